@@ -1,0 +1,2 @@
+import GeoCore
+print("geocore-bench: nothing yet")
