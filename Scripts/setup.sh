@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Installs what CityTwin needs to build, run and test, idempotently: Debian packages (only the
+# missing ones, so a repeat run is quick and offline-safe) and a Python venv (.venv) with the
+# reference tools the differential tests and benchmarks compare against.
+#
+#   Scripts/setup.sh            build + run dependencies
+#   Scripts/setup.sh --test     also what the test suite needs (PostgreSQL + PostGIS, GDAL, valgrind)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runtime_pkgs=(libgeos-dev libproj-dev proj-data libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config
+              python3-venv)
+test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin valgrind libclang-rt-14-dev)
+
+want=("${runtime_pkgs[@]}")
+[[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")
+
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing Debian packages: ${missing[*]}"
+  SUDO=""; [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# Python reference tools, pinned in Scripts/requirements.txt; reinstalled only when that file changes.
+if [[ ! -x .venv/bin/python ]]; then
+  python3 -m venv .venv
+fi
+stamp=.venv/.requirements.sha256
+want_sum=$(sha256sum Scripts/requirements.txt | cut -d' ' -f1)
+if [[ ! -f $stamp || "$(cat $stamp)" != "$want_sum" ]]; then
+  echo "setup: installing Python reference tools into .venv"
+  .venv/bin/pip install -q --upgrade pip >/dev/null
+  .venv/bin/pip install -q -r Scripts/requirements.txt
+  echo "$want_sum" > $stamp
+fi

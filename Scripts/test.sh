@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs every CityTwin test: installs what is missing, starts a local PostgreSQL + PostGIS for the
+# store suite, builds, and runs the Swift test suites, then a short bounded fuzz run of every parser.
+# Exits non-zero on any failure. Safe to repeat.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH=/opt/swift/usr/bin:$PATH
+
+Scripts/setup.sh --test
+
+CITYTWIN_TEST_POSTGRES_URL=$(Scripts/postgis.sh start)
+export CITYTWIN_TEST_POSTGRES_URL
+echo "test: PostGIS at $CITYTWIN_TEST_POSTGRES_URL"
+
+swift build --build-tests
+set +e
+swift test --skip-build 2>&1 | tee .build/test-output.txt | grep -vE '^(◇ (Test|Suite) .* started|Test Case .* started)'
+status=${PIPESTATUS[0]}
+set -e
+if [[ $status -ne 0 ]]; then echo "test: swift test failed ($status); transcript in .build/test-output.txt"; exit "$status"; fi
+
+# Bounded fuzz run of every parser (Scripts/fuzz.sh documents the longer run).
+if [[ -x Scripts/fuzz.sh ]]; then
+  Scripts/fuzz.sh "${CITYTWIN_FUZZ_SECONDS:-15}"
+fi
+echo "test: all passed"
