@@ -1,0 +1,80 @@
+import Foundation
+import GeoCore
+
+/// What `citytwin geo …` reads on standard input: one GeoJSON object (a geometry, Feature or
+/// FeatureCollection), or WKT, one geometry per line. Commands write back the same kind.
+enum GeoDocument {
+    case geoJSON(GeoJSONObject)
+    /// Non-blank WKT lines with their 1-based line numbers.
+    case wkt([(line: Int, geometry: Geometry)])
+
+    /// Reads a document; errors name the line (WKT) or JSON path (GeoJSON).
+    static func read(_ data: Data) throws -> GeoDocument {
+        let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
+        if first == UInt8(ascii: "{") {
+            return .geoJSON(try GeoJSON.decode(data))
+        }
+        var rows: [(Int, Geometry)] = []
+        for (i, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.isEmpty { continue }
+            do {
+                rows.append((i + 1, try Geometry(wkt: text)))
+            } catch var error as GeometryError {
+                error.position = "line \(i + 1)" + (error.position.map { ", \($0)" } ?? "")
+                throw error
+            }
+        }
+        return .wkt(rows)
+    }
+
+    /// The geometries with a label a person can find them by ("line 3", "feature 2 (id A-17)").
+    var labelledGeometries: [(label: String, geometry: Geometry)] {
+        switch self {
+        case .wkt(let rows):
+            return rows.map { ("line \($0.line)", $0.geometry) }
+        case .geoJSON(.geometry(let g)):
+            return [("geometry", g)]
+        case .geoJSON(let object):
+            return object.features.enumerated().compactMap { i, f in
+                f.geometry.map { ("feature \(i)" + (f.id.map { " (id \($0))" } ?? ""), $0) }
+            }
+        }
+    }
+
+    /// The same document with every geometry replaced by `transform(geometry)`.
+    func mapGeometries(_ transform: (Geometry) throws -> Geometry) throws -> GeoDocument {
+        func feature(_ f: Feature) throws -> Feature {
+            var f = f
+            f.geometry = try f.geometry.map(transform)
+            return f
+        }
+        switch self {
+        case .wkt(let rows):
+            return .wkt(try rows.map { ($0.line, try transform($0.geometry)) })
+        case .geoJSON(.geometry(let g)):
+            return .geoJSON(.geometry(try transform(g)))
+        case .geoJSON(.feature(let f)):
+            return .geoJSON(.feature(try feature(f)))
+        case .geoJSON(.featureCollection(let c)):
+            return .geoJSON(.featureCollection(FeatureCollection(try c.features.map(feature))))
+        }
+    }
+
+    /// Serialises the document in its own kind.
+    func write(precision: Int?) -> Data {
+        switch self {
+        case .wkt(let rows):
+            return Data(rows.map { $0.geometry.wkt(precision: precision) + "\n" }.joined().utf8)
+        case .geoJSON(let object):
+            var data = GeoJSON.encode(object, options: GeoJSONWriteOptions(precision: precision))
+            data.append(0x0A)
+            return data
+        }
+    }
+}
+
+/// Standard input, read whole.
+func readStandardInput() -> Data {
+    FileHandle.standardInput.readDataToEndOfFile()
+}
