@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "GeoCore", targets: ["GeoCore"]),
         .library(name: "TwinStore", targets: ["TwinStore"]),
         .library(name: "CityModel", targets: ["CityModel"]),
+        .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
     ],
     dependencies: [
@@ -21,6 +22,10 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
+        .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.3.0"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -49,11 +54,25 @@ let package = Package(
         // The CIM domain: layer schemas, network topology checks, importers, the sample district.
         .target(name: "CityModel", dependencies: ["GeoCore", "TwinStore"], swiftSettings: strict),
 
+        // HTTP (Hummingbird 2): OGC API Features/Tiles/Processes routes, auth, problem+json errors,
+        // the OpenAPI document, the web map, metrics.
+        .target(
+            name: "Server",
+            dependencies: [
+                "GeoCore", "TwinStore", "CityModel",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
         // The command-line interface.
         .executableTarget(
             name: "citytwin",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "CSpatiaLite",
+                "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -64,7 +83,25 @@ let package = Package(
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore"], swiftSettings: strict),
+        .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore"], resources: [.copy("Fixtures")],
+                    swiftSettings: strict),
         .testTarget(name: "CityModelTests", dependencies: ["CityModel"], swiftSettings: strict),
+        .testTarget(
+            name: "ServerTests",
+            dependencies: [
+                "Server", "GeoCore", "TwinStore",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
+        // Fuzz harnesses (Scripts/fuzz.sh): one per parser. Built normally they replay corpus files;
+        // built with -DFUZZING and -sanitize=fuzzer they are libFuzzer targets. A new harness goes
+        // here as `fuzz-<name>` with its source in Fuzz/<Name>/ and seeds in Fuzz/corpus/<name>/
+        .executableTarget(name: "fuzz-wkt", dependencies: ["GeoCore"], path: "Fuzz/WKT", swiftSettings: strict),
+        .executableTarget(name: "fuzz-wkb", dependencies: ["GeoCore"], path: "Fuzz/WKB", swiftSettings: strict),
+        .executableTarget(name: "fuzz-geojson", dependencies: ["GeoCore"], path: "Fuzz/GeoJSON", swiftSettings: strict),
+        .executableTarget(name: "fuzz-asciigrid", dependencies: ["GeoCore"], path: "Fuzz/FuzzESRIASCII", swiftSettings: strict),
+        .executableTarget(name: "fuzz-cql2", dependencies: ["TwinStore"], path: "Fuzz/CQL2", swiftSettings: strict),
     ]
 )

@@ -1,0 +1,68 @@
+import Foundation
+import GeoCore
+import Hummingbird
+import Logging
+import TwinStore
+
+/// The CityTwin HTTP API over any `FeatureStore`: OGC API Features Part 1 (core, GeoJSON,
+/// HTML, OpenAPI 3.0) and Part 2 (CRS by reference), plus `/health` and `/metrics`.
+///
+/// ```swift
+/// let server = CityTwinServer(store: try SpatiaLiteStore(path: "city.sqlite"),
+///                             options: ServerOptions(baseURL: "http://127.0.0.1:8080"))
+/// try await server.run(host: "127.0.0.1", port: 8080)   // until SIGINT/SIGTERM
+/// ```
+public final class CityTwinServer: Sendable {
+    public let store: any FeatureStore
+    public let options: ServerOptions
+    let layers: LayerDirectory
+    let metrics = ServerMetrics()
+
+    public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
+        self.store = store
+        self.options = options
+        self.layers = LayerDirectory(store: store)
+    }
+
+    /// Every operation of the API, in document order: the single source of the router,
+    /// the parameter checks and the OpenAPI document.
+    var operations: [APIOperation] {
+        landingOperations + collectionOperations + itemOperations + serviceOperations
+    }
+
+    /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.
+    public func makeRouter() -> Router<CityTwinRequestContext> {
+        let router = Router(context: CityTwinRequestContext.self)
+        router.add(middleware: RequestLogMiddleware())
+        router.add(middleware: RouteMetricsMiddleware(metrics: metrics))
+        router.add(middleware: ProblemMiddleware(compressionThreshold: options.compressionThreshold))
+        router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier))
+        let threshold = options.compressionThreshold
+        for op in operations {
+            let declared = op.queryParameterNames
+            let handler = op.handler
+            router.on(RouterPath(op.path), method: op.method) { request, context in
+                let query = try QueryParameters(request.uri.query)
+                try query.requireDeclared(declared)
+                let representation = try await handler(request, context, query)
+                return representation.response(for: request, compressionThreshold: threshold)
+            }
+        }
+        return router
+    }
+
+    /// A Hummingbird application serving the API at `address`.
+    public func makeApplication(address: BindAddress = .hostname("127.0.0.1", port: 8080))
+        -> Application<RouterResponder<CityTwinRequestContext>> {
+        Application(router: makeRouter(), configuration: .init(address: address, serverName: "CityTwin"),
+                    logger: options.logger)
+    }
+
+    /// Serves on `host:port` until SIGINT or SIGTERM, then shuts down gracefully.
+    public func run(host: String, port: Int) async throws {
+        try await makeApplication(address: .hostname(host, port: port)).runService()
+    }
+
+    /// An absolute URL for `path` (which starts with `/`).
+    func url(_ path: String) -> String { options.baseURL + path }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GeoCore
+import Hummingbird
+import TwinStore
+
+extension Problem {
+    /// THE mapping from every typed error to a problem: StoreError, GeometryError, Hummingbird's
+    /// HTTP errors and `Problem` itself. Anything else is an internal error whose text stays in
+    /// the log (it may hold SQL or paths); bad input never lands there.
+    public init(mapping error: any Error) {
+        switch error {
+        case let p as Problem:
+            self = p
+        case let e as StoreError:
+            self = Problem(store: e)
+        case let e as GeometryError:
+            switch e.code {
+            case .crs: self = Problem(.invalidCRS, e.message)
+            case .geos: self = Problem(.internalError, "a geometry operation failed")
+            default:
+                let at = e.position.map { " at \($0)" } ?? ""
+                self = Problem(.invalidGeometry, e.message + at)
+            }
+        case let e as HTTPError:
+            switch e.status {
+            case .notFound: self = Problem(.notFound, e.body ?? "no resource at this path")
+            case .methodNotAllowed: self = Problem(.notFound, e.body ?? "no such operation at this path")
+            case .unauthorized: self = Problem(.unauthorized, e.body ?? "credentials are missing or invalid")
+            case .forbidden: self = Problem(.forbidden, e.body ?? "not allowed")
+            case .badRequest: self = Problem(.invalidParameter, e.body ?? "the request is malformed")
+            default:
+                self = Problem(Kind(slug: "http-\(e.status.code)", title: e.status.reasonPhrase, status: e.status),
+                               e.body ?? e.status.reasonPhrase)
+            }
+        default:
+            self = Problem(.internalError, "the server failed to answer this request; the error is logged")
+        }
+    }
+
+    private init(store e: StoreError) {
+        switch e.code {
+        case .layerNotFound:
+            self = Problem(.collectionNotFound, "no collection '\(e.layer ?? "?")'")
+        case .featureNotFound:
+            self = Problem(.featureNotFound, "no feature '\(e.feature ?? "?")' in collection '\(e.layer ?? "?")'")
+        case .invalidQuery:
+            let name = e.field ?? "query"
+            self = Problem(.invalidParameter, "parameter '\(name)': \(e.message)", parameter: e.field)
+        case .invalidCursor:
+            self = Problem.invalid("cursor", e.message)
+        case .forbidden:
+            self = Problem(.forbidden, e.message, parameter: e.field)
+        case .invalidFeature:
+            self = Problem(.invalidFeature, e.description, parameter: e.field)
+        case .duplicateFeature, .layerExists:
+            self = Problem(.conflict, e.description)
+        default:
+            self = Problem(.internalError, "the store failed to answer this request; the error is logged")
+        }
+    }
+}

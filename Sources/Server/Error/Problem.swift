@@ -1,0 +1,77 @@
+import Foundation
+import GeoCore
+import Hummingbird
+
+/// An RFC 9457 problem detail: the only error body the server writes
+/// (`application/problem+json`). `type` is a stable URI under `https://citytwin.dev/problems/`
+/// so clients can branch on it; `detail` names the offending parameter or field and the reason.
+public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The stable problem kinds and their HTTP status.
+    public struct Kind: Hashable, Sendable {
+        /// The last path segment of the `type` URI, e.g. `invalid-parameter`.
+        public var slug: String
+        public var title: String
+        public var status: HTTPResponse.Status
+
+        public var typeURI: String { "https://citytwin.dev/problems/\(slug)" }
+
+        /// A query parameter has a malformed or out-of-range value.
+        public static let invalidParameter = Kind(slug: "invalid-parameter", title: "Invalid parameter", status: .badRequest)
+        /// A query parameter that the operation does not declare.
+        public static let unknownParameter = Kind(slug: "unknown-parameter", title: "Unknown parameter", status: .badRequest)
+        /// A CRS identifier the server cannot use (`crs`, `bbox-crs`).
+        public static let invalidCRS = Kind(slug: "invalid-crs", title: "Unsupported coordinate reference system", status: .badRequest)
+        /// A geometry in the request is malformed.
+        public static let invalidGeometry = Kind(slug: "invalid-geometry", title: "Invalid geometry", status: .badRequest)
+        /// A feature in a request body breaks the layer schema.
+        public static let invalidFeature = Kind(slug: "invalid-feature", title: "Invalid feature", status: .badRequest)
+        /// The path names no resource (unknown route, method or route parameter).
+        public static let notFound = Kind(slug: "not-found", title: "Not found", status: .notFound)
+        /// The collection does not exist or the caller may not know that it exists.
+        public static let collectionNotFound = Kind(slug: "collection-not-found", title: "Collection not found", status: .notFound)
+        /// The feature does not exist in the collection.
+        public static let featureNotFound = Kind(slug: "feature-not-found", title: "Feature not found", status: .notFound)
+        /// The caller presented credentials the server could not verify.
+        public static let unauthorized = Kind(slug: "unauthorized", title: "Unauthorized", status: .unauthorized)
+        /// The caller may not do this.
+        public static let forbidden = Kind(slug: "forbidden", title: "Forbidden", status: .forbidden)
+        /// The resource already exists.
+        public static let conflict = Kind(slug: "conflict", title: "Conflict", status: .conflict)
+        /// The store cannot be reached.
+        public static let storeUnavailable = Kind(slug: "store-unavailable", title: "Store unavailable", status: .serviceUnavailable)
+        /// A fault of the server (never the caller's input); details go to the log only.
+        public static let internalError = Kind(slug: "internal-error", title: "Internal server error", status: .internalServerError)
+    }
+
+    public var kind: Kind
+    /// What went wrong, naming the parameter or field and the reason.
+    public var detail: String
+    /// The parameter or field at fault (also an extension member `parameter` in the body).
+    public var parameter: String?
+
+    public init(_ kind: Kind, _ detail: String, parameter: String? = nil) {
+        self.kind = kind
+        self.detail = detail
+        self.parameter = parameter
+    }
+
+    /// `invalid-parameter` naming `name`: "parameter 'limit': must be an integer ≥ 1".
+    public static func invalid(_ name: String, _ reason: String) -> Problem {
+        Problem(.invalidParameter, "parameter '\(name)': \(reason)", parameter: name)
+    }
+
+    public var description: String { "\(kind.slug) (\(kind.status.code)): \(detail)" }
+
+    /// The problem document; `instance` is the request path.
+    func document(instance: String) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "type": .string(kind.typeURI),
+            "title": .string(kind.title),
+            "status": .integer(Int64(kind.status.code)),
+            "detail": .string(detail),
+            "instance": .string(instance),
+        ]
+        if let parameter { o["parameter"] = .string(parameter) }
+        return .object(o)
+    }
+}

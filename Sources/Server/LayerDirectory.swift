@@ -1,0 +1,38 @@
+import Foundation
+import TwinStore
+
+/// The layer definitions the server validates parameters against (schema, temporal property,
+/// geometry), refreshed from the store on a miss and on every `/collections` read, so a layer
+/// created while the server runs is served without a restart. Access is still decided per
+/// caller with `AccessPolicy`, and the store re-checks it on every read.
+final class LayerDirectory: @unchecked Sendable {
+    private let store: any FeatureStore
+    private let lock = NSLock()
+    private var infos: [String: LayerInfo] = [:]
+
+    init(store: any FeatureStore) { self.store = store }
+
+    /// Replaces the cached entries with `infos` (read by an admin caller: every layer).
+    func remember(_ list: [LayerInfo]) {
+        lock.lock(); defer { lock.unlock() }
+        for info in list { infos[info.definition.id] = info }
+    }
+
+    /// The layer `caller` may read, or `collection-not-found` (a hidden layer looks missing).
+    func layer(_ id: String, for caller: Caller) async throws -> LayerInfo {
+        var info = cached(id)
+        if info == nil {
+            remember(try await store.layers(for: .admin))
+            info = cached(id)
+        }
+        guard let info, AccessPolicy.canRead(info.definition, caller) else {
+            throw Problem(.collectionNotFound, "no collection '\(id)'")
+        }
+        return info
+    }
+
+    private func cached(_ id: String) -> LayerInfo? {
+        lock.lock(); defer { lock.unlock() }
+        return infos[id]
+    }
+}

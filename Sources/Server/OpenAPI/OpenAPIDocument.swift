@@ -1,0 +1,124 @@
+import GeoCore
+
+extension CityTwinServer {
+    /// The OpenAPI 3.0 document, generated from `operations`: every path, every parameter,
+    /// every response. Self-contained: its only `$ref`s point inside it (`#/components/…`),
+    /// so offline tools (schemathesis, the OGC ETS) can use it.
+    var openAPIDocument: JSONValue {
+        var paths: [String: JSONValue] = [:]
+        var parameters: [String: JSONValue] = [:]
+        for op in operations {
+            var responses: [String: JSONValue] = [:]
+            for r in op.responses {
+                var content: [String: JSONValue] = [:]
+                for (type, schema) in r.content { content[type] = ["schema": ["$ref": .string("#/components/schemas/\(schema)")]] }
+                responses[String(r.status)] = ["description": .string(r.description), "content": .object(content)]
+            }
+            var refs: [JSONValue] = []
+            for p in op.parameters {
+                let key = p.componentKey
+                var o: [String: JSONValue] = [
+                    "name": .string(p.name), "in": .string(p.location.rawValue), "description": .string(p.description),
+                    "required": .bool(p.required), "schema": p.schema,
+                ]
+                if p.isCommaList { o["style"] = "form"; o["explode"] = false }
+                parameters[key] = .object(o)
+                refs.append(["$ref": .string("#/components/parameters/\(key)")])
+            }
+            let operation: JSONValue = [
+                "operationId": .string(op.id), "summary": .string(op.summary), "tags": [.string(op.tag)],
+                "parameters": .array(refs), "responses": .object(responses),
+            ]
+            var item = paths[op.path]?.objectValue ?? [:]
+            item[op.method.rawValue.lowercased()] = operation
+            paths[op.path] = .object(item)
+        }
+        return [
+            "openapi": "3.0.3",
+            "info": [
+                "title": "CityTwin OGC API",
+                "version": .string(CityTwinVersion.current),
+                "description": "OGC API Features Part 1 (core, GeoJSON, HTML, OpenAPI 3.0) and Part 2 (CRS by reference) over the layers of the city's one map. Errors are RFC 9457 problem details.",
+            ],
+            "servers": [["url": .string(options.baseURL)]],
+            "tags": [["name": "Capabilities"], ["name": "Data"], ["name": "Service"]],
+            "paths": .object(paths),
+            "components": ["parameters": .object(parameters), "schemas": .object(Self.schemas)],
+        ]
+    }
+
+    /// The response schemas, inline (no schemas.opengis.net references).
+    static let schemas: [String: JSONValue] = {
+        let link: JSONValue = [
+            "type": "object", "required": ["href", "rel"],
+            "properties": ["href": ["type": "string"], "rel": ["type": "string"], "type": ["type": "string"], "title": ["type": "string"]],
+        ]
+        let links: JSONValue = ["type": "array", "items": ["$ref": "#/components/schemas/Link"]]
+        let geometry: JSONValue = [
+            "type": "object", "nullable": true, "required": ["type"],
+            "properties": ["type": ["type": "string", "enum": ["Point", "LineString", "Polygon", "MultiPoint", "MultiLineString", "MultiPolygon", "GeometryCollection"]],
+                           "coordinates": ["type": "array", "items": [:]],
+                           "geometries": ["type": "array", "items": ["type": "object"]]],
+        ]
+        return [
+            "Link": link,
+            "Problem": [
+                "type": "object", "required": ["type", "title", "status"],
+                "properties": ["type": ["type": "string", "format": "uri"], "title": ["type": "string"], "status": ["type": "integer"],
+                               "detail": ["type": "string"], "instance": ["type": "string"], "parameter": ["type": "string"]],
+            ],
+            "LandingPage": ["type": "object", "required": ["links"],
+                            "properties": ["title": ["type": "string"], "description": ["type": "string"], "links": links]],
+            "Conformance": ["type": "object", "required": ["conformsTo"],
+                            "properties": ["conformsTo": ["type": "array", "items": ["type": "string"]]]],
+            "Collection": [
+                "type": "object", "required": ["id", "links"],
+                "properties": ["id": ["type": "string"], "title": ["type": "string"], "description": ["type": "string"],
+                               "itemType": ["type": "string"], "crs": ["type": "array", "items": ["type": "string"]],
+                               "storageCrs": ["type": "string"], "extent": ["type": "object"], "links": links],
+            ],
+            "Collections": ["type": "object", "required": ["collections", "links"],
+                            "properties": ["collections": ["type": "array", "items": ["$ref": "#/components/schemas/Collection"]],
+                                           "crs": ["type": "array", "items": ["type": "string"]], "links": links]],
+            "Geometry": geometry,
+            "Feature": [
+                "type": "object", "required": ["type", "geometry", "properties"],
+                "properties": ["type": ["type": "string", "enum": ["Feature"]], "id": ["oneOf": [["type": "string"], ["type": "integer"]]],
+                               "geometry": ["$ref": "#/components/schemas/Geometry"], "properties": ["type": "object", "nullable": true],
+                               "links": links],
+            ],
+            "FeatureCollection": [
+                "type": "object", "required": ["type", "features"],
+                "properties": ["type": ["type": "string", "enum": ["FeatureCollection"]],
+                               "features": ["type": "array", "items": ["$ref": "#/components/schemas/Feature"]],
+                               "links": links, "numberReturned": ["type": "integer", "minimum": 0],
+                               "numberMatched": ["type": "integer", "minimum": 0], "timeStamp": ["type": "string", "format": "date-time"]],
+            ],
+            "Health": ["type": "object", "required": ["status"], "properties": ["status": ["type": "string"]]],
+            "OpenAPI": ["type": "object"],
+            "HTML": ["type": "string"],
+            "PrometheusText": ["type": "string"],
+        ]
+    }()
+
+    /// `/api.html`: the operations and their parameters, generated from the same table.
+    var openAPIPage: String {
+        var page = HTMLPage(title: "CityTwin API")
+        page.raw("<p><a href=\"/api\">OpenAPI 3.0 document (JSON)</a></p>")
+        for op in operations {
+            var s = "<h2><code>\(HTMLPage.escape(op.method.rawValue)) \(HTMLPage.escape(op.path))</code></h2>"
+            s += "<p>\(HTMLPage.escape(op.summary))</p>"
+            if !op.parameters.isEmpty {
+                s += "<table><tr><th>parameter</th><th>in</th><th>required</th><th>description</th></tr>"
+                for p in op.parameters {
+                    s += "<tr><td><code>\(HTMLPage.escape(p.name))</code></td><td>\(p.location.rawValue)</td>"
+                        + "<td>\(p.required ? "yes" : "no")</td><td>\(HTMLPage.escape(p.description))</td></tr>"
+                }
+                s += "</table>"
+            }
+            s += "<p>responses: " + op.responses.map { String($0.status) }.joined(separator: ", ") + "</p>"
+            page.raw(s)
+        }
+        return page.text
+    }
+}

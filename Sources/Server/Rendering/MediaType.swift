@@ -1,0 +1,9 @@
+/// The media types the API writes.
+enum MediaTypeName {
+    static let json = "application/json"
+    static let geoJSON = "application/geo+json"
+    static let problem = "application/problem+json"
+    static let html = "text/html; charset=utf-8"
+    static let openAPI = "application/vnd.oai.openapi+json;version=3.0"
+    static let prometheus = "text/plain; version=0.0.4; charset=utf-8"
+}

@@ -1,0 +1,68 @@
+import CompressNIO
+import Foundation
+import GeoCore
+import Hummingbird
+
+/// A response body with its media type and extra headers, before content coding. Every route
+/// answers with one, so gzip and headers are decided in one place.
+struct Representation: Sendable {
+    var status: HTTPResponse.Status = .ok
+    var mediaType: String
+    var body: [UInt8]
+    var headers: HTTPFields = [:]
+
+    init(status: HTTPResponse.Status = .ok, mediaType: String, body: [UInt8], headers: HTTPFields = [:]) {
+        self.status = status
+        self.mediaType = mediaType
+        self.body = body
+        self.headers = headers
+    }
+
+    /// A JSON document (sorted keys).
+    static func json(_ value: JSONValue, mediaType: String = MediaTypeName.json, status: HTTPResponse.Status = .ok) -> Representation {
+        Representation(status: status, mediaType: mediaType, body: JSONText.bytes(value))
+    }
+
+    /// An HTML page.
+    static func html(_ page: String, status: HTTPResponse.Status = .ok) -> Representation {
+        Representation(status: status, mediaType: MediaTypeName.html, body: Array(page.utf8))
+    }
+
+    /// The response, gzip-coded when the client accepts gzip and the body is a text type
+    /// larger than `threshold` bytes.
+    func response(for request: Request, compressionThreshold: Int) -> Response {
+        var headers = self.headers
+        headers[.contentType] = mediaType
+        var buffer = ByteBuffer(bytes: body)
+        if body.count > compressionThreshold, Self.acceptsGzip(request), Self.isCompressible(mediaType) {
+            var compressed = ByteBufferAllocator().buffer(capacity: body.count / 3 + 64)
+            do {
+                try buffer.compress(to: &compressed, with: .gzip())
+                buffer = compressed
+                headers[.contentEncoding] = "gzip"
+            } catch {
+                // zlib refused (out of memory): send the body uncompressed.
+                buffer = ByteBuffer(bytes: body)
+            }
+        }
+        headers[.vary] = "Accept, Accept-Encoding"
+        headers[.contentLength] = String(buffer.readableBytes)
+        return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
+    }
+
+    static func isCompressible(_ mediaType: String) -> Bool {
+        mediaType.hasPrefix("text/") || mediaType.contains("json")
+    }
+
+    /// Whether `Accept-Encoding` lists gzip (or `*`) with a non-zero quality.
+    static func acceptsGzip(_ request: Request) -> Bool {
+        guard let header = request.headers[.acceptEncoding] else { return false }
+        for item in header.split(separator: ",") {
+            let parts = item.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let coding = parts.first, coding == "gzip" || coding == "x-gzip" || coding == "*" else { continue }
+            let q = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if q > 0 { return true }
+        }
+        return false
+    }
+}

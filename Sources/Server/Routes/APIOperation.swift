@@ -1,0 +1,96 @@
+import GeoCore
+import Hummingbird
+
+/// One operation of the API: method, path template, parameters, responses and handler. The
+/// router, the unknown-parameter check and the OpenAPI document are all generated from the
+/// same list of operations, so they cannot drift apart.
+struct APIOperation: Sendable {
+    typealias Handler = @Sendable (Request, CityTwinRequestContext, QueryParameters) async throws -> Representation
+
+    let id: String
+    let method: HTTPRequest.Method
+    /// The path template, in both Hummingbird and OpenAPI syntax: `/collections/{collectionId}/items`.
+    let path: String
+    let summary: String
+    let tag: String
+    let parameters: [APIParameter]
+    let responses: [APIResponse]
+    let handler: Handler
+
+    /// Names of the query parameters the operation accepts; any other one is a 400.
+    var queryParameterNames: Set<String> {
+        Set(parameters.filter { $0.location == .query }.map(\.name))
+    }
+}
+
+/// A parameter as OpenAPI 3.0 declares it.
+struct APIParameter: Sendable {
+    enum Location: String, Sendable { case path, query }
+    let name: String
+    let location: Location
+    let description: String
+    let required: Bool
+    /// A JSON Schema (OpenAPI 3.0 subset) for the value.
+    let schema: JSONValue
+    /// `form` + `explode: false` for comma lists (bbox, properties, sortby).
+    let isCommaList: Bool
+
+    init(_ name: String, in location: Location = .query, _ description: String, required: Bool = false,
+         schema: JSONValue = ["type": "string"], commaList: Bool = false) {
+        self.name = name
+        self.location = location
+        self.description = description
+        self.required = required || location == .path
+        self.schema = schema
+        self.isCommaList = commaList
+    }
+
+    /// Key under `#/components/parameters`.
+    var componentKey: String { location == .path ? name : name.replacingOccurrences(of: "-", with: "_") }
+}
+
+/// A response an operation may give: status and the media types with their schema.
+struct APIResponse: Sendable {
+    let status: Int
+    let description: String
+    /// Media type → `#/components/schemas/<name>`.
+    let content: [(mediaType: String, schema: String)]
+
+    static func ok(_ description: String, _ content: [(String, String)]) -> APIResponse {
+        APIResponse(status: 200, description: description, content: content.map { ($0.0, $0.1) })
+    }
+
+    static func problem(_ status: Int, _ description: String) -> APIResponse {
+        APIResponse(status: status, description: description, content: [(MediaTypeName.problem, "Problem")])
+    }
+
+    /// 400 and 500 problems every operation can give.
+    static let standardProblems: [APIResponse] = [
+        .problem(400, "An invalid or unknown query parameter (problem+json naming it)."),
+        .problem(500, "A server fault (never caused by input)."),
+    ]
+}
+
+extension APIParameter {
+    static let f = APIParameter("f", "Encoding of the response: json (default) or html. Overrides the Accept header.",
+                                schema: ["type": "string", "enum": ["json", "html"]])
+    static let collectionID = APIParameter("collectionId", in: .path, "Identifier of a collection (a layer id).")
+    static let featureID = APIParameter("featureId", in: .path, "Identifier of a feature in the collection.")
+    static let limit = APIParameter(
+        "limit", "Maximum number of features in the page: 1…10000, default 100; larger values are clamped to 10000.",
+        schema: ["type": "integer", "minimum": 1, "maximum": 10000, "default": 100])
+    static let bbox = APIParameter(
+        "bbox", "Only features whose geometry intersects the box: minx,miny,maxx,maxy (or 6 numbers with heights), in bbox-crs (default CRS84) and its axis order. Features without geometry are not selected.",
+        schema: ["type": "array", "minItems": 4, "maxItems": 6, "items": ["type": "number"]], commaList: true)
+    static let bboxCRS = APIParameter("bbox-crs", "CRS of bbox as an OGC URI (default http://www.opengis.net/def/crs/OGC/1.3/CRS84).",
+                                      schema: ["type": "string", "format": "uri"])
+    static let crs = APIParameter("crs", "CRS of the response geometries as an OGC URI (default CRS84); see the collection's crs list. Axis order follows the CRS definition.",
+                                  schema: ["type": "string", "format": "uri"])
+    static let datetime = APIParameter(
+        "datetime", "RFC 3339 instant, date, or interval start/end with '..' or empty for an open end; matched against the collection's temporal property.")
+    static let properties = APIParameter("properties", "Comma-separated property names to return (masking still applies).",
+                                         schema: ["type": "array", "items": ["type": "string"]], commaList: true)
+    static let sortby = APIParameter("sortby", "Comma-separated sort keys, each property name with optional + (ascending, default) or - (descending) prefix; ties break by feature id.",
+                                     schema: ["type": "array", "items": ["type": "string", "pattern": "^[+-]?[^,]+$"]], commaList: true)
+    static let cursor = APIParameter("cursor", "Opaque keyset paging token; use the next link rather than building it.")
+}

@@ -1,0 +1,98 @@
+import GeoCore
+import Hummingbird
+import TwinStore
+
+extension CityTwinServer {
+    /// `/collections` and `/collections/{collectionId}`.
+    var collectionOperations: [APIOperation] {
+        let common = APIResponse.standardProblems
+        return [
+            APIOperation(
+                id: "getCollections", method: .get, path: "/collections", summary: "The collections (layers) the caller may read.",
+                tag: "Data", parameters: [.f],
+                responses: [.ok("The collections.", [(MediaTypeName.json, "Collections"), ("text/html", "HTML")])] + common
+            ) { [self] request, context, query in
+                let format = try OutputFormat.negotiate(query, request)
+                // Refresh the directory as admin (definitions only), then list what the caller may read.
+                let all = try await store.layers(for: .admin)
+                layers.remember(all)
+                let visible = all.filter { AccessPolicy.canRead($0.definition, context.caller) }
+                let doc: JSONValue = [
+                    "links": .array(selfAndAlternate("/collections", query: query, format: format, jsonType: MediaTypeName.json)),
+                    "collections": .array(visible.map(collectionDocument)),
+                    "crs": .array(CRSParameter.advertised.map { .string($0.uri) }),
+                ]
+                var html = ""
+                if format == .html {
+                    html = "<table><tr><th>id</th><th>标题</th><th>Title</th><th>类别</th><th>责任方</th><th>features</th></tr>"
+                    for info in visible {
+                        let d = info.definition
+                        let href = HTMLPage.escape("/collections/\(d.id)?f=html")
+                        html += "<tr><td><a href=\"\(href)\">\(HTMLPage.escape(d.id))</a></td><td>\(HTMLPage.escape(d.title.zh))</td>"
+                            + "<td>\(HTMLPage.escape(d.title.en))</td><td>\(HTMLPage.escape(d.category.rawValue))</td>"
+                            + "<td>\(HTMLPage.escape(d.owner))</td><td>\(info.count)</td></tr>"
+                    }
+                    html += "</table>"
+                }
+                let page: JSONValue = format == .html ? ["links": doc["links"] ?? []] : doc
+                return render(page, title: "Collections 图层", format: format, extraHTML: html)
+            },
+            APIOperation(
+                id: "describeCollection", method: .get, path: "/collections/{collectionId}", summary: "One collection: extent, CRSs, links to its items.",
+                tag: "Data", parameters: [.collectionID, .f],
+                responses: [.ok("The collection.", [(MediaTypeName.json, "Collection"), ("text/html", "HTML")]),
+                            .problem(404, "No such collection (or not visible to the caller).")] + common
+            ) { [self] request, context, query in
+                let format = try OutputFormat.negotiate(query, request)
+                let id = try pathParameter(context, "collectionId")
+                let info = try await layers.layer(id, for: context.caller)
+                var doc = collectionDocument(info)
+                if var o = doc.objectValue {
+                    o["links"] = .array(selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
+                                        + itemLinks(id))
+                    doc = .object(o)
+                }
+                return render(doc, title: "\(info.definition.title.zh) \(info.definition.title.en)", format: format)
+            },
+        ]
+    }
+
+    /// A path parameter, percent-decoded.
+    func pathParameter(_ context: CityTwinRequestContext, _ name: String) throws -> String {
+        guard let raw = context.parameters.get(name) else { throw Problem(.notFound, "missing path segment {\(name)}") }
+        return raw.removingPercentEncoding ?? raw
+    }
+
+    func itemLinks(_ id: String) -> [JSONValue] {
+        [link("/collections/\(id)/items?f=json", rel: "items", type: MediaTypeName.geoJSON, title: "Features as GeoJSON"),
+         link("/collections/\(id)/items?f=html", rel: "items", type: "text/html", title: "Features as HTML")]
+    }
+
+    /// The OGC collection document of a layer (links: items only; callers add self/alternate).
+    func collectionDocument(_ info: LayerInfo) -> JSONValue {
+        let d = info.definition
+        var o: [String: JSONValue] = [
+            "id": .string(d.id),
+            "title": .string(d.title.zh),
+            "description": .string("\(d.title.en). Category \(d.category.rawValue); owner \(d.owner); updated \(d.updateFrequency); sharing \(d.sharing.type.rawValue) (\(d.sharing.requirements))."),
+            "keywords": [.string(d.category.rawValue), .string(d.owner)],
+            "itemType": "feature",
+            "crs": .array(CRSParameter.advertised.map { .string($0.uri) }),
+            "storageCrs": .string(CRSParameter.storage.uri),
+            "links": .array(itemLinks(d.id)),
+        ]
+        var extent: [String: JSONValue] = [:]
+        if let e = info.extent {
+            extent["spatial"] = [
+                "bbox": [[.number(e.minX), .number(e.minY), .number(e.maxX), .number(e.maxY)]],
+                "crs": .string(CoordinateReferenceSystem.crs84.uri),
+            ]
+        }
+        if d.temporal != nil {
+            extent["temporal"] = ["interval": [[.null, .null]], "trs": "http://www.opengis.net/def/uri/ISO-8601/0/Gregorian"]
+        }
+        if !extent.isEmpty { o["extent"] = .object(extent) }
+        if let g = d.geometryType { o["geometryType"] = .string(g.rawValue) }
+        return .object(o)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import GeoCore
+import Hummingbird
+import TwinStore
+
+extension CityTwinServer {
+    /// `/collections/{collectionId}/items` and `/collections/{collectionId}/items/{featureId}`.
+    var itemOperations: [APIOperation] {
+        let common = APIResponse.standardProblems
+        return [
+            APIOperation(
+                id: "getFeatures", method: .get, path: "/collections/{collectionId}/items",
+                summary: "A page of features; follow the next link for the rest (keyset paging).",
+                tag: "Data",
+                parameters: [.collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .properties, .sortby, .cursor, .f],
+                responses: [.ok("A page of features.", [(MediaTypeName.geoJSON, "FeatureCollection"), ("text/html", "HTML")]),
+                            .problem(404, "No such collection (or not visible to the caller).")] + common
+            ) { [self] request, context, query in
+                try await features(request, context, query)
+            },
+            APIOperation(
+                id: "getFeature", method: .get, path: "/collections/{collectionId}/items/{featureId}",
+                summary: "One feature.", tag: "Data",
+                parameters: [.collectionID, .featureID, .crs, .f],
+                responses: [.ok("The feature.", [(MediaTypeName.geoJSON, "Feature"), ("text/html", "HTML")]),
+                            .problem(404, "No such collection or feature.")] + common
+            ) { [self] request, context, query in
+                try await feature(request, context, query)
+            },
+        ]
+    }
+
+    private func features(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
+        let format = try OutputFormat.negotiate(query, request)
+        let id = try pathParameter(context, "collectionId")
+        let info = try await layers.layer(id, for: context.caller)
+        let items = try ItemsRequest(query, layer: info.definition)
+        let page = try await store.query(layer: id, items.query, by: context.caller)
+        var numberMatched: Int?
+        if info.count <= options.exactCountLimit {
+            numberMatched = try await store.count(layer: id, items.query, by: context.caller)
+        }
+        let features = try project(page.features, items.projection)
+        let path = "/collections/\(id)/items"
+        let type = format == .json ? MediaTypeName.geoJSON : "text/html"
+        var links = selfAndAlternate(path, query: query, format: format, jsonType: MediaTypeName.geoJSON)
+        if let next = page.next {
+            let href = path + query.encoded(replacing: ["cursor": next.token, "limit": String(items.limit), "f": format.rawValue])
+            links.append(link(href, rel: "next", type: type, title: "The next page"))
+        }
+        links.append(link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: info.definition.title.zh))
+        let timeStamp = Date().formatted(.iso8601)
+        var headers = HTTPFields()
+        headers[contentCRS] = "<\(items.projection.target.uri)>"
+        switch format {
+        case .json:
+            var members: [String: JSONValue] = [
+                "links": .array(links), "numberReturned": .integer(Int64(features.count)), "timeStamp": .string(timeStamp),
+            ]
+            if let numberMatched { members["numberMatched"] = .integer(Int64(numberMatched)) }
+            var body = GeoJSON.encodeBytes(.featureCollection(FeatureCollection(features)), options: items.projection.writeOptions)
+            body.removeLast()  // the collection's closing brace
+            body.append(UInt8(ascii: ","))
+            body += JSONText.members(members)
+            body.append(UInt8(ascii: "}"))
+            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
+        case .html:
+            var page = HTMLPage(title: "\(info.definition.title.zh) \(info.definition.title.en)")
+            page.paragraph("\(features.count) features in this page" + (numberMatched.map { " of \($0) matched" } ?? "")
+                           + "; coordinates in \(items.projection.target.uri).")
+            page.links(links)
+            page.raw(featureTable(features, collection: id, writeOptions: items.projection.writeOptions))
+            var representation = Representation.html(page.text)
+            representation.headers = headers
+            return representation
+        }
+    }
+
+    private func feature(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
+        let format = try OutputFormat.negotiate(query, request)
+        let id = try pathParameter(context, "collectionId")
+        let fid = try pathParameter(context, "featureId")
+        let info = try await layers.layer(id, for: context.caller)
+        let crs = try query["crs"].map { try CRSParameter.parse($0, parameter: "crs") } ?? .crs84
+        let projection = try FeatureProjection(target: crs)
+        // The current version is the one without an end.
+        let versions = try await store.history(layer: id, featureID: fid, by: context.caller)
+        guard let current = versions.last(where: { $0.validTo == nil }) else {
+            throw Problem(.featureNotFound, "no feature '\(fid)' in collection '\(id)'")
+        }
+        guard let feature = try project([current.feature], projection).first else {
+            throw Problem(.featureNotFound, "no feature '\(fid)' in collection '\(id)'")
+        }
+        let path = "/collections/\(id)/items/\(QueryParameters.escape(fid))"
+        let links = selfAndAlternate(path, query: query, format: format, jsonType: MediaTypeName.geoJSON)
+            + [link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: info.definition.title.zh)]
+        var headers = HTTPFields()
+        headers[contentCRS] = "<\(crs.uri)>"
+        switch format {
+        case .json:
+            var body = GeoJSON.encodeBytes(.feature(feature), options: projection.writeOptions)
+            body.removeLast()
+            body.append(UInt8(ascii: ","))
+            body += JSONText.members(["links": .array(links)])
+            body.append(UInt8(ascii: "}"))
+            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
+        case .html:
+            var page = HTMLPage(title: "\(info.definition.title.zh) · \(fid)")
+            page.links(links)
+            page.value(.object(feature.properties))
+            let geometry = feature.geometry.map { String(decoding: GeoJSON.encode($0, options: projection.writeOptions), as: UTF8.self) } ?? "null"
+            page.raw("<h2>geometry</h2><pre>\(HTMLPage.escape(geometry))</pre>")
+            var representation = Representation.html(page.text)
+            representation.headers = headers
+            return representation
+        }
+    }
+
+    /// The page in the response CRS; a position the CRS cannot represent is the `crs` parameter's fault.
+    private func project(_ features: [Feature], _ projection: FeatureProjection) throws -> [Feature] {
+        do {
+            return try projection.project(features)
+        } catch let e as GeometryError {
+            throw Problem(.invalidCRS, "parameter 'crs': \(e.message)", parameter: "crs")
+        }
+    }
+
+    /// The `Content-Crs` header of OGC API Features Part 2.
+    var contentCRS: HTTPFields.Element.Name { HTTPFields.Element.Name("Content-Crs")! }
+
+    /// Items as an HTML table: id (linked), one column per property, geometry type.
+    private func featureTable(_ features: [Feature], collection: String, writeOptions: GeoJSONWriteOptions) -> String {
+        let columns = Set(features.flatMap { $0.properties.keys }).sorted()
+        var s = "<table><tr><th>id</th>" + columns.map { "<th>\(HTMLPage.escape($0))</th>" }.joined() + "<th>geometry</th></tr>"
+        for f in features {
+            let id = f.id?.description ?? ""
+            let href = HTMLPage.escape("/collections/\(collection)/items/\(QueryParameters.escape(id))?f=html")
+            s += "<tr><td><a href=\"\(href)\">\(HTMLPage.escape(id))</a></td>"
+            for c in columns { s += "<td>" + (f.properties[c].map(HTMLPage.render) ?? "") + "</td>" }
+            s += "<td>\(HTMLPage.escape(f.geometry?.type.rawValue ?? "—"))</td></tr>"
+        }
+        return s + "</table>"
+    }
+}

@@ -1,0 +1,27 @@
+import Logging
+
+/// How a `CityTwinServer` presents itself.
+public struct ServerOptions: Sendable {
+    /// The public base URL of the API without a trailing slash (`http://127.0.0.1:8080`):
+    /// the prefix of every link the server writes.
+    public var baseURL: String
+    public var logger: Logger
+    /// Verifies bearer tokens; `nil` makes every request anonymous.
+    public var tokenVerifier: (any BearerTokenVerifier)?
+    /// JSON and HTML bodies larger than this many bytes are gzip-coded when the client accepts it.
+    public var compressionThreshold: Int
+    /// `numberMatched` is computed (an exact count) only for layers with at most this many features.
+    public var exactCountLimit: Int
+
+    public init(baseURL: String = "http://127.0.0.1:8080", logger: Logger = Logger(label: "citytwin.server"),
+                tokenVerifier: (any BearerTokenVerifier)? = nil, compressionThreshold: Int = 1024,
+                exactCountLimit: Int = 50_000) {
+        var base = baseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        self.baseURL = base
+        self.logger = logger
+        self.tokenVerifier = tokenVerifier
+        self.compressionThreshold = compressionThreshold
+        self.exactCountLimit = exactCountLimit
+    }
+}

@@ -1,0 +1,67 @@
+import GeoCore
+
+/// The read and write rules of the store, in one place (cim-and-layers.md §5–6).
+///
+/// - anonymous: `open` layers not on the negative list;
+/// - a department: open, shared and conditional layers, plus `not-shared` layers it owns;
+///   negative-listed layers only when it owns them;
+/// - admin: everything.
+///
+/// Writes need a department with role editor or admin on a layer it owns, or the admin.
+public enum AccessPolicy {
+    /// Whether `caller` may see that `layer` exists and read it.
+    public static func canRead(_ layer: LayerDefinition, _ caller: Caller) -> Bool {
+        switch caller {
+        case .admin:
+            return true
+        case .anonymous:
+            return layer.sharing.type == .open && !layer.negativeList
+        case .department(let name, _, _):
+            if name == layer.owner { return true }
+            if layer.negativeList { return false }
+            return layer.sharing.type != .notShared
+        }
+    }
+
+    /// Whether `caller` may insert, update or delete features of `layer`.
+    public static func canWrite(_ layer: LayerDefinition, _ caller: Caller) -> Bool {
+        switch caller {
+        case .admin: true
+        case .anonymous: false
+        case .department(let name, let role, _): name == layer.owner && role != .viewer
+        }
+    }
+
+    /// Whether `caller` sees the clear value of `attribute` (admin, owner, or listed in `visibleTo`).
+    public static func seesClearValue(of attribute: SensitiveAttribute, in layer: LayerDefinition, _ caller: Caller) -> Bool {
+        switch caller {
+        case .admin: true
+        case .anonymous: false
+        case .department(let name, _, _): name == layer.owner || attribute.visibleTo.contains(name)
+        }
+    }
+
+    /// Whether `caller` may read version authors and the audit log of `layer`.
+    public static func canAudit(_ layer: LayerDefinition, _ caller: Caller) -> Bool {
+        switch caller {
+        case .admin: true
+        case .anonymous: false
+        case .department(let name, _, _): name == layer.owner
+        }
+    }
+
+    /// Throws `layerNotFound` when the caller may not read: a hidden layer is indistinguishable
+    /// from a missing one.
+    static func requireRead(_ layer: LayerDefinition, _ caller: Caller) throws {
+        guard canRead(layer, caller) else {
+            throw StoreError(.layerNotFound, "no layer \"\(layer.id)\"", layer: layer.id)
+        }
+    }
+
+    static func requireWrite(_ layer: LayerDefinition, _ caller: Caller) throws {
+        try requireRead(layer, caller)
+        guard canWrite(layer, caller) else {
+            throw StoreError(.forbidden, "writing to \"\(layer.id)\" needs an editor of \(layer.owner) or an admin", layer: layer.id)
+        }
+    }
+}

@@ -1,0 +1,89 @@
+/// The six data categories of a CIM platform's layer tree (reference: cim-and-layers.md §1.3).
+public enum CIMCategory: String, Codable, Sendable, CaseIterable {
+    /// 时空基础: administrative units, base maps, DEM/DOM, 3D models.
+    case spatioTemporalBase = "时空基础"
+    /// 资源调查: land, geology, water resources, buildings.
+    case resourceSurvey = "资源调查"
+    /// 规划管控: planning overlays and control lines.
+    case planningControl = "规划管控"
+    /// 工程建设项目: construction project approvals and BIM filings.
+    case constructionProjects = "工程建设项目"
+    /// 公共专题: population, POI, standard addresses, emergency topics.
+    case publicThemes = "公共专题"
+    /// 物联感知: IoT sensors (water level, pressure, traffic, weather).
+    case iotSensing = "物联感知"
+}
+
+/// How a layer may be shared (共享类型 / 开放类型, cim-and-layers.md §5).
+public enum SharingType: String, Codable, Sendable, CaseIterable {
+    /// 无条件开放: anyone, including anonymous callers.
+    case open
+    /// 无条件共享: every government department.
+    case shared
+    /// 有条件共享: departments, subject to the layer's use requirements.
+    case conditional
+    /// 不予共享: the owner department only.
+    case notShared = "not-shared"
+}
+
+/// How a sensitive attribute is shown to callers who may not see it (脱敏).
+public enum MaskRule: String, Codable, Sendable, CaseIterable {
+    /// The attribute is removed from the feature entirely.
+    case redact
+    /// Keep the ends, star the middle: `13812345678` → `138****5678`, `张三` → `张*`.
+    case partial
+    /// A stable, keyed SHA-256 prefix: equal values stay equal (joins work), values stay hidden.
+    case hash
+}
+
+/// A sensitive attribute and who may see it unmasked (besides the owner and admins).
+public struct SensitiveAttribute: Codable, Hashable, Sendable {
+    /// The property name, as in the layer schema.
+    public var attribute: String
+    public var mask: MaskRule
+    /// Departments allowed to see the clear value.
+    public var visibleTo: [String]
+
+    public init(attribute: String, mask: MaskRule, visibleTo: [String] = []) {
+        self.attribute = attribute
+        self.mask = mask
+        self.visibleTo = visibleTo
+    }
+}
+
+/// Sharing class of a layer: type, method (api, download, sandbox, …) and use requirements.
+public struct SharingPolicy: Codable, Hashable, Sendable {
+    public var type: SharingType
+    /// 共享方式: "api", "download", "sandbox", … (free text from the catalogue).
+    public var method: String
+    /// 使用要求: conditions of use, in the catalogue's words.
+    public var requirements: String
+
+    public init(type: SharingType, method: String, requirements: String) {
+        self.type = type
+        self.method = method
+        self.requirements = requirements
+    }
+}
+
+/// A bilingual layer title.
+public struct LayerTitle: Codable, Hashable, Sendable {
+    public var zh: String
+    public var en: String
+    public init(zh: String, en: String) {
+        self.zh = zh
+        self.en = en
+    }
+}
+
+/// The temporal extent of each feature, as property names (e.g. a reading's `observed_at`).
+public struct TemporalProperties: Codable, Hashable, Sendable {
+    /// The property holding the start instant (RFC 3339 date-time or date).
+    public var start: String
+    /// The property holding the end instant, when features are intervals.
+    public var end: String?
+    public init(start: String, end: String? = nil) {
+        self.start = start
+        self.end = end
+    }
+}

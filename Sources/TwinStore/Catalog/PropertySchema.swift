@@ -1,0 +1,215 @@
+import Foundation
+import GeoCore
+
+/// The JSON type names of JSON Schema.
+public enum JSONType: String, Sendable, Hashable, CaseIterable {
+    case string, number, integer, boolean, object, array, null
+
+    func matches(_ v: JSONValue) -> Bool {
+        switch (self, v) {
+        case (.null, .null), (.boolean, .bool), (.string, .string), (.array, .array), (.object, .object): true
+        case (.number, .integer), (.number, .number): true
+        case (.integer, .integer): true
+        case (.integer, .number(let d)): d.rounded() == d && d.isFinite
+        default: false
+        }
+    }
+}
+
+/// The scalar type a backend should read a property as (PostGIS casts `props->>'x'` with it).
+public enum PropertyType: Sendable, Hashable {
+    case string, number, integer, boolean, dateTime, date
+    /// Unknown or mixed: compared as the backend's JSON value.
+    case json
+}
+
+/// A regular expression compiled once per definition. `NSRegularExpression` is documented as
+/// safe to use from several threads for matching.
+final class CompiledPattern: @unchecked Sendable, Hashable {
+    let source: String
+    let regex: NSRegularExpression
+    init(_ source: String) throws {
+        self.source = source
+        self.regex = try NSRegularExpression(pattern: source)
+    }
+    func matches(_ s: String) -> Bool {
+        regex.firstMatch(in: s, range: NSRange(s.startIndex..., in: s)) != nil
+    }
+    static func == (a: CompiledPattern, b: CompiledPattern) -> Bool { a.source == b.source }
+    func hash(into h: inout Hasher) { h.combine(source) }
+}
+
+/// The rules for one property: the JSON Schema 2020-12 keywords CityTwin supports
+/// (`type`, `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
+/// `minLength`, `maxLength`, `pattern`, `format: date | date-time`).
+public struct PropertyRule: Sendable, Hashable {
+    public var types: Set<JSONType>?
+    public var allowed: [JSONValue]?
+    public var minimum: Double?
+    public var maximum: Double?
+    public var exclusiveMinimum: Double?
+    public var exclusiveMaximum: Double?
+    public var minLength: Int?
+    public var maxLength: Int?
+    public var format: String?
+    var pattern: CompiledPattern?
+
+    /// The scalar type to read this property as.
+    public var scalarType: PropertyType {
+        if format == "date-time" { return .dateTime }
+        if format == "date" { return .date }
+        let t = (types ?? []).subtracting([.null])
+        guard t.count == 1, let only = t.first else {
+            if t == [.integer, .number] { return .number }
+            return .json
+        }
+        switch only {
+        case .string: return .string
+        case .number: return .number
+        case .integer: return .integer
+        case .boolean: return .boolean
+        default: return .json
+        }
+    }
+}
+
+/// A layer's attribute schema: a JSON Schema object (`type: object`, `properties`, `required`,
+/// `additionalProperties`) with the subset of keywords in `PropertyRule`. Unknown keywords are
+/// kept in `json` and ignored by validation.
+public struct PropertySchema: Sendable, Hashable {
+    /// The schema as written in the layer definition.
+    public var json: JSONValue
+    public var properties: [String: PropertyRule]
+    public var required: [String]
+    /// `false` when the schema says `"additionalProperties": false`.
+    public var allowsAdditionalProperties: Bool
+
+    /// Reads the supported subset; a malformed keyword throws naming `schema.properties.<name>.<keyword>`.
+    public init(json: JSONValue, layer: String? = nil) throws {
+        func fail(_ field: String, _ why: String) -> StoreError {
+            StoreError(.invalidLayerDefinition, why, layer: layer, field: field)
+        }
+        guard let root = json.objectValue else { throw fail("schema", "the schema must be a JSON object") }
+        if let t = root["type"], t != "object" { throw fail("schema.type", "the schema's type must be \"object\"") }
+        self.json = json
+        var rules = [String: PropertyRule]()
+        if let props = root["properties"] {
+            guard let obj = props.objectValue else { throw fail("schema.properties", "properties must be an object") }
+            for (name, def) in obj {
+                let base = "schema.properties.\(name)"
+                guard let d = def.objectValue else { throw fail(base, "a property schema must be an object") }
+                var r = PropertyRule()
+                switch d["type"] {
+                case nil: break
+                case .string(let s)?:
+                    guard let t = JSONType(rawValue: s) else { throw fail(base + ".type", "unknown type \"\(s)\"") }
+                    r.types = [t]
+                case .array(let a)?:
+                    var set = Set<JSONType>()
+                    for v in a {
+                        guard let s = v.stringValue, let t = JSONType(rawValue: s) else {
+                            throw fail(base + ".type", "type must list JSON type names")
+                        }
+                        set.insert(t)
+                    }
+                    r.types = set
+                default: throw fail(base + ".type", "type must be a string or an array of strings")
+                }
+                if let e = d["enum"] {
+                    guard let a = e.arrayValue else { throw fail(base + ".enum", "enum must be an array") }
+                    r.allowed = a
+                }
+                if let c = d["const"] { r.allowed = [c] }
+                func number(_ k: String) throws -> Double? {
+                    guard let v = d[k] else { return nil }
+                    guard let x = v.doubleValue else { throw fail(base + "." + k, "\(k) must be a number") }
+                    return x
+                }
+                func count(_ k: String) throws -> Int? {
+                    guard let v = d[k] else { return nil }
+                    guard let x = v.integerValue, x >= 0 else { throw fail(base + "." + k, "\(k) must be a non-negative integer") }
+                    return Int(x)
+                }
+                r.minimum = try number("minimum")
+                r.maximum = try number("maximum")
+                r.exclusiveMinimum = try number("exclusiveMinimum")
+                r.exclusiveMaximum = try number("exclusiveMaximum")
+                r.minLength = try count("minLength")
+                r.maxLength = try count("maxLength")
+                if let p = d["pattern"] {
+                    guard let s = p.stringValue else { throw fail(base + ".pattern", "pattern must be a string") }
+                    do { r.pattern = try CompiledPattern(s) } catch {
+                        throw fail(base + ".pattern", "pattern is not a valid regular expression: \(s)")
+                    }
+                }
+                if let f = d["format"] {
+                    guard let s = f.stringValue else { throw fail(base + ".format", "format must be a string") }
+                    r.format = s
+                }
+                rules[name] = r
+            }
+        }
+        self.properties = rules
+        var req = [String]()
+        if let r = root["required"] {
+            guard let a = r.arrayValue else { throw fail("schema.required", "required must be an array of names") }
+            for v in a {
+                guard let s = v.stringValue else { throw fail("schema.required", "required must be an array of names") }
+                req.append(s)
+            }
+        }
+        self.required = req
+        self.allowsAdditionalProperties = root["additionalProperties"] != .bool(false)
+    }
+
+    /// Checks `values` against the schema; the error names the feature and the first failing field.
+    public func validate(_ values: [String: JSONValue], layer: String, feature: String) throws {
+        func fail(_ field: String, _ why: String) -> StoreError {
+            StoreError(.invalidFeature, why, layer: layer, feature: feature, field: field)
+        }
+        for name in required where values[name] == nil {
+            throw fail(name, "required property \"\(name)\" is missing")
+        }
+        for name in values.keys.sorted() {
+            guard let v = values[name] else { continue }
+            guard let rule = properties[name] else {
+                if !allowsAdditionalProperties { throw fail(name, "property \"\(name)\" is not in the layer schema") }
+                continue
+            }
+            if let types = rule.types, !types.contains(where: { $0.matches(v) }) {
+                throw fail(name, "\"\(name)\" must be of type \(types.map(\.rawValue).sorted().joined(separator: " or "))")
+            }
+            if let allowed = rule.allowed, !allowed.contains(where: { Self.jsonEqual($0, v) }) {
+                throw fail(name, "\"\(name)\" must be one of the enumerated values")
+            }
+            if let x = v.doubleValue {
+                if let m = rule.minimum, x < m { throw fail(name, "\"\(name)\" must be ≥ \(m)") }
+                if let m = rule.maximum, x > m { throw fail(name, "\"\(name)\" must be ≤ \(m)") }
+                if let m = rule.exclusiveMinimum, x <= m { throw fail(name, "\"\(name)\" must be > \(m)") }
+                if let m = rule.exclusiveMaximum, x >= m { throw fail(name, "\"\(name)\" must be < \(m)") }
+            }
+            if case .string(let s) = v {
+                let n = s.unicodeScalars.count
+                if let m = rule.maxLength, n > m { throw fail(name, "\"\(name)\" must be at most \(m) characters") }
+                if let m = rule.minLength, n < m { throw fail(name, "\"\(name)\" must be at least \(m) characters") }
+                if let p = rule.pattern, !p.matches(s) { throw fail(name, "\"\(name)\" must match the pattern \(p.source)") }
+                switch rule.format {
+                case "date"?: if !RFC3339.isDate(s) { throw fail(name, "\"\(name)\" must be an RFC 3339 date (YYYY-MM-DD)") }
+                case "date-time"?: if RFC3339.dateTime(s) == nil { throw fail(name, "\"\(name)\" must be an RFC 3339 date-time") }
+                default: break
+                }
+            }
+        }
+    }
+
+    /// JSON equality where `1` and `1.0` are the same number.
+    static func jsonEqual(_ a: JSONValue, _ b: JSONValue) -> Bool {
+        if let x = a.doubleValue, let y = b.doubleValue { return x == y }
+        return a == b
+    }
+
+    /// The type to read `property` as; `.json` when the schema does not say.
+    public func scalarType(of property: String) -> PropertyType {
+        properties[property]?.scalarType ?? .json
+    }
+}

@@ -1,0 +1,85 @@
+import Foundation
+import GeoCore
+
+/// A feature checked against its layer and ready to store: id, canonical property text,
+/// WKB, envelope and content hash. Every backend writes these, so validation and hashing are
+/// the same in SpatiaLite and PostGIS.
+struct PreparedFeature: Sendable {
+    var id: String
+    var propertiesText: String
+    var wkb: [UInt8]?
+    var envelope: Envelope?
+    /// SHA-256 hex of the canonical properties, a zero byte, and the WKB.
+    var hash: String
+
+    /// Validates `feature` for `layer`; errors name the feature and field.
+    init(_ feature: Feature, layer: LayerDefinition, index: Int) throws {
+        let id: String
+        switch feature.id {
+        case .string(let s)?:
+            guard !s.isEmpty else { throw StoreError(.invalidFeature, "feature \(index) has an empty id", layer: layer.id, field: "id") }
+            id = s
+        case .integer(let i)?: id = String(i)
+        case nil: id = UUID().uuidString.lowercased()
+        }
+        self.id = id
+        try layer.schema.validate(feature.properties, layer: layer.id, feature: id)
+        func fail(_ why: String) -> StoreError {
+            StoreError(.invalidFeature, why, layer: layer.id, feature: id, field: "geometry")
+        }
+        if var g = feature.geometry {
+            guard layer.hasGeometry else { throw fail("layer \"\(layer.id)\" stores no geometry") }
+            if let expected = layer.geometryType, g.type != expected {
+                guard let promoted = Self.promote(g, to: expected) else {
+                    throw fail("geometry is a \(g.type.rawValue), the layer stores \(expected.rawValue)")
+                }
+                g = promoted
+            }
+            guard let env = g.envelope else { throw fail("empty geometry; use null for a feature without geometry") }
+            var bad: Position?
+            g.forEachPosition { p in
+                if bad == nil, !p.isFinite || p.x < -180 || p.x > 180 || p.y < -90 || p.y > 90 { bad = p }
+            }
+            if let bad { throw fail("position (\(bad.x), \(bad.y)) is not a finite EPSG:4490 lon/lat in degrees") }
+            if g.hasZ && !layer.hasZ { throw fail("geometry has heights (Z); the layer stores 2D geometries") }
+            self.envelope = env
+            self.wkb = g.wkb()
+        } else {
+            self.envelope = nil
+            self.wkb = nil
+        }
+        self.propertiesText = CanonicalJSON.text(feature.properties)
+        var h = SHA256()
+        h.update(propertiesText.utf8)
+        h.update(CollectionOfOne(0))
+        if let wkb { h.update(wkb) }
+        self.hash = SHA256.hexString(h.finalize())
+    }
+
+    /// A single geometry wrapped as the multi type a layer stores (ogr2ogr's PROMOTE_TO_MULTI).
+    static func promote(_ g: Geometry, to type: GeometryType) -> Geometry? {
+        switch (g, type) {
+        case (.point(let p), .multiPoint): .multiPoint(MultiPoint([p]))
+        case (.lineString(let l), .multiLineString): .multiLineString(MultiLineString([l]))
+        case (.polygon(let p), .multiPolygon): .multiPolygon(MultiPolygon([p]))
+        default: nil
+        }
+    }
+}
+
+/// The tamper-evident chain of the audit log: each entry's hash covers the previous one's.
+enum AuditChain {
+    static func entryHash(previous: String, at: Int64, actor: String, department: String?, role: String,
+                          layer: String, featureID: String, kind: ChangeKind, before: String?, after: String?) -> String {
+        let fields = [previous, String(at), actor, department ?? "", role, layer, featureID, kind.rawValue, before ?? "", after ?? ""]
+        var h = SHA256()
+        for f in fields {
+            h.update(f.utf8)
+            h.update(CollectionOfOne(0x1f))
+        }
+        return SHA256.hexString(h.finalize())
+    }
+
+    /// The hash before the first entry.
+    static let genesis = String(repeating: "0", count: 64)
+}

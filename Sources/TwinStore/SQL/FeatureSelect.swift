@@ -1,0 +1,132 @@
+import Foundation
+import GeoCore
+
+/// Builds the SELECT statements of a `FeatureQuery` (page, count) for any dialect: version
+/// validity, bbox, filter, datetime, keyset continuation and a total order (sort keys, then
+/// feature id).
+struct FeatureSelect {
+    let table: FeatureTable
+    let query: FeatureQuery
+    let mask: AttributeMask
+
+    private var layer: LayerDefinition { table.layer }
+
+    init(table: FeatureTable, query: FeatureQuery, mask: AttributeMask) throws {
+        self.table = table
+        self.query = query
+        self.mask = mask
+        var named = query.filter?.propertyNames ?? []
+        for k in query.sortBy {
+            try FilterCompiler.requireSafeName(k.property, layer: table.layer.id)
+            named.insert(k.property)
+        }
+        try mask.requireVisible(named.sorted(), layer: table.layer.id)
+        if let after = query.after, after.sortBy != query.sortBy {
+            throw StoreError(.invalidCursor, "the cursor belongs to another sort order", layer: table.layer.id)
+        }
+    }
+
+    /// The WHERE clause shared by page and count statements (without the keyset part).
+    func conditions(into b: inout SQLBuilder) throws -> [String] {
+        var parts = [String]()
+        if let asOf = query.asOf {
+            let t = RFC3339.microseconds(asOf)
+            parts.append("f.valid_from <= \(b.bind(.integer(t)))")
+            parts.append("(f.valid_to IS NULL OR f.valid_to > \(b.bind(.integer(t))))")
+        } else {
+            parts.append("f.valid_to IS NULL")
+        }
+        if let bbox = query.bbox {
+            guard layer.hasGeometry else {
+                throw StoreError(.invalidQuery, "layer \"\(layer.id)\" has no geometry for a bbox", layer: layer.id)
+            }
+            parts.append(b.dialect.intersectsEnvelope(try Self.storageEnvelope(bbox), table: table, into: &b))
+        }
+        let compiler = FilterCompiler(table: table)
+        if let filter = query.filter { parts.append(try compiler.compile(filter, into: &b)) }
+        if let dt = query.datetime { parts.append(try compiler.datetime(dt, into: &b)) }
+        return parts
+    }
+
+    /// `SELECT count(*)` of the matching features.
+    func countStatement(dialect: any SQLDialect) throws -> (String, [SQLValue]) {
+        var b = SQLBuilder(dialect: dialect)
+        let w = try conditions(into: &b)
+        return ("SELECT count(*) FROM \(table.name) AS f WHERE " + w.joined(separator: " AND "), b.bindings)
+    }
+
+    /// A page: columns `fid, props, wkb (when the layer has geometry), k0…kn` (sort values).
+    func pageStatement(dialect: any SQLDialect, limit: Int, after cursor: PageCursor?) throws -> (String, [SQLValue]) {
+        var b = SQLBuilder(dialect: dialect)
+        var columns = ["f.fid", "f.props"]
+        if layer.hasGeometry { columns.append(dialect.wkb("f.geom")) }
+        var keys = [String]()
+        for k in query.sortBy {
+            let expr = dialect.property(k.property, type: layer.schema.scalarType(of: k.property), into: &b)
+            keys.append(expr)
+        }
+        columns += keys
+        var w = try conditions(into: &b)
+        if let cursor {
+            w.append(keyset(keys: keys, cursor: cursor, into: &b))
+        }
+        var order = zip(keys, query.sortBy).map { dialect.order($0.0, ascending: $0.1.ascending) }
+        order.append("f.fid ASC")
+        let sql = "SELECT " + columns.joined(separator: ", ") + " FROM \(table.name) AS f WHERE "
+            + w.joined(separator: " AND ") + " ORDER BY " + order.joined(separator: ", ")
+            + " LIMIT \(b.bind(.integer(Int64(limit))))"
+        return (sql, b.bindings)
+    }
+
+    /// Rows strictly after the cursor in the order (NULL smallest): for keys k1…kn and id,
+    /// `k1 > v1 OR (k1 = v1 AND (k2 > v2 OR (… AND fid > id)))`, null-aware.
+    private func keyset(keys: [String], cursor: PageCursor, into b: inout SQLBuilder) -> String {
+        let d = b.dialect
+        var tail = "f.fid > \(b.bind(.text(cursor.featureID)))"
+        for i in stride(from: keys.count - 1, through: 0, by: -1) {
+            let k = keys[i]
+            let v = cursor.values[i]
+            let ascending = query.sortBy[i].ascending
+            let type = layer.schema.scalarType(of: query.sortBy[i].property)
+            let after: String
+            let equal: String
+            if v.isNull {
+                after = ascending ? "\(k) IS NOT NULL" : d.boolean(false)
+                equal = "\(k) IS NULL"
+            } else {
+                let p1 = d.literal(v, type: type, into: &b)
+                after = ascending ? "\(k) > \(p1)" : "(\(k) < \(p1) OR \(k) IS NULL)"
+                let p2 = d.literal(v, type: type, into: &b)
+                equal = "\(k) = \(p2)"
+            }
+            tail = "((\(after)) OR ((\(equal)) AND \(tail)))"
+        }
+        return tail
+    }
+
+    /// CRSs whose lon/lat numbers are the store's own (EPSG:4326 and CGCS2000 differ by
+    /// less than a metre, below the precision of any bbox request).
+    static let geographicAliases: Set<String> = [
+        "EPSG:4490", "EPSG:4326", "OGC:CRS84", "CRS84",
+        "http://www.opengis.net/def/crs/OGC/1.3/CRS84",
+        "http://www.opengis.net/def/crs/EPSG/0/4490",
+        "http://www.opengis.net/def/crs/EPSG/0/4326",
+    ]
+
+    /// The bbox in EPSG:4490 lon/lat degrees.
+    static func storageEnvelope(_ bbox: BoundingBox) throws -> Envelope {
+        let e = bbox.envelope
+        guard e.minX.isFinite, e.minY.isFinite, e.maxX.isFinite, e.maxY.isFinite, e.minX <= e.maxX, e.minY <= e.maxY else {
+            throw StoreError(.invalidQuery, "bbox must have finite bounds with min ≤ max", field: "bbox")
+        }
+        if geographicAliases.contains(bbox.crs) { return e }
+        do {
+            let crs = try CoordinateReferenceSystem(parsing: bbox.crs)
+            if crs == .cgcs2000 || crs == .crs84 || crs == .wgs84 { return e }
+            // Densified edges: a projected box's edges are curves in lon/lat.
+            return try CoordinateTransformer.shared(from: crs, to: .cgcs2000).transform(e, densify: 21)
+        } catch let error as GeometryError {
+            throw StoreError(.invalidQuery, "bbox CRS \(bbox.crs): \(error.message)", field: "bbox-crs")
+        }
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import GeoCore
+
+/// Compiles a `FilterExpression` to a boolean SQL expression with bound parameters, for any
+/// `SQLDialect`. Property names are bound as JSON paths, literals as parameters: no input
+/// text ever becomes SQL text.
+struct FilterCompiler {
+    let table: FeatureTable
+
+    private var layer: LayerDefinition { table.layer }
+
+    func compile(_ e: FilterExpression, into b: inout SQLBuilder) throws -> String {
+        let d = b.dialect
+        switch e {
+        case .and(let xs):
+            guard !xs.isEmpty else { return d.boolean(true) }
+            return "(" + (try xs.map { try compile($0, into: &b) }).joined(separator: " AND ") + ")"
+        case .or(let xs):
+            guard !xs.isEmpty else { return d.boolean(false) }
+            return "(" + (try xs.map { try compile($0, into: &b) }).joined(separator: " OR ") + ")"
+        case .not(let x):
+            return "(NOT " + (try compile(x, into: &b)) + ")"
+        case .constant(let v):
+            return d.boolean(v)
+        case .comparison(let op, let l, let r):
+            let hint = typeHint(l) ?? typeHint(r)
+            let ls = try scalar(l, hint: hint, into: &b)
+            let rs = try scalar(r, hint: hint, into: &b)
+            return "(\(ls) \(op.rawValue) \(rs))"
+        case .like(let x, let pattern, let ci):
+            let xs = try scalar(x, hint: .string, into: &b)
+            let p = b.bind(.text(d.likePattern(pattern, caseInsensitive: ci)))
+            return d.like(xs, pattern: p, caseInsensitive: ci)
+        case .between(let x, let lo, let hi):
+            let hint = typeHint(x) ?? typeHint(lo) ?? typeHint(hi)
+            let xs = try scalar(x, hint: hint, into: &b)
+            let los = try scalar(lo, hint: hint, into: &b)
+            let his = try scalar(hi, hint: hint, into: &b)
+            return "(\(xs) BETWEEN \(los) AND \(his))"
+        case .in(let x, let list):
+            guard !list.isEmpty else { return d.boolean(false) }
+            let hint = typeHint(x) ?? list.lazy.compactMap(typeHint).first
+            let xs = try scalar(x, hint: hint, into: &b)
+            let items = try list.map { try scalar($0, hint: hint, into: &b) }
+            return "(\(xs) IN (\(items.joined(separator: ", "))))"
+        case .isNull(let x):
+            return "(\(try scalar(x, hint: nil, into: &b)) IS NULL)"
+        case .spatial(let predicate, let geometry):
+            guard layer.hasGeometry else {
+                throw StoreError(.invalidQuery, "layer \"\(layer.id)\" has no geometry for a spatial filter", layer: layer.id)
+            }
+            return d.spatial(predicate, geometry, table: table, into: &b)
+        case .temporal(let predicate, let property, let value):
+            let x = d.instant(d.property(property, type: .string, into: &b))
+            return temporal(predicate, x, value, into: &b)
+        }
+    }
+
+    /// `x` (an instant expression) against `value`.
+    private func temporal(_ p: TemporalPredicate, _ x: String, _ value: TemporalValue, into b: inout SQLBuilder) -> String {
+        let d = b.dialect
+        func at(_ date: Date) -> String { d.instant(b.bind(.text(RFC3339.format(date)))) }
+        switch p {
+        case .before:
+            guard let s = value.start else { return d.boolean(false) }
+            return "(\(x) < \(at(s)))"
+        case .after:
+            guard let e = value.end else { return d.boolean(false) }
+            return "(\(x) > \(at(e)))"
+        case .equals:
+            guard case .instant(let i) = value else { return d.boolean(false) }
+            return "(\(x) = \(at(i)))"
+        case .during:
+            var parts = ["(\(x) IS NOT NULL)"]
+            if let s = value.start { parts.append("(\(x) >= \(at(s)))") }
+            if let e = value.end { parts.append("(\(x) <= \(at(e)))") }
+            return "(" + parts.joined(separator: " AND ") + ")"
+        }
+    }
+
+    /// The OGC API `datetime` parameter against the layer's temporal properties.
+    func datetime(_ value: TemporalValue, into b: inout SQLBuilder) throws -> String {
+        guard let t = layer.temporal else {
+            throw StoreError(.invalidQuery, "layer \"\(layer.id)\" has no temporal property for datetime", layer: layer.id)
+        }
+        let d = b.dialect
+        let s = d.instant(d.property(t.start, type: .string, into: &b))
+        guard let endProperty = t.end else {
+            return temporal(.during, s, value, into: &b)
+        }
+        // Interval features overlap the query interval.
+        let e = d.instant(d.property(endProperty, type: .string, into: &b))
+        var parts = ["(\(s) IS NOT NULL)"]
+        if let qe = value.end { parts.append("(\(s) <= \(d.instant(b.bind(.text(RFC3339.format(qe))))))") }
+        if let qs = value.start { parts.append("(\(e) IS NULL OR \(e) >= \(d.instant(b.bind(.text(RFC3339.format(qs))))))") }
+        return "(" + parts.joined(separator: " AND ") + ")"
+    }
+
+    private func typeHint(_ x: ScalarExpression) -> PropertyType? {
+        switch x {
+        case .property(let p):
+            let t = layer.schema.scalarType(of: p)
+            return t == .json ? nil : t
+        case .literal(let v):
+            switch v {
+            case .integer: return .integer
+            case .number: return .number
+            case .bool: return .boolean
+            case .string: return .string
+            default: return nil
+            }
+        case .arithmetic: return .number
+        }
+    }
+
+    func scalar(_ x: ScalarExpression, hint: PropertyType?, into b: inout SQLBuilder) throws -> String {
+        let d = b.dialect
+        switch x {
+        case .property(let p):
+            try Self.requireSafeName(p, layer: layer.id)
+            var t = layer.schema.scalarType(of: p)
+            if t == .json, let hint { t = hint }
+            return d.property(p, type: t, into: &b)
+        case .literal(let v):
+            return d.literal(v, type: hint, into: &b)
+        case .arithmetic(let op, let l, let r):
+            let ls = try scalar(l, hint: .number, into: &b)
+            let rs = try scalar(r, hint: .number, into: &b)
+            return d.arithmetic(op, ls, rs)
+        }
+    }
+
+    /// Property names become bound JSON paths; quotes and backslashes would need escaping in
+    /// those paths, so they are refused.
+    static func requireSafeName(_ name: String, layer: String) throws {
+        guard !name.isEmpty, !name.contains("\""), !name.contains("\\") else {
+            throw StoreError(.invalidQuery, "property name \"\(name)\" is not allowed", layer: layer, field: name)
+        }
+    }
+}

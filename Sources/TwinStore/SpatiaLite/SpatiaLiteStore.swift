@@ -1,0 +1,229 @@
+import Foundation
+import GeoCore
+import GRDB
+
+/// The embedded `FeatureStore`: one SQLite file in WAL mode with SpatiaLite on every
+/// connection (GRDB `DatabasePool`: one writer, concurrent readers).
+///
+/// Layout: a table `f_<id>` per layer holding every version (`vid` = rowid, `fid`, `props`
+/// JSON, `geom` SRID 4490 with an R*Tree, `valid_from`/`valid_to` in microseconds since 1970
+/// UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current versions,
+/// and the system tables `catalog`, `audit_log`, `change_feed`, `jobs`, `store_meta`.
+public final class SpatiaLiteStore: FeatureStore {
+    let pool: DatabasePool
+    let dialect = SpatiaLiteDialect()
+    /// Secret key of the `hash` masking rule, created with the database.
+    let maskingKey: [UInt8]
+    private let definitions: DefinitionCache
+
+    /// Opens (or creates) the store at `path`.
+    public init(path: String) throws {
+        var config = Configuration()
+        config.prepareDatabase { db in
+            try SpatiaLiteConnection.prepare(db)
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        config.busyMode = .timeout(10)
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+            try pool.writeWithoutTransaction { db in try Self.createSystemTables(db) }
+            maskingKey = try pool.write { db in try Self.maskingKey(db) }
+            let defs = try pool.read { db in
+                try String.fetchAll(db, sql: "SELECT definition FROM catalog ORDER BY id")
+            }
+            var loaded = [String: LayerDefinition]()
+            for text in defs {
+                let def = try JSONDecoder().decode(LayerDefinition.self, from: Data(text.utf8))
+                loaded[def.id] = def
+            }
+            definitions = DefinitionCache(loaded)
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(.backend, "cannot open the store at \(path): \(error)")
+        }
+    }
+
+    /// The SpatiaLite version a reader connection reports (proves every connection is initialised).
+    public func spatialiteVersion() async throws -> String {
+        try await pool.read { db in try SpatiaLiteConnection.version(db) }
+    }
+
+    private static func createSystemTables(_ db: Database) throws {
+        let hasMetadata = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM sqlite_master WHERE name = 'spatial_ref_sys'") ?? false
+        if !hasMetadata {
+            // Only the CRSs CityTwin uses: a full EPSG table costs a second per new file.
+            try db.execute(sql: "SELECT InitSpatialMetaData(1, 'NONE')")
+            for srid in [4490, 4326, 4547, 3857] {
+                try db.execute(sql: "SELECT InsertEpsgSrid(?)", arguments: [srid])
+            }
+        }
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS catalog (
+                id TEXT PRIMARY KEY, definition TEXT NOT NULL,
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+            CREATE TABLE IF NOT EXISTS audit_log (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL,
+                department TEXT, role TEXT NOT NULL, layer TEXT NOT NULL, fid TEXT NOT NULL,
+                action TEXT NOT NULL, before_hash TEXT, after_hash TEXT, entry_hash TEXT NOT NULL);
+            CREATE INDEX IF NOT EXISTS audit_log_layer ON audit_log (layer, seq);
+            CREATE TABLE IF NOT EXISTS change_feed (
+                seq INTEGER PRIMARY KEY AUTOINCREMENT, layer TEXT NOT NULL, fid TEXT NOT NULL,
+                kind TEXT NOT NULL, at INTEGER NOT NULL,
+                before_minx REAL, before_miny REAL, before_maxx REAL, before_maxy REAL,
+                after_minx REAL, after_miny REAL, after_maxx REAL, after_maxy REAL);
+            CREATE INDEX IF NOT EXISTS change_feed_layer ON change_feed (layer, seq);
+            CREATE TABLE IF NOT EXISTS jobs (
+                id TEXT PRIMARY KEY, process TEXT NOT NULL, status TEXT NOT NULL,
+                progress REAL NOT NULL DEFAULT 0, inputs TEXT NOT NULL, result TEXT,
+                created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, claimed_by TEXT);
+            CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created_at);
+            CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+            """)
+    }
+
+    private static func maskingKey(_ db: Database) throws -> [UInt8] {
+        if let data = try Data.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = 'masking_key'") {
+            return [UInt8](data)
+        }
+        var rng = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        try db.execute(sql: "INSERT INTO store_meta (key, value) VALUES ('masking_key', ?)", arguments: [Data(key)])
+        return key
+    }
+
+    // MARK: Catalogue
+
+    public func createLayer(_ definition: LayerDefinition) async throws {
+        let table = FeatureTable(layer: definition)
+        let json = String(decoding: try JSONEncoder().encode(definition), as: UTF8.self)
+        let now = RFC3339.microseconds(Date())
+        try await mapErrors(layer: definition.id) {
+            try await pool.write { db in
+                let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM catalog WHERE id = ?", arguments: [definition.id]) ?? false
+                if exists {
+                    try db.execute(sql: "UPDATE catalog SET definition = ?, updated_at = ? WHERE id = ?",
+                                   arguments: [json, now, definition.id])
+                    return
+                }
+                try db.execute(sql: """
+                    CREATE TABLE \(table.name) (
+                        vid INTEGER PRIMARY KEY, fid TEXT NOT NULL, props TEXT NOT NULL,
+                        valid_from INTEGER NOT NULL, valid_to INTEGER,
+                        author TEXT NOT NULL, department TEXT, hash TEXT NOT NULL);
+                    CREATE UNIQUE INDEX \(table.name)_current ON \(table.name) (fid) WHERE valid_to IS NULL;
+                    CREATE INDEX \(table.name)_versions ON \(table.name) (fid, valid_from);
+                    CREATE INDEX \(table.name)_time ON \(table.name) (valid_from, valid_to);
+                    """)
+                if definition.hasGeometry {
+                    let type = definition.geometryType?.rawValue.uppercased() ?? "GEOMETRY"
+                    let ok = try Int.fetchOne(db, sql: "SELECT AddGeometryColumn(?, 'geom', 4490, ?, ?)",
+                                              arguments: [table.name, type, definition.hasZ ? "XYZ" : "XY"])
+                    guard ok == 1 else { throw StoreError(.backend, "AddGeometryColumn failed", layer: definition.id) }
+                    let indexed = try Int.fetchOne(db, sql: "SELECT CreateSpatialIndex(?, 'geom')", arguments: [table.name])
+                    guard indexed == 1 else { throw StoreError(.backend, "CreateSpatialIndex failed", layer: definition.id) }
+                }
+                try db.execute(sql: "INSERT INTO catalog (id, definition, created_at, updated_at) VALUES (?, ?, ?, ?)",
+                               arguments: [definition.id, json, now, now])
+            }
+        }
+        definitions.set(definition)
+    }
+
+    public func layers(for caller: Caller) async throws -> [LayerInfo] {
+        let visible = definitions.all.filter { AccessPolicy.canRead($0, caller) }
+        return try await mapErrors(layer: nil) {
+            try await pool.read { db in
+                try visible.map { def in
+                    let table = FeatureTable(layer: def)
+                    var extent: Envelope?
+                    let count: Int
+                    if def.hasGeometry {
+                        let row = try Row.fetchOne(db, sql: """
+                            SELECT count(*), min(MbrMinX(geom)), min(MbrMinY(geom)), max(MbrMaxX(geom)), max(MbrMaxY(geom))
+                            FROM \(table.name) WHERE valid_to IS NULL
+                            """)
+                        count = row?[0] ?? 0
+                        if let row, let a: Double = row[1], let b: Double = row[2], let c: Double = row[3], let d: Double = row[4] {
+                            extent = Envelope(minX: a, minY: b, maxX: c, maxY: d)
+                        }
+                    } else {
+                        count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name) WHERE valid_to IS NULL") ?? 0
+                    }
+                    let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_feed WHERE layer = ?", arguments: [def.id]) ?? 0
+                    return LayerInfo(definition: def, extent: extent, count: count, lastChange: last)
+                }
+            }
+        }
+    }
+
+    /// The definition of `layer` if `caller` may read it; otherwise `layerNotFound`.
+    func readableLayer(_ layer: String, _ caller: Caller) throws -> LayerDefinition {
+        guard let def = definitions[layer] else {
+            throw StoreError(.layerNotFound, "no layer \"\(layer)\"", layer: layer)
+        }
+        try AccessPolicy.requireRead(def, caller)
+        return def
+    }
+
+    func definitionsSnapshot(_ layer: String) -> LayerDefinition? { definitions[layer] }
+
+    func mask(_ def: LayerDefinition, _ caller: Caller) -> AttributeMask {
+        AttributeMask(layer: def, caller: caller, key: maskingKey)
+    }
+
+    /// Runs `body`, turning GRDB errors into `StoreError(.backend)`.
+    func mapErrors<T>(layer: String?, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let e as StoreError {
+            throw e
+        } catch let e as DatabaseError {
+            throw StoreError(.backend, e.description, layer: layer)
+        }
+    }
+}
+
+/// The loaded layer definitions, shared by every call.
+final class DefinitionCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byID: [String: LayerDefinition]
+
+    init(_ byID: [String: LayerDefinition]) { self.byID = byID }
+
+    subscript(id: String) -> LayerDefinition? {
+        lock.lock(); defer { lock.unlock() }
+        return byID[id]
+    }
+
+    var all: [LayerDefinition] {
+        lock.lock(); defer { lock.unlock() }
+        return byID.values.sorted { $0.id < $1.id }
+    }
+
+    func set(_ def: LayerDefinition) {
+        lock.lock(); defer { lock.unlock() }
+        byID[def.id] = def
+    }
+}
+
+extension SQLValue {
+    /// The GRDB value to bind; geometries bind as WKB.
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .bool(let b): (b ? 1 : 0).databaseValue
+        case .integer(let i): i.databaseValue
+        case .double(let d): d.databaseValue
+        case .text(let s): s.databaseValue
+        case .blob(let b): Data(b).databaseValue
+        case .geometry(let g): g.wkbData().databaseValue
+        }
+    }
+}
+
+extension StatementArguments {
+    init(_ values: [SQLValue]) {
+        self.init(values.map(\.databaseValue))
+    }
+}

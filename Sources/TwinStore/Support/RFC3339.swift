@@ -1,0 +1,122 @@
+import Foundation
+
+/// RFC 3339 dates and date-times, as JSON Schema's `format: "date"` / `"date-time"` and
+/// CQL2's `DATE(...)` / `TIMESTAMP(...)` write them.
+enum RFC3339 {
+    /// Parses `YYYY-MM-DD` into (year, month, day) after checking the day exists in that month.
+    static func fullDate(_ s: Substring) -> (Int, Int, Int)? {
+        let u = Array(s.utf8)
+        guard u.count == 10, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-"),
+              let y = digits(u[0..<4]), let m = digits(u[5..<7]), let d = digits(u[8..<10]),
+              (1...12).contains(m), d >= 1, d <= daysIn(month: m, year: y) else { return nil }
+        return (y, m, d)
+    }
+
+    /// Whether `s` is a valid `full-date`.
+    static func isDate(_ s: String) -> Bool { fullDate(Substring(s)) != nil }
+
+    /// Parses an RFC 3339 `date-time` (`2024-05-01T08:30:00Z`, `…+08:00`, fractional seconds
+    /// allowed, `t`/`z` in either case) into an instant; `nil` when malformed.
+    static func dateTime(_ s: String) -> Date? {
+        let u = Array(s.utf8)
+        guard u.count >= 20, u[10] == UInt8(ascii: "T") || u[10] == UInt8(ascii: "t"),
+              let (y, mo, d) = fullDate(Substring(s).prefix(10)),
+              u[13] == UInt8(ascii: ":"), u[16] == UInt8(ascii: ":"),
+              let h = digits(u[11..<13]), let mi = digits(u[14..<16]), let sec = digits(u[17..<19]),
+              h < 24, mi < 60, sec <= 60 else { return nil }
+        var i = 19
+        var fraction = 0.0
+        if u[i] == UInt8(ascii: ".") {
+            i += 1
+            var scale = 0.1
+            let start = i
+            while i < u.count, (48...57).contains(u[i]) {
+                fraction += Double(u[i] - 48) * scale
+                scale /= 10
+                i += 1
+            }
+            guard i > start else { return nil }
+        }
+        guard i < u.count else { return nil }
+        var offset = 0
+        if u[i] == UInt8(ascii: "Z") || u[i] == UInt8(ascii: "z") {
+            i += 1
+        } else if u[i] == UInt8(ascii: "+") || u[i] == UInt8(ascii: "-") {
+            guard u.count - i == 6, u[i + 3] == UInt8(ascii: ":"),
+                  let oh = digits(u[(i + 1)..<(i + 3)]), let om = digits(u[(i + 4)..<(i + 6)]),
+                  oh < 24, om < 60 else { return nil }
+            offset = (oh * 60 + om) * 60 * (u[i] == UInt8(ascii: "-") ? -1 : 1)
+            i += 6
+        } else {
+            return nil
+        }
+        guard i == u.count else { return nil }
+        let days = daysFromCivil(y, mo, d)
+        let seconds = Double(days * 86_400 + h * 3_600 + mi * 60 + sec - offset) + fraction
+        return Date(timeIntervalSince1970: seconds)
+    }
+
+    /// An instant as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, microseconds).
+    static func format(_ date: Date) -> String {
+        let micros = microseconds(date)
+        var days = micros / 86_400_000_000
+        var rem = micros % 86_400_000_000
+        if rem < 0 { rem += 86_400_000_000; days -= 1 }
+        let (y, m, d) = civilFromDays(days)
+        let secs = rem / 1_000_000
+        let frac = rem % 1_000_000
+        func pad(_ v: Int64, _ w: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
+        return "\(pad(Int64(y), 4))-\(pad(Int64(m), 2))-\(pad(Int64(d), 2))T\(pad(secs / 3600, 2)):\(pad(secs / 60 % 60, 2)):\(pad(secs % 60, 2)).\(pad(frac, 6))Z"
+    }
+
+    /// Microseconds since 1970-01-01T00:00:00Z: the store's time unit (exact in SQLite and PostgreSQL).
+    static func microseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+
+    static func date(microseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
+    }
+
+    private static func digits(_ s: ArraySlice<UInt8>) -> Int? {
+        var v = 0
+        for c in s {
+            guard (48...57).contains(c) else { return nil }
+            v = v * 10 + Int(c - 48)
+        }
+        return v
+    }
+
+    private static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
+    private static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    private static func civilFromDays(_ z0: Int64) -> (Int, Int, Int) {
+        let z = Int(z0) + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
+    }
+}

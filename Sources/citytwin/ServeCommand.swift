@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import Server
+import TwinStore
+
+/// `citytwin serve`: the OGC API over a store, until SIGINT/SIGTERM.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the city's layers over OGC API Features (Part 1 and 2).")
+
+    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH, or postgresql://… (PostGIS).")
+    var store: String = "citytwin.sqlite"
+
+    @Option(help: "TCP port to listen on.")
+    var port: Int = 8080
+
+    @Option(help: "Host name or address to bind.")
+    var host: String = "127.0.0.1"
+
+    @Option(help: "Directory of layer definitions (<id>.json) to create or update in the store at start-up.")
+    var layers: String = "Layers"
+
+    @Option(help: "Public base URL for links (default http://HOST:PORT).")
+    var baseURL: String?
+
+    func validate() throws {
+        guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, got \(port)") }
+    }
+
+    func run() async throws {
+        let featureStore = try openStore()
+        let directory = URL(fileURLWithPath: layers, isDirectory: true)
+        if FileManager.default.fileExists(atPath: directory.path) {
+            let catalog = try LayerCatalog.load(directory: directory)
+            for definition in catalog.definitions { try await featureStore.createLayer(definition) }
+            print("Loaded \(catalog.definitions.count) layer definitions from \(directory.path)")
+        } else {
+            print("No layer directory at \(directory.path); serving the layers already in the store")
+        }
+        let server = CityTwinServer(store: featureStore,
+                                    options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)"))
+        print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")
+        try await server.run(host: host, port: port)
+    }
+
+    private func openStore() throws -> any FeatureStore {
+        if store.hasPrefix("postgresql://") || store.hasPrefix("postgres://") {
+            throw ValidationError("the PostGIS store is not available in this build yet; use a SpatiaLite file (--store city.sqlite)")
+        }
+        let path = store.hasPrefix("spatialite:") ? String(store.dropFirst("spatialite:".count)) : store
+        guard !path.isEmpty else { throw ValidationError("--store needs a file path") }
+        return try SpatiaLiteStore(path: path)
+    }
+}

@@ -1,0 +1,74 @@
+import GeoCore
+import HummingbirdTesting
+import Server
+import Testing
+
+@Suite("Items: OGC API Features Part 2 CRS and axis order")
+struct CRSTests {
+    static func coordinates(_ doc: JSONValue) -> [Double] {
+        doc["geometry"]?["coordinates"]?.arrayValue?.compactMap(\.doubleValue) ?? []
+    }
+
+    @Test("the default is CRS84, lon/lat, with a Content-Crs header")
+    func defaultCRS84() async throws {
+        try await ServerFixture.withAPI { client in
+            let r = try await client.get("/collections/shelters/items/hankou")
+            #expect(r.headers[.init("Content-Crs")!] == "<http://www.opengis.net/def/crs/OGC/1.3/CRS84>")
+            #expect(Self.coordinates(try r.json) == [114.3055, 30.5928])
+            let page = try await client.get("/collections/shelters/items?limit=1")
+            #expect(page.headers[.init("Content-Crs")!] == "<http://www.opengis.net/def/crs/OGC/1.3/CRS84>")
+        }
+    }
+
+    @Test("EPSG:4547 is written northing, easting in metres (PROJ worked example for Hankou)")
+    func gaussKruger() async throws {
+        try await ServerFixture.withAPI { client in
+            let r = try await client.get("/collections/shelters/items/hankou?crs=http://www.opengis.net/def/crs/EPSG/0/4547")
+            #expect(r.status == .ok)
+            #expect(r.headers[.init("Content-Crs")!] == "<http://www.opengis.net/def/crs/EPSG/0/4547>")
+            let c = Self.coordinates(try r.json)
+            #expect(c.count == 2)
+            if c.count == 2 {
+                #expect(abs(c[0] - 3_385_869.45) < 0.01, "northing first")
+                #expect(abs(c[1] - 529_299.86) < 0.01, "easting second")
+            }
+            // The same in a page of items.
+            let page = try await client.get("/collections/shelters/items?crs=EPSG:4547&bbox=114.305,30.592,114.306,30.593").json
+            let first = page["features"]?.arrayValue?.first ?? .null
+            #expect(Self.coordinates(first).first.map { abs($0 - 3_385_869.45) < 0.01 } == true)
+        }
+    }
+
+    @Test("EPSG:4490 and EPSG:4326 are written latitude first")
+    func latitudeFirst() async throws {
+        try await ServerFixture.withAPI { client in
+            for code in [4490, 4326] {
+                let r = try await client.get("/collections/shelters/items/hankou?crs=http://www.opengis.net/def/crs/EPSG/0/\(code)")
+                #expect(Self.coordinates(try r.json) == [30.5928, 114.3055])
+            }
+        }
+    }
+
+    @Test("bbox-crs EPSG:4490 takes the bbox latitude first; EPSG:4547 northing first")
+    func bboxCRS() async throws {
+        try await ServerFixture.withAPI { client in
+            let lat = try await client.get(
+                "/collections/shelters/items?bbox-crs=http://www.opengis.net/def/crs/EPSG/0/4490&bbox=30.5995,114.3095,30.6015,114.3115").json
+            #expect(Set(lat["features"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []) == ["s00", "s01", "s06", "s07"])
+            // 20 m around Hankou in Gauss-Krüger metres, northing first.
+            let gk = try await client.get(
+                "/collections/shelters/items?bbox-crs=EPSG:4547&bbox=3385859,529289,3385879,529309").json
+            #expect(gk["features"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["hankou"])
+        }
+    }
+
+    @Test("an unknown or unusable CRS is a 400", arguments: ["EPSG:999999", "nonsense", "GCJ02"])
+    func unknownCRS(_ crs: String) async throws {
+        try await ServerFixture.withAPI { client in
+            try expectProblem(try await client.get("/collections/shelters/items?crs=\(crs)"),
+                              status: 400, type: "invalid-crs", naming: "crs")
+            try expectProblem(try await client.get("/collections/shelters/items?bbox-crs=\(crs)&bbox=1,2,3,4"),
+                              status: 400, type: "invalid-crs", naming: "bbox-crs")
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import GeoCore
+import Testing
+@testable import TwinStore
+
+@Suite("Layer definitions and the catalogue's eight fields")
+struct LayerDefinitionTests {
+    @Test func aCompleteDefinitionDecodesEveryField() throws {
+        let d = try Fixtures.shelters
+        #expect(d.id == "shelters")
+        #expect(d.title == LayerTitle(zh: "应急避难场所", en: "Emergency shelters"))
+        #expect(d.category == .publicThemes)
+        #expect(d.owner == "应急管理局")
+        #expect(d.sharing.type == .open)
+        #expect(d.geometryType == .point)
+        #expect(d.sensitive.first { $0.attribute == "phone" }?.mask == .partial)
+        #expect(d.temporal?.start == "checked_at")
+        #expect(d.style?["circle-color"] == "#d33")
+    }
+
+    @Test func encodingAndDecodingRoundTrips() throws {
+        let d = try Fixtures.shelters
+        let again = try JSONDecoder().decode(LayerDefinition.self, from: JSONEncoder().encode(d))
+        #expect(again == d)
+    }
+
+    @Test(arguments: ["category", "owner", "format", "schema", "updateFrequency"])
+    func aMissingCatalogueFieldIsRejectedByName(field: String) throws {
+        var json = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(Fixtures.sheltersJSON.utf8)).objectValue)
+        json[field] = nil
+        let error = #expect(throws: StoreError.self) { try LayerDefinition(json: .object(json)) }
+        #expect(error?.code == .invalidLayerDefinition)
+        #expect(error?.field == field)
+    }
+
+    @Test(arguments: ["type", "method", "requirements"])
+    func aMissingSharingFieldIsRejectedByName(field: String) throws {
+        var json = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(Fixtures.sheltersJSON.utf8)).objectValue)
+        var sharing = try #require(json["sharing"]?.objectValue)
+        sharing[field] = nil
+        json["sharing"] = .object(sharing)
+        let error = #expect(throws: StoreError.self) { try LayerDefinition(json: .object(json)) }
+        #expect(error?.field == "sharing.\(field)")
+    }
+
+    @Test func aCategoryOutsideTheSixIsRejected() throws {
+        let json = Fixtures.sheltersJSON.replacingOccurrences(of: "\"公共专题\"", with: "\"其他\"")
+        let error = #expect(throws: StoreError.self) { try Fixtures.definition(json) }
+        #expect(error?.field == "category")
+    }
+
+    @Test(arguments: ["Shelters", "1shelters", "shel-ters", "", "a\"; DROP TABLE catalog; --",
+                      String(repeating: "a", count: 49)])
+    func unsafeLayerIdsAreRejected(id: String) throws {
+        var json = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(Fixtures.sheltersJSON.utf8)).objectValue)
+        json["id"] = .string(id)
+        let error = #expect(throws: StoreError.self) { try LayerDefinition(json: .object(json)) }
+        #expect(error?.field == "id")
+    }
+
+    @Test func anUnknownMaskRuleIsRejected() throws {
+        let json = Fixtures.sheltersJSON.replacingOccurrences(of: "\"mask\": \"partial\"", with: "\"mask\": \"blur\"")
+        let error = #expect(throws: StoreError.self) { try Fixtures.definition(json) }
+        #expect(error?.field == "sensitive[0].mask")
+    }
+
+    @Test func aStorageCRSOtherThanCGCS2000IsRejected() throws {
+        let json = Fixtures.sheltersJSON.replacingOccurrences(of: "EPSG:4490", with: "EPSG:3857")
+        let error = #expect(throws: StoreError.self) { try Fixtures.definition(json) }
+        #expect(error?.field == "storageCRS")
+    }
+
+    @Test func theCatalogueLoadsADirectoryAndNamesTheBadFile() throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("layers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        try Fixtures.sheltersJSON.write(to: dir.appendingPathComponent("shelters.json"), atomically: true, encoding: .utf8)
+        try Fixtures.districtsJSON.write(to: dir.appendingPathComponent("districts.json"), atomically: true, encoding: .utf8)
+        let catalog = try LayerCatalog.load(directory: dir)
+        #expect(catalog.definitions.map(\.id) == ["districts", "shelters"])
+
+        let bad = Fixtures.wellsJSON.replacingOccurrences(of: "\"owner\": \"水务局\",", with: "")
+        try bad.write(to: dir.appendingPathComponent("wells.json"), atomically: true, encoding: .utf8)
+        let error = #expect(throws: StoreError.self) { try LayerCatalog.load(directory: dir) }
+        #expect(error?.field == "owner")
+        #expect(error?.message.hasPrefix("wells.json") == true)
+    }
+}
