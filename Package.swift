@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "GeoCore", targets: ["GeoCore"]),
         .library(name: "TwinStore", targets: ["TwinStore"]),
         .library(name: "CityModel", targets: ["CityModel"]),
+        .library(name: "Tiles", targets: ["Tiles"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
     ],
@@ -26,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -48,19 +50,35 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict),
 
         // The CIM domain: layer schemas, network topology checks, importers, the sample district.
-        .target(name: "CityModel", dependencies: ["GeoCore", "TwinStore"], swiftSettings: strict),
+        .target(
+            name: "CityModel",
+            dependencies: ["GeoCore", "TwinStore", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+
+        // Tile matrix sets (WebMercatorQuad, WorldCRS84Quad, CGCS2000 Tianditu-compatible), MVT
+        // encoding, per-zoom generalization, tile cache and invalidation, PMTiles/MBTiles export.
+        .target(
+            name: "Tiles",
+            dependencies: [
+                "GeoCore", "TwinStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "CompressNIO", package: "compress-nio"),
+            ],
+            swiftSettings: strict),
 
         // HTTP (Hummingbird 2): OGC API Features/Tiles/Processes routes, auth, problem+json errors,
         // the OpenAPI document, the web map, metrics.
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel",
+                "GeoCore", "TwinStore", "CityModel", "Tiles",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CompressNIO", package: "compress-nio"),
@@ -86,6 +104,7 @@ let package = Package(
         .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "CityModelTests", dependencies: ["CityModel"], swiftSettings: strict),
+        .testTarget(name: "TilesTests", dependencies: ["Tiles"], swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
