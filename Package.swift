@@ -96,15 +96,17 @@ let package = Package(
             swiftSettings: strict),
 
         // Benchmarks (Benchmarks/README.md): the Swift side of each peer comparison.
-        .executableTarget(name: "geocore-bench", dependencies: ["GeoCore"],
+        .executableTarget(name: "geocore-bench", dependencies: ["GeoCore", "CGEOS"],
                           path: "Benchmarks/GeoCoreBench", swiftSettings: strict),
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "CityModelTests", dependencies: ["CityModel"], swiftSettings: strict),
-        .testTarget(name: "TilesTests", dependencies: ["Tiles"], swiftSettings: strict),
+        .testTarget(name: "CityModelTests", dependencies: ["CityModel"], resources: [.copy("Fixtures")],
+                    swiftSettings: strict),
+        .testTarget(name: "TilesTests", dependencies: ["Tiles"], resources: [.copy("Fixtures")],
+                    swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [

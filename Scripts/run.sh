@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The main job: installs what is missing, builds CityTwin (release), and runs it on the embedded
-# sample district. Safe to repeat. Extra arguments go to `citytwin` instead of the default job.
+# The main job: installs what is missing, builds CityTwin (release), builds the sample district
+# into the embedded SpatiaLite store (.citytwin/district.sqlite, once), and serves it over
+# OGC API Features and Tiles on http://127.0.0.1:${CITYTWIN_PORT:-8080} until Ctrl-C.
+# Safe to repeat. Extra arguments run `citytwin` with them instead of the default job.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -12,5 +14,5 @@ citytwin=.build/release/citytwin
 if (($#)); then exec "$citytwin" "$@"; fi
 
 "$citytwin" version
-echo "Hankou (CGCS2000 lon/lat) in Gauss-Krüger CM 114°E (EPSG:4547, easting/northing):"
-echo 'POINT (114.3055 30.5928)' | "$citytwin" geo transform --from EPSG:4490 --to EPSG:4547
+"$citytwin" district build            # idempotent: says so when the district is already there
+exec "$citytwin" serve --port "${CITYTWIN_PORT:-8080}"

@@ -5,7 +5,9 @@ import Logging
 import TwinStore
 
 /// The CityTwin HTTP API over any `FeatureStore`: OGC API Features Part 1 (core, GeoJSON,
-/// HTML, OpenAPI 3.0) and Part 2 (CRS by reference), plus `/health` and `/metrics`.
+/// HTML, OpenAPI 3.0), Part 2 (CRS by reference), Part 3 (CQL2 filters, queryables) and
+/// Part 4 (create, replace, update, delete with ETags), plus `/health` and `/metrics`.
+/// Writes need a bearer token (`ServerOptions.tokenVerifier`, normally a `TokenAuthority`).
 ///
 /// ```swift
 /// let server = CityTwinServer(store: try SpatiaLiteStore(path: "city.sqlite"),
@@ -17,17 +19,24 @@ public final class CityTwinServer: Sendable {
     public let options: ServerOptions
     let layers: LayerDirectory
     let metrics = ServerMetrics()
+    /// One lock per feature being written (If-Match check and write as one step).
+    let writeLocks = FeatureWriteLocks()
+    // --- tiles (helper "tiles"): the tile cache and catalogue copy behind TileRoutes.swift.
+    let tileService: TileService
+    // --- end tiles
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
         self.options = options
         self.layers = LayerDirectory(store: store)
+        self.tileService = TileService(store: store)  // tiles
     }
 
     /// Every operation of the API, in document order: the single source of the router,
     /// the parameter checks and the OpenAPI document.
     var operations: [APIOperation] {
         landingOperations + collectionOperations + itemOperations + serviceOperations
+            + tileOperations  // tiles: OGC API Tiles (TileRoutes.swift)
     }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.
@@ -41,9 +50,10 @@ public final class CityTwinServer: Sendable {
         for op in operations {
             let declared = op.queryParameterNames
             let handler = op.handler
+            let checksParameters = !op.acceptsQueryables  // else the handler checks them against the queryables
             router.on(RouterPath(op.path), method: op.method) { request, context in
                 let query = try QueryParameters(request.uri.query)
-                try query.requireDeclared(declared)
+                if checksParameters { try query.requireDeclared(declared) }
                 let representation = try await handler(request, context, query)
                 return representation.response(for: request, compressionThreshold: threshold)
             }

@@ -31,6 +31,15 @@ final class LayerDirectory: @unchecked Sendable {
         return info
     }
 
+    /// The definition of a layer `caller` may read, straight from the store (no extent or count
+    /// scan), or `collection-not-found`.
+    func definition(_ id: String, for caller: Caller) async throws -> LayerDefinition {
+        guard let definition = try await store.layerDefinition(id, for: caller) else {
+            throw Problem(.collectionNotFound, "no collection '\(id)'")
+        }
+        return definition
+    }
+
     private func cached(_ id: String) -> LayerInfo? {
         lock.lock(); defer { lock.unlock() }
         return infos[id]

@@ -17,6 +17,14 @@ public protocol FeatureStore: Sendable {
     /// The catalogue entries `caller` may see, with computed extent and count.
     func layers(for caller: Caller) async throws -> [LayerInfo]
 
+    /// The definition of one layer if `caller` may read it, else `nil` (a hidden layer is
+    /// indistinguishable from a missing one). Cheap: no extent or count scan.
+    func layerDefinition(_ id: String, for caller: Caller) async throws -> LayerDefinition?
+
+    /// The current version of one feature as `caller` may see it (masked); `nil` when the
+    /// feature does not exist or was deleted. Throws `layerNotFound` for a layer `caller` may not read.
+    func feature(layer: String, id: String, by caller: Caller) async throws -> Feature?
+
     /// Inserts new features (an id is generated for features without one). An existing id fails the batch.
     /// - Parameter at: the instant the versions become valid; `nil` is now.
     func insert(layer: String, features: [Feature], by caller: Caller, at: Date?) async throws

@@ -5,5 +5,8 @@ struct CityTwinCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "citytwin",
         abstract: "CityTwin: the spatial digital twin of a city's one map (一张图).",
-        subcommands: [VersionCommand.self, GeoCommand.self, ServeCommand.self])
+        subcommands: [
+            ServeCommand.self, DistrictCommand.self, ImportCommand.self, LayersCommand.self, TokenCommand.self,
+            GeoCommand.self, VersionCommand.self,
+        ])
 }

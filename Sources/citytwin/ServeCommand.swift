@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import CityModel
 import Server
 import TwinStore
 
@@ -10,7 +11,7 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Serve the city's layers over OGC API Features (Part 1 and 2).")
 
     @Option(help: "The store: a SpatiaLite file path, spatialite:PATH, or postgresql://… (PostGIS).")
-    var store: String = "citytwin.sqlite"
+    var store: String = DistrictLoader.defaultStorePath
 
     @Option(help: "TCP port to listen on.")
     var port: Int = 8080
@@ -29,7 +30,8 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let featureStore = try openStore()
+        let location = try StoreLocation(store)
+        let featureStore = try await location.open()
         let directory = URL(fileURLWithPath: layers, isDirectory: true)
         if FileManager.default.fileExists(atPath: directory.path) {
             let catalog = try LayerCatalog.load(directory: directory)
@@ -39,17 +41,9 @@ struct ServeCommand: AsyncParsableCommand {
             print("No layer directory at \(directory.path); serving the layers already in the store")
         }
         let server = CityTwinServer(store: featureStore,
-                                    options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)"))
+                                    options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)",
+                                                          tokenVerifier: try location.tokenAuthority()))
         print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")
         try await server.run(host: host, port: port)
-    }
-
-    private func openStore() throws -> any FeatureStore {
-        if store.hasPrefix("postgresql://") || store.hasPrefix("postgres://") {
-            throw ValidationError("the PostGIS store is not available in this build yet; use a SpatiaLite file (--store city.sqlite)")
-        }
-        let path = store.hasPrefix("spatialite:") ? String(store.dropFirst("spatialite:".count)) : store
-        guard !path.isEmpty else { throw ValidationError("--store needs a file path") }
-        return try SpatiaLiteStore(path: path)
     }
 }

@@ -40,12 +40,19 @@ struct ServiceTests {
                 #expect(Self.resolve(ref, in: doc) != nil, "\(path): $ref \(ref) is external or dangling")
             }
             let paths = Set(doc["paths"]?.objectValue?.keys.map { $0 } ?? [])
-            #expect(paths == ["/", "/conformance", "/api", "/api.html", "/collections", "/collections/{collectionId}",
-                              "/collections/{collectionId}/items", "/collections/{collectionId}/items/{featureId}",
-                              "/health", "/metrics"])
+            #expect(paths.isSuperset(of: ["/", "/conformance", "/api", "/api.html", "/collections", "/collections/{collectionId}",
+                                          "/collections/{collectionId}/queryables",
+                                          "/collections/{collectionId}/items", "/collections/{collectionId}/items/{featureId}",
+                                          "/health", "/metrics"]))
+            // Part 4: the write methods with their bodies.
+            let item = doc["paths"]?["/collections/{collectionId}/items/{featureId}"]
+            #expect(Set(item?.objectValue?.keys.map { $0 } ?? []) == ["get", "put", "patch", "delete"])
+            #expect(item?["patch"]?["requestBody"]?["content"]?["application/merge-patch+json"] != nil)
+            #expect(doc["paths"]?["/collections/{collectionId}/items"]?["post"]?["requestBody"]?["content"]?["application/geo+json"] != nil)
             let items = doc["paths"]?["/collections/{collectionId}/items"]?["get"]?["parameters"]?.arrayValue ?? []
             let names = Set(items.compactMap { $0["$ref"]?.stringValue }.compactMap { Self.resolve($0, in: doc)?["name"]?.stringValue })
-            #expect(names == ["collectionId", "limit", "bbox", "bbox-crs", "crs", "datetime", "properties", "sortby", "cursor", "f"])
+            #expect(names == ["collectionId", "limit", "bbox", "bbox-crs", "crs", "datetime", "filter", "filter-lang", "filter-crs",
+                              "properties", "sortby", "cursor", "f"])
             let html = try await client.get("/api.html")
             #expect(html.contentType == "text/html; charset=utf-8")
             #expect(html.text.contains("/collections/{collectionId}/items"))

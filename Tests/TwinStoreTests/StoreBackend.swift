@@ -3,13 +3,23 @@ import TwinStore
 
 /// The backends the store suite runs against. Every `@Test(arguments: StoreBackend.available)`
 /// runs once per backend, so SpatiaLite and PostGIS are held to the same behaviour.
-/// (The PostGIS backend adds its case here when it lands, available when a test database is set.)
+///
+/// PostGIS runs when `CITYTWIN_TEST_POSTGRES_URL` names a test database (`Scripts/test.sh`
+/// starts one). Under CI (`CI` set) the URL is mandatory: its absence fails every PostGIS
+/// case instead of silently skipping them.
 enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendable {
     case spatiaLite
+    case postGIS
 
     var description: String { rawValue }
 
-    static var available: [StoreBackend] { allCases }
+    static var postgresURL: String? {
+        ProcessInfo.processInfo.environment["CITYTWIN_TEST_POSTGRES_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    static var available: [StoreBackend] {
+        postgresURL != nil || ProcessInfo.processInfo.environment["CI"] != nil ? allCases : [.spatiaLite]
+    }
 
     /// A new, empty store with the fixture layers created.
     func makeStore(layers: [LayerDefinition] = Fixtures.allLayers) async throws -> any FeatureStore {
@@ -20,8 +30,34 @@ enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendable {
                 .appendingPathComponent("twinstore-\(UUID().uuidString)", isDirectory: true)
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
             store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        case .postGIS:
+            // A fresh schema per store on one shared pool.
+            let schema = "twin_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
+            store = try await TestDatabase.shared.pool().store(inSchema: String(schema))
         }
         for def in layers { try await store.createLayer(def) }
         return store
+    }
+}
+
+/// One connection pool to the test database for the whole test process.
+actor TestDatabase {
+    static let shared = TestDatabase()
+    private var base: PostGISStore?
+
+    func pool() async throws -> PostGISStore {
+        if let base { return base }
+        guard let url = StoreBackend.postgresURL else {
+            throw TestDatabaseMissing()
+        }
+        let store = try await PostGISStore.connect(url: url, schema: "twin_pool", maximumConnections: 8)
+        base = store
+        return store
+    }
+}
+
+struct TestDatabaseMissing: Error, CustomStringConvertible {
+    var description: String {
+        "CI is set but CITYTWIN_TEST_POSTGRES_URL is not: the PostGIS backend must be tested in CI (Scripts/test.sh starts it)"
     }
 }

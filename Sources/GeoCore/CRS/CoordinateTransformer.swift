@@ -1,4 +1,5 @@
 import CPROJ
+import Foundation
 
 /// Transforms coordinates from one CRS to another: the one entry point for PROJ transformations,
 /// the WGS 84 ≈ CGCS2000 identity and the GCJ-02/BD-09 display offsets.
@@ -181,24 +182,79 @@ public struct CoordinateTransformer: Hashable, Sendable {
                     ys[i] = q.y
                 }
             case .proj(let id, let inverse):
-                let ctx = PROJContext.current
-                let pj = try ctx.operation(id)
-                let stride = MemoryLayout<Double>.stride
                 try xs.withUnsafeMutableBufferPointer { xb in
                     try ys.withUnsafeMutableBufferPointer { yb in
-                        try withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.chunk) { scratch in
-                            var start = 0
-                            while start < xb.count {
-                                let n = Swift.min(Self.chunk, xb.count - start)
-                                try runPROJ(pj, ctx, inverse: inverse,
-                                            x: UnsafeMutableRawPointer(xb.baseAddress! + start),
-                                            y: UnsafeMutableRawPointer(yb.baseAddress! + start), stride: stride,
-                                            z: nil, count: n, firstIndex: start, saved: scratch.baseAddress!)
-                                start += n
-                            }
-                        }
+                        try runPROJInParallel(id: id, inverse: inverse, xs: xb, ys: yb)
                     }
                 }
+            }
+        }
+    }
+
+    /// Batches at least this long are split across the machine's cores.
+    static let parallelThreshold = 65_536
+
+    /// Runs one PROJ step over parallel arrays. Large batches are split into one contiguous
+    /// slice per core; each worker uses its own thread's PROJ context and cached operation (the
+    /// per-thread cache is what makes this safe), so no PROJ object is shared between threads.
+    /// On failure the lowest failing index is reported, as in the serial path.
+    private func runPROJInParallel(id: Int, inverse: Bool,
+                                   xs: UnsafeMutableBufferPointer<Double>, ys: UnsafeMutableBufferPointer<Double>) throws {
+        let count = xs.count
+        let workers = count >= Self.parallelThreshold ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
+        if workers == 1 {
+            do {
+                try runPROJSerial(id: id, inverse: inverse, xs: xs, ys: ys, firstIndex: 0)
+            } catch let failure as IndexedFailure {
+                throw failure.error
+            }
+            return
+        }
+        let sliceLength = (count + workers - 1) / workers
+        let failures = LowestIndexError()
+        nonisolated(unsafe) let xBase = xs, yBase = ys
+        DispatchQueue.concurrentPerform(iterations: workers) { w in
+            let start = w * sliceLength
+            let end = Swift.min(count, start + sliceLength)
+            guard start < end else { return }
+            do {
+                try runPROJSerial(id: id, inverse: inverse,
+                                  xs: UnsafeMutableBufferPointer(rebasing: xBase[start..<end]),
+                                  ys: UnsafeMutableBufferPointer(rebasing: yBase[start..<end]), firstIndex: start)
+            } catch let failure as IndexedFailure {
+                failures.record(index: failure.index, failure.error)
+            } catch {
+                failures.record(index: start, error)
+            }
+        }
+        if let (_, error) = failures.first { throw error }
+    }
+
+    /// A failure tagged with the batch index it happened at.
+    private struct IndexedFailure: Error {
+        var index: Int
+        var error: any Error
+    }
+
+    /// One thread's share: `proj_trans_generic` per 512 points with this thread's PROJ objects.
+    private func runPROJSerial(id: Int, inverse: Bool, xs xb: UnsafeMutableBufferPointer<Double>,
+                               ys yb: UnsafeMutableBufferPointer<Double>, firstIndex: Int) throws {
+        let ctx = PROJContext.current
+        let pj = try ctx.operation(id)
+        let stride = MemoryLayout<Double>.stride
+        try withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * Self.chunk) { scratch in
+            var start = 0
+            while start < xb.count {
+                let n = Swift.min(Self.chunk, xb.count - start)
+                do {
+                    try runPROJ(pj, ctx, inverse: inverse,
+                                x: UnsafeMutableRawPointer(xb.baseAddress! + start),
+                                y: UnsafeMutableRawPointer(yb.baseAddress! + start), stride: stride,
+                                z: nil, count: n, firstIndex: firstIndex + start, saved: scratch.baseAddress!)
+                } catch {
+                    throw IndexedFailure(index: firstIndex + start, error: error)
+                }
+                start += n
             }
         }
     }

@@ -52,19 +52,21 @@ extension GEOSContext {
     private func makeSequence(_ positions: [Position]) throws -> OpaquePointer {
         let hasZ = positions.contains { $0.z != nil }
         let dims = hasZ ? 3 : 2
-        var buffer = [Double]()
-        buffer.reserveCapacity(positions.count * dims)
-        for p in positions {
-            guard p.isFinite else {
-                throw GeometryError(.invalidGeometry, "coordinate is not finite: (\(p.x), \(p.y)\(p.z.map { ", \($0)" } ?? ""))")
+        // Interleaved x,y[,z] in scratch memory (on the stack for ordinary rings), copied by GEOS.
+        return try withUnsafeTemporaryAllocation(of: Double.self, capacity: positions.count * dims) { buffer in
+            var k = 0
+            for p in positions {
+                guard p.isFinite else {
+                    throw GeometryError(.invalidGeometry,
+                        "coordinate is not finite: (\(p.x), \(p.y)\(p.z.map { ", \($0)" } ?? ""))")
+                }
+                buffer[k] = p.x
+                buffer[k + 1] = p.y
+                if hasZ { buffer[k + 2] = p.z ?? .nan }
+                k += dims
             }
-            buffer.append(p.x)
-            buffer.append(p.y)
-            if hasZ { buffer.append(p.z ?? .nan) }
-        }
-        return try buffer.withUnsafeBufferPointer {
-            try check(GEOSCoordSeq_copyFromBuffer_r(handle, $0.baseAddress, UInt32(positions.count), hasZ ? 1 : 0, 0),
-                      "coordinate sequence")
+            return try check(GEOSCoordSeq_copyFromBuffer_r(handle, buffer.baseAddress, UInt32(positions.count),
+                                                            hasZ ? 1 : 0, 0), "coordinate sequence")
         }
     }
 
@@ -162,18 +164,19 @@ extension GEOSContext {
         if size == 0 { return [] }
         let hasZ = try checkBool(GEOSHasZ_r(handle, g), "hasZ")
         let dims = hasZ ? 3 : 2
-        var buffer = [Double](repeating: 0, count: Int(size) * dims)
-        try buffer.withUnsafeMutableBufferPointer {
-            try checkStatus(GEOSCoordSeq_copyToBuffer_r(handle, seq, $0.baseAddress, hasZ ? 1 : 0, 0), "copy coordinates")
+        let n = Int(size)
+        return try withUnsafeTemporaryAllocation(of: Double.self, capacity: n * dims) { buffer in
+            try checkStatus(GEOSCoordSeq_copyToBuffer_r(handle, seq, buffer.baseAddress, hasZ ? 1 : 0, 0),
+                            "copy coordinates")
+            return [Position](unsafeUninitializedCapacity: n) { out, initialized in
+                var k = 0
+                for i in 0..<n {
+                    let z: Double? = hasZ && !buffer[k + 2].isNaN ? buffer[k + 2] : nil
+                    (out.baseAddress! + i).initialize(to: Position(x: buffer[k], y: buffer[k + 1], z: z))
+                    k += dims
+                }
+                initialized = n
+            }
         }
-        var out = [Position]()
-        out.reserveCapacity(Int(size))
-        var i = 0
-        while i < buffer.count {
-            let z: Double? = hasZ && !buffer[i + 2].isNaN ? buffer[i + 2] : nil
-            out.append(Position(x: buffer[i], y: buffer[i + 1], z: z))
-            i += dims
-        }
-        return out
     }
 }

@@ -18,6 +18,8 @@ public final class PreparedGeometry {
     /// Owns the GEOS geometry the prepared one points into; released after `prepared`.
     private let native: GEOSGeometry
     private let prepared: OpaquePointer
+    /// For polygonal geometries, the point locator the fast paths use (built on first use).
+    private lazy var pointLocator: IndexedPointInArea? = IndexedPointInArea(geometry)
 
     /// Converts and prepares `geometry` (on this thread's GEOS context).
     public init(_ geometry: Geometry) throws {
@@ -66,30 +68,41 @@ public final class PreparedGeometry {
     /// (a point on the boundary is not contained).
     @inline(__always)
     public func contains(x: Double, y: Double) throws -> Bool {
-        try testPoint(x, y, "prepared contains", GEOSContext.current, GEOSPreparedContains_r)
+        try testPoint(x, y, "prepared contains", GEOSContext.current, .contains)
     }
 
     /// Whether the point (`x`, `y`) in the geometry's CRS lies in or on the prepared geometry.
     @inline(__always)
     public func intersects(x: Double, y: Double) throws -> Bool {
-        try testPoint(x, y, "prepared intersects", GEOSContext.current, GEOSPreparedIntersects_r)
+        try testPoint(x, y, "prepared intersects", GEOSContext.current, .intersects)
     }
 
     /// For each position (its `x`, `y`; heights ignored), whether the prepared geometry contains it.
     /// - Throws: `invalidArgument` naming the first non-finite position (`positions[i]`).
     public func contains(_ positions: [Position]) throws -> [Bool] {
-        try batch(positions, "prepared contains", GEOSPreparedContains_r)
+        try batch(positions, "prepared contains", .contains)
     }
 
     /// For each position (its `x`, `y`; heights ignored), whether it lies in or on the prepared geometry.
     /// - Throws: `invalidArgument` naming the first non-finite position (`positions[i]`).
     public func intersects(_ positions: [Position]) throws -> [Bool] {
-        try batch(positions, "prepared intersects", GEOSPreparedIntersects_r)
+        try batch(positions, "prepared intersects", .intersects)
     }
 
     // MARK: - Shapes
 
     private typealias PreparedPredicate = (GEOSContextHandle_t, OpaquePointer, OpaquePointer) -> CChar
+
+    /// The two predicates with point fast paths.
+    private enum PointPredicate {
+        case contains, intersects
+        var function: PreparedPredicate {
+            switch self {
+            case .contains: GEOSPreparedContains_r
+            case .intersects: GEOSPreparedIntersects_r
+            }
+        }
+    }
 
     private func test(_ other: Geometry, _ operation: @autoclosure () -> String, _ f: PreparedPredicate) throws -> Bool {
         let ctx = GEOSContext.current
@@ -100,19 +113,24 @@ public final class PreparedGeometry {
     /// envelope, so such points never reach GEOS.
     @inline(__always)
     private func testPoint(_ x: Double, _ y: Double, _ operation: @autoclosure () -> String,
-                           _ ctx: GEOSContext, _ f: PreparedPredicate) throws -> Bool {
+                           _ ctx: GEOSContext, _ f: PointPredicate) throws -> Bool {
         guard x.isFinite, y.isFinite else {
             throw GeometryError(.invalidArgument, "\(operation()): point (\(x), \(y)) is not finite")
         }
         guard let envelope, x >= envelope.minX, x <= envelope.maxX, y >= envelope.minY, y <= envelope.maxY else {
             return false
         }
+        if let pointLocator {
+            // Polygonal: contains means interior (GEOS's rule for a point), intersects means not exterior.
+            let location = pointLocator.locate(x, y)
+            return f == .contains ? location == .interior : location != .exterior
+        }
         let point = try ctx.check(GEOSGeom_createPointFromXY_r(ctx.handle, x, y), "point")
         defer { GEOSGeom_destroy_r(ctx.handle, point) }
-        return try ctx.checkBool(f(ctx.handle, prepared, point), operation())
+        return try ctx.checkBool(f.function(ctx.handle, prepared, point), operation())
     }
 
-    private func batch(_ positions: [Position], _ operation: String, _ f: PreparedPredicate) throws -> [Bool] {
+    private func batch(_ positions: [Position], _ operation: String, _ f: PointPredicate) throws -> [Bool] {
         let ctx = GEOSContext.current
         var out = [Bool]()
         out.reserveCapacity(positions.count)

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import Tiles
 import TwinStore
 
 extension Problem {
@@ -13,6 +14,11 @@ extension Problem {
             self = p
         case let e as StoreError:
             self = Problem(store: e)
+        case let e as TileError:
+            self = CityTwinServer.problem(e)
+        case let e as CQLError:
+            let detail = e.message.contains(e.position) ? e.message : "\(e.message) (at \(e.position))"
+            self = Problem(.invalidFilter, "parameter 'filter': \(detail)", parameter: "filter", position: e.position)
         case let e as GeometryError:
             switch e.code {
             case .crs: self = Problem(.invalidCRS, e.message)
@@ -50,6 +56,10 @@ extension Problem {
             self = Problem.invalid("cursor", e.message)
         case .forbidden:
             self = Problem(.forbidden, e.message, parameter: e.field)
+        case .invalidToken:
+            self = Problem(.invalidToken, e.message)
+        case StoreError.Code(rawValue: "unauthenticated"):
+            self = Problem(.unauthorized, e.message)
         case .invalidFeature:
             self = Problem(.invalidFeature, e.description, parameter: e.field)
         case .duplicateFeature, .layerExists:

@@ -31,8 +31,22 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
         public static let collectionNotFound = Kind(slug: "collection-not-found", title: "Collection not found", status: .notFound)
         /// The feature does not exist in the collection.
         public static let featureNotFound = Kind(slug: "feature-not-found", title: "Feature not found", status: .notFound)
-        /// The caller presented credentials the server could not verify.
+        /// The request needs credentials and has none (a write without a bearer token).
         public static let unauthorized = Kind(slug: "unauthorized", title: "Unauthorized", status: .unauthorized)
+        /// The bearer token is malformed, badly signed or expired (RFC 6750 `invalid_token`).
+        public static let invalidToken = Kind(slug: "invalid-token", title: "Invalid token", status: .unauthorized)
+        /// A `filter` (CQL2) cannot be parsed or names something the collection cannot be filtered on.
+        public static let invalidFilter = Kind(slug: "invalid-filter", title: "Invalid filter", status: .badRequest)
+        /// A request body is malformed: not JSON, not a GeoJSON feature, or a bad member.
+        public static let invalidBody = Kind(slug: "invalid-body", title: "Invalid request body", status: .badRequest)
+        /// The request body is not in a media type the operation accepts.
+        public static let unsupportedMediaType = Kind(slug: "unsupported-media-type", title: "Unsupported media type",
+                                                      status: .unsupportedMediaType)
+        /// The request body is larger than the server accepts.
+        public static let bodyTooLarge = Kind(slug: "body-too-large", title: "Request body too large", status: .contentTooLarge)
+        /// `If-Match` does not match the current entity tag, or names a resource that does not exist.
+        public static let preconditionFailed = Kind(slug: "precondition-failed", title: "Precondition failed",
+                                                    status: .preconditionFailed)
         /// The caller may not do this.
         public static let forbidden = Kind(slug: "forbidden", title: "Forbidden", status: .forbidden)
         /// The resource already exists.
@@ -48,11 +62,15 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
     public var detail: String
     /// The parameter or field at fault (also an extension member `parameter` in the body).
     public var parameter: String?
+    /// Where in the parameter or body the fault is: `offset 27` in a cql2-text filter, a JSON
+    /// path such as `$.properties.capacity` in a body (also an extension member `position`).
+    public var position: String?
 
-    public init(_ kind: Kind, _ detail: String, parameter: String? = nil) {
+    public init(_ kind: Kind, _ detail: String, parameter: String? = nil, position: String? = nil) {
         self.kind = kind
         self.detail = detail
         self.parameter = parameter
+        self.position = position
     }
 
     /// `invalid-parameter` naming `name`: "parameter 'limit': must be an integer ≥ 1".
@@ -72,6 +90,7 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
             "instance": .string(instance),
         ]
         if let parameter { o["parameter"] = .string(parameter) }
+        if let position { o["position"] = .string(position) }
         return .object(o)
     }
 }

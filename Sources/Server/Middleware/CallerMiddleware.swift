@@ -15,7 +15,7 @@ struct CallerMiddleware: RouterMiddleware {
         if let verifier, let header = request.headers[.authorization] {
             let parts = header.split(separator: " ", maxSplits: 1)
             guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-                throw Problem(.unauthorized, "the Authorization header must be 'Bearer <token>'")
+                throw Problem(.invalidToken, "the Authorization header must be 'Bearer <token>'")
             }
             context.caller = try verifier.caller(forToken: String(parts[1]).trimmingCharacters(in: .whitespaces))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import Hummingbird
 import Logging
 
@@ -23,8 +24,19 @@ struct ProblemMiddleware: RouterMiddleware {
     }
 
     static func response(_ problem: Problem, for request: Request, compressionThreshold: Int) -> Response {
-        Representation.json(problem.document(instance: request.uri.path), mediaType: MediaTypeName.problem,
-                            status: problem.kind.status)
-            .response(for: request, compressionThreshold: compressionThreshold)
+        var representation = Representation.json(problem.document(instance: request.uri.path), mediaType: MediaTypeName.problem,
+                                                 status: problem.kind.status)
+        if let challenge = challenge(problem) { representation.headers[.wwwAuthenticate] = challenge }
+        return representation.response(for: request, compressionThreshold: compressionThreshold)
+    }
+
+    /// The RFC 6750 §3 challenge of a 401: `error="invalid_token"` for a rejected token, a bare
+    /// challenge when credentials are missing.
+    static func challenge(_ problem: Problem) -> String? {
+        guard problem.kind.status == .unauthorized else { return nil }
+        guard problem.kind == .invalidToken else { return "Bearer realm=\"citytwin\"" }
+        let description = problem.detail.replacingOccurrences(of: "\\", with: "").replacingOccurrences(of: "\"", with: "'")
+            .unicodeScalars.filter { $0.isASCII && $0.value >= 0x20 }.map(String.init).joined()
+        return "Bearer realm=\"citytwin\", error=\"invalid_token\", error_description=\"\(description)\""
     }
 }

@@ -25,12 +25,20 @@ extension CityTwinServer {
                 parameters[key] = .object(o)
                 refs.append(["$ref": .string("#/components/parameters/\(key)")])
             }
-            let operation: JSONValue = [
+            var operation: [String: JSONValue] = [
                 "operationId": .string(op.id), "summary": .string(op.summary), "tags": [.string(op.tag)],
                 "parameters": .array(refs), "responses": .object(responses),
             ]
+            if let body = op.requestBody {
+                var content: [String: JSONValue] = [:]
+                for (type, schema) in body.content { content[type] = ["schema": ["$ref": .string("#/components/schemas/\(schema)")]] }
+                operation["requestBody"] = ["description": .string(body.description), "required": true, "content": .object(content)]
+            }
+            if op.acceptsQueryables {
+                operation["description"] = "Each simple queryable of the collection (see /collections/{collectionId}/queryables) is also accepted as a query parameter selecting features whose value equals it."
+            }
             var item = paths[op.path]?.objectValue ?? [:]
-            item[op.method.rawValue.lowercased()] = operation
+            item[op.method.rawValue.lowercased()] = .object(operation)
             paths[op.path] = .object(item)
         }
         return [
@@ -38,12 +46,16 @@ extension CityTwinServer {
             "info": [
                 "title": "CityTwin OGC API",
                 "version": .string(CityTwinVersion.current),
-                "description": "OGC API Features Part 1 (core, GeoJSON, HTML, OpenAPI 3.0) and Part 2 (CRS by reference) over the layers of the city's one map. Errors are RFC 9457 problem details.",
+                "description": "OGC API Features Part 1 (core, GeoJSON, HTML, OpenAPI 3.0), Part 2 (CRS by reference), Part 3 (CQL2 filtering, queryables) and Part 4 (create, replace, update, delete; ETags) over the layers of the city's one map. Writes need a bearer token of the department that owns the layer. Errors are RFC 9457 problem details.",
             ],
             "servers": [["url": .string(options.baseURL)]],
-            "tags": [["name": "Capabilities"], ["name": "Data"], ["name": "Service"]],
+            "tags": [["name": "Capabilities"], ["name": "Data"], ["name": "Tiles"], ["name": "Service"]],
             "paths": .object(paths),
-            "components": ["parameters": .object(parameters), "schemas": .object(Self.schemas)],
+            "components": [
+                "parameters": .object(parameters), "schemas": .object(Self.schemas.merging(Self.tileSchemas) { a, _ in a }),
+                "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "ct1 (HMAC-SHA256 signed claims)"]],
+            ],
+            "security": [[:], ["bearer": []]],
         ]
     }
 
@@ -93,6 +105,16 @@ extension CityTwinServer {
                                "features": ["type": "array", "items": ["$ref": "#/components/schemas/Feature"]],
                                "links": links, "numberReturned": ["type": "integer", "minimum": 0],
                                "numberMatched": ["type": "integer", "minimum": 0], "timeStamp": ["type": "string", "format": "date-time"]],
+            ],
+            "FeaturePatch": [
+                "type": "object", "description": "RFC 7396 merge patch of a feature.",
+                "properties": ["type": ["type": "string", "enum": ["Feature"]], "id": ["oneOf": [["type": "string"], ["type": "integer"]]],
+                               "geometry": ["$ref": "#/components/schemas/Geometry"], "properties": ["type": "object", "nullable": true]],
+            ],
+            "Queryables": [
+                "type": "object", "required": ["$schema", "$id", "type", "properties"],
+                "properties": ["$schema": ["type": "string"], "$id": ["type": "string", "format": "uri"], "type": ["type": "string"],
+                               "title": ["type": "string"], "properties": ["type": "object"], "additionalProperties": ["type": "boolean"]],
             ],
             "Health": ["type": "object", "required": ["status"], "properties": ["status": ["type": "string"]]],
             "OpenAPI": ["type": "object"],

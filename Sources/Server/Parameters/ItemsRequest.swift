@@ -3,7 +3,8 @@ import GeoCore
 import TwinStore
 
 /// The validated parameters of `/collections/{collectionId}/items`: the store query plus
-/// the response CRS. Every malformed value is a 400 naming its parameter.
+/// the response CRS. Every malformed value is a 400 naming its parameter; a parameter the
+/// operation does not declare must be one of the caller's simple queryables (Part 3).
 struct ItemsRequest {
     var query: FeatureQuery
     var projection: FeatureProjection
@@ -12,7 +13,8 @@ struct ItemsRequest {
 
     static let defaultLimit = 100
 
-    init(_ p: QueryParameters, layer: LayerDefinition) throws {
+    /// - Parameter declared: the parameters the operation declares (the rest must be queryables).
+    init(_ p: QueryParameters, layer: LayerDefinition, caller: Caller, declared: Set<String>) throws {
         var q = FeatureQuery()
         limit = try Self.limit(p["limit"])
         q.limit = limit
@@ -35,6 +37,8 @@ struct ItemsRequest {
         if let text = p["sortby"] {
             q.sortBy = try Self.sortKeys(text, layer: layer)
         }
+        q.filter = try FilterParameter.selection(p, declared: declared,
+                                                 queryables: FilterParameter.queryables(layer, for: caller))
         if let token = p["cursor"] {
             q.after = try PageCursor(token: token)
         }

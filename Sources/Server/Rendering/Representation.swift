@@ -32,6 +32,10 @@ struct Representation: Sendable {
     /// larger than `threshold` bytes.
     func response(for request: Request, compressionThreshold: Int) -> Response {
         var headers = self.headers
+        if status == .noContent {
+            // 204: no body, so no content headers (RFC 9110 §15.3.5).
+            return Response(status: status, headers: headers, body: .init())
+        }
         headers[.contentType] = mediaType
         var buffer = ByteBuffer(bytes: body)
         if body.count > compressionThreshold, Self.acceptsGzip(request), Self.isCompressible(mediaType) {

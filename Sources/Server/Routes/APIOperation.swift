@@ -15,6 +15,12 @@ struct APIOperation: Sendable {
     let tag: String
     let parameters: [APIParameter]
     let responses: [APIResponse]
+    /// The body the operation reads (Part 4 writes); `nil` for operations without a body.
+    var requestBody: APIRequestBody? = nil
+    /// Whether the collection's simple queryables are accepted as query parameters (Part 3
+    /// queryables-query-parameters): the handler, which knows the collection, then checks the
+    /// parameters the operation does not declare.
+    var acceptsQueryables = false
     let handler: Handler
 
     /// Names of the query parameters the operation accepts; any other one is a 400.
@@ -25,7 +31,7 @@ struct APIOperation: Sendable {
 
 /// A parameter as OpenAPI 3.0 declares it.
 struct APIParameter: Sendable {
-    enum Location: String, Sendable { case path, query }
+    enum Location: String, Sendable { case path, query, header }
     let name: String
     let location: Location
     let description: String

@@ -54,7 +54,7 @@ extension CityTwinServer {
                 }
                 return render(doc, title: "\(info.definition.title.zh) \(info.definition.title.en)", format: format)
             },
-        ]
+        ] + queryablesOperations
     }
 
     /// A path parameter, percent-decoded.
@@ -65,7 +65,9 @@ extension CityTwinServer {
 
     func itemLinks(_ id: String) -> [JSONValue] {
         [link("/collections/\(id)/items?f=json", rel: "items", type: MediaTypeName.geoJSON, title: "Features as GeoJSON"),
-         link("/collections/\(id)/items?f=html", rel: "items", type: "text/html", title: "Features as HTML")]
+         link("/collections/\(id)/items?f=html", rel: "items", type: "text/html", title: "Features as HTML"),
+         link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+              type: MediaTypeName.schemaJSON, title: "Queryables")]
     }
 
     /// The OGC collection document of a layer (links: items only; callers add self/alternate).

@@ -4,7 +4,13 @@ import Hummingbird
 import TwinStore
 
 extension CityTwinServer {
-    /// `/collections/{collectionId}/items` and `/collections/{collectionId}/items/{featureId}`.
+    /// The declared parameters of `getFeatures`; any other one must be a simple queryable.
+    static let featuresParameters: [APIParameter] = [
+        .collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .filter, .filterLang, .filterCRS, .properties, .sortby, .cursor, .f,
+    ]
+
+    /// `/collections/{collectionId}/items` and `/collections/{collectionId}/items/{featureId}`
+    /// (reads here, Part 4 writes in `itemWriteOperations`).
     var itemOperations: [APIOperation] {
         let common = APIResponse.standardProblems
         return [
@@ -12,9 +18,10 @@ extension CityTwinServer {
                 id: "getFeatures", method: .get, path: "/collections/{collectionId}/items",
                 summary: "A page of features; follow the next link for the rest (keyset paging).",
                 tag: "Data",
-                parameters: [.collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .properties, .sortby, .cursor, .f],
+                parameters: Self.featuresParameters,
                 responses: [.ok("A page of features.", [(MediaTypeName.geoJSON, "FeatureCollection"), ("text/html", "HTML")]),
-                            .problem(404, "No such collection (or not visible to the caller).")] + common
+                            .problem(404, "No such collection (or not visible to the caller).")] + common,
+                acceptsQueryables: true
             ) { [self] request, context, query in
                 try await features(request, context, query)
             },
@@ -22,19 +29,20 @@ extension CityTwinServer {
                 id: "getFeature", method: .get, path: "/collections/{collectionId}/items/{featureId}",
                 summary: "One feature.", tag: "Data",
                 parameters: [.collectionID, .featureID, .crs, .f],
-                responses: [.ok("The feature.", [(MediaTypeName.geoJSON, "Feature"), ("text/html", "HTML")]),
+                responses: [.ok("The feature, with a strong ETag for If-Match.", [(MediaTypeName.geoJSON, "Feature"), ("text/html", "HTML")]),
                             .problem(404, "No such collection or feature.")] + common
             ) { [self] request, context, query in
                 try await feature(request, context, query)
             },
-        ]
+        ] + itemWriteOperations
     }
 
     private func features(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
         let format = try OutputFormat.negotiate(query, request)
         let id = try pathParameter(context, "collectionId")
         let info = try await layers.layer(id, for: context.caller)
-        let items = try ItemsRequest(query, layer: info.definition)
+        let declared = Set(Self.featuresParameters.filter { $0.location == .query }.map(\.name))
+        let items = try ItemsRequest(query, layer: info.definition, caller: context.caller, declared: declared)
         let page = try await store.query(layer: id, items.query, by: context.caller)
         var numberMatched: Int?
         if info.count <= options.exactCountLimit {
@@ -80,22 +88,19 @@ extension CityTwinServer {
         let format = try OutputFormat.negotiate(query, request)
         let id = try pathParameter(context, "collectionId")
         let fid = try pathParameter(context, "featureId")
-        let info = try await layers.layer(id, for: context.caller)
+        let layer = try await layers.definition(id, for: context.caller)
         let crs = try query["crs"].map { try CRSParameter.parse($0, parameter: "crs") } ?? .crs84
         let projection = try FeatureProjection(target: crs)
-        // The current version is the one without an end.
-        let versions = try await store.history(layer: id, featureID: fid, by: context.caller)
-        guard let current = versions.last(where: { $0.validTo == nil }) else {
-            throw Problem(.featureNotFound, "no feature '\(fid)' in collection '\(id)'")
-        }
-        guard let feature = try project([current.feature], projection).first else {
+        guard let current = try await store.feature(layer: id, id: fid, by: context.caller),
+              let feature = try project([current], projection).first else {
             throw Problem(.featureNotFound, "no feature '\(fid)' in collection '\(id)'")
         }
         let path = "/collections/\(id)/items/\(QueryParameters.escape(fid))"
         let links = selfAndAlternate(path, query: query, format: format, jsonType: MediaTypeName.geoJSON)
-            + [link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: info.definition.title.zh)]
+            + [link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: layer.title.zh)]
         var headers = HTTPFields()
         headers[contentCRS] = "<\(crs.uri)>"
+        headers[.eTag] = EntityTag.of(current)
         switch format {
         case .json:
             var body = GeoJSON.encodeBytes(.feature(feature), options: projection.writeOptions)
@@ -105,7 +110,7 @@ extension CityTwinServer {
             body.append(UInt8(ascii: "}"))
             return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
         case .html:
-            var page = HTMLPage(title: "\(info.definition.title.zh) · \(fid)")
+            var page = HTMLPage(title: "\(layer.title.zh) · \(fid)")
             page.links(links)
             page.value(.object(feature.properties))
             let geometry = feature.geometry.map { String(decoding: GeoJSON.encode($0, options: projection.writeOptions), as: UTF8.self) } ?? "null"

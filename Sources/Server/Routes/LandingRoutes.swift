@@ -9,7 +9,28 @@ extension CityTwinServer {
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
         "http://www.opengis.net/spec/ogcapi-features-2/1.0/conf/crs",
-    ]
+        // Part 3: filtering with CQL2 (what CQL2.parseText/parseJSON implement, nothing more).
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
+        "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
+        "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
+        "http://www.opengis.net/spec/cql2/1.0/conf/cql2-json",
+        "http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
+        "http://www.opengis.net/spec/cql2/1.0/conf/case-insensitive-comparison",
+        "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
+        "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions-plus",
+        "http://www.opengis.net/spec/cql2/1.0/conf/spatial-functions",
+        "http://www.opengis.net/spec/cql2/1.0/conf/temporal-functions",
+        "http://www.opengis.net/spec/cql2/1.0/conf/arithmetic",
+        "http://www.opengis.net/spec/cql2/1.0/conf/property-property",
+        // Part 4 (draft part4-1.0.0-draft.1): writes with strong ETags.
+        "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/create-replace-delete",
+        "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update",
+        "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/features",
+        "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/optimistic-locking-etags",
+    ] + tilesConformance
 
     /// `/`, `/conformance`, `/api`, `/api.html`.
     var landingOperations: [APIOperation] {

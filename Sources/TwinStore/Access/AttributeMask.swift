@@ -64,11 +64,9 @@ public struct AttributeMask: Sendable {
         return .string(String(first) + String(repeating: "*", count: max(1, chars.count - 1)))
     }
 
-    /// A stable 16-hex-digit keyed SHA-256 prefix of the value's canonical text.
+    /// A stable 16-hex-digit HMAC-SHA256 prefix of the value's canonical text, keyed with the
+    /// store's secret.
     func hash(_ v: JSONValue) -> String {
-        var h = SHA256()
-        h.update(key)
-        h.update(CanonicalJSON.text(v))
-        return String(SHA256.hexString(h.finalize()).prefix(16))
+        String(SHA256.keyedHex(key: key, Array(CanonicalJSON.text(v).utf8)).prefix(16))
     }
 }

@@ -8,6 +8,8 @@ struct PreparedFeature: Sendable {
     var id: String
     var propertiesText: String
     var wkb: [UInt8]?
+    /// The geometry as stored: promoted to the layer's multi type, with Z = 0 added on 3D layers.
+    var geometry: Geometry?
     var envelope: Envelope?
     /// SHA-256 hex of the canonical properties, a zero byte, and the WKB.
     var hash: String
@@ -42,11 +44,19 @@ struct PreparedFeature: Sendable {
             }
             if let bad { throw fail("position (\(bad.x), \(bad.y)) is not a finite EPSG:4490 lon/lat in degrees") }
             if g.hasZ && !layer.hasZ { throw fail("geometry has heights (Z); the layer stores 2D geometries") }
+            // A 3D layer stores flat geometries at height 0 (as SpatiaLite's CastToXYZ does).
+            if layer.hasZ && !g.hasZ { g = g.mapPositions { Position(x: $0.x, y: $0.y, z: $0.z ?? 0) } }
             self.envelope = env
+            self.geometry = g
             self.wkb = g.wkb()
         } else {
             self.envelope = nil
+            self.geometry = nil
             self.wkb = nil
+        }
+        if let bad = Self.firstNUL(in: feature.properties) {
+            throw StoreError(.invalidFeature, "text contains the NUL character (U+0000), which the store cannot hold",
+                             layer: layer.id, feature: id, field: bad)
         }
         self.propertiesText = CanonicalJSON.text(feature.properties)
         var h = SHA256()
@@ -54,6 +64,20 @@ struct PreparedFeature: Sendable {
         h.update(CollectionOfOne(0))
         if let wkb { h.update(wkb) }
         self.hash = SHA256.hexString(h.finalize())
+    }
+
+    /// The property (top-level name) whose key or text contains U+0000, if any: PostgreSQL's
+    /// jsonb refuses it, so both backends reject it alike.
+    static func firstNUL(in properties: [String: JSONValue]) -> String? {
+        func has(_ v: JSONValue) -> Bool {
+            switch v {
+            case .string(let s): s.utf8.contains(0)
+            case .array(let a): a.contains(where: has)
+            case .object(let o): o.contains { $0.key.utf8.contains(0) || has($0.value) }
+            default: false
+            }
+        }
+        return properties.keys.sorted().first { $0.utf8.contains(0) || has(properties[$0] ?? .null) }
     }
 
     /// A single geometry wrapped as the multi type a layer stores (ogr2ogr's PROMOTE_TO_MULTI).
@@ -78,6 +102,19 @@ enum AuditChain {
             h.update(CollectionOfOne(0x1f))
         }
         return SHA256.hexString(h.finalize())
+    }
+
+    /// Whether `entries` (the whole log in sequence order) form an unbroken chain from the genesis hash.
+    static func verify(_ entries: some Sequence<AuditEntry>) -> Bool {
+        var previous = genesis
+        for e in entries {
+            let expected = entryHash(previous: previous, at: RFC3339.microseconds(e.at), actor: e.actor, department: e.department,
+                                     role: e.role, layer: e.layer, featureID: e.featureID, kind: e.kind,
+                                     before: e.beforeHash, after: e.afterHash)
+            guard expected == e.entryHash else { return false }
+            previous = e.entryHash
+        }
+        return true
     }
 
     /// The hash before the first entry.

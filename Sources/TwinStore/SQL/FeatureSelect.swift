@@ -8,6 +8,8 @@ struct FeatureSelect {
     let table: FeatureTable
     let query: FeatureQuery
     let mask: AttributeMask
+    /// Restricts the statement to one feature id (the single-feature read).
+    var featureID: String?
 
     private var layer: LayerDefinition { table.layer }
 
@@ -36,11 +38,16 @@ struct FeatureSelect {
         } else {
             parts.append("f.valid_to IS NULL")
         }
+        if let featureID { parts.append("f.fid = \(b.bind(.text(featureID)))") }
         if let bbox = query.bbox {
             guard layer.hasGeometry else {
                 throw StoreError(.invalidQuery, "layer \"\(layer.id)\" has no geometry for a bbox", layer: layer.id)
             }
-            parts.append(b.dialect.intersectsEnvelope(try Self.storageEnvelope(bbox), table: table, into: &b))
+            var e = try Self.storageEnvelope(bbox)
+            // Both backends need a non-degenerate rectangle; a point or line bbox grows by ~0.1 mm.
+            if e.width == 0 { e.minX -= 1e-9; e.maxX += 1e-9 }
+            if e.height == 0 { e.minY -= 1e-9; e.maxY += 1e-9 }
+            parts.append(b.dialect.intersectsEnvelope(e, table: table, into: &b))
         }
         let compiler = FilterCompiler(table: table)
         if let filter = query.filter { parts.append(try compiler.compile(filter, into: &b)) }
@@ -58,7 +65,7 @@ struct FeatureSelect {
     /// A page: columns `fid, props, wkb (when the layer has geometry), k0…kn` (sort values).
     func pageStatement(dialect: any SQLDialect, limit: Int, after cursor: PageCursor?) throws -> (String, [SQLValue]) {
         var b = SQLBuilder(dialect: dialect)
-        var columns = ["f.fid", "f.props"]
+        var columns = ["f.fid", dialect.propertiesText("f.props")]
         if layer.hasGeometry { columns.append(dialect.wkb("f.geom")) }
         var keys = [String]()
         for k in query.sortBy {

@@ -51,8 +51,20 @@ struct FilterCompiler {
             }
             return d.spatial(predicate, geometry, table: table, into: &b)
         case .temporal(let predicate, let property, let value):
+            // A predicate that can never hold binds nothing (SQLite counts parameters by the highest one used).
+            if Self.neverHolds(predicate, value) { return d.boolean(false) }
             let x = d.instant(d.property(property, type: .string, into: &b))
             return temporal(predicate, x, value, into: &b)
+        }
+    }
+
+    /// Whether `p` against `value` is false for every instant (an open end on the compared side).
+    static func neverHolds(_ p: TemporalPredicate, _ value: TemporalValue) -> Bool {
+        switch p {
+        case .before: value.start == nil
+        case .after: value.end == nil
+        case .equals: if case .instant = value { false } else { true }
+        case .during: false
         }
     }
 

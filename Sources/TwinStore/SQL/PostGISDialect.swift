@@ -1,7 +1,8 @@
 import GeoCore
 
 /// SQL for PostgreSQL 14+ with PostGIS 3: properties in a `jsonb` column read with `->>` and
-/// cast to the schema's type, `$n` parameters, GiST-indexed `&&` for boxes.
+/// cast to the schema's type, `$n` parameters, GiST-indexed `&&` for boxes. Text compares and
+/// sorts by code point (`COLLATE "C"`), as SQLite's BINARY collation does.
 public struct PostGISDialect: SQLDialect {
     public init() {}
 
@@ -10,7 +11,7 @@ public struct PostGISDialect: SQLDialect {
     public func property(_ name: String, type: PropertyType, into b: inout SQLBuilder) -> String {
         let key = b.bind(.text(name))
         switch type {
-        case .string, .dateTime, .date: return "(f.props->>\(key))"
+        case .string, .dateTime, .date: return "((f.props->>\(key)) COLLATE \"C\")"
         case .number, .integer: return "((f.props->>\(key))::double precision)"
         case .boolean: return "((f.props->>\(key))::boolean)"
         case .json: return "(f.props->\(key))"
@@ -34,7 +35,8 @@ public struct PostGISDialect: SQLDialect {
     }
 
     public func arithmetic(_ op: ArithmeticOperator, _ lhs: String, _ rhs: String) -> String {
-        op == .divide ? "((\(lhs))::double precision / \(rhs))" : "(\(lhs) \(op.rawValue) \(rhs))"
+        // Division by zero is NULL, as in SQLite (PostgreSQL would raise).
+        op == .divide ? "((\(lhs))::double precision / NULLIF(\(rhs), 0))" : "(\(lhs) \(op.rawValue) \(rhs))"
     }
 
     public func spatial(_ predicate: SpatialPredicate, _ geometry: Geometry, table: FeatureTable, into b: inout SQLBuilder) -> String {
@@ -53,9 +55,13 @@ public struct PostGISDialect: SQLDialect {
         return "\(function)(f.geom, \(g))"
     }
 
-    public func geometry(fromWKB placeholder: String) -> String { "ST_GeomFromWKB(\(placeholder), 4490)" }
+    /// The bound value is EWKB with SRID 4490 (see `SQLValue.geometry`).
+    public func geometry(fromWKB placeholder: String) -> String { "ST_GeomFromEWKB(\(placeholder))" }
 
-    public func wkb(_ column: String) -> String { "ST_AsBinary(\(column))" }
+    public func wkb(_ column: String) -> String { "ST_AsEWKB(\(column))" }
+
+    /// jsonb printed as text; numbers keep their value, so decoding gives the same `JSONValue`.
+    public func propertiesText(_ column: String) -> String { "(\(column))::text" }
 
     public func like(_ text: String, pattern: String, caseInsensitive: Bool) -> String {
         caseInsensitive ? "(\(text) ILIKE \(pattern))" : "(\(text) LIKE \(pattern))"

@@ -67,8 +67,10 @@ public protocol SQLDialect: Sendable {
     func spatial(_ predicate: SpatialPredicate, _ geometry: Geometry, table: FeatureTable, into b: inout SQLBuilder) -> String
     /// An expression turning a bound WKB parameter into a geometry in EPSG:4490.
     func geometry(fromWKB placeholder: String) -> String
-    /// The geometry column as WKB bytes for reading.
+    /// The geometry column as WKB (SpatiaLite) or EWKB (PostGIS) bytes for reading.
     func wkb(_ column: String) -> String
+    /// The properties column as canonical JSON text for reading.
+    func propertiesText(_ column: String) -> String
     /// A boolean expression: `text` matches the CQL2 LIKE `pattern` placeholder.
     func like(_ text: String, pattern: String, caseInsensitive: Bool) -> String
     /// The pattern to bind for a CQL2 LIKE pattern (`%`, `_`, `\` escapes).

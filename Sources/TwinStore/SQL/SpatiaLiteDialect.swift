@@ -36,12 +36,17 @@ public struct SpatiaLiteDialect: SQLDialect {
         let exact = "\(function)(f.geom, \(g)) = 1"
         // Every predicate but disjoint implies the boxes meet: let the R*Tree narrow first.
         guard predicate != .disjoint, let env = geometry.envelope else { return "(\(exact))" }
-        return "(\(rtreeCandidates(env, table: table, into: &b)) AND \(exact))"
+        // A feature without geometry is unknown (NULL) under every predicate, so NOT keeps it out,
+        // as in PostGIS; the R*Tree test alone would make it plainly false.
+        return "(CASE WHEN f.geom IS NULL THEN NULL ELSE (\(rtreeCandidates(env, table: table, into: &b)) AND \(exact)) END)"
     }
 
     public func geometry(fromWKB placeholder: String) -> String { "ST_GeomFromWKB(\(placeholder), 4490)" }
 
     public func wkb(_ column: String) -> String { "ST_AsBinary(\(column))" }
+
+    /// The column holds the canonical text as written.
+    public func propertiesText(_ column: String) -> String { column }
 
     public func like(_ text: String, pattern: String, caseInsensitive: Bool) -> String {
         // SQLite's LIKE ignores ASCII case; GLOB is the case-sensitive matcher.
@@ -84,10 +89,7 @@ public struct SpatiaLiteDialect: SQLDialect {
     public func boolean(_ value: Bool) -> String { value ? "1" : "0" }
 
     public func intersectsEnvelope(_ envelope: Envelope, table: FeatureTable, into b: inout SQLBuilder) -> String {
-        var e = envelope
-        // BuildMbr needs a non-degenerate rectangle; a point or line bbox grows by ~0.1 mm.
-        if e.width == 0 { e.minX -= 1e-9; e.maxX += 1e-9 }
-        if e.height == 0 { e.minY -= 1e-9; e.maxY += 1e-9 }
+        let e = envelope
         let candidates = rtreeCandidates(e, table: table, into: &b)
         let box = "BuildMbr(\(b.bind(.double(e.minX))), \(b.bind(.double(e.minY))), \(b.bind(.double(e.maxX))), \(b.bind(.double(e.maxY))), 4490)"
         return "(\(candidates) AND ST_Intersects(f.geom, \(box)) = 1)"

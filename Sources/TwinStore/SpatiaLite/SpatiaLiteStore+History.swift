@@ -5,25 +5,15 @@ import GRDB
 extension SpatiaLiteStore {
     public func history(layer: String, featureID: String, by caller: Caller) async throws -> [FeatureVersion] {
         let def = try readableLayer(layer, caller)
-        let table = FeatureTable(layer: def)
+        let sql = VersionSQL.history(FeatureTable(layer: def), dialect)
         let mask = mask(def, caller)
         let audits = AccessPolicy.canAudit(def, caller)
-        let geom = def.hasGeometry ? "ST_AsBinary(geom)" : "NULL"
         return try await mapErrors(layer: layer) {
             try await pool.read { db in
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT props, \(geom), valid_from, valid_to, author, department, hash
-                    FROM \(table.name) WHERE fid = ? ORDER BY valid_from, vid
-                    """, arguments: [featureID])
-                return try rows.map { row in
-                    let props = mask.apply(try CanonicalJSON.parseObject(row[0], layer: layer, feature: featureID))
-                    let geometry = try (row[1] as Data?).map { try Geometry(wkb: $0) }
-                    let to: Int64? = row[3]
-                    return FeatureVersion(
-                        feature: Feature(id: .string(featureID), geometry: geometry, properties: props),
-                        validFrom: RFC3339.date(microseconds: row[2]), validTo: to.map(RFC3339.date(microseconds:)),
-                        author: audits ? row[4] : nil, department: row[5],
-                        contentHash: audits || mask.isIdentity ? row[6] : "")
+                try Row.fetchAll(db, sql: sql, arguments: [featureID]).map { row in
+                    try historyVersion(def, featureID: featureID, propertiesText: row[0], wkb: (row[1] as Data?).map { [UInt8]($0) },
+                                       validFrom: row[2], validTo: row[3], author: row[4], department: row[5], hash: row[6],
+                                       mask: mask, audits: audits)
                 }
             }
         }
@@ -31,48 +21,23 @@ extension SpatiaLiteStore {
 
     public func diff(layer: String, from: Date, to: Date, by caller: Caller) async throws -> LayerDiff {
         let def = try readableLayer(layer, caller)
-        let table = FeatureTable(layer: def).name
+        let table = FeatureTable(layer: def)
         let mask = mask(def, caller)
-        let t1 = RFC3339.microseconds(from)
-        let t2 = RFC3339.microseconds(to)
-        let geom = def.hasGeometry ? "ST_AsBinary(geom)" : "NULL"
-        return try await mapErrors(layer: layer) {
+        let (t1, t2) = (RFC3339.microseconds(from), RFC3339.microseconds(to))
+        let rows = try await mapErrors(layer: layer) {
             try await pool.read { db in
-                let sql = """
-                    WITH a AS (SELECT fid, hash, vid FROM \(table) WHERE valid_from <= ?1 AND (valid_to IS NULL OR valid_to > ?1)),
-                         b AS (SELECT fid, hash, vid FROM \(table) WHERE valid_from <= ?2 AND (valid_to IS NULL OR valid_to > ?2))
-                    SELECT 'added', b.fid, NULL, NULL FROM b LEFT JOIN a ON a.fid = b.fid WHERE a.fid IS NULL
-                    UNION ALL
-                    SELECT 'removed', a.fid, NULL, NULL FROM a LEFT JOIN b ON a.fid = b.fid WHERE b.fid IS NULL
-                    UNION ALL
-                    SELECT 'changed', a.fid, a.vid, b.vid FROM a JOIN b ON a.fid = b.fid WHERE a.hash <> b.hash
-                    ORDER BY 2
-                    """
-                var diff = LayerDiff(added: [], removed: [], changed: [])
-                let version = try db.cachedStatement(sql: "SELECT props, \(geom) FROM \(table) WHERE vid = ?")
-                // Content the caller may see: masked properties and geometry.
-                func visible(_ vid: Int64, _ fid: String) throws -> ([String: JSONValue], Data?) {
-                    guard let row = try Row.fetchOne(version, arguments: [vid]) else { return ([:], nil) }
-                    return (mask.apply(try CanonicalJSON.parseObject(row[0], layer: layer, feature: fid)), row[1])
+                try Row.fetchAll(db, sql: VersionSQL.diff(table, dialect), arguments: [t1, t2]).map {
+                    (kind: $0[0] as String, fid: $0[1] as String, from: $0[2] as Int64?, to: $0[3] as Int64?)
                 }
-                let rows = try Row.fetchCursor(db, sql: sql, arguments: [t1, t2])
-                while let row = try rows.next() {
-                    let kind: String = row[0]
-                    let fid: String = row[1]
-                    switch kind {
-                    case "added": diff.added.append(fid)
-                    case "removed": diff.removed.append(fid)
-                    default:
-                        if mask.isIdentity {
-                            diff.changed.append(fid)
-                        } else {
-                            let a = try visible(row[2], fid)
-                            let b = try visible(row[3], fid)
-                            if a.0 != b.0 || a.1 != b.1 { diff.changed.append(fid) }
-                        }
-                    }
+            }
+        }
+        let versionSQL = VersionSQL.version(table, dialect)
+        return try await VersionSQL.collect(rows, layer: layer, mask: mask) { vid in
+            try await mapErrors(layer: layer) {
+                try await pool.read { db in
+                    guard let row = try Row.fetchOne(db.cachedStatement(sql: versionSQL), arguments: [vid]) else { return ("{}", nil) }
+                    return (row[0] as String, (row[1] as Data?).map { [UInt8]($0) })
                 }
-                return diff
             }
         }
     }
@@ -98,20 +63,11 @@ extension SpatiaLiteStore {
         guard caller == .admin else { throw StoreError(.forbidden, "verifying the audit chain needs an admin") }
         return try await mapErrors(layer: nil) {
             try await pool.read { db in
-                var previous = AuditChain.genesis
-                let rows = try Row.fetchCursor(db, sql: """
+                let rows = try Row.fetchAll(db, sql: """
                     SELECT seq, at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash
                     FROM audit_log ORDER BY seq
                     """)
-                while let row = try rows.next() {
-                    let e = Self.auditEntry(row)
-                    let expected = AuditChain.entryHash(previous: previous, at: RFC3339.microseconds(e.at), actor: e.actor,
-                                                        department: e.department, role: e.role, layer: e.layer,
-                                                        featureID: e.featureID, kind: e.kind, before: e.beforeHash, after: e.afterHash)
-                    guard expected == e.entryHash else { return false }
-                    previous = e.entryHash
-                }
-                return true
+                return AuditChain.verify(rows.lazy.map(Self.auditEntry))
             }
         }
     }

@@ -9,12 +9,13 @@ import GRDB
 /// JSON, `geom` SRID 4490 with an R*Tree, `valid_from`/`valid_to` in microseconds since 1970
 /// UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current versions,
 /// and the system tables `catalog`, `audit_log`, `change_feed`, `jobs`, `store_meta`.
-public final class SpatiaLiteStore: FeatureStore {
+public final class SpatiaLiteStore: FeatureBackend {
     let pool: DatabasePool
     let dialect = SpatiaLiteDialect()
+    var sqlDialect: any SQLDialect { dialect }
     /// Secret key of the `hash` masking rule, created with the database.
     let maskingKey: [UInt8]
-    private let definitions: DefinitionCache
+    let definitions: DefinitionCache
 
     /// Opens (or creates) the store at `path`.
     public init(path: String) throws {
@@ -157,20 +158,11 @@ public final class SpatiaLiteStore: FeatureStore {
         }
     }
 
-    /// The definition of `layer` if `caller` may read it; otherwise `layerNotFound`.
-    func readableLayer(_ layer: String, _ caller: Caller) throws -> LayerDefinition {
-        guard let def = definitions[layer] else {
-            throw StoreError(.layerNotFound, "no layer \"\(layer)\"", layer: layer)
-        }
-        try AccessPolicy.requireRead(def, caller)
-        return def
+    public func layerDefinition(_ id: String, for caller: Caller) async throws -> LayerDefinition? {
+        readableDefinition(id, caller)
     }
 
-    func definitionsSnapshot(_ layer: String) -> LayerDefinition? { definitions[layer] }
-
-    func mask(_ def: LayerDefinition, _ caller: Caller) -> AttributeMask {
-        AttributeMask(layer: def, caller: caller, key: maskingKey)
-    }
+    func table(_ def: LayerDefinition) -> FeatureTable { FeatureTable(layer: def) }
 
     /// Runs `body`, turning GRDB errors into `StoreError(.backend)`.
     func mapErrors<T>(layer: String?, _ body: () async throws -> T) async throws -> T {
@@ -181,29 +173,6 @@ public final class SpatiaLiteStore: FeatureStore {
         } catch let e as DatabaseError {
             throw StoreError(.backend, e.description, layer: layer)
         }
-    }
-}
-
-/// The loaded layer definitions, shared by every call.
-final class DefinitionCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var byID: [String: LayerDefinition]
-
-    init(_ byID: [String: LayerDefinition]) { self.byID = byID }
-
-    subscript(id: String) -> LayerDefinition? {
-        lock.lock(); defer { lock.unlock() }
-        return byID[id]
-    }
-
-    var all: [LayerDefinition] {
-        lock.lock(); defer { lock.unlock() }
-        return byID.values.sorted { $0.id < $1.id }
-    }
-
-    func set(_ def: LayerDefinition) {
-        lock.lock(); defer { lock.unlock() }
-        byID[def.id] = def
     }
 }
 

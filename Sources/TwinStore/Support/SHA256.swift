@@ -1,96 +1,53 @@
-/// SHA-256 (FIPS 180-4). Used for content hashes of feature versions, the audit hash chain and
-/// the `hash` masking rule. TwinStore may not depend on swift-crypto directly, and this is small.
+import Crypto
+import Foundation
+
+/// SHA-256 (FIPS 180-4) through swift-crypto (BoringSSL on Linux, CryptoKit on Apple
+/// platforms). Used for content hashes of feature versions, the audit hash chain and, keyed
+/// (HMAC-SHA256, RFC 2104), the `hash` masking rule. A thin streaming façade so the call sites
+/// feed strings, byte arrays and single separator bytes alike without copying.
 struct SHA256 {
-    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) =
-        (0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19)
-    private var buffer = [UInt8]()
-    private var length: UInt64 = 0
+    private enum Engine {
+        case plain(Crypto.SHA256)
+        case keyed(HMAC<Crypto.SHA256>)
+    }
 
-    private static let k: [UInt32] = [
-        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
-    ]
+    private var engine: Engine
 
-    init() { buffer.reserveCapacity(64) }
+    /// A plain SHA-256.
+    init() { engine = .plain(Crypto.SHA256()) }
+
+    /// HMAC-SHA256 under `key` (any length; RFC 2104 hashes keys longer than 64 bytes).
+    init(key: [UInt8]) { engine = .keyed(HMAC(key: SymmetricKey(data: key))) }
 
     mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
-        let done: Void? = bytes.withContiguousStorageIfAvailable { update(buffer: $0) }
-        if done == nil { update(buffer: Array(bytes)) }
+        let done: Void? = bytes.withContiguousStorageIfAvailable { absorb(UnsafeRawBufferPointer($0)) }
+        if done == nil {
+            let copy = Array(bytes)
+            copy.withUnsafeBytes { absorb($0) }
+        }
     }
 
-    private mutating func update(buffer input: [UInt8]) {
-        input.withUnsafeBufferPointer { update(buffer: $0) }
+    mutating func update(_ s: String) {
+        var s = s
+        s.withUTF8 { absorb(UnsafeRawBufferPointer($0)) }
     }
 
-    private mutating func update(buffer input: UnsafeBufferPointer<UInt8>) {
-        length &+= UInt64(input.count)
-        var i = 0
-        if !buffer.isEmpty {
-            while i < input.count && buffer.count < 64 { buffer.append(input[i]); i += 1 }
-            if buffer.count == 64 {
-                let block = buffer
-                block.withUnsafeBufferPointer { compress($0, at: 0) }
-                buffer.removeAll(keepingCapacity: true)
-            }
+    private mutating func absorb(_ raw: UnsafeRawBufferPointer) {
+        switch engine {
+        case .plain(var h):
+            h.update(bufferPointer: raw)
+            engine = .plain(h)
+        case .keyed(var h):
+            h.update(data: raw)
+            engine = .keyed(h)
         }
-        while input.count - i >= 64 {
-            compress(input, at: i)
-            i += 64
-        }
-        while i < input.count { buffer.append(input[i]); i += 1 }
     }
 
-    mutating func update(_ s: String) { update(Array(s.utf8)) }
-
-    mutating func finalize() -> [UInt8] {
-        let bits = length &* 8
-        var tail = buffer
-        tail.append(0x80)
-        while tail.count % 64 != 56 { tail.append(0) }
-        for i in (0..<8).reversed() { tail.append(UInt8(truncatingIfNeeded: bits >> (UInt64(i) * 8))) }
-        tail.withUnsafeBufferPointer { p in
-            var at = 0
-            while at < p.count { compress(p, at: at); at += 64 }
-        }
-        var out = [UInt8]()
-        out.reserveCapacity(32)
-        for w in [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7] {
-            out.append(UInt8(w >> 24)); out.append(UInt8(truncatingIfNeeded: w >> 16))
-            out.append(UInt8(truncatingIfNeeded: w >> 8)); out.append(UInt8(truncatingIfNeeded: w))
-        }
-        return out
-    }
-
-    private mutating func compress(_ block: UnsafeBufferPointer<UInt8>, at o: Int) {
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
-            for i in 0..<16 {
-                w[i] = UInt32(block[o + 4 * i]) << 24 | UInt32(block[o + 4 * i + 1]) << 16
-                    | UInt32(block[o + 4 * i + 2]) << 8 | UInt32(block[o + 4 * i + 3])
-            }
-            @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { x >> n | x << (32 - n) }
-            for i in 16..<64 {
-                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
-                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
-                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
-            }
-            var (a, b, c, d, e, f, g, h) = state
-            for i in 0..<64 {
-                let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
-                let ch = (e & f) ^ (~e & g)
-                let t1 = h &+ s1 &+ ch &+ Self.k[i] &+ w[i]
-                let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
-                let maj = (a & b) ^ (a & c) ^ (b & c)
-                let t2 = s0 &+ maj
-                h = g; g = f; f = e; e = d &+ t1; d = c; c = b; b = a; a = t1 &+ t2
-            }
-            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d,
-                     state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+    /// The 32-byte digest (or authentication code, when keyed).
+    func finalize() -> [UInt8] {
+        switch engine {
+        case .plain(let h): Array(h.finalize())
+        case .keyed(let h): Array(h.finalize())
         }
     }
 
@@ -101,10 +58,17 @@ struct SHA256 {
         return hexString(h.finalize())
     }
 
-    static func hexString(_ digest: [UInt8]) -> String {
+    /// Lower-case hex HMAC-SHA256 of `bytes` under `key`.
+    static func keyedHex<S: Sequence>(key: [UInt8], _ bytes: S) -> String where S.Element == UInt8 {
+        var h = SHA256(key: key)
+        h.update(bytes)
+        return hexString(h.finalize())
+    }
+
+    static func hexString<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
-        out.reserveCapacity(digest.count * 2)
+        out.reserveCapacity(64)
         for b in digest { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
         return String(decoding: out, as: UTF8.self)
     }

@@ -1,0 +1,428 @@
+import Foundation
+import GeoCore
+import Hummingbird
+import Tiles
+import TwinStore
+
+/// What the tile routes keep between requests: the tile cache (following the store's change
+/// feed) and a short-lived copy of the layer catalogue for dataset tiles.
+final class TileService: @unchecked Sendable {
+    let cache: TileCache
+    let source: TileSource
+    private let lock = NSLock()
+    private var catalogue: (at: Date, layers: [LayerInfo])?
+    private var following = false
+
+    init(store: any FeatureStore, cacheCapacity: Int = 10_000, cacheDirectory: URL? = nil) {
+        self.source = TileSource(store: store)
+        self.cache = TileCache(capacity: cacheCapacity, directory: cacheDirectory, extent: source.extent, buffer: source.buffer)
+    }
+
+    /// Every layer (as admin), refreshed at most every 5 seconds; callers filter by access.
+    func allLayers() async throws -> [LayerInfo] {
+        if let c = lock.withLock({ catalogue }), Date().timeIntervalSince(c.at) < 5 { return c.layers }
+        let layers = try await source.store.layers(for: .admin)
+        lock.withLock { catalogue = (Date(), layers) }
+        return layers
+    }
+
+    /// Brings the cache up to date with the change feed (the first call starts at the
+    /// store's latest change: an empty cache has nothing to invalidate).
+    func followChanges() async throws {
+        let started = lock.withLock { following }
+        if !started {
+            let latest = try await allLayers().map(\.lastChange).max() ?? 0
+            lock.withLock {
+                if !following { cache.startFollowing(after: latest); following = true }
+            }
+        }
+        try await cache.follow(source.store)
+    }
+}
+
+extension CityTwinServer {
+    static let tilesConformance: [String] = [
+        "core", "tileset", "tilesets-list", "geodata-tilesets", "dataset-tilesets", "mvt", "oas30",
+    ].map { "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/\($0)" }
+
+    static let mvtMediaType = "application/vnd.mapbox-vector-tile"
+    static let tilingSchemeRel = "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme"
+
+    /// OGC API Tiles: tile matrix sets, collection and dataset tilesets, MVT tiles, TileJSON
+    /// and a MapLibre style.
+    var tileOperations: [APIOperation] {
+        let common = APIResponse.standardProblems
+        let tmsID = APIParameter("tileMatrixSetId", in: .path, "Tile matrix set: WebMercatorQuad, WorldCRS84Quad or CGCS2000Quad (Tianditu c compatible, levels 1-18).")
+        let tileParameters = [
+            tmsID,
+            APIParameter("tileMatrix", in: .path, "Level (zoom) identifier of the tile matrix set.", schema: ["type": "integer"]),
+            APIParameter("tileRow", in: .path, "Row from the top, 0-based.", schema: ["type": "integer", "minimum": 0]),
+            APIParameter("tileCol", in: .path, "Column from the left, 0-based.", schema: ["type": "integer", "minimum": 0]),
+        ]
+        let tileResponses: [APIResponse] = [
+            .ok("The vector tile.", [(Self.mvtMediaType, Self.tileSchema("VectorTile"))]),
+            APIResponse(status: 204, description: "The tile is in range but has no features.", content: []),
+            .problem(404, "Unknown collection or tile matrix set, or a tile outside the matrix set."),
+        ] + common
+        return [
+            APIOperation(
+                id: "getTileMatrixSetsList", method: .get, path: "/tileMatrixSets", summary: "The tile matrix sets tiles are served in.",
+                tag: "Tiles", parameters: [.f], responses: [.ok("The tile matrix sets.", [(MediaTypeName.json, Self.tileSchema("TileMatrixSets"))])] + common
+            ) { [self] request, _, query in
+                let format = try OutputFormat.negotiate(query, request)
+                let doc: JSONValue = [
+                    "links": .array(selfAndAlternate("/tileMatrixSets", query: query, format: format, jsonType: MediaTypeName.json)),
+                    "tileMatrixSets": .array(TileMatrixSet.all.map { tms in
+                        var o: [String: JSONValue] = ["id": .string(tms.id), "title": .string(tms.title), "crs": .string(tms.crsURI),
+                                                      "links": [link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json)]]
+                        if let uri = tms.uri { o["uri"] = .string(uri) }
+                        return .object(o)
+                    }),
+                ]
+                return render(doc, title: "Tile matrix sets", format: format)
+            },
+            APIOperation(
+                id: "getTileMatrixSet", method: .get, path: "/tileMatrixSets/{tileMatrixSetId}", summary: "One tile matrix set (OGC TMS 2.0 JSON).",
+                tag: "Tiles", parameters: [tmsID, .f],
+                responses: [.ok("The tile matrix set.", [(MediaTypeName.json, Self.tileSchema("TileMatrixSet"))]), .problem(404, "Unknown tile matrix set.")] + common
+            ) { [self] request, context, query in
+                let format = try OutputFormat.negotiate(query, request)
+                let tms = try tileMatrixSet(context)
+                var doc = tms.document.objectValue ?? [:]
+                doc["links"] = .array(selfAndAlternate("/tileMatrixSets/\(tms.id)", query: query, format: format, jsonType: MediaTypeName.json))
+                return render(.object(doc), title: tms.title, format: format)
+            },
+            APIOperation(
+                id: "getCollectionTileSetsList", method: .get, path: "/collections/{collectionId}/tiles", summary: "The vector tilesets of a collection.",
+                tag: "Tiles", parameters: [.collectionID, .f],
+                responses: [.ok("The tilesets.", [(MediaTypeName.json, Self.tileSchema("TileSets"))]), .problem(404, "No such collection.")] + common
+            ) { [self] request, context, query in
+                let format = try OutputFormat.negotiate(query, request)
+                let id = try pathParameter(context, "collectionId")
+                let info = try await tiledLayer(id, context.caller)
+                let base = "/collections/\(id)/tiles"
+                let doc: JSONValue = [
+                    "links": .array(selfAndAlternate(base, query: query, format: format, jsonType: MediaTypeName.json)),
+                    "tilesets": .array(TileMatrixSet.all.map { tilesetSummary(base, $0, title: info.definition.title.zh) }),
+                ]
+                return render(doc, title: "\(info.definition.title.zh) tiles", format: format)
+            },
+            APIOperation(
+                id: "describeCollectionTileSet", method: .get, path: "/collections/{collectionId}/tiles/{tileMatrixSetId}",
+                summary: "Metadata of a collection's vector tileset: CRS, tiling scheme, tile URL template.",
+                tag: "Tiles", parameters: [.collectionID, tmsID, .f],
+                responses: [.ok("The tileset.", [(MediaTypeName.json, Self.tileSchema("TileSet"))]), .problem(404, "No such collection or tile matrix set.")] + common
+            ) { [self] request, context, query in
+                let format = try OutputFormat.negotiate(query, request)
+                let id = try pathParameter(context, "collectionId")
+                let info = try await tiledLayer(id, context.caller)
+                let tms = try tileMatrixSet(context)
+                let doc = tilesetDocument("/collections/\(id)/tiles", tms, title: info.definition.title.zh, layers: [info], query: query, format: format)
+                return render(doc, title: "\(info.definition.title.zh) \(tms.id)", format: format)
+            },
+            APIOperation(
+                id: "getCollectionVectorTile", method: .get, path: "/collections/{collectionId}/tiles/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}",
+                summary: "One vector tile (MVT 2.1) of a collection.", tag: "Tiles", parameters: [.collectionID] + tileParameters,
+                responses: tileResponses
+            ) { [self] request, context, _ in
+                let id = try pathParameter(context, "collectionId")
+                let info = try await tiledLayer(id, context.caller)
+                return try await tileRepresentation(request, context, layers: [info])
+            },
+            APIOperation(
+                id: "getDatasetTileSetsList", method: .get, path: "/tiles", summary: "The vector tilesets of the whole map (every layer the caller may read).",
+                tag: "Tiles", parameters: [.f], responses: [.ok("The tilesets.", [(MediaTypeName.json, Self.tileSchema("TileSets"))])] + common
+            ) { [self] request, _, query in
+                let format = try OutputFormat.negotiate(query, request)
+                let doc: JSONValue = [
+                    "links": .array(selfAndAlternate("/tiles", query: query, format: format, jsonType: MediaTypeName.json)),
+                    "tilesets": .array(TileMatrixSet.all.map { tilesetSummary("/tiles", $0, title: "CityTwin 一张图") }),
+                ]
+                return render(doc, title: "Map tiles", format: format)
+            },
+            APIOperation(
+                id: "describeDatasetTileSet", method: .get, path: "/tiles/{tileMatrixSetId}", summary: "Metadata of the whole-map vector tileset.",
+                tag: "Tiles", parameters: [tmsID, .f],
+                responses: [.ok("The tileset.", [(MediaTypeName.json, Self.tileSchema("TileSet"))]), .problem(404, "Unknown tile matrix set.")] + common
+            ) { [self] request, context, query in
+                let format = try OutputFormat.negotiate(query, request)
+                let tms = try tileMatrixSet(context)
+                let layers = try await visibleTiledLayers(context.caller)
+                let doc = tilesetDocument("/tiles", tms, title: "CityTwin 一张图", layers: layers, query: query, format: format)
+                return render(doc, title: "Map tiles \(tms.id)", format: format)
+            },
+            APIOperation(
+                id: "getDatasetVectorTile", method: .get, path: "/tiles/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}",
+                summary: "One vector tile (MVT 2.1) with a layer per collection the caller may read.", tag: "Tiles", parameters: tileParameters,
+                responses: tileResponses
+            ) { [self] request, context, _ in
+                try await tileRepresentation(request, context, layers: try await visibleTiledLayers(context.caller))
+            },
+            APIOperation(
+                id: "getCollectionTileJSON", method: .get, path: "/collections/{collectionId}/tiles/{tileMatrixSetId}/tilejson.json",
+                summary: "TileJSON 3.0.0 of a collection's Web Mercator tiles (WebMercatorQuad only).", tag: "Tiles", parameters: [.collectionID, tmsID],
+                responses: [.ok("TileJSON.", [(MediaTypeName.json, Self.tileSchema("TileJSON"))]), .problem(404, "No such collection, or not WebMercatorQuad.")] + common
+            ) { [self] _, context, _ in
+                let id = try pathParameter(context, "collectionId")
+                let info = try await tiledLayer(id, context.caller)
+                try requireWebMercator(context)
+                return .json(tileJSON("/collections/\(id)/tiles", name: info.definition.title.zh, layers: [info]))
+            },
+            APIOperation(
+                id: "getDatasetTileJSON", method: .get, path: "/tiles/{tileMatrixSetId}/tilejson.json",
+                summary: "TileJSON 3.0.0 of the whole-map Web Mercator tiles (WebMercatorQuad only).", tag: "Tiles", parameters: [tmsID],
+                responses: [.ok("TileJSON.", [(MediaTypeName.json, Self.tileSchema("TileJSON"))]), .problem(404, "Not WebMercatorQuad.")] + common
+            ) { [self] _, context, _ in
+                try requireWebMercator(context)
+                return .json(tileJSON("/tiles", name: "CityTwin 一张图", layers: try await visibleTiledLayers(context.caller)))
+            },
+            APIOperation(
+                id: "getDatasetStyle", method: .get, path: "/tiles/{tileMatrixSetId}/style.json",
+                summary: "A MapLibre GL style (v8) drawing every layer the caller may read from the whole-map tiles (WebMercatorQuad only).",
+                tag: "Tiles", parameters: [tmsID],
+                responses: [.ok("The style.", [(MediaTypeName.json, Self.tileSchema("MapLibreStyle"))]), .problem(404, "Not WebMercatorQuad.")] + common
+            ) { [self] _, context, _ in
+                try requireWebMercator(context)
+                return .json(mapLibreStyle(try await visibleTiledLayers(context.caller)))
+            },
+        ]
+    }
+
+    // MARK: - Parameters
+
+    private func tileMatrixSet(_ context: CityTwinRequestContext) throws -> TileMatrixSet {
+        let id = try pathParameter(context, "tileMatrixSetId")
+        do { return try TileMatrixSet.named(id) } catch let e as TileError { throw Self.problem(e) }
+    }
+
+    private func requireWebMercator(_ context: CityTwinRequestContext) throws {
+        guard try tileMatrixSet(context) == .webMercatorQuad else {
+            throw Problem(.notFound, "TileJSON and MapLibre styles are served for WebMercatorQuad only; use the OGC tileset metadata for other tile matrix sets")
+        }
+    }
+
+    private func integerPath(_ context: CityTwinRequestContext, _ name: String) throws -> Int {
+        let raw = try pathParameter(context, name)
+        guard let v = Int(raw) else { throw Problem.invalid(name, "'\(raw)' is not an integer") }
+        return v
+    }
+
+    /// The error of a tile request as a problem: outside the matrix or unknown set → 404.
+    static func problem(_ e: TileError) -> Problem {
+        switch e.code {
+        case .outsideMatrix, .unknownTileMatrixSet: Problem(.notFound, e.message)
+        case .invalidArgument, .malformedTile: Problem(.invalidParameter, e.message)
+        }
+    }
+
+    /// A layer the caller may read that has geometry (a table without geometry has no tiles).
+    private func tiledLayer(_ id: String, _ caller: Caller) async throws -> LayerInfo {
+        let info = try await layers.layer(id, for: caller)
+        guard info.definition.hasGeometry else { throw Problem(.notFound, "collection '\(id)' has no geometry, so no tiles") }
+        return info
+    }
+
+    private func visibleTiledLayers(_ caller: Caller) async throws -> [LayerInfo] {
+        try await tileService.allLayers().filter { $0.definition.hasGeometry && AccessPolicy.canRead($0.definition, caller) }
+            .sorted { $0.definition.id < $1.definition.id }
+    }
+
+    // MARK: - Tiles
+
+    private func tileRepresentation(_ request: Request, _ context: CityTwinRequestContext, layers infos: [LayerInfo]) async throws -> Representation {
+        let tms = try tileMatrixSet(context)
+        let tile = TileID(matrix: try integerPath(context, "tileMatrix"), row: try integerPath(context, "tileRow"),
+                          col: try integerPath(context, "tileCol"))
+        do { try tms.validate(tile) } catch let e as TileError { throw Self.problem(e) }
+        try await tileService.followChanges()
+        let version = infos.map { CachedTile.etag(of: JSONText.bytes($0.definition.json)) }.joined()
+        let key = TileCacheKey(layers: infos.map(\.definition.id), dataVersion: version,
+                               audience: TileCacheKey.audience(of: context.caller), tileMatrixSet: tms.id, tile: tile)
+        let cached: CachedTile
+        if let hit = tileService.cache.tile(key) {
+            cached = hit
+        } else {
+            let bytes: [UInt8]?
+            do {
+                bytes = try await tileService.source.tile(layers: key.layers, tileMatrixSet: tms, tile: tile, caller: context.caller)
+            } catch let e as TileError { throw Self.problem(e) }
+            cached = tileService.cache.store(key, bytes: bytes)
+        }
+        var headers: HTTPFields = [:]
+        headers[.eTag] = cached.etag
+        headers[.cacheControl] = "public, max-age=3600"
+        if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == cached.etag }) {
+            return Representation(status: .notModified, mediaType: Self.mvtMediaType, body: [], headers: headers)
+        }
+        guard let bytes = cached.bytes else {
+            return Representation(status: .noContent, mediaType: Self.mvtMediaType, body: [], headers: headers)
+        }
+        if Representation.acceptsGzip(request), let gz = try? TileCompression.gzip(bytes) {
+            headers[.contentEncoding] = "gzip"
+            return Representation(mediaType: Self.mvtMediaType, body: gz, headers: headers)
+        }
+        return Representation(mediaType: Self.mvtMediaType, body: bytes, headers: headers)
+    }
+
+    // MARK: - Documents
+
+    private func tilesetSummary(_ base: String, _ tms: TileMatrixSet, title: String) -> JSONValue {
+        var o: [String: JSONValue] = [
+            "title": .string("\(title) (\(tms.id))"), "dataType": "vector", "crs": .string(tms.crsURI),
+            "links": [link("\(base)/\(tms.id)", rel: "self", type: MediaTypeName.json, title: "Tileset metadata"),
+                      link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json, title: "Tile matrix set definition")],
+        ]
+        if let uri = tms.uri { o["tileMatrixSetURI"] = .string(uri) }
+        return .object(o)
+    }
+
+    private func tilesetDocument(_ base: String, _ tms: TileMatrixSet, title: String, layers: [LayerInfo],
+                                 query: QueryParameters, format: OutputFormat) -> JSONValue {
+        var links = selfAndAlternate("\(base)/\(tms.id)", query: query, format: format, jsonType: MediaTypeName.json)
+        links.append(link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json, title: "Tile matrix set definition"))
+        if case .object(var item) = link("\(base)/\(tms.id)/{tileMatrix}/{tileRow}/{tileCol}", rel: "item", type: Self.mvtMediaType,
+                                         title: "Tiles: {tileMatrix} level, {tileRow} row from the top, {tileCol} column from the left") {
+            item["templated"] = true
+            links.append(.object(item))
+        }
+        if tms == .webMercatorQuad {
+            links.append(link("\(base)/\(tms.id)/tilejson.json", rel: "describedby", type: MediaTypeName.json, title: "TileJSON 3.0.0"))
+        }
+        var o: [String: JSONValue] = [
+            "title": .string(title), "dataType": "vector", "crs": .string(tms.crsURI), "links": .array(links),
+            "layers": .array(layers.map { info in
+                var l: [String: JSONValue] = ["id": .string(info.definition.id), "title": .string(info.definition.title.zh), "dataType": "vector"]
+                if let g = info.definition.geometryType { l["geometryDimension"] = .integer(Self.dimension(g)) }
+                l["propertiesSchema"] = ["type": "object", "properties": .object(fieldTypes(info.definition).mapValues { ["type": .string($0)] })]
+                return .object(l)
+            }),
+            "tileMatrixSetLimits": .array(tms.tileMatrices.map { m in
+                ["tileMatrix": .string(String(m.id)), "minTileRow": 0, "maxTileRow": .integer(Int64(m.matrixHeight - 1)),
+                 "minTileCol": 0, "maxTileCol": .integer(Int64(m.matrixWidth - 1))]
+            }),
+        ]
+        if let uri = tms.uri { o["tileMatrixSetURI"] = .string(uri) }
+        if tms == .cgcs2000Quad { o["description"] = "Level ids 1-18 as Tianditu's c matrix set: clients that count from 0 use zoomOffset 1." }
+        return .object(o)
+    }
+
+    private static func dimension(_ g: GeometryType) -> Int64 {
+        switch g {
+        case .point, .multiPoint: 0
+        case .lineString, .multiLineString: 1
+        case .polygon, .multiPolygon: 2
+        case .geometryCollection: 2
+        }
+    }
+
+    /// Property name → MVT-ish type name (String, Number, Boolean) of a layer's schema.
+    private func fieldTypes(_ d: LayerDefinition) -> [String: String] {
+        d.schema.properties.mapValues { rule in
+            switch rule.scalarType {
+            case .integer, .number: "Number"
+            case .boolean: "Boolean"
+            default: "String"
+            }
+        }
+    }
+
+    private func tileJSON(_ base: String, name: String, layers: [LayerInfo]) -> JSONValue {
+        var bounds: Envelope?
+        for info in layers { if let e = info.extent { bounds == nil ? (bounds = e) : bounds!.expand(toInclude: e) } }
+        var o: [String: JSONValue] = [
+            "tilejson": "3.0.0", "name": .string(name), "scheme": "xyz", "minzoom": 0, "maxzoom": 22,
+            "tiles": [.string(url("\(base)/WebMercatorQuad/{z}/{y}/{x}"))],
+            "vector_layers": .array(layers.map { info in
+                ["id": .string(info.definition.id), "description": .string(info.definition.title.en),
+                 "fields": .object(fieldTypes(info.definition).mapValues(JSONValue.string)), "minzoom": 0, "maxzoom": 22]
+            }),
+            "attribution": "CityTwin 城市数字孪生",
+        ]
+        if let b = bounds {
+            let lat = TileMatrixSet.webMercatorMaxLatitude
+            o["bounds"] = [.number(b.minX), .number(max(b.minY, -lat)), .number(b.maxX), .number(min(b.maxY, lat))]
+            o["center"] = [.number(b.center.x), .number(b.center.y), 14]
+        }
+        return .object(o)
+    }
+
+    /// A MapLibre style (v8) over the whole-map tiles, one or two style layers per collection
+    /// from the layer definition's `style` (color, fill, width, radius, extrude).
+    private func mapLibreStyle(_ layers: [LayerInfo]) -> JSONValue {
+        var styleLayers: [JSONValue] = [["id": "background", "type": "background", "paint": ["background-color": "#f5f5f0"]]]
+        for info in layers {
+            let d = info.definition, s = d.style ?? [:]
+            let color = s["color"]?.stringValue ?? "#595959"
+            let base: [String: JSONValue] = ["source": "citytwin", "source-layer": .string(d.id)]
+            func layer(_ suffix: String, _ type: String, _ paint: [String: JSONValue], filter: JSONValue? = nil) -> JSONValue {
+                var o = base
+                o["id"] = .string("\(d.id)-\(suffix)"); o["type"] = .string(type); o["paint"] = .object(paint)
+                if let filter { o["filter"] = filter }
+                return .object(o)
+            }
+            switch d.geometryType.map(Self.dimension) ?? 2 {
+            case 0:
+                styleLayers.append(layer("circle", "circle", ["circle-color": .string(color), "circle-radius": .number(s["radius"]?.doubleValue ?? 3)]))
+            case 1:
+                let width: JSONValue = s["width"]?.doubleValue.map(JSONValue.number) ?? 1.5
+                styleLayers.append(layer("line", "line", ["line-color": .string(color), "line-width": width]))
+            default:
+                if let height = s["extrude"]?.stringValue {
+                    styleLayers.append(layer("extrusion", "fill-extrusion", [
+                        "fill-extrusion-color": .string(color), "fill-extrusion-opacity": 0.8,
+                        "fill-extrusion-height": ["coalesce", ["get", .string(height)], 0]]))
+                } else {
+                    if s["fill"]?.stringValue != "none" {
+                        styleLayers.append(layer("fill", "fill", ["fill-color": .string(s["fill"]?.stringValue ?? color), "fill-opacity": 0.5]))
+                    }
+                    let width: JSONValue = s["width"]?.doubleValue.map(JSONValue.number) ?? 1
+                    styleLayers.append(layer("outline", "line", ["line-color": .string(color), "line-width": width]))
+                }
+            }
+        }
+        return [
+            "version": 8, "name": "CityTwin 一张图",
+            "sources": ["citytwin": ["type": "vector", "url": .string(url("/tiles/WebMercatorQuad/tilejson.json"))]],
+            "layers": .array(styleLayers),
+        ]
+    }
+}
+
+extension CityTwinServer {
+    /// The schema name a tile response refers to (one of `tileSchemas`).
+    static func tileSchema(_ name: String) -> String { name }
+
+    /// Response schemas of the tile operations, merged into `#/components/schemas` of the
+    /// OpenAPI document.
+    static let tileSchemas: [String: JSONValue] = {
+        let links: JSONValue = ["type": "array", "items": ["$ref": "#/components/schemas/Link"]]
+        let tilesetSummary: JSONValue = [
+            "type": "object", "required": ["dataType", "crs", "links"],
+            "properties": ["title": ["type": "string"], "dataType": ["type": "string", "enum": ["map", "vector", "coverage"]],
+                           "crs": ["type": "string", "format": "uri"], "tileMatrixSetURI": ["type": "string", "format": "uri"], "links": links],
+        ]
+        return [
+            "TileMatrixSets": ["type": "object", "required": ["tileMatrixSets"],
+                               "properties": ["tileMatrixSets": ["type": "array", "items": ["type": "object", "required": ["id", "links"],
+                                   "properties": ["id": ["type": "string"], "title": ["type": "string"], "uri": ["type": "string"], "links": links]]],
+                                              "links": links]],
+            "TileMatrixSet": ["type": "object", "required": ["crs", "tileMatrices"],
+                              "properties": ["id": ["type": "string"], "title": ["type": "string"], "uri": ["type": "string"],
+                                             "crs": ["type": "string"], "orderedAxes": ["type": "array", "items": ["type": "string"]],
+                                             "tileMatrices": ["type": "array", "items": ["type": "object",
+                                                 "required": ["id", "scaleDenominator", "cellSize", "pointOfOrigin", "tileWidth", "tileHeight", "matrixWidth", "matrixHeight"]]],
+                                             "links": links]],
+            "TileSets": ["type": "object", "required": ["tilesets"],
+                         "properties": ["tilesets": ["type": "array", "items": tilesetSummary], "links": links]],
+            "TileSet": ["type": "object", "required": ["dataType", "crs", "links"],
+                        "properties": ["title": ["type": "string"], "dataType": ["type": "string"], "crs": ["type": "string"],
+                                       "tileMatrixSetURI": ["type": "string"], "layers": ["type": "array", "items": ["type": "object"]],
+                                       "tileMatrixSetLimits": ["type": "array", "items": ["type": "object"]], "links": links]],
+            "VectorTile": ["type": "string", "format": "binary"],
+            "TileJSON": ["type": "object", "required": ["tilejson", "tiles", "vector_layers"],
+                         "properties": ["tilejson": ["type": "string"], "tiles": ["type": "array", "items": ["type": "string"]],
+                                        "vector_layers": ["type": "array", "items": ["type": "object"]]]],
+            "MapLibreStyle": ["type": "object", "required": ["version", "sources", "layers"]],
+        ]
+    }()
+}

@@ -1,0 +1,94 @@
+import Foundation
+import GeoCore
+import TwinStore
+
+/// Vector tiles cut on request from a `FeatureStore`: one MVT layer per store layer, features
+/// read by the tile's lon/lat box (grown by the buffer) and streamed in bounded chunks, as the
+/// caller may see them. The store applies sharing classes and attribute masking, so a masked
+/// attribute never reaches a tile.
+///
+/// ```swift
+/// let source = TileSource(store: store)
+/// let bytes = try await source.tile(layers: ["buildings"], tileMatrixSet: .webMercatorQuad,
+///                                   tile: TileID(matrix: 15, row: 13_578, col: 26_788), caller: .anonymous)
+/// ```
+public struct TileSource: Sendable {
+    public let store: any FeatureStore
+    /// Tile units across a tile (MVT `extent`).
+    public var extent: Int
+    /// Tile units kept beyond each tile edge.
+    public var buffer: Int
+    /// From this Web-Mercator-equivalent zoom on every point is kept.
+    public var fullPointLevel: Int
+    /// Features read from the store per chunk.
+    public var chunkSize: Int
+
+    public init(store: any FeatureStore, extent: Int = 4096, buffer: Int = 64, fullPointLevel: Int = 14, chunkSize: Int = 1000) {
+        self.store = store
+        self.extent = extent
+        self.buffer = buffer
+        self.fullPointLevel = fullPointLevel
+        self.chunkSize = chunkSize
+    }
+
+    /// The generalization used for a level of a matrix set.
+    public func generalization(_ tileMatrixSet: TileMatrixSet, level: Int) -> TileGeneralization {
+        .standard(level: tileMatrixSet.zoom(of: level), extent: extent, fullPointLevel: fullPointLevel)
+    }
+
+    /// The encoded tile (uncompressed MVT bytes), or `nil` when no feature of any layer falls
+    /// in it (HTTP 204). A tile larger than the generalization's byte budget is rebuilt up to
+    /// three times with a coarser generalization.
+    /// - Throws: `TileError.outsideMatrix` for a tile outside the set; `StoreError` when a
+    ///   layer is unknown or hidden from `caller`; `GeometryError` from PROJ/GEOS.
+    public func tile(layers: [String], tileMatrixSet: TileMatrixSet, tile: TileID, caller: Caller) async throws -> [UInt8]? {
+        let frame = try TileFrame(tileMatrixSet, tile, extent: extent, buffer: buffer)
+        var generalization = generalization(tileMatrixSet, level: tile.matrix)
+        var attempt = 0
+        while true {
+            var built: [VectorTileLayer] = []
+            for name in layers {
+                built.append(try await layer(name, frame: frame, generalization: generalization, caller: caller))
+            }
+            let bytes = VectorTile.encode(built)
+            if bytes.isEmpty { return nil }
+            if bytes.count <= generalization.maximumTileBytes || attempt == 3 { return bytes }
+            generalization = generalization.coarser(extent: extent)
+            attempt += 1
+        }
+    }
+
+    /// One MVT layer of `frame`'s tile from store layer `name`.
+    public func layer(_ name: String, frame: TileFrame, generalization: TileGeneralization, caller: Caller) async throws -> VectorTileLayer {
+        let box = try frame.lonLatQueryEnvelope()
+        let query = FeatureQuery(bbox: BoundingBox(box), limit: chunkSize)
+        var cutter = TileCutter(frame: frame, generalization: generalization)
+        var layer = VectorTileLayer(name: name, extent: extent)
+        for try await feature in store.stream(layer: name, query, by: caller) {
+            guard let geometry = feature.geometry, let cut = try cutter.cut(geometry) else { continue }
+            layer.append(Self.tileFeature(feature, geometry: cut))
+            if layer.features.count >= generalization.maximumFeatures { break }
+        }
+        return layer
+    }
+
+    /// A store feature as a tile feature: numeric ids (integers ≥ 0, or strings of digits)
+    /// become the MVT id; other ids are kept as an `id` property (unless one exists), since
+    /// MVT ids are unsigned integers. JSON nulls are left out.
+    public static func tileFeature(_ feature: Feature, geometry: Geometry) -> TileFeature {
+        var properties: [String: TileValue] = [:]
+        properties.reserveCapacity(feature.properties.count + 1)
+        for (key, value) in feature.properties {
+            if let v = TileValue(value) { properties[key] = v }
+        }
+        var id: UInt64?
+        switch feature.id {
+        case .integer(let i) where i >= 0: id = UInt64(i)
+        case .string(let s):
+            if let n = UInt64(s) { id = n } else if properties["id"] == nil { properties["id"] = .string(s) }
+        case .integer(let i): if properties["id"] == nil { properties["id"] = .sint(i) }
+        case nil: break
+        }
+        return TileFeature(id: id, geometry: geometry, properties: properties)
+    }
+}

@@ -1,0 +1,247 @@
+import Crypto
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Issues and verifies the bearer tokens a department presents to write to its layers
+/// (cim-and-layers.md §6: write permission is per department).
+///
+/// A token is `ct1.<payload>.<signature>`: `payload` is the base64url (no padding) of the JSON
+/// claims `{"dept","role","sub","iat","exp"}` (times in whole seconds since 1970-01-01 UTC) and
+/// `signature` the base64url HMAC-SHA256 of the ASCII text `ct1.<payload>` under the server's
+/// secret. Verification checks the signature in constant time before reading the claims, then
+/// the expiry. The CLI (`citytwin token create`) and the server share one secret: the
+/// environment variable `CITYTWIN_TOKEN_SECRET`, else a file beside the store created once
+/// with mode 0600.
+///
+/// ```swift
+/// let authority = try TokenAuthority.forStore(path: "city.sqlite")
+/// let token = authority.issue(TokenClaims(department: "应急管理局", role: .editor, subject: "王工",
+///                                         lifetime: 30 * 86_400))
+/// let caller = try authority.verify(token).caller   // .department(name: "应急管理局", role: .editor, user: "王工")
+/// ```
+public struct TokenAuthority: Sendable {
+    /// The environment variable that holds the secret (at least 32 bytes of UTF-8 text).
+    public static let secretVariable = "CITYTWIN_TOKEN_SECRET"
+    /// The version prefix of every token.
+    public static let prefix = "ct1"
+    /// The shortest secret accepted, in bytes (HMAC-SHA256's block-size guidance: ≥ 256 bits).
+    public static let minimumSecretLength = 32
+    /// Tokens longer than this (bytes) are rejected before any decoding.
+    static let maximumTokenLength = 4096
+    /// Tolerated clock difference between issuer and verifier for `iat`, in seconds.
+    static let clockSkew: TimeInterval = 300
+
+    private let key: SymmetricKey
+
+    /// - Parameter secret: the signing secret, at least `minimumSecretLength` bytes.
+    /// - Throws: `StoreError` `.invalidToken` naming `secret` when it is too short.
+    public init(secret: [UInt8]) throws {
+        guard secret.count >= Self.minimumSecretLength else {
+            throw StoreError(.invalidToken, "the token secret has \(secret.count) bytes; at least \(Self.minimumSecretLength) are needed",
+                             field: "secret")
+        }
+        key = SymmetricKey(data: secret)
+    }
+
+    /// The authority of the store at `path` (a SpatiaLite file): the secret from
+    /// `CITYTWIN_TOKEN_SECRET` when set, else from `<path>.token-secret`, which is created
+    /// (32 random bytes, hex, mode 0600) on first use. A secret file readable by group or
+    /// others is refused.
+    /// - Parameters:
+    ///   - path: the store file; `nil` (a PostGIS store) requires the environment variable.
+    ///   - environment: the process environment (injectable for tests).
+    public static func forStore(path: String?,
+                                environment: [String: String] = ProcessInfo.processInfo.environment) throws -> TokenAuthority {
+        if let text = environment[secretVariable], !text.isEmpty {
+            guard text.utf8.count >= minimumSecretLength else {
+                throw StoreError(.invalidToken, "\(secretVariable) has \(text.utf8.count) bytes; at least \(minimumSecretLength) are needed",
+                                 field: secretVariable)
+            }
+            return try TokenAuthority(secret: Array(text.utf8))
+        }
+        guard let path, !path.isEmpty else {
+            throw StoreError(.invalidToken, "set \(secretVariable): a store without a file has no place to keep the token secret",
+                             field: secretVariable)
+        }
+        return try TokenAuthority(secret: try SecretFile(path: path + ".token-secret").readOrCreate())
+    }
+
+    /// A signed token for `claims`.
+    public func issue(_ claims: TokenClaims) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // Encoding a struct of strings and integers cannot fail.
+        let json = (try? encoder.encode(claims)) ?? Data("{}".utf8)
+        let signed = Self.prefix + "." + Base64URL.encode(json)
+        let mac = HMAC<Crypto.SHA256>.authenticationCode(for: Data(signed.utf8), using: key)
+        return signed + "." + Base64URL.encode(Data(mac))
+    }
+
+    /// The claims of a token this authority signed and that has not expired at `now`.
+    /// - Throws: `StoreError` `.invalidToken` saying why (malformed, bad signature, expired,
+    ///   issued in the future, unknown role); the message never echoes the token.
+    public func verify(_ token: String, now: Date = Date()) throws -> TokenClaims {
+        func reject(_ why: String) -> StoreError { StoreError(.invalidToken, why, field: "token") }
+        guard token.utf8.count <= Self.maximumTokenLength else { throw reject("the token is longer than \(Self.maximumTokenLength) bytes") }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == Self.prefix else {
+            throw reject("the token is not a CityTwin token (\(Self.prefix).<claims>.<signature>)")
+        }
+        guard let signature = Base64URL.decode(parts[2]) else { throw reject("the token's signature is not base64url") }
+        let signed = Data(parts[0].utf8) + Data(".".utf8) + Data(parts[1].utf8)
+        guard HMAC<Crypto.SHA256>.isValidAuthenticationCode(signature, authenticating: signed, using: key) else {
+            throw reject("the token's signature does not match (tampered, or signed with another secret)")
+        }
+        guard let json = Base64URL.decode(parts[1]) else { throw reject("the token's claims are not base64url") }
+        let claims: TokenClaims
+        do {
+            claims = try JSONDecoder().decode(TokenClaims.self, from: json)
+        } catch {
+            throw reject("the token's claims are not {dept, role, sub, iat, exp} with a known role")
+        }
+        let t = Int64(now.timeIntervalSince1970.rounded(.down))
+        guard claims.expiresAt > t else { throw reject("the token expired at \(Self.format(claims.expiresAt))") }
+        guard Double(claims.issuedAt) <= Double(t) + Self.clockSkew else {
+            throw reject("the token is issued in the future (\(Self.format(claims.issuedAt)))")
+        }
+        return claims
+    }
+
+    private static func format(_ seconds: Int64) -> String {
+        Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
+    }
+}
+
+/// What a token asserts: who (department, person), with which role, from when until when.
+public struct TokenClaims: Codable, Hashable, Sendable {
+    /// The role a token grants.
+    public enum Role: String, Codable, Hashable, Sendable, CaseIterable {
+        /// Reads the layers shared with the department (and those it owns), writes nothing.
+        case viewer
+        /// Reads like a viewer and writes the layers the department owns.
+        case editor
+        /// The platform administrator: reads and writes every layer, unmasked.
+        case admin
+    }
+
+    /// The department (e.g. "应急管理局"); may be empty for `admin`.
+    public var department: String
+    public var role: Role
+    /// The person or system the token was issued to (version author and audit actor).
+    public var subject: String?
+    /// Issued at, in seconds since 1970-01-01 UTC.
+    public var issuedAt: Int64
+    /// Expires at (exclusive), in seconds since 1970-01-01 UTC.
+    public var expiresAt: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case department = "dept", role, subject = "sub", issuedAt = "iat", expiresAt = "exp"
+    }
+
+    public init(department: String, role: Role, subject: String?, issuedAt: Int64, expiresAt: Int64) {
+        self.department = department
+        self.role = role
+        self.subject = subject
+        self.issuedAt = issuedAt
+        self.expiresAt = expiresAt
+    }
+
+    /// Claims valid from `now` for `lifetime` seconds.
+    public init(department: String, role: Role, subject: String?, lifetime: TimeInterval, now: Date = Date()) {
+        let iat = Int64(now.timeIntervalSince1970.rounded(.down))
+        self.init(department: department, role: role, subject: subject, issuedAt: iat,
+                  expiresAt: iat + Int64(lifetime.rounded(.down)))
+    }
+
+    /// The store caller the token stands for: `.admin` for the admin role, else the
+    /// department with the role and the subject as the user.
+    public var caller: Caller {
+        switch role {
+        case .admin: .admin
+        case .editor: .department(name: department, role: .editor, user: subject)
+        case .viewer: .department(name: department, role: .viewer, user: subject)
+        }
+    }
+}
+
+extension StoreError.Code {
+    /// A bearer token (or its secret) is malformed, badly signed or expired.
+    public static let invalidToken = StoreError.Code(rawValue: "invalid-token")
+}
+
+/// RFC 4648 §5 base64url without padding, as JWTs use it.
+enum Base64URL {
+    static func encode(_ data: Data) -> String {
+        var s = data.base64EncodedString()
+        s = s.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+        while s.hasSuffix("=") { s.removeLast() }
+        return s
+    }
+
+    /// `nil` unless `text` is unpadded base64url.
+    static func decode(_ text: some StringProtocol) -> Data? {
+        guard !text.contains("="), !text.contains("+"), !text.contains("/") else { return nil }
+        var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        let rem = s.utf8.count % 4
+        if rem == 1 { return nil }
+        if rem > 0 { s += String(repeating: "=", count: 4 - rem) }
+        return Data(base64Encoded: s)
+    }
+}
+
+/// The token secret kept beside a SpatiaLite store: 64 hex digits, owner read/write only.
+struct SecretFile {
+    let path: String
+
+    func readOrCreate() throws -> [UInt8] {
+        if let existing = try read() { return existing }
+        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        let text = SHA256.hexString(key) + "\n"
+        // Written whole to a private temporary file, then hard-linked into place: when two
+        // processes race, exactly one link succeeds and the other reads the winner's secret.
+        let temporary = path + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw failure("cannot create", temporary) }
+        defer { unlink(temporary) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == bytes.count, synced == 0 else { throw failure("cannot write", temporary) }
+        if link(temporary, path) != 0 {
+            if errno == EEXIST, let existing = try read() { return existing }
+            throw failure("cannot create", path)
+        }
+        return Array(bytes.dropLast())
+    }
+
+    private func failure(_ what: String, _ file: String) -> StoreError {
+        StoreError(.invalidToken, "\(what) the token secret file \(file): \(String(cString: strerror(errno)))", field: "secret")
+    }
+
+    /// The secret, `nil` when the file does not exist.
+    private func read() throws -> [UInt8]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        guard info.st_mode & 0o077 == 0 else {
+            throw StoreError(.invalidToken, "the token secret file \(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it",
+                             field: "secret")
+        }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StoreError(.invalidToken, "cannot read the token secret file \(path)", field: "secret")
+        }
+        let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.utf8.count >= TokenAuthority.minimumSecretLength else {
+            throw StoreError(.invalidToken, "the token secret file \(path) holds fewer than \(TokenAuthority.minimumSecretLength) bytes",
+                             field: "secret")
+        }
+        return Array(text.utf8)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import GeoCore
+
+/// A feature's current version as a backend holds it before a write.
+struct CurrentVersion: Sendable {
+    /// The backend's version row id.
+    var vid: Int64
+    var hash: String
+    /// Microseconds since 1970 UTC.
+    var validFrom: Int64
+    /// EPSG:4490 degrees; `nil` without geometry.
+    var envelope: Envelope?
+}
+
+/// One write call, checked and validated before any transaction starts: the layer, the
+/// caller's right to write, the prepared features and the write instant. Both backends build
+/// this, then read the current versions of `lookupIDs` and apply `plan(current:)`, so access,
+/// validation, duplicate and time rules are the same code everywhere.
+struct WriteBatch: Sendable {
+    enum Mode: Sendable {
+        case insert([Feature]), upsert([Feature]), delete([String])
+    }
+
+    let layer: LayerDefinition
+    /// Microseconds since 1970 UTC.
+    let time: Int64
+    let actor: String
+    let department: String?
+    let role: String
+    let features: [PreparedFeature]
+    let deletions: [String]
+    let isInsert: Bool
+
+    /// Checks write access (a hidden layer is `layerNotFound`) and validates every feature.
+    init(layer definition: LayerDefinition?, named layer: String, mode: Mode, by caller: Caller, at: Date?) throws {
+        guard let def = definition else {
+            throw StoreError(.layerNotFound, "no layer \"\(layer)\"", layer: layer)
+        }
+        try AccessPolicy.requireWrite(def, caller)
+        self.layer = def
+        self.time = RFC3339.microseconds(at ?? Date())
+        self.actor = caller.author
+        self.department = caller.departmentName
+        self.role = caller.auditRole
+        switch mode {
+        case .insert(let fs), .upsert(let fs):
+            features = try fs.enumerated().map { try PreparedFeature($0.element, layer: def, index: $0.offset) }
+            deletions = []
+        case .delete(let ids):
+            features = []
+            deletions = ids
+        }
+        if case .insert = mode { isInsert = true } else { isInsert = false }
+    }
+
+    /// The feature ids whose current versions the plan needs, without repeats.
+    var lookupIDs: [String] {
+        var seen = Set<String>()
+        return (features.map(\.id) + deletions).filter { seen.insert($0).inserted }
+    }
+
+    /// What the batch does, given the current versions of `lookupIDs`: the existing versions
+    /// to close, the versions to add (in order) and one change per written feature. Features
+    /// are applied in order, so a batch that names a feature twice behaves as two writes.
+    func plan(current: [String: CurrentVersion]) throws -> WritePlan {
+        var plan = WritePlan()
+        enum Slot { case stored(CurrentVersion), added(Int) }
+        var state = [String: Slot]()
+        for (id, v) in current { state[id] = .stored(v) }
+
+        func hashAndEnvelope(_ slot: Slot) -> (String, Envelope?) {
+            switch slot {
+            case .stored(let v): (v.hash, v.envelope)
+            case .added(let i): (plan.versions[i].feature.hash, plan.versions[i].feature.envelope)
+            }
+        }
+        func requireNotBefore(_ slot: Slot, _ fid: String) throws {
+            guard case .stored(let v) = slot, v.validFrom > time else { return }
+            throw StoreError(.invalidFeature, "the write time is before the current version's start (\(RFC3339.format(RFC3339.date(microseconds: v.validFrom))))",
+                             layer: layer.id, feature: fid, field: "at")
+        }
+        func close(_ slot: Slot) {
+            switch slot {
+            case .stored(let v): plan.closes.append(v.vid)
+            case .added(let i): plan.versions[i].validTo = time
+            }
+        }
+        func add(_ f: PreparedFeature) {
+            plan.versions.append(WritePlan.NewVersion(feature: f, validTo: nil))
+            state[f.id] = .added(plan.versions.count - 1)
+        }
+
+        for f in features {
+            guard let slot = state[f.id] else {
+                add(f)
+                plan.changes.append(WritePlan.Change(featureID: f.id, kind: .insert, before: nil, after: f))
+                continue
+            }
+            if isInsert {
+                throw StoreError(.duplicateFeature, "feature \"\(f.id)\" already exists", layer: layer.id, feature: f.id)
+            }
+            try requireNotBefore(slot, f.id)
+            let before = hashAndEnvelope(slot)
+            if before.0 == f.hash { continue }
+            close(slot)
+            add(f)
+            plan.changes.append(WritePlan.Change(featureID: f.id, kind: .update, before: before, after: f))
+        }
+        for fid in deletions {
+            guard let slot = state[fid] else {
+                throw StoreError(.featureNotFound, "no current feature \"\(fid)\" to delete", layer: layer.id, feature: fid)
+            }
+            try requireNotBefore(slot, fid)
+            let before = hashAndEnvelope(slot)
+            close(slot)
+            state[fid] = nil
+            plan.changes.append(WritePlan.Change(featureID: fid, kind: .delete, before: before, after: nil))
+        }
+        return plan
+    }
+
+    /// The audit rows of `plan`, chained from `previous` (the newest entry hash, or the genesis hash).
+    func auditRows(_ plan: WritePlan, previous: String) -> [WritePlan.AuditRow] {
+        var chain = previous
+        return plan.changes.map { c in
+            chain = AuditChain.entryHash(previous: chain, at: time, actor: actor, department: department, role: role,
+                                         layer: layer.id, featureID: c.featureID, kind: c.kind,
+                                         before: c.before?.hash, after: c.after?.hash)
+            return WritePlan.AuditRow(change: c, entryHash: chain)
+        }
+    }
+}
+
+/// The rows one write batch changes.
+struct WritePlan: Sendable {
+    struct NewVersion: Sendable {
+        var feature: PreparedFeature
+        /// Set when a later feature of the same batch replaced this version at once.
+        var validTo: Int64?
+    }
+
+    struct Change: Sendable {
+        var featureID: String
+        var kind: ChangeKind
+        var before: (hash: String, envelope: Envelope?)?
+        var after: PreparedFeature?
+    }
+
+    struct AuditRow: Sendable {
+        var change: Change
+        var entryHash: String
+    }
+
+    /// Row ids of stored versions that end at the write time.
+    var closes: [Int64] = []
+    var versions: [NewVersion] = []
+    var changes: [Change] = []
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GeoCore
+import PostgresNIO
+
+extension PostGISStore {
+    public func history(layer: String, featureID: String, by caller: Caller) async throws -> [FeatureVersion] {
+        let def = try readableLayer(layer, caller)
+        let sql = VersionSQL.history(table(def), dialect)
+        let mask = mask(def, caller)
+        let audits = AccessPolicy.canAudit(def, caller)
+        return try await mapErrors(layer: layer) {
+            var out = [FeatureVersion]()
+            let rows = try await client.query(PostgresQuery(sql, [.text(featureID)]), logger: logger)
+            for try await (props, wkb, from, to, author, department, hash) in rows
+                .decode((String, ByteBuffer?, Int64, Int64?, String, String?, String).self) {
+                out.append(try historyVersion(def, featureID: featureID, propertiesText: props, wkb: wkb.map { Array($0.readableBytesView) },
+                                              validFrom: from, validTo: to, author: author, department: department, hash: hash,
+                                              mask: mask, audits: audits))
+            }
+            return out
+        }
+    }
+
+    public func diff(layer: String, from: Date, to: Date, by caller: Caller) async throws -> LayerDiff {
+        let def = try readableLayer(layer, caller)
+        let table = table(def)
+        let mask = mask(def, caller)
+        let (t1, t2) = (RFC3339.microseconds(from), RFC3339.microseconds(to))
+        let sql = VersionSQL.diff(table, dialect)
+        let rows = try await mapErrors(layer: layer) {
+            var out = [(kind: String, fid: String, from: Int64?, to: Int64?)]()
+            for try await r in try await client.query(PostgresQuery(sql, [.integer(t1), .integer(t2)]), logger: logger)
+                .decode((String, String, Int64?, Int64?).self) {
+                out.append((r.0, r.1, r.2, r.3))
+            }
+            return out
+        }
+        let versionSQL = VersionSQL.version(table, dialect)
+        return try await VersionSQL.collect(rows, layer: layer, mask: mask) { vid in
+            try await mapErrors(layer: layer) {
+                for try await (props, wkb) in try await client.query(PostgresQuery(versionSQL, [.integer(vid)]), logger: logger)
+                    .decode((String, ByteBuffer?).self) {
+                    return (props, wkb.map { Array($0.readableBytesView) })
+                }
+                return ("{}", nil)
+            }
+        }
+    }
+
+    public func auditLog(layer: String, after sequence: Int64, limit: Int, by caller: Caller) async throws -> [AuditEntry] {
+        let def = try readableLayer(layer, caller)
+        guard AccessPolicy.canAudit(def, caller) else {
+            throw StoreError(.forbidden, "the audit log of \"\(layer)\" is for \(def.owner) and admins", layer: layer)
+        }
+        return try await mapErrors(layer: layer) {
+            try await auditEntries("""
+                SELECT seq, at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash
+                FROM \(unescaped: schema).audit_log WHERE layer = \(layer) AND seq > \(sequence) ORDER BY seq LIMIT \(Int64(max(0, limit)))
+                """)
+        }
+    }
+
+    /// Recomputes the audit hash chain from the first entry (admin only); `false` when any
+    /// entry was edited, removed or reordered.
+    public func verifyAuditChain(by caller: Caller) async throws -> Bool {
+        guard caller == .admin else { throw StoreError(.forbidden, "verifying the audit chain needs an admin") }
+        return try await mapErrors(layer: nil) {
+            let entries = try await auditEntries("""
+                SELECT seq, at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash
+                FROM \(unescaped: schema).audit_log ORDER BY seq
+                """)
+            return AuditChain.verify(entries)
+        }
+    }
+
+    private func auditEntries(_ query: PostgresQuery) async throws -> [AuditEntry] {
+        var out = [AuditEntry]()
+        for try await r in try await client.query(query, logger: logger)
+            .decode((Int64, Int64, String, String?, String, String, String, String, String?, String?, String).self) {
+            out.append(AuditEntry(sequence: r.0, at: RFC3339.date(microseconds: r.1), actor: r.2, department: r.3, role: r.4,
+                                  layer: r.5, featureID: r.6, kind: ChangeKind(rawValue: r.7) ?? .update,
+                                  beforeHash: r.8, afterHash: r.9, entryHash: r.10))
+        }
+        return out
+    }
+
+    public func changes(since sequence: Int64, limit: Int, by caller: Caller) async throws -> [ChangeEvent] {
+        let readable = Set(definitions.all.filter { AccessPolicy.canRead($0, caller) }.map(\.id))
+        return try await mapErrors(layer: nil) {
+            var out = [ChangeEvent]()
+            let rows = try await client.query("""
+                SELECT seq, layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
+                       after_minx, after_miny, after_maxx, after_maxy
+                FROM \(unescaped: schema).change_feed WHERE seq > \(sequence) ORDER BY seq LIMIT \(Int64(max(0, limit)))
+                """, logger: logger)
+            for try await r in rows.decode((Int64, String, String, String, Int64, Double?, Double?, Double?, Double?,
+                                            Double?, Double?, Double?, Double?).self) {
+                guard readable.contains(r.1) else { continue }
+                func env(_ a: Double?, _ b: Double?, _ c: Double?, _ d: Double?) -> Envelope? {
+                    guard let a, let b, let c, let d else { return nil }
+                    return Envelope(minX: a, minY: b, maxX: c, maxY: d)
+                }
+                out.append(ChangeEvent(sequence: r.0, layer: r.1, featureID: r.2, kind: ChangeKind(rawValue: r.3) ?? .update,
+                                       at: RFC3339.date(microseconds: r.4), envelopeBefore: env(r.5, r.6, r.7, r.8),
+                                       envelopeAfter: env(r.9, r.10, r.11, r.12)))
+            }
+            return out
+        }
+    }
+}

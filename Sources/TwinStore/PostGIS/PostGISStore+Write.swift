@@ -1,0 +1,167 @@
+import Foundation
+import GeoCore
+import PostgresNIO
+
+extension PostGISStore {
+    public func insert(layer: String, features: [Feature], by caller: Caller, at: Date?) async throws {
+        try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .insert(features), by: caller, at: at))
+    }
+
+    public func upsert(layer: String, features: [Feature], by caller: Caller, at: Date?) async throws {
+        try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .upsert(features), by: caller, at: at))
+    }
+
+    public func delete(layer: String, ids: [String], by caller: Caller, at: Date?) async throws {
+        try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .delete(ids), by: caller, at: at))
+    }
+
+    /// Rows per multi-row statement (arrays bound through `unnest`).
+    static let chunk = 5_000
+
+    /// One transaction under the schema's write lock (the audit chain is one sequence): reads
+    /// the current versions the batch touches in one query per chunk, plans the batch (shared
+    /// with SpatiaLite), then closes, adds versions, audit entries and change events with
+    /// array-bound multi-row statements. Any error rolls all back.
+    private func write(_ batch: WriteBatch) async throws {
+        let def = batch.layer
+        let layer = def.id
+        let t = table(def).name
+        let s = schema
+        let time = batch.time
+        let log = logger
+        let envelopeColumns = def.hasGeometry
+            ? "ST_XMin(geom), ST_YMin(geom), ST_XMax(geom), ST_YMax(geom)"
+            : "NULL::float8, NULL::float8, NULL::float8, NULL::float8"
+        do {
+            try await client.withTransaction(logger: log) { db in
+                try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s + ".write")))", logger: log)
+                var found = [String: CurrentVersion]()
+                let ids = batch.lookupIDs
+                for start in stride(from: 0, to: ids.count, by: Self.chunk) {
+                    let part = Array(ids[start..<min(start + Self.chunk, ids.count)])
+                    let rows = try await db.query(PostgresQuery(unsafeSQL: """
+                        SELECT vid, fid, hash, valid_from, \(envelopeColumns) FROM \(t) WHERE fid = ANY($1) AND valid_to IS NULL
+                        """, binds: Self.binds(part)), logger: log)
+                    for try await r in rows.decode((Int64, String, String, Int64, Double?, Double?, Double?, Double?).self) {
+                        var env: Envelope?
+                        if let a = r.4, let b = r.5, let c = r.6, let d = r.7 { env = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
+                        found[r.1] = CurrentVersion(vid: r.0, hash: r.2, validFrom: r.3, envelope: env)
+                    }
+                }
+                let plan = try batch.plan(current: found)
+
+                var previous = AuditChain.genesis
+                for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: s).audit_log ORDER BY seq DESC LIMIT 1",
+                                                      logger: log).decode(String.self) { previous = h }
+
+                if !plan.closes.isEmpty {
+                    try await db.query(PostgresQuery(unsafeSQL: "UPDATE \(t) SET valid_to = $1 WHERE vid = ANY($2)",
+                                                     binds: Self.binds(time, plan.closes)), logger: log)
+                }
+                for start in stride(from: 0, to: plan.versions.count, by: Self.chunk) {
+                    let part = plan.versions[start..<min(start + Self.chunk, plan.versions.count)]
+                    try await insertVersions(part, batch: batch, table: t, on: db)
+                }
+                let audit = batch.auditRows(plan, previous: previous)
+                for start in stride(from: 0, to: audit.count, by: Self.chunk) {
+                    try await insertAudit(audit[start..<min(start + Self.chunk, audit.count)], batch: batch, on: db)
+                }
+            }
+        } catch {
+            if Self.sqlState(error) == "23505" {
+                throw StoreError(.duplicateFeature, "a feature of the batch already exists (written concurrently)", layer: layer)
+            }
+            try await mapErrors(layer: layer) { throw error }
+        }
+    }
+
+    private func insertVersions(_ part: ArraySlice<WritePlan.NewVersion>, batch: WriteBatch, table t: String,
+                                on db: PostgresConnection) async throws {
+        let def = batch.layer
+        var fids = [String](), props = [String](), hashes = [String](), validTo = [Int64](), geoms = [ByteBuffer]()
+        fids.reserveCapacity(part.count); props.reserveCapacity(part.count); hashes.reserveCapacity(part.count)
+        validTo.reserveCapacity(part.count)
+        for v in part {
+            fids.append(v.feature.id)
+            props.append(v.feature.propertiesText)
+            hashes.append(v.feature.hash)
+            validTo.append(v.validTo ?? Int64.min)
+            if def.hasGeometry {
+                // An empty value stands for "no geometry" (arrays of bytea cannot hold NULL here).
+                geoms.append(ByteBuffer(bytes: v.feature.geometry?.ewkb(srid: LayerDefinition.storageSRID) ?? []))
+            }
+        }
+        var b = PostgresBindings(capacity: 8)
+        b.append(fids); b.append(props); b.append(hashes); b.append(validTo)
+        b.append(batch.time); b.append(batch.actor); b.append(batch.department)
+        let sql: String
+        if def.hasGeometry {
+            b.append(geoms)
+            sql = """
+                INSERT INTO \(t) (fid, props, geom, valid_from, valid_to, author, department, hash)
+                SELECT u.fid, u.props::jsonb, ST_GeomFromEWKB(NULLIF(u.g, ''::bytea)), $5, NULLIF(u.vt, \(Int64.min)), $6, $7, u.h
+                FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $8::bytea[]) AS u(fid, props, h, vt, g)
+                """
+        } else {
+            sql = """
+                INSERT INTO \(t) (fid, props, valid_from, valid_to, author, department, hash)
+                SELECT u.fid, u.props::jsonb, $5, NULLIF(u.vt, \(Int64.min)), $6, $7, u.h
+                FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[]) AS u(fid, props, h, vt)
+                """
+        }
+        try await db.query(PostgresQuery(unsafeSQL: sql, binds: b), logger: logger)
+    }
+
+    private func insertAudit(_ rows: ArraySlice<WritePlan.AuditRow>, batch: WriteBatch, on db: PostgresConnection) async throws {
+        var fids = [String](), kinds = [String](), before = [String](), after = [String](), entry = [String]()
+        var env = [[Double]](repeating: [], count: 8)
+        for r in rows {
+            let c = r.change
+            fids.append(c.featureID)
+            kinds.append(c.kind.rawValue)
+            before.append(c.before?.hash ?? "")
+            after.append(c.after?.hash ?? "")
+            entry.append(r.entryHash)
+            let b = c.before?.envelope, a = c.after?.envelope
+            for (i, v) in [b?.minX, b?.minY, b?.maxX, b?.maxY, a?.minX, a?.minY, a?.maxX, a?.maxY].enumerated() {
+                env[i].append(v ?? .nan)
+            }
+        }
+        var b = PostgresBindings(capacity: 10)
+        b.append(fids); b.append(kinds); b.append(before); b.append(after); b.append(entry)
+        b.append(batch.time); b.append(batch.actor); b.append(batch.department); b.append(batch.role); b.append(batch.layer.id)
+        try await db.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO \(schema).audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
+            SELECT $6, $7, $8, $9, $10, u.fid, u.kind, NULLIF(u.b, ''), NULLIF(u.a, ''), u.e
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(fid, kind, b, a, e, n)
+            ORDER BY u.n
+            """, binds: b), logger: logger)
+        var c = PostgresBindings(capacity: 11)
+        c.append(fids); c.append(kinds)
+        for column in env { c.append(column) }
+        c.append(batch.time); c.append(batch.layer.id)
+        // NaN stands for "no envelope".
+        try await db.query(PostgresQuery(unsafeSQL: """
+            INSERT INTO \(schema).change_feed (layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
+                                              after_minx, after_miny, after_maxx, after_maxy)
+            SELECT $12, u.fid, u.kind, $11, NULLIF(u.b1, 'NaN'), NULLIF(u.b2, 'NaN'), NULLIF(u.b3, 'NaN'), NULLIF(u.b4, 'NaN'),
+                   NULLIF(u.a1, 'NaN'), NULLIF(u.a2, 'NaN'), NULLIF(u.a3, 'NaN'), NULLIF(u.a4, 'NaN')
+            FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[], $5::float8[], $6::float8[],
+                        $7::float8[], $8::float8[], $9::float8[], $10::float8[]) WITH ORDINALITY AS u(fid, kind, b1, b2, b3, b4, a1, a2, a3, a4, n)
+            ORDER BY u.n
+            """, binds: c), logger: logger)
+    }
+
+    private static func binds(_ ids: [String]) -> PostgresBindings {
+        var b = PostgresBindings(capacity: 1)
+        b.append(ids)
+        return b
+    }
+
+    private static func binds(_ time: Int64, _ vids: [Int64]) -> PostgresBindings {
+        var b = PostgresBindings(capacity: 2)
+        b.append(time)
+        b.append(vids)
+        return b
+    }
+}

@@ -1,0 +1,291 @@
+import Foundation
+import GeoCore
+import Logging
+import PostgresNIO
+
+/// The server `FeatureStore`: PostgreSQL 14+ with PostGIS 3, through a postgres-nio
+/// connection pool. Same behaviour as `SpatiaLiteStore` (the shared store suite and the
+/// agreement tests hold both to it).
+///
+/// Layout, all in one schema (default `citytwin`): a table `f_<id>` per layer holding every
+/// version (`vid` bigserial, `fid` text in code-point order, `props` jsonb, `geom`
+/// geometry(<type>[Z], 4490) with a GiST index, `valid_from`/`valid_to` in microseconds since
+/// 1970 UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current
+/// versions, and the tables `catalog`, `audit_log`, `change_feed`, `jobs`, `store_meta`.
+public final class PostGISStore: FeatureBackend {
+    let client: PostgresClient
+    let schema: String
+    let dialect = PostGISDialect()
+    var sqlDialect: any SQLDialect { dialect }
+    let maskingKey: [UInt8]
+    let definitions: DefinitionCache
+    let logger = Logger(label: "citytwin.postgis")
+    /// The task running the pool when the store owns its client; `nil` for a shared client.
+    private let runner: Task<Void, Never>?
+
+    /// Connects to `url` (`postgresql://user:password@host:port/database`), creating the
+    /// schema, the PostGIS extension (when allowed) and the system tables as needed.
+    /// - Parameter schema: `[a-z][a-z0-9_]*`; tests use a fresh schema each.
+    public static func connect(url: String, schema: String = "citytwin", maximumConnections: Int = 8) async throws -> PostGISStore {
+        let client = PostgresClient(configuration: try clientConfiguration(url: url, maximumConnections: maximumConnections))
+        let runner = Task { await client.run() }
+        do {
+            return try await PostGISStore(client: client, schema: schema, runner: runner)
+        } catch {
+            runner.cancel()
+            throw error
+        }
+    }
+
+    /// A store on a client the caller runs (`client.run()` in a task) and shares, e.g. one
+    /// pool for several schemas. The client's connections must use the time zone UTC, as
+    /// `clientConfiguration(url:)` sets.
+    public convenience init(client: PostgresClient, schema: String) async throws {
+        try await self.init(client: client, schema: schema, runner: nil)
+    }
+
+    private init(client: PostgresClient, schema: String, runner: Task<Void, Never>?) async throws {
+        guard LayerDefinition.isSafeIdentifier(schema) else {
+            throw StoreError(.backend, "schema name \"\(schema)\" must match [a-z][a-z0-9_]{0,47}")
+        }
+        self.client = client
+        self.schema = schema
+        self.runner = runner
+        do {
+            try await Self.createSystemTables(client, schema: schema, logger: logger)
+            maskingKey = try await Self.maskingKey(client, schema: schema)
+            var loaded = [String: LayerDefinition]()
+            for try await text in try await client.query("SELECT definition FROM \(unescaped: schema).catalog ORDER BY id").decode(String.self) {
+                let def = try JSONDecoder().decode(LayerDefinition.self, from: Data(text.utf8))
+                loaded[def.id] = def
+            }
+            definitions = DefinitionCache(loaded)
+        } catch let e as StoreError {
+            throw e
+        } catch {
+            throw StoreError(.backend, "cannot open the PostGIS store (schema \(schema)): \(String(reflecting: error))")
+        }
+    }
+
+    /// A store in another schema on the same connection pool (the pool stays owned by this store).
+    public func store(inSchema other: String) async throws -> PostGISStore {
+        try await PostGISStore(client: client, schema: other, runner: nil)
+    }
+
+    /// Drops the store's schema with every table in it (tests use a fresh schema each).
+    public func dropSchema() async throws {
+        try await mapErrors(layer: nil) {
+            try await client.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE"), logger: logger)
+        }
+    }
+
+    /// Stops the pool when the store owns it (`connect`); a shared client is left running.
+    public func shutdown() async {
+        runner?.cancel()
+        _ = await runner?.value
+    }
+
+    /// Pool settings for `url`: TLS off (loopback or a private network), session time zone UTC
+    /// (so `date` properties compare as UTC midnight, as in SpatiaLite).
+    public static func clientConfiguration(url: String, maximumConnections: Int = 8) throws -> PostgresClient.Configuration {
+        guard let c = URLComponents(string: url), c.scheme == "postgresql" || c.scheme == "postgres", let host = c.host else {
+            throw StoreError(.backend, "the PostgreSQL URL must look like postgresql://user:password@host:port/database")
+        }
+        let database = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
+        var config = PostgresClient.Configuration(host: host, port: c.port ?? 5432, username: c.user ?? "postgres",
+                                                  password: c.password, database: database.isEmpty ? nil : database, tls: .disable)
+        config.options.additionalStartupParameters = [("TimeZone", "UTC")]
+        config.options.maximumConnections = max(1, maximumConnections)
+        config.options.connectionIdleTimeout = .seconds(30)
+        return config
+    }
+
+    private static func createSystemTables(_ client: PostgresClient, schema s: String, logger: Logger) async throws {
+        let hasPostGIS = try await client.query("SELECT count(*) FROM pg_extension WHERE extname = 'postgis'").decode(Int64.self)
+            .reduce(0, +) > 0
+        if !hasPostGIS {
+            try await client.query("CREATE EXTENSION IF NOT EXISTS postgis")
+        }
+        try await client.withTransaction(logger: logger) { db in
+            // Serialises concurrent first starts on one schema.
+            try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s)))", logger: logger)
+            for statement in [
+                "CREATE SCHEMA IF NOT EXISTS \(s)",
+                """
+                CREATE TABLE IF NOT EXISTS \(s).catalog (
+                    id text PRIMARY KEY, definition text NOT NULL, created_at bigint NOT NULL, updated_at bigint NOT NULL)
+                """,
+                """
+                CREATE TABLE IF NOT EXISTS \(s).audit_log (
+                    seq bigserial PRIMARY KEY, at bigint NOT NULL, actor text NOT NULL, department text, role text NOT NULL,
+                    layer text NOT NULL, fid text NOT NULL, action text NOT NULL, before_hash text, after_hash text,
+                    entry_hash text NOT NULL)
+                """,
+                "CREATE INDEX IF NOT EXISTS audit_log_layer ON \(s).audit_log (layer, seq)",
+                """
+                CREATE TABLE IF NOT EXISTS \(s).change_feed (
+                    seq bigserial PRIMARY KEY, layer text NOT NULL, fid text NOT NULL, kind text NOT NULL, at bigint NOT NULL,
+                    before_minx double precision, before_miny double precision, before_maxx double precision, before_maxy double precision,
+                    after_minx double precision, after_miny double precision, after_maxx double precision, after_maxy double precision)
+                """,
+                "CREATE INDEX IF NOT EXISTS change_feed_layer ON \(s).change_feed (layer, seq)",
+                """
+                CREATE TABLE IF NOT EXISTS \(s).jobs (
+                    id text PRIMARY KEY, process text NOT NULL, status text NOT NULL, progress double precision NOT NULL DEFAULT 0,
+                    inputs text NOT NULL, result text, created_at bigint NOT NULL, updated_at bigint NOT NULL, claimed_by text)
+                """,
+                "CREATE INDEX IF NOT EXISTS jobs_status ON \(s).jobs (status, created_at)",
+                "CREATE TABLE IF NOT EXISTS \(s).store_meta (key text PRIMARY KEY, value bytea NOT NULL)",
+            ] {
+                try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
+        }
+    }
+
+    private static func maskingKey(_ client: PostgresClient, schema s: String) async throws -> [UInt8] {
+        var rng = SystemRandomNumberGenerator()
+        let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
+        try await client.query("INSERT INTO \(unescaped: s).store_meta (key, value) VALUES ('masking_key', \(ByteBuffer(bytes: key))) ON CONFLICT (key) DO NOTHING")
+        for try await stored in try await client.query("SELECT value FROM \(unescaped: s).store_meta WHERE key = 'masking_key'").decode(ByteBuffer.self) {
+            return Array(stored.readableBytesView)
+        }
+        throw StoreError(.backend, "the masking key could not be stored")
+    }
+
+    // MARK: Catalogue
+
+    func table(_ def: LayerDefinition) -> FeatureTable {
+        var t = FeatureTable(layer: def)
+        t.name = schema + "." + t.name
+        return t
+    }
+
+    public func createLayer(_ definition: LayerDefinition) async throws {
+        let table = table(definition)
+        let json = String(decoding: try JSONEncoder().encode(definition), as: UTF8.self)
+        let now = RFC3339.microseconds(Date())
+        let s = schema
+        let bare = "f_" + definition.id
+        try await mapErrors(layer: definition.id) {
+            try await client.withTransaction(logger: logger) { db in
+                try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s)))", logger: logger)
+                let exists = try await db.query("SELECT count(*) FROM \(unescaped: s).catalog WHERE id = \(definition.id)", logger: logger)
+                    .decode(Int64.self).reduce(0, +) > 0
+                if exists {
+                    try await db.query("UPDATE \(unescaped: s).catalog SET definition = \(json), updated_at = \(now) WHERE id = \(definition.id)",
+                                       logger: logger)
+                    return
+                }
+                var geometryColumn = ""
+                if definition.hasGeometry {
+                    let base = definition.geometryType?.rawValue ?? "Geometry"
+                    geometryColumn = ", geom geometry(\(base)\(definition.hasZ ? "Z" : ""), 4490)"
+                }
+                var statements = [
+                    """
+                    CREATE TABLE \(table.name) (
+                        vid bigserial PRIMARY KEY, fid text COLLATE "C" NOT NULL, props jsonb NOT NULL\(geometryColumn),
+                        valid_from bigint NOT NULL, valid_to bigint, author text NOT NULL, department text, hash text NOT NULL)
+                    """,
+                    "CREATE UNIQUE INDEX \(bare)_current ON \(table.name) (fid) WHERE valid_to IS NULL",
+                    "CREATE INDEX \(bare)_versions ON \(table.name) (fid, valid_from)",
+                    "CREATE INDEX \(bare)_time ON \(table.name) (valid_from, valid_to)",
+                ]
+                if definition.hasGeometry {
+                    statements.append("CREATE INDEX \(bare)_geom_gist ON \(table.name) USING gist (geom)")
+                }
+                for statement in statements {
+                    try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await db.query("""
+                    INSERT INTO \(unescaped: s).catalog (id, definition, created_at, updated_at)
+                    VALUES (\(definition.id), \(json), \(now), \(now))
+                    """, logger: logger)
+            }
+        }
+        definitions.set(definition)
+    }
+
+    public func layers(for caller: Caller) async throws -> [LayerInfo] {
+        let visible = definitions.all.filter { AccessPolicy.canRead($0, caller) }
+        var out = [LayerInfo]()
+        for def in visible {
+            let t = table(def).name
+            let sql = def.hasGeometry
+                ? "SELECT count(*), min(ST_XMin(geom)), min(ST_YMin(geom)), max(ST_XMax(geom)), max(ST_YMax(geom)) FROM \(t) WHERE valid_to IS NULL"
+                : "SELECT count(*), NULL::float8, NULL::float8, NULL::float8, NULL::float8 FROM \(t) WHERE valid_to IS NULL"
+            let row = try await mapErrors(layer: def.id) {
+                var result: (Int64, Double?, Double?, Double?, Double?) = (0, nil, nil, nil, nil)
+                for try await r in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
+                    .decode((Int64, Double?, Double?, Double?, Double?).self) { result = r }
+                return result
+            }
+            var extent: Envelope?
+            if let a = row.1, let b = row.2, let c = row.3, let d = row.4 { extent = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
+            let last = try await mapErrors(layer: def.id) {
+                var v: Int64 = 0
+                for try await r in try await client.query("SELECT max(seq) FROM \(unescaped: schema).change_feed WHERE layer = \(def.id)",
+                                                          logger: logger).decode(Int64?.self) { v = r ?? 0 }
+                return v
+            }
+            out.append(LayerInfo(definition: def, extent: extent, count: Int(row.0), lastChange: last))
+        }
+        return out
+    }
+
+    public func layerDefinition(_ id: String, for caller: Caller) async throws -> LayerDefinition? {
+        readableDefinition(id, caller)
+    }
+
+    /// Runs `body`, turning PostgreSQL errors into `StoreError(.backend)` with the server's message.
+    func mapErrors<T>(layer: String?, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let e as StoreError {
+            throw e
+        } catch let e as PSQLError {
+            throw StoreError(.backend, Self.message(e), layer: layer)
+        } catch let e as PostgresTransactionError {
+            if let inner = e.closureError as? StoreError { throw inner }
+            if let inner = e.closureError as? PSQLError { throw StoreError(.backend, Self.message(inner), layer: layer) }
+            throw StoreError(.backend, String(describing: e), layer: layer)
+        }
+    }
+
+    static func message(_ e: PSQLError) -> String {
+        if let m = e.serverInfo?[.message] {
+            return "PostgreSQL: \(m)" + (e.serverInfo?[.sqlState].map { " (\($0))" } ?? "")
+        }
+        return "PostgreSQL: \(e.code)"
+    }
+
+    static func sqlState(_ error: any Error) -> String? {
+        if let e = error as? PSQLError { return e.serverInfo?[.sqlState] }
+        if let e = error as? PostgresTransactionError, let inner = e.closureError as? PSQLError { return inner.serverInfo?[.sqlState] }
+        return nil
+    }
+}
+
+extension SQLValue {
+    /// Appends the value to postgres-nio bindings; geometries bind as EWKB with SRID 4490.
+    func append(to b: inout PostgresBindings) {
+        switch self {
+        case .null: b.appendNull()
+        case .bool(let v): b.append(v)
+        case .integer(let v): b.append(v)
+        case .double(let v): b.append(v)
+        case .text(let v): b.append(v)
+        case .blob(let v): b.append(ByteBuffer(bytes: v))
+        case .geometry(let g): b.append(ByteBuffer(bytes: g.ewkb(srid: LayerDefinition.storageSRID)))
+        }
+    }
+}
+
+extension PostgresQuery {
+    /// SQL built by `SQLBuilder` with its bound values.
+    init(_ sql: String, _ values: [SQLValue]) {
+        var b = PostgresBindings(capacity: values.count)
+        for v in values { v.append(to: &b) }
+        self.init(unsafeSQL: sql, binds: b)
+    }
+}

@@ -1,0 +1,150 @@
+import ArgumentParser
+import CityModel
+import Foundation
+import GeoCore
+import TwinStore
+
+/// `citytwin import FILE --layer ID`: one file into one layer, in one transaction. SWMM `.inp`
+/// models and pipeline survey tables fill several drainage layers (one transaction per layer,
+/// all checked before any is written).
+struct ImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import GeoJSON(-seq), GeoPackage, Shapefile, CSV, SWMM .inp or pipeline survey tables into the store.",
+        discussion: """
+            Geometries are transformed to EPSG:4490 from the file's CRS (GeoJSON: CRS84; .prj; GeoPackage srs_id) \
+            or --source-crs. Each layer is written in one transaction: a failing row writes nothing.
+            Survey tables: citytwin import 管线点.csv --lines 管线段.csv --format survey (fields Exp_No, X, Y, High, …).
+            """)
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case geojson, geojsonseq, csv, shapefile, geopackage, swmm, survey
+    }
+
+    @Argument(help: "The file to import.")
+    var file: String
+
+    @Option(help: "Target layer id (required except for swmm and survey, which fill the drainage layers).")
+    var layer: String?
+
+    @Option(help: "The store: a SpatiaLite file path or spatialite:PATH.")
+    var store: String = DistrictLoader.defaultStorePath
+
+    @Option(help: "File format (default: from the extension: .geojson .geojsonl .csv .shp .gpkg .inp).")
+    var format: Format?
+
+    @Option(help: "CRS of the coordinates when the file does not say (or to override it), e.g. EPSG:4547.")
+    var sourceCRS: String?
+
+    @Option(help: "Text encoding of CSV / DBF text: UTF-8 or GBK (GB2312, CP936, GB18030).")
+    var encoding: String?
+
+    @Option(help: "CSV column holding x (longitude or easting).")
+    var x: String?
+
+    @Option(help: "CSV column holding y (latitude or northing).")
+    var y: String?
+
+    @Option(help: "CSV column holding WKT geometries.")
+    var wkt: String?
+
+    @Option(help: "GeoPackage feature table to read (when it has several).")
+    var gpkgTable: String?
+
+    @Option(help: "SWMM: place a model in local metres with its (0, 0) at LON,LAT (EPSG:4490 degrees).")
+    var origin: String?
+
+    @Option(help: "Survey: the line table (管线段) CSV; FILE is the point table (管线点).")
+    var lines: String?
+
+    @Option(help: "Survey: drainage system code of the network (YS 雨水, WS 污水, HS 合流).")
+    var system: String = "YS"
+
+    @Option(help: "Directory of layer definitions, used to create a target layer the store does not have yet.")
+    var layers: String = "Layers"
+
+    func run() async throws {
+        let url = URL(fileURLWithPath: file)
+        let chosen = try format ?? Self.format(of: url)
+        let location = try StoreLocation(store)
+        let featureStore = try await location.open()
+        let crs = try sourceCRS.map { text in
+            do { return try CoordinateReferenceSystem(parsing: text) } catch {
+                throw ValidationError("--source-crs: \(error)")
+            }
+        }
+        let textEncoding = try encoding.map { name in
+            guard let e = TextEncoding(name: name) else { throw ValidationError("--encoding must be UTF-8 or GBK (GB2312, CP936, GB18030), not \(name)") }
+            return e
+        }
+        let catalog = try await resolvedCatalog(featureStore)
+        let bar = ProgressBar("importing \(url.lastPathComponent)")
+        do {
+            switch chosen {
+            case .swmm, .survey:
+                let network: NetworkImport
+                if chosen == .swmm {
+                    let placement = try origin.map { try Self.position($0, option: "--origin") }
+                    network = try SWMMInput(file: url).network(origin: placement, crs: crs ?? CoordinateReferenceSystem(epsg: 4547))
+                } else {
+                    guard let lines else { throw ValidationError("--format survey needs --lines <管线段.csv> (FILE is the 管线点 table)") }
+                    network = try PipelineSurvey(points: url, lines: URL(fileURLWithPath: lines), encoding: textEncoding ?? .utf8,
+                                                 system: system).network(crs: crs ?? CoordinateReferenceSystem(epsg: 4547))
+                }
+                let selected = try network.selecting(layer)
+                let summaries = try await selected.run(catalog: catalog, store: featureStore, by: .admin) { p in
+                    bar.update(p.completed, of: p.total, note: p.phase.rawValue)
+                }
+                bar.finish(summaries.reduce(0) { $0 + $1.count }, of: nil)
+                for s in summaries { print("Imported \(s.count) features into \(s.layer) (from \(s.sourceCRS))") }
+            default:
+                guard let layer else { throw ValidationError("--layer is required for \(chosen.rawValue) files") }
+                guard let definition = catalog[layer] else {
+                    throw ValidationError("no layer \"\(layer)\" in the store or in \(layers)/")
+                }
+                let options = SourceOptions(encoding: textEncoding, xColumn: x, yColumn: y, wktColumn: wkt, table: gpkgTable)
+                let formatValue = ImportFormat(rawValue: chosen.rawValue) ?? .geojson
+                var source = try formatValue.open(url, options: options, keepIDColumn: definition.schema.properties["id"] != nil)
+                let summary = try await LayerImport.run(&source, into: definition, store: featureStore, by: .admin, sourceCRS: crs) { p in
+                    bar.update(p.completed, of: p.total, note: p.phase.rawValue)
+                }
+                bar.finish(summary.count, of: summary.count)
+                print("Imported \(summary.count) features into \(summary.layer) (from \(summary.sourceCRS))")
+            }
+        } catch let e as ImportError {
+            throw ValidationError("import failed, nothing written: \(e)")
+        } catch let e as StoreError {
+            throw ValidationError("import failed, nothing written: \(e)")
+        }
+    }
+
+    /// The layer definitions: the store's, plus those of `--layers` the store lacks (created now).
+    private func resolvedCatalog(_ store: any FeatureStore) async throws -> LayerCatalog {
+        var definitions = try await store.layers(for: .admin).map(\.definition)
+        let directory = URL(fileURLWithPath: layers, isDirectory: true)
+        if FileManager.default.fileExists(atPath: directory.path) {
+            let known = Set(definitions.map(\.id))
+            for d in try LayerCatalog.load(directory: directory).definitions where !known.contains(d.id) {
+                try await store.createLayer(d)
+                definitions.append(d)
+            }
+        }
+        return LayerCatalog(definitions)
+    }
+
+    static func format(of url: URL) throws -> Format {
+        if url.pathExtension.lowercased() == "inp" { return .swmm }
+        guard let f = ImportFormat(file: url), let c = Format(rawValue: f.rawValue) else {
+            throw ValidationError("cannot tell the format of \(url.lastPathComponent) from its extension; give --format (\(Format.allCases.map(\.rawValue).joined(separator: ", ")))")
+        }
+        return c
+    }
+
+    static func position(_ text: String, option: String) throws -> Position {
+        let parts = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard parts.count == 2, let lon = parts[0], let lat = parts[1], (-180...180).contains(lon), (-90...90).contains(lat) else {
+            throw ValidationError("\(option) must be LON,LAT in degrees, e.g. 114.80,30.84")
+        }
+        return Position(x: lon, y: lat)
+    }
+}

@@ -1,0 +1,58 @@
+import ArgumentParser
+import Foundation
+import TwinStore
+
+/// Where a CLI command's store is: `--store PATH`, `spatialite:PATH` or `postgresql://…`.
+/// The one parser of `--store` values for `serve`, `district`, `import` and `layers`.
+enum StoreLocation {
+    case spatiaLite(String)
+    case postgres(String)
+
+    init(_ text: String) throws {
+        if text.hasPrefix("postgresql://") || text.hasPrefix("postgres://") {
+            self = .postgres(text)
+            return
+        }
+        let path = text.hasPrefix("spatialite:") ? String(text.dropFirst("spatialite:".count)) : text
+        guard !path.isEmpty else { throw ValidationError("--store needs a file path") }
+        self = .spatiaLite(path)
+    }
+
+    /// The directory of a SpatiaLite file (where the DEM goes); `nil` for PostGIS.
+    var directory: URL? {
+        if case .spatiaLite(let path) = self { return URL(fileURLWithPath: path).deletingLastPathComponent() }
+        return nil
+    }
+
+    /// Opens the store, creating a SpatiaLite file (and its directory) when missing; a
+    /// PostgreSQL URL connects to PostGIS (schema `citytwin`).
+    func open() async throws -> any FeatureStore {
+        switch self {
+        case .postgres(let url):
+            return try await PostGISStore.connect(url: url)
+        case .spatiaLite(let path):
+            let dir = URL(fileURLWithPath: path).deletingLastPathComponent()
+            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            return try SpatiaLiteStore(path: path)
+        }
+    }
+
+    /// The authority that signs and verifies bearer tokens for this store: its secret comes
+    /// from CITYTWIN_TOKEN_SECRET, or a 0600 file beside a SpatiaLite store.
+    func tokenAuthority() throws -> TokenAuthority {
+        let path: String?
+        if case .spatiaLite(let p) = self { path = p } else { path = nil }
+        do {
+            return try TokenAuthority.forStore(path: path)
+        } catch let e as StoreError {
+            throw ValidationError(e.message)
+        }
+    }
+
+    /// Deletes a SpatiaLite file and its WAL/SHM companions (for `--force`).
+    static func remove(spatiaLiteAt path: String) throws {
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+            try FileManager.default.removeItem(atPath: path + suffix)
+        }
+    }
+}

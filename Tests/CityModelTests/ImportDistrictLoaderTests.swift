@@ -1,0 +1,26 @@
+import Foundation
+import GeoCore
+import Testing
+import TwinStore
+@testable import CityModel
+
+@Suite("Import: the sample district loader")
+struct ImportDistrictLoaderTests {
+    @Test("an empty store is not a district; after the build every layer's count matches the generator, and the DEM is written")
+    func roundTrip() async throws {
+        let store = try await ImportFixtures.store([])
+        #expect(try await DistrictLoader.isBuilt(store) == false)
+        let dem = FileManager.default.temporaryDirectory.appendingPathComponent("dem-\(UUID().uuidString).asc")
+        let summary = try await DistrictLoader.build(into: store, layersDirectory: ImportFixtures.layersDirectory, dem: dem)
+        #expect(try await DistrictLoader.isBuilt(store))
+        let district = try generatedDistrict()
+        let infos = try await store.layers(for: .admin)
+        #expect(infos.count == (try ImportFixtures.catalog.get()).definitions.count)
+        for info in infos {
+            #expect(info.count == district[layer: info.definition.id].count, "\(info.definition.id)")
+            #expect(summary.counts[info.definition.id] == info.count)
+        }
+        let grid = try Grid.read(esriASCIIAt: dem)
+        #expect(grid.width == district.elevation.width && grid.height == district.elevation.height)
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import GeoCore
+import Testing
+import TwinStore
+@testable import CityModel
+
+@Suite("Import: GeoJSON and GeoJSON sequences")
+struct ImportGeoJSONTests {
+    @Test("an empty FeatureCollection imports nothing and writes an empty layer")
+    func emptyCollection() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString).geojson")
+        try Data(#"{"type":"FeatureCollection","features":[]}"#.utf8).write(to: file)
+        let store = try await ImportFixtures.store(["hydrants"])
+        var source = try GeoJSONSource(file: file)
+        let summary = try await LayerImport.run(&source, into: try ImportFixtures.layer("hydrants"), store: store)
+        #expect(summary.count == 0)
+        #expect(summary.extent == nil)
+        #expect(try await store.count(layer: "hydrants", FeatureQuery(), by: .admin) == 0)
+    }
+
+    @Test("a FeatureCollection lands whole with its Chinese attributes and exact positions")
+    func featureCollection() async throws {
+        let store = try await ImportFixtures.store(["hydrants"])
+        var source = try GeoJSONSource(file: ImportFixtures.url("hydrants.geojson"))
+        #expect(source.crs == .crs84)
+        let summary = try await LayerImport.run(&source, into: try ImportFixtures.layer("hydrants"), store: store)
+        #expect(summary.count == 10)
+        #expect(try await store.count(layer: "hydrants", FeatureQuery(), by: .admin) == 10)
+        let page = try await store.query(layer: "hydrants", FeatureQuery(limit: 100), by: .admin)
+        let original = try ImportFixtures.original("hydrants.geojson")
+        for f in original {
+            let main = f.properties["main"]
+            let stored = try #require(page.features.first { $0.properties["main"] == main })
+            #expect(stored.properties["road"] == f.properties["road"])
+            #expect(stored.properties["outlet_mm"] == f.properties["outlet_mm"])
+            expectSameGeometry(stored.geometry, f.geometry)
+        }
+    }
+
+    @Test("a newline-delimited GeoJSON sequence from ogr2ogr reads the same features")
+    func sequence() throws {
+        var source = try GeoJSONSource(file: ImportFixtures.url("hydrants.geojsonl"))
+        let (features, _) = try LayerImport.read(&source, for: try ImportFixtures.layer("hydrants"))
+        let original = try ImportFixtures.original("hydrants.geojson")
+        #expect(features.count == original.count)
+        for (a, b) in zip(features, original) {
+            #expect(a.properties == b.properties)
+            expectSameGeometry(a.geometry, b.geometry)
+        }
+    }
+
+    @Test("a feature breaking the layer schema names the file, the feature and the field")
+    func schemaError() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).geojson")
+        let text = #"""
+        {"type":"FeatureCollection","features":[
+         {"type":"Feature","properties":{"main":"a","kind":"地上式","outlet_mm":100,"status":"完好","road":"x"},"geometry":{"type":"Point","coordinates":[114.8,30.8]}},
+         {"type":"Feature","properties":{"main":"b","kind":"空中式","outlet_mm":100,"status":"完好","road":"x"},"geometry":{"type":"Point","coordinates":[114.8,30.8]}}]}
+        """#
+        try Data(text.utf8).write(to: file)
+        var source = try GeoJSONSource(file: file)
+        let error = try #require(throws: ImportError.self) { try LayerImport.read(&source, for: try ImportFixtures.layer("hydrants")) }
+        #expect(error.file == file.lastPathComponent)
+        #expect(error.location == "feature 2")
+        #expect(error.field == "kind")
+    }
+}

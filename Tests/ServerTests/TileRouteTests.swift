@@ -1,0 +1,109 @@
+import Foundation
+import GeoCore
+import HummingbirdTesting
+import Server
+import Testing
+import Tiles
+
+@Suite("OGC API Tiles routes")
+struct TileRouteTests {
+    @Test("tile matrix sets: list and the CGCS2000 definition in lat,lon order")
+    func tileMatrixSets() async throws {
+        try await ServerFixture.withAPI { client in
+            let list = try await client.get("/tileMatrixSets")
+            #expect(list.status == .ok)
+            let ids = try list.json["tileMatrixSets"]?.arrayValue?.compactMap { $0["id"]?.stringValue }
+            #expect(ids == ["WebMercatorQuad", "WorldCRS84Quad", "CGCS2000Quad"])
+            let c = try await client.get("/tileMatrixSets/CGCS2000Quad")
+            let first = try c.json["tileMatrices"]?.arrayValue?.first
+            #expect(first?["id"]?.stringValue == "1")
+            #expect(first?["pointOfOrigin"]?.arrayValue?.compactMap(\.doubleValue) == [90, -180])
+            try expectProblem(try await client.get("/tileMatrixSets/Nope"), status: 404, type: "not-found", naming: "Nope")
+        }
+    }
+
+    @Test("tileset metadata: vector, CRS, tiling-scheme link and the item template")
+    func tileset() async throws {
+        try await ServerFixture.withAPI { client in
+            let list = try await client.get("/collections/shelters/tiles")
+            #expect(try list.json["tilesets"]?.arrayValue?.count == 3)
+            let doc = try await client.get("/collections/shelters/tiles/CGCS2000Quad").json
+            #expect(doc["dataType"]?.stringValue == "vector")
+            #expect(doc["crs"]?.stringValue == "http://www.opengis.net/def/crs/EPSG/0/4490")
+            #expect(linkHref(doc, rel: "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme")?.hasSuffix("/tileMatrixSets/CGCS2000Quad") == true)
+            let item = doc["links"]?.arrayValue?.first { $0["rel"]?.stringValue == "item" }
+            #expect(item?["href"]?.stringValue?.hasSuffix("/collections/shelters/tiles/CGCS2000Quad/{tileMatrix}/{tileRow}/{tileCol}") == true)
+            #expect(item?["templated"] == true)
+            #expect(item?["type"]?.stringValue == "application/vnd.mapbox-vector-tile")
+            // A hidden layer has no tiles either.
+            try expectProblem(try await client.get("/collections/wells/tiles"), status: 404, type: "collection-not-found")
+        }
+    }
+
+    @Test("a tile with shelters: MVT, ETag, Cache-Control, gzip when accepted, 304 on a matching ETag; masked attributes stay masked")
+    func tile() async throws {
+        try await ServerFixture.withAPI { client in
+            let id = try TileMatrixSet.webMercatorQuad.tile(containing: Position(x: 114.312, y: 30.601), level: 15)
+            let path = "/collections/shelters/tiles/WebMercatorQuad/\(id.matrix)/\(id.row)/\(id.col)"
+            let r = try await client.get(path)
+            #expect(r.status == .ok)
+            #expect(r.contentType == "application/vnd.mapbox-vector-tile")
+            #expect(r.headers[.cacheControl] == "public, max-age=3600")
+            let etag = try #require(r.headers[.eTag])
+            let layer = try #require(try VectorTile.decode(Array(buffer: r.body)).first)
+            #expect(layer.name == "shelters")
+            #expect(layer.features.count >= 1)
+            #expect(!layer.features.contains { $0.properties["manager"] == .string("张三") })
+            #expect(!layer.features.contains { $0.properties["phone"] == .string("13812345678") })
+            let gz = try await client.get(path, headers: [.acceptEncoding: "gzip"])
+            #expect(gz.headers[.contentEncoding] == "gzip")
+            #expect(try TileCompression.gunzip(Array(buffer: gz.body)) == Array(buffer: r.body))
+            let again = try await client.get(path, headers: [.ifNoneMatch: etag])
+            #expect(again.status == .notModified)
+            // The dataset tile has the same layer (wells is hidden from the public).
+            let dataset = try await client.get("/tiles/WebMercatorQuad/\(id.matrix)/\(id.row)/\(id.col)")
+            #expect(try VectorTile.decode(Array(buffer: dataset.body)).map(\.name) == ["shelters"])
+        }
+    }
+
+    @Test("204 for an empty tile, 404 outside the matrix, 400 for a non-integer row")
+    func emptyAndOutside() async throws {
+        try await ServerFixture.withAPI { client in
+            let empty = try await client.get("/collections/shelters/tiles/WorldCRS84Quad/5/0/0")
+            #expect(empty.status == .noContent)
+            #expect(empty.body.readableBytes == 0)
+            try expectProblem(try await client.get("/collections/shelters/tiles/WebMercatorQuad/2/4/0"), status: 404, type: "not-found", naming: "row 4")
+            try expectProblem(try await client.get("/collections/shelters/tiles/CGCS2000Quad/0/0/0"), status: 404, type: "not-found")
+            try expectProblem(try await client.get("/collections/shelters/tiles/WebMercatorQuad/25/0/0"), status: 404, type: "not-found")
+            try expectProblem(try await client.get("/collections/shelters/tiles/WebMercatorQuad/3/x/0"), status: 400, type: "invalid-parameter", naming: "tileRow")
+        }
+    }
+
+    @Test("the CGCS2000 grid serves Hankou's shelters at Tianditu level 17")
+    func cgcs2000Tile() async throws {
+        try await ServerFixture.withAPI { client in
+            let id = try TileMatrixSet.cgcs2000Quad.tile(containing: ServerFixture.hankou, level: 17)
+            let r = try await client.get("/collections/shelters/tiles/CGCS2000Quad/17/\(id.row)/\(id.col)")
+            #expect(r.status == .ok)
+            let layer = try #require(try VectorTile.decode(Array(buffer: r.body)).first)
+            #expect(layer.features.contains { $0.properties["id"] == .string("hankou") })
+        }
+    }
+
+    @Test("TileJSON 3.0.0 and the MapLibre style for Web Mercator only")
+    func tileJSONAndStyle() async throws {
+        try await ServerFixture.withAPI { client in
+            let tj = try await client.get("/collections/shelters/tiles/WebMercatorQuad/tilejson.json").json
+            #expect(tj["tilejson"]?.stringValue == "3.0.0")
+            #expect(tj["tiles"]?.arrayValue?.first?.stringValue == "http://test.local/collections/shelters/tiles/WebMercatorQuad/{z}/{y}/{x}")
+            #expect(tj["vector_layers"]?.arrayValue?.first?["id"]?.stringValue == "shelters")
+            #expect(tj["vector_layers"]?.arrayValue?.first?["fields"]?["capacity"]?.stringValue == "Number")
+            let dataset = try await client.get("/tiles/WebMercatorQuad/tilejson.json").json
+            #expect(dataset["vector_layers"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["shelters"])
+            try expectProblem(try await client.get("/tiles/CGCS2000Quad/tilejson.json"), status: 404, type: "not-found")
+            let style = try await client.get("/tiles/WebMercatorQuad/style.json").json
+            #expect(style["version"]?.integerValue == 8)
+            #expect(style["layers"]?.arrayValue?.contains { $0["source-layer"]?.stringValue == "shelters" && $0["type"]?.stringValue == "circle" } == true)
+        }
+    }
+}
