@@ -119,10 +119,11 @@ let package = Package(
         // Fuzz harnesses (Scripts/fuzz.sh): one per parser. Built normally they replay corpus files;
         // built with -DFUZZING and -sanitize=fuzzer they are libFuzzer targets. A new harness goes
         // here as `fuzz-<name>` with its source in Fuzz/<Name>/ and seeds in Fuzz/corpus/<name>/
-        .executableTarget(name: "fuzz-wkt", dependencies: ["GeoCore"], path: "Fuzz/WKT", swiftSettings: strict),
-        .executableTarget(name: "fuzz-wkb", dependencies: ["GeoCore"], path: "Fuzz/WKB", swiftSettings: strict),
-        .executableTarget(name: "fuzz-geojson", dependencies: ["GeoCore"], path: "Fuzz/GeoJSON", swiftSettings: strict),
-        .executableTarget(name: "fuzz-asciigrid", dependencies: ["GeoCore"], path: "Fuzz/FuzzESRIASCII", swiftSettings: strict),
-        .executableTarget(name: "fuzz-cql2", dependencies: ["TwinStore"], path: "Fuzz/CQL2", swiftSettings: strict),
+        .target(name: "FuzzSupport", path: "Fuzz/Support", swiftSettings: strict),
+        .executableTarget(name: "fuzz-wkt", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/WKT", swiftSettings: strict),
+        .executableTarget(name: "fuzz-wkb", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/WKB", swiftSettings: strict),
+        .executableTarget(name: "fuzz-geojson", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/GeoJSON", swiftSettings: strict),
+        .executableTarget(name: "fuzz-asciigrid", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/FuzzESRIASCII", swiftSettings: strict),
+        .executableTarget(name: "fuzz-cql2", dependencies: ["TwinStore", "FuzzSupport"], path: "Fuzz/CQL2", swiftSettings: strict),
     ]
 )

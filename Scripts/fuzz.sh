@@ -23,7 +23,7 @@ if [[ ${#harnesses[@]} -eq 0 ]]; then
   mapfile -t harnesses < <(grep -oE 'name: "fuzz-[a-z0-9]+"' Package.swift | sed -E 's/name: "fuzz-(.*)"/\1/')
 fi
 
-# -parse-as-library: the harness file has no top-level code once FUZZING removes its @main.
+# -parse-as-library: harness files have no top-level code (Fuzz/README.md).
 build_flags=(-c debug --build-path .build/fuzz
   -Xswiftc -sanitize=fuzzer,address -Xswiftc -DFUZZING -Xswiftc -parse-as-library)
 

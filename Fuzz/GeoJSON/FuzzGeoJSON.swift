@@ -1,5 +1,5 @@
-// libFuzzer harness for the GeoJSON reader and writer (Scripts/fuzz.sh). Built with -DFUZZING,
-// libFuzzer supplies `main`; built normally, the `@main` below replays files or folders.
+// libFuzzer harness for the GeoJSON reader and writer (Scripts/fuzz.sh). The libFuzzer/replay driver is shared: Fuzz/Support.
+import FuzzSupport
 import Foundation
 import GeoCore
 
@@ -31,48 +31,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
+// The entry point: libFuzzer under -DFUZZING (SwiftPM links `main` to `fuzz_geojson_main`), otherwise a
+// replay of the corpus files named as arguments; both through the shared driver (Fuzz/Support).
 #if FUZZING
-/// libFuzzer's entry point (declared in its FuzzerInterface.h), run from the `main` SwiftPM asks
-/// for: SwiftPM links executables with `--defsym main=<module>_main`, so the module must define it.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
 @_cdecl("fuzz_geojson_main")
-public func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, fuzz)
+public func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    FuzzDriver.main("fuzz-geojson", argc, argv, fuzz)
 }
 #else
-@main
-struct ReplayGeoJSON {
-    static func main() throws {
-        print("fuzz-geojson: replayed \(try replayCorpus(CommandLine.arguments.dropFirst(), through: fuzz)) inputs")
-    }
-}
-
-/// Feeds every file named (or inside every folder named) to `harness`; returns how many.
-func replayCorpus(_ paths: ArraySlice<String>, through harness: (UnsafePointer<UInt8>, Int) -> CInt) throws -> Int {
-    var count = 0
-    for path in paths {
-        var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
-            throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: path])
-        }
-        let files = isFolder.boolValue
-            ? try FileManager.default.contentsOfDirectory(atPath: path).sorted().map { path + "/" + $0 }
-            : [path]
-        for file in files {
-            // One extra byte so that even an empty file has a valid pointer.
-            let bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file))) + [0]
-            _ = bytes.withUnsafeBufferPointer { harness($0.baseAddress.unsafelyUnwrapped, $0.count - 1) }
-            count += 1
-        }
-    }
-    return count
+@main enum FuzzGeojsonReplay {
+    static func main() { exit(FuzzDriver.main("fuzz-geojson", CommandLine.argc, CommandLine.unsafeArgv, fuzz)) }
 }
 #endif

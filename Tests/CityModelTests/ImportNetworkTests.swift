@@ -6,7 +6,10 @@ import TwinStore
 
 @Suite("Import: SWMM models and pipeline survey tables")
 struct ImportNetworkTests {
-    static let example1 = URL(fileURLWithPath: "/work/shared/data/swmm/Example1.inp")
+    /// EPA's Example1 from the shared data beside the repository (`../shared`, as in CI).
+    static let example1 = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("shared/data/swmm/Example1.inp")
     static let drainageLayers = ["drainage_manholes", "drainage_outfalls", "drainage_storage", "drainage_pipes",
                                  "drainage_pumps", "subcatchments"]
 
