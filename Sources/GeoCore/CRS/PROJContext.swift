@@ -38,27 +38,9 @@ final class PROJContext {
     }
 
     /// This thread's context.
-    static var current: PROJContext {
-        if let raw = pthread_getspecific(threadKey) {
-            return Unmanaged<PROJContext>.fromOpaque(raw).takeUnretainedValue()
-        }
-        let ctx = PROJContext()
-        pthread_setspecific(threadKey, Unmanaged.passRetained(ctx).toOpaque())
-        return ctx
-    }
+    static var current: PROJContext { perThread.value }
 
-    private static let threadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        let rc = pthread_key_create(&key) { raw in
-            #if canImport(Darwin)
-            Unmanaged<PROJContext>.fromOpaque(raw).release()
-            #else
-            if let raw { Unmanaged<PROJContext>.fromOpaque(raw).release() }
-            #endif
-        }
-        precondition(rc == 0, "pthread_key_create failed")
-        return key
-    }()
+    private static let perThread = ThreadLocal { PROJContext() }
 
     /// This thread's normalised transformation for an interned pair, built on first use:
     /// `proj_create_crs_to_crs` followed by `proj_normalize_for_visualization`, so both ends take

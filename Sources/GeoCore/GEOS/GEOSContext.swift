@@ -1,9 +1,4 @@
 import CGEOS
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A GEOS context handle owned by exactly one thread.
 ///
@@ -30,27 +25,9 @@ public final class GEOSContext {
     deinit { GEOS_finish_r(handle) }
 
     /// This thread's context.
-    public static var current: GEOSContext {
-        if let raw = pthread_getspecific(threadKey) {
-            return Unmanaged<GEOSContext>.fromOpaque(raw).takeUnretainedValue()
-        }
-        let ctx = GEOSContext()
-        pthread_setspecific(threadKey, Unmanaged.passRetained(ctx).toOpaque())
-        return ctx
-    }
+    public static var current: GEOSContext { perThread.value }
 
-    private static let threadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        let rc = pthread_key_create(&key) { raw in
-            #if canImport(Darwin)
-            Unmanaged<GEOSContext>.fromOpaque(raw).release()
-            #else
-            if let raw { Unmanaged<GEOSContext>.fromOpaque(raw).release() }
-            #endif
-        }
-        precondition(rc == 0, "pthread_key_create failed")
-        return key
-    }()
+    private static let perThread = ThreadLocal { GEOSContext() }
 
     // MARK: - Sentinel checks: the one place GEOS errors become Swift errors.
 
