@@ -1,3 +1,4 @@
+import Foundation
 import GeoCore
 import Testing
 @testable import CityModel
@@ -55,5 +56,30 @@ struct StormIntensityTests {
         #expect(undersized == 0)
         // Trunk sewers to the outfalls need big sections: the rational method is doing work.
         #expect(pipes.contains { $0.properties["shape"] == "RECT_CLOSED" })
+    }
+}
+
+/// The parameter sets in `Models/storm-intensity.json` reproduce their own check values, and the
+/// generator's built-in Wuhan formula is that file's `wuhan-manual` entry.
+@Suite struct StormIntensityCatalogTests {
+    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Models/storm-intensity.json")
+
+    @Test func everySetReproducesItsCheckValues() throws {
+        let catalog = try StormIntensityFormula.catalog(at: Self.url)
+        #expect(catalog.count >= 2)
+        for entry in catalog.values {
+            #expect(!entry.checks.isEmpty, "\(entry.id) has no check values")
+            for check in entry.checks {
+                let q = entry.formula.intensity(returnPeriod: check.returnPeriod, duration: check.duration)
+                #expect(abs(q - check.q) < 0.5, "\(entry.id): q(P=\(check.returnPeriod), t=\(check.duration)) = \(q), expected \(check.q)")
+            }
+        }
+    }
+
+    @Test func theGeneratorsWuhanFormulaIsTheModelsEntry() throws {
+        let entry = try #require(try StormIntensityFormula.catalog(at: Self.url)["wuhan-manual"])
+        #expect(entry.formula == .wuhanManual)
+        #expect(entry.verified == false)
     }
 }
