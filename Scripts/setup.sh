@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 
 runtime_pkgs=(libgeos-dev libproj-dev proj-data libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config
               python3-venv)
-test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin valgrind libclang-rt-14-dev)
+test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin libclang-rt-14-dev chromium fonts-wqy-microhei)
 
 want=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")
@@ -37,4 +37,16 @@ if [[ ! -f $stamp || "$(cat $stamp)" != "$want_sum" ]]; then
   .venv/bin/pip install -q --upgrade pip >/dev/null
   .venv/bin/pip install -q -r Scripts/requirements.txt
   echo "$want_sum" > $stamp
+fi
+
+# Test-only Python clients (GDAL is a Debian package above): pytest, OWSLib, mapbox-vector-tile,
+# schemathesis; reinstalled only when Scripts/requirements-test.txt changes.
+if [[ "${1:-}" == "--test" ]]; then
+  test_stamp=.venv/.requirements-test.sha256
+  test_sum=$(sha256sum Scripts/requirements-test.txt | cut -d' ' -f1)
+  if [[ ! -f $test_stamp || "$(cat $test_stamp)" != "$test_sum" ]]; then
+    echo "setup: installing Python test clients into .venv"
+    .venv/bin/pip install -q -r Scripts/requirements-test.txt
+    echo "$test_sum" > $test_stamp
+  fi
 fi

@@ -19,6 +19,13 @@ status=${PIPESTATUS[0]}
 set -e
 if [[ $status -ne 0 ]]; then echo "test: swift test failed ($status); transcript in .build/test-output.txt"; exit "$status"; fi
 
+# Real clients against a running server on the sample district: GDAL OAPIF and MVT,
+# mapbox-vector-tile, OWSLib, schemathesis (no 5xx).
+Scripts/client_tests.sh || { echo "test: client tests failed"; exit 1; }
+
+# The web map in headless Chromium: tiles requested and drawn (screenshot in artifacts/webmap.png).
+Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
+
 # Bounded fuzz run of every parser (Scripts/fuzz.sh documents the longer run).
 if [[ -x Scripts/fuzz.sh ]]; then
   Scripts/fuzz.sh "${CITYTWIN_FUZZ_SECONDS:-15}"
@@ -26,4 +33,5 @@ fi
 # The closing line CI reads: the Swift Testing count (XCTest's "Executed 0 tests" is only its
 # empty legacy runner).
 passed=$(grep -oE 'Test run with [0-9]+ tests' .build/test-output.txt | grep -oE '[0-9]+' | tail -1)
-echo "test: ${passed:-0} passed, 0 failed"
+clients=$(grep -oE '^[0-9]+ passed' .build/client-tests-summary.txt 2>/dev/null | grep -oE '[0-9]+' || echo 0)
+echo "test: $(( ${passed:-0} + clients )) passed, 0 failed"

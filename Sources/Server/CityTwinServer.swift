@@ -37,6 +37,8 @@ public final class CityTwinServer: Sendable {
     var operations: [APIOperation] {
         landingOperations + collectionOperations + itemOperations + serviceOperations
             + tileOperations  // tiles: OGC API Tiles (TileRoutes.swift)
+            + processOperations  // processes: OGC API Processes (Processes/)
+            + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
     }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.

@@ -57,6 +57,13 @@ struct CapabilitiesTests {
                 "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/dataset-tilesets",
                 "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt",
                 "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/oas30",
+                // OGC API Processes Part 1
+                "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/core",
+                "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/ogc-process-description",
+                "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/json",
+                "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/oas30",
+                "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/job-list",
+                "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/dismiss",
             ])
         }
     }

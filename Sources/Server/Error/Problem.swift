@@ -12,8 +12,11 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
         public var slug: String
         public var title: String
         public var status: HTTPResponse.Status
+        /// The `type` URI a standard defines for this problem (OGC API Processes exceptions such
+        /// as `no-such-job`); `nil` uses `https://citytwin.dev/problems/<slug>`.
+        public var standardType: String? = nil
 
-        public var typeURI: String { "https://citytwin.dev/problems/\(slug)" }
+        public var typeURI: String { standardType ?? "https://citytwin.dev/problems/\(slug)" }
 
         /// A query parameter has a malformed or out-of-range value.
         public static let invalidParameter = Kind(slug: "invalid-parameter", title: "Invalid parameter", status: .badRequest)

@@ -49,7 +49,7 @@ extension CityTwinServer {
                 var doc = collectionDocument(info)
                 if var o = doc.objectValue {
                     o["links"] = .array(selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
-                                        + itemLinks(id))
+                                        + itemLinks(info.definition))
                     doc = .object(o)
                 }
                 return render(doc, title: "\(info.definition.title.zh) \(info.definition.title.en)", format: format)
@@ -63,11 +63,19 @@ extension CityTwinServer {
         return raw.removingPercentEncoding ?? raw
     }
 
-    func itemLinks(_ id: String) -> [JSONValue] {
-        [link("/collections/\(id)/items?f=json", rel: "items", type: MediaTypeName.geoJSON, title: "Features as GeoJSON"),
-         link("/collections/\(id)/items?f=html", rel: "items", type: "text/html", title: "Features as HTML"),
-         link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
-              type: MediaTypeName.schemaJSON, title: "Queryables")]
+    /// A collection's links to its data: items, queryables and, for layers with geometry, its
+    /// vector tilesets (OGC API Tiles geodata-tilesets requires that link).
+    func itemLinks(_ definition: LayerDefinition) -> [JSONValue] {
+        let id = definition.id
+        var links = [link("/collections/\(id)/items?f=json", rel: "items", type: MediaTypeName.geoJSON, title: "Features as GeoJSON"),
+                     link("/collections/\(id)/items?f=html", rel: "items", type: "text/html", title: "Features as HTML"),
+                     link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+                          type: MediaTypeName.schemaJSON, title: "Queryables")]
+        if definition.hasGeometry {
+            links.append(link("/collections/\(id)/tiles", rel: "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector",
+                              type: MediaTypeName.json, title: "Vector tilesets"))
+        }
+        return links
     }
 
     /// The OGC collection document of a layer (links: items only; callers add self/alternate).
@@ -81,7 +89,7 @@ extension CityTwinServer {
             "itemType": "feature",
             "crs": .array(CRSParameter.advertised.map { .string($0.uri) }),
             "storageCrs": .string(CRSParameter.storage.uri),
-            "links": .array(itemLinks(d.id)),
+            "links": .array(itemLinks(d)),
         ]
         var extent: [String: JSONValue] = [:]
         if let e = info.extent {

@@ -6,7 +6,7 @@ import TwinStore
 extension CityTwinServer {
     /// The declared parameters of `getFeatures`; any other one must be a simple queryable.
     static let featuresParameters: [APIParameter] = [
-        .collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .filter, .filterLang, .filterCRS, .properties, .sortby, .cursor, .f,
+        .collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .filter, .filterLang, .filterCRS, .properties, .sortby, .cursor, .f, .asOf,
     ]
 
     /// `/collections/{collectionId}/items` and `/collections/{collectionId}/items/{featureId}`
@@ -19,7 +19,9 @@ extension CityTwinServer {
                 summary: "A page of features; follow the next link for the rest (keyset paging).",
                 tag: "Data",
                 parameters: Self.featuresParameters,
-                responses: [.ok("A page of features.", [(MediaTypeName.geoJSON, "FeatureCollection"), ("text/html", "HTML")]),
+                responses: [.ok("A page of features; with f=csv or f=gpkg the whole selection as a download (webmap: CollectionDownload.swift).",
+                                [(MediaTypeName.geoJSON, "FeatureCollection"), ("text/html", "HTML"),
+                                 ("text/csv", "HTML"), (DownloadFormat.geoPackageMediaType, "VectorTile")]),
                             .problem(404, "No such collection (or not visible to the caller).")] + common,
                 acceptsQueryables: true
             ) { [self] request, context, query in
@@ -28,7 +30,7 @@ extension CityTwinServer {
             APIOperation(
                 id: "getFeature", method: .get, path: "/collections/{collectionId}/items/{featureId}",
                 summary: "One feature.", tag: "Data",
-                parameters: [.collectionID, .featureID, .crs, .f],
+                parameters: [.collectionID, .featureID, .crs, .f, .asOf],
                 responses: [.ok("The feature, with a strong ETag for If-Match.", [(MediaTypeName.geoJSON, "Feature"), ("text/html", "HTML")]),
                             .problem(404, "No such collection or feature.")] + common
             ) { [self] request, context, query in
@@ -38,11 +40,16 @@ extension CityTwinServer {
     }
 
     private func features(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
-        let format = try OutputFormat.negotiate(query, request)
+        let download = DownloadFormat(query)  // webmap: f=csv, f=gpkg
+        let format = download == nil ? try OutputFormat.negotiate(query, request) : .json
         let id = try pathParameter(context, "collectionId")
         let info = try await layers.layer(id, for: context.caller)
         let declared = Set(Self.featuresParameters.filter { $0.location == .query }.map(\.name))
-        let items = try ItemsRequest(query, layer: info.definition, caller: context.caller, declared: declared)
+        var items = try ItemsRequest(query, layer: info.definition, caller: context.caller, declared: declared)
+        items.query.asOf = try AsOfParameter.parse(query)  // webmap
+        if let download {
+            return try await self.download(download, layer: info, items: items, query: query, caller: context.caller)
+        }
         let page = try await store.query(layer: id, items.query, by: context.caller)
         var numberMatched: Int?
         if info.count <= options.exactCountLimit {
@@ -91,7 +98,10 @@ extension CityTwinServer {
         let layer = try await layers.definition(id, for: context.caller)
         let crs = try query["crs"].map { try CRSParameter.parse($0, parameter: "crs") } ?? .crs84
         let projection = try FeatureProjection(target: crs)
-        guard let current = try await store.feature(layer: id, id: fid, by: context.caller),
+        let asOf = try AsOfParameter.parse(query)  // webmap: the version valid at asOf
+        let stored = if let asOf { try await featureVersion(layer: id, id: fid, at: asOf, caller: context.caller) }
+            else { try await store.feature(layer: id, id: fid, by: context.caller) }
+        guard let current = stored,
               let feature = try project([current], projection).first else {
             throw Problem(.featureNotFound, "no feature '\(fid)' in collection '\(id)'")
         }

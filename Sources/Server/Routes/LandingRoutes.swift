@@ -30,7 +30,7 @@ extension CityTwinServer {
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/features",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/optimistic-locking-etags",
-    ] + tilesConformance
+    ] + tilesConformance + processesConformance
 
     /// `/`, `/conformance`, `/api`, `/api.html`.
     var landingOperations: [APIOperation] {
@@ -47,6 +47,11 @@ extension CityTwinServer {
                     link("/api.html", rel: "service-doc", type: "text/html", title: "The API documentation"),
                     link("/conformance", rel: "conformance", type: MediaTypeName.json, title: "Conformance classes"),
                     link("/collections", rel: "data", type: MediaTypeName.json, title: "Collections (layers)"),
+                    link("/tiles", rel: "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", type: MediaTypeName.json,
+                         title: "Vector tilesets of the whole map"),
+                    link("/tileMatrixSets", rel: "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes",
+                         type: MediaTypeName.json, title: "Tile matrix sets"),
+                    link("/map", rel: "related", type: "text/html", title: "Web map (一张图)"),
                 ]
                 let doc: JSONValue = [
                     "title": "CityTwin 城市数字孪生",

@@ -373,7 +373,8 @@ extension CityTwinServer {
                         "fill-extrusion-height": ["coalesce", ["get", .string(height)], 0]]))
                 } else {
                     if s["fill"]?.stringValue != "none" {
-                        styleLayers.append(layer("fill", "fill", ["fill-color": .string(s["fill"]?.stringValue ?? color), "fill-opacity": 0.5]))
+                        styleLayers.append(layer("fill", "fill", ["fill-color": Self.fillColor(s["fill"]?.stringValue, d, default: color),
+                                                                  "fill-opacity": 0.5]))
                     }
                     let width: JSONValue = s["width"]?.doubleValue.map(JSONValue.number) ?? 1
                     styleLayers.append(layer("outline", "line", ["line-color": .string(color), "line-width": width]))
@@ -389,6 +390,25 @@ extension CityTwinServer {
 }
 
 extension CityTwinServer {
+    /// A layer style's `fill`: a colour, or `by-<property>`, which colours each value of that
+    /// property's `enum` (in the layer schema) from a fixed palette, as a MapLibre `match`
+    /// expression; anything else falls back to the layer colour.
+    static func fillColor(_ fill: String?, _ definition: LayerDefinition, default color: String) -> JSONValue {
+        guard let fill else { return .string(color) }
+        guard fill.hasPrefix("by-") else { return .string(fill) }
+        let property = String(fill.dropFirst(3))
+        guard let values = definition.schema.properties[property]?.allowed, !values.isEmpty else { return .string(color) }
+        let palette = ["#f4d03f", "#e67e22", "#e74c3c", "#8e44ad", "#3498db", "#1abc9c", "#27ae60", "#95a5a6",
+                       "#d35400", "#2c3e50", "#16a085", "#c0392b"]
+        var expression: [JSONValue] = ["match", ["get", .string(property)]]
+        for (i, value) in values.enumerated() {
+            expression.append(value)
+            expression.append(.string(palette[i % palette.count]))
+        }
+        expression.append(.string(color))
+        return .array(expression)
+    }
+
     /// The schema name a tile response refers to (one of `tileSchemas`).
     static func tileSchema(_ name: String) -> String { name }
 

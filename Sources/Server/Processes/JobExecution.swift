@@ -1,0 +1,71 @@
+import Foundation
+import GeoCore
+import TwinStore
+
+/// Runs claimed jobs: the server's in-process runner and `citytwin worker` share it, so a job
+/// runs the same way wherever it is claimed. Progress goes to the job row; a dismissed job
+/// stops at its next progress report; every error ends the job as `failed` with the same
+/// text a synchronous execution would answer with (internal errors stay in the log).
+public struct ProcessWorker: Sendable {
+    /// The name written to `claimed_by`, e.g. `worker-<host>-<pid>`.
+    public let name: String
+    public let store: any FeatureStore
+    public let jobs: any JobStore
+    public let registry: ProcessRegistry
+
+    public init(name: String, store: any FeatureStore, jobs: any JobStore, registry: ProcessRegistry = .standard) {
+        self.name = name
+        self.store = store
+        self.jobs = jobs
+        self.registry = registry
+    }
+
+    /// A worker over a store that keeps jobs (both backends do); `nil` for one that does not.
+    public init?(name: String, store: any FeatureStore, registry: ProcessRegistry = .standard) {
+        guard let jobs = store as? any JobStore else { return nil }
+        self.init(name: name, store: store, jobs: jobs, registry: registry)
+    }
+
+    /// Claims the oldest waiting job of a known process and runs it to its end; the job as it
+    /// ended, or `nil` when none was waiting.
+    public func runNext() async throws -> JobRecord? {
+        guard let job = try await jobs.claimNextJob(worker: name, processes: registry.ids) else { return nil }
+        return try await run(job)
+    }
+
+    /// Claims and runs jobs until the task is cancelled, waiting `idle` when none is waiting.
+    /// - Parameter finished: called with each job as it ended.
+    public func run(idle: Duration = .seconds(1), finished: (JobRecord) -> Void = { _ in }) async throws {
+        while !Task.isCancelled {
+            if let job = try await runNext() {
+                finished(job)
+            } else {
+                try? await Task.sleep(for: idle)
+            }
+        }
+    }
+
+    /// Runs a job this worker has claimed; the job as it ended.
+    @discardableResult
+    public func run(_ job: JobRecord) async throws -> JobRecord {
+        let outcome: JobOutcome
+        if let process = registry[job.process] {
+            let (jobs, name, id) = (self.jobs, self.name, job.id)
+            let progress = JobProgress { percent in
+                guard try await jobs.reportProgress(jobID: id, worker: name, percent: percent) else { throw CancellationError() }
+            }
+            do {
+                let inputs = job.inputs.objectValue ?? [:]
+                outcome = .successful(try await process.execute(inputs, store: store, caller: job.caller, progress: progress))
+            } catch is CancellationError {
+                return try await jobs.job(id: job.id) ?? job
+            } catch {
+                outcome = .failed(Problem(mapping: error).detail)
+            }
+        } else {
+            outcome = .failed("this worker does not know process '\(job.process)'")
+        }
+        _ = try await jobs.finishJob(id: job.id, worker: name, outcome: outcome)
+        return try await jobs.job(id: job.id) ?? job
+    }
+}
