@@ -2,6 +2,7 @@
 # Runs a CityTwin benchmark and its peer in one invocation, on the same inputs, and prints each
 # pair as a ratio (peer seconds / CityTwin seconds: > 1 means CityTwin is faster).
 #   Benchmarks/run.sh geocore     transform vs pyproj; prepared predicate and buffer vs shapely 2
+#   Benchmarks/run.sh store       import vs ogr2ogr (SpatiaLite, PostGIS); bbox latency vs plain SQL
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -47,6 +48,19 @@ one = ours["buffer_5m_quad8_one_thread"]["seconds"]
 print(f"buffer on one thread: {one:.4f} s ({peer['buffer_5m_quad8']['seconds'] / one:.2f}x the peer); GEOS "
       f"{ours['_libraries']['geos']} alone {raw:.4f} s, so the Swift layer adds {one - raw:.4f} s")
 PY
+  ;;
+store)
+  # Bulk import vs ogr2ogr (SpatiaLite and PostGIS) and bbox latency on a large point layer vs
+  # the same SQL in sqlite3/psql; Benchmarks/store/store_bench.py says what each side does.
+  # Sizes: STORE_BENCH_BUILDINGS (200000), STORE_BENCH_POINTS (1000000), STORE_BENCH_QUERIES (200).
+  command -v ogr2ogr >/dev/null || { echo "store benchmark needs ogr2ogr (apt-get install gdal-bin)" >&2; exit 2; }
+  data=Benchmarks/.data/store
+  python3 Benchmarks/store/store_bench.py make-inputs "$data"
+  swift build -c release --product citytwin >/dev/null
+  pg=$(Scripts/postgis.sh start)
+  pg=${pg%/*}
+  python3 Benchmarks/store/store_bench.py import "$data" .build/release/citytwin "$pg"
+  python3 Benchmarks/store/store_bench.py query "$data" .build/release/citytwin "$pg"
   ;;
 *) echo "unknown benchmark suite: $suite" >&2; exit 2 ;;
 esac
