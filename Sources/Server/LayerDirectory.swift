@@ -21,7 +21,9 @@ final class LayerDirectory: @unchecked Sendable {
     /// The layer `caller` may read, or `collection-not-found` (a hidden layer looks missing).
     func layer(_ id: String, for caller: Caller) async throws -> LayerInfo {
         var info = cached(id)
-        if info == nil {
+        // On a miss, the cheap definition lookup first: only a layer that exists (created while
+        // the server runs) is worth the catalogue refresh, which computes every extent and count.
+        if info == nil, try await store.layerDefinition(id, for: .admin) != nil {
             remember(try await store.layers(for: .admin))
             info = cached(id)
         }

@@ -42,7 +42,10 @@ import Testing
     }
 
     @Test func verticesAndEdgesAreBoundary() throws {
-        guard case .multiPolygon(let m) = Self.district else { return }
+        guard case .multiPolygon(let m) = Self.district else {
+            Issue.record("the district fixture must be a multipolygon")
+            return
+        }
         var pts: [Position] = []
         for poly in m.polygons { for ring in poly.rings { pts += ring } }
         // Points on the lake's horizontal and vertical edges, and on the island's vertical edge.

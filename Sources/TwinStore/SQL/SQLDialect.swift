@@ -91,3 +91,19 @@ extension SQLDialect {
         ascending ? "\(expr) ASC NULLS FIRST" : "\(expr) DESC NULLS LAST"
     }
 }
+
+extension SpatialPredicate {
+    /// The SQL/MM function of the predicate: the same name in SpatiaLite and PostGIS.
+    var sqlFunction: String {
+        switch self {
+        case .intersects: "ST_Intersects"
+        case .contains: "ST_Contains"
+        case .within: "ST_Within"
+        case .disjoint: "ST_Disjoint"
+        case .equals: "ST_Equals"
+        case .touches: "ST_Touches"
+        case .overlaps: "ST_Overlaps"
+        case .crosses: "ST_Crosses"
+        }
+    }
+}

@@ -22,17 +22,7 @@ public struct SpatiaLiteDialect: SQLDialect {
 
     public func spatial(_ predicate: SpatialPredicate, _ geometry: Geometry, table: FeatureTable, into b: inout SQLBuilder) -> String {
         let g = self.geometry(fromWKB: b.bind(.geometry(geometry)))
-        let function: String
-        switch predicate {
-        case .intersects: function = "ST_Intersects"
-        case .contains: function = "ST_Contains"
-        case .within: function = "ST_Within"
-        case .disjoint: function = "ST_Disjoint"
-        case .equals: function = "ST_Equals"
-        case .touches: function = "ST_Touches"
-        case .overlaps: function = "ST_Overlaps"
-        case .crosses: function = "ST_Crosses"
-        }
+        let function = predicate.sqlFunction
         let exact = "\(function)(f.geom, \(g)) = 1"
         // Every predicate but disjoint implies the boxes meet: let the R*Tree narrow first.
         guard predicate != .disjoint, let env = geometry.envelope else { return "(\(exact))" }
