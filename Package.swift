@@ -15,6 +15,9 @@ let package = Package(
         .library(name: "TwinStore", targets: ["TwinStore"]),
         .library(name: "CityModel", targets: ["CityModel"]),
         .library(name: "Tiles", targets: ["Tiles"]),
+        .library(name: "FloodSim", targets: ["FloodSim"]),
+        .library(name: "NetworkAnalysis", targets: ["NetworkAnalysis"]),
+        .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
     ],
@@ -54,10 +57,26 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // The CIM domain: layer schemas, network topology checks, importers, the sample district.
+        // The CIM domain: layer schemas, network topology checks, importers, the sample district,
+        // the address geocoder. Depends on FloodSim for the one SWMM `.inp` reader.
         .target(
             name: "CityModel",
-            dependencies: ["GeoCore", "TwinStore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["GeoCore", "TwinStore", "FloodSim", .product(name: "GRDB", package: "GRDB.swift")],
+            swiftSettings: strict),
+
+        // Urban flood kernels: design rainfall, runoff, SWMM-compatible 1D hydraulics, the 2D
+        // local-inertial surface and 1D-2D coupling. Pure: plain inputs in, plain results out.
+        .target(name: "FloodSim", dependencies: ["GeoCore"], swiftSettings: strict),
+
+        // Road and utility graphs: routing (contraction hierarchies), nearest-N, isochrones,
+        // upstream/downstream traces and valve isolation. Pure kernels over plain graphs.
+        .target(name: "NetworkAnalysis", dependencies: ["GeoCore"], swiftSettings: strict),
+
+        // Adapters between the store and the kernels (district flood scenarios, emergency analyses),
+        // and the processes that run them.
+        .target(
+            name: "Scenarios",
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "Tiles"],
             swiftSettings: strict),
 
         // Tile matrix sets (WebMercatorQuad, WorldCRS84Quad, CGCS2000 Tianditu-compatible), MVT
@@ -76,7 +95,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "Tiles",
+                "GeoCore", "TwinStore", "CityModel", "Tiles", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -90,7 +109,8 @@ let package = Package(
         .executableTarget(
             name: "citytwin",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite",
+                "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "FloodSim", "NetworkAnalysis",
+                "Scenarios", "Tiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),
@@ -98,6 +118,10 @@ let package = Package(
         // Benchmarks (Benchmarks/README.md): the Swift side of each peer comparison.
         .executableTarget(name: "geocore-bench", dependencies: ["GeoCore", "CGEOS"],
                           path: "Benchmarks/GeoCoreBench", swiftSettings: strict),
+        .executableTarget(name: "flood-bench", dependencies: ["FloodSim"],
+                          path: "Benchmarks/FloodBench", swiftSettings: strict),
+        .executableTarget(name: "network-bench", dependencies: ["NetworkAnalysis", "CityModel", "GeoCore"],
+                          path: "Benchmarks/NetworkBench", swiftSettings: strict),
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
@@ -106,6 +130,12 @@ let package = Package(
         .testTarget(name: "CityModelTests", dependencies: ["CityModel"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "TilesTests", dependencies: ["Tiles"], resources: [.copy("Fixtures")],
+                    swiftSettings: strict),
+        .testTarget(name: "FloodSimTests", dependencies: ["FloodSim"], resources: [.copy("Fixtures")],
+                    swiftSettings: strict),
+        .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
+                    swiftSettings: strict),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "FloodSim", "NetworkAnalysis"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",

@@ -1,0 +1,1 @@
+print("flood-bench: not yet written")

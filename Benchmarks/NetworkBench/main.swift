@@ -1,0 +1,1 @@
+print("network-bench: not yet written")

@@ -1,0 +1,1 @@
+// FloodSim: urban flood kernels (rainfall, runoff, SWMM-compatible 1D hydraulics, 2D surface, coupling).

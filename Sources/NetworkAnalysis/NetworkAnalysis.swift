@@ -1,0 +1,1 @@
+// Network: road and utility graphs (routing, nearest-N, isochrones, traces, valve isolation).

@@ -1,0 +1,1 @@
+// Scenarios: adapters between the store and the kernels.
