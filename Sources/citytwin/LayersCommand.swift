@@ -10,15 +10,11 @@ struct LayersCommand: AsyncParsableCommand {
         commandName: "layers",
         abstract: "Print the store's layer catalogue as JSON: id, title, category, count, extent (EPSG:4490 degrees).")
 
-    @Option(help: "The store: a SpatiaLite file path or spatialite:PATH.")
+    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
     var store: String = DistrictLoader.defaultStorePath
 
     func run() async throws {
-        let location = try StoreLocation(store)
-        if case .spatiaLite(let path) = location, !FileManager.default.fileExists(atPath: path) {
-            throw ValidationError("no store at \(path) (build one with `citytwin district build` or give --store)")
-        }
-        let infos = try await location.open().layers(for: .admin)
+        let infos = try await StoreLocation(store).openExisting().layers(for: .admin)
         let entries: [JSONValue] = infos.map { info in
             let d = info.definition
             return [

@@ -37,6 +37,15 @@ enum StoreLocation {
         }
     }
 
+    /// Opens a store that must already exist (for commands that only read it): a missing
+    /// SpatiaLite file is an error naming how to build one, not a new empty store.
+    func openExisting() async throws -> any FeatureStore {
+        if case .spatiaLite(let path) = self, !FileManager.default.fileExists(atPath: path) {
+            throw ValidationError("no store at \(path) (build one with `citytwin district build` or give --store)")
+        }
+        return try await open()
+    }
+
     /// The authority that signs and verifies bearer tokens for this store: its secret comes
     /// from CITYTWIN_TOKEN_SECRET, or a 0600 file beside a SpatiaLite store.
     func tokenAuthority() throws -> TokenAuthority {

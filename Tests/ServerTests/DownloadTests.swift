@@ -174,6 +174,20 @@ import TwinStore
         }
     }
 
+    @Test("the OpenAPI document offers f=csv and f=gpkg on items, and only json/html elsewhere")
+    func downloadFormatsAreDeclared() async throws {
+        try await ServerFixture.withAPI { client in
+            let doc = try await client.get("/api").json
+            let refs = doc["paths"]?["/collections/{collectionId}/items"]?["get"]?["parameters"]?.arrayValue?.compactMap { $0["$ref"]?.stringValue } ?? []
+            let key = try #require(refs.first { ref in
+                doc["components"]?["parameters"]?[String(ref.split(separator: "/").last!)]?["name"]?.stringValue == "f"
+            }).split(separator: "/").last.map(String.init)!
+            let items = doc["components"]?["parameters"]?[key]?["schema"]?["enum"]?.arrayValue?.compactMap(\.stringValue)
+            #expect(items == ["json", "html", "csv", "gpkg"])
+            #expect(doc["components"]?["parameters"]?["f"]?["schema"]?["enum"]?.arrayValue?.compactMap(\.stringValue) == ["json", "html"])
+        }
+    }
+
     // MARK: helpers
 
     static func server() async throws -> CityTwinServer {

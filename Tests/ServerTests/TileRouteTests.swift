@@ -66,6 +66,19 @@ struct TileRouteTests {
         }
     }
 
+    @Test("dataset tiles select collections (OGC API Tiles collections-selection); a hidden or unknown one is a 400")
+    func collectionsSelection() async throws {
+        try await ServerFixture.withAPI { client in
+            let id = try TileMatrixSet.webMercatorQuad.tile(containing: Position(x: 114.312, y: 30.601), level: 15)
+            let path = "/tiles/WebMercatorQuad/\(id.matrix)/\(id.row)/\(id.col)"
+            let selected = try await client.get(path + "?collections=shelters")
+            #expect(selected.status == .ok)
+            #expect(try VectorTile.decode(Array(buffer: selected.body)).map(\.name) == ["shelters"])
+            try expectProblem(try await client.get(path + "?collections=wells"), status: 400, type: "invalid-parameter", naming: "wells")
+            try expectProblem(try await client.get(path + "?collections=shelters,nowhere"), status: 400, type: "invalid-parameter", naming: "nowhere")
+        }
+    }
+
     @Test("204 for an empty tile, 404 outside the matrix, 400 for a non-integer row")
     func emptyAndOutside() async throws {
         try await ServerFixture.withAPI { client in

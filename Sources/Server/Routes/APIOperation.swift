@@ -40,9 +40,12 @@ struct APIParameter: Sendable {
     let schema: JSONValue
     /// `form` + `explode: false` for comma lists (bbox, properties, sortby).
     let isCommaList: Bool
+    /// Key under `#/components/parameters` when two parameters share a name (`f` with different enums).
+    private let key: String?
 
     init(_ name: String, in location: Location = .query, _ description: String, required: Bool = false,
-         schema: JSONValue = ["type": "string"], commaList: Bool = false) {
+         schema: JSONValue = ["type": "string"], commaList: Bool = false, key: String? = nil) {
+        self.key = key
         self.name = name
         self.location = location
         self.description = description
@@ -52,7 +55,7 @@ struct APIParameter: Sendable {
     }
 
     /// Key under `#/components/parameters`.
-    var componentKey: String { location == .path ? name : name.replacingOccurrences(of: "-", with: "_") }
+    var componentKey: String { key ?? (location == .path ? name : name.replacingOccurrences(of: "-", with: "_")) }
 }
 
 /// A response an operation may give: status and the media types with their schema.
@@ -80,6 +83,10 @@ struct APIResponse: Sendable {
 extension APIParameter {
     static let f = APIParameter("f", "Encoding of the response: json (default) or html. Overrides the Accept header.",
                                 schema: ["type": "string", "enum": ["json", "html"]])
+    /// `f` on the items of a collection: the page encodings plus the whole-selection downloads.
+    static let itemsFormat = APIParameter(
+        "f", "Encoding: json (default) or html for a page; csv or gpkg (GeoPackage) for the whole selection as a download. Overrides the Accept header.",
+        schema: ["type": "string", "enum": ["json", "html", "csv", "gpkg"]], key: "f_items")
     static let collectionID = APIParameter("collectionId", in: .path, "Identifier of a collection (a layer id).")
     static let featureID = APIParameter("featureId", in: .path, "Identifier of a feature in the collection.")
     static let limit = APIParameter(

@@ -6,7 +6,7 @@ import TwinStore
 extension CityTwinServer {
     /// The declared parameters of `getFeatures`; any other one must be a simple queryable.
     static let featuresParameters: [APIParameter] = [
-        .collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .filter, .filterLang, .filterCRS, .properties, .sortby, .cursor, .f, .asOf,
+        .collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .filter, .filterLang, .filterCRS, .properties, .sortby, .cursor, .itemsFormat, .asOf,
     ]
 
     /// `/collections/{collectionId}/items` and `/collections/{collectionId}/items/{featureId}`

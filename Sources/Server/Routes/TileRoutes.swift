@@ -42,7 +42,7 @@ final class TileService: @unchecked Sendable {
 
 extension CityTwinServer {
     static let tilesConformance: [String] = [
-        "core", "tileset", "tilesets-list", "geodata-tilesets", "dataset-tilesets", "mvt", "oas30",
+        "core", "tileset", "tilesets-list", "geodata-tilesets", "dataset-tilesets", "collections-selection", "mvt", "oas30",
     ].map { "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/\($0)" }
 
     static let mvtMediaType = "application/vnd.mapbox-vector-tile"
@@ -153,10 +153,11 @@ extension CityTwinServer {
             },
             APIOperation(
                 id: "getDatasetVectorTile", method: .get, path: "/tiles/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}",
-                summary: "One vector tile (MVT 2.1) with a layer per collection the caller may read.", tag: "Tiles", parameters: tileParameters,
-                responses: tileResponses
-            ) { [self] request, context, _ in
-                try await tileRepresentation(request, context, layers: try await visibleTiledLayers(context.caller))
+                summary: "One vector tile (MVT 2.1) with a layer per collection the caller may read.", tag: "Tiles",
+                parameters: tileParameters + [Self.collectionsSelection], responses: tileResponses
+            ) { [self] request, context, query in
+                let layers = try Self.selected(query["collections"], from: try await visibleTiledLayers(context.caller))
+                return try await tileRepresentation(request, context, layers: layers)
             },
             APIOperation(
                 id: "getCollectionTileJSON", method: .get, path: "/collections/{collectionId}/tiles/{tileMatrixSetId}/tilejson.json",
@@ -220,6 +221,24 @@ extension CityTwinServer {
         let info = try await layers.layer(id, for: caller)
         guard info.definition.hasGeometry else { throw Problem(.notFound, "collection '\(id)' has no geometry, so no tiles") }
         return info
+    }
+
+    /// OGC API Tiles collections selection (`/conf/collections-selection`) on dataset tiles.
+    static let collectionsSelection = APIParameter(
+        "collections", "Comma-separated collection ids: the tile has only these layers (default: every collection the caller may read).",
+        schema: ["type": "array", "items": ["type": "string"]], commaList: true)
+
+    /// The layers a `collections` value names, in its order; every id must be a tiled
+    /// collection the caller may read (a hidden one is reported as unknown).
+    static func selected(_ collections: String?, from visible: [LayerInfo]) throws -> [LayerInfo] {
+        guard let collections else { return visible }
+        let ids = collections.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        return try ids.map { id in
+            guard let info = visible.first(where: { $0.definition.id == id }) else {
+                throw Problem.invalid("collections", "'\(id)' is not a collection with tiles")
+            }
+            return info
+        }
     }
 
     private func visibleTiledLayers(_ caller: Caller) async throws -> [LayerInfo] {
@@ -293,7 +312,7 @@ extension CityTwinServer {
             "layers": .array(layers.map { info in
                 var l: [String: JSONValue] = ["id": .string(info.definition.id), "title": .string(info.definition.title.zh), "dataType": "vector"]
                 if let g = info.definition.geometryType { l["geometryDimension"] = .integer(Self.dimension(g)) }
-                l["propertiesSchema"] = ["type": "object", "properties": .object(fieldTypes(info.definition).mapValues { ["type": .string($0)] })]
+                l["propertiesSchema"] = ["type": "object", "properties": .object(VectorLayers.fieldTypes(info.definition).mapValues { ["type": .string($0.lowercased())] })]
                 return .object(l)
             }),
             "tileMatrixSetLimits": .array(tms.tileMatrices.map { m in
@@ -315,27 +334,13 @@ extension CityTwinServer {
         }
     }
 
-    /// Property name → MVT-ish type name (String, Number, Boolean) of a layer's schema.
-    private func fieldTypes(_ d: LayerDefinition) -> [String: String] {
-        d.schema.properties.mapValues { rule in
-            switch rule.scalarType {
-            case .integer, .number: "Number"
-            case .boolean: "Boolean"
-            default: "String"
-            }
-        }
-    }
-
     private func tileJSON(_ base: String, name: String, layers: [LayerInfo]) -> JSONValue {
         var bounds: Envelope?
         for info in layers { if let e = info.extent { bounds == nil ? (bounds = e) : bounds!.expand(toInclude: e) } }
         var o: [String: JSONValue] = [
             "tilejson": "3.0.0", "name": .string(name), "scheme": "xyz", "minzoom": 0, "maxzoom": 22,
             "tiles": [.string(url("\(base)/WebMercatorQuad/{z}/{y}/{x}"))],
-            "vector_layers": .array(layers.map { info in
-                ["id": .string(info.definition.id), "description": .string(info.definition.title.en),
-                 "fields": .object(fieldTypes(info.definition).mapValues(JSONValue.string)), "minzoom": 0, "maxzoom": 22]
-            }),
+            "vector_layers": .array(layers.map { VectorLayers.entry($0.definition, minZoom: 0, maxZoom: 22) }),
             "attribution": "CityTwin 城市数字孪生",
         ]
         if let b = bounds {
