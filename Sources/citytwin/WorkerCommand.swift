@@ -21,17 +21,21 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds to wait before looking again when no job is waiting.")
     var idle: Double = 1
 
+    @Option(help: "Seconds a running job's worker may stay silent before another worker takes the job over (renewed every third).")
+    var lease: Double = 300
+
     @Flag(help: "Run the jobs waiting now, then exit.")
     var once = false
 
     func validate() throws {
         guard idle.isFinite, idle > 0, idle <= 3600 else { throw ValidationError("--idle must be 0…3600 seconds, got \(idle)") }
+        guard lease.isFinite, lease >= 3, lease <= 86_400 else { throw ValidationError("--lease must be 3…86400 seconds, got \(lease)") }
     }
 
     func run() async throws {
         let featureStore = try await StoreLocation(store).open()
         let workerName = name ?? "worker-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
-        guard let worker = ProcessWorker(name: workerName, store: featureStore) else {
+        guard let worker = ProcessWorker(name: workerName, store: featureStore, lease: .milliseconds(Int64(lease * 1000))) else {
             throw ValidationError("the store at \(store) keeps no job table")
         }
         print("\(workerName): running \(worker.registry.ids.joined(separator: ", ")) jobs from \(store)"

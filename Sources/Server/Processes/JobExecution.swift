@@ -12,24 +12,29 @@ public struct ProcessWorker: Sendable {
     public let store: any FeatureStore
     public let jobs: any JobStore
     public let registry: ProcessRegistry
+    /// How long this worker may go without renewing its claim on a running job before another
+    /// worker may take the job over; renewed every third of it while the job runs.
+    public let lease: Duration
 
-    public init(name: String, store: any FeatureStore, jobs: any JobStore, registry: ProcessRegistry = .standard) {
+    public init(name: String, store: any FeatureStore, jobs: any JobStore, registry: ProcessRegistry = .standard,
+                lease: Duration = .seconds(300)) {
         self.name = name
         self.store = store
         self.jobs = jobs
         self.registry = registry
+        self.lease = lease
     }
 
     /// A worker over a store that keeps jobs (both backends do); `nil` for one that does not.
-    public init?(name: String, store: any FeatureStore, registry: ProcessRegistry = .standard) {
+    public init?(name: String, store: any FeatureStore, registry: ProcessRegistry = .standard, lease: Duration = .seconds(300)) {
         guard let jobs = store as? any JobStore else { return nil }
-        self.init(name: name, store: store, jobs: jobs, registry: registry)
+        self.init(name: name, store: store, jobs: jobs, registry: registry, lease: lease)
     }
 
     /// Claims the oldest waiting job of a known process and runs it to its end; the job as it
     /// ended, or `nil` when none was waiting.
     public func runNext() async throws -> JobRecord? {
-        guard let job = try await jobs.claimNextJob(worker: name, processes: registry.ids) else { return nil }
+        guard let job = try await jobs.claimNextJob(worker: name, processes: registry.ids, lease: lease) else { return nil }
         return try await run(job)
     }
 
@@ -54,6 +59,16 @@ public struct ProcessWorker: Sendable {
             let progress = JobProgress { percent in
                 guard try await jobs.reportProgress(jobID: id, worker: name, percent: percent) else { throw CancellationError() }
             }
+            // Renew the lease while the process runs, so a long step between progress reports
+            // does not look like a dead worker.
+            let renewal = Task {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: lease / 3)
+                    if Task.isCancelled { break }
+                    guard (try? await jobs.renewLease(jobID: id, worker: name)) == true else { break }
+                }
+            }
+            defer { renewal.cancel() }
             do {
                 let inputs = job.inputs.objectValue ?? [:]
                 outcome = .successful(try await process.execute(inputs, store: store, caller: job.caller, progress: progress))

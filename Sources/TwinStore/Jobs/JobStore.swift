@@ -20,9 +20,15 @@ public protocol JobStore: Sendable {
     /// - Parameter limit: at most this many (1…10,000).
     func jobs(visibleTo caller: Caller, limit: Int) async throws -> [JobRecord]
 
-    /// Claims the oldest `accepted` job of one of `processes` for `worker` (status `running`);
-    /// `nil` when there is none. Concurrent claimers never get the same job.
-    func claimNextJob(worker: String, processes: [String]) async throws -> JobRecord?
+    /// Claims the oldest job of one of `processes` for `worker` (status `running`): an `accepted`
+    /// one, or a `running` one whose worker has not reported for `lease` (it died: its job is
+    /// taken over, and the old worker's later reports and outcome are refused); `nil` when there
+    /// is none. Concurrent claimers never get the same job.
+    func claimNextJob(worker: String, processes: [String], lease: Duration) async throws -> JobRecord?
+
+    /// Renews `worker`'s lease on a running job without changing its progress. `false` when the
+    /// job is no longer running for `worker` (dismissed, or taken over after a lapsed lease).
+    func renewLease(jobID: String, worker: String) async throws -> Bool
 
     /// Claims the `accepted` job `id` for `worker`; `nil` when another worker has it or it was dismissed.
     func claimJob(id: String, worker: String) async throws -> JobRecord?
@@ -41,6 +47,21 @@ public protocol JobStore: Sendable {
 }
 
 extension JobStore {
+    /// How long a running job's worker may stay silent before another worker takes the job over.
+    /// Workers renew it every third of that (`ProcessWorker`).
+    public static var defaultLease: Duration { .seconds(300) }
+
+    /// `claimNextJob(worker:processes:lease:)` with the default lease.
+    public func claimNextJob(worker: String, processes: [String]) async throws -> JobRecord? {
+        try await claimNextJob(worker: worker, processes: processes, lease: Self.defaultLease)
+    }
+
+    /// The `updated_at` (microseconds since 1970) before which a running job's lease has lapsed.
+    static func lapsedBefore(_ now: Int64, lease: Duration) -> Int64 {
+        let (seconds, attoseconds) = lease.components
+        return now - seconds * 1_000_000 - attoseconds / 1_000_000_000_000
+    }
+
     static func checkLimit(_ limit: Int) throws {
         guard (1...FeatureQuery.maximumLimit).contains(limit) else {
             throw StoreError(.invalidQuery, "limit must be between 1 and \(FeatureQuery.maximumLimit)", field: "limit")

@@ -47,17 +47,28 @@ extension PostGISStore: JobStore {
             """, limit: limit) { $0.isVisible(to: caller) }
     }
 
-    public func claimNextJob(worker: String, processes: [String]) async throws -> JobRecord? {
+    public func claimNextJob(worker: String, processes: [String], lease: Duration) async throws -> JobRecord? {
         guard !processes.isEmpty else { return nil }
         let now = RFC3339.microseconds(Date())
+        let lapsed = Self.lapsedBefore(now, lease: lease)
         let s = schema
         return try await records("""
             UPDATE \(unescaped: s).jobs SET status = 'running', claimed_by = \(worker), updated_at = \(now)
-            WHERE status = 'accepted' AND id = (
-                SELECT id FROM \(unescaped: s).jobs WHERE status = 'accepted' AND process = ANY(\(processes))
+            WHERE id = (
+                SELECT id FROM \(unescaped: s).jobs
+                WHERE (status = 'accepted' OR (status = 'running' AND updated_at < \(lapsed))) AND process = ANY(\(processes))
                 ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
             RETURNING \(unescaped: Self.jobColumns)
             """).first
+    }
+
+    public func renewLease(jobID: String, worker: String) async throws -> Bool {
+        let now = RFC3339.microseconds(Date())
+        return try await !records("""
+            UPDATE \(unescaped: schema).jobs SET updated_at = \(now)
+            WHERE id = \(jobID) AND status = 'running' AND claimed_by = \(worker)
+            RETURNING \(unescaped: Self.jobColumns)
+            """).isEmpty
     }
 
     public func claimJob(id: String, worker: String) async throws -> JobRecord? {

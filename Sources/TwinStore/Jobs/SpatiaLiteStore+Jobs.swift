@@ -57,13 +57,26 @@ extension SpatiaLiteStore: JobStore {
         }
     }
 
-    public func claimNextJob(worker: String, processes: [String]) async throws -> JobRecord? {
+    public func claimNextJob(worker: String, processes: [String], lease: Duration) async throws -> JobRecord? {
         guard !processes.isEmpty else { return nil }
         let marks = Array(repeating: "?", count: processes.count).joined(separator: ", ")
+        let lapsed = Self.lapsedBefore(RFC3339.microseconds(Date()), lease: lease)
         return try await claim(worker: worker) { db in
             try String.fetchOne(db, sql: """
-                SELECT id FROM jobs WHERE status = 'accepted' AND process IN (\(marks)) ORDER BY created_at, id LIMIT 1
-                """, arguments: StatementArguments(processes))
+                SELECT id FROM jobs WHERE (status = 'accepted' OR (status = 'running' AND updated_at < ?)) AND process IN (\(marks))
+                ORDER BY created_at, id LIMIT 1
+                """, arguments: StatementArguments([lapsed]) + StatementArguments(processes))
+        }
+    }
+
+    public func renewLease(jobID: String, worker: String) async throws -> Bool {
+        let now = RFC3339.microseconds(Date())
+        return try await mapErrors(layer: nil) {
+            try await pool.write { db in
+                try db.execute(sql: "UPDATE jobs SET updated_at = ? WHERE id = ? AND status = 'running' AND claimed_by = ?",
+                               arguments: [now, jobID, worker])
+                return db.changesCount == 1
+            }
         }
     }
 
@@ -82,7 +95,7 @@ extension SpatiaLiteStore: JobStore {
                 try db.inTransaction(.immediate) {
                     guard let id = try pick(db) else { return .commit }
                     try db.execute(sql: """
-                        UPDATE jobs SET status = 'running', claimed_by = ?, updated_at = ? WHERE id = ? AND status = 'accepted'
+                        UPDATE jobs SET status = 'running', claimed_by = ?, updated_at = ? WHERE id = ? AND status IN ('accepted', 'running')
                         """, arguments: [worker, now, id])
                     if db.changesCount == 1 { claimed = try Self.fetchJob(db, id) }
                     return .commit

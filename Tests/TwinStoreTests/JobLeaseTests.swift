@@ -1,0 +1,53 @@
+import Foundation
+import GeoCore
+import Testing
+import TwinStore
+
+/// Job leases: a worker that dies mid-job (stops renewing) loses the job to the next claimer
+/// once the lease lapses; a live worker's renewals keep it; the old worker's late reports and
+/// outcome are refused — on both backends.
+@Suite("Job leases", .dropsTestSchemas)
+struct JobLeaseTests {
+    static let process = "features-in-area"
+
+    @Test("a lapsed lease passes the running job to another worker; the first worker is refused from then on",
+          arguments: StoreBackend.available)
+    func lapsedLease(_ backend: StoreBackend) async throws {
+        let store = try await backend.makeStore(layers: [])
+        let jobs = try #require(store as? any JobStore)
+        let job = try await jobs.submitJob(process: Self.process, inputs: ["layer": "shelters"], caller: Fixtures.emergency)
+        _ = try #require(try await jobs.claimNextJob(worker: "a", processes: [Self.process], lease: .seconds(3600)))
+        // Within the lease nobody else gets it.
+        #expect(try await jobs.claimNextJob(worker: "b", processes: [Self.process], lease: .seconds(3600)) == nil)
+        #expect(try await jobs.reportProgress(jobID: job.id, worker: "a", percent: 40))
+
+        try await Task.sleep(for: .milliseconds(30))
+        let taken = try #require(try await jobs.claimNextJob(worker: "b", processes: [Self.process], lease: .milliseconds(10)))
+        #expect(taken.id == job.id)
+        #expect(taken.claimedBy == "b")
+        #expect(taken.status == .running)
+        #expect(try await jobs.reportProgress(jobID: job.id, worker: "a", percent: 50) == false)
+        #expect(try await jobs.renewLease(jobID: job.id, worker: "a") == false)
+        #expect(try await jobs.finishJob(id: job.id, worker: "a", outcome: .failed("late")) == false)
+        #expect(try await jobs.renewLease(jobID: job.id, worker: "b"))
+        #expect(try await jobs.finishJob(id: job.id, worker: "b", outcome: .successful(["ok": true])))
+        #expect(try await jobs.job(id: job.id)?.status == .successful)
+        // A finished job is never reclaimed, however old.
+        try await Task.sleep(for: .milliseconds(30))
+        #expect(try await jobs.claimNextJob(worker: "c", processes: [Self.process], lease: .milliseconds(10)) == nil)
+    }
+
+    @Test("renewing keeps the lease: a job renewed within it is not taken over", arguments: StoreBackend.available)
+    func renewedLease(_ backend: StoreBackend) async throws {
+        let store = try await backend.makeStore(layers: [])
+        let jobs = try #require(store as? any JobStore)
+        let job = try await jobs.submitJob(process: Self.process, inputs: ["layer": "shelters"], caller: Fixtures.emergency)
+        _ = try #require(try await jobs.claimNextJob(worker: "a", processes: [Self.process], lease: .seconds(1)))
+        for _ in 0..<3 {
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(try await jobs.renewLease(jobID: job.id, worker: "a"))
+            #expect(try await jobs.claimNextJob(worker: "b", processes: [Self.process], lease: .seconds(1)) == nil)
+        }
+        #expect(try await jobs.job(id: job.id)?.claimedBy == "a")
+    }
+}
