@@ -155,5 +155,6 @@ let package = Package(
         .executableTarget(name: "fuzz-geojson", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/GeoJSON", swiftSettings: strict),
         .executableTarget(name: "fuzz-asciigrid", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/FuzzESRIASCII", swiftSettings: strict),
         .executableTarget(name: "fuzz-cql2", dependencies: ["TwinStore", "FuzzSupport"], path: "Fuzz/CQL2", swiftSettings: strict),
+        .executableTarget(name: "fuzz-swmm", dependencies: ["FloodSim", "FuzzSupport"], path: "Fuzz/SWMMInput", swiftSettings: strict),
     ]
 )

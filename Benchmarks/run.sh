@@ -3,12 +3,25 @@
 # pair as a ratio (peer seconds / CityTwin seconds: > 1 means CityTwin is faster).
 #   Benchmarks/run.sh geocore     transform vs pyproj; prepared predicate and buffer vs shapely 2
 #   Benchmarks/run.sh store       import vs ogr2ogr (SpatiaLite, PostGIS); bbox latency vs plain SQL
+#   Benchmarks/run.sh api         z14 tiles vs PostGIS ST_AsMVT, 1,000-item pages vs pygeoapi, cached tiles vs nginx (wrk)
+#   Benchmarks/run.sh flood       2D surface kernel vs landlab and itzi (cell-steps/s, 1 and 2 threads)
+#   Benchmarks/run.sh drainage    1D engine vs SWMM 5.2.4 on the same .inp files
+#   Benchmarks/run.sh network     nearest-N, one-to-many, isochrones vs pgRouting on a 100,000-edge network
+#   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 Scripts/setup.sh >/dev/null
 
+# Peers only the benchmarks run (landlab, itzi, pygeoapi), installed once per requirements change.
+stamp=.venv/.bench-requirements.sha256
+want=$(sha256sum Benchmarks/requirements.txt | cut -d' ' -f1)
+if [[ ! -f $stamp || "$(cat $stamp)" != "$want" ]]; then
+  .venv/bin/pip install -q -r Benchmarks/requirements.txt && echo "$want" > $stamp
+fi
+
 suite=${1:-geocore}
+shift || true
 case "$suite" in
 geocore)
   data=Benchmarks/.data/geocore
@@ -62,5 +75,10 @@ store)
   python3 Benchmarks/store/store_bench.py import "$data" .build/release/citytwin "$pg"
   python3 Benchmarks/store/store_bench.py query "$data" .build/release/citytwin "$pg"
   ;;
+api) exec Benchmarks/api/run.sh "$@" ;;
+flood) exec Benchmarks/flood/run_surface.sh "$@" ;;
+drainage) exec Benchmarks/flood/run_drainage.sh "$@" ;;
+network) exec Benchmarks/network/run.sh "$@" ;;
+geocode) exec Benchmarks/geocode/run.sh "$@" ;;
 *) echo "unknown benchmark suite: $suite" >&2; exit 2 ;;
 esac

@@ -1,6 +1,98 @@
 import ArgumentParser
+import CityModel
+import Foundation
+import Scenarios
+import TwinStore
 
+/// `citytwin simulate flood --scenario FILE`: the coupled 1D–2D flood run on the district in the
+/// store, writing the result layers (`flood_<scenario>_depth|roads|buildings|cutoff`) and the
+/// maximum-depth raster beside a SpatiaLite store; `--write-inp` exports the district's drainage
+/// model as a SWMM 5 `.inp` instead of running.
 struct SimulateFloodCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "flood", abstract: "Runs a coupled flood scenario on the district and writes the result layers.")
-    func run() async throws { throw ValidationError("flood: not built yet") }
+    static let configuration = CommandConfiguration(
+        commandName: "flood",
+        abstract: "Runs a coupled flood scenario on the district and writes the result layers.",
+        discussion: """
+            Scenario files live in Models/scenarios/ (return period, duration, peak ratio, river stage, upgrades). \
+            The DEM is dem.asc beside a SpatiaLite store (written by `citytwin district build`); give --dem for PostGIS. \
+            --write-inp OUT.inp writes the SWMM model of the district's drainage layers (open it in EPA SWMM 5.2) and exits.
+            """)
+
+    @Option(help: "The scenario file (JSON), e.g. Models/scenarios/p50-waterlogging.json.")
+    var scenario: String
+
+    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
+    var store: String = DistrictLoader.defaultStorePath
+
+    @Option(help: "The DEM (ESRI ASCII, EPSG:4547); default dem.asc beside a SpatiaLite store.")
+    var dem: String?
+
+    @Option(help: "Scale the storm duration (0–1] for a quick run.")
+    var durationScale: Double = 1
+
+    @Option(help: "Coarsen the DEM by this block factor (1 = its own 10 m cells).")
+    var demCoarsening: Int = 1
+
+    @Option(help: "Threads for the 2D surface.")
+    var threads: Int = 2
+
+    @Option(help: "The storm-intensity catalogue.")
+    var stormCatalog: String = "Models/storm-intensity.json"
+
+    @Option(help: "Write the district's drainage model as SWMM .inp to this file and exit.")
+    var writeInp: String?
+
+    func run() async throws {
+        let scenarioValue: FloodScenario
+        do { scenarioValue = try FloodScenario.load(contentsOf: URL(fileURLWithPath: scenario)) } catch let e as FloodScenarioError {
+            throw ValidationError(e.message)
+        }
+        let location = try StoreLocation(store)
+        let featureStore = try await location.openExisting()
+        let catalog = URL(fileURLWithPath: stormCatalog)
+        if let writeInp {
+            let model = try await FloodScenarioRun.drainageModel(scenarioValue, store: featureStore, caller: .admin, stormCatalog: catalog,
+                                                                 durationScale: durationScale)
+            try model.inpText().write(toFile: writeInp, atomically: true, encoding: .utf8)
+            print("Wrote \(writeInp): \(model.junctions.count) junctions, \(model.outfalls.count) outfalls, \(model.storage.count) storage units, "
+                  + "\(model.conduits.count) conduits, \(model.pumps.count) pumps, \(model.subcatchments.count) subcatchments")
+            return
+        }
+        let demURL: URL
+        if let dem {
+            demURL = URL(fileURLWithPath: dem)
+        } else if let dir = location.directory {
+            demURL = dir.appendingPathComponent(DistrictLoader.demFileName)
+        } else {
+            throw ValidationError("a PostGIS store has no directory for the DEM: give --dem PATH (ESRI ASCII, EPSG:4547)")
+        }
+        let options = FloodScenarioRun.Options(dem: demURL, stormCatalog: catalog,
+                                               outputDirectory: location.directory ?? demURL.deletingLastPathComponent(),
+                                               durationScale: durationScale, demCoarsening: demCoarsening, threads: threads)
+        let bar = ProgressBar("flood \(scenarioValue.id)")
+        let summary: FloodScenarioSummary
+        do {
+            summary = try await FloodScenarioRun.run(scenarioValue, store: featureStore, caller: .admin, options: options) { p in
+                bar.update(Int(p.fraction * 1000), of: 1000, note: p.phase)
+            }
+        } catch let e as FloodScenarioError {
+            throw ValidationError(e.message)
+        }
+        bar.finish(1000, of: 1000, note: "done")
+        func f(_ v: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", v) }
+        print("Scenario \(summary.scenario): \(f(summary.rainfallMillimetres)) mm of rain\(summary.formulaVerified ? "" : " (storm formula UNVERIFIED)"), "
+              + "\(f(summary.simulatedSeconds / 60, 0)) min simulated in \(f(summary.runSeconds)) s")
+        print("  model: \(summary.nodes) nodes, \(summary.links) links, \(summary.subcatchments) subcatchments, "
+              + "\(summary.cells) cells of \(f(summary.cellSize, 0)) m, \(summary.linkedManholes) manholes linked")
+        print("  flooded roads (> 15 cm): \(summary.floodedRoads) segments, \(f(summary.floodedRoadKilometres, 2)) km")
+        print("  buildings with water at the ground floor: \(summary.floodedBuildings)")
+        print("  emergency resources cut off: \(summary.cutOffResources)")
+        print("  area deeper than 15 cm: \(f(summary.floodedAreaSquareMetres / 10_000, 2)) ha; spilled from pipes \(f(summary.spilledVolume, 0)) m³, "
+              + "drained back \(f(summary.drainedVolume, 0)) m³, outfalls \(f(summary.outfallVolume, 0)) m³")
+        print("  mass balance error: \(f(summary.massBalanceErrorPercent, 3)) % (routing \(f(summary.routingContinuityErrorPercent, 3)) %, "
+              + "surface \(f(summary.surfaceContinuityErrorPercent, 4)) %)")
+        print("  " + summary.balance)
+        if !summary.layers.isEmpty { print("  layers: " + summary.layers.joined(separator: ", ")) }
+        if let raster = summary.maxDepthRaster { print("  max-depth raster: \(raster.path)") }
+    }
 }

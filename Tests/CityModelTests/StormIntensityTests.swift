@@ -3,21 +3,10 @@ import GeoCore
 import Testing
 @testable import CityModel
 
-@Suite("Storm intensity and sewer sizing")
+/// Sewer sizing of the generated district (the storm-intensity formula itself moved to FloodSim:
+/// Tests/FloodSimTests/RainfallStormIntensityTests.swift).
+@Suite("Sewer sizing")
 struct StormIntensityTests {
-    @Test("Wuhan manual formula: 224 L/(s·hm²) at P = 1 a and 294 at P = 3 a, t = 10 min (flood.md §2.2)")
-    func wuhan() {
-        let f = StormIntensityFormula.wuhanManual
-        #expect(abs(f.intensity(returnPeriod: 1, duration: 10) - 224) < 0.5)
-        #expect(abs(f.intensity(returnPeriod: 3, duration: 10) - 294) < 0.5)
-    }
-
-    @Test("Suzhou 2025 check case: q(P = 5 a, t = 10 min) = 404.8 L/(s·hm²) (flood.md §2.4)")
-    func suzhou() {
-        let f = StormIntensityFormula(a1: 17.969, c: 1.24, b: 18.415, n: 0.785)
-        #expect(abs(f.intensity(returnPeriod: 5, duration: 10) - 404.8) < 0.1)
-    }
-
     @Test("Manning full-pipe capacity of a DN1000 concrete pipe at 1 ‰ is 0.758 m³/s")
     func manning() {
         let q = SewerSection.circular(diameter: 1000).fullCapacity(slope: 0.001, manningN: 0.013)
@@ -56,32 +45,5 @@ struct StormIntensityTests {
         #expect(undersized == 0)
         // Trunk sewers to the outfalls need big sections: the rational method is doing work.
         #expect(pipes.contains { $0.properties["shape"] == "RECT_CLOSED" })
-    }
-}
-
-/// The parameter sets in `Models/storm-intensity.json` reproduce their own check values, and the
-/// generator's built-in Wuhan formula is that file's `wuhan-manual` entry.
-@Suite struct StormIntensityCatalogTests {
-    static let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("Models/storm-intensity.json")
-
-    @Test func everySetReproducesItsCheckValues() throws {
-        let catalog = try StormIntensityFormula.catalog(at: Self.url)
-        #expect(catalog.count >= 2)
-        for entry in catalog.values {
-            #expect(!entry.checks.isEmpty, "\(entry.id) has no check values")
-            for check in entry.checks {
-                let q = entry.formula.intensity(returnPeriod: check.returnPeriod, duration: check.duration)
-                #expect(abs(q - check.q) < 0.5, "\(entry.id): q(P=\(check.returnPeriod), t=\(check.duration)) = \(q), expected \(check.q)")
-            }
-        }
-    }
-
-    @Test func theGeneratorsWuhanFormulaIsTheModelsEntry() throws {
-        let entry = try #require(try StormIntensityFormula.catalog(at: Self.url)["wuhan-manual"])
-        let built = StormIntensityFormula.wuhanManual
-        #expect(abs(entry.formula.a1 - built.a1) < 1e-12 && entry.formula.c == built.c
-                && entry.formula.b == built.b && entry.formula.n == built.n)
-        #expect(entry.verified == false)
     }
 }

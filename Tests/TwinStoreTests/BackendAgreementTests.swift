@@ -6,7 +6,7 @@ import TwinStore
 /// Property-based agreement: a seeded random history of writes applied to SpatiaLite and
 /// PostGIS, then random queries, counts, as-of reads, diffs, histories, the change feed and
 /// the audit log must give identical results (ids, properties and geometries exactly).
-@Suite("SpatiaLite and PostGIS agree on random writes and queries")
+@Suite("SpatiaLite and PostGIS agree on random writes and queries", .dropsTestSchemas)
 struct BackendAgreementTests {
     static let seeds: [UInt64] = Array(1...20)
 

@@ -5,7 +5,7 @@ import TwinStore
 
 /// The job table behind OGC API Processes: submit, claim, progress, finish, dismiss, and
 /// exactly-once claiming by concurrent workers — the same on SpatiaLite and PostGIS.
-@Suite("Job table")
+@Suite("Job table", .dropsTestSchemas)
 struct JobStoreTests {
     static let process = "features-in-area"
     static let inputs: JSONValue = ["layer": "shelters", "properties": ["capacity"]]

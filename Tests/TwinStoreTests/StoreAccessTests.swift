@@ -3,7 +3,7 @@ import GeoCore
 import Testing
 import TwinStore
 
-@Suite("Masking and the negative list hold in every read path")
+@Suite("Masking and the negative list hold in every read path", .dropsTestSchemas)
 struct StoreAccessTests {
     static func seeded(_ backend: StoreBackend) async throws -> any FeatureStore {
         let store = try await backend.makeStore()

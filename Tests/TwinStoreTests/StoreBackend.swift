@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 import TwinStore
 
 /// The backends the store suite runs against. Every `@Test(arguments: StoreBackend.available)`
@@ -33,7 +34,9 @@ enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendable {
         case .postGIS:
             // A fresh schema per store on one shared pool.
             let schema = "twin_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
-            store = try await TestDatabase.shared.pool().store(inSchema: String(schema))
+            let pg = try await TestDatabase.shared.pool().store(inSchema: String(schema))
+            await CreatedSchemas.current?.add(pg)
+            store = pg
         }
         for def in layers { try await store.createLayer(def) }
         return store
@@ -60,4 +63,42 @@ struct TestDatabaseMissing: Error, CustomStringConvertible {
     var description: String {
         "CI is set but CITYTWIN_TEST_POSTGRES_URL is not: the PostGIS backend must be tested in CI (Scripts/test.sh starts it)"
     }
+}
+
+/// The PostGIS schemas made by one test case, dropped when it ends (`DropsTestSchemas`).
+actor CreatedSchemas {
+    @TaskLocal static var current: CreatedSchemas?
+    private var stores: [PostGISStore] = []
+
+    func add(_ store: PostGISStore) { stores.append(store) }
+
+    func dropAll() async {
+        for s in stores { try? await s.dropSchema() }
+        stores = []
+    }
+}
+
+/// Drops the schemas `StoreBackend.postGIS.makeStore` created in each test case once the case
+/// ends, passed or failed, so the test database does not fill with `twin_…` schemas.
+struct DropsTestSchemas: TestTrait, SuiteTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard testCase != nil else { return try await function() }
+        let created = CreatedSchemas()
+        try await CreatedSchemas.$current.withValue(created) {
+            do {
+                try await function()
+            } catch {
+                await created.dropAll()
+                throw error
+            }
+            await created.dropAll()
+        }
+    }
+}
+
+extension Trait where Self == DropsTestSchemas {
+    /// Drops the PostGIS test schemas of each test case when it ends.
+    static var dropsTestSchemas: Self { DropsTestSchemas() }
 }

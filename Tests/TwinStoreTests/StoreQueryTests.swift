@@ -3,7 +3,7 @@ import GeoCore
 import Testing
 import TwinStore
 
-@Suite("Queries: bbox, filters, sort, keyset paging, count")
+@Suite("Queries: bbox, filters, sort, keyset paging, count", .dropsTestSchemas)
 struct StoreQueryTests {
     /// Ten shelters on a line of longitudes 114.30…114.39, kinds cycling, some capacities missing.
     static func seeded(_ backend: StoreBackend) async throws -> any FeatureStore {
@@ -163,7 +163,7 @@ struct StoreQueryTests {
     }
 }
 
-@Suite("Bounding boxes in a projected CRS")
+@Suite("Bounding boxes in a projected CRS", .dropsTestSchemas)
 struct ProjectedBBoxTests {
     @Test(arguments: StoreBackend.available)
     func aGaussKrugerBoxFindsTheSameShelters(backend: StoreBackend) async throws {

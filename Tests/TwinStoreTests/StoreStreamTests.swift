@@ -3,7 +3,7 @@ import GeoCore
 import Testing
 import TwinStore
 
-@Suite("Streaming large results in bounded chunks")
+@Suite("Streaming large results in bounded chunks", .dropsTestSchemas)
 struct StoreStreamTests {
     @Test(arguments: StoreBackend.available)
     func twentyThousandFeaturesStreamOnceEachInOrder(backend: StoreBackend) async throws {

@@ -3,7 +3,7 @@ import GeoCore
 import Testing
 import TwinStore
 
-@Suite("Time-versioned features: as-of, history, diff")
+@Suite("Time-versioned features: as-of, history, diff", .dropsTestSchemas)
 struct StoreVersionTests {
     /// s1 inserted at t0, moved at t1, deleted at t2; s2 inserted at t1; s3 inserted at t0, phone changed at t2.
     static func seeded(_ backend: StoreBackend) async throws -> any FeatureStore {

@@ -3,7 +3,7 @@ import GeoCore
 import Testing
 import TwinStore
 
-@Suite("Writes: transactions, audit log and change feed")
+@Suite("Writes: transactions, audit log and change feed", .dropsTestSchemas)
 struct StoreWriteTests {
     @Test(arguments: StoreBackend.available)
     func aNewLayerIsEmptyAndListedInTheCatalogue(backend: StoreBackend) async throws {

@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import FloodSim
 
 /// Design parameters of the sample district's rainwater sewers.
 enum SewerDesign {

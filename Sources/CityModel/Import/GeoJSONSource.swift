@@ -5,27 +5,54 @@ import GeoCore
 /// (RFC 8142 RS-separated or newline-delimited). Coordinates are CRS84 (RFC 7946), which CityTwin
 /// treats as the same frame as CGCS2000 EPSG:4490.
 ///
-/// The codec decodes the whole document at once (GeoJSON has no cheap record boundary inside a
-/// FeatureCollection); chunks are then handed out from the decoded features.
+/// Streams: the file is memory-mapped, and only the features of the chunk asked for are decoded.
+/// A FeatureCollection is checked once up front (a byte scan for its structure and the number of
+/// features); then each `next(upTo:)` decodes the next elements of its `features` array one by
+/// one. A sequence is decoded record by record. Anything else (a single Feature or geometry, or a
+/// file the scan does not understand) is decoded whole, which also gives the codec's own error.
 public struct GeoJSONSource: FeatureSource {
     public let file: URL
     public var crs: CoordinateReferenceSystem? { .crs84 }
-    public var expectedCount: Int? { features.count }
-    private let features: [Feature]
-    private var next = 0
+    public var expectedCount: Int? { count }
+    private let data: Data
+    private var mode: Mode
+    private var count: Int?
+    /// Features handed out so far (the `feature N` of error messages counts from 1).
+    private var emitted = 0
+
+    private enum Mode {
+        /// Next element of the `features` array at byte `offset` (after `[` or a `,`).
+        case collection(offset: Int, element: Int)
+        /// Next record from byte `offset`; `pending` holds the rest of a record with several features.
+        case sequence(offset: Int, separator: UInt8, record: Int, pending: [Feature])
+        case decoded([Feature])
+        case finished
+    }
 
     /// Reads `file`; a sequence when `sequence` is true or the name ends in `.geojsonl`,
     /// `.geojsons`, `.ndjson`, `.jsonl` or `.geojsonseq`.
-    /// - Throws: `ImportError` `.malformed` with the decoder's position (`record N: $.features[3]…`).
+    /// - Throws: `ImportError` `.malformed` with the decoder's position (`record N: $.features[3]…`),
+    ///   here for structure errors and from `next(upTo:)` for errors inside a feature.
     public init(file: URL, sequence: Bool? = nil) throws {
         self.file = file
-        let data: Data
-        do { data = try Data(contentsOf: file) } catch {
+        do { data = try Data(contentsOf: file, options: .alwaysMapped) } catch {
             throw ImportError(.unreadable, file: file.lastPathComponent, "cannot read the file: \(error.localizedDescription)")
         }
         let isSequence = sequence ?? Self.sequenceExtensions.contains(file.pathExtension.lowercased())
+        if isSequence {
+            let separator: UInt8 = data.contains(0x1E) ? 0x1E : 0x0A
+            mode = .sequence(offset: 0, separator: separator, record: 0, pending: [])
+            return
+        }
+        if let scan = data.withUnsafeBytes({ CollectionScan(UnsafeRawBufferPointer($0)) }) {
+            mode = .collection(offset: scan.featuresStart, element: 0)
+            count = scan.count
+            return
+        }
         do {
-            features = isSequence ? try GeoJSON.decodeSequence(data) : try GeoJSON.decode(data).features
+            let features = try GeoJSON.decode(data).features
+            count = features.count
+            mode = .decoded(features)
         } catch let e as GeometryError {
             throw ImportError(.malformed, file: file.lastPathComponent, location: e.position, e.message)
         }
@@ -35,8 +62,199 @@ public struct GeoJSONSource: FeatureSource {
     public static let sequenceExtensions: Set<String> = ["geojsonl", "geojsons", "geojsonseq", "ndjson", "jsonl"]
 
     public mutating func next(upTo limit: Int) throws -> [SourceRecord] {
-        let end = min(features.count, next + limit)
-        defer { next = end }
-        return (next..<end).map { SourceRecord(location: "feature \($0 + 1)", feature: features[$0]) }
+        var out = [SourceRecord]()
+        out.reserveCapacity(min(limit, 4096))
+        func emit(_ f: Feature) {
+            emitted += 1
+            out.append(SourceRecord(location: "feature \(emitted)", feature: f))
+        }
+        while out.count < limit {
+            switch mode {
+            case .finished:
+                return out
+            case .decoded(var features):
+                let take = min(limit - out.count, features.count)
+                for f in features.prefix(take) { emit(f) }
+                features.removeFirst(take)
+                mode = features.isEmpty ? .finished : .decoded(features)
+            case .collection(let offset, let element):
+                guard let (feature, next) = try collectionElement(at: offset, element: element) else {
+                    mode = .finished
+                    continue
+                }
+                emit(feature)
+                mode = .collection(offset: next, element: element + 1)
+            case .sequence(let offset, let separator, var record, var pending):
+                if !pending.isEmpty {
+                    emit(pending.removeFirst())
+                    mode = .sequence(offset: offset, separator: separator, record: record, pending: pending)
+                    continue
+                }
+                guard offset <= data.count else { mode = .finished; continue }
+                let end = data.withUnsafeBytes { raw in
+                    raw[offset...].firstIndex(of: separator) ?? raw.count
+                }
+                let slice = data[data.startIndex + offset ..< data.startIndex + end]
+                if slice.contains(where: { $0 != 0x20 && $0 != 0x0A && $0 != 0x0D && $0 != 0x09 }) {
+                    record += 1
+                    do {
+                        pending = try GeoJSON.decode(Data(slice)).features
+                    } catch let e as GeometryError {
+                        throw ImportError(.malformed, file: file.lastPathComponent,
+                                          location: "record \(record): \(e.position ?? "$")", e.message)
+                    }
+                }
+                mode = .sequence(offset: end + 1, separator: separator, record: record, pending: pending)
+            }
+        }
+        return out
+    }
+
+    /// Decodes the element of the `features` array at `offset`; `nil` after the last one.
+    private func collectionElement(at offset: Int, element: Int) throws -> (Feature, Int)? {
+        let bounds: (start: Int, end: Int, next: Int)? = data.withUnsafeBytes { raw in
+            let bytes = UnsafeRawBufferPointer(raw)
+            var i = CollectionScan.skipSpace(bytes, offset)
+            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { return nil }
+            let start = i
+            guard let end = CollectionScan.skipValue(bytes, i) else { return nil }
+            i = CollectionScan.skipSpace(bytes, end)
+            if i < bytes.count, bytes[i] == UInt8(ascii: ",") { i += 1 }
+            return (start, end, i)
+        }
+        guard let bounds else { return nil }
+        let path = "$.features[\(element)]"
+        do {
+            guard case .feature(let f) = try GeoJSON.decode(data[data.startIndex + bounds.start ..< data.startIndex + bounds.end]) else {
+                throw ImportError(.malformed, file: file.lastPathComponent, location: path, "features must contain only Feature objects")
+            }
+            return (f, bounds.next)
+        } catch let e as GeometryError {
+            let inner = e.position.map { $0.hasPrefix("$") ? String($0.dropFirst()) : "." + $0 } ?? ""
+            throw ImportError(.malformed, file: file.lastPathComponent, location: path + inner, e.message)
+        }
+    }
+}
+
+/// A byte scan of a top-level FeatureCollection: checks the JSON structure (objects, arrays,
+/// strings and their escapes nest and close; nothing follows the object), finds the `features`
+/// array and counts its elements. `nil` for anything else, which is then decoded whole.
+struct CollectionScan {
+    /// Byte offset just after the `[` of `features`.
+    var featuresStart: Int
+    var count: Int
+
+    init?(_ b: UnsafeRawBufferPointer) {
+        var i = Self.skipSpace(b, 0)
+        if i + 3 <= b.count, b[i] == 0xEF, b[i + 1] == 0xBB, b[i + 2] == 0xBF { i = Self.skipSpace(b, i + 3) }
+        guard i < b.count, b[i] == UInt8(ascii: "{") else { return nil }
+        i += 1
+        var isCollection = false
+        var start: Int?
+        var count = 0
+        i = Self.skipSpace(b, i)
+        if i < b.count, b[i] == UInt8(ascii: "}") { return nil }
+        while true {
+            guard i < b.count, b[i] == UInt8(ascii: "\""), let keyEnd = Self.skipString(b, i) else { return nil }
+            let key = String(decoding: UnsafeRawBufferPointer(rebasing: b[(i + 1)..<(keyEnd - 1)]), as: UTF8.self)
+            i = Self.skipSpace(b, keyEnd)
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
+            i = Self.skipSpace(b, i + 1)
+            guard i < b.count else { return nil }
+            let valueStart = i
+            if key == "features" {
+                guard b[i] == UInt8(ascii: "[") else { return nil }
+                start = i + 1
+                var j = Self.skipSpace(b, i + 1)
+                count = 0
+                if j < b.count, b[j] == UInt8(ascii: "]") {
+                    i = j + 1
+                } else {
+                    while true {
+                        guard j < b.count, b[j] == UInt8(ascii: "{"), let end = Self.skipValue(b, j) else { return nil }
+                        count += 1
+                        j = Self.skipSpace(b, end)
+                        guard j < b.count else { return nil }
+                        if b[j] == UInt8(ascii: ",") { j = Self.skipSpace(b, j + 1); continue }
+                        guard b[j] == UInt8(ascii: "]") else { return nil }
+                        break
+                    }
+                    i = j + 1
+                }
+            } else {
+                guard let end = Self.skipValue(b, i) else { return nil }
+                if key == "type" {
+                    isCollection = String(decoding: UnsafeRawBufferPointer(rebasing: b[valueStart..<end]), as: UTF8.self) == "\"FeatureCollection\""
+                }
+                i = end
+            }
+            i = Self.skipSpace(b, i)
+            guard i < b.count else { return nil }
+            if b[i] == UInt8(ascii: ",") { i = Self.skipSpace(b, i + 1); continue }
+            guard b[i] == UInt8(ascii: "}") else { return nil }
+            i += 1
+            break
+        }
+        guard isCollection, let start, Self.skipSpace(b, i) == b.count else { return nil }
+        featuresStart = start
+        self.count = count
+    }
+
+    static func skipSpace(_ b: UnsafeRawBufferPointer, _ from: Int) -> Int {
+        var i = from
+        while i < b.count, b[i] == 0x20 || b[i] == 0x0A || b[i] == 0x0D || b[i] == 0x09 { i += 1 }
+        return i
+    }
+
+    /// The offset after the string starting with `"` at `from`; `nil` when unterminated.
+    static func skipString(_ b: UnsafeRawBufferPointer, _ from: Int) -> Int? {
+        var i = from + 1
+        while i < b.count {
+            switch b[i] {
+            case UInt8(ascii: "\\"): i += 2
+            case UInt8(ascii: "\""): return i + 1
+            default: i += 1
+            }
+        }
+        return nil
+    }
+
+    /// The offset after the JSON value at `from` (its structure only: scalars are checked by the
+    /// decoder); `nil` when it does not close.
+    static func skipValue(_ b: UnsafeRawBufferPointer, _ from: Int) -> Int? {
+        guard from < b.count else { return nil }
+        switch b[from] {
+        case UInt8(ascii: "\""):
+            return skipString(b, from)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var stack: [UInt8] = [b[from]]
+            var i = from + 1
+            while i < b.count {
+                let c = b[i]
+                switch c {
+                case UInt8(ascii: "\""):
+                    guard let end = skipString(b, i) else { return nil }
+                    i = end
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    stack.append(c)
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    guard let open = stack.popLast(), open == (c == UInt8(ascii: "}") ? UInt8(ascii: "{") : UInt8(ascii: "[")) else { return nil }
+                    if stack.isEmpty { return i + 1 }
+                default: break
+                }
+                i += 1
+            }
+            return nil
+        default:
+            var i = from
+            while i < b.count {
+                switch b[i] {
+                case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), 0x20, 0x0A, 0x0D, 0x09: return i > from ? i : nil
+                default: i += 1
+                }
+            }
+            return i > from ? i : nil
+        }
     }
 }

@@ -27,8 +27,10 @@ public struct ImportSummary: Sendable, Hashable {
 /// schema, then writes the whole set with ONE `FeatureStore.insert` (one transaction: the layer
 /// gets all features or none). An error names the file, the row or feature and the field.
 ///
-/// `FeatureStore` has no chunked transaction, so the checked features are held in memory until
-/// the write (about 1 KB each: 100,000 features ≈ 100 MB).
+/// A store with a chunked transaction (`BulkFeatureLoading`: both SQL backends) gets the
+/// features chunk by chunk, read and checked on one thread while the store writes on another,
+/// so memory stays bounded by a few chunks whatever the file's size. Any other store gets them
+/// all at once (held in memory until the write, about 1 KB each).
 public enum LayerImport {
     /// Features per `FeatureSource.next(upTo:)` call.
     public static let chunkSize = 4096
@@ -42,15 +44,7 @@ public enum LayerImport {
                             sourceCRS: CoordinateReferenceSystem? = nil,
                             progress: ((ImportProgress) -> Void)? = nil) throws -> (features: [Feature], crs: CoordinateReferenceSystem) {
         let fileName = source.file.lastPathComponent
-        guard let crs = sourceCRS ?? source.crs else {
-            throw ImportError(.crs, file: fileName, "the file does not say its CRS; give --source-crs (e.g. EPSG:4547)")
-        }
-        let transformer: CoordinateTransformer
-        do {
-            transformer = try CoordinateTransformer.shared(from: crs, to: .cgcs2000)
-        } catch {
-            throw ImportError(.crs, file: fileName, "cannot transform \(crs) to EPSG:4490: \(error)")
-        }
+        let (crs, transformer) = try transformer(for: source, sourceCRS: sourceCRS)
         var features: [Feature] = []
         if let n = source.expectedCount { features.reserveCapacity(n) }
         let total = source.expectedCount
@@ -67,9 +61,16 @@ public enum LayerImport {
 
     /// Reads, checks and inserts every feature of `source` into `layer` in one transaction.
     /// Nothing is written when any feature fails.
-    public static func run(_ source: inout some FeatureSource, into layer: LayerDefinition, store: any FeatureStore,
-                           by caller: Caller = .admin, sourceCRS: CoordinateReferenceSystem? = nil,
-                           progress: ((ImportProgress) -> Void)? = nil) async throws -> ImportSummary {
+    public static func run<Source: FeatureSource>(_ source: inout Source, into layer: LayerDefinition, store: any FeatureStore,
+                                                  by caller: Caller = .admin, sourceCRS: CoordinateReferenceSystem? = nil,
+                                                  progress: ((ImportProgress) -> Void)? = nil) async throws -> ImportSummary {
+        if let bulk = store as? any BulkFeatureLoading {
+            let reading = try ChunkedReading(source, layer: layer, sourceCRS: sourceCRS, progress: progress)
+            defer { source = reading.source }
+            let count = try await bulk.insert(layer: layer.id, chunks: reading.reader, by: caller, at: nil)
+            progress?(ImportProgress(phase: .done, completed: count, total: count))
+            return ImportSummary(layer: layer.id, count: count, sourceCRS: reading.crs, extent: reading.extent)
+        }
         let (features, crs) = try read(&source, for: layer, sourceCRS: sourceCRS, progress: progress)
         progress?(ImportProgress(phase: .writing, completed: features.count, total: features.count))
         try await store.insert(layer: layer.id, features: features, by: caller, at: nil)
@@ -119,6 +120,20 @@ public enum LayerImport {
         return feature
     }
 
+    /// The CRS to read `source` in and its transformer to EPSG:4490.
+    static func transformer(for source: some FeatureSource, sourceCRS: CoordinateReferenceSystem?) throws
+        -> (CoordinateReferenceSystem, CoordinateTransformer) {
+        let fileName = source.file.lastPathComponent
+        guard let crs = sourceCRS ?? source.crs else {
+            throw ImportError(.crs, file: fileName, "the file does not say its CRS; give --source-crs (e.g. EPSG:4547)")
+        }
+        do {
+            return (crs, try CoordinateTransformer.shared(from: crs, to: .cgcs2000))
+        } catch {
+            throw ImportError(.crs, file: fileName, "cannot transform \(crs) to EPSG:4490: \(error)")
+        }
+    }
+
     static func promotable(_ type: GeometryType, to expected: GeometryType) -> Bool {
         switch (type, expected) {
         case (.point, .multiPoint), (.lineString, .multiLineString), (.polygon, .multiPolygon): true
@@ -133,5 +148,49 @@ public enum LayerImport {
             if e == nil { e = g } else { e?.expand(toInclude: g) }
         }
         return e
+    }
+}
+
+/// A source read chunk by chunk for `BulkFeatureLoading.insert`: each call reads the next
+/// `LayerImport.chunkSize` records and checks them (typing, schema, geometry, transform to
+/// EPSG:4490), keeping the running extent and count. The store calls it from one thread at a
+/// time (its reading thread), never concurrently; the importer takes `source` back afterwards.
+final class ChunkedReading<Source: FeatureSource>: @unchecked Sendable {
+    private(set) var source: Source
+    let crs: CoordinateReferenceSystem
+    private let transformer: CoordinateTransformer
+    private let layer: LayerDefinition
+    private let fileName: String
+    private let progress: ((ImportProgress) -> Void)?
+    private(set) var extent: Envelope?
+    private var completed = 0
+
+    init(_ source: Source, layer: LayerDefinition, sourceCRS: CoordinateReferenceSystem?, progress: ((ImportProgress) -> Void)?) throws {
+        (crs, transformer) = try LayerImport.transformer(for: source, sourceCRS: sourceCRS)
+        self.source = source
+        self.layer = layer
+        self.fileName = source.file.lastPathComponent
+        self.progress = progress
+    }
+
+    /// `nextChunk` as the store calls it.
+    nonisolated var reader: FeatureChunkReader { { try self.nextChunk() } }
+
+    /// The next checked chunk; `nil` at the end of the file.
+    func nextChunk() throws -> [Feature]? {
+        let records = try source.next(upTo: LayerImport.chunkSize)
+        if records.isEmpty { return nil }
+        var features = [Feature]()
+        features.reserveCapacity(records.count)
+        for record in records {
+            let f = try LayerImport.check(record, layer: layer, transformer: transformer, file: fileName)
+            if let e = f.geometry?.envelope {
+                if extent == nil { extent = e } else { extent?.expand(toInclude: e) }
+            }
+            features.append(f)
+        }
+        completed += features.count
+        progress?(ImportProgress(phase: .reading, completed: completed, total: source.expectedCount))
+        return features
     }
 }

@@ -83,6 +83,7 @@ extension CityTwinServer {
         let created = feature
         try await storeWrite(layer, fid) {
             try await store.insert(layer: layer.id, features: [created], by: context.caller, at: nil)
+            tileService.noteLocalWrite()
         }
         var representation = try await storedFeature(layer, fid, context)
         representation.status = .created
@@ -105,6 +106,7 @@ extension CityTwinServer {
             _ = try await current(layer, fid, request, context)
             try await storeWrite(layer, fid) {
                 try await store.upsert(layer: layer.id, features: [replacement], by: context.caller, at: nil)
+                tileService.noteLocalWrite()
             }
             return try await storedFeature(layer, fid, context)
         }
@@ -120,6 +122,7 @@ extension CityTwinServer {
             let after = try FeatureBody.patched(before, with: bytes, source: source)
             try await storeWrite(layer, fid) {
                 try await store.upsert(layer: layer.id, features: [after], by: context.caller, at: nil)
+                tileService.noteLocalWrite()
             }
             return try await storedFeature(layer, fid, context)
         }
@@ -132,6 +135,7 @@ extension CityTwinServer {
             _ = try await current(layer, fid, request, context)
             try await storeWrite(layer, fid) {
                 try await store.delete(layer: layer.id, ids: [fid], by: context.caller, at: nil)
+                tileService.noteLocalWrite()
             }
             return Representation(status: .noContent, mediaType: "", body: [])
         }

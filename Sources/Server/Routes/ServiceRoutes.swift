@@ -13,7 +13,9 @@ extension CityTwinServer {
                             .problem(503, "The store does not answer.")] + APIResponse.standardProblems
             ) { [self] _, _, _ in
                 do {
-                    _ = try await store.layers(for: .anonymous)
+                    // One indexed query that returns nothing: the store answers, and a probe under
+                    // load costs no catalogue scan (extents, counts).
+                    _ = try await store.changes(since: .max, limit: 1, by: .anonymous)
                 } catch {
                     options.logger.warning("health check failed", metadata: ["error": .string(String(describing: error))])
                     throw Problem(.storeUnavailable, "the store does not answer")

@@ -26,17 +26,55 @@ final class TileService: @unchecked Sendable {
         return layers
     }
 
+    /// How often tile requests look at the change feed for edits made elsewhere (other servers,
+    /// workers, imports). Edits through this server are seen at once (`noteLocalWrite`).
+    static let followInterval: TimeInterval = 0.25
+    private var lastFollow = Date.distantPast
+    private var localWrite = false
+
+    private var versions: [LayerDefinition: String] = [:]
+
+    /// The part of a tile cache key that changes when a layer's definition does (its sharing
+    /// class or masking, say), memoised per definition so a cached tile costs no JSON encoding.
+    func dataVersion(_ infos: [LayerInfo]) -> String {
+        infos.map { info in
+            if let known = lock.withLock({ versions[info.definition] }) { return known }
+            let version = CachedTile.etag(of: JSONText.bytes(info.definition.json))
+            lock.withLock {
+                if versions.count > 10_000 { versions.removeAll() }
+                versions[info.definition] = version
+            }
+            return version
+        }.joined()
+    }
+
+    /// Makes the next tile request read the change feed (an edit went through this server).
+    func noteLocalWrite() {
+        lock.withLock { localWrite = true }
+    }
+
     /// Brings the cache up to date with the change feed (the first call starts at the
-    /// store's latest change: an empty cache has nothing to invalidate).
+    /// store's latest change: an empty cache has nothing to invalidate). Between local writes
+    /// the feed is read at most every `followInterval`, so cached tiles cost no store round trip.
     func followChanges() async throws {
-        let started = lock.withLock { following }
+        let (started, due) = lock.withLock { () -> (Bool, Bool) in
+            let due = localWrite || Date().timeIntervalSince(lastFollow) >= Self.followInterval
+            if due { lastFollow = Date(); localWrite = false }
+            return (following, due)
+        }
         if !started {
             let latest = try await allLayers().map(\.lastChange).max() ?? 0
             lock.withLock {
                 if !following { cache.startFollowing(after: latest); following = true }
             }
         }
-        try await cache.follow(source.store)
+        guard due else { return }
+        do {
+            try await cache.follow(source.store)
+        } catch {
+            lock.withLock { localWrite = true }  // try again on the next request
+            throw error
+        }
     }
 }
 
@@ -254,7 +292,7 @@ extension CityTwinServer {
                           col: try integerPath(context, "tileCol"))
         do { try tms.validate(tile) } catch let e as TileError { throw Self.problem(e) }
         try await tileService.followChanges()
-        let version = infos.map { CachedTile.etag(of: JSONText.bytes($0.definition.json)) }.joined()
+        let version = tileService.dataVersion(infos)
         let key = TileCacheKey(layers: infos.map(\.definition.id), dataVersion: version,
                                audience: TileCacheKey.audience(of: context.caller), tileMatrixSet: tms.id, tile: tile)
         let cached: CachedTile
@@ -276,7 +314,7 @@ extension CityTwinServer {
         guard let bytes = cached.bytes else {
             return Representation(status: .noContent, mediaType: Self.mvtMediaType, body: [], headers: headers)
         }
-        if Representation.acceptsGzip(request), let gz = try? TileCompression.gzip(bytes) {
+        if Representation.acceptsGzip(request), let gz = cached.gzipped {
             headers[.contentEncoding] = "gzip"
             return Representation(mediaType: Self.mvtMediaType, body: gz, headers: headers)
         }

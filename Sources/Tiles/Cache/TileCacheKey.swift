@@ -34,11 +34,15 @@ public struct TileCacheKey: Hashable, Sendable {
 /// A cached tile: its bytes (`nil` for an empty tile, served as 204) and entity tag.
 public struct CachedTile: Hashable, Sendable {
     public var bytes: [UInt8]?
+    /// The same bytes gzip-compressed, made once when the tile is cached (clients that accept
+    /// gzip, as browsers and MapLibre do, then cost no compression per request).
+    public var gzipped: [UInt8]?
     /// A strong HTTP entity tag of the bytes (quoted).
     public var etag: String
 
     public init(bytes: [UInt8]?) {
         self.bytes = bytes
+        self.gzipped = bytes.flatMap { try? TileCompression.gzip($0) }
         self.etag = Self.etag(of: bytes ?? [])
     }
 

@@ -23,56 +23,110 @@ extension PostGISStore {
     /// with SpatiaLite), then closes, adds versions, audit entries and change events with
     /// array-bound multi-row statements. Any error rolls all back.
     private func write(_ batch: WriteBatch) async throws {
-        let def = batch.layer
-        let layer = def.id
-        let t = table(def).name
+        try await transaction(layer: batch.layer.id) { db in
+            var previous = try await self.lastAuditHash(db)
+            try await self.apply(batch, on: db, previous: &previous, lookUp: true)
+        }
+    }
+
+    /// Bulk insert: every chunk in ONE transaction under the write lock, planned and written
+    /// like `insert` (chunk after chunk at the same instant, the audit chain continuing across
+    /// chunks), while the next chunk is prepared on another thread.
+    public func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int {
+        let template = try WriteBatch.bulkTemplate(layer: definitions[layer], named: layer, by: caller, at: at)
+        let t = table(template.layer).name
+        let chunks = PreparedChunks(template: template, reader: next)
+        defer { chunks.stop() }
+        return try await transaction(layer: layer) { db in
+            // A layer without current versions cannot hold one of the batch: skip the lookups
+            // (a repeat inside the batch still fails, on the unique index).
+            var occupied = true
+            for try await e in try await db.query(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(t) WHERE valid_to IS NULL)"),
+                                                   logger: self.logger).decode(Bool.self) { occupied = e }
+            var previous = try await self.lastAuditHash(db)
+            chunks.start(chain: previous)
+            var count = 0
+            while let chunk = try await chunks.nextChunk() {
+                try await self.apply(WriteBatch(chunk: chunk.features, of: template), on: db, previous: &previous, lookUp: occupied,
+                                     entryHashes: chunk.entryHashes)
+                count += chunk.features.count
+            }
+            return count
+        }
+    }
+
+    /// Runs `body` in a transaction holding the schema's write lock, mapping errors.
+    private func transaction<T: Sendable>(layer: String, _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
         let s = schema
-        let time = batch.time
         let log = logger
-        let envelopeColumns = def.hasGeometry
-            ? "ST_XMin(geom), ST_YMin(geom), ST_XMax(geom), ST_YMax(geom)"
-            : "NULL::float8, NULL::float8, NULL::float8, NULL::float8"
         do {
-            try await client.withTransaction(logger: log) { db in
+            return try await client.withTransaction(logger: log) { db in
                 try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s + ".write")))", logger: log)
-                var found = [String: CurrentVersion]()
-                let ids = batch.lookupIDs
-                for start in stride(from: 0, to: ids.count, by: Self.chunk) {
-                    let part = Array(ids[start..<min(start + Self.chunk, ids.count)])
-                    let rows = try await db.query(PostgresQuery(unsafeSQL: """
-                        SELECT vid, fid, hash, valid_from, \(envelopeColumns) FROM \(t) WHERE fid = ANY($1) AND valid_to IS NULL
-                        """, binds: Self.binds(part)), logger: log)
-                    for try await r in rows.decode((Int64, String, String, Int64, Double?, Double?, Double?, Double?).self) {
-                        var env: Envelope?
-                        if let a = r.4, let b = r.5, let c = r.6, let d = r.7 { env = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
-                        found[r.1] = CurrentVersion(vid: r.0, hash: r.2, validFrom: r.3, envelope: env)
-                    }
-                }
-                let plan = try batch.plan(current: found)
-
-                var previous = AuditChain.genesis
-                for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: s).audit_log ORDER BY seq DESC LIMIT 1",
-                                                      logger: log).decode(String.self) { previous = h }
-
-                if !plan.closes.isEmpty {
-                    try await db.query(PostgresQuery(unsafeSQL: "UPDATE \(t) SET valid_to = $1 WHERE vid = ANY($2)",
-                                                     binds: Self.binds(time, plan.closes)), logger: log)
-                }
-                for start in stride(from: 0, to: plan.versions.count, by: Self.chunk) {
-                    let part = plan.versions[start..<min(start + Self.chunk, plan.versions.count)]
-                    try await insertVersions(part, batch: batch, table: t, on: db)
-                }
-                let audit = batch.auditRows(plan, previous: previous)
-                for start in stride(from: 0, to: audit.count, by: Self.chunk) {
-                    try await insertAudit(audit[start..<min(start + Self.chunk, audit.count)], batch: batch, on: db)
-                }
+                return try await body(db)
             }
         } catch {
             if Self.sqlState(error) == "23505" {
                 throw StoreError(.duplicateFeature, "a feature of the batch already exists (written concurrently)", layer: layer)
             }
-            try await mapErrors(layer: layer) { throw error }
+            // A bulk insert's reader error (e.g. the importer's, naming file, row and field) passes unchanged.
+            if let e = error as? PostgresTransactionError, let inner = e.closureError,
+               !(inner is StoreError), !(inner is PSQLError) {
+                throw inner
+            }
+            return try await mapErrors(layer: layer) { throw error }
         }
+    }
+
+    private func lastAuditHash(_ db: PostgresConnection) async throws -> String {
+        var previous = AuditChain.genesis
+        for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: schema).audit_log ORDER BY seq DESC LIMIT 1",
+                                              logger: logger).decode(String.self) { previous = h }
+        return previous
+    }
+
+    /// Writes one batch inside the current transaction; `previous` is the newest audit entry
+    /// hash, updated to this batch's last. Without `lookUp` the batch is planned against no
+    /// current versions (only for inserts into a layer known to have none).
+    /// `entryHashes`, when given, are the audit hashes of an insert plan computed ahead
+    /// (`PreparedChunks`), one per change in order.
+    private func apply(_ batch: WriteBatch, on db: PostgresConnection, previous: inout String, lookUp: Bool,
+                       entryHashes: [String]? = nil) async throws {
+        let def = batch.layer
+        let t = table(def).name
+        let time = batch.time
+        let log = logger
+        let envelopeColumns = def.hasGeometry
+            ? "ST_XMin(geom), ST_YMin(geom), ST_XMax(geom), ST_YMax(geom)"
+            : "NULL::float8, NULL::float8, NULL::float8, NULL::float8"
+        var found = [String: CurrentVersion]()
+        let ids = lookUp ? batch.lookupIDs : []
+        for start in stride(from: 0, to: ids.count, by: Self.chunk) {
+            let part = Array(ids[start..<min(start + Self.chunk, ids.count)])
+            let rows = try await db.query(PostgresQuery(unsafeSQL: """
+                SELECT vid, fid, hash, valid_from, \(envelopeColumns) FROM \(t) WHERE fid = ANY($1) AND valid_to IS NULL
+                """, binds: Self.binds(part)), logger: log)
+            for try await r in rows.decode((Int64, String, String, Int64, Double?, Double?, Double?, Double?).self) {
+                var env: Envelope?
+                if let a = r.4, let b = r.5, let c = r.6, let d = r.7 { env = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
+                found[r.1] = CurrentVersion(vid: r.0, hash: r.2, validFrom: r.3, envelope: env)
+            }
+        }
+        let plan = try batch.plan(current: found)
+
+        if !plan.closes.isEmpty {
+            try await db.query(PostgresQuery(unsafeSQL: "UPDATE \(t) SET valid_to = $1 WHERE vid = ANY($2)",
+                                             binds: Self.binds(time, plan.closes)), logger: log)
+        }
+        for start in stride(from: 0, to: plan.versions.count, by: Self.chunk) {
+            let part = plan.versions[start..<min(start + Self.chunk, plan.versions.count)]
+            try await insertVersions(part, batch: batch, table: t, on: db)
+        }
+        let audit = entryHashes.map { hashes in zip(plan.changes, hashes).map { WritePlan.AuditRow(change: $0, entryHash: $1) } }
+            ?? batch.auditRows(plan, previous: previous)
+        for start in stride(from: 0, to: audit.count, by: Self.chunk) {
+            try await insertAudit(audit[start..<min(start + Self.chunk, audit.count)], batch: batch, on: db)
+        }
+        if let last = audit.last { previous = last.entryHash }
     }
 
     private func insertVersions(_ part: ArraySlice<WritePlan.NewVersion>, batch: WriteBatch, table t: String,

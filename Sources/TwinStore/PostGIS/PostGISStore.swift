@@ -12,7 +12,7 @@ import PostgresNIO
 /// geometry(<type>[Z], 4490) with a GiST index, `valid_from`/`valid_to` in microseconds since
 /// 1970 UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current
 /// versions, and the tables `catalog`, `audit_log`, `change_feed`, `jobs`, `store_meta`.
-public final class PostGISStore: FeatureBackend {
+public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     let client: PostgresClient
     let schema: String
     let dialect = PostGISDialect()

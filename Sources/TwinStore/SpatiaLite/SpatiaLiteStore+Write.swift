@@ -19,70 +19,133 @@ extension SpatiaLiteStore {
     /// with PostGIS), then closes versions, adds versions, audit entries and change events.
     /// Any error rolls all back.
     private func write(_ batch: WriteBatch) async throws {
+        try await mapErrors(layer: batch.layer.id) {
+            try await pool.write { db in
+                var previous = try Self.lastAuditHash(db)
+                try apply(batch, db, previous: &previous, lookUp: true)
+            }
+        }
+    }
+
+    /// Bulk insert: every chunk in ONE write transaction, planned and written like `insert`
+    /// (chunk after chunk at the same instant, the audit chain continuing across chunks), with
+    /// SpatiaLite's per-row geometry triggers replayed set-wise at the end
+    /// (`DeferredGeometryTriggers`). The rows are bound and stepped through SQLite's C API with
+    /// statements prepared once (`BulkRowWriter`); the audit hashes come ready from the reading
+    /// thread (`PreparedChunks`). The page cache is raised for the transaction so the indexes
+    /// (fid, R*Tree, audit) stay in memory instead of spilling to the WAL and being read back;
+    /// WAL mode and `synchronous` stay, so the commit is as durable as any other.
+    public func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int {
+        let template = try WriteBatch.bulkTemplate(layer: definitions[layer], named: layer, by: caller, at: at)
+        let table = FeatureTable(layer: template.layer)
+        let chunks = PreparedChunks(template: template, reader: next)
+        defer { chunks.stop() }
+        return try await mapErrors(layer: layer) {
+            try await pool.write { db in
+                let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
+                try db.execute(sql: "PRAGMA cache_size = \(Self.bulkCacheSize)")
+                defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
+                // A layer without current versions cannot hold one of the batch: skip the
+                // per-feature lookups (a repeat inside the batch still fails, on the unique index).
+                let occupied = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE valid_to IS NULL)") ?? true
+                chunks.start(chain: try Self.lastAuditHash(db))
+                let triggers = template.layer.hasGeometry
+                    ? try DeferredGeometryTriggers(db, table: table.name, layer: layer) : nil
+                try triggers?.suspend(db)
+                let rows = try BulkRowWriter(db, template: template)
+                defer { rows.finalize() }
+                var count = 0
+                while let chunk = try chunks.next() {
+                    // An insert plan is one version and one insert change per feature, in
+                    // order, or an error (a feature that has a current version): only that
+                    // check needs the stored versions.
+                    if occupied { _ = try currentPlan(WriteBatch(chunk: chunk.features, of: template), db) }
+                    try rows.insert(chunk.features, entryHashes: chunk.entryHashes)
+                    count += chunk.features.count
+                }
+                try triggers?.resume(db)
+                return count
+            }
+        }
+    }
+
+    /// Page cache of a bulk insert's transaction (negative: KiB), 256 MiB.
+    static let bulkCacheSize = -262_144
+
+    private static func lastAuditHash(_ db: Database) throws -> String {
+        try String.fetchOne(db, sql: "SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1") ?? AuditChain.genesis
+    }
+
+    /// Writes one batch inside the current transaction; `previous` is the newest audit entry
+    /// hash, updated to this batch's last. Without `lookUp` the batch is planned against no
+    /// current versions (only for inserts into a layer known to have none).
+    private func apply(_ batch: WriteBatch, _ db: Database, previous: inout String, lookUp: Bool) throws {
         let def = batch.layer
         let layer = def.id
         let table = FeatureTable(layer: def)
         let time = batch.time
-        let currentSQL = def.hasGeometry
-            ? "SELECT vid, hash, valid_from, MbrMinX(geom), MbrMinY(geom), MbrMaxX(geom), MbrMaxY(geom) FROM \(table.name) WHERE fid = ? AND valid_to IS NULL"
-            : "SELECT vid, hash, valid_from FROM \(table.name) WHERE fid = ? AND valid_to IS NULL"
+        let plan = lookUp ? try currentPlan(batch, db) : try batch.plan(current: [:])
         let geomSQL = def.hasZ ? "CastToXYZ(ST_GeomFromWKB(?, 4490))" : "ST_GeomFromWKB(?, 4490)"
         let insertSQL = def.hasGeometry
             ? "INSERT INTO \(table.name) (fid, props, geom, valid_from, valid_to, author, department, hash) VALUES (?, ?, \(geomSQL), ?, ?, ?, ?, ?)"
             : "INSERT INTO \(table.name) (fid, props, valid_from, valid_to, author, department, hash) VALUES (?, ?, ?, ?, ?, ?, ?)"
 
-        try await mapErrors(layer: layer) {
-            try await pool.write { db in
-                let current = try db.cachedStatement(sql: currentSQL)
-                var found = [String: CurrentVersion]()
-                for fid in batch.lookupIDs {
-                    guard let row = try Row.fetchOne(current, arguments: [fid]) else { continue }
-                    var env: Envelope?
-                    if row.count > 3, let a: Double = row[3], let b: Double = row[4], let c: Double = row[5], let d: Double = row[6] {
-                        env = Envelope(minX: a, minY: b, maxX: c, maxY: d)
-                    }
-                    found[fid] = CurrentVersion(vid: row[0], hash: row[1], validFrom: row[2], envelope: env)
-                }
-                let plan = try batch.plan(current: found)
-                let previous = try String.fetchOne(db, sql: "SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1") ?? AuditChain.genesis
+        let close = try db.cachedStatement(sql: "UPDATE \(table.name) SET valid_to = ? WHERE vid = ?")
+        for vid in plan.closes { try close.execute(arguments: [time, vid]) }
 
-                let close = try db.cachedStatement(sql: "UPDATE \(table.name) SET valid_to = ? WHERE vid = ?")
-                for vid in plan.closes { try close.execute(arguments: [time, vid]) }
-
-                let addVersion = try db.cachedStatement(sql: insertSQL)
-                for v in plan.versions {
-                    let f = v.feature
-                    do {
-                        if def.hasGeometry {
-                            try addVersion.execute(arguments: [f.id, f.propertiesText, f.wkb.map { Data($0) }, time, v.validTo,
-                                                               batch.actor, batch.department, f.hash])
-                        } else {
-                            try addVersion.execute(arguments: [f.id, f.propertiesText, time, v.validTo, batch.actor, batch.department, f.hash])
-                        }
-                    } catch let e as DatabaseError where e.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                        throw StoreError(.duplicateFeature, "feature \"\(f.id)\" already exists", layer: layer, feature: f.id)
-                    }
+        let addVersion = try db.cachedStatement(sql: insertSQL)
+        for v in plan.versions {
+            let f = v.feature
+            do {
+                if def.hasGeometry {
+                    try addVersion.execute(arguments: [f.id, f.propertiesText, f.wkb.map { Data($0) }, time, v.validTo,
+                                                       batch.actor, batch.department, f.hash])
+                } else {
+                    try addVersion.execute(arguments: [f.id, f.propertiesText, time, v.validTo, batch.actor, batch.department, f.hash])
                 }
-
-                let audit = try db.cachedStatement(sql: """
-                    INSERT INTO audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-                let change = try db.cachedStatement(sql: """
-                    INSERT INTO change_feed (layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
-                                             after_minx, after_miny, after_maxx, after_maxy)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """)
-                for row in batch.auditRows(plan, previous: previous) {
-                    let c = row.change
-                    try audit.execute(arguments: [time, batch.actor, batch.department, batch.role, layer, c.featureID, c.kind.rawValue,
-                                                  c.before?.hash, c.after?.hash, row.entryHash])
-                    let b = c.before?.envelope
-                    let a = c.after?.envelope
-                    try change.execute(arguments: [layer, c.featureID, c.kind.rawValue, time,
-                                                   b?.minX, b?.minY, b?.maxX, b?.maxY, a?.minX, a?.minY, a?.maxX, a?.maxY])
-                }
+            } catch let e as DatabaseError where e.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                throw StoreError(.duplicateFeature, "feature \"\(f.id)\" already exists", layer: layer, feature: f.id)
             }
         }
+
+        let audit = try db.cachedStatement(sql: """
+            INSERT INTO audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        let change = try db.cachedStatement(sql: """
+            INSERT INTO change_feed (layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
+                                     after_minx, after_miny, after_maxx, after_maxy)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for row in batch.auditRows(plan, previous: previous) {
+            let c = row.change
+            try audit.execute(arguments: [time, batch.actor, batch.department, batch.role, layer, c.featureID, c.kind.rawValue,
+                                          c.before?.hash, c.after?.hash, row.entryHash])
+            let b = c.before?.envelope
+            let a = c.after?.envelope
+            try change.execute(arguments: [layer, c.featureID, c.kind.rawValue, time,
+                                           b?.minX, b?.minY, b?.maxX, b?.maxY, a?.minX, a?.minY, a?.maxX, a?.maxY])
+            previous = row.entryHash
+        }
+    }
+
+    /// The plan of `batch` against the current versions it touches, read inside the transaction.
+    private func currentPlan(_ batch: WriteBatch, _ db: Database) throws -> WritePlan {
+        let def = batch.layer
+        let table = FeatureTable(layer: def)
+        let currentSQL = def.hasGeometry
+            ? "SELECT vid, hash, valid_from, MbrMinX(geom), MbrMinY(geom), MbrMaxX(geom), MbrMaxY(geom) FROM \(table.name) WHERE fid = ? AND valid_to IS NULL"
+            : "SELECT vid, hash, valid_from FROM \(table.name) WHERE fid = ? AND valid_to IS NULL"
+        var found = [String: CurrentVersion]()
+        let current = try db.cachedStatement(sql: currentSQL)
+        for fid in batch.lookupIDs {
+            guard let row = try Row.fetchOne(current, arguments: [fid]) else { continue }
+            var env: Envelope?
+            if row.count > 3, let a: Double = row[3], let b: Double = row[4], let c: Double = row[5], let d: Double = row[6] {
+                env = Envelope(minX: a, minY: b, maxX: c, maxY: d)
+            }
+            found[fid] = CurrentVersion(vid: row[0], hash: row[1], validFrom: row[2], envelope: env)
+        }
+        return try batch.plan(current: found)
     }
 }

@@ -9,7 +9,7 @@ import GRDB
 /// JSON, `geom` SRID 4490 with an R*Tree, `valid_from`/`valid_to` in microseconds since 1970
 /// UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current versions,
 /// and the system tables `catalog`, `audit_log`, `change_feed`, `jobs`, `store_meta`.
-public final class SpatiaLiteStore: FeatureBackend {
+public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     let pool: DatabasePool
     let dialect = SpatiaLiteDialect()
     var sqlDialect: any SQLDialect { dialect }

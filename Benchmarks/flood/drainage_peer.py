@@ -1,0 +1,24 @@
+"""SWMM 5.2.4 (PyPI swmm-toolkit) run times on the same .inp files CityTwin's 1D engine runs:
+best of N in-process runs of swmm_run (report and binary output written to a temp dir, as SWMM
+always writes them). Prints one JSON object {model: seconds}.
+    .venv/bin/python Benchmarks/flood/drainage_peer.py N MODEL.inp ..."""
+import json
+import os
+import sys
+import tempfile
+import time
+
+from swmm.toolkit import solver
+
+rounds = int(sys.argv[1])
+out = {}
+with tempfile.TemporaryDirectory() as tmp:
+    for path in sys.argv[2:]:
+        name = os.path.splitext(os.path.basename(path))[0]
+        best = float("inf")
+        for _ in range(rounds):
+            start = time.perf_counter()
+            solver.swmm_run(path, os.path.join(tmp, name + ".rpt"), os.path.join(tmp, name + ".out"))
+            best = min(best, time.perf_counter() - start)
+        out[name] = best
+print(json.dumps(out))

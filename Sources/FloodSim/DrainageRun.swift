@@ -1,0 +1,78 @@
+import Foundation
+
+/// A SWMM model run end to end: rainfall → runoff (at WET_STEP/DRY_STEP) → runoff as lateral
+/// inflow at the outlet nodes → hydraulic routing (`DrainageRouting`, DYNWAVE or KINWAVE per
+/// `[OPTIONS]`). Results are in SI units.
+public enum DrainageRun {
+    /// Where a run is, for progress displays.
+    public struct Progress: Sendable {
+        /// `runoff` or `routing`.
+        public var phase: String
+        /// 0…1 within the phase.
+        public var fraction: Double
+    }
+
+    /// What a run reports: both continuity tables, and node and link summaries by name.
+    public struct Result: Sendable {
+        public var runoff: RunoffContinuity
+        public var routing: RoutingContinuity
+        /// Node names in the engine's order, with their statistics.
+        public var nodeNames: [String]
+        public var nodes: [NodeStatistics]
+        public var linkNames: [String]
+        public var links: [LinkStatistics]
+        /// Runoff volume that reached the drainage nodes, m³ (the routing's wet-weather inflow).
+        public var runoffToNodes: Double
+    }
+
+    /// Runs `model`.
+    /// - Parameters:
+    ///   - baseDirectory: where FILE references of the model are read.
+    ///   - progress: called during both phases.
+    /// - Throws: `SWMMInputError` for model data the run cannot use, `HydraulicsError` from the engine.
+    public static func run(_ model: SWMMModel, baseDirectory: URL? = nil,
+                           progress: ((Progress) -> Void)? = nil) throws -> Result {
+        var network = try model.hydraulicNetwork(baseDirectory: baseDirectory)
+        var runoffContinuity = RunoffContinuity()
+        var runoffVolume = 0.0
+        if !model.subcatchments.isEmpty {
+            let sim = try model.runoffSimulation(baseDirectory: baseDirectory)
+            let duration = sim.duration
+            let r = sim.run { t in progress?(Progress(phase: "runoff", fraction: duration > 0 ? t / duration : 1)) }
+            runoffContinuity = r.continuity
+            runoffVolume = r.continuity.runoff
+            for (node, series) in RunoffSimulation.nodeInflows(r, subcatchments: sim.subcatchments) {
+                guard let k = network.nodeIndex(node) else { continue }
+                network.inflows.append(NodeInflow(node: k, series: series, scale: 1))
+            }
+        }
+        let engine = try DrainageRouting(network: network)
+        let routed = engine.run { p in progress?(Progress(phase: "routing", fraction: p.fraction)) }
+        return Result(runoff: runoffContinuity, routing: routed.continuity, nodeNames: network.nodes.map(\.id), nodes: routed.nodes,
+                      linkNames: network.links.map(\.id), links: routed.links, runoffToNodes: runoffVolume)
+    }
+}
+
+extension DrainageRun.Result {
+    /// The summary as one JSON document in SI units, the shape `citytwin simulate drainage --json`
+    /// prints and `Scripts/reference/make_swmm_fixtures.py` writes for SWMM itself.
+    public func summaryJSON() -> [String: Any] {
+        var nodesJSON: [String: Any] = [:]
+        for (k, name) in nodeNames.enumerated() {
+            let s = nodes[k]
+            nodesJSON[name] = ["max_depth_m": s.maxDepth, "hours_flooded": s.hoursFlooded,
+                               "max_flood_rate_m3s": s.maxFloodRate, "flood_volume_m3": s.floodVolume]
+        }
+        var linksJSON: [String: Any] = [:]
+        for (k, name) in linkNames.enumerated() {
+            linksJSON[name] = ["max_flow_m3s": abs(links[k].maxFlow), "max_velocity_ms": links[k].maxVelocity]
+        }
+        return [
+            "runoff_continuity": ["rainfall_m3": runoff.rainfall, "runoff_m3": runoff.runoff, "error_pct": runoff.errorPercent],
+            "routing_continuity": ["inflow_m3": routing.totalInflow, "flooding_m3": routing.flooding,
+                                   "outflow_m3": routing.externalOutflow, "error_pct": routing.errorPercent],
+            "nodes": nodesJSON,
+            "links": linksJSON,
+        ]
+    }
+}

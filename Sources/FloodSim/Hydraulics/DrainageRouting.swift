@@ -1,0 +1,301 @@
+import Foundation
+
+/// The 1D drainage hydraulics engine: routes flows through a `HydraulicNetwork` step by step,
+/// SWMM 5.2 compatible (dynamic wave or kinematic wave), in SI units.
+///
+/// Use it either as a whole run (`run(progress:)`) or stepwise for 1D–2D coupling: set each node's
+/// lateral inflow (m³/s, negative = withdrawal) with `setLateralInflow(_:atNode:)`, call `step()`
+/// or `advance(to:)`, then read `nodeDepths`, `nodeHeads`, `nodeOverflows` and `linkFlows`.
+/// State is held in flat arrays; a step allocates nothing.
+public final class DrainageRouting {
+    var state: HydraulicState
+    /// The network being routed.
+    public let network: HydraulicNetwork
+    /// Simulated time reached, seconds from the start.
+    public private(set) var time: Double = 0
+
+    private var nodeStats: [NodeStatistics]
+    private var linkStats: [LinkStatistics]
+    private var totals = RoutingContinuity()
+    private var rates = StepRates()
+    private var stepCount = 0
+    private var trialCount = 0
+    private var nonConverged = 0
+
+    /// Flow rates summed over nodes at the end of a step, m³/s (for trapezoidal mass-balance totals).
+    private struct StepRates {
+        var dryWeather = 0.0, lateral = 0.0, external = 0.0, flooding = 0.0, outflow = 0.0, withdrawal = 0.0
+    }
+
+    /// Prepares a run; throws `HydraulicsError` naming the node or link when the network is invalid.
+    public init(network: HydraulicNetwork) throws {
+        self.network = network
+        state = try HydraulicState(network: network)
+        nodeStats = Array(repeating: NodeStatistics(), count: network.nodes.count)
+        linkStats = Array(repeating: LinkStatistics(), count: network.links.count)
+        totals.initialStorage = storedVolume(initial: true)
+        for i in 0..<state.nodeCount {
+            nodeStats[i].maxDepth = state.newDepth[i]
+            nodeStats[i].maxHead = state.newDepth[i] + state.invert[i]
+        }
+    }
+
+    // MARK: - Coupling interface
+
+    /// Sets the lateral inflow at node `index` (m³/s; negative withdraws water), used from the next
+    /// step on until changed.
+    public func setLateralInflow(_ flow: Double, atNode index: Int) {
+        guard index >= 0, index < state.nodeCount, flow.isFinite else { return }
+        state.callerLateral[index] = flow
+    }
+
+    /// Lateral inflows set by the caller, m³/s, indexed by node.
+    public var lateralInflows: [Double] {
+        get { state.callerLateral }
+        set {
+            for i in 0..<min(newValue.count, state.nodeCount) where newValue[i].isFinite {
+                state.callerLateral[i] = newValue[i]
+            }
+        }
+    }
+
+    /// Water depth above each node's invert, metres.
+    public var nodeDepths: [Double] { state.newDepth }
+    /// Hydraulic head (invert + depth) at each node, metres above datum.
+    public var nodeHeads: [Double] { (0..<state.nodeCount).map { state.newDepth[$0] + state.invert[$0] } }
+    /// Overflow rate at each node over the last step (flooding or flow into ponding), m³/s.
+    public var nodeOverflows: [Double] { state.overflow }
+    /// Volume stored at each node (ponded water included), m³.
+    public var nodeVolumes: [Double] { state.newVolume }
+    /// Total inflow to each node over the last step (lateral + links), m³/s.
+    public var nodeInflows: [Double] { state.inflow }
+    /// Flow in each link, m³/s, positive from `fromNode` to `toNode`.
+    public var linkFlows: [Double] { (0..<state.linkCount).map { state.newFlow[$0] * state.direction[$0] } }
+    /// Flow depth in each link, metres.
+    public var linkDepths: [Double] { state.linkNewDepth }
+
+    /// Depth at node `index`, metres (0 if out of range).
+    public func depth(atNode index: Int) -> Double { index >= 0 && index < state.nodeCount ? state.newDepth[index] : 0 }
+    /// Head at node `index`, metres above datum (0 if out of range).
+    public func head(atNode index: Int) -> Double {
+        index >= 0 && index < state.nodeCount ? state.newDepth[index] + state.invert[index] : 0
+    }
+    /// Overflow at node `index` over the last step, m³/s (0 if out of range).
+    public func overflow(atNode index: Int) -> Double { index >= 0 && index < state.nodeCount ? state.overflow[index] : 0 }
+    /// Flow in link `index`, m³/s from its from-node to its to-node (0 if out of range).
+    public func flow(inLink index: Int) -> Double {
+        index >= 0 && index < state.linkCount ? state.newFlow[index] * state.direction[index] : 0
+    }
+
+    // MARK: - Stepping
+
+    /// Routes one step of at most the routing step (variable under dynamic wave), never passing
+    /// `limit` seconds of simulated time; returns the step length in seconds (0 when `limit` ≤ time).
+    @discardableResult
+    public func step(until limit: Double = .infinity) -> Double {
+        let options = state.options
+        var dt = options.routingStep
+        if state.method == .dynamicWave { dt = state.dynamicRoutingStep(fixedStep: options.routingStep) }
+        let remaining = limit - time
+        if remaining <= 1e-9 { return 0 }
+        if dt > remaining { dt = remaining }
+        addTotals(dt / 2)
+        state.updatePumpTargets()
+        let t0 = time
+        applyInflows(at: t0)
+
+        // Old state ← new state; node flows start from the lateral inflow.
+        for j in 0..<state.linkCount {
+            state.oldFlow[j] = state.newFlow[j]
+            state.linkOldDepth[j] = state.linkNewDepth[j]
+            state.linkOldVolume[j] = state.linkNewVolume[j]
+        }
+        for i in 0..<state.nodeCount {
+            state.oldDepth[i] = state.newDepth[i]
+            state.oldVolume[i] = state.newVolume[i]
+            state.oldFlowInflow[i] = state.inflow[i]
+            state.oldNetInflow[i] = state.inflow[i] - state.outflow[i]
+            state.inflow[i] = state.newLatFlow[i]
+            state.outflow[i] = state.losses[i]
+            state.overflow[i] = 0
+            if state.nodeKind[i] != .storage && state.newVolume[i] > state.fullVolume[i] {
+                state.overflow[i] = (state.newVolume[i] - state.fullVolume[i]) / dt
+            }
+        }
+        if state.method == .dynamicWave {
+            let r = state.dynamicWaveStep(dt: dt, time: t0)
+            trialCount += r.trials
+            if !r.converged { nonConverged += 1 }
+        } else {
+            state.kinematicWaveStep(dt: dt)
+            trialCount += 1
+        }
+        time = t0 + dt
+        stepCount += 1
+        removeOutflows()
+        addTotals(dt / 2)
+        updateStatistics(dt)
+        return dt
+    }
+
+    /// Routes until simulated time `target` seconds (the last step is shortened to land on it).
+    public func advance(to target: Double) {
+        while time < target - 1e-9 {
+            if step(until: target) == 0 { break }
+        }
+    }
+
+    /// Routes to the end of `options.duration` and returns the statistics and continuity.
+    /// - Parameter progress: called about every 1 % of the duration and at the end.
+    public func run(progress: ((RoutingProgress) -> Void)? = nil) -> RoutingResults {
+        let duration = state.options.duration
+        var nextReport = 0.0
+        while time < duration - 1e-9 {
+            if step(until: duration) == 0 { break }
+            if let progress, time >= nextReport {
+                progress(RoutingProgress(time: time, duration: duration))
+                nextReport = time + duration / 100
+            }
+        }
+        progress?(RoutingProgress(time: time, duration: duration))
+        return results()
+    }
+
+    /// Statistics and continuity of the run so far.
+    public func results() -> RoutingResults {
+        var c = totals
+        c.finalStorage = storedVolume(initial: false)
+        return RoutingResults(nodes: nodeStats, links: linkStats, continuity: c, steps: stepCount,
+                              averageIterations: stepCount > 0 ? Double(trialCount) / Double(stepCount) : 0,
+                              nonConvergingPercent: stepCount > 0 ? 100 * Double(nonConverged) / Double(stepCount) : 0)
+    }
+
+    // MARK: - Inflows and mass balance
+
+    private func applyInflows(at t: Double) {
+        rates = StepRates()
+        for i in 0..<state.nodeCount {
+            state.oldLatFlow[i] = state.newLatFlow[i]
+            state.newLatFlow[i] = 0
+        }
+        let start = state.options.start
+        for inflow in state.inflows {
+            var qx = inflow.baseline
+            if let s = inflow.series { qx += inflow.scale * s.value(at: t) }
+            if abs(qx) < SWMMConstant.flowTolerance { qx = 0 }
+            var qd = 0.0
+            if let d = inflow.dryWeather { qd = d.flow(at: t, start: start) }
+            if abs(qd) < SWMMConstant.flowTolerance { qd = 0 }
+            state.newLatFlow[inflow.node] += qx + qd
+            rates.external += qx
+            rates.dryWeather += qd
+        }
+        for i in 0..<state.nodeCount {
+            let q = state.callerLateral[i]
+            if q == 0 { continue }
+            state.newLatFlow[i] += q
+            if q > 0 { rates.lateral += q } else { rates.withdrawal -= q }
+        }
+    }
+
+    private func removeOutflows() {
+        let dw = state.method == .dynamicWave
+        for i in 0..<state.nodeCount {
+            var q = 0.0
+            var flooded = false
+            let terminalKW = !dw && state.degree[i] == 0 && state.nodeKind[i] != .storage
+            if state.nodeKind[i] == .outfall || terminalKW {
+                if state.outflow[i] == 0 { q = state.inflow[i] } else if state.inflow[i] == 0 {
+                    q = -state.outflow[i]
+                    state.inflow[i] = abs(q)
+                }
+                state.overflow[i] = 0
+                state.newVolume[i] = 0
+            } else {
+                if state.newVolume[i] <= state.fullVolume[i] { q = state.overflow[i] }
+                flooded = q > 0
+            }
+            if q > 0 {
+                if flooded { rates.flooding += q } else { rates.outflow += q }
+            } else {
+                rates.external -= q
+            }
+        }
+    }
+
+    private func addTotals(_ dt: Double) {
+        totals.dryWeatherInflow += rates.dryWeather * dt
+        totals.lateralInflow += rates.lateral * dt
+        totals.externalInflow += rates.external * dt
+        totals.flooding += rates.flooding * dt
+        totals.externalOutflow += rates.outflow * dt
+        totals.withdrawal += rates.withdrawal * dt
+    }
+
+    /// Volume in nodes and links; under dynamic wave non-storage nodes below their crown also hold
+    /// depth × minimum surface area (SWMM's massbal_getStorage).
+    private func storedVolume(initial: Bool) -> Double {
+        var v = 0.0
+        for i in 0..<state.nodeCount {
+            v += state.newVolume[i]
+            if state.method == .dynamicWave && state.nodeKind[i] != .storage && state.nodeKind[i] != .outfall {
+                let d = state.newDepth[i]
+                if d <= state.crownElev[i] - state.invert[i] { v += d * state.minSurfArea }
+            }
+        }
+        for j in 0..<state.linkCount { v += state.linkNewVolume[j] }
+        return v
+    }
+
+    // MARK: - Statistics
+
+    private func updateStatistics(_ dt: Double) {
+        let hours = dt / 3600
+        for i in 0..<state.nodeCount {
+            let d = state.newDepth[i]
+            if d > nodeStats[i].maxDepth {
+                nodeStats[i].maxDepth = d
+                nodeStats[i].timeOfMaxDepth = time
+            }
+            nodeStats[i].maxHead = max(nodeStats[i].maxHead, d + state.invert[i])
+            nodeStats[i].maxTotalInflow = max(nodeStats[i].maxTotalInflow, state.inflow[i])
+            if state.nodeKind[i] == .outfall {
+                if state.inflow[i] > 0 { nodeStats[i].outfallVolume += state.inflow[i] * dt }
+                continue
+            }
+            let ov = state.overflow[i]
+            if state.newVolume[i] > state.fullVolume[i] || ov > 0 {
+                nodeStats[i].hoursFlooded += hours
+                nodeStats[i].floodVolume += ov * dt
+                if ov > nodeStats[i].maxFloodRate {
+                    nodeStats[i].maxFloodRate = ov
+                    nodeStats[i].timeOfMaxFlooding = time
+                }
+                nodeStats[i].maxPondedVolume = max(nodeStats[i].maxPondedVolume, state.newVolume[i] - state.fullVolume[i])
+            }
+            if d + state.invert[i] + SWMMConstant.fudge >= state.crownElev[i] { nodeStats[i].hoursSurcharged += hours }
+        }
+        for j in 0..<state.linkCount {
+            let q = state.newFlow[j] * state.direction[j]
+            if abs(q) > abs(linkStats[j].maxFlow) {
+                linkStats[j].maxFlow = q
+                linkStats[j].timeOfMaxFlow = time
+            }
+            guard state.linkKind[j] == .conduit, !state.isDummy[j] else { continue }
+            let x = state.xsect[j]
+            let y = state.linkNewDepth[j]
+            if y > 0.01 * 0.3048 {
+                let a = x.area(y)
+                if a > SWMMConstant.fudgeArea {
+                    let v = abs(state.newFlow[j]) / state.barrels[j] / a
+                    linkStats[j].maxVelocity = max(linkStats[j].maxVelocity, v)
+                }
+            }
+            if x.yFull > 0 {
+                linkStats[j].maxFilling = max(linkStats[j].maxFilling, min(1, y / x.yFull))
+                if y >= x.yFull { linkStats[j].hoursFull += hours }
+            }
+            if state.capacityLimited[j] { linkStats[j].hoursCapacityLimited += hours }
+        }
+    }
+}

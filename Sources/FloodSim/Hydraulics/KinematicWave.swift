@@ -1,0 +1,170 @@
+import Foundation
+
+// Kinematic-wave routing (SWMM 5.2 kinwave.c, flowrout.c): links are visited from upstream to
+// downstream; each conduit solves the finite-difference continuity equation for its outflow area
+// with weights WX = WT = 0.6, normalised by full area and full flow; inflow above full flow is not
+// taken and floods the upstream node. Node depths then follow SWMM's non-dynamic-wave reporting:
+// a junction holds no water, so its depth is the highest water level of its connecting conduit
+// ends (a flooded junction stands at its full depth) and an outfall takes its inflow conduit's exit depth.
+
+extension HydraulicState {
+    private static let wx = 0.6
+    private static let wt = 0.6
+
+    /// Routes one kinematic-wave step of dt seconds.
+    mutating func kinematicWaveStep(dt: Double) {
+        for i in 0..<nodeCount {
+            overflow[i] = 0
+            if nodeKind[i] != .storage && newVolume[i] > fullVolume[i] {
+                overflow[i] = (newVolume[i] - fullVolume[i]) / dt
+            }
+        }
+        for j in sortedLinks {
+            let n1 = node1[j]
+            if nodeKind[n1] == .storage { updateStorageOutflows(n1, dt) }
+            var qin = kinematicLinkInflow(j, dt)
+            var qout = qin
+            if linkKind[j] == .conduit && !isDummy[j] { routeConduit(j, &qin, &qout, dt) }
+            newFlow[j] = qout
+            outflow[n1] += qin
+            inflow[node2[j]] += qout
+        }
+        for i in 0..<nodeCount { setKinematicNodeState(i, dt) }
+        for j in 0..<linkCount { setKinematicLinkState(j) }
+    }
+
+    /// SWMM's setNewLinkState: a conduit's depth is the mean of its entry and exit depths, and each
+    /// end raises its node's depth to that end's water level above the node invert (offset included);
+    /// outfalls get their depth this way too. A conduit is capacity limited when its entry is full.
+    private mutating func setKinematicLinkState(_ j: Int) {
+        linkNewDepth[j] = 0
+        linkNewVolume[j] = 0
+        guard linkKind[j] == .conduit else { return }
+        let x = xsect[j]
+        var y1 = 0.0, y2 = 0.0
+        if !isDummy[j] {
+            linkNewVolume[j] = 0.5 * (a1[j] + a2[j]) * length[j] * barrels[j]
+            y1 = x.depth(ofArea: a1[j])
+            y2 = x.depth(ofArea: a2[j])
+        }
+        linkNewDepth[j] = 0.5 * (y1 + y2)
+        raiseNodeDepth(node1[j], to: y1 + offset1[j])
+        raiseNodeDepth(node2[j], to: y2 + offset2[j])
+        capacityLimited[j] = !isDummy[j] && x.aFull > 0 && a1[j] >= x.aFull
+    }
+
+    /// SWMM's updateNodeDepth: a flooded non-outfall node with an outflow link stands at its full
+    /// depth; otherwise the node takes the higher of its depth and `y`, capped at its full depth
+    /// when it has one. Storage units keep the depth from their own volume balance.
+    private mutating func raiseNodeDepth(_ i: Int, to level: Double) {
+        if nodeKind[i] == .storage { return }
+        var y = level
+        if nodeKind[i] != .outfall && degree[i] > 0 && overflow[i] > 0 { y = fullDepth[i] }
+        if newDepth[i] < y {
+            newDepth[i] = fullDepth[i] > 0 ? min(y, fullDepth[i]) : y
+        }
+    }
+
+    private mutating func kinematicLinkInflow(_ j: Int, _ dt: Double) -> Double {
+        let n1 = node1[j]
+        if nodeKind[n1] == .storage {
+            return newFlow[j]
+        }
+        var q = linkInflow(j)
+        if linkKind[j] == .pump, nodeKind[n1] == .storage || fullVolume[n1] > 0 { q = maxNodeOutflow(n1, q, dt) }
+        return max(q, 0)
+    }
+
+    /// Storage units: compute each outflow link's flow from the current depth, limited by volume.
+    private mutating func updateStorageOutflows(_ n: Int, _ dt: Double) {
+        var total = 0.0
+        for k in 0..<linkCount where node1[k] == n {
+            var q: Double
+            if linkKind[k] == .conduit && !isDummy[k] {
+                let y = max(0, newDepth[n] - offset1[k])
+                q = y > 0 ? beta[k] * xsect[k].sectionFactor(min(y, xsect[k].yFull)) * barrels[k] : 0
+            } else {
+                q = linkInflow(k)
+            }
+            newFlow[k] = max(q, 0)
+            total += newFlow[k]
+        }
+        let available = inflow[n] + oldVolume[n] / dt
+        if total > available && total > 0 {
+            let f = available / total
+            for k in 0..<linkCount where node1[k] == n { newFlow[k] *= f }
+        }
+    }
+
+    private mutating func routeConduit(_ j: Int, _ qinflow: inout Double, _ qoutflow: inout Double, _ dt: Double) {
+        let x = xsect[j]
+        let nb = barrels[j]
+        let aFull = x.aFull
+        let qf = qFull[j]
+        guard qf > 0, aFull > 0 else { qoutflow = qinflow; return }
+        let beta1 = beta[j] / qf
+        let q1n = q1[j] / qf, q2n = q2[j] / qf
+        let a1n = a1[j] / aFull, a2n = a2[j] / aFull
+        var qin = qinflow / nb / qf
+        let ain: Double
+        if qin >= 1 {
+            ain = 1
+        } else {
+            ain = x.area(ofSectionFactor: qin / beta1) / aFull
+        }
+        var qout = 0.0, aout = 0.0
+        if qin > 1e-12 || q2n > 1e-12 {
+            let dxdt = length[j] / dt * aFull / qf
+            let dq = q2n - q1n
+            let c1 = dxdt * HydraulicState.wt / HydraulicState.wx
+            var c2 = (1 - HydraulicState.wt) * (ain - a1n)
+            c2 -= HydraulicState.wt * a2n
+            c2 *= dxdt / HydraulicState.wx
+            c2 += (1 - HydraulicState.wx) / HydraulicState.wx * dq - min(qin, 1)
+            // Solve beta1·S(a) + c1·a + c2 = 0 for a in [0, 1].
+            func f(_ a: Double) -> Double {
+                beta1 * x.sectionFactor(x.depth(ofArea: a * aFull)) + c1 * a + c2
+            }
+            if f(0) >= 0 {
+                aout = 0
+            } else if f(1) <= 0 {
+                aout = 1
+            } else {
+                var lo = 0.0, hi = 1.0
+                for _ in 0..<40 {
+                    let mid = 0.5 * (lo + hi)
+                    if f(mid) < 0 { lo = mid } else { hi = mid }
+                }
+                aout = 0.5 * (lo + hi)
+            }
+            qout = beta1 * x.sectionFactor(x.depth(ofArea: aout * aFull))
+            if qin > 1 { qin = 1 }
+        }
+        q1[j] = qin * qf; a1[j] = ain * aFull
+        q2[j] = qout * qf; a2[j] = aout * aFull
+        qinflow = q1[j] * nb
+        qoutflow = q2[j] * nb
+    }
+
+    private mutating func setKinematicNodeState(_ i: Int, _ dt: Double) {
+        if nodeKind[i] == .outfall { newVolume[i] = 0; newDepth[i] = 0; return }
+        let net = inflow[i] - outflow[i] - losses[i]
+        var v = oldVolume[i] + 0.5 * (oldNetInflow[i] + net) * dt
+        if v < SWMMConstant.fudge * SWMMConstant.fudgeArea { v = 0 }
+        overflow[i] = 0
+        let canPond = options.allowPonding && pondedArea[i] > 0
+        if v > fullVolume[i] && !canPond {
+            overflow[i] = (v - max(oldVolume[i], fullVolume[i])) / dt
+            v = fullVolume[i]
+        }
+        if overflow[i] < SWMMConstant.fudgeFlow { overflow[i] = 0 }
+        newVolume[i] = v
+        if nodeKind[i] == .storage {
+            newDepth[i] = storageDepth(i, v)
+        } else if canPond && v > fullVolume[i] {
+            newDepth[i] = fullDepth[i] + (v - fullVolume[i]) / pondedArea[i]
+        } else {
+            newDepth[i] = 0
+        }
+    }
+}

@@ -1,0 +1,238 @@
+import Foundation
+
+// Flow through links that are not dynamic-wave conduits (SWMM link.c): dummy conduits, pumps,
+// orifices, weirs and outlets. Each returns the link's flow for the current node heads and sets
+// the link's dQ/dH for the surcharge algorithm.
+
+extension HydraulicState {
+    /// Flow entering link j from its upstream node, m³/s (link_getInflow).
+    mutating func linkInflow(_ j: Int) -> Double {
+        if setting[j] == 0 { return 0 }
+        switch linkKind[j] {
+        case .conduit:
+            var q = nodeOutflowAvailable(node1[j], j)
+            if qLimit[j] > 0 { q = min(q, qLimit[j]) }
+            return q
+        case .pump: return pumpInflow(j)
+        case .orifice: return orificeInflow(j)
+        case .weir: return weirInflow(j)
+        case .outlet: return outletInflow(j)
+        }
+    }
+
+    /// Outflow a node can pass to a link (node_getOutflow): inflow plus overflow, or a divider's
+    /// share under kinematic wave.
+    func nodeOutflowAvailable(_ n: Int, _ j: Int) -> Double {
+        if nodeKind[n] == .divider, let d = divider[n] {
+            return dividerOutflow(n, j, d)
+        }
+        if nodeKind[n] == .storage { return newFlow[j] }
+        return inflow[n] + overflow[n]
+    }
+
+    private func dividerOutflow(_ n: Int, _ j: Int, _ d: FlowDivider) -> Double {
+        let qIn = inflow[n] + overflow[n]
+        var qOut = 0.0
+        switch d.rule {
+        case .cutoff(let cutoff):
+            qOut = max(0, qIn - cutoff)
+        case .overflow:
+            // Divert what exceeds the full capacity of the other outflow conduit.
+            var other = -1
+            for k in 0..<linkCount where node1[k] == n && k != d.divertedLink { other = k; break }
+            let cap = other >= 0 ? qFull[other] : 0
+            qOut = max(0, qIn - cap)
+        case .tabular(let curve):
+            qOut = HydraulicState.lookup(curve, qIn)
+        case .weir(let qMin, let dhMax, let cw):
+            if qIn > qMin {
+                let qMax = cw * pow(dhMax, 1.5)
+                let f = (qIn - qMin) / max(qMax - qMin, 1e-12)
+                qOut = f <= 1 ? cw * pow(f * dhMax, 1.5) : qIn - qMin
+            }
+        }
+        qOut = min(max(qOut, 0), qIn)
+        return j == d.divertedLink ? qOut : qIn - qOut
+    }
+
+    // MARK: Pumps
+
+    private mutating func pumpInflow(_ j: Int) -> Double {
+        guard let p = pump[j] else { return 0 }
+        let n1 = node1[j], n2 = node2[j]
+        pumpOffCurve[j] = false
+        setting[j] = targetSetting[j]
+        if setting[j] == 0 { return 0 }
+        var q: Double
+        let c = p.curve
+        switch p.curveKind {
+        case .ideal:
+            q = inflow[n1] + overflow[n1]
+        case .type1:
+            q = HydraulicState.intervalLookup(c, newVolume[n1])
+        case .type2:
+            q = HydraulicState.intervalLookup(c, newDepth[n1])
+        case .type3, .type5:
+            let head = max(0, (newDepth[n2] + invert[n2]) - (newDepth[n1] + invert[n1]))
+            q = HydraulicState.lookup(c, head)
+            dqdh[j] = -HydraulicState.slopeAt(c, head)
+        case .type4:
+            let d = newDepth[n1]
+            q = HydraulicState.lookup(c, d)
+            let dh = 0.001 * 0.3048
+            dqdh[j] = (HydraulicState.lookup(c, d + dh) - q) / dh
+        }
+        if q < 0 { q = 0 }
+        return q * setting[j]
+    }
+
+    /// Applies pump startup/shutoff depths (link_setTargetSetting) at the start of a step.
+    mutating func updatePumpTargets() {
+        for j in 0..<linkCount where linkKind[j] == .pump {
+            guard let p = pump[j] else { continue }
+            let d = newDepth[node1[j]]
+            targetSetting[j] = setting[j]
+            if p.shutoffDepth > 0 && setting[j] > 0 && d < p.shutoffDepth { targetSetting[j] = 0 }
+            if p.startupDepth > 0 && setting[j] == 0 && d > p.startupDepth { targetSetting[j] = 1 }
+            setting[j] = targetSetting[j]
+        }
+    }
+
+    // MARK: Orifices
+
+    private mutating func orificeInflow(_ j: Int) -> Double {
+        guard let o = orifice[j] else { return 0 }
+        let n1 = node1[j], n2 = node2[j]
+        var h1 = newDepth[n1] + invert[n1]
+        var h2 = method == .dynamicWave ? newDepth[n2] + invert[n2] : invert[n1]
+        let dir: Double = h1 >= h2 ? 1 : -1
+        var y1 = newDepth[n1]
+        if dir < 0 { swap(&h1, &h2); y1 = newDepth[n2] }
+        let x = xsect[j]
+        let hcrest = invert[n1] + offset1[j]
+        var head: Double, f: Double
+        if o.orientation == .bottom {
+            if h1 < hcrest { head = 0 } else if h2 > hcrest { head = h1 - h2 } else { head = h1 - hcrest }
+            f = min(head / max(orificeHCrit[j], 1e-12), 1)
+        } else {
+            let hcrown = hcrest + x.yFull * setting[j]
+            let hmid = 0.5 * (hcrest + hcrown)
+            f = (h1 < hcrown && hcrown > hcrest) ? (h1 - hcrest) / (hcrown - hcrest) : 1
+            if f < 1 { head = h1 - hcrest } else if h2 < hmid { head = h1 - hmid } else { head = h1 - h2 }
+        }
+        if head <= SWMMConstant.fudge || y1 <= SWMMConstant.fudge || flapGateCloses(j, dir) {
+            linkNewDepth[j] = 0
+            flowClass[j] = .dry
+            orificeSurfArea[j] = SWMMConstant.fudge * orificeLength[j]
+            dqdh[j] = 0
+            return 0
+        }
+        flowClass[j] = .subcritical
+        if hcrest > h2 { flowClass[j] = dir == 1 ? .dnCritical : .upCritical }
+        let yOpen = x.yFull * setting[j]
+        if o.orientation == .side {
+            linkNewDepth[j] = yOpen * f
+            orificeSurfArea[j] = x.width(linkNewDepth[j]) * orificeLength[j]
+        } else {
+            linkNewDepth[j] = yOpen
+            orificeSurfArea[j] = x.area(yOpen)
+        }
+        var q: Double
+        if f <= 0 {
+            q = 0; dqdh[j] = 0
+        } else if f < 1 {
+            q = orificeCWeir[j] * pow(f, 1.5)
+            dqdh[j] = 1.5 * q / (f * orificeHCrit[j])
+        } else {
+            q = orificeCOrif[j] * head.squareRoot()
+            dqdh[j] = q / (2 * head)
+        }
+        q *= dir
+        if f < 1 && h2 > hcrest {
+            let ratio = (h2 - hcrest) / (h1 - hcrest)
+            q *= pow(1 - pow(ratio, 1.5), 0.385)
+        }
+        return q
+    }
+
+    // MARK: Weirs
+
+    private mutating func weirInflow(_ j: Int) -> Double {
+        guard let w = weir[j] else { return 0 }
+        let n1 = node1[j], n2 = node2[j]
+        var h1 = newDepth[n1] + invert[n1]
+        var h2 = method == .dynamicWave ? newDepth[n2] + invert[n2] : invert[n1]
+        let dir: Double = h1 >= h2 ? 1 : -1
+        if dir < 0 { swap(&h1, &h2) }
+        let hcrest = invert[n1] + offset1[j]
+        let hcrown = hcrest + w.height
+        dqdh[j] = 0
+        linkNewDepth[j] = 0
+        flowClass[j] = .dry
+        if dir < 0 && hasFlapGate[j] { return 0 }
+        if flapGateCloses(j, dir) { return 0 }
+        if h1 <= hcrest { return 0 }
+        var head = h1 - hcrest
+        // Above the crown a surcharged weir acts as an orifice with a matching coefficient.
+        let surcharged = w.canSurcharge && h1 > hcrown
+        if surcharged { head = w.height }
+        var q = 0.0, expo = 1.5
+        let length = max(0, w.length - 0.1 * Double(w.endContractions) * head)
+        switch w.form {
+        case .transverse, .roadway:
+            q = w.dischargeCoefficient * length * pow(head, 1.5)
+        case .sideFlow:
+            expo = 5.0 / 3.0
+            q = w.dischargeCoefficient * length * pow(head, expo)
+        case .vNotch:
+            expo = 2.5
+            q = w.dischargeCoefficient * w.sideSlope * pow(head, 2.5)
+        case .trapezoidal:
+            q = w.dischargeCoefficient * length * pow(head, 1.5) + w.endCoefficient * w.sideSlope * pow(head, 2.5)
+        }
+        if surcharged {
+            // Orifice flow through the full opening: q = cOrif·√(h1 − max(h2, mid-height)).
+            let hmid = hcrest + w.height / 2
+            let cOrif = q / (w.height / 2).squareRoot()
+            let dh = h1 - max(h2, hmid)
+            q = cOrif * max(dh, 0).squareRoot()
+            dqdh[j] = dh > 0 ? q / (2 * dh) : 0
+        } else {
+            if h2 > hcrest {
+                let ratio = (h2 - hcrest) / head
+                q *= pow(max(0, 1 - pow(ratio, expo)), 0.385)
+            }
+            dqdh[j] = head > 0 ? expo * q / head : 0
+        }
+        linkNewDepth[j] = min(h1 - hcrest, w.height)
+        flowClass[j] = .subcritical
+        return dir * q
+    }
+
+    // MARK: Outlets
+
+    private mutating func outletInflow(_ j: Int) -> Double {
+        guard let o = outlet[j] else { return 0 }
+        let n1 = node1[j], n2 = node2[j]
+        var h1 = newDepth[n1] + invert[n1]
+        var h2 = method == .dynamicWave ? newDepth[n2] + invert[n2] : invert[n1]
+        let dir: Double = h1 >= h2 ? 1 : -1
+        if dir < 0 { swap(&h1, &h2) }
+        let hcrest = invert[n1] + offset1[j]
+        dqdh[j] = 0
+        if flapGateCloses(j, dir) || h1 <= hcrest { linkNewDepth[j] = 0; return 0 }
+        let head = o.usesHeadDifference ? h1 - max(h2, hcrest) : h1 - hcrest
+        if head <= 0 { return 0 }
+        var q: Double
+        switch o.rating {
+        case .functional(let a, let b):
+            q = a * pow(head, b)
+            dqdh[j] = b * q / head
+        case .tabular(let curve):
+            q = HydraulicState.lookup(curve, head)
+            dqdh[j] = HydraulicState.slopeAt(curve, head)
+        }
+        linkNewDepth[j] = h1 - hcrest
+        return dir * max(q, 0)
+    }
+}

@@ -1,0 +1,178 @@
+import Foundation
+
+/// Rainfall-runoff over a set of subcatchments, SWMM 5.2's runoff half (`runoff.c`, `subcatch.c`):
+/// each subcatchment is three nonlinear reservoirs (impervious without and with depression storage,
+/// pervious) with infiltration on the pervious part. Steps are `wetStep` while it rains or water
+/// is ponded, else `dryStep`, and never cross a change of rainfall.
+public struct RunoffSimulation: Sendable {
+    public var subcatchments: [RunoffSubcatchment]
+    /// Rainfall per gauge.
+    public var gauges: [Hyetograph]
+    /// Potential evaporation rate over the run, m/s (SWMM `[EVAPORATION] CONSTANT`), by month 1…12
+    /// when `monthlyEvaporation` has 12 values.
+    public var evaporation: Double
+    public var monthlyEvaporation: [Double]
+    /// Month (1…12) of time 0, for monthly evaporation.
+    public var startMonth: Int
+    /// Evaporate only when it does not rain.
+    public var evaporateOnlyWhenDry: Bool
+    public var wetStep: Double
+    public var dryStep: Double
+    public var duration: Double
+
+    public init(subcatchments: [RunoffSubcatchment], gauges: [Hyetograph], evaporation: Double = 0, monthlyEvaporation: [Double] = [],
+                startMonth: Int = 1, evaporateOnlyWhenDry: Bool = false, wetStep: Double = 300, dryStep: Double = 3600, duration: Double) {
+        self.subcatchments = subcatchments; self.gauges = gauges; self.evaporation = evaporation
+        self.monthlyEvaporation = monthlyEvaporation; self.startMonth = startMonth; self.evaporateOnlyWhenDry = evaporateOnlyWhenDry
+        self.wetStep = wetStep; self.dryStep = dryStep; self.duration = duration
+    }
+
+    /// What a runoff run returns.
+    public struct Result: Sendable {
+        /// End times of the runoff steps, seconds (with 0 first).
+        public var times: [Double]
+        /// Runoff leaving each subcatchment at each time, m³/s (`[subcatchment][time]`).
+        public var outflow: [[Double]]
+        public var continuity: RunoffContinuity
+        /// Per subcatchment: total rainfall, infiltration and runoff depths, m.
+        public var rainfallDepth: [Double]
+        public var infiltrationDepth: [Double]
+        public var runoffDepth: [Double]
+        /// Peak runoff per subcatchment, m³/s.
+        public var peakRunoff: [Double]
+    }
+
+    struct State {
+        var imperv0: NonlinearReservoir
+        var imperv1: NonlinearReservoir
+        var perv: NonlinearReservoir
+        var fArea: (Double, Double, Double)
+        var infil: InfiltrationState
+        var oldRunoff = 0.0, newRunoff = 0.0
+        var runon = 0.0
+        var inflow = (0.0, 0.0, 0.0)
+        var r0 = 0.0, r1 = 0.0, rp = 0.0
+    }
+
+    /// Runs the whole duration.
+    /// - Parameter progress: called after each step with the simulated time (s).
+    public func run(progress: ((Double) -> Void)? = nil) -> Result {
+        var states = subcatchments.map { s -> State in
+            let fi = s.imperviousFraction
+            return State(imperv0: NonlinearReservoir(alpha: s.alpha(pervious: false), depressionStorage: 0, roughness: s.nImpervious),
+                         imperv1: NonlinearReservoir(alpha: s.alpha(pervious: false), depressionStorage: s.storageImpervious, roughness: s.nImpervious),
+                         perv: NonlinearReservoir(alpha: s.alpha(pervious: true), depressionStorage: s.storagePervious, roughness: s.nPervious),
+                         fArea: (fi * s.zeroStorageFraction, fi * (1 - s.zeroStorageFraction), 1 - fi),
+                         infil: InfiltrationState(s.infiltration))
+        }
+        var result = Result(times: [0], outflow: Array(repeating: [0], count: subcatchments.count), continuity: RunoffContinuity(),
+                            rainfallDepth: Array(repeating: 0, count: subcatchments.count),
+                            infiltrationDepth: Array(repeating: 0, count: subcatchments.count),
+                            runoffDepth: Array(repeating: 0, count: subcatchments.count), peakRunoff: Array(repeating: 0, count: subcatchments.count))
+        var t = 0.0
+        var hasRunoff = false
+        while t < duration - 1e-6 {
+            let rain = gauges.map { $0.intensity(at: t) / 3600 / 1000 }   // m/s
+            let raining = rain.contains { $0 > 0 }
+            var maxStep = duration - t
+            for g in gauges { let n = g.nextChange(after: t) - t; if n > 0 && n < maxStep { maxStep = n } }
+            let dt = min(raining || hasRunoff ? wetStep : dryStep, maxStep)
+            hasRunoff = false
+            // Run-on from upstream subcatchments and between subareas (previous step's runoff).
+            for j in states.indices { states[j].runon = 0; states[j].inflow = (0, 0, 0) }
+            for (j, s) in subcatchments.enumerated() {
+                if case .subcatchment(let k) = s.outlet, k != j, subcatchments[k].area > 0 {
+                    let q = states[j].newRunoff / subcatchments[k].area
+                    states[k].runon += q
+                    states[k].inflow.0 += q; states[k].inflow.1 += q; states[k].inflow.2 += q
+                }
+            }
+            for (j, s) in subcatchments.enumerated() {
+                let st = states[j]
+                if s.routing == .pervious, s.imperviousFraction < 1, st.fArea.2 > 0 {
+                    let q = st.r0 * st.fArea.0 + st.r1 * st.fArea.1
+                    states[j].inflow.2 += q * s.routedFraction / st.fArea.2
+                }
+                if s.routing == .impervious, s.imperviousFraction > 0, st.fArea.1 > 0 {
+                    states[j].inflow.1 += st.rp * s.routedFraction * st.fArea.2 / st.fArea.1
+                }
+            }
+            var month = startMonth
+            if !monthlyEvaporation.isEmpty { month = (startMonth - 1 + Int(t / (30.4375 * 86_400))) % 12 + 1 }
+            for (j, s) in subcatchments.enumerated() {
+                let precip = s.gauge.map { rain[$0] } ?? 0
+                var evap = monthlyEvaporation.count == 12 ? monthlyEvaporation[month - 1] : evaporation
+                if evaporateOnlyWhenDry && precip > 0 { evap = 0 }
+                var st = states[j]
+                var infilState = st.infil
+                var vEvap = 0.0, vInfil = 0.0, vOut = 0.0
+                let routedImperv = s.routing == .pervious ? 1 - s.routedFraction : 1
+                let routedPerv = s.routing == .impervious && s.imperviousFraction > 0 ? 1 - s.routedFraction : 1
+                func subarea(_ r: inout NonlinearReservoir, _ inflow: Double, _ frac: Double, pervious: Bool, outletShare: Double) -> Double {
+                    let a = frac * s.area
+                    guard a > 0 else { return 0 }
+                    var moisture = r.depth / dt
+                    let surfEvap = min(moisture, evap)
+                    let infil = pervious ? infilState.rate(step: dt, supply: precip + inflow, depth: r.depth) : 0
+                    let total = inflow + precip
+                    moisture += total
+                    vEvap += surfEvap * a * dt
+                    vInfil += infil * a * dt
+                    var runoff: Double
+                    if surfEvap + infil >= moisture {
+                        r.depth = 0
+                        runoff = 0
+                    } else {
+                        runoff = r.advance(netInflow: total - surfEvap - infil, dt: dt)
+                    }
+                    if runoff < 0 { runoff = 0 }
+                    vOut += outletShare * runoff * a * dt
+                    return runoff
+                }
+                var r0 = st.imperv0, r1 = st.imperv1, rp = st.perv
+                st.r0 = subarea(&r0, st.inflow.0, st.fArea.0, pervious: false, outletShare: routedImperv)
+                st.r1 = subarea(&r1, st.inflow.1, st.fArea.1, pervious: false, outletShare: routedImperv)
+                st.rp = subarea(&rp, st.inflow.2, st.fArea.2, pervious: true, outletShare: routedPerv)
+                st.imperv0 = r0; st.imperv1 = r1; st.perv = rp
+                st.infil = infilState
+                st.oldRunoff = st.newRunoff
+                st.newRunoff = vOut / dt
+                if st.newRunoff > 0 { hasRunoff = true }
+                states[j] = st
+                let vRain = precip * dt * s.area
+                result.continuity.rainfall += vRain
+                result.continuity.evaporation += vEvap
+                result.continuity.infiltration += vInfil
+                if case .node = s.outlet { result.continuity.runoff += vOut }
+                result.rainfallDepth[j] += precip * dt
+                result.infiltrationDepth[j] += s.area > 0 ? vInfil / s.area : 0
+                result.runoffDepth[j] += s.area > 0 ? vOut / s.area : 0
+                result.peakRunoff[j] = max(result.peakRunoff[j], st.newRunoff)
+            }
+            t += dt
+            result.times.append(t)
+            for j in states.indices { result.outflow[j].append(states[j].newRunoff) }
+            progress?(t)
+        }
+        // subcatch_setOldState shifts new → old at the start of each step; the final storage is
+        // the ponded water left on every subarea.
+        for (j, s) in subcatchments.enumerated() {
+            let st = states[j]
+            result.continuity.finalStorage += (st.imperv0.depth * st.fArea.0 + st.imperv1.depth * st.fArea.1 + st.perv.depth * st.fArea.2) * s.area
+        }
+        return result
+    }
+
+    /// Runoff into each node as a time series of m³/s (linear between runoff steps, as SWMM
+    /// interpolates runoff for routing).
+    public static func nodeInflows(_ result: Result, subcatchments: [RunoffSubcatchment]) -> [String: TimeSeries] {
+        var sums: [String: [Double]] = [:]
+        for (j, s) in subcatchments.enumerated() {
+            guard case .node(let name) = s.outlet else { continue }
+            var v = sums[name] ?? Array(repeating: 0, count: result.times.count)
+            for k in v.indices { v[k] += result.outflow[j][k] }
+            sums[name] = v
+        }
+        return sums.mapValues { TimeSeries(times: result.times, values: $0) }
+    }
+}

@@ -1,0 +1,284 @@
+import Foundation
+
+extension SWMMModel {
+    /// The model's drainage network in SI units for the hydraulic engine (`HydraulicNetwork`):
+    /// nodes, links with cross sections and losses, external and dry-weather inflows, and the
+    /// routing options. Runoff is not included; `DrainageRun` adds it as lateral inflow.
+    /// - Parameter baseDirectory: where FILE time series are read from.
+    /// - Throws: `SWMMInputError` for a reference the engine cannot use (a missing curve, an
+    ///   unsupported storage shape, an unreadable time-series file).
+    public func hydraulicNetwork(baseDirectory: URL? = nil) throws -> HydraulicNetwork {
+        let u = units
+        let L = u.length, Q = u.flowRate
+        var nodeIndex: [String: Int] = [:]
+        var nodes: [HydraulicNode] = []
+        func add(_ n: HydraulicNode) { nodeIndex[n.id] = nodes.count; nodes.append(n) }
+
+        for j in junctions {
+            add(HydraulicNode(id: j.name, invertElevation: j.elevation * L, maxDepth: j.maxDepth * L, initialDepth: j.initialDepth * L,
+                              surchargeDepth: j.surchargeDepth * L, pondedArea: j.pondedArea * u.area))
+        }
+        for o in outfalls {
+            let stage: OutfallBoundary.Stage
+            switch o.boundary {
+            case .free: stage = .free
+            case .normal: stage = .normal
+            case .fixed(let s): stage = .fixed(s * L)
+            case .tidal(let c):
+                let curve = try requireCurve(c, section: "OUTFALLS", field: "Curve")
+                stage = .tidal(Curve(x: curve.points.map(\.x), y: curve.points.map { $0.y * L }))
+            case .timeseries(let t):
+                let s = try seriesSeconds(t, baseDirectory: baseDirectory, section: "OUTFALLS")
+                stage = .timeSeries(TimeSeries(times: s.times, values: s.values.map { $0 * L }))
+            }
+            add(HydraulicNode(id: o.name, invertElevation: o.elevation * L, kind: .outfall(OutfallBoundary(stage: stage, flapGate: o.gated))))
+        }
+        for s in storage {
+            let shape: StorageUnit.Shape
+            switch s.shape {
+            case .functional(let a, let b, let c):
+                // area_ft² = a·d_ft^b + c  ⇒  area_m² = a·L^(2−b)·d_m^b + c·L²
+                shape = .functional(coefficient: a * pow(L, 2 - b), exponent: b, constant: c * L * L)
+            case .tabular(let name):
+                let curve = try requireCurve(name, section: "STORAGE", field: "Curve")
+                shape = .tabular(Curve(x: curve.points.map { $0.x * L }, y: curve.points.map { $0.y * L * L }))
+            case .shaped(let kind, let a, let b, _) where kind == "CYLINDRICAL":
+                shape = .functional(coefficient: 0, exponent: 0, constant: Double.pi / 4 * a * b * L * L)
+            case .shaped(let kind, _, _, _):
+                throw SWMMInputError(line: nil, section: "STORAGE", field: "Shape", reason: "storage \(s.name): shape \(kind) is not routed yet")
+            }
+            let seep = s.seepage.count == 1 ? s.seepage[0] * u.rainRate : (s.seepage.count >= 2 ? s.seepage[1] * u.rainRate : 0)
+            add(HydraulicNode(id: s.name, invertElevation: s.elevation * L, maxDepth: s.maxDepth * L, initialDepth: s.initialDepth * L,
+                              surchargeDepth: 0, pondedArea: 0,
+                              kind: .storage(StorageUnit(shape: shape, evaporationFactor: s.evaporationFactor ?? 0, seepageRate: seep))))
+        }
+        // Dividers need link indices: add them as placeholders, fix after links exist.
+        for d in dividers {
+            add(HydraulicNode(id: d.name, invertElevation: d.elevation * L, maxDepth: d.maxDepth * L, initialDepth: d.initialDepth * L,
+                              surchargeDepth: d.surchargeDepth * L, pondedArea: d.pondedArea * u.area,
+                              kind: .divider(FlowDivider(divertedLink: -1, rule: .overflow))))
+        }
+
+        let xsect = Dictionary(crossSections.map { ($0.link, $0) }, uniquingKeysWith: { a, _ in a })
+        let loss = Dictionary(losses.map { ($0.link, $0) }, uniquingKeysWith: { a, _ in a })
+        let invert = { (name: String) -> Double in nodes[nodeIndex[name] ?? 0].invertElevation / L }
+        func offset(_ value: Double, at node: String) -> Double {
+            offsetsAreElevations ? max(0, value - invert(node)) * L : value * L
+        }
+        func ends(_ name: String, _ from: String, _ to: String, _ section: String) throws -> (Int, Int) {
+            guard let a = nodeIndex[from] else { throw SWMMInputError(line: nil, section: section, field: "FromNode", reason: "link \(name): no node \(from)") }
+            guard let b = nodeIndex[to] else { throw SWMMInputError(line: nil, section: section, field: "ToNode", reason: "link \(name): no node \(to)") }
+            return (a, b)
+        }
+
+        var links: [HydraulicLink] = []
+        for c in conduits {
+            let (a, b) = try ends(c.name, c.fromNode, c.toNode, "CONDUITS")
+            guard let x = xsect[c.name] else { throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Link", reason: "conduit \(c.name) has no cross section") }
+            let section = try crossSection(x, units: u)
+            let l = loss[c.name]
+            let conduit = Conduit(length: c.length * L, roughness: c.roughness, crossSection: section, barrels: x.barrels,
+                                  entryLoss: l?.inlet ?? 0, exitLoss: l?.outlet ?? 0, averageLoss: l?.average ?? 0,
+                                  seepageRate: (l?.seepage ?? 0) * u.rainRate)
+            links.append(HydraulicLink(id: c.name, fromNode: a, toNode: b, inletOffset: offset(c.inletOffset, at: c.fromNode),
+                                       outletOffset: offset(c.outletOffset, at: c.toNode), initialFlow: c.initialFlow * Q,
+                                       maxFlow: c.maxFlow * Q, flapGate: l?.flapGate ?? false, kind: .conduit(conduit)))
+        }
+        for p in pumps {
+            let (a, b) = try ends(p.name, p.fromNode, p.toNode, "PUMPS")
+            var pump = Pump(curveKind: .ideal, initiallyOn: p.initiallyOn, startupDepth: p.startupDepth * L, shutoffDepth: p.shutoffDepth * L)
+            if p.curve != "*" {
+                let curve = try requireCurve(p.curve, section: "PUMPS", field: "PumpCurve")
+                let xScale: Double
+                switch curve.kind {
+                case "PUMP1": pump.curveKind = .type1; xScale = u.volume
+                case "PUMP2": pump.curveKind = .type2; xScale = L
+                case "PUMP3": pump.curveKind = .type3; xScale = L
+                case "PUMP4": pump.curveKind = .type4; xScale = L
+                case "PUMP5": pump.curveKind = .type5; xScale = L
+                default: throw SWMMInputError(line: nil, section: "PUMPS", field: "PumpCurve", reason: "pump \(p.name): curve \(p.curve) is a \(curve.kind) curve, not a pump curve")
+                }
+                pump.curve = Curve(x: curve.points.map { $0.x * xScale }, y: curve.points.map { $0.y * Q })
+            }
+            links.append(HydraulicLink(id: p.name, fromNode: a, toNode: b, kind: .pump(pump)))
+        }
+        for o in orifices {
+            let (a, b) = try ends(o.name, o.fromNode, o.toNode, "ORIFICES")
+            guard let x = xsect[o.name] else { throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Link", reason: "orifice \(o.name) has no cross section") }
+            let orifice = Orifice(orientation: o.kind == .side ? .side : .bottom, opening: try crossSection(x, units: u),
+                                  dischargeCoefficient: o.dischargeCoefficient, openCloseTime: o.closeTime * 3600)
+            links.append(HydraulicLink(id: o.name, fromNode: a, toNode: b, inletOffset: offset(o.offset, at: o.fromNode), flapGate: o.gated,
+                                       kind: .orifice(orifice)))
+        }
+        for w in weirs {
+            let (a, b) = try ends(w.name, w.fromNode, w.toNode, "WEIRS")
+            guard let x = xsect[w.name] else { throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Link", reason: "weir \(w.name) has no cross section") }
+            let form: Weir.Form
+            switch w.kind {
+            case .transverse: form = .transverse
+            case .sideflow: form = .sideFlow
+            case .vNotch: form = .vNotch
+            case .trapezoidal: form = .trapezoidal
+            case .roadway: form = .roadway
+            }
+            // Weir coefficients carry flow/length^2.5 (Q = C·L·h^1.5 or C·S·h^2.5).
+            let cScale = Q / pow(L, 2.5)
+            let endCoeff = w.options.count > 2 ? Double(w.options[2]) ?? 0 : 0
+            let surcharge = w.options.count > 3 ? w.options[3].uppercased() != "NO" : true
+            let sideSlope = x.geometry.count > 2 ? x.geometry[2] : 0
+            let weir = Weir(form: form, height: x.depth * L, length: (x.geometry.count > 1 ? x.geometry[1] : 0) * L, sideSlope: sideSlope,
+                            dischargeCoefficient: w.dischargeCoefficient * cScale, endCoefficient: endCoeff * cScale,
+                            endContractions: Int(w.endContractions), canSurcharge: surcharge)
+            links.append(HydraulicLink(id: w.name, fromNode: a, toNode: b, inletOffset: offset(w.crestHeight, at: w.fromNode), flapGate: w.gated,
+                                       kind: .weir(weir)))
+        }
+        for o in outlets {
+            let (a, b) = try ends(o.name, o.fromNode, o.toNode, "OUTLETS")
+            let rating: Outlet.Rating
+            let head: Bool
+            switch o.rating {
+            case .functional(let c, let e, let h):
+                rating = .functional(coefficient: c * Q / pow(L, e), exponent: e); head = h
+            case .tabular(let name, let h):
+                let curve = try requireCurve(name, section: "OUTLETS", field: "Curve")
+                rating = .tabular(Curve(x: curve.points.map { $0.x * L }, y: curve.points.map { $0.y * Q })); head = h
+            }
+            links.append(HydraulicLink(id: o.name, fromNode: a, toNode: b, inletOffset: offset(o.offset, at: o.fromNode), flapGate: o.gated,
+                                       kind: .outlet(Outlet(rating: rating, usesHeadDifference: head))))
+        }
+        let linkIndex = Dictionary(links.enumerated().map { ($1.id, $0) }, uniquingKeysWith: { a, _ in a })
+        for d in dividers {
+            guard let k = nodeIndex[d.name] else { continue }
+            guard let diverted = linkIndex[d.divertedLink] else {
+                throw SWMMInputError(line: nil, section: "DIVIDERS", field: "DivertedLink", reason: "divider \(d.name): no link \(d.divertedLink)")
+            }
+            let rule: FlowDivider.Rule
+            switch d.kind {
+            case .cutoff(let q): rule = .cutoff(q * Q)
+            case .overflow: rule = .overflow
+            case .tabular(let name):
+                let curve = try requireCurve(name, section: "DIVIDERS", field: "Curve")
+                rule = .tabular(Curve(x: curve.points.map { $0.x * Q }, y: curve.points.map { $0.y * Q }))
+            case .weir(let qmin, let h, let c): rule = .weir(minFlow: qmin * Q, maxDepth: h * L, coefficient: c * Q / pow(L, 1.5))
+            }
+            nodes[k].kind = .divider(FlowDivider(divertedLink: diverted, rule: rule))
+        }
+
+        var inflowList: [NodeInflow] = []
+        for i in inflows where i.constituent.uppercased() == "FLOW" {
+            guard let k = nodeIndex[i.node] else { continue }
+            var series: TimeSeries?
+            if !i.timeseries.isEmpty { series = try seriesSeconds(i.timeseries, baseDirectory: baseDirectory, section: "INFLOWS") }
+            inflowList.append(NodeInflow(node: k, series: series, scale: i.scaleFactor * Q, baseline: i.baseline * Q))
+        }
+        for d in dryWeatherFlows where d.constituent.uppercased() == "FLOW" {
+            guard let k = nodeIndex[d.node] else { continue }
+            var dwf = DryWeatherFlow(average: d.average * Q)
+            for name in d.patterns where !name.isEmpty {
+                guard let p = pattern(named: name) else {
+                    throw SWMMInputError(line: nil, section: "DWF", field: "Patterns", reason: "node \(d.node): no pattern \(name)")
+                }
+                switch p.kind {
+                case "MONTHLY": dwf.monthly = p.factors
+                case "DAILY": dwf.daily = p.factors
+                case "HOURLY": dwf.hourly = p.factors
+                default: dwf.weekendHourly = p.factors
+                }
+            }
+            inflowList.append(NodeInflow(node: k, dryWeather: dwf))
+        }
+        return HydraulicNetwork(nodes: nodes, links: links, inflows: inflowList, options: routingOptions())
+    }
+
+    /// `[OPTIONS]` as the engine's routing options (SI).
+    public func routingOptions() -> RoutingOptions {
+        let u = units
+        var o = RoutingOptions()
+        switch flowRouting {
+        case "DYNWAVE": o.method = .dynamicWave
+        case "STEADY": o.method = .steady
+        default: o.method = .kinematicWave
+        }
+        o.duration = durationSeconds
+        o.routingStep = stepSeconds("ROUTING_STEP", default: 20)
+        if let v = option("VARIABLE_STEP").flatMap(Double.init) { o.variableStepFactor = v }
+        if let v = option("MINIMUM_STEP").flatMap(Double.init), v > 0 { o.minimumStep = v }
+        if let v = option("LENGTHENING_STEP").flatMap(Double.init) { o.lengtheningStep = v }
+        if let v = option("MIN_SURFAREA").flatMap(Double.init), v > 0 { o.minSurfaceArea = v * u.area }
+        if let v = option("INERTIAL_DAMPING").flatMap({ RoutingOptions.InertialDamping(rawValue: $0.uppercased()) }) { o.inertialDamping = v }
+        if let v = option("NORMAL_FLOW_LIMITED").flatMap({ RoutingOptions.NormalFlowLimit(rawValue: $0.uppercased()) }) { o.normalFlowLimit = v }
+        if let v = option("FORCE_MAIN_EQUATION").flatMap({ RoutingOptions.ForceMainEquation(rawValue: $0.uppercased()) }) { o.forceMainEquation = v }
+        o.allowPonding = allowPonding
+        if let v = option("HEAD_TOLERANCE").flatMap(Double.init), v > 0 { o.headTolerance = v * u.length }
+        if let v = option("MAX_TRIALS").flatMap(Int.init), v > 0 { o.maxTrials = v }
+        if let v = option("MIN_SLOPE").flatMap(Double.init) { o.minSlope = v / 100 }
+        if let start = startEpochSeconds {
+            let days = (start / 86_400).rounded(.down)
+            let date = Date(timeIntervalSince1970: days * 86_400)
+            var cal = Calendar(identifier: .gregorian)
+            cal.timeZone = TimeZone(identifier: "UTC") ?? .current
+            let c = cal.dateComponents([.year, .month, .day], from: date)
+            o.start = SimulationClock(year: c.year ?? 2000, month: c.month ?? 1, day: c.day ?? 1, secondOfDay: start - days * 86_400)
+        }
+        o.reportStep = stepSeconds("REPORT_STEP", default: 0)
+        return o
+    }
+
+    func requireCurve(_ name: String, section: String, field: String) throws -> SWMMCurve {
+        guard let c = curve(named: name) else { throw SWMMInputError(line: nil, section: section, field: field, reason: "curve \(name) is not defined") }
+        return c
+    }
+
+    /// A cross section in metres for the engine (force-main C factors and side slopes stay as they are).
+    func crossSection(_ x: SWMMCrossSection, units u: SWMMUnits) throws -> CrossSection {
+        guard let shape = CrossSection.Shape(rawValue: x.shape) else {
+            throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Shape", reason: "link \(x.link): unknown shape \(x.shape)")
+        }
+        let g = x.geometry + Array(repeating: 0, count: max(0, 4 - x.geometry.count))
+        let L = u.length
+        var g2 = g[1] * L, g3 = g[2]
+        switch shape {
+        case .forceMain: g2 = option("FORCE_MAIN_EQUATION")?.uppercased() == "D-W" ? g[1] * L : g[1]
+        case .rectangularTriangular, .rectangularRound: g3 = g[2] * L
+        default: break
+        }
+        return CrossSection(shape: shape, geometry1: g[0] * L, geometry2: g2, geometry3: g3, geometry4: g[3])
+    }
+
+    /// A time series as seconds from the simulation start and values in file units.
+    func seriesSeconds(_ name: String, baseDirectory: URL?, section: String) throws -> TimeSeries {
+        let points = try timeseriesPoints(named: name, baseDirectory: baseDirectory)
+        let start = startEpochSeconds ?? 0
+        let times = points.map { p -> Double in
+            if let d = p.date, let t = Self.epochSeconds(date: d, time: nil) { return t + p.hours * 3600 - start }
+            return p.hours * 3600
+        }
+        return TimeSeries(times: times, values: points.map(\.value))
+    }
+
+    /// The points of a time series, reading its FILE (relative to `baseDirectory`) when it has one.
+    /// A data file holds `[date] time value` lines; `;` starts a comment.
+    public func timeseriesPoints(named name: String, baseDirectory: URL?) throws -> [SWMMTimeseries.Point] {
+        guard let ts = timeseries(named: name) else {
+            throw SWMMInputError(line: nil, section: "TIMESERIES", field: "Name", reason: "time series \(name) is not defined")
+        }
+        guard let file = ts.file else { return ts.points }
+        let url = file.hasPrefix("/") ? URL(fileURLWithPath: file) : (baseDirectory ?? URL(fileURLWithPath: ".")).appendingPathComponent(file)
+        guard let text = try? String(contentsOf: url, encoding: .utf8) else {
+            throw SWMMInputError(line: nil, section: "TIMESERIES", field: "FileName", reason: "time series \(name): cannot read \(url.path)")
+        }
+        var points: [SWMMTimeseries.Point] = []
+        for (k, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let tokens = SWMMLine.tokenize(raw)
+            if tokens.isEmpty { continue }
+            let line = SWMMLine(number: k + 1, section: "TIMESERIES", tokens: tokens)
+            if tokens.count >= 3, tokens[0].contains("/") {
+                points.append(.init(date: tokens[0], hours: try line.clockHours(1, "Time"), value: try line.number(2, "Value")))
+            } else {
+                try line.require(2, ["Time", "Value"])
+                points.append(.init(hours: try line.clockHours(0, "Time"), value: try line.number(1, "Value")))
+            }
+        }
+        return points
+    }
+}

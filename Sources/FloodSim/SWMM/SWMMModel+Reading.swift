@@ -1,0 +1,417 @@
+import Foundation
+
+extension SWMMModel {
+    /// Sections modelled as values.
+    static let modelledSections: [String] = [
+        "TITLE", "OPTIONS", "EVAPORATION", "RAINGAGES", "SUBCATCHMENTS", "SUBAREAS", "INFILTRATION", "JUNCTIONS", "OUTFALLS",
+        "STORAGE", "DIVIDERS", "CONDUITS", "PUMPS", "ORIFICES", "WEIRS", "OUTLETS", "XSECTIONS", "LOSSES", "INFLOWS", "DWF",
+        "PATTERNS", "CURVES", "TIMESERIES", "REPORT", "COORDINATES", "VERTICES", "POLYGONS",
+    ]
+    /// Other SWMM 5.2 sections: recognised, kept as raw lines.
+    static let rawSectionNames: Set<String> = [
+        "TEMPERATURE", "ADJUSTMENTS", "LID_CONTROLS", "LID_USAGE", "AQUIFERS", "GROUNDWATER", "GWF", "SNOWPACKS", "TRANSECTS",
+        "STREETS", "INLETS", "INLET_USAGE", "CONTROLS", "POLLUTANTS", "LANDUSES", "COVERAGES", "LOADINGS", "BUILDUP", "WASHOFF",
+        "TREATMENT", "RDII", "HYDROGRAPHS", "TAGS", "MAP", "SYMBOLS", "LABELS", "BACKDROP", "FILES", "EVENTS", "PROFILES",
+    ]
+
+    /// Reads a `.inp` file; FILE references (time series data) are resolved next to it.
+    /// - Throws: `SWMMInputError` naming the line, section and field of the first problem.
+    public init(contentsOf url: URL) throws {
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw SWMMInputError(line: nil, section: nil, field: nil, reason: "cannot read \(url.path): \(error.localizedDescription)")
+        }
+        let text = String(data: data, encoding: .utf8) ?? String(decoding: data, as: UTF8.self)
+        try self.init(parsing: text, baseDirectory: url.deletingLastPathComponent())
+    }
+
+    /// Parses `.inp` text and checks the network: every link's nodes exist, conduits have a positive
+    /// length and a cross section, subcatchments name existing gages and outlets, and every node is
+    /// connected to an outfall.
+    /// - Parameters:
+    ///   - text: the file's contents.
+    ///   - baseDirectory: where relative FILE references are looked for (kept for `timeseriesPoints`).
+    /// - Throws: `SWMMInputError` naming the line, section and field of the first problem.
+    public init(parsing text: String, baseDirectory: URL? = nil) throws {
+        self.init()
+        var reader = SWMMReader()
+        try reader.read(text, into: &self)
+        try reader.validate(self)
+    }
+}
+
+/// The line-by-line reader behind `SWMMModel(parsing:)`; it remembers where each object was
+/// defined so validation errors can name a line.
+struct SWMMReader {
+    var definedAt: [String: Int] = [:]   // "SECTION/name" → line
+    var current: String?
+    var rawIndex: [String: Int] = [:]
+
+    mutating func read(_ text: String, into model: inout SWMMModel) throws {
+        var number = 0
+        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+            number += 1
+            let trimmed = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            if trimmed.isEmpty || trimmed.hasPrefix(";") { continue }
+            if trimmed.hasPrefix("[") {
+                let body = trimmed.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
+                guard body.hasSuffix("]") else {
+                    throw SWMMInputError(line: number, section: nil, field: nil, reason: "a section header must end with ]")
+                }
+                let name = body.dropFirst().dropLast().trimmingCharacters(in: .whitespaces).uppercased()
+                guard SWMMModel.modelledSections.contains(name) || SWMMModel.rawSectionNames.contains(name) else {
+                    throw SWMMInputError(line: number, section: name, field: nil, reason: "unknown section [\(name)]")
+                }
+                current = name
+                if SWMMModel.rawSectionNames.contains(name), rawIndex[name] == nil {
+                    rawIndex[name] = model.rawSections.count
+                    model.rawSections.append(SWMMRawSection(name: name, lines: []))
+                }
+                continue
+            }
+            guard let section = current else {
+                throw SWMMInputError(line: number, section: nil, field: nil, reason: "data before the first [SECTION] header")
+            }
+            if section == "TITLE" {
+                model.title.append(trimmed)
+                continue
+            }
+            let tokens = SWMMLine.tokenize(Substring(trimmed))
+            if tokens.isEmpty { continue }
+            let line = SWMMLine(number: number, section: section, tokens: tokens)
+            if let k = rawIndex[section], SWMMModel.rawSectionNames.contains(section) {
+                model.rawSections[k].lines.append(tokens)
+                continue
+            }
+            try parse(line, into: &model)
+        }
+    }
+
+    mutating func define(_ line: SWMMLine, _ name: String, kind: String) throws {
+        let key = kind + "/" + name
+        if let first = definedAt[key] {
+            throw line.error("Name", "\(name) is defined twice (first on line \(first))")
+        }
+        definedAt[key] = line.number
+    }
+
+    // swiftlint:disable:next cyclomatic_complexity function_body_length
+    mutating func parse(_ l: SWMMLine, into m: inout SWMMModel) throws {
+        switch l.section {
+        case "OPTIONS":
+            try l.require(2, ["Option", "Value"])
+            m.options.append(SWMMOption(key: l.tokens[0].uppercased(), value: l.tokens.dropFirst().joined(separator: " ")))
+        case "EVAPORATION":
+            try parseEvaporation(l, &m)
+        case "RAINGAGES":
+            let f = ["Name", "Format", "Interval", "SCF", "Source"]
+            try l.require(6, f + ["SeriesName"])
+            try define(l, l.tokens[0], kind: "GAGE")
+            let source: SWMMRainGage.Source
+            switch l.tokens[4].uppercased() {
+            case "TIMESERIES": source = .timeseries(l.tokens[5])
+            case "FILE":
+                try l.require(8, f + ["FileName", "Station", "Units"])
+                source = .file(path: l.tokens[5], station: l.tokens[6], units: l.tokens[7])
+            default: throw l.error("Source", "expected TIMESERIES or FILE, found \(l.tokens[4])")
+            }
+            m.rainGages.append(SWMMRainGage(name: l.tokens[0], format: try l.keyword(1, "Format", SWMMRainGage.Format.self),
+                                            intervalHours: try l.clockHours(2, "Interval"), snowCatchFactor: try l.number(3, "SCF"), source: source))
+        case "SUBCATCHMENTS":
+            try l.require(8, ["Name", "RainGage", "Outlet", "Area", "PctImperv", "Width", "PctSlope", "CurbLen"])
+            try define(l, l.tokens[0], kind: "SUBCATCH")
+            let area = try l.nonNegative(3, "Area")
+            let imperv = try l.nonNegative(4, "PctImperv")
+            if imperv > 100 { throw l.error("PctImperv", "must be at most 100, found \(l.tokens[4])") }
+            m.subcatchments.append(SWMMSubcatchment(name: l.tokens[0], rainGage: l.tokens[1], outlet: l.tokens[2], area: area,
+                                                    percentImpervious: imperv, width: try l.nonNegative(5, "Width"),
+                                                    percentSlope: try l.nonNegative(6, "PctSlope"), curbLength: try l.nonNegative(7, "CurbLen"),
+                                                    snowPack: l.optionalString(8)))
+        case "SUBAREAS":
+            try l.require(7, ["Subcatchment", "N-Imperv", "N-Perv", "S-Imperv", "S-Perv", "PctZero", "RouteTo"])
+            try define(l, l.tokens[0], kind: "SUBAREA")
+            m.subareas.append(SWMMSubarea(subcatchment: l.tokens[0], nImpervious: try l.nonNegative(1, "N-Imperv"),
+                                          nPervious: try l.nonNegative(2, "N-Perv"), storageImpervious: try l.nonNegative(3, "S-Imperv"),
+                                          storagePervious: try l.nonNegative(4, "S-Perv"), percentZero: try l.nonNegative(5, "PctZero"),
+                                          routeTo: try l.keyword(6, "RouteTo", SWMMSubarea.RouteTo.self),
+                                          percentRouted: try l.optionalNumber(7, "PctRouted")))
+        case "INFILTRATION":
+            try parseInfiltration(l, &m)
+        case "JUNCTIONS":
+            try l.require(3, ["Name", "Elevation", "MaxDepth"])
+            try define(l, l.tokens[0], kind: "NODE")
+            m.junctions.append(SWMMJunction(name: l.tokens[0], elevation: try l.number(1, "Elevation"), maxDepth: try l.nonNegative(2, "MaxDepth"),
+                                            initialDepth: try l.nonNegative(3, "InitDepth", default: 0),
+                                            surchargeDepth: try l.nonNegative(4, "SurDepth", default: 0),
+                                            pondedArea: try l.nonNegative(5, "Aponded", default: 0)))
+        case "OUTFALLS":
+            try parseOutfall(l, &m)
+        case "STORAGE":
+            try parseStorage(l, &m)
+        case "DIVIDERS":
+            try parseDivider(l, &m)
+        case "CONDUITS":
+            try l.require(5, ["Name", "FromNode", "ToNode", "Length", "Roughness"])
+            try define(l, l.tokens[0], kind: "LINK")
+            let length = try l.number(3, "Length")
+            if length <= 0 { throw l.error("Length", "a conduit's length must be positive, found \(l.tokens[3])") }
+            m.conduits.append(SWMMConduit(name: l.tokens[0], fromNode: l.tokens[1], toNode: l.tokens[2], length: length,
+                                          roughness: try l.nonNegative(4, "Roughness"), inletOffset: try l.number(5, "InOffset", default: 0),
+                                          outletOffset: try l.number(6, "OutOffset", default: 0), initialFlow: try l.number(7, "InitFlow", default: 0),
+                                          maxFlow: try l.nonNegative(8, "MaxFlow", default: 0)))
+        case "PUMPS":
+            try l.require(4, ["Name", "FromNode", "ToNode", "PumpCurve"])
+            try define(l, l.tokens[0], kind: "LINK")
+            m.pumps.append(SWMMPump(name: l.tokens[0], fromNode: l.tokens[1], toNode: l.tokens[2], curve: l.tokens[3],
+                                    initiallyOn: try l.flag(4, "Status", default: true), startupDepth: try l.number(5, "Startup", default: 0),
+                                    shutoffDepth: try l.number(6, "Shutoff", default: 0)))
+        case "ORIFICES":
+            try l.require(6, ["Name", "FromNode", "ToNode", "Type", "Offset", "Qcoeff"])
+            try define(l, l.tokens[0], kind: "LINK")
+            m.orifices.append(SWMMOrifice(name: l.tokens[0], fromNode: l.tokens[1], toNode: l.tokens[2],
+                                          kind: try l.keyword(3, "Type", SWMMOrifice.Kind.self), offset: try l.number(4, "Offset"),
+                                          dischargeCoefficient: try l.nonNegative(5, "Qcoeff"), gated: try l.flag(6, "Gated"),
+                                          closeTime: try l.nonNegative(7, "CloseTime", default: 0)))
+        case "WEIRS":
+            try l.require(6, ["Name", "FromNode", "ToNode", "Type", "CrestHt", "Qcoeff"])
+            try define(l, l.tokens[0], kind: "LINK")
+            m.weirs.append(SWMMWeir(name: l.tokens[0], fromNode: l.tokens[1], toNode: l.tokens[2], kind: try l.keyword(3, "Type", SWMMWeir.Kind.self),
+                                    crestHeight: try l.number(4, "CrestHt"), dischargeCoefficient: try l.nonNegative(5, "Qcoeff"),
+                                    options: Array(l.tokens.dropFirst(6))))
+        case "OUTLETS":
+            try parseOutlet(l, &m)
+        case "XSECTIONS":
+            try parseCrossSection(l, &m)
+        case "LOSSES":
+            try l.require(4, ["Link", "Kentry", "Kexit", "Kavg"])
+            m.losses.append(SWMMLoss(link: l.tokens[0], inlet: try l.number(1, "Kentry"), outlet: try l.number(2, "Kexit"),
+                                     average: try l.number(3, "Kavg"), flapGate: try l.flag(4, "FlapGate"), seepage: try l.optionalNumber(5, "Seepage")))
+        case "INFLOWS":
+            try l.require(3, ["Node", "Constituent", "TimeSeries"])
+            let isFlow = l.tokens[1].uppercased() == "FLOW"
+            let kind = l.optionalString(3) ?? (isFlow ? "FLOW" : "CONCEN")
+            m.inflows.append(SWMMInflow(node: l.tokens[0], constituent: l.tokens[1], timeseries: l.tokens[2], kind: kind,
+                                        unitsFactor: try l.number(4, "Mfactor", default: 1), scaleFactor: try l.number(5, "Sfactor", default: 1),
+                                        baseline: try l.number(6, "Baseline", default: 0), baselinePattern: l.optionalString(7)))
+            definedAt["INFLOW/" + l.tokens[0] + "/" + l.tokens[1]] = l.number
+        case "DWF":
+            try l.require(3, ["Node", "Constituent", "Average"])
+            m.dryWeatherFlows.append(SWMMDryWeatherFlow(node: l.tokens[0], constituent: l.tokens[1], average: try l.number(2, "Average"),
+                                                        patterns: Array(l.tokens.dropFirst(3))))
+            definedAt["DWF/" + l.tokens[0] + "/" + l.tokens[1]] = l.number
+        case "PATTERNS":
+            try parsePattern(l, &m)
+        case "CURVES":
+            try parseCurve(l, &m)
+        case "TIMESERIES":
+            try parseTimeseries(l, &m)
+        case "REPORT":
+            m.report.append(l.tokens)
+        case "COORDINATES", "VERTICES", "POLYGONS":
+            try l.require(3, ["Name", "X-Coord", "Y-Coord"])
+            let p = SWMMMapPoint(name: l.tokens[0], x: try l.number(1, "X-Coord"), y: try l.number(2, "Y-Coord"))
+            if l.section == "COORDINATES" { m.coordinates.append(p) } else if l.section == "VERTICES" { m.vertices.append(p) } else { m.polygons.append(p) }
+        default:
+            break
+        }
+    }
+
+    func parseEvaporation(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        var e = m.evaporation ?? SWMMEvaporation(source: .constant(0))
+        let values = { (from: Int) throws -> [Double] in try (from..<l.count).map { try l.number($0, "Value") } }
+        switch l.tokens[0].uppercased() {
+        case "CONSTANT": e.source = .constant(try l.number(1, "Rate"))
+        case "MONTHLY":
+            let v = try values(1)
+            if v.count != 12 { throw l.error("Rate", "MONTHLY needs 12 values, found \(v.count)") }
+            e.source = .monthly(v)
+        case "TIMESERIES": e.source = .timeseries(try l.string(1, "SeriesName"))
+        case "TEMPERATURE": e.source = .temperature
+        case "FILE": e.source = .file(try values(1))
+        case "DRY_ONLY": e.dryOnly = try l.flag(1, "DryOnly")
+        case "RECOVERY": e.recoveryPattern = try l.string(1, "Pattern")
+        default: throw l.error("DataSource", "unknown evaporation keyword \(l.tokens[0])")
+        }
+        m.evaporation = e
+    }
+
+    func parseInfiltration(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        try l.require(4, ["Subcatchment", "Param1", "Param2", "Param3"])
+        // SWMM 5.2 allows a method keyword as the last token of a line.
+        var count = l.count
+        var method: SWMMInfiltrationMethod?
+        if let last = l.tokens.last, let mm = SWMMInfiltrationMethod(rawValue: last.uppercased()) { method = mm; count -= 1 }
+        let use = method ?? m.infiltrationMethod
+        let p: SWMMInfiltration.Parameters
+        switch use {
+        case .horton, .modifiedHorton:
+            guard count >= 5 else { throw l.error("MinRate", "Horton infiltration needs MaxRate, MinRate, Decay, DryTime") }
+            let maxV = count > 5 ? try l.nonNegative(5, "MaxInfil") : 0
+            p = .horton(maxRate: try l.nonNegative(1, "MaxRate"), minRate: try l.nonNegative(2, "MinRate"), decay: try l.nonNegative(3, "Decay"),
+                        dryTimeDays: try l.nonNegative(4, "DryTime"), maxVolume: maxV)
+        case .greenAmpt, .modifiedGreenAmpt:
+            p = .greenAmpt(suction: try l.nonNegative(1, "Suction"), conductivity: try l.nonNegative(2, "Ksat"), initialDeficit: try l.nonNegative(3, "IMD"))
+        case .curveNumber:
+            let cn = try l.number(1, "CurveNum")
+            if cn < 10 || cn > 100 { throw l.error("CurveNum", "a curve number must be in 10…100, found \(l.tokens[1])") }
+            let dry = count > 3 ? try l.nonNegative(3, "DryTime") : 0
+            p = .curveNumber(curveNumber: cn, conductivity: try l.nonNegative(2, "Ksat"), dryTimeDays: dry)
+        }
+        m.infiltration.append(SWMMInfiltration(subcatchment: l.tokens[0], parameters: p, method: method))
+    }
+
+    mutating func parseOutfall(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        try l.require(3, ["Name", "Elevation", "Type"])
+        try define(l, l.tokens[0], kind: "NODE")
+        let b: SWMMOutfall.Boundary
+        var next = 3
+        switch l.tokens[2].uppercased() {
+        case "FREE": b = .free
+        case "NORMAL": b = .normal
+        case "FIXED": b = .fixed(try l.number(3, "Stage")); next = 4
+        case "TIDAL": b = .tidal(try l.string(3, "Curve")); next = 4
+        case "TIMESERIES": b = .timeseries(try l.string(3, "Series")); next = 4
+        default: throw l.error("Type", "expected FREE, NORMAL, FIXED, TIDAL or TIMESERIES, found \(l.tokens[2])")
+        }
+        m.outfalls.append(SWMMOutfall(name: l.tokens[0], elevation: try l.number(1, "Elevation"), boundary: b,
+                                      gated: try l.flag(next, "Gated"), routeTo: l.optionalString(next + 1)))
+    }
+
+    mutating func parseStorage(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        try l.require(6, ["Name", "Elevation", "MaxDepth", "InitDepth", "Shape", "Curve"])
+        try define(l, l.tokens[0], kind: "NODE")
+        let shape: SWMMStorage.Shape
+        var next: Int
+        switch l.tokens[4].uppercased() {
+        case "FUNCTIONAL":
+            try l.require(8, ["Name", "Elevation", "MaxDepth", "InitDepth", "Shape", "Coeff", "Exponent", "Constant"])
+            shape = .functional(a: try l.number(5, "Coeff"), b: try l.number(6, "Exponent"), c: try l.number(7, "Constant")); next = 8
+        case "TABULAR": shape = .tabular(curve: l.tokens[5]); next = 6
+        case "CYLINDRICAL", "CONICAL", "PARABOLIC", "PYRAMIDAL":
+            try l.require(8, ["Name", "Elevation", "MaxDepth", "InitDepth", "Shape", "L", "W", "Z"])
+            shape = .shaped(l.tokens[4].uppercased(), try l.number(5, "L"), try l.number(6, "W"), try l.number(7, "Z")); next = 8
+        default: throw l.error("Shape", "expected FUNCTIONAL, TABULAR, CYLINDRICAL, CONICAL, PARABOLIC or PYRAMIDAL, found \(l.tokens[4])")
+        }
+        let sur = try l.optionalNumber(next, "SurDepth")
+        let fevap = try l.optionalNumber(next + 1, "Fevap")
+        let seepage = try (min(next + 2, l.count)..<l.count).map { try l.number($0, "Seepage") }
+        m.storage.append(SWMMStorage(name: l.tokens[0], elevation: try l.number(1, "Elevation"), maxDepth: try l.nonNegative(2, "MaxDepth"),
+                                     initialDepth: try l.nonNegative(3, "InitDepth"), shape: shape, surchargeDepth: sur,
+                                     evaporationFactor: fevap, seepage: seepage))
+    }
+
+    mutating func parseDivider(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        try l.require(4, ["Name", "Elevation", "DivertedLink", "Type"])
+        try define(l, l.tokens[0], kind: "NODE")
+        let kind: SWMMDivider.Kind
+        var next: Int
+        switch l.tokens[3].uppercased() {
+        case "CUTOFF": kind = .cutoff(try l.number(4, "Qmin")); next = 5
+        case "OVERFLOW": kind = .overflow; next = 4
+        case "TABULAR": kind = .tabular(curve: try l.string(4, "Curve")); next = 5
+        case "WEIR": kind = .weir(minFlow: try l.number(4, "Qmin"), maxDepth: try l.number(5, "Ht"), coefficient: try l.number(6, "Cd")); next = 7
+        default: throw l.error("Type", "expected CUTOFF, OVERFLOW, TABULAR or WEIR, found \(l.tokens[3])")
+        }
+        m.dividers.append(SWMMDivider(name: l.tokens[0], elevation: try l.number(1, "Elevation"), divertedLink: l.tokens[2], kind: kind,
+                                      maxDepth: try l.nonNegative(next, "MaxDepth", default: 0), initialDepth: try l.nonNegative(next + 1, "InitDepth", default: 0),
+                                      surchargeDepth: try l.nonNegative(next + 2, "SurDepth", default: 0), pondedArea: try l.nonNegative(next + 3, "Aponded", default: 0)))
+    }
+
+    mutating func parseOutlet(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        try l.require(6, ["Name", "FromNode", "ToNode", "Offset", "Type", "Qcoeff/Curve"])
+        try define(l, l.tokens[0], kind: "LINK")
+        let type = l.tokens[4].uppercased()
+        let rating: SWMMOutlet.Rating
+        var next: Int
+        switch type {
+        case "FUNCTIONAL/DEPTH", "FUNCTIONAL/HEAD":
+            rating = .functional(coefficient: try l.number(5, "Qcoeff"), exponent: try l.number(6, "Qexpon"), head: type.hasSuffix("HEAD")); next = 7
+        case "TABULAR/DEPTH", "TABULAR/HEAD":
+            rating = .tabular(curve: l.tokens[5], head: type.hasSuffix("HEAD")); next = 6
+        default: throw l.error("Type", "expected FUNCTIONAL/DEPTH, FUNCTIONAL/HEAD, TABULAR/DEPTH or TABULAR/HEAD, found \(l.tokens[4])")
+        }
+        m.outlets.append(SWMMOutlet(name: l.tokens[0], fromNode: l.tokens[1], toNode: l.tokens[2], offset: try l.number(3, "Offset"),
+                                    rating: rating, gated: try l.flag(next, "Gated")))
+    }
+
+    mutating func parseCrossSection(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        try l.require(3, ["Link", "Shape", "Geom1"])
+        try define(l, l.tokens[0], kind: "XSECT")
+        let shape = l.tokens[1].uppercased()
+        switch shape {
+        case "IRREGULAR", "STREET":
+            m.crossSections.append(SWMMCrossSection(link: l.tokens[0], shape: shape, geometry: [], curve: l.tokens[2],
+                                                    barrels: Int(try l.number(3, "Barrels", default: 1))))
+        case "CUSTOM":
+            try l.require(4, ["Link", "Shape", "Geom1", "Curve"])
+            let depth = try l.number(2, "Geom1")
+            if depth <= 0 { throw l.error("Geom1", "the full depth must be positive, found \(l.tokens[2])") }
+            m.crossSections.append(SWMMCrossSection(link: l.tokens[0], shape: shape, geometry: [depth], curve: l.tokens[3],
+                                                    barrels: Int(try l.number(4, "Barrels", default: 1))))
+        default:
+            let g = try (2..<min(6, l.count)).map { try l.number($0, "Geom\($0 - 1)") }
+            if g[0] <= 0 && shape != "DUMMY" { throw l.error("Geom1", "the full depth must be positive, found \(l.tokens[2])") }
+            let barrels = try l.number(6, "Barrels", default: 1)
+            if barrels < 1 || barrels != barrels.rounded() || barrels > 1e6 { throw l.error("Barrels", "must be a whole number ≥ 1, found \(l.tokens[6])") }
+            m.crossSections.append(SWMMCrossSection(link: l.tokens[0], shape: shape, geometry: g + Array(repeating: 0, count: 4 - g.count),
+                                                    barrels: Int(barrels), culvertCode: l.optionalString(7)))
+        }
+    }
+
+    func parsePattern(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        try l.require(2, ["Name", "Type"])
+        let kinds: Set<String> = ["MONTHLY", "DAILY", "HOURLY", "WEEKEND"]
+        if let last = m.patterns.last, last.name == l.tokens[0], !kinds.contains(l.tokens[1].uppercased()) {
+            m.patterns[m.patterns.count - 1].factors += try (1..<l.count).map { try l.number($0, "Factor") }
+            return
+        }
+        guard kinds.contains(l.tokens[1].uppercased()) else {
+            throw l.error("Type", "expected MONTHLY, DAILY, HOURLY or WEEKEND, found \(l.tokens[1])")
+        }
+        if m.patterns.contains(where: { $0.name == l.tokens[0] }) { throw l.error("Name", "pattern \(l.tokens[0]) is defined twice") }
+        m.patterns.append(SWMMPattern(name: l.tokens[0], kind: l.tokens[1].uppercased(), factors: try (2..<l.count).map { try l.number($0, "Factor") }))
+    }
+
+    func parseCurve(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        try l.require(3, ["Name", "X-Value", "Y-Value"])
+        var start = 1
+        var kind: String?
+        if Double(l.tokens[1]) == nil { kind = l.tokens[1].uppercased(); start = 2 }
+        let values = try (start..<l.count).map { try l.number($0, ($0 - start) % 2 == 0 ? "X-Value" : "Y-Value") }
+        if values.count % 2 != 0 { throw l.error("Y-Value", "curve points come in (x, y) pairs") }
+        let points = stride(from: 0, to: values.count, by: 2).map { SWMMPair(values[$0], values[$0 + 1]) }
+        if let last = m.curves.last, last.name == l.tokens[0] {
+            m.curves[m.curves.count - 1].points += points
+            return
+        }
+        guard let kind else { throw l.error("Type", "the first line of curve \(l.tokens[0]) must name its type") }
+        if m.curves.contains(where: { $0.name == l.tokens[0] }) { throw l.error("Name", "curve \(l.tokens[0]) is defined twice") }
+        m.curves.append(SWMMCurve(name: l.tokens[0], kind: kind, points: points))
+    }
+
+    func parseTimeseries(_ l: SWMMLine, _ m: inout SWMMModel) throws {
+        try l.require(3, ["Name", "Time", "Value"])
+        let name = l.tokens[0]
+        if l.tokens[1].uppercased() == "FILE" {
+            m.timeseries.append(SWMMTimeseries(name: name, file: l.tokens[2]))
+            return
+        }
+        var points: [SWMMTimeseries.Point] = []
+        var i = 1
+        while i < l.count {
+            var date: String?
+            if l.tokens[i].contains("/") || l.tokens[i].contains("-") && l.tokens[i].count >= 8 {
+                date = l.tokens[i]; i += 1
+            }
+            guard i + 1 < l.count else { throw l.error("Value", "a time needs a value") }
+            points.append(.init(date: date, hours: try l.clockHours(i, "Time"), value: try l.number(i + 1, "Value")))
+            i += 2
+        }
+        if let k = m.timeseries.lastIndex(where: { $0.name == name }) {
+            if m.timeseries[k].file != nil { throw l.error("Name", "time series \(name) already reads a FILE") }
+            m.timeseries[k].points += points
+        } else {
+            m.timeseries.append(SWMMTimeseries(name: name, points: points))
+        }
+    }
+}

@@ -1,0 +1,50 @@
+import GeoCore
+
+/// One target of a nearest-N query.
+public struct ReachedTarget: Sendable, Hashable {
+    /// Index into the caller's target list.
+    public var index: Int
+    /// Travel time in seconds.
+    public var seconds: Double
+    /// The route, when requested.
+    public var route: Route?
+}
+
+extension RoadGraph {
+    /// Travel times (seconds) from `origin` to each target; `nil` for unreachable targets.
+    /// One PHAST sweep (or one Dijkstra with closures) serves all targets.
+    public func travelTimes(from origin: EdgePosition, to targets: [EdgePosition],
+                            avoiding closures: RoadClosures = .none) -> [Double?] {
+        let tree = tree(from: origin, closures: closures)
+        return targets.map { arrival(at: $0, from: origin, tree: tree, closures: closures)?.seconds }
+    }
+
+    /// A travel-time matrix (seconds): row `i` holds the times from `origins[i]` to every target.
+    public func travelTimeMatrix(from origins: [EdgePosition], to targets: [EdgePosition],
+                                 avoiding closures: RoadClosures = .none) -> [[Double?]] {
+        origins.map { travelTimes(from: $0, to: targets, avoiding: closures) }
+    }
+
+    /// The `count` targets fastest to reach from `origin`, fastest first (ties by index), with
+    /// routes when `withRoutes`. The caller filters candidates (category, capacity, status)
+    /// before passing them; unreachable targets are left out.
+    public func nearest(from origin: EdgePosition, targets: [EdgePosition], count: Int,
+                        avoiding closures: RoadClosures = .none, withRoutes: Bool = true) -> [ReachedTarget] {
+        guard count > 0, !targets.isEmpty else { return [] }
+        let tree = tree(from: origin, closures: closures)
+        var reached: [ReachedTarget] = []
+        for (i, t) in targets.enumerated() {
+            if let a = arrival(at: t, from: origin, tree: tree, closures: closures) {
+                reached.append(ReachedTarget(index: i, seconds: a.seconds, route: nil))
+            }
+        }
+        reached.sort { ($0.seconds, $0.index) < ($1.seconds, $1.index) }
+        var best = Array(reached.prefix(count))
+        if withRoutes {
+            for k in best.indices {
+                best[k].route = route(from: origin, to: targets[best[k].index], tree: tree, closures: closures)
+            }
+        }
+        return best
+    }
+}

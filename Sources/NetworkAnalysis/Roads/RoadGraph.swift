@@ -1,0 +1,208 @@
+import GeoCore
+
+/// The directed road graph of one `RoadNetwork` for one `TravelProfile`, with its contraction
+/// hierarchy: the object every routing query runs on.
+///
+/// Each piece gives up to two arcs (along and against its digitised direction; a one-way piece
+/// only the first when the profile honours one-way rules) costing `length / speed` seconds.
+/// Queries start and end at `EdgePosition`s, paying the partial cost of the first and last piece.
+///
+/// **Closures** (flooded or blocked roads) are a query-time argument, not a rebuild: with no
+/// closures a query uses the hierarchy (PHAST); with closures it falls back to a plain Dijkstra
+/// on the original arcs that skips closed pieces. A hierarchy cannot drop arcs without
+/// re-contraction, and a flood changes by the minute, so the exact fallback (a few ms on a
+/// district) beats rebuilding. **Road edits** rebuild the graph (`rebuilt(lines:)`), which the
+/// store adapter calls when the change feed shows the roads layer changed.
+public struct RoadGraph: Sendable {
+    /// Topology and geometry.
+    public let network: RoadNetwork
+    /// The traveller.
+    public let profile: TravelProfile
+    /// Preprocessing for fast queries.
+    public let hierarchy: ContractionHierarchy
+
+    let arcTail: [Int32]
+    let arcHead: [Int32]
+    let arcPiece: [Int32]
+    let arcForward: [Bool]
+    /// Seconds.
+    let arcCost: [Double]
+    /// Arc along / against each piece's digitised direction, or -1 when not allowed.
+    let forwardArc: [Int32]
+    let backwardArc: [Int32]
+    let outgoing: CompactGraph
+
+    /// Builds the graph and its hierarchy (seconds for a district; O(n log n)-ish in practice).
+    public init(network: RoadNetwork, profile: TravelProfile) {
+        var tails: [Int32] = [], heads: [Int32] = [], piece: [Int32] = [], forward: [Bool] = [], cost: [Double] = []
+        var fwd = [Int32](repeating: -1, count: network.pieces.count)
+        var bwd = fwd
+        for (i, p) in network.pieces.enumerated() {
+            let line = network.lines[Int(p.line)]
+            let speed = (profile.fixedSpeedKmh ?? line.speedKmh) / 3.6
+            let seconds = p.length / speed
+            fwd[i] = Int32(tails.count)
+            tails.append(p.from); heads.append(p.to); piece.append(Int32(i)); forward.append(true); cost.append(seconds)
+            if !(line.oneway && profile.honoursOneway) {
+                bwd[i] = Int32(tails.count)
+                tails.append(p.to); heads.append(p.from); piece.append(Int32(i)); forward.append(false); cost.append(seconds)
+            }
+        }
+        self.network = network
+        self.profile = profile
+        arcTail = tails; arcHead = heads; arcPiece = piece; arcForward = forward; arcCost = cost
+        forwardArc = fwd; backwardArc = bwd
+        outgoing = CompactGraph(nodeCount: network.nodes.count, tails: tails, heads: heads)
+        hierarchy = ContractionHierarchy(nodeCount: network.nodes.count, tails: tails, heads: heads, costs: cost)
+    }
+
+    /// Splits `lines` and builds the graph.
+    /// - Throws: `GeometryError` naming the bad line (see `RoadNetwork.init(lines:)`).
+    public init(lines: [RoadLine], profile: TravelProfile) throws {
+        self.init(network: try RoadNetwork(lines: lines), profile: profile)
+    }
+
+    /// A new graph for changed roads, same profile: the rebuild entry point for road edits.
+    public func rebuilt(lines: [RoadLine]) throws -> RoadGraph {
+        try RoadGraph(lines: lines, profile: profile)
+    }
+
+    /// Number of directed arcs.
+    public var arcCount: Int { arcCost.count }
+
+    /// The open road position nearest to `point` (metres), or `nil` when every piece near it is
+    /// closed or the network is empty.
+    public func snap(_ point: Position, avoiding closures: RoadClosures = .none) -> EdgePosition? {
+        if closures.isEmpty { return network.snap(point) }
+        for k in [8, 64, network.pieces.count] {
+            if let p = network.snapCandidates(point, k: k).first(where: { !closures.contains($0.piece) }) { return p }
+        }
+        return nil
+    }
+
+    // MARK: Partial costs at edge positions
+
+    /// Fraction of piece `piece` between offsets `a` and `b` metres.
+    func fraction(_ piece: Int, _ a: Double, _ b: Double) -> Double {
+        let len = network.pieces[piece].length
+        return len > 0 ? max(0, b - a) / len : 0
+    }
+
+    /// Where a search from `origin` starts: the piece's end nodes with the partial cost to reach them.
+    func seeds(from origin: EdgePosition, closures: RoadClosures) -> [Seed] {
+        var seeds: [Seed] = []
+        let p = origin.piece, piece = network.pieces[p]
+        guard !closures.contains(p) else { return [] }
+        if forwardArc[p] >= 0 {
+            seeds.append(Seed(node: piece.to, cost: arcCost[Int(forwardArc[p])] * fraction(p, origin.offset, piece.length), forward: true))
+        }
+        if backwardArc[p] >= 0 {
+            seeds.append(Seed(node: piece.from, cost: arcCost[Int(backwardArc[p])] * fraction(p, 0, origin.offset), forward: false))
+        }
+        return seeds
+    }
+
+    struct Seed { var node: Int32; var cost: Double; var forward: Bool }
+
+    /// How a search reaches `target`: the best of entering its piece from either end, or
+    /// travelling directly along the origin's piece.
+    enum Arrival: Equatable { case direct(forward: Bool), viaForward, viaBackward }
+
+    func arrival(at target: EdgePosition, from origin: EdgePosition, tree: TravelTree,
+                 closures: RoadClosures) -> (seconds: Double, how: Arrival)? {
+        let q = target.piece, piece = network.pieces[q]
+        guard !closures.contains(q) else { return nil }
+        var best: (Double, Arrival)?
+        func consider(_ s: Double, _ how: Arrival) {
+            if s.isFinite, best == nil || s < best!.0 { best = (s, how) }
+        }
+        if origin.piece == q {
+            if forwardArc[q] >= 0, target.offset >= origin.offset {
+                consider(arcCost[Int(forwardArc[q])] * fraction(q, origin.offset, target.offset), .direct(forward: true))
+            }
+            if backwardArc[q] >= 0, target.offset <= origin.offset {
+                consider(arcCost[Int(backwardArc[q])] * fraction(q, target.offset, origin.offset), .direct(forward: false))
+            }
+        }
+        if forwardArc[q] >= 0 {
+            consider(tree.seconds(to: piece.from, in: self) + arcCost[Int(forwardArc[q])] * fraction(q, 0, target.offset), .viaForward)
+        }
+        if backwardArc[q] >= 0 {
+            consider(tree.seconds(to: piece.to, in: self) + arcCost[Int(backwardArc[q])] * fraction(q, target.offset, piece.length), .viaBackward)
+        }
+        return best.map { (seconds: $0.0, how: $0.1) }
+    }
+
+    // MARK: One-to-all searches
+
+    /// Travel times from `origin` to every node: PHAST on the hierarchy without closures, a plain
+    /// Dijkstra skipping closed pieces otherwise.
+    /// `plain` forces the Dijkstra (tests compare both).
+    func tree(from origin: EdgePosition, closures: RoadClosures, plain: Bool = false) -> TravelTree {
+        let seeds = seeds(from: origin, closures: closures)
+        if closures.isEmpty && !plain {
+            var t = HierarchyTree()
+            hierarchy.oneToAll(from: seeds.map { ($0.node, $0.cost) }, into: &t)
+            return TravelTree(seeds: seeds, hierarchy: t, plainCost: [], plainParent: [])
+        }
+        let n = network.nodes.count
+        var cost = [Double](repeating: .infinity, count: n)
+        var parent = [Int32](repeating: -1, count: n)
+        var heap = MinHeap()
+        for s in seeds where s.cost < cost[Int(s.node)] {
+            cost[Int(s.node)] = s.cost
+            heap.push(s.cost, s.node)
+        }
+        while let (d, x) = heap.pop() {
+            let v = Int(x)
+            if d > cost[v] { continue }
+            for slot in outgoing.slots(leaving: v) {
+                let a = Int(outgoing.arcIDs[slot])
+                if closures.contains(Int(arcPiece[a])) { continue }
+                let w = Int(outgoing.heads[slot])
+                let nd = d + arcCost[a]
+                if nd < cost[w] { cost[w] = nd; parent[w] = Int32(a); heap.push(nd, Int32(w)) }
+            }
+        }
+        return TravelTree(seeds: seeds, hierarchy: nil, plainCost: cost, plainParent: parent)
+    }
+}
+
+/// The result of a one-to-all search from an edge position.
+struct TravelTree {
+    var seeds: [RoadGraph.Seed]
+    var hierarchy: HierarchyTree?
+    var plainCost: [Double]
+    var plainParent: [Int32]
+
+    /// Seconds from the origin to original node `node` (infinity when unreachable).
+    func seconds(to node: Int32, in graph: RoadGraph) -> Double {
+        if let h = hierarchy { return h.cost[Int(graph.hierarchy.rank[Int(node)])] }
+        return plainCost[Int(node)]
+    }
+
+    /// The original arcs from the search's seed to `node`, in travel order, and the seed node.
+    func arcs(to node: Int32, in graph: RoadGraph) -> (arcs: [Int32], root: Int32) {
+        if let h = hierarchy {
+            let ch = graph.hierarchy
+            var r = ch.rank[Int(node)]
+            var chunks: [[Int32]] = []
+            while h.parent[Int(r)] >= 0 {
+                let a = h.parent[Int(r)]
+                var part: [Int32] = []
+                ch.unpack(a, into: &part)
+                chunks.append(part)
+                r = ch.rank[Int(graph.arcTail[Int(part[0])])]
+            }
+            return (chunks.reversed().flatMap { $0 }, ch.nodeAtRank[Int(r)])
+        }
+        var v = node
+        var out: [Int32] = []
+        while plainParent[Int(v)] >= 0 {
+            let a = plainParent[Int(v)]
+            out.append(a)
+            v = graph.arcTail[Int(a)]
+        }
+        return (out.reversed(), v)
+    }
+}

@@ -1,0 +1,187 @@
+import GeoCore
+import NetworkAnalysis
+import TwinStore
+
+/// A hazard area in lon/lat (EPSG:4490): a polygon drawn by a commander, or the union of a
+/// result layer's polygons passing a property filter (e.g. a flood run's depth classes ≥ 0.15 m).
+public struct HazardArea: Sendable, Hashable {
+    /// Polygon or MultiPolygon, lon/lat degrees.
+    public var geometry: Geometry
+    /// Where it came from, for reports: "input polygon" or "<layer> where <filter>".
+    public var source: String
+
+    public init(geometry: Geometry, source: String = "input polygon") {
+        self.geometry = geometry
+        self.source = source
+    }
+
+    /// A property filter on a hazard layer.
+    public struct Filter: Sendable, Hashable {
+        public var property: String
+        /// Keep features with `property` ≥ this number.
+        public var minimum: Double?
+        /// Keep features whose `property` is one of these values.
+        public var values: [JSONValue]?
+
+        public init(property: String, minimum: Double? = nil, values: [JSONValue]? = nil) {
+            self.property = property
+            self.minimum = minimum
+            self.values = values
+        }
+
+        var expression: FilterExpression {
+            var parts: [FilterExpression] = []
+            if let m = minimum { parts.append(.comparison(.greaterOrEqual, .property(property), .literal(.number(m)))) }
+            if let v = values { parts.append(.in(.property(property), v.map { .literal($0) })) }
+            if parts.isEmpty { return .not(.isNull(.property(property))) }
+            return parts.count == 1 ? parts[0] : .and(parts)
+        }
+    }
+
+    /// The union of the polygons of `layer` that pass `filter`, read as `caller`.
+    /// - Throws: `EmergencyAnalysisError` naming `hazardLayer` / `property` when the layer is missing,
+    ///   hidden, not polygonal or lacks the property, or when nothing passes the filter.
+    public static func union(of layer: String, filter: Filter?, from store: any FeatureStore, by caller: Caller) async throws -> HazardArea {
+        guard let definition = try await store.layerDefinition(layer, for: caller) else {
+            throw EmergencyAnalysisError(.missingLayer, "no layer '\(layer)'", field: "hazardLayer")
+        }
+        if let f = filter, definition.schema.properties[f.property] == nil {
+            let known = definition.schema.properties.keys.sorted().joined(separator: ", ")
+            throw EmergencyAnalysisError(.missingLayer, "layer '\(layer)' has no property '\(f.property)' (it has: \(known))", field: "property")
+        }
+        var parts: [Geometry] = []
+        for try await feature in store.stream(layer: layer, FeatureQuery(filter: filter?.expression, properties: [], limit: 2000), by: caller) {
+            switch feature.geometry {
+            case .polygon(let p)?: parts.append(.polygon(p))
+            case .multiPolygon(let m)?: parts.append(.multiPolygon(m))
+            case nil: continue
+            default: throw EmergencyAnalysisError(.missingLayer, "layer '\(layer)' has a non-polygon feature \(feature.id?.description ?? "?")",
+                                                  field: "hazardLayer")
+            }
+        }
+        guard !parts.isEmpty else {
+            throw EmergencyAnalysisError(.invalidArgument, "no polygon of '\(layer)' passes the filter", field: filter == nil ? "hazardLayer" : "property")
+        }
+        let geometry = parts.count == 1 ? parts[0] : try Geometry.geometryCollection(GeometryCollection(parts)).unaryUnion()
+        var source = layer
+        if let f = filter {
+            source += " where \(f.property)"
+            if let m = f.minimum { source += " ≥ \(m)" }
+            if let v = f.values { source += " in \(v.count) values" }
+        }
+        return HazardArea(geometry: geometry, source: source)
+    }
+}
+
+/// How one resource's travel time from a point changes when the flooded roads close.
+public struct ReachChange: Sendable, Hashable {
+    public var resource: EmergencyResource
+    /// Seconds with every road open (`nil`: unreachable even then).
+    public var before: Double?
+    /// Seconds with the hazard's roads closed (`nil`: cut off).
+    public var after: Double?
+    /// Whether the closures cut it off.
+    public var cutOff: Bool { before != nil && after == nil }
+    /// Extra seconds (0 when unchanged, `nil` when cut off or never reachable).
+    public var increase: Double? { before.flatMap { b in after.map { $0 - b } } }
+}
+
+/// What a hazard area holds and cuts off: resources, roads, buildings, addresses and people
+/// inside it, the road pieces it closes, and (from a given point) which resources become
+/// unreachable or slower, with a route around it.
+public struct HazardOverlay: Sendable {
+    public var area: HazardArea
+    /// Per resource layer, ids of the resources inside (intersecting) the area.
+    public var resources: [String: [String]]
+    /// Ids of road features intersecting the area.
+    public var roads: [String]
+    /// Ids of buildings intersecting the area.
+    public var buildings: [String]
+    /// Ids of in-use addresses of `addressLevel` inside the area.
+    public var addresses: [String]
+    public var addressLevel: String
+    /// Residents of the households inside (see `populationSource`).
+    public var population: Double
+    public var populationSource: PopulationSource
+    /// Closed road pieces and their length in metres.
+    public var closures: RoadClosures
+    public var closedMetres: Double
+    /// From `origin`: every resource's travel time before and after the closures.
+    public var reach: [ReachChange]
+    /// Whether `origin`'s own road position is closed.
+    public var originFlooded: Bool?
+    /// The requested route, with every road open and around the closures (`nil`: no route).
+    public var routeBefore: Route?
+    public var routeAfter: Route?
+    /// Those routes in lon/lat.
+    public var routeBeforeLine: LineString?
+    public var routeAfterLine: LineString?
+    /// Whether a route was requested.
+    public var routeRequested: Bool
+
+    /// Runs the overlay on the store as `caller`.
+    /// - Parameters:
+    ///   - origin: lon/lat point to measure resource reach from (e.g. the command post), optional.
+    ///   - route: lon/lat from/to of a route to plan around the closures, optional.
+    ///   - profile: traveller for reach and route (default driving).
+    public static func assess(_ area: HazardArea, store: any FeatureStore, by caller: Caller,
+                              resourceLayers: [String] = EmergencyResource.layers, addressLevel: String = "门牌",
+                              origin: Position? = nil, route: (from: Position, to: Position)? = nil,
+                              profile: TravelProfile = .driving, graphs: EmergencyRoadGraphs = .shared) async throws -> HazardOverlay {
+        guard !area.geometry.isEmpty else { throw EmergencyAnalysisError(.invalidArgument, "the hazard area is empty", field: "area") }
+        let inside = FilterExpression.spatial(.intersects, area.geometry)
+        func ids(_ layer: String, _ filter: FilterExpression) async throws -> [String] {
+            guard try await store.layerDefinition(layer, for: caller) != nil else { return [] }
+            var out: [String] = []
+            for try await f in store.stream(layer: layer, FeatureQuery(filter: filter, properties: [], limit: 5000), by: caller) {
+                out.append(f.id?.description ?? "")
+            }
+            return out
+        }
+        var resources: [String: [String]] = [:]
+        var all: [EmergencyResource] = []
+        for layer in resourceLayers {
+            guard try await store.layerDefinition(layer, for: caller) != nil else { continue }
+            resources[layer] = try await ids(layer, inside)
+            all += try await EmergencyResource.load(layer: layer, from: store, by: caller, field: "resourceLayers")
+        }
+        let roadIDs = try await ids("roads", inside)
+        let buildingIDs = try await ids("buildings", inside)
+        let addressIDs = try await ids("addresses", .and([inside, .comparison(.equal, .property("level"), .literal(.string(addressLevel))),
+                                                           .comparison(.equal, .property("status"), .literal("在用"))]))
+        let population = try await HouseholdPopulation.load(from: store, by: caller, within: area.geometry)
+
+        let roads = try await graphs.graph(for: store, profile: profile, by: caller)
+        let metricArea = try roads.toMetric.transform(area.geometry)
+        let closures = try RoadClosures(network: roads.graph.network, intersecting: metricArea)
+        let closedMetres = closures.pieces.reduce(0) { $0 + roads.graph.network.pieces[$1].length }
+
+        var reach: [ReachChange] = []
+        var originFlooded: Bool?
+        if let origin {
+            let start = try roads.snap(lonLat: origin, field: "origin")
+            originFlooded = closures.contains(start.piece)
+            let edges = try roads.snap(lonLats: all.map(\.position))
+            let targets = edges.compactMap { $0 }
+            let keep = all.indices.filter { edges[$0] != nil }
+            let before = roads.graph.travelTimes(from: start, to: targets)
+            let after = roads.graph.travelTimes(from: start, to: targets, avoiding: closures)
+            reach = keep.indices.map { k in ReachChange(resource: all[keep[k]], before: before[k], after: after[k]) }
+        }
+        var routeBefore: Route?, routeAfter: Route?
+        if let route {
+            let a = try roads.snap(lonLat: route.from, field: "from"), b = try roads.snap(lonLat: route.to, field: "to")
+            routeBefore = roads.graph.route(from: a, to: b)
+            routeAfter = roads.graph.route(from: a, to: b, avoiding: closures)
+        }
+        return HazardOverlay(area: area, resources: resources, roads: roadIDs, buildings: buildingIDs, addresses: addressIDs,
+                             addressLevel: addressLevel, population: population.total, populationSource: population.source,
+                             closures: closures, closedMetres: closedMetres, reach: reach, originFlooded: originFlooded,
+                             routeBefore: routeBefore, routeAfter: routeAfter,
+                             routeBeforeLine: try routeBefore.map(roads.lonLatLine), routeAfterLine: try routeAfter.map(roads.lonLatLine),
+                             routeRequested: route != nil)
+    }
+
+    /// Resources the closures cut off from the origin.
+    public var cutOff: [ReachChange] { reach.filter(\.cutOff) }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import FloodSim
+import GeoCore
+import TwinStore
+
+/// The result layers of a flood scenario run, named `flood_<scenario>_…` (公共专题, owner
+/// 水务和湖泊局 as the drainage layers, shared with every department):
+///
+/// - `_depth`: polygons of the maximum depth by class (0.05–0.15, 0.15–0.3, 0.3–0.5, 0.5–1, > 1 m),
+///   cell unions dissolved with GEOS and simplified by half a cell;
+/// - `_roads`: every road segment with the maximum depth sampled along it (every half cell) and
+///   the hours it stood above 15 cm (flood.md §1.1);
+/// - `_buildings`: buildings whose ground floor takes water: the highest water level on the
+///   cells around the footprint (a one-cell ring) above ground elevation + sill, with the address;
+/// - `_cutoff`: emergency resources (shelters, hospitals, fire stations, warehouses) whose nearest
+///   road stood above 15 cm, and those flooded road segments.
+struct FloodResultLayers {
+    static let owner = "水务和湖泊局"
+    static let classes: [(lower: Double, upper: Double, label: String)] = [
+        (0.05, 0.15, "0.05–0.15 m"), (0.15, 0.3, "0.15–0.3 m"), (0.3, 0.5, "0.3–0.5 m"), (0.5, 1, "0.5–1 m"), (1, .infinity, "> 1 m"),
+    ]
+    static let roadThreshold = 0.15
+
+    let stem: String
+    let title: String
+    var depth: [Feature] = []
+    var roads: [Feature] = []
+    var buildings: [Feature] = []
+    var cutoff: [Feature] = []
+    var floodedRoadLength = 0.0
+    var floodedRoads = 0
+    var buildingCount: Int { buildings.count }
+    var cutOffCount = 0
+
+    init(scenario: FloodScenario, result: CoupledFloodResult, layers: FloodDistrictLayers, surface: SurfaceDomain) throws {
+        stem = scenario.layerStem
+        title = scenario.title
+        let maxDepth = result.surface.maxDepth, hours = result.hoursAboveThreshold
+        let g = surface.elevation
+        let size = surface.cellSize
+        let toStorage = layers.toStorage
+        // Depth classes: row runs of cells → rectangles → dissolved, simplified polygons.
+        for (k, cls) in Self.classes.enumerated() {
+            var rects: [Polygon] = []
+            for r in 0..<g.height {
+                var c = 0
+                while c < g.width {
+                    let d = Double(maxDepth[column: c, row: r])
+                    guard d >= cls.lower, d < cls.upper else { c += 1; continue }
+                    let start = c
+                    while c < g.width, Double(maxDepth[column: c, row: r]) >= cls.lower, Double(maxDepth[column: c, row: r]) < cls.upper { c += 1 }
+                    let a = g.cellCenter(column: start, row: r), b = g.cellCenter(column: c - 1, row: r)
+                    let x0 = a.x - size / 2, x1 = b.x + size / 2, y0 = a.y - size / 2, y1 = a.y + size / 2
+                    rects.append(Polygon(exterior: [Position(x: x0, y: y0), Position(x: x1, y: y0), Position(x: x1, y: y1),
+                                                    Position(x: x0, y: y1), Position(x: x0, y: y0)]))
+                }
+            }
+            guard !rects.isEmpty else { continue }
+            let dissolved = try Geometry.multiPolygon(MultiPolygon(rects)).unaryUnion().simplifyPreservingTopology(tolerance: size / 2)
+            let area = try dissolved.area
+            depth.append(Feature(id: .string("class-\(k + 1)"), geometry: try toStorage.transform(dissolved), properties: [
+                "depth_class": .string(cls.label), "min_depth_m": .number(cls.lower),
+                "max_depth_m": cls.upper.isFinite ? .number(cls.upper) : .null, "area_m2": .number((area).rounded()),
+            ]))
+        }
+        // Roads: sample along each segment.
+        var roadDepth: [String: (depth: Double, hours: Double)] = [:]
+        var roadLines: [(id: String, geometry: Geometry, name: String)] = []
+        for f in layers["roads"] {
+            guard let geometry = f.geometry else { continue }
+            var dMax = 0.0, hMax = 0.0
+            var parts: [[Position]] = []
+            switch geometry {
+            case .lineString(let l): parts = [l.positions]
+            case .multiLineString(let m): parts = m.lineStrings.map(\.positions)
+            default: continue
+            }
+            for line in parts {
+                for (a, b) in zip(line, line.dropFirst()) {
+                    let n = Swift.max(1, Int((hypot(b.x - a.x, b.y - a.y) / (size / 2)).rounded(.up)))
+                    for i in 0...n {
+                        let t = Double(i) / Double(n)
+                        let p = Position(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
+                        if let v = maxDepth.value(at: p), v.isFinite { dMax = Swift.max(dMax, Double(v)) }
+                        if let v = hours.value(at: p), v.isFinite { hMax = Swift.max(hMax, Double(v)) }
+                    }
+                }
+            }
+            let id = f.idText
+            roadDepth[id] = (dMax, hMax)
+            roadLines.append((id, geometry, f.text("name") ?? ""))
+            let flooded = dMax > Self.roadThreshold
+            if flooded {
+                floodedRoads += 1
+                floodedRoadLength += try geometry.length
+            }
+            roads.append(Feature(id: .string(id), geometry: try toStorage.transform(geometry), properties: [
+                "road_id": .string(id), "name": .string(f.text("name") ?? ""), "class": .string(f.text("class") ?? ""),
+                "max_depth_m": .number((dMax * 1000).rounded() / 1000), "hours_above_15cm": .number((hMax * 100).rounded() / 100),
+                "flooded": .bool(flooded),
+            ]))
+        }
+        // Buildings: water level in the one-cell ring around the footprint vs ground + sill.
+        for f in layers["buildings"] {
+            guard let footprint = f.geometry, let ground = f.number("ground_elevation_m"), let env = footprint.envelope else { continue }
+            var level = -Double.infinity, deepest = 0.0
+            var y = env.minY - size
+            while y <= env.maxY + size {
+                var x = env.minX - size
+                while x <= env.maxX + size {
+                    let p = Position(x: x, y: y)
+                    if let (c, r) = g.cell(containing: p), !surface.isBlocked(SurfaceCell(column: c, row: r)) {
+                        let d = Double(maxDepth[column: c, row: r])
+                        if d > 0.01 {
+                            level = Swift.max(level, Double(g[column: c, row: r]) + d)
+                            deepest = Swift.max(deepest, d)
+                        }
+                    }
+                    x += size / 2
+                }
+                y += size / 2
+            }
+            guard level > ground + scenario.groundFloorSill else { continue }
+            buildings.append(Feature(id: .string(f.idText), geometry: try toStorage.transform(footprint), properties: [
+                "building_id": .string(f.idText), "name": .string(f.text("name") ?? ""), "use": .string(f.text("use") ?? ""),
+                "address_code": f.properties["address_code"] ?? .null, "address": .null,
+                "ground_elevation_m": .number(ground), "water_level_m": .number((level * 1000).rounded() / 1000),
+                "water_above_floor_m": .number(((level - ground - scenario.groundFloorSill) * 1000).rounded() / 1000),
+                "max_depth_m": .number((deepest * 1000).rounded() / 1000),
+            ]))
+        }
+        // Emergency resources whose nearest road is flooded, and those roads.
+        var cutRoads = Set<String>()
+        for layer in FloodDistrictLayers.emergencyLayers {
+            for f in layers[layer] {
+                guard let geometry = f.geometry, let p = f.pointPosition ?? geometry.envelope.map({ Position(x: ($0.minX + $0.maxX) / 2, y: ($0.minY + $0.maxY) / 2) }) else { continue }
+                var best: (id: String, distance: Double, name: String)?
+                let point = Geometry.point(Point(p))
+                for road in roadLines {
+                    guard let e = road.geometry.envelope, e.minX - 300 <= p.x, p.x <= e.maxX + 300, e.minY - 300 <= p.y, p.y <= e.maxY + 300 else { continue }
+                    let d = try road.geometry.distance(to: point)
+                    if d < (best?.distance ?? .infinity) { best = (road.id, d, road.name) }
+                }
+                guard let best, let rd = roadDepth[best.id], rd.depth > Self.roadThreshold else { continue }
+                cutRoads.insert(best.id)
+                cutOffCount += 1
+                cutoff.append(Feature(id: .string("\(layer)/\(f.idText)"), geometry: try toStorage.transform(point), properties: [
+                    "kind": "resource", "resource_layer": .string(layer), "resource_id": .string(f.idText),
+                    "name": .string(f.text("name") ?? ""), "access_road_id": .string(best.id), "access_road": .string(best.name),
+                    "road_max_depth_m": .number((rd.depth * 1000).rounded() / 1000), "hours_above_15cm": .number((rd.hours * 100).rounded() / 100),
+                ]))
+            }
+        }
+        for road in roadLines where cutRoads.contains(road.id) {
+            let rd = roadDepth[road.id] ?? (0, 0)
+            cutoff.append(Feature(id: .string("road/\(road.id)"), geometry: try toStorage.transform(road.geometry), properties: [
+                "kind": "road", "resource_layer": .null, "resource_id": .null, "name": .string(road.name),
+                "access_road_id": .string(road.id), "access_road": .string(road.name),
+                "road_max_depth_m": .number((rd.depth * 1000).rounded() / 1000), "hours_above_15cm": .number((rd.hours * 100).rounded() / 100),
+            ]))
+        }
+    }
+
+    /// Fills building addresses from the address layer (by `address_code`).
+    mutating func attachAddresses(from store: any FeatureStore, by caller: Caller) async throws {
+        let wanted = Set(buildings.compactMap { $0.properties["address_code"]?.stringValue })
+        guard !wanted.isEmpty, try await store.layerDefinition("addresses", for: caller) != nil else { return }
+        var found: [String: String] = [:]
+        for try await f in store.stream(layer: "addresses", FeatureQuery(properties: ["address_code", "full_address"], limit: 5000), by: caller) {
+            if let code = f.text("address_code"), wanted.contains(code) { found[code] = f.text("full_address") }
+            if found.count == wanted.count { break }
+        }
+        for k in buildings.indices {
+            if let code = buildings[k].properties["address_code"]?.stringValue, let a = found[code] {
+                buildings[k].properties["address"] = .string(a)
+            }
+        }
+    }
+
+    /// Creates (or replaces) the four layers and writes their features, each in one transaction;
+    /// a previous run's features are removed first. Returns the layer ids.
+    func write(to store: any FeatureStore, by caller: Caller) async throws -> [String] {
+        var copy = self
+        try await copy.attachAddresses(from: store, by: caller)
+        let sets: [(suffix: String, zh: String, en: String, geometry: String, props: [(String, String, String)], features: [Feature])] = [
+            ("depth", "最大积水深度分级", "Maximum flood depth classes", "MultiPolygon",
+             [("depth_class", "string", "积水深度分级"), ("min_depth_m", "number", "下限 m"), ("max_depth_m", "number", "上限 m"), ("area_m2", "number", "面积 m²")],
+             copy.depth.map { var f = $0; f.geometry = f.geometry.map(Self.multi); return f }),
+            ("roads", "道路积水", "Road flooding", "LineString",
+             [("road_id", "string", "道路编号"), ("name", "string", "道路名称"), ("class", "string", "道路等级"),
+              ("max_depth_m", "number", "最大积水深度 m"), ("hours_above_15cm", "number", "积水超过15cm时长 h"), ("flooded", "boolean", "超过15cm")],
+             copy.roads),
+            ("buildings", "首层进水建筑", "Buildings with flooded ground floors", "Polygon",
+             [("building_id", "string", "建筑编号"), ("name", "string", "建筑名称"), ("use", "string", "用途"),
+              ("address_code", "string", "地址编码"), ("address", "string", "标准地址"), ("ground_elevation_m", "number", "地面高程 m"),
+              ("water_level_m", "number", "最高水位 m"), ("water_above_floor_m", "number", "首层进水深度 m"), ("max_depth_m", "number", "最大积水深度 m")],
+             copy.buildings),
+            ("cutoff", "受阻应急资源与道路", "Cut-off emergency resources and roads", "Geometry",
+             [("kind", "string", "resource 或 road"), ("resource_layer", "string", "资源图层"), ("resource_id", "string", "资源编号"),
+              ("name", "string", "名称"), ("access_road_id", "string", "通行道路编号"), ("access_road", "string", "通行道路"),
+              ("road_max_depth_m", "number", "道路最大积水深度 m"), ("hours_above_15cm", "number", "积水超过15cm时长 h")],
+             copy.cutoff),
+        ]
+        var ids: [String] = []
+        for set in sets {
+            let id = "\(stem)_\(set.suffix)"
+            var properties: [String: JSONValue] = [:]
+            for (name, type, t) in set.props { properties[name] = ["type": .array([.string(type), "null"]), "title": .string(t)] }
+            let json: JSONValue = [
+                "id": .string(id), "title": ["zh": .string("\(title)：\(set.zh)"), "en": .string("\(stem): \(set.en)")],
+                "category": .string(CIMCategory.publicThemes.rawValue), "owner": .string(Self.owner), "format": "vector",
+                "updateFrequency": "per scenario run",
+                "sharing": ["type": "shared", "method": "api", "requirements": "无条件共享：内涝情景模拟结果（设计暴雨，非实况）。"],
+                "negativeList": false, "geometryType": .string(set.geometry), "storageCRS": "EPSG:4490",
+                "schema": ["$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": .object(properties)],
+                "sensitive": [], "style": ["color": "#1677ff"],
+            ]
+            try await store.createLayer(try LayerDefinition(json: json))
+            var old: [String] = []
+            for try await f in store.stream(layer: id, FeatureQuery(properties: [], limit: 5000), by: caller) { old.append(f.idText) }
+            if !old.isEmpty { try await store.delete(layer: id, ids: old, by: caller, at: nil) }
+            if !set.features.isEmpty { try await store.insert(layer: id, features: set.features, by: caller, at: nil) }
+            ids.append(id)
+        }
+        return ids
+    }
+
+    private static func multi(_ g: Geometry) -> Geometry {
+        if case .polygon(let p) = g { return .multiPolygon(MultiPolygon([p])) }
+        return g
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import GeoCore
+import NetworkAnalysis
+import Scenarios
+import TwinStore
+
+/// `hazard-overlay`: what a hazard area holds and cuts off — "what does this flood cut off?".
+///
+/// The area is either `area` (a GeoJSON Polygon or MultiPolygon, CRS84) or `hazardLayer` (any
+/// polygon collection, e.g. a flood run's `flood_<scenario>_depth`) with an optional property
+/// filter (`property` with `minimum` and/or `values`, e.g. depth ≥ 0.15 m), whose passing
+/// polygons are unioned. Outputs: the resources, roads, buildings and addresses inside (ids and
+/// counts), the residents inside (aggregate only), the road pieces closed; with `origin`, each
+/// resource's travel time before and after the closures (cut-off ones listed); with `route`
+/// (`{"from": point, "to": point}`), the route with every road open and the one around the flood.
+public struct HazardOverlayProcess: OGCProcess {
+    public let id = "hazard-overlay"
+    public let version = "1.0.0"
+    public let title = "Hazard overlay"
+    public let description = "Resources, roads, buildings, addresses and population inside a hazard polygon or flood result; the flooded roads closed; which resources become unreachable or slower from a point; and a route around the closures."
+    public let jobControlOptions: [JobControlOption] = [.syncExecute]
+
+    public init() {}
+
+    public var inputs: [String: ProcessParameter] {
+        [
+            "area": ProcessParameter(title: "Hazard area", description: "A GeoJSON Polygon or MultiPolygon in CRS84 (give this or hazardLayer).",
+                                     schema: ["type": "object", "required": ["type", "coordinates"]], minOccurs: 0),
+            "hazardLayer": ProcessParameter(title: "Hazard layer", description: "Id of a polygon collection, e.g. flood_<scenario>_depth (give this or area).",
+                                            schema: ["type": "string"], minOccurs: 0),
+            "property": ProcessParameter(title: "Filter property", description: "Property of hazardLayer to filter on, e.g. a depth in metres.",
+                                         schema: ["type": "string"], minOccurs: 0),
+            "minimum": ProcessParameter(title: "Minimum", description: "Keep hazardLayer polygons with property ≥ this (e.g. 0.15 m).",
+                                        schema: ["type": "number"], minOccurs: 0),
+            "values": ProcessParameter(title: "Values", description: "Keep hazardLayer polygons whose property is one of these (e.g. depth classes).",
+                                       schema: ["type": "array"], minOccurs: 0),
+            "origin": ProcessParameter(title: "Origin", description: "Point to measure resource reach from (GeoJSON Point or [lon, lat]).",
+                                       schema: EmergencyProcessInputs.pointSchema, minOccurs: 0),
+            "route": ProcessParameter(title: "Route", description: "{\"from\": point, \"to\": point}: a trip to plan around the closures.",
+                                      schema: ["type": "object", "required": ["from", "to"]], minOccurs: 0),
+            "profile": ProcessParameter(title: "Travel profile", description: "driving or walking.", schema: EmergencyProcessInputs.profileSchema, minOccurs: 0),
+            "addressLevel": ProcessParameter(title: "Address level", description: "Standard-address level listed (default 门牌).",
+                                             schema: ["type": "string", "default": "门牌"], minOccurs: 0),
+        ]
+    }
+
+    public var outputs: [String: ProcessParameter] {
+        [
+            "inside": ProcessParameter(title: "Inside the hazard", description: "Per resource layer, roads, buildings, addresses: count and ids; population (aggregate) and its source.", schema: ["type": "object"]),
+            "closures": ProcessParameter(title: "Closed roads", description: "Number and length (m) of closed road pieces.", schema: ["type": "object"]),
+            "reach": ProcessParameter(title: "Reach from origin", description: "Resources cut off and slowed, with seconds before and after (with origin).", schema: ["type": "object"]),
+            "route": ProcessParameter(title: "Route", description: "Before/after routes as GeoJSON LineStrings with seconds and metres (with route).", schema: ["type": "object"]),
+        ]
+    }
+
+    struct Request {
+        var area: Geometry?
+        var layer: String?
+        var filter: HazardArea.Filter?
+        var origin: Position?
+        var route: (from: Position, to: Position)?
+        var profile: TravelProfile
+        var addressLevel: String
+    }
+
+    func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
+        typealias In = EmergencyProcessInputs
+        let hasArea = In.unwrap(inputs["area"]) != nil
+        let layer = try In.string(inputs, "hazardLayer")
+        guard hasArea != (layer != nil) else {
+            throw Problem.invalidInput(hasArea ? "hazardLayer" : "area", "give exactly one of 'area' and 'hazardLayer'")
+        }
+        let area = hasArea ? try FeaturesInArea.area(In.unwrap(inputs["area"])) : nil
+        let property = try In.string(inputs, "property")
+        let minimum = try In.number(inputs, "minimum", in: -1e12...1e12)
+        var values: [JSONValue]?
+        if let v = In.unwrap(inputs["values"]) {
+            guard let list = v.arrayValue, !list.isEmpty else { throw Problem.invalidInput("values", "must be a non-empty array") }
+            values = list
+        }
+        if property == nil, minimum != nil || values != nil { throw Problem.invalidInput("property", "is required with minimum or values") }
+        if property != nil, layer == nil { throw Problem.invalidInput("property", "applies to hazardLayer only") }
+        if let layer {
+            guard let definition = try await store.layerDefinition(layer, for: caller) else {
+                throw Problem.invalidInput("hazardLayer", "no collection '\(layer)'")
+            }
+            if let p = property, definition.schema.properties[p] == nil {
+                throw Problem.invalidInput("property", "collection '\(layer)' has no property '\(p)'")
+            }
+        }
+        var route: (from: Position, to: Position)?
+        if let r = In.unwrap(inputs["route"]) {
+            guard let o = r.objectValue else { throw Problem.invalidInput("route", "must be an object {\"from\": point, \"to\": point}") }
+            do {
+                route = (try In.requiredPoint(o, "from"), try In.requiredPoint(o, "to"))
+            } catch let p as Problem {
+                throw Problem.invalidInput("route", p.detail)
+            }
+        }
+        let level = try In.string(inputs, "addressLevel") ?? "门牌"
+        return Request(area: area, layer: layer, filter: property.map { HazardArea.Filter(property: $0, minimum: minimum, values: values) },
+                       origin: try In.point(inputs, "origin"), route: route, profile: try In.profile(inputs), addressLevel: level)
+    }
+
+    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
+        _ = try await request(inputs, store: store, caller: caller)
+    }
+
+    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
+                        progress: JobProgress) async throws -> JSONValue {
+        let r = try await request(inputs, store: store, caller: caller)
+        typealias In = EmergencyProcessInputs
+        let overlay = try await In.mapped {
+            let area: HazardArea
+            if let g = r.area {
+                area = HazardArea(geometry: g)
+            } else {
+                area = try await HazardArea.union(of: r.layer ?? "", filter: r.filter, from: store, by: caller)
+            }
+            return try await HazardOverlay.assess(area, store: store, by: caller, addressLevel: r.addressLevel,
+                                                  origin: r.origin, route: r.route, profile: r.profile)
+        }
+        func list(_ ids: [String]) -> JSONValue { ["count": .integer(Int64(ids.count)), "ids": .array(ids.map(JSONValue.string))] }
+        var inside: [String: JSONValue] = [
+            "roads": list(overlay.roads), "buildings": list(overlay.buildings), "addresses": list(overlay.addresses),
+            "population": In.number(overlay.population, decimals: 10),
+            "population_source": .string(overlay.populationSource.description), "area_source": .string(overlay.area.source),
+        ]
+        for (layer, ids) in overlay.resources { inside[layer] = list(ids) }
+        var result: [String: JSONValue] = [
+            "inside": .object(inside),
+            "closures": ["pieces": .integer(Int64(overlay.closures.pieces.count)), "metres": In.number(overlay.closedMetres)],
+        ]
+        if r.origin != nil {
+            func item(_ c: ReachChange) -> JSONValue {
+                ["layer": .string(c.resource.layer), "id": .string(c.resource.id), "name": c.resource.name.map(JSONValue.string) ?? .null,
+                 "seconds_before": In.number(c.before), "seconds_after": In.number(c.after), "increase": In.number(c.increase)]
+            }
+            let slowed = overlay.reach.filter { ($0.increase ?? 0) > 1e-6 }.sorted { ($0.increase ?? 0) > ($1.increase ?? 0) }
+            result["reach"] = ["origin_flooded": .bool(overlay.originFlooded ?? false),
+                               "cut_off": .array(overlay.cutOff.map(item)), "slowed": .array(slowed.map(item)),
+                               "unchanged": .integer(Int64(overlay.reach.count - overlay.cutOff.count - slowed.count))]
+        }
+        if overlay.routeRequested {
+            func leg(_ route: Route?, _ line: LineString?) throws -> JSONValue {
+                guard let route, let line else { return .null }
+                return ["seconds": In.number(route.seconds), "metres": In.number(route.metres), "geometry": try In.json(.lineString(line))]
+            }
+            result["route"] = ["before": try leg(overlay.routeBefore, overlay.routeBeforeLine),
+                               "after": try leg(overlay.routeAfter, overlay.routeAfterLine),
+                               "increase": In.number(overlay.routeAfter.flatMap { a in overlay.routeBefore.map { a.seconds - $0.seconds } })]
+        }
+        return .object(result)
+    }
+}

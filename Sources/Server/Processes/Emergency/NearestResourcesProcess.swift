@@ -1,0 +1,122 @@
+import Foundation
+import GeoCore
+import NetworkAnalysis
+import Scenarios
+import TwinStore
+
+/// `nearest-resources`: from an incident, the N resources of a layer fastest to reach along the
+/// roads — "which three shelters can take 800 people within 10 minutes of here?".
+///
+/// Inputs: `incident` (GeoJSON Point or [lon, lat], CRS84 degrees), `layer` (shelters,
+/// hospitals, fire_stations, warehouses, rescue_teams or any point layer), `count` (1…50,
+/// default 3), `profile` (driving, default, or walking), `categories` (values of the layer's
+/// category/class/grade attribute), `status`, `minimumCapacity` (free places, beds or members),
+/// `maximumMinutes` (optional cut-off). Output `resources`: a FeatureCollection of routes
+/// (LineStrings in lon/lat from the incident's road position to the resource's), fastest first,
+/// each with `rank`, `resource_id`, `name`, `category`, `capacity`, `free_capacity`, `seconds`,
+/// `minutes`, `metres` and `access_metres` (resource to its road, straight).
+public struct NearestResourcesProcess: OGCProcess {
+    public let id = "nearest-resources"
+    public let version = "1.0.0"
+    public let title = "Nearest emergency resources"
+    public let description = "The N resources of a layer (shelters, hospitals, fire stations, warehouses, rescue teams) with the shortest travel time along the roads from an incident, filtered by category, status and minimum free capacity, with travel times, distances and route geometries."
+    public let jobControlOptions: [JobControlOption] = [.syncExecute]
+
+    public init() {}
+
+    public var inputs: [String: ProcessParameter] {
+        [
+            "incident": ProcessParameter(title: "Incident", description: "Where help is needed: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
+                                         schema: EmergencyProcessInputs.pointSchema),
+            "layer": ProcessParameter(title: "Resource layer", description: "Collection id of the resources, e.g. shelters, hospitals, fire_stations, warehouses, rescue_teams.",
+                                      schema: ["type": "string", "examples": .array(EmergencyResource.layers.map(JSONValue.string))]),
+            "count": ProcessParameter(title: "Count", description: "How many resources to return (1…50).",
+                                      schema: ["type": "integer", "minimum": 1, "maximum": 50, "default": 3], minOccurs: 0),
+            "profile": ProcessParameter(title: "Travel profile", description: "driving (road speeds, one-way rules) or walking (5 km/h).",
+                                        schema: EmergencyProcessInputs.profileSchema, minOccurs: 0),
+            "categories": ProcessParameter(title: "Categories", description: "Keep resources whose category (category, class or grade attribute) is one of these, e.g. 防汛抗旱 or 固定短期.",
+                                           schema: ["type": "array", "items": ["type": "string"]], minOccurs: 0),
+            "status": ProcessParameter(title: "Status", description: "Keep resources with this status (layers with a status attribute).",
+                                       schema: ["type": "string"], minOccurs: 0),
+            "minimumCapacity": ProcessParameter(title: "Minimum free capacity", description: "Keep resources with at least this free capacity (shelter places, hospital beds, team members).",
+                                                schema: ["type": "number", "minimum": 0], minOccurs: 0),
+            "maximumMinutes": ProcessParameter(title: "Maximum travel time", description: "Leave out resources farther than this many minutes.",
+                                               schema: ["type": "number", "exclusiveMinimum": 0], minOccurs: 0),
+        ]
+    }
+
+    public var outputs: [String: ProcessParameter] {
+        [
+            "resources": ProcessParameter(title: "Resources reached", description: "Routes to the resources, fastest first, as GeoJSON LineString features in lon/lat with rank, resource_id, name, category, capacity, free_capacity, seconds, minutes, metres and access_metres.",
+                                          schema: EmergencyProcessInputs.featureCollectionSchema),
+        ]
+    }
+
+    struct Request {
+        var incident: Position
+        var layer: String
+        var count: Int
+        var profile: TravelProfile
+        var filter: ResourceFilter
+        var maximumSeconds: Double?
+    }
+
+    func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
+        typealias In = EmergencyProcessInputs
+        let incident = try In.requiredPoint(inputs, "incident")
+        guard let layer = try In.string(inputs, "layer") else { throw Problem.invalidInput("layer", "is required") }
+        guard let definition = try await store.layerDefinition(layer, for: caller) else {
+            throw Problem.invalidInput("layer", "no collection '\(layer)'")
+        }
+        guard definition.hasGeometry else { throw Problem.invalidInput("layer", "collection '\(layer)' has no geometry") }
+        let count = try In.integer(inputs, "count", default: 3, in: 1...50)
+        let profile = try In.profile(inputs)
+        let categories = try In.strings(inputs, "categories").map(Set.init)
+        let status = try In.string(inputs, "status")
+        let minimum = try In.number(inputs, "minimumCapacity", in: 0...1e12)
+        let maximum = try In.number(inputs, "maximumMinutes", in: 1e-6...1440)
+        let schema = definition.schema.properties
+        if status != nil, schema["status"] == nil { throw Problem.invalidInput("status", "collection '\(layer)' has no status attribute") }
+        if minimum != nil, !EmergencyResource.capacityProperties.contains(where: { schema[$0] != nil }) {
+            throw Problem.invalidInput("minimumCapacity", "collection '\(layer)' has no capacity attribute (\(EmergencyResource.capacityProperties.joined(separator: ", ")))")
+        }
+        if categories != nil, !EmergencyResource.categoryProperties.contains(where: { schema[$0] != nil }) {
+            throw Problem.invalidInput("categories", "collection '\(layer)' has no category attribute (\(EmergencyResource.categoryProperties.joined(separator: ", ")))")
+        }
+        return Request(incident: incident, layer: layer, count: count, profile: profile,
+                       filter: ResourceFilter(categories: categories, status: status, minimumFreeCapacity: minimum),
+                       maximumSeconds: maximum.map { $0 * 60 })
+    }
+
+    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
+        _ = try await request(inputs, store: store, caller: caller)
+    }
+
+    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
+                        progress: JobProgress) async throws -> JSONValue {
+        let r = try await request(inputs, store: store, caller: caller)
+        return try await EmergencyProcessInputs.mapped {
+            let resources = try await EmergencyResource.load(layer: r.layer, from: store, filter: r.filter, by: caller)
+            let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
+            var found = try NearestResources.find(from: r.incident, among: resources, count: r.count, roads: roads)
+            if let m = r.maximumSeconds { found = found.filter { $0.seconds <= m } }
+            var features: [JSONValue] = []
+            for (rank, hit) in found.enumerated() {
+                let s = hit.resource
+                features.append([
+                    "type": "Feature", "id": .string(s.id),
+                    "geometry": try EmergencyProcessInputs.json(.lineString(hit.route)),
+                    "properties": [
+                        "rank": .integer(Int64(rank + 1)), "resource_id": .string(s.id), "layer": .string(s.layer),
+                        "name": s.name.map(JSONValue.string) ?? .null, "category": s.category.map(JSONValue.string) ?? .null,
+                        "capacity": EmergencyProcessInputs.number(s.capacity), "free_capacity": EmergencyProcessInputs.number(s.freeCapacity),
+                        "seconds": EmergencyProcessInputs.number(hit.seconds), "minutes": EmergencyProcessInputs.number(hit.seconds / 60),
+                        "metres": EmergencyProcessInputs.number(hit.metres), "access_metres": EmergencyProcessInputs.number(hit.accessMetres),
+                        "position": EmergencyProcessInputs.json(s.position),
+                    ],
+                ])
+            }
+            return ["resources": ["type": "FeatureCollection", "features": .array(features)]]
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import GeoCore
+import Scenarios
+import TwinStore
+
+/// `flood-scenario`: runs a coupled 1D–2D flood scenario on the district in the store and writes
+/// its result layers (`flood_<scenario>_depth|roads|buildings|cutoff`), which the Features and
+/// Tiles APIs then serve like any layer. Asynchronous only (a district run takes minutes).
+///
+/// Inputs: `scenario` — a scenario document (the JSON of `Models/scenarios/*.json`) or the name
+/// of a file there (`p50-waterlogging`); optional `durationScale` (0–1], `demCoarsening` (≥ 1)
+/// and `dem` (a DEM path on the server; required when the store is PostGIS, otherwise
+/// `dem.asc` in the SpatiaLite store's directory). Outputs: `layers` (ids) and `summary`.
+public struct FloodScenarioProcess: OGCProcess {
+    public let id = "flood-scenario"
+    public let version = "1.0.0"
+    public let title = "Urban flood scenario"
+    public let description = "Runs a design-storm flood scenario (Chicago storm, SWMM-compatible pipe network coupled to a 2D street surface) on the district and writes result layers: depth classes, road flooding, buildings with flooded ground floors, cut-off emergency resources."
+    public let jobControlOptions: [JobControlOption] = [.asyncExecute, .dismiss]
+
+    /// Directory holding the scenario files (`Models/scenarios`).
+    public let scenariosDirectory: URL
+    /// `Models/storm-intensity.json`.
+    public let stormCatalog: URL
+    /// Directory of the SpatiaLite store (holds `dem.asc`; the max-depth raster is written there), or nil for PostGIS.
+    public let storeDirectory: URL?
+
+    public init(scenariosDirectory: URL = URL(fileURLWithPath: "Models/scenarios"),
+                stormCatalog: URL = URL(fileURLWithPath: "Models/storm-intensity.json"), storeDirectory: URL? = nil) {
+        self.scenariosDirectory = scenariosDirectory
+        self.stormCatalog = stormCatalog
+        self.storeDirectory = storeDirectory
+    }
+
+    public var inputs: [String: ProcessParameter] {
+        [
+            "scenario": ProcessParameter(title: "Scenario", description: "A scenario document (return_period_a, duration_min, peak_ratio, …) or the name of a file in Models/scenarios.",
+                                         schema: ["oneOf": [["type": "string"], ["type": "object"]]]),
+            "durationScale": ProcessParameter(title: "Duration scale", description: "Scale the storm duration for a quick run (0–1].",
+                                              schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 1], minOccurs: 0),
+            "demCoarsening": ProcessParameter(title: "DEM coarsening", description: "Block factor coarsening the 10 m DEM (1 = none).",
+                                              schema: ["type": "integer", "minimum": 1, "maximum": 10, "default": 1], minOccurs: 0),
+            "dem": ProcessParameter(title: "DEM path", description: "Path of the DEM (ESRI ASCII, EPSG:4547) on the server; needed for a PostGIS store.",
+                                    schema: ["type": "string"], minOccurs: 0),
+        ]
+    }
+
+    public var outputs: [String: ProcessParameter] {
+        [
+            "layers": ProcessParameter(title: "Result layers", description: "Ids of the layers written.", schema: ["type": "array", "items": ["type": "string"]]),
+            "summary": ProcessParameter(title: "Summary", description: "Flooded road km, buildings, cut-off resources, volumes and the mass-balance error.",
+                                        schema: ["type": "object"]),
+        ]
+    }
+
+    struct Request {
+        var scenario: FloodScenario
+        var options: FloodScenarioRun.Options
+    }
+
+    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
+        _ = try request(inputs)
+    }
+
+    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
+                        progress: JobProgress) async throws -> JSONValue {
+        let request = try request(inputs)
+        try await progress.report(0)
+        let latest = LatestFraction()
+        let runTask = Task {
+            defer { latest.finish() }
+            return try await FloodScenarioRun.run(request.scenario, store: store, caller: caller, options: request.options) { p in
+                latest.set(p.fraction)
+            }
+        }
+        // Report progress while the run goes on; a dismissed job cancels the run's task.
+        while !latest.isFinished {
+            try? await Task.sleep(for: .milliseconds(500))
+            do { try await progress.report(min(99, 100 * latest.get())) } catch {
+                runTask.cancel()
+                throw error
+            }
+        }
+        let summary: FloodScenarioSummary
+        do { summary = try await runTask.value } catch let e as FloodScenarioError {
+            throw Problem.invalidInput(e.field == "dem" ? "dem" : "scenario", e.message)
+        }
+        let data = try JSONEncoder().encode(summary)
+        let summaryJSON = try JSONDecoder().decode(JSONValue.self, from: data)
+        return ["layers": .array(summary.layers.map(JSONValue.string)), "summary": summaryJSON]
+    }
+
+    func request(_ inputs: [String: JSONValue]) throws -> Request {
+        let scenario: FloodScenario
+        switch Self.unwrap(inputs["scenario"]) {
+        case .string(let name)?:
+            guard name.range(of: "^[A-Za-z0-9_-]+(\\.json)?$", options: .regularExpression) != nil else {
+                throw Problem.invalidInput("scenario", "a scenario name is a file name in Models/scenarios (letters, digits, - and _)")
+            }
+            let url = scenariosDirectory.appendingPathComponent(name.hasSuffix(".json") ? name : name + ".json")
+            guard FileManager.default.fileExists(atPath: url.path) else {
+                let known = ((try? FileManager.default.contentsOfDirectory(atPath: scenariosDirectory.path)) ?? [])
+                    .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
+                throw Problem.invalidInput("scenario", "no scenario '\(name)' (known: \(known.joined(separator: ", ")))")
+            }
+            do { scenario = try FloodScenario.load(contentsOf: url) } catch let e as FloodScenarioError {
+                throw Problem.invalidInput("scenario", e.message)
+            }
+        case let value? where value.objectValue != nil:
+            do { scenario = try FloodScenario.decode(try JSONEncoder().encode(value), source: "scenario") } catch let e as FloodScenarioError {
+                throw Problem.invalidInput("scenario", e.message)
+            }
+        default:
+            throw Problem.invalidInput("scenario", "must be a scenario document (object) or a scenario name (string)")
+        }
+        var scale = 1.0
+        if let v = Self.unwrap(inputs["durationScale"]), !v.isNull {
+            guard let d = v.doubleValue, d > 0, d <= 1 else { throw Problem.invalidInput("durationScale", "must be a number in (0, 1]") }
+            scale = d
+        }
+        var coarsening = 1
+        if let v = Self.unwrap(inputs["demCoarsening"]), !v.isNull {
+            guard let d = v.doubleValue, d >= 1, d <= 10, d == d.rounded() else { throw Problem.invalidInput("demCoarsening", "must be an integer 1–10") }
+            coarsening = Int(d)
+        }
+        let dem: URL
+        if let v = Self.unwrap(inputs["dem"]), !v.isNull {
+            guard let path = v.stringValue, !path.isEmpty else { throw Problem.invalidInput("dem", "must be a file path") }
+            dem = URL(fileURLWithPath: path)
+        } else if let storeDirectory {
+            dem = storeDirectory.appendingPathComponent("dem.asc")
+        } else {
+            throw Problem.invalidInput("dem", "this store has no directory for the DEM (PostGIS): give input 'dem', the path of an ESRI ASCII grid in EPSG:4547")
+        }
+        guard FileManager.default.fileExists(atPath: dem.path) else {
+            throw Problem.invalidInput("dem", "no DEM at \(dem.path) (build the district with `citytwin district build`)")
+        }
+        return Request(scenario: scenario, options: FloodScenarioRun.Options(dem: dem, stormCatalog: stormCatalog,
+                                                                              outputDirectory: storeDirectory ?? dem.deletingLastPathComponent(),
+                                                                              durationScale: scale, demCoarsening: coarsening))
+    }
+
+    private static func unwrap(_ value: JSONValue?) -> JSONValue? {
+        if let o = value?.objectValue, let inner = o["value"], o["type"] == nil { return inner }
+        return value
+    }
+}
+
+/// The run's latest progress fraction, shared between the run and the reporting loop.
+final class LatestFraction: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0.0
+    private var finished = false
+    func set(_ v: Double) { lock.lock(); value = v; lock.unlock() }
+    func finish() { lock.lock(); finished = true; lock.unlock() }
+    var isFinished: Bool { lock.lock(); defer { lock.unlock() }; return finished }
+    func get() -> Double { lock.lock(); defer { lock.unlock() }; return value }
+}

@@ -1,0 +1,169 @@
+import Foundation
+import GeoCore
+
+/// Hands out the next chunk of features of a bulk insert, or `nil` at the end. It is called
+/// repeatedly on one background thread (never concurrently), so it may read a file.
+public typealias FeatureChunkReader = @Sendable () throws -> [Feature]?
+
+/// A store that loads a large insert chunk by chunk inside ONE transaction: the whole set lands
+/// or nothing does, exactly as `FeatureStore.insert` with all the features at once (the same
+/// validation, versions, audit chain and change events, in the same order), without holding
+/// every feature in memory. Both SQL backends conform.
+public protocol BulkFeatureLoading: FeatureStore {
+    /// Inserts every feature `next` hands out into `layer` at one instant (`at`, default now).
+    ///
+    /// Chunks are read, validated, encoded and hashed on a thread of their own while the
+    /// previous chunk is written, so reading and writing overlap on two cores.
+    /// - Returns: the number of features inserted.
+    /// - Throws: the reader's error (nothing written), `StoreError` as `insert` does.
+    func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int
+}
+
+extension WriteBatch {
+    /// The insert batch of one chunk, at the instant and by the author of `template` (the
+    /// checked, empty batch of the whole bulk insert).
+    init(chunk: [PreparedFeature], of template: WriteBatch) {
+        self.layer = template.layer
+        self.time = template.time
+        self.actor = template.actor
+        self.department = template.department
+        self.role = template.role
+        self.features = chunk
+        self.deletions = []
+        self.isInsert = true
+    }
+
+    /// The checked, empty insert batch a bulk insert's chunks copy their instant and author from.
+    static func bulkTemplate(layer definition: LayerDefinition?, named layer: String, by caller: Caller, at: Date?) throws -> WriteBatch {
+        try WriteBatch(layer: definition, named: layer, mode: .insert([]), by: caller, at: at)
+    }
+}
+
+/// One chunk of a bulk insert, prepared: the features and, in the same order, the hash of
+/// each one's audit entry (an insert: no before hash), chained from the entry before it.
+struct PreparedChunk: Sendable {
+    var features: [PreparedFeature]
+    var entryHashes: [String]
+}
+
+/// The chunks of a bulk insert, validated and prepared (`PreparedFeature`: canonical
+/// properties, WKB, envelope, hash) and their audit entries hashed, on a thread of its own, at
+/// most `depth` chunks ahead of the writer. The audit chain starts at the newest entry inside
+/// the writer's transaction, so the writer hands it over with `start(chain:)`; the thread reads
+/// and validates the first chunk meanwhile. The writer calls `next()` until `nil` and `stop()`
+/// when it leaves (also on error), which ends the thread.
+///
+/// A bulk insert only inserts: its plan is one new version and one insert change per feature
+/// in order, or an error, so the audit hashes computed here are the ones
+/// `WriteBatch.auditRows` gives for the same plan.
+final class PreparedChunks: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var ready: [PreparedChunk] = []
+    private var finished = false
+    private var stopped = false
+    private var chainStart: String?
+    private var failure: (any Error)?
+    private let depth: Int
+
+    /// Starts reading at once.
+    init(template: WriteBatch, depth: Int = 2, reader: @escaping FeatureChunkReader) {
+        self.depth = depth
+        let thread = Thread { [self] in produce(template, reader) }
+        thread.name = "citytwin.bulk-insert"
+        thread.stackSize = 8 << 20
+        thread.start()
+    }
+
+    private func produce(_ template: WriteBatch, _ reader: FeatureChunkReader) {
+        let layer = template.layer
+        var offset = 0
+        var chain: String?
+        do {
+            while true {
+                condition.lock()
+                while ready.count >= depth && !stopped { condition.wait() }
+                let stop = stopped
+                condition.unlock()
+                if stop { break }
+                guard let features = try reader() else { break }
+                var prepared = [PreparedFeature]()
+                prepared.reserveCapacity(features.count)
+                for (i, f) in features.enumerated() {
+                    prepared.append(try PreparedFeature(f, layer: layer, index: offset + i))
+                }
+                offset += features.count
+                if chain == nil {
+                    condition.lock()
+                    while chainStart == nil && !stopped { condition.wait() }
+                    chain = chainStart
+                    condition.unlock()
+                }
+                guard var previous = chain else { break }
+                var hashes = [String]()
+                hashes.reserveCapacity(prepared.count)
+                for f in prepared {
+                    previous = AuditChain.entryHash(previous: previous, at: template.time, actor: template.actor,
+                                                    department: template.department, role: template.role, layer: layer.id,
+                                                    featureID: f.id, kind: .insert, before: nil, after: f.hash)
+                    hashes.append(previous)
+                }
+                chain = previous
+                condition.lock()
+                ready.append(PreparedChunk(features: prepared, entryHashes: hashes))
+                condition.broadcast()
+                condition.unlock()
+            }
+            finish(nil)
+        } catch {
+            finish(error)
+        }
+    }
+
+    private func finish(_ error: (any Error)?) {
+        condition.lock()
+        failure = error
+        finished = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Hands over the newest audit entry hash (read inside the writer's transaction, or the
+    /// genesis hash): the first chunk's entries chain from it.
+    func start(chain previous: String) {
+        condition.lock()
+        chainStart = previous
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next prepared chunk in reading order (waits for it); `nil` at the end.
+    /// - Throws: the reader's or validation's error once the chunks before it are taken.
+    func next() throws -> PreparedChunk? {
+        condition.lock()
+        defer { condition.unlock() }
+        while ready.isEmpty && !finished { condition.wait() }
+        if !ready.isEmpty {
+            let chunk = ready.removeFirst()
+            condition.broadcast()
+            return chunk
+        }
+        if let failure { throw failure }
+        return nil
+    }
+
+    /// `next()` without blocking a Swift concurrency thread.
+    func nextChunk() async throws -> PreparedChunk? {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<PreparedChunk?, any Error>) in
+            DispatchQueue.global().async { c.resume(with: Result { try self.next() }) }
+        }
+    }
+
+    /// Tells the reading thread to end (after its current chunk).
+    func stop() {
+        condition.lock()
+        stopped = true
+        ready.removeAll()
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,175 @@
+import CSpatiaLite
+import Foundation
+import GeoCore
+import GRDB
+
+/// The three row inserts of a bulk insert (version, audit entry, change event) as SQLite
+/// statements prepared once per bulk insert and stepped through the C API: the columns that are
+/// the same for every row (instant, author, department, role, layer) are bound once, and each
+/// row binds only its own values, without building argument arrays. Writes exactly the rows
+/// `SpatiaLiteStore.apply` writes for an insert plan, in the same order.
+///
+/// Lives inside one GRDB write (the transaction's connection); `finalize()` before leaving it.
+final class BulkRowWriter {
+    private let connection: OpaquePointer
+    private let layer: String
+    private let hasGeometry: Bool
+    private var version: OpaquePointer?
+    private var audit: OpaquePointer?
+    private var change: OpaquePointer?
+
+    /// Prepares the statements for `batch`'s table and binds its constant columns.
+    init(_ db: Database, template batch: WriteBatch) throws {
+        guard let connection = db.sqliteConnection else { throw StoreError(.backend, "SQLite connection is closed") }
+        self.connection = connection
+        let def = batch.layer
+        self.layer = def.id
+        self.hasGeometry = def.hasGeometry
+        let table = FeatureTable(layer: def).name
+        let geomSQL = def.hasZ ? "CastToXYZ(ST_GeomFromWKB(?3, 4490))" : "ST_GeomFromWKB(?3, 4490)"
+        // ?1 fid, ?2 props, ?3 wkb, ?4 hash | ?5 valid_from, ?6 author, ?7 department
+        let versionSQL = def.hasGeometry
+            ? "INSERT INTO \(table) (fid, props, geom, valid_from, valid_to, author, department, hash) VALUES (?1, ?2, \(geomSQL), ?5, NULL, ?6, ?7, ?4)"
+            : "INSERT INTO \(table) (fid, props, valid_from, valid_to, author, department, hash) VALUES (?1, ?2, ?5, NULL, ?6, ?7, ?4)"
+        // ?1 fid, ?2 after_hash, ?3 entry_hash | ?4 at, ?5 actor, ?6 department, ?7 role, ?8 layer
+        let auditSQL = """
+            INSERT INTO audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
+            VALUES (?4, ?5, ?6, ?7, ?8, ?1, 'insert', NULL, ?2, ?3)
+            """
+        // ?1 fid, ?2…?5 after box | ?6 layer, ?7 at
+        let changeSQL = """
+            INSERT INTO change_feed (layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
+                                     after_minx, after_miny, after_maxx, after_maxy)
+            VALUES (?6, ?1, 'insert', ?7, NULL, NULL, NULL, NULL, ?2, ?3, ?4, ?5)
+            """
+        do {
+            version = try prepare(versionSQL)
+            audit = try prepare(auditSQL)
+            change = try prepare(changeSQL)
+            try bindConstant(version, 5, batch.time)
+            try bindConstant(version, 6, batch.actor)
+            try bindConstant(version, 7, batch.department)
+            try bindConstant(audit, 4, batch.time)
+            try bindConstant(audit, 5, batch.actor)
+            try bindConstant(audit, 6, batch.department)
+            try bindConstant(audit, 7, batch.role)
+            try bindConstant(audit, 8, batch.layer.id)
+            try bindConstant(change, 6, batch.layer.id)
+            try bindConstant(change, 7, batch.time)
+        } catch {
+            finalize()
+            throw error
+        }
+    }
+
+    /// Writes a version, an audit entry (`entryHashes[i]`) and a change event per feature, in order.
+    /// - Throws: `StoreError(.duplicateFeature)` when a feature already has a current version
+    ///   (the unique index on current ids), `DatabaseError` for anything else SQLite refuses.
+    func insert(_ features: [PreparedFeature], entryHashes: [String]) throws {
+        guard let version, let audit, let change else { throw StoreError(.backend, "bulk insert statements are finalized") }
+        for (f, entry) in zip(features, entryHashes) {
+            try Self.withText(f.id) { id, idCount in
+                bindText(version, 1, id, idCount)
+                try Self.withText(f.propertiesText) { bindText(version, 2, $0, $1) }
+                try Self.withText(f.hash) { hash, hashCount in
+                    bindText(version, 4, hash, hashCount)
+                    if hasGeometry {
+                        if let wkb = f.wkb {
+                            try wkb.withUnsafeBytes { b in
+                                sqlite3_bind_blob(version, 3, b.baseAddress, Int32(b.count), nil)
+                                try step(version, feature: f.id)
+                            }
+                        } else {
+                            sqlite3_bind_null(version, 3)
+                            try step(version, feature: f.id)
+                        }
+                    } else {
+                        try step(version, feature: f.id)
+                    }
+                    bindText(audit, 1, id, idCount)
+                    bindText(audit, 2, hash, hashCount)
+                    try Self.withText(entry) { bindText(audit, 3, $0, $1) }
+                    try step(audit, feature: f.id)
+                }
+                bindText(change, 1, id, idCount)
+                if let e = f.envelope {
+                    sqlite3_bind_double(change, 2, e.minX)
+                    sqlite3_bind_double(change, 3, e.minY)
+                    sqlite3_bind_double(change, 4, e.maxX)
+                    sqlite3_bind_double(change, 5, e.maxY)
+                } else {
+                    for i: Int32 in 2...5 { sqlite3_bind_null(change, i) }
+                }
+                try step(change, feature: f.id)
+            }
+        }
+    }
+
+    /// Releases the statements (idempotent).
+    func finalize() {
+        for s in [version, audit, change] { sqlite3_finalize(s) }
+        version = nil
+        audit = nil
+        change = nil
+    }
+
+    deinit { finalize() }
+
+    // MARK: - SQLite C API
+
+    private func prepare(_ sql: String) throws -> OpaquePointer? {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(connection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK else { throw error(rc, sql: sql) }
+        return statement
+    }
+
+    /// Binds a value that stays for every row (SQLite copies it).
+    private func bindConstant(_ s: OpaquePointer?, _ i: Int32, _ value: Int64) throws {
+        try check(sqlite3_bind_int64(s, i, value))
+    }
+
+    private func bindConstant(_ s: OpaquePointer?, _ i: Int32, _ value: String?) throws {
+        guard let value else { return try check(sqlite3_bind_null(s, i)) }
+        try check(sqlite3_bind_text(s, i, value, -1, Self.transient))
+    }
+
+    /// Binds text the caller keeps alive until the statement is stepped (no copy).
+    private func bindText(_ s: OpaquePointer, _ i: Int32, _ text: UnsafePointer<CChar>, _ count: Int32) {
+        sqlite3_bind_text(s, i, text, count, nil)
+    }
+
+    /// Steps an INSERT to its end and resets it for the next row.
+    private func step(_ s: OpaquePointer, feature: String) throws {
+        let rc = sqlite3_step(s)
+        sqlite3_reset(s)
+        guard rc == SQLITE_DONE else {
+            if sqlite3_extended_errcode(connection) == 2067 /* SQLITE_CONSTRAINT_UNIQUE */ && s == version {
+                throw StoreError(.duplicateFeature, "feature \"\(feature)\" already exists", layer: layer, feature: feature)
+            }
+            throw error(rc, sql: String(cString: sqlite3_sql(s)))
+        }
+    }
+
+    private func check(_ rc: Int32) throws {
+        guard rc == SQLITE_OK else { throw error(rc, sql: nil) }
+    }
+
+    private func error(_ rc: Int32, sql: String?) -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(connection)),
+                      message: String(cString: sqlite3_errmsg(connection)), sql: sql)
+    }
+
+    /// A string's UTF-8 bytes as a C pointer and length, without copying a native string.
+    /// Never an empty buffer's nil address: SQLite would bind NULL instead of ''.
+    private static func withText<R>(_ s: String, _ body: (UnsafePointer<CChar>, Int32) throws -> R) rethrows -> R {
+        var s = s
+        return try s.withUTF8 { u in
+            guard let base = u.baseAddress, u.count > 0 else { return try "".withCString { try body($0, 0) } }
+            return try base.withMemoryRebound(to: CChar.self, capacity: u.count) { try body($0, Int32(u.count)) }
+        }
+    }
+
+    /// `SQLITE_TRANSIENT`: SQLite copies the value at bind time.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+}

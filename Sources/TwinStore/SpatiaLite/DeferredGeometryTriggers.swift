@@ -1,0 +1,71 @@
+import GRDB
+
+/// SpatiaLite's per-row insert triggers of a layer's geometry column, set aside for one bulk
+/// insert and replayed over the new rows as set-based statements, all inside the bulk insert's
+/// transaction (a rollback or crash restores the triggers with everything else):
+///
+/// - `ggi_<table>_geom` (geometry type and SRID constraint): checked once over the new rows
+///   with the same `GeometryConstraints` call;
+/// - `gii_<table>_geom` (R*Tree entry): the new rows' boxes in one `INSERT … SELECT`, instead
+///   of a trigger program (and an `RTreeAlign` statement) per row;
+/// - `tmi_<table>_geom` (last-insert time of `geometry_columns_time`): set once.
+///
+/// Reads see no difference: other connections only ever see the committed state, in which the
+/// triggers are back and every new row has its R*Tree entry.
+struct DeferredGeometryTriggers {
+    let table: String
+    let layer: String
+    /// (name, CREATE TRIGGER text) as SpatiaLite wrote them.
+    private let triggers: [(String, String)]
+    /// The largest `vid` before the bulk insert: newer rows are the bulk insert's.
+    private let lastVid: Int64
+
+    /// `nil` when the table lacks any of the three triggers (then they simply run per row).
+    init?(_ db: Database, table: String, layer: String) throws {
+        let names = ["ggi", "gii", "tmi"].map { "\($0)_\(table)_geom" }
+        var found = [(String, String)]()
+        for name in names {
+            guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'trigger' AND name = ?",
+                                                arguments: [name]) else { return nil }
+            found.append((name, sql))
+        }
+        self.table = table
+        self.layer = layer
+        self.triggers = found
+        self.lastVid = try Int64.fetchOne(db, sql: "SELECT max(vid) FROM \(table)") ?? 0
+    }
+
+    /// Drops the triggers (inside the current transaction).
+    func suspend(_ db: Database) throws {
+        for (name, _) in triggers { try db.execute(sql: "DROP TRIGGER \"\(name)\"") }
+    }
+
+    /// Does for the rows added since `init` what the triggers would have done, then recreates them.
+    /// - Throws: `StoreError(.invalidFeature)` naming the first feature whose geometry breaks the
+    ///   column's type or SRID constraint.
+    func resume(_ db: Database) throws {
+        if let fid = try String.fetchOne(db, sql: """
+            SELECT t.fid FROM \(table) AS t, geometry_columns AS g
+            WHERE t.vid > ? AND t.geom IS NOT NULL
+              AND Lower(g.f_table_name) = Lower(?) AND Lower(g.f_geometry_column) = 'geom'
+              AND GeometryConstraints(t.geom, g.geometry_type, g.srid) IS NOT 1
+            ORDER BY t.vid LIMIT 1
+            """, arguments: [lastVid, table]) {
+            throw StoreError(.invalidFeature, "the geometry violates the layer's geometry type or SRID (EPSG:4490)",
+                             layer: layer, feature: fid, field: "geometry")
+        }
+        try db.execute(sql: "DELETE FROM \"idx_\(table)_geom\" WHERE pkid > ?", arguments: [lastVid])
+        // What `RTreeAlign` writes, in one statement (SQLite's R*Tree rounds each box outwards
+        // to its 32-bit floats itself); `RTreeAlign` would prepare an INSERT per row.
+        try db.execute(sql: """
+            INSERT INTO "idx_\(table)_geom" (pkid, xmin, xmax, ymin, ymax)
+            SELECT vid, MbrMinX(geom), MbrMaxX(geom), MbrMinY(geom), MbrMaxY(geom) FROM \(table)
+            WHERE vid > ? AND geom IS NOT NULL
+            """, arguments: [lastVid])
+        try db.execute(sql: """
+            UPDATE geometry_columns_time SET last_insert = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+            WHERE Lower(f_table_name) = Lower(?) AND Lower(f_geometry_column) = 'geom'
+            """, arguments: [table])
+        for (_, sql) in triggers { try db.execute(sql: sql) }
+    }
+}

@@ -1,0 +1,100 @@
+import CityModel
+import Foundation
+import GeoCore
+import NetworkAnalysis
+import Testing
+import TwinStore
+@testable import Scenarios
+
+/// The sample district's emergency-relevant layers in a temporary SpatiaLite store, built once
+/// per test process and shared (read-only) by the Emergency*Tests suites.
+enum EmergencyDistrict {
+    static let layerIDs = ["roads", "addresses", "buildings", "population_by_address", "admin_divisions",
+                           "shelters", "hospitals", "fire_stations", "warehouses", "rescue_teams"]
+
+    static let layersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
+
+    private static let built = Task { () throws -> (SpatiaLiteStore, SampleDistrict) in
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emergency-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let catalog = try LayerCatalog.load(directory: layersDirectory)
+        let district = try SampleDistrict.generate()
+        for id in layerIDs {
+            guard let definition = catalog[id] else { throw GeometryError(.invalidArgument, "no layer \(id) in Layers/") }
+            try await store.createLayer(definition)
+            var features = district[layer: id]
+            if !definition.hasZ {
+                for i in features.indices where features[i].geometry?.hasZ == true {
+                    features[i].geometry = features[i].geometry?.mapPositions { $0.xy }
+                }
+            }
+            try await store.insert(layer: id, features: features, by: .admin, at: nil)
+        }
+        return (store, district)
+    }
+
+    /// The store and the district it was built from.
+    static func store() async throws -> (SpatiaLiteStore, SampleDistrict) { try await built.value }
+
+    /// 应急管理局, a department that reads shared layers but not the negative-listed population.
+    static let emergencyBureau = Caller.department(name: "应急管理局", role: .viewer)
+}
+
+@Suite("Emergency resources read from the store")
+struct EmergencyStoreTests {
+    @Test("shelters with at least 800 places are exactly the features whose capacity is ≥ 800")
+    func capacityFilter() async throws {
+        let (store, district) = try await EmergencyDistrict.store()
+        let found = try await EmergencyResource.load(layer: "shelters", from: store,
+                                                     filter: ResourceFilter(minimumFreeCapacity: 800), by: .anonymous)
+        let expected = district[layer: "shelters"].filter { ($0.properties["capacity"]?.doubleValue ?? 0) >= 800 }
+            .compactMap { $0.id?.description }
+        #expect(!expected.isEmpty)
+        #expect(Set(found.map(\.id)) == Set(expected))
+        #expect(found.allSatisfy { $0.freeCapacity == $0.capacity })
+    }
+
+    @Test("a category filter keeps only the asked classes; hospitals' capacity is their beds")
+    func categoryFilter() async throws {
+        let (store, district) = try await EmergencyDistrict.store()
+        let urgent = try await EmergencyResource.load(layer: "shelters", from: store,
+                                                      filter: ResourceFilter(categories: ["紧急"]), by: .anonymous)
+        #expect(Set(urgent.map(\.id)) == Set(district[layer: "shelters"].filter { $0.properties["class"] == "紧急" }.compactMap { $0.id?.description }))
+        let hospitals = try await EmergencyResource.load(layer: "hospitals", from: store, by: .anonymous)
+        #expect(hospitals.map(\.capacity) == district[layer: "hospitals"].map { $0.properties["beds"]?.doubleValue })
+    }
+
+    @Test("filtering on a status the layer does not have, or reading a hidden layer, names the field")
+    func badFilter() async throws {
+        let (store, _) = try await EmergencyDistrict.store()
+        await #expect(throws: EmergencyAnalysisError.self) {
+            _ = try await EmergencyResource.load(layer: "shelters", from: store, filter: ResourceFilter(status: "open"), by: .anonymous)
+        }
+        do {
+            _ = try await EmergencyResource.load(layer: "shelters", from: store, filter: ResourceFilter(status: "open"), by: .anonymous)
+        } catch let e as EmergencyAnalysisError {
+            #expect(e.field == "status")
+        }
+        do {
+            _ = try await EmergencyResource.load(layer: "fire_stations", from: store, by: .anonymous)
+            Issue.record("anonymous callers must not read the shared fire_stations layer")
+        } catch let e as EmergencyAnalysisError {
+            #expect(e.code == .missingLayer && e.field == "layer")
+        }
+    }
+
+    @Test("population: the owner reads residents; another department gets the household estimate")
+    func population() async throws {
+        let (store, district) = try await EmergencyDistrict.store()
+        let residents = try await HouseholdPopulation.load(from: store, by: .admin)
+        #expect(residents.source == .residents)
+        let expected = district[layer: "population_by_address"].reduce(0.0) { $0 + ($1.properties["residents"]?.doubleValue ?? 0) }
+        #expect(residents.total == expected)
+        let estimate = try await HouseholdPopulation.load(from: store, by: EmergencyDistrict.emergencyBureau)
+        #expect(estimate.source == .householdEstimate(personsPerHousehold: HouseholdPopulation.censusPersonsPerHousehold))
+        let households = district[layer: "addresses"].filter { $0.properties["level"] == "户室" && $0.properties["status"] == "在用" }.count
+        #expect(abs(estimate.total - Double(households) * HouseholdPopulation.censusPersonsPerHousehold) < 1e-6)
+    }
+}
