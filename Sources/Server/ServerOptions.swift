@@ -12,10 +12,13 @@ public struct ServerOptions: Sendable {
     public var compressionThreshold: Int
     /// `numberMatched` is computed (an exact count) only for layers with at most this many features.
     public var exactCountLimit: Int
+    /// The processes `/processes` offers and in-process jobs run.
+    public var processes: ProcessRegistry
 
     public init(baseURL: String = "http://127.0.0.1:8080", logger: Logger = Logger(label: "citytwin.server"),
                 tokenVerifier: (any BearerTokenVerifier)? = nil, compressionThreshold: Int = 1024,
-                exactCountLimit: Int = 50_000) {
+                exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard) {
+        self.processes = processes
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base

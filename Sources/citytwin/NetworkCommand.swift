@@ -4,5 +4,6 @@ import ArgumentParser
 struct NetworkCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "network", abstract: "Road routing, nearest resources, service areas, utility traces and valve isolation.",
-        subcommands: [RouteCommand.self, NearestCommand.self, IsochroneCommand.self, TraceCommand.self, IsolateCommand.self])
+        subcommands: [RouteCommand.self, NearestCommand.self, IsochroneCommand.self, CoverageCommand.self, HazardCommand.self,
+                      TraceCommand.self, IsolateCommand.self])
 }

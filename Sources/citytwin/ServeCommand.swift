@@ -42,7 +42,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         let server = CityTwinServer(store: featureStore,
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)",
-                                                          tokenVerifier: try location.tokenAuthority()))
+                                                          tokenVerifier: try location.tokenAuthority(),
+                                                          processes: .forStore(directory: location.directory)))
         print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")
         try await server.run(host: host, port: port)
     }

@@ -84,6 +84,10 @@ struct SimulateFloodCommand: AsyncParsableCommand {
               + "\(f(summary.simulatedSeconds / 60, 0)) min simulated in \(f(summary.runSeconds)) s")
         print("  model: \(summary.nodes) nodes, \(summary.links) links, \(summary.subcatchments) subcatchments, "
               + "\(summary.cells) cells of \(f(summary.cellSize, 0)) m, \(summary.linkedManholes) manholes linked")
+        let sim = summary.simulatedSeconds
+        print("  steps: 1D \(summary.routingSteps) (mean \(f(sim / Double(Swift.max(1, summary.routingSteps)), 2)) s, "
+              + "\(f(summary.routingIterations, 2)) iterations, \(f(summary.routingNonConvergingPercent)) % not converging), "
+              + "2D \(summary.surfaceSteps) (mean \(f(sim / Double(Swift.max(1, summary.surfaceSteps)), 2)) s), \(summary.couplingIntervals) exchanges")
         print("  flooded roads (> 15 cm): \(summary.floodedRoads) segments, \(f(summary.floodedRoadKilometres, 2)) km")
         print("  buildings with water at the ground floor: \(summary.floodedBuildings)")
         print("  emergency resources cut off: \(summary.cutOffResources)")

@@ -35,7 +35,9 @@ struct WorkerCommand: AsyncParsableCommand {
     func run() async throws {
         let featureStore = try await StoreLocation(store).open()
         let workerName = name ?? "worker-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
-        guard let worker = ProcessWorker(name: workerName, store: featureStore, lease: .milliseconds(Int64(lease * 1000))) else {
+        let location = try StoreLocation(store)
+        guard let worker = ProcessWorker(name: workerName, store: featureStore, registry: .forStore(directory: location.directory),
+                                         lease: .milliseconds(Int64(lease * 1000))) else {
             throw ValidationError("the store at \(store) keeps no job table")
         }
         print("\(workerName): running \(worker.registry.ids.joined(separator: ", ")) jobs from \(store)"

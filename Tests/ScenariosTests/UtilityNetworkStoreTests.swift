@@ -31,7 +31,7 @@ enum UtilityDistrict {
     private static let built = Task { () throws -> (SpatiaLiteStore, SampleDistrict) in
         let store = try await emptyStore(layerIDs)
         let catalog = try LayerCatalog.load(directory: layersDirectory)
-        let district = try SampleDistrict.generate()
+        let district = try UtilityDistrict.district.get()
         for id in layerIDs {
             var features = district[layer: id]
             if catalog[id]?.hasZ == false {
@@ -45,6 +45,11 @@ enum UtilityDistrict {
     }
 
     static func store() async throws -> (SpatiaLiteStore, SampleDistrict) { try await built.value }
+}
+
+extension UtilityDistrict {
+    /// The default sample district (seed 2026), generated once per test process.
+    static let district: Result<SampleDistrict, any Error> = Result { try SampleDistrict.generate() }
 }
 
 /// A small deterministic generator so a failing pick can be replayed.
@@ -247,6 +252,56 @@ struct UtilityNetworkStoreTests {
         #expect(Set(i.criticalConnections).isSubset(of: i.connectionsCutOff))
     }
 
+    @Test("a survey flow direction of - reverses a pipe, and a normally closed valve keeps its main dry")
+    func surveyAttributes() async throws {
+        let district = try UtilityDistrict.district.get()
+        func like(_ layer: String, _ id: String, _ changes: [String: JSONValue]) throws -> Feature {
+            var f = try #require(district[layer: layer].first)
+            f.id = .string(id)
+            f.properties.merge(changes) { $1 }
+            return f
+        }
+        let store = try await UtilityDistrict.emptyStore(["drainage_manholes", "drainage_pipes", "drainage_outfalls",
+                                                          "water_nodes", "water_mains", "water_valves", "water_connections"])
+        try await store.insert(layer: "drainage_manholes", features: [try like("drainage_manholes", "J1", [:]),
+                                                                      try like("drainage_manholes", "J2", [:])], by: .admin, at: nil)
+        try await store.insert(layer: "drainage_outfalls", features: [try like("drainage_outfalls", "O1", [:])], by: .admin, at: nil)
+        try await store.insert(layer: "drainage_pipes", features: [
+            try like("drainage_pipes", "P1", ["upstream_node": "J1", "downstream_node": "J2", "flow_dir": "+"]),
+            // Surveyed from the outfall end: it flows J2 → O1.
+            try like("drainage_pipes", "P2", ["upstream_node": "O1", "downstream_node": "J2", "flow_dir": "-"]),
+        ], by: .admin, at: nil)
+        let drainage = try await StoreDrainageNetwork.load(from: store)
+        #expect(try drainage.trace(from: "J1", direction: .downstream) == NetworkTrace(nodes: ["J1", "J2", "O1"], links: ["P1", "P2"]))
+        #expect(try drainage.trace(from: "O1", direction: .downstream) == NetworkTrace(nodes: ["O1"], links: []))
+
+        try await store.insert(layer: "water_nodes", features: [
+            try like("water_nodes", "S", ["node_type": "水源"]), try like("water_nodes", "A", ["node_type": "节点"]),
+            try like("water_nodes", "B", ["node_type": "节点"]),
+        ], by: .admin, at: nil)
+        try await store.insert(layer: "water_mains", features: [
+            try like("water_mains", "M1", ["from_node": "S", "to_node": "A"]), try like("water_mains", "M2", ["from_node": "A", "to_node": "B"]),
+        ], by: .admin, at: nil)
+        try await store.insert(layer: "water_valves", features: [
+            try like("water_valves", "V1", ["main": "M1", "near_node": "S", "status": "常开"]),
+            try like("water_valves", "V2", ["main": "M2", "near_node": "A", "status": "常闭"]),
+        ], by: .admin, at: nil)
+        try await store.insert(layer: "water_connections", features: [
+            try like("water_connections", "C1", ["main": "M1", "address_code": "X1"]),
+            try like("water_connections", "C2", ["main": "M2", "address_code": "X2"]),
+        ], by: .admin, at: nil)
+        let water = try await StoreWaterNetwork.load(from: store)
+        #expect(try water.trace(from: "S") == NetworkTrace(nodes: ["A", "S"], links: ["M1"]))
+        let dry = try water.isolate(main: "M2")
+        #expect(dry.isolation.valvesToClose.isEmpty)
+        #expect(dry.isolation.segmentMains == ["M2"] && dry.isolation.nodesCutOff == ["B"])
+        #expect(dry.isolation.connectionsCutOff == ["C2"] && dry.isolation.addressesToNotify == ["X2"])
+        let burst = try water.isolate(main: "M1")
+        #expect(burst.isolation.valvesToClose == ["V1"])
+        #expect(burst.valves.map { fid($0) } == ["V1"])
+        #expect(burst.isolation.connectionsCutOff == ["C1", "C2"])
+    }
+
     @Test("connections supplying hospitals and shelters are critical, and a burst on their main names them")
     func criticalCustomers() async throws {
         let (store, district) = try await UtilityDistrict.store()
@@ -254,18 +309,25 @@ struct UtilityNetworkStoreTests {
         // Each hospital stands in a building footprint (checked here by its bounding rectangle);
         // the connections at that building's address are critical.
         let buildings = district[layer: "buildings"]
-        var hospitalCodes: Set<String> = []
-        for h in district[layer: "hospitals"] {
-            guard case .point(let p)? = h.geometry, let at = p.position else { continue }
-            let b = buildings.first { $0.geometry?.envelope?.contains(at) ?? false }
-            if let code = b.flatMap({ text($0, "address_code") }) { hospitalCodes.insert(code) }
+        func codes(_ layer: String) -> Set<String> {
+            var out: Set<String> = []
+            for h in district[layer: layer] {
+                guard case .point(let p)? = h.geometry, let at = p.position else { continue }
+                let b = buildings.first { $0.geometry?.envelope?.contains(at) ?? false }
+                if let code = b.flatMap({ text($0, "address_code") }) { out.insert(code) }
+            }
+            return out
         }
-        #expect(!hospitalCodes.isEmpty)
+        let hospitalCodes = codes("hospitals"), shelterCodes = codes("shelters")
+        #expect(!hospitalCodes.isEmpty && !shelterCodes.isEmpty)
         let connections = district[layer: "water_connections"]
         let expected = Set(connections.filter { hospitalCodes.contains(text($0, "address_code") ?? "") }.map(fid))
-        #expect(!expected.isEmpty)
+        let shelterExpected = Set(connections.filter { shelterCodes.contains(text($0, "address_code") ?? "") }.map(fid))
+        #expect(!expected.isEmpty && !shelterExpected.isEmpty)
         let hospitalCustomers = Set(water.criticalCustomers.values.filter { $0.facilityLayer == "hospitals" }.map(\.connection))
         #expect(hospitalCustomers == expected)
+        let byBuilding = Set(water.criticalCustomers.values.filter { $0.facilityLayer == "shelters" && $0.match == "building" }.map(\.connection))
+        #expect(byBuilding == shelterExpected)
         #expect(water.criticalCustomers.values.allSatisfy { $0.match == "building" || $0.match == "address_point" })
         // Bursting the main a critical customer hangs on cuts it off and flags it.
         for id in expected.sorted().prefix(2) {

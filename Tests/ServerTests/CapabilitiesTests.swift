@@ -55,6 +55,7 @@ struct CapabilitiesTests {
                 "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/tilesets-list",
                 "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/geodata-tilesets",
                 "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/dataset-tilesets",
+                "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/collections-selection",
                 "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/mvt",
                 "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/oas30",
                 // OGC API Processes Part 1

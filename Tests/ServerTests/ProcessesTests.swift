@@ -69,6 +69,28 @@ struct ProcessesTests {
         }
     }
 
+    @Test("the standard registry offers every analysis and the flood simulation; the flood runs only as a job")
+    func standardProcesses() async throws {
+        try await Self.withAPI { client, _ in
+            let list = try await client.get("/processes").json
+            let ids = Set(list["processes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
+            #expect(ids == ["features-in-area", "nearest-resources", "service-area", "coverage", "hazard-overlay",
+                            "network-trace", "valve-isolation", "flood-scenario"])
+            let flood = try #require(list["processes"]?.arrayValue?.first { $0["id"] == "flood-scenario" })
+            #expect(Set(flood["jobControlOptions"]?.arrayValue ?? []) == ["async-execute", "dismiss"])
+            // A registered analysis validates over HTTP: a bad input is a 400 naming it.
+            let bad = try await Self.execute(client, ["incident": [114.31, 30.60], "layer": "shelters", "count": 0],
+                                             process: "nearest-resources")
+            try expectProblem(bad, status: 400, type: "invalid-input", naming: "count")
+            #expect(try bad.json["parameter"]?.stringValue == "count")
+            for id in ids {
+                let doc = try await client.get("/processes/\(id)").json
+                #expect(doc["inputs"]?.objectValue?.isEmpty == false, "\(id) describes its inputs")
+                #expect(doc["outputs"]?.objectValue?.isEmpty == false, "\(id) describes its outputs")
+            }
+        }
+    }
+
     @Test("an empty area or one far from the city holds no shelters")
     func emptyArea() async throws {
         try await Self.withAPI { client, _ in

@@ -84,6 +84,8 @@ struct HydraulicState {
     var roughFactor: [Double]
     var beta: [Double]
     var qFull: [Double], qMax: [Double]
+    /// Flow area at which each conduit's section factor peaks (SWMM's xsect aMax), m²; aFull for open sections.
+    var aMax: [Double]
     var cLossInlet: [Double], cLossOutlet: [Double], cLossAvg: [Double]
     let hasLosses: [Bool]
     let forceMainRoughness: [Double]
@@ -259,7 +261,7 @@ struct HydraulicState {
         cLossInlet = lossIn; cLossOutlet = lossOut; cLossAvg = lossAvg
         hasLosses = (0..<linkCount).map { lossIn[$0] != 0 || lossOut[$0] != 0 || lossAvg[$0] != 0 }
         let zl = Array(repeating: 0.0, count: linkCount)
-        slope = zl; roughFactor = zl; beta = zl; qFull = zl; qMax = zl
+        slope = zl; roughFactor = zl; beta = zl; qFull = zl; qMax = zl; aMax = zl
         orificeLength = zl; orificeSurfArea = zl; orificeHCrit = zl; orificeCOrif = zl; orificeCWeir = zl
         oldFlow = zl; newFlow = zl; linkOldDepth = zl; linkNewDepth = zl; linkOldVolume = zl; linkNewVolume = zl
         q1 = zl; q2 = zl; a1 = zl; a2 = zl; froude = zl; dqdh = zl; surfArea1 = zl; surfArea2 = zl
@@ -324,6 +326,12 @@ struct HydraulicState {
                 beta[j] = isDummy[j] ? 0 : abs(s).squareRoot() / n
                 qFull[j] = xsect[j].sFull * beta[j]
                 qMax[j] = xsect[j].sMax * beta[j]
+                let x = xsect[j]
+                if x.form == .circular {
+                    aMax[j] = 0.9756 * x.aFull
+                } else {
+                    aMax[j] = x.isOpen || isDummy[j] ? x.aFull : x.area(x.depthOfMaxSectionFactor)
+                }
             case .pump:
                 if let p = pump[j] {
                     if p.curveKind == .ideal { qFull[j] = 0 } else { qFull[j] = p.curve.y.max() ?? 0 }

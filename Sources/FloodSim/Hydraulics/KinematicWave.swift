@@ -120,23 +120,39 @@ extension HydraulicState {
             var c2 = (1 - HydraulicState.wt) * (ain - a1n)
             c2 -= HydraulicState.wt * a2n
             c2 *= dxdt / HydraulicState.wx
-            c2 += (1 - HydraulicState.wx) / HydraulicState.wx * dq - min(qin, 1)
-            // Solve beta1·S(a) + c1·a + c2 = 0 for a in [0, 1].
+            // As in SWMM, the whole inflow (even above full flow) drives the exit area.
+            c2 += (1 - HydraulicState.wx) / HydraulicState.wx * dq - qin
+            // Solve beta1·S(a) + c1·a + c2 = 0 for a in [0, 1]. S is not monotone in closed
+            // sections, so like SWMM's solveContinuity look first on the branch above the
+            // section factor's peak, [aMax, 1], then below it, [0, aMax]. With no sign change the
+            // exit runs full (at the inlet area when the inflow exceeds full flow) if f stays
+            // negative, and empty if f stays positive.
             func f(_ a: Double) -> Double {
                 beta1 * x.sectionFactor(x.depth(ofArea: a * aFull)) + c1 * a + c2
             }
-            if f(0) >= 0 {
-                aout = 0
-            } else if f(1) <= 0 {
-                aout = 1
-            } else {
-                var lo = 0.0, hi = 1.0
+            var aHi = 1.0
+            var fHi = 1.0 + c1 + c2
+            var aLo = aMax[j] / aFull
+            var fLo = aLo < aHi ? beta1 * x.sMax + c1 * aLo + c2 : fHi
+            if fHi * fLo > 0 {
+                aHi = aLo; fHi = fLo
+                aLo = 0; fLo = c2
+            }
+            if fHi * fLo <= 0 {
+                // Bisection keeping f(lo) and f(hi) on opposite sides of zero.
+                var lo = aLo, hi = aHi
+                let rising = fLo <= fHi
                 for _ in 0..<40 {
                     let mid = 0.5 * (lo + hi)
-                    if f(mid) < 0 { lo = mid } else { hi = mid }
+                    if (f(mid) < 0) == rising { lo = mid } else { hi = mid }
                 }
                 aout = 0.5 * (lo + hi)
+            } else if fLo < 0 {
+                aout = qin > 1 ? ain : 1
+            } else {
+                aout = 0
             }
+            aout = max(aout, 0)
             qout = beta1 * x.sectionFactor(x.depth(ofArea: aout * aFull))
             if qin > 1 { qin = 1 }
         }

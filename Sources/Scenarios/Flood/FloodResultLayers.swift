@@ -10,8 +10,9 @@ import TwinStore
 ///   cell unions dissolved with GEOS and simplified by half a cell;
 /// - `_roads`: every road segment with the maximum depth sampled along it (every half cell) and
 ///   the hours it stood above 15 cm (flood.md §1.1);
-/// - `_buildings`: buildings whose ground floor takes water: the highest water level on the
-///   cells around the footprint (a one-cell ring) above ground elevation + sill, with the address;
+/// - `_buildings`: buildings whose ground floor takes water: on the cells around the footprint (a
+///   one-cell ring) the water stands higher than the sill above both the footprint's ground and the
+///   cell's own ground (`water_level_m` = ground + that height), with the address;
 /// - `_cutoff`: emergency resources (shelters, hospitals, fire stations, warehouses) whose nearest
 ///   road stood above 15 cm, and those flooded road segments.
 struct FloodResultLayers {
@@ -100,7 +101,7 @@ struct FloodResultLayers {
                 "flooded": .bool(flooded),
             ]))
         }
-        // Buildings: water level in the one-cell ring around the footprint vs ground + sill.
+        // Buildings: water in the one-cell ring around the footprint vs ground + sill.
         for f in layers["buildings"] {
             guard let footprint = f.geometry, let ground = f.number("ground_elevation_m"), let env = footprint.envelope else { continue }
             var level = -Double.infinity, deepest = 0.0
@@ -110,9 +111,14 @@ struct FloodResultLayers {
                 while x <= env.maxX + size {
                     let p = Position(x: x, y: y)
                     if let (c, r) = g.cell(containing: p), !surface.isBlocked(SurfaceCell(column: c, row: r)) {
+                        // Height of the water above the higher of the footprint's ground and the
+                        // cell's: a cell lower than the building needs the extra depth to reach it,
+                        // and a cell higher than the recorded ground (a coarse or smoothed DEM) must
+                        // not turn a film of water into a flooded floor.
                         let d = Double(maxDepth[column: c, row: r])
+                        let z = Double(g[column: c, row: r])
                         if d > 0.01 {
-                            level = Swift.max(level, Double(g[column: c, row: r]) + d)
+                            level = Swift.max(level, ground + (z + d - Swift.max(ground, z)))
                             deepest = Swift.max(deepest, d)
                         }
                     }

@@ -120,6 +120,9 @@ public enum FloodScenarioRun {
             floodedBuildings: results.buildingCount, cutOffResources: results.cutOffCount,
             massBalanceErrorPercent: result.balance.errorPercent, balance: result.balance.description,
             routingContinuityErrorPercent: result.routing.continuity.errorPercent,
+            routingSteps: result.routing.steps, routingIterations: result.routing.averageIterations,
+            routingNonConvergingPercent: result.routing.nonConvergingPercent, surfaceSteps: result.surface.steps,
+            couplingIntervals: result.intervals,
             surfaceContinuityErrorPercent: result.surface.volumeBalance.relativeError * 100,
             topSpillingManholes: result.exchanges.filter { $0.spilled > 0 }.sorted { $0.spilled > $1.spilled }.prefix(10)
                 .map { network.nodes[$0.node].id })
@@ -166,6 +169,16 @@ public struct FloodScenarioSummary: Sendable, Encodable {
     /// The coupled continuity account as text.
     public var balance: String
     public var routingContinuityErrorPercent: Double
+    /// 1D routing steps taken (mean step = `simulatedSeconds` ÷ this).
+    public var routingSteps: Int
+    /// Mean Picard iterations per routing step.
+    public var routingIterations: Double
+    /// Percent of routing steps that did not converge.
+    public var routingNonConvergingPercent: Double
+    /// 2D surface (CFL) steps taken.
+    public var surfaceSteps: Int
+    /// 1D–2D exchanges.
+    public var couplingIntervals: Int
     public var surfaceContinuityErrorPercent: Double
     /// The ten manholes that spilled most onto the streets, most first (candidates for storage).
     public var topSpillingManholes: [String]

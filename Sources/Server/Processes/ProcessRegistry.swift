@@ -1,3 +1,4 @@
+import Foundation
 import GeoCore
 import TwinStore
 
@@ -10,8 +11,19 @@ public struct ProcessRegistry: Sendable {
         self.processes = processes
     }
 
-    /// Every process CityTwin ships.
-    public static let standard = ProcessRegistry([FeaturesInArea()])
+    /// Every process CityTwin ships. The flood scenario finds the DEM and writes its rasters
+    /// beside a SpatiaLite store (`forStore(directory:)`); without a directory it needs a `dem` input.
+    public static let standard = forStore(directory: nil)
+
+    /// The standard processes for a store whose files (DEM, result rasters) live in `directory`.
+    public static func forStore(directory: URL?) -> ProcessRegistry {
+        ProcessRegistry([
+            FeaturesInArea(),
+            NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
+            NetworkTraceProcess(), ValveIsolationProcess(),
+            FloodScenarioProcess(storeDirectory: directory),
+        ])
+    }
 
     /// The process with `id`, or `nil`.
     public subscript(id: String) -> (any OGCProcess)? {

@@ -5,7 +5,7 @@ import TwinStore
 
 extension CityTwinServer {
     /// The processes this server offers.
-    var processes: ProcessRegistry { .standard }
+    var processes: ProcessRegistry { options.processes }
 
     /// The store's job table; every CityTwin store keeps one.
     func jobStore() throws -> any JobStore {

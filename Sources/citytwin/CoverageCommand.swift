@@ -1,0 +1,57 @@
+import ArgumentParser
+import CityModel
+import Foundation
+import GeoCore
+import Server
+import TwinStore
+
+/// `citytwin network coverage`: the district against the emergency standards (the `coverage`
+/// process run on a local store as the admin), printed as JSON.
+struct CoverageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coverage",
+        abstract: "Fire-station 5-minute and shelter 500 m coverage, shelter capacity per community (≥ 15 %), gaps and suggested sites (JSON).")
+
+    @Option(help: "Fire-station drive time in minutes.")
+    var fireMinutes: Double = 5
+    @Option(help: "Shelter walking distance in metres.")
+    var shelterWalkMetres: Double = 500
+    @Option(help: "Address level counted as demand: 门牌, 楼栋, 单元 or 户室.")
+    var addressLevel: String = "门牌"
+    @Option(help: "Share of the population shelters must hold.")
+    var capacityShare: Double = 0.15
+    @Option(help: "New fire-station and shelter sites to suggest (0…5).")
+    var suggestions: Int = 1
+    @Option(help: "At most this many uncovered ids listed per gap.")
+    var listLimit: Int = 100
+    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
+    var store: String = DistrictLoader.defaultStorePath
+
+    func run() async throws {
+        let inputs: [String: JSONValue] = [
+            "fireMinutes": .number(fireMinutes), "shelterWalkMetres": .number(shelterWalkMetres), "addressLevel": .string(addressLevel),
+            "capacityShare": .number(capacityShare), "suggestions": .integer(Int64(suggestions)), "listLimit": .integer(Int64(listLimit)),
+        ]
+        let featureStore = try await StoreLocation(store).openExisting()
+        let result = try await runProcess(CoverageProcess(), inputs, store: featureStore)
+        try printJSONDocument(result)
+    }
+}
+
+/// Validates and runs a process as the admin, turning an invalid input into a `ValidationError`.
+func runProcess(_ process: any OGCProcess, _ inputs: [String: JSONValue], store: any FeatureStore) async throws -> JSONValue {
+    do {
+        try await process.validate(inputs, store: store, caller: .admin)
+        return try await process.execute(inputs, store: store, caller: .admin, progress: .ignored)
+    } catch let p as Problem {
+        throw ValidationError(p.detail)
+    }
+}
+
+/// A JSON document on standard output, pretty-printed with sorted keys.
+func printJSONDocument(_ value: JSONValue) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    FileHandle.standardOutput.write(try encoder.encode(value))
+    FileHandle.standardOutput.write(Data("\n".utf8))
+}

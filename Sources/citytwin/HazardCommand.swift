@@ -1,0 +1,60 @@
+import ArgumentParser
+import CityModel
+import Foundation
+import GeoCore
+import Server
+import TwinStore
+
+/// `citytwin network hazard`: what a hazard polygon or flood result holds and cuts off (the
+/// `hazard-overlay` process run on a local store as the admin), printed as JSON.
+struct HazardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hazard",
+        abstract: "Resources, roads, buildings, addresses and people inside a hazard area; closed roads; cut-off resources; a route around it (JSON).")
+
+    @Option(help: "A GeoJSON file holding the hazard Polygon or MultiPolygon (CRS84), or give --layer.")
+    var area: String?
+    @Option(help: "A polygon layer, e.g. flood_<scenario>_depth, or give --area.")
+    var layer: String?
+    @Option(help: "Property of --layer to filter on.")
+    var property: String?
+    @Option(help: "Keep --layer polygons whose --property is at least this (e.g. 0.15 m).")
+    var minimum: Double?
+    @Option(help: "Point to measure resource reach from, as LON,LAT.")
+    var origin: String?
+    @Option(help: "Route start as LON,LAT (with --to).")
+    var from: String?
+    @Option(help: "Route end as LON,LAT (with --from).")
+    var to: String?
+    @Option(help: "driving or walking.")
+    var profile: String = "driving"
+    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
+    var store: String = DistrictLoader.defaultStorePath
+
+    func run() async throws {
+        var inputs: [String: JSONValue] = ["profile": .string(profile)]
+        if let area {
+            let data = try Data(contentsOf: URL(fileURLWithPath: area))
+            var value = try JSONDecoder().decode(JSONValue.self, from: data)
+            // A Feature or a one-feature collection stands for its geometry.
+            if value["type"] == "FeatureCollection", let first = value["features"]?.arrayValue?.first { value = first }
+            if value["type"] == "Feature", let g = value["geometry"] { value = g }
+            inputs["area"] = value
+        }
+        if let layer { inputs["hazardLayer"] = .string(layer) }
+        if let property { inputs["property"] = .string(property) }
+        if let minimum { inputs["minimum"] = .number(minimum) }
+        func point(_ text: String, _ option: String) throws -> JSONValue {
+            let p = try parseLonLat(text, option: option)
+            return [.number(p.x), .number(p.y)]
+        }
+        if let origin { inputs["origin"] = try point(origin, "--origin") }
+        switch (from, to) {
+        case let (a?, b?): inputs["route"] = ["from": try point(a, "--from"), "to": try point(b, "--to")]
+        case (nil, nil): break
+        default: throw ValidationError("--from and --to go together")
+        }
+        let featureStore = try await StoreLocation(store).openExisting()
+        try printJSONDocument(try await runProcess(HazardOverlayProcess(), inputs, store: featureStore))
+    }
+}
