@@ -96,6 +96,9 @@ struct SimulateFloodCommand: AsyncParsableCommand {
         print("  mass balance error: \(f(summary.massBalanceErrorPercent, 3)) % (routing \(f(summary.routingContinuityErrorPercent, 3)) %, "
               + "surface \(f(summary.surfaceContinuityErrorPercent, 4)) %)")
         print("  " + summary.balance)
+        if !summary.topSpillingManholes.isEmpty {
+            print("  manholes spilling most (storage candidates): " + summary.topSpillingManholes.joined(separator: ", "))
+        }
         if !summary.layers.isEmpty { print("  layers: " + summary.layers.joined(separator: ", ")) }
         if let raster = summary.maxDepthRaster { print("  max-depth raster: \(raster.path)") }
     }

@@ -42,7 +42,14 @@ struct EmergencyCoverageTests {
         // At the 5-minute standard every address the 2-minute one covers stays covered, with the same times.
         let five = try FacilityCoverage(facilities: cover.facilities, demand: cover.demand, roads: roads, standard: .fireStation)
         #expect(Set(cover.covered).isSubset(of: Set(five.covered)))
-        #expect(five.bestSeconds == cover.bestSeconds)
+        #expect(five.bestSeconds.count == cover.bestSeconds.count)
+        for (a, b) in zip(five.bestSeconds, cover.bestSeconds) {
+            switch (a, b) {
+            case (nil, nil): break
+            case let (x?, y?): #expect(abs(x - y) < 1e-6)   // separate PHAST sweeps sum in a different order
+            default: Issue.record("one standard reached an address the other did not: \(String(describing: a)) vs \(String(describing: b))")
+            }
+        }
         print("fire 5-min coverage: \(five.covered.count) of \(five.demand.count) addresses")
     }
 

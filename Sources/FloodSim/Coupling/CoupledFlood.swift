@@ -169,6 +169,9 @@ public final class CoupledFlood {
             for (k, l) in links.enumerated() { s[l.node] = k }
             return s
         }()
+        let isOutfall = network.nodes.map { node -> Bool in
+            if case .outfall = node.kind { return true } else { return false }
+        }
         let interval = settings.couplingInterval ?? network.options.routingStep
         var summaries = links.map { ManholeExchangeSummary(node: $0.node) }
         var previous = [Double](repeating: 0, count: links.count)   // last exchange discharge, m³/s
@@ -244,9 +247,7 @@ public final class CoupledFlood {
                         pendingOverflow[k] += ov * h
                         balance.pipeToSurface += ov * h
                         summaries[k].spilled += ov * h
-                    } else if case .outfall = network.nodes[i].kind {
-                        continue
-                    } else {
+                    } else if !isOutfall[i] {
                         balance.unlinkedFlooding += ov * h
                     }
                 }
