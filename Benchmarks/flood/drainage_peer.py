@@ -12,6 +12,10 @@ from swmm.toolkit import solver
 
 rounds = int(sys.argv[1])
 out = {}
+# SWMM prints its progress on the C-level stdout: send it to /dev/null so stdout carries only the JSON.
+saved = os.dup(1)
+devnull = os.open(os.devnull, os.O_WRONLY)
+os.dup2(devnull, 1)
 with tempfile.TemporaryDirectory() as tmp:
     for path in sys.argv[2:]:
         name = os.path.splitext(os.path.basename(path))[0]
@@ -21,4 +25,5 @@ with tempfile.TemporaryDirectory() as tmp:
             solver.swmm_run(path, os.path.join(tmp, name + ".rpt"), os.path.join(tmp, name + ".out"))
             best = min(best, time.perf_counter() - start)
         out[name] = best
-print(json.dumps(out))
+os.dup2(saved, 1)
+print(json.dumps(out), flush=True)

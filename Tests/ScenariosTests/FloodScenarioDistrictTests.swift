@@ -7,10 +7,10 @@ import Testing
 import TwinStore
 
 /// The coupled flood scenarios on the real sample district, built once for the suite into a
-/// temporary SpatiaLite store. To keep a debug run short the storm is scaled to 1/10 of its
-/// duration (18 min of the 180-min 50-a storm, intensities from the formula for that duration,
-/// 27 min simulated) and the 10 m DEM is coarsened 5× to 50 m cells (buildings then do not block
-/// flow; see `DistrictSurface`). The kernels are the same code as a full run's.
+/// temporary SpatiaLite store. To keep a debug run short the storm is scaled to 3 % of its
+/// duration (two 5-min intervals of the 180-min 50-a storm, intensities from the formula for that
+/// duration, 15 min simulated) and the 10 m DEM is coarsened 10× to 100 m cells (buildings then do
+/// not block flow; see `DistrictSurface`). The kernels are the same code as a full run's.
 @Suite("Flood scenarios on the sample district", .serialized)
 struct FloodScenarioDistrictTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -34,7 +34,7 @@ struct FloodScenarioDistrictTests {
 
     static func options(_ dir: URL) -> FloodScenarioRun.Options {
         FloodScenarioRun.Options(dem: dir.appendingPathComponent(DistrictLoader.demFileName), stormCatalog: catalog, outputDirectory: dir,
-                                 durationScale: 0.1, demCoarsening: 5)
+                                 durationScale: 0.03, demCoarsening: 10)
     }
 
     @Test("a 50-a storm floods streets: depth classes, road hours above 15 cm, balance within 1 %; storage tanks reduce the spill")
@@ -79,7 +79,7 @@ struct FloodScenarioDistrictTests {
         let (store, dir) = try await Self.districtStore()
         let scenario = try FloodScenario.load(contentsOf: Self.scenarios.appendingPathComponent("p50-waterlogging.json"))
         let model = try await FloodScenarioRun.drainageModel(scenario, store: store, caller: .admin, stormCatalog: Self.catalog,
-                                                             durationScale: 0.1)
+                                                             durationScale: 0.03)
         let inp = dir.appendingPathComponent("district.inp")
         try model.inpText().write(to: inp, atomically: true, encoding: .utf8)
         // Our own reader takes it back.

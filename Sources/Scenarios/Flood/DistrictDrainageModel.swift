@@ -11,8 +11,8 @@ import GeoCore
 /// `[OUTFALLS]` (FREE, or FIXED/TIMESERIES at the scenario's river stage); drainage_pipes →
 /// `[CONDUITS]` + `[XSECTIONS]` (CIRCULAR / RECT_CLOSED, Manning n, offsets; `flow_dir` "-" reverses);
 /// drainage_storage and the scenario's storage upgrades → `[STORAGE]` tanks (constant plan area =
-/// volume ÷ depth) fed by a 1 m overflow pipe from their manhole whose inlet sits at the crown of
-/// the manhole's outgoing pipe, so a tank fills only when the manhole surcharges;
+/// volume ÷ depth) fed by a 3 m transverse overflow weir (`[WEIRS]`, C 1.84) from their manhole,
+/// its crest at the crown of the manhole's outgoing pipe, so a tank fills only when the manhole surcharges;
 /// drainage_pumps → `[PUMPS]` (PUMP2 curve at the station capacity, start and stop levels);
 /// subcatchments → `[SUBCATCHMENTS]` with `[SUBAREAS]` (n 0.013 / 0.15, depression storage 2 / 5 mm,
 /// 25 % without storage) and Horton `[INFILTRATION]` (76.2 → 3.18 mm/h, decay 4 /h, 7 days dry)
@@ -140,9 +140,11 @@ struct DistrictDrainageModel {
             let tankDepth = Swift.max(0.5, crest - floor)
             m.storage.append(SWMMStorage(name: name, elevation: floor, maxDepth: tankDepth + 0.5, initialDepth: 0,
                                          shape: .functional(a: 0, b: 0, c: volume / tankDepth)))
-            m.conduits.append(SWMMConduit(name: name + "-IN", fromNode: node, toNode: name, length: 10, roughness: 0.013,
-                                          inletOffset: crest - inv, outletOffset: tankDepth))
-            m.crossSections.append(SWMMCrossSection(link: name + "-IN", shape: "CIRCULAR", geometry: [1.0, 0, 0, 0]))
+            // An overflow weir, not a short pipe: a 10 m conduit would set the Courant step of the
+            // whole network (SWMM leaves regulators out of the variable time step).
+            m.weirs.append(SWMMWeir(name: name + "-IN", fromNode: node, toNode: name, kind: .transverse, crestHeight: crest - inv,
+                                    dischargeCoefficient: 1.84))
+            m.crossSections.append(SWMMCrossSection(link: name + "-IN", shape: "RECT_OPEN", geometry: [1.0, 3.0, 0, 0]))
             positions[name] = p ?? positions[node]
         }
         for f in layers["drainage_storage"] {
