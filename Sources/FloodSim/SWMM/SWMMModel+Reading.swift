@@ -100,7 +100,11 @@ struct SWMMReader {
         switch l.section {
         case "OPTIONS":
             try l.require(2, ["Option", "Value"])
-            m.options.append(SWMMOption(key: l.tokens[0].uppercased(), value: l.tokens.dropFirst().joined(separator: " ")))
+            // An option's value is its words separated by single spaces (quoted tabs and empty "" tokens
+            // included in a value would not survive writing, so they are normalised here).
+            let words = l.tokens.dropFirst().flatMap { $0.split(whereSeparator: \.isWhitespace) }
+            guard !words.isEmpty else { throw l.error("Value", "option \(l.tokens[0]) has no value") }
+            m.options.append(SWMMOption(key: l.tokens[0].uppercased(), value: words.joined(separator: " ")))
         case "EVAPORATION":
             try parseEvaporation(l, &m)
         case "RAINGAGES":
