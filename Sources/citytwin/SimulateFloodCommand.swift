@@ -44,7 +44,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
 
     func run() async throws {
         let scenarioValue: FloodScenario
-        do { scenarioValue = try FloodScenario.load(contentsOf: URL(fileURLWithPath: scenario)) } catch let e as FloodScenarioError {
+        do { scenarioValue = try FloodScenario.load(contentsOf: URL(fileURLWithPath: scenario)) } catch let e as ScenarioError {
             throw ValidationError(e.message)
         }
         let location = try StoreLocation(store)
@@ -75,7 +75,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
             summary = try await FloodScenarioRun.run(scenarioValue, store: featureStore, caller: .admin, options: options) { p in
                 bar.update(Int(p.fraction * 1000), of: 1000, note: p.phase)
             }
-        } catch let e as FloodScenarioError {
+        } catch let e as ScenarioError {
             throw ValidationError(e.message)
         }
         bar.finish(1000, of: 1000, note: "done")

@@ -103,10 +103,10 @@ struct EmergencyHazardTests {
         do {
             _ = try await HazardArea.union(of: unique.id, filter: .init(property: "depth", minimum: 0.15), from: store, by: .admin)
             Issue.record("an unknown property must fail")
-        } catch let e as EmergencyAnalysisError { #expect(e.field == "property") }
+        } catch let e as ScenarioError { #expect(e.field == "property") }
         do {
             _ = try await HazardArea.union(of: unique.id, filter: .init(property: "depth_min_m", minimum: 5), from: store, by: .admin)
             Issue.record("a filter nothing passes must fail")
-        } catch let e as EmergencyAnalysisError { #expect(e.field == "property") }
+        } catch let e as ScenarioError { #expect(e.field == "property") }
     }
 }

@@ -48,13 +48,13 @@ struct EmergencyNearestTests {
         let (store, _) = try await EmergencyDistrict.store()
         let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .walking, by: .anonymous)
         #expect(try NearestResources.find(from: Self.incident, among: [], count: 3, roads: roads).isEmpty)
-        #expect(throws: EmergencyAnalysisError(.invalidArgument, "must be ≥ 1, got 0", field: "count")) {
+        #expect(throws: ScenarioError(.invalidArgument, "must be ≥ 1, got 0", field: "count")) {
             _ = try NearestResources.find(from: Self.incident, among: [], count: 0, roads: roads)
         }
         do {
             _ = try NearestResources.find(from: Position(x: 530_000, y: 3_400_000), among: [], count: 1, roads: roads)
             Issue.record("metres are not lon/lat")
-        } catch let e as EmergencyAnalysisError {
+        } catch let e as ScenarioError {
             #expect(e.field == "incident")
         }
     }
@@ -83,6 +83,6 @@ struct EmergencyNearestTests {
             }
             #expect(reached > 0)
         }
-        #expect(throws: EmergencyAnalysisError.self) { _ = try ServiceAreaIsochrones.compute(from: Self.incident, minutes: [-1], roads: roads) }
+        #expect(throws: ScenarioError.self) { _ = try ServiceAreaIsochrones.compute(from: Self.incident, minutes: [-1], roads: roads) }
     }
 }

@@ -69,18 +69,18 @@ struct EmergencyStoreTests {
     @Test("filtering on a status the layer does not have, or reading a hidden layer, names the field")
     func badFilter() async throws {
         let (store, _) = try await EmergencyDistrict.store()
-        await #expect(throws: EmergencyAnalysisError.self) {
+        await #expect(throws: ScenarioError.self) {
             _ = try await EmergencyResource.load(layer: "shelters", from: store, filter: ResourceFilter(status: "open"), by: .anonymous)
         }
         do {
             _ = try await EmergencyResource.load(layer: "shelters", from: store, filter: ResourceFilter(status: "open"), by: .anonymous)
-        } catch let e as EmergencyAnalysisError {
+        } catch let e as ScenarioError {
             #expect(e.field == "status")
         }
         do {
             _ = try await EmergencyResource.load(layer: "fire_stations", from: store, by: .anonymous)
             Issue.record("anonymous callers must not read the shared fire_stations layer")
-        } catch let e as EmergencyAnalysisError {
+        } catch let e as ScenarioError {
             #expect(e.code == .missingLayer && e.field == "layer")
         }
     }

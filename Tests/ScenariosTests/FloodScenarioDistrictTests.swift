@@ -106,10 +106,10 @@ struct FloodScenarioDistrictTests {
         do {
             _ = try FloodScenario.decode(Data(#"{"id": "x", "return_period_a": -1, "duration_min": 60}"#.utf8), source: "x.json")
             Issue.record("expected an error")
-        } catch let e as FloodScenarioError {
+        } catch let e as ScenarioError {
             #expect(e.field == "return_period_a")
         }
         let s = try FloodScenario(id: "x", title: "x", returnPeriod: 5, duration: 60, stormFormula: "nowhere")
-        #expect(throws: FloodScenarioError.self) { try s.formula(catalog: Self.catalog) }
+        #expect(throws: ScenarioError.self) { try s.formula(catalog: Self.catalog) }
     }
 }

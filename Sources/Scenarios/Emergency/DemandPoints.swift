@@ -101,11 +101,11 @@ extension DemandPoint {
     public static let communityCodeLength = 12
 
     /// The in-use addresses of `level` (default 门牌, the door plates a crew is sent to).
-    /// - Throws: `EmergencyAnalysisError(.missingLayer)` when the caller may not read `addresses`.
+    /// - Throws: `ScenarioError(.missingLayer)` when the caller may not read `addresses`.
     public static func addresses(level: String = "门牌", from store: any FeatureStore, population: HouseholdPopulation,
                                  by caller: Caller) async throws -> [DemandPoint] {
         guard try await store.layerDefinition("addresses", for: caller) != nil else {
-            throw EmergencyAnalysisError(.missingLayer, "no layer 'addresses'", field: "addresses")
+            throw ScenarioError(.missingLayer, "no layer 'addresses'", field: "addresses")
         }
         let q = FeatureQuery(filter: .and([.comparison(.equal, .property("level"), .literal(.string(level))),
                                            .comparison(.equal, .property("status"), .literal("在用"))]),
@@ -122,11 +122,11 @@ extension DemandPoint {
     }
 
     /// Every building, at the centre of its footprint's envelope.
-    /// - Throws: `EmergencyAnalysisError(.missingLayer)` when the caller may not read `buildings`.
+    /// - Throws: `ScenarioError(.missingLayer)` when the caller may not read `buildings`.
     public static func buildings(from store: any FeatureStore, population: HouseholdPopulation,
                                  by caller: Caller) async throws -> [DemandPoint] {
         guard try await store.layerDefinition("buildings", for: caller) != nil else {
-            throw EmergencyAnalysisError(.missingLayer, "no layer 'buildings'", field: "buildings")
+            throw ScenarioError(.missingLayer, "no layer 'buildings'", field: "buildings")
         }
         var out: [DemandPoint] = []
         for try await f in store.stream(layer: "buildings", FeatureQuery(properties: ["address_code"], limit: 5000), by: caller) {

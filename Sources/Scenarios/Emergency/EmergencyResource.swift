@@ -76,28 +76,28 @@ public struct ResourceFilter: Sendable, Hashable {
 
 extension EmergencyResource {
     /// Reads the point resources of `layer` as `caller` may see them, keeping those `filter` admits.
-    /// - Throws: `EmergencyAnalysisError(.missingLayer)` naming `field` when the layer is missing or hidden,
+    /// - Throws: `ScenarioError(.missingLayer)` naming `field` when the layer is missing or hidden,
     ///   has no point geometry, or the filter needs an attribute the layer lacks (status, capacity);
     ///   `StoreError` from the store.
     public static func load(layer: String, from store: any FeatureStore, filter: ResourceFilter = .any,
                             by caller: Caller, field: String = "layer") async throws -> [EmergencyResource] {
         guard let definition = try await store.layerDefinition(layer, for: caller) else {
-            throw EmergencyAnalysisError(.missingLayer, "no layer '\(layer)'", field: field)
+            throw ScenarioError(.missingLayer, "no layer '\(layer)'", field: field)
         }
         guard definition.hasGeometry else {
-            throw EmergencyAnalysisError(.missingLayer, "layer '\(layer)' has no geometry", field: field)
+            throw ScenarioError(.missingLayer, "layer '\(layer)' has no geometry", field: field)
         }
         let schema = definition.schema.properties
         if filter.status != nil, schema["status"] == nil {
-            throw EmergencyAnalysisError(.missingLayer, "layer '\(layer)' has no 'status' attribute to filter on", field: "status")
+            throw ScenarioError(.missingLayer, "layer '\(layer)' has no 'status' attribute to filter on", field: "status")
         }
         let capacityName = capacityProperties.first { schema[$0] != nil }
         if filter.minimumFreeCapacity != nil, capacityName == nil {
-            throw EmergencyAnalysisError(.missingLayer, "layer '\(layer)' has no capacity attribute (\(capacityProperties.joined(separator: ", ")))",
+            throw ScenarioError(.missingLayer, "layer '\(layer)' has no capacity attribute (\(capacityProperties.joined(separator: ", ")))",
                                          field: "minimumCapacity")
         }
         if filter.categories != nil, !categoryProperties.contains(where: { schema[$0] != nil }) {
-            throw EmergencyAnalysisError(.missingLayer, "layer '\(layer)' has no category attribute (\(categoryProperties.joined(separator: ", ")))",
+            throw ScenarioError(.missingLayer, "layer '\(layer)' has no category attribute (\(categoryProperties.joined(separator: ", ")))",
                                          field: "categories")
         }
         let occupancyName = occupancyProperties.first { schema[$0] != nil }

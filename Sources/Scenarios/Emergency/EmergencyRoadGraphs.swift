@@ -40,13 +40,13 @@ public actor EmergencyRoadGraphs {
 
 extension StoreRoadGraph {
     /// The open road position nearest to a lon/lat point.
-    /// - Throws: `EmergencyAnalysisError` naming `field` when the point is not finite or no road is open.
+    /// - Throws: `ScenarioError` naming `field` when the point is not finite or no road is open.
     public func snap(lonLat: Position, avoiding closures: RoadClosures = .none, field: String) throws -> EdgePosition {
         guard lonLat.x.isFinite, lonLat.y.isFinite, (-180...180).contains(lonLat.x), (-90...90).contains(lonLat.y) else {
-            throw EmergencyAnalysisError(.invalidArgument, "(\(lonLat.x), \(lonLat.y)) is not a longitude, latitude in degrees", field: field)
+            throw ScenarioError(.invalidArgument, "(\(lonLat.x), \(lonLat.y)) is not a longitude, latitude in degrees", field: field)
         }
         guard let e = graph.snap(try metric(lonLat), avoiding: closures) else {
-            throw EmergencyAnalysisError(.noRoads, "the road network has no open road near (\(lonLat.x), \(lonLat.y))", field: field)
+            throw ScenarioError(.noRoads, "the road network has no open road near (\(lonLat.x), \(lonLat.y))", field: field)
         }
         return e
     }

@@ -39,15 +39,15 @@ public struct HazardArea: Sendable, Hashable {
     }
 
     /// The union of the polygons of `layer` that pass `filter`, read as `caller`.
-    /// - Throws: `EmergencyAnalysisError` naming `hazardLayer` / `property` when the layer is missing,
+    /// - Throws: `ScenarioError` naming `hazardLayer` / `property` when the layer is missing,
     ///   hidden, not polygonal or lacks the property, or when nothing passes the filter.
     public static func union(of layer: String, filter: Filter?, from store: any FeatureStore, by caller: Caller) async throws -> HazardArea {
         guard let definition = try await store.layerDefinition(layer, for: caller) else {
-            throw EmergencyAnalysisError(.missingLayer, "no layer '\(layer)'", field: "hazardLayer")
+            throw ScenarioError(.missingLayer, "no layer '\(layer)'", field: "hazardLayer")
         }
         if let f = filter, definition.schema.properties[f.property] == nil {
             let known = definition.schema.properties.keys.sorted().joined(separator: ", ")
-            throw EmergencyAnalysisError(.missingLayer, "layer '\(layer)' has no property '\(f.property)' (it has: \(known))", field: "property")
+            throw ScenarioError(.missingLayer, "layer '\(layer)' has no property '\(f.property)' (it has: \(known))", field: "property")
         }
         var parts: [Geometry] = []
         for try await feature in store.stream(layer: layer, FeatureQuery(filter: filter?.expression, properties: [], limit: 2000), by: caller) {
@@ -55,12 +55,12 @@ public struct HazardArea: Sendable, Hashable {
             case .polygon(let p)?: parts.append(.polygon(p))
             case .multiPolygon(let m)?: parts.append(.multiPolygon(m))
             case nil: continue
-            default: throw EmergencyAnalysisError(.missingLayer, "layer '\(layer)' has a non-polygon feature \(feature.id?.description ?? "?")",
+            default: throw ScenarioError(.missingLayer, "layer '\(layer)' has a non-polygon feature \(feature.id?.description ?? "?")",
                                                   field: "hazardLayer")
             }
         }
         guard !parts.isEmpty else {
-            throw EmergencyAnalysisError(.invalidArgument, "no polygon of '\(layer)' passes the filter", field: filter == nil ? "hazardLayer" : "property")
+            throw ScenarioError(.invalidArgument, "no polygon of '\(layer)' passes the filter", field: filter == nil ? "hazardLayer" : "property")
         }
         let geometry = parts.count == 1 ? parts[0] : try Geometry.geometryCollection(GeometryCollection(parts)).unaryUnion()
         var source = layer
@@ -128,7 +128,7 @@ public struct HazardOverlay: Sendable {
                               resourceLayers: [String] = EmergencyResource.layers, addressLevel: String = "门牌",
                               origin: Position? = nil, route: (from: Position, to: Position)? = nil,
                               profile: TravelProfile = .driving, graphs: EmergencyRoadGraphs = .shared) async throws -> HazardOverlay {
-        guard !area.geometry.isEmpty else { throw EmergencyAnalysisError(.invalidArgument, "the hazard area is empty", field: "area") }
+        guard !area.geometry.isEmpty else { throw ScenarioError(.invalidArgument, "the hazard area is empty", field: "area") }
         let inside = FilterExpression.spatial(.intersects, area.geometry)
         func ids(_ layer: String, _ filter: FilterExpression) async throws -> [String] {
             guard try await store.layerDefinition(layer, for: caller) != nil else { return [] }

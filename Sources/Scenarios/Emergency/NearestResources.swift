@@ -22,10 +22,10 @@ public enum NearestResources {
     /// - Parameters:
     ///   - resources: candidates, already filtered (category, status, capacity).
     ///   - closures: road pieces that may not be used (a flood).
-    /// - Throws: `EmergencyAnalysisError` naming `incident` when it is not a lon/lat or no road is open.
+    /// - Throws: `ScenarioError` naming `incident` when it is not a lon/lat or no road is open.
     public static func find(from incident: Position, among resources: [EmergencyResource], count: Int,
                             roads: StoreRoadGraph, avoiding closures: RoadClosures = .none) throws -> [ResourceReach] {
-        guard count > 0 else { throw EmergencyAnalysisError(.invalidArgument, "must be ≥ 1, got \(count)", field: "count") }
+        guard count > 0 else { throw ScenarioError(.invalidArgument, "must be ≥ 1, got \(count)", field: "count") }
         let origin = try roads.snap(lonLat: incident, avoiding: closures, field: "incident")
         guard !resources.isEmpty else { return [] }
         var xs = resources.map(\.position.x), ys = resources.map(\.position.y)

@@ -18,12 +18,12 @@ public struct Isochrone: Sendable, Hashable {
 public enum ServiceAreaIsochrones {
     /// Isochrones from `origin` (lon/lat) for each break in minutes, smallest first.
     /// - Parameter bufferMetres: half-width of the polygon around reached roads.
-    /// - Throws: `EmergencyAnalysisError` naming `origin` or `breaks`; `GeometryError` from GEOS.
+    /// - Throws: `ScenarioError` naming `origin` or `breaks`; `GeometryError` from GEOS.
     public static func compute(from origin: Position, minutes breaks: [Double], roads: StoreRoadGraph,
                                avoiding closures: RoadClosures = .none, bufferMetres: Double = 25) throws -> [Isochrone] {
-        guard !breaks.isEmpty else { throw EmergencyAnalysisError(.invalidArgument, "needs at least one break", field: "breaks") }
+        guard !breaks.isEmpty else { throw ScenarioError(.invalidArgument, "needs at least one break", field: "breaks") }
         for (i, b) in breaks.enumerated() where !(b.isFinite && b > 0 && b <= 240) {
-            throw EmergencyAnalysisError(.invalidArgument, "break \(i) must be minutes in (0, 240], got \(b)", field: "breaks")
+            throw ScenarioError(.invalidArgument, "break \(i) must be minutes in (0, 240], got \(b)", field: "breaks")
         }
         let start = try roads.snap(lonLat: origin, avoiding: closures, field: "origin")
         let areas = try roads.graph.serviceAreas(from: start, breaks: breaks.map { $0 * 60 }, avoiding: closures,

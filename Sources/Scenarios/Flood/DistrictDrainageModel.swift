@@ -26,11 +26,11 @@ struct DistrictDrainageModel {
     /// Simulated seconds: the storm plus half its length for the network to drain.
     var duration: Double
 
-    /// - Throws: `FloodScenarioError` `.invalidDistrict` naming the layer and feature for a missing
+    /// - Throws: `ScenarioError` `.invalidDistrict` naming the layer and feature for a missing
     ///   attribute or a pipe whose end is no node; `.invalidScenario` for an upgrade naming no manhole or pipe.
     init(layers: FloodDistrictLayers, scenario: FloodScenario, storm: Hyetograph) throws {
-        func fail(_ layer: String, _ f: Feature, _ field: String) -> FloodScenarioError {
-            FloodScenarioError(.invalidDistrict, "\(layer) feature \(f.idText): missing or invalid \(field)", field: layer)
+        func fail(_ layer: String, _ f: Feature, _ field: String) -> ScenarioError {
+            ScenarioError(.invalidDistrict, "\(layer) feature \(f.idText): missing or invalid \(field)", field: layer)
         }
         var m = SWMMModel()
         let stormMinutes = storm.starts.isEmpty ? 0 : (storm.end(storm.starts.count - 1)) / 60
@@ -105,7 +105,7 @@ struct DistrictDrainageModel {
             var inOff = f.number("inlet_offset_m") ?? 0, outOff = f.number("outlet_offset_m") ?? 0
             if f.text("flow_dir") == "-" { swap(&from, &to); swap(&inOff, &outOff) }
             guard positions[from] != nil, positions[to] != nil else {
-                throw FloodScenarioError(.invalidDistrict, "drainage_pipes feature \(id) joins \(from) → \(to), which are not both drainage nodes",
+                throw ScenarioError(.invalidDistrict, "drainage_pipes feature \(id) joins \(from) → \(to), which are not both drainage nodes",
                                          field: "drainage_pipes")
             }
             var length = f.number("length_m") ?? 0
@@ -130,7 +130,7 @@ struct DistrictDrainageModel {
             pipeIDs.insert(id)
         }
         for pipe in scenario.upgrades.pipes.keys.sorted() where !pipeIDs.contains(pipe) {
-            throw FloodScenarioError(.invalidScenario, "upgrades.pipes names \(pipe), which is not a drainage pipe", field: "upgrades.pipes")
+            throw ScenarioError(.invalidScenario, "upgrades.pipes names \(pipe), which is not a drainage pipe", field: "upgrades.pipes")
         }
         /// A tank beside `node` of `volume` m³ over `depth` m, fed when the manhole surcharges.
         func addTank(name: String, node: String, volume: Double, depth: Double, bottom: Double?, at p: Position?) {
@@ -156,7 +156,7 @@ struct DistrictDrainageModel {
         }
         for (k, up) in scenario.upgrades.storage.enumerated() {
             guard invert[up.node] != nil, rims[up.node] != nil else {
-                throw FloodScenarioError(.invalidScenario, "upgrades.storage[\(k)] names \(up.node), which is not a drainage manhole",
+                throw ScenarioError(.invalidScenario, "upgrades.storage[\(k)] names \(up.node), which is not a drainage manhole",
                                          field: "upgrades.storage[\(k)].node")
             }
             addTank(name: "UP-ST-\(k + 1)", node: up.node, volume: up.volume, depth: up.depth, bottom: nil, at: nil)
@@ -198,7 +198,7 @@ struct DistrictDrainageModel {
                                                    parameters: .horton(maxRate: 76.2, minRate: 3.18, decay: 4, dryTimeDays: 7, maxVolume: 0)))
         }
         guard !m.junctions.isEmpty, !m.outfalls.isEmpty else {
-            throw FloodScenarioError(.invalidDistrict, "the store has no drainage network (drainage_manholes and drainage_outfalls are empty)",
+            throw ScenarioError(.invalidDistrict, "the store has no drainage network (drainage_manholes and drainage_outfalls are empty)",
                                      field: "drainage_manholes")
         }
         m.report = [["INPUT", "NO"], ["CONTROLS", "NO"], ["SUBCATCHMENTS", "NONE"], ["NODES", "NONE"], ["LINKS", "NONE"]]

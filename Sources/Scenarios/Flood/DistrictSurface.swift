@@ -104,7 +104,7 @@ struct DistrictSurface {
         guard factor > 1 else { return dem }
         let w = dem.width / factor, h = dem.height / factor
         guard w > 0, h > 0 else {
-            throw FloodScenarioError(.invalidDistrict, "a \(dem.width) x \(dem.height) DEM cannot be coarsened by \(factor)")
+            throw ScenarioError(.invalidDistrict, "a \(dem.width) x \(dem.height) DEM cannot be coarsened by \(factor)")
         }
         let t = dem.geoTransform
         let transform = GeoTransform.northUp(west: t.originX, north: t.originY, cellWidth: t.pixelWidth * Double(factor),

@@ -118,9 +118,9 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
     }
 
     /// Checks the values a decoder cannot: ranges and the id's shape.
-    /// - Throws: `FloodScenarioError` `.invalidScenario` naming the field.
+    /// - Throws: `ScenarioError` `.invalidScenario` naming the field.
     public func validate() throws {
-        func fail(_ field: String, _ why: String) -> FloodScenarioError { FloodScenarioError(.invalidScenario, why, field: field) }
+        func fail(_ field: String, _ why: String) -> ScenarioError { ScenarioError(.invalidScenario, why, field: field) }
         guard id.range(of: "^[a-z][a-z0-9_-]{0,30}$", options: .regularExpression) != nil else {
             throw fail("id", "scenario id \"\(id)\" must match [a-z][a-z0-9_-]{0,30} (it names the result layers)")
         }
@@ -143,11 +143,11 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
     }
 
     /// Reads a scenario file.
-    /// - Throws: `FloodScenarioError` naming the file and the field.
+    /// - Throws: `ScenarioError` naming the file and the field.
     public static func load(contentsOf url: URL) throws -> FloodScenario {
         let data: Data
         do { data = try Data(contentsOf: url) } catch {
-            throw FloodScenarioError(.invalidScenario, "cannot read \(url.path): \(error.localizedDescription)", field: nil)
+            throw ScenarioError(.invalidScenario, "cannot read \(url.path): \(error.localizedDescription)", field: nil)
         }
         return try decode(data, source: url.lastPathComponent)
     }
@@ -156,27 +156,27 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
     public static func decode(_ data: Data, source: String) throws -> FloodScenario {
         do {
             return try JSONDecoder().decode(FloodScenario.self, from: data)
-        } catch let e as FloodScenarioError {
-            throw FloodScenarioError(e.code, "\(source): \(e.message)", field: e.field)
+        } catch let e as ScenarioError {
+            throw ScenarioError(e.code, "\(source): \(e.message)", field: e.field)
         } catch let DecodingError.keyNotFound(key, _) {
-            throw FloodScenarioError(.invalidScenario, "\(source): the field \"\(key.stringValue)\" is missing", field: key.stringValue)
+            throw ScenarioError(.invalidScenario, "\(source): the field \"\(key.stringValue)\" is missing", field: key.stringValue)
         } catch let DecodingError.typeMismatch(_, ctx), let DecodingError.valueNotFound(_, ctx) {
             let path = ctx.codingPath.map(\.stringValue).joined(separator: ".")
-            throw FloodScenarioError(.invalidScenario, "\(source): \(path): \(ctx.debugDescription)", field: path)
+            throw ScenarioError(.invalidScenario, "\(source): \(path): \(ctx.debugDescription)", field: path)
         } catch let DecodingError.dataCorrupted(ctx) {
-            throw FloodScenarioError(.invalidScenario, "\(source): not valid JSON (\(ctx.debugDescription))", field: nil)
+            throw ScenarioError(.invalidScenario, "\(source): not valid JSON (\(ctx.debugDescription))", field: nil)
         }
     }
 
     /// The storm-intensity formula named by `stormFormula`, from a catalogue file.
-    /// - Throws: `FloodScenarioError` when the catalogue has no such id.
+    /// - Throws: `ScenarioError` when the catalogue has no such id.
     public func formula(catalog url: URL) throws -> (formula: StormIntensityFormula, verified: Bool) {
         let catalog: [String: StormIntensityFormula.CatalogEntry]
         do { catalog = try StormIntensityFormula.catalog(at: url) } catch {
-            throw FloodScenarioError(.invalidScenario, "cannot read the storm-intensity catalogue \(url.path): \(error)", field: "storm_formula")
+            throw ScenarioError(.invalidScenario, "cannot read the storm-intensity catalogue \(url.path): \(error)", field: "storm_formula")
         }
         guard let entry = catalog[stormFormula] else {
-            throw FloodScenarioError(.invalidScenario, "storm formula \"\(stormFormula)\" is not in \(url.lastPathComponent) (it has \(catalog.keys.sorted().joined(separator: ", ")))",
+            throw ScenarioError(.invalidScenario, "storm formula \"\(stormFormula)\" is not in \(url.lastPathComponent) (it has \(catalog.keys.sorted().joined(separator: ", ")))",
                                      field: "storm_formula")
         }
         return (entry.formula, entry.verified)
@@ -194,24 +194,3 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
     public var layerStem: String { "flood_" + id.replacingOccurrences(of: "-", with: "_") }
 }
 
-/// What went wrong preparing or running a flood scenario.
-public struct FloodScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
-    public enum Code: String, Sendable {
-        /// The scenario document is malformed or out of range.
-        case invalidScenario = "invalid-scenario"
-        /// The district's layers or DEM are missing or inconsistent.
-        case invalidDistrict = "invalid-district"
-    }
-    public var code: Code
-    public var message: String
-    /// The scenario field or layer at fault, when known.
-    public var field: String?
-
-    public init(_ code: Code, _ message: String, field: String? = nil) {
-        self.code = code
-        self.message = message
-        self.field = field
-    }
-
-    public var description: String { "\(code.rawValue): \(message)" }
-}

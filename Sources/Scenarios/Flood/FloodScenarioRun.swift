@@ -39,7 +39,7 @@ public enum FloodScenarioRun {
     }
 
     /// Builds the district's SWMM model for `scenario` (for `.inp` export: `SWMMModel.inpText()`).
-    /// - Throws: `FloodScenarioError`, `StoreError`, `GeometryError`.
+    /// - Throws: `ScenarioError`, `StoreError`, `GeometryError`.
     public static func drainageModel(_ scenario: FloodScenario, store: any FeatureStore, caller: Caller, stormCatalog: URL,
                                      durationScale: Double = 1) async throws -> SWMMModel {
         let layers = try await FloodDistrictLayers.read(from: store, by: caller)
@@ -48,13 +48,13 @@ public enum FloodScenarioRun {
     }
 
     /// Runs the scenario and (unless `options.writeLayers` is false) writes its result layers.
-    /// - Throws: `FloodScenarioError` for a bad scenario, DEM or district; `SWMMInputError` or
+    /// - Throws: `ScenarioError` for a bad scenario, DEM or district; `SWMMInputError` or
     ///   `HydraulicsError` for a network the engine refuses; `StoreError` from the store.
     public static func run(_ scenario: FloodScenario, store: any FeatureStore, caller: Caller, options: Options,
                            progress: ((Progress) -> Void)? = nil) async throws -> FloodScenarioSummary {
         let clock = ContinuousClock.now
         guard options.durationScale > 0, options.durationScale <= 1 else {
-            throw FloodScenarioError(.invalidScenario, "duration scale must be in (0, 1], got \(options.durationScale)", field: "durationScale")
+            throw ScenarioError(.invalidScenario, "duration scale must be in (0, 1], got \(options.durationScale)", field: "durationScale")
         }
         progress?(Progress(phase: "reading layers", fraction: 0))
         let layers = try await FloodDistrictLayers.read(from: store, by: caller)
@@ -65,7 +65,7 @@ public enum FloodScenarioRun {
         let runoff = try model.swmm.runoffSimulation()
         let dem: Grid
         do { dem = try Grid.read(esriASCIIAt: options.dem) } catch {
-            throw FloodScenarioError(.invalidDistrict, "cannot read the DEM \(options.dem.path): \(error) (build the district with `citytwin district build`)",
+            throw ScenarioError(.invalidDistrict, "cannot read the DEM \(options.dem.path): \(error) (build the district with `citytwin district build`)",
                                      field: "dem")
         }
         var stage: SurfaceTimeSeries?

@@ -82,7 +82,7 @@ public struct FloodScenarioProcess: OGCProcess {
             }
         }
         let summary: FloodScenarioSummary
-        do { summary = try await runTask.value } catch let e as FloodScenarioError {
+        do { summary = try await runTask.value } catch let e as ScenarioError {
             throw Problem.invalidInput(e.field == "dem" ? "dem" : "scenario", e.message)
         }
         let data = try JSONEncoder().encode(summary)
@@ -103,11 +103,11 @@ public struct FloodScenarioProcess: OGCProcess {
                     .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
                 throw Problem.invalidInput("scenario", "no scenario '\(name)' (known: \(known.joined(separator: ", ")))")
             }
-            do { scenario = try FloodScenario.load(contentsOf: url) } catch let e as FloodScenarioError {
+            do { scenario = try FloodScenario.load(contentsOf: url) } catch let e as ScenarioError {
                 throw Problem.invalidInput("scenario", e.message)
             }
         case let value? where value.objectValue != nil:
-            do { scenario = try FloodScenario.decode(try JSONEncoder().encode(value), source: "scenario") } catch let e as FloodScenarioError {
+            do { scenario = try FloodScenario.decode(try JSONEncoder().encode(value), source: "scenario") } catch let e as ScenarioError {
                 throw Problem.invalidInput("scenario", e.message)
             }
         default:

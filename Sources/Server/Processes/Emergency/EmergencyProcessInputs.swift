@@ -98,7 +98,7 @@ enum EmergencyProcessInputs {
 
     /// The Problem for an analysis error: an invalid input naming its field, else rethrown as is.
     static func problem(_ error: any Error) -> any Error {
-        guard let e = error as? EmergencyAnalysisError else { return error }
+        guard let e = error as? ScenarioError else { return error }
         return Problem.invalidInput(e.field ?? "inputs", e.message)
     }
 

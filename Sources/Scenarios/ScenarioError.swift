@@ -1,7 +1,7 @@
-/// What went wrong preparing an emergency analysis (nearest resources, service areas,
-/// coverage, hazard overlay): a bad argument, named by the field it came from, or a layer
-/// the analysis needs that is missing or unreadable for the caller.
-public struct EmergencyAnalysisError: Error, Sendable, Equatable, CustomStringConvertible {
+/// What went wrong preparing a scenario or an analysis (flood scenarios, nearest resources,
+/// service areas, coverage, hazard overlay): a bad argument or scenario field, named by the
+/// field it came from, or district data the run needs that is missing or unreadable for the caller.
+public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// An argument is out of range or malformed.
         case invalidArgument = "invalid-argument"
@@ -9,6 +9,10 @@ public struct EmergencyAnalysisError: Error, Sendable, Equatable, CustomStringCo
         case missingLayer = "missing-layer"
         /// The road network has no road to snap a point to.
         case noRoads = "no-roads"
+        /// The scenario document is malformed or out of range.
+        case invalidScenario = "invalid-scenario"
+        /// The district's layers or DEM are missing or inconsistent.
+        case invalidDistrict = "invalid-district"
     }
     public var code: Code
     public var message: String
