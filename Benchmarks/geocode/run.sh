@@ -8,8 +8,10 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK="${TMPDIR:-/tmp}/citytwin-geocode-bench"
 mkdir -p "$WORK"
 cd "$ROOT"
-swift build -c release --product citytwin 2>&1 | grep -E "error|Compiling|Build complete" | tail -2
-BIN="$(swift build -c release --show-bin-path)/citytwin"
+# Own scratch path (as the api suite): a release build here never waits on the debug build's lock.
+SCRATCH="${BENCH_SCRATCH:-$(dirname "$ROOT")/.build-bench}"
+swift build -c release --product citytwin --scratch-path "$SCRATCH" 2>&1 | grep -E "error|complete" | tail -2
+BIN="$SCRATCH/release/citytwin"
 STORE="$WORK/district.sqlite"
 if [ ! -f "$STORE" ]; then "$BIN" district build --store "$STORE" >/dev/null; fi
 PY="$ROOT/.venv/bin/python"; [ -x "$PY" ] || PY=python3

@@ -15,11 +15,14 @@ extension AddressGeocoder {
     /// `batchColumns` appended (plus `distance_m` for reverse batches).
     ///
     /// - Parameters:
-    ///   - progress: called with (rows done, rows total) every 1,000 rows and at the end.
+    ///   - wave: rows matched (on all cores) between two progress reports.
+    ///   - progress: called with (rows done, rows total) after every wave and at the end.
+    ///
+    /// Rows are matched on all cores; the output keeps the input order.
     /// - Throws: `ImportError` `.malformed` for broken CSV (naming the line) and `.invalidValue`
     ///   when a named column is missing from the header.
     public func geocodeCSV(_ text: String, file: String, input: BatchInput,
-                           progress: ((Int, Int) -> Void)? = nil) throws -> (csv: String, rows: Int, matched: Int) {
+                           wave: Int = 8192, progress: ((Int, Int) -> Void)? = nil) throws -> (csv: String, rows: Int, matched: Int) {
         var rows = CSVRows(text: text)
         var records: [[String]] = []
         do {
@@ -46,26 +49,39 @@ extension AddressGeocoder {
         }
         let total = records.count - 1
         var matched = 0
-        for (n, row) in records.dropFirst().enumerated() {
-            let match: AddressMatch?
-            if let (lonIndex, latIndex) = reverseColumns {
-                let lon = lonIndex < row.count ? Double(row[lonIndex]) : nil
-                let lat = latIndex < row.count ? Double(row[latIndex]) : nil
-                match = lon.flatMap { x in lat.flatMap { y in reverseGeocode(Position(x: x, y: y)) } }
-            } else {
-                match = addressColumn < row.count ? geocode(row[addressColumn]) : nil
+        let geocoder = self
+        let reverse = reverseColumns, addressIndex = addressColumn
+        let emptyFields = Array(repeating: "", count: Self.batchColumns.count + (reverse == nil ? 0 : 1))
+        // Rows are matched on all cores, a wave at a time, so progress is reported between waves
+        // on the calling thread; the output keeps the input order.
+        var done = 0
+        while done < total {
+            let rows = Array(records[(1 + done)..<(1 + Swift.min(total, done + Swift.max(1, wave)))])
+            let lines = try rows.parallelMap { row -> (String, Bool) in
+                let match: AddressMatch?
+                if let (lonIndex, latIndex) = reverse {
+                    let lon = lonIndex < row.count ? Double(row[lonIndex]) : nil
+                    let lat = latIndex < row.count ? Double(row[latIndex]) : nil
+                    match = lon.flatMap { x in lat.flatMap { y in geocoder.reverseGeocode(Position(x: x, y: y)) } }
+                } else {
+                    match = addressIndex < row.count ? geocoder.geocode(row[addressIndex]) : nil
+                }
+                var fields = row
+                if let m = match {
+                    fields += [m.code, m.level.rawValue, String(m.confidence), m.record.fullAddress,
+                               String(m.position.x), String(m.position.y)]
+                    if reverse != nil { fields.append(m.distance.map { String($0) } ?? "") }
+                } else {
+                    fields += emptyFields
+                }
+                return (Self.csvLine(fields), match != nil)
             }
-            var fields = row
-            if let m = match {
-                matched += 1
-                fields += [m.code, m.level.rawValue, String(m.confidence), m.record.fullAddress,
-                           String(m.position.x), String(m.position.y)]
-                if reverseColumns != nil { fields.append(m.distance.map { String($0) } ?? "") }
-            } else {
-                fields += Array(repeating: "", count: Self.batchColumns.count + (reverseColumns == nil ? 0 : 1))
+            for (line, isMatch) in lines {
+                out += line
+                if isMatch { matched += 1 }
             }
-            out += Self.csvLine(fields)
-            if (n + 1) % 1000 == 0 { progress?(n + 1, total) }
+            done += rows.count
+            if done < total { progress?(done, total) }
         }
         progress?(total, total)
         return (out, total, matched)

@@ -47,7 +47,8 @@ struct NameLexicon<Value: Hashable & Sendable>: Sendable {
 
     /// Names within one edit (substitution, insertion or deletion) of `slice` but not equal to it,
     /// with the name's length. The slice must have at least `fuzzyMinimum` characters (so a
-    /// two-character word never stands for a three-character name).
+    /// two-character word never stands for a three-character name). Ordered by name, so the
+    /// answer never depends on hashing.
     func fuzzyMatches(_ slice: ArraySlice<Unicode.Scalar>) -> [(name: String, length: Int, values: [Value])] {
         guard slice.count >= fuzzyMinimum else { return [] }
         var candidates: Set<String> = []
@@ -60,7 +61,8 @@ struct NameLexicon<Value: Hashable & Sendable>: Sendable {
             if k.unicodeScalars.count >= fuzzyMinimum, entries[k] != nil { candidates.insert(k) }
         }
         var out: [(String, Int, [Value])] = []
-        for name in candidates where name != whole {
+        // Sorted: a Set's order differs between instances, and callers keep the first of equal scores.
+        for name in candidates.sorted() where name != whole {
             let n = Array(name.unicodeScalars)
             if Self.withinOneEdit(slice, n[...]), let v = entries[name] { out.append((name, n.count, v)) }
         }
