@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Real clients against a running server: builds the sample district into a temporary store, starts
 # `citytwin serve` on a free loopback port, waits for /health, runs the client tests (Tests/Clients:
-# GDAL's OAPIF and MVT drivers, mapbox-vector-tile, OWSLib, schemathesis), stops the server and exits
-# with pytest's status. Needs gdal-bin (Scripts/setup.sh --test) and the test-only Python packages:
+# GDAL's OAPIF and MVT drivers, QGIS's OAPIF provider and vector-tile layer, mapbox-vector-tile, OWSLib,
+# schemathesis), stops the server and exits with pytest's status. Needs gdal-bin and python3-qgis
+# (Scripts/setup.sh --test) and the test-only Python packages:
 #   .venv/bin/pip install -r Scripts/requirements-test.txt
 # Extra arguments go to pytest (e.g. -k owslib). CITYTWIN_BIN overrides the binary (no build then).
 set -euo pipefail
@@ -16,6 +17,8 @@ fi
 for tool in ogrinfo ogr2ogr; do
   command -v "$tool" >/dev/null || { echo "client_tests: $tool missing: run Scripts/setup.sh --test" >&2; exit 2; }
 done
+/usr/bin/python3 -c "import qgis.core" 2>/dev/null || {
+  echo "client_tests: QGIS missing (python3-qgis): run Scripts/setup.sh --test" >&2; exit 2; }
 .venv/bin/python -c "import pytest, owslib, mapbox_vector_tile, schemathesis, requests, shapely" 2>/dev/null || {
   echo "client_tests: test packages missing: .venv/bin/pip install -r Scripts/requirements-test.txt" >&2; exit 2; }
 

@@ -4,13 +4,15 @@
 # reference tools the differential tests and benchmarks compare against.
 #
 #   Scripts/setup.sh            build + run dependencies
-#   Scripts/setup.sh --test     also what the test suite needs (PostgreSQL + PostGIS, GDAL, valgrind)
+#   Scripts/setup.sh --test     also what the test suite needs (PostgreSQL + PostGIS, GDAL, QGIS, Chromium)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runtime_pkgs=(libgeos-dev libproj-dev proj-data libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config
               python3-venv)
-test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin libclang-rt-14-dev chromium fonts-wqy-microhei)
+# python3-qgis + qgis-providers: QGIS as an OAPIF and vector-tile client (Tests/Clients/test_qgis.py), ~190 MB.
+test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin libclang-rt-14-dev chromium fonts-wqy-microhei
+           python3-qgis qgis-providers)
 
 want=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")
