@@ -69,11 +69,13 @@ store)
   command -v ogr2ogr >/dev/null || { echo "store benchmark needs ogr2ogr (apt-get install gdal-bin)" >&2; exit 2; }
   data=Benchmarks/.data/store
   python3 Benchmarks/store/store_bench.py make-inputs "$data"
-  swift build -c release --product citytwin >/dev/null
+  # Release build in the benchmarks' own scratch path (as the api suite): never waits on .build.
+  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
   pg=$(Scripts/postgis.sh start)
   pg=${pg%/*}
-  python3 Benchmarks/store/store_bench.py import "$data" .build/release/citytwin "$pg"
-  python3 Benchmarks/store/store_bench.py query "$data" .build/release/citytwin "$pg"
+  python3 Benchmarks/store/store_bench.py import "$data" "$scratch/release/citytwin" "$pg"
+  python3 Benchmarks/store/store_bench.py query "$data" "$scratch/release/citytwin" "$pg"
   ;;
 api) exec Benchmarks/api/run.sh "$@" ;;
 flood) exec Benchmarks/flood/run_surface.sh "$@" ;;

@@ -6,8 +6,11 @@
 #   Scripts/crash_import_check.sh [path/to/citytwin] [features]
 #
 # Defaults: .build/release/citytwin when built (else .build/debug/citytwin), 200,000 points.
-# It imports 25 features first (so "unchanged" means the previous state, not an empty layer),
-# then runs the large import once uninterrupted on a copy of the store: the control (it must
+# Two starting states, each checked the same way: a layer holding 25 features (so "unchanged"
+# means the previous state, and the import adds to indexes that exist), and an empty layer (the
+# bulk path that drops the layer's indexes, loads, rebuilds them and packs the R*Tree, all in
+# the one transaction: a kill must leave the indexes and triggers as they were).
+# Each runs the large import once uninterrupted on a copy of the store: the control (it must
 # succeed, so a kill that "leaves nothing" is not just an import that would have failed) and
 # the calibration (how large the write-ahead log grows while the one write transaction runs).
 # Then, on the real store, it SIGKILLs the large import at four points, one after another:
@@ -40,6 +43,8 @@ def feature(i, prefix):
             "geometry": {"type": "Point", "coordinates": [114.78 + (i % 1000) * 1e-5, 30.82 + (i // 1000) * 1e-5]}}
 with open(f"{work}/small.geojson", "w") as f:
     json.dump({"type": "FeatureCollection", "features": [feature(i, "small") for i in range(25)]}, f, ensure_ascii=False)
+with open(f"{work}/empty.geojson", "w") as f:
+    json.dump({"type": "FeatureCollection", "features": []}, f)
 with open(f"{work}/large.geojsonl", "w") as f:
     for i in range(n):
         f.write(json.dumps(feature(i, "large"), ensure_ascii=False) + "\n")
@@ -50,7 +55,7 @@ count() {
     "$bin" layers --store "$1" | python3 -c 'import json,sys; print(next(l["count"] for l in json.load(sys.stdin) if l["id"] == "hydrants"))'
 }
 rows() {
-    sqlite3 "$1" "SELECT (SELECT count(*) FROM f_hydrants) || ' versions, ' || (SELECT count(*) FROM audit_log) || ' audit, ' || (SELECT count(*) FROM change_feed) || ' events';"
+    sqlite3 "$1" "SELECT (SELECT count(*) FROM f_hydrants) || ' versions, ' || (SELECT count(*) FROM audit_log) || ' audit, ' || (SELECT count(*) FROM change_feed) || ' events, ' || (SELECT count(*) FROM idx_f_hydrants_geom_rowid) || ' R*Tree entries, ' || (SELECT count(*) FROM sqlite_master WHERE tbl_name = 'f_hydrants') || ' indexes+triggers';"
 }
 
 # Runs the large import against a store; TRIGGER is `none` (run to the end), `reading` or
@@ -87,42 +92,51 @@ PY
 }
 field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$1" "$2"; }
 
-"$bin" import "$work/small.geojson" --layer hydrants --store "$store" >/dev/null 2>&1
-before=$(count "$store")
-before_rows=$(rows "$store")
-echo "before: $before features ($before_rows)"
-
-# Control and calibration on a copy (the store is closed cleanly, so the file alone is the state).
-cp "$store" "$work/control.sqlite"
-control=$(run_import "$work/control.sqlite" none)
-control_count=$(count "$work/control.sqlite")
-peak=$(field "$control" wal_bytes)
-echo "control (no kill): exit $(field "$control" exit) in $(field "$control" seconds)s, WAL peak $((peak / 1048576)) MB, count $control_count"
 status=0
-if [[ $(field "$control" exit) != 0 || $control_count != $((before + n)) ]]; then
-    echo "FAIL: the uninterrupted import did not write $n features (count $control_count)"; exit 1
-fi
-rm -f "$work"/control.sqlite*
+# One starting state: SETUP is the file imported first, LABEL says what it leaves.
+scenario() {
+    rm -f "$store"*
+    "$bin" import "$work/$1" --layer hydrants --store "$store" >/dev/null 2>&1
+    before=$(count "$store")
+    before_rows=$(rows "$store")
+    echo "== starting from $2: $before features ($before_rows)"
 
-for point in reading 10 50 90; do
-    if [[ $point == reading ]]; then trigger=reading; label="reading"; else
-        trigger="wal:$((peak * point / 100))"; label="write ${point}%"; fi
-    result=$(run_import "$store" "$trigger")
-    # Check the file before any CityTwin process opens (and possibly repairs) it.
-    integrity=$(sqlite3 "$store" "PRAGMA integrity_check;" | tr '\n' ' ' | sed 's/ $//')
-    rtree=$(sqlite3 "$store" "SELECT rtreecheck('idx_f_hydrants_geom');" | tr '\n' ' ' | sed 's/ $//')
-    after_rows=$(rows "$store")
-    after=$(count "$store")
-    if [[ $(field "$result" killed) == True ]]; then
-        what="killed at $label after $(field "$result" seconds)s (WAL $(( $(field "$result" wal_bytes) / 1048576 )) MB)"
-    else
-        what="NOT killed at $label: the import ended first (exit $(field "$result" exit)); use more features"
-        status=1
+    # Control and calibration on a copy (the store is closed cleanly, so the file alone is the state).
+    cp "$store" "$work/control.sqlite"
+    control=$(run_import "$work/control.sqlite" none)
+    control_count=$(count "$work/control.sqlite")
+    peak=$(field "$control" wal_bytes)
+    echo "control (no kill): exit $(field "$control" exit) in $(field "$control" seconds)s, WAL peak $((peak / 1048576)) MB, count $control_count"
+    if [[ $(field "$control" exit) != 0 || $control_count != $((before + n)) ]]; then
+        echo "FAIL: the uninterrupted import did not write $n features (count $control_count)"; status=1; return
     fi
-    echo "$what: integrity_check=$integrity rtreecheck=$rtree count=$after ($after_rows)"
-    [[ $integrity == ok ]] || { echo "FAIL: integrity_check"; status=1; }
-    [[ $rtree == ok ]] || { echo "FAIL: rtreecheck"; status=1; }
-    [[ $after == "$before" && $after_rows == "$before_rows" ]] || { echo "FAIL: partial layer ($after features, $after_rows; expected $before, $before_rows)"; status=1; }
-done
+    control_check=$(sqlite3 "$work/control.sqlite" "PRAGMA integrity_check; SELECT rtreecheck('idx_f_hydrants_geom');" | tr '\n' ' ' | sed 's/ $//')
+    echo "control: integrity_check, rtreecheck = $control_check ($(rows "$work/control.sqlite"))"
+    [[ $control_check == "ok ok" ]] || { echo "FAIL: the uninterrupted import left an inconsistent store"; status=1; }
+    rm -f "$work"/control.sqlite*
+
+    for point in reading 10 50 90; do
+        if [[ $point == reading ]]; then trigger=reading; label="reading"; else
+            trigger="wal:$((peak * point / 100))"; label="write ${point}%"; fi
+        result=$(run_import "$store" "$trigger")
+        # Check the file before any CityTwin process opens (and possibly repairs) it.
+        integrity=$(sqlite3 "$store" "PRAGMA integrity_check;" | tr '\n' ' ' | sed 's/ $//')
+        rtree=$(sqlite3 "$store" "SELECT rtreecheck('idx_f_hydrants_geom');" | tr '\n' ' ' | sed 's/ $//')
+        after_rows=$(rows "$store")
+        after=$(count "$store")
+        if [[ $(field "$result" killed) == True ]]; then
+            what="killed at $label after $(field "$result" seconds)s (WAL $(( $(field "$result" wal_bytes) / 1048576 )) MB)"
+        else
+            what="NOT killed at $label: the import ended first (exit $(field "$result" exit)); use more features"
+            status=1
+        fi
+        echo "$what: integrity_check=$integrity rtreecheck=$rtree count=$after ($after_rows)"
+        [[ $integrity == ok ]] || { echo "FAIL: integrity_check"; status=1; }
+        [[ $rtree == ok ]] || { echo "FAIL: rtreecheck"; status=1; }
+        [[ $after == "$before" && $after_rows == "$before_rows" ]] || { echo "FAIL: partial layer ($after features, $after_rows; expected $before, $before_rows)"; status=1; }
+    done
+}
+scenario small.geojson "a layer of 25 features"
+scenario empty.geojson "an empty layer"
 [[ $status == 0 ]] && echo "PASS: SIGKILL at every point left the store as it was"
 exit $status

@@ -5,7 +5,10 @@
     store_bench.py import DIR BIN PGBASE      # bulk import: citytwin import vs ogr2ogr, SpatiaLite and PostGIS
     store_bench.py query DIR BIN PGBASE       # bbox latency on a large point layer: citytwin serve vs sqlite3/psql
 
-BIN is the release citytwin binary; PGBASE a postgresql://user:pass@host:port URL without a
+BIN is the release citytwin binary, or `build` (default when BIN is `-`): the benchmark then builds
+it itself with `swift build -c release --product citytwin --scratch-path SCRATCH` (SCRATCH:
+STORE_BENCH_SCRATCH, default .build-store-bench), so it neither waits for nor disturbs the shared
+.build; PGBASE a postgresql://user:pass@host:port URL without a
 database (the benchmark uses its own databases citytwin_bench and citytwin_points, never the
 test database). Sizes: STORE_BENCH_BUILDINGS (200,000), STORE_BENCH_POINTS (1,000,000),
 STORE_BENCH_QUERIES (200), BENCH_ROUNDS (3). Each side keeps its best time over alternating
@@ -415,13 +418,25 @@ def bench_query(d: Path, binary: str, base: str):
               + (f"  ({mismatched} queries returned a different number of features)" if mismatched else ""))
 
 
+def release_binary(arg: str) -> str:
+    """BIN as given, or (for `build` / `-`) a release build in the benchmark's own scratch path."""
+    if arg not in ("build", "-"):
+        return arg
+    scratch = os.environ.get("STORE_BENCH_SCRATCH", ".build-store-bench")
+    r = subprocess.run(["swift", "build", "-c", "release", "--product", "citytwin", "--scratch-path", scratch],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        raise SystemExit(f"release build failed:\n{r.stdout[-3000:]}{r.stderr[-3000:]}")
+    return str(Path(scratch) / "release" / "citytwin")
+
+
 if __name__ == "__main__":
     cmd, d = sys.argv[1], Path(sys.argv[2])
     if cmd == "make-inputs":
         make_inputs(d)
     elif cmd == "import":
-        bench_import(d, sys.argv[3], sys.argv[4])
+        bench_import(d, release_binary(sys.argv[3]), sys.argv[4])
     elif cmd == "query":
-        bench_query(d, sys.argv[3], sys.argv[4])
+        bench_query(d, release_binary(sys.argv[3]), sys.argv[4])
     else:
         raise SystemExit(__doc__)

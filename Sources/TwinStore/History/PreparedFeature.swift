@@ -7,22 +7,23 @@ import GeoCore
 struct PreparedFeature: Sendable {
     var id: String
     var propertiesText: String
+    /// The geometry as stored (ISO WKB, little-endian): promoted to the layer's multi type,
+    /// with Z = 0 added on 3D layers.
     var wkb: [UInt8]?
-    /// The geometry as stored: promoted to the layer's multi type, with Z = 0 added on 3D layers.
-    var geometry: Geometry?
     var envelope: Envelope?
     /// SHA-256 hex of the canonical properties, a zero byte, and the WKB.
     var hash: String
 
-    /// Validates `feature` for `layer`; errors name the feature and field.
-    init(_ feature: Feature, layer: LayerDefinition, index: Int) throws {
+    /// Validates `feature` for `layer`; errors name the feature and field. A feature without
+    /// an id gets `newID()` (a random UUID unless a batch supplies its own source).
+    init(_ feature: Feature, layer: LayerDefinition, index: Int, newID: () -> String = PreparedFeature.randomID) throws {
         let id: String
         switch feature.id {
         case .string(let s)?:
             guard !s.isEmpty else { throw StoreError(.invalidFeature, "feature \(index) has an empty id", layer: layer.id, field: "id") }
             id = s
         case .integer(let i)?: id = String(i)
-        case nil: id = UUID().uuidString.lowercased()
+        case nil: id = newID()
         }
         self.id = id
         try layer.schema.validate(feature.properties, layer: layer.id, feature: id)
@@ -47,11 +48,9 @@ struct PreparedFeature: Sendable {
             // A 3D layer stores flat geometries at height 0 (as SpatiaLite's CastToXYZ does).
             if layer.hasZ && !g.hasZ { g = g.mapPositions { Position(x: $0.x, y: $0.y, z: $0.z ?? 0) } }
             self.envelope = env
-            self.geometry = g
             self.wkb = g.wkb()
         } else {
             self.envelope = nil
-            self.geometry = nil
             self.wkb = nil
         }
         if let bad = Self.firstNUL(in: feature.properties) {
@@ -59,15 +58,17 @@ struct PreparedFeature: Sendable {
                              layer: layer.id, feature: id, field: bad)
         }
         self.propertiesText = CanonicalJSON.text(feature.properties)
-        var h = SHA256()
-        h.update(propertiesText.utf8)
-        h.update(CollectionOfOne(0))
-        if let wkb { h.update(wkb) }
-        self.hash = SHA256.hexString(h.finalize())
+        var content = [UInt8]()
+        content.reserveCapacity(propertiesText.utf8.count + 1 + (wkb?.count ?? 0))
+        content.append(contentsOf: propertiesText.utf8)
+        content.append(0)
+        if let wkb { content.append(contentsOf: wkb) }
+        self.hash = SHA256.hex(content)
     }
 
     /// The property (top-level name) whose key or text contains U+0000, if any: PostgreSQL's
-    /// jsonb refuses it, so both backends reject it alike.
+    /// jsonb refuses it, so both backends reject it alike. The first in name order, so the
+    /// error is the same whatever the dictionary's order.
     static func firstNUL(in properties: [String: JSONValue]) -> String? {
         func has(_ v: JSONValue) -> Bool {
             switch v {
@@ -77,8 +78,38 @@ struct PreparedFeature: Sendable {
             default: false
             }
         }
-        return properties.keys.sorted().first { $0.utf8.contains(0) || has(properties[$0] ?? .null) }
+        func bad(_ key: String, _ value: JSONValue) -> Bool { key.utf8.contains(0) || has(value) }
+        // Almost every feature has none: sort the names only when one does.
+        guard properties.contains(where: { bad($0.key, $0.value) }) else { return nil }
+        return properties.keys.sorted().first { bad($0, properties[$0] ?? .null) }
     }
+
+    /// A random (version 4) UUID in lower-case text, the id of a feature that comes without
+    /// one: 16 bytes from the system generator (no file opened per id, as `UUID()` does here).
+    static func randomID() -> String {
+        var g = SystemRandomNumberGenerator()
+        var bytes = (g.next() as UInt64, g.next() as UInt64)
+        return withUnsafeMutableBytes(of: &bytes) { uuidText(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// The UUID text (8-4-4-4-12 lower-case hex) of 16 random bytes, marked version 4, variant 1.
+    static func uuidText(_ raw: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: 36) { out in
+            var o = 0
+            for i in 0..<16 {
+                var b = raw[i]
+                if i == 6 { b = b & 0x0F | 0x40 }
+                if i == 8 { b = b & 0x3F | 0x80 }
+                if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
+                out[o] = hexDigits[Int(b >> 4)]
+                out[o + 1] = hexDigits[Int(b & 0x0F)]
+                o += 2
+            }
+            return o
+        }
+    }
+
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// A single geometry wrapped as the multi type a layer stores (ogr2ogr's PROMOTE_TO_MULTI).
     static func promote(_ g: Geometry, to type: GeometryType) -> Geometry? {
@@ -95,13 +126,17 @@ struct PreparedFeature: Sendable {
 enum AuditChain {
     static func entryHash(previous: String, at: Int64, actor: String, department: String?, role: String,
                           layer: String, featureID: String, kind: ChangeKind, before: String?, after: String?) -> String {
-        let fields = [previous, String(at), actor, department ?? "", role, layer, featureID, kind.rawValue, before ?? "", after ?? ""]
-        var h = SHA256()
-        for f in fields {
-            h.update(f.utf8)
-            h.update(CollectionOfOne(0x1f))
+        // The fields, each followed by 0x1F, hashed in one update (the digest is the same as
+        // field by field; one update copies the digest state once instead of twenty times).
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(256)
+        func field(_ f: String) {
+            bytes.append(contentsOf: f.utf8)
+            bytes.append(0x1f)
         }
-        return SHA256.hexString(h.finalize())
+        field(previous); field(String(at)); field(actor); field(department ?? ""); field(role); field(layer)
+        field(featureID); field(kind.rawValue); field(before ?? ""); field(after ?? "")
+        return SHA256.hex(bytes)
     }
 
     /// Whether `entries` (the whole log in sequence order) form an unbroken chain from the genesis hash.
@@ -119,4 +154,33 @@ enum AuditChain {
 
     /// The hash before the first entry.
     static let genesis = String(repeating: "0", count: 64)
+}
+
+/// Random UUIDs for the features of a bulk insert that come without ids: random bytes drawn
+/// 4 KiB at a time from /dev/urandom (one read per 256 ids, where `UUID()` opens the device
+/// for each). One per reading thread.
+final class RandomFeatureIDs {
+    private var pool = [UInt8](repeating: 0, count: 4096)
+    private var used = 4096
+    private let source = FileHandle(forReadingAtPath: "/dev/urandom")
+
+    deinit { try? source?.close() }
+
+    func next() -> String {
+        if used + 16 > pool.count {
+            let drawn = source?.readData(ofLength: pool.count) ?? Data()
+            if drawn.count == pool.count {
+                pool = [UInt8](drawn)
+            } else {
+                // No /dev/urandom: the system generator, eight bytes at a time.
+                var g = SystemRandomNumberGenerator()
+                pool.withUnsafeMutableBytes { raw in
+                    for i in stride(from: 0, to: raw.count, by: 8) { raw.storeBytes(of: g.next() as UInt64, toByteOffset: i, as: UInt64.self) }
+                }
+            }
+            used = 0
+        }
+        defer { used += 16 }
+        return pool.withUnsafeBytes { PreparedFeature.uuidText(UnsafeRawBufferPointer(rebasing: $0[used..<used + 16])) }
+    }
 }

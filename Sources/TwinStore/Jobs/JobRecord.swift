@@ -110,15 +110,11 @@ extension JobRecord {
 
 /// JSON text of the job table's columns.
 enum JobColumns {
-    static func text(_ value: JSONValue) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? String(decoding: encoder.encode(value), as: UTF8.self)) ?? "null"
-    }
+    static func text(_ value: JSONValue) -> String { CanonicalJSON.text(value) }
 
     static func value(_ text: String, job: String) throws -> JSONValue {
         do {
-            return try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            return try JSONValue(json: text)
         } catch {
             throw StoreError(.backend, "job \(job) has a malformed JSON column: \(error)")
         }

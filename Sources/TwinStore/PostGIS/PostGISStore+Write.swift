@@ -31,7 +31,8 @@ extension PostGISStore {
 
     /// Bulk insert: every chunk in ONE transaction under the write lock, planned and written
     /// like `insert` (chunk after chunk at the same instant, the audit chain continuing across
-    /// chunks), while the next chunk is prepared on another thread.
+    /// chunks), while the next chunk is prepared on another thread. Into a table without rows,
+    /// the layer's indexes are built after the load (`DeferredLayerIndexes`).
     public func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int {
         let template = try WriteBatch.bulkTemplate(layer: definitions[layer], named: layer, by: caller, at: at)
         let t = table(template.layer).name
@@ -45,12 +46,15 @@ extension PostGISStore {
                                                    logger: self.logger).decode(Bool.self) { occupied = e }
             var previous = try await self.lastAuditHash(db)
             chunks.start(chain: previous)
+            let indexes = try await self.deferredIndexes(table: t, layer: layer, bare: "f_" + template.layer.id, on: db)
+            if let indexes { try await self.suspend(indexes, on: db) }
             var count = 0
             while let chunk = try await chunks.nextChunk() {
                 try await self.apply(WriteBatch(chunk: chunk.features, of: template), on: db, previous: &previous, lookUp: occupied,
                                      entryHashes: chunk.entryHashes)
                 count += chunk.features.count
             }
+            if let indexes { try await self.resume(indexes, on: db) }
             return count
         }
     }
@@ -142,7 +146,7 @@ extension PostGISStore {
             validTo.append(v.validTo ?? Int64.min)
             if def.hasGeometry {
                 // An empty value stands for "no geometry" (arrays of bytea cannot hold NULL here).
-                geoms.append(ByteBuffer(bytes: v.feature.geometry?.ewkb(srid: LayerDefinition.storageSRID) ?? []))
+                geoms.append(ByteBuffer(bytes: v.feature.wkb ?? []))
             }
         }
         var b = PostgresBindings(capacity: 8)
@@ -153,7 +157,7 @@ extension PostGISStore {
             b.append(geoms)
             sql = """
                 INSERT INTO \(t) (fid, props, geom, valid_from, valid_to, author, department, hash)
-                SELECT u.fid, u.props::jsonb, ST_GeomFromEWKB(NULLIF(u.g, ''::bytea)), $5, NULLIF(u.vt, \(Int64.min)), $6, $7, u.h
+                SELECT u.fid, u.props::jsonb, ST_GeomFromWKB(NULLIF(u.g, ''::bytea), \(LayerDefinition.storageSRID)), $5, NULLIF(u.vt, \(Int64.min)), $6, $7, u.h
                 FROM unnest($1::text[], $2::text[], $3::text[], $4::int8[], $8::bytea[]) AS u(fid, props, h, vt, g)
                 """
         } else {

@@ -78,6 +78,7 @@ final class PreparedChunks: @unchecked Sendable {
         let layer = template.layer
         var offset = 0
         var chain: String?
+        let ids = RandomFeatureIDs()
         do {
             while true {
                 condition.lock()
@@ -89,7 +90,7 @@ final class PreparedChunks: @unchecked Sendable {
                 var prepared = [PreparedFeature]()
                 prepared.reserveCapacity(features.count)
                 for (i, f) in features.enumerated() {
-                    prepared.append(try PreparedFeature(f, layer: layer, index: offset + i))
+                    prepared.append(try PreparedFeature(f, layer: layer, index: offset + i, newID: ids.next))
                 }
                 offset += features.count
                 if chain == nil {

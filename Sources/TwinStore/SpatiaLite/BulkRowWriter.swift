@@ -67,32 +67,34 @@ final class BulkRowWriter {
     ///   (the unique index on current ids), `DatabaseError` for anything else SQLite refuses.
     func insert(_ features: [PreparedFeature], entryHashes: [String]) throws {
         guard let version, let audit, let change else { throw StoreError(.backend, "bulk insert statements are finalized") }
-        for (f, entry) in zip(features, entryHashes) {
-            try Self.withText(f.id) { id, idCount in
+        // By index, reading fields in place: binding a whole `PreparedFeature` per row would
+        // copy (retain and release) every one of its strings and arrays.
+        for i in features.indices where i < entryHashes.count {
+            try Self.withText(features[i].id) { id, idCount in
                 bindText(version, 1, id, idCount)
-                try Self.withText(f.propertiesText) { bindText(version, 2, $0, $1) }
-                try Self.withText(f.hash) { hash, hashCount in
+                try Self.withText(features[i].propertiesText) { bindText(version, 2, $0, $1) }
+                try Self.withText(features[i].hash) { hash, hashCount in
                     bindText(version, 4, hash, hashCount)
                     if hasGeometry {
-                        if let wkb = f.wkb {
+                        if let wkb = features[i].wkb {
                             try wkb.withUnsafeBytes { b in
                                 sqlite3_bind_blob(version, 3, b.baseAddress, Int32(b.count), nil)
-                                try step(version, feature: f.id)
+                                try step(version, feature: features[i].id)
                             }
                         } else {
                             sqlite3_bind_null(version, 3)
-                            try step(version, feature: f.id)
+                            try step(version, feature: features[i].id)
                         }
                     } else {
-                        try step(version, feature: f.id)
+                        try step(version, feature: features[i].id)
                     }
                     bindText(audit, 1, id, idCount)
                     bindText(audit, 2, hash, hashCount)
-                    try Self.withText(entry) { bindText(audit, 3, $0, $1) }
-                    try step(audit, feature: f.id)
+                    try Self.withText(entryHashes[i]) { bindText(audit, 3, $0, $1) }
+                    try step(audit, feature: features[i].id)
                 }
                 bindText(change, 1, id, idCount)
-                if let e = f.envelope {
+                if let e = features[i].envelope {
                     sqlite3_bind_double(change, 2, e.minX)
                     sqlite3_bind_double(change, 3, e.minY)
                     sqlite3_bind_double(change, 4, e.maxX)
@@ -100,7 +102,7 @@ final class BulkRowWriter {
                 } else {
                     for i: Int32 in 2...5 { sqlite3_bind_null(change, i) }
                 }
-                try step(change, feature: f.id)
+                try step(change, feature: features[i].id)
             }
         }
     }

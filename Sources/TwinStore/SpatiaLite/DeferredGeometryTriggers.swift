@@ -7,7 +7,8 @@ import GRDB
 /// - `ggi_<table>_geom` (geometry type and SRID constraint): checked once over the new rows
 ///   with the same `GeometryConstraints` call;
 /// - `gii_<table>_geom` (R*Tree entry): the new rows' boxes in one `INSERT … SELECT`, instead
-///   of a trigger program (and an `RTreeAlign` statement) per row;
+///   of a trigger program (and an `RTreeAlign` statement) per row; into an empty R*Tree, the
+///   boxes are packed into nodes and written at once (`PackedRTree`);
 /// - `tmi_<table>_geom` (last-insert time of `geometry_columns_time`): set once.
 ///
 /// Reads see no difference: other connections only ever see the committed state, in which the
@@ -19,6 +20,8 @@ struct DeferredGeometryTriggers {
     private let triggers: [(String, String)]
     /// The largest `vid` before the bulk insert: newer rows are the bulk insert's.
     private let lastVid: Int64
+    /// Whether the R*Tree held no entry before: then it is written packed (`PackedRTree`).
+    private let rtreeWasEmpty: Bool
 
     /// `nil` when the table lacks any of the three triggers (then they simply run per row).
     init?(_ db: Database, table: String, layer: String) throws {
@@ -33,6 +36,7 @@ struct DeferredGeometryTriggers {
         self.layer = layer
         self.triggers = found
         self.lastVid = try Int64.fetchOne(db, sql: "SELECT max(vid) FROM \(table)") ?? 0
+        self.rtreeWasEmpty = !(try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \"idx_\(table)_geom_rowid\")") ?? true)
     }
 
     /// Drops the triggers (inside the current transaction).
@@ -54,6 +58,30 @@ struct DeferredGeometryTriggers {
             throw StoreError(.invalidFeature, "the geometry violates the layer's geometry type or SRID (EPSG:4490)",
                              layer: layer, feature: fid, field: "geometry")
         }
+        if rtreeWasEmpty {
+            // The new rows' boxes as the trigger would read them, packed into the empty tree.
+            var boxes = [PackedRTree.Box]()
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT vid, MbrMinX(geom), MbrMaxX(geom), MbrMinY(geom), MbrMaxY(geom) FROM \(table)
+                WHERE vid > ? AND geom IS NOT NULL
+                """, arguments: [lastVid])
+            while let r = try rows.next() {
+                guard let a: Double = r[1], let b: Double = r[2], let c: Double = r[3], let d: Double = r[4] else { continue }
+                boxes.append(PackedRTree.Box(id: r[0], minX: a, maxX: b, minY: c, maxY: d))
+            }
+            try PackedRTree.write(db, index: "idx_\(table)_geom", boxes: boxes)
+        } else {
+            try alignRTree(db)
+        }
+        try db.execute(sql: """
+            UPDATE geometry_columns_time SET last_insert = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
+            WHERE Lower(f_table_name) = Lower(?) AND Lower(f_geometry_column) = 'geom'
+            """, arguments: [table])
+        for (_, sql) in triggers { try db.execute(sql: sql) }
+    }
+
+    /// The new rows' R*Tree entries added one by one (into a tree that already holds entries).
+    private func alignRTree(_ db: Database) throws {
         try db.execute(sql: "DELETE FROM \"idx_\(table)_geom\" WHERE pkid > ?", arguments: [lastVid])
         // What `RTreeAlign` writes, in one statement (SQLite's R*Tree rounds each box outwards
         // to its 32-bit floats itself); `RTreeAlign` would prepare an INSERT per row.
@@ -62,10 +90,5 @@ struct DeferredGeometryTriggers {
             SELECT vid, MbrMinX(geom), MbrMaxX(geom), MbrMinY(geom), MbrMaxY(geom) FROM \(table)
             WHERE vid > ? AND geom IS NOT NULL
             """, arguments: [lastVid])
-        try db.execute(sql: """
-            UPDATE geometry_columns_time SET last_insert = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-            WHERE Lower(f_table_name) = Lower(?) AND Lower(f_geometry_column) = 'geom'
-            """, arguments: [table])
-        for (_, sql) in triggers { try db.execute(sql: sql) }
     }
 }

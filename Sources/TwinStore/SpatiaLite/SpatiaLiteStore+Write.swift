@@ -34,7 +34,8 @@ extension SpatiaLiteStore {
     /// statements prepared once (`BulkRowWriter`); the audit hashes come ready from the reading
     /// thread (`PreparedChunks`). The page cache is raised for the transaction so the indexes
     /// (fid, R*Tree, audit) stay in memory instead of spilling to the WAL and being read back;
-    /// WAL mode and `synchronous` stay, so the commit is as durable as any other.
+    /// WAL mode and `synchronous` stay, so the commit is as durable as any other. Into a table
+    /// without rows, the version indexes are built after the load (`DeferredVersionIndexes`).
     public func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int {
         let template = try WriteBatch.bulkTemplate(layer: definitions[layer], named: layer, by: caller, at: at)
         let table = FeatureTable(layer: template.layer)
@@ -52,6 +53,8 @@ extension SpatiaLiteStore {
                 let triggers = template.layer.hasGeometry
                     ? try DeferredGeometryTriggers(db, table: table.name, layer: layer) : nil
                 try triggers?.suspend(db)
+                let indexes = try DeferredVersionIndexes(db, table: table.name, layer: layer)
+                try indexes?.suspend(db)
                 let rows = try BulkRowWriter(db, template: template)
                 defer { rows.finalize() }
                 var count = 0
@@ -63,6 +66,8 @@ extension SpatiaLiteStore {
                     try rows.insert(chunk.features, entryHashes: chunk.entryHashes)
                     count += chunk.features.count
                 }
+                rows.finalize()
+                try indexes?.resume(db)
                 try triggers?.resume(db)
                 return count
             }

@@ -41,17 +41,23 @@ enum CanonicalJSON {
 
     static func writeObject(_ o: [String: JSONValue], to out: inout String) {
         out += "{"
-        for (i, k) in o.keys.sorted().enumerated() {
+        for (i, (k, v)) in o.sorted(by: { $0.key < $1.key }).enumerated() {
             if i > 0 { out += "," }
             writeString(k, to: &out)
             out += ":"
-            write(o[k] ?? .null, to: &out)
+            write(v, to: &out)
         }
         out += "}"
     }
 
     static func writeString(_ s: String, to out: inout String) {
         out += "\""
+        // Most text needs no escape: append it whole (the same bytes the loop below writes).
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
+            out += s
+            out += "\""
+            return
+        }
         for u in s.unicodeScalars {
             switch u {
             case "\"": out += "\\\""
@@ -71,7 +77,7 @@ enum CanonicalJSON {
     /// Parses the `props` column back; the store wrote it, so failure means corruption.
     static func parseObject(_ text: String, layer: String, feature: String) throws -> [String: JSONValue] {
         do {
-            let v = try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+            let v = try JSONValue(json: text)
             guard let o = v.objectValue else { throw StoreError(.backend, "stored properties are not an object", layer: layer, feature: feature) }
             return o
         } catch let e as StoreError {

@@ -1,0 +1,104 @@
+import Foundation
+import GeoCore
+import Testing
+@testable import TwinStore
+
+/// A bulk insert into an empty layer builds the layer's indexes after the load (B-trees by
+/// sorting, SpatiaLite's R*Tree packed, PostGIS's GiST by sorting): the result must answer
+/// exactly as indexes kept row by row, a repeated id must still fail naming it, and the indexes
+/// must be there (and work) for the writes that follow.
+@Suite("Bulk insert into an empty layer: indexes built after the load", .dropsTestSchemas)
+struct BulkLoadIndexTests {
+    /// `columns` × `rows` shelters 0.001° apart from (114.30, 30.50), ids g0, g1, ….
+    static func grid(columns: Int, rows: Int) -> [Feature] {
+        (0..<(columns * rows)).map { i in
+            Fixtures.shelter("g\(i)", 114.30 + Double(i % columns) * 0.001, 30.50 + Double(i / columns) * 0.001,
+                             name: "网格\(i)", capacity: Int64(i))
+        }
+    }
+
+    /// The ids of `features` whose point lies in `box` (degrees), the answer without any index.
+    static func inside(_ features: [Feature], _ box: Envelope) -> Set<String> {
+        Set(features.compactMap { f -> String? in
+            guard case .point(let p)? = f.geometry, let q = p.position,
+                  q.x >= box.minX, q.x <= box.maxX, q.y >= box.minY, q.y <= box.maxY else { return nil }
+            return f.id?.description
+        })
+    }
+
+    static func found(_ store: any FeatureStore, _ box: Envelope) async throws -> Set<String> {
+        var q = FeatureQuery(limit: 1000)
+        q.bbox = BoundingBox(box)
+        return Set(Fixtures.ids(try await Fixtures.allPages(store, "shelters", q, by: .admin)))
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func aRepeatedIDNamesTheFirstRepeatAndLeavesTheLayerEmptyAndIndexed(backend: StoreBackend) async throws {
+        let store = try await backend.makeStore()
+        let bulk = try BulkInsertTests.bulk(store)
+        // g3 comes back in the second chunk, g5 in the third: the error names g3.
+        let features = Self.grid(columns: 4, rows: 3) + [Fixtures.shelter("g3", 114.0, 30.0, name: "重复"),
+                                                         Fixtures.shelter("g5", 114.0, 30.0, name: "重复")]
+        let e = await #expect(throws: StoreError.self) {
+            _ = try await bulk.insert(layer: "shelters", chunks: BulkInsertTests.reader(features, size: 5), by: Fixtures.emergency, at: Fixtures.t0)
+        }
+        #expect(e?.code == .duplicateFeature)
+        #expect(e?.feature == "g3")
+        #expect(try await store.count(layer: "shelters", FeatureQuery(), by: .admin) == 0)
+        #expect(try await store.changes(since: 0, limit: 10, by: .admin).isEmpty)
+        // The rollback restored the unique index: a later insert of an existing id fails.
+        let n = try await bulk.insert(layer: "shelters", chunks: BulkInsertTests.reader(Self.grid(columns: 4, rows: 3), size: 5),
+                                      by: Fixtures.emergency, at: Fixtures.t0)
+        #expect(n == 12)
+        let again = await #expect(throws: StoreError.self) {
+            try await store.insert(layer: "shelters", features: [Fixtures.shelter("g7", 114.1, 30.1, name: "重复")],
+                                   by: Fixtures.emergency, at: Fixtures.t1)
+        }
+        #expect(again?.code == .duplicateFeature)
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func aPackedSpatialIndexAnswersBoxQueriesExactlyAndTakesLaterEdits(backend: StoreBackend) async throws {
+        let store = try await backend.makeStore()
+        // 3,000 points: more than 51 × 51, so SpatiaLite's R*Tree gets three levels.
+        let features = Self.grid(columns: 60, rows: 50)
+        let n = try await BulkInsertTests.bulk(store).insert(layer: "shelters", chunks: BulkInsertTests.reader(features, size: 700),
+                                                             by: Fixtures.emergency, at: Fixtures.t0)
+        #expect(n == 3000)
+        if let lite = store as? SpatiaLiteStore {
+            #expect(try await lite.spatialIndexCheck(layer: "shelters") == "ok")
+        }
+        let boxes = [
+            Envelope(minX: 114.2995, minY: 30.4995, maxX: 114.3005, maxY: 30.5005),  // one corner point
+            Envelope(minX: 114.3105, minY: 30.5205, maxX: 114.3255, maxY: 30.5305),  // inside
+            Envelope(minX: 114.3585, minY: 30.5485, maxX: 114.40, maxY: 30.60),      // the far corner
+            Envelope(minX: 114.20, minY: 30.40, maxX: 114.29, maxY: 30.49),          // outside: nothing
+        ]
+        for box in boxes {
+            #expect(try await Self.found(store, box) == Self.inside(features, box))
+        }
+        // Later writes go through the tree as usual.
+        try await store.insert(layer: "shelters", features: [Fixtures.shelter("late", 114.3150, 30.5250, name: "后加")],
+                               by: Fixtures.emergency, at: Fixtures.t1)
+        try await store.delete(layer: "shelters", ids: ["g1400"], by: Fixtures.emergency, at: Fixtures.t1)
+        let box = boxes[1]
+        var expected = Self.inside(features, box)
+        expected.insert("late")
+        expected.remove("g1400")
+        #expect(try await Self.found(store, box) == expected)
+        if let lite = store as? SpatiaLiteStore {
+            #expect(try await lite.spatialIndexCheck(layer: "shelters") == "ok")
+        }
+    }
+
+    @Test
+    func boxesRoundOutwardsAsSQLiteRTreeRoundsThem() {
+        // 0.1 is not a float: the minimum rounds down, the maximum up, both within one float step.
+        let b = PackedRTree.Box(id: 1, minX: 0.1, maxX: 0.1, minY: -0.1, maxY: -0.1)
+        #expect(Double(b.minX) <= 0.1 && Double(b.maxX) >= 0.1 && b.minX < b.maxX)
+        #expect(Double(b.minY) <= -0.1 && Double(b.maxY) >= -0.1 && b.minY < b.maxY)
+        // A float value stays as it is.
+        let exact = PackedRTree.Box(id: 2, minX: 114.5, maxX: 114.5, minY: 30.25, maxY: 30.25)
+        #expect(exact.minX == 114.5 && exact.maxX == 114.5 && exact.minY == 30.25 && exact.maxY == 30.25)
+    }
+}
