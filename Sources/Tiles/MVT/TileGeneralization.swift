@@ -9,7 +9,8 @@ public struct TileGeneralization: Hashable, Sendable {
     public var minimumPolygonArea: Double
     /// Side of the grid cell, in tile units, that keeps at most one point; 0 keeps every point.
     public var pointCellSize: Double
-    /// Features kept per layer; later ones are dropped.
+    /// Features read per layer of a tile, in the store's order; later ones are dropped (this
+    /// also bounds a tile's memory, whatever the zoom).
     public var maximumFeatures: Int
     /// Encoded tile size (bytes, before gzip) above which the tile is rebuilt coarser.
     public var maximumTileBytes: Int

@@ -23,7 +23,8 @@ public struct TileSource: Sendable {
     /// Features read from the store per chunk.
     public var chunkSize: Int
 
-    public init(store: any FeatureStore, extent: Int = 4096, buffer: Int = 64, fullPointLevel: Int = 14, chunkSize: Int = 1000) {
+    public init(store: any FeatureStore, extent: Int = 4096, buffer: Int = 64, fullPointLevel: Int = 14,
+                chunkSize: Int = FeatureQuery.maximumLimit) {
         self.store = store
         self.extent = extent
         self.buffer = buffer
@@ -38,18 +39,19 @@ public struct TileSource: Sendable {
 
     /// The encoded tile (uncompressed MVT bytes), or `nil` when no feature of any layer falls
     /// in it (HTTP 204). A tile larger than the generalization's byte budget is rebuilt up to
-    /// three times with a coarser generalization.
+    /// three times with a coarser generalization, from the features read once.
     /// - Throws: `TileError.outsideMatrix` for a tile outside the set; `StoreError` when a
     ///   layer is unknown or hidden from `caller`; `GeometryError` from PROJ/GEOS.
     public func tile(layers: [String], tileMatrixSet: TileMatrixSet, tile: TileID, caller: Caller) async throws -> [UInt8]? {
         let frame = try TileFrame(tileMatrixSet, tile, extent: extent, buffer: buffer)
         var generalization = generalization(tileMatrixSet, level: tile.matrix)
+        var read: [(name: String, features: [Feature])] = []
+        for name in layers {
+            read.append((name, try await features(name, frame: frame, limit: generalization.maximumFeatures, caller: caller)))
+        }
         var attempt = 0
         while true {
-            var built: [VectorTileLayer] = []
-            for name in layers {
-                built.append(try await layer(name, frame: frame, generalization: generalization, caller: caller))
-            }
+            let built = try read.map { try layer($0.name, features: $0.features, frame: frame, generalization: generalization) }
             let bytes = VectorTile.encode(built)
             if bytes.isEmpty { return nil }
             if bytes.count <= generalization.maximumTileBytes || attempt == 3 { return bytes }
@@ -60,11 +62,30 @@ public struct TileSource: Sendable {
 
     /// One MVT layer of `frame`'s tile from store layer `name`.
     public func layer(_ name: String, frame: TileFrame, generalization: TileGeneralization, caller: Caller) async throws -> VectorTileLayer {
+        let features = try await features(name, frame: frame, limit: generalization.maximumFeatures, caller: caller)
+        return try layer(name, features: features, frame: frame, generalization: generalization)
+    }
+
+    /// The features of store layer `name` whose box meets the tile's box grown by the buffer, in
+    /// the store's stream order, at most `limit` of them (the generalization's cap) — the most a
+    /// layer of one tile can use, so coarser rebuilds need no second read.
+    func features(_ name: String, frame: TileFrame, limit: Int, caller: Caller) async throws -> [Feature] {
         let box = try frame.lonLatQueryEnvelope()
         let query = FeatureQuery(bbox: BoundingBox(box), limit: chunkSize)
+        var features: [Feature] = []
+        for try await feature in store.stream(layer: name, query, by: caller) {
+            features.append(feature)
+            if features.count >= limit { break }
+        }
+        return features
+    }
+
+    /// Cuts `features` into an MVT layer; features that fall outside the tile after clipping or
+    /// generalization are skipped, and the layer stops at the generalization's feature cap.
+    func layer(_ name: String, features: [Feature], frame: TileFrame, generalization: TileGeneralization) throws -> VectorTileLayer {
         var cutter = TileCutter(frame: frame, generalization: generalization)
         var layer = VectorTileLayer(name: name, extent: extent)
-        for try await feature in store.stream(layer: name, query, by: caller) {
+        for feature in features {
             guard let geometry = feature.geometry, let cut = try cutter.cut(geometry) else { continue }
             layer.append(Self.tileFeature(feature, geometry: cut))
             if layer.features.count >= generalization.maximumFeatures { break }
