@@ -17,14 +17,17 @@ if ((${#models[@]} == 0)); then
           Tests/FloodSimTests/Fixtures/swmm/Example2.inp Tests/FloodSimTests/Fixtures/swmm/extran1.inp)
   [[ -f .citytwin/district.inp ]] && models+=(.citytwin/district.inp)
 fi
-swift build -c release --product citytwin >/dev/null
-bin=$(swift build -c release --product citytwin --show-bin-path)/citytwin
+# Own scratch path (BENCH_SCRATCH) so a release build here does not wait on, or invalidate, the
+# shared debug .build other work uses.
+scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+bin=$(swift build -c release --product citytwin --scratch-path "$scratch" --show-bin-path)/citytwin
 peer=$(.venv/bin/python Benchmarks/flood/drainage_peer.py "$rounds" "${models[@]}")
 echo "load: $(uptime | sed 's/.*load average: //')"
 printf '%-22s %10s %10s %8s\n' model "CityTwin s" "SWMM s" "ratio"
 for m in "${models[@]}"; do
   name=$(basename "$m" .inp)
-  ours=$("$bin" simulate drainage "$m" --json --repeat "$rounds" 2>&1 >/dev/null | sed -n 's/^best of [0-9]* runs: //p')
+  ours=$("$bin" simulate drainage "$m" --json --repeat "$rounds" 2>&1 >/dev/null | sed -n 's/^best of [0-9]* runs: \([0-9.e+-]*\).*/\1/p')
   swmm=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$peer" "$name")
   python3 -c "import sys; o, p = float(sys.argv[2]), float(sys.argv[3]); print(f'{sys.argv[1]:22} {o:10.4f} {p:10.4f} {o / p:7.2f}x')" "$name" "$ours" "$swmm"
 done

@@ -8,16 +8,19 @@ import Foundation
 /// or `advance(to:)`, then read `nodeDepths`, `nodeHeads`, `nodeOverflows` and `linkFlows`.
 /// State is held in flat arrays; a step allocates nothing.
 public final class DrainageRouting {
-    var state: HydraulicState
+    // The routing state and statistics are only touched from this class's own methods, one call
+    // at a time: the run-time exclusivity checks Swift otherwise makes on every access to a class
+    // property cost more than a step's arithmetic in the inner loops.
+    @exclusivity(unchecked) var state: HydraulicState
     /// The network being routed.
     public let network: HydraulicNetwork
     /// Simulated time reached, seconds from the start.
     public private(set) var time: Double = 0
 
-    private var nodeStats: [NodeStatistics]
-    private var linkStats: [LinkStatistics]
-    private var totals = RoutingContinuity()
-    private var rates = StepRates()
+    @exclusivity(unchecked) private var nodeStats: [NodeStatistics]
+    @exclusivity(unchecked) private var linkStats: [LinkStatistics]
+    @exclusivity(unchecked) private var totals = RoutingContinuity()
+    @exclusivity(unchecked) private var rates = StepRates()
     private var stepCount = 0
     private var trialCount = 0
     private var nonConverged = 0

@@ -68,7 +68,7 @@ extension HydraulicState {
     }
 
     private mutating func initNodeStates() {
-        let ponding = options.allowPonding
+        let ponding = allowPonding
         for i in 0..<nodeCount {
             if ponding {
                 newSurfArea[i] = pondedSurfaceArea(i, newDepth[i])
@@ -222,7 +222,7 @@ extension HydraulicState {
         let aWtd = area1 + (aMid - area1) * rho
         let rWtd = r1 + (rMid - r1) * rho
 
-        switch options.inertialDamping {
+        switch inertialDamping {
         case .none: sigma = 1
         case .full: sigma = 0
         case .partial: break
@@ -277,7 +277,7 @@ extension HydraulicState {
     }
 
     private mutating func checkNormalFlow(_ j: Int, _ q: Double, _ y1: Double, _ y2: Double, _ area1: Double, _ r1: Double) -> Double {
-        let limit = options.normalFlowLimit
+        let limit = normalFlowLimit
         let hasOutfall = nodeKind[node1[j]] == .outfall || nodeKind[node2[j]] == .outfall
         var check = false
         if limit == .slope || limit == .both || hasOutfall {
@@ -405,19 +405,20 @@ extension HydraulicState {
     // MARK: Node continuity (findNodeDepths, setNodeDepth, getFloodedDepth)
 
     private mutating func findNodeDepths(_ dt: Double, time: Double) -> Bool {
-        for j in 0..<linkCount { setOutfallDepth(j, time: time) }
+        for j in outfallLinks { setOutfallDepth(j, time: time) }
+        let tolerance = headTolerance
         var all = true
         for i in 0..<nodeCount where nodeKind[i] != .outfall {
             let yOld = newDepth[i]
             setNodeDepth(i, dt)
-            converged[i] = abs(yOld - newDepth[i]) <= options.headTolerance
+            converged[i] = abs(yOld - newDepth[i]) <= tolerance
             if !converged[i] { all = false }
         }
         return all
     }
 
     private mutating func setNodeDepth(_ i: Int, _ dt: Double) {
-        let canPond = options.allowPonding && pondedArea[i] > 0
+        let canPond = allowPonding && pondedArea[i] > 0
         let isPonded = canPond && newDepth[i] > fullDepth[i]
         let yCrown = crownElev[i] - invert[i]
         let yOld = oldDepth[i]

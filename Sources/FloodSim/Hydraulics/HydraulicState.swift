@@ -39,6 +39,12 @@ struct HydraulicState {
     let options: RoutingOptions
     let gravity = SWMMConstant.gravity
     let minSurfArea: Double
+    // Options read in the inner loops, held as plain fields: reading them through `options`
+    // made the optimiser copy the whole options struct at each use.
+    let allowPonding: Bool
+    let headTolerance: Double
+    let inertialDamping: RoutingOptions.InertialDamping
+    let normalFlowLimit: RoutingOptions.NormalFlowLimit
 
     // MARK: Nodes
     let nodeCount: Int
@@ -115,6 +121,8 @@ struct HydraulicState {
     let inflows: [NodeInflow]
     /// Links sorted from upstream to downstream (kinematic wave).
     var sortedLinks: [Int] = []
+    /// Links with an outfall at either end, whose outfall depth follows their flow.
+    var outfallLinks: [Int] = []
 
     // MARK: Iteration bookkeeping
     var steps = 0
@@ -125,6 +133,10 @@ struct HydraulicState {
         let opts = network.options
         options = opts
         method = opts.method
+        allowPonding = opts.allowPonding
+        headTolerance = opts.headTolerance
+        inertialDamping = opts.inertialDamping
+        normalFlowLimit = opts.normalFlowLimit
         guard opts.duration >= 0, opts.duration.isFinite else {
             throw HydraulicsError(.invalidValue, "options.duration must be a finite number of seconds ≥ 0")
         }
@@ -281,6 +293,7 @@ struct HydraulicState {
 
         try validate(nodes: nodes, links: links, roughness: rough)
         initialiseState()
+        outfallLinks = (0..<linkCount).filter { nodeKind[node1[$0]] == .outfall || nodeKind[node2[$0]] == .outfall }
     }
 
     // MARK: - Validation (SWMM link_validate, conduit_validate, node_initState)
@@ -701,20 +714,17 @@ struct HydraulicState {
         if nodeKind[node2[j]] == .outfall { n = node2[j]; z = offset2[j] }
         else if nodeKind[node1[j]] == .outfall { n = node1[j]; z = offset1[j] }
         else { return }
-        var yNorm = 0.0, yCrit = 0.0
-        if linkKind[j] == .conduit {
-            let q = abs(newFlow[j] / barrels[j])
-            yNorm = normalDepth(j, q)
-            yCrit = criticalDepth(j, q)
-        }
         guard let boundary = outfall[n] else { return }
+        // Normal and critical depth of the link's flow (0 for regulators), computed only where
+        // the boundary uses them: a raised free or normal outfall is dry whatever the flow.
+        let q = linkKind[j] == .conduit ? abs(newFlow[j] / barrels[j]) : 0
         let stage: Double
         switch boundary.stage {
         case .free:
-            newDepth[n] = z > 0 ? 0 : min(yNorm, yCrit)
+            newDepth[n] = z > 0 ? 0 : min(normalDepth(j, q), criticalDepth(j, q))
             return
         case .normal:
-            newDepth[n] = z > 0 ? 0 : yNorm
+            newDepth[n] = z > 0 ? 0 : normalDepth(j, q)
             return
         case .fixed(let s):
             stage = s
@@ -727,7 +737,7 @@ struct HydraulicState {
             s.holdsLastValue = true
             stage = s.value(at: time)
         }
-        let yc = min(yCrit, yNorm) + invert[n] + z
+        let yc = min(criticalDepth(j, q), normalDepth(j, q)) + invert[n] + z
         if yc <= stage { newDepth[n] = stage - invert[n] } else { newDepth[n] = yc - invert[n] }
         if newDepth[n] < 0 { newDepth[n] = 0 }
     }

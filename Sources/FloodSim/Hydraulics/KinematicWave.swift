@@ -128,7 +128,7 @@ extension HydraulicState {
             // exit runs full (at the inlet area when the inflow exceeds full flow) if f stays
             // negative, and empty if f stays positive.
             func f(_ a: Double) -> Double {
-                beta1 * x.sectionFactor(x.depth(ofArea: a * aFull)) + c1 * a + c2
+                beta1 * x.sectionFactor(ofArea: a * aFull) + c1 * a + c2
             }
             var aHi = 1.0
             var fHi = 1.0 + c1 + c2
@@ -139,21 +139,16 @@ extension HydraulicState {
                 aLo = 0; fLo = c2
             }
             if fHi * fLo <= 0 {
-                // Bisection keeping f(lo) and f(hi) on opposite sides of zero.
-                var lo = aLo, hi = aHi
-                let rising = fLo <= fHi
-                for _ in 0..<40 {
-                    let mid = 0.5 * (lo + hi)
-                    if (f(mid) < 0) == rising { lo = mid } else { hi = mid }
-                }
-                aout = 0.5 * (lo + hi)
+                // The root in the bracket (Brent's method: a handful of evaluations of f where a
+                // bisection to the same precision needs forty).
+                aout = SectionGeometry.brentRoot(aLo, aHi, fLo, fHi, tolerance: 1e-13, f)
             } else if fLo < 0 {
                 aout = qin > 1 ? ain : 1
             } else {
                 aout = 0
             }
             aout = max(aout, 0)
-            qout = beta1 * x.sectionFactor(x.depth(ofArea: aout * aFull))
+            qout = beta1 * x.sectionFactor(ofArea: aout * aFull)
             if qin > 1 { qin = 1 }
         }
         q1[j] = qin * qf; a1[j] = ain * aFull
@@ -168,7 +163,7 @@ extension HydraulicState {
         var v = oldVolume[i] + 0.5 * (oldNetInflow[i] + net) * dt
         if v < SWMMConstant.fudge * SWMMConstant.fudgeArea { v = 0 }
         overflow[i] = 0
-        let canPond = options.allowPonding && pondedArea[i] > 0
+        let canPond = allowPonding && pondedArea[i] > 0
         if v > fullVolume[i] && !canPond {
             overflow[i] = (v - max(oldVolume[i], fullVolume[i])) / dt
             v = fullVolume[i]

@@ -22,7 +22,7 @@ extension HydraulicState {
 
     /// Outflow a node can pass to a link (node_getOutflow): inflow plus overflow, or a divider's
     /// share under kinematic wave.
-    func nodeOutflowAvailable(_ n: Int, _ j: Int) -> Double {
+    mutating func nodeOutflowAvailable(_ n: Int, _ j: Int) -> Double {
         if nodeKind[n] == .divider, let d = divider[n] {
             return dividerOutflow(n, j, d)
         }
@@ -30,7 +30,7 @@ extension HydraulicState {
         return inflow[n] + overflow[n]
     }
 
-    private func dividerOutflow(_ n: Int, _ j: Int, _ d: FlowDivider) -> Double {
+    private mutating func dividerOutflow(_ n: Int, _ j: Int, _ d: FlowDivider) -> Double {
         let qIn = inflow[n] + overflow[n]
         var qOut = 0.0
         switch d.rule {

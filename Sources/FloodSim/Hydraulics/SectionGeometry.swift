@@ -21,6 +21,9 @@ struct SectionGeometry: Sendable {
     let sFull: Double
     /// Largest section factor over all depths.
     private(set) var sMax: Double
+    /// Depth at which the section factor peaks (m): 0.938·D for circles, found once on a 200-step
+    /// grid for other closed shapes, the full depth for open ones.
+    private(set) var depthOfMaxSectionFactor: Double
     /// Whether the section is open at the top (no crown).
     let isOpen: Bool
     // Shape parameters.
@@ -46,6 +49,16 @@ struct SectionGeometry: Sendable {
             if circleNormArea(mid) < alpha { lo = mid } else { hi = mid }
         }
         return alpha * pow(circleNormRadius(0.5 * (lo + hi)), 2.0 / 3.0)
+    }
+
+    /// (A/Afull)³/(W/Wmax) of a circle at y/D = i/50 from the tables above (0 at i = 0, infinite
+    /// at the crown): brackets the critical depth.
+    static let circleCriticalFactor: [Double] = (0..<circleTableSize).map { i in
+        let w = circleWidth[i]
+        if i == 0 { return 0 }
+        if w <= 0 { return .infinity }
+        let a = circleArea[i]
+        return a * a * a / w
     }
 
     static func circleNormWidth(_ yn: Double) -> Double {
@@ -139,14 +152,19 @@ struct SectionGeometry: Sendable {
         self.yBot = yBot; self.aBot = aBot; self.pBot = pBot; self.wBot = wBot
         sFull = aFull * pow(rFull, 2.0 / 3.0)
         sMax = sFull
+        depthOfMaxSectionFactor = yFull
         if form == .circular {
             sMax = 1.08 * sFull
+            depthOfMaxSectionFactor = 0.938 * yFull
         } else if !isOpen && form != .dummy {
-            var best = sFull
+            // The peak of A·R^(2/3) on a 200-step depth grid (closed sections peak below the crown).
+            var best = sFull, bestY = yFull
             for i in 1...200 {
                 let y = yFull * Double(i) / 200
-                best = max(best, area(y) * pow(hydraulicRadius(y), 2.0 / 3.0))
+                let s = sectionFactor(y)
+                if s > best { best = s; bestY = y }
             }
+            depthOfMaxSectionFactor = bestY
             sMax = best
         }
     }
@@ -158,6 +176,7 @@ struct SectionGeometry: Sendable {
         return w / 2 * (s + log(x + s) / x)
     }
 
+    @inline(__always)
     private static func tableLookup(_ yn: Double, _ table: [Double]) -> Double {
         if yn <= 0 { return table[0] }
         let n = table.count
@@ -238,17 +257,148 @@ struct SectionGeometry: Sendable {
         return a <= 0 ? 0 : a * pow(hydraulicRadius(y), 2.0 / 3.0)
     }
 
-    /// The depth whose flow area is `a` (bisection on a monotone function).
+    /// The depth whose flow area is `a`: closed form where the area is a polynomial in depth,
+    /// the exact inverse of the interpolated table for circles, a bracketed root otherwise.
     func depth(ofArea a: Double) -> Double {
         if a <= 0 { return 0 }
         if a >= aFull { return yFull }
-        if form == .rectClosed || form == .rectOpen { return a / b }
-        var lo = 0.0, hi = yFull
-        for _ in 0..<50 {
-            let mid = 0.5 * (lo + hi)
-            if area(mid) < a { lo = mid } else { hi = mid }
+        switch form {
+        case .rectClosed, .rectOpen:
+            return a / b
+        case .circular:
+            return yFull * SectionGeometry.circleNormDepth(ofNormArea: a / aFull)
+        case .trapezoidal:
+            let m = 0.5 * (sL + sR)
+            if m <= 0 { return b > 0 ? a / b : 0 }
+            // y·(b + m·y) = a, in the cancellation-free form of the quadratic's positive root.
+            return min(yFull, 2 * a / (b + (b * b + 4 * m * a).squareRoot()))
+        case .triangular:
+            return min(yFull, (a / sL).squareRoot())
+        case .parabolic:
+            // a = (2/3)·b·√(y/yFull)·y
+            return min(yFull, pow(1.5 * a * yFull.squareRoot() / b, 2.0 / 3.0))
+        case .dummy, .filledCircular:
+            return SectionGeometry.risingRoot(0, yFull, tolerance: 1e-13 * yFull) { self.area($0) - a }
         }
-        return 0.5 * (lo + hi)
+    }
+
+    /// y/D of a circle whose A/Afull is `an`: below y/D = 0.04 the exact circle (Newton on the
+    /// central angle), above it the inverse of the 51-entry table `area(_:)` interpolates.
+    static func circleNormDepth(ofNormArea an: Double) -> Double {
+        let t = circleArea
+        if an >= 1 { return 1 }
+        if an <= 0 { return 0 }
+        if an >= t[2] {
+            var lo = 2, hi = circleTableSize - 1
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2
+                if t[mid] <= an { lo = mid } else { hi = mid }
+            }
+            let f = t[hi] > t[lo] ? (an - t[lo]) / (t[hi] - t[lo]) : 0
+            return (Double(lo) + f) / 50
+        }
+        let s = sin(circleTheta(ofNormArea: an) / 4)
+        return s * s
+    }
+
+    /// The central angle θ (radians) of a circle segment whose A/Afull = (θ − sin θ)/2π is `an`,
+    /// for segments below y/D = 0.04: Newton from the series inversion θ ≈ u + u³/60, u = ∛(12π·an),
+    /// kept inside the bracket [0, θ(0.04)].
+    static func circleTheta(ofNormArea an: Double) -> Double {
+        let target = 2 * Double.pi * an
+        var lo = 0.0, hi = smallCircleTheta
+        let u = cbrt(6 * target)
+        var theta = min(u + u * u * u / 60, hi)
+        if !(theta > 0) { return 0 }
+        for _ in 0..<12 {
+            let g = theta - sin(theta) - target
+            // θ − sin θ carries a rounding error of about ulp(θ): below it there is nothing to gain.
+            if abs(g) <= 1e-15 * theta { break }
+            if g < 0 { lo = theta } else { hi = theta }
+            let dg = 1 - cos(theta)
+            var next = dg > 0 ? theta - g / dg : 0.5 * (lo + hi)
+            if !(next > lo && next < hi) { next = 0.5 * (lo + hi) }
+            let done = abs(next - theta) <= 1e-9 * theta
+            theta = next
+            // Newton converges quadratically: once a step is below 1e-9·θ the next is below 1e-18.
+            if done { break }
+        }
+        return theta
+    }
+
+    /// θ at y/D = 0.04, where `area(_:)` switches from the exact circle to its table.
+    static let smallCircleTheta = circleTheta(0.04)
+
+    /// Section factor A·R^(2/3) of flow area `a` (m²), the same as `sectionFactor(depth(ofArea: a))`
+    /// but without the round trip through depth for shallow flow in circles.
+    func sectionFactor(ofArea a: Double) -> Double {
+        if a <= 0 { return 0 }
+        if form == .circular, a < aFull * SectionGeometry.circleArea[2] {
+            let theta = SectionGeometry.circleTheta(ofNormArea: a / aFull)
+            guard theta > 0 else { return 0 }
+            let r = rFull * (1 - sin(theta) / theta)
+            return a * pow(r, 2.0 / 3.0)
+        }
+        return sectionFactor(depth(ofArea: a))
+    }
+
+    /// The root of `f` on [lo, hi] for an `f` that rises through zero (Brent's method, to
+    /// `tolerance` in x). Without a sign change it returns the end a bisection would converge to:
+    /// `hi` when f(hi) < 0, `lo` when f(lo) ≥ 0.
+    @inline(__always)
+    static func risingRoot(_ lo: Double, _ hi: Double, tolerance: Double, _ f: (Double) -> Double) -> Double {
+        let fLo = f(lo)
+        if fLo >= 0 { return lo }
+        let fHi = f(hi)
+        if fHi < 0 { return hi }
+        return brentRoot(lo, hi, fLo, fHi, tolerance: tolerance, f)
+    }
+
+    /// Brent's root finder on a bracket [a, b] with f(a)·f(b) ≤ 0, to `tolerance` in x.
+    @inline(__always)
+    static func brentRoot(_ a0: Double, _ b0: Double, _ fa0: Double, _ fb0: Double, tolerance: Double,
+                          _ f: (Double) -> Double) -> Double {
+        var a = a0, b = b0, fa = fa0, fb = fb0
+        var c = b, fc = fb
+        var d = b - a, e = d
+        for _ in 0..<200 {
+            if (fb > 0 && fc > 0) || (fb < 0 && fc < 0) {
+                c = a; fc = fa
+                d = b - a; e = d
+            }
+            if abs(fc) < abs(fb) {
+                a = b; b = c; c = a
+                fa = fb; fb = fc; fc = fa
+            }
+            let tol1 = 2 * Double.ulpOfOne * abs(b) + 0.5 * tolerance
+            let xm = 0.5 * (c - b)
+            if abs(xm) <= tol1 || fb == 0 { return b }
+            if abs(e) >= tol1 && abs(fa) > abs(fb) {
+                let s = fb / fa
+                var p: Double, q: Double
+                if a == c {
+                    p = 2 * xm * s
+                    q = 1 - s
+                } else {
+                    let qa = fa / fc, r = fb / fc
+                    p = s * (2 * xm * qa * (qa - r) - (b - a) * (r - 1))
+                    q = (qa - 1) * (r - 1) * (s - 1)
+                }
+                if p > 0 { q = -q }
+                p = abs(p)
+                if 2 * p < min(3 * xm * q - abs(tol1 * q), abs(e * q)) {
+                    e = d; d = p / q
+                } else {
+                    d = xm; e = d
+                }
+            } else {
+                d = xm; e = d
+            }
+            a = b; fa = fb
+            b += abs(d) > tol1 ? d : (xm >= 0 ? tol1 : -tol1)
+            fb = f(b)
+        }
+        return b
     }
 
     /// The flow area whose section factor is `s` (SWMM xsect_getAofS): circles invert the S table
@@ -271,27 +421,9 @@ struct SectionGeometry: Sendable {
     /// The smallest depth whose section factor reaches `s` (normal depth for s = Q/β).
     func depth(ofSectionFactor s: Double) -> Double {
         if s <= 0 { return 0 }
-        if s >= sMax {
-            return isOpen ? yFull : depthOfMaxSectionFactor
-        }
-        var lo = 0.0, hi = isOpen ? yFull : depthOfMaxSectionFactor
-        for _ in 0..<50 {
-            let mid = 0.5 * (lo + hi)
-            if sectionFactor(mid) < s { lo = mid } else { hi = mid }
-        }
-        return 0.5 * (lo + hi)
-    }
-
-    /// Depth at which a closed section's section factor peaks.
-    var depthOfMaxSectionFactor: Double {
-        if form == .circular { return 0.938 * yFull }
-        var bestY = yFull, best = sFull
-        for i in 1...200 {
-            let y = yFull * Double(i) / 200
-            let s = sectionFactor(y)
-            if s > best { best = s; bestY = y }
-        }
-        return bestY
+        let top = isOpen ? yFull : depthOfMaxSectionFactor
+        if s >= sMax { return top }
+        return SectionGeometry.risingRoot(0, top, tolerance: 1e-13 * top) { self.sectionFactor($0) - s }
     }
 
     /// Critical depth for flow q (m³/s): A³/W = q²/g.
@@ -304,16 +436,34 @@ struct SectionGeometry: Sendable {
         case .triangular:
             return min(yFull, pow(2 * q2g / (sL * sL), 1.0 / 5.0))
         default:
-            var lo = 0.0, hi = yFull
             let top = isOpen ? yFull : 0.999 * yFull
             if area(top) * area(top) * area(top) / max(width(top), 1e-12) <= q2g { return yFull }
-            hi = top
-            for _ in 0..<50 {
-                let mid = 0.5 * (lo + hi)
-                let a = area(mid), w = max(width(mid), 1e-12)
-                if a * a * a / w < q2g { lo = mid } else { hi = mid }
+            var lo = 0.0, hi = top
+            if form == .circular {
+                // Narrow the bracket to the table interval holding the root: A³/W is monotone and
+                // known at the table's depths, so the solver starts within 1/50 of the diameter.
+                let g = SectionGeometry.circleCriticalFactor
+                let target = q2g * wMax / (aFull * aFull * aFull)
+                if target < g[2] {
+                    hi = min(top, 0.04 * yFull)
+                } else {
+                    var i = 2, k = SectionGeometry.circleTableSize - 2
+                    if target < g[k] {
+                        while k - i > 1 {
+                            let mid = (i + k) / 2
+                            if g[mid] <= target { i = mid } else { k = mid }
+                        }
+                        lo = min(top, yFull * Double(i) / 50)
+                        hi = min(top, yFull * Double(k) / 50)
+                    } else {
+                        lo = min(top, yFull * Double(k) / 50)
+                    }
+                }
             }
-            return 0.5 * (lo + hi)
+            return SectionGeometry.risingRoot(lo, hi, tolerance: 1e-13 * top) { y in
+                let a = self.area(y)
+                return a * a * a / max(self.width(y), 1e-12) - q2g
+            }
         }
     }
 }
