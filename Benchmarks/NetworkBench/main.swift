@@ -1,6 +1,6 @@
 // network-bench: the Swift side of Benchmarks/network/run.sh (routing against pgRouting).
 //
-//   network-bench DIR [SIDE=225]
+//   network-bench DIR [SIDE=225] [ISO_ROUNDS=1]
 //
 // Generates a deterministic jittered grid city of SIDE × SIDE intersections (SIDE = 225 gives
 // 100,800 road pieces, ~27 km square, EPSG:4547 metres) with expressways, arterials, one-way
@@ -9,7 +9,8 @@
 //   * preprocessing (network split + contraction hierarchy, driving profile);
 //   * nearest-N: the 3 fastest of 50 shelters from an incident, with route geometries;
 //   * one-to-many: travel times from one point to 1,000 points;
-//   * a 15-minute service area: reachability (partial roads) and the GEOS polygon separately.
+//   * a 15-minute service area: reachability (partial roads) alone, and with its polygon (raster
+//     construction; `isochrone15_polygon_ms` is the whole query, reach included).
 // Prints one JSON object with mean milliseconds per query and answer checksums the runner
 // compares with pgRouting's.
 import Foundation
@@ -57,6 +58,15 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
     let t = DispatchTime.now().uptimeNanoseconds
     try body()
     return Double(DispatchTime.now().uptimeNanoseconds - t) / 1e9
+}
+
+/// CPU seconds this thread spent in `body` (the machine is shared: wall time alone overstates).
+func cpuSeconds(_ body: () throws -> Void) rethrows -> Double {
+    var a = timespec(), b = timespec()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a)
+    try body()
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b)
+    return Double(b.tv_sec - a.tv_sec) + Double(b.tv_nsec - a.tv_nsec) / 1e9
 }
 
 func runBenchmark() throws {
@@ -129,20 +139,28 @@ func runBenchmark() throws {
             otmChecksum += graph.travelTimes(from: o, to: otmTargets).reduce(0) { $0 + ($1 ?? 0) }
         }
     } / Double(otmOrigins.count)
-    // Service areas: reachability only, then with the polygon.
+    // Service areas: reachability only, then with the polygon (raster construction), both as the
+    // mean over the isochrone origins and `isoRounds` rounds (a 3rd argument, for profiling).
+    let isoRounds = args.count > 3 ? max(1, Int(args[3]) ?? 1) : 1
     var reachedNodes: [Int] = []
-    let reachTime = try seconds {
-        for o in isoOrigins {
-            reachedNodes.append(try graph.serviceAreas(from: o, breaks: [900], polygons: false)[0].reachedNodes)
+    var reachCPU = 0.0, polygonCPU = 0.0
+    let reachTime = try seconds { reachCPU = try cpuSeconds {
+        for round in 0..<isoRounds {
+            for o in isoOrigins {
+                let n = try graph.serviceAreas(from: o, breaks: [900], polygons: false)[0].reachedNodes
+                if round == 0 { reachedNodes.append(n) }
+            }
         }
-    } / Double(isoOrigins.count)
+    } } / Double(isoOrigins.count * isoRounds)
     var polygonVertices = 0
-    let polygonTime = try seconds {
-        for o in isoOrigins.prefix(1) {
-            let a = try graph.serviceAreas(from: o, breaks: [900])[0]
-            a.area.forEachPosition { _ in polygonVertices += 1 }
+    let polygonTime = try seconds { polygonCPU = try cpuSeconds {
+        for round in 0..<isoRounds {
+            for o in isoOrigins {
+                let a = try graph.serviceAreas(from: o, breaks: [900])[0]
+                if round == 0 { a.area.forEachPosition { _ in polygonVertices += 1 } }
+            }
         }
-    }
+    } } / Double(isoOrigins.count * isoRounds)
     // Plain Dijkstra (what closures fall back to), for context: one-to-all from the same origins.
     let dijkstraTime = seconds {
         for o in otmOrigins { _ = graph.travelTimes(from: o, to: otmTargets, avoiding: RoadClosures(pieces: [Int.max])) }
@@ -157,6 +175,8 @@ func runBenchmark() throws {
         "dijkstra_one_to_1000_ms": dijkstraTime * 1000,
         "isochrone15_reach_ms": reachTime * 1000,
         "isochrone15_polygon_ms": polygonTime * 1000,
+        "isochrone15_reach_cpu_ms": reachCPU * 1000 / Double(isoOrigins.count * isoRounds),
+        "isochrone15_polygon_cpu_ms": polygonCPU * 1000 / Double(isoOrigins.count * isoRounds),
         "isochrone15_reached_nodes": reachedNodes,
         "isochrone15_polygon_vertices": polygonVertices,
         "nearest3_answers": nearestAnswers,

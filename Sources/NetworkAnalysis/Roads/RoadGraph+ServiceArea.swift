@@ -21,22 +21,26 @@ extension RoadGraph {
     ///
     /// Construction: one one-to-all search; every arc whose tail is reached within the break
     /// contributes the part of its piece the remaining time covers (partial pieces included), and
-    /// the origin's piece contributes the stretch reachable directly. The parts (merged per piece)
-    /// are buffered by `bufferMetres` with GEOS in one call, which contains every reached road.
-    /// The buffer may swallow a nearby unreached node (the tip of a partial piece close to its far
-    /// end, a parallel one-way street, a bridge): each such node at distance `d < bufferMetres`
-    /// from the reached parts gets a disc of radius `d / 2` cut out, which removes the node and
-    /// keeps every reached road inside. (An unreached node lying exactly on a reached road — two
-    /// overlapping pieces — cannot be separated and stays inside.)
+    /// the origin's piece contributes the stretch reachable directly. The area is built on a
+    /// raster around those parts (see `serviceAreaPolygon`): it contains every reached road part
+    /// (at least about `bufferMetres` inside its edge) and no unreached node, with holes cut
+    /// around unreached nodes close to reached roads (the tip of a partial piece near its far
+    /// end, a parallel one-way street, a bridge). An unreached node lying exactly on a reached
+    /// road (two overlapping pieces) cannot be separated and stays inside. The polygon is valid
+    /// (OGC) and its edges follow the grid.
     /// - Parameters:
     ///   - breaks: time limits in seconds (e.g. 300, 600, 900); must be finite and ≥ 0.
-    ///   - bufferMetres: half-width of the area around reached roads.
-    ///   - quadrantSegments: GEOS buffer arc resolution (4 is plenty for a service area).
-    ///   - polygons: `false` skips the GEOS construction (then `area` is empty): for callers that
-    ///     only need the reached roads and node counts.
-    /// - Throws: `GeometryError` for a bad break or from GEOS.
+    ///   - bufferMetres: half-width of the area around reached roads (metres).
+    ///   - cellMetres: raster cell side (metres); `nil` means `bufferMetres`. With
+    ///     `k = max(1, round(bufferMetres / cellMetres))` the area's edge lies at least `k − 0.45`
+    ///     cells and at most about `k + 2` cells from the reached roads (default: 14 to ~75 m for a
+    ///     25 m buffer). A smaller cell gives a closer, finer edge at the cost of more cells and
+    ///     vertices (`bufferMetres / 2` doubles the vertices and roughly triples the time).
+    ///   - polygons: `false` skips the polygon (then `area` is empty): for callers that only need
+    ///     the reached roads and node counts.
+    /// - Throws: `GeometryError` for a bad break, buffer or cell size.
     public func serviceAreas(from origin: EdgePosition, breaks: [Double], avoiding closures: RoadClosures = .none,
-                             bufferMetres: Double = 25, quadrantSegments: Int = 4,
+                             bufferMetres: Double = 25, cellMetres: Double? = nil,
                              polygons: Bool = true) throws -> [ServiceArea] {
         for (i, b) in breaks.enumerated() where !(b.isFinite && b >= 0) {
             throw GeometryError(.invalidArgument, "a break must be a finite number of seconds ≥ 0, got \(b)", position: "breaks[\(i)]")
@@ -44,10 +48,49 @@ extension RoadGraph {
         guard bufferMetres.isFinite, bufferMetres > 0 else {
             throw GeometryError(.invalidArgument, "bufferMetres must be > 0, got \(bufferMetres)", position: "bufferMetres")
         }
+        let cell = cellMetres ?? bufferMetres
+        guard cell.isFinite, cell > 0 else {
+            throw GeometryError(.invalidArgument, "cellMetres must be > 0, got \(cell)", position: "cellMetres")
+        }
         let tree = tree(from: origin, closures: closures)
-        return try breaks.sorted().map { limit in
-            try serviceArea(origin: origin, limit: limit, tree: tree, closures: closures,
-                            bufferMetres: bufferMetres, quadrantSegments: quadrantSegments, polygons: polygons)
+        let nodeSeconds = nodeSeconds(of: tree)
+        var scratch = ReachScratch(pieceCount: network.pieces.count)
+        return breaks.sorted().map { limit in
+            serviceArea(origin: origin, limit: limit, tree: tree, nodeSeconds: nodeSeconds, closures: closures,
+                        bufferMetres: bufferMetres, cellMetres: cell, polygons: polygons, scratch: &scratch)
+        }
+    }
+
+    /// The same with the former GEOS buffer's arc resolution, which the raster construction no
+    /// longer uses.
+    @available(*, deprecated, message: "quadrantSegments is ignored since the area is built on a raster; use serviceAreas(from:breaks:avoiding:bufferMetres:cellMetres:polygons:)")
+    public func serviceAreas(from origin: EdgePosition, breaks: [Double], avoiding closures: RoadClosures = .none,
+                             bufferMetres: Double = 25, quadrantSegments: Int, polygons: Bool = true) throws -> [ServiceArea] {
+        try serviceAreas(from: origin, breaks: breaks, avoiding: closures, bufferMetres: bufferMetres, polygons: polygons)
+    }
+
+    /// Seconds from the search's origin to every node, by node (infinity when unreachable).
+    func nodeSeconds(of tree: TravelTree) -> [Double] {
+        guard let h = tree.hierarchy else { return tree.plainCost }
+        let n = network.nodes.count
+        return [Double](unsafeUninitializedCapacity: n) { out, count in
+            hierarchy.rank.withUnsafeBufferPointer { rank in
+                h.cost.withUnsafeBufferPointer { cost in
+                    for v in 0..<n { out[v] = cost[Int(rank[v])] }
+                }
+            }
+            count = n
+        }
+    }
+
+    /// Per-piece reach, reused across breaks: metres reached from each piece's start along it
+    /// (forward arc) and from its end against it (-1 = none).
+    struct ReachScratch {
+        var forward: [Double]
+        var backward: [Double]
+        init(pieceCount: Int) {
+            forward = [Double](repeating: -1, count: pieceCount)
+            backward = forward
         }
     }
 
@@ -67,27 +110,37 @@ extension RoadGraph {
         return merged
     }
 
-    func serviceArea(origin: EdgePosition, limit: Double, tree: TravelTree, closures: RoadClosures,
-                     bufferMetres: Double, quadrantSegments: Int, polygons: Bool) throws -> ServiceArea {
+    func serviceArea(origin: EdgePosition, limit: Double, tree: TravelTree, nodeSeconds: [Double], closures: RoadClosures,
+                     bufferMetres: Double, cellMetres: Double, polygons: Bool, scratch: inout ReachScratch) -> ServiceArea {
         let pieceCount = network.pieces.count
-        // Reach from each piece's start along it (forward arc) and from its end against it.
-        var forwardReach = [Double](repeating: -1, count: pieceCount)
-        var backwardReach = [Double](repeating: -1, count: pieceCount)
         var reachedNodes = 0
-        var nodeSeconds = [Double](repeating: .infinity, count: network.nodes.count)
-        for v in 0..<network.nodes.count {
-            let t = tree.seconds(to: Int32(v), in: self)
-            nodeSeconds[v] = t
-            if t <= limit { reachedNodes += 1 }
+        nodeSeconds.withUnsafeBufferPointer { t in
+            for v in 0..<t.count where t[v] <= limit { reachedNodes += 1 }
         }
-        for a in 0..<arcCost.count {
-            let t = nodeSeconds[Int(arcTail[a])]
-            guard t <= limit else { continue }
-            let p = Int(arcPiece[a])
-            if closures.contains(p) { continue }
-            let len = network.pieces[p].length
-            let reach = arcCost[a] > 0 ? min(1, (limit - t) / arcCost[a]) * len : len
-            if arcForward[a] { forwardReach[p] = reach } else { backwardReach[p] = reach }
+        // Reach from each piece's start along it (forward arc) and from its end against it.
+        scratch.forward.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+        scratch.backward.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
+        let noClosures = closures.isEmpty
+        network.pieces.withUnsafeBufferPointer { pieceLength in
+        nodeSeconds.withUnsafeBufferPointer { seconds in
+            arcTail.withUnsafeBufferPointer { tail in
+                arcCost.withUnsafeBufferPointer { cost in
+                    arcPiece.withUnsafeBufferPointer { piece in
+                        arcForward.withUnsafeBufferPointer { forward in
+                            for a in 0..<cost.count {
+                                let t = seconds[Int(tail[a])]
+                                guard t <= limit else { continue }
+                                let p = Int(piece[a])
+                                if !noClosures && closures.contains(p) { continue }
+                                let len = pieceLength[p].length
+                                let reach = cost[a] > 0 ? min(1, (limit - t) / cost[a]) * len : len
+                                if forward[a] { scratch.forward[p] = reach } else { scratch.backward[p] = reach }
+                            }
+                        }
+                    }
+                }
+            }
+        }
         }
         var originIntervals: [(Double, Double)] = []
         let op = origin.piece, opLen = network.pieces[op].length
@@ -99,8 +152,7 @@ extension RoadGraph {
         }
         if originIntervals.isEmpty, !closures.contains(op) { originIntervals = [(origin.offset, origin.offset)] }
 
-        // Reached parts as lines, chained along each road line where whole pieces follow each other
-        // (fewer, longer lines: far fewer buffer end caps for GEOS to node).
+        // Reached parts as lines, chained along each road line where whole pieces follow each other.
         var lines: [LineString] = []
         var reachedMetres = 0.0
         var chain: [Position] = []
@@ -110,24 +162,46 @@ extension RoadGraph {
             chain = []
             chainEnd = nil
         }
-        for p in 0..<pieceCount {
-            let f = forwardReach[p], b = backwardReach[p]
-            if f < 0 && b < 0 && p != op { continue }
-            let piece = network.pieces[p]
-            let list = intervals(p, forward: f, backward: b, origin: p == op ? originIntervals : [])
-            for (k, (lo, hi)) in list.enumerated() {
-                reachedMetres += hi - lo
-                let coords = (lo == 0 && hi == piece.length) ? piece.coordinates
-                    : network.coordinates(ofPiece: p, from: lo, to: hi)
-                if k == 0, lo == 0, let end = chainEnd, end.line == piece.line, end.node == piece.from {
-                    chain.append(contentsOf: coords.dropFirst())
-                } else {
-                    flush()
-                    chain = coords
+        network.pieces.withUnsafeBufferPointer { pieces in
+            scratch.forward.withUnsafeBufferPointer { forward in
+                scratch.backward.withUnsafeBufferPointer { backward in
+                    /// Adds reached interval `lo ... hi` (metres) of piece `p`, the `k`-th on it.
+                    func add(_ p: Int, _ lo: Double, _ hi: Double, first: Bool) {
+                        let len = pieces[p].length
+                        reachedMetres += hi - lo
+                        let whole = lo == 0 && hi == len
+                        if first, lo == 0, let end = chainEnd, end.line == pieces[p].line, end.node == pieces[p].from {
+                            if whole { chain.append(contentsOf: pieces[p].coordinates.dropFirst()) }
+                            else { chain.append(contentsOf: network.coordinates(ofPiece: p, from: lo, to: hi).dropFirst()) }
+                        } else {
+                            flush()
+                            chain = whole ? pieces[p].coordinates : network.coordinates(ofPiece: p, from: lo, to: hi)
+                        }
+                        if hi == len { chainEnd = (pieces[p].line, pieces[p].to) } else { flush() }
+                    }
+                    for p in 0..<pieceCount {
+                        let f = forward[p], b = backward[p]
+                        if p == op {
+                            let list = intervals(p, forward: f, backward: b, origin: originIntervals)
+                            for (k, (lo, hi)) in list.enumerated() { add(p, lo, hi, first: k == 0) }
+                            if list.isEmpty { flush() }
+                            continue
+                        }
+                        if f < 0 && b < 0 { continue }
+                        let len = pieces[p].length
+                        if f >= 0 && b >= 0 && f < len - b {
+                            add(p, 0, f, first: true)
+                            add(p, len - b, len, first: false)
+                        } else if f >= 0 && b >= 0 {
+                            add(p, 0, len, first: true)
+                        } else if f >= 0 {
+                            add(p, 0, f, first: true)
+                        } else {
+                            add(p, len - b, len, first: true)
+                        }
+                    }
                 }
-                if hi == piece.length { chainEnd = (piece.line, piece.to) } else { flush() }
             }
-            if list.isEmpty { flush() }
         }
         flush()
         let roads = MultiLineString(lines)
@@ -135,16 +209,11 @@ extension RoadGraph {
             return ServiceArea(seconds: limit, area: .polygon(Polygon(exterior: [])), roads: roads,
                                reachedNodes: reachedNodes, reachedMetres: reachedMetres)
         }
-        var area = try Geometry.multiLineString(roads).buffer(
-            distance: bufferMetres, parameters: BufferParameters(quadrantSegments: quadrantSegments))
-
-        // Cut unreached nodes out of the buffer.
-        var holes: [Geometry] = []
-        for v in 0..<network.nodes.count where nodeSeconds[v] > limit {
-            let u = network.nodes[v]
-            let box = Envelope(minX: u.x - bufferMetres, minY: u.y - bufferMetres,
-                               maxX: u.x + bufferMetres, maxY: u.y + bufferMetres)
-            var nearest = Double.infinity
+        let forwardReach = scratch.forward, backwardReach = scratch.backward
+        let area = serviceAreaPolygon(roads: roads, limit: limit, nodeSeconds: nodeSeconds,
+                                      bufferMetres: bufferMetres, cellMetres: cellMetres) { u, radius in
+            let box = Envelope(minX: u.x - radius, minY: u.y - radius, maxX: u.x + radius, maxY: u.y + radius)
+            var nearest = radius
             for p in network.pieces(intersecting: box) {
                 let f = forwardReach[p], b = backwardReach[p]
                 if f < 0 && b < 0 && p != op { continue }
@@ -152,13 +221,7 @@ extension RoadGraph {
                     nearest = min(nearest, Self.distance(from: u, to: network.coordinates(ofPiece: p, from: lo, to: hi)))
                 }
             }
-            if nearest < bufferMetres, nearest > 0 {
-                holes.append(try Geometry.point(Point(u)).buffer(distance: nearest / 2,
-                                                                parameters: BufferParameters(quadrantSegments: quadrantSegments)))
-            }
-        }
-        if !holes.isEmpty {
-            area = try area.difference(try Geometry.geometryCollection(GeometryCollection(holes)).unaryUnion())
+            return nearest
         }
         return ServiceArea(seconds: limit, area: area, roads: roads, reachedNodes: reachedNodes, reachedMetres: reachedMetres)
     }
