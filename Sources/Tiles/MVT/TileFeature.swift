@@ -52,8 +52,8 @@ public struct VectorTileLayer: Sendable {
 
     /// The `Layer` message bytes: version 2, name, features, deduplicated keys and values, extent.
     func encoded() -> [UInt8] {
-        var keys: [String] = [], keyIndex: [String: UInt32] = [:]
-        var values: [TileValue] = [], valueIndex: [TileValue: UInt32] = [:]
+        var keys: [String] = [], keyIndex: [TagBytes: UInt32] = [:]
+        var values: [TileValue] = [], valueIndex: [TagBytes: UInt32] = [:]
         var w = ProtobufWriter()
         w.varintField(15, 2)
         w.stringField(1, name)
@@ -65,9 +65,11 @@ public struct VectorTileLayer: Sendable {
             for key in feature.properties.keys.sorted() {
                 guard let value = feature.properties[key] else { continue }
                 let k: UInt32
-                if let i = keyIndex[key] { k = i } else { k = UInt32(keys.count); keys.append(key); keyIndex[key] = k }
+                let keyBytes = TagBytes(key)
+                if let i = keyIndex[keyBytes] { k = i } else { k = UInt32(keys.count); keys.append(key); keyIndex[keyBytes] = k }
                 let v: UInt32
-                if let i = valueIndex[value] { v = i } else { v = UInt32(values.count); values.append(value); valueIndex[value] = v }
+                let valueBytes = TagBytes(value)
+                if let i = valueIndex[valueBytes] { v = i } else { v = UInt32(values.count); values.append(value); valueIndex[valueBytes] = v }
                 tags.append(k)
                 tags.append(v)
             }
@@ -86,6 +88,40 @@ public struct VectorTileLayer: Sendable {
         }
         w.varintField(5, UInt64(extent))
         return w.bytes
+    }
+}
+
+/// A key or value as the layer's dedup tables compare it: by its encoded bytes (UTF-8 for text).
+/// `String` hashing normalizes Unicode first, which made Chinese attribute values the costliest
+/// part of encoding; MVT stores bytes, so byte equality is also the right notion of "the same".
+struct TagBytes: Hashable {
+    private var kind: UInt8
+    private var text: String
+    private var bits: UInt64
+
+    init(_ key: String) { kind = 0; text = key; bits = 0 }
+
+    init(_ value: TileValue) {
+        switch value {
+        case .string(let s): kind = 1; text = s; bits = 0
+        case .float(let f): kind = 2; text = ""; bits = UInt64(f.bitPattern)
+        case .double(let d): kind = 3; text = ""; bits = d.bitPattern
+        case .int(let i): kind = 4; text = ""; bits = UInt64(bitPattern: i)
+        case .uint(let u): kind = 5; text = ""; bits = u
+        case .sint(let i): kind = 6; text = ""; bits = UInt64(bitPattern: i)
+        case .bool(let b): kind = 7; text = ""; bits = b ? 1 : 0
+        }
+    }
+
+    static func == (a: TagBytes, b: TagBytes) -> Bool {
+        a.kind == b.kind && a.bits == b.bits && a.text.utf8.elementsEqual(b.text.utf8)
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(kind)
+        hasher.combine(bits)
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }
 
