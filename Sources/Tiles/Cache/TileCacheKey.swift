@@ -1,3 +1,4 @@
+import Foundation
 import TwinStore
 
 /// What a cached tile depends on: the layers in it, the data version they were cut at (a
@@ -32,19 +33,21 @@ public struct TileCacheKey: Hashable, Sendable {
 }
 
 /// A cached tile: its bytes (`nil` for an empty tile, served as 204) and entity tag.
-public struct CachedTile: Hashable, Sendable {
+public struct CachedTile: Sendable {
     public var bytes: [UInt8]?
-    /// The same bytes gzip-compressed, made once when the tile is cached (clients that accept
-    /// gzip, as browsers and MapLibre do, then cost no compression per request).
-    public var gzipped: [UInt8]?
     /// A strong HTTP entity tag of the bytes (quoted).
     public var etag: String
+    private let compressed = CompressedOnce()
 
     public init(bytes: [UInt8]?) {
         self.bytes = bytes
-        self.gzipped = bytes.flatMap { try? TileCompression.gzip($0) }
         self.etag = Self.etag(of: bytes ?? [])
     }
+
+    /// The same bytes gzip-compressed, made on the first request that accepts gzip and kept
+    /// with the cached tile (browsers and MapLibre then cost no compression per request; a cold
+    /// tile for a client without gzip costs none at all).
+    public var gzipped: [UInt8]? { bytes.flatMap { compressed.value(of: $0) } }
 
     /// `"<16 hex digits>"`: FNV-1a 64 of the bytes (content-derived, so equal tiles share it).
     public static func etag(of bytes: [UInt8]) -> String {
@@ -52,5 +55,22 @@ public struct CachedTile: Hashable, Sendable {
         for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
         let hex = String(h, radix: 16)
         return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
+    }
+}
+
+/// The gzip form of one tile, computed at most once however many requests race for it.
+final class CompressedOnce: @unchecked Sendable {
+    private let lock = NSLock()
+    private var done = false
+    private var gzip: [UInt8]?
+
+    func value(of bytes: [UInt8]) -> [UInt8]? {
+        lock.withLock {
+            if !done {
+                gzip = try? TileCompression.gzip(bytes)
+                done = true
+            }
+            return gzip
+        }
     }
 }
