@@ -194,7 +194,9 @@ class Server:
         self.port = free_port()
         env = dict(os.environ, CITYTWIN_TOKEN_SECRET=SECRET)
         self.token = run([binary, "token", "create", "--role", "admin", "--store", store], env=env).strip()
-        self.proc = subprocess.Popen([binary, "serve", "--store", store, "--port", str(self.port)], env=env,
+        # --log-level warning: no per-request log line, as the peers run (nginx access_log off,
+        # gunicorn without an access log).
+        self.proc = subprocess.Popen([binary, "serve", "--store", store, "--port", str(self.port), "--log-level", "warning"], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         for _ in range(600):
             if self.proc.poll() is not None:

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import CityModel
+import Logging
 import Server
 import TwinStore
 
@@ -25,8 +26,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Public base URL for links (default http://HOST:PORT).")
     var baseURL: String?
 
+    @Option(help: "Least severe log level written: trace, debug, info (one line per request), notice, warning, error, critical.")
+    var logLevel: String = "info"
+
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, got \(port)") }
+        guard Logger.Level(rawValue: logLevel) != nil else {
+            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(logLevel)")
+        }
     }
 
     func run() async throws {
@@ -40,8 +47,10 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             print("No layer directory at \(directory.path); serving the layers already in the store")
         }
+        var logger = Logger(label: "citytwin.server")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let server = CityTwinServer(store: featureStore,
-                                    options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)",
+                                    options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
                                                           tokenVerifier: try location.tokenAuthority(),
                                                           processes: .forStore(directory: location.directory)))
         print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")

@@ -10,13 +10,15 @@ struct RequestLogMiddleware: RouterMiddleware {
                 next: (Request, CityTwinRequestContext) async throws -> Response) async throws -> Response {
         let start = DispatchTime.now().uptimeNanoseconds
         let response = try await next(request, context)
-        let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6
+        // Metadata only when the line is written (`--log-level` above info skips it entirely).
+        guard context.logger.logLevel <= .info else { return response }
+        let ms = Double((DispatchTime.now().uptimeNanoseconds - start) / 10_000) / 100
         context.logger.info("request", metadata: [
             "method": .string(request.method.rawValue),
             "path": .string(request.uri.path),
             "route": .string(context.endpointPath ?? "unmatched"),
             "status": .stringConvertible(response.status.code),
-            "duration_ms": .string(String(format: "%.2f", ms)),
+            "duration_ms": .stringConvertible(ms),
         ])
         return response
     }
