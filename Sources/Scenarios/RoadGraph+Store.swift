@@ -16,40 +16,118 @@ public struct StoreRoadGraph: Sendable {
     public let toStorage: CoordinateTransformer
     /// The last change-feed sequence the graph reflects.
     public let sequence: Int64
+    /// Turn-restriction features that could not be read (bad kind, unknown intersection), with
+    /// the reason; restrictions that could not be matched to the roads are in
+    /// `graph.unresolvedRestrictions`. `unresolvedRestrictions` lists both.
+    public var skippedRestrictions: [UnresolvedTurnRestriction] = []
+
+    /// Every turn restriction of the store that is not in force in the graph and why: for the
+    /// traffic police to correct.
+    public var unresolvedRestrictions: [UnresolvedTurnRestriction] {
+        skippedRestrictions + graph.unresolvedRestrictions
+    }
 
     /// Reads every road of `layer` (streamed in pages), reprojects all vertices in one batch and
     /// builds the graph. Roads without `speed_kmh` get a speed by class (快速路 60, 主干路 50,
-    /// 次干路 40, 支路 30 km/h; otherwise 30).
+    /// 次干路 40, 支路 30 km/h; otherwise 30). The turn restrictions in force today are read from
+    /// `restrictionsLayer` when the store has it (a missing or empty layer means none; walkers
+    /// ignore them); see `turnRestrictions(from:layer:intersections:toMetric:on:by:)`.
     /// - Throws: `StoreError` from the store, `GeometryError` naming the feature for bad geometry
     ///   or attributes.
     public static func load(from store: any FeatureStore, profile: TravelProfile, layer: String = "roads",
+                            restrictionsLayer: String = "turn_restrictions", intersectionsLayer: String = "intersections",
                             metricCRS: CoordinateReferenceSystem = CoordinateReferenceSystem(epsg: 4547),
                             by caller: Caller = .admin) async throws -> StoreRoadGraph {
         let sequence = try await latestSequence(of: store, after: 0, by: caller)
         let toMetric = try CoordinateTransformer.shared(from: .cgcs2000, to: metricCRS)
         let lines = try await roadLines(from: store, layer: layer, toMetric: toMetric, by: caller)
-        return StoreRoadGraph(graph: try RoadGraph(lines: lines, profile: profile), metricCRS: metricCRS,
-                              toMetric: toMetric, toStorage: toMetric.inverse, sequence: sequence)
+        let (restrictions, skipped) = try await turnRestrictions(from: store, layer: restrictionsLayer,
+                                                                 intersections: intersectionsLayer, toMetric: toMetric, by: caller)
+        return StoreRoadGraph(graph: try RoadGraph(lines: lines, profile: profile, restrictions: restrictions),
+                              metricCRS: metricCRS, toMetric: toMetric, toStorage: toMetric.inverse, sequence: sequence,
+                              skippedRestrictions: skipped)
     }
 
-    /// This graph if the change feed shows no change to `layer` since it was built, otherwise a
-    /// rebuilt one (the rebuild entry point for road edits).
+    /// This graph if the change feed shows no change to `layer`, `restrictionsLayer` or
+    /// `intersectionsLayer` since it was built, otherwise a rebuilt one (the rebuild entry point
+    /// for road and restriction edits).
     public func refreshed(from store: any FeatureStore, layer: String = "roads",
+                          restrictionsLayer: String = "turn_restrictions", intersectionsLayer: String = "intersections",
                           by caller: Caller = .admin) async throws -> StoreRoadGraph {
         var since = sequence, changed = false
+        let watched: Set<String> = [layer, restrictionsLayer, intersectionsLayer]
         while true {
             let events = try await store.changes(since: since, limit: 1000, by: caller)
             guard let last = events.last else { break }
-            if events.contains(where: { $0.layer == layer }) { changed = true }
+            if events.contains(where: { watched.contains($0.layer) }) { changed = true }
             since = last.sequence
         }
         guard changed else {
             return since == sequence ? self : StoreRoadGraph(graph: graph, metricCRS: metricCRS, toMetric: toMetric,
-                                                              toStorage: toStorage, sequence: since)
+                                                              toStorage: toStorage, sequence: since,
+                                                              skippedRestrictions: skippedRestrictions)
         }
         let lines = try await Self.roadLines(from: store, layer: layer, toMetric: toMetric, by: caller)
-        return StoreRoadGraph(graph: try graph.rebuilt(lines: lines), metricCRS: metricCRS, toMetric: toMetric,
-                              toStorage: toStorage, sequence: since)
+        let (restrictions, skipped) = try await Self.turnRestrictions(from: store, layer: restrictionsLayer,
+                                                                      intersections: intersectionsLayer, toMetric: toMetric, by: caller)
+        return StoreRoadGraph(graph: try graph.rebuilt(lines: lines, restrictions: restrictions), metricCRS: metricCRS,
+                              toMetric: toMetric, toStorage: toStorage, sequence: since, skippedRestrictions: skipped)
+    }
+
+    /// The turn restrictions of `layer` in force on `date` (`valid_from` not after it), with their
+    /// junctions in metres: the feature's `via_intersection` (an id in `intersections`) when set,
+    /// otherwise its point geometry, otherwise none (the two roads must then meet once).
+    /// A missing layer (or one `caller` may not read) gives no restrictions. Features with an
+    /// unknown kind, a missing road id or an unknown intersection are returned as skipped, naming
+    /// the feature and the field.
+    /// - Throws: `StoreError` from the store, `GeometryError` from the reprojection.
+    public static func turnRestrictions(from store: any FeatureStore, layer: String = "turn_restrictions",
+                                        intersections: String = "intersections", toMetric: CoordinateTransformer,
+                                        on date: Date = Date(), by caller: Caller = .admin) async throws
+        -> (restrictions: [TurnRestriction], skipped: [UnresolvedTurnRestriction]) {
+        guard try await store.layerDefinition(layer, for: caller) != nil else { return ([], []) }
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
+        let today = formatter.string(from: date)
+        var restrictions: [TurnRestriction] = []
+        var skipped: [UnresolvedTurnRestriction] = []
+        var junctions: [String: Position?] = [:]
+        var read = -1
+        for try await feature in store.stream(layer: layer, FeatureQuery(limit: 2000), by: caller) {
+            read += 1
+            let id = feature.id.map { "\($0)" }
+            let name = "\(layer)/\(id ?? "?")"
+            func text(_ key: String) -> String? {
+                if case .string(let s)? = feature.properties[key], !s.isEmpty { return s }
+                return nil
+            }
+            if let from = text("valid_from"), String(from.prefix(10)) > today { continue }   // not yet in force
+            let fromRoad = text("from_road") ?? "", toRoad = text("to_road") ?? ""
+            let kind = text("kind").flatMap(TurnRestriction.Kind.init(rawValue:))
+            var restriction = TurnRestriction(id: id, fromRoad: fromRoad, toRoad: toRoad, kind: kind ?? .noUTurn)
+            func skip(_ why: String) {
+                skipped.append(UnresolvedTurnRestriction(index: read, restriction: restriction,
+                                                         reason: "\(name): \(why)"))
+            }
+            guard !fromRoad.isEmpty else { skip("from_road is missing"); continue }
+            guard !toRoad.isEmpty else { skip("to_road is missing"); continue }
+            guard kind != nil else { skip("kind must be one of \(TurnRestriction.Kind.allCases.map(\.rawValue)), got \(text("kind") ?? "nothing")"); continue }
+            if let junction = text("via_intersection") {
+                if junctions[junction] == nil {
+                    let point = try await store.feature(layer: intersections, id: junction, by: caller)
+                    if case .point(let p)? = point?.geometry { junctions[junction] = .some(p.position) } else { junctions[junction] = .some(nil) }
+                }
+                guard let lonLat = junctions[junction] ?? nil else {
+                    skip("via_intersection \(junction) is not a point in \(intersections)"); continue
+                }
+                restriction.via = try toMetric.transform(lonLat)
+            } else if case .point(let p)? = feature.geometry, let lonLat = p.position {
+                restriction.via = try toMetric.transform(lonLat)
+            }
+            restrictions.append(restriction)
+        }
+        return (restrictions, skipped)
     }
 
     /// A storage (lon/lat) position in metres.

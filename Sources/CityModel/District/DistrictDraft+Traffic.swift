@@ -5,6 +5,36 @@ extension DistrictDraft {
     func buildTraffic() throws {
         try buildParking()
         buildSignals()
+        buildTurnRestrictions()
+    }
+
+    /// A few restrictions the traffic police put at signalised arterial crossings (no random
+    /// draws, so the rest of the district is unchanged): eastbound traffic may not turn left
+    /// (north) at the first three crossings with a western and a northern leg, and may not make
+    /// a U-turn at the first of them.
+    private func buildTurnRestrictions() {
+        func segment(_ a: (Int, Int), _ b: (Int, Int)) -> RoadSegment? {
+            roads.first { ($0.from == a && $0.to == b) || ($0.from == b && $0.to == a) }
+        }
+        var crossings: [(c: Int, r: Int, west: RoadSegment, north: RoadSegment)] = []
+        for r in 0..<rows {
+            for c in 0..<columns where isArterialColumn(c) && isArterialRow(r) && crossings.count < 3 {
+                guard c > 0, r < rows - 1, let west = segment((c - 1, r), (c, r)), !west.oneway,
+                      let north = segment((c, r), (c, r + 1)) else { continue }
+                crossings.append((c, r, west, north))
+            }
+        }
+        var n = 0
+        func restrict(_ k: (c: Int, r: Int, west: RoadSegment, north: RoadSegment), to: RoadSegment, kind: String) {
+            n += 1
+            add("turn_restrictions", Feature(id: .string("TR-" + padded(n, 3)), geometry: point(x(col: k.c), y(row: k.r)), properties: [
+                "from_road": .string(k.west.id), "to_road": .string(to.id),
+                "via_intersection": .string(intersectionID(k.c, k.r)), "kind": .string(kind),
+                "valid_from": .string("2024-03-01"),
+            ]))
+        }
+        for k in crossings { restrict(k, to: k.north, kind: "no_left_turn") }
+        if let first = crossings.first { restrict(first, to: first.west, kind: "no_u_turn") }
     }
 
     private func buildParking() throws {

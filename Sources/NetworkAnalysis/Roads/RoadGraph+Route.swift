@@ -58,8 +58,9 @@ extension RoadGraph {
             add(forward ? part : part.reversed(), piece: q, length: hi - lo)
             if coords.count == 1 { coords.append(coords[0]) }
             return Route(seconds: seconds, metres: metres, coordinates: coords, pieces: pieces)
-        case .viaForward, .viaBackward:
-            let entry = how == .viaForward ? network.pieces[q].from : network.pieces[q].to
+        case .via(let entryArc):
+            let viaForward = arcForward[Int(entryArc)]
+            let entry = arcTail[Int(entryArc)]
             let (arcs, root) = tree.arcs(to: entry, in: self)
             // The seed the path left from: the cheapest one at the root node.
             let seed = tree.seeds.filter { $0.node == root }.min { $0.cost < $1.cost }
@@ -76,7 +77,7 @@ extension RoadGraph {
                 let c = network.pieces[i].coordinates
                 add(arcForward[Int(a)] ? c : c.reversed(), piece: i, length: network.pieces[i].length)
             }
-            if how == .viaForward {
+            if viaForward {
                 add(network.coordinates(ofPiece: q, from: 0, to: target.offset), piece: q, length: target.offset)
             } else {
                 add(network.coordinates(ofPiece: q, from: target.offset, to: qLen).reversed(), piece: q, length: qLen - target.offset)

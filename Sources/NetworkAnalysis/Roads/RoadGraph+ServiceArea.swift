@@ -10,7 +10,8 @@ public struct ServiceArea: Sendable, Hashable {
     public var area: Geometry
     /// The reached road parts (whole and partial pieces) as lines.
     public var roads: MultiLineString
-    /// Number of graph nodes reached within the break.
+    /// Number of network nodes (junctions and road ends) reached within the break; a junction
+    /// split by turn restrictions counts once.
     public var reachedNodes: Int
     /// Total length of reached road parts (metres).
     public var reachedMetres: Double
@@ -53,10 +54,12 @@ extension RoadGraph {
             throw GeometryError(.invalidArgument, "cellMetres must be > 0, got \(cell)", position: "cellMetres")
         }
         let tree = tree(from: origin, closures: closures)
-        let nodeSeconds = nodeSeconds(of: tree)
+        let searchSeconds = searchSeconds(of: tree)
+        let nodeSeconds = nodeSeconds(fromSearch: searchSeconds)
         var scratch = ReachScratch(pieceCount: network.pieces.count)
         return breaks.sorted().map { limit in
-            serviceArea(origin: origin, limit: limit, tree: tree, nodeSeconds: nodeSeconds, closures: closures,
+            serviceArea(origin: origin, limit: limit, tree: tree, searchSeconds: searchSeconds, nodeSeconds: nodeSeconds,
+                        closures: closures,
                         bufferMetres: bufferMetres, cellMetres: cell, polygons: polygons, scratch: &scratch)
         }
     }
@@ -69,10 +72,20 @@ extension RoadGraph {
         try serviceAreas(from: origin, breaks: breaks, avoiding: closures, bufferMetres: bufferMetres, polygons: polygons)
     }
 
-    /// Seconds from the search's origin to every node, by node (infinity when unreachable).
-    func nodeSeconds(of tree: TravelTree) -> [Double] {
-        guard let h = tree.hierarchy else { return tree.plainCost }
+    /// Seconds from the search's origin to every network node (infinity when unreachable): the
+    /// minimum over the node and its junction copies.
+    func nodeSeconds(fromSearch seconds: [Double]) -> [Double] {
         let n = network.nodes.count
+        guard !junctionCopies.isEmpty else { return seconds }
+        var out = Array(seconds.prefix(n))
+        for (k, v) in junctionCopies.enumerated() { out[Int(v)] = min(out[Int(v)], seconds[n + k]) }
+        return out
+    }
+
+    /// Seconds from the search's origin to every search node, by node (infinity when unreachable).
+    func searchSeconds(of tree: TravelTree) -> [Double] {
+        guard let h = tree.hierarchy else { return tree.plainCost }
+        let n = graphNodeCount
         return [Double](unsafeUninitializedCapacity: n) { out, count in
             hierarchy.rank.withUnsafeBufferPointer { rank in
                 h.cost.withUnsafeBufferPointer { cost in
@@ -110,7 +123,8 @@ extension RoadGraph {
         return merged
     }
 
-    func serviceArea(origin: EdgePosition, limit: Double, tree: TravelTree, nodeSeconds: [Double], closures: RoadClosures,
+    func serviceArea(origin: EdgePosition, limit: Double, tree: TravelTree, searchSeconds: [Double], nodeSeconds: [Double],
+                     closures: RoadClosures,
                      bufferMetres: Double, cellMetres: Double, polygons: Bool, scratch: inout ReachScratch) -> ServiceArea {
         let pieceCount = network.pieces.count
         var reachedNodes = 0
@@ -122,7 +136,7 @@ extension RoadGraph {
         scratch.backward.withUnsafeMutableBufferPointer { $0.update(repeating: -1) }
         let noClosures = closures.isEmpty
         network.pieces.withUnsafeBufferPointer { pieceLength in
-        nodeSeconds.withUnsafeBufferPointer { seconds in
+        searchSeconds.withUnsafeBufferPointer { seconds in
             arcTail.withUnsafeBufferPointer { tail in
                 arcCost.withUnsafeBufferPointer { cost in
                     arcPiece.withUnsafeBufferPointer { piece in
@@ -134,7 +148,9 @@ extension RoadGraph {
                                 if !noClosures && closures.contains(p) { continue }
                                 let len = pieceLength[p].length
                                 let reach = cost[a] > 0 ? min(1, (limit - t) / cost[a]) * len : len
-                                if forward[a] { scratch.forward[p] = reach } else { scratch.backward[p] = reach }
+                                // A piece direction has several arcs when junction copies duplicate it.
+                                if forward[a] { scratch.forward[p] = max(scratch.forward[p], reach) }
+                                else { scratch.backward[p] = max(scratch.backward[p], reach) }
                             }
                         }
                     }

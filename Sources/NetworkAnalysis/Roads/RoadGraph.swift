@@ -6,6 +6,7 @@ import GeoCore
 /// Each piece gives up to two arcs (along and against its digitised direction; a one-way piece
 /// only the first when the profile honours one-way rules) costing `length / speed` seconds.
 /// Queries start and end at `EdgePosition`s, paying the partial cost of the first and last piece.
+/// Turn restrictions split the junctions they apply at (see `init(network:profile:restrictions:)`).
 ///
 /// **Closures** (flooded or blocked roads) are a query-time argument, not a rebuild: with no
 /// closures a query uses the hierarchy (PHAST); with closures it falls back to a plain Dijkstra
@@ -27,13 +28,30 @@ public struct RoadGraph: Sendable {
     let arcForward: [Bool]
     /// Seconds.
     let arcCost: [Double]
-    /// Arc along / against each piece's digitised direction, or -1 when not allowed.
+    /// Base arc along / against each piece's digitised direction, or -1 when not allowed (its copies
+    /// leaving junction copies are in `arcVariants`).
     let forwardArc: [Int32]
     let backwardArc: [Int32]
     let outgoing: CompactGraph
+    /// The network node of each junction copy (search node `network.nodes.count + k`).
+    let junctionCopies: [Int32]
+    /// Copies of a base arc leaving junction copies (only arcs that have any).
+    let arcVariants: [Int32: [Int32]]
+    /// The turn restrictions the graph was built with (kept for rebuilds).
+    public let restrictions: [TurnRestriction]
+    /// Restrictions that could not be matched to the roads, with the reason.
+    public let unresolvedRestrictions: [UnresolvedTurnRestriction]
 
     /// Builds the graph and its hierarchy (seconds for a district; O(n log n)-ish in practice).
-    public init(network: RoadNetwork, profile: TravelProfile) {
+    ///
+    /// **Turn restrictions** (honoured when `profile.honoursTurnRestrictions`) are built in by
+    /// node splitting: each arc entering a junction with a forbidden turn gets its own copy of the
+    /// junction node, whose outgoing arcs are the junction's minus the forbidden ones. Copies sit
+    /// at the junction's position and map back to it, so the hierarchy and every query run
+    /// unchanged; a junction's travel time is the minimum over its copies. Restrictions that
+    /// cannot be matched to the roads are listed in `unresolvedRestrictions`, not thrown: one bad
+    /// survey record must not stop routing.
+    public init(network: RoadNetwork, profile: TravelProfile, restrictions: [TurnRestriction] = []) {
         var tails: [Int32] = [], heads: [Int32] = [], piece: [Int32] = [], forward: [Bool] = [], cost: [Double] = []
         var fwd = [Int32](repeating: -1, count: network.pieces.count)
         var bwd = fwd
@@ -48,23 +66,70 @@ public struct RoadGraph: Sendable {
                 tails.append(p.to); heads.append(p.from); piece.append(Int32(i)); forward.append(false); cost.append(seconds)
             }
         }
+        let n = network.nodes.count
+        var copies: [Int32] = []
+        var variants: [Int32: [Int32]] = [:]
+        var unresolved: [UnresolvedTurnRestriction] = []
+        if !restrictions.isEmpty {
+            let base = CompactGraph(nodeCount: n, tails: tails, heads: heads)
+            let resolved = Self.resolve(restrictions, network: network, tails: tails, heads: heads,
+                                        pieceOf: piece, forward: forward, outgoing: base)
+            unresolved = resolved.unresolved
+            if profile.honoursTurnRestrictions {
+                let restricted = resolved.forbidden.keys.sorted()
+                let junction = restricted.map { heads[Int($0)] }
+                for (k, a) in restricted.enumerated() {
+                    copies.append(junction[k])
+                    heads[Int(a)] = Int32(n + k)
+                }
+                for (k, a) in restricted.enumerated() {
+                    let banned = resolved.forbidden[a] ?? []
+                    for slot in base.slots(leaving: Int(junction[k])) {
+                        let b = Int(base.arcIDs[slot])
+                        if banned.contains(Int32(b)) { continue }
+                        variants[Int32(b), default: []].append(Int32(tails.count))
+                        tails.append(Int32(n + k)); heads.append(heads[b]); piece.append(piece[b])
+                        forward.append(forward[b]); cost.append(cost[b])
+                    }
+                }
+            }
+        }
         self.network = network
         self.profile = profile
+        self.restrictions = restrictions
+        self.unresolvedRestrictions = unresolved
         arcTail = tails; arcHead = heads; arcPiece = piece; arcForward = forward; arcCost = cost
         forwardArc = fwd; backwardArc = bwd
-        outgoing = CompactGraph(nodeCount: network.nodes.count, tails: tails, heads: heads)
-        hierarchy = ContractionHierarchy(nodeCount: network.nodes.count, tails: tails, heads: heads, costs: cost)
+        junctionCopies = copies
+        arcVariants = variants
+        outgoing = CompactGraph(nodeCount: n + copies.count, tails: tails, heads: heads)
+        hierarchy = ContractionHierarchy(nodeCount: n + copies.count, tails: tails, heads: heads, costs: cost)
     }
 
     /// Splits `lines` and builds the graph.
     /// - Throws: `GeometryError` naming the bad line (see `RoadNetwork.init(lines:)`).
-    public init(lines: [RoadLine], profile: TravelProfile) throws {
-        self.init(network: try RoadNetwork(lines: lines), profile: profile)
+    public init(lines: [RoadLine], profile: TravelProfile, restrictions: [TurnRestriction] = []) throws {
+        self.init(network: try RoadNetwork(lines: lines), profile: profile, restrictions: restrictions)
     }
 
-    /// A new graph for changed roads, same profile: the rebuild entry point for road edits.
+    /// A new graph for changed roads, same profile and turn restrictions: the rebuild entry point
+    /// for road edits.
     public func rebuilt(lines: [RoadLine]) throws -> RoadGraph {
-        try RoadGraph(lines: lines, profile: profile)
+        try RoadGraph(lines: lines, profile: profile, restrictions: restrictions)
+    }
+
+    /// A new graph for changed roads and/or turn restrictions, same profile.
+    public func rebuilt(lines: [RoadLine], restrictions: [TurnRestriction]) throws -> RoadGraph {
+        try RoadGraph(lines: lines, profile: profile, restrictions: restrictions)
+    }
+
+    /// Number of search nodes: the network's nodes plus one copy per restricted junction approach.
+    var graphNodeCount: Int { network.nodes.count + junctionCopies.count }
+
+    /// The network node a search node stands for.
+    @inline(__always) func networkNode(_ node: Int32) -> Int32 {
+        let n = network.nodes.count
+        return Int(node) < n ? node : junctionCopies[Int(node) - n]
     }
 
     /// Number of directed arcs.
@@ -94,10 +159,10 @@ public struct RoadGraph: Sendable {
         let p = origin.piece, piece = network.pieces[p]
         guard !closures.contains(p) else { return [] }
         if forwardArc[p] >= 0 {
-            seeds.append(Seed(node: piece.to, cost: arcCost[Int(forwardArc[p])] * fraction(p, origin.offset, piece.length), forward: true))
+            seeds.append(Seed(node: arcHead[Int(forwardArc[p])], cost: arcCost[Int(forwardArc[p])] * fraction(p, origin.offset, piece.length), forward: true))
         }
         if backwardArc[p] >= 0 {
-            seeds.append(Seed(node: piece.from, cost: arcCost[Int(backwardArc[p])] * fraction(p, 0, origin.offset), forward: false))
+            seeds.append(Seed(node: arcHead[Int(backwardArc[p])], cost: arcCost[Int(backwardArc[p])] * fraction(p, 0, origin.offset), forward: false))
         }
         return seeds
     }
@@ -106,7 +171,8 @@ public struct RoadGraph: Sendable {
 
     /// How a search reaches `target`: the best of entering its piece from either end, or
     /// travelling directly along the origin's piece.
-    enum Arrival: Equatable { case direct(forward: Bool), viaForward, viaBackward }
+    /// `via` names the arc (a base arc or a copy leaving a junction copy) that enters the piece.
+    enum Arrival: Equatable { case direct(forward: Bool), via(arc: Int32) }
 
     func arrival(at target: EdgePosition, from origin: EdgePosition, tree: TravelTree,
                  closures: RoadClosures) -> (seconds: Double, how: Arrival)? {
@@ -124,11 +190,15 @@ public struct RoadGraph: Sendable {
                 consider(arcCost[Int(backwardArc[q])] * fraction(q, target.offset, origin.offset), .direct(forward: false))
             }
         }
-        if forwardArc[q] >= 0 {
-            consider(tree.seconds(to: piece.from, in: self) + arcCost[Int(forwardArc[q])] * fraction(q, 0, target.offset), .viaForward)
+        /// Entering along base arc `base` or one of its copies leaving junction copies.
+        func enter(_ base: Int32, partial: Double) {
+            consider(tree.seconds(to: arcTail[Int(base)], in: self) + partial, .via(arc: base))
+            guard !arcVariants.isEmpty, let copies = arcVariants[base] else { return }
+            for a in copies { consider(tree.seconds(to: arcTail[Int(a)], in: self) + partial, .via(arc: a)) }
         }
+        if forwardArc[q] >= 0 { enter(forwardArc[q], partial: arcCost[Int(forwardArc[q])] * fraction(q, 0, target.offset)) }
         if backwardArc[q] >= 0 {
-            consider(tree.seconds(to: piece.to, in: self) + arcCost[Int(backwardArc[q])] * fraction(q, target.offset, piece.length), .viaBackward)
+            enter(backwardArc[q], partial: arcCost[Int(backwardArc[q])] * fraction(q, target.offset, piece.length))
         }
         return best.map { (seconds: $0.0, how: $0.1) }
     }
@@ -145,7 +215,7 @@ public struct RoadGraph: Sendable {
             hierarchy.oneToAll(from: seeds.map { ($0.node, $0.cost) }, into: &t)
             return TravelTree(seeds: seeds, hierarchy: t, plainCost: [], plainParent: [])
         }
-        let n = network.nodes.count
+        let n = graphNodeCount
         var cost = [Double](repeating: .infinity, count: n)
         var parent = [Int32](repeating: -1, count: n)
         var heap = MinHeap()
@@ -175,7 +245,7 @@ struct TravelTree {
     var plainCost: [Double]
     var plainParent: [Int32]
 
-    /// Seconds from the origin to original node `node` (infinity when unreachable).
+    /// Seconds from the origin to search node `node` (infinity when unreachable).
     func seconds(to node: Int32, in graph: RoadGraph) -> Double {
         if let h = hierarchy { return h.cost[Int(graph.hierarchy.rank[Int(node)])] }
         return plainCost[Int(node)]
