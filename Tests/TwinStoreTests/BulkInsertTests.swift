@@ -91,6 +91,21 @@ struct BulkInsertTests {
     }
 
     @Test(arguments: StoreBackend.available)
+    func textThatCopyMustEscapeArrivesUnchanged(backend: StoreBackend) async throws {
+        // PostgreSQL's COPY text format gives backslash, tab, newline and carriage return a meaning
+        // (in ids as they are, in properties as the JSON escapes that carry them).
+        let names = ["C:\\避难\\所", "一\t二", "第一行\n第二行", "回车\r", "\\N", "\"引号\" \\.", "末尾\\"]
+        let features = names.enumerated().map { i, name in Fixtures.shelter(i == 0 ? "编号\\1\t甲" : "t\(i)", 114.3 + Double(i) * 0.01, 30.5, name: name) }
+        let plain = try await backend.makeStore()
+        try await plain.insert(layer: "shelters", features: features, by: Fixtures.emergency, at: Fixtures.t0)
+        let chunked = try await backend.makeStore()
+        _ = try await Self.bulk(chunked).insert(layer: "shelters", chunks: Self.reader(features, size: 3), by: Fixtures.emergency, at: Fixtures.t0)
+        let a = try await Self.trace(plain), b = try await Self.trace(chunked)
+        #expect(Set(b.features.compactMap { $0.properties["name"] }) == Set(names.map { JSONValue.string($0) }))
+        #expect(a == b)
+    }
+
+    @Test(arguments: StoreBackend.available)
     func aDuplicateInALaterChunkWritesNothing(backend: StoreBackend) async throws {
         let store = try await backend.makeStore()
         try await store.insert(layer: "shelters", features: Self.shelters(0..<2), by: Fixtures.emergency, at: Fixtures.t0)

@@ -67,7 +67,12 @@ public enum LayerImport {
         if let bulk = store as? any BulkFeatureLoading {
             let reading = try ChunkedReading(source, layer: layer, sourceCRS: sourceCRS, progress: progress)
             defer { source = reading.source }
-            let count = try await bulk.insert(layer: layer.id, chunks: reading.reader, by: caller, at: nil)
+            let count: Int
+            do {
+                count = try await bulk.insert(layer: layer.id, chunks: reading.reader, by: caller, at: nil)
+            } catch let e as StoreError {
+                throw reading.located(e)
+            }
             progress?(ImportProgress(phase: .done, completed: count, total: count))
             return ImportSummary(layer: layer.id, count: count, sourceCRS: reading.crs, extent: reading.extent)
         }
@@ -79,8 +84,13 @@ public enum LayerImport {
     }
 
     /// One record typed, validated and in EPSG:4490.
+    ///
+    /// Without `validatesSchema` the properties are only typed: the store validates them against
+    /// the layer schema as it prepares each feature (`ChunkedReading.located` turns its error into
+    /// this one), so a bulk import checks them once. A geometry error of a record still comes
+    /// after its schema error, as with the check here.
     static func check(_ record: SourceRecord, layer: LayerDefinition, transformer: CoordinateTransformer,
-                      file: String) throws -> Feature {
+                      file: String, validatesSchema: Bool = true) throws -> Feature {
         var feature = record.feature
         func fail(_ code: ImportError.Code, _ field: String?, _ reason: String) -> ImportError {
             ImportError(code, file: file, location: record.location, field: field, reason)
@@ -94,13 +104,31 @@ public enum LayerImport {
                 throw fail(.invalidValue, name, error.reason)
             }
         }
-        let label = feature.id?.description ?? record.location
-        do {
-            try layer.schema.validate(typed, layer: layer.id, feature: label)
-        } catch let e as StoreError {
-            throw fail(.invalidValue, e.field, e.message)
+        func validate() throws {
+            do {
+                try layer.schema.validate(typed, layer: layer.id, feature: feature.id?.description ?? record.location)
+            } catch let e as StoreError {
+                throw fail(.invalidValue, e.field, e.message)
+            }
         }
+        if validatesSchema { try validate() }
         feature.properties = typed
+        do {
+            try checkGeometry(&feature, record: record, layer: layer, transformer: transformer, file: file)
+        } catch {
+            // The schema error first, as the order of checks says.
+            if !validatesSchema { try validate() }
+            throw error
+        }
+        return feature
+    }
+
+    /// The geometry of `feature` checked for `layer` and transformed to EPSG:4490.
+    private static func checkGeometry(_ feature: inout Feature, record: SourceRecord, layer: LayerDefinition,
+                                      transformer: CoordinateTransformer, file: String) throws {
+        func fail(_ code: ImportError.Code, _ field: String?, _ reason: String) -> ImportError {
+            ImportError(code, file: file, location: record.location, field: field, reason)
+        }
         if var g = feature.geometry {
             guard layer.hasGeometry else { throw fail(.invalidGeometry, "geometry", "layer \(layer.id) stores no geometry") }
             guard !g.isEmpty else { throw fail(.invalidGeometry, "geometry", "the geometry is empty") }
@@ -117,7 +145,6 @@ public enum LayerImport {
         } else if layer.geometryType != nil {
             throw fail(.invalidGeometry, "geometry", "the feature has no geometry; layer \(layer.id) needs a \(layer.geometryType?.rawValue ?? "")")
         }
-        return feature
     }
 
     /// The CRS to read `source` in and its transformer to EPSG:4490.
@@ -164,6 +191,12 @@ final class ChunkedReading<Source: FeatureSource>: @unchecked Sendable {
     private let progress: ((ImportProgress) -> Void)?
     private(set) var extent: Envelope?
     private var completed = 0
+    /// The chunks read last (oldest first), with each feature's place in the file: the store
+    /// reads at most a few chunks ahead of the one it prepares, so a feature it rejects is in
+    /// one of these, and the first schema failure among them is the one (the chunks before it
+    /// passed).
+    private var recent: [(features: [Feature], locations: [String])] = []
+    private let recentChunks = 4
 
     init(_ source: Source, layer: LayerDefinition, sourceCRS: CoordinateReferenceSystem?, progress: ((ImportProgress) -> Void)?) throws {
         (crs, transformer) = try LayerImport.transformer(for: source, sourceCRS: sourceCRS)
@@ -182,15 +215,56 @@ final class ChunkedReading<Source: FeatureSource>: @unchecked Sendable {
         if records.isEmpty { return nil }
         var features = [Feature]()
         features.reserveCapacity(records.count)
+        var locations = [String]()
+        locations.reserveCapacity(records.count)
         for record in records {
-            let f = try LayerImport.check(record, layer: layer, transformer: transformer, file: fileName)
+            let f: Feature
+            do {
+                f = try LayerImport.check(record, layer: layer, transformer: transformer, file: fileName, validatesSchema: false)
+            } catch {
+                // A schema error of an earlier record of this chunk (the store has not seen them yet) comes first.
+                for (earlier, location) in zip(features, locations) {
+                    if let e = schemaError(of: earlier, at: location) { throw e }
+                }
+                throw error
+            }
             if let e = f.geometry?.envelope {
                 if extent == nil { extent = e } else { extent?.expand(toInclude: e) }
             }
             features.append(f)
+            locations.append(record.location)
         }
+        if recent.count == recentChunks { recent.removeFirst() }
+        recent.append((features, locations))
         completed += features.count
         progress?(ImportProgress(phase: .reading, completed: completed, total: source.expectedCount))
         return features
+    }
+
+    /// The store's schema error about a feature of the last chunk as an error naming the file,
+    /// the row or feature and the field (the one the import's own check gives); other errors
+    /// unchanged.
+    func located(_ error: StoreError) -> any Error {
+        guard error.code == .invalidFeature, let field = error.field, field != "geometry", field != "id" else { return error }
+        for chunk in recent {
+            for (feature, location) in zip(chunk.features, chunk.locations) {
+                if let e = schemaError(of: feature, at: location) {
+                    return e.field == field && e.reason == error.message ? e : error
+                }
+            }
+        }
+        return error
+    }
+
+    /// The layer schema's verdict on the (typed) properties of `feature`, as an import error.
+    private func schemaError(of feature: Feature, at location: String) -> ImportError? {
+        do {
+            try layer.schema.validate(feature.properties, layer: layer.id, feature: feature.id?.description ?? location)
+            return nil
+        } catch let e as StoreError {
+            return ImportError(.invalidValue, file: fileName, location: location, field: e.field, e.message)
+        } catch {
+            return ImportError(.invalidValue, file: fileName, location: location, String(describing: error))
+        }
     }
 }

@@ -58,12 +58,11 @@ struct PreparedFeature: Sendable {
                              layer: layer.id, feature: id, field: bad)
         }
         self.propertiesText = CanonicalJSON.text(feature.properties)
-        var content = [UInt8]()
-        content.reserveCapacity(propertiesText.utf8.count + 1 + (wkb?.count ?? 0))
-        content.append(contentsOf: propertiesText.utf8)
-        content.append(0)
-        if let wkb { content.append(contentsOf: wkb) }
-        self.hash = SHA256.hex(content)
+        var h = SHA256()
+        h.update(propertiesText)
+        h.update(Self.zero)
+        if let wkb { h.update(wkb) }
+        self.hash = SHA256.hexString(h.finalize())
     }
 
     /// The property (top-level name) whose key or text contains U+0000, if any: PostgreSQL's
@@ -111,6 +110,9 @@ struct PreparedFeature: Sendable {
 
     private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
+    /// The byte between the properties and the WKB in the content hash.
+    private static let zero: [UInt8] = [0]
+
     /// A single geometry wrapped as the multi type a layer stores (ogr2ogr's PROMOTE_TO_MULTI).
     static func promote(_ g: Geometry, to type: GeometryType) -> Geometry? {
         switch (g, type) {
@@ -127,7 +129,7 @@ enum AuditChain {
     static func entryHash(previous: String, at: Int64, actor: String, department: String?, role: String,
                           layer: String, featureID: String, kind: ChangeKind, before: String?, after: String?) -> String {
         // The fields, each followed by 0x1F, hashed in one update (the digest is the same as
-        // field by field; one update copies the digest state once instead of twenty times).
+        // field by field, with one call into BoringSSL instead of twenty).
         var bytes = [UInt8]()
         bytes.reserveCapacity(256)
         func field(_ f: String) {

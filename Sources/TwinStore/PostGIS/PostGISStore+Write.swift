@@ -46,14 +46,21 @@ extension PostGISStore {
                                                    logger: self.logger).decode(Bool.self) { occupied = e }
             var previous = try await self.lastAuditHash(db)
             chunks.start(chain: previous)
-            let indexes = try await self.deferredIndexes(table: t, layer: layer, bare: "f_" + template.layer.id, on: db)
+            let bare = "f_" + template.layer.id
+            let indexes = try await self.deferredIndexes(table: t, layer: layer, bare: bare, on: db)
             if let indexes { try await self.suspend(indexes, on: db) }
+            // COPY names its table unqualified: the store's schema first on the search path
+            // for the load (transaction-local), then the path as it was.
+            var path = ""
+            for try await p in try await db.query("SELECT current_setting('search_path')", logger: self.logger).decode(String.self) { path = p }
+            try await db.query("SELECT set_config('search_path', \(self.schema + ", " + path), true)", logger: self.logger)
             var count = 0
             while let chunk = try await chunks.nextChunk() {
                 try await self.apply(WriteBatch(chunk: chunk.features, of: template), on: db, previous: &previous, lookUp: occupied,
-                                     entryHashes: chunk.entryHashes)
+                                     entryHashes: chunk.entryHashes, copyInto: bare)
                 count += chunk.features.count
             }
+            try await db.query("SELECT set_config('search_path', \(path), true)", logger: self.logger)
             if let indexes { try await self.resume(indexes, on: db) }
             return count
         }
@@ -92,9 +99,11 @@ extension PostGISStore {
     /// hash, updated to this batch's last. Without `lookUp` the batch is planned against no
     /// current versions (only for inserts into a layer known to have none).
     /// `entryHashes`, when given, are the audit hashes of an insert plan computed ahead
-    /// (`PreparedChunks`), one per change in order.
+    /// (`PreparedChunks`), one per change in order. With `copyInto` (the layer table's name
+    /// without schema, the schema first on the search path) the versions, audit entries and
+    /// change events go in by `COPY … FROM STDIN` (a bulk insert), else by multi-row statements.
     private func apply(_ batch: WriteBatch, on db: PostgresConnection, previous: inout String, lookUp: Bool,
-                       entryHashes: [String]? = nil) async throws {
+                       entryHashes: [String]? = nil, copyInto bare: String? = nil) async throws {
         let def = batch.layer
         let t = table(def).name
         let time = batch.time
@@ -121,16 +130,91 @@ extension PostGISStore {
             try await db.query(PostgresQuery(unsafeSQL: "UPDATE \(t) SET valid_to = $1 WHERE vid = ANY($2)",
                                              binds: Self.binds(time, plan.closes)), logger: log)
         }
-        for start in stride(from: 0, to: plan.versions.count, by: Self.chunk) {
-            let part = plan.versions[start..<min(start + Self.chunk, plan.versions.count)]
-            try await insertVersions(part, batch: batch, table: t, on: db)
-        }
         let audit = entryHashes.map { hashes in zip(plan.changes, hashes).map { WritePlan.AuditRow(change: $0, entryHash: $1) } }
             ?? batch.auditRows(plan, previous: previous)
-        for start in stride(from: 0, to: audit.count, by: Self.chunk) {
-            try await insertAudit(audit[start..<min(start + Self.chunk, audit.count)], batch: batch, on: db)
+        if let bare {
+            try await copyVersions(plan.versions, batch: batch, table: bare, on: db)
+            try await copyAudit(audit, batch: batch, on: db)
+        } else {
+            for start in stride(from: 0, to: plan.versions.count, by: Self.chunk) {
+                let part = plan.versions[start..<min(start + Self.chunk, plan.versions.count)]
+                try await insertVersions(part, batch: batch, table: t, on: db)
+            }
+            for start in stride(from: 0, to: audit.count, by: Self.chunk) {
+                try await insertAudit(audit[start..<min(start + Self.chunk, audit.count)], batch: batch, on: db)
+            }
         }
         if let last = audit.last { previous = last.entryHash }
+    }
+
+    /// Bytes per COPY data message.
+    private static let copyMessage = 1 << 20
+
+    /// Sends `rows` to `COPY table (columns) FROM STDIN`, built row by row by `row` in pieces of
+    /// about a megabyte.
+    private func copy<Row>(_ rows: some Collection<Row>, into table: String, columns: [String], on db: PostgresConnection,
+                           row: @escaping (inout CopyRows, Row) -> Void) async throws {
+        guard !rows.isEmpty else { return }
+        try await db.copyFrom(table: table, columns: columns, logger: logger) { writer in
+            var out = CopyRows(capacity: Self.copyMessage + (Self.copyMessage >> 2))
+            for r in rows {
+                row(&out, r)
+                out.endRow()
+                if out.buffer.readableBytes >= Self.copyMessage {
+                    try await writer.write(out.buffer)
+                    out = CopyRows(capacity: Self.copyMessage + (Self.copyMessage >> 2))
+                }
+            }
+            if out.buffer.readableBytes > 0 { try await writer.write(out.buffer) }
+        }
+    }
+
+    /// New versions by COPY into the layer table (the same columns and values as `insertVersions`).
+    private func copyVersions(_ versions: [WritePlan.NewVersion], batch: WriteBatch, table: String,
+                              on db: PostgresConnection) async throws {
+        let geometry = batch.layer.hasGeometry
+        let columns = ["fid", "props"] + (geometry ? ["geom"] : []) + ["valid_from", "valid_to", "author", "department", "hash"]
+        let time = batch.time, actor = batch.actor, department = batch.department
+        try await copy(versions, into: table, columns: columns, on: db) { out, v in
+            out.text(v.feature.id)
+            out.text(v.feature.propertiesText)
+            if geometry { out.geometry(wkb: v.feature.wkb, srid: LayerDefinition.storageSRID) }
+            out.integer(time)
+            out.integer(v.validTo)
+            out.text(actor)
+            out.text(department)
+            out.text(v.feature.hash)
+        }
+    }
+
+    /// Audit entries and change events by COPY, in order (the same rows as `insertAudit`).
+    private func copyAudit(_ rows: [WritePlan.AuditRow], batch: WriteBatch, on db: PostgresConnection) async throws {
+        let time = batch.time, actor = batch.actor, department = batch.department, role = batch.role, layer = batch.layer.id
+        try await copy(rows, into: "audit_log",
+                       columns: ["at", "actor", "department", "role", "layer", "fid", "action", "before_hash", "after_hash", "entry_hash"],
+                       on: db) { out, r in
+            out.integer(time)
+            out.text(actor)
+            out.text(department)
+            out.text(role)
+            out.text(layer)
+            out.text(r.change.featureID)
+            out.text(r.change.kind.rawValue)
+            out.text(r.change.before?.hash)
+            out.text(r.change.after?.hash)
+            out.text(r.entryHash)
+        }
+        try await copy(rows, into: "change_feed",
+                       columns: ["layer", "fid", "kind", "at", "before_minx", "before_miny", "before_maxx", "before_maxy",
+                                 "after_minx", "after_miny", "after_maxx", "after_maxy"],
+                       on: db) { out, r in
+            let b = r.change.before?.envelope, a = r.change.after?.envelope
+            out.text(layer)
+            out.text(r.change.featureID)
+            out.text(r.change.kind.rawValue)
+            out.integer(time)
+            for v in [b?.minX, b?.minY, b?.maxX, b?.maxY, a?.minX, a?.minY, a?.maxX, a?.maxY] { out.double(v) }
+        }
     }
 
     private func insertVersions(_ part: ArraySlice<WritePlan.NewVersion>, batch: WriteBatch, table t: String,

@@ -12,8 +12,8 @@ public typealias FeatureChunkReader = @Sendable () throws -> [Feature]?
 public protocol BulkFeatureLoading: FeatureStore {
     /// Inserts every feature `next` hands out into `layer` at one instant (`at`, default now).
     ///
-    /// Chunks are read, validated, encoded and hashed on a thread of their own while the
-    /// previous chunk is written, so reading and writing overlap on two cores.
+    /// Chunks are read on one thread and validated, encoded and hashed on another while the
+    /// previous chunk is written, so reading, preparing and writing overlap.
     /// - Returns: the number of features inserted.
     /// - Throws: the reader's error (nothing written), `StoreError` as `insert` does.
     func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int
@@ -46,9 +46,11 @@ struct PreparedChunk: Sendable {
     var entryHashes: [String]
 }
 
-/// The chunks of a bulk insert, validated and prepared (`PreparedFeature`: canonical
-/// properties, WKB, envelope, hash) and their audit entries hashed, on a thread of its own, at
-/// most `depth` chunks ahead of the writer. The audit chain starts at the newest entry inside
+/// The chunks of a bulk insert, read on one thread (the reader is never called concurrently),
+/// validated and prepared (`PreparedFeature`: canonical properties, WKB, envelope, hash) with
+/// their audit entries hashed on a second, at most `depth` chunks ahead of the writer and the
+/// reader at most one chunk ahead of the preparation: reading (parsing, transforming) and
+/// preparing cost about the same, and each alone is slower than the writer. The audit chain starts at the newest entry inside
 /// the writer's transaction, so the writer hands it over with `start(chain:)`; the thread reads
 /// and validates the first chunk meanwhile. The writer calls `next()` until `nil` and `stop()`
 /// when it leaves (also on error), which ends the thread.
@@ -64,17 +66,77 @@ final class PreparedChunks: @unchecked Sendable {
     private var chainStart: String?
     private var failure: (any Error)?
     private let depth: Int
+    /// Chunks read and not yet taken for preparation (at most one), and how reading ended:
+    /// `readFailure` once the reader threw (after the chunks before it are taken).
+    private var read: [[Feature]] = []
+    private var readEnded = false
+    private var readFailure: (any Error)?
+    /// The reading thread is inside the reader: `stop()` waits for it to come out, so the
+    /// reader's owner may use it again once the bulk insert returns.
+    private var inReader = false
 
     /// Starts reading at once.
     init(template: WriteBatch, depth: Int = 2, reader: @escaping FeatureChunkReader) {
         self.depth = depth
-        let thread = Thread { [self] in produce(template, reader) }
+        let reading = Thread { [self] in readAll(reader) }
+        reading.name = "citytwin.bulk-read"
+        reading.stackSize = 8 << 20
+        reading.start()
+        let thread = Thread { [self] in produce(template) }
         thread.name = "citytwin.bulk-insert"
         thread.stackSize = 8 << 20
         thread.start()
     }
 
-    private func produce(_ template: WriteBatch, _ reader: FeatureChunkReader) {
+    /// The reading thread: chunk after chunk, at most one waiting, until the end, an error or `stop()`.
+    private func readAll(_ reader: FeatureChunkReader) {
+        while true {
+            condition.lock()
+            while read.count >= 1 && !stopped { condition.wait() }
+            let stop = stopped
+            if !stop { inReader = true }
+            condition.unlock()
+            if stop { break }
+            let chunk: [Feature]?
+            do {
+                chunk = try reader()
+            } catch {
+                condition.lock()
+                inReader = false
+                readFailure = error
+                readEnded = true
+                condition.broadcast()
+                condition.unlock()
+                return
+            }
+            condition.lock()
+            inReader = false
+            if let chunk { read.append(chunk) } else { readEnded = true }
+            condition.broadcast()
+            condition.unlock()
+            if chunk == nil { return }
+        }
+        condition.lock()
+        readEnded = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// The next chunk read, in order; `nil` at the end or once stopped.
+    private func nextRead() throws -> [Feature]? {
+        condition.lock()
+        defer { condition.unlock() }
+        while read.isEmpty && !readEnded && !stopped { condition.wait() }
+        if stopped { return nil }
+        if !read.isEmpty {
+            condition.broadcast()
+            return read.removeFirst()
+        }
+        if let readFailure { throw readFailure }
+        return nil
+    }
+
+    private func produce(_ template: WriteBatch) {
         let layer = template.layer
         var offset = 0
         var chain: String?
@@ -86,7 +148,7 @@ final class PreparedChunks: @unchecked Sendable {
                 let stop = stopped
                 condition.unlock()
                 if stop { break }
-                guard let features = try reader() else { break }
+                guard let features = try nextRead() else { break }
                 var prepared = [PreparedFeature]()
                 prepared.reserveCapacity(features.count)
                 for (i, f) in features.enumerated() {
@@ -159,12 +221,15 @@ final class PreparedChunks: @unchecked Sendable {
         }
     }
 
-    /// Tells the reading thread to end (after its current chunk).
+    /// Tells the threads to end (after their current chunk); returns once the reading thread
+    /// is out of the reader.
     func stop() {
         condition.lock()
         stopped = true
         ready.removeAll()
+        read.removeAll()
         condition.broadcast()
+        while inReader { condition.wait() }
         condition.unlock()
     }
 }

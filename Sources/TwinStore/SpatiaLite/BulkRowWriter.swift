@@ -26,7 +26,10 @@ final class BulkRowWriter {
         self.layer = def.id
         self.hasGeometry = def.hasGeometry
         let table = FeatureTable(layer: def).name
-        let geomSQL = def.hasZ ? "CastToXYZ(ST_GeomFromWKB(?3, 4490))" : "ST_GeomFromWKB(?3, 4490)"
+        // ?3 is SpatiaLite's own BLOB (`SpatiaLiteBlob`, what ST_GeomFromWKB would make) or,
+        // when ?8 is 1, WKB for SpatiaLite to convert (a 3D layer's WKB already has Z).
+        let fromWKB = def.hasZ ? "CastToXYZ(ST_GeomFromWKB(?3, 4490))" : "ST_GeomFromWKB(?3, 4490)"
+        let geomSQL = "CASE WHEN ?8 THEN \(fromWKB) ELSE ?3 END"
         // ?1 fid, ?2 props, ?3 wkb, ?4 hash | ?5 valid_from, ?6 author, ?7 department
         let versionSQL = def.hasGeometry
             ? "INSERT INTO \(table) (fid, props, geom, valid_from, valid_to, author, department, hash) VALUES (?1, ?2, \(geomSQL), ?5, NULL, ?6, ?7, ?4)"
@@ -77,7 +80,9 @@ final class BulkRowWriter {
                     bindText(version, 4, hash, hashCount)
                     if hasGeometry {
                         if let wkb = features[i].wkb {
-                            try wkb.withUnsafeBytes { b in
+                            let blob = SpatiaLiteBlob.make(wkb: wkb, srid: LayerDefinition.storageSRID)
+                            sqlite3_bind_int(version, 8, blob == nil ? 1 : 0)
+                            try (blob ?? wkb).withUnsafeBytes { b in
                                 sqlite3_bind_blob(version, 3, b.baseAddress, Int32(b.count), nil)
                                 try step(version, feature: features[i].id)
                             }

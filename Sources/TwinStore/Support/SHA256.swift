@@ -6,18 +6,18 @@ import Foundation
 /// (HMAC-SHA256, RFC 2104), the `hash` masking rule. A thin streaming façade so the call sites
 /// feed strings, byte arrays and single separator bytes alike without copying.
 struct SHA256 {
-    private enum Engine {
-        case plain(Crypto.SHA256)
-        case keyed(HMAC<Crypto.SHA256>)
-    }
-
-    private var engine: Engine
+    // Two optionals rather than an enum: optional chaining mutates the stored hasher in place,
+    // where taking it out of an enum payload and writing it back leaves two references to
+    // swift-crypto's digest context for the update, which then copies the whole state (an
+    // allocation and a copy per `update`).
+    private var plain: Crypto.SHA256?
+    private var keyed: HMAC<Crypto.SHA256>?
 
     /// A plain SHA-256.
-    init() { engine = .plain(Crypto.SHA256()) }
+    init() { plain = Crypto.SHA256() }
 
     /// HMAC-SHA256 under `key` (any length; RFC 2104 hashes keys longer than 64 bytes).
-    init(key: [UInt8]) { engine = .keyed(HMAC(key: SymmetricKey(data: key))) }
+    init(key: [UInt8]) { keyed = HMAC(key: SymmetricKey(data: key)) }
 
     mutating func update<S: Sequence>(_ bytes: S) where S.Element == UInt8 {
         let done: Void? = bytes.withContiguousStorageIfAvailable { absorb(UnsafeRawBufferPointer($0)) }
@@ -33,22 +33,18 @@ struct SHA256 {
     }
 
     private mutating func absorb(_ raw: UnsafeRawBufferPointer) {
-        switch engine {
-        case .plain(var h):
-            h.update(bufferPointer: raw)
-            engine = .plain(h)
-        case .keyed(var h):
-            h.update(data: raw)
-            engine = .keyed(h)
+        if plain != nil {
+            plain?.update(bufferPointer: raw)
+        } else {
+            keyed?.update(data: raw)
         }
     }
 
     /// The 32-byte digest (or authentication code, when keyed).
     func finalize() -> [UInt8] {
-        switch engine {
-        case .plain(let h): Array(h.finalize())
-        case .keyed(let h): Array(h.finalize())
-        }
+        if let h = plain { return Array(h.finalize()) }
+        if let h = keyed { return Array(h.finalize()) }
+        return []
     }
 
     /// Lower-case hex digest of `bytes`.
@@ -66,10 +62,18 @@ struct SHA256 {
     }
 
     static func hexString<D: Sequence>(_ digest: D) -> String where D.Element == UInt8 {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(64)
-        for b in digest { out.append(digits[Int(b >> 4)]); out.append(digits[Int(b & 15)]) }
-        return String(decoding: out, as: UTF8.self)
+        let bytes = Array(digest)   // no copy for an array
+        let digits: StaticString = "0123456789abcdef"
+        return digits.withUTF8Buffer { hex in
+            String(unsafeUninitializedCapacity: 2 * bytes.count) { out in
+                var o = 0
+                for b in bytes {
+                    out[o] = hex[Int(b >> 4)]
+                    out[o + 1] = hex[Int(b & 15)]
+                    o += 2
+                }
+                return o
+            }
+        }
     }
 }
