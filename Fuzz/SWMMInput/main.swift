@@ -5,10 +5,8 @@ import FuzzSupport
 
 /// Parses the input as a `.inp` file. A thrown `SWMMInputError` is a fine outcome; anything else (a
 /// trap, another error) is a bug and crashes on purpose so libFuzzer records the input.
-/// With CITYTWIN_FUZZ_ROUNDTRIP=1 a model that does not survive write → read is a bug too. That
-/// property still fails on fuzzed oddities (quoted tabs and empty "" tokens in raw sections are
-/// normalised by the writer: an open defect), so the bounded run in Scripts/test.sh checks the reader only;
-/// the EPA models' round trip is a unit test (SWMMInputRoundTripTests).
+/// A model that does not survive write → read (`inpText()` then `SWMMModel(parsing:)`) is a bug too:
+/// every model the reader accepts must be written so that it reads back equal.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
@@ -20,7 +18,6 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     } catch {
         fatalError("SWMM reader threw a non-SWMMInputError: \(error)")
     }
-    guard ProcessInfo.processInfo.environment["CITYTWIN_FUZZ_ROUNDTRIP"] == "1" else { return 0 }
     let written = model.inpText()
     do {
         guard try SWMMModel(parsing: written) == model else { fatalError("SWMM round trip changed the model:\n\(written)") }

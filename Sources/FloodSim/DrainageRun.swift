@@ -23,6 +23,11 @@ public enum DrainageRun {
         public var links: [LinkStatistics]
         /// Runoff volume that reached the drainage nodes, m³ (the routing's wet-weather inflow).
         public var runoffToNodes: Double
+        /// Routing steps taken, mean Picard iterations per step, and percent of steps that did not
+        /// converge (SWMM's "Average Iterations per Step" and "Percent Not Converging").
+        public var routingSteps = 0
+        public var averageIterations = 0.0
+        public var nonConvergingPercent = 0.0
     }
 
     /// Runs `model`.
@@ -49,7 +54,9 @@ public enum DrainageRun {
         let engine = try DrainageRouting(network: network)
         let routed = engine.run { p in progress?(Progress(phase: "routing", fraction: p.fraction)) }
         return Result(runoff: runoffContinuity, routing: routed.continuity, nodeNames: network.nodes.map(\.id), nodes: routed.nodes,
-                      linkNames: network.links.map(\.id), links: routed.links, runoffToNodes: runoffVolume)
+                      linkNames: network.links.map(\.id), links: routed.links, runoffToNodes: runoffVolume,
+                      routingSteps: routed.steps, averageIterations: routed.averageIterations,
+                      nonConvergingPercent: routed.nonConvergingPercent)
     }
 }
 

@@ -3,7 +3,8 @@ import FloodSim
 import Foundation
 
 /// `citytwin simulate drainage MODEL.inp [--json]`: runs a SWMM 5 model (runoff and 1D routing) and
-/// prints its continuity and node/link summaries in SI units.
+/// prints its continuity, the routing's convergence (average Picard iterations per step, percent
+/// of steps not converging) and node/link summaries in SI units.
 struct SimulateDrainageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drainage",
@@ -52,7 +53,11 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
         }
         bar.finish(100, of: 100, note: "done")
         if json {
-            let data = try JSONSerialization.data(withJSONObject: result.summaryJSON(), options: [.sortedKeys, .prettyPrinted])
+            var summary = result.summaryJSON()
+            // The engine's convergence, like SWMM's "Average Iterations per Step" / "Percent Not Converging".
+            summary["routing_convergence"] = ["steps": result.routingSteps, "average_iterations": result.averageIterations,
+                                              "not_converging_pct": result.nonConvergingPercent]
+            let data = try JSONSerialization.data(withJSONObject: summary, options: [.sortedKeys, .prettyPrinted])
             print(String(decoding: data, as: UTF8.self))
             return
         }
@@ -60,6 +65,8 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
         print(String(format: "runoff:  rainfall %.1f m³, runoff %.1f m³, continuity error %.3f %%", r.rainfall, r.runoff, r.errorPercent))
         print(String(format: "routing: inflow %.1f m³, flooding %.1f m³, outflow %.1f m³, continuity error %.3f %%",
                      q.totalInflow, q.flooding, q.externalOutflow, q.errorPercent))
+        print(String(format: "routing: %d steps, average iterations per step %.2f, %.2f %% of steps not converging",
+                     result.routingSteps, result.averageIterations, result.nonConvergingPercent))
         let flooded = result.nodeNames.indices.filter { result.nodes[$0].floodVolume > 0 }
             .sorted { result.nodes[$0].floodVolume > result.nodes[$1].floodVolume }
         print("flooded nodes: \(flooded.count)")

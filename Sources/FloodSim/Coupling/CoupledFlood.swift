@@ -153,6 +153,25 @@ public final class CoupledFlood {
     /// - Parameter progress: called after every coupling interval in which at least 0.5 % of the
     ///   duration passed, and at the end.
     public func run(progress: ((CoupledFloodProgress) -> Void)? = nil) -> CoupledFloodResult {
+        run(checkingCancellation: {}, progress: progress)
+    }
+
+    /// Runs the whole duration unless cancelled: `isCancelled` is asked before the runoff phase
+    /// and before every coupling interval, so a cancelled run stops within one interval (the
+    /// intervals completed are the ones `progress` saw when every interval is reported).
+    /// - Parameters:
+    ///   - isCancelled: true once the caller no longer wants the result (a dismissed job:
+    ///     `{ Task.isCancelled }` from inside the job's task).
+    ///   - progress: as for `run(progress:)`.
+    /// - Throws: `CancellationError` when `isCancelled` returned true; nothing of the run is kept.
+    public func run(isCancelled: @escaping @Sendable () -> Bool,
+                    progress: ((CoupledFloodProgress) -> Void)? = nil) throws -> CoupledFloodResult {
+        try run(checkingCancellation: { if isCancelled() { throw CancellationError() } }, progress: progress)
+    }
+
+    private func run(checkingCancellation check: () throws -> Void,
+                     progress: ((CoupledFloodProgress) -> Void)?) rethrows -> CoupledFloodResult {
+        try check()
         // Runoff first: it does not depend on the network (no backwater into inlets, as in SWMM).
         var runoffInflow: [(node: Int, series: TimeSeries)] = []
         var runoffContinuity = RunoffContinuity()
@@ -192,6 +211,7 @@ public final class CoupledFlood {
 
         var t = 0.0
         while t < duration - 1e-9 {
+            try check()
             let tNext = Swift.min(duration, t + interval)
             let dt = tNext - t
             // 1. Exchange discharges from the state at t, plus the overflow shed last interval.

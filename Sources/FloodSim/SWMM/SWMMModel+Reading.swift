@@ -47,13 +47,18 @@ struct SWMMReader {
     var current: String?
     var rawIndex: [String: Int] = [:]
 
+    /// Reads the lines of `text` (LF or CRLF ends). As in SWMM, `[OPTIONS]` applies wherever it
+    /// stands, so `[INFILTRATION]` lines are parsed after every other line (their parameters
+    /// depend on the INFILTRATION option).
     mutating func read(_ text: String, into model: inout SWMMModel) throws {
         var number = 0
-        for raw in text.split(separator: "\n", omittingEmptySubsequences: false) {
+        var infiltration: [SWMMLine] = []
+        // Split by scalar: as Characters, "\r\n" is one grapheme and never equals "\n".
+        for rawScalars in text.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false) {
             number += 1
-            let trimmed = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
-            if trimmed.isEmpty || trimmed.hasPrefix(";") { continue }
-            if trimmed.hasPrefix("[") {
+            let trimmed = Self.trimmed(Substring(rawScalars))
+            guard let first = trimmed.unicodeScalars.first, first != ";" else { continue }
+            if first == "[" {
                 let body = trimmed.prefix { $0 != ";" }.trimmingCharacters(in: .whitespaces)
                 guard body.hasSuffix("]") else {
                     throw SWMMInputError(line: number, section: nil, field: nil, reason: "a section header must end with ]")
@@ -73,18 +78,31 @@ struct SWMMReader {
                 throw SWMMInputError(line: number, section: nil, field: nil, reason: "data before the first [SECTION] header")
             }
             if section == "TITLE" {
-                model.title.append(trimmed)
+                model.title.append(String(trimmed))
                 continue
             }
-            let tokens = SWMMLine.tokenize(Substring(trimmed))
+            let tokens = SWMMLine.tokenize(trimmed)
             if tokens.isEmpty { continue }
             let line = SWMMLine(number: number, section: section, tokens: tokens)
             if let k = rawIndex[section], SWMMModel.rawSectionNames.contains(section) {
                 model.rawSections[k].lines.append(tokens)
                 continue
             }
+            if section == "INFILTRATION" {
+                infiltration.append(line)
+                continue
+            }
             try parse(line, into: &model)
         }
+        for line in infiltration { try parseInfiltration(line, &model) }
+    }
+
+    /// The line without leading and trailing SWMM separators (space, tab, CR).
+    static func trimmed(_ line: Substring) -> Substring {
+        let scalars = line.unicodeScalars
+        guard let first = scalars.firstIndex(where: { !SWMMLine.isSeparator($0) }),
+              let last = scalars.lastIndex(where: { !SWMMLine.isSeparator($0) }) else { return "" }
+        return Substring(scalars[first...last])
     }
 
     mutating func define(_ line: SWMMLine, _ name: String, kind: String) throws {
@@ -100,9 +118,10 @@ struct SWMMReader {
         switch l.section {
         case "OPTIONS":
             try l.require(2, ["Option", "Value"])
-            // An option's value is its words separated by single spaces (quoted tabs and empty "" tokens
-            // included in a value would not survive writing, so they are normalised here).
-            let words = l.tokens.dropFirst().flatMap { $0.split(whereSeparator: \.isWhitespace) }
+            // An option's value is its words (split at SWMM's separators) joined by single spaces:
+            // quoted tabs and empty "" tokens in a value are normalised here, so the value writes
+            // back as the same words.
+            let words = l.tokens.dropFirst().flatMap { $0.unicodeScalars.split(whereSeparator: SWMMLine.isSeparator).map(String.init) }
             guard !words.isEmpty else { throw l.error("Value", "option \(l.tokens[0]) has no value") }
             m.options.append(SWMMOption(key: l.tokens[0].uppercased(), value: words.joined(separator: " ")))
         case "EVAPORATION":
@@ -139,8 +158,6 @@ struct SWMMReader {
                                           storagePervious: try l.nonNegative(4, "S-Perv"), percentZero: try l.nonNegative(5, "PctZero"),
                                           routeTo: try l.keyword(6, "RouteTo", SWMMSubarea.RouteTo.self),
                                           percentRouted: try l.optionalNumber(7, "PctRouted")))
-        case "INFILTRATION":
-            try parseInfiltration(l, &m)
         case "JUNCTIONS":
             try l.require(3, ["Name", "Elevation", "MaxDepth"])
             try define(l, l.tokens[0], kind: "NODE")
@@ -338,6 +355,7 @@ struct SWMMReader {
                                     rating: rating, gated: try l.flag(next, "Gated")))
     }
 
+    /// Barrels are the 7th field for every shape (SWMM's GUI pads IRREGULAR and CUSTOM lines with 0s).
     mutating func parseCrossSection(_ l: SWMMLine, _ m: inout SWMMModel) throws {
         try l.require(3, ["Link", "Shape", "Geom1"])
         try define(l, l.tokens[0], kind: "XSECT")
@@ -345,20 +363,18 @@ struct SWMMReader {
         switch shape {
         case "IRREGULAR", "STREET":
             m.crossSections.append(SWMMCrossSection(link: l.tokens[0], shape: shape, geometry: [], curve: l.tokens[2],
-                                                    barrels: Int(try l.number(3, "Barrels", default: 1))))
+                                                    barrels: try l.barrels(6)))
         case "CUSTOM":
             try l.require(4, ["Link", "Shape", "Geom1", "Curve"])
             let depth = try l.number(2, "Geom1")
             if depth <= 0 { throw l.error("Geom1", "the full depth must be positive, found \(l.tokens[2])") }
             m.crossSections.append(SWMMCrossSection(link: l.tokens[0], shape: shape, geometry: [depth], curve: l.tokens[3],
-                                                    barrels: Int(try l.number(4, "Barrels", default: 1))))
+                                                    barrels: try l.barrels(6)))
         default:
             let g = try (2..<min(6, l.count)).map { try l.number($0, "Geom\($0 - 1)") }
             if g[0] <= 0 && shape != "DUMMY" { throw l.error("Geom1", "the full depth must be positive, found \(l.tokens[2])") }
-            let barrels = try l.number(6, "Barrels", default: 1)
-            if barrels < 1 || barrels != barrels.rounded() || barrels > 1e6 { throw l.error("Barrels", "must be a whole number ≥ 1, found \(l.tokens[6])") }
             m.crossSections.append(SWMMCrossSection(link: l.tokens[0], shape: shape, geometry: g + Array(repeating: 0, count: 4 - g.count),
-                                                    barrels: Int(barrels), culvertCode: l.optionalString(7)))
+                                                    barrels: try l.barrels(6), culvertCode: l.optionalString(7)))
         }
     }
 
@@ -380,7 +396,9 @@ struct SWMMReader {
         try l.require(3, ["Name", "X-Value", "Y-Value"])
         var start = 1
         var kind: String?
-        if Double(l.tokens[1]) == nil { kind = l.tokens[1].uppercased(); start = 2 }
+        // The type is written upper-cased, so it must not read as a number either way ("ınf" → "INF").
+        let type = l.tokens[1].uppercased()
+        if Double(l.tokens[1]) == nil, Double(type) == nil { kind = type; start = 2 }
         let values = try (start..<l.count).map { try l.number($0, ($0 - start) % 2 == 0 ? "X-Value" : "Y-Value") }
         if values.count % 2 != 0 { throw l.error("Y-Value", "curve points come in (x, y) pairs") }
         let points = stride(from: 0, to: values.count, by: 2).map { SWMMPair(values[$0], values[$0 + 1]) }
@@ -404,7 +422,10 @@ struct SWMMReader {
         var i = 1
         while i < l.count {
             var date: String?
-            if l.tokens[i].contains("/") || l.tokens[i].contains("-") && l.tokens[i].count >= 8 {
+            // A date has a / or is a long token with a -, but never reads as a time: the writer
+            // spells times as decimal hours, which may be long and negative ("-1000000", "1e-10").
+            let token = l.tokens[i]
+            if token.contains("/") || token.contains("-") && token.count >= 8 && SWMMLine.hours(clock: token) == nil {
                 date = l.tokens[i]; i += 1
             }
             guard i + 1 < l.count else { throw l.error("Value", "a time needs a value") }

@@ -2,20 +2,21 @@ import Foundation
 
 extension SWMMModel {
     /// The model as `.inp` text. Reading it back gives a model equal to this one (numbers are
-    /// written in Swift's shortest round-trip form; times as decimal hours).
+    /// written in Swift's shortest round-trip form; times as decimal hours; tokens quoted where
+    /// SWMM's tokenizer needs it, `SWMMLine.quoted`).
     public func inpText() -> String {
         var out = ""
         func section(_ name: String, _ rows: [[String]]) {
             guard !rows.isEmpty else { return }
             out += "[\(name)]\n"
-            for r in rows { out += r.map(SWMMLine.quoted).joined(separator: "  ") + "\n" }
+            for r in rows { out += SWMMLine.line(r) + "\n" }
             out += "\n"
         }
         let n = SWMMLine.number
         let yn = { (b: Bool) in b ? "YES" : "NO" }
 
         if !title.isEmpty { out += "[TITLE]\n" + title.joined(separator: "\n") + "\n\n" }
-        section("OPTIONS", options.map { [$0.key] + SWMMLine.tokenize(Substring($0.value)) })
+        section("OPTIONS", options.map { [$0.key] + $0.value.unicodeScalars.split(whereSeparator: SWMMLine.isSeparator).map(String.init) })
         if let e = evaporation {
             var rows: [[String]] = []
             switch e.source {
@@ -111,8 +112,8 @@ extension SWMMModel {
         })
         section("XSECTIONS", crossSections.map { x in
             switch x.shape {
-            case "IRREGULAR", "STREET": return [x.link, x.shape, x.curve ?? "", String(x.barrels)]
-            case "CUSTOM": return [x.link, x.shape, n(x.depth), x.curve ?? "", String(x.barrels)]
+            case "IRREGULAR", "STREET": return [x.link, x.shape, x.curve ?? "", "0", "0", "0", String(x.barrels)]
+            case "CUSTOM": return [x.link, x.shape, n(x.depth), x.curve ?? "", "0", "0", String(x.barrels)]
             default: return [x.link, x.shape] + x.geometry.map(n) + [String(x.barrels)] + (x.culvertCode.map { [$0] } ?? [])
             }
         })
@@ -139,7 +140,7 @@ extension SWMMModel {
         section("REPORT", report)
         for raw in rawSections {
             out += "[\(raw.name)]\n"
-            for r in raw.lines { out += r.map(SWMMLine.quoted).joined(separator: "  ") + "\n" }
+            for r in raw.lines { out += SWMMLine.line(r) + "\n" }
             out += "\n"
         }
         section("COORDINATES", coordinates.map { [$0.name, n($0.x), n($0.y)] })

@@ -1,6 +1,6 @@
 import Foundation
 
-/// One data line of a `.inp` section, split into tokens the way SWMM 5 does (whitespace
+/// One data line of a `.inp` section, split into tokens the way SWMM 5 does (`tokenize`: whitespace
 /// separated, `"double quoted"` tokens may hold spaces, `;` starts a comment), with typed
 /// accessors whose errors name the line, section and field.
 struct SWMMLine: Sendable {
@@ -14,34 +14,53 @@ struct SWMMLine: Sendable {
         SWMMInputError(line: number, section: section, field: field, reason: reason)
     }
 
-    /// Splits a raw line (comment already removed or not) into tokens.
+    /// Splits a raw line into tokens the way SWMM 5's `getTokens` does, scalar by scalar (not by
+    /// grapheme, so a combining mark after a space never glues two tokens together):
+    /// - the line ends at the first `;`, even inside quotes;
+    /// - tokens are separated by space, tab, CR or LF;
+    /// - a token that *starts* with `"` runs to the next `"` (or the end of the line) and may hold
+    ///   separators or be empty (`""`); the character after the closing quote starts a new token;
+    /// - a `"` inside an unquoted token is an ordinary character.
     static func tokenize(_ text: Substring) -> [String] {
+        let scalars = text.unicodeScalars
+        let end = scalars.firstIndex(of: ";") ?? scalars.endIndex
         var tokens: [String] = []
-        var current = ""
-        var inQuotes = false
-        var hadQuotes = false
-        for ch in text {
-            if inQuotes {
-                if ch == "\"" { inQuotes = false } else { current.append(ch) }
-                continue
+        var i = scalars.startIndex
+        while i < end {
+            let c = scalars[i]
+            if isSeparator(c) {
+                i = scalars.index(after: i)
+            } else if c == "\"" {
+                let start = scalars.index(after: i)
+                let close = scalars[start..<end].firstIndex(of: "\"") ?? end
+                tokens.append(String(scalars[start..<close]))
+                i = close < end ? scalars.index(after: close) : end
+            } else {
+                var j = scalars.index(after: i)
+                while j < end, !isSeparator(scalars[j]) { j = scalars.index(after: j) }
+                tokens.append(String(scalars[i..<j]))
+                i = j
             }
-            if ch == ";" { break }
-            if ch == "\"" { inQuotes = true; hadQuotes = true; continue }
-            if ch == " " || ch == "\t" || ch == "\r" {
-                if !current.isEmpty || hadQuotes { tokens.append(current) }
-                current = ""
-                hadQuotes = false
-                continue
-            }
-            current.append(ch)
         }
-        if !current.isEmpty || hadQuotes { tokens.append(current) }
         return tokens
     }
 
-    /// Writes a token so that `tokenize` gives it back (quotes around empty tokens and spaces).
-    static func quoted(_ token: String) -> String {
-        if token.isEmpty || token.contains(where: { $0 == " " || $0 == "\t" || $0 == ";" }) { return "\"\(token)\"" }
+    /// SWMM's token separators: space, tab, CR, LF.
+    static func isSeparator(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\r" || c == "\n" }
+
+    /// Writes a row of tokens as one data line that `tokenize` splits back into the same tokens.
+    static func line(_ tokens: [String]) -> String {
+        tokens.enumerated().map { quoted($1, first: $0 == 0) }.joined(separator: "  ")
+    }
+
+    /// Writes a token so that `tokenize` gives it back: in double quotes when it is empty or holds
+    /// a separator, and as the first token of a line when it starts with `[` (the line would read
+    /// as a section header). Every token `tokenize` returns is written faithfully (a first token
+    /// starting with `[` came from quotes, so holds no `"`); a token holding `;`, starting with
+    /// `"`, or holding a `"` and a separator has no spelling in SWMM's syntax.
+    static func quoted(_ token: String, first: Bool = false) -> String {
+        guard let head = token.unicodeScalars.first else { return "\"\"" }
+        if first && head == "[" || token.unicodeScalars.contains(where: isSeparator) { return "\"\(token)\"" }
         return token
     }
 
@@ -79,6 +98,13 @@ struct SWMMLine: Sendable {
         if let value { x = try number(i, field, default: value) } else { x = try number(i, field) }
         if x < 0 { throw error(field, "must not be negative, found \(tokens[i])") }
         return x
+    }
+
+    /// A barrel count: a whole number 1…10⁶ (1 when the field is missing or empty).
+    func barrels(_ i: Int) throws -> Int {
+        let x = try number(i, "Barrels", default: 1)
+        guard x >= 1, x <= 1e6, x == x.rounded() else { throw error("Barrels", "must be a whole number from 1 to 1000000, found \(tokens[i])") }
+        return Int(x)
     }
 
     func flag(_ i: Int, _ field: String, default value: Bool = false) throws -> Bool {

@@ -48,8 +48,11 @@ public enum FloodScenarioRun {
     }
 
     /// Runs the scenario and (unless `options.writeLayers` is false) writes its result layers.
+    /// Cancelling the calling task stops the run within one coupling interval; no layer or raster
+    /// is written then.
     /// - Throws: `ScenarioError` for a bad scenario, DEM or district; `SWMMInputError` or
-    ///   `HydraulicsError` for a network the engine refuses; `StoreError` from the store.
+    ///   `HydraulicsError` for a network the engine refuses; `StoreError` from the store;
+    ///   `CancellationError` when the task was cancelled.
     public static func run(_ scenario: FloodScenario, store: any FeatureStore, caller: Caller, options: Options,
                            progress: ((Progress) -> Void)? = nil) async throws -> FloodScenarioSummary {
         let clock = ContinuousClock.now
@@ -89,7 +92,12 @@ public enum FloodScenarioRun {
         let coupled = try CoupledFlood(network: network, runoff: runoff, surface: surface.domain, gridRainfall: rain, links: links,
                                        duration: model.duration,
                                        settings: .init(surface: SurfaceFlowSettings(threads: Swift.max(1, options.threads))))
-        let result = coupled.run { p in progress?(Progress(phase: "simulating", fraction: 0.05 + 0.85 * p.fraction)) }
+        // A cancelled task (a dismissed `flood-scenario` job) stops the simulation within one
+        // coupling interval and writes nothing.
+        let result = try coupled.run(isCancelled: { Task.isCancelled }) { p in
+            progress?(Progress(phase: "simulating", fraction: 0.05 + 0.85 * p.fraction))
+        }
+        try Task.checkCancellation()
         progress?(Progress(phase: "writing results", fraction: 0.9))
         let results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain)
         var written: [String] = []

@@ -73,13 +73,18 @@ public struct FloodScenarioProcess: OGCProcess {
                 latest.set(p.fraction)
             }
         }
-        // Report progress while the run goes on; a dismissed job cancels the run's task.
-        while !latest.isFinished {
-            try? await Task.sleep(for: .milliseconds(500))
-            do { try await progress.report(min(99, 100 * latest.get())) } catch {
-                runTask.cancel()
-                throw error
+        // Report progress while the run goes on; a dismissed job (the report throws) or a cancelled
+        // execution cancels the run's task, which stops the simulation within one coupling interval.
+        try await withTaskCancellationHandler {
+            while !latest.isFinished {
+                try? await Task.sleep(for: .milliseconds(500))
+                do { try await progress.report(min(99, 100 * latest.get())) } catch {
+                    runTask.cancel()
+                    throw error
+                }
             }
+        } onCancel: {
+            runTask.cancel()
         }
         let summary: FloodScenarioSummary
         do { summary = try await runTask.value } catch let e as ScenarioError {
