@@ -30,6 +30,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
     ],
     targets: [
@@ -87,6 +88,8 @@ let package = Package(
                 "GeoCore", "TwinStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                // ByteBuffer: a cached tile's bytes are handed to every response without a copy.
+                .product(name: "NIOCore", package: "swift-nio"),
             ],
             swiftSettings: strict),
 

@@ -8,13 +8,18 @@ import Hummingbird
 struct Representation: Sendable {
     var status: HTTPResponse.Status = .ok
     var mediaType: String
-    var body: [UInt8]
+    var body: ByteBuffer
     var headers: HTTPFields = [:]
 
     init(status: HTTPResponse.Status = .ok, mediaType: String, body: [UInt8], headers: HTTPFields = [:]) {
+        self.init(status: status, mediaType: mediaType, buffer: ByteBuffer(bytes: body), headers: headers)
+    }
+
+    /// A body already in a buffer (a cached tile): the response shares its storage.
+    init(status: HTTPResponse.Status = .ok, mediaType: String, buffer: ByteBuffer, headers: HTTPFields = [:]) {
         self.status = status
         self.mediaType = mediaType
-        self.body = body
+        self.body = buffer
         self.headers = headers
     }
 
@@ -37,16 +42,17 @@ struct Representation: Sendable {
             return Response(status: status, headers: headers, body: .init())
         }
         headers[.contentType] = mediaType
-        var buffer = ByteBuffer(bytes: body)
-        if body.count > compressionThreshold, Self.acceptsGzip(request), Self.isCompressible(mediaType) {
-            var compressed = ByteBufferAllocator().buffer(capacity: body.count / 3 + 64)
+        var buffer = body
+        if body.readableBytes > compressionThreshold, Self.acceptsGzip(request), Self.isCompressible(mediaType) {
+            var compressed = ByteBufferAllocator().buffer(capacity: body.readableBytes / 3 + 64)
+            var input = body
             do {
-                try buffer.compress(to: &compressed, with: .gzip())
+                try input.compress(to: &compressed, with: .gzip())
                 buffer = compressed
                 headers[.contentEncoding] = "gzip"
             } catch {
                 // zlib refused (out of memory): send the body uncompressed.
-                buffer = ByteBuffer(bytes: body)
+                buffer = body
             }
         }
         headers[.vary] = "Accept, Accept-Encoding"

@@ -311,14 +311,14 @@ extension CityTwinServer {
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == cached.etag }) {
             return Representation(status: .notModified, mediaType: Self.mvtMediaType, body: [], headers: headers)
         }
-        guard let bytes = cached.bytes else {
+        guard let buffer = cached.buffer else {
             return Representation(status: .noContent, mediaType: Self.mvtMediaType, body: [], headers: headers)
         }
         if Representation.acceptsGzip(request), let gz = cached.gzipped {
             headers[.contentEncoding] = "gzip"
-            return Representation(mediaType: Self.mvtMediaType, body: gz, headers: headers)
+            return Representation(mediaType: Self.mvtMediaType, buffer: gz, headers: headers)
         }
-        return Representation(mediaType: Self.mvtMediaType, body: bytes, headers: headers)
+        return Representation(mediaType: Self.mvtMediaType, buffer: buffer, headers: headers)
     }
 
     // MARK: - Documents

@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import TwinStore
 
 /// What a cached tile depends on: the layers in it, the data version they were cut at (a
@@ -35,19 +36,22 @@ public struct TileCacheKey: Hashable, Sendable {
 /// A cached tile: its bytes (`nil` for an empty tile, served as 204) and entity tag.
 public struct CachedTile: Sendable {
     public var bytes: [UInt8]?
+    /// The same bytes in a buffer made once: responses share its storage (no copy per request).
+    public let buffer: ByteBuffer?
     /// A strong HTTP entity tag of the bytes (quoted).
     public var etag: String
     private let compressed = CompressedOnce()
 
     public init(bytes: [UInt8]?) {
         self.bytes = bytes
+        self.buffer = bytes.map { ByteBuffer(bytes: $0) }
         self.etag = Self.etag(of: bytes ?? [])
     }
 
     /// The same bytes gzip-compressed, made on the first request that accepts gzip and kept
     /// with the cached tile (browsers and MapLibre then cost no compression per request; a cold
     /// tile for a client without gzip costs none at all).
-    public var gzipped: [UInt8]? { bytes.flatMap { compressed.value(of: $0) } }
+    public var gzipped: ByteBuffer? { bytes.flatMap { compressed.value(of: $0) } }
 
     /// `"<16 hex digits>"`: FNV-1a 64 of the bytes (content-derived, so equal tiles share it).
     public static func etag(of bytes: [UInt8]) -> String {
@@ -62,12 +66,12 @@ public struct CachedTile: Sendable {
 final class CompressedOnce: @unchecked Sendable {
     private let lock = NSLock()
     private var done = false
-    private var gzip: [UInt8]?
+    private var gzip: ByteBuffer?
 
-    func value(of bytes: [UInt8]) -> [UInt8]? {
+    func value(of bytes: [UInt8]) -> ByteBuffer? {
         lock.withLock {
             if !done {
-                gzip = try? TileCompression.gzip(bytes)
+                gzip = (try? TileCompression.gzip(bytes)).map { ByteBuffer(bytes: $0) }
                 done = true
             }
             return gzip
