@@ -187,6 +187,24 @@ def free_port():
         return s.getsockname()[1]
 
 
+def wait_until_answering(proc, port, path, name, stop, log=None):
+    """Polls http://127.0.0.1:PORT/PATH until it answers 200 (up to about a minute); exits if the
+    server process ends first (with the tail of its log) or never answers."""
+    for _ in range(600):
+        if proc.poll() is not None:
+            tail = f": {Path(log).read_text()[-2000:]}" if log else ""
+            raise SystemExit(f"{name} exited ({proc.returncode}){tail}")
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            c.request("GET", path)
+            if c.getresponse().status == 200:
+                return
+        except OSError:
+            time.sleep(0.1)
+    stop()
+    raise SystemExit(f"{name} did not answer {path}")
+
+
 class Server:
     """A fresh `citytwin serve` on a free loopback port (cold tile cache), with an admin token."""
 
@@ -198,18 +216,7 @@ class Server:
         # gunicorn without an access log).
         self.proc = subprocess.Popen([binary, "serve", "--store", store, "--port", str(self.port), "--log-level", "warning"], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        for _ in range(600):
-            if self.proc.poll() is not None:
-                raise SystemExit(f"citytwin serve exited ({self.proc.returncode})")
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-                c.request("GET", "/health")
-                if c.getresponse().status == 200:
-                    return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise SystemExit("citytwin serve did not answer /health")
+        wait_until_answering(self.proc, self.port, "/health", "citytwin serve", self.stop)
 
     def headers(self):
         return {"Authorization": f"Bearer {self.token}"}
@@ -496,18 +503,8 @@ class Pygeoapi:
         self.proc = subprocess.Popen([str(venv / "gunicorn"), "-w", "2", "-b", f"127.0.0.1:{self.port}", "--timeout", "600",
                                       "pygeoapi.flask_app:APP"], env=env, cwd=self.tmp,
                                      stdout=subprocess.DEVNULL, stderr=open(self.tmp / "gunicorn.log", "w"))
-        for _ in range(600):
-            if self.proc.poll() is not None:
-                raise SystemExit(f"gunicorn exited ({self.proc.returncode}): {(self.tmp / 'gunicorn.log').read_text()[-2000:]}")
-            try:
-                c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=5)
-                c.request("GET", "/collections")
-                if c.getresponse().status == 200:
-                    return
-            except OSError:
-                time.sleep(0.1)
-        self.stop()
-        raise SystemExit("pygeoapi did not answer")
+        wait_until_answering(self.proc, self.port, "/collections", "pygeoapi (gunicorn)", self.stop,
+                             log=self.tmp / "gunicorn.log")
 
     def stop(self):
         self.proc.terminate()

@@ -98,16 +98,22 @@ extension HydraulicState {
         }
     }
 
+    /// The heads (m) at the regulator's higher and lower ends and the flow direction (+1 from
+    /// node 1 to node 2, −1 back). Outside dynamic wave the downstream head is node 1's invert.
+    private func heads(_ j: Int) -> (upstream: Double, downstream: Double, direction: Double) {
+        let n1 = node1[j], n2 = node2[j]
+        let h1 = newDepth[n1] + invert[n1]
+        let h2 = method == .dynamicWave ? newDepth[n2] + invert[n2] : invert[n1]
+        return h1 >= h2 ? (h1, h2, 1) : (h2, h1, -1)
+    }
+
     // MARK: Orifices
 
     private mutating func orificeInflow(_ j: Int) -> Double {
         guard let o = orifice[j] else { return 0 }
         let n1 = node1[j], n2 = node2[j]
-        var h1 = newDepth[n1] + invert[n1]
-        var h2 = method == .dynamicWave ? newDepth[n2] + invert[n2] : invert[n1]
-        let dir: Double = h1 >= h2 ? 1 : -1
-        var y1 = newDepth[n1]
-        if dir < 0 { swap(&h1, &h2); y1 = newDepth[n2] }
+        let (h1, h2, dir) = heads(j)
+        let y1 = dir < 0 ? newDepth[n2] : newDepth[n1]
         let x = xsect[j]
         let hcrest = invert[n1] + offset1[j]
         var head: Double, f: Double
@@ -159,11 +165,8 @@ extension HydraulicState {
 
     private mutating func weirInflow(_ j: Int) -> Double {
         guard let w = weir[j] else { return 0 }
-        let n1 = node1[j], n2 = node2[j]
-        var h1 = newDepth[n1] + invert[n1]
-        var h2 = method == .dynamicWave ? newDepth[n2] + invert[n2] : invert[n1]
-        let dir: Double = h1 >= h2 ? 1 : -1
-        if dir < 0 { swap(&h1, &h2) }
+        let n1 = node1[j]
+        let (h1, h2, dir) = heads(j)
         let hcrest = invert[n1] + offset1[j]
         let hcrown = hcrest + w.height
         dqdh[j] = 0
@@ -213,11 +216,8 @@ extension HydraulicState {
 
     private mutating func outletInflow(_ j: Int) -> Double {
         guard let o = outlet[j] else { return 0 }
-        let n1 = node1[j], n2 = node2[j]
-        var h1 = newDepth[n1] + invert[n1]
-        var h2 = method == .dynamicWave ? newDepth[n2] + invert[n2] : invert[n1]
-        let dir: Double = h1 >= h2 ? 1 : -1
-        if dir < 0 { swap(&h1, &h2) }
+        let n1 = node1[j]
+        let (h1, h2, dir) = heads(j)
         let hcrest = invert[n1] + offset1[j]
         dqdh[j] = 0
         if flapGateCloses(j, dir) || h1 <= hcrest { linkNewDepth[j] = 0; return 0 }

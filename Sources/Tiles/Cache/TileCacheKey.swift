@@ -35,15 +35,14 @@ public struct TileCacheKey: Hashable, Sendable {
 
 /// A cached tile: its bytes (`nil` for an empty tile, served as 204) and entity tag.
 public struct CachedTile: Sendable {
-    public var bytes: [UInt8]?
-    /// The same bytes in a buffer made once: responses share its storage (no copy per request).
+    /// The tile's bytes (`nil`: an empty tile), in a buffer made once: responses share its
+    /// storage (no copy per request).
     public let buffer: ByteBuffer?
     /// A strong HTTP entity tag of the bytes (quoted).
-    public var etag: String
+    public let etag: String
     private let compressed = CompressedOnce()
 
     public init(bytes: [UInt8]?) {
-        self.bytes = bytes
         self.buffer = bytes.map { ByteBuffer(bytes: $0) }
         self.etag = Self.etag(of: bytes ?? [])
     }
@@ -51,7 +50,7 @@ public struct CachedTile: Sendable {
     /// The same bytes gzip-compressed, made on the first request that accepts gzip and kept
     /// with the cached tile (browsers and MapLibre then cost no compression per request; a cold
     /// tile for a client without gzip costs none at all).
-    public var gzipped: ByteBuffer? { bytes.flatMap { compressed.value(of: $0) } }
+    public var gzipped: ByteBuffer? { buffer.flatMap { compressed.value(of: $0) } }
 
     /// `"<16 hex digits>"`: FNV-1a 64 of the bytes (content-derived, so equal tiles share it).
     public static func etag(of bytes: [UInt8]) -> String {
@@ -68,10 +67,10 @@ final class CompressedOnce: @unchecked Sendable {
     private var done = false
     private var gzip: ByteBuffer?
 
-    func value(of bytes: [UInt8]) -> ByteBuffer? {
+    func value(of buffer: ByteBuffer) -> ByteBuffer? {
         lock.withLock {
             if !done {
-                gzip = (try? TileCompression.gzip(bytes)).map { ByteBuffer(bytes: $0) }
+                gzip = (try? TileCompression.gzip(Array(buffer.readableBytesView))).map { ByteBuffer(bytes: $0) }
                 done = true
             }
             return gzip
