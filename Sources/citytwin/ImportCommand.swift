@@ -77,7 +77,6 @@ struct ImportCommand: AsyncParsableCommand {
             guard let e = TextEncoding(name: name) else { throw ValidationError("--encoding must be UTF-8 or GBK (GB2312, CP936, GB18030), not \(name)") }
             return e
         }
-        let catalog = try await resolvedCatalog(featureStore)
         let bar = ProgressBar("importing \(url.lastPathComponent)")
         do {
             switch chosen {
@@ -92,6 +91,7 @@ struct ImportCommand: AsyncParsableCommand {
                                                  system: system).network(crs: crs ?? CoordinateReferenceSystem(epsg: 4547))
                 }
                 let selected = try network.selecting(layer)
+                let catalog = try await resolvedCatalog(featureStore, creating: selected.layers.map(\.id))
                 let summaries = try await selected.run(catalog: catalog, store: featureStore, by: .admin) { p in
                     bar.update(p.completed, of: p.total, note: p.phase.rawValue)
                 }
@@ -99,7 +99,7 @@ struct ImportCommand: AsyncParsableCommand {
                 for s in summaries { print("Imported \(s.count) features into \(s.layer) (from \(s.sourceCRS))") }
             default:
                 guard let layer else { throw ValidationError("--layer is required for \(chosen.rawValue) files") }
-                guard let definition = catalog[layer] else {
+                guard let definition = try await resolvedCatalog(featureStore, creating: [layer])[layer] else {
                     throw ValidationError("no layer \"\(layer)\" in the store or in \(layers)/")
                 }
                 let options = SourceOptions(encoding: textEncoding, xColumn: x, yColumn: y, wktColumn: wkt, table: gpkgTable)
@@ -112,19 +112,21 @@ struct ImportCommand: AsyncParsableCommand {
                 print("Imported \(summary.count) features into \(summary.layer) (from \(summary.sourceCRS))")
             }
         } catch let e as ImportError {
-            throw ValidationError("import failed, nothing written: \(e)")
+            throw CommandFailure("import failed, nothing written: \(e)")
         } catch let e as StoreError {
-            throw ValidationError("import failed, nothing written: \(e)")
+            throw CommandFailure("import failed, nothing written: \(e)")
         }
     }
 
-    /// The layer definitions: the store's, plus those of `--layers` the store lacks (created now).
-    private func resolvedCatalog(_ store: any FeatureStore) async throws -> LayerCatalog {
+    /// The layer definitions: the store's, plus those of the `targets` that only `--layers` has
+    /// (created now; the import writes into them). Other layers of `--layers` are left alone.
+    private func resolvedCatalog(_ store: any FeatureStore, creating targets: [String]) async throws -> LayerCatalog {
         var definitions = try await store.layers(for: .admin).map(\.definition)
+        let known = Set(definitions.map(\.id))
+        let missing = Set(targets).subtracting(known)
         let directory = URL(fileURLWithPath: layers, isDirectory: true)
-        if FileManager.default.fileExists(atPath: directory.path) {
-            let known = Set(definitions.map(\.id))
-            for d in try LayerCatalog.load(directory: directory).definitions where !known.contains(d.id) {
+        if !missing.isEmpty, FileManager.default.fileExists(atPath: directory.path) {
+            for d in try LayerCatalog.load(directory: directory).definitions where missing.contains(d.id) {
                 try await store.createLayer(d)
                 definitions.append(d)
             }

@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import GRDB
 import Testing
 @testable import TwinStore
 
@@ -89,6 +90,59 @@ struct BulkLoadIndexTests {
         if let lite = store as? SpatiaLiteStore {
             #expect(try await lite.spatialIndexCheck(layer: "shelters") == "ok")
         }
+    }
+
+    /// The bulk writer packs the R*Tree from the MBRs of the BLOBs it writes (never reading the
+    /// rows back): every entry must be the box SpatiaLite's own trigger gives the stored geometry
+    /// (MbrMinX… of the row, rounded outwards to floats), including polygons with holes, and
+    /// every row must satisfy the column's type constraint the trigger checks.
+    @Test
+    func packedEntriesAreTheBoxesSpatiaLiteGivesTheStoredGeometries() async throws {
+        let store = try #require(try await StoreBackend.spatiaLite.makeStore() as? SpatiaLiteStore)
+        var features = [Feature]()
+        for i in 0..<400 {
+            let x = 114.30 + Double(i % 20) * 0.003, y = 30.50 + Double(i / 20) * 0.002
+            let shell = Fixtures.square(x, y, x + 0.0021 + Double(i % 7) * 1e-7, y + 0.0013)
+            guard case .polygon(var p) = shell else { continue }
+            if i % 3 == 0 {  // a hole: it must not change the box
+                p.interiors.append([Position(x: x + 0.0005, y: y + 0.0005), Position(x: x + 0.0006, y: y + 0.0005),
+                                    Position(x: x + 0.0006, y: y + 0.0006), Position(x: x + 0.0005, y: y + 0.0005)])
+            }
+            features.append(Feature(id: .string("d\(i)"), geometry: .polygon(p), properties: ["name": .string("区\(i)")]))
+        }
+        let n = try await BulkInsertTests.bulk(store).insert(layer: "districts", chunks: BulkInsertTests.reader(features, size: 150),
+                                                             by: Fixtures.emergency, at: Fixtures.t0)
+        #expect(n == 400)
+        #expect(try await store.spatialIndexCheck(layer: "districts") == "ok")
+        let (rows, unfit) = try await store.pool.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT MbrMinX(t.geom), MbrMaxX(t.geom), MbrMinY(t.geom), MbrMaxY(t.geom), i.xmin, i.xmax, i.ymin, i.ymax
+                FROM f_districts AS t LEFT JOIN idx_f_districts_geom AS i ON i.pkid = t.vid
+                """)
+            let unfit = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM f_districts AS t, geometry_columns AS g
+                WHERE Lower(g.f_table_name) = 'f_districts' AND GeometryConstraints(t.geom, g.geometry_type, g.srid) IS NOT 1
+                """)
+            return (rows, unfit)
+        }
+        #expect(rows.count == 400)
+        #expect(unfit == 0)
+        for r in rows {
+            let trigger = PackedRTree.Box(id: 0, minX: r[0], maxX: r[1], minY: r[2], maxY: r[3])
+            let stored: [Double?] = [r[4], r[5], r[6], r[7]]
+            #expect(stored == [Double(trigger.minX), Double(trigger.maxX), Double(trigger.minY), Double(trigger.maxY)])
+        }
+    }
+
+    @Test
+    func aGeometryOutsideTheColumnsTypeIsRefusedByTheBulkWriter() {
+        let point = [UInt8](SpatiaLiteBlob.make(wkb: Geometry.point(x: 114.3, y: 30.5).wkb(), srid: 4490) ?? [])
+        #expect(SpatiaLiteBlob.satisfies(point, declaredType: 1))       // POINT
+        #expect(SpatiaLiteBlob.satisfies(point, declaredType: 0))       // GEOMETRY: any class
+        #expect(!SpatiaLiteBlob.satisfies(point, declaredType: 3))      // POLYGON
+        #expect(!SpatiaLiteBlob.satisfies(point, declaredType: 1001))   // POINT Z
+        #expect(!SpatiaLiteBlob.satisfies(point, declaredType: 1000))   // GEOMETRY Z
+        #expect(!SpatiaLiteBlob.satisfies([], declaredType: 0))
     }
 
     @Test

@@ -95,11 +95,13 @@ public enum LayerImport {
         func fail(_ code: ImportError.Code, _ field: String?, _ reason: String) -> ImportError {
             ImportError(code, file: file, location: record.location, field: field, reason)
         }
-        var typed = [String: JSONValue]()
-        typed.reserveCapacity(feature.properties.count)
+        // Typed in place: values that keep their type (all of a GeoJSON file's, usually) leave
+        // the dictionary as it is, without a copy.
+        var typed = feature.properties
         for (name, value) in feature.properties {
             do {
-                if let v = try PropertyTyping.typed(value, rule: layer.schema.properties[name]) { typed[name] = v }
+                let v = try PropertyTyping.typed(value, rule: layer.schema.properties[name])
+                if v != value { typed[name] = v }
             } catch {
                 throw fail(.invalidValue, name, error.reason)
             }

@@ -271,7 +271,9 @@ struct GeoJSONParser {
     }
 
     mutating func objectValue(depth: Int) throws -> [String: JSONValue] {
+        // Room for a typical attribute set up front: growing 1 → 2 → 4 → 8 rehashes every key.
         var object: [String: JSONValue] = [:]
+        object.reserveCapacity(8)
         try members { me, key in object[key] = try me.value(depth: depth) }
         return object
     }

@@ -78,7 +78,7 @@ extension CityTwinServer {
         let source = try FeatureBody.Source(header: request.headers[contentCRS])
         let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json])
         var feature = try FeatureBody.feature(bytes, source: source)
-        if feature.id == nil { feature.id = .string(UUID().uuidString.lowercased()) }
+        if feature.id == nil { feature.id = .string(FeatureIDGenerator.next()) }
         let fid = feature.id?.description ?? ""
         let created = feature
         try await storeWrite(layer, fid) {

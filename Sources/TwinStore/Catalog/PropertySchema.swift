@@ -170,36 +170,45 @@ public struct PropertySchema: Sendable, Hashable {
         for name in required where values[name] == nil {
             throw fail(name, "required property \"\(name)\" is missing")
         }
+        // In the dictionary's order first (no sort per feature); only a feature that fails is
+        // walked again in name order, so the error names the same property whatever the order.
+        guard values.contains(where: { problem($0.key, $0.value) != nil }) else { return }
         for name in values.keys.sorted() {
-            guard let v = values[name] else { continue }
-            guard let rule = properties[name] else {
-                if !allowsAdditionalProperties { throw fail(name, "property \"\(name)\" is not in the layer schema") }
-                continue
-            }
-            if let types = rule.types, !types.contains(where: { $0.matches(v) }) {
-                throw fail(name, "\"\(name)\" must be of type \(types.map(\.rawValue).sorted().joined(separator: " or "))")
-            }
-            if let allowed = rule.allowed, !allowed.contains(where: { Self.jsonEqual($0, v) }) {
-                throw fail(name, "\"\(name)\" must be one of the enumerated values")
-            }
-            if let x = v.doubleValue {
-                if let m = rule.minimum, x < m { throw fail(name, "\"\(name)\" must be ≥ \(m)") }
-                if let m = rule.maximum, x > m { throw fail(name, "\"\(name)\" must be ≤ \(m)") }
-                if let m = rule.exclusiveMinimum, x <= m { throw fail(name, "\"\(name)\" must be > \(m)") }
-                if let m = rule.exclusiveMaximum, x >= m { throw fail(name, "\"\(name)\" must be < \(m)") }
-            }
-            if case .string(let s) = v {
+            if let v = values[name], let why = problem(name, v) { throw fail(name, why) }
+        }
+    }
+
+    /// Why property `name` may not hold `v`, or `nil` when it may.
+    private func problem(_ name: String, _ v: JSONValue) -> String? {
+        guard let rule = properties[name] else {
+            return allowsAdditionalProperties ? nil : "property \"\(name)\" is not in the layer schema"
+        }
+        if let types = rule.types, !types.contains(where: { $0.matches(v) }) {
+            return "\"\(name)\" must be of type \(types.map(\.rawValue).sorted().joined(separator: " or "))"
+        }
+        if let allowed = rule.allowed, !allowed.contains(where: { Self.jsonEqual($0, v) }) {
+            return "\"\(name)\" must be one of the enumerated values"
+        }
+        if let x = v.doubleValue {
+            if let m = rule.minimum, x < m { return "\"\(name)\" must be ≥ \(m)" }
+            if let m = rule.maximum, x > m { return "\"\(name)\" must be ≤ \(m)" }
+            if let m = rule.exclusiveMinimum, x <= m { return "\"\(name)\" must be > \(m)" }
+            if let m = rule.exclusiveMaximum, x >= m { return "\"\(name)\" must be < \(m)" }
+        }
+        if case .string(let s) = v {
+            if rule.maxLength != nil || rule.minLength != nil {
                 let n = s.unicodeScalars.count
-                if let m = rule.maxLength, n > m { throw fail(name, "\"\(name)\" must be at most \(m) characters") }
-                if let m = rule.minLength, n < m { throw fail(name, "\"\(name)\" must be at least \(m) characters") }
-                if let p = rule.pattern, !p.matches(s) { throw fail(name, "\"\(name)\" must match the pattern \(p.source)") }
-                switch rule.format {
-                case "date"?: if !RFC3339.isDate(s) { throw fail(name, "\"\(name)\" must be an RFC 3339 date (YYYY-MM-DD)") }
-                case "date-time"?: if RFC3339.dateTime(s) == nil { throw fail(name, "\"\(name)\" must be an RFC 3339 date-time") }
-                default: break
-                }
+                if let m = rule.maxLength, n > m { return "\"\(name)\" must be at most \(m) characters" }
+                if let m = rule.minLength, n < m { return "\"\(name)\" must be at least \(m) characters" }
+            }
+            if let p = rule.pattern, !p.matches(s) { return "\"\(name)\" must match the pattern \(p.source)" }
+            switch rule.format {
+            case "date"?: if !RFC3339.isDate(s) { return "\"\(name)\" must be an RFC 3339 date (YYYY-MM-DD)" }
+            case "date-time"?: if RFC3339.dateTime(s) == nil { return "\"\(name)\" must be an RFC 3339 date-time" }
+            default: break
             }
         }
+        return nil
     }
 
     /// JSON equality where `1` and `1.0` are the same number.

@@ -15,8 +15,8 @@ struct PreparedFeature: Sendable {
     var hash: String
 
     /// Validates `feature` for `layer`; errors name the feature and field. A feature without
-    /// an id gets `newID()` (a random UUID unless a batch supplies its own source).
-    init(_ feature: Feature, layer: LayerDefinition, index: Int, newID: () -> String = PreparedFeature.randomID) throws {
+    /// an id gets `newID()` (a UUID version 7 from `FeatureIDGenerator`).
+    init(_ feature: Feature, layer: LayerDefinition, index: Int, newID: () -> String = FeatureIDGenerator.next) throws {
         let id: String
         switch feature.id {
         case .string(let s)?:
@@ -53,13 +53,15 @@ struct PreparedFeature: Sendable {
             self.envelope = nil
             self.wkb = nil
         }
-        if let bad = Self.firstNUL(in: feature.properties) {
+        var canonical = CanonicalJSON.Writer()
+        canonical.writeObject(feature.properties)
+        if canonical.containsNUL, let bad = Self.firstNUL(in: feature.properties) {
             throw StoreError(.invalidFeature, "text contains the NUL character (U+0000), which the store cannot hold",
                              layer: layer.id, feature: id, field: bad)
         }
-        self.propertiesText = CanonicalJSON.text(feature.properties)
+        self.propertiesText = canonical.text
         var h = SHA256()
-        h.update(propertiesText)
+        h.update(canonical.bytes)
         h.update(Self.zero)
         if let wkb { h.update(wkb) }
         self.hash = SHA256.hexString(h.finalize())
@@ -82,33 +84,6 @@ struct PreparedFeature: Sendable {
         guard properties.contains(where: { bad($0.key, $0.value) }) else { return nil }
         return properties.keys.sorted().first { bad($0, properties[$0] ?? .null) }
     }
-
-    /// A random (version 4) UUID in lower-case text, the id of a feature that comes without
-    /// one: 16 bytes from the system generator (no file opened per id, as `UUID()` does here).
-    static func randomID() -> String {
-        var g = SystemRandomNumberGenerator()
-        var bytes = (g.next() as UInt64, g.next() as UInt64)
-        return withUnsafeMutableBytes(of: &bytes) { uuidText(UnsafeRawBufferPointer($0)) }
-    }
-
-    /// The UUID text (8-4-4-4-12 lower-case hex) of 16 random bytes, marked version 4, variant 1.
-    static func uuidText(_ raw: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: 36) { out in
-            var o = 0
-            for i in 0..<16 {
-                var b = raw[i]
-                if i == 6 { b = b & 0x0F | 0x40 }
-                if i == 8 { b = b & 0x3F | 0x80 }
-                if i == 4 || i == 6 || i == 8 || i == 10 { out[o] = UInt8(ascii: "-"); o += 1 }
-                out[o] = hexDigits[Int(b >> 4)]
-                out[o + 1] = hexDigits[Int(b & 0x0F)]
-                o += 2
-            }
-            return o
-        }
-    }
-
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// The byte between the properties and the WKB in the content hash.
     private static let zero: [UInt8] = [0]
@@ -156,33 +131,4 @@ enum AuditChain {
 
     /// The hash before the first entry.
     static let genesis = String(repeating: "0", count: 64)
-}
-
-/// Random UUIDs for the features of a bulk insert that come without ids: random bytes drawn
-/// 4 KiB at a time from /dev/urandom (one read per 256 ids, where `UUID()` opens the device
-/// for each). One per reading thread.
-final class RandomFeatureIDs {
-    private var pool = [UInt8](repeating: 0, count: 4096)
-    private var used = 4096
-    private let source = FileHandle(forReadingAtPath: "/dev/urandom")
-
-    deinit { try? source?.close() }
-
-    func next() -> String {
-        if used + 16 > pool.count {
-            let drawn = source?.readData(ofLength: pool.count) ?? Data()
-            if drawn.count == pool.count {
-                pool = [UInt8](drawn)
-            } else {
-                // No /dev/urandom: the system generator, eight bytes at a time.
-                var g = SystemRandomNumberGenerator()
-                pool.withUnsafeMutableBytes { raw in
-                    for i in stride(from: 0, to: raw.count, by: 8) { raw.storeBytes(of: g.next() as UInt64, toByteOffset: i, as: UInt64.self) }
-                }
-            }
-            used = 0
-        }
-        defer { used += 16 }
-        return pool.withUnsafeBytes { PreparedFeature.uuidText(UnsafeRawBufferPointer(rebasing: $0[used..<used + 16])) }
-    }
 }

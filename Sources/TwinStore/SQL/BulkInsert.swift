@@ -140,7 +140,7 @@ final class PreparedChunks: @unchecked Sendable {
         let layer = template.layer
         var offset = 0
         var chain: String?
-        let ids = RandomFeatureIDs()
+        let ids = FeatureIDGenerator()
         do {
             while true {
                 condition.lock()

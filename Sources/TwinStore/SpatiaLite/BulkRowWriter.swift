@@ -17,6 +17,14 @@ final class BulkRowWriter {
     private var version: OpaquePointer?
     private var audit: OpaquePointer?
     private var change: OpaquePointer?
+    /// The R*Tree entry of every geometry written, from the MBR in its SpatiaLite BLOB (what the
+    /// R*Tree trigger would read), in row order; `nil` once a geometry went through SpatiaLite's
+    /// own conversion (its MBR is only in the stored row then).
+    private(set) var boxes: [PackedRTree.Box]? = []
+    /// The geometry column's declared type (`geometry_columns.geometry_type`: the WKB code, 0
+    /// for any type, plus 1000/2000/3000 for Z/M/ZM) that every BLOB written must satisfy, as
+    /// SpatiaLite's `GeometryConstraints` trigger checks it.
+    private let declaredType: UInt32?
 
     /// Prepares the statements for `batch`'s table and binds its constant columns.
     init(_ db: Database, template batch: WriteBatch) throws {
@@ -26,6 +34,10 @@ final class BulkRowWriter {
         self.layer = def.id
         self.hasGeometry = def.hasGeometry
         let table = FeatureTable(layer: def).name
+        declaredType = def.hasGeometry
+            ? try Int.fetchOne(db, sql: "SELECT geometry_type FROM geometry_columns WHERE Lower(f_table_name) = Lower(?) AND f_geometry_column = 'geom'",
+                               arguments: [table]).map { UInt32(clamping: $0) }
+            : nil
         // ?3 is SpatiaLite's own BLOB (`SpatiaLiteBlob`, what ST_GeomFromWKB would make) or,
         // when ?8 is 1, WKB for SpatiaLite to convert (a 3D layer's WKB already has Z).
         let fromWKB = def.hasZ ? "CastToXYZ(ST_GeomFromWKB(?3, 4490))" : "ST_GeomFromWKB(?3, 4490)"
@@ -65,9 +77,11 @@ final class BulkRowWriter {
         }
     }
 
-    /// Writes a version, an audit entry (`entryHashes[i]`) and a change event per feature, in order.
+    /// Writes a version, an audit entry (`entryHashes[i]`) and a change event per feature, in
+    /// order, and keeps each geometry's R*Tree entry (`boxes`).
     /// - Throws: `StoreError(.duplicateFeature)` when a feature already has a current version
-    ///   (the unique index on current ids), `DatabaseError` for anything else SQLite refuses.
+    ///   (the unique index on current ids), `StoreError(.invalidFeature)` for a geometry the
+    ///   column's type constraint refuses, `DatabaseError` for anything else SQLite refuses.
     func insert(_ features: [PreparedFeature], entryHashes: [String]) throws {
         guard let version, let audit, let change else { throw StoreError(.backend, "bulk insert statements are finalized") }
         // By index, reading fields in place: binding a whole `PreparedFeature` per row would
@@ -81,10 +95,20 @@ final class BulkRowWriter {
                     if hasGeometry {
                         if let wkb = features[i].wkb {
                             let blob = SpatiaLiteBlob.make(wkb: wkb, srid: LayerDefinition.storageSRID)
+                            if let blob, let declaredType, !SpatiaLiteBlob.satisfies(blob, declaredType: declaredType) {
+                                throw StoreError(.invalidFeature, "the geometry violates the layer's geometry type or SRID (EPSG:4490)",
+                                                 layer: layer, feature: features[i].id, field: "geometry")
+                            }
                             sqlite3_bind_int(version, 8, blob == nil ? 1 : 0)
                             try (blob ?? wkb).withUnsafeBytes { b in
                                 sqlite3_bind_blob(version, 3, b.baseAddress, Int32(b.count), nil)
                                 try step(version, feature: features[i].id)
+                            }
+                            if let blob, let mbr = SpatiaLiteBlob.mbr(of: blob) {
+                                boxes?.append(PackedRTree.Box(id: sqlite3_last_insert_rowid(connection), minX: mbr.minX,
+                                                              maxX: mbr.maxX, minY: mbr.minY, maxY: mbr.maxY))
+                            } else {
+                                boxes = nil
                             }
                         } else {
                             sqlite3_bind_null(version, 3)

@@ -45,10 +45,13 @@ struct DeferredGeometryTriggers {
     }
 
     /// Does for the rows added since `init` what the triggers would have done, then recreates them.
+    /// `boxes`: the new rows' R*Tree entries, given when the bulk writer made every new row's
+    /// BLOB itself and checked it against the column's type (`BulkRowWriter.boxes`); without
+    /// them, the rows are read back for both.
     /// - Throws: `StoreError(.invalidFeature)` naming the first feature whose geometry breaks the
     ///   column's type or SRID constraint.
-    func resume(_ db: Database) throws {
-        if let fid = try String.fetchOne(db, sql: """
+    func resume(_ db: Database, boxes written: [PackedRTree.Box]?) throws {
+        if written == nil, let fid = try String.fetchOne(db, sql: """
             SELECT t.fid FROM \(table) AS t, geometry_columns AS g
             WHERE t.vid > ? AND t.geom IS NOT NULL
               AND Lower(g.f_table_name) = Lower(?) AND Lower(g.f_geometry_column) = 'geom'
@@ -58,7 +61,9 @@ struct DeferredGeometryTriggers {
             throw StoreError(.invalidFeature, "the geometry violates the layer's geometry type or SRID (EPSG:4490)",
                              layer: layer, feature: fid, field: "geometry")
         }
-        if rtreeWasEmpty {
+        if rtreeWasEmpty, let written {
+            try PackedRTree.write(db, index: "idx_\(table)_geom", boxes: written)
+        } else if rtreeWasEmpty {
             // The new rows' boxes as the trigger would read them, packed into the empty tree.
             var boxes = [PackedRTree.Box]()
             let rows = try Row.fetchCursor(db, sql: """

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 
 /// SpatiaLite's internal geometry BLOB (the format of a geometry column, "BLOB-Geometry" in
 /// SpatiaLite's documentation) written straight from ISO WKB, the bytes `ST_GeomFromWKB(wkb, srid)`
@@ -32,6 +33,25 @@ enum SpatiaLiteBlob {
             out.append(0xFE)
             return out
         }
+    }
+
+    /// The MBR stored in a BLOB `make` wrote (EPSG:4490 degrees), `nil` for anything shorter
+    /// than its header.
+    static func mbr(of blob: [UInt8]) -> Envelope? {
+        guard blob.count >= 39, blob[0] == 0x00, blob[1] == 0x01, blob[38] == 0x7C else { return nil }
+        return blob.withUnsafeBytes { raw in
+            func double(_ at: Int) -> Double { Double(bitPattern: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self))) }
+            return Envelope(minX: double(6), minY: double(14), maxX: double(22), maxY: double(30))
+        }
+    }
+
+    /// Whether a BLOB `make` wrote fits a geometry column declared as `declaredType` (the
+    /// `geometry_columns.geometry_type` code) as SpatiaLite's `GeometryConstraints` decides it:
+    /// the same dimensions (XY, XYZ, XYM, XYZM) and the same class, any class for a GEOMETRY column.
+    static func satisfies(_ blob: [UInt8], declaredType: UInt32) -> Bool {
+        guard blob.count >= 43 else { return false }
+        let c = blob.withUnsafeBytes { UInt32(littleEndian: $0.loadUnaligned(fromByteOffset: 39, as: UInt32.self)) }
+        return c / 1000 == declaredType / 1000 && (declaredType % 1000 == 0 || c % 1000 == declaredType % 1000)
     }
 
     private static func append(_ v: UInt32, to out: inout [UInt8]) {

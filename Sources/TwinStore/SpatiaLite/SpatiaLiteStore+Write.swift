@@ -68,7 +68,7 @@ extension SpatiaLiteStore {
                 }
                 rows.finalize()
                 try indexes?.resume(db)
-                try triggers?.resume(db)
+                try triggers?.resume(db, boxes: rows.boxes)
                 return count
             }
         }

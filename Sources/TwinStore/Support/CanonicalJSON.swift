@@ -5,73 +5,116 @@ import GeoCore
 /// hashed for version content hashes, so equal properties always give equal text.
 enum CanonicalJSON {
     static func text(_ v: JSONValue) -> String {
-        var out = ""
-        write(v, to: &out)
-        return out
+        var w = Writer()
+        w.write(v)
+        return w.text
     }
 
     static func text(_ properties: [String: JSONValue]) -> String {
-        var out = ""
-        writeObject(properties, to: &out)
-        return out
+        var w = Writer()
+        w.writeObject(properties)
+        return w.text
     }
 
-    static func write(_ v: JSONValue, to out: inout String) {
-        switch v {
-        case .null: out += "null"
-        case .bool(let b): out += b ? "true" : "false"
-        case .integer(let i): out += String(i)
-        case .number(let d):
-            if d.isFinite {
-                if d.rounded() == d, abs(d) < 1e15 { out += String(Int64(d)) + ".0" } else { out += "\(d)" }
-            } else {
-                out += "null"
-            }
-        case .string(let s): writeString(s, to: &out)
-        case .array(let a):
-            out += "["
-            for (i, e) in a.enumerated() {
-                if i > 0 { out += "," }
-                write(e, to: &out)
-            }
-            out += "]"
-        case .object(let o): writeObject(o, to: &out)
-        }
-    }
+    /// The canonical UTF-8 bytes, written into one buffer (one allocation per text instead of
+    /// a `String` append per piece); `containsNUL` tells whether a key or text held U+0000.
+    struct Writer {
+        private(set) var bytes: [UInt8] = []
+        private(set) var containsNUL = false
 
-    static func writeObject(_ o: [String: JSONValue], to out: inout String) {
-        out += "{"
-        for (i, (k, v)) in o.sorted(by: { $0.key < $1.key }).enumerated() {
-            if i > 0 { out += "," }
-            writeString(k, to: &out)
-            out += ":"
-            write(v, to: &out)
+        init(capacity: Int = 256) {
+            bytes.reserveCapacity(capacity)
         }
-        out += "}"
-    }
 
-    static func writeString(_ s: String, to out: inout String) {
-        out += "\""
-        // Most text needs no escape: append it whole (the same bytes the loop below writes).
-        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) {
-            out += s
-            out += "\""
-            return
-        }
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20:
-                let hex = String(u.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(u)
+        var text: String { String(decoding: bytes, as: UTF8.self) }
+
+        mutating func write(_ v: JSONValue) {
+            switch v {
+            case .null: append("null")
+            case .bool(let b): append(b ? "true" : "false")
+            case .integer(let i): writeInteger(i)
+            case .number(let d):
+                if d.isFinite {
+                    if d.rounded() == d, abs(d) < 1e15 {
+                        writeInteger(Int64(d))
+                        append(".0")
+                    } else {
+                        append(d.description)
+                    }
+                } else {
+                    append("null")
+                }
+            case .string(let s): writeString(s)
+            case .array(let a):
+                bytes.append(UInt8(ascii: "["))
+                for (i, e) in a.enumerated() {
+                    if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                    write(e)
+                }
+                bytes.append(UInt8(ascii: "]"))
+            case .object(let o): writeObject(o)
             }
         }
-        out += "\""
+
+        mutating func writeObject(_ o: [String: JSONValue]) {
+            bytes.append(UInt8(ascii: "{"))
+            for (i, (k, v)) in o.sorted(by: { $0.key < $1.key }).enumerated() {
+                if i > 0 { bytes.append(UInt8(ascii: ",")) }
+                writeString(k)
+                bytes.append(UInt8(ascii: ":"))
+                write(v)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+
+        mutating func writeString(_ s: String) {
+            bytes.append(UInt8(ascii: "\""))
+            var s = s
+            s.withUTF8 { utf8 in
+                // Most text needs no escape: append it whole.
+                guard utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }) else {
+                    bytes.append(contentsOf: utf8)
+                    return
+                }
+                for b in utf8 {
+                    switch b {
+                    case 0x22: append("\\\"")
+                    case 0x5C: append("\\\\")
+                    case 0x0A: append("\\n")
+                    case 0x0D: append("\\r")
+                    case 0x09: append("\\t")
+                    case 0..<0x20:
+                        if b == 0 { containsNUL = true }
+                        append("\\u00")
+                        bytes.append(Self.hexDigits[Int(b >> 4)])
+                        bytes.append(Self.hexDigits[Int(b & 0x0F)])
+                    default: bytes.append(b)
+                    }
+                }
+            }
+            bytes.append(UInt8(ascii: "\""))
+        }
+
+        private mutating func writeInteger(_ i: Int64) {
+            if i < 0 { bytes.append(UInt8(ascii: "-")) }
+            var m = i.magnitude
+            var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for the 20 digits of any Int64
+            withUnsafeMutableBytes(of: &digits) { buffer in
+                var n = 0
+                repeat {
+                    buffer[23 - n] = UInt8(ascii: "0") + UInt8(m % 10)
+                    m /= 10
+                    n += 1
+                } while m > 0
+                bytes.append(contentsOf: buffer[(24 - n)...])
+            }
+        }
+
+        private mutating func append(_ s: String) {
+            bytes.append(contentsOf: s.utf8)
+        }
+
+        private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
     }
 
     /// Parses the `props` column back; the store wrote it, so failure means corruption.

@@ -1,0 +1,93 @@
+"""`citytwin import` as a user runs it (the binary the client tests use), into a fresh store:
+a GeoJSON file lands whole, in one transaction, in the layer named; a file with one bad value
+writes nothing and says which feature and field; the catalog (`citytwin layers`) shows the count
+and extent; features without ids get UUID version 7 ids (RFC 9562), in file order."""
+
+import json
+import os
+import random
+import sqlite3
+import subprocess
+import uuid
+
+import pytest
+
+BIN = os.environ.get("CITYTWIN_CLIENT_BIN", "")
+
+
+def buildings(n: int, seed: int = 7) -> list[dict]:
+    rnd = random.Random(seed)
+    features = []
+    for i in range(n):
+        x, y = rnd.uniform(114.80, 114.85), rnd.uniform(30.40, 30.45)
+        ring = [[x, y], [x + 0.0004, y], [x + 0.0004, y + 0.0003], [x, y + 0.0003], [x, y]]
+        features.append({"type": "Feature", "geometry": {"type": "Polygon", "coordinates": [ring]},
+                         "properties": {"name": f"测试小区{i}栋", "use": "住宅", "floors": rnd.randint(1, 30),
+                                        "height_m": 30.0, "ground_elevation_m": 22.5, "address_code": f"420117{i:012d}",
+                                        "footprint_m2": 1200.0}})
+    return features
+
+
+def write(path, features):
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": features}, ensure_ascii=False), encoding="utf-8")
+
+
+def citytwin(*args):
+    return subprocess.run([BIN, *args], capture_output=True, text=True, timeout=300)
+
+
+def catalog_entry(store, layer):
+    listed = citytwin("layers", "--store", str(store))
+    assert listed.returncode == 0, listed.stderr
+    return next((e for e in json.loads(listed.stdout) if e["id"] == layer), None)
+
+
+@pytest.fixture
+def store(tmp_path):
+    return tmp_path / "fresh.sqlite"
+
+
+def test_a_file_lands_whole_with_its_count_extent_and_ordered_v7_ids(tmp_path, store):
+    features = buildings(300)
+    source = tmp_path / "buildings.geojson"
+    write(source, features)
+    done = citytwin("import", str(source), "--layer", "buildings", "--store", str(store))
+    assert done.returncode == 0, done.stderr
+    assert "Imported 300 features into buildings" in done.stdout
+    entry = catalog_entry(store, "buildings")
+    assert entry["count"] == 300
+    xs = [p[0] for f in features for p in f["geometry"]["coordinates"][0]]
+    ys = [p[1] for f in features for p in f["geometry"]["coordinates"][0]]
+    assert entry["extent"] == pytest.approx([min(xs), min(ys), max(xs), max(ys)], abs=1e-9)
+    with sqlite3.connect(store) as db:
+        rows = db.execute("SELECT fid, props FROM f_buildings ORDER BY vid").fetchall()
+    ids = [fid for fid, _ in rows]
+    assert [json.loads(p)["name"] for _, p in rows] == [f["properties"]["name"] for f in features]
+    assert all(uuid.UUID(i).version == 7 for i in ids)
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+
+
+def test_a_bad_value_writes_nothing_and_names_the_feature_and_field(tmp_path, store):
+    good = tmp_path / "good.geojson"
+    write(good, buildings(40))
+    assert citytwin("import", str(good), "--layer", "buildings", "--store", str(store)).returncode == 0
+    features = buildings(2_000, seed=8)
+    features[1_234]["properties"]["floors"] = "很多"
+    bad = tmp_path / "bad.geojson"
+    write(bad, features)
+    failed = citytwin("import", str(bad), "--layer", "buildings", "--store", str(store))
+    assert failed.returncode != 0
+    # Features are counted from 1, as a user counts them; no usage text for a failed run.
+    assert "import failed, nothing written" in failed.stderr
+    assert "feature 1235, field floors" in failed.stderr, failed.stderr
+    assert "Usage:" not in failed.stderr
+    assert catalog_entry(store, "buildings")["count"] == 40
+
+
+def test_only_the_target_layer_is_created_in_a_fresh_store(tmp_path, store):
+    source = tmp_path / "one.geojson"
+    write(source, buildings(1))
+    assert citytwin("import", str(source), "--layer", "buildings", "--store", str(store)).returncode == 0
+    with sqlite3.connect(store) as db:
+        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'f\\_%' ESCAPE '\\'")}
+    assert tables == {"f_buildings"}
