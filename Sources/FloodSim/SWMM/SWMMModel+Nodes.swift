@@ -32,7 +32,19 @@ public struct SWMMOutfall: Sendable, Equatable {
         case tidal(String)
         /// A stage time series by name.
         case timeseries(String)
+
+        /// The `[OUTFALLS]` Type keyword: FREE, NORMAL, FIXED, TIDAL or TIMESERIES.
+        public var keyword: String {
+            switch self {
+            case .free: "FREE"
+            case .normal: "NORMAL"
+            case .fixed: "FIXED"
+            case .tidal: "TIDAL"
+            case .timeseries: "TIMESERIES"
+            }
+        }
     }
+
     public var name: String
     public var elevation: Double
     public var boundary: Boundary

@@ -33,11 +33,32 @@ extension SWMMModel {
     ///   - baseDirectory: where relative FILE references are looked for (kept for `timeseriesPoints`).
     /// - Throws: `SWMMInputError` naming the line, section and field of the first problem.
     public init(parsing text: String, baseDirectory: URL? = nil) throws {
-        self.init()
-        var reader = SWMMReader()
-        try reader.read(text, into: &self)
-        try reader.validate(self)
+        self = try Self.parsing(text, baseDirectory: baseDirectory).model
     }
+
+    /// `init(parsing:baseDirectory:)` that also tells where each object was defined, for
+    /// messages about the model found after reading (an importer's, a surveyor's report).
+    public static func parsing(_ text: String, baseDirectory: URL? = nil) throws -> (model: SWMMModel, lines: SWMMSourceLines) {
+        var model = SWMMModel()
+        var reader = SWMMReader()
+        try reader.read(text, into: &model)
+        try reader.validate(model)
+        return (model, SWMMSourceLines(definedAt: reader.definedAt))
+    }
+}
+
+/// The line (counting physical lines from 1) on which each named object of a parsed `.inp`
+/// file was defined.
+public struct SWMMSourceLines: Sendable {
+    let definedAt: [String: Int]
+
+    /// A junction, outfall, divider or storage unit.
+    public func node(_ name: String) -> Int? { definedAt["NODE/" + name] }
+    /// A conduit, pump, orifice, weir or outlet.
+    public func link(_ name: String) -> Int? { definedAt["LINK/" + name] }
+    public func subcatchment(_ name: String) -> Int? { definedAt["SUBCATCH/" + name] }
+    /// The `[XSECTIONS]` line of a link.
+    public func crossSection(_ link: String) -> Int? { definedAt["XSECT/" + link] }
 }
 
 /// The line-by-line reader behind `SWMMModel(parsing:)`; it remembers where each object was

@@ -59,13 +59,12 @@ extension SWMMModel {
             [$0.name, n($0.elevation), n($0.maxDepth), n($0.initialDepth), n($0.surchargeDepth), n($0.pondedArea)]
         })
         section("OUTFALLS", outfalls.map { o in
-            var row = [o.name, n(o.elevation)]
+            var row = [o.name, n(o.elevation), o.boundary.keyword]
             switch o.boundary {
-            case .free: row.append("FREE")
-            case .normal: row.append("NORMAL")
-            case .fixed(let s): row += ["FIXED", n(s)]
-            case .tidal(let c): row += ["TIDAL", c]
-            case .timeseries(let t): row += ["TIMESERIES", t]
+            case .free, .normal: break
+            case .fixed(let s): row.append(n(s))
+            case .tidal(let c): row.append(c)
+            case .timeseries(let t): row.append(t)
             }
             return row + [yn(o.gated)] + (o.routeTo.map { [$0] } ?? [])
         })
