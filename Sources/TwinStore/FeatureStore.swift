@@ -56,4 +56,9 @@ public protocol FeatureStore: Sendable {
 
     /// Change events after `sequence` on layers `caller` may read, in sequence order.
     func changes(since sequence: Int64, limit: Int, by caller: Caller) async throws -> [ChangeEvent]
+
+    /// The sequence number of the newest change event of any layer (0 when there is none):
+    /// where a subscriber that starts with nothing cached begins following the feed. Reveals
+    /// no layer, feature or time, so it needs no caller.
+    func latestChange() async throws -> Int64
 }

@@ -38,11 +38,11 @@ struct MVTReferenceTests {
         let reference = try VectorTile.decode(try MVTFixture.bytes)[0]
         let frame = try TileFrame(.worldCRS84Quad, MVTFixture.tile, extent: 4096, buffer: 64)
         var cutter = TileCutter(frame: frame, generalization: .none)
-        var layer = VectorTileLayer(name: "city")
+        var layer = TileLayerEncoder(name: "city", extent: 4096)
         for feature in try MVTFixture.inputs() {
             let geometry = try #require(feature.geometry)
             let cut = try #require(try cutter.cut(geometry), "feature \(feature.id?.description ?? "?") vanished")
-            layer.append(TileSource.tileFeature(feature, geometry: cut))
+            layer.append(feature, geometry: cut)
         }
         let ours = try VectorTile.decode(VectorTile.encode([layer]))[0]
         let clippedAreas = (doc["decoded"]?["features"]?.arrayValue ?? []).map { $0["clippedArea"]?.doubleValue ?? 0 }

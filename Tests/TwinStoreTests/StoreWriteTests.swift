@@ -43,6 +43,7 @@ struct StoreWriteTests {
         #expect(e?.field == "kind")
         #expect(try await store.count(layer: "shelters", FeatureQuery(), by: .admin) == 0)
         #expect(try await store.changes(since: 0, limit: 100, by: .admin).isEmpty)
+        #expect(try await store.latestChange() == 0)
     }
 
     @Test(arguments: StoreBackend.available)
@@ -94,6 +95,8 @@ struct StoreWriteTests {
         #expect(Fixtures.ids(now) == ["s2"])
         let events = try await store.changes(since: 0, limit: 100, by: .admin)
         #expect(events.map(\.kind) == [.insert, .update, .insert, .delete])
+        // Where a subscriber with nothing cached starts following: the newest event.
+        #expect(try await store.latestChange() == events.last?.sequence)
         #expect(events.map(\.featureID) == ["s1", "s1", "s2", "s1"])
         #expect(zip(events, events.dropFirst()).allSatisfy { $0.sequence < $1.sequence })
         // The update's envelopes tell the tile cache which tiles to drop: old and new position.

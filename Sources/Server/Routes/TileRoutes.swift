@@ -36,13 +36,13 @@ final class TileService: @unchecked Sendable {
 
     /// The part of a tile cache key that changes when a layer's definition does (its sharing
     /// class or masking, say), memoised per definition so a cached tile costs no JSON encoding.
-    func dataVersion(_ infos: [LayerInfo]) -> String {
-        infos.map { info in
-            if let known = lock.withLock({ versions[info.definition] }) { return known }
-            let version = CachedTile.etag(of: JSONText.bytes(info.definition.json))
+    func dataVersion(_ definitions: [LayerDefinition]) -> String {
+        definitions.map { definition in
+            if let known = lock.withLock({ versions[definition] }) { return known }
+            let version = CachedTile.etag(of: JSONText.bytes(definition.json))
             lock.withLock {
                 if versions.count > 10_000 { versions.removeAll() }
-                versions[info.definition] = version
+                versions[definition] = version
             }
             return version
         }.joined()
@@ -53,9 +53,9 @@ final class TileService: @unchecked Sendable {
         lock.withLock { localWrite = true }
     }
 
-    /// Brings the cache up to date with the change feed (the first call starts at the
-    /// store's latest change: an empty cache has nothing to invalidate). Between local writes
-    /// the feed is read at most every `followInterval`, so cached tiles cost no store round trip.
+    /// Brings the cache up to date with the change feed (the first call starts at the store's
+    /// latest change: an empty cache has nothing to invalidate). Between local writes the feed
+    /// is read at most every `followInterval`, so cached tiles cost no store round trip.
     func followChanges() async throws {
         let (started, due) = lock.withLock { () -> (Bool, Bool) in
             let due = localWrite || Date().timeIntervalSince(lastFollow) >= Self.followInterval
@@ -63,7 +63,7 @@ final class TileService: @unchecked Sendable {
             return (following, due)
         }
         if !started {
-            let latest = try await allLayers().map(\.lastChange).max() ?? 0
+            let latest = try await source.store.latestChange()
             lock.withLock {
                 if !following { cache.startFollowing(after: latest); following = true }
             }
@@ -164,8 +164,7 @@ extension CityTwinServer {
                 responses: tileResponses
             ) { [self] request, context, _ in
                 let id = try pathParameter(context, "collectionId")
-                let info = try await tiledLayer(id, context.caller)
-                return try await tileRepresentation(request, context, layers: [info])
+                return try await tileRepresentation(request, context, layers: [try await tiledDefinition(id, context.caller)])
             },
             APIOperation(
                 id: "getDatasetTileSetsList", method: .get, path: "/tiles", summary: "The vector tilesets of the whole map (every layer the caller may read).",
@@ -195,7 +194,7 @@ extension CityTwinServer {
                 parameters: tileParameters + [Self.collectionsSelection], responses: tileResponses
             ) { [self] request, context, query in
                 let layers = try Self.selected(query["collections"], from: try await visibleTiledLayers(context.caller))
-                return try await tileRepresentation(request, context, layers: layers)
+                return try await tileRepresentation(request, context, layers: layers.map(\.definition))
             },
             APIOperation(
                 id: "getCollectionTileJSON", method: .get, path: "/collections/{collectionId}/tiles/{tileMatrixSetId}/tilejson.json",
@@ -261,6 +260,14 @@ extension CityTwinServer {
         return info
     }
 
+    /// The definition of a collection with tiles, straight from the store: a tile needs no
+    /// catalogue entry (extent, count), so a fresh server's first tile skips that scan.
+    private func tiledDefinition(_ id: String, _ caller: Caller) async throws -> LayerDefinition {
+        let definition = try await layers.definition(id, for: caller)
+        guard definition.hasGeometry else { throw Problem(.notFound, "collection '\(id)' has no geometry, so no tiles") }
+        return definition
+    }
+
     /// OGC API Tiles collections selection (`/conf/collections-selection`) on dataset tiles.
     static let collectionsSelection = APIParameter(
         "collections", "Comma-separated collection ids: the tile has only these layers (default: every collection the caller may read).",
@@ -286,14 +293,14 @@ extension CityTwinServer {
 
     // MARK: - Tiles
 
-    private func tileRepresentation(_ request: Request, _ context: CityTwinRequestContext, layers infos: [LayerInfo]) async throws -> Representation {
+    private func tileRepresentation(_ request: Request, _ context: CityTwinRequestContext, layers definitions: [LayerDefinition]) async throws -> Representation {
         let tms = try tileMatrixSet(context)
         let tile = TileID(matrix: try integerPath(context, "tileMatrix"), row: try integerPath(context, "tileRow"),
                           col: try integerPath(context, "tileCol"))
         do { try tms.validate(tile) } catch let e as TileError { throw Self.problem(e) }
         try await tileService.followChanges()
-        let version = tileService.dataVersion(infos)
-        let key = TileCacheKey(layers: infos.map(\.definition.id), dataVersion: version,
+        let version = tileService.dataVersion(definitions)
+        let key = TileCacheKey(layers: definitions.map(\.id), dataVersion: version,
                                audience: TileCacheKey.audience(of: context.caller), tileMatrixSet: tms.id, tile: tile)
         let cached: CachedTile
         if let hit = tileService.cache.tile(key) {

@@ -33,7 +33,9 @@ struct ProtobufWriter {
     }
 
     mutating func stringField(_ field: Int, _ text: String) {
-        bytesField(field, Array(text.utf8))
+        key(field, .lengthDelimited)
+        varint(UInt64(text.utf8.count))
+        bytes.append(contentsOf: text.utf8)
     }
 
     mutating func doubleField(_ field: Int, _ value: Double) {
@@ -46,11 +48,16 @@ struct ProtobufWriter {
         withUnsafeBytes(of: value.bitPattern.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
-    /// A packed repeated uint32 field.
+    /// A packed repeated uint32 field, written in place (its length is counted first).
     mutating func packedField(_ field: Int, _ values: [UInt32]) {
-        var inner = ProtobufWriter()
-        for v in values { inner.varint(UInt64(v)) }
-        bytesField(field, inner.bytes)
+        key(field, .lengthDelimited)
+        varint(UInt64(values.reduce(0) { $0 + Self.varintSize(UInt64($1)) }))
+        for v in values { varint(UInt64(v)) }
+    }
+
+    /// Bytes `varint(value)` writes.
+    static func varintSize(_ value: UInt64) -> Int {
+        (64 - value.leadingZeroBitCount + 6) / 7 + (value == 0 ? 1 : 0)
     }
 
     /// Zigzag encoding of a signed 64-bit integer (sint64).

@@ -92,8 +92,9 @@ public struct TileCutter {
 
     private func cutPolygons(_ g: Geometry, inside: Bool) throws -> Geometry? {
         var work = g
-        if generalization.simplifyTolerance > 0 {
-            work = try work.simplifyPreservingTopology(tolerance: generalization.simplifyTolerance)
+        let tolerance = generalization.simplifyTolerance
+        if tolerance > 0 {
+            work = try Self.simplifiedWithoutGEOS(g, tolerance: tolerance) ?? work.simplifyPreservingTopology(tolerance: tolerance)
         }
         if !inside { work = try work.clipped(to: frame.clipRectangle) }
         var polygons = Self.flatten([work]).compactMap { part -> Polygon? in

@@ -3,6 +3,16 @@ import GeoCore
 /// MVT geometry types (`GeomType`).
 public enum TileGeometryType: UInt64, Hashable, Sendable {
     case unknown = 0, point = 1, lineString = 2, polygon = 3
+
+    /// The type of a geometry (`.unknown` for collections).
+    public init(_ geometry: Geometry) {
+        switch geometry {
+        case .point, .multiPoint: self = .point
+        case .lineString, .multiLineString: self = .lineString
+        case .polygon, .multiPolygon: self = .polygon
+        case .geometryCollection: self = .unknown
+        }
+    }
 }
 
 /// One feature in tile space: integer coordinates (stored as `Double`), origin top-left, y
@@ -22,19 +32,12 @@ public struct TileFeature: Hashable, Sendable {
         self.properties = properties
     }
 
-    /// The MVT type of the geometry (`.unknown` for collections and empty geometries).
-    public var geometryType: TileGeometryType {
-        switch geometry {
-        case .point, .multiPoint: .point
-        case .lineString, .multiLineString: .lineString
-        case .polygon, .multiPolygon: .polygon
-        case .geometryCollection: .unknown
-        }
-    }
+    /// The MVT type of the geometry (`.unknown` for collections).
+    public var geometryType: TileGeometryType { TileGeometryType(geometry) }
 }
 
-/// One named layer of a tile: features plus the per-layer key and value tables, built with
-/// deduplication as features are added.
+/// One named layer of a tile as features with attribute dictionaries (what `VectorTile.decode`
+/// returns); `VectorTile.encode` writes it with deduplicated key and value tables.
 public struct VectorTileLayer: Sendable {
     /// Unique in the tile.
     public let name: String
@@ -49,91 +52,25 @@ public struct VectorTileLayer: Sendable {
 
     /// Adds a feature (its geometry in tile units, oriented for MVT).
     public mutating func append(_ feature: TileFeature) { features.append(feature) }
-
-    /// The `Layer` message bytes: version 2, name, features, deduplicated keys and values, extent.
-    func encoded() -> [UInt8] {
-        var keys: [String] = [], keyIndex: [TagBytes: UInt32] = [:]
-        var values: [TileValue] = [], valueIndex: [TagBytes: UInt32] = [:]
-        var w = ProtobufWriter()
-        w.varintField(15, 2)
-        w.stringField(1, name)
-        for feature in features {
-            let commands = TileGeometryCommands.encode(feature.geometry)
-            guard !commands.isEmpty else { continue }
-            var tags: [UInt32] = []
-            tags.reserveCapacity(feature.properties.count * 2)
-            for key in feature.properties.keys.sorted() {
-                guard let value = feature.properties[key] else { continue }
-                let k: UInt32
-                let keyBytes = TagBytes(key)
-                if let i = keyIndex[keyBytes] { k = i } else { k = UInt32(keys.count); keys.append(key); keyIndex[keyBytes] = k }
-                let v: UInt32
-                let valueBytes = TagBytes(value)
-                if let i = valueIndex[valueBytes] { v = i } else { v = UInt32(values.count); values.append(value); valueIndex[valueBytes] = v }
-                tags.append(k)
-                tags.append(v)
-            }
-            var f = ProtobufWriter()
-            if let id = feature.id { f.varintField(1, id) }
-            if !tags.isEmpty { f.packedField(2, tags) }
-            f.varintField(3, feature.geometryType.rawValue)
-            f.packedField(4, commands)
-            w.bytesField(2, f.bytes)
-        }
-        for key in keys { w.stringField(3, key) }
-        for value in values {
-            var v = ProtobufWriter()
-            value.write(to: &v)
-            w.bytesField(4, v.bytes)
-        }
-        w.varintField(5, UInt64(extent))
-        return w.bytes
-    }
-}
-
-/// A key or value as the layer's dedup tables compare it: by its encoded bytes (UTF-8 for text).
-/// `String` hashing normalizes Unicode first, which made Chinese attribute values the costliest
-/// part of encoding; MVT stores bytes, so byte equality is also the right notion of "the same".
-struct TagBytes: Hashable {
-    private var kind: UInt8
-    private var text: String
-    private var bits: UInt64
-
-    init(_ key: String) { kind = 0; text = key; bits = 0 }
-
-    init(_ value: TileValue) {
-        switch value {
-        case .string(let s): kind = 1; text = s; bits = 0
-        case .float(let f): kind = 2; text = ""; bits = UInt64(f.bitPattern)
-        case .double(let d): kind = 3; text = ""; bits = d.bitPattern
-        case .int(let i): kind = 4; text = ""; bits = UInt64(bitPattern: i)
-        case .uint(let u): kind = 5; text = ""; bits = u
-        case .sint(let i): kind = 6; text = ""; bits = UInt64(bitPattern: i)
-        case .bool(let b): kind = 7; text = ""; bits = b ? 1 : 0
-        }
-    }
-
-    static func == (a: TagBytes, b: TagBytes) -> Bool {
-        a.kind == b.kind && a.bits == b.bits && a.text.utf8.elementsEqual(b.text.utf8)
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(kind)
-        hasher.combine(bits)
-        var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-    }
 }
 
 /// Mapbox Vector Tile 2.1 encoding and decoding of whole tiles.
 public enum VectorTile {
-    /// The `Tile` message bytes of the layers (layers without features are left out; an
-    /// empty array when none has any).
+    /// The `Tile` message bytes of the layers (layers without a feature to draw are left out;
+    /// an empty array when none has one).
     public static func encode(_ layers: [VectorTileLayer]) -> [UInt8] {
+        encode(layers.map { layer in
+            var encoder = TileLayerEncoder(name: layer.name, extent: layer.extent)
+            for feature in layer.features { encoder.append(feature) }
+            return encoder
+        })
+    }
+
+    /// The `Tile` message bytes of layers encoded feature by feature (layers that wrote no
+    /// feature are left out; an empty array when none wrote any).
+    static func encode(_ layers: [TileLayerEncoder]) -> [UInt8] {
         var w = ProtobufWriter()
-        for layer in layers where !layer.features.isEmpty {
-            w.bytesField(3, layer.encoded())
-        }
+        for layer in layers where layer.featureCount > 0 { layer.write(to: &w) }
         return w.bytes
     }
 

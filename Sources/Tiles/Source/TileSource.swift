@@ -3,8 +3,8 @@ import GeoCore
 import TwinStore
 
 /// Vector tiles cut on request from a `FeatureStore`: one MVT layer per store layer, features
-/// read by the tile's lon/lat box (grown by the buffer) and streamed in bounded chunks, as the
-/// caller may see them. The store applies sharing classes and attribute masking, so a masked
+/// read by the tile's lon/lat box (grown by the buffer) in bounded pages, as the caller may see
+/// them. The store applies sharing classes and attribute masking, so a masked
 /// attribute never reaches a tile.
 ///
 /// ```swift
@@ -20,7 +20,7 @@ public struct TileSource: Sendable {
     public var buffer: Int
     /// From this Web-Mercator-equivalent zoom on every point is kept.
     public var fullPointLevel: Int
-    /// Features read from the store per chunk.
+    /// Features read from the store per page (at most `FeatureQuery.maximumLimit`).
     public var chunkSize: Int
 
     public init(store: any FeatureStore, extent: Int = 4096, buffer: Int = 64, fullPointLevel: Int = 14,
@@ -60,56 +60,31 @@ public struct TileSource: Sendable {
         }
     }
 
-    /// One MVT layer of `frame`'s tile from store layer `name`.
-    public func layer(_ name: String, frame: TileFrame, generalization: TileGeneralization, caller: Caller) async throws -> VectorTileLayer {
-        let features = try await features(name, frame: frame, limit: generalization.maximumFeatures, caller: caller)
-        return try layer(name, features: features, frame: frame, generalization: generalization)
-    }
-
     /// The features of store layer `name` whose box meets the tile's box grown by the buffer, in
-    /// the store's stream order, at most `limit` of them (the generalization's cap) — the most a
-    /// layer of one tile can use, so coarser rebuilds need no second read.
+    /// the store's page order, at most `limit` of them (the generalization's cap) — the most a
+    /// layer of one tile can use, so coarser rebuilds need no second read. Pages of `chunkSize`
+    /// features are read until the cap or the last page.
     func features(_ name: String, frame: TileFrame, limit: Int, caller: Caller) async throws -> [Feature] {
-        let box = try frame.lonLatQueryEnvelope()
-        let query = FeatureQuery(bbox: BoundingBox(box), limit: chunkSize)
+        var query = FeatureQuery(bbox: BoundingBox(try frame.lonLatQueryEnvelope()), limit: max(1, min(chunkSize, limit, FeatureQuery.maximumLimit)))
         var features: [Feature] = []
-        for try await feature in store.stream(layer: name, query, by: caller) {
-            features.append(feature)
-            if features.count >= limit { break }
+        while true {
+            let page = try await store.query(layer: name, query, by: caller)
+            features += page.features.prefix(limit - features.count)
+            guard features.count < limit, let next = page.next else { return features }
+            query.after = next
         }
-        return features
     }
 
     /// Cuts `features` into an MVT layer; features that fall outside the tile after clipping or
     /// generalization are skipped, and the layer stops at the generalization's feature cap.
-    func layer(_ name: String, features: [Feature], frame: TileFrame, generalization: TileGeneralization) throws -> VectorTileLayer {
+    func layer(_ name: String, features: [Feature], frame: TileFrame, generalization: TileGeneralization) throws -> TileLayerEncoder {
         var cutter = TileCutter(frame: frame, generalization: generalization)
-        var layer = VectorTileLayer(name: name, extent: extent)
+        var layer = TileLayerEncoder(name: name, extent: extent)
         for feature in features {
             guard let geometry = feature.geometry, let cut = try cutter.cut(geometry) else { continue }
-            layer.append(Self.tileFeature(feature, geometry: cut))
-            if layer.features.count >= generalization.maximumFeatures { break }
+            layer.append(feature, geometry: cut)
+            if layer.featureCount >= generalization.maximumFeatures { break }
         }
         return layer
-    }
-
-    /// A store feature as a tile feature: numeric ids (integers ≥ 0, or strings of digits)
-    /// become the MVT id; other ids are kept as an `id` property (unless one exists), since
-    /// MVT ids are unsigned integers. JSON nulls are left out.
-    public static func tileFeature(_ feature: Feature, geometry: Geometry) -> TileFeature {
-        var properties: [String: TileValue] = [:]
-        properties.reserveCapacity(feature.properties.count + 1)
-        for (key, value) in feature.properties {
-            if let v = TileValue(value) { properties[key] = v }
-        }
-        var id: UInt64?
-        switch feature.id {
-        case .integer(let i) where i >= 0: id = UInt64(i)
-        case .string(let s):
-            if let n = UInt64(s) { id = n } else if properties["id"] == nil { properties["id"] = .string(s) }
-        case .integer(let i): if properties["id"] == nil { properties["id"] = .sint(i) }
-        case nil: break
-        }
-        return TileFeature(id: id, geometry: geometry, properties: properties)
     }
 }

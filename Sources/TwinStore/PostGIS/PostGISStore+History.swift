@@ -84,6 +84,15 @@ extension PostGISStore {
         return out
     }
 
+    public func latestChange() async throws -> Int64 {
+        try await mapErrors(layer: nil) {
+            var latest: Int64 = 0
+            for try await s in try await client.query("SELECT max(seq) FROM \(unescaped: schema).change_feed",
+                                                      logger: logger).decode(Int64?.self) { latest = s ?? 0 }
+            return latest
+        }
+    }
+
     public func changes(since sequence: Int64, limit: Int, by caller: Caller) async throws -> [ChangeEvent] {
         let readable = Set(definitions.all.filter { AccessPolicy.canRead($0, caller) }.map(\.id))
         return try await mapErrors(layer: nil) {

@@ -78,6 +78,12 @@ extension SpatiaLiteStore {
                    beforeHash: row[8], afterHash: row[9], entryHash: row[10])
     }
 
+    public func latestChange() async throws -> Int64 {
+        try await mapErrors(layer: nil) {
+            try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_feed") ?? 0 }
+        }
+    }
+
     public func changes(since sequence: Int64, limit: Int, by caller: Caller) async throws -> [ChangeEvent] {
         // The definitions say who may read a layer; no extent or count scan is needed here.
         let readable = Set(definitions.all.filter { AccessPolicy.canRead($0, caller) }.map(\.id))
