@@ -32,18 +32,19 @@ final class TileService: @unchecked Sendable {
     private var lastFollow = Date.distantPast
     private var localWrite = false
 
-    private var versions: [LayerDefinition: String] = [:]
+    /// The version of each layer's current definition, by layer id.
+    private var versions: [String: (definition: LayerDefinition, version: String)] = [:]
 
     /// The part of a tile cache key that changes when a layer's definition does (its sharing
-    /// class or masking, say), memoised per definition so a cached tile costs no JSON encoding.
+    /// class or masking, say), memoised per layer so a cached tile costs no JSON encoding. Looked
+    /// up by id and confirmed by equality, not by hashing the whole definition (its schema
+    /// included) on every request: copies of the store's cached definition share storage, so
+    /// the comparison is cheap.
     func dataVersion(_ definitions: [LayerDefinition]) -> String {
         definitions.map { definition in
-            if let known = lock.withLock({ versions[definition] }) { return known }
+            if let known = lock.withLock({ versions[definition.id] }), known.definition == definition { return known.version }
             let version = CachedTile.etag(of: JSONText.bytes(definition.json))
-            lock.withLock {
-                if versions.count > 10_000 { versions.removeAll() }
-                versions[definition] = version
-            }
+            lock.withLock { versions[definition.id] = (definition, version) }
             return version
         }.joined()
     }
