@@ -93,9 +93,10 @@ struct BulkLoadIndexTests {
     }
 
     /// The bulk writer packs the R*Tree from the MBRs of the BLOBs it writes (never reading the
-    /// rows back): every entry must be the box SpatiaLite's own trigger gives the stored geometry
-    /// (MbrMinX… of the row, rounded outwards to floats), including polygons with holes, and
-    /// every row must satisfy the column's type constraint the trigger checks.
+    /// rows back), into an empty tree or repacking a tree a large batch joins: every entry must
+    /// be the box SpatiaLite's own trigger gives the stored geometry (MbrMinX… of the row,
+    /// rounded outwards to floats), including polygons with holes, and every row must satisfy
+    /// the column's type constraint the trigger checks.
     @Test
     func packedEntriesAreTheBoxesSpatiaLiteGivesTheStoredGeometries() async throws {
         let store = try #require(try await StoreBackend.spatiaLite.makeStore() as? SpatiaLiteStore)
@@ -110,9 +111,16 @@ struct BulkLoadIndexTests {
             }
             features.append(Feature(id: .string("d\(i)"), geometry: .polygon(p), properties: ["name": .string("区\(i)")]))
         }
-        let n = try await BulkInsertTests.bulk(store).insert(layer: "districts", chunks: BulkInsertTests.reader(features, size: 150),
-                                                             by: Fixtures.emergency, at: Fixtures.t0)
-        #expect(n == 400)
+        // Into the empty tree (packed), then 300 more (large against the tree: repacked
+        // whole), then 20 (small: inserted one by one).
+        let bulk = try BulkInsertTests.bulk(store)
+        #expect(try await bulk.insert(layer: "districts", chunks: BulkInsertTests.reader(Array(features[..<80]), size: 150),
+                                      by: Fixtures.emergency, at: Fixtures.t0) == 80)
+        #expect(try await bulk.insert(layer: "districts", chunks: BulkInsertTests.reader(Array(features[80..<380]), size: 150),
+                                      by: Fixtures.emergency, at: Fixtures.t1) == 300)
+        #expect(try await store.spatialIndexCheck(layer: "districts") == "ok")
+        #expect(try await bulk.insert(layer: "districts", chunks: BulkInsertTests.reader(Array(features[380...]), size: 150),
+                                      by: Fixtures.emergency, at: Fixtures.t2) == 20)
         #expect(try await store.spatialIndexCheck(layer: "districts") == "ok")
         let (rows, unfit) = try await store.pool.read { db in
             let rows = try Row.fetchAll(db, sql: """

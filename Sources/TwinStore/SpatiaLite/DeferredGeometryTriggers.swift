@@ -7,8 +7,9 @@ import GRDB
 /// - `ggi_<table>_geom` (geometry type and SRID constraint): checked once over the new rows
 ///   with the same `GeometryConstraints` call;
 /// - `gii_<table>_geom` (R*Tree entry): the new rows' boxes in one `INSERT … SELECT`, instead
-///   of a trigger program (and an `RTreeAlign` statement) per row; into an empty R*Tree, the
-///   boxes are packed into nodes and written at once (`PackedRTree`);
+///   of a trigger program (and an `RTreeAlign` statement) per row; into an empty R*Tree, or
+///   when the batch is large against the tree, all boxes are packed into nodes and written at
+///   once (`PackedRTree`);
 /// - `tmi_<table>_geom` (last-insert time of `geometry_columns_time`): set once.
 ///
 /// Reads see no difference: other connections only ever see the committed state, in which the
@@ -20,8 +21,8 @@ struct DeferredGeometryTriggers {
     private let triggers: [(String, String)]
     /// The largest `vid` before the bulk insert: newer rows are the bulk insert's.
     private let lastVid: Int64
-    /// Whether the R*Tree held no entry before: then it is written packed (`PackedRTree`).
-    private let rtreeWasEmpty: Bool
+    /// Entries the R*Tree held before the bulk insert.
+    private let rtreeEntries: Int
 
     /// `nil` when the table lacks any of the three triggers (then they simply run per row).
     init?(_ db: Database, table: String, layer: String) throws {
@@ -36,7 +37,7 @@ struct DeferredGeometryTriggers {
         self.layer = layer
         self.triggers = found
         self.lastVid = try Int64.fetchOne(db, sql: "SELECT max(vid) FROM \(table)") ?? 0
-        self.rtreeWasEmpty = !(try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \"idx_\(table)_geom_rowid\")") ?? true)
+        self.rtreeEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM \"idx_\(table)_geom_rowid\"") ?? 0
     }
 
     /// Drops the triggers (inside the current transaction).
@@ -61,9 +62,13 @@ struct DeferredGeometryTriggers {
             throw StoreError(.invalidFeature, "the geometry violates the layer's geometry type or SRID (EPSG:4490)",
                              layer: layer, feature: fid, field: "geometry")
         }
-        if rtreeWasEmpty, let written {
-            try PackedRTree.write(db, index: "idx_\(table)_geom", boxes: written)
-        } else if rtreeWasEmpty {
+        if let written, rtreeEntries == 0 || written.count >= rtreeEntries / Self.repackFraction {
+            // Into an empty tree, or a batch large against the tree: every entry packed anew
+            // (the tree's own entries are already its 32-bit boxes), instead of one R*Tree
+            // insert per new row.
+            let boxes = rtreeEntries == 0 ? written : try existingBoxes(db) + written
+            try PackedRTree.write(db, index: "idx_\(table)_geom", boxes: boxes)
+        } else if rtreeEntries == 0 {
             // The new rows' boxes as the trigger would read them, packed into the empty tree.
             var boxes = [PackedRTree.Box]()
             let rows = try Row.fetchCursor(db, sql: """
@@ -83,6 +88,21 @@ struct DeferredGeometryTriggers {
             WHERE Lower(f_table_name) = Lower(?) AND Lower(f_geometry_column) = 'geom'
             """, arguments: [table])
         for (_, sql) in triggers { try db.execute(sql: sql) }
+    }
+
+    /// A batch of at least 1/`repackFraction` of the tree's entries repacks the whole tree:
+    /// packing costs about a microsecond per entry, an R*Tree insert several per new row.
+    static let repackFraction = 4
+
+    /// The entries the R*Tree holds, as stored (32-bit boxes).
+    private func existingBoxes(_ db: Database) throws -> [PackedRTree.Box] {
+        var boxes = [PackedRTree.Box]()
+        boxes.reserveCapacity(rtreeEntries)
+        let rows = try Row.fetchCursor(db, sql: "SELECT pkid, xmin, xmax, ymin, ymax FROM \"idx_\(table)_geom\"")
+        while let r = try rows.next() {
+            boxes.append(PackedRTree.Box(id: r[0], minX: r[1], maxX: r[2], minY: r[3], maxY: r[4]))
+        }
+        return boxes
     }
 
     /// The new rows' R*Tree entries added one by one (into a tree that already holds entries).

@@ -4,9 +4,9 @@ import GRDB
 /// SpatiaLite's R*Tree of a geometry column (an SQLite `rtree` virtual table) written in one
 /// pass from sorted boxes (Sort-Tile-Recursive packing), instead of one R*Tree insert per row:
 /// the node, rowid and parent shadow tables are filled directly in the format SQLite's `rtree`
-/// module reads (as GDAL's bulk loader does). Only for an EMPTY R*Tree, inside the bulk
-/// insert's transaction; `rtreecheck()` accepts the result, and later inserts and deletes go
-/// through the module as usual.
+/// module reads (as GDAL's bulk loader does). Inside the bulk insert's transaction, into an
+/// empty tree or as a repack of the whole tree; `rtreecheck()` accepts the result, and later
+/// inserts and deletes go through the module as usual.
 ///
 /// Format (sqlite/ext/rtree/rtree.c): every node is one blob of the table's node size: a
 /// 16-bit depth (root only; leaves are depth 0), a 16-bit cell count, then per cell a 64-bit
@@ -57,7 +57,8 @@ struct PackedRTree {
         var centerY: Float { (minY + maxY) / 2 }
     }
 
-    /// Fills the empty R*Tree `index` (e.g. `idx_f_buildings_geom`) with `boxes`.
+    /// Fills the R*Tree `index` (e.g. `idx_f_buildings_geom`) with `boxes`, replacing every
+    /// entry it held.
     static func write(_ db: Database, index: String, boxes: [Box]) throws {
         guard !boxes.isEmpty else { return }
         guard let nodeSize = try Int.fetchOne(db, sql: "SELECT length(data) FROM \"\(index)_node\" WHERE nodeno = 1"),

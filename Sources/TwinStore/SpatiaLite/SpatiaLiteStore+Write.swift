@@ -22,7 +22,7 @@ extension SpatiaLiteStore {
         try await mapErrors(layer: batch.layer.id) {
             try await pool.write { db in
                 var previous = try Self.lastAuditHash(db)
-                try apply(batch, db, previous: &previous, lookUp: true)
+                try apply(batch, db, previous: &previous)
             }
         }
     }
@@ -46,9 +46,6 @@ extension SpatiaLiteStore {
                 let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
                 try db.execute(sql: "PRAGMA cache_size = \(Self.bulkCacheSize)")
                 defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
-                // A layer without current versions cannot hold one of the batch: skip the
-                // per-feature lookups (a repeat inside the batch still fails, on the unique index).
-                let occupied = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table.name) WHERE valid_to IS NULL)") ?? true
                 chunks.start(chain: try Self.lastAuditHash(db))
                 let triggers = template.layer.hasGeometry
                     ? try DeferredGeometryTriggers(db, table: table.name, layer: layer) : nil
@@ -60,9 +57,9 @@ extension SpatiaLiteStore {
                 var count = 0
                 while let chunk = try chunks.next() {
                     // An insert plan is one version and one insert change per feature, in
-                    // order, or an error (a feature that has a current version): only that
-                    // check needs the stored versions.
-                    if occupied { _ = try currentPlan(WriteBatch(chunk: chunk.features, of: template), db) }
+                    // order, or an error naming the first feature that already has a current
+                    // version: the unique index on current ids gives that error as the rows go
+                    // in (or, deferred, `indexes.resume` does), so no stored version is looked up.
                     try rows.insert(chunk.features, entryHashes: chunk.entryHashes)
                     count += chunk.features.count
                 }
@@ -81,15 +78,14 @@ extension SpatiaLiteStore {
         try String.fetchOne(db, sql: "SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1") ?? AuditChain.genesis
     }
 
-    /// Writes one batch inside the current transaction; `previous` is the newest audit entry
-    /// hash, updated to this batch's last. Without `lookUp` the batch is planned against no
-    /// current versions (only for inserts into a layer known to have none).
-    private func apply(_ batch: WriteBatch, _ db: Database, previous: inout String, lookUp: Bool) throws {
+    /// Writes one batch inside the current transaction, planned against the current versions
+    /// it touches; `previous` is the newest audit entry hash, updated to this batch's last.
+    private func apply(_ batch: WriteBatch, _ db: Database, previous: inout String) throws {
         let def = batch.layer
         let layer = def.id
         let table = FeatureTable(layer: def)
         let time = batch.time
-        let plan = lookUp ? try currentPlan(batch, db) : try batch.plan(current: [:])
+        let plan = try currentPlan(batch, db)
         let geomSQL = def.hasZ ? "CastToXYZ(ST_GeomFromWKB(?, 4490))" : "ST_GeomFromWKB(?, 4490)"
         let insertSQL = def.hasGeometry
             ? "INSERT INTO \(table.name) (fid, props, geom, valid_from, valid_to, author, department, hash) VALUES (?, ?, \(geomSQL), ?, ?, ?, ?, ?)"
