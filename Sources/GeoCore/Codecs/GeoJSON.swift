@@ -118,6 +118,15 @@ public enum GeoJSON {
         encode(.featureCollection(collection), options: options)
     }
 
+    /// Compact JSON text (UTF-8) of any JSON value, written as feature properties are: keys
+    /// sorted, no whitespace, whole numbers with `.0` (so they read back as numbers), control
+    /// characters escaped. The one JSON writer for documents, attribute text and GeoJSON alike.
+    public static func encodeBytes(_ value: JSONValue) -> [UInt8] {
+        var writer = GeoJSONWriter(options: .init())
+        writer.value(value)
+        return writer.out
+    }
+
     /// Writes the UTF-8 bytes of a GeoJSON object.
     public static func encodeBytes(_ object: GeoJSONObject, options: GeoJSONWriteOptions = .init()) -> [UInt8] {
         var writer = GeoJSONWriter(options: options)

@@ -2,14 +2,10 @@ import Foundation
 import GeoCore
 
 /// JSON documents (landing page, collections, OpenAPI, problems) as UTF-8 with sorted keys,
-/// so output is deterministic. Feature bodies use GeoCore's `GeoJSON` writer instead.
+/// so output is deterministic: GeoCore's JSON writer, the one feature bodies use.
 enum JSONText {
     static func bytes(_ value: JSONValue) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        // Encoding a JSONValue cannot fail: it has no non-finite numbers by construction
-        // (GeoCore's decoder rejects them) and no unsupported types.
-        return (try? [UInt8](encoder.encode(value))) ?? Array("null".utf8)
+        GeoJSON.encodeBytes(value)
     }
 
     /// The members of an object as `"k":v,…` without braces, to splice into another object.

@@ -22,7 +22,7 @@ public enum TileValue: Hashable, Sendable {
         case .integer(let i): self = i >= 0 ? .uint(UInt64(i)) : .sint(i)
         case .number(let d): self = .double(d)
         case .string(let s): self = .string(s)
-        case .array, .object: self = .string(JSONText.compact(json))
+        case .array, .object: self = .string(String(decoding: GeoJSON.encodeBytes(json), as: UTF8.self))
         }
     }
 
@@ -73,37 +73,5 @@ public enum TileValue: Hashable, Sendable {
         }
         guard let value else { throw r.malformed("value message sets none of its fields") }
         return value
-    }
-}
-
-/// Compact JSON text for attribute values that MVT cannot hold natively.
-enum JSONText {
-    static func compact(_ value: JSONValue) -> String {
-        switch value {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .integer(let i): return String(i)
-        case .number(let d): return d.isFinite ? "\(d)" : "null"
-        case .string(let s): return quoted(s)
-        case .array(let a): return "[" + a.map(compact).joined(separator: ",") + "]"
-        case .object(let o):
-            return "{" + o.keys.sorted().map { quoted($0) + ":" + compact(o[$0] ?? .null) }.joined(separator: ",") + "}"
-        }
-    }
-
-    private static func quoted(_ s: String) -> String {
-        var out = "\""
-        for u in s.unicodeScalars {
-            switch u {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
-            default: out.unicodeScalars.append(u)
-            }
-        }
-        return out + "\""
     }
 }

@@ -2,7 +2,10 @@ import Foundation
 import GeoCore
 
 /// JSON text with sorted keys and no whitespace: the form stored in the `props` column and
-/// hashed for version content hashes, so equal properties always give equal text.
+/// hashed for version content hashes, so equal properties always give equal text. Kept apart
+/// from GeoCore's JSON writer (`GeoJSON.encodeBytes`, which every output uses) on purpose: these
+/// exact bytes are inside every stored content hash, so their number format (Swift's shortest
+/// `description`) may never follow a change of an output writer.
 enum CanonicalJSON {
     static func text(_ v: JSONValue) -> String {
         var w = Writer()
