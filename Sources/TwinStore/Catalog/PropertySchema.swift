@@ -5,6 +5,23 @@ import GeoCore
 public enum JSONType: String, Sendable, Hashable, CaseIterable {
     case string, number, integer, boolean, object, array, null
 
+    // Compared and hashed by case, not through the raw text (the `RawRepresentable` default
+    // hashes the string): schema checks look a type up for every value of every feature.
+    public static func == (a: JSONType, b: JSONType) -> Bool { a.ordinal == b.ordinal }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+
+    private var ordinal: UInt8 {
+        switch self {
+        case .string: 0
+        case .number: 1
+        case .integer: 2
+        case .boolean: 3
+        case .object: 4
+        case .array: 5
+        case .null: 6
+        }
+    }
+
     func matches(_ v: JSONValue) -> Bool {
         switch (self, v) {
         case (.null, .null), (.boolean, .bool), (.string, .string), (.array, .array), (.object, .object): true
