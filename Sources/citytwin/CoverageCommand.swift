@@ -44,7 +44,7 @@ func runProcess(_ process: any OGCProcess, _ inputs: [String: JSONValue], store:
         try await process.validate(inputs, store: store, caller: .admin)
         return try await process.execute(inputs, store: store, caller: .admin, progress: .ignored)
     } catch let p as Problem {
-        throw ValidationError(p.detail)
+        throw CommandFailure(p.detail)
     }
 }
 

@@ -34,7 +34,7 @@ struct GeocodeCommand: AsyncParsableCommand {
 
     func run() async throws {
         guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
-            throw ValidationError("cannot read \(file) as UTF-8 text")
+            throw CommandFailure("cannot read \(file) as UTF-8 text")
         }
         let location = try StoreLocation(store)
         if case .spatiaLite(let path) = location, !FileManager.default.fileExists(atPath: path) {
@@ -48,7 +48,7 @@ struct GeocodeCommand: AsyncParsableCommand {
             if features.count % 5000 == 0 { loading.update(features.count, of: nil) }
         }
         loading.finish(features.count, of: nil)
-        guard !features.isEmpty else { throw ValidationError("the store has no standard addresses (layer addresses is empty)") }
+        guard !features.isEmpty else { throw CommandFailure("the store has no standard addresses (layer addresses is empty)") }
         let geocoder = try AddressGeocoder(features: features)
         let bar = ProgressBar("geocoding \(URL(fileURLWithPath: file).lastPathComponent)")
         let started = Date()

@@ -33,7 +33,7 @@ struct IsochroneCommand: AsyncParsableCommand {
         guard !breaks.isEmpty else { throw ValidationError("--minutes needs at least one break") }
         guard buffer.isFinite, buffer > 0 else { throw ValidationError("--buffer must be > 0 metres") }
         let roads = try await loadRoadGraph(store: store, profile: profile)
-        guard let origin = roads.graph.snap(try roads.metric(centre)) else { throw ValidationError("the road network is empty") }
+        guard let origin = roads.graph.snap(try roads.metric(centre)) else { throw CommandFailure("the road network is empty") }
         let areas = try roads.graph.serviceAreas(from: origin, breaks: breaks, bufferMetres: buffer)
         let features = try areas.map { a in
             Feature(id: nil, geometry: try roads.toStorage.transform(a.area), properties: [

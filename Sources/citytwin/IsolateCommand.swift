@@ -30,7 +30,7 @@ struct IsolateCommand: AsyncParsableCommand {
             let water = try await StoreWaterNetwork.load(from: featureStore)
             report = try water.isolate(main: main, failedValves: Set(failedValves))
         } catch let e as UtilityNetworkError {
-            throw ValidationError(e.message)
+            throw CommandFailure(e.message)
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]

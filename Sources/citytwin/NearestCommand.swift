@@ -40,8 +40,8 @@ struct NearestCommand: AsyncParsableCommand {
         }
         try roads.toMetric.transform(&lonLats)
         let targets = lonLats.compactMap { roads.graph.snap($0) }
-        guard targets.count == resources.count else { throw ValidationError("the road network is empty") }
-        guard let start = roads.graph.snap(try roads.metric(origin)) else { throw ValidationError("the road network is empty") }
+        guard targets.count == resources.count else { throw CommandFailure("the road network is empty") }
+        guard let start = roads.graph.snap(try roads.metric(origin)) else { throw CommandFailure("the road network is empty") }
         let best = roads.graph.nearest(from: start, targets: targets, count: count)
         var features: [Feature] = []
         for (rank, hit) in best.enumerated() {

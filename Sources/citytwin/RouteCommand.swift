@@ -24,7 +24,7 @@ struct RouteCommand: AsyncParsableCommand {
         let a = try parseLonLat(from, option: "--from"), b = try parseLonLat(to, option: "--to")
         let roads = try await loadRoadGraph(store: store, profile: profile)
         guard let route = try roads.graph.route(from: try roads.metric(a), to: try roads.metric(b)) else {
-            throw ValidationError("no route: the destination cannot be reached from the origin on the \(profile) network")
+            throw CommandFailure("no route: the destination cannot be reached from the origin on the \(profile) network")
         }
         let feature = Feature(id: nil, geometry: .lineString(LineString(try roads.storage(route.coordinates))),
                               properties: routeProperties(route, profile: roads.graph.profile))
@@ -55,7 +55,7 @@ func loadRoadGraph(store: String, profile: String) async throws -> StoreRoadGrap
     }
     let featureStore = try await StoreLocation(store).openExisting()
     let roads = try await StoreRoadGraph.load(from: featureStore, profile: travel)
-    guard !roads.graph.network.pieces.isEmpty else { throw ValidationError("the store's roads layer is empty") }
+    guard !roads.graph.network.pieces.isEmpty else { throw CommandFailure("the store's roads layer is empty") }
     return roads
 }
 

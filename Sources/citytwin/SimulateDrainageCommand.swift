@@ -27,7 +27,7 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
         let url = URL(fileURLWithPath: model)
         let swmm: SWMMModel
         do { swmm = try SWMMModel(contentsOf: url) } catch let e as SWMMInputError {
-            throw ValidationError("\(url.lastPathComponent): \(e)")
+            throw CommandFailure("\(url.lastPathComponent): \(e)")
         }
         let bar = ProgressBar("simulating \(url.lastPathComponent)")
         var result: DrainageRun.Result
@@ -47,9 +47,9 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("best of \(repetitions) runs: \(best) s\n".utf8))
             }
         } catch let e as SWMMInputError {
-            throw ValidationError("\(url.lastPathComponent): \(e)")
+            throw CommandFailure("\(url.lastPathComponent): \(e)")
         } catch let e as HydraulicsError {
-            throw ValidationError("\(url.lastPathComponent): \(e)")
+            throw CommandFailure("\(url.lastPathComponent): \(e)")
         }
         bar.finish(100, of: 100, note: "done")
         if json {

@@ -45,7 +45,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
     func run() async throws {
         let scenarioValue: FloodScenario
         do { scenarioValue = try FloodScenario.load(contentsOf: URL(fileURLWithPath: scenario)) } catch let e as ScenarioError {
-            throw ValidationError(e.message)
+            throw CommandFailure(e.message)
         }
         let location = try StoreLocation(store)
         let featureStore = try await location.openExisting()
@@ -76,7 +76,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
                 bar.update(Int(p.fraction * 1000), of: 1000, note: p.phase)
             }
         } catch let e as ScenarioError {
-            throw ValidationError(e.message)
+            throw CommandFailure(e.message)
         }
         bar.finish(1000, of: 1000, note: "done")
         func f(_ v: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", v) }

@@ -54,7 +54,7 @@ enum StoreLocation {
         do {
             return try TokenAuthority.forStore(path: path)
         } catch let e as StoreError {
-            throw ValidationError(e.message)
+            throw CommandFailure(e.message)
         }
     }
 

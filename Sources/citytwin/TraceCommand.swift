@@ -51,7 +51,7 @@ struct TraceCommand: AsyncParsableCommand {
                 throw ValidationError("--network must be drainage or water, got \(network)")
             }
         } catch let e as UtilityNetworkError {
-            throw ValidationError(e.message)
+            throw CommandFailure(e.message)
         }
         printGeoJSON(.featureCollection(collection))
         let what = network == "water" ? "connected to" : (way == .downstream ? "downstream of" : "upstream of")

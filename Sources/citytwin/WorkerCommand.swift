@@ -38,7 +38,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let location = try StoreLocation(store)
         guard let worker = ProcessWorker(name: workerName, store: featureStore, registry: .forStore(directory: location.directory),
                                          lease: .milliseconds(Int64(lease * 1000))) else {
-            throw ValidationError("the store at \(store) keeps no job table")
+            throw CommandFailure("the store at \(store) keeps no job table")
         }
         print("\(workerName): running \(worker.registry.ids.joined(separator: ", ")) jobs from \(store)"
               + (once ? "" : " (Ctrl-C to stop)"))
