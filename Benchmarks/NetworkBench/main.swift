@@ -17,19 +17,7 @@ import Foundation
 import GeoCore
 import NetworkAnalysis
 
-struct SplitMix { var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E3779B97F4A7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58476D1CE4E5B9
-        z = (z ^ (z >> 27)) &* 0x94D049BB133111EB
-        return z ^ (z >> 31)
-    }
-    mutating func unit() -> Double { Double(next() >> 11) / Double(1 << 53) }
-    mutating func int(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-}
-
-func gridCity(side: Int, rng: inout SplitMix) -> [RoadLine] {
+func gridCity(side: Int, rng: inout SplitMix64) -> [RoadLine] {
     let spacing = 120.0, x0 = 480_000.0, y0 = 3_370_000.0
     var p = [Position](repeating: Position(x: 0, y: 0), count: side * side)
     for i in 0..<side { for j in 0..<side {
@@ -74,7 +62,7 @@ func runBenchmark() throws {
     let dir = URL(fileURLWithPath: args.count > 1 ? args[1] : "Benchmarks/.data/network")
     let side = args.count > 2 ? Int(args[2]) ?? 225 : 225
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    var rng = SplitMix(state: 20_260_521)
+    var rng = SplitMix64(seed: 20_260_521)
     let lines = gridCity(side: side, rng: &rng)
 
     var network0: RoadNetwork?

@@ -17,7 +17,7 @@ struct ImportNetworkTests {
           .enabled(if: FileManager.default.fileExists(atPath: example1.path)))
     func example1Model() async throws {
         let model = try SWMMInput(file: Self.example1)
-        #expect(model.usesUSUnits)
+        #expect(model.model.flowUnits.isUS)
         let network = try model.network(origin: Position(x: 114.80, y: 30.84))
         #expect(network.records("drainage_manholes").count == 13)
         #expect(network.records("drainage_outfalls").count == 1)

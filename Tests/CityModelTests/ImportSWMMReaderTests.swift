@@ -102,7 +102,7 @@ struct ImportSWMMReaderTests {
     @Test("an SI model maps node, storage, pipe, pump and subcatchment fields to the CIM layers")
     func siModel() throws {
         let input = try SWMMInput(file: Self.inp(Self.district))
-        #expect(!input.usesUSUnits)
+        #expect(!input.model.flowUnits.isUS)
         let network = try input.network()
         let j1 = try Self.feature(network, "drainage_manholes", "J1")
         #expect(j1.properties["rim_elevation_m"] == .number(23) && j1.properties["invert_elevation_m"] == .number(20))
@@ -220,7 +220,7 @@ struct ImportSWMMReaderTests {
     func defaultUnits() throws {
         let text = Self.district.replacingOccurrences(of: "FLOW_UNITS CMS\n", with: "")
         let input = try SWMMInput(file: Self.inp(text))
-        #expect(input.usesUSUnits)
+        #expect(input.model.flowUnits.isUS)
         let c1 = try Self.feature(try input.network(), "drainage_pipes", "C1")
         #expect(c1.properties["length_m"] == .number(100 * 0.3048))
     }

@@ -244,17 +244,10 @@ import Foundation
     }
 }
 
-/// A small deterministic generator (SplitMix64) so fixtures do not depend on the platform RNG.
+/// The tests' source of uniform doubles in [0, 1): GeoCore's `SplitMix64`, so fixtures do not
+/// depend on the platform RNG.
 struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    /// A uniform value in [0, 1).
-    mutating func next() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(1 << 53)
-    }
+    private var generator: SplitMix64
+    init(seed: UInt64) { generator = SplitMix64(seed: seed) }
+    mutating func next() -> Double { generator.unit() }
 }

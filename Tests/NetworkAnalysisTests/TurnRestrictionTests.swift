@@ -266,29 +266,29 @@ struct TurnRestrictionReferenceTests {
 
     @Test("the hierarchy equals a plain Dijkstra on the split graph for random restrictions")
     func hierarchyEqualsDijkstra() throws {
-        var rng = SplitMix(seed: 7)
+        var rng = SplitMix64(seed: 7)
         // A 10 × 10 grid, one road per street, so roads run through junctions.
         var lines: [RoadLine] = []
         for i in 0..<10 {
             let ys = (0..<10).map { Position(x: Double(i) * 90, y: Double($0) * 90) }
             let xs = (0..<10).map { Position(x: Double($0) * 90, y: Double(i) * 90) }
-            lines.append(RoadLine(id: "V\(i)", coordinates: ys, speedKmh: Double(20 + 10 * rng.below(4)), oneway: i % 4 == 1))
-            lines.append(RoadLine(id: "H\(i)", coordinates: xs, speedKmh: Double(20 + 10 * rng.below(4)), oneway: i % 4 == 3))
+            lines.append(RoadLine(id: "V\(i)", coordinates: ys, speedKmh: Double(20 + 10 * rng.integer(0...3)), oneway: i % 4 == 1))
+            lines.append(RoadLine(id: "H\(i)", coordinates: xs, speedKmh: Double(20 + 10 * rng.integer(0...3)), oneway: i % 4 == 3))
         }
         let kinds = TurnRestriction.Kind.allCases
         var restrictions: [TurnRestriction] = []
         for _ in 0..<120 {
-            let i = rng.below(10), j = rng.below(10)
+            let i = rng.integer(0...9), j = rng.integer(0...9)
             let via = Position(x: Double(i) * 90, y: Double(j) * 90)
-            let from = rng.below(2) == 0 ? "V\(i)" : "H\(j)"
-            let kind = kinds[rng.below(kinds.count)]
-            let to = kind == .noUTurn ? from : (rng.below(2) == 0 ? "V\(i)" : "H\(j)")
+            let from = rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)"
+            let kind = rng.pick(kinds)
+            let to = kind == .noUTurn ? from : (rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)")
             restrictions.append(TurnRestriction(fromRoad: from, toRoad: to, via: via, kind: kind))
         }
         let graph = try RoadGraph(lines: lines, profile: .driving, restrictions: restrictions)
         #expect(graph.graphNodeCount > graph.network.nodes.count)
         for _ in 0..<40 {
-            let o = try #require(graph.snap(Position(x: Double(rng.below(810)), y: Double(rng.below(810)))))
+            let o = try #require(graph.snap(Position(x: Double(rng.integer(0...809)), y: Double(rng.integer(0...809)))))
             let fast = graph.tree(from: o, closures: .none)
             let plain = graph.tree(from: o, closures: .none, plain: true)
             for v in 0..<graph.graphNodeCount {
@@ -296,7 +296,7 @@ struct TurnRestrictionReferenceTests {
                 #expect(a == b || abs(a - b) < 1e-9)
             }
             for _ in 0..<5 {
-                let t = try #require(graph.snap(Position(x: Double(rng.below(810)), y: Double(rng.below(810)))))
+                let t = try #require(graph.snap(Position(x: Double(rng.integer(0...809)), y: Double(rng.integer(0...809)))))
                 let a = graph.arrival(at: t, from: o, tree: fast, closures: .none)?.seconds
                 let b = graph.arrival(at: t, from: o, tree: plain, closures: .none)?.seconds
                 #expect((a == nil) == (b == nil))
@@ -308,18 +308,4 @@ struct TurnRestrictionReferenceTests {
             }
         }
     }
-}
-
-/// A small deterministic generator for reproducible random tests.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }

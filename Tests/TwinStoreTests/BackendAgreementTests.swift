@@ -139,19 +139,13 @@ struct BackendAgreementTests {
     }
 }
 
-/// SplitMix64: the same seed gives the same history on every platform.
+/// Random histories from GeoCore's `SplitMix64`: the same seed gives the same history on every platform.
 struct Generator {
-    var state: UInt64
+    private var random: SplitMix64
     /// Seeds a million steps apart, so their sequences never overlap within a test.
-    init(seed: UInt64) { state = seed &* 1_000_003 &* 0x9E37_79B9_7F4A_7C15 }
+    init(seed: UInt64) { random = SplitMix64(seed: seed &* 1_000_003 &* 0x9E37_79B9_7F4A_7C15) }
 
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
+    mutating func next() -> UInt64 { random.next() }
 
     mutating func int(_ r: Range<Int>) -> Int { r.lowerBound + Int(next() % UInt64(r.count)) }
     mutating func bool() -> Bool { next() & 1 == 1 }

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 
 /// The sample district's ground surface as a smooth function of local metres (x east, y north from
 /// the district's south-west corner, 0…5000): a plain rising gently to the north-east, low hills in

@@ -38,9 +38,6 @@ public struct SWMMInput: Sendable {
             throw ImportError(error, file: name)
         }
     }
-
-    /// Whether lengths are in feet and areas in acres (`FLOW_UNITS` CFS, GPM or MGD).
-    var usesUSUnits: Bool { model.flowUnits.isUS }
 }
 
 extension ImportError {

@@ -1,6 +1,6 @@
-/// SplitMix64 (Steele, Lea & Flood 2014): a tiny, fast, well-mixed 64-bit generator. The sample
-/// district uses it so that the same seed yields byte-identical layers on every platform and Swift
-/// version (`SystemRandomNumberGenerator` is never used; the standard library's `Double.random(in:)`
+/// SplitMix64 (Steele, Lea & Flood 2014): a tiny, fast, well-mixed 64-bit generator, the one
+/// seeded generator of the project (the sample district, tests, benchmarks): the same seed yields
+/// byte-identical layers and inputs on every platform and Swift version (`SystemRandomNumberGenerator` is never used; the standard library's `Double.random(in:)`
 /// algorithm is avoided too, so results do not depend on its implementation).
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
