@@ -55,7 +55,7 @@ count() {
     "$bin" layers --store "$1" | python3 -c 'import json,sys; print(next(l["count"] for l in json.load(sys.stdin) if l["id"] == "hydrants"))'
 }
 rows() {
-    sqlite3 "$1" "SELECT (SELECT count(*) FROM f_hydrants) || ' versions, ' || (SELECT count(*) FROM audit_log) || ' audit, ' || (SELECT count(*) FROM change_feed) || ' events, ' || (SELECT count(*) FROM idx_f_hydrants_geom_rowid) || ' R*Tree entries, ' || (SELECT count(*) FROM sqlite_master WHERE tbl_name = 'f_hydrants') || ' indexes+triggers';"
+    sqlite3 "$1" "SELECT (SELECT count(*) FROM f_hydrants) || ' versions, ' || (SELECT count(*) FROM audit_log) || ' audit, ' || (SELECT count(*) FROM idx_f_hydrants_geom_rowid) || ' R*Tree entries, ' || (SELECT count(*) FROM sqlite_master WHERE tbl_name = 'f_hydrants') || ' indexes+triggers';"
 }
 
 # Runs the large import against a store; TRIGGER is `none` (run to the end), `reading` or

@@ -54,7 +54,7 @@ extension PostGISStore {
         }
         return try await mapErrors(layer: layer) {
             try await auditEntries("""
-                SELECT seq, at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash
+                SELECT \(unescaped: JournalSQL.auditColumns)
                 FROM \(unescaped: schema).audit_log WHERE layer = \(layer) AND seq > \(sequence) ORDER BY seq LIMIT \(Int64(max(0, limit)))
                 """)
         }
@@ -66,7 +66,7 @@ extension PostGISStore {
         guard caller == .admin else { throw StoreError(.forbidden, "verifying the audit chain needs an admin") }
         return try await mapErrors(layer: nil) {
             let entries = try await auditEntries("""
-                SELECT seq, at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash
+                SELECT \(unescaped: JournalSQL.auditColumns)
                 FROM \(unescaped: schema).audit_log ORDER BY seq
                 """)
             return AuditChain.verify(entries)
@@ -87,7 +87,7 @@ extension PostGISStore {
     public func latestChange() async throws -> Int64 {
         try await mapErrors(layer: nil) {
             var latest: Int64 = 0
-            for try await s in try await client.query("SELECT max(seq) FROM \(unescaped: schema).change_feed",
+            for try await s in try await client.query("SELECT max(seq) FROM \(unescaped: schema).audit_log",
                                                       logger: logger).decode(Int64?.self) { latest = s ?? 0 }
             return latest
         }
@@ -98,20 +98,15 @@ extension PostGISStore {
         return try await mapErrors(layer: nil) {
             var out = [ChangeEvent]()
             let rows = try await client.query("""
-                SELECT seq, layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
-                       after_minx, after_miny, after_maxx, after_maxy
-                FROM \(unescaped: schema).change_feed WHERE seq > \(sequence) ORDER BY seq LIMIT \(Int64(max(0, limit)))
+                SELECT \(unescaped: JournalSQL.changeColumns)
+                FROM \(unescaped: schema).audit_log WHERE seq > \(sequence) ORDER BY seq LIMIT \(Int64(max(0, limit)))
                 """, logger: logger)
             for try await r in rows.decode((Int64, String, String, String, Int64, Double?, Double?, Double?, Double?,
                                             Double?, Double?, Double?, Double?).self) {
                 guard readable.contains(r.1) else { continue }
-                func env(_ a: Double?, _ b: Double?, _ c: Double?, _ d: Double?) -> Envelope? {
-                    guard let a, let b, let c, let d else { return nil }
-                    return Envelope(minX: a, minY: b, maxX: c, maxY: d)
-                }
-                out.append(ChangeEvent(sequence: r.0, layer: r.1, featureID: r.2, kind: ChangeKind(rawValue: r.3) ?? .update,
-                                       at: RFC3339.date(microseconds: r.4), envelopeBefore: env(r.5, r.6, r.7, r.8),
-                                       envelopeAfter: env(r.9, r.10, r.11, r.12)))
+                out.append(JournalSQL.changeEvent(sequence: r.0, layer: r.1, featureID: r.2, kind: r.3, at: r.4,
+                                                  before: JournalSQL.envelope(r.5, r.6, r.7, r.8),
+                                                  after: JournalSQL.envelope(r.9, r.10, r.11, r.12)))
             }
             return out
         }

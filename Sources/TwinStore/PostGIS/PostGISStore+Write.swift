@@ -187,12 +187,11 @@ extension PostGISStore {
         }
     }
 
-    /// Audit entries and change events by COPY, in order (the same rows as `insertAudit`).
+    /// Journal entries (audit entry and change event, `JournalSQL`) by COPY, in order (the same
+    /// rows as `insertAudit`).
     private func copyAudit(_ rows: [WritePlan.AuditRow], batch: WriteBatch, on db: PostgresConnection) async throws {
         let time = batch.time, actor = batch.actor, department = batch.department, role = batch.role, layer = batch.layer.id
-        try await copy(rows, into: "audit_log",
-                       columns: ["at", "actor", "department", "role", "layer", "fid", "action", "before_hash", "after_hash", "entry_hash"],
-                       on: db) { out, r in
+        try await copy(rows, into: "audit_log", columns: JournalSQL.writtenColumns, on: db) { out, r in
             out.integer(time)
             out.text(actor)
             out.text(department)
@@ -203,16 +202,7 @@ extension PostGISStore {
             out.text(r.change.before?.hash)
             out.text(r.change.after?.hash)
             out.text(r.entryHash)
-        }
-        try await copy(rows, into: "change_feed",
-                       columns: ["layer", "fid", "kind", "at", "before_minx", "before_miny", "before_maxx", "before_maxy",
-                                 "after_minx", "after_miny", "after_maxx", "after_maxy"],
-                       on: db) { out, r in
             let b = r.change.before?.envelope, a = r.change.after?.envelope
-            out.text(layer)
-            out.text(r.change.featureID)
-            out.text(r.change.kind.rawValue)
-            out.integer(time)
             for v in [b?.minX, b?.minY, b?.maxX, b?.maxY, a?.minX, a?.minY, a?.maxX, a?.maxY] { out.double(v) }
         }
     }
@@ -256,7 +246,7 @@ extension PostGISStore {
 
     private func insertAudit(_ rows: ArraySlice<WritePlan.AuditRow>, batch: WriteBatch, on db: PostgresConnection) async throws {
         var fids = [String](), kinds = [String](), before = [String](), after = [String](), entry = [String]()
-        var env = [[Double]](repeating: [], count: 8)
+        var boxes = [[Double]](repeating: [], count: JournalSQL.boxColumns.count)
         for r in rows {
             let c = r.change
             fids.append(c.featureID)
@@ -264,34 +254,23 @@ extension PostGISStore {
             before.append(c.before?.hash ?? "")
             after.append(c.after?.hash ?? "")
             entry.append(r.entryHash)
-            let b = c.before?.envelope, a = c.after?.envelope
-            for (i, v) in [b?.minX, b?.minY, b?.maxX, b?.maxY, a?.minX, a?.minY, a?.maxX, a?.maxY].enumerated() {
-                env[i].append(v ?? .nan)
-            }
+            for (i, v) in JournalSQL.boxValues(c).enumerated() { boxes[i].append(v ?? .nan) }
         }
-        var b = PostgresBindings(capacity: 10)
+        var b = PostgresBindings(capacity: 18)
         b.append(fids); b.append(kinds); b.append(before); b.append(after); b.append(entry)
+        for column in boxes { b.append(column) }
         b.append(batch.time); b.append(batch.actor); b.append(batch.department); b.append(batch.role); b.append(batch.layer.id)
-        try await db.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO \(schema).audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
-            SELECT $6, $7, $8, $9, $10, u.fid, u.kind, NULLIF(u.b, ''), NULLIF(u.a, ''), u.e
-            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[]) WITH ORDINALITY AS u(fid, kind, b, a, e, n)
-            ORDER BY u.n
-            """, binds: b), logger: logger)
-        var c = PostgresBindings(capacity: 11)
-        c.append(fids); c.append(kinds)
-        for column in env { c.append(column) }
-        c.append(batch.time); c.append(batch.layer.id)
         // NaN stands for "no envelope".
         try await db.query(PostgresQuery(unsafeSQL: """
-            INSERT INTO \(schema).change_feed (layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
-                                              after_minx, after_miny, after_maxx, after_maxy)
-            SELECT $12, u.fid, u.kind, $11, NULLIF(u.b1, 'NaN'), NULLIF(u.b2, 'NaN'), NULLIF(u.b3, 'NaN'), NULLIF(u.b4, 'NaN'),
+            INSERT INTO \(schema).audit_log (\(JournalSQL.writtenColumns.joined(separator: ", ")))
+            SELECT $14, $15, $16, $17, $18, u.fid, u.kind, NULLIF(u.b, ''), NULLIF(u.a, ''), u.e,
+                   NULLIF(u.b1, 'NaN'), NULLIF(u.b2, 'NaN'), NULLIF(u.b3, 'NaN'), NULLIF(u.b4, 'NaN'),
                    NULLIF(u.a1, 'NaN'), NULLIF(u.a2, 'NaN'), NULLIF(u.a3, 'NaN'), NULLIF(u.a4, 'NaN')
-            FROM unnest($1::text[], $2::text[], $3::float8[], $4::float8[], $5::float8[], $6::float8[],
-                        $7::float8[], $8::float8[], $9::float8[], $10::float8[]) WITH ORDINALITY AS u(fid, kind, b1, b2, b3, b4, a1, a2, a3, a4, n)
+            FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::float8[], $7::float8[], $8::float8[],
+                        $9::float8[], $10::float8[], $11::float8[], $12::float8[], $13::float8[])
+                 WITH ORDINALITY AS u(fid, kind, b, a, e, b1, b2, b3, b4, a1, a2, a3, a4, n)
             ORDER BY u.n
-            """, binds: c), logger: logger)
+            """, binds: b), logger: logger)
     }
 
     private static func binds(_ ids: [String]) -> PostgresBindings {

@@ -11,7 +11,8 @@ import PostgresNIO
 /// version (`vid` bigserial, `fid` text in code-point order, `props` jsonb, `geom`
 /// geometry(<type>[Z], 4490) with a GiST index, `valid_from`/`valid_to` in microseconds since
 /// 1970 UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current
-/// versions, and the tables `catalog`, `audit_log`, `change_feed`, `jobs`, `store_meta`.
+/// versions, and the tables `catalog`, `audit_log` (the journal of writes: audit entries and change events,
+/// `JournalSQL`), `jobs`, `store_meta`.
 public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     let client: PostgresClient
     let schema: String
@@ -119,16 +120,9 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 CREATE TABLE IF NOT EXISTS \(s).audit_log (
                     seq bigserial PRIMARY KEY, at bigint NOT NULL, actor text NOT NULL, department text, role text NOT NULL,
                     layer text NOT NULL, fid text NOT NULL, action text NOT NULL, before_hash text, after_hash text,
-                    entry_hash text NOT NULL)
+                    entry_hash text NOT NULL, \(JournalSQL.boxColumns.map { "\($0) double precision" }.joined(separator: ", ")))
                 """,
                 "CREATE INDEX IF NOT EXISTS audit_log_layer ON \(s).audit_log (layer, seq)",
-                """
-                CREATE TABLE IF NOT EXISTS \(s).change_feed (
-                    seq bigserial PRIMARY KEY, layer text NOT NULL, fid text NOT NULL, kind text NOT NULL, at bigint NOT NULL,
-                    before_minx double precision, before_miny double precision, before_maxx double precision, before_maxy double precision,
-                    after_minx double precision, after_miny double precision, after_maxx double precision, after_maxy double precision)
-                """,
-                "CREATE INDEX IF NOT EXISTS change_feed_layer ON \(s).change_feed (layer, seq)",
                 """
                 CREATE TABLE IF NOT EXISTS \(s).jobs (
                     id text PRIMARY KEY, process text NOT NULL, status text NOT NULL, progress double precision NOT NULL DEFAULT 0,
@@ -139,6 +133,29 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
             ] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
+            try await mergeChangeFeed(db, schema: s, logger: logger)
+        }
+    }
+
+    /// Stores written before the audit log carried the change boxes kept them in a separate
+    /// `change_feed` table, one event per audit entry: its boxes move into the audit entries
+    /// (matched by layer, feature, instant and kind) and the table goes, inside the start-up
+    /// transaction.
+    private static func mergeChangeFeed(_ db: PostgresConnection, schema s: String, logger: Logger) async throws {
+        var exists = false
+        for try await e in try await db.query("SELECT to_regclass(\(s + ".change_feed")) IS NOT NULL", logger: logger)
+            .decode(Bool.self) { exists = e }
+        guard exists else { return }
+        let columns = JournalSQL.boxColumns.joined(separator: ", ")
+        for statement in JournalSQL.boxColumns.map({ "ALTER TABLE \(s).audit_log ADD COLUMN IF NOT EXISTS \($0) double precision" }) + [
+            """
+            UPDATE \(s).audit_log AS a SET (\(columns)) = (
+                SELECT \(columns) FROM \(s).change_feed AS c
+                WHERE c.layer = a.layer AND c.fid = a.fid AND c.at = a.at AND c.kind = a.action ORDER BY c.seq LIMIT 1)
+            """,
+            "DROP TABLE \(s).change_feed",
+        ] {
+            try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
         }
     }
 
@@ -224,7 +241,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
             if let a = row.1, let b = row.2, let c = row.3, let d = row.4 { extent = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
             let last = try await mapErrors(layer: def.id) {
                 var v: Int64 = 0
-                for try await r in try await client.query("SELECT max(seq) FROM \(unescaped: schema).change_feed WHERE layer = \(def.id)",
+                for try await r in try await client.query("SELECT max(seq) FROM \(unescaped: schema).audit_log WHERE layer = \(def.id)",
                                                           logger: logger).decode(Int64?.self) { v = r ?? 0 }
                 return v
             }

@@ -3,7 +3,7 @@ import Foundation
 import GeoCore
 import GRDB
 
-/// The three row inserts of a bulk insert (version, audit entry, change event) as SQLite
+/// The two row inserts of a bulk insert (version, journal entry) as SQLite
 /// statements prepared once per bulk insert and stepped through the C API: the columns that are
 /// the same for every row (instant, author, department, role, layer) are bound once, and each
 /// row binds only its own values, without building argument arrays. Writes exactly the rows
@@ -16,7 +16,6 @@ final class BulkRowWriter {
     private let hasGeometry: Bool
     private var version: OpaquePointer?
     private var audit: OpaquePointer?
-    private var change: OpaquePointer?
     /// The R*Tree entry of every geometry written, from the MBR in its SpatiaLite BLOB (what the
     /// R*Tree trigger would read), in row order; `nil` once a geometry went through SpatiaLite's
     /// own conversion (its MBR is only in the stored row then).
@@ -46,21 +45,14 @@ final class BulkRowWriter {
         let versionSQL = def.hasGeometry
             ? "INSERT INTO \(table) (fid, props, geom, valid_from, valid_to, author, department, hash) VALUES (?1, ?2, \(geomSQL), ?5, NULL, ?6, ?7, ?4)"
             : "INSERT INTO \(table) (fid, props, valid_from, valid_to, author, department, hash) VALUES (?1, ?2, ?5, NULL, ?6, ?7, ?4)"
-        // ?1 fid, ?2 after_hash, ?3 entry_hash | ?4 at, ?5 actor, ?6 department, ?7 role, ?8 layer
+        // ?1 fid, ?2 after_hash, ?3 entry_hash, ?9…?12 after box | ?4 at, ?5 actor, ?6 department, ?7 role, ?8 layer
         let auditSQL = """
-            INSERT INTO audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
-            VALUES (?4, ?5, ?6, ?7, ?8, ?1, 'insert', NULL, ?2, ?3)
-            """
-        // ?1 fid, ?2…?5 after box | ?6 layer, ?7 at
-        let changeSQL = """
-            INSERT INTO change_feed (layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
-                                     after_minx, after_miny, after_maxx, after_maxy)
-            VALUES (?6, ?1, 'insert', ?7, NULL, NULL, NULL, NULL, ?2, ?3, ?4, ?5)
+            INSERT INTO audit_log (\(JournalSQL.writtenColumns.joined(separator: ", ")))
+            VALUES (?4, ?5, ?6, ?7, ?8, ?1, 'insert', NULL, ?2, ?3, NULL, NULL, NULL, NULL, ?9, ?10, ?11, ?12)
             """
         do {
             version = try prepare(versionSQL)
             audit = try prepare(auditSQL)
-            change = try prepare(changeSQL)
             try bindConstant(version, 5, batch.time)
             try bindConstant(version, 6, batch.actor)
             try bindConstant(version, 7, batch.department)
@@ -69,21 +61,19 @@ final class BulkRowWriter {
             try bindConstant(audit, 6, batch.department)
             try bindConstant(audit, 7, batch.role)
             try bindConstant(audit, 8, batch.layer.id)
-            try bindConstant(change, 6, batch.layer.id)
-            try bindConstant(change, 7, batch.time)
         } catch {
             finalize()
             throw error
         }
     }
 
-    /// Writes a version, an audit entry (`entryHashes[i]`) and a change event per feature, in
+    /// Writes a version and a journal entry (audit entry hash `entryHashes[i]`) per feature, in
     /// order, and keeps each geometry's R*Tree entry (`boxes`).
     /// - Throws: `StoreError(.duplicateFeature)` when a feature already has a current version
     ///   (the unique index on current ids), `StoreError(.invalidFeature)` for a geometry the
     ///   column's type constraint refuses, `DatabaseError` for anything else SQLite refuses.
     func insert(_ features: [PreparedFeature], entryHashes: [String]) throws {
-        guard let version, let audit, let change else { throw StoreError(.backend, "bulk insert statements are finalized") }
+        guard let version, let audit else { throw StoreError(.backend, "bulk insert statements are finalized") }
         // By index, reading fields in place: binding a whole `PreparedFeature` per row would
         // copy (retain and release) every one of its strings and arrays.
         for i in features.indices where i < entryHashes.count {
@@ -119,29 +109,26 @@ final class BulkRowWriter {
                     }
                     bindText(audit, 1, id, idCount)
                     bindText(audit, 2, hash, hashCount)
+                    if let e = features[i].envelope {
+                        sqlite3_bind_double(audit, 9, e.minX)
+                        sqlite3_bind_double(audit, 10, e.minY)
+                        sqlite3_bind_double(audit, 11, e.maxX)
+                        sqlite3_bind_double(audit, 12, e.maxY)
+                    } else {
+                        for i: Int32 in 9...12 { sqlite3_bind_null(audit, i) }
+                    }
                     try Self.withText(entryHashes[i]) { bindText(audit, 3, $0, $1) }
                     try step(audit, feature: features[i].id)
                 }
-                bindText(change, 1, id, idCount)
-                if let e = features[i].envelope {
-                    sqlite3_bind_double(change, 2, e.minX)
-                    sqlite3_bind_double(change, 3, e.minY)
-                    sqlite3_bind_double(change, 4, e.maxX)
-                    sqlite3_bind_double(change, 5, e.maxY)
-                } else {
-                    for i: Int32 in 2...5 { sqlite3_bind_null(change, i) }
-                }
-                try step(change, feature: features[i].id)
             }
         }
     }
 
     /// Releases the statements (idempotent).
     func finalize() {
-        for s in [version, audit, change] { sqlite3_finalize(s) }
+        for s in [version, audit] { sqlite3_finalize(s) }
         version = nil
         audit = nil
-        change = nil
     }
 
     deinit { finalize() }

@@ -50,8 +50,7 @@ extension SpatiaLiteStore {
         return try await mapErrors(layer: layer) {
             try await pool.read { db in
                 try Row.fetchAll(db, sql: """
-                    SELECT seq, at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash
-                    FROM audit_log WHERE layer = ? AND seq > ? ORDER BY seq LIMIT ?
+                    SELECT \(JournalSQL.auditColumns) FROM audit_log WHERE layer = ? AND seq > ? ORDER BY seq LIMIT ?
                     """, arguments: [layer, sequence, max(0, limit)]).map(Self.auditEntry)
             }
         }
@@ -63,10 +62,7 @@ extension SpatiaLiteStore {
         guard caller == .admin else { throw StoreError(.forbidden, "verifying the audit chain needs an admin") }
         return try await mapErrors(layer: nil) {
             try await pool.read { db in
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT seq, at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash
-                    FROM audit_log ORDER BY seq
-                    """)
+                let rows = try Row.fetchAll(db, sql: "SELECT \(JournalSQL.auditColumns) FROM audit_log ORDER BY seq")
                 return AuditChain.verify(rows.lazy.map(Self.auditEntry))
             }
         }
@@ -80,7 +76,7 @@ extension SpatiaLiteStore {
 
     public func latestChange() async throws -> Int64 {
         try await mapErrors(layer: nil) {
-            try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_feed") ?? 0 }
+            try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT max(seq) FROM audit_log") ?? 0 }
         }
     }
 
@@ -89,21 +85,16 @@ extension SpatiaLiteStore {
         let readable = Set(definitions.all.filter { AccessPolicy.canRead($0, caller) }.map(\.id))
         return try await mapErrors(layer: nil) {
             try await pool.read { db in
-                let rows = try Row.fetchAll(db, sql: """
-                    SELECT seq, layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
-                           after_minx, after_miny, after_maxx, after_maxy
-                    FROM change_feed WHERE seq > ? ORDER BY seq LIMIT ?
-                    """, arguments: [sequence, max(0, limit)])
+                let rows = try Row.fetchAll(db, sql: "SELECT \(JournalSQL.changeColumns) FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?",
+                                            arguments: [sequence, max(0, limit)])
                 func envelope(_ row: Row, _ i: Int) -> Envelope? {
-                    guard let a: Double = row[i], let b: Double = row[i + 1], let c: Double = row[i + 2], let d: Double = row[i + 3] else { return nil }
-                    return Envelope(minX: a, minY: b, maxX: c, maxY: d)
+                    JournalSQL.envelope(row[i], row[i + 1], row[i + 2], row[i + 3])
                 }
                 return rows.compactMap { row -> ChangeEvent? in
                     let layer: String = row[1]
                     guard readable.contains(layer) else { return nil }
-                    return ChangeEvent(sequence: row[0], layer: layer, featureID: row[2],
-                                       kind: ChangeKind(rawValue: row[3]) ?? .update, at: RFC3339.date(microseconds: row[4]),
-                                       envelopeBefore: envelope(row, 5), envelopeAfter: envelope(row, 9))
+                    return JournalSQL.changeEvent(sequence: row[0], layer: layer, featureID: row[2], kind: row[3], at: row[4],
+                                                  before: envelope(row, 5), after: envelope(row, 9))
                 }
             }
         }

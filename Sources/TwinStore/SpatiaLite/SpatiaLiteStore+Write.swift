@@ -109,23 +109,16 @@ extension SpatiaLiteStore {
             }
         }
 
-        let audit = try db.cachedStatement(sql: """
-            INSERT INTO audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        let change = try db.cachedStatement(sql: """
-            INSERT INTO change_feed (layer, fid, kind, at, before_minx, before_miny, before_maxx, before_maxy,
-                                     after_minx, after_miny, after_maxx, after_maxy)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        let columns = JournalSQL.writtenColumns
+        let journal = try db.cachedStatement(sql: """
+            INSERT INTO audit_log (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
             """)
         for row in batch.auditRows(plan, previous: previous) {
             let c = row.change
-            try audit.execute(arguments: [time, batch.actor, batch.department, batch.role, layer, c.featureID, c.kind.rawValue,
-                                          c.before?.hash, c.after?.hash, row.entryHash])
-            let b = c.before?.envelope
-            let a = c.after?.envelope
-            try change.execute(arguments: [layer, c.featureID, c.kind.rawValue, time,
-                                           b?.minX, b?.minY, b?.maxX, b?.maxY, a?.minX, a?.minY, a?.maxX, a?.maxY])
+            var values: [(any DatabaseValueConvertible)?] = [time, batch.actor, batch.department, batch.role, layer, c.featureID,
+                                                             c.kind.rawValue, c.before?.hash, c.after?.hash, row.entryHash]
+            values += JournalSQL.boxValues(c).map { $0 }
+            try journal.execute(arguments: StatementArguments(values))
             previous = row.entryHash
         }
     }

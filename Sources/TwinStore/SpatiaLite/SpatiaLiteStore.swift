@@ -8,7 +8,8 @@ import GRDB
 /// Layout: a table `f_<id>` per layer holding every version (`vid` = rowid, `fid`, `props`
 /// JSON, `geom` SRID 4490 with an R*Tree, `valid_from`/`valid_to` in microseconds since 1970
 /// UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current versions,
-/// and the system tables `catalog`, `audit_log`, `change_feed`, `jobs`, `store_meta`.
+/// and the system tables `catalog`, `audit_log` (the journal of writes: audit entries and change events,
+/// `JournalSQL`), `jobs`, `store_meta`.
 public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     let pool: DatabasePool
     let dialect = SpatiaLiteDialect()
@@ -66,14 +67,9 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             CREATE TABLE IF NOT EXISTS audit_log (
                 seq INTEGER PRIMARY KEY AUTOINCREMENT, at INTEGER NOT NULL, actor TEXT NOT NULL,
                 department TEXT, role TEXT NOT NULL, layer TEXT NOT NULL, fid TEXT NOT NULL,
-                action TEXT NOT NULL, before_hash TEXT, after_hash TEXT, entry_hash TEXT NOT NULL);
+                action TEXT NOT NULL, before_hash TEXT, after_hash TEXT, entry_hash TEXT NOT NULL,
+                \(JournalSQL.boxColumns.map { "\($0) REAL" }.joined(separator: ", ")));
             CREATE INDEX IF NOT EXISTS audit_log_layer ON audit_log (layer, seq);
-            CREATE TABLE IF NOT EXISTS change_feed (
-                seq INTEGER PRIMARY KEY AUTOINCREMENT, layer TEXT NOT NULL, fid TEXT NOT NULL,
-                kind TEXT NOT NULL, at INTEGER NOT NULL,
-                before_minx REAL, before_miny REAL, before_maxx REAL, before_maxy REAL,
-                after_minx REAL, after_miny REAL, after_maxx REAL, after_maxy REAL);
-            CREATE INDEX IF NOT EXISTS change_feed_layer ON change_feed (layer, seq);
             CREATE TABLE IF NOT EXISTS jobs (
                 id TEXT PRIMARY KEY, process TEXT NOT NULL, status TEXT NOT NULL,
                 progress REAL NOT NULL DEFAULT 0, inputs TEXT NOT NULL, result TEXT,
@@ -81,6 +77,29 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created_at);
             CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
             """)
+        try mergeChangeFeed(db)
+    }
+
+    /// Stores written before the audit log carried the change boxes kept them in a separate
+    /// `change_feed` table, one event per audit entry: its boxes move into the audit entries
+    /// (matched by layer, feature, instant and kind) and the table goes, in one transaction.
+    private static func mergeChangeFeed(_ db: Database) throws {
+        guard try db.tableExists("change_feed") else { return }
+        try db.inTransaction {
+            let present = Set(try db.columns(in: "audit_log").map(\.name))
+            for column in JournalSQL.boxColumns where !present.contains(column) {
+                try db.execute(sql: "ALTER TABLE audit_log ADD COLUMN \(column) REAL")
+            }
+            let columns = JournalSQL.boxColumns.joined(separator: ", ")
+            try db.execute(sql: """
+                UPDATE audit_log SET (\(columns)) = (
+                    SELECT \(columns) FROM change_feed AS c
+                    WHERE c.layer = audit_log.layer AND c.fid = audit_log.fid AND c.at = audit_log.at AND c.kind = audit_log.action
+                    ORDER BY c.seq LIMIT 1);
+                DROP TABLE change_feed;
+                """)
+            return .commit
+        }
     }
 
     private static func maskingKey(_ db: Database) throws -> [UInt8] {
@@ -151,7 +170,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
                     } else {
                         count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name) WHERE valid_to IS NULL") ?? 0
                     }
-                    let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM change_feed WHERE layer = ?", arguments: [def.id]) ?? 0
+                    let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM audit_log WHERE layer = ?", arguments: [def.id]) ?? 0
                     return LayerInfo(definition: def, extent: extent, count: count, lastChange: last)
                 }
             }
