@@ -148,10 +148,11 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         guard exists else { return }
         let columns = JournalSQL.boxColumns.joined(separator: ", ")
         for statement in JournalSQL.boxColumns.map({ "ALTER TABLE \(s).audit_log ADD COLUMN IF NOT EXISTS \($0) double precision" }) + [
+            // One join (the first event of each layer, feature, instant and kind), not a lookup per entry.
             """
-            UPDATE \(s).audit_log AS a SET (\(columns)) = (
-                SELECT \(columns) FROM \(s).change_feed AS c
-                WHERE c.layer = a.layer AND c.fid = a.fid AND c.at = a.at AND c.kind = a.action ORDER BY c.seq LIMIT 1)
+            UPDATE \(s).audit_log AS a SET (\(columns)) = (\(JournalSQL.boxColumns.map { "c." + $0 }.joined(separator: ", ")))
+            FROM (SELECT DISTINCT ON (layer, fid, at, kind) * FROM \(s).change_feed ORDER BY layer, fid, at, kind, seq) AS c
+            WHERE c.layer = a.layer AND c.fid = a.fid AND c.at = a.at AND c.kind = a.action
             """,
             "DROP TABLE \(s).change_feed",
         ] {

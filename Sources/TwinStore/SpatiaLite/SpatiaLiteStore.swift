@@ -91,7 +91,9 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
                 try db.execute(sql: "ALTER TABLE audit_log ADD COLUMN \(column) REAL")
             }
             let columns = JournalSQL.boxColumns.joined(separator: ", ")
+            // The index makes the lookup per audit entry a seek (it goes with the table).
             try db.execute(sql: """
+                CREATE INDEX change_feed_merge ON change_feed (layer, fid, at, kind, seq);
                 UPDATE audit_log SET (\(columns)) = (
                     SELECT \(columns) FROM change_feed AS c
                     WHERE c.layer = audit_log.layer AND c.fid = audit_log.fid AND c.at = audit_log.at AND c.kind = audit_log.action
