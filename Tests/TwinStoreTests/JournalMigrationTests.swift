@@ -55,7 +55,12 @@ struct JournalMigrationTests {
                 #expect(try db.tableExists("change_feed"))
             }
             let path = sqlite.pool.path
-            reopened = try SpatiaLiteStore(path: path)
+            // Two processes (here: two pools) opening the older store at once: one merges, the
+            // other waits and finds nothing left to merge.
+            async let first = Task.detached { try SpatiaLiteStore(path: path) }.value
+            async let second = Task.detached { try SpatiaLiteStore(path: path) }.value
+            reopened = try await first
+            _ = try await second
             let tables = try await (reopened as! SpatiaLiteStore).pool.read { db in try db.tableExists("change_feed") }
             #expect(!tables)
         case .postGIS:

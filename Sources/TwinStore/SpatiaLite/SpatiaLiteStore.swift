@@ -85,7 +85,11 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     /// (matched by layer, feature, instant and kind) and the table goes, in one transaction.
     private static func mergeChangeFeed(_ db: Database) throws {
         guard try db.tableExists("change_feed") else { return }
-        try db.inTransaction {
+        // Immediate: another process opening the store at the same time waits, then finds the
+        // table gone (once GRDB forgets the schema it read before the wait).
+        try db.inTransaction(.immediate) {
+            db.clearSchemaCache()
+            guard try db.tableExists("change_feed") else { return .commit }
             let present = Set(try db.columns(in: "audit_log").map(\.name))
             for column in JournalSQL.boxColumns where !present.contains(column) {
                 try db.execute(sql: "ALTER TABLE audit_log ADD COLUMN \(column) REAL")
