@@ -10,8 +10,11 @@ import Testing
 /// feed, the audit log and its hash chain read the same as before.
 @Suite("Journal: audit entries and change events in one row, older stores migrated", .dropsTestSchemas)
 struct JournalMigrationTests {
-    /// A history with an insert, an update that moves a point, a second insert and a delete.
-    static func writeHistory(_ store: any FeatureStore) async throws {
+    /// A new store with a history (an insert, an update that moves a point, a second insert,
+    /// a delete), and its change feed and audit log as they read then.
+    static func storeWithHistory(_ backend: StoreBackend) async throws
+        -> (store: any FeatureStore, events: [ChangeEvent], audit: [AuditEntry]) {
+        let store = try await backend.makeStore()
         try await store.insert(layer: "shelters", features: [Fixtures.shelter("s1", 114.3, 30.5, name: "a")],
                                by: Fixtures.emergency, at: Fixtures.t0)
         try await store.upsert(layer: "shelters", features: [Fixtures.shelter("s1", 114.35, 30.5, name: "b")],
@@ -19,6 +22,8 @@ struct JournalMigrationTests {
         try await store.insert(layer: "shelters", features: [Fixtures.shelter("s2", 114.4, 30.6, name: "c")],
                                by: Fixtures.emergency, at: Fixtures.t1)
         try await store.delete(layer: "shelters", ids: ["s1"], by: Fixtures.emergency, at: Fixtures.t2)
+        return (store, try await store.changes(since: 0, limit: 100, by: .admin),
+                try await store.auditLog(layer: "shelters", after: 0, limit: 100, by: .admin))
     }
 
     /// Rewrites a store's journal in the older layout: the boxes in `change_feed` (its own
@@ -38,10 +43,7 @@ struct JournalMigrationTests {
 
     @Test(arguments: StoreBackend.available)
     func openingAnOlderStoreKeepsItsChangesAuditLogAndChain(backend: StoreBackend) async throws {
-        let store = try await backend.makeStore()
-        try await Self.writeHistory(store)
-        let events = try await store.changes(since: 0, limit: 100, by: .admin)
-        let audit = try await store.auditLog(layer: "shelters", after: 0, limit: 100, by: .admin)
+        let (store, events, audit) = try await Self.storeWithHistory(backend)
         #expect(events.count == 4 && audit.count == 4)
         #expect(events.map(\.sequence) == audit.map(\.sequence))
         #expect(events[1].envelopeBefore == Envelope(minX: 114.3, minY: 30.5, maxX: 114.3, maxY: 30.5))
@@ -93,10 +95,7 @@ struct JournalMigrationTests {
 
     @Test(arguments: StoreBackend.available)
     func oneJournalRowPerChangeServesBothViews(backend: StoreBackend) async throws {
-        let store = try await backend.makeStore()
-        try await Self.writeHistory(store)
-        let events = try await store.changes(since: 0, limit: 100, by: .admin)
-        let audit = try await store.auditLog(layer: "shelters", after: 0, limit: 100, by: .admin)
+        let (store, events, audit) = try await Self.storeWithHistory(backend)
         #expect(events.map(\.sequence) == audit.map(\.sequence))
         #expect(events.map(\.featureID) == audit.map(\.featureID))
         #expect(events.map(\.kind) == audit.map(\.kind))
