@@ -191,7 +191,7 @@ def bench_import(d: Path, binary: str, base: str):
     print(f"\nBulk import of {N_BUILDINGS:,} building polygons ({src.stat().st_size / 1e6:.0f} MB GeoJSON, "
           f"layer `buildings`, CRS84 -> EPSG:4490), best of {ROUNDS} alternating rounds, wall clock per invocation")
     print(f"  CityTwin: `citytwin import` into a fresh store: JSON-schema typing and validation of every feature, PROJ "
-          f"transform, versioned rows (valid_from/valid_to, hash), one audit entry and change event per feature, "
+          f"transform, versioned rows (valid_from/valid_to, hash), one journal row per feature (its hash-chained audit entry and change event), "
           f"spatial index (SpatiaLite R*Tree / PostGIS GiST), all in ONE transaction; a fresh store: creates the store's system tables and the `buildings` layer (table, indexes, R*Tree) from Layers/")
     print(f"  peer: {gdal}: ogr2ogr -gt 65536 -t_srs EPSG:4490, spatial index on; SQLite: -dsco SPATIALITE=YES, "
           f"OGR_SQLITE_SYNCHRONOUS=OFF; PostgreSQL: PG_USE_COPY=YES (COPY); commits every 65,536 features; "
