@@ -95,7 +95,7 @@ struct JournalMigrationTests {
 
     @Test(arguments: StoreBackend.available)
     func oneJournalRowPerChangeServesBothViews(backend: StoreBackend) async throws {
-        let (store, events, audit) = try await Self.storeWithHistory(backend)
+        let (_, events, audit) = try await Self.storeWithHistory(backend)
         #expect(events.map(\.sequence) == audit.map(\.sequence))
         #expect(events.map(\.featureID) == audit.map(\.featureID))
         #expect(events.map(\.kind) == audit.map(\.kind))

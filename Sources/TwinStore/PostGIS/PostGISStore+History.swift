@@ -77,9 +77,8 @@ extension PostGISStore {
         var out = [AuditEntry]()
         for try await r in try await client.query(query, logger: logger)
             .decode((Int64, Int64, String, String?, String, String, String, String, String?, String?, String).self) {
-            out.append(AuditEntry(sequence: r.0, at: RFC3339.date(microseconds: r.1), actor: r.2, department: r.3, role: r.4,
-                                  layer: r.5, featureID: r.6, kind: ChangeKind(rawValue: r.7) ?? .update,
-                                  beforeHash: r.8, afterHash: r.9, entryHash: r.10))
+            out.append(JournalSQL.auditEntry(sequence: r.0, at: r.1, actor: r.2, department: r.3, role: r.4, layer: r.5,
+                                             featureID: r.6, action: r.7, beforeHash: r.8, afterHash: r.9, entryHash: r.10))
         }
         return out
     }

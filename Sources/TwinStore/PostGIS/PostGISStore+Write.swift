@@ -202,8 +202,7 @@ extension PostGISStore {
             out.text(r.change.before?.hash)
             out.text(r.change.after?.hash)
             out.text(r.entryHash)
-            let b = r.change.before?.envelope, a = r.change.after?.envelope
-            for v in [b?.minX, b?.minY, b?.maxX, b?.maxY, a?.minX, a?.minY, a?.maxX, a?.maxY] { out.double(v) }
+            for v in JournalSQL.boxValues(r.change) { out.double(v) }
         }
     }
 

@@ -22,10 +22,10 @@ enum JournalSQL {
     static let writtenColumns = ["at", "actor", "department", "role", "layer", "fid", "action", "before_hash", "after_hash", "entry_hash"]
         + boxColumns
 
-    /// The columns of an `AuditEntry`, in `auditEntry(...)` order.
+    /// The columns of an `AuditEntry`, in `auditEntry(...)`'s parameter order.
     static let auditColumns = "seq, at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash"
 
-    /// The columns of a `ChangeEvent`, in `changeEvent(...)` order.
+    /// The columns of a `ChangeEvent`, in `changeEvent(...)`'s parameter order.
     static let changeColumns = "seq, layer, fid, action, at, " + boxColumns.joined(separator: ", ")
 
     /// The envelope in four optional columns, when all four hold a value.
@@ -40,6 +40,15 @@ enum JournalSQL {
         return [b?.minX, b?.minY, b?.maxX, b?.maxY, a?.minX, a?.minY, a?.maxX, a?.maxY]
     }
 
+    /// An audit entry from the `auditColumns` of one row (`at` in microseconds, `action` as stored).
+    static func auditEntry(sequence: Int64, at: Int64, actor: String, department: String?, role: String, layer: String,
+                           featureID: String, action: String, beforeHash: String?, afterHash: String?, entryHash: String) -> AuditEntry {
+        AuditEntry(sequence: sequence, at: RFC3339.date(microseconds: at), actor: actor, department: department, role: role,
+                   layer: layer, featureID: featureID, kind: ChangeKind(rawValue: action) ?? .update,
+                   beforeHash: beforeHash, afterHash: afterHash, entryHash: entryHash)
+    }
+
+    /// A change event from the `changeColumns` of one row, its boxes already read.
     static func changeEvent(sequence: Int64, layer: String, featureID: String, kind: String, at: Int64,
                             before: Envelope?, after: Envelope?) -> ChangeEvent {
         ChangeEvent(sequence: sequence, layer: layer, featureID: featureID, kind: ChangeKind(rawValue: kind) ?? .update,

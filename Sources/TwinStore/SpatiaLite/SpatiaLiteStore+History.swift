@@ -69,9 +69,8 @@ extension SpatiaLiteStore {
     }
 
     private static func auditEntry(_ row: Row) -> AuditEntry {
-        AuditEntry(sequence: row[0], at: RFC3339.date(microseconds: row[1]), actor: row[2], department: row[3], role: row[4],
-                   layer: row[5], featureID: row[6], kind: ChangeKind(rawValue: row[7]) ?? .update,
-                   beforeHash: row[8], afterHash: row[9], entryHash: row[10])
+        JournalSQL.auditEntry(sequence: row[0], at: row[1], actor: row[2], department: row[3], role: row[4], layer: row[5],
+                              featureID: row[6], action: row[7], beforeHash: row[8], afterHash: row[9], entryHash: row[10])
     }
 
     public func latestChange() async throws -> Int64 {
