@@ -110,25 +110,24 @@ public struct GeoJSONSource: FeatureSource {
         return out
     }
 
-    /// Decodes the element of the `features` array at `offset`; `nil` after the last one.
+    /// Decodes the element of the `features` array at `offset`; `nil` after the last one. The
+    /// scan at `init` checked the array's structure, so the decoder reads each element in
+    /// place and finds its end itself.
     private func collectionElement(at offset: Int, element: Int) throws -> (Feature, Int)? {
-        let bounds: (start: Int, end: Int, next: Int)? = data.withUnsafeBytes { raw in
-            let bytes = UnsafeRawBufferPointer(raw)
-            var i = CollectionScan.skipSpace(bytes, offset)
-            if i < bytes.count, bytes[i] == UInt8(ascii: "]") { return nil }
-            let start = i
-            guard let end = CollectionScan.skipValue(bytes, i) else { return nil }
-            i = CollectionScan.skipSpace(bytes, end)
-            if i < bytes.count, bytes[i] == UInt8(ascii: ",") { i += 1 }
-            return (start, end, i)
-        }
-        guard let bounds else { return nil }
         let path = "$.features[\(element)]"
         do {
-            guard case .feature(let f) = try GeoJSON.decode(data[data.startIndex + bounds.start ..< data.startIndex + bounds.end]) else {
-                throw ImportError(.malformed, file: file.lastPathComponent, location: path, "features must contain only Feature objects")
+            return try data.withUnsafeBytes { raw -> (Feature, Int)? in
+                let bytes = UnsafeRawBufferPointer(raw)
+                let start = CollectionScan.skipSpace(bytes, offset)
+                if start >= bytes.count || bytes[start] == UInt8(ascii: "]") { return nil }
+                let (object, end) = try GeoJSON.decodePrefix(bytes, from: start)
+                guard case .feature(let f) = object else {
+                    throw ImportError(.malformed, file: file.lastPathComponent, location: path, "features must contain only Feature objects")
+                }
+                var next = CollectionScan.skipSpace(bytes, end)
+                if next < bytes.count, bytes[next] == UInt8(ascii: ",") { next += 1 }
+                return (f, next)
             }
-            return (f, bounds.next)
         } catch let e as GeometryError {
             let inner = e.position.map { $0.hasPrefix("$") ? String($0.dropFirst()) : "." + $0 } ?? ""
             throw ImportError(.malformed, file: file.lastPathComponent, location: path + inner, e.message)
@@ -227,8 +226,12 @@ struct CollectionScan {
         case UInt8(ascii: "\""):
             return skipString(b, from)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            var stack: [UInt8] = [b[from]]
-            var i = from + 1
+            // The open brackets as bits (1: object), the innermost lowest; deeper than 64
+            // levels in an array, which only deep input needs.
+            var bits: UInt64 = 0
+            var deeper: [Bool] = []
+            var depth = 0
+            var i = from
             while i < b.count {
                 let c = b[i]
                 switch c {
@@ -237,10 +240,15 @@ struct CollectionScan {
                     i = end
                     continue
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    stack.append(c)
+                    if depth >= 64 { deeper.append(bits >> 63 != 0) }
+                    bits = bits << 1 | (c == UInt8(ascii: "{") ? 1 : 0)
+                    depth += 1
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    guard let open = stack.popLast(), open == (c == UInt8(ascii: "}") ? UInt8(ascii: "{") : UInt8(ascii: "[")) else { return nil }
-                    if stack.isEmpty { return i + 1 }
+                    guard depth > 0, (bits & 1 == 1) == (c == UInt8(ascii: "}")) else { return nil }
+                    bits >>= 1
+                    depth -= 1
+                    if depth >= 64, let outer = deeper.popLast() { bits |= (outer ? 1 : 0) << 63 }
+                    if depth == 0 { return i + 1 }
                 default: break
                 }
                 i += 1

@@ -57,6 +57,17 @@ public enum GeoJSON {
         return try text.withUTF8 { try decode(raw: UnsafeRawBufferPointer($0)) }
     }
 
+    /// Reads the GeoJSON object that starts at byte `offset` of `raw` (after any whitespace)
+    /// and returns it with the offset just after it; what follows is not read. For a reader
+    /// that walks the elements of a large array in place. Error positions count bytes from
+    /// `offset`.
+    public static func decodePrefix(_ raw: UnsafeRawBufferPointer, from offset: Int) throws -> (object: GeoJSONObject, end: Int) {
+        var parser = GeoJSONParser(UnsafeRawBufferPointer(rebasing: raw[offset...]))
+        parser.skipSpace()
+        let object = try parser.object(depth: 0)
+        return (object, offset + parser.i)
+    }
+
     static func decode(raw: UnsafeRawBufferPointer) throws -> GeoJSONObject {
         var parser = GeoJSONParser(raw)
         parser.skipSpace()

@@ -51,11 +51,23 @@ struct CopyRows {
         }
     }
 
-    /// An integer column.
+    /// An integer column, in decimal.
     mutating func integer(_ value: Int64?) {
         guard let value else { return null() }
         separate()
-        buffer.writeString(String(value))
+        // Digits straight into the buffer (a String of 16 digits would be a heap allocation).
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        withUnsafeMutableBytes(of: &digits) { out in
+            var i = out.count
+            repeat {
+                i -= 1
+                out[i] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { i -= 1; out[i] = UInt8(ascii: "-") }
+            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: out[i...]))
+        }
     }
 
     /// A float8 column in the shortest text that reads back as the same double.
@@ -83,5 +95,74 @@ struct CopyRows {
             }
             return wkb.count * 2
         }
+    }
+}
+
+/// One bulk insert chunk as COPY text, encoded on the preparing thread (`PreparedChunks`):
+/// the new versions for the layer table and the journal rows for `audit_log` (audit entry and
+/// change event, `JournalSQL`), each in messages of about `messageBytes`. An insert chunk's
+/// plan is one version and one insert change per feature in order, so these are the rows
+/// `WriteBatch.plan` and `auditRows` give for it.
+struct BulkCopyRows: Sendable {
+    var versions: [ByteBuffer]
+    var journal: [ByteBuffer]
+    /// The index of the first feature whose id an earlier one of the chunk has, if any.
+    var firstRepeat: Int?
+
+    /// Bytes per COPY data message: small enough that the server's work on the last one, while
+    /// the client waits for the end of the COPY, is short.
+    static let messageBytes = 256 << 10
+
+    /// The layer table's columns in the order of `versions`.
+    static func versionColumns(_ layer: LayerDefinition) -> [String] {
+        ["fid", "props"] + (layer.hasGeometry ? ["geom"] : []) + ["valid_from", "valid_to", "author", "department", "hash"]
+    }
+
+    init(_ features: [PreparedFeature], entryHashes: [String], of batch: WriteBatch) {
+        var seen = Set<String>(minimumCapacity: features.count)
+        firstRepeat = features.firstIndex { !seen.insert($0.id).inserted }
+        let geometry = batch.layer.hasGeometry
+        let time = batch.time, actor = batch.actor, department = batch.department, role = batch.role, layer = batch.layer.id
+        versions = Self.messages(features) { out, f in
+            out.text(f.id)
+            out.text(f.propertiesText)
+            if geometry { out.geometry(wkb: f.wkb, srid: LayerDefinition.storageSRID) }
+            out.integer(time)
+            out.null()
+            out.text(actor)
+            out.text(department)
+            out.text(f.hash)
+        }
+        journal = Self.messages(zip(features, entryHashes)) { out, row in
+            let (f, entryHash) = row
+            let change = WritePlan.Change(featureID: f.id, kind: .insert, before: nil, after: f)
+            out.integer(time)
+            out.text(actor)
+            out.text(department)
+            out.text(role)
+            out.text(layer)
+            out.text(f.id)
+            out.text(change.kind.rawValue)
+            out.text(nil)
+            out.text(f.hash)
+            out.text(entryHash)
+            for v in JournalSQL.boxValues(change) { out.double(v) }
+        }
+    }
+
+    /// `rows` written by `row`, one row after another, cut into messages of about `messageBytes`.
+    private static func messages<Rows: Sequence>(_ rows: Rows, _ row: (inout CopyRows, Rows.Element) -> Void) -> [ByteBuffer] {
+        var messages = [ByteBuffer]()
+        var out = CopyRows(capacity: messageBytes + (messageBytes >> 2))
+        for r in rows {
+            row(&out, r)
+            out.endRow()
+            if out.buffer.readableBytes >= messageBytes {
+                messages.append(out.buffer)
+                out = CopyRows(capacity: messageBytes + (messageBytes >> 2))
+            }
+        }
+        if out.buffer.readableBytes > 0 { messages.append(out.buffer) }
+        return messages
     }
 }

@@ -25,18 +25,22 @@ extension PostGISStore {
     private func write(_ batch: WriteBatch) async throws {
         try await transaction(layer: batch.layer.id) { db in
             var previous = try await self.lastAuditHash(db)
-            try await self.apply(batch, on: db, previous: &previous, lookUp: true)
+            try await self.apply(batch, on: db, previous: &previous)
         }
     }
 
-    /// Bulk insert: every chunk in ONE transaction under the write lock, planned and written
-    /// like `insert` (chunk after chunk at the same instant, the audit chain continuing across
-    /// chunks), while the next chunk is prepared on another thread. Into a table without rows,
-    /// the layer's indexes are built after the load (`DeferredLayerIndexes`).
+    /// Bulk insert: every chunk in ONE transaction under the write lock, planned like `insert`
+    /// (chunk after chunk at the same instant, the audit chain continuing across chunks) and sent
+    /// by `COPY … FROM STDIN`. The next chunks are prepared on other threads meanwhile, their
+    /// COPY rows included (`BulkCopyRows`), so the server reads rows without waiting for
+    /// the client to encode them. Into a table without rows, the layer's indexes are built
+    /// after the load (`DeferredLayerIndexes`).
     public func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int {
         let template = try WriteBatch.bulkTemplate(layer: definitions[layer], named: layer, by: caller, at: at)
         let t = table(template.layer).name
-        let chunks = PreparedChunks(template: template, reader: next)
+        let chunks = PreparedChunks(template: template, reader: next) { features, hashes in
+            BulkCopyRows(features, entryHashes: hashes, of: template)
+        }
         defer { chunks.stop() }
         return try await transaction(layer: layer) { db in
             // A layer without current versions cannot hold one of the batch: skip the lookups
@@ -44,8 +48,7 @@ extension PostGISStore {
             var occupied = true
             for try await e in try await db.query(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(t) WHERE valid_to IS NULL)"),
                                                    logger: self.logger).decode(Bool.self) { occupied = e }
-            var previous = try await self.lastAuditHash(db)
-            chunks.start(chain: previous)
+            chunks.start(chain: try await self.lastAuditHash(db))
             let bare = "f_" + template.layer.id
             let indexes = try await self.deferredIndexes(table: t, layer: layer, bare: bare, on: db)
             if let indexes { try await self.suspend(indexes, on: db) }
@@ -54,16 +57,46 @@ extension PostGISStore {
             var path = ""
             for try await p in try await db.query("SELECT current_setting('search_path')", logger: self.logger).decode(String.self) { path = p }
             try await db.query("SELECT set_config('search_path', \(self.schema + ", " + path), true)", logger: self.logger)
+            // Versions of up to `segment` chunks in one COPY, then their journal rows in one:
+            // every COPY costs the server an idle round trip at each end. A layer with current
+            // versions takes one chunk per COPY, its stored versions looked up in between.
+            let segment = occupied ? 1 : Self.chunksPerCopy
+            let versionColumns = BulkCopyRows.versionColumns(template.layer)
             var count = 0
-            while let chunk = try await chunks.nextChunk() {
-                try await self.apply(WriteBatch(chunk: chunk.features, of: template), on: db, previous: &previous, lookUp: occupied,
-                                     entryHashes: chunk.entryHashes, copyInto: bare)
-                count += chunk.features.count
+            var next = try await chunks.nextChunk()
+            while let first = next {
+                var journal = [ByteBuffer]()
+                if occupied {
+                    try self.requireNew(first, of: template, found: try await self.currentVersions(first.features.map(\.id), of: template.layer, on: db))
+                }
+                try await db.copyFrom(table: bare, columns: versionColumns, logger: self.logger) { writer in
+                    var taken = 0
+                    while let chunk = next, taken < segment {
+                        if !occupied { try self.requireNew(chunk, of: template, found: [:]) }
+                        for m in chunk.encoded.versions { try await writer.write(m) }
+                        journal += chunk.encoded.journal
+                        count += chunk.features.count
+                        taken += 1
+                        next = try await chunks.nextChunk()
+                    }
+                }
+                try await self.send(journal, into: "audit_log", columns: JournalSQL.writtenColumns, on: db)
             }
             try await db.query("SELECT set_config('search_path', \(path), true)", logger: self.logger)
             if let indexes { try await self.resume(indexes, on: db) }
             return count
         }
+    }
+
+    /// Chunks of bulk insert versions per COPY (their journal rows, about 10 MB for 8 × 4,096
+    /// features, wait in memory for the journal COPY).
+    static let chunksPerCopy = 8
+
+    /// Throws the error `insert` gives when a feature of `chunk` is already current (`found`)
+    /// or repeats an earlier one of the chunk (`BulkCopyRows.firstRepeat`): the first in order.
+    private func requireNew(_ chunk: PreparedChunk<BulkCopyRows>, of template: WriteBatch, found: [String: CurrentVersion]) throws {
+        guard chunk.encoded.firstRepeat != nil || !found.isEmpty else { return }
+        _ = try WriteBatch(chunk: chunk.features, of: template).plan(current: found)
     }
 
     /// Runs `body` in a transaction holding the schema's write lock, mapping errors.
@@ -95,114 +128,54 @@ extension PostGISStore {
         return previous
     }
 
-    /// Writes one batch inside the current transaction; `previous` is the newest audit entry
-    /// hash, updated to this batch's last. Without `lookUp` the batch is planned against no
-    /// current versions (only for inserts into a layer known to have none).
-    /// `entryHashes`, when given, are the audit hashes of an insert plan computed ahead
-    /// (`PreparedChunks`), one per change in order. With `copyInto` (the layer table's name
-    /// without schema, the schema first on the search path) the versions, audit entries and
-    /// change events go in by `COPY … FROM STDIN` (a bulk insert), else by multi-row statements.
-    private func apply(_ batch: WriteBatch, on db: PostgresConnection, previous: inout String, lookUp: Bool,
-                       entryHashes: [String]? = nil, copyInto bare: String? = nil) async throws {
-        let def = batch.layer
-        let t = table(def).name
-        let time = batch.time
-        let log = logger
-        let envelopeColumns = def.hasGeometry
+    /// Writes one batch inside the current transaction, planned against the current versions
+    /// it touches; `previous` is the newest audit entry hash, updated to this batch's last.
+    /// Versions and audit entries go in by multi-row statements.
+    private func apply(_ batch: WriteBatch, on db: PostgresConnection, previous: inout String) async throws {
+        let t = table(batch.layer).name
+        let plan = try batch.plan(current: try await currentVersions(batch.lookupIDs, of: batch.layer, on: db))
+        if !plan.closes.isEmpty {
+            try await db.query(PostgresQuery(unsafeSQL: "UPDATE \(t) SET valid_to = $1 WHERE vid = ANY($2)",
+                                             binds: Self.binds(batch.time, plan.closes)), logger: logger)
+        }
+        let audit = batch.auditRows(plan, previous: previous)
+        for start in stride(from: 0, to: plan.versions.count, by: Self.chunk) {
+            let part = plan.versions[start..<min(start + Self.chunk, plan.versions.count)]
+            try await insertVersions(part, batch: batch, table: t, on: db)
+        }
+        for start in stride(from: 0, to: audit.count, by: Self.chunk) {
+            try await insertAudit(audit[start..<min(start + Self.chunk, audit.count)], batch: batch, on: db)
+        }
+        if let last = audit.last { previous = last.entryHash }
+    }
+
+    /// The current versions of the features `ids` names (those that have one), one query per
+    /// `chunk` ids.
+    private func currentVersions(_ ids: [String], of layer: LayerDefinition, on db: PostgresConnection) async throws -> [String: CurrentVersion] {
+        let t = table(layer).name
+        let envelopeColumns = layer.hasGeometry
             ? "ST_XMin(geom), ST_YMin(geom), ST_XMax(geom), ST_YMax(geom)"
             : "NULL::float8, NULL::float8, NULL::float8, NULL::float8"
         var found = [String: CurrentVersion]()
-        let ids = lookUp ? batch.lookupIDs : []
         for start in stride(from: 0, to: ids.count, by: Self.chunk) {
             let part = Array(ids[start..<min(start + Self.chunk, ids.count)])
             let rows = try await db.query(PostgresQuery(unsafeSQL: """
                 SELECT vid, fid, hash, valid_from, \(envelopeColumns) FROM \(t) WHERE fid = ANY($1) AND valid_to IS NULL
-                """, binds: Self.binds(part)), logger: log)
+                """, binds: Self.binds(part)), logger: logger)
             for try await r in rows.decode((Int64, String, String, Int64, Double?, Double?, Double?, Double?).self) {
                 var env: Envelope?
                 if let a = r.4, let b = r.5, let c = r.6, let d = r.7 { env = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
                 found[r.1] = CurrentVersion(vid: r.0, hash: r.2, validFrom: r.3, envelope: env)
             }
         }
-        let plan = try batch.plan(current: found)
-
-        if !plan.closes.isEmpty {
-            try await db.query(PostgresQuery(unsafeSQL: "UPDATE \(t) SET valid_to = $1 WHERE vid = ANY($2)",
-                                             binds: Self.binds(time, plan.closes)), logger: log)
-        }
-        let audit = entryHashes.map { hashes in zip(plan.changes, hashes).map { WritePlan.AuditRow(change: $0, entryHash: $1) } }
-            ?? batch.auditRows(plan, previous: previous)
-        if let bare {
-            try await copyVersions(plan.versions, batch: batch, table: bare, on: db)
-            try await copyAudit(audit, batch: batch, on: db)
-        } else {
-            for start in stride(from: 0, to: plan.versions.count, by: Self.chunk) {
-                let part = plan.versions[start..<min(start + Self.chunk, plan.versions.count)]
-                try await insertVersions(part, batch: batch, table: t, on: db)
-            }
-            for start in stride(from: 0, to: audit.count, by: Self.chunk) {
-                try await insertAudit(audit[start..<min(start + Self.chunk, audit.count)], batch: batch, on: db)
-            }
-        }
-        if let last = audit.last { previous = last.entryHash }
+        return found
     }
 
-    /// Bytes per COPY data message.
-    private static let copyMessage = 1 << 20
-
-    /// Sends `rows` to `COPY table (columns) FROM STDIN`, built row by row by `row` in pieces of
-    /// about a megabyte.
-    private func copy<Row>(_ rows: some Collection<Row>, into table: String, columns: [String], on db: PostgresConnection,
-                           row: @escaping (inout CopyRows, Row) -> Void) async throws {
-        guard !rows.isEmpty else { return }
+    /// Sends COPY text already encoded (`BulkCopyRows`) to `COPY table (columns) FROM STDIN`.
+    private func send(_ messages: [ByteBuffer], into table: String, columns: [String], on db: PostgresConnection) async throws {
+        guard !messages.isEmpty else { return }
         try await db.copyFrom(table: table, columns: columns, logger: logger) { writer in
-            var out = CopyRows(capacity: Self.copyMessage + (Self.copyMessage >> 2))
-            for r in rows {
-                row(&out, r)
-                out.endRow()
-                if out.buffer.readableBytes >= Self.copyMessage {
-                    try await writer.write(out.buffer)
-                    out = CopyRows(capacity: Self.copyMessage + (Self.copyMessage >> 2))
-                }
-            }
-            if out.buffer.readableBytes > 0 { try await writer.write(out.buffer) }
-        }
-    }
-
-    /// New versions by COPY into the layer table (the same columns and values as `insertVersions`).
-    private func copyVersions(_ versions: [WritePlan.NewVersion], batch: WriteBatch, table: String,
-                              on db: PostgresConnection) async throws {
-        let geometry = batch.layer.hasGeometry
-        let columns = ["fid", "props"] + (geometry ? ["geom"] : []) + ["valid_from", "valid_to", "author", "department", "hash"]
-        let time = batch.time, actor = batch.actor, department = batch.department
-        try await copy(versions, into: table, columns: columns, on: db) { out, v in
-            out.text(v.feature.id)
-            out.text(v.feature.propertiesText)
-            if geometry { out.geometry(wkb: v.feature.wkb, srid: LayerDefinition.storageSRID) }
-            out.integer(time)
-            out.integer(v.validTo)
-            out.text(actor)
-            out.text(department)
-            out.text(v.feature.hash)
-        }
-    }
-
-    /// Journal entries (audit entry and change event, `JournalSQL`) by COPY, in order (the same
-    /// rows as `insertAudit`).
-    private func copyAudit(_ rows: [WritePlan.AuditRow], batch: WriteBatch, on db: PostgresConnection) async throws {
-        let time = batch.time, actor = batch.actor, department = batch.department, role = batch.role, layer = batch.layer.id
-        try await copy(rows, into: "audit_log", columns: JournalSQL.writtenColumns, on: db) { out, r in
-            out.integer(time)
-            out.text(actor)
-            out.text(department)
-            out.text(role)
-            out.text(layer)
-            out.text(r.change.featureID)
-            out.text(r.change.kind.rawValue)
-            out.text(r.change.before?.hash)
-            out.text(r.change.after?.hash)
-            out.text(r.entryHash)
-            for v in JournalSQL.boxValues(r.change) { out.double(v) }
+            for m in messages { try await writer.write(m) }
         }
     }
 

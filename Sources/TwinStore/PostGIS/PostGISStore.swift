@@ -76,7 +76,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     /// Drops the store's schema with every table in it (tests use a fresh schema each).
     public func dropSchema() async throws {
         try await mapErrors(layer: nil) {
-            try await client.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE"), logger: logger)
+            _ = try await client.query(PostgresQuery(unsafeSQL: "DROP SCHEMA IF EXISTS \(schema) CASCADE"), logger: logger)
         }
     }
 

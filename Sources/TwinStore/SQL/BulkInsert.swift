@@ -40,17 +40,21 @@ extension WriteBatch {
 }
 
 /// One chunk of a bulk insert, prepared: the features and, in the same order, the hash of
-/// each one's audit entry (an insert: no before hash), chained from the entry before it.
-struct PreparedChunk: Sendable {
+/// each one's audit entry (an insert: no before hash), chained from the entry before it, and
+/// the rows as the backend sends them (`PreparedChunks`' `encode`; `Void` when it has none).
+struct PreparedChunk<Encoded: Sendable>: Sendable {
     var features: [PreparedFeature]
     var entryHashes: [String]
+    var encoded: Encoded
 }
 
 /// The chunks of a bulk insert, read on one thread (the reader is never called concurrently),
 /// validated and prepared (`PreparedFeature`: canonical properties, WKB, envelope, hash) with
 /// their audit entries hashed on a second, at most `depth` chunks ahead of the writer and the
 /// reader at most one chunk ahead of the preparation: reading (parsing, transforming) and
-/// preparing cost about the same, and each alone is slower than the writer. The audit chain starts at the newest entry inside
+/// preparing cost about the same, and each alone is slower than the writer. A backend that
+/// sends rows as bytes (PostGIS's COPY text) has them encoded there too (`encode`), so its
+/// writer only streams them and the server never waits for the encoding. The audit chain starts at the newest entry inside
 /// the writer's transaction, so the writer hands it over with `start(chain:)`; the thread reads
 /// and validates the first chunk meanwhile. The writer calls `next()` until `nil` and `stop()`
 /// when it leaves (also on error), which ends the thread.
@@ -58,9 +62,11 @@ struct PreparedChunk: Sendable {
 /// A bulk insert only inserts: its plan is one new version and one insert change per feature
 /// in order, or an error, so the audit hashes computed here are the ones
 /// `WriteBatch.auditRows` gives for the same plan.
-final class PreparedChunks: @unchecked Sendable {
+final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
+    /// Encodes a prepared chunk's features and audit entry hashes for the writer.
+    typealias Encode = @Sendable (_ features: [PreparedFeature], _ entryHashes: [String]) -> Encoded
     private let condition = NSCondition()
-    private var ready: [PreparedChunk] = []
+    private var ready: [PreparedChunk<Encoded>] = []
     private var finished = false
     private var stopped = false
     private var chainStart: String?
@@ -76,13 +82,13 @@ final class PreparedChunks: @unchecked Sendable {
     private var inReader = false
 
     /// Starts reading at once.
-    init(template: WriteBatch, depth: Int = 2, reader: @escaping FeatureChunkReader) {
+    init(template: WriteBatch, depth: Int = 2, reader: @escaping FeatureChunkReader, encode: @escaping Encode) {
         self.depth = depth
         let reading = Thread { [self] in readAll(reader) }
         reading.name = "citytwin.bulk-read"
         reading.stackSize = 8 << 20
         reading.start()
-        let thread = Thread { [self] in produce(template) }
+        let thread = Thread { [self] in produce(template, encode) }
         thread.name = "citytwin.bulk-insert"
         thread.stackSize = 8 << 20
         thread.start()
@@ -136,7 +142,7 @@ final class PreparedChunks: @unchecked Sendable {
         return nil
     }
 
-    private func produce(_ template: WriteBatch) {
+    private func produce(_ template: WriteBatch, _ encode: Encode) {
         let layer = template.layer
         var offset = 0
         var chain: String?
@@ -171,8 +177,9 @@ final class PreparedChunks: @unchecked Sendable {
                     hashes.append(previous)
                 }
                 chain = previous
+                let encoded = encode(prepared, hashes)
                 condition.lock()
-                ready.append(PreparedChunk(features: prepared, entryHashes: hashes))
+                ready.append(PreparedChunk(features: prepared, entryHashes: hashes, encoded: encoded))
                 condition.broadcast()
                 condition.unlock()
             }
@@ -201,7 +208,7 @@ final class PreparedChunks: @unchecked Sendable {
 
     /// The next prepared chunk in reading order (waits for it); `nil` at the end.
     /// - Throws: the reader's or validation's error once the chunks before it are taken.
-    func next() throws -> PreparedChunk? {
+    func next() throws -> PreparedChunk<Encoded>? {
         condition.lock()
         defer { condition.unlock() }
         while ready.isEmpty && !finished { condition.wait() }
@@ -215,8 +222,8 @@ final class PreparedChunks: @unchecked Sendable {
     }
 
     /// `next()` without blocking a Swift concurrency thread.
-    func nextChunk() async throws -> PreparedChunk? {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<PreparedChunk?, any Error>) in
+    func nextChunk() async throws -> PreparedChunk<Encoded>? {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<PreparedChunk<Encoded>?, any Error>) in
             DispatchQueue.global().async { c.resume(with: Result { try self.next() }) }
         }
     }
@@ -231,5 +238,12 @@ final class PreparedChunks: @unchecked Sendable {
         condition.broadcast()
         while inReader { condition.wait() }
         condition.unlock()
+    }
+}
+
+extension PreparedChunks where Encoded == Void {
+    /// Chunks the writer binds itself (nothing encoded ahead).
+    convenience init(template: WriteBatch, depth: Int = 2, reader: @escaping FeatureChunkReader) {
+        self.init(template: template, depth: depth, reader: reader) { _, _ in () }
     }
 }

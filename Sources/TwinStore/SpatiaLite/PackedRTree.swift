@@ -74,11 +74,20 @@ struct PackedRTree {
         var level = boxes
         var height = 0
         var nextNode: Int64 = 2
+        // Each row's leaf, written to `_rowid` in row id order once the leaves are out: in
+        // ascending keys the rowid table grows at its right edge, where tile order would
+        // insert at random places.
+        var leafOf = [(row: Int64, node: Int64)]()
+        leafOf.reserveCapacity(boxes.count)
         while true {
             if level.count <= capacity {
                 try writer.node(1, depth: height, cells: level[...], blob: &blob)
-                try writer.link(level[...], to: 1, leaf: height == 0)
-                return
+                if height == 0 {
+                    leafOf += level.map { ($0.id, 1) }
+                } else {
+                    try writer.link(level[...], to: 1)
+                }
+                break
             }
             var up = [Box]()
             up.reserveCapacity(level.count / capacity + 1)
@@ -87,12 +96,18 @@ struct PackedRTree {
                 nextNode += 1
                 let cells = level[group]
                 try writer.node(node, depth: 0, cells: cells, blob: &blob)
-                try writer.link(cells, to: node, leaf: height == 0)
+                if height == 0 {
+                    for c in cells { leafOf.append((c.id, node)) }
+                } else {
+                    try writer.link(cells, to: node)
+                }
                 up.append(Box(id: node, covering: cells))
             }
             level = up
             height += 1
         }
+        leafOf.sort { $0.row < $1.row }
+        try writer.leaves(leafOf)
     }
 
     /// Sort-Tile-Recursive: orders `boxes` into vertical slices by centre x, each slice by
@@ -184,13 +199,21 @@ struct PackedRTree {
             }
         }
 
-        /// Records that `cells` (row ids of a leaf, or child nodes) live in node `number`.
-        func link(_ cells: ArraySlice<Box>, to number: Int64, leaf: Bool) throws {
-            let s = leaf ? rowid : parent
+        /// Records that the child nodes `cells` live in node `number`.
+        func link(_ cells: ArraySlice<Box>, to number: Int64) throws {
             for c in cells {
-                sqlite3_bind_int64(s, 1, c.id)
-                sqlite3_bind_int64(s, 2, number)
-                try step(s)
+                sqlite3_bind_int64(parent, 1, c.id)
+                sqlite3_bind_int64(parent, 2, number)
+                try step(parent)
+            }
+        }
+
+        /// Records the leaf node of each row.
+        func leaves(_ rows: [(row: Int64, node: Int64)]) throws {
+            for r in rows {
+                sqlite3_bind_int64(rowid, 1, r.row)
+                sqlite3_bind_int64(rowid, 2, r.node)
+                try step(rowid)
             }
         }
 

@@ -35,7 +35,8 @@ extension SpatiaLiteStore {
     /// thread (`PreparedChunks`). The page cache is raised for the transaction so the indexes
     /// (fid, R*Tree, audit) stay in memory instead of spilling to the WAL and being read back;
     /// WAL mode and `synchronous` stay, so the commit is as durable as any other. Into a table
-    /// without rows, the version indexes are built after the load (`DeferredVersionIndexes`).
+    /// without rows whose first chunk's ids are not in ascending order, the version indexes
+    /// are built after the load (`DeferredVersionIndexes`).
     public func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int {
         let template = try WriteBatch.bulkTemplate(layer: definitions[layer], named: layer, by: caller, at: at)
         let table = FeatureTable(layer: template.layer)
@@ -50,12 +51,19 @@ extension SpatiaLiteStore {
                 let triggers = template.layer.hasGeometry
                     ? try DeferredGeometryTriggers(db, table: table.name, layer: layer) : nil
                 try triggers?.suspend(db)
-                let indexes = try DeferredVersionIndexes(db, table: table.name, layer: layer)
+                var first = try chunks.next()
+                // Feature ids that arrive in ascending order (those CityTwin generates, UUIDv7,
+                // or a file sorted by id) extend the indexes at their right edge as cheaply as
+                // a sort would, on the writer's idle time: the indexes stay. Otherwise they
+                // are rebuilt after the load.
+                let ascending = first.map { Self.idsAscend($0.features) } ?? true
+                let indexes = ascending ? nil : try DeferredVersionIndexes(db, table: table.name, layer: layer)
                 try indexes?.suspend(db)
                 let rows = try BulkRowWriter(db, template: template)
                 defer { rows.finalize() }
                 var count = 0
-                while let chunk = try chunks.next() {
+                while let chunk = try first ?? chunks.next() {
+                    first = nil
                     // An insert plan is one version and one insert change per feature, in
                     // order, or an error naming the first feature that already has a current
                     // version: the unique index on current ids gives that error as the rows go
@@ -69,6 +77,11 @@ extension SpatiaLiteStore {
                 return count
             }
         }
+    }
+
+    /// Whether the ids of `features` ascend in the byte order of SQLite's text keys.
+    static func idsAscend(_ features: [PreparedFeature]) -> Bool {
+        zip(features, features.dropFirst()).allSatisfy { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
     }
 
     /// Page cache of a bulk insert's transaction (negative: KiB), 256 MiB.
