@@ -49,6 +49,49 @@ struct ImportGeoJSONTests {
         }
     }
 
+    static let hydrant = #"{"type":"Feature","properties":{"main":"a","kind":"地上式","outlet_mm":100,"status":"完好","road":"x"},"geometry":{"type":"Point","coordinates":[114.8,30.8]}}"#
+
+    static func write(_ text: String) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fc-\(UUID().uuidString).geojson")
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    /// A collection is read while another thread checks the file's structure: what that check
+    /// finds after the last feature still fails the import, and nothing is written.
+    @Test("text after a FeatureCollection fails the import at the end and writes nothing")
+    func somethingAfterTheCollection() async throws {
+        let file = try Self.write(#"{"type":"FeatureCollection","features":["# + Self.hydrant + "," + Self.hydrant + "]} x")
+        let store = try await ImportFixtures.store(["hydrants"])
+        var source = try GeoJSONSource(file: file)
+        let error = await #expect(throws: ImportError.self) {
+            _ = try await LayerImport.run(&source, into: try ImportFixtures.layer("hydrants"), store: store)
+        }
+        #expect(error?.code == .malformed)
+        #expect(error?.file == file.lastPathComponent)
+        #expect(try await store.count(layer: "hydrants", FeatureQuery(), by: .admin) == 0)
+    }
+
+    @Test("a FeatureCollection cut off inside a feature names the feature")
+    func truncatedCollection() throws {
+        let text = #"{"type":"FeatureCollection","features":["# + Self.hydrant + "," + Self.hydrant.prefix(60)
+        var source = try GeoJSONSource(file: try Self.write(text))
+        let error = try #require(throws: ImportError.self) { try LayerImport.read(&source, for: try ImportFixtures.layer("hydrants")) }
+        #expect(error.code == .malformed)
+        #expect(error.location?.hasPrefix("$.features[1]") == true)
+    }
+
+    @Test("a FeatureCollection naming its type after its features reads the same, and counts them")
+    func typeAfterFeatures() throws {
+        for text in [#"{"type":"FeatureCollection","features":["# + Self.hydrant + "," + Self.hydrant + "]}",
+                     #"{"features":["# + Self.hydrant + "," + Self.hydrant + #"],"type":"FeatureCollection"}"#] {
+            var source = try GeoJSONSource(file: try Self.write(text))
+            let (features, _) = try LayerImport.read(&source, for: try ImportFixtures.layer("hydrants"))
+            #expect(features.count == 2)
+            #expect(source.expectedCount == 2)
+        }
+    }
+
     @Test("a feature breaking the layer schema names the file, the feature and the field")
     func schemaError() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).geojson")

@@ -6,17 +6,22 @@ import GeoCore
 /// treats as the same frame as CGCS2000 EPSG:4490.
 ///
 /// Streams: the file is memory-mapped, and only the features of the chunk asked for are decoded.
-/// A FeatureCollection is checked once up front (a byte scan for its structure and the number of
-/// features); then each `next(upTo:)` decodes the next elements of its `features` array one by
-/// one. A sequence is decoded record by record. Anything else (a single Feature or geometry, or a
-/// file the scan does not understand) is decoded whole, which also gives the codec's own error.
+/// A FeatureCollection that says its type before its `features` (as writers do) is read at once,
+/// element by element, while another thread checks the whole file's structure and counts the
+/// features (`CollectionCheck`); reading ends with that check's verdict. One that names its type
+/// later is checked before reading. A sequence is decoded record by record. Anything else (a
+/// single Feature or geometry, or a file the scan does not understand) is decoded whole, which
+/// also gives the codec's own error.
 public struct GeoJSONSource: FeatureSource {
     public let file: URL
     public var crs: CoordinateReferenceSystem? { .crs84 }
-    public var expectedCount: Int? { count }
+    /// Known once the structure check has counted the features.
+    public var expectedCount: Int? { count ?? check?.count }
     private let data: Data
     private var mode: Mode
     private var count: Int?
+    /// The structure check running while the collection is read, if any.
+    private var check: CollectionCheck?
     /// Features handed out so far (the `feature N` of error messages counts from 1).
     private var emitted = 0
 
@@ -44,15 +49,24 @@ public struct GeoJSONSource: FeatureSource {
             mode = .sequence(offset: 0, separator: separator, record: 0, pending: [])
             return
         }
+        if let start = data.withUnsafeBytes({ CollectionScan.featuresStart(UnsafeRawBufferPointer($0)) }) {
+            mode = .collection(offset: start, element: 0)
+            check = CollectionCheck(data)
+            return
+        }
         if let scan = data.withUnsafeBytes({ CollectionScan(UnsafeRawBufferPointer($0)) }) {
             mode = .collection(offset: scan.featuresStart, element: 0)
             count = scan.count
             return
         }
+        (count, mode) = try Self.decodeWhole(data, file: file)
+    }
+
+    /// The file decoded in one go: its features, or the codec's error.
+    private static func decodeWhole(_ data: Data, file: URL) throws -> (Int, Mode) {
         do {
             let features = try GeoJSON.decode(data).features
-            count = features.count
-            mode = .decoded(features)
+            return (features.count, .decoded(features))
         } catch let e as GeometryError {
             throw ImportError(.malformed, file: file.lastPathComponent, location: e.position, e.message)
         }
@@ -79,6 +93,8 @@ public struct GeoJSONSource: FeatureSource {
                 mode = features.isEmpty ? .finished : .decoded(features)
             case .collection(let offset, let element):
                 guard let (feature, next) = try collectionElement(at: offset, element: element) else {
+                    // The elements all decoded; the rest of the file must be well-formed too.
+                    if let check, check.wait() == nil { _ = try Self.decodeWhole(data, file: file) }
                     mode = .finished
                     continue
                 }
@@ -135,6 +151,41 @@ public struct GeoJSONSource: FeatureSource {
     }
 }
 
+/// The structure check of a FeatureCollection (`CollectionScan`), on its own thread while the
+/// reader decodes the features: the count when it is done, and whether the file is well-formed.
+final class CollectionCheck: @unchecked Sendable {
+    private let condition = NSCondition()
+    /// `nil` while scanning; then the feature count, or `.some(nil)` for a malformed file.
+    private var result: Int??
+
+    init(_ data: Data) {
+        let thread = Thread { [self] in
+            let scan = data.withUnsafeBytes { CollectionScan(UnsafeRawBufferPointer($0)) }
+            condition.lock()
+            result = .some(scan?.count)
+            condition.broadcast()
+            condition.unlock()
+        }
+        thread.name = "citytwin.geojson-check"
+        thread.start()
+    }
+
+    /// The number of features once counted; `nil` before (or for a malformed file).
+    var count: Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        return result ?? nil
+    }
+
+    /// Waits for the check: the number of features, `nil` when the file is malformed.
+    func wait() -> Int? {
+        condition.lock()
+        defer { condition.unlock() }
+        while result == nil { condition.wait() }
+        return result ?? nil
+    }
+}
+
 /// A byte scan of a top-level FeatureCollection: checks the JSON structure (objects, arrays,
 /// strings and their escapes nest and close; nothing follows the object), finds the `features`
 /// array and counts its elements. `nil` for anything else, which is then decoded whole.
@@ -144,59 +195,78 @@ struct CollectionScan {
     var count: Int
 
     init?(_ b: UnsafeRawBufferPointer) {
-        var i = Self.skipSpace(b, 0)
-        if i + 3 <= b.count, b[i] == 0xEF, b[i + 1] == 0xBB, b[i + 2] == 0xBF { i = Self.skipSpace(b, i + 3) }
-        guard i < b.count, b[i] == UInt8(ascii: "{") else { return nil }
-        i += 1
         var isCollection = false
         var start: Int?
         var count = 0
-        i = Self.skipSpace(b, i)
-        if i < b.count, b[i] == UInt8(ascii: "}") { return nil }
-        while true {
-            guard i < b.count, b[i] == UInt8(ascii: "\""), let keyEnd = Self.skipString(b, i) else { return nil }
-            let key = String(decoding: UnsafeRawBufferPointer(rebasing: b[(i + 1)..<(keyEnd - 1)]), as: UTF8.self)
-            i = Self.skipSpace(b, keyEnd)
-            guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
-            i = Self.skipSpace(b, i + 1)
-            guard i < b.count else { return nil }
-            let valueStart = i
-            if key == "features" {
-                guard b[i] == UInt8(ascii: "[") else { return nil }
-                start = i + 1
-                var j = Self.skipSpace(b, i + 1)
-                count = 0
-                if j < b.count, b[j] == UInt8(ascii: "]") {
-                    i = j + 1
-                } else {
-                    while true {
-                        guard j < b.count, b[j] == UInt8(ascii: "{"), let end = Self.skipValue(b, j) else { return nil }
-                        count += 1
-                        j = Self.skipSpace(b, end)
-                        guard j < b.count else { return nil }
-                        if b[j] == UInt8(ascii: ",") { j = Self.skipSpace(b, j + 1); continue }
-                        guard b[j] == UInt8(ascii: "]") else { return nil }
-                        break
-                    }
-                    i = j + 1
+        let end = Self.members(b) { key, i in
+            guard key == "features" else {
+                let end = Self.skipValue(b, i)
+                if key == "type", let end {
+                    isCollection = String(decoding: UnsafeRawBufferPointer(rebasing: b[i..<end]), as: UTF8.self) == "\"FeatureCollection\""
                 }
-            } else {
-                guard let end = Self.skipValue(b, i) else { return nil }
-                if key == "type" {
-                    isCollection = String(decoding: UnsafeRawBufferPointer(rebasing: b[valueStart..<end]), as: UTF8.self) == "\"FeatureCollection\""
-                }
-                i = end
+                return end
             }
-            i = Self.skipSpace(b, i)
-            guard i < b.count else { return nil }
-            if b[i] == UInt8(ascii: ",") { i = Self.skipSpace(b, i + 1); continue }
-            guard b[i] == UInt8(ascii: "}") else { return nil }
-            i += 1
-            break
+            guard b[i] == UInt8(ascii: "[") else { return nil }
+            start = i + 1
+            var j = Self.skipSpace(b, i + 1)
+            count = 0
+            if j < b.count, b[j] == UInt8(ascii: "]") { return j + 1 }
+            while true {
+                guard j < b.count, b[j] == UInt8(ascii: "{"), let end = Self.skipValue(b, j) else { return nil }
+                count += 1
+                j = Self.skipSpace(b, end)
+                guard j < b.count else { return nil }
+                if b[j] == UInt8(ascii: ",") { j = Self.skipSpace(b, j + 1); continue }
+                guard b[j] == UInt8(ascii: "]") else { return nil }
+                return j + 1
+            }
         }
-        guard isCollection, let start, Self.skipSpace(b, i) == b.count else { return nil }
+        guard let end, isCollection, let start, Self.skipSpace(b, end) == b.count else { return nil }
         featuresStart = start
         self.count = count
+    }
+
+    /// Just after the `[` of `features` when the top-level object says it is a FeatureCollection
+    /// before its `features` member, found without reading the array; `nil` otherwise.
+    static func featuresStart(_ b: UnsafeRawBufferPointer) -> Int? {
+        var isCollection = false
+        var start: Int?
+        _ = members(b) { key, i in
+            if key == "features" {
+                if isCollection, b[i] == UInt8(ascii: "[") { start = i + 1 }
+                return nil
+            }
+            let end = skipValue(b, i)
+            if key == "type", let end {
+                isCollection = String(decoding: UnsafeRawBufferPointer(rebasing: b[i..<end]), as: UTF8.self) == "\"FeatureCollection\""
+            }
+            return end
+        }
+        return start
+    }
+
+    /// Walks the members of the top-level object (after an optional UTF-8 byte order mark):
+    /// `visit(key, offset of the value)` gives the offset after the value, or `nil` to stop.
+    /// - Returns: the offset after the object's `}`; `nil` when stopped or malformed.
+    private static func members(_ b: UnsafeRawBufferPointer, _ visit: (String, Int) -> Int?) -> Int? {
+        var i = skipSpace(b, 0)
+        if i + 3 <= b.count, b[i] == 0xEF, b[i + 1] == 0xBB, b[i + 2] == 0xBF { i = skipSpace(b, i + 3) }
+        guard i < b.count, b[i] == UInt8(ascii: "{") else { return nil }
+        i = skipSpace(b, i + 1)
+        if i < b.count, b[i] == UInt8(ascii: "}") { return nil }
+        while true {
+            guard i < b.count, b[i] == UInt8(ascii: "\""), let keyEnd = skipString(b, i) else { return nil }
+            let key = String(decoding: UnsafeRawBufferPointer(rebasing: b[(i + 1)..<(keyEnd - 1)]), as: UTF8.self)
+            i = skipSpace(b, keyEnd)
+            guard i < b.count, b[i] == UInt8(ascii: ":") else { return nil }
+            i = skipSpace(b, i + 1)
+            guard i < b.count, let end = visit(key, i) else { return nil }
+            i = skipSpace(b, end)
+            guard i < b.count else { return nil }
+            if b[i] == UInt8(ascii: ",") { i = skipSpace(b, i + 1); continue }
+            guard b[i] == UInt8(ascii: "}") else { return nil }
+            return i + 1
+        }
     }
 
     static func skipSpace(_ b: UnsafeRawBufferPointer, _ from: Int) -> Int {
