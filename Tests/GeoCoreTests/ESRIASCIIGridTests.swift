@@ -204,6 +204,15 @@ private let header = """
                          message: "header has both 'xllcorner' and 'xllcenter'", position: "line 3")
     }
 
+    /// Found by `fuzz-asciigrid` (its input is in Fuzz/corpus/asciigrid/nodata_beyond_float.asc):
+    /// a finite marker that no 32-bit cell can hold was read as -inf, which the writer then wrote
+    /// as a header value the reader refuses.
+    @Test func aNoDataValueBeyondTheCellsRangeIsRefused() {
+        expectParseError("ncols 1\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 1\nNODATA_value -9e99\n-9999\n",
+                         message: "header key 'nodata_value' is outside the range of the grid's 32-bit cell values",
+                         position: "line 6")
+    }
+
     @Test func tooFewValuesAreCounted() {
         expectParseError(header + "1 2 3\n4 5\n", message: "expected 6 values (2 rows of 3), found 5", position: "line 9")
         expectParseError(header, message: "expected 6 values (2 rows of 3), found 0", position: "line 7")

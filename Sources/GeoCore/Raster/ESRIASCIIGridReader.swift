@@ -121,6 +121,11 @@ struct ESRIASCIIGridReader {
         let dataLine = firstValue?.line ?? line
         let (width, height, transform) = try geometry(of: header, dataLine: dataLine)
         let noData = header[.nodata].map { Float($0) }
+        if let noData, !noData.isFinite, let line = header.values[.nodata]?.line {
+            // The cells are 32-bit floats: a marker beyond their range could never match one.
+            throw GeometryError(.parse, "header key 'nodata_value' is outside the range of the grid's 32-bit cell values",
+                                position: "line \(line)")
+        }
 
         let expected = width * height   // both ≤ Int32.max: cannot overflow on 64-bit
         let values: [Float]
