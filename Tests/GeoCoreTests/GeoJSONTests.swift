@@ -48,6 +48,15 @@ func utf8Text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
         #expect(utf8Text(GeoJSON.encode(FeatureCollection([]))) == #"{"type":"FeatureCollection","features":[]}"#)
     }
 
+    /// Found by `fuzz-geojson` (Fuzz/corpus/geojson/whole_number_above_1e15.json): a whole
+    /// number of 10¹⁵ or more was written as bare digits and read back as an integer.
+    @Test func wholeNumbersStayNumbersAtAnySize() throws {
+        for d in [7.0, 1.0e15, 7_011_111_111_111_111.0, -9.0e17, 1.0e300] {
+            let f = Feature(id: nil, geometry: nil, properties: ["v": .number(d)])
+            #expect(try GeoJSON.decode(GeoJSON.encode(f)) == .feature(f), "\(d)")
+        }
+    }
+
     @Test func precisionRoundsCoordinates() {
         let g = Geometry.lineString([.init(114.305_123_456, 30.5), .init(1e-9, 2.000_04)])
         #expect(utf8Text(GeoJSON.encode(g, options: .init(precision: 4))) == #"{"type":"LineString","coordinates":[[114.3051,30.5],[0,2]]}"#)

@@ -127,8 +127,8 @@ public struct GeoJSONSource: FeatureSource {
     }
 
     /// Decodes the element of the `features` array at `offset`; `nil` after the last one. The
-    /// scan at `init` checked the array's structure, so the decoder reads each element in
-    /// place and finds its end itself.
+    /// decoder reads the element in place and finds its end itself; what lies between and after
+    /// the elements is the structure check's (`CollectionScan`) to judge.
     private func collectionElement(at offset: Int, element: Int) throws -> (Feature, Int)? {
         let path = "$.features[\(element)]"
         do {

@@ -160,7 +160,11 @@ struct GeoJSONWriter {
                 NumberText.appendFixed(Int64(d), decimals: 0, to: &out)
                 ascii(".0")
             } else {
+                let start = out.count
                 NumberText.appendShortest(d, to: &out)
+                // The shortest text of a large whole number may be all digits (7011111111111111):
+                // it too needs the ".0" to read back as a number.
+                if !out[start...].contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) { ascii(".0") }
             }
         case .string(let s): string(s)
         case .array(let a):

@@ -54,9 +54,9 @@ struct PreparedChunk<Encoded: Sendable>: Sendable {
 /// reader at most one chunk ahead of the preparation: reading (parsing, transforming) and
 /// preparing cost about the same, and each alone is slower than the writer. A backend that
 /// sends rows as bytes (PostGIS's COPY text) has them encoded there too (`encode`), so its
-/// writer only streams them and the server never waits for the encoding. The audit chain starts at the newest entry inside
-/// the writer's transaction, so the writer hands it over with `start(chain:)`; the thread reads
-/// and validates the first chunk meanwhile. The writer calls `next()` until `nil` and `stop()`
+/// writer only streams them and the server never waits for the encoding. The audit chain
+/// starts at the newest entry inside the writer's transaction, so the writer hands it over
+/// with `start(chain:)`; the thread reads and validates the first chunk meanwhile. The writer calls `next()` until `nil` and `stop()`
 /// when it leaves (also on error), which ends the thread.
 ///
 /// A bulk insert only inserts: its plan is one new version and one insert change per feature
