@@ -32,11 +32,12 @@ extension SpatiaLiteStore {
     /// SpatiaLite's per-row geometry triggers replayed set-wise at the end
     /// (`DeferredGeometryTriggers`). The rows are bound and stepped through SQLite's C API with
     /// statements prepared once (`BulkRowWriter`); the audit hashes come ready from the reading
-    /// thread (`PreparedChunks`). The page cache is raised for the transaction so the indexes
-    /// (fid, R*Tree, audit) stay in memory instead of spilling to the WAL and being read back;
-    /// WAL mode and `synchronous` stay, so the commit is as durable as any other. Into a table
-    /// without rows whose first chunk's ids are not in ascending order, the version indexes
-    /// are built after the load (`DeferredVersionIndexes`).
+    /// thread (`PreparedChunks`). The page cache is sized for the transaction: large when ids come
+    /// in no order, so the indexes stay in memory instead of spilling to the WAL and being read
+    /// back; small when they ascend, so finished pages reach the WAL during the load
+    /// (`appendCacheSize`). WAL mode and `synchronous` stay, so the commit is as durable as any
+    /// other. Into a table without rows whose first chunk's ids are not in ascending order, the
+    /// version indexes are built after the load (`DeferredVersionIndexes`).
     public func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int {
         let template = try WriteBatch.bulkTemplate(layer: definitions[layer], named: layer, by: caller, at: at)
         let table = FeatureTable(layer: template.layer)
@@ -45,7 +46,6 @@ extension SpatiaLiteStore {
         return try await mapErrors(layer: layer) {
             try await pool.write { db in
                 let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
-                try db.execute(sql: "PRAGMA cache_size = \(Self.bulkCacheSize)")
                 defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
                 chunks.start(chain: try Self.lastAuditHash(db))
                 let triggers = template.layer.hasGeometry
@@ -57,6 +57,7 @@ extension SpatiaLiteStore {
                 // a sort would, on the writer's idle time: the indexes stay. Otherwise they
                 // are rebuilt after the load.
                 let ascending = first.map { Self.idsAscend($0.features) } ?? true
+                try db.execute(sql: "PRAGMA cache_size = \(ascending ? Self.appendCacheSize : Self.bulkCacheSize)")
                 let indexes = ascending ? nil : try DeferredVersionIndexes(db, table: table.name, layer: layer)
                 try indexes?.suspend(db)
                 let rows = try BulkRowWriter(db, template: template)
@@ -84,8 +85,15 @@ extension SpatiaLiteStore {
         zip(features, features.dropFirst()).allSatisfy { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
     }
 
-    /// Page cache of a bulk insert's transaction (negative: KiB), 256 MiB.
+    /// Page cache of a bulk insert's transaction (negative: KiB), 256 MiB: the rebuild of
+    /// deferred indexes reads the new rows back, and live indexes under ids in no order are
+    /// written all over.
     static let bulkCacheSize = -262_144
+
+    /// Page cache of a bulk insert whose ids ascend, 16 MiB: every B-tree grows at its right
+    /// edge, so the pages behind it are finished and go to the WAL while the load runs, on the
+    /// writer's idle time, instead of all at the commit.
+    static let appendCacheSize = -16_384
 
     private static func lastAuditHash(_ db: Database) throws -> String {
         try String.fetchOne(db, sql: "SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1") ?? AuditChain.genesis
