@@ -201,9 +201,7 @@ struct CollectionScan {
         let end = Self.members(b) { key, i in
             guard key == "features" else {
                 let end = Self.skipValue(b, i)
-                if key == "type", let end {
-                    isCollection = String(decoding: UnsafeRawBufferPointer(rebasing: b[i..<end]), as: UTF8.self) == "\"FeatureCollection\""
-                }
+                if key == "type", let end { isCollection = Self.saysFeatureCollection(b, i..<end) }
                 return end
             }
             guard b[i] == UInt8(ascii: "[") else { return nil }
@@ -237,12 +235,15 @@ struct CollectionScan {
                 return nil
             }
             let end = skipValue(b, i)
-            if key == "type", let end {
-                isCollection = String(decoding: UnsafeRawBufferPointer(rebasing: b[i..<end]), as: UTF8.self) == "\"FeatureCollection\""
-            }
+            if key == "type", let end { isCollection = saysFeatureCollection(b, i..<end) }
             return end
         }
         return start
+    }
+
+    /// Whether the JSON value at `range` is the string "FeatureCollection".
+    private static func saysFeatureCollection(_ b: UnsafeRawBufferPointer, _ range: Range<Int>) -> Bool {
+        String(decoding: UnsafeRawBufferPointer(rebasing: b[range]), as: UTF8.self) == "\"FeatureCollection\""
     }
 
     /// Walks the members of the top-level object (after an optional UTF-8 byte order mark):

@@ -143,7 +143,7 @@ struct BulkCopyRows: Sendable {
             out.text(layer)
             out.text(f.id)
             out.text(change.kind.rawValue)
-            out.text(nil)
+            out.null()
             out.text(f.hash)
             out.text(entryHash)
             for v in JournalSQL.boxValues(change) { out.double(v) }

@@ -163,9 +163,7 @@ extension PostGISStore {
                 SELECT vid, fid, hash, valid_from, \(envelopeColumns) FROM \(t) WHERE fid = ANY($1) AND valid_to IS NULL
                 """, binds: Self.binds(part)), logger: logger)
             for try await r in rows.decode((Int64, String, String, Int64, Double?, Double?, Double?, Double?).self) {
-                var env: Envelope?
-                if let a = r.4, let b = r.5, let c = r.6, let d = r.7 { env = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
-                found[r.1] = CurrentVersion(vid: r.0, hash: r.2, validFrom: r.3, envelope: env)
+                found[r.1] = CurrentVersion(vid: r.0, hash: r.2, validFrom: r.3, envelope: JournalSQL.envelope(r.4, r.5, r.6, r.7))
             }
         }
         return found

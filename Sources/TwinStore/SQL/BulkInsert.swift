@@ -56,8 +56,8 @@ struct PreparedChunk<Encoded: Sendable>: Sendable {
 /// sends rows as bytes (PostGIS's COPY text) has them encoded there too (`encode`), so its
 /// writer only streams them and the server never waits for the encoding. The audit chain
 /// starts at the newest entry inside the writer's transaction, so the writer hands it over
-/// with `start(chain:)`; the thread reads and validates the first chunk meanwhile. The writer calls `next()` until `nil` and `stop()`
-/// when it leaves (also on error), which ends the thread.
+/// with `start(chain:)`; the thread reads and validates the first chunk meanwhile. The writer
+/// calls `next()` until `nil` and `stop()` when it leaves (also on error), which ends the thread.
 ///
 /// A bulk insert only inserts: its plan is one new version and one insert change per feature
 /// in order, or an error, so the audit hashes computed here are the ones
