@@ -74,10 +74,12 @@ let package = Package(
         .target(name: "NetworkAnalysis", dependencies: ["GeoCore"], swiftSettings: strict),
 
         // Adapters between the store and the kernels (district flood scenarios, emergency analyses),
-        // and the processes that run them.
+        // and the processes that run them: registry, input decoding, jobs, workers, leases, progress.
+        // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
         .target(
             name: "Scenarios",
-            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "Tiles"],
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "Tiles",
+                           .product(name: "Logging", package: "swift-log")],
             swiftSettings: strict),
 
         // Tile matrix sets (WebMercatorQuad, WorldCRS84Quad, CGCS2000 Tianditu-compatible), MVT
@@ -98,7 +100,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "Tiles", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "Tiles", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -143,7 +145,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "GeoCore", "TwinStore",
+                "Server", "Scenarios", "GeoCore", "TwinStore",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

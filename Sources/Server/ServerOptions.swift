@@ -1,4 +1,5 @@
 import Logging
+import Scenarios
 
 /// How a `CityTwinServer` presents itself.
 public struct ServerOptions: Sendable {

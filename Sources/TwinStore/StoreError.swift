@@ -21,6 +21,8 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let duplicateFeature = Code(rawValue: "duplicate-feature")
         /// The caller is not allowed to do this.
         public static let forbidden = Code(rawValue: "forbidden")
+        /// The caller must identify itself first (a bearer token): anonymous callers may not do this.
+        public static let unauthenticated = Code(rawValue: "unauthenticated")
         /// The query is malformed (unknown CRS, bad limit, filter on a hidden attribute, …).
         public static let invalidQuery = Code(rawValue: "invalid-query")
         /// A paging cursor could not be decoded or belongs to another ordering.

@@ -1,9 +1,6 @@
 import ArgumentParser
 import CityModel
-import Foundation
 import GeoCore
-import Server
-import TwinStore
 
 /// `citytwin network coverage`: the district against the emergency standards (the `coverage`
 /// process run on a local store as the admin), printed as JSON.
@@ -32,26 +29,6 @@ struct CoverageCommand: AsyncParsableCommand {
             "fireMinutes": .number(fireMinutes), "shelterWalkMetres": .number(shelterWalkMetres), "addressLevel": .string(addressLevel),
             "capacityShare": .number(capacityShare), "suggestions": .integer(Int64(suggestions)), "listLimit": .integer(Int64(listLimit)),
         ]
-        let featureStore = try await StoreLocation(store).openExisting()
-        let result = try await runProcess(CoverageProcess(), inputs, store: featureStore)
-        try printJSONDocument(result)
+        try printJSONDocument(try await ProcessRunner(store: store).run("coverage", inputs))
     }
-}
-
-/// Validates and runs a process as the admin, turning an invalid input into a `ValidationError`.
-func runProcess(_ process: any OGCProcess, _ inputs: [String: JSONValue], store: any FeatureStore) async throws -> JSONValue {
-    do {
-        try await process.validate(inputs, store: store, caller: .admin)
-        return try await process.execute(inputs, store: store, caller: .admin, progress: .ignored)
-    } catch let p as Problem {
-        throw CommandFailure(p.detail)
-    }
-}
-
-/// A JSON document on standard output, pretty-printed with sorted keys.
-func printJSONDocument(_ value: JSONValue) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-    FileHandle.standardOutput.write(try encoder.encode(value))
-    FileHandle.standardOutput.write(Data("\n".utf8))
 }

@@ -2,8 +2,6 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
-import Server
-import TwinStore
 
 /// `citytwin network hazard`: what a hazard polygon or flood result holds and cuts off (the
 /// `hazard-overlay` process run on a local store as the admin), printed as JSON.
@@ -44,17 +42,12 @@ struct HazardCommand: AsyncParsableCommand {
         if let layer { inputs["hazardLayer"] = .string(layer) }
         if let property { inputs["property"] = .string(property) }
         if let minimum { inputs["minimum"] = .number(minimum) }
-        func point(_ text: String, _ option: String) throws -> JSONValue {
-            let p = try parseLonLat(text, option: option)
-            return [.number(p.x), .number(p.y)]
-        }
-        if let origin { inputs["origin"] = try point(origin, "--origin") }
+        if let origin { inputs["origin"] = try lonLatInput(origin, option: "--origin") }
         switch (from, to) {
-        case let (a?, b?): inputs["route"] = ["from": try point(a, "--from"), "to": try point(b, "--to")]
+        case let (a?, b?): inputs["route"] = ["from": try lonLatInput(a, option: "--from"), "to": try lonLatInput(b, option: "--to")]
         case (nil, nil): break
         default: throw ValidationError("--from and --to go together")
         }
-        let featureStore = try await StoreLocation(store).openExisting()
-        try printJSONDocument(try await runProcess(HazardOverlayProcess(), inputs, store: featureStore))
+        try printJSONDocument(try await ProcessRunner(store: store).run("hazard-overlay", inputs))
     }
 }

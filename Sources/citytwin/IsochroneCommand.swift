@@ -2,10 +2,9 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
-import NetworkAnalysis
-import Scenarios
 
-/// `citytwin network isochrone`: service areas around a point for several time breaks.
+/// `citytwin network isochrone`: service areas around a point for several time breaks (the
+/// `service-area` process run on a local store as the admin).
 struct IsochroneCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "isochrone",
@@ -13,34 +12,29 @@ struct IsochroneCommand: AsyncParsableCommand {
 
     @Option(help: "Centre as LON,LAT (CGCS2000 degrees).")
     var at: String
-    @Option(help: "Breaks in minutes, comma-separated.")
+    @Option(help: "Breaks in minutes, comma-separated (each in (0, 240]).")
     var minutes: String = "5,10,15"
     @Option(help: "driving or walking.")
     var profile: String = "driving"
-    @Option(help: "Half-width of the area around reached roads, metres.")
+    @Option(help: "Half-width of the area around reached roads, metres (1…200).")
     var buffer: Double = 25
     @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
     var store: String = DistrictLoader.defaultStorePath
 
-    func run() async throws {
-        let centre = try parseLonLat(at, option: "--at")
-        let breaks = try minutes.split(separator: ",").map { text -> Double in
-            guard let m = Double(text.trimmingCharacters(in: .whitespaces)), m.isFinite, m >= 0 else {
-                throw ValidationError("--minutes must be comma-separated non-negative numbers, got \(minutes)")
+    /// The `service-area` inputs these options stand for.
+    func inputs() throws -> [String: JSONValue] {
+        let breaks = try minutes.split(separator: ",").map { text -> JSONValue in
+            guard let m = Double(text.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--minutes must be comma-separated numbers of minutes, got \(minutes)")
             }
-            return m * 60
+            return .number(m)
         }
-        guard !breaks.isEmpty else { throw ValidationError("--minutes needs at least one break") }
-        guard buffer.isFinite, buffer > 0 else { throw ValidationError("--buffer must be > 0 metres") }
-        let roads = try await loadRoadGraph(store: store, profile: profile)
-        guard let origin = roads.graph.snap(try roads.metric(centre)) else { throw CommandFailure("the road network is empty") }
-        let areas = try roads.graph.serviceAreas(from: origin, breaks: breaks, bufferMetres: buffer)
-        let features = try areas.map { a in
-            Feature(id: nil, geometry: try roads.toStorage.transform(a.area), properties: [
-                "minutes": .number(a.seconds / 60), "seconds": .number(a.seconds), "profile": .string(roads.graph.profile.name),
-                "reached_nodes": .integer(Int64(a.reachedNodes)), "reached_metres": .number((a.reachedMetres * 10).rounded() / 10),
-            ])
-        }
-        printGeoJSON(.featureCollection(FeatureCollection(features)))
+        return ["origin": try lonLatInput(at, option: "--at"), "breaks": .array(breaks), "profile": .string(profile),
+                "bufferMetres": .number(buffer)]
+    }
+
+    func run() async throws {
+        let result = try await ProcessRunner(store: store).run("service-area", try inputs())
+        try printJSONDocument(result["areas"] ?? .null)
     }
 }

@@ -2,10 +2,9 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
-import NetworkAnalysis
-import Scenarios
 
-/// `citytwin network isolate`: the valves that isolate a burst water main, and who loses water.
+/// `citytwin network isolate`: the valves that isolate a burst water main, and who loses water
+/// (the `valve-isolation` process run on a local store as the admin).
 struct IsolateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "isolate",
@@ -23,23 +22,17 @@ struct IsolateCommand: AsyncParsableCommand {
     @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
     var store: String = DistrictLoader.defaultStorePath
 
+    /// The `valve-isolation` inputs these options stand for.
+    func inputs() -> [String: JSONValue] {
+        ["main": .string(main), "failedValves": .array(failedValves.map(JSONValue.string))]
+    }
+
     func run() async throws {
-        let featureStore = try await StoreLocation(store).openExisting()
-        let report: WaterMainIsolationReport
-        do {
-            let water = try await StoreWaterNetwork.load(from: featureStore)
-            report = try water.isolate(main: main, failedValves: Set(failedValves))
-        } catch let e as UtilityNetworkError {
-            throw CommandFailure(e.message)
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes]
-        var data = try encoder.encode(try report.json())
-        data.append(0x0A)
-        FileHandle.standardOutput.write(data)
-        let i = report.isolation
-        FileHandle.standardError.write(Data(("close \(i.valvesToClose.count) valves; \(i.mainsCutOff.count) mains, "
-            + "\(i.connectionsCutOff.count) customers (\(i.criticalConnections.count) critical) and "
-            + "\(i.addressesToNotify.count) addresses cut off\n").utf8))
+        let result = try await ProcessRunner(store: store).run("valve-isolation", inputs())
+        try printJSONDocument(result)
+        func count(_ key: String) -> Int64 { result["counts"]?[key]?.integerValue ?? 0 }
+        FileHandle.standardError.write(Data(("close \(count("valves_to_close")) valves; \(count("mains_cut_off")) mains, "
+            + "\(count("customers_cut_off")) customers (\(count("critical_customers")) critical) and "
+            + "\(count("addresses_to_notify")) addresses cut off\n").utf8))
     }
 }

@@ -2,11 +2,9 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
-import NetworkAnalysis
-import Scenarios
-import TwinStore
 
-/// `citytwin network nearest`: the N resources of a layer fastest to reach from an incident.
+/// `citytwin network nearest`: the N resources of a layer fastest to reach from an incident (the
+/// `nearest-resources` process run on a local store as the admin).
 struct NearestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nearest",
@@ -16,92 +14,36 @@ struct NearestCommand: AsyncParsableCommand {
     var from: String
     @Option(help: "Resource layer, e.g. shelters or fire_stations.")
     var layer: String
-    @Option(help: "How many resources to return.")
+    @Option(help: "How many resources to return (1…50).")
     var count: Int = 3
-    @Option(name: .customLong("where"), help: "Simple filter PROPERTY OP VALUE with OP one of >= <= > < = != (e.g. capacity>=800).")
-    var condition: String?
+    @Option(name: .customLong("category"), help: "Keep resources of this category (category, class or grade attribute; repeatable).")
+    var categories: [String] = []
+    @Option(help: "Keep resources with this status.")
+    var status: String?
+    @Option(help: "Keep resources with at least this free capacity (shelter places, hospital beds, team members).")
+    var minimumCapacity: Double?
+    @Option(help: "Leave out resources farther than this many minutes.")
+    var maximumMinutes: Double?
     @Option(help: "driving or walking.")
     var profile: String = "driving"
     @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
     var store: String = DistrictLoader.defaultStorePath
 
+    /// The `nearest-resources` inputs these options stand for.
+    func inputs() throws -> [String: JSONValue] {
+        var inputs: [String: JSONValue] = [
+            "incident": try lonLatInput(from, option: "--from"), "layer": .string(layer),
+            "count": .integer(Int64(count)), "profile": .string(profile),
+        ]
+        if !categories.isEmpty { inputs["categories"] = .array(categories.map(JSONValue.string)) }
+        if let status { inputs["status"] = .string(status) }
+        if let minimumCapacity { inputs["minimumCapacity"] = .number(minimumCapacity) }
+        if let maximumMinutes { inputs["maximumMinutes"] = .number(maximumMinutes) }
+        return inputs
+    }
+
     func run() async throws {
-        guard count > 0 else { throw ValidationError("--count must be at least 1") }
-        let origin = try parseLonLat(from, option: "--from")
-        let filter = try condition.map(PropertyCondition.init)
-        let roads = try await loadRoadGraph(store: store, profile: profile)
-        let featureStore = try await StoreLocation(store).openExisting()
-        var resources: [Feature] = []
-        var lonLats: [Position] = []
-        for try await f in featureStore.stream(layer: layer, FeatureQuery(limit: 2000), by: .admin) {
-            guard filter?.matches(f.properties) ?? true, let e = f.geometry?.envelope else { continue }
-            resources.append(f)
-            lonLats.append(Position(x: (e.minX + e.maxX) / 2, y: (e.minY + e.maxY) / 2))
-        }
-        try roads.toMetric.transform(&lonLats)
-        let targets = lonLats.compactMap { roads.graph.snap($0) }
-        guard targets.count == resources.count else { throw CommandFailure("the road network is empty") }
-        guard let start = roads.graph.snap(try roads.metric(origin)) else { throw CommandFailure("the road network is empty") }
-        let best = roads.graph.nearest(from: start, targets: targets, count: count)
-        var features: [Feature] = []
-        for (rank, hit) in best.enumerated() {
-            let resource = resources[hit.index]
-            var properties = resource.properties
-            if let route = hit.route { properties.merge(routeProperties(route, profile: roads.graph.profile)) { $1 } }
-            properties["rank"] = .integer(Int64(rank + 1))
-            properties["resource_id"] = resource.id.map { .string("\($0)") } ?? .null
-            let geometry = try hit.route.map { Geometry.lineString(LineString(try roads.storage($0.coordinates))) }
-            features.append(Feature(id: resource.id, geometry: geometry, properties: properties))
-        }
-        printGeoJSON(.featureCollection(FeatureCollection(features)))
-    }
-}
-
-/// `PROPERTY OP VALUE`: the one simple attribute filter of the network commands.
-struct PropertyCondition {
-    var property: String
-    var op: String
-    var value: String
-
-    init(_ text: String) throws {
-        for op in [">=", "<=", "!=", ">", "<", "="] {
-            if let r = text.range(of: op) {
-                property = text[..<r.lowerBound].trimmingCharacters(in: .whitespaces)
-                value = text[r.upperBound...].trimmingCharacters(in: .whitespaces)
-                self.op = op
-                guard !property.isEmpty, !value.isEmpty else { break }
-                return
-            }
-        }
-        throw ValidationError("--where must be PROPERTY OP VALUE with OP one of >= <= > < = != (e.g. capacity>=800), got \(text)")
-    }
-
-    func matches(_ properties: [String: JSONValue]) -> Bool {
-        let actual: String?, number: Double?
-        switch properties[property] {
-        case .integer(let i)?: actual = String(i); number = Double(i)
-        case .number(let d)?: actual = String(d); number = d
-        case .string(let s)?: actual = s; number = Double(s)
-        case .bool(let b)?: actual = String(b); number = nil
-        default: return false
-        }
-        if let n = number, let v = Double(value) {
-            switch op {
-            case ">=": return n >= v
-            case "<=": return n <= v
-            case ">": return n > v
-            case "<": return n < v
-            case "=": return n == v
-            default: return n != v
-            }
-        }
-        switch op {
-        case "=": return actual == value
-        case "!=": return actual != value
-        case ">=": return actual.map { $0 >= value } ?? false
-        case "<=": return actual.map { $0 <= value } ?? false
-        case ">": return actual.map { $0 > value } ?? false
-        default: return actual.map { $0 < value } ?? false
-        }
+        let result = try await ProcessRunner(store: store).run("nearest-resources", try inputs())
+        try printJSONDocument(result["resources"] ?? .null)
     }
 }

@@ -2,11 +2,9 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
-import NetworkAnalysis
-import Scenarios
 
 /// `citytwin network trace`: what drains into / out of a drainage node or pipe, or what a water
-/// node or main is connected to.
+/// node or main is connected to (the `network-trace` process run on a local store as the admin).
 struct TraceCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trace",
@@ -29,32 +27,18 @@ struct TraceCommand: AsyncParsableCommand {
     @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
     var store: String = DistrictLoader.defaultStorePath
 
+    /// The `network-trace` inputs these options stand for.
+    func inputs() -> [String: JSONValue] {
+        var inputs: [String: JSONValue] = ["network": .string(network), "from": .string(from), "direction": .string(direction)]
+        if !closedValves.isEmpty { inputs["closedValves"] = .array(closedValves.map(JSONValue.string)) }
+        return inputs
+    }
+
     func run() async throws {
-        guard let way = TraceDirection(rawValue: direction) else {
-            throw ValidationError("--direction must be up or down, got \(direction)")
-        }
-        let featureStore = try await StoreLocation(store).openExisting()
-        let collection: FeatureCollection
-        let trace: NetworkTrace
-        do {
-            switch network {
-            case "drainage":
-                guard closedValves.isEmpty else { throw ValidationError("--closed-valve applies to --network water only") }
-                let drainage = try await StoreDrainageNetwork.load(from: featureStore)
-                trace = try drainage.trace(from: from, direction: way)
-                collection = drainage.features(of: trace)
-            case "water":
-                let water = try await StoreWaterNetwork.load(from: featureStore)
-                trace = try water.trace(from: from, closedValves: Set(closedValves))
-                collection = water.features(of: trace)
-            default:
-                throw ValidationError("--network must be drainage or water, got \(network)")
-            }
-        } catch let e as UtilityNetworkError {
-            throw CommandFailure(e.message)
-        }
-        printGeoJSON(.featureCollection(collection))
-        let what = network == "water" ? "connected to" : (way == .downstream ? "downstream of" : "upstream of")
-        FileHandle.standardError.write(Data("\(trace.links.count) links and \(trace.nodes.count) nodes \(what) \(from)\n".utf8))
+        let result = try await ProcessRunner(store: store).run("network-trace", inputs())
+        try printJSONDocument(result["features"] ?? .null)
+        let (links, nodes) = (result["links"]?.arrayValue?.count ?? 0, result["nodes"]?.arrayValue?.count ?? 0)
+        let what = network == "water" ? "connected to" : (direction == "down" ? "downstream of" : "upstream of")
+        FileHandle.standardError.write(Data("\(links) links and \(nodes) nodes \(what) \(from)\n".utf8))
     }
 }

@@ -1,7 +1,7 @@
 import ArgumentParser
 import CityModel
 import Foundation
-import Server
+import Scenarios
 import TwinStore
 
 /// `citytwin worker`: claims process jobs from the store's job table and runs them until

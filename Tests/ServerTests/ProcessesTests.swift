@@ -3,6 +3,7 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Scenarios
 import Server
 import Testing
 import TwinStore

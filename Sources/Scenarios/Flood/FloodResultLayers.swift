@@ -17,6 +17,8 @@ import TwinStore
 ///   road stood above 15 cm, and those flooded road segments.
 struct FloodResultLayers {
     static let owner = "水务和湖泊局"
+    /// The four layers a run writes, `<stem>_<suffix>`.
+    static let suffixes = ["depth", "roads", "buildings", "cutoff"]
     static let classes: [(lower: Double, upper: Double, label: String)] = [
         (0.05, 0.15, "0.05–0.15 m"), (0.15, 0.3, "0.15–0.3 m"), (0.3, 0.5, "0.3–0.5 m"), (0.5, 1, "0.5–1 m"), (1, .infinity, "> 1 m"),
     ]

@@ -62,6 +62,10 @@ public struct FeaturesInArea: OGCProcess {
         }
     }
 
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        ProcessLayers(reads: EmergencyProcessInputs.unwrap(inputs["layer"])?.stringValue.map { [$0] } ?? [])
+    }
+
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         _ = try await request(inputs, store: store, caller: caller)
     }
@@ -92,74 +96,69 @@ public struct FeaturesInArea: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
-        guard let layer = Self.unwrap(inputs["layer"])?.stringValue, !layer.isEmpty else {
-            throw Problem.invalidInput("layer", "must be a collection id (a string)")
+        guard let layer = EmergencyProcessInputs.unwrap(inputs["layer"])?.stringValue, !layer.isEmpty else {
+            throw ProcessInputError("layer", "must be a collection id (a string)")
         }
         guard let definition = try await store.layerDefinition(layer, for: caller) else {
-            throw Problem.invalidInput("layer", "no collection '\(layer)'")
+            throw ProcessInputError("layer", "no collection '\(layer)'")
         }
         guard definition.hasGeometry else {
-            throw Problem.invalidInput("layer", "collection '\(layer)' has no geometry")
+            throw ProcessInputError("layer", "collection '\(layer)' has no geometry")
         }
-        let area = try Self.area(Self.unwrap(inputs["area"]))
+        let area = try Self.area(EmergencyProcessInputs.unwrap(inputs["area"]))
         var properties = [String]()
-        if let value = Self.unwrap(inputs["properties"]), !value.isNull {
-            guard let list = value.arrayValue else { throw Problem.invalidInput("properties", "must be an array of property names") }
+        if let value = EmergencyProcessInputs.unwrap(inputs["properties"]), !value.isNull {
+            guard let list = value.arrayValue else { throw ProcessInputError("properties", "must be an array of property names") }
             for (i, item) in list.enumerated() {
                 guard let name = item.stringValue else {
-                    throw Problem.invalidInput("properties", "item \(i) must be a string")
+                    throw ProcessInputError("properties", "item \(i) must be a string")
                 }
                 guard definition.schema.properties[name] != nil else {
                     let known = definition.schema.properties.keys.sorted().joined(separator: ", ")
-                    throw Problem.invalidInput("properties", "collection '\(layer)' has no property '\(name)' (it has: \(known))")
+                    throw ProcessInputError("properties", "collection '\(layer)' has no property '\(name)' (it has: \(known))")
                 }
-                guard !properties.contains(name) else { throw Problem.invalidInput("properties", "'\(name)' is listed twice") }
+                guard !properties.contains(name) else { throw ProcessInputError("properties", "'\(name)' is listed twice") }
                 properties.append(name)
             }
         }
         var relation = SpatialPredicate.intersects
-        if let value = Self.unwrap(inputs["relation"]), !value.isNull {
+        if let value = EmergencyProcessInputs.unwrap(inputs["relation"]), !value.isNull {
             switch value.stringValue {
             case "intersects": relation = .intersects
             case "within": relation = .within
-            default: throw Problem.invalidInput("relation", "must be 'intersects' or 'within'")
+            default: throw ProcessInputError("relation", "must be 'intersects' or 'within'")
             }
         }
         return Request(layer: layer, area: area, properties: properties, relation: relation)
     }
 
-    /// An input given as a qualified value (`{"value": …}`) or as is.
-    private static func unwrap(_ value: JSONValue?) -> JSONValue? {
-        if let o = value?.objectValue, let inner = o["value"], o["type"] == nil { return inner }
-        return value
-    }
 
     /// The `area` input as a polygon in lon/lat degrees.
     static func area(_ value: JSONValue?) throws -> Geometry {
         guard let value, value.objectValue != nil else {
-            throw Problem.invalidInput("area", "must be a GeoJSON Polygon or MultiPolygon object")
+            throw ProcessInputError("area", "must be a GeoJSON Polygon or MultiPolygon object")
         }
         let object: GeoJSONObject
         do {
-            object = try GeoJSON.decode(JSONText.bytes(value))
+            object = try GeoJSON.decode(GeoJSON.encodeBytes(value))
         } catch let e as GeometryError {
             let at = e.position.map { " at \($0.replacingOccurrences(of: "$", with: "$.inputs.area"))" } ?? ""
-            throw Problem.invalidInput("area", e.message + at)
+            throw ProcessInputError("area", e.message + at)
         }
         guard case .geometry(let geometry) = object else {
-            throw Problem.invalidInput("area", "must be a GeoJSON geometry, not a feature or collection")
+            throw ProcessInputError("area", "must be a GeoJSON geometry, not a feature or collection")
         }
         switch geometry {
         case .polygon, .multiPolygon: break
-        default: throw Problem.invalidInput("area", "must be a Polygon or MultiPolygon")
+        default: throw ProcessInputError("area", "must be a Polygon or MultiPolygon")
         }
-        guard !geometry.isEmpty else { throw Problem.invalidInput("area", "is empty") }
+        guard !geometry.isEmpty else { throw ProcessInputError("area", "is empty") }
         var outside: Position?
         geometry.forEachPosition { p in
             if outside == nil, !(-180...180).contains(p.x) || !(-90...90).contains(p.y) { outside = p }
         }
         if let p = outside {
-            throw Problem.invalidInput("area", "position (\(p.x), \(p.y)) is not a CRS84 longitude, latitude in degrees")
+            throw ProcessInputError("area", "position (\(p.x), \(p.y)) is not a CRS84 longitude, latitude in degrees")
         }
         return geometry
     }

@@ -1,6 +1,5 @@
 import Foundation
 import GeoCore
-import Scenarios
 import TwinStore
 
 /// `flood-scenario`: runs a coupled 1D–2D flood scenario on the district in the store and writes
@@ -58,6 +57,16 @@ public struct FloodScenarioProcess: OGCProcess {
         var options: FloodScenarioRun.Options
     }
 
+    /// Reads the district (`FloodDistrictLayers`); the drainage network, catchments, roads and
+    /// buildings are needed. Writes `flood_<scenario>_depth|roads|buildings|cutoff`, owned by
+    /// the water authority (`FloodResultLayers.owner`): only its editors or the admin may run it.
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        let required = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "subcatchments", "roads", "buildings"]
+        let stem = (try? request(inputs))?.scenario.layerStem ?? "flood_<scenario>"
+        return ProcessLayers(reads: required, optionalReads: FloodDistrictLayers.layerIDs.filter { !required.contains($0) },
+                             writes: FloodResultLayers.suffixes.map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) })
+    }
+
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         _ = try request(inputs)
     }
@@ -88,7 +97,7 @@ public struct FloodScenarioProcess: OGCProcess {
         }
         let summary: FloodScenarioSummary
         do { summary = try await runTask.value } catch let e as ScenarioError {
-            throw Problem.invalidInput(e.field == "dem" ? "dem" : "scenario", e.message)
+            throw ProcessInputError(e.field == "dem" ? "dem" : "scenario", e.message)
         }
         let data = try JSONEncoder().encode(summary)
         let summaryJSON = try JSONDecoder().decode(JSONValue.self, from: data)
@@ -97,58 +106,54 @@ public struct FloodScenarioProcess: OGCProcess {
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
         let scenario: FloodScenario
-        switch Self.unwrap(inputs["scenario"]) {
+        switch EmergencyProcessInputs.unwrap(inputs["scenario"]) {
         case .string(let name)?:
             guard name.range(of: "^[A-Za-z0-9_-]+(\\.json)?$", options: .regularExpression) != nil else {
-                throw Problem.invalidInput("scenario", "a scenario name is a file name in Models/scenarios (letters, digits, - and _)")
+                throw ProcessInputError("scenario", "a scenario name is a file name in Models/scenarios (letters, digits, - and _)")
             }
             let url = scenariosDirectory.appendingPathComponent(name.hasSuffix(".json") ? name : name + ".json")
             guard FileManager.default.fileExists(atPath: url.path) else {
                 let known = ((try? FileManager.default.contentsOfDirectory(atPath: scenariosDirectory.path)) ?? [])
                     .filter { $0.hasSuffix(".json") }.map { String($0.dropLast(5)) }.sorted()
-                throw Problem.invalidInput("scenario", "no scenario '\(name)' (known: \(known.joined(separator: ", ")))")
+                throw ProcessInputError("scenario", "no scenario '\(name)' (known: \(known.joined(separator: ", ")))")
             }
             do { scenario = try FloodScenario.load(contentsOf: url) } catch let e as ScenarioError {
-                throw Problem.invalidInput("scenario", e.message)
+                throw ProcessInputError("scenario", e.message)
             }
         case let value? where value.objectValue != nil:
             do { scenario = try FloodScenario.decode(try JSONEncoder().encode(value), source: "scenario") } catch let e as ScenarioError {
-                throw Problem.invalidInput("scenario", e.message)
+                throw ProcessInputError("scenario", e.message)
             }
         default:
-            throw Problem.invalidInput("scenario", "must be a scenario document (object) or a scenario name (string)")
+            throw ProcessInputError("scenario", "must be a scenario document (object) or a scenario name (string)")
         }
         var scale = 1.0
-        if let v = Self.unwrap(inputs["durationScale"]), !v.isNull {
-            guard let d = v.doubleValue, d > 0, d <= 1 else { throw Problem.invalidInput("durationScale", "must be a number in (0, 1]") }
+        if let v = EmergencyProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
+            guard let d = v.doubleValue, d > 0, d <= 1 else { throw ProcessInputError("durationScale", "must be a number in (0, 1]") }
             scale = d
         }
         var coarsening = 1
-        if let v = Self.unwrap(inputs["demCoarsening"]), !v.isNull {
-            guard let d = v.doubleValue, d >= 1, d <= 10, d == d.rounded() else { throw Problem.invalidInput("demCoarsening", "must be an integer 1–10") }
+        if let v = EmergencyProcessInputs.unwrap(inputs["demCoarsening"]), !v.isNull {
+            guard let d = v.doubleValue, d >= 1, d <= 10, d == d.rounded() else { throw ProcessInputError("demCoarsening", "must be an integer 1–10") }
             coarsening = Int(d)
         }
         let dem: URL
-        if let v = Self.unwrap(inputs["dem"]), !v.isNull {
-            guard let path = v.stringValue, !path.isEmpty else { throw Problem.invalidInput("dem", "must be a file path") }
+        if let v = EmergencyProcessInputs.unwrap(inputs["dem"]), !v.isNull {
+            guard let path = v.stringValue, !path.isEmpty else { throw ProcessInputError("dem", "must be a file path") }
             dem = URL(fileURLWithPath: path)
         } else if let storeDirectory {
             dem = storeDirectory.appendingPathComponent("dem.asc")
         } else {
-            throw Problem.invalidInput("dem", "this store has no directory for the DEM (PostGIS): give input 'dem', the path of an ESRI ASCII grid in EPSG:4547")
+            throw ProcessInputError("dem", "this store has no directory for the DEM (PostGIS): give input 'dem', the path of an ESRI ASCII grid in EPSG:4547")
         }
         guard FileManager.default.fileExists(atPath: dem.path) else {
-            throw Problem.invalidInput("dem", "no DEM at \(dem.path) (build the district with `citytwin district build`)")
+            throw ProcessInputError("dem", "no DEM at \(dem.path) (build the district with `citytwin district build`)")
         }
         return Request(scenario: scenario, options: FloodScenarioRun.Options(dem: dem, stormCatalog: stormCatalog,
                                                                               outputDirectory: storeDirectory ?? dem.deletingLastPathComponent(),
                                                                               durationScale: scale, demCoarsening: coarsening))
     }
 
-    private static func unwrap(_ value: JSONValue?) -> JSONValue? {
-        if let o = value?.objectValue, let inner = o["value"], o["type"] == nil { return inner }
-        return value
-    }
 }
 
 /// The run's latest progress fraction, shared between the run and the reporting loop.

@@ -1,11 +1,13 @@
 import Foundation
 import GeoCore
+import Logging
 import TwinStore
 
 /// Runs claimed jobs: the server's in-process runner and `citytwin worker` share it, so a job
 /// runs the same way wherever it is claimed. Progress goes to the job row; a dismissed job
-/// stops at its next progress report; every error ends the job as `failed` with the same
-/// text a synchronous execution would answer with (internal errors stay in the log).
+/// stops at its next progress report; every error ends the job as `failed` with its
+/// `JobFailure` (the kind and text a synchronous execution would answer with), and goes to the
+/// worker's log with the job id.
 public struct ProcessWorker: Sendable {
     /// The name written to `claimed_by`, e.g. `worker-<host>-<pid>`.
     public let name: String
@@ -15,20 +17,24 @@ public struct ProcessWorker: Sendable {
     /// How long this worker may go without renewing its claim on a running job before another
     /// worker may take the job over; renewed every third of it while the job runs.
     public let lease: Duration
+    /// Where failed jobs' errors go, with the job id, process and worker.
+    public let logger: Logger
 
     public init(name: String, store: any FeatureStore, jobs: any JobStore, registry: ProcessRegistry = .standard,
-                lease: Duration = .seconds(300)) {
+                lease: Duration = .seconds(300), logger: Logger = Logger(label: "citytwin.worker")) {
         self.name = name
         self.store = store
         self.jobs = jobs
         self.registry = registry
         self.lease = lease
+        self.logger = logger
     }
 
     /// A worker over a store that keeps jobs (both backends do); `nil` for one that does not.
-    public init?(name: String, store: any FeatureStore, registry: ProcessRegistry = .standard, lease: Duration = .seconds(300)) {
+    public init?(name: String, store: any FeatureStore, registry: ProcessRegistry = .standard, lease: Duration = .seconds(300),
+                 logger: Logger = Logger(label: "citytwin.worker")) {
         guard let jobs = store as? any JobStore else { return nil }
-        self.init(name: name, store: store, jobs: jobs, registry: registry, lease: lease)
+        self.init(name: name, store: store, jobs: jobs, registry: registry, lease: lease, logger: logger)
     }
 
     /// Claims the oldest waiting job of a known process and runs it to its end; the job as it
@@ -71,14 +77,17 @@ public struct ProcessWorker: Sendable {
             defer { renewal.cancel() }
             do {
                 let inputs = job.inputs.objectValue ?? [:]
-                outcome = .successful(try await process.execute(inputs, store: store, caller: job.caller, progress: progress))
+                outcome = .successful(try await registry.execute(process, inputs, store: store, caller: job.caller, progress: progress))
             } catch is CancellationError {
                 return try await jobs.job(id: job.id) ?? job
             } catch {
-                outcome = .failed(Problem(mapping: error).detail)
+                let failure = JobFailure(error, worker: name)
+                logger.error("job failed", metadata: ["job": .string(job.id), "process": .string(job.process), "worker": .string(name),
+                                                      "failure": .string(failure.kind.rawValue), "error": .string(String(reflecting: error))])
+                outcome = failure.outcome
             }
         } else {
-            outcome = .failed("this worker does not know process '\(job.process)'")
+            outcome = JobFailure(.internal, "this worker does not know process '\(job.process)'").outcome
         }
         _ = try await jobs.finishJob(id: job.id, worker: name, outcome: outcome)
         return try await jobs.job(id: job.id) ?? job

@@ -26,8 +26,9 @@ public struct ProcessParameter: Sendable {
 }
 
 /// A process the API offers (`/processes/{id}`): an analysis or simulation run over the
-/// store for a caller. The server and `citytwin worker` run it the same way; the store applies
-/// the caller's access rules and masking to everything it reads.
+/// store for a caller. The server, `citytwin worker` and the CLI's analysis commands run it the
+/// same way, through `ProcessRegistry`; the store applies the caller's access rules and masking
+/// to everything it reads.
 ///
 /// `validate` runs before a job is accepted, so bad inputs are a 400 naming the input even for
 /// asynchronous execution; `execute` may assume they passed it.
@@ -41,7 +42,12 @@ public protocol OGCProcess: Sendable {
     var outputs: [String: ProcessParameter] { get }
     var jobControlOptions: [JobControlOption] { get }
 
-    /// Throws `Problem.invalidInput` naming the first bad input.
+    /// The layers a run with `inputs` reads and writes, checked against the caller before it
+    /// starts (`ProcessRegistry.validate`). Inputs not yet validated may be malformed: declare
+    /// what can be read from them and leave the rest to `validate`.
+    func layers(_ inputs: [String: JSONValue]) -> ProcessLayers
+
+    /// Throws `ProcessInputError` naming the first bad input.
     func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws
 
     /// Runs the process; the result document maps each output id to its value.
@@ -65,30 +71,5 @@ public struct JobProgress: Sendable {
     /// Reports `percent` done.
     public func report(_ percent: Double) async throws {
         try await sink(percent)
-    }
-}
-
-extension Problem.Kind {
-    private static let processesExceptions = "http://www.opengis.net/def/exceptions/ogcapi-processes-1/1.0/"
-
-    /// OGC API Processes: the process id names no process.
-    public static let noSuchProcess = Problem.Kind(slug: "no-such-process", title: "No such process", status: .notFound,
-                                                   standardType: processesExceptions + "no-such-process")
-    /// OGC API Processes: the job id names no job the caller may see (or a dismissed one).
-    public static let noSuchJob = Problem.Kind(slug: "no-such-job", title: "No such job", status: .notFound,
-                                               standardType: processesExceptions + "no-such-job")
-    /// OGC API Processes: the job has not finished yet.
-    public static let resultNotReady = Problem.Kind(slug: "result-not-ready", title: "Result not ready", status: .notFound,
-                                                    standardType: processesExceptions + "result-not-ready")
-    /// A process input is missing, unknown or has a bad value.
-    public static let invalidInput = Problem.Kind(slug: "invalid-input", title: "Invalid process input", status: .badRequest)
-    /// The job ran and failed; `detail` says why.
-    public static let jobFailed = Problem.Kind(slug: "job-failed", title: "Job failed", status: .internalServerError)
-}
-
-extension Problem {
-    /// `invalid-input` naming `input`: "input 'area': must be a GeoJSON Polygon or MultiPolygon".
-    public static func invalidInput(_ input: String, _ reason: String) -> Problem {
-        Problem(.invalidInput, "input '\(input)': \(reason)", parameter: input)
     }
 }

@@ -33,23 +33,41 @@ public struct ProcessRegistry: Sendable {
     /// Ids of every process, for `JobStore.claimNextJob(worker:processes:)`.
     public var ids: [String] { processes.map(\.id) }
 
-    /// Checks the generic rules (an object of inputs, no unknown input, required ones present),
-    /// then the process's own `validate`.
-    func validate(_ inputs: JSONValue?, for process: any OGCProcess, store: any FeatureStore, caller: Caller) async throws
-        -> [String: JSONValue] {
-        let given: [String: JSONValue]
-        switch inputs {
-        case nil, .null?: given = [:]
-        case .object(let o)?: given = o
-        default: throw Problem(.invalidBody, "member 'inputs' must be an object of input id to value", position: "$.inputs")
-        }
+    /// Checks everything that can be checked before a run, in this order: the generic rules (no
+    /// unknown input, required ones present), the caller's rights on the layers the run reads
+    /// and writes (`OGCProcess.layers`), then the process's own `validate`. Synchronous and
+    /// asynchronous execution both pass here before any work starts.
+    /// - Throws: `ProcessInputError` naming the input; `StoreError` `.unauthenticated` or
+    ///   `.forbidden` naming the layer and who may use it.
+    public func validate(_ given: [String: JSONValue], for process: any OGCProcess, store: any FeatureStore,
+                         caller: Caller) async throws {
         for name in given.keys.sorted() where process.inputs[name] == nil {
-            throw Problem.invalidInput(name, "process '\(process.id)' has no such input (its inputs: \(process.inputs.keys.sorted().joined(separator: ", ")))")
+            throw ProcessInputError(name, "process '\(process.id)' has no such input (its inputs: \(process.inputs.keys.sorted().joined(separator: ", ")))")
         }
         for (name, input) in process.inputs.sorted(by: { $0.key < $1.key }) where input.minOccurs > 0 && given[name] == nil {
-            throw Problem.invalidInput(name, "is required")
+            throw ProcessInputError(name, "is required")
         }
+        _ = try await process.layers(given).check(process: process.id, store: store, caller: caller)
         try await process.validate(given, store: store, caller: caller)
-        return given
     }
+
+    /// Runs `process` for `caller` to its end: the one way an analysis runs, for a synchronous
+    /// request, a job (`ProcessWorker`) and the CLI. Checks the caller's rights again (a job
+    /// may run long after it was accepted) and marks an answer computed without layers the
+    /// caller may not read: its `partial` member names them (`partialMember`).
+    /// - Parameter progress: see `OGCProcess.execute`.
+    public func execute(_ process: any OGCProcess, _ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
+                        progress: JobProgress = .ignored) async throws -> JSONValue {
+        let omitted = try await process.layers(inputs).check(process: process.id, store: store, caller: caller)
+        let result = try await process.execute(inputs, store: store, caller: caller, progress: progress)
+        guard !omitted.isEmpty, var members = result.objectValue else { return result }
+        members[Self.partialMember] = [
+            "omittedLayers": .array(omitted.map(JSONValue.string)),
+            "reason": .string("the caller may not read these layers, so what they hold is not counted: the answer covers only the layers the caller may read"),
+        ]
+        return .object(members)
+    }
+
+    /// The result member marking a partial answer: `{"omittedLayers": [ids], "reason": …}`.
+    public static let partialMember = "partial"
 }

@@ -1,12 +1,18 @@
+import CityModel
+import FloodSim
 import Foundation
 import GeoCore
 import Hummingbird
+import NetworkAnalysis
+import Scenarios
 import Tiles
 import TwinStore
 
 extension Problem {
-    /// THE mapping from every typed error to a problem: StoreError, GeometryError, Hummingbird's
-    /// HTTP errors and `Problem` itself. Anything else is an internal error whose text stays in
+    /// THE mapping from every typed error to a problem: StoreError, GeometryError, the process
+    /// runtime's errors (ProcessInputError, JobFailure), the analyses' and kernels' errors
+    /// (ScenarioError, UtilityNetworkError, HydraulicsError, SWMMInputError, ImportError),
+    /// Hummingbird's HTTP errors and `Problem` itself. Anything else is an internal error whose text stays in
     /// the log (it may hold SQL or paths); bad input never lands there.
     public init(mapping error: any Error) {
         switch error {
@@ -27,6 +33,30 @@ extension Problem {
                 let at = e.position.map { " at \($0)" } ?? ""
                 self = Problem(.invalidGeometry, e.message + at)
             }
+        case let e as ProcessInputError:
+            self = Problem(.invalidInput, e.description, parameter: e.input)
+        case let e as JobFailure:
+            switch e.kind {
+            case .invalidInput: self = Problem(.invalidInput, e.message, parameter: e.input)
+            case .unauthenticated: self = Problem(.unauthorized, e.message)
+            case .forbidden: self = Problem(.forbidden, e.message)
+            case .failed: self = Problem(.analysisFailed, e.message)
+            case .internal: self = Problem(.internalError, e.message)
+            }
+        case let e as ScenarioError:
+            if let field = e.field {
+                self = Problem(.invalidInput, "input '\(field)': \(e.message)", parameter: field)
+            } else {
+                self = Problem(.analysisFailed, e.message)
+            }
+        case let e as UtilityNetworkError:
+            self = Problem(.analysisFailed, e.message)
+        case let e as HydraulicsError:
+            self = Problem(.analysisFailed, e.description)
+        case let e as SWMMInputError:
+            self = Problem(.analysisFailed, "SWMM input: \(e.description)")
+        case let e as ImportError:
+            self = Problem(.invalidBody, e.description, parameter: e.field)
         case let e as HTTPError:
             switch e.status {
             case .notFound: self = Problem(.notFound, e.body ?? "no resource at this path")
@@ -58,7 +88,7 @@ extension Problem {
             self = Problem(.forbidden, e.message, parameter: e.field)
         case .invalidToken:
             self = Problem(.invalidToken, e.message)
-        case StoreError.Code(rawValue: "unauthenticated"):
+        case .unauthenticated:
             self = Problem(.unauthorized, e.message)
         case .invalidFeature:
             self = Problem(.invalidFeature, e.description, parameter: e.field)

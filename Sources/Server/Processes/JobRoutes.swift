@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import Scenarios
 import TwinStore
 
 extension CityTwinServer {
@@ -43,12 +44,18 @@ extension CityTwinServer {
                 tag: "Processes", parameters: [.jobID],
                 responses: [.ok("The results.", [(MediaTypeName.json, "Results")]),
                             .problem(404, "No such job, or its results are not ready (OGC exception types no-such-job, result-not-ready)."),
-                            .problem(500, "The job failed; detail says why.")] + common
+                            .problem(400, "The job failed on a bad input (invalid-input naming it)."),
+                            .problem(422, "The job failed: the analysis could not answer from the district's data; detail says why."),
+                            .problem(500, "The job failed on an internal error; detail says which worker's log has it.")] + common
             ) { [self] _, context, _ in
                 let job = try await visibleJob(context)
                 switch job.status {
                 case .successful: return .json(job.result ?? .object([:]))
-                case .failed: throw Problem(.jobFailed, "job '\(job.id)' failed: \(job.message ?? "no reason recorded")")
+                case .failed:
+                    // The job's own error, as a synchronous run would have answered it.
+                    var problem = Problem(mapping: JobFailure(job: job))
+                    problem.detail = "job '\(job.id)' failed: \(problem.detail)"
+                    throw problem
                 default: throw Problem(.resultNotReady, "job '\(job.id)' is \(job.status.rawValue) (\(Int(job.progress)) %); its results are not ready")
                 }
             },

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import Scenarios
 import TwinStore
 
 extension CityTwinServer {
@@ -110,19 +111,25 @@ extension CityTwinServer {
         guard let members = body.objectValue else {
             throw Problem(.invalidBody, "the body must be an execute request object with 'inputs'", position: "$")
         }
-        let inputs = try await processes.validate(members["inputs"], for: process, store: store, caller: context.caller)
+        let inputs: [String: JSONValue]
+        switch members["inputs"] {
+        case nil, .null?: inputs = [:]
+        case .object(let o)?: inputs = o
+        default: throw Problem(.invalidBody, "member 'inputs' must be an object of input id to value", position: "$.inputs")
+        }
+        try await processes.validate(inputs, for: process, store: store, caller: context.caller)
         let prefersAsync = request.headers[values: Self.preferField].contains { $0.lowercased().contains("respond-async") }
         let control = process.jobControlOptions
         let runsAsJob = control.contains(.asyncExecute) && (prefersAsync || !control.contains(.syncExecute))
         guard runsAsJob else {
-            let result = try await process.execute(inputs, store: store, caller: context.caller, progress: .ignored)
+            let result = try await processes.execute(process, inputs, store: store, caller: context.caller)
             return .json(result)
         }
         let jobs = try jobStore()
         let job = try await jobs.submitJob(process: process.id, inputs: .object(inputs), caller: context.caller)
         if runsJobsInProcess {
             let worker = ProcessWorker(name: "server-\(ProcessInfo.processInfo.processIdentifier)", store: store, jobs: jobs,
-                                       registry: processes)
+                                       registry: processes, logger: options.logger)
             let logger = options.logger
             Task.detached {
                 do {

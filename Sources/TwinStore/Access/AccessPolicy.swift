@@ -25,10 +25,15 @@ public enum AccessPolicy {
 
     /// Whether `caller` may insert, update or delete features of `layer`.
     public static func canWrite(_ layer: LayerDefinition, _ caller: Caller) -> Bool {
+        canWrite(owner: layer.owner, caller)
+    }
+
+    /// Whether `caller` may write a layer owned by `owner`, also one not created yet.
+    public static func canWrite(owner: String, _ caller: Caller) -> Bool {
         switch caller {
         case .admin: true
         case .anonymous: false
-        case .department(let name, let role, _): name == layer.owner && role != .viewer
+        case .department(let name, let role, _): name == owner && role != .viewer
         }
     }
 

@@ -22,8 +22,9 @@ public enum JobStatus: String, Hashable, Sendable, CaseIterable {
 public enum JobOutcome: Hashable, Sendable {
     /// The process's result document (output id → value).
     case successful(JSONValue)
-    /// Why the process failed, for the job's status message.
-    case failed(String)
+    /// Why the process failed, for the job's status message, and the error as its worker
+    /// describes it (a JSON object, e.g. its kind and the input at fault), kept for the results.
+    case failed(String, error: JSONValue? = nil)
 }
 
 /// One row of the store's job table: a process run with its inputs, the caller it acts for,
@@ -45,13 +46,16 @@ public struct JobRecord: Hashable, Sendable {
     public var result: JSONValue?
     /// Why a failed job failed.
     public var message: String?
+    /// The error that ended a failed job as its worker described it (`JobOutcome.failed`).
+    public var error: JSONValue?
     public var created: Date
     public var updated: Date
     /// The worker that claimed the job (`citytwin worker` name, or the server's in-process runner).
     public var claimedBy: String?
 
     public init(id: String, process: String, status: JobStatus, progress: Double, inputs: JSONValue, caller: Caller,
-                result: JSONValue? = nil, message: String? = nil, created: Date, updated: Date, claimedBy: String? = nil) {
+                result: JSONValue? = nil, message: String? = nil, error: JSONValue? = nil, created: Date, updated: Date,
+                claimedBy: String? = nil) {
         self.id = id
         self.process = process
         self.status = status
@@ -60,6 +64,7 @@ public struct JobRecord: Hashable, Sendable {
         self.caller = caller
         self.result = result
         self.message = message
+        self.error = error
         self.created = created
         self.updated = updated
         self.claimedBy = claimedBy
@@ -84,11 +89,12 @@ extension JobRecord {
         JobColumns.text(["inputs": inputs, "caller": JobColumns.json(caller)])
     }
 
-    /// The `result` column: `{"outputs": …}` or `{"failure": "…"}`.
+    /// The `result` column: `{"outputs": …}` or `{"failure": "…", "error": {…}}`.
     static func resultColumn(_ outcome: JobOutcome) -> String {
         switch outcome {
         case .successful(let value): JobColumns.text(["outputs": value])
-        case .failed(let message): JobColumns.text(["failure": .string(message)])
+        case .failed(let message, nil): JobColumns.text(["failure": .string(message)])
+        case .failed(let message, let error?): JobColumns.text(["failure": .string(message), "error": error])
         }
     }
 
@@ -102,7 +108,7 @@ extension JobRecord {
         let outcome = try result.map { try JobColumns.value($0, job: id) }
         self.init(id: id, process: process, status: status, progress: progress,
                   inputs: stored["inputs"] ?? .object([:]), caller: try JobColumns.caller(stored["caller"], job: id),
-                  result: outcome?["outputs"], message: outcome?["failure"]?.stringValue,
+                  result: outcome?["outputs"], message: outcome?["failure"]?.stringValue, error: outcome?["error"],
                   created: RFC3339.date(microseconds: createdAt), updated: RFC3339.date(microseconds: updatedAt),
                   claimedBy: claimedBy)
     }

@@ -1,7 +1,6 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
-import Scenarios
 import TwinStore
 
 /// `coverage`: the district against the emergency standards — fire stations' drive (default
@@ -55,13 +54,19 @@ public struct CoverageProcess: OGCProcess {
         o.shelter = .shelterWalk(metres: try In.number(inputs, "shelterWalkMetres", default: 500, in: 1...10_000) ?? 500)
         if let level = try In.string(inputs, "addressLevel") {
             guard ["门牌", "楼栋", "单元", "户室"].contains(level) else {
-                throw Problem.invalidInput("addressLevel", "must be one of 门牌, 楼栋, 单元, 户室, got '\(level)'")
+                throw ProcessInputError("addressLevel", "must be one of 门牌, 楼栋, 单元, 户室, got '\(level)'")
             }
             o.addressLevel = level
         }
         o.capacityShare = try In.number(inputs, "capacityShare", default: 0.15, in: 1e-6...1) ?? 0.15
         o.suggestions = try In.integer(inputs, "suggestions", default: 1, in: 0...5)
         return (o, try In.integer(inputs, "listLimit", default: 1000, in: 0...100_000))
+    }
+
+    /// The demand (addresses, buildings), the facilities and the roads are needed; without
+    /// `admin_divisions` the per-community shelter capacity is left out (a marked partial answer).
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        ProcessLayers(reads: ["addresses", "buildings", "fire_stations", "shelters", "roads"], optionalReads: ["admin_divisions"])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {

@@ -1,11 +1,10 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
-import Scenarios
 import TwinStore
 
 /// Reading and checking the inputs shared by the emergency processes (points, profiles, counts,
-/// resource filters), every failure a `Problem.invalidInput` naming the input.
+/// resource filters), every failure a `ProcessInputError` naming the input.
 enum EmergencyProcessInputs {
     /// An input given as a qualified value (`{"value": …}`) or as is.
     static func unwrap(_ value: JSONValue?) -> JSONValue? {
@@ -20,32 +19,32 @@ enum EmergencyProcessInputs {
         var coordinates: [JSONValue]?
         if let o = value.objectValue {
             guard o["type"]?.stringValue == "Point" else {
-                throw Problem.invalidInput(name, "must be a GeoJSON Point or [longitude, latitude]")
+                throw ProcessInputError(name, "must be a GeoJSON Point or [longitude, latitude]")
             }
             coordinates = o["coordinates"]?.arrayValue
         } else {
             coordinates = value.arrayValue
         }
         guard let c = coordinates, c.count == 2 || c.count == 3, let x = c[0].doubleValue, let y = c[1].doubleValue else {
-            throw Problem.invalidInput(name, "must be a GeoJSON Point or [longitude, latitude]")
+            throw ProcessInputError(name, "must be a GeoJSON Point or [longitude, latitude]")
         }
         guard x.isFinite, y.isFinite, (-180...180).contains(x), (-90...90).contains(y) else {
-            throw Problem.invalidInput(name, "position (\(x), \(y)) is not a CRS84 longitude, latitude in degrees")
+            throw ProcessInputError(name, "position (\(x), \(y)) is not a CRS84 longitude, latitude in degrees")
         }
         return Position(x: x, y: y)
     }
 
     static func requiredPoint(_ inputs: [String: JSONValue], _ name: String) throws -> Position {
-        guard let p = try point(inputs, name) else { throw Problem.invalidInput(name, "is required") }
+        guard let p = try point(inputs, name) else { throw ProcessInputError(name, "is required") }
         return p
     }
 
     static func number(_ inputs: [String: JSONValue], _ name: String, default fallback: Double? = nil,
                        in range: ClosedRange<Double>) throws -> Double? {
         guard let value = unwrap(inputs[name]) else { return fallback }
-        guard let d = value.doubleValue, d.isFinite else { throw Problem.invalidInput(name, "must be a number") }
+        guard let d = value.doubleValue, d.isFinite else { throw ProcessInputError(name, "must be a number") }
         guard range.contains(d) else {
-            throw Problem.invalidInput(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(d)")
+            throw ProcessInputError(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(d)")
         }
         return d
     }
@@ -53,25 +52,25 @@ enum EmergencyProcessInputs {
     static func integer(_ inputs: [String: JSONValue], _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
         guard let value = unwrap(inputs[name]) else { return fallback }
         guard let i = value.integerValue ?? value.doubleValue.flatMap({ $0 == $0.rounded() && abs($0) < 1e9 ? Int64($0) : nil }) else {
-            throw Problem.invalidInput(name, "must be an integer")
+            throw ProcessInputError(name, "must be an integer")
         }
         guard range.contains(Int(i)) else {
-            throw Problem.invalidInput(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(i)")
+            throw ProcessInputError(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(i)")
         }
         return Int(i)
     }
 
     static func string(_ inputs: [String: JSONValue], _ name: String) throws -> String? {
         guard let value = unwrap(inputs[name]) else { return nil }
-        guard let s = value.stringValue, !s.isEmpty else { throw Problem.invalidInput(name, "must be a non-empty string") }
+        guard let s = value.stringValue, !s.isEmpty else { throw ProcessInputError(name, "must be a non-empty string") }
         return s
     }
 
     static func strings(_ inputs: [String: JSONValue], _ name: String) throws -> [String]? {
         guard let value = unwrap(inputs[name]) else { return nil }
-        guard let list = value.arrayValue else { throw Problem.invalidInput(name, "must be an array of strings") }
+        guard let list = value.arrayValue else { throw ProcessInputError(name, "must be an array of strings") }
         return try list.enumerated().map { i, item in
-            guard let s = item.stringValue else { throw Problem.invalidInput(name, "item \(i) must be a string") }
+            guard let s = item.stringValue else { throw ProcessInputError(name, "item \(i) must be a string") }
             return s
         }
     }
@@ -79,7 +78,7 @@ enum EmergencyProcessInputs {
     /// `driving` (default) or `walking`.
     static func profile(_ inputs: [String: JSONValue], _ name: String = "profile") throws -> TravelProfile {
         guard let s = try string(inputs, name) else { return .driving }
-        guard let p = TravelProfile.named(s) else { throw Problem.invalidInput(name, "must be 'driving' or 'walking', got '\(s)'") }
+        guard let p = TravelProfile.named(s) else { throw ProcessInputError(name, "must be 'driving' or 'walking', got '\(s)'") }
         return p
     }
 
@@ -96,15 +95,15 @@ enum EmergencyProcessInputs {
         "properties": ["type": ["type": "string", "enum": ["FeatureCollection"]], "features": ["type": "array"]],
     ]
 
-    /// The Problem for an analysis error: an invalid input naming its field, else rethrown as is.
-    static func problem(_ error: any Error) -> any Error {
+    /// The input error for an analysis error: an invalid input naming its field, else rethrown as is.
+    static func inputError(_ error: any Error) -> any Error {
         guard let e = error as? ScenarioError else { return error }
-        return Problem.invalidInput(e.field ?? "inputs", e.message)
+        return ProcessInputError(e.field ?? "inputs", e.message)
     }
 
-    /// Runs `body`, turning analysis errors into `Problem.invalidInput`.
+    /// Runs `body`, turning analysis errors into `ProcessInputError`.
     static func mapped<T>(_ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch { throw problem(error) }
+        do { return try await body() } catch { throw inputError(error) }
     }
 
     /// A geometry as a GeoJSON value (7 decimals, about 1 cm).

@@ -1,7 +1,6 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
-import Scenarios
 import TwinStore
 
 /// `hazard-overlay`: what a hazard area holds and cuts off — "what does this flood cut off?".
@@ -68,38 +67,46 @@ public struct HazardOverlayProcess: OGCProcess {
         let hasArea = In.unwrap(inputs["area"]) != nil
         let layer = try In.string(inputs, "hazardLayer")
         guard hasArea != (layer != nil) else {
-            throw Problem.invalidInput(hasArea ? "hazardLayer" : "area", "give exactly one of 'area' and 'hazardLayer'")
+            throw ProcessInputError(hasArea ? "hazardLayer" : "area", "give exactly one of 'area' and 'hazardLayer'")
         }
         let area = hasArea ? try FeaturesInArea.area(In.unwrap(inputs["area"])) : nil
         let property = try In.string(inputs, "property")
         let minimum = try In.number(inputs, "minimum", in: -1e12...1e12)
         var values: [JSONValue]?
         if let v = In.unwrap(inputs["values"]) {
-            guard let list = v.arrayValue, !list.isEmpty else { throw Problem.invalidInput("values", "must be a non-empty array") }
+            guard let list = v.arrayValue, !list.isEmpty else { throw ProcessInputError("values", "must be a non-empty array") }
             values = list
         }
-        if property == nil, minimum != nil || values != nil { throw Problem.invalidInput("property", "is required with minimum or values") }
-        if property != nil, layer == nil { throw Problem.invalidInput("property", "applies to hazardLayer only") }
+        if property == nil, minimum != nil || values != nil { throw ProcessInputError("property", "is required with minimum or values") }
+        if property != nil, layer == nil { throw ProcessInputError("property", "applies to hazardLayer only") }
         if let layer {
             guard let definition = try await store.layerDefinition(layer, for: caller) else {
-                throw Problem.invalidInput("hazardLayer", "no collection '\(layer)'")
+                throw ProcessInputError("hazardLayer", "no collection '\(layer)'")
             }
             if let p = property, definition.schema.properties[p] == nil {
-                throw Problem.invalidInput("property", "collection '\(layer)' has no property '\(p)'")
+                throw ProcessInputError("property", "collection '\(layer)' has no property '\(p)'")
             }
         }
         var route: (from: Position, to: Position)?
         if let r = In.unwrap(inputs["route"]) {
-            guard let o = r.objectValue else { throw Problem.invalidInput("route", "must be an object {\"from\": point, \"to\": point}") }
+            guard let o = r.objectValue else { throw ProcessInputError("route", "must be an object {\"from\": point, \"to\": point}") }
             do {
                 route = (try In.requiredPoint(o, "from"), try In.requiredPoint(o, "to"))
-            } catch let p as Problem {
-                throw Problem.invalidInput("route", p.detail)
+            } catch let e as ProcessInputError {
+                throw ProcessInputError("route", e.description)
             }
         }
         let level = try In.string(inputs, "addressLevel") ?? "门牌"
         return Request(area: area, layer: layer, filter: property.map { HazardArea.Filter(property: $0, minimum: minimum, values: values) },
                        origin: try In.point(inputs, "origin"), route: route, profile: try In.profile(inputs), addressLevel: level)
+    }
+
+    /// The roads (closures) and the hazard layer are needed; the resource layers, buildings and
+    /// addresses are counted when the caller may read them, else left out of a marked partial
+    /// answer. (Population falls back to the household estimate and says so in its source.)
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        let hazard = EmergencyProcessInputs.unwrap(inputs["hazardLayer"])?.stringValue.map { [$0] } ?? []
+        return ProcessLayers(reads: hazard + ["roads"], optionalReads: EmergencyResource.layers + ["buildings", "addresses"])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {

@@ -1,7 +1,6 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
-import Scenarios
 import TwinStore
 
 /// `nearest-resources`: from an incident, the N resources of a layer fastest to reach along the
@@ -64,11 +63,11 @@ public struct NearestResourcesProcess: OGCProcess {
     func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
         typealias In = EmergencyProcessInputs
         let incident = try In.requiredPoint(inputs, "incident")
-        guard let layer = try In.string(inputs, "layer") else { throw Problem.invalidInput("layer", "is required") }
+        guard let layer = try In.string(inputs, "layer") else { throw ProcessInputError("layer", "is required") }
         guard let definition = try await store.layerDefinition(layer, for: caller) else {
-            throw Problem.invalidInput("layer", "no collection '\(layer)'")
+            throw ProcessInputError("layer", "no collection '\(layer)'")
         }
-        guard definition.hasGeometry else { throw Problem.invalidInput("layer", "collection '\(layer)' has no geometry") }
+        guard definition.hasGeometry else { throw ProcessInputError("layer", "collection '\(layer)' has no geometry") }
         let count = try In.integer(inputs, "count", default: 3, in: 1...50)
         let profile = try In.profile(inputs)
         let categories = try In.strings(inputs, "categories").map(Set.init)
@@ -76,16 +75,20 @@ public struct NearestResourcesProcess: OGCProcess {
         let minimum = try In.number(inputs, "minimumCapacity", in: 0...1e12)
         let maximum = try In.number(inputs, "maximumMinutes", in: 1e-6...1440)
         let schema = definition.schema.properties
-        if status != nil, schema["status"] == nil { throw Problem.invalidInput("status", "collection '\(layer)' has no status attribute") }
+        if status != nil, schema["status"] == nil { throw ProcessInputError("status", "collection '\(layer)' has no status attribute") }
         if minimum != nil, !EmergencyResource.capacityProperties.contains(where: { schema[$0] != nil }) {
-            throw Problem.invalidInput("minimumCapacity", "collection '\(layer)' has no capacity attribute (\(EmergencyResource.capacityProperties.joined(separator: ", ")))")
+            throw ProcessInputError("minimumCapacity", "collection '\(layer)' has no capacity attribute (\(EmergencyResource.capacityProperties.joined(separator: ", ")))")
         }
         if categories != nil, !EmergencyResource.categoryProperties.contains(where: { schema[$0] != nil }) {
-            throw Problem.invalidInput("categories", "collection '\(layer)' has no category attribute (\(EmergencyResource.categoryProperties.joined(separator: ", ")))")
+            throw ProcessInputError("categories", "collection '\(layer)' has no category attribute (\(EmergencyResource.categoryProperties.joined(separator: ", ")))")
         }
         return Request(incident: incident, layer: layer, count: count, profile: profile,
                        filter: ResourceFilter(categories: categories, status: status, minimumFreeCapacity: minimum),
                        maximumSeconds: maximum.map { $0 * 60 })
+    }
+
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        ProcessLayers(reads: (EmergencyProcessInputs.unwrap(inputs["layer"])?.stringValue.map { [$0] } ?? []) + ["roads"])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {

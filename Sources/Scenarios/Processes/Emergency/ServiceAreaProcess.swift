@@ -1,7 +1,6 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
-import Scenarios
 import TwinStore
 
 /// `service-area`: isochrones from a point for several breaks — the area a fire engine reaches
@@ -44,17 +43,21 @@ public struct ServiceAreaProcess: OGCProcess {
         var breaks: [Double] = [5, 10, 15]
         if let value = In.unwrap(inputs["breaks"]) {
             guard let list = value.arrayValue, !list.isEmpty, list.count <= 10 else {
-                throw Problem.invalidInput("breaks", "must be an array of 1 to 10 numbers of minutes")
+                throw ProcessInputError("breaks", "must be an array of 1 to 10 numbers of minutes")
             }
             breaks = try list.enumerated().map { i, v in
                 guard let d = v.doubleValue, d.isFinite, d > 0, d <= 240 else {
-                    throw Problem.invalidInput("breaks", "item \(i) must be minutes in (0, 240]")
+                    throw ProcessInputError("breaks", "item \(i) must be minutes in (0, 240]")
                 }
                 return d
             }
         }
         let buffer = try In.number(inputs, "bufferMetres", default: 25, in: 1...200) ?? 25
         return (origin, breaks, try In.profile(inputs), buffer)
+    }
+
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        ProcessLayers(reads: ["roads"])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {

@@ -1,7 +1,6 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
-import Scenarios
 import TwinStore
 
 /// `network-trace`: upstream or downstream trace on the drainage network (by flow direction), or
@@ -55,18 +54,27 @@ public struct NetworkTraceProcess: OGCProcess {
     func request(_ inputs: [String: JSONValue]) throws -> Request {
         let network = try EmergencyProcessInputs.string(inputs, "network")
         guard network == "drainage" || network == "water" else {
-            throw Problem.invalidInput("network", "must be 'drainage' or 'water'")
+            throw ProcessInputError("network", "must be 'drainage' or 'water'")
         }
-        guard let from = try EmergencyProcessInputs.string(inputs, "from") else { throw Problem.invalidInput("from", "is required") }
+        guard let from = try EmergencyProcessInputs.string(inputs, "from") else { throw ProcessInputError("from", "is required") }
         let directionText = try EmergencyProcessInputs.string(inputs, "direction") ?? "down"
         guard let direction = TraceDirection(rawValue: directionText) else {
-            throw Problem.invalidInput("direction", "must be 'up' or 'down'")
+            throw ProcessInputError("direction", "must be 'up' or 'down'")
         }
         let closed = try EmergencyProcessInputs.strings(inputs, "closedValves") ?? []
         if network == "drainage", !closed.isEmpty {
-            throw Problem.invalidInput("closedValves", "applies to the water network only")
+            throw ProcessInputError("closedValves", "applies to the water network only")
         }
         return Request(water: network == "water", from: from, direction: direction, closedValves: Set(closed))
+    }
+
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        switch EmergencyProcessInputs.unwrap(inputs["network"])?.stringValue {
+        case "drainage": ProcessLayers(reads: ["drainage_manholes", "drainage_outfalls", "drainage_pipes"],
+                                       optionalReads: ["drainage_storage", "drainage_pumps"])
+        case "water": ProcessLayers(reads: ["water_nodes", "water_mains", "water_valves"])
+        default: ProcessLayers()
+        }
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -91,7 +99,7 @@ public struct NetworkTraceProcess: OGCProcess {
                 collection = drainage.features(of: trace)
             }
         } catch let e as UtilityNetworkError {
-            throw Problem.invalidInput(e.id == r.from ? "from" : "network", e.message)
+            throw ProcessInputError(e.id == r.from ? "from" : "network", e.message)
         }
         let features = try JSONDecoder().decode(
             JSONValue.self, from: GeoJSON.encode(collection, options: GeoJSONWriteOptions(precision: 7)))

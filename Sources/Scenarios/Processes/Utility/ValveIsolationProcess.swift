@@ -1,7 +1,6 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
-import Scenarios
 import TwinStore
 
 /// `valve-isolation`: which valves isolate a burst water main, and who loses water — "close
@@ -55,8 +54,15 @@ public struct ValveIsolationProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> (main: String, failed: Set<String>) {
-        guard let main = try EmergencyProcessInputs.string(inputs, "main") else { throw Problem.invalidInput("main", "is required") }
+        guard let main = try EmergencyProcessInputs.string(inputs, "main") else { throw ProcessInputError("main", "is required") }
         return (main, Set(try EmergencyProcessInputs.strings(inputs, "failedValves") ?? []))
+    }
+
+    /// The water network and its customers are needed; the critical customers are found among
+    /// hospitals and shelters through buildings and addresses the caller may read.
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        ProcessLayers(reads: ["water_nodes", "water_mains", "water_valves", "water_connections"],
+                      optionalReads: ["hospitals", "shelters", "buildings", "addresses"])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -72,7 +78,7 @@ public struct ValveIsolationProcess: OGCProcess {
         do {
             return try water.isolate(main: r.main, failedValves: r.failed).json()
         } catch let e as UtilityNetworkError {
-            throw Problem.invalidInput(e.id == r.main ? "main" : "failedValves", e.message)
+            throw ProcessInputError(e.id == r.main ? "main" : "failedValves", e.message)
         }
     }
 }

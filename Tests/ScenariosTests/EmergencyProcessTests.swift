@@ -2,10 +2,9 @@ import Foundation
 import GeoCore
 import Testing
 import TwinStore
-@testable import Server
+@testable import Scenarios
 
-/// The emergency processes executed directly (the server's registry is `.standard`; the lead
-/// adds them there) over a small real SpatiaLite store: a 6 × 6 street grid at 0.002° spacing
+/// The emergency processes executed directly (without the HTTP server) over a small real SpatiaLite store: a 6 × 6 street grid at 0.002° spacing
 /// (about 190 m × 220 m blocks) and shelters at some corners.
 @Suite("Emergency processes: nearest resources, service areas, hazard overlay")
 struct EmergencyProcessTests {
@@ -59,9 +58,8 @@ struct EmergencyProcessTests {
         do {
             try await body()
             Issue.record("expected invalid input '\(input)'", sourceLocation: sourceLocation)
-        } catch let p as Problem {
-            #expect(p.kind.slug == "invalid-input" && p.kind.status == .badRequest, sourceLocation: sourceLocation)
-            #expect(p.parameter == input, "\(p.detail)", sourceLocation: sourceLocation)
+        } catch let e as ProcessInputError {
+            #expect(e.input == input, "\(e)", sourceLocation: sourceLocation)
         } catch {
             Issue.record("unexpected \(error)", sourceLocation: sourceLocation)
         }
@@ -73,18 +71,13 @@ struct EmergencyProcessTests {
         let p = NearestResourcesProcess()
         let inputs: [String: JSONValue] = ["incident": Self.incident, "layer": "shelters", "count": 5, "minimumCapacity": 800]
         try await p.validate(inputs, store: store, caller: .anonymous)
-        let clock = ContinuousClock(), start = clock.now
         let result = try await p.execute(inputs, store: store, caller: .anonymous, progress: .ignored)
-        print("nearest-resources process (cold graph): \(clock.now - start)")
         let features = try #require(result["resources"]?["features"]?.arrayValue)
         #expect(Set(features.compactMap { $0["properties"]?["resource_id"]?.stringValue }) == ["SH-2", "SH-3", "SH-5"])
         let seconds = features.compactMap { $0["properties"]?["seconds"]?.doubleValue }
         #expect(seconds == seconds.sorted() && seconds.count == 3)
         #expect(features.allSatisfy { $0["geometry"]?["type"] == "LineString" })
         #expect(features.map { $0["properties"]?["rank"] } == [1, 2, 3])
-        let warm = clock.now
-        _ = try await p.execute(inputs, store: store, caller: .anonymous, progress: .ignored)
-        print("nearest-resources process (warm): \(clock.now - warm)")
     }
 
     @Test("bad inputs are 400 invalid-input problems naming the input")

@@ -1,0 +1,48 @@
+import Foundation
+import GeoCore
+import Scenarios
+import TwinStore
+
+/// The CLI's one way to run an analysis: the process the API offers (`/processes/{id}`), from the
+/// same registry and through the same checks, on a local store as the admin — so a command's
+/// answer is the process's answer for the same inputs. A bad input fails with the process's own
+/// `ProcessInputError`, naming the input.
+struct ProcessRunner {
+    let location: StoreLocation
+
+    /// - Parameter store: the `--store` value.
+    init(store: String) throws {
+        location = try StoreLocation(store)
+    }
+
+    /// Runs process `id` with `inputs` (input id → value, as in an execute request); its result
+    /// document (output id → value).
+    /// - Parameter progress: where a long run reports (`ProgressBar.progress`); none by default.
+    func run(_ id: String, _ inputs: [String: JSONValue], progress: JobProgress = .ignored) async throws -> JSONValue {
+        let registry = ProcessRegistry.forStore(directory: location.directory)
+        guard let process = registry[id] else { throw CommandFailure("no process '\(id)'") }
+        let store = try await location.openExisting()
+        do {
+            try await registry.validate(inputs, for: process, store: store, caller: .admin)
+            return try await registry.execute(process, inputs, store: store, caller: .admin, progress: progress)
+        } catch let e as ProcessInputError {
+            throw CommandFailure(e.description)
+        } catch let e as ScenarioError {
+            throw CommandFailure(e.message)
+        }
+    }
+}
+
+/// A `LON,LAT` option as a process's point input (`[lon, lat]`).
+func lonLatInput(_ text: String, option: String) throws -> JSONValue {
+    let p = try parseLonLat(text, option: option)
+    return [.number(p.x), .number(p.y)]
+}
+
+/// A JSON document on standard output, pretty-printed with sorted keys.
+func printJSONDocument(_ value: JSONValue) throws {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    FileHandle.standardOutput.write(try encoder.encode(value))
+    FileHandle.standardOutput.write(Data("\n".utf8))
+}
