@@ -62,7 +62,7 @@ public struct FloodScenarioProcess: OGCProcess {
     /// the water authority (`FloodResultLayers.owner`): only its editors or the admin may run it.
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
         let required = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "subcatchments", "roads", "buildings"]
-        let stem = (try? request(inputs))?.scenario.layerStem ?? "flood_<scenario>"
+        let stem = (try? scenario(inputs))?.layerStem ?? "flood_<scenario>"
         return ProcessLayers(reads: required, optionalReads: FloodDistrictLayers.layerIDs.filter { !required.contains($0) },
                              writes: FloodResultLayers.suffixes.map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) })
     }
@@ -104,7 +104,8 @@ public struct FloodScenarioProcess: OGCProcess {
         return ["layers": .array(summary.layers.map(JSONValue.string)), "summary": summaryJSON]
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> Request {
+    /// The `scenario` input: a document, or the name of a file in `scenariosDirectory`.
+    func scenario(_ inputs: [String: JSONValue]) throws -> FloodScenario {
         let scenario: FloodScenario
         switch EmergencyProcessInputs.unwrap(inputs["scenario"]) {
         case .string(let name)?:
@@ -127,6 +128,11 @@ public struct FloodScenarioProcess: OGCProcess {
         default:
             throw ProcessInputError("scenario", "must be a scenario document (object) or a scenario name (string)")
         }
+        return scenario
+    }
+
+    func request(_ inputs: [String: JSONValue]) throws -> Request {
+        let scenario = try scenario(inputs)
         var scale = 1.0
         if let v = EmergencyProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
             guard let d = v.doubleValue, d > 0, d <= 1 else { throw ProcessInputError("durationScale", "must be a number in (0, 1]") }
@@ -153,7 +159,6 @@ public struct FloodScenarioProcess: OGCProcess {
                                                                               outputDirectory: storeDirectory ?? dem.deletingLastPathComponent(),
                                                                               durationScale: scale, demCoarsening: coarsening))
     }
-
 }
 
 /// The run's latest progress fraction, shared between the run and the reporting loop.

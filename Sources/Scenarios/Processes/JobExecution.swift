@@ -83,7 +83,7 @@ public struct ProcessWorker: Sendable {
             } catch {
                 let failure = JobFailure(error, worker: name)
                 logger.error("job failed", metadata: ["job": .string(job.id), "process": .string(job.process), "worker": .string(name),
-                                                      "failure": .string(failure.kind.rawValue), "error": .string(String(reflecting: error))])
+                                                      "failure": .string(failure.kind.rawValue), "error": .string("\(type(of: error)): \(error)")])
                 outcome = failure.outcome
             }
         } else {

@@ -1,0 +1,161 @@
+import CityModel
+import Foundation
+import GeoCore
+import Testing
+import TwinStore
+@testable import Scenarios
+
+/// The CLI runs the processes the API runs: for every analysis command, the built `citytwin`
+/// binary's answer on a store equals the process's answer for the same inputs (run through the
+/// registry as the admin, as the CLI does).
+@Suite("CLI analysis commands answer as their processes")
+struct CommandProcessTests {
+    static let layerIDs = EmergencyDistrict.layerIDs
+        + ["drainage_manholes", "drainage_pipes", "drainage_outfalls", "drainage_storage", "drainage_pumps",
+           "water_nodes", "water_mains", "water_valves", "water_connections"]
+
+    /// The sample district's emergency and utility layers in a SpatiaLite file, built once.
+    private static let built = Task { () throws -> (SpatiaLiteStore, String, SampleDistrict) in
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("commands-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let path = dir.appendingPathComponent("city.sqlite").path
+        let store = try SpatiaLiteStore(path: path)
+        let catalog = try LayerCatalog.load(directory: EmergencyDistrict.layersDirectory)
+        let district = try SampleDistrict.generate()
+        for id in layerIDs {
+            guard let definition = catalog[id] else { throw GeometryError(.invalidArgument, "no layer \(id) in Layers/") }
+            try await store.createLayer(definition)
+            var features = district[layer: id]
+            if !definition.hasZ {
+                for i in features.indices where features[i].geometry?.hasZ == true {
+                    features[i].geometry = features[i].geometry?.mapPositions { $0.xy }
+                }
+            }
+            try await store.insert(layer: id, features: features, by: .admin, at: nil)
+        }
+        return (store, path, district)
+    }
+
+    /// The `citytwin` executable built beside this test bundle (`swift build --build-tests` builds both).
+    static var executable: URL {
+        get throws {
+            let candidates = [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+                              URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug")]
+            for dir in candidates {
+                let url = dir.appendingPathComponent("citytwin").standardizedFileURL
+                if FileManager.default.isExecutableFile(atPath: url.path) { return url }
+            }
+            throw GeometryError(.invalidArgument, "no citytwin executable beside the tests: run `swift build --build-tests` first")
+        }
+    }
+
+    /// Runs `citytwin` with `arguments` plus `--store`; its standard output as JSON.
+    static func command(_ arguments: [String], store path: String) async throws -> JSONValue {
+        let process = Process()
+        process.executableURL = try executable
+        process.arguments = arguments + ["--store", path]
+        process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw GeometryError(.invalidArgument, "citytwin \(arguments.joined(separator: " ")) failed: \(message)")
+        }
+        return try JSONDecoder().decode(JSONValue.self, from: data)
+    }
+
+    /// The process's answer (output `member`, or the whole result), through the JSON text the CLI prints.
+    static func process(_ id: String, _ inputs: [String: JSONValue], store: any FeatureStore, member: String? = nil) async throws -> JSONValue {
+        let registry = ProcessRegistry.standard
+        let process = try #require(registry[id])
+        try await registry.validate(inputs, for: process, store: store, caller: .admin)
+        let result = try await registry.execute(process, inputs, store: store, caller: .admin)
+        let value = try member.map { try #require(result[$0]) } ?? result
+        return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+    }
+
+    @Test("network nearest = nearest-resources")
+    func nearest() async throws {
+        let (store, path, _) = try await Self.built.value
+        let cli = try await Self.command(["network", "nearest", "--from", "114.801,30.842", "--layer", "shelters", "--count", "4",
+                                          "--minimum-capacity", "800", "--profile", "walking"], store: path)
+        let api = try await Self.process("nearest-resources", ["incident": [114.801, 30.842], "layer": "shelters", "count": 4,
+                                                               "minimumCapacity": 800, "profile": "walking"], store: store, member: "resources")
+        #expect(cli["features"]?.arrayValue?.count == 4)
+        #expect(cli == api)
+    }
+
+    @Test("network isochrone = service-area")
+    func isochrone() async throws {
+        let (store, path, _) = try await Self.built.value
+        let cli = try await Self.command(["network", "isochrone", "--at", "114.801,30.842", "--minutes", "2,4", "--buffer", "30"], store: path)
+        let api = try await Self.process("service-area", ["origin": [114.801, 30.842], "breaks": [2, 4], "bufferMetres": 30],
+                                         store: store, member: "areas")
+        #expect(cli["features"]?.arrayValue?.count == 2)
+        #expect(cli == api)
+    }
+
+    @Test("network coverage = coverage")
+    func coverage() async throws {
+        let (store, path, _) = try await Self.built.value
+        let cli = try await Self.command(["network", "coverage", "--fire-minutes", "4", "--list-limit", "5"], store: path)
+        let api = try await Self.process("coverage", ["fireMinutes": 4, "shelterWalkMetres": 500, "addressLevel": "门牌", "capacityShare": 0.15,
+                                                      "suggestions": 1, "listLimit": 5], store: store)
+        #expect(cli == api)
+    }
+
+    @Test("network hazard = hazard-overlay")
+    func hazard() async throws {
+        let (store, path, _) = try await Self.built.value
+        let (x, y, r) = (114.801, 30.842, 0.003)
+        let area: JSONValue = ["type": "Polygon", "coordinates": [[[.number(x - r), .number(y - r)], [.number(x + r), .number(y - r)],
+                                                                    [.number(x + r), .number(y + r)], [.number(x - r), .number(y + r)],
+                                                                    [.number(x - r), .number(y - r)]]]]
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hazard-\(UUID().uuidString).geojson")
+        try JSONEncoder().encode(area).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let cli = try await Self.command(["network", "hazard", "--area", file.path, "--origin", "114.79,30.83"], store: path)
+        let api = try await Self.process("hazard-overlay", ["area": area, "origin": [114.79, 30.83], "profile": "driving"], store: store)
+        #expect(cli == api)
+    }
+
+    @Test("network trace = network-trace (drainage and water)")
+    func trace() async throws {
+        let (store, path, district) = try await Self.built.value
+        let manhole = try #require(district[layer: "drainage_manholes"].first?.id?.description)
+        let cli = try await Self.command(["network", "trace", "--network", "drainage", "--from", manhole], store: path)
+        let api = try await Self.process("network-trace", ["network": "drainage", "from": .string(manhole), "direction": "down"],
+                                         store: store, member: "features")
+        #expect(cli["features"]?.arrayValue?.isEmpty == false)
+        #expect(cli == api)
+        let main = try #require(district[layer: "water_mains"].first?.id?.description)
+        let water = try await Self.command(["network", "trace", "--network", "water", "--from", main], store: path)
+        #expect(water == (try await Self.process("network-trace", ["network": "water", "from": .string(main), "direction": "down"],
+                                                 store: store, member: "features")))
+    }
+
+    @Test("network isolate = valve-isolation")
+    func isolate() async throws {
+        let (store, path, district) = try await Self.built.value
+        let main = try #require(district[layer: "water_mains"].dropFirst(3).first?.id?.description)
+        let cli = try await Self.command(["network", "isolate", "--main", main], store: path)
+        let api = try await Self.process("valve-isolation", ["main": .string(main), "failedValves": []], store: store)
+        #expect(cli["burst_main"]?.stringValue == main)
+        #expect(cli == api)
+    }
+
+    @Test("a bad input fails the command with the process's own error, naming the input")
+    func badInput() async throws {
+        let (_, path, _) = try await Self.built.value
+        do {
+            _ = try await Self.command(["network", "isochrone", "--at", "114.801,30.842", "--minutes", "0,5"], store: path)
+            Issue.record("a 0-minute break is refused as the process refuses it")
+        } catch let e as GeometryError {
+            #expect(e.message.contains("input 'breaks'"), "\(e.message)")
+        }
+    }
+}
