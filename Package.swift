@@ -127,6 +127,8 @@ let package = Package(
                           path: "Benchmarks/FloodBench", swiftSettings: strict),
         .executableTarget(name: "network-bench", dependencies: ["NetworkAnalysis", "CityModel", "GeoCore"],
                           path: "Benchmarks/NetworkBench", swiftSettings: strict),
+        .executableTarget(name: "emergency-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
+                          path: "Benchmarks/EmergencyBench", swiftSettings: strict),
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),

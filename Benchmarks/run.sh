@@ -8,6 +8,7 @@
 #   Benchmarks/run.sh drainage    1D engine vs SWMM 5.2.4 on the same .inp files
 #   Benchmarks/run.sh network     nearest-N, one-to-many, isochrones vs pgRouting on a 100,000-edge network
 #   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s)
+#   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -82,5 +83,10 @@ flood) exec Benchmarks/flood/run_surface.sh "$@" ;;
 drainage) exec Benchmarks/flood/run_drainage.sh "$@" ;;
 network) exec Benchmarks/network/run.sh "$@" ;;
 geocode) exec Benchmarks/geocode/run.sh "$@" ;;
+emergency)
+  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+  swift build -c release --product emergency-bench --scratch-path "$scratch" >/dev/null
+  "$scratch/release/emergency-bench" "$@"
+  ;;
 *) echo "unknown benchmark suite: $suite" >&2; exit 2 ;;
 esac

@@ -16,11 +16,7 @@ struct EmergencyCoverageTests {
         // The three stations reach the whole district within the 5-minute standard (checked
         // below); a 2-minute standard leaves gaps for the gap report and the site search.
         options.fire = CoverageStandard(profile: .driving, limitSeconds: 120)
-        let clock = ContinuousClock()
-        let start = clock.now
-        let report = try await EmergencyCoverage.assess(store: store, by: .admin, options: options)
-        print("coverage assessment (district, 2 suggestions each): \(clock.now - start)")
-        return report
+        return try await EmergencyCoverage.assess(store: store, by: .admin, options: options)
     }
 
     @Test("fire coverage of addresses equals routing every sampled address from every station")
@@ -50,7 +46,6 @@ struct EmergencyCoverageTests {
             default: Issue.record("one standard reached an address the other did not: \(String(describing: a)) vs \(String(describing: b))")
             }
         }
-        print("fire 5-min coverage: \(five.covered.count) of \(five.demand.count) addresses")
     }
 
     @Test("shelter walk coverage equals route lengths ≤ 500 m on the walking graph")

@@ -31,13 +31,8 @@ struct EmergencyHazardTests {
         let e = try #require(area.envelope)
         let origin = Position(x: e.minX - 0.004, y: e.minY - 0.004)
         let west = Position(x: e.minX - 0.003, y: (e.minY + e.maxY) / 2), east = Position(x: e.maxX + 0.003, y: (e.minY + e.maxY) / 2)
-        let clock = ContinuousClock()
-        let start = clock.now
         let overlay = try await HazardOverlay.assess(HazardArea(geometry: area), store: store, by: .admin, origin: origin,
                                                      route: (from: west, to: east))
-        let warm = clock.now
-        _ = try await HazardOverlay.assess(HazardArea(geometry: area), store: store, by: .admin, origin: origin, route: (from: west, to: east))
-        print("hazard overlay (polygon, reach + route): cold \(warm - start), warm \(clock.now - warm)")
         #expect(Set(overlay.roads) == (try Self.expectedIDs(district[layer: "roads"], in: area)))
         #expect(Set(overlay.buildings) == (try Self.expectedIDs(district[layer: "buildings"], in: area)))
         #expect(!overlay.buildings.isEmpty)

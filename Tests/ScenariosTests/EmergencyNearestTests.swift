@@ -17,10 +17,7 @@ struct EmergencyNearestTests {
         let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .driving, by: .anonymous)
         let shelters = try await EmergencyResource.load(layer: "shelters", from: store,
                                                         filter: ResourceFilter(minimumFreeCapacity: 800), by: .anonymous)
-        let clock = ContinuousClock()
-        let start = clock.now
         let found = try NearestResources.find(from: Self.incident, among: shelters, count: 3, roads: roads)
-        print("nearest-3 shelters among \(shelters.count): \(clock.now - start)")
         #expect(found.count == 3)
         #expect(zip(found, found.dropFirst()).allSatisfy { $0.seconds <= $1.seconds })
         let origin = try roads.snap(lonLat: Self.incident, field: "incident")
@@ -63,10 +60,7 @@ struct EmergencyNearestTests {
     func isochrones() async throws {
         let (store, _) = try await EmergencyDistrict.store()
         let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .driving, by: .anonymous)
-        let clock = ContinuousClock()
-        let start = clock.now
         let areas = try ServiceAreaIsochrones.compute(from: Self.incident, minutes: [5, 2], roads: roads)
-        print("isochrones 2+5 min: \(clock.now - start)")
         #expect(areas.map(\.minutes) == [2, 5])
         #expect(areas[0].reachedMetres < areas[1].reachedMetres)
         let origin = try roads.snap(lonLat: Self.incident, field: "origin")

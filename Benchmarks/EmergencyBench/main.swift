@@ -1,0 +1,70 @@
+// emergency-bench: the emergency analyses on the sample district, timed through the process
+// registry as the API and the CLI run them (Benchmarks/run.sh emergency). The timings the
+// Emergency* tests used to print live here; tests assert behaviour only.
+//
+//   emergency-bench [ROUNDS=5]
+//
+// Builds the sample district's emergency layers into a temporary SpatiaLite store, then times
+// each process once cold (road graphs built on first use) and ROUNDS times warm (cached graphs),
+// keeping the best warm time. Prints one line per process and one JSON object.
+import CityModel
+import Foundation
+import GeoCore
+import Scenarios
+import TwinStore
+
+let rounds = CommandLine.arguments.count > 1 ? max(1, Int(CommandLine.arguments[1]) ?? 5) : 5
+let layerIDs = ["roads", "addresses", "buildings", "population_by_address", "admin_divisions",
+                "shelters", "hospitals", "fire_stations", "warehouses", "rescue_teams"]
+
+func milliseconds(_ body: () async throws -> Void) async rethrows -> Double {
+    let clock = ContinuousClock(), start = clock.now
+    try await body()
+    let d = clock.now - start
+    return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+}
+
+func districtStore() async throws -> SpatiaLiteStore {
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emergency-bench-\(UUID().uuidString)", isDirectory: true)
+    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+    let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+    let catalog = try LayerCatalog.load(directory: URL(fileURLWithPath: "Layers"))
+    let district = try SampleDistrict.generate()
+    for id in layerIDs {
+        guard let definition = catalog[id] else { throw GeometryError(.invalidArgument, "no layer \(id) in Layers/") }
+        try await store.createLayer(definition)
+        var features = district[layer: id]
+        if !definition.hasZ {
+            for i in features.indices where features[i].geometry?.hasZ == true { features[i].geometry = features[i].geometry?.mapPositions { $0.xy } }
+        }
+        try await store.insert(layer: id, features: features, by: .admin, at: nil)
+    }
+    return store
+}
+
+let store = try await districtStore()
+let registry = ProcessRegistry.standard
+let incident: JSONValue = [114.801, 30.842]
+let (x, y, r) = (114.801, 30.842, 0.003)
+let area: JSONValue = ["type": "Polygon", "coordinates": [[[.number(x - r), .number(y - r)], [.number(x + r), .number(y - r)],
+                                                            [.number(x + r), .number(y + r)], [.number(x - r), .number(y + r)],
+                                                            [.number(x - r), .number(y - r)]]]]
+let cases: [(String, [String: JSONValue])] = [
+    ("nearest-resources", ["incident": incident, "layer": "shelters", "count": 3, "minimumCapacity": 800]),
+    ("service-area", ["origin": incident, "breaks": [2, 5]]),
+    ("hazard-overlay", ["area": area, "origin": [114.79, 30.83], "route": ["from": [114.795, 30.838], "to": [114.807, 30.846]]]),
+    ("coverage", ["suggestions": 2]),
+]
+var report: [String: JSONValue] = ["rounds": .integer(Int64(rounds))]
+for (id, inputs) in cases {
+    guard let process = registry[id] else { fatalError("no process \(id)") }
+    try await registry.validate(inputs, for: process, store: store, caller: .admin)
+    let cold = try await milliseconds { _ = try await registry.execute(process, inputs, store: store, caller: .admin) }
+    var warm = Double.infinity
+    for _ in 0..<rounds {
+        warm = min(warm, try await milliseconds { _ = try await registry.execute(process, inputs, store: store, caller: .admin) })
+    }
+    print("\(id): cold \(String(format: "%.1f", cold)) ms, warm best of \(rounds) \(String(format: "%.1f", warm)) ms")
+    report[id] = ["cold_ms": .number((cold * 10).rounded() / 10), "warm_ms": .number((warm * 10).rounded() / 10)]
+}
+print(String(decoding: GeoJSON.encodeBytes(.object(report)), as: UTF8.self))
