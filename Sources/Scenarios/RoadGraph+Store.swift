@@ -36,7 +36,7 @@ public struct StoreRoadGraph: Sendable {
     ///   or attributes.
     public static func load(from store: any FeatureStore, profile: TravelProfile, layer: String = "roads",
                             restrictionsLayer: String = "turn_restrictions", intersectionsLayer: String = "intersections",
-                            metricCRS: CoordinateReferenceSystem = CoordinateReferenceSystem(epsg: 4547),
+                            metricCRS: CoordinateReferenceSystem = .districtMetric,
                             by caller: Caller = .admin) async throws -> StoreRoadGraph {
         let sequence = try await latestSequence(of: store, after: 0, by: caller)
         let toMetric = try CoordinateTransformer.shared(from: .cgcs2000, to: metricCRS)

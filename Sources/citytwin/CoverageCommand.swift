@@ -21,8 +21,8 @@ struct CoverageCommand: AsyncParsableCommand {
     var suggestions: Int = 1
     @Option(help: "At most this many uncovered ids listed per gap.")
     var listLimit: Int = 100
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     func run() async throws {
         let inputs: [String: JSONValue] = [

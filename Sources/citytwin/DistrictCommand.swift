@@ -16,8 +16,8 @@ struct DistrictBuildCommand: AsyncParsableCommand {
         commandName: "build",
         abstract: "Create every layer of Layers/ and load the generated sample district; write the DEM beside the store.")
 
-    @Option(help: "The store: a SpatiaLite file path or spatialite:PATH.")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     @Option(help: "Seed of the district generator.")
     var seed: UInt64 = 2026

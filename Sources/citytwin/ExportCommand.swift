@@ -37,8 +37,8 @@ struct ExportTilesCommand: AsyncParsableCommand {
     @Option(help: "Highest zoom level.")
     var maxZoom: Int = 16
 
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     func run() async throws {
         let chosen: TileArchiveFormat

@@ -26,8 +26,8 @@ struct GeocodeCommand: AsyncParsableCommand {
     @Option(name: .customLong("lat-column"), help: "Latitude column for --reverse.")
     var latColumn: String = "lat"
 
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://…")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     @Option(name: .shortAndLong, help: "Output CSV (default: standard output).")
     var output: String?

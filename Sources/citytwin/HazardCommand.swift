@@ -26,8 +26,8 @@ struct HazardCommand: AsyncParsableCommand {
     var to: String?
     @Option(help: "driving or walking.")
     var profile: String = "driving"
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     func run() async throws {
         var inputs: [String: JSONValue] = ["profile": .string(profile)]

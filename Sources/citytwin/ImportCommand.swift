@@ -27,8 +27,8 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "Target layer id (required except for swmm and survey, which fill the drainage layers).")
     var layer: String?
 
-    @Option(help: "The store: a SpatiaLite file path or spatialite:PATH.")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     @Option(help: "File format (default: from the extension: .geojson .geojsonl .csv .shp .gpkg .inp).")
     var format: Format?
@@ -84,11 +84,11 @@ struct ImportCommand: AsyncParsableCommand {
                 let network: NetworkImport
                 if chosen == .swmm {
                     let placement = try origin.map { try Self.position($0, option: "--origin") }
-                    network = try SWMMInput(file: url).network(origin: placement, crs: crs ?? CoordinateReferenceSystem(epsg: 4547))
+                    network = try SWMMInput(file: url).network(origin: placement, crs: crs ?? .districtMetric)
                 } else {
                     guard let lines else { throw ValidationError("--format survey needs --lines <管线段.csv> (FILE is the 管线点 table)") }
                     network = try PipelineSurvey(points: url, lines: URL(fileURLWithPath: lines), encoding: textEncoding ?? .utf8,
-                                                 system: system).network(crs: crs ?? CoordinateReferenceSystem(epsg: 4547))
+                                                 system: system).network(crs: crs ?? .districtMetric)
                 }
                 let selected = try network.selecting(layer)
                 let catalog = try await resolvedCatalog(featureStore, creating: selected.layers.map(\.id))

@@ -18,8 +18,8 @@ struct IsochroneCommand: AsyncParsableCommand {
     var profile: String = "driving"
     @Option(help: "Half-width of the area around reached roads, metres (1…200).")
     var buffer: Double = 25
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     /// The `service-area` inputs these options stand for.
     func inputs() throws -> [String: JSONValue] {

@@ -19,8 +19,8 @@ struct IsolateCommand: AsyncParsableCommand {
     var main: String
     @Option(name: .customLong("failed-valve"), help: "A valve that is missing or will not close (repeatable).")
     var failedValves: [String] = []
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     /// The `valve-isolation` inputs these options stand for.
     func inputs() -> [String: JSONValue] {

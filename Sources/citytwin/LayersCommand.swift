@@ -10,8 +10,8 @@ struct LayersCommand: AsyncParsableCommand {
         commandName: "layers",
         abstract: "Print the store's layer catalogue as JSON: id, title, category, count, extent (EPSG:4490 degrees).")
 
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     func run() async throws {
         let infos = try await StoreLocation(store).openExisting().layers(for: .admin)

@@ -26,8 +26,8 @@ struct NearestCommand: AsyncParsableCommand {
     var maximumMinutes: Double?
     @Option(help: "driving or walking.")
     var profile: String = "driving"
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     /// The `nearest-resources` inputs these options stand for.
     func inputs() throws -> [String: JSONValue] {

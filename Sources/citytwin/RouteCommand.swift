@@ -17,8 +17,8 @@ struct RouteCommand: AsyncParsableCommand {
     var to: String
     @Option(help: "driving (design speeds, one-way honoured) or walking (5 km/h).")
     var profile: String = "driving"
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     func run() async throws {
         let a = try parseLonLat(from, option: "--from"), b = try parseLonLat(to, option: "--to")

@@ -11,8 +11,8 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Serve the city's layers over OGC API Features (Part 1 and 2).")
 
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH, or postgresql://… (PostGIS).")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     @Option(help: "TCP port to listen on.")
     var port: Int = 8080

@@ -21,8 +21,8 @@ struct SimulateFloodCommand: AsyncParsableCommand {
     @Option(help: "The scenario file (JSON), e.g. Models/scenarios/p50-waterlogging.json.")
     var scenario: String
 
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     @Option(help: "The DEM (ESRI ASCII, EPSG:4547); default dem.asc beside a SpatiaLite store.")
     var dem: String?

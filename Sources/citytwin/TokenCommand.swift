@@ -18,7 +18,8 @@ struct TokenCommand: ParsableCommand {
 struct TokenCreateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
-        abstract: "Print a signed bearer token for a department (editor or viewer) or the platform admin.")
+        abstract: "Print a signed bearer token for a department (editor or viewer) or the platform admin.",
+        discussion: "The secret beside a SpatiaLite --store signs it; a postgresql:// store needs CITYTWIN_TOKEN_SECRET.")
 
     @Option(help: "The department the token acts for, as layer definitions name owners (e.g. 应急管理局).")
     var department: String?
@@ -26,8 +27,8 @@ struct TokenCreateCommand: ParsableCommand {
     @Option(help: "viewer (reads what is shared with the department), editor (also writes its layers) or admin (the platform administrator).")
     var role: String = "editor"
 
-    @Option(help: "The store whose secret signs the token: a SpatiaLite file path or spatialite:PATH (a postgresql:// store needs CITYTWIN_TOKEN_SECRET).")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     @Option(help: "Lifetime: a number with unit s, m, h or d (e.g. 12h, 30d; at most 366d).")
     var expires: String = "30d"

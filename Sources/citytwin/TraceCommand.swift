@@ -24,8 +24,8 @@ struct TraceCommand: AsyncParsableCommand {
     var direction: String = "down"
     @Option(name: .customLong("closed-valve"), help: "A water valve to treat as closed (repeatable; water only).")
     var closedValves: [String] = []
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     /// The `network-trace` inputs these options stand for.
     func inputs() -> [String: JSONValue] {

@@ -12,8 +12,8 @@ struct WorkerCommand: AsyncParsableCommand {
         commandName: "worker",
         abstract: "Run OGC API Processes jobs from the store's job table until stopped.")
 
-    @Option(help: "The store: a SpatiaLite file path, spatialite:PATH, or postgresql://… (PostGIS).")
-    var store: String = DistrictLoader.defaultStorePath
+    @OptionGroup var storeOption: StoreOption
+    var store: String { storeOption.path }
 
     @Option(help: "The worker's name in the job table (default worker-HOST-PID).")
     var name: String?

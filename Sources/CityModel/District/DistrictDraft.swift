@@ -59,14 +59,14 @@ final class DistrictDraft {
 
     /// EPSG:4490 lon/lat of local metres, for the few coordinates stored in properties.
     func geographic(_ x: Double, _ y: Double) throws -> Position {
-        round9(try CoordinateTransformer.shared(from: CoordinateReferenceSystem(epsg: 4547), to: .cgcs2000)
+        round9(try CoordinateTransformer.shared(from: .districtMetric, to: .cgcs2000)
             .transform(lonLat(x, y)))
     }
 
     /// Transforms every feature geometry from EPSG:4547 to EPSG:4490 (one batch through GeoCore's
     /// cached PROJ transformer), rounding degrees to 1e-9° (about 0.1 mm).
     func reproject() throws {
-        let transformer = try CoordinateTransformer.shared(from: CoordinateReferenceSystem(epsg: 4547), to: .cgcs2000)
+        let transformer = try CoordinateTransformer.shared(from: .districtMetric, to: .cgcs2000)
         let keys = layers.keys.sorted()
         var all: [Position] = []
         for key in keys { for f in layers[key] ?? [] { f.geometry?.forEachPosition { all.append($0) } } }

@@ -39,7 +39,7 @@ public struct PipelineSurvey {
     /// The network's layers in `crs`.
     /// - Throws: `ImportError` naming the table, row and field: a duplicate `Exp_No`, a line whose
     ///   `S_Exp`/`E_Exp` point is missing, a bad number, an unknown material or PSize.
-    public func network(crs: CoordinateReferenceSystem = CoordinateReferenceSystem(epsg: 4547)) throws -> NetworkImport {
+    public func network(crs: CoordinateReferenceSystem = .districtMetric) throws -> NetworkImport {
         struct SurveyPoint { var row: SurveyTable.Row; var position: Position; var high: Double }
         var byNumber: [String: SurveyPoint] = [:]
         var order: [String] = []

@@ -12,7 +12,7 @@ extension SWMMInput {
     /// - Throws: `ImportError` naming the object and field of a node without coordinates, a
     ///   subcatchment without an outline, a conduit at a flow divider, a conduit with zero
     ///   roughness, or a conduit cross-section other than CIRCULAR, FORCE_MAIN or RECT_CLOSED.
-    public func network(origin: Position? = nil, crs: CoordinateReferenceSystem = CoordinateReferenceSystem(epsg: 4547),
+    public func network(origin: Position? = nil, crs: CoordinateReferenceSystem = .districtMetric,
                         system: String = "YS") throws -> NetworkImport {
         let name = file.lastPathComponent
         // The line that defined the object (`line 12`), as the reader's own errors say it.

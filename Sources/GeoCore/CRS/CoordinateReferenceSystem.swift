@@ -66,6 +66,10 @@ public struct CoordinateReferenceSystem: Hashable, Sendable {
     public static let wgs84 = CoordinateReferenceSystem(epsg: 4326)
     /// EPSG:4490, CGCS2000 geographic 2D: CityTwin's storage CRS (authority order latitude, longitude).
     public static let cgcs2000 = CoordinateReferenceSystem(epsg: 4490)
+    /// EPSG:4547, CGCS2000 / 3-degree Gauss-Krüger CM 114°E (easting, northing in metres): the
+    /// working CRS of the district's metric work — buffers, lengths, areas, flood grids, road
+    /// graphs and routing costs — and of the sample district's survey coordinates.
+    public static let districtMetric = CoordinateReferenceSystem(epsg: 4547)
     /// EPSG:3857, Web Mercator (metres; display output only).
     public static let webMercator = CoordinateReferenceSystem(epsg: 3857)
     /// GCJ-02 display frame (AMap, Tencent): display output only, never storage.

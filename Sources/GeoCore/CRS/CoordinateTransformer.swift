@@ -15,7 +15,7 @@ import Foundation
 /// PROJ call per 512 positions, in place, with no copy of the data.
 ///
 /// ```swift
-/// let toGK = try CoordinateTransformer.shared(from: .cgcs2000, to: .init(epsg: 4547))
+/// let toGK = try CoordinateTransformer.shared(from: .cgcs2000, to: .districtMetric)
 /// let hankou = try toGK.transform(Position(x: 114.3055, y: 30.5928))  // x = E 529,299.86 m, y = N 3,385,869.45 m
 /// ```
 public struct CoordinateTransformer: Hashable, Sendable {

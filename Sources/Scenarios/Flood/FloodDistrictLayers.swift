@@ -23,7 +23,7 @@ struct FloodDistrictLayers {
     /// Reads `layerIDs` from `store` as `caller`.
     /// - Throws: `StoreError` from the store; `GeometryError` `.crs` from PROJ.
     static func read(from store: any FeatureStore, by caller: Caller,
-                     metricCRS: CoordinateReferenceSystem = CoordinateReferenceSystem(epsg: 4547)) async throws -> FloodDistrictLayers {
+                     metricCRS: CoordinateReferenceSystem = .districtMetric) async throws -> FloodDistrictLayers {
         let toMetric = try CoordinateTransformer.shared(from: .cgcs2000, to: metricCRS)
         var raw: [String: [Feature]] = [:]
         var positions: [Position] = []

@@ -7,7 +7,7 @@ enum CRSParameter {
     /// CGCS2000 / 3° Gauss-Krüger CM 114°E without and with zone prefix, Web Mercator.
     /// Any other EPSG CRS PROJ knows is accepted on request too.
     static let advertised: [CoordinateReferenceSystem] = [
-        .crs84, .cgcs2000, .wgs84, CoordinateReferenceSystem(epsg: 4547), CoordinateReferenceSystem(epsg: 4526), .webMercator,
+        .crs84, .cgcs2000, .wgs84, .districtMetric, CoordinateReferenceSystem(epsg: 4526), .webMercator,
     ]
 
     /// The storage CRS of every layer (EPSG:4490, lon/lat internally).
