@@ -35,6 +35,12 @@ public protocol FeatureStore: Sendable {
     /// Ends the current versions of the given features. An unknown id fails the batch.
     func delete(layer: String, ids: [String], by caller: Caller, at: Date?) async throws
 
+    /// Replaces every current feature of a layer with `features` in ONE transaction, the old ones
+    /// ended and the new ones inserted at the same instant: a reader sees the old set or the new
+    /// one, never an emptied or half-written layer, and a failure leaves the old set. For layers
+    /// a run rewrites whole (a flood scenario's results).
+    func replace(layer: String, with features: [Feature], by caller: Caller, at: Date?) async throws
+
     /// One page of features in a stable order.
     func query(layer: String, _ query: FeatureQuery, by caller: Caller) async throws -> FeaturePage
 

@@ -185,8 +185,9 @@ struct FloodResultLayers {
         }
     }
 
-    /// Creates (or replaces) the four layers and writes their features, each in one transaction;
-    /// a previous run's features are removed first. Returns the layer ids.
+    /// Creates (or updates the definitions of) the four layers and replaces their features, each
+    /// layer in one transaction (`FeatureStore.replace`): a reader sees a previous run's result
+    /// or this one, never an emptied layer. Returns the layer ids.
     func write(to store: any FeatureStore, by caller: Caller) async throws -> [String] {
         var copy = self
         try await copy.attachAddresses(from: store, by: caller)
@@ -224,10 +225,7 @@ struct FloodResultLayers {
                 "sensitive": [], "style": ["color": "#1677ff"],
             ]
             try await store.createLayer(try LayerDefinition(json: json))
-            var old: [String] = []
-            for try await f in store.stream(layer: id, FeatureQuery(properties: [], limit: 5000), by: caller) { old.append(f.idText) }
-            if !old.isEmpty { try await store.delete(layer: id, ids: old, by: caller, at: nil) }
-            if !set.features.isEmpty { try await store.insert(layer: id, features: set.features, by: caller, at: nil) }
+            try await store.replace(layer: id, with: set.features, by: caller, at: nil)
             ids.append(id)
         }
         return ids

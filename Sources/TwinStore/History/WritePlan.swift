@@ -156,3 +156,19 @@ struct WritePlan: Sendable {
     var versions: [NewVersion] = []
     var changes: [Change] = []
 }
+
+extension FeatureStore {
+    /// The two batches of `replace(layer:with:by:at:)`, at one instant: ending every current
+    /// feature the caller writes in `layer`, and inserting `features`.
+    func replacementBatches(layer: String, with features: [Feature], by caller: Caller,
+                            at: Date?) async throws -> (deletion: WriteBatch, insertion: WriteBatch) {
+        let definition = try await layerDefinition(layer, for: caller)
+        let time = at ?? Date()
+        var current: [String] = []
+        for try await f in stream(layer: layer, FeatureQuery(properties: [], limit: 5000), by: caller) {
+            if let id = f.id { current.append("\(id)") }
+        }
+        return (try WriteBatch(layer: definition, named: layer, mode: .delete(current), by: caller, at: time),
+                try WriteBatch(layer: definition, named: layer, mode: .insert(features), by: caller, at: time))
+    }
+}
