@@ -167,7 +167,7 @@ public struct StoreRoadGraph: Sendable {
             default: speed = Self.defaultSpeed(feature.properties["class"])
             }
             guard speed.isFinite, speed > 0 else {
-                throw GeometryError(.invalidArgument, "speed_kmh must be > 0, got \(speed)", position: "\(layer)/\(id ?? "?").speed_kmh")
+                throw RoadNetworkError("speed_kmh must be > 0, got \(speed)", field: "\(layer)/\(id ?? "?").speed_kmh")
             }
             var oneway = false
             if case .bool(let b)? = feature.properties["oneway"] { oneway = b }

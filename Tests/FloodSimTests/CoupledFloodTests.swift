@@ -91,7 +91,7 @@ struct CoupledFloodTests {
 
     @Test("a link on a missing node or outside the grid is refused, naming the link")
     func badLinks() throws {
-        #expect(throws: GeometryError.self) {
+        #expect(throws: FloodInputError.self) {
             try CoupledFlood(network: Self.network(inflow: 0), surface: Self.plane(),
                              links: [CoupledFlood.Link(node: 7, cell: Self.j1)], duration: 60)
         }
@@ -99,8 +99,8 @@ struct CoupledFloodTests {
             _ = try CoupledFlood(network: Self.network(inflow: 0), surface: Self.plane(),
                                  links: [CoupledFlood.Link(node: 0, cell: SurfaceCell(column: 99, row: 0))], duration: 60)
             Issue.record("expected an error")
-        } catch let e as GeometryError {
-            #expect(e.position == "links[0]")
+        } catch let e as FloodInputError {
+            #expect(e.field == "links[0]")
         }
     }
 }

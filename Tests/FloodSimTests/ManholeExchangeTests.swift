@@ -63,7 +63,7 @@ struct ManholeExchangeTests {
 
     @Test("a manhole needs a positive area")
     func badArea() {
-        #expect(throws: GeometryError.self) { try ManholeExchange(area: 0) }
-        #expect(throws: GeometryError.self) { try ManholeExchange(area: .nan) }
+        #expect(throws: FloodInputError.self) { try ManholeExchange(area: 0) }
+        #expect(throws: FloodInputError.self) { try ManholeExchange(area: .nan) }
     }
 }

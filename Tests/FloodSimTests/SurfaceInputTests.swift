@@ -8,26 +8,26 @@ struct SurfaceInputTests {
     @Test("an empty elevation grid is refused")
     func emptyGrid() throws {
         let empty = try flatGrid(width: 0, height: 0, cellSize: 1, elevation: 0)
-        #expect(throws: GeometryError.self) { try SurfaceDomain(elevation: empty) }
+        #expect(throws: FloodInputError.self) { try SurfaceDomain(elevation: empty) }
     }
 
     @Test("non-square cells, mismatched grids, negative n and outside cells are refused")
     func badInputs() throws {
         let ground = try flatGrid(width: 4, height: 3, cellSize: 2, elevation: 0)
         let oblong = try Grid(width: 4, height: 3, geoTransform: .northUp(west: 0, north: 3, cellWidth: 2, cellHeight: 1), repeating: 0)
-        #expect(throws: GeometryError.self) { try SurfaceDomain(elevation: oblong) }
+        #expect(throws: FloodInputError.self) { try SurfaceDomain(elevation: oblong) }
         let small = try flatGrid(width: 3, height: 3, cellSize: 2, elevation: 0)
-        #expect(throws: GeometryError.self) { try SurfaceDomain(elevation: ground, buildings: small) }
-        #expect(throws: GeometryError.self) { try SurfaceDomain(elevation: ground, roughness: .uniform(-0.01)) }
+        #expect(throws: FloodInputError.self) { try SurfaceDomain(elevation: ground, buildings: small) }
+        #expect(throws: FloodInputError.self) { try SurfaceDomain(elevation: ground, roughness: .uniform(-0.01)) }
         let outside = SurfaceBoundary(fixedLevels: [.init(cells: [SurfaceCell(column: 4, row: 0)], stage: .init(constant: 1))])
-        #expect(throws: GeometryError.self) { try SurfaceDomain(elevation: ground, boundary: outside) }
-        #expect(throws: GeometryError.self) { try SurfaceRainfall(startTimes: [0, 0], intensities: [1, 2]) }
-        #expect(throws: GeometryError.self) { try SurfaceTimeSeries(times: [], values: []) }
+        #expect(throws: FloodInputError.self) { try SurfaceDomain(elevation: ground, boundary: outside) }
+        #expect(throws: FloodInputError.self) { try SurfaceRainfall(startTimes: [0, 0], intensities: [1, 2]) }
+        #expect(throws: FloodInputError.self) { try SurfaceTimeSeries(times: [], values: []) }
         let domain = try SurfaceDomain(elevation: ground)
-        #expect(throws: GeometryError.self) { try SurfaceFlow(domain: domain, settings: SurfaceFlowSettings(theta: 2)) }
+        #expect(throws: FloodInputError.self) { try SurfaceFlow(domain: domain, settings: SurfaceFlowSettings(theta: 2)) }
         let flow = try SurfaceFlow(domain: domain)
-        #expect(throws: GeometryError.self) { try flow.setSource(1, at: SurfaceCell(column: -1, row: 0)) }
-        #expect(throws: GeometryError.self) { try flow.setSource(.nan, at: SurfaceCell(column: 0, row: 0)) }
+        #expect(throws: FloodInputError.self) { try flow.setSource(1, at: SurfaceCell(column: -1, row: 0)) }
+        #expect(throws: FloodInputError.self) { try flow.setSource(.nan, at: SurfaceCell(column: 0, row: 0)) }
     }
 
     @Test("a hyetograph's depth is its exact integral across interval changes")

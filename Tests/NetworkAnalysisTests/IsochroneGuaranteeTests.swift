@@ -143,7 +143,7 @@ struct IsochroneGuaranteeTests {
     func badCell() throws {
         let graph = Self.parallelStreets
         let origin = try #require(graph.snap(Position(x: 0, y: 0)))
-        #expect(throws: GeometryError.self) { try graph.serviceAreas(from: origin, breaks: [60], cellMetres: 0) }
-        #expect(throws: GeometryError.self) { try graph.serviceAreas(from: origin, breaks: [60], cellMetres: .nan) }
+        #expect(throws: RoadNetworkError.self) { try graph.serviceAreas(from: origin, breaks: [60], cellMetres: 0) }
+        #expect(throws: RoadNetworkError.self) { try graph.serviceAreas(from: origin, breaks: [60], cellMetres: .nan) }
     }
 }

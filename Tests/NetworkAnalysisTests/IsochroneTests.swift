@@ -17,7 +17,7 @@ struct IsochroneTests {
     func badBreaks() throws {
         let graph = RoadGridFixture.driving
         let origin = try #require(graph.snap(position(RoadGridFixture.shared.isochrones[0].at)))
-        #expect(throws: GeometryError.self) { try graph.serviceAreas(from: origin, breaks: [60, -1]) }
+        #expect(throws: RoadNetworkError.self) { try graph.serviceAreas(from: origin, breaks: [60, -1]) }
     }
 
     @Test("each area contains every node networkx reaches and no node it does not")

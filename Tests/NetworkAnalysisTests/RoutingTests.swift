@@ -59,7 +59,7 @@ struct RoutingTests {
         let graph = try RoadGraph(lines: [], profile: .driving)
         #expect(graph.network.nodes.isEmpty)
         #expect(graph.snap(Position(x: 0, y: 0)) == nil)
-        #expect(throws: GeometryError.self) { try graph.route(from: Position(x: 0, y: 0), to: Position(x: 1, y: 1)) }
+        #expect(throws: RoadNetworkError.self) { try graph.route(from: Position(x: 0, y: 0), to: Position(x: 1, y: 1)) }
     }
 
     @Test("bad road lines are refused with the line named")
@@ -67,7 +67,7 @@ struct RoutingTests {
         let tooShort = RoadLine(coordinates: [Position(x: 0, y: 0)], speedKmh: 30)
         #expect { try RoadNetwork(lines: [tooShort]) } throws: { ($0 as? GeometryError)?.position == "lines[0]" }
         let stopped = RoadLine(coordinates: [Position(x: 0, y: 0), Position(x: 10, y: 0)], speedKmh: 0)
-        #expect { try RoadNetwork(lines: [stopped, stopped]) } throws: { ($0 as? GeometryError)?.position == "lines[0].speedKmh" }
+        #expect { try RoadNetwork(lines: [stopped, stopped]) } throws: { ($0 as? RoadNetworkError)?.field == "lines[0].speedKmh" }
     }
 
     @Test("lines split at shared vertices, not at bends or crossings without a vertex")

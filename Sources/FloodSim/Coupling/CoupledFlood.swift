@@ -85,20 +85,20 @@ public final class CoupledFlood {
     ///   - gridRainfall: rain on cells outside the subcatchments (see the type's notes).
     ///   - links: manholes and their cells; at most one link per node.
     ///   - duration: simulated seconds (> 0).
-    /// - Throws: `HydraulicsError` for an invalid network; `GeometryError` `.invalidArgument`
+    /// - Throws: `HydraulicsError` for an invalid network; `FloodInputError`
     ///   naming the link or subcatchment for a node index out of range, a blocked or outside cell,
     ///   a bad manhole area, a node linked twice, a runoff outlet naming no node, or bad settings.
     public init(network: HydraulicNetwork, runoff: RunoffSimulation? = nil, surface domain: SurfaceDomain,
                 gridRainfall: SurfaceRainfall = .none, links: [Link], duration: Double,
                 settings: Settings = .init()) throws {
         guard duration > 0, duration.isFinite else {
-            throw GeometryError(.invalidArgument, "duration must be > 0 s, got \(duration)", position: "duration")
+            throw FloodInputError("duration must be > 0 s, got \(duration)", field: "duration")
         }
         if let c = settings.couplingInterval, !(c > 0 && c.isFinite) {
-            throw GeometryError(.invalidArgument, "coupling interval must be > 0 s, got \(c)", position: "settings.couplingInterval")
+            throw FloodInputError("coupling interval must be > 0 s, got \(c)", field: "settings.couplingInterval")
         }
         guard settings.statisticsInterval > 0, settings.statisticsInterval.isFinite else {
-            throw GeometryError(.invalidArgument, "statistics interval must be > 0 s", position: "settings.statisticsInterval")
+            throw FloodInputError("statistics interval must be > 0 s", field: "settings.statisticsInterval")
         }
         var net = network
         net.options.duration = duration
@@ -109,30 +109,30 @@ public final class CoupledFlood {
         var ground: [Double] = []
         for (k, link) in links.enumerated() {
             guard link.node >= 0, link.node < network.nodes.count else {
-                throw GeometryError(.invalidArgument, "node index \(link.node) is not in the network", position: "links[\(k)]")
+                throw FloodInputError("node index \(link.node) is not in the network", field: "links[\(k)]")
             }
             let id = network.nodes[link.node].id
             if case .outfall = network.nodes[link.node].kind {
-                throw GeometryError(.invalidArgument, "outfall \(id) cannot be linked to the surface", position: "links[\(k)]")
+                throw FloodInputError("outfall \(id) cannot be linked to the surface", field: "links[\(k)]")
             }
             guard seen.insert(link.node).inserted else {
-                throw GeometryError(.invalidArgument, "node \(id) is linked twice", position: "links[\(k)]")
+                throw FloodInputError("node \(id) is linked twice", field: "links[\(k)]")
             }
             guard link.cell.column >= 0, link.cell.column < domain.width, link.cell.row >= 0, link.cell.row < domain.height,
                   !domain.isBlocked(link.cell) else {
-                throw GeometryError(.invalidArgument, "node \(id): \(link.cell) is outside the grid or on a building",
-                                    position: "links[\(k)]")
+                throw FloodInputError("node \(id): \(link.cell) is outside the grid or on a building",
+                                    field: "links[\(k)]")
             }
-            do { exchanges.append(try ManholeExchange(area: link.area)) } catch let e as GeometryError {
-                throw GeometryError(.invalidArgument, "node \(id): \(e.message)", position: "links[\(k)].area")
+            do { exchanges.append(try ManholeExchange(area: link.area)) } catch let e as FloodInputError {
+                throw FloodInputError("node \(id): \(e.message)", field: "links[\(k)].area")
             }
             ground.append(surface.waterLevel(at: link.cell) - surface.depth(at: link.cell))
         }
         if var r = runoff {
             for s in r.subcatchments {
                 if case .node(let name) = s.outlet, network.nodeIndex(name) == nil {
-                    throw GeometryError(.invalidArgument, "subcatchment \(s.name) drains to node \(name), which the network lacks",
-                                        position: "runoff.subcatchments")
+                    throw FloodInputError("subcatchment \(s.name) drains to node \(name), which the network lacks",
+                                        field: "runoff.subcatchments")
                 }
             }
             r.duration = duration

@@ -50,10 +50,10 @@ public struct ManholeExchange: Sendable, Equatable {
     /// Gravitational acceleration in m/s².
     public var gravity: Double = 9.80665
 
-    /// - Throws: `GeometryError` `.invalidArgument` when `area` is not a positive finite number.
+    /// - Throws: `FloodInputError` when `area` is not a positive finite number.
     public init(area: Double) throws {
         guard area > 0, area.isFinite else {
-            throw GeometryError(.invalidArgument, "manhole area must be > 0 m², got \(area)", position: "area")
+            throw FloodInputError("manhole area must be > 0 m², got \(area)", field: "area")
         }
         self.area = area
     }

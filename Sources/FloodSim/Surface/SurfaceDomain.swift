@@ -17,53 +17,53 @@ public struct SurfaceDomain: Sendable {
     public let lossRate: Grid?
     public let boundary: SurfaceBoundary
 
-    /// - Throws: `GeometryError` `.invalidArgument` naming the field and cell when the grid is
+    /// - Throws: `FloodInputError` naming the field and cell when the grid is
     ///   empty or its cells are not square and north-up, a companion grid has another size, a
     ///   Manning's n or loss rate is negative or not finite, or a boundary cell is outside the grid.
     public init(elevation: Grid, roughness: SurfaceRoughness = .uniform(0.03), buildings: Grid? = nil,
                 lossRate: Grid? = nil, boundary: SurfaceBoundary = .closed) throws {
         guard !elevation.isEmpty else {
-            throw GeometryError(.invalidArgument, "the surface needs a non-empty elevation grid", position: "elevation")
+            throw FloodInputError("the surface needs a non-empty elevation grid", field: "elevation")
         }
         let t = elevation.geoTransform
         let dx = abs(t.pixelWidth), dy = abs(t.pixelHeight)
         guard dx > 0, dx.isFinite, t.rowRotation == 0, t.columnRotation == 0,
               abs(dx - dy) <= 1e-9 * dx else {
-            throw GeometryError(.invalidArgument,
+            throw FloodInputError(
                                 "the surface needs square north-up cells, got \(t.pixelWidth) x \(t.pixelHeight) with rotation (\(t.rowRotation), \(t.columnRotation))",
-                                position: "elevation.geoTransform")
+                                field: "elevation.geoTransform")
         }
         func checkSize(_ grid: Grid, _ name: String) throws {
             guard grid.width == elevation.width, grid.height == elevation.height else {
-                throw GeometryError(.invalidArgument,
+                throw FloodInputError(
                                     "\(name) is \(grid.width) x \(grid.height) but the elevation grid is \(elevation.width) x \(elevation.height)",
-                                    position: name)
+                                    field: name)
             }
         }
         func checkNonNegative(_ grid: Grid, _ name: String) throws {
             for (i, v) in grid.values.enumerated() where grid.isValid(v) && !(v >= 0 && v.isFinite) {
-                throw GeometryError(.invalidArgument, "\(name) must be finite and ≥ 0, got \(v)",
-                                    position: "\(name) cell (\(i % grid.width), \(i / grid.width))")
+                throw FloodInputError("\(name) must be finite and ≥ 0, got \(v)",
+                                    field: "\(name) cell (\(i % grid.width), \(i / grid.width))")
             }
         }
         switch roughness {
         case .uniform(let n):
             guard n >= 0, n.isFinite else {
-                throw GeometryError(.invalidArgument, "Manning's n must be finite and ≥ 0, got \(n)", position: "roughness")
+                throw FloodInputError("Manning's n must be finite and ≥ 0, got \(n)", field: "roughness")
             }
         case .perCell(let grid, let fallback):
             try checkSize(grid, "roughness")
             try checkNonNegative(grid, "roughness")
             guard fallback >= 0, fallback.isFinite else {
-                throw GeometryError(.invalidArgument, "Manning's n must be finite and ≥ 0, got \(fallback)", position: "roughness.fallback")
+                throw FloodInputError("Manning's n must be finite and ≥ 0, got \(fallback)", field: "roughness.fallback")
             }
         case .landUse(let grid, let table):
             try checkSize(grid, "landUse")
             for (code, n) in table.manningN where !(n >= 0 && n.isFinite) {
-                throw GeometryError(.invalidArgument, "Manning's n must be finite and ≥ 0, got \(n)", position: "land-use class \(code)")
+                throw FloodInputError("Manning's n must be finite and ≥ 0, got \(n)", field: "land-use class \(code)")
             }
             guard table.fallback >= 0, table.fallback.isFinite else {
-                throw GeometryError(.invalidArgument, "Manning's n must be finite and ≥ 0, got \(table.fallback)", position: "land-use fallback")
+                throw FloodInputError("Manning's n must be finite and ≥ 0, got \(table.fallback)", field: "land-use fallback")
             }
         }
         if let buildings { try checkSize(buildings, "buildings") }
@@ -73,15 +73,15 @@ public struct SurfaceDomain: Sendable {
         }
         func checkCell(_ cell: SurfaceCell, _ name: String) throws {
             guard cell.column >= 0, cell.column < elevation.width, cell.row >= 0, cell.row < elevation.height else {
-                throw GeometryError(.invalidArgument,
-                                    "\(cell) is outside the \(elevation.width) x \(elevation.height) grid", position: name)
+                throw FloodInputError(
+                                    "\(cell) is outside the \(elevation.width) x \(elevation.height) grid", field: name)
             }
         }
         for (i, inflow) in boundary.inflows.enumerated() {
             try checkCell(inflow.cell, "boundary.inflows[\(i)]")
             if let bad = inflow.discharge.values.firstIndex(where: { $0 < 0 }) {
-                throw GeometryError(.invalidArgument, "an inflow hydrograph must be ≥ 0 m³/s (use a point source for a sink)",
-                                    position: "boundary.inflows[\(i)] breakpoint \(bad)")
+                throw FloodInputError("an inflow hydrograph must be ≥ 0 m³/s (use a point source for a sink)",
+                                    field: "boundary.inflows[\(i)] breakpoint \(bad)")
             }
         }
         for (i, level) in boundary.fixedLevels.enumerated() {

@@ -37,47 +37,47 @@ public final class SurfaceFlow {
     ///   - domain: the ground, roughness, buildings, losses and boundaries.
     ///   - rainfall: rain on grid; its cell weights must match the elevation grid's size.
     ///   - initialDepth: water depth in metres at time 0 (no-data or negative cells start dry).
-    /// - Throws: `GeometryError` `.invalidArgument` for settings out of range, a companion grid
+    /// - Throws: `FloodInputError` for settings out of range, a companion grid
     ///   of another size, or an inflow or fixed-level cell on a building.
     public init(domain: SurfaceDomain, rainfall: SurfaceRainfall = .none, settings: SurfaceFlowSettings = .init(),
                 initialDepth: Grid? = nil) throws {
         guard settings.cflFactor > 0, settings.cflFactor <= 1 else {
-            throw GeometryError(.invalidArgument, "CFL factor α must be in (0, 1], got \(settings.cflFactor)", position: "settings.cflFactor")
+            throw FloodInputError("CFL factor α must be in (0, 1], got \(settings.cflFactor)", field: "settings.cflFactor")
         }
         guard settings.theta >= 0, settings.theta <= 1 else {
-            throw GeometryError(.invalidArgument, "θ must be in [0, 1], got \(settings.theta)", position: "settings.theta")
+            throw FloodInputError("θ must be in [0, 1], got \(settings.theta)", field: "settings.theta")
         }
         guard settings.dryDepth > 0, settings.dryDepth.isFinite else {
-            throw GeometryError(.invalidArgument, "dry depth must be > 0 m, got \(settings.dryDepth)", position: "settings.dryDepth")
+            throw FloodInputError("dry depth must be > 0 m, got \(settings.dryDepth)", field: "settings.dryDepth")
         }
         guard settings.maxTimeStep > 0, settings.maxTimeStep.isFinite else {
-            throw GeometryError(.invalidArgument, "maximum time step must be > 0 s, got \(settings.maxTimeStep)", position: "settings.maxTimeStep")
+            throw FloodInputError("maximum time step must be > 0 s, got \(settings.maxTimeStep)", field: "settings.maxTimeStep")
         }
         guard settings.gravity > 0, settings.gravity.isFinite else {
-            throw GeometryError(.invalidArgument, "gravity must be > 0 m/s², got \(settings.gravity)", position: "settings.gravity")
+            throw FloodInputError("gravity must be > 0 m/s², got \(settings.gravity)", field: "settings.gravity")
         }
         guard settings.threads >= 1 else {
-            throw GeometryError(.invalidArgument, "threads must be ≥ 1, got \(settings.threads)", position: "settings.threads")
+            throw FloodInputError("threads must be ≥ 1, got \(settings.threads)", field: "settings.threads")
         }
         for grid in [rainfall.cellWeights, initialDepth].compactMap({ $0 })
         where grid.width != domain.width || grid.height != domain.height {
-            throw GeometryError(.invalidArgument,
+            throw FloodInputError(
                                 "a \(grid.width) x \(grid.height) grid does not match the \(domain.width) x \(domain.height) elevation grid",
-                                position: grid == initialDepth ? "initialDepth" : "rainfall.cellWeights")
+                                field: grid == initialDepth ? "initialDepth" : "rainfall.cellWeights")
         }
         let w = domain.width
         inflowCells = try domain.boundary.inflows.enumerated().map { i, inflow in
             guard !domain.isBlocked(inflow.cell) else {
-                throw GeometryError(.invalidArgument, "an inflow cannot enter a building or no-data \(inflow.cell)",
-                                    position: "boundary.inflows[\(i)]")
+                throw FloodInputError("an inflow cannot enter a building or no-data \(inflow.cell)",
+                                    field: "boundary.inflows[\(i)]")
             }
             return inflow.cell.row * w + inflow.cell.column
         }
         fixedLevelCells = try domain.boundary.fixedLevels.enumerated().map { i, level in
             try level.cells.map { cell in
                 guard !domain.isBlocked(cell) else {
-                    throw GeometryError(.invalidArgument, "a fixed level cannot be held on a building or no-data \(cell)",
-                                        position: "boundary.fixedLevels[\(i)]")
+                    throw FloodInputError("a fixed level cannot be held on a building or no-data \(cell)",
+                                        field: "boundary.fixedLevels[\(i)]")
                 }
                 return cell.row * w + cell.column
             }
@@ -177,18 +177,18 @@ public final class SurfaceFlow {
     /// Sets a point source (positive, m³/s onto the surface) or sink (negative, off the surface)
     /// at `cell`, held for the following steps until set again. A sink never takes more than
     /// the cell holds; `appliedSource(at:)` tells what it actually took.
-    /// - Throws: `GeometryError` `.invalidArgument` for a cell outside the grid or on a building,
+    /// - Throws: `FloodInputError` for a cell outside the grid or on a building,
     ///   or a discharge that is not finite.
     public func setSource(_ discharge: Double, at cell: SurfaceCell) throws {
         guard cell.column >= 0, cell.column < domain.width, cell.row >= 0, cell.row < domain.height else {
-            throw GeometryError(.invalidArgument, "\(cell) is outside the \(domain.width) x \(domain.height) grid", position: "source")
+            throw FloodInputError("\(cell) is outside the \(domain.width) x \(domain.height) grid", field: "source")
         }
         guard discharge.isFinite else {
-            throw GeometryError(.invalidArgument, "source discharge must be finite, got \(discharge)", position: "source at \(cell)")
+            throw FloodInputError("source discharge must be finite, got \(discharge)", field: "source at \(cell)")
         }
         let i = cell.row * domain.width + cell.column
         guard !kernel.blocked[i] else {
-            throw GeometryError(.invalidArgument, "a point source cannot sit on a building or no-data \(cell)", position: "source")
+            throw FloodInputError("a point source cannot sit on a building or no-data \(cell)", field: "source")
         }
         if let slot = sourceSlots[i] {
             sourceRates[slot] = discharge

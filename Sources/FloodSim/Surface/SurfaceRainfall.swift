@@ -24,28 +24,28 @@ public struct SurfaceRainfall: Sendable {
         SurfaceRainfall(uncheckedStartTimes: [0], intensities: [Swift.max(0, intensity)], cellWeights: nil)
     }
 
-    /// - Throws: `GeometryError` `.invalidArgument` when the arrays are empty or of different
+    /// - Throws: `FloodInputError` when the arrays are empty or of different
     ///   lengths, an intensity is negative or not finite, the times do not increase strictly, or a
     ///   weight is negative.
     public init(startTimes: [Double], intensities: [Double], cellWeights: Grid? = nil) throws {
         guard !startTimes.isEmpty, startTimes.count == intensities.count else {
-            throw GeometryError(.invalidArgument,
+            throw FloodInputError(
                                 "a hyetograph needs one intensity per interval, got \(startTimes.count) start times and \(intensities.count) intensities")
         }
         for i in startTimes.indices {
             guard startTimes[i].isFinite, intensities[i].isFinite, intensities[i] >= 0 else {
-                throw GeometryError(.invalidArgument, "rain intensity must be finite and ≥ 0 mm/h",
-                                    position: "interval \(i)")
+                throw FloodInputError("rain intensity must be finite and ≥ 0 mm/h",
+                                    field: "interval \(i)")
             }
             if i > 0, startTimes[i] <= startTimes[i - 1] {
-                throw GeometryError(.invalidArgument, "hyetograph start times must increase strictly",
-                                    position: "interval \(i)")
+                throw FloodInputError("hyetograph start times must increase strictly",
+                                    field: "interval \(i)")
             }
         }
         if let cellWeights {
             for (i, w) in cellWeights.values.enumerated() where cellWeights.isValid(w) && w < 0 {
-                throw GeometryError(.invalidArgument, "rain weight must be ≥ 0",
-                                    position: "cell (\(i % cellWeights.width), \(i / cellWeights.width))")
+                throw FloodInputError("rain weight must be ≥ 0",
+                                    field: "cell (\(i % cellWeights.width), \(i / cellWeights.width))")
             }
         }
         self.init(uncheckedStartTimes: startTimes, intensities: intensities, cellWeights: cellWeights)

@@ -23,12 +23,12 @@ extension RoadGraph {
     }
 
     /// The fastest route between two points, each snapped to the nearest open road position.
-    /// - Throws: `GeometryError(.invalidArgument)` when the network is empty or a point is not finite.
+    /// - Throws: `RoadNetworkError` when the network is empty or a point is not finite.
     public func route(from a: Position, to b: Position, avoiding closures: RoadClosures = .none) throws -> Route? {
-        guard a.x.isFinite, a.y.isFinite else { throw GeometryError(.invalidArgument, "origin is not finite", position: "from") }
-        guard b.x.isFinite, b.y.isFinite else { throw GeometryError(.invalidArgument, "destination is not finite", position: "to") }
+        guard a.x.isFinite, a.y.isFinite else { throw RoadNetworkError("origin is not finite", field: "from") }
+        guard b.x.isFinite, b.y.isFinite else { throw RoadNetworkError("destination is not finite", field: "to") }
         guard let o = snap(a, avoiding: closures), let t = snap(b, avoiding: closures) else {
-            throw GeometryError(.invalidArgument, "the road network has no open road to snap to", position: "from")
+            throw RoadNetworkError("the road network has no open road to snap to", field: "from")
         }
         return route(from: o, to: t, avoiding: closures)
     }

@@ -44,14 +44,14 @@ extension RoadGraph {
                              bufferMetres: Double = 25, cellMetres: Double? = nil,
                              polygons: Bool = true) throws -> [ServiceArea] {
         for (i, b) in breaks.enumerated() where !(b.isFinite && b >= 0) {
-            throw GeometryError(.invalidArgument, "a break must be a finite number of seconds ≥ 0, got \(b)", position: "breaks[\(i)]")
+            throw RoadNetworkError("a break must be a finite number of seconds ≥ 0, got \(b)", field: "breaks[\(i)]")
         }
         guard bufferMetres.isFinite, bufferMetres > 0 else {
-            throw GeometryError(.invalidArgument, "bufferMetres must be > 0, got \(bufferMetres)", position: "bufferMetres")
+            throw RoadNetworkError("bufferMetres must be > 0, got \(bufferMetres)", field: "bufferMetres")
         }
         let cell = cellMetres ?? bufferMetres
         guard cell.isFinite, cell > 0 else {
-            throw GeometryError(.invalidArgument, "cellMetres must be > 0, got \(cell)", position: "cellMetres")
+            throw RoadNetworkError("cellMetres must be > 0, got \(cell)", field: "cellMetres")
         }
         let tree = tree(from: origin, closures: closures)
         let searchSeconds = searchSeconds(of: tree)

@@ -31,8 +31,8 @@ public struct RoadNetwork: Sendable {
                 throw GeometryError(.invalidGeometry, "a road line needs at least two vertices", position: "lines[\(i)]")
             }
             guard line.speedKmh.isFinite, line.speedKmh > 0 else {
-                throw GeometryError(.invalidArgument, "speed_kmh must be a positive number, got \(line.speedKmh)",
-                                    position: "lines[\(i)].speedKmh")
+                throw RoadNetworkError("speed_kmh must be a positive number, got \(line.speedKmh)",
+                                    field: "lines[\(i)].speedKmh")
             }
             for (j, p) in line.coordinates.enumerated() {
                 guard p.x.isFinite, p.y.isFinite else {

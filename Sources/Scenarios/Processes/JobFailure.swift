@@ -56,6 +56,10 @@ public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(.failed, e.description)
         case let e as SWMMInputError:
             self.init(.failed, e.description)
+        case let e as FloodInputError:
+            self.init(.failed, e.description)
+        case let e as RoadNetworkError:
+            self.init(.failed, e.description)
         case let e as ImportError:
             self.init(.failed, e.description)
         case let e as GeometryError where e.code != .geos:

@@ -11,8 +11,8 @@ import TwinStore
 extension Problem {
     /// THE mapping from every typed error to a problem: StoreError, GeometryError, the process
     /// runtime's errors (ProcessInputError, JobFailure), the analyses' and kernels' errors
-    /// (ScenarioError, UtilityNetworkError, HydraulicsError, SWMMInputError, ImportError),
-    /// Hummingbird's HTTP errors and `Problem` itself. Anything else is an internal error whose text stays in
+    /// (ScenarioError, UtilityNetworkError, RoadNetworkError, HydraulicsError, SWMMInputError,
+    /// FloodInputError, ImportError), Hummingbird's HTTP errors and `Problem` itself. Anything else is an internal error whose text stays in
     /// the log (it may hold SQL or paths); bad input never lands there.
     public init(mapping error: any Error) {
         switch error {
@@ -55,6 +55,10 @@ extension Problem {
             self = Problem(.analysisFailed, e.description)
         case let e as SWMMInputError:
             self = Problem(.analysisFailed, "SWMM input: \(e.description)")
+        case let e as FloodInputError:
+            self = Problem(.analysisFailed, e.description)
+        case let e as RoadNetworkError:
+            self = Problem(.analysisFailed, e.description)
         case let e as ImportError:
             self = Problem(.invalidBody, e.description, parameter: e.field)
         case let e as HTTPError:

@@ -103,7 +103,7 @@ public final class GeoPackageWriter {
                 var values: [(any DatabaseValueConvertible)?] = [f.id?.description]
                 for c in columns { values.append(Self.databaseValue(f.properties[c.name])) }
                 if hasGeometry {
-                    values.append(f.geometry.map { Data(Self.geometryBlob($0, srsID: srsID)) })
+                    values.append(f.geometry.map { Data(GeoPackageGeometry.encode($0, srsID: srsID)) })
                     if let e = f.geometry?.envelope {
                         if batchExtent == nil { batchExtent = e } else { batchExtent?.expand(toInclude: e) }
                     }
@@ -122,22 +122,6 @@ public final class GeoPackageWriter {
                            arguments: [e?.minX, e?.minY, e?.maxX, e?.maxY, table])
         }
         try queue.close()
-    }
-
-    /// A GeoPackage binary geometry: `GP`, version 0, flags (little-endian; xy envelope except
-    /// for points; the empty flag for an empty geometry), the SRS id, the envelope, ISO WKB.
-    public static func geometryBlob(_ g: Geometry, srsID: Int32) -> [UInt8] {
-        let envelope = g.type == .point ? nil : g.envelope
-        var flags: UInt8 = 0x01  // little-endian
-        if envelope != nil { flags |= 0x02 }  // envelope [minx, maxx, miny, maxy]
-        if g.isEmpty { flags |= 0x10 }
-        var out: [UInt8] = [0x47, 0x50, 0x00, flags]
-        withUnsafeBytes(of: srsID.littleEndian) { out += $0 }
-        if let e = envelope {
-            for v in [e.minX, e.maxX, e.minY, e.maxY] { withUnsafeBytes(of: v.bitPattern.littleEndian) { out += $0 } }
-        }
-        out += g.wkb(byteOrder: .littleEndian)
-        return out
     }
 
     static func sqlType(_ t: PropertyType) -> String {
