@@ -4,7 +4,7 @@
 //
 //   emergency-bench [ROUNDS=5]
 //
-// Builds the sample district's emergency layers into a temporary SpatiaLite store, then times
+// Builds the sample district into a temporary SpatiaLite store, then times
 // each process once cold (road graphs built on first use) and ROUNDS times warm (cached graphs),
 // keeping the best warm time. Prints one line per process and one JSON object.
 import CityModel
@@ -14,9 +14,6 @@ import Scenarios
 import TwinStore
 
 let rounds = CommandLine.arguments.count > 1 ? max(1, Int(CommandLine.arguments[1]) ?? 5) : 5
-let layerIDs = ["roads", "addresses", "buildings", "population_by_address", "admin_divisions",
-                "shelters", "hospitals", "fire_stations", "warehouses", "rescue_teams"]
-
 func milliseconds(_ body: () async throws -> Void) async rethrows -> Double {
     let clock = ContinuousClock(), start = clock.now
     try await body()
@@ -24,21 +21,12 @@ func milliseconds(_ body: () async throws -> Void) async rethrows -> Double {
     return Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
 }
 
+/// The whole sample district (`DistrictLoader`, as `citytwin district build` writes it) in a temporary SpatiaLite file.
 func districtStore() async throws -> SpatiaLiteStore {
     let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emergency-bench-\(UUID().uuidString)", isDirectory: true)
     try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
     let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
-    let catalog = try LayerCatalog.load(directory: URL(fileURLWithPath: "Layers"))
-    let district = try SampleDistrict.generate()
-    for id in layerIDs {
-        guard let definition = catalog[id] else { throw GeometryError(.invalidArgument, "no layer \(id) in Layers/") }
-        try await store.createLayer(definition)
-        var features = district[layer: id]
-        if !definition.hasZ {
-            for i in features.indices where features[i].geometry?.hasZ == true { features[i].geometry = features[i].geometry?.mapPositions { $0.xy } }
-        }
-        try await store.insert(layer: id, features: features, by: .admin, at: nil)
-    }
+    _ = try await DistrictLoader.build(into: store, layersDirectory: URL(fileURLWithPath: "Layers"))
     return store
 }
 

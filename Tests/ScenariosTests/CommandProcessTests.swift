@@ -16,24 +16,7 @@ struct CommandProcessTests {
 
     /// The sample district's emergency and utility layers in a SpatiaLite file, built once.
     private static let built = Task { () throws -> (SpatiaLiteStore, String, SampleDistrict) in
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("commands-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let path = dir.appendingPathComponent("city.sqlite").path
-        let store = try SpatiaLiteStore(path: path)
-        let catalog = try LayerCatalog.load(directory: EmergencyDistrict.layersDirectory)
-        let district = try SampleDistrict.generate()
-        for id in layerIDs {
-            guard let definition = catalog[id] else { throw GeometryError(.invalidArgument, "no layer \(id) in Layers/") }
-            try await store.createLayer(definition)
-            var features = district[layer: id]
-            if !definition.hasZ {
-                for i in features.indices where features[i].geometry?.hasZ == true {
-                    features[i].geometry = features[i].geometry?.mapPositions { $0.xy }
-                }
-            }
-            try await store.insert(layer: id, features: features, by: .admin, at: nil)
-        }
-        return (store, path, district)
+        try await EmergencyDistrict.makeStore(layerIDs)
     }
 
     /// The `citytwin` executable built beside this test bundle (`swift build --build-tests` builds both).

@@ -16,12 +16,20 @@ enum EmergencyDistrict {
         .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
 
     private static let built = Task { () throws -> (SpatiaLiteStore, SampleDistrict) in
+        let (store, _, district) = try await makeStore(layerIDs)
+        return (store, district)
+    }
+
+    /// A new SpatiaLite file in a temporary directory holding the sample district's `ids` layers
+    /// as `Layers/` defines them: the store, its path (for the CLI) and the district.
+    static func makeStore(_ ids: [String]) async throws -> (SpatiaLiteStore, String, SampleDistrict) {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emergency-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let path = dir.appendingPathComponent("city.sqlite").path
+        let store = try SpatiaLiteStore(path: path)
         let catalog = try LayerCatalog.load(directory: layersDirectory)
         let district = try SampleDistrict.generate()
-        for id in layerIDs {
+        for id in ids {
             guard let definition = catalog[id] else { throw GeometryError(.invalidArgument, "no layer \(id) in Layers/") }
             try await store.createLayer(definition)
             var features = district[layer: id]
@@ -32,7 +40,7 @@ enum EmergencyDistrict {
             }
             try await store.insert(layer: id, features: features, by: .admin, at: nil)
         }
-        return (store, district)
+        return (store, path, district)
     }
 
     /// The store and the district it was built from.

@@ -81,15 +81,21 @@ public struct ProcessWorker: Sendable {
             } catch is CancellationError {
                 return try await jobs.job(id: job.id) ?? job
             } catch {
-                let failure = JobFailure(error, worker: name)
-                logger.error("job failed", metadata: ["job": .string(job.id), "process": .string(job.process), "worker": .string(name),
-                                                      "failure": .string(failure.kind.rawValue), "error": .string("\(type(of: error)): \(error)")])
-                outcome = failure.outcome
+                outcome = failed(job, JobFailure(error, worker: name), error: error)
             }
         } else {
-            outcome = JobFailure(.internal, "this worker does not know process '\(job.process)'").outcome
+            let failure = JobFailure(.internal, "this worker does not know process '\(job.process)'")
+            outcome = failed(job, failure, error: failure)
         }
         _ = try await jobs.finishJob(id: job.id, worker: name, outcome: outcome)
         return try await jobs.job(id: job.id) ?? job
+    }
+
+    /// Logs why `job` failed (the error itself, which the job's failure may only point to) and
+    /// returns the outcome to record.
+    private func failed(_ job: JobRecord, _ failure: JobFailure, error: any Error) -> JobOutcome {
+        logger.error("job failed", metadata: ["job": .string(job.id), "process": .string(job.process), "worker": .string(name),
+                                              "failure": .string(failure.kind.rawValue), "error": .string("\(type(of: error)): \(error)")])
+        return failure.outcome
     }
 }
