@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import Scenarios
 import Server
 import TwinStore
 
@@ -24,6 +25,8 @@ struct CoverageCommand: AsyncParsableCommand {
     var suggestions: Int = 1
     @Option(help: "At most this many uncovered ids listed per gap.")
     var listLimit: Int = 100
+    @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
     var store: String = DistrictLoader.defaultStorePath
 
@@ -31,6 +34,7 @@ struct CoverageCommand: AsyncParsableCommand {
         let inputs: [String: JSONValue] = [
             "fireMinutes": .number(fireMinutes), "shelterWalkMetres": .number(shelterWalkMetres), "addressLevel": .string(addressLevel),
             "capacityShare": .number(capacityShare), "suggestions": .integer(Int64(suggestions)), "listLimit": .integer(Int64(listLimit)),
+            "maximumSnapMetres": .number(maxSnapMetres),
         ]
         let featureStore = try await StoreLocation(store).openExisting()
         let result = try await runProcess(CoverageProcess(), inputs, store: featureStore)

@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import Scenarios
 import Server
 import TwinStore
 
@@ -28,11 +29,16 @@ struct HazardCommand: AsyncParsableCommand {
     var to: String?
     @Option(help: "driving or walking.")
     var profile: String = "driving"
+    @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
+    @Flag(help: "Repair an invalid (self-intersecting) --area with GEOS make-valid instead of refusing it.")
+    var repair = false
     @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
     var store: String = DistrictLoader.defaultStorePath
 
     func run() async throws {
-        var inputs: [String: JSONValue] = ["profile": .string(profile)]
+        var inputs: [String: JSONValue] = ["profile": .string(profile), "maximumSnapMetres": .number(maxSnapMetres),
+                                           "repair": .bool(repair)]
         if let area {
             let data = try Data(contentsOf: URL(fileURLWithPath: area))
             var value = try JSONDecoder().decode(JSONValue.self, from: data)

@@ -19,6 +19,8 @@ struct IsochroneCommand: AsyncParsableCommand {
     var profile: String = "driving"
     @Option(help: "Half-width of the area around reached roads, metres.")
     var buffer: Double = 25
+    @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
     var store: String = DistrictLoader.defaultStorePath
 
@@ -32,13 +34,15 @@ struct IsochroneCommand: AsyncParsableCommand {
         }
         guard !breaks.isEmpty else { throw ValidationError("--minutes needs at least one break") }
         guard buffer.isFinite, buffer > 0 else { throw ValidationError("--buffer must be > 0 metres") }
+        try checkMaximumSnap(maxSnapMetres)
         let roads = try await loadRoadGraph(store: store, profile: profile)
-        guard let origin = roads.graph.snap(try roads.metric(centre)) else { throw CommandFailure("the road network is empty") }
+        let origin = try roadAccess(roads, centre, option: "--at", maximumMetres: maxSnapMetres)
         let areas = try roads.graph.serviceAreas(from: origin, breaks: breaks, bufferMetres: buffer)
         let features = try areas.map { a in
             Feature(id: nil, geometry: try roads.toStorage.transform(a.area), properties: [
                 "minutes": .number(a.seconds / 60), "seconds": .number(a.seconds), "profile": .string(roads.graph.profile.name),
                 "reached_nodes": .integer(Int64(a.reachedNodes)), "reached_metres": .number((a.reachedMetres * 10).rounded() / 10),
+                "snap_metres": .number((origin.distance * 10).rounded() / 10),
             ])
         }
         printGeoJSON(.featureCollection(FeatureCollection(features)))

@@ -22,12 +22,15 @@ struct NearestCommand: AsyncParsableCommand {
     var condition: String?
     @Option(help: "driving or walking.")
     var profile: String = "driving"
+    @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @Option(help: "The store: a SpatiaLite file path, spatialite:PATH or postgresql://….")
     var store: String = DistrictLoader.defaultStorePath
 
     func run() async throws {
         guard count > 0 else { throw ValidationError("--count must be at least 1") }
         let origin = try parseLonLat(from, option: "--from")
+        try checkMaximumSnap(maxSnapMetres)
         let filter = try condition.map(PropertyCondition.init)
         let roads = try await loadRoadGraph(store: store, profile: profile)
         let featureStore = try await StoreLocation(store).openExisting()
@@ -38,18 +41,29 @@ struct NearestCommand: AsyncParsableCommand {
             resources.append(f)
             lonLats.append(Position(x: (e.minX + e.maxX) / 2, y: (e.minY + e.maxY) / 2))
         }
-        try roads.toMetric.transform(&lonLats)
-        let targets = lonLats.compactMap { roads.graph.snap($0) }
-        guard targets.count == resources.count else { throw CommandFailure("the road network is empty") }
-        guard let start = roads.graph.snap(try roads.metric(origin)) else { throw CommandFailure("the road network is empty") }
+        let start = try roadAccess(roads, origin, option: "--from", maximumMetres: maxSnapMetres)
+        // Resources off the network are left out, each named on standard error with the reason.
+        var targets: [RoadAccess] = [], kept: [Int] = []
+        for (i, access) in try roads.access(lonLats: lonLats).enumerated() {
+            let name = resources[i].id.map { "\($0)" } ?? "feature \(i)"
+            guard let access else { throw CommandFailure("the road network is empty") }
+            guard access.distance <= maxSnapMetres else {
+                FileHandle.standardError.write(Data("\(layer)/\(name) left out: \(Int(access.distance.rounded())) m from the nearest road, beyond --max-snap-metres \(maxSnapMetres)\n".utf8))
+                continue
+            }
+            targets.append(access)
+            kept.append(i)
+        }
         let best = roads.graph.nearest(from: start, targets: targets, count: count)
         var features: [Feature] = []
         for (rank, hit) in best.enumerated() {
-            let resource = resources[hit.index]
+            let resource = resources[kept[hit.index]]
             var properties = resource.properties
             if let route = hit.route { properties.merge(routeProperties(route, profile: roads.graph.profile)) { $1 } }
             properties["rank"] = .integer(Int64(rank + 1))
             properties["resource_id"] = resource.id.map { .string("\($0)") } ?? .null
+            properties["access_metres"] = .number((targets[hit.index].distance * 10).rounded() / 10)
+            properties["incident_snap_metres"] = .number((start.distance * 10).rounded() / 10)
             let geometry = try hit.route.map { Geometry.lineString(LineString(try roads.storage($0.coordinates))) }
             features.append(Feature(id: resource.id, geometry: geometry, properties: properties))
         }
