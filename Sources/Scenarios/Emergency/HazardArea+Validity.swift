@@ -13,7 +13,7 @@ extension HazardArea {
         guard repair else {
             let at = report.location.map { " at (\($0.x), \($0.y))" } ?? ""
             throw ScenarioError(.invalidArgument,
-                                "is not a valid polygon: \(report.reason)\(at); fix it or pass repair: true to use GEOS's repair",
+                                "is not a valid polygon: \(report.reason)\(at); fix it, or ask for GEOS's repair (input repair: true, CLI --repair)",
                                 field: field)
         }
         let fixed = try geometry.makeValid(method: .structure, keepCollapsed: false)
