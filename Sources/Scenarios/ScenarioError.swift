@@ -9,6 +9,8 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
         case missingLayer = "missing-layer"
         /// The road network has no road to snap a point to.
         case noRoads = "no-roads"
+        /// A point lies farther from every road than the maximum snap distance.
+        case tooFarFromRoads = "too-far-from-roads"
         /// The scenario document is malformed or out of range.
         case invalidScenario = "invalid-scenario"
         /// The district's layers or DEM are missing or inconsistent.

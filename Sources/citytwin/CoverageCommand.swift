@@ -1,6 +1,7 @@
 import ArgumentParser
 import CityModel
 import GeoCore
+import Scenarios
 
 /// `citytwin network coverage`: the district against the emergency standards (the `coverage`
 /// process run on a local store as the admin), printed as JSON.
@@ -21,6 +22,8 @@ struct CoverageCommand: AsyncParsableCommand {
     var suggestions: Int = 1
     @Option(help: "At most this many uncovered ids listed per gap.")
     var listLimit: Int = 100
+    @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
 
@@ -28,6 +31,7 @@ struct CoverageCommand: AsyncParsableCommand {
         let inputs: [String: JSONValue] = [
             "fireMinutes": .number(fireMinutes), "shelterWalkMetres": .number(shelterWalkMetres), "addressLevel": .string(addressLevel),
             "capacityShare": .number(capacityShare), "suggestions": .integer(Int64(suggestions)), "listLimit": .integer(Int64(listLimit)),
+            "maximumSnapMetres": .number(maxSnapMetres),
         ]
         try printJSONDocument(try await ProcessRunner(store: store).run("coverage", inputs))
     }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import Scenarios
 
 /// `citytwin network hazard`: what a hazard polygon or flood result holds and cuts off (the
 /// `hazard-overlay` process run on a local store as the admin), printed as JSON.
@@ -26,11 +27,16 @@ struct HazardCommand: AsyncParsableCommand {
     var to: String?
     @Option(help: "driving or walking.")
     var profile: String = "driving"
+    @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
+    @Flag(help: "Repair an invalid (self-intersecting) --area with GEOS make-valid instead of refusing it.")
+    var repair = false
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
 
     func run() async throws {
-        var inputs: [String: JSONValue] = ["profile": .string(profile)]
+        var inputs: [String: JSONValue] = ["profile": .string(profile), "maximumSnapMetres": .number(maxSnapMetres),
+                                           "repair": .bool(repair)]
         if let area {
             let data = try Data(contentsOf: URL(fileURLWithPath: area))
             var value = try JSONDecoder().decode(JSONValue.self, from: data)

@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import Scenarios
 
 /// `citytwin network isochrone`: service areas around a point for several time breaks (the
 /// `service-area` process run on a local store as the admin).
@@ -18,6 +19,8 @@ struct IsochroneCommand: AsyncParsableCommand {
     var profile: String = "driving"
     @Option(help: "Half-width of the area around reached roads, metres (1…200).")
     var buffer: Double = 25
+    @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
 
@@ -30,7 +33,7 @@ struct IsochroneCommand: AsyncParsableCommand {
             return .number(m)
         }
         return ["origin": try lonLatInput(at, option: "--at"), "breaks": .array(breaks), "profile": .string(profile),
-                "bufferMetres": .number(buffer)]
+                "bufferMetres": .number(buffer), "maximumSnapMetres": .number(maxSnapMetres)]
     }
 
     func run() async throws {

@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import Scenarios
 
 /// `citytwin network nearest`: the N resources of a layer fastest to reach from an incident (the
 /// `nearest-resources` process run on a local store as the admin).
@@ -26,6 +27,8 @@ struct NearestCommand: AsyncParsableCommand {
     var maximumMinutes: Double?
     @Option(help: "driving or walking.")
     var profile: String = "driving"
+    @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
 
@@ -33,7 +36,7 @@ struct NearestCommand: AsyncParsableCommand {
     func inputs() throws -> [String: JSONValue] {
         var inputs: [String: JSONValue] = [
             "incident": try lonLatInput(from, option: "--from"), "layer": .string(layer),
-            "count": .integer(Int64(count)), "profile": .string(profile),
+            "count": .integer(Int64(count)), "profile": .string(profile), "maximumSnapMetres": .number(maxSnapMetres),
         ]
         if !categories.isEmpty { inputs["categories"] = .array(categories.map(JSONValue.string)) }
         if let status { inputs["status"] = .string(status) }

@@ -17,17 +17,25 @@ struct RouteCommand: AsyncParsableCommand {
     var to: String
     @Option(help: "driving (design speeds, one-way honoured) or walking (5 km/h).")
     var profile: String = "driving"
+    @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
 
     func run() async throws {
         let a = try parseLonLat(from, option: "--from"), b = try parseLonLat(to, option: "--to")
+        try checkMaximumSnap(maxSnapMetres)
         let roads = try await loadRoadGraph(store: store, profile: profile)
-        guard let route = try roads.graph.route(from: try roads.metric(a), to: try roads.metric(b)) else {
+        let start = try roadAccess(roads, a, option: "--from", maximumMetres: maxSnapMetres)
+        let end = try roadAccess(roads, b, option: "--to", maximumMetres: maxSnapMetres)
+        guard let route = roads.graph.route(from: start, to: end) else {
             throw CommandFailure("no route: the destination cannot be reached from the origin on the \(profile) network")
         }
+        var properties = routeProperties(route, profile: roads.graph.profile)
+        properties["from_snap_metres"] = .number((start.distance * 10).rounded() / 10)
+        properties["to_snap_metres"] = .number((end.distance * 10).rounded() / 10)
         let feature = Feature(id: nil, geometry: .lineString(LineString(try roads.storage(route.coordinates))),
-                              properties: routeProperties(route, profile: roads.graph.profile))
+                              properties: properties)
         printGeoJSON(.feature(feature))
     }
 }
@@ -46,6 +54,22 @@ func parseLonLat(_ text: String, option: String) throws -> Position {
         throw ValidationError("\(option) must be LON,LAT in degrees, got \(text)")
     }
     return Position(x: lon, y: lat)
+}
+
+/// `--max-snap-metres` checked: a finite number of metres ≥ 0.
+func checkMaximumSnap(_ metres: Double) throws {
+    guard metres.isFinite, metres >= 0 else { throw ValidationError("--max-snap-metres must be a number of metres ≥ 0, got \(metres)") }
+}
+
+/// Where a lon/lat point meets the roads (ties included, see `RoadAccess`), or a failure naming
+/// the option and the distance when the nearest road is farther than `maximumMetres`.
+func roadAccess(_ roads: StoreRoadGraph, _ lonLat: Position, option: String, maximumMetres: Double) throws -> RoadAccess {
+    do {
+        return try roads.access(lonLat: lonLat, field: option, maximumMetres: maximumMetres)
+    } catch let e as ScenarioError {
+        let hint = e.code == .tooFarFromRoads ? " (raise the limit with --max-snap-metres)" : ""
+        throw CommandFailure("\(option): \(e.message)\(hint)")
+    }
 }
 
 /// Opens the store and builds its road graph for a profile name.

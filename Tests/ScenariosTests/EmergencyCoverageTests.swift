@@ -27,9 +27,9 @@ struct EmergencyCoverageTests {
         let cover = report.fireAddresses
         #expect(cover.facilities.count == 3)
         #expect(!cover.covered.isEmpty && !cover.uncovered.isEmpty, "the district should be partly covered")
-        let stations = try cover.facilities.map { try #require(roads.graph.snap(try roads.metric($0.position))) }
+        let stations = try cover.facilities.map { try #require(roads.graph.access(to: try roads.metric($0.position))) }
         for i in Swift.stride(from: 0, to: cover.demand.count, by: 7) {
-            let target = try #require(roads.graph.snap(try roads.metric(cover.demand[i].position)))
+            let target = try #require(roads.graph.access(to: try roads.metric(cover.demand[i].position)))
             let best = stations.compactMap { roads.graph.route(from: $0, to: target)?.seconds }.min()
             #expect(((best ?? .infinity) <= 120) == cover.isCovered(i), "address \(cover.demand[i].id)")
             if let best, let got = cover.bestSeconds[i] { #expect(abs(best - got) < 1e-6) }
@@ -55,9 +55,9 @@ struct EmergencyCoverageTests {
         let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .walking, by: .admin)
         let cover = report.shelterBuildings
         #expect(report.options.shelter.limitMetres.map { abs($0 - 500) < 1e-9 } == true)
-        let shelters = try cover.facilities.map { try #require(roads.graph.snap(try roads.metric($0.position))) }
+        let shelters = try cover.facilities.map { try #require(roads.graph.access(to: try roads.metric($0.position))) }
         for i in Swift.stride(from: 0, to: cover.demand.count, by: 11) {
-            let target = try #require(roads.graph.snap(try roads.metric(cover.demand[i].position)))
+            let target = try #require(roads.graph.access(to: try roads.metric(cover.demand[i].position)))
             let best = shelters.compactMap { roads.graph.route(from: $0, to: target)?.metres }.min() ?? .infinity
             // Boundary cases within a millimetre are ambiguous between metres and seconds × speed.
             if abs(best - 500) > 1e-3 { #expect((best <= 500) == cover.isCovered(i), "building \(cover.demand[i].id)") }
@@ -100,11 +100,11 @@ struct EmergencyCoverageTests {
         let uncovered = Set(cover.uncovered.map { cover.demand[$0].id })
         #expect(!site.addedIDs.isEmpty && Set(site.addedIDs).isSubset(of: uncovered))
         // Brute force: routes from the site reach exactly the added addresses within 300 s.
-        let origin = try #require(roads.graph.snap(try roads.metric(site.position)))
+        let origin = try #require(roads.graph.access(to: try roads.metric(site.position)))
         var reached: Set<String> = []
         var population = 0.0
         for i in cover.uncovered {
-            guard let t = roads.graph.snap(try roads.metric(cover.demand[i].position)),
+            guard let t = roads.graph.access(to: try roads.metric(cover.demand[i].position)),
                   let r = roads.graph.route(from: origin, to: t), r.seconds <= 120 else { continue }
             reached.insert(cover.demand[i].id)
             population += cover.demand[i].population

@@ -20,10 +20,10 @@ struct EmergencyNearestTests {
         let found = try NearestResources.find(from: Self.incident, among: shelters, count: 3, roads: roads)
         #expect(found.count == 3)
         #expect(zip(found, found.dropFirst()).allSatisfy { $0.seconds <= $1.seconds })
-        let origin = try roads.snap(lonLat: Self.incident, field: "incident")
+        let origin = try roads.access(lonLat: Self.incident, field: "incident")
         var all: [Double] = []
         for s in shelters {
-            let target = try #require(roads.graph.snap(try roads.metric(s.position)))
+            let target = try #require(roads.graph.access(to: try roads.metric(s.position)))
             let direct = try #require(roads.graph.route(from: origin, to: target))
             all.append(direct.seconds)
             if let hit = found.first(where: { $0.resource.id == s.id }) {
@@ -35,8 +35,8 @@ struct EmergencyNearestTests {
         #expect(abs(found[2].seconds - all[2]) < 1e-6)
         // Route geometry runs in lon/lat from the incident's road position.
         let first = try #require(found.first?.route.positions.first)
-        let snapped = try roads.storage([origin.point])[0]
-        #expect(abs(first.x - snapped.x) < 1e-7 && abs(first.y - snapped.y) < 1e-7)
+        let snapped = try roads.storage(origin.positions.map(\.point))
+        #expect(snapped.contains { abs(first.x - $0.x) < 1e-7 && abs(first.y - $0.y) < 1e-7 })
         #expect(found.allSatisfy { ($0.resource.freeCapacity ?? 0) >= 800 })
     }
 

@@ -56,7 +56,8 @@ struct ProcessesTests {
             #expect(linkHref(summary, rel: "self") == "http://test.local/processes/features-in-area")
 
             let doc = try await client.get("/processes/features-in-area").json
-            #expect(Set(doc["inputs"]?.objectValue.map { Array($0.keys) } ?? []) == ["layer", "area", "properties", "relation"])
+            #expect(Set(doc["inputs"]?.objectValue.map { Array($0.keys) } ?? []) == ["layer", "area", "properties", "relation", "repair"])
+            #expect(doc["inputs"]?["repair"]?["minOccurs"] == 0)
             #expect(doc["inputs"]?["layer"]?["minOccurs"] == 1)
             #expect(doc["inputs"]?["properties"]?["minOccurs"] == 0)
             #expect(doc["inputs"]?["area"]?["schema"]?["properties"]?["type"]?["enum"] == ["Polygon", "MultiPolygon"])

@@ -15,12 +15,25 @@ extension RoadGraph {
     /// One PHAST sweep (or one Dijkstra with closures) serves all targets.
     public func travelTimes(from origin: EdgePosition, to targets: [EdgePosition],
                             avoiding closures: RoadClosures = .none) -> [Double?] {
-        let tree = tree(from: origin, closures: closures)
-        return targets.map { arrival(at: $0, from: origin, tree: tree, closures: closures)?.seconds }
+        travelTimes(from: RoadAccess(origin), to: targets.map(RoadAccess.init), avoiding: closures)
+    }
+
+    /// Travel times (seconds) from the best of `origin`'s tied road positions to the best of each
+    /// target's (see `RoadAccess`); `nil` for unreachable targets. One search serves all targets.
+    public func travelTimes(from origin: RoadAccess, to targets: [RoadAccess],
+                            avoiding closures: RoadClosures = .none) -> [Double?] {
+        let tree = tree(from: origin.positions, closures: closures)
+        return targets.map { arrival(at: $0.positions, from: origin.positions, tree: tree, closures: closures)?.seconds }
     }
 
     /// A travel-time matrix (seconds): row `i` holds the times from `origins[i]` to every target.
     public func travelTimeMatrix(from origins: [EdgePosition], to targets: [EdgePosition],
+                                 avoiding closures: RoadClosures = .none) -> [[Double?]] {
+        origins.map { travelTimes(from: $0, to: targets, avoiding: closures) }
+    }
+
+    /// A travel-time matrix (seconds) between points met at their tied road positions.
+    public func travelTimeMatrix(from origins: [RoadAccess], to targets: [RoadAccess],
                                  avoiding closures: RoadClosures = .none) -> [[Double?]] {
         origins.map { travelTimes(from: $0, to: targets, avoiding: closures) }
     }
@@ -30,11 +43,19 @@ extension RoadGraph {
     /// before passing them; unreachable targets are left out.
     public func nearest(from origin: EdgePosition, targets: [EdgePosition], count: Int,
                         avoiding closures: RoadClosures = .none, withRoutes: Bool = true) -> [ReachedTarget] {
+        nearest(from: RoadAccess(origin), targets: targets.map(RoadAccess.init), count: count, avoiding: closures,
+                withRoutes: withRoutes)
+    }
+
+    /// The same between points met at their tied road positions (see `RoadAccess`): a target is
+    /// reached through the best of its positions.
+    public func nearest(from origin: RoadAccess, targets: [RoadAccess], count: Int,
+                        avoiding closures: RoadClosures = .none, withRoutes: Bool = true) -> [ReachedTarget] {
         guard count > 0, !targets.isEmpty else { return [] }
-        let tree = tree(from: origin, closures: closures)
+        let tree = tree(from: origin.positions, closures: closures)
         var reached: [ReachedTarget] = []
         for (i, t) in targets.enumerated() {
-            if let a = arrival(at: t, from: origin, tree: tree, closures: closures) {
+            if let a = arrival(at: t.positions, from: origin.positions, tree: tree, closures: closures) {
                 reached.append(ReachedTarget(index: i, seconds: a.seconds, route: nil))
             }
         }
@@ -42,7 +63,7 @@ extension RoadGraph {
         var best = Array(reached.prefix(count))
         if withRoutes {
             for k in best.indices {
-                best[k].route = route(from: origin, to: targets[best[k].index], tree: tree, closures: closures)
+                best[k].route = route(to: targets[best[k].index].positions, tree: tree, closures: closures)
             }
         }
         return best

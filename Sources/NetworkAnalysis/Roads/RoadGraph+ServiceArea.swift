@@ -43,6 +43,16 @@ extension RoadGraph {
     public func serviceAreas(from origin: EdgePosition, breaks: [Double], avoiding closures: RoadClosures = .none,
                              bufferMetres: Double = 25, cellMetres: Double? = nil,
                              polygons: Bool = true) throws -> [ServiceArea] {
+        try serviceAreas(from: RoadAccess(origin), breaks: breaks, avoiding: closures, bufferMetres: bufferMetres,
+                         cellMetres: cellMetres, polygons: polygons)
+    }
+
+    /// The same from a point met at several tied road positions (see `RoadAccess`): the areas
+    /// reached from the best of them. An origin on a junction reaches the junction at 0 s and
+    /// leaves along every road the junction allows.
+    public func serviceAreas(from origin: RoadAccess, breaks: [Double], avoiding closures: RoadClosures = .none,
+                             bufferMetres: Double = 25, cellMetres: Double? = nil,
+                             polygons: Bool = true) throws -> [ServiceArea] {
         for (i, b) in breaks.enumerated() where !(b.isFinite && b >= 0) {
             throw RoadNetworkError("a break must be a finite number of seconds ≥ 0, got \(b)", field: "breaks[\(i)]")
         }
@@ -53,12 +63,12 @@ extension RoadGraph {
         guard cell.isFinite, cell > 0 else {
             throw RoadNetworkError("cellMetres must be > 0, got \(cell)", field: "cellMetres")
         }
-        let tree = tree(from: origin, closures: closures)
+        let tree = tree(from: origin.positions, closures: closures)
         let searchSeconds = searchSeconds(of: tree)
         let nodeSeconds = nodeSeconds(fromSearch: searchSeconds)
         var scratch = ReachScratch(pieceCount: network.pieces.count)
         return breaks.sorted().map { limit in
-            serviceArea(origin: origin, limit: limit, tree: tree, searchSeconds: searchSeconds, nodeSeconds: nodeSeconds,
+            serviceArea(limit: limit, tree: tree, searchSeconds: searchSeconds, nodeSeconds: nodeSeconds,
                         closures: closures,
                         bufferMetres: bufferMetres, cellMetres: cell, polygons: polygons, scratch: &scratch)
         }
@@ -123,7 +133,7 @@ extension RoadGraph {
         return merged
     }
 
-    func serviceArea(origin: EdgePosition, limit: Double, tree: TravelTree, searchSeconds: [Double], nodeSeconds: [Double],
+    func serviceArea(limit: Double, tree: TravelTree, searchSeconds: [Double], nodeSeconds: [Double],
                      closures: RoadClosures,
                      bufferMetres: Double, cellMetres: Double, polygons: Bool, scratch: inout ReachScratch) -> ServiceArea {
         let pieceCount = network.pieces.count
@@ -158,15 +168,18 @@ extension RoadGraph {
             }
         }
         }
-        var originIntervals: [(Double, Double)] = []
-        let op = origin.piece, opLen = network.pieces[op].length
-        for s in tree.seeds {
+        // The stretches of the origins' own pieces reached directly (by piece).
+        var originIntervals: [Int: [(Double, Double)]] = [:]
+        for s in tree.seeds where !s.atNode {
+            let origin = tree.origins[s.origin], op = origin.piece, opLen = network.pieces[op].length
             let a = Int(s.forward ? forwardArc[op] : backwardArc[op])
             let reach = arcCost[a] > 0 ? min(1, limit / arcCost[a]) * opLen : opLen
-            originIntervals.append(s.forward ? (origin.offset, min(opLen, origin.offset + reach))
-                                             : (max(0, origin.offset - reach), origin.offset))
+            originIntervals[op, default: []].append(s.forward ? (origin.offset, min(opLen, origin.offset + reach))
+                                                              : (max(0, origin.offset - reach), origin.offset))
         }
-        if originIntervals.isEmpty, !closures.contains(op) { originIntervals = [(origin.offset, origin.offset)] }
+        for origin in tree.origins where !closures.contains(origin.piece) && originIntervals[origin.piece] == nil {
+            originIntervals[origin.piece] = [(origin.offset, origin.offset)]
+        }
 
         // Reached parts as lines, chained along each road line where whole pieces follow each other.
         var lines: [LineString] = []
@@ -197,8 +210,8 @@ extension RoadGraph {
                     }
                     for p in 0..<pieceCount {
                         let f = forward[p], b = backward[p]
-                        if p == op {
-                            let list = intervals(p, forward: f, backward: b, origin: originIntervals)
+                        if let own = originIntervals[p] {
+                            let list = intervals(p, forward: f, backward: b, origin: own)
                             for (k, (lo, hi)) in list.enumerated() { add(p, lo, hi, first: k == 0) }
                             if list.isEmpty { flush() }
                             continue
@@ -232,8 +245,9 @@ extension RoadGraph {
             var nearest = radius
             for p in network.pieces(intersecting: box) {
                 let f = forwardReach[p], b = backwardReach[p]
-                if f < 0 && b < 0 && p != op { continue }
-                for (lo, hi) in intervals(p, forward: f, backward: b, origin: p == op ? originIntervals : []) {
+                let own = originIntervals[p]
+                if f < 0 && b < 0 && own == nil { continue }
+                for (lo, hi) in intervals(p, forward: f, backward: b, origin: own ?? []) {
                     nearest = min(nearest, Self.distance(from: u, to: network.coordinates(ofPiece: p, from: lo, to: hi)))
                 }
             }

@@ -37,6 +37,8 @@ public struct RoadGraph: Sendable {
     let junctionCopies: [Int32]
     /// Copies of a base arc leaving junction copies (only arcs that have any).
     let arcVariants: [Int32: [Int32]]
+    /// The search nodes copying each restricted junction (only junctions that have any).
+    let nodeCopies: [Int32: [Int32]]
     /// The turn restrictions the graph was built with (kept for rebuilds).
     public let restrictions: [TurnRestriction]
     /// Restrictions that could not be matched to the roads, with the reason.
@@ -102,6 +104,9 @@ public struct RoadGraph: Sendable {
         forwardArc = fwd; backwardArc = bwd
         junctionCopies = copies
         arcVariants = variants
+        var copiesOf: [Int32: [Int32]] = [:]
+        for (k, v) in copies.enumerated() { copiesOf[v, default: []].append(Int32(n + k)) }
+        nodeCopies = copiesOf
         outgoing = CompactGraph(nodeCount: n + copies.count, tails: tails, heads: heads)
         hierarchy = ContractionHierarchy(nodeCount: n + copies.count, tails: tails, heads: heads, costs: cost)
     }
@@ -153,28 +158,71 @@ public struct RoadGraph: Sendable {
         return len > 0 ? max(0, b - a) / len : 0
     }
 
-    /// Where a search from `origin` starts: the piece's end nodes with the partial cost to reach them.
-    func seeds(from origin: EdgePosition, closures: RoadClosures) -> [Seed] {
+    /// Metres from a piece's end within which a road position stands on the end's node: the
+    /// precision to which `RoadNetwork` matches vertices into nodes.
+    static let nodeMetres = 0.001
+
+    /// The network node `position` stands on (within `nodeMetres` of its piece's end), if any.
+    func node(at position: EdgePosition) -> Int32? {
+        let piece = network.pieces[position.piece]
+        if position.offset <= Self.nodeMetres { return piece.from }
+        if piece.length - position.offset <= Self.nodeMetres { return piece.to }
+        return nil
+    }
+
+    /// Where a search from `origins` (alternative starts, see `RoadAccess`) starts: an origin on
+    /// a junction starts at the junction node at 0 s (every road leaving it may be taken, and
+    /// the junction itself is reached); every origin also starts along its piece in each
+    /// direction the piece allows, paying the partial cost to the piece's end.
+    func seeds(from origins: [EdgePosition], closures: RoadClosures) -> [Seed] {
         var seeds: [Seed] = []
-        let p = origin.piece, piece = network.pieces[p]
-        guard !closures.contains(p) else { return [] }
-        if forwardArc[p] >= 0 {
-            seeds.append(Seed(node: arcHead[Int(forwardArc[p])], cost: arcCost[Int(forwardArc[p])] * fraction(p, origin.offset, piece.length), forward: true))
-        }
-        if backwardArc[p] >= 0 {
-            seeds.append(Seed(node: arcHead[Int(backwardArc[p])], cost: arcCost[Int(backwardArc[p])] * fraction(p, 0, origin.offset), forward: false))
+        for (i, origin) in origins.enumerated() {
+            let p = origin.piece, piece = network.pieces[p]
+            guard !closures.contains(p) else { continue }
+            if let v = node(at: origin) { seeds.append(Seed(node: v, cost: 0, forward: true, origin: i, atNode: true)) }
+            if forwardArc[p] >= 0 {
+                seeds.append(Seed(node: arcHead[Int(forwardArc[p])], cost: arcCost[Int(forwardArc[p])] * fraction(p, origin.offset, piece.length),
+                                  forward: true, origin: i, atNode: false))
+            }
+            if backwardArc[p] >= 0 {
+                seeds.append(Seed(node: arcHead[Int(backwardArc[p])], cost: arcCost[Int(backwardArc[p])] * fraction(p, 0, origin.offset),
+                                  forward: false, origin: i, atNode: false))
+            }
         }
         return seeds
     }
 
-    struct Seed { var node: Int32; var cost: Double; var forward: Bool }
+    /// A search start: `node` at `cost` seconds, reached from `origins[origin]` along its piece
+    /// (`forward`: in the digitised direction), or standing on it (`atNode`).
+    struct Seed { var node: Int32; var cost: Double; var forward: Bool; var origin: Int; var atNode: Bool }
 
-    /// How a search reaches `target`: the best of entering its piece from either end, or
-    /// travelling directly along the origin's piece.
-    /// `via` names the arc (a base arc or a copy leaving a junction copy) that enters the piece.
-    enum Arrival: Equatable { case direct(forward: Bool), via(arc: Int32) }
+    /// How a search reaches a target: directly along an origin's piece, entering the target's
+    /// piece through an arc, or standing on a node the search reached.
+    /// `via` names the arc (a base arc or a copy leaving a junction copy) that enters the piece;
+    /// `node` the search node (a junction or one of its copies) the target stands on.
+    enum Arrival: Equatable { case direct(origin: Int, forward: Bool), via(arc: Int32), node(Int32) }
 
+    /// The best arrival at any of `targets` from any of `origins` (alternative ends, see
+    /// `RoadAccess`), with the index of the target position reached.
+    func arrival(at targets: [EdgePosition], from origins: [EdgePosition], tree: TravelTree,
+                 closures: RoadClosures) -> (seconds: Double, how: Arrival, target: Int)? {
+        var best: (seconds: Double, how: Arrival, target: Int)?
+        for (j, target) in targets.enumerated() {
+            guard let a = arrival(at: target, from: origins, tree: tree, closures: closures) else { continue }
+            if best == nil || a.seconds < best!.seconds { best = (a.seconds, a.how, j) }
+        }
+        return best
+    }
+
+    /// One origin and one target.
     func arrival(at target: EdgePosition, from origin: EdgePosition, tree: TravelTree,
+                 closures: RoadClosures) -> (seconds: Double, how: Arrival)? {
+        arrival(at: target, from: [origin], tree: tree, closures: closures)
+    }
+
+    /// How a search reaches `target`: the best of entering its piece from either end, standing
+    /// on a reached node, or travelling directly along an origin's piece.
+    func arrival(at target: EdgePosition, from origins: [EdgePosition], tree: TravelTree,
                  closures: RoadClosures) -> (seconds: Double, how: Arrival)? {
         let q = target.piece, piece = network.pieces[q]
         guard !closures.contains(q) else { return nil }
@@ -182,13 +230,17 @@ public struct RoadGraph: Sendable {
         func consider(_ s: Double, _ how: Arrival) {
             if s.isFinite, best == nil || s < best!.0 { best = (s, how) }
         }
-        if origin.piece == q {
+        for (i, origin) in origins.enumerated() where origin.piece == q && !closures.contains(q) {
             if forwardArc[q] >= 0, target.offset >= origin.offset {
-                consider(arcCost[Int(forwardArc[q])] * fraction(q, origin.offset, target.offset), .direct(forward: true))
+                consider(arcCost[Int(forwardArc[q])] * fraction(q, origin.offset, target.offset), .direct(origin: i, forward: true))
             }
             if backwardArc[q] >= 0, target.offset <= origin.offset {
-                consider(arcCost[Int(backwardArc[q])] * fraction(q, target.offset, origin.offset), .direct(forward: false))
+                consider(arcCost[Int(backwardArc[q])] * fraction(q, target.offset, origin.offset), .direct(origin: i, forward: false))
             }
+        }
+        if let v = node(at: target) {
+            consider(tree.seconds(to: v, in: self), .node(v))
+            for c in nodeCopies[v] ?? [] { consider(tree.seconds(to: c, in: self), .node(c)) }
         }
         /// Entering along base arc `base` or one of its copies leaving junction copies.
         func enter(_ base: Int32, partial: Double) {
@@ -205,15 +257,20 @@ public struct RoadGraph: Sendable {
 
     // MARK: One-to-all searches
 
-    /// Travel times from `origin` to every node: PHAST on the hierarchy without closures, a plain
+    /// Travel times from `origin` to every search node: PHAST on the hierarchy without closures, a plain
     /// Dijkstra skipping closed pieces otherwise.
     /// `plain` forces the Dijkstra (tests compare both).
     func tree(from origin: EdgePosition, closures: RoadClosures, plain: Bool = false) -> TravelTree {
-        let seeds = seeds(from: origin, closures: closures)
+        tree(from: [origin], closures: closures, plain: plain)
+    }
+
+    /// The same from alternative starts (see `RoadAccess`): each node gets the best over them.
+    func tree(from origins: [EdgePosition], closures: RoadClosures, plain: Bool = false) -> TravelTree {
+        let seeds = seeds(from: origins, closures: closures)
         if closures.isEmpty && !plain {
             var t = HierarchyTree()
             hierarchy.oneToAll(from: seeds.map { ($0.node, $0.cost) }, into: &t)
-            return TravelTree(seeds: seeds, hierarchy: t, plainCost: [], plainParent: [])
+            return TravelTree(seeds: seeds, origins: origins, hierarchy: t, plainCost: [], plainParent: [])
         }
         let n = graphNodeCount
         var cost = [Double](repeating: .infinity, count: n)
@@ -234,13 +291,15 @@ public struct RoadGraph: Sendable {
                 if nd < cost[w] { cost[w] = nd; parent[w] = Int32(a); heap.push(nd, Int32(w)) }
             }
         }
-        return TravelTree(seeds: seeds, hierarchy: nil, plainCost: cost, plainParent: parent)
+        return TravelTree(seeds: seeds, origins: origins, hierarchy: nil, plainCost: cost, plainParent: parent)
     }
 }
 
 /// The result of a one-to-all search from an edge position.
 struct TravelTree {
     var seeds: [RoadGraph.Seed]
+    /// The alternative starts the seeds come from.
+    var origins: [EdgePosition]
     var hierarchy: HierarchyTree?
     var plainCost: [Double]
     var plainParent: [Int32]

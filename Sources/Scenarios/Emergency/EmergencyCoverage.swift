@@ -20,6 +20,9 @@ public struct EmergencyCoverage: Sendable {
         public var suggestions = 1
         /// Which shelters count (`nil`: all).
         public var shelterFilter = ResourceFilter.any
+        /// The farthest (metres) a station, shelter, address or building may lie from the roads
+        /// and still be routed; beyond it a facility covers nothing and a point is not covered.
+        public var maximumSnapMetres = StoreRoadGraph.defaultMaximumSnapMetres
 
         public init() {}
     }
@@ -51,10 +54,14 @@ public struct EmergencyCoverage: Sendable {
         let drive = try await graphs.graph(for: store, profile: options.fire.profile, by: caller)
         let walk = try await graphs.graph(for: store, profile: options.shelter.profile, by: caller)
 
-        let fireA = try FacilityCoverage(facilities: stations, demand: addresses, roads: drive, standard: options.fire)
-        let fireB = try FacilityCoverage(facilities: stations, demand: buildings, roads: drive, standard: options.fire)
-        let shelterA = try FacilityCoverage(facilities: shelters, demand: addresses, roads: walk, standard: options.shelter)
-        let shelterB = try FacilityCoverage(facilities: shelters, demand: buildings, roads: walk, standard: options.shelter)
+        let fireA = try FacilityCoverage(facilities: stations, demand: addresses, roads: drive, standard: options.fire,
+                                         maximumSnapMetres: options.maximumSnapMetres)
+        let fireB = try FacilityCoverage(facilities: stations, demand: buildings, roads: drive, standard: options.fire,
+                                         maximumSnapMetres: options.maximumSnapMetres)
+        let shelterA = try FacilityCoverage(facilities: shelters, demand: addresses, roads: walk, standard: options.shelter,
+                                            maximumSnapMetres: options.maximumSnapMetres)
+        let shelterB = try FacilityCoverage(facilities: shelters, demand: buildings, roads: walk, standard: options.shelter,
+                                            maximumSnapMetres: options.maximumSnapMetres)
         let rows = try CommunityShelterCapacity.assess(communities: communities, shelters: shelters, population: population,
                                                        share: options.capacityShare, walk: shelterA)
         func sites(_ a: FacilityCoverage, _ b: FacilityCoverage, _ roads: StoreRoadGraph) throws -> [(site: SiteSuggestion, buildings: [String])] {

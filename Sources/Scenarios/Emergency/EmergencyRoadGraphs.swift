@@ -1,3 +1,4 @@
+import Foundation
 import GeoCore
 import NetworkAnalysis
 import TwinStore
@@ -39,23 +40,57 @@ public actor EmergencyRoadGraphs {
 }
 
 extension StoreRoadGraph {
-    /// The open road position nearest to a lon/lat point.
-    /// - Throws: `ScenarioError` naming `field` when the point is not finite or no road is open.
-    public func snap(lonLat: Position, avoiding closures: RoadClosures = .none, field: String) throws -> EdgePosition {
+    /// How far (metres) a point may lie from the nearest road and still be routed from or to:
+    /// 500 m. Beyond it the straight stretch to the road is not a detail of the answer but
+    /// most of it (a vehicle does not cross 500 m of blocks; GB 51143 counts a shelter's whole
+    /// walking catchment as 500 m), so an incident there is refused and a resource there is
+    /// reported off the network, never given a confident travel time. Every analysis takes its
+    /// own limit (process input `maximumSnapMetres`, CLI `--max-snap-metres`).
+    public static let defaultMaximumSnapMetres = 500.0
+
+    /// The open road positions nearest to a lon/lat point (ties included, see `RoadAccess`).
+    /// - Parameter maximumMetres: the farthest the point may lie from the road.
+    /// - Throws: `ScenarioError` naming `field` when the point is not finite, no road is open, or
+    ///   the nearest road is farther than `maximumMetres` (the message gives the distance).
+    public func access(lonLat: Position, avoiding closures: RoadClosures = .none, field: String,
+                       maximumMetres: Double = defaultMaximumSnapMetres) throws -> RoadAccess {
         guard lonLat.x.isFinite, lonLat.y.isFinite, (-180...180).contains(lonLat.x), (-90...90).contains(lonLat.y) else {
             throw ScenarioError(.invalidArgument, "(\(lonLat.x), \(lonLat.y)) is not a longitude, latitude in degrees", field: field)
         }
-        guard let e = graph.snap(try metric(lonLat), avoiding: closures) else {
+        guard let access = graph.access(to: try metric(lonLat), avoiding: closures) else {
             throw ScenarioError(.noRoads, "the road network has no open road near (\(lonLat.x), \(lonLat.y))", field: field)
         }
-        return e
+        guard access.distance <= maximumMetres else {
+            throw ScenarioError(.tooFarFromRoads,
+                                "(\(lonLat.x), \(lonLat.y)) is \(Self.metresText(access.distance)) m from the nearest \(closures.isEmpty ? "" : "open ")road, beyond the maximum snap distance of \(Self.metresText(maximumMetres)) m",
+                                field: field)
+        }
+        return access
     }
 
-    /// Snaps many lon/lat points in one reprojection batch (no closures).
-    public func snap(lonLats: [Position]) throws -> [EdgePosition?] {
+    /// The nearest open road position to a lon/lat point, ties broken by piece order.
+    /// - Throws: `ScenarioError` as `access(lonLat:avoiding:field:maximumMetres:)`.
+    public func snap(lonLat: Position, avoiding closures: RoadClosures = .none, field: String,
+                     maximumMetres: Double = defaultMaximumSnapMetres) throws -> EdgePosition {
+        try access(lonLat: lonLat, avoiding: closures, field: field, maximumMetres: maximumMetres).nearest
+    }
+
+    /// The road accesses of many lon/lat points in one reprojection batch, with no distance limit
+    /// (the caller decides what is too far); `nil` only when no road is open.
+    public func access(lonLats: [Position], avoiding closures: RoadClosures = .none) throws -> [RoadAccess?] {
         var xs = lonLats.map(\.x), ys = lonLats.map(\.y)
         try toMetric.transform(xs: &xs, ys: &ys)
-        return zip(xs, ys).map { graph.network.snap(Position(x: $0, y: $1)) }
+        return zip(xs, ys).map { graph.access(to: Position(x: $0, y: $1), avoiding: closures) }
+    }
+
+    /// Snaps many lon/lat points in one reprojection batch (no closures, no distance limit).
+    public func snap(lonLats: [Position]) throws -> [EdgePosition?] {
+        try access(lonLats: lonLats).map { $0?.nearest }
+    }
+
+    /// Metres for messages: whole metres from 10 m on, else centimetres.
+    static func metresText(_ metres: Double) -> String {
+        metres >= 10 ? String(Int(metres.rounded())) : String(format: "%.2f", metres)
     }
 
     /// A route's geometry in lon/lat (EPSG:4490).

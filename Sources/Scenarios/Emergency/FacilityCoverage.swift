@@ -27,8 +27,11 @@ public struct CoverageStandard: Sendable, Hashable {
 
 /// Which demand points a set of facilities reaches within a standard: for each point the fastest
 /// facility and its time. Travel runs from the facility to the point (the engine drives out; a
-/// walk is the same both ways), between their road positions (the nearest position on an open
-/// road); the straight access stretch from a point to its road is not counted.
+/// walk is the same both ways), between their road positions (the nearest positions on open
+/// roads, ties included: see `RoadAccess`); the straight access stretch from a point to its road
+/// is not counted. A facility or point farther than `maximumSnapMetres` from every road is off
+/// the network: such a facility covers nothing (listed in `offRoadFacilities` with the reason)
+/// and such a point is not covered (counted in `offRoadDemand`).
 public struct FacilityCoverage: Sendable {
     public let standard: CoverageStandard
     public let facilities: [EmergencyResource]
@@ -37,28 +40,46 @@ public struct FacilityCoverage: Sendable {
     public let bestSeconds: [Double?]
     /// Index into `facilities` of the fastest one.
     public let bestFacility: [Int?]
-    /// Road position of each demand point (`nil` when the network is empty).
-    let demandEdges: [EdgePosition?]
+    /// The maximum snap distance applied (metres).
+    public let maximumSnapMetres: Double
+    /// Straight metres from each facility to its road position (`nil`: no open road).
+    public let facilitySnapMetres: [Double?]
+    /// Facilities off the network, with the reason; they cover nothing.
+    public let offRoadFacilities: [OffRoadResource]
+    /// Indices of demand points off the network (never covered).
+    public let offRoadDemand: [Int]
+    /// Road access of each demand point (`nil` when off the network).
+    let demandEdges: [RoadAccess?]
 
     /// One one-to-all search per facility (PHAST on the road graph's hierarchy).
+    /// - Parameter maximumSnapMetres: the farthest a facility or demand point may lie from the roads.
     /// - Throws: `GeometryError` from reprojection.
     public init(facilities: [EmergencyResource], demand: [DemandPoint], roads: StoreRoadGraph,
-                standard: CoverageStandard, avoiding closures: RoadClosures = .none) throws {
-        let edges = try roads.snap(lonLats: demand.map(\.position))
-        let facilityEdges = try roads.snap(lonLats: facilities.map(\.position))
+                standard: CoverageStandard, avoiding closures: RoadClosures = .none,
+                maximumSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres) throws {
+        let edges = try roads.access(lonLats: demand.map(\.position), avoiding: closures).map { a in
+            a.flatMap { $0.distance <= maximumSnapMetres ? $0 : nil }
+        }
+        let allFacilities = try roads.access(lonLats: facilities.map(\.position), avoiding: closures)
+        let (facilityEdges, offRoad) = try roads.access(resources: facilities, avoiding: closures, maximumMetres: maximumSnapMetres)
         var best = [Double?](repeating: nil, count: demand.count)
         var which = [Int?](repeating: nil, count: demand.count)
-        let targets = edges.map { $0 ?? EdgePosition(piece: 0, offset: 0, point: Position(x: 0, y: 0)) }
+        let open = demand.indices.filter { edges[$0] != nil }
+        let targets = open.map { edges[$0]! }
         for (f, origin) in facilityEdges.enumerated() {
             guard let origin, !targets.isEmpty else { continue }
             let times = roads.graph.travelTimes(from: origin, to: targets, avoiding: closures)
-            for i in demand.indices where edges[i] != nil {
-                if let t = times[i], best[i].map({ t < $0 }) ?? true { best[i] = t; which[i] = f }
+            for (k, i) in open.enumerated() {
+                if let t = times[k], best[i].map({ t < $0 }) ?? true { best[i] = t; which[i] = f }
             }
         }
         self.standard = standard
         self.facilities = facilities
         self.demand = demand
+        self.maximumSnapMetres = maximumSnapMetres
+        facilitySnapMetres = allFacilities.map { $0?.distance }
+        offRoadFacilities = offRoad
+        offRoadDemand = demand.indices.filter { edges[$0] == nil }
         bestSeconds = best
         bestFacility = which
         demandEdges = edges
@@ -110,7 +131,7 @@ extension FacilityCoverage {
         let targets = open.map { demandEdges[$0]! }
         var reach: [[Int]] = []   // per candidate: positions in `open` it covers
         for c in candidates {
-            guard let origin = roads.graph.snap(c, avoiding: closures) else { reach.append([]); continue }
+            guard let origin = roads.graph.access(to: c, avoiding: closures) else { reach.append([]); continue }
             let times = roads.graph.travelTimes(from: origin, to: targets, avoiding: closures)
             reach.append(times.indices.filter { (times[$0] ?? .infinity) <= standard.limitSeconds })
         }
@@ -136,7 +157,7 @@ extension FacilityCoverage {
     /// Previously uncovered points of this coverage that one more facility at `site` (lon/lat) reaches.
     public func addedBy(site: Position, roads: StoreRoadGraph, avoiding closures: RoadClosures = .none) throws -> [Int] {
         let open = uncovered.filter { demandEdges[$0] != nil }
-        guard !open.isEmpty, let origin = roads.graph.snap(try roads.metric(site), avoiding: closures) else { return [] }
+        guard !open.isEmpty, let origin = roads.graph.access(to: try roads.metric(site), avoiding: closures) else { return [] }
         let times = roads.graph.travelTimes(from: origin, to: open.map { demandEdges[$0]! }, avoiding: closures)
         return open.indices.filter { (times[$0] ?? .infinity) <= standard.limitSeconds }.map { open[$0] }
     }

@@ -108,8 +108,16 @@ public struct HazardOverlay: Sendable {
     public var closedMetres: Double
     /// From `origin`: every resource's travel time before and after the closures.
     public var reach: [ReachChange]
-    /// Whether `origin`'s own road position is closed.
+    /// Whether `origin`'s own road position is closed (every one of its tied positions).
     public var originFlooded: Bool?
+    /// Straight metres from `origin`, and from the route's ends, to their road positions (the
+    /// snap distances used; `nil` when not given).
+    public var originSnapMetres: Double?
+    public var routeSnapMetres: (from: Double, to: Double)?
+    /// The maximum snap distance applied.
+    public var maximumSnapMetres: Double
+    /// Resources left out of `reach` because the roads do not reach them, with the reason.
+    public var offRoad: [OffRoadResource]
     /// The requested route, with every road open and around the closures (`nil`: no route).
     public var routeBefore: Route?
     public var routeAfter: Route?
@@ -124,10 +132,13 @@ public struct HazardOverlay: Sendable {
     ///   - origin: lon/lat point to measure resource reach from (e.g. the command post), optional.
     ///   - route: lon/lat from/to of a route to plan around the closures, optional.
     ///   - profile: traveller for reach and route (default driving).
+    ///   - maximumSnapMetres: the farthest `origin`, the route's ends or a resource may lie from
+    ///     the roads (the points are refused beyond it, resources listed in `offRoad`).
     public static func assess(_ area: HazardArea, store: any FeatureStore, by caller: Caller,
                               resourceLayers: [String] = EmergencyResource.layers, addressLevel: String = "门牌",
                               origin: Position? = nil, route: (from: Position, to: Position)? = nil,
-                              profile: TravelProfile = .driving, graphs: EmergencyRoadGraphs = .shared) async throws -> HazardOverlay {
+                              profile: TravelProfile = .driving, graphs: EmergencyRoadGraphs = .shared,
+                              maximumSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres) async throws -> HazardOverlay {
         guard !area.geometry.isEmpty else { throw ScenarioError(.invalidArgument, "the hazard area is empty", field: "area") }
         let inside = FilterExpression.spatial(.intersects, area.geometry)
         func ids(_ layer: String, _ filter: FilterExpression) async throws -> [String] {
@@ -157,26 +168,33 @@ public struct HazardOverlay: Sendable {
         let closedMetres = closures.pieces.reduce(0) { $0 + roads.graph.network.pieces[$1].length }
 
         var reach: [ReachChange] = []
-        var originFlooded: Bool?
+        var originFlooded: Bool?, originSnapMetres: Double?
+        var offRoad: [OffRoadResource] = []
         if let origin {
-            let start = try roads.snap(lonLat: origin, field: "origin")
-            originFlooded = closures.contains(start.piece)
-            let edges = try roads.snap(lonLats: all.map(\.position))
+            let start = try roads.access(lonLat: origin, field: "origin", maximumMetres: maximumSnapMetres)
+            originFlooded = start.positions.allSatisfy { closures.contains($0.piece) }
+            originSnapMetres = start.distance
+            let (edges, far) = try roads.access(resources: all, maximumMetres: maximumSnapMetres)
+            offRoad = far
             let targets = edges.compactMap { $0 }
             let keep = all.indices.filter { edges[$0] != nil }
             let before = roads.graph.travelTimes(from: start, to: targets)
             let after = roads.graph.travelTimes(from: start, to: targets, avoiding: closures)
             reach = keep.indices.map { k in ReachChange(resource: all[keep[k]], before: before[k], after: after[k]) }
         }
-        var routeBefore: Route?, routeAfter: Route?
+        var routeBefore: Route?, routeAfter: Route?, routeSnapMetres: (from: Double, to: Double)?
         if let route {
-            let a = try roads.snap(lonLat: route.from, field: "from"), b = try roads.snap(lonLat: route.to, field: "to")
+            let a = try roads.access(lonLat: route.from, field: "from", maximumMetres: maximumSnapMetres)
+            let b = try roads.access(lonLat: route.to, field: "to", maximumMetres: maximumSnapMetres)
+            routeSnapMetres = (a.distance, b.distance)
             routeBefore = roads.graph.route(from: a, to: b)
             routeAfter = roads.graph.route(from: a, to: b, avoiding: closures)
         }
         return HazardOverlay(area: area, resources: resources, roads: roadIDs, buildings: buildingIDs, addresses: addressIDs,
                              addressLevel: addressLevel, population: population.total, populationSource: population.source,
                              closures: closures, closedMetres: closedMetres, reach: reach, originFlooded: originFlooded,
+                             originSnapMetres: originSnapMetres, routeSnapMetres: routeSnapMetres,
+                             maximumSnapMetres: maximumSnapMetres, offRoad: offRoad,
                              routeBefore: routeBefore, routeAfter: routeAfter,
                              routeBeforeLine: try routeBefore.map(roads.lonLatLine), routeAfterLine: try routeAfter.map(roads.lonLatLine),
                              routeRequested: route != nil)

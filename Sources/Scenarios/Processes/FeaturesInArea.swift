@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import Scenarios
 import TwinStore
 
 /// `features-in-area`: how many of a layer's features the caller may see lie in an area, which
@@ -33,6 +34,8 @@ public struct FeaturesInArea: OGCProcess {
                                      schema: ["type": "object", "required": ["type", "coordinates"],
                                               "properties": ["type": ["type": "string", "enum": ["Polygon", "MultiPolygon"]],
                                                              "coordinates": ["type": "array"]]]),
+            "repair": ProcessParameter(title: "Repair the area", description: "true: an invalid (e.g. self-intersecting) area is repaired with GEOS make-valid; false (default): it is refused with GEOS's reason.",
+                                       schema: ["type": "boolean", "default": false], minOccurs: 0),
             "properties": ProcessParameter(title: "Properties to summarize", description: "Property names of the layer; numbers get sum, min and max, strings counts per value.",
                                            schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true], minOccurs: 0),
             "relation": ProcessParameter(title: "Spatial relation", description: "intersects (default): features touching the area count; within: only features wholly inside it.",
@@ -105,7 +108,12 @@ public struct FeaturesInArea: OGCProcess {
         guard definition.hasGeometry else {
             throw ProcessInputError("layer", "collection '\(layer)' has no geometry")
         }
-        let area = try Self.area(EmergencyProcessInputs.unwrap(inputs["area"]))
+        var repair = false
+        if let value = EmergencyProcessInputs.unwrap(inputs["repair"]), !value.isNull {
+            guard case .bool(let b) = value else { throw ProcessInputError("repair", "must be true or false") }
+            repair = b
+        }
+        let area = try Self.area(EmergencyProcessInputs.unwrap(inputs["area"]), repair: repair)
         var properties = [String]()
         if let value = EmergencyProcessInputs.unwrap(inputs["properties"]), !value.isNull {
             guard let list = value.arrayValue else { throw ProcessInputError("properties", "must be an array of property names") }
@@ -133,8 +141,9 @@ public struct FeaturesInArea: OGCProcess {
     }
 
 
-    /// The `area` input as a polygon in lon/lat degrees.
-    static func area(_ value: JSONValue?) throws -> Geometry {
+    /// The `area` input as a valid polygon in lon/lat degrees: an invalid one (self-intersecting)
+    /// is refused with GEOS's reason unless `repair`, then repaired (see `HazardArea.checked`).
+    static func area(_ value: JSONValue?, repair: Bool = false) throws -> Geometry {
         guard let value, value.objectValue != nil else {
             throw ProcessInputError("area", "must be a GeoJSON Polygon or MultiPolygon object")
         }
@@ -160,7 +169,11 @@ public struct FeaturesInArea: OGCProcess {
         if let p = outside {
             throw ProcessInputError("area", "position (\(p.x), \(p.y)) is not a CRS84 longitude, latitude in degrees")
         }
-        return geometry
+        do {
+            return try HazardArea.checked(geometry, repair: repair)
+        } catch let e as ScenarioError {
+            throw ProcessInputError("area", e.message)
+        }
     }
 }
 

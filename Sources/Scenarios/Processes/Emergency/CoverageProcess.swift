@@ -11,6 +11,10 @@ import TwinStore
 /// Population comes from `population_by_address` when the caller may read it (its owner or the
 /// admin); otherwise it is estimated from in-use 户室 addresses × 2.62 persons (the 2020 census
 /// mean household size) and `population_source` says so. Only aggregates of it are returned.
+///
+/// `maximumSnapMetres` (default 500): a station or shelter farther from every road covers
+/// nothing (its `snap_metres` and `off_road_reason` say so), an address or building farther is
+/// not covered (counted in `off_road`); output `snap` gives the limit.
 public struct CoverageProcess: OGCProcess {
     public let id = "coverage"
     public let version = "1.0.0"
@@ -34,6 +38,7 @@ public struct CoverageProcess: OGCProcess {
                                             schema: ["type": "integer", "minimum": 0, "maximum": 5, "default": 1], minOccurs: 0),
             "listLimit": ProcessParameter(title: "List limit", description: "At most this many uncovered ids listed per gap (default 1000; counts are always complete).",
                                           schema: ["type": "integer", "minimum": 0, "maximum": 100000, "default": 1000], minOccurs: 0),
+            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
         ]
     }
 
@@ -44,6 +49,7 @@ public struct CoverageProcess: OGCProcess {
             "communities": ProcessParameter(title: "Communities", description: "Per 社区: population, shelter capacity, required places, shortfall, walk-covered population.", schema: ["type": "array"]),
             "gaps": ProcessParameter(title: "Gap report", description: "Counts of uncovered addresses and buildings and the communities short of shelter places, largest shortfall first.", schema: ["type": "object"]),
             "population_source": ProcessParameter(title: "Population source", description: "Where the population figures come from.", schema: ["type": "string"]),
+            "snap": ProcessParameter(title: "Snap distance", description: "maximum_metres: how far a station, shelter, address or building may lie from the roads.", schema: ["type": "object"]),
         ]
     }
 
@@ -60,6 +66,7 @@ public struct CoverageProcess: OGCProcess {
         }
         o.capacityShare = try In.number(inputs, "capacityShare", default: 0.15, in: 1e-6...1) ?? 0.15
         o.suggestions = try In.integer(inputs, "suggestions", default: 1, in: 0...5)
+        o.maximumSnapMetres = try In.maximumSnapMetres(inputs)
         return (o, try In.integer(inputs, "listLimit", default: 1000, in: 0...100_000))
     }
 
@@ -87,7 +94,7 @@ public struct CoverageProcess: OGCProcess {
             let uncovered = c.uncovered
             return [
                 "total": .integer(Int64(c.demand.count)), "covered": .integer(Int64(c.covered.count)),
-                "uncovered": .integer(Int64(uncovered.count)),
+                "uncovered": .integer(Int64(uncovered.count)), "off_road": .integer(Int64(c.offRoadDemand.count)),
                 "uncovered_ids": .array(uncovered.prefix(limit).map { .string(c.demand[$0].id) }),
                 "population": In.number(c.totalPopulation, decimals: 10), "population_covered": population(c),
             ]
@@ -96,7 +103,9 @@ public struct CoverageProcess: OGCProcess {
             let na = c.coveredByFacility, nb = b.coveredByFacility
             return .array(c.facilities.indices.map { i in
                 ["id": .string(c.facilities[i].id), "name": c.facilities[i].name.map(JSONValue.string) ?? .null,
-                 "addresses_covered": .integer(Int64(na[i])), "buildings_covered": .integer(Int64(nb[i]))]
+                 "addresses_covered": .integer(Int64(na[i])), "buildings_covered": .integer(Int64(nb[i])),
+                 "snap_metres": In.number(c.facilitySnapMetres[i]),
+                 "off_road_reason": c.offRoadFacilities.first { $0.resource == c.facilities[i] }.map { .string($0.reason) } ?? .null]
             })
         }
         func sites(_ list: [(site: SiteSuggestion, buildings: [String])]) -> JSONValue {
@@ -130,6 +139,7 @@ public struct CoverageProcess: OGCProcess {
                      "communities_short": .array(short.map { ["code": .string($0.code), "name": .string($0.name), "shortfall": In.number($0.shortfall)] }),
                      "total_shortfall": In.number(short.reduce(0) { $0 + $1.shortfall })],
             "population_source": .string(report.population.source.description),
+            "snap": ["maximum_metres": .number(options.maximumSnapMetres)],
         ]
     }
 }

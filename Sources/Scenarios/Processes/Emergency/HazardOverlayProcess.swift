@@ -40,6 +40,8 @@ public struct HazardOverlayProcess: OGCProcess {
             "profile": ProcessParameter(title: "Travel profile", description: "driving or walking.", schema: EmergencyProcessInputs.profileSchema, minOccurs: 0),
             "addressLevel": ProcessParameter(title: "Address level", description: "Standard-address level listed (default 门牌).",
                                              schema: ["type": "string", "default": "门牌"], minOccurs: 0),
+            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
+            "repair": EmergencyProcessInputs.repairParameter,
         ]
     }
 
@@ -60,6 +62,7 @@ public struct HazardOverlayProcess: OGCProcess {
         var route: (from: Position, to: Position)?
         var profile: TravelProfile
         var addressLevel: String
+        var maximumSnapMetres: Double
     }
 
     func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
@@ -69,7 +72,7 @@ public struct HazardOverlayProcess: OGCProcess {
         guard hasArea != (layer != nil) else {
             throw ProcessInputError(hasArea ? "hazardLayer" : "area", "give exactly one of 'area' and 'hazardLayer'")
         }
-        let area = hasArea ? try FeaturesInArea.area(In.unwrap(inputs["area"])) : nil
+        let area = hasArea ? try FeaturesInArea.area(In.unwrap(inputs["area"]), repair: try In.bool(inputs, "repair")) : nil
         let property = try In.string(inputs, "property")
         let minimum = try In.number(inputs, "minimum", in: -1e12...1e12)
         var values: [JSONValue]?
@@ -98,7 +101,8 @@ public struct HazardOverlayProcess: OGCProcess {
         }
         let level = try In.string(inputs, "addressLevel") ?? "门牌"
         return Request(area: area, layer: layer, filter: property.map { HazardArea.Filter(property: $0, minimum: minimum, values: values) },
-                       origin: try In.point(inputs, "origin"), route: route, profile: try In.profile(inputs), addressLevel: level)
+                       origin: try In.point(inputs, "origin"), route: route, profile: try In.profile(inputs), addressLevel: level,
+                       maximumSnapMetres: try In.maximumSnapMetres(inputs))
     }
 
     /// The roads (closures) and the hazard layer are needed; the resource layers, buildings and
@@ -125,7 +129,8 @@ public struct HazardOverlayProcess: OGCProcess {
                 area = try await HazardArea.union(of: r.layer ?? "", filter: r.filter, from: store, by: caller)
             }
             return try await HazardOverlay.assess(area, store: store, by: caller, addressLevel: r.addressLevel,
-                                                  origin: r.origin, route: r.route, profile: r.profile)
+                                                  origin: r.origin, route: r.route, profile: r.profile,
+                                                  maximumSnapMetres: r.maximumSnapMetres)
         }
         func list(_ ids: [String]) -> JSONValue { ["count": .integer(Int64(ids.count)), "ids": .array(ids.map(JSONValue.string))] }
         var inside: [String: JSONValue] = [
@@ -146,7 +151,10 @@ public struct HazardOverlayProcess: OGCProcess {
             let slowed = overlay.reach.filter { ($0.increase ?? 0) > 1e-6 }.sorted { ($0.increase ?? 0) > ($1.increase ?? 0) }
             result["reach"] = ["origin_flooded": .bool(overlay.originFlooded ?? false),
                                "cut_off": .array(overlay.cutOff.map(item)), "slowed": .array(slowed.map(item)),
-                               "unchanged": .integer(Int64(overlay.reach.count - overlay.cutOff.count - slowed.count))]
+                               "unchanged": .integer(Int64(overlay.reach.count - overlay.cutOff.count - slowed.count)),
+                               "origin_snap_metres": In.number(overlay.originSnapMetres),
+                               "maximum_snap_metres": .number(overlay.maximumSnapMetres),
+                               "off_road": .array(overlay.offRoad.map { In.json($0) })]
         }
         if overlay.routeRequested {
             func leg(_ route: Route?, _ line: LineString?) throws -> JSONValue {
@@ -155,7 +163,10 @@ public struct HazardOverlayProcess: OGCProcess {
             }
             result["route"] = ["before": try leg(overlay.routeBefore, overlay.routeBeforeLine),
                                "after": try leg(overlay.routeAfter, overlay.routeAfterLine),
-                               "increase": In.number(overlay.routeAfter.flatMap { a in overlay.routeBefore.map { a.seconds - $0.seconds } })]
+                               "increase": In.number(overlay.routeAfter.flatMap { a in overlay.routeBefore.map { a.seconds - $0.seconds } }),
+                               "from_snap_metres": In.number(overlay.routeSnapMetres?.from),
+                               "to_snap_metres": In.number(overlay.routeSnapMetres?.to),
+                               "maximum_snap_metres": .number(overlay.maximumSnapMetres)]
         }
         return .object(result)
     }

@@ -13,7 +13,10 @@ import TwinStore
 /// `maximumMinutes` (optional cut-off). Output `resources`: a FeatureCollection of routes
 /// (LineStrings in lon/lat from the incident's road position to the resource's), fastest first,
 /// each with `rank`, `resource_id`, `name`, `category`, `capacity`, `free_capacity`, `seconds`,
-/// `minutes`, `metres` and `access_metres` (resource to its road, straight).
+/// `minutes`, `metres`, `access_metres` (resource to its road, straight) and
+/// `incident_snap_metres`. `maximumSnapMetres` (default 500) refuses an incident farther from
+/// the roads; output `snap` gives the incident's snap distance and the limit, `off_road` the
+/// candidates too far from any road to be ranked, with the reason.
 public struct NearestResourcesProcess: OGCProcess {
     public let id = "nearest-resources"
     public let version = "1.0.0"
@@ -41,6 +44,7 @@ public struct NearestResourcesProcess: OGCProcess {
                                                 schema: ["type": "number", "minimum": 0], minOccurs: 0),
             "maximumMinutes": ProcessParameter(title: "Maximum travel time", description: "Leave out resources farther than this many minutes.",
                                                schema: ["type": "number", "exclusiveMinimum": 0], minOccurs: 0),
+            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
         ]
     }
 
@@ -48,6 +52,10 @@ public struct NearestResourcesProcess: OGCProcess {
         [
             "resources": ProcessParameter(title: "Resources reached", description: "Routes to the resources, fastest first, as GeoJSON LineString features in lon/lat with rank, resource_id, name, category, capacity, free_capacity, seconds, minutes, metres and access_metres.",
                                           schema: EmergencyProcessInputs.featureCollectionSchema),
+            "snap": ProcessParameter(title: "Snap distance", description: "incident_metres: straight metres from the incident to its road position; maximum_metres: the limit applied.",
+                                     schema: ["type": "object"]),
+            "off_road": ProcessParameter(title: "Resources off the network", description: "Candidates farther than the maximum snap distance from every road (not ranked), with access_metres and the reason.",
+                                         schema: ["type": "array"]),
         ]
     }
 
@@ -58,6 +66,7 @@ public struct NearestResourcesProcess: OGCProcess {
         var profile: TravelProfile
         var filter: ResourceFilter
         var maximumSeconds: Double?
+        var maximumSnapMetres: Double
     }
 
     func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
@@ -84,7 +93,7 @@ public struct NearestResourcesProcess: OGCProcess {
         }
         return Request(incident: incident, layer: layer, count: count, profile: profile,
                        filter: ResourceFilter(categories: categories, status: status, minimumFreeCapacity: minimum),
-                       maximumSeconds: maximum.map { $0 * 60 })
+                       maximumSeconds: maximum.map { $0 * 60 }, maximumSnapMetres: try In.maximumSnapMetres(inputs))
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
@@ -101,7 +110,9 @@ public struct NearestResourcesProcess: OGCProcess {
         return try await EmergencyProcessInputs.mapped {
             let resources = try await EmergencyResource.load(layer: r.layer, from: store, filter: r.filter, by: caller)
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
-            var found = try NearestResources.find(from: r.incident, among: resources, count: r.count, roads: roads)
+            let answer = try NearestResources.search(from: r.incident, among: resources, count: r.count, roads: roads,
+                                                     maximumSnapMetres: r.maximumSnapMetres)
+            var found = answer.reached
             if let m = r.maximumSeconds { found = found.filter { $0.seconds <= m } }
             var features: [JSONValue] = []
             for (rank, hit) in found.enumerated() {
@@ -115,11 +126,15 @@ public struct NearestResourcesProcess: OGCProcess {
                         "capacity": EmergencyProcessInputs.number(s.capacity), "free_capacity": EmergencyProcessInputs.number(s.freeCapacity),
                         "seconds": EmergencyProcessInputs.number(hit.seconds), "minutes": EmergencyProcessInputs.number(hit.seconds / 60),
                         "metres": EmergencyProcessInputs.number(hit.metres), "access_metres": EmergencyProcessInputs.number(hit.accessMetres),
+                        "incident_snap_metres": EmergencyProcessInputs.number(answer.incidentSnapMetres),
                         "position": EmergencyProcessInputs.json(s.position),
                     ],
                 ])
             }
-            return ["resources": ["type": "FeatureCollection", "features": .array(features)]]
+            return ["resources": ["type": "FeatureCollection", "features": .array(features)],
+                    "snap": ["incident_metres": EmergencyProcessInputs.number(answer.incidentSnapMetres),
+                             "maximum_metres": .number(r.maximumSnapMetres)],
+                    "off_road": .array(answer.offRoad.map { EmergencyProcessInputs.json($0) })]
         }
     }
 }

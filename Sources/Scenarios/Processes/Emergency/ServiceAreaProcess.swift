@@ -8,8 +8,10 @@ import TwinStore
 /// (minutes, default [5, 10, 15]), `profile` (driving or walking), `bufferMetres` (half-width
 /// around reached roads, default 25 m). Output `areas`: a FeatureCollection of Polygon or
 /// MultiPolygon features in lon/lat, smallest break first, each with `minutes`,
-/// `reached_metres` and `reached_nodes`; each contains every road reached within its break and
-/// no unreached intersection.
+/// `reached_metres`, `reached_nodes` and `snap_metres`; each contains every road reached within
+/// its break and no unreached intersection. An origin on a junction leaves along every road of
+/// the junction and reaches it at 0 s. `maximumSnapMetres` (default 500) refuses an origin
+/// farther from the roads; output `snap` gives the origin's snap distance and the limit.
 public struct ServiceAreaProcess: OGCProcess {
     public let id = "service-area"
     public let version = "1.0.0"
@@ -29,12 +31,15 @@ public struct ServiceAreaProcess: OGCProcess {
             "profile": ProcessParameter(title: "Travel profile", description: "driving or walking.", schema: EmergencyProcessInputs.profileSchema, minOccurs: 0),
             "bufferMetres": ProcessParameter(title: "Buffer", description: "Half-width in metres of the area around reached roads (1…200).",
                                              schema: ["type": "number", "minimum": 1, "maximum": 200, "default": 25], minOccurs: 0),
+            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
         ]
     }
 
     public var outputs: [String: ProcessParameter] {
         ["areas": ProcessParameter(title: "Service areas", description: "Polygon features in lon/lat, smallest break first, with minutes, reached_metres and reached_nodes.",
-                                   schema: EmergencyProcessInputs.featureCollectionSchema)]
+                                   schema: EmergencyProcessInputs.featureCollectionSchema),
+         "snap": ProcessParameter(title: "Snap distance", description: "origin_metres: straight metres from the origin to its road position; maximum_metres: the limit applied.",
+                                  schema: ["type": "object"])]
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> (Position, [Double], TravelProfile, Double) {
@@ -62,23 +67,29 @@ public struct ServiceAreaProcess: OGCProcess {
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         _ = try request(inputs)
+        _ = try EmergencyProcessInputs.maximumSnapMetres(inputs)
     }
 
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let (origin, breaks, profile, buffer) = try request(inputs)
+        let maximumSnap = try EmergencyProcessInputs.maximumSnapMetres(inputs)
         return try await EmergencyProcessInputs.mapped {
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: profile, by: caller)
-            let areas = try ServiceAreaIsochrones.compute(from: origin, minutes: breaks, roads: roads, bufferMetres: buffer)
+            let areas = try ServiceAreaIsochrones.compute(from: origin, minutes: breaks, roads: roads, bufferMetres: buffer,
+                                                      maximumSnapMetres: maximumSnap)
             let features: [JSONValue] = try areas.map { a in
                 [
                     "type": "Feature", "geometry": try EmergencyProcessInputs.json(a.area),
                     "properties": ["minutes": .number(a.minutes), "profile": .string(profile.name),
                                    "reached_metres": EmergencyProcessInputs.number(a.reachedMetres),
-                                   "reached_nodes": .integer(Int64(a.reachedNodes))],
+                                   "reached_nodes": .integer(Int64(a.reachedNodes)),
+                                   "snap_metres": EmergencyProcessInputs.number(a.snapMetres)],
                 ]
             }
-            return ["areas": ["type": "FeatureCollection", "features": .array(features)]]
+            return ["areas": ["type": "FeatureCollection", "features": .array(features)],
+                    "snap": ["origin_metres": EmergencyProcessInputs.number(areas.first?.snapMetres),
+                             "maximum_metres": .number(maximumSnap)]]
         }
     }
 }
