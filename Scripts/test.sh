@@ -26,6 +26,9 @@ Scripts/client_tests.sh || { echo "test: client tests failed"; exit 1; }
 # The web map in headless Chromium: tiles requested and drawn (screenshot in artifacts/webmap.png).
 Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
 
+# Every command the README shows, run against a freshly built sample district.
+Scripts/readme_check.sh || { echo "test: README check failed"; exit 1; }
+
 # Bounded fuzz run of every parser (Scripts/fuzz.sh documents the longer run).
 if [[ -x Scripts/fuzz.sh ]]; then
   Scripts/fuzz.sh "${CITYTWIN_FUZZ_SECONDS:-15}"

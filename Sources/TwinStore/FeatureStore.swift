@@ -32,6 +32,11 @@ public protocol FeatureStore: Sendable {
     /// Inserts or replaces features by id; unchanged content writes nothing.
     func upsert(layer: String, features: [Feature], by caller: Caller, at: Date?) async throws
 
+    /// Inserts or replaces `features` by id and ends the current versions of `deleting`, in ONE
+    /// transaction: a layer replaced by a file's features is never seen half replaced.
+    /// An unknown id in `deleting` fails the batch.
+    func upsert(layer: String, features: [Feature], deleting: [String], by caller: Caller, at: Date?) async throws
+
     /// Ends the current versions of the given features. An unknown id fails the batch.
     func delete(layer: String, ids: [String], by caller: Caller, at: Date?) async throws
 

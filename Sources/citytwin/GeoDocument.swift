@@ -28,6 +28,50 @@ enum GeoDocument {
         return .wkt(rows)
     }
 
+    /// A document read item by item: a feature of a collection or a WKT line that cannot be read
+    /// (an unclosed ring, a short line) is returned with its label and reason, and the rest of
+    /// the document is read; the document holds the readable items, `labelled` their
+    /// geometries labelled by their place in the input. `geo validate` reports every bad item
+    /// instead of stopping at the first.
+    /// - Throws: when the document as a whole cannot be read (not JSON, a single bad geometry).
+    static func readEach(_ data: Data) throws
+        -> (document: GeoDocument, labelled: [(label: String, geometry: Geometry)], unreadable: [(label: String, reason: String)]) {
+        let first = data.first { !($0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09) }
+        if first == UInt8(ascii: "{") {
+            do {
+                let document = GeoDocument.geoJSON(try GeoJSON.decode(data))
+                return (document, document.labelledGeometries, [])
+            } catch let whole as GeometryError {
+                let value = try data.withUnsafeBytes { try JSONValue(json: $0) }
+                guard value["type"]?.stringValue == "FeatureCollection", let items = value["features"]?.arrayValue else { throw whole }
+                var features: [Feature] = [], labelled: [(String, Geometry)] = [], unreadable: [(String, String)] = []
+                for (i, item) in items.enumerated() {
+                    let label = "feature \(i)" + (item["id"].flatMap { $0.stringValue ?? $0.integerValue.map { String($0) } }.map { " (id \($0))" } ?? "")
+                    do {
+                        let read = try GeoJSON.decode(GeoJSON.encodeBytes(item)).features
+                        features += read
+                        labelled += read.compactMap { f in f.geometry.map { (label, $0) } }
+                    } catch let e as GeometryError {
+                        unreadable.append((label, e.message + (e.position.map { " at \($0)" } ?? "")))
+                    }
+                }
+                return (.geoJSON(.featureCollection(FeatureCollection(features))), labelled, unreadable)
+            }
+        }
+        var rows: [(Int, Geometry)] = [], unreadable: [(String, String)] = []
+        for (i, line) in String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let text = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.isEmpty { continue }
+            do {
+                rows.append((i + 1, try Geometry(wkt: text)))
+            } catch let e as GeometryError {
+                unreadable.append(("line \(i + 1)", e.message + (e.position.map { " at \($0)" } ?? "")))
+            }
+        }
+        let document = GeoDocument.wkt(rows)
+        return (document, document.labelledGeometries, unreadable)
+    }
+
     /// The geometries with a label a person can find them by ("line 3", "feature 2 (id A-17)").
     var labelledGeometries: [(label: String, geometry: Geometry)] {
         switch self {

@@ -2,14 +2,19 @@ import ArgumentParser
 import Foundation
 import GeoCore
 
-/// `citytwin geo validate [--repair]`: reports each invalid geometry with GEOS's reason and
-/// location. With `--repair`, writes the repaired document to stdout and the report to stderr.
+/// `citytwin geo validate [--repair]`: reports every invalid or unreadable geometry with GEOS's
+/// reason and location, and carries on to the end of the input. With `--repair`, writes the
+/// repaired document to stdout (unreadable items left out) and the report to stderr.
 struct GeoValidateCommand: ParsableCommand {
     static let configuration = CommandConfiguration(commandName: "validate",
         abstract: "Report invalid geometries in GeoJSON or WKT on stdin; optionally repair them.",
-        discussion: "Exit status: 0 when every geometry is valid (or was repaired), 1 when any is invalid.")
+        discussion: """
+            Every feature (or WKT line) is checked: one that cannot even be read (an unclosed ring) is reported \
+            and the rest are still checked. Exit status: 0 when every geometry is valid (or was repaired), \
+            1 when any is invalid or unreadable.
+            """)
 
-    @Flag(help: "Write the document with invalid geometries repaired (GEOS make-valid) to stdout.")
+    @Flag(help: "Write the document with invalid geometries repaired (GEOS make-valid) to stdout; unreadable ones are left out.")
     var repair = false
     @Option(help: "Repair method: linework (keeps every edge) or structure (rebuilds areas).")
     var method: String = "linework"
@@ -21,27 +26,39 @@ struct GeoValidateCommand: ParsableCommand {
         case "structure": makeValidMethod = .structure
         default: throw ValidationError("--method must be linework or structure, not '\(method)'")
         }
-        let document = try GeoDocument.read(readStandardInput())
+        let (document, labelled, unreadable) = try GeoDocument.readEach(readStandardInput())
         var invalid = 0
         var report = ""
-        for (label, geometry) in document.labelledGeometries {
-            let r = try geometry.validityReason()
+        for (label, reason) in unreadable {
+            report += "\(label): unreadable: \(reason)" + (repair ? " (left out)" : "") + "\n"
+        }
+        for (label, geometry) in labelled {
+            let r: ValidityReport
+            do {
+                r = try geometry.validityReason()
+            } catch {
+                invalid += 1
+                report += "\(label): invalid: \(error)\n"
+                continue
+            }
             if r.isValid { continue }
             invalid += 1
             let at = r.location.map { " at (\($0.x), \($0.y))" } ?? ""
             report += "\(label): invalid: \(r.reason)\(at)\n"
         }
-        let total = document.labelledGeometries.count
-        report += "\(total - invalid) of \(total) geometries valid\n"
+        let total = labelled.count + unreadable.count
+        report += "\(total - invalid - unreadable.count) of \(total) geometries valid"
+            + (unreadable.isEmpty ? "" : ", \(unreadable.count) unreadable") + "\n"
         if repair {
             FileHandle.standardError.write(Data(report.utf8))
             let fixed = try document.mapGeometries { g in
                 try g.isValid ? g : g.makeValid(method: makeValidMethod)
             }
             FileHandle.standardOutput.write(fixed.write(precision: nil))
+            if !unreadable.isEmpty { throw ExitCode(1) }
             return
         }
         FileHandle.standardOutput.write(Data(report.utf8))
-        if invalid > 0 { throw ExitCode(1) }
+        if invalid > 0 || !unreadable.isEmpty { throw ExitCode(1) }
     }
 }

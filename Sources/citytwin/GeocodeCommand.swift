@@ -37,10 +37,7 @@ struct GeocodeCommand: AsyncParsableCommand {
             throw CommandFailure("cannot read \(file) as UTF-8 text")
         }
         let location = try StoreLocation(store)
-        if case .spatiaLite(let path) = location, !FileManager.default.fileExists(atPath: path) {
-            throw ValidationError("no store at \(path): run `citytwin district build` or pass --store")
-        }
-        let featureStore = try await location.open()
+        let featureStore = try await location.openExisting()
         let loading = ProgressBar("loading addresses")
         var features: [Feature] = []
         for try await f in featureStore.stream(layer: "addresses", FeatureQuery(limit: FeatureQuery.maximumLimit), by: .admin) {

@@ -14,6 +14,8 @@ struct ImportCommand: AsyncParsableCommand {
         discussion: """
             Geometries are transformed to EPSG:4490 from the file's CRS (GeoJSON: CRS84; .prj; GeoPackage srs_id) \
             or --source-crs. Each layer is written in one transaction: a failing row writes nothing.
+            Into a layer that already holds features, say what to do with them (--mode): without it the import \
+            refuses ids the layer holds and features without ids, so importing a file twice never doubles a layer.
             Survey tables: citytwin import 管线点.csv --lines 管线段.csv --format survey (fields Exp_No, X, Y, High, …).
             """)
 
@@ -63,6 +65,28 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "Directory of layer definitions, used to create a target layer the store does not have yet.")
     var layers: String = "Layers"
 
+    @Option(help: """
+        What to do with the features the layer holds: append (add the file's; ids the layer holds are refused), \
+        replace (the file becomes the layer), upsert (replace the features matched by --key, add the rest). \
+        Default: add, refusing any feature the layer may already hold.
+        """)
+    var mode: String?
+
+    @Option(help: "upsert: the field that identifies a feature in both the file and the layer (default: the feature id).")
+    var key: String?
+
+    @Option(help: "Rename source fields: SRC=DST,... (e.g. outlet_dia=outlet_diameter_mm for a Shapefile's 10-character DBF names; DST id makes the value the feature id).")
+    var fieldMap: String?
+
+    func validate() throws {
+        do {
+            _ = try ImportMode(name: mode, key: key)
+            _ = try fieldMap.map(FieldMap.init(parsing:))
+        } catch let e as ImportError {
+            throw ValidationError(e.reason + (e.field.map { " (\($0))" } ?? ""))
+        }
+    }
+
     func run() async throws {
         let url = URL(fileURLWithPath: file)
         let chosen = try format ?? Self.format(of: url)
@@ -81,6 +105,9 @@ struct ImportCommand: AsyncParsableCommand {
         do {
             switch chosen {
             case .swmm, .survey:
+                guard mode == nil, fieldMap == nil else {
+                    throw ValidationError("--mode and --field-map apply to single-layer imports, not \(chosen.rawValue) models (their features carry ids: a repeat is refused)")
+                }
                 let network: NetworkImport
                 if chosen == .swmm {
                     let placement = try origin.map { try Self.position($0, option: "--origin") }
@@ -102,14 +129,25 @@ struct ImportCommand: AsyncParsableCommand {
                 guard let definition = try await resolvedCatalog(featureStore, creating: [layer])[layer] else {
                     throw ValidationError("no layer \"\(layer)\" in the store or in \(layers)/")
                 }
+                let importMode = try ImportMode(name: mode, key: key)
+                let map = try fieldMap.map(FieldMap.init(parsing:)) ?? FieldMap()
+                try map.check(against: definition)
                 let options = SourceOptions(encoding: textEncoding, xColumn: x, yColumn: y, wktColumn: wkt, table: gpkgTable)
                 let formatValue = ImportFormat(rawValue: chosen.rawValue) ?? .geojson
-                var source = try formatValue.open(url, options: options, keepIDColumn: definition.schema.properties["id"] != nil)
-                let summary = try await LayerImport.run(&source, into: definition, store: featureStore, by: .admin, sourceCRS: crs) { p in
+                let keepsID = definition.schema.properties["id"] != nil
+                var source = FieldMappedSource(try formatValue.open(url, options: options, keepIDColumn: keepsID), map: map, keepsIDProperty: keepsID)
+                let summary = try await LayerImport.run(&source, into: definition, store: featureStore, by: .admin, sourceCRS: crs,
+                                                        mode: importMode) { p in
                     bar.update(p.completed, of: p.total, note: p.phase.rawValue)
                 }
                 bar.finish(summary.count, of: summary.count)
-                print("Imported \(summary.count) features into \(summary.layer) (from \(summary.sourceCRS))")
+                let verb = switch importMode {
+                case .new, .append: "Imported"
+                case .replace: "Replaced the layer with"
+                case .upsert: "Upserted"
+                }
+                let total = try await featureStore.count(layer: summary.layer, FeatureQuery(), by: .admin)
+                print("\(verb) \(summary.count) features into \(summary.layer) (from \(summary.sourceCRS)); it now holds \(total)")
             }
         } catch let e as ImportError {
             throw CommandFailure("import failed, nothing written: \(e)")

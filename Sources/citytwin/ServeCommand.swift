@@ -5,11 +5,12 @@ import Logging
 import Server
 import TwinStore
 
-/// `citytwin serve`: the OGC API over a store, until SIGINT/SIGTERM.
+/// `citytwin serve`: the OGC APIs over an existing store, until SIGINT/SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve the city's layers over OGC API Features (Part 1 and 2).")
+        abstract: "Serve the city's layers over OGC API Features (Parts 1-4), Tiles (MVT) and Processes, with the web map at /map.",
+        discussion: "The store must exist (build it with `citytwin district build` or `citytwin import`); layer definitions of --layers are created or updated in it at start-up.")
 
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
@@ -38,7 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let location = try StoreLocation(store)
-        let featureStore = try await location.open()
+        let featureStore = try await location.openExisting()
         let directory = URL(fileURLWithPath: layers, isDirectory: true)
         if FileManager.default.fileExists(atPath: directory.path) {
             let catalog = try LayerCatalog.load(directory: directory)

@@ -88,9 +88,13 @@ struct SimulateFloodCommand: AsyncParsableCommand {
         print("  steps: 1D \(summary.routingSteps) (mean \(f(sim / Double(Swift.max(1, summary.routingSteps)), 2)) s, "
               + "\(f(summary.routingIterations, 2)) iterations, \(f(summary.routingNonConvergingPercent)) % not converging), "
               + "2D \(summary.surfaceSteps) (mean \(f(sim / Double(Swift.max(1, summary.surfaceSteps)), 2)) s), \(summary.couplingIntervals) exchanges")
+        if summary.routingNonConvergingPercent > FloodScenarioSummary.nonConvergingWarningPercent {
+            print("  note: \(f(summary.routingNonConvergingPercent)) % of the 1D steps ended with node heads still moving more than "
+                  + "1.5 mm after 8 trials (SWMM's 'percent not converging'); pipe heads and spills are approximate")
+        }
         print("  flooded roads (> 15 cm): \(summary.floodedRoads) segments, \(f(summary.floodedRoadKilometres, 2)) km")
         print("  buildings with water at the ground floor: \(summary.floodedBuildings)")
-        print("  emergency resources cut off: \(summary.cutOffResources)")
+        print("  emergency resources cut off (their access road closed by water ≥ 15 cm): \(summary.cutOffResources)")
         print("  area deeper than 15 cm: \(f(summary.floodedAreaSquareMetres / 10_000, 2)) ha; spilled from pipes \(f(summary.spilledVolume, 0)) m³, "
               + "drained back \(f(summary.drainedVolume, 0)) m³, outfalls \(f(summary.outfallVolume, 0)) m³")
         print("  mass balance error: \(f(summary.massBalanceErrorPercent, 3)) % (routing \(f(summary.routingContinuityErrorPercent, 3)) %, "

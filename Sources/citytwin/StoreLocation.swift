@@ -37,8 +37,9 @@ enum StoreLocation {
         }
     }
 
-    /// Opens a store that must already exist (for commands that only read it): a missing
-    /// SpatiaLite file is an error naming how to build one, not a new empty store.
+    /// Opens a store that must already exist (for every command but `district build` and
+    /// `import`): a missing SpatiaLite file is an error naming how to build one, not a new
+    /// empty store (nor a new token secret beside it).
     func openExisting() async throws -> any FeatureStore {
         if case .spatiaLite(let path) = self, !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("no store at \(path) (build one with `citytwin district build` or give --store)")

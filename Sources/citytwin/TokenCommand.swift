@@ -15,7 +15,7 @@ struct TokenCommand: ParsableCommand {
 /// prints one signed token. The secret is `CITYTWIN_TOKEN_SECRET`, else the file beside the
 /// store (`<store>.token-secret`, created with mode 0600 on first use), the same one
 /// `citytwin serve` verifies with.
-struct TokenCreateCommand: ParsableCommand {
+struct TokenCreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Print a signed bearer token for a department (editor or viewer) or the platform admin.",
@@ -48,11 +48,30 @@ struct TokenCreateCommand: ParsableCommand {
         _ = try Self.lifetime(expires)
     }
 
-    func run() throws {
-        let authority = try StoreLocation(store).tokenAuthority()
+    func run() async throws {
+        let location = try StoreLocation(store)
+        if let department, role != TokenClaims.Role.admin.rawValue {
+            let known = try await Self.departments(in: location.openExisting())
+            guard known.contains(department) else {
+                throw CommandFailure("no department '\(department)' in the store at \(store): a token for it could read and write nothing. "
+                                     + "The departments that own or may see layers: \(known.sorted().joined(separator: ", "))")
+            }
+        }
+        let authority = try location.tokenAuthority()
         let claims = TokenClaims(department: department ?? "", role: TokenClaims.Role(rawValue: role) ?? .viewer,
                                  subject: subject, lifetime: try Self.lifetime(expires))
         print(authority.issue(claims))
+    }
+
+    /// The departments a token may name: those that own a layer of the store or see one of
+    /// its masked attributes in clear.
+    static func departments(in store: any FeatureStore) async throws -> Set<String> {
+        var names = Set<String>()
+        for info in try await store.layers(for: .admin) {
+            names.insert(info.definition.owner)
+            for attribute in info.definition.sensitive { names.formUnion(attribute.visibleTo) }
+        }
+        return names
     }
 
     /// `30d` → 2,592,000 s. Units: s, m, h, d; 1 s … 366 d.

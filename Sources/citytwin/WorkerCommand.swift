@@ -33,7 +33,7 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let featureStore = try await StoreLocation(store).open()
+        let featureStore = try await StoreLocation(store).openExisting()
         let workerName = name ?? "worker-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         let location = try StoreLocation(store)
         guard let worker = ProcessWorker(name: workerName, store: featureStore, registry: .forStore(directory: location.directory),

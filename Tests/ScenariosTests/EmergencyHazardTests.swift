@@ -24,6 +24,63 @@ struct EmergencyHazardTests {
         Set(try features.filter { f in try f.geometry.map { try area.intersects($0) } ?? false }.compactMap { $0.id?.description })
     }
 
+    /// Address codes of the buildings intersecting `area`.
+    static func affected(_ district: SampleDistrict, in area: Geometry) throws -> Set<String> {
+        Set(try district[layer: "buildings"].filter { try area.intersects(try #require($0.geometry)) }
+            .compactMap { $0.properties["address_code"]?.stringValue })
+    }
+
+    /// Ids of the in-use 门牌 whose code a building code extends.
+    static func doors(of buildings: Set<String>, _ district: SampleDistrict) -> Set<String> {
+        Set(district[layer: "addresses"].filter { f in
+            guard f.properties["level"] == "门牌", f.properties["status"] == "在用", let code = f.properties["address_code"]?.stringValue else { return false }
+            return buildings.contains { $0.hasPrefix(code) }
+        }.compactMap { $0.id?.description })
+    }
+
+    /// Residents of the households under the building codes, or whose point is in `area`.
+    static func residents(of buildings: Set<String>, _ district: SampleDistrict, in area: Geometry) throws -> Double {
+        try district[layer: "population_by_address"].filter { f in
+            let code = f.properties["address_code"]?.stringValue ?? ""
+            return try buildings.contains { code.hasPrefix($0) } || area.intersects(try #require(f.geometry))
+        }.reduce(0.0) { $0 + ($1.properties["residents"]?.doubleValue ?? 0) }
+    }
+
+    /// Issue 14 §6: a flood depth layer has holes where buildings stand (their cells take no
+    /// surface water) and address points sit at the buildings. Buildings, addresses and people
+    /// answer one question ("who lives in the flooded blocks"), so they must agree.
+    @Test("an area with holes at the buildings counts the addresses and people of the buildings it touches")
+    func holesAtBuildings() async throws {
+        let (store, district) = try await EmergencyDistrict.store()
+        let block = try Self.floodArea(district)
+        let footprints = try district[layer: "buildings"].compactMap(\.geometry).filter { try block.intersects($0) }
+        #expect(footprints.count > 5)
+        // The block minus every footprint shrunk by about 1 m (0.00001°): what a depth polygon looks
+        // like, its cells overlapping the footprints' edges, the address points in the holes.
+        let holes = try Geometry.geometryCollection(GeometryCollection(footprints)).unaryUnion().buffer(distance: -0.00001)
+        let area = try block.difference(holes)
+        let overlay = try await HazardOverlay.assess(HazardArea(geometry: area), store: store, by: .admin)
+        let affected = try Self.affected(district, in: area)
+        #expect(affected.count > 5)
+        // The old count by position: the address points fell through the holes.
+        let doors = district[layer: "addresses"].filter { $0.properties["level"] == "门牌" && $0.properties["status"] == "在用" }
+        #expect(try Self.expectedIDs(doors, in: area).count < Self.doors(of: affected, district).count)
+        #expect(Set(overlay.buildings).count == overlay.buildings.count)
+        let expectedDoors = Self.doors(of: affected, district)
+        #expect(!expectedDoors.isEmpty)
+        #expect(Set(overlay.addresses).isSuperset(of: expectedDoors))
+        // Every building with a 门牌 above it brings that 门牌: no building without its address.
+        let doorCodes = Set(district[layer: "addresses"].filter { overlay.addresses.contains($0.id?.description ?? "") }
+            .compactMap { $0.properties["address_code"]?.stringValue })
+        for code in affected where district[layer: "addresses"].contains(where: { $0.properties["level"] == "门牌" && $0.properties["status"] == "在用"
+                                                                             && code.hasPrefix($0.properties["address_code"]?.stringValue ?? "-") }) {
+            #expect(doorCodes.contains { code.hasPrefix($0) }, "building \(code) has no address in the answer")
+        }
+        let people = try Self.residents(of: affected, district, in: area)
+        #expect(people > 0)
+        #expect(overlay.population == people)
+    }
+
     @Test("counts inside a polygon equal GEOS intersects on the generated features; closures never shorten a trip")
     func polygonOverlay() async throws {
         let (store, district) = try await EmergencyDistrict.store()
@@ -40,9 +97,9 @@ struct EmergencyHazardTests {
             #expect(Set(overlay.resources[layer] ?? []) == (try Self.expectedIDs(district[layer: layer], in: area)), "\(layer)")
         }
         let doors = district[layer: "addresses"].filter { $0.properties["level"] == "门牌" && $0.properties["status"] == "在用" }
-        #expect(Set(overlay.addresses) == (try Self.expectedIDs(doors, in: area)))
-        let people = try district[layer: "population_by_address"].filter { try area.intersects(try #require($0.geometry)) }
-            .reduce(0.0) { $0 + ($1.properties["residents"]?.doubleValue ?? 0) }
+        let affected = try Self.affected(district, in: area)
+        #expect(Set(overlay.addresses) == (try Self.expectedIDs(doors, in: area)).union(Self.doors(of: affected, district)))
+        let people = try Self.residents(of: affected, district, in: area)
         #expect(overlay.population == people && people > 0)
         #expect(!overlay.closures.isEmpty && overlay.closedMetres > 0)
 
@@ -61,6 +118,13 @@ struct EmergencyHazardTests {
         } else {
             #expect(abs(after.seconds - before.seconds) < 1e-9, "a route clear of the flood keeps its time")
         }
+        #expect(overlay.routeUnavailable == nil)
+        // A route that starts inside the flood has no detour, and says why (issue 14 §6).
+        let centre = Position(x: (e.minX + e.maxX) / 2, y: (e.minY + e.maxY) / 2)
+        let trapped = try await HazardOverlay.assess(HazardArea(geometry: area), store: store, by: .admin, route: (from: centre, to: east))
+        #expect(trapped.routeBefore != nil)
+        #expect(trapped.routeAfter == nil)
+        #expect(trapped.routeUnavailable?.contains("'from'") == true, "\(trapped.routeUnavailable ?? "no reason")")
     }
 
     @Test("a flood result layer filtered by depth gives the union of its deep polygons")

@@ -55,6 +55,24 @@ struct FloodScenarioDistrictTests {
         for road in roads where (road.properties["max_depth_m"]?.doubleValue ?? 0) > 0.15 {
             #expect((road.properties["hours_above_15cm"]?.doubleValue ?? 0) > 0, "road \(road.id.map { "\($0)" } ?? "")")
         }
+        // Issue 14 §6: the summary, the _cutoff layer and the hazard overlay on this run's depth
+        // layer answer "which resources does the flood cut off" with the same resources; the
+        // overlay's addresses and people are those of the buildings it counts.
+        let cutoffLayer = try await store.query(layer: "flood_p50_waterlogging_cutoff", FeatureQuery(limit: 10_000), by: .admin).features
+        let layerResources = Set(cutoffLayer.filter { $0.properties["kind"] == "resource" }.compactMap { $0.id?.description })
+        #expect(layerResources.count == summary.cutOffResources)
+        if summary.floodedAreaSquareMetres > 0 {
+            let deep = try await HazardArea.union(of: "flood_p50_waterlogging_depth", filter: .init(property: "min_depth_m", minimum: 0.15),
+                                                  from: store, by: .admin)
+            let overlay = try await HazardOverlay.assess(deep, store: store, by: .admin)
+            #expect(Set(overlay.accessClosed.map { "\($0.resource.layer)/\($0.resource.id)" }) == layerResources)
+            if !overlay.buildings.isEmpty {
+                #expect(!overlay.addresses.isEmpty, "\(overlay.buildings.count) buildings but no address")
+                #expect(overlay.population > 0, "\(overlay.buildings.count) buildings but nobody living in them")
+            }
+        } else {
+            #expect(summary.cutOffResources == 0)
+        }
         let raster = try #require(summary.maxDepthRaster)
         let grid = try Grid.read(esriASCIIAt: raster)
         #expect(grid.values.contains { $0 > 0.05 })

@@ -22,6 +22,8 @@ public struct ImportError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let crs = Code(rawValue: "crs")
         /// A reference to another record does not resolve (a pipe's S_Exp point, a conduit's node).
         public static let danglingReference = Code(rawValue: "dangling-reference")
+        /// The layer already holds a feature of the file (its id, or the key of an upsert, twice).
+        public static let duplicate = Code(rawValue: "duplicate")
         /// The file's format or the requested layer is not supported.
         public static let unsupported = Code(rawValue: "unsupported")
     }

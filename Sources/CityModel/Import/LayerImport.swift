@@ -59,11 +59,55 @@ public enum LayerImport {
         return (features, crs)
     }
 
-    /// Reads, checks and inserts every feature of `source` into `layer` in one transaction.
-    /// Nothing is written when any feature fails.
+    /// Reads, checks and writes every feature of `source` into `layer` in one transaction, as
+    /// `mode` says (default: add them, refusing ids the layer holds). Nothing is written when
+    /// any feature fails.
     public static func run<Source: FeatureSource>(_ source: inout Source, into layer: LayerDefinition, store: any FeatureStore,
                                                   by caller: Caller = .admin, sourceCRS: CoordinateReferenceSystem? = nil,
+                                                  mode: ImportMode = .append,
                                                   progress: ((ImportProgress) -> Void)? = nil) async throws -> ImportSummary {
+        switch mode {
+        case .append:
+            return try await add(&source, into: layer, store: store, by: caller, sourceCRS: sourceCRS, progress: progress)
+        case .new:
+            let held = try await store.count(layer: layer.id, FeatureQuery(), by: caller)
+            guard held > 0 else {
+                return try await add(&source, into: layer, store: store, by: caller, sourceCRS: sourceCRS, progress: progress)
+            }
+            var guarded = UnidentifiedRecordGuard(base: source, layer: layer.id, held: held)
+            defer { source = guarded.base }
+            return try await add(&guarded, into: layer, store: store, by: caller, sourceCRS: sourceCRS, progress: progress)
+        case .replace, .upsert:
+            let checked = try read(&source, for: layer, sourceCRS: sourceCRS, progress: progress)
+            var features = checked.features
+            let crs = checked.crs
+            progress?(ImportProgress(phase: .writing, completed: features.count, total: features.count))
+            let fileName = source.file.lastPathComponent
+            if case .upsert(let key) = mode {
+                features = try await KeyedUpsert(key: key, layer: layer, file: fileName).identified(features, store: store, by: caller)
+                try await store.upsert(layer: layer.id, features: features, by: caller, at: nil)
+            } else {
+                let kept = Set(features.compactMap { $0.id?.description })
+                let ended = try await KeyedUpsert.currentIDs(of: layer.id, store: store, by: caller).filter { !kept.contains($0) }
+                try await store.upsert(layer: layer.id, features: features, deleting: ended, by: caller, at: nil)
+            }
+            progress?(ImportProgress(phase: .done, completed: features.count, total: features.count))
+            return ImportSummary(layer: layer.id, count: features.count, sourceCRS: crs, extent: extent(of: features))
+        }
+    }
+
+    /// Inserts every feature of `source` (`ImportMode.append`): an id the layer holds is an
+    /// error naming it and the modes that would take it.
+    private static func add<Source: FeatureSource>(_ source: inout Source, into layer: LayerDefinition, store: any FeatureStore,
+                                                   by caller: Caller, sourceCRS: CoordinateReferenceSystem?,
+                                                   progress: ((ImportProgress) -> Void)?) async throws -> ImportSummary {
+        let fileName = source.file.lastPathComponent
+        func held(_ e: StoreError) -> any Error {
+            guard e.code == .duplicateFeature else { return e }
+            return ImportError(.duplicate, file: fileName, field: "id",
+                               "layer \(layer.id) already holds feature \"\(e.feature ?? "?")\" (or the file has it twice); nothing written. "
+                               + "--mode upsert updates the features the layer holds, --mode replace makes the file the layer")
+        }
         if let bulk = store as? any BulkFeatureLoading {
             let reading = try ChunkedReading(source, layer: layer, sourceCRS: sourceCRS, progress: progress)
             defer { source = reading.source }
@@ -71,14 +115,19 @@ public enum LayerImport {
             do {
                 count = try await bulk.insert(layer: layer.id, chunks: reading.reader, by: caller, at: nil)
             } catch let e as StoreError {
-                throw reading.located(e)
+                let located = reading.located(e)
+                throw (located as? StoreError).map(held) ?? located
             }
             progress?(ImportProgress(phase: .done, completed: count, total: count))
             return ImportSummary(layer: layer.id, count: count, sourceCRS: reading.crs, extent: reading.extent)
         }
         let (features, crs) = try read(&source, for: layer, sourceCRS: sourceCRS, progress: progress)
         progress?(ImportProgress(phase: .writing, completed: features.count, total: features.count))
-        try await store.insert(layer: layer.id, features: features, by: caller, at: nil)
+        do {
+            try await store.insert(layer: layer.id, features: features, by: caller, at: nil)
+        } catch let e as StoreError {
+            throw held(e)
+        }
         progress?(ImportProgress(phase: .done, completed: features.count, total: features.count))
         return ImportSummary(layer: layer.id, count: features.count, sourceCRS: crs, extent: extent(of: features))
     }

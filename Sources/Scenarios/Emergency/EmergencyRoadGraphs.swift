@@ -83,11 +83,6 @@ extension StoreRoadGraph {
         return zip(xs, ys).map { graph.access(to: Position(x: $0, y: $1), avoiding: closures) }
     }
 
-    /// Snaps many lon/lat points in one reprojection batch (no closures, no distance limit).
-    public func snap(lonLats: [Position]) throws -> [EdgePosition?] {
-        try access(lonLats: lonLats).map { $0?.nearest }
-    }
-
     /// Metres for messages: whole metres from 10 m on, else centimetres.
     static func metresText(_ metres: Double) -> String {
         metres >= 10 ? String(Int(metres.rounded())) : String(format: "%.2f", metres)

@@ -38,6 +38,12 @@ public struct HazardArea: Sendable, Hashable {
         }
     }
 
+    /// One (multi)polygon of `parts`: the one area a hazard layer's polygons cover. The flood run
+    /// dissolves its depth classes the same way, so its cut-off resources are this area's.
+    static func dissolve(_ parts: [Geometry]) throws -> Geometry {
+        parts.count == 1 ? parts[0] : try Geometry.geometryCollection(GeometryCollection(parts)).unaryUnion()
+    }
+
     /// The union of the polygons of `layer` that pass `filter`, read as `caller`.
     /// - Throws: `ScenarioError` naming `hazardLayer` / `property` when the layer is missing,
     ///   hidden, not polygonal or lacks the property, or when nothing passes the filter.
@@ -62,7 +68,7 @@ public struct HazardArea: Sendable, Hashable {
         guard !parts.isEmpty else {
             throw ScenarioError(.invalidArgument, "no polygon of '\(layer)' passes the filter", field: filter == nil ? "hazardLayer" : "property")
         }
-        let geometry = parts.count == 1 ? parts[0] : try Geometry.geometryCollection(GeometryCollection(parts)).unaryUnion()
+        let geometry = try dissolve(parts)
         var source = layer
         if let f = filter {
             source += " where \(f.property)"
@@ -97,15 +103,25 @@ public struct HazardOverlay: Sendable {
     public var roads: [String]
     /// Ids of buildings intersecting the area.
     public var buildings: [String]
-    /// Ids of in-use addresses of `addressLevel` inside the area.
+    /// Ids of in-use addresses of `addressLevel` that belong to a building in the area (the
+    /// building's 门牌 above it, or its 单元/户室 below it), or whose point is in the area.
+    /// Counted by building because a flood area has holes where buildings stand (their cells
+    /// take no surface water), and address points sit at the buildings: by position alone a
+    /// flooded block's addresses would fall through those holes.
     public var addresses: [String]
     public var addressLevel: String
-    /// Residents of the households inside (see `populationSource`).
+    /// Residents of the households of the buildings in the area, plus any household whose
+    /// point is in the area outside them (see `populationSource`); counted by building for the
+    /// reason `addresses` is.
     public var population: Double
     public var populationSource: PopulationSource
     /// Closed road pieces and their length in metres.
     public var closures: RoadClosures
     public var closedMetres: Double
+    /// Resources whose own access road (the road piece they snap to) the hazard closes: cut
+    /// off at their door, from anywhere. The flood run's `cutOffResources` and `_cutoff` layer
+    /// count exactly these for its depth ≥ 0.15 m area (`FloodCutOff`).
+    public var accessClosed: [AccessClosure]
     /// From `origin`: every resource's travel time before and after the closures.
     public var reach: [ReachChange]
     /// Whether `origin`'s own road position is closed (every one of its tied positions).
@@ -126,6 +142,9 @@ public struct HazardOverlay: Sendable {
     public var routeAfterLine: LineString?
     /// Whether a route was requested.
     public var routeRequested: Bool
+    /// Why a requested route is missing (`routeBefore` or `routeAfter` is `nil`): a start or end
+    /// on a closed road, or no way around the closures; `nil` when both routes were found.
+    public var routeUnavailable: String?
 
     /// Runs the overlay on the store as `caller`.
     /// - Parameters:
@@ -157,25 +176,26 @@ public struct HazardOverlay: Sendable {
             all += try await EmergencyResource.load(layer: layer, from: store, by: caller, field: "resourceLayers")
         }
         let roadIDs = try await ids("roads", inside)
-        let buildingIDs = try await ids("buildings", inside)
-        let addressIDs = try await ids("addresses", .and([inside, .comparison(.equal, .property("level"), .literal(.string(addressLevel))),
-                                                           .comparison(.equal, .property("status"), .literal("在用"))]))
-        let population = try await HouseholdPopulation.load(from: store, by: caller, within: area.geometry)
+        let affected = try await AffectedBuildings.load(inside, from: store, by: caller)
+        let inUse = FilterExpression.and([.comparison(.equal, .property("level"), .literal(.string(addressLevel))),
+                                          .comparison(.equal, .property("status"), .literal("在用"))])
+        var addressIDs = try await ids("addresses", .and([inside, inUse]))
+        addressIDs += try await affected.addresses(inUse, from: store, by: caller, besides: Set(addressIDs))
+        let population = try await affected.population(within: area.geometry, from: store, by: caller)
 
         let roads = try await graphs.graph(for: store, profile: profile, by: caller)
         let metricArea = try roads.toMetric.transform(area.geometry)
         let closures = try RoadClosures(network: roads.graph.network, intersecting: metricArea)
         let closedMetres = closures.pieces.reduce(0) { $0 + roads.graph.network.pieces[$1].length }
 
+        let (edges, offRoad) = try roads.access(resources: all, maximumMetres: maximumSnapMetres)
+        let accessClosed = AccessClosure.closed(all, accesses: edges, by: closures, on: roads)
         var reach: [ReachChange] = []
         var originFlooded: Bool?, originSnapMetres: Double?
-        var offRoad: [OffRoadResource] = []
         if let origin {
             let start = try roads.access(lonLat: origin, field: "origin", maximumMetres: maximumSnapMetres)
             originFlooded = start.positions.allSatisfy { closures.contains($0.piece) }
             originSnapMetres = start.distance
-            let (edges, far) = try roads.access(resources: all, maximumMetres: maximumSnapMetres)
-            offRoad = far
             let targets = edges.compactMap { $0 }
             let keep = all.indices.filter { edges[$0] != nil }
             let before = roads.graph.travelTimes(from: start, to: targets)
@@ -183,23 +203,54 @@ public struct HazardOverlay: Sendable {
             reach = keep.indices.map { k in ReachChange(resource: all[keep[k]], before: before[k], after: after[k]) }
         }
         var routeBefore: Route?, routeAfter: Route?, routeSnapMetres: (from: Double, to: Double)?
+        var routeUnavailable: String?
         if let route {
             let a = try roads.access(lonLat: route.from, field: "from", maximumMetres: maximumSnapMetres)
             let b = try roads.access(lonLat: route.to, field: "to", maximumMetres: maximumSnapMetres)
             routeSnapMetres = (a.distance, b.distance)
             routeBefore = roads.graph.route(from: a, to: b)
             routeAfter = roads.graph.route(from: a, to: b, avoiding: closures)
+            if routeBefore == nil {
+                routeUnavailable = "'from' and 'to' are not connected by the \(profile.name) road network even with every road open"
+            } else if routeAfter == nil {
+                let closed = [(a, "from"), (b, "to")].filter { end in end.0.positions.allSatisfy { closures.contains($0.piece) } }
+                    .map { "'\($0.1)'" }
+                routeUnavailable = closed.isEmpty
+                    ? "no way around the hazard: every route from 'from' to 'to' crosses a road it closes"
+                    : "the road at \(closed.joined(separator: " and ")) is inside the hazard area (closed), so no route avoids the closures"
+            }
         }
-        return HazardOverlay(area: area, resources: resources, roads: roadIDs, buildings: buildingIDs, addresses: addressIDs,
+        return HazardOverlay(area: area, resources: resources, roads: roadIDs, buildings: affected.ids, addresses: addressIDs,
                              addressLevel: addressLevel, population: population.total, populationSource: population.source,
-                             closures: closures, closedMetres: closedMetres, reach: reach, originFlooded: originFlooded,
-                             originSnapMetres: originSnapMetres, routeSnapMetres: routeSnapMetres,
+                             closures: closures, closedMetres: closedMetres, accessClosed: accessClosed, reach: reach,
+                             originFlooded: originFlooded, originSnapMetres: originSnapMetres, routeSnapMetres: routeSnapMetres,
                              maximumSnapMetres: maximumSnapMetres, offRoad: offRoad,
                              routeBefore: routeBefore, routeAfter: routeAfter,
                              routeBeforeLine: try routeBefore.map(roads.lonLatLine), routeAfterLine: try routeAfter.map(roads.lonLatLine),
-                             routeRequested: route != nil)
+                             routeRequested: route != nil, routeUnavailable: routeUnavailable)
     }
 
-    /// Resources the closures cut off from the origin.
+    /// Resources the closures cut off from the origin: those of `accessClosed`, and those whose
+    /// road is open but every way there from the origin crosses a closed one.
     public var cutOff: [ReachChange] { reach.filter(\.cutOff) }
+}
+
+/// An emergency resource whose access road a hazard closes.
+public struct AccessClosure: Sendable, Hashable {
+    public var resource: EmergencyResource
+    /// The roads-layer id of the closed road piece the resource is reached by.
+    public var roadID: String?
+    /// Index of that piece in the graph's `RoadNetwork.pieces`.
+    public var piece: Int
+
+    /// The resources (with where they meet the roads, `nil`: off the network) every one of whose
+    /// tied road pieces `closures` closes: cut off at the door, whichever road they are reached by.
+    static func closed(_ resources: [EmergencyResource], accesses: [RoadAccess?], by closures: RoadClosures,
+                       on roads: StoreRoadGraph) -> [AccessClosure] {
+        zip(resources, accesses).compactMap { resource, access in
+            guard let access, let first = access.positions.first, access.positions.allSatisfy({ closures.contains($0.piece) }) else { return nil }
+            let network = roads.graph.network
+            return AccessClosure(resource: resource, roadID: network.lines[Int(network.pieces[first.piece].line)].id, piece: first.piece)
+        }
+    }
 }

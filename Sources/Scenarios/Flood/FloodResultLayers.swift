@@ -13,8 +13,9 @@ import TwinStore
 /// - `_buildings`: buildings whose ground floor takes water: on the cells around the footprint (a
 ///   one-cell ring) the water stands higher than the sill above both the footprint's ground and the
 ///   cell's own ground (`water_level_m` = ground + that height), with the address;
-/// - `_cutoff`: emergency resources (shelters, hospitals, fire stations, warehouses) whose nearest
-///   road stood above 15 cm, and those flooded road segments.
+/// - `_cutoff`: emergency resources whose access road the flood closes, and those roads: the
+///   `accessClosed` resources of `HazardOverlay` on the depth classes ≥ 0.15 m (`markCutOff`), so
+///   the hazard overlay on this run's depth layer answers with the same resources.
 struct FloodResultLayers {
     static let owner = "水务和湖泊局"
     /// The four layers a run writes, `<stem>_<suffix>`.
@@ -34,6 +35,11 @@ struct FloodResultLayers {
     var floodedRoads = 0
     var buildingCount: Int { buildings.count }
     var cutOffCount = 0
+    /// Per road id: the maximum depth along it (m) and the hours above 15 cm.
+    var roadDepth: [String: (depth: Double, hours: Double)] = [:]
+    /// Road centre lines in the metric CRS, with their names.
+    var roadLines: [(id: String, geometry: Geometry, name: String)] = []
+    let toStorage: CoordinateTransformer
 
     init(scenario: FloodScenario, result: CoupledFloodResult, layers: FloodDistrictLayers, surface: SurfaceDomain) throws {
         stem = scenario.layerStem
@@ -42,6 +48,7 @@ struct FloodResultLayers {
         let g = surface.elevation
         let size = surface.cellSize
         let toStorage = layers.toStorage
+        self.toStorage = toStorage
         // Depth classes: row runs of cells → rectangles → dissolved, simplified polygons.
         for (k, cls) in Self.classes.enumerated() {
             var rects: [Polygon] = []
@@ -67,8 +74,6 @@ struct FloodResultLayers {
             ]))
         }
         // Roads: sample along each segment.
-        var roadDepth: [String: (depth: Double, hours: Double)] = [:]
-        var roadLines: [(id: String, geometry: Geometry, name: String)] = []
         for f in layers["roads"] {
             guard let geometry = f.geometry else { continue }
             var dMax = 0.0, hMax = 0.0
@@ -137,36 +142,6 @@ struct FloodResultLayers {
                 "max_depth_m": .number((deepest * 1000).rounded() / 1000),
             ]))
         }
-        // Emergency resources whose nearest road is flooded, and those roads.
-        var cutRoads = Set<String>()
-        for layer in FloodDistrictLayers.emergencyLayers {
-            for f in layers[layer] {
-                guard let geometry = f.geometry, let p = f.pointPosition ?? geometry.envelope.map({ Position(x: ($0.minX + $0.maxX) / 2, y: ($0.minY + $0.maxY) / 2) }) else { continue }
-                var best: (id: String, distance: Double, name: String)?
-                let point = Geometry.point(Point(p))
-                for road in roadLines {
-                    guard let e = road.geometry.envelope, e.minX - 300 <= p.x, p.x <= e.maxX + 300, e.minY - 300 <= p.y, p.y <= e.maxY + 300 else { continue }
-                    let d = try road.geometry.distance(to: point)
-                    if d < (best?.distance ?? .infinity) { best = (road.id, d, road.name) }
-                }
-                guard let best, let rd = roadDepth[best.id], rd.depth > Self.roadThreshold else { continue }
-                cutRoads.insert(best.id)
-                cutOffCount += 1
-                cutoff.append(Feature(id: .string("\(layer)/\(f.idText)"), geometry: try toStorage.transform(point), properties: [
-                    "kind": "resource", "resource_layer": .string(layer), "resource_id": .string(f.idText),
-                    "name": .string(f.text("name") ?? ""), "access_road_id": .string(best.id), "access_road": .string(best.name),
-                    "road_max_depth_m": .number((rd.depth * 1000).rounded() / 1000), "hours_above_15cm": .number((rd.hours * 100).rounded() / 100),
-                ]))
-            }
-        }
-        for road in roadLines where cutRoads.contains(road.id) {
-            let rd = roadDepth[road.id] ?? (0, 0)
-            cutoff.append(Feature(id: .string("road/\(road.id)"), geometry: try toStorage.transform(road.geometry), properties: [
-                "kind": "road", "resource_layer": .null, "resource_id": .null, "name": .string(road.name),
-                "access_road_id": .string(road.id), "access_road": .string(road.name),
-                "road_max_depth_m": .number((rd.depth * 1000).rounded() / 1000), "hours_above_15cm": .number((rd.hours * 100).rounded() / 100),
-            ]))
-        }
     }
 
     /// Fills building addresses from the address layer (by `address_code`).
@@ -231,7 +206,7 @@ struct FloodResultLayers {
         return ids
     }
 
-    private static func multi(_ g: Geometry) -> Geometry {
+    static func multi(_ g: Geometry) -> Geometry {
         if case .polygon(let p) = g { return .multiPolygon(MultiPolygon([p])) }
         return g
     }

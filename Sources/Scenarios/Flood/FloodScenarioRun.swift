@@ -99,7 +99,8 @@ public enum FloodScenarioRun {
         }
         try Task.checkCancellation()
         progress?(Progress(phase: "writing results", fraction: 0.9))
-        let results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain)
+        var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain)
+        try await results.markCutOff(store: store, by: caller)
         var written: [String] = []
         if options.writeLayers {
             written = try await results.write(to: store, by: caller)
@@ -181,8 +182,16 @@ public struct FloodScenarioSummary: Sendable, Encodable {
     public var routingSteps: Int
     /// Mean Picard iterations per routing step.
     public var routingIterations: Double
-    /// Percent of routing steps that did not converge.
+    /// Percent of 1D routing steps that did not converge: SWMM's "Percent Not Converging", the
+    /// steps whose node heads still moved more than the head tolerance (1.5 mm) after the last
+    /// of the trials (8) the engine allows per step. It counts steps, not time, and the step goes
+    /// on with the last trial's heads; a high value (above a few percent, as the coupled run's
+    /// surcharged manholes exchanging with the streets give) means the pipe heads and the spills
+    /// onto the streets are approximate, not that the run failed. See
+    /// `nonConvergingWarningPercent`.
     public var routingNonConvergingPercent: Double
+    /// Above this percent of non-converging steps the summaries say the 1D heads are approximate.
+    public static let nonConvergingWarningPercent = 5.0
     /// 2D surface (CFL) steps taken.
     public var surfaceSteps: Int
     /// 1D–2D exchanges.

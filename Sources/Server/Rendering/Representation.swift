@@ -34,9 +34,10 @@ struct Representation: Sendable {
     }
 
     /// The response, gzip-coded when the client accepts gzip and the body is a text type
-    /// larger than `threshold` bytes.
+    /// larger than `threshold` bytes; cache headers by who asks (`CallerCaching`).
     func response(for request: Request, compressionThreshold: Int) -> Response {
         var headers = self.headers
+        CallerCaching.apply(to: &headers, for: request)
         if status == .noContent {
             // 204: no body, so no content headers (RFC 9110 §15.3.5).
             return Response(status: status, headers: headers, body: .init())
@@ -55,7 +56,6 @@ struct Representation: Sendable {
                 buffer = body
             }
         }
-        headers[.vary] = "Accept, Accept-Encoding"
         headers[.contentLength] = String(buffer.readableBytes)
         return Response(status: status, headers: headers, body: .init(byteBuffer: buffer))
     }

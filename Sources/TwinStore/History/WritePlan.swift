@@ -19,6 +19,8 @@ struct CurrentVersion: Sendable {
 struct WriteBatch: Sendable {
     enum Mode: Sendable {
         case insert([Feature]), upsert([Feature]), delete([String])
+        /// Upserts and deletions in one batch (a layer replaced by a file's features).
+        case upsertAndDelete([Feature], [String])
     }
 
     let layer: LayerDefinition
@@ -48,6 +50,9 @@ struct WriteBatch: Sendable {
             deletions = []
         case .delete(let ids):
             features = []
+            deletions = ids
+        case .upsertAndDelete(let fs, let ids):
+            features = try fs.enumerated().map { try PreparedFeature($0.element, layer: def, index: $0.offset) }
             deletions = ids
         }
         if case .insert = mode { isInsert = true } else { isInsert = false }

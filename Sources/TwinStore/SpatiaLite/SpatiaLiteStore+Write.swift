@@ -11,6 +11,10 @@ extension SpatiaLiteStore {
         try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .upsert(features), by: caller, at: at))
     }
 
+    public func upsert(layer: String, features: [Feature], deleting: [String], by caller: Caller, at: Date?) async throws {
+        try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .upsertAndDelete(features, deleting), by: caller, at: at))
+    }
+
     public func delete(layer: String, ids: [String], by caller: Caller, at: Date?) async throws {
         try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .delete(ids), by: caller, at: at))
     }

@@ -1,0 +1,171 @@
+#!/usr/bin/env bash
+# The README's own examples must run: takes every `swift run citytwin …` line of the README's
+# "Command line" block and runs it with the built binary, in order, in a fresh directory (so
+# `district build` there makes a fresh sample district in its default store, and every later
+# line reads it), and fails when any line fails.
+#
+# How a line becomes a command: the comment after `  # ` goes; an optional part `[…]` is kept
+# without its brackets, unless it names alternatives or a placeholder (`|` or `…`), then it goes
+# (so `[--failed-valve WV-0003]` is checked, `[--store PATH|postgresql://…]` is not). What a
+# line needs beyond the district is made here: small GeoJSON and CSV inputs; `serve` is started
+# on a free port and must answer /health; `worker` runs with `--once`.
+#
+#   Scripts/readme_check.sh            (needs: swift build; called by Scripts/test.sh)
+#   CITYTWIN_BIN=.build/debug/citytwin Scripts/readme_check.sh   (a binary already built)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$(pwd)
+export PATH=/opt/swift/usr/bin:$PATH
+
+fail() { echo "readme_check: FAIL: $*" >&2; exit 1; }
+
+if [[ -n ${CITYTWIN_BIN:-} ]]; then
+  CITYTWIN=$CITYTWIN_BIN
+else
+  swift build --product citytwin 2>&1 | grep -E "error|Build complete" || true
+  CITYTWIN=$(swift build --show-bin-path)/citytwin
+fi
+[[ -x $CITYTWIN ]] || fail "no citytwin binary at $CITYTWIN"
+export CITYTWIN
+
+work=$(mktemp -d /tmp/citytwin-readme.XXXXXX)
+server_pid=""
+cleanup() {
+  if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# The README's command lines, turned into shell commands (one per line).
+commands=$(python3 - "$repo/README.md" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+if "## Command line" not in text:
+    sys.exit("README.md has no '## Command line' section")
+block = text.split("## Command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+for line in block.splitlines():
+    line = line.strip()
+    if "swift run citytwin" not in line:
+        continue
+    line = re.sub(r"\s+#\s.*$", "", line)
+    line = re.sub(r"\[([^\]]*)\]", lambda m: "" if ("|" in m.group(1) or "…" in m.group(1)) else m.group(1), line)
+    line = line.replace("swift run citytwin", '"$CITYTWIN"')
+    print(re.sub(r"\s+", " ", line).strip())
+PY
+)
+count=$(grep -c . <<<"$commands" || true)
+((count >= 10)) || fail "found only $count command lines in the README's Command line block"
+
+# The inputs the lines name, and the repository paths they use.
+cd "$work"
+for d in Layers Models Tests; do ln -s "$repo/$d" "$d"; done
+cat >district.geojson <<'JSON'
+{"type": "FeatureCollection", "features": [
+ {"type": "Feature", "id": "gate", "properties": {"name": "邾城街道"}, "geometry": {"type": "Point", "coordinates": [114.80, 30.84]}},
+ {"type": "Feature", "id": "block", "properties": {"name": "街区"}, "geometry": {"type": "Polygon",
+  "coordinates": [[[114.80, 30.84], [114.81, 30.84], [114.81, 30.85], [114.80, 30.85], [114.80, 30.84]]]}}]}
+JSON
+# One parcel is a bow tie (self-intersecting): --repair must fix it.
+cat >parcels.geojson <<'JSON'
+{"type": "FeatureCollection", "features": [
+ {"type": "Feature", "id": "P-1", "properties": {}, "geometry": {"type": "Polygon",
+  "coordinates": [[[114.80, 30.84], [114.801, 30.84], [114.801, 30.841], [114.80, 30.841], [114.80, 30.84]]]}},
+ {"type": "Feature", "id": "P-2", "properties": {}, "geometry": {"type": "Polygon",
+  "coordinates": [[[114.80, 30.84], [114.801, 30.841], [114.801, 30.84], [114.80, 30.841], [114.80, 30.84]]]}}]}
+JSON
+
+# Points inside the district for reverse geocoding, and two hydrants the layer does not hold yet
+# (with ids: the default import mode refuses features without ids into a layer that has some).
+cat >points.csv <<'CSV'
+name,lon,lat
+gate,114.80,30.84
+square,114.815,30.845
+CSV
+cat >hydrants.geojson <<'JSON'
+{"type": "FeatureCollection", "features": [
+ {"type": "Feature", "id": "HY-README-1", "properties": {"main": "WM-0001", "kind": "地上式", "outlet_mm": 100, "status": "完好", "road": "齐安大道"},
+  "geometry": {"type": "Point", "coordinates": [114.801, 30.841]}},
+ {"type": "Feature", "id": "HY-README-2", "properties": {"main": "WM-0001", "kind": "地下式", "outlet_mm": 150, "status": "完好", "road": "齐安大道"},
+  "geometry": {"type": "Point", "coordinates": [114.802, 30.842]}}]}
+JSON
+
+# Addresses to geocode: real 门牌 of the district just built (after its `district build` line).
+addresses_from_district() {
+  python3 - .citytwin/district.sqlite <<'PY' >addresses.csv
+import json, sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True)
+rows = db.execute("SELECT props FROM f_addresses WHERE valid_to IS NULL ORDER BY fid").fetchall()
+doors = [p["full_address"] for p in (json.loads(r[0]) for r in rows) if p.get("level") == "门牌" and p.get("status") == "在用"]
+if len(doors) < 3:
+    sys.exit("the district has fewer than 3 door plates")
+print("address")
+for a in doors[:: max(1, len(doors) // 5)][:5]:
+    print('"' + a.replace('"', '""') + '"')
+PY
+}
+
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+failures=0
+n=0
+while IFS= read -r cmd; do
+  [[ -z $cmd ]] && continue
+  n=$((n + 1))
+  log="$work/command-$n.log"
+  case "$cmd" in
+    *'"$CITYTWIN" serve'*)
+      cmd=$(sed -E 's/ --port [^ ]+//' <<<"$cmd")" --port $port"
+      echo "readme_check: [$n] $cmd  (until /health answers)"
+      bash -c "$cmd" >"$log" 2>&1 &
+      server_pid=$!
+      ok=0
+      for _ in $(seq 1 150); do
+        if curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1; then ok=1; break; fi
+        kill -0 "$server_pid" 2>/dev/null || break
+        sleep 0.2
+      done
+      kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""
+      if ((ok)); then continue; fi
+      ;;
+    *)
+      [[ $cmd == *'"$CITYTWIN" worker'* && $cmd != *--once* ]] && cmd="$cmd --once"
+      echo "readme_check: [$n] $cmd"
+      if bash -c "$cmd" >"$log" 2>&1 </dev/null; then
+        if [[ $cmd == *'"$CITYTWIN" district build'* ]]; then addresses_from_district || fail "cannot read addresses from the district"; fi
+        continue
+      fi
+      ;;
+  esac
+  failures=$((failures + 1))
+  echo "readme_check: FAILED: $cmd" >&2
+  tail -15 "$log" | sed 's/^/    /' >&2
+done <<<"$commands"
+
+((failures == 0)) || fail "$failures of $n README commands failed"
+
+# What the README's comments promise, on the same district.
+expect_failure() {  # expect_failure "what it must say" command…
+  local want=$1; shift
+  local out status=0
+  out=$("$@" 2>&1) || status=$?
+  ((status != 0)) || fail "'$*' succeeded; it must fail"
+  grep -qF -- "$want" <<<"$out" || fail "'$*' must say '$want'; it said: $out"
+}
+# Importing the same file again is refused (nothing doubles).
+expect_failure "already holds feature" "$CITYTWIN" import hydrants.geojson --layer hydrants
+# Every bad feature is reported and the rest checked: an unclosed ring, a bow tie, a good one.
+cat >bad-parcels.geojson <<'JSON'
+{"type": "FeatureCollection", "features": [
+ {"type": "Feature", "id": "open", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 1]]]}},
+ {"type": "Feature", "id": "bowtie", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]]]}},
+ {"type": "Feature", "id": "good", "properties": {}, "geometry": {"type": "Polygon", "coordinates": [[[0, 0], [1, 0], [1, 1], [0, 0]]]}}]}
+JSON
+report=$("$CITYTWIN" geo validate <bad-parcels.geojson 2>&1) && fail "geo validate passed a file with bad features"
+grep -q "feature 0 (id open): unreadable" <<<"$report" || fail "geo validate did not report the unclosed ring: $report"
+grep -q "feature 1 (id bowtie): invalid" <<<"$report" || fail "geo validate did not carry on to the bow tie: $report"
+grep -q "1 of 3 geometries valid, 1 unreadable" <<<"$report" || fail "geo validate's tally is wrong: $report"
+# A token for a department the store does not know, and a store that does not exist, are refused.
+expect_failure "no department '不存在局'" "$CITYTWIN" token create --department 不存在局
+expect_failure "no store at" "$CITYTWIN" layers --store missing/none.sqlite
+expect_failure "no store at" "$CITYTWIN" token create --department 应急管理局 --store missing/none.sqlite
+[[ ! -e missing ]] || fail "a command that only reads created missing/"
+echo "readme_check: all $n README commands ran"
