@@ -26,10 +26,12 @@ enum StoreLocation {
 
     /// Opens the store, creating a SpatiaLite file (and its directory) when missing; a
     /// PostgreSQL URL connects to PostGIS (schema `citytwin`).
-    func open() async throws -> any FeatureStore {
+    /// - Parameter connectionWait: how long a PostGIS operation waits for a connection before it
+    ///   fails as `unavailable` (a SpatiaLite file has no connections to wait for).
+    func open(connectionWait: Duration = PostGISStore.defaultConnectionWait) async throws -> any FeatureStore {
         switch self {
         case .postgres(let url):
-            return try await PostGISStore.connect(url: url)
+            return try await PostGISStore.connect(url: url, connectionWait: connectionWait)
         case .spatiaLite(let path):
             let dir = URL(fileURLWithPath: path).deletingLastPathComponent()
             try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
