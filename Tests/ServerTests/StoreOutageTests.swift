@@ -60,7 +60,7 @@ struct StoreOutageTests {
                 try await server.http("/health", within: Self.healthLimit)?.status == 200
             }
             #expect(try await server.http(items).status == 200)
-            #expect(try await server.http(tile).status == 200)
+            #expect([200, 204].contains(try await server.http(tile).status))  // 204: the layer has no shelters there
         }
     }
 
@@ -157,7 +157,7 @@ enum OutageHarness {
         ], baseURL: "http://127.0.0.1:\(port)")
         try await eventually("citytwin serve answers /health") {
             guard server.isRunning else { throw HarnessFailure("citytwin serve exited: \(server.output)") }
-            return try await server.http("/health", within: 3)?.status == 200
+            return (try? await server.http("/health", within: 3))??.status == 200  // refused until it listens
         }
         return server
     }
@@ -292,8 +292,27 @@ final class CommandProcess: @unchecked Sendable {
         try process.run()
     }
 
-    var isRunning: Bool { process.isRunning }
-    var exitStatus: Int32 { process.isRunning ? -1 : process.terminationStatus }
+    private let lock = NSLock()
+    private var ended: Int32?
+
+    /// Whether the process still runs. Reaps it with `waitpid` here: Foundation on Linux notices
+    /// a child's end only while a run loop turns, which a test's tasks never do.
+    var isRunning: Bool {
+        lock.withLock {
+            if ended != nil { return false }
+            var status: Int32 = 0
+            let pid = process.processIdentifier
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid {
+                ended = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            } else if r == -1, errno == ECHILD {
+                ended = process.terminationStatus  // Foundation reaped it
+            }
+            return ended == nil
+        }
+    }
+    /// The exit status (128 + the signal for a process killed by one); -1 while it runs.
+    var exitStatus: Int32 { isRunning ? -1 : lock.withLock { ended ?? -1 } }
     var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
 
     func signal(_ number: Int32) { Glibc.kill(process.processIdentifier, number) }
@@ -301,16 +320,17 @@ final class CommandProcess: @unchecked Sendable {
     /// Whether the process exited within `limit` seconds.
     func waitForExit(within limit: Double) async -> Bool {
         let end = ContinuousClock.now + .seconds(limit)
-        while process.isRunning && ContinuousClock.now < end {
+        while isRunning && ContinuousClock.now < end {
             try? await Task.sleep(for: .milliseconds(50))
         }
-        return !process.isRunning
+        return !isRunning
     }
 
     /// Ends the process for good (test clean-up).
     func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        guard isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        while isRunning { usleep(10_000) }
     }
 
     struct Response {
