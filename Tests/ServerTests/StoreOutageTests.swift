@@ -103,22 +103,24 @@ struct StoreOutageTests {
             try await OutageHarness.expectJobRuns(on: server)
         }
 
-        try await pg.stop("immediate")
-        try await Task.sleep(for: .milliseconds(500))
-        worker.signal(SIGTERM)
-        #expect(await worker.waitForExit(within: Self.exitLimit), "citytwin worker still running \(Self.exitLimit) s after SIGTERM")
-        #expect(worker.exitStatus == 0, "\(worker.output)")
+        try await Self.expectStop(worker, signal: SIGTERM, database: pg, stopped: "immediate")
         #expect(worker.output.contains("the store is unreachable"), "\(worker.output)")
 
         try await pg.start()
         let second = try OutageHarness.worker(pg)
         defer { second.kill() }
         try await OutageHarness.expectJobRuns(on: server)
-        try await pg.stop("fast")
+        try await Self.expectStop(second, signal: SIGINT, database: pg, stopped: "fast")
+    }
+
+    /// Stops PostgreSQL (`stopped`: fast or immediate), signals the worker, and expects a clean
+    /// exit within its grace period.
+    static func expectStop(_ worker: CommandProcess, signal: Int32, database pg: PrivatePostgres, stopped mode: String) async throws {
+        try await pg.stop(mode)
         try await Task.sleep(for: .milliseconds(500))
-        second.signal(SIGINT)
-        #expect(await second.waitForExit(within: Self.exitLimit), "citytwin worker still running \(Self.exitLimit) s after SIGINT")
-        #expect(second.exitStatus == 0, "\(second.output)")
+        worker.signal(signal)
+        #expect(await worker.waitForExit(within: exitLimit), "citytwin worker still running \(exitLimit) s after signal \(signal)")
+        #expect(worker.exitStatus == 0, "\(worker.output)")
     }
 }
 
