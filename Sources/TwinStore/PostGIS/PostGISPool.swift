@@ -95,8 +95,12 @@ struct PostGISPool: Sendable {
         }
         // postgres-nio's pool reports an open circuit breaker (connections failing for a minute)
         // and a shut-down pool with its own error type, which it does not export.
-        if String(describing: type(of: error)) == "ConnectionPoolError", !String(describing: error).contains("requestCancelled") {
-            return StoreError(.unavailable, "PostgreSQL cannot be reached (\(error))")
+        if String(describing: type(of: error)) == "ConnectionPoolError" {
+            let text = String(describing: error)
+            if text.contains("CircuitBreaker") {
+                return StoreError(.unavailable, "PostgreSQL cannot be reached (connecting has failed for a minute; still retrying)")
+            }
+            if text.contains("poolShutdown") { return StoreError(.unavailable, "the store's connection pool is closed") }
         }
         return nil
     }
