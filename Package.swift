@@ -27,6 +27,7 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.3.0"),
@@ -79,7 +80,9 @@ let package = Package(
         .target(
             name: "Scenarios",
             dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "Tiles",
-                           .product(name: "Logging", package: "swift-log")],
+                           .product(name: "Logging", package: "swift-log"),
+                           // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: strict),
 
         // Tile matrix sets (WebMercatorQuad, WorldCRS84Quad, CGCS2000 Tianditu-compatible), MVT
@@ -102,6 +105,8 @@ let package = Package(
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "Tiles", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -117,6 +122,7 @@ let package = Package(
                 "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "FloodSim", "NetworkAnalysis",
                 "Scenarios", "Tiles",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict),
 

@@ -2,7 +2,8 @@
 # Starts a throw-away PostgreSQL + PostGIS on loopback for the test suite (idempotent) and prints
 # the connection URL. Data lives in ${CITYTWIN_PG_DIR:-/tmp/citytwin-pg}; port ${CITYTWIN_PG_PORT:-55432}.
 #   Scripts/postgis.sh start   -> prints postgresql://citytwin:citytwin@127.0.0.1:PORT/citytwin
-#   Scripts/postgis.sh stop
+#   Scripts/postgis.sh stop [fast|immediate]   (immediate: no shutdown checkpoint, like a crash;
+#                                               the outage tests use both)
 set -euo pipefail
 dir=${CITYTWIN_PG_DIR:-/tmp/citytwin-pg}
 port=${CITYTWIN_PG_PORT:-55432}
@@ -32,7 +33,9 @@ start)
   echo "postgresql://citytwin:citytwin@127.0.0.1:$port/citytwin"
   ;;
 stop)
-  as_pg "$bin/pg_ctl" -D "$dir" -m fast stop >/dev/null 2>&1 || true
+  mode=${2:-fast}
+  [[ $mode == fast || $mode == immediate ]] || { echo "usage: $0 stop [fast|immediate]" >&2; exit 2; }
+  as_pg "$bin/pg_ctl" -D "$dir" -m "$mode" stop >/dev/null 2>&1 || true
   ;;
-*) echo "usage: $0 start|stop" >&2; exit 2 ;;
+*) echo "usage: $0 start|stop [fast|immediate]" >&2; exit 2 ;;
 esac

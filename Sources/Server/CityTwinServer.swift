@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import Hummingbird
 import Logging
+import Scenarios
 import TwinStore
 
 /// The CityTwin HTTP API over any `FeatureStore`: OGC API Features Part 1 (core, GeoJSON,
@@ -70,9 +71,10 @@ public final class CityTwinServer: Sendable {
                     logger: options.logger)
     }
 
-    /// Serves on `host:port` until SIGINT or SIGTERM, then shuts down gracefully.
-    public func run(host: String, port: Int) async throws {
-        try await makeApplication(address: .hostname(host, port: port)).runService()
+    /// Serves on `host:port` until SIGINT or SIGTERM, then shuts down gracefully: running
+    /// requests may finish during `shutdownGrace`, then they are cancelled (`GracefulStop`).
+    public func run(host: String, port: Int, shutdownGrace: Duration = GracefulStop.defaultGrace) async throws {
+        try await GracefulStop.run([makeApplication(address: .hostname(host, port: port))], grace: shutdownGrace, logger: options.logger)
     }
 
     /// An absolute URL for `path` (which starts with `/`).

@@ -29,6 +29,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let invalidCursor = Code(rawValue: "invalid-cursor")
         /// The database reported an error.
         public static let backend = Code(rawValue: "backend")
+        /// The database cannot be reached: stopped, refusing connections, or no connection free
+        /// within the store's wait. Nothing was changed; the same call may succeed later.
+        public static let unavailable = Code(rawValue: "unavailable")
     }
 
     public var code: Code

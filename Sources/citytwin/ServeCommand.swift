@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import CityModel
 import Logging
+import Scenarios
 import Server
 import TwinStore
 
@@ -30,8 +31,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Least severe log level written: trace, debug, info (one line per request), notice, warning, error, critical.")
     var logLevel: String = "info"
 
+    @Option(help: "Seconds a request waits for a PostgreSQL connection before it answers 503 with Retry-After (database down or saturated).")
+    var storeTimeout: Double = PostGISStore.defaultConnectionWait.seconds
+
+    @Option(help: "Seconds running requests may take to finish after SIGTERM or SIGINT before they are cancelled and the server exits.")
+    var shutdownGrace: Double = GracefulStop.defaultGrace.seconds
+
     func validate() throws {
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, got \(port)") }
+        guard storeTimeout.isFinite, storeTimeout >= 0.1, storeTimeout <= 600 else {
+            throw ValidationError("--store-timeout must be 0.1…600 seconds, got \(storeTimeout)")
+        }
+        guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
+            throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
+        }
         guard Logger.Level(rawValue: logLevel) != nil else {
             throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(logLevel)")
         }
@@ -39,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let location = try StoreLocation(store)
-        let featureStore = try await location.openExisting()
+        let featureStore = try await location.openExisting(connectionWait: .seconds(storeTimeout))
         let directory = URL(fileURLWithPath: layers, isDirectory: true)
         if FileManager.default.fileExists(atPath: directory.path) {
             let catalog = try LayerCatalog.load(directory: directory)
@@ -55,6 +68,6 @@ struct ServeCommand: AsyncParsableCommand {
                                                           tokenVerifier: try location.tokenAuthority(),
                                                           processes: .forStore(directory: location.directory)))
         print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")
-        try await server.run(host: host, port: port)
+        try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace))
     }
 }

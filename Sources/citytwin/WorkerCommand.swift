@@ -1,7 +1,9 @@
 import ArgumentParser
 import CityModel
 import Foundation
+import Logging
 import Scenarios
+import ServiceLifecycle
 import TwinStore
 
 /// `citytwin worker`: claims process jobs from the store's job table and runs them until
@@ -27,13 +29,25 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: "Run the jobs waiting now, then exit.")
     var once = false
 
+    @Option(help: "Seconds a store operation waits for a PostgreSQL connection before it counts as an outage (the worker then tries again every --idle).")
+    var storeTimeout: Double = PostGISStore.defaultConnectionWait.seconds
+
+    @Option(help: "Seconds the running job may take to stop after SIGTERM or SIGINT before the worker exits; the job stays claimed until its lease lapses, then another worker takes it over.")
+    var shutdownGrace: Double = GracefulStop.defaultGrace.seconds
+
     func validate() throws {
         guard idle.isFinite, idle > 0, idle <= 3600 else { throw ValidationError("--idle must be 0…3600 seconds, got \(idle)") }
         guard lease.isFinite, lease >= 3, lease <= 86_400 else { throw ValidationError("--lease must be 3…86400 seconds, got \(lease)") }
+        guard storeTimeout.isFinite, storeTimeout >= 0.1, storeTimeout <= 600 else {
+            throw ValidationError("--store-timeout must be 0.1…600 seconds, got \(storeTimeout)")
+        }
+        guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
+            throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
+        }
     }
 
     func run() async throws {
-        let featureStore = try await StoreLocation(store).openExisting()
+        let featureStore = try await StoreLocation(store).openExisting(connectionWait: .seconds(storeTimeout))
         let workerName = name ?? "worker-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         let location = try StoreLocation(store)
         guard let worker = ProcessWorker(name: workerName, store: featureStore, registry: .forStore(directory: location.directory),
@@ -46,7 +60,30 @@ struct WorkerCommand: AsyncParsableCommand {
             while let job = try await worker.runNext() { Self.report(job) }
             return
         }
-        try await worker.run(idle: .milliseconds(Int(idle * 1000))) { Self.report($0) }
+        try await GracefulStop.run([WorkerLoop(worker: worker, idle: .milliseconds(Int(idle * 1000)))],
+                                   grace: .seconds(shutdownGrace), logger: Logger(label: "citytwin.worker"))
+    }
+
+    /// The worker as a service: runs jobs until SIGTERM or SIGINT, and outlives store outages
+    /// (it looks again every `idle` until the database answers).
+    private struct WorkerLoop: Service {
+        let worker: ProcessWorker
+        let idle: Duration
+
+        func run() async throws {
+            try await cancelWhenGracefulShutdown {
+                while !Task.isCancelled {
+                    do {
+                        try await worker.run(idle: idle) { WorkerCommand.report($0) }
+                    } catch is CancellationError {
+                        return  // stopped; a job it was running stays claimed until its lease lapses
+                    } catch let e as StoreError where e.code == .unavailable {
+                        print("\(worker.name): the store is unreachable (\(e.message)); looking again in \(idle)")
+                        try? await Task.sleep(for: idle)
+                    }
+                }
+            }
+        }
     }
 
     private static func report(_ job: JobRecord) {

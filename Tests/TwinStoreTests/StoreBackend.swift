@@ -53,7 +53,9 @@ actor TestDatabase {
         guard let url = StoreBackend.postgresURL else {
             throw TestDatabaseMissing()
         }
-        let store = try await PostGISStore.connect(url: url, schema: "twin_pool", maximumConnections: 8)
+        // Every case of the process shares these 8 connections: one may wait behind others' bulk
+        // loads far longer than a server request would (`unavailable` after the default 5 s).
+        let store = try await PostGISStore.connect(url: url, schema: "twin_pool", maximumConnections: 8, connectionWait: .seconds(600))
         base = store
         return store
     }

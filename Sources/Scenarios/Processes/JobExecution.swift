@@ -80,6 +80,8 @@ public struct ProcessWorker: Sendable {
                 outcome = .successful(try await registry.execute(process, inputs, store: store, caller: job.caller, progress: progress))
             } catch is CancellationError {
                 return try await jobs.job(id: job.id) ?? job
+            } catch let e as StoreError where e.code == .unavailable {
+                throw e  // not the job's fault: it stays claimed, to be taken over when its lease lapses
             } catch {
                 outcome = failed(job, JobFailure(error, worker: name), error: error)
             }

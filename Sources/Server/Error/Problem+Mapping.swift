@@ -98,6 +98,8 @@ extension Problem {
             self = Problem(.invalidFeature, e.description, parameter: e.field)
         case .duplicateFeature, .layerExists:
             self = Problem(.conflict, e.description)
+        case .unavailable:
+            self = Problem(.storeUnavailable, "the store is unreachable: \(e.message)", retryAfter: Problem.storeRetrySeconds)
         default:
             self = Problem(.internalError, "the store failed to answer this request; the error is logged")
         }

@@ -68,13 +68,21 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
     /// Where in the parameter or body the fault is: `offset 27` in a cql2-text filter, a JSON
     /// path such as `$.properties.capacity` in a body (also an extension member `position`).
     public var position: String?
+    /// Seconds after which the same request may succeed (the `Retry-After` header), for a
+    /// problem that passes by itself, such as an unreachable store.
+    public var retryAfter: Int?
 
-    public init(_ kind: Kind, _ detail: String, parameter: String? = nil, position: String? = nil) {
+    public init(_ kind: Kind, _ detail: String, parameter: String? = nil, position: String? = nil, retryAfter: Int? = nil) {
         self.kind = kind
         self.detail = detail
         self.parameter = parameter
         self.position = position
+        self.retryAfter = retryAfter
     }
+
+    /// The `Retry-After` of a 503 for an unreachable store, in seconds: about the time a
+    /// restarted PostgreSQL takes to accept connections again.
+    public static let storeRetrySeconds = 5
 
     /// `invalid-parameter` naming `name`: "parameter 'limit': must be an integer ≥ 1".
     public static func invalid(_ name: String, _ reason: String) -> Problem {

@@ -27,6 +27,7 @@ struct ProblemMiddleware: RouterMiddleware {
         var representation = Representation.json(problem.document(instance: request.uri.path), mediaType: MediaTypeName.problem,
                                                  status: problem.kind.status)
         if let challenge = challenge(problem) { representation.headers[.wwwAuthenticate] = challenge }
+        if let seconds = problem.retryAfter { representation.headers[.retryAfter] = String(seconds) }
         return representation.response(for: request, compressionThreshold: compressionThreshold)
     }
 

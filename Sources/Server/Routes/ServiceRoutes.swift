@@ -3,22 +3,34 @@ import Hummingbird
 import TwinStore
 
 extension CityTwinServer {
+    /// How long `/health` waits for the store: it answers within a second either way.
+    static let healthProbeLimit: Duration = .milliseconds(800)
+
     /// `/health` and `/metrics`.
     var serviceOperations: [APIOperation] {
         [
             APIOperation(
-                id: "getHealth", method: .get, path: "/health", summary: "Whether the store answers: 200 {\"status\":\"ok\"}, else 503.",
+                id: "getHealth", method: .get, path: "/health",
+                summary: "Whether the store answers: 200 {\"status\":\"ok\"}, else (within a second) 503 saying the service is degraded and why.",
                 tag: "Service", parameters: [],
                 responses: [.ok("The store answers.", [(MediaTypeName.json, "Health")]),
-                            .problem(503, "The store does not answer.")] + APIResponse.standardProblems
+                            .problem(503, "Degraded: the store is unreachable (with Retry-After).")] + APIResponse.standardProblems
             ) { [self] _, _, _ in
+                let store = store
+                let limit = Self.healthProbeLimit
                 do {
                     // One indexed query that returns nothing: the store answers, and a probe under
-                    // load costs no catalogue scan (extents, counts).
-                    _ = try await store.changes(since: .max, limit: 1, by: .anonymous)
+                    // load costs no catalogue scan (extents, counts). Bounded on its own, shorter
+                    // than the store's wait for a connection, so an orchestrator hears within a second.
+                    _ = try await withDeadline(limit, expired: {
+                        StoreError(.unavailable, "no answer within \(Int(limit / .milliseconds(1))) ms")
+                    }) {
+                        try await store.changes(since: .max, limit: 1, by: .anonymous)
+                    }
                 } catch {
                     options.logger.warning("health check failed", metadata: ["error": .string(String(describing: error))])
-                    throw Problem(.storeUnavailable, "the store does not answer")
+                    let reason = (error as? StoreError).flatMap { $0.code == .unavailable ? $0.message : nil } ?? "it does not answer"
+                    throw Problem(.storeUnavailable, "degraded: the store is unreachable: \(reason)", retryAfter: Problem.storeRetrySeconds)
                 }
                 return .json(["status": "ok"])
             },

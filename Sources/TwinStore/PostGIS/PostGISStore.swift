@@ -14,7 +14,8 @@ import PostgresNIO
 /// versions, and the tables `catalog`, `audit_log` (the journal of writes: audit entries and change events,
 /// `JournalSQL`), `jobs`, `store_meta`.
 public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
-    let client: PostgresClient
+    /// The pool, with the wait for a connection bounded (`PostGISPool`).
+    let client: PostGISPool
     let schema: String
     let dialect = PostGISDialect()
     var sqlDialect: any SQLDialect { dialect }
@@ -24,14 +25,23 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     /// The task running the pool when the store owns its client; `nil` for a shared client.
     private let runner: Task<Void, Never>?
 
+    /// How long an operation waits for a connection by default before it fails with
+    /// `StoreError(.unavailable)`: a few seconds, so that a server request during an outage gets
+    /// its 503 quickly while a busy pool's short queue still clears.
+    public static let defaultConnectionWait: Duration = .seconds(5)
+
     /// Connects to `url` (`postgresql://user:password@host:port/database`), creating the
     /// schema, the PostGIS extension (when allowed) and the system tables as needed.
-    /// - Parameter schema: `[a-z][a-z0-9_]*`; tests use a fresh schema each.
-    public static func connect(url: String, schema: String = "citytwin", maximumConnections: Int = 8) async throws -> PostGISStore {
+    /// - Parameters:
+    ///   - schema: `[a-z][a-z0-9_]*`; tests use a fresh schema each.
+    ///   - connectionWait: how long any operation waits for a connection before it throws
+    ///     `StoreError(.unavailable)` (PostgreSQL down, unreachable or every connection busy).
+    public static func connect(url: String, schema: String = "citytwin", maximumConnections: Int = 8,
+                               connectionWait: Duration = defaultConnectionWait) async throws -> PostGISStore {
         let client = PostgresClient(configuration: try clientConfiguration(url: url, maximumConnections: maximumConnections))
         let runner = Task { await client.run() }
         do {
-            return try await PostGISStore(client: client, schema: schema, runner: runner)
+            return try await PostGISStore(client: PostGISPool(client: client, connectionWait: connectionWait), schema: schema, runner: runner)
         } catch {
             runner.cancel()
             throw error
@@ -41,11 +51,11 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     /// A store on a client the caller runs (`client.run()` in a task) and shares, e.g. one
     /// pool for several schemas. The client's connections must use the time zone UTC, as
     /// `clientConfiguration(url:)` sets.
-    public convenience init(client: PostgresClient, schema: String) async throws {
-        try await self.init(client: client, schema: schema, runner: nil)
+    public convenience init(client: PostgresClient, schema: String, connectionWait: Duration = defaultConnectionWait) async throws {
+        try await self.init(client: PostGISPool(client: client, connectionWait: connectionWait), schema: schema, runner: nil)
     }
 
-    private init(client: PostgresClient, schema: String, runner: Task<Void, Never>?) async throws {
+    private init(client: PostGISPool, schema: String, runner: Task<Void, Never>?) async throws {
         guard LayerDefinition.isSafeIdentifier(schema) else {
             throw StoreError(.backend, "schema name \"\(schema)\" must match [a-z][a-z0-9_]{0,47}")
         }
@@ -64,7 +74,8 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         } catch let e as StoreError {
             throw e
         } catch {
-            throw StoreError(.backend, "cannot open the PostGIS store (schema \(schema)): \(String(reflecting: error))")
+            throw PostGISPool.unavailable(error)
+                ?? StoreError(.backend, "cannot open the PostGIS store (schema \(schema)): \(String(reflecting: error))")
         }
     }
 
@@ -101,7 +112,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         return config
     }
 
-    private static func createSystemTables(_ client: PostgresClient, schema s: String, logger: Logger) async throws {
+    private static func createSystemTables(_ client: PostGISPool, schema s: String, logger: Logger) async throws {
         let hasPostGIS = try await client.query("SELECT count(*) FROM pg_extension WHERE extname = 'postgis'").decode(Int64.self)
             .reduce(0, +) > 0
         if !hasPostGIS {
@@ -160,7 +171,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         }
     }
 
-    private static func maskingKey(_ client: PostgresClient, schema s: String) async throws -> [UInt8] {
+    private static func maskingKey(_ client: PostGISPool, schema s: String) async throws -> [UInt8] {
         var rng = SystemRandomNumberGenerator()
         let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &rng) }
         try await client.query("INSERT INTO \(unescaped: s).store_meta (key, value) VALUES ('masking_key', \(ByteBuffer(bytes: key))) ON CONFLICT (key) DO NOTHING")
@@ -255,18 +266,22 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         readableDefinition(id, caller)
     }
 
-    /// Runs `body`, turning PostgreSQL errors into `StoreError(.backend)` with the server's message.
+    /// Runs `body`, turning PostgreSQL errors into `StoreError(.backend)` with the server's
+    /// message, and those that mean the database cannot be reached into `StoreError(.unavailable)`.
     func mapErrors<T>(layer: String?, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let e as StoreError {
             throw e
         } catch let e as PSQLError {
-            throw StoreError(.backend, Self.message(e), layer: layer)
+            throw PostGISPool.unavailable(e) ?? StoreError(.backend, Self.message(e), layer: layer)
         } catch let e as PostgresTransactionError {
+            if let unavailable = PostGISPool.unavailable(e) { throw unavailable }
             if let inner = e.closureError as? StoreError { throw inner }
             if let inner = e.closureError as? PSQLError { throw StoreError(.backend, Self.message(inner), layer: layer) }
             throw StoreError(.backend, String(describing: e), layer: layer)
+        } catch {
+            throw PostGISPool.unavailable(error) ?? error
         }
     }
 

@@ -1,0 +1,167 @@
+import Foundation
+import Logging
+import PostgresNIO
+
+/// The PostGIS store's postgres-nio client with a bound on the wait for a connection: an
+/// operation that gets no connection within `connectionWait` fails with
+/// `StoreError(.unavailable)`. The same calls as `PostgresClient` (`query`, `withConnection`,
+/// `withTransaction`), so the store's code reads as before.
+///
+/// Why: with PostgreSQL stopped or unreachable the pool keeps every lease request queued while it
+/// retries connecting (for a minute, until its circuit breaker opens), so server requests, the
+/// health check and a graceful shutdown waiting for them all hung. Only the wait for a connection
+/// is bounded: once a connection is leased, a statement runs as long as it needs (a bulk import,
+/// a whole-layer download).
+struct PostGISPool: Sendable {
+    let client: PostgresClient
+    /// How long an operation may wait for a connection (and, for `query`, for the statement's
+    /// first answer) before the store reports itself unavailable.
+    let connectionWait: Duration
+
+    /// `PostgresClient.query`: the lease is cancelled when no connection came within
+    /// `connectionWait`. A statement already sent keeps running and its rows stand.
+    @discardableResult
+    func query(_ query: PostgresQuery, logger: Logger? = nil, file: String = #fileID, line: Int = #line) async throws -> PostgresRowSequence {
+        let client = client
+        do {
+            return try await withDeadline(connectionWait, expired: { [connectionWait] in Self.noConnection(within: connectionWait) }) {
+                try await client.query(query, logger: logger, file: file, line: line)
+            }
+        } catch {
+            if Task.isCancelled { throw CancellationError() }
+            throw Self.unavailable(error) ?? error
+        }
+    }
+
+    /// `PostgresClient.withConnection`: waits at most `connectionWait` for the connection, then
+    /// runs `body` on it without a time limit. The lease is held by a child task and handed over,
+    /// so that only the wait can be cancelled, never `body`'s work.
+    func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+        let handoff = ConnectionHandoff()
+        let (client, wait) = (client, connectionWait)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            defer { handoff.release() }
+            group.addTask {
+                do {
+                    try await client.withConnection { await handoff.hold($0) }
+                } catch {
+                    handoff.fail(Task.isCancelled ? CancellationError() : Self.unavailable(error) ?? error)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(for: wait)
+                handoff.fail(Self.noConnection(within: wait))  // no effect once the connection was handed over
+            }
+            let connection = try await handoff.connection()
+            group.cancelAll()  // stops the timer; the holder keeps the connection until `release`
+            return try await body(connection)
+        }
+    }
+
+    /// `PostgresClient.withTransaction`: `body` in a transaction on a connection obtained as
+    /// `withConnection` does.
+    func withTransaction<T>(logger: Logger, file: String = #file, line: Int = #line,
+                            _ body: (PostgresConnection) async throws -> sending T) async throws -> T {
+        try await withConnection { connection in
+            try await connection.withTransaction(logger: logger, file: file, line: line, body)
+        }
+    }
+
+    static func noConnection(within wait: Duration) -> StoreError {
+        StoreError(.unavailable, "PostgreSQL gave no connection within \(String(format: "%g", wait.seconds)) s (the database is down, unreachable or saturated)")
+    }
+
+    /// The `unavailable` error for an error that means the database cannot be reached (a lost
+    /// connection, a server shutting down or starting, a closed pool, the pool's circuit breaker),
+    /// else `nil`.
+    static func unavailable(_ error: any Error) -> StoreError? {
+        if let e = error as? StoreError { return e.code == .unavailable ? e : nil }
+        if let e = error as? PostgresTransactionError {
+            return [e.beginError, e.closureError, e.commitError].lazy.compactMap { $0.flatMap(unavailable) }.first
+        }
+        if let e = error as? PSQLError {
+            switch e.code {
+            case .connectionError, .serverClosedConnection, .clientClosedConnection, .uncleanShutdown, .poolClosed:
+                return StoreError(.unavailable, "the connection to PostgreSQL was lost (\(e.code))")
+            case .server:
+                // 08: connection exception; 57P01-57P03: the server is shutting down, crashed or starting.
+                guard let state = e.serverInfo?[.sqlState], state.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(state) else {
+                    return nil
+                }
+                return StoreError(.unavailable, "PostgreSQL cannot serve requests now (\(state): \(e.serverInfo?[.message] ?? "no message"))")
+            default:
+                return nil
+            }
+        }
+        // postgres-nio's pool reports an open circuit breaker (connections failing for a minute)
+        // and a shut-down pool with its own error type, which it does not export.
+        if String(describing: type(of: error)) == "ConnectionPoolError" {
+            let text = String(describing: error)
+            if text.contains("CircuitBreaker") {
+                return StoreError(.unavailable, "PostgreSQL cannot be reached (connecting has failed for a minute; still retrying)")
+            }
+            if text.contains("poolShutdown") { return StoreError(.unavailable, "the store's connection pool is closed") }
+        }
+        return nil
+    }
+}
+
+/// One connection passed from the task holding its lease to the task using it.
+private final class ConnectionHandoff: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcome: Result<PostgresConnection, any Error>?
+    private var waiter: CheckedContinuation<PostgresConnection, any Error>?
+    private var released = false
+    private var holder: CheckedContinuation<Void, Never>?
+
+    /// The lease holder: hands `connection` over, then keeps the lease until `release()`
+    /// (whether or not its task is cancelled meanwhile).
+    func hold(_ connection: PostgresConnection) async {
+        settle(.success(connection))
+        await withCheckedContinuation { (k: CheckedContinuation<Void, Never>) in
+            let done = lock.withLock { () -> Bool in
+                if released { return true }
+                holder = k
+                return false
+            }
+            if done { k.resume() }
+        }
+    }
+
+    /// No connection: the user's wait ends with `error` (ignored once a connection was handed over).
+    func fail(_ error: any Error) {
+        settle(.failure(error))
+    }
+
+    private func settle(_ result: Result<PostgresConnection, any Error>) {
+        let waiting = lock.withLock { () -> CheckedContinuation<PostgresConnection, any Error>? in
+            guard outcome == nil else { return nil }
+            outcome = result
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume(with: result)
+    }
+
+    /// The user: the connection, or the error that ended the wait.
+    func connection() async throws -> PostgresConnection {
+        try await withCheckedThrowingContinuation { (k: CheckedContinuation<PostgresConnection, any Error>) in
+            let ready = lock.withLock { () -> Result<PostgresConnection, any Error>? in
+                if let outcome { return outcome }
+                waiter = k
+                return nil
+            }
+            if let ready { k.resume(with: ready) }
+        }
+    }
+
+    /// The user is done: the holder gives the connection back to the pool.
+    func release() {
+        let k = lock.withLock { () -> CheckedContinuation<Void, Never>? in
+            released = true
+            defer { holder = nil }
+            return holder
+        }
+        k?.resume()
+    }
+}

@@ -1,0 +1,378 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built `citytwin serve` and `citytwin worker`, run as an orchestrator runs them, while
+/// their PostgreSQL is stopped (fast: sessions terminated; immediate: like a crash) and started
+/// again (issue 23). The suite's PostgreSQL is its own (data directory and port), so stopping it
+/// disturbs no other test. Bounds are client timeouts (`curl -m`, a wait for the process to
+/// exit), as an orchestrator's health check and stop have: a server that hangs fails them.
+@Suite("Store outage: serve and worker with PostgreSQL stopped and started again", .serialized,
+       .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
+struct StoreOutageTests {
+    /// What the commands are given: short waits, so the test is quick; the defaults are longer.
+    static let storeTimeout = 2.0
+    static let shutdownGrace = 3.0
+    /// How long a request may take before the client gives up: the store timeout plus a margin
+    /// for a loaded machine (the server must have answered 503 by then).
+    static let requestLimit = storeTimeout + 6
+    /// `/health` promises an answer within a second; the client allows three.
+    static let healthLimit = 3.0
+    /// How long a stopped process may take to exit: its grace period plus a margin.
+    static let exitLimit = shutdownGrace + 6
+
+    static let area: String = """
+        {"inputs": {"layer": "shelters", "area": {"type": "Polygon", "coordinates": [[[114.79, 30.83], [114.82, 30.83], [114.82, 30.86], [114.79, 30.86], [114.79, 30.83]]]}}}
+        """
+
+    @Test("serve: /health says degraded within a second, feature, tile and process requests answer 503 with Retry-After, and the server answers again once PostgreSQL is back (fast and immediate stops)")
+    func serveThroughOutages() async throws {
+        let pg = try await PrivatePostgres.start()
+        defer { pg.remove() }
+        let server = try await OutageHarness.serve(pg)
+        defer { server.kill() }
+        let items = "/collections/shelters/items?limit=5"
+        let tile = "/collections/shelters/tiles/WebMercatorQuad/15/13430/26833"
+        #expect(try await server.http(items).status == 200)
+
+        for mode in ["fast", "immediate"] {
+            try await pg.stop(mode)
+            let health = try #require(try await server.http("/health", within: Self.healthLimit),
+                                      "/health did not answer within \(Self.healthLimit) s with PostgreSQL stopped (\(mode))")
+            #expect(health.status == 503)
+            #expect(health.body.contains("degraded: the store is unreachable"), "\(health.body)")
+            #expect(health.headers["retry-after"] == "5")
+            for (method, path) in [("GET", items), ("GET", tile), ("POST", "/processes/features-in-area/execution")] {
+                let r = try #require(try await server.http(path, method: method, body: method == "POST" ? Self.area : nil,
+                                                          within: Self.requestLimit),
+                                     "\(method) \(path) did not answer within \(Self.requestLimit) s with PostgreSQL stopped (\(mode))")
+                #expect(r.status == 503, "\(method) \(path): \(r.status) \(r.body)")
+                #expect(r.headers["retry-after"] == "5", "\(method) \(path)")
+                #expect(r.headers["content-type"] == "application/problem+json", "\(method) \(path)")
+                #expect(r.body.contains("https://citytwin.dev/problems/store-unavailable"), "\(method) \(path): \(r.body)")
+            }
+
+            try await pg.start()
+            // No restart of the server: it answers normally once PostgreSQL does.
+            try await OutageHarness.eventually("/health answers 200 after PostgreSQL is back (\(mode))") {
+                try await server.http("/health", within: Self.healthLimit)?.status == 200
+            }
+            #expect(try await server.http(items).status == 200)
+            #expect([200, 204].contains(try await server.http(tile).status))  // 204: the layer has no shelters there
+        }
+    }
+
+    @Test("serve exits within its grace period on SIGTERM and SIGINT, with PostgreSQL stopped (fast, immediate) and with it running, a request waiting on the store meanwhile",
+          arguments: [(SIGTERM, "immediate"), (SIGINT, "fast"), (SIGTERM, "running")])
+    func serveStops(signal: Int32, database: String) async throws {
+        let pg = try await PrivatePostgres.start()
+        defer { pg.remove() }
+        let server = try await OutageHarness.serve(pg)
+        defer { server.kill() }
+        if database != "running" { try await pg.stop(database) }
+        // A request in flight when the signal comes (with the database stopped, it waits on the store).
+        let waiting = Task { try? await server.http("/collections/shelters/items?limit=5", within: 60) }
+        try await Task.sleep(for: .milliseconds(300))
+        server.signal(signal)
+        let exited = await server.waitForExit(within: Self.exitLimit)
+        #expect(exited, "citytwin serve still running \(Self.exitLimit) s after signal \(signal) (PostgreSQL \(database))")
+        #expect(server.exitStatus == 0, "\(server.output)")
+        waiting.cancel()
+    }
+
+    @Test("worker: outlives fast and immediate stops of PostgreSQL, runs jobs again once it is back, and exits within its grace period on SIGTERM and SIGINT while PostgreSQL is stopped")
+    func workerThroughOutages() async throws {
+        let pg = try await PrivatePostgres.start()
+        defer { pg.remove() }
+        let server = try await OutageHarness.serve(pg)
+        defer { server.kill() }
+        let worker = try OutageHarness.worker(pg)
+        defer { worker.kill() }
+        try await OutageHarness.expectJobRuns(on: server)
+
+        for mode in ["fast", "immediate"] {
+            try await pg.stop(mode)
+            try await Task.sleep(for: .seconds(Self.storeTimeout + 1))  // the worker looks for jobs meanwhile
+            #expect(worker.isRunning, "the worker exited during the outage (\(mode)): \(worker.output)")
+            try await pg.start()
+            try await OutageHarness.eventually("/health answers 200 after PostgreSQL is back (\(mode))") {
+                try await server.http("/health", within: Self.healthLimit)?.status == 200
+            }
+            try await OutageHarness.expectJobRuns(on: server)
+        }
+
+        try await Self.expectStop(worker, signal: SIGTERM, database: pg, stopped: "immediate")
+        #expect(worker.output.contains("the store is unreachable"), "\(worker.output)")
+
+        try await pg.start()
+        let second = try OutageHarness.worker(pg)
+        defer { second.kill() }
+        try await OutageHarness.expectJobRuns(on: server)
+        try await Self.expectStop(second, signal: SIGINT, database: pg, stopped: "fast")
+    }
+
+    /// Stops PostgreSQL (`stopped`: fast or immediate), signals the worker, and expects a clean
+    /// exit within its grace period.
+    static func expectStop(_ worker: CommandProcess, signal: Int32, database pg: PrivatePostgres, stopped mode: String) async throws {
+        try await pg.stop(mode)
+        try await Task.sleep(for: .milliseconds(500))
+        worker.signal(signal)
+        #expect(await worker.waitForExit(within: exitLimit), "citytwin worker still running \(exitLimit) s after signal \(signal)")
+        #expect(worker.exitStatus == 0, "\(worker.output)")
+    }
+}
+
+/// Starting the built binary against a `PrivatePostgres`, and the checks the tests share.
+enum OutageHarness {
+    static var enabled: Bool {
+        let env = ProcessInfo.processInfo.environment
+        return env["CITYTWIN_TEST_POSTGRES_URL"].map { !$0.isEmpty } == true || env["CI"] != nil
+    }
+
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The `citytwin` built beside this test bundle (`swift build --build-tests` builds both), or `CITYTWIN_BIN`.
+    static func binary() throws -> String {
+        if let path = ProcessInfo.processInfo.environment["CITYTWIN_BIN"], !path.isEmpty { return path }
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("citytwin").path
+        for path in [beside, packageRoot.appendingPathComponent(".build/debug/citytwin").path]
+        where FileManager.default.isExecutableFile(atPath: path) {
+            return path
+        }
+        throw HarnessFailure("no citytwin binary beside \(CommandLine.arguments[0]) or in .build/debug: swift build --build-tests builds it")
+    }
+
+    /// `citytwin serve` on a free port with the shelters layer, once `/health` answers 200.
+    static func serve(_ pg: PrivatePostgres) async throws -> CommandProcess {
+        let layers = FileManager.default.temporaryDirectory.appendingPathComponent("outage-layers-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: layers, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("Layers/shelters.json"),
+                                         to: layers.appendingPathComponent("shelters.json"))
+        let port = try freePort()
+        let server = try CommandProcess(try binary(), [
+            "serve", "--store", pg.url, "--host", "127.0.0.1", "--port", String(port), "--layers", layers.path,
+            "--log-level", "warning", "--store-timeout", String(StoreOutageTests.storeTimeout),
+            "--shutdown-grace", String(StoreOutageTests.shutdownGrace),
+        ], baseURL: "http://127.0.0.1:\(port)")
+        try await eventually("citytwin serve answers /health") {
+            guard server.isRunning else { throw HarnessFailure("citytwin serve exited: \(server.output)") }
+            return (try? await server.http("/health", within: 3))??.status == 200  // refused until it listens
+        }
+        return server
+    }
+
+    /// `citytwin worker` looking for jobs every 0.2 s.
+    static func worker(_ pg: PrivatePostgres) throws -> CommandProcess {
+        try CommandProcess(try binary(), [
+            "worker", "--store", pg.url, "--idle", "0.2", "--lease", "3", "--store-timeout", String(StoreOutageTests.storeTimeout),
+            "--shutdown-grace", String(StoreOutageTests.shutdownGrace),
+        ], baseURL: nil)
+    }
+
+    /// Submits a `features-in-area` job through the server and waits for a worker to finish it.
+    static func expectJobRuns(on server: CommandProcess) async throws {
+        let submitted = try await server.http("/processes/features-in-area/execution", method: "POST", body: StoreOutageTests.area,
+                                              headers: ["Prefer: respond-async"])
+        try #require(submitted.status == 201, "\(submitted.status) \(submitted.body)")
+        let location = try #require(submitted.headers["location"])
+        let path = try #require(URL(string: location)?.path)
+        try await eventually("a worker runs job \(path)") {
+            let job = try await server.http(path)
+            if job.body.contains("\"failed\"") { throw HarnessFailure("job failed: \(job.body)") }
+            return job.body.contains("\"successful\"")
+        }
+    }
+
+    /// Polls `condition` every 0.25 s for up to `limit` seconds.
+    static func eventually(_ what: String, within limit: Double = 60, _ condition: () async throws -> Bool) async throws {
+        let end = ContinuousClock.now + .seconds(limit)
+        while ContinuousClock.now < end {
+            if try await condition() { return }
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        throw HarnessFailure("not within \(limit) s: \(what)")
+    }
+
+    /// A TCP port nothing listens on now (the kernel's pick).
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessFailure("socket() failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw HarnessFailure("bind() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+struct HarnessFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// A PostgreSQL + PostGIS of one test alone, through `Scripts/postgis.sh` with its own data
+/// directory and port.
+final class PrivatePostgres: Sendable {
+    let directory: String
+    let port: Int
+    let url: String
+
+    private init(directory: String, port: Int, url: String) {
+        self.directory = directory
+        self.port = port
+        self.url = url
+    }
+
+    static func start() async throws -> PrivatePostgres {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-outage-pg-\(UUID().uuidString)").path
+        let port = try OutageHarness.freePort()
+        let url = try await script(["start"], directory: directory, port: port)
+            .split(separator: "\n").last.map(String.init) ?? ""
+        guard url.hasPrefix("postgresql://") else { throw HarnessFailure("Scripts/postgis.sh start printed \(url)") }
+        return PrivatePostgres(directory: directory, port: port, url: url)
+    }
+
+    func start() async throws {
+        _ = try await Self.script(["start"], directory: directory, port: port)
+    }
+
+    /// `pg_ctl stop -m fast` (sessions terminated, a shutdown checkpoint) or `-m immediate` (like a crash).
+    func stop(_ mode: String) async throws {
+        _ = try await Self.script(["stop", mode], directory: directory, port: port)
+    }
+
+    /// Stops the server and deletes its data directory.
+    func remove() {
+        let stop = Process()
+        stop.executableURL = OutageHarness.packageRoot.appendingPathComponent("Scripts/postgis.sh")
+        stop.arguments = ["stop", "immediate"]
+        stop.environment = ProcessInfo.processInfo.environment.merging(["CITYTWIN_PG_DIR": directory, "CITYTWIN_PG_PORT": String(port)]) { $1 }
+        stop.standardOutput = FileHandle.nullDevice
+        stop.standardError = FileHandle.nullDevice
+        if (try? stop.run()) != nil { stop.waitUntilExit() }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static func script(_ arguments: [String], directory: String, port: Int) async throws -> String {
+        let run = try CommandProcess(OutageHarness.packageRoot.appendingPathComponent("Scripts/postgis.sh").path, arguments, baseURL: nil,
+                                     environment: ["CITYTWIN_PG_DIR": directory, "CITYTWIN_PG_PORT": String(port)])
+        guard await run.waitForExit(within: 120) else {
+            run.kill()
+            throw HarnessFailure("Scripts/postgis.sh \(arguments.joined(separator: " ")) did not finish")
+        }
+        guard run.exitStatus == 0 else { throw HarnessFailure("Scripts/postgis.sh \(arguments.joined(separator: " ")): \(run.output)") }
+        return run.output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// A child process with its output in a file, and HTTP to it through curl.
+final class CommandProcess: @unchecked Sendable {
+    let process = Process()
+    let log: URL
+    let baseURL: String?
+
+    init(_ executable: String, _ arguments: [String], baseURL: String?, environment: [String: String] = [:]) throws {
+        self.baseURL = baseURL
+        log = FileManager.default.temporaryDirectory.appendingPathComponent("outage-\(UUID().uuidString).log")
+        FileManager.default.createFile(atPath: log.path, contents: nil)
+        let handle = try FileHandle(forWritingTo: log)
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(
+            ["CITYTWIN_TOKEN_SECRET": "outage-test-secret-0123456789abcdef0123456789"].merging(environment) { $1 }) { $1 }
+        process.standardOutput = handle
+        process.standardError = handle
+        try process.run()
+    }
+
+    private let lock = NSLock()
+    private var ended: Int32?
+
+    /// Whether the process still runs. Reaps it with `waitpid` here: Foundation on Linux notices
+    /// a child's end only while a run loop turns, which a test's tasks never do.
+    var isRunning: Bool {
+        lock.withLock {
+            if ended != nil { return false }
+            var status: Int32 = 0
+            let pid = process.processIdentifier
+            let r = waitpid(pid, &status, WNOHANG)
+            if r == pid {
+                ended = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            } else if r == -1, errno == ECHILD {
+                ended = process.terminationStatus  // Foundation reaped it
+            }
+            return ended == nil
+        }
+    }
+    /// The exit status (128 + the signal for a process killed by one); -1 while it runs.
+    var exitStatus: Int32 { isRunning ? -1 : lock.withLock { ended ?? -1 } }
+    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+    func signal(_ number: Int32) { Glibc.kill(process.processIdentifier, number) }
+
+    /// Whether the process exited within `limit` seconds.
+    func waitForExit(within limit: Double) async -> Bool {
+        let end = ContinuousClock.now + .seconds(limit)
+        while isRunning && ContinuousClock.now < end {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return !isRunning
+    }
+
+    /// Ends the process for good (test clean-up).
+    func kill() {
+        guard isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        while isRunning { usleep(10_000) }
+    }
+
+    struct Response {
+        var status: Int
+        /// Header names in lower case.
+        var headers: [String: String]
+        var body: String
+    }
+
+    /// `curl -m within`: the response, or `nil` when none came in time.
+    func http(_ path: String, method: String = "GET", body: String? = nil, headers: [String] = [],
+              within limit: Double) async throws -> Response? {
+        var arguments = ["-s", "-i", "--noproxy", "*", "-m", String(limit), "-X", method]
+        for h in headers { arguments += ["-H", h] }
+        if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
+        arguments.append((baseURL ?? "") + path)
+        let curl = try CommandProcess("/usr/bin/curl", arguments, baseURL: nil)
+        guard await curl.waitForExit(within: limit + 30) else {
+            curl.kill()
+            throw HarnessFailure("curl did not end")
+        }
+        if curl.exitStatus == 28 { return nil }  // operation timed out
+        guard curl.exitStatus == 0 else { throw HarnessFailure("curl \(path): exit \(curl.exitStatus)") }
+        let text = curl.output
+        guard let split = text.range(of: "\r\n\r\n") else { throw HarnessFailure("curl \(path): no header end in \(text)") }
+        let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
+        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var fields = [String: String]()
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Response(status: status, headers: fields, body: String(text[split.upperBound...]))
+    }
+
+    /// `http` with a generous limit, for requests that must answer.
+    func http(_ path: String, method: String = "GET", body: String? = nil, headers: [String] = []) async throws -> Response {
+        guard let r = try await http(path, method: method, body: body, headers: headers, within: 60) else {
+            throw HarnessFailure("\(method) \(path): no answer within 60 s")
+        }
+        return r
+    }
+}
