@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Tiles", targets: ["Tiles"]),
         .library(name: "FloodSim", targets: ["FloodSim"]),
         .library(name: "NetworkAnalysis", targets: ["NetworkAnalysis"]),
+        .library(name: "SignalSim", targets: ["SignalSim"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -68,6 +69,10 @@ let package = Package(
         // Urban flood kernels: design rainfall, runoff, SWMM-compatible 1D hydraulics, the 2D
         // local-inertial surface and 1D-2D coupling. Pure: plain inputs in, plain results out.
         .target(name: "FloodSim", dependencies: ["GeoCore"], swiftSettings: strict),
+
+        // Traffic-signal timing kernels: Webster/HCM plans, time-of-day periods, the corridor green
+        // wave (exact two-way bandwidth), adaptive re-timing, time–space diagrams. Pure.
+        .target(name: "SignalSim", swiftSettings: strict),
 
         // Road and utility graphs: routing (contraction hierarchies), nearest-N, isochrones,
         // upstream/downstream traces and valve isolation. Pure kernels over plain graphs.
@@ -136,6 +141,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "FloodSimTests", dependencies: ["FloodSim"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
+        .testTarget(name: "SignalSimTests", dependencies: ["SignalSim"], swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "FloodSim", "NetworkAnalysis"],
