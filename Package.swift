@@ -118,7 +118,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "FloodSim", "NetworkAnalysis",
-                "Scenarios", "Tiles",
+                "Scenarios", "Tiles", "SignalSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict),

@@ -97,6 +97,12 @@ public enum SignalTiming {
             }
         }
         guard plan.cycle > 0 else { throw SignalTimingError(field: "stages", "the plan's cycle is 0 s") }
+        for (i, a) in demand.approaches.enumerated() where a.flows.total > 0 {
+            let stage = model.stageOfApproach[i]
+            guard plan.stages[stage].green + demand.amber - demand.startupLost > 0 else {
+                throw SignalTimingError(field: "stages[\(stage)].green_s", "approach '\(a.id)' carries \(a.flows.total) veh/h but its stage has no effective green")
+            }
+        }
         return model.timing(of: plan, method: method,
                             websterCycle: websterCycle(lostTime: model.lostTime, flowRatioSum: model.flowRatioSum),
                             warnings: [])
