@@ -44,6 +44,14 @@ public struct CorridorLink: Sendable, Hashable, Codable {
         case outboundSpeed = "outbound_speed_m_s"
         case inboundSpeed = "inbound_speed_m_s"
     }
+
+    /// The inbound speed defaults to the outbound one.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        length = try c.decode(Double.self, forKey: .length)
+        outboundSpeed = try c.decode(Double.self, forKey: .outboundSpeed)
+        inboundSpeed = try c.decodeIfPresent(Double.self, forKey: .inboundSpeed) ?? outboundSpeed
+    }
 }
 
 /// An arterial to coordinate: its signals in order and the links between them.

@@ -14,6 +14,7 @@ CityTwin's own SUMO export.
 from __future__ import annotations
 
 import random
+import sys
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
@@ -24,6 +25,12 @@ ARMS = {"N": (0, 400), "S": (0, -400), "E": (400, 0), "W": (-400, 0)}
 OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
 SPEED = 13.89
 WARM_UP, MEASURE_END = 600.0, 4200.0
+
+
+def write_xml(root: ET.Element, path: Path) -> None:
+    """One element per line: SUMO's tools read route files with line-based parsers (sumolib parse_fast)."""
+    ET.indent(root)
+    ET.ElementTree(root).write(path)
 
 
 def sumo_tool(name: str) -> str:
@@ -50,7 +57,7 @@ def build_network(work: Path) -> Path:
     for arm in ARMS:
         ET.SubElement(connections, "connection", attrib={"from": f"{arm}_in", "to": f"{OPPOSITE[arm]}_out"})
     for name, root in (("n.nod.xml", nodes), ("e.edg.xml", edges), ("c.con.xml", connections)):
-        ET.ElementTree(root).write(work / name)
+        write_xml(root, work / name)
     net = work / "crossroads.net.xml"
     subprocess.run([sumo_tool("netconvert"), "--node-files", str(work / "n.nod.xml"), "--edge-files", str(work / "e.edg.xml"),
                     "--connection-files", str(work / "c.con.xml"), "--no-turnarounds", "true", "-o", str(net)],
@@ -78,7 +85,7 @@ def write_program(path: Path, links: dict[str, list[int]], phases: list[tuple[fl
             for i in idx:
                 state[i] = signals.get(arm, "r")
         ET.SubElement(logic, "phase", duration=f"{duration:g}", state="".join(state))
-    ET.ElementTree(root).write(path)
+    write_xml(root, path)
 
 
 def plan_phases(plan: dict) -> list[tuple[float, dict[str, str]]]:
@@ -122,7 +129,7 @@ def write_routes(path: Path, vehicles: list[Vehicle]) -> None:
         ET.SubElement(root, "route", id=f"r_{arm}", edges=f"{arm}_in {OPPOSITE[arm]}_out")
     for v in vehicles:
         ET.SubElement(root, "vehicle", id=v.id, route=f"r_{v.arm}", depart=f"{v.depart:.2f}", departLane="best")
-    ET.ElementTree(root).write(path)
+    write_xml(root, path)
 
 
 def run(net: Path, routes: Path, program: Path, seed: int, work: Path, tag: str) -> dict[str, float]:
@@ -158,3 +165,144 @@ def signal_delay(plan: dict, flows: dict[str, float], seed: int, work: Path) -> 
         if WARM_UP <= v.depart < MEASURE_END and v.id in signalled and v.id in baseline:
             delays.setdefault(v.arm, []).append(signalled[v.id] - baseline[v.id])
     return {arm: sum(d) / len(d) for arm, d in delays.items() if d}
+
+
+# --- A coordinated corridor: signals J1..Jn on an east-west arterial, side streets north-south ---
+
+def build_corridor(work: Path, spacing: float, count: int) -> Path:
+    """Signals J1..Jn `spacing` m apart; 400 m approach roads at both ends and on every side street."""
+    nodes = ET.Element("nodes")
+    edges = ET.Element("edges")
+    connections = ET.Element("connections")
+    xs = [i * spacing for i in range(count)]
+    ET.SubElement(nodes, "node", id="W", x=str(-400), y="0", type="priority")
+    ET.SubElement(nodes, "node", id="E", x=str(xs[-1] + 400), y="0", type="priority")
+    main = ["W"] + [f"J{i + 1}" for i in range(count)] + ["E"]
+
+    def edge(a: str, b: str) -> str:
+        ET.SubElement(edges, "edge", id=f"{a}_{b}", attrib={"from": a, "to": b, "numLanes": "1", "speed": str(SPEED)})
+        return f"{a}_{b}"
+
+    for i, x in enumerate(xs):
+        j = f"J{i + 1}"
+        ET.SubElement(nodes, "node", id=j, x=str(x), y="0", type="traffic_light")
+        ET.SubElement(nodes, "node", id=f"N{i + 1}", x=str(x), y="400", type="priority")
+        ET.SubElement(nodes, "node", id=f"S{i + 1}", x=str(x), y="-400", type="priority")
+    for a, b in zip(main[:-1], main[1:]):
+        edge(a, b)
+        edge(b, a)
+    for i in range(count):
+        j, n, s = f"J{i + 1}", f"N{i + 1}", f"S{i + 1}"
+        for a, b in ((n, j), (j, n), (s, j), (j, s)):
+            edge(a, b)
+        west, east = main[i], main[i + 2]
+        for f, t in ((f"{west}_{j}", f"{j}_{east}"), (f"{east}_{j}", f"{j}_{west}"), (f"{n}_{j}", f"{j}_{s}"), (f"{s}_{j}", f"{j}_{n}")):
+            ET.SubElement(connections, "connection", attrib={"from": f, "to": t})
+    for name, root in (("n.nod.xml", nodes), ("e.edg.xml", edges), ("c.con.xml", connections)):
+        write_xml(root, work / name)
+    net = work / "corridor.net.xml"
+    subprocess.run([sumo_tool("netconvert"), "--node-files", str(work / "n.nod.xml"), "--edge-files", str(work / "e.edg.xml"),
+                    "--connection-files", str(work / "c.con.xml"), "--no-turnarounds", "true", "-o", str(net)],
+                   check=True, capture_output=True)
+    return net
+
+
+def corridor_links(net: Path, count: int) -> dict[str, dict[str, list[int]]]:
+    """Per signal, the link indices of the arms W, E, N, S (the arm traffic arrives from)."""
+    result: dict[str, dict[str, list[int]]] = {}
+    for c in ET.parse(net).getroot().iter("connection"):
+        tl = c.get("tl")
+        if not tl:
+            continue
+        i = int(tl[1:])
+        origin = c.get("from").split("_")[0]
+        arm = "W" if origin in ("W", f"J{i - 1}") else "E" if origin in ("E", f"J{i + 1}") else origin[0]
+        result.setdefault(tl, {}).setdefault(arm, []).append(int(c.get("linkIndex")))
+    return result
+
+
+def write_corridor_program(path: Path, links: dict[str, dict[str, list[int]]], plans: list[dict]) -> None:
+    """One static tlLogic per signal from CityTwin's intersection reports, with their offsets."""
+    root = ET.Element("additional")
+    for i, plan in enumerate(plans):
+        tl = f"J{i + 1}"
+        arms = links[tl]
+        size = 1 + max(k for idx in arms.values() for k in idx)
+        logic = ET.SubElement(root, "tlLogic", id=tl, type="static", programID="citytwin", offset=f"{plan['offset_s']:.2f}")
+        for duration, signals in plan_phases(plan):
+            state = ["r"] * size
+            for arm, idx in arms.items():
+                for k in idx:
+                    state[k] = signals.get(arm, "r")
+            ET.SubElement(logic, "phase", duration=f"{duration:g}", state="".join(state))
+    write_xml(root, path)
+
+
+def corridor_vehicles(count: int, flows: dict[str, float], seed: int) -> tuple[list[tuple[Vehicle, str]], dict[str, str]]:
+    """Poisson vehicles: `flows` has 'eastbound', 'westbound' and 'side' (each direction of each side street)."""
+    main = ["W"] + [f"J{i + 1}" for i in range(count)] + ["E"]
+    routes = {"eastbound": " ".join(f"{a}_{b}" for a, b in zip(main[:-1], main[1:])),
+              "westbound": " ".join(f"{b}_{a}" for a, b in reversed(list(zip(main[:-1], main[1:]))))}
+    demand = {"eastbound": flows["eastbound"], "westbound": flows["westbound"]}
+    for i in range(count):
+        j = f"J{i + 1}"
+        routes[f"south{i + 1}"] = f"N{i + 1}_{j} {j}_S{i + 1}"
+        routes[f"north{i + 1}"] = f"S{i + 1}_{j} {j}_N{i + 1}"
+        demand[f"south{i + 1}"] = demand[f"north{i + 1}"] = flows["side"]
+    vehicles = [(v, v.arm) for v in poisson_vehicles(demand, seed)]
+    return vehicles, routes
+
+
+def write_corridor_routes(path: Path, vehicles: list[tuple[Vehicle, str]], routes: dict[str, str]) -> None:
+    root = ET.Element("routes")
+    for name, edges in routes.items():
+        ET.SubElement(root, "route", id=name, edges=edges)
+    for v, route in vehicles:
+        ET.SubElement(root, "vehicle", id=v.id, route=route, depart=f"{v.depart:.2f}", departLane="best")
+    write_xml(root, path)
+
+
+def corridor_delay(net: Path, plans: list[dict], offsets_file: Path | None, flows: dict[str, float], seed: int,
+                   work: Path, tag: str, direction: str = "eastbound") -> float:
+    """Baseline-corrected SUMO delay (s/veh) of `direction` under `plans` (with `offsets_file` replacing their offsets)."""
+    count = len(plans)
+    links = corridor_links(net, count)
+    vehicles, routes = corridor_vehicles(count, flows, seed)
+    routes_file = work / f"{tag}.rou.xml"
+    write_corridor_routes(routes_file, vehicles, routes)
+    program = work / f"{tag}.add.xml"
+    write_corridor_program(program, links, [dict(p, offset_s=0) for p in plans] if offsets_file else plans)
+    additional = str(program) + ("," + str(offsets_file) if offsets_file else "")
+    signalled = run(net, routes_file, Path(additional), seed, work, tag)
+    # Baseline: only this direction's vehicles, every signal green for them.
+    base_routes = work / f"{tag}-base.rou.xml"
+    write_corridor_routes(base_routes, [(v, r) for v, r in vehicles if r == direction], routes)
+    green = work / f"{tag}-green.add.xml"
+    root = ET.Element("additional")
+    for tl, arms in links.items():
+        size = 1 + max(k for idx in arms.values() for k in idx)
+        logic = ET.SubElement(root, "tlLogic", id=tl, type="static", programID="green", offset="0")
+        ET.SubElement(logic, "phase", duration="100000", state="G" * size)
+    write_xml(root, green)
+    baseline = run(net, base_routes, green, seed, work, tag + "-base")
+    delays = [signalled[v.id] - baseline[v.id] for v, r in vehicles
+              if r == direction and WARM_UP <= v.depart < MEASURE_END and v.id in signalled and v.id in baseline]
+    return sum(delays) / len(delays)
+
+
+def tls_coordinator_offsets(net: Path, plans: list[dict], flows: dict[str, float], seed: int, work: Path) -> Path:
+    """SUMO's own tools/tlsCoordinator.py offsets for the same plans and routes."""
+    import sumo  # eclipse-sumo: SUMO_HOME with tools/
+    count = len(plans)
+    links = corridor_links(net, count)
+    vehicles, routes = corridor_vehicles(count, flows, seed)
+    routes_file = work / "coordinator.rou.xml"
+    write_corridor_routes(routes_file, vehicles, routes)
+    program = work / "coordinator-plan.add.xml"
+    write_corridor_program(program, links, [dict(p, offset_s=0) for p in plans])
+    out = work / "coordinator-offsets.add.xml"
+    tool = Path(sumo.SUMO_HOME) / "tools" / "tlsCoordinator.py"
+    subprocess.run([sys.executable, str(tool), "-n", str(net), "-r", str(routes_file), "-a", str(program), "-o", str(out)],
+                   check=True, capture_output=True)
+    # The offsets apply to the replacement plans: load them after the plans.
+    return out

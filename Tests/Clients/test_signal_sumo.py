@@ -77,3 +77,47 @@ def test_webster_plan_beats_default_90s_plan_in_sumo(tmp_path: Path) -> None:
         return sum(d[a] * flows[a] for a in flows) / sum(flows.values())
 
     assert weighted(plan, "webster") < 0.75 * weighted(default, "default")
+
+
+def corridor_plan(tmp: Path, count: int = 4, spacing: float = 300, cycle: float = 90) -> dict:
+    """The reference corridor through `citytwin signal corridor --json`: eastbound 500 veh/h, westbound 300,
+    side streets 150, C = 90 s."""
+    def intersection(i: int) -> dict:
+        return {"intersection": {"id": f"J{i + 1}", "amber_s": 3, "all_red_s": 2, "startup_lost_s": SUMO_LOST,
+                                 "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": SUMO_SATURATION,
+                                                 "flows_veh_h": {"through": q}}
+                                                for arm, q in (("W", 500), ("E", 300), ("N", 150), ("S", 150))],
+                                 "stages": [["W", "E"], ["N", "S"]]},
+                "outbound_approach": "W", "inbound_approach": "E"}
+    corridor = {"id": "REF", "intersections": [intersection(i) for i in range(count)],
+                "links": [{"length_m": spacing, "outbound_speed_m_s": 13.89} for _ in range(count - 1)]}
+    path = tmp / "corridor.json"
+    path.write_text(json.dumps(corridor))
+    out = subprocess.run([BIN, "signal", "corridor", "--input", str(path), "--json", "--min-cycle", str(cycle),
+                          "--max-cycle", str(cycle), "--diagram", str(tmp / "corridor.svg")],
+                         check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.skipif(not BIN, reason="CITYTWIN_CLIENT_BIN not set (Scripts/client_tests.sh sets it)")
+def test_green_wave_beats_tls_coordinator(tmp_path: Path) -> None:
+    """Reference corridor (4 signals, 300 m, 13.89 m/s, C = 90 s): the major (eastbound) direction's
+    SUMO delay under CityTwin's offsets is at least 10 % below its delay under SUMO's tlsCoordinator.py."""
+    plan = corridor_plan(tmp_path)
+    assert plan["cycle_s"] == 90
+    flows = {"eastbound": 500.0, "westbound": 300.0, "side": 150.0}
+    net = sumo_signals.build_corridor(tmp_path, 300, 4)
+    plans = plan["intersections"]
+    ours, theirs, uncoordinated = [], [], []
+    for seed in (1, 2, 3):
+        work = tmp_path / f"seed{seed}"
+        work.mkdir()
+        offsets = sumo_signals.tls_coordinator_offsets(net, plans, flows, seed, work)
+        ours.append(sumo_signals.corridor_delay(net, plans, None, flows, seed, work, "citytwin"))
+        theirs.append(sumo_signals.corridor_delay(net, plans, offsets, flows, seed, work, "coordinator"))
+        uncoordinated.append(sumo_signals.corridor_delay(net, [dict(p, offset_s=0) for p in plans], None, flows, seed, work, "zero"))
+    mean = lambda xs: sum(xs) / len(xs)
+    report = (f"eastbound delay: CityTwin {mean(ours):.1f} s, tlsCoordinator {mean(theirs):.1f} s, "
+              f"uncoordinated {mean(uncoordinated):.1f} s (bands {plan['outbound_bandwidth_s']:.1f}/{plan['inbound_bandwidth_s']:.1f} s)")
+    print(report)
+    assert mean(ours) <= 0.9 * mean(theirs), report
