@@ -63,7 +63,7 @@ let package = Package(
         // the address geocoder. Depends on FloodSim for the one SWMM `.inp` reader.
         .target(
             name: "CityModel",
-            dependencies: ["GeoCore", "TwinStore", "FloodSim", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["GeoCore", "TwinStore", "FloodSim", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
 
         // Urban flood kernels: design rainfall, runoff, SWMM-compatible 1D hydraulics, the 2D
@@ -82,7 +82,7 @@ let package = Package(
         // and the processes that run them.
         .target(
             name: "Scenarios",
-            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "Tiles"],
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "SignalSim", "Tiles"],
             swiftSettings: strict),
 
         // Tile matrix sets (WebMercatorQuad, WorldCRS84Quad, CGCS2000 Tianditu-compatible), MVT

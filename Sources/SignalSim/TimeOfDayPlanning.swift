@@ -27,10 +27,19 @@ public struct TimeOfDayPeriod: Sendable, Hashable, Codable {
     /// Start of that busiest hour (minutes after midnight).
     public var designHourStart: Int
 
+    public init(name: String, start: Int, end: Int, designFlows: [String: MovementFlows], designHourStart: Int) {
+        self.name = name
+        self.start = start
+        self.end = end
+        self.designFlows = designFlows
+        self.designHourStart = designHourStart
+    }
+
     /// `HH:MM-HH:MM`.
     public var label: String { "\(Self.clock(start))-\(Self.clock(end))" }
 
-    static func clock(_ minutes: Int) -> String {
+    /// `HH:MM` of minutes after midnight (`24:00` for the end of the day).
+    public static func clock(_ minutes: Int) -> String {
         let h = minutes / 60, m = minutes % 60
         return (h < 10 ? "0" : "") + "\(h):" + (m < 10 ? "0" : "") + "\(m)"
     }
@@ -40,6 +49,11 @@ public struct TimeOfDayPeriod: Sendable, Hashable, Codable {
 public struct TimeOfDayPlan: Sendable, Hashable, Codable {
     public var period: TimeOfDayPeriod
     public var timing: IntersectionTiming
+
+    public init(period: TimeOfDayPeriod, timing: IntersectionTiming) {
+        self.period = period
+        self.timing = timing
+    }
 }
 
 /// Splits a day of interval counts into time-of-day periods and times each (多时段配时).
