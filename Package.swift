@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "Tiles", targets: ["Tiles"]),
         .library(name: "FloodSim", targets: ["FloodSim"]),
         .library(name: "NetworkAnalysis", targets: ["NetworkAnalysis"]),
+        .library(name: "SignalSim", targets: ["SignalSim"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -63,12 +64,16 @@ let package = Package(
         // the address geocoder. Depends on FloodSim for the one SWMM `.inp` reader.
         .target(
             name: "CityModel",
-            dependencies: ["GeoCore", "TwinStore", "FloodSim", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["GeoCore", "TwinStore", "FloodSim", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
 
         // Urban flood kernels: design rainfall, runoff, SWMM-compatible 1D hydraulics, the 2D
         // local-inertial surface and 1D-2D coupling. Pure: plain inputs in, plain results out.
         .target(name: "FloodSim", dependencies: ["GeoCore"], swiftSettings: strict),
+
+        // Traffic-signal timing kernels: Webster/HCM plans, time-of-day periods, the corridor green
+        // wave (exact two-way bandwidth), adaptive re-timing, time–space diagrams. Pure.
+        .target(name: "SignalSim", swiftSettings: strict),
 
         // Road and utility graphs: routing (contraction hierarchies), nearest-N, isochrones,
         // upstream/downstream traces and valve isolation. Pure kernels over plain graphs.
@@ -79,7 +84,7 @@ let package = Package(
         // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
         .target(
             name: "Scenarios",
-            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "Tiles",
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "SignalSim", "Tiles",
                            .product(name: "Logging", package: "swift-log"),
                            // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -120,7 +125,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "FloodSim", "NetworkAnalysis",
-                "Scenarios", "Tiles",
+                "Scenarios", "Tiles", "SignalSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -146,6 +151,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "FloodSimTests", dependencies: ["FloodSim"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
+        .testTarget(name: "SignalSimTests", dependencies: ["SignalSim"], swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "FloodSim", "NetworkAnalysis"],

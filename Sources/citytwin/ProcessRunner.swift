@@ -40,7 +40,7 @@ func lonLatInput(_ text: String, option: String) throws -> JSONValue {
 }
 
 /// A JSON document on standard output, pretty-printed with sorted keys.
-func printJSONDocument(_ value: JSONValue) throws {
+func printJSONDocument(_ value: some Encodable) throws {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     FileHandle.standardOutput.write(try encoder.encode(value))

@@ -1,11 +1,34 @@
 import Foundation
 import GeoCore
+import SignalSim
 
 extension DistrictDraft {
     func buildTraffic() throws {
         try buildParking()
         buildSignals()
         buildTurnRestrictions()
+        buildSignalCorridor()
+        buildCurrentSignalPlans()
+    }
+
+    /// The plan each controller runs today (approved by 交警 in 2025, before any optimisation):
+    /// the layer's `cycle_s` split evenly over the stages, evaluated on the peak-hour counts, so
+    /// that re-timing has a before to compare with.
+    private func buildCurrentSignalPlans() {
+        for feature in layers[SignalizedIntersection.layer] ?? [] {
+            guard let intersection = try? SignalizedIntersection(feature), let cycle = feature.properties["cycle_s"]?.doubleValue else { continue }
+            let d = intersection.demand
+            let intergreen = d.amber + d.allRed
+            let n = Double(d.stages.count)
+            let green = ((cycle - n * intergreen) / n).rounded(.down)
+            let plan = SignalPlan(stages: d.stages.map { StageTiming(approaches: $0, green: max(10, green), amber: d.amber, allRed: d.allRed) })
+            guard let timing = try? SignalTiming.evaluate(plan, for: d, method: "manual") else { continue }
+            let flows = Dictionary(d.approaches.map { ($0.id, $0.flows) }, uniquingKeysWith: { a, _ in a })
+            let period = TimeOfDayPeriod(name: "all-day", start: 0, end: 1440, designFlows: flows, designHourStart: 7 * 60 + 30)
+            add(SignalPlanLayer.layer, SignalPlanLayer.feature(for: intersection, plan: TimeOfDayPlan(period: period, timing: timing),
+                                                               method: "manual", approvedBy: "新洲区公安分局交通管理大队",
+                                                               approvedAt: "2025-09-01T09:00:00+08:00"))
+        }
     }
 
     /// A few restrictions the traffic police put at signalised arterial crossings (no random
@@ -111,12 +134,113 @@ extension DistrictDraft {
                 let lost = Double(phases) * 4
                 let cycle = flowRatio < 0.95 ? min(160, max(40, (1.5 * lost + 5) / (1 - flowRatio))) : 160
                 let ix = intersectionID(c, r)
-                add("signalized_intersections", Feature(id: .string("SI-" + padded(n, 3)), geometry: point(x(col: c), y(row: r)), properties: [
+                let id = "SI-" + padded(n, 3)
+                let timing = signalTiming(approaches: approaches, lanes: lanes, fourStage: phases == 4)
+                add("signalized_intersections", Feature(id: .string(id), geometry: point(x(col: c), y(row: r)), properties: [
                     "name": .string("\(columnName(c))与\(rowName(r))交叉口"), "intersection": .string(ix),
                     "cycle_s": .integer(Int64(cycle.rounded())), "phases": .integer(Int64(phases)),
                     "lanes": .object(lanes), "turning_counts": .object(counts), "saturation_flow_pcu_h": 1800,
+                    "detector": .string(timing.detector), "amber_s": 3, "all_red_s": 2, "startup_lost_s": 3,
+                    "lane_groups": .array(timing.laneGroups), "stages": .array(timing.stages), "crossings": .array(timing.crossings),
+                ]))
+                addWeekdayCounts(intersection: id, counts: counts, detector: timing.detector)
+                signals.append((id, c, r))
+            }
+        }
+    }
+
+    /// Lane groups, the stage chain (相位阶段链) and the crossings of one signalised intersection.
+    /// A 4-stage intersection has a left-turn lane group per approach with its own stage
+    /// (南北直行, 南北左转, 东西直行, 东西左转); a 2-stage one runs each axis in one stage.
+    /// Crossings lie across each leg, are walked with the other axis's through stage, and main
+    /// roads (3 lanes a side) have a refuge island.
+    private func signalTiming(approaches: [(String, String)], lanes: [String: JSONValue], fourStage: Bool)
+        -> (detector: String, laneGroups: [JSONValue], stages: [JSONValue], crossings: [JSONValue]) {
+        var groups: [JSONValue] = []
+        var through: [String: String] = [:], left: [String: String] = [:]
+        for (a, _) in approaches {
+            let l = lanes[a]?.integerValue ?? 1
+            if fourStage {
+                groups.append(["id": .string(a), "approach": .string(a), "movements": ["through", "right"], "lanes": .integer(l)])
+                groups.append(["id": .string(a + "L"), "approach": .string(a), "movements": ["left"], "lanes": 1])
+                left[a] = a + "L"
+            } else {
+                groups.append(["id": .string(a), "approach": .string(a), "movements": ["left", "through", "right"], "lanes": .integer(l)])
+            }
+            through[a] = a
+        }
+        func stage(_ id: String, _ name: String, _ members: [String?]) -> JSONValue? {
+            let ids = members.compactMap { $0 }
+            return ids.isEmpty ? nil : ["id": .string(id), "name": .string(name), "lane_groups": .array(ids.map { .string($0) })]
+        }
+        var stages: [JSONValue] = []
+        var throughStage: [String: Int] = [:]
+        let chain: [(String, String, [String?], String?)] = fourStage
+            ? [("S1", "南北直行", [through["N"], through["S"]], "NS"), ("S2", "南北左转", [left["N"], left["S"]], nil),
+               ("S3", "东西直行", [through["E"], through["W"]], "EW"), ("S4", "东西左转", [left["E"], left["W"]], nil)]
+            : [("S1", "南北放行", [through["N"], through["S"]], "NS"), ("S2", "东西放行", [through["E"], through["W"]], "EW")]
+        for (id, name, members, axis) in chain {
+            guard let s = stage(id, name, members) else { continue }
+            if let axis { throughStage[axis] = stages.count }
+            stages.append(s)
+        }
+        // Pedestrians crossing a north or south leg walk with east–west traffic, and the other way round.
+        var crossings: [JSONValue] = []
+        for (a, cls) in approaches {
+            let walkedWith = a == "N" || a == "S" ? "EW" : "NS"
+            guard let s = throughStage[walkedWith] ?? throughStage[walkedWith == "EW" ? "NS" : "EW"] else { continue }
+            let width = cls == "主干路" ? 30.0 : (cls == "次干路" ? 20.0 : 12.0)
+            crossings.append(["id": .string("P-" + a), "leg": .string(a), "length_m": .number(width),
+                              "refuge_island": .bool(cls == "主干路"), "stage": .integer(Int64(s))])
+        }
+        let detector = signalRNG.chance(0.7) ? "video" : (signalRNG.chance(0.5) ? "coil" : "radar")
+        return (detector, groups, stages, crossings)
+    }
+
+    /// A weekday (Wednesday 2026-06-17) of 15-minute counts per approach: the AM peak hour's
+    /// turning counts shaped by a weekday profile (peaks 07:30–08:30 and 17:30–18:30), traffic
+    /// towards the centre heavier in the morning and away from it in the evening, ±8 % noise.
+    private func addWeekdayCounts(intersection: String, counts: [String: JSONValue], detector: String) {
+        // Share of the AM peak hour's flow in each hour of a weekday.
+        let hourly: [Double] = [0.08, 0.05, 0.04, 0.04, 0.06, 0.15, 0.45, 0.92, 0.95, 0.65, 0.58, 0.60,
+                                0.55, 0.52, 0.58, 0.62, 0.72, 0.95, 0.98, 0.62, 0.45, 0.35, 0.22, 0.13]
+        for (approach, value) in counts.sorted(by: { $0.key < $1.key }) {
+            guard let movements = value.objectValue else { continue }
+            // In the morning traffic from the north and west heads to the centre; in the evening back.
+            let towardCentre = approach == "N" || approach == "W"
+            for q in 0..<96 {
+                let hour = Double(q) / 4 + 0.125
+                let h0 = Int(hour.rounded(.down)) % 24, h1 = (h0 + 1) % 24, w = hour - hour.rounded(.down)
+                var share = hourly[h0] * (1 - w) + hourly[h1] * w
+                if hour >= 6, hour < 10 { share *= towardCentre ? 1.15 : 0.85 }
+                if hour >= 16, hour < 20 { share *= towardCentre ? 0.85 : 1.15 }
+                var row: [String: JSONValue] = [:]
+                for m in ["left", "through", "right"] {
+                    let peak = Double(movements[m]?.integerValue ?? 0)
+                    let mean = peak * share / 4 * (1 + signalRNG.uniform(-0.08, 0.08))
+                    row[m] = .integer(Int64(max(0, mean.rounded())))
+                }
+                let minute = q * 15
+                let start = "2026-06-17T\(padded(minute / 60, 2)):\(padded(minute % 60, 2)):00+08:00"
+                add("traffic_counts", Feature(id: .string("TC-\(intersection)-\(approach)-\(padded(q, 2))"), geometry: nil, properties: [
+                    "intersection": .string(intersection), "approach": .string(approach), "start": .string(start), "minutes": 15,
+                    "left": row["left"]!, "through": row["through"]!, "right": row["right"]!, "detector": .string(detector),
                 ]))
             }
         }
+    }
+
+    /// The main north–south road (主干路) as a coordinated corridor, south to north, through every
+    /// signal on it: design speed 50 km/h.
+    private func buildSignalCorridor() {
+        let onMain = signals.filter { isMainColumn($0.c) }.sorted { $0.r < $1.r }
+        guard onMain.count >= 2, let first = onMain.first, let last = onMain.last else { return }
+        let distances = zip(onMain, onMain.dropFirst()).map { a, b in JSONValue.number(Double(b.r - a.r) * spacing) }
+        let path = line(onMain.map { (x(col: $0.c), y(row: $0.r)) })
+        add("signal_corridors", Feature(id: .string("SC-001"), geometry: path, properties: [
+            "name": .string("\(columnName(first.c))干线协调（\(rowName(first.r))—\(rowName(last.r))）"),
+            "intersections": .array(onMain.map { .string($0.id) }), "distances_m": .array(distances),
+            "design_speed_kmh": 50, "outbound_approach": "S", "inbound_approach": "N",
+        ]))
     }
 }

@@ -1,0 +1,165 @@
+import Foundation
+import GeoCore
+import SignalSim
+import TwinStore
+
+/// A signalised intersection as the CIM layer holds it (`signalized_intersections`), turned into
+/// what the timing kernel takes: its lane groups become the kernel's approaches (lane group ids),
+/// its stage chain the stages, and counts per approach and movement (`traffic_counts`) become
+/// flows per lane group.
+public struct SignalizedIntersection: Sendable, Hashable {
+    /// One lane group: the movements of one approach that share lanes and a green.
+    public struct LaneGroup: Sendable, Hashable {
+        public var id: String
+        /// Where its traffic comes from: N, S, E or W.
+        public var approach: String
+        public var movements: Set<String>
+    }
+
+    /// Feature id, e.g. `SI-004`.
+    public let id: String
+    public let name: String?
+    /// Position in lon/lat degrees (EPSG:4490).
+    public let position: Position
+    /// Lane groups, intergreens, stages and crossings; flows are the layer's peak-hour
+    /// `turning_counts` (0 where it has none).
+    public let demand: IntersectionDemand
+    public let laneGroups: [LaneGroup]
+
+    /// The signalised intersection layer.
+    public static let layer = "signalized_intersections"
+    /// 15-minute counts per intersection, approach and movement.
+    public static let countsLayer = "traffic_counts"
+
+    /// Reads intersection `id`; `nil` when the layer has no such feature for `caller`.
+    /// - Throws: `SignalTimingError` naming the layer, feature and property the kernel cannot read.
+    public static func load(id: String, from store: any FeatureStore, by caller: Caller) async throws -> SignalizedIntersection? {
+        guard let feature = try await store.feature(layer: layer, id: id, by: caller) else { return nil }
+        return try SignalizedIntersection(feature)
+    }
+
+    /// Every signalised intersection, in id order.
+    public static func all(from store: any FeatureStore, by caller: Caller) async throws -> [SignalizedIntersection] {
+        var out: [SignalizedIntersection] = []
+        for try await feature in store.stream(layer: layer, FeatureQuery(limit: 1000), by: caller) {
+            out.append(try SignalizedIntersection(feature))
+        }
+        return out
+    }
+
+    public init(_ feature: Feature) throws {
+        let p = feature.properties
+        let fid = feature.id?.description ?? ""
+        func bad(_ property: String, _ reason: String) -> SignalTimingError {
+            SignalTimingError(field: "\(Self.layer)/\(fid).\(property)", reason)
+        }
+        guard case .point(let point)? = feature.geometry, let position = point.position else { throw bad("geometry", "must be a Point") }
+        guard let groups = p["lane_groups"]?.arrayValue, !groups.isEmpty else { throw bad("lane_groups", "is missing or empty") }
+        guard let chain = p["stages"]?.arrayValue, !chain.isEmpty else { throw bad("stages", "is missing or empty") }
+        let peak = p["turning_counts"]?.objectValue ?? [:]
+        var laneGroups: [LaneGroup] = []
+        var approaches: [ApproachDemand] = []
+        for (i, g) in groups.enumerated() {
+            guard let o = g.objectValue, let gid = o["id"]?.stringValue, let approach = o["approach"]?.stringValue,
+                  let lanes = o["lanes"]?.integerValue, lanes >= 1 else {
+                throw bad("lane_groups[\(i)]", "needs id, approach and lanes ≥ 1")
+            }
+            let movements = Set((o["movements"]?.arrayValue ?? []).compactMap(\.stringValue))
+            guard !movements.isEmpty, movements.isSubset(of: ["left", "through", "right"]) else {
+                throw bad("lane_groups[\(i)].movements", "must list left, through or right")
+            }
+            let group = LaneGroup(id: gid, approach: approach, movements: movements)
+            laneGroups.append(group)
+            approaches.append(ApproachDemand(id: gid, lanes: Int(lanes), saturationPerLane: o["saturation_veh_h_lane"]?.doubleValue,
+                                             flows: group.flows(from: peak[approach]?.objectValue ?? [:])))
+        }
+        var stages: [[String]] = []
+        for (i, s) in chain.enumerated() {
+            guard let members = s.objectValue?["lane_groups"]?.arrayValue?.compactMap(\.stringValue), !members.isEmpty else {
+                throw bad("stages[\(i)].lane_groups", "must name the lane groups of the stage")
+            }
+            stages.append(members)
+        }
+        var crossings: [PedestrianCrossing] = []
+        for (i, c) in (p["crossings"]?.arrayValue ?? []).enumerated() {
+            guard let o = c.objectValue, let length = o["length_m"]?.doubleValue, let stage = o["stage"]?.integerValue else {
+                throw bad("crossings[\(i)]", "needs length_m and stage")
+            }
+            crossings.append(PedestrianCrossing(id: o["id"]?.stringValue ?? "P\(i + 1)", length: length,
+                                                refugeIsland: o["refuge_island"]?.boolValue ?? false, stage: Int(stage)))
+        }
+        id = fid
+        name = p["name"]?.stringValue
+        self.position = position
+        self.laneGroups = laneGroups
+        demand = IntersectionDemand(id: fid, amber: p["amber_s"]?.doubleValue ?? 3, allRed: p["all_red_s"]?.doubleValue ?? 2,
+                                    startupLost: p["startup_lost_s"]?.doubleValue ?? 3, approaches: approaches,
+                                    stages: stages, crossings: crossings)
+    }
+
+    /// The intersection's 15-minute counts of one day (the latest counted, within `interval` when
+    /// given) as kernel intervals with volumes by lane group, read from `traffic_counts`. Counts of
+    /// an approach the intersection has no lane group for are an error naming the count.
+    public func counts(from store: any FeatureStore, within interval: TemporalValue? = nil, by caller: Caller) async throws
+        -> (intervals: [IntervalCount], minutes: Int) {
+        let filter = FilterExpression.comparison(.equal, "intersection", .literal(.string(id)))
+        var byStart: [String: [String: MovementFlows]] = [:]
+        var minutes: Int?
+        let query = FeatureQuery(filter: filter, datetime: interval, limit: 5000)
+        for try await row in store.stream(layer: Self.countsLayer, query, by: caller) {
+            let p = row.properties
+            guard let start = p["start"]?.stringValue, let approach = p["approach"]?.stringValue else { continue }
+            let length = Int(p["minutes"]?.integerValue ?? 15)
+            if let m = minutes, m != length {
+                throw SignalTimingError(field: "\(Self.countsLayer)/\(row.id?.description ?? "?").minutes", "counts of \(id) mix \(m)- and \(length)-minute intervals")
+            }
+            minutes = length
+            let groups = laneGroups.filter { $0.approach == approach }
+            guard !groups.isEmpty else {
+                throw SignalTimingError(field: "\(Self.countsLayer)/\(row.id?.description ?? "?").approach", "approach \(approach) has no lane group at \(id)")
+            }
+            var volumes = byStart[start] ?? [:]
+            for g in groups {
+                volumes[g.id] = (volumes[g.id] ?? MovementFlows()) + g.flows(from: p, sharedBy: groups)
+            }
+            byStart[start] = volumes
+        }
+        // One day: the latest one counted (a plan is timed from one day of counts).
+        let day = byStart.keys.compactMap { $0.split(separator: "T").first.map(String.init) }.max()
+        let intervals = byStart.compactMap { start, volumes -> IntervalCount? in
+            guard start.hasPrefix((day ?? "") + "T"), let minute = Self.minuteOfDay(start) else { return nil }
+            return IntervalCount(start: minute, volumes: volumes)
+        }
+        return (intervals, minutes ?? 15)
+    }
+
+    /// `counts(from:within:by:)`, or none when the caller may not read the counts layer or the
+    /// store has none (the plan then comes from the peak-hour `turning_counts`).
+    public func countsIfReadable(from store: any FeatureStore, by caller: Caller) async throws -> (intervals: [IntervalCount], minutes: Int) {
+        guard let definition = try await store.layerDefinition(Self.countsLayer, for: caller), definition.id == Self.countsLayer else {
+            return ([], 15)
+        }
+        return try await counts(from: store, by: caller)
+    }
+
+    /// Minutes after midnight of an ISO 8601 local date-time (`2026-06-17T07:15:00+08:00`).
+    static func minuteOfDay(_ text: String) -> Int? {
+        guard let t = text.firstIndex(of: "T") else { return nil }
+        let clock = text[text.index(after: t)...].prefix(5).split(separator: ":")
+        guard clock.count == 2, let h = Int(clock[0]), let m = Int(clock[1]), (0..<24).contains(h), (0..<60).contains(m) else { return nil }
+        return h * 60 + m
+    }
+}
+
+extension SignalizedIntersection.LaneGroup {
+    /// The flows of this group's movements in `counts` (`left`, `through`, `right`), a movement
+    /// that several groups of the approach serve split evenly between them.
+    func flows(from counts: [String: JSONValue], sharedBy groups: [Self] = []) -> MovementFlows {
+        func share(_ m: String) -> Double {
+            guard movements.contains(m) else { return 0 }
+            let n = max(1, groups.filter { $0.movements.contains(m) }.count)
+            return (counts[m]?.doubleValue ?? 0) / Double(n)
+        }
+        return MovementFlows(through: share("through"), left: share("left"), right: share("right"))
+    }
+}

@@ -1,0 +1,85 @@
+/// The JSON document of a timing (`citytwin signal plan --json`, the `signal-timing` process):
+/// snake_case names with units, approaches keyed by id.
+public struct IntersectionTimingReport: Sendable, Encodable {
+    public struct Stage: Sendable, Encodable {
+        var approaches: [String]
+        var green_s: Double
+        var amber_s: Double
+        var all_red_s: Double
+        var effective_green_s: Double
+        var critical_approach: String
+    }
+
+    public struct Approach: Sendable, Encodable {
+        var flow_veh_h: Double
+        var saturation_veh_h: Double
+        var y: Double
+        var capacity_veh_h: Double
+        var x: Double
+        /// HCM 2000 control delay d₁ + d₂, the level of service's basis.
+        var delay_s: Double
+        var uniform_delay_s: Double
+        var incremental_delay_s: Double
+        var webster_delay_s: Double?
+        var queue_veh: Double
+        var stops_per_veh: Double?
+        var los: String
+    }
+
+    var intersection: String
+    var method: String
+    var cycle_s: Double
+    var offset_s: Double
+    var Y: Double
+    var lost_time_s: Double
+    var webster_cycle_s: Double?
+    var mean_delay_s: Double
+    var warnings: [SignalTimingWarning]
+    var stages: [Stage]
+    var approaches: [String: Approach]
+
+    public init(_ timing: IntersectionTiming) {
+        intersection = timing.intersection
+        method = timing.method
+        cycle_s = timing.cycle
+        offset_s = timing.plan.offset
+        Y = timing.flowRatioSum
+        lost_time_s = timing.lostTime
+        webster_cycle_s = timing.websterCycle
+        mean_delay_s = timing.meanControlDelay
+        warnings = timing.warnings
+        let effective = Dictionary(timing.approaches.map { ($0.id, $0.effectiveGreen) }, uniquingKeysWith: { a, _ in a })
+        stages = timing.plan.stages.enumerated().map { i, s in
+            let critical = i < timing.criticalApproaches.count ? timing.criticalApproaches[i] : ""
+            return Stage(approaches: s.approaches, green_s: s.green, amber_s: s.amber, all_red_s: s.allRed,
+                         effective_green_s: effective[critical] ?? max(0, s.green), critical_approach: critical)
+        }
+        approaches = Dictionary(timing.approaches.map { a in
+            (a.id, Approach(flow_veh_h: a.flow, saturation_veh_h: a.saturationFlow, y: a.flowRatio, capacity_veh_h: a.capacity,
+                            x: a.degreeOfSaturation, delay_s: a.controlDelay, uniform_delay_s: a.uniformDelay,
+                            incremental_delay_s: a.incrementalDelay, webster_delay_s: a.websterDelay, queue_veh: a.queue,
+                            stops_per_veh: a.stopsPerVehicle, los: a.levelOfService.rawValue))
+        }, uniquingKeysWith: { a, _ in a })
+    }
+}
+
+/// The JSON document of a corridor plan.
+public struct CorridorPlanReport: Sendable, Encodable {
+    var corridor: String
+    var cycle_s: Double
+    var critical_intersection: String
+    var outbound_bandwidth_s: Double
+    var inbound_bandwidth_s: Double
+    var inbound_weight: Double
+    var intersections: [IntersectionTimingReport]
+
+    public init(_ plan: CorridorPlan) {
+        corridor = plan.corridor.id
+        cycle_s = plan.cycle
+        critical_intersection = plan.criticalIntersection
+        outbound_bandwidth_s = plan.wave.outboundBandwidth
+        inbound_bandwidth_s = plan.wave.inboundBandwidth
+        inbound_weight = plan.wave.inboundWeight
+        intersections = plan.timings.map(IntersectionTimingReport.init)
+    }
+}

@@ -1,0 +1,149 @@
+/// One stage (相位阶段) of a plan as a controller runs it: displayed green, then amber, then
+/// all-red (seconds).
+public struct StageTiming: Sendable, Hashable, Codable {
+    /// The approaches that have green in this stage.
+    public var approaches: [String]
+    public var green: Double
+    public var amber: Double
+    public var allRed: Double
+
+    public init(approaches: [String], green: Double, amber: Double, allRed: Double) {
+        self.approaches = approaches
+        self.green = green
+        self.amber = amber
+        self.allRed = allRed
+    }
+
+    /// Green + amber + all-red (s).
+    public var duration: Double { green + amber + allRed }
+
+    enum CodingKeys: String, CodingKey {
+        case approaches
+        case green = "green_s"
+        case amber = "amber_s"
+        case allRed = "all_red_s"
+    }
+}
+
+/// A fixed-time signal plan (配时方案): the stage chain with its times and the offset (相位差) of
+/// the first stage's green start against the corridor or system reference (s).
+public struct SignalPlan: Sendable, Hashable, Codable {
+    public var stages: [StageTiming]
+    public var offset: Double
+
+    public init(stages: [StageTiming], offset: Double = 0) {
+        self.stages = stages
+        self.offset = offset
+    }
+
+    /// The cycle (周期), Σ(green + amber + all-red) (s).
+    public var cycle: Double { stages.reduce(0) { $0 + $1.duration } }
+
+    enum CodingKeys: String, CodingKey {
+        case stages
+        case offset = "offset_s"
+    }
+}
+
+/// Level of service by control delay (HCM): A ≤ 10, B ≤ 20, C ≤ 35, D ≤ 55, E ≤ 80 s/veh,
+/// F above 80 s/veh or a degree of saturation above 1.
+public enum LevelOfService: String, Sendable, Hashable, Codable, CaseIterable, Comparable {
+    case a = "A", b = "B", c = "C", d = "D", e = "E", f = "F"
+
+    public init(controlDelay: Double, degreeOfSaturation: Double) {
+        if degreeOfSaturation > 1 || !(controlDelay <= 80) { self = .f }
+        else if controlDelay <= 10 { self = .a }
+        else if controlDelay <= 20 { self = .b }
+        else if controlDelay <= 35 { self = .c }
+        else if controlDelay <= 55 { self = .d }
+        else { self = .e }
+    }
+
+    public static func < (l: LevelOfService, r: LevelOfService) -> Bool { l.rawValue < r.rawValue }
+}
+
+/// How one approach performs under a plan.
+public struct ApproachPerformance: Sendable, Hashable, Codable {
+    public var id: String
+    /// Arriving flow q (veh/h).
+    public var flow: Double
+    /// Saturation flow s of the whole approach (veh/h).
+    public var saturationFlow: Double
+    /// y = q/s.
+    public var flowRatio: Double
+    /// Effective green g = G + A − Ls (s).
+    public var effectiveGreen: Double
+    /// Capacity c = s·g/C (veh/h).
+    public var capacity: Double
+    /// Degree of saturation x = q/c (饱和度).
+    public var degreeOfSaturation: Double
+    /// Webster's average delay (s/veh); `nil` at x ≥ 1, where the formula does not hold.
+    public var websterDelay: Double?
+    /// HCM 2000 uniform delay d₁ (s/veh).
+    public var uniformDelay: Double
+    /// HCM 2000 incremental delay d₂ (s/veh) over the analysis period.
+    public var incrementalDelay: Double
+    /// Control delay d₁ + d₂ (s/veh): what the level of service is read from.
+    public var controlDelay: Double
+    /// Back of queue at the end of red, uniform part plus Akçelik's overflow queue (veh, whole approach).
+    public var queue: Double
+    /// Stops per arriving vehicle (Akçelik, 0.9 for partial stops); `nil` when y ≥ 1.
+    public var stopsPerVehicle: Double?
+    public var levelOfService: LevelOfService
+}
+
+/// A warning that comes with a plan: the plan is still the best one for the input, but an
+/// engineer must look at it.
+public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, Codable {
+        /// Y > 0.9: GB 50647-2011 §8.5.4 asks for the approach lanes or the phasing to be redesigned.
+        case redesign
+        /// Y ≥ 1: no cycle can serve the flows; the plan runs at the maximum cycle.
+        case oversaturated
+        /// Webster's cycle was above the maximum and was clamped to it.
+        case cycleAtMaximum = "cycle-at-maximum"
+        /// A minimum green (vehicle or pedestrian) set a stage's green above its flow share.
+        case minimumGreen = "minimum-green"
+        /// An approach with flow > 0 runs above capacity (x > 1) under this plan.
+        case overCapacity = "over-capacity"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { "\(code.rawValue): \(message)" }
+}
+
+/// A plan with everything it was computed from and how it performs: the report a traffic
+/// engineer checks before approving it (its own check: Y, x and delay per approach).
+public struct IntersectionTiming: Sendable, Hashable, Codable {
+    public var intersection: String
+    /// `webster`, `evaluated` (a given plan), `webster-retiming` or `saturation-balancing`.
+    public var method: String
+    public var plan: SignalPlan
+    /// Total lost time L = Σ(Ls + all-red) (s).
+    public var lostTime: Double
+    /// Y = Σ critical flow ratios.
+    public var flowRatioSum: Double
+    /// Webster's optimum cycle C₀ = (1.5L + 5)/(1 − Y) before bounds and rounding; `nil` when Y ≥ 1.
+    public var websterCycle: Double?
+    /// The approach that sets each stage's flow ratio, by stage.
+    public var criticalApproaches: [String]
+    public var approaches: [ApproachPerformance]
+    public var warnings: [SignalTimingWarning]
+
+    /// The cycle the plan runs (s).
+    public var cycle: Double { plan.cycle }
+
+    /// Flow-weighted mean control delay over all approaches (s/veh).
+    public var meanControlDelay: Double {
+        let flow = approaches.reduce(0) { $0 + $1.flow }
+        guard flow > 0 else { return 0 }
+        return approaches.reduce(0) { $0 + $1.controlDelay * $1.flow } / flow
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+
+/// Fixed-time plans for one intersection from its flows (Webster 1958, RRL TP 39; GB 50647-2011
+/// §8.5) and their performance (Webster's delay; HCM 2000 control delay d₁ + d₂; Akçelik's queue
+/// and stops). Pure: plain values in, plain values out.
+public enum SignalTiming {
+    /// Webster's optimum cycle C₀ = (1.5L + 5)/(1 − Y) (s) for lost time `lostTime` (s) and
+    /// flow-ratio sum `flowRatioSum`; `nil` when Y ≥ 1 (no cycle serves the flows).
+    public static func websterCycle(lostTime: Double, flowRatioSum: Double) -> Double? {
+        guard flowRatioSum < 1 else { return nil }
+        return (1.5 * lostTime + 5) / (1 - flowRatioSum)
+    }
+
+    /// Webster's average delay per vehicle (s/veh) at cycle `cycle` and effective green
+    /// `effectiveGreen` (s), arriving flow `flow` and saturation flow `saturationFlow` (veh/h);
+    /// `nil` at a degree of saturation ≥ 1, where the formula does not hold.
+    public static func websterDelay(cycle: Double, effectiveGreen: Double, flow: Double, saturationFlow: Double) -> Double? {
+        let lambda = effectiveGreen / cycle
+        let x = flow / (lambda * saturationFlow)
+        guard x < 1 else { return nil }
+        let uniform = cycle * (1 - lambda) * (1 - lambda) / (2 * (1 - lambda * x))
+        guard flow > 0 else { return uniform }
+        let q = flow / 3600
+        let random = x * x / (2 * q * (1 - x))
+        let correction = 0.65 * pow(cycle / (q * q), 1.0 / 3.0) * pow(x, 2 + 5 * lambda)
+        return uniform + random - correction
+    }
+
+    /// HCM 2000 uniform delay d₁ and incremental delay d₂ (s/veh) for a pretimed, isolated lane
+    /// group (k = 0.5, I = 1) over `analysisPeriod` hours.
+    public static func hcmDelay(cycle: Double, effectiveGreen: Double, flow: Double, capacity: Double,
+                                analysisPeriod: Double) -> (uniform: Double, incremental: Double) {
+        let lambda = effectiveGreen / cycle
+        let x = capacity > 0 ? flow / capacity : (flow > 0 ? .infinity : 0)
+        let uniform = 0.5 * cycle * (1 - lambda) * (1 - lambda) / (1 - min(1, x) * lambda)
+        guard flow > 0, capacity > 0 else { return (uniform, flow > 0 ? .infinity : 0) }
+        let t = analysisPeriod
+        let incremental = 900 * t * ((x - 1) + ((x - 1) * (x - 1) + 8 * 0.5 * 1 * x / (capacity * t)).squareRoot())
+        return (uniform, incremental)
+    }
+
+    /// The Webster plan for `demand`: the optimum cycle within the settings' bounds, effective
+    /// greens in proportion to the stages' critical flow ratios, raised to the vehicle and
+    /// pedestrian minimum greens, displayed greens rounded to whole seconds.
+    ///
+    /// Y > 0.9 comes with GB 50647's redesign warning; Y ≥ 1 gives the plan at the maximum cycle
+    /// with greens in proportion to the flow ratios (equal degrees of saturation) and says it is
+    /// oversaturated. No green is ever negative.
+    /// - Throws: `SignalTimingError` naming the field for input no plan can be made from.
+    public static func webster(_ demand: IntersectionDemand, settings: SignalTimingSettings = SignalTimingSettings()) throws
+        -> IntersectionTiming {
+        let model = try TimedIntersection(demand, settings: settings)
+        var warnings: [SignalTimingWarning] = []
+        let lost = model.lostTime
+        let y = model.flowRatioSum
+        let c0 = websterCycle(lostTime: lost, flowRatioSum: y)
+        if y >= 1 {
+            warnings.append(.init(.oversaturated, String(format: "Y = %.3f ≥ 1: no cycle serves these flows; the plan runs at the maximum cycle %.0f s", y, settings.maximumCycle)))
+        } else if y > settings.redesignFlowRatio {
+            warnings.append(.init(.redesign, String(format: "Y = %.3f > %.2f: GB 50647-2011 §8.5.4 asks for the approach lanes or the phasing to be redesigned", y, settings.redesignFlowRatio)))
+        }
+        var cycle: Double
+        if let c0 {
+            cycle = c0.rounded(.up)
+            if cycle > settings.maximumCycle {
+                warnings.append(.init(.cycleAtMaximum, String(format: "Webster's cycle %.1f s is above the maximum; %.0f s is used", c0, settings.maximumCycle)))
+                cycle = settings.maximumCycle
+            } else if cycle < settings.minimumCycle {
+                cycle = settings.minimumCycle
+            }
+        } else {
+            cycle = settings.maximumCycle
+        }
+        let stageRatios = model.stageFlowRatios
+        let minimums = model.minimumEffectiveGreens
+        let (greens, raised) = try split(cycle: &cycle, lostTime: lost, ratios: stageRatios, minimums: minimums,
+                                         maximumCycle: settings.maximumCycle)
+        for s in raised {
+            warnings.append(.init(.minimumGreen, "stage \(s + 1) runs its minimum green (\(model.minimumReason[s])), more than its flow share"))
+        }
+        let plan = model.plan(effectiveGreens: greens)
+        return model.timing(of: plan, method: "webster", websterCycle: c0, warnings: warnings)
+    }
+
+    /// How `plan` performs for `demand` (delay, queue, stops, level of service per approach).
+    /// The plan's stages say which approach runs when.
+    /// - Throws: `SignalTimingError` for a plan whose stages do not match the intersection.
+    public static func evaluate(_ plan: SignalPlan, for demand: IntersectionDemand,
+                                settings: SignalTimingSettings = SignalTimingSettings(),
+                                method: String = "evaluated") throws -> IntersectionTiming {
+        var staged = demand
+        staged.stages = plan.stages.map(\.approaches)
+        let model = try TimedIntersection(staged, settings: settings)
+        for (i, stage) in plan.stages.enumerated() {
+            guard stage.green >= 0, stage.amber >= 0, stage.allRed >= 0, stage.green.isFinite else {
+                throw SignalTimingError(field: "stages[\(i)].green_s", "greens, ambers and all-reds must be ≥ 0")
+            }
+        }
+        guard plan.cycle > 0 else { throw SignalTimingError(field: "stages", "the plan's cycle is 0 s") }
+        for (i, a) in demand.approaches.enumerated() where a.flows.total > 0 {
+            let stage = model.stageOfApproach[i]
+            guard plan.stages[stage].green + demand.amber - demand.startupLost > 0 else {
+                throw SignalTimingError(field: "stages[\(stage)].green_s", "approach '\(a.id)' carries \(a.flows.total) veh/h but its stage has no effective green")
+            }
+        }
+        return model.timing(of: plan, method: method,
+                            websterCycle: websterCycle(lostTime: model.lostTime, flowRatioSum: model.flowRatioSum),
+                            warnings: [])
+    }
+
+    /// Effective greens at `cycle` (s) in proportion to `ratios`, each at least its minimum; the
+    /// cycle grows (up to `maximumCycle`, or beyond it only for minimums that cannot fit) when the
+    /// minimums alone need more. Returns the greens and the stages held at their minimum.
+    static func split(cycle: inout Double, lostTime: Double, ratios: [Double], minimums: [Double],
+                      maximumCycle: Double) throws -> ([Double], [Int]) {
+        let floors = minimums.reduce(0, +)
+        if cycle - lostTime < floors {
+            let needed = (lostTime + floors).rounded(.up)
+            guard needed <= maximumCycle else {
+                throw SignalTimingError(field: "max_cycle_s",
+                                        String(format: "the minimum greens and lost time need a %.0f s cycle, above the maximum %.0f s", needed, maximumCycle))
+            }
+            cycle = needed
+        }
+        let available = cycle - lostTime
+        var fixed = Set<Int>()
+        var greens = [Double](repeating: 0, count: ratios.count)
+        while true {
+            let free = ratios.indices.filter { !fixed.contains($0) }
+            let budget = available - fixed.reduce(0) { $0 + minimums[$1] }
+            let weight = free.reduce(0) { $0 + ratios[$1] }
+            for i in fixed { greens[i] = minimums[i] }
+            for i in free { greens[i] = weight > 0 ? budget * ratios[i] / weight : budget / Double(free.count) }
+            let below = free.filter { greens[$0] < minimums[$0] - 1e-9 }
+            if below.isEmpty { break }
+            fixed.formUnion(below)
+        }
+        return (greens, fixed.sorted())
+    }
+}
+
+/// An intersection checked and reduced to what timing needs: one lane group per approach, the
+/// stage each runs in, flow ratios and minimum greens.
+struct TimedIntersection {
+    let demand: IntersectionDemand
+    let settings: SignalTimingSettings
+    /// Saturation flow of each approach (veh/h), in `demand.approaches` order.
+    let saturationFlows: [Double]
+    /// The stage index of each approach.
+    let stageOfApproach: [Int]
+    /// Minimum effective green of each stage (s) and why.
+    let minimumEffectiveGreens: [Double]
+    let minimumReason: [String]
+
+    init(_ demand: IntersectionDemand, settings: SignalTimingSettings) throws {
+        try settings.validate()
+        self.demand = demand
+        self.settings = settings
+        func nonNegative(_ v: Double, _ field: String) throws {
+            guard v.isFinite, v >= 0 else { throw SignalTimingError(field: field, "must be a number ≥ 0 (got \(v))") }
+        }
+        try nonNegative(demand.amber, "amber_s")
+        try nonNegative(demand.allRed, "all_red_s")
+        try nonNegative(demand.startupLost, "startup_lost_s")
+        guard !demand.approaches.isEmpty else { throw SignalTimingError(field: "approaches", "an intersection needs at least one approach") }
+        var index: [String: Int] = [:]
+        var saturation: [Double] = []
+        for (i, a) in demand.approaches.enumerated() {
+            let path = "approaches[\(i)]"
+            guard !a.id.isEmpty else { throw SignalTimingError(field: path + ".id", "must not be empty") }
+            guard index[a.id] == nil else { throw SignalTimingError(field: path + ".id", "approach '\(a.id)' is listed twice") }
+            index[a.id] = i
+            guard a.lanes >= 1 else { throw SignalTimingError(field: path + ".lanes", "must be at least 1 (got \(a.lanes))") }
+            try nonNegative(a.flows.through, path + ".flows_veh_h.through")
+            try nonNegative(a.flows.left, path + ".flows_veh_h.left")
+            try nonNegative(a.flows.right, path + ".flows_veh_h.right")
+            if let s = a.saturationPerLane {
+                guard s.isFinite, s > 0 else { throw SignalTimingError(field: path + ".saturation_veh_h_lane", "must be a positive number (got \(s))") }
+            }
+            saturation.append(Double(a.lanes) * (a.saturationPerLane ?? settings.saturation.perLane(for: a.flows)))
+        }
+        guard !demand.stages.isEmpty else { throw SignalTimingError(field: "stages", "a plan needs at least one stage") }
+        var stageOf = [Int?](repeating: nil, count: demand.approaches.count)
+        for (s, stage) in demand.stages.enumerated() {
+            guard !stage.isEmpty else { throw SignalTimingError(field: "stages[\(s)]", "a stage must name at least one approach") }
+            for (k, id) in stage.enumerated() {
+                guard let i = index[id] else {
+                    throw SignalTimingError(field: "stages[\(s)][\(k)]", "names no approach: '\(id)' (approaches: \(demand.approaches.map(\.id).joined(separator: ", ")))")
+                }
+                if let other = stageOf[i], other != s {
+                    throw SignalTimingError(field: "stages[\(s)][\(k)]", "approach '\(id)' already runs in stage \(other + 1); each approach runs in one stage")
+                }
+                stageOf[i] = s
+            }
+        }
+        for (i, a) in demand.approaches.enumerated() where stageOf[i] == nil && a.flows.total > 0 {
+            throw SignalTimingError(field: "approaches[\(i)]", "approach '\(a.id)' carries \(a.flows.total) veh/h but runs in no stage")
+        }
+        saturationFlows = saturation
+        stageOfApproach = stageOf.map { $0 ?? -1 }
+        // Minimum effective greens: g = G + A − Ls for the displayed minimum G.
+        var minimum = [Double](repeating: settings.minimumGreen, count: demand.stages.count)
+        var reason = [String](repeating: String(format: "vehicle minimum %.0f s", settings.minimumGreen), count: demand.stages.count)
+        for (c, crossing) in demand.crossings.enumerated() {
+            guard demand.stages.indices.contains(crossing.stage) else {
+                throw SignalTimingError(field: "crossings[\(c)].stage", "names no stage: \(crossing.stage) (stages 0…\(demand.stages.count - 1))")
+            }
+            guard crossing.length.isFinite, crossing.length > 0 else {
+                throw SignalTimingError(field: "crossings[\(c)].length_m", "must be a positive length in metres")
+            }
+            let walked = crossing.refugeIsland ? crossing.length / 2 : crossing.length
+            let needed = settings.pedestrianStartup + walked / settings.walkingSpeed
+            if needed > minimum[crossing.stage] {
+                minimum[crossing.stage] = needed
+                reason[crossing.stage] = String(format: "pedestrian minimum %.1f s for crossing %@ (%.0f m)", needed, crossing.id, walked)
+            }
+        }
+        minimumEffectiveGreens = minimum.map { max(0, $0 + demand.amber - demand.startupLost) }
+        minimumReason = reason
+    }
+
+    /// L = n·(Ls + all-red) (s).
+    var lostTime: Double { Double(demand.stages.count) * demand.lostTimePerStage }
+
+    func flowRatio(_ i: Int) -> Double { demand.approaches[i].flows.total / saturationFlows[i] }
+
+    /// The critical flow ratio of each stage: the largest y among its approaches.
+    var stageFlowRatios: [Double] {
+        demand.stages.indices.map { s in
+            demand.approaches.indices.filter { stageOfApproach[$0] == s }.map(flowRatio).max() ?? 0
+        }
+    }
+
+    var criticalApproaches: [String] {
+        demand.stages.indices.map { s in
+            let members = demand.approaches.indices.filter { stageOfApproach[$0] == s }
+            return members.max { flowRatio($0) < flowRatio($1) }.map { demand.approaches[$0].id } ?? ""
+        }
+    }
+
+    var flowRatioSum: Double { stageFlowRatios.reduce(0, +) }
+
+    /// The plan for effective greens `greens` (s): displayed greens G = g − A + Ls rounded to
+    /// whole seconds by largest remainder, so the cycle stays a whole number of seconds.
+    func plan(effectiveGreens greens: [Double]) -> SignalPlan {
+        let displayed = greens.map { max(0, $0 - demand.amber + demand.startupLost) }
+        let target = displayed.reduce(0, +).rounded()
+        var whole = displayed.map { $0.rounded(.down) }
+        var missing = Int(target - whole.reduce(0, +))
+        for i in displayed.indices.sorted(by: { displayed[$0] - whole[$0] > displayed[$1] - whole[$1] }) where missing > 0 {
+            whole[i] += 1
+            missing -= 1
+        }
+        return SignalPlan(stages: demand.stages.indices.map {
+            StageTiming(approaches: demand.stages[$0], green: whole[$0], amber: demand.amber, allRed: demand.allRed)
+        })
+    }
+
+    /// Performance of every approach under `plan` (its stages in `demand.stages` order).
+    func timing(of plan: SignalPlan, method: String, websterCycle: Double?, warnings: [SignalTimingWarning]) -> IntersectionTiming {
+        let cycle = plan.cycle
+        var warnings = warnings
+        var performance: [ApproachPerformance] = []
+        for (i, a) in demand.approaches.enumerated() {
+            let s = saturationFlows[i]
+            let q = a.flows.total
+            let stage = stageOfApproach[i]
+            let g = stage >= 0 ? max(0, plan.stages[stage].green + demand.amber - demand.startupLost) : 0
+            performance.append(Self.performance(id: a.id, flow: q, saturationFlow: s, effectiveGreen: g, cycle: cycle,
+                                                analysisPeriod: settings.analysisPeriod))
+            if q > 0, performance[i].degreeOfSaturation > 1 {
+                warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period", a.id, performance[i].degreeOfSaturation)))
+            }
+        }
+        return IntersectionTiming(intersection: demand.id, method: method, plan: plan, lostTime: lostTime,
+                                  flowRatioSum: flowRatioSum, websterCycle: websterCycle,
+                                  criticalApproaches: criticalApproaches, approaches: performance, warnings: warnings)
+    }
+
+    /// Delay, queue and stops of one lane group (flows veh/h, times s, period h).
+    static func performance(id: String, flow q: Double, saturationFlow s: Double, effectiveGreen g: Double, cycle: Double,
+                            analysisPeriod t: Double) -> ApproachPerformance {
+        let lambda = g / cycle
+        let capacity = s * lambda
+        let x = capacity > 0 ? q / capacity : (q > 0 ? .infinity : 0)
+        let (d1, d2) = SignalTiming.hcmDelay(cycle: cycle, effectiveGreen: g, flow: q, capacity: capacity, analysisPeriod: t)
+        let webster = capacity > 0 ? SignalTiming.websterDelay(cycle: cycle, effectiveGreen: g, flow: q, saturationFlow: s) : nil
+        // Akçelik (ARR 123): overflow queue for x above x₀ = 0.67 + s·g/600 (s in veh/s).
+        let x0 = 0.67 + (s / 3600) * g / 600
+        var overflow = 0.0
+        if x > x0, capacity > 0 {
+            let ct = capacity * t
+            overflow = x.isFinite ? ct / 4 * ((x - 1) + ((x - 1) * (x - 1) + 12 * (x - x0) / ct).squareRoot()) : q * t
+        }
+        let red = cycle - g
+        let queue = q / 3600 * red + overflow
+        let y = q / s
+        var stops: Double?
+        if q == 0 { stops = 0 } else if y < 1 {
+            stops = 0.9 * ((1 - lambda) / (1 - y) + overflow / (q * cycle / 3600))
+        }
+        let control = d1 + d2
+        return ApproachPerformance(id: id, flow: q, saturationFlow: s, flowRatio: y, effectiveGreen: g, capacity: capacity,
+                                   degreeOfSaturation: x, websterDelay: webster, uniformDelay: d1, incrementalDelay: d2,
+                                   controlDelay: control, queue: queue, stopsPerVehicle: stops,
+                                   levelOfService: LevelOfService(controlDelay: control, degreeOfSaturation: x))
+    }
+}

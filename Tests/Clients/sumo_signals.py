@@ -1,0 +1,308 @@
+"""SUMO scenarios for checking CityTwin's signal plans in an independent simulator (SUMO 1.28, PyPI
+`eclipse-sumo`), following the measured method of shared/reference/signals.md §8:
+
+- one intersection, four 400 m single-lane approaches, through movements only;
+- Poisson arrivals generated here (the same vehicles in every run of a seed);
+- delay = tripinfo `timeLoss` under the plan minus `timeLoss` of the same vehicles in a baseline run
+  where their axis is permanently green and the crossing axis is empty, so acceleration and
+  dawdling losses that the signal does not cause cancel out;
+- vehicles departing in the measurement window 600-4200 s.
+
+The network and routes are written here, not by CityTwin, so the check stays independent of
+CityTwin's own SUMO export.
+"""
+from __future__ import annotations
+
+import random
+import sys
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from dataclasses import dataclass
+from pathlib import Path
+
+ARMS = {"N": (0, 400), "S": (0, -400), "E": (400, 0), "W": (-400, 0)}
+OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
+SPEED = 13.89
+WARM_UP, MEASURE_END = 600.0, 4200.0
+
+
+def write_xml(root: ET.Element, path: Path) -> None:
+    """One element per line: SUMO's tools read route files with line-based parsers (sumolib parse_fast)."""
+    ET.indent(root)
+    ET.ElementTree(root).write(path)
+
+
+def sumo_tool(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        venv = Path(__file__).resolve().parents[2] / ".venv" / "bin" / name
+        if venv.exists():
+            return str(venv)
+        raise RuntimeError(f"{name} not found: install eclipse-sumo (Scripts/requirements.txt)")
+    return path
+
+
+def build_network(work: Path) -> Path:
+    """An isolated crossroads with a traffic light at C and through-only connections."""
+    nodes = ET.Element("nodes")
+    ET.SubElement(nodes, "node", id="C", x="0", y="0", type="traffic_light")
+    for arm, (x, y) in ARMS.items():
+        ET.SubElement(nodes, "node", id=arm, x=str(x), y=str(y), type="priority")
+    edges = ET.Element("edges")
+    for arm in ARMS:
+        ET.SubElement(edges, "edge", id=f"{arm}_in", attrib={"from": arm, "to": "C", "numLanes": "1", "speed": str(SPEED)})
+        ET.SubElement(edges, "edge", id=f"{arm}_out", attrib={"from": "C", "to": arm, "numLanes": "1", "speed": str(SPEED)})
+    connections = ET.Element("connections")
+    for arm in ARMS:
+        ET.SubElement(connections, "connection", attrib={"from": f"{arm}_in", "to": f"{OPPOSITE[arm]}_out"})
+    for name, root in (("n.nod.xml", nodes), ("e.edg.xml", edges), ("c.con.xml", connections)):
+        write_xml(root, work / name)
+    net = work / "crossroads.net.xml"
+    subprocess.run([sumo_tool("netconvert"), "--node-files", str(work / "n.nod.xml"), "--edge-files", str(work / "e.edg.xml"),
+                    "--connection-files", str(work / "c.con.xml"), "--no-turnarounds", "true", "-o", str(net)],
+                   check=True, capture_output=True)
+    return net
+
+
+def link_indices(net: Path) -> dict[str, list[int]]:
+    """The traffic light's link indices of each approach arm."""
+    links: dict[str, list[int]] = {}
+    for c in ET.parse(net).getroot().iter("connection"):
+        if c.get("tl") == "C":
+            links.setdefault(c.get("from").removesuffix("_in"), []).append(int(c.get("linkIndex")))
+    return links
+
+
+def write_program(path: Path, links: dict[str, list[int]], phases: list[tuple[float, dict[str, str]]]) -> None:
+    """A static tlLogic: each phase a duration and the signal of each arm (G, y or r)."""
+    size = 1 + max(i for idx in links.values() for i in idx)
+    root = ET.Element("additional")
+    logic = ET.SubElement(root, "tlLogic", id="C", type="static", programID="citytwin", offset="0")
+    for duration, signals in phases:
+        state = ["r"] * size
+        for arm, idx in links.items():
+            for i in idx:
+                state[i] = signals.get(arm, "r")
+        ET.SubElement(logic, "phase", duration=f"{duration:g}", state="".join(state))
+    write_xml(root, path)
+
+
+def plan_phases(plan: dict) -> list[tuple[float, dict[str, str]]]:
+    """The phases of a CityTwin plan (`citytwin signal plan --json`): green, amber, all-red per stage."""
+    phases = []
+    for stage in plan["stages"]:
+        arms = stage["approaches"]
+        phases.append((stage["green_s"], {a: "G" for a in arms}))
+        phases.append((stage["amber_s"], {a: "y" for a in arms}))
+        if stage["all_red_s"] > 0:
+            phases.append((stage["all_red_s"], {}))
+    return [(d, s) for d, s in phases if d > 0]
+
+
+@dataclass
+class Vehicle:
+    id: str
+    arm: str
+    depart: float
+
+
+def poisson_vehicles(flows: dict[str, float], seed: int, end: float = MEASURE_END + 300) -> list[Vehicle]:
+    """Poisson arrivals per arm (veh/h) until `end` s."""
+    rng = random.Random(seed)
+    vehicles = []
+    for arm in sorted(flows):
+        rate = flows[arm] / 3600.0
+        t, n = 0.0, 0
+        while rate > 0:
+            t += rng.expovariate(rate)
+            if t >= end:
+                break
+            vehicles.append(Vehicle(f"{arm}_{n}", arm, round(t, 2)))
+            n += 1
+    return sorted(vehicles, key=lambda v: v.depart)
+
+
+def write_routes(path: Path, vehicles: list[Vehicle]) -> None:
+    root = ET.Element("routes")
+    for arm in ARMS:
+        ET.SubElement(root, "route", id=f"r_{arm}", edges=f"{arm}_in {OPPOSITE[arm]}_out")
+    for v in vehicles:
+        ET.SubElement(root, "vehicle", id=v.id, route=f"r_{v.arm}", depart=f"{v.depart:.2f}", departLane="best")
+    write_xml(root, path)
+
+
+def run(net: Path, routes: Path, program: Path, seed: int, work: Path, tag: str) -> dict[str, float]:
+    """timeLoss (s) of every vehicle that finished its trip."""
+    trips = work / f"trips-{tag}.xml"
+    subprocess.run([sumo_tool("sumo"), "-n", str(net), "-r", str(routes), "-a", str(program), "--seed", str(seed),
+                    "--tripinfo-output", str(trips), "--time-to-teleport", "-1", "--no-step-log", "true",
+                    "--no-warnings", "true", "--duration-log.disable", "true"], check=True, capture_output=True)
+    return {t.get("id"): float(t.get("timeLoss")) for t in ET.parse(trips).getroot().iter("tripinfo")}
+
+
+def signal_delay(plan: dict, flows: dict[str, float], seed: int, work: Path) -> dict[str, float]:
+    """Baseline-corrected SUMO delay (s/veh) per arm under `plan` for Poisson demand `flows`."""
+    work.mkdir(parents=True, exist_ok=True)
+    net = build_network(work)
+    links = link_indices(net)
+    vehicles = poisson_vehicles(flows, seed)
+    routes = work / "all.rou.xml"
+    write_routes(routes, vehicles)
+    program = work / "plan.add.xml"
+    write_program(program, links, plan_phases(plan))
+    signalled = run(net, routes, program, seed, work, "plan")
+    baseline: dict[str, float] = {}
+    for stage in plan["stages"]:
+        axis = set(stage["approaches"])
+        axis_routes = work / f"axis-{'-'.join(sorted(axis))}.rou.xml"
+        write_routes(axis_routes, [v for v in vehicles if v.arm in axis])
+        green = work / f"green-{'-'.join(sorted(axis))}.add.xml"
+        write_program(green, links, [(100000, {a: "G" for a in axis})])
+        baseline.update(run(net, axis_routes, green, seed, work, "base-" + "-".join(sorted(axis))))
+    delays: dict[str, list[float]] = {}
+    for v in vehicles:
+        if WARM_UP <= v.depart < MEASURE_END and v.id in signalled and v.id in baseline:
+            delays.setdefault(v.arm, []).append(signalled[v.id] - baseline[v.id])
+    return {arm: sum(d) / len(d) for arm, d in delays.items() if d}
+
+
+# --- A coordinated corridor: signals J1..Jn on an east-west arterial, side streets north-south ---
+
+def build_corridor(work: Path, spacing: float, count: int) -> Path:
+    """Signals J1..Jn `spacing` m apart; 400 m approach roads at both ends and on every side street."""
+    nodes = ET.Element("nodes")
+    edges = ET.Element("edges")
+    connections = ET.Element("connections")
+    xs = [i * spacing for i in range(count)]
+    ET.SubElement(nodes, "node", id="W", x=str(-400), y="0", type="priority")
+    ET.SubElement(nodes, "node", id="E", x=str(xs[-1] + 400), y="0", type="priority")
+    main = ["W"] + [f"J{i + 1}" for i in range(count)] + ["E"]
+
+    def edge(a: str, b: str) -> str:
+        ET.SubElement(edges, "edge", id=f"{a}_{b}", attrib={"from": a, "to": b, "numLanes": "1", "speed": str(SPEED)})
+        return f"{a}_{b}"
+
+    for i, x in enumerate(xs):
+        j = f"J{i + 1}"
+        ET.SubElement(nodes, "node", id=j, x=str(x), y="0", type="traffic_light")
+        ET.SubElement(nodes, "node", id=f"N{i + 1}", x=str(x), y="400", type="priority")
+        ET.SubElement(nodes, "node", id=f"S{i + 1}", x=str(x), y="-400", type="priority")
+    for a, b in zip(main[:-1], main[1:]):
+        edge(a, b)
+        edge(b, a)
+    for i in range(count):
+        j, n, s = f"J{i + 1}", f"N{i + 1}", f"S{i + 1}"
+        for a, b in ((n, j), (j, n), (s, j), (j, s)):
+            edge(a, b)
+        west, east = main[i], main[i + 2]
+        for f, t in ((f"{west}_{j}", f"{j}_{east}"), (f"{east}_{j}", f"{j}_{west}"), (f"{n}_{j}", f"{j}_{s}"), (f"{s}_{j}", f"{j}_{n}")):
+            ET.SubElement(connections, "connection", attrib={"from": f, "to": t})
+    for name, root in (("n.nod.xml", nodes), ("e.edg.xml", edges), ("c.con.xml", connections)):
+        write_xml(root, work / name)
+    net = work / "corridor.net.xml"
+    subprocess.run([sumo_tool("netconvert"), "--node-files", str(work / "n.nod.xml"), "--edge-files", str(work / "e.edg.xml"),
+                    "--connection-files", str(work / "c.con.xml"), "--no-turnarounds", "true", "-o", str(net)],
+                   check=True, capture_output=True)
+    return net
+
+
+def corridor_links(net: Path, count: int) -> dict[str, dict[str, list[int]]]:
+    """Per signal, the link indices of the arms W, E, N, S (the arm traffic arrives from)."""
+    result: dict[str, dict[str, list[int]]] = {}
+    for c in ET.parse(net).getroot().iter("connection"):
+        tl = c.get("tl")
+        if not tl:
+            continue
+        i = int(tl[1:])
+        origin = c.get("from").split("_")[0]
+        arm = "W" if origin in ("W", f"J{i - 1}") else "E" if origin in ("E", f"J{i + 1}") else origin[0]
+        result.setdefault(tl, {}).setdefault(arm, []).append(int(c.get("linkIndex")))
+    return result
+
+
+def write_corridor_program(path: Path, links: dict[str, dict[str, list[int]]], plans: list[dict]) -> None:
+    """One static tlLogic per signal from CityTwin's intersection reports, with their offsets."""
+    root = ET.Element("additional")
+    for i, plan in enumerate(plans):
+        tl = f"J{i + 1}"
+        arms = links[tl]
+        size = 1 + max(k for idx in arms.values() for k in idx)
+        logic = ET.SubElement(root, "tlLogic", id=tl, type="static", programID="citytwin", offset=f"{plan['offset_s']:.2f}")
+        for duration, signals in plan_phases(plan):
+            state = ["r"] * size
+            for arm, idx in arms.items():
+                for k in idx:
+                    state[k] = signals.get(arm, "r")
+            ET.SubElement(logic, "phase", duration=f"{duration:g}", state="".join(state))
+    write_xml(root, path)
+
+
+def corridor_vehicles(count: int, flows: dict[str, float], seed: int) -> tuple[list[tuple[Vehicle, str]], dict[str, str]]:
+    """Poisson vehicles: `flows` has 'eastbound', 'westbound' and 'side' (each direction of each side street)."""
+    main = ["W"] + [f"J{i + 1}" for i in range(count)] + ["E"]
+    routes = {"eastbound": " ".join(f"{a}_{b}" for a, b in zip(main[:-1], main[1:])),
+              "westbound": " ".join(f"{b}_{a}" for a, b in reversed(list(zip(main[:-1], main[1:]))))}
+    demand = {"eastbound": flows["eastbound"], "westbound": flows["westbound"]}
+    for i in range(count):
+        j = f"J{i + 1}"
+        routes[f"south{i + 1}"] = f"N{i + 1}_{j} {j}_S{i + 1}"
+        routes[f"north{i + 1}"] = f"S{i + 1}_{j} {j}_N{i + 1}"
+        demand[f"south{i + 1}"] = demand[f"north{i + 1}"] = flows["side"]
+    vehicles = [(v, v.arm) for v in poisson_vehicles(demand, seed)]
+    return vehicles, routes
+
+
+def write_corridor_routes(path: Path, vehicles: list[tuple[Vehicle, str]], routes: dict[str, str]) -> None:
+    root = ET.Element("routes")
+    for name, edges in routes.items():
+        ET.SubElement(root, "route", id=name, edges=edges)
+    for v, route in vehicles:
+        ET.SubElement(root, "vehicle", id=v.id, route=route, depart=f"{v.depart:.2f}", departLane="best")
+    write_xml(root, path)
+
+
+def corridor_delay(net: Path, plans: list[dict], offsets_file: Path | None, flows: dict[str, float], seed: int,
+                   work: Path, tag: str, direction: str = "eastbound") -> float:
+    """Baseline-corrected SUMO delay (s/veh) of `direction` under `plans` (with `offsets_file` replacing their offsets)."""
+    count = len(plans)
+    links = corridor_links(net, count)
+    vehicles, routes = corridor_vehicles(count, flows, seed)
+    routes_file = work / f"{tag}.rou.xml"
+    write_corridor_routes(routes_file, vehicles, routes)
+    program = work / f"{tag}.add.xml"
+    write_corridor_program(program, links, [dict(p, offset_s=0) for p in plans] if offsets_file else plans)
+    additional = str(program) + ("," + str(offsets_file) if offsets_file else "")
+    signalled = run(net, routes_file, Path(additional), seed, work, tag)
+    # Baseline: only this direction's vehicles, every signal green for them.
+    base_routes = work / f"{tag}-base.rou.xml"
+    write_corridor_routes(base_routes, [(v, r) for v, r in vehicles if r == direction], routes)
+    green = work / f"{tag}-green.add.xml"
+    root = ET.Element("additional")
+    for tl, arms in links.items():
+        size = 1 + max(k for idx in arms.values() for k in idx)
+        logic = ET.SubElement(root, "tlLogic", id=tl, type="static", programID="green", offset="0")
+        ET.SubElement(logic, "phase", duration="100000", state="G" * size)
+    write_xml(root, green)
+    baseline = run(net, base_routes, green, seed, work, tag + "-base")
+    delays = [signalled[v.id] - baseline[v.id] for v, r in vehicles
+              if r == direction and WARM_UP <= v.depart < MEASURE_END and v.id in signalled and v.id in baseline]
+    return sum(delays) / len(delays)
+
+
+def tls_coordinator_offsets(net: Path, plans: list[dict], flows: dict[str, float], seed: int, work: Path) -> Path:
+    """SUMO's own tools/tlsCoordinator.py offsets for the same plans and routes."""
+    import sumo  # eclipse-sumo: SUMO_HOME with tools/
+    count = len(plans)
+    links = corridor_links(net, count)
+    vehicles, routes = corridor_vehicles(count, flows, seed)
+    routes_file = work / "coordinator.rou.xml"
+    write_corridor_routes(routes_file, vehicles, routes)
+    program = work / "coordinator-plan.add.xml"
+    write_corridor_program(program, links, [dict(p, offset_s=0) for p in plans])
+    out = work / "coordinator-offsets.add.xml"
+    tool = Path(sumo.SUMO_HOME) / "tools" / "tlsCoordinator.py"
+    subprocess.run([sys.executable, str(tool), "-n", str(net), "-r", str(routes_file), "-a", str(program), "-o", str(out)],
+                   check=True, capture_output=True)
+    # The offsets apply to the replacement plans: load them after the plans.
+    return out

@@ -1,0 +1,123 @@
+"""CityTwin's signal plans and predicted delays against SUMO (issue 16): random isolated
+intersections at x <= 0.8, three seeds each, replayed in SUMO 1.28 with the baseline-corrected
+delay of shared/reference/signals.md §8. The prediction is `citytwin signal plan --json`'s Webster
+delay with SUMO's own measured saturation flow (1859 veh/h/lane) and lost time (3.8 s per phase
+with a 3 s amber, Krauss sigma = 0.5), as the reference measured them."""
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+
+import sumo_signals
+
+BIN = os.environ.get("CITYTWIN_CLIENT_BIN", "")
+SUMO_SATURATION = 1859.0
+SUMO_LOST = 3.8
+
+
+def plan_for(flows: dict[str, float], tmp: Path, all_red: float = 2.0) -> dict:
+    intersection = {
+        "id": "SUMO-X", "amber_s": 3, "all_red_s": all_red, "startup_lost_s": SUMO_LOST,
+        "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": SUMO_SATURATION, "flows_veh_h": {"through": q}}
+                       for arm, q in flows.items()],
+        "stages": [["N", "S"], ["W", "E"]],
+    }
+    path = tmp / "intersection.json"
+    path.write_text(json.dumps(intersection))
+    out = subprocess.run([BIN, "signal", "plan", "--input", str(path), "--json"], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def random_intersections(count: int, seed: int = 16) -> list[dict[str, float]]:
+    rng = random.Random(seed)
+    return [{"N": rng.uniform(250, 650), "S": rng.uniform(250, 650), "W": rng.uniform(150, 450), "E": rng.uniform(150, 450)}
+            for _ in range(count)]
+
+
+@pytest.mark.skipif(not BIN, reason="CITYTWIN_CLIENT_BIN not set (Scripts/client_tests.sh sets it)")
+def test_predicted_delay_matches_sumo(tmp_path: Path) -> None:
+    errors = []
+    rows = []
+    for i, flows in enumerate(random_intersections(3)):
+        plan = plan_for(flows, tmp_path)
+        xs = {arm: a["x"] for arm, a in plan["approaches"].items()}
+        assert max(xs.values()) <= 0.8, f"intersection {i}: the test only covers x <= 0.8 ({xs})"
+        measured: dict[str, list[float]] = {}
+        for seed in (1, 2, 3):
+            for arm, d in sumo_signals.signal_delay(plan, flows, seed, tmp_path / f"x{i}-s{seed}").items():
+                measured.setdefault(arm, []).append(d)
+        for arm, a in plan["approaches"].items():
+            sumo = sum(measured[arm]) / len(measured[arm])
+            errors.append(abs(a["webster_delay_s"] - sumo))
+            rows.append(f"x{i} {arm}: q {a['flow_veh_h']:.0f} x {a['x']:.2f} C {plan['cycle_s']:.0f} "
+                        f"CityTwin {a['webster_delay_s']:.1f} s, SUMO {sumo:.1f} s")
+    report = "\n".join(rows)
+    print(report)
+    mean = sum(errors) / len(errors)
+    assert mean <= 1.0, f"mean |predicted - SUMO| = {mean:.2f} s > 1.0 s\n{report}"
+    assert max(errors) <= 2.5, f"max |predicted - SUMO| = {max(errors):.2f} s > 2.5 s\n{report}"
+
+
+@pytest.mark.skipif(not BIN, reason="CITYTWIN_CLIENT_BIN not set (Scripts/client_tests.sh sets it)")
+def test_webster_plan_beats_default_90s_plan_in_sumo(tmp_path: Path) -> None:
+    """The reference's case: 600 veh/h per NS approach, 350 per EW: the Webster plan cuts the
+    flow-weighted SUMO delay of netconvert's default 90 s plan (42/3/42/3)."""
+    flows = {"N": 600.0, "S": 600.0, "W": 350.0, "E": 350.0}
+    plan = plan_for(flows, tmp_path, all_red=0)
+    default = {"stages": [{"approaches": ["N", "S"], "green_s": 42, "amber_s": 3, "all_red_s": 0},
+                          {"approaches": ["W", "E"], "green_s": 42, "amber_s": 3, "all_red_s": 0}]}
+
+    def weighted(p: dict, tag: str) -> float:
+        d = sumo_signals.signal_delay(p, flows, 1, tmp_path / tag)
+        return sum(d[a] * flows[a] for a in flows) / sum(flows.values())
+
+    assert weighted(plan, "webster") < 0.75 * weighted(default, "default")
+
+
+def corridor_plan(tmp: Path, count: int = 4, spacing: float = 300, cycle: float = 90) -> dict:
+    """The reference corridor through `citytwin signal corridor --json`: eastbound 500 veh/h, westbound 300,
+    side streets 150, C = 90 s."""
+    def intersection(i: int) -> dict:
+        return {"intersection": {"id": f"J{i + 1}", "amber_s": 3, "all_red_s": 2, "startup_lost_s": SUMO_LOST,
+                                 "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": SUMO_SATURATION,
+                                                 "flows_veh_h": {"through": q}}
+                                                for arm, q in (("W", 500), ("E", 300), ("N", 150), ("S", 150))],
+                                 "stages": [["W", "E"], ["N", "S"]]},
+                "outbound_approach": "W", "inbound_approach": "E"}
+    corridor = {"id": "REF", "intersections": [intersection(i) for i in range(count)],
+                "links": [{"length_m": spacing, "outbound_speed_m_s": 13.89} for _ in range(count - 1)]}
+    path = tmp / "corridor.json"
+    path.write_text(json.dumps(corridor))
+    out = subprocess.run([BIN, "signal", "corridor", "--input", str(path), "--json", "--min-cycle", str(cycle),
+                          "--max-cycle", str(cycle), "--diagram", str(tmp / "corridor.svg")],
+                         check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+@pytest.mark.skipif(not BIN, reason="CITYTWIN_CLIENT_BIN not set (Scripts/client_tests.sh sets it)")
+def test_green_wave_beats_tls_coordinator(tmp_path: Path) -> None:
+    """Reference corridor (4 signals, 300 m, 13.89 m/s, C = 90 s): the major (eastbound) direction's
+    SUMO delay under CityTwin's offsets is at least 10 % below its delay under SUMO's tlsCoordinator.py."""
+    plan = corridor_plan(tmp_path)
+    assert plan["cycle_s"] == 90
+    flows = {"eastbound": 500.0, "westbound": 300.0, "side": 150.0}
+    net = sumo_signals.build_corridor(tmp_path, 300, 4)
+    plans = plan["intersections"]
+    ours, theirs, uncoordinated = [], [], []
+    for seed in (1, 2, 3):
+        work = tmp_path / f"seed{seed}"
+        work.mkdir()
+        offsets = sumo_signals.tls_coordinator_offsets(net, plans, flows, seed, work)
+        ours.append(sumo_signals.corridor_delay(net, plans, None, flows, seed, work, "citytwin"))
+        theirs.append(sumo_signals.corridor_delay(net, plans, offsets, flows, seed, work, "coordinator"))
+        uncoordinated.append(sumo_signals.corridor_delay(net, [dict(p, offset_s=0) for p in plans], None, flows, seed, work, "zero"))
+    mean = lambda xs: sum(xs) / len(xs)
+    report = (f"eastbound delay: CityTwin {mean(ours):.1f} s, tlsCoordinator {mean(theirs):.1f} s, "
+              f"uncoordinated {mean(uncoordinated):.1f} s (bands {plan['outbound_bandwidth_s']:.1f}/{plan['inbound_bandwidth_s']:.1f} s)")
+    print(report)
+    assert mean(ours) <= 0.9 * mean(theirs), report

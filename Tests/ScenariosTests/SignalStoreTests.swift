@@ -1,0 +1,104 @@
+import CityModel
+import Foundation
+import GeoCore
+import SignalSim
+import Testing
+import TwinStore
+@testable import Scenarios
+
+/// The sample district's signals, counts and corridor read back from a store and timed.
+@Suite("Signal timing over the store")
+struct SignalStoreTests {
+    /// A SpatiaLite store with the district's signal layers, built once for the suite.
+    static let store = Task<SpatiaLiteStore, any Error> {
+        let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("signals-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let catalog = try LayerCatalog.load(directory: layers)
+        let district = try SampleDistrict.generate()
+        for id in ["signalized_intersections", "traffic_counts", "signal_plans", "signal_corridors"] {
+            try await store.createLayer(try #require(catalog[id]))
+            try await store.insert(layer: id, features: district[layer: id], by: .admin, at: nil)
+        }
+        return store
+    }
+
+    @Test("every district intersection reads as lane groups and a stage chain the kernel can time")
+    func everyIntersectionTimes() async throws {
+        let store = try await Self.store.value
+        let all = try await SignalizedIntersection.all(from: store, by: .admin)
+        #expect(all.count >= 20)
+        for intersection in all {
+            let timing = try SignalTiming.webster(intersection.demand)
+            #expect(timing.plan.stages.allSatisfy { $0.green >= 10 }, "\(intersection.id)")
+            // Every lane group runs in exactly one stage.
+            let staged = intersection.demand.stages.flatMap { $0 }
+            #expect(Set(staged) == Set(intersection.laneGroups.map(\.id)), "\(intersection.id)")
+        }
+        // Main-road crossings have a refuge island; 4-stage intersections run left turns in their own stages.
+        #expect(all.contains { $0.demand.crossings.contains { $0.refugeIsland } })
+        #expect(all.contains { $0.demand.stages.count == 4 } && all.contains { $0.demand.stages.count == 2 })
+    }
+
+    @Test("a weekday of counts: 96 intervals per intersection, an AM and a PM peak, plans per period")
+    func weekdayCounts() async throws {
+        let store = try await Self.store.value
+        let intersection = try #require(try await SignalizedIntersection.all(from: store, by: .admin).first)
+        let (counts, minutes) = try await intersection.counts(from: store, by: .admin)
+        #expect(minutes == 15)
+        #expect(counts.count == 96)
+        // Counts per lane group add up to the approach counts: the lane groups' volumes sum to the rows'.
+        let plans = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes, period: nil,
+                                             settings: SignalTimingSettings())
+        let names = plans.map(\.period.name)
+        #expect(names.contains("am-peak") && names.contains("pm-peak") && names.contains("night"))
+        let am = try #require(plans.first { $0.period.name == "am-peak" })
+        let night = try #require(plans.first { $0.period.name == "night" })
+        #expect(am.period.start >= 6 * 60 && am.period.end <= 10 * 60 + 30, "\(am.period.label)")
+        #expect(night.timing.cycle <= am.timing.cycle)
+        // One period asked for: the busiest hour inside it.
+        let one = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes, period: (7 * 60, 9 * 60),
+                                           settings: SignalTimingSettings())
+        #expect(one.count == 1 && one[0].period.label == "07:00-09:00")
+        #expect(throws: ScenarioError.self) {
+            _ = try SignalPlanning.plans(for: intersection, counts: counts.filter { $0.start < 60 }, intervalMinutes: minutes,
+                                         period: (7 * 60, 9 * 60), settings: SignalTimingSettings())
+        }
+    }
+
+    @Test("a plan written to signal_plans carries the schema's fields and a new version replaces it")
+    func writesPlans() async throws {
+        let store = try await Self.store.value
+        let intersection = try #require(try await SignalizedIntersection.load(id: "SI-001", from: store, by: .admin))
+        let plan = try SignalPlanning.plans(for: intersection, counts: [], intervalMinutes: 15, period: nil, settings: SignalTimingSettings())[0]
+        let feature = SignalPlanLayer.feature(for: intersection, plan: plan)
+        let id = try #require(feature.id?.description)
+        // The district ships each controller's current (manual, approved) plan.
+        let current = try #require(try await store.feature(layer: SignalPlanLayer.layer, id: id, by: .admin))
+        #expect(current.properties["method"] == "manual" && current.properties["approved_by"]?.stringValue != nil)
+        let before = try await store.history(layer: SignalPlanLayer.layer, featureID: id, by: .admin).count
+        try await store.upsert(layer: SignalPlanLayer.layer, features: [feature], by: .admin, at: nil)
+        let longer = try SignalPlanning.plans(for: intersection, counts: [], intervalMinutes: 15, period: nil,
+                                              settings: SignalTimingSettings(minimumCycle: 90))[0]
+        try await store.upsert(layer: SignalPlanLayer.layer, features: [SignalPlanLayer.feature(for: intersection, plan: longer)],
+                               by: .admin, at: nil)
+        let history = try await store.history(layer: SignalPlanLayer.layer, featureID: id, by: .admin)
+        #expect(history.count == before + 2)
+        #expect(try await store.feature(layer: SignalPlanLayer.layer, id: id, by: .admin)?.properties["cycle_s"]?.doubleValue == 90)
+        #expect(try await store.feature(layer: SignalPlanLayer.layer, id: id, by: .admin)?.properties["period"] == "all-day")
+        #expect(try await SignalizedIntersection.load(id: "SI-999", from: store, by: .admin) == nil)
+    }
+
+    @Test("the district corridor runs along the main road through every signal on it, south to north")
+    func corridor() async throws {
+        let store = try await Self.store.value
+        let page = try await store.query(layer: "signal_corridors", FeatureQuery(), by: .admin)
+        let corridor = try #require(page.features.first)
+        let ids = corridor.properties["intersections"]?.arrayValue?.compactMap { $0.stringValue } ?? []
+        #expect(ids.count >= 4)
+        let distances = corridor.properties["distances_m"]?.arrayValue?.compactMap { $0.doubleValue } ?? []
+        #expect(distances.count == ids.count - 1 && distances.allSatisfy { $0 > 0 })
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import Testing
+@testable import SignalSim
+
+/// Webster's formulas against the published worked examples (shared/reference/signals.md §1–2)
+/// and the plans built on them.
+@Suite("Webster and HCM timing")
+struct WebsterTimingTests {
+    @Test("Webster's optimum cycle reproduces the worked examples: 58, 77 and 105 s",
+          arguments: [(16.0, 0.3125 + 0.1875, 58.0), (12.0, 0.40 + 0.30, 77.0), (12.0, 0.320 + 0.460, 105.0)])
+    func websterCycleExamples(lost: Double, y: Double, expected: Double) throws {
+        let c0 = try #require(SignalTiming.websterCycle(lostTime: lost, flowRatioSum: y))
+        #expect(c0.rounded(.up) == expected)
+    }
+
+    @Test("Webster's delay check: C = 60 s, g = 27 s, q = 600, s = 1800 gives x = 0.741 and 17.6 s/veh")
+    func websterDelayCheck() throws {
+        let d = try #require(SignalTiming.websterDelay(cycle: 60, effectiveGreen: 27, flow: 600, saturationFlow: 1800))
+        #expect(abs(d - 17.6) < 0.05)
+        let p = TimedIntersection.performance(id: "A", flow: 600, saturationFlow: 1800, effectiveGreen: 27, cycle: 60, analysisPeriod: 0.25)
+        #expect(abs(p.degreeOfSaturation - 0.741) < 0.001)
+    }
+
+    @Test("HCM 2000 check: v = 800, c = 775, g/C = 0.40, C = 90 s, T = 0.25 h gives d1 27.0 + d2 40.9 = 67.9 s/veh, LOS E")
+    func hcmCheck() {
+        let (d1, d2) = SignalTiming.hcmDelay(cycle: 90, effectiveGreen: 36, flow: 800, capacity: 775, analysisPeriod: 0.25)
+        #expect(abs(d1 - 27.0) < 0.05)
+        #expect(abs(d2 - 40.9) < 0.05)
+        #expect(abs(d1 + d2 - 67.9) < 0.05)
+        // x > 1: level of service F whatever the delay.
+        #expect(LevelOfService(controlDelay: 67.9, degreeOfSaturation: 800.0 / 775) == .f)
+        #expect(LevelOfService(controlDelay: 67.9, degreeOfSaturation: 0.95) == .e)
+    }
+
+    @Test("Webster's delay is undefined at or above saturation; HCM's still answers")
+    func saturatedDelay() {
+        #expect(SignalTiming.websterDelay(cycle: 90, effectiveGreen: 30, flow: 700, saturationFlow: 1800) == nil)
+        let (d1, d2) = SignalTiming.hcmDelay(cycle: 90, effectiveGreen: 30, flow: 700, capacity: 600, analysisPeriod: 0.25)
+        #expect(d1 > 0 && d2 > 0 && d2.isFinite)
+    }
+
+    static func crossroads(ns: Double = 600, ew: Double = 350) -> IntersectionDemand {
+        IntersectionDemand(id: "IX-T", amber: 3, allRed: 2, startupLost: 3, approaches: [
+            ApproachDemand(id: "N", lanes: 1, saturationPerLane: 1800, flows: MovementFlows(through: ns)),
+            ApproachDemand(id: "S", lanes: 1, saturationPerLane: 1800, flows: MovementFlows(through: ns)),
+            ApproachDemand(id: "W", lanes: 1, saturationPerLane: 1800, flows: MovementFlows(through: ew)),
+            ApproachDemand(id: "E", lanes: 1, saturationPerLane: 1800, flows: MovementFlows(through: ew)),
+        ], stages: [["N", "S"], ["W", "E"]])
+    }
+
+    @Test("a two-stage crossroads: the cycle holds the stages, greens follow the flow ratios, delays agree with Webster")
+    func twoStagePlan() throws {
+        let timing = try SignalTiming.webster(Self.crossroads())
+        // L = 2 × (3 + 2) = 10 s; Y = 600/1800 + 350/1800 = 0.5278; C₀ = 20/0.4722 = 42.4 → 43 s.
+        #expect(timing.lostTime == 10)
+        #expect(abs(timing.flowRatioSum - 0.52778) < 1e-4)
+        #expect(timing.cycle == 43)
+        #expect(timing.plan.stages.map(\.green).allSatisfy { $0 >= 10 })
+        #expect(timing.plan.cycle == timing.plan.stages.reduce(0) { $0 + $1.green + 5 })
+        // The busier stage gets the longer green.
+        #expect(timing.plan.stages[0].green > timing.plan.stages[1].green)
+        for a in timing.approaches {
+            #expect(a.degreeOfSaturation < 1)
+            let webster = try #require(a.websterDelay)
+            #expect(abs(webster - a.controlDelay) < 3, "Webster and HCM agree below saturation")
+        }
+        #expect(timing.warnings.isEmpty)
+    }
+
+    @Test("the intersection JSON of `citytwin signal plan --input` decodes with its defaults")
+    func decodesInputJSON() throws {
+        let json = #"""
+        {"id": "IX-0043", "amber_s": 3, "all_red_s": 2, "startup_lost_s": 3,
+         "approaches": [{"id": "N", "lanes": 2, "saturation_veh_h_lane": 1800, "flows_veh_h": {"through": 900, "left": 120, "right": 80}},
+                        {"id": "S", "lanes": 2, "flows_veh_h": {"through": 800}},
+                        {"id": "W", "lanes": 1, "flows_veh_h": {"through": 300, "left": 50}},
+                        {"id": "E", "lanes": 1, "flows_veh_h": {"through": 280, "right": 60}}],
+         "stages": [["N", "S"], ["W", "E"]]}
+        """#
+        let demand = try JSONDecoder().decode(IntersectionDemand.self, from: Data(json.utf8))
+        #expect(demand.approaches[1].saturationPerLane == nil)
+        #expect(demand.approaches[0].flows.total == 1100)
+        let timing = try SignalTiming.webster(demand)
+        // S uses the default through saturation: 2 × 1800.
+        #expect(timing.approaches[1].saturationFlow == 3600)
+        // W's left turners lower its saturation flow below the through default.
+        #expect(timing.approaches[2].saturationFlow < 1800)
+    }
+
+    @Test("Y above 0.9 gives GB 50647's redesign warning")
+    func redesignWarning() throws {
+        let timing = try SignalTiming.webster(Self.crossroads(ns: 900, ew: 790))
+        #expect(timing.flowRatioSum > 0.9 && timing.flowRatioSum < 1)
+        #expect(timing.warnings.contains { $0.code == .redesign })
+    }
+
+    @Test("oversaturated (Y ≥ 1): the best plan at the maximum cycle, greens in proportion, none negative, and it says so")
+    func oversaturated() throws {
+        let timing = try SignalTiming.webster(Self.crossroads(ns: 1200, ew: 900))
+        #expect(timing.flowRatioSum >= 1)
+        #expect(timing.websterCycle == nil)
+        #expect(timing.cycle == 180)
+        #expect(timing.plan.stages.allSatisfy { $0.green > 0 })
+        #expect(timing.warnings.contains { $0.code == .oversaturated })
+        #expect(timing.warnings.contains { $0.code == .overCapacity })
+        // Greens in proportion to flow ratios: equal degrees of saturation.
+        let xs = timing.approaches.map(\.degreeOfSaturation)
+        #expect(xs.max()! - xs.min()! < 0.03)
+        #expect(timing.approaches.allSatisfy { $0.levelOfService == .f })
+    }
+
+    @Test("a long crossing sets its stage's green: G ≥ t + L/v, a refuge island halves the length")
+    func pedestrianMinimum() throws {
+        var demand = Self.crossroads(ns: 200, ew: 100)
+        demand.crossings = [PedestrianCrossing(id: "P-W", length: 30, stage: 1)]
+        let timing = try SignalTiming.webster(demand)
+        // 4 s + 30 m / 1.0 m/s = 34 s displayed at least.
+        #expect(timing.plan.stages[1].green >= 34)
+        #expect(timing.warnings.contains { $0.code == .minimumGreen })
+        demand.crossings[0].refugeIsland = true
+        let halved = try SignalTiming.webster(demand)
+        #expect(halved.plan.stages[1].green >= 19)
+        #expect(halved.plan.stages[1].green < timing.plan.stages[1].green)
+    }
+
+    /// Broken intersections and the field each error must name.
+    static let broken: [(field: String, change: @Sendable (inout IntersectionDemand) -> Void)] = [
+        ("stages[1][0]", { $0.stages = [["N", "S"], ["X", "E"]] }),
+        ("approaches[2].flows_veh_h.through", { $0.approaches[2].flows.through = -5 }),
+        ("approaches[0].lanes", { $0.approaches[0].lanes = 0 }),
+        ("stages[1][1]", { $0.stages = [["N", "S"], ["W", "N"]] }),
+        ("approaches[3]", { $0.stages = [["N", "S"], ["W"]] }),
+        ("stages", { $0.stages = [] }),
+    ]
+
+    @Test("bad input names its field", arguments: broken.indices)
+    func badInput(_ index: Int) {
+        var demand = Self.crossroads()
+        Self.broken[index].change(&demand)
+        let field = Self.broken[index].field
+        #expect { try SignalTiming.webster(demand) } throws: { ($0 as? SignalTimingError)?.field == field }
+    }
+
+    @Test("evaluating a given plan: the 90 s default plan delays more than Webster's")
+    func evaluateGivenPlan() throws {
+        let demand = Self.crossroads()
+        let fixed = SignalPlan(stages: [StageTiming(approaches: ["N", "S"], green: 40, amber: 3, allRed: 2),
+                                        StageTiming(approaches: ["W", "E"], green: 40, amber: 3, allRed: 2)])
+        let given = try SignalTiming.evaluate(fixed, for: demand)
+        let webster = try SignalTiming.webster(demand)
+        #expect(given.cycle == 90)
+        #expect(given.meanControlDelay > webster.meanControlDelay)
+    }
+}
