@@ -13,6 +13,7 @@ CityTwin's own SUMO export.
 """
 from __future__ import annotations
 
+import importlib.util
 import random
 import sys
 import shutil
@@ -31,6 +32,16 @@ def write_xml(root: ET.Element, path: Path) -> None:
     """One element per line: SUMO's tools read route files with line-based parsers (sumolib parse_fast)."""
     ET.indent(root)
     ET.ElementTree(root).write(path)
+
+
+def sumo_home() -> Path:
+    """eclipse-sumo's SUMO_HOME, found without importing the package: its __init__ points PROJ_LIB and
+    PROJ_DATA at SUMO's own proj.db for the whole process, which breaks GDAL and CityTwin's PROJ in
+    every later subprocess of the test run."""
+    spec = importlib.util.find_spec("sumo")
+    if spec is None or not spec.submodule_search_locations:
+        raise RuntimeError("eclipse-sumo is not installed (Scripts/requirements.txt)")
+    return Path(list(spec.submodule_search_locations)[0])
 
 
 def sumo_tool(name: str) -> str:
@@ -292,7 +303,6 @@ def corridor_delay(net: Path, plans: list[dict], offsets_file: Path | None, flow
 
 def tls_coordinator_offsets(net: Path, plans: list[dict], flows: dict[str, float], seed: int, work: Path) -> Path:
     """SUMO's own tools/tlsCoordinator.py offsets for the same plans and routes."""
-    import sumo  # eclipse-sumo: SUMO_HOME with tools/
     count = len(plans)
     links = corridor_links(net, count)
     vehicles, routes = corridor_vehicles(count, flows, seed)
@@ -301,7 +311,7 @@ def tls_coordinator_offsets(net: Path, plans: list[dict], flows: dict[str, float
     program = work / "coordinator-plan.add.xml"
     write_corridor_program(program, links, [dict(p, offset_s=0) for p in plans])
     out = work / "coordinator-offsets.add.xml"
-    tool = Path(sumo.SUMO_HOME) / "tools" / "tlsCoordinator.py"
+    tool = sumo_home() / "tools" / "tlsCoordinator.py"
     subprocess.run([sys.executable, str(tool), "-n", str(net), "-r", str(routes_file), "-a", str(program), "-o", str(out)],
                    check=True, capture_output=True)
     # The offsets apply to the replacement plans: load them after the plans.
