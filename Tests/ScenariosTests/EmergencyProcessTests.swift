@@ -144,5 +144,13 @@ struct EmergencyProcessTests {
         let before = try #require(result["route"]?["before"]?["seconds"]?.doubleValue)
         let after = try #require(result["route"]?["after"]?["seconds"]?.doubleValue)
         #expect(after >= before)
+        // SH-5's own roads are all inside: cut off at its door, whatever the origin; the route has no reason to be missing.
+        #expect(result["access_closed"]?.arrayValue?.compactMap { $0["id"]?.stringValue } == ["SH-5"])
+        #expect(result["route"]?["unavailable"] == .null)
+        // A route starting inside the closed box says why it cannot go around.
+        let trapped = inputs.merging(["route": ["from": [.number(c.x), .number(c.y)], "to": [114.8081, 30.8461]]]) { $1 }
+        let stuck = try await p.execute(trapped, store: store, caller: .anonymous, progress: .ignored)
+        #expect(stuck["route"]?["after"] == .null)
+        #expect(stuck["route"]?["unavailable"]?.stringValue?.contains("'from'") == true, "\(stuck["route"] ?? .null)")
     }
 }

@@ -50,7 +50,9 @@ public struct HazardOverlayProcess: OGCProcess {
             "inside": ProcessParameter(title: "Inside the hazard", description: "Per resource layer, roads, buildings, addresses: count and ids; population (aggregate) and its source.", schema: ["type": "object"]),
             "closures": ProcessParameter(title: "Closed roads", description: "Number and length (m) of closed road pieces.", schema: ["type": "object"]),
             "reach": ProcessParameter(title: "Reach from origin", description: "Resources cut off and slowed, with seconds before and after (with origin).", schema: ["type": "object"]),
-            "route": ProcessParameter(title: "Route", description: "Before/after routes as GeoJSON LineStrings with seconds and metres (with route).", schema: ["type": "object"]),
+            "route": ProcessParameter(title: "Route", description: "Before/after routes as GeoJSON LineStrings with seconds and metres (with route); `unavailable` says why one is missing.", schema: ["type": "object"]),
+            "access_closed": ProcessParameter(title: "Access closed", description: "Resources every one of whose access roads the hazard closes (layer, id, name, road): cut off at the door from anywhere.",
+                                              schema: ["type": "array", "items": ["type": "object"]]),
         ]
     }
 
@@ -139,9 +141,15 @@ public struct HazardOverlayProcess: OGCProcess {
             "population_source": .string(overlay.populationSource.description), "area_source": .string(overlay.area.source),
         ]
         for (layer, ids) in overlay.resources { inside[layer] = list(ids) }
+        // Resources whose own road the hazard closes: cut off at the door, whatever the origin.
+        let accessClosed: [JSONValue] = overlay.accessClosed.map { c in
+            ["layer": .string(c.resource.layer), "id": .string(c.resource.id), "name": c.resource.name.map(JSONValue.string) ?? .null,
+             "road": c.roadID.map(JSONValue.string) ?? .null]
+        }
         var result: [String: JSONValue] = [
             "inside": .object(inside),
             "closures": ["pieces": .integer(Int64(overlay.closures.pieces.count)), "metres": In.number(overlay.closedMetres)],
+            "access_closed": .array(accessClosed),
         ]
         if r.origin != nil {
             func item(_ c: ReachChange) -> JSONValue {
@@ -166,7 +174,8 @@ public struct HazardOverlayProcess: OGCProcess {
                                "increase": In.number(overlay.routeAfter.flatMap { a in overlay.routeBefore.map { a.seconds - $0.seconds } }),
                                "from_snap_metres": In.number(overlay.routeSnapMetres?.from),
                                "to_snap_metres": In.number(overlay.routeSnapMetres?.to),
-                               "maximum_snap_metres": .number(overlay.maximumSnapMetres)]
+                               "maximum_snap_metres": .number(overlay.maximumSnapMetres),
+                               "unavailable": overlay.routeUnavailable.map(JSONValue.string) ?? .null]
         }
         return .object(result)
     }
