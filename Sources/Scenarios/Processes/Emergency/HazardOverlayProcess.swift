@@ -156,7 +156,12 @@ public struct HazardOverlayProcess: OGCProcess {
                 ["layer": .string(c.resource.layer), "id": .string(c.resource.id), "name": c.resource.name.map(JSONValue.string) ?? .null,
                  "seconds_before": In.number(c.before), "seconds_after": In.number(c.after), "increase": In.number(c.increase)]
             }
-            let slowed = overlay.reach.filter { ($0.increase ?? 0) > 1e-6 }.sorted { ($0.increase ?? 0) > ($1.increase ?? 0) }
+            // Most slowed first; equal increases (to the millisecond, below float noise) in layer and id order,
+            // so every run and the CLI list them alike.
+            let slowed = overlay.reach.filter { ($0.increase ?? 0) > 1e-6 }.sorted { a, b in
+                let x = ((a.increase ?? 0) * 1000).rounded(), y = ((b.increase ?? 0) * 1000).rounded()
+                return x != y ? x > y : (a.resource.layer, a.resource.id) < (b.resource.layer, b.resource.id)
+            }
             result["reach"] = ["origin_flooded": .bool(overlay.originFlooded ?? false),
                                "cut_off": .array(overlay.cutOff.map(item)), "slowed": .array(slowed.map(item)),
                                "unchanged": .integer(Int64(overlay.reach.count - overlay.cutOff.count - slowed.count)),
