@@ -91,7 +91,7 @@ struct SignalStoreTests {
         #expect(try await SignalizedIntersection.load(id: "SI-999", from: store, by: .admin) == nil)
     }
 
-    @Test("the district corridor runs along the main road through every signal on it, south to north")
+    @Test("the district corridor runs along the main road through every inner signal on it, south to north, and coordinates")
     func corridor() async throws {
         let store = try await Self.store.value
         let page = try await store.query(layer: "signal_corridors", FeatureQuery(), by: .admin)
@@ -100,5 +100,16 @@ struct SignalStoreTests {
         #expect(ids.count >= 4)
         let distances = corridor.properties["distances_m"]?.arrayValue?.compactMap { $0.doubleValue } ?? []
         #expect(distances.count == ids.count - 1 && distances.allSatisfy { $0 > 0 })
+        // Read as a corridor and coordinated: one common cycle, the bands its offsets give as reported.
+        let stored = try await StoreSignalCorridor.load(id: "SC-001", from: store, by: .admin)
+        #expect(stored.intersections.map(\.id) == ids)
+        let plan = try CorridorTiming.plan(id: stored.id, intersections: try stored.coordinated(stored.intersections.map(\.demand)),
+                                           links: stored.links)
+        #expect(plan.timings.allSatisfy { $0.cycle == plan.cycle })
+        let (b, bb) = try GreenWave.bandwidths(plan.corridor, cycle: plan.cycle, offsets: plan.wave.offsets)
+        #expect(abs(b - plan.wave.outboundBandwidth) < 1e-6 && abs(bb - plan.wave.inboundBandwidth) < 1e-6)
+        // A band opens in at least the direction the weighting favours (MAXBAND's k from the flows).
+        #expect(plan.wave.objective > 0)
+        await #expect(throws: ScenarioError.self) { _ = try await StoreSignalCorridor.load(id: "SC-999", from: store, by: .admin) }
     }
 }

@@ -231,9 +231,11 @@ extension DistrictDraft {
     }
 
     /// The main north–south road (主干路) as a coordinated corridor, south to north, through every
-    /// signal on it: design speed 50 km/h.
+    /// signal on it between the district's edges: design speed 50 km/h.
     private func buildSignalCorridor() {
-        let onMain = signals.filter { isMainColumn($0.c) }.sorted { $0.r < $1.r }
+        // Signals on the district's edge rows have no approach from outside: the corridor runs between them,
+        // where through traffic arrives from both directions.
+        let onMain = signals.filter { isMainColumn($0.c) && $0.r > 0 && $0.r < rows - 1 }.sorted { $0.r < $1.r }
         guard onMain.count >= 2, let first = onMain.first, let last = onMain.last else { return }
         let distances = zip(onMain, onMain.dropFirst()).map { a, b in JSONValue.number(Double(b.r - a.r) * spacing) }
         let path = line(onMain.map { (x(col: $0.c), y(row: $0.r)) })
