@@ -145,6 +145,11 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
     /// Lost time of one stage change, Ls + I − A = Ls + all-red (s).
     public var lostTimePerStage: Double { startupLost + allRed }
 
+    /// Each approach's flows by approach id.
+    public var flowsByApproach: [String: MovementFlows] {
+        Dictionary(approaches.map { ($0.id, $0.flows) }, uniquingKeysWith: { a, _ in a })
+    }
+
     /// The same intersection with other flows (veh/h by approach id); approaches not in `flows`
     /// keep theirs.
     public func with(flows: [String: MovementFlows]) -> IntersectionDemand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import GeoCore
 import SignalSim
 
 /// `citytwin signal …`: signal timing for traffic engineers.
@@ -7,7 +8,7 @@ struct SignalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signal",
         abstract: "Traffic-signal timing: plans from counts, corridor green waves, time–space diagrams.",
-        subcommands: [SignalPlanCommand.self, SignalCorridorCommand.self])
+        subcommands: [SignalPlanCommand.self, SignalCorridorCommand.self, SignalEvaluateCommand.self])
 }
 
 /// Timing bounds shared by the signal commands.
@@ -27,6 +28,28 @@ struct SignalTimingOptions: ParsableArguments {
     var settings: SignalTimingSettings {
         SignalTimingSettings(minimumCycle: minimumCycle, maximumCycle: maximumCycle, minimumGreen: minimumGreen,
                              walkingSpeed: walkingSpeed)
+    }
+
+    /// The bounds as the signal processes' inputs.
+    var processInputs: [String: JSONValue] {
+        ["minimumCycle": .number(minimumCycle), "maximumCycle": .number(maximumCycle), "minimumGreen": .number(minimumGreen),
+         "walkingSpeed": .number(walkingSpeed)]
+    }
+}
+
+/// Prints one timing as a table: cycle and Y, each stage's greens, each lane group's performance.
+func printTiming(_ t: JSONValue, title: String) {
+    func n(_ v: JSONValue?, _ format: String = "%.0f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
+    print("\(title): cycle \(n(t["cycle_s"])) s, offset \(n(t["offset_s"])) s, Y = \(n(t["Y"], "%.3f")), lost time \(n(t["lost_time_s"])) s, mean delay \(n(t["mean_delay_s"], "%.1f")) s/veh")
+    for (i, s) in (t["stages"]?.arrayValue ?? []).enumerated() {
+        let groups = (s["approaches"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: "+")
+        print("  stage \(i + 1) \(groups): green \(n(s["green_s"])) s, amber \(n(s["amber_s"])) s, all-red \(n(s["all_red_s"])) s")
+    }
+    for (id, a) in (t["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+        print("  \(id): x = \(n(a["x"], "%.2f")), delay \(n(a["delay_s"], "%.1f")) s/veh, queue \(n(a["queue_veh"], "%.1f")) veh, LOS \(a["los"]?.stringValue ?? "-")")
+    }
+    for w in t["warnings"]?.arrayValue ?? [] {
+        print("  warning: \(w["code"]?.stringValue ?? ""): \(w["message"]?.stringValue ?? "")")
     }
 }
 
@@ -61,43 +84,103 @@ func jsonPath(_ path: [any CodingKey]) -> String {
     return text.isEmpty ? "$" : text
 }
 
-/// `citytwin signal plan --input intersection.json [--json]`: a Webster plan for one intersection.
+/// `citytwin signal plan`: a Webster plan for one intersection, from a JSON description
+/// (`--input`) or from the store's layers and counts (`--intersection`, the `signal-timing` process).
 struct SignalPlanCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "plan",
-        abstract: "Times one intersection from its approach flows (Webster; HCM delay and LOS per approach).",
+        abstract: "Times one intersection (Webster; HCM delay and LOS per approach), from a JSON file or from the store's counts.",
         discussion: """
-        The input is one intersection as JSON: {"id", "amber_s", "all_red_s", "startup_lost_s",
+        --input reads one intersection as JSON: {"id", "amber_s", "all_red_s", "startup_lost_s",
         "approaches": [{"id", "lanes", "saturation_veh_h_lane", "flows_veh_h": {"through", "left", "right"}}],
         "stages": [["N", "S"], ["W", "E"]], "crossings": [{"id", "length_m", "refuge_island", "stage"}]}.
+        --intersection times a stored signalized_intersections feature from its latest day of traffic_counts: one
+        plan per time-of-day period, or for --period; --write stores them as signal_plans versions.
         """)
 
     @Option(help: "The intersection as JSON (a file, or - for standard input).")
-    var input: String
+    var input: String?
+
+    @Option(help: "A stored intersection id (signalized_intersections), e.g. SI-006.")
+    var intersection: String?
+
+    @Option(help: "A time of day HH:MM-HH:MM to time (with --intersection): the busiest hour of the counts in it.")
+    var period: String?
+
+    @Flag(help: "Write the plans as signal_plans versions (with --intersection).")
+    var write = false
 
     @Flag(help: "Print one JSON document instead of a table.")
     var json = false
 
     @OptionGroup var timing: SignalTimingOptions
+    @OptionGroup var store: StoreOption
+
+    func validate() throws {
+        guard (input == nil) != (intersection == nil) else {
+            throw ValidationError("give either --input FILE or --intersection ID")
+        }
+        if input != nil, period != nil || write { throw ValidationError("--period and --write need --intersection") }
+    }
 
     func run() async throws {
+        if let intersection {
+            var inputs = timing.processInputs
+            inputs["intersections"] = [.string(intersection)]
+            if let period { inputs["period"] = .string(period) }
+            if write { inputs["write"] = true }
+            let result = try await ProcessRunner(store: store.path).run("signal-timing", inputs)
+            if json { return try printJSONDocument(result) }
+            for plan in result["plans"]?.arrayValue ?? [] {
+                let p = plan["period"]
+                printTiming(plan["timing"] ?? .null, title: "\(plan["feature_id"]?.stringValue ?? "") \(p?["name"]?.stringValue ?? "") \(p?["start"]?.stringValue ?? "")-\(p?["end"]?.stringValue ?? "") (design hour from \(p?["design_hour_start"]?.stringValue ?? "-"), \(plan["counts"]?.stringValue ?? ""))")
+            }
+            if let written = result["written"]?.arrayValue, !written.isEmpty {
+                print("written to signal_plans: \(written.compactMap(\.stringValue).joined(separator: ", "))")
+            }
+            return
+        }
+        let input = input ?? "-"
         let demand = try readSignalJSON(IntersectionDemand.self, from: input)
         let result: IntersectionTiming
         do { result = try SignalTiming.webster(demand, settings: timing.settings) } catch let e as SignalTimingError {
             throw CommandFailure("\(input): \(e)")
         }
         if json { return try printJSONDocument(IntersectionTimingReport(result)) }
-        print(String(format: "%@: cycle %.0f s, Y = %.3f, lost time %.0f s, mean delay %.1f s/veh",
-                     result.intersection, result.cycle, result.flowRatioSum, result.lostTime, result.meanControlDelay))
-        for (i, s) in result.plan.stages.enumerated() {
-            print(String(format: "  stage %d %@: green %.0f s, amber %.0f s, all-red %.0f s", i + 1,
-                         s.approaches.joined(separator: "+"), s.green, s.amber, s.allRed))
-        }
-        for a in result.approaches {
-            print(String(format: "  %@: x = %.2f, delay %.1f s/veh, queue %.1f veh, LOS %@", a.id, a.degreeOfSaturation,
-                         a.controlDelay, a.queue, a.levelOfService.rawValue))
-        }
-        for w in result.warnings { print("warning: \(w)") }
+        let report = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(IntersectionTimingReport(result)))
+        printTiming(report, title: result.intersection)
+    }
+}
+
+/// `citytwin signal evaluate --intersection ID [--plan ID] [--period HH:MM-HH:MM]`: how a stored
+/// plan performs for the counts (the `signal-evaluate` process).
+struct SignalEvaluateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "evaluate",
+        abstract: "Evaluates a stored signal plan against an intersection's counts: x, delay, queue and LOS per lane group.")
+
+    @Option(help: "A stored intersection id (signalized_intersections), e.g. SI-006.")
+    var intersection: String
+
+    @Option(help: "A signal_plans feature id (default: the plan running at the period's start, else the all-day plan).")
+    var plan: String?
+
+    @Option(help: "A time of day HH:MM-HH:MM whose busiest hour of counts to evaluate against (default: the plan's period).")
+    var period: String?
+
+    @Flag(help: "Print one JSON document instead of a table.")
+    var json = false
+
+    @OptionGroup var store: StoreOption
+
+    func run() async throws {
+        var inputs: [String: JSONValue] = ["intersection": .string(intersection)]
+        if let plan { inputs["plan"] = .string(plan) }
+        if let period { inputs["period"] = .string(period) }
+        let result = try await ProcessRunner(store: store.path).run("signal-evaluate", inputs)
+        if json { return try printJSONDocument(result) }
+        let p = result["period"]
+        printTiming(result["evaluation"] ?? .null, title: "\(result["plan_id"]?.stringValue ?? "") under \(p?["start"]?.stringValue ?? "")-\(p?["end"]?.stringValue ?? "") flows (design hour from \(p?["design_hour_start"]?.stringValue ?? "-"), \(result["counts"]?.stringValue ?? ""))")
     }
 }
 
@@ -114,19 +197,30 @@ struct CorridorInput: Decodable {
     }
 }
 
-/// `citytwin signal corridor --input corridor.json [--json] [--diagram out.svg]`: a common cycle
-/// and green-wave offsets.
+/// `citytwin signal corridor`: a common cycle and green-wave offsets, for a corridor in a JSON file
+/// (`--input`) or a stored one (`--id`, the `green-wave` process).
 struct SignalCorridorCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "corridor",
         abstract: "Coordinates a corridor: common cycle, stage greens and offsets for the widest two-way green band.",
         discussion: """
-        The input is {"id", "intersections": [{"intersection": {…as for signal plan…}, "outbound_approach",
+        --input reads {"id", "intersections": [{"intersection": {…as for signal plan…}, "outbound_approach",
         "inbound_approach"}], "links": [{"length_m", "outbound_speed_m_s", "inbound_speed_m_s"}], "inbound_weight"}.
+        --id coordinates a stored signal_corridors feature (flows from --period's counts, else the layer's peak hour);
+        --write stores the plans as signal_plans versions.
         """)
 
     @Option(help: "The corridor as JSON (a file, or - for standard input).")
-    var input: String
+    var input: String?
+
+    @Option(help: "A stored corridor id (signal_corridors), e.g. SC-001.")
+    var id: String?
+
+    @Option(help: "A time of day HH:MM-HH:MM whose busiest hour of counts sets the flows (with --id).")
+    var period: String?
+
+    @Flag(help: "Write the plans as signal_plans versions (with --id).")
+    var write = false
 
     @Flag(help: "Print one JSON document instead of a table.")
     var json = false
@@ -135,29 +229,48 @@ struct SignalCorridorCommand: AsyncParsableCommand {
     var diagram: String?
 
     @OptionGroup var timing: SignalTimingOptions
+    @OptionGroup var store: StoreOption
+
+    func validate() throws {
+        guard (input == nil) != (id == nil) else { throw ValidationError("give either --input FILE or --id CORRIDOR") }
+        if input != nil, period != nil || write { throw ValidationError("--period and --write need --id") }
+    }
 
     func run() async throws {
-        let corridor = try readSignalJSON(CorridorInput.self, from: input)
-        let plan: CorridorPlan
-        do {
-            plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
-                                           settings: timing.settings, inboundWeight: corridor.inboundWeight)
-        } catch let e as SignalTimingError {
-            throw CommandFailure("\(input): \(e)")
+        let report: JSONValue
+        let svg: String
+        if let id {
+            var inputs = timing.processInputs
+            inputs["corridor"] = .string(id)
+            if let period { inputs["period"] = .string(period) }
+            if write { inputs["write"] = true }
+            let result = try await ProcessRunner(store: store.path).run("green-wave", inputs)
+            report = result["plan"] ?? .null
+            svg = result["diagram"]?.stringValue ?? ""
+        } else {
+            let input = input ?? "-"
+            let corridor = try readSignalJSON(CorridorInput.self, from: input)
+            let plan: CorridorPlan
+            do {
+                plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
+                                               settings: timing.settings, inboundWeight: corridor.inboundWeight)
+            } catch let e as SignalTimingError {
+                throw CommandFailure("\(input): \(e)")
+            }
+            report = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(CorridorPlanReport(plan)))
+            svg = TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)
         }
         if let diagram {
-            let svg = TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)
             do { try svg.write(toFile: diagram, atomically: true, encoding: .utf8) } catch {
                 throw CommandFailure("\(diagram): cannot be written (\(error.localizedDescription))")
             }
         }
-        if json { return try printJSONDocument(CorridorPlanReport(plan)) }
-        print(String(format: "%@: common cycle %.0f s (set by %@), outbound band %.1f s, inbound band %.1f s (k = %.2f)",
-                     plan.corridor.id, plan.cycle, plan.criticalIntersection, plan.wave.outboundBandwidth,
-                     plan.wave.inboundBandwidth, plan.wave.inboundWeight))
-        for t in plan.timings {
-            print(String(format: "  %@: offset %.1f s, greens %@", t.intersection, t.plan.offset,
-                         t.plan.stages.map { String(format: "%.0f", $0.green) }.joined(separator: "/")))
+        if json { return try printJSONDocument(report) }
+        func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
+        print("\(report["corridor"]?.stringValue ?? ""): common cycle \(n(report["cycle_s"], "%.0f")) s (set by \(report["critical_intersection"]?.stringValue ?? "")), outbound band \(n(report["outbound_bandwidth_s"])) s, inbound band \(n(report["inbound_bandwidth_s"])) s (k = \(n(report["inbound_weight"], "%.2f")))")
+        for t in report["intersections"]?.arrayValue ?? [] {
+            let greens = (t["stages"]?.arrayValue ?? []).map { n($0["green_s"], "%.0f") }.joined(separator: "/")
+            print("  \(t["intersection"]?.stringValue ?? ""): offset \(n(t["offset_s"])) s, greens \(greens)")
         }
     }
 }

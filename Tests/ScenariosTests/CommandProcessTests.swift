@@ -12,7 +12,8 @@ import TwinStore
 struct CommandProcessTests {
     static let layerIDs = EmergencyDistrict.layerIDs
         + ["drainage_manholes", "drainage_pipes", "drainage_outfalls", "drainage_storage", "drainage_pumps",
-           "water_nodes", "water_mains", "water_valves", "water_connections"]
+           "water_nodes", "water_mains", "water_valves", "water_connections",
+           "signalized_intersections", "traffic_counts", "signal_plans", "signal_corridors"]
 
     /// The sample district's emergency and utility layers in a SpatiaLite file, built once.
     private static let built = Task { () throws -> (SpatiaLiteStore, String, SampleDistrict) in
@@ -129,6 +130,20 @@ struct CommandProcessTests {
         let api = try await Self.process("valve-isolation", ["main": .string(main), "failedValves": []], store: store)
         #expect(cli["burst_main"]?.stringValue == main)
         #expect(cli == api)
+    }
+
+    @Test("signal plan --intersection = signal-timing, signal corridor --id = green-wave, signal evaluate = signal-evaluate")
+    func signals() async throws {
+        let (store, path, _) = try await Self.built.value
+        let plan = try await Self.command(["signal", "plan", "--intersection", "SI-006", "--period", "07:00-09:00", "--json"], store: path)
+        #expect(plan["plans"]?.arrayValue?.count == 1)
+        #expect(plan == (try await Self.process("signal-timing", ["intersections": ["SI-006"], "period": "07:00-09:00"], store: store)))
+        let corridor = try await Self.command(["signal", "corridor", "--id", "SC-001", "--json"], store: path)
+        #expect(corridor["corridor"] == "SC-001")
+        #expect(corridor == (try await Self.process("green-wave", ["corridor": "SC-001"], store: store, member: "plan")))
+        let evaluation = try await Self.command(["signal", "evaluate", "--intersection", "SI-006", "--period", "17:00-18:00", "--json"], store: path)
+        #expect(evaluation["plan_id"] == "SP-SI-006-ALL")
+        #expect(evaluation == (try await Self.process("signal-evaluate", ["intersection": "SI-006", "period": "17:00-18:00"], store: store)))
     }
 
     @Test("a bad input fails the command with the process's own error, naming the input")

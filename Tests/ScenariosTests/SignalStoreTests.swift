@@ -112,4 +112,89 @@ struct SignalStoreTests {
         #expect(plan.wave.objective > 0)
         await #expect(throws: ScenarioError.self) { _ = try await StoreSignalCorridor.load(id: "SC-999", from: store, by: .admin) }
     }
+
+    static let police = Caller.department(name: "公安局", role: .editor)
+
+    /// Runs process `id` through the registry as `caller`, as the API and the CLI do.
+    static func run(_ id: String, _ inputs: [String: JSONValue], caller: Caller = police) async throws -> JSONValue {
+        let store = try await Self.store.value
+        let registry = ProcessRegistry.standard
+        let process = try #require(registry[id])
+        try await registry.validate(inputs, for: process, store: store, caller: caller)
+        return try await registry.execute(process, inputs, store: store, caller: caller)
+    }
+
+    @Test("signal-timing times every intersection per period; with write its plans become signal_plans versions of the owner")
+    func timingProcess() async throws {
+        let store = try await Self.store.value
+        let all = try await Self.run("signal-timing", [:])
+        let plans = try #require(all["plans"]?.arrayValue)
+        let intersections = Set(plans.compactMap { $0["intersection"]?.stringValue })
+        #expect(intersections.count == (try await SignalizedIntersection.all(from: store, by: .admin)).count)
+        #expect(plans.allSatisfy { $0["counts"] == "traffic_counts" && ($0["timing"]?["cycle_s"]?.doubleValue ?? 0) >= 30 })
+        #expect(all["written"] == [])
+        // One period, written: a new version under the period's feature id, a proposal (not approved).
+        let written = try await Self.run("signal-timing", ["intersections": ["SI-002"], "period": "07:00-09:00", "write": true])
+        #expect(written["written"] == ["SP-SI-002-0700"])
+        let stored = try #require(try await store.feature(layer: SignalPlanLayer.layer, id: "SP-SI-002-0700", by: .admin))
+        let answered = try #require(written["plans"]?.arrayValue?.first?["timing"])
+        #expect(stored.properties["cycle_s"]?.doubleValue == answered["cycle_s"]?.doubleValue)
+        #expect(stored.properties["approved_by"] == .null && stored.properties["period_start"] == "07:00")
+        // Evaluating the written plan for its own period gives the timing's own performance.
+        let evaluated = try await Self.run("signal-evaluate", ["intersection": "SI-002", "plan": "SP-SI-002-0700", "period": "07:00-09:00"])
+        for (id, a) in answered["approaches"]?.objectValue ?? [:] {
+            let d = try #require(evaluated["evaluation"]?["approaches"]?[id]?["delay_s"]?.doubleValue)
+            #expect(abs(d - (a["delay_s"]?.doubleValue ?? -1)) < 1e-6, "\(id)")
+        }
+    }
+
+    @Test("signal processes refuse before work: anonymous (counts are shared with departments), writing without the owner's editor role")
+    func timingRefusals() async throws {
+        let store = try await Self.store.value
+        let registry = ProcessRegistry.standard
+        let process = try #require(registry["signal-timing"])
+        func refusal(_ inputs: [String: JSONValue], _ caller: Caller) async -> StoreError? {
+            do { try await registry.validate(inputs, for: process, store: store, caller: caller); return nil } catch { return error as? StoreError }
+        }
+        #expect(await refusal(["intersections": ["SI-003"]], .anonymous)?.code == .unauthenticated)
+        let planner = Caller.department(name: "自然资源和规划局", role: .editor)
+        #expect(await refusal(["intersections": ["SI-003"]], planner) == nil)
+        let forbidden = await refusal(["intersections": ["SI-003"], "write": true], planner)
+        #expect(forbidden?.code == .forbidden && forbidden?.layer == SignalPlanLayer.layer)
+        #expect(await refusal(["intersections": ["SI-003"], "write": true], Caller.department(name: "公安局", role: .viewer))?.code == .forbidden)
+        #expect(await refusal(["intersections": ["SI-003"], "write": true], Self.police) == nil)
+    }
+
+    @Test("bad signal inputs are input errors naming the input")
+    func badInputs() async throws {
+        func named(_ id: String, _ inputs: [String: JSONValue]) async -> String? {
+            do { _ = try await Self.run(id, inputs); return nil } catch let e as ProcessInputError { return e.input } catch { return "\(error)" }
+        }
+        #expect(await named("signal-timing", ["intersections": ["SI-999"]]) == "intersections")
+        #expect(await named("signal-timing", ["intersections": ["SI-001"], "period": "09:00-07:00"]) == "period")
+        #expect(await named("signal-timing", ["intersections": ["SI-001"], "period": "7-9"]) == "period")
+        #expect(await named("signal-timing", ["minimumCycle": 120, "maximumCycle": 60]) == "maximumCycle")
+        #expect(await named("signal-evaluate", ["intersection": "SI-001", "plan": "SP-SI-006-ALL"]) == "plan")
+        #expect(await named("signal-evaluate", ["intersection": "SI-001", "plan": "SP-NOPE"]) == "plan")
+        #expect(await named("green-wave", ["corridor": "SC-999"]) == "corridor")
+    }
+
+    @Test("green-wave coordinates SC-001 on one cycle, draws its diagram, and writes the corridor's plans with their offsets")
+    func greenWaveProcess() async throws {
+        let store = try await Self.store.value
+        let result = try await Self.run("green-wave", ["corridor": "SC-001", "period": "17:00-18:00", "write": true])
+        let plan = try #require(result["plan"])
+        let cycle = try #require(plan["cycle_s"]?.doubleValue)
+        let timings = try #require(plan["intersections"]?.arrayValue)
+        #expect(timings.allSatisfy { $0["cycle_s"]?.doubleValue == cycle })
+        #expect(result["diagram"]?.stringValue?.hasPrefix("<svg") == true)
+        let written = (result["written"]?.arrayValue ?? []).compactMap { $0.stringValue }
+        #expect(written.count == timings.count)
+        for (id, timing) in zip(written, timings) {
+            let feature = try #require(try await store.feature(layer: SignalPlanLayer.layer, id: id, by: .admin))
+            #expect(feature.properties["corridor"] == "SC-001" && feature.properties["method"] == "green-wave")
+            let offset = try #require(feature.properties["offset_s"]?.doubleValue)
+            #expect(abs(offset - (timing["offset_s"]?.doubleValue ?? -1)) < 1e-9 && feature.properties["period_start"] == "17:00")
+        }
+    }
 }

@@ -42,3 +42,31 @@ public enum SignalPlanLayer {
                        geometry: .point(Point(intersection.position)), properties: properties)
     }
 }
+
+extension SignalPlanLayer {
+    /// The plan a `signal_plans` feature holds (stages with their lane groups, greens, ambers and
+    /// all-reds; the offset) and the period it runs in (minutes after midnight, end exclusive).
+    /// - Throws: `SignalTimingError` naming the feature's property that cannot be read.
+    public static func plan(of feature: Feature) throws -> (plan: SignalPlan, start: Int, end: Int) {
+        let p = feature.properties
+        let fid = feature.id?.description ?? "?"
+        func bad(_ property: String, _ reason: String) -> SignalTimingError {
+            SignalTimingError(field: "\(layer)/\(fid).\(property)", reason)
+        }
+        guard let stages = p["stages"]?.arrayValue, !stages.isEmpty else { throw bad("stages", "is missing or empty") }
+        let timed = try stages.enumerated().map { i, s -> StageTiming in
+            guard let o = s.objectValue, let groups = o["lane_groups"]?.arrayValue?.compactMap(\.stringValue), !groups.isEmpty,
+                  let green = o["green_s"]?.doubleValue, let amber = o["amber_s"]?.doubleValue, let allRed = o["all_red_s"]?.doubleValue else {
+                throw bad("stages[\(i)]", "needs lane_groups, green_s, amber_s and all_red_s")
+            }
+            return StageTiming(approaches: groups, green: green, amber: amber, allRed: allRed)
+        }
+        func minute(_ property: String, _ fallback: Int) throws -> Int {
+            guard let text = p[property]?.stringValue else { return fallback }
+            let hm = text.split(separator: ":").compactMap { Int($0) }
+            guard hm.count == 2, (0...24).contains(hm[0]), (0..<60).contains(hm[1]) else { throw bad(property, "must be HH:MM (got \(text))") }
+            return hm[0] * 60 + hm[1]
+        }
+        return (SignalPlan(stages: timed, offset: p["offset_s"]?.doubleValue ?? 0), try minute("period_start", 0), try minute("period_end", 1440))
+    }
+}

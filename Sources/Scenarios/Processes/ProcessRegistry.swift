@@ -22,6 +22,7 @@ public struct ProcessRegistry: Sendable {
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
             NetworkTraceProcess(), ValveIsolationProcess(),
             FloodScenarioProcess(storeDirectory: directory),
+            SignalTimingProcess(), GreenWaveProcess(), SignalEvaluateProcess(),
         ])
     }
 

@@ -19,8 +19,7 @@ public enum SignalPlanning {
             if period != nil {
                 throw ScenarioError(.invalidArgument, "\(intersection.id) has no counts in \(SignalizedIntersection.countsLayer) to time a period from", field: "period")
             }
-            let flows = Dictionary(intersection.demand.approaches.map { ($0.id, $0.flows) }, uniquingKeysWith: { a, _ in a })
-            let allDay = TimeOfDayPeriod(name: "all-day", start: 0, end: 1440, designFlows: flows, designHourStart: 0)
+            let allDay = TimeOfDayPeriod(name: "all-day", start: 0, end: 1440, designFlows: intersection.demand.flowsByApproach, designHourStart: 0)
             return [TimeOfDayPlan(period: allDay, timing: try SignalTiming.webster(intersection.demand, settings: settings))]
         }
         guard let period else {

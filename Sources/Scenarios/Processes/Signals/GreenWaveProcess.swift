@@ -1,0 +1,112 @@
+import Foundation
+import CityModel
+import GeoCore
+import SignalSim
+import TwinStore
+
+/// `green-wave`: coordinates a stored corridor (`signal_corridors`, 干线协调): a common cycle set by
+/// its critical intersection, Webster splits at that cycle, and the offsets that maximise the
+/// weighted two-way bandwidth b + k·b̄ (exact for up to 12 signals), with the time–space diagram.
+///
+/// Inputs: `corridor` (id), `period` (HH:MM-HH:MM: flows from the busiest hour of each
+/// intersection's counts in it; default the layer's peak-hour turning counts), `inboundWeight`
+/// (k; default the inbound/outbound through-flow ratio), `write` and the timing bounds. Outputs:
+/// `plan` (as `citytwin signal corridor --json` prints it), `diagram` (SVG text) and `written`.
+public struct GreenWaveProcess: OGCProcess {
+    public let id = "green-wave"
+    public let version = "1.0.0"
+    public let title = "Corridor green wave"
+    public let description = "Coordinates the signals of an arterial corridor (干线协调): a common cycle, stage greens and offsets maximising the weighted two-way green bandwidth over the corridor's distances and design speed, with a time–space diagram; optionally written as signal_plans versions."
+    public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
+
+    public init() {}
+
+    public var inputs: [String: ProcessParameter] {
+        SignalProcessInputs.settingsParameters.merging([
+            "corridor": ProcessParameter(title: "Corridor", description: "Id of a signal_corridors feature, e.g. SC-001.", schema: ["type": "string"]),
+            "period": SignalProcessInputs.periodParameter,
+            "inboundWeight": ProcessParameter(title: "Inbound weight", description: "k in b + k·b̄: the weight of the inbound band (0…10); default the ratio of inbound to outbound through flow.",
+                                              schema: ["type": "number", "minimum": 0, "maximum": 10], minOccurs: 0),
+            "write": SignalProcessInputs.writeParameter,
+        ]) { a, _ in a }
+    }
+
+    public var outputs: [String: ProcessParameter] {
+        [
+            "plan": ProcessParameter(title: "Corridor plan", description: "corridor, cycle_s, critical_intersection, outbound_bandwidth_s, inbound_bandwidth_s, inbound_weight and per intersection its timing (offset_s, stages, approaches with x, delay_s, los).",
+                                     schema: ["type": "object"]),
+            "diagram": ProcessParameter(title: "Time–space diagram", description: "SVG of two cycles with each signal's through greens and the outbound and inbound bands.",
+                                        schema: ["type": "string", "contentMediaType": "image/svg+xml"]),
+            "written": ProcessParameter(title: "Written plans", description: "Ids of the signal_plans features written (empty unless write is true).",
+                                        schema: ["type": "array", "items": ["type": "string"]]),
+        ]
+    }
+
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        let write = (try? EmergencyProcessInputs.bool(inputs, "write")) ?? false
+        let period = (try? SignalProcessInputs.period(inputs)) ?? nil
+        return ProcessLayers(reads: [StoreSignalCorridor.layer, SignalizedIntersection.layer],
+                             optionalReads: period == nil ? [] : [SignalizedIntersection.countsLayer],
+                             writes: write ? [ProcessLayers.Write(SignalPlanLayer.layer, owner: SignalPlanLayer.owner)] : [])
+    }
+
+    struct Request {
+        var corridor: String
+        var period: (start: Int, end: Int)?
+        var inboundWeight: Double?
+        var settings: SignalTimingSettings
+        var write: Bool
+    }
+
+    func request(_ inputs: [String: JSONValue]) throws -> Request {
+        guard let corridor = try EmergencyProcessInputs.string(inputs, "corridor") else { throw ProcessInputError("corridor", "is required") }
+        return Request(corridor: corridor, period: try SignalProcessInputs.period(inputs),
+                       inboundWeight: try EmergencyProcessInputs.number(inputs, "inboundWeight", in: 0...10),
+                       settings: try SignalProcessInputs.settings(inputs), write: try EmergencyProcessInputs.bool(inputs, "write"))
+    }
+
+    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
+        let r = try request(inputs)
+        _ = try await EmergencyProcessInputs.mapped { try await StoreSignalCorridor.load(id: r.corridor, from: store, by: caller) }
+    }
+
+    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
+                        progress: JobProgress) async throws -> JSONValue {
+        let r = try request(inputs)
+        return try await SignalProcessInputs.mapped {
+            let corridor = try await StoreSignalCorridor.load(id: r.corridor, from: store, by: caller)
+            // Each intersection's flows and the period they stand for.
+            var demands: [IntersectionDemand] = []
+            var periods: [TimeOfDayPeriod] = []
+            for intersection in corridor.intersections {
+                guard let range = r.period else {
+                    demands.append(intersection.demand)
+                    periods.append(TimeOfDayPeriod(name: "all-day", start: 0, end: 1440,
+                                                   designFlows: intersection.demand.flowsByApproach, designHourStart: 0))
+                    continue
+                }
+                let (counts, minutes) = try await intersection.countsIfReadable(from: store, by: caller)
+                let found = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes, period: range,
+                                                     settings: r.settings)[0]
+                periods.append(found.period)
+                demands.append(intersection.demand.with(flows: found.period.designFlows))
+            }
+            try await progress.report(30)
+            let plan = try CorridorTiming.plan(id: corridor.id, intersections: try corridor.coordinated(demands), links: corridor.links,
+                                               settings: r.settings, inboundWeight: r.inboundWeight)
+            var written: [JSONValue] = []
+            if r.write {
+                let features = corridor.intersections.indices.map { i in
+                    SignalPlanLayer.feature(for: corridor.intersections[i], plan: TimeOfDayPlan(period: periods[i], timing: plan.timings[i]),
+                                            corridor: corridor.id, method: "green-wave")
+                }
+                try await store.upsert(layer: SignalPlanLayer.layer, features: features, by: caller, at: nil)
+                written = features.compactMap { $0.id.map { .string($0.description) } }
+            }
+            try await progress.report(100)
+            return ["plan": try SignalProcessInputs.json(CorridorPlanReport(plan)),
+                    "diagram": .string(TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)),
+                    "written": .array(written)]
+        }
+    }
+}
