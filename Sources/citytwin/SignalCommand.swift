@@ -8,7 +8,7 @@ struct SignalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "signal",
         abstract: "Traffic-signal timing: plans from counts, corridor green waves, time–space diagrams.",
-        subcommands: [SignalPlanCommand.self, SignalCorridorCommand.self, SignalEvaluateCommand.self])
+        subcommands: [SignalPlanCommand.self, SignalCorridorCommand.self, SignalEvaluateCommand.self, SignalExportSumoCommand.self])
 }
 
 /// Timing bounds shared by the signal commands.

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import SignalSim
+import TwinStore
 
 /// The `signal_plans` layer: one feature per intersection and period, a new version each time a
 /// plan is written.
@@ -68,5 +69,27 @@ extension SignalPlanLayer {
             return hm[0] * 60 + hm[1]
         }
         return (SignalPlan(stages: timed, offset: p["offset_s"]?.doubleValue ?? 0), try minute("period_start", 0), try minute("period_end", 1440))
+    }
+}
+
+extension SignalPlanLayer {
+    /// One stored plan: its feature, the plan and its period (minutes after midnight, end exclusive).
+    public typealias Stored = (feature: Feature, plan: SignalPlan, start: Int, end: Int)
+
+    /// Every stored plan of `intersection`.
+    public static func plans(of intersection: String, from store: any FeatureStore, by caller: Caller) async throws -> [Stored] {
+        let filter = FilterExpression.comparison(.equal, "intersection", .literal(.string(intersection)))
+        var out: [Stored] = []
+        for try await feature in store.stream(layer: layer, FeatureQuery(filter: filter, limit: 100), by: caller) {
+            let (plan, start, end) = try plan(of: feature)
+            out.append((feature, plan, start, end))
+        }
+        return out
+    }
+
+    /// The plan among `plans` running at `minute` after midnight: the one whose period holds it
+    /// (the shortest such period: a time-of-day plan before an all-day one), else the first.
+    public static func running(at minute: Int, among plans: [Stored]) -> Stored? {
+        plans.filter { $0.start <= minute && minute < $0.end }.min { ($0.end - $0.start) < ($1.end - $1.start) } ?? plans.first
     }
 }

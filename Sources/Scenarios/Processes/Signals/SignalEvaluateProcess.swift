@@ -70,18 +70,11 @@ public struct SignalEvaluateProcess: OGCProcess {
             }
             return feature
         }
-        let filter = FilterExpression.comparison(.equal, "intersection", .literal(.string(r.intersection)))
-        var candidates: [(feature: Feature, start: Int, end: Int)] = []
-        for try await feature in store.stream(layer: SignalPlanLayer.layer, FeatureQuery(filter: filter, limit: 100), by: caller) {
-            let (_, start, end) = try SignalPlanLayer.plan(of: feature)
-            candidates.append((feature, start, end))
-        }
-        let at = r.period?.start ?? 0
-        let covering = candidates.filter { $0.start <= at && at < $0.end }.sorted { ($0.end - $0.start) < ($1.end - $1.start) }
-        guard let best = covering.first ?? candidates.first else {
+        let stored = try await SignalPlanLayer.plans(of: r.intersection, from: store, by: caller)
+        guard let running = SignalPlanLayer.running(at: r.period?.start ?? 0, among: stored) else {
             throw ProcessInputError("plan", "intersection \(r.intersection) has no plan in \(SignalPlanLayer.layer): run signal-timing with write=true first")
         }
-        return best.feature
+        return running.feature
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {

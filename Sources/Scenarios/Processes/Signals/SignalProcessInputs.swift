@@ -45,24 +45,10 @@ enum SignalProcessInputs {
     /// `HH:MM-HH:MM` as minutes after midnight, end exclusive; `24:00` ends the day.
     static func period(_ inputs: [String: JSONValue], _ name: String = "period") throws -> (start: Int, end: Int)? {
         guard let text = try In.string(inputs, name) else { return nil }
-        guard let range = parsePeriod(text) else {
+        guard let range = TimeOfDayPeriod.range(text) else {
             throw ProcessInputError(name, "must be a time of day HH:MM-HH:MM with the start before the end, e.g. 07:00-09:00 (got '\(text)')")
         }
         return range
-    }
-
-    /// `07:00-09:00` → (420, 540); nil unless both clocks are valid and start < end.
-    static func parsePeriod(_ text: String) -> (start: Int, end: Int)? {
-        let parts = text.split(separator: "-")
-        guard parts.count == 2 else { return nil }
-        func minute(_ clock: Substring) -> Int? {
-            let hm = clock.trimmingCharacters(in: .whitespaces).split(separator: ":")
-            guard hm.count == 2, hm[0].count == 2, hm[1].count == 2, let h = Int(hm[0]), let m = Int(hm[1]),
-                  (0...24).contains(h), (0..<60).contains(m), h * 60 + m <= 1440 else { return nil }
-            return h * 60 + m
-        }
-        guard let start = minute(parts[0]), let end = minute(parts[1]), start < end else { return nil }
-        return (start, end)
     }
 
     /// The intersection `id`, or an input error naming `name`.

@@ -1,0 +1,416 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import CityModel
+import GeoCore
+import SignalSim
+import TwinStore
+
+/// One intersection, a corridor or several signals as a SUMO scenario, so a traffic engineer
+/// can replay CityTwin's plans in an independent simulator: SUMO plain XML (nodes, edges,
+/// connections: `netconvert` turns them into a network), the stored plans as `tlLogic`
+/// programs switched by time of day (`WAUT`), and routes from the counts as `flow`s with
+/// Poisson arrivals. Simulation time is the time of day in seconds, so a plan's period and
+/// the counts' intervals keep their clock times.
+///
+/// Geometry: each signal at its position in the district's metric CRS; an approach that
+/// does not come from another exported signal starts at an arm node `armLength` m away in its
+/// compass direction. A corridor's consecutive signals are joined by one edge per direction
+/// with the corridor's own distance as its length. Lanes follow the lane groups (right-turn
+/// groups on the right, left-turn groups on the left).
+public struct SumoExport: Sendable {
+    /// One signal: the intersection, its stored plans with their periods, and its counts.
+    public struct Signal: Sendable {
+        public var intersection: SignalizedIntersection
+        /// Its stored plans with their periods.
+        public var plans: [SignalPlanLayer.Stored]
+        /// Vehicles per interval by lane group; empty: the layer's peak-hour flows all period.
+        public var counts: [IntervalCount]
+        public var intervalMinutes: Int
+
+        public init(intersection: SignalizedIntersection, plans: [SignalPlanLayer.Stored],
+                    counts: [IntervalCount], intervalMinutes: Int) {
+            self.intersection = intersection
+            self.plans = plans
+            self.counts = counts
+            self.intervalMinutes = intervalMinutes
+        }
+    }
+
+    /// A corridor's order: signals in outbound order, the approach outbound traffic arrives on,
+    /// and the distances between consecutive signals (m).
+    public struct CorridorOrder: Sendable {
+        public var outboundApproach: String
+        public var inboundApproach: String
+        public var distances: [Double]
+
+        public init(outboundApproach: String, inboundApproach: String, distances: [Double]) {
+            self.outboundApproach = outboundApproach
+            self.inboundApproach = inboundApproach
+            self.distances = distances
+        }
+    }
+
+    public let signals: [Signal]
+    public let corridor: CorridorOrder?
+    /// Simulated time of day (minutes after midnight, end exclusive).
+    public let period: (start: Int, end: Int)
+    public let armLength: Double
+    public let speed: Double
+
+    /// - Parameters:
+    ///   - corridor: the signals' order as a corridor (nil: independent signals).
+    ///   - speed: speed limit of every edge (m/s).
+    public init(signals: [Signal], corridor: CorridorOrder? = nil, period: (start: Int, end: Int), armLength: Double = 300,
+                speed: Double = 13.89) {
+        self.signals = signals
+        self.corridor = corridor
+        self.period = period
+        self.armLength = armLength
+        self.speed = speed
+    }
+
+    /// The export of stored signals: one intersection, a corridor (its signals in order, joined
+    /// by its links) or, with neither, every signal as its own crossroads; each with all its
+    /// stored plans and its latest day of counts.
+    /// - Throws: `ScenarioError` naming `intersection` or `corridor` for an unknown id.
+    public static func load(from store: any FeatureStore, intersection: String?, corridor: String?, period: (start: Int, end: Int),
+                            by caller: Caller) async throws -> SumoExport {
+        var intersections: [SignalizedIntersection] = []
+        var order: CorridorOrder?
+        var speed = 13.89
+        if let corridor {
+            let stored = try await StoreSignalCorridor.load(id: corridor, from: store, by: caller)
+            speed = stored.links.first?.outboundSpeed ?? speed
+            intersections = stored.intersections
+            order = CorridorOrder(outboundApproach: stored.outboundApproach, inboundApproach: stored.inboundApproach,
+                                  distances: stored.links.map(\.length))
+        } else if let intersection {
+            guard let found = try await SignalizedIntersection.load(id: intersection, from: store, by: caller) else {
+                throw ScenarioError(.invalidArgument, "no signalised intersection '\(intersection)' in \(SignalizedIntersection.layer)", field: "intersection")
+            }
+            intersections = [found]
+        } else {
+            intersections = try await SignalizedIntersection.all(from: store, by: caller)
+        }
+        var signals: [Signal] = []
+        for i in intersections {
+            let plans = try await SignalPlanLayer.plans(of: i.id, from: store, by: caller)
+            guard !plans.isEmpty else {
+                throw ScenarioError(.invalidDistrict, "\(i.id) has no plan in \(SignalPlanLayer.layer) to export (run signal-timing with write=true)")
+            }
+            let (counts, minutes) = try await i.countsIfReadable(from: store, by: caller)
+            signals.append(Signal(intersection: i, plans: plans, counts: counts, intervalMinutes: minutes))
+        }
+        // A corridor's traffic drives at its design speed, as its green wave assumes.
+        return SumoExport(signals: signals, corridor: order, period: period, speed: speed)
+    }
+
+    static let directions: [String: (dx: Double, dy: Double)] = ["N": (0, 1), "S": (0, -1), "E": (1, 0), "W": (-1, 0)]
+    static let opposite = ["N": "S", "S": "N", "E": "W", "W": "E"]
+
+    /// Where a movement from an approach leaves (driving on the right): traffic arriving from
+    /// the north heads south, so its left turn leaves to the east.
+    static func exit(from approach: String, _ movement: String) -> String? {
+        let table: [String: [String: String]] = [
+            "N": ["through": "S", "left": "E", "right": "W"], "S": ["through": "N", "left": "W", "right": "E"],
+            "E": ["through": "W", "left": "S", "right": "N"], "W": ["through": "E", "left": "N", "right": "S"],
+        ]
+        return table[approach]?[movement]
+    }
+
+    /// The node on the other end of signal `k`'s arm in direction `d`: the neighbouring
+    /// corridor signal or an arm node.
+    func neighbour(_ k: Int, _ d: String) -> String {
+        if let c = corridor {
+            let outward = Self.opposite[c.outboundApproach] ?? ""
+            if d == outward, k + 1 < signals.count { return signals[k + 1].intersection.id }
+            if d == c.outboundApproach, k > 0 { return signals[k - 1].intersection.id }
+        }
+        return "\(signals[k].intersection.id)_\(d)"
+    }
+
+    /// Edge id from signal `k` toward direction `d` (outgoing) or into `k` from `d` (incoming).
+    func outgoing(_ k: Int, _ d: String) -> String { "\(signals[k].intersection.id)_to_\(neighbour(k, d))" }
+    func incoming(_ k: Int, _ d: String) -> String { "\(neighbour(k, d))_to_\(signals[k].intersection.id)" }
+
+    /// Compass directions with a road at signal `k` (its lane groups' approaches).
+    func arms(_ k: Int) -> [String] {
+        Array(Set(signals[k].intersection.laneGroups.map(\.approach))).filter { Self.directions[$0] != nil }.sorted()
+    }
+
+    /// Lane groups of approach `d` at signal `k`, right to left, with their first lane index.
+    func lanes(_ k: Int, _ d: String) -> [(group: SignalizedIntersection.LaneGroup, first: Int, count: Int)] {
+        let groups = signals[k].intersection.laneGroups.filter { $0.approach == d }
+        let laneCount = Dictionary(signals[k].intersection.demand.approaches.map { ($0.id, $0.lanes) }, uniquingKeysWith: { a, _ in a })
+        func rank(_ g: SignalizedIntersection.LaneGroup) -> Int {
+            g.movements.contains("right") ? 0 : g.movements.contains("left") ? 2 : 1
+        }
+        var next = 0
+        return groups.sorted { (rank($0), $0.id) < (rank($1), $1.id) }.map { g in
+            defer { next += laneCount[g.id] ?? 1 }
+            return (g, next, laneCount[g.id] ?? 1)
+        }
+    }
+
+    /// One connection of the exported network and the lane group and movement it serves.
+    public struct Link: Sendable, Hashable {
+        public var signal: String
+        public var from: String
+        public var fromLane: Int
+        public var to: String
+        public var toLane: Int
+        public var laneGroup: String
+        public var movement: String
+    }
+
+    /// Every connection through every signal.
+    public func links() throws -> [Link] {
+        var out: [Link] = []
+        for k in signals.indices {
+            let here = Set(arms(k))
+            for d in arms(k) {
+                for (group, first, count) in lanes(k, d) {
+                    for movement in ["right", "through", "left"] where group.movements.contains(movement) {
+                        guard let t = Self.exit(from: d, movement), here.contains(t) else { continue }
+                        let toLanes = try laneCount(ofOutgoing: k, t)
+                        let fromLanes: [Int] = movement == "right" ? [first] : movement == "left" ? [first + count - 1] : Array(first..<(first + count))
+                        for (j, lane) in fromLanes.enumerated() {
+                            let toLane = movement == "right" ? 0 : movement == "left" ? toLanes - 1 : min(j, toLanes - 1)
+                            out.append(Link(signal: signals[k].intersection.id, from: incoming(k, d), fromLane: lane, to: outgoing(k, t),
+                                            toLane: toLane, laneGroup: group.id, movement: movement))
+                        }
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// Lanes of the edge leaving signal `k` toward `d`: the next signal's approach lanes on a
+    /// corridor link, else the through lanes feeding it (at least two).
+    func laneCount(ofOutgoing k: Int, _ d: String) throws -> Int {
+        let n = neighbour(k, d)
+        if let j = signals.firstIndex(where: { $0.intersection.id == n }) {
+            let back = Self.opposite[d] ?? d
+            return max(1, lanes(j, back).reduce(0) { $0 + $1.count })
+        }
+        // An arm takes every through lane that feeds it on a lane of its own.
+        let feeding = Self.opposite[d].map { from in lanes(k, from).filter { $0.group.movements.contains("through") }.reduce(0) { $0 + $1.count } } ?? 0
+        return max(2, feeding)
+    }
+
+    /// Node positions in the district's metric CRS (m).
+    func positions() throws -> [String: Position] {
+        let transformer = try CoordinateTransformer.shared(from: .cgcs2000, to: .districtMetric)
+        var out: [String: Position] = [:]
+        for (k, s) in signals.enumerated() {
+            let p = try transformer.transform(s.intersection.position)
+            out[s.intersection.id] = p
+            for d in arms(k) where neighbour(k, d).hasSuffix("_\(d)") {
+                let v = Self.directions[d]!
+                out[neighbour(k, d)] = Position(x: p.x + v.dx * armLength, y: p.y + v.dy * armLength)
+            }
+        }
+        return out
+    }
+
+    /// The plain XML files for `netconvert`: nodes, edges, connections.
+    public func plainNetwork() throws -> (nodes: String, edges: String, connections: String) {
+        let positions = try positions()
+        let ids = Set(signals.map(\.intersection.id))
+        var nodes = "<nodes>\n"
+        for (id, p) in positions.sorted(by: { $0.key < $1.key }) {
+            nodes += "    <node id=\"\(Self.escape(id))\" x=\"\(Self.format(p.x))\" y=\"\(Self.format(p.y))\" type=\"\(ids.contains(id) ? "traffic_light" : "priority")\"/>\n"
+        }
+        nodes += "</nodes>\n"
+        var edges = "<edges>\n"
+        var written = Set<String>()
+        for k in signals.indices {
+            for d in arms(k) {
+                let inLanes = max(1, lanes(k, d).reduce(0) { $0 + $1.count })
+                let pairs = [(incoming(k, d), neighbour(k, d), signals[k].intersection.id, inLanes),
+                             (outgoing(k, d), signals[k].intersection.id, neighbour(k, d), try laneCount(ofOutgoing: k, d))]
+                for (id, from, to, lanes) in pairs where !written.contains(id) {
+                    written.insert(id)
+                    var length = ""
+                    if let c = corridor, let i = signals.firstIndex(where: { $0.intersection.id == from }),
+                       let j = signals.firstIndex(where: { $0.intersection.id == to }), abs(i - j) == 1 {
+                        length = " length=\"\(Self.format(c.distances[min(i, j)]))\""
+                    }
+                    edges += "    <edge id=\"\(Self.escape(id))\" from=\"\(Self.escape(from))\" to=\"\(Self.escape(to))\" numLanes=\"\(lanes)\" speed=\"\(Self.format(speed))\"\(length)/>\n"
+                }
+            }
+        }
+        edges += "</edges>\n"
+        var connections = "<connections>\n"
+        for l in try links() {
+            connections += "    <connection from=\"\(Self.escape(l.from))\" to=\"\(Self.escape(l.to))\" fromLane=\"\(l.fromLane)\" toLane=\"\(l.toLane)\"/>\n"
+        }
+        connections += "</connections>\n"
+        return (nodes, edges, connections)
+    }
+
+    /// The signals' programs as SUMO additionals: one static `tlLogic` per stored plan (its
+    /// stages' green, amber and all-red; its offset) and a `WAUT` switching them at their
+    /// periods' starts. `netLinks` are the network's controlled connections as `netconvert`
+    /// numbered them (`controlledLinks(inNetwork:)`).
+    public func programs(netLinks: [NetworkLink]) throws -> String {
+        let ours = Dictionary(try links().map { (Self.key($0.from, $0.fromLane, $0.to), $0) }, uniquingKeysWith: { a, _ in a })
+        var out = "<additional>\n"
+        for s in signals {
+            let id = s.intersection.id
+            let controlled = netLinks.filter { $0.signal == id }
+            guard let size = controlled.map(\.linkIndex).max().map({ $0 + 1 }) else {
+                throw SignalTimingError(field: "\(id)", "the network has no connection controlled by the signal")
+            }
+            var byIndex: [Int: Link] = [:]
+            for c in controlled {
+                guard let link = ours[Self.key(c.from, c.fromLane, c.to)] else {
+                    throw SignalTimingError(field: "\(id)", "netconvert made a connection \(c.from) lane \(c.fromLane) → \(c.to) that no lane group serves")
+                }
+                byIndex[c.linkIndex] = link
+            }
+            let groupsOf = Dictionary(s.intersection.laneGroups.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let used = Set(schedule(s).map(\.plan))
+            for stored in s.plans {
+                guard let program = stored.feature.id?.description, used.contains(program) else { continue }
+                out += "    <tlLogic id=\"\(Self.escape(id))\" type=\"static\" programID=\"\(Self.escape(program))\" offset=\"\(Self.format(stored.plan.offset))\">\n"
+                for stage in stored.plan.stages {
+                    let members = Set(stage.approaches)
+                    let throughFrom = Set(stage.approaches.compactMap { groupsOf[$0] }.filter { $0.movements.contains("through") }.map(\.approach))
+                    func state(_ signal: (Link) -> Character) -> String {
+                        String((0..<size).map { i in byIndex[i].map(signal) ?? "r" })
+                    }
+                    let green = state { l in
+                        guard members.contains(l.laneGroup) else { return "r" }
+                        // A left turn facing an opposing through in the same stage yields to it.
+                        let approach = groupsOf[l.laneGroup]?.approach ?? ""
+                        return l.movement == "left" && throughFrom.contains(Self.opposite[approach] ?? "") ? "g" : "G"
+                    }
+                    let amber = state { members.contains($0.laneGroup) ? "y" : "r" }
+                    for (duration, phase) in [(stage.green, green), (stage.amber, amber), (stage.allRed, state { _ in "r" })] where duration > 0 {
+                        out += "        <phase duration=\"\(Self.format(duration))\" state=\"\(phase)\"/>\n"
+                    }
+                }
+                out += "    </tlLogic>\n"
+            }
+            let switches = schedule(s)
+            if switches.count > 1 {
+                out += "    <WAUT id=\"w_\(Self.escape(id))\" refTime=\"0\" startProg=\"\(Self.escape(switches[0].plan))\">\n"
+                for w in switches.dropFirst() {
+                    out += "        <wautSwitch time=\"\(w.minute * 60)\" to=\"\(Self.escape(w.plan))\"/>\n"
+                }
+                out += "    </WAUT>\n    <wautJunction wautID=\"w_\(Self.escape(id))\" junctionID=\"\(Self.escape(id))\"/>\n"
+            }
+        }
+        return out + "</additional>\n"
+    }
+
+    /// When each of a signal's plans takes over within the simulated period: the plan running
+    /// at the period's start, then a switch wherever another plan's period starts or the running
+    /// one's ends (the shortest period holding a minute wins, as in `SignalPlanLayer.running`).
+    func schedule(_ s: Signal) -> [(minute: Int, plan: String)] {
+        let bounds = Set([period.start] + s.plans.flatMap { [$0.start, $0.end] }).filter { $0 >= period.start && $0 < period.end }.sorted()
+        var out: [(minute: Int, plan: String)] = []
+        for b in bounds {
+            if let id = SignalPlanLayer.running(at: b, among: s.plans)?.feature.id?.description, out.last?.plan != id { out.append((b, id)) }
+        }
+        return out
+    }
+
+    /// Routes from the counts: one `flow` per interval, lane group and movement, with Poisson
+    /// arrivals at the counted rate. On a corridor, through traffic of the first and last
+    /// signals' corridor approaches drives the whole corridor; traffic from a side street that
+    /// turns onto it drives on to the corridor's end.
+    public func routes() throws -> String {
+        var out = "<routes>\n    <vType id=\"car\" accel=\"2.6\" decel=\"4.5\" sigma=\"0.5\" length=\"5\" minGap=\"2.5\" maxSpeed=\"\(Self.format(speed))\"/>\n"
+        struct Flow { var id: String; var begin: Int; var end: Int; var from: String; var to: String; var perHour: Double }
+        var flows: [Flow] = []
+        for (k, s) in signals.enumerated() {
+            let here = Set(arms(k))
+            let intervals: [(start: Int, minutes: Int, volumes: [String: MovementFlows])] = s.counts.isEmpty
+                ? [(period.start, period.end - period.start, s.intersection.demand.flowsByApproach.mapValues { $0.scaled(by: Double(period.end - period.start) / 60) })]
+                : s.counts.filter { $0.start >= period.start && $0.start < period.end }.sorted { $0.start < $1.start }
+                    .map { ($0.start, s.intervalMinutes, $0.volumes) }
+            for d in arms(k) {
+                let fromSignal = neighbour(k, d) != "\(s.intersection.id)_\(d)"
+                for (group, _, _) in lanes(k, d) {
+                    for movement in ["right", "through", "left"] where group.movements.contains(movement) {
+                        guard let t = Self.exit(from: d, movement), here.contains(t) else { continue }
+                        guard let (from, to) = route(k, from: d, to: t, arrivingFromSignal: fromSignal) else { continue }
+                        for i in intervals {
+                            let f = i.volumes[group.id] ?? MovementFlows()
+                            let n = movement == "through" ? f.through : movement == "left" ? f.left : f.right
+                            guard n > 0, i.minutes > 0 else { continue }
+                            flows.append(Flow(id: "\(group.id)_\(movement)_\(s.intersection.id)_\(i.start)", begin: i.start * 60,
+                                              end: (i.start + i.minutes) * 60, from: from, to: to, perHour: n * 60 / Double(i.minutes)))
+                        }
+                    }
+                }
+            }
+        }
+        for f in flows.sorted(by: { ($0.begin, $0.id) < ($1.begin, $1.id) }) {
+            out += "    <flow id=\"\(Self.escape(f.id))\" type=\"car\" begin=\"\(f.begin)\" end=\"\(f.end)\" period=\"exp(\(Self.format(f.perHour / 3600, digits: 6)))\" from=\"\(Self.escape(f.from))\" to=\"\(Self.escape(f.to))\" departLane=\"best\" departSpeed=\"max\"/>\n"
+        }
+        return out + "</routes>\n"
+    }
+
+    /// The from and to edges of traffic counted at signal `k` moving from approach `d` to exit
+    /// `t`; nil for corridor traffic counted again downstream (it came from the previous signal).
+    func route(_ k: Int, from d: String, to t: String, arrivingFromSignal: Bool) -> (String, String)? {
+        if arrivingFromSignal { return nil }
+        guard let c = corridor else { return (incoming(k, d), outgoing(k, t)) }
+        let outward = Self.opposite[c.outboundApproach] ?? ""
+        let inward = Self.opposite[c.inboundApproach] ?? ""
+        let last = signals.count - 1
+        // Onto the corridor: on to its end in that direction.
+        if t == outward, k < last { return (incoming(k, d), outgoing(last, outward)) }
+        if t == inward, k > 0 { return (incoming(k, d), outgoing(0, inward)) }
+        return (incoming(k, d), outgoing(k, t))
+    }
+
+    /// A connection of a built SUMO network controlled by a traffic light.
+    public struct NetworkLink: Sendable, Hashable {
+        public var signal: String
+        public var from: String
+        public var fromLane: Int
+        public var to: String
+        public var linkIndex: Int
+    }
+
+    /// The traffic-light-controlled connections of a `.net.xml` written by `netconvert`.
+    public static func controlledLinks(inNetwork data: Data) throws -> [NetworkLink] {
+        final class Reader: NSObject, XMLParserDelegate {
+            var links: [NetworkLink] = []
+            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                        attributes a: [String: String] = [:]) {
+                guard name == "connection", let tl = a["tl"], let from = a["from"], let to = a["to"],
+                      let lane = a["fromLane"].flatMap(Int.init), let index = a["linkIndex"].flatMap(Int.init) else { return }
+                links.append(NetworkLink(signal: tl, from: from, fromLane: lane, to: to, linkIndex: index))
+            }
+        }
+        let parser = XMLParser(data: data)
+        let reader = Reader()
+        parser.delegate = reader
+        guard parser.parse() else {
+            throw SignalTimingError(field: "network", "the SUMO network cannot be read: \(parser.parserError.map { "\($0)" } ?? "malformed XML")")
+        }
+        return reader.links
+    }
+
+    static func key(_ from: String, _ lane: Int, _ to: String) -> String { "\(from)#\(lane)>\(to)" }
+
+    static func format(_ v: Double, digits: Int = 2) -> String {
+        var text = String(format: "%.\(digits)f", v)
+        while text.contains("."), text.hasSuffix("0") { text.removeLast() }
+        if text.hasSuffix(".") { text.removeLast() }
+        return text
+    }
+
+    static func escape(_ s: String) -> String {
+        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
+            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+    }
+}

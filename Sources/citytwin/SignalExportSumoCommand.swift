@@ -1,0 +1,111 @@
+import ArgumentParser
+import CityModel
+import Foundation
+import GeoCore
+import Scenarios
+import SignalSim
+import TwinStore
+
+/// `citytwin signal export-sumo --out DIR [--intersection ID | --corridor ID] [--period HH:MM-HH:MM]`:
+/// the stored signals, their plans and counts as a SUMO scenario (SUMO 1.28, PyPI `eclipse-sumo`).
+struct SignalExportSumoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export-sumo",
+        abstract: "Writes a SUMO scenario of stored signals: network (plain XML and netconvert's .net.xml), plans as tlLogic programs switched by time of day, routes from the counts.",
+        discussion: """
+        Files in --out: nodes.nod.xml, edges.edg.xml, connections.con.xml (SUMO plain XML), network.net.xml (netconvert),
+        programs.add.xml (one tlLogic per stored plan, a WAUT switching them at their periods), routes.rou.xml (Poisson
+        flows per 15-minute count) and scenario.sumocfg; simulation time is the time of day in seconds. Run it with
+        `sumo -c DIR/scenario.sumocfg --tripinfo-output trips.xml`. Without --intersection or --corridor every signal
+        is exported as its own isolated crossroads. netconvert is looked up on PATH, in $SUMO_HOME/bin, then in .venv/bin.
+        """)
+
+    @Option(help: "The directory to write (created if missing).")
+    var out: String
+
+    @Option(help: "One stored intersection (signalized_intersections), e.g. SI-006.")
+    var intersection: String?
+
+    @Option(help: "A stored corridor (signal_corridors), e.g. SC-001: its signals joined by the corridor's links.")
+    var corridor: String?
+
+    @Option(help: "The time of day to simulate, HH:MM-HH:MM (default the whole day).")
+    var period: String = "00:00-24:00"
+
+    @OptionGroup var store: StoreOption
+
+    func validate() throws {
+        if intersection != nil, corridor != nil { throw ValidationError("give --intersection or --corridor, not both") }
+    }
+
+    func run() async throws {
+        guard let range = TimeOfDayPeriod.range(period) else {
+            throw CommandFailure("--period: must be HH:MM-HH:MM with the start before the end (got '\(period)')")
+        }
+        let db = try await StoreLocation(store.path).openExisting()
+        let export: SumoExport
+        do {
+            export = try await SumoExport.load(from: db, intersection: intersection, corridor: corridor, period: range, by: .admin)
+        } catch let e as ScenarioError {
+            throw CommandFailure(e.message)
+        } catch let e as SignalTimingError {
+            throw CommandFailure("\(e)")
+        }
+        let directory = URL(fileURLWithPath: out, isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        func write(_ text: String, _ name: String) throws {
+            do { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) } catch {
+                throw CommandFailure("\(out)/\(name): cannot be written (\(error.localizedDescription))")
+            }
+        }
+        let plain = try export.plainNetwork()
+        try write(plain.nodes, "nodes.nod.xml")
+        try write(plain.edges, "edges.edg.xml")
+        try write(plain.connections, "connections.con.xml")
+        try write(try export.routes(), "routes.rou.xml")
+        guard let netconvert = Self.tool("netconvert") else {
+            throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
+        }
+        let net = directory.appendingPathComponent("network.net.xml")
+        let process = Process()
+        process.executableURL = netconvert
+        process.arguments = ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
+                             "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
+                             "--connection-files", directory.appendingPathComponent("connections.con.xml").path,
+                             "--no-turnarounds", "true", "--tls.discard-simple", "false", "-o", net.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CommandFailure("netconvert failed: \(message)") }
+        let links = try SumoExport.controlledLinks(inNetwork: try Data(contentsOf: net))
+        try write(try export.programs(netLinks: links), "programs.add.xml")
+        try write("""
+            <configuration>
+                <input>
+                    <net-file value="network.net.xml"/>
+                    <route-files value="routes.rou.xml"/>
+                    <additional-files value="programs.add.xml"/>
+                </input>
+                <time>
+                    <begin value="\(range.start * 60)"/>
+                    <end value="\(range.end * 60 + 900)"/>
+                </time>
+            </configuration>
+
+            """, "scenario.sumocfg")
+        let signals = export.signals.map(\.intersection.id)
+        print("SUMO scenario of \(signals.count) signal\(signals.count == 1 ? "" : "s") (\(signals.prefix(8).joined(separator: ", "))\(signals.count > 8 ? ", …" : "")) for \(period) in \(out): sumo -c \(out)/scenario.sumocfg")
+    }
+
+    /// A SUMO tool on PATH, else in `$SUMO_HOME/bin`, else in the project's virtual environment.
+    static func tool(_ name: String) -> URL? {
+        let environment = ProcessInfo.processInfo.environment
+        let paths = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            + (environment["SUMO_HOME"].map { ["\($0)/bin"] } ?? []) + [".venv/bin"]
+        return paths.map { URL(fileURLWithPath: $0).appendingPathComponent(name) }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+}

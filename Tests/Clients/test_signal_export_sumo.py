@@ -1,0 +1,99 @@
+"""`citytwin signal export-sumo` (issue 16 §6): the district's stored signals, plans and counts
+replayed in SUMO 1.28. The scenario CityTwin writes must run as written (netconvert builds the
+network from the plain XML, every programme loads, every counted vehicle is simulated), switch
+plans by time of day, and show in SUMO what the plans claim: time-of-day Webster plans re-timed
+from the day's counts beat the controller's current fixed plan, and the green-wave offsets beat
+the same plans without coordination on the corridor. The network and routes here are CityTwin's
+own; the independent checks of the delay model itself are in test_signal_sumo.py."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import sumo_signals
+
+BIN = os.environ.get("CITYTWIN_CLIENT_BIN", "")
+STORE = os.environ.get("CITYTWIN_CLIENT_STORE", "")
+pytestmark = pytest.mark.skipif(not BIN or not STORE, reason="CITYTWIN_CLIENT_BIN/STORE not set (Scripts/client_tests.sh sets them)")
+
+
+def citytwin(*args: str) -> str:
+    """Runs the CLI with SUMO's tools on PATH, as a user with eclipse-sumo installed has them."""
+    tools = str(Path(sumo_signals.sumo_tool("netconvert")).parent)
+    env = {**os.environ, "PATH": tools + os.pathsep + os.environ.get("PATH", "")}
+    done = subprocess.run([BIN, *args], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, f"citytwin {' '.join(args)}: {done.stderr}"
+    return done.stdout
+
+
+def store_copy(tmp: Path) -> Path:
+    """The served district copied through SQLite's backup API (the tests write plans to it)."""
+    copy = tmp / "district.sqlite"
+    with sqlite3.connect(STORE) as source, sqlite3.connect(copy) as target:
+        source.backup(target)
+    return copy
+
+
+def simulate(scenario: Path, tag: str) -> dict[str, float]:
+    """timeLoss (s) per vehicle of a run of CityTwin's scenario, every vehicle run to its end."""
+    trips = scenario / f"trips-{tag}.xml"
+    subprocess.run([sumo_signals.sumo_tool("sumo"), "-c", str(scenario / "scenario.sumocfg"), "--tripinfo-output", str(trips),
+                    "--seed", "7", "--time-to-teleport", "-1", "--end", "200000", "--no-step-log", "true", "--no-warnings", "true",
+                    "--duration-log.disable", "true"], check=True, capture_output=True)
+    return {t.get("id"): float(t.get("timeLoss")) for t in ET.parse(trips).getroot().iter("tripinfo")}
+
+
+def mean(values) -> float:
+    values = list(values)
+    return sum(values) / len(values)
+
+
+def test_time_of_day_plans_switch_in_sumo_and_beat_the_fixed_plan(tmp_path: Path) -> None:
+    store = store_copy(tmp_path)
+    fixed = tmp_path / "fixed"
+    citytwin("signal", "export-sumo", "--out", str(fixed), "--intersection", "SI-009", "--period", "06:15-07:45", "--store", str(store))
+    for name in ("nodes.nod.xml", "edges.edg.xml", "connections.con.xml", "network.net.xml", "programs.add.xml", "routes.rou.xml"):
+        assert (fixed / name).exists(), name
+    # Re-time from the day's counts (periodic Webster), then export the same scenario again.
+    written = citytwin("signal", "plan", "--intersection", "SI-009", "--write", "--store", str(store))
+    assert "written to signal_plans" in written
+    adaptive = tmp_path / "adaptive"
+    citytwin("signal", "export-sumo", "--out", str(adaptive), "--intersection", "SI-009", "--period", "06:15-07:45", "--store", str(store))
+    programs = (adaptive / "programs.add.xml").read_text()
+    # The off-peak plan runs at 06:15 and the AM-peak plan takes over at its period's start.
+    assert 'startProg="SP-SI-009-0515"' in programs and '<wautSwitch time="23400" to="SP-SI-009-0630"/>' in programs
+    routes = (adaptive / "routes.rou.xml").read_text()
+    counted = sum(1 for _ in re.finditer(r"<flow ", routes))
+    assert counted >= 6 * 8, "one flow per interval, lane group and movement"
+    before, after = simulate(fixed, "fixed"), simulate(adaptive, "adaptive")
+    assert len(after) > 1000 and abs(len(after) - len(before)) < 0.02 * len(after), "the same demand in both runs"
+    print(f"SI-009 06:15-07:45: fixed plan {mean(before.values()):.1f} s/veh, time-of-day Webster {mean(after.values()):.1f} s/veh "
+          f"over {len(after)} vehicles")
+    assert mean(after.values()) < mean(before.values())
+
+
+def test_green_wave_offsets_beat_the_same_plans_uncoordinated(tmp_path: Path) -> None:
+    store = store_copy(tmp_path)
+    citytwin("signal", "corridor", "--id", "SC-001", "--period", "07:00-08:00", "--write", "--store", str(store))
+    coordinated = tmp_path / "coordinated"
+    citytwin("signal", "export-sumo", "--out", str(coordinated), "--corridor", "SC-001", "--period", "07:00-08:00", "--store", str(store))
+    programs = (coordinated / "programs.add.xml").read_text()
+    offsets = [float(o) for o in re.findall(r'offset="([0-9.]+)"', programs)]
+    assert len(offsets) == 7 and len(set(offsets)) > 1, "the written green-wave plans, each with its offset"
+    uncoordinated = tmp_path / "uncoordinated"
+    shutil.copytree(coordinated, uncoordinated)
+    (uncoordinated / "programs.add.xml").write_text(re.sub(r'offset="[0-9.]+"', 'offset="0"', programs))
+    with_wave, without = simulate(coordinated, "wave"), simulate(uncoordinated, "zero")
+    # Main-line traffic driving the whole corridor, both directions.
+    through = [v for v in with_wave if v.startswith(("S_through_SI-006", "N_through_SI-024"))]
+    assert len(through) > 500
+    coordinated_delay, plain_delay = mean(with_wave[v] for v in through), mean(without[v] for v in through)
+    print(f"SC-001 07:00-08:00 main line: green wave {coordinated_delay:.1f} s/veh, offsets 0 {plain_delay:.1f} s/veh")
+    assert coordinated_delay < 0.9 * plain_delay
