@@ -59,6 +59,8 @@ count=$(grep -c . <<<"$commands" || true)
 # The inputs the lines name, and the repository paths they use.
 cd "$work"
 for d in Layers Models Tests; do ln -s "$repo/$d" "$d"; done
+# SUMO's tools (eclipse-sumo) where a user of the repository has them: its .venv.
+[[ -d $repo/.venv ]] && ln -s "$repo/.venv" .venv
 cat >district.geojson <<'JSON'
 {"type": "FeatureCollection", "features": [
  {"type": "Feature", "id": "gate", "properties": {"name": "邾城街道"}, "geometry": {"type": "Point", "coordinates": [114.80, 30.84]}},
