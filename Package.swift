@@ -140,6 +140,8 @@ let package = Package(
                           path: "Benchmarks/NetworkBench", swiftSettings: strict),
         .executableTarget(name: "emergency-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/EmergencyBench", swiftSettings: strict),
+        .executableTarget(name: "signal-bench", dependencies: ["SignalSim"],
+                          path: "Benchmarks/SignalBench", swiftSettings: strict),
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),

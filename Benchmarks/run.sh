@@ -9,6 +9,7 @@
 #   Benchmarks/run.sh network     nearest-N, one-to-many, isochrones vs pgRouting on a 100,000-edge network
 #   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s)
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
+#   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -87,6 +88,39 @@ emergency)
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
   swift build -c release --product emergency-bench --scratch-path "$scratch" >/dev/null
   "$scratch/release/emergency-bench" "$@"
+  ;;
+signals)
+  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+  swift build -c release --product signal-bench --scratch-path "$scratch" >/dev/null
+  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+  "$scratch/release/signal-bench" "$@"
+  # The district's 24 signals re-timed for one hour of counts: CityTwin's signal-timing process
+  # (reading the store) vs SUMO's own Webster tool on the same signals and the same hour's demand
+  # (CityTwin's SUMO export of the counts). Wall time of each whole program, best of 3.
+  work=$(mktemp -d /tmp/citytwin-signal-bench.XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  "$scratch/release/citytwin" district build --store "$work/district.sqlite" >/dev/null
+  PATH=$PWD/.venv/bin:$PATH "$scratch/release/citytwin" signal export-sumo --out "$work/sumo" --period 07:00-08:00 --store "$work/district.sqlite" >/dev/null
+  # tlsCycleAdaptation.py reads routed vehicles: duarouter expands the same flows (not timed).
+  .venv/bin/duarouter -n "$work/sumo/network.net.xml" -r "$work/sumo/routes.rou.xml" -o "$work/sumo/routed.rou.xml" \
+    --no-step-log true --no-warnings true >/dev/null
+  tools=$(.venv/bin/python -c "import importlib.util,os; print(os.path.join(list(importlib.util.find_spec('sumo').submodule_search_locations)[0], 'tools'))")
+  python3 - "$scratch/release/citytwin" "$work" "$tools" "$PWD/.venv/bin/python" <<'PY'
+import os, subprocess, sys, time
+citytwin, work, tools, python = sys.argv[1:5]
+def best(cmd, env=None):
+    times = []
+    for _ in range(3):
+        t = time.perf_counter()
+        subprocess.run(cmd, check=True, capture_output=True, env=env)
+        times.append(time.perf_counter() - t)
+    return min(times)
+ours = best([citytwin, "signal", "plan", "--all", "--period", "07:00-08:00", "--json", "--store", f"{work}/district.sqlite"])
+env = {**os.environ, "SUMO_HOME": os.path.dirname(tools)}
+peer = best([python, f"{tools}/tlsCycleAdaptation.py", "-n", f"{work}/sumo/network.net.xml", "-r", f"{work}/sumo/routed.rou.xml",
+             "-o", f"{work}/tls.add.xml", "-b", "25200"], env)
+print(f"district re-timing, 24 signals, 07:00-08:00: CityTwin signal-timing {ours:.3f} s, SUMO tlsCycleAdaptation.py {peer:.3f} s, ratio {peer / ours:.1f}x (target >= 10x)")
+PY
   ;;
 *) echo "unknown benchmark suite: $suite" >&2; exit 2 ;;
 esac

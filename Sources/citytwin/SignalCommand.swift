@@ -94,8 +94,8 @@ struct SignalPlanCommand: AsyncParsableCommand {
         --input reads one intersection as JSON: {"id", "amber_s", "all_red_s", "startup_lost_s",
         "approaches": [{"id", "lanes", "saturation_veh_h_lane", "flows_veh_h": {"through", "left", "right"}}],
         "stages": [["N", "S"], ["W", "E"]], "crossings": [{"id", "length_m", "refuge_island", "stage"}]}.
-        --intersection times a stored signalized_intersections feature from its latest day of traffic_counts: one
-        plan per time-of-day period, or for --period; --write stores them as signal_plans versions.
+        --intersection times a stored signalized_intersections feature (--all: every one) from its latest day of
+        traffic_counts: one plan per time-of-day period, or for --period; --write stores them as signal_plans versions.
         """)
 
     @Option(help: "The intersection as JSON (a file, or - for standard input).")
@@ -104,10 +104,13 @@ struct SignalPlanCommand: AsyncParsableCommand {
     @Option(help: "A stored intersection id (signalized_intersections), e.g. SI-006.")
     var intersection: String?
 
-    @Option(help: "A time of day HH:MM-HH:MM to time (with --intersection): the busiest hour of the counts in it.")
+    @Flag(help: "Every stored intersection (the district re-timed).")
+    var all = false
+
+    @Option(help: "A time of day HH:MM-HH:MM to time (with --intersection or --all): the busiest hour of the counts in it.")
     var period: String?
 
-    @Flag(help: "Write the plans as signal_plans versions (with --intersection).")
+    @Flag(help: "Write the plans as signal_plans versions (with --intersection or --all).")
     var write = false
 
     @Flag(help: "Print one JSON document instead of a table.")
@@ -117,16 +120,16 @@ struct SignalPlanCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOption
 
     func validate() throws {
-        guard (input == nil) != (intersection == nil) else {
-            throw ValidationError("give either --input FILE or --intersection ID")
+        guard [input != nil, intersection != nil, all].filter({ $0 }).count == 1 else {
+            throw ValidationError("give one of --input FILE, --intersection ID or --all")
         }
-        if input != nil, period != nil || write { throw ValidationError("--period and --write need --intersection") }
+        if input != nil, period != nil || write { throw ValidationError("--period and --write need --intersection or --all") }
     }
 
     func run() async throws {
-        if let intersection {
+        if intersection != nil || all {
             var inputs = timing.processInputs
-            inputs["intersections"] = [.string(intersection)]
+            if let intersection { inputs["intersections"] = [.string(intersection)] }
             if let period { inputs["period"] = .string(period) }
             if write { inputs["write"] = true }
             let result = try await ProcessRunner(store: store.path).run("signal-timing", inputs)
