@@ -1,9 +1,10 @@
 import Foundation
 import GeoCore
 import HummingbirdTesting
-import Server
+@testable import Server
 import Testing
 import Tiles
+import TwinStore
 
 @Suite("OGC API Tiles routes")
 struct TileRouteTests {
@@ -118,5 +119,20 @@ struct TileRouteTests {
             #expect(style["version"]?.integerValue == 8)
             #expect(style["layers"]?.arrayValue?.contains { $0["source-layer"]?.stringValue == "shelters" && $0["type"]?.stringValue == "circle" } == true)
         }
+    }
+}
+
+@Suite("Map style colours by value")
+struct StyleColourTests {
+    @Test("signal plans are drawn by level of service: a match on los with the layer's own A–F colours")
+    func levelOfServiceColours() throws {
+        let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Layers").standardizedFileURL
+        let definition = try #require(try LayerCatalog.load(directory: layers)["signal_plans"])
+        let style = try #require(definition.style)
+        let colour = CityTwinServer.fillColor(style["fill"]?.stringValue, definition, default: "#8c8c8c", colors: style["colors"])
+        let expression = try #require(colour.arrayValue)
+        #expect(expression.first == "match" && expression[1] == ["get", "los"])
+        #expect(expression.count == 2 + 2 * 6 + 1)
+        #expect(expression[2] == "A" && expression[3] == "#1a9850" && expression[12] == "F" && expression[13] == "#d73027")
     }
 }

@@ -413,7 +413,8 @@ extension CityTwinServer {
             }
             switch d.geometryType.map(Self.dimension) ?? 2 {
             case 0:
-                styleLayers.append(layer("circle", "circle", ["circle-color": .string(color), "circle-radius": .number(s["radius"]?.doubleValue ?? 3)]))
+                styleLayers.append(layer("circle", "circle", ["circle-color": Self.fillColor(s["fill"]?.stringValue, d, default: color, colors: s["colors"]),
+                                                              "circle-radius": .number(s["radius"]?.doubleValue ?? 3)]))
             case 1:
                 let width: JSONValue = s["width"]?.doubleValue.map(JSONValue.number) ?? 1.5
                 styleLayers.append(layer("line", "line", ["line-color": .string(color), "line-width": width]))
@@ -424,7 +425,7 @@ extension CityTwinServer {
                         "fill-extrusion-height": ["coalesce", ["get", .string(height)], 0]]))
                 } else {
                     if s["fill"]?.stringValue != "none" {
-                        styleLayers.append(layer("fill", "fill", ["fill-color": Self.fillColor(s["fill"]?.stringValue, d, default: color),
+                        styleLayers.append(layer("fill", "fill", ["fill-color": Self.fillColor(s["fill"]?.stringValue, d, default: color, colors: s["colors"]),
                                                                   "fill-opacity": 0.5]))
                     }
                     let width: JSONValue = s["width"]?.doubleValue.map(JSONValue.number) ?? 1
@@ -444,10 +445,20 @@ extension CityTwinServer {
     /// A layer style's `fill`: a colour, or `by-<property>`, which colours each value of that
     /// property's `enum` (in the layer schema) from a fixed palette, as a MapLibre `match`
     /// expression; anything else falls back to the layer colour.
-    static func fillColor(_ fill: String?, _ definition: LayerDefinition, default color: String) -> JSONValue {
+    static func fillColor(_ fill: String?, _ definition: LayerDefinition, default color: String, colors: JSONValue? = nil) -> JSONValue {
         guard let fill else { return .string(color) }
         guard fill.hasPrefix("by-") else { return .string(fill) }
         let property = String(fill.dropFirst(3))
+        // The style's own colours by value (e.g. level of service A–F), else a palette over the schema's values.
+        if let given = colors?.objectValue, !given.isEmpty {
+            var expression: [JSONValue] = ["match", ["get", .string(property)]]
+            for (value, c) in given.sorted(by: { $0.key < $1.key }) {
+                expression.append(.string(value))
+                expression.append(c)
+            }
+            expression.append(.string(color))
+            return .array(expression)
+        }
         guard let values = definition.schema.properties[property]?.allowed, !values.isEmpty else { return .string(color) }
         let palette = ["#f4d03f", "#e67e22", "#e74c3c", "#8e44ad", "#3498db", "#1abc9c", "#27ae60", "#95a5a6",
                        "#d35400", "#2c3e50", "#16a085", "#c0392b"]
