@@ -132,7 +132,8 @@ struct ImportCommand: AsyncParsableCommand {
                 let importMode = try ImportMode(name: mode, key: key)
                 let map = try fieldMap.map(FieldMap.init(parsing:)) ?? FieldMap()
                 try map.check(against: definition)
-                let options = SourceOptions(encoding: textEncoding, xColumn: x, yColumn: y, wktColumn: wkt, table: gpkgTable)
+                let options = SourceOptions(encoding: textEncoding, xColumn: x, yColumn: y, wktColumn: wkt, table: gpkgTable,
+                                            attributesOnly: !definition.hasGeometry)
                 let formatValue = ImportFormat(rawValue: chosen.rawValue) ?? .geojson
                 let keepsID = definition.schema.properties["id"] != nil
                 var source = FieldMappedSource(try formatValue.open(url, options: options, keepIDColumn: keepsID), map: map, keepsIDProperty: keepsID)

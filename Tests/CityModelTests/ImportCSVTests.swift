@@ -44,6 +44,19 @@ struct ImportCSVTests {
         #expect(features[0].properties["imperviousness_pct"] == .number(65.5))
     }
 
+    @Test("a table for a layer without geometry (15-minute traffic counts) imports with no geometry columns, typed by the schema")
+    func attributesOnly() async throws {
+        let store = try await ImportFixtures.store(["traffic_counts"])
+        var source = try CSVSource(file: ImportFixtures.url("traffic_counts.csv"), geometry: .attributesOnly)
+        let summary = try await LayerImport.run(&source, into: try ImportFixtures.layer("traffic_counts"), store: store)
+        #expect(summary.count == 2)
+        let rows = try await store.query(layer: "traffic_counts", FeatureQuery(), by: .admin).features
+        #expect(rows.allSatisfy { $0.geometry == nil })
+        #expect(rows.contains { $0.properties["through"]?.doubleValue == 150 && $0.properties["detector"] == "video" })
+        // Without being told the layer stores no geometry, a table without geometry columns is refused as before.
+        #expect(throws: ImportError.self) { try CSVSource(file: ImportFixtures.url("traffic_counts.csv")) }
+    }
+
     @Test("a bad number in row 7 names the file, the row and the field, and nothing is written")
     func badNumber() async throws {
         let store = try await ImportFixtures.store(["hydrants"])

@@ -14,6 +14,8 @@ public struct CSVSource: FeatureSource {
         case xy(x: String, y: String)
         /// WKT text (any geometry type).
         case wkt(String)
+        /// No geometry: a table for a layer that stores none (e.g. `traffic_counts`).
+        case attributesOnly
     }
 
     public let file: URL
@@ -83,6 +85,10 @@ public struct CSVSource: FeatureSource {
         case .wkt(let w)?:
             wktIndex = try index(w); xIndex = -1; yIndex = -1
             crs = nil
+        case .attributesOnly?:
+            // Nothing to transform: the storage CRS, so no --source-crs is asked for.
+            wktIndex = -1; xIndex = -1; yIndex = -1
+            crs = .cgcs2000
         case nil:
             throw ImportError(.malformed, file: name, location: "header",
                               "no geometry columns: name them lon/lat (or x/y, or give --x/--y) or give a WKT column (wkt, geometry)")
@@ -108,8 +114,10 @@ public struct CSVSource: FeatureSource {
             guard fields.count == header.count else {
                 throw self.error(.malformed, location, "the row has \(fields.count) fields, the header \(header.count) (line \(rows.line))")
             }
-            let geometry: Geometry
-            if wktIndex >= 0 {
+            let geometry: Geometry?
+            if geometryColumns == .attributesOnly {
+                geometry = nil
+            } else if wktIndex >= 0 {
                 let text = fields[wktIndex]
                 do { geometry = try Geometry(wkt: text) } catch let e as GeometryError {
                     throw self.error(.invalidGeometry, location, field: header[wktIndex], "not valid WKT: \(e.message)")

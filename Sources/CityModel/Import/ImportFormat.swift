@@ -32,8 +32,13 @@ public struct SourceOptions: Sendable, Hashable {
     /// The GeoPackage table to read; the only feature table when `nil`.
     public var table: String?
 
+    /// The target layer stores no geometry (counts, population tables): a CSV file needs no
+    /// geometry columns, and any it has stay properties.
+    public var attributesOnly: Bool
+
     public init(encoding: TextEncoding? = nil, xColumn: String? = nil, yColumn: String? = nil,
-                wktColumn: String? = nil, table: String? = nil) {
+                wktColumn: String? = nil, table: String? = nil, attributesOnly: Bool = false) {
+        self.attributesOnly = attributesOnly
         self.encoding = encoding
         self.xColumn = xColumn
         self.yColumn = yColumn
@@ -50,7 +55,7 @@ extension ImportFormat {
         case .geojson: return try GeoJSONSource(file: file, sequence: false)
         case .geojsonseq: return try GeoJSONSource(file: file, sequence: true)
         case .csv:
-            var columns: CSVSource.GeometryColumns?
+            var columns: CSVSource.GeometryColumns? = options.attributesOnly ? CSVSource.GeometryColumns.attributesOnly : nil
             if let w = options.wktColumn { columns = .wkt(w) }
             if options.xColumn != nil || options.yColumn != nil {
                 columns = .xy(x: options.xColumn ?? "x", y: options.yColumn ?? "y")
