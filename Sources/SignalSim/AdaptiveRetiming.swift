@@ -100,6 +100,11 @@ public enum AdaptiveRetiming {
         if model.flowRatioSum >= 1 {
             result.warnings.insert(.init(.oversaturated, "Y ≥ 1: the flows exceed what any cycle serves"), at: 0)
         }
+        // Minimum greens come before smooth steps: a running plan below them is raised at once.
+        for (i, stage) in current.stages.enumerated() where minimum[i] > stage.green + limits.maximumGreenChange + 1e-9 {
+            result.warnings.append(.init(.minimumGreen, String(format: "stage %d raised from %.0f s to its minimum green %.0f s in one step (more than the %.0f s step limit)",
+                                                               i + 1, stage.green, minimum[i], limits.maximumGreenChange)))
+        }
         return result
     }
 }

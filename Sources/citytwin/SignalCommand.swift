@@ -113,6 +113,12 @@ struct SignalPlanCommand: AsyncParsableCommand {
     @Flag(help: "Write the plans as signal_plans versions (with --intersection or --all).")
     var write = false
 
+    @Option(help: "webster (new plans per period), or adaptive re-timing of the running plan: webster-retiming or saturation-balancing.")
+    var method: String = "webster"
+
+    @Option(help: "HH:MM when a re-timing step is taken (default: the end of the last counted interval).")
+    var at: String?
+
     @Flag(help: "Print one JSON document instead of a table.")
     var json = false
 
@@ -123,7 +129,9 @@ struct SignalPlanCommand: AsyncParsableCommand {
         guard [input != nil, intersection != nil, all].filter({ $0 }).count == 1 else {
             throw ValidationError("give one of --input FILE, --intersection ID or --all")
         }
-        if input != nil, period != nil || write { throw ValidationError("--period and --write need --intersection or --all") }
+        if input != nil, period != nil || write || at != nil || method != "webster" {
+            throw ValidationError("--period, --write, --method and --at need --intersection or --all")
+        }
     }
 
     func run() async throws {
@@ -132,11 +140,14 @@ struct SignalPlanCommand: AsyncParsableCommand {
             if let intersection { inputs["intersections"] = [.string(intersection)] }
             if let period { inputs["period"] = .string(period) }
             if write { inputs["write"] = true }
+            if method != "webster" { inputs["method"] = .string(method) }
+            if let at { inputs["at"] = .string(at) }
             let result = try await ProcessRunner(store: store.path).run("signal-timing", inputs)
             if json { return try printJSONDocument(result) }
             for plan in result["plans"]?.arrayValue ?? [] {
                 let p = plan["period"]
-                printTiming(plan["timing"] ?? .null, title: "\(plan["feature_id"]?.stringValue ?? "") \(p?["name"]?.stringValue ?? "") \(p?["start"]?.stringValue ?? "")-\(p?["end"]?.stringValue ?? "") (design hour from \(p?["design_hour_start"]?.stringValue ?? "-"), \(plan["counts"]?.stringValue ?? ""))")
+                let step = plan["from_plan"]?.stringValue.map { "re-timed step of \($0), " } ?? ""
+                printTiming(plan["timing"] ?? .null, title: "\(step)\(plan["feature_id"]?.stringValue ?? "") \(p?["name"]?.stringValue ?? "") \(p?["start"]?.stringValue ?? "")-\(p?["end"]?.stringValue ?? "") (design hour from \(p?["design_hour_start"]?.stringValue ?? "-"), \(plan["counts"]?.stringValue ?? ""))")
             }
             if let written = result["written"]?.arrayValue, !written.isEmpty {
                 print("written to signal_plans: \(written.compactMap(\.stringValue).joined(separator: ", "))")

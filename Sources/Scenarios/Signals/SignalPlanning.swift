@@ -37,3 +37,41 @@ public enum SignalPlanning {
         return found
     }
 }
+
+extension SignalPlanning {
+    /// How a running plan is re-timed from the latest counts (`AdaptiveRetiming`).
+    public enum Retiming: String, Sendable, CaseIterable {
+        /// Periodic Webster re-timing toward the measured hour's optimum.
+        case webster = "webster-retiming"
+        /// SCATS-style degree-of-saturation balancing.
+        case saturationBalancing = "saturation-balancing"
+    }
+
+    /// One bounded re-timing step of the plan `running` at `minute` after midnight, from the hour
+    /// of counts before it (vehicles per interval scaled to veh/h).
+    /// - Throws: `ScenarioError` `.invalidArgument` (field `at`) when the counts hold nothing in
+    ///   that hour; `SignalTimingError` from the kernel.
+    public static func retime(_ intersection: SignalizedIntersection, running: SignalPlanLayer.Stored, counts: [IntervalCount],
+                              intervalMinutes: Int, at minute: Int, method: Retiming, settings: SignalTimingSettings,
+                              limits: RetimingLimits) throws -> TimeOfDayPlan {
+        let window = counts.filter { $0.start >= minute - 60 && $0.start < minute }
+        guard !window.isEmpty else {
+            throw ScenarioError(.invalidArgument, "\(intersection.id) has no counts in the hour before \(TimeOfDayPeriod.clock(minute))", field: "at")
+        }
+        var flows = intersection.demand.flowsByApproach.mapValues { _ in MovementFlows() }
+        for c in window {
+            for (id, f) in c.volumes { flows[id] = (flows[id] ?? MovementFlows()) + f }
+        }
+        let perHour = 60 / Double(window.count * intervalMinutes)
+        flows = flows.mapValues { $0.scaled(by: perHour) }
+        let demand = intersection.demand.with(flows: flows)
+        let timing = switch method {
+        case .webster: try AdaptiveRetiming.webster(current: running.plan, demand: demand, settings: settings, limits: limits)
+        case .saturationBalancing: try AdaptiveRetiming.balanceSaturation(current: running.plan, demand: demand, settings: settings, limits: limits)
+        }
+        let name = running.feature.properties["period"]?.stringValue ?? "period"
+        return TimeOfDayPlan(period: TimeOfDayPeriod(name: name, start: running.start, end: running.end, designFlows: flows,
+                                                     designHourStart: max(0, minute - 60)),
+                             timing: timing)
+    }
+}

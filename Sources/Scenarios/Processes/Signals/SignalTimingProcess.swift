@@ -9,8 +9,12 @@ import TwinStore
 /// for a given period — with HCM delay, queue and LOS per lane group, written as `signal_plans`
 /// versions when asked.
 ///
-/// Inputs: `intersections` (ids; default every one), `period` (HH:MM-HH:MM), `write`, and the
-/// timing bounds. Outputs: `plans` (per intersection and period: the feature id it is written
+/// Adaptive re-timing (`method` webster-retiming or saturation-balancing) instead takes one
+/// bounded step (`maximumCycleChange`, `maximumGreenChange`) of the stored plan running at `at`
+/// from the hour of counts before it, written as a new version of that plan.
+///
+/// Inputs: `intersections` (ids; default every one), `period` (HH:MM-HH:MM), `write`, `method`,
+/// `at`, the step limits and the timing bounds. Outputs: `plans` (per intersection and period: the feature id it is written
 /// under, the period, the flows' design hour and the timing as `citytwin signal plan --json`
 /// prints it) and `written` (feature ids). An intersection without counts the caller may read is
 /// timed from its layer's peak-hour turning counts, and the answer says so (`partial`).
@@ -29,6 +33,14 @@ public struct SignalTimingProcess: OGCProcess {
                                               schema: ["type": "array", "items": ["type": "string"], "minItems": 1], minOccurs: 0),
             "period": SignalProcessInputs.periodParameter,
             "write": SignalProcessInputs.writeParameter,
+            "method": ProcessParameter(title: "Method", description: "webster (default): new plans per period from the counts; webster-retiming or saturation-balancing: adaptive re-timing (自适应配时), one bounded step of the stored plan running at 'at', from the hour of counts before it.",
+                                       schema: ["type": "string", "enum": ["webster", "webster-retiming", "saturation-balancing"], "default": "webster"], minOccurs: 0),
+            "at": ProcessParameter(title: "Re-timing time", description: "HH:MM: when the re-timing step is taken (default: the end of the last counted interval of the latest day).",
+                                   schema: ["type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"], minOccurs: 0),
+            "maximumCycleChange": ProcessParameter(title: "Largest cycle change", description: "How far one re-timing step may move the cycle (s, default 10).",
+                                                   schema: ["type": "number", "minimum": 0, "maximum": 60, "default": 10], minOccurs: 0),
+            "maximumGreenChange": ProcessParameter(title: "Largest green change", description: "How far one re-timing step may move any stage's green (s, default 5).",
+                                                   schema: ["type": "number", "minimum": 0, "maximum": 60, "default": 5], minOccurs: 0),
         ]) { a, _ in a }
     }
 
@@ -52,13 +64,40 @@ public struct SignalTimingProcess: OGCProcess {
         var period: (start: Int, end: Int)?
         var settings: SignalTimingSettings
         var write: Bool
+        /// nil: Webster plans per period; else one adaptive step.
+        var retiming: SignalPlanning.Retiming?
+        var at: Int?
+        var limits: RetimingLimits
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        let ids = try EmergencyProcessInputs.strings(inputs, "intersections")
+        typealias In = EmergencyProcessInputs
+        let ids = try In.strings(inputs, "intersections")
         if let ids, ids.isEmpty { throw ProcessInputError("intersections", "must name at least one intersection") }
-        return Request(ids: ids, period: try SignalProcessInputs.period(inputs), settings: try SignalProcessInputs.settings(inputs),
-                       write: try EmergencyProcessInputs.bool(inputs, "write"))
+        let method = try In.string(inputs, "method") ?? "webster"
+        var retiming: SignalPlanning.Retiming?
+        if method != "webster" {
+            guard let r = SignalPlanning.Retiming(rawValue: method) else {
+                throw ProcessInputError("method", "must be webster, webster-retiming or saturation-balancing (got '\(method)')")
+            }
+            retiming = r
+        }
+        var at: Int?
+        if let text = try In.string(inputs, "at") {
+            guard let range = TimeOfDayPeriod.range("\(text)-24:00"), range.start < 1440 else {
+                throw ProcessInputError("at", "must be a time of day HH:MM (got '\(text)')")
+            }
+            at = range.start
+        }
+        let period = try SignalProcessInputs.period(inputs)
+        if retiming == nil, at != nil { throw ProcessInputError("at", "applies to the re-timing methods only") }
+        if retiming != nil, period != nil { throw ProcessInputError("period", "re-timing steps the plan running at 'at'; give 'at' instead") }
+        let base = RetimingLimits()
+        let limits = RetimingLimits(
+            maximumCycleChange: try In.number(inputs, "maximumCycleChange", default: base.maximumCycleChange, in: 0...60) ?? base.maximumCycleChange,
+            maximumGreenChange: try In.number(inputs, "maximumGreenChange", default: base.maximumGreenChange, in: 0...60) ?? base.maximumGreenChange)
+        return Request(ids: ids, period: period, settings: try SignalProcessInputs.settings(inputs),
+                       write: try In.bool(inputs, "write"), retiming: retiming, at: at, limits: limits)
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -83,13 +122,31 @@ public struct SignalTimingProcess: OGCProcess {
             for (i, intersection) in intersections.enumerated() {
                 try await progress.report(100 * Double(i) / Double(max(1, intersections.count)))
                 let (counts, minutes) = try await intersection.countsIfReadable(from: store, by: caller)
-                let timed = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes,
-                                                     period: r.period, settings: r.settings)
+                var timed: [TimeOfDayPlan]
+                var from: String?
+                if let method = r.retiming {
+                    guard !counts.isEmpty else {
+                        throw ProcessInputError("method", "re-timing needs 15-minute counts (\(SignalizedIntersection.countsLayer)) of \(intersection.id) the caller may read")
+                    }
+                    let at = r.at ?? (counts.map(\.start).max() ?? 0) + minutes
+                    let stored = try await SignalPlanLayer.plans(of: intersection.id, from: store, by: caller)
+                    guard let running = SignalPlanLayer.running(at: at, among: stored) else {
+                        throw ProcessInputError("method", "\(intersection.id) has no stored plan to re-time: write one first (method webster, write true)")
+                    }
+                    from = running.feature.id?.description
+                    timed = [try SignalPlanning.retime(intersection, running: running, counts: counts, intervalMinutes: minutes, at: at,
+                                                        method: method, settings: r.settings, limits: r.limits)]
+                } else {
+                    timed = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes, period: r.period, settings: r.settings)
+                }
                 for plan in timed {
-                    let feature = SignalPlanLayer.feature(for: intersection, plan: plan)
+                    // A re-timing step is a new version of the plan it stepped from.
+                    var feature = SignalPlanLayer.feature(for: intersection, plan: plan)
+                    if let from { feature.id = .string(from) }
                     features.append(feature)
                     plans.append([
                         "feature_id": .string(feature.id?.description ?? ""), "intersection": .string(intersection.id),
+                        "from_plan": from.map(JSONValue.string) ?? .null,
                         "period": SignalProcessInputs.json(plan.period),
                         "counts": .string(counts.isEmpty ? "turning_counts" : SignalizedIntersection.countsLayer),
                         "timing": try SignalProcessInputs.json(IntersectionTimingReport(plan.timing)),
