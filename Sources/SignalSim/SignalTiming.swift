@@ -82,6 +82,17 @@ public enum SignalTiming {
         return model.timing(of: plan, method: "webster", websterCycle: c0, warnings: warnings)
     }
 
+    /// The shortest displayed green of each stage of `stages` (s): the vehicle minimum, or the
+    /// time to walk the stage's longest crossing (GB 50647 G_p ≥ t + L/v), whichever is longer.
+    /// - Throws: `SignalTimingError` for stages that do not match the intersection.
+    public static func minimumGreens(_ demand: IntersectionDemand, stages: [[String]],
+                                     settings: SignalTimingSettings = SignalTimingSettings()) throws -> [Double] {
+        var staged = demand
+        staged.stages = stages
+        let model = try TimedIntersection(staged, settings: settings)
+        return model.minimumEffectiveGreens.map { $0 - demand.amber + demand.startupLost }
+    }
+
     /// How `plan` performs for `demand` (delay, queue, stops, level of service per approach).
     /// The plan's stages say which approach runs when.
     /// - Throws: `SignalTimingError` for a plan whose stages do not match the intersection.

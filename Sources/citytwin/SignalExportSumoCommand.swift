@@ -32,6 +32,9 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
     @Option(help: "The time of day to simulate, HH:MM-HH:MM (default the whole day).")
     var period: String = "00:00-24:00"
 
+    @Option(help: "fixed: the plans' greens; actuated: SUMO's gap-based actuated control on the plans' stages, each green between its minimum and the plan's green + 30 s.")
+    var control: String = "fixed"
+
     @OptionGroup var store: StoreOption
 
     func validate() throws {
@@ -42,10 +45,13 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
         guard let range = TimeOfDayPeriod.range(period) else {
             throw CommandFailure("--period: must be HH:MM-HH:MM with the start before the end (got '\(period)')")
         }
+        guard let mode = SumoExport.Control(rawValue: control) else {
+            throw CommandFailure("--control: must be fixed or actuated (got '\(control)')")
+        }
         let db = try await StoreLocation(store.path).openExisting()
         let export: SumoExport
         do {
-            export = try await SumoExport.load(from: db, intersection: intersection, corridor: corridor, period: range, by: .admin)
+            export = try await SumoExport.load(from: db, intersection: intersection, corridor: corridor, period: range, control: mode, by: .admin)
         } catch let e as ScenarioError {
             throw CommandFailure(e.message)
         } catch let e as SignalTimingError {

@@ -2,7 +2,8 @@
 replayed in SUMO 1.28. The scenario CityTwin writes must run as written (netconvert builds the
 network from the plain XML, every programme loads, every counted vehicle is simulated), switch
 plans by time of day, and show in SUMO what the plans claim: time-of-day Webster plans re-timed
-from the day's counts beat the controller's current fixed plan, and the green-wave offsets beat
+from the day's counts beat the controller's current fixed plan and are no worse than SUMO's own
+gap-based actuated control under the same stages and minimum greens, and the green-wave offsets beat
 the same plans without coordination on the corridor. The network and routes here are CityTwin's
 own; the independent checks of the delay model itself are in test_signal_sumo.py."""
 from __future__ import annotations
@@ -72,11 +73,18 @@ def test_time_of_day_plans_switch_in_sumo_and_beat_the_fixed_plan(tmp_path: Path
     routes = (adaptive / "routes.rou.xml").read_text()
     counted = sum(1 for _ in re.finditer(r"<flow ", routes))
     assert counted >= 6 * 8, "one flow per interval, lane group and movement"
-    before, after = simulate(fixed, "fixed"), simulate(adaptive, "adaptive")
+    # SUMO's own gap-based actuated control on the same stages with the same minimum greens
+    # (pedestrian minimums included: the same safety constraints as CityTwin's plans).
+    actuated = tmp_path / "actuated"
+    citytwin("signal", "export-sumo", "--out", str(actuated), "--intersection", "SI-009", "--period", "06:15-07:45",
+             "--control", "actuated", "--store", str(store))
+    assert 'type="actuated"' in (actuated / "programs.add.xml").read_text() and 'minDur="24"' in (actuated / "programs.add.xml").read_text()
+    before, after, gap_based = simulate(fixed, "fixed"), simulate(adaptive, "adaptive"), simulate(actuated, "actuated")
     assert len(after) > 1000 and abs(len(after) - len(before)) < 0.02 * len(after), "the same demand in both runs"
-    print(f"SI-009 06:15-07:45: fixed plan {mean(before.values()):.1f} s/veh, time-of-day Webster {mean(after.values()):.1f} s/veh "
-          f"over {len(after)} vehicles")
+    print(f"SI-009 06:15-07:45: fixed plan {mean(before.values()):.1f} s/veh, time-of-day Webster {mean(after.values()):.1f} s/veh, "
+          f"SUMO actuated {mean(gap_based.values()):.1f} s/veh over {len(after)} vehicles")
     assert mean(after.values()) < mean(before.values())
+    assert mean(after.values()) <= mean(gap_based.values())
 
 
 def test_green_wave_offsets_beat_the_same_plans_uncoordinated(tmp_path: Path) -> None:

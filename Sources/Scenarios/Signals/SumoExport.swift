@@ -52,8 +52,18 @@ public struct SumoExport: Sendable {
         }
     }
 
+    /// How the exported controllers run their plans.
+    public enum Control: String, Sendable, CaseIterable {
+        /// Each plan's fixed greens.
+        case fixed
+        /// SUMO's own gap-based actuated control on the plan's stages: each green between its
+        /// minimum (vehicle or pedestrian, as CityTwin times it) and the plan's green + 30 s.
+        case actuated
+    }
+
     public let signals: [Signal]
     public let corridor: CorridorOrder?
+    public let control: Control
     /// Simulated time of day (minutes after midnight, end exclusive).
     public let period: (start: Int, end: Int)
     public let armLength: Double
@@ -63,8 +73,9 @@ public struct SumoExport: Sendable {
     ///   - corridor: the signals' order as a corridor (nil: independent signals).
     ///   - speed: speed limit of every edge (m/s).
     public init(signals: [Signal], corridor: CorridorOrder? = nil, period: (start: Int, end: Int), armLength: Double = 300,
-                speed: Double = 13.89) {
+                speed: Double = 13.89, control: Control = .fixed) {
         self.signals = signals
+        self.control = control
         self.corridor = corridor
         self.period = period
         self.armLength = armLength
@@ -76,7 +87,7 @@ public struct SumoExport: Sendable {
     /// stored plans and its latest day of counts.
     /// - Throws: `ScenarioError` naming `intersection` or `corridor` for an unknown id.
     public static func load(from store: any FeatureStore, intersection: String?, corridor: String?, period: (start: Int, end: Int),
-                            by caller: Caller) async throws -> SumoExport {
+                            control: Control = .fixed, by caller: Caller) async throws -> SumoExport {
         var intersections: [SignalizedIntersection] = []
         var order: CorridorOrder?
         var speed = 13.89
@@ -104,7 +115,7 @@ public struct SumoExport: Sendable {
             signals.append(Signal(intersection: i, plans: plans, counts: counts, intervalMinutes: minutes))
         }
         // A corridor's traffic drives at its design speed, as its green wave assumes.
-        return SumoExport(signals: signals, corridor: order, period: period, speed: speed)
+        return SumoExport(signals: signals, corridor: order, period: period, speed: speed, control: control)
     }
 
     static let directions: [String: (dx: Double, dy: Double)] = ["N": (0, 1), "S": (0, -1), "E": (1, 0), "W": (-1, 0)]
@@ -276,8 +287,10 @@ public struct SumoExport: Sendable {
             let used = Set(schedule(s).map(\.plan))
             for stored in s.plans {
                 guard let program = stored.feature.id?.description, used.contains(program) else { continue }
-                out += "    <tlLogic id=\"\(Self.escape(id))\" type=\"static\" programID=\"\(Self.escape(program))\" offset=\"\(Self.format(stored.plan.offset))\">\n"
-                for stage in stored.plan.stages {
+                out += "    <tlLogic id=\"\(Self.escape(id))\" type=\"\(control == .fixed ? "static" : "actuated")\" programID=\"\(Self.escape(program))\" offset=\"\(Self.format(stored.plan.offset))\">\n"
+                let minimums = control == .actuated
+                    ? try SignalTiming.minimumGreens(s.intersection.demand, stages: stored.plan.stages.map(\.approaches)) : []
+                for (index, stage) in stored.plan.stages.enumerated() {
                     let members = Set(stage.approaches)
                     let throughFrom = Set(stage.approaches.compactMap { groupsOf[$0] }.filter { $0.movements.contains("through") }.map(\.approach))
                     func state(_ signal: (Link) -> Character) -> String {
@@ -290,7 +303,13 @@ public struct SumoExport: Sendable {
                         return l.movement == "left" && throughFrom.contains(Self.opposite[approach] ?? "") ? "g" : "G"
                     }
                     let amber = state { members.contains($0.laneGroup) ? "y" : "r" }
-                    for (duration, phase) in [(stage.green, green), (stage.amber, amber), (stage.allRed, state { _ in "r" })] where duration > 0 {
+                    if control == .actuated {
+                        let minimum = minimums[index]
+                        out += "        <phase duration=\"\(Self.format(max(stage.green, minimum)))\" minDur=\"\(Self.format(minimum))\" maxDur=\"\(Self.format(max(stage.green, minimum) + 30))\" state=\"\(green)\"/>\n"
+                    } else if stage.green > 0 {
+                        out += "        <phase duration=\"\(Self.format(stage.green))\" state=\"\(green)\"/>\n"
+                    }
+                    for (duration, phase) in [(stage.amber, amber), (stage.allRed, state { _ in "r" })] where duration > 0 {
                         out += "        <phase duration=\"\(Self.format(duration))\" state=\"\(phase)\"/>\n"
                     }
                 }
