@@ -37,14 +37,7 @@ struct HazardCommand: AsyncParsableCommand {
     func run() async throws {
         var inputs: [String: JSONValue] = ["profile": .string(profile), "maximumSnapMetres": .number(maxSnapMetres),
                                            "repair": .bool(repair)]
-        if let area {
-            let data = try Data(contentsOf: URL(fileURLWithPath: area))
-            var value = try JSONDecoder().decode(JSONValue.self, from: data)
-            // A Feature or a one-feature collection stands for its geometry.
-            if value["type"] == "FeatureCollection", let first = value["features"]?.arrayValue?.first { value = first }
-            if value["type"] == "Feature", let g = value["geometry"] { value = g }
-            inputs["area"] = value
-        }
+        if let area { inputs["area"] = try areaInput(area, option: "--area") }
         if let layer { inputs["hazardLayer"] = .string(layer) }
         if let property { inputs["property"] = .string(property) }
         if let minimum { inputs["minimum"] = .number(minimum) }

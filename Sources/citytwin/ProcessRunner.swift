@@ -39,6 +39,21 @@ func lonLatInput(_ text: String, option: String) throws -> JSONValue {
     return [.number(p.x), .number(p.y)]
 }
 
+/// A GeoJSON area file as a process's area input: its geometry (a Feature or the first feature
+/// of a collection stands for its geometry).
+func areaInput(_ path: String, option: String) throws -> JSONValue {
+    let data: Data
+    do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+        throw CommandFailure("\(option) \(path): cannot be read (\(error.localizedDescription))")
+    }
+    guard var value = try? JSONDecoder().decode(JSONValue.self, from: data) else {
+        throw CommandFailure("\(option) \(path): not JSON")
+    }
+    if value["type"] == "FeatureCollection", let first = value["features"]?.arrayValue?.first { value = first }
+    if value["type"] == "Feature", let g = value["geometry"] { value = g }
+    return value
+}
+
 /// A JSON document on standard output, pretty-printed with sorted keys.
 func printJSONDocument(_ value: some Encodable) throws {
     let encoder = JSONEncoder()

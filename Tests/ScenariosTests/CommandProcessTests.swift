@@ -132,6 +132,24 @@ struct CommandProcessTests {
         #expect(cli == api)
     }
 
+    @Test("network route = route, around a closed area too; no way around is a refusal saying why")
+    func route() async throws {
+        let (store, path, _) = try await Self.built.value
+        let cli = try await Self.command(["network", "route", "--from", "114.80,30.84", "--to", "114.82,30.85"], store: path)
+        let api = try await Self.process("route", ["from": [114.80, 30.84], "to": [114.82, 30.85]], store: store, member: "route")
+        #expect(cli["geometry"]?["type"] == "LineString")
+        #expect(cli == api)
+        let block: JSONValue = ["type": "Polygon", "coordinates": [[[114.805, 30.842], [114.812, 30.842], [114.812, 30.848], [114.805, 30.848], [114.805, 30.842]]]]
+        let around = try await Self.process("route", ["from": [114.80, 30.84], "to": [114.82, 30.85], "avoidArea": block], store: store)
+        let open = try #require(api["properties"]?["seconds"]?.doubleValue)
+        #expect((around["route"]?["properties"]?["seconds"]?.doubleValue ?? 0) > open)
+        #expect((around["closed_metres"]?.doubleValue ?? 0) > 0)
+        // The destination inside the closed area: no route, and why.
+        let inside = try await Self.process("route", ["from": [114.80, 30.84], "to": [114.8085, 30.845], "avoidArea": block], store: store)
+        #expect(inside["route"] == .null)
+        #expect(inside["unavailable"]?.stringValue?.contains("'to'") == true)
+    }
+
     @Test("signal plan --intersection = signal-timing, signal corridor --id = green-wave, signal evaluate = signal-evaluate")
     func signals() async throws {
         let (store, path, _) = try await Self.built.value
