@@ -76,6 +76,11 @@ cat >parcels.geojson <<'JSON'
   "coordinates": [[[114.80, 30.84], [114.801, 30.841], [114.801, 30.84], [114.80, 30.841], [114.80, 30.84]]]}}]}
 JSON
 
+# A closed block for `network route --avoid`.
+cat >closed-area.geojson <<'JSON'
+{"type": "Polygon", "coordinates": [[[114.805, 30.842], [114.812, 30.842], [114.812, 30.848], [114.805, 30.848], [114.805, 30.842]]]}
+JSON
+
 # Points inside the district for reverse geocoding, and two hydrants the layer does not hold yet
 # (with ids: the default import mode refuses features without ids into a layer that has some).
 cat >points.csv <<'CSV'
