@@ -76,7 +76,7 @@ struct ProcessesTests {
         try await Self.withAPI { client, _ in
             let list = try await client.get("/processes").json
             let ids = Set(list["processes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
-            #expect(ids == ["features-in-area", "route", "nearest-resources", "service-area", "coverage", "hazard-overlay",
+            #expect(ids == ["features-in-area", "route", "geocoding", "nearest-resources", "service-area", "coverage", "hazard-overlay",
                             "network-trace", "valve-isolation", "flood-scenario", "signal-timing", "green-wave", "signal-evaluate"])
             let flood = try #require(list["processes"]?.arrayValue?.first { $0["id"] == "flood-scenario" })
             #expect(Set(flood["jobControlOptions"]?.arrayValue ?? []) == ["async-execute", "dismiss"])

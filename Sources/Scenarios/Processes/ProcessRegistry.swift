@@ -18,7 +18,7 @@ public struct ProcessRegistry: Sendable {
     /// The standard processes for a store whose files (DEM, result rasters) live in `directory`.
     public static func forStore(directory: URL?) -> ProcessRegistry {
         ProcessRegistry([
-            FeaturesInArea(), RouteProcess(),
+            FeaturesInArea(), RouteProcess(), GeocodingProcess(),
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
             NetworkTraceProcess(), ValveIsolationProcess(),
             FloodScenarioProcess(storeDirectory: directory),

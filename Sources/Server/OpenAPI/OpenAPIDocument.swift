@@ -117,6 +117,12 @@ extension CityTwinServer {
                                "title": ["type": "string"], "properties": ["type": "object"], "additionalProperties": ["type": "boolean"]],
             ],
             "Health": ["type": "object", "required": ["status"], "properties": ["status": ["type": "string"]]],
+            "AddressMatch": [
+                "type": "object", "required": ["input", "address_code", "match_level", "confidence", "matched_address", "lon", "lat"],
+                "properties": ["input": [:], "address_code": ["type": "string"], "match_level": ["type": "string"],
+                               "confidence": ["type": "number", "minimum": 0, "maximum": 1], "matched_address": ["type": "string"],
+                               "lon": ["type": "number"], "lat": ["type": "number"], "distance_m": ["type": "number"]],
+            ],
             "OpenAPI": ["type": "object"],
             "HTML": ["type": "string"],
             "PrometheusText": ["type": "string"],
