@@ -11,7 +11,7 @@ extension CityTwinServer {
             APIOperation(
                 id: "getGeocode", method: .get, path: "/geocode",
                 summary: "The standard address best matching an address text (q), or nearest to a point (lon, lat): code, match level, confidence (0–1), full address and position.",
-                tag: "Services",
+                tag: "Service",
                 parameters: [APIParameter("q", "An address text to geocode (forward), e.g. 新洲区邾城街道问津大道12号.", schema: ["type": "string"]),
                              APIParameter("lon", "Longitude (CRS84) of a point to reverse geocode, with lat.", schema: ["type": "number"]),
                              APIParameter("lat", "Latitude (CRS84) of a point to reverse geocode, with lon.", schema: ["type": "number"])],
