@@ -117,6 +117,11 @@ extension CityTwinServer {
                                "title": ["type": "string"], "properties": ["type": "object"], "additionalProperties": ["type": "boolean"]],
             ],
             "Health": ["type": "object", "required": ["status"], "properties": ["status": ["type": "string"]]],
+            "FeatureHistory": ["type": "object", "required": ["id", "versions"],
+                               "properties": ["id": ["type": "string"], "collection": ["type": "string"], "versions": ["type": "array"], "links": ["type": "array"]]],
+            "LayerDiff": ["type": "object", "required": ["added", "removed", "changed"],
+                          "properties": ["added": ["type": "array"], "removed": ["type": "array"], "changed": ["type": "array"]]],
+            "AuditTrail": ["type": "object", "required": ["entries"], "properties": ["entries": ["type": "array"], "next_after": ["type": "integer"]]],
             "AddressMatch": [
                 "type": "object", "required": ["input", "address_code", "match_level", "confidence", "matched_address", "lon", "lat"],
                 "properties": ["input": [:], "address_code": ["type": "string"], "match_level": ["type": "string"],
