@@ -107,7 +107,7 @@ public struct FloodScenarioProcess: OGCProcess {
     /// The `scenario` input: a document, or the name of a file in `scenariosDirectory`.
     func scenario(_ inputs: [String: JSONValue]) throws -> FloodScenario {
         let scenario: FloodScenario
-        switch EmergencyProcessInputs.unwrap(inputs["scenario"]) {
+        switch ProcessInputs.unwrap(inputs["scenario"]) {
         case .string(let name)?:
             guard name.range(of: "^[A-Za-z0-9_-]+(\\.json)?$", options: .regularExpression) != nil else {
                 throw ProcessInputError("scenario", "a scenario name is a file name in Models/scenarios (letters, digits, - and _)")
@@ -134,17 +134,17 @@ public struct FloodScenarioProcess: OGCProcess {
     func request(_ inputs: [String: JSONValue]) throws -> Request {
         let scenario = try scenario(inputs)
         var scale = 1.0
-        if let v = EmergencyProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
+        if let v = ProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
             guard let d = v.doubleValue, d > 0, d <= 1 else { throw ProcessInputError("durationScale", "must be a number in (0, 1]") }
             scale = d
         }
         var coarsening = 1
-        if let v = EmergencyProcessInputs.unwrap(inputs["demCoarsening"]), !v.isNull {
+        if let v = ProcessInputs.unwrap(inputs["demCoarsening"]), !v.isNull {
             guard let d = v.doubleValue, d >= 1, d <= 10, d == d.rounded() else { throw ProcessInputError("demCoarsening", "must be an integer 1–10") }
             coarsening = Int(d)
         }
         let dem: URL
-        if let v = EmergencyProcessInputs.unwrap(inputs["dem"]), !v.isNull {
+        if let v = ProcessInputs.unwrap(inputs["dem"]), !v.isNull {
             guard let path = v.stringValue, !path.isEmpty else { throw ProcessInputError("dem", "must be a file path") }
             dem = URL(fileURLWithPath: path)
         } else if let storeDirectory {
