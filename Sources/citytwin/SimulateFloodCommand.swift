@@ -22,6 +22,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
     var scenario: String
 
     @OptionGroup var storeOption: StoreOption
+    @OptionGroup var rasterOption: RasterOption
     var store: String { storeOption.path }
 
     @Option(help: "The DEM (ESRI ASCII, EPSG:4547); default dem.asc beside a SpatiaLite store.")
@@ -67,7 +68,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
             throw ValidationError("a PostGIS store has no directory for the DEM: give --dem PATH (ESRI ASCII, EPSG:4547)")
         }
         let options = FloodScenarioRun.Options(dem: demURL, stormCatalog: catalog,
-                                               outputDirectory: location.directory ?? demURL.deletingLastPathComponent(),
+                                               rasters: rasterOption.rasters(for: location),
                                                durationScale: durationScale, demCoarsening: demCoarsening, threads: threads)
         let bar = ProgressBar("flood \(scenarioValue.id)")
         let summary: FloodScenarioSummary
@@ -104,6 +105,6 @@ struct SimulateFloodCommand: AsyncParsableCommand {
             print("  manholes spilling most (storage candidates): " + summary.topSpillingManholes.joined(separator: ", "))
         }
         if !summary.layers.isEmpty { print("  layers: " + summary.layers.joined(separator: ", ")) }
-        if let raster = summary.maxDepthRaster { print("  max-depth raster: \(raster.path)") }
+        if let raster = summary.maxDepthRaster { print("  max-depth raster: \(raster) (served by `citytwin serve` on this store)") }
     }
 }

@@ -36,6 +36,7 @@ struct FloodScenarioCancellationTests {
         for kind in ["depth", "roads", "buildings", "cutoff"] {
             #expect(try await store.layerDefinition("\(scenario.layerStem)_\(kind)", for: .admin) == nil)
         }
-        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(scenario.layerStem + "_maxdepth.asc").path))
+        let raster = try #require(ResultRasters.beside(storeDirectory: dir).file(layer: scenario.layerStem + "_depth", name: scenario.maxDepthRasterName))
+        #expect(!FileManager.default.fileExists(atPath: raster.path))
     }
 }

@@ -192,5 +192,7 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
 
     /// The id part of result layer names: lower case, `-` → `_`.
     public var layerStem: String { "flood_" + id.replacingOccurrences(of: "-", with: "_") }
+    /// The file name of the run's maximum-depth raster (`ResultRasters`, beside `<layerStem>_depth`).
+    public var maxDepthRasterName: String { layerStem + "_maxdepth.asc" }
 }
 

@@ -14,8 +14,9 @@ public enum FloodScenarioRun {
         public var dem: URL
         /// `Models/storm-intensity.json`.
         public var stormCatalog: URL
-        /// Where the maximum-depth raster is written (`<layer stem>_maxdepth.asc`); nil to skip it.
-        public var outputDirectory: URL?
+        /// Where the maximum-depth raster is written (`<layer stem>_maxdepth.asc`, beside the
+        /// `<layer stem>_depth` layer); nil to skip it.
+        public var rasters: ResultRasters?
         /// Scales the storm duration (and so the run) for quick runs; 1 is the scenario as written.
         public var durationScale: Double
         /// Coarsens the DEM by this block factor (1 = the DEM's 10 m cells) for quick runs.
@@ -25,9 +26,9 @@ public enum FloodScenarioRun {
         /// Write the result layers to the store (false: compute only).
         public var writeLayers: Bool
 
-        public init(dem: URL, stormCatalog: URL, outputDirectory: URL? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
+        public init(dem: URL, stormCatalog: URL, rasters: ResultRasters? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
                     threads: Int = 2, writeLayers: Bool = true) {
-            self.dem = dem; self.stormCatalog = stormCatalog; self.outputDirectory = outputDirectory
+            self.dem = dem; self.stormCatalog = stormCatalog; self.rasters = rasters
             self.durationScale = durationScale; self.demCoarsening = demCoarsening; self.threads = threads; self.writeLayers = writeLayers
         }
     }
@@ -105,11 +106,10 @@ public enum FloodScenarioRun {
         if options.writeLayers {
             written = try await results.write(to: store, by: caller)
         }
-        var raster: URL?
-        if let dir = options.outputDirectory {
-            let url = dir.appendingPathComponent(scenario.layerStem + "_maxdepth.asc")
-            try result.surface.maxDepth.write(esriASCIITo: url, precision: 3)
-            raster = url
+        var raster: String?
+        if let rasters = options.rasters {
+            raster = try rasters.write(result.surface.maxDepth, layer: scenario.layerStem + "_depth",
+                                       name: scenario.maxDepthRasterName, precision: 3)
         }
         progress?(Progress(phase: "done", fraction: 1))
         let elapsed = ContinuousClock.now - clock
@@ -143,8 +143,10 @@ public struct FloodScenarioSummary: Sendable, Encodable {
     public var scenario: String
     /// Ids of the result layers written.
     public var layers: [String]
-    /// The maximum-depth raster written (ESRI ASCII, EPSG:4547), if any.
-    public var maxDepthRaster: URL?
+    /// The maximum-depth raster written (ESRI ASCII, EPSG:4547, m), if any: its path relative to
+    /// the API's root (`/collections/<stem>_depth/rasters/<stem>_maxdepth.asc`, `ResultRasters`),
+    /// served under the depth layer's access rules; never a file path on the server.
+    public var maxDepthRaster: String?
     /// Whether the storm formula is verified (flood.md §2.2 marks Wuhan's as unverified).
     public var formulaVerified: Bool
     /// Storm depth, mm.

@@ -9,7 +9,9 @@ import TwinStore
 /// Inputs: `scenario` — a scenario document (the JSON of `Models/scenarios/*.json`) or the name
 /// of a file there (`p50-waterlogging`); optional `durationScale` (0–1], `demCoarsening` (≥ 1)
 /// and `dem` (a DEM path on the server; required when the store is PostGIS, otherwise
-/// `dem.asc` in the SpatiaLite store's directory). Outputs: `layers` (ids) and `summary`.
+/// `dem.asc` in the SpatiaLite store's directory). Outputs: `layers` (ids) and `summary`, whose
+/// `maxDepthRaster` is the API path of the maximum-depth grid (`ResultRasters`) when the process
+/// has a raster directory.
 public struct FloodScenarioProcess: OGCProcess {
     public let id = "flood-scenario"
     public let version = "1.0.0"
@@ -21,14 +23,18 @@ public struct FloodScenarioProcess: OGCProcess {
     public let scenariosDirectory: URL
     /// `Models/storm-intensity.json`.
     public let stormCatalog: URL
-    /// Directory of the SpatiaLite store (holds `dem.asc`; the max-depth raster is written there), or nil for PostGIS.
+    /// Directory of the SpatiaLite store (holds `dem.asc`), or nil for PostGIS.
     public let storeDirectory: URL?
+    /// Where the maximum-depth raster is written, for the server to serve; nil writes none.
+    public let rasters: ResultRasters?
 
     public init(scenariosDirectory: URL = URL(fileURLWithPath: "Models/scenarios"),
-                stormCatalog: URL = URL(fileURLWithPath: "Models/storm-intensity.json"), storeDirectory: URL? = nil) {
+                stormCatalog: URL = URL(fileURLWithPath: "Models/storm-intensity.json"), storeDirectory: URL? = nil,
+                rasters: ResultRasters? = nil) {
         self.scenariosDirectory = scenariosDirectory
         self.stormCatalog = stormCatalog
         self.storeDirectory = storeDirectory
+        self.rasters = rasters
     }
 
     public var inputs: [String: ProcessParameter] {
@@ -47,7 +53,7 @@ public struct FloodScenarioProcess: OGCProcess {
     public var outputs: [String: ProcessParameter] {
         [
             "layers": ProcessParameter(title: "Result layers", description: "Ids of the layers written.", schema: ["type": "array", "items": ["type": "string"]]),
-            "summary": ProcessParameter(title: "Summary", description: "Flooded road km, buildings, cut-off resources, volumes and the mass-balance error.",
+            "summary": ProcessParameter(title: "Summary", description: "Flooded road km, buildings, cut-off resources, volumes and the mass-balance error; maxDepthRaster is the path (from the API root) of the maximum-depth grid, served under the depth layer's access rules.",
                                         schema: ["type": "object"]),
         ]
     }
@@ -156,7 +162,7 @@ public struct FloodScenarioProcess: OGCProcess {
             throw ProcessInputError("dem", "no DEM at \(dem.path) (build the district with `citytwin district build`)")
         }
         return Request(scenario: scenario, options: FloodScenarioRun.Options(dem: dem, stormCatalog: stormCatalog,
-                                                                              outputDirectory: storeDirectory ?? dem.deletingLastPathComponent(),
+                                                                              rasters: rasters,
                                                                               durationScale: scale, demCoarsening: coarsening))
     }
 }
