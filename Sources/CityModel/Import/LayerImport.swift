@@ -87,9 +87,7 @@ public enum LayerImport {
                 features = try await KeyedUpsert(key: key, layer: layer, file: fileName).identified(features, store: store, by: caller)
                 try await store.upsert(layer: layer.id, features: features, by: caller, at: nil)
             } else {
-                let kept = Set(features.compactMap { $0.id?.description })
-                let ended = try await KeyedUpsert.currentIDs(of: layer.id, store: store, by: caller).filter { !kept.contains($0) }
-                try await store.upsert(layer: layer.id, features: features, deleting: ended, by: caller, at: nil)
+                try await store.replace(layer: layer.id, with: features, by: caller, at: nil)
             }
             progress?(ImportProgress(phase: .done, completed: features.count, total: features.count))
             return ImportSummary(layer: layer.id, count: features.count, sourceCRS: crs, extent: extent(of: features))
