@@ -1,6 +1,7 @@
 import ArgumentParser
 import CityModel
 import Foundation
+import GeoCore
 import Scenarios
 import TwinStore
 
@@ -73,13 +74,11 @@ struct SimulateFloodCommand: AsyncParsableCommand {
         let bar = ProgressBar("flood \(scenarioValue.id)")
         let summary: FloodScenarioSummary
         do {
-            summary = try await FloodScenarioRun.run(scenarioValue, store: featureStore, caller: .admin, options: options) { p in
-                bar.update(Int(p.fraction * 1000), of: 1000, note: p.phase)
-            }
+            summary = try await FloodScenarioRun.run(scenarioValue, store: featureStore, caller: .admin, options: options) { bar.update($0) }
         } catch let e as ScenarioError {
             throw CommandFailure(e.message)
         }
-        bar.finish(1000, of: 1000, note: "done")
+        bar.finish(.stage("done", fraction: 1))
         func f(_ v: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", v) }
         print("Scenario \(summary.scenario): \(f(summary.rainfallMillimetres)) mm of rain\(summary.formulaVerified ? "" : " (storm formula UNVERIFIED)"), "
               + "\(f(summary.simulatedSeconds / 60, 0)) min simulated in \(f(summary.runSeconds)) s")

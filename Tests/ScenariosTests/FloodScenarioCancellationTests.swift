@@ -25,9 +25,9 @@ struct FloodScenarioCancellationTests {
         let log = PhaseLog()
         let run = Task {
             try await FloodScenarioRun.run(scenario, store: store, caller: .admin, options: FloodScenarioDistrictTests.options(dir)) { p in
-                log.append(p.phase)
+                log.append(p.stage)
                 // The first report of the simulation dismisses the job.
-                if p.phase == "simulating" { withUnsafeCurrentTask { $0?.cancel() } }
+                if p.stage == "simulating" { withUnsafeCurrentTask { $0?.cancel() } }
             }
         }
         await #expect(throws: CancellationError.self) { try await run.value }

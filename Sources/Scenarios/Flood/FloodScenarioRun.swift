@@ -33,12 +33,6 @@ public enum FloodScenarioRun {
         }
     }
 
-    /// Where a run is: a phase and the fraction (0…1) of the whole run done.
-    public struct Progress: Sendable {
-        public var phase: String
-        public var fraction: Double
-    }
-
     /// Builds the district's SWMM model for `scenario` (for `.inp` export: `SWMMModel.inpText()`).
     /// - Throws: `ScenarioError`, `StoreError`, `GeometryError`.
     public static func drainageModel(_ scenario: FloodScenario, store: any FeatureStore, caller: Caller, stormCatalog: URL,
@@ -55,12 +49,12 @@ public enum FloodScenarioRun {
     ///   `HydraulicsError` for a network the engine refuses; `StoreError` from the store;
     ///   `CancellationError` when the task was cancelled.
     public static func run(_ scenario: FloodScenario, store: any FeatureStore, caller: Caller, options: Options,
-                           progress: ((Progress) -> Void)? = nil) async throws -> FloodScenarioSummary {
+                           progress: ((WorkProgress) -> Void)? = nil) async throws -> FloodScenarioSummary {
         let clock = ContinuousClock.now
         guard options.durationScale > 0, options.durationScale <= 1 else {
             throw ScenarioError(.invalidScenario, "duration scale must be in (0, 1], got \(options.durationScale)", field: "durationScale")
         }
-        progress?(Progress(phase: "reading layers", fraction: 0))
+        progress?(.stage("reading layers", fraction: 0))
         let layers = try await FloodDistrictLayers.read(from: store, by: caller)
         let (formula, verified) = try scenario.formula(catalog: options.stormCatalog)
         let storm = scenario.storm(formula: formula, durationScale: options.durationScale)
@@ -78,7 +72,7 @@ public enum FloodScenarioRun {
         case .series(let t, let s)?: stage = try SurfaceTimeSeries(times: t.map { $0 * 60 }, values: s)
         case nil: stage = nil
         }
-        progress?(Progress(phase: "preparing the surface", fraction: 0.02))
+        progress?(.stage("preparing the surface", fraction: 0.02))
         let surface = try DistrictSurface.build(dem: dem, factor: options.demCoarsening, layers: layers, stage: stage)
         let links = surface.links(for: model, network: network)
         // The rim of a linked manhole is the ground of its cell, so the engine floods exactly
@@ -96,10 +90,11 @@ public enum FloodScenarioRun {
         // A cancelled task (a dismissed `flood-scenario` job) stops the simulation within one
         // coupling interval and writes nothing.
         let result = try coupled.run(isCancelled: { Task.isCancelled }) { p in
-            progress?(Progress(phase: "simulating", fraction: 0.05 + 0.85 * p.fraction))
+            // The simulation is 5–90 % of the run; its report keeps its simulated seconds.
+            progress?(p.within(0.05...0.9))
         }
         try Task.checkCancellation()
-        progress?(Progress(phase: "writing results", fraction: 0.9))
+        progress?(.stage("writing results", fraction: 0.9))
         var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain)
         try await results.markCutOff(store: store, by: caller)
         var written: [String] = []
@@ -111,7 +106,7 @@ public enum FloodScenarioRun {
             raster = try rasters.write(result.surface.maxDepth, layer: scenario.layerStem + "_depth",
                                        name: scenario.maxDepthRasterName, precision: 3)
         }
-        progress?(Progress(phase: "done", fraction: 1))
+        progress?(.stage("done", fraction: 1))
         let elapsed = ContinuousClock.now - clock
         let cellArea = surface.domain.cellSize * surface.domain.cellSize
         return FloodScenarioSummary(

@@ -81,11 +81,11 @@ public struct FloodScenarioProcess: OGCProcess {
                         progress: JobProgress) async throws -> JSONValue {
         let request = try request(inputs)
         try await progress.report(0)
-        let latest = LatestFraction()
+        let latest = LatestProgress()
         let runTask = Task {
             defer { latest.finish() }
             return try await FloodScenarioRun.run(request.scenario, store: store, caller: caller, options: request.options) { p in
-                latest.set(p.fraction)
+                latest.set(p)
             }
         }
         // Report progress while the run goes on; a dismissed job (the report throws) or a cancelled
@@ -93,7 +93,9 @@ public struct FloodScenarioProcess: OGCProcess {
         try await withTaskCancellationHandler {
             while !latest.isFinished {
                 try? await Task.sleep(for: .milliseconds(500))
-                do { try await progress.report(min(99, 100 * latest.get())) } catch {
+                var report = latest.get()
+                report.fraction = min(0.99, report.fraction ?? 0)
+                do { try await progress.report(report) } catch {
                     runTask.cancel()
                     throw error
                 }
@@ -167,13 +169,13 @@ public struct FloodScenarioProcess: OGCProcess {
     }
 }
 
-/// The run's latest progress fraction, shared between the run and the reporting loop.
-final class LatestFraction: @unchecked Sendable {
+/// The run's latest progress report, shared between the run and the reporting loop.
+final class LatestProgress: @unchecked Sendable {
     private let lock = NSLock()
-    private var value = 0.0
+    private var value = WorkProgress.stage("starting", fraction: 0)
     private var finished = false
-    func set(_ v: Double) { lock.lock(); value = v; lock.unlock() }
+    func set(_ v: WorkProgress) { lock.lock(); value = v; lock.unlock() }
     func finish() { lock.lock(); finished = true; lock.unlock() }
     var isFinished: Bool { lock.lock(); defer { lock.unlock() }; return finished }
-    func get() -> Double { lock.lock(); defer { lock.unlock() }; return value }
+    func get() -> WorkProgress { lock.lock(); defer { lock.unlock() }; return value }
 }
