@@ -35,7 +35,7 @@ struct FloodScenarioDistrictTests {
     static func options(_ dir: URL) -> FloodScenarioRun.Options {
         FloodScenarioRun.Options(dem: dir.appendingPathComponent(DistrictLoader.demFileName), stormCatalog: catalog,
                                  rasters: .beside(storeDirectory: dir),
-                                 durationScale: 0.03, demCoarsening: 10)
+                                 durationScale: 0.03, demCoarsening: 10, resultLayers: repository.appendingPathComponent("Layers/results"))
     }
 
     @Test("a 50-a storm floods streets: depth classes, road hours above 15 cm, balance within 1 %; storage tanks reduce the spill")

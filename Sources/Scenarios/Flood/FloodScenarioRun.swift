@@ -25,11 +25,14 @@ public enum FloodScenarioRun {
         public var threads: Int
         /// Write the result layers to the store (false: compute only).
         public var writeLayers: Bool
+        /// The result layers' definition templates (`Layers/results`, `FloodResultLayers.definitions(from:)`).
+        public var resultLayers: URL
 
         public init(dem: URL, stormCatalog: URL, rasters: ResultRasters? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
-                    threads: Int = 2, writeLayers: Bool = true) {
+                    threads: Int = 2, writeLayers: Bool = true, resultLayers: URL = URL(fileURLWithPath: "Layers/results")) {
             self.dem = dem; self.stormCatalog = stormCatalog; self.rasters = rasters
             self.durationScale = durationScale; self.demCoarsening = demCoarsening; self.threads = threads; self.writeLayers = writeLayers
+            self.resultLayers = resultLayers
         }
     }
 
@@ -99,7 +102,7 @@ public enum FloodScenarioRun {
         try await results.markCutOff(store: store, by: caller)
         var written: [String] = []
         if options.writeLayers {
-            written = try await results.write(to: store, by: caller)
+            written = try await results.write(to: store, by: caller, templates: options.resultLayers)
         }
         var raster: String?
         if let rasters = options.rasters {

@@ -104,7 +104,9 @@ public struct FloodScenarioProcess: OGCProcess {
             runTask.cancel()
         }
         let summary: FloodScenarioSummary
-        do { summary = try await runTask.value } catch let e as ScenarioError {
+        do { summary = try await runTask.value } catch let e as ScenarioError where e.field != nil {
+            // A field names the caller's input; an error without one (the server's result layer
+            // templates) is the analysis failing, not the input.
             throw ProcessInputError(e.field == "dem" ? "dem" : "scenario", e.message)
         }
         let data = try JSONEncoder().encode(summary)
