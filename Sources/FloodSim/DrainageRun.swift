@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import SWMMFormat
 
 /// A SWMM model run end to end: rainfall → runoff (at WET_STEP/DRY_STEP) → runoff as lateral
 /// inflow at the outlet nodes → hydraulic routing (`DrainageRouting`, DYNWAVE or KINWAVE per

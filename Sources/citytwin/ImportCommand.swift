@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import SWMMFormat
 import TwinStore
 
 /// `citytwin import FILE --layer ID`: one file into one layer, in one transaction. SWMM `.inp`

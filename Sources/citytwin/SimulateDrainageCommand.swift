@@ -2,6 +2,7 @@ import ArgumentParser
 import FloodSim
 import Foundation
 import GeoCore
+import SWMMFormat
 
 /// `citytwin simulate drainage MODEL.inp [--json]`: runs a SWMM 5 model (runoff and 1D routing) and
 /// prints its continuity, the routing's convergence (average Picard iterations per step, percent

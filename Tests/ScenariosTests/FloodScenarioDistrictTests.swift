@@ -2,6 +2,7 @@ import CityModel
 import FloodSim
 import Foundation
 import GeoCore
+import SWMMFormat
 import Scenarios
 import Testing
 import TwinStore

@@ -1,6 +1,7 @@
-import Foundation
 import FloodSim
+import Foundation
 import GeoCore
+import SWMMFormat
 
 /// A district flood scenario (a file in `Models/scenarios/`): a Chicago design storm from a
 /// storm-intensity formula, the river stage at the outfalls, and upgrades to the drainage network

@@ -1,6 +1,7 @@
-import Foundation
 import FloodSim
+import Foundation
 import GeoCore
+import SWMMFormat
 import TwinStore
 
 /// Runs a `FloodScenario` on the district in a store: reads the drainage, hydrology, land-use,
