@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "TwinStore", targets: ["TwinStore"]),
         .library(name: "CityModel", targets: ["CityModel"]),
         .library(name: "Tiles", targets: ["Tiles"]),
+        .library(name: "SWMMFormat", targets: ["SWMMFormat"]),
         .library(name: "FloodSim", targets: ["FloodSim"]),
         .library(name: "NetworkAnalysis", targets: ["NetworkAnalysis"]),
         .library(name: "SignalSim", targets: ["SignalSim"]),
@@ -61,15 +62,20 @@ let package = Package(
             swiftSettings: strict),
 
         // The CIM domain: layer schemas, network topology checks, importers, the sample district,
-        // the address geocoder. Depends on FloodSim for the one SWMM `.inp` reader.
+        // the address geocoder. Reads SWMM `.inp` files and sizes pipes with SWMMFormat, not the kernels.
         .target(
             name: "CityModel",
-            dependencies: ["GeoCore", "TwinStore", "FloodSim", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
+
+        // The SWMM 5 model as data: the one `.inp` reader and writer with its checks, and the
+        // storm-intensity formulas design storms and pipe sizing start from. Below FloodSim and
+        // CityModel, so the district and the importers need no kernel.
+        .target(name: "SWMMFormat", swiftSettings: strict),
 
         // Urban flood kernels: design rainfall, runoff, SWMM-compatible 1D hydraulics, the 2D
         // local-inertial surface and 1D-2D coupling. Pure: plain inputs in, plain results out.
-        .target(name: "FloodSim", dependencies: ["GeoCore"], swiftSettings: strict),
+        .target(name: "FloodSim", dependencies: ["GeoCore", "SWMMFormat"], swiftSettings: strict),
 
         // Traffic-signal timing kernels: Webster/HCM plans, time-of-day periods, the corridor green
         // wave (exact two-way bandwidth), adaptive re-timing, time–space diagrams. Pure.
@@ -84,7 +90,7 @@ let package = Package(
         // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
         .target(
             name: "Scenarios",
-            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "SignalSim", "Tiles",
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "Tiles",
                            .product(name: "Logging", package: "swift-log"),
                            // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -108,7 +114,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "Tiles", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Tiles", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -124,7 +130,7 @@ let package = Package(
         .executableTarget(
             name: "citytwin",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "FloodSim", "NetworkAnalysis",
+                "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
                 "Scenarios", "Tiles", "SignalSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -134,7 +140,7 @@ let package = Package(
         // Benchmarks (Benchmarks/README.md): the Swift side of each peer comparison.
         .executableTarget(name: "geocore-bench", dependencies: ["GeoCore", "CGEOS"],
                           path: "Benchmarks/GeoCoreBench", swiftSettings: strict),
-        .executableTarget(name: "flood-bench", dependencies: ["FloodSim"],
+        .executableTarget(name: "flood-bench", dependencies: ["FloodSim", "SWMMFormat"],
                           path: "Benchmarks/FloodBench", swiftSettings: strict),
         .executableTarget(name: "network-bench", dependencies: ["NetworkAnalysis", "CityModel", "GeoCore"],
                           path: "Benchmarks/NetworkBench", swiftSettings: strict),
@@ -147,16 +153,16 @@ let package = Package(
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "CityModelTests", dependencies: ["CityModel"], resources: [.copy("Fixtures")],
+        .testTarget(name: "CityModelTests", dependencies: ["CityModel", "SWMMFormat"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "TilesTests", dependencies: ["Tiles"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "FloodSimTests", dependencies: ["FloodSim"], resources: [.copy("Fixtures")],
+        .testTarget(name: "FloodSimTests", dependencies: ["FloodSim", "SWMMFormat"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "SignalSimTests", dependencies: ["SignalSim"], swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "FloodSim", "NetworkAnalysis"],
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
@@ -176,6 +182,6 @@ let package = Package(
         .executableTarget(name: "fuzz-geojson", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/GeoJSON", swiftSettings: strict),
         .executableTarget(name: "fuzz-asciigrid", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/FuzzESRIASCII", swiftSettings: strict),
         .executableTarget(name: "fuzz-cql2", dependencies: ["TwinStore", "FuzzSupport"], path: "Fuzz/CQL2", swiftSettings: strict),
-        .executableTarget(name: "fuzz-swmm", dependencies: ["FloodSim", "FuzzSupport"], path: "Fuzz/SWMMInput", swiftSettings: strict),
+        .executableTarget(name: "fuzz-swmm", dependencies: ["SWMMFormat", "FuzzSupport"], path: "Fuzz/SWMMInput", swiftSettings: strict),
     ]
 )

@@ -1,7 +1,7 @@
 // libFuzzer harness for the SWMM .inp reader and writer (Scripts/fuzz.sh). The libFuzzer/replay driver is shared: Fuzz/Support.
-import FloodSim
 import Foundation
 import FuzzSupport
+import SWMMFormat
 
 /// Parses the input as a `.inp` file. A thrown `SWMMInputError` is a fine outcome; anything else (a
 /// trap, another error) is a bug and crashes on purpose so libFuzzer records the input.

@@ -24,13 +24,6 @@ public enum DistrictLoader {
         public var total: Int { counts.values.reduce(0, +) }
     }
 
-    /// Progress of a build: the layer just written, and how many of `total` layers are done.
-    public struct Progress: Sendable, Hashable {
-        public var layer: String
-        public var completed: Int
-        public var total: Int
-    }
-
     /// Whether `store` already holds the district (its buildings layer exists and is not empty).
     public static func isBuilt(_ store: any FeatureStore) async throws -> Bool {
         let layers = try await store.layers(for: .admin)
@@ -47,7 +40,7 @@ public enum DistrictLoader {
     @discardableResult
     public static func build(into store: any FeatureStore, layersDirectory: URL, seed: UInt64 = 2026,
                              replace: Bool = false, dem: URL? = nil,
-                             progress: ((Progress) -> Void)? = nil) async throws -> Summary {
+                             progress: ((WorkProgress) -> Void)? = nil) async throws -> Summary {
         let catalog = try LayerCatalog.load(directory: layersDirectory)
         let district = try SampleDistrict.generate(seed: seed)
         for id in district.layers.keys.sorted() where catalog[id] == nil {
@@ -73,7 +66,8 @@ public enum DistrictLoader {
                 }
             }
             counts[definition.id] = features.count
-            progress?(Progress(layer: definition.id, completed: i + 1, total: catalog.definitions.count))
+            // Stage: the layer just written; counts: layers.
+            progress?(WorkProgress(stage: definition.id, completed: Double(i + 1), total: Double(catalog.definitions.count), unit: "layers"))
         }
         if let dem {
             try FileManager.default.createDirectory(at: dem.deletingLastPathComponent(), withIntermediateDirectories: true)

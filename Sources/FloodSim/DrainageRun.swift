@@ -1,17 +1,11 @@
 import Foundation
+import GeoCore
+import SWMMFormat
 
 /// A SWMM model run end to end: rainfall → runoff (at WET_STEP/DRY_STEP) → runoff as lateral
 /// inflow at the outlet nodes → hydraulic routing (`DrainageRouting`, DYNWAVE or KINWAVE per
 /// `[OPTIONS]`). Results are in SI units.
 public enum DrainageRun {
-    /// Where a run is, for progress displays.
-    public struct Progress: Sendable {
-        /// `runoff` or `routing`.
-        public var phase: String
-        /// 0…1 within the phase.
-        public var fraction: Double
-    }
-
     /// What a run reports: both continuity tables, and node and link summaries by name.
     public struct Result: Sendable {
         public var runoff: RunoffContinuity
@@ -33,17 +27,18 @@ public enum DrainageRun {
     /// Runs `model`.
     /// - Parameters:
     ///   - baseDirectory: where FILE references of the model are read.
-    ///   - progress: called during both phases.
+    ///   - progress: called during both stages, `runoff` then `routing`, each counting simulated
+    ///     seconds of its own duration (so the share starts again at the routing).
     /// - Throws: `SWMMInputError` for model data the run cannot use, `HydraulicsError` from the engine.
     public static func run(_ model: SWMMModel, baseDirectory: URL? = nil,
-                           progress: ((Progress) -> Void)? = nil) throws -> Result {
+                           progress: ((WorkProgress) -> Void)? = nil) throws -> Result {
         var network = try model.hydraulicNetwork(baseDirectory: baseDirectory)
         var runoffContinuity = RunoffContinuity()
         var runoffVolume = 0.0
         if !model.subcatchments.isEmpty {
             let sim = try model.runoffSimulation(baseDirectory: baseDirectory)
             let duration = sim.duration
-            let r = sim.run { t in progress?(Progress(phase: "runoff", fraction: duration > 0 ? t / duration : 1)) }
+            let r = sim.run { t in progress?(WorkProgress(stage: "runoff", completed: t, total: duration, unit: "s")) }
             runoffContinuity = r.continuity
             runoffVolume = r.continuity.runoff
             for (node, series) in RunoffSimulation.nodeInflows(r, subcatchments: sim.subcatchments) {
@@ -52,7 +47,7 @@ public enum DrainageRun {
             }
         }
         let engine = try DrainageRouting(network: network)
-        let routed = engine.run { p in progress?(Progress(phase: "routing", fraction: p.fraction)) }
+        let routed = engine.run { p in progress?(p) }
         return Result(runoff: runoffContinuity, routing: routed.continuity, nodeNames: network.nodes.map(\.id), nodes: routed.nodes,
                       linkNames: network.links.map(\.id), links: routed.links, runoffToNodes: runoffVolume,
                       routingSteps: routed.steps, averageIterations: routed.averageIterations,

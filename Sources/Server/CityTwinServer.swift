@@ -36,7 +36,7 @@ public final class CityTwinServer: Sendable {
     /// Every operation of the API, in document order: the single source of the router,
     /// the parameter checks and the OpenAPI document.
     var operations: [APIOperation] {
-        landingOperations + collectionOperations + itemOperations + serviceOperations + geocodeOperations + historyOperations
+        landingOperations + collectionOperations + itemOperations + rasterOperations + serviceOperations + geocodeOperations + historyOperations
             + tileOperations  // tiles: OGC API Tiles (TileRoutes.swift)
             + processOperations  // processes: OGC API Processes (Processes/)
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)

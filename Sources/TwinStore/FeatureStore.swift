@@ -32,18 +32,14 @@ public protocol FeatureStore: Sendable {
     /// Inserts or replaces features by id; unchanged content writes nothing.
     func upsert(layer: String, features: [Feature], by caller: Caller, at: Date?) async throws
 
-    /// Inserts or replaces `features` by id and ends the current versions of `deleting`, in ONE
-    /// transaction: a layer replaced by a file's features is never seen half replaced.
-    /// An unknown id in `deleting` fails the batch.
-    func upsert(layer: String, features: [Feature], deleting: [String], by caller: Caller, at: Date?) async throws
-
     /// Ends the current versions of the given features. An unknown id fails the batch.
     func delete(layer: String, ids: [String], by caller: Caller, at: Date?) async throws
 
-    /// Replaces every current feature of a layer with `features` in ONE transaction, the old ones
-    /// ended and the new ones inserted at the same instant: a reader sees the old set or the new
-    /// one, never an emptied or half-written layer, and a failure leaves the old set. For layers
-    /// a run rewrites whole (a flood scenario's results).
+    /// Makes `features` the layer's current features in ONE transaction at one instant: each is
+    /// upserted by id (an unchanged one writes nothing; one without an id is inserted) and every
+    /// other current feature is ended. A reader sees the old set or the new one, never an emptied
+    /// or half-written layer, and a failure leaves the old set. The one way to rewrite a layer
+    /// whole: a flood run's result layers, `citytwin import --mode replace`.
     func replace(layer: String, with features: [Feature], by caller: Caller, at: Date?) async throws
 
     /// One page of features in a stable order.

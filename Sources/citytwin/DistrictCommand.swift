@@ -1,6 +1,7 @@
 import ArgumentParser
 import CityModel
 import Foundation
+import GeoCore
 import TwinStore
 
 /// `citytwin district build`: the sample district, generated and loaded into a store.
@@ -41,8 +42,8 @@ struct DistrictBuildCommand: AsyncParsableCommand {
         let summary = try await DistrictLoader.build(
             into: featureStore, layersDirectory: URL(fileURLWithPath: layers, isDirectory: true), seed: seed,
             dem: location.directory.map { $0.appendingPathComponent(DistrictLoader.demFileName) },
-            progress: { bar.update($0.completed, of: $0.total, note: $0.layer) })
-        bar.finish(summary.counts.count, of: summary.counts.count)
+            progress: { bar.update($0) })
+        bar.finish(WorkProgress(stage: "done", completed: Double(summary.counts.count), total: Double(summary.counts.count), unit: "layers"))
         let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
         print("Built the sample district (seed \(seed)): \(summary.total) features in \(summary.counts.count) layers in \(seconds) s into \(store)")
         if let dem = summary.dem { print("DEM: \(dem.path)") }

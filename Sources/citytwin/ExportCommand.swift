@@ -1,6 +1,7 @@
 import ArgumentParser
 import CityModel
 import Foundation
+import GeoCore
 import Tiles
 import TwinStore
 
@@ -72,10 +73,8 @@ struct ExportTilesCommand: AsyncParsableCommand {
                                            zooms: minZoom...maxZoom, caller: .anonymous)
         let writer = try chosen.writer(path: output)
         let bar = ProgressBar("exporting tiles to \((output as NSString).lastPathComponent)")
-        let summary = try await export.write(to: writer, name: (output as NSString).lastPathComponent) { done, total in
-            bar.update(done, of: total)
-        }
-        bar.finish(summary.visited, of: summary.visited, note: "\(summary.written) tiles, \(summary.bytes / 1024) KiB")
+        let summary = try await export.write(to: writer, name: (output as NSString).lastPathComponent) { bar.update($0) }
+        bar.finish(WorkProgress(stage: "", completed: Double(summary.visited), total: Double(summary.visited), unit: "tiles"), note: "\(summary.written) tiles, \(summary.bytes / 1024) KiB")
         print("\(output): \(summary.written) tiles (of \(summary.visited) visited), \(summary.bytes) bytes, zoom \(minZoom)-\(maxZoom), "
               + "layers \(chosenLayers.map(\.definition.id).joined(separator: ","))")
     }

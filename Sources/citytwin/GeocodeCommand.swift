@@ -42,17 +42,17 @@ struct GeocodeCommand: AsyncParsableCommand {
         var features: [Feature] = []
         for try await f in featureStore.stream(layer: "addresses", FeatureQuery(limit: FeatureQuery.maximumLimit), by: .admin) {
             features.append(f)
-            if features.count % 5000 == 0 { loading.update(features.count, of: nil) }
+            if features.count % 5000 == 0 { loading.update(WorkProgress(stage: "", completed: Double(features.count), total: nil, unit: "addresses")) }
         }
-        loading.finish(features.count, of: nil)
+        loading.finish(WorkProgress(stage: "", completed: Double(features.count), total: nil, unit: "addresses"))
         guard !features.isEmpty else { throw CommandFailure("the store has no standard addresses (layer addresses is empty)") }
         let geocoder = try AddressGeocoder(features: features)
         let bar = ProgressBar("geocoding \(URL(fileURLWithPath: file).lastPathComponent)")
         let started = Date()
         let input: AddressGeocoder.BatchInput = reverse ? .point(lonColumn: lonColumn, latColumn: latColumn) : .address(column: column)
-        let result = try geocoder.geocodeCSV(text, file: file, input: input) { done, total in bar.update(done, of: total) }
+        let result = try geocoder.geocodeCSV(text, file: file, input: input) { bar.update($0) }
         let seconds = Date().timeIntervalSince(started)
-        bar.finish(result.rows, of: result.rows,
+        bar.finish(WorkProgress(stage: "", completed: Double(result.rows), total: Double(result.rows), unit: "rows"),
                    note: "\(result.matched) matched, \(Int(Double(result.rows) / max(seconds, 1e-9))) addresses/s")
         if let output {
             try Data(result.csv.utf8).write(to: URL(fileURLWithPath: output))

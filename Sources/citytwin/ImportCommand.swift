@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import SWMMFormat
 import TwinStore
 
 /// `citytwin import FILE --layer ID`: one file into one layer, in one transaction. SWMM `.inp`
@@ -119,10 +120,9 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 let selected = try network.selecting(layer)
                 let catalog = try await resolvedCatalog(featureStore, creating: selected.layers.map(\.id))
-                let summaries = try await selected.run(catalog: catalog, store: featureStore, by: .admin) { p in
-                    bar.update(p.completed, of: p.total, note: p.phase.rawValue)
-                }
-                bar.finish(summaries.reduce(0) { $0 + $1.count }, of: nil)
+                let summaries = try await selected.run(catalog: catalog, store: featureStore, by: .admin) { bar.update($0) }
+                let count = Double(summaries.reduce(0) { $0 + $1.count })
+                bar.finish(WorkProgress(stage: "done", completed: count, total: count, unit: "features"))
                 for s in summaries { print("Imported \(s.count) features into \(s.layer) (from \(s.sourceCRS))") }
             default:
                 guard let layer else { throw ValidationError("--layer is required for \(chosen.rawValue) files") }
@@ -138,10 +138,8 @@ struct ImportCommand: AsyncParsableCommand {
                 let keepsID = definition.schema.properties["id"] != nil
                 var source = FieldMappedSource(try formatValue.open(url, options: options, keepIDColumn: keepsID), map: map, keepsIDProperty: keepsID)
                 let summary = try await LayerImport.run(&source, into: definition, store: featureStore, by: .admin, sourceCRS: crs,
-                                                        mode: importMode) { p in
-                    bar.update(p.completed, of: p.total, note: p.phase.rawValue)
-                }
-                bar.finish(summary.count, of: summary.count)
+                                                        mode: importMode) { bar.update($0) }
+                bar.finish(WorkProgress(stage: "done", completed: Double(summary.count), total: Double(summary.count), unit: "features"))
                 let verb = switch importMode {
                 case .new, .append: "Imported"
                 case .replace: "Replaced the layer with"

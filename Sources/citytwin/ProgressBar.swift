@@ -1,12 +1,14 @@
 import Foundation
+import GeoCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
 
-/// The CLI's one progress display, on stderr: a redrawn bar when stderr is a terminal,
-/// otherwise a plain line at most every `interval` seconds (so logs stay readable).
+/// The CLI's one progress display, on stderr, of the one progress report (`WorkProgress`): a
+/// redrawn bar when stderr is a terminal, otherwise a plain line at most every `interval` seconds
+/// (so logs stay readable).
 final class ProgressBar {
     private let label: String
     private let isTerminal: Bool
@@ -22,35 +24,41 @@ final class ProgressBar {
         self.interval = interval
     }
 
-    /// Shows `completed` of `total` (a count without a bar when the total is unknown).
-    func update(_ completed: Int, of total: Int?, note: String = "") {
+    /// Shows `progress`: the share of the whole as a bar and percent when known, the stage's
+    /// count, and the stage.
+    func update(_ progress: WorkProgress) {
         let now = Date()
         guard now.timeIntervalSince(lastDraw) >= (isTerminal ? 0.1 : interval) else { return }
         lastDraw = now
-        draw(completed, total, note)
+        draw(progress, note: "")
     }
 
-    /// Draws the final state and ends the line.
-    func finish(_ completed: Int, of total: Int?, note: String = "") {
-        draw(completed, total, note)
+    /// Draws the final state, with `note` (a summary) after it, and ends the line.
+    func finish(_ progress: WorkProgress, note: String = "") {
+        draw(progress, note: note)
         if isTerminal { write("\n") }
     }
 
-    private func draw(_ completed: Int, _ total: Int?, _ note: String) {
+    private func draw(_ p: WorkProgress, note: String) {
         var text = label
-        if let total, total > 0 {
-            let fraction = min(1, Double(completed) / Double(total))
+        if let fraction = p.fraction {
             if isTerminal {
                 let width = 30
                 let filled = Int(fraction * Double(width))
                 text += " [" + String(repeating: "#", count: filled) + String(repeating: " ", count: width - filled) + "]"
             }
-            text += " \(Int(fraction * 100))% \(completed)/\(total)"
-        } else {
-            text += " \(completed)"
+            text += " \(Int(fraction * 100))%"
         }
-        if !note.isEmpty { text += " " + note }
+        if p.total != nil || p.completed > 0 {
+            text += " " + Self.count(p.completed) + (p.total.map { "/" + Self.count($0) } ?? "") + (p.unit.isEmpty ? "" : " " + p.unit)
+        }
+        for part in [p.stage, note] where !part.isEmpty { text += " " + part }
         write(isTerminal ? "\r\u{1B}[K" + text : text + "\n")
+    }
+
+    /// A count as a whole number (simulated seconds included: a bar has no room for fractions).
+    private static func count(_ value: Double) -> String {
+        value.isFinite ? String(Int(value.rounded())) : "?"
     }
 
     private func write(_ s: String) {

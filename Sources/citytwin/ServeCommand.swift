@@ -15,6 +15,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
+    @OptionGroup var rasterOption: RasterOption
 
     @Option(help: "TCP port to listen on.")
     var port: Int = 8080
@@ -61,12 +62,14 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             print("No layer directory at \(directory.path); serving the layers already in the store")
         }
+        let rasters = rasterOption.rasters(for: location)
         var logger = Logger(label: "citytwin.server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let server = CityTwinServer(store: featureStore,
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
                                                           tokenVerifier: try location.tokenAuthority(),
-                                                          processes: .forStore(directory: location.directory)))
+                                                          processes: .forStore(directory: location.directory, rasters: rasters),
+                                                          rasters: rasters))
         print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")
         try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace))
     }

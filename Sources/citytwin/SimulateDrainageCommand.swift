@@ -1,6 +1,8 @@
 import ArgumentParser
 import FloodSim
 import Foundation
+import GeoCore
+import SWMMFormat
 
 /// `citytwin simulate drainage MODEL.inp [--json]`: runs a SWMM 5 model (runoff and 1D routing) and
 /// prints its continuity, the routing's convergence (average Picard iterations per step, percent
@@ -36,9 +38,7 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
             var best = Double.infinity
             repeat {
                 let start = ContinuousClock.now
-                result = try DrainageRun.run(swmm, baseDirectory: url.deletingLastPathComponent()) { p in
-                    bar.update(Int(p.fraction * 100), of: 100, note: p.phase)
-                }
+                result = try DrainageRun.run(swmm, baseDirectory: url.deletingLastPathComponent()) { bar.update($0) }
                 let elapsed = ContinuousClock.now - start
                 best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
                 runs += 1
@@ -51,7 +51,7 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
         } catch let e as HydraulicsError {
             throw CommandFailure("\(url.lastPathComponent): \(e)")
         }
-        bar.finish(100, of: 100, note: "done")
+        bar.finish(.stage("done", fraction: 1))
         if json {
             var summary = result.summaryJSON()
             // The engine's convergence, like SWMM's "Average Iterations per Step" / "Percent Not Converging".

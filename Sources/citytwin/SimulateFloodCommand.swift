@@ -1,6 +1,7 @@
 import ArgumentParser
 import CityModel
 import Foundation
+import GeoCore
 import Scenarios
 import TwinStore
 
@@ -22,6 +23,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
     var scenario: String
 
     @OptionGroup var storeOption: StoreOption
+    @OptionGroup var rasterOption: RasterOption
     var store: String { storeOption.path }
 
     @Option(help: "The DEM (ESRI ASCII, EPSG:4547); default dem.asc beside a SpatiaLite store.")
@@ -67,18 +69,16 @@ struct SimulateFloodCommand: AsyncParsableCommand {
             throw ValidationError("a PostGIS store has no directory for the DEM: give --dem PATH (ESRI ASCII, EPSG:4547)")
         }
         let options = FloodScenarioRun.Options(dem: demURL, stormCatalog: catalog,
-                                               outputDirectory: location.directory ?? demURL.deletingLastPathComponent(),
+                                               rasters: rasterOption.rasters(for: location),
                                                durationScale: durationScale, demCoarsening: demCoarsening, threads: threads)
         let bar = ProgressBar("flood \(scenarioValue.id)")
         let summary: FloodScenarioSummary
         do {
-            summary = try await FloodScenarioRun.run(scenarioValue, store: featureStore, caller: .admin, options: options) { p in
-                bar.update(Int(p.fraction * 1000), of: 1000, note: p.phase)
-            }
+            summary = try await FloodScenarioRun.run(scenarioValue, store: featureStore, caller: .admin, options: options) { bar.update($0) }
         } catch let e as ScenarioError {
             throw CommandFailure(e.message)
         }
-        bar.finish(1000, of: 1000, note: "done")
+        bar.finish(.stage("done", fraction: 1))
         func f(_ v: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", v) }
         print("Scenario \(summary.scenario): \(f(summary.rainfallMillimetres)) mm of rain\(summary.formulaVerified ? "" : " (storm formula UNVERIFIED)"), "
               + "\(f(summary.simulatedSeconds / 60, 0)) min simulated in \(f(summary.runSeconds)) s")
@@ -104,6 +104,6 @@ struct SimulateFloodCommand: AsyncParsableCommand {
             print("  manholes spilling most (storage candidates): " + summary.topSpillingManholes.joined(separator: ", "))
         }
         if !summary.layers.isEmpty { print("  layers: " + summary.layers.joined(separator: ", ")) }
-        if let raster = summary.maxDepthRaster { print("  max-depth raster: \(raster.path)") }
+        if let raster = summary.maxDepthRaster { print("  max-depth raster: \(raster) (served by `citytwin serve` on this store)") }
     }
 }

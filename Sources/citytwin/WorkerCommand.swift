@@ -15,6 +15,7 @@ struct WorkerCommand: AsyncParsableCommand {
         abstract: "Run OGC API Processes jobs from the store's job table until stopped.")
 
     @OptionGroup var storeOption: StoreOption
+    @OptionGroup var rasterOption: RasterOption
     var store: String { storeOption.path }
 
     @Option(help: "The worker's name in the job table (default worker-HOST-PID).")
@@ -50,7 +51,7 @@ struct WorkerCommand: AsyncParsableCommand {
         let featureStore = try await StoreLocation(store).openExisting(connectionWait: .seconds(storeTimeout))
         let workerName = name ?? "worker-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         let location = try StoreLocation(store)
-        guard let worker = ProcessWorker(name: workerName, store: featureStore, registry: .forStore(directory: location.directory),
+        guard let worker = ProcessWorker(name: workerName, store: featureStore, registry: .forStore(directory: location.directory, rasters: rasterOption.rasters(for: location)),
                                          lease: .milliseconds(Int64(lease * 1000))) else {
             throw CommandFailure("the store at \(store) keeps no job table")
         }

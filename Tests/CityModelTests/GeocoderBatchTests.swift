@@ -14,9 +14,9 @@ struct GeocoderBatchTests {
         let texts = (0..<1_500).map { _ in set.next(targets: targets).text }
         let csv = "id,address\n" + texts.enumerated().map { "\($0.offset),\(AddressGeocoder.csvLine([$0.element]).dropLast())" }.joined(separator: "\n") + "\n"
         var reported: [Int] = []
-        let result = try geocoder.geocodeCSV(csv, file: "batch.csv", input: .address(column: "address"), wave: 400) { done, total in
-            #expect(total == texts.count)
-            reported.append(done)
+        let result = try geocoder.geocodeCSV(csv, file: "batch.csv", input: .address(column: "address"), wave: 400) { p in
+            #expect(p.total == Double(texts.count) && p.unit == "rows")
+            reported.append(Int(p.completed))
         }
         #expect(result.rows == texts.count)
         #expect(reported == reported.sorted() && reported.last == texts.count)

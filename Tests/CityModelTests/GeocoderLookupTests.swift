@@ -57,8 +57,10 @@ struct GeocoderLookupTests {
     func badRecords() {
         let a = AddressRecord(code: "1", parentCode: nil, level: .county, name: "新洲区", fullAddress: "新洲区", position: Position(x: 114, y: 30))
         let b = AddressRecord(code: "12", parentCode: "9", level: .subdistrict, name: "邾城街道", fullAddress: "", position: Position(x: 114, y: 30))
-        #expect(throws: GeometryError.self) { try AddressGeocoder(records: [a, a]) }
-        #expect(throws: GeometryError.self) { try AddressGeocoder(records: [a, b]) }
-        #expect(throws: GeometryError.self) { try AddressGeocoder(features: [Feature(id: .string("x"), geometry: nil, properties: [:])]) }
+        #expect(throws: AddressDataError.self) { try AddressGeocoder(records: [a, a]) }
+        #expect(throws: AddressDataError.self) { try AddressGeocoder(records: [a, b]) }
+        #expect(throws: AddressDataError.self) { try AddressGeocoder(features: [Feature(id: .string("x"), geometry: nil, properties: [:])]) }
+        let pointless = Feature(id: .string("y"), geometry: nil, properties: ["level": "门牌", "address_code": "c", "name": "n"])
+        #expect(throws: GeometryError.self) { try AddressGeocoder(features: [pointless]) }
     }
 }

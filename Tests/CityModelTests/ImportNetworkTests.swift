@@ -1,8 +1,9 @@
+@testable import CityModel
 import Foundation
 import GeoCore
+import SWMMFormat
 import Testing
 import TwinStore
-@testable import CityModel
 
 @Suite("Import: SWMM models and pipeline survey tables")
 struct ImportNetworkTests {

@@ -1,10 +1,10 @@
-import FloodSim
+@testable import CityModel
 import Foundation
 import GeoCore
+import SWMMFormat
 import Testing
-@testable import CityModel
 
-/// The SWMM importer reads through FloodSim's `SWMMModel`: tokens as SWMM splits them (quoted
+/// The SWMM importer reads through SWMMFormat's `SWMMModel`: tokens as SWMM splits them (quoted
 /// names, CRLF line ends), its errors naming the line and field.
 @Suite("Import: SWMM models read as SWMM reads them")
 struct ImportSWMMReaderTests {

@@ -1,6 +1,7 @@
-import Foundation
-import Testing
 @testable import FloodSim
+import Foundation
+import SWMMFormat
+import Testing
 
 /// End-to-end runs against EPA SWMM 5.2.4 (fixtures by Scripts/reference/make_swmm_fixtures.py):
 /// total flooding and every node's maximum depth within 2 %, continuity errors below 0.5 %.

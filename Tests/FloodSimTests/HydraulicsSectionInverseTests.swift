@@ -1,6 +1,7 @@
-import Foundation
-import Testing
 @testable import FloodSim
+import Foundation
+import SWMMFormat
+import Testing
 
 /// The inverse section functions the routing leans on every step (depth from flow area, normal
 /// and critical depth) agree with the forward functions they invert, for every routed shape.

@@ -1,6 +1,7 @@
-import Foundation
-import Testing
 import FloodSim
+import Foundation
+import SWMMFormat
+import Testing
 
 @Suite("Design and observed rainfall")
 struct RainfallDesignStormTests {

@@ -1,6 +1,7 @@
-import Foundation
-import Testing
 @testable import FloodSim
+import Foundation
+@testable import SWMMFormat
+import Testing
 
 @Suite("Runoff: nonlinear reservoirs and infiltration (SWMM 5.2)")
 struct RunoffTests {

@@ -1,6 +1,7 @@
-import Foundation
-import Testing
 @testable import FloodSim
+import Foundation
+@testable import SWMMFormat
+import Testing
 
 /// Malformed `.inp` text gives a `SWMMInputError` naming the line, section and field; never a crash.
 @Suite("SWMM .inp reader errors")

@@ -1,6 +1,7 @@
-import Foundation
-import Testing
 @testable import FloodSim
+import Foundation
+@testable import SWMMFormat
+import Testing
 
 /// The EPA example models copied into `Fixtures/swmm/` (see `Scripts/reference/make_swmm_fixtures.py`).
 enum SWMMFixtures {

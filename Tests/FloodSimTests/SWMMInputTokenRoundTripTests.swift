@@ -1,6 +1,7 @@
-import Foundation
-import Testing
 @testable import FloodSim
+import Foundation
+@testable import SWMMFormat
+import Testing
 
 /// Odd tokens the `fuzz-swmm` harness found: every model the reader accepts must write as `.inp`
 /// text that reads back equal, and tokens split the way SWMM 5's `getTokens` splits them.

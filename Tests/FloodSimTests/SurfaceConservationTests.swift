@@ -43,11 +43,12 @@ struct SurfaceConservationTests {
         let domain = try SurfaceDomain(elevation: ground, roughness: .uniform(0.02))
         let flow = try SurfaceFlow(domain: domain, rainfall: .constant(intensity),
                                    settings: SurfaceFlowSettings(threads: 1, progressInterval: 10))
-        var reports: [SurfaceFlowProgress] = []
+        var reports: [WorkProgress] = []
         let result = flow.run(until: duration) { reports.append($0) }
         #expect(reports.count == result.steps / 10 + 1)
-        #expect(reports.last?.time == duration)
-        #expect(reports.last.map { abs($0.relativeVolumeError) < 1e-3 } == true)
+        #expect(reports.last?.completed == duration)
+        #expect(reports.last?.fraction == 1)
+        #expect(reports.last?.unit == "s" && reports.last?.stage == "surface flow")
         let expected = intensity / 3_600_000 * duration * 60 * 50 * 25
         let balance = result.volumeBalance
         #expect(abs(balance.rain - expected) / expected < 1e-12)

@@ -25,9 +25,9 @@ struct FloodScenarioCancellationTests {
         let log = PhaseLog()
         let run = Task {
             try await FloodScenarioRun.run(scenario, store: store, caller: .admin, options: FloodScenarioDistrictTests.options(dir)) { p in
-                log.append(p.phase)
+                log.append(p.stage)
                 // The first report of the simulation dismisses the job.
-                if p.phase == "simulating" { withUnsafeCurrentTask { $0?.cancel() } }
+                if p.stage == "simulating" { withUnsafeCurrentTask { $0?.cancel() } }
             }
         }
         await #expect(throws: CancellationError.self) { try await run.value }
@@ -36,6 +36,7 @@ struct FloodScenarioCancellationTests {
         for kind in ["depth", "roads", "buildings", "cutoff"] {
             #expect(try await store.layerDefinition("\(scenario.layerStem)_\(kind)", for: .admin) == nil)
         }
-        #expect(!FileManager.default.fileExists(atPath: dir.appendingPathComponent(scenario.layerStem + "_maxdepth.asc").path))
+        let raster = try #require(ResultRasters.beside(storeDirectory: dir).file(layer: scenario.layerStem + "_depth", name: scenario.maxDepthRasterName))
+        #expect(!FileManager.default.fileExists(atPath: raster.path))
     }
 }

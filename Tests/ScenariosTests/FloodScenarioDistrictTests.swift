@@ -2,6 +2,7 @@ import CityModel
 import FloodSim
 import Foundation
 import GeoCore
+import SWMMFormat
 import Scenarios
 import Testing
 import TwinStore
@@ -33,8 +34,9 @@ struct FloodScenarioDistrictTests {
     }
 
     static func options(_ dir: URL) -> FloodScenarioRun.Options {
-        FloodScenarioRun.Options(dem: dir.appendingPathComponent(DistrictLoader.demFileName), stormCatalog: catalog, outputDirectory: dir,
-                                 durationScale: 0.03, demCoarsening: 10)
+        FloodScenarioRun.Options(dem: dir.appendingPathComponent(DistrictLoader.demFileName), stormCatalog: catalog,
+                                 rasters: .beside(storeDirectory: dir),
+                                 durationScale: 0.03, demCoarsening: 10, resultLayers: repository.appendingPathComponent("Layers/results"))
     }
 
     @Test("a 50-a storm floods streets: depth classes, road hours above 15 cm, balance within 1 %; storage tanks reduce the spill")
@@ -73,8 +75,11 @@ struct FloodScenarioDistrictTests {
         } else {
             #expect(summary.cutOffResources == 0)
         }
+        // The summary names the raster by its API path, never by a file on the server.
         let raster = try #require(summary.maxDepthRaster)
-        let grid = try Grid.read(esriASCIIAt: raster)
+        #expect(raster == "/collections/flood_p50_waterlogging_depth/rasters/flood_p50_waterlogging_maxdepth.asc")
+        let file = try #require(ResultRasters.beside(storeDirectory: dir).file(layer: "flood_p50_waterlogging_depth", name: scenario.maxDepthRasterName))
+        let grid = try Grid.read(esriASCIIAt: file)
         #expect(grid.values.contains { $0 > 0.05 })
         // The same storm with the tanks of p50-with-storage.json (at the manholes that spilled most
         // in the full-length run), or with 8,000 m³ tanks at this run's five worst if it has none.

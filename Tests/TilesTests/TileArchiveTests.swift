@@ -108,7 +108,7 @@ struct TileArchiveTests {
 
         let pmPath = try Self.temporaryPath("city.pmtiles")
         var seen: [Int] = []
-        let summary = try await export.write(to: try TileArchiveFormat.pmtiles.writer(path: pmPath), name: "city") { done, _ in seen.append(done) }
+        let summary = try await export.write(to: try TileArchiveFormat.pmtiles.writer(path: pmPath), name: "city") { seen.append(Int($0.completed)) }
         #expect(summary.visited == total)
         #expect(summary.written >= 8)   // both blocks at every zoom: 2 tiles or more per level
         #expect(seen.last == total)

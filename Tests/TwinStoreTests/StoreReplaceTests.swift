@@ -3,8 +3,9 @@ import GeoCore
 import Testing
 import TwinStore
 
-/// `replace(layer:with:)`: a layer a run rewrites whole (a flood scenario's results) changes in
-/// one transaction, so a reader never sees it emptied and a failed write leaves the old set.
+/// `replace(layer:with:)`: a layer rewritten whole (a flood scenario's results, an import with
+/// `--mode replace`) changes in one transaction, so a reader never sees it emptied and a failed
+/// write leaves the old set; features are matched by id, so an unchanged one writes nothing.
 @Suite("Replacing a layer's features in one transaction", .dropsTestSchemas)
 struct StoreReplaceTests {
     @Test(arguments: StoreBackend.available)
@@ -43,5 +44,24 @@ struct StoreReplaceTests {
         await #expect(throws: StoreError.self) {
             try await store.replace(layer: "shelters", with: [], by: .anonymous, at: nil)
         }
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func replaceUpsertsByIDAndEndsTheRest(backend: StoreBackend) async throws {
+        let store = try await backend.makeStore()
+        try await store.insert(layer: "shelters", features: [Fixtures.shelter("s1", 114.3, 30.5, name: "a"),
+                                                             Fixtures.shelter("s2", 114.4, 30.5, name: "b")],
+                               by: Fixtures.emergency, at: Fixtures.t0)
+        let next = [Fixtures.shelter("s2", 114.4, 30.5, name: "b2"), Fixtures.shelter("s3", 114.5, 30.5, name: "c")]
+        try await store.replace(layer: "shelters", with: next, by: Fixtures.emergency, at: Fixtures.t1)
+        let page = try await store.query(layer: "shelters", FeatureQuery(), by: .admin).features
+        #expect(Fixtures.ids(page) == ["s2", "s3"])
+        #expect(page.first?.properties["name"] == "b2")
+        // Two inserts, then s2 updated, s3 inserted, s1 ended.
+        #expect(try await store.changes(since: 0, limit: 100, by: .admin).count == 5)
+        // The same set again changes nothing: s2 keeps its two versions.
+        try await store.replace(layer: "shelters", with: next, by: Fixtures.emergency, at: nil)
+        #expect(try await store.changes(since: 0, limit: 100, by: .admin).count == 5)
+        #expect(try await store.history(layer: "shelters", featureID: "s2", by: .admin).count == 2)
     }
 }

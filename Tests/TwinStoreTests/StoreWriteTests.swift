@@ -46,29 +46,6 @@ struct StoreWriteTests {
         #expect(try await store.latestChange() == 0)
     }
 
-    /// A layer replaced by a file (`citytwin import --mode replace`): upserts and deletions in
-    /// one transaction, so a failing deletion leaves every feature as it was.
-    @Test(arguments: StoreBackend.available)
-    func upsertAndDeleteIsOneTransaction(backend: StoreBackend) async throws {
-        let store = try await backend.makeStore()
-        try await store.insert(layer: "shelters", features: [Fixtures.shelter("s1", 114.3, 30.5, name: "a"),
-                                                             Fixtures.shelter("s2", 114.4, 30.5, name: "b")],
-                               by: Fixtures.emergency, at: Fixtures.t0)
-        let e = await #expect(throws: StoreError.self) {
-            try await store.upsert(layer: "shelters", features: [Fixtures.shelter("s3", 114.5, 30.5, name: "c")],
-                                   deleting: ["s1", "nowhere"], by: Fixtures.emergency, at: Fixtures.t1)
-        }
-        #expect(e?.code == .featureNotFound)
-        #expect(Fixtures.ids(try await store.query(layer: "shelters", FeatureQuery(), by: .admin).features) == ["s1", "s2"])
-        try await store.upsert(layer: "shelters", features: [Fixtures.shelter("s2", 114.4, 30.5, name: "b2"),
-                                                             Fixtures.shelter("s3", 114.5, 30.5, name: "c")],
-                               deleting: ["s1"], by: Fixtures.emergency, at: Fixtures.t1)
-        let page = try await store.query(layer: "shelters", FeatureQuery(), by: .admin).features
-        #expect(Fixtures.ids(page) == ["s2", "s3"])
-        #expect(page.first?.properties["name"] == "b2")
-        #expect(try await store.changes(since: 0, limit: 100, by: .admin).count == 5)
-    }
-
     @Test(arguments: StoreBackend.available)
     func aDuplicateIdLateInTheBatchRollsBackTheWholeBatch(backend: StoreBackend) async throws {
         let store = try await backend.makeStore()

@@ -1,6 +1,6 @@
 import Foundation
 import GeoCore
-import FloodSim
+import SWMMFormat
 
 /// Design parameters of the sample district's rainwater sewers.
 enum SewerDesign {

@@ -16,13 +16,13 @@ extension AddressGeocoder {
     ///
     /// - Parameters:
     ///   - wave: rows matched (on all cores) between two progress reports.
-    ///   - progress: called with (rows done, rows total) after every wave and at the end.
+    ///   - progress: called after every wave and at the end: stage `geocoding`, rows done of the rows.
     ///
     /// Rows are matched on all cores; the output keeps the input order.
     /// - Throws: `ImportError` `.malformed` for broken CSV (naming the line) and `.invalidValue`
     ///   when a named column is missing from the header.
     public func geocodeCSV(_ text: String, file: String, input: BatchInput,
-                           wave: Int = 8192, progress: ((Int, Int) -> Void)? = nil) throws -> (csv: String, rows: Int, matched: Int) {
+                           wave: Int = 8192, progress: ((WorkProgress) -> Void)? = nil) throws -> (csv: String, rows: Int, matched: Int) {
         var rows = CSVRows(text: text)
         var records: [[String]] = []
         do {
@@ -81,9 +81,9 @@ extension AddressGeocoder {
                 if isMatch { matched += 1 }
             }
             done += rows.count
-            if done < total { progress?(done, total) }
+            if done < total { progress?(WorkProgress(stage: "geocoding", completed: Double(done), total: Double(total), unit: "rows")) }
         }
-        progress?(total, total)
+        progress?(WorkProgress(stage: "geocoding", completed: Double(total), total: Double(total), unit: "rows"))
         return (out, total, matched)
     }
 

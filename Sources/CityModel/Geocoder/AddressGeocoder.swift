@@ -47,14 +47,14 @@ public struct AddressGeocoder: Sendable {
     }
 
     /// Builds the geocoder from standard address records.
-    /// - Throws: `GeometryError` `.invalidArgument` on a duplicate code or a dangling parent code.
+    /// - Throws: `AddressDataError` on a duplicate code or a dangling parent code.
     public init(records: [AddressRecord]) throws {
         self.records = records
         var indexOf: [String: Int32] = [:]
         indexOf.reserveCapacity(records.count)
         for (i, r) in records.enumerated() {
             if indexOf[r.code] != nil {
-                throw GeometryError(.invalidArgument, "duplicate address code \(r.code)", position: "record \(i)")
+                throw AddressDataError(record: "record \(i)", field: "address_code", "duplicate address code \(r.code)")
             }
             indexOf[r.code] = Int32(i)
         }
@@ -75,8 +75,7 @@ public struct AddressGeocoder: Sendable {
             let index = Int32(i)
             if let p = r.parentCode {
                 guard let parent = indexOf[p] else {
-                    throw GeometryError(.invalidArgument, "address \(r.code) names parent \(p), which does not exist",
-                                        position: "record \(i)")
+                    throw AddressDataError(record: "record \(i)", field: "parent_code", "address \(r.code) names parent \(p), which does not exist")
                 }
                 parents[i] = parent
                 children[Int(parent)].append(index)

@@ -105,22 +105,23 @@ public struct AddressRecord: Sendable, Hashable {
     }
 
     /// Reads a feature of the `addresses` layer.
-    /// - Throws: `GeometryError` `.invalidArgument` naming the feature and the missing or malformed field.
+    /// - Throws: `AddressDataError` naming the feature and the missing or malformed field;
+    ///   `GeometryError` when the feature has no point.
     public init(feature: Feature) throws {
         let p = feature.properties
         let id = feature.id?.description ?? "?"
         func string(_ key: String) throws -> String {
             guard let s = p[key]?.stringValue, !s.isEmpty else {
-                throw GeometryError(.invalidArgument, "address property \(key) is missing or not a string", position: "feature \(id)")
+                throw AddressDataError(record: "feature \(id)", field: key, "is missing or not a string")
             }
             return s
         }
         let levelText = try string("level")
         guard let level = AddressLevel(rawValue: levelText) else {
-            throw GeometryError(.invalidArgument, "unknown address level \(levelText)", position: "feature \(id)")
+            throw AddressDataError(record: "feature \(id)", field: "level", "unknown address level \(levelText)")
         }
         guard case .point(let point)? = feature.geometry, let position = point.position, position.isFinite else {
-            throw GeometryError(.invalidArgument, "an address needs a non-empty Point geometry", position: "feature \(id)")
+            throw GeometryError(.invalidGeometry, "an address needs a non-empty Point geometry", position: "feature \(id)")
         }
         self.init(code: try string("address_code"), parentCode: p["parent_code"]?.stringValue, level: level,
                   name: try string("name"), fullAddress: p["full_address"]?.stringValue ?? "",

@@ -61,15 +61,6 @@ struct KeyedUpsert {
         }
     }
 
-    /// The ids of every current feature of `layer`.
-    static func currentIDs(of layer: String, store: any FeatureStore, by caller: Caller) async throws -> [String] {
-        var ids: [String] = []
-        for try await f in store.stream(layer: layer, FeatureQuery(properties: [], limit: FeatureQuery.maximumLimit), by: caller) {
-            if let id = f.id?.description { ids.append(id) }
-        }
-        return ids
-    }
-
     /// A key value as text (numbers without a fraction as integers: `12` and `12.0` match).
     static func text(_ value: JSONValue) -> String? {
         switch value {

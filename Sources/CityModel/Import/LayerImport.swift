@@ -2,14 +2,6 @@ import Foundation
 import GeoCore
 import TwinStore
 
-/// How far an import has got: features read and checked so far, and the total when known.
-public struct ImportProgress: Sendable, Hashable {
-    public enum Phase: String, Sendable, Hashable { case reading, writing, done }
-    public var phase: Phase
-    public var completed: Int
-    public var total: Int?
-}
-
 /// What one import wrote.
 public struct ImportSummary: Sendable, Hashable {
     /// The layer written.
@@ -42,7 +34,7 @@ public enum LayerImport {
     /// - Returns: features in EPSG:4490 with typed, validated properties.
     public static func read(_ source: inout some FeatureSource, for layer: LayerDefinition,
                             sourceCRS: CoordinateReferenceSystem? = nil,
-                            progress: ((ImportProgress) -> Void)? = nil) throws -> (features: [Feature], crs: CoordinateReferenceSystem) {
+                            progress: ((WorkProgress) -> Void)? = nil) throws -> (features: [Feature], crs: CoordinateReferenceSystem) {
         let fileName = source.file.lastPathComponent
         let (crs, transformer) = try transformer(for: source, sourceCRS: sourceCRS)
         var features: [Feature] = []
@@ -54,7 +46,7 @@ public enum LayerImport {
             for record in chunk {
                 features.append(try check(record, layer: layer, transformer: transformer, file: fileName))
             }
-            progress?(ImportProgress(phase: .reading, completed: features.count, total: total))
+            progress?(LayerImport.progress(.reading, features.count, of: total))
         }
         return (features, crs)
     }
@@ -65,7 +57,7 @@ public enum LayerImport {
     public static func run<Source: FeatureSource>(_ source: inout Source, into layer: LayerDefinition, store: any FeatureStore,
                                                   by caller: Caller = .admin, sourceCRS: CoordinateReferenceSystem? = nil,
                                                   mode: ImportMode = .append,
-                                                  progress: ((ImportProgress) -> Void)? = nil) async throws -> ImportSummary {
+                                                  progress: ((WorkProgress) -> Void)? = nil) async throws -> ImportSummary {
         switch mode {
         case .append:
             return try await add(&source, into: layer, store: store, by: caller, sourceCRS: sourceCRS, progress: progress)
@@ -81,26 +73,32 @@ public enum LayerImport {
             let checked = try read(&source, for: layer, sourceCRS: sourceCRS, progress: progress)
             var features = checked.features
             let crs = checked.crs
-            progress?(ImportProgress(phase: .writing, completed: features.count, total: features.count))
+            progress?(LayerImport.progress(.writing, features.count, of: features.count))
             let fileName = source.file.lastPathComponent
             if case .upsert(let key) = mode {
                 features = try await KeyedUpsert(key: key, layer: layer, file: fileName).identified(features, store: store, by: caller)
                 try await store.upsert(layer: layer.id, features: features, by: caller, at: nil)
             } else {
-                let kept = Set(features.compactMap { $0.id?.description })
-                let ended = try await KeyedUpsert.currentIDs(of: layer.id, store: store, by: caller).filter { !kept.contains($0) }
-                try await store.upsert(layer: layer.id, features: features, deleting: ended, by: caller, at: nil)
+                try await store.replace(layer: layer.id, with: features, by: caller, at: nil)
             }
-            progress?(ImportProgress(phase: .done, completed: features.count, total: features.count))
+            progress?(LayerImport.progress(.done, features.count, of: features.count))
             return ImportSummary(layer: layer.id, count: features.count, sourceCRS: crs, extent: extent(of: features))
         }
+    }
+
+    /// The stages of an import, as its progress reports (`WorkProgress`) name them.
+    public enum Stage: String, Sendable { case reading, writing, done }
+
+    /// A progress report of an import: `completed` of `total` features (nil: not known yet) in `stage`.
+    static func progress(_ stage: Stage, _ completed: Int, of total: Int?) -> WorkProgress {
+        WorkProgress(stage: stage.rawValue, completed: Double(completed), total: total.map(Double.init), unit: "features")
     }
 
     /// Inserts every feature of `source` (`ImportMode.append`): an id the layer holds is an
     /// error naming it and the modes that would take it.
     private static func add<Source: FeatureSource>(_ source: inout Source, into layer: LayerDefinition, store: any FeatureStore,
                                                    by caller: Caller, sourceCRS: CoordinateReferenceSystem?,
-                                                   progress: ((ImportProgress) -> Void)?) async throws -> ImportSummary {
+                                                   progress: ((WorkProgress) -> Void)?) async throws -> ImportSummary {
         let fileName = source.file.lastPathComponent
         func held(_ e: StoreError) -> any Error {
             guard e.code == .duplicateFeature else { return e }
@@ -118,17 +116,17 @@ public enum LayerImport {
                 let located = reading.located(e)
                 throw (located as? StoreError).map(held) ?? located
             }
-            progress?(ImportProgress(phase: .done, completed: count, total: count))
+            progress?(LayerImport.progress(.done, count, of: count))
             return ImportSummary(layer: layer.id, count: count, sourceCRS: reading.crs, extent: reading.extent)
         }
         let (features, crs) = try read(&source, for: layer, sourceCRS: sourceCRS, progress: progress)
-        progress?(ImportProgress(phase: .writing, completed: features.count, total: features.count))
+        progress?(LayerImport.progress(.writing, features.count, of: features.count))
         do {
             try await store.insert(layer: layer.id, features: features, by: caller, at: nil)
         } catch let e as StoreError {
             throw held(e)
         }
-        progress?(ImportProgress(phase: .done, completed: features.count, total: features.count))
+        progress?(LayerImport.progress(.done, features.count, of: features.count))
         return ImportSummary(layer: layer.id, count: features.count, sourceCRS: crs, extent: extent(of: features))
     }
 
@@ -239,7 +237,7 @@ final class ChunkedReading<Source: FeatureSource>: @unchecked Sendable {
     private let transformer: CoordinateTransformer
     private let layer: LayerDefinition
     private let fileName: String
-    private let progress: ((ImportProgress) -> Void)?
+    private let progress: ((WorkProgress) -> Void)?
     private(set) var extent: Envelope?
     private var completed = 0
     /// The chunks read last (oldest first), with each feature's place in the file: the store
@@ -249,7 +247,7 @@ final class ChunkedReading<Source: FeatureSource>: @unchecked Sendable {
     private var recent: [(features: [Feature], locations: [String])] = []
     private let recentChunks = 4
 
-    init(_ source: Source, layer: LayerDefinition, sourceCRS: CoordinateReferenceSystem?, progress: ((ImportProgress) -> Void)?) throws {
+    init(_ source: Source, layer: LayerDefinition, sourceCRS: CoordinateReferenceSystem?, progress: ((WorkProgress) -> Void)?) throws {
         (crs, transformer) = try LayerImport.transformer(for: source, sourceCRS: sourceCRS)
         self.source = source
         self.layer = layer
@@ -288,7 +286,7 @@ final class ChunkedReading<Source: FeatureSource>: @unchecked Sendable {
         if recent.count == recentChunks { recent.removeFirst() }
         recent.append((features, locations))
         completed += features.count
-        progress?(ImportProgress(phase: .reading, completed: completed, total: source.expectedCount))
+        progress?(LayerImport.progress(.reading, completed, of: source.expectedCount))
         return features
     }
 

@@ -52,10 +52,10 @@ public struct NetworkImport: Sendable {
 
     /// Checks every layer, then inserts each non-empty one in its own transaction.
     public func run(catalog: LayerCatalog, store: any FeatureStore, by caller: Caller = .admin,
-                    progress: ((ImportProgress) -> Void)? = nil) async throws -> [ImportSummary] {
+                    progress: ((WorkProgress) -> Void)? = nil) async throws -> [ImportSummary] {
         let checked = try checked(catalog: catalog)
         let total = checked.reduce(0) { $0 + $1.features.count }
-        progress?(ImportProgress(phase: .reading, completed: total, total: total))
+        progress?(LayerImport.progress(.reading, total, of: total))
         var written = 0
         var summaries: [ImportSummary] = []
         for (definition, features) in checked {
@@ -63,7 +63,7 @@ public struct NetworkImport: Sendable {
                 try await store.insert(layer: definition.id, features: features, by: caller, at: nil)
             }
             written += features.count
-            progress?(ImportProgress(phase: .writing, completed: written, total: total))
+            progress?(LayerImport.progress(.writing, written, of: total))
             summaries.append(ImportSummary(layer: definition.id, count: features.count, sourceCRS: crs,
                                            extent: LayerImport.extent(of: features)))
         }

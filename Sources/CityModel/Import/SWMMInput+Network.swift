@@ -1,6 +1,6 @@
-import FloodSim
 import Foundation
 import GeoCore
+import SWMMFormat
 
 extension SWMMInput {
     /// The model's drainage layers, in `crs` (or in local metres placed with (0, 0) at `origin`,

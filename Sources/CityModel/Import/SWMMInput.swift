@@ -1,6 +1,6 @@
-import FloodSim
 import Foundation
 import GeoCore
+import SWMMFormat
 
 /// An EPA SWMM 5 input file (`.inp`) read as a drainage network for the CIM layers:
 /// `[JUNCTIONS]` → drainage_manholes, `[OUTFALLS]` → drainage_outfalls, `[STORAGE]` →
@@ -8,7 +8,7 @@ import GeoCore
 /// drainage_pumps, `[SUBCATCHMENTS]` + `[POLYGONS]` → subcatchments, with node
 /// positions from `[COORDINATES]`.
 ///
-/// The file is read by FloodSim's `SWMMModel`, the one `.inp` reader (tokens as SWMM's own
+/// The file is read by SWMMFormat's `SWMMModel`, the one `.inp` reader (tokens as SWMM's own
 /// reader splits them: quoted names, CRLF line ends), so whatever the simulator accepts imports
 /// the same way. US-unit models (`FLOW_UNITS` CFS, GPM, MGD; CFS when not given) are converted
 /// to metres and hectares. Coordinates are in a projected CRS (default EPSG:4547), or in local

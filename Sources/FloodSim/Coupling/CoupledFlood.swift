@@ -151,8 +151,8 @@ public final class CoupledFlood {
 
     /// Runs the whole duration.
     /// - Parameter progress: called after every coupling interval in which at least 0.5 % of the
-    ///   duration passed, and at the end.
-    public func run(progress: ((CoupledFloodProgress) -> Void)? = nil) -> CoupledFloodResult {
+    ///   duration passed, and at the end: stage `simulating`, simulated seconds of the duration.
+    public func run(progress: ((WorkProgress) -> Void)? = nil) -> CoupledFloodResult {
         run(checkingCancellation: {}, progress: progress)
     }
 
@@ -165,12 +165,12 @@ public final class CoupledFlood {
     ///   - progress: as for `run(progress:)`.
     /// - Throws: `CancellationError` when `isCancelled` returned true; nothing of the run is kept.
     public func run(isCancelled: @escaping @Sendable () -> Bool,
-                    progress: ((CoupledFloodProgress) -> Void)? = nil) throws -> CoupledFloodResult {
+                    progress: ((WorkProgress) -> Void)? = nil) throws -> CoupledFloodResult {
         try run(checkingCancellation: { if isCancelled() { throw CancellationError() } }, progress: progress)
     }
 
     private func run(checkingCancellation check: () throws -> Void,
-                     progress: ((CoupledFloodProgress) -> Void)?) rethrows -> CoupledFloodResult {
+                     progress: ((WorkProgress) -> Void)?) rethrows -> CoupledFloodResult {
         try check()
         // Runoff first: it does not depend on the network (no backwater into inlets, as in SWMM).
         var runoffInflow: [(node: Int, series: TimeSeries)] = []
@@ -286,7 +286,7 @@ public final class CoupledFlood {
                 nextSample = t + settings.statisticsInterval
             }
             if let progress, t - lastReport >= duration / 200 || t >= duration - 1e-9 {
-                progress(CoupledFloodProgress(time: t, duration: duration, surfaceSteps: surface.steps))
+                progress(WorkProgress(stage: "simulating", completed: t, total: duration, unit: "s"))
                 lastReport = t
             }
         }

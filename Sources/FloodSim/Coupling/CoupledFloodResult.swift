@@ -94,14 +94,3 @@ public struct CoupledFloodResult: Sendable {
     public var intervals: Int
 }
 
-/// Where a coupled run has got to, for progress callbacks.
-public struct CoupledFloodProgress: Sendable {
-    /// Simulated seconds reached.
-    public var time: Double
-    /// Simulated seconds of the whole run.
-    public var duration: Double
-    /// Surface steps taken so far.
-    public var surfaceSteps: Int
-    /// Fraction done, 0…1.
-    public var fraction: Double { duration > 0 ? Swift.min(1, time / duration) : 1 }
-}

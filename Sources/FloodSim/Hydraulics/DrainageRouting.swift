@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 
 /// The 1D drainage hydraulics engine: routes flows through a `HydraulicNetwork` step by step,
 /// SWMM 5.2 compatible (dynamic wave or kinematic wave), in SI units.
@@ -149,18 +150,19 @@ public final class DrainageRouting {
     }
 
     /// Routes to the end of `options.duration` and returns the statistics and continuity.
-    /// - Parameter progress: called about every 1 % of the duration and at the end.
-    public func run(progress: ((RoutingProgress) -> Void)? = nil) -> RoutingResults {
+    /// - Parameter progress: called about every 1 % of the duration and at the end: stage
+    ///   `routing`, simulated seconds of the duration.
+    public func run(progress: ((WorkProgress) -> Void)? = nil) -> RoutingResults {
         let duration = state.options.duration
         var nextReport = 0.0
         while time < duration - 1e-9 {
             if step(until: duration) == 0 { break }
             if let progress, time >= nextReport {
-                progress(RoutingProgress(time: time, duration: duration))
+                progress(WorkProgress(stage: "routing", completed: time, total: duration, unit: "s"))
                 nextReport = time + duration / 100
             }
         }
-        progress?(RoutingProgress(time: time, duration: duration))
+        progress?(WorkProgress(stage: "routing", completed: time, total: duration, unit: "s"))
         return results()
     }
 

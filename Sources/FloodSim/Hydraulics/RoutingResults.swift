@@ -112,12 +112,3 @@ public struct RoutingResults: Sendable, Hashable {
     public var totalFloodVolume: Double { nodes.reduce(0) { $0 + $1.floodVolume } }
 }
 
-/// Progress of a routing run, passed to the caller's callback.
-public struct RoutingProgress: Sendable, Hashable {
-    /// Simulated time reached, seconds.
-    public var time: Double
-    /// Total duration, seconds.
-    public var duration: Double
-    /// Fraction done, 0–1.
-    public var fraction: Double { duration > 0 ? min(1, time / duration) : 1 }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import SWMMFormat
 
 /// The Chicago (Keifer–Chu 1957) design hyetograph of a storm-intensity formula
 /// (`shared/reference/flood.md` §2.3): any window of length D around the peak holds exactly the

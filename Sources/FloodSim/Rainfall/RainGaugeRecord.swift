@@ -1,4 +1,5 @@
 import Foundation
+import SWMMFormat
 
 /// An observed rain-gauge record read from CSV, as a `Hyetograph`.
 ///

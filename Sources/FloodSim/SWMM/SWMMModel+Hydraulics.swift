@@ -1,4 +1,5 @@
 import Foundation
+import SWMMFormat
 
 extension SWMMModel {
     /// The model's drainage network in SI units for the hydraulic engine (`HydraulicNetwork`):

@@ -1,4 +1,5 @@
 import Foundation
+import SWMMFormat
 
 extension SWMMModel {
     /// A gage's rainfall as a hyetograph in mm/h over seconds from the simulation start (each

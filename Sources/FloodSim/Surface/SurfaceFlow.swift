@@ -155,8 +155,9 @@ public final class SurfaceFlow {
     }
 
     /// Steps until `endTime` seconds (the last step is shortened to land on it) and returns the result.
-    /// - Parameter progress: called every `settings.progressInterval` steps and at the end.
-    public func run(until endTime: Double, progress: ((SurfaceFlowProgress) -> Void)? = nil) -> SurfaceFlowResult {
+    /// - Parameter progress: called every `settings.progressInterval` steps and at the end: stage
+    ///   `surface flow`, simulated seconds of `endTime`.
+    public func run(until endTime: Double, progress: ((WorkProgress) -> Void)? = nil) -> SurfaceFlowResult {
         while time < endTime - 1e-9 {
             step(maxTimeStep: endTime - time)
             if let progress, steps % Swift.max(1, settings.progressInterval) == 0 {
@@ -167,9 +168,8 @@ public final class SurfaceFlow {
         return result()
     }
 
-    private func progressReport(endTime: Double) -> SurfaceFlowProgress {
-        SurfaceFlowProgress(time: time, endTime: endTime, steps: steps, timeStep: lastTimeStep,
-                            relativeVolumeError: volumeBalance.relativeError)
+    private func progressReport(endTime: Double) -> WorkProgress {
+        WorkProgress(stage: "surface flow", completed: time, total: endTime, unit: "s")
     }
 
     // MARK: Point sources (1D–2D coupling)

@@ -16,16 +16,3 @@ public struct SurfaceFlowResult: Sendable {
     public var volumeBalance: SurfaceVolumeBalance
 }
 
-/// Where a surface run has got to, passed to progress callbacks.
-public struct SurfaceFlowProgress: Sendable {
-    /// Simulated time in seconds.
-    public var time: Double
-    /// Time the run ends, in seconds.
-    public var endTime: Double
-    /// Steps taken so far.
-    public var steps: Int
-    /// The last time step in seconds.
-    public var timeStep: Double
-    /// Continuity error so far, as a fraction of the water that entered.
-    public var relativeVolumeError: Double
-}

@@ -1,6 +1,7 @@
-import Foundation
 import FloodSim
+import Foundation
 import GeoCore
+import SWMMFormat
 
 /// The district's rainwater network as an EPA SWMM 5 model (SI: `FLOW_UNITS CMS`, metres,
 /// hectares, mm/h), built from the store's drainage layers and a scenario: the same model feeds the

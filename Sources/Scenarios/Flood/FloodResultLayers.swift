@@ -4,7 +4,8 @@ import GeoCore
 import TwinStore
 
 /// The result layers of a flood scenario run, named `flood_<scenario>_…` (公共专题, owner
-/// 水务和湖泊局 as the drainage layers, shared with every department):
+/// 水务和湖泊局 as the drainage layers, shared with every department), defined by the templates
+/// `Layers/results/flood_scenario_<suffix>.json`:
 ///
 /// - `_depth`: polygons of the maximum depth by class (0.05–0.15, 0.15–0.3, 0.3–0.5, 0.5–1, > 1 m),
 ///   cell unions dissolved with GEOS and simplified by half a cell;
@@ -162,48 +163,49 @@ struct FloodResultLayers {
 
     /// Creates (or updates the definitions of) the four layers and replaces their features, each
     /// layer in one transaction (`FeatureStore.replace`): a reader sees a previous run's result
-    /// or this one, never an emptied layer. Returns the layer ids.
-    func write(to store: any FeatureStore, by caller: Caller) async throws -> [String] {
+    /// or this one, never an emptied layer. The definitions come from the templates in
+    /// `templates` (`Layers/results/flood_scenario_<suffix>.json`, `definitions(from:)`).
+    /// Returns the layer ids.
+    func write(to store: any FeatureStore, by caller: Caller, templates: URL) async throws -> [String] {
         var copy = self
         try await copy.attachAddresses(from: store, by: caller)
-        let sets: [(suffix: String, zh: String, en: String, geometry: String, props: [(String, String, String)], features: [Feature])] = [
-            ("depth", "最大积水深度分级", "Maximum flood depth classes", "MultiPolygon",
-             [("depth_class", "string", "积水深度分级"), ("min_depth_m", "number", "下限 m"), ("max_depth_m", "number", "上限 m"), ("area_m2", "number", "面积 m²")],
-             copy.depth.map { var f = $0; f.geometry = f.geometry.map(Self.multi); return f }),
-            ("roads", "道路积水", "Road flooding", "LineString",
-             [("road_id", "string", "道路编号"), ("name", "string", "道路名称"), ("class", "string", "道路等级"),
-              ("max_depth_m", "number", "最大积水深度 m"), ("hours_above_15cm", "number", "积水超过15cm时长 h"), ("flooded", "boolean", "超过15cm")],
-             copy.roads),
-            ("buildings", "首层进水建筑", "Buildings with flooded ground floors", "Polygon",
-             [("building_id", "string", "建筑编号"), ("name", "string", "建筑名称"), ("use", "string", "用途"),
-              ("address_code", "string", "地址编码"), ("address", "string", "标准地址"), ("ground_elevation_m", "number", "地面高程 m"),
-              ("water_level_m", "number", "最高水位 m"), ("water_above_floor_m", "number", "首层进水深度 m"), ("max_depth_m", "number", "最大积水深度 m")],
-             copy.buildings),
-            ("cutoff", "受阻应急资源与道路", "Cut-off emergency resources and roads", "Geometry",
-             [("kind", "string", "resource 或 road"), ("resource_layer", "string", "资源图层"), ("resource_id", "string", "资源编号"),
-              ("name", "string", "名称"), ("access_road_id", "string", "通行道路编号"), ("access_road", "string", "通行道路"),
-              ("road_max_depth_m", "number", "道路最大积水深度 m"), ("hours_above_15cm", "number", "积水超过15cm时长 h")],
-             copy.cutoff),
+        let definitions = try definitions(from: templates)
+        let features: [String: [Feature]] = [
+            "depth": copy.depth.map { var f = $0; f.geometry = f.geometry.map(Self.multi); return f },
+            "roads": copy.roads, "buildings": copy.buildings, "cutoff": copy.cutoff,
         ]
         var ids: [String] = []
-        for set in sets {
-            let id = "\(stem)_\(set.suffix)"
-            var properties: [String: JSONValue] = [:]
-            for (name, type, t) in set.props { properties[name] = ["type": .array([.string(type), "null"]), "title": .string(t)] }
-            let json: JSONValue = [
-                "id": .string(id), "title": ["zh": .string("\(title)：\(set.zh)"), "en": .string("\(stem): \(set.en)")],
-                "category": .string(CIMCategory.publicThemes.rawValue), "owner": .string(Self.owner), "format": "vector",
-                "updateFrequency": "per scenario run",
-                "sharing": ["type": "shared", "method": "api", "requirements": "无条件共享：内涝情景模拟结果（设计暴雨，非实况）。"],
-                "negativeList": false, "geometryType": .string(set.geometry), "storageCRS": "EPSG:4490",
-                "schema": ["$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": .object(properties)],
-                "sensitive": [], "style": ["color": "#1677ff"],
-            ]
-            try await store.createLayer(try LayerDefinition(json: json))
-            try await store.replace(layer: id, with: set.features, by: caller, at: nil)
-            ids.append(id)
+        for (suffix, definition) in zip(Self.suffixes, definitions) {
+            try await store.createLayer(definition)
+            try await store.replace(layer: definition.id, with: features[suffix] ?? [], by: caller, at: nil)
+            ids.append(definition.id)
         }
         return ids
+    }
+
+    /// The four layer definitions of this run, in `suffixes` order: each template
+    /// `flood_scenario_<suffix>.json` of `templates` (a layer definition like every file of
+    /// `Layers/`) with the run's id `<stem>_<suffix>` and the scenario's title before its own.
+    /// - Throws: `ScenarioError` `.invalidDistrict` (no input field: the server's files are at
+    ///   fault, not the caller's input) naming a template that is missing, unreadable or owned by
+    ///   another department than `owner` (whose editors the process lets run it).
+    func definitions(from templates: URL) throws -> [LayerDefinition] {
+        try Self.suffixes.map { suffix in
+            let name = "flood_scenario_\(suffix).json"
+            let url = templates.appendingPathComponent(name)
+            var definition: LayerDefinition
+            do {
+                definition = try LayerDefinition(json: try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: url)))
+            } catch {
+                throw ScenarioError(.invalidDistrict, "cannot read the result layer template \(url.path): \(error)")
+            }
+            guard definition.owner == Self.owner else {
+                throw ScenarioError(.invalidDistrict, "\(name): a flood result layer is owned by \(Self.owner), not \(definition.owner)")
+            }
+            definition.id = "\(stem)_\(suffix)"
+            definition.title = LayerTitle(zh: "\(title)：\(definition.title.zh)", en: "\(stem): \(definition.title.en)")
+            return definition
+        }
     }
 
     static func multi(_ g: Geometry) -> Geometry {

@@ -1,6 +1,7 @@
-import Foundation
 import FloodSim
+import Foundation
 import GeoCore
+import SWMMFormat
 
 /// A district flood scenario (a file in `Models/scenarios/`): a Chicago design storm from a
 /// storm-intensity formula, the river stage at the outfalls, and upgrades to the drainage network
@@ -192,5 +193,7 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
 
     /// The id part of result layer names: lower case, `-` → `_`.
     public var layerStem: String { "flood_" + id.replacingOccurrences(of: "-", with: "_") }
+    /// The file name of the run's maximum-depth raster (`ResultRasters`, beside `<layerStem>_depth`).
+    public var maxDepthRasterName: String { layerStem + "_maxdepth.asc" }
 }
 

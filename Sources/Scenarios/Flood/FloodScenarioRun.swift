@@ -1,6 +1,7 @@
-import Foundation
 import FloodSim
+import Foundation
 import GeoCore
+import SWMMFormat
 import TwinStore
 
 /// Runs a `FloodScenario` on the district in a store: reads the drainage, hydrology, land-use,
@@ -14,8 +15,9 @@ public enum FloodScenarioRun {
         public var dem: URL
         /// `Models/storm-intensity.json`.
         public var stormCatalog: URL
-        /// Where the maximum-depth raster is written (`<layer stem>_maxdepth.asc`); nil to skip it.
-        public var outputDirectory: URL?
+        /// Where the maximum-depth raster is written (`<layer stem>_maxdepth.asc`, beside the
+        /// `<layer stem>_depth` layer); nil to skip it.
+        public var rasters: ResultRasters?
         /// Scales the storm duration (and so the run) for quick runs; 1 is the scenario as written.
         public var durationScale: Double
         /// Coarsens the DEM by this block factor (1 = the DEM's 10 m cells) for quick runs.
@@ -24,18 +26,15 @@ public enum FloodScenarioRun {
         public var threads: Int
         /// Write the result layers to the store (false: compute only).
         public var writeLayers: Bool
+        /// The result layers' definition templates (`Layers/results`, `FloodResultLayers.definitions(from:)`).
+        public var resultLayers: URL
 
-        public init(dem: URL, stormCatalog: URL, outputDirectory: URL? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
-                    threads: Int = 2, writeLayers: Bool = true) {
-            self.dem = dem; self.stormCatalog = stormCatalog; self.outputDirectory = outputDirectory
+        public init(dem: URL, stormCatalog: URL, rasters: ResultRasters? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
+                    threads: Int = 2, writeLayers: Bool = true, resultLayers: URL = URL(fileURLWithPath: "Layers/results")) {
+            self.dem = dem; self.stormCatalog = stormCatalog; self.rasters = rasters
             self.durationScale = durationScale; self.demCoarsening = demCoarsening; self.threads = threads; self.writeLayers = writeLayers
+            self.resultLayers = resultLayers
         }
-    }
-
-    /// Where a run is: a phase and the fraction (0…1) of the whole run done.
-    public struct Progress: Sendable {
-        public var phase: String
-        public var fraction: Double
     }
 
     /// Builds the district's SWMM model for `scenario` (for `.inp` export: `SWMMModel.inpText()`).
@@ -54,12 +53,12 @@ public enum FloodScenarioRun {
     ///   `HydraulicsError` for a network the engine refuses; `StoreError` from the store;
     ///   `CancellationError` when the task was cancelled.
     public static func run(_ scenario: FloodScenario, store: any FeatureStore, caller: Caller, options: Options,
-                           progress: ((Progress) -> Void)? = nil) async throws -> FloodScenarioSummary {
+                           progress: ((WorkProgress) -> Void)? = nil) async throws -> FloodScenarioSummary {
         let clock = ContinuousClock.now
         guard options.durationScale > 0, options.durationScale <= 1 else {
             throw ScenarioError(.invalidScenario, "duration scale must be in (0, 1], got \(options.durationScale)", field: "durationScale")
         }
-        progress?(Progress(phase: "reading layers", fraction: 0))
+        progress?(.stage("reading layers", fraction: 0))
         let layers = try await FloodDistrictLayers.read(from: store, by: caller)
         let (formula, verified) = try scenario.formula(catalog: options.stormCatalog)
         let storm = scenario.storm(formula: formula, durationScale: options.durationScale)
@@ -77,7 +76,7 @@ public enum FloodScenarioRun {
         case .series(let t, let s)?: stage = try SurfaceTimeSeries(times: t.map { $0 * 60 }, values: s)
         case nil: stage = nil
         }
-        progress?(Progress(phase: "preparing the surface", fraction: 0.02))
+        progress?(.stage("preparing the surface", fraction: 0.02))
         let surface = try DistrictSurface.build(dem: dem, factor: options.demCoarsening, layers: layers, stage: stage)
         let links = surface.links(for: model, network: network)
         // The rim of a linked manhole is the ground of its cell, so the engine floods exactly
@@ -95,23 +94,23 @@ public enum FloodScenarioRun {
         // A cancelled task (a dismissed `flood-scenario` job) stops the simulation within one
         // coupling interval and writes nothing.
         let result = try coupled.run(isCancelled: { Task.isCancelled }) { p in
-            progress?(Progress(phase: "simulating", fraction: 0.05 + 0.85 * p.fraction))
+            // The simulation is 5–90 % of the run; its report keeps its simulated seconds.
+            progress?(p.within(0.05...0.9))
         }
         try Task.checkCancellation()
-        progress?(Progress(phase: "writing results", fraction: 0.9))
+        progress?(.stage("writing results", fraction: 0.9))
         var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain)
         try await results.markCutOff(store: store, by: caller)
         var written: [String] = []
         if options.writeLayers {
-            written = try await results.write(to: store, by: caller)
+            written = try await results.write(to: store, by: caller, templates: options.resultLayers)
         }
-        var raster: URL?
-        if let dir = options.outputDirectory {
-            let url = dir.appendingPathComponent(scenario.layerStem + "_maxdepth.asc")
-            try result.surface.maxDepth.write(esriASCIITo: url, precision: 3)
-            raster = url
+        var raster: String?
+        if let rasters = options.rasters {
+            raster = try rasters.write(result.surface.maxDepth, layer: scenario.layerStem + "_depth",
+                                       name: scenario.maxDepthRasterName, precision: 3)
         }
-        progress?(Progress(phase: "done", fraction: 1))
+        progress?(.stage("done", fraction: 1))
         let elapsed = ContinuousClock.now - clock
         let cellArea = surface.domain.cellSize * surface.domain.cellSize
         return FloodScenarioSummary(
@@ -143,8 +142,10 @@ public struct FloodScenarioSummary: Sendable, Encodable {
     public var scenario: String
     /// Ids of the result layers written.
     public var layers: [String]
-    /// The maximum-depth raster written (ESRI ASCII, EPSG:4547), if any.
-    public var maxDepthRaster: URL?
+    /// The maximum-depth raster written (ESRI ASCII, EPSG:4547, m), if any: its path relative to
+    /// the API's root (`/collections/<stem>_depth/rasters/<stem>_maxdepth.asc`, `ResultRasters`),
+    /// served under the depth layer's access rules; never a file path on the server.
+    public var maxDepthRaster: String?
     /// Whether the storm formula is verified (flood.md §2.2 marks Wuhan's as unverified).
     public var formulaVerified: Bool
     /// Storm depth, mm.

@@ -1,6 +1,5 @@
 import Foundation
 import GeoCore
-import Scenarios
 import TwinStore
 
 /// `features-in-area`: how many of a layer's features the caller may see lie in an area, which
@@ -66,7 +65,7 @@ public struct FeaturesInArea: OGCProcess {
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        ProcessLayers(reads: EmergencyProcessInputs.unwrap(inputs["layer"])?.stringValue.map { [$0] } ?? [])
+        ProcessLayers(reads: ProcessInputs.unwrap(inputs["layer"])?.stringValue.map { [$0] } ?? [])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -99,7 +98,7 @@ public struct FeaturesInArea: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
-        guard let layer = EmergencyProcessInputs.unwrap(inputs["layer"])?.stringValue, !layer.isEmpty else {
+        guard let layer = ProcessInputs.unwrap(inputs["layer"])?.stringValue, !layer.isEmpty else {
             throw ProcessInputError("layer", "must be a collection id (a string)")
         }
         guard let definition = try await store.layerDefinition(layer, for: caller) else {
@@ -109,13 +108,13 @@ public struct FeaturesInArea: OGCProcess {
             throw ProcessInputError("layer", "collection '\(layer)' has no geometry")
         }
         var repair = false
-        if let value = EmergencyProcessInputs.unwrap(inputs["repair"]), !value.isNull {
+        if let value = ProcessInputs.unwrap(inputs["repair"]), !value.isNull {
             guard case .bool(let b) = value else { throw ProcessInputError("repair", "must be true or false") }
             repair = b
         }
-        let area = try Self.area(EmergencyProcessInputs.unwrap(inputs["area"]), repair: repair)
+        let area = try Self.area(ProcessInputs.unwrap(inputs["area"]), repair: repair)
         var properties = [String]()
-        if let value = EmergencyProcessInputs.unwrap(inputs["properties"]), !value.isNull {
+        if let value = ProcessInputs.unwrap(inputs["properties"]), !value.isNull {
             guard let list = value.arrayValue else { throw ProcessInputError("properties", "must be an array of property names") }
             for (i, item) in list.enumerated() {
                 guard let name = item.stringValue else {
@@ -130,7 +129,7 @@ public struct FeaturesInArea: OGCProcess {
             }
         }
         var relation = SpatialPredicate.intersects
-        if let value = EmergencyProcessInputs.unwrap(inputs["relation"]), !value.isNull {
+        if let value = ProcessInputs.unwrap(inputs["relation"]), !value.isNull {
             switch value.stringValue {
             case "intersects": relation = .intersects
             case "within": relation = .within

@@ -9,7 +9,9 @@ import TwinStore
 /// Inputs: `scenario` — a scenario document (the JSON of `Models/scenarios/*.json`) or the name
 /// of a file there (`p50-waterlogging`); optional `durationScale` (0–1], `demCoarsening` (≥ 1)
 /// and `dem` (a DEM path on the server; required when the store is PostGIS, otherwise
-/// `dem.asc` in the SpatiaLite store's directory). Outputs: `layers` (ids) and `summary`.
+/// `dem.asc` in the SpatiaLite store's directory). Outputs: `layers` (ids) and `summary`, whose
+/// `maxDepthRaster` is the API path of the maximum-depth grid (`ResultRasters`) when the process
+/// has a raster directory.
 public struct FloodScenarioProcess: OGCProcess {
     public let id = "flood-scenario"
     public let version = "1.0.0"
@@ -21,14 +23,18 @@ public struct FloodScenarioProcess: OGCProcess {
     public let scenariosDirectory: URL
     /// `Models/storm-intensity.json`.
     public let stormCatalog: URL
-    /// Directory of the SpatiaLite store (holds `dem.asc`; the max-depth raster is written there), or nil for PostGIS.
+    /// Directory of the SpatiaLite store (holds `dem.asc`), or nil for PostGIS.
     public let storeDirectory: URL?
+    /// Where the maximum-depth raster is written, for the server to serve; nil writes none.
+    public let rasters: ResultRasters?
 
     public init(scenariosDirectory: URL = URL(fileURLWithPath: "Models/scenarios"),
-                stormCatalog: URL = URL(fileURLWithPath: "Models/storm-intensity.json"), storeDirectory: URL? = nil) {
+                stormCatalog: URL = URL(fileURLWithPath: "Models/storm-intensity.json"), storeDirectory: URL? = nil,
+                rasters: ResultRasters? = nil) {
         self.scenariosDirectory = scenariosDirectory
         self.stormCatalog = stormCatalog
         self.storeDirectory = storeDirectory
+        self.rasters = rasters
     }
 
     public var inputs: [String: ProcessParameter] {
@@ -47,7 +53,7 @@ public struct FloodScenarioProcess: OGCProcess {
     public var outputs: [String: ProcessParameter] {
         [
             "layers": ProcessParameter(title: "Result layers", description: "Ids of the layers written.", schema: ["type": "array", "items": ["type": "string"]]),
-            "summary": ProcessParameter(title: "Summary", description: "Flooded road km, buildings, cut-off resources, volumes and the mass-balance error.",
+            "summary": ProcessParameter(title: "Summary", description: "Flooded road km, buildings, cut-off resources, volumes and the mass-balance error; maxDepthRaster is the path (from the API root) of the maximum-depth grid, served under the depth layer's access rules.",
                                         schema: ["type": "object"]),
         ]
     }
@@ -75,11 +81,11 @@ public struct FloodScenarioProcess: OGCProcess {
                         progress: JobProgress) async throws -> JSONValue {
         let request = try request(inputs)
         try await progress.report(0)
-        let latest = LatestFraction()
+        let latest = LatestProgress()
         let runTask = Task {
             defer { latest.finish() }
             return try await FloodScenarioRun.run(request.scenario, store: store, caller: caller, options: request.options) { p in
-                latest.set(p.fraction)
+                latest.set(p)
             }
         }
         // Report progress while the run goes on; a dismissed job (the report throws) or a cancelled
@@ -87,7 +93,9 @@ public struct FloodScenarioProcess: OGCProcess {
         try await withTaskCancellationHandler {
             while !latest.isFinished {
                 try? await Task.sleep(for: .milliseconds(500))
-                do { try await progress.report(min(99, 100 * latest.get())) } catch {
+                var report = latest.get()
+                report.fraction = min(0.99, report.fraction ?? 0)
+                do { try await progress.report(report) } catch {
                     runTask.cancel()
                     throw error
                 }
@@ -96,7 +104,9 @@ public struct FloodScenarioProcess: OGCProcess {
             runTask.cancel()
         }
         let summary: FloodScenarioSummary
-        do { summary = try await runTask.value } catch let e as ScenarioError {
+        do { summary = try await runTask.value } catch let e as ScenarioError where e.field != nil {
+            // A field names the caller's input; an error without one (the server's result layer
+            // templates) is the analysis failing, not the input.
             throw ProcessInputError(e.field == "dem" ? "dem" : "scenario", e.message)
         }
         let data = try JSONEncoder().encode(summary)
@@ -107,7 +117,7 @@ public struct FloodScenarioProcess: OGCProcess {
     /// The `scenario` input: a document, or the name of a file in `scenariosDirectory`.
     func scenario(_ inputs: [String: JSONValue]) throws -> FloodScenario {
         let scenario: FloodScenario
-        switch EmergencyProcessInputs.unwrap(inputs["scenario"]) {
+        switch ProcessInputs.unwrap(inputs["scenario"]) {
         case .string(let name)?:
             guard name.range(of: "^[A-Za-z0-9_-]+(\\.json)?$", options: .regularExpression) != nil else {
                 throw ProcessInputError("scenario", "a scenario name is a file name in Models/scenarios (letters, digits, - and _)")
@@ -134,17 +144,17 @@ public struct FloodScenarioProcess: OGCProcess {
     func request(_ inputs: [String: JSONValue]) throws -> Request {
         let scenario = try scenario(inputs)
         var scale = 1.0
-        if let v = EmergencyProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
+        if let v = ProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
             guard let d = v.doubleValue, d > 0, d <= 1 else { throw ProcessInputError("durationScale", "must be a number in (0, 1]") }
             scale = d
         }
         var coarsening = 1
-        if let v = EmergencyProcessInputs.unwrap(inputs["demCoarsening"]), !v.isNull {
+        if let v = ProcessInputs.unwrap(inputs["demCoarsening"]), !v.isNull {
             guard let d = v.doubleValue, d >= 1, d <= 10, d == d.rounded() else { throw ProcessInputError("demCoarsening", "must be an integer 1–10") }
             coarsening = Int(d)
         }
         let dem: URL
-        if let v = EmergencyProcessInputs.unwrap(inputs["dem"]), !v.isNull {
+        if let v = ProcessInputs.unwrap(inputs["dem"]), !v.isNull {
             guard let path = v.stringValue, !path.isEmpty else { throw ProcessInputError("dem", "must be a file path") }
             dem = URL(fileURLWithPath: path)
         } else if let storeDirectory {
@@ -156,18 +166,18 @@ public struct FloodScenarioProcess: OGCProcess {
             throw ProcessInputError("dem", "no DEM at \(dem.path) (build the district with `citytwin district build`)")
         }
         return Request(scenario: scenario, options: FloodScenarioRun.Options(dem: dem, stormCatalog: stormCatalog,
-                                                                              outputDirectory: storeDirectory ?? dem.deletingLastPathComponent(),
+                                                                              rasters: rasters,
                                                                               durationScale: scale, demCoarsening: coarsening))
     }
 }
 
-/// The run's latest progress fraction, shared between the run and the reporting loop.
-final class LatestFraction: @unchecked Sendable {
+/// The run's latest progress report, shared between the run and the reporting loop.
+final class LatestProgress: @unchecked Sendable {
     private let lock = NSLock()
-    private var value = 0.0
+    private var value = WorkProgress.stage("starting", fraction: 0)
     private var finished = false
-    func set(_ v: Double) { lock.lock(); value = v; lock.unlock() }
+    func set(_ v: WorkProgress) { lock.lock(); value = v; lock.unlock() }
     func finish() { lock.lock(); finished = true; lock.unlock() }
     var isFinished: Bool { lock.lock(); defer { lock.unlock() }; return finished }
-    func get() -> Double { lock.lock(); defer { lock.unlock() }; return value }
+    func get() -> WorkProgress { lock.lock(); defer { lock.unlock() }; return value }
 }

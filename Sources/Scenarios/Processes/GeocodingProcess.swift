@@ -67,7 +67,7 @@ public struct GeocodingProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> (Work, Double) {
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         let given = ["addresses", "points", "csv"].filter { In.unwrap(inputs[$0]) != nil }
         guard given.count == 1 else {
             throw ProcessInputError(given.last ?? "addresses", "give exactly one of addresses, points and csv")
@@ -106,7 +106,7 @@ public struct GeocodingProcess: OGCProcess {
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let (work, distance) = try request(inputs)
-        return try await EmergencyProcessInputs.mapped {
+        return try await ProcessInputs.mapped {
             let geocoder = try await AddressGeocoders.shared.geocoder(for: store, by: caller)
             func answer(_ input: JSONValue, _ match: AddressMatch?, unmatched: String) -> JSONValue {
                 guard let match, case .object(var o) = match.json else {

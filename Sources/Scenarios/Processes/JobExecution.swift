@@ -62,8 +62,8 @@ public struct ProcessWorker: Sendable {
         let outcome: JobOutcome
         if let process = registry[job.process] {
             let (jobs, name, id) = (self.jobs, self.name, job.id)
-            let progress = JobProgress { percent in
-                guard try await jobs.reportProgress(jobID: id, worker: name, percent: percent) else { throw CancellationError() }
+            let progress = JobProgress { report in
+                guard try await jobs.reportProgress(jobID: id, worker: name, percent: report.percent) else { throw CancellationError() }
             }
             // Renew the lease while the process runs, so a long step between progress reports
             // does not look like a dead worker.

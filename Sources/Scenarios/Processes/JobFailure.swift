@@ -2,6 +2,7 @@ import CityModel
 import FloodSim
 import GeoCore
 import NetworkAnalysis
+import SWMMFormat
 import TwinStore
 
 /// Why a job failed, as its row keeps it (`JobOutcome.failed`) and `/jobs/{id}/results` answers

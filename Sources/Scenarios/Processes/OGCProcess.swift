@@ -56,20 +56,27 @@ public protocol OGCProcess: Sendable {
                  progress: JobProgress) async throws -> JSONValue
 }
 
-/// Progress of a running process in percent (0…100). For a job it lands in the job row, where
-/// `GET /jobs/{jobId}` shows it; a dismissed job makes the next report throw `CancellationError`.
+/// Where a running process reports its progress (`WorkProgress`, the one progress report). For a
+/// job its share of the whole lands in the job row as percent, where `GET /jobs/{jobId}` shows
+/// it; a dismissed job makes the next report throw `CancellationError`. The CLI's runner draws
+/// it as its progress bar.
 public struct JobProgress: Sendable {
-    private let sink: @Sendable (Double) async throws -> Void
+    private let sink: @Sendable (WorkProgress) async throws -> Void
 
-    public init(_ sink: @escaping @Sendable (Double) async throws -> Void) {
+    public init(_ sink: @escaping @Sendable (WorkProgress) async throws -> Void) {
         self.sink = sink
     }
 
     /// Progress that goes nowhere (synchronous execution).
     public static let ignored = JobProgress { _ in }
 
-    /// Reports `percent` done.
+    /// Reports `progress`.
+    public func report(_ progress: WorkProgress) async throws {
+        try await sink(progress)
+    }
+
+    /// Reports `percent` (0…100) of the whole done, for a process whose steps count nothing.
     public func report(_ percent: Double) async throws {
-        try await sink(percent)
+        try await sink(.stage("running", fraction: percent / 100))
     }
 }

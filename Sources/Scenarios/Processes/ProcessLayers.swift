@@ -42,46 +42,21 @@ public struct ProcessLayers: Sendable, Hashable {
     public func check(process: String, store: any FeatureStore, caller: Caller) async throws -> [String] {
         for layer in reads {
             guard let definition = try await store.layerDefinition(layer, for: .admin),
-                  !AccessPolicy.canRead(definition, caller), !Self.isSecret(definition) else { continue }
-            throw Self.refusal(caller, layer: layer,
-                               "process '\(process)' reads layer '\(layer)', which \(Self.readers(of: definition)) may read")
+                  !AccessPolicy.canRead(definition, caller), !AccessPolicy.isSecret(definition) else { continue }
+            throw AccessPolicy.refusal(caller, layer: layer,
+                                       "process '\(process)' reads layer '\(layer)', which \(AccessPolicy.readers(of: definition)) may read")
         }
         for write in writes {
             let owner = try await store.layerDefinition(write.layer, for: .admin)?.owner ?? write.owner
             guard !AccessPolicy.canWrite(owner: owner, caller) else { continue }
-            throw Self.refusal(caller, layer: write.layer,
-                               "process '\(process)' writes layer '\(write.layer)', which only an editor or admin of \(owner) (or the platform admin) may write")
+            throw AccessPolicy.refusal(caller, layer: write.layer,
+                                       "process '\(process)' writes layer '\(write.layer)', which only an editor or admin of \(owner) (or the platform admin) may write")
         }
         var omitted: [String] = []
         for layer in optionalReads {
-            guard let definition = try await store.layerDefinition(layer, for: .admin), !Self.isSecret(definition) else { continue }
+            guard let definition = try await store.layerDefinition(layer, for: .admin), !AccessPolicy.isSecret(definition) else { continue }
             if !AccessPolicy.canRead(definition, caller) { omitted.append(layer) }
         }
         return omitted.sorted()
-    }
-
-    /// Whether only a layer's owner may know it exists (not shared, or on the negative list).
-    static func isSecret(_ layer: LayerDefinition) -> Bool {
-        layer.negativeList || layer.sharing.type == .notShared
-    }
-
-    /// Who may read a layer that is not secret, in words.
-    static func readers(of layer: LayerDefinition) -> String {
-        switch layer.sharing.type {
-        case .open: "anyone"
-        case .conditional: "any department (under its use requirements; owner \(layer.owner)) or the admin"
-        default: "any department (owner \(layer.owner)) or the admin"
-        }
-    }
-
-    static func refusal(_ caller: Caller, layer: String, _ reason: String) -> StoreError {
-        switch caller {
-        case .anonymous:
-            StoreError(.unauthenticated, reason + "; send a bearer token", layer: layer)
-        case .department(let name, let role, _):
-            StoreError(.forbidden, reason + "; the token acts for \(name) as \(role.rawValue)", layer: layer)
-        case .admin:
-            StoreError(.forbidden, reason, layer: layer)
-        }
     }
 }

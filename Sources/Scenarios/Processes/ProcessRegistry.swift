@@ -12,16 +12,18 @@ public struct ProcessRegistry: Sendable {
     }
 
     /// Every process CityTwin ships. The flood scenario finds the DEM and writes its rasters
-    /// beside a SpatiaLite store (`forStore(directory:)`); without a directory it needs a `dem` input.
+    /// beside a SpatiaLite store (`forStore(directory:)`); without a directory it needs a `dem`
+    /// input and writes no raster.
     public static let standard = forStore(directory: nil)
 
-    /// The standard processes for a store whose files (DEM, result rasters) live in `directory`.
-    public static func forStore(directory: URL?) -> ProcessRegistry {
+    /// The standard processes for a store whose files live in `directory` (the DEM; the result
+    /// rasters in `rasters`, by default `ResultRasters.beside(storeDirectory:)`).
+    public static func forStore(directory: URL?, rasters: ResultRasters? = nil) -> ProcessRegistry {
         ProcessRegistry([
             FeaturesInArea(), RouteProcess(), GeocodingProcess(),
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
             NetworkTraceProcess(), ValveIsolationProcess(),
-            FloodScenarioProcess(storeDirectory: directory),
+            FloodScenarioProcess(storeDirectory: directory, rasters: rasters ?? directory.map(ResultRasters.beside(storeDirectory:))),
             SignalTimingProcess(), GreenWaveProcess(), SignalEvaluateProcess(),
         ])
     }

@@ -4,6 +4,7 @@ import Foundation
 import GeoCore
 import Hummingbird
 import NetworkAnalysis
+import SWMMFormat
 import Scenarios
 import Tiles
 import TwinStore

@@ -116,6 +116,12 @@ extension CityTwinServer {
                 "properties": ["$schema": ["type": "string"], "$id": ["type": "string", "format": "uri"], "type": ["type": "string"],
                                "title": ["type": "string"], "properties": ["type": "object"], "additionalProperties": ["type": "boolean"]],
             ],
+            "RasterList": ["type": "object", "required": ["rasters", "links"],
+                           "properties": ["rasters": ["type": "array", "items": [
+                               "type": "object", "required": ["name", "type", "href"],
+                               "properties": ["name": ["type": "string"], "type": ["type": "string"], "href": ["type": "string", "format": "uri"]],
+                           ]], "links": links]],
+            "Raster": ["type": "string", "format": "binary"],
             "Health": ["type": "object", "required": ["status"], "properties": ["status": ["type": "string"]]],
             "FeatureHistory": ["type": "object", "required": ["id", "versions"],
                                "properties": ["id": ["type": "string"], "collection": ["type": "string"], "versions": ["type": "array"], "links": ["type": "array"]]],

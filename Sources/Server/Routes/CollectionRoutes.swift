@@ -49,7 +49,7 @@ extension CityTwinServer {
                 var doc = collectionDocument(info)
                 if var o = doc.objectValue {
                     o["links"] = .array(selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
-                                        + itemLinks(info.definition))
+                                        + itemLinks(info.definition) + rasterLinks(id))
                     doc = .object(o)
                 }
                 return render(doc, title: "\(info.definition.title.zh) \(info.definition.title.en)", format: format)

@@ -64,9 +64,9 @@ public struct TileArchiveExport: Sendable {
     }
 
     /// Cuts and writes every tile, then finishes the archive.
-    /// - Parameter progress: called with (tiles visited, tiles to visit) as the export goes.
+    /// - Parameter progress: called as the export goes: stage `cutting`, tiles visited of the tiles to visit.
     public func write(to writer: any TileArchiveWriter, name: String,
-                      progress: (_ visited: Int, _ total: Int) -> Void = { _, _ in }) async throws -> Summary {
+                      progress: (WorkProgress) -> Void = { _ in }) async throws -> Summary {
         let total = try tileCount()
         var summary = Summary()
         guard let bounds else { throw TileError(.invalidArgument, "the layers have no features, so there is nothing to export") }
@@ -79,12 +79,12 @@ public struct TileArchiveExport: Sendable {
                 if pending.count == 256 {
                     try await cut(pending, names, writer, &summary)
                     pending.removeAll(keepingCapacity: true)
-                    progress(summary.visited, total)
+                    progress(WorkProgress(stage: "cutting", completed: Double(summary.visited), total: Double(total), unit: "tiles"))
                 }
             }
         }
         try await cut(pending, names, writer, &summary)
-        progress(summary.visited, total)
+        progress(WorkProgress(stage: "cutting", completed: Double(summary.visited), total: Double(total), unit: "tiles"))
         try writer.finish(metadata(name: name))
         return summary
     }

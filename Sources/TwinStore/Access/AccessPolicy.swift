@@ -55,6 +55,43 @@ public enum AccessPolicy {
         }
     }
 
+    /// Whether only a layer's owner may know it exists (not shared, or on the negative list).
+    public static func isSecret(_ layer: LayerDefinition) -> Bool {
+        layer.negativeList || layer.sharing.type == .notShared
+    }
+
+    /// Who may read a layer that is not secret, in words.
+    public static func readers(of layer: LayerDefinition) -> String {
+        switch layer.sharing.type {
+        case .open: "anyone"
+        case .conditional: "any department (under its use requirements; owner \(layer.owner)) or the admin"
+        default: "any department (owner \(layer.owner)) or the admin"
+        }
+    }
+
+    /// A refusal of `caller` that says what it needs: `.unauthenticated` for an anonymous caller
+    /// (send a token), `.forbidden` for a department or the admin, with `reason` naming the layer.
+    public static func refusal(_ caller: Caller, layer: String, _ reason: String) -> StoreError {
+        switch caller {
+        case .anonymous:
+            StoreError(.unauthenticated, reason + "; send a bearer token", layer: layer)
+        case .department(let name, let role, _):
+            StoreError(.forbidden, reason + "; the token acts for \(name) as \(role.rawValue)", layer: layer)
+        case .admin:
+            StoreError(.forbidden, reason, layer: layer)
+        }
+    }
+
+    /// Why `caller` may not read `layer` (what it asked for named by `what`), or nil when it may.
+    /// A secret layer is `layerNotFound`, as if it did not exist (its existence is its owner's
+    /// to tell); a shared or conditional layer is known to every department, so the caller is told
+    /// who may read it (`refusal`: 401 anonymous, 403 a department).
+    public static func readRefusal(_ layer: LayerDefinition, _ caller: Caller, reading what: String) -> StoreError? {
+        guard !canRead(layer, caller) else { return nil }
+        if isSecret(layer) { return StoreError(.layerNotFound, "no layer \"\(layer.id)\"", layer: layer.id) }
+        return refusal(caller, layer: layer.id, "\(what) belongs to layer '\(layer.id)', which \(readers(of: layer)) may read")
+    }
+
     /// Throws `layerNotFound` when the caller may not read: a hidden layer is indistinguishable
     /// from a missing one.
     static func requireRead(_ layer: LayerDefinition, _ caller: Caller) throws {

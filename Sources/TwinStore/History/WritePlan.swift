@@ -19,7 +19,7 @@ struct CurrentVersion: Sendable {
 struct WriteBatch: Sendable {
     enum Mode: Sendable {
         case insert([Feature]), upsert([Feature]), delete([String])
-        /// Upserts and deletions in one batch (a layer replaced by a file's features).
+        /// Upserts and deletions in one batch (`replace(layer:with:by:at:)`).
         case upsertAndDelete([Feature], [String])
     }
 
@@ -163,17 +163,19 @@ struct WritePlan: Sendable {
 }
 
 extension FeatureStore {
-    /// The two batches of `replace(layer:with:by:at:)`, at one instant: ending every current
-    /// feature the caller writes in `layer`, and inserting `features`.
-    func replacementBatches(layer: String, with features: [Feature], by caller: Caller,
-                            at: Date?) async throws -> (deletion: WriteBatch, insertion: WriteBatch) {
-        let definition = try await layerDefinition(layer, for: caller)
-        let time = at ?? Date()
-        var current: [String] = []
-        for try await f in stream(layer: layer, FeatureQuery(properties: [], limit: 5000), by: caller) {
-            if let id = f.id { current.append("\(id)") }
+    /// The one batch of `replace(layer:with:by:at:)`: `features` upserted by id (an unchanged
+    /// feature writes nothing, so its history stays whole) and every other current feature of
+    /// `layer` ended, at one instant.
+    func replacementBatch(layer: String, with features: [Feature], by caller: Caller, at: Date?) async throws -> WriteBatch {
+        guard let definition = try await layerDefinition(layer, for: caller) else {
+            throw StoreError(.layerNotFound, "no layer \"\(layer)\"", layer: layer)
         }
-        return (try WriteBatch(layer: definition, named: layer, mode: .delete(current), by: caller, at: time),
-                try WriteBatch(layer: definition, named: layer, mode: .insert(features), by: caller, at: time))
+        try AccessPolicy.requireWrite(definition, caller)
+        let kept = Set(features.compactMap { $0.id.map { "\($0)" } })
+        var ended: [String] = []
+        for try await f in stream(layer: layer, FeatureQuery(properties: [], limit: 5000), by: caller) {
+            if let id = f.id.map({ "\($0)" }), !kept.contains(id) { ended.append(id) }
+        }
+        return try WriteBatch(layer: definition, named: layer, mode: .upsertAndDelete(features, ended), by: caller, at: at)
     }
 }

@@ -10,6 +10,9 @@ import GeoCore
 /// `successful` or `failed`; `dismissJob` moves any state to `dismissed`, drops the result,
 /// and makes the running worker's next `reportProgress` answer `false`.
 public protocol JobStore: Sendable {
+    /// The time this store's job table reads (the wall clock unless a test advanced it).
+    var jobClock: JobClock { get }
+
     /// Adds an `accepted` job for `process` acting for `caller`.
     func submitJob(process: String, inputs: JSONValue, caller: Caller) async throws -> JobRecord
 

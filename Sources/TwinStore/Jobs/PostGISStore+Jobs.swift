@@ -24,7 +24,7 @@ extension PostGISStore: JobStore {
 
     public func submitJob(process: String, inputs: JSONValue, caller: Caller) async throws -> JobRecord {
         let id = UUID().uuidString.lowercased()
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         let text = JobRecord.inputsColumn(inputs, caller: caller)
         let rows = try await records("""
             INSERT INTO \(unescaped: schema).jobs (id, process, status, progress, inputs, created_at, updated_at)
@@ -49,7 +49,7 @@ extension PostGISStore: JobStore {
 
     public func claimNextJob(worker: String, processes: [String], lease: Duration) async throws -> JobRecord? {
         guard !processes.isEmpty else { return nil }
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         let lapsed = Self.lapsedBefore(now, lease: lease)
         let s = schema
         return try await records("""
@@ -63,7 +63,7 @@ extension PostGISStore: JobStore {
     }
 
     public func renewLease(jobID: String, worker: String) async throws -> Bool {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         return try await !records("""
             UPDATE \(unescaped: schema).jobs SET updated_at = \(now)
             WHERE id = \(jobID) AND status = 'running' AND claimed_by = \(worker)
@@ -72,7 +72,7 @@ extension PostGISStore: JobStore {
     }
 
     public func claimJob(id: String, worker: String) async throws -> JobRecord? {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         return try await records("""
             UPDATE \(unescaped: schema).jobs SET status = 'running', claimed_by = \(worker), updated_at = \(now)
             WHERE id = \(id) AND status = 'accepted'
@@ -81,7 +81,7 @@ extension PostGISStore: JobStore {
     }
 
     public func reportProgress(jobID: String, worker: String, percent: Double) async throws -> Bool {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         let value = Self.clamp(percent)
         return try await !records("""
             UPDATE \(unescaped: schema).jobs SET progress = \(value), updated_at = \(now)
@@ -91,7 +91,7 @@ extension PostGISStore: JobStore {
     }
 
     public func finishJob(id: String, worker: String, outcome: JobOutcome) async throws -> Bool {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         let status: JobStatus = if case .successful = outcome { .successful } else { .failed }
         let text = JobRecord.resultColumn(outcome)
         return try await !records("""
@@ -104,7 +104,7 @@ extension PostGISStore: JobStore {
     }
 
     public func dismissJob(id: String) async throws -> JobRecord? {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         return try await records("""
             UPDATE \(unescaped: schema).jobs SET status = 'dismissed', result = NULL, updated_at = \(now)
             WHERE id = \(id) AND status <> 'dismissed'

@@ -14,7 +14,7 @@ extension SpatiaLiteStore: JobStore {
 
     public func submitJob(process: String, inputs: JSONValue, caller: Caller) async throws -> JobRecord {
         let id = UUID().uuidString.lowercased()
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         let text = JobRecord.inputsColumn(inputs, caller: caller)
         return try await mapErrors(layer: nil) {
             try await pool.write { db in
@@ -60,7 +60,7 @@ extension SpatiaLiteStore: JobStore {
     public func claimNextJob(worker: String, processes: [String], lease: Duration) async throws -> JobRecord? {
         guard !processes.isEmpty else { return nil }
         let marks = Array(repeating: "?", count: processes.count).joined(separator: ", ")
-        let lapsed = Self.lapsedBefore(RFC3339.microseconds(Date()), lease: lease)
+        let lapsed = Self.lapsedBefore(RFC3339.microseconds(jobClock.now), lease: lease)
         return try await claim(worker: worker) { db in
             try String.fetchOne(db, sql: """
                 SELECT id FROM jobs WHERE (status = 'accepted' OR (status = 'running' AND updated_at < ?)) AND process IN (\(marks))
@@ -70,7 +70,7 @@ extension SpatiaLiteStore: JobStore {
     }
 
     public func renewLease(jobID: String, worker: String) async throws -> Bool {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         return try await mapErrors(layer: nil) {
             try await pool.write { db in
                 try db.execute(sql: "UPDATE jobs SET updated_at = ? WHERE id = ? AND status = 'running' AND claimed_by = ?",
@@ -88,7 +88,7 @@ extension SpatiaLiteStore: JobStore {
 
     /// Picks a job with `pick` and marks it running for `worker`, in one immediate transaction.
     private func claim(worker: String, pick: @escaping @Sendable (Database) throws -> String?) async throws -> JobRecord? {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         return try await mapErrors(layer: nil) {
             try await pool.writeWithoutTransaction { db in
                 var claimed: JobRecord?
@@ -106,7 +106,7 @@ extension SpatiaLiteStore: JobStore {
     }
 
     public func reportProgress(jobID: String, worker: String, percent: Double) async throws -> Bool {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         let value = Self.clamp(percent)
         return try await mapErrors(layer: nil) {
             try await pool.write { db in
@@ -119,7 +119,7 @@ extension SpatiaLiteStore: JobStore {
     }
 
     public func finishJob(id: String, worker: String, outcome: JobOutcome) async throws -> Bool {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         let status: JobStatus = if case .successful = outcome { .successful } else { .failed }
         let progress = status == .successful ? "100" : "progress"
         let text = JobRecord.resultColumn(outcome)
@@ -135,7 +135,7 @@ extension SpatiaLiteStore: JobStore {
     }
 
     public func dismissJob(id: String) async throws -> JobRecord? {
-        let now = RFC3339.microseconds(Date())
+        let now = RFC3339.microseconds(jobClock.now)
         return try await mapErrors(layer: nil) {
             try await pool.write { db in
                 try db.execute(sql: """

@@ -11,21 +11,12 @@ extension PostGISStore {
         try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .upsert(features), by: caller, at: at))
     }
 
-    public func upsert(layer: String, features: [Feature], deleting: [String], by caller: Caller, at: Date?) async throws {
-        try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .upsertAndDelete(features, deleting), by: caller, at: at))
-    }
-
     public func delete(layer: String, ids: [String], by caller: Caller, at: Date?) async throws {
         try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .delete(ids), by: caller, at: at))
     }
 
     public func replace(layer: String, with features: [Feature], by caller: Caller, at: Date?) async throws {
-        let (deletion, insertion) = try await replacementBatches(layer: layer, with: features, by: caller, at: at)
-        try await transaction(layer: layer) { db in
-            var previous = try await self.lastAuditHash(db)
-            if !deletion.deletions.isEmpty { try await self.apply(deletion, on: db, previous: &previous) }
-            if !insertion.features.isEmpty { try await self.apply(insertion, on: db, previous: &previous) }
-        }
+        try await write(try await replacementBatch(layer: layer, with: features, by: caller, at: at))
     }
 
     /// Rows per multi-row statement (arrays bound through `unnest`).

@@ -21,6 +21,8 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     var sqlDialect: any SQLDialect { dialect }
     let maskingKey: [UInt8]
     let definitions: DefinitionCache
+    /// The time the job table reads (`JobClock`).
+    public let jobClock = JobClock()
     let logger = Logger(label: "citytwin.postgis")
     /// The task running the pool when the store owns its client; `nil` for a shared client.
     private let runner: Task<Void, Never>?

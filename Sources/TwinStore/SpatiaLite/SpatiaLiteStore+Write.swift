@@ -11,23 +11,12 @@ extension SpatiaLiteStore {
         try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .upsert(features), by: caller, at: at))
     }
 
-    public func upsert(layer: String, features: [Feature], deleting: [String], by caller: Caller, at: Date?) async throws {
-        try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .upsertAndDelete(features, deleting), by: caller, at: at))
-    }
-
     public func delete(layer: String, ids: [String], by caller: Caller, at: Date?) async throws {
         try await write(WriteBatch(layer: definitions[layer], named: layer, mode: .delete(ids), by: caller, at: at))
     }
 
     public func replace(layer: String, with features: [Feature], by caller: Caller, at: Date?) async throws {
-        let (deletion, insertion) = try await replacementBatches(layer: layer, with: features, by: caller, at: at)
-        try await mapErrors(layer: layer) {
-            try await pool.write { db in
-                var previous = try Self.lastAuditHash(db)
-                if !deletion.deletions.isEmpty { try apply(deletion, db, previous: &previous) }
-                if !insertion.features.isEmpty { try apply(insertion, db, previous: &previous) }
-            }
-        }
+        try await write(try await replacementBatch(layer: layer, with: features, by: caller, at: at))
     }
 
     /// One transaction: reads the current versions the batch touches, plans the batch (shared

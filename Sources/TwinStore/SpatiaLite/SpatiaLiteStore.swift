@@ -17,6 +17,8 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     /// Secret key of the `hash` masking rule, created with the database.
     let maskingKey: [UInt8]
     let definitions: DefinitionCache
+    /// The time the job table reads (`JobClock`).
+    public let jobClock = JobClock()
 
     /// Opens (or creates) the store at `path`.
     public init(path: String) throws {

@@ -38,7 +38,7 @@ public struct CoverageProcess: OGCProcess {
                                             schema: ["type": "integer", "minimum": 0, "maximum": 5, "default": 1], minOccurs: 0),
             "listLimit": ProcessParameter(title: "List limit", description: "At most this many uncovered ids listed per gap (default 1000; counts are always complete).",
                                           schema: ["type": "integer", "minimum": 0, "maximum": 100000, "default": 1000], minOccurs: 0),
-            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
+            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
         ]
     }
 
@@ -54,7 +54,7 @@ public struct CoverageProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> (EmergencyCoverage.Options, Int) {
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         var o = EmergencyCoverage.Options()
         o.fire = CoverageStandard(profile: .driving, limitSeconds: 60 * (try In.number(inputs, "fireMinutes", default: 5, in: 1e-3...60) ?? 5))
         o.shelter = .shelterWalk(metres: try In.number(inputs, "shelterWalkMetres", default: 500, in: 1...10_000) ?? 500)
@@ -84,11 +84,11 @@ public struct CoverageProcess: OGCProcess {
                         progress: JobProgress) async throws -> JSONValue {
         let (options, limit) = try request(inputs)
         try await progress.report(0)
-        let report = try await EmergencyProcessInputs.mapped {
+        let report = try await ProcessInputs.mapped {
             try await EmergencyCoverage.assess(store: store, by: caller, options: options)
         }
         try await progress.report(95)
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         func population(_ c: FacilityCoverage) -> JSONValue { In.number(c.coveredPopulation, decimals: 10) }
         func part(_ c: FacilityCoverage) -> JSONValue {
             let uncovered = c.uncovered

@@ -34,14 +34,14 @@ public struct HazardOverlayProcess: OGCProcess {
             "values": ProcessParameter(title: "Values", description: "Keep hazardLayer polygons whose property is one of these (e.g. depth classes).",
                                        schema: ["type": "array"], minOccurs: 0),
             "origin": ProcessParameter(title: "Origin", description: "Point to measure resource reach from (GeoJSON Point or [lon, lat]).",
-                                       schema: EmergencyProcessInputs.pointSchema, minOccurs: 0),
+                                       schema: ProcessInputs.pointSchema, minOccurs: 0),
             "route": ProcessParameter(title: "Route", description: "{\"from\": point, \"to\": point}: a trip to plan around the closures.",
                                       schema: ["type": "object", "required": ["from", "to"]], minOccurs: 0),
-            "profile": ProcessParameter(title: "Travel profile", description: "driving or walking.", schema: EmergencyProcessInputs.profileSchema, minOccurs: 0),
+            "profile": ProcessParameter(title: "Travel profile", description: "driving or walking.", schema: ProcessInputs.profileSchema, minOccurs: 0),
             "addressLevel": ProcessParameter(title: "Address level", description: "Standard-address level listed (default 门牌).",
                                              schema: ["type": "string", "default": "门牌"], minOccurs: 0),
-            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
-            "repair": EmergencyProcessInputs.repairParameter,
+            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
+            "repair": ProcessInputs.repairParameter,
         ]
     }
 
@@ -68,7 +68,7 @@ public struct HazardOverlayProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         let hasArea = In.unwrap(inputs["area"]) != nil
         let layer = try In.string(inputs, "hazardLayer")
         guard hasArea != (layer != nil) else {
@@ -111,7 +111,7 @@ public struct HazardOverlayProcess: OGCProcess {
     /// addresses are counted when the caller may read them, else left out of a marked partial
     /// answer. (Population falls back to the household estimate and says so in its source.)
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        let hazard = EmergencyProcessInputs.unwrap(inputs["hazardLayer"])?.stringValue.map { [$0] } ?? []
+        let hazard = ProcessInputs.unwrap(inputs["hazardLayer"])?.stringValue.map { [$0] } ?? []
         return ProcessLayers(reads: hazard + ["roads"], optionalReads: EmergencyResource.layers + ["buildings", "addresses"])
     }
 
@@ -122,7 +122,7 @@ public struct HazardOverlayProcess: OGCProcess {
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let r = try await request(inputs, store: store, caller: caller)
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         let overlay = try await In.mapped {
             let area: HazardArea
             if let g = r.area {

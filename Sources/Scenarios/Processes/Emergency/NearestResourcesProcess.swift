@@ -29,13 +29,13 @@ public struct NearestResourcesProcess: OGCProcess {
     public var inputs: [String: ProcessParameter] {
         [
             "incident": ProcessParameter(title: "Incident", description: "Where help is needed: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
-                                         schema: EmergencyProcessInputs.pointSchema),
+                                         schema: ProcessInputs.pointSchema),
             "layer": ProcessParameter(title: "Resource layer", description: "Collection id of the resources, e.g. shelters, hospitals, fire_stations, warehouses, rescue_teams.",
                                       schema: ["type": "string", "examples": .array(EmergencyResource.layers.map(JSONValue.string))]),
             "count": ProcessParameter(title: "Count", description: "How many resources to return (1…50).",
                                       schema: ["type": "integer", "minimum": 1, "maximum": 50, "default": 3], minOccurs: 0),
             "profile": ProcessParameter(title: "Travel profile", description: "driving (road speeds, one-way rules) or walking (5 km/h).",
-                                        schema: EmergencyProcessInputs.profileSchema, minOccurs: 0),
+                                        schema: ProcessInputs.profileSchema, minOccurs: 0),
             "categories": ProcessParameter(title: "Categories", description: "Keep resources whose category (category, class or grade attribute) is one of these, e.g. 防汛抗旱 or 固定短期.",
                                            schema: ["type": "array", "items": ["type": "string"]], minOccurs: 0),
             "status": ProcessParameter(title: "Status", description: "Keep resources with this status (layers with a status attribute).",
@@ -44,14 +44,14 @@ public struct NearestResourcesProcess: OGCProcess {
                                                 schema: ["type": "number", "minimum": 0], minOccurs: 0),
             "maximumMinutes": ProcessParameter(title: "Maximum travel time", description: "Leave out resources farther than this many minutes.",
                                                schema: ["type": "number", "exclusiveMinimum": 0], minOccurs: 0),
-            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
+            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
         ]
     }
 
     public var outputs: [String: ProcessParameter] {
         [
             "resources": ProcessParameter(title: "Resources reached", description: "Routes to the resources, fastest first, as GeoJSON LineString features in lon/lat with rank, resource_id, name, category, capacity, free_capacity, seconds, minutes, metres and access_metres.",
-                                          schema: EmergencyProcessInputs.featureCollectionSchema),
+                                          schema: ProcessInputs.featureCollectionSchema),
             "snap": ProcessParameter(title: "Snap distance", description: "incident_metres: straight metres from the incident to its road position; maximum_metres: the limit applied.",
                                      schema: ["type": "object"]),
             "off_road": ProcessParameter(title: "Resources off the network", description: "Candidates farther than the maximum snap distance from every road (not ranked), with access_metres and the reason.",
@@ -70,7 +70,7 @@ public struct NearestResourcesProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         let incident = try In.requiredPoint(inputs, "incident")
         guard let layer = try In.string(inputs, "layer") else { throw ProcessInputError("layer", "is required") }
         guard let definition = try await store.layerDefinition(layer, for: caller) else {
@@ -97,7 +97,7 @@ public struct NearestResourcesProcess: OGCProcess {
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        ProcessLayers(reads: (EmergencyProcessInputs.unwrap(inputs["layer"])?.stringValue.map { [$0] } ?? []) + ["roads"])
+        ProcessLayers(reads: (ProcessInputs.unwrap(inputs["layer"])?.stringValue.map { [$0] } ?? []) + ["roads"])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -107,7 +107,7 @@ public struct NearestResourcesProcess: OGCProcess {
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let r = try await request(inputs, store: store, caller: caller)
-        return try await EmergencyProcessInputs.mapped {
+        return try await ProcessInputs.mapped {
             let resources = try await EmergencyResource.load(layer: r.layer, from: store, filter: r.filter, by: caller)
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
             let answer = try NearestResources.search(from: r.incident, among: resources, count: r.count, roads: roads,
@@ -119,22 +119,22 @@ public struct NearestResourcesProcess: OGCProcess {
                 let s = hit.resource
                 features.append([
                     "type": "Feature", "id": .string(s.id),
-                    "geometry": try EmergencyProcessInputs.json(.lineString(hit.route)),
+                    "geometry": try ProcessInputs.json(.lineString(hit.route)),
                     "properties": [
                         "rank": .integer(Int64(rank + 1)), "resource_id": .string(s.id), "layer": .string(s.layer),
                         "name": s.name.map(JSONValue.string) ?? .null, "category": s.category.map(JSONValue.string) ?? .null,
-                        "capacity": EmergencyProcessInputs.number(s.capacity), "free_capacity": EmergencyProcessInputs.number(s.freeCapacity),
-                        "seconds": EmergencyProcessInputs.number(hit.seconds), "minutes": EmergencyProcessInputs.number(hit.seconds / 60),
-                        "metres": EmergencyProcessInputs.number(hit.metres), "access_metres": EmergencyProcessInputs.number(hit.accessMetres),
-                        "incident_snap_metres": EmergencyProcessInputs.number(answer.incidentSnapMetres),
-                        "position": EmergencyProcessInputs.json(s.position),
+                        "capacity": ProcessInputs.number(s.capacity), "free_capacity": ProcessInputs.number(s.freeCapacity),
+                        "seconds": ProcessInputs.number(hit.seconds), "minutes": ProcessInputs.number(hit.seconds / 60),
+                        "metres": ProcessInputs.number(hit.metres), "access_metres": ProcessInputs.number(hit.accessMetres),
+                        "incident_snap_metres": ProcessInputs.number(answer.incidentSnapMetres),
+                        "position": ProcessInputs.json(s.position),
                     ],
                 ])
             }
             return ["resources": ["type": "FeatureCollection", "features": .array(features)],
-                    "snap": ["incident_metres": EmergencyProcessInputs.number(answer.incidentSnapMetres),
+                    "snap": ["incident_metres": ProcessInputs.number(answer.incidentSnapMetres),
                              "maximum_metres": .number(r.maximumSnapMetres)],
-                    "off_road": .array(answer.offRoad.map { EmergencyProcessInputs.json($0) })]
+                    "off_road": .array(answer.offRoad.map { ProcessInputs.json($0) })]
         }
     }
 }

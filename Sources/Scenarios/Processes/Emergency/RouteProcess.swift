@@ -24,14 +24,14 @@ public struct RouteProcess: OGCProcess {
     public var inputs: [String: ProcessParameter] {
         [
             "from": ProcessParameter(title: "From", description: "Origin: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
-                                     schema: EmergencyProcessInputs.pointSchema),
+                                     schema: ProcessInputs.pointSchema),
             "to": ProcessParameter(title: "To", description: "Destination: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
-                                   schema: EmergencyProcessInputs.pointSchema),
+                                   schema: ProcessInputs.pointSchema),
             "profile": ProcessParameter(title: "Travel profile", description: "driving (road speeds, one-way rules) or walking (5 km/h).",
-                                        schema: EmergencyProcessInputs.profileSchema, minOccurs: 0),
+                                        schema: ProcessInputs.profileSchema, minOccurs: 0),
             "avoidArea": ProcessParameter(title: "Closed area", description: "A GeoJSON Polygon or MultiPolygon in CRS84: every road crossing it is closed.",
                                           schema: ["type": "object"], minOccurs: 0),
-            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
+            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
         ]
     }
 
@@ -57,7 +57,7 @@ public struct RouteProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         var avoid: Geometry?
         if let area = In.unwrap(inputs["avoidArea"]) {
             do { avoid = try FeaturesInArea.area(area) } catch let e as ProcessInputError {
@@ -75,7 +75,7 @@ public struct RouteProcess: OGCProcess {
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let r = try request(inputs)
-        return try await EmergencyProcessInputs.mapped {
+        return try await ProcessInputs.mapped {
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
             let closures = try r.avoid.map { try RoadClosures(network: roads.graph.network, intersecting: try roads.toMetric.transform($0)) } ?? .none
             let closedMetres = closures.pieces.reduce(0) { $0 + roads.graph.network.pieces[$1].length }
@@ -86,16 +86,16 @@ public struct RouteProcess: OGCProcess {
                 let why = !closedEnds.isEmpty ? "the road at \(closedEnds.joined(separator: " and ")) is inside avoidArea (closed)"
                     : closures.isEmpty ? "'from' and 'to' are not connected by the \(r.profile.name) road network"
                     : "no way around avoidArea: every route from 'from' to 'to' crosses a road it closes"
-                return ["route": .null, "unavailable": .string(why), "closed_metres": EmergencyProcessInputs.number(closedMetres, decimals: 10)]
+                return ["route": .null, "unavailable": .string(why), "closed_metres": ProcessInputs.number(closedMetres, decimals: 10)]
             }
             let properties: [String: JSONValue] = [
-                "seconds": EmergencyProcessInputs.number(route.seconds, decimals: 10), "minutes": EmergencyProcessInputs.number(route.minutes, decimals: 100),
-                "metres": EmergencyProcessInputs.number(route.metres, decimals: 10), "profile": .string(r.profile.name),
-                "from_snap_metres": EmergencyProcessInputs.number(a.distance, decimals: 10), "to_snap_metres": EmergencyProcessInputs.number(b.distance, decimals: 10),
+                "seconds": ProcessInputs.number(route.seconds, decimals: 10), "minutes": ProcessInputs.number(route.minutes, decimals: 100),
+                "metres": ProcessInputs.number(route.metres, decimals: 10), "profile": .string(r.profile.name),
+                "from_snap_metres": ProcessInputs.number(a.distance, decimals: 10), "to_snap_metres": ProcessInputs.number(b.distance, decimals: 10),
             ]
-            return ["route": ["type": "Feature", "geometry": try EmergencyProcessInputs.json(.lineString(try roads.lonLatLine(route))),
+            return ["route": ["type": "Feature", "geometry": try ProcessInputs.json(.lineString(try roads.lonLatLine(route))),
                               "properties": .object(properties)],
-                    "unavailable": .null, "closed_metres": EmergencyProcessInputs.number(closedMetres, decimals: 10)]
+                    "unavailable": .null, "closed_metres": ProcessInputs.number(closedMetres, decimals: 10)]
         }
     }
 }

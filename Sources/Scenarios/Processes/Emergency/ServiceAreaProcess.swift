@@ -24,26 +24,26 @@ public struct ServiceAreaProcess: OGCProcess {
     public var inputs: [String: ProcessParameter] {
         [
             "origin": ProcessParameter(title: "Origin", description: "A GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
-                                       schema: EmergencyProcessInputs.pointSchema),
+                                       schema: ProcessInputs.pointSchema),
             "breaks": ProcessParameter(title: "Breaks", description: "Travel-time limits in minutes (each in (0, 240]).",
                                        schema: ["type": "array", "items": ["type": "number", "exclusiveMinimum": 0, "maximum": 240],
                                                 "minItems": 1, "maxItems": 10, "default": [5, 10, 15]], minOccurs: 0),
-            "profile": ProcessParameter(title: "Travel profile", description: "driving or walking.", schema: EmergencyProcessInputs.profileSchema, minOccurs: 0),
+            "profile": ProcessParameter(title: "Travel profile", description: "driving or walking.", schema: ProcessInputs.profileSchema, minOccurs: 0),
             "bufferMetres": ProcessParameter(title: "Buffer", description: "Half-width in metres of the area around reached roads (1…200).",
                                              schema: ["type": "number", "minimum": 1, "maximum": 200, "default": 25], minOccurs: 0),
-            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
+            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
         ]
     }
 
     public var outputs: [String: ProcessParameter] {
         ["areas": ProcessParameter(title: "Service areas", description: "Polygon features in lon/lat, smallest break first, with minutes, reached_metres and reached_nodes.",
-                                   schema: EmergencyProcessInputs.featureCollectionSchema),
+                                   schema: ProcessInputs.featureCollectionSchema),
          "snap": ProcessParameter(title: "Snap distance", description: "origin_metres: straight metres from the origin to its road position; maximum_metres: the limit applied.",
                                   schema: ["type": "object"])]
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> (Position, [Double], TravelProfile, Double) {
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         let origin = try In.requiredPoint(inputs, "origin")
         var breaks: [Double] = [5, 10, 15]
         if let value = In.unwrap(inputs["breaks"]) {
@@ -67,28 +67,28 @@ public struct ServiceAreaProcess: OGCProcess {
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         _ = try request(inputs)
-        _ = try EmergencyProcessInputs.maximumSnapMetres(inputs)
+        _ = try ProcessInputs.maximumSnapMetres(inputs)
     }
 
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let (origin, breaks, profile, buffer) = try request(inputs)
-        let maximumSnap = try EmergencyProcessInputs.maximumSnapMetres(inputs)
-        return try await EmergencyProcessInputs.mapped {
+        let maximumSnap = try ProcessInputs.maximumSnapMetres(inputs)
+        return try await ProcessInputs.mapped {
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: profile, by: caller)
             let areas = try ServiceAreaIsochrones.compute(from: origin, minutes: breaks, roads: roads, bufferMetres: buffer,
                                                       maximumSnapMetres: maximumSnap)
             let features: [JSONValue] = try areas.map { a in
                 [
-                    "type": "Feature", "geometry": try EmergencyProcessInputs.json(a.area),
+                    "type": "Feature", "geometry": try ProcessInputs.json(a.area),
                     "properties": ["minutes": .number(a.minutes), "profile": .string(profile.name),
-                                   "reached_metres": EmergencyProcessInputs.number(a.reachedMetres),
+                                   "reached_metres": ProcessInputs.number(a.reachedMetres),
                                    "reached_nodes": .integer(Int64(a.reachedNodes)),
-                                   "snap_metres": EmergencyProcessInputs.number(a.snapMetres)],
+                                   "snap_metres": ProcessInputs.number(a.snapMetres)],
                 ]
             }
             return ["areas": ["type": "FeatureCollection", "features": .array(features)],
-                    "snap": ["origin_metres": EmergencyProcessInputs.number(areas.first?.snapMetres),
+                    "snap": ["origin_metres": ProcessInputs.number(areas.first?.snapMetres),
                              "maximum_metres": .number(maximumSnap)]]
         }
     }

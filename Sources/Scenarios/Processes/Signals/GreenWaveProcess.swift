@@ -43,7 +43,7 @@ public struct GreenWaveProcess: OGCProcess {
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        let write = (try? EmergencyProcessInputs.bool(inputs, "write")) ?? false
+        let write = (try? ProcessInputs.bool(inputs, "write")) ?? false
         let period = (try? SignalProcessInputs.period(inputs)) ?? nil
         return ProcessLayers(reads: [StoreSignalCorridor.layer, SignalizedIntersection.layer],
                              optionalReads: period == nil ? [] : [SignalizedIntersection.countsLayer],
@@ -59,15 +59,15 @@ public struct GreenWaveProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        guard let corridor = try EmergencyProcessInputs.string(inputs, "corridor") else { throw ProcessInputError("corridor", "is required") }
+        guard let corridor = try ProcessInputs.string(inputs, "corridor") else { throw ProcessInputError("corridor", "is required") }
         return Request(corridor: corridor, period: try SignalProcessInputs.period(inputs),
-                       inboundWeight: try EmergencyProcessInputs.number(inputs, "inboundWeight", in: 0...10),
-                       settings: try SignalProcessInputs.settings(inputs), write: try EmergencyProcessInputs.bool(inputs, "write"))
+                       inboundWeight: try ProcessInputs.number(inputs, "inboundWeight", in: 0...10),
+                       settings: try SignalProcessInputs.settings(inputs), write: try ProcessInputs.bool(inputs, "write"))
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         let r = try request(inputs)
-        _ = try await EmergencyProcessInputs.mapped { try await StoreSignalCorridor.load(id: r.corridor, from: store, by: caller) }
+        _ = try await ProcessInputs.mapped { try await StoreSignalCorridor.load(id: r.corridor, from: store, by: caller) }
     }
 
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,

@@ -53,8 +53,8 @@ public struct SignalEvaluateProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        guard let id = try EmergencyProcessInputs.string(inputs, "intersection") else { throw ProcessInputError("intersection", "is required") }
-        return Request(intersection: id, plan: try EmergencyProcessInputs.string(inputs, "plan"),
+        guard let id = try ProcessInputs.string(inputs, "intersection") else { throw ProcessInputError("intersection", "is required") }
+        return Request(intersection: id, plan: try ProcessInputs.string(inputs, "plan"),
                        period: try SignalProcessInputs.period(inputs), settings: try SignalProcessInputs.settings(inputs))
     }
 

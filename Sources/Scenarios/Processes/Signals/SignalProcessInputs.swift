@@ -7,7 +7,7 @@ import TwinStore
 /// The inputs the signal processes share (timing bounds, a time-of-day period, whether to write
 /// the plans) and the one way their answers become JSON.
 enum SignalProcessInputs {
-    typealias In = EmergencyProcessInputs
+    typealias In = ProcessInputs
 
     /// The timing bounds, each optional, named as the CLI's options are.
     static let settingsParameters: [String: ProcessParameter] = [

@@ -54,7 +54,7 @@ public struct SignalTimingProcess: OGCProcess {
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        let write = (try? EmergencyProcessInputs.bool(inputs, "write")) ?? false
+        let write = (try? ProcessInputs.bool(inputs, "write")) ?? false
         return ProcessLayers(reads: [SignalizedIntersection.layer], optionalReads: [SignalizedIntersection.countsLayer],
                              writes: write ? [ProcessLayers.Write(SignalPlanLayer.layer, owner: SignalPlanLayer.owner)] : [])
     }
@@ -71,7 +71,7 @@ public struct SignalTimingProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         let ids = try In.strings(inputs, "intersections")
         if let ids, ids.isEmpty { throw ProcessInputError("intersections", "must name at least one intersection") }
         let method = try In.string(inputs, "method") ?? "webster"

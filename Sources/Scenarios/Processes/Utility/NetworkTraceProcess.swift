@@ -52,16 +52,16 @@ public struct NetworkTraceProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        let network = try EmergencyProcessInputs.string(inputs, "network")
+        let network = try ProcessInputs.string(inputs, "network")
         guard network == "drainage" || network == "water" else {
             throw ProcessInputError("network", "must be 'drainage' or 'water'")
         }
-        guard let from = try EmergencyProcessInputs.string(inputs, "from") else { throw ProcessInputError("from", "is required") }
-        let directionText = try EmergencyProcessInputs.string(inputs, "direction") ?? "down"
+        guard let from = try ProcessInputs.string(inputs, "from") else { throw ProcessInputError("from", "is required") }
+        let directionText = try ProcessInputs.string(inputs, "direction") ?? "down"
         guard let direction = TraceDirection(rawValue: directionText) else {
             throw ProcessInputError("direction", "must be 'up' or 'down'")
         }
-        let closed = try EmergencyProcessInputs.strings(inputs, "closedValves") ?? []
+        let closed = try ProcessInputs.strings(inputs, "closedValves") ?? []
         if network == "drainage", !closed.isEmpty {
             throw ProcessInputError("closedValves", "applies to the water network only")
         }
@@ -69,7 +69,7 @@ public struct NetworkTraceProcess: OGCProcess {
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        switch EmergencyProcessInputs.unwrap(inputs["network"])?.stringValue {
+        switch ProcessInputs.unwrap(inputs["network"])?.stringValue {
         case "drainage": ProcessLayers(reads: ["drainage_manholes", "drainage_outfalls", "drainage_pipes"],
                                        optionalReads: ["drainage_storage", "drainage_pumps"])
         case "water": ProcessLayers(reads: ["water_nodes", "water_mains", "water_valves"])

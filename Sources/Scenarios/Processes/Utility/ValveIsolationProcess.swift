@@ -54,8 +54,8 @@ public struct ValveIsolationProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> (main: String, failed: Set<String>) {
-        guard let main = try EmergencyProcessInputs.string(inputs, "main") else { throw ProcessInputError("main", "is required") }
-        return (main, Set(try EmergencyProcessInputs.strings(inputs, "failedValves") ?? []))
+        guard let main = try ProcessInputs.string(inputs, "main") else { throw ProcessInputError("main", "is required") }
+        return (main, Set(try ProcessInputs.strings(inputs, "failedValves") ?? []))
     }
 
     /// The water network and its customers are needed; the critical customers are found among

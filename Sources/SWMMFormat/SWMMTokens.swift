@@ -2,11 +2,18 @@ import Foundation
 
 /// One data line of a `.inp` section, split into tokens the way SWMM 5 does (`tokenize`: whitespace
 /// separated, `"double quoted"` tokens may hold spaces, `;` starts a comment), with typed
-/// accessors whose errors name the line, section and field.
-struct SWMMLine: Sendable {
-    var number: Int
-    var section: String
-    var tokens: [String]
+/// accessors whose errors name the line, section and field. `package`: FloodSim reads SWMM's
+/// external time-series and rain files with the same tokens.
+package struct SWMMLine: Sendable {
+    package var number: Int
+    package var section: String
+    package var tokens: [String]
+
+    package init(number: Int, section: String, tokens: [String]) {
+        self.number = number
+        self.section = section
+        self.tokens = tokens
+    }
 
     var count: Int { tokens.count }
 
@@ -21,7 +28,7 @@ struct SWMMLine: Sendable {
     /// - a token that *starts* with `"` runs to the next `"` (or the end of the line) and may hold
     ///   separators or be empty (`""`); the character after the closing quote starts a new token;
     /// - a `"` inside an unquoted token is an ordinary character.
-    static func tokenize(_ text: Substring) -> [String] {
+    package static func tokenize(_ text: Substring) -> [String] {
         let scalars = text.unicodeScalars
         let end = scalars.firstIndex(of: ";") ?? scalars.endIndex
         var tokens: [String] = []
@@ -64,7 +71,7 @@ struct SWMMLine: Sendable {
         return token
     }
 
-    func require(_ n: Int, _ fields: [String]) throws {
+    package func require(_ n: Int, _ fields: [String]) throws {
         if tokens.count < n {
             let missing = n - 1 < fields.count ? fields[tokens.count] : nil
             throw error(missing, "expected at least \(n) fields, found \(tokens.count)")
@@ -78,7 +85,7 @@ struct SWMMLine: Sendable {
 
     func optionalString(_ i: Int) -> String? { i < tokens.count ? tokens[i] : nil }
 
-    func number(_ i: Int, _ field: String) throws -> Double {
+    package func number(_ i: Int, _ field: String) throws -> Double {
         guard i < tokens.count else { throw error(field, "missing") }
         return try Self.parseNumber(tokens[i], field: field, line: self)
     }
@@ -131,13 +138,13 @@ struct SWMMLine: Sendable {
 
     /// A clock time `h:mm`, `h:mm:ss` or decimal hours, in hours. Written back as decimal hours
     /// (`number(_:)`), which reads back as the identical Double.
-    func clockHours(_ i: Int, _ field: String) throws -> Double {
+    package func clockHours(_ i: Int, _ field: String) throws -> Double {
         let token = try string(i, field)
         guard let h = Self.hours(clock: token) else { throw error(field, "not a time (h:mm[:ss] or decimal hours): \(token)") }
         return h
     }
 
-    static func hours(clock token: String) -> Double? {
+    package static func hours(clock token: String) -> Double? {
         let parts = token.split(separator: ":", omittingEmptySubsequences: false)
         if parts.count == 1 {
             guard let h = Double(token), h.isFinite else { return nil }

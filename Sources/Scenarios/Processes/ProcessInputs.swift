@@ -3,9 +3,9 @@ import GeoCore
 import NetworkAnalysis
 import TwinStore
 
-/// Reading and checking the inputs shared by the emergency processes (points, profiles, counts,
-/// resource filters), every failure a `ProcessInputError` naming the input.
-enum EmergencyProcessInputs {
+/// Reading and checking process inputs (qualified values, points, numbers, profiles, resource
+/// filters), shared by every process, every failure a `ProcessInputError` naming the input.
+enum ProcessInputs {
     /// An input given as a qualified value (`{"value": …}`) or as is.
     static func unwrap(_ value: JSONValue?) -> JSONValue? {
         if let o = value?.objectValue, let inner = o["value"], o["type"] == nil { return inner }
