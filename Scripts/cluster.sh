@@ -86,7 +86,7 @@ start() {
     p=$((port + n)); n=$((n + 1))
     if ! alive "$run/pids/serve-$s"; then
       nohup "$citytwin" serve --store "$url" --host 127.0.0.1 --port "$p" --layers "$repo/Layers" \
-        --base-url "http://127.0.0.1:$port" --log-level warning --shutdown-grace "$grace" \
+        --base-url "http://127.0.0.1:$port" --log-level warning --shutdown-grace "$grace" --trust-forwarded-for \
         >>"$run/logs/serve-$s.log" 2>&1 </dev/null &
       echo $! >"$run/pids/serve-$s"
     fi

@@ -1,6 +1,8 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import HummingbirdCore
+import NIOCore
 import Logging
 import Scenarios
 import TwinStore
@@ -48,6 +50,7 @@ public final class CityTwinServer: Sendable {
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: RouteMetricsMiddleware(metrics: metrics))
         router.add(middleware: ProblemMiddleware(compressionThreshold: options.compressionThreshold))
+        router.add(middleware: RequestLimitMiddleware(limits: options.limits))
         router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier))
         let threshold = options.compressionThreshold
         for op in operations {
@@ -67,8 +70,12 @@ public final class CityTwinServer: Sendable {
     /// A Hummingbird application serving the API at `address`.
     public func makeApplication(address: BindAddress = .hostname("127.0.0.1", port: 8080))
         -> Application<RouterResponder<CityTwinRequestContext>> {
-        Application(router: makeRouter(), configuration: .init(address: address, serverName: "CityTwin"),
-                    logger: options.logger)
+        let limits = options.limits
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(Int64(limits.idleTimeout * 1e9)),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes))
+        return Application(router: makeRouter(), server: .http1(configuration: http1),
+                           configuration: .init(address: address, serverName: "CityTwin"), logger: options.logger)
     }
 
     /// Serves on `host:port` until SIGINT or SIGTERM, then shuts down gracefully: running

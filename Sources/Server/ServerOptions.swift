@@ -15,11 +15,15 @@ public struct ServerOptions: Sendable {
     public var exactCountLimit: Int
     /// The processes `/processes` offers and in-process jobs run.
     public var processes: ProcessRegistry
+    /// Connection, size and rate limits (`RequestLimits`).
+    public var limits: RequestLimits
 
     public init(baseURL: String = "http://127.0.0.1:8080", logger: Logger = Logger(label: "citytwin.server"),
                 tokenVerifier: (any BearerTokenVerifier)? = nil, compressionThreshold: Int = 1024,
-                exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard) {
+                exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard,
+                limits: RequestLimits = RequestLimits()) {
         self.processes = processes
+        self.limits = limits
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base

@@ -42,8 +42,8 @@ struct ClusterTests {
           arguments: [SIGKILL, SIGTERM])
     func jobTakenOverFromStoppedWorker(signal: Int32) async throws {
         let cluster = try cluster
-        let lock = try await cluster.lockShelters()
-        defer { lock.kill() }
+        let lock = try await LayerLock.hold("shelters", in: cluster.storeURL)
+        defer { try? lock.release() }
         let id = try await cluster.submitJob()
         var first = ""
         try await OutageHarness.eventually("a worker claims job \(id)") {
@@ -62,7 +62,7 @@ struct ClusterTests {
         try await OutageHarness.eventually("\(other) takes job \(id) over after the lease", within: ClusterHarness.lease + 20) {
             try cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'") == other
         }
-        try cluster.unlockShelters()
+        try lock.release()
         try await OutageHarness.eventually("job \(id) succeeds on \(other)") {
             try await cluster.jobStatus(id) == "successful"
         }
@@ -275,40 +275,8 @@ final class ClusterHarness: Sendable {
 
     // MARK: - PostgreSQL
 
-    static let psql = "/usr/bin/psql"
-    static let lockApplication = "citytwin-cluster-test-lock"
-
-    /// One value from the store's database (`psql -At`).
-    func sql(_ query: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: Self.psql)
-        p.arguments = ["-X", "-At", "-v", "ON_ERROR_STOP=1", "-d", storeURL, "-c", query]
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessFailure("psql: \(query) exited \(p.terminationStatus)") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    /// A session holding an exclusive lock on the shelters table (reads of the layer wait) until
-    /// `unlockShelters` ends it (at most 120 s).
-    func lockShelters() async throws -> CommandProcess {
-        let session = try CommandProcess(Self.psql, [
-            "-X", "-q", "-d", storeURL, "-c",
-            "BEGIN; LOCK TABLE citytwin.f_shelters IN ACCESS EXCLUSIVE MODE; SELECT pg_sleep(120);",
-        ], baseURL: nil, environment: ["PGAPPNAME": Self.lockApplication])
-        try await OutageHarness.eventually("the lock on the shelters table is held") {
-            try sql("SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a USING (pid) WHERE a.application_name = '\(Self.lockApplication)' AND l.granted AND l.mode = 'AccessExclusiveLock'") != "0"
-        }
-        return session
-    }
-
-    func unlockShelters() throws {
-        _ = try sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = '\(Self.lockApplication)'")
-    }
+    /// One value from the store's database.
+    func sql(_ query: String) throws -> String { try psqlValue(storeURL, query) }
 
     /// An editor token of the shelters' department (signed with the cluster's secret).
     func editorToken() async throws -> String {

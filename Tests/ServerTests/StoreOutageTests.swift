@@ -82,6 +82,27 @@ struct StoreOutageTests {
         waiting.cancel()
     }
 
+    @Test("serve finishes a request in flight when SIGTERM comes, then exits")
+    func serveFinishesRequestInFlight() async throws {
+        let pg = try await PrivatePostgres.start()
+        defer { pg.remove() }
+        let server = try await OutageHarness.serve(pg)
+        defer { server.kill() }
+        let lock = try await LayerLock.hold("shelters", in: pg.url)
+        defer { try? lock.release() }
+        // The request waits inside PostgreSQL on the lock when the signal comes.
+        let inFlight = Task { try await server.http("/collections/shelters/items?limit=5", within: 60) }
+        try await Task.sleep(for: .milliseconds(500))
+        server.signal(SIGTERM)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(server.isRunning, "citytwin serve exited with a request in flight, before its grace period: \(server.output)")
+        try lock.release()
+        let response = try await inFlight.value
+        #expect(response?.status == 200, "the request in flight when SIGTERM came got \(response.map { String($0.status) } ?? "no answer")")
+        #expect(await server.waitForExit(within: Self.exitLimit), "citytwin serve still running after the request in flight ended")
+        #expect(server.exitStatus == 0, "\(server.output)")
+    }
+
     @Test("worker: outlives fast and immediate stops of PostgreSQL, runs jobs again once it is back, and exits within its grace period on SIGTERM and SIGINT while PostgreSQL is stopped")
     func workerThroughOutages() async throws {
         let pg = try await PrivatePostgres.start()
