@@ -49,6 +49,8 @@ public final class CityTwinServer: Sendable {
         let router = Router(context: CityTwinRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: RouteMetricsMiddleware(metrics: metrics))
+        router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ProblemMiddleware(compressionThreshold: options.compressionThreshold))
         router.add(middleware: RequestLimitMiddleware(limits: options.limits))
         router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier))

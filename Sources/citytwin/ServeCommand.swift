@@ -67,6 +67,17 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Take the client address from the last X-Forwarded-For entry (only behind a load balancer that sets it).")
     var trustForwardedFor = false
 
+    @Option(help: "An origin whose web pages may call the API from a browser (repeat for several; * for every origin, the default; none for no CORS).")
+    var corsOrigin: [String] = []
+
+    @Flag(help: "Let those origins' pages write (POST, PUT, PATCH, DELETE) too; without it they may only read.")
+    var corsWrites = false
+
+    var crossOrigin: CrossOriginPolicy {
+        let origins = corsOrigin.isEmpty ? ["*"] : corsOrigin.contains("none") ? [] : corsOrigin
+        return CrossOriginPolicy(origins: origins, allowsWrites: corsWrites)
+    }
+
     var limits: RequestLimits {
         RequestLimits(idleTimeout: idleTimeout, maxHeaderBytes: maxHeaderBytes, maxQueryBytes: maxQueryBytes, maxFilterBytes: maxFilterBytes,
                       maxBodyBytes: maxBodyBytes, tokenRate: tokenRate, tokenBurst: tokenBurst, addressRate: addressRate,
@@ -115,7 +126,8 @@ struct ServeCommand: AsyncParsableCommand {
         let server = CityTwinServer(store: featureStore,
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
                                                           tokenVerifier: try location.tokenAuthority(),
-                                                          processes: .forStore(directory: location.directory), limits: limits))
+                                                          processes: .forStore(directory: location.directory), limits: limits,
+                                                          crossOrigin: crossOrigin))
         print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")
         try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace))
     }
