@@ -24,6 +24,8 @@ public final class CityTwinServer: Sendable {
     let metrics = ServerMetrics()
     /// One lock per feature being written (If-Match check and write as one step).
     let writeLocks = FeatureWriteLocks()
+    /// The store's token revocation list (`nil`: a store without one).
+    let revocations: RevocationList?
     // --- tiles (helper "tiles"): the tile cache and catalogue copy behind TileRoutes.swift.
     let tileService: TileService
     // --- end tiles
@@ -32,6 +34,7 @@ public final class CityTwinServer: Sendable {
         self.store = store
         self.options = options
         self.layers = LayerDirectory(store: store)
+        self.revocations = (store as? any TokenRevocations).map(RevocationList.init)
         self.tileService = TileService(store: store)  // tiles
     }
 
@@ -53,7 +56,7 @@ public final class CityTwinServer: Sendable {
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ProblemMiddleware(compressionThreshold: options.compressionThreshold))
         router.add(middleware: RequestLimitMiddleware(limits: options.limits))
-        router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier))
+        router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations))
         let threshold = options.compressionThreshold
         for op in operations {
             let declared = op.queryParameterNames
