@@ -11,8 +11,9 @@ cd "$(dirname "$0")/.."
 runtime_pkgs=(libgeos-dev libproj-dev proj-data libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config
               python3-venv)
 # python3-qgis + qgis-providers: QGIS as an OAPIF and vector-tile client (Tests/Clients/test_qgis.py), ~190 MB.
+# nginx-light: the load balancer of Scripts/cluster.sh (Tests/ServerTests/ClusterTests.swift).
 test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin libclang-rt-14-dev chromium fonts-wqy-microhei
-           python3-qgis qgis-providers)
+           python3-qgis qgis-providers nginx-light)
 
 want=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")

@@ -29,6 +29,9 @@ Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
 # Every command the README shows, run against a freshly built sample district.
 Scripts/readme_check.sh || { echo "test: README check failed"; exit 1; }
 
+# The 60-second soak (Benchmarks/soak/run.sh runs an hour): no 5xx, no socket error, no lost write.
+CITYTWIN_BIN=$(swift build --show-bin-path)/citytwin Benchmarks/soak/run.sh 60 || { echo "test: soak failed"; exit 1; }
+
 # Bounded fuzz run of every parser (Scripts/fuzz.sh documents the longer run).
 if [[ -x Scripts/fuzz.sh ]]; then
   Scripts/fuzz.sh "${CITYTWIN_FUZZ_SECONDS:-15}"

@@ -35,7 +35,7 @@ echo "webmap_check: building the district into $work/city.sqlite"
   || { tail -20 "$work/district.log"; fail "district build failed"; }
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-"$bin" serve --store "$work/city.sqlite" --layers Layers --port "$port" >"$work/server.log" 2>&1 &
+"$bin" serve --store "$work/city.sqlite" --layers Layers --port "$port" --address-rate 0 >"$work/server.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 100); do
   curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break

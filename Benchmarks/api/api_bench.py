@@ -214,7 +214,7 @@ class Server:
         self.token = run([binary, "token", "create", "--role", "admin", "--store", store], env=env).strip()
         # --log-level warning: no per-request log line, as the peers run (nginx access_log off,
         # gunicorn without an access log).
-        self.proc = subprocess.Popen([binary, "serve", "--store", store, "--port", str(self.port), "--log-level", "warning"], env=env,
+        self.proc = subprocess.Popen([binary, "serve", "--store", store, "--port", str(self.port), "--log-level", "warning", "--address-rate", "0"], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_until_answering(self.proc, self.port, "/health", "citytwin serve", self.stop)
 

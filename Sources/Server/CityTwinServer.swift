@@ -1,6 +1,8 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import HummingbirdCore
+import NIOCore
 import Logging
 import Scenarios
 import TwinStore
@@ -22,6 +24,8 @@ public final class CityTwinServer: Sendable {
     let metrics = ServerMetrics()
     /// One lock per feature being written (If-Match check and write as one step).
     let writeLocks = FeatureWriteLocks()
+    /// The store's token revocation list (`nil`: a store without one).
+    let revocations: RevocationList?
     // --- tiles (helper "tiles"): the tile cache and catalogue copy behind TileRoutes.swift.
     let tileService: TileService
     // --- end tiles
@@ -30,6 +34,7 @@ public final class CityTwinServer: Sendable {
         self.store = store
         self.options = options
         self.layers = LayerDirectory(store: store)
+        self.revocations = (store as? any TokenRevocations).map(RevocationList.init)
         self.tileService = TileService(store: store)  // tiles
     }
 
@@ -47,8 +52,11 @@ public final class CityTwinServer: Sendable {
         let router = Router(context: CityTwinRequestContext.self)
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: RouteMetricsMiddleware(metrics: metrics))
+        router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ProblemMiddleware(compressionThreshold: options.compressionThreshold))
-        router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier))
+        router.add(middleware: RequestLimitMiddleware(limits: options.limits))
+        router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations))
         let threshold = options.compressionThreshold
         for op in operations {
             let declared = op.queryParameterNames
@@ -67,8 +75,12 @@ public final class CityTwinServer: Sendable {
     /// A Hummingbird application serving the API at `address`.
     public func makeApplication(address: BindAddress = .hostname("127.0.0.1", port: 8080))
         -> Application<RouterResponder<CityTwinRequestContext>> {
-        Application(router: makeRouter(), configuration: .init(address: address, serverName: "CityTwin"),
-                    logger: options.logger)
+        let limits = options.limits
+        let http1 = HTTP1Channel.Configuration(
+            idleTimeout: .nanoseconds(Int64(limits.idleTimeout * 1e9)),
+            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes))
+        return Application(router: makeRouter(), server: .http1(configuration: http1),
+                           configuration: .init(address: address, serverName: "CityTwin"), logger: options.logger)
     }
 
     /// Serves on `host:port` until SIGINT or SIGTERM, then shuts down gracefully: running

@@ -18,12 +18,19 @@ public struct ServerOptions: Sendable {
     /// The rasters runs write beside their result layers, served at
     /// `/collections/{collectionId}/rasters/{rasterName}`; nil serves none.
     public var rasters: ResultRasters?
+    /// Connection, size and rate limits (`RequestLimits`).
+    public var limits: RequestLimits
+    /// Which other origins' pages may call the API from a browser (reads from any, writes from none by default).
+    public var crossOrigin: CrossOriginPolicy
 
     public init(baseURL: String = "http://127.0.0.1:8080", logger: Logger = Logger(label: "citytwin.server"),
                 tokenVerifier: (any BearerTokenVerifier)? = nil, compressionThreshold: Int = 1024,
-                exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard, rasters: ResultRasters? = nil) {
+                exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard, rasters: ResultRasters? = nil,
+                limits: RequestLimits = RequestLimits(), crossOrigin: CrossOriginPolicy = CrossOriginPolicy()) {
         self.processes = processes
         self.rasters = rasters
+        self.limits = limits
+        self.crossOrigin = crossOrigin
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
         self.baseURL = base

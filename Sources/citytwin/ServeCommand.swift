@@ -38,7 +38,67 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds running requests may take to finish after SIGTERM or SIGINT before they are cancelled and the server exits.")
     var shutdownGrace: Double = GracefulStop.defaultGrace.seconds
 
+    @Option(help: "Seconds a connection may stay silent (idle between requests, or trickling a request head or body) before it is closed.")
+    var idleTimeout: Double = RequestLimits().idleTimeout
+
+    @Option(help: "Bytes of all request header fields together (and of one field); a larger head is refused.")
+    var maxHeaderBytes: Int = RequestLimits().maxHeaderBytes
+
+    @Option(help: "Bytes of the query string; a longer one answers 414.")
+    var maxQueryBytes: Int = RequestLimits().maxQueryBytes
+
+    @Option(help: "Bytes of a CQL2 filter parameter; a longer one answers 400.")
+    var maxFilterBytes: Int = RequestLimits().maxFilterBytes
+
+    @Option(help: "Bytes of a request body (feature writes, process execution); a larger one answers 413.")
+    var maxBodyBytes: Int = RequestLimits().maxBodyBytes
+
+    @Option(help: "Requests per second one bearer token may send (bursts of --token-burst) before 429 with Retry-After; 0: no limit.")
+    var tokenRate: Double = RequestLimits().tokenRate
+
+    @Option(help: "Requests one bearer token may send at once.")
+    var tokenBurst: Double = RequestLimits().tokenBurst
+
+    @Option(help: "Requests per second one client address may send without a token (bursts of --address-burst) before 429; 0: no limit.")
+    var addressRate: Double = RequestLimits().addressRate
+
+    @Option(help: "Requests one client address may send at once without a token.")
+    var addressBurst: Double = RequestLimits().addressBurst
+
+    @Flag(help: "Take the client address from the last X-Forwarded-For entry (only behind a load balancer that sets it).")
+    var trustForwardedFor = false
+
+    @Option(help: "An origin whose web pages may call the API from a browser (repeat for several; * for every origin, the default; none for no CORS).")
+    var corsOrigin: [String] = []
+
+    @Flag(help: "Let those origins' pages write (POST, PUT, PATCH, DELETE) too; without it they may only read.")
+    var corsWrites = false
+
+    var crossOrigin: CrossOriginPolicy {
+        let origins = corsOrigin.isEmpty ? ["*"] : corsOrigin.contains("none") ? [] : corsOrigin
+        return CrossOriginPolicy(origins: origins, allowsWrites: corsWrites)
+    }
+
+    var limits: RequestLimits {
+        RequestLimits(idleTimeout: idleTimeout, maxHeaderBytes: maxHeaderBytes, maxQueryBytes: maxQueryBytes, maxFilterBytes: maxFilterBytes,
+                      maxBodyBytes: maxBodyBytes, tokenRate: tokenRate, tokenBurst: tokenBurst, addressRate: addressRate,
+                      addressBurst: addressBurst, trustForwardedFor: trustForwardedFor)
+    }
+
     func validate() throws {
+        guard idleTimeout.isFinite, idleTimeout >= 0.1, idleTimeout <= 86_400 else {
+            throw ValidationError("--idle-timeout must be 0.1…86400 seconds, got \(idleTimeout)")
+        }
+        for (name, value) in [("--max-header-bytes", maxHeaderBytes), ("--max-query-bytes", maxQueryBytes),
+                              ("--max-filter-bytes", maxFilterBytes), ("--max-body-bytes", maxBodyBytes)] where value < 256 {
+            throw ValidationError("\(name) must be at least 256, got \(value)")
+        }
+        for (name, value) in [("--token-rate", tokenRate), ("--address-rate", addressRate)] where !(value.isFinite && value >= 0) {
+            throw ValidationError("\(name) must be 0 (no limit) or more requests per second, got \(value)")
+        }
+        for (name, value) in [("--token-burst", tokenBurst), ("--address-burst", addressBurst)] where !(value.isFinite && value >= 1) {
+            throw ValidationError("\(name) must be at least 1, got \(value)")
+        }
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, got \(port)") }
         guard storeTimeout.isFinite, storeTimeout >= 0.1, storeTimeout <= 600 else {
             throw ValidationError("--store-timeout must be 0.1…600 seconds, got \(storeTimeout)")
@@ -69,7 +129,7 @@ struct ServeCommand: AsyncParsableCommand {
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
                                                           tokenVerifier: try location.tokenAuthority(),
                                                           processes: .forStore(directory: location.directory, rasters: rasters),
-                                                          rasters: rasters))
+                                                          rasters: rasters, limits: limits, crossOrigin: crossOrigin))
         print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")
         try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace))
     }

@@ -7,8 +7,39 @@ import TwinStore
 struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
-        abstract: "Issue bearer tokens that let a department write to the layers it owns.",
-        subcommands: [TokenCreateCommand.self])
+        abstract: "Issue bearer tokens that let a department write to the layers it owns, and revoke them.",
+        subcommands: [TokenCreateCommand.self, TokenRevokeCommand.self])
+}
+
+/// `citytwin token revoke TOKEN`: puts a token on the store's revocation list; every server on
+/// the store refuses it within `RevocationList.refreshInterval` (2 s), though its signature and
+/// expiry are good. Only tokens this store's secret signed, and not yet expired, are taken.
+struct TokenRevokeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "revoke",
+        abstract: "Revoke a bearer token: every server on the store refuses it from then on.")
+
+    @Argument(help: "The token (ct1.…), as token create printed it.")
+    var token: String
+
+    @OptionGroup var storeOption: StoreOption
+
+    func run() async throws {
+        let location = try StoreLocation(storeOption.path)
+        let claims: TokenClaims
+        do {
+            claims = try location.tokenAuthority().verify(token)
+        } catch let e as StoreError {
+            throw CommandFailure("not revoked: \(e.message)")
+        }
+        guard let store = try await location.openExisting() as? any TokenRevocations else {
+            throw CommandFailure("the store at \(storeOption.path) keeps no revocation list")
+        }
+        try await store.revokeToken(digest: TokenAuthority.digest(token), expiresAt: claims.expiresAt)
+        let expiry = Date(timeIntervalSince1970: TimeInterval(claims.expiresAt)).formatted(.iso8601)
+        print("revoked the \(claims.role.rawValue) token of \(claims.department.isEmpty ? "the platform" : claims.department)"
+              + (claims.subject.map { " for \($0)" } ?? "") + " (it would have expired \(expiry))")
+    }
 }
 
 /// `citytwin token create --department 应急管理局 --role editor [--expires 30d] [--subject 王工]`:

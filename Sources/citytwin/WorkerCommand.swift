@@ -55,7 +55,7 @@ struct WorkerCommand: AsyncParsableCommand {
                                          lease: .milliseconds(Int64(lease * 1000))) else {
             throw CommandFailure("the store at \(store) keeps no job table")
         }
-        print("\(workerName): running \(worker.registry.ids.joined(separator: ", ")) jobs from \(store)"
+        Self.say("\(workerName): running \(worker.registry.ids.joined(separator: ", ")) jobs from \(store)"
               + (once ? "" : " (Ctrl-C to stop)"))
         if once {
             while let job = try await worker.runNext() { Self.report(job) }
@@ -79,7 +79,7 @@ struct WorkerCommand: AsyncParsableCommand {
                     } catch is CancellationError {
                         return  // stopped; a job it was running stays claimed until its lease lapses
                     } catch let e as StoreError where e.code == .unavailable {
-                        print("\(worker.name): the store is unreachable (\(e.message)); looking again in \(idle)")
+                        WorkerCommand.say("\(worker.name): the store is unreachable (\(e.message)); looking again in \(idle)")
                         try? await Task.sleep(for: idle)
                     }
                 }
@@ -88,6 +88,13 @@ struct WorkerCommand: AsyncParsableCommand {
     }
 
     private static func report(_ job: JobRecord) {
-        print("job \(job.id) (\(job.process)): \(job.status.rawValue)" + (job.message.map { ": \($0)" } ?? ""))
+        say("job \(job.id) (\(job.process)): \(job.status.rawValue)" + (job.message.map { ": \($0)" } ?? ""))
+    }
+
+    /// Writes one line to standard output at once (not through `print`'s buffer, which holds a
+    /// block when stdout is a log file or a pipe, as under systemd or nohup: a worker killed with
+    /// SIGKILL would lose its last lines, and a log follower would see them late).
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 }

@@ -82,6 +82,27 @@ struct StoreOutageTests {
         waiting.cancel()
     }
 
+    @Test("serve finishes a request in flight when SIGTERM comes, then exits")
+    func serveFinishesRequestInFlight() async throws {
+        let pg = try await PrivatePostgres.start()
+        defer { pg.remove() }
+        let server = try await OutageHarness.serve(pg)
+        defer { server.kill() }
+        let lock = try await LayerLock.hold("shelters", in: pg.url)
+        defer { try? lock.release() }
+        // The request waits inside PostgreSQL on the lock when the signal comes.
+        let inFlight = Task { try await server.http("/collections/shelters/items?limit=5", within: 60) }
+        try await Task.sleep(for: .milliseconds(500))
+        server.signal(SIGTERM)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(server.isRunning, "citytwin serve exited with a request in flight, before its grace period: \(server.output)")
+        try lock.release()
+        let response = try await inFlight.value
+        #expect(response?.status == 200, "the request in flight when SIGTERM came got \(response.map { String($0.status) } ?? "no answer")")
+        #expect(await server.waitForExit(within: Self.exitLimit), "citytwin serve still running after the request in flight ended")
+        #expect(server.exitStatus == 0, "\(server.output)")
+    }
+
     @Test("worker: outlives fast and immediate stops of PostgreSQL, runs jobs again once it is back, and exits within its grace period on SIGTERM and SIGINT while PostgreSQL is stopped")
     func workerThroughOutages() async throws {
         let pg = try await PrivatePostgres.start()
@@ -315,7 +336,8 @@ final class CommandProcess: @unchecked Sendable {
     }
     /// The exit status (128 + the signal for a process killed by one); -1 while it runs.
     var exitStatus: Int32 { isRunning ? -1 : lock.withLock { ended ?? -1 } }
-    var output: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+    /// What the process wrote; bytes that are not UTF-8 (an MVT body through curl) read as U+FFFD.
+    var output: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
 
     func signal(_ number: Int32) { Glibc.kill(process.processIdentifier, number) }
 
@@ -335,6 +357,23 @@ final class CommandProcess: @unchecked Sendable {
         while isRunning { usleep(10_000) }
     }
 
+    /// HTTP to the process (`baseURL`).
+    var endpoint: HTTPEndpoint { HTTPEndpoint(baseURL: baseURL ?? "") }
+
+    func http(_ path: String, method: String = "GET", body: String? = nil, headers: [String] = [],
+              within limit: Double) async throws -> HTTPEndpoint.Response? {
+        try await endpoint.http(path, method: method, body: body, headers: headers, within: limit)
+    }
+
+    func http(_ path: String, method: String = "GET", body: String? = nil, headers: [String] = []) async throws -> HTTPEndpoint.Response {
+        try await endpoint.http(path, method: method, body: body, headers: headers)
+    }
+}
+
+/// A server's base URL, and HTTP to it through curl (client timeouts as an orchestrator's).
+struct HTTPEndpoint: Sendable {
+    let baseURL: String
+
     struct Response {
         var status: Int
         /// Header names in lower case.
@@ -348,7 +387,7 @@ final class CommandProcess: @unchecked Sendable {
         var arguments = ["-s", "-i", "--noproxy", "*", "-m", String(limit), "-X", method]
         for h in headers { arguments += ["-H", h] }
         if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
-        arguments.append((baseURL ?? "") + path)
+        arguments.append(baseURL + path)
         let curl = try CommandProcess("/usr/bin/curl", arguments, baseURL: nil)
         guard await curl.waitForExit(within: limit + 30) else {
             curl.kill()

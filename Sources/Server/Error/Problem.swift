@@ -47,6 +47,10 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
                                                       status: .unsupportedMediaType)
         /// The request body is larger than the server accepts.
         public static let bodyTooLarge = Kind(slug: "body-too-large", title: "Request body too large", status: .contentTooLarge)
+        /// The query string is longer than the server accepts (`RequestLimits.maxQueryBytes`).
+        public static let queryTooLong = Kind(slug: "query-too-long", title: "Query string too long", status: .uriTooLong)
+        /// The caller sent more requests than its rate allows (`RequestLimits`); `Retry-After` says when to try again.
+        public static let rateLimited = Kind(slug: "rate-limited", title: "Too many requests", status: .tooManyRequests)
         /// `If-Match` does not match the current entity tag, or names a resource that does not exist.
         public static let preconditionFailed = Kind(slug: "precondition-failed", title: "Precondition failed",
                                                     status: .preconditionFailed)

@@ -101,7 +101,7 @@ extension CityTwinServer {
 
     private func execute(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {
         let process = try requestedProcess(context)
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json])
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json], maximumBytes: context.maxUploadSize)
         let body: JSONValue
         do {
             body = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))

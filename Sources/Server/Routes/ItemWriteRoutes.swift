@@ -76,7 +76,7 @@ extension CityTwinServer {
     private func create(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {
         let layer = try await writableLayer(context)
         let source = try FeatureBody.Source(header: request.headers[contentCRS])
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json])
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json], maximumBytes: context.maxUploadSize)
         var feature = try FeatureBody.feature(bytes, source: source)
         if feature.id == nil { feature.id = .string(FeatureIDGenerator.next()) }
         let fid = feature.id?.description ?? ""
@@ -95,7 +95,7 @@ extension CityTwinServer {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
         let source = try FeatureBody.Source(header: request.headers[contentCRS])
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json])
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json], maximumBytes: context.maxUploadSize)
         var feature = try FeatureBody.feature(bytes, source: source)
         if let id = feature.id, id.description != fid {
             throw Problem(.invalidBody, "$.id: '\(id)' differs from the feature id '\(fid)' in the path", position: "$.id")
@@ -116,7 +116,7 @@ extension CityTwinServer {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
         let source = try FeatureBody.Source(header: request.headers[contentCRS])
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.mergePatch, MediaTypeName.json])
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.mergePatch, MediaTypeName.json], maximumBytes: context.maxUploadSize)
         return try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             let before = try await current(layer, fid, request, context)
             let after = try FeatureBody.patched(before, with: bytes, source: source)

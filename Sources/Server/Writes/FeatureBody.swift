@@ -56,7 +56,8 @@ struct FeatureBody {
     }
 
     /// The whole body, after checking its media type against `accepted`.
-    static func bytes(_ request: Request, accepted: [String]) async throws -> [UInt8] {
+    /// - Parameter maximumBytes: the largest body accepted (`context.maxUploadSize`, the server's `RequestLimits`).
+    static func bytes(_ request: Request, accepted: [String], maximumBytes: Int = maximumBytes) async throws -> [UInt8] {
         if let type = request.headers[.contentType] {
             let essence = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             guard accepted.contains(essence) else {

@@ -118,17 +118,33 @@ enum AuditChain {
 
     /// Whether `entries` (the whole log in sequence order) form an unbroken chain from the genesis hash.
     static func verify(_ entries: some Sequence<AuditEntry>) -> Bool {
+        check(entries).firstBreak == nil
+    }
+
+    /// Walks the chain: how many entries it holds and the first whose hash does not follow
+    /// from the entries before it (edited, or something before it removed or reordered).
+    static func check(_ entries: some Sequence<AuditEntry>) -> AuditChainCheck {
         var previous = genesis
+        var count = 0
         for e in entries {
+            count += 1
             let expected = entryHash(previous: previous, at: RFC3339.microseconds(e.at), actor: e.actor, department: e.department,
                                      role: e.role, layer: e.layer, featureID: e.featureID, kind: e.kind,
                                      before: e.beforeHash, after: e.afterHash)
-            guard expected == e.entryHash else { return false }
+            guard expected == e.entryHash else { return AuditChainCheck(entries: count, firstBreak: e.sequence) }
             previous = e.entryHash
         }
-        return true
+        return AuditChainCheck(entries: count, firstBreak: nil)
     }
 
     /// The hash before the first entry.
     static let genesis = String(repeating: "0", count: 64)
+}
+
+/// What walking the audit chain found (`verifyAuditChain`, `citytwin audit verify`).
+public struct AuditChainCheck: Hashable, Sendable {
+    /// Entries read: the whole log when the chain is intact, up to the break otherwise.
+    public var entries: Int
+    /// The sequence number of the first entry that breaks the chain; `nil` when it is intact.
+    public var firstBreak: Int64?
 }

@@ -63,13 +63,18 @@ extension PostGISStore {
     /// Recomputes the audit hash chain from the first entry (admin only); `false` when any
     /// entry was edited, removed or reordered.
     public func verifyAuditChain(by caller: Caller) async throws -> Bool {
+        try await checkAuditChain(by: caller).firstBreak == nil
+    }
+
+    /// Recomputes the audit hash chain from the first entry (admin only): the first entry that breaks it.
+    public func checkAuditChain(by caller: Caller) async throws -> AuditChainCheck {
         guard caller == .admin else { throw StoreError(.forbidden, "verifying the audit chain needs an admin") }
         return try await mapErrors(layer: nil) {
             let entries = try await auditEntries("""
                 SELECT \(unescaped: JournalSQL.auditColumns)
                 FROM \(unescaped: schema).audit_log ORDER BY seq
                 """)
-            return AuditChain.verify(entries)
+            return AuditChain.check(entries)
         }
     }
 

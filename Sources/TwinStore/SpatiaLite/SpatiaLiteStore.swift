@@ -191,12 +191,17 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
 
     func table(_ def: LayerDefinition) -> FeatureTable { FeatureTable(layer: def) }
 
-    /// Runs `body`, turning GRDB errors into `StoreError(.backend)`.
+    /// Runs `body`, turning GRDB errors into `StoreError(.backend)`, and a full disk (SQLite
+    /// cannot write or grow the file or its WAL) into `.unavailable`: the transaction rolled back,
+    /// nothing was written, and the same request succeeds once there is room (503 + Retry-After).
     func mapErrors<T>(layer: String?, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
         } catch let e as StoreError {
             throw e
+        } catch let e as DatabaseError where e.resultCode == .SQLITE_FULL || e.extendedResultCode == .SQLITE_IOERR_WRITE {
+            throw StoreError(.unavailable, "the store's disk is full (SQLite could not write: \(e.message ?? "\(e.resultCode)")); nothing was written",
+                             layer: layer)
         } catch let e as DatabaseError {
             throw StoreError(.backend, e.description, layer: layer)
         }

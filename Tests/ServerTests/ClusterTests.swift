@@ -1,0 +1,289 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The deployment `Scripts/cluster.sh` starts (issue 21 §1): PostGIS, two `citytwin serve`, two
+/// `citytwin worker`, nginx in front; started once for the whole suite (`ClusterScope`). Jobs run
+/// exactly once across the workers; a worker killed (SIGKILL) or stopped past its grace (SIGTERM)
+/// in the middle of a job has the job taken over by the other once the lease lapses (issue 23); an
+/// edit through one server changes the tile the other serves within a second.
+///
+/// "In the middle of a job" is made real, not simulated: the test holds an exclusive lock on the
+/// layer's table, so the job's worker has claimed it and waits inside its read of the layer, as a
+/// worker waits on a long query; ending the lock's session lets whichever worker holds the job
+/// then finish it.
+@Suite("Cluster: two servers and two workers on one PostGIS behind nginx", .serialized, ClusterScope(),
+       .enabled(if: OutageHarness.enabled && ClusterHarness.hasNginx, "needs PostgreSQL and nginx (Scripts/setup.sh --test)"))
+struct ClusterTests {
+    var cluster: ClusterHarness { get throws { try #require(ClusterHarness.current, "the cluster did not start") } }
+
+    @Test("12 jobs submitted through nginx run exactly once across the two workers")
+    func jobsRunExactlyOnce() async throws {
+        let cluster = try cluster
+        var ids = [String]()
+        for _ in 0..<12 { ids.append(try await cluster.submitJob()) }
+        for id in ids {
+            try await OutageHarness.eventually("job \(id) succeeds", within: 60) {
+                try await cluster.jobStatus(id) == "successful"
+            }
+        }
+        let logs = cluster.workerLogs()
+        for id in ids {
+            let runs = logs.values.map { $0.components(separatedBy: "job \(id) (features-in-area): successful").count - 1 }.reduce(0, +)
+            #expect(runs == 1, "job \(id) reported successful \(runs) times by the workers: \(logs)")
+            let owner = try cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'")
+            #expect(["worker-1", "worker-2"].contains(owner), "job \(id) claimed by '\(owner)'")
+        }
+    }
+
+    @Test("a worker stopped mid-job (SIGKILL; SIGTERM with the job outlasting its grace) exits, and the other worker takes the job over after the lease",
+          arguments: [SIGKILL, SIGTERM])
+    func jobTakenOverFromStoppedWorker(signal: Int32) async throws {
+        let cluster = try cluster
+        let lock = try await LayerLock.hold("shelters", in: cluster.storeURL)
+        defer { try? lock.release() }
+        let id = try await cluster.submitJob()
+        var first = ""
+        try await OutageHarness.eventually("a worker claims job \(id)") {
+            first = try cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)' AND status = 'running'")
+            return !first.isEmpty
+        }
+        let other = first == "worker-1" ? "worker-2" : "worker-1"
+        let pid = try cluster.pid(of: first)
+        kill(pid, signal)
+        // SIGTERM: the job cannot finish (its read waits on the lock), so the worker leaves it past its grace.
+        try await OutageHarness.eventually("\(first) exits after signal \(signal)", within: ClusterHarness.grace + 6) {
+            ClusterHarness.hasExited(pid)
+        }
+        #expect(try cluster.sql("SELECT status FROM citytwin.jobs WHERE id = '\(id)'") == "running")
+        // Taken over only once the lease lapsed, while the lock still holds (the job is mid-run again).
+        try await OutageHarness.eventually("\(other) takes job \(id) over after the lease", within: ClusterHarness.lease + 20) {
+            try cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'") == other
+        }
+        try lock.release()
+        try await OutageHarness.eventually("job \(id) succeeds on \(other)") {
+            try await cluster.jobStatus(id) == "successful"
+        }
+        #expect(try cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'") == other)
+        #expect(cluster.workerLogs()[other]?.contains("job \(id) (features-in-area): successful") == true)
+        // `cluster.sh start` again restarts only what is down: the stopped worker.
+        try await cluster.script("start")
+        #expect(try cluster.pid(of: first) != pid)
+        #expect(try cluster.pid(of: other) > 0)
+    }
+
+    @Test("an edit through server A changes the tile server B serves within a second (B follows the store's change feed)")
+    func tileCachesStayCoherent() async throws {
+        let cluster = try cluster
+        let token = try await cluster.editorToken()
+        // A point in the district far from the other tests' features: its z15 WebMercatorQuad tile.
+        let (lon, lat) = (114.8123, 30.8531)
+        let n = 32768.0
+        let col = Int((lon + 180) / 360 * n)
+        let row = Int((1 - log(tan(lat * .pi / 180) + 1 / cos(lat * .pi / 180)) / .pi) / 2 * n)
+        let tile = "/collections/shelters/tiles/WebMercatorQuad/15/\(row)/\(col)"
+        let before = try await cluster.b.http(tile)
+        #expect(before.status == 204, "\(before.status)")  // empty, and now in B's cache
+        #expect(try await cluster.b.http(tile).status == 204)
+
+        let feature = """
+            {"type": "Feature", "id": "cluster-coherence", "geometry": {"type": "Point", "coordinates": [\(lon), \(lat)]},
+             "properties": {"name": "集群一致性", "class": "紧急", "admin_level": "村(社区)", "effective_area_m2": 1200,
+                            "per_capita_m2": 1.5, "capacity": 800, "service_radius_m": 500, "contact_phone": "027-00000000"}}
+            """
+        let created = try await cluster.a.http("/collections/shelters/items", method: "POST", body: feature,
+                                               headers: ["Authorization: Bearer \(token)"])
+        #expect(created.status == 201, "\(created.status) \(created.body)")
+        try await Task.sleep(for: .seconds(1))
+        let after = try await cluster.b.http(tile)
+        #expect(after.status == 200, "server B still serves the tile as it was before the edit through A: \(after.status)")
+        let etag = try #require(after.headers["etag"])
+
+        let deleted = try await cluster.a.http("/collections/shelters/items/cluster-coherence", method: "DELETE",
+                                               headers: ["Authorization: Bearer \(token)"])
+        #expect(deleted.status == 204, "\(deleted.status) \(deleted.body)")
+        try await Task.sleep(for: .seconds(1))
+        let gone = try await cluster.b.http(tile)
+        #expect(gone.status == 204, "server B still serves the tile with the deleted shelter (ETag \(etag)): \(gone.status)")
+    }
+}
+
+/// Starts the cluster once around the whole suite and stops it after the last test.
+struct ClusterScope: SuiteTrait, TestScoping {
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard testCase == nil, OutageHarness.enabled, ClusterHarness.hasNginx else { return try await function() }
+        let cluster = try await ClusterHarness.start()
+        defer { cluster.stop() }
+        try await ClusterHarness.$current.withValue(cluster) { try await function() }
+    }
+}
+
+/// `Scripts/cluster.sh` in a run directory of the test's own, on free ports.
+final class ClusterHarness: Sendable {
+    @TaskLocal static var current: ClusterHarness?
+
+    /// Short lease and grace, so takeovers are quick; production defaults are longer.
+    static let lease = 3.0
+    static let grace = 2.0
+    /// The secret the cluster's servers share, so a token made here is good on both.
+    static let tokenSecret = "cluster-test-secret-0123456789abcdef0123456789"
+
+    static var hasNginx: Bool {
+        ["/usr/sbin/nginx", "/usr/bin/nginx"].contains { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    let directory: String
+    let port: Int
+    /// Servers A and B directly (not through nginx), and nginx.
+    let a: HTTPEndpoint, b: HTTPEndpoint, balancer: HTTPEndpoint
+    let storeURL: String
+
+    private init(directory: String, port: Int, env: [String: String]) throws {
+        self.directory = directory
+        self.port = port
+        func value(_ key: String) throws -> String {
+            guard let v = env[key] else { throw HarnessFailure("cluster.env has no \(key)") }
+            return v
+        }
+        storeURL = try value("CITYTWIN_CLUSTER_STORE")
+        a = HTTPEndpoint(baseURL: try value("CITYTWIN_CLUSTER_SERVE_A"))
+        b = HTTPEndpoint(baseURL: try value("CITYTWIN_CLUSTER_SERVE_B"))
+        balancer = HTTPEndpoint(baseURL: try value("CITYTWIN_CLUSTER_URL"))
+    }
+
+    static func start() async throws -> ClusterHarness {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-cluster-\(UUID().uuidString)").path
+        let port = try freePorts(4)
+        let harness = { (env: [String: String]) in try ClusterHarness(directory: directory, port: port, env: env) }
+        do {
+            try await run(["start"], directory: directory, port: port)
+            let text = try String(contentsOfFile: directory + "/cluster.env", encoding: .utf8)
+            var env = [String: String]()
+            for line in text.split(separator: "\n") {
+                let parts = line.split(separator: "=", maxSplits: 1).map(String.init)
+                if parts.count == 2 { env[parts[0]] = parts[1] }
+            }
+            return try harness(env)
+        } catch {
+            try? await run(["stop"], directory: directory, port: port)
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
+    }
+
+    func script(_ command: String) async throws {
+        try await Self.run([command], directory: directory, port: port)
+    }
+
+    /// Stops every part and deletes the run directory.
+    func stop() {
+        let stop = Process()
+        stop.executableURL = OutageHarness.packageRoot.appendingPathComponent("Scripts/cluster.sh")
+        stop.arguments = ["stop"]
+        stop.environment = Self.environment(directory: directory, port: port)
+        stop.standardOutput = FileHandle.nullDevice
+        stop.standardError = FileHandle.nullDevice
+        if (try? stop.run()) != nil { stop.waitUntilExit() }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static func environment(directory: String, port: Int) -> [String: String] {
+        var env = ProcessInfo.processInfo.environment
+        env["CITYTWIN_CLUSTER_DIR"] = directory
+        env["CITYTWIN_CLUSTER_PORT"] = String(port)
+        env["CITYTWIN_CLUSTER_LEASE"] = String(Int(lease))
+        env["CITYTWIN_CLUSTER_GRACE"] = String(Int(grace))
+        env["CITYTWIN_BIN"] = try? OutageHarness.binary()
+        env["CITYTWIN_PG_PORT"] = nil
+        env["CITYTWIN_TOKEN_SECRET"] = tokenSecret
+        return env
+    }
+
+    private static func run(_ arguments: [String], directory: String, port: Int) async throws {
+        let script = try CommandProcess(OutageHarness.packageRoot.appendingPathComponent("Scripts/cluster.sh").path, arguments,
+                                        baseURL: nil, environment: environment(directory: directory, port: port))
+        guard await script.waitForExit(within: 180) else {
+            script.kill()
+            throw HarnessFailure("Scripts/cluster.sh \(arguments.joined(separator: " ")) did not finish in 180 s: \(script.output)")
+        }
+        guard script.exitStatus == 0 else { throw HarnessFailure("Scripts/cluster.sh \(arguments.joined(separator: " ")): \(script.output)") }
+    }
+
+    /// A base port with the three above it free too (nginx, two servers, PostgreSQL).
+    static func freePorts(_ count: Int) throws -> Int {
+        for _ in 0..<50 {
+            let base = try OutageHarness.freePort()
+            guard base + count < 65_535 else { continue }
+            if (1..<count).allSatisfy({ isFree(base + $0) }) { return base }
+        }
+        throw HarnessFailure("no \(count) consecutive free ports")
+    }
+
+    private static func isFree(_ port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+    }
+
+    // MARK: - Jobs
+
+    /// Submits a `features-in-area` job through nginx; its id.
+    func submitJob() async throws -> String {
+        let r = try await balancer.http("/processes/features-in-area/execution", method: "POST", body: StoreOutageTests.area,
+                                        headers: ["Prefer: respond-async"])
+        try #require(r.status == 201, "\(r.status) \(r.body)")
+        let location = try #require(r.headers["location"])
+        return String(try #require(location.split(separator: "/").last))
+    }
+
+    /// The job's status through nginx.
+    func jobStatus(_ id: String) async throws -> String? {
+        let r = try await balancer.http("/jobs/\(id)")
+        guard r.status == 200, let doc = try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any] else { return nil }
+        if doc["status"] as? String == "failed" { throw HarnessFailure("job \(id) failed: \(r.body)") }
+        return doc["status"] as? String
+    }
+
+    /// Each worker's output so far, by name (the workers write a line per finished job).
+    func workerLogs() -> [String: String] {
+        Dictionary(uniqueKeysWithValues: ["worker-1", "worker-2"].map {
+            ($0, (try? String(contentsOfFile: "\(directory)/logs/\($0).log", encoding: .utf8)) ?? "")
+        })
+    }
+
+    /// The pid of a part (`worker-1`, `serve-a`, …) from its pid file.
+    func pid(of part: String) throws -> Int32 {
+        let text = try String(contentsOfFile: "\(directory)/pids/\(part)", encoding: .utf8)
+        return try #require(Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)))
+    }
+
+    /// Whether the process is gone (or a zombie its parent has not reaped yet).
+    static func hasExited(_ pid: Int32) -> Bool {
+        guard kill(pid, 0) == 0 else { return true }
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+        return stat.split(separator: ")").last?.split(separator: " ").first == "Z"
+    }
+
+    // MARK: - PostgreSQL
+
+    /// One value from the store's database.
+    func sql(_ query: String) throws -> String { try psqlValue(storeURL, query) }
+
+    /// An editor token of the shelters' department (signed with the cluster's secret).
+    func editorToken() async throws -> String {
+        let command = try CommandProcess(try OutageHarness.binary(), ["token", "create", "--department", "应急管理局", "--role", "editor",
+                                                                      "--store", storeURL],
+                                         baseURL: nil, environment: ["CITYTWIN_TOKEN_SECRET": Self.tokenSecret])
+        guard await command.waitForExit(within: 60), command.exitStatus == 0 else { throw HarnessFailure("token create: \(command.output)") }
+        return try #require(command.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) })
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Server
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `RequestLimits` (issue 21 §3), each limit set low so that a test crosses it, and each test
+/// failing when its limit is gone: connection limits against a live server on a port (raw
+/// sockets, curl), request limits through the router.
+@Suite("Request limits: idle and trickling connections, header, query, filter and body sizes, rates")
+struct RequestLimitTests {
+    static func withAPI(_ limits: RequestLimits, _ mode: TestingSetup = .router,
+                        _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
+        var logger = Logger(label: "citytwin.server.test")
+        logger.logLevel = .critical
+        let server = CityTwinServer(store: try await ServerFixture.makeStore(),
+                                    options: ServerOptions(baseURL: "http://test.local", logger: logger, limits: limits))
+        try await server.makeApplication(address: .hostname("127.0.0.1", port: 0)).test(mode) { client in try await body(client) }
+    }
+
+    // MARK: - Connections
+
+    @Test("an idle connection is closed after the idle timeout")
+    func idleConnectionClosed() async throws {
+        try await Self.withAPI(RequestLimits(idleTimeout: 1), .live) { client in
+            let socket = try RawConnection(port: try #require(client.port))
+            defer { socket.close() }
+            // Silent: the server closes it (read returns end of stream) long before 15 s.
+            #expect(socket.readUntilClosed(within: 15), "the server kept an idle connection open for 15 s with a 1 s idle timeout")
+        }
+    }
+
+    @Test("a client trickling its request head one byte at a time is cut off after the idle timeout")
+    func tricklingHeadCutOff() async throws {
+        try await Self.withAPI(RequestLimits(idleTimeout: 1), .live) { client in
+            let socket = try RawConnection(port: try #require(client.port))
+            defer { socket.close() }
+            var closed = false
+            socket.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+            for _ in 0..<60 where !closed {  // 15 s of one byte every 0.25 s, never finishing the head
+                closed = !socket.send("a") || socket.readUntilClosed(within: 0.25)
+            }
+            #expect(closed, "the server let a request head trickle in for 15 s with a 1 s idle timeout")
+        }
+    }
+
+    @Test("a request head larger than the header limit is refused; one below it is served")
+    func headerLimit() async throws {
+        try await Self.withAPI(RequestLimits(maxHeaderBytes: 2048), .live) { client in
+            let endpoint = HTTPEndpoint(baseURL: "http://127.0.0.1:\(try #require(client.port))")
+            let small = try await endpoint.http("/health", headers: ["X-Pad: " + String(repeating: "a", count: 1000)])
+            #expect(small.status == 200)
+            // Refused: an error status, or the connection closed without an answer (curl fails).
+            let large = try? await endpoint.http("/health", headers: ["X-Pad: " + String(repeating: "a", count: 8000)])
+            #expect(large.map { $0.status >= 400 } ?? true, "a 8 kB header was served with a 2 kB limit: \(large?.status ?? 0)")
+        }
+    }
+
+    @Test("/health answers while 1,000 idle connections are open")
+    func healthWithThousandIdleConnections() async throws {
+        try await Self.withAPI(RequestLimits(), .live) { client in
+            let port = try #require(client.port)
+            var idle = [RawConnection]()
+            defer { idle.forEach { $0.close() } }
+            for _ in 0..<1000 { idle.append(try RawConnection(port: port)) }
+            let health = try await HTTPEndpoint(baseURL: "http://127.0.0.1:\(port)").http("/health", within: 2)
+            #expect(health?.status == 200, "/health did not answer within 2 s with 1,000 idle connections open")
+        }
+    }
+
+    // MARK: - Requests
+
+    @Test("a query string over the limit answers 414 problem+json")
+    func queryLimit() async throws {
+        try await Self.withAPI(RequestLimits(maxQueryBytes: 1024)) { client in
+            #expect(try await client.get("/collections/shelters/items?limit=1&bbox=114,30,115,31").status == .ok)
+            let r = try await client.get("/collections/shelters/items?name=" + String(repeating: "a", count: 1100))
+            try expectProblem(r, status: 414, type: "query-too-long")
+        }
+    }
+
+    @Test("a CQL2 filter over the limit answers 400 naming filter")
+    func filterLimit() async throws {
+        try await Self.withAPI(RequestLimits(maxFilterBytes: 256)) { client in
+            let short = "capacity > 100"
+            let long = (0..<40).map { "capacity <> \($0)" }.joined(separator: " AND ")
+            #expect(try await client.get("/collections/shelters/items?filter=\(Self.encoded(short))").status == .ok)
+            let r = try await client.get("/collections/shelters/items?filter=\(Self.encoded(long))")
+            try expectProblem(r, status: 400, type: "invalid-parameter", naming: "filter")
+        }
+    }
+
+    @Test("a body over the limit answers 413, for feature writes and process execution")
+    func bodyLimit() async throws {
+        try await Self.withAPI(RequestLimits(maxBodyBytes: 1024)) { client in
+            let body = #"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [114.3, 30.6]}, "properties": {"name": ""#
+                + String(repeating: "x", count: 2000) + #""}}"#
+            let declared = try await client.execute(uri: "/collections/shelters/items", method: .post,
+                                                    headers: [.contentType: "application/geo+json", .contentLength: String(body.utf8.count)],
+                                                    body: ByteBuffer(string: body))
+            try expectProblem(declared, status: 413, type: "body-too-large")
+            // Through processes, which read the body themselves: the same limit.
+            let execute = try await client.execute(uri: "/processes/features-in-area/execution", method: .post,
+                                                   headers: [.contentType: "application/json"],
+                                                   body: ByteBuffer(string: #"{"inputs": {"layer": "shelters", "pad": ""# + String(repeating: "x", count: 2000) + #""}}"#))
+            try expectProblem(execute, status: 413, type: "body-too-large")
+        }
+    }
+
+    @Test("a token over its rate gets 429 with Retry-After; another token is not held back")
+    func tokenRate() async throws {
+        try await Self.withAPI(RequestLimits(tokenRate: 0.01, tokenBurst: 3)) { client in
+            let first: HTTPFields = [.authorization: "Bearer token-one"]
+            for _ in 0..<3 { #expect(try await client.get("/collections", headers: first).status == .ok) }
+            let limited = try await client.get("/collections", headers: first)
+            try expectProblem(limited, status: 429, type: "rate-limited")
+            #expect(limited.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 } == true, "\(limited.headers)")
+            #expect(try await client.get("/collections", headers: [.authorization: "Bearer token-two"]).status == .ok)
+        }
+    }
+
+    @Test("an address over its rate gets 429 with Retry-After; behind a trusted proxy each forwarded address has its own")
+    func addressRate() async throws {
+        let forwarded = HTTPField.Name("X-Forwarded-For")!
+        try await Self.withAPI(RequestLimits(addressRate: 0.01, addressBurst: 3), .live) { client in
+            for _ in 0..<3 {
+                let r = try await client.get("/collections")
+                #expect(r.status == .ok)
+            }
+            let limited = try await client.get("/collections")
+            try expectProblem(limited, status: 429, type: "rate-limited")
+            #expect(limited.headers[.retryAfter] != nil)
+            // Untrusted, X-Forwarded-For changes nothing: the peer is still 127.0.0.1.
+            let spoofed = try await client.get("/collections", headers: [forwarded: "10.0.0.9"])
+            #expect(spoofed.status == .tooManyRequests)
+        }
+        try await Self.withAPI(RequestLimits(addressRate: 0.01, addressBurst: 3, trustForwardedFor: true), .live) { client in
+            for _ in 0..<3 {
+                let r = try await client.get("/collections", headers: [forwarded: "10.0.0.1"])
+                #expect(r.status == .ok)
+            }
+            let limited = try await client.get("/collections", headers: [forwarded: "10.0.0.1"])
+            #expect(limited.status == .tooManyRequests)
+            let other = try await client.get("/collections", headers: [forwarded: "10.0.0.2"])
+            #expect(other.status == .ok)
+        }
+    }
+
+    static func encoded(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? text
+    }
+}
+
+/// A raw TCP connection to 127.0.0.1, for clients no HTTP library imitates: silent or trickling.
+final class RawConnection: @unchecked Sendable {
+    let fd: Int32
+
+    init(port: Int) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw HarnessFailure("socket() failed: errno \(errno)") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+        }
+        guard connected else {
+            Glibc.close(fd)
+            throw HarnessFailure("connect() to port \(port) failed: errno \(errno)")
+        }
+    }
+
+    /// Sends `text`; `false` when the connection is gone.
+    @discardableResult
+    func send(_ text: String) -> Bool {
+        Array(text.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } >= 0
+    }
+
+    /// Reads (and drops) what arrives until the server closes the connection: `true` when it
+    /// did within `limit` seconds.
+    func readUntilClosed(within limit: Double) -> Bool {
+        let end = Date().addingTimeInterval(limit)
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < end {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let remaining = Int32(max(1, end.timeIntervalSinceNow * 1000))
+            guard poll(&descriptor, 1, remaining) > 0 else { continue }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n == 0 { return true }
+            if n < 0 { return errno == ECONNRESET }
+        }
+        return false
+    }
+
+    func close() { Glibc.close(fd) }
+}

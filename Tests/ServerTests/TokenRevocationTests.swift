@@ -1,0 +1,76 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Server
+import Testing
+import TwinStore
+
+/// Token revocation (issue 21 §4): `citytwin token revoke` puts a token on the store's list and
+/// the server refuses it from then on (401 invalid-token) while other tokens keep working; the
+/// list works the same on PostGIS, and a lapsed entry drops off it.
+@Suite("Token revocation: citytwin token revoke, refused by the server, on both backends", .serialized)
+struct TokenRevocationTests {
+    static let secret = "revocation-test-secret-0123456789abcdef0123"
+
+    @Test("a token revoked with citytwin token revoke is refused within the refresh interval; another token still works")
+    func revokedTokenRefused() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-revoke-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try SpatiaLiteStore(path: path)
+        try await AuditVerifyCommandTests.fill(store)
+        let authority = try TokenAuthority(secret: Array(Self.secret.utf8))
+        let lost = authority.issue(TokenClaims(department: "应急管理局", role: .editor, subject: "丢失的电脑", lifetime: 3600))
+        let kept = authority.issue(TokenClaims(department: "应急管理局", role: .editor, subject: "王工", lifetime: 3600))
+        var logger = Logger(label: "citytwin.server.test")
+        logger.logLevel = .critical
+        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority))
+        try await server.makeApplication().test(.router) { client in
+            let items = "/collections/shelters/items?limit=1"
+            #expect(try await client.get(items, headers: [.authorization: "Bearer \(lost)"]).status == .ok)
+
+            let other = try TokenAuthority(secret: Array("another-secret-0123456789abcdef0123456789".utf8))
+            let foreign = try await Self.revoke(other.issue(TokenClaims(department: "应急管理局", role: .editor, subject: nil, lifetime: 60)), store: path)
+            #expect(foreign.exitStatus == 1, "a token of another secret was taken: \(foreign.output)")
+
+            let revoked = try await Self.revoke(lost, store: path)
+            #expect(revoked.exitStatus == 0, "\(revoked.output)")
+            #expect(revoked.output.contains("revoked the editor token of 应急管理局 for 丢失的电脑"), "\(revoked.output)")
+            try await OutageHarness.eventually("the revoked token is refused", within: 10) {
+                try await client.get(items, headers: [.authorization: "Bearer \(lost)"]).status == .unauthorized
+            }
+            let refused = try await client.get(items, headers: [.authorization: "Bearer \(lost)"])
+            try expectProblem(refused, status: 401, type: "invalid-token")
+            #expect(refused.text.contains("revoked"), "\(refused.text)")
+            #expect(try await client.get(items, headers: [.authorization: "Bearer \(kept)"]).status == .ok)
+        }
+    }
+
+    @Test("PostGIS keeps the same list; an entry past its token's expiry drops off",
+          .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
+    func postGISList() async throws {
+        let pg = try await PrivatePostgres.start()
+        defer { pg.remove() }
+        let store = try await PostGISStore.connect(url: pg.url)
+        try await store.revokeToken(digest: "aa", expiresAt: 2_000)
+        try await store.revokeToken(digest: "bb", expiresAt: 1_000)
+        #expect(try await store.revokedTokens(now: 1_500) == ["aa"])
+        #expect(try await store.revokedTokens(now: 500) == ["aa", "bb"])
+        await store.shutdown()
+        let spatiaLite = try SpatiaLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-revoke-\(UUID().uuidString).sqlite").path)
+        try await spatiaLite.revokeToken(digest: "aa", expiresAt: 2_000)
+        try await spatiaLite.revokeToken(digest: "bb", expiresAt: 1_000)
+        #expect(try await spatiaLite.revokedTokens(now: 1_500) == ["aa"])
+    }
+
+    static func revoke(_ token: String, store: String) async throws -> CommandProcess {
+        let run = try CommandProcess(try OutageHarness.binary(), ["token", "revoke", token, "--store", store], baseURL: nil,
+                                     environment: ["CITYTWIN_TOKEN_SECRET": secret])
+        guard await run.waitForExit(within: 60) else {
+            run.kill()
+            throw HarnessFailure("citytwin token revoke did not finish")
+        }
+        return run
+    }
+}
