@@ -61,6 +61,7 @@ public final class CityTwinServer: Sendable {
                 return representation.response(for: request, compressionThreshold: threshold)
             }
         }
+        addSensorThingsRoutes(to: router)  // sensorthings: /sta/v1.1 (Routes/SensorThings/)
         return router
     }
 
