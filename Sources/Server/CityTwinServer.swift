@@ -25,6 +25,8 @@ public final class CityTwinServer: Sendable {
     // --- tiles (helper "tiles"): the tile cache and catalogue copy behind TileRoutes.swift.
     let tileService: TileService
     // --- end tiles
+    /// Subscribers of SensorThings threshold alerts (`/alerts/events`, Routes/SensorThings/).
+    let alertFeed = AlertFeed()
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store

@@ -166,3 +166,37 @@ def test_malformed_filter_is_a_problem_with_position(base_url, token):
     problem = r.json()
     assert r.headers["Content-Type"].startswith("application/problem+json")
     assert problem["parameter"] == "$filter" and problem["position"] == "offset 12"
+
+
+@pytest.mark.writes
+def test_threshold_alert_is_listed_and_pushed(base_url, token, datastream_id, observations):
+    """A reading over the danger level: in /collections/alerts/items when the POST returns, and
+    pushed to a Server-Sent Events subscriber of /alerts/events."""
+    import json
+    import time
+
+    auth = ("gateway", token)
+    r = requests.patch(f"{base_url}/sta/v1.1/Datastreams({datastream_id})", auth=auth, timeout=30,
+                       json={"properties": {"thresholds": [{"level": "danger", "value": 26.0, "direction": "above", "hysteresis": 0.5}]}})
+    assert r.status_code == 200, r.text[:300]
+
+    # Subscribed once the response head arrives: the server registers the subscriber before answering.
+    stream = requests.get(f"{base_url}/alerts/events", auth=auth, stream=True, timeout=(10, 10))
+    assert stream.status_code == 200 and stream.headers["Content-Type"].startswith("text/event-stream")
+    posted = time.monotonic()
+    body = [{"Datastream": {"@iot.id": datastream_id}, "components": ["phenomenonTime", "result"],
+             "dataArray": [["2026-07-01T00:00:00Z", 26.8]]}]
+    r = requests.post(f"{base_url}/sta/v1.1/CreateObservations", json=body, auth=auth, timeout=30)
+    assert r.status_code == 201, r.text[:300]
+    items = requests.get(f"{base_url}/collections/alerts/items", params={"f": "json", "limit": 100}, auth=auth, timeout=30).json()
+    raised = [f for f in items["features"] if f["properties"]["datastream_id"] == datastream_id
+              and f["properties"]["phenomenonTime"] == "2026-07-01T00:00:00Z"]
+    assert len(raised) == 1 and raised[0]["properties"]["level"] == "danger" and raised[0]["properties"]["value"] == 26.8
+    pushed = None
+    for line in stream.iter_lines(decode_unicode=True):  # the event waits in the socket; a 10 s silence fails
+        if line and line.startswith("data: "):
+            pushed = json.loads(line[6:])
+            break
+    print(f"alert pushed {time.monotonic() - posted:.3f} s after the POST was sent")
+    assert pushed["id"] == raised[0]["id"] and pushed["properties"]["cleared_at"] is None
+    stream.close()

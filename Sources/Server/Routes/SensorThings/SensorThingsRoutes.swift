@@ -27,6 +27,10 @@ extension CityTwinServer {
     func addSensorThingsRoutes(to router: Router<CityTwinRequestContext>) {
         let threshold = options.compressionThreshold
         let root = Self.sensorThingsRoot
+        router.get("/alerts/events") { request, context in
+            _ = try await self.sensorThingsAccess(context.caller, write: false)
+            return self.alertEvents(request)
+        }
         router.get(RouterPath(root)) { request, context in
             _ = try await self.sensorThingsAccess(context.caller, write: false)
             return self.serviceRoot().response(for: request, compressionThreshold: threshold)
@@ -40,14 +44,31 @@ extension CityTwinServer {
         }
     }
 
+    /// Server-Sent Events: one `alert` event (a GeoJSON feature of `alerts`) per alert raised,
+    /// updated or cleared, from the moment of subscription, until the client disconnects.
+    private func alertEvents(_ request: Request) -> Response {
+        let stream = alertFeed.subscribe()
+        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+        CallerCaching.apply(to: &headers, for: request)
+        headers[.cacheControl] = "private, no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: ": CityTwin alerts\n\n"))
+            for await alert in stream {
+                let data = String(decoding: GeoJSON.encode(alert), as: UTF8.self)
+                try await writer.write(ByteBuffer(string: "event: alert\nid: \(alert.id?.description ?? "")\ndata: \(data)\n\n"))
+            }
+            try await writer.finish(nil)
+        })
+    }
+
     private func serviceRoot() -> Representation {
         let base = url(Self.sensorThingsRoot)
         let sets = SensingKind.allCases.map { k -> JSONValue in ["name": .string(k.entitySet), "url": .string("\(base)/\(k.entitySet)")] }
         return .json(["value": .array(sets), "serverSettings": ["conformance": .array(Self.sensorThingsConformance)]])
     }
 
-    /// The SensorThings store, after checking `caller` may read (or write) it.
-    private func sensorThingsAccess(_ caller: Caller, write: Bool) async throws -> any SensingStore {
+    /// The SensorThings store and the governing layer, after checking `caller` may read (or write) it.
+    private func sensorThingsAccess(_ caller: Caller, write: Bool) async throws -> (any SensingStore, LayerDefinition) {
         guard let sensing = store as? any SensingStore else {
             throw Problem(.notFound, "this store has no SensorThings tables")
         }
@@ -61,18 +82,20 @@ extension CityTwinServer {
             if caller == .anonymous { throw Problem(.unauthorized, "SensorThings writes need a department token (Bearer, or the password of HTTP Basic)") }
             throw Problem(.forbidden, "SensorThings writes need an editor of \(def.owner) or an admin")
         }
-        return sensing
+        return (sensing, def)
     }
 
     private func sensorThings(_ request: Request, _ context: CityTwinRequestContext, path: Substring) async throws -> Representation {
         let method = request.method
-        let sensing = try await sensorThingsAccess(context.caller, write: method != .get)
+        let (sensing, governing) = try await sensorThingsAccess(context.caller, write: method != .get)
+        let monitor = AlertMonitor(store: store, sensing: sensing, feed: alertFeed)
         let query = try QueryParameters(request.uri.query)
         let reader = STAReader(store: sensing, root: url(Self.sensorThingsRoot))
         if path == "CreateObservations" {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             let ids = try await writer.createObservations(try await Self.jsonBody(request))
+            try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
         let (node, ref) = try await reader.resolve(try STAPath(path))
@@ -95,6 +118,7 @@ extension CityTwinServer {
             }
             let temp = try await writer.create(kind, body, path: "$", back: back)
             let ids = try await writer.commit()
+            try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
@@ -104,6 +128,7 @@ extension CityTwinServer {
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             try await writer.patch(kind, id, try await Self.jsonBody(request))
+            try await monitor.evaluate(writer.change, ids: [], governing: governing, by: context.caller)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
         case .delete:
