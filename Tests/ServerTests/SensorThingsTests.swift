@@ -86,6 +86,13 @@ struct SensorThingsTests {
             #expect(rows.map { $0.arrayValue?.first } == ["2026-06-01T00:00:00Z", "2026-06-01T01:00:00Z"])
             #expect(rows.map { $0.arrayValue?.last?.doubleValue } == [20.0, 20.25])
 
+            // An expanded collection's nextLink keeps its own options.
+            let expanded = try await api.get("/sta/v1.1/Datastreams(\(ds))?$expand=Observations($top=1;$orderby=phenomenonTime desc;$filter=result lt 21)")
+            let nested = try expanded.json
+            #expect(nested["Observations"]?.arrayValue?.first?["phenomenonTime"] == "2026-06-03T03:00:00Z", "levels under 21 m are hours 0-3 of each day")
+            let nestedNext = try #require(nested["Observations@iot.nextLink"]?.stringValue)
+            #expect(try await api.get(relative(nestedNext)).json["value"]?.arrayValue?.first?["phenomenonTime"] == "2026-06-03T02:00:00Z")
+
             // Re-sending the same rows is idempotent: same ids, nothing added.
             let again = try await api.postLevels(ds, Array(levels.prefix(2)))
             #expect(again.status == .created)

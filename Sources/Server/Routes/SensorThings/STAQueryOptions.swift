@@ -13,6 +13,8 @@ struct STAQueryOptions: Sendable {
     var skip = 0
     var count = false
     var resultFormat: String?
+    /// The options as given (for the `@iot.nextLink` of an expanded collection).
+    var given: [(String, String)] = []
 
     /// Items per page when `$top` is not given, and the largest `$top` accepted.
     static let defaultTop = 100
@@ -37,6 +39,7 @@ struct STAQueryOptions: Sendable {
             let shown = context.map { "\($0) option \(name)" } ?? name
             return Problem(.invalidParameter, "parameter '\(shown)': \(reason)", parameter: context == nil ? name : "$expand", position: position)
         }
+        given = pairs
         for (name, value) in pairs {
             switch name {
             case "$filter":

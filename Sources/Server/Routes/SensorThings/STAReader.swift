@@ -310,7 +310,8 @@ struct STAReader: Sendable {
     /// The query string that asks for the page after this one.
     static func queryString(_ o: STAQueryOptions, skip: Int, original: QueryParameters? = nil) -> String {
         if let original { return original.encoded(replacing: ["$skip": String(skip), "$top": String(o.pageSize)]) }
-        return "?$top=\(o.pageSize)&$skip=\(skip)"
+        let kept = o.given.filter { $0.0 != "$top" && $0.0 != "$skip" } + [("$top", String(o.pageSize)), ("$skip", String(skip))]
+        return "?" + kept.map { QueryParameters.escape($0.0) + "=" + QueryParameters.escape($0.1) }.joined(separator: "&")
     }
 }
 
