@@ -9,6 +9,7 @@
 #   Benchmarks/run.sh network     nearest-N, one-to-many, isochrones vs pgRouting on a 100,000-edge network
 #   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s)
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
+#   Benchmarks/run.sh sensing     SensorThings CreateObservations ingest (obs/s) and last-day read p50, SpatiaLite and PostGIS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -87,6 +88,15 @@ emergency)
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
   swift build -c release --product emergency-bench --scratch-path "$scratch" >/dev/null
   "$scratch/release/emergency-bench" "$@"
+  ;;
+sensing)
+  # Sizes: STA_BENCH_OBSERVATIONS (1000000), STA_BENCH_DATASTREAMS (100), STA_BENCH_BATCH (10000),
+  # STA_BENCH_QUERIES (200); Benchmarks/sensing/sta_bench.py says what is timed.
+  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+  pg=$(Scripts/postgis.sh start)
+  pg=${pg%/*}
+  python3 Benchmarks/sensing/sta_bench.py "$scratch/release/citytwin" "$pg" Benchmarks/.data/sensing
   ;;
 *) echo "unknown benchmark suite: $suite" >&2; exit 2 ;;
 esac

@@ -109,7 +109,9 @@ public struct ObservationRange: Sendable, Hashable {
         let d = descending ? " DESC" : ""
         return switch order {
         case .id: "ORDER BY id\(d)"
-        case .phenomenonTime: "ORDER BY phenomenon_start\(d), id\(d)"
+        // Unique per datastream: within one the index order is the whole order; across datastreams
+        // ties go by ascending id, as the in-memory order of `$orderby` breaks them.
+        case .phenomenonTime: datastream != nil ? "ORDER BY phenomenon_start\(d)" : "ORDER BY phenomenon_start\(d), id"
         }
     }
 }
