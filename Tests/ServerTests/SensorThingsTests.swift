@@ -99,6 +99,7 @@ struct SensorThingsTests {
             #expect(try again.json.arrayValue?.first == created.json.arrayValue?.first)
             let all = try await api.get("/sta/v1.1/Observations?$count=true&$top=0")
             #expect(try all.json["@iot.count"]?.integerValue == 72, "\(all.text)")
+            #expect(try all.json["@iot.nextLink"] == nil, "$top=0 asks for the count alone")
 
             // An observation posted singly gets the FeatureOfInterest generated from the Thing's Location.
             let one = try await api.send(.post, "/sta/v1.1/Observations", token: api.token(),

@@ -141,22 +141,54 @@ extension Optional {
     }
 }
 
-/// Subscribers of alert changes: each gets every alert feature written after it subscribed.
+/// Subscribers of alert changes: each gets every alert feature written after it subscribed, and
+/// a heartbeat (`nil`) every `heartbeat` while anyone listens, so a subscriber whose connection
+/// went away is noticed at the next write and dropped even when no alert comes.
 final class AlertFeed: Sendable {
-    private let subscribers = Mutex<[UUID: AsyncStream<Feature>.Continuation]>([:])
-
-    func publish(_ alert: Feature) {
-        subscribers.withLock { for c in $0.values { c.yield(alert) } }
+    private struct State {
+        var subscribers = [UUID: AsyncStream<Feature?>.Continuation]()
+        var beating: Task<Void, Never>?
     }
 
-    /// A stream of alert changes, ended when the consumer stops (the connection closes).
-    func subscribe() -> AsyncStream<Feature> {
+    private let state = Mutex(State())
+    let heartbeat: Duration
+
+    init(heartbeat: Duration = .seconds(15)) { self.heartbeat = heartbeat }
+
+    func publish(_ alert: Feature) {
+        state.withLock { for c in $0.subscribers.values { c.yield(alert) } }
+    }
+
+    /// A stream of alert changes and heartbeats, ended when the consumer stops (the connection closes).
+    func subscribe() -> AsyncStream<Feature?> {
         let id = UUID()
-        let (stream, continuation) = AsyncStream<Feature>.makeStream(bufferingPolicy: .bufferingNewest(1000))
-        continuation.onTermination = { [weak self] _ in self?.subscribers.withLock { _ = $0.removeValue(forKey: id) } }
-        subscribers.withLock { $0[id] = continuation }
+        let (stream, continuation) = AsyncStream<Feature?>.makeStream(bufferingPolicy: .bufferingNewest(1000))
+        continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
+        state.withLock { s in
+            s.subscribers[id] = continuation
+            if s.beating == nil {
+                let period = heartbeat
+                s.beating = Task { [weak self] in
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: period)
+                        guard let self else { return }
+                        self.state.withLock { for c in $0.subscribers.values { c.yield(nil) } }
+                    }
+                }
+            }
+        }
         return stream
     }
 
-    var subscriberCount: Int { subscribers.withLock { $0.count } }
+    private func unsubscribe(_ id: UUID) {
+        state.withLock { s in
+            s.subscribers[id] = nil
+            if s.subscribers.isEmpty {
+                s.beating?.cancel()
+                s.beating = nil
+            }
+        }
+    }
+
+    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 }

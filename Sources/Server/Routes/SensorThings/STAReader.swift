@@ -178,7 +178,8 @@ struct STAReader: Sendable {
         let total = rows.count
         let start = min(options.skip, total)
         let end = min(start + size, total)
-        return (Array(rows[start..<end]), end < total, options.count ? total : nil)
+        // `$top=0` asks for the count alone: no next page to follow.
+        return (Array(rows[start..<end]), size > 0 && end < total, options.count ? total : nil)
     }
 
     /// Nulls first, then by value; values that do not compare keep their order.
@@ -211,8 +212,8 @@ struct STAReader: Sendable {
             range.limit = size + 1
             range.offset = options.skip
             var rows = try await store.observations(range).map(STARow.init)
-            let more = rows.count > size
-            if more { rows.removeLast() }
+            let more = size > 0 && rows.count > size
+            if rows.count > size { rows.removeLast() }
             let count = options.count ? try await store.observationCount(range) : nil
             return (rows, more, count)
         }
