@@ -45,9 +45,17 @@ struct SensorThingsTests {
             let refs = try await api.get("/sta/v1.1/Things(\(thing))/Datastreams/$ref").json
             #expect(refs["value"]?.arrayValue?.first?["@iot.selfLink"]?.stringValue == "http://test.local/sta/v1.1/Datastreams(\(ds))")
             #expect(try await api.get("/sta/v1.1/Sensors").json["value"]?.arrayValue?.count == 1)
+            // A Location posted to the Thing's Locations moves it there: linked, with a new HistoricalLocation.
+            let moved = try await api.send(.post, "/sta/v1.1/Things(\(thing))/Locations", token: api.token(), body: """
+                {"name": "邾城新站", "description": "moved upstream", "encodingType": "application/geo+json",
+                 "location": {"type": "Point", "coordinates": [114.8101, 30.8502]}}
+                """)
+            #expect(moved.status == .created, "\(moved.text)")
+            #expect(try await api.get("/sta/v1.1/Things(\(thing))/Locations").json["value"]?.arrayValue?.count == 2)
+            #expect(try await api.get("/sta/v1.1/Things(\(thing))/HistoricalLocations").json["value"]?.arrayValue?.count == 2)
             // Every entity written is audited in the governing layer's log.
             let audit = try await api.store.auditLog(layer: "iot_devices", after: 0, limit: 100, by: .admin)
-            #expect(audit.filter { $0.featureID.hasPrefix("sta:") }.count == 6)
+            #expect(audit.filter { $0.featureID.hasPrefix("sta:") }.count == 9, "6 of the deep insert, then Location, Thing, HistoricalLocation")
             #expect(audit.allSatisfy { $0.department == SensorThingsAPI.owner })
         }
     }

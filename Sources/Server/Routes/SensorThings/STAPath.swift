@@ -50,8 +50,8 @@ enum STASource: Sendable {
     case all
     /// Entities whose outgoing link holds an id (a Thing's Datastreams).
     case linked(SensingLink)
-    /// These ids (a Thing's Locations).
-    case ids([Int64])
+    /// The ids an entity's own to-many link holds (a Thing's Locations): `holder` kind, id and link name.
+    case ids([Int64], holder: (SensingKind, Int64, String))
     /// Observations of a Datastream or a FeatureOfInterest.
     case observations(ObservationRange)
 }

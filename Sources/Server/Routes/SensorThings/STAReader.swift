@@ -125,13 +125,13 @@ struct STAReader: Sendable {
         }
         if let (_, back) = SensingNavigation.incoming[kind]?[name] { return .linked(SensingLink(back, id)) }
         guard let r = try await row(kind, id) else { throw Problem(.notFound, "no \(kind.rawValue) with @iot.id \(id)") }
-        return .ids(r.toMany[name] ?? [])
+        return .ids(r.toMany[name] ?? [], holder: (kind, id, name))
     }
 
     func contains(_ source: STASource, _ kind: SensingKind, _ id: Int64) async throws -> Bool {
         switch source {
         case .all: return try await row(kind, id) != nil
-        case .ids(let ids): return ids.contains(id)
+        case .ids(let ids, _): return ids.contains(id)
         case .linked(let link): return try await store.sensingEntity(kind, id: id)?.links[link.name]?.contains(link.id) == true
         case .observations(var range):
             range.ids = [id]
@@ -150,7 +150,7 @@ struct STAReader: Sendable {
         let entities: [SensingEntity] = switch source {
         case .all: try await store.sensingEntities(kind, linkedBy: nil)
         case .linked(let link): try await store.sensingEntities(kind, linkedBy: link)
-        case .ids(let ids): try await store.sensingEntities(kind, ids: ids)
+        case .ids(let ids, _): try await store.sensingEntities(kind, ids: ids)
         case .observations: []
         }
         return try await page(entities.map(STARow.init), options, size: size)

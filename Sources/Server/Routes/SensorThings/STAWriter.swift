@@ -137,6 +137,14 @@ final class STAWriter: @unchecked Sendable {
         if e.kind == .thing, back.name == "Locations" { addHistoricalLocation(thing: id, locations: [back.id]) }
     }
 
+    /// Adds `id` to the to-many link `name` of the existing `kind(holder)`: a Location posted to
+    /// `Things(1)/Locations` (with a new HistoricalLocation, as STA 1.1 §10.2 asks).
+    func link(_ kind: SensingKind, _ holder: Int64, _ name: String, to id: Int64) async throws {
+        _ = try await existing(kind, holder, "$")
+        update(holder) { $0.links[name] = ($0.links[name] ?? []) + [id] }
+        if kind == .thing, name == "Locations" { addHistoricalLocation(thing: holder, locations: [id]) }
+    }
+
     private func addHistoricalLocation(thing: Int64, locations: [Int64]) {
         change.inserts.append(SensingEntity(kind: .historicalLocation, id: temp(), body: ["time": .string(SensingTime.format(reader.now))],
                                             links: ["Thing": [thing], "Locations": locations]))

@@ -112,16 +112,18 @@ extension CityTwinServer {
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             let body = try await Self.jsonBody(request)
             var back: (String, Int64)?
+            var holds: (SensingKind, Int64, String)?
             switch source {
             case .all: break
             case .linked(let link): back = (link.name, link.id)
             case .observations(let range):
                 if let d = range.datastream { back = ("Datastream", d) }
                 if let f = range.featureOfInterest { back = ("FeatureOfInterest", f) }
-            case .ids:
-                throw Problem(.notFound, "POST a \(kind.rawValue) to its own collection, then link it by PATCH")
+            case .ids(_, let holder):
+                holds = holder
             }
             let temp = try await writer.create(kind, body, path: "$", back: back)
+            if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
             let ids = try await writer.commit()
             try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
