@@ -51,7 +51,7 @@ struct STAReader: Sendable {
 
     /// Observations a `$filter` the index cannot answer may scan in memory; a wider selection
     /// is refused with a 400 asking to narrow it by Datastream and phenomenonTime.
-    static let memoryFilterLimit = 1_000_000
+    static let memoryFilterLimit = 200_000
 
     // MARK: Paths
 
