@@ -183,5 +183,6 @@ let package = Package(
         .executableTarget(name: "fuzz-asciigrid", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/FuzzESRIASCII", swiftSettings: strict),
         .executableTarget(name: "fuzz-cql2", dependencies: ["TwinStore", "FuzzSupport"], path: "Fuzz/CQL2", swiftSettings: strict),
         .executableTarget(name: "fuzz-swmm", dependencies: ["SWMMFormat", "FuzzSupport"], path: "Fuzz/SWMMInput", swiftSettings: strict),
+        .executableTarget(name: "fuzz-stafilter", dependencies: ["TwinStore", "GeoCore", "FuzzSupport"], path: "Fuzz/STAFilter", swiftSettings: strict),
     ]
 )

@@ -10,6 +10,7 @@
 #   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s)
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
 #   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
+#   Benchmarks/run.sh sensing     SensorThings CreateObservations ingest (obs/s) and last-day read p50, SpatiaLite and PostGIS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -121,6 +122,14 @@ peer = best([python, f"{tools}/tlsCycleAdaptation.py", "-n", f"{work}/sumo/netwo
              "-o", f"{work}/tls.add.xml", "-b", "25200"], env)
 print(f"district re-timing, 24 signals, 07:00-08:00: CityTwin signal-timing {ours:.3f} s, SUMO tlsCycleAdaptation.py {peer:.3f} s, ratio {peer / ours:.1f}x (target >= 10x)")
 PY
+sensing)
+  # Sizes: STA_BENCH_OBSERVATIONS (1000000), STA_BENCH_DATASTREAMS (100), STA_BENCH_BATCH (10000),
+  # STA_BENCH_QUERIES (200); Benchmarks/sensing/sta_bench.py says what is timed.
+  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+  pg=$(Scripts/postgis.sh start)
+  pg=${pg%/*}
+  python3 Benchmarks/sensing/sta_bench.py "$scratch/release/citytwin" "$pg" Benchmarks/.data/sensing
   ;;
 *) echo "unknown benchmark suite: $suite" >&2; exit 2 ;;
 esac

@@ -149,6 +149,34 @@ done <<<"$commands"
 
 ((failures == 0)) || fail "$failures of $n README commands failed"
 
+# The "Sensors (SensorThings API)" lines, in order in one shell (TOKEN carries over), against the
+# district served on the free port: every curl must succeed, and the last must show the raised alert.
+sensor_lines=$(python3 - "$repo/README.md" <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+if "## Sensors (SensorThings API)" not in text:
+    sys.exit("README.md has no '## Sensors (SensorThings API)' section")
+block = text.split("## Sensors (SensorThings API)", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
+for line in block.splitlines():
+    line = line.strip()
+    if not line:
+        continue
+    line = re.sub(r"\s+#\s[^']*$", "", line)
+    line = line.replace("swift run citytwin", '"$CITYTWIN"').replace("127.0.0.1:8080", "127.0.0.1:$port")
+    print(line.replace("curl -s ", "curl -sS --fail-with-body "))
+PY
+)
+"$CITYTWIN" serve --port "$port" >"$work/sensors-serve.log" 2>&1 &
+server_pid=$!
+for _ in $(seq 1 150); do curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.2; done
+echo "readme_check: Sensors section ($(grep -c . <<<"$sensor_lines") lines)"
+if ! port=$port bash -euo pipefail -c "$sensor_lines" >"$work/sensors.log" 2>&1; then
+  tail -20 "$work/sensors.log" | sed 's/^/    /' >&2
+  fail "a line of the README's Sensors section failed"
+fi
+grep -q '"level":"danger"' "$work/sensors.log" || fail "the README's Sensors example raised no alert: $(tail -c 400 "$work/sensors.log")"
+kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""
+
 # What the README's comments promise, on the same district.
 expect_failure() {  # expect_failure "what it must say" command…
   local want=$1; shift

@@ -29,6 +29,8 @@ public final class CityTwinServer: Sendable {
     // --- tiles (helper "tiles"): the tile cache and catalogue copy behind TileRoutes.swift.
     let tileService: TileService
     // --- end tiles
+    /// Subscribers of SensorThings threshold alerts (`/alerts/events`, Routes/SensorThings/).
+    let alertFeed = AlertFeed()
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
@@ -69,6 +71,7 @@ public final class CityTwinServer: Sendable {
                 return representation.response(for: request, compressionThreshold: threshold)
             }
         }
+        addSensorThingsRoutes(to: router)  // sensorthings: /sta/v1.1 (Routes/SensorThings/)
         return router
     }
 

@@ -15,16 +15,32 @@ struct CallerMiddleware: RouterMiddleware {
         var context = context
         context.caller = .anonymous
         if let verifier, let header = request.headers[.authorization] {
-            let parts = header.split(separator: " ", maxSplits: 1)
-            guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-                throw Problem(.invalidToken, "the Authorization header must be 'Bearer <token>'")
-            }
-            let token = String(parts[1]).trimmingCharacters(in: .whitespaces)
+            let token = try Self.token(header)
             context.caller = try verifier.caller(forToken: token)
             if let revocations, try await revocations.isRevoked(token) {
                 throw Problem(.invalidToken, "the token was revoked (citytwin token revoke)")
             }
         }
         return try await next(request, context)
+    }
+
+    /// The token of `Bearer <token>`, or the password of `Basic base64(user:token)`: what
+    /// SensorThings clients such as FROST's send (the user name is not used).
+    static func token(_ header: String) throws -> String {
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { throw Problem(.invalidToken, "the Authorization header must be 'Bearer <token>' or 'Basic <user:token>'") }
+        let value = parts[1].trimmingCharacters(in: .whitespaces)
+        switch parts[0].lowercased() {
+        case "bearer":
+            return value
+        case "basic":
+            guard let data = Data(base64Encoded: value), let text = String(data: data, encoding: .utf8),
+                  let colon = text.firstIndex(of: ":") else {
+                throw Problem(.invalidToken, "the Basic credentials must be base64 of user:token")
+            }
+            return String(text[text.index(after: colon)...])
+        default:
+            throw Problem(.invalidToken, "the Authorization header must be 'Bearer <token>' or 'Basic <user:token>'")
+        }
     }
 }

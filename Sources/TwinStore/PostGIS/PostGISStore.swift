@@ -143,7 +143,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 """,
                 "CREATE INDEX IF NOT EXISTS jobs_status ON \(s).jobs (status, created_at)",
                 "CREATE TABLE IF NOT EXISTS \(s).store_meta (key text PRIMARY KEY, value bytea NOT NULL)",
-            ] {
+            ] + SensingSQL.schema(integer: "bigint", key: "\(s).") + ["CREATE SEQUENCE IF NOT EXISTS \(s).sta_ids"] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             try await mergeChangeFeed(db, schema: s, logger: logger)

@@ -80,6 +80,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
             """)
         try mergeChangeFeed(db)
+        try createSensingTables(db)
     }
 
     /// Stores written before the audit log carried the change boxes kept them in a separate

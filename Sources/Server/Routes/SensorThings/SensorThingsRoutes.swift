@@ -1,0 +1,225 @@
+import Foundation
+import GeoCore
+import Hummingbird
+import TwinStore
+
+/// The OGC SensorThings API 1.1 Part 1 (Sensing) at `/sta/v1.1`, with the Data Array
+/// extension (`CreateObservations`, `$resultFormat=dataArray`).
+///
+/// Access follows the governing layer `iot_devices` (the city's IoT device register): a
+/// caller who may read that layer reads every SensorThings entity, a caller who may write it
+/// (its owner department's editors, the admin) writes; anonymous callers of a non-open layer
+/// get 401. Writes are audited in that layer's audit log (`sta:Things(1)`, …).
+extension CityTwinServer {
+    /// The catalogue layer whose sharing class and owner govern the SensorThings service.
+    static let sensorThingsLayer = "iot_devices"
+    static let sensorThingsRoot = "/sta/v1.1"
+
+    static let sensorThingsConformance: [JSONValue] = [
+        "http://www.opengis.net/spec/iot_sensing/1.1/req/datamodel",
+        "http://www.opengis.net/spec/iot_sensing/1.1/req/resource-path/resource-path-to-entities",
+        "http://www.opengis.net/spec/iot_sensing/1.1/req/request-data",
+        "http://www.opengis.net/spec/iot_sensing/1.1/req/create-update-delete",
+        "http://www.opengis.net/spec/iot_sensing/1.1/req/data-array/data-array",
+        "http://www.opengis.net/spec/iot_sensing/1.1/req/data-array/create-observations-via-data-array",
+    ]
+
+    func addSensorThingsRoutes(to router: Router<CityTwinRequestContext>) {
+        let threshold = options.compressionThreshold
+        let root = Self.sensorThingsRoot
+        router.get("/alerts/events") { request, context in
+            _ = try await self.sensorThingsAccess(context.caller, write: false)
+            return self.alertEvents(request)
+        }
+        router.get(RouterPath(root)) { request, context in
+            _ = try await self.sensorThingsAccess(context.caller, write: false)
+            return self.serviceRoot().response(for: request, compressionThreshold: threshold)
+        }
+        for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
+            router.on(RouterPath(root + "/**"), method: method) { request, context in
+                let rest = request.uri.path.dropFirst(root.count + 1)
+                let answer = try await self.sensorThings(request, context, path: rest)
+                return answer.response(for: request, compressionThreshold: threshold)
+            }
+        }
+    }
+
+    /// Server-Sent Events: one `alert` event (a GeoJSON feature of `alerts`) per alert raised,
+    /// updated or cleared, from the moment of subscription, until the client disconnects; a
+    /// comment line as heartbeat every 15 s.
+    private func alertEvents(_ request: Request) -> Response {
+        let stream = alertFeed.subscribe()
+        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+        CallerCaching.apply(to: &headers, for: request)
+        headers[.cacheControl] = "private, no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: ": CityTwin alerts\n\n"))
+            for await item in stream {
+                guard let alert = item else {
+                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    continue
+                }
+                let data = String(decoding: GeoJSON.encode(alert), as: UTF8.self)
+                try await writer.write(ByteBuffer(string: "event: alert\nid: \(alert.id?.description ?? "")\ndata: \(data)\n\n"))
+            }
+            try await writer.finish(nil)
+        })
+    }
+
+    private func serviceRoot() -> Representation {
+        let base = url(Self.sensorThingsRoot)
+        let sets = SensingKind.allCases.map { k -> JSONValue in ["name": .string(k.entitySet), "url": .string("\(base)/\(k.entitySet)")] }
+        return .json(["value": .array(sets), "serverSettings": ["conformance": .array(Self.sensorThingsConformance)]])
+    }
+
+    /// The SensorThings store and the governing layer, after checking `caller` may read (or write) it.
+    private func sensorThingsAccess(_ caller: Caller, write: Bool) async throws -> (any SensingStore, LayerDefinition) {
+        guard let sensing = store as? any SensingStore else {
+            throw Problem(.notFound, "this store has no SensorThings tables")
+        }
+        guard let def = try await store.layerDefinition(Self.sensorThingsLayer, for: caller) else {
+            if caller == .anonymous {
+                throw Problem(.unauthorized, "the SensorThings service needs a department token (Bearer, or the password of HTTP Basic)")
+            }
+            throw Problem(.notFound, "the SensorThings service is governed by layer '\(Self.sensorThingsLayer)', which this caller cannot read")
+        }
+        if write, !AccessPolicy.canWrite(def, caller) {
+            if caller == .anonymous { throw Problem(.unauthorized, "SensorThings writes need a department token (Bearer, or the password of HTTP Basic)") }
+            throw Problem(.forbidden, "SensorThings writes need an editor of \(def.owner) or an admin")
+        }
+        return (sensing, def)
+    }
+
+    private func sensorThings(_ request: Request, _ context: CityTwinRequestContext, path: Substring) async throws -> Representation {
+        let method = request.method
+        let (sensing, governing) = try await sensorThingsAccess(context.caller, write: method != .get)
+        let monitor = AlertMonitor(store: store, sensing: sensing, feed: alertFeed)
+        let query = try QueryParameters(request.uri.query)
+        let reader = STAReader(store: sensing, root: url(Self.sensorThingsRoot))
+        if path == "CreateObservations" {
+            guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
+            let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
+            let ids = try await writer.createObservations(try await Self.jsonBody(request))
+            try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
+            return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
+        }
+        let (node, ref) = try await reader.resolve(try STAPath(path))
+        switch method {
+        case .get:
+            return try await read(node, ref: ref, reader: reader, query: query, path: String(path))
+        case .post:
+            guard case .collection(let kind, let source) = node, !ref else { throw Problem(.notFound, "POST creates entities in a collection") }
+            let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
+            let body = try await Self.jsonBody(request)
+            var back: (String, Int64)?
+            var holds: (SensingKind, Int64, String)?
+            switch source {
+            case .all: break
+            case .linked(let link): back = (link.name, link.id)
+            case .observations(let range):
+                if let d = range.datastream { back = ("Datastream", d) }
+                if let f = range.featureOfInterest { back = ("FeatureOfInterest", f) }
+            case .ids(_, let holder):
+                holds = holder
+            }
+            let temp = try await writer.create(kind, body, path: "$", back: back)
+            if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
+            let ids = try await writer.commit()
+            try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
+            let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
+            guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
+            var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
+            answer.headers[.location] = reader.selfLink(kind, id)
+            return answer
+        case .patch:
+            guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
+            let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
+            try await writer.patch(kind, id, try await Self.jsonBody(request))
+            try await monitor.evaluate(writer.change, ids: [], governing: governing, by: context.caller)
+            guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
+            return .json(.object(try await reader.render(row, STAQueryOptions())))
+        case .delete:
+            guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "DELETE removes one entity") }
+            let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
+            try await writer.delete(kind, id)
+            return Representation(status: .ok, mediaType: MediaTypeName.json, body: [])
+        default:
+            throw Problem(.notFound, "no such operation")
+        }
+    }
+
+    private func read(_ node: STANode, ref: Bool, reader: STAReader, query: QueryParameters, path: String) async throws -> Representation {
+        let options = try STAQueryOptions(query: query)
+        switch node {
+        case .collection(let kind, let source):
+            if options.resultFormat != nil, kind != .observation {
+                throw Problem.invalid("$resultFormat", "dataArray applies to Observations")
+            }
+            let (rows, more, count) = try await reader.select(kind, source, options)
+            var out = [String: JSONValue]()
+            if let count { out["@iot.count"] = .integer(Int64(count)) }
+            if more {
+                let skip = options.skip + rows.count
+                out["@iot.nextLink"] = .string(url(Self.sensorThingsRoot) + "/" + path + STAReader.queryString(options, skip: skip, original: query))
+            }
+            if ref {
+                out["value"] = .array(rows.map { ["@iot.selfLink": .string(reader.selfLink($0.kind, $0.id))] })
+            } else if options.resultFormat == "dataArray" {
+                out["value"] = .array(Self.dataArray(rows, options, reader: reader))
+            } else {
+                var values = [JSONValue]()
+                values.reserveCapacity(rows.count)
+                for r in rows { values.append(.object(try await reader.render(r, options))) }
+                out["value"] = .array(values)
+            }
+            return .json(.object(out))
+        case .entity(let kind, let id):
+            guard let row = try await reader.row(kind, id) else { throw Problem(.notFound, "no \(kind.rawValue) with @iot.id \(id)") }
+            if ref { return .json(["@iot.selfLink": .string(reader.selfLink(kind, id))]) }
+            return .json(.object(try await reader.render(row, options)))
+        case .property(let kind, let id, let name, let raw):
+            guard let row = try await reader.row(kind, id) else { throw Problem(.notFound, "no \(kind.rawValue) with @iot.id \(id)") }
+            let value: JSONValue = name == "id" ? .integer(id) : (row.json[name] ?? .null)
+            if raw {
+                let text: String = if case .string(let s) = value { s } else { String(decoding: JSONText.bytes(value), as: UTF8.self) }
+                return Representation(mediaType: "text/plain; charset=utf-8", body: Array(text.utf8))
+            }
+            return .json([name: value])
+        }
+    }
+
+    /// Observations grouped by Datastream as `components` + `dataArray` rows (Data Array extension).
+    static func dataArray(_ rows: [STARow], _ options: STAQueryOptions, reader: STAReader) -> [JSONValue] {
+        let components = options.select ?? ["id", "phenomenonTime", "result"]
+        var groups = [(Int64, [JSONValue])]()
+        var index = [Int64: Int]()
+        for r in rows {
+            let ds = r.toOne["Datastream"] ?? 0
+            let row: JSONValue = .array(components.map { c in
+                switch c {
+                case "id", "@iot.id": .integer(r.id)
+                case "FeatureOfInterest/id": r.toOne["FeatureOfInterest"].map { .integer($0) } ?? .null
+                default: r.json[c] ?? .null
+                }
+            })
+            if let i = index[ds] { groups[i].1.append(row) } else {
+                index[ds] = groups.count
+                groups.append((ds, [row]))
+            }
+        }
+        return groups.map { ds, list in
+            ["Datastream@iot.navigationLink": .string(reader.selfLink(.datastream, ds)),
+             "components": .array(components.map { .string($0) }),
+             "dataArray@iot.count": .integer(Int64(list.count)), "dataArray": .array(list)]
+        }
+    }
+
+    static func jsonBody(_ request: Request) async throws -> JSONValue {
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json, "application/geo+json", "text/plain"])
+        do {
+            return try bytes.withUnsafeBytes { try JSONValue(json: $0) }
+        } catch {
+            throw Problem(.invalidBody, "$: the body is not JSON (\(error))", position: "$")
+        }
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import GeoCore
+import PostgresNIO
+
+/// The SensorThings tables in PostGIS (`SensingSQL`): every write in one transaction holding
+/// the schema's write lock (as feature writes do, so the audit chain stays one chain);
+/// observations go in by one multi-row `unnest` statement per batch.
+extension PostGISStore: SensingStore {
+    public func reserveSensingIDs(_ count: Int) async throws -> [Int64] {
+        guard count > 0 else { return [] }
+        return try await mapErrors(layer: nil) {
+            try await Self.int64s(try await client.query("""
+                SELECT nextval('\(unescaped: schema).sta_ids') FROM generate_series(1, \(count))
+                """, logger: logger)).sorted()
+        }
+    }
+
+    public func applySensing(_ change: SensingChange) async throws -> [Int64] {
+        try change.checkBatch()
+        let time = RFC3339.microseconds(Date())
+        let s = schema
+        let log = logger
+        do {
+            return try await client.withTransaction(logger: log) { db in
+                try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s + ".write")))", logger: log)
+                return try await self.apply(change, db, time: time)
+            }
+        } catch {
+            if Self.sqlState(error) == "23505" {
+                throw StoreError(.invalidFeature, "an entity or observation of the request exists already", field: "@iot.id")
+            }
+            if let e = error as? PostgresTransactionError, let inner = e.closureError as? StoreError { throw inner }
+            return try await mapErrors(layer: nil) { throw error }
+        }
+    }
+
+    private func kinds(_ db: PostgresConnection, _ ids: [Int64]) async throws -> [Int64: SensingKind] {
+        var out = [Int64: SensingKind]()
+        guard !ids.isEmpty else { return out }
+        for try await (id, kind) in try await db.query("""
+            SELECT id, kind FROM \(unescaped: schema).sta_entities WHERE id = ANY(\(ids))
+            """, logger: logger).decode((Int64, String).self) {
+            out[id] = SensingKind(rawValue: kind)
+        }
+        return out
+    }
+
+    private func writeLinks(_ entities: [SensingEntity], _ db: PostgresConnection) async throws {
+        var a = [Int64](), names = [String](), b = [Int64](), expected = [(Int64, SensingKind, String)]()
+        for e in entities {
+            for (name, ids) in e.links {
+                let target = try SensingSQL.target(of: e.kind, link: name)
+                for id in ids {
+                    a.append(e.id); names.append(name); b.append(id)
+                    expected.append((id, target, name))
+                }
+            }
+        }
+        guard !a.isEmpty else { return }
+        let found = try await kinds(db, Array(Set(b)))
+        for (id, kind, name) in expected where found[id] != kind { throw SensingSQL.unknown(kind, id, field: name) }
+        try await db.query("""
+            INSERT INTO \(unescaped: schema).sta_links (a, name, b) SELECT * FROM unnest(\(a)::bigint[], \(names)::text[], \(b)::bigint[])
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+
+    private func apply(_ change: SensingChange, _ db: PostgresConnection, time: Int64) async throws -> [Int64] {
+        let s = schema
+        if !change.inserts.isEmpty {
+            let ids = change.inserts.map(\.id), kinds = change.inserts.map(\.kind.rawValue)
+            let bodies = change.inserts.map { CanonicalJSON.text($0.body) }
+            try await db.query("""
+                INSERT INTO \(unescaped: s).sta_entities (id, kind, body) SELECT * FROM unnest(\(ids)::bigint[], \(kinds)::text[], \(bodies)::text[])
+                """, logger: logger)
+            try await writeLinks(change.inserts, db)
+        }
+        for e in change.updates {
+            let rows = try await Self.int64s(try await db.query("""
+                UPDATE \(unescaped: s).sta_entities SET body = \(CanonicalJSON.text(e.body)) WHERE id = \(e.id) AND kind = \(e.kind.rawValue) RETURNING id
+                """, logger: logger))
+            guard rows.count == 1 else { throw SensingSQL.notFound(e.kind, e.id) }
+            try await db.query("DELETE FROM \(unescaped: s).sta_links WHERE a = \(e.id)", logger: logger)
+        }
+        try await writeLinks(change.updates, db)
+        for (k, id) in change.deletes {
+            guard try await kinds(db, [id])[id] == k else { throw SensingSQL.notFound(k, id) }
+            try await delete(k, id, db)
+        }
+        let all = change.observations + change.observationUpdates
+        let streams = Array(Set(all.map(\.datastream))), features = Array(Set(all.compactMap(\.featureOfInterest)))
+        let found = try await kinds(db, streams + features)
+        for d in streams where found[d] != .datastream { throw SensingSQL.unknown(.datastream, d, field: "Datastream") }
+        for f in features where found[f] != .featureOfInterest { throw SensingSQL.unknown(.featureOfInterest, f, field: "FeatureOfInterest") }
+
+        var ids = change.observations.map(\.id)
+        if !change.observations.isEmpty {
+            var inserted = Set<Int64>()
+            for try await id in try await db.query(PostgresQuery(unsafeSQL: """
+                INSERT INTO \(s).sta_observations (\(SensingSQL.observationColumns))
+                SELECT id, ds, NULLIF(foi, \(Int64.min)), ps, NULLIF(pe, \(Int64.min)), NULLIF(rt, \(Int64.min)), r, NULLIF(q, ''),
+                       NULLIF(vs, \(Int64.min)), NULLIF(ve, \(Int64.min)), NULLIF(p, '')
+                FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::text[],
+                            $9::bigint[], $10::bigint[], $11::text[]) AS u(id, ds, foi, ps, pe, rt, r, q, vs, ve, p)
+                ON CONFLICT (datastream, phenomenon_start) DO NOTHING RETURNING id
+                """, binds: Self.observationBinds(change.observations)), logger: logger).decode(Int64.self) {
+                inserted.insert(id)
+            }
+            for (i, o) in change.observations.enumerated() where !inserted.contains(o.id) {
+                let existing = try await observations(db, "WHERE datastream = $1 AND phenomenon_start = $2", [o.datastream, o.phenomenonStart])
+                guard let e = existing.first else {
+                    throw StoreError(.invalidFeature, "observation @iot.id \(o.id) exists already", field: "@iot.id")
+                }
+                guard e.sameReading(as: o) else { throw SensingSQL.conflicting(o) }
+                ids[i] = e.id
+            }
+        }
+        for o in change.observationUpdates {
+            let rows = try await Self.int64s(try await db.query("""
+                UPDATE \(unescaped: s).sta_observations SET datastream = \(o.datastream), foi = \(o.featureOfInterest),
+                    phenomenon_start = \(o.phenomenonStart), phenomenon_end = \(o.phenomenonEnd), result_time = \(o.resultTime),
+                    result = \(CanonicalJSON.text(o.result)), quality = \(SensingSQL.json(o.resultQuality)), valid_start = \(o.validStart),
+                    valid_end = \(o.validEnd), parameters = \(SensingSQL.json(o.parameters))
+                WHERE id = \(o.id) RETURNING id
+                """, logger: logger))
+            guard rows.count == 1 else { throw SensingSQL.notFound(.observation, o.id) }
+        }
+        for id in change.observationDeletes {
+            let rows = try await Self.int64s(try await db.query("DELETE FROM \(unescaped: s).sta_observations WHERE id = \(id) RETURNING id", logger: logger))
+            guard rows.count == 1 else { throw SensingSQL.notFound(.observation, id) }
+        }
+
+        var previous = AuditChain.genesis
+        for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: s).audit_log ORDER BY seq DESC LIMIT 1",
+                                              logger: logger).decode(String.self) { previous = h }
+        let rows = change.auditRows(previous: previous, time: time)
+        if !rows.isEmpty {
+            let c = change.caller
+            try await db.query("""
+                INSERT INTO \(unescaped: s).audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
+                SELECT \(time), \(c.author), \(c.departmentName), \(c.auditRole), \(change.auditLayer), u.fid, u.kind, NULL, NULLIF(u.a, ''), u.e
+                FROM unnest(\(rows.map(\.fid))::text[], \(rows.map(\.kind.rawValue))::text[], \(rows.map { $0.after ?? "" })::text[],
+                            \(rows.map(\.entry))::text[]) WITH ORDINALITY AS u(fid, kind, a, e, n)
+                ORDER BY u.n
+                """, logger: logger)
+        }
+        return ids
+    }
+
+    private func delete(_ kind: SensingKind, _ id: Int64, _ db: PostgresConnection) async throws {
+        let s = schema
+        for (dependent, link) in SensingChange.cascades[kind] ?? [] {
+            let ids = try await Self.int64s(try await db.query("""
+                SELECT l.a FROM \(unescaped: s).sta_links l JOIN \(unescaped: s).sta_entities e ON e.id = l.a
+                WHERE l.name = \(link) AND l.b = \(id) AND e.kind = \(dependent.rawValue)
+                """, logger: logger))
+            for d in ids { try await delete(dependent, d, db) }
+        }
+        if kind == .datastream { try await db.query("DELETE FROM \(unescaped: s).sta_observations WHERE datastream = \(id)", logger: logger) }
+        if kind == .featureOfInterest { try await db.query("DELETE FROM \(unescaped: s).sta_observations WHERE foi = \(id)", logger: logger) }
+        try await db.query("DELETE FROM \(unescaped: s).sta_links WHERE a = \(id) OR b = \(id)", logger: logger)
+        try await db.query("DELETE FROM \(unescaped: s).sta_entities WHERE id = \(id)", logger: logger)
+    }
+
+    private static func int64s(_ rows: PostgresRowSequence) async throws -> [Int64] {
+        var out = [Int64]()
+        for try await v in rows.decode(Int64.self) { out.append(v) }
+        return out
+    }
+
+    private static func observationBinds(_ list: [SensingObservation]) -> PostgresBindings {
+        let none = Int64.min
+        var b = PostgresBindings(capacity: 11)
+        b.append(list.map(\.id)); b.append(list.map(\.datastream)); b.append(list.map { $0.featureOfInterest ?? none })
+        b.append(list.map(\.phenomenonStart)); b.append(list.map { $0.phenomenonEnd ?? none }); b.append(list.map { $0.resultTime ?? none })
+        b.append(list.map { CanonicalJSON.text($0.result) }); b.append(list.map { SensingSQL.json($0.resultQuality) ?? "" })
+        b.append(list.map { $0.validStart ?? none }); b.append(list.map { $0.validEnd ?? none })
+        b.append(list.map { SensingSQL.json($0.parameters) ?? "" })
+        return b
+    }
+
+    private typealias ObservationRow = (Int64, Int64, Int64?, Int64, Int64?, Int64?, String, String?, Int64?, Int64?, String?)
+
+    private func observations(_ db: PostgresConnection?, _ clause: String, _ values: [Int64], suffix: String = "") async throws -> [SensingObservation] {
+        var b = PostgresBindings(capacity: values.count)
+        for v in values { b.append(v) }
+        let query = PostgresQuery(unsafeSQL: "SELECT \(SensingSQL.observationColumns) FROM \(schema).sta_observations \(clause) \(suffix)", binds: b)
+        let rows = if let db { try await db.query(query, logger: logger) } else { try await client.query(query, logger: logger) }
+        var out = [SensingObservation]()
+        for try await r in rows.decode(ObservationRow.self) {
+            out.append(SensingObservation(id: r.0, datastream: r.1, featureOfInterest: r.2, phenomenonStart: r.3, phenomenonEnd: r.4,
+                                          resultTime: r.5, result: try SensingSQL.parse(r.6) ?? .null, resultQuality: try SensingSQL.parse(r.7),
+                                          validStart: r.8, validEnd: r.9, parameters: try SensingSQL.parse(r.10)))
+        }
+        return out
+    }
+
+    private func entities(_ query: PostgresQuery) async throws -> [SensingEntity] {
+        try await mapErrors(layer: nil) {
+            var out = [SensingEntity]()
+            var index = [Int64: Int]()
+            for try await (id, kind, body) in try await client.query(query, logger: logger).decode((Int64, String, String).self) {
+                guard let k = SensingKind(rawValue: kind) else { continue }
+                index[id] = out.count
+                out.append(SensingEntity(kind: k, id: id, body: try SensingSQL.body(body)))
+            }
+            guard !out.isEmpty else { return out }
+            let ids = out.map(\.id)
+            for try await (a, name, b) in try await client.query("""
+                SELECT a, name, b FROM \(unescaped: schema).sta_links WHERE a = ANY(\(ids)) ORDER BY a, name, b
+                """, logger: logger).decode((Int64, String, Int64).self) {
+                if let i = index[a] { out[i].links[name, default: []].append(b) }
+            }
+            return out
+        }
+    }
+
+    public func sensingEntities(_ kind: SensingKind, ids: [Int64]) async throws -> [SensingEntity] {
+        guard !ids.isEmpty else { return [] }
+        return try await entities("""
+            SELECT id, kind, body FROM \(unescaped: schema).sta_entities WHERE kind = \(kind.rawValue) AND id = ANY(\(ids)) ORDER BY id
+            """)
+    }
+
+    public func sensingEntities(_ kind: SensingKind, linkedBy link: SensingLink?) async throws -> [SensingEntity] {
+        let s = schema
+        if let link {
+            return try await entities("""
+                SELECT e.id, e.kind, e.body FROM \(unescaped: s).sta_links l JOIN \(unescaped: s).sta_entities e ON e.id = l.a
+                WHERE l.name = \(link.name) AND l.b = \(link.id) AND e.kind = \(kind.rawValue) ORDER BY e.id
+                """)
+        }
+        return try await entities("SELECT id, kind, body FROM \(unescaped: s).sta_entities WHERE kind = \(kind.rawValue) ORDER BY id")
+    }
+
+    public func observations(_ range: ObservationRange) async throws -> [SensingObservation] {
+        let (clause, values) = range.whereClause { "$\($0)" }
+        return try await mapErrors(layer: nil) {
+            try await observations(nil, clause, values, suffix: "\(range.orderClause) LIMIT \(range.limit) OFFSET \(range.offset)")
+        }
+    }
+
+    public func observationCount(_ range: ObservationRange) async throws -> Int {
+        let (clause, values) = range.whereClause { "$\($0)" }
+        var b = PostgresBindings(capacity: values.count)
+        for v in values { b.append(v) }
+        return try await mapErrors(layer: nil) {
+            var n: Int64 = 0
+            for try await c in try await client.query(PostgresQuery(unsafeSQL: "SELECT count(*) FROM \(schema).sta_observations \(clause)", binds: b),
+                                                      logger: logger).decode(Int64.self) { n = c }
+            return Int(n)
+        }
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import GeoCore
+
+/// The SensorThings entities and observations in the store, with the same behaviour in both
+/// backends (`SpatiaLiteStore`, `PostGISStore`).
+///
+/// Entities live in `sta_entities` (kind, id, JSON body) with their outgoing links in
+/// `sta_links`; observations in `sta_observations`, unique and indexed by (datastream,
+/// phenomenon start), so one datastream's last day is one index range read.
+/// Access rules are the server's (the governing layer's sharing class); the store checks
+/// references and writes every change, with its audit entries, in one transaction.
+public protocol SensingStore: Sendable {
+    /// `count` fresh ids (one sequence for every kind), ascending: ids of a deep insert are known
+    /// before the write, so links between new entities need no second pass.
+    func reserveSensingIDs(_ count: Int) async throws -> [Int64]
+
+    /// Applies `change` in ONE transaction: every reference checked, nothing half-written.
+    /// - Returns: the id each observation of `change.observations` has (a re-sent observation,
+    ///   same datastream, phenomenon time and result, keeps the id it was first stored under).
+    /// - Throws: `invalidFeature` naming the field for an unknown reference or a different
+    ///   result at a datastream's existing phenomenon time; `featureNotFound` for an unknown
+    ///   entity to update or delete.
+    func applySensing(_ change: SensingChange) async throws -> [Int64]
+
+    /// Entities of `kind` by id (missing ids are left out), in id order.
+    func sensingEntities(_ kind: SensingKind, ids: [Int64]) async throws -> [SensingEntity]
+
+    /// Every entity of `kind`, or those whose outgoing link `link.name` holds `link.id`, in id order.
+    func sensingEntities(_ kind: SensingKind, linkedBy link: SensingLink?) async throws -> [SensingEntity]
+
+    /// Observations of `range`, in its order.
+    func observations(_ range: ObservationRange) async throws -> [SensingObservation]
+
+    /// How many observations `range` selects (its limit and offset ignored).
+    func observationCount(_ range: ObservationRange) async throws -> Int
+}
+
+extension SensingStore {
+    public func sensingEntity(_ kind: SensingKind, id: Int64) async throws -> SensingEntity? {
+        try await sensingEntities(kind, ids: [id]).first
+    }
+
+    public func observation(id: Int64) async throws -> SensingObservation? {
+        try await observations(ObservationRange(ids: [id], limit: 1)).first
+    }
+}
+
+/// An outgoing link to match: entities whose `name` link holds `id`.
+public struct SensingLink: Sendable, Hashable {
+    public var name: String
+    public var id: Int64
+    public init(_ name: String, _ id: Int64) {
+        self.name = name
+        self.id = id
+    }
+}
+
+/// A selection of observations the store answers with an index read.
+public struct ObservationRange: Sendable, Hashable {
+    public enum Order: Sendable, Hashable {
+        case id, phenomenonTime
+    }
+
+    public var ids: [Int64]?
+    public var datastream: Int64?
+    public var featureOfInterest: Int64?
+    /// Phenomenon start ≥ `from` (microseconds).
+    public var from: Int64?
+    /// Phenomenon start < `to` (microseconds).
+    public var to: Int64?
+    public var order: Order
+    public var descending: Bool
+    public var limit: Int
+    public var offset: Int
+
+    public init(ids: [Int64]? = nil, datastream: Int64? = nil, featureOfInterest: Int64? = nil, from: Int64? = nil, to: Int64? = nil,
+                order: Order = .id, descending: Bool = false, limit: Int = 100, offset: Int = 0) {
+        self.ids = ids
+        self.datastream = datastream
+        self.featureOfInterest = featureOfInterest
+        self.from = from
+        self.to = to
+        self.order = order
+        self.descending = descending
+        self.limit = limit
+        self.offset = offset
+    }
+
+    /// The WHERE clause with `?`/`$n` placeholders from `mark` (called once per value, in order).
+    func whereClause(mark: (Int) -> String) -> (String, [Int64]) {
+        var parts = [String](), values = [Int64]()
+        func add(_ sql: (String) -> String, _ v: Int64) {
+            values.append(v)
+            parts.append(sql(mark(values.count)))
+        }
+        if let ids {
+            if ids.isEmpty { parts.append("1 = 0") }
+            let marks = ids.map { id -> String in values.append(id); return mark(values.count) }
+            if !ids.isEmpty { parts.append("id IN (\(marks.joined(separator: ", ")))") }
+        }
+        if let datastream { add({ "datastream = \($0)" }, datastream) }
+        if let featureOfInterest { add({ "foi = \($0)" }, featureOfInterest) }
+        if let from { add({ "phenomenon_start >= \($0)" }, from) }
+        if let to { add({ "phenomenon_start < \($0)" }, to) }
+        return (parts.isEmpty ? "" : "WHERE " + parts.joined(separator: " AND "), values)
+    }
+
+    var orderClause: String {
+        let d = descending ? " DESC" : ""
+        return switch order {
+        case .id: "ORDER BY id\(d)"
+        // Unique per datastream: within one the index order is the whole order; across datastreams
+        // ties go by ascending id, as the in-memory order of `$orderby` breaks them.
+        case .phenomenonTime: datastream != nil ? "ORDER BY phenomenon_start\(d)" : "ORDER BY phenomenon_start\(d), id"
+        }
+    }
+}
+
+/// One write of the SensorThings API: a deep insert, an update, a delete or a batch of
+/// observations, applied whole or not at all, with one audit entry per entity (and one per
+/// datastream for the observations of a batch) in the governing layer's audit log.
+public struct SensingChange: Sendable {
+    /// Who writes, for the audit log.
+    public var caller: Caller
+    /// The layer whose audit log records the change (the governing layer's id).
+    public var auditLayer: String
+    public var inserts: [SensingEntity] = []
+    /// Replacements of existing entities (body and links).
+    public var updates: [SensingEntity] = []
+    /// Entities to delete, with what depends on them (a Thing's Datastreams and their Observations).
+    public var deletes: [(SensingKind, Int64)] = []
+    /// New observations (reserved ids), or re-sent ones.
+    public var observations: [SensingObservation] = []
+    /// Replacements of existing observations.
+    public var observationUpdates: [SensingObservation] = []
+    public var observationDeletes: [Int64] = []
+
+    public init(caller: Caller, auditLayer: String) {
+        self.caller = caller
+        self.auditLayer = auditLayer
+    }
+
+    /// Checks what needs no database: distinct phenomenon times per datastream in the batch.
+    func checkBatch() throws {
+        var seen = Set<[Int64]>()
+        for o in observations where !seen.insert([o.datastream, o.phenomenonStart]).inserted {
+            throw StoreError(.invalidFeature, "two observations of Datastream \(o.datastream) at phenomenonTime \(RFC3339.format(RFC3339.date(microseconds: o.phenomenonStart))) in one request",
+                             field: "phenomenonTime")
+        }
+    }
+
+    /// The audit rows of this change, chained from `previous`, at `time`.
+    func auditRows(previous: String, time: Int64) -> [(fid: String, kind: ChangeKind, before: String?, after: String?, entry: String)] {
+        var out = [(fid: String, kind: ChangeKind, before: String?, after: String?, entry: String)]()
+        var chain = previous
+        func add(_ fid: String, _ kind: ChangeKind, _ after: String?) {
+            chain = AuditChain.entryHash(previous: chain, at: time, actor: caller.author, department: caller.departmentName,
+                                         role: caller.auditRole, layer: auditLayer, featureID: fid, kind: kind, before: nil, after: after)
+            out.append((fid, kind, nil, after, chain))
+        }
+        for e in inserts { add("sta:\(e.kind.entitySet)(\(e.id))", .insert, Self.hash(e)) }
+        for e in updates { add("sta:\(e.kind.entitySet)(\(e.id))", .update, Self.hash(e)) }
+        for (k, id) in deletes { add("sta:\(k.entitySet)(\(id))", .delete, nil) }
+        var byStream = [Int64: [SensingObservation]]()
+        for o in observations + observationUpdates { byStream[o.datastream, default: []].append(o) }
+        for (ds, list) in byStream.sorted(by: { $0.key < $1.key }) {
+            let text = list.map { "\($0.id)|\($0.phenomenonStart)|\(CanonicalJSON.text($0.result))" }.joined(separator: "\n")
+            add("sta:Datastreams(\(ds))/Observations", .insert, SHA256.hex(Array(text.utf8)))
+        }
+        for id in observationDeletes { add("sta:Observations(\(id))", .delete, nil) }
+        return out
+    }
+
+    static func hash(_ e: SensingEntity) -> String {
+        let links = e.links.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.map(String.init).joined(separator: ","))" }
+        return SHA256.hex(Array((CanonicalJSON.text(e.body) + "\n" + links.joined(separator: ";")).utf8))
+    }
+
+    /// Kind → the outgoing links of other kinds whose holders go with a deleted entity of that kind.
+    static let cascades: [SensingKind: [(SensingKind, String)]] = [
+        .thing: [(.datastream, "Thing"), (.historicalLocation, "Thing")],
+        .sensor: [(.datastream, "Sensor")],
+        .observedProperty: [(.datastream, "ObservedProperty")],
+    ]
+}
