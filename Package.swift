@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "FloodSim", targets: ["FloodSim"]),
         .library(name: "NetworkAnalysis", targets: ["NetworkAnalysis"]),
         .library(name: "SignalSim", targets: ["SignalSim"]),
+        .library(name: "ParkingSim", targets: ["ParkingSim"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -75,6 +76,11 @@ let package = Package(
         // wave (exact two-way bandwidth), adaptive re-timing, time–space diagrams. Pure.
         .target(name: "SignalSim", swiftSettings: strict),
 
+        // Parking guidance kernels: occupancy cleaning, per-lot forecasts at 15–120 min with their
+        // backtest, lot ranking by generalised cost with capacity feedback, guided-vs-unguided
+        // simulation over a travel-time matrix. Pure.
+        .target(name: "ParkingSim", swiftSettings: strict),
+
         // Road and utility graphs: routing (contraction hierarchies), nearest-N, isochrones,
         // upstream/downstream traces and valve isolation. Pure kernels over plain graphs.
         .target(name: "NetworkAnalysis", dependencies: ["GeoCore"], swiftSettings: strict),
@@ -84,7 +90,7 @@ let package = Package(
         // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
         .target(
             name: "Scenarios",
-            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "SignalSim", "Tiles",
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
                            .product(name: "Logging", package: "swift-log"),
                            // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -125,7 +131,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "FloodSim", "NetworkAnalysis",
-                "Scenarios", "Tiles", "SignalSim",
+                "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -152,6 +158,8 @@ let package = Package(
         .testTarget(name: "FloodSimTests", dependencies: ["FloodSim"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "SignalSimTests", dependencies: ["SignalSim"], swiftSettings: strict),
+        .testTarget(name: "ParkingSimTests", dependencies: ["ParkingSim"],
+                    swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "FloodSim", "NetworkAnalysis"],
