@@ -79,7 +79,7 @@ let package = Package(
         // Parking guidance kernels: occupancy cleaning, per-lot forecasts at 15–120 min with their
         // backtest, lot ranking by generalised cost with capacity feedback, guided-vs-unguided
         // simulation over a travel-time matrix. Pure.
-        .target(name: "ParkingSim", swiftSettings: strict),
+        .target(name: "ParkingSim", dependencies: ["GeoCore"], swiftSettings: strict),
 
         // Road and utility graphs: routing (contraction hierarchies), nearest-N, isochrones,
         // upstream/downstream traces and valve isolation. Pure kernels over plain graphs.
@@ -158,7 +158,7 @@ let package = Package(
         .testTarget(name: "FloodSimTests", dependencies: ["FloodSim"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "SignalSimTests", dependencies: ["SignalSim"], swiftSettings: strict),
-        .testTarget(name: "ParkingSimTests", dependencies: ["ParkingSim"],
+        .testTarget(name: "ParkingSimTests", dependencies: ["ParkingSim", "GeoCore"],
                     swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),

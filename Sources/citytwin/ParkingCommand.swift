@@ -1,13 +1,15 @@
 import ArgumentParser
 import Foundation
+import GeoCore
 import ParkingSim
+import Scenarios
 
 /// `citytwin parking …`: occupancy forecasts and their backtest, lot guidance, guided-vs-unguided simulation.
 struct ParkingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parking",
         abstract: "Parking guidance: occupancy forecasts and their backtest, lot guidance, guided-vs-unguided simulation.",
-        subcommands: [ParkingBacktestCommand.self])
+        subcommands: [ParkingBacktestCommand.self, ParkingGuideCommand.self, ParkingSimulateCommand.self])
 }
 
 /// `citytwin parking backtest --csv F --train-until D --test-from D --test-until D [--horizon 30]
@@ -118,5 +120,104 @@ struct ParkingBacktestCommand: AsyncParsableCommand {
                          h.baseline.maeVehicles, h.ratioToBaseline, h.ratioToPersistence))
         }
         if let path = predictions { print("\(report.predictions.count) forecasts at +\(horizon) min written to \(path)") }
+    }
+}
+
+/// `citytwin parking guide --from LON,LAT --to LON,LAT [--occupancy F.json] [--drivers N] [--json]`:
+/// the `parking-guidance` process.
+struct ParkingGuideCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "guide",
+        abstract: "Ranks the district's lots for a trip by generalised cost (drive, walk, expected search at arrival, price).",
+        discussion: """
+        --occupancy names a JSON file of readings [{"lot": "PK-001", "occupied": 120, "age_s": 60}]; a lot without a
+        reading fresher than --freshness seconds is ranked as near full and marked unknown, never shown as free.
+        """)
+
+    @Option(help: "Origin as LON,LAT (CGCS2000 degrees).")
+    var from: String
+    @Option(help: "Destination as LON,LAT (CGCS2000 degrees).")
+    var to: String
+    @Option(help: "Occupancy readings as JSON: [{lot, occupied, age_s}].")
+    var occupancy: String?
+    @Option(help: "Seconds after which a reading shows as unknown.")
+    var freshness: Double = ParkingGuidanceProcess.defaultFreshness
+    @Option(help: "Drivers guided at once (capacity feedback spreads them over the lots).")
+    var drivers: Int = 1
+    @Option(help: "How far in metres a point may lie from the nearest road (default 500).")
+    var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
+    @Flag(help: "Print the process's JSON result instead of a table.")
+    var json = false
+    @OptionGroup var storeOption: StoreOption
+
+    func run() async throws {
+        var inputs: [String: JSONValue] = [
+            "from": try lonLatInput(from, option: "--from"), "to": try lonLatInput(to, option: "--to"),
+            "drivers": .integer(Int64(drivers)), "freshnessSeconds": .number(freshness), "maximumSnapMetres": .number(maxSnapMetres),
+        ]
+        if let path = occupancy {
+            let data: Data
+            do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+                throw CommandFailure("\(path): cannot be read (\(error.localizedDescription))")
+            }
+            do { inputs["occupancy"] = try JSONDecoder().decode(JSONValue.self, from: data) } catch {
+                throw CommandFailure("\(path): not JSON (\(error.localizedDescription))")
+            }
+        }
+        let result = try await ProcessRunner(store: storeOption.path).run("parking-guidance", inputs)
+        if json { return try printJSONDocument(result) }
+        print("rank lot     cost s  drive s  walk m  search s  price s  free      share")
+        for l in result["lots"]?.arrayValue ?? [] {
+            let o = l.objectValue ?? [:]
+            let free = o["availability_unknown"]?.boolValue == true ? "unknown" : (o["predicted_full"]?.boolValue == true ? "FULL" : String(format: "%.0f", o["predicted_free"]?.doubleValue ?? 0))
+            print(String(format: "%4d %@ %7.0f %8.0f %7.0f %9.0f %8.0f  %@ %9.3f", o["rank"]?.integerValue ?? 0, o["lot"]?.stringValue ?? "",
+                         o["cost_s"]?.doubleValue ?? 0, o["drive_s"]?.doubleValue ?? 0, o["walk_m"]?.doubleValue ?? 0,
+                         o["search_s"]?.doubleValue ?? 0, o["price_s"]?.doubleValue ?? 0, free.padding(toLength: 8, withPad: " ", startingAt: 0),
+                         o["share"]?.doubleValue ?? 0))
+        }
+        if let c = result["coverage"]?.objectValue {
+            print(String(format: "smart-parking coverage of public berths: %.1f %% (%lld of %lld; target 70 %%)", (c["share"]?.doubleValue ?? 0) * 100,
+                         c["detected_berths"]?.integerValue ?? 0, c["public_berths"]?.integerValue ?? 0))
+        }
+    }
+}
+
+/// `citytwin parking simulate [--drivers N] [--seed S] [--json]`: the `parking-simulation` process.
+struct ParkingSimulateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "simulate",
+        abstract: "A day of drivers on the district's road graph, unguided and guided, side by side.")
+
+    @Option(help: "Trips in the day (default: sized so the lots peak near 90 % occupancy).")
+    var drivers: Int?
+    @Option(help: "Seed of the demand.")
+    var seed: Int = 17
+    @Flag(help: "Print the process's JSON result instead of a table.")
+    var json = false
+    @OptionGroup var storeOption: StoreOption
+
+    func run() async throws {
+        var inputs: [String: JSONValue] = ["seed": .integer(Int64(seed))]
+        if let n = drivers { inputs["drivers"] = .integer(Int64(n)) }
+        let result = try await ProcessRunner(store: storeOption.path).run("parking-simulation", inputs)
+        if json { return try printJSONDocument(result) }
+        let u = result["unguided"]?.objectValue ?? [:], g = result["guided"]?.objectValue ?? [:]
+        let rows: [(String, String, String)] = [
+            ("drivers", "drivers", "%.0f"), ("parked", "parked", "%.0f"), ("rejected arrivals", "rejected", "%.0f"),
+            ("mean search time (s)", "mean_search_s", "%.1f"), ("extra vehicle-km", "extra_vehicle_km", "%.1f"),
+            ("mean walk (m)", "mean_walk_m", "%.0f"), ("full lots met", "full_lot_arrivals", "%.0f"),
+            ("occupancy spread (sd)", "occupancy_spread", "%.3f"), ("peak occupancy", "peak_occupancy", "%.3f"),
+            ("lot time at >= 90 %", "share_lot_time_above_90", "%.3f"),
+        ]
+        print("                          unguided      guided")
+        for (label, key, format) in rows {
+            let a = String(format: format, u[key]?.doubleValue ?? 0), b = String(format: format, g[key]?.doubleValue ?? 0)
+            print(label.padding(toLength: 24, withPad: " ", startingAt: 0) + String(repeating: " ", count: max(0, 10 - a.count)) + a
+                  + String(repeating: " ", count: max(0, 12 - b.count)) + b)
+        }
+        if let c = result["change"]?.objectValue {
+            print(String(format: "guidance changes mean search time by %+.1f %% and extra vehicle-km by %+.1f %%",
+                         (c["search_time"]?.doubleValue ?? 0) * 100, (c["extra_vehicle_km"]?.doubleValue ?? 0) * 100))
+        }
     }
 }

@@ -21,6 +21,7 @@ public struct ProcessRegistry: Sendable {
             FeaturesInArea(),
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
             NetworkTraceProcess(), ValveIsolationProcess(),
+            ParkingGuidanceProcess(), ParkingSimulationProcess(),
             FloodScenarioProcess(storeDirectory: directory),
         ])
     }
