@@ -162,7 +162,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "FloodSim", "NetworkAnalysis"],
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "FloodSim", "NetworkAnalysis", "ParkingSim"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",

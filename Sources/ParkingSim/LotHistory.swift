@@ -17,6 +17,9 @@ public struct LotHistory: Sendable {
     /// Sum and count of rates per weekday × slot.
     private var sum = [Double](repeating: 0, count: 7 * slotsPerDay)
     private var count = [Int](repeating: 0, count: 7 * slotsPerDay)
+    /// The same per weekday group (Mon–Fri, Sat, Sun: index 0, 5, 6), the fallback of a weekday not yet seen.
+    private var groupSum = [Double](repeating: 0, count: 7 * slotsPerDay)
+    private var groupCount = [Int](repeating: 0, count: 7 * slotsPerDay)
 
     public init(lot: String, capacity: Int) {
         self.lot = lot
@@ -37,23 +40,31 @@ public struct LotHistory: Sendable {
             guard s >= 0, s < Self.slotsPerDay else { continue }
             sum[w * Self.slotsPerDay + s] += r.rate
             count[w * Self.slotsPerDay + s] += 1
+            groupSum[Self.group(w) * Self.slotsPerDay + s] += r.rate
+            groupCount[Self.group(w) * Self.slotsPerDay + s] += 1
         }
     }
 
-    /// Mean rate of a weekday's 30-minute slot over the days added so far.
-    func slotMean(weekday w: Int, slot s: Int) -> Double? {
+    /// Mean rate of a weekday's 30-minute slot over the days added so far (of its weekday group with `pooled`).
+    func slotMean(weekday w: Int, slot s: Int, pooled: Bool = false) -> Double? {
         guard s >= 0, s < Self.slotsPerDay else { return nil }
-        let n = count[w * Self.slotsPerDay + s]
-        return n > 0 ? sum[w * Self.slotsPerDay + s] / Double(n) : nil
+        let k = (pooled ? Self.group(w) : w) * Self.slotsPerDay + s
+        let n = pooled ? groupCount[k] : count[k]
+        return n > 0 ? (pooled ? groupSum[k] : sum[k]) / Double(n) : nil
     }
 
     /// The weekday profile at a clock time, interpolated between slot centres (so a target at :15
-    /// is not read as :00 or :30); the nearer known slot when only one is known.
+    /// is not read as :00 or :30); the nearer known slot when only one is known. A weekday not seen
+    /// yet at that time reads its group's profile (a week-old history has each weekday once at most).
     func profile(weekday w: Int, clock c: Double) -> Double? {
+        profile(weekday: w, clock: c, pooled: false) ?? profile(weekday: w, clock: c, pooled: true)
+    }
+
+    private func profile(weekday w: Int, clock c: Double, pooled: Bool) -> Double? {
         let x = c / Self.slot
         let lo = Int(x.rounded(.down))
         let f = x - Double(lo)
-        switch (slotMean(weekday: w, slot: lo), slotMean(weekday: w, slot: lo + 1)) {
+        switch (slotMean(weekday: w, slot: lo, pooled: pooled), slotMean(weekday: w, slot: lo + 1, pooled: pooled)) {
         case let (a?, b?): return a * (1 - f) + b * f
         case let (a?, nil): return a
         case let (nil, b?): return b

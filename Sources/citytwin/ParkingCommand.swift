@@ -9,7 +9,8 @@ struct ParkingCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "parking",
         abstract: "Parking guidance: occupancy forecasts and their backtest, lot guidance, guided-vs-unguided simulation.",
-        subcommands: [ParkingBacktestCommand.self, ParkingGuideCommand.self, ParkingSimulateCommand.self])
+        subcommands: [ParkingBacktestCommand.self, ParkingForecastCommand.self, ParkingImportCommand.self, ParkingGuideCommand.self,
+                      ParkingSimulateCommand.self])
 }
 
 /// `citytwin parking backtest --csv F --train-until D --test-from D --test-until D [--horizon 30]
@@ -219,5 +220,62 @@ struct ParkingSimulateCommand: AsyncParsableCommand {
             print(String(format: "guidance changes mean search time by %+.1f %% and extra vehicle-km by %+.1f %%",
                          (c["search_time"]?.doubleValue ?? 0) * 100, (c["extra_vehicle_km"]?.doubleValue ?? 0) * 100))
         }
+    }
+}
+
+/// `citytwin parking forecast [--at T] [--json]`: the `parking-forecast` process (the availability view).
+struct ParkingForecastCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forecast",
+        abstract: "Each lot's free spaces, trend and freshness now and predicted at +15/+30/+60/+120 min.")
+
+    @Option(help: "Local time YYYY-MM-DDTHH:MM:SS (default: the latest reading).")
+    var at: String?
+    @Option(help: "Seconds after which a reading shows as unknown.")
+    var freshness: Double = ParkingAvailability.defaultFreshness
+    @Flag(help: "Print the process's JSON result instead of a table.")
+    var json = false
+    @OptionGroup var storeOption: StoreOption
+
+    func run() async throws {
+        var inputs: [String: JSONValue] = ["freshnessSeconds": .number(freshness)]
+        if let at { inputs["at"] = .string(at) }
+        let result = try await ProcessRunner(store: storeOption.path).run("parking-forecast", inputs)
+        if json { return try printJSONDocument(result) }
+        print("availability at \(result["at"]?.stringValue ?? "?")")
+        print("lot     state         free  occupancy  trend/h  +15  +30  +60 +120")
+        for l in result["lots"]?.arrayValue ?? [] {
+            func v(_ k: String) -> String {
+                l[k]?.stringValue ?? l[k]?.integerValue.map { String($0) } ?? (l[k]?.doubleValue.map { String(format: "%.2f", $0) } ?? "--")
+            }
+            print("\(l["lot"]?.stringValue ?? "") \(v("state").padding(toLength: 13, withPad: " ", startingAt: 0)) "
+                  + [v("free"), v("occupancy"), v("trend_per_hour"), v("predicted_free_15"), v("predicted_free_30"), v("predicted_free_60"),
+                     v("predicted_free_120")].map { String(repeating: " ", count: max(0, 5 - $0.count)) + $0 }.joined(separator: " "))
+        }
+    }
+}
+
+/// `citytwin parking import FILE`: occupancy readings in bulk (CSV or JSON) into `parking_occupancy`.
+struct ParkingImportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Imports occupancy readings (CSV with lot, occupied, time columns, or JSON [{lot, occupied, time}]).",
+        discussion: "Negative counts and unknown lots are rejected, counts above capacity clipped to it; all counted and reported.")
+
+    @Argument(help: "The readings file.")
+    var file: String
+    @OptionGroup var storeOption: StoreOption
+
+    func run() async throws {
+        let text: String
+        do { text = try String(contentsOfFile: file, encoding: .utf8) } catch {
+            throw CommandFailure("\(file): cannot be read (\(error.localizedDescription))")
+        }
+        let store = try await StoreLocation(storeOption.path).openExisting()
+        let report: StoreParkingOccupancy.ImportReport
+        do { report = try await StoreParkingOccupancy.importReadings(text, into: store, by: .admin) } catch let e as ScenarioError {
+            throw CommandFailure("\(file): \(e.message)")
+        }
+        try printJSONDocument(report)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import GeoCore
 import Testing
 import TwinStore
+import ParkingSim
 @testable import Scenarios
 
 /// The parking processes on the sample district's own roads, lots and buildings.
@@ -92,5 +93,67 @@ struct ParkingProcessTests {
         let simAPI = try await Self.run("parking-simulation", ["drivers": 3000, "seed": 17], store: store)
         #expect(sim == (try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(simAPI))))
         #expect(sim["guided"]?["drivers"] == 3000)
+    }
+}
+
+/// Occupancy readings into the store (one at a time and in bulk) and the availability they give.
+@Suite("Parking occupancy in the store")
+struct ParkingOccupancyStoreTests {
+    private static func store() async throws -> SpatiaLiteStore {
+        try await EmergencyDistrict.makeStore(["parking_lots", "parking_occupancy"]).0
+    }
+
+    @Test("a bulk import clips above capacity, rejects negative counts and unknown lots, counts each; a repeat replaces itself")
+    func bulkImport() async throws {
+        let store = try await Self.store()
+        let csv = "lot,occupied,time\nPK-001,999,2026-06-17 22:15:00\nPK-999,5,2026-06-17 22:15:00\nPK-004,-3,2026-06-17 22:15:00\nPK-004,50,2026-06-17 22:15:00\nPK-004,x,2026-06-17 22:30:00\n"
+        let before = try await store.count(layer: StoreParkingOccupancy.layer, FeatureQuery(), by: .admin)
+        let report = try await StoreParkingOccupancy.importReadings(csv, into: store, by: .admin)
+        #expect(report.written == 2 && report.cleaning.clipped == 1 && report.cleaning.rejectedNegative == 1)
+        #expect(report.cleaning.rejectedUnknownLot == 1 && report.cleaning.unknownLots == ["PK-999"] && report.malformedCount == 1)
+        #expect(try await store.count(layer: StoreParkingOccupancy.layer, FeatureQuery(), by: .admin) == before + 2)
+        _ = try await StoreParkingOccupancy.importReadings(csv, into: store, by: .admin)
+        #expect(try await store.count(layer: StoreParkingOccupancy.layer, FeatureQuery(), by: .admin) == before + 2)
+        let json = #"[{"lot": "PK-004", "occupied": 60, "time": "2026-06-17T22:45:00"}]"#
+        #expect(try await StoreParkingOccupancy.importReadings(json, into: store, by: .admin).written == 1)
+    }
+
+    @Test("one observation is recorded; an unknown lot or a negative count is refused naming the field")
+    func record() async throws {
+        let store = try await Self.store()
+        let t = try #require(LocalClock.parse("2026-06-17 23:00:00"))
+        let ok = try await StoreParkingOccupancy.record(OccupancyObservation(lot: "PK-001", time: t, occupied: 12), into: store, by: .admin)
+        #expect(ok.written == 1)
+        await #expect(throws: ScenarioError(.invalidArgument, "no parking lot 'PK-0' in parking_lots", field: "lot")) {
+            _ = try await StoreParkingOccupancy.record(OccupancyObservation(lot: "PK-0", time: t, occupied: 1), into: store, by: .admin)
+        }
+        await #expect(throws: ScenarioError.self) {
+            _ = try await StoreParkingOccupancy.record(OccupancyObservation(lot: "PK-001", time: t, occupied: -1), into: store, by: .admin)
+        }
+    }
+
+    @Test("parking-forecast: live lots get free spaces and forecasts; undetected and stale lots are unknown, never free")
+    func forecast() async throws {
+        let store = try await Self.store()
+        let live = try await ParkingProcessTests.run("parking-forecast", ["at": "2026-06-17T09:30:00"], store: store)
+        let lots = try #require(live["lots"]?.arrayValue)
+        let smart = Set(try await StoreParkingLot.load(from: store, by: .admin).filter(\.smart).map(\.id))
+        for l in lots {
+            let id = l["lot"]?.stringValue ?? ""
+            if smart.contains(id) {
+                #expect(l["state"] == "live", "\(id)")
+                #expect(l["free"]?.integerValue != nil && l["predicted_free_30"]?.integerValue != nil, "\(id)")
+            } else {
+                #expect(l["state"] == "no-detection" && l["free"] == .null && l["predicted_free_30"] == .null, "\(id)")
+            }
+        }
+        // An hour after the last reading of the week every feed is stale: nothing shows as free.
+        let stale = try await ParkingProcessTests.run("parking-forecast", ["at": "2026-06-17T23:30:00"], store: store)
+        for l in stale["lots"]?.arrayValue ?? [] {
+            #expect(l["state"] != "live" && l["free"] == .null && l["predicted_free_15"] == .null)
+        }
+        await #expect(throws: ProcessInputError.self) {
+            _ = try await ParkingProcessTests.run("parking-forecast", ["at": "yesterday"], store: store)
+        }
     }
 }

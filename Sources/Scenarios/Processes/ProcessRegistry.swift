@@ -21,7 +21,7 @@ public struct ProcessRegistry: Sendable {
             FeaturesInArea(),
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
             NetworkTraceProcess(), ValveIsolationProcess(),
-            ParkingGuidanceProcess(), ParkingSimulationProcess(),
+            ParkingGuidanceProcess(), ParkingForecastProcess(), ParkingSimulationProcess(),
             FloodScenarioProcess(storeDirectory: directory),
         ])
     }

@@ -21,8 +21,8 @@ public struct ParkingGuidanceProcess: OGCProcess {
     public let description = "Ranks the district's parking lots for a trip by generalised cost: drive time on the road graph, walk to the destination, expected search/queue time from the occupancy predicted at arrival, and price; with capacity feedback so one screen does not send everyone to the same lot."
     public let jobControlOptions: [JobControlOption] = [.syncExecute]
 
-    /// Seconds after which a reading no longer says anything about a lot (5 min).
-    public static let defaultFreshness = 300.0
+    /// Seconds after which a reading no longer says anything about a lot.
+    public static let defaultFreshness = ParkingAvailability.defaultFreshness
 
     public init() {}
 
@@ -32,10 +32,12 @@ public struct ParkingGuidanceProcess: OGCProcess {
                                      schema: EmergencyProcessInputs.pointSchema),
             "to": ProcessParameter(title: "Destination", description: "Where the driver is going: GeoJSON Point or [longitude, latitude].",
                                    schema: EmergencyProcessInputs.pointSchema),
-            "occupancy": ProcessParameter(title: "Occupancy readings", description: "Latest readings [{lot, occupied, age_s}]; lots without a fresh one are unknown.",
+            "occupancy": ProcessParameter(title: "Occupancy readings", description: "Latest readings [{lot, occupied, age_s}] carried to the arrival time; lots without a fresh one are unknown. Without this input the occupancy at arrival is forecast from parking_occupancy.",
                                           schema: ["type": "array", "items": ["type": "object", "required": ["lot", "occupied"]]], minOccurs: 0),
             "freshnessSeconds": ProcessParameter(title: "Freshness limit", description: "A reading older than this (s) shows as unknown.",
-                                                 schema: ["type": "number", "exclusiveMinimum": 0, "default": 300], minOccurs: 0),
+                                                 schema: ["type": "number", "exclusiveMinimum": 0, "default": 1200], minOccurs: 0),
+            "at": ProcessParameter(title: "Time", description: "Local time YYYY-MM-DDTHH:MM:SS of departure when the occupancy comes from the store's history (no occupancy input); default: the latest reading.",
+                                   schema: ["type": "string"], minOccurs: 0),
             "drivers": ProcessParameter(title: "Drivers guided at once", description: "Drivers the ranking is shared by (a screen's approaching stream); the capacity feedback spreads them.",
                                         schema: ["type": "integer", "minimum": 1, "maximum": 500, "default": 1], minOccurs: 0),
             "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
@@ -60,12 +62,15 @@ public struct ParkingGuidanceProcess: OGCProcess {
         var freshness: Double
         var drivers: Int
         var maximumSnapMetres: Double
+        var given: Bool
+        var at: Double?
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
         typealias In = EmergencyProcessInputs
         var readings: [(String, Int, Double, Int)] = []
-        if let list = In.unwrap(inputs["occupancy"]) {
+        let list = In.unwrap(inputs["occupancy"])
+        if let list {
             guard let items = list.arrayValue else { throw ProcessInputError("occupancy", "must be an array of {lot, occupied, age_s}") }
             for (i, item) in items.enumerated() {
                 guard let o = item.objectValue, let lot = o["lot"]?.stringValue else {
@@ -81,11 +86,12 @@ public struct ParkingGuidanceProcess: OGCProcess {
         return Request(from: try In.requiredPoint(inputs, "from"), to: try In.requiredPoint(inputs, "to"), readings: readings,
                        freshness: try In.number(inputs, "freshnessSeconds", default: Self.defaultFreshness, in: 1e-3...1e9)!,
                        drivers: try In.integer(inputs, "drivers", default: 1, in: 1...500),
-                       maximumSnapMetres: try In.maximumSnapMetres(inputs))
+                       maximumSnapMetres: try In.maximumSnapMetres(inputs), given: list != nil,
+                       at: try ParkingForecastProcess.time(inputs))
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        ProcessLayers(reads: [StoreParkingLot.layer, "roads"])
+        ProcessLayers(reads: [StoreParkingLot.layer, "roads"], optionalReads: [StoreParkingOccupancy.layer])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -108,10 +114,14 @@ public struct ParkingGuidanceProcess: OGCProcess {
                 if reading.occupied > lot.capacity { clipped += 1 }
                 occupied[lot.id] = Double(min(reading.occupied, lot.capacity))
             }
-            // The occupancy at arrival: the fresh reading carried to the ETA (persistence; the forecast
-            // model replaces it once the lot's history is kept in the store).
-            let answer = try parking.guide(from: r.from, to: r.to, drivers: r.drivers, maximumSnapMetres: r.maximumSnapMetres) { lot, _ in
-                occupied[lot.id]
+            // The occupancy at arrival: given readings are carried to the ETA as they are; otherwise each
+            // lot's forecast from its history, read at the ETA (unknown when stale or undetected).
+            let availability = r.given ? nil : try await ParkingAvailability.load(lots: parking.lots, from: store, at: r.at,
+                                                                                  freshness: r.freshness, by: caller)
+            let index = Dictionary(uniqueKeysWithValues: parking.lots.enumerated().map { ($1.id, $0) })
+            let answer = try parking.guide(from: r.from, to: r.to, drivers: r.drivers, maximumSnapMetres: r.maximumSnapMetres) { lot, eta in
+                if let availability { return index[lot.id].flatMap { availability.predictedOccupied(lot: $0, after: eta) } }
+                return occupied[lot.id]
             }
             let options = Dictionary(uniqueKeysWithValues: answer.options.map { ($0.lot, $0) })
             let lots: [JSONValue] = answer.ranked.enumerated().map { rank, l in
@@ -130,10 +140,8 @@ public struct ParkingGuidanceProcess: OGCProcess {
             return [
                 "lots": .array(lots),
                 "unreachable": .array(answer.unreachable.map(JSONValue.string)),
-                "coverage": ["public_berths": .integer(Int64(coverage.publicBerths)), "detected_berths": .integer(Int64(coverage.detectedBerths)),
-                             "share": EmergencyProcessInputs.number(coverage.share, decimals: 10000), "target": .number(coverage.target),
-                             "meets_target": .bool(coverage.meetsTarget)],
-                "readings": ["fresh": .integer(Int64(occupied.count)), "stale": .integer(Int64(stale)), "clipped": .integer(Int64(clipped)),
+                "coverage": coverage.json,
+                "readings": ["source": .string(r.given ? "input" : "forecast"), "fresh": .integer(Int64(r.given ? occupied.count : answer.ranked.filter { !$0.availabilityUnknown }.count)), "stale": .integer(Int64(stale)), "clipped": .integer(Int64(clipped)),
                              "unknown_availability": .array(answer.ranked.filter(\.availabilityUnknown).map { .string($0.lot) })],
                 "snap": ["from_metres": EmergencyProcessInputs.number(answer.originSnapMetres), "maximum_metres": .number(r.maximumSnapMetres)],
             ]
