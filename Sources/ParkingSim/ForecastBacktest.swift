@@ -84,13 +84,7 @@ public struct ForecastBacktest: Sendable {
             }
             return sum.mapValues { $0 }.reduce(into: [:]) { $0[$1.key] = $1.value / Double(n[$1.key]!) }
         }
-        let dayReadings: [[Int: [DayReading]]] = series.map { s in
-            var days: [Int: [DayReading]] = [:]
-            for r in s.readings {
-                days[LocalClock.dayIndex(r.time), default: []].append(DayReading(clock: LocalClock.clock(r.time), rate: r.rate))
-            }
-            return days
-        }
+        let dayReadings = series.map(\.readingsByDay)
         let horizons = model.horizons
         var errors = Array(repeating: [[Double]](repeating: [], count: 6), count: horizons.count)
         var predictions: [Prediction] = []

@@ -119,3 +119,14 @@ extension Array where Element == DayReading {
         return b - a
     }
 }
+
+extension LotOccupancySeries {
+    /// The readings by local day (day index → readings in clock order).
+    var readingsByDay: [Int: [DayReading]] {
+        var days: [Int: [DayReading]] = [:]
+        for r in readings {
+            days[LocalClock.dayIndex(r.time), default: []].append(DayReading(clock: LocalClock.clock(r.time), rate: r.rate))
+        }
+        return days
+    }
+}

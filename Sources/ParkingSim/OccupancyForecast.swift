@@ -159,13 +159,7 @@ public enum OccupancyForecaster {
                             issue: (OccupancyForecast) -> Void) -> (model: OccupancyForecastModel, histories: [LotHistory]) {
         var model = initial
         var histories = series.map { LotHistory(lot: $0.lot, capacity: $0.capacity) }
-        var byDay: [[Int: [DayReading]]] = series.map { s in
-            var days: [Int: [DayReading]] = [:]
-            for r in s.readings {
-                days[LocalClock.dayIndex(r.time), default: []].append(DayReading(clock: LocalClock.clock(r.time), rate: r.rate))
-            }
-            return days
-        }
+        var byDay = series.map(\.readingsByDay)
         let allDays = Set(byDay.flatMap(\.keys)).sorted()
         for day in allDays {
             var realised: [(Int, [Double], Double)] = []
