@@ -9,6 +9,7 @@
 #   Benchmarks/run.sh network     nearest-N, one-to-many, isochrones vs pgRouting on a 100,000-edge network
 #   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s)
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
+#   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -87,6 +88,11 @@ emergency)
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
   swift build -c release --product emergency-bench --scratch-path "$scratch" >/dev/null
   "$scratch/release/emergency-bench" "$@"
+  ;;
+parking)
+  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+  swift build -c release --product parking-bench --scratch-path "$scratch" >/dev/null
+  "$scratch/release/parking-bench" "$@"
   ;;
 *) echo "unknown benchmark suite: $suite" >&2; exit 2 ;;
 esac
