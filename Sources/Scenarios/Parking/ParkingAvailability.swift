@@ -21,6 +21,39 @@ public struct ParkingAvailability: Sendable {
     ///   on 2026-06-17 22:00).
     public static func load(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double = defaultFreshness,
                             by caller: Caller) async throws -> ParkingAvailability {
+        // The walk through the history is the cost of a query: reuse it while the store has not changed.
+        guard type(of: store) is AnyClass else { return try await compute(lots: lots, from: store, at: at, freshness: freshness, by: caller) }
+        let key = Cache.Key(store: ObjectIdentifier(store as AnyObject), caller: caller, change: try await store.latestChange(),
+                            lots: lots, at: at, freshness: freshness)
+        if let hit = await Cache.shared.value(key) { return hit }
+        let value = try await compute(lots: lots, from: store, at: at, freshness: freshness, by: caller)
+        await Cache.shared.store(value, for: key)
+        return value
+    }
+
+    /// The latest availabilities computed, keyed by store, caller, the store's latest change and the query.
+    actor Cache {
+        static let shared = Cache()
+        struct Key: Hashable {
+            var store: ObjectIdentifier
+            var caller: Caller
+            var change: Int64
+            var lots: [StoreParkingLot]
+            var at: Double?
+            var freshness: Double
+        }
+        private var entries: [Key: ParkingAvailability] = [:]
+
+        func value(_ key: Key) -> ParkingAvailability? { entries[key] }
+
+        func store(_ value: ParkingAvailability, for key: Key) {
+            if entries.count >= 32 { entries.removeAll() }
+            entries[key] = value
+        }
+    }
+
+    static func compute(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double,
+                        by caller: Caller) async throws -> ParkingAvailability {
         let series = try await StoreParkingOccupancy.history(lots: lots, from: store, by: caller)
         let now = at ?? series.compactMap { $0.readings.last?.time }.max() ?? 0
         let model = OccupancyForecastModel(horizons: horizons)
