@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "FloodSim", targets: ["FloodSim"]),
         .library(name: "NetworkAnalysis", targets: ["NetworkAnalysis"]),
         .library(name: "SignalSim", targets: ["SignalSim"]),
+        .library(name: "ParkingSim", targets: ["ParkingSim"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -81,6 +82,11 @@ let package = Package(
         // wave (exact two-way bandwidth), adaptive re-timing, time–space diagrams. Pure.
         .target(name: "SignalSim", swiftSettings: strict),
 
+        // Parking guidance kernels: occupancy cleaning, per-lot forecasts at 15–120 min with their
+        // backtest, lot ranking by generalised cost with capacity feedback, guided-vs-unguided
+        // simulation over a travel-time matrix. Pure.
+        .target(name: "ParkingSim", dependencies: ["GeoCore"], swiftSettings: strict),
+
         // Road and utility graphs: routing (contraction hierarchies), nearest-N, isochrones,
         // upstream/downstream traces and valve isolation. Pure kernels over plain graphs.
         .target(name: "NetworkAnalysis", dependencies: ["GeoCore"], swiftSettings: strict),
@@ -90,7 +96,7 @@ let package = Package(
         // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
         .target(
             name: "Scenarios",
-            dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "Tiles",
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
                            .product(name: "Logging", package: "swift-log"),
                            // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
@@ -131,7 +137,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
-                "Scenarios", "Tiles", "SignalSim",
+                "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
@@ -148,6 +154,8 @@ let package = Package(
                           path: "Benchmarks/EmergencyBench", swiftSettings: strict),
         .executableTarget(name: "signal-bench", dependencies: ["SignalSim"],
                           path: "Benchmarks/SignalBench", swiftSettings: strict),
+        .executableTarget(name: "parking-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
+                          path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
@@ -160,9 +168,11 @@ let package = Package(
         .testTarget(name: "FloodSimTests", dependencies: ["FloodSim", "SWMMFormat"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "SignalSimTests", dependencies: ["SignalSim"], swiftSettings: strict),
+        .testTarget(name: "ParkingSimTests", dependencies: ["ParkingSim", "GeoCore"],
+                    swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis"],
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",

@@ -11,6 +11,7 @@
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
 #   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
 #   Benchmarks/run.sh sensing     SensorThings CreateObservations ingest (obs/s) and last-day read p50, SpatiaLite and PostGIS
+#   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -130,6 +131,10 @@ sensing)
   pg=$(Scripts/postgis.sh start)
   pg=${pg%/*}
   python3 Benchmarks/sensing/sta_bench.py "$scratch/release/citytwin" "$pg" Benchmarks/.data/sensing
+parking)
+  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+  swift build -c release --product parking-bench --scratch-path "$scratch" >/dev/null
+  "$scratch/release/parking-bench" "$@"
   ;;
 *) echo "unknown benchmark suite: $suite" >&2; exit 2 ;;
 esac

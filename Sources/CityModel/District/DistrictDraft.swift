@@ -9,6 +9,8 @@ final class DistrictDraft {
     /// Draws for layers added after the district's first release (signal timing data), so that
     /// adding them left every earlier layer as it was.
     var signalRNG: SplitMix64
+    /// Draws for the parking guidance layers (occupancy history, berths, signs), added after signal timing.
+    var parkingRNG: SplitMix64
     let scale: Double
     /// District centre: 114.80°E 30.84°N (邾城) = E 576 531.8676 m, N 3 413 509.3414 m in EPSG:4547
     /// (PROJ 9.1.1: `echo "30.84 114.80" | cs2cs EPSG:4490 EPSG:4547`).
@@ -43,6 +45,7 @@ final class DistrictDraft {
         self.scale = min(1, max(0.05, scale.isFinite ? scale : 1))
         rng = SplitMix64(seed: seed)
         signalRNG = SplitMix64(seed: seed ^ 0x5349_474E_414C_5331)
+        parkingRNG = SplitMix64(seed: seed ^ 0x5041_524B_494E_4731)
         terrain = DistrictTerrain(rng: &rng)
         origin = Position(x: Self.centreGrid.x - extent / 2, y: Self.centreGrid.y - extent / 2)
         let f = self.scale.squareRoot()

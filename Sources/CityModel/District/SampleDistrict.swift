@@ -39,6 +39,7 @@ public struct SampleDistrict: Sendable {
         draft.buildEmergencyResources()
         try draft.buildTraffic()
         draft.buildSensors()
+        draft.buildParkingGuidance()
         draft.buildLandUse()
         try draft.reproject()
         return SampleDistrict(seed: seed, scale: draft.scale, layers: draft.layers, elevation: try draft.elevationGrid())

@@ -23,6 +23,7 @@ public struct ProcessRegistry: Sendable {
             FeaturesInArea(), RouteProcess(), GeocodingProcess(),
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
             NetworkTraceProcess(), ValveIsolationProcess(),
+            ParkingGuidanceProcess(), ParkingForecastProcess(), ParkingSimulationProcess(),
             FloodScenarioProcess(storeDirectory: directory, rasters: rasters ?? directory.map(ResultRasters.beside(storeDirectory:))),
             SignalTimingProcess(), GreenWaveProcess(), SignalEvaluateProcess(),
         ])

@@ -1,0 +1,126 @@
+import Foundation
+import GeoCore
+import NetworkAnalysis
+import ParkingSim
+import TwinStore
+
+/// Parking guidance and the guided-vs-unguided day on the store's own road graph: lots from
+/// `parking_lots` met at their entrances, drives from the routing graph (contraction hierarchy),
+/// walks as straight metres in the district's metric CRS (times a detour factor).
+public struct DistrictParking: Sendable {
+    public let lots: [StoreParkingLot]
+    public let roads: StoreRoadGraph
+    /// Each lot's entrance on the roads (nil when it lies beyond the maximum snap distance).
+    let access: [RoadAccess?]
+    let metricEntrances: [Position]
+    /// Walking detour over the straight line (street grids: ≈ 1.3).
+    public static let walkDetour = 1.3
+
+    public init(lots: [StoreParkingLot], roads: StoreRoadGraph, maximumSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres) throws {
+        self.lots = lots
+        self.roads = roads
+        access = try roads.access(lonLats: lots.map(\.entrance)).map { a in a.flatMap { $0.distance <= maximumSnapMetres ? $0 : nil } }
+        metricEntrances = try lots.map { try roads.metric($0.entrance) }
+    }
+
+    /// Lots and the driving graph as `caller` reads them.
+    public static func load(from store: any FeatureStore, by caller: Caller) async throws -> DistrictParking {
+        let lots = try await StoreParkingLot.load(from: store, by: caller)
+        let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .driving, by: caller)
+        return try DistrictParking(lots: lots, roads: roads)
+    }
+
+    func walkMetres(from lot: Int, to metric: Position) -> Double {
+        let e = metricEntrances[lot]
+        return ((e.x - metric.x) * (e.x - metric.x) + (e.y - metric.y) * (e.y - metric.y)).squareRoot() * Self.walkDetour
+    }
+
+    /// Drives (s, m) from one road access to every lot; nil for lots off the network or unreachable.
+    func legs(from origin: RoadAccess) -> [ParkingLeg?] {
+        let targets = access.enumerated().compactMap { i, a in a.map { (i, $0) } }
+        let reached = roads.graph.nearest(from: origin, targets: targets.map(\.1), count: targets.count, withRoutes: true)
+        var out = [ParkingLeg?](repeating: nil, count: lots.count)
+        for r in reached {
+            out[targets[r.index].0] = ParkingLeg(seconds: r.seconds, metres: r.route?.metres ?? r.seconds * 8)
+        }
+        return out
+    }
+
+    /// The lots ranked for a trip from `origin` to `destination` (lon/lat).
+    /// - Parameters:
+    ///   - occupancy: predicted vehicles per lot id at the driver's arrival, given the drive time (s);
+    ///     nil for a lot whose availability is unknown.
+    ///   - drivers: drivers guided at once (capacity feedback).
+    /// - Throws: `ScenarioError` naming `from` or `to` when a point is off the network.
+    public func guide(from origin: Position, to destination: Position, drivers: Int = 1,
+                      maximumSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres,
+                      settings: GuidanceSettings = GuidanceSettings(),
+                      occupancy: (StoreParkingLot, Double) -> Double?) throws -> ParkingGuidanceAnswer {
+        let start = try roads.access(lonLat: origin, field: "from", maximumMetres: maximumSnapMetres)
+        _ = try roads.access(lonLat: destination, field: "to", maximumMetres: maximumSnapMetres)
+        let dest = try roads.metric(destination)
+        let legs = legs(from: start)
+        var options: [LotOption] = []
+        var unreachable: [String] = []
+        for (i, lot) in lots.enumerated() {
+            guard let leg = legs[i] else { unreachable.append(lot.id); continue }
+            options.append(LotOption(lot: lot.id, capacity: lot.capacity, driveSeconds: leg.seconds, driveMetres: leg.metres,
+                                     walkMetres: walkMetres(from: i, to: dest), predictedOccupied: occupancy(lot, leg.seconds),
+                                     pricePerHour: lot.pricePerHour))
+        }
+        let ranked: [RankedLot]
+        do { ranked = try ParkingGuidance.rank(options, drivers: drivers, settings: settings) } catch let e as ParkingError {
+            throw ScenarioError(.invalidArgument, e.reason, field: e.field)
+        }
+        return ParkingGuidanceAnswer(ranked: ranked, options: options, unreachable: unreachable, originSnapMetres: start.distance)
+    }
+
+    /// A day of `drivers` trips (nil: sized to peak near 90 % of all berths) from the district's edges to
+    /// destinations weighted by building floor area, run unguided and guided on the same trips.
+    public func simulate(destinations: [(position: Position, weight: Double)], drivers: Int?, seed: UInt64 = 17,
+                         settings: GuidanceSettings = GuidanceSettings()) throws -> [ParkingSimulationSummary] {
+        let usable = lots.indices.filter { access[$0] != nil }
+        guard !usable.isEmpty else { throw ScenarioError(.invalidDistrict, "no parking lot lies on the road network", field: "parking_lots") }
+        // Origins: eight points around the lots' extent, 300 m out, met at the nearest road.
+        let xs = usable.map { metricEntrances[$0].x }, ys = usable.map { metricEntrances[$0].y }
+        let (x0, x1, y0, y1) = (xs.min()! - 300, xs.max()! + 300, ys.min()! - 300, ys.max()! + 300)
+        let rim = [(x0, y0), ((x0 + x1) / 2, y0), (x1, y0), (x1, (y0 + y1) / 2), (x1, y1), ((x0 + x1) / 2, y1), (x0, y1), (x0, (y0 + y1) / 2)]
+        let origins = rim.compactMap { roads.graph.access(to: Position(x: $0.0, y: $0.1)) }
+        let dests = destinations.compactMap { d -> (RoadAccess, Position, Double)? in
+            guard let m = try? roads.metric(d.position), let a = roads.graph.access(to: m), a.distance <= StoreRoadGraph.defaultMaximumSnapMetres else { return nil }
+            return (a, m, d.weight)
+        }
+        guard !origins.isEmpty else { throw ScenarioError(.noRoads, "no road near the district's edge to enter from", field: "roads") }
+        guard !dests.isEmpty else { throw ScenarioError(.invalidDistrict, "no destination lies on the road network", field: "destinations") }
+        let sim = usable
+        func legsToDestinations(from a: RoadAccess) -> [ParkingLeg?] {
+            let reached = roads.graph.nearest(from: a, targets: dests.map(\.0), count: dests.count, withRoutes: true)
+            var out = [ParkingLeg?](repeating: nil, count: dests.count)
+            for r in reached { out[r.index] = ParkingLeg(seconds: r.seconds, metres: r.route?.metres ?? 0) }
+            return out
+        }
+        let network = ParkingScenarioNetwork(
+            lots: sim.map { SimulatedLot(id: lots[$0].id, capacity: lots[$0].capacity, pricePerHour: lots[$0].pricePerHour) },
+            originToLot: origins.map { o in let l = legs(from: o); return sim.map { l[$0] } },
+            originToDestination: origins.map(legsToDestinations),
+            destinationToLot: dests.map { d in let l = legs(from: d.0); return sim.map { l[$0] } },
+            lotToLot: sim.map { i in let l = legs(from: access[i]!); return sim.map { l[$0] } },
+            walkMetres: dests.map { d in sim.map { walkMetres(from: $0, to: d.1) } })
+        let capacity = sim.reduce(0) { $0 + lots[$1].capacity }
+        let trips: [ParkingTrip]
+        do {
+            trips = try ParkingDemand.day(origins: origins.count, destinationWeights: dests.map(\.2), totalCapacity: capacity,
+                                          drivers: drivers, seed: seed)
+        } catch let e as ParkingError { throw ScenarioError(.invalidArgument, e.reason, field: e.field) }
+        return try ParkingStrategy.allCases.map { try ParkingSimulation.run(network, trips: trips, strategy: $0, settings: settings) }
+    }
+}
+
+/// A guidance answer: the ranking and what it was computed from.
+public struct ParkingGuidanceAnswer: Sendable {
+    public var ranked: [RankedLot]
+    public var options: [LotOption]
+    /// Lots that cannot be reached from the origin (or lie off the network).
+    public var unreachable: [String]
+    public var originSnapMetres: Double
+}

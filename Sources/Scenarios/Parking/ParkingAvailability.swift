@@ -1,0 +1,80 @@
+import Foundation
+import GeoCore
+import ParkingSim
+import TwinStore
+
+/// Live availability of every lot (the `parking_availability` view): the latest reading, its age,
+/// the trend and the forecasts at +15/+30/+60/+120 min from the lot's own history up to `at`.
+public struct ParkingAvailability: Sendable {
+    /// A reading older than this (s) shows as unknown: the district's detectors report every 15 minutes.
+    public static let defaultFreshness = 1200.0
+    /// Horizons of the forecasts (s).
+    public static let horizons: [Double] = [15, 30, 60, 120].map { $0 * 60 }
+
+    /// The instant (local time) the availability is for.
+    public var at: Double
+    public var lots: [StoreParkingLot]
+    /// One per lot, in `lots` order.
+    public var forecasts: [LiveOccupancyForecast]
+
+    /// - Parameter at: local time; nil: the latest reading in the history (the sample district's week ends
+    ///   on 2026-06-17 22:00).
+    public static func load(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double = defaultFreshness,
+                            by caller: Caller) async throws -> ParkingAvailability {
+        // The walk through the history is the cost of a query: reuse it while the store has not changed.
+        guard type(of: store) is AnyClass else { return try await compute(lots: lots, from: store, at: at, freshness: freshness, by: caller) }
+        let key = Cache.Key(store: ObjectIdentifier(store as AnyObject), caller: caller, change: try await store.latestChange(),
+                            lots: lots, at: at, freshness: freshness)
+        if let hit = await Cache.shared.value(key) { return hit }
+        let value = try await compute(lots: lots, from: store, at: at, freshness: freshness, by: caller)
+        await Cache.shared.store(value, for: key)
+        return value
+    }
+
+    /// The latest availabilities computed, keyed by store, caller, the store's latest change and the query.
+    actor Cache {
+        static let shared = Cache()
+        struct Key: Hashable {
+            var store: ObjectIdentifier
+            var caller: Caller
+            var change: Int64
+            var lots: [StoreParkingLot]
+            var at: Double?
+            var freshness: Double
+        }
+        private var entries: [Key: ParkingAvailability] = [:]
+
+        func value(_ key: Key) -> ParkingAvailability? { entries[key] }
+
+        func store(_ value: ParkingAvailability, for key: Key) {
+            if entries.count >= 32 { entries.removeAll() }
+            entries[key] = value
+        }
+    }
+
+    static func compute(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double,
+                        by caller: Caller) async throws -> ParkingAvailability {
+        let series = try await StoreParkingOccupancy.history(lots: lots, from: store, by: caller)
+        let now = at ?? series.compactMap { $0.readings.last?.time }.max() ?? 0
+        let model = OccupancyForecastModel(horizons: horizons)
+        let forecasts = OccupancyForecaster.live(series, at: now, horizons: horizons, freshness: freshness, model: model)
+        return ParkingAvailability(at: now, lots: lots, forecasts: forecasts)
+    }
+
+    /// Predicted vehicles in lot `i` after `seconds`: linear between now and the forecast horizons;
+    /// nil when the lot's availability is unknown (no detection, or a stale feed).
+    public func predictedOccupied(lot i: Int, after seconds: Double) -> Double? {
+        let f = forecasts[i]
+        guard !f.stale, let rate = f.rate else { return nil }
+        var points: [(Double, Double)] = [(0, rate)]
+        for (h, p) in zip(Self.horizons, f.predicted) { if let p { points.append((h, p)) } }
+        var value = points.last!.1
+        for k in 1..<max(points.count, 1) where seconds <= points[k].0 {
+            let (t0, r0) = points[k - 1], (t1, r1) = points[k]
+            value = r0 + (r1 - r0) * (seconds - t0) / (t1 - t0)
+            break
+        }
+        if points.count == 1 { value = rate }
+        return min(max(value, 0), 1) * Double(f.capacity)
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import GeoCore
+import ParkingSim
+import TwinStore
+
+/// The occupancy history (`parking_occupancy`) as the forecast reads it, and the two ways readings
+/// arrive: one observation at a time (the sensor API) and a bulk CSV/JSON import. Readings are cleaned
+/// the same way on both paths: a negative count or an unknown lot is rejected, a count above capacity
+/// is clipped to it, and each is counted.
+public enum StoreParkingOccupancy {
+    public static let layer = "parking_occupancy"
+
+    /// What an import or a recorded observation did.
+    public struct ImportReport: Sendable, Hashable, Codable {
+        public var cleaning: OccupancyCleaning.Report
+        /// Readings written.
+        public var written: Int
+        /// CSV lines that could not be read (first 20 and the count).
+        public var malformed: [String]
+        public var malformedCount: Int
+
+        enum CodingKeys: String, CodingKey {
+            case cleaning, written, malformed
+            case malformedCount = "malformed_count"
+        }
+    }
+
+    /// Records one occupancy observation (the sensor API's entry point).
+    /// - Throws: `ScenarioError` `.invalidArgument` naming `lot` (unknown) or `occupied` (negative).
+    public static func record(_ observation: OccupancyObservation, source: String = "传感接口", into store: any FeatureStore,
+                              by caller: Caller) async throws -> ImportReport {
+        let report = try await write([observation], source: source, into: store, by: caller)
+        if report.cleaning.rejectedUnknownLot > 0 {
+            throw ScenarioError(.invalidArgument, "no parking lot '\(observation.lot)' in \(StoreParkingLot.layer)", field: "lot")
+        }
+        if report.cleaning.rejectedNegative > 0 {
+            throw ScenarioError(.invalidArgument, "occupancy must not be negative (got \(observation.occupied))", field: "occupied")
+        }
+        return report
+    }
+
+    /// Imports readings in bulk: CSV (header with lot/SystemCodeNumber, occupied/Occupancy, time/LastUpdated)
+    /// or JSON (`[{"lot", "occupied", "time"}]`). Nothing is written when the text cannot be read at all;
+    /// otherwise every clean reading is written in one insert and the rest counted.
+    public static func importReadings(_ text: String, into store: any FeatureStore, by caller: Caller) async throws -> ImportReport {
+        var observations: [OccupancyObservation] = []
+        var malformed: [String] = [], malformedCount = 0
+        if text.drop(while: { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\u{FEFF}" }).first == "[" {
+            struct Row: Decodable { var lot: String; var occupied: Int; var time: String }
+            let rows: [Row]
+            do { rows = try JSONDecoder().decode([Row].self, from: Data(text.utf8)) } catch {
+                throw ScenarioError(.invalidArgument, "occupancy JSON must be [{\"lot\", \"occupied\", \"time\"}] (\(error))", field: "readings")
+            }
+            for (i, r) in rows.enumerated() {
+                guard let t = LocalClock.parse(r.time) else {
+                    malformedCount += 1
+                    if malformed.count < 20 { malformed.append("readings[\(i)].time: \"\(r.time)\" is not YYYY-MM-DD HH:MM:SS") }
+                    continue
+                }
+                observations.append(OccupancyObservation(lot: r.lot, time: t, occupied: r.occupied))
+            }
+        } else {
+            let feed: OccupancyFeed
+            do { feed = try OccupancyFeed(csv: text) } catch let e as ParkingError {
+                throw ScenarioError(.invalidArgument, e.reason, field: e.field)
+            }
+            observations = feed.observations
+            malformed = feed.malformed
+            malformedCount = feed.malformedCount
+        }
+        var report = try await write(observations, source: "导入", into: store, by: caller)
+        report.malformed = malformed
+        report.malformedCount = malformedCount
+        return report
+    }
+
+    static func write(_ observations: [OccupancyObservation], source: String, into store: any FeatureStore,
+                      by caller: Caller) async throws -> ImportReport {
+        let lots = try await StoreParkingLot.load(from: store, by: caller)
+        let capacities = Dictionary(uniqueKeysWithValues: lots.map { ($0.id, $0.capacity) })
+        let (series, cleaning) = OccupancyCleaning(maximumRate: 1).series(observations, capacities: capacities)
+        var features: [Feature] = []
+        for s in series {
+            for r in s.readings {
+                // One id per lot and instant: a reading sent twice replaces itself instead of doubling.
+                let stamp = LocalClock.format(r.time).filter(\.isNumber)
+                features.append(Feature(id: .string("PO-\(s.lot)-\(stamp)"), geometry: nil, properties: [
+                    "lot": .string(s.lot), "observed_at": .string(LocalClock.format(r.time).replacingOccurrences(of: " ", with: "T") + "+08:00"),
+                    "occupied": .integer(Int64((r.rate * Double(s.capacity)).rounded())), "capacity": .integer(Int64(s.capacity)),
+                    "source": .string(source),
+                ]))
+            }
+        }
+        if !features.isEmpty { try await store.upsert(layer: layer, features: features, by: caller, at: nil) }
+        return ImportReport(cleaning: cleaning, written: features.count, malformed: [], malformedCount: 0)
+    }
+
+    /// Every lot's history as the caller reads it (lots without readings have empty series).
+    public static func history(lots: [StoreParkingLot], from store: any FeatureStore, by caller: Caller) async throws -> [LotOccupancySeries] {
+        guard try await store.layerDefinition(layer, for: caller) != nil else { return lots.map { LotOccupancySeries(lot: $0.id, capacity: $0.capacity, readings: []) } }
+        var observations: [OccupancyObservation] = []
+        for try await f in store.stream(layer: layer, FeatureQuery(properties: ["lot", "observed_at", "occupied"], limit: 10_000), by: caller) {
+            guard let lot = f.properties["lot"]?.stringValue, let at = f.properties["observed_at"]?.stringValue, let t = LocalClock.parse(at),
+                  let occupied = f.properties["occupied"]?.integerValue else { continue }
+            observations.append(OccupancyObservation(lot: lot, time: t, occupied: Int(occupied)))
+        }
+        let capacities = Dictionary(uniqueKeysWithValues: lots.map { ($0.id, $0.capacity) })
+        let (series, _) = OccupancyCleaning(maximumRate: 1).series(observations, capacities: capacities)
+        let byLot = Dictionary(uniqueKeysWithValues: series.map { ($0.lot, $0) })
+        return lots.map { byLot[$0.id] ?? LotOccupancySeries(lot: $0.id, capacity: $0.capacity, readings: []) }
+    }
+}
