@@ -36,7 +36,7 @@ public struct ParkingForecastProcess: OGCProcess {
     }
 
     static func time(_ inputs: [String: JSONValue], _ name: String = "at") throws -> Double? {
-        guard let text = try EmergencyProcessInputs.string(inputs, name) else { return nil }
+        guard let text = try ProcessInputs.string(inputs, name) else { return nil }
         guard let t = LocalClock.parse(text) else { throw ProcessInputError(name, "must be a local time YYYY-MM-DDTHH:MM:SS, got \(text)") }
         return t
     }
@@ -47,14 +47,14 @@ public struct ParkingForecastProcess: OGCProcess {
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         _ = try Self.time(inputs)
-        _ = try EmergencyProcessInputs.number(inputs, "freshnessSeconds", in: 1e-3...1e9)
+        _ = try ProcessInputs.number(inputs, "freshnessSeconds", in: 1e-3...1e9)
     }
 
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let at = try Self.time(inputs)
-        let freshness = try EmergencyProcessInputs.number(inputs, "freshnessSeconds", default: ParkingAvailability.defaultFreshness, in: 1e-3...1e9)!
-        return try await EmergencyProcessInputs.mapped {
+        let freshness = try ProcessInputs.number(inputs, "freshnessSeconds", default: ParkingAvailability.defaultFreshness, in: 1e-3...1e9)!
+        return try await ProcessInputs.mapped {
             let lots = try await StoreParkingLot.load(from: store, by: caller)
             let availability = try await ParkingAvailability.load(lots: lots, from: store, at: at, freshness: freshness, by: caller)
             return ["at": .string(LocalClock.format(availability.at).replacingOccurrences(of: " ", with: "T")),
@@ -67,7 +67,7 @@ extension ParkingAvailability {
     /// One object per lot, as `parking-forecast` answers.
     func json() -> [JSONValue] {
         zip(lots, forecasts).map { lot, f in
-            let n = { (v: Double?, d: Double) in EmergencyProcessInputs.number(v, decimals: d) }
+            let n = { (v: Double?, d: Double) in ProcessInputs.number(v, decimals: d) }
             let live = !f.stale && f.rate != nil
             let state = !lot.smart && f.rate == nil ? "no-detection" : (live ? "live" : "stale")
             var o: [String: JSONValue] = [
@@ -90,6 +90,6 @@ extension ParkingAvailability {
 extension SmartParkingCoverage {
     var json: JSONValue {
         ["public_berths": .integer(Int64(publicBerths)), "detected_berths": .integer(Int64(detectedBerths)),
-         "share": EmergencyProcessInputs.number(share, decimals: 10000), "target": .number(target), "meets_target": .bool(meetsTarget)]
+         "share": ProcessInputs.number(share, decimals: 10000), "target": .number(target), "meets_target": .bool(meetsTarget)]
     }
 }

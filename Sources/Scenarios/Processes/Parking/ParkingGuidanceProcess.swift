@@ -29,9 +29,9 @@ public struct ParkingGuidanceProcess: OGCProcess {
     public var inputs: [String: ProcessParameter] {
         [
             "from": ProcessParameter(title: "Origin", description: "Where the driver is: GeoJSON Point or [longitude, latitude].",
-                                     schema: EmergencyProcessInputs.pointSchema),
+                                     schema: ProcessInputs.pointSchema),
             "to": ProcessParameter(title: "Destination", description: "Where the driver is going: GeoJSON Point or [longitude, latitude].",
-                                   schema: EmergencyProcessInputs.pointSchema),
+                                   schema: ProcessInputs.pointSchema),
             "occupancy": ProcessParameter(title: "Occupancy readings", description: "Latest readings [{lot, occupied, age_s}] carried to the arrival time; lots without a fresh one are unknown. Without this input the occupancy at arrival is forecast from parking_occupancy.",
                                           schema: ["type": "array", "items": ["type": "object", "required": ["lot", "occupied"]]], minOccurs: 0),
             "freshnessSeconds": ProcessParameter(title: "Freshness limit", description: "A reading older than this (s) shows as unknown.",
@@ -40,7 +40,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
                                    schema: ["type": "string"], minOccurs: 0),
             "drivers": ProcessParameter(title: "Drivers guided at once", description: "Drivers the ranking is shared by (a screen's approaching stream); the capacity feedback spreads them.",
                                         schema: ["type": "integer", "minimum": 1, "maximum": 500, "default": 1], minOccurs: 0),
-            "maximumSnapMetres": EmergencyProcessInputs.maximumSnapParameter,
+            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
         ]
     }
 
@@ -67,7 +67,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        typealias In = EmergencyProcessInputs
+        typealias In = ProcessInputs
         var readings: [(String, Int, Double, Int)] = []
         let list = In.unwrap(inputs["occupancy"])
         if let list {
@@ -101,7 +101,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let r = try request(inputs)
-        return try await EmergencyProcessInputs.mapped {
+        return try await ProcessInputs.mapped {
             let parking = try await DistrictParking.load(from: store, by: caller)
             let byID = Dictionary(uniqueKeysWithValues: parking.lots.map { ($0.id, $0) })
             var occupied: [String: Double] = [:]
@@ -125,7 +125,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
             }
             let options = Dictionary(uniqueKeysWithValues: answer.options.map { ($0.lot, $0) })
             let lots: [JSONValue] = answer.ranked.enumerated().map { rank, l in
-                func n(_ v: Double?, _ d: Double) -> JSONValue { EmergencyProcessInputs.number(v, decimals: d) }
+                func n(_ v: Double?, _ d: Double) -> JSONValue { ProcessInputs.number(v, decimals: d) }
                 return [
                     "rank": .integer(Int64(rank + 1)), "lot": .string(l.lot), "name": byID[l.lot]?.name.map(JSONValue.string) ?? .null,
                     "cost_s": n(l.cost, 10), "drive_s": n(l.driveSeconds, 10), "walk_s": n(l.walkSeconds, 10),
@@ -143,7 +143,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
                 "coverage": coverage.json,
                 "readings": ["source": .string(r.given ? "input" : "forecast"), "fresh": .integer(Int64(r.given ? occupied.count : answer.ranked.filter { !$0.availabilityUnknown }.count)), "stale": .integer(Int64(stale)), "clipped": .integer(Int64(clipped)),
                              "unknown_availability": .array(answer.ranked.filter(\.availabilityUnknown).map { .string($0.lot) })],
-                "snap": ["from_metres": EmergencyProcessInputs.number(answer.originSnapMetres), "maximum_metres": .number(r.maximumSnapMetres)],
+                "snap": ["from_metres": ProcessInputs.number(answer.originSnapMetres), "maximum_metres": .number(r.maximumSnapMetres)],
             ]
         }
     }

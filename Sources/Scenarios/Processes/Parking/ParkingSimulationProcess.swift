@@ -39,9 +39,9 @@ public struct ParkingSimulationProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> (drivers: Int?, seed: UInt64) {
-        let drivers = EmergencyProcessInputs.unwrap(inputs["drivers"]) == nil ? nil
-            : try EmergencyProcessInputs.integer(inputs, "drivers", default: 0, in: 1...200_000)
-        let seed = try EmergencyProcessInputs.integer(inputs, "seed", default: 17, in: 0...Int(Int32.max))
+        let drivers = ProcessInputs.unwrap(inputs["drivers"]) == nil ? nil
+            : try ProcessInputs.integer(inputs, "drivers", default: 0, in: 1...200_000)
+        let seed = try ProcessInputs.integer(inputs, "seed", default: 17, in: 0...Int(Int32.max))
         return (drivers, UInt64(seed))
     }
 
@@ -52,7 +52,7 @@ public struct ParkingSimulationProcess: OGCProcess {
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let r = try request(inputs)
-        return try await EmergencyProcessInputs.mapped {
+        return try await ProcessInputs.mapped {
             let parking = try await DistrictParking.load(from: store, by: caller)
             var destinations: [(position: Position, weight: Double)] = []
             var k = 0
@@ -75,10 +75,10 @@ public struct ParkingSimulationProcess: OGCProcess {
             func json(_ s: ParkingSimulationSummary) throws -> JSONValue {
                 let v = try JSONDecoder().decode(JSONValue.self, from: encoder.encode(s))
                 return .object((v.objectValue ?? [:]).mapValues { $0.integerValue == nil && $0.doubleValue != nil
-                    ? EmergencyProcessInputs.number($0.doubleValue, decimals: 10000) : $0 })
+                    ? ProcessInputs.number($0.doubleValue, decimals: 10000) : $0 })
             }
             let u = results.first { $0.strategy == .unguided }!, g = results.first { $0.strategy == .guided }!
-            func relative(_ a: Double, _ b: Double) -> JSONValue { a > 0 ? EmergencyProcessInputs.number((b - a) / a, decimals: 10000) : .null }
+            func relative(_ a: Double, _ b: Double) -> JSONValue { a > 0 ? ProcessInputs.number((b - a) / a, decimals: 10000) : .null }
             return ["unguided": try json(u), "guided": try json(g),
                     "change": ["search_time": relative(u.meanSearchSeconds, g.meanSearchSeconds),
                                "extra_vehicle_km": relative(u.extraVehicleKm, g.extraVehicleKm)]]
