@@ -48,6 +48,14 @@ def collections(base_url, http) -> list[dict]:
     return found
 
 
+def is_spatial(http, base_url: str, collection_id: str) -> bool:
+    """Whether a collection's features have a geometry: its queryables name a primary geometry
+    (tables such as parking_occupancy or traffic_counts have none)."""
+    response = http.get(f"{base_url}/collections/{collection_id}/queryables", timeout=30)
+    response.raise_for_status()
+    return any(p.get("x-ogc-role") == "primary-geometry" for p in response.json().get("properties", {}).values())
+
+
 def link(document: dict, rel: str) -> str | None:
     """The href of the JSON (or GeoJSON) link with relation `rel`, if any."""
     for candidate in document.get("links", []):
