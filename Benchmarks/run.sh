@@ -123,6 +123,7 @@ peer = best([python, f"{tools}/tlsCycleAdaptation.py", "-n", f"{work}/sumo/netwo
              "-o", f"{work}/tls.add.xml", "-b", "25200"], env)
 print(f"district re-timing, 24 signals, 07:00-08:00: CityTwin signal-timing {ours:.3f} s, SUMO tlsCycleAdaptation.py {peer:.3f} s, ratio {peer / ours:.1f}x (target >= 10x)")
 PY
+  ;;
 sensing)
   # Sizes: STA_BENCH_OBSERVATIONS (1000000), STA_BENCH_DATASTREAMS (100), STA_BENCH_BATCH (10000),
   # STA_BENCH_QUERIES (200); Benchmarks/sensing/sta_bench.py says what is timed.
@@ -131,6 +132,7 @@ sensing)
   pg=$(Scripts/postgis.sh start)
   pg=${pg%/*}
   python3 Benchmarks/sensing/sta_bench.py "$scratch/release/citytwin" "$pg" Benchmarks/.data/sensing
+  ;;
 parking)
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
   swift build -c release --product parking-bench --scratch-path "$scratch" >/dev/null
