@@ -99,7 +99,7 @@ extension CityTwinServer {
         if path == "CreateObservations" {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
-            let ids = try await writer.createObservations(try await Self.jsonBody(request))
+            let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
@@ -110,7 +110,7 @@ extension CityTwinServer {
         case .post:
             guard case .collection(let kind, let source) = node, !ref else { throw Problem(.notFound, "POST creates entities in a collection") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
-            let body = try await Self.jsonBody(request)
+            let body = try await Self.jsonBody(request, maximumBytes: context.maxUploadSize)
             var back: (String, Int64)?
             var holds: (SensingKind, Int64, String)?
             switch source {
@@ -134,7 +134,7 @@ extension CityTwinServer {
         case .patch:
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
-            try await writer.patch(kind, id, try await Self.jsonBody(request))
+            try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: [], governing: governing, by: context.caller)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
@@ -214,8 +214,10 @@ extension CityTwinServer {
         }
     }
 
-    static func jsonBody(_ request: Request) async throws -> JSONValue {
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json, "application/geo+json", "text/plain"])
+    /// The request's JSON body, at most `maximumBytes` long (the server's `--max-body-bytes`).
+    static func jsonBody(_ request: Request, maximumBytes: Int) async throws -> JSONValue {
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json, "application/geo+json", "text/plain"],
+                                                maximumBytes: maximumBytes)
         do {
             return try bytes.withUnsafeBytes { try JSONValue(json: $0) }
         } catch {
