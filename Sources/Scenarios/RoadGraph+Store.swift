@@ -38,7 +38,7 @@ public struct StoreRoadGraph: Sendable {
                             restrictionsLayer: String = "turn_restrictions", intersectionsLayer: String = "intersections",
                             metricCRS: CoordinateReferenceSystem = .districtMetric,
                             by caller: Caller = .admin) async throws -> StoreRoadGraph {
-        let sequence = try await latestSequence(of: store, after: 0, by: caller)
+        let sequence = try await store.changes(to: [], since: 0, by: caller).latest
         let toMetric = try CoordinateTransformer.shared(from: .cgcs2000, to: metricCRS)
         let lines = try await roadLines(from: store, layer: layer, toMetric: toMetric, by: caller)
         let (restrictions, skipped) = try await turnRestrictions(from: store, layer: restrictionsLayer,
@@ -54,14 +54,7 @@ public struct StoreRoadGraph: Sendable {
     public func refreshed(from store: any FeatureStore, layer: String = "roads",
                           restrictionsLayer: String = "turn_restrictions", intersectionsLayer: String = "intersections",
                           by caller: Caller = .admin) async throws -> StoreRoadGraph {
-        var since = sequence, changed = false
-        let watched: Set<String> = [layer, restrictionsLayer, intersectionsLayer]
-        while true {
-            let events = try await store.changes(since: since, limit: 1000, by: caller)
-            guard let last = events.last else { break }
-            if events.contains(where: { watched.contains($0.layer) }) { changed = true }
-            since = last.sequence
-        }
+        let (changed, since) = try await store.changes(to: [layer, restrictionsLayer, intersectionsLayer], since: sequence, by: caller)
         guard changed else {
             return since == sequence ? self : StoreRoadGraph(graph: graph, metricCRS: metricCRS, toMetric: toMetric,
                                                               toStorage: toStorage, sequence: since,
@@ -140,11 +133,6 @@ public struct StoreRoadGraph: Sendable {
         return p
     }
 
-    static func latestSequence(of store: any FeatureStore, after start: Int64, by caller: Caller) async throws -> Int64 {
-        var since = start
-        while let last = try await store.changes(since: since, limit: 10_000, by: caller).last { since = last.sequence }
-        return since
-    }
 
     /// The roads of `layer` as metric `RoadLine`s.
     public static func roadLines(from store: any FeatureStore, layer: String = "roads", toMetric: CoordinateTransformer,

@@ -38,18 +38,19 @@ public struct TimeOfDayPeriod: Sendable, Hashable, Codable {
     /// `HH:MM-HH:MM`.
     public var label: String { "\(Self.clock(start))-\(Self.clock(end))" }
 
+    /// `07:15` as minutes after midnight (435); `24:00` (1440) ends the day. Nil unless HH:MM.
+    public static func minute(ofClock clock: some StringProtocol) -> Int? {
+        let hm = clock.split(separator: ":")
+        guard hm.count == 2, hm[0].count == 2, hm[1].count == 2, let h = Int(hm[0]), let m = Int(hm[1]),
+              (0...24).contains(h), (0..<60).contains(m), h * 60 + m <= 1440 else { return nil }
+        return h * 60 + m
+    }
+
     /// `07:00-09:00` as minutes after midnight (420, 540), end exclusive, `24:00` ending the
     /// day; nil unless both clocks are HH:MM and the start is before the end.
     public static func range(_ text: String) -> (start: Int, end: Int)? {
         let parts = text.split(separator: "-")
-        guard parts.count == 2 else { return nil }
-        func minute(_ clock: Substring) -> Int? {
-            let hm = clock.split(separator: ":")
-            guard hm.count == 2, hm[0].count == 2, hm[1].count == 2, let h = Int(hm[0]), let m = Int(hm[1]),
-                  (0...24).contains(h), (0..<60).contains(m), h * 60 + m <= 1440 else { return nil }
-            return h * 60 + m
-        }
-        guard let start = minute(parts[0]), let end = minute(parts[1]), start < end else { return nil }
+        guard parts.count == 2, let start = minute(ofClock: parts[0]), let end = minute(ofClock: parts[1]), start < end else { return nil }
         return (start, end)
     }
 

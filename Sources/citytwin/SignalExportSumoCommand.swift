@@ -68,7 +68,7 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
         try write(plain.nodes, "nodes.nod.xml")
         try write(plain.edges, "edges.edg.xml")
         try write(plain.connections, "connections.con.xml")
-        try write(try export.routes(), "routes.rou.xml")
+        try write(export.routes(), "routes.rou.xml")
         guard let netconvert = Self.tool("netconvert") else {
             throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
         }

@@ -64,9 +64,8 @@ extension SignalPlanLayer {
         }
         func minute(_ property: String, _ fallback: Int) throws -> Int {
             guard let text = p[property]?.stringValue else { return fallback }
-            let hm = text.split(separator: ":").compactMap { Int($0) }
-            guard hm.count == 2, (0...24).contains(hm[0]), (0..<60).contains(hm[1]) else { throw bad(property, "must be HH:MM (got \(text))") }
-            return hm[0] * 60 + hm[1]
+            guard let minute = TimeOfDayPeriod.minute(ofClock: text) else { throw bad(property, "must be HH:MM (got \(text))") }
+            return minute
         }
         return (SignalPlan(stages: timed, offset: p["offset_s"]?.doubleValue ?? 0), try minute("period_start", 0), try minute("period_end", 1440))
     }

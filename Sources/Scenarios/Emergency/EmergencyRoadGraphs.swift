@@ -27,7 +27,7 @@ public actor EmergencyRoadGraphs {
         guard type(of: store) is AnyClass else {
             return try await StoreRoadGraph.load(from: store, profile: profile, layer: layer, by: caller)
         }
-        let key = Key(store: ObjectIdentifier(store as AnyObject), profile: profile, caller: caller, layer: layer)
+        let key = Key(store: ObjectIdentifier(store as AnyObject), profile: profile, caller: caller.accessClass, layer: layer)
         let graph: StoreRoadGraph
         if let cached = graphs[key] {
             graph = try await cached.refreshed(from: store, layer: layer, by: caller)

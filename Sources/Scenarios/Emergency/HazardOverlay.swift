@@ -210,14 +210,9 @@ public struct HazardOverlay: Sendable {
             routeSnapMetres = (a.distance, b.distance)
             routeBefore = roads.graph.route(from: a, to: b)
             routeAfter = roads.graph.route(from: a, to: b, avoiding: closures)
-            if routeBefore == nil {
-                routeUnavailable = "'from' and 'to' are not connected by the \(profile.name) road network even with every road open"
-            } else if routeAfter == nil {
-                let closed = [(a, "from"), (b, "to")].filter { end in end.0.positions.allSatisfy { closures.contains($0.piece) } }
-                    .map { "'\($0.1)'" }
-                routeUnavailable = closed.isEmpty
-                    ? "no way around the hazard: every route from 'from' to 'to' crosses a road it closes"
-                    : "the road at \(closed.joined(separator: " and ")) is inside the hazard area (closed), so no route avoids the closures"
+            if routeAfter == nil {
+                routeUnavailable = RouteUnavailable.reason(from: a, to: b, closures: closures, connectedWhenOpen: routeBefore != nil,
+                                                           profile: profile, area: "the hazard area", around: "the hazard")
             }
         }
         return HazardOverlay(area: area, resources: resources, roads: roadIDs, buildings: affected.ids, addresses: addressIDs,

@@ -20,25 +20,21 @@ public actor AddressGeocoders {
 
     public init() {}
 
-    /// The geocoder over the addresses `caller` may read.
-    /// - Throws: `ScenarioError` `.missingLayer` when the caller reads no standard addresses.
+    /// The geocoder over the addresses `caller` may read (one per access class: users of one
+    /// department and role share it).
+    /// - Throws: `ScenarioError` `.missingLayer` when the caller reads no standard addresses,
+    ///   `.invalidDistrict` when a record breaks the address tree.
     public func geocoder(for store: any FeatureStore, by caller: Caller) async throws -> AddressGeocoder {
         guard type(of: store) is AnyClass else { return try await Self.build(store, caller) }
-        let key = Key(store: ObjectIdentifier(store as AnyObject), caller: caller)
+        let key = Key(store: ObjectIdentifier(store as AnyObject), caller: caller.accessClass)
         if let cached = cache[key] {
-            var since = cached.sequence, changed = false
-            while true {
-                let events = try await store.changes(since: since, limit: 1000, by: caller)
-                guard let last = events.last else { break }
-                if events.contains(where: { $0.layer == Self.layer }) { changed = true }
-                since = last.sequence
-            }
+            let (changed, since) = try await store.changes(to: [Self.layer], since: cached.sequence, by: caller)
             if !changed {
                 cache[key] = (cached.geocoder, since)
                 return cached.geocoder
             }
         }
-        let sequence = try await StoreRoadGraph.latestSequence(of: store, after: 0, by: caller)
+        let sequence = try await store.changes(to: [], since: 0, by: caller).latest
         let geocoder = try await Self.build(store, caller)
         cache[key] = (geocoder, sequence)
         return geocoder
@@ -51,16 +47,18 @@ public actor AddressGeocoders {
         var features: [Feature] = []
         for try await f in store.stream(layer: layer, FeatureQuery(limit: FeatureQuery.maximumLimit), by: caller) { features.append(f) }
         guard !features.isEmpty else { throw ScenarioError(.missingLayer, "the \(layer) layer holds no standard addresses") }
-        return try AddressGeocoder(features: features)
+        do { return try AddressGeocoder(features: features) } catch let e as AddressDataError {
+            throw ScenarioError(.invalidDistrict, "the \(layer) layer cannot be geocoded against: \(e)")
+        }
     }
 }
 
 extension AddressMatch {
-    /// The match as a process output or `/geocode` answer: code, level, confidence (0…1),
-    /// address, lon/lat and, for a reverse match, the distance.
-    public var json: JSONValue {
+    /// The match as a process output or `/geocode` answer: what was asked (`input`), code, level,
+    /// confidence (0…1), address, lon/lat and, for a reverse match, the distance.
+    public func json(input: JSONValue) -> JSONValue {
         var o: [String: JSONValue] = [
-            "address_code": .string(code), "match_level": .string(level.rawValue),
+            "input": input, "address_code": .string(code), "match_level": .string(level.rawValue),
             "confidence": .number((confidence * 1000).rounded() / 1000), "matched_address": .string(record.fullAddress),
             "lon": .number(position.x), "lat": .number(position.y),
         ]

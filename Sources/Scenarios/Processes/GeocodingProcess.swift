@@ -109,10 +109,9 @@ public struct GeocodingProcess: OGCProcess {
         return try await ProcessInputs.mapped {
             let geocoder = try await AddressGeocoders.shared.geocoder(for: store, by: caller)
             func answer(_ input: JSONValue, _ match: AddressMatch?, unmatched: String) -> JSONValue {
-                guard let match, case .object(var o) = match.json else {
+                guard let match, case .object(var o) = match.json(input: input) else {
                     return ["input": input, "matched": false, "reason": .string(unmatched)]
                 }
-                o["input"] = input
                 o["matched"] = true
                 return .object(o)
             }

@@ -139,8 +139,11 @@ public struct SumoExport: Sendable {
             if d == outward, k + 1 < signals.count { return signals[k + 1].intersection.id }
             if d == c.outboundApproach, k > 0 { return signals[k - 1].intersection.id }
         }
-        return "\(signals[k].intersection.id)_\(d)"
+        return armNode(k, d)
     }
+
+    /// The node at the far end of signal `k`'s arm toward `d` when no exported signal is there.
+    func armNode(_ k: Int, _ d: String) -> String { "\(signals[k].intersection.id)_\(d)" }
 
     /// Edge id from signal `k` toward direction `d` (outgoing) or into `k` from `d` (incoming).
     func outgoing(_ k: Int, _ d: String) -> String { "\(signals[k].intersection.id)_to_\(neighbour(k, d))" }
@@ -177,7 +180,7 @@ public struct SumoExport: Sendable {
     }
 
     /// Every connection through every signal.
-    public func links() throws -> [Link] {
+    public func links() -> [Link] {
         var out: [Link] = []
         for k in signals.indices {
             let here = Set(arms(k))
@@ -185,7 +188,7 @@ public struct SumoExport: Sendable {
                 for (group, first, count) in lanes(k, d) {
                     for movement in ["right", "through", "left"] where group.movements.contains(movement) {
                         guard let t = Self.exit(from: d, movement), here.contains(t) else { continue }
-                        let toLanes = try laneCount(ofOutgoing: k, t)
+                        let toLanes = laneCount(ofOutgoing: k, t)
                         let fromLanes: [Int] = movement == "right" ? [first] : movement == "left" ? [first + count - 1] : Array(first..<(first + count))
                         for (j, lane) in fromLanes.enumerated() {
                             let toLane = movement == "right" ? 0 : movement == "left" ? toLanes - 1 : min(j, toLanes - 1)
@@ -201,7 +204,7 @@ public struct SumoExport: Sendable {
 
     /// Lanes of the edge leaving signal `k` toward `d`: the next signal's approach lanes on a
     /// corridor link, else the through lanes feeding it (at least two).
-    func laneCount(ofOutgoing k: Int, _ d: String) throws -> Int {
+    func laneCount(ofOutgoing k: Int, _ d: String) -> Int {
         let n = neighbour(k, d)
         if let j = signals.firstIndex(where: { $0.intersection.id == n }) {
             let back = Self.opposite[d] ?? d
@@ -219,9 +222,9 @@ public struct SumoExport: Sendable {
         for (k, s) in signals.enumerated() {
             let p = try transformer.transform(s.intersection.position)
             out[s.intersection.id] = p
-            for d in arms(k) where neighbour(k, d).hasSuffix("_\(d)") {
+            for d in arms(k) where neighbour(k, d) == armNode(k, d) {
                 let v = Self.directions[d]!
-                out[neighbour(k, d)] = Position(x: p.x + v.dx * armLength, y: p.y + v.dy * armLength)
+                out[armNode(k, d)] = Position(x: p.x + v.dx * armLength, y: p.y + v.dy * armLength)
             }
         }
         return out
@@ -242,7 +245,7 @@ public struct SumoExport: Sendable {
             for d in arms(k) {
                 let inLanes = max(1, lanes(k, d).reduce(0) { $0 + $1.count })
                 let pairs = [(incoming(k, d), neighbour(k, d), signals[k].intersection.id, inLanes),
-                             (outgoing(k, d), signals[k].intersection.id, neighbour(k, d), try laneCount(ofOutgoing: k, d))]
+                             (outgoing(k, d), signals[k].intersection.id, neighbour(k, d), laneCount(ofOutgoing: k, d))]
                 for (id, from, to, lanes) in pairs where !written.contains(id) {
                     written.insert(id)
                     var length = ""
@@ -256,7 +259,7 @@ public struct SumoExport: Sendable {
         }
         edges += "</edges>\n"
         var connections = "<connections>\n"
-        for l in try links() {
+        for l in links() {
             connections += "    <connection from=\"\(Self.escape(l.from))\" to=\"\(Self.escape(l.to))\" fromLane=\"\(l.fromLane)\" toLane=\"\(l.toLane)\"/>\n"
         }
         connections += "</connections>\n"
@@ -268,7 +271,7 @@ public struct SumoExport: Sendable {
     /// periods' starts. `netLinks` are the network's controlled connections as `netconvert`
     /// numbered them (`controlledLinks(inNetwork:)`).
     public func programs(netLinks: [NetworkLink]) throws -> String {
-        let ours = Dictionary(try links().map { (Self.key($0.from, $0.fromLane, $0.to), $0) }, uniquingKeysWith: { a, _ in a })
+        let ours = Dictionary(links().map { (Self.key($0.from, $0.fromLane, $0.to), $0) }, uniquingKeysWith: { a, _ in a })
         var out = "<additional>\n"
         for s in signals {
             let id = s.intersection.id
@@ -343,7 +346,7 @@ public struct SumoExport: Sendable {
     /// arrivals at the counted rate. On a corridor, through traffic of the first and last
     /// signals' corridor approaches drives the whole corridor; traffic from a side street that
     /// turns onto it drives on to the corridor's end.
-    public func routes() throws -> String {
+    public func routes() -> String {
         var out = "<routes>\n    <vType id=\"car\" accel=\"2.6\" decel=\"4.5\" sigma=\"0.5\" length=\"5\" minGap=\"2.5\" maxSpeed=\"\(Self.format(speed))\"/>\n"
         struct Flow { var id: String; var begin: Int; var end: Int; var from: String; var to: String; var perHour: Double }
         var flows: [Flow] = []
@@ -354,7 +357,7 @@ public struct SumoExport: Sendable {
                 : s.counts.filter { $0.start >= period.start && $0.start < period.end }.sorted { $0.start < $1.start }
                     .map { ($0.start, s.intervalMinutes, $0.volumes) }
             for d in arms(k) {
-                let fromSignal = neighbour(k, d) != "\(s.intersection.id)_\(d)"
+                let fromSignal = neighbour(k, d) != armNode(k, d)
                 for (group, _, _) in lanes(k, d) {
                     for movement in ["right", "through", "left"] where group.movements.contains(movement) {
                         guard let t = Self.exit(from: d, movement), here.contains(t) else { continue }

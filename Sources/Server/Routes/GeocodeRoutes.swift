@@ -20,30 +20,23 @@ extension CityTwinServer {
             ) { [self] _, context, query in
                 // The standard addresses are shared with departments: a caller who may not read them is told so (401/403).
                 _ = try await ProcessLayers(reads: [AddressGeocoders.layer]).check(process: "geocoding", store: store, caller: context.caller)
-                let answer: JSONValue
                 if let q = query["q"] {
                     guard query["lon"] == nil, query["lat"] == nil else { throw Problem.invalid("q", "give q or lon and lat, not both") }
                     guard !q.trimmingCharacters(in: .whitespaces).isEmpty else { throw Problem.invalid("q", "must be a non-empty address text") }
-                    let geocoder = try await AddressGeocoders.shared.geocoder(for: store, by: context.caller)
-                    guard let match = geocoder.geocode(q) else {
+                    guard let match = try await AddressGeocoders.shared.geocoder(for: store, by: context.caller).geocode(q) else {
                         throw Problem(.notFound, "no standard address matches '\(q)'")
                     }
-                    answer = match.json
-                } else {
-                    guard let lonText = query["lon"], let latText = query["lat"] else {
-                        throw Problem.invalid("q", "give an address text q, or a point as lon and lat")
-                    }
-                    guard let lon = Double(lonText), (-180...180).contains(lon) else { throw Problem.invalid("lon", "must be a longitude in degrees") }
-                    guard let lat = Double(latText), (-90...90).contains(lat) else { throw Problem.invalid("lat", "must be a latitude in degrees") }
-                    let geocoder = try await AddressGeocoders.shared.geocoder(for: store, by: context.caller)
-                    guard let match = geocoder.reverseGeocode(Position(x: lon, y: lat)) else {
-                        throw Problem(.notFound, "no door plate or building within 500 m of (\(lon), \(lat))")
-                    }
-                    answer = match.json
+                    return .json(match.json(input: .string(q)))
                 }
-                guard case .object(var o) = answer else { return .json(answer) }
-                o["input"] = query["q"].map(JSONValue.string) ?? [.number(Double(query["lon"] ?? "") ?? 0), .number(Double(query["lat"] ?? "") ?? 0)]
-                return .json(.object(o))
+                guard let lonText = query["lon"], let latText = query["lat"] else {
+                    throw Problem.invalid("q", "give an address text q, or a point as lon and lat")
+                }
+                guard let lon = Double(lonText), (-180...180).contains(lon) else { throw Problem.invalid("lon", "must be a longitude in degrees") }
+                guard let lat = Double(latText), (-90...90).contains(lat) else { throw Problem.invalid("lat", "must be a latitude in degrees") }
+                guard let match = try await AddressGeocoders.shared.geocoder(for: store, by: context.caller).reverseGeocode(Position(x: lon, y: lat)) else {
+                    throw Problem(.notFound, "no door plate or building within 500 m of (\(lon), \(lat))")
+                }
+                return .json(match.json(input: [.number(lon), .number(lat)]))
             },
         ]
     }

@@ -47,15 +47,8 @@ extension CityTwinServer {
             ) { [self] _, context, query in
                 let id = try pathParameter(context, "collectionId")
                 _ = try await layers.definition(id, for: context.caller)
-                func instant(_ name: String) throws -> Date? {
-                    guard let text = query[name] else { return nil }
-                    guard text.contains("T") || text.contains("t"), let d = DateTimeParameter.instant(text, dayEnd: false) else {
-                        throw Problem.invalid(name, "'\(text)' is not an RFC 3339 date-time such as 2026-06-17T08:00:00Z")
-                    }
-                    return d
-                }
-                guard let from = try instant("from") else { throw Problem.invalid("from", "is required: the earlier instant") }
-                let to = try instant("to") ?? Date()
+                guard let from = try AsOfParameter.instant(query, "from") else { throw Problem.invalid("from", "is required: the earlier instant") }
+                let to = try AsOfParameter.instant(query, "to") ?? Date()
                 guard from <= to else { throw Problem.invalid("to", "must not be before from") }
                 let diff = try await store.diff(layer: id, from: from, to: to, by: context.caller)
                 return .json(["collection": .string(id), "from": .string(from.formatted(Self.instantFormat)), "to": .string(to.formatted(Self.instantFormat)),

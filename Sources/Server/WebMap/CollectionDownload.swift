@@ -35,9 +35,15 @@ extension APIParameter {
 enum AsOfParameter {
     /// - Throws: `invalid-parameter` naming `asOf` for anything but an RFC 3339 date-time.
     static func parse(_ query: QueryParameters) throws -> Date? {
-        guard let text = query["asOf"] else { return nil }
+        try instant(query, "asOf")
+    }
+
+    /// Query parameter `name` as an instant (`asOf`, a diff's `from` and `to`).
+    /// - Throws: `invalid-parameter` naming it for anything but an RFC 3339 date-time.
+    static func instant(_ query: QueryParameters, _ name: String) throws -> Date? {
+        guard let text = query[name] else { return nil }
         guard text.contains("T") || text.contains("t"), let instant = DateTimeParameter.instant(text, dayEnd: false) else {
-            throw Problem.invalid("asOf", "'\(text)' is not an RFC 3339 date-time such as 2024-05-01T08:00:00Z")
+            throw Problem.invalid(name, "'\(text)' is not an RFC 3339 date-time such as 2024-05-01T08:00:00Z")
         }
         return instant
     }

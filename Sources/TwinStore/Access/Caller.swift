@@ -14,6 +14,14 @@ public enum Caller: Hashable, Sendable {
         case viewer, editor, admin
     }
 
+    /// The caller as access rules see it: the same department and role without the person, so
+    /// caches of what a caller may read (road graphs, geocoders) hold one entry per access class,
+    /// not one per user.
+    public var accessClass: Caller {
+        if case .department(let name, let role, _) = self { return .department(name: name, role: role) }
+        return self
+    }
+
     /// The department's name, for departmental callers.
     public var departmentName: String? {
         if case .department(let name, _, _) = self { return name }

@@ -82,10 +82,9 @@ public struct RouteProcess: OGCProcess {
             let a = try roads.access(lonLat: r.from, field: "from", maximumMetres: r.maximumSnapMetres)
             let b = try roads.access(lonLat: r.to, field: "to", maximumMetres: r.maximumSnapMetres)
             guard let route = roads.graph.route(from: a, to: b, avoiding: closures) else {
-                let closedEnds = [(a, "from"), (b, "to")].filter { end in end.0.positions.allSatisfy { closures.contains($0.piece) } }.map { "'\($0.1)'" }
-                let why = !closedEnds.isEmpty ? "the road at \(closedEnds.joined(separator: " and ")) is inside avoidArea (closed)"
-                    : closures.isEmpty ? "'from' and 'to' are not connected by the \(r.profile.name) road network"
-                    : "no way around avoidArea: every route from 'from' to 'to' crosses a road it closes"
+                let why = RouteUnavailable.reason(from: a, to: b, closures: closures,
+                                                  connectedWhenOpen: !closures.isEmpty && roads.graph.route(from: a, to: b) != nil,
+                                                  profile: r.profile, area: "avoidArea", around: "avoidArea")
                 return ["route": .null, "unavailable": .string(why), "closed_metres": ProcessInputs.number(closedMetres, decimals: 10)]
             }
             let properties: [String: JSONValue] = [

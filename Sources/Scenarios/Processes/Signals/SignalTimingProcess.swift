@@ -84,10 +84,10 @@ public struct SignalTimingProcess: OGCProcess {
         }
         var at: Int?
         if let text = try In.string(inputs, "at") {
-            guard let range = TimeOfDayPeriod.range("\(text)-24:00"), range.start < 1440 else {
+            guard let minute = TimeOfDayPeriod.minute(ofClock: text), minute < 1440 else {
                 throw ProcessInputError("at", "must be a time of day HH:MM (got '\(text)')")
             }
-            at = range.start
+            at = minute
         }
         let period = try SignalProcessInputs.period(inputs)
         if retiming == nil, at != nil { throw ProcessInputError("at", "applies to the re-timing methods only") }
