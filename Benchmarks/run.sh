@@ -11,6 +11,7 @@
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
 #   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
 #   Benchmarks/run.sh sensing     SensorThings CreateObservations ingest (obs/s) and last-day read p50, SpatiaLite and PostGIS
+#   Benchmarks/run.sh load        wrk 64 connections x 60 s with writes on SpatiaLite, PostGIS, PostGIS restarted mid-run; /health with 1,000 idle connections
 #   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -137,6 +138,15 @@ parking)
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
   swift build -c release --product parking-bench --scratch-path "$scratch" >/dev/null
   "$scratch/release/parking-bench" "$@"
+  ;;
+load)
+  # Benchmarks/load/run.sh [spatialite|postgis|restart|idle|all] [SECONDS] [CONNECTIONS]; CITYTWIN_BIN for a built binary.
+  if [[ -z ${CITYTWIN_BIN:-} ]]; then
+    scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+    swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+    export CITYTWIN_BIN=$scratch/release/citytwin
+  fi
+  Benchmarks/load/run.sh "$@"
   ;;
 *) echo "unknown benchmark suite: $suite" >&2; exit 2 ;;
 esac

@@ -4,6 +4,7 @@
 #   Scripts/postgis.sh start   -> prints postgresql://citytwin:citytwin@127.0.0.1:PORT/citytwin
 #   Scripts/postgis.sh stop [fast|immediate]   (immediate: no shutdown checkpoint, like a crash;
 #                                               the outage tests use both)
+#   Scripts/postgis.sh restart [fast|immediate]  (pg_ctl restart; returns once it accepts connections)
 set -euo pipefail
 dir=${CITYTWIN_PG_DIR:-/tmp/citytwin-pg}
 port=${CITYTWIN_PG_PORT:-55432}
@@ -37,5 +38,10 @@ stop)
   [[ $mode == fast || $mode == immediate ]] || { echo "usage: $0 stop [fast|immediate]" >&2; exit 2; }
   as_pg "$bin/pg_ctl" -D "$dir" -m "$mode" stop >/dev/null 2>&1 || true
   ;;
-*) echo "usage: $0 start|stop [fast|immediate]" >&2; exit 2 ;;
+restart)
+  mode=${2:-fast}
+  [[ $mode == fast || $mode == immediate ]] || { echo "usage: $0 restart [fast|immediate]" >&2; exit 2; }
+  as_pg "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -m "$mode" -w restart >/dev/null
+  ;;
+*) echo "usage: $0 start|stop|restart [fast|immediate]" >&2; exit 2 ;;
 esac

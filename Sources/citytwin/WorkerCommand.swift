@@ -33,7 +33,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a store operation waits for a PostgreSQL connection before it counts as an outage (the worker then tries again every --idle).")
     var storeTimeout: Double = PostGISStore.defaultConnectionWait.seconds
 
-    @Option(help: "Seconds the running job may take to stop after SIGTERM or SIGINT before the worker exits; the job stays claimed until its lease lapses, then another worker takes it over.")
+    @Option(help: "Seconds the running job may take to stop after SIGTERM or SIGINT before the worker exits. A job that stops in time goes back to the queue for the next worker; one that does not (e.g. waiting on a database lock) stays claimed until its lease lapses, then another worker takes it over.")
     var shutdownGrace: Double = GracefulStop.defaultGrace.seconds
 
     func validate() throws {
@@ -77,7 +77,7 @@ struct WorkerCommand: AsyncParsableCommand {
                     do {
                         try await worker.run(idle: idle) { WorkerCommand.report($0) }
                     } catch is CancellationError {
-                        return  // stopped; a job it was running stays claimed until its lease lapses
+                        return  // stopped; a job it was running went back to the queue (`ProcessWorker.run`)
                     } catch let e as StoreError where e.code == .unavailable {
                         WorkerCommand.say("\(worker.name): the store is unreachable (\(e.message)); looking again in \(idle)")
                         try? await Task.sleep(for: idle)

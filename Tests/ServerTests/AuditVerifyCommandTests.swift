@@ -31,6 +31,55 @@ struct AuditVerifyCommandTests {
         try await Self.expectBroken(pg.url, at: 3)
     }
 
+    @Test("SpatiaLite: entries deleted from the end of the log are found by the store's head, and by a head recorded outside the store")
+    func spatiaLiteTruncation() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-audit-\(UUID().uuidString).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm", ".token-secret"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try SpatiaLiteStore(path: path)
+        try await Self.fill(store)
+        let recorded = try await Self.expectIntact(path)
+        try Self.sqlite(path, "DELETE FROM audit_log WHERE seq > (SELECT max(seq) - 2 FROM audit_log)")
+        try await Self.expectTruncated(path)
+        // Written again after the cut: the chain goes on from the shorter log, the head still counts the lost entries.
+        try await store.delete(layer: "shelters", ids: ["s03"], by: ServerFixture.owner, at: nil)
+        try await Self.expectTruncated(path)
+        // The head rewritten too: only the head recorded earlier, outside the store, tells.
+        try Self.sqlite(path, """
+            UPDATE audit_head SET entries = (SELECT count(*) FROM audit_log), last_seq = (SELECT max(seq) FROM audit_log),
+                last_hash = (SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1)
+            """)
+        try await Self.expectIntact(path)
+        try await Self.expectTruncated(path, expecting: recorded)
+    }
+
+    @Test("PostGIS: entries deleted from the end of the log are found by the store's head, and by a head recorded outside the store",
+          .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
+    func postGISTruncation() async throws {
+        let pg = try await PrivatePostgres.start()
+        defer { pg.remove() }
+        let store = try await PostGISStore.connect(url: pg.url)
+        try await Self.fill(store)
+        let recorded = try await Self.expectIntact(pg.url)
+        _ = try psqlValue(pg.url, "DELETE FROM citytwin.audit_log WHERE seq > (SELECT max(seq) - 2 FROM citytwin.audit_log)")
+        try await Self.expectTruncated(pg.url)
+        try await store.delete(layer: "shelters", ids: ["s03"], by: ServerFixture.owner, at: nil)
+        await store.shutdown()
+        try await Self.expectTruncated(pg.url)
+        _ = try psqlValue(pg.url, """
+            UPDATE citytwin.audit_head SET entries = (SELECT count(*) FROM citytwin.audit_log),
+                last_seq = (SELECT max(seq) FROM citytwin.audit_log),
+                last_hash = (SELECT entry_hash FROM citytwin.audit_log ORDER BY seq DESC LIMIT 1)
+            """)
+        try await Self.expectIntact(pg.url)
+        try await Self.expectTruncated(pg.url, expecting: recorded)
+    }
+
+    static func expectTruncated(_ store: String, expecting head: [String] = []) async throws {
+        let run = try await verify(store, head)
+        #expect(run.exitStatus == 1, "an audit log cut short passed: \(run.output)")
+        #expect(run.output.contains("audit log truncated"), "\(run.output)")
+    }
+
     /// The fixture's shelters inserted, one updated, one deleted: audit entries of every kind.
     static func fill(_ store: any FeatureStore) async throws {
         try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(ServerFixture.sheltersJSON.utf8)))
@@ -41,10 +90,14 @@ struct AuditVerifyCommandTests {
         try await store.delete(layer: "shelters", ids: ["s02"], by: ServerFixture.owner, at: nil)
     }
 
-    static func expectIntact(_ store: String) async throws {
+    /// Expects an intact log; the head it printed, as arguments for a later verify.
+    @discardableResult
+    static func expectIntact(_ store: String) async throws -> [String] {
         let run = try await verify(store)
         #expect(run.exitStatus == 0, "\(run.output)")
         #expect(run.output.contains("audit log intact"), "\(run.output)")
+        let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("head: ") })
+        return line.dropFirst("head: ".count).split(separator: " ").map(String.init)
     }
 
     static func expectBroken(_ store: String, at seq: Int) async throws {
@@ -53,8 +106,8 @@ struct AuditVerifyCommandTests {
         #expect(run.output.contains("entry \(seq) does not follow"), "\(run.output)")
     }
 
-    static func verify(_ store: String) async throws -> CommandProcess {
-        let run = try CommandProcess(try OutageHarness.binary(), ["audit", "verify", "--store", store], baseURL: nil)
+    static func verify(_ store: String, _ arguments: [String] = []) async throws -> CommandProcess {
+        let run = try CommandProcess(try OutageHarness.binary(), ["audit", "verify", "--store", store] + arguments, baseURL: nil)
         guard await run.waitForExit(within: 60) else {
             run.kill()
             throw HarnessFailure("citytwin audit verify did not finish")

@@ -64,6 +64,74 @@ struct StoreOutageTests {
         }
     }
 
+    @Test("requests in flight when PostgreSQL restarts (fast, then immediate) answer 200, 201 or 503 within seconds, never hang; every acknowledged write is kept; the server answers again within 5 s of the database")
+    func inFlightThroughRestarts() async throws {
+        let pg = try await PrivatePostgres.start()
+        defer { pg.remove() }
+        let server = try await OutageHarness.serve(pg)
+        defer { server.kill() }
+        let token = try await OutageHarness.editorToken(pg)
+        for mode in ["fast", "immediate"] {
+            try await Self.inFlightThroughRestart(mode, pg: pg, server: server, token: token)
+        }
+    }
+
+    static func inFlightThroughRestart(_ mode: String, pg: PrivatePostgres, server: CommandProcess, token: String) async throws {
+        let items = "/collections/shelters/items?limit=5"
+        let waiting = "/collections/shelters/items?limit=6"
+        #expect(try await server.http(items).status == 200)
+        // Reads waiting inside PostgreSQL on a lock when the restart comes (in flight for sure),
+        // and readers and writers going on through it.
+        let lock = try await LayerLock.hold("shelters", in: pg.url)
+        defer { try? lock.release() }
+        let log = OutageHarness.RequestLog()
+        let end = ContinuousClock.now + .seconds(4)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 {
+                group.addTask { try await log.send(server, "GET", waiting) }
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            for reader in 0..<3 {
+                group.addTask {
+                    while ContinuousClock.now < end { try await log.send(server, "GET", reader == 0 ? "/collections/shelters/tiles/WebMercatorQuad/15/13430/26833" : items) }
+                }
+            }
+            for writer in 0..<2 {
+                group.addTask {
+                    var n = 0
+                    while ContinuousClock.now < end {
+                        n += 1
+                        try await log.send(server, "POST", "/collections/shelters/items", id: "restart-\(mode)-\(writer)-\(n)", token: token)
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            try await pg.restart(mode)
+            try await group.waitForAll()
+        }
+        // Back within 5 s of PostgreSQL accepting connections, with no restart of the server.
+        let back = try await OutageHarness.firstSuccess(of: items, on: server, within: 5)
+        #expect(back, "no 200 for \(items) within 5 s of PostgreSQL accepting connections again (\(mode))")
+        let requests = log.all
+        #expect(requests.count >= 5)
+        for r in requests {
+            #expect(r.status.map { [200, 201, 204, 503].contains($0) } == true,
+                    "\(r.method) \(r.path): \(r.status.map(String.init) ?? "no answer within \(OutageHarness.RequestLog.limit) s") (\(mode))")
+            #expect(r.seconds < StoreOutageTests.storeTimeout + 3, "\(r.method) \(r.path) took \(r.seconds) s (\(mode))")
+            if r.status == 503 { #expect(r.retryAfter == "5", "\(r.method) \(r.path): 503 without Retry-After") }
+        }
+        // Every write the server acknowledged is there; none it refused is half there.
+        for r in requests where r.method == "POST" {
+            let id = try #require(r.id)
+            let stored = try await server.http("/collections/shelters/items/\(id)").status
+            if r.status == 201 { #expect(stored == 200, "acknowledged write \(id) lost (\(mode))") }
+        }
+        // The reads that waited on the lock were cut off by the restart: 503, not a hang.
+        let cut = requests.filter { $0.path == waiting }
+        #expect(cut.count == 3)
+        for r in cut { #expect(r.status == 503, "a read waiting inside PostgreSQL got \(r.status.map(String.init) ?? "no answer") (\(mode))") }
+    }
+
     @Test("serve exits within its grace period on SIGTERM and SIGINT, with PostgreSQL stopped (fast, immediate) and with it running, a request waiting on the store meanwhile",
           arguments: [(SIGTERM, "immediate"), (SIGINT, "fast"), (SIGTERM, "running")])
     func serveStops(signal: Int32, database: String) async throws {
@@ -193,6 +261,56 @@ enum OutageHarness {
         ], baseURL: nil)
     }
 
+    /// An editor token of the shelters' department, signed with the secret `CommandProcess` gives every command.
+    static func editorToken(_ pg: PrivatePostgres) async throws -> String {
+        let command = try CommandProcess(try binary(), ["token", "create", "--department", "应急管理局", "--role", "editor", "--store", pg.url],
+                                         baseURL: nil)
+        guard await command.waitForExit(within: 60), command.exitStatus == 0 else { throw HarnessFailure("token create: \(command.output)") }
+        return try #require(command.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) })
+    }
+
+    /// Whether `path` answers 200 within `limit` seconds (asked every 0.1 s, each ask bounded by what is left).
+    static func firstSuccess(of path: String, on server: CommandProcess, within limit: Double) async throws -> Bool {
+        let end = ContinuousClock.now + .seconds(limit)
+        while ContinuousClock.now < end {
+            let left = max(0.2, (end - ContinuousClock.now).seconds)
+            if try await server.http(path, within: left)?.status == 200 { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    /// Requests sent during an outage, each with its status (`nil`: no answer within `limit`) and duration.
+    final class RequestLog: @unchecked Sendable {
+        struct Entry {
+            var method: String, path: String, id: String?
+            var status: Int?, retryAfter: String?, seconds: Double
+        }
+        /// How long a client waits (far above the store timeout: a hang shows as a slow entry).
+        static let limit = 20.0
+        private let lock = NSLock()
+        private var entries: [Entry] = []
+
+        var all: [Entry] { lock.withLock { entries } }
+
+        /// GET `path`, or (`id` given) POST a new shelter with that id.
+        func send(_ server: CommandProcess, _ method: String, _ path: String, id: String? = nil, token: String? = nil) async throws {
+            let body = id.map {
+                """
+                {"type": "Feature", "id": "\($0)", "geometry": {"type": "Point", "coordinates": [114.80, 30.84]},
+                 "properties": {"name": "重启", "class": "紧急", "admin_level": "村(社区)", "effective_area_m2": 1000, "per_capita_m2": 1.5,
+                                "capacity": 600, "service_radius_m": 500, "contact_phone": "027-00000000"}}
+                """
+            }
+            let start = ContinuousClock.now
+            let r = try await server.http(path, method: method, body: body, headers: token.map { ["Authorization: Bearer \($0)"] } ?? [],
+                                          within: Self.limit)
+            let entry = Entry(method: method, path: path, id: id, status: r?.status, retryAfter: r?.headers["retry-after"],
+                              seconds: (ContinuousClock.now - start).seconds)
+            lock.withLock { entries.append(entry) }
+        }
+    }
+
     /// Submits a `features-in-area` job through the server and waits for a worker to finish it.
     static func expectJobRuns(on server: CommandProcess) async throws {
         let submitted = try await server.http("/processes/features-in-area/execution", method: "POST", body: StoreOutageTests.area,
@@ -264,6 +382,11 @@ final class PrivatePostgres: Sendable {
 
     func start() async throws {
         _ = try await Self.script(["start"], directory: directory, port: port)
+    }
+
+    /// `pg_ctl restart -m fast|immediate`; returns once PostgreSQL accepts connections again.
+    func restart(_ mode: String) async throws {
+        _ = try await Self.script(["restart", mode], directory: directory, port: port)
     }
 
     /// `pg_ctl stop -m fast` (sessions terminated, a shutdown checkpoint) or `-m immediate` (like a crash).

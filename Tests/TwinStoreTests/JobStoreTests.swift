@@ -133,4 +133,27 @@ struct JobStoreTests {
         #expect(flat.count == submitted.count, "every job claimed exactly once")
         #expect(Set(flat) == submitted)
     }
+
+    @Test("a job its worker returns waits again as accepted, unclaimed, for the next worker at once; only its own worker may return it",
+          arguments: StoreBackend.available)
+    func returnedJob(_ backend: StoreBackend) async throws {
+        let jobs = try await jobStore(backend)
+        let job = try await jobs.submitJob(process: Self.process, inputs: Self.inputs, caller: Fixtures.emergency)
+        _ = try #require(try await jobs.claimNextJob(worker: "worker-a", processes: [Self.process]))
+        #expect(try await jobs.reportProgress(jobID: job.id, worker: "worker-a", percent: 30))
+        #expect(try await !jobs.returnJob(id: job.id, worker: "worker-b"), "only the claimer returns a job")
+        #expect(try await jobs.returnJob(id: job.id, worker: "worker-a"))
+        let waiting = try #require(try await jobs.job(id: job.id))
+        #expect(waiting.status == .accepted)
+        #expect(waiting.claimedBy == nil)
+        #expect(waiting.progress == 0)
+        #expect(try await !jobs.reportProgress(jobID: job.id, worker: "worker-a", percent: 50), "the old worker no longer runs it")
+        #expect(try await !jobs.finishJob(id: job.id, worker: "worker-a", outcome: .successful(["late": true])))
+        // The default lease is 300 s: the next worker gets it now only because it was returned.
+        let again = try #require(try await jobs.claimNextJob(worker: "worker-b", processes: [Self.process]))
+        #expect(again.id == job.id && again.claimedBy == "worker-b")
+        #expect(try await jobs.finishJob(id: job.id, worker: "worker-b", outcome: .successful(["count": 1])))
+        #expect(try await !jobs.returnJob(id: job.id, worker: "worker-b"), "a finished job stays finished")
+        #expect(try await jobs.job(id: job.id)?.status == .successful)
+    }
 }

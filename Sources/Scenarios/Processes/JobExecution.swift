@@ -78,8 +78,16 @@ public struct ProcessWorker: Sendable {
             do {
                 let inputs = job.inputs.objectValue ?? [:]
                 outcome = .successful(try await registry.execute(process, inputs, store: store, caller: job.caller, progress: progress))
-            } catch is CancellationError {
-                return try await jobs.job(id: job.id) ?? job
+            } catch let error where error is CancellationError || Task.isCancelled {
+                // Dismissed (its progress report said stop), or this worker is stopping (SIGTERM,
+                // SIGINT): a job still running for this worker goes back to the queue for the
+                // next worker at once, not after its lease. Outside this task, which is cancelled.
+                let returned = Task { try await jobs.returnJob(id: id, worker: name) }
+                if try await returned.value {
+                    logger.notice("job returned to the queue: its worker is stopping", metadata: [
+                        "job": .string(id), "process": .string(job.process), "worker": .string(name)])
+                }
+                return try await Task { try await jobs.job(id: id) }.value ?? job
             } catch let e as StoreError where e.code == .unavailable {
                 throw e  // not the job's fault: it stays claimed, to be taken over when its lease lapses
             } catch {
@@ -89,8 +97,10 @@ public struct ProcessWorker: Sendable {
             let failure = JobFailure(.internal, "this worker does not know process '\(job.process)'")
             outcome = failed(job, failure, error: failure)
         }
-        _ = try await jobs.finishJob(id: job.id, worker: name, outcome: outcome)
-        return try await jobs.job(id: job.id) ?? job
+        // Recorded even when the worker is stopping meanwhile (outside this task, which may be cancelled).
+        let (jobs, name, id) = (self.jobs, self.name, job.id)
+        _ = try await Task { try await jobs.finishJob(id: id, worker: name, outcome: outcome) }.value
+        return try await Task { try await jobs.job(id: id) }.value ?? job
     }
 
     /// Logs why `job` failed (the error itself, which the job's failure may only point to) and

@@ -100,7 +100,7 @@ struct PreparedFeature: Sendable {
 }
 
 /// The tamper-evident chain of the audit log: each entry's hash covers the previous one's.
-enum AuditChain {
+public enum AuditChain {
     static func entryHash(previous: String, at: Int64, actor: String, department: String?, role: String,
                           layer: String, featureID: String, kind: ChangeKind, before: String?, after: String?) -> String {
         // The fields, each followed by 0x1F, hashed in one update (the digest is the same as
@@ -123,22 +123,37 @@ enum AuditChain {
 
     /// Walks the chain: how many entries it holds and the first whose hash does not follow
     /// from the entries before it (edited, or something before it removed or reordered).
-    static func check(_ entries: some Sequence<AuditEntry>) -> AuditChainCheck {
+    /// - Parameters:
+    ///   - head: what the store's head records (entries and last hash), to find entries removed
+    ///     from the end of the log, which leave the rest of the chain intact.
+    ///   - expected: an entry count and that entry's hash recorded outside the store (an earlier
+    ///     verify's output): the log must still hold that entry, unchanged.
+    static func check(_ entries: some Sequence<AuditEntry>, head: AuditHead? = nil,
+                      expected: AuditHead? = nil) -> AuditChainCheck {
         var previous = genesis
         var count = 0
+        var expectedFound: Bool?
         for e in entries {
             count += 1
-            let expected = entryHash(previous: previous, at: RFC3339.microseconds(e.at), actor: e.actor, department: e.department,
-                                     role: e.role, layer: e.layer, featureID: e.featureID, kind: e.kind,
-                                     before: e.beforeHash, after: e.afterHash)
-            guard expected == e.entryHash else { return AuditChainCheck(entries: count, firstBreak: e.sequence) }
+            let hash = entryHash(previous: previous, at: RFC3339.microseconds(e.at), actor: e.actor, department: e.department,
+                                 role: e.role, layer: e.layer, featureID: e.featureID, kind: e.kind,
+                                 before: e.beforeHash, after: e.afterHash)
+            guard hash == e.entryHash else {
+                return AuditChainCheck(entries: count, firstBreak: e.sequence, lastHash: previous, head: head)
+            }
             previous = e.entryHash
+            if let expected, count == expected.entries { expectedFound = e.entryHash == expected.lastHash }
         }
-        return AuditChainCheck(entries: count, firstBreak: nil)
+        var check = AuditChainCheck(entries: count, firstBreak: nil, lastHash: previous, head: head)
+        if let expected {
+            check.expected = expected
+            check.expectedFound = expectedFound ?? (expected.entries == 0 && expected.lastHash == genesis)
+        }
+        return check
     }
 
     /// The hash before the first entry.
-    static let genesis = String(repeating: "0", count: 64)
+    public static let genesis = String(repeating: "0", count: 64)
 }
 
 /// What walking the audit chain found (`verifyAuditChain`, `citytwin audit verify`).
@@ -147,4 +162,47 @@ public struct AuditChainCheck: Hashable, Sendable {
     public var entries: Int
     /// The sequence number of the first entry that breaks the chain; `nil` when it is intact.
     public var firstBreak: Int64?
+    /// The hash of the last entry that follows from the ones before it (the genesis hash for an empty log).
+    public var lastHash: String
+    /// The store's record of the chain's head, kept by the database itself on every audit
+    /// insert (a trigger), apart from the log's rows; `nil` for a store without one.
+    public var head: AuditHead?
+    /// A head recorded outside the store, when one was given to check against.
+    public var expected: AuditHead?
+    /// Whether the log still holds `expected`'s entry with its hash.
+    public var expectedFound: Bool?
+
+    public init(entries: Int, firstBreak: Int64?, lastHash: String = AuditChain.genesis, head: AuditHead? = nil) {
+        self.entries = entries
+        self.firstBreak = firstBreak
+        self.lastHash = lastHash
+        self.head = head
+    }
+
+    /// Entries missing from the end of the log: the head counts more entries than the chain
+    /// holds, or as many but ending in another hash (rows deleted from the end, perhaps with
+    /// others appended since). 0 when the log ends where its head says.
+    public var missingAtEnd: Int {
+        guard firstBreak == nil, let head else { return 0 }
+        if head.entries > entries { return head.entries - entries }
+        return head.entries == entries && head.lastHash != lastHash ? 1 : 0
+    }
+
+    /// Whether the chain is unbroken, ends where its head says, and holds the expected entry.
+    public var isIntact: Bool { firstBreak == nil && missingAtEnd == 0 && expectedFound != false }
+}
+
+/// The head of the audit chain: how many entries it holds and the hash of the last one. The
+/// store keeps one (`audit_head`, written by a database trigger in the transaction of every
+/// audit insert) so that deleting rows from the end of the log, which leaves the chain itself
+/// intact, is still found; `citytwin audit verify` prints it, for an operator to record
+/// elsewhere and check against later (`--expect-entries`, `--expect-hash`).
+public struct AuditHead: Hashable, Sendable {
+    public var entries: Int
+    public var lastHash: String
+
+    public init(entries: Int, lastHash: String) {
+        self.entries = entries
+        self.lastHash = lastHash
+    }
 }

@@ -7,7 +7,7 @@ import GeoCore
 /// one worker (SpatiaLite: an immediate transaction; PostGIS: `FOR UPDATE SKIP LOCKED`).
 ///
 /// Life of a job: `accepted` → (`claimNextJob` / `claimJob`) `running` → (`finishJob`)
-/// `successful` or `failed`; `dismissJob` moves any state to `dismissed`, drops the result,
+/// `successful` or `failed` (or, from a stopping worker, `returnJob` → `accepted` again); `dismissJob` moves any state to `dismissed`, drops the result,
 /// and makes the running worker's next `reportProgress` answer `false`.
 public protocol JobStore: Sendable {
     /// The time this store's job table reads (the wall clock unless a test advanced it).
@@ -35,6 +35,11 @@ public protocol JobStore: Sendable {
 
     /// Claims the `accepted` job `id` for `worker`; `nil` when another worker has it or it was dismissed.
     func claimJob(id: String, worker: String) async throws -> JobRecord?
+
+    /// Hands a job `worker` runs back to the queue (`accepted`, unclaimed, progress 0), for the
+    /// next worker to claim at once instead of after the lease: a worker stopping (SIGTERM) does
+    /// this with the job it cancelled. `false` when the job no longer runs for `worker`.
+    func returnJob(id: String, worker: String) async throws -> Bool
 
     /// Records the progress (percent, clamped to 0…100) of a job `worker` runs. `false` when the
     /// job is no longer running for `worker` (dismissed): the worker should stop.

@@ -80,6 +80,15 @@ extension PostGISStore: JobStore {
             """).first
     }
 
+    public func returnJob(id: String, worker: String) async throws -> Bool {
+        let now = RFC3339.microseconds(jobClock.now)
+        return try await !records("""
+            UPDATE \(unescaped: schema).jobs SET status = 'accepted', claimed_by = NULL, progress = 0, updated_at = \(now)
+            WHERE id = \(id) AND status = 'running' AND claimed_by = \(worker)
+            RETURNING \(unescaped: Self.jobColumns)
+            """).isEmpty
+    }
+
     public func reportProgress(jobID: String, worker: String, percent: Double) async throws -> Bool {
         let now = RFC3339.microseconds(jobClock.now)
         let value = Self.clamp(percent)

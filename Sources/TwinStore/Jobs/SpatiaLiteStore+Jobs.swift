@@ -105,6 +105,19 @@ extension SpatiaLiteStore: JobStore {
         }
     }
 
+    public func returnJob(id: String, worker: String) async throws -> Bool {
+        let now = RFC3339.microseconds(jobClock.now)
+        return try await mapErrors(layer: nil) {
+            try await pool.write { db in
+                try db.execute(sql: """
+                    UPDATE jobs SET status = 'accepted', claimed_by = NULL, progress = 0, updated_at = ?
+                    WHERE id = ? AND status = 'running' AND claimed_by = ?
+                    """, arguments: [now, id, worker])
+                return db.changesCount == 1
+            }
+        }
+    }
+
     public func reportProgress(jobID: String, worker: String, percent: Double) async throws -> Bool {
         let now = RFC3339.microseconds(jobClock.now)
         let value = Self.clamp(percent)

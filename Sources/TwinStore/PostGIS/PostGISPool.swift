@@ -34,36 +34,82 @@ struct PostGISPool: Sendable {
     }
 
     /// `PostgresClient.withConnection`: waits at most `connectionWait` for the connection, then
-    /// runs `body` on it without a time limit. The lease is held by a child task and handed over,
-    /// so that only the wait can be cancelled, never `body`'s work.
-    func withConnection<T>(_ body: (PostgresConnection) async throws -> T) async throws -> T {
+    /// runs `body` on it without a time limit. The lease is held by a task of its own and handed
+    /// over, so that only the wait can be cancelled, never `body`'s work.
+    ///
+    /// While `body` runs, the connection is watched: when PostgreSQL closes it (a restart, a
+    /// crash, a terminated session) `body` has `lostConnectionGrace` to end with its own error,
+    /// then it is abandoned and `StoreError(.unavailable)` thrown. A statement postgres-nio
+    /// writes to a connection that closed a moment before is never answered (the `ROLLBACK` its
+    /// `withTransaction` sends after a failed statement, or the next statement of a transaction):
+    /// without the watch such a request hung until the client gave up. Nothing is half applied:
+    /// PostgreSQL rolls back a transaction whose connection is gone, and a write it committed just
+    /// before answers 503 without being acknowledged.
+    func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let handoff = ConnectionHandoff()
         let (client, wait) = (client, connectionWait)
-        return try await withThrowingTaskGroup(of: Void.self) { group in
-            defer { handoff.release() }
-            group.addTask {
-                do {
-                    try await client.withConnection { await handoff.hold($0) }
-                } catch {
-                    handoff.fail(Task.isCancelled ? CancellationError() : Self.unavailable(error) ?? error)
+        // The lease is held by a task of its own until `release`; a timer ends the wait.
+        let holder = Task {
+            do {
+                try await client.withConnection { await handoff.hold($0) }
+            } catch {
+                handoff.fail(Task.isCancelled ? CancellationError() : Self.unavailable(error) ?? error)
+            }
+        }
+        let timer = Task {
+            guard (try? await Task.sleep(for: wait)) != nil else { return }
+            handoff.fail(Self.noConnection(within: wait))  // no effect once the connection was handed over
+        }
+        let connection: PostgresConnection
+        do {
+            connection = try await withTaskCancellationHandler {
+                try await handoff.connection()
+            } onCancel: {
+                handoff.fail(CancellationError())
+            }
+            timer.cancel()
+        } catch {
+            timer.cancel()
+            holder.cancel()  // withdraws the lease request (a connection that comes anyway goes straight back)
+            handoff.release()
+            throw error
+        }
+        defer { handoff.release() }
+        return try await Self.watching(connection) { try await body(connection) }
+    }
+
+    /// How long work on a connection PostgreSQL closed may take to end by itself before it is abandoned.
+    static let lostConnectionGrace: Duration = .milliseconds(500)
+
+    /// Runs `work` (on `connection`) in a task of its own and answers with its outcome, or with
+    /// `StoreError(.unavailable)` `lostConnectionGrace` after the connection closed if it has not
+    /// ended by then. The caller's cancellation is passed on to `work`.
+    static func watching<T: Sendable>(_ connection: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let outcome = FirstOutcome<T>()
+        let task = Task {
+            do { outcome.settle(.success(try await work())) } catch { outcome.settle(.failure(error)) }
+        }
+        connection.closeFuture.whenComplete { _ in
+            Task {
+                try? await Task.sleep(for: lostConnectionGrace)
+                if outcome.settle(.failure(StoreError(.unavailable, "the connection to PostgreSQL was lost")), byOperation: false) {
+                    task.cancel()
                 }
             }
-            group.addTask {
-                try? await Task.sleep(for: wait)
-                handoff.fail(Self.noConnection(within: wait))  // no effect once the connection was handed over
-            }
-            let connection = try await handoff.connection()
-            group.cancelAll()  // stops the timer; the holder keeps the connection until `release`
-            return try await body(connection)
+        }
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            task.cancel()
         }
     }
 
-    /// `PostgresClient.withTransaction`: `body` in a transaction on a connection obtained as
-    /// `withConnection` does.
-    func withTransaction<T>(logger: Logger, file: String = #file, line: Int = #line,
-                            _ body: (PostgresConnection) async throws -> sending T) async throws -> T {
+    /// `PostgresClient.withTransaction`: `body` in a transaction on a connection obtained and
+    /// watched as `withConnection` does.
+    func withTransaction<T: Sendable>(logger: Logger, file: String = #file, line: Int = #line,
+                                      _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         try await withConnection { connection in
-            try await connection.withTransaction(logger: logger, file: file, line: line, body)
+            try await connection.withTransaction(logger: logger, file: file, line: line) { try await body($0) }
         }
     }
 

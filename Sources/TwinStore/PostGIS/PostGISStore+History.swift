@@ -61,20 +61,35 @@ extension PostGISStore {
     }
 
     /// Recomputes the audit hash chain from the first entry (admin only); `false` when any
-    /// entry was edited, removed or reordered.
+    /// entry was edited, removed or reordered, or entries were removed from its end.
     public func verifyAuditChain(by caller: Caller) async throws -> Bool {
-        try await checkAuditChain(by: caller).firstBreak == nil
+        try await checkAuditChain(by: caller).isIntact
     }
 
-    /// Recomputes the audit hash chain from the first entry (admin only): the first entry that breaks it.
-    public func checkAuditChain(by caller: Caller) async throws -> AuditChainCheck {
+    /// Recomputes the audit hash chain from the first entry (admin only): the first entry that
+    /// breaks it, and whether it ends where the store's head (and `expected`, a head recorded
+    /// outside the store) says.
+    public func checkAuditChain(by caller: Caller, expected: AuditHead? = nil) async throws -> AuditChainCheck {
         guard caller == .admin else { throw StoreError(.forbidden, "verifying the audit chain needs an admin") }
+        let (schema, logger) = (schema, logger)
         return try await mapErrors(layer: nil) {
-            let entries = try await auditEntries("""
-                SELECT \(unescaped: JournalSQL.auditColumns)
-                FROM \(unescaped: schema).audit_log ORDER BY seq
-                """)
-            return AuditChain.check(entries)
+            try await client.withTransaction(logger: logger) { db in
+                // One snapshot for the head and the log.
+                try await db.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ", logger: logger)
+                var head: AuditHead?
+                for try await r in try await db.query("SELECT entries, last_hash FROM \(unescaped: schema).audit_head WHERE id = 1",
+                                                      logger: logger).decode((Int64, String).self) {
+                    head = AuditHead(entries: Int(r.0), lastHash: r.1)
+                }
+                var entries = [AuditEntry]()
+                for try await r in try await db.query("""
+                    SELECT \(unescaped: JournalSQL.auditColumns) FROM \(unescaped: schema).audit_log ORDER BY seq
+                    """, logger: logger).decode((Int64, Int64, String, String?, String, String, String, String, String?, String?, String).self) {
+                    entries.append(JournalSQL.auditEntry(sequence: r.0, at: r.1, actor: r.2, department: r.3, role: r.4, layer: r.5,
+                                                         featureID: r.6, action: r.7, beforeHash: r.8, afterHash: r.9, entryHash: r.10))
+                }
+                return AuditChain.check(entries, head: head, expected: expected)
+            }
         }
     }
 

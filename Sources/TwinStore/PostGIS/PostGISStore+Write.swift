@@ -104,7 +104,7 @@ extension PostGISStore {
     }
 
     /// Runs `body` in a transaction holding the schema's write lock, mapping errors.
-    private func transaction<T: Sendable>(layer: String, _ body: @escaping (PostgresConnection) async throws -> T) async throws -> T {
+    private func transaction<T: Sendable>(layer: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let s = schema
         let log = logger
         do {

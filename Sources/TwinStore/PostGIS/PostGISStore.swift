@@ -147,7 +147,46 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             try await mergeChangeFeed(db, schema: s, logger: logger)
+            for statement in auditHeadSchema(s) {
+                try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+            }
         }
+    }
+
+    /// The audit chain's head (`AuditHead`): one row the database keeps by itself, a statement
+    /// trigger updating it in the transaction of every audit insert (COPY included), so rows
+    /// deleted from the end of the log are still found (`checkAuditChain`). A store from before
+    /// it starts from its log as it is.
+    private static func auditHeadSchema(_ s: String) -> [String] {
+        [
+            """
+            CREATE TABLE IF NOT EXISTS \(s).audit_head (
+                id int PRIMARY KEY CHECK (id = 1), entries bigint NOT NULL, last_seq bigint NOT NULL, last_hash text NOT NULL)
+            """,
+            """
+            INSERT INTO \(s).audit_head (id, entries, last_seq, last_hash)
+            SELECT 1, count(*), coalesce(max(seq), 0),
+                   coalesce((SELECT entry_hash FROM \(s).audit_log ORDER BY seq DESC LIMIT 1), '\(AuditChain.genesis)')
+            FROM \(s).audit_log
+            ON CONFLICT (id) DO NOTHING
+            """,
+            """
+            CREATE OR REPLACE FUNCTION \(s).audit_head_follows() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE \(s).audit_head AS h
+                SET entries = h.entries + n.added, last_seq = n.seq, last_hash = n.hash
+                FROM (SELECT count(*) AS added, max(seq) AS seq,
+                             (SELECT entry_hash FROM added_rows ORDER BY seq DESC LIMIT 1) AS hash FROM added_rows) AS n
+                WHERE h.id = 1 AND n.added > 0 AND n.seq > h.last_seq;
+                RETURN NULL;
+            END
+            $$
+            """,
+            """
+            CREATE OR REPLACE TRIGGER audit_head_follows AFTER INSERT ON \(s).audit_log
+            REFERENCING NEW TABLE AS added_rows FOR EACH STATEMENT EXECUTE FUNCTION \(s).audit_head_follows()
+            """,
+        ]
     }
 
     /// Stores written before the audit log carried the change boxes kept them in a separate
@@ -197,6 +236,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         let now = RFC3339.microseconds(Date())
         let s = schema
         let bare = "f_" + definition.id
+        let logger = logger
         try await mapErrors(layer: definition.id) {
             try await client.withTransaction(logger: logger) { db in
                 try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s)))", logger: logger)

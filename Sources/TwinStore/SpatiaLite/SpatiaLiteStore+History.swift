@@ -57,18 +57,22 @@ extension SpatiaLiteStore {
     }
 
     /// Recomputes the audit hash chain from the first entry (admin only); `false` when any
-    /// entry was edited, removed or reordered.
+    /// entry was edited, removed or reordered, or entries were removed from its end.
     public func verifyAuditChain(by caller: Caller) async throws -> Bool {
-        try await checkAuditChain(by: caller).firstBreak == nil
+        try await checkAuditChain(by: caller).isIntact
     }
 
-    /// Recomputes the audit hash chain from the first entry (admin only): the first entry that breaks it.
-    public func checkAuditChain(by caller: Caller) async throws -> AuditChainCheck {
+    /// Recomputes the audit hash chain from the first entry (admin only): the first entry that
+    /// breaks it, and whether it ends where the store's head (and `expected`, a head recorded
+    /// outside the store) says.
+    public func checkAuditChain(by caller: Caller, expected: AuditHead? = nil) async throws -> AuditChainCheck {
         guard caller == .admin else { throw StoreError(.forbidden, "verifying the audit chain needs an admin") }
         return try await mapErrors(layer: nil) {
             try await pool.read { db in
+                let head = try Row.fetchOne(db, sql: "SELECT entries, last_hash FROM audit_head WHERE id = 1")
+                    .map { AuditHead(entries: $0[0], lastHash: $0[1]) }
                 let rows = try Row.fetchAll(db, sql: "SELECT \(JournalSQL.auditColumns) FROM audit_log ORDER BY seq")
-                return AuditChain.check(rows.lazy.map(Self.auditEntry))
+                return AuditChain.check(rows.lazy.map(Self.auditEntry), head: head, expected: expected)
             }
         }
     }

@@ -80,7 +80,26 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
             """)
         try mergeChangeFeed(db)
+        try createAuditHead(db)
         try createSensingTables(db)
+    }
+
+    /// The audit chain's head (`AuditHead`): one row the database keeps by itself, a trigger
+    /// updating it in the transaction of every audit insert, so rows deleted from the end of the
+    /// log are still found (`checkAuditChain`). A store from before it starts from its log as it is.
+    private static func createAuditHead(_ db: Database) throws {
+        try db.execute(sql: """
+            CREATE TABLE IF NOT EXISTS audit_head (
+                id INTEGER PRIMARY KEY CHECK (id = 1), entries INTEGER NOT NULL, last_seq INTEGER NOT NULL, last_hash TEXT NOT NULL);
+            INSERT OR IGNORE INTO audit_head (id, entries, last_seq, last_hash)
+                SELECT 1, count(*), coalesce(max(seq), 0),
+                       coalesce((SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1), '\(AuditChain.genesis)')
+                FROM audit_log;
+            CREATE TRIGGER IF NOT EXISTS audit_head_follows AFTER INSERT ON audit_log BEGIN
+                UPDATE audit_head SET entries = entries + 1, last_seq = NEW.seq, last_hash = NEW.entry_hash
+                WHERE id = 1 AND NEW.seq > last_seq;
+            END;
+            """)
     }
 
     /// Stores written before the audit log carried the change boxes kept them in a separate

@@ -1,46 +1,86 @@
+import Foundation
+
 /// Runs `operation` for at most `limit`: when it has not returned by then it is cancelled and
 /// `expired()` is thrown in place of whatever the cancelled operation throws. An operation that
-/// returns a value despite the cancellation (a statement already sent to PostgreSQL does not stop
-/// for it) keeps its value: the deadline gives up on waiting, never on work that completed.
+/// returns a value despite the cancellation within `abandonAfter` more (a statement already sent
+/// to PostgreSQL does not stop for it) keeps its value: the deadline gives up on waiting, not on
+/// work that completed. One that still has not ended then is abandoned, left to end (or not) in
+/// its own task: the caller gets `expired()` at most `limit + abandonAfter` after it asked.
 ///
 /// Why: waits that nothing bounds (a postgres-nio pool asked for a connection while PostgreSQL is
 /// down queues the request while it keeps reconnecting) honour task cancellation, so cancelling
-/// them is how a store or a health check stops waiting. A caller's own cancellation passes through
-/// as `CancellationError`.
+/// them is how a store or a health check stops waiting; a statement written to a connection that
+/// PostgreSQL closed a moment before (a restart) is never answered and does not honour it, so
+/// only abandoning it bounds the wait. A caller's own cancellation passes through as
+/// `CancellationError` (at once when the operation does not end when cancelled).
 /// - Parameters:
 ///   - limit: how long to wait (a `Duration`, e.g. `.seconds(5)`).
+///   - abandonAfter: how long a cancelled operation may take to end before it is abandoned.
 ///   - expired: the error thrown when the time is up, e.g. `StoreError(.unavailable, …)`.
-public func withDeadline<T: Sendable>(_ limit: Duration, expired: @escaping @Sendable () -> any Error,
+public func withDeadline<T: Sendable>(_ limit: Duration, abandonAfter: Duration = .seconds(1),
+                                      expired: @escaping @Sendable () -> any Error,
                                       _ operation: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: DeadlineOutcome<T>.self) { group in
-        group.addTask { .finished(try await operation()) }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return .timeUp
+    let outcome = FirstOutcome<T>()
+    let work = Task {
+        do { outcome.settle(.success(try await operation())) } catch { outcome.settle(.failure(error)) }
+    }
+    let timer = Task {
+        guard (try? await Task.sleep(for: limit)) != nil else { return }
+        work.cancel()
+        guard (try? await Task.sleep(for: abandonAfter)) != nil else { return }
+        outcome.settle(.failure(expired()), byOperation: false)
+    }
+    defer { timer.cancel() }
+    do {
+        return try await withTaskCancellationHandler {
+            try await outcome.value()
+        } onCancel: {
+            work.cancel()
+            outcome.settle(.failure(CancellationError()), byOperation: false)
         }
-        var timeUp = false
-        do {
-            while let outcome = try await group.next() {
-                switch outcome {
-                case .finished(let value):
-                    group.cancelAll()
-                    return value
-                case .timeUp:
-                    timeUp = true
-                    group.cancelAll()
-                }
-            }
-        } catch {
-            guard timeUp, !Task.isCancelled else { throw error }
-        }
-        throw expired()
+    } catch {
+        // The operation's own error after the time was up (its cancellation) reads as the deadline's.
+        if !Task.isCancelled, work.isCancelled, outcome.isSettledByOperation { throw expired() }
+        throw error
     }
 }
 
-/// Which of `withDeadline`'s two tasks ended first.
-private enum DeadlineOutcome<T: Sendable>: Sendable {
-    case finished(T)
-    case timeUp
+/// The first of several outcomes (an operation's, a timer's, a cancellation's), handed to one waiter.
+final class FirstOutcome<T: Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var outcome: Result<T, any Error>?
+    private var waiter: CheckedContinuation<T, any Error>?
+    private var byOperation = false
+
+    /// Whether the operation itself settled it (not a timer or a cancellation).
+    var isSettledByOperation: Bool { lock.withLock { byOperation } }
+
+    /// Settles with `result` unless something settled first; `false` then.
+    @discardableResult
+    func settle(_ result: Result<T, any Error>, byOperation operation: Bool = true) -> Bool {
+        let k = lock.withLock { () -> CheckedContinuation<T, any Error>?? in
+            guard outcome == nil else { return .none }
+            outcome = result
+            byOperation = operation
+            defer { waiter = nil }
+            return .some(waiter)
+        }
+        guard let k else { return false }
+        k?.resume(with: result)
+        return true
+    }
+
+    /// The outcome, once there is one.
+    func value() async throws -> T {
+        try await withCheckedThrowingContinuation { (k: CheckedContinuation<T, any Error>) in
+            let ready = lock.withLock { () -> Result<T, any Error>? in
+                if let outcome { return outcome }
+                waiter = k
+                return nil
+            }
+            if let ready { k.resume(with: ready) }
+        }
+    }
 }
 
 extension Duration {

@@ -1,0 +1,82 @@
+import Foundation
+import GeoCore
+import Scenarios
+import Testing
+import TwinStore
+
+/// A worker stopping (SIGTERM or SIGINT: `citytwin worker` cancels its job loop, as
+/// `GracefulStop` does) hands the job it was running back to the queue: another worker takes it
+/// at once, not after the lease (300 s here), and the job completes exactly once (issue 21 §3).
+@Suite("Worker stop: the running job goes back to the queue")
+struct WorkerStopTests {
+    /// Counts how often the process started and finished.
+    final class Runs: @unchecked Sendable {
+        private let lock = NSLock()
+        private var started = 0, finished = 0
+        func start() { lock.withLock { started += 1 } }
+        func finish() { lock.withLock { finished += 1 } }
+        /// [started, finished]
+        var counts: [Int] { lock.withLock { [started, finished] } }
+    }
+
+    /// A long job: 20 steps of 50 ms, reporting progress after each (as a simulation does).
+    struct SlowProcess: OGCProcess {
+        let runs: Runs
+        let id = "slow-count"
+        let version = "1.0.0"
+        let title = "Slow count"
+        let description = "Counts to 20, one step each 50 ms."
+        let inputs: [String: ProcessParameter] = [:]
+        let outputs: [String: ProcessParameter] = [:]
+        let jobControlOptions: [JobControlOption] = [.asyncExecute]
+        func layers(_ inputs: [String: JSONValue]) -> ProcessLayers { ProcessLayers() }
+        func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {}
+        func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+            runs.start()
+            for step in 1...20 {
+                try await Task.sleep(for: .milliseconds(50))
+                try await progress.report(Double(step * 5))
+            }
+            runs.finish()
+            return ["count": 20]
+        }
+    }
+
+    @Test("a job cancelled mid-run by its worker's stop is accepted again at once, another worker completes it, exactly once")
+    func stoppedWorkerReturnsJob() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("worker-stop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let runs = Runs()
+        let registry = ProcessRegistry([SlowProcess(runs: runs)])
+        let first = try #require(ProcessWorker(name: "worker-1", store: store, registry: registry))
+        let second = try #require(ProcessWorker(name: "worker-2", store: store, registry: registry))
+        let job = try await store.submitJob(process: "slow-count", inputs: [:], caller: .anonymous)
+
+        let loop = Task { try await first.run(idle: .milliseconds(20)) }
+        // Mid-run: claimed by worker-1, with progress reported.
+        let end = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < end {
+            if let j = try await store.job(id: job.id), j.claimedBy == "worker-1", j.progress >= 10 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(try await store.job(id: job.id)?.status == .running)
+        loop.cancel()  // what SIGTERM does to `citytwin worker`'s job loop
+        try await loop.value
+
+        let returned = try #require(try await store.job(id: job.id))
+        #expect(returned.status == .accepted, "the stopped worker left the job \(returned.status.rawValue)")
+        #expect(returned.claimedBy == nil)
+        #expect(runs.counts == [1, 0])
+
+        // Taken at once (the lease is 300 s), and run to its end once.
+        let done = try #require(try await second.runNext())
+        #expect(done.id == job.id)
+        #expect(done.status == .successful)
+        #expect(done.claimedBy == "worker-2")
+        #expect(runs.counts == [2, 1], "started twice (the first run cancelled), finished once")
+        #expect(try await second.runNext() == nil, "nothing else waits")
+        #expect(try await first.runNext() == nil)
+    }
+}
