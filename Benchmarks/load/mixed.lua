@@ -22,6 +22,7 @@ function init(args)
   n, writes = 0, 0
   ok, created, unavailable, server_errors, client_errors = 0, 0, 0, 0, 0
   unavailable_seconds = ""
+  client_statuses = ""
 end
 
 function request()
@@ -52,22 +53,24 @@ function response(status, headers, body)
     server_errors = server_errors + 1
   else
     client_errors = client_errors + 1
+    client_statuses = client_statuses .. status .. ","
   end
 end
 
 function done(summary, latency, requests)
   local t = {ok = 0, created = 0, unavailable = 0, server_errors = 0, client_errors = 0}
-  local seconds = ""
+  local seconds, statuses = "", ""
   for _, thread in ipairs(threads) do
     for k, _ in pairs(t) do t[k] = t[k] + thread:get(k) end
     seconds = seconds .. thread:get("unavailable_seconds")
+    statuses = statuses .. thread:get("client_statuses")
   end
   local e = summary.errors
   io.write(string.format(
     '{"requests": %d, "seconds": %.3f, "ok": %d, "created": %d, "unavailable": %d, "server_errors": %d, "client_errors": %d, ' ..
     '"socket_errors": {"connect": %d, "read": %d, "write": %d, "timeout": %d}, "latency_ms": {"p50": %.2f, "p99": %.2f, "max": %.2f}, ' ..
-    '"unavailable_at": [%s]}\n',
+    '"unavailable_at": [%s], "client_error_statuses": [%s]}\n',
     summary.requests, summary.duration / 1e6, t.ok, t.created, t.unavailable, t.server_errors, t.client_errors,
     e.connect, e.read, e.write, e.timeout, latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000,
-    seconds:sub(1, -2)))
+    seconds:sub(1, -2), statuses:sub(1, -2)))
 end

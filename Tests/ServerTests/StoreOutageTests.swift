@@ -68,6 +68,9 @@ struct StoreOutageTests {
     func inFlightThroughRestarts() async throws {
         let pg = try await PrivatePostgres.start()
         defer { pg.remove() }
+        // Scripts/postgis.sh acknowledges commits before their WAL is written (fast tests): an
+        // immediate restart would lose the last ones, whatever the server does. Durable here.
+        _ = try psqlValue(pg.url, "ALTER DATABASE citytwin SET synchronous_commit = on")
         let server = try await OutageHarness.serve(pg)
         defer { server.kill() }
         let token = try await OutageHarness.editorToken(pg)

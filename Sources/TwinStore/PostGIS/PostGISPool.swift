@@ -17,6 +17,13 @@ struct PostGISPool: Sendable {
     /// How long an operation may wait for a connection (and, for `query`, for the statement's
     /// first answer) before the store reports itself unavailable.
     let connectionWait: Duration
+    /// The work running on each connection, given up when it closes (`watching`).
+    let closes = ConnectionWatch()
+
+    init(client: PostgresClient, connectionWait: Duration) {
+        self.client = client
+        self.connectionWait = connectionWait
+    }
 
     /// `PostgresClient.query`: the lease is cancelled when no connection came within
     /// `connectionWait`. A statement already sent keeps running and its rows stand.
@@ -75,7 +82,7 @@ struct PostGISPool: Sendable {
             throw error
         }
         defer { handoff.release() }
-        return try await Self.watching(connection) { try await body(connection) }
+        return try await watching(connection) { try await body(connection) }
     }
 
     /// How long work on a connection PostgreSQL closed may take to end by itself before it is abandoned.
@@ -84,19 +91,20 @@ struct PostGISPool: Sendable {
     /// Runs `work` (on `connection`) in a task of its own and answers with its outcome, or with
     /// `StoreError(.unavailable)` `lostConnectionGrace` after the connection closed if it has not
     /// ended by then. The caller's cancellation is passed on to `work`.
-    static func watching<T: Sendable>(_ connection: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    func watching<T: Sendable>(_ connection: PostgresConnection, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         let outcome = FirstOutcome<T>()
         let task = Task {
             do { outcome.settle(.success(try await work())) } catch { outcome.settle(.failure(error)) }
         }
-        connection.closeFuture.whenComplete { _ in
+        let token = closes.watch(connection) {
             Task {
-                try? await Task.sleep(for: lostConnectionGrace)
+                try? await Task.sleep(for: Self.lostConnectionGrace)
                 if outcome.settle(.failure(StoreError(.unavailable, "the connection to PostgreSQL was lost")), byOperation: false) {
                     task.cancel()
                 }
             }
         }
+        defer { closes.end(connection, token) }
         return try await withTaskCancellationHandler {
             try await outcome.value()
         } onCancel: {
@@ -149,6 +157,42 @@ struct PostGISPool: Sendable {
             if text.contains("poolShutdown") { return StoreError(.unavailable, "the store's connection pool is closed") }
         }
         return nil
+    }
+}
+
+/// Work on pooled connections to be told when its connection closes, with one close callback
+/// per connection (a callback per use would pile up on a connection that lives for hours).
+final class ConnectionWatch: @unchecked Sendable {
+    private let lock = NSLock()
+    private var open: Set<PostgresConnection.ID> = []
+    private var watchers: [PostgresConnection.ID: [UUID: @Sendable () -> Void]] = [:]
+
+    /// Calls `lost` once `connection` is closed (at once if it is already), unless `end` came first.
+    func watch(_ connection: PostgresConnection, _ lost: @escaping @Sendable () -> Void) -> UUID {
+        let token = UUID()
+        let id = connection.id
+        let first = lock.withLock { () -> Bool in
+            watchers[id, default: [:]][token] = lost
+            return open.insert(id).inserted
+        }
+        if first {
+            connection.closeFuture.whenComplete { [self] _ in
+                let callbacks = lock.withLock { () -> [@Sendable () -> Void] in
+                    open.remove(id)
+                    return Array((watchers.removeValue(forKey: id) ?? [:]).values)
+                }
+                for callback in callbacks { callback() }
+            }
+        }
+        return token
+    }
+
+    /// The work behind `token` ended: no call for it any more.
+    func end(_ connection: PostgresConnection, _ token: UUID) {
+        lock.withLock {
+            watchers[connection.id]?[token] = nil
+            if watchers[connection.id]?.isEmpty == true { watchers[connection.id] = nil }
+        }
     }
 }
 
