@@ -277,31 +277,36 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         definitions.set(definition)
     }
 
+    /// Count, extent and last change of every layer `caller` may read, in ONE statement (a branch
+    /// per layer, its last change an index lookup in the audit log): `/collections` costs one
+    /// round trip and one pooled connection, not two per layer, however many layers there are.
     public func layers(for caller: Caller) async throws -> [LayerInfo] {
         let visible = definitions.all.filter { AccessPolicy.canRead($0, caller) }
-        var out = [LayerInfo]()
-        for def in visible {
-            let t = table(def).name
-            let sql = def.hasGeometry
-                ? "SELECT count(*), min(ST_XMin(geom)), min(ST_YMin(geom)), max(ST_XMax(geom)), max(ST_YMax(geom)) FROM \(t) WHERE valid_to IS NULL"
-                : "SELECT count(*), NULL::float8, NULL::float8, NULL::float8, NULL::float8 FROM \(t) WHERE valid_to IS NULL"
-            let row = try await mapErrors(layer: def.id) {
-                var result: (Int64, Double?, Double?, Double?, Double?) = (0, nil, nil, nil, nil)
-                for try await r in try await client.query(PostgresQuery(unsafeSQL: sql), logger: logger)
-                    .decode((Int64, Double?, Double?, Double?, Double?).self) { result = r }
-                return result
-            }
-            var extent: Envelope?
-            if let a = row.1, let b = row.2, let c = row.3, let d = row.4 { extent = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
-            let last = try await mapErrors(layer: def.id) {
-                var v: Int64 = 0
-                for try await r in try await client.query("SELECT max(seq) FROM \(unescaped: schema).audit_log WHERE layer = \(def.id)",
-                                                          logger: logger).decode(Int64?.self) { v = r ?? 0 }
-                return v
-            }
-            out.append(LayerInfo(definition: def, extent: extent, count: Int(row.0), lastChange: last))
+        guard !visible.isEmpty else { return [] }
+        var binds = PostgresBindings(capacity: visible.count)
+        var branches = [String]()
+        for (i, def) in visible.enumerated() {
+            binds.append(def.id)
+            let stats = def.hasGeometry
+                ? "count(*), min(ST_XMin(geom)), min(ST_YMin(geom)), max(ST_XMax(geom)), max(ST_YMax(geom))"
+                : "count(*), NULL::float8, NULL::float8, NULL::float8, NULL::float8"
+            branches.append("""
+                SELECT \(i)::int8, \(stats), (SELECT max(seq) FROM \(schema).audit_log WHERE layer = $\(i + 1))
+                FROM \(table(def).name) WHERE valid_to IS NULL
+                """)
         }
-        return out
+        let sql = branches.joined(separator: "\nUNION ALL\n")
+        let rows = try await mapErrors(layer: nil) {
+            var rows = [(Int64, Int64, Double?, Double?, Double?, Double?, Int64?)]()
+            for try await r in try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
+                .decode((Int64, Int64, Double?, Double?, Double?, Double?, Int64?).self) { rows.append(r) }
+            return rows
+        }
+        return rows.sorted { $0.0 < $1.0 }.map { r in
+            var extent: Envelope?
+            if let a = r.2, let b = r.3, let c = r.4, let d = r.5 { extent = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
+            return LayerInfo(definition: visible[Int(r.0)], extent: extent, count: Int(r.1), lastChange: r.6 ?? 0)
+        }
     }
 
     public func layerDefinition(_ id: String, for caller: Caller) async throws -> LayerDefinition? {
