@@ -32,7 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Least severe log level written: trace, debug, info (one line per request), notice, warning, error, critical.")
     var logLevel: String = "info"
 
-    @Option(help: "Seconds a request waits for a PostgreSQL connection before it answers 503 with Retry-After (database down or saturated).")
+    @Option(help: "Seconds a request waits for a PostgreSQL connection, or for a statement's first answer, before it answers 503 with Retry-After (database down, restarting or saturated).")
     var storeTimeout: Double = PostGISStore.defaultConnectionWait.seconds
 
     @Option(help: "Seconds running requests may take to finish after SIGTERM or SIGINT before they are cancelled and the server exits.")

@@ -30,7 +30,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Flag(help: "Run the jobs waiting now, then exit.")
     var once = false
 
-    @Option(help: "Seconds a store operation waits for a PostgreSQL connection before it counts as an outage (the worker then tries again every --idle).")
+    @Option(help: "Seconds a store operation waits for a PostgreSQL connection, or for a statement's first answer, before it counts as an outage (the worker then tries again every --idle); raise it for analyses whose queries take longer.")
     var storeTimeout: Double = PostGISStore.defaultConnectionWait.seconds
 
     @Option(help: "Seconds the running job may take to stop after SIGTERM or SIGINT before the worker exits. A job that stops in time goes back to the queue for the next worker; one that does not (e.g. waiting on a database lock) stays claimed until its lease lapses, then another worker takes it over.")
