@@ -22,7 +22,7 @@ extension CityTwinServer {
                     // One indexed query that returns nothing: the store answers, and a probe under
                     // load costs no catalogue scan (extents, counts). Bounded on its own, shorter
                     // than the store's wait for a connection, so an orchestrator hears within a second.
-                    _ = try await withDeadline(limit, expired: {
+                    _ = try await withDeadline(limit, abandonAfter: .milliseconds(150), expired: {
                         StoreError(.unavailable, "no answer within \(Int(limit / .milliseconds(1))) ms")
                     }) {
                         try await store.changes(since: .max, limit: 1, by: .anonymous)
