@@ -14,7 +14,7 @@ struct HTMLPageTests {
     /// A layer shared with every department (anonymous callers need a token) and a
     /// negative-listed one (secret: only its owner may know it exists).
     static let pipesJSON = """
-        {"id": "supply_pipes", "title": {"zh": "供水管线", "en": "Supply pipes"}, "category": "市政设施",
+        {"id": "supply_pipes", "title": {"zh": "供水管线", "en": "Supply pipes"}, "category": "时空基础",
          "owner": "水务局", "format": "vector", "updateFrequency": "monthly",
          "sharing": {"type": "shared", "method": "api", "requirements": "无条件共享"},
          "geometryType": "Point", "storageCRS": "EPSG:4490",
