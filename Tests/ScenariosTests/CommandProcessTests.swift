@@ -187,8 +187,8 @@ struct CommandProcessTests {
         #expect(lines[0] == "id,address,address_code,match_level,confidence,matched_address,lon,lat,reason")
         #expect(lines[1].hasPrefix("1,\(texts[0]),") && lines[1].hasSuffix(","), "a match has no reason: \(lines[1])")
         #expect(lines[2].hasSuffix("line 3: the address is empty"))
-        #expect(lines[3].hasSuffix("line 4: names no standard address of the district, or contradicts itself"))
-        #expect(lines[4].hasSuffix("line 5: the row has 3 fields, the header 2"))
+        #expect(lines[3].hasSuffix("line 4: names no standard address of the district or contradicts itself"))
+        #expect(lines[4].hasSuffix("line 5: the row has 3 fields where the header has 2"))
         #expect(lines[5].hasSuffix("line 6: a quoted field is never closed"))
         #expect(lines[6].hasPrefix("6,\(texts[2]),") && lines[6].hasSuffix(","), "the row after a broken one still answers: \(lines[6])")
 

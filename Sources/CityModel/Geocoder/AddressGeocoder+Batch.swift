@@ -68,7 +68,7 @@ extension AddressGeocoder {
                 if let broken = record.broken {
                     reason = broken
                 } else if record.fields.count != width {
-                    reason = "the row has \(record.fields.count) fields, the header \(width)"
+                    reason = "the row has \(record.fields.count) fields where the header has \(width)"
                 } else if let (lonIndex, latIndex) = reverse {
                     let (lonText, latText) = (record.fields[lonIndex].trimmingCharacters(in: .whitespaces),
                                               record.fields[latIndex].trimmingCharacters(in: .whitespaces))
@@ -86,7 +86,7 @@ extension AddressGeocoder {
                     reason = "the address is empty"
                 } else {
                     match = geocoder.geocode(record.fields[addressIndex])
-                    if match == nil { reason = "names no standard address of the district, or contradicts itself" }
+                    if match == nil { reason = "names no standard address of the district or contradicts itself" }
                 }
                 if let m = match {
                     fields += [m.code, m.level.rawValue, String(m.confidence), m.record.fullAddress,

@@ -119,7 +119,7 @@ public struct GeocodingProcess: OGCProcess {
             switch work {
             case .forward(let texts):
                 return ["matches": .array(texts.map { text in
-                    answer(.string(text), geocoder.geocode(text), unmatched: "names no standard address of the district, or contradicts itself")
+                    answer(.string(text), geocoder.geocode(text), unmatched: "names no standard address of the district or contradicts itself")
                 })]
             case .reverse(let points):
                 return ["matches": .array(points.map { p in
