@@ -139,7 +139,14 @@ public struct GeocodingProcess: OGCProcess {
                     let result = try await work.value
                     return ["csv": .string(result.csv), "rows": .integer(Int64(result.rows)), "matched": .integer(Int64(result.matched))]
                 } catch let e as ImportError {
-                    throw ProcessInputError("csv", e.description)
+                    // A column missing from the header is the fault of the input that named it.
+                    let input: String = switch batch {
+                    case .address(let column) where e.field == column: "column"
+                    case .point(let lon, _) where e.field == lon: "lonColumn"
+                    case .point(_, let lat) where e.field == lat: "latColumn"
+                    default: "csv"
+                    }
+                    throw ProcessInputError(input, e.description)
                 } catch {
                     work.cancel()
                     throw error
