@@ -7,7 +7,7 @@
 #   Benchmarks/run.sh flood       2D surface kernel vs landlab and itzi (cell-steps/s, 1 and 2 threads)
 #   Benchmarks/run.sh drainage    1D engine vs SWMM 5.2.4 on the same .inp files
 #   Benchmarks/run.sh network     nearest-N, one-to-many, isochrones vs pgRouting on a 100,000-edge network
-#   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s)
+#   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s); single-address GET /geocode p50 vs http.server + sqlite LIKE
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
 #   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
 #   Benchmarks/run.sh sensing     SensorThings CreateObservations ingest (obs/s) and last-day read p50, SpatiaLite and PostGIS

@@ -60,6 +60,7 @@ public final class CityTwinServer: Sendable {
         router.add(middleware: RequestLimitMiddleware(limits: options.limits))
         router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations))
         let threshold = options.compressionThreshold
+        let baseURL = options.baseURL
         for op in operations {
             let declared = op.queryParameterNames
             let handler = op.handler
@@ -67,7 +68,9 @@ public final class CityTwinServer: Sendable {
             router.on(RouterPath(op.path), method: op.method) { request, context in
                 let query = try QueryParameters(request.uri.query)
                 if checksParameters { try query.requireDeclared(declared) }
-                let representation = try await handler(request, context, query)
+                // HTML pages built below speak the caller's language (Rendering/PageLanguage.swift).
+                let page = try PageRequest(request, query, baseURL: baseURL)
+                let representation = try await PageRequest.$current.withValue(page) { try await handler(request, context, query) }
                 return representation.response(for: request, compressionThreshold: threshold)
             }
         }

@@ -18,7 +18,10 @@ final class LayerDirectory: @unchecked Sendable {
         for info in list { infos[info.definition.id] = info }
     }
 
-    /// The layer `caller` may read, or `collection-not-found` (a hidden layer looks missing).
+    /// The layer `caller` may read; `collection-not-found` for a missing or secret layer (a
+    /// secret layer looks missing), and for a layer whose existence is public but which the
+    /// caller may not read, the refusal saying who may (`AccessPolicy.readRefusal`: 401 for an
+    /// anonymous caller, who needs a token).
     func layer(_ id: String, for caller: Caller) async throws -> LayerInfo {
         var info = cached(id)
         // On a miss, the cheap definition lookup first: only a layer that exists (created while
@@ -27,19 +30,20 @@ final class LayerDirectory: @unchecked Sendable {
             remember(try await store.layers(for: .admin))
             info = cached(id)
         }
-        guard let info, AccessPolicy.canRead(info.definition, caller) else {
-            throw Problem(.collectionNotFound, "no collection '\(id)'")
-        }
+        guard let info else { throw Problem(.collectionNotFound, "no collection '\(id)'") }
+        if let refusal = AccessPolicy.readRefusal(info.definition, caller, reading: "this collection") { throw refusal }
         return info
     }
 
     /// The definition of a layer `caller` may read, straight from the store (no extent or count
-    /// scan), or `collection-not-found`.
+    /// scan); else the refusal or `collection-not-found`, as `layer(_:for:)`.
     func definition(_ id: String, for caller: Caller) async throws -> LayerDefinition {
-        guard let definition = try await store.layerDefinition(id, for: caller) else {
-            throw Problem(.collectionNotFound, "no collection '\(id)'")
+        if let definition = try await store.layerDefinition(id, for: caller) { return definition }
+        if let hidden = try await store.layerDefinition(id, for: .admin),
+           let refusal = AccessPolicy.readRefusal(hidden, caller, reading: "this collection") {
+            throw refusal
         }
-        return definition
+        throw Problem(.collectionNotFound, "no collection '\(id)'")
     }
 
     private func cached(_ id: String) -> LayerInfo? {

@@ -1,11 +1,11 @@
 import ArgumentParser
-import CityModel
 import Foundation
 import GeoCore
-import TwinStore
+import Scenarios
 
 /// `citytwin geocode FILE.csv`: batch forward (address column) or reverse (lon/lat columns)
-/// geocoding against the store's standard addresses, writing the CSV with the match appended.
+/// geocoding against the store's standard addresses, writing the CSV with the match and, for a
+/// row without one, the reason appended: the `geocoding` process run through `ProcessRunner`.
 struct GeocodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "geocode",
@@ -32,32 +32,37 @@ struct GeocodeCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: "Output CSV (default: standard output).")
     var output: String?
 
+    /// The `geocoding` process's inputs for this command.
+    func inputs(_ text: String) -> [String: JSONValue] {
+        var inputs: [String: JSONValue] = ["csv": .string(text)]
+        if reverse {
+            inputs["reverse"] = true
+            inputs["lonColumn"] = .string(lonColumn)
+            inputs["latColumn"] = .string(latColumn)
+        } else {
+            inputs["column"] = .string(column)
+        }
+        return inputs
+    }
+
     func run() async throws {
         guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
             throw CommandFailure("cannot read \(file) as UTF-8 text")
         }
-        let location = try StoreLocation(store)
-        let featureStore = try await location.openExisting()
-        let loading = ProgressBar("loading addresses")
-        var features: [Feature] = []
-        for try await f in featureStore.stream(layer: "addresses", FeatureQuery(limit: FeatureQuery.maximumLimit), by: .admin) {
-            features.append(f)
-            if features.count % 5000 == 0 { loading.update(WorkProgress(stage: "", completed: Double(features.count), total: nil, unit: "addresses")) }
-        }
-        loading.finish(WorkProgress(stage: "", completed: Double(features.count), total: nil, unit: "addresses"))
-        guard !features.isEmpty else { throw CommandFailure("the store has no standard addresses (layer addresses is empty)") }
-        let geocoder = try AddressGeocoder(features: features)
+        // The API's `geocoding` process, through the one runner (ProcessRunner): same checks, same answer.
         let bar = ProgressBar("geocoding \(URL(fileURLWithPath: file).lastPathComponent)")
         let started = Date()
-        let input: AddressGeocoder.BatchInput = reverse ? .point(lonColumn: lonColumn, latColumn: latColumn) : .address(column: column)
-        let result = try geocoder.geocodeCSV(text, file: file, input: input) { bar.update($0) }
+        let result = try await ProcessRunner(store: store).run("geocoding", inputs(text), progress: bar.progress)
+        guard let csv = result["csv"]?.stringValue, let rows = result["rows"]?.integerValue, let matched = result["matched"]?.integerValue else {
+            throw CommandFailure("the geocoding process answered without a table")
+        }
         let seconds = Date().timeIntervalSince(started)
-        bar.finish(WorkProgress(stage: "", completed: Double(result.rows), total: Double(result.rows), unit: "rows"),
-                   note: "\(result.matched) matched, \(Int(Double(result.rows) / max(seconds, 1e-9))) addresses/s")
+        bar.finish(WorkProgress(stage: "", completed: Double(rows), total: Double(rows), unit: "rows"),
+                   note: "\(matched) matched, \(Int(Double(rows) / max(seconds, 1e-9))) addresses/s (including loading the addresses)")
         if let output {
-            try Data(result.csv.utf8).write(to: URL(fileURLWithPath: output))
+            try Data(csv.utf8).write(to: URL(fileURLWithPath: output))
         } else {
-            FileHandle.standardOutput.write(Data(result.csv.utf8))
+            FileHandle.standardOutput.write(Data(csv.utf8))
         }
     }
 }

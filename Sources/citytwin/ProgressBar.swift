@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import Scenarios
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -9,10 +10,11 @@ import Darwin
 /// The CLI's one progress display, on stderr, of the one progress report (`WorkProgress`): a
 /// redrawn bar when stderr is a terminal, otherwise a plain line at most every `interval` seconds
 /// (so logs stay readable).
-final class ProgressBar {
+final class ProgressBar: @unchecked Sendable {
     private let label: String
     private let isTerminal: Bool
     private let interval: TimeInterval
+    private let lock = NSLock()
     private var lastDraw = Date.distantPast
 
     /// - Parameters:
@@ -28,10 +30,16 @@ final class ProgressBar {
     /// count, and the stage.
     func update(_ progress: WorkProgress) {
         let now = Date()
-        guard now.timeIntervalSince(lastDraw) >= (isTerminal ? 0.1 : interval) else { return }
-        lastDraw = now
-        draw(progress, note: "")
+        let due = lock.withLock {
+            guard now.timeIntervalSince(lastDraw) >= (isTerminal ? 0.1 : interval) else { return false }
+            lastDraw = now
+            return true
+        }
+        if due { draw(progress, note: "") }
     }
+
+    /// This bar as the progress of a process run through `ProcessRunner`.
+    var progress: JobProgress { JobProgress { [self] report in update(report) } }
 
     /// Draws the final state, with `note` (a summary) after it, and ends the line.
     func finish(_ progress: WorkProgress, note: String = "") {

@@ -33,6 +33,29 @@ struct GeocoderBatchTests {
         #expect(result.matched == matched && matched > texts.count / 2)
     }
 
+    @Test("a broken row says why (line and reason) and the rows around it still answer; output rows keep the header's width")
+    func brokenRows() throws {
+        let geocoder = try districtGeocoder.get()
+        let door = try #require(geocoder.records.first { $0.level == .doorPlate && $0.inUse })
+        let csv = "id,address\n1,\(door.fullAddress)\n2, \n3,\(door.fullAddress),extra\n4,\"\(door.fullAddress)\n5,\(door.fullAddress)\n"
+        let result = try geocoder.geocodeCSV(csv, file: "broken.csv", input: .address(column: "address"))
+        #expect(result.rows == 5 && result.matched == 2)
+        var rows = CSVRows(text: result.csv)
+        let header = try #require(try rows.next())
+        var answered: [[String]] = []
+        while let row = try rows.next() { answered.append(row) }
+        #expect(answered.count == 5 && answered.allSatisfy { $0.count == header.count })
+        let reason = try #require(header.firstIndex(of: "reason"))
+        #expect(answered.map { $0[reason] } == ["", "line 3: the address is empty", "line 4: the row has 3 fields where the header has 2",
+                                                 "line 5: a quoted field is never closed", ""])
+        #expect(answered[0][2] == door.code && answered[4][2] == door.code && answered[4][0] == "5")
+        // Reverse rows: a coordinate that is not a number is named.
+        let points = try geocoder.geocodeCSV("lon,lat\n\(door.position.x),\(door.position.y)\n114.8,north\n", file: "points.csv",
+                                             input: .point(lonColumn: "lon", latColumn: "lat"))
+        #expect(points.rows == 2 && points.matched == 1)
+        #expect(points.csv.contains("line 3: lat 'north' is not a latitude in degrees"))
+    }
+
     @Test("an empty batch (header only) gives the header back")
     func headerOnly() throws {
         let result = try districtGeocoder.get().geocodeCSV("address\n", file: "empty.csv", input: .address(column: "address"))

@@ -35,6 +35,11 @@ struct CommandProcessTests {
 
     /// Runs `citytwin` with `arguments` plus `--store`; its standard output as JSON.
     static func command(_ arguments: [String], store path: String) async throws -> JSONValue {
+        try JSONDecoder().decode(JSONValue.self, from: try await output(arguments, store: path))
+    }
+
+    /// Runs `citytwin` with `arguments` plus `--store`; its standard output.
+    static func output(_ arguments: [String], store path: String) async throws -> Data {
         let process = Process()
         process.executableURL = try executable
         process.arguments = arguments + ["--store", path]
@@ -49,7 +54,7 @@ struct CommandProcessTests {
         guard process.terminationStatus == 0 else {
             throw GeometryError(.invalidArgument, "citytwin \(arguments.joined(separator: " ")) failed: \(message)")
         }
-        return try JSONDecoder().decode(JSONValue.self, from: data)
+        return data
     }
 
     /// The process's answer (output `member`, or the whole result), through the JSON text the CLI prints.
@@ -162,6 +167,44 @@ struct CommandProcessTests {
         let evaluation = try await Self.command(["signal", "evaluate", "--intersection", "SI-006", "--period", "17:00-18:00", "--json"], store: path)
         #expect(evaluation["plan_id"] == "SP-SI-006-ALL")
         #expect(evaluation == (try await Self.process("signal-evaluate", ["intersection": "SI-006", "period": "17:00-18:00"], store: store)))
+    }
+
+    @Test("geocode FILE.csv = geocoding with csv (forward and reverse), broken and unmatched rows answered with their reason")
+    func geocode() async throws {
+        let (store, path, district) = try await Self.built.value
+        let addresses = district[layer: "addresses"].filter { $0.properties["level"] == "门牌" }.prefix(3)
+        let texts = addresses.compactMap { $0.properties["full_address"]?.stringValue }
+        #expect(texts.count == 3)
+        let csv = "id,address\n1,\(texts[0])\n2,\n3,火星大道99号\n4,\(texts[1]),extra\n5,\"\(texts[2])\n6,\(texts[2])\n"
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-\(UUID().uuidString).csv")
+        try Data(csv.utf8).write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let cli = String(decoding: try await Self.output(["geocode", file.path], store: path), as: UTF8.self)
+        let api = try await Self.process("geocoding", ["csv": .string(csv), "column": "address"], store: store)
+        #expect(cli == api["csv"]?.stringValue)
+        #expect(api["rows"] == 6 && api["matched"] == 2)
+        let lines = cli.split(separator: "\n").map(String.init)
+        #expect(lines[0] == "id,address,address_code,match_level,confidence,matched_address,lon,lat,reason")
+        #expect(lines[1].hasPrefix("1,\(texts[0]),") && lines[1].hasSuffix(","), "a match has no reason: \(lines[1])")
+        #expect(lines[2].hasSuffix("line 3: the address is empty"))
+        #expect(lines[3].hasSuffix("line 4: names no standard address of the district or contradicts itself"))
+        #expect(lines[4].hasSuffix("line 5: the row has 3 fields where the header has 2"))
+        #expect(lines[5].hasSuffix("line 6: a quoted field is never closed"))
+        #expect(lines[6].hasPrefix("6,\(texts[2]),") && lines[6].hasSuffix(","), "the row after a broken one still answers: \(lines[6])")
+
+        guard case .point(let door)? = addresses.first?.geometry, let point = door.position else {
+            Issue.record("a door plate address is a point"); return
+        }
+        let points = "name,lon,lat\na,\(point.x),\(point.y)\nb,east,30.8\n"
+        let pointsFile = FileManager.default.temporaryDirectory.appendingPathComponent("reverse-\(UUID().uuidString).csv")
+        try Data(points.utf8).write(to: pointsFile)
+        defer { try? FileManager.default.removeItem(at: pointsFile) }
+        let reverse = String(decoding: try await Self.output(["geocode", pointsFile.path, "--reverse"], store: path), as: UTF8.self)
+        let reverseAPI = try await Self.process("geocoding", ["csv": .string(points), "reverse": true, "lonColumn": "lon", "latColumn": "lat"],
+                                                store: store)
+        #expect(reverse == reverseAPI["csv"]?.stringValue)
+        #expect(reverseAPI["matched"] == 1)
+        #expect(reverse.contains("line 3: lon 'east' is not a longitude in degrees"))
     }
 
     @Test("a bad input fails the command with the process's own error, naming the input")

@@ -56,7 +56,9 @@ struct GeocodingProcessTests {
         #expect(await named([:]) == "addresses")
         #expect(await named(["addresses": []]) == "addresses")
         #expect(await named(["points": [[514.8, 30.84]]]) == "points")
-        #expect(await named(["csv": "name,address\na,b\n", "column": "地址"]) == "csv")
+        #expect(await named(["csv": "name,address\na,b\n", "column": "地址"]) == "column")
+        #expect(await named(["csv": "name,x,y\na,1,2\n", "reverse": true, "lonColumn": "x", "latColumn": "纬度"]) == "latColumn")
+        #expect(await named(["csv": "\"name,address\n"]) == "csv")
         do {
             _ = try await Self.run(["addresses": ["邾城七路26号"]], caller: .anonymous)
             Issue.record("anonymous callers may not read the standard addresses")

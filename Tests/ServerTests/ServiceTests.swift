@@ -52,7 +52,7 @@ struct ServiceTests {
             let items = doc["paths"]?["/collections/{collectionId}/items"]?["get"]?["parameters"]?.arrayValue ?? []
             let names = Set(items.compactMap { $0["$ref"]?.stringValue }.compactMap { Self.resolve($0, in: doc)?["name"]?.stringValue })
             #expect(names == ["collectionId", "limit", "bbox", "bbox-crs", "crs", "datetime", "filter", "filter-lang", "filter-crs",
-                              "properties", "sortby", "cursor", "f", "asOf"])
+                              "properties", "sortby", "cursor", "f", "asOf", "lang"])
             let html = try await client.get("/api.html")
             #expect(html.contentType == "text/html; charset=utf-8")
             #expect(html.text.contains("/collections/{collectionId}/items"))

@@ -92,6 +92,28 @@ struct StoreAccessTests {
         #expect(try await store.count(layer: "shelters", probe, by: Fixtures.fire) == 1)
     }
 
+    /// A cache's change-feed walk (`changes(to:since:by:)`) ends at the feed's end even when the
+    /// last events are on layers the caller may not read, so the next walk does not read them again.
+    @Test(arguments: StoreBackend.available)
+    func cacheWalksPassHiddenEvents(backend: StoreBackend) async throws {
+        let store = try await Self.seeded(backend)
+        let end = try await store.latestChange()
+        let first = try await store.changes(to: ["shelters"], since: 0, by: .anonymous)
+        #expect(first.touched && first.latest == end, "the wells event is the last one; anonymous callers do not see it")
+        let again = try await store.changes(to: ["shelters"], since: first.latest, by: .anonymous)
+        #expect(!again.touched && again.latest == end)
+        try await store.insert(layer: "wells", features: [
+            Feature(id: .string("w2"), geometry: .point(x: 114.1, y: 30.31), properties: ["depth_m": 20]),
+        ], by: Fixtures.water, at: nil)
+        let hidden = try await store.changes(to: ["shelters"], since: end, by: .anonymous)
+        let endNow = try await store.latestChange()
+        #expect(!hidden.touched && hidden.latest == endNow && hidden.latest > end)
+        try await store.insert(layer: "shelters", features: [Fixtures.shelter("s3", 114.32, 30.52, name: "南湖", phone: "13700000000", manager: "赵六")],
+                               by: Fixtures.emergency, at: nil)
+        let seen = try await store.changes(to: ["shelters"], since: hidden.latest, by: .anonymous)
+        #expect(seen.touched && seen.latest > hidden.latest)
+    }
+
     @Test(arguments: StoreBackend.available)
     func negativeListedAndNotSharedLayersAreInvisible(backend: StoreBackend) async throws {
         let store = try await Self.seeded(backend)

@@ -34,7 +34,7 @@ public actor AddressGeocoders {
                 return cached.geocoder
             }
         }
-        let sequence = try await store.changes(to: [], since: 0, by: caller).latest
+        let sequence = try await store.latestChange()  // before the build: a change during it is seen next time
         let geocoder = try await Self.build(store, caller)
         cache[key] = (geocoder, sequence)
         return geocoder

@@ -12,8 +12,9 @@ import TwinStore
 /// or `csv` (CSV text with a header; `column` names the address column, or `reverse` with
 /// `lonColumn`/`latColumn`); `maximumDistance` (reverse, metres, default 500). Outputs: `matches`
 /// (per input in order: its input, `matched`, and the match or the reason) or, for `csv`, the
-/// table with `address_code, match_level, confidence, matched_address, lon, lat` appended
-/// (`csv`), its `rows` and how many `matched`.
+/// table with `address_code, match_level, confidence, matched_address, lon, lat, reason` appended
+/// (`csv`; every row answered: a broken or unmatched row says why in `reason`, and the other rows
+/// still answer), its `rows` and how many `matched`.
 public struct GeocodingProcess: OGCProcess {
     public let id = "geocoding"
     public let version = "1.0.0"
@@ -32,7 +33,7 @@ public struct GeocodingProcess: OGCProcess {
                                           schema: ["type": "array", "items": ["type": "string"], "maxItems": .integer(Int64(Self.maximumItems))], minOccurs: 0),
             "points": ProcessParameter(title: "Points", description: "[longitude, latitude] pairs or GeoJSON Points in CRS84 to reverse geocode, at most 10,000.",
                                        schema: ["type": "array", "maxItems": .integer(Int64(Self.maximumItems))], minOccurs: 0),
-            "csv": ProcessParameter(title: "CSV table", description: "A CSV text (UTF-8, header row) to geocode row by row.",
+            "csv": ProcessParameter(title: "CSV table", description: "A CSV text (UTF-8, header row) to geocode row by row; broken rows are answered with their reason, the others still match.",
                                     schema: ["type": "string", "contentMediaType": "text/csv"], minOccurs: 0),
             "column": ProcessParameter(title: "Address column", description: "The CSV column holding the address text (default address).",
                                        schema: ["type": "string", "default": "address"], minOccurs: 0),
@@ -49,7 +50,7 @@ public struct GeocodingProcess: OGCProcess {
         [
             "matches": ProcessParameter(title: "Matches", description: "Per input, in order: input, matched, address_code, match_level, confidence, matched_address, lon, lat (distance_m for reverse), or reason.",
                                         schema: ["type": "array"]),
-            "csv": ProcessParameter(title: "Geocoded table", description: "The CSV with the match columns appended (csv input only).",
+            "csv": ProcessParameter(title: "Geocoded table", description: "The CSV with the match columns and a reason (why a row has no match, naming its line) appended (csv input only).",
                                     schema: ["type": "string", "contentMediaType": "text/csv"]),
             "rows": ProcessParameter(title: "Rows", description: "Rows of the CSV answered (csv input only).", schema: ["type": "integer"]),
             "matched": ProcessParameter(title: "Rows matched", description: "Rows with a match (csv input only).", schema: ["type": "integer"]),
@@ -118,7 +119,7 @@ public struct GeocodingProcess: OGCProcess {
             switch work {
             case .forward(let texts):
                 return ["matches": .array(texts.map { text in
-                    answer(.string(text), geocoder.geocode(text), unmatched: "names no standard address of the district, or contradicts itself")
+                    answer(.string(text), geocoder.geocode(text), unmatched: "names no standard address of the district or contradicts itself")
                 })]
             case .reverse(let points):
                 return ["matches": .array(points.map { p in
@@ -126,11 +127,29 @@ public struct GeocodingProcess: OGCProcess {
                            unmatched: "no door plate or building within \(Int(distance)) m")
                 })]
             case .table(let text, let batch):
+                // The batch matches on all cores in waves; its reports between waves reach the job
+                // (or the CLI's bar) through a stream, as the kernel itself does not wait on them.
+                let (reports, sink) = AsyncStream.makeStream(of: WorkProgress.self, bufferingPolicy: .bufferingNewest(1))
+                let work = Task {
+                    defer { sink.finish() }
+                    return try geocoder.geocodeCSV(text, file: "csv", input: batch, maximumDistance: distance, wave: 2048) { sink.yield($0) }
+                }
                 do {
-                    let result = try geocoder.geocodeCSV(text, file: "csv", input: batch)
+                    for await report in reports { try await progress.report(report) }
+                    let result = try await work.value
                     return ["csv": .string(result.csv), "rows": .integer(Int64(result.rows)), "matched": .integer(Int64(result.matched))]
                 } catch let e as ImportError {
-                    throw ProcessInputError("csv", e.description)
+                    // A column missing from the header is the fault of the input that named it.
+                    let input: String = switch batch {
+                    case .address(let column) where e.field == column: "column"
+                    case .point(let lon, _) where e.field == lon: "lonColumn"
+                    case .point(_, let lat) where e.field == lat: "latColumn"
+                    default: "csv"
+                    }
+                    throw ProcessInputError(input, e.description)
+                } catch {
+                    work.cancel()
+                    throw error
                 }
             }
         }

@@ -136,6 +136,7 @@ extension CityTwinServer {
             ],
             "OpenAPI": ["type": "object"],
             "HTML": ["type": "string"],
+            "CSVText": ["type": "string", "contentMediaType": "text/csv"],
             "PrometheusText": ["type": "string"],
         ]
     }()

@@ -28,7 +28,9 @@ extension CityTwinServer {
                     "jobs": .array(jobs.map(statusInfo)),
                     "links": .array(selfAndAlternate("/jobs", query: query, format: format, jsonType: MediaTypeName.json)),
                 ]
-                return render(doc, title: "Jobs", format: format)
+                var answer = format == .html ? Representation.html(jobsPage(jobs, links: doc["links"]?.arrayValue ?? [])) : .json(doc)
+                answer.headers[.cacheControl] = "no-cache"  // jobs move on; a copy is checked before use
+                return answer
             },
             APIOperation(
                 id: "getStatus", method: .get, path: "/jobs/{jobId}", summary: "The status of a job, with its progress in percent.",
@@ -37,7 +39,10 @@ extension CityTwinServer {
             ) { [self] request, context, query in
                 let format = try OutputFormat.negotiate(query, request)
                 let job = try await visibleJob(context)
-                return render(statusInfo(job), title: "Job \(job.id)", format: format)
+                let doc = statusInfo(job)
+                var answer = format == .html ? Representation.html(jobPage(job, document: doc)) : .json(doc)
+                answer.headers[.cacheControl] = "no-cache"
+                return answer
             },
             APIOperation(
                 id: "getResult", method: .get, path: "/jobs/{jobId}/results", summary: "The results of a successful job: output id to value.",

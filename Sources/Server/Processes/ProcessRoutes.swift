@@ -36,7 +36,8 @@ extension CityTwinServer {
                     "processes": .array(processes.processes.map { processSummary($0) }),
                     "links": .array(selfAndAlternate("/processes", query: query, format: format, jsonType: MediaTypeName.json)),
                 ]
-                return render(doc, title: "Processes", format: format)
+                guard format == .html else { return .json(doc) }
+                return .html(processesPage(links: doc["links"]?.arrayValue ?? []))
             },
             APIOperation(
                 id: "getProcessDescription", method: .get, path: "/processes/{processId}",

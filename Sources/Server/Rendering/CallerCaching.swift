@@ -14,10 +14,12 @@ import Hummingbird
 enum CallerCaching {
     /// The request headers a response varies on.
     static let vary = "Accept, Accept-Encoding, Authorization"
+    /// The headers an HTML page varies on: also `Accept-Language` (`PageLanguage`).
+    static let pageVary = vary + ", Accept-Language"
 
     /// Sets `Vary` and, for a request with credentials, makes `Cache-Control` private.
-    static func apply(to headers: inout HTTPFields, for request: Request) {
-        headers[.vary] = vary
+    static func apply(to headers: inout HTTPFields, for request: Request, page: Bool = false) {
+        headers[.vary] = page ? pageVary : vary
         guard request.headers[.authorization] != nil else { return }
         headers[.cacheControl] = privateControl(headers[.cacheControl])
     }

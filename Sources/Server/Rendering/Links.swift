@@ -19,18 +19,19 @@ extension CityTwinServer {
         return format == .json ? [jsonLink("self"), htmlLink("alternate")] : [htmlLink("self"), jsonLink("alternate")]
     }
 
-    /// A JSON document in the negotiated format: as is, or as an HTML page with its links
-    /// first and the rest of its members in tables.
-    func render(_ document: JSONValue, title: String, format: OutputFormat, mediaType: String = MediaTypeName.json,
-                extraHTML: String = "") -> Representation {
+    /// A JSON document in the negotiated format: as is, or as an HTML page (`english` its
+    /// title on English pages) with `extraHTML` first, then its links and the rest of its
+    /// members in tables.
+    func render(_ document: JSONValue, title: String, english: String? = nil, format: OutputFormat,
+                mediaType: String = MediaTypeName.json, extraHTML: String = "") -> Representation {
         switch format {
         case .json:
             return .json(document, mediaType: mediaType)
         case .html:
-            var page = HTMLPage(title: title)
-            if let d = document["description"]?.stringValue { page.paragraph(d) }
-            page.links(document["links"]?.arrayValue ?? [])
+            var page = HTMLPage(title: title, english: english)
+            if let d = document["description"]?.stringValue { page.paragraph(d, class: "lead") }
             page.raw(extraHTML)
+            page.links(document["links"]?.arrayValue ?? [])
             var rest = document.objectValue ?? [:]
             rest["links"] = nil
             rest["description"] = nil

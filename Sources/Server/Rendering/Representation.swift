@@ -37,7 +37,7 @@ struct Representation: Sendable {
     /// larger than `threshold` bytes; cache headers by who asks (`CallerCaching`).
     func response(for request: Request, compressionThreshold: Int) -> Response {
         var headers = self.headers
-        CallerCaching.apply(to: &headers, for: request)
+        CallerCaching.apply(to: &headers, for: request, page: mediaType == MediaTypeName.html)
         if status == .noContent {
             // 204: no body, so no content headers (RFC 9110 §15.3.5).
             return Response(status: status, headers: headers, body: .init())

@@ -23,6 +23,24 @@ struct APIOperation: Sendable {
     var acceptsQueryables = false
     let handler: Handler
 
+    /// An operation; one with an HTML representation (it takes `f`) also takes `lang`, the
+    /// language of its pages (`PageLanguage`).
+    init(id: String, method: HTTPRequest.Method, path: String, summary: String, tag: String, parameters: [APIParameter],
+         responses: [APIResponse], requestBody: APIRequestBody? = nil, acceptsQueryables: Bool = false,
+         handler: @escaping Handler) {
+        self.id = id
+        self.method = method
+        self.path = path
+        self.summary = summary
+        self.tag = tag
+        let pages = parameters.contains { $0.name == "f" } && !parameters.contains { $0.name == "lang" }
+        self.parameters = pages ? parameters + [.lang] : parameters
+        self.responses = responses
+        self.requestBody = requestBody
+        self.acceptsQueryables = acceptsQueryables
+        self.handler = handler
+    }
+
     /// Names of the query parameters the operation accepts; any other one is a 400.
     var queryParameterNames: Set<String> {
         Set(parameters.filter { $0.location == .query }.map(\.name))

@@ -22,25 +22,17 @@ extension CityTwinServer {
                     "collections": .array(visible.map(collectionDocument)),
                     "crs": .array(CRSParameter.advertised.map { .string($0.uri) }),
                 ]
-                var html = ""
-                if format == .html {
-                    html = "<table><tr><th>id</th><th>标题</th><th>Title</th><th>类别</th><th>责任方</th><th>features</th></tr>"
-                    for info in visible {
-                        let d = info.definition
-                        let href = HTMLPage.escape("/collections/\(d.id)?f=html")
-                        html += "<tr><td><a href=\"\(href)\">\(HTMLPage.escape(d.id))</a></td><td>\(HTMLPage.escape(d.title.zh))</td>"
-                            + "<td>\(HTMLPage.escape(d.title.en))</td><td>\(HTMLPage.escape(d.category.rawValue))</td>"
-                            + "<td>\(HTMLPage.escape(d.owner))</td><td>\(info.count)</td></tr>"
-                    }
-                    html += "</table>"
-                }
-                let page: JSONValue = format == .html ? ["links": doc["links"] ?? []] : doc
-                return render(page, title: "Collections 图层", format: format, extraHTML: html)
+                guard format == .html else { return .json(doc) }
+                // Layers whose existence is public (shared, conditional) but which the caller may not
+                // read are listed as needing a token; secret ones (not shared, negative list) never appear.
+                let needToken = all.filter { !AccessPolicy.canRead($0.definition, context.caller) && !AccessPolicy.isSecret($0.definition) }
+                return .html(collectionsPage(visible: visible, needToken: needToken, links: doc["links"]?.arrayValue ?? []))
             },
             APIOperation(
                 id: "describeCollection", method: .get, path: "/collections/{collectionId}", summary: "One collection: extent, CRSs, links to its items.",
                 tag: "Data", parameters: [.collectionID, .f],
                 responses: [.ok("The collection.", [(MediaTypeName.json, "Collection"), ("text/html", "HTML")]),
+                            .problem(401, "The collection is shared with departments only: send a bearer token (an HTML page says so when HTML is asked for)."),
                             .problem(404, "No such collection (or not visible to the caller).")] + common
             ) { [self] request, context, query in
                 let format = try OutputFormat.negotiate(query, request)
@@ -52,7 +44,8 @@ extension CityTwinServer {
                                         + itemLinks(info.definition) + rasterLinks(id))
                     doc = .object(o)
                 }
-                return render(doc, title: "\(info.definition.title.zh) \(info.definition.title.en)", format: format)
+                guard format == .html else { return .json(doc) }
+                return .html(collectionPage(info, document: doc))
             },
         ] + queryablesOperations
     }

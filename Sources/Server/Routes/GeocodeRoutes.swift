@@ -38,6 +38,41 @@ extension CityTwinServer {
                 }
                 return .json(match.json(input: [.number(lon), .number(lat)]))
             },
+            APIOperation(
+                id: "geocodeTable", method: .post, path: "/geocode",
+                summary: "A CSV table (the body, UTF-8 with a header row) geocoded row by row: the table comes back with address_code, match_level, confidence, matched_address, lon, lat and reason appended. A broken or unmatched row says why in reason; the other rows still answer. The geocoding process's csv input, as an upload.",
+                tag: "Service",
+                parameters: [APIParameter("column", "The column holding the address text (forward; default address).", schema: ["type": "string"]),
+                             APIParameter("reverse", "true: the rows are points (lonColumn, latColumn, CRS84) to reverse geocode.",
+                                          schema: ["type": "boolean", "default": false]),
+                             APIParameter("lonColumn", "Longitude column for reverse (default lon).", schema: ["type": "string"]),
+                             APIParameter("latColumn", "Latitude column for reverse (default lat).", schema: ["type": "string"])],
+                responses: [.ok("The table with the match columns and the reason appended.", [("text/csv", "CSVText")]),
+                            .problem(413, "The body is larger than the server accepts (--max-body-bytes).")] + APIResponse.standardProblems,
+                requestBody: APIRequestBody(description: "A CSV table, UTF-8, header row first.", content: [("text/csv", "CSVText")])
+            ) { [self] request, context, query in
+                let bytes = try await FeatureBody.bytes(request, accepted: ["text/csv"], maximumBytes: context.maxUploadSize)
+                guard let text = String(validating: bytes, as: UTF8.self) else {
+                    throw Problem(.invalidBody, "the CSV body is not UTF-8 text", position: "$")
+                }
+                var inputs: [String: JSONValue] = ["csv": .string(text)]
+                switch query["reverse"]?.lowercased() {
+                case nil, "false": if let column = query["column"] { inputs["column"] = .string(column) }
+                case "true":
+                    inputs["reverse"] = true
+                    if let lon = query["lonColumn"] { inputs["lonColumn"] = .string(lon) }
+                    if let lat = query["latColumn"] { inputs["latColumn"] = .string(lat) }
+                default: throw Problem.invalid("reverse", "must be true or false")
+                }
+                // The geocoding process answers, as for POST /processes/geocoding/execution with these inputs.
+                guard let process = processes["geocoding"] else { throw Problem(.notFound, "this server offers no geocoding process") }
+                try await processes.validate(inputs, for: process, store: store, caller: context.caller)
+                let result = try await processes.execute(process, inputs, store: store, caller: context.caller)
+                guard let csv = result["csv"]?.stringValue else { throw Problem(.internalError, "the geocoding process answered without a table") }
+                var headers = HTTPFields()
+                headers[.contentDisposition] = "inline; filename=\"geocoded.csv\""
+                return Representation(mediaType: "text/csv; charset=utf-8; header=present", body: Array(csv.utf8), headers: headers)
+            },
         ]
     }
 }

@@ -6,7 +6,7 @@ import TwinStore
 extension CityTwinServer {
     /// The declared parameters of `getFeatures`; any other one must be a simple queryable.
     static let featuresParameters: [APIParameter] = [
-        .collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .filter, .filterLang, .filterCRS, .properties, .sortby, .cursor, .itemsFormat, .asOf,
+        .collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .filter, .filterLang, .filterCRS, .properties, .sortby, .cursor, .itemsFormat, .asOf, .lang,
     ]
 
     /// `/collections/{collectionId}/items` and `/collections/{collectionId}/items/{featureId}`
@@ -22,6 +22,7 @@ extension CityTwinServer {
                 responses: [.ok("A page of features; with f=csv or f=gpkg the whole selection as a download (webmap: CollectionDownload.swift).",
                                 [(MediaTypeName.geoJSON, "FeatureCollection"), ("text/html", "HTML"),
                                  ("text/csv", "HTML"), (DownloadFormat.geoPackageMediaType, "VectorTile")]),
+                            .problem(401, "The collection is shared with departments only: send a bearer token."),
                             .problem(404, "No such collection (or not visible to the caller).")] + common,
                 acceptsQueryables: true
             ) { [self] request, context, query in
@@ -32,6 +33,7 @@ extension CityTwinServer {
                 summary: "One feature.", tag: "Data",
                 parameters: [.collectionID, .featureID, .crs, .f, .asOf],
                 responses: [.ok("The feature, with a strong ETag for If-Match.", [(MediaTypeName.geoJSON, "Feature"), ("text/html", "HTML")]),
+                            .problem(401, "The collection is shared with departments only: send a bearer token."),
                             .problem(404, "No such collection or feature.")] + common
             ) { [self] request, context, query in
                 try await feature(request, context, query)
@@ -80,12 +82,9 @@ extension CityTwinServer {
             body.append(UInt8(ascii: "}"))
             return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
         case .html:
-            var page = HTMLPage(title: "\(info.definition.title.zh) \(info.definition.title.en)")
-            page.paragraph("\(features.count) features in this page" + (numberMatched.map { " of \($0) matched" } ?? "")
-                           + "; coordinates in \(items.projection.target.uri).")
-            page.links(links)
-            page.raw(featureTable(features, collection: id, writeOptions: items.projection.writeOptions))
-            var representation = Representation.html(page.text)
+            let page = itemsPage(info, features: features, numberMatched: numberMatched, crs: items.projection.target.uri,
+                                 query: query, links: links)
+            var representation = Representation.html(page)
             representation.headers = headers
             return representation
         }
@@ -120,12 +119,8 @@ extension CityTwinServer {
             body.append(UInt8(ascii: "}"))
             return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
         case .html:
-            var page = HTMLPage(title: "\(layer.title.zh) · \(fid)")
-            page.links(links)
-            page.value(.object(feature.properties))
             let geometry = feature.geometry.map { String(decoding: GeoJSON.encode($0, options: projection.writeOptions), as: UTF8.self) } ?? "null"
-            page.raw("<h2>geometry</h2><pre>\(HTMLPage.escape(geometry))</pre>")
-            var representation = Representation.html(page.text)
+            var representation = Representation.html(itemPage(layer, id: fid, feature: feature, geometry: geometry, links: links))
             representation.headers = headers
             return representation
         }
@@ -142,18 +137,4 @@ extension CityTwinServer {
 
     /// The `Content-Crs` header of OGC API Features Part 2.
     var contentCRS: HTTPFields.Element.Name { HTTPFields.Element.Name("Content-Crs")! }
-
-    /// Items as an HTML table: id (linked), one column per property, geometry type.
-    private func featureTable(_ features: [Feature], collection: String, writeOptions: GeoJSONWriteOptions) -> String {
-        let columns = Set(features.flatMap { $0.properties.keys }).sorted()
-        var s = "<table><tr><th>id</th>" + columns.map { "<th>\(HTMLPage.escape($0))</th>" }.joined() + "<th>geometry</th></tr>"
-        for f in features {
-            let id = f.id?.description ?? ""
-            let href = HTMLPage.escape("/collections/\(collection)/items/\(QueryParameters.escape(id))?f=html")
-            s += "<tr><td><a href=\"\(href)\">\(HTMLPage.escape(id))</a></td>"
-            for c in columns { s += "<td>" + (f.properties[c].map(HTMLPage.render) ?? "") + "</td>" }
-            s += "<td>\(HTMLPage.escape(f.geometry?.type.rawValue ?? "—"))</td></tr>"
-        }
-        return s + "</table>"
-    }
 }

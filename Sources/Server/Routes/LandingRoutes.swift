@@ -51,6 +51,8 @@ extension CityTwinServer {
                          title: "Vector tilesets of the whole map"),
                     link("/tileMatrixSets", rel: "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes",
                          type: MediaTypeName.json, title: "Tile matrix sets"),
+                    link("/processes", rel: "http://www.opengis.net/def/rel/ogc/1.0/processes", type: MediaTypeName.json, title: "Processes"),
+                    link("/jobs", rel: "http://www.opengis.net/def/rel/ogc/1.0/job-list", type: MediaTypeName.json, title: "Jobs"),
                     link("/map", rel: "related", type: "text/html", title: "Web map (一张图)"),
                 ]
                 let doc: JSONValue = [
@@ -58,7 +60,22 @@ extension CityTwinServer {
                     "description": "OGC API Features for the layers of the city's one map (一张图): features in CGCS2000, served in CRS84 or any EPSG CRS.",
                     "links": .array(links),
                 ]
-                return render(doc, title: "CityTwin 城市数字孪生", format: format)
+                guard format == .html else { return render(doc, title: "CityTwin 城市数字孪生", format: format) }
+                var page = HTMLPage(title: "CityTwin 城市数字孪生", english: "CityTwin city digital twin")
+                page.paragraph(page.tr("城市“一张图”的开放接口：图层要素（OGC API Features，CGCS2000 存储，可按 CRS84 或任意 EPSG 坐标系输出）、矢量瓦片、分析处理服务与任务。",
+                                       "The open API of the city's one map (一张图): layer features (OGC API Features, stored in CGCS2000, served in CRS84 or any EPSG CRS), vector tiles, analysis processes and their jobs."),
+                               class: "lead")
+                page.cards([
+                    ("/collections?f=html", page.tr("图层", "Collections"), page.tr("城市一张图的全部图层：要素、属性、下载（CSV、GeoPackage）。", "Every layer of the one map: features, attributes, downloads (CSV, GeoPackage).")),
+                    ("/map", page.tr("一张图", "Map"), page.tr("在网页地图上浏览、查询和分析图层。", "Browse, search and analyse the layers on the web map.")),
+                    ("/processes?f=html", page.tr("处理服务", "Processes"), page.tr("最近资源、服务区、淹没分析、地理编码等分析，经 OGC API Processes 运行。", "Nearest resources, service areas, flood and hazard analyses, geocoding: run through OGC API Processes.")),
+                    ("/jobs?f=html", page.tr("任务", "Jobs"), page.tr("异步运行的分析及其进度和结果。", "Analyses running asynchronously, their progress and results.")),
+                    ("/api.html", page.tr("API 文档", "API documentation"), page.tr("每个操作及其参数。", "Every operation and its parameters.")),
+                    ("/api", page.tr("API 定义 (OpenAPI 3.0)", "API definition (OpenAPI 3.0)"), page.tr("供客户端生成代码的机器可读定义。", "The machine-readable definition for client generators.")),
+                    ("/conformance?f=html", page.tr("符合性", "Conformance"), page.tr("本服务实现的 OGC 标准符合性类。", "The OGC conformance classes this server implements.")),
+                ])
+                page.links(links)
+                return .html(page.text)
             },
             APIOperation(
                 id: "getConformanceDeclaration", method: .get, path: "/conformance", summary: "The conformance classes the server implements.",
@@ -70,7 +87,7 @@ extension CityTwinServer {
                     "conformsTo": .array(Self.conformance.map(JSONValue.string)),
                     "links": .array(selfAndAlternate("/conformance", query: query, format: format, jsonType: MediaTypeName.json)),
                 ]
-                return render(doc, title: "Conformance", format: format)
+                return render(doc, title: "符合性声明", english: "Conformance", format: format)
             },
             APIOperation(
                 id: "getAPIDefinition", method: .get, path: "/api", summary: "This API definition (OpenAPI 3.0, self-contained).",
@@ -85,7 +102,7 @@ extension CityTwinServer {
             },
             APIOperation(
                 id: "getAPIDocumentation", method: .get, path: "/api.html", summary: "The operations of this API as an HTML page.",
-                tag: "Capabilities", parameters: [],
+                tag: "Capabilities", parameters: [.lang],
                 responses: [.ok("The API documentation.", [("text/html", "HTML")])] + common
             ) { [self] _, _, _ in
                 .html(openAPIPage)

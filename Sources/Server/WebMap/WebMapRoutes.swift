@@ -21,6 +21,7 @@ extension CityTwinServer {
                             .problem(404, "No such file, or MapLibre GL JS is not installed.")] + common
             ) { [self] _, context, _ in
                 let name = try pathParameter(context, "file")
+                if name == PageStyle.fileName { return PageStyle.representation }  // the HTML pages' stylesheet
                 guard let mediaType = MapLibreAssets.served[name] else {
                     throw Problem(.notFound, "no static file '\(name)'; served: \(MapLibreAssets.served.keys.sorted().joined(separator: ", "))")
                 }
