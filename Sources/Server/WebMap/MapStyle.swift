@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import TwinStore
 
 /// Who the web map is drawn for: the default set of layers shown differs for the public, an

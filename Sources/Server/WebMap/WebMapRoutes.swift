@@ -1,3 +1,4 @@
+import GeoCore
 import Hummingbird
 import TwinStore
 
