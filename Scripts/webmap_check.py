@@ -123,8 +123,11 @@ def evaluate(expr, wait=False):
 def wait_for(expr, what, seconds=60):
     deadline = time.time() + seconds
     while time.time() < deadline:
-        if evaluate(expr):
-            return
+        try:
+            if evaluate(expr):
+                return
+        except RuntimeError:
+            pass  # the page is still loading (no document yet)
         time.sleep(0.3)
     status = evaluate("document.getElementById('status').textContent")
     fail(f"{what} within {seconds} s (page status: {status!r})")
@@ -198,8 +201,8 @@ def hex_rgb(h):
 
 
 def count_colour(image, box, rgb, tolerance=3):
-    _, _, rows = image
-    x0, y0, x1, y1 = box
+    w, h, rows = image
+    x0, y0, x1, y1 = max(box[0], 0), max(box[1], 0), min(box[2], w), min(box[3], h)
     n = 0
     for y in range(y0, y1):
         row = rows[y]
@@ -255,6 +258,7 @@ legend = evaluate("(() => { const out = []; let title = ''; for (const n of docu
 classes = [(label, colour) for title, label, colour in legend if "积水深度" in title and " m" in label]
 if len(classes) < 4:
     fail(f"the legend has {len(classes)} flood depth classes: {legend}")
+evaluate("document.getElementById('legend-h').scrollIntoView({block: 'start'})")
 image = screenshot("webmap.png")
 map_box = rect("#map")
 legend_box = rect("#legend")
@@ -294,6 +298,7 @@ wait_for("['done', 'failed'].includes(document.documentElement.dataset.analysis)
 items = evaluate("[...document.querySelectorAll('#analysis-list li.result')].map((li) => li.textContent)")
 if evaluate("document.documentElement.dataset.analysis") != "done" or not items:
     fail(f"nearest resources from a click gave no result list: {items}")
+evaluate("document.getElementById('analysis').scrollIntoView({block: 'center'})")
 redraw_idle("m.triggerRepaint()")
 routes = evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['ct-results-route']}).length")
 screenshot("webmap-nearest.png")

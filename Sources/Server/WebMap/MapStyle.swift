@@ -103,9 +103,10 @@ struct MapStyle {
         let id = d.id
         if id == "land_use" { return 0 }
         if id == "subcatchments" { return 5 }
+        // Flood depth under the permanent water, so lakes and rivers stay blue.
+        if id.hasPrefix("flood_") && id.hasSuffix("_depth") { return 8 }
         if ["lakes", "reservoirs", "drainage_storage"].contains(id) { return 10 }
         if id == "rivers" { return 11 }
-        if id.hasPrefix("flood_") && id.hasSuffix("_depth") { return 20 }
         if id == "parking_lots" { return 25 }
         if id == "buildings" { return 30 }
         if id.hasPrefix("flood_") && id.hasSuffix("_buildings") { return 31 }
@@ -268,7 +269,9 @@ struct MapStyle {
             return ([layer(d, "line", "line", paint: ["line-color": "#389e0d", "line-width": 1, "line-dasharray": [3, 2]])], [])
         case "admin_divisions":
             return ([layer(d, "line", "line", paint: ["line-color": "#8c6bb1", "line-width": 2, "line-dasharray": [4, 2, 1, 2]])],
-                    [text(d, "label", field: "name", size: 14, color: "#54278f", minzoom: 10)])
+                    // Only communities are labelled: a district's or street's polygon is cut by every
+                    // tile, and its name would repeat in each.
+                    [text(d, "label", field: "name", size: 13, color: "#54278f", minzoom: 12, filter: ["==", ["get", "level"], "社区/村"])])
         case "buildings":
             return ([layer(d, "fill", "fill", paint: ["fill-color": "#dcd4ca", "fill-outline-color": "#a99d8f"], minzoom: 14)],
                     [text(d, "label", field: "name", size: 11, color: "#5c5146", minzoom: 17)])
