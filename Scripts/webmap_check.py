@@ -306,6 +306,17 @@ print(f"webmap_check: a click ran nearest-resources: {len(items)} results listed
 if not routes:
     fail("the nearest-resources routes are not drawn")
 
+# Language: English on the switch, Chinese again after.
+evaluate("document.getElementById('lang').click()")
+if evaluate("document.documentElement.lang") != "en" or evaluate("document.getElementById('legend-h').textContent") != "Legend":
+    fail("the English switch did not change the page's language")
+evaluate("document.getElementById('lang').click()")
+if evaluate("document.documentElement.lang") != "zh-CN":
+    fail("the page did not switch back to Chinese")
+if not evaluate("document.getElementById('signin').hidden && getComputedStyle(document.getElementById('signin')).display === 'none'"):
+    fail("the sign-in form is still shown after signing in")
+print("webmap_check: English on the switch and back to Chinese; the sign-in form hidden once signed in")
+
 # 5. Console and network.
 call("Runtime.evaluate", expression="1")  # drain pending events
 outside = [u for u in requests if not (u.startswith(server + "/") or u.startswith("data:") or u.startswith("blob:"))]

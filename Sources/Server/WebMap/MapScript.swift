@@ -305,7 +305,7 @@ enum MapScript {
           const drawn = [origin];
           feats.forEach((f, i) => {
             const color = RANK[i % RANK.length];
-            drawn.push({type: "Feature", geometry: f.geometry, properties: {kind: "route", color}});
+            drawn.splice(1, 0, {type: "Feature", geometry: f.geometry, properties: {kind: "route", color}});  // the fastest drawn on top
             const p = f.properties;
             listItem({rank: p.rank, color, title: p.name || p.resource_id, meta: p.minutes.toFixed(1) + " " + t("minutes") + " · " + (p.metres / 1000).toFixed(2) + " " + t("km")}, () => fitFeature(f));
           });

@@ -2,6 +2,7 @@
 /// their backgrounds; focus is always visible.
 enum MapSheet {
     static let source = #"""
+    [hidden]{display:none!important}
     :root{--ink:#1f1f1f;--muted:#4a4a4a;--line:#d6d3cc;--accent:#0b57d0;--accent-ink:#ffffff;--panel:#fbfaf7;--danger:#a8071a}
     html,body{margin:0;height:100%;font-family:"WenQuanYi Micro Hei","Noto Sans CJK SC","Microsoft YaHei","PingFang SC",system-ui,sans-serif;font-size:14px;color:var(--ink)}
     #map{position:absolute;left:320px;right:0;top:0;bottom:0}
