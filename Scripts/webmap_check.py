@@ -306,6 +306,18 @@ print(f"webmap_check: a click ran nearest-resources: {len(items)} results listed
 if not routes:
     fail("the nearest-resources routes are not drawn")
 
+# Digits and Latin letters come from the server's glyph ranges (ideographs from the browser's
+# font): a label of both is placed and drawn.
+evaluate("(() => { const m = window.citytwin.map, c = m.getCenter();"
+         " m.addSource('probe', {type: 'geojson', data: {type: 'Point', coordinates: [c.lng, c.lat]}});"
+         " m.addLayer({id: 'probe', type: 'symbol', source: 'probe', layout: {'text-field': 'CityTwin 2026 A-F 积水',"
+         " 'text-font': ['wqy-microhei'], 'text-size': 16, 'text-allow-overlap': true}}); })()")
+redraw_idle("m.triggerRepaint()")
+if not evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['probe']}).length"):
+    fail("a label of digits and Latin letters was not placed (glyph ranges from /fonts/)")
+evaluate("(() => { const m = window.citytwin.map; m.removeLayer('probe'); m.removeSource('probe'); })()")
+print("webmap_check: digits and Latin letters drawn from the served glyph ranges")
+
 # Language: English on the switch, Chinese again after.
 evaluate("document.getElementById('lang').click()")
 if evaluate("document.documentElement.lang") != "en" or evaluate("document.getElementById('legend-h').textContent") != "Legend":

@@ -320,8 +320,10 @@ struct MapStyle {
         case "iot_devices": return point(d, color: Self.match("status", [("在线", "#722ed1"), ("离线", "#8c8c8c")], otherwise: "#722ed1"), radius: 3.5, minzoom: 15)
         case "signal_plans":
             let colors = d.style?["colors"]?.objectValue?.sorted { $0.key < $1.key }.compactMap { k, v in v.stringValue.map { (k, $0) } }
-            return point(d, color: Self.match("los", colors ?? Self.los, otherwise: "#8c8c8c"), radius: 7, stroke: "#262626",
-                         extra: ["citytwin:legendTitle": "服务水平（LOS）", "citytwin:labels": Self.losLabels(colors ?? Self.los)])
+            let (drawn, _) = point(d, color: Self.match("los", colors ?? Self.los, otherwise: "#8c8c8c"), radius: 7, stroke: "#262626",
+                                   extra: ["citytwin:legendTitle": "服务水平（LOS）", "citytwin:labels": Self.losLabels(colors ?? Self.los)])
+            // The grade's letter in the circle (glyphs from /fonts/).
+            return (drawn, [text(d, "label", field: "los", size: 11, color: "#1f1f1f", minzoom: 14)])
         case "signalized_intersections": return point(d, color: "#faad14", radius: 5, minzoom: 13, stroke: "#614700")
         case "parking_berths":
             // Availability from the berth detectors: free, occupied, or unknown (no reading).
