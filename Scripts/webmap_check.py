@@ -315,6 +315,9 @@ evaluate("(() => { const m = window.citytwin.map, c = m.getCenter();"
 redraw_idle("m.triggerRepaint()")
 if not evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['probe']}).length"):
     fail("a label of digits and Latin letters was not placed (glyph ranges from /fonts/)")
+# A street-level view with the probe: road names, buildings, points (webmap-detail.png).
+redraw_idle("m.jumpTo({zoom: 16.5})")
+screenshot("webmap-detail.png")
 evaluate("(() => { const m = window.citytwin.map; m.removeLayer('probe'); m.removeSource('probe'); })()")
 print("webmap_check: digits and Latin letters drawn from the served glyph ranges")
 

@@ -251,6 +251,7 @@ enum MapScript {
     // ---- Analyses through the Processes API ----------------------------------------------
     const RANK = ["#d7191c", "#fdae61", "#2c7bb6", "#1a9641", "#7b3294"];
     const AREA = ["#1a9850", "#fee08b", "#f46d43", "#a50026"];
+    const BREAKS = [2, 5, 10];   // service-area minutes (a district town: minutes, not quarter hours)
     const results = {data: {type: "FeatureCollection", features: []}, legend: []};
     function restoreResults() {
       if (map.getSource("ct-results")) return;
@@ -312,13 +313,13 @@ enum MapScript {
           drawResults(drawn, feats.map((f, i) => ({label: f.properties.rank + ". " + (f.properties.name || f.properties.resource_id), color: RANK[i % RANK.length], shape: "line"})));
           if (!feats.length) listItem({title: t("noResult")});
         } else if (which === "service") {
-          const out = await execute("service-area", {origin: here, breaks: [5, 10, 15]});
+          const out = await execute("service-area", {origin: here, breaks: BREAKS});
           const feats = ((out.areas && out.areas.features) || []).slice().sort((a, b) => b.properties.minutes - a.properties.minutes);
-          const drawn = feats.map((f) => ({type: "Feature", geometry: f.geometry, properties: {kind: "area", color: AREA[[5, 10, 15].indexOf(f.properties.minutes)] || AREA[3]}}));
+          const drawn = feats.map((f) => ({type: "Feature", geometry: f.geometry, properties: {kind: "area", color: AREA[BREAKS.indexOf(f.properties.minutes)] || AREA[3]}}));
           drawn.push(origin);
           const legend = [];
           for (const f of feats.slice().reverse()) {
-            const color = AREA[[5, 10, 15].indexOf(f.properties.minutes)] || AREA[3];
+            const color = AREA[BREAKS.indexOf(f.properties.minutes)] || AREA[3];
             legend.push({label: f.properties.minutes + " " + t("minutes"), color, shape: "fill"});
             listItem({title: f.properties.minutes + " " + t("minutes"), meta: ((f.properties.reached_metres || 0) / 1000).toFixed(1) + " " + t("km")}, () => fitFeature(f));
           }
@@ -330,10 +331,12 @@ enum MapScript {
           const out = await execute("hazard-overlay", {hazardLayer: depth, property: "min_depth_m", minimum: 0.15, origin: here});
           drawResults([origin], []);
           const inside = out.inside || {};
+          const titleOf = (id) => { const c = collections().find((x) => x.id === id); return c ? layerTitle(c.meta) : id; };
           for (const [k, v] of Object.entries(inside)) {
-            if (v && typeof v === "object" && "count" in v) listItem({title: t("inside") + " · " + k, meta: String(v.count)});
+            if (v && typeof v === "object" && "count" in v) listItem({title: t("inside") + " · " + titleOf(k), meta: String(v.count)});
           }
-          if (out.closures) listItem({title: t("closures"), meta: (out.closures.count ?? "") + " · " + ((out.closures.length_m || out.closures.metres || 0) / 1000).toFixed(2) + " " + t("km")});
+          if (typeof inside.population === "number") listItem({title: t("inside") + " · " + (lang === "en" ? "population (estimate)" : "人口（估算）"), meta: String(Math.round(inside.population))});
+          if (out.closures) listItem({title: t("closures"), meta: (out.closures.pieces ?? 0) + " · " + ((out.closures.metres || 0) / 1000).toFixed(2) + " " + t("km")});
           const closed = out.access_closed || [];
           for (const r of (Array.isArray(closed) ? closed : [])) listItem({title: t("cutOff") + " · " + (r.name || r.id), meta: (r.layer || "") + " " + (r.road || "")});
         }
@@ -360,7 +363,7 @@ enum MapScript {
       try {
         const r = await fetch("/processes/flood-scenario/execution", {method: "POST",
           headers: Object.assign({"Content-Type": "application/json", Accept: "application/json", Prefer: "respond-async"}, auth()),
-          body: JSON.stringify({inputs: {scenario: "p50-waterlogging", durationScale: 0.05, demCoarsening: 5}})});
+          body: JSON.stringify({inputs: {scenario: "p50-waterlogging", durationScale: 0.02, demCoarsening: 10}})});
         const job = await r.json();
         if (!r.ok) throw new Error(job.detail || r.statusText);
         const id = job.jobID;
