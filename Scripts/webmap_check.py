@@ -306,6 +306,19 @@ print(f"webmap_check: a click ran nearest-resources: {len(items)} results listed
 if not routes:
     fail("the nearest-resources routes are not drawn")
 
+# A service area (isochrones) from a click: translucent fills, listed, in the legend.
+evaluate("document.documentElement.dataset.analysis = ''; document.querySelector('input[name=tool][value=service]').click()")
+for kind in ("mousePressed", "mouseReleased"):
+    call("Input.dispatchMouseEvent", type=kind, x=cx, y=cy, button="left", clickCount=1)
+wait_for("['done', 'failed'].includes(document.documentElement.dataset.analysis)", "the service-area analysis did not finish")
+areas = evaluate("[...document.querySelectorAll('#analysis-list li.result')].map((li) => li.textContent)")
+redraw_idle("m.triggerRepaint()")
+filled = evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['ct-results-area']}).length")
+screenshot("webmap-service.png")
+if evaluate("document.documentElement.dataset.analysis") != "done" or len(areas) < 2 or not filled:
+    fail(f"a service area from a click was not listed and drawn: {areas}, {filled} areas drawn")
+print(f"webmap_check: a click ran service-area: {areas} listed, {filled} area pieces drawn")
+
 # Digits and Latin letters come from the server's glyph ranges (ideographs from the browser's
 # font): a label of both is placed and drawn.
 evaluate("(() => { const m = window.citytwin.map, c = m.getCenter();"

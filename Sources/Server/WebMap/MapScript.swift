@@ -256,8 +256,10 @@ enum MapScript {
     function restoreResults() {
       if (map.getSource("ct-results")) return;
       map.addSource("ct-results", {type: "geojson", data: results.data});
+      // Service areas under the labels (names stay readable); routes and points on top.
+      const firstText = (map.getStyle().layers.find((l) => l.type === "symbol") || {}).id;
       map.addLayer({id: "ct-results-area", type: "fill", source: "ct-results", filter: ["==", ["get", "kind"], "area"],
-                    paint: {"fill-color": ["get", "color"], "fill-opacity": 0.3, "fill-outline-color": ["get", "color"]}});
+                    paint: {"fill-color": ["get", "color"], "fill-opacity": 0.3, "fill-outline-color": ["get", "color"]}}, firstText);
       map.addLayer({id: "ct-results-route", type: "line", source: "ct-results", filter: ["==", ["get", "kind"], "route"],
                     layout: {"line-cap": "round", "line-join": "round"}, paint: {"line-color": ["get", "color"], "line-width": 5, "line-opacity": 0.9}});
       map.addLayer({id: "ct-results-point", type: "circle", source: "ct-results", filter: ["==", ["get", "kind"], "point"],
