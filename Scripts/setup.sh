@@ -8,11 +8,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# fonts-wqy-microhei: the web map's label glyphs are cut from it (Scripts/make_glyphs.py, below).
 runtime_pkgs=(libgeos-dev libproj-dev proj-data libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config
-              python3-venv)
+              python3-venv fonts-wqy-microhei)
 # python3-qgis + qgis-providers: QGIS as an OAPIF and vector-tile client (Tests/Clients/test_qgis.py), ~190 MB.
 # nginx-light: the load balancer of Scripts/cluster.sh (Tests/ServerTests/ClusterTests.swift).
-test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin libclang-rt-14-dev chromium fonts-wqy-microhei
+test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin libclang-rt-14-dev chromium
            python3-qgis qgis-providers nginx-light)
 
 want=("${runtime_pkgs[@]}")
@@ -40,6 +41,15 @@ if [[ ! -f $stamp || "$(cat $stamp)" != "$want_sum" ]]; then
   .venv/bin/pip install -q --upgrade pip >/dev/null
   .venv/bin/pip install -q -r Scripts/requirements.txt
   echo "$want_sum" > $stamp
+fi
+
+# The web map's label glyphs (SDF ranges for /fonts/, ~2 MB, a few seconds), remade when the
+# generator changes.
+glyph_stamp=.venv/share/citytwin/glyphs/.make_glyphs.sha256
+glyph_sum=$(sha256sum Scripts/make_glyphs.py | cut -d' ' -f1)
+if [[ ! -f $glyph_stamp || "$(cat $glyph_stamp)" != "$glyph_sum" ]]; then
+  .venv/bin/python Scripts/make_glyphs.py --out .venv/share/citytwin/glyphs
+  echo "$glyph_sum" > $glyph_stamp
 fi
 
 # Test-only Python clients (GDAL is a Debian package above): pytest, OWSLib, mapbox-vector-tile,

@@ -23,7 +23,7 @@ if [[ $status -ne 0 ]]; then echo "test: swift test failed ($status); transcript
 # mapbox-vector-tile, OWSLib, schemathesis (no 5xx).
 Scripts/client_tests.sh || { echo "test: client tests failed"; exit 1; }
 
-# The web map in headless Chromium: tiles requested and drawn (screenshot in artifacts/webmap.png).
+# The web map in headless Chromium: labels, legend, flood depth classes by pixel, sign-in without reload, analyses from clicks (screenshots in artifacts/).
 Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
 
 # Every command the README shows, run against a freshly built sample district.

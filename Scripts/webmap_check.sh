@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# End-to-end check of the web map: builds the sample district into a temporary store, starts
-# `citytwin serve`, loads http://127.0.0.1:PORT/map in headless Chromium (Debian `chromium`) until
-# the map is idle, takes a screenshot, and checks that
-#   1. MapLibre GL JS came from the server (/static/maplibre-gl.js 200), never a CDN;
-#   2. vector tiles were requested and served (server log: /tiles/WebMercatorQuad/z/y/x with 200);
-#   3. the screenshot is not blank (pixel colours vary: decoded with Python's zlib, no PIL);
-#   4. a GeoPackage download opens in GDAL (`ogrinfo`) with the expected feature count.
-# The screenshot is kept at artifacts/webmap.png (git-ignored). Exits non-zero on any failure.
+# End-to-end check of the web map: builds the sample district into a temporary store, runs a
+# quick flood scenario on it (result layers to draw), starts `citytwin serve`, and drives headless
+# Chromium (Debian `chromium`) through /map with Scripts/webmap_check.py, which checks
+#   1. the anonymous map loads and goes idle without the (department-only) flood results;
+#   2. signing in with a department token through the page (no reload) makes the flood depth
+#      layer appear; at least four depth classes are drawn, found by their legend colours in
+#      the map's pixels; the legend shows them; labels are drawn (pixels of the text layers);
+#   3. a click on the map with the nearest-resources tool lists the resources and draws routes;
+#   4. no console error and no request beyond the server (no CDN);
+# and here: MapLibre GL JS and the glyphs came from the server; vector tiles were served; the map
+# area is not blank; a GeoPackage download opens in GDAL (`ogrinfo`) with the expected count.
+# Screenshots are kept in artifacts/ (git-ignored): webmap.png (the flood, signed in),
+# webmap-public.png, webmap-nearest.png. Exits non-zero on any failure.
 #
-#   Scripts/webmap_check.sh            (needs: swift build, chromium, gdal-bin, .venv with maplibre)
+#   Scripts/webmap_check.sh            (needs: swift build, chromium, gdal-bin, .venv with maplibre and fonttools)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -30,9 +35,19 @@ cleanup() {
 }
 trap cleanup EXIT
 
+if [[ ! -f .venv/share/citytwin/glyphs/wqy-microhei/0-255.pbf ]]; then
+  .venv/bin/python Scripts/make_glyphs.py --out .venv/share/citytwin/glyphs || fail "the map's glyphs could not be made"
+fi
+
 echo "webmap_check: building the district into $work/city.sqlite"
 "$bin" district build --store "$work/city.sqlite" --layers Layers >"$work/district.log" 2>&1 \
   || { tail -20 "$work/district.log"; fail "district build failed"; }
+# A quick flood scenario (2 % of the storm, 100 m cells; under a minute): result layers flood_p50_waterlogging_*.
+"$bin" simulate flood --store "$work/city.sqlite" --scenario Models/scenarios/p50-waterlogging.json \
+  --duration-scale 0.02 --dem-coarsening 10 >"$work/flood.log" 2>&1 \
+  || { tail -20 "$work/flood.log"; fail "the flood scenario failed"; }
+token=$("$bin" token create --store "$work/city.sqlite" --department 应急管理局 --role viewer --expires 1h 2>"$work/token.log") \
+  || { cat "$work/token.log"; fail "no token"; }
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 "$bin" serve --store "$work/city.sqlite" --layers Layers --port "$port" --address-rate 0 >"$work/server.log" 2>&1 &
@@ -46,81 +61,21 @@ curl -sf "http://127.0.0.1:$port/health" >/dev/null || fail "the server did not 
 echo "webmap_check: serving on port $port"
 
 mkdir -p artifacts
-rm -f artifacts/webmap.png
-# Headless Chromium driven over the DevTools protocol (Python stdlib, no puppeteer): load /map,
-# wait until the map is idle (every tile loaded and drawn), take the screenshot. SwiftShader
-# gives WebGL without a GPU. (`--screenshot --virtual-time-budget` is not used: virtual time
-# runs ahead of the Web Workers that decode tiles, so the shot can come before any drawing.)
+rm -f artifacts/webmap.png artifacts/webmap-public.png artifacts/webmap-nearest.png
+# Headless Chromium driven over the DevTools protocol (Scripts/webmap_check.py, stdlib only).
+# SwiftShader gives WebGL without a GPU. (`--screenshot --virtual-time-budget` is not used:
+# virtual time runs ahead of the Web Workers that decode tiles.)
 devtools=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
 chromium --headless --no-sandbox --disable-gpu --use-angle=swiftshader --enable-unsafe-swiftshader \
   --hide-scrollbars --no-first-run --disable-extensions --user-data-dir="$work/chromium" --enable-logging=stderr \
-  --window-size=1200,800 --remote-debugging-port="$devtools" about:blank >"$work/chromium.log" 2>&1 &
+  --window-size=1280,860 --remote-debugging-port="$devtools" about:blank >"$work/chromium.log" 2>&1 &
 chromium_pid=$!
-cat >"$work/cdp.py" <<'CDP'
-# Drives headless Chromium over the DevTools protocol (stdlib only): open URL, wait until the
-# map reports idle (every tile loaded and drawn), save a screenshot. Usage: cdp.py DEVTOOLS_PORT URL OUT.PNG
-import base64, json, os, socket, struct, sys, time, urllib.request
-port, url, out = int(sys.argv[1]), sys.argv[2], sys.argv[3]
-for _ in range(100):
-    try:
-        pages = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list")); break
-    except OSError: time.sleep(0.2)
-else: sys.exit("webmap_check: Chromium's DevTools endpoint did not answer")
-ws_url = next(p["webSocketDebuggerUrl"] for p in pages if p["type"] == "page")
-path = ws_url.split(f":{port}", 1)[1]
-sock = socket.create_connection(("127.0.0.1", port))
-key = base64.b64encode(os.urandom(16)).decode()
-sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
-buf = b""
-while b"\r\n\r\n" not in buf: buf += sock.recv(4096)
-assert b" 101 " in buf.split(b"\r\n", 1)[0], buf[:200]
-buf = buf.split(b"\r\n\r\n", 1)[1]
-def recv_exact(n):
-    global buf
-    while len(buf) < n:
-        chunk = sock.recv(1 << 20)
-        if not chunk: raise EOFError
-        buf += chunk
-    data, buf = buf[:n], buf[n:]; return data
-def recv_message():
-    payload = b""
-    while True:
-        b0, b1 = recv_exact(2); n = b1 & 0x7F
-        if n == 126: n = struct.unpack(">H", recv_exact(2))[0]
-        elif n == 127: n = struct.unpack(">Q", recv_exact(8))[0]
-        payload += recv_exact(n)
-        if b0 & 0x80: return payload
-next_id = 0
-def call(method, **params):
-    global next_id
-    next_id += 1
-    data = json.dumps({"id": next_id, "method": method, "params": params}).encode()
-    mask = os.urandom(4); header = bytes([0x81])
-    header += bytes([0x80 | len(data)]) if len(data) < 126 else bytes([0x80 | 126]) + struct.pack(">H", len(data))
-    sock.sendall(header + mask + bytes(b ^ mask[i % 4] for i, b in enumerate(data)))
-    while True:
-        m = json.loads(recv_message())
-        if m.get("id") == next_id:
-            if "error" in m: raise RuntimeError(f"{method}: {m['error']}")
-            return m["result"]
-def evaluate(expr): return call("Runtime.evaluate", expression=expr, returnByValue=True)["result"].get("value")
-call("Page.navigate", url=url)
-deadline, idle = time.time() + 60, False
-while time.time() < deadline:
-    if evaluate("document.documentElement.dataset.mapIdle === 'true'"): idle = True; break
-    time.sleep(0.5)
-status = evaluate("(document.getElementById('status') || {}).textContent || ''")
-png = base64.b64decode(call("Page.captureScreenshot", format="png")["data"])
-open(out, "wb").write(png)
-if status: print(f"webmap_check: page status: {status}")
-if not idle: sys.exit("webmap_check: the map never became idle (tiles not all loaded and drawn) within 60 s")
-print("webmap_check: the map is idle (every tile loaded and drawn)")
-CDP
 set +e
-python3 "$work/cdp.py" "$devtools" "http://127.0.0.1:$port/map" "$PWD/artifacts/webmap.png"
+python3 Scripts/webmap_check.py "$devtools" "http://127.0.0.1:$port" "$token" "$PWD/artifacts"
 shot_status=$?
 set -e
 kill "$chromium_pid" 2>/dev/null || true; wait "$chromium_pid" 2>/dev/null || true
+chromium_pid=""
 [[ -s artifacts/webmap.png ]] || { tail -20 "$work/chromium.log"; fail "no screenshot written"; }
 
 grep -q 'path=/static/maplibre-gl.js .*status=200' "$work/server.log" \
@@ -132,11 +87,11 @@ if [[ $tiles -eq 0 ]]; then
   grep -o 'CONSOLE.*map error.*' "$work/chromium.log" | head -5 || true
   fail "no vector tile was served (MapLibre's errors above, if any)"
 fi
-grep -q 'path=/collections .*status=200' "$work/server.log" || fail "the layer tree did not load /collections"
+grep -q 'path=/fonts/wqy-microhei/0-255.pbf .*status=200' "$work/server.log" || fail "the label glyphs were not served"
 echo "webmap_check: $tiles vector tiles served"
 if [[ $shot_status -ne 0 ]]; then
   grep -o 'CONSOLE.*map error.*' "$work/chromium.log" | head -5 || true
-  fail "the map did not finish drawing (MapLibre's errors above, if any)"
+  fail "the map check failed (MapLibre's errors above, if any)"
 fi
 
 # The screenshot: decode the PNG (8-bit RGB/RGBA, non-interlaced, as Chromium writes) with zlib

@@ -2,8 +2,9 @@ import Foundation
 import GeoCore
 import Hummingbird
 import HummingbirdTesting
-import Server
+@testable import Server
 import Testing
+import TwinStore
 
 /// The web map at `/map` and MapLibre GL JS served from `/static/` (the PyPI `maplibre`
 /// package's files, never a CDN). Scripts/webmap_check.sh drives headless Chromium over the
@@ -17,15 +18,144 @@ import Testing
             let page = r.text
             #expect(page.contains("<script src=\"/static/maplibre-gl.js\"></script>"))
             #expect(page.contains("<link rel=\"stylesheet\" href=\"/static/maplibre-gl.css\">"))
-            #expect(page.contains("style: \"/tiles/WebMercatorQuad/style.json\""))
-            #expect(page.contains("/collections/addresses/items?"))
+            #expect(page.contains("<script src=\"/static/map.js\"></script>"))
+            #expect(page.contains("<link rel=\"stylesheet\" href=\"/static/map.css\">"))
+            #expect(page.contains("<html lang=\"zh-CN\">"))
+            // Every control has a label or a text (keyboard and screen-reader reachable).
+            #expect(page.contains("<label for=\"token\"") && page.contains("<label for=\"q\""))
             // No external network: every src/href is a local path.
             for attribute in ["src=\"", "href=\""] {
                 for piece in page.components(separatedBy: attribute).dropFirst() {
-                    #expect(piece.hasPrefix("/"), "\(attribute)\(piece.prefix(40))")
+                    // A server path, an in-page anchor, or the empty data: icon (no favicon request).
+                    #expect(piece.hasPrefix("/") || piece.hasPrefix("#") || piece.hasPrefix("data:,\""), "\(attribute)\(piece.prefix(40))")
                 }
             }
             #expect(!page.contains("http://") && !page.contains("https://") && !page.contains("//unpkg") && !page.contains("cdn"))
+        }
+    }
+
+    @Test func theMapScriptUsesTheCallersStyleAndKeepsTheTokenForTheSession() async throws {
+        try await ServerFixture.withAPI { client in
+            let r = try await client.get("/static/map.js")
+            #expect(r.status == .ok)
+            #expect(r.contentType == "text/javascript; charset=utf-8")
+            let js = r.text
+            #expect(js.contains("style: \"/tiles/WebMercatorQuad/style.json\""))
+            #expect(js.contains("sessionStorage.setItem(TOKEN_KEY, token)"))
+            #expect(!js.contains("localStorage.setItem(TOKEN_KEY"), "the token must not outlive the browser session")
+            #expect(js.contains("map.setStyle(\"/tiles/WebMercatorQuad/style.json\", {diff: false})"), "sign-in refetches style and tiles without a reload")
+            for piece in ["/processes/\" + process + \"/execution", "\"nearest-resources\"", "\"service-area\"", "\"hazard-overlay\"",
+                          "/geocode?q=", "/whoami", "/queryables", "Prefer: \"respond-async\"", "f=\" + format + \"&bbox="] {
+                #expect(js.contains(piece), "\(piece)")
+            }
+            #expect(!js.contains("innerHTML"), "feature text goes in with textContent only")
+            #expect(!js.contains("http://"))
+            #expect(!js.contains("https://"))
+            let css = try await client.get("/static/map.css")
+            #expect(css.status == .ok)
+            #expect(css.contentType == "text/css; charset=utf-8")
+            #expect(css.text.contains(":focus-visible"))
+        }
+    }
+
+    @Test func theStyleDrawsEachLayerAsDesignedWithLabelsAndRoleDefaults() async throws {
+        let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Layers").standardizedFileURL
+        let catalog = try LayerCatalog.load(directory: layers)
+        var definitions = catalog.definitions
+        // A flood result layer as the flood process names it.
+        let template = try JSONSerialization.jsonObject(with: Data(contentsOf: layers.appendingPathComponent("results/flood_scenario_depth.json"))) as! [String: Any]
+        var depth = template
+        depth["id"] = "flood_p50_waterlogging_depth"
+        definitions.append(try LayerDefinition(json: try JSONDecoder().decode(JSONValue.self, from: JSONSerialization.data(withJSONObject: depth))))
+        let infos = definitions.filter { $0.hasGeometry }.map { LayerInfo(definition: $0, extent: nil, count: 1, lastChange: 0) }
+        func style(_ audience: MapAudience, glyphs: Bool = true) -> [JSONValue] {
+            MapStyle(layers: infos, audience: audience, url: { "http://test.local" + $0 }, fontstack: glyphs ? GlyphAssets.fontstack : nil)
+                .document["layers"]?.arrayValue ?? []
+        }
+        let publicStyle = style(.public)
+        func layer(_ id: String, in style: [JSONValue]) -> JSONValue? { style.first { $0["id"]?.stringValue == id } }
+        // Land use by GB/T 21010 class, water blue, points as circles (never fills).
+        let landUse = try #require(layer("land_use-fill", in: publicStyle))
+        let landUseColour = landUse["paint"]?["fill-color"]?.arrayValue ?? []
+        #expect(landUseColour.first == "match" && landUseColour.dropFirst().first == ["get", "class"])
+        #expect(landUseColour.contains("居住用地") && landUseColour.contains("绿地与广场用地"))
+        #expect(layer("lakes-fill", in: publicStyle)?["paint"]?["fill-color"] == "#a9d3f2")
+        for point in ["hospitals", "shelters", "hydrants", "addresses"] {
+            #expect(layer("\(point)-circle", in: publicStyle)?["type"] == "circle", "\(point)")
+            #expect(!publicStyle.contains { $0["source-layer"]?.stringValue == point && $0["type"]?.stringValue == "fill" }, "\(point)")
+        }
+        // Roads by class with casings, drawn below their fills; labels along the line.
+        let ids = publicStyle.compactMap { $0["id"]?.stringValue }
+        let casing = try #require(ids.firstIndex(of: "roads-casing-主干路")), fill = try #require(ids.firstIndex(of: "roads-line-主干路"))
+        #expect(casing < fill)
+        #expect(layer("roads-label", in: publicStyle)?["layout"]?["symbol-placement"] == "line")
+        #expect(layer("roads-label", in: publicStyle)?["layout"]?["text-font"] == ["wqy-microhei"])
+        // Scale-dependent: hydrants from zoom 15.
+        #expect(layer("hydrants-circle", in: publicStyle)?["minzoom"]?.doubleValue == 15)
+        // Flood depth in classes by the result's depth_class, with the legend title.
+        let flood = try #require(layer("flood_p50_waterlogging_depth-fill", in: publicStyle))
+        #expect(flood["paint"]?["fill-color"]?.arrayValue?.dropFirst().first == ["get", "depth_class"])
+        let floodColour: [JSONValue] = flood["paint"]?["fill-color"]?.arrayValue ?? []
+        #expect(floodColour.count == 13)
+        // Default layers by role: the public sees no pipes or results by default, a duty officer
+        // sees fire stations and the flood, a planner the water mains.
+        func visible(_ id: String, _ s: [JSONValue]) -> Bool { layer(id, in: s)?["layout"]?["visibility"] == "visible" }
+        let emergency = style(.emergency), planner = style(.planner)
+        let shown: [(String, [JSONValue], Bool)] = [
+            ("roads-line-主干路", publicStyle, true), ("water_mains-line", publicStyle, false), ("fire_stations-circle", publicStyle, false),
+            ("fire_stations-circle", emergency, true), ("flood_p50_waterlogging_depth-fill", emergency, true), ("water_mains-line", emergency, false),
+            ("water_mains-line", planner, true), ("fire_stations-circle", planner, false),
+        ]
+        for (id, s, expected) in shown {
+            #expect(visible(id, s) == expected, "\(id)")
+        }
+        // The legend's metadata: Chinese titles; casings and labels left out.
+        #expect(layer("hospitals-circle", in: publicStyle)?["metadata"]?["citytwin:title"] == "医疗机构")
+        #expect(layer("roads-casing-主干路", in: publicStyle)?["metadata"]?["citytwin:legend"] == false)
+        // Without glyphs no text layers (nothing to fail to load).
+        #expect(!style(.public, glyphs: false).contains { $0["type"]?.stringValue == "symbol" })
+    }
+
+    @Test func whoAmISaysWhoTheTokenSpeaksForAndTheMapRole() async throws {
+        try await WritableAPI.run { api in
+            let anonymous = try await api.client.get("/whoami")
+            #expect(anonymous.status == .ok)
+            let nobody = try anonymous.json
+            #expect(nobody["caller"] == "anonymous")
+            #expect(nobody["mapRole"] == "public")
+            #expect(anonymous.headers[.cacheControl] == "no-store")
+            let signed = try await api.client.get("/whoami", headers: WritableAPI.bearer(api.token("应急管理局", .viewer)))
+            let officer = try signed.json
+            #expect(officer["caller"] == "department")
+            #expect(officer["department"] == "应急管理局")
+            #expect(officer["role"] == "viewer")
+            #expect(officer["mapRole"] == "emergency")
+            #expect(signed.headers[.cacheControl]?.contains("private") == true)
+            let style = try await api.client.get("/tiles/WebMercatorQuad/style.json", headers: WritableAPI.bearer(api.token("应急管理局", .viewer))).json
+            #expect(style["metadata"]?["citytwin:audience"] == "emergency")
+        }
+    }
+
+    @Test(arguments: ["0-256.pbf", "1-256.pbf", "abc.pbf", "0-255", "65536-65791.pbf"])
+    func glyphRangesAreCheckedByName(_ range: String) async throws {
+        try await ServerFixture.withAPI { client in
+            try expectProblem(try await client.get("/fonts/wqy-microhei/\(range)"), status: 400, type: "invalid-parameter", naming: "range")
+        }
+    }
+
+    @Test func glyphsOfTheMapFontAreServed() async throws {
+        try await ServerFixture.withAPI { client in
+            try expectProblem(try await client.get("/fonts/Open%20Sans%20Regular/0-255.pbf"), status: 404, type: "not-found")
+            guard GlyphAssets.shared.available else { return }  // Scripts/setup.sh makes them; checked by Scripts/webmap_check.sh too
+            let r = try await client.get("/fonts/wqy-microhei/0-255.pbf")
+            #expect(r.status == .ok)
+            #expect(r.contentType == "application/x-protobuf")
+            let bytes = Array(r.body.readableBytesView)
+            // glyphs { stacks { name = "wqy-microhei", range = "0-255", glyphs … } }
+            #expect(bytes.first == 0x0a && bytes.count > 10_000)
+            #expect(String(decoding: bytes.prefix(40), as: UTF8.self).contains("wqy-microhei"))
+            let style = try await client.get("/tiles/WebMercatorQuad/style.json").json
+            #expect(style["glyphs"] == "http://test.local/fonts/{fontstack}/{range}.pbf")
         }
     }
 
@@ -45,7 +175,7 @@ import Testing
         }
     }
 
-    @Test(arguments: ["leaflet.js", "..%2F..%2FPackage.swift", "maplibre-gl.js.map"])
+    @Test(arguments: ["leaflet.js", "..%2F..%2FPackage.swift", "maplibre-gl.js.map", "map.js.map"])
     func onlyTheMapLibreFilesAreServed(_ name: String) async throws {
         try await ServerFixture.withAPI { client in
             let r = try await client.get("/static/\(name)")
@@ -58,6 +188,8 @@ import Testing
             let doc = try await client.get("/api").json
             #expect(doc["paths"]?["/map"]?["get"]?["operationId"]?.stringValue == "getMap")
             #expect(doc["paths"]?["/static/{file}"]?["get"]?["operationId"]?.stringValue == "getStaticAsset")
+            #expect(doc["paths"]?["/fonts/{fontstack}/{range}"]?["get"]?["operationId"]?.stringValue == "getGlyphRange")
+            #expect(doc["paths"]?["/whoami"]?["get"]?["operationId"]?.stringValue == "getWhoAmI")
         }
     }
 

@@ -137,6 +137,11 @@ extension CityTwinServer {
             "OpenAPI": ["type": "object"],
             "HTML": ["type": "string"],
             "CSVText": ["type": "string", "contentMediaType": "text/csv"],
+            "WhoAmI": ["type": "object", "required": ["caller", "mapRole"],
+                       "properties": ["caller": ["type": "string", "enum": ["anonymous", "department", "admin"]], "department": ["type": "string"],
+                                      "role": ["type": "string"], "user": ["type": "string"],
+                                      "mapRole": ["type": "string", "enum": ["public", "emergency", "planner"]], "mapRoleTitle": ["type": "string"]]],
+            "GlyphRange": ["type": "string", "format": "binary"],
             "PrometheusText": ["type": "string"],
         ]
     }()

@@ -222,7 +222,7 @@ extension CityTwinServer {
                 responses: [.ok("The style.", [(MediaTypeName.json, Self.tileSchema("MapLibreStyle"))]), .problem(404, "Not WebMercatorQuad.")] + common
             ) { [self] _, context, _ in
                 try requireWebMercator(context)
-                return .json(mapLibreStyle(try await visibleTiledLayers(context.caller)))
+                return .json(mapLibreStyle(try await visibleTiledLayers(context.caller), caller: context.caller))
             },
         ]
     }
@@ -397,47 +397,11 @@ extension CityTwinServer {
         return .object(o)
     }
 
-    /// A MapLibre style (v8) over the whole-map tiles, one or two style layers per collection
-    /// from the layer definition's `style` (color, fill, width, radius, extrude).
-    private func mapLibreStyle(_ layers: [LayerInfo]) -> JSONValue {
-        var styleLayers: [JSONValue] = [["id": "background", "type": "background", "paint": ["background-color": "#f5f5f0"]]]
-        for info in layers {
-            let d = info.definition, s = d.style ?? [:]
-            let color = s["color"]?.stringValue ?? "#595959"
-            let base: [String: JSONValue] = ["source": "citytwin", "source-layer": .string(d.id)]
-            func layer(_ suffix: String, _ type: String, _ paint: [String: JSONValue], filter: JSONValue? = nil) -> JSONValue {
-                var o = base
-                o["id"] = .string("\(d.id)-\(suffix)"); o["type"] = .string(type); o["paint"] = .object(paint)
-                if let filter { o["filter"] = filter }
-                return .object(o)
-            }
-            switch d.geometryType.map(Self.dimension) ?? 2 {
-            case 0:
-                styleLayers.append(layer("circle", "circle", ["circle-color": Self.fillColor(s["fill"]?.stringValue, d, default: color, colors: s["colors"]),
-                                                              "circle-radius": .number(s["radius"]?.doubleValue ?? 3)]))
-            case 1:
-                let width: JSONValue = s["width"]?.doubleValue.map(JSONValue.number) ?? 1.5
-                styleLayers.append(layer("line", "line", ["line-color": .string(color), "line-width": width]))
-            default:
-                if let height = s["extrude"]?.stringValue {
-                    styleLayers.append(layer("extrusion", "fill-extrusion", [
-                        "fill-extrusion-color": .string(color), "fill-extrusion-opacity": 0.8,
-                        "fill-extrusion-height": ["coalesce", ["get", .string(height)], 0]]))
-                } else {
-                    if s["fill"]?.stringValue != "none" {
-                        styleLayers.append(layer("fill", "fill", ["fill-color": Self.fillColor(s["fill"]?.stringValue, d, default: color, colors: s["colors"]),
-                                                                  "fill-opacity": 0.5]))
-                    }
-                    let width: JSONValue = s["width"]?.doubleValue.map(JSONValue.number) ?? 1
-                    styleLayers.append(layer("outline", "line", ["line-color": .string(color), "line-width": width]))
-                }
-            }
-        }
-        return [
-            "version": 8, "name": "CityTwin 一张图",
-            "sources": ["citytwin": ["type": "vector", "url": .string(url("/tiles/WebMercatorQuad/tilejson.json"))]],
-            "layers": .array(styleLayers),
-        ]
+    /// The web map's style over the whole-map tiles for this caller (WebMap/MapStyle.swift):
+    /// its layers, its role's default visible set, labels when the glyphs are served.
+    private func mapLibreStyle(_ layers: [LayerInfo], caller: Caller) -> JSONValue {
+        MapStyle(layers: layers, audience: MapAudience.of(caller), url: url,
+                 fontstack: GlyphAssets.shared.available ? GlyphAssets.fontstack : nil).document
     }
 }
 

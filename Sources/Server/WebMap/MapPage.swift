@@ -1,153 +1,108 @@
-/// The web map at `/map`: MapLibre GL JS from `/static/` drawing the whole-map vector tiles
-/// with `/tiles/WebMercatorQuad/style.json`; a layer tree grouped by CIM category (from
-/// `/collections`, the category is each collection's first keyword) with toggles; a popup with
-/// the clicked feature's properties; a search over the standard addresses
-/// (`/collections/addresses/items?filter=…`) that flies to the result. No external network.
+/// The web map at `/map`: MapLibre GL JS from `/static/` drawing the whole-map vector tiles with
+/// the caller's style `/tiles/WebMercatorQuad/style.json` (WebMap/MapStyle.swift: designed per
+/// layer, labels from `/fonts/`, the default layers of the caller's role). The page's script
+/// and stylesheet are `/static/map.js` and `/static/map.css` (MapScript.swift, MapSheet.swift).
 ///
-/// A bearer token saved in the page (browser `localStorage`) is sent with every request, so a
-/// department sees its shared layers; without one the map shows the open layers. All feature
-/// text is put in the page with `textContent`, never as markup.
+/// What a person does there: read the legend (made from the style, so the two agree), switch
+/// layers by CIM category, sign in with a department token (kept in the browser's session
+/// storage; style, tiles and features are fetched again without a page reload), search an
+/// address or place, click a feature for its attributes under their Chinese titles, click a
+/// point to run nearest resources, a service area or a hazard overlay through the Processes
+/// API, follow a flood-scenario job to its result layers, and export the view as CSV or
+/// GeoPackage. Chinese by default, English on a switch; every control is keyboard reachable.
+/// All feature text is put in the page with `textContent`, never as markup. No external network.
 enum MapPage {
     static let html = #"""
     <!DOCTYPE html>
     <html lang="zh-CN"><head><meta charset="utf-8"><title>一张图 · CityTwin</title>
     <meta name="viewport" content="width=device-width, initial-scale=1">
+    <link rel="icon" href="data:,">
     <link rel="stylesheet" href="/static/maplibre-gl.css">
+    <link rel="stylesheet" href="/static/map.css">
     <script src="/static/maplibre-gl.js"></script>
-    <style>
-    html,body{margin:0;height:100%;font-family:system-ui,sans-serif;font-size:14px}
-    #map{position:absolute;left:260px;right:0;top:0;bottom:0}
-    #panel{position:absolute;left:0;top:0;bottom:0;width:260px;overflow:auto;box-sizing:border-box;padding:.75em;background:#fafafa;border-right:1px solid #ddd}
-    #panel h1{font-size:1.1em;margin:0 0 .5em}
-    #panel h2{font-size:.95em;margin:.8em 0 .2em;color:#444}
-    #panel label{display:block;margin:.1em 0 .1em .4em}
-    #panel label.off{color:#999}
-    form{display:flex;gap:.25em}form input{flex:1 1 0;width:0;min-width:0}form button{flex:none}
-    #results{list-style:none;margin:.3em 0;padding:0}#results li{cursor:pointer;padding:.15em 0;color:#0645ad}
-    #status{color:#a33;margin:.3em 0}
-    .popup table{border-collapse:collapse}.popup th,.popup td{border:1px solid #ddd;padding:1px 4px;text-align:left;font-size:12px}
-    </style></head>
+    </head>
     <body>
-    <div id="panel">
-      <h1><a href="/">CityTwin</a> 一张图</h1>
-      <form id="search"><input id="q" placeholder="地址搜索，如：中山大道" aria-label="地址搜索"><button>搜索</button></form>
-      <ul id="results"></ul>
-      <div id="status"></div>
-      <div id="tree" aria-label="图层"></div>
-      <h2>令牌 Token</h2>
-      <form id="token"><input id="t" type="password" placeholder="ct1.… (可选)" aria-label="令牌"><button>保存</button></form>
-    </div>
-    <div id="map"></div>
-    <script>
-    "use strict";
-    const CATEGORIES = ["时空基础", "资源调查", "规划管控", "工程建设项目", "公共专题", "物联感知"];
-    const token = localStorage.getItem("citytwin.token") || "";
-    const auth = token ? {Authorization: "Bearer " + token} : {};
-    const status = (text) => { document.getElementById("status").textContent = text; };
-    const el = (tag, text) => { const e = document.createElement(tag); if (text !== undefined) e.textContent = String(text); return e; };
-
-    document.getElementById("token").addEventListener("submit", (e) => {
-      e.preventDefault();
-      const v = document.getElementById("t").value.trim();
-      if (v) localStorage.setItem("citytwin.token", v); else localStorage.removeItem("citytwin.token");
-      location.reload();
-    });
-
-    const map = new maplibregl.Map({
-      container: "map",
-      style: "/tiles/WebMercatorQuad/style.json",
-      center: [114.3055, 30.5928], zoom: 12,
-      transformRequest: (url) => (token && new URL(url, location.href).origin === location.origin) ? {url, headers: auth} : {url},
-    });
-    map.addControl(new maplibregl.NavigationControl());
-    map.addControl(new maplibregl.ScaleControl());
-
-    async function getJSON(path) {
-      const r = await fetch(path, {headers: Object.assign({Accept: "application/json"}, auth)});
-      if (!r.ok) { const p = await r.json().catch(() => ({})); throw new Error(p.detail || (r.status + " " + r.statusText)); }
-      return r.json();
-    }
-
-    // The layer tree: one group per CIM category, one toggle per collection drawn in the style.
-    async function buildTree() {
-      const doc = await getJSON("/collections");
-      const styleLayers = map.getStyle().layers;
-      const groups = new Map(CATEGORIES.map((c) => [c, []]));
-      let bounds = null;
-      for (const c of doc.collections) {
-        const cat = (c.keywords && c.keywords[0]) || "其他";
-        if (!groups.has(cat)) groups.set(cat, []);
-        groups.get(cat).push(c);
-        const b = c.extent && c.extent.spatial && c.extent.spatial.bbox && c.extent.spatial.bbox[0];
-        if (b && b.length >= 4) bounds = bounds ? [Math.min(bounds[0], b[0]), Math.min(bounds[1], b[1]), Math.max(bounds[2], b[2]), Math.max(bounds[3], b[3])] : b.slice(0, 4);
-      }
-      const tree = document.getElementById("tree");
-      for (const [cat, list] of groups) {
-        if (!list.length) continue;
-        tree.appendChild(el("h2", cat));
-        for (const c of list) {
-          const ids = styleLayers.filter((l) => l["source-layer"] === c.id).map((l) => l.id);
-          const label = el("label"), box = el("input");
-          box.type = "checkbox"; box.checked = ids.length > 0; box.disabled = ids.length === 0; box.dataset.collection = c.id;
-          box.addEventListener("change", () => ids.forEach((id) => map.setLayoutProperty(id, "visibility", box.checked ? "visible" : "none")));
-          label.appendChild(box); label.appendChild(document.createTextNode(" " + (c.title || c.id)));
-          if (!ids.length) { label.className = "off"; label.title = "无矢量瓦片（属性表）"; }
-          tree.appendChild(label);
-        }
-      }
-      if (bounds) map.fitBounds([[bounds[0], bounds[1]], [bounds[2], bounds[3]]], {padding: 30, duration: 0});
-    }
-
-    // Popups: the properties of the top feature under the click.
-    map.on("click", (e) => {
-      const hits = map.queryRenderedFeatures(e.point).filter((f) => f.sourceLayer);
-      if (!hits.length) return;
-      const f = hits[0], box = el("div"), table = el("table");
-      box.className = "popup";
-      box.appendChild(el("b", f.sourceLayer));
-      for (const [k, v] of Object.entries(f.properties)) {
-        const tr = el("tr"); tr.appendChild(el("th", k)); tr.appendChild(el("td", typeof v === "object" ? JSON.stringify(v) : v)); table.appendChild(tr);
-      }
-      box.appendChild(table);
-      new maplibregl.Popup({maxWidth: "360px"}).setLngLat(e.lngLat).setDOMContent(box).addTo(map);
-    });
-    map.on("mousemove", (e) => { map.getCanvas().style.cursor = map.queryRenderedFeatures(e.point).some((f) => f.sourceLayer) ? "pointer" : ""; });
-
-    // Address search: CQL2 LIKE on the standard address name and full address.
-    document.getElementById("search").addEventListener("submit", async (e) => {
-      e.preventDefault();
-      const q = document.getElementById("q").value.trim();
-      const list = document.getElementById("results");
-      list.replaceChildren(); status("");
-      if (!q) return;
-      const lit = "'%" + q.replace(/'/g, "''").replace(/[%_\\]/g, "\\$&") + "%'";
-      const filter = "full_address LIKE " + lit + " OR name LIKE " + lit;
-      try {
-        const doc = await getJSON("/collections/addresses/items?limit=10&filter-lang=cql2-text&filter=" + encodeURIComponent(filter));
-        if (!doc.features.length) { status("没有找到：" + q); return; }
-        for (const f of doc.features) {
-          const li = el("li", f.properties.full_address || f.properties.name || f.id);
-          li.addEventListener("click", () => flyTo(f));
-          list.appendChild(li);
-        }
-        flyTo(doc.features[0]);
-      } catch (err) { status("地址搜索不可用：" + err.message); }
-    });
-
-    function flyTo(f) {
-      if (!f.geometry) return;
-      let p = f.geometry.coordinates;
-      while (Array.isArray(p[0])) p = p[0];
-      map.flyTo({center: p, zoom: 17});
-      new maplibregl.Popup().setLngLat(p).setText(f.properties.full_address || f.properties.name || String(f.id)).addTo(map);
-    }
-
-    // After the tree is built and the view fitted, the next idle means every tile is drawn: a hook
-    // for scripted checks (Scripts/webmap_check.sh).
-    const drawn = () => map.once("idle", () => { document.documentElement.dataset.mapIdle = "true"; });
-    map.on("load", () => buildTree().catch((err) => status("图层目录加载失败：" + err.message)).finally(drawn));
-    map.on("error", (e) => console.error("map error", e.error && e.error.message));
-    </script>
+    <a class="skip" href="#map" data-i18n="skip">跳到地图</a>
+    <aside id="panel" aria-label="工具面板">
+      <header class="bar">
+        <h1><a href="/">CityTwin</a> <span data-i18n="title">一张图</span></h1>
+        <button type="button" id="lang" lang="en" aria-label="Switch to English">EN</button>
+      </header>
+      <section id="account" aria-labelledby="account-h">
+        <h2 id="account-h" data-i18n="account">身份</h2>
+        <p id="who" role="status">公众（未登录）</p>
+        <form id="signin" autocomplete="off">
+          <label for="token" class="sr" data-i18n="tokenLabel">部门令牌</label>
+          <input id="token" type="password" placeholder="ct1.…" data-i18n-placeholder="tokenPlaceholder">
+          <button type="submit" data-i18n="signIn">登录</button>
+        </form>
+        <button type="button" id="signout" hidden data-i18n="signOut">退出登录</button>
+      </section>
+      <section aria-labelledby="search-h">
+        <h2 id="search-h" data-i18n="search">地址与地点搜索</h2>
+        <form id="search" role="search">
+          <label for="q" class="sr" data-i18n="searchLabel">地址或地点名称</label>
+          <input id="q" placeholder="如：问津大道12号、人民医院" data-i18n-placeholder="searchPlaceholder">
+          <button type="submit" data-i18n="go">搜索</button>
+        </form>
+        <ul id="search-results" class="list"></ul>
+      </section>
+      <section aria-labelledby="tools-h">
+        <h2 id="tools-h" data-i18n="analysis">点击地图分析</h2>
+        <fieldset id="tools">
+          <legend class="sr" data-i18n="tool">工具</legend>
+          <label><input type="radio" name="tool" value="identify" checked> <span data-i18n="identify">查询要素</span></label>
+          <label><input type="radio" name="tool" value="nearest"> <span data-i18n="nearest">最近资源</span></label>
+          <label><input type="radio" name="tool" value="service"> <span data-i18n="service">服务区（等时圈）</span></label>
+          <label><input type="radio" name="tool" value="hazard"> <span data-i18n="hazard">灾害叠加</span></label>
+        </fieldset>
+        <label class="row"><span data-i18n="resource">资源</span>
+          <select id="nearest-layer">
+            <option value="shelters">应急避难场所</option><option value="hospitals">医疗机构</option>
+            <option value="fire_stations">消防救援站</option><option value="warehouses">应急物资仓库</option>
+            <option value="rescue_teams">应急救援队伍</option>
+          </select></label>
+        <p class="hint" data-i18n="toolHint">选择工具后点击地图；按 Esc 清除结果。</p>
+        <div id="analysis" aria-live="polite"><ol id="analysis-list" class="list"></ol></div>
+        <button type="button" id="clear-results" data-i18n="clear">清除结果</button>
+      </section>
+      <section id="jobs-section" aria-labelledby="jobs-h" hidden>
+        <h2 id="jobs-h" data-i18n="jobs">模拟任务</h2>
+        <button type="button" id="run-flood" data-i18n="runFlood">运行内涝情景（快速）</button>
+        <ul id="jobs" class="list" aria-live="polite"></ul>
+      </section>
+      <section aria-labelledby="legend-h">
+        <h2 id="legend-h" data-i18n="legend">图例</h2>
+        <div id="legend" tabindex="0" aria-label="图例"></div>
+      </section>
+      <section aria-labelledby="tree-h">
+        <h2 id="tree-h" data-i18n="layers">图层</h2>
+        <div id="tree"></div>
+        <p class="hint" id="restricted-hint" data-i18n="restricted">部分图层（管网、应急资源、模拟结果）需部门令牌登录后可见。</p>
+      </section>
+      <section aria-labelledby="export-h">
+        <h2 id="export-h" data-i18n="export">导出当前视图</h2>
+        <label class="row"><span data-i18n="layer">图层</span> <select id="export-layer"></select></label>
+        <div class="buttons"><button type="button" id="export-csv">CSV</button> <button type="button" id="export-gpkg">GeoPackage</button></div>
+      </section>
+      <p id="status" role="status" aria-live="polite"></p>
+    </aside>
+    <main id="map" tabindex="0" aria-label="地图"></main>
+    <script src="/static/map.js"></script>
     </body></html>
     """#
+
+    /// The page's own static files: name → media type and text.
+    static let files: [String: (mediaType: String, body: String)] = [
+        "map.js": ("text/javascript; charset=utf-8", MapScript.source),
+        "map.css": ("text/css; charset=utf-8", MapSheet.source),
+    ]
+
+    /// One entity tag for the page's files (they change only with the server build).
+    static let etag: String = {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for b in (MapScript.source + MapSheet.source).utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
+        let hex = String(h, radix: 16)
+        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
+    }()
 }
