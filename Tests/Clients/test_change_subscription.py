@@ -5,7 +5,8 @@ the follower reconnects with Last-Event-ID and must hold exactly the features /i
 with the contact phone masked as the public sees it (shelters masks it for everyone but its owner).
 
 The test runs its own server on a copy of the client tests' store (SQLite's online backup), so it
-can restart it without disturbing the other tests."""
+can restart it without disturbing the other tests; CITYTWIN_CHANGE_STORE names another store with the
+sample district instead (a postgresql:// URL: the same test on PostGIS)."""
 
 import json
 import os
@@ -39,7 +40,7 @@ def free_port() -> int:
 class Server:
     """`citytwin serve` on a store, stopped with SIGTERM and started again on the same port."""
 
-    def __init__(self, store: Path, log: Path):
+    def __init__(self, store: Path | str, log: Path):
         self.store, self.log, self.port = store, log, free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.process = None
@@ -71,18 +72,22 @@ class Server:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     work = tmp_path_factory.mktemp("changes")
-    store = work / "district.sqlite"
-    source = sqlite3.connect(os.environ["CITYTWIN_CLIENT_STORE"])
-    with sqlite3.connect(store) as copy:
-        source.backup(copy)  # consistent while the other server has the store open
-    source.close()
+    if os.environ.get("CITYTWIN_CHANGE_STORE"):
+        # Another store with the sample district, e.g. PostGIS (postgresql://…, with CITYTWIN_TOKEN_SECRET set).
+        store = os.environ["CITYTWIN_CHANGE_STORE"]
+    else:
+        store = work / "district.sqlite"
+        source = sqlite3.connect(os.environ["CITYTWIN_CLIENT_STORE"])
+        with sqlite3.connect(store) as copy:
+            source.backup(copy)  # consistent while the other server has the store open
+        source.close()
     running = Server(store, work / "server.log")
     running.start()
     yield running
     running.stop()
 
 
-def token(store: Path, department: str | None, role: str) -> str:
+def token(store: Path | str, department: str | None, role: str) -> str:
     args = [os.environ["CITYTWIN_CLIENT_BIN"], "token", "create", "--role", role, "--subject", "change-test", "--store", str(store)]
     if department:
         args += ["--department", department]
@@ -132,6 +137,7 @@ def test_follower_holds_exactly_the_store_after_random_edits_and_a_restart(serve
         slices = [set() for _ in range(WRITERS)]
         for i, fid in enumerate(sorted(owned)):
             slices[i % WRITERS].add(fid)
+        made = [0] * WRITERS  # inserts per writer: new ids chg-<writer>-<n>
         plan = [[] for _ in range(WRITERS)]
         for n in range(EDITS):
             plan[n % WRITERS].append(rng.random())
@@ -149,15 +155,15 @@ def test_follower_holds_exactly_the_store_after_random_edits_and_a_restart(serve
         def writer(w: int, draws: list[float]) -> list[str]:
             http = requests.Session()
             http.headers["Authorization"] = f"Bearer {editor}"
-            r = random.Random(1000 + w)
-            mine, failures, made = slices[w], [], 0
+            r = random.Random(1000 + w + 7 * made[w])
+            mine, failures = slices[w], []
             for d in draws:
                 items = f"{server.url}/collections/{LAYER}/items"
                 for attempt in range(50):  # the server may be restarting
                     try:
                         if d < 0.35 or len(mine) < 5:
-                            made += 1
-                            fid = f"chg-{w}-{made}"
+                            made[w] += 1
+                            fid = f"chg-{w}-{made[w]}"
                             resp = http.post(items, json=feature(fid, r), headers={"Content-Type": "application/geo+json"}, timeout=30)
                             ok = resp.status_code == 201
                             if ok: mine.add(fid)

@@ -1,6 +1,7 @@
 import CompressNIO
 import Foundation
 import GeoCore
+import HTTPTypes
 import Hummingbird
 
 /// A response body with its media type and extra headers, before content coding. Every route
@@ -34,7 +35,7 @@ struct Representation: Sendable {
     /// A stream of Server-Sent Events (`text/event-stream`), private to the caller and never
     /// stored by any cache: what it sends depends on who asks and on when.
     static func eventStream(_ body: ResponseBody) -> Representation {
-        var r = Representation(mediaType: "text/event-stream", body: [], headers: [.cacheControl: "private, no-store"])
+        var r = Representation(mediaType: "text/event-stream", body: [], headers: [.cacheControl: "private, no-store", .xAccelBuffering: "no"])
         r.stream = body
         return r
     }
@@ -90,4 +91,10 @@ struct Representation: Sendable {
         }
         return false
     }
+}
+
+extension HTTPField.Name {
+    /// Tells a proxy in front (nginx, as `Scripts/cluster.sh` runs) to pass an event stream on
+    /// as it comes instead of buffering it.
+    static let xAccelBuffering = HTTPField.Name("X-Accel-Buffering")!
 }
