@@ -6,7 +6,8 @@
 # cell, or on a 5xx in the server's log. Small parameters keep the flood runs short (a quick look:
 # CITYTWIN_FLOOD_DURATION_SCALE, CITYTWIN_FLOOD_DEM_COARSENING).
 #
-# Notebooks are kept in git without outputs; this check refuses one that has them.
+# Notebooks are kept in git without outputs; this check refuses one that has them. The executed copies,
+# with their tables and maps, are kept in artifacts/notebooks/ (git-ignored).
 #   Scripts/notebooks_check.sh            # execute every notebook (outputs stay in a temporary copy)
 #   Scripts/notebooks_check.sh --strip    # remove outputs and execution counts from Notebooks/*.ipynb
 # CITYTWIN_BIN overrides the binary (no build then). Needs the test packages:
@@ -85,8 +86,10 @@ export CITYTWIN_FLOOD_DURATION_SCALE=${CITYTWIN_FLOOD_DURATION_SCALE:-0.03}
 export CITYTWIN_FLOOD_DEM_COARSENING=${CITYTWIN_FLOOD_DEM_COARSENING:-10}
 export MPLBACKEND=Agg
 
+mkdir -p artifacts/notebooks
+rm -f artifacts/notebooks/*.ipynb
 set +e
-.venv/bin/python - "$work" Notebooks/*.ipynb <<'EOF'
+.venv/bin/python - artifacts/notebooks Notebooks/*.ipynb <<'EOF'
 import sys, time, nbformat
 from pathlib import Path
 from nbclient import NotebookClient
@@ -105,7 +108,7 @@ for path in paths:
         failed += 1
         print(f"notebooks_check: {path} FAILED after {time.monotonic() - started:.1f} s:\n{error}", file=sys.stderr)
     finally:
-        nbformat.write(nb, work / Path(path).name)  # the executed copy, for a look while debugging
+        nbformat.write(nb, work / Path(path).name)  # the executed copy, outputs and all
 print(f"notebooks: {len(paths) - failed} passed, {failed} failed")
 sys.exit(1 if failed else 0)
 EOF

@@ -118,7 +118,6 @@ def test_bad_resume_points_are_problems(server):
     assert requests.get(f"{server.url}/collections/no_such_layer/changes", timeout=30).status_code == 404
 
 
-@pytest.mark.writes
 def test_follower_holds_exactly_the_store_after_random_edits_and_a_restart(server, tmp_path):
     editor = token(server.store, OWNER, "editor")
     rng = random.Random(19)

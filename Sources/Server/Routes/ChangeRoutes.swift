@@ -32,7 +32,7 @@ extension CityTwinServer {
                 id: "getChanges", method: .get, path: "/changes",
                 summary: "Changes to every collection the caller may read (or those named in `collections`) as Server-Sent Events, resumable with Last-Event-ID.",
                 tag: "Data",
-                parameters: [since, APIParameter("collections", "Comma-separated collection ids to follow (default: every collection the caller may read).", commaList: true), lastEventID],
+                parameters: [since, APIParameter("collections", "Comma-separated collection ids to follow (default: every collection the caller may read).", commaList: true, key: "changeCollections"), lastEventID],
                 responses: responses
             ) { [self] request, context, query in
                 var followed: Set<String>? = nil
