@@ -118,6 +118,48 @@ def test_bad_resume_points_are_problems(server):
     assert requests.get(f"{server.url}/collections/no_such_layer/changes", timeout=30).status_code == 404
 
 
+def read_events(url: str, headers: dict, until: int) -> list[tuple[str, dict]]:
+    """(event, data) of a stream read until it has passed sequence `until`."""
+    events, event, event_id = [], None, None
+    with requests.get(url, headers={"Accept": "text/event-stream", **headers}, stream=True, timeout=(5, 30)) as r:
+        assert r.status_code == 200, r.text
+        assert "no-store" in r.headers["Cache-Control"] and "private" in r.headers["Cache-Control"]
+        for line in r.iter_lines(chunk_size=None):
+            line = line.decode()
+            if line.startswith("event: "):
+                event = line[7:]
+            elif line.startswith("id: "):
+                event_id = int(line[4:])
+            elif line.startswith("data: "):
+                events.append((event, json.loads(line[6:])))
+            elif line == "" and event_id is not None and event_id >= until:
+                return events
+    raise AssertionError("the stream ended early")
+
+
+def test_each_caller_gets_only_what_it_may_read(server):
+    """A change to a layer shared with departments only (rescue_teams) never reaches an anonymous
+    subscriber of /changes; the owner reads the shelter's phone in clear, others masked."""
+    owner = {"Authorization": f"Bearer {token(server.store, OWNER, 'editor')}"}
+    police = {"Authorization": f"Bearer {token(server.store, '公安局', 'editor')}"}
+    start = newest_change(server.url)
+    for layer in ("rescue_teams", LAYER):
+        items = requests.get(f"{server.url}/collections/{layer}/items", params={"limit": 1, "f": "json"}, headers=owner, timeout=30).json()
+        feature = items["features"][0]
+        feature["properties"]["name"] = feature["properties"]["name"] + " (changed)"
+        put = requests.put(f"{server.url}/collections/{layer}/items/{feature['id']}", json=feature, headers=owner, timeout=30)
+        assert put.status_code == 200, put.text
+    end = newest_change(server.url)
+    seen = {}
+    for who, headers in (("anonymous", {}), ("police", police), ("owner", owner)):
+        seen[who] = read_events(f"{server.url}/changes?since={start}", headers, end)
+    assert [d["collection"] for e, d in seen["anonymous"] if e == "update"] == [LAYER]
+    assert sorted(d["collection"] for e, d in seen["police"] if e == "update") == ["rescue_teams", LAYER]
+    phone = {who: next(d["feature"]["properties"]["contact_phone"] for e, d in events if e == "update" and d["collection"] == LAYER)
+             for who, events in seen.items()}
+    assert "*" in phone["anonymous"] and "*" in phone["police"] and "*" not in phone["owner"], phone
+
+
 def test_follower_holds_exactly_the_store_after_random_edits_and_a_restart(server, tmp_path):
     editor = token(server.store, OWNER, "editor")
     rng = random.Random(19)
