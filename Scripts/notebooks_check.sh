@@ -84,7 +84,6 @@ echo "notebooks_check: citytwin serve at $CITYTWIN_URL ($(( $(date +%s) - starte
 # A quick look at the flood scenarios: a short storm on a coarse grid (the notebook says so).
 export CITYTWIN_FLOOD_DURATION_SCALE=${CITYTWIN_FLOOD_DURATION_SCALE:-0.03}
 export CITYTWIN_FLOOD_DEM_COARSENING=${CITYTWIN_FLOOD_DEM_COARSENING:-10}
-export MPLBACKEND=Agg
 
 mkdir -p artifacts/notebooks
 rm -f artifacts/notebooks/*.ipynb
