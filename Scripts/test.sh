@@ -29,6 +29,9 @@ Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
 # Every command the README shows, run against a freshly built sample district.
 Scripts/readme_check.sh || { echo "test: README check failed"; exit 1; }
 
+# Every notebook in Notebooks/ executed against a fresh sample district (nbclient; fails on any cell error).
+Scripts/notebooks_check.sh || { echo "test: notebooks failed"; exit 1; }
+
 # The 60-second soak (Benchmarks/soak/run.sh runs an hour): no 5xx, no socket error, no lost write.
 CITYTWIN_BIN=$(swift build --show-bin-path)/citytwin Benchmarks/soak/run.sh 60 || { echo "test: soak failed"; exit 1; }
 

@@ -31,6 +31,8 @@ public final class CityTwinServer: Sendable {
     // --- end tiles
     /// Subscribers of SensorThings threshold alerts (`/alerts/events`, Routes/SensorThings/).
     let alertFeed = AlertFeed()
+    /// Wakes change subscribers (`/changes`, `/collections/{id}/changes`, Routes/ChangeRoutes.swift).
+    let changeWatch: ChangeFeedWatch
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
@@ -38,12 +40,14 @@ public final class CityTwinServer: Sendable {
         self.layers = LayerDirectory(store: store)
         self.revocations = (store as? any TokenRevocations).map(RevocationList.init)
         self.tileService = TileService(store: store)  // tiles
+        self.changeWatch = ChangeFeedWatch(store: store)
     }
 
     /// Every operation of the API, in document order: the single source of the router,
     /// the parameter checks and the OpenAPI document.
     var operations: [APIOperation] {
         landingOperations + collectionOperations + itemOperations + rasterOperations + serviceOperations + geocodeOperations + historyOperations
+            + changeOperations  // change subscription: Server-Sent Events of the change feed (Routes/ChangeRoutes.swift)
             + tileOperations  // tiles: OGC API Tiles (TileRoutes.swift)
             + processOperations  // processes: OGC API Processes (Processes/)
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)

@@ -127,6 +127,7 @@ extension CityTwinServer {
                                "properties": ["id": ["type": "string"], "collection": ["type": "string"], "versions": ["type": "array"], "links": ["type": "array"]]],
             "LayerDiff": ["type": "object", "required": ["added", "removed", "changed"],
                           "properties": ["added": ["type": "array"], "removed": ["type": "array"], "changed": ["type": "array"]]],
+            "ChangeEvents": ["type": "string", "description": "Server-Sent Events: `id:` the change-feed sequence, `event:` position, insert, update or delete, `data:` one JSON object {sequence, collection, id, kind, at, feature (GeoJSON as the caller may read it now, or null)}."],
             "AuditTrail": ["type": "object", "required": ["entries"], "properties": ["entries": ["type": "array"], "next_after": ["type": "integer"]]],
             "AddressMatch": [
                 "type": "object", "required": ["input", "address_code", "match_level", "confidence", "matched_address", "lon", "lat"],

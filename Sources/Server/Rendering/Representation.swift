@@ -1,6 +1,7 @@
 import CompressNIO
 import Foundation
 import GeoCore
+import HTTPTypes
 import Hummingbird
 
 /// A response body with its media type and extra headers, before content coding. Every route
@@ -10,6 +11,9 @@ struct Representation: Sendable {
     var mediaType: String
     var body: ByteBuffer
     var headers: HTTPFields = [:]
+    /// A body written while the response is sent (Server-Sent Events), instead of `body`:
+    /// neither compressed nor given a length.
+    var stream: ResponseBody? = nil
 
     init(status: HTTPResponse.Status = .ok, mediaType: String, body: [UInt8], headers: HTTPFields = [:]) {
         self.init(status: status, mediaType: mediaType, buffer: ByteBuffer(bytes: body), headers: headers)
@@ -28,6 +32,14 @@ struct Representation: Sendable {
         Representation(status: status, mediaType: mediaType, body: JSONText.bytes(value))
     }
 
+    /// A stream of Server-Sent Events (`text/event-stream`), private to the caller and never
+    /// stored by any cache: what it sends depends on who asks and on when.
+    static func eventStream(_ body: ResponseBody) -> Representation {
+        var r = Representation(mediaType: "text/event-stream", body: [], headers: [.cacheControl: "private, no-store", .xAccelBuffering: "no"])
+        r.stream = body
+        return r
+    }
+
     /// An HTML page.
     static func html(_ page: String, status: HTTPResponse.Status = .ok) -> Representation {
         Representation(status: status, mediaType: MediaTypeName.html, body: Array(page.utf8))
@@ -43,6 +55,10 @@ struct Representation: Sendable {
             return Response(status: status, headers: headers, body: .init())
         }
         headers[.contentType] = mediaType
+        if let stream {
+            headers[.cacheControl] = CallerCaching.privateControl(headers[.cacheControl])
+            return Response(status: status, headers: headers, body: stream)
+        }
         var buffer = body
         if body.readableBytes > compressionThreshold, Self.acceptsGzip(request), Self.isCompressible(mediaType) {
             var compressed = ByteBufferAllocator().buffer(capacity: body.readableBytes / 3 + 64)
@@ -75,4 +91,10 @@ struct Representation: Sendable {
         }
         return false
     }
+}
+
+extension HTTPField.Name {
+    /// Tells a proxy in front (nginx, as `Scripts/cluster.sh` runs) to pass an event stream on
+    /// as it comes instead of buffering it.
+    static let xAccelBuffering = HTTPField.Name("X-Accel-Buffering")!
 }

@@ -83,7 +83,7 @@ extension CityTwinServer {
         let created = feature
         try await storeWrite(layer, fid) {
             try await store.insert(layer: layer.id, features: [created], by: context.caller, at: nil)
-            tileService.noteLocalWrite()
+            noteLocalWrite()
         }
         var representation = try await storedFeature(layer, fid, context)
         representation.status = .created
@@ -106,7 +106,7 @@ extension CityTwinServer {
             _ = try await current(layer, fid, request, context)
             try await storeWrite(layer, fid) {
                 try await store.upsert(layer: layer.id, features: [replacement], by: context.caller, at: nil)
-                tileService.noteLocalWrite()
+                noteLocalWrite()
             }
             return try await storedFeature(layer, fid, context)
         }
@@ -122,7 +122,7 @@ extension CityTwinServer {
             let after = try FeatureBody.patched(before, with: bytes, source: source)
             try await storeWrite(layer, fid) {
                 try await store.upsert(layer: layer.id, features: [after], by: context.caller, at: nil)
-                tileService.noteLocalWrite()
+                noteLocalWrite()
             }
             return try await storedFeature(layer, fid, context)
         }
@@ -135,7 +135,7 @@ extension CityTwinServer {
             _ = try await current(layer, fid, request, context)
             try await storeWrite(layer, fid) {
                 try await store.delete(layer: layer.id, ids: [fid], by: context.caller, at: nil)
-                tileService.noteLocalWrite()
+                noteLocalWrite()
             }
             return Representation(status: .noContent, mediaType: "", body: [])
         }
