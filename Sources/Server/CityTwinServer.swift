@@ -30,7 +30,7 @@ public final class CityTwinServer: Sendable {
     let tileService: TileService
     // --- end tiles
     /// Subscribers of SensorThings threshold alerts (`/alerts/events`, Routes/SensorThings/).
-    let alertFeed = AlertFeed()
+    let alertFeed: AlertFeed
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
@@ -38,6 +38,7 @@ public final class CityTwinServer: Sendable {
         self.layers = LayerDirectory(store: store)
         self.revocations = (store as? any TokenRevocations).map(RevocationList.init)
         self.tileService = TileService(store: store)  // tiles
+        self.alertFeed = AlertFeed(store: store)  // sensorthings
     }
 
     /// Every operation of the API, in document order: the single source of the router,

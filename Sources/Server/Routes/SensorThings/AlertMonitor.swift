@@ -9,46 +9,17 @@ import TwinStore
 /// (datastream, thing, level, value, phenomenonTime, raised_at; at the Thing's Location), a
 /// reading back by more than the hysteresis clears it (cleared_at, cleared_value). Runs in the
 /// request that wrote the readings, after their commit, so an alert is in
-/// `/collections/alerts/items` by the time the POST is answered; each change is also pushed to
-/// `/alerts/events` subscribers (Server-Sent Events).
+/// `/collections/alerts/items` by the time the POST is answered; `/alerts/events` subscribers
+/// get it from the store's change feed (`AlertFeed`), as they get a flood nowcast's alerts.
 ///
 /// Readings older than the Datastream's newest stored one (a backfill) change no alert.
 struct AlertMonitor: Sendable {
-    static let layer = "alerts"
+    static let layer = SensingAlerts.layer
     let store: any FeatureStore
     let sensing: any SensingStore
-    let feed: AlertFeed
-
-    /// The `alerts` layer: owner and sharing class of the governing layer, whose readings raise them.
-    static func definition(like governing: LayerDefinition) throws -> LayerDefinition {
-        var sharing: [String: JSONValue] = ["type": .string(governing.sharing.type.rawValue), "method": "api",
-                                            "requirements": "预警随传感器数据共享 (alerts are shared as the sensor data is)"]
-        if let requirements = governing.json["sharing"]?["requirements"] { sharing["requirements"] = requirements }
-        let number: JSONValue = ["type": ["number", "null"]]
-        let time: JSONValue = ["type": ["string", "null"], "format": "date-time"]
-        return try LayerDefinition(json: [
-            "id": .string(layer), "title": ["zh": "预警", "en": "Alerts"], "category": "物联感知",
-            "owner": .string(governing.owner), "format": "vector", "updateFrequency": "realtime",
-            "sharing": .object(sharing), "negativeList": .bool(governing.negativeList),
-            "geometryType": "Point", "storageCRS": "EPSG:4490",
-            "schema": ["type": "object", "properties": [
-                "datastream_id": ["type": "integer", "description": "SensorThings Datastream @iot.id"],
-                "datastream": ["type": "string"], "thing_id": ["type": ["integer", "null"]], "thing": ["type": ["string", "null"]],
-                "level": ["type": "string", "description": "threshold level, e.g. warning, danger"],
-                "direction": ["type": "string", "enum": ["above", "below"]],
-                "threshold": ["type": "number"], "hysteresis": ["type": "number"],
-                "value": ["type": "number", "description": "the reading that raised the alert (the Datastream's unit)"],
-                "peak": number, "phenomenonTime": ["type": "string", "format": "date-time"],
-                "raised_at": ["type": "string", "format": "date-time"], "cleared_at": time,
-                "cleared_value": number, "cleared_phenomenonTime": time,
-            ], "required": ["datastream_id", "level", "value", "phenomenonTime", "raised_at"]],
-            "temporal": ["start": "raised_at", "end": "cleared_at"],
-            "style": ["circle-color": "#e4002b", "circle-radius": 7],
-        ])
-    }
 
     /// Evaluates the readings `change` wrote (stored ids `ids`, in `change.observations` order).
-    func evaluate(_ change: SensingChange, ids: [Int64], governing: LayerDefinition, by caller: Caller) async throws {
+    func evaluate(_ change: SensingChange, ids: [Int64], by caller: Caller) async throws {
         var byStream = [Int64: [SensingObservation]]()
         for (i, o) in change.observations.enumerated() {
             var stored = o
@@ -65,17 +36,11 @@ struct AlertMonitor: Sendable {
             // A backfill (the newest stored reading is not of this batch) changes no alert.
             guard let newest = try await sensing.observations(ObservationRange(datastream: ds, order: .phenomenonTime, descending: true, limit: 1)).first,
                   batch.contains(newest.id) else { continue }
-            try await ensureLayer(governing)
+            try await SensingAlerts.ensureLayer(in: store)
             written += try await apply(thresholds, stream: stream, readings: readings.sorted { $0.phenomenonStart < $1.phenomenonStart })
         }
         guard !written.isEmpty else { return }
         try await store.upsert(layer: Self.layer, features: written, by: caller, at: nil)
-        for f in written { feed.publish(f) }
-    }
-
-    private func ensureLayer(_ governing: LayerDefinition) async throws {
-        guard try await store.layerDefinition(Self.layer, for: .admin) == nil else { return }
-        try await store.createLayer(try Self.definition(like: governing))
     }
 
     private func apply(_ thresholds: [Threshold], stream: SensingEntity, readings: [SensingObservation]) async throws -> [Feature] {
@@ -109,7 +74,7 @@ struct AlertMonitor: Sendable {
                 } else if t.crossed(by: value) {
                     let id = "\(ds)-\(t.level)-\(reading.phenomenonStart / 1_000_000)"
                     let alert = Feature(id: .string(id), geometry: place, properties: [
-                        "datastream_id": .integer(ds), "datastream": stream.body["name"] ?? .null,
+                        "source": "threshold", "datastream_id": .integer(ds), "datastream": stream.body["name"] ?? .null,
                         "thing_id": thing.map { .integer($0.id) } ?? .null, "thing": thing?.body["name"] ?? .null,
                         "level": .string(t.level), "direction": .string(t.direction.rawValue), "threshold": .number(t.value),
                         "hysteresis": .number(t.hysteresis), "value": .number(value), "peak": .number(value), "phenomenonTime": when,
@@ -141,51 +106,93 @@ extension Optional {
     }
 }
 
-/// Subscribers of alert changes: each gets every alert feature written after it subscribed, and
-/// a heartbeat (`nil`) every `heartbeat` while anyone listens, so a subscriber whose connection
-/// went away is noticed at the next write and dropped even when no alert comes.
+/// Subscribers of alert changes (`/alerts/events`). While anyone listens, one task follows the
+/// store's change feed every `poll` and hands each subscriber every feature of `alerts` written
+/// after it subscribed, whoever wrote it: the server's threshold monitor, or a flood nowcast run
+/// by a job worker in another process. A heartbeat (`nil`) goes out every `heartbeat`, so a
+/// subscriber whose connection went away is noticed and dropped even when no alert comes.
 final class AlertFeed: Sendable {
+    private struct Subscriber {
+        var continuation: AsyncStream<Feature?>.Continuation
+        /// The change feed's sequence when it subscribed: it gets changes after it.
+        var since: Int64
+    }
+
     private struct State {
-        var subscribers = [UUID: AsyncStream<Feature?>.Continuation]()
-        var beating: Task<Void, Never>?
+        var subscribers = [UUID: Subscriber]()
+        var following: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
+    let store: any FeatureStore
     let heartbeat: Duration
+    let poll: Duration
 
-    init(heartbeat: Duration = .seconds(15)) { self.heartbeat = heartbeat }
-
-    func publish(_ alert: Feature) {
-        state.withLock { for c in $0.subscribers.values { c.yield(alert) } }
+    init(store: any FeatureStore, heartbeat: Duration = .seconds(15), poll: Duration = .milliseconds(200)) {
+        self.store = store
+        self.heartbeat = heartbeat
+        self.poll = poll
     }
 
-    /// A stream of alert changes and heartbeats, ended when the consumer stops (the connection closes).
-    func subscribe() -> AsyncStream<Feature?> {
+    /// Hands `alert`, written at change `sequence`, to those who subscribed before it.
+    private func publish(_ alert: Feature, sequence: Int64) {
+        state.withLock { for s in $0.subscribers.values where s.since < sequence { s.continuation.yield(alert) } }
+    }
+
+    private func beat() {
+        state.withLock { for s in $0.subscribers.values { s.continuation.yield(nil) } }
+    }
+
+    /// A stream of alert changes and heartbeats from now on, ended when the consumer stops (the
+    /// connection closes).
+    func subscribe() async throws -> AsyncStream<Feature?> {
+        let start = try await store.latestChange()
         let id = UUID()
         let (stream, continuation) = AsyncStream<Feature?>.makeStream(bufferingPolicy: .bufferingNewest(1000))
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         state.withLock { s in
-            s.subscribers[id] = continuation
-            if s.beating == nil {
-                let period = heartbeat
-                s.beating = Task { [weak self] in
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: period)
-                        guard let self else { return }
-                        self.state.withLock { for c in $0.subscribers.values { c.yield(nil) } }
-                    }
-                }
+            s.subscribers[id] = Subscriber(continuation: continuation, since: start)
+            if s.following == nil {
+                s.following = Task { [weak self] in await self?.follow(from: start) }
             }
         }
         return stream
+    }
+
+    /// Walks the change feed from `sequence` until cancelled, publishing every alert written.
+    private func follow(from sequence: Int64) async {
+        var since = sequence
+        var next = ContinuousClock.now + heartbeat
+        while !Task.isCancelled {
+            try? await Task.sleep(for: poll)
+            do {
+                while true {
+                    let events = try await store.changes(since: since, limit: 1000, by: .admin)
+                    guard let last = events.last else { break }
+                    // The newest change of each alert in this page: its current version is what is sent.
+                    var newest = [String: Int64]()
+                    for e in events where e.layer == SensingAlerts.layer && e.kind != .delete { newest[e.featureID] = e.sequence }
+                    for (fid, seq) in newest.sorted(by: { $0.value < $1.value }) {
+                        if let f = try await store.feature(layer: SensingAlerts.layer, id: fid, by: .admin) { publish(f, sequence: seq) }
+                    }
+                    since = last.sequence
+                }
+            } catch {
+                // A store that fails now is asked again at the next poll, from the same place.
+            }
+            if ContinuousClock.now >= next {
+                next = ContinuousClock.now + heartbeat
+                beat()
+            }
+        }
     }
 
     private func unsubscribe(_ id: UUID) {
         state.withLock { s in
             s.subscribers[id] = nil
             if s.subscribers.isEmpty {
-                s.beating?.cancel()
-                s.beating = nil
+                s.following?.cancel()
+                s.following = nil
             }
         }
     }

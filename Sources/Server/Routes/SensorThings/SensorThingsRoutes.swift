@@ -12,7 +12,7 @@ import TwinStore
 /// get 401. Writes are audited in that layer's audit log (`sta:Things(1)`, …).
 extension CityTwinServer {
     /// The catalogue layer whose sharing class and owner govern the SensorThings service.
-    static let sensorThingsLayer = "iot_devices"
+    static let sensorThingsLayer = SensingAlerts.governingLayer
     static let sensorThingsRoot = "/sta/v1.1"
 
     static let sensorThingsConformance: [JSONValue] = [
@@ -29,7 +29,7 @@ extension CityTwinServer {
         let root = Self.sensorThingsRoot
         router.get("/alerts/events") { request, context in
             _ = try await self.sensorThingsAccess(context.caller, write: false)
-            return self.alertEvents(request)
+            return try await self.alertEvents(request)
         }
         router.get(RouterPath(root)) { request, context in
             _ = try await self.sensorThingsAccess(context.caller, write: false)
@@ -45,10 +45,10 @@ extension CityTwinServer {
     }
 
     /// Server-Sent Events: one `alert` event (a GeoJSON feature of `alerts`) per alert raised,
-    /// updated or cleared, from the moment of subscription, until the client disconnects; a
+    /// updated or cleared (by a threshold or a flood nowcast), from the moment of subscription, until the client disconnects; a
     /// comment line as heartbeat every 15 s.
-    private func alertEvents(_ request: Request) -> Response {
-        let stream = alertFeed.subscribe()
+    private func alertEvents(_ request: Request) async throws -> Response {
+        let stream = try await alertFeed.subscribe()
         var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         CallerCaching.apply(to: &headers, for: request)
         headers[.cacheControl] = "private, no-store"
@@ -92,15 +92,15 @@ extension CityTwinServer {
 
     private func sensorThings(_ request: Request, _ context: CityTwinRequestContext, path: Substring) async throws -> Representation {
         let method = request.method
-        let (sensing, governing) = try await sensorThingsAccess(context.caller, write: method != .get)
-        let monitor = AlertMonitor(store: store, sensing: sensing, feed: alertFeed)
+        let (sensing, _) = try await sensorThingsAccess(context.caller, write: method != .get)
+        let monitor = AlertMonitor(store: store, sensing: sensing)
         let query = try QueryParameters(request.uri.query)
         let reader = STAReader(store: sensing, root: url(Self.sensorThingsRoot))
         if path == "CreateObservations" {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
-            try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
+            try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
         let (node, ref) = try await reader.resolve(try STAPath(path))
@@ -125,7 +125,7 @@ extension CityTwinServer {
             let temp = try await writer.create(kind, body, path: "$", back: back)
             if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
             let ids = try await writer.commit()
-            try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
+            try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
@@ -135,7 +135,7 @@ extension CityTwinServer {
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
-            try await monitor.evaluate(writer.change, ids: [], governing: governing, by: context.caller)
+            try await monitor.evaluate(writer.change, ids: [], by: context.caller)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
         case .delete:
