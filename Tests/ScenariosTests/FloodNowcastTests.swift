@@ -110,7 +110,7 @@ struct FloodNowcastTests {
         let summary = try #require(result["summary"])
         #expect(summary["scenario"] == "nowcast-p50-waterlogging")
         #expect(abs((summary["rainfallMillimetres"]?.doubleValue ?? 0) - 60) < 1e-6, "the rain the gauge observed")
-        #expect(summary["observedRainfall"]?["gauges"]?[0]?["observations"] == 2)
+        #expect(summary["observedRainfall"]?["gauges"]?.arrayValue?.first?["observations"] == 2)
         #expect(result["layers"]?.arrayValue?.first == "flood_nowcast_p50_waterlogging_depth")
 
         let roads = try await store.query(layer: "flood_nowcast_p50_waterlogging_roads", FeatureQuery(limit: 10_000), by: .admin).features
@@ -141,7 +141,8 @@ struct FloodNowcastTests {
         let second = try await registry.execute(process, dry, store: store, caller: .admin)
         #expect(second["summary"]?["alerts"]?["cleared"]?.integerValue == Int64(alerts.count))
         #expect(try await store.count(layer: SensingAlerts.layer, FeatureQuery(filter: open), by: .admin) == 0)
-        let cleared = try #require(try await store.feature(layer: SensingAlerts.layer, id: try #require(alerts.first?.id?.description), by: .admin))
+        let first = try #require(alerts.first?.id?.description)
+        let cleared = try #require(try await store.feature(layer: SensingAlerts.layer, id: first, by: .admin))
         #expect(cleared.properties["cleared_phenomenonTime"] == "2026-07-01T08:40:00Z")
 
         // A scale of the design storm has no meaning for observed rain; the caller is told which input.

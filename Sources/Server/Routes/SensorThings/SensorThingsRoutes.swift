@@ -1,10 +1,12 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import HTTPTypes
 import TwinStore
 
 /// The OGC SensorThings API 1.1 Part 1 (Sensing) at `/sta/v1.1`, with the Data Array
-/// extension (`CreateObservations`, `$resultFormat=dataArray`).
+/// extension (`CreateObservations`, `$resultFormat=dataArray`) and FROST-Server's
+/// `$resultFormat=CSV` for a notebook-ready export of observations.
 ///
 /// Access follows the governing layer `iot_devices` (the city's IoT device register): a
 /// caller who may read that layer reads every SensorThings entity, a caller who may write it
@@ -152,8 +154,8 @@ extension CityTwinServer {
         let options = try STAQueryOptions(query: query)
         switch node {
         case .collection(let kind, let source):
-            if options.resultFormat != nil, kind != .observation {
-                throw Problem.invalid("$resultFormat", "dataArray applies to Observations")
+            if let format = options.resultFormat, kind != .observation {
+                throw Problem.invalid("$resultFormat", "\(format) applies to Observations")
             }
             let (rows, more, count) = try await reader.select(kind, source, options)
             var out = [String: JSONValue]()
@@ -161,6 +163,9 @@ extension CityTwinServer {
             if more {
                 let skip = options.skip + rows.count
                 out["@iot.nextLink"] = .string(url(Self.sensorThingsRoot) + "/" + path + STAReader.queryString(options, skip: skip, original: query))
+            }
+            if options.resultFormat == "CSV", !ref {
+                return Self.csv(rows, options, next: out["@iot.nextLink"]?.stringValue)
             }
             if ref {
                 out["value"] = .array(rows.map { ["@iot.selfLink": .string(reader.selfLink($0.kind, $0.id))] })
@@ -186,6 +191,41 @@ extension CityTwinServer {
             }
             return .json([name: value])
         }
+    }
+
+    /// Observations as CSV (`$resultFormat=CSV`, as FROST-Server's CSV result format): a header of
+    /// the columns (`$select`, default `id, phenomenonTime, resultTime, result, Datastream/id,
+    /// FeatureOfInterest/id`), one row per observation; objects and arrays as JSON text. Ready for
+    /// `pandas.read_csv(url)`; the next page, if any, is the `Link` header's `rel="next"`.
+    static func csv(_ rows: [STARow], _ options: STAQueryOptions, next: String?) -> Representation {
+        let columns = options.select ?? ["id", "phenomenonTime", "resultTime", "result", "Datastream/id", "FeatureOfInterest/id"]
+        func cell(_ v: JSONValue?) -> String {
+            let text: String
+            switch v {
+            case nil, .null?: return ""
+            case .string(let s)?: text = s
+            case .integer(let i)?: return String(i)
+            case .number(let d)?: return d.isFinite ? "\(d)" : ""
+            case .bool(let b)?: return b ? "true" : "false"
+            case let other?: text = String(decoding: JSONText.bytes(other), as: UTF8.self)
+            }
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        var out = columns.joined(separator: ",") + "\r\n"
+        for r in rows {
+            out += columns.map { c -> String in
+                switch c {
+                case "id", "@iot.id": String(r.id)
+                case "Datastream/id": r.toOne["Datastream"].map(String.init) ?? ""
+                case "FeatureOfInterest/id": r.toOne["FeatureOfInterest"].map(String.init) ?? ""
+                default: cell(r.json[c])
+                }
+            }.joined(separator: ",") + "\r\n"
+        }
+        var answer = Representation(mediaType: "text/csv; charset=utf-8; header=present", body: Array(out.utf8))
+        if let next { answer.headers[HTTPField.Name("Link")!] = "<\(next)>; rel=\"next\"" }
+        return answer
     }
 
     /// Observations grouped by Datastream as `components` + `dataArray` rows (Data Array extension).
