@@ -35,6 +35,7 @@ public enum SensingAlerts {
                 "level": ["type": "string", "description": "threshold level (warning, danger), or cut-off for an emergency resource"],
                 "direction": ["type": "string", "enum": ["above", "below"]],
                 "threshold": ["type": "number"], "hysteresis": ["type": "number"],
+                "rate": ["type": "boolean", "description": "the threshold is a rate of rise per hour (value, peak: the change per hour)"],
                 "value": ["type": "number", "description": "the reading that raised the alert (the Datastream's unit; m of water on a road)"],
                 "peak": number, "phenomenonTime": ["type": "string", "format": "date-time"],
                 "raised_at": ["type": "string", "format": "date-time"], "cleared_at": time,
@@ -55,7 +56,7 @@ public enum SensingAlerts {
             throw StoreError(.layerNotFound, "alerts follow the sharing of layer '\(governingLayer)', which this store lacks")
         }
         // A definition of this version has the flood nowcast's members.
-        if let existing = try await store.layerDefinition(layer, for: .admin), existing.json["schema"]?["properties"]?["road_id"] != nil { return }
+        if let existing = try await store.layerDefinition(layer, for: .admin), existing.json["schema"]?["properties"]?["rate"] != nil { return }
         try await store.createLayer(try definition(like: governing))
     }
 }

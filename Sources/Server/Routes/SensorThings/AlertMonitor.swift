@@ -30,20 +30,39 @@ struct AlertMonitor: Sendable {
         var written = [Feature]()
         for (ds, readings) in byStream.sorted(by: { $0.key < $1.key }) {
             guard let stream = try await sensing.sensingEntity(.datastream, id: ds) else { continue }
-            let thresholds = Thresholds.parse(stream.body["properties"])
+            var thresholds = Thresholds.parse(stream.body["properties"])
+            if !thresholds.contains(where: { !$0.isRate }) { thresholds += try await gaugeThresholds(stream) }
             guard !thresholds.isEmpty else { continue }
             let batch = Set(readings.map(\.id))
             // A backfill (the newest stored reading is not of this batch) changes no alert.
             guard let newest = try await sensing.observations(ObservationRange(datastream: ds, order: .phenomenonTime, descending: true, limit: 1)).first,
                   batch.contains(newest.id) else { continue }
             try await SensingAlerts.ensureLayer(in: store)
-            written += try await apply(thresholds, stream: stream, readings: readings.sorted { $0.phenomenonStart < $1.phenomenonStart })
+            let sorted = readings.sorted { $0.phenomenonStart < $1.phenomenonStart }
+            // The reading before the batch, for the rate of rise of its first reading.
+            let before = thresholds.contains(where: \.isRate)
+                ? try await sensing.observations(ObservationRange(datastream: ds, to: sorted[0].phenomenonStart, order: .phenomenonTime, descending: true, limit: 1)).first
+                : nil
+            written += try await apply(thresholds, stream: stream, readings: sorted, before: before)
         }
         guard !written.isEmpty else { return }
         try await store.upsert(layer: Self.layer, features: written, by: caller, at: nil)
     }
 
-    private func apply(_ thresholds: [Threshold], stream: SensingEntity, readings: [SensingObservation]) async throws -> [Feature] {
+    /// The river gauge's warning levels, when the Datastream measures water level (m) and its
+    /// Thing names a device (`properties.iot_device`) that monitors a `river_gauges` feature.
+    private func gaugeThresholds(_ stream: SensingEntity) async throws -> [Threshold] {
+        guard stream.body["unitOfMeasurement"]?["symbol"]?.stringValue == "m",
+              let thingID = stream.link("Thing"), let thing = try await sensing.sensingEntity(.thing, id: thingID),
+              let device = SensorFeatureLinks.device(of: thing),
+              let target = try await SensorFeatureLinks(store: store, sensing: sensing).target(ofDevice: device),
+              target.layer == "river_gauges",
+              let gauge = try await store.feature(layer: target.layer, id: target.id, by: .admin) else { return [] }
+        return Thresholds.fromGauge(gauge)
+    }
+
+    private func apply(_ thresholds: [Threshold], stream: SensingEntity, readings: [SensingObservation],
+                       before: SensingObservation?) async throws -> [Feature] {
         let ds = stream.id
         let filter = try CQL2.parseText("datastream_id = \(ds) AND cleared_at IS NULL", queryables: nil)
         var open = [String: Feature]()
@@ -54,10 +73,15 @@ struct AlertMonitor: Sendable {
         let place = try await placeOf(thing)
         let now = JSONValue.string(SensingTime.format(SensingTime.now))
         var changed = [String: Feature]()
+        var previous = before.flatMap { b in b.result.doubleValue.map { (b.phenomenonStart, $0) } }
         for reading in readings {
-            guard let value = reading.result.doubleValue, value.isFinite else { continue }
+            guard let level = reading.result.doubleValue, level.isFinite else { continue }
             let when = JSONValue.string(SensingTime.format(reading.phenomenonStart))
+            // Change per hour since the previous reading.
+            let rate = previous.flatMap { p in reading.phenomenonStart > p.0 ? (level - p.1) / (Double(reading.phenomenonStart - p.0) / 3.6e9) : nil }
+            previous = (reading.phenomenonStart, level)
             for t in thresholds {
+                guard let value = t.isRate ? rate : level else { continue }
                 if var alert = open[t.level] {
                     if t.cleared(by: value) {
                         alert.properties["cleared_at"] = now
@@ -77,6 +101,7 @@ struct AlertMonitor: Sendable {
                         "source": "threshold", "datastream_id": .integer(ds), "datastream": stream.body["name"] ?? .null,
                         "thing_id": thing.map { .integer($0.id) } ?? .null, "thing": thing?.body["name"] ?? .null,
                         "level": .string(t.level), "direction": .string(t.direction.rawValue), "threshold": .number(t.value),
+                        "rate": .bool(t.isRate),
                         "hysteresis": .number(t.hysteresis), "value": .number(value), "peak": .number(value), "phenomenonTime": when,
                         "raised_at": now, "cleared_at": .null, "cleared_value": .null, "cleared_phenomenonTime": .null,
                     ])
