@@ -52,5 +52,20 @@ struct AlertFeedTests {
         #expect(pushed?.id == .string("after"), "the alert written before subscribing is not sent")
         #expect(pushed?.properties["level"] == "danger")
         #expect(ContinuousClock.now - written < .seconds(1))
+
+        // Another process on the same store (a job worker running a nowcast) creates a layer this
+        // one has never seen, writes more than a page of its features, then an alert: pushed all the same.
+        let worker = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        var def = try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("iot_devices.json")))
+        def.id = "worker_results"
+        try await worker.createLayer(def)
+        let many = (0..<1200).map { i in
+            Feature(id: .string("W-\(i)"), geometry: .point(Point(Position(x: 114.8, y: 30.84))), properties: [
+                "name": "x", "kind": "水位计", "quantity": "水位", "unit": "m", "target_layer": "river_gauges", "target": "GA-01", "status": "在线",
+            ])
+        }
+        try await worker.insert(layer: "worker_results", features: many, by: .admin, at: nil)
+        try await worker.upsert(layer: SensingAlerts.layer, features: [Self.alert("from-worker", level: "warning")], by: .admin, at: nil)
+        #expect(await Self.next(stream, within: 5)?.id == .string("from-worker"))
     }
 }

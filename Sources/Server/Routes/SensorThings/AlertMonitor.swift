@@ -132,7 +132,7 @@ extension Optional {
 }
 
 /// Subscribers of alert changes (`/alerts/events`). While anyone listens, one task follows the
-/// store's change feed every `poll` and hands each subscriber every feature of `alerts` written
+/// store's journal of the `alerts` layer every `poll` and hands each subscriber every feature of `alerts` written
 /// after it subscribed, whoever wrote it: the server's threshold monitor, or a flood nowcast run
 /// by a job worker in another process. A heartbeat (`nil`) goes out every `heartbeat`, so a
 /// subscriber whose connection went away is noticed and dropped even when no alert comes.
@@ -191,17 +191,23 @@ final class AlertFeed: Sendable {
         while !Task.isCancelled {
             try? await Task.sleep(for: poll)
             do {
+                // The alerts layer's own entries: a page of other layers' changes (a flood run's
+                // result layers, written by a worker this process has not seen create them) must
+                // not hold the cursor back.
                 while true {
-                    let events = try await store.changes(since: since, limit: 1000, by: .admin)
-                    guard let last = events.last else { break }
+                    let entries = try await store.auditLog(layer: SensingAlerts.layer, after: since, limit: 1000, by: .admin)
+                    guard let last = entries.last else { break }
                     // The newest change of each alert in this page: its current version is what is sent.
                     var newest = [String: Int64]()
-                    for e in events where e.layer == SensingAlerts.layer && e.kind != .delete { newest[e.featureID] = e.sequence }
+                    for e in entries where e.kind != .delete { newest[e.featureID] = e.sequence }
                     for (fid, seq) in newest.sorted(by: { $0.value < $1.value }) {
                         if let f = try await store.feature(layer: SensingAlerts.layer, id: fid, by: .admin) { publish(f, sequence: seq) }
                     }
                     since = last.sequence
                 }
+            } catch let e as StoreError where e.code == .layerNotFound {
+                // The alerts layer was made by another process (a job worker): learn its definition.
+                try? await SensingAlerts.ensureLayer(in: store)
             } catch {
                 // A store that fails now is asked again at the next poll, from the same place.
             }
