@@ -10,8 +10,9 @@ import TwinStore
 /// (`target_layer`/`target`: a river gauge, a manhole, a parking lot, a water node), then show the
 /// Thing's newest observation in the features API: `latest_value`, `latest_unit`,
 /// `latest_phenomenonTime`, `latest_age_s`, `latest_stale` (older than the Datastream's
-/// `properties.stale_after_s`, default one hour), `latest_datastream` (its `@iot.id`). A Thing
-/// with several Datastreams shows the one with the newest reading.
+/// `properties.stale_after_s`, default one hour), `latest_datastream` (its `@iot.id`). Of a
+/// Thing's Datastreams, those in the unit the register gives the device (`unit`) count when there
+/// are any; of them, the one with the newest reading shows.
 struct SensorFeatureLinks: Sendable {
     let store: any FeatureStore
     let sensing: any SensingStore
@@ -38,14 +39,21 @@ struct SensorFeatureLinks: Sendable {
         guard !features.isEmpty, try await store.layerDefinition(SensingAlerts.governingLayer, for: caller) != nil else { return }
         // Feature id → the devices standing for it.
         var devices = [String: [String]]()
+        var unitOf = [String: String]()  // device → the unit the register says it reports in
         if layer == SensingAlerts.governingLayer {
-            for f in features { if let id = f.id?.description { devices[id, default: []].append(id) } }
+            for f in features {
+                if let id = f.id?.description {
+                    devices[id, default: []].append(id)
+                    unitOf[id] = f.properties["unit"]?.stringValue
+                }
+            }
         } else {
             let wanted = Set(features.compactMap { $0.id?.description })
             let filter = try CQL2.parseText("target_layer = '\(layer.replacingOccurrences(of: "'", with: "''"))'", queryables: nil)
             for try await d in store.stream(layer: SensingAlerts.governingLayer, FeatureQuery(filter: filter, limit: 1000), by: .admin) {
                 if let target = d.properties["target"]?.stringValue, wanted.contains(target), let id = d.id?.description {
                     devices[target, default: []].append(id)
+                    unitOf[id] = d.properties["unit"]?.stringValue
                 }
             }
         }
@@ -60,11 +68,17 @@ struct SensorFeatureLinks: Sendable {
         for k in features.indices {
             guard let fid = features[k].id?.description, let ds = devices[fid] else { continue }
             var best: (SensingEntity, SensingObservation)?
-            for thing in ds.flatMap({ thingsByDevice[$0] ?? [] }) {
-                for stream in try await sensing.sensingEntities(.datastream, linkedBy: SensingLink("Thing", thing.id)) {
-                    guard let o = try await sensing.observations(ObservationRange(datastream: stream.id, order: .phenomenonTime, descending: true, limit: 1)).first
-                    else { continue }
-                    if best == nil || o.phenomenonStart > best!.1.phenomenonStart { best = (stream, o) }
+            for device in ds {
+                for thing in thingsByDevice[device] ?? [] {
+                    var streams = try await sensing.sensingEntities(.datastream, linkedBy: SensingLink("Thing", thing.id))
+                    // The Datastreams in the unit the register gives the device (a gauge's water level, not the rain gauge beside it).
+                    let same = streams.filter { $0.body["unitOfMeasurement"]?["symbol"]?.stringValue == unitOf[device] }
+                    if !same.isEmpty { streams = same }
+                    for stream in streams {
+                        guard let o = try await sensing.observations(ObservationRange(datastream: stream.id, order: .phenomenonTime, descending: true, limit: 1)).first
+                        else { continue }
+                        if best == nil || o.phenomenonStart > best!.1.phenomenonStart { best = (stream, o) }
+                    }
                 }
             }
             guard let (stream, o) = best else { continue }
