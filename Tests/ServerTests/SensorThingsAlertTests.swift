@@ -140,6 +140,33 @@ struct SensorThingsAlertTests {
         }
     }
 
+    @Test("a water-depth sensor at a ponding-prone road point takes the road depth levels: 15 cm warning, 30 cm danger")
+    func pondingRoadPoint() async throws {
+        try await SensorThingsAPI.run { api in
+            let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Layers")
+            try await api.store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("roads.json"))))
+            let road = Geometry.lineString(LineString([Position(x: 114.80, y: 30.84), Position(x: 114.81, y: 30.84)]))
+            try await api.store.insert(layer: "roads", features: [Feature(id: .string("RD-0027"), geometry: road, properties: [
+                "name": "齐安大道", "class": "主干路", "lanes": 4, "speed_kmh": 50, "oneway": false, "from_intersection": "I-1", "to_intersection": "I-2", "length_m": 960,
+            ])], by: .admin, at: nil)
+            try await api.store.insert(layer: "iot_devices", features: [Feature(id: .string("IOT-JS-01"), geometry: .point(Point(Position(x: 114.805, y: 30.84))), properties: [
+                "name": "齐安大道下穿积水监测", "kind": "水位计", "quantity": "积水深度", "unit": "m", "target_layer": "roads", "target": "RD-0027", "status": "在线",
+            ])], by: .admin, at: nil)
+            let body = SensorThingsAPI.gauge.replacingOccurrences(of: #""properties": {"station": "JS-01"}"#, with: #""properties": {"iot_device": "IOT-JS-01"}"#)
+            let r = try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: body)
+            #expect(r.status == .created, "\(r.text)")
+            let location = try #require(r.headers[.location])
+            let thing = try #require(Int64(location.split(separator: "(").last!.dropLast()))
+            let ds = try #require(try await api.get("/sta/v1.1/Things(\(thing))/Datastreams").json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
+            #expect(try await api.postLevels(ds, [0.05, 0.18, 0.34]).status == .created)
+            let now = try await alerts(api)
+            #expect(now["warning@2026-06-01T01:00:00Z"]?["properties"]?["threshold"] == 0.15)
+            #expect(now["danger@2026-06-01T02:00:00Z"]?["properties"]?["threshold"] == 0.3)
+            #expect(now.count == 2)
+        }
+    }
+
     @Test("thresholds must be well-formed")
     func badThresholds() async throws {
         try await SensorThingsAPI.run { api in

@@ -49,16 +49,24 @@ struct AlertMonitor: Sendable {
         try await store.upsert(layer: Self.layer, features: written, by: caller, at: nil)
     }
 
-    /// The river gauge's warning levels, when the Datastream measures water level (m) and its
-    /// Thing names a device (`properties.iot_device`) that monitors a `river_gauges` feature.
+    /// The levels of the feature a water-level Datastream (m) measures at, when its Thing names a
+    /// device (`properties.iot_device`) monitoring it: a `river_gauges` feature's warning and
+    /// guaranteed levels; on a `roads` feature (a ponding-prone road point) the road water depths
+    /// of the flood nowcast, 15 cm warning and 30 cm danger.
     private func gaugeThresholds(_ stream: SensingEntity) async throws -> [Threshold] {
         guard stream.body["unitOfMeasurement"]?["symbol"]?.stringValue == "m",
               let thingID = stream.link("Thing"), let thing = try await sensing.sensingEntity(.thing, id: thingID),
               let device = SensorFeatureLinks.device(of: thing),
-              let target = try await SensorFeatureLinks(store: store, sensing: sensing).target(ofDevice: device),
-              target.layer == "river_gauges",
-              let gauge = try await store.feature(layer: target.layer, id: target.id, by: .admin) else { return [] }
-        return Thresholds.fromGauge(gauge)
+              let target = try await SensorFeatureLinks(store: store, sensing: sensing).target(ofDevice: device) else { return [] }
+        switch target.layer {
+        case "river_gauges":
+            guard let gauge = try await store.feature(layer: target.layer, id: target.id, by: .admin) else { return [] }
+            return Thresholds.fromGauge(gauge)
+        case "roads":
+            return Thresholds.roadDepth
+        default:
+            return []
+        }
     }
 
     private func apply(_ thresholds: [Threshold], stream: SensingEntity, readings: [SensingObservation],

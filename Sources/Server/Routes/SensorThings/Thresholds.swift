@@ -74,6 +74,11 @@ extension Thresholds {
     /// water-level Datastream (unit m) whose own thresholds set no level.
     static let gaugeHysteresis = 0.1
 
+    /// Water on a road (m): passable with care above 15 cm (flood.md §1.1), closed from 30 cm —
+    /// the levels of a flood nowcast's road alerts (`FloodNowcastAlerts`).
+    static let roadDepth = [Threshold(level: "warning", value: 0.15, direction: .above, hysteresis: 0.02),
+                            Threshold(level: "danger", value: 0.3, direction: .above, hysteresis: 0.02)]
+
     static func fromGauge(_ gauge: Feature) -> [Threshold] {
         var out = [Threshold]()
         if let w = gauge.properties["warning_level_m"]?.doubleValue {
