@@ -58,6 +58,8 @@ def fresh_pg(base):
 
 
 def free_port():
+    if os.environ.get("STA_BENCH_PORT"):  # a port of one's own on a shared machine
+        return int(os.environ["STA_BENCH_PORT"])
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]

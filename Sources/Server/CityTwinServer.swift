@@ -30,7 +30,7 @@ public final class CityTwinServer: Sendable {
     let tileService: TileService
     // --- end tiles
     /// Subscribers of SensorThings threshold alerts (`/alerts/events`, Routes/SensorThings/).
-    let alertFeed = AlertFeed()
+    let alertFeed: AlertFeed
     /// Wakes change subscribers (`/changes`, `/collections/{id}/changes`, Routes/ChangeRoutes.swift).
     let changeWatch: ChangeFeedWatch
 
@@ -41,6 +41,7 @@ public final class CityTwinServer: Sendable {
         self.revocations = (store as? any TokenRevocations).map(RevocationList.init)
         self.tileService = TileService(store: store)  // tiles
         self.changeWatch = ChangeFeedWatch(store: store)
+        self.alertFeed = AlertFeed(store: store)  // sensorthings
     }
 
     /// Every operation of the API, in document order: the single source of the router,

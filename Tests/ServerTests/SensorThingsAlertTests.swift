@@ -67,6 +67,106 @@ struct SensorThingsAlertTests {
         }
     }
 
+    @Test("a rate-of-rise threshold compares the change per hour since the previous reading, the one before the batch included")
+    func rateOfRise() async throws {
+        try await SensorThingsAPI.run { api in
+            let (_, ds) = try await api.postGauge()
+            let patched = try await api.send(.patch, "/sta/v1.1/Datastreams(\(ds))", token: api.token(),
+                                             body: #"{"properties": {"thresholds": [{"level": "rapid-rise", "rise_per_hour": 0.5, "hysteresis": 0.1}]}}"#)
+            #expect(patched.status == .ok, "\(patched.text)")
+            // 27.0 → 27.2 (+0.2/h): nothing; → 27.9 (+0.7/h): raised.
+            #expect(try await api.postLevels(ds, [27.0, 27.2, 27.9]).status == .created)
+            var now = try await alerts(api)
+            let rise = try #require(now["rapid-rise@2026-06-01T02:00:00Z"])
+            #expect(abs((rise["properties"]?["value"]?.doubleValue ?? 0) - 0.7) < 1e-9)
+            #expect(rise["properties"]?["rate"] == true)
+            // A batch of its own: 28.35 at 03:00 is +0.45/h against 27.9 stored before it — within
+            // the hysteresis (0.5 − 0.1), so the alert stays; 28.4 at 04:00 (+0.05/h) clears it.
+            #expect(try await api.postLevels(ds, [28.35], startHour: 3).status == .created)
+            #expect(try await alerts(api)["rapid-rise@2026-06-01T02:00:00Z"]?["properties"]?["cleared_at"] == .null)
+            #expect(try await api.postLevels(ds, [28.4], startHour: 4).status == .created)
+            now = try await alerts(api)
+            #expect(now["rapid-rise@2026-06-01T02:00:00Z"]?["properties"]?["cleared_phenomenonTime"] == "2026-06-01T04:00:00Z")
+            #expect(now.count == 1)
+        }
+    }
+
+    @Test("a river gauge's Thing takes the warning and guaranteed levels of its river_gauges feature; the feature shows the latest reading")
+    func riverGaugeLevels() async throws {
+        try await SensorThingsAPI.run { api in
+            let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Layers")
+            try await api.store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("river_gauges.json"))))
+            let at = Geometry.point(Point(Position(x: 114.8012, y: 30.8437)))
+            try await api.store.insert(layer: "river_gauges", features: [Feature(id: .string("GA-02"), geometry: at, properties: [
+                "name": "举水邾城站", "water_body": "举水", "datum": "1985国家高程基准", "warning_level_m": 23.6, "guarantee_level_m": 25.1, "device": "IOT-SW-02",
+            ])], by: .admin, at: nil)
+            try await api.store.insert(layer: "iot_devices", features: [Feature(id: .string("IOT-SW-02"), geometry: at, properties: [
+                "name": "举水邾城站水位计", "kind": "水位计", "quantity": "水位", "unit": "m", "target_layer": "river_gauges", "target": "GA-02", "status": "在线",
+            ])], by: .admin, at: nil)
+            // The Thing names its device in the register; its Datastream sets no thresholds.
+            let body = SensorThingsAPI.gauge.replacingOccurrences(of: #""properties": {"station": "JS-01"}"#, with: #""properties": {"station": "JS-01", "iot_device": "IOT-SW-02"}"#)
+            let r = try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: body)
+            #expect(r.status == .created, "\(r.text)")
+            let location = try #require(r.headers[.location])
+            let thing = try #require(Int64(location.split(separator: "(").last!.dropLast()))
+            let ds = try #require(try await api.get("/sta/v1.1/Things(\(thing))/Datastreams").json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
+
+            #expect(try await api.postLevels(ds, [23.0, 23.8]).status == .created)
+            var now = try await alerts(api)
+            #expect(now["warning@2026-06-01T01:00:00Z"]?["properties"]?["threshold"] == 23.6, "the layer's warning level")
+            #expect(try await api.postLevels(ds, [25.3], startHour: 2).status == .created)
+            now = try await alerts(api)
+            #expect(now["danger@2026-06-01T02:00:00Z"]?["properties"]?["threshold"] == 25.1, "the layer's guaranteed level")
+            // 23.55 is below the warning level but not by the hysteresis (0.1 m): the warning stays; danger clears.
+            #expect(try await api.postLevels(ds, [23.55], startHour: 3).status == .created)
+            now = try await alerts(api)
+            #expect(now["warning@2026-06-01T01:00:00Z"]?["properties"]?["cleared_at"] == .null)
+            #expect(now["danger@2026-06-01T02:00:00Z"]?["properties"]?["cleared_value"] == 23.55)
+
+            // The newest reading on the gauge and the device, joined at read time, with its age.
+            for path in ["/collections/river_gauges/items/GA-02", "/collections/iot_devices/items/IOT-SW-02"] {
+                let f = try await api.get(path)
+                #expect(f.status == .ok, "\(f.text)")
+                let p = try f.json["properties"]
+                #expect(p?["latest_value"] == 23.55, "\(path)")
+                #expect(p?["latest_unit"] == "m" && p?["latest_phenomenonTime"] == "2026-06-01T03:00:00Z")
+                #expect(p?["latest_datastream"]?.integerValue == ds && p?["latest_stale"] == true)
+            }
+            let list = try await api.get("/collections/river_gauges/items?f=json")
+            #expect(try list.json["features"]?.arrayValue?.first?["properties"]?["latest_value"] == 23.55)
+            // A feature no Thing stands for has no reading; the stored feature holds none (no copy to keep in step).
+            #expect(try await api.store.feature(layer: "river_gauges", id: "GA-02", by: .admin)?.properties["latest_value"] == nil)
+        }
+    }
+
+    @Test("a water-depth sensor at a ponding-prone road point takes the road depth levels: 15 cm warning, 30 cm danger")
+    func pondingRoadPoint() async throws {
+        try await SensorThingsAPI.run { api in
+            let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Layers")
+            try await api.store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("roads.json"))))
+            let road = Geometry.lineString(LineString([Position(x: 114.80, y: 30.84), Position(x: 114.81, y: 30.84)]))
+            try await api.store.insert(layer: "roads", features: [Feature(id: .string("RD-0027"), geometry: road, properties: [
+                "name": "齐安大道", "class": "主干路", "lanes": 4, "speed_kmh": 50, "oneway": false, "from_intersection": "I-1", "to_intersection": "I-2", "length_m": 960,
+            ])], by: .admin, at: nil)
+            try await api.store.insert(layer: "iot_devices", features: [Feature(id: .string("IOT-JS-01"), geometry: .point(Point(Position(x: 114.805, y: 30.84))), properties: [
+                "name": "齐安大道下穿积水监测", "kind": "水位计", "quantity": "积水深度", "unit": "m", "target_layer": "roads", "target": "RD-0027", "status": "在线",
+            ])], by: .admin, at: nil)
+            let body = SensorThingsAPI.gauge.replacingOccurrences(of: #""properties": {"station": "JS-01"}"#, with: #""properties": {"iot_device": "IOT-JS-01"}"#)
+            let r = try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: body)
+            #expect(r.status == .created, "\(r.text)")
+            let location = try #require(r.headers[.location])
+            let thing = try #require(Int64(location.split(separator: "(").last!.dropLast()))
+            let ds = try #require(try await api.get("/sta/v1.1/Things(\(thing))/Datastreams").json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
+            #expect(try await api.postLevels(ds, [0.05, 0.18, 0.34]).status == .created)
+            let now = try await alerts(api)
+            #expect(now["warning@2026-06-01T01:00:00Z"]?["properties"]?["threshold"] == 0.15)
+            #expect(now["danger@2026-06-01T02:00:00Z"]?["properties"]?["threshold"] == 0.3)
+            #expect(now.count == 2)
+        }
+    }
+
     @Test("thresholds must be well-formed")
     func badThresholds() async throws {
         try await SensorThingsAPI.run { api in

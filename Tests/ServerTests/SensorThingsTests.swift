@@ -157,6 +157,38 @@ struct SensorThingsTests {
         }
     }
 
+    @Test("a re-sent reading keeps its id and writes nothing; a late one is stored in time order; CSV export for notebooks")
+    func idempotentLateAndCSV() async throws {
+        try await SensorThingsAPI.run { api in
+            let (_, ds) = try await api.postGauge()
+            let first = try await api.postLevels(ds, [26.5, 26.7], startHour: 1)
+            #expect(first.status == .created)
+            let again = try await api.postLevels(ds, [26.5, 26.7], startHour: 1)
+            #expect(again.status == .created)
+            #expect(try again.json == first.json, "the same readings answer with the ids they were stored under")
+            // Out of order: 00:00 arrives after 01:00 and 02:00; accepted, and read in phenomenonTime order.
+            let late = try await api.postLevels(ds, [26.4], startHour: 0)
+            #expect(late.status == .created)
+            let all = try await api.get("/sta/v1.1/Datastreams(\(ds))/Observations?$orderby=phenomenonTime&$count=true")
+            #expect(try all.json["@iot.count"]?.integerValue == 3, "the re-sent readings are not doubled")
+            #expect(try all.json["value"]?.arrayValue?.map { $0["result"] } == [26.4, 26.5, 26.7])
+
+            // The export: FROST's $resultFormat=CSV, one header, one row per observation, in the asked order.
+            let csv = try await api.get("/sta/v1.1/Datastreams(\(ds))/Observations?$orderby=phenomenonTime&$resultFormat=CSV")
+            #expect(csv.status == .ok)
+            #expect(csv.headers[.contentType]?.hasPrefix("text/csv") == true)
+            let lines = csv.text.split(separator: "\r\n").map(String.init)
+            #expect(lines.first == "id,phenomenonTime,resultTime,result,Datastream/id,FeatureOfInterest/id")
+            #expect(lines.count == 4)
+            #expect(lines[1].contains(",2026-06-01T00:00:00Z,,26.4,\(ds),"), "\(lines)")
+            let selected = try await api.get("/sta/v1.1/Datastreams(\(ds))/Observations?$select=phenomenonTime,result&$top=2&$orderby=phenomenonTime desc&$resultFormat=csv")
+            #expect(selected.text == "phenomenonTime,result\r\n2026-06-01T02:00:00Z,26.7\r\n2026-06-01T01:00:00Z,26.5\r\n")
+            #expect(selected.headers.first { $0.name.rawName == "Link" }?.value.contains("rel=\"next\"") == true, "the next page is a Link header")
+            let things = try await api.get("/sta/v1.1/Things?$resultFormat=CSV")
+            try expectProblem(things, status: 400, type: "invalid-parameter", naming: "$resultFormat")
+        }
+    }
+
     @Test("readers follow the governing layer's sharing class; writers are its owner's editors, by Bearer or Basic")
     func access() async throws {
         try await SensorThingsAPI.run { api in

@@ -2,6 +2,7 @@ import FloodSim
 import Foundation
 import GeoCore
 import SWMMFormat
+import TwinStore
 
 /// The district's rainwater network as an EPA SWMM 5 model (SI: `FLOW_UNITS CMS`, metres,
 /// hectares, mm/h), built from the store's drainage layers and a scenario: the same model feeds the
@@ -43,7 +44,9 @@ struct DistrictDrainageModel {
         }
         let days = Int(totalMinutes) / 1440
         m.title = ["CityTwin flood scenario \(scenario.id): \(scenario.title)",
-                   "P = \(scenario.returnPeriod) a, T = \(scenario.duration) min, r = \(scenario.peakRatio), formula \(scenario.stormFormula)"]
+                   scenario.rainfall.map { "observed rain of Datastreams \($0.datastreams.map(String.init).joined(separator: ", ")) from \(SensingTime.format($0.from)) to \(SensingTime.format($0.to))"
+                       + ($0.forecast.map { ", then \($0.depths.count) forecast intervals of \($0.interval) min" } ?? "") }
+                       ?? "P = \(scenario.returnPeriod) a, T = \(scenario.duration) min, r = \(scenario.peakRatio), formula \(scenario.stormFormula)"]
         m.options = [
             .init(key: "FLOW_UNITS", value: "CMS"), .init(key: "INFILTRATION", value: "HORTON"),
             .init(key: "FLOW_ROUTING", value: "DYNWAVE"), .init(key: "LINK_OFFSETS", value: "DEPTH"),

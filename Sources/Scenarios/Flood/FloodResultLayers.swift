@@ -38,6 +38,8 @@ struct FloodResultLayers {
     var cutOffCount = 0
     /// Per road id: the maximum depth along it (m) and the hours above 15 cm.
     var roadDepth: [String: (depth: Double, hours: Double)] = [:]
+    /// Per road id: where along it the water is deepest, in the storage CRS.
+    var roadDeepest: [String: Position] = [:]
     /// Road centre lines in the metric CRS, with their names.
     var roadLines: [(id: String, geometry: Geometry, name: String)] = []
     let toStorage: CoordinateTransformer
@@ -78,6 +80,7 @@ struct FloodResultLayers {
         for f in layers["roads"] {
             guard let geometry = f.geometry else { continue }
             var dMax = 0.0, hMax = 0.0
+            var deepest: Position?
             var parts: [[Position]] = []
             switch geometry {
             case .lineString(let l): parts = [l.positions]
@@ -90,13 +93,17 @@ struct FloodResultLayers {
                     for i in 0...n {
                         let t = Double(i) / Double(n)
                         let p = Position(x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t)
-                        if let v = maxDepth.value(at: p), v.isFinite { dMax = Swift.max(dMax, Double(v)) }
+                        if let v = maxDepth.value(at: p), v.isFinite, deepest == nil || Double(v) > dMax {
+                            dMax = Swift.max(dMax, Double(v))
+                            deepest = p
+                        }
                         if let v = hours.value(at: p), v.isFinite { hMax = Swift.max(hMax, Double(v)) }
                     }
                 }
             }
             let id = f.idText
             roadDepth[id] = (dMax, hMax)
+            if let deepest { roadDeepest[id] = try toStorage.transform(deepest) }
             roadLines.append((id, geometry, f.text("name") ?? ""))
             let flooded = dMax > Self.roadThreshold
             if flooded {

@@ -14,6 +14,11 @@ import SWMMFormat
 /// receiving waters the stage applies to; absent = all), `ground_floor_sill_m` (ground-floor
 /// height above the footprint's ground, default 0.15 m), and `upgrades` with `storage`
 /// (`[{"node", "volume_m3", "depth_m"}]`) and `pipes` (`{"pipe id": diameter_mm}`).
+///
+/// A nowcast gives `rainfall` (`ObservedRainfall`: rain-gauge Datastreams, a window, an optional
+/// forecast) instead of the design storm: `return_period_a`, `duration_min`, `peak_ratio` and
+/// `storm_formula` are then not used (`duration_min` is the window plus the forecast), and
+/// `time_step_min` is the interval the observations are binned into.
 public struct FloodScenario: Decodable, Sendable, Equatable {
     /// A tank added beside a manhole.
     public struct StorageUpgrade: Decodable, Sendable, Equatable {
@@ -74,11 +79,13 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
     /// water level beside it exceeds ground + sill.
     public var groundFloorSill: Double
     public var upgrades: Upgrades
+    /// Observed (and forecast) rain instead of the design storm: a nowcast.
+    public var rainfall: ObservedRainfall?
 
     enum CodingKeys: String, CodingKey {
         case id, title, returnPeriod = "return_period_a", duration = "duration_min", peakRatio = "peak_ratio"
         case timeStep = "time_step_min", stormFormula = "storm_formula", outfallStage = "outfall_stage_m"
-        case stageReceivingWaters = "stage_receiving_waters", groundFloorSill = "ground_floor_sill_m", upgrades
+        case stageReceivingWaters = "stage_receiving_waters", groundFloorSill = "ground_floor_sill_m", upgrades, rainfall
     }
 
     struct StageSeries: Decodable {
@@ -89,10 +96,12 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
 
     public init(id: String, title: String, returnPeriod: Double, duration: Double, peakRatio: Double = 0.4, timeStep: Double = 5,
                 stormFormula: String = "wuhan-manual", outfallStage: Stage? = nil, stageReceivingWaters: [String]? = nil,
-                groundFloorSill: Double = 0.15, upgrades: Upgrades = .init()) throws {
+                groundFloorSill: Double = 0.15, upgrades: Upgrades = .init(), rainfall: ObservedRainfall? = nil) throws {
         self.id = id; self.title = title; self.returnPeriod = returnPeriod; self.duration = duration; self.peakRatio = peakRatio
         self.timeStep = timeStep; self.stormFormula = stormFormula; self.outfallStage = outfallStage
         self.stageReceivingWaters = stageReceivingWaters; self.groundFloorSill = groundFloorSill; self.upgrades = upgrades
+        self.rainfall = rainfall
+        if let rainfall { self.duration = rainfall.minutes }
         try validate()
     }
 
@@ -100,8 +109,16 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         title = try c.decodeIfPresent(String.self, forKey: .title) ?? id
-        returnPeriod = try c.decode(Double.self, forKey: .returnPeriod)
-        duration = try c.decode(Double.self, forKey: .duration)
+        if let observed = try c.decodeIfPresent(JSONValue.self, forKey: .rainfall), !observed.isNull {
+            let rain = try ObservedRainfall(json: observed)
+            rainfall = rain
+            returnPeriod = try c.decodeIfPresent(Double.self, forKey: .returnPeriod) ?? 1
+            duration = rain.minutes
+        } else {
+            rainfall = nil
+            returnPeriod = try c.decode(Double.self, forKey: .returnPeriod)
+            duration = try c.decode(Double.self, forKey: .duration)
+        }
         peakRatio = try c.decodeIfPresent(Double.self, forKey: .peakRatio) ?? 0.4
         timeStep = try c.decodeIfPresent(Double.self, forKey: .timeStep) ?? 5
         stormFormula = try c.decodeIfPresent(String.self, forKey: .stormFormula) ?? "wuhan-manual"
@@ -126,9 +143,14 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
             throw fail("id", "scenario id \"\(id)\" must match [a-z][a-z0-9_-]{0,30} (it names the result layers)")
         }
         guard returnPeriod > 0, returnPeriod.isFinite else { throw fail("return_period_a", "must be > 0 years, got \(returnPeriod)") }
-        guard duration > 0, duration <= 24 * 60 else { throw fail("duration_min", "must be in (0, 1440] minutes, got \(duration)") }
+        if let rainfall {
+            let window = Double(rainfall.to - rainfall.from) / 60_000_000
+            guard timeStep > 0, timeStep <= window else { throw fail("time_step_min", "must be in (0, the observed window], got \(timeStep)") }
+        } else {
+            guard duration > 0, duration <= 24 * 60 else { throw fail("duration_min", "must be in (0, 1440] minutes, got \(duration)") }
+            guard timeStep > 0, timeStep <= duration else { throw fail("time_step_min", "must be in (0, duration], got \(timeStep)") }
+        }
         guard peakRatio > 0, peakRatio < 1 else { throw fail("peak_ratio", "must be in (0, 1), got \(peakRatio)") }
-        guard timeStep > 0, timeStep <= duration else { throw fail("time_step_min", "must be in (0, duration], got \(timeStep)") }
         guard groundFloorSill >= 0, groundFloorSill.isFinite else { throw fail("ground_floor_sill_m", "must be ≥ 0 m") }
         if case .series(let t, let s)? = outfallStage {
             guard !t.isEmpty, t.count == s.count, zip(t, t.dropFirst()).allSatisfy({ $0 < $1 }), s.allSatisfy(\.isFinite) else {

@@ -42,8 +42,31 @@ public enum FloodScenarioRun {
     public static func drainageModel(_ scenario: FloodScenario, store: any FeatureStore, caller: Caller, stormCatalog: URL,
                                      durationScale: Double = 1) async throws -> SWMMModel {
         let layers = try await FloodDistrictLayers.read(from: store, by: caller)
-        let storm = scenario.storm(formula: try scenario.formula(catalog: stormCatalog).formula, durationScale: durationScale)
+        let storm = try await rainfall(scenario, store: store, caller: caller, stormCatalog: stormCatalog, durationScale: durationScale).storm
         return try DistrictDrainageModel(layers: layers, scenario: scenario, storm: storm).swmm
+    }
+
+    /// The scenario's rain: the design storm of its formula, or for a nowcast the rain its gauges
+    /// observed (read as `caller`, who must read the SensorThings service's governing layer) and its forecast.
+    /// - Throws: `ScenarioError` naming the field (`durationScale` scales design storms only).
+    static func rainfall(_ scenario: FloodScenario, store: any FeatureStore, caller: Caller, stormCatalog: URL,
+                         durationScale: Double) async throws -> (storm: Hyetograph, verified: Bool, observed: ObservedRainfall.Summary?) {
+        guard let observed = scenario.rainfall else {
+            let (formula, verified) = try scenario.formula(catalog: stormCatalog)
+            return (scenario.storm(formula: formula, durationScale: durationScale), verified, nil)
+        }
+        guard durationScale == 1 else {
+            throw ScenarioError(.invalidScenario, "durationScale scales a design storm; a nowcast runs its observed window as observed", field: "durationScale")
+        }
+        guard let sensing = store as? any SensingStore else {
+            throw ScenarioError(.invalidScenario, "rainfall: this store has no SensorThings observations", field: "rainfall")
+        }
+        guard try await store.layerDefinition(SensingAlerts.governingLayer, for: caller) != nil else {
+            throw ScenarioError(.invalidScenario, "rainfall: the rain gauges' observations follow layer '\(SensingAlerts.governingLayer)', which this caller cannot read",
+                                field: "rainfall")
+        }
+        let (storm, summary) = try await observed.hyetograph(step: scenario.timeStep, sensing: sensing)
+        return (storm, true, summary)
     }
 
     /// Runs the scenario and (unless `options.writeLayers` is false) writes its result layers.
@@ -59,9 +82,9 @@ public enum FloodScenarioRun {
             throw ScenarioError(.invalidScenario, "duration scale must be in (0, 1], got \(options.durationScale)", field: "durationScale")
         }
         progress?(.stage("reading layers", fraction: 0))
+        let (storm, verified, observed) = try await rainfall(scenario, store: store, caller: caller, stormCatalog: options.stormCatalog,
+                                                             durationScale: options.durationScale)
         let layers = try await FloodDistrictLayers.read(from: store, by: caller)
-        let (formula, verified) = try scenario.formula(catalog: options.stormCatalog)
-        let storm = scenario.storm(formula: formula, durationScale: options.durationScale)
         let model = try DistrictDrainageModel(layers: layers, scenario: scenario, storm: storm)
         var network = try model.swmm.hydraulicNetwork()
         let runoff = try model.swmm.runoffSimulation()
@@ -102,8 +125,14 @@ public enum FloodScenarioRun {
         var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain)
         try await results.markCutOff(store: store, by: caller)
         var written: [String] = []
+        var alerts: FloodNowcastAlerts.Count?
         if options.writeLayers {
             written = try await results.write(to: store, by: caller, templates: options.resultLayers)
+            // A nowcast is a forecast of a real event: its flooded roads and cut-off resources are alerts.
+            if let rain = scenario.rainfall {
+                alerts = try await FloodNowcastAlerts(scenario: scenario, results: results, phenomenonTime: rain.to)
+                    .write(to: store, by: caller)
+            }
         }
         var raster: String?
         if let rasters = options.rasters {
@@ -115,7 +144,7 @@ public enum FloodScenarioRun {
         let cellArea = surface.domain.cellSize * surface.domain.cellSize
         return FloodScenarioSummary(
             scenario: scenario.id, layers: written, maxDepthRaster: raster, formulaVerified: verified,
-            rainfallMillimetres: storm.totalDepth, simulatedSeconds: result.duration,
+            rainfallMillimetres: storm.totalDepth, observedRainfall: observed, alerts: alerts, simulatedSeconds: result.duration,
             runSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
             cells: surface.domain.width * surface.domain.height, cellSize: surface.domain.cellSize,
             nodes: network.nodes.count, links: network.links.count, subcatchments: runoff.subcatchments.count,
@@ -150,6 +179,10 @@ public struct FloodScenarioSummary: Sendable, Encodable {
     public var formulaVerified: Bool
     /// Storm depth, mm.
     public var rainfallMillimetres: Double
+    /// A nowcast's rain: the gauges, what each observed, the forecast.
+    public var observedRainfall: ObservedRainfall.Summary?
+    /// A nowcast's alerts in `alerts`: raised, updated, cleared.
+    public var alerts: FloodNowcastAlerts.Count?
     public var simulatedSeconds: Double
     /// Wall-clock seconds of the run.
     public var runSeconds: Double

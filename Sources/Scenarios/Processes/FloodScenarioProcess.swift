@@ -12,11 +12,20 @@ import TwinStore
 /// `dem.asc` in the SpatiaLite store's directory). Outputs: `layers` (ids) and `summary`, whose
 /// `maxDepthRaster` is the API path of the maximum-depth grid (`ResultRasters`) when the process
 /// has a raster directory.
+///
+/// A nowcast: optional `rainfall` (`ObservedRainfall`: `{"datastreams": [ids], "from", "to",
+/// "forecast"?}`) drives the scenario with what the rain-gauge Datastreams observed (and the
+/// forecast after them) instead of its design storm; the run is named `nowcast-<scenario>` (a
+/// scenario document with its own `rainfall` keeps its id), needs a caller who reads the
+/// SensorThings service (`iot_devices`), and raises, updates and clears alerts in `alerts` for
+/// roads deeper than 15 cm and cut-off emergency resources (`FloodNowcastAlerts`; the summary's
+/// `alerts`, `observedRainfall`). Alerts are the platform's, shared as the sensor data are: the
+/// run writes them in the caller's name (audited) without needing the right to edit that layer.
 public struct FloodScenarioProcess: OGCProcess {
     public let id = "flood-scenario"
     public let version = "1.0.0"
     public let title = "Urban flood scenario"
-    public let description = "Runs a design-storm flood scenario (Chicago storm, SWMM-compatible pipe network coupled to a 2D street surface) on the district and writes result layers: depth classes, road flooding, buildings with flooded ground floors, cut-off emergency resources."
+    public let description = "Runs a design-storm flood scenario (Chicago storm, SWMM-compatible pipe network coupled to a 2D street surface) on the district and writes result layers: depth classes, road flooding, buildings with flooded ground floors, cut-off emergency resources. With rainfall (rain-gauge Datastreams of the SensorThings API, a window, an optional forecast) it is a nowcast of the observed rain and raises alerts for roads deeper than 15 cm and cut-off resources."
     public let jobControlOptions: [JobControlOption] = [.asyncExecute, .dismiss]
 
     /// Directory holding the scenario files (`Models/scenarios`).
@@ -45,6 +54,14 @@ public struct FloodScenarioProcess: OGCProcess {
                                               schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 1], minOccurs: 0),
             "demCoarsening": ProcessParameter(title: "DEM coarsening", description: "Block factor coarsening the 10 m DEM (1 = none).",
                                               schema: ["type": "integer", "minimum": 1, "maximum": 10, "default": 1], minOccurs: 0),
+            "rainfall": ProcessParameter(title: "Observed rainfall (nowcast)",
+                                         description: "Rain-gauge Datastreams (@iot.ids; unit mm per reading or mm/h), the observed window and an optional forecast after it: {\"datastreams\": [12], \"from\": \"2026-07-01T08:00:00Z\", \"to\": \"2026-07-01T10:00:00Z\", \"forecast\": {\"interval_min\": 10, \"depths_mm\": [4, 6]}}. Replaces the scenario's design storm; the run is named nowcast-<scenario> and raises alerts.",
+                                         schema: ["type": "object", "required": ["datastreams", "from", "to"], "properties": [
+                                             "datastreams": ["type": "array", "items": ["type": "integer"], "minItems": 1],
+                                             "from": ["type": "string", "format": "date-time"], "to": ["type": "string", "format": "date-time"],
+                                             "forecast": ["type": "object", "properties": ["interval_min": ["type": "number"],
+                                                                                           "depths_mm": ["type": "array", "items": ["type": "number"]]]],
+                                         ]], minOccurs: 0),
             "dem": ProcessParameter(title: "DEM path", description: "Path of the DEM (ESRI ASCII, EPSG:4547) on the server; needed for a PostGIS store.",
                                     schema: ["type": "string"], minOccurs: 0),
         ]
@@ -67,14 +84,33 @@ public struct FloodScenarioProcess: OGCProcess {
     /// buildings are needed. Writes `flood_<scenario>_depth|roads|buildings|cutoff`, owned by
     /// the water authority (`FloodResultLayers.owner`): only its editors or the admin may run it.
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        let required = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "subcatchments", "roads", "buildings"]
-        let stem = (try? scenario(inputs))?.layerStem ?? "flood_<scenario>"
+        var required = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "subcatchments", "roads", "buildings"]
+        let scenario = try? scenario(inputs)
+        let stem = scenario?.layerStem ?? "flood_<scenario>"
+        if scenario?.rainfall != nil || inputs["rainfall"] != nil { required.append(SensingAlerts.governingLayer) }
         return ProcessLayers(reads: required, optionalReads: FloodDistrictLayers.layerIDs.filter { !required.contains($0) },
                              writes: FloodResultLayers.suffixes.map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) })
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
+        let request = try request(inputs)
+        // A nowcast's gauges are checked before a job is accepted: each Datastream exists, measures rain, reported.
+        if request.scenario.rainfall != nil {
+            do {
+                _ = try await FloodScenarioRun.rainfall(request.scenario, store: store, caller: caller, stormCatalog: stormCatalog,
+                                                        durationScale: request.options.durationScale)
+            } catch let e as ScenarioError {
+                throw inputError(e, inputs)
+            }
+        }
+    }
+
+    /// The input a `ScenarioError` is about: `dem`, `durationScale`, `rainfall` (when given as an input), else `scenario`.
+    func inputError(_ e: ScenarioError, _ inputs: [String: JSONValue]) -> ProcessInputError {
+        let field = e.field ?? ""
+        if field == "dem" || field == "durationScale" { return ProcessInputError(field, e.message) }
+        if field.hasPrefix("rainfall"), inputs["rainfall"] != nil { return ProcessInputError("rainfall", e.message) }
+        return ProcessInputError("scenario", e.message)
     }
 
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
@@ -107,16 +143,17 @@ public struct FloodScenarioProcess: OGCProcess {
         do { summary = try await runTask.value } catch let e as ScenarioError where e.field != nil {
             // A field names the caller's input; an error without one (the server's result layer
             // templates) is the analysis failing, not the input.
-            throw ProcessInputError(e.field == "dem" ? "dem" : "scenario", e.message)
+            throw inputError(e, inputs)
         }
         let data = try JSONEncoder().encode(summary)
         let summaryJSON = try JSONDecoder().decode(JSONValue.self, from: data)
         return ["layers": .array(summary.layers.map(JSONValue.string)), "summary": summaryJSON]
     }
 
-    /// The `scenario` input: a document, or the name of a file in `scenariosDirectory`.
+    /// The `scenario` input: a document, or the name of a file in `scenariosDirectory`; with the
+    /// `rainfall` input, that scenario as a nowcast (`nowcast-<id>` unless the document has its own rainfall).
     func scenario(_ inputs: [String: JSONValue]) throws -> FloodScenario {
-        let scenario: FloodScenario
+        var scenario: FloodScenario
         switch ProcessInputs.unwrap(inputs["scenario"]) {
         case .string(let name)?:
             guard name.range(of: "^[A-Za-z0-9_-]+(\\.json)?$", options: .regularExpression) != nil else {
@@ -137,6 +174,20 @@ public struct FloodScenarioProcess: OGCProcess {
             }
         default:
             throw ProcessInputError("scenario", "must be a scenario document (object) or a scenario name (string)")
+        }
+        if let value = ProcessInputs.unwrap(inputs["rainfall"]), !value.isNull {
+            do {
+                let rain = try ObservedRainfall(json: value)
+                if scenario.rainfall == nil {
+                    scenario.id = "nowcast-" + scenario.id
+                    scenario.title = "临近预报 (nowcast): " + scenario.title
+                }
+                scenario.rainfall = rain
+                scenario.duration = rain.minutes
+                try scenario.validate()
+            } catch let e as ScenarioError {
+                throw ProcessInputError(e.field?.hasPrefix("rainfall") == true ? "rainfall" : "scenario", e.message)
+            }
         }
         return scenario
     }

@@ -57,7 +57,10 @@ extension CityTwinServer {
         if info.count <= options.exactCountLimit {
             numberMatched = try await store.count(layer: id, items.query, by: context.caller)
         }
-        let features = try project(page.features, items.projection)
+        var features = try project(page.features, items.projection)
+        if items.query.asOf == nil {  // sensorthings: the latest reading of the Thing standing for each feature
+            try await latestReadings?.attachLatest(&features, layer: id, caller: context.caller)
+        }
         let path = "/collections/\(id)/items"
         let type = format == .json ? MediaTypeName.geoJSON : "text/html"
         var links = selfAndAlternate(path, query: query, format: format, jsonType: MediaTypeName.geoJSON)
@@ -101,8 +104,13 @@ extension CityTwinServer {
         let stored = if let asOf { try await featureVersion(layer: id, id: fid, at: asOf, caller: context.caller) }
             else { try await store.feature(layer: id, id: fid, by: context.caller) }
         guard let current = stored,
-              let feature = try project([current], projection).first else {
+              var feature = try project([current], projection).first else {
             throw Problem(.featureNotFound, "no feature '\(fid)' in collection '\(id)'")
+        }
+        if asOf == nil {  // sensorthings: the latest reading of the Thing standing for it
+            var one = [feature]
+            try await latestReadings?.attachLatest(&one, layer: id, caller: context.caller)
+            feature = one[0]
         }
         let path = "/collections/\(id)/items/\(QueryParameters.escape(fid))"
         let links = selfAndAlternate(path, query: query, format: format, jsonType: MediaTypeName.geoJSON)

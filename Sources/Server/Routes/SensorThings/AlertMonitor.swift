@@ -9,46 +9,17 @@ import TwinStore
 /// (datastream, thing, level, value, phenomenonTime, raised_at; at the Thing's Location), a
 /// reading back by more than the hysteresis clears it (cleared_at, cleared_value). Runs in the
 /// request that wrote the readings, after their commit, so an alert is in
-/// `/collections/alerts/items` by the time the POST is answered; each change is also pushed to
-/// `/alerts/events` subscribers (Server-Sent Events).
+/// `/collections/alerts/items` by the time the POST is answered; `/alerts/events` subscribers
+/// get it from the store's change feed (`AlertFeed`), as they get a flood nowcast's alerts.
 ///
 /// Readings older than the Datastream's newest stored one (a backfill) change no alert.
 struct AlertMonitor: Sendable {
-    static let layer = "alerts"
+    static let layer = SensingAlerts.layer
     let store: any FeatureStore
     let sensing: any SensingStore
-    let feed: AlertFeed
-
-    /// The `alerts` layer: owner and sharing class of the governing layer, whose readings raise them.
-    static func definition(like governing: LayerDefinition) throws -> LayerDefinition {
-        var sharing: [String: JSONValue] = ["type": .string(governing.sharing.type.rawValue), "method": "api",
-                                            "requirements": "预警随传感器数据共享 (alerts are shared as the sensor data is)"]
-        if let requirements = governing.json["sharing"]?["requirements"] { sharing["requirements"] = requirements }
-        let number: JSONValue = ["type": ["number", "null"]]
-        let time: JSONValue = ["type": ["string", "null"], "format": "date-time"]
-        return try LayerDefinition(json: [
-            "id": .string(layer), "title": ["zh": "预警", "en": "Alerts"], "category": "物联感知",
-            "owner": .string(governing.owner), "format": "vector", "updateFrequency": "realtime",
-            "sharing": .object(sharing), "negativeList": .bool(governing.negativeList),
-            "geometryType": "Point", "storageCRS": "EPSG:4490",
-            "schema": ["type": "object", "properties": [
-                "datastream_id": ["type": "integer", "description": "SensorThings Datastream @iot.id"],
-                "datastream": ["type": "string"], "thing_id": ["type": ["integer", "null"]], "thing": ["type": ["string", "null"]],
-                "level": ["type": "string", "description": "threshold level, e.g. warning, danger"],
-                "direction": ["type": "string", "enum": ["above", "below"]],
-                "threshold": ["type": "number"], "hysteresis": ["type": "number"],
-                "value": ["type": "number", "description": "the reading that raised the alert (the Datastream's unit)"],
-                "peak": number, "phenomenonTime": ["type": "string", "format": "date-time"],
-                "raised_at": ["type": "string", "format": "date-time"], "cleared_at": time,
-                "cleared_value": number, "cleared_phenomenonTime": time,
-            ], "required": ["datastream_id", "level", "value", "phenomenonTime", "raised_at"]],
-            "temporal": ["start": "raised_at", "end": "cleared_at"],
-            "style": ["circle-color": "#e4002b", "circle-radius": 7],
-        ])
-    }
 
     /// Evaluates the readings `change` wrote (stored ids `ids`, in `change.observations` order).
-    func evaluate(_ change: SensingChange, ids: [Int64], governing: LayerDefinition, by caller: Caller) async throws {
+    func evaluate(_ change: SensingChange, ids: [Int64], by caller: Caller) async throws {
         var byStream = [Int64: [SensingObservation]]()
         for (i, o) in change.observations.enumerated() {
             var stored = o
@@ -59,26 +30,47 @@ struct AlertMonitor: Sendable {
         var written = [Feature]()
         for (ds, readings) in byStream.sorted(by: { $0.key < $1.key }) {
             guard let stream = try await sensing.sensingEntity(.datastream, id: ds) else { continue }
-            let thresholds = Thresholds.parse(stream.body["properties"])
+            var thresholds = Thresholds.parse(stream.body["properties"])
+            if !thresholds.contains(where: { !$0.isRate }) { thresholds += try await gaugeThresholds(stream) }
             guard !thresholds.isEmpty else { continue }
             let batch = Set(readings.map(\.id))
             // A backfill (the newest stored reading is not of this batch) changes no alert.
             guard let newest = try await sensing.observations(ObservationRange(datastream: ds, order: .phenomenonTime, descending: true, limit: 1)).first,
                   batch.contains(newest.id) else { continue }
-            try await ensureLayer(governing)
-            written += try await apply(thresholds, stream: stream, readings: readings.sorted { $0.phenomenonStart < $1.phenomenonStart })
+            try await SensingAlerts.ensureLayer(in: store)
+            let sorted = readings.sorted { $0.phenomenonStart < $1.phenomenonStart }
+            // The reading before the batch, for the rate of rise of its first reading.
+            let before = thresholds.contains(where: \.isRate)
+                ? try await sensing.observations(ObservationRange(datastream: ds, to: sorted[0].phenomenonStart, order: .phenomenonTime, descending: true, limit: 1)).first
+                : nil
+            written += try await apply(thresholds, stream: stream, readings: sorted, before: before)
         }
         guard !written.isEmpty else { return }
         try await store.upsert(layer: Self.layer, features: written, by: caller, at: nil)
-        for f in written { feed.publish(f) }
     }
 
-    private func ensureLayer(_ governing: LayerDefinition) async throws {
-        guard try await store.layerDefinition(Self.layer, for: .admin) == nil else { return }
-        try await store.createLayer(try Self.definition(like: governing))
+    /// The levels of the feature a water-level Datastream (m) measures at, when its Thing names a
+    /// device (`properties.iot_device`) monitoring it: a `river_gauges` feature's warning and
+    /// guaranteed levels; on a `roads` feature (a ponding-prone road point) the road water depths
+    /// of the flood nowcast, 15 cm warning and 30 cm danger.
+    private func gaugeThresholds(_ stream: SensingEntity) async throws -> [Threshold] {
+        guard stream.body["unitOfMeasurement"]?["symbol"]?.stringValue == "m",
+              let thingID = stream.link("Thing"), let thing = try await sensing.sensingEntity(.thing, id: thingID),
+              let device = SensorFeatureLinks.device(of: thing),
+              let target = try await SensorFeatureLinks(store: store, sensing: sensing).target(ofDevice: device) else { return [] }
+        switch target.layer {
+        case "river_gauges":
+            guard let gauge = try await store.feature(layer: target.layer, id: target.id, by: .admin) else { return [] }
+            return Thresholds.fromGauge(gauge)
+        case "roads":
+            return Thresholds.roadDepth
+        default:
+            return []
+        }
     }
 
-    private func apply(_ thresholds: [Threshold], stream: SensingEntity, readings: [SensingObservation]) async throws -> [Feature] {
+    private func apply(_ thresholds: [Threshold], stream: SensingEntity, readings: [SensingObservation],
+                       before: SensingObservation?) async throws -> [Feature] {
         let ds = stream.id
         let filter = try CQL2.parseText("datastream_id = \(ds) AND cleared_at IS NULL", queryables: nil)
         var open = [String: Feature]()
@@ -89,10 +81,15 @@ struct AlertMonitor: Sendable {
         let place = try await placeOf(thing)
         let now = JSONValue.string(SensingTime.format(SensingTime.now))
         var changed = [String: Feature]()
+        var previous = before.flatMap { b in b.result.doubleValue.map { (b.phenomenonStart, $0) } }
         for reading in readings {
-            guard let value = reading.result.doubleValue, value.isFinite else { continue }
+            guard let level = reading.result.doubleValue, level.isFinite else { continue }
             let when = JSONValue.string(SensingTime.format(reading.phenomenonStart))
+            // Change per hour since the previous reading.
+            let rate = previous.flatMap { p in reading.phenomenonStart > p.0 ? (level - p.1) / (Double(reading.phenomenonStart - p.0) / 3.6e9) : nil }
+            previous = (reading.phenomenonStart, level)
             for t in thresholds {
+                guard let value = t.isRate ? rate : level else { continue }
                 if var alert = open[t.level] {
                     if t.cleared(by: value) {
                         alert.properties["cleared_at"] = now
@@ -109,9 +106,10 @@ struct AlertMonitor: Sendable {
                 } else if t.crossed(by: value) {
                     let id = "\(ds)-\(t.level)-\(reading.phenomenonStart / 1_000_000)"
                     let alert = Feature(id: .string(id), geometry: place, properties: [
-                        "datastream_id": .integer(ds), "datastream": stream.body["name"] ?? .null,
+                        "source": "threshold", "datastream_id": .integer(ds), "datastream": stream.body["name"] ?? .null,
                         "thing_id": thing.map { .integer($0.id) } ?? .null, "thing": thing?.body["name"] ?? .null,
                         "level": .string(t.level), "direction": .string(t.direction.rawValue), "threshold": .number(t.value),
+                        "rate": .bool(t.isRate),
                         "hysteresis": .number(t.hysteresis), "value": .number(value), "peak": .number(value), "phenomenonTime": when,
                         "raised_at": now, "cleared_at": .null, "cleared_value": .null, "cleared_phenomenonTime": .null,
                     ])
@@ -141,51 +139,99 @@ extension Optional {
     }
 }
 
-/// Subscribers of alert changes: each gets every alert feature written after it subscribed, and
-/// a heartbeat (`nil`) every `heartbeat` while anyone listens, so a subscriber whose connection
-/// went away is noticed at the next write and dropped even when no alert comes.
+/// Subscribers of alert changes (`/alerts/events`). While anyone listens, one task follows the
+/// store's journal of the `alerts` layer every `poll` and hands each subscriber every feature of `alerts` written
+/// after it subscribed, whoever wrote it: the server's threshold monitor, or a flood nowcast run
+/// by a job worker in another process. A heartbeat (`nil`) goes out every `heartbeat`, so a
+/// subscriber whose connection went away is noticed and dropped even when no alert comes.
 final class AlertFeed: Sendable {
+    private struct Subscriber {
+        var continuation: AsyncStream<Feature?>.Continuation
+        /// The change feed's sequence when it subscribed: it gets changes after it.
+        var since: Int64
+    }
+
     private struct State {
-        var subscribers = [UUID: AsyncStream<Feature?>.Continuation]()
-        var beating: Task<Void, Never>?
+        var subscribers = [UUID: Subscriber]()
+        var following: Task<Void, Never>?
     }
 
     private let state = Mutex(State())
+    let store: any FeatureStore
     let heartbeat: Duration
+    let poll: Duration
 
-    init(heartbeat: Duration = .seconds(15)) { self.heartbeat = heartbeat }
-
-    func publish(_ alert: Feature) {
-        state.withLock { for c in $0.subscribers.values { c.yield(alert) } }
+    init(store: any FeatureStore, heartbeat: Duration = .seconds(15), poll: Duration = .milliseconds(200)) {
+        self.store = store
+        self.heartbeat = heartbeat
+        self.poll = poll
     }
 
-    /// A stream of alert changes and heartbeats, ended when the consumer stops (the connection closes).
-    func subscribe() -> AsyncStream<Feature?> {
+    /// Hands `alert`, written at change `sequence`, to those who subscribed before it.
+    private func publish(_ alert: Feature, sequence: Int64) {
+        state.withLock { for s in $0.subscribers.values where s.since < sequence { s.continuation.yield(alert) } }
+    }
+
+    private func beat() {
+        state.withLock { for s in $0.subscribers.values { s.continuation.yield(nil) } }
+    }
+
+    /// A stream of alert changes and heartbeats from now on, ended when the consumer stops (the
+    /// connection closes).
+    func subscribe() async throws -> AsyncStream<Feature?> {
+        let start = try await store.latestChange()
         let id = UUID()
         let (stream, continuation) = AsyncStream<Feature?>.makeStream(bufferingPolicy: .bufferingNewest(1000))
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         state.withLock { s in
-            s.subscribers[id] = continuation
-            if s.beating == nil {
-                let period = heartbeat
-                s.beating = Task { [weak self] in
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: period)
-                        guard let self else { return }
-                        self.state.withLock { for c in $0.subscribers.values { c.yield(nil) } }
-                    }
-                }
+            s.subscribers[id] = Subscriber(continuation: continuation, since: start)
+            if s.following == nil {
+                s.following = Task { [weak self] in await self?.follow(from: start) }
             }
         }
         return stream
+    }
+
+    /// Walks the change feed from `sequence` until cancelled, publishing every alert written.
+    private func follow(from sequence: Int64) async {
+        var since = sequence
+        var next = ContinuousClock.now + heartbeat
+        while !Task.isCancelled {
+            try? await Task.sleep(for: poll)
+            do {
+                // The alerts layer's own entries: a page of other layers' changes (a flood run's
+                // result layers, written by a worker this process has not seen create them) must
+                // not hold the cursor back.
+                while true {
+                    let entries = try await store.auditLog(layer: SensingAlerts.layer, after: since, limit: 1000, by: .admin)
+                    guard let last = entries.last else { break }
+                    // The newest change of each alert in this page: its current version is what is sent.
+                    var newest = [String: Int64]()
+                    for e in entries where e.kind != .delete { newest[e.featureID] = e.sequence }
+                    for (fid, seq) in newest.sorted(by: { $0.value < $1.value }) {
+                        if let f = try await store.feature(layer: SensingAlerts.layer, id: fid, by: .admin) { publish(f, sequence: seq) }
+                    }
+                    since = last.sequence
+                }
+            } catch let e as StoreError where e.code == .layerNotFound {
+                // The alerts layer was made by another process (a job worker): learn its definition.
+                try? await SensingAlerts.ensureLayer(in: store)
+            } catch {
+                // A store that fails now is asked again at the next poll, from the same place.
+            }
+            if ContinuousClock.now >= next {
+                next = ContinuousClock.now + heartbeat
+                beat()
+            }
+        }
     }
 
     private func unsubscribe(_ id: UUID) {
         state.withLock { s in
             s.subscribers[id] = nil
             if s.subscribers.isEmpty {
-                s.beating?.cancel()
-                s.beating = nil
+                s.following?.cancel()
+                s.following = nil
             }
         }
     }

@@ -82,8 +82,11 @@ struct STAQueryOptions: Sendable {
                 default: throw fail(name, "must be true or false")
                 }
             case "$resultFormat":
-                guard value.lowercased() == "dataarray" else { throw fail(name, "only dataArray is supported") }
-                resultFormat = "dataArray"
+                switch value.lowercased() {
+                case "dataarray": resultFormat = "dataArray"
+                case "csv": resultFormat = "CSV"
+                default: throw fail(name, "must be dataArray or CSV")
+                }
             default:
                 throw fail(name, "not a query option (supported: \(Self.names.sorted().joined(separator: ", ")))")
             }

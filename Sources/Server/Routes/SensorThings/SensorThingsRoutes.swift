@@ -1,10 +1,12 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import HTTPTypes
 import TwinStore
 
 /// The OGC SensorThings API 1.1 Part 1 (Sensing) at `/sta/v1.1`, with the Data Array
-/// extension (`CreateObservations`, `$resultFormat=dataArray`).
+/// extension (`CreateObservations`, `$resultFormat=dataArray`) and FROST-Server's
+/// `$resultFormat=CSV` for a notebook-ready export of observations.
 ///
 /// Access follows the governing layer `iot_devices` (the city's IoT device register): a
 /// caller who may read that layer reads every SensorThings entity, a caller who may write it
@@ -12,7 +14,7 @@ import TwinStore
 /// get 401. Writes are audited in that layer's audit log (`sta:Things(1)`, …).
 extension CityTwinServer {
     /// The catalogue layer whose sharing class and owner govern the SensorThings service.
-    static let sensorThingsLayer = "iot_devices"
+    static let sensorThingsLayer = SensingAlerts.governingLayer
     static let sensorThingsRoot = "/sta/v1.1"
 
     static let sensorThingsConformance: [JSONValue] = [
@@ -29,7 +31,7 @@ extension CityTwinServer {
         let root = Self.sensorThingsRoot
         router.get("/alerts/events") { request, context in
             _ = try await self.sensorThingsAccess(context.caller, write: false)
-            return self.alertEvents(request)
+            return try await self.alertEvents(request)
         }
         router.get(RouterPath(root)) { request, context in
             _ = try await self.sensorThingsAccess(context.caller, write: false)
@@ -45,10 +47,10 @@ extension CityTwinServer {
     }
 
     /// Server-Sent Events: one `alert` event (a GeoJSON feature of `alerts`) per alert raised,
-    /// updated or cleared, from the moment of subscription, until the client disconnects; a
+    /// updated or cleared (by a threshold or a flood nowcast), from the moment of subscription, until the client disconnects; a
     /// comment line as heartbeat every 15 s.
-    private func alertEvents(_ request: Request) -> Response {
-        let stream = alertFeed.subscribe()
+    private func alertEvents(_ request: Request) async throws -> Response {
+        let stream = try await alertFeed.subscribe()
         var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
         CallerCaching.apply(to: &headers, for: request)
         headers[.cacheControl] = "private, no-store"
@@ -92,15 +94,15 @@ extension CityTwinServer {
 
     private func sensorThings(_ request: Request, _ context: CityTwinRequestContext, path: Substring) async throws -> Representation {
         let method = request.method
-        let (sensing, governing) = try await sensorThingsAccess(context.caller, write: method != .get)
-        let monitor = AlertMonitor(store: store, sensing: sensing, feed: alertFeed)
+        let (sensing, _) = try await sensorThingsAccess(context.caller, write: method != .get)
+        let monitor = AlertMonitor(store: store, sensing: sensing)
         let query = try QueryParameters(request.uri.query)
         let reader = STAReader(store: sensing, root: url(Self.sensorThingsRoot))
         if path == "CreateObservations" {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
-            try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
+            try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
         let (node, ref) = try await reader.resolve(try STAPath(path))
@@ -125,7 +127,7 @@ extension CityTwinServer {
             let temp = try await writer.create(kind, body, path: "$", back: back)
             if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
             let ids = try await writer.commit()
-            try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
+            try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
@@ -135,7 +137,7 @@ extension CityTwinServer {
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
-            try await monitor.evaluate(writer.change, ids: [], governing: governing, by: context.caller)
+            try await monitor.evaluate(writer.change, ids: [], by: context.caller)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
         case .delete:
@@ -152,8 +154,8 @@ extension CityTwinServer {
         let options = try STAQueryOptions(query: query)
         switch node {
         case .collection(let kind, let source):
-            if options.resultFormat != nil, kind != .observation {
-                throw Problem.invalid("$resultFormat", "dataArray applies to Observations")
+            if let format = options.resultFormat, kind != .observation {
+                throw Problem.invalid("$resultFormat", "\(format) applies to Observations")
             }
             let (rows, more, count) = try await reader.select(kind, source, options)
             var out = [String: JSONValue]()
@@ -161,6 +163,9 @@ extension CityTwinServer {
             if more {
                 let skip = options.skip + rows.count
                 out["@iot.nextLink"] = .string(url(Self.sensorThingsRoot) + "/" + path + STAReader.queryString(options, skip: skip, original: query))
+            }
+            if options.resultFormat == "CSV", !ref {
+                return Self.csv(rows, options, next: out["@iot.nextLink"]?.stringValue)
             }
             if ref {
                 out["value"] = .array(rows.map { ["@iot.selfLink": .string(reader.selfLink($0.kind, $0.id))] })
@@ -186,6 +191,41 @@ extension CityTwinServer {
             }
             return .json([name: value])
         }
+    }
+
+    /// Observations as CSV (`$resultFormat=CSV`, as FROST-Server's CSV result format): a header of
+    /// the columns (`$select`, default `id, phenomenonTime, resultTime, result, Datastream/id,
+    /// FeatureOfInterest/id`), one row per observation; objects and arrays as JSON text. Ready for
+    /// `pandas.read_csv(url)`; the next page, if any, is the `Link` header's `rel="next"`.
+    static func csv(_ rows: [STARow], _ options: STAQueryOptions, next: String?) -> Representation {
+        let columns = options.select ?? ["id", "phenomenonTime", "resultTime", "result", "Datastream/id", "FeatureOfInterest/id"]
+        func cell(_ v: JSONValue?) -> String {
+            let text: String
+            switch v {
+            case nil, .null?: return ""
+            case .string(let s)?: text = s
+            case .integer(let i)?: return String(i)
+            case .number(let d)?: return d.isFinite ? "\(d)" : ""
+            case .bool(let b)?: return b ? "true" : "false"
+            case let other?: text = String(decoding: JSONText.bytes(other), as: UTF8.self)
+            }
+            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
+            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
+        var out = columns.joined(separator: ",") + "\r\n"
+        for r in rows {
+            out += columns.map { c -> String in
+                switch c {
+                case "id", "@iot.id": String(r.id)
+                case "Datastream/id": r.toOne["Datastream"].map(String.init) ?? ""
+                case "FeatureOfInterest/id": r.toOne["FeatureOfInterest"].map(String.init) ?? ""
+                default: cell(r.json[c])
+                }
+            }.joined(separator: ",") + "\r\n"
+        }
+        var answer = Representation(mediaType: "text/csv; charset=utf-8; header=present", body: Array(out.utf8))
+        if let next { answer.headers[HTTPField.Name("Link")!] = "<\(next)>; rel=\"next\"" }
+        return answer
     }
 
     /// Observations grouped by Datastream as `components` + `dataArray` rows (Data Array extension).

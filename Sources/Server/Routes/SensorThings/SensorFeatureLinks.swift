@@ -1,0 +1,103 @@
+import Foundation
+import GeoCore
+import TwinStore
+
+/// How SensorThings Things stand for the city's mapped features, and the latest reading of each
+/// feature, joined at read time (no copy of a reading is kept on a feature).
+///
+/// A Thing names its device in the IoT register by `properties.iot_device` (an id of the
+/// `iot_devices` layer, e.g. `IOT-SW-01`). The device's own feature, and the feature it monitors
+/// (`target_layer`/`target`: a river gauge, a manhole, a parking lot, a water node), then show the
+/// Thing's newest observation in the features API: `latest_value`, `latest_unit`,
+/// `latest_phenomenonTime`, `latest_age_s`, `latest_stale` (older than the Datastream's
+/// `properties.stale_after_s`, default one hour), `latest_datastream` (its `@iot.id`). Of a
+/// Thing's Datastreams, those in the unit the register gives the device (`unit`) count when there
+/// are any; of them, the one with the newest reading shows.
+struct SensorFeatureLinks: Sendable {
+    let store: any FeatureStore
+    let sensing: any SensingStore
+
+    /// A reading older than this (seconds) is stale, unless the Datastream says otherwise.
+    static let defaultStaleAfter: Double = 3600
+    static let deviceProperty = "iot_device"
+
+    /// The device register entry of a Thing, if it names one.
+    static func device(of thing: SensingEntity) -> String? {
+        thing.body["properties"]?["iot_device"]?.stringValue
+    }
+
+    /// The feature a device monitors: (layer, id) from its `target_layer`/`target`.
+    func target(ofDevice device: String) async throws -> (layer: String, id: String)? {
+        guard let f = try await store.feature(layer: SensingAlerts.governingLayer, id: device, by: .admin),
+              let layer = f.properties["target_layer"]?.stringValue, let id = f.properties["target"]?.stringValue else { return nil }
+        return (layer, id)
+    }
+
+    /// Adds the latest reading to the features of `layer` that a Thing stands for, when `caller`
+    /// may read the SensorThings service (the governing layer).
+    func attachLatest(_ features: inout [Feature], layer: String, caller: Caller) async throws {
+        guard !features.isEmpty, try await store.layerDefinition(SensingAlerts.governingLayer, for: caller) != nil else { return }
+        // Feature id → the devices standing for it.
+        var devices = [String: [String]]()
+        var unitOf = [String: String]()  // device → the unit the register says it reports in
+        if layer == SensingAlerts.governingLayer {
+            for f in features {
+                if let id = f.id?.description {
+                    devices[id, default: []].append(id)
+                    unitOf[id] = f.properties["unit"]?.stringValue
+                }
+            }
+        } else {
+            let wanted = Set(features.compactMap { $0.id?.description })
+            let filter = try CQL2.parseText("target_layer = '\(layer.replacingOccurrences(of: "'", with: "''"))'", queryables: nil)
+            for try await d in store.stream(layer: SensingAlerts.governingLayer, FeatureQuery(filter: filter, limit: 1000), by: .admin) {
+                if let target = d.properties["target"]?.stringValue, wanted.contains(target), let id = d.id?.description {
+                    devices[target, default: []].append(id)
+                    unitOf[id] = d.properties["unit"]?.stringValue
+                }
+            }
+        }
+        guard !devices.isEmpty else { return }
+        let wantedDevices = Set(devices.values.joined())
+        var thingsByDevice = [String: [SensingEntity]]()
+        for t in try await sensing.sensingEntities(.thing, linkedBy: nil) {
+            if let d = Self.device(of: t), wantedDevices.contains(d) { thingsByDevice[d, default: []].append(t) }
+        }
+        guard !thingsByDevice.isEmpty else { return }
+        let now = SensingTime.now
+        for k in features.indices {
+            guard let fid = features[k].id?.description, let ds = devices[fid] else { continue }
+            var best: (SensingEntity, SensingObservation)?
+            for device in ds {
+                for thing in thingsByDevice[device] ?? [] {
+                    var streams = try await sensing.sensingEntities(.datastream, linkedBy: SensingLink("Thing", thing.id))
+                    // The Datastreams in the unit the register gives the device (a gauge's water level, not the rain gauge beside it).
+                    let same = streams.filter { $0.body["unitOfMeasurement"]?["symbol"]?.stringValue == unitOf[device] }
+                    if !same.isEmpty { streams = same }
+                    for stream in streams {
+                        guard let o = try await sensing.observations(ObservationRange(datastream: stream.id, order: .phenomenonTime, descending: true, limit: 1)).first
+                        else { continue }
+                        if best == nil || o.phenomenonStart > best!.1.phenomenonStart { best = (stream, o) }
+                    }
+                }
+            }
+            guard let (stream, o) = best else { continue }
+            let time = o.phenomenonEnd ?? o.phenomenonStart
+            let age = Double(now - time) / 1e6
+            let staleAfter = stream.body["properties"]?["stale_after_s"]?.doubleValue ?? Self.defaultStaleAfter
+            features[k].properties["latest_value"] = o.result
+            features[k].properties["latest_unit"] = stream.body["unitOfMeasurement"]?["symbol"] ?? .null
+            features[k].properties["latest_phenomenonTime"] = .string(SensingTime.format(o.phenomenonStart, o.phenomenonEnd))
+            features[k].properties["latest_age_s"] = .number(age.rounded())
+            features[k].properties["latest_stale"] = .bool(age > staleAfter)
+            features[k].properties["latest_datastream"] = .integer(stream.id)
+        }
+    }
+}
+
+extension CityTwinServer {
+    /// The read-time join of latest readings onto features, when the store keeps SensorThings data.
+    var latestReadings: SensorFeatureLinks? {
+        (store as? any SensingStore).map { SensorFeatureLinks(store: store, sensing: $0) }
+    }
+}
