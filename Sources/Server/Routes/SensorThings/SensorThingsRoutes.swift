@@ -48,22 +48,7 @@ extension CityTwinServer {
     /// updated or cleared, from the moment of subscription, until the client disconnects; a
     /// comment line as heartbeat every 15 s.
     private func alertEvents(_ request: Request) -> Response {
-        let stream = alertFeed.subscribe()
-        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
-        CallerCaching.apply(to: &headers, for: request)
-        headers[.cacheControl] = "private, no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": CityTwin alerts\n\n"))
-            for await item in stream {
-                guard let alert = item else {
-                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                    continue
-                }
-                let data = String(decoding: GeoJSON.encode(alert), as: UTF8.self)
-                try await writer.write(ByteBuffer(string: "event: alert\nid: \(alert.id?.description ?? "")\ndata: \(data)\n\n"))
-            }
-            try await writer.finish(nil)
-        })
+        Self.eventStream(request, alertFeed.subscribe(), banner: "CityTwin alerts") { _ in "alert" }
     }
 
     private func serviceRoot() -> Representation {
