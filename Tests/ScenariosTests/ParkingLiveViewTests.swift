@@ -84,7 +84,7 @@ struct ParkingLiveViewTests {
             Feature(id: .string("ghost"), geometry: nil, properties: ["lot": "PK-999", "observed_at": .string(ParkingLiveView.iso(t)),
                                                              "occupied": 3, "capacity": 10, "source": "检测器"]),
         ], by: .admin, at: nil)
-        let result = try await ParkingProcessTests.run("parking-forecast", ["at": "2026-06-17T09:45:00"], store: store)
+        let result = try await ParkingProcessTests.run("parking-forecast", ["at": "2026-06-17T09:42:00"], store: store)
         #expect(result["readings"]?["clipped_above_capacity"] == 1 && result["readings"]?["rejected_unknown_lot"] == 1)
         #expect(result["readings"]?["unknown_lots"] == ["PK-999"])
         let row = try #require(result["lots"]?.arrayValue?.first { $0["lot"]?.stringValue == lot.id })
