@@ -52,7 +52,9 @@ def test_observation_reaches_a_screen_within_a_second(base_url, token):
     stream = requests.get(f"{base_url}/parking/events", stream=True, timeout=(10, 10))
     assert stream.status_code == 200 and stream.headers["Content-Type"].startswith("text/event-stream")
     assert "no-store" in stream.headers["Cache-Control"]
-    lines = stream.iter_lines(decode_unicode=True)
+    # Bytes split at line ends only, then decoded: str.splitlines (decode_unicode) would also split at
+    # Unicode separators.
+    lines = (line.decode("utf-8") for line in stream.iter_lines())
 
     now = dt.datetime.now(BEIJING).replace(microsecond=0)
     body = {"type": "Feature", "geometry": None, "properties": {
