@@ -368,7 +368,7 @@ struct ParkingExportSumoCommand: AsyncParsableCommand {
         process.executableURL = netconvert
         process.arguments = ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
                              "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
-                             "-o", directory.appendingPathComponent("network.net.xml").path]
+                             "--no-internal-links", "true", "-o", directory.appendingPathComponent("network.net.xml").path]
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = FileHandle.nullDevice

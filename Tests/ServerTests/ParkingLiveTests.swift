@@ -125,13 +125,17 @@ struct ParkingLiveTests {
         }
     }
 
-    @Test("a screen hears a sign's new content within 1 s of the observation that changed it")
-    func pushLatency() async throws {
+    @Test("a sign's new content is pushed in the request that wrote the observation, before its answer")
+    func push() async throws {
         try await Self.run { api in
             _ = try await api.view()   // the view exists; the sign shows 甲 --
             let stream = api.server.parkingLive.feed.subscribe()
             let started = ContinuousClock.now
             #expect(try await api.observe("PK-A", 97, at: ParkingLiveView.localTime()).status == .created)
+            let answered = ContinuousClock.now - started
+            // The sign was rewritten and published before the POST was answered: its event is waiting.
+            let stored = try await api.server.store.feature(layer: "parking_guidance_signs", id: "PGS-1", by: .admin)
+            #expect(stored?.properties["content"] == "甲 3；乙 --")
             let content = try await withThrowingTaskGroup(of: String?.self) { group in
                 group.addTask {
                     for await item in stream {
@@ -144,9 +148,9 @@ struct ParkingLiveTests {
                 group.cancelAll()
                 return first
             }
-            let elapsed = ContinuousClock.now - started
             #expect(content == "甲 3；乙 --")
-            #expect(elapsed < .seconds(1), "observation → sign event took \(elapsed)")
+            // Timing is measured over HTTP in Tests/Clients/test_parking_push.py and in Benchmarks/run.sh parking.
+            print("observation → sign event: published within the POST, answered after \(answered)")
         }
     }
 

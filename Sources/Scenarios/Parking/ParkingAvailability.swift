@@ -61,13 +61,23 @@ public struct ParkingAvailability: Sendable {
 
     static func compute(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double,
                         by caller: Caller) async throws -> ParkingAvailability {
-        let history = try await StoreParkingOccupancy.read(lots: lots, from: store, by: caller)
+        compute(lots: lots, history: try await StoreParkingOccupancy.read(lots: lots, from: store, by: caller), at: at, freshness: freshness)
+    }
+
+    /// Every lot's availability and forecasts at `at` (nil: the latest reading) from a history read from the store.
+    static func compute(lots: [StoreParkingLot], history: StoreParkingOccupancy.History, at: Double?, freshness: Double) -> ParkingAvailability {
         let series = history.series
         let now = at ?? series.compactMap { $0.readings.last?.time }.max() ?? 0
         let model = OccupancyForecastModel(horizons: horizons)
         let forecasts = OccupancyForecaster.live(series, at: now, horizons: horizons, freshness: freshness, model: model)
         return ParkingAvailability(at: now, lots: lots, forecasts: forecasts, freshness: freshness, cleaning: history.cleaning,
                                    aboveCapacity: history.latestAboveCapacity(at: now))
+    }
+
+    /// Every lot's availability at `now` without forecasts: what a sign shows, at no model cost.
+    static func current(lots: [StoreParkingLot], history: StoreParkingOccupancy.History, at now: Double, freshness: Double) -> ParkingAvailability {
+        ParkingAvailability(at: now, lots: lots, forecasts: history.series.map { OccupancyForecaster.current($0, at: now, freshness: freshness) },
+                            freshness: freshness, cleaning: history.cleaning, aboveCapacity: history.latestAboveCapacity(at: now))
     }
 
     /// Predicted vehicles in lot `i` after `seconds`: linear between now and the forecast horizons;

@@ -40,6 +40,9 @@ public enum ParkingLiveView {
         }
     }
 
+    /// How far (s) a reading may lie in the future of the server's clock and still count as the latest.
+    public static let clockSkew = 60.0
+
     /// Occupancy from which a lot shows as `few`.
     public static let fewThreshold = 0.85
 
@@ -137,19 +140,40 @@ public enum ParkingLiveView {
         }.joined(separator: "；")
     }
 
-    /// Brings the view and the signs up to date at local time `now`: computes every lot's availability
-    /// from the history up to `now`, replaces `parking_availability` (unchanged features write nothing;
-    /// the layer is created on first use) and rewrites the content of each sign whose text changed.
-    public static func refresh(_ store: any FeatureStore, now: Double,
-                               freshness: Double = ParkingAvailability.defaultFreshness) async throws -> Update {
+    /// Brings the view and the signs up to date at local time `now`: the signs first, from each lot's
+    /// latest reading (their changes go to `signsChanged` as soon as they are written, before any
+    /// forecast is computed), then every lot's availability and forecasts from the history up to `now`
+    /// replace `parking_availability` (unchanged features write nothing; the layer is created on first use).
+    public static func refresh(_ store: any FeatureStore, now: Double, freshness: Double = ParkingAvailability.defaultFreshness,
+                               signsChanged: (@Sendable ([Feature]) async -> Void)? = nil) async throws -> Update {
         var update = Update()
         guard let lotsLayer = try await store.layerDefinition(StoreParkingLot.layer, for: .admin) else {
             update.noLots = true
             return update
         }
-        let service = Caller.department(name: lotsLayer.owner, role: .editor, user: author)
         let lots = try await StoreParkingLot.load(from: store, by: .admin)
-        let availability = try await ParkingAvailability.load(lots: lots, from: store, at: now, freshness: freshness, by: .admin)
+        let history = try await StoreParkingOccupancy.read(lots: lots, from: store, by: .admin)
+        // A detector's clock a little ahead of the server's does not hide its reading.
+        let now = max(now, history.series.compactMap { $0.readings.last(where: { $0.time <= now + clockSkew })?.time }.max() ?? now)
+        if let signsLayer = try await store.layerDefinition(signsLayer, for: .admin) {
+            let current = ParkingAvailability.current(lots: lots, history: history, at: now, freshness: freshness)
+            var changed: [Feature] = []
+            for try await stored in store.stream(layer: signsLayer.id, FeatureQuery(limit: 2000), by: .admin) {
+                var sign = stored
+                let listed = sign.properties["lots"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                let content = signContent(listed, current)
+                guard sign.properties["content"]?.stringValue != content else { continue }
+                sign.properties["content"] = .string(content)
+                sign.properties["updated_at"] = .string(iso(now))
+                changed.append(sign)
+            }
+            if !changed.isEmpty {
+                try await store.upsert(layer: signsLayer.id, features: changed, by: .department(name: signsLayer.owner, role: .editor, user: author), at: nil)
+                await signsChanged?(changed)
+            }
+            update.signs = changed
+        }
+        let availability = ParkingAvailability.compute(lots: lots, history: history, at: now, freshness: freshness)
         var geometries: [String: Geometry] = [:]
         for try await f in store.stream(layer: StoreParkingLot.layer, FeatureQuery(properties: [], limit: 2000), by: .admin) {
             if let id = f.id?.description { geometries[id] = f.geometry }
@@ -164,23 +188,7 @@ public enum ParkingLiveView {
         }
         update.availability = features.filter { current[$0.id!.description] != $0.properties }
         if !update.availability.isEmpty || current.count != features.count {
-            try await store.replace(layer: layer, with: features, by: service, at: nil)
-        }
-        if try await store.layerDefinition(signsLayer, for: .admin) != nil {
-            var changed: [Feature] = []
-            for try await stored in store.stream(layer: signsLayer, FeatureQuery(limit: 2000), by: .admin) {
-                var sign = stored
-                let listed = sign.properties["lots"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                let content = signContent(listed, availability)
-                guard sign.properties["content"]?.stringValue != content else { continue }
-                sign.properties["content"] = .string(content)
-                sign.properties["updated_at"] = .string(iso(now))
-                changed.append(sign)
-            }
-            if !changed.isEmpty, let signs = try await store.layerDefinition(signsLayer, for: .admin) {
-                try await store.upsert(layer: signsLayer, features: changed, by: .department(name: signs.owner, role: .editor, user: author), at: nil)
-            }
-            update.signs = changed
+            try await store.replace(layer: layer, with: features, by: .department(name: lotsLayer.owner, role: .editor, user: author), at: nil)
         }
         update.nextTransition = availability.forecasts.compactMap { f in f.stale ? nil : f.observedAt.map { $0 + freshness } }.min()
         return update

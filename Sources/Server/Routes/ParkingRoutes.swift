@@ -47,12 +47,13 @@ actor ParkingLiveService {
         }
         guard needed else { return false }
         let before = try await store.latestChange()
-        let update = try await ParkingLiveView.refresh(store, now: now)
+        let feed = feed
+        let update = try await ParkingLiveView.refresh(store, now: now) { signs in for f in signs { feed.publish(f) } }
         due = update.nextTransition.map { $0 + 1 }
         // The view's own sign writes are not changes to follow: skip past them unless someone else wrote too.
         let (touched, latest) = try await ownWrites(since: before, signs: Set(update.signs.compactMap { $0.id?.description }))
         seen = touched ? before : latest
-        for f in update.signs + update.availability { feed.publish(f) }
+        for f in update.availability { feed.publish(f) }
         return !update.signs.isEmpty || !update.availability.isEmpty
     }
 
