@@ -21,7 +21,7 @@ struct ParkingLiveTests {
         let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
         let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Layers")
-        for name in ["parking_lots", "parking_occupancy", "parking_guidance_signs"] {
+        for name in ["parking_lots", "parking_occupancy", "parking_guidance_signs", "iot_devices"] {
             try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("\(name).json"))))
         }
         func square(_ x: Double, _ y: Double) -> Geometry {
@@ -151,6 +151,35 @@ struct ParkingLiveTests {
             #expect(content == "甲 3；乙 --")
             // Timing is measured over HTTP in Tests/Clients/test_parking_push.py and in Benchmarks/run.sh parking.
             print("observation → sign event: published within the POST, answered after \(answered)")
+        }
+    }
+
+    @Test("a detector posting to the SensorThings API (a Datastream with properties.parking_lot) reaches the view and the signs")
+    func sensorThings() async throws {
+        try await Self.run { api in
+            _ = try await api.view()
+            let thing = """
+                {"name": "甲 出入口计数", "description": "lot counter", "Datastreams": [{"name": "甲 在场车辆", "description": "vehicles present",
+                 "observationType": "http://www.opengis.net/def/observationType/OGC-OM/2.0/OM_CountObservation",
+                 "unitOfMeasurement": {"name": "vehicle", "symbol": "veh", "definition": "https://example.org/vehicle"},
+                 "properties": {"parking_lot": "PK-A"},
+                 "Sensor": {"name": "counter", "description": "entry/exit counter", "encodingType": "text/html", "metadata": "https://example.org/counter"},
+                 "ObservedProperty": {"name": "occupied berths", "definition": "https://example.org/occupied", "description": "vehicles present"}}]}
+                """
+            #expect(try await api.send(.post, "/sta/v1.1/Things", body: thing).status == .created)
+            let streams = try await api.send(.get, "/sta/v1.1/Datastreams")
+            let ds = try #require(try streams.json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
+            let now = ISO8601DateFormatter().string(from: Date())
+            let posted = try await api.send(.post, "/sta/v1.1/CreateObservations", body: """
+                [{"Datastream": {"@iot.id": \(ds)}, "components": ["phenomenonTime", "result"], "dataArray": [["\(now)", 55]]}]
+                """)
+            #expect(posted.status == .created, "\(posted.text)")
+            let view = try await api.view()
+            #expect(view["PK-A"]?["free"] == 45 && view["PK-A"]?["state"] == "live")
+            let sign = try await api.server.store.feature(layer: "parking_guidance_signs", id: "PGS-1", by: .admin)
+            #expect(sign?.properties["content"] == "甲 45；乙 --")
+            let rows = try await api.server.store.query(layer: "parking_occupancy", FeatureQuery(limit: 10), by: .admin).features
+            #expect(rows.contains { $0.properties["source"] == "传感接口" && $0.properties["occupied"] == 55 })
         }
     }
 

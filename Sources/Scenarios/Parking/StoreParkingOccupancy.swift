@@ -39,6 +39,15 @@ public enum StoreParkingOccupancy {
         return report
     }
 
+    /// Records readings one feed sent together (the SensorThings bridge): cleaned and counted as an
+    /// import is (an unknown lot or a negative count left out, above capacity clipped), none refused.
+    /// - Parameter readings: vehicles present in `lot` at the instant `at`.
+    public static func record(readings: [(lot: String, at: Date, occupied: Int)], source: String = "传感接口", into store: any FeatureStore,
+                              by caller: Caller) async throws -> ImportReport {
+        try await write(readings.map { OccupancyObservation(lot: $0.lot, time: ParkingLiveView.localTime($0.at), occupied: $0.occupied) },
+                        source: source, into: store, by: caller)
+    }
+
     /// Imports readings in bulk: CSV (header with lot/SystemCodeNumber, occupied/Occupancy, time/LastUpdated)
     /// or JSON (`[{"lot", "occupied", "time"}]`). Nothing is written when the text cannot be read at all;
     /// otherwise every clean reading is written in one insert and the rest counted.

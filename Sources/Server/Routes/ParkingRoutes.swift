@@ -209,3 +209,35 @@ extension CityTwinServer {
         }
     }
 }
+
+extension CityTwinServer {
+    /// Readings of a SensorThings Datastream whose `properties.parking_lot` names a lot are that lot's
+    /// occupancy (vehicles present): they are recorded in `parking_occupancy` (source 传感接口, cleaned
+    /// as every path cleans them: an unknown lot or a negative count left out and counted, above
+    /// capacity clipped) and the view and the screens brought up to date in the same request. A
+    /// recording the caller may not write is logged, not silently dropped.
+    func recordParkingReadings(_ change: SensingChange, sensing: any SensingStore, by caller: Caller) async {
+        var lotOf: [Int64: String?] = [:]
+        var observations: [(lot: String, at: Date, occupied: Int)] = []
+        do {
+            for o in change.observations + change.observationUpdates {
+                if lotOf[o.datastream] == nil {
+                    let stream = try await sensing.sensingEntity(.datastream, id: o.datastream)
+                    lotOf[o.datastream] = .some(stream?.body["properties"]?["parking_lot"]?.stringValue)
+                }
+                guard let lot = lotOf[o.datastream] ?? nil, let value = o.result.doubleValue, value.isFinite else { continue }
+                observations.append((lot, Date(timeIntervalSince1970: Double(o.phenomenonStart) / 1e6), Int(value.rounded())))
+            }
+            guard !observations.isEmpty else { return }
+            let report = try await StoreParkingOccupancy.record(readings: observations, into: store, by: caller)
+            if report.cleaning.rejectedUnknownLot + report.cleaning.rejectedNegative > 0 {
+                options.logger.warning("parking readings left out", metadata: [
+                    "unknown_lots": .string(report.cleaning.unknownLots.joined(separator: ",")),
+                    "negative": .string(String(report.cleaning.rejectedNegative))])
+            }
+            await parkingCatchUp([StoreParkingOccupancy.layer])
+        } catch {
+            options.logger.warning("parking readings from SensorThings not recorded", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+}

@@ -86,6 +86,7 @@ extension CityTwinServer {
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
+            await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
         let (node, ref) = try await reader.resolve(try STAPath(path))
@@ -111,6 +112,7 @@ extension CityTwinServer {
             if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
             let ids = try await writer.commit()
             try await monitor.evaluate(writer.change, ids: ids, governing: governing, by: context.caller)
+            await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
