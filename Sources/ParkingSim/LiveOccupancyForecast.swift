@@ -31,29 +31,39 @@ extension OccupancyForecaster {
         let past = series.map { s in LotOccupancySeries(lot: s.lot, capacity: s.capacity, readings: s.readings.filter { $0.time < startOfToday }) }
         let (model, histories) = walk(past, model: initial) { _ in }
         return series.enumerated().map { l, s in
+            var f = current(s, at: now, freshness: freshness)
+            f.predicted = horizons.map { _ in nil }
+            guard let lastTime = f.observedAt, let lastRate = f.rate else { return f }
             let seen = s.readings.filter { $0.time <= now }
-            guard let last = seen.last else {
-                return LiveOccupancyForecast(lot: s.lot, capacity: s.capacity, rate: nil, observedAt: nil, stale: true, trendPerHour: nil,
-                                             predicted: horizons.map { _ in nil })
-            }
-            let stale = now - last.time > freshness
-            var trend: Double?
-            if seen.count >= 2 {
-                let prev = seen[seen.count - 2]
-                if last.time - prev.time <= 3000, last.time > prev.time { trend = (last.rate - prev.rate) / (last.time - prev.time) * 3600 }
-            }
+            let stale = f.stale
             let todays = seen.filter { $0.time >= startOfToday }.map { DayReading(clock: LocalClock.clock($0.time), rate: $0.rate) }
             let group = histories[l].sameGroupDays(before: today)
             let predicted: [Double?] = horizons.map { h in
                 guard !stale, !todays.isEmpty else { return nil }
-                let effective = now + h - last.time
+                let effective = now + h - lastTime
                 guard let x = OccupancyForecastModel.features(history: histories[l], day: today, today: todays[...], group: group,
                                                               horizon: effective) else { return nil }
                 let k = model.horizons.indices.min { abs(model.horizons[$0] - effective) < abs(model.horizons[$1] - effective) } ?? 0
-                return model.predict(horizon: k, features: x, rate: last.rate)
+                return model.predict(horizon: k, features: x, rate: lastRate)
             }
-            return LiveOccupancyForecast(lot: s.lot, capacity: s.capacity, rate: last.rate, observedAt: last.time, stale: stale,
-                                         trendPerHour: trend, predicted: predicted)
+            f.predicted = predicted
+            return f
         }
+    }
+
+    /// A lot's availability at `now` from its readings up to `now`, without forecasts (`predicted`
+    /// empty): the latest reading, whether it is stale, the trend. What a sign shows, at no model cost.
+    public static func current(_ s: LotOccupancySeries, at now: Double, freshness: Double) -> LiveOccupancyForecast {
+        guard let i = s.readings.lastIndex(where: { $0.time <= now }) else {
+            return LiveOccupancyForecast(lot: s.lot, capacity: s.capacity, rate: nil, observedAt: nil, stale: true, trendPerHour: nil, predicted: [])
+        }
+        let last = s.readings[i]
+        var trend: Double?
+        if i >= 1 {
+            let prev = s.readings[i - 1]
+            if last.time - prev.time <= 3000, last.time > prev.time { trend = (last.rate - prev.rate) / (last.time - prev.time) * 3600 }
+        }
+        return LiveOccupancyForecast(lot: s.lot, capacity: s.capacity, rate: last.rate, observedAt: last.time, stale: now - last.time > freshness,
+                                     trendPerHour: trend, predicted: [])
     }
 }

@@ -33,6 +33,8 @@ public final class CityTwinServer: Sendable {
     let alertFeed: AlertFeed
     /// Wakes change subscribers (`/changes`, `/collections/{id}/changes`, Routes/ChangeRoutes.swift).
     let changeWatch: ChangeFeedWatch
+    /// The live parking view and its push feed (`/parking/events`, Routes/ParkingRoutes.swift).
+    let parkingLive: ParkingLiveService
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
@@ -42,6 +44,7 @@ public final class CityTwinServer: Sendable {
         self.tileService = TileService(store: store)  // tiles
         self.changeWatch = ChangeFeedWatch(store: store)
         self.alertFeed = AlertFeed(store: store)  // sensorthings
+        self.parkingLive = ParkingLiveService(store: store)  // parking
     }
 
     /// Every operation of the API, in document order: the single source of the router,
@@ -52,6 +55,7 @@ public final class CityTwinServer: Sendable {
             + tileOperations  // tiles: OGC API Tiles (TileRoutes.swift)
             + processOperations  // processes: OGC API Processes (Processes/)
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
+            + parkingOperations  // parking: /parking/coverage (Routes/ParkingRoutes.swift)
     }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.
@@ -80,6 +84,7 @@ public final class CityTwinServer: Sendable {
             }
         }
         addSensorThingsRoutes(to: router)  // sensorthings: /sta/v1.1 (Routes/SensorThings/)
+        addParkingRoutes(to: router)  // parking: /parking/events (Routes/ParkingRoutes.swift)
         return router
     }
 
@@ -97,6 +102,7 @@ public final class CityTwinServer: Sendable {
     /// Serves on `host:port` until SIGINT or SIGTERM, then shuts down gracefully: running
     /// requests may finish during `shutdownGrace`, then they are cancelled (`GracefulStop`).
     public func run(host: String, port: Int, shutdownGrace: Duration = GracefulStop.defaultGrace) async throws {
+        await parkingCatchUp([ParkingLiveView.layer])  // parking: the live view exists before the first request
         try await GracefulStop.run([makeApplication(address: .hostname(host, port: port))], grace: shutdownGrace, logger: options.logger)
     }
 

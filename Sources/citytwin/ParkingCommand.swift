@@ -3,6 +3,7 @@ import Foundation
 import GeoCore
 import ParkingSim
 import Scenarios
+import TwinStore
 
 /// `citytwin parking …`: occupancy forecasts and their backtest, lot guidance, guided-vs-unguided simulation.
 struct ParkingCommand: AsyncParsableCommand {
@@ -10,7 +11,7 @@ struct ParkingCommand: AsyncParsableCommand {
         commandName: "parking",
         abstract: "Parking guidance: occupancy forecasts and their backtest, lot guidance, guided-vs-unguided simulation.",
         subcommands: [ParkingBacktestCommand.self, ParkingForecastCommand.self, ParkingImportCommand.self, ParkingGuideCommand.self,
-                      ParkingSimulateCommand.self])
+                      ParkingSimulateCommand.self, ParkingCoverageCommand.self, ParkingExportSumoCommand.self])
 }
 
 /// `citytwin parking backtest --csv F --train-until D --test-from D --test-until D [--horizon 30]
@@ -277,5 +278,105 @@ struct ParkingImportCommand: AsyncParsableCommand {
             throw CommandFailure("\(file): \(e.message)")
         }
         try printJSONDocument(report)
+    }
+}
+
+/// `citytwin parking coverage [--json]`: the 70 % indicator (`/parking/coverage`), whole inventory and per division.
+struct ParkingCoverageCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "coverage",
+        abstract: "Smart-parking coverage: the share of public berths with live detection (Wuhan indicator 29, target 70 %), per administrative division.")
+
+    @Flag(help: "Print /parking/coverage's JSON instead of a table.")
+    var json = false
+    @OptionGroup var storeOption: StoreOption
+
+    func run() async throws {
+        let store = try await StoreLocation(storeOption.path).openExisting()
+        let doc: JSONValue
+        do {
+            doc = try await SmartParkingCoverage.json(try await StoreParkingLot.load(from: store, by: .admin), from: store, by: .admin)
+        } catch let e as ScenarioError { throw CommandFailure(e.message) }
+        if json { return try printJSONDocument(doc) }
+        func row(_ label: String, _ o: JSONValue) {
+            let share = (o["share"]?.doubleValue ?? 0) * 100
+            print(label.padding(toLength: 34, withPad: " ", startingAt: 0)
+                  + String(format: "%6lld %8lld %7.1f %%  %@", o["public_berths"]?.integerValue ?? 0, o["detected_berths"]?.integerValue ?? 0, share,
+                           o["meets_target"]?.boolValue == true ? "meets 70 %" : "below 70 %"))
+        }
+        print("division                          public detected   share")
+        row("all lots", doc)
+        for d in doc["divisions"]?.arrayValue ?? [] {
+            row("\(d["level"]?.stringValue ?? "") \(d["name"]?.stringValue ?? "") \(d["code"]?.stringValue ?? "")", d)
+        }
+    }
+}
+
+/// `citytwin parking export-sumo --out DIR [--drivers N] [--seed S]`: the guided-vs-unguided day as SUMO scenarios.
+struct ParkingExportSumoCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export-sumo",
+        abstract: "Writes the guided-vs-unguided parking day (the trips of `parking simulate`) as two SUMO scenarios on the district's roads.",
+        discussion: """
+        Files in --out: nodes.nod.xml, edges.edg.xml (SUMO plain XML of the roads layer), network.net.xml (netconvert),
+        routes.rou.xml (each trip to the lot nearest its destination, with a parking stop for its stay),
+        unguided.add.xml and guided.add.xml (parkingArea per lot; a rerouter with parkingAreaReroute for every lot on each
+        parking and origin edge, visible="false" or "true"), unguided.sumocfg and guided.sumocfg. Run each with
+        `sumo -c DIR/guided.sumocfg --tripinfo-output g.xml --stop-output gs.xml`. netconvert is looked up on PATH,
+        in $SUMO_HOME/bin, then in .venv/bin.
+        """)
+
+    @Option(help: "The directory to write (created if missing).")
+    var out: String
+    @Option(help: "Trips in the day (default: sized so the lots peak near 90 % occupancy, as parking simulate).")
+    var drivers: Int?
+    @Option(help: "Seed of the demand (the same as parking simulate's for the same trips).")
+    var seed: Int = 17
+    @OptionGroup var storeOption: StoreOption
+
+    func run() async throws {
+        if let n = drivers, n < 1 { throw ValidationError("--drivers: must be at least 1 (got \(n))") }
+        guard seed >= 0 else { throw ValidationError("--seed: must not be negative") }
+        let store = try await StoreLocation(storeOption.path).openExisting()
+        let export: ParkingSumoExport
+        do {
+            let parking = try await DistrictParking.load(from: store, by: .admin)
+            let scenario = try parking.scenario(destinations: try await ParkingSimulationProcess.destinations(from: store, by: .admin),
+                                                drivers: drivers, seed: UInt64(seed))
+            var roads: [Feature] = []
+            for try await f in store.stream(layer: "roads", FeatureQuery(limit: 5000), by: .admin) { roads.append(f) }
+            export = try ParkingSumoExport(scenario: scenario, roads: roads, metric: parking.roads.metric)
+        } catch let e as ScenarioError { throw CommandFailure(e.message) }
+        let directory = URL(fileURLWithPath: out, isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        func write(_ text: String, _ name: String) throws {
+            do { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) } catch {
+                throw CommandFailure("\(out)/\(name): cannot be written (\(error.localizedDescription))")
+            }
+        }
+        try write(export.nodesXML(), "nodes.nod.xml")
+        try write(export.edgesXML(), "edges.edg.xml")
+        try write(export.routesXML(), "routes.rou.xml")
+        for (name, visible) in [("unguided", false), ("guided", true)] {
+            try write(export.additionalXML(visible: visible), "\(name).add.xml")
+            try write(export.configXML(additional: "\(name).add.xml"), "\(name).sumocfg")
+        }
+        guard let netconvert = SignalExportSumoCommand.tool("netconvert") else {
+            throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
+        }
+        let process = Process()
+        process.executableURL = netconvert
+        process.arguments = ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
+                             "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
+                             "--no-internal-links", "true", "-o", directory.appendingPathComponent("network.net.xml").path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CommandFailure("netconvert failed: \(message)") }
+        print("SUMO parking scenarios (\(export.trips.count) trips, \(export.parkingAreas.count) parking areas, \(export.edges.count) edges) in \(out): "
+              + "sumo -c \(out)/unguided.sumocfg, sumo -c \(out)/guided.sumocfg")
     }
 }

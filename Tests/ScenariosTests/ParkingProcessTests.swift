@@ -149,12 +149,12 @@ struct ParkingOccupancyStoreTests {
         }
         // A new reading is seen at once (the availability is reused only while the store is unchanged).
         let before = try await ParkingProcessTests.run("parking-forecast", ["at": "2026-06-17T09:32:00"], store: store)
-        #expect(before["lots"]?.arrayValue?.first { $0["lot"] == "PK-001" }?["observed_at"] == "2026-06-17T09:30:00")
+        #expect(before["lots"]?.arrayValue?.first { $0["lot"] == "PK-001" }?["observed_at"] == "2026-06-17T09:30:00+08:00")
         let t = try #require(LocalClock.parse("2026-06-17 09:31:00"))
         _ = try await StoreParkingOccupancy.record(OccupancyObservation(lot: "PK-001", time: t, occupied: 0), into: store, by: .admin)
         let after = try await ParkingProcessTests.run("parking-forecast", ["at": "2026-06-17T09:32:00"], store: store)
         let pk1 = try #require(after["lots"]?.arrayValue?.first { $0["lot"] == "PK-001" })
-        #expect(pk1["free"] == pk1["capacity"] && pk1["observed_at"] == "2026-06-17T09:31:00")
+        #expect(pk1["free"] == pk1["capacity"] && pk1["observed_at"] == "2026-06-17T09:31:00+08:00")
         // An hour after the last reading of the week every feed is stale: nothing shows as free.
         let stale = try await ParkingProcessTests.run("parking-forecast", ["at": "2026-06-17T23:30:00"], store: store)
         for l in stale["lots"]?.arrayValue ?? [] {

@@ -79,13 +79,20 @@ public struct DistrictParking: Sendable {
     /// destinations weighted by building floor area, run unguided and guided on the same trips.
     public func simulate(destinations: [(position: Position, weight: Double)], drivers: Int?, seed: UInt64 = 17,
                          settings: GuidanceSettings = GuidanceSettings()) throws -> [ParkingSimulationSummary] {
+        let s = try scenario(destinations: destinations, drivers: drivers, seed: seed)
+        return try ParkingStrategy.allCases.map { try ParkingSimulation.run(s.network, trips: s.trips, strategy: $0, settings: settings) }
+    }
+
+    /// The day's scenario the simulation runs (and the SUMO export writes): the lots on the network,
+    /// origins on the roads around them, destinations, the drives between them and the trips.
+    public func scenario(destinations: [(position: Position, weight: Double)], drivers: Int?, seed: UInt64 = 17) throws -> DistrictParkingScenario {
         let usable = lots.indices.filter { access[$0] != nil }
         guard !usable.isEmpty else { throw ScenarioError(.invalidDistrict, "no parking lot lies on the road network", field: "parking_lots") }
         // Origins: eight points around the lots' extent, 300 m out, met at the nearest road.
         let xs = usable.map { metricEntrances[$0].x }, ys = usable.map { metricEntrances[$0].y }
         let (x0, x1, y0, y1) = (xs.min()! - 300, xs.max()! + 300, ys.min()! - 300, ys.max()! + 300)
         let rim = [(x0, y0), ((x0 + x1) / 2, y0), (x1, y0), (x1, (y0 + y1) / 2), (x1, y1), ((x0 + x1) / 2, y1), (x0, y1), (x0, (y0 + y1) / 2)]
-        let origins = rim.compactMap { roads.graph.access(to: Position(x: $0.0, y: $0.1)) }
+        let origins = rim.compactMap { p in roads.graph.access(to: Position(x: p.0, y: p.1)).map { (Position(x: p.0, y: p.1), $0) } }
         let dests = destinations.compactMap { d -> (RoadAccess, Position, Double)? in
             guard let m = try? roads.metric(d.position), let a = roads.graph.access(to: m), a.distance <= StoreRoadGraph.defaultMaximumSnapMetres else { return nil }
             return (a, m, d.weight)
@@ -101,8 +108,8 @@ public struct DistrictParking: Sendable {
         }
         let network = ParkingScenarioNetwork(
             lots: sim.map { SimulatedLot(id: lots[$0].id, capacity: lots[$0].capacity, pricePerHour: lots[$0].pricePerHour) },
-            originToLot: origins.map { o in let l = legs(from: o); return sim.map { l[$0] } },
-            originToDestination: origins.map(legsToDestinations),
+            originToLot: origins.map { o in let l = legs(from: o.1); return sim.map { l[$0] } },
+            originToDestination: origins.map { legsToDestinations(from: $0.1) },
             destinationToLot: dests.map { d in let l = legs(from: d.0); return sim.map { l[$0] } },
             lotToLot: sim.map { i in let l = legs(from: access[i]!); return sim.map { l[$0] } },
             walkMetres: dests.map { d in sim.map { walkMetres(from: $0, to: d.1) } })
@@ -112,8 +119,21 @@ public struct DistrictParking: Sendable {
             trips = try ParkingDemand.day(origins: origins.count, destinationWeights: dests.map(\.2), totalCapacity: capacity,
                                           drivers: drivers, seed: seed)
         } catch let e as ParkingError { throw ScenarioError(.invalidArgument, e.reason, field: e.field) }
-        return try ParkingStrategy.allCases.map { try ParkingSimulation.run(network, trips: trips, strategy: $0, settings: settings) }
+        return DistrictParkingScenario(network: network, trips: trips, lots: sim.map { lots[$0] }, lotEntrances: sim.map { metricEntrances[$0] },
+                                       origins: origins.map(\.0), destinations: dests.map(\.1))
     }
+}
+
+/// A day of the district's parking: what ``DistrictParking/simulate(destinations:drivers:seed:settings:)`` runs.
+public struct DistrictParkingScenario: Sendable {
+    public var network: ParkingScenarioNetwork
+    public var trips: [ParkingTrip]
+    /// The lots of `network`, in its order, and their entrances in the graph's metric CRS.
+    public var lots: [StoreParkingLot]
+    public var lotEntrances: [Position]
+    /// Origins and destinations in the graph's metric CRS (`trips` index them).
+    public var origins: [Position]
+    public var destinations: [Position]
 }
 
 /// A guidance answer: the ranking and what it was computed from.

@@ -16,6 +16,13 @@ public struct ParkingAvailability: Sendable {
     public var lots: [StoreParkingLot]
     /// One per lot, in `lots` order.
     public var forecasts: [LiveOccupancyForecast]
+    /// The freshness limit (s) the forecasts were computed with.
+    public var freshness: Double = defaultFreshness
+    /// What reading the history did: readings above capacity clipped to full, negative ones and
+    /// readings of unknown lots left out, each counted.
+    public var cleaning = OccupancyCleaning.Report()
+    /// Lots whose latest reading counted more vehicles than berths (shown clipped to full and flagged).
+    public var aboveCapacity: Set<String> = []
 
     /// - Parameter at: local time; nil: the latest reading in the history (the sample district's week ends
     ///   on 2026-06-17 22:00).
@@ -54,11 +61,23 @@ public struct ParkingAvailability: Sendable {
 
     static func compute(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double,
                         by caller: Caller) async throws -> ParkingAvailability {
-        let series = try await StoreParkingOccupancy.history(lots: lots, from: store, by: caller)
+        compute(lots: lots, history: try await StoreParkingOccupancy.read(lots: lots, from: store, by: caller), at: at, freshness: freshness)
+    }
+
+    /// Every lot's availability and forecasts at `at` (nil: the latest reading) from a history read from the store.
+    static func compute(lots: [StoreParkingLot], history: StoreParkingOccupancy.History, at: Double?, freshness: Double) -> ParkingAvailability {
+        let series = history.series
         let now = at ?? series.compactMap { $0.readings.last?.time }.max() ?? 0
         let model = OccupancyForecastModel(horizons: horizons)
         let forecasts = OccupancyForecaster.live(series, at: now, horizons: horizons, freshness: freshness, model: model)
-        return ParkingAvailability(at: now, lots: lots, forecasts: forecasts)
+        return ParkingAvailability(at: now, lots: lots, forecasts: forecasts, freshness: freshness, cleaning: history.cleaning,
+                                   aboveCapacity: history.latestAboveCapacity(at: now))
+    }
+
+    /// Every lot's availability at `now` without forecasts: what a sign shows, at no model cost.
+    static func current(lots: [StoreParkingLot], history: StoreParkingOccupancy.History, at now: Double, freshness: Double) -> ParkingAvailability {
+        ParkingAvailability(at: now, lots: lots, forecasts: history.series.map { OccupancyForecaster.current($0, at: now, freshness: freshness) },
+                            freshness: freshness, cleaning: history.cleaning, aboveCapacity: history.latestAboveCapacity(at: now))
     }
 
     /// Predicted vehicles in lot `i` after `seconds`: linear between now and the forecast horizons;

@@ -77,3 +77,33 @@ public struct SmartParkingCoverage: Sendable, Hashable, Codable {
         case publicBerths = "public_berths", detectedBerths = "detected_berths", meetsTarget = "meets_target"
     }
 }
+
+/// The smart-parking coverage of one administrative division (`admin_divisions`): the lots whose
+/// entrance lies inside its polygon.
+public struct DivisionParkingCoverage: Sendable, Hashable {
+    public var code: String
+    public var name: String
+    /// 区县, 乡镇街道 or 社区/村.
+    public var level: String?
+    public var coverage: SmartParkingCoverage
+    /// The lots counted, in id order.
+    public var lots: [String]
+
+    /// One row per division holding at least one lot, coarse levels first (区县, 乡镇街道, 社区/村), then by code.
+    /// Empty when the caller cannot read `admin_divisions`.
+    public static func assess(_ lots: [StoreParkingLot], from store: any FeatureStore, by caller: Caller) async throws -> [DivisionParkingCoverage] {
+        guard try await store.layerDefinition("admin_divisions", for: caller) != nil else { return [] }
+        var out: [DivisionParkingCoverage] = []
+        for try await f in store.stream(layer: "admin_divisions", FeatureQuery(properties: ["code", "name", "level"], limit: 1000), by: caller) {
+            guard let g = f.geometry else { continue }
+            let prepared = try PreparedGeometry(g)
+            let inside = try lots.filter { try prepared.intersects(x: $0.entrance.x, y: $0.entrance.y) }
+            guard !inside.isEmpty else { continue }
+            let code = f.properties["code"]?.stringValue ?? f.id?.description ?? ""
+            out.append(DivisionParkingCoverage(code: code, name: f.properties["name"]?.stringValue ?? code, level: f.properties["level"]?.stringValue,
+                                               coverage: SmartParkingCoverage(inside), lots: inside.map(\.id)))
+        }
+        let order = ["区县": 0, "乡镇街道": 1, "社区/村": 2]
+        return out.sorted { (order[$0.level ?? ""] ?? 3, $0.code) < (order[$1.level ?? ""] ?? 3, $1.code) }
+    }
+}

@@ -39,6 +39,15 @@ public enum StoreParkingOccupancy {
         return report
     }
 
+    /// Records readings one feed sent together (the SensorThings bridge): cleaned and counted as an
+    /// import is (an unknown lot or a negative count left out, above capacity clipped), none refused.
+    /// - Parameter readings: vehicles present in `lot` at the instant `at`.
+    public static func record(readings: [(lot: String, at: Date, occupied: Int)], source: String = "传感接口", into store: any FeatureStore,
+                              by caller: Caller) async throws -> ImportReport {
+        try await write(readings.map { OccupancyObservation(lot: $0.lot, time: ParkingLiveView.localTime($0.at), occupied: $0.occupied) },
+                        source: source, into: store, by: caller)
+    }
+
     /// Imports readings in bulk: CSV (header with lot/SystemCodeNumber, occupied/Occupancy, time/LastUpdated)
     /// or JSON (`[{"lot", "occupied", "time"}]`). Nothing is written when the text cannot be read at all;
     /// otherwise every clean reading is written in one insert and the rest counted.
@@ -97,16 +106,60 @@ public enum StoreParkingOccupancy {
 
     /// Every lot's history as the caller reads it (lots without readings have empty series).
     public static func history(lots: [StoreParkingLot], from store: any FeatureStore, by caller: Caller) async throws -> [LotOccupancySeries] {
-        guard try await store.layerDefinition(layer, for: caller) != nil else { return lots.map { LotOccupancySeries(lot: $0.id, capacity: $0.capacity, readings: []) } }
-        var observations: [OccupancyObservation] = []
-        for try await f in store.stream(layer: layer, FeatureQuery(properties: ["lot", "observed_at", "occupied"], limit: 10_000), by: caller) {
-            guard let lot = f.properties["lot"]?.stringValue, let at = f.properties["observed_at"]?.stringValue, let t = LocalClock.parse(at),
-                  let occupied = f.properties["occupied"]?.integerValue else { continue }
-            observations.append(OccupancyObservation(lot: lot, time: t, occupied: Int(occupied)))
+        try await read(lots: lots, from: store, by: caller).series
+    }
+
+    /// The history read from the store, cleaned as every reading path cleans (above capacity clipped,
+    /// negative and unknown-lot readings left out), with what the cleaning did.
+    public struct History: Sendable {
+        /// One series per lot, in the lots' order.
+        public var series: [LotOccupancySeries]
+        public var cleaning: OccupancyCleaning.Report
+        /// (lot, local time) of the readings above capacity.
+        var above: Set<String>
+
+        /// Lots whose latest reading at or before `now` was above capacity.
+        public func latestAboveCapacity(at now: Double) -> Set<String> {
+            Set(series.compactMap { s in
+                guard let last = s.readings.last(where: { $0.time <= now }) else { return nil }
+                return above.contains("\(s.lot)@\(last.time)") ? s.lot : nil
+            })
+        }
+    }
+
+    /// Every lot's history with the cleaning report (see ``History``).
+    public static func read(lots: [StoreParkingLot], from store: any FeatureStore, by caller: Caller) async throws -> History {
+        guard try await store.layerDefinition(layer, for: caller) != nil else {
+            return History(series: lots.map { LotOccupancySeries(lot: $0.id, capacity: $0.capacity, readings: []) }, cleaning: .init(), above: [])
         }
         let capacities = Dictionary(uniqueKeysWithValues: lots.map { ($0.id, $0.capacity) })
-        let (series, _) = OccupancyCleaning(maximumRate: 1).series(observations, capacities: capacities)
+        var observations: [OccupancyObservation] = []
+        var above = Set<String>()
+        for try await f in store.stream(layer: layer, FeatureQuery(properties: ["lot", "observed_at", "occupied"], limit: 10_000), by: caller) {
+            guard let lot = f.properties["lot"]?.stringValue, let at = f.properties["observed_at"]?.stringValue, let t = localTime(iso: at),
+                  let occupied = f.properties["occupied"]?.integerValue else { continue }
+            if let c = capacities[lot], occupied > c { above.insert("\(lot)@\(t)") }
+            observations.append(OccupancyObservation(lot: lot, time: t, occupied: Int(occupied)))
+        }
+        let (series, cleaning) = OccupancyCleaning(maximumRate: 1).series(observations, capacities: capacities)
         let byLot = Dictionary(uniqueKeysWithValues: series.map { ($0.lot, $0) })
-        return lots.map { byLot[$0.id] ?? LotOccupancySeries(lot: $0.id, capacity: $0.capacity, readings: []) }
+        return History(series: lots.map { byLot[$0.id] ?? LotOccupancySeries(lot: $0.id, capacity: $0.capacity, readings: []) },
+                       cleaning: cleaning, above: above)
+    }
+
+    /// The district's local time (UTC+8) of an ISO 8601 time: `YYYY-MM-DDTHH:MM[:SS][.fff]` read as
+    /// local, followed by an optional `Z` or `±HH:MM` offset that moves it to UTC+8. Nil when malformed.
+    public static func localTime(iso text: String) -> Double? {
+        guard let t = LocalClock.parse(text) else { return nil }
+        var rest = Substring(text.dropFirst(min(text.count, 19)))
+        if rest.first == "." { rest = rest.drop(while: { $0 == "." || $0.isNumber }) }
+        if rest.isEmpty { return t }
+        if rest == "Z" || rest == "z" { return t + 8 * 3600 }
+        let sign: Double = rest.first == "+" ? 1 : (rest.first == "-" ? -1 : 0)
+        let parts = rest.dropFirst().split(separator: ":")
+        guard sign != 0, (1...2).contains(parts.count), let h = Int(parts[0].prefix(2)), h < 24 else { return nil }
+        let m = parts.count == 2 ? Int(parts[1]) ?? 99 : (parts[0].count == 4 ? Int(parts[0].suffix(2)) ?? 99 : 0)
+        guard m < 60 else { return nil }
+        return t - sign * Double(h * 3600 + m * 60) + 8 * 3600
     }
 }

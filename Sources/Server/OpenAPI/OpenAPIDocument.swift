@@ -123,6 +123,9 @@ extension CityTwinServer {
                            ]], "links": links]],
             "Raster": ["type": "string", "format": "binary"],
             "Health": ["type": "object", "required": ["status"], "properties": ["status": ["type": "string"]]],
+            "ParkingCoverage": ["type": "object", "required": ["public_berths", "detected_berths", "share", "target", "meets_target"],  // parking
+                                "properties": ["public_berths": ["type": "integer"], "detected_berths": ["type": "integer"], "share": ["type": "number"],
+                                               "target": ["type": "number"], "meets_target": ["type": "boolean"], "divisions": ["type": "array"]]],
             "FeatureHistory": ["type": "object", "required": ["id", "versions"],
                                "properties": ["id": ["type": "string"], "collection": ["type": "string"], "versions": ["type": "array"], "links": ["type": "array"]]],
             "LayerDiff": ["type": "object", "required": ["added", "removed", "changed"],

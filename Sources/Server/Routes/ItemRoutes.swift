@@ -45,6 +45,7 @@ extension CityTwinServer {
         let download = DownloadFormat(query)  // webmap: f=csv, f=gpkg
         let format = download == nil ? try OutputFormat.negotiate(query, request) : .json
         let id = try pathParameter(context, "collectionId")
+        await parkingCatchUp([id])  // parking: the live view as of now (Routes/ParkingRoutes.swift)
         let info = try await layers.layer(id, for: context.caller)
         let declared = Set(Self.featuresParameters.filter { $0.location == .query }.map(\.name))
         var items = try ItemsRequest(query, layer: info.definition, caller: context.caller, declared: declared)
@@ -97,6 +98,7 @@ extension CityTwinServer {
         let format = try OutputFormat.negotiate(query, request)
         let id = try pathParameter(context, "collectionId")
         let fid = try pathParameter(context, "featureId")
+        await parkingCatchUp([id])  // parking
         let layer = try await layers.definition(id, for: context.caller)
         let crs = try query["crs"].map { try CRSParameter.parse($0, parameter: "crs") } ?? .crs84
         let projection = try FeatureProjection(target: crs)

@@ -81,6 +81,7 @@ extension CityTwinServer {
         if feature.id == nil { feature.id = .string(FeatureIDGenerator.next()) }
         let fid = feature.id?.description ?? ""
         let created = feature
+        try await checkParkingWrite(layer, created)  // parking: Routes/ParkingRoutes.swift
         try await storeWrite(layer, fid) {
             try await store.insert(layer: layer.id, features: [created], by: context.caller, at: nil)
             noteLocalWrite()
@@ -102,6 +103,7 @@ extension CityTwinServer {
         }
         feature.id = .string(fid)
         let replacement = feature
+        try await checkParkingWrite(layer, replacement)  // parking
         return try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             _ = try await current(layer, fid, request, context)
             try await storeWrite(layer, fid) {
@@ -120,6 +122,7 @@ extension CityTwinServer {
         return try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             let before = try await current(layer, fid, request, context)
             let after = try FeatureBody.patched(before, with: bytes, source: source)
+            try await checkParkingWrite(layer, after)  // parking
             try await storeWrite(layer, fid) {
                 try await store.upsert(layer: layer.id, features: [after], by: context.caller, at: nil)
                 noteLocalWrite()
@@ -131,6 +134,7 @@ extension CityTwinServer {
     private func remove(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
+        try await checkParkingWrite(layer, nil)  // parking
         return try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             _ = try await current(layer, fid, request, context)
             try await storeWrite(layer, fid) {
@@ -162,6 +166,7 @@ extension CityTwinServer {
     private func storeWrite(_ layer: LayerDefinition, _ fid: String, _ write: () async throws -> Void) async throws {
         do {
             try await write()
+            await parkingCatchUp([layer.id])  // parking: a new reading reaches the view and the screens in this request
         } catch let e as StoreError where e.code == .invalidFeature {
             let path: String
             switch e.field {

@@ -165,6 +165,7 @@ extension CityTwinServer {
                 responses: tileResponses
             ) { [self] request, context, _ in
                 let id = try pathParameter(context, "collectionId")
+                await parkingCatchUp([id])  // parking: the live view exists before its first read
                 return try await tileRepresentation(request, context, layers: [try await tiledDefinition(id, context.caller)])
             },
             APIOperation(
@@ -299,6 +300,7 @@ extension CityTwinServer {
         let tile = TileID(matrix: try integerPath(context, "tileMatrix"), row: try integerPath(context, "tileRow"),
                           col: try integerPath(context, "tileCol"))
         do { try tms.validate(tile) } catch let e as TileError { throw Self.problem(e) }
+        await parkingCatchUp(definitions.map(\.id))  // parking: the live view as of now
         try await tileService.followChanges()
         let version = tileService.dataVersion(definitions)
         let key = TileCacheKey(layers: definitions.map(\.id), dataVersion: version,

@@ -29,9 +29,11 @@ public struct ParkingForecastProcess: OGCProcess {
         [
             "lots": ProcessParameter(title: "Availability", description: "Per lot: state (live, stale, no-detection), free, occupancy, trend_per_hour, observed_at, age_s, predicted_free_15/30/60/120.",
                                      schema: ["type": "array"]),
-            "coverage": ProcessParameter(title: "Smart-parking coverage", description: "Share of public berths with live detection (target 70 %).",
+            "coverage": ProcessParameter(title: "Smart-parking coverage", description: "Share of public berths with live detection (Wuhan indicator 29, target 70 %): public_berths, detected_berths, share, meets_target, and the same per administrative division (divisions).",
                                          schema: ["type": "object"]),
             "at": ProcessParameter(title: "Time", description: "The local time the availability is for.", schema: ["type": "string"]),
+            "readings": ProcessParameter(title: "Readings", description: "What reading the history did: kept, clipped_above_capacity (clipped to full and flagged), rejected_negative, rejected_unknown_lot, unknown_lots.",
+                                         schema: ["type": "object"]),
         ]
     }
 
@@ -58,32 +60,28 @@ public struct ParkingForecastProcess: OGCProcess {
             let lots = try await StoreParkingLot.load(from: store, by: caller)
             let availability = try await ParkingAvailability.load(lots: lots, from: store, at: at, freshness: freshness, by: caller)
             return ["at": .string(LocalClock.format(availability.at).replacingOccurrences(of: " ", with: "T")),
-                    "lots": .array(availability.json()), "coverage": SmartParkingCoverage(lots).json]
+                    "lots": .array(availability.json()), "readings": availability.readingsJSON,
+                    "coverage": try await SmartParkingCoverage.json(lots, from: store, by: caller)]
         }
     }
 }
 
 extension ParkingAvailability {
-    /// One object per lot, as `parking-forecast` answers.
+    /// One object per lot, as `parking-forecast` answers: the live view's properties and the reading's age.
     func json() -> [JSONValue] {
-        zip(lots, forecasts).map { lot, f in
-            let n = { (v: Double?, d: Double) in ProcessInputs.number(v, decimals: d) }
-            let live = !f.stale && f.rate != nil
-            let state = !lot.smart && f.rate == nil ? "no-detection" : (live ? "live" : "stale")
-            var o: [String: JSONValue] = [
-                "lot": .string(lot.id), "name": lot.name.map(JSONValue.string) ?? .null, "capacity": .integer(Int64(lot.capacity)),
-                "state": .string(state),
-                "occupancy": live ? n(f.rate, 1000) : .null,
-                "free": live ? .integer(Int64((Double(lot.capacity) * (1 - f.rate!)).rounded())) : .null,
-                "trend_per_hour": live ? n(f.trendPerHour, 1000) : .null,
-                "observed_at": f.observedAt.map { .string(LocalClock.format($0).replacingOccurrences(of: " ", with: "T")) } ?? .null,
-                "age_s": f.observedAt.map { n(at - $0, 1) } ?? .null,
-            ]
-            for (h, p) in zip(Self.horizons, f.predicted) {
-                o["predicted_free_\(Int(h / 60))"] = p.map { .integer(Int64((Double(lot.capacity) * (1 - $0)).rounded())) } ?? .null
-            }
+        lots.indices.map { i in
+            var o = ParkingLiveView.properties(self, lot: i)
+            o["age_s"] = forecasts[i].observedAt.map { ProcessInputs.number(at - $0, decimals: 1) } ?? .null
             return .object(o)
         }
+    }
+
+    /// What reading the history did, as `parking-forecast` reports it.
+    var readingsJSON: JSONValue {
+        ["kept": .integer(Int64(cleaning.kept)), "clipped_above_capacity": .integer(Int64(cleaning.aboveCapacity)),
+         "rejected_negative": .integer(Int64(cleaning.rejectedNegative)), "rejected_unknown_lot": .integer(Int64(cleaning.rejectedUnknownLot)),
+         "unknown_lots": .array(cleaning.unknownLots.map(JSONValue.string)), "duplicates": .integer(Int64(cleaning.duplicates)),
+         "policy": "a count above capacity is clipped to full and flagged (reading_flag above-capacity); a negative count or an unknown lot id is left out"]
     }
 }
 
@@ -91,5 +89,21 @@ extension SmartParkingCoverage {
     var json: JSONValue {
         ["public_berths": .integer(Int64(publicBerths)), "detected_berths": .integer(Int64(detectedBerths)),
          "share": ProcessInputs.number(share, decimals: 10000), "target": .number(target), "meets_target": .bool(meetsTarget)]
+    }
+}
+
+extension SmartParkingCoverage {
+    /// The whole inventory's coverage with one row per administrative division holding lots.
+    public static func json(_ lots: [StoreParkingLot], from store: any FeatureStore, by caller: Caller) async throws -> JSONValue {
+        var o = SmartParkingCoverage(lots).json.objectValue ?? [:]
+        o["divisions"] = .array(try await DivisionParkingCoverage.assess(lots, from: store, by: caller).map { d in
+            var row = d.coverage.json.objectValue ?? [:]
+            row["code"] = .string(d.code)
+            row["name"] = .string(d.name)
+            row["level"] = d.level.map(JSONValue.string) ?? .null
+            row["lots"] = .integer(Int64(d.lots.count))
+            return .object(row)
+        })
+        return .object(o)
     }
 }

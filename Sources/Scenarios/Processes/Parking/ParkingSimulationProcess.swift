@@ -54,18 +54,7 @@ public struct ParkingSimulationProcess: OGCProcess {
         let r = try request(inputs)
         return try await ProcessInputs.mapped {
             let parking = try await DistrictParking.load(from: store, by: caller)
-            var destinations: [(position: Position, weight: Double)] = []
-            var k = 0
-            for try await b in store.stream(layer: "buildings", FeatureQuery(properties: ["footprint_m2", "floors", "use"], limit: 5000), by: caller) {
-                k += 1
-                // Every fourth building (the day's destinations, deterministic), weighted by floor area;
-                // commercial and public buildings draw more visitors per m².
-                guard k % 4 == 0, let c = EmergencyResource.point(of: b.geometry) else { continue }
-                let area = (b.properties["footprint_m2"]?.doubleValue ?? 500) * Double(b.properties["floors"]?.integerValue ?? 1)
-                let use = b.properties["use"]?.stringValue ?? ""
-                let draw = use.contains("商") ? 6.0 : (use.contains("公") || use.contains("教") || use.contains("医") ? 3.0 : 1.0)
-                destinations.append((c, area * draw))
-            }
+            let destinations = try await Self.destinations(from: store, by: caller)
             try await progress.report(10)
             let results = try parking.simulate(destinations: destinations, drivers: r.drivers, seed: r.seed)
             try await progress.report(100)
@@ -83,5 +72,21 @@ public struct ParkingSimulationProcess: OGCProcess {
                     "change": ["search_time": relative(u.meanSearchSeconds, g.meanSearchSeconds),
                                "extra_vehicle_km": relative(u.extraVehicleKm, g.extraVehicleKm)]]
         }
+    }
+
+    /// The day's destinations: every fourth building (deterministic), weighted by floor area;
+    /// commercial and public buildings draw more visitors per m².
+    public static func destinations(from store: any FeatureStore, by caller: Caller) async throws -> [(position: Position, weight: Double)] {
+        var destinations: [(position: Position, weight: Double)] = []
+        var k = 0
+        for try await b in store.stream(layer: "buildings", FeatureQuery(properties: ["footprint_m2", "floors", "use"], limit: 5000), by: caller) {
+            k += 1
+            guard k % 4 == 0, let c = EmergencyResource.point(of: b.geometry) else { continue }
+            let area = (b.properties["footprint_m2"]?.doubleValue ?? 500) * Double(b.properties["floors"]?.integerValue ?? 1)
+            let use = b.properties["use"]?.stringValue ?? ""
+            let draw = use.contains("商") ? 6.0 : (use.contains("公") || use.contains("教") || use.contains("医") ? 3.0 : 1.0)
+            destinations.append((c, area * draw))
+        }
+        return destinations
     }
 }

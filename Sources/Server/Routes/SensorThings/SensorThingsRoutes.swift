@@ -50,22 +50,7 @@ extension CityTwinServer {
     /// updated or cleared (by a threshold or a flood nowcast), from the moment of subscription, until the client disconnects; a
     /// comment line as heartbeat every 15 s.
     private func alertEvents(_ request: Request) async throws -> Response {
-        let stream = try await alertFeed.subscribe()
-        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
-        CallerCaching.apply(to: &headers, for: request)
-        headers[.cacheControl] = "private, no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            try await writer.write(ByteBuffer(string: ": CityTwin alerts\n\n"))
-            for await item in stream {
-                guard let alert = item else {
-                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
-                    continue
-                }
-                let data = String(decoding: GeoJSON.encode(alert), as: UTF8.self)
-                try await writer.write(ByteBuffer(string: "event: alert\nid: \(alert.id?.description ?? "")\ndata: \(data)\n\n"))
-            }
-            try await writer.finish(nil)
-        })
+        Self.eventStream(request, try await alertFeed.subscribe(), banner: "CityTwin alerts") { _ in "alert" }
     }
 
     private func serviceRoot() -> Representation {
@@ -103,6 +88,7 @@ extension CityTwinServer {
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
+            await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
         let (node, ref) = try await reader.resolve(try STAPath(path))
@@ -128,6 +114,7 @@ extension CityTwinServer {
             if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
             let ids = try await writer.commit()
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
+            await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)

@@ -1,0 +1,243 @@
+import Foundation
+import GeoCore
+import Hummingbird
+import Scenarios
+import TwinStore
+
+/// Keeps the live parking view (`parking_availability`, the signs' `content`: `ParkingLiveView`) in
+/// step with the store and the clock, and pushes what changed to `/parking/events` subscribers.
+///
+/// A refresh runs when a source layer (lots, occupancy, signs) changed since the last one, or when
+/// a live lot's latest reading passes its freshness limit. It is asked for in the request that wrote
+/// an observation (after its commit, so a screen hears within that request), before every read of
+/// the view's layers (items, tiles), and every second while anyone listens to the push feed (edits
+/// made by other processes, readings going stale). Refreshes run one at a time.
+actor ParkingLiveService {
+    let store: any FeatureStore
+    /// Sign and availability changes for `/parking/events` (the alert feed's machinery).
+    nonisolated let feed = FeatureBroadcast()
+    /// The local time (UTC+8) now.
+    nonisolated let clock: @Sendable () -> Double
+    /// The last change-feed sequence the view reflects (nil before the first refresh).
+    private var seen: Int64?
+    /// Local time after which the next live lot turns stale.
+    private var due: Double?
+    private var follower: Task<Void, Never>?
+    private var lastFailure: String?
+
+    init(store: any FeatureStore, clock: @escaping @Sendable () -> Double = { ParkingLiveView.localTime() }) {
+        self.store = store
+        self.clock = clock
+    }
+
+    /// Whether a layer is one the view is read from or written to.
+    nonisolated static func concerns(_ layer: String) -> Bool {
+        layer == ParkingLiveView.layer || ParkingLiveView.sources.contains(layer)
+    }
+
+    /// Refreshes the view if it is behind the store or the clock; publishes what changed. True when
+    /// something was written.
+    @discardableResult
+    func catchUp() async throws -> Bool {
+        let now = clock()
+        var needed = seen == nil || (due.map { now > $0 } ?? false)
+        if !needed, let s = seen {
+            let (touched, latest) = try await store.changes(to: ParkingLiveView.sources, since: s, by: .admin)
+            if touched { needed = true } else { seen = latest }
+        }
+        guard needed else { return false }
+        let before = try await store.latestChange()
+        let feed = feed
+        let update = try await ParkingLiveView.refresh(store, now: now) { signs in for f in signs { feed.publish(f) } }
+        due = update.nextTransition.map { $0 + 1 }
+        // The view's own sign writes are not changes to follow: skip past them unless someone else wrote too.
+        let (touched, latest) = try await ownWrites(since: before, signs: Set(update.signs.compactMap { $0.id?.description }))
+        seen = touched ? before : latest
+        for f in update.availability { feed.publish(f) }
+        return !update.signs.isEmpty || !update.availability.isEmpty
+    }
+
+    /// Walks the change feed after `sequence`: whether a source layer changed other than by the
+    /// refresh's own writes to `signs`, and the last sequence.
+    private func ownWrites(since sequence: Int64, signs: Set<String>) async throws -> (touched: Bool, latest: Int64) {
+        var since = sequence, touched = false
+        while true {
+            let events = try await store.changes(since: since, limit: 10_000, by: .admin)
+            guard let last = events.last else { break }
+            if events.contains(where: { ParkingLiveView.sources.contains($0.layer) && !($0.layer == ParkingLiveView.signsLayer && signs.contains($0.featureID)) }) {
+                touched = true
+            }
+            since = last.sequence
+        }
+        return (touched, since)
+    }
+
+    /// Follows the store every `period` while the push feed has subscribers.
+    func follow(period: Duration = .seconds(1), onWrite: @escaping @Sendable () -> Void) {
+        guard follower == nil else { return }
+        follower = Task { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: period)
+                guard let self else { return }
+                if self.feed.subscriberCount == 0 { await self.stopFollowing(); return }
+                await self.tick(onWrite)
+            }
+        }
+    }
+
+    private func tick(_ onWrite: @Sendable () -> Void) async {
+        do {
+            if try await catchUp() { onWrite() }
+            lastFailure = nil
+        } catch {
+            lastFailure = String(describing: error)
+        }
+    }
+
+    private func stopFollowing() { follower = nil }
+}
+
+extension CityTwinServer {
+    /// `/parking/coverage`: the 70 % smart-parking indicator.
+    var parkingOperations: [APIOperation] {
+        [
+            APIOperation(
+                id: "getParkingCoverage", method: .get, path: "/parking/coverage",
+                summary: "Smart-parking coverage (Wuhan indicator 29, target 70 %): the share of public berths (公共 lots and 道路泊位) with live detection, for the whole inventory and per administrative division.",
+                tag: "Data", parameters: [],
+                responses: [.ok("public_berths, detected_berths, share, target, meets_target, and divisions [{code, name, level, lots, …}].",
+                                [(MediaTypeName.json, "ParkingCoverage")]),
+                            .problem(404, "No parking_lots layer the caller may read.")] + APIResponse.standardProblems
+            ) { [self] _, context, _ in
+                _ = try await layers.definition(StoreParkingLot.layer, for: context.caller)
+                let lots = try await StoreParkingLot.load(from: store, by: context.caller)
+                var answer = Representation.json(try await SmartParkingCoverage.json(lots, from: store, by: context.caller))
+                answer.headers[.cacheControl] = "no-cache"
+                return answer
+            },
+        ]
+    }
+
+    /// `/parking/events` (Server-Sent Events for guidance screens and apps).
+    func addParkingRoutes(to router: Router<CityTwinRequestContext>) {
+        router.get("/parking/events") { request, context in
+            await self.parkingCatchUp([ParkingLiveView.layer])
+            let signs = try await self.store.layerDefinition(ParkingLiveView.signsLayer, for: context.caller) != nil
+            let lots = try await self.store.layerDefinition(ParkingLiveView.layer, for: context.caller) != nil
+            guard signs || lots else {
+                throw Problem(.collectionNotFound, "no collection '\(ParkingLiveView.signsLayer)' or '\(ParkingLiveView.layer)' this caller may read")
+            }
+            return try await self.parkingEvents(request, caller: context.caller, signs: signs, lots: lots)
+        }
+    }
+
+    /// The view brought up to date before a read of one of its layers, or after a write to a source.
+    /// A refresh that fails leaves the store's answer as it is (a stale feed still shows unknown on
+    /// the next successful refresh); the failure is logged.
+    func parkingCatchUp(_ layers: [String]) async {
+        guard layers.contains(where: ParkingLiveService.concerns) else { return }
+        do {
+            if try await parkingLive.catchUp() { tileService.noteLocalWrite() }
+        } catch {
+            options.logger.warning("parking view refresh failed", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    /// `event: sign` (a `parking_guidance_signs` feature with its new `content`) and `event: availability`
+    /// (a `parking_availability` feature) for every change from the moment of subscription, after the
+    /// current state of each; a comment line as heartbeat every 15 s.
+    private func parkingEvents(_ request: Request, caller: Caller, signs: Bool, lots: Bool) async throws -> Response {
+        let stream = parkingLive.feed.subscribe()
+        let onWrite: @Sendable () -> Void = { [tileService] in tileService.noteLocalWrite() }
+        await parkingLive.follow(onWrite: onWrite)
+        var current: [Feature] = []
+        for (layer, wanted) in [(ParkingLiveView.signsLayer, signs), (ParkingLiveView.layer, lots)] where wanted {
+            current += try await store.query(layer: layer, FeatureQuery(limit: 2000), by: caller).features
+        }
+        let snapshot = current
+        return Self.eventStream(request, stream, banner: "CityTwin parking guidance", initial: snapshot) { feature in
+            let sign = feature.properties["content"] != nil
+            guard sign ? signs : lots else { return nil }
+            return sign ? "sign" : "availability"
+        }
+    }
+
+    /// A Server-Sent Events response of `stream`: `initial` first, then one event per feature (named by
+    /// `event`; nil skips it) and a comment line per heartbeat, until the client disconnects.
+    static func eventStream(_ request: Request, _ stream: AsyncStream<Feature?>, banner: String, initial: [Feature] = [],
+                            event: @escaping @Sendable (Feature) -> String?) -> Response {
+        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
+        CallerCaching.apply(to: &headers, for: request)
+        headers[.cacheControl] = "private, no-store"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            try await writer.write(ByteBuffer(string: ": \(banner)\n\n"))
+            func send(_ feature: Feature) async throws {
+                guard let name = event(feature) else { return }
+                let data = String(decoding: GeoJSON.encode(feature), as: UTF8.self)
+                try await writer.write(ByteBuffer(string: "event: \(name)\nid: \(feature.id?.description ?? "")\ndata: \(data)\n\n"))
+            }
+            for f in initial { try await send(f) }
+            for await item in stream {
+                guard let feature = item else {
+                    try await writer.write(ByteBuffer(string: ": heartbeat\n\n"))
+                    continue
+                }
+                try await send(feature)
+            }
+            try await writer.finish(nil)
+        })
+    }
+}
+
+extension CityTwinServer {
+    /// Refuses what the parking layers cannot take before it is written: a hand edit of the computed
+    /// `parking_availability` (403: write observations to `parking_occupancy`), and an observation
+    /// of a lot `parking_lots` does not hold or with an unreadable time (400 naming the property).
+    /// A count above the lot's capacity is kept as sent and shown clipped to full, flagged
+    /// `reading_flag: above-capacity`; a negative count is refused by the layer's schema (minimum 0).
+    func checkParkingWrite(_ layer: LayerDefinition, _ feature: Feature?) async throws {
+        if layer.id == ParkingLiveView.layer {
+            throw Problem(.forbidden, "'\(layer.id)' is a live view computed from parking_lots and parking_occupancy: write occupancy observations to parking_occupancy")
+        }
+        guard layer.id == StoreParkingOccupancy.layer, let feature else { return }
+        if let lot = feature.properties["lot"]?.stringValue, try await store.feature(layer: StoreParkingLot.layer, id: lot, by: .admin) == nil {
+            throw Problem(.invalidFeature, "$.properties.lot: no parking lot '\(lot)' in parking_lots", parameter: "lot", position: "$.properties.lot")
+        }
+        if let t = feature.properties["observed_at"]?.stringValue, StoreParkingOccupancy.localTime(iso: t) == nil {
+            throw Problem(.invalidFeature, "$.properties.observed_at: '\(t)' is not an ISO 8601 time (YYYY-MM-DDTHH:MM:SS with Z or an offset)",
+                          parameter: "observed_at", position: "$.properties.observed_at")
+        }
+    }
+}
+
+extension CityTwinServer {
+    /// Readings of a SensorThings Datastream whose `properties.parking_lot` names a lot are that lot's
+    /// occupancy (vehicles present): they are recorded in `parking_occupancy` (source 传感接口, cleaned
+    /// as every path cleans them: an unknown lot or a negative count left out and counted, above
+    /// capacity clipped) and the view and the screens brought up to date in the same request. A
+    /// recording the caller may not write is logged, not silently dropped.
+    func recordParkingReadings(_ change: SensingChange, sensing: any SensingStore, by caller: Caller) async {
+        var lotOf: [Int64: String?] = [:]
+        var observations: [(lot: String, at: Date, occupied: Int)] = []
+        do {
+            for o in change.observations + change.observationUpdates {
+                if lotOf[o.datastream] == nil {
+                    let stream = try await sensing.sensingEntity(.datastream, id: o.datastream)
+                    lotOf[o.datastream] = .some(stream?.body["properties"]?["parking_lot"]?.stringValue)
+                }
+                guard let lot = lotOf[o.datastream] ?? nil, let value = o.result.doubleValue, value.isFinite else { continue }
+                observations.append((lot, Date(timeIntervalSince1970: Double(o.phenomenonStart) / 1e6), Int(value.rounded())))
+            }
+            guard !observations.isEmpty else { return }
+            let report = try await StoreParkingOccupancy.record(readings: observations, into: store, by: caller)
+            if report.cleaning.rejectedUnknownLot + report.cleaning.rejectedNegative > 0 {
+                options.logger.warning("parking readings left out", metadata: [
+                    "unknown_lots": .string(report.cleaning.unknownLots.joined(separator: ",")),
+                    "negative": .string(String(report.cleaning.rejectedNegative))])
+            }
+            await parkingCatchUp([StoreParkingOccupancy.layer])
+        } catch {
+            options.logger.warning("parking readings from SensorThings not recorded", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+}
