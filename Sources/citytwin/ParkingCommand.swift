@@ -364,18 +364,9 @@ struct ParkingExportSumoCommand: AsyncParsableCommand {
         guard let netconvert = SignalExportSumoCommand.tool("netconvert") else {
             throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
         }
-        let process = Process()
-        process.executableURL = netconvert
-        process.arguments = ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
-                             "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
-                             "--no-internal-links", "true", "-o", directory.appendingPathComponent("network.net.xml").path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CommandFailure("netconvert failed: \(message)") }
+        try SignalExportSumoCommand.netconvert(netconvert, ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
+                                                            "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
+                                                            "--no-internal-links", "true", "-o", directory.appendingPathComponent("network.net.xml").path])
         print("SUMO parking scenarios (\(export.trips.count) trips, \(export.parkingAreas.count) parking areas, \(export.edges.count) edges) in \(out): "
               + "sumo -c \(out)/unguided.sumocfg, sumo -c \(out)/guided.sumocfg")
     }

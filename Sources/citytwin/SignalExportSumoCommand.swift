@@ -73,19 +73,10 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
             throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
         }
         let net = directory.appendingPathComponent("network.net.xml")
-        let process = Process()
-        process.executableURL = netconvert
-        process.arguments = ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
-                             "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
-                             "--connection-files", directory.appendingPathComponent("connections.con.xml").path,
-                             "--no-turnarounds", "true", "--tls.discard-simple", "false", "-o", net.path]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CommandFailure("netconvert failed: \(message)") }
+        try Self.netconvert(netconvert, ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
+                                         "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
+                                         "--connection-files", directory.appendingPathComponent("connections.con.xml").path,
+                                         "--no-turnarounds", "true", "--tls.discard-simple", "false", "-o", net.path])
         let links = try SumoExport.controlledLinks(inNetwork: try Data(contentsOf: net))
         try write(try export.programs(netLinks: links), "programs.add.xml")
         try write("""
@@ -107,6 +98,20 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
     }
 
     /// A SUMO tool on PATH, else in `$SUMO_HOME/bin`, else in the project's virtual environment.
+    /// Runs SUMO's netconvert with `arguments`; its error output is the failure's message.
+    static func netconvert(_ netconvert: URL, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = netconvert
+        process.arguments = arguments
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CommandFailure("netconvert failed: \(message)") }
+    }
+
     static func tool(_ name: String) -> URL? {
         let environment = ProcessInfo.processInfo.environment
         let paths = (environment["PATH"] ?? "").split(separator: ":").map(String.init)

@@ -14,6 +14,7 @@ CityTwin's own SUMO export.
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
 import sys
 import shutil
@@ -52,6 +53,15 @@ def sumo_tool(name: str) -> str:
             return str(venv)
         raise RuntimeError(f"{name} not found: install eclipse-sumo (Scripts/requirements.txt)")
     return path
+
+
+def run_citytwin(binary: str, *args: str) -> str:
+    """Runs the CityTwin CLI with SUMO's tools on PATH, as a user with eclipse-sumo installed has them."""
+    tools = str(Path(sumo_tool("netconvert")).parent)
+    env = {**os.environ, "PATH": tools + os.pathsep + os.environ.get("PATH", "")}
+    done = subprocess.run([binary, *args], capture_output=True, text=True, env=env)
+    assert done.returncode == 0, f"citytwin {' '.join(args)}: {done.stderr}"
+    return done.stdout
 
 
 def build_network(work: Path) -> Path:

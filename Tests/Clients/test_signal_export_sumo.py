@@ -26,12 +26,7 @@ pytestmark = pytest.mark.skipif(not BIN or not STORE, reason="CITYTWIN_CLIENT_BI
 
 
 def citytwin(*args: str) -> str:
-    """Runs the CLI with SUMO's tools on PATH, as a user with eclipse-sumo installed has them."""
-    tools = str(Path(sumo_signals.sumo_tool("netconvert")).parent)
-    env = {**os.environ, "PATH": tools + os.pathsep + os.environ.get("PATH", "")}
-    done = subprocess.run([BIN, *args], capture_output=True, text=True, env=env)
-    assert done.returncode == 0, f"citytwin {' '.join(args)}: {done.stderr}"
-    return done.stdout
+    return sumo_signals.run_citytwin(BIN, *args)
 
 
 def store_copy(tmp: Path) -> Path:

@@ -163,13 +163,12 @@ extension CityTwinServer {
     }
 
     /// A Server-Sent Events response of `stream`: `initial` first, then one event per feature (named by
-    /// `event`; nil skips it) and a comment line per heartbeat, until the client disconnects.
+    /// `event`; nil skips it) and a comment line per heartbeat, until the client disconnects. The
+    /// headers are those of every event stream (`Representation.eventStream`: private, never stored,
+    /// not buffered by a proxy).
     static func eventStream(_ request: Request, _ stream: AsyncStream<Feature?>, banner: String, initial: [Feature] = [],
                             event: @escaping @Sendable (Feature) -> String?) -> Response {
-        var headers: HTTPFields = [.contentType: "text/event-stream", .cacheControl: "no-store"]
-        CallerCaching.apply(to: &headers, for: request)
-        headers[.cacheControl] = "private, no-store"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+        Representation.eventStream(ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": \(banner)\n\n"))
             func send(_ feature: Feature) async throws {
                 guard let name = event(feature) else { return }
@@ -185,7 +184,7 @@ extension CityTwinServer {
                 try await send(feature)
             }
             try await writer.finish(nil)
-        })
+        }).response(for: request, compressionThreshold: .max)
     }
 }
 
