@@ -74,6 +74,9 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
     /// water level beside it exceeds ground + sill.
     public var groundFloorSill: Double
     public var upgrades: Upgrades
+    /// The stem of the result layer ids when not `flood_<id>` (a `Scenario`'s runs write
+    /// `scenario_<id>_…`, apart from the plain `flood-scenario` runs). Not part of the document.
+    public var resultStem: String?
 
     enum CodingKeys: String, CodingKey {
         case id, title, returnPeriod = "return_period_a", duration = "duration_min", peakRatio = "peak_ratio"
@@ -192,7 +195,7 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
     }
 
     /// The id part of result layer names: lower case, `-` → `_`.
-    public var layerStem: String { "flood_" + id.replacingOccurrences(of: "-", with: "_") }
+    public var layerStem: String { resultStem ?? "flood_" + id.replacingOccurrences(of: "-", with: "_") }
     /// The file name of the run's maximum-depth raster (`ResultRasters`, beside `<layerStem>_depth`).
     public var maxDepthRasterName: String { layerStem + "_maxdepth.asc" }
 }
