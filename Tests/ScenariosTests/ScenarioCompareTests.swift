@@ -46,15 +46,15 @@ struct ScenarioCompareTests {
     static let pair = Task<URL, any Error> {
         let dir = try await district.value
         let store = try SpatiaLiteStore(path: dir.appendingPathComponent("district.sqlite").path)
-        let registry = registry(dir)
+        let processes = Self.registry(dir)
         let catalog = ScenarioCatalog(store: store)
-        let flood = try #require(registry["flood-scenario"] as? FloodScenarioProcess)
-        _ = try await catalog.create(document("p50-base", model: "p50-waterlogging"), by: .admin, flood: flood)
-        _ = try await catalog.create(document("p50-storage", model: "p50-with-storage"), by: .admin, flood: flood)
-        let run = try #require(registry["scenario-run"])
+        let flood = try #require(processes["flood-scenario"] as? FloodScenarioProcess)
+        _ = try await catalog.create(Self.document("p50-base", model: "p50-waterlogging"), by: .admin, flood: flood)
+        _ = try await catalog.create(Self.document("p50-storage", model: "p50-with-storage"), by: .admin, flood: flood)
+        let run = try #require(processes["scenario-run"])
         for id in ["p50-base", "p50-storage"] {
-            try await registry.validate(["scenario": .string(id)], for: run, store: store, caller: .admin)
-            _ = try await registry.execute(run, ["scenario": .string(id)], store: store, caller: .admin)
+            try await processes.validate(["scenario": .string(id)], for: run, store: store, caller: .admin)
+            _ = try await processes.execute(run, ["scenario": .string(id)], store: store, caller: .admin)
         }
         return dir
     }
@@ -106,10 +106,12 @@ struct ScenarioCompareTests {
         for (id, depthA) in ra {
             let depthB = rb[id] ?? 0
             guard let f = diff["road/\(id)"] else {
-                #expect(abs(depthB - depthA) < ScenarioComparison.depthTolerance || (depthA > 0.15) != (depthB > 0.15) == false, "road \(id) missing from the diff")
+                let unchanged = abs(depthB - depthA) < ScenarioComparison.depthTolerance && (depthA > 0.15) == (depthB > 0.15)
+                #expect(unchanged, "road \(id) missing from the diff")
                 continue
             }
-            #expect(abs((f.properties["difference"]?.doubleValue ?? .nan) - (depthB - depthA)) < 0.0015, "road \(id)")
+            let difference = f.properties["difference"]?.doubleValue ?? Double.nan
+            #expect(abs(difference - (depthB - depthA)) < 0.0015, "road \(id)")
         }
         // Buildings: the diff lists exactly the symmetric difference of the two flooded sets.
         func ids(_ layer: String) async throws -> Set<String> {
@@ -161,12 +163,12 @@ struct ScenarioCompareTests {
         let changesBefore = try await store.latestChange()
         let manhole = try #require(try await store.query(layer: "drainage_manholes", FeatureQuery(limit: 1), by: .admin).features.first)
         let node = manhole.id.map { "\($0)" } ?? ""
-        guard case .point(let p)? = manhole.geometry else { Issue.record("manhole without a point"); return }
+        guard case .point(let point)? = manhole.geometry, let p = point.position else { Issue.record("manhole without a point"); return }
         let d = 0.0004
         let tank: JSONValue = [
             "type": "Feature", "id": "TANK-NEW-1",
-            "geometry": ["type": "Polygon", "coordinates": [[[.number(p.position.x - d), .number(p.position.y - d)], [.number(p.position.x + d), .number(p.position.y - d)],
-                                                             [.number(p.position.x + d), .number(p.position.y + d)], [.number(p.position.x - d), .number(p.position.y - d)]]]],
+            "geometry": ["type": "Polygon", "coordinates": [[[.number(p.x - d), .number(p.y - d)], [.number(p.x + d), .number(p.y - d)],
+                                                             [.number(p.x + d), .number(p.y + d)], [.number(p.x - d), .number(p.y - d)]]]],
             "properties": ["name": "新建调蓄池", "kind": "调蓄池", "volume_m3": 8000, "node": .string(node)],
         ]
         let scenario = try await ScenarioCatalog(store: store).create(
@@ -195,15 +197,15 @@ struct ScenarioCompareTests {
         let flood = try #require(registry["flood-scenario"] as? FloodScenarioProcess)
         let catalog = ScenarioCatalog(store: store)
         let compare = try #require(registry["compare-scenarios"])
-        func error(_ inputs: [String: JSONValue]) async -> ScenarioError? {
+        func refusal(_ inputs: [String: JSONValue]) async -> ScenarioError? {
             do { try await registry.validate(inputs, for: compare, store: store, caller: .admin); return nil } catch let e as ScenarioError { return e } catch {
                 Issue.record("unexpected \(error)"); return nil
             }
         }
-        let unknown = await error(["a": "no-such", "b": "p50-base"])
+        let unknown = await refusal(["a": "no-such", "b": "p50-base"])
         #expect(unknown?.code == .noSuchScenario && unknown?.field == "a")
         _ = try await catalog.create(Self.document("never-run", model: "p3-sewer-design"), by: .admin, flood: flood)
-        let unfinished = await error(["a": "p50-base", "b": "never-run"])
+        let unfinished = await refusal(["a": "p50-base", "b": "never-run"])
         #expect(unfinished?.code == .scenarioNotFinished && unfinished?.field == "b")
         // A scenario of one community (another district code) that has run.
         let community = try #require(try await store.query(layer: "admin_divisions", FeatureQuery(limit: 100), by: .admin).features
@@ -211,7 +213,7 @@ struct ScenarioCompareTests {
         var other = try await catalog.create(Self.document("community", model: "p3-sewer-design", district: community), by: .admin, flood: flood)
         other.status = .successful
         try await catalog.save(other, by: .admin)
-        let districts = await error(["a": "p50-base", "b": "community"])
+        let districts = await refusal(["a": "p50-base", "b": "community"])
         #expect(districts?.code == .invalidScenario && districts?.field == "b")
         #expect(districts?.message.contains(community) == true)
         await #expect(throws: ScenarioError.self) { _ = try await catalog.create(Self.document("p50-base", model: "p50-waterlogging"), by: .admin, flood: flood) }

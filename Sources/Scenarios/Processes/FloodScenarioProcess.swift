@@ -83,9 +83,10 @@ public struct FloodScenarioProcess: OGCProcess {
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let request = try request(inputs)
-        var options = request.options
-        options.outputInterval = Self.outputInterval
-        options.start = Date()
+        var runOptions = request.options
+        runOptions.outputInterval = Self.outputInterval
+        runOptions.start = Date()
+        let options = runOptions
         let runTask = try await LatestProgress.run(reporting: progress) { report in
             try await FloodScenarioRun.run(request.scenario, store: store, caller: caller, options: options, progress: report)
         }
