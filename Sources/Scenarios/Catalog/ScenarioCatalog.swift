@@ -82,6 +82,11 @@ public struct ScenarioCatalog: Sendable {
     ///   `StoreError` when the caller may not write the `scenarios` layer.
     public func create(_ document: JSONValue, by caller: Caller, now: Date = Date(),
                        flood: FloodScenarioProcess = FloodScenarioProcess()) async throws -> Scenario {
+        // Rights first: an anonymous caller hears "send a token", not what its document lacks.
+        let owner = try await store.layerDefinition(Self.layerID, for: .admin)?.owner ?? Self.owner
+        guard AccessPolicy.canWrite(owner: owner, caller) else {
+            throw AccessPolicy.refusal(caller, layer: Self.layerID, "creating a scenario writes layer '\(Self.layerID)', which only an editor or admin of \(owner) (or the platform admin) may write")
+        }
         guard let o = document.objectValue else {
             throw ScenarioError(.invalidScenario, "a scenario is a JSON object {id, title, kind, district, base, parameters, changes}", field: "$")
         }

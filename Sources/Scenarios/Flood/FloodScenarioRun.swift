@@ -123,8 +123,13 @@ public enum FloodScenarioRun {
         }
         var timeSteps: FloodTimeSteps?
         if let rasters = options.rasters, !result.snapshots.isEmpty {
-            timeSteps = try FloodTimeSteps.write(result.snapshots, stem: scenario.layerStem, start: options.start, rasters: rasters,
+            let steps = try FloodTimeSteps.write(result.snapshots, stem: scenario.layerStem, start: options.start, rasters: rasters,
                                                  network: network, roads: results.roadLines)
+            timeSteps = steps
+            if options.writeLayers {
+                let features = try FloodResultLayers.stepFeatures(result.snapshots, steps: steps, toStorage: layers.toStorage)
+                written.append(try await results.writeSteps(features, to: store, by: caller, templates: options.resultLayers))
+            }
         }
         progress?(.stage("done", fraction: 1))
         let elapsed = ContinuousClock.now - clock

@@ -73,7 +73,7 @@ public struct FloodScenarioProcess: OGCProcess {
         let required = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "subcatchments", "roads", "buildings"]
         let stem = (try? scenario(inputs))?.layerStem ?? "flood_<scenario>"
         return ProcessLayers(reads: required, optionalReads: FloodDistrictLayers.layerIDs.filter { !required.contains($0) },
-                             writes: FloodResultLayers.suffixes.map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) })
+                             writes: (FloodResultLayers.suffixes + ["depth_steps"]).map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) })
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {

@@ -47,7 +47,7 @@ public struct ScenarioRunProcess: OGCProcess {
         let stem = (try? Self.scenarioID(inputs)).flatMap { Scenario.isValidID($0) ? Scenario(id: $0, district: "", base: Date()).layerStem : nil }
             ?? "scenario_<id>"
         return ProcessLayers(reads: base.reads + [ScenarioCatalog.layerID], optionalReads: base.optionalReads,
-                             writes: FloodResultLayers.suffixes.map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) }
+                             writes: (FloodResultLayers.suffixes + ["depth_steps"]).map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) }
                                  + [ProcessLayers.Write(ScenarioCatalog.layerID, owner: ScenarioCatalog.owner)])
     }
 
