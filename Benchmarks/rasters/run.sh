@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Depth map tiles of a flood scenario over HTTP, uncached: builds the CLI, a sample district
-# (10 m DEM kept: demCoarsening 1) and one scenario run with a depth grid every 5 simulated
+# (20 m cells: demCoarsening 2) and one scenario run with a depth grid every 5 simulated
 # minutes, serves it, and times GET /collections/{depth layer}/map/tiles/WebMercatorQuad/z/y/x
 # ?datetime=… for tiles over the district at z15–z17, every request a tile and step not asked
 # before (the server keeps no PNG cache; the step's grid is read once and kept, as in service).
@@ -27,7 +27,7 @@ STORE="$WORK/district.sqlite"
 if [ ! -f "$STORE" ]; then "$BIN" district build --store "$STORE" >/dev/null; fi
 if ! "$BIN" scenario show bench-p50 --store "$STORE" 2>/dev/null | grep -q '"successful"'; then
   "$BIN" scenario show bench-p50 --store "$STORE" >/dev/null 2>&1 ||
-    "$BIN" scenario create bench-p50 --model p50-waterlogging --duration-scale 0.1 --dem-coarsening 1 --output-interval-minutes 3 --store "$STORE" >/dev/null
+    "$BIN" scenario create bench-p50 --model p50-waterlogging --duration-scale 0.03 --dem-coarsening 2 --output-interval-minutes 3 --store "$STORE" >/dev/null
   "$BIN" scenario run bench-p50 --store "$STORE" 2>/dev/null | head -3
 fi
 TOKEN=$("$BIN" token create --department 水务和湖泊局 --role viewer --subject bench --store "$STORE")

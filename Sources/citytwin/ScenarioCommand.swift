@@ -106,7 +106,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             let result = try await ProcessRunner(store: storeOption.path).run("scenario-run", ["scenario": .string(id)], progress: bar.progress)
             bar.finish(.stage("done", fraction: 1))
             let summary = result["summary"]
-            func n(_ key: String) -> String { summary?[key].map { "\($0)" } ?? "?" }
+            func n(_ key: String) -> String { plain(summary?[key]) }
             print("Scenario \(id): \(n("floodedRoads")) flooded roads (\(n("floodedRoadKilometres")) km), \(n("floodedBuildings")) buildings, "
                   + "\(n("cutOffResources")) cut-off resources; mass balance error \(n("massBalanceErrorPercent")) %")
             print("  layers: " + (result["layers"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""))
@@ -131,11 +131,22 @@ struct ScenarioCommand: AsyncParsableCommand {
             if json { return try printJSONDocument(result) }
             print("measure\tunit\t\(a)\t\(b)\tdifference")
             for row in result["summary"]?["table"]?.arrayValue ?? [] {
-                let cells = ["measure", "unit", "a", "b", "difference"].map { row[$0].map { $0.stringValue ?? "\($0)" } ?? "" }
+                let cells = ["measure", "unit", "a", "b", "difference"].map { plain(row[$0]) }
                 print(cells.joined(separator: "\t"))
             }
             print("diff layer: " + (result["layers"]?.arrayValue?.compactMap(\.stringValue).joined(separator: ", ") ?? ""))
         }
+    }
+}
+
+/// A JSON scalar as plain text (numbers to 3 decimals at most).
+private func plain(_ value: JSONValue?) -> String {
+    switch value {
+    case .string(let s)?: return s
+    case .integer(let i)?: return String(i)
+    case .number(let d)?: return d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(format: "%.3f", d)
+    case .bool(let b)?: return String(b)
+    default: return "?"
     }
 }
 
