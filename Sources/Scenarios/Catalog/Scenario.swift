@@ -10,7 +10,8 @@ import TwinStore
 ///   removed in a layer, applied only in the scenario's own run;
 /// - **parameters**: the model's (for `kind` `flood`: `model`, a flood scenario document or the
 ///   name of a file in `Models/scenarios`; `durationScale`, `demCoarsening`,
-///   `outputIntervalMinutes`; `start`, the storm's start as an RFC 3339 instant, default `base`);
+///   `outputIntervalMinutes`; `start`, the storm's start as an RFC 3339 instant, default `base`;
+///   `dem`, the DEM's path on the server, needed on PostGIS);
 /// - **results**: the result layers `scenario_<id>_…`, the run summary and the time steps.
 ///
 /// A scenario is stored as one feature (no geometry) of the store's `scenarios` layer

@@ -174,7 +174,7 @@ struct ScenarioFloodModel {
     /// - Throws: `ScenarioError` `.invalidScenario` naming `parameters.<member>`.
     init(_ scenario: Scenario, flood process: FloodScenarioProcess) throws {
         let p = scenario.parameters
-        let known: Set<String> = ["model", "durationScale", "demCoarsening", "outputIntervalMinutes", "start"]
+        let known: Set<String> = ["model", "durationScale", "demCoarsening", "outputIntervalMinutes", "start", "dem"]
         if let extra = p.keys.sorted().first(where: { !known.contains($0) }) {
             throw ScenarioError(.invalidScenario, "unknown parameter (a flood scenario has \(known.sorted().joined(separator: ", ")))", field: "parameters.\(extra)")
         }

@@ -67,13 +67,15 @@ extension CityTwinServer {
             ) { [self] _, context, _ in
                 let id = try pathParameter(context, "scenarioId")
                 let catalog = scenarioCatalog
-                var scenario = try await catalog.scenario(id, by: context.caller, field: "scenarioId")
                 guard let process = processes["scenario-run"] else { throw Problem(.internalError, "this server has no process scenario-run") }
+                // The caller's rights first (401/403 naming the layer), then the scenario (404) and its inputs.
+                let inputs: [String: JSONValue] = ["scenario": .string(id)]
+                _ = try await process.layers(inputs).check(process: process.id, store: store, caller: context.caller)
+                var scenario = try await catalog.scenario(id, by: context.caller, field: "scenarioId")
                 if scenario.isRunning, let job = scenario.job, let record = try await jobStore().job(id: job),
                    record.status == .accepted || record.status == .running {
                     throw Problem(.conflict, "scenario '\(id)' is running already (job \(job), \(Int(record.progress)) %)", parameter: "scenarioId")
                 }
-                let inputs: [String: JSONValue] = ["scenario": .string(id)]
                 try await processes.validate(inputs, for: process, store: store, caller: context.caller)
                 scenario.status = .accepted
                 scenario.job = nil

@@ -1,4 +1,5 @@
 import GeoCore
+import Synchronization
 
 /// Draws a raster (a flood depth grid in a projected CRS) onto one tile of a tile matrix set as an
 /// indexed PNG (`PNGEncoder`, `DepthColourRamp`). Each pixel shows the value of the grid cell
@@ -10,8 +11,19 @@ import GeoCore
 public enum GridTileRenderer {
     /// The grid's extent in longitude/latitude (its corners and edge points reprojected).
     static func lonLatEnvelope(of grid: Grid, crs: CoordinateReferenceSystem) throws -> Envelope {
-        try CoordinateTransformer.shared(from: crs, to: .cgcs2000).transform(grid.envelope)
+        let key = ExtentKey(envelope: grid.envelope, crs: crs)
+        if let known = extents.withLock({ $0[key] }) { return known }
+        let extent = try CoordinateTransformer.shared(from: crs, to: .cgcs2000).transform(grid.envelope)
+        extents.withLock { if $0.count > 256 { $0.removeAll() }; $0[key] = extent }
+        return extent
     }
+
+    /// Lon/lat extents of the grids drawn, by extent and CRS (a run's steps share one).
+    private struct ExtentKey: Hashable {
+        var envelope: Envelope
+        var crs: CoordinateReferenceSystem
+    }
+    private static let extents = Mutex<[ExtentKey: Envelope]>([:])
 
     /// Lattice nodes per tile side.
     static let lattice = 17
@@ -25,6 +37,7 @@ public enum GridTileRenderer {
                            ramp: DepthColourRamp = .flood) throws -> [UInt8]? {
         let bounds = try tms.bounds(of: tile)
         guard let extent = try? lonLatEnvelope(of: grid, crs: gridCRS), extent.intersects(try tms.lonLatBounds(of: tile)) else { return nil }
+        precondition(TileMatrix.tileSize % (lattice - 1) == 0)
         let toGrid = try CoordinateTransformer.shared(from: tms.crs, to: gridCRS)
         let size = TileMatrix.tileSize
         let n = lattice
@@ -52,25 +65,46 @@ public enum GridTileRenderer {
               cMax >= 0, rMax >= 0, cMin < Double(w), rMin < Double(h) else { return nil }
         var pixels = [UInt8](repeating: 0, count: size * size)
         var wet = false
-        let step = Double(n - 1) / Double(size)
+        // Within one lattice cell the grid coordinates are bilinear in the pixel's, so along a
+        // pixel row they are linear: each span of pixels between two lattice columns is walked
+        // with a constant step.
+        let perSpan = size / (n - 1)
+        let noData = grid.noData
+        let lowest = ramp.bounds[0]
         grid.values.withUnsafeBufferPointer { values in
-            for py in 0..<size {
-                let fy = (Double(py) + 0.5) * step
-                let j = Swift.min(n - 2, Int(fy)), v = fy - Double(j)
-                for px in 0..<size {
-                    let fx = (Double(px) + 0.5) * step
-                    let i = Swift.min(n - 2, Int(fx)), u = fx - Double(i)
-                    let k00 = j * n + i, k01 = k00 + 1, k10 = k00 + n, k11 = k10 + 1
-                    let c = (cols[k00] * (1 - u) + cols[k01] * u) * (1 - v) + (cols[k10] * (1 - u) + cols[k11] * u) * v
-                    let r = (rows[k00] * (1 - u) + rows[k01] * u) * (1 - v) + (rows[k10] * (1 - u) + rows[k11] * u) * v
-                    guard c >= 0, r >= 0 else { continue }
-                    let ci = Int(c), ri = Int(r)
-                    guard ci < w, ri < h else { continue }
-                    let value = values[ri * w + ci]
-                    if let noData = grid.noData, value == noData { continue }
-                    let index = ramp.index(value)
-                    if index != 0 { wet = true }
-                    pixels[py * size + px] = index
+            pixels.withUnsafeMutableBufferPointer { out in
+                cols.withUnsafeBufferPointer { cols in
+                    rows.withUnsafeBufferPointer { rows in
+                        for py in 0..<size {
+                            let fy = (Double(py) + 0.5) / Double(perSpan)
+                            let j = Swift.min(n - 2, Int(fy)), v = fy - Double(j)
+                            for i in 0..<(n - 1) {
+                                let k00 = j * n + i, k10 = k00 + n
+                                // Grid coordinates at the span's left and right lattice columns on this pixel row.
+                                let cl = cols[k00] * (1 - v) + cols[k10] * v, cr = cols[k00 + 1] * (1 - v) + cols[k10 + 1] * v
+                                let rl = rows[k00] * (1 - v) + rows[k10] * v, rr = rows[k00 + 1] * (1 - v) + rows[k10 + 1] * v
+                                let dc = (cr - cl) / Double(perSpan), dr = (rr - rl) / Double(perSpan)
+                                var c = cl + dc * 0.5, r = rl + dr * 0.5
+                                var o = py * size + i * perSpan
+                                for _ in 0..<perSpan {
+                                    if c >= 0, r >= 0 {
+                                        let ci = Int(c), ri = Int(r)
+                                        if ci < w, ri < h {
+                                            let value = values[ri * w + ci]
+                                            if value >= lowest, noData == nil || value != noData {
+                                                let index = ramp.index(value)
+                                                out[o] = index
+                                                wet = wet || index != 0
+                                            }
+                                        }
+                                    }
+                                    c += dc
+                                    r += dr
+                                    o += 1
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }

@@ -59,7 +59,11 @@ public struct ScenarioRunProcess: OGCProcess {
     /// The flood model and run options of `scenario`.
     func request(_ scenario: Scenario) throws -> (FloodScenario, FloodScenarioRun.Options) {
         let model = try ScenarioFloodModel(scenario, flood: flood)
-        var options = try flood.runOptions([:])
+        // A PostGIS store has no directory for the DEM: the scenario names it (`parameters.dem`).
+        var options: FloodScenarioRun.Options
+        do { options = try flood.runOptions(scenario.parameters["dem"].map { ["dem": $0] } ?? [:]) } catch let e as ProcessInputError {
+            throw ScenarioError(.invalidScenario, e.reason, field: "parameters.\(e.input)")
+        }
         options.durationScale = model.durationScale
         options.demCoarsening = model.demCoarsening
         options.asOf = scenario.base
