@@ -71,7 +71,7 @@ struct ScenarioCompareTests {
         return out
     }
 
-    @Test("the p50 pair: fewer flooded roads with storage, and the diff agrees with the two runs' own road layers")
+    @Test("the p50 pair: no more flooded roads and less spill with storage, and the diff agrees with the two runs' own layers")
     func p50PairComparison() async throws {
         let dir = try await Self.pair.value
         let store = try Self.store(dir)
