@@ -12,6 +12,7 @@
 #   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
 #   Benchmarks/run.sh sensing     SensorThings CreateObservations ingest (obs/s) and last-day read p50, SpatiaLite and PostGIS
 #   Benchmarks/run.sh load        wrk 64 connections x 60 s with writes on SpatiaLite, PostGIS, PostGIS restarted mid-run; /health with 1,000 idle connections
+#   Benchmarks/run.sh rasters     flood depth map tiles (PNG per time step) over HTTP, uncached: p50/p90 ms vs the 20 ms target
 #   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -87,6 +88,7 @@ flood) exec Benchmarks/flood/run_surface.sh "$@" ;;
 drainage) exec Benchmarks/flood/run_drainage.sh "$@" ;;
 network) exec Benchmarks/network/run.sh "$@" ;;
 geocode) exec Benchmarks/geocode/run.sh "$@" ;;
+rasters) exec Benchmarks/rasters/run.sh "$@" ;;
 emergency)
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
   swift build -c release --product emergency-bench --scratch-path "$scratch" >/dev/null

@@ -30,6 +30,8 @@ public struct ResultRasters: Sendable, Hashable {
         "asc": "text/plain; charset=us-ascii; application=esri-asciigrid",
         "tif": "image/tiff; application=geotiff",
         "png": "image/png",
+        "json": "application/json",
+        "csv": "text/csv; charset=utf-8",
     ]
 
     /// The media type of raster `name`, or nil for a name this type does not serve.
@@ -68,6 +70,19 @@ public struct ResultRasters: Sendable, Hashable {
         let dir = directory.appendingPathComponent(layer, isDirectory: true)
         let all = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         return all.filter { Self.mediaType(of: $0) != nil }.sorted()
+    }
+
+    /// Writes `data` as file `name` beside `layer` (atomically) and returns its API path: the
+    /// series and indexes a run keeps beside its grids (`FloodTimeSteps`).
+    /// - Throws: `ScenarioError` for an unsafe layer id or name; file-system errors.
+    @discardableResult
+    public func write(_ data: Data, layer: String, name: String) throws -> String {
+        guard let url = file(layer: layer, name: name) else {
+            throw ScenarioError(.invalidScenario, "file '\(name)' of layer '\(layer)' is not a safe result file name", field: "raster")
+        }
+        try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try data.write(to: url, options: .atomic)
+        return Self.path(layer: layer, name: name)
     }
 
     /// Writes `grid` as an ESRI ASCII grid named `name` beside `layer` (atomically: a reader sees

@@ -15,6 +15,12 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
         case invalidScenario = "invalid-scenario"
         /// The district's layers or DEM are missing or inconsistent.
         case invalidDistrict = "invalid-district"
+        /// No scenario (`ScenarioCatalog`) has the id the field names.
+        case noSuchScenario = "no-such-scenario"
+        /// The scenario the field names has no finished run to read (or is running).
+        case scenarioNotFinished = "scenario-not-finished"
+        /// The scenario exists already (creating it again).
+        case scenarioExists = "scenario-exists"
     }
     public var code: Code
     public var message: String

@@ -29,6 +29,8 @@ public final class CityTwinServer: Sendable {
     // --- tiles (helper "tiles"): the tile cache and catalogue copy behind TileRoutes.swift.
     let tileService: TileService
     // --- end tiles
+    /// Flood depth grids behind the depth map tiles (Routes/DepthMapRoutes.swift).
+    let depthGrids = DepthGridCache()
     /// Subscribers of SensorThings threshold alerts (`/alerts/events`, Routes/SensorThings/).
     let alertFeed: AlertFeed
     /// Wakes change subscribers (`/changes`, `/collections/{id}/changes`, Routes/ChangeRoutes.swift).
@@ -54,6 +56,7 @@ public final class CityTwinServer: Sendable {
             + changeOperations  // change subscription: Server-Sent Events of the change feed (Routes/ChangeRoutes.swift)
             + tileOperations  // tiles: OGC API Tiles (TileRoutes.swift)
             + processOperations  // processes: OGC API Processes (Processes/)
+            + scenarioOperations + depthMapOperations  // scenarios and results over time (Routes/ScenarioRoutes.swift, DepthMapRoutes.swift)
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
             + parkingOperations  // parking: /parking/coverage (Routes/ParkingRoutes.swift)
     }

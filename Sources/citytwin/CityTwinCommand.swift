@@ -7,6 +7,6 @@ struct CityTwinCommand: AsyncParsableCommand {
         abstract: "CityTwin: the spatial digital twin of a city's one map (一张图).",
         subcommands: [
             ServeCommand.self, DistrictCommand.self, ImportCommand.self, LayersCommand.self, TokenCommand.self, WorkerCommand.self, AuditCommand.self,
-            ExportCommand.self, SimulateCommand.self, SignalCommand.self, ParkingCommand.self, NetworkCommand.self, GeocodeCommand.self, GeoCommand.self, VersionCommand.self,
+            ExportCommand.self, SimulateCommand.self, ScenarioCommand.self, SignalCommand.self, ParkingCommand.self, NetworkCommand.self, GeocodeCommand.self, GeoCommand.self, VersionCommand.self,
         ])
 }

@@ -78,7 +78,7 @@ struct ProcessesTests {
             let ids = Set(list["processes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
             #expect(ids == ["features-in-area", "route", "geocoding", "nearest-resources", "service-area", "coverage", "hazard-overlay",
                             "network-trace", "valve-isolation", "parking-guidance", "parking-forecast", "parking-simulation", "flood-scenario",
-                            "signal-timing", "green-wave", "signal-evaluate"])
+                            "scenario-run", "compare-scenarios", "signal-timing", "green-wave", "signal-evaluate"])
             let flood = try #require(list["processes"]?.arrayValue?.first { $0["id"] == "flood-scenario" })
             #expect(Set(flood["jobControlOptions"]?.arrayValue ?? []) == ["async-execute", "dismiss"])
             // A registered analysis validates over HTTP: a bad input is a 400 naming it.

@@ -54,13 +54,22 @@ public final class CoupledFlood {
         public var statisticsInterval: Double = 60
         /// Surface scheme settings.
         public var surface: SurfaceFlowSettings = .init()
+        /// Seconds between kept snapshots of the depth grid and the node depths
+        /// (`CoupledFloodResult.snapshots`), or nil to keep none. The first snapshot is taken at
+        /// the first coupling interval ending at or after this time, the last at the end.
+        public var snapshotInterval: Double?
+        /// At most this many snapshots are kept (memory stays bounded: one `Float` per cell and
+        /// per node each); a shorter `snapshotInterval` is widened to `duration ÷ maxSnapshots`.
+        public var maxSnapshots: Int = 200
 
         public init(couplingInterval: Double? = nil, depthThreshold: Double = 0.15, statisticsInterval: Double = 60,
-                    surface: SurfaceFlowSettings = .init()) {
+                    surface: SurfaceFlowSettings = .init(), snapshotInterval: Double? = nil, maxSnapshots: Int = 200) {
             self.couplingInterval = couplingInterval
             self.depthThreshold = depthThreshold
             self.statisticsInterval = statisticsInterval
             self.surface = surface
+            self.snapshotInterval = snapshotInterval
+            self.maxSnapshots = maxSnapshots
         }
     }
 
@@ -208,6 +217,9 @@ public final class CoupledFlood {
         var intervals = 0
         var source = [Double](repeating: 0, count: links.count)
         var applied = [Double](repeating: 0, count: links.count)
+        var snapshots: [FloodSnapshot] = []
+        let snapshotInterval = settings.snapshotInterval.map { Swift.max($0, duration / Double(Swift.max(1, settings.maxSnapshots))) }
+        var nextSnapshot = snapshotInterval ?? .infinity
 
         var t = 0.0
         while t < duration - 1e-9 {
@@ -285,6 +297,19 @@ public final class CoupledFlood {
                 }
                 nextSample = t + settings.statisticsInterval
             }
+            // 6. Snapshots of the depth grid and the node depths at the output interval.
+            if let snapshotInterval, t >= nextSnapshot - 1e-9 || t >= duration - 1e-9, snapshots.count < settings.maxSnapshots {
+                var grid = surface.domain.elevation
+                grid.noData = nil
+                grid.withUnsafeMutableValues { out in
+                    for r in 0..<height {
+                        for c in 0..<width { out[r * width + c] = Float(surface.depth(at: SurfaceCell(column: c, row: r))) }
+                    }
+                }
+                let nodeDepths = (0..<nodeCount).map { Float(routing.head(atNode: $0) - network.nodes[$0].invertElevation) }
+                snapshots.append(FloodSnapshot(time: t, depth: grid, nodeDepths: nodeDepths))
+                while nextSnapshot <= t + 1e-9 { nextSnapshot += snapshotInterval }
+            }
             if let progress, t - lastReport >= duration / 200 || t >= duration - 1e-9 {
                 progress(WorkProgress(stage: "simulating", completed: t, total: duration, unit: "s"))
                 lastReport = t
@@ -310,7 +335,7 @@ public final class CoupledFlood {
         hoursGrid.withUnsafeMutableValues { out in for i in out.indices { out[i] = hoursAbove[i] } }
         return CoupledFloodResult(surface: surfaceResult, hoursAboveThreshold: hoursGrid, routing: routingResults,
                                   runoff: runoffContinuity, exchanges: summaries, balance: balance, duration: duration,
-                                  intervals: intervals)
+                                  intervals: intervals, snapshots: snapshots)
     }
 
     /// ∫ series dt from `a` to `b` seconds, the series linear between breakpoints and 0 outside them.

@@ -92,5 +92,19 @@ public struct CoupledFloodResult: Sendable {
     public var duration: Double
     /// Coupling intervals taken.
     public var intervals: Int
+    /// The state at the output interval (`CoupledFlood.Settings.snapshotInterval`), in time
+    /// order; empty when none was asked for.
+    public var snapshots: [FloodSnapshot] = []
+}
+
+/// The flood at one output time of a coupled run.
+public struct FloodSnapshot: Sendable {
+    /// Simulated seconds since the start.
+    public var time: Double
+    /// Water depth on the street surface in metres (same geometry as the DEM; no no-data value:
+    /// building and no-data cells are 0).
+    public var depth: Grid
+    /// Water depth above the invert of each network node in metres, by node index.
+    public var nodeDepths: [Float]
 }
 

@@ -18,20 +18,23 @@ struct FloodDistrictLayers {
 
     subscript(layer: String) -> [Feature] { features[layer] ?? [] }
 
-    /// Reads `layerIDs` from `store` as `caller`.
+    /// Reads `layerIDs` from `store` as `caller`: the map as of `asOf` (nil: now) with a
+    /// scenario's `changes` applied in memory only (the store's layers are never touched).
     /// - Throws: `StoreError` from the store; `GeometryError` `.crs` from PROJ.
     static func read(from store: any FeatureStore, by caller: Caller,
-                     metricCRS: CoordinateReferenceSystem = .districtMetric) async throws -> FloodDistrictLayers {
+                     metricCRS: CoordinateReferenceSystem = .districtMetric, asOf: Date? = nil,
+                     changes: [ScenarioChange] = []) async throws -> FloodDistrictLayers {
         let toMetric = try CoordinateTransformer.shared(from: .cgcs2000, to: metricCRS)
         var raw: [String: [Feature]] = [:]
         var positions: [Position] = []
         for id in layerIDs {
             guard try await store.layerDefinition(id, for: caller) != nil else { continue }
             var list: [Feature] = []
-            for try await f in store.stream(layer: id, FeatureQuery(limit: 2000), by: caller) {
-                f.geometry?.forEachPosition { positions.append($0) }
+            for try await f in store.stream(layer: id, FeatureQuery(asOf: asOf, limit: 2000), by: caller) {
                 list.append(f)
             }
+            list = ScenarioChange.apply(changes.filter { $0.layer == id }, to: list)
+            for f in list { f.geometry?.forEachPosition { positions.append($0) } }
             raw[id] = list
         }
         try toMetric.transform(&positions)

@@ -52,28 +52,10 @@ struct FloodResultLayers {
         let size = surface.cellSize
         let toStorage = layers.toStorage
         self.toStorage = toStorage
-        // Depth classes: row runs of cells → rectangles → dissolved, simplified polygons.
-        for (k, cls) in Self.classes.enumerated() {
-            var rects: [Polygon] = []
-            for r in 0..<g.height {
-                var c = 0
-                while c < g.width {
-                    let d = Double(maxDepth[column: c, row: r])
-                    guard d >= cls.lower, d < cls.upper else { c += 1; continue }
-                    let start = c
-                    while c < g.width, Double(maxDepth[column: c, row: r]) >= cls.lower, Double(maxDepth[column: c, row: r]) < cls.upper { c += 1 }
-                    let a = g.cellCenter(column: start, row: r), b = g.cellCenter(column: c - 1, row: r)
-                    let x0 = a.x - size / 2, x1 = b.x + size / 2, y0 = a.y - size / 2, y1 = a.y + size / 2
-                    rects.append(Polygon(exterior: [Position(x: x0, y: y0), Position(x: x1, y: y0), Position(x: x1, y: y1),
-                                                    Position(x: x0, y: y1), Position(x: x0, y: y0)]))
-                }
-            }
-            guard !rects.isEmpty else { continue }
-            let dissolved = try Geometry.multiPolygon(MultiPolygon(rects)).unaryUnion().simplifyPreservingTopology(tolerance: size / 2)
-            let area = try dissolved.area
-            depth.append(Feature(id: .string("class-\(k + 1)"), geometry: try toStorage.transform(dissolved), properties: [
+        for (k, cls, geometry, area) in try Self.classPolygons(maxDepth, classes: Self.classes, toStorage: toStorage) {
+            depth.append(Feature(id: .string("class-\(k + 1)"), geometry: geometry, properties: [
                 "depth_class": .string(cls.label), "min_depth_m": .number(cls.lower),
-                "max_depth_m": cls.upper.isFinite ? .number(cls.upper) : .null, "area_m2": .number((area).rounded()),
+                "max_depth_m": cls.upper.isFinite ? .number(cls.upper) : .null, "area_m2": .number(area.rounded()),
             ]))
         }
         // Roads: sample along each segment.
@@ -213,6 +195,78 @@ struct FloodResultLayers {
             definition.title = LayerTitle(zh: "\(title)：\(definition.title.zh)", en: "\(stem): \(definition.title.en)")
             return definition
         }
+    }
+
+    /// The classes of the depth per time step (`<stem>_depth_steps`): < 0.15 (from 0.05), 0.15–0.3,
+    /// 0.3–0.5 and > 0.5 m, as the depth map tiles draw them.
+    static let stepClasses: [(lower: Double, upper: Double, label: String)] = [
+        (0.05, 0.15, "< 0.15 m"), (0.15, 0.3, "0.15–0.3 m"), (0.3, 0.5, "0.3–0.5 m"), (0.5, .infinity, "> 0.5 m"),
+    ]
+
+    /// Polygons of the cells of `depth` in each class (row runs of cells → rectangles → dissolved
+    /// with GEOS, simplified by half a cell), in storage coordinates, with their area in m²;
+    /// classes without a cell are left out.
+    static func classPolygons(_ depth: Grid, classes: [(lower: Double, upper: Double, label: String)],
+                              toStorage: CoordinateTransformer) throws -> [(Int, (lower: Double, upper: Double, label: String), Geometry, Double)] {
+        let size = depth.geoTransform.pixelWidth
+        var out: [(Int, (lower: Double, upper: Double, label: String), Geometry, Double)] = []
+        for (k, cls) in classes.enumerated() {
+            var rects: [Polygon] = []
+            for r in 0..<depth.height {
+                var c = 0
+                while c < depth.width {
+                    let d = Double(depth[column: c, row: r])
+                    guard d >= cls.lower, d < cls.upper else { c += 1; continue }
+                    let start = c
+                    while c < depth.width, Double(depth[column: c, row: r]) >= cls.lower, Double(depth[column: c, row: r]) < cls.upper { c += 1 }
+                    let a = depth.cellCenter(column: start, row: r), b = depth.cellCenter(column: c - 1, row: r)
+                    let x0 = a.x - size / 2, x1 = b.x + size / 2, y0 = a.y - size / 2, y1 = a.y + size / 2
+                    rects.append(Polygon(exterior: [Position(x: x0, y: y0), Position(x: x1, y: y0), Position(x: x1, y: y1),
+                                                    Position(x: x0, y: y1), Position(x: x0, y: y0)]))
+                }
+            }
+            guard !rects.isEmpty else { continue }
+            let dissolved = try Geometry.multiPolygon(MultiPolygon(rects)).unaryUnion().simplifyPreservingTopology(tolerance: size / 2)
+            out.append((k, cls, try toStorage.transform(dissolved), try dissolved.area))
+        }
+        return out
+    }
+
+    /// The depth classes of every time step (`stepClasses`), one feature per step and class with
+    /// its `seconds` and `datetime` (the layer's temporal property), for `<stem>_depth_steps`:
+    /// served as features (`?datetime=`) and as vector tiles, where a map filters on `seconds`.
+    static func stepFeatures(_ snapshots: [FloodSnapshot], steps: FloodTimeSteps, toStorage: CoordinateTransformer) throws -> [Feature] {
+        var features: [Feature] = []
+        for (snapshot, step) in zip(snapshots, steps.steps) {
+            for (k, cls, geometry, area) in try classPolygons(snapshot.depth, classes: stepClasses, toStorage: toStorage) {
+                features.append(Feature(id: .string("t\(Int(step.seconds))-class-\(k + 1)"), geometry: multi(geometry), properties: [
+                    "depth_class": .string(cls.label), "min_depth_m": .number(cls.lower),
+                    "max_depth_m": cls.upper.isFinite ? .number(cls.upper) : .null, "area_m2": .number(area.rounded()),
+                    "seconds": .number(step.seconds), "datetime": .string(step.datetime),
+                ]))
+            }
+        }
+        return features
+    }
+
+    /// Writes `<stem>_depth_steps` from its template `flood_scenario_depth_steps.json` in one
+    /// transaction and returns its id.
+    func writeSteps(_ features: [Feature], to store: any FeatureStore, by caller: Caller, templates: URL) async throws -> String {
+        let url = templates.appendingPathComponent("flood_scenario_depth_steps.json")
+        var definition: LayerDefinition
+        do {
+            definition = try LayerDefinition(json: try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: url)))
+        } catch {
+            throw ScenarioError(.invalidDistrict, "cannot read the result layer template \(url.path): \(error)")
+        }
+        guard definition.owner == Self.owner else {
+            throw ScenarioError(.invalidDistrict, "flood_scenario_depth_steps.json: a flood result layer is owned by \(Self.owner), not \(definition.owner)")
+        }
+        definition.id = "\(stem)_depth_steps"
+        definition.title = LayerTitle(zh: "\(title)：\(definition.title.zh)", en: "\(stem): \(definition.title.en)")
+        try await store.createLayer(definition)
+        try await store.replace(layer: definition.id, with: features, by: caller, at: nil)
+        return definition.id
     }
 
     static func multi(_ g: Geometry) -> Geometry {

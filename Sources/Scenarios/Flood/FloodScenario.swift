@@ -81,6 +81,9 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
     public var upgrades: Upgrades
     /// Observed (and forecast) rain instead of the design storm: a nowcast.
     public var rainfall: ObservedRainfall?
+    /// The stem of the result layer ids when not `flood_<id>` (a `Scenario`'s runs write
+    /// `scenario_<id>_…`, apart from the plain `flood-scenario` runs). Not part of the document.
+    public var resultStem: String?
 
     enum CodingKeys: String, CodingKey {
         case id, title, returnPeriod = "return_period_a", duration = "duration_min", peakRatio = "peak_ratio"
@@ -214,7 +217,7 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
     }
 
     /// The id part of result layer names: lower case, `-` → `_`.
-    public var layerStem: String { "flood_" + id.replacingOccurrences(of: "-", with: "_") }
+    public var layerStem: String { resultStem ?? "flood_" + id.replacingOccurrences(of: "-", with: "_") }
     /// The file name of the run's maximum-depth raster (`ResultRasters`, beside `<layerStem>_depth`).
     public var maxDepthRasterName: String { layerStem + "_maxdepth.asc" }
 }

@@ -28,6 +28,16 @@ public enum FloodScenarioRun {
         public var writeLayers: Bool
         /// The result layers' definition templates (`Layers/results`, `FloodResultLayers.definitions(from:)`).
         public var resultLayers: URL
+        /// The map as of this instant (nil: now): a scenario's base.
+        public var asOf: Date?
+        /// Sandbox edits applied to the layers read, in memory only (a scenario's changes).
+        public var changes: [ScenarioChange] = []
+        /// Seconds between the depth and node-depth snapshots kept as results over time
+        /// (`FloodTimeSteps`: a depth grid per step beside the depth layer, hydrographs at the
+        /// nodes, depth over time on the roads); nil keeps none. Needs `rasters`.
+        public var outputInterval: Double?
+        /// The instant of the storm's start, for the steps' date-times.
+        public var start: Date = Date(timeIntervalSince1970: 0)
 
         public init(dem: URL, stormCatalog: URL, rasters: ResultRasters? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
                     threads: Int = 2, writeLayers: Bool = true, resultLayers: URL = URL(fileURLWithPath: "Layers/results")) {
@@ -84,7 +94,7 @@ public enum FloodScenarioRun {
         progress?(.stage("reading layers", fraction: 0))
         let (storm, verified, observed) = try await rainfall(scenario, store: store, caller: caller, stormCatalog: options.stormCatalog,
                                                              durationScale: options.durationScale)
-        let layers = try await FloodDistrictLayers.read(from: store, by: caller)
+        let layers = try await FloodDistrictLayers.read(from: store, by: caller, asOf: options.asOf, changes: options.changes)
         let model = try DistrictDrainageModel(layers: layers, scenario: scenario, storm: storm)
         var network = try model.swmm.hydraulicNetwork()
         let runoff = try model.swmm.runoffSimulation()
@@ -113,7 +123,8 @@ public enum FloodScenarioRun {
                                        intensities: storm.intensities + [0], cellWeights: surface.rainWeights)
         let coupled = try CoupledFlood(network: network, runoff: runoff, surface: surface.domain, gridRainfall: rain, links: links,
                                        duration: model.duration,
-                                       settings: .init(surface: SurfaceFlowSettings(threads: Swift.max(1, options.threads))))
+                                       settings: .init(surface: SurfaceFlowSettings(threads: Swift.max(1, options.threads)),
+                                                       snapshotInterval: options.rasters == nil ? nil : options.outputInterval))
         // A cancelled task (a dismissed `flood-scenario` job) stops the simulation within one
         // coupling interval and writes nothing.
         let result = try coupled.run(isCancelled: { Task.isCancelled }) { p in
@@ -139,11 +150,21 @@ public enum FloodScenarioRun {
             raster = try rasters.write(result.surface.maxDepth, layer: scenario.layerStem + "_depth",
                                        name: scenario.maxDepthRasterName, precision: 3)
         }
+        var timeSteps: FloodTimeSteps?
+        if let rasters = options.rasters, !result.snapshots.isEmpty {
+            let steps = try FloodTimeSteps.write(result.snapshots, stem: scenario.layerStem, start: options.start, rasters: rasters,
+                                                 network: network, roads: results.roadLines)
+            timeSteps = steps
+            if options.writeLayers {
+                let features = try FloodResultLayers.stepFeatures(result.snapshots, steps: steps, toStorage: layers.toStorage)
+                written.append(try await results.writeSteps(features, to: store, by: caller, templates: options.resultLayers))
+            }
+        }
         progress?(.stage("done", fraction: 1))
         let elapsed = ContinuousClock.now - clock
         let cellArea = surface.domain.cellSize * surface.domain.cellSize
         return FloodScenarioSummary(
-            scenario: scenario.id, layers: written, maxDepthRaster: raster, formulaVerified: verified,
+            scenario: scenario.id, layers: written, maxDepthRaster: raster, timeSteps: timeSteps, formulaVerified: verified,
             rainfallMillimetres: storm.totalDepth, observedRainfall: observed, alerts: alerts, simulatedSeconds: result.duration,
             runSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
             cells: surface.domain.width * surface.domain.height, cellSize: surface.domain.cellSize,
@@ -175,6 +196,8 @@ public struct FloodScenarioSummary: Sendable, Encodable {
     /// the API's root (`/collections/<stem>_depth/rasters/<stem>_maxdepth.asc`, `ResultRasters`),
     /// served under the depth layer's access rules; never a file path on the server.
     public var maxDepthRaster: String?
+    /// The depth per time step and the series over time, when the run kept snapshots.
+    public var timeSteps: FloodTimeSteps?
     /// Whether the storm formula is verified (flood.md §2.2 marks Wuhan's as unverified).
     public var formulaVerified: Bool
     /// Storm depth, mm.

@@ -36,10 +36,13 @@ public struct FloodScenarioProcess: OGCProcess {
     public let storeDirectory: URL?
     /// Where the maximum-depth raster is written, for the server to serve; nil writes none.
     public let rasters: ResultRasters?
+    /// The result layers' definition templates (`Layers/results`).
+    public let resultLayers: URL
 
     public init(scenariosDirectory: URL = URL(fileURLWithPath: "Models/scenarios"),
                 stormCatalog: URL = URL(fileURLWithPath: "Models/storm-intensity.json"), storeDirectory: URL? = nil,
-                rasters: ResultRasters? = nil) {
+                rasters: ResultRasters? = nil, resultLayers: URL = URL(fileURLWithPath: "Layers/results")) {
+        self.resultLayers = resultLayers
         self.scenariosDirectory = scenariosDirectory
         self.stormCatalog = stormCatalog
         self.storeDirectory = storeDirectory
@@ -89,7 +92,7 @@ public struct FloodScenarioProcess: OGCProcess {
         let stem = scenario?.layerStem ?? "flood_<scenario>"
         if scenario?.rainfall != nil || inputs["rainfall"] != nil { required.append(SensingAlerts.governingLayer) }
         return ProcessLayers(reads: required, optionalReads: FloodDistrictLayers.layerIDs.filter { !required.contains($0) },
-                             writes: FloodResultLayers.suffixes.map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) })
+                             writes: (FloodResultLayers.suffixes + ["depth_steps"]).map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) })
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -116,31 +119,15 @@ public struct FloodScenarioProcess: OGCProcess {
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let request = try request(inputs)
-        try await progress.report(0)
-        let latest = LatestProgress()
-        let runTask = Task {
-            defer { latest.finish() }
-            return try await FloodScenarioRun.run(request.scenario, store: store, caller: caller, options: request.options) { p in
-                latest.set(p)
-            }
-        }
-        // Report progress while the run goes on; a dismissed job (the report throws) or a cancelled
-        // execution cancels the run's task, which stops the simulation within one coupling interval.
-        try await withTaskCancellationHandler {
-            while !latest.isFinished {
-                try? await Task.sleep(for: .milliseconds(500))
-                var report = latest.get()
-                report.fraction = min(0.99, report.fraction ?? 0)
-                do { try await progress.report(report) } catch {
-                    runTask.cancel()
-                    throw error
-                }
-            }
-        } onCancel: {
-            runTask.cancel()
+        var runOptions = request.options
+        runOptions.outputInterval = Self.outputInterval
+        runOptions.start = Date()
+        let options = runOptions
+        let runTask = try await LatestProgress.run(reporting: progress) { report in
+            try await FloodScenarioRun.run(request.scenario, store: store, caller: caller, options: options, progress: report)
         }
         let summary: FloodScenarioSummary
-        do { summary = try await runTask.value } catch let e as ScenarioError where e.field != nil {
+        do { summary = try await runTask } catch let e as ScenarioError where e.field != nil {
             // A field names the caller's input; an error without one (the server's result layer
             // templates) is the analysis failing, not the input.
             throw inputError(e, inputs)
@@ -193,7 +180,11 @@ public struct FloodScenarioProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        let scenario = try scenario(inputs)
+        Request(scenario: try scenario(inputs), options: try runOptions(inputs))
+    }
+
+    /// The run options of `durationScale`, `demCoarsening` and `dem` (the store's DEM when absent).
+    func runOptions(_ inputs: [String: JSONValue]) throws -> FloodScenarioRun.Options {
         var scale = 1.0
         if let v = ProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
             guard let d = v.doubleValue, d > 0, d <= 1 else { throw ProcessInputError("durationScale", "must be a number in (0, 1]") }
@@ -216,14 +207,46 @@ public struct FloodScenarioProcess: OGCProcess {
         guard FileManager.default.fileExists(atPath: dem.path) else {
             throw ProcessInputError("dem", "no DEM at \(dem.path) (build the district with `citytwin district build`)")
         }
-        return Request(scenario: scenario, options: FloodScenarioRun.Options(dem: dem, stormCatalog: stormCatalog,
-                                                                              rasters: rasters,
-                                                                              durationScale: scale, demCoarsening: coarsening))
+        return FloodScenarioRun.Options(dem: dem, stormCatalog: stormCatalog, rasters: rasters, durationScale: scale, demCoarsening: coarsening,
+                                        resultLayers: resultLayers)
     }
+}
+
+extension FloodScenarioProcess {
+    /// Seconds between the depth snapshots a run keeps (`FloodTimeSteps`).
+    static let outputInterval = 300.0
 }
 
 /// The run's latest progress report, shared between the run and the reporting loop.
 final class LatestProgress: @unchecked Sendable {
+    /// Runs `body` in a task while reporting its latest progress to `progress` every half
+    /// second (capped at 99 % until it ends); a dismissed job (the report throws) or a cancelled
+    /// caller cancels the body's task, which a flood run notices within one coupling interval.
+    /// - Returns: the body's value (awaited, so its errors are thrown here).
+    static func run<T: Sendable>(reporting progress: JobProgress,
+                                 _ body: @escaping @Sendable (@escaping @Sendable (WorkProgress) -> Void) async throws -> T) async throws -> T {
+        try await progress.report(0)
+        let latest = LatestProgress()
+        let runTask = Task {
+            defer { latest.finish() }
+            return try await body { p in latest.set(p) }
+        }
+        try await withTaskCancellationHandler {
+            while !latest.isFinished {
+                try? await Task.sleep(for: .milliseconds(500))
+                var report = latest.get()
+                report.fraction = min(0.99, report.fraction ?? 0)
+                do { try await progress.report(report) } catch {
+                    runTask.cancel()
+                    throw error
+                }
+            }
+        } onCancel: {
+            runTask.cancel()
+        }
+        return try await runTask.value
+    }
+
     private let lock = NSLock()
     private var value = WorkProgress.stage("starting", fraction: 0)
     private var finished = false

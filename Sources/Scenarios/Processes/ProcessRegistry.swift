@@ -19,12 +19,13 @@ public struct ProcessRegistry: Sendable {
     /// The standard processes for a store whose files live in `directory` (the DEM; the result
     /// rasters in `rasters`, by default `ResultRasters.beside(storeDirectory:)`).
     public static func forStore(directory: URL?, rasters: ResultRasters? = nil) -> ProcessRegistry {
-        ProcessRegistry([
+        let flood = FloodScenarioProcess(storeDirectory: directory, rasters: rasters ?? directory.map(ResultRasters.beside(storeDirectory:)))
+        return ProcessRegistry([
             FeaturesInArea(), RouteProcess(), GeocodingProcess(),
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
             NetworkTraceProcess(), ValveIsolationProcess(),
             ParkingGuidanceProcess(), ParkingForecastProcess(), ParkingSimulationProcess(),
-            FloodScenarioProcess(storeDirectory: directory, rasters: rasters ?? directory.map(ResultRasters.beside(storeDirectory:))),
+            flood, ScenarioRunProcess(flood: flood), CompareScenariosProcess(),
             SignalTimingProcess(), GreenWaveProcess(), SignalEvaluateProcess(),
         ])
     }

@@ -44,6 +44,10 @@ extension Problem {
             case .failed: self = Problem(.analysisFailed, e.message)
             case .internal: self = Problem(.internalError, e.message)
             }
+        case let e as ScenarioError where e.code == .noSuchScenario:
+            self = Problem(.notFound, e.message, parameter: e.field)
+        case let e as ScenarioError where e.code == .scenarioNotFinished || e.code == .scenarioExists:
+            self = Problem(.conflict, (e.field.map { "input '\($0)': " } ?? "") + e.message, parameter: e.field)
         case let e as ScenarioError:
             if let field = e.field {
                 self = Problem(.invalidInput, "input '\(field)': \(e.message)", parameter: field)

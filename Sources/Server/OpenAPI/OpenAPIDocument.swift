@@ -49,10 +49,11 @@ extension CityTwinServer {
                 "description": "OGC API Features Part 1 (core, GeoJSON, HTML, OpenAPI 3.0), Part 2 (CRS by reference), Part 3 (CQL2 filtering, queryables) and Part 4 (create, replace, update, delete; ETags) over the layers of the city's one map. Writes need a bearer token of the department that owns the layer. Errors are RFC 9457 problem details.",
             ],
             "servers": [["url": .string(options.baseURL)]],
-            "tags": [["name": "Capabilities"], ["name": "Data"], ["name": "Tiles"], ["name": "Processes"], ["name": "Service"]],
+            "tags": [["name": "Capabilities"], ["name": "Data"], ["name": "Tiles"], ["name": "Processes"], ["name": "Scenarios"], ["name": "Service"]],
             "paths": .object(paths),
             "components": [
-                "parameters": .object(parameters), "schemas": .object(Self.schemas.merging(Self.tileSchemas) { a, _ in a }.merging(Self.processSchemas) { a, _ in a }),
+                "parameters": .object(parameters), "schemas": .object(Self.schemas.merging(Self.tileSchemas) { a, _ in a }.merging(Self.processSchemas) { a, _ in a }
+                    .merging(Self.scenarioSchemas) { a, _ in a }),
                 "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "ct1 (HMAC-SHA256 signed claims)"]],
             ],
             "security": [[:], ["bearer": []]],

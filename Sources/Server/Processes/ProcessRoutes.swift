@@ -126,8 +126,20 @@ extension CityTwinServer {
             let result = try await processes.execute(process, inputs, store: store, caller: context.caller)
             return .json(result)
         }
+        let job = try await submitJob(process, inputs, caller: context.caller)
+        var representation = Representation.json(statusInfo(job), status: .created)
+        representation.headers[.location] = url("/jobs/\(job.id)")
+        representation.headers[Self.preferenceAppliedField] = "respond-async"
+        return representation
+    }
+}
+
+extension CityTwinServer {
+    /// Submits a job of `process` for `caller` (inputs already validated) and, on a SpatiaLite
+    /// store, starts running it in this process; on PostGIS it waits for a `citytwin worker`.
+    func submitJob(_ process: any OGCProcess, _ inputs: [String: JSONValue], caller: Caller) async throws -> JobRecord {
         let jobs = try jobStore()
-        let job = try await jobs.submitJob(process: process.id, inputs: .object(inputs), caller: context.caller)
+        let job = try await jobs.submitJob(process: process.id, inputs: .object(inputs), caller: caller)
         if runsJobsInProcess {
             let worker = ProcessWorker(name: "server-\(ProcessInfo.processInfo.processIdentifier)", store: store, jobs: jobs,
                                        registry: processes, logger: options.logger)
@@ -142,10 +154,7 @@ extension CityTwinServer {
                 }
             }
         }
-        var representation = Representation.json(statusInfo(job), status: .created)
-        representation.headers[.location] = url("/jobs/\(job.id)")
-        representation.headers[Self.preferenceAppliedField] = "respond-async"
-        return representation
+        return job
     }
 }
 

@@ -1,0 +1,208 @@
+import Foundation
+import GeoCore
+import TwinStore
+
+/// The scenarios of a store: the features of its `scenarios` layer (no geometry), one per
+/// scenario, written through `FeatureStore` so both backends keep them with versions, history and
+/// an audit entry per write. The layer is owned by the water authority (the owner of the flood
+/// results a run writes), shared with every department to read; its editors create and run scenarios.
+public struct ScenarioCatalog: Sendable {
+    /// The layer holding the scenarios.
+    public static let layerID = "scenarios"
+    /// Owner of the layer and of the results (`FloodResultLayers.owner`).
+    public static var owner: String { FloodResultLayers.owner }
+
+    public let store: any FeatureStore
+
+    public init(store: any FeatureStore) {
+        self.store = store
+    }
+
+    /// The `scenarios` layer's definition.
+    public static let definition: LayerDefinition = {
+        let string: JSONValue = ["type": ["string", "null"]]
+        let json: JSONValue = [
+            "id": .string(layerID), "title": ["zh": "情景方案", "en": "Scenarios"], "category": "公共专题",
+            "owner": .string(FloodResultLayers.owner), "format": "table", "updateFrequency": "per scenario edit or run",
+            "sharing": ["type": "shared", "method": "api", "requirements": "无条件共享：规划情景的输入（底图时刻、沙盒修改、模型参数）与结果。"],
+            "negativeList": false, "geometryType": .null, "storageCRS": "EPSG:4490",
+            "schema": [
+                "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "properties": [
+                    "title": ["type": "string", "title": "名称"], "kind": ["type": "string", "title": "类型"],
+                    "district": ["type": "string", "title": "行政区划代码"], "base": ["type": "string", "title": "底图时刻"],
+                    "parameters": ["type": "object", "title": "模型参数"], "changes": ["type": "array", "title": "沙盒修改"],
+                    "status": ["type": "string", "title": "状态"], "job": string, "result": ["type": ["object", "null"]],
+                    "error": string,
+                ],
+            ],
+            "sensitive": [],
+        ]
+        // The literal above is a valid definition; a failure here is a programming error.
+        return try! LayerDefinition(json: json)
+    }()
+
+    /// Creates the `scenarios` layer when the store lacks it.
+    func ensureLayer() async throws {
+        if try await store.layerDefinition(Self.layerID, for: .admin) == nil {
+            try await store.createLayer(Self.definition)
+        }
+    }
+
+    /// Every scenario `caller` may read, by id.
+    public func list(by caller: Caller) async throws -> [Scenario] {
+        guard try await store.layerDefinition(Self.layerID, for: caller) != nil else { return [] }
+        var list: [Scenario] = []
+        for try await f in store.stream(layer: Self.layerID, FeatureQuery(limit: 1000), by: caller) {
+            list.append(try Scenario(feature: f))
+        }
+        return list.sorted { $0.id < $1.id }
+    }
+
+    /// The scenario `id`.
+    /// - Throws: `ScenarioError` `.noSuchScenario` naming `field` (the input that named it).
+    public func scenario(_ id: String, by caller: Caller, field: String = "scenario") async throws -> Scenario {
+        guard Scenario.isValidID(id), try await store.layerDefinition(Self.layerID, for: caller) != nil,
+              let f = try await store.feature(layer: Self.layerID, id: id, by: caller) else {
+            throw ScenarioError(.noSuchScenario, "no scenario '\(id)' (the scenarios are listed at /scenarios)", field: field)
+        }
+        return try Scenario(feature: f)
+    }
+
+    /// Writes `scenario` (a new version of its record).
+    public func save(_ scenario: Scenario, by caller: Caller) async throws {
+        try await ensureLayer()
+        try await store.upsert(layer: Self.layerID, features: [scenario.feature], by: caller, at: nil)
+    }
+
+    /// Creates a scenario from its document: `id`, optional `title`, `kind` (`flood`),
+    /// `district` (default: the district's root admin division), `base` (RFC 3339, default now),
+    /// `parameters` and `changes` (`ScenarioChange`), each checked against the store.
+    /// - Throws: `ScenarioError` naming the member at fault (`.scenarioExists` for a taken id);
+    ///   `StoreError` when the caller may not write the `scenarios` layer.
+    public func create(_ document: JSONValue, by caller: Caller, now: Date = Date(),
+                       flood: FloodScenarioProcess = FloodScenarioProcess()) async throws -> Scenario {
+        // Rights first: an anonymous caller hears "send a token", not what its document lacks.
+        let owner = try await store.layerDefinition(Self.layerID, for: .admin)?.owner ?? Self.owner
+        guard AccessPolicy.canWrite(owner: owner, caller) else {
+            throw AccessPolicy.refusal(caller, layer: Self.layerID, "creating a scenario writes layer '\(Self.layerID)', which only an editor or admin of \(owner) (or the platform admin) may write")
+        }
+        guard let o = document.objectValue else {
+            throw ScenarioError(.invalidScenario, "a scenario is a JSON object {id, title, kind, district, base, parameters, changes}", field: "$")
+        }
+        let known: Set<String> = ["id", "title", "kind", "district", "base", "parameters", "changes"]
+        if let extra = o.keys.sorted().first(where: { !known.contains($0) }) {
+            throw ScenarioError(.invalidScenario, "unknown member (a scenario has \(known.sorted().joined(separator: ", ")))", field: extra)
+        }
+        guard let id = o["id"]?.stringValue, Scenario.isValidID(id) else {
+            throw ScenarioError(.invalidScenario, "must match [a-z][a-z0-9-]{0,24} (it names the result layers)", field: "id")
+        }
+        let kind = o["kind"]?.stringValue ?? "flood"
+        guard Scenario.kinds.contains(kind) else {
+            throw ScenarioError(.invalidScenario, "unknown kind '\(kind)' (known: \(Scenario.kinds.joined(separator: ", ")))", field: "kind")
+        }
+        var base = now
+        if let text = o["base"], !text.isNull {
+            guard let t = text.stringValue, let d = Scenario.instant(t) else {
+                throw ScenarioError(.invalidScenario, "must be an RFC 3339 date-time such as 2026-07-01T08:00:00Z", field: "base")
+            }
+            guard d <= now else { throw ScenarioError(.invalidScenario, "the base map instant \(t) is in the future", field: "base") }
+            base = d
+        }
+        let district = try await district(o["district"], by: caller)
+        let parameters = o["parameters"]?.objectValue ?? [:]
+        if o["parameters"] != nil, o["parameters"]?.objectValue == nil, o["parameters"]?.isNull != true {
+            throw ScenarioError(.invalidScenario, "must be an object", field: "parameters")
+        }
+        var scenario = Scenario(id: id, title: o["title"]?.stringValue, kind: kind, district: district, base: base, parameters: parameters)
+        _ = try ScenarioFloodModel(scenario, flood: flood)
+        if let start = parameters["start"], start.stringValue.flatMap(Scenario.instant) == nil {
+            throw ScenarioError(.invalidScenario, "must be an RFC 3339 date-time", field: "parameters.start")
+        }
+        guard o["changes"] == nil || o["changes"]?.isNull == true || o["changes"]?.arrayValue != nil else {
+            throw ScenarioError(.invalidScenario, "must be an array of changes", field: "changes")
+        }
+        scenario.changes = try (o["changes"]?.arrayValue ?? []).enumerated().map { try ScenarioChange(json: $1, field: "changes[\($0)]") }
+        for (k, change) in scenario.changes.enumerated() {
+            guard FloodDistrictLayers.layerIDs.contains(change.layer) else {
+                throw ScenarioError(.invalidScenario, "a flood scenario changes only the layers its run reads (\(FloodDistrictLayers.layerIDs.joined(separator: ", ")))",
+                                    field: "changes[\(k)].layer")
+            }
+            guard try await store.layerDefinition(change.layer, for: caller) != nil else {
+                throw ScenarioError(.invalidScenario, "no layer '\(change.layer)' the caller may read", field: "changes[\(k)].layer")
+            }
+        }
+        try await ensureLayer()
+        if try await store.feature(layer: Self.layerID, id: id, by: .admin) != nil {
+            throw ScenarioError(.scenarioExists, "a scenario '\(id)' exists already", field: "id")
+        }
+        try await store.insert(layer: Self.layerID, features: [scenario.feature], by: caller, at: nil)
+        return scenario
+    }
+
+    /// The `district` member: an `admin_divisions` id, or the root division (no parent) when absent.
+    func district(_ value: JSONValue?, by caller: Caller) async throws -> String {
+        let hasDivisions = try await store.layerDefinition("admin_divisions", for: caller) != nil
+        if let value, !value.isNull {
+            guard let code = value.stringValue, !code.isEmpty else {
+                throw ScenarioError(.invalidScenario, "must be the code of an admin division", field: "district")
+            }
+            if hasDivisions, try await store.feature(layer: "admin_divisions", id: code, by: caller) == nil {
+                throw ScenarioError(.invalidScenario, "no admin division '\(code)' in this store", field: "district")
+            }
+            return code
+        }
+        if hasDivisions {
+            for try await f in store.stream(layer: "admin_divisions", FeatureQuery(limit: 1000), by: caller)
+            where f.properties["parent_code"]?.isNull ?? true {
+                return f.id.map { "\($0)" } ?? ""
+            }
+        }
+        throw ScenarioError(.invalidScenario, "the store has no admin division without a parent: name the district", field: "district")
+    }
+}
+
+/// A flood scenario's model: the `FloodScenario` its parameters name, with the scenario's id
+/// and result-layer stem, and the run options they set.
+struct ScenarioFloodModel {
+    var flood: FloodScenario
+    var durationScale: Double
+    var demCoarsening: Int
+    /// Seconds between depth snapshots.
+    var outputInterval: Double
+
+    /// - Throws: `ScenarioError` `.invalidScenario` naming `parameters.<member>`.
+    init(_ scenario: Scenario, flood process: FloodScenarioProcess) throws {
+        let p = scenario.parameters
+        let known: Set<String> = ["model", "durationScale", "demCoarsening", "outputIntervalMinutes", "start", "dem"]
+        if let extra = p.keys.sorted().first(where: { !known.contains($0) }) {
+            throw ScenarioError(.invalidScenario, "unknown parameter (a flood scenario has \(known.sorted().joined(separator: ", ")))", field: "parameters.\(extra)")
+        }
+        guard let model = p["model"] else {
+            throw ScenarioError(.invalidScenario, "a flood scenario needs its storm model: a file name of Models/scenarios (p50-waterlogging) or a scenario document",
+                                field: "parameters.model")
+        }
+        do {
+            flood = try process.scenario(["scenario": model])
+        } catch let e as ProcessInputError {
+            throw ScenarioError(.invalidScenario, e.reason, field: "parameters.model")
+        }
+        flood.id = scenario.id
+        flood.title = scenario.title
+        flood.resultStem = scenario.layerStem
+        func number(_ name: String, _ fallback: Double, _ range: ClosedRange<Double>) throws -> Double {
+            guard let v = p[name], !v.isNull else { return fallback }
+            guard let d = v.doubleValue, range.contains(d) else {
+                throw ScenarioError(.invalidScenario, "must be a number in \(range.lowerBound)…\(range.upperBound)", field: "parameters.\(name)")
+            }
+            return d
+        }
+        durationScale = try number("durationScale", 1, 0.001...1)
+        let coarsening = try number("demCoarsening", 1, 1...10)
+        guard coarsening == coarsening.rounded() else {
+            throw ScenarioError(.invalidScenario, "must be an integer 1–10", field: "parameters.demCoarsening")
+        }
+        demCoarsening = Int(coarsening)
+        outputInterval = try number("outputIntervalMinutes", 5, 0.5...60) * 60
+    }
+}

@@ -1,0 +1,189 @@
+import Foundation
+import GeoCore
+import TwinStore
+
+/// The per-object differences between two finished scenarios, `a` (the reference) and `b`,
+/// computed from the result layers each run wrote: for a flood scenario the depth on every road
+/// (`_roads`), the buildings whose ground floor floods (`_buildings`) and the emergency resources
+/// the flood cuts off (`_cutoff`). Signal and parking scenarios will add delay per intersection
+/// and parking search time as result kinds of their own; a kind is compared when both runs have it.
+///
+/// Each changed object is one feature of the diff layer (`kind`, `object_id`, `a`, `b`,
+/// `difference`, `change`); the summary table has one row per measure with both values and the
+/// difference b − a.
+public struct ScenarioComparison: Sendable {
+    /// One row of the summary table.
+    public struct Row: Sendable, Equatable {
+        public var measure: String
+        public var unit: String
+        public var a: Double
+        public var b: Double
+        public var difference: Double { b - a }
+
+        public var json: JSONValue {
+            func r(_ v: Double) -> JSONValue { .number((v * 1000).rounded() / 1000) }
+            return ["measure": .string(measure), "unit": .string(unit), "a": r(a), "b": r(b), "difference": r(difference)]
+        }
+    }
+
+    /// Depth change on a road below this (m) counts as unchanged.
+    public static let depthTolerance = 0.01
+    /// A road is flooded above this depth (m; the road rule of flood.md §1.1).
+    public static let roadThreshold = FloodResultLayers.roadThreshold
+
+    public var a: Scenario
+    public var b: Scenario
+    /// The diff layer's features.
+    public var features: [Feature] = []
+    public var rows: [Row] = []
+    /// Count of changed objects per `kind/change`, e.g. `road/no longer flooded`.
+    public var changeCounts: [String: Int] = [:]
+
+    /// The diff layer id of a pair: `diff_<a>_<b>` (ids with `_`), each id cut to 20 characters when both do not fit in 48.
+    public static func layerID(a: Scenario, b: Scenario) -> String {
+        let plain = "diff_\(a.layerStem.dropFirst(9))_\(b.layerStem.dropFirst(9))"
+        if LayerDefinition.isSafeIdentifier(plain) { return plain }
+        // Scenario ids are at most 25 characters, so the two ids, each shortened, still name the pair.
+        return "diff_\(a.layerStem.dropFirst(9).prefix(20))_\(b.layerStem.dropFirst(9).prefix(20))"
+
+    }
+
+    /// Compares the result layers of `a` and `b` as `caller` reads them.
+    /// - Throws: `ScenarioError` `.scenarioNotFinished` naming `a` or `b` for a scenario without
+    ///   a finished run, `.invalidScenario` naming `b` for scenarios of another kind or district.
+    public static func compare(_ a: Scenario, _ b: Scenario, store: any FeatureStore, by caller: Caller) async throws -> ScenarioComparison {
+        for (field, s) in [("a", a), ("b", b)] where s.status != .successful {
+            throw ScenarioError(.scenarioNotFinished,
+                                "scenario '\(s.id)' has no finished run (status \(s.status.rawValue)): run it first (POST /scenarios/\(s.id)/run)", field: field)
+        }
+        guard a.kind == b.kind else {
+            throw ScenarioError(.invalidScenario, "scenario '\(b.id)' is a \(b.kind) scenario and '\(a.id)' a \(a.kind) one: only scenarios of one kind compare", field: "b")
+        }
+        guard a.district == b.district else {
+            throw ScenarioError(.invalidScenario, "scenario '\(b.id)' covers district \(b.district) and '\(a.id)' district \(a.district): only scenarios of one district compare",
+                                field: "b")
+        }
+        var c = ScenarioComparison(a: a, b: b)
+        try await c.compareRoads(store: store, by: caller)
+        try await c.compareSets(kind: "building", suffix: "buildings", measure: "flooded buildings", value: "water_above_floor_m", store: store, by: caller)
+        try await c.compareSets(kind: "resource", suffix: "cutoff", measure: "cut-off emergency resources", value: "road_max_depth_m",
+                                only: { $0.properties["kind"]?.stringValue == "resource" }, store: store, by: caller)
+        return c
+    }
+
+    static func features(_ layer: String, store: any FeatureStore, by caller: Caller) async throws -> [String: Feature] {
+        guard try await store.layerDefinition(layer, for: caller) != nil else {
+            throw ScenarioError(.missingLayer, "result layer '\(layer)' is missing or not readable by the caller")
+        }
+        var out: [String: Feature] = [:]
+        for try await f in store.stream(layer: layer, FeatureQuery(limit: 5000), by: caller) {
+            out[f.id.map { "\($0)" } ?? ""] = f
+        }
+        return out
+    }
+
+    mutating func add(kind: String, id: String, geometry: Geometry?, a: Double?, b: Double?, change: String, name: String) {
+        func v(_ x: Double?) -> JSONValue { x.map { .number(($0 * 1000).rounded() / 1000) } ?? .null }
+        features.append(Feature(id: .string("\(kind)/\(id)"), geometry: geometry, properties: [
+            "kind": .string(kind), "object_id": .string(id), "name": .string(name), "a": v(a), "b": v(b),
+            "difference": (a != nil || b != nil) ? v((b ?? 0) - (a ?? 0)) : .null, "change": .string(change),
+        ]))
+        changeCounts["\(kind)/\(change)", default: 0] += 1
+    }
+
+    /// Road depth: every road of either run; flooded above `roadThreshold`.
+    mutating func compareRoads(store: any FeatureStore, by caller: Caller) async throws {
+        let ra = try await Self.features(a.layerStem + "_roads", store: store, by: caller)
+        let rb = try await Self.features(b.layerStem + "_roads", store: store, by: caller)
+        func depth(_ f: Feature?) -> Double? { f?.properties["max_depth_m"]?.doubleValue }
+        var floodedA = 0.0, floodedB = 0.0, kmA = 0.0, kmB = 0.0
+        for id in Set(ra.keys).union(rb.keys).sorted() {
+            let fa = ra[id], fb = rb[id]
+            let da = depth(fa), db = depth(fb)
+            let wetA = (da ?? 0) > Self.roadThreshold, wetB = (db ?? 0) > Self.roadThreshold
+            let km = try (fb ?? fa)?.geometry.map { try Self.lengthKilometres($0) } ?? 0
+            if wetA { floodedA += 1; kmA += km }
+            if wetB { floodedB += 1; kmB += km }
+            let change: String
+            switch (wetA, wetB) {
+            case (false, true): change = "newly flooded"
+            case (true, false): change = "no longer flooded"
+            default:
+                let d = (db ?? 0) - (da ?? 0)
+                guard abs(d) >= Self.depthTolerance else { continue }
+                change = d > 0 ? "deeper" : "shallower"
+            }
+            add(kind: "road", id: id, geometry: (fb ?? fa)?.geometry, a: da, b: db, change: change,
+                name: (fb ?? fa)?.properties["name"]?.stringValue ?? "")
+        }
+        rows.append(Row(measure: "flooded roads (> 0.15 m)", unit: "roads", a: floodedA, b: floodedB))
+        rows.append(Row(measure: "flooded road length", unit: "km", a: kmA, b: kmB))
+        let maxA = ra.values.compactMap(depth).max() ?? 0, maxB = rb.values.compactMap(depth).max() ?? 0
+        rows.append(Row(measure: "deepest water on a road", unit: "m", a: maxA, b: maxB))
+    }
+
+    /// A result layer listing the objects that are hit (flooded buildings, cut-off resources):
+    /// hit in one run and not the other, or hit in both with a different `value`.
+    mutating func compareSets(kind: String, suffix: String, measure: String, value: String,
+                              only keep: (Feature) -> Bool = { _ in true }, store: any FeatureStore, by caller: Caller) async throws {
+        let sa = try await Self.features("\(a.layerStem)_\(suffix)", store: store, by: caller).filter { keep($0.value) }
+        let sb = try await Self.features("\(b.layerStem)_\(suffix)", store: store, by: caller).filter { keep($0.value) }
+        for id in Set(sa.keys).union(sb.keys).sorted() {
+            let fa = sa[id], fb = sb[id]
+            let va = fa?.properties[value]?.doubleValue, vb = fb?.properties[value]?.doubleValue
+            let change: String
+            switch (fa != nil, fb != nil) {
+            case (false, true): change = kind == "building" ? "newly flooded" : "newly cut off"
+            case (true, false): change = kind == "building" ? "no longer flooded" : "no longer cut off"
+            default:
+                guard let va, let vb, abs(vb - va) >= Self.depthTolerance else { continue }
+                change = vb > va ? "deeper" : "shallower"
+            }
+            add(kind: kind, id: id, geometry: (fb ?? fa)?.geometry, a: va, b: vb, change: change,
+                name: (fb ?? fa)?.properties["name"]?.stringValue ?? "")
+        }
+        rows.append(Row(measure: measure, unit: kind == "building" ? "buildings" : "resources", a: Double(sa.count), b: Double(sb.count)))
+    }
+
+    /// Geodesic length of a lon/lat line in km.
+    static func lengthKilometres(_ g: Geometry) throws -> Double {
+        try g.geodesicLength() / 1000
+    }
+
+    /// The summary document: both scenarios, the table, the changed-object counts.
+    public var summary: JSONValue {
+        [
+            "a": .string(a.id), "b": .string(b.id), "kind": .string(a.kind), "district": .string(a.district),
+            "table": .array(rows.map(\.json)),
+            "changedObjects": .object(changeCounts.mapValues { .integer(Int64($0)) }),
+        ]
+    }
+
+    /// The diff layer's definition.
+    public func definition(id: String) throws -> LayerDefinition {
+        try LayerDefinition(json: [
+            "id": .string(id), "title": ["zh": .string("情景对比：\(b.title) 相对 \(a.title)"), "en": .string("Scenario comparison: \(b.id) against \(a.id)")],
+            "category": "公共专题", "owner": .string(ScenarioCatalog.owner), "format": "vector", "updateFrequency": "per comparison",
+            "sharing": ["type": "shared", "method": "api", "requirements": "无条件共享：情景对比结果。"],
+            "negativeList": false, "geometryType": "Geometry", "storageCRS": "EPSG:4490",
+            "schema": [
+                "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
+                "properties": [
+                    "kind": ["type": "string", "title": "对象类型", "enum": ["road", "building", "resource"]],
+                    "object_id": ["type": "string", "title": "对象编号"], "name": ["type": ["string", "null"], "title": "名称"],
+                    "a": ["type": ["number", "null"], "title": "情景A值"], "b": ["type": ["number", "null"], "title": "情景B值"],
+                    "difference": ["type": ["number", "null"], "title": "差值 B−A"], "change": ["type": "string", "title": "变化"],
+                ],
+            ],
+            "sensitive": [],
+        ])
+    }
+
+    /// Writes the diff layer (`layerID(a:b:)`) in one transaction and returns its id.
+    public func write(to store: any FeatureStore, by caller: Caller) async throws -> String {
+        let id = Self.layerID(a: a, b: b)
+        try await store.createLayer(try definition(id: id))
+        try await store.replace(layer: id, with: features, by: caller, at: nil)
+        return id
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+import GeoCore
+import TwinStore
+
+/// `scenario-run`: runs a stored `Scenario` as a job (`POST /scenarios/{id}/run` submits it,
+/// `citytwin scenario run` runs it through `ProcessRunner`). The run reads the map as of the
+/// scenario's base with its sandbox changes applied in memory only, so the live layers are never
+/// touched; it writes the result layers `scenario_<id>_depth|roads|buildings|cutoff`, the depth
+/// per output step and the series over time (`FloodTimeSteps`), and records status and results
+/// in the scenario (a new version of its record).
+public struct ScenarioRunProcess: OGCProcess {
+    public let id = "scenario-run"
+    public let version = "1.0.0"
+    public let title = "Run a scenario"
+    public let description = "Runs a stored scenario (its base map instant, sandbox changes and model parameters) and records its results: result layers scenario_<id>_*, depth per time step as grids and map tiles, hydrographs at nodes and depth over time on roads."
+    public let jobControlOptions: [JobControlOption] = [.asyncExecute, .dismiss]
+
+    /// The flood process whose DEM, storm catalogue, templates and raster directory a flood scenario uses.
+    public let flood: FloodScenarioProcess
+
+    public init(flood: FloodScenarioProcess) {
+        self.flood = flood
+    }
+
+    public var inputs: [String: ProcessParameter] {
+        ["scenario": ProcessParameter(title: "Scenario", description: "Id of a stored scenario (/scenarios).", schema: ["type": "string"])]
+    }
+
+    public var outputs: [String: ProcessParameter] {
+        [
+            "scenario": ProcessParameter(title: "Scenario", description: "The scenario with its status and results.", schema: ["type": "object"]),
+            "layers": ProcessParameter(title: "Result layers", description: "Ids of the layers written.", schema: ["type": "array", "items": ["type": "string"]]),
+            "summary": ProcessParameter(title: "Summary", description: "The flood run's summary (as flood-scenario's), with timeSteps: the steps and the series' paths.",
+                                        schema: ["type": "object"]),
+        ]
+    }
+
+    static func scenarioID(_ inputs: [String: JSONValue]) throws -> String {
+        guard let id = ProcessInputs.unwrap(inputs["scenario"])?.stringValue else {
+            throw ProcessInputError("scenario", "must be the id of a stored scenario (a string)")
+        }
+        return id
+    }
+
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        let base = flood.layers([:])
+        let stem = (try? Self.scenarioID(inputs)).flatMap { Scenario.isValidID($0) ? Scenario(id: $0, district: "", base: Date()).layerStem : nil }
+            ?? "scenario_<id>"
+        return ProcessLayers(reads: base.reads + [ScenarioCatalog.layerID], optionalReads: base.optionalReads,
+                             writes: (FloodResultLayers.suffixes + ["depth_steps"]).map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) }
+                                 + [ProcessLayers.Write(ScenarioCatalog.layerID, owner: ScenarioCatalog.owner)])
+    }
+
+    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
+        let scenario = try await ScenarioCatalog(store: store).scenario(try Self.scenarioID(inputs), by: caller)
+        _ = try request(scenario)
+    }
+
+    /// The flood model and run options of `scenario`.
+    func request(_ scenario: Scenario) throws -> (FloodScenario, FloodScenarioRun.Options) {
+        let model = try ScenarioFloodModel(scenario, flood: flood)
+        // A PostGIS store has no directory for the DEM: the scenario names it (`parameters.dem`).
+        var options: FloodScenarioRun.Options
+        do { options = try flood.runOptions(scenario.parameters["dem"].map { ["dem": $0] } ?? [:]) } catch let e as ProcessInputError {
+            throw ScenarioError(.invalidScenario, e.reason, field: "parameters.\(e.input)")
+        }
+        options.durationScale = model.durationScale
+        options.demCoarsening = model.demCoarsening
+        options.asOf = scenario.base
+        options.changes = scenario.changes
+        options.outputInterval = model.outputInterval
+        options.start = scenario.start
+        return (model.flood, options)
+    }
+
+    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
+                        progress: JobProgress) async throws -> JSONValue {
+        let catalog = ScenarioCatalog(store: store)
+        let id = try Self.scenarioID(inputs)
+        var scenario = try await catalog.scenario(id, by: caller)
+        let (model, options) = try request(scenario)
+        scenario.status = .running
+        scenario.error = nil
+        try await catalog.save(scenario, by: caller)
+        let summary: FloodScenarioSummary
+        do {
+            summary = try await LatestProgress.run(reporting: progress) { report in
+                try await FloodScenarioRun.run(model, store: store, caller: caller, options: options, progress: report)
+            }
+        } catch {
+            // The record says why; the job says it too (its failure is the error thrown on).
+            var failed = (try? await catalog.scenario(id, by: caller)) ?? scenario
+            failed.status = .failed
+            failed.error = error is CancellationError ? "the run was dismissed" : String(describing: error)
+            try? await catalog.save(failed, by: caller)
+            if let e = error as? ScenarioError, let field = e.field { throw ProcessInputError(field == "dem" ? "dem" : "scenario", e.message) }
+            throw error
+        }
+        let summaryJSON = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(summary))
+        var done = (try? await catalog.scenario(id, by: caller)) ?? scenario
+        done.status = .successful
+        done.error = nil
+        done.result = [
+            "layers": .array(summary.layers.map(JSONValue.string)), "depthLayer": .string(scenario.depthLayer),
+            "summary": summaryJSON,
+        ]
+        try await catalog.save(done, by: caller)
+        return ["scenario": done.document, "layers": .array(summary.layers.map(JSONValue.string)), "summary": summaryJSON]
+    }
+}

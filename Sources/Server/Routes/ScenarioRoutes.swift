@@ -1,0 +1,144 @@
+import Foundation
+import GeoCore
+import Hummingbird
+import Scenarios
+import TwinStore
+
+extension CityTwinServer {
+    /// `/scenarios`: planners' scenarios as a resource (`ScenarioCatalog`): list and create,
+    /// `/scenarios/{scenarioId}` to read one with links to its results, and
+    /// `/scenarios/{scenarioId}/run` to run it as a job of process `scenario-run` (201 and the
+    /// job's Location, as OGC API Processes' asynchronous execution). Creating and running need a
+    /// token of a department that may write the scenarios and their results (the water authority
+    /// for flood scenarios); every write is a versioned, audited feature of layer `scenarios`.
+    /// Compare two scenarios with process `compare-scenarios`.
+    var scenarioOperations: [APIOperation] {
+        let common = APIResponse.standardProblems
+        let refused: [APIResponse] = [
+            .problem(401, "Creating or running a scenario needs a bearer token."),
+            .problem(403, "The caller's department may not write the scenarios or their results."),
+        ]
+        let noScenario = APIResponse.problem(404, "No such scenario.")
+        return [
+            APIOperation(
+                id: "getScenarios", method: .get, path: "/scenarios", summary: "The scenarios: base map instant, sandbox changes, model parameters, status and results of each.",
+                tag: "Scenarios", parameters: [],
+                responses: [.ok("The scenario list.", [(MediaTypeName.json, "ScenarioList")])] + common
+            ) { [self] _, context, _ in
+                let list = try await scenarioCatalog.list(by: context.caller)
+                return .json([
+                    "scenarios": .array(list.map(scenarioDocument)),
+                    "links": [link("/scenarios", rel: "self", type: MediaTypeName.json),
+                              link("/processes/compare-scenarios", rel: "related", type: MediaTypeName.json, title: "Compare two scenarios")],
+                ])
+            },
+            APIOperation(
+                id: "createScenario", method: .post, path: "/scenarios",
+                summary: "Creates a scenario: {id, title, kind (flood), district, base (RFC 3339), parameters {model, durationScale, demCoarsening, outputIntervalMinutes, start}, changes [{layer, op: upsert|delete, feature|id}]}.",
+                tag: "Scenarios", parameters: [],
+                responses: [APIResponse(status: 201, description: "Created; Location names it.", content: [(MediaTypeName.json, "Scenario")]),
+                            .problem(409, "A scenario with this id exists.")] + refused + common,
+                requestBody: APIRequestBody(description: "The scenario document.", content: [(MediaTypeName.json, "Scenario")])
+            ) { [self] request, context, _ in
+                let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json], maximumBytes: context.maxUploadSize)
+                guard let body = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
+                    throw Problem(.invalidBody, "the body is not JSON", position: "$")
+                }
+                let scenario = try await scenarioCatalog.create(body, by: context.caller, flood: floodProcess)
+                var representation = Representation.json(scenarioDocument(scenario), status: .created)
+                representation.headers[.location] = url("/scenarios/\(scenario.id)")
+                return representation
+            },
+            APIOperation(
+                id: "getScenario", method: .get, path: "/scenarios/{scenarioId}",
+                summary: "A scenario with its status and links to its job, result layers, depth map tiles per time step and series.",
+                tag: "Scenarios", parameters: [.scenarioID],
+                responses: [.ok("The scenario.", [(MediaTypeName.json, "Scenario")]), noScenario] + common
+            ) { [self] _, context, _ in
+                let id = try pathParameter(context, "scenarioId")
+                return .json(scenarioDocument(try await scenarioCatalog.scenario(id, by: context.caller, field: "scenarioId")))
+            },
+            APIOperation(
+                id: "runScenario", method: .post, path: "/scenarios/{scenarioId}/run",
+                summary: "Runs the scenario as a job (process scenario-run): 201 with the job's status and Location. The live layers are not touched.",
+                tag: "Scenarios", parameters: [.scenarioID],
+                responses: [APIResponse(status: 201, description: "The job was created; Location names it.", content: [(MediaTypeName.json, "StatusInfo")]),
+                            noScenario, .problem(409, "The scenario is running already.")] + refused + common
+            ) { [self] _, context, _ in
+                let id = try pathParameter(context, "scenarioId")
+                let catalog = scenarioCatalog
+                guard let process = processes["scenario-run"] else { throw Problem(.internalError, "this server has no process scenario-run") }
+                // The caller's rights first (401/403 naming the layer), then the scenario (404) and its inputs.
+                let inputs: [String: JSONValue] = ["scenario": .string(id)]
+                _ = try await process.layers(inputs).check(process: process.id, store: store, caller: context.caller)
+                var scenario = try await catalog.scenario(id, by: context.caller, field: "scenarioId")
+                if scenario.isRunning, let job = scenario.job, let record = try await jobStore().job(id: job),
+                   record.status == .accepted || record.status == .running {
+                    throw Problem(.conflict, "scenario '\(id)' is running already (job \(job), \(Int(record.progress)) %)", parameter: "scenarioId")
+                }
+                try await processes.validate(inputs, for: process, store: store, caller: context.caller)
+                scenario.status = .accepted
+                scenario.job = nil
+                try await catalog.save(scenario, by: context.caller)
+                let job = try await submitJob(process, inputs, caller: context.caller)
+                // The job may have started (and moved the status on) meanwhile: only the job id is added.
+                var current = try await catalog.scenario(id, by: context.caller, field: "scenarioId")
+                current.job = job.id
+                try await catalog.save(current, by: context.caller)
+                var representation = Representation.json(statusInfo(job), status: .created)
+                representation.headers[.location] = url("/jobs/\(job.id)")
+                return representation
+            },
+        ]
+    }
+
+    var scenarioCatalog: ScenarioCatalog { ScenarioCatalog(store: store) }
+
+    /// The flood process whose files (DEM, storm catalogue, rasters) scenarios use.
+    var floodProcess: FloodScenarioProcess {
+        (processes["flood-scenario"] as? FloodScenarioProcess) ?? FloodScenarioProcess()
+    }
+
+    /// A scenario as `/scenarios/{id}` shows it, with links.
+    func scenarioDocument(_ scenario: Scenario) -> JSONValue {
+        var doc = scenario.document.objectValue ?? [:]
+        var links: [JSONValue] = [
+            link("/scenarios/\(scenario.id)", rel: "self", type: MediaTypeName.json),
+            link("/scenarios/\(scenario.id)/run", rel: "http://www.opengis.net/def/rel/ogc/1.0/execute", type: MediaTypeName.json, title: "Run the scenario (POST)"),
+            link("/collections/\(ScenarioCatalog.layerID)/items/\(scenario.id)/history", rel: "version-history", type: MediaTypeName.json,
+                 title: "Versions of the scenario"),
+        ]
+        if let job = scenario.job { links.append(link("/jobs/\(job)", rel: "monitor", type: MediaTypeName.json, title: "The last run's job")) }
+        for layer in scenario.result?.objectValue?["layers"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
+            links.append(link("/collections/\(layer)", rel: "related", type: MediaTypeName.json, title: "Result layer \(layer)"))
+        }
+        if scenario.status == .successful, let rasters = options.rasters, let steps = FloodTimeSteps.read(layer: scenario.depthLayer, rasters: rasters) {
+            doc["timeSteps"] = timeStepsDocument(steps)
+            links.append(depthTileLink(scenario.depthLayer))
+        }
+        doc["links"] = .array(links)
+        return .object(doc)
+    }
+
+    static let scenarioSchemas: [String: JSONValue] = [
+        "Scenario": [
+            "type": "object", "required": ["id"],
+            "properties": ["id": ["type": "string", "pattern": "^[a-z][a-z0-9-]{0,24}$"], "title": ["type": "string"],
+                           "kind": ["type": "string", "enum": ["flood"]], "district": ["type": "string"],
+                           "base": ["type": "string", "format": "date-time"], "parameters": ["type": "object"],
+                           "changes": ["type": "array", "items": ["type": "object"]], "status": ["type": "string"],
+                           "job": ["type": "string", "nullable": true], "result": ["type": "object", "nullable": true],
+                           "links": ["type": "array"]],
+        ],
+        "ScenarioList": ["type": "object", "required": ["scenarios"],
+                         "properties": ["scenarios": ["type": "array", "items": ["$ref": "#/components/schemas/Scenario"]], "links": ["type": "array"]]],
+        "TimeSteps": ["type": "object", "required": ["steps"],
+                      "properties": ["layer": ["type": "string"], "start": ["type": "string"], "end": ["type": "string"],
+                                     "steps": ["type": "array"], "legend": ["type": "array"], "links": ["type": "array"]]],
+        "PNG": ["type": "string", "format": "binary"],
+    ]
+}
+
+extension APIParameter {
+    static let scenarioID = APIParameter("scenarioId", in: .path, "Identifier of a scenario ([a-z][a-z0-9-]{0,24}).")
+}
