@@ -157,7 +157,3 @@ private func readJSON(_ path: String, option: String) throws -> JSONValue {
     return value
 }
 
-extension ProgressBar: @unchecked Sendable {
-    /// This bar as a process's progress (`ProcessRunner.run(_:_:progress:)`); one task reports at a time.
-    var progress: JobProgress { JobProgress { [self] p in update(p) } }
-}

@@ -123,11 +123,12 @@ public struct FloodScenarioProcess: OGCProcess {
         runOptions.outputInterval = Self.outputInterval
         runOptions.start = Date()
         let options = runOptions
-        let runTask = try await LatestProgress.run(reporting: progress) { report in
-            try await FloodScenarioRun.run(request.scenario, store: store, caller: caller, options: options, progress: report)
-        }
         let summary: FloodScenarioSummary
-        do { summary = try await runTask } catch let e as ScenarioError where e.field != nil {
+        do {
+            summary = try await LatestProgress.run(reporting: progress) { report in
+                try await FloodScenarioRun.run(request.scenario, store: store, caller: caller, options: options, progress: report)
+            }
+        } catch let e as ScenarioError where e.field != nil {
             // A field names the caller's input; an error without one (the server's result layer
             // templates) is the analysis failing, not the input.
             throw inputError(e, inputs)
