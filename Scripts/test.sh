@@ -12,7 +12,8 @@ CITYTWIN_TEST_POSTGRES_URL=$(Scripts/postgis.sh start)
 export CITYTWIN_TEST_POSTGRES_URL
 echo "test: PostGIS at $CITYTWIN_TEST_POSTGRES_URL"
 
-swift build --build-tests
+# Every target imports only what Package.swift declares for it (issue 15): SwiftPM checks it.
+swift build --build-tests --explicit-target-dependency-import-check error
 set +e
 # Foundation's Process.run() on Linux (Swift 6.3.1) reads 256 bytes past a /proc/self/fd directory
 # entry and crashes now and then when glibc's readdir buffer ends a mapping (swift-corelibs-foundation

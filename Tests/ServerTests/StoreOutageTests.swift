@@ -129,10 +129,12 @@ struct StoreOutageTests {
             let stored = try await server.http("/collections/shelters/items/\(id)").status
             if r.status == 201 { #expect(stored == 200, "acknowledged write \(id) lost (\(mode))") }
         }
-        // The reads that waited on the lock were cut off by the restart: 503, not a hang.
+        // The reads that waited on the lock answered: 503 when the restart cut them off inside
+        // PostgreSQL, 200 when one was still waiting for a connection and ran after the restart
+        // (the lock went with it). Never a hang, never another status.
         let cut = requests.filter { $0.path == waiting }
         #expect(cut.count == 3)
-        for r in cut { #expect(r.status == 503, "a read waiting inside PostgreSQL got \(r.status.map(String.init) ?? "no answer") (\(mode))") }
+        for r in cut { #expect(r.status == 503 || r.status == 200, "a read waiting on the lock got \(r.status.map(String.init) ?? "no answer") (\(mode))") }
     }
 
     @Test("serve exits within its grace period on SIGTERM and SIGINT, with PostgreSQL stopped (fast, immediate) and with it running, a request waiting on the store meanwhile",
@@ -157,7 +159,10 @@ struct StoreOutageTests {
     func serveFinishesRequestInFlight() async throws {
         let pg = try await PrivatePostgres.start()
         defer { pg.remove() }
-        let server = try await OutageHarness.serve(pg)
+        // A statement may wait on the lock longer than the outage tests' 2 s store time limit
+        // (which would answer it 503 on a loaded machine before the signal comes): this test is
+        // about the grace period, not that limit.
+        let server = try await OutageHarness.serve(pg, storeTimeout: 30)
         defer { server.kill() }
         let lock = try await LayerLock.hold("shelters", in: pg.url)
         defer { try? lock.release() }
@@ -238,7 +243,7 @@ enum OutageHarness {
     }
 
     /// `citytwin serve` on a free port with the shelters layer, once `/health` answers 200.
-    static func serve(_ pg: PrivatePostgres) async throws -> CommandProcess {
+    static func serve(_ pg: PrivatePostgres, storeTimeout: Double = StoreOutageTests.storeTimeout) async throws -> CommandProcess {
         let layers = FileManager.default.temporaryDirectory.appendingPathComponent("outage-layers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: layers, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("Layers/shelters.json"),
@@ -246,8 +251,10 @@ enum OutageHarness {
         let port = try freePort()
         let server = try CommandProcess(try binary(), [
             "serve", "--store", pg.url, "--host", "127.0.0.1", "--port", String(port), "--layers", layers.path,
-            "--log-level", "warning", "--store-timeout", String(StoreOutageTests.storeTimeout),
+            "--log-level", "warning", "--store-timeout", String(storeTimeout),
             "--shutdown-grace", String(StoreOutageTests.shutdownGrace),
+            // The load loops send as fast as answers come: the per-address rate limit is not under test here.
+            "--address-rate", "0", "--token-rate", "0",
         ], baseURL: "http://127.0.0.1:\(port)")
         try await eventually("citytwin serve answers /health") {
             guard server.isRunning else { throw HarnessFailure("citytwin serve exited: \(server.output)") }

@@ -108,6 +108,7 @@ struct MapStyle {
         if ["lakes", "reservoirs", "drainage_storage"].contains(id) { return 10 }
         if id == "rivers" { return 11 }
         if id == "parking_lots" { return 25 }
+        if id == "parking_availability" { return 26 }
         if id == "buildings" { return 30 }
         if id.hasPrefix("flood_") && id.hasSuffix("_buildings") { return 31 }
         if id == "admin_divisions" { return 35 }
@@ -127,7 +128,8 @@ struct MapStyle {
     static func roles(_ id: String) -> [MapAudience] {
         if id.hasPrefix("flood_") { return [.emergency, .planner] }
         switch id {
-        case "land_use", "lakes", "reservoirs", "rivers", "admin_divisions", "roads", "buildings", "hospitals", "shelters", "parking_lots":
+        case "land_use", "lakes", "reservoirs", "rivers", "admin_divisions", "roads", "buildings", "hospitals", "shelters", "parking_lots",
+             "parking_availability":
             return [.public, .emergency, .planner]
         case "fire_stations", "rescue_teams", "warehouses", "hydrants", "drainage_pumps", "river_gauges", "drainage_storage":
             return [.emergency]
@@ -330,6 +332,15 @@ struct MapStyle {
             return point(d, color: ["match", ["to-string", ["get", "occupied"]], "false", "#389e0d", "true", "#cf1322", "#8c8c8c"], radius: 3, minzoom: 16,
                          extra: ["citytwin:labels": ["false": "空闲", "true": "占用"], "citytwin:otherwise": "未知"])
         case "parking_guidance_signs": return point(d, color: "#fa8c16", radius: 4, minzoom: 15)
+        case "parking_availability":
+            // Lots by live availability (the view's own classes and colours); a stale or missing
+            // reading is unknown, drawn grey, never as free. The free spaces as the label.
+            let colors = d.style?["colors"]?.objectValue?.sorted { $0.key < $1.key }.compactMap { k, v in v.stringValue.map { (k, $0) } } ?? []
+            let titles: [String: JSONValue] = ["available": "有空位", "few": "车位紧张", "full": "已满", "unknown": "未知"]
+            return ([layer(d, "fill", "fill", paint: ["fill-color": Self.match("availability", colors, otherwise: "#8c8c8c"),
+                                                      "fill-opacity": 0.8, "fill-outline-color": "#262626"],
+                           minzoom: 13, extra: ["citytwin:legendTitle": "停车场实时空位", "citytwin:labels": .object(titles)])],
+                    [text(d, "label", field: "free", size: 11, color: "#1f1f1f", minzoom: 16)])
         default:
             return generic(d)
         }
