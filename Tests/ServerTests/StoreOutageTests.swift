@@ -168,7 +168,11 @@ struct StoreOutageTests {
         defer { try? lock.release() }
         // The request waits inside PostgreSQL on the lock when the signal comes.
         let inFlight = Task { try await server.http("/collections/shelters/items?limit=5", within: 60) }
-        try await Task.sleep(for: .milliseconds(500))
+        // Signal only once the request waits on the lock inside PostgreSQL (a fixed pause is not
+        // enough on a loaded machine: the signal could come before the request arrives).
+        try await OutageHarness.eventually("the request waits on the lock") {
+            try psqlValue(pg.url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name NOT LIKE 'citytwin-test-lock-%'") != "0"
+        }
         server.signal(SIGTERM)
         try await Task.sleep(for: .milliseconds(500))
         #expect(server.isRunning, "citytwin serve exited with a request in flight, before its grace period: \(server.output)")
