@@ -159,10 +159,10 @@ struct StoreOutageTests {
     func serveFinishesRequestInFlight() async throws {
         let pg = try await PrivatePostgres.start()
         defer { pg.remove() }
-        // A statement may wait on the lock longer than the outage tests' 2 s store time limit
-        // (which would answer it 503 on a loaded machine before the signal comes): this test is
-        // about the grace period, not that limit.
-        let server = try await OutageHarness.serve(pg, storeTimeout: 30)
+        // A statement may wait on the lock longer than the outage tests' 2 s store time limit, and
+        // on a loaded machine this test's own pauses stretch past their 3 s grace (its tasks wait
+        // for a thread): this test is about a request in flight being finished, so both are long.
+        let server = try await OutageHarness.serve(pg, storeTimeout: 30, grace: 30)
         defer { server.kill() }
         let lock = try await LayerLock.hold("shelters", in: pg.url)
         defer { try? lock.release() }
@@ -247,7 +247,8 @@ enum OutageHarness {
     }
 
     /// `citytwin serve` on a free port with the shelters layer, once `/health` answers 200.
-    static func serve(_ pg: PrivatePostgres, storeTimeout: Double = StoreOutageTests.storeTimeout) async throws -> CommandProcess {
+    static func serve(_ pg: PrivatePostgres, storeTimeout: Double = StoreOutageTests.storeTimeout,
+                      grace: Double = StoreOutageTests.shutdownGrace) async throws -> CommandProcess {
         let layers = FileManager.default.temporaryDirectory.appendingPathComponent("outage-layers-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: layers, withIntermediateDirectories: true)
         try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("Layers/shelters.json"),
@@ -256,7 +257,7 @@ enum OutageHarness {
         let server = try CommandProcess(try binary(), [
             "serve", "--store", pg.url, "--host", "127.0.0.1", "--port", String(port), "--layers", layers.path,
             "--log-level", "warning", "--store-timeout", String(storeTimeout),
-            "--shutdown-grace", String(StoreOutageTests.shutdownGrace),
+            "--shutdown-grace", String(grace),
             // The load loops send as fast as answers come: the per-address rate limit is not under test here.
             "--address-rate", "0", "--token-rate", "0",
         ], baseURL: "http://127.0.0.1:\(port)")
