@@ -179,22 +179,26 @@ struct FloodResultLayers {
     ///   fault, not the caller's input) naming a template that is missing, unreadable or owned by
     ///   another department than `owner` (whose editors the process lets run it).
     func definitions(from templates: URL) throws -> [LayerDefinition] {
-        try Self.suffixes.map { suffix in
-            let name = "flood_scenario_\(suffix).json"
-            let url = templates.appendingPathComponent(name)
-            var definition: LayerDefinition
-            do {
-                definition = try LayerDefinition(json: try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: url)))
-            } catch {
-                throw ScenarioError(.invalidDistrict, "cannot read the result layer template \(url.path): \(error)")
-            }
-            guard definition.owner == Self.owner else {
-                throw ScenarioError(.invalidDistrict, "\(name): a flood result layer is owned by \(Self.owner), not \(definition.owner)")
-            }
-            definition.id = "\(stem)_\(suffix)"
-            definition.title = LayerTitle(zh: "\(title)：\(definition.title.zh)", en: "\(stem): \(definition.title.en)")
-            return definition
+        try Self.suffixes.map { try definition(suffix: $0, from: templates) }
+    }
+
+    /// The layer `<stem>_<suffix>` from its template `flood_scenario_<suffix>.json` in `templates`,
+    /// which must be owned by `owner`; titled after this run.
+    func definition(suffix: String, from templates: URL) throws -> LayerDefinition {
+        let name = "flood_scenario_\(suffix).json"
+        let url = templates.appendingPathComponent(name)
+        var definition: LayerDefinition
+        do {
+            definition = try LayerDefinition(json: try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: url)))
+        } catch {
+            throw ScenarioError(.invalidDistrict, "cannot read the result layer template \(url.path): \(error)")
         }
+        guard definition.owner == Self.owner else {
+            throw ScenarioError(.invalidDistrict, "\(name): a flood result layer is owned by \(Self.owner), not \(definition.owner)")
+        }
+        definition.id = "\(stem)_\(suffix)"
+        definition.title = LayerTitle(zh: "\(title)：\(definition.title.zh)", en: "\(stem): \(definition.title.en)")
+        return definition
     }
 
     /// The classes of the depth per time step (`<stem>_depth_steps`): < 0.15 (from 0.05), 0.15–0.3,
@@ -252,18 +256,7 @@ struct FloodResultLayers {
     /// Writes `<stem>_depth_steps` from its template `flood_scenario_depth_steps.json` in one
     /// transaction and returns its id.
     func writeSteps(_ features: [Feature], to store: any FeatureStore, by caller: Caller, templates: URL) async throws -> String {
-        let url = templates.appendingPathComponent("flood_scenario_depth_steps.json")
-        var definition: LayerDefinition
-        do {
-            definition = try LayerDefinition(json: try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: url)))
-        } catch {
-            throw ScenarioError(.invalidDistrict, "cannot read the result layer template \(url.path): \(error)")
-        }
-        guard definition.owner == Self.owner else {
-            throw ScenarioError(.invalidDistrict, "flood_scenario_depth_steps.json: a flood result layer is owned by \(Self.owner), not \(definition.owner)")
-        }
-        definition.id = "\(stem)_depth_steps"
-        definition.title = LayerTitle(zh: "\(title)：\(definition.title.zh)", en: "\(stem): \(definition.title.en)")
+        let definition = try definition(suffix: "depth_steps", from: templates)
         try await store.createLayer(definition)
         try await store.replace(layer: definition.id, with: features, by: caller, at: nil)
         return definition.id
