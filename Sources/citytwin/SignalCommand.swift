@@ -171,7 +171,13 @@ struct SignalPlanCommand: AsyncParsableCommand {
 struct SignalEvaluateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "evaluate",
-        abstract: "Evaluates a stored signal plan against an intersection's counts: x, delay, queue and LOS per lane group.")
+        abstract: "Evaluates a stored signal plan against an intersection's counts: x, delay, queue and LOS per lane group.",
+        discussion: """
+        --sumo also replays the plan in SUMO (sumo and netconvert on PATH, in $SUMO_HOME/bin or in .venv/bin: PyPI
+        eclipse-sumo) at the period's design-hour flows, after a 600 s warm-up, and prints per lane group the predicted
+        delay beside SUMO's baseline-corrected delay (timeLoss under the plan minus timeLoss with the lane group's axis
+        permanently green and the crossing axis empty, the same vehicles).
+        """)
 
     @Option(help: "A stored intersection id (signalized_intersections), e.g. SI-006.")
     var intersection: String
@@ -182,19 +188,47 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
     @Option(help: "A time of day HH:MM-HH:MM whose busiest hour of counts to evaluate against (default: the plan's period).")
     var period: String?
 
+    @Flag(help: "Also replay the plan in SUMO (the signal-evaluate process's simulate=sumo): predicted vs baseline-corrected SUMO delay per lane group.")
+    var sumo = false
+
+    @Option(name: .customLong("sumo-seconds"), help: "Seconds of traffic measured in SUMO after the warm-up (300…7200).")
+    var sumoSeconds: Int = 3600
+
+    @Option(help: "Seed of the simulated arrivals and of SUMO (the same seed replays the same vehicles).")
+    var seed: Int = 1
+
     @Flag(help: "Print one JSON document instead of a table.")
     var json = false
 
     @OptionGroup var store: StoreOption
 
+    func validate() throws {
+        if !sumo, sumoSeconds != 3600 || seed != 1 { throw ValidationError("--sumo-seconds and --seed need --sumo") }
+    }
+
     func run() async throws {
-        var inputs: [String: JSONValue] = ["intersection": .string(intersection)]
+        var inputs: [String: JSONValue] = ["intersection": .string(intersection), "simulate": .string(sumo ? "sumo" : "none")]
         if let plan { inputs["plan"] = .string(plan) }
         if let period { inputs["period"] = .string(period) }
-        let result = try await ProcessRunner(store: store.path).run("signal-evaluate", inputs)
+        if sumo {
+            inputs["sumo_seconds"] = .number(Double(sumoSeconds))
+            inputs["seed"] = .number(Double(seed))
+        }
+        let bar = sumo ? ProgressBar("SUMO replay of \(intersection)") : nil
+        let result = try await ProcessRunner(store: store.path).run("signal-evaluate", inputs, progress: bar?.progress ?? .ignored)
+        bar?.finish(.stage("done", fraction: 1))
         if json { return try printJSONDocument(result) }
         let p = result["period"]
         printTiming(result["evaluation"] ?? .null, title: "\(result["plan_id"]?.stringValue ?? "") under \(p?["start"]?.stringValue ?? "")-\(p?["end"]?.stringValue ?? "") flows (design hour from \(p?["design_hour_start"]?.stringValue ?? "-"), \(result["counts"]?.stringValue ?? ""))")
+        guard let s = result["sumo"] else { return }
+        func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
+        print("SUMO \(s["version"]?.stringValue ?? "") (seed \(n(s["seed"], "%.0f")), \(n(s["measured_s"], "%.0f")) s measured from \(s["measured_from"]?.stringValue ?? "-") after a \(n(s["warm_up_s"], "%.0f")) s warm-up, \(n(s["vehicles_measured"], "%.0f")) of \(n(s["vehicles_departed"], "%.0f")) vehicles measured): baseline-corrected delay")
+        for (id, a) in (s["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            print("  \(id): x = \(n(a["x"], "%.2f")), predicted \(n(a["predicted_delay_s"])) s/veh (Webster \(n(a["webster_delay_s"]))), SUMO \(n(a["sumo_delay_s"])) s/veh over \(n(a["vehicles"], "%.0f")) vehicles, difference \(n(a["difference_s"], "%+.1f")) s")
+        }
+        if let g = s["agreement"], (g["lane_groups"]?.doubleValue ?? 0) > 0 {
+            print("  lane groups with x ≤ \(n(g["x_at_most"])): mean |difference| \(n(g["mean_abs_difference_s"], "%.2f")) s, max \(n(g["max_abs_difference_s"], "%.2f")) s")
+        }
     }
 }
 

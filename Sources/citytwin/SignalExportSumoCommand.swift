@@ -73,10 +73,7 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
             throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
         }
         let net = directory.appendingPathComponent("network.net.xml")
-        try Self.netconvert(netconvert, ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
-                                         "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
-                                         "--connection-files", directory.appendingPathComponent("connections.con.xml").path,
-                                         "--no-turnarounds", "true", "--tls.discard-simple", "false", "-o", net.path])
+        try Self.netconvert(netconvert, SumoExport.netconvertArguments(in: directory))
         let links = try SumoExport.controlledLinks(inNetwork: try Data(contentsOf: net))
         try write(try export.programs(netLinks: links), "programs.add.xml")
         try write("""
@@ -97,7 +94,6 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
         print("SUMO scenario of \(signals.count) signal\(signals.count == 1 ? "" : "s") (\(signals.prefix(8).joined(separator: ", "))\(signals.count > 8 ? ", …" : "")) for \(period) in \(out): sumo -c \(out)/scenario.sumocfg")
     }
 
-    /// A SUMO tool on PATH, else in `$SUMO_HOME/bin`, else in the project's virtual environment.
     /// Runs SUMO's netconvert with `arguments`; its error output is the failure's message.
     static func netconvert(_ netconvert: URL, _ arguments: [String]) throws {
         let process = Process()
@@ -112,11 +108,7 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
         guard process.terminationStatus == 0 else { throw CommandFailure("netconvert failed: \(message)") }
     }
 
-    static func tool(_ name: String) -> URL? {
-        let environment = ProcessInfo.processInfo.environment
-        let paths = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
-            + (environment["SUMO_HOME"].map { ["\($0)/bin"] } ?? []) + [".venv/bin"]
-        return paths.map { URL(fileURLWithPath: $0).appendingPathComponent(name) }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    /// A SUMO tool on PATH, else in `$SUMO_HOME/bin`, else in the project's virtual environment
+    /// (`SumoTools.find`, as `signal-evaluate` finds SUMO).
+    static func tool(_ name: String) -> URL? { SumoTools.find(name) }
 }

@@ -266,6 +266,16 @@ public struct SumoExport: Sendable {
         return (nodes, edges, connections)
     }
 
+    /// `netconvert`'s arguments for the plain XML files in `directory` (`nodes.nod.xml`,
+    /// `edges.edg.xml`, `connections.con.xml`), writing `network.net.xml` there; every signal
+    /// keeps its traffic light even where it looks simple.
+    public static func netconvertArguments(in directory: URL) -> [String] {
+        ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
+         "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
+         "--connection-files", directory.appendingPathComponent("connections.con.xml").path,
+         "--no-turnarounds", "true", "--tls.discard-simple", "false", "-o", directory.appendingPathComponent("network.net.xml").path]
+    }
+
     /// The signals' programs as SUMO additionals: one static `tlLogic` per stored plan (its
     /// stages' green, amber and all-red; its offset) and a `WAUT` switching them at their
     /// periods' starts. `netLinks` are the network's controlled connections as `netconvert`
@@ -342,13 +352,23 @@ public struct SumoExport: Sendable {
         return out
     }
 
-    /// Routes from the counts: one `flow` per interval, lane group and movement, with Poisson
-    /// arrivals at the counted rate. On a corridor, through traffic of the first and last
-    /// signals' corridor approaches drives the whole corridor; traffic from a side street that
-    /// turns onto it drives on to the corridor's end.
-    public func routes() -> String {
-        var out = "<routes>\n    <vType id=\"car\" accel=\"2.6\" decel=\"4.5\" sigma=\"0.5\" length=\"5\" minGap=\"2.5\" maxSpeed=\"\(Self.format(speed))\"/>\n"
-        struct Flow { var id: String; var begin: Int; var end: Int; var from: String; var to: String; var perHour: Double }
+    /// One counted stream: an interval's vehicles of a lane group and movement, from edge to edge.
+    public struct Flow: Sendable, Hashable {
+        public var id: String
+        /// The signal and the lane group (its `approach` the compass arm) it was counted on.
+        public var signal: String
+        public var laneGroup: String
+        public var approach: String
+        /// Simulation seconds (time of day).
+        public var begin: Int
+        public var end: Int
+        public var from: String
+        public var to: String
+        public var perHour: Double
+    }
+
+    /// The counted streams of the simulated period, in departure order.
+    public func flows() -> [Flow] {
         var flows: [Flow] = []
         for (k, s) in signals.enumerated() {
             let here = Set(arms(k))
@@ -366,17 +386,114 @@ public struct SumoExport: Sendable {
                             let f = i.volumes[group.id] ?? MovementFlows()
                             let n = movement == "through" ? f.through : movement == "left" ? f.left : f.right
                             guard n > 0, i.minutes > 0 else { continue }
-                            flows.append(Flow(id: "\(group.id)_\(movement)_\(s.intersection.id)_\(i.start)", begin: i.start * 60,
-                                              end: (i.start + i.minutes) * 60, from: from, to: to, perHour: n * 60 / Double(i.minutes)))
+                            flows.append(Flow(id: "\(group.id)_\(movement)_\(s.intersection.id)_\(i.start)", signal: s.intersection.id,
+                                              laneGroup: group.id, approach: d, begin: i.start * 60, end: (i.start + i.minutes) * 60,
+                                              from: from, to: to, perHour: n * 60 / Double(i.minutes)))
                         }
                     }
                 }
             }
         }
-        for f in flows.sorted(by: { ($0.begin, $0.id) < ($1.begin, $1.id) }) {
+        return flows.sorted { ($0.begin, $0.id) < ($1.begin, $1.id) }
+    }
+
+    var vehicleType: String {
+        "    <vType id=\"car\" accel=\"2.6\" decel=\"4.5\" sigma=\"0.5\" length=\"5\" minGap=\"2.5\" maxSpeed=\"\(Self.format(speed))\"/>\n"
+    }
+
+    /// Routes from the counts: one `flow` per interval, lane group and movement, with Poisson
+    /// arrivals at the counted rate. On a corridor, through traffic of the first and last
+    /// signals' corridor approaches drives the whole corridor; traffic from a side street that
+    /// turns onto it drives on to the corridor's end.
+    public func routes() -> String {
+        var out = "<routes>\n" + vehicleType
+        for f in flows() {
             out += "    <flow id=\"\(Self.escape(f.id))\" type=\"car\" begin=\"\(f.begin)\" end=\"\(f.end)\" period=\"exp(\(Self.format(f.perHour / 3600, digits: 6)))\" from=\"\(Self.escape(f.from))\" to=\"\(Self.escape(f.to))\" departLane=\"best\" departSpeed=\"max\"/>\n"
         }
         return out + "</routes>\n"
+    }
+
+    /// One vehicle of `vehicles(seed:)`: its id (`flow id.n`), the flow it belongs to and its departure (s).
+    public struct Vehicle: Sendable, Hashable {
+        public var id: String
+        public var flow: Flow
+        public var depart: Double
+    }
+
+    /// The flows' Poisson arrivals drawn here rather than by SUMO, so that a run with only some
+    /// of the vehicles (a baseline without the crossing traffic) has exactly the same ones:
+    /// every flow draws from its own generator, seeded from `seed` and the flow's id.
+    public func vehicles(seed: UInt64) -> [Vehicle] {
+        var out: [Vehicle] = []
+        for f in flows() where f.perHour > 0 {
+            var random = SeededGenerator(seed: seed ^ Self.hash(f.id))
+            let rate = f.perHour / 3600
+            var t = Double(f.begin)
+            var n = 0
+            while true {
+                // Exponential gap; 1 - u keeps the logarithm finite.
+                t += -log(1 - Double.random(in: 0..<1, using: &random)) / rate
+                guard t < Double(f.end) else { break }
+                out.append(Vehicle(id: "\(f.id).\(n)", flow: f, depart: (t * 100).rounded() / 100))
+                n += 1
+            }
+        }
+        return out.sorted { ($0.depart, $0.id) < ($1.depart, $1.id) }
+    }
+
+    /// `vehicles` as a SUMO route file of explicit vehicles (what `routes()` writes as flows).
+    public func routes(_ vehicles: [Vehicle]) -> String {
+        var out = "<routes>\n" + vehicleType
+        for v in vehicles {
+            out += "    <trip id=\"\(Self.escape(v.id))\" type=\"car\" depart=\"\(Self.format(v.depart))\" from=\"\(Self.escape(v.flow.from))\" to=\"\(Self.escape(v.flow.to))\" departLane=\"best\" departSpeed=\"max\"/>\n"
+        }
+        return out + "</routes>\n"
+    }
+
+    /// FNV-1a of a string: a seed that does not change between runs (Swift's `Hasher` does).
+    static func hash(_ text: String) -> UInt64 {
+        var h: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        return h
+    }
+
+    /// SplitMix64: a small reproducible generator.
+    struct SeededGenerator: RandomNumberGenerator {
+        var state: UInt64
+        init(seed: UInt64) { state = seed }
+        mutating func next() -> UInt64 {
+            state &+= 0x9e37_79b9_7f4a_7c15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
+            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
+            return z ^ (z >> 31)
+        }
+    }
+
+    /// The baseline programme of the measured SUMO method (reference §8): every signal's
+    /// connections from the approaches in `axis` permanently green (a left turn facing an
+    /// opposing through in the axis yields to it), every other one red.
+    public func axisGreenProgram(netLinks: [NetworkLink], axis: Set<String>, programID: String = "baseline") throws -> String {
+        let ours = Dictionary(links().map { (Self.key($0.from, $0.fromLane, $0.to), $0) }, uniquingKeysWith: { a, _ in a })
+        var out = "<additional>\n"
+        for s in signals {
+            let id = s.intersection.id
+            let controlled = netLinks.filter { $0.signal == id }
+            guard let size = controlled.map(\.linkIndex).max().map({ $0 + 1 }) else {
+                throw SignalTimingError(field: "\(id)", "the network has no connection controlled by the signal")
+            }
+            let groupsOf = Dictionary(s.intersection.laneGroups.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            let throughFrom = Set(s.intersection.laneGroups.filter { axis.contains($0.approach) && $0.movements.contains("through") }.map(\.approach))
+            var state = Array(repeating: Character("r"), count: size)
+            for c in controlled {
+                guard let link = ours[Self.key(c.from, c.fromLane, c.to)], let approach = groupsOf[link.laneGroup]?.approach,
+                      axis.contains(approach) else { continue }
+                state[c.linkIndex] = link.movement == "left" && throughFrom.contains(Self.opposite[approach] ?? "") ? "g" : "G"
+            }
+            out += "    <tlLogic id=\"\(Self.escape(id))\" type=\"static\" programID=\"\(Self.escape(programID))\" offset=\"0\">\n"
+            out += "        <phase duration=\"100000\" state=\"\(String(state))\"/>\n    </tlLogic>\n"
+        }
+        return out + "</additional>\n"
     }
 
     /// The from and to edges of traffic counted at signal `k` moving from approach `d` to exit

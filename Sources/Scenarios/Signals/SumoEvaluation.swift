@@ -1,0 +1,121 @@
+import Foundation
+#if canImport(FoundationXML)
+import FoundationXML
+#endif
+import GeoCore
+import SignalSim
+
+/// A signal plan replayed in SUMO by the measured method of the signals reference (§8): the
+/// exported intersection (`SumoExport`, explicit Poisson vehicles) runs once under the plan and
+/// once per axis (N–S, E–W) with that axis permanently green and the crossing axis empty, the
+/// same vehicles; a vehicle's delay is its `timeLoss` under the plan minus its `timeLoss` in the
+/// baseline, so acceleration and dawdling losses that the signal does not cause cancel out.
+/// Vehicles departing during the warm-up (and the cool-down after the measured window) are
+/// simulated but not measured.
+public struct SumoEvaluation: Sendable {
+    /// Per lane group: mean baseline-corrected delay (s/veh) and vehicles measured.
+    public struct GroupDelay: Sendable, Hashable {
+        public var delay: Double
+        public var vehicles: Int
+    }
+
+    public var version: String
+    /// Delay by lane group id.
+    public var groups: [String: GroupDelay]
+    /// Vehicles that departed in the measured window, and of them those that finished both runs.
+    public var departed: Int
+    public var measured: Int
+
+    /// The axes of the baseline runs: compass approaches that may be green together.
+    static let axes: [Set<String>] = [["N", "S"], ["E", "W"]]
+
+    /// Runs the evaluation of `export` (one signal, its plan, its routes) with SUMO's `tools`,
+    /// measuring vehicles that depart in `window` (simulation seconds).
+    /// - Parameter progress: reports from 0 to 1 of the whole (netconvert, the plan's run, the
+    ///   baselines); a throwing report (a dismissed job) kills the running SUMO and rethrows.
+    /// - Throws: `SumoTools.Failure` when netconvert or SUMO fails; `SignalTimingError` when the
+    ///   built network does not match the export.
+    public static func run(_ export: SumoExport, tools: (sumo: URL, netconvert: URL), seed: UInt64,
+                           window: Range<Double>, progress: @escaping @Sendable (WorkProgress) async throws -> Void) async throws -> SumoEvaluation {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-sumo-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        func write(_ text: String, _ name: String) throws -> String {
+            let url = directory.appendingPathComponent(name)
+            try text.write(to: url, atomically: true, encoding: .utf8)
+            return url.path
+        }
+        let version = try await SumoTools.version(tools.sumo)
+        try await progress(.stage("netconvert", fraction: 0.02))
+        let plain = try export.plainNetwork()
+        _ = try write(plain.nodes, "nodes.nod.xml")
+        _ = try write(plain.edges, "edges.edg.xml")
+        _ = try write(plain.connections, "connections.con.xml")
+        _ = try await SumoTools.run(tools.netconvert, SumoExport.netconvertArguments(in: directory))
+        let net = directory.appendingPathComponent("network.net.xml")
+        let links = try SumoExport.controlledLinks(inNetwork: try Data(contentsOf: net))
+
+        let vehicles = export.vehicles(seed: seed)
+        let begin = Double(export.period.start * 60), end = Double(export.period.end * 60)
+        let axes = axes.filter { axis in vehicles.contains { axis.contains($0.flow.approach) } }
+        // Shares of the whole: the plan's run counts as much as all baselines together.
+        let runs = [(tag: "plan", axis: Set<String>?.none, share: 0.05...0.55)]
+            + axes.enumerated().map { i, axis in
+                let width = 0.4 / Double(axes.count)
+                return (tag: "baseline-" + axis.sorted().joined(), axis: Optional(axis), share: (0.55 + width * Double(i))...(0.55 + width * Double(i + 1)))
+            }
+        var timeLoss: [String: [String: Double]] = [:]
+        for run in runs {
+            let chosen = run.axis.map { axis in vehicles.filter { axis.contains($0.flow.approach) } } ?? vehicles
+            let routes = try write(export.routes(chosen), "\(run.tag).rou.xml")
+            let program = try write(run.axis.map { try export.axisGreenProgram(netLinks: links, axis: $0) } ?? export.programs(netLinks: links),
+                                    "\(run.tag).add.xml")
+            let trips = directory.appendingPathComponent("\(run.tag).trips.xml")
+            let stage = run.tag
+            let share = run.share
+            _ = try await SumoTools.run(tools.sumo, [
+                "-n", net.path, "-r", routes, "-a", program, "--seed", "\(seed % 2_147_483_647)",
+                "--begin", "\(Int(begin))", "--tripinfo-output", trips.path, "--time-to-teleport", "-1",
+                "--step-log.period", "60", "--no-warnings", "true", "--duration-log.disable", "true",
+            ]) { step in
+                let done = max(0, (step ?? begin) - begin)
+                try await progress(WorkProgress(stage: "sumo \(stage)", completed: min(done, end - begin), total: end - begin, unit: "s").within(share))
+            }
+            timeLoss[run.tag] = try Self.timeLoss(Data(contentsOf: trips))
+        }
+
+        let plan = timeLoss["plan"] ?? [:]
+        var baseline: [String: Double] = [:]
+        for run in runs where run.axis != nil { baseline.merge(timeLoss[run.tag] ?? [:]) { a, _ in a } }
+        var sums: [String: (total: Double, n: Int)] = [:]
+        var departed = 0
+        for v in vehicles where window.contains(v.depart) {
+            departed += 1
+            guard let signalled = plan[v.id], let free = baseline[v.id] else { continue }
+            sums[v.flow.laneGroup, default: (0, 0)].total += signalled - free
+            sums[v.flow.laneGroup, default: (0, 0)].n += 1
+        }
+        try await progress(.stage("sumo done", fraction: 1))
+        return SumoEvaluation(version: version, groups: sums.mapValues { GroupDelay(delay: $0.total / Double($0.n), vehicles: $0.n) },
+                              departed: departed, measured: sums.values.reduce(0) { $0 + $1.n })
+    }
+
+    /// `timeLoss` (s) by vehicle id of a SUMO `tripinfo` output.
+    static func timeLoss(_ data: Data) throws -> [String: Double] {
+        final class Reader: NSObject, XMLParserDelegate {
+            var loss: [String: Double] = [:]
+            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                        attributes a: [String: String] = [:]) {
+                guard name == "tripinfo", let id = a["id"], let l = a["timeLoss"].flatMap(Double.init) else { return }
+                loss[id] = l
+            }
+        }
+        let parser = XMLParser(data: data)
+        let reader = Reader()
+        parser.delegate = reader
+        guard parser.parse() else {
+            throw SignalTimingError(field: "tripinfo", "SUMO's trip output cannot be read: \(parser.parserError.map { "\($0)" } ?? "malformed XML")")
+        }
+        return reader.loss
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import GeoCore
+
+/// SUMO's programs (`sumo`, `netconvert`) where they are installed, and the one way CityTwin
+/// runs them: as a child process whose error output becomes the failure's message, whose
+/// progress is reported while it runs, and which is killed when the work is cancelled.
+public enum SumoTools {
+    /// A SUMO program on PATH, else in `$SUMO_HOME/bin`, else in the project's virtual
+    /// environment (`.venv/bin`, PyPI `eclipse-sumo`). The entry-point scripts pip writes for
+    /// eclipse-sumo only start the real program as their own child (which would outlive a killed
+    /// script), so a script found is resolved to the program in the package's `bin`.
+    public static func find(_ name: String) -> URL? {
+        let environment = ProcessInfo.processInfo.environment
+        let paths = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            + (environment["SUMO_HOME"].map { ["\($0)/bin"] } ?? []) + [".venv/bin"]
+        guard let found = paths.map({ URL(fileURLWithPath: $0).appendingPathComponent(name) })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else { return nil }
+        return program(behind: found, name) ?? found
+    }
+
+    /// `sumo` and `netconvert`, when both are installed.
+    public static func installed() -> (sumo: URL, netconvert: URL)? {
+        guard let sumo = find("sumo"), let netconvert = find("netconvert") else { return nil }
+        return (sumo, netconvert)
+    }
+
+    /// The program an eclipse-sumo entry-point script (`from sumo import …`) starts: `bin/NAME`
+    /// of the `sumo` package in the script's environment (`../lib/python3.*/site-packages`).
+    static func program(behind script: URL, _ name: String) -> URL? {
+        guard let handle = try? FileHandle(forReadingFrom: script) else { return nil }
+        defer { try? handle.close() }
+        let head = String(decoding: handle.readData(ofLength: 512), as: UTF8.self)
+        guard head.hasPrefix("#!"), head.contains("from sumo import") else { return nil }
+        let lib = script.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("lib")
+        let pythons = (try? FileManager.default.contentsOfDirectory(atPath: lib.path))?.filter { $0.hasPrefix("python") }.sorted() ?? []
+        return pythons.map { lib.appendingPathComponent($0).appendingPathComponent("site-packages/sumo/bin/\(name)") }
+            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// SUMO's version as `sumo --version` prints it, e.g. `1.28.0`.
+    public static func version(_ sumo: URL) async throws -> String {
+        let output = try await run(sumo, ["--version"])
+        let first = output.split(separator: "\n").first.map(String.init) ?? ""
+        // "Eclipse SUMO sumo Version 1.28.0" (or "…Version v1_28_0+0000-…" for a source build).
+        guard let range = first.range(of: "Version ") else { return first.trimmingCharacters(in: .whitespaces) }
+        return String(first[range.upperBound...]).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// A SUMO program that failed: which one, its exit status and what it wrote to standard error.
+    public struct Failure: Error, CustomStringConvertible {
+        public var program: String
+        public var status: Int32
+        public var message: String
+        public var description: String {
+            "\(program) failed (exit status \(status)): \(message.isEmpty ? "no message" : message)"
+        }
+    }
+
+    /// Runs `program` with `arguments` and answers its standard output. While it runs, `progress`
+    /// is called about every quarter second with the latest simulated second SUMO's step log
+    /// shows (`Step #…`; nil before the first); a throwing `progress` or a cancelled task kills
+    /// the program (SIGTERM, then SIGKILL) and rethrows.
+    /// - Throws: `Failure` when it exits unsuccessfully.
+    public static func run(_ program: URL, _ arguments: [String], in directory: URL? = nil,
+                           progress: (@Sendable (Double?) async throws -> Void)? = nil) async throws -> String {
+        let process = Process()
+        process.executableURL = program
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        var environment = ProcessInfo.processInfo.environment
+        if environment["SUMO_HOME"] == nil {
+            environment["SUMO_HOME"] = program.deletingLastPathComponent().deletingLastPathComponent().path
+        }
+        process.environment = environment
+        let output = Captured(), errors = Captured()
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        process.standardInput = FileHandle.nullDevice
+        outPipe.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
+        errPipe.fileHandleForReading.readabilityHandler = { errors.append($0.availableData) }
+        try process.run()
+        do {
+            while process.isRunning {
+                try await Task.sleep(nanoseconds: 250_000_000)
+                try await progress?(output.lastStep())
+            }
+        } catch {
+            stop(process)
+            outPipe.fileHandleForReading.readabilityHandler = nil
+            errPipe.fileHandleForReading.readabilityHandler = nil
+            throw error
+        }
+        process.waitUntilExit()
+        outPipe.fileHandleForReading.readabilityHandler = nil
+        errPipe.fileHandleForReading.readabilityHandler = nil
+        output.append(outPipe.fileHandleForReading.readDataToEndOfFile())
+        errors.append(errPipe.fileHandleForReading.readDataToEndOfFile())
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
+            let message = errors.text.split(separator: "\n").filter { !$0.hasPrefix("Warning") }.suffix(5).joined(separator: " ")
+            throw Failure(program: program.lastPathComponent, status: process.terminationStatus, message: message)
+        }
+        return output.text
+    }
+
+    /// Ends a running program: SIGTERM, and SIGKILL if it has not gone within a second.
+    static func stop(_ process: Process) {
+        guard process.isRunning else { return }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(1)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// Output collected from a pipe while the program runs.
+    final class Captured: @unchecked Sendable {
+        private let lock = NSLock()
+        private var data = Data()
+
+        func append(_ more: Data) {
+            guard !more.isEmpty else { return }
+            lock.lock(); defer { lock.unlock() }
+            data.append(more)
+        }
+
+        var text: String {
+            lock.lock(); defer { lock.unlock() }
+            return String(decoding: data, as: UTF8.self)
+        }
+
+        /// The simulated second of SUMO's latest `Step #123.00` line.
+        func lastStep() -> Double? {
+            lock.lock()
+            let tail = data.suffix(400)
+            lock.unlock()
+            let text = String(decoding: tail, as: UTF8.self)
+            guard let range = text.range(of: "Step #", options: .backwards) else { return nil }
+            let digits = text[range.upperBound...].prefix { $0.isNumber || $0 == "." }
+            return Double(digits)
+        }
+    }
+}
