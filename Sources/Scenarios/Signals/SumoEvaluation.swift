@@ -7,9 +7,10 @@ import SignalSim
 
 /// A signal plan replayed in SUMO by the measured method of the signals reference (§8): the
 /// exported intersection (`SumoExport`, explicit Poisson vehicles) runs once under the plan and
-/// once per axis (N–S, E–W) with that axis permanently green and the crossing axis empty, the
-/// same vehicles; a vehicle's delay is its `timeLoss` under the plan minus its `timeLoss` in the
-/// baseline, so acceleration and dawdling losses that the signal does not cause cancel out.
+/// once per approach with that approach permanently green and every other approach empty (the
+/// crossing axis, and the opposing traffic a protected left turn never meets), the same
+/// vehicles; a vehicle's delay is its `timeLoss` under the plan minus its `timeLoss` in the
+/// baseline, so acceleration, turning and dawdling losses that the signal does not cause cancel out.
 /// Vehicles departing during the warm-up (and the cool-down after the measured window) are
 /// simulated but not measured.
 public struct SumoEvaluation: Sendable {
@@ -25,9 +26,6 @@ public struct SumoEvaluation: Sendable {
     /// Vehicles that departed in the measured window, and of them those that finished both runs.
     public var departed: Int
     public var measured: Int
-
-    /// The axes of the baseline runs: compass approaches that may be green together.
-    static let axes: [Set<String>] = [["N", "S"], ["E", "W"]]
 
     /// Runs the evaluation of `export` (one signal, its plan, its routes) with SUMO's `tools`,
     /// measuring vehicles that depart in `window` (simulation seconds).
@@ -57,7 +55,7 @@ public struct SumoEvaluation: Sendable {
 
         let vehicles = export.vehicles(seed: seed)
         let begin = Double(export.period.start * 60), end = Double(export.period.end * 60)
-        let axes = axes.filter { axis in vehicles.contains { axis.contains($0.flow.approach) } }
+        let axes = Set(vehicles.map(\.flow.approach)).sorted().map { Set([$0]) }
         // Shares of the whole: the plan's run counts as much as all baselines together.
         let runs = [(tag: "plan", axis: Set<String>?.none, share: 0.05...0.55)]
             + axes.enumerated().map { i, axis in
@@ -76,9 +74,9 @@ public struct SumoEvaluation: Sendable {
             _ = try await SumoTools.run(tools.sumo, [
                 "-n", net.path, "-r", routes, "-a", program, "--seed", "\(seed % 2_147_483_647)",
                 "--begin", "\(Int(begin))", "--tripinfo-output", trips.path, "--time-to-teleport", "-1",
-                "--step-log.period", "60", "--no-warnings", "true", "--duration-log.disable", "true",
-            ]) { step in
-                let done = max(0, (step ?? begin) - begin)
+                "--no-step-log", "true", "--no-warnings", "true", "--duration-log.disable", "true",
+            ]) {
+                let done = max(0, (SumoTools.latestArrival(in: trips) ?? begin) - begin)
                 try await progress(WorkProgress(stage: "sumo \(stage)", completed: min(done, end - begin), total: end - begin, unit: "s").within(share))
             }
             timeLoss[run.tag] = try Self.timeLoss(Data(contentsOf: trips))

@@ -40,10 +40,9 @@ public enum SumoTools {
     /// SUMO's version as `sumo --version` prints it, e.g. `1.28.0`.
     public static func version(_ sumo: URL) async throws -> String {
         let output = try await run(sumo, ["--version"])
+        // "Eclipse SUMO sumo 1.28.0" (older releases: "Eclipse SUMO sumo Version 1.15.0").
         let first = output.split(separator: "\n").first.map(String.init) ?? ""
-        // "Eclipse SUMO sumo Version 1.28.0" (or "…Version v1_28_0+0000-…" for a source build).
-        guard let range = first.range(of: "Version ") else { return first.trimmingCharacters(in: .whitespaces) }
-        return String(first[range.upperBound...]).trimmingCharacters(in: .whitespaces)
+        return first.split(separator: " ").last.map(String.init) ?? first
     }
 
     /// A SUMO program that failed: which one, its exit status and what it wrote to standard error.
@@ -57,12 +56,11 @@ public enum SumoTools {
     }
 
     /// Runs `program` with `arguments` and answers its standard output. While it runs, `progress`
-    /// is called about every quarter second with the latest simulated second SUMO's step log
-    /// shows (`Step #…`; nil before the first); a throwing `progress` or a cancelled task kills
-    /// the program (SIGTERM, then SIGKILL) and rethrows.
+    /// is called about every quarter second; a throwing `progress` or a cancelled task kills the
+    /// program (SIGTERM, then SIGKILL) and rethrows.
     /// - Throws: `Failure` when it exits unsuccessfully.
     public static func run(_ program: URL, _ arguments: [String], in directory: URL? = nil,
-                           progress: (@Sendable (Double?) async throws -> Void)? = nil) async throws -> String {
+                           progress: (@Sendable () async throws -> Void)? = nil) async throws -> String {
         let process = Process()
         process.executableURL = program
         process.arguments = arguments
@@ -83,7 +81,7 @@ public enum SumoTools {
         do {
             while process.isRunning {
                 try await Task.sleep(nanoseconds: 250_000_000)
-                try await progress?(output.lastStep())
+                try await progress?()
             }
         } catch {
             stop(process)
@@ -128,16 +126,18 @@ public enum SumoTools {
             lock.lock(); defer { lock.unlock() }
             return String(decoding: data, as: UTF8.self)
         }
+    }
 
-        /// The simulated second of SUMO's latest `Step #123.00` line.
-        func lastStep() -> Double? {
-            lock.lock()
-            let tail = data.suffix(400)
-            lock.unlock()
-            let text = String(decoding: tail, as: UTF8.self)
-            guard let range = text.range(of: "Step #", options: .backwards) else { return nil }
-            let digits = text[range.upperBound...].prefix { $0.isNumber || $0 == "." }
-            return Double(digits)
-        }
+    /// The latest `arrival` time (simulation s) in the last few kilobytes SUMO has written of a
+    /// `tripinfo` output, nil before the first: how far a running simulation has got (SUMO's
+    /// step log reaches a pipe only when it ends, its file outputs are flushed as they fill).
+    public static func latestArrival(in tripinfo: URL) -> Double? {
+        guard let handle = try? FileHandle(forReadingFrom: tripinfo) else { return nil }
+        defer { try? handle.close() }
+        guard let size = try? handle.seekToEnd() else { return nil }
+        try? handle.seek(toOffset: size > 4096 ? size - 4096 : 0)
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        guard let range = text.range(of: "arrival=\"", options: .backwards) else { return nil }
+        return Double(text[range.upperBound...].prefix { $0.isNumber || $0 == "." })
     }
 }

@@ -204,7 +204,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             "warm_up_s": .number(Double(warm * 60)), "measured_s": .number(Double(measured * 60)),
             "measured_from": .string(TimeOfDayPeriod.clock(start + warm)),
             "vehicles_departed": .number(Double(result.departed)), "vehicles_measured": .number(Double(result.measured)),
-            "method": "baseline-corrected timeLoss (signals reference §8): each vehicle's SUMO timeLoss under the plan minus its timeLoss with its axis permanently green and the crossing axis empty",
+            "method": "baseline-corrected timeLoss (signals reference §8): each vehicle's SUMO timeLoss under the plan minus its timeLoss in a run of its approach alone, permanently green (crossing and opposing traffic empty), the same vehicles",
             "approaches": .object(approaches),
             "agreement": ["x_at_most": .number(Self.agreementSaturation), "lane_groups": .number(Double(agreeing.count)),
                           "mean_abs_difference_s": n(agreeing.isEmpty ? nil : agreeing.reduce(0, +) / Double(agreeing.count)),
