@@ -166,7 +166,7 @@ struct CommandProcessTests {
         #expect(corridor == (try await Self.process("green-wave", ["corridor": "SC-001"], store: store, member: "plan")))
         let evaluation = try await Self.command(["signal", "evaluate", "--intersection", "SI-006", "--period", "17:00-18:00", "--json"], store: path)
         #expect(evaluation["plan_id"] == "SP-SI-006-ALL")
-        #expect(evaluation == (try await Self.process("signal-evaluate", ["intersection": "SI-006", "period": "17:00-18:00"], store: store)))
+        #expect(evaluation == (try await Self.process("signal-evaluate", ["intersection": "SI-006", "period": "17:00-18:00", "simulate": "none"], store: store)))
     }
 
     @Test("geocode FILE.csv = geocoding with csv (forward and reverse), broken and unmatched rows answered with their reason")

@@ -141,7 +141,7 @@ struct SignalStoreTests {
         #expect(stored.properties["cycle_s"]?.doubleValue == answered["cycle_s"]?.doubleValue)
         #expect(stored.properties["approved_by"] == .null && stored.properties["period_start"] == "07:00")
         // Evaluating the written plan for its own period gives the timing's own performance.
-        let evaluated = try await Self.run("signal-evaluate", ["intersection": "SI-002", "plan": "SP-SI-002-0700", "period": "07:00-09:00"])
+        let evaluated = try await Self.run("signal-evaluate", ["intersection": "SI-002", "plan": "SP-SI-002-0700", "period": "07:00-09:00", "simulate": "none"])
         for (id, a) in answered["approaches"]?.objectValue ?? [:] {
             let d = try #require(evaluated["evaluation"]?["approaches"]?[id]?["delay_s"]?.doubleValue)
             #expect(abs(d - (a["delay_s"]?.doubleValue ?? -1)) < 1e-6, "\(id)")
@@ -233,5 +233,55 @@ struct SignalStoreTests {
         #expect(await named(["intersections": ["SI-004"], "method": "webster-retiming", "at": "00:00"]) == "at")
         #expect(await named(["intersections": ["SI-004"], "at": "08:00"]) == "at")
         #expect(await named(["intersections": ["SI-004"], "method": "webster-retiming", "period": "07:00-09:00"]) == "period")
+    }
+
+    @Test("signal-evaluate's SUMO check: simulate is auto, sumo or none; without SUMO, auto marks it not installed beside the unchanged analytic answer and sumo is refused naming the input")
+    func evaluateWithoutSumo() async throws {
+        let store = try await Self.store.value
+        let registry = ProcessRegistry([SignalEvaluateProcess(sumoTools: { nil })])
+        let process = try #require(registry["signal-evaluate"])
+        func run(_ inputs: [String: JSONValue]) async throws -> JSONValue {
+            try await registry.validate(inputs, for: process, store: store, caller: Self.police)
+            return try await registry.execute(process, inputs, store: store, caller: Self.police)
+        }
+        func named(_ inputs: [String: JSONValue]) async -> String? {
+            do { _ = try await run(inputs); return nil } catch let e as ProcessInputError { return e.input } catch { return "\(error)" }
+        }
+        let base: [String: JSONValue] = ["intersection": "SI-006", "period": "17:00-18:00"]
+        #expect(await named(base.merging(["simulate": "sumo"]) { $1 }) == "simulate")
+        #expect(await named(base.merging(["simulate": "maybe"]) { $1 }) == "simulate")
+        #expect(await named(base.merging(["simulate": "none", "sumo_seconds": 10]) { $1 }) == "sumo_seconds")
+        #expect(await named(base.merging(["simulate": "none", "sumo_seconds": 600.5]) { $1 }) == "sumo_seconds")
+        #expect(await named(base.merging(["simulate": "none", "seed": -1]) { $1 }) == "seed")
+        let analytic = try await run(base.merging(["simulate": "none"]) { $1 })
+        #expect(analytic["sumo"] == nil)
+        let auto = try await run(base)
+        let marker = try #require(auto["sumo"])
+        #expect(marker["status"] == "not installed" && marker["simulate"] == "auto")
+        #expect(marker["message"]?.stringValue?.contains("netconvert") == true)
+        // Outputs are additive: everything else is the analytic answer as it was.
+        var rest = auto.objectValue ?? [:]
+        rest["sumo"] = nil
+        #expect(JSONValue.object(rest) == analytic)
+    }
+
+    @Test("SumoExport's explicit vehicles: the same seed draws the same vehicles, each flow on its own generator, at the counted rates")
+    func sumoVehicles() async throws {
+        let store = try await Self.store.value
+        let export = try await SumoExport.load(from: store, intersection: "SI-006", corridor: nil, period: (420, 480), by: .admin)
+        let flows = export.flows()
+        #expect(!flows.isEmpty)
+        let a = export.vehicles(seed: 7), b = export.vehicles(seed: 7), c = export.vehicles(seed: 8)
+        #expect(a == b && a != c)
+        #expect(zip(a, a.dropFirst()).allSatisfy { $0.depart <= $1.depart })
+        #expect(a.allSatisfy { $0.depart >= 420 * 60 && $0.depart < 480 * 60 })
+        let expected = flows.reduce(0) { $0 + $1.perHour * Double($1.end - $1.begin) / 3600 }
+        #expect(abs(Double(a.count) - expected) < 4 * expected.squareRoot(), "Poisson count \(a.count) for a mean of \(expected)")
+        // A flow's vehicles do not depend on which other flows are drawn: a baseline keeps them.
+        let first = try #require(flows.first)
+        let alone = SumoExport(signals: export.signals, period: export.period).vehicles(seed: 7).filter { $0.flow.id == first.id }
+        #expect(alone == a.filter { $0.flow.id == first.id })
+        let routes = export.routes(Array(a.prefix(3)))
+        #expect(routes.components(separatedBy: "<trip ").count == 4 && routes.contains("departLane=\"best\""))
     }
 }

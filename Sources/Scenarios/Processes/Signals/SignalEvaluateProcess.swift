@@ -26,7 +26,13 @@ public struct SignalEvaluateProcess: OGCProcess {
     public let description = "Evaluates a stored signal plan against an intersection's counts for a period: degree of saturation, Webster and HCM 2000 control delay, queue, stops and level of service per lane group, with GB 50647 warnings; where SUMO is installed, also replays the plan in SUMO and reports its baseline-corrected delay per lane group beside the prediction."
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
-    public init() {}
+    /// Where SUMO is found (`SumoTools.installed`: PATH, `$SUMO_HOME/bin`, `.venv/bin`).
+    let sumoTools: @Sendable () -> (sumo: URL, netconvert: URL)?
+
+    /// - Parameter sumoTools: where SUMO is found; a test gives a machine without it.
+    public init(sumoTools: @escaping @Sendable () -> (sumo: URL, netconvert: URL)? = { SumoTools.installed() }) {
+        self.sumoTools = sumoTools
+    }
 
     public var inputs: [String: ProcessParameter] {
         SignalProcessInputs.settingsParameters.merging([
@@ -111,7 +117,7 @@ public struct SignalEvaluateProcess: OGCProcess {
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         let r = try request(inputs)
-        if r.simulate == .sumo, SumoTools.installed() == nil {
+        if r.simulate == .sumo, sumoTools() == nil {
             throw ProcessInputError("simulate", "is 'sumo' but SUMO is not installed here: \(Self.notInstalled) (or use simulate=auto or none)")
         }
         _ = try await SignalProcessInputs.intersection(r.intersection, "intersection", store: store, caller: caller)
@@ -144,7 +150,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             return (result, (intersection, (feature, stored.plan), period))
         }
         guard r.simulate != .none else { return analytic }
-        guard let tools = SumoTools.installed() else {
+        guard let tools = sumoTools() else {
             if r.simulate == .sumo { throw ProcessInputError("simulate", "is 'sumo' but SUMO is not installed here: \(Self.notInstalled)") }
             var out = analytic.objectValue ?? [:]
             out["sumo"] = ["status": "not installed", "simulate": .string(r.simulate.rawValue), "message": .string(Self.notInstalled)]
