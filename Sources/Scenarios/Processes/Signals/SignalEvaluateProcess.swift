@@ -203,16 +203,16 @@ public struct SignalEvaluateProcess: OGCProcess {
             let difference = measured.flatMap { m in predicted.map { m.delay - $0 } }
             if let difference, let x = a["x"]?.doubleValue, x <= Self.agreementSaturation { agreeing.append(abs(difference)) }
             approaches[id] = ["x": a["x"] ?? .null, "predicted_delay_s": n(predicted), "webster_delay_s": n(a["webster_delay_s"]?.doubleValue),
-                              "sumo_delay_s": n(measured?.delay), "difference_s": n(difference), "vehicles": .number(Double(measured?.vehicles ?? 0))]
+                              "sumo_delay_s": n(measured?.delay), "difference_s": n(difference), "vehicles": .integer(Int64(measured?.vehicles ?? 0))]
         }
         return [
-            "status": "simulated", "version": .string(result.version), "seed": .number(Double(r.seed)),
-            "warm_up_s": .number(Double(warm * 60)), "measured_s": .number(Double(measured * 60)),
+            "status": "simulated", "version": .string(result.version), "seed": .integer(Int64(r.seed)),
+            "warm_up_s": .integer(Int64(warm * 60)), "measured_s": .integer(Int64(measured * 60)),
             "measured_from": .string(TimeOfDayPeriod.clock(start + warm)),
-            "vehicles_departed": .number(Double(result.departed)), "vehicles_measured": .number(Double(result.measured)),
+            "vehicles_departed": .integer(Int64(result.departed)), "vehicles_measured": .integer(Int64(result.measured)),
             "method": "baseline-corrected timeLoss (signals reference §8): each vehicle's SUMO timeLoss under the plan minus its timeLoss in a run of its approach alone, permanently green (crossing and opposing traffic empty), the same vehicles",
             "approaches": .object(approaches),
-            "agreement": ["x_at_most": .number(Self.agreementSaturation), "lane_groups": .number(Double(agreeing.count)),
+            "agreement": ["x_at_most": .number(Self.agreementSaturation), "lane_groups": .integer(Int64(agreeing.count)),
                           "mean_abs_difference_s": n(agreeing.isEmpty ? nil : agreeing.reduce(0, +) / Double(agreeing.count)),
                           "max_abs_difference_s": n(agreeing.max())],
         ]
