@@ -211,7 +211,7 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         if let plan { inputs["plan"] = .string(plan) }
         if let period { inputs["period"] = .string(period) }
         if sumo {
-            inputs["sumo_seconds"] = .number(Double(sumoSeconds))
+            inputs["sumoSeconds"] = .number(Double(sumoSeconds))
             inputs["seed"] = .number(Double(seed))
         }
         let bar = sumo ? ProgressBar("SUMO replay of \(intersection)") : nil

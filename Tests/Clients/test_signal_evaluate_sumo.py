@@ -24,7 +24,7 @@ pytestmark = pytest.mark.skipif(
     reason="SUMO is not installed (eclipse-sumo, Scripts/requirements.txt)")
 
 # SI-009 between the peaks: every lane group of its stored all-day plan runs at x <= 0.8.
-INPUTS = {"intersection": "SI-009", "period": "10:00-11:00", "simulate": "sumo", "sumo_seconds": 3600, "seed": 1}
+INPUTS = {"intersection": "SI-009", "period": "10:00-11:00", "simulate": "sumo", "sumoSeconds": 3600, "seed": 1}
 
 
 @pytest.fixture(scope="module")
@@ -104,7 +104,7 @@ def test_sumo_delay_agrees_with_the_prediction_where_x_is_at_most_0_8(base_url: 
 
 
 def test_dismissing_the_job_kills_sumo(base_url: str, auth: dict[str, str]) -> None:
-    job = submit(base_url, auth, {**INPUTS, "sumo_seconds": 7200, "seed": 2})
+    job = submit(base_url, auth, {**INPUTS, "sumoSeconds": 7200, "seed": 2})
     deadline = time.monotonic() + 60
     while not sumo_children():
         status = requests.get(job, headers=auth, timeout=30).json()
@@ -121,7 +121,7 @@ def test_dismissing_the_job_kills_sumo(base_url: str, auth: dict[str, str]) -> N
 
 
 def test_sumo_inputs_are_refused_naming_them(base_url: str, auth: dict[str, str]) -> None:
-    for inputs, name in (({**INPUTS, "sumo_seconds": 10}, "sumo_seconds"), ({**INPUTS, "simulate": "later"}, "simulate")):
+    for inputs, name in (({**INPUTS, "sumoSeconds": 10}, "sumoSeconds"), ({**INPUTS, "simulate": "later"}, "simulate")):
         response = requests.post(f"{base_url}/processes/signal-evaluate/execution", json={"inputs": inputs},
                                  headers={**auth, "Prefer": "respond-async"}, timeout=60)
         assert response.status_code == 400, response.text

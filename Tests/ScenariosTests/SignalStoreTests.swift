@@ -250,8 +250,8 @@ struct SignalStoreTests {
         let base: [String: JSONValue] = ["intersection": "SI-006", "period": "17:00-18:00"]
         #expect(await named(base.merging(["simulate": "sumo"]) { $1 }) == "simulate")
         #expect(await named(base.merging(["simulate": "maybe"]) { $1 }) == "simulate")
-        #expect(await named(base.merging(["simulate": "none", "sumo_seconds": 10]) { $1 }) == "sumo_seconds")
-        #expect(await named(base.merging(["simulate": "none", "sumo_seconds": 600.5]) { $1 }) == "sumo_seconds")
+        #expect(await named(base.merging(["simulate": "none", "sumoSeconds": 10]) { $1 }) == "sumoSeconds")
+        #expect(await named(base.merging(["simulate": "none", "sumoSeconds": 600.5]) { $1 }) == "sumoSeconds")
         #expect(await named(base.merging(["simulate": "none", "seed": -1]) { $1 }) == "seed")
         let analytic = try await run(base.merging(["simulate": "none"]) { $1 })
         #expect(analytic["sumo"] == nil)

@@ -42,7 +42,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             "period": SignalProcessInputs.periodParameter,
             "simulate": ProcessParameter(title: "Check in SUMO", description: "auto (default): also replay the plan in SUMO where sumo and netconvert are installed (on PATH, in $SUMO_HOME/bin or .venv/bin), else answer sumo.status = 'not installed'; sumo: SUMO is required (refused where it is not installed); none: the analytic evaluation only.",
                                          schema: ["type": "string", "enum": ["auto", "sumo", "none"], "default": "auto"], minOccurs: 0),
-            "sumo_seconds": ProcessParameter(title: "Measured SUMO time", description: "Seconds of simulated traffic measured in SUMO at the design hour's flows (rounded up to whole minutes), after a 600 s warm-up and followed by 300 s more arrivals (300…7200, default 3600).",
+            "sumoSeconds": ProcessParameter(title: "Measured SUMO time", description: "Seconds of simulated traffic measured in SUMO at the design hour's flows (rounded up to whole minutes), after a 600 s warm-up and followed by 300 s more arrivals (300…7200, default 3600).",
                                              schema: ["type": "integer", "minimum": 300, "maximum": 7200, "default": 3600], minOccurs: 0),
             "seed": ProcessParameter(title: "Random seed", description: "Seed of the Poisson arrivals and of SUMO's driver imperfection (0…2147483646, default 1): the same seed replays the same vehicles.",
                                      schema: ["type": "integer", "minimum": 0, "maximum": 2_147_483_646, "default": 1], minOccurs: 0),
@@ -92,7 +92,7 @@ public struct SignalEvaluateProcess: OGCProcess {
         }
         return Request(intersection: id, plan: try ProcessInputs.string(inputs, "plan"),
                        period: try SignalProcessInputs.period(inputs), settings: try SignalProcessInputs.settings(inputs),
-                       simulate: mode, sumoSeconds: try ProcessInputs.integer(inputs, "sumo_seconds", default: 3600, in: 300...7200),
+                       simulate: mode, sumoSeconds: try ProcessInputs.integer(inputs, "sumoSeconds", default: 3600, in: 300...7200),
                        seed: try ProcessInputs.integer(inputs, "seed", default: 1, in: 0...2_147_483_646))
     }
 
