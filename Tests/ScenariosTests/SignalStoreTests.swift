@@ -265,6 +265,23 @@ struct SignalStoreTests {
         #expect(JSONValue.object(rest) == analytic)
     }
 
+    @Test("signal-evaluate: a SUMO that fails is a failed analysis naming SUMO and the plan, not a crash")
+    func evaluateWithFailingSumo() async throws {
+        let store = try await Self.store.value
+        let broken = URL(fileURLWithPath: "/bin/false")
+        let registry = ProcessRegistry([SignalEvaluateProcess(sumoTools: { (broken, broken) })])
+        let process = try #require(registry["signal-evaluate"])
+        let inputs: [String: JSONValue] = ["intersection": "SI-006", "period": "17:00-18:00", "simulate": "sumo"]
+        try await registry.validate(inputs, for: process, store: store, caller: Self.police)
+        do {
+            _ = try await registry.execute(process, inputs, store: store, caller: Self.police)
+            Issue.record("a failing SUMO answered")
+        } catch let e as JobFailure {
+            #expect(e.kind == .failed)
+            #expect(e.message.contains("SUMO could not replay plan SP-SI-006-ALL of SI-006") && e.message.contains("false failed (exit status 1)"), "\(e.message)")
+        }
+    }
+
     @Test("SumoExport's explicit vehicles: the same seed draws the same vehicles, each flow on its own generator, at the counted rates")
     func sumoVehicles() async throws {
         let store = try await Self.store.value
