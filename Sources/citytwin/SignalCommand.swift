@@ -175,8 +175,8 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         discussion: """
         --sumo also replays the plan in SUMO (sumo and netconvert on PATH, in $SUMO_HOME/bin or in .venv/bin: PyPI
         eclipse-sumo) at the period's design-hour flows, after a 600 s warm-up, and prints per lane group the predicted
-        delay beside SUMO's baseline-corrected delay (timeLoss under the plan minus timeLoss with the lane group's axis
-        permanently green and the crossing axis empty, the same vehicles).
+        delay beside SUMO's baseline-corrected delay (timeLoss under the plan minus timeLoss in a run of the vehicle's
+        approach alone, permanently green: the same vehicles, no crossing or opposing traffic).
         """)
 
     @Option(help: "A stored intersection id (signalized_intersections), e.g. SI-006.")

@@ -55,18 +55,18 @@ public struct SumoEvaluation: Sendable {
 
         let vehicles = export.vehicles(seed: seed)
         let begin = Double(export.period.start * 60), end = Double(export.period.end * 60)
-        let axes = Set(vehicles.map(\.flow.approach)).sorted().map { Set([$0]) }
+        let approaches = Set(vehicles.map(\.flow.approach)).sorted()
         // Shares of the whole: the plan's run counts as much as all baselines together.
-        let runs = [(tag: "plan", axis: Set<String>?.none, share: 0.05...0.55)]
-            + axes.enumerated().map { i, axis in
-                let width = 0.4 / Double(axes.count)
-                return (tag: "baseline-" + axis.sorted().joined(), axis: Optional(axis), share: (0.55 + width * Double(i))...(0.55 + width * Double(i + 1)))
+        let runs = [(tag: "plan", alone: String?.none, share: 0.05...0.55)]
+            + approaches.enumerated().map { i, approach in
+                let width = 0.4 / Double(approaches.count)
+                return (tag: "baseline-" + approach, alone: Optional(approach), share: (0.55 + width * Double(i))...(0.55 + width * Double(i + 1)))
             }
         var timeLoss: [String: [String: Double]] = [:]
         for run in runs {
-            let chosen = run.axis.map { axis in vehicles.filter { axis.contains($0.flow.approach) } } ?? vehicles
+            let chosen = run.alone.map { approach in vehicles.filter { $0.flow.approach == approach } } ?? vehicles
             let routes = try write(export.routes(chosen), "\(run.tag).rou.xml")
-            let program = try write(run.axis.map { try export.axisGreenProgram(netLinks: links, axis: $0) } ?? export.programs(netLinks: links),
+            let program = try write(run.alone.map { try export.greenProgram(netLinks: links, approaches: [$0]) } ?? export.programs(netLinks: links),
                                     "\(run.tag).add.xml")
             let trips = directory.appendingPathComponent("\(run.tag).trips.xml")
             let stage = run.tag
@@ -84,7 +84,7 @@ public struct SumoEvaluation: Sendable {
 
         let plan = timeLoss["plan"] ?? [:]
         var baseline: [String: Double] = [:]
-        for run in runs where run.axis != nil { baseline.merge(timeLoss[run.tag] ?? [:]) { a, _ in a } }
+        for run in runs where run.alone != nil { baseline.merge(timeLoss[run.tag] ?? [:]) { a, _ in a } }
         var sums: [String: (total: Double, n: Int)] = [:]
         var departed = 0
         for v in vehicles where window.contains(v.depart) {

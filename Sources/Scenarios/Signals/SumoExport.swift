@@ -470,10 +470,10 @@ public struct SumoExport: Sendable {
         }
     }
 
-    /// The baseline programme of the measured SUMO method (reference §8): every signal's
-    /// connections from the approaches in `axis` permanently green (a left turn facing an
-    /// opposing through in the axis yields to it), every other one red.
-    public func axisGreenProgram(netLinks: [NetworkLink], axis: Set<String>, programID: String = "baseline") throws -> String {
+    /// A baseline programme of the measured SUMO method (reference §8): every signal's
+    /// connections from `approaches` permanently green (a left turn facing an opposing through
+    /// among them yields to it), every other one red.
+    public func greenProgram(netLinks: [NetworkLink], approaches axis: Set<String>, programID: String = "baseline") throws -> String {
         let ours = Dictionary(links().map { (Self.key($0.from, $0.fromLane, $0.to), $0) }, uniquingKeysWith: { a, _ in a })
         var out = "<additional>\n"
         for s in signals {
