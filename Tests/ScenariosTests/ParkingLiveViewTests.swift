@@ -189,7 +189,7 @@ struct ParkingLiveViewTests {
         #expect(order == expected.filter(order.contains))
     }
 
-    @Test("a full lot and a lot of unknown availability are never shown first, even beside the sign; two signs approaching from different sides rank the same lots differently")
+    @Test("a full lot, an undetected lot and a lot whose feed is stale are never shown first, even beside the sign; two signs approaching from different sides rank the same lots differently")
     func wrongWaySigns() async throws {
         let (store, _, _) = try await EmergencyDistrict.makeStore(["roads", "parking_lots", "parking_occupancy", "parking_guidance_signs"])
         let lots = try await StoreParkingLot.load(from: store, by: .admin)
@@ -254,5 +254,18 @@ struct ParkingLiveViewTests {
             let listed = Self.ranking(s)
             #expect(listed == (try await Self.guidance(s, lots: lots, at: "2026-06-17T09:35:00", store: store)).filter(listed.contains), "\(id)")
         }
+
+        // Before the day's first readings every detected lot's latest reading (22:00 the evening before) is stale:
+        // beside a stale lot, the one lot with a fresh reading comes first and the stale one shows --.
+        let dawn = try #require(LocalClock.parse("2026-06-17 05:50:00"))
+        try await store.insert(layer: StoreParkingOccupancy.layer, features: [Self.reading("dawn", open, open.capacity / 3, at: dawn - 300)],
+                               by: .admin, at: nil)
+        try await store.insert(layer: ParkingLiveView.signsLayer, features: [try sign("T-STALE", before: index(full), listing: [full, open])],
+                               by: .admin, at: nil)
+        _ = try await ParkingLiveView.refresh(store, now: dawn)
+        let stale = try #require(try await Self.signs(store)["T-STALE"])
+        #expect(Self.ranking(stale) == [open.id, full.id])
+        #expect(stale.properties["content"]?.stringValue == "\(open.name ?? open.id) \(open.capacity - open.capacity / 3)；\(full.name ?? full.id) --")
+        #expect(Self.ranking(stale) == (try await Self.guidance(stale, lots: lots, at: "2026-06-17T05:50:00", store: store)).filter(Self.ranking(stale).contains))
     }
 }

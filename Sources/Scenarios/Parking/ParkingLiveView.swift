@@ -7,7 +7,8 @@ import TwinStore
 /// spaces, occupancy, trend, freshness, predicted free spaces at +15/+30/+60/+120 min) and the
 /// `content` of every `parking_guidance_signs` feature, both computed from `parking_lots` and the
 /// occupancy history `parking_occupancy` by ``ParkingAvailability`` (the same computation as the
-/// `parking-forecast` process) and written back only where they changed. A server keeps them in
+/// `parking-forecast` process), the signs' lots ordered by the guidance ranking on the `roads` graph
+/// (the `parking-guidance` process's), and written back only where they changed. A server keeps them in
 /// step with the change feed (a new reading, an edited lot or sign) and with the clock (a reading
 /// passing its freshness limit turns its lot unknown, never free): ``refresh(_:now:freshness:)``
 /// is that one step.
