@@ -104,8 +104,10 @@ public enum ParkingGuidance {
     /// stream, or 1 for one app user). With more than one driver the costs are iterated with the
     /// capacity feedback: each lot's predicted occupancy at arrival gains the drivers the logit shares
     /// send there, costs are recomputed, shares averaged (method of successive averages) until stable,
-    /// so one screen does not send everyone to the same lot. A lot with no free space predicted is
-    /// ranked after every lot with space.
+    /// so one screen does not send everyone to the same lot. Lots come in three tiers, each by cost:
+    /// lots with space predicted at arrival, then lots of unknown availability (no live detection or
+    /// a stale feed: a lot nobody can see is never put before one known to have space), then lots
+    /// predicted full. Apps and screens (`ParkingLiveView`) show this one ranking.
     public static func rank(_ options: [LotOption], drivers: Int = 1, settings: GuidanceSettings = GuidanceSettings(),
                             iterations: Int = 30) throws -> [RankedLot] {
         for (i, o) in options.enumerated() {
@@ -151,9 +153,7 @@ public enum ParkingGuidance {
         var ranked = costs(shares)
         let final = logit(ranked)
         for i in ranked.indices { ranked[i].share = final[i] }
-        return ranked.sorted { a, b in
-            if a.predictedFull != b.predictedFull { return !a.predictedFull }
-            return (a.cost, a.lot) < (b.cost, b.lot)
-        }
+        func tier(_ r: RankedLot) -> Int { r.predictedFull ? 2 : (r.availabilityUnknown ? 1 : 0) }
+        return ranked.sorted { a, b in (tier(a), a.cost, a.lot) < (tier(b), b.cost, b.lot) }
     }
 }

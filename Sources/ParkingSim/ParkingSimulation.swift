@@ -66,8 +66,9 @@ public struct ParkingTrip: Sendable, Hashable, Codable {
 
 /// How drivers find a lot.
 public enum ParkingStrategy: String, Sendable, Hashable, Codable, CaseIterable {
-    /// Drive to the destination, then try the lots nearest to it one by one, learning each one's
-    /// occupancy only on arrival (remembering the full ones).
+    /// Drive to the lot nearest the destination on foot (the one a driver knows), then, finding it
+    /// full, to the next nearest to the destination, and so on outward, learning each one's occupancy
+    /// only on arrival (remembering the full ones).
     case unguided
     /// Follow the generalised-cost ranking with every lot's occupancy as the guidance last published
     /// it (refreshed every 5 minutes, so it can be out of date) plus the guided drivers already heading
@@ -82,9 +83,12 @@ public struct ParkingSimulationSummary: Sendable, Hashable, Codable {
     public var parked: Int
     /// Drivers who gave up (every lot tried, or `maximumTries` full lots met).
     public var rejected: Int
-    /// Mean search time of parked drivers (s): driving beyond the direct drive to the lot finally used,
-    /// plus the expected in-lot search at its occupancy on entry.
+    /// Mean search time of parked drivers (s): driving beyond the direct drive to the lot finally used
+    /// (`meanCruiseSeconds`), plus the expected in-lot search at its occupancy on entry.
     public var meanSearchSeconds: Double
+    /// Its driving part alone (s): time driven beyond the direct drive from the origin to the lot
+    /// finally used (what a traffic simulator without in-lot search, such as SUMO, measures).
+    public var meanCruiseSeconds: Double
     /// Vehicle-km driven beyond each driver's direct drive to the lot used (to the destination for
     /// drivers who gave up), all drivers.
     public var extraVehicleKm: Double
@@ -101,7 +105,7 @@ public struct ParkingSimulationSummary: Sendable, Hashable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case strategy, drivers, parked, rejected
-        case meanSearchSeconds = "mean_search_s", extraVehicleKm = "extra_vehicle_km", meanWalkMetres = "mean_walk_m"
+        case meanSearchSeconds = "mean_search_s", meanCruiseSeconds = "mean_cruise_s", extraVehicleKm = "extra_vehicle_km", meanWalkMetres = "mean_walk_m"
         case fullLotArrivals = "full_lot_arrivals", occupancySpread = "occupancy_spread", peakOccupancy = "peak_occupancy"
         case shareAbove90 = "share_lot_time_above_90"
     }
@@ -119,7 +123,7 @@ public enum ParkingSimulation {
             guard network.originToDestination.indices.contains(t.origin) else { throw ParkingError(field: "trips[\(i)].origin", "no such origin") }
             guard network.walkMetres.indices.contains(t.destination) else { throw ParkingError(field: "trips[\(i)].destination", "no such destination") }
         }
-        enum Event { case depart(Int), atDestination(Int), arrive(Int, Int), leave(Int) }
+        enum Event { case depart(Int), arrive(Int, Int), leave(Int) }
         var queue = EventQueue<Event>()
         for (i, t) in trips.enumerated() { queue.push(t.departure, .depart(i)) }
         var occupied = [Int](repeating: 0, count: lots.count)
@@ -129,7 +133,7 @@ public enum ParkingSimulation {
         var drivenMetres = [Double](repeating: 0, count: trips.count)
         var tried = [[Int]](repeating: [], count: trips.count)
         var parked = 0, rejected = 0, fullArrivals = 0
-        var searchSum = 0.0, walkSum = 0.0, extraMetres = 0.0
+        var searchSum = 0.0, cruiseSum = 0.0, walkSum = 0.0, extraMetres = 0.0
         var spreadSum = 0.0, spreadSamples = 0, above90 = 0, lotSamples = 0, peak = 0.0
         let totalCapacity = Double(lots.reduce(0) { $0 + $1.capacity })
         var nextSample = 0.0
@@ -153,13 +157,12 @@ public enum ParkingSimulation {
             guard let best = try? ParkingGuidance.rank(options, settings: settings).first, !best.predictedFull else { return nil }
             return index[options.firstIndex { $0.lot == best.lot }!]
         }
-        /// The unguided choice: the untried lot nearest the destination, driven to from `legs`.
+        /// The unguided choice: the untried lot nearest the destination on foot, driven to from `legs`.
         func cruise(_ trip: Int, legs: [ParkingLeg?]) -> Int? {
-            let d = trips[trip].destination
+            let walks = network.walkMetres[trips[trip].destination]
             var best: (Double, Int)?
             for l in lots.indices where legs[l] != nil && !tried[trip].contains(l) {
-                guard let near = network.destinationToLot[d][l] else { continue }
-                if best.map({ (near.seconds, l) < $0 }) ?? true { best = (near.seconds, l) }
+                if best.map({ (walks[l], l) < $0 }) ?? true { best = (walks[l], l) }
             }
             return best?.1
         }
@@ -192,18 +195,7 @@ public enum ParkingSimulation {
             }
             switch event {
             case .depart(let i):
-                let t = trips[i]
-                if strategy == .guided {
-                    next(i, from: network.originToLot[t.origin], at: time)
-                } else if let leg = network.originToDestination[t.origin][t.destination] {
-                    drivenSeconds[i] += leg.seconds
-                    drivenMetres[i] += leg.metres
-                    queue.push(time + leg.seconds, .atDestination(i))
-                } else {
-                    giveUp(i)
-                }
-            case .atDestination(let i):
-                next(i, from: network.destinationToLot[trips[i].destination], at: time)
+                next(i, from: network.originToLot[trips[i].origin], at: time)
             case .arrive(let i, let l):
                 if strategy == .guided { heading[l] -= 1 }
                 let t = trips[i]
@@ -212,7 +204,9 @@ public enum ParkingSimulation {
                     occupied[l] += 1
                     parked += 1
                     let direct = network.originToLot[t.origin][l] ?? ParkingLeg(seconds: 0, metres: 0)
-                    searchSum += max(0, drivenSeconds[i] - direct.seconds) + inLot
+                    let cruise = max(0, drivenSeconds[i] - direct.seconds)
+                    cruiseSum += cruise
+                    searchSum += cruise + inLot
                     extraMetres += max(0, drivenMetres[i] - direct.metres)
                     walkSum += network.walkMetres[t.destination][l]
                     queue.push(time + inLot + t.stay, .leave(l))
@@ -227,7 +221,8 @@ public enum ParkingSimulation {
         }
         return ParkingSimulationSummary(
             strategy: strategy, drivers: trips.count, parked: parked, rejected: rejected,
-            meanSearchSeconds: parked > 0 ? searchSum / Double(parked) : 0, extraVehicleKm: extraMetres / 1000,
+            meanSearchSeconds: parked > 0 ? searchSum / Double(parked) : 0, meanCruiseSeconds: parked > 0 ? cruiseSum / Double(parked) : 0,
+            extraVehicleKm: extraMetres / 1000,
             meanWalkMetres: parked > 0 ? walkSum / Double(parked) : 0, fullLotArrivals: fullArrivals,
             occupancySpread: spreadSamples > 0 ? spreadSum / Double(spreadSamples) : 0, peakOccupancy: peak,
             shareAbove90: lotSamples > 0 ? Double(above90) / Double(lotSamples) : 0)

@@ -140,6 +140,8 @@ struct ParkingGuideCommand: AsyncParsableCommand {
     var from: String
     @Option(help: "Destination as LON,LAT (CGCS2000 degrees).")
     var to: String
+    @Option(help: "Direction of travel at the origin (degrees clockwise from north, as a screen's heading_deg); default: either way.")
+    var heading: Double?
     @Option(help: "Occupancy readings as JSON: [{lot, occupied, age_s}].")
     var occupancy: String?
     @Option(help: "Seconds after which a reading shows as unknown.")
@@ -157,6 +159,7 @@ struct ParkingGuideCommand: AsyncParsableCommand {
             "from": try lonLatInput(from, option: "--from"), "to": try lonLatInput(to, option: "--to"),
             "drivers": .integer(Int64(drivers)), "freshnessSeconds": .number(freshness), "maximumSnapMetres": .number(maxSnapMetres),
         ]
+        if let heading { inputs["heading"] = .number(heading) }
         if let path = occupancy {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
@@ -194,19 +197,21 @@ struct ParkingSimulateCommand: AsyncParsableCommand {
     var drivers: Int?
     @Option(help: "Seed of the demand.")
     var seed: Int = 17
+    @Option(name: .customLong("capacity-scale"), help: "Scale every lot's berths (and so the default demand) by this factor.")
+    var capacityScale: Double = 1
     @Flag(help: "Print the process's JSON result instead of a table.")
     var json = false
     @OptionGroup var storeOption: StoreOption
 
     func run() async throws {
-        var inputs: [String: JSONValue] = ["seed": .integer(Int64(seed))]
+        var inputs: [String: JSONValue] = ["seed": .integer(Int64(seed)), "capacityScale": .number(capacityScale)]
         if let n = drivers { inputs["drivers"] = .integer(Int64(n)) }
         let result = try await ProcessRunner(store: storeOption.path).run("parking-simulation", inputs)
         if json { return try printJSONDocument(result) }
         let u = result["unguided"]?.objectValue ?? [:], g = result["guided"]?.objectValue ?? [:]
         let rows: [(String, String, String)] = [
             ("drivers", "drivers", "%.0f"), ("parked", "parked", "%.0f"), ("rejected arrivals", "rejected", "%.0f"),
-            ("mean search time (s)", "mean_search_s", "%.1f"), ("extra vehicle-km", "extra_vehicle_km", "%.1f"),
+            ("mean search time (s)", "mean_search_s", "%.1f"), ("  of which driving (s)", "mean_cruise_s", "%.1f"), ("extra vehicle-km", "extra_vehicle_km", "%.1f"),
             ("mean walk (m)", "mean_walk_m", "%.0f"), ("full lots met", "full_lot_arrivals", "%.0f"),
             ("occupancy spread (sd)", "occupancy_spread", "%.3f"), ("peak occupancy", "peak_occupancy", "%.3f"),
             ("lot time at >= 90 %", "share_lot_time_above_90", "%.3f"),
@@ -332,6 +337,8 @@ struct ParkingExportSumoCommand: AsyncParsableCommand {
     var drivers: Int?
     @Option(help: "Seed of the demand (the same as parking simulate's for the same trips).")
     var seed: Int = 17
+    @Option(name: .customLong("capacity-scale"), help: "Scale every lot's berths (and so the default demand), as parking simulate --capacity-scale.")
+    var capacityScale: Double = 1
     @OptionGroup var storeOption: StoreOption
 
     func run() async throws {
@@ -342,7 +349,7 @@ struct ParkingExportSumoCommand: AsyncParsableCommand {
         do {
             let parking = try await DistrictParking.load(from: store, by: .admin)
             let scenario = try parking.scenario(destinations: try await ParkingSimulationProcess.destinations(from: store, by: .admin),
-                                                drivers: drivers, seed: UInt64(seed))
+                                                drivers: drivers, seed: UInt64(seed), capacityScale: capacityScale)
             var roads: [Feature] = []
             for try await f in store.stream(layer: "roads", FeatureQuery(limit: 5000), by: .admin) { roads.append(f) }
             export = try ParkingSumoExport(scenario: scenario, roads: roads, metric: parking.roads.metric)

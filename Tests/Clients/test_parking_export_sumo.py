@@ -1,51 +1,46 @@
 """`citytwin parking export-sumo` (issue 17 §4): the guided-vs-unguided parking day replayed in SUMO 1.28
-on the district's own roads with the same trips. SUMO's guided drivers see every lot's occupancy at each
-rerouter (`parkingAreaReroute visible="true"`, as a sign or an app does); its unguided ones learn that a
-lot is full only on reaching it. SUMO must agree with `citytwin parking simulate` on the direction of
-both effects: guidance cuts the search time (departure to the start of the parking stop) and the
-vehicle-km driven to the lot finally used. A light day (3,000 trips instead of the 14,000 that fill the
-lots to 90 %: the busiest lots near the hotspots still fill) keeps each SUMO run to about 20 s."""
+on the district's own roads with the same trips, at the occupancy the issue asks about (85-95 %).
+
+Both simulators run the same small day: every lot's berths scaled by 0.1 (`--capacity-scale`) and the
+default demand sized from them (1,421 trips, a tenth of the full day's), so the lots peak near 90 % as on
+the full day while the two SUMO runs take about 20 s of CPU together. SUMO's unguided drivers head for the lot
+nearest their destination and learn that it is full only on reaching it (`parkingAreaReroute
+visible="false"`); its guided ones see every lot's occupancy at the origin and at each lot
+(`visible="true"`, as a sign or an app).
+
+The two measure the same thing (sumo_parking.py): the time driven beyond the fastest route to the lot
+finally used (CityTwin's `mean_cruise_s`: SUMO has no in-lot search, the other part of CityTwin's
+`mean_search_s`) and the distance driven beyond it. SUMO must agree on the direction of both effects and
+roughly on their size (see Benchmarks/README.md, "parking", for the figures and why they differ)."""
 from __future__ import annotations
 
 import json
 import os
-import subprocess
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+import sumo_parking
 import sumo_signals
 
 BIN = os.environ.get("CITYTWIN_CLIENT_BIN", "")
 STORE = os.environ.get("CITYTWIN_CLIENT_STORE", "")
 pytestmark = pytest.mark.skipif(not BIN or not STORE, reason="CITYTWIN_CLIENT_BIN/STORE not set (Scripts/client_tests.sh sets them)")
 
+SCALE = "0.1"
+
 
 def citytwin(*args: str) -> str:
     return sumo_signals.run_citytwin(BIN, *args)
 
 
-def run(scenario: Path, name: str) -> dict[str, float]:
-    """Mean search time (s) and vehicle-km to the lot used of one SUMO run; vehicles that parked."""
-    trips, stops = scenario / f"{name}-trips.xml", scenario / f"{name}-stops.xml"
-    subprocess.run([sumo_signals.sumo_tool("sumo"), "-c", str(scenario / f"{name}.sumocfg"), "--tripinfo-output", str(trips),
-                    "--stop-output", str(stops), "--seed", "7", "--time-to-teleport", "300", "--no-step-log", "true",
-                    "--no-warnings", "true", "--duration-log.disable", "true"], check=True, capture_output=True)
-    departs = {t.get("id"): float(t.get("depart")) for t in ET.parse(trips).getroot().iter("tripinfo")}
-    km = sum(float(t.get("routeLength")) for t in ET.parse(trips).getroot().iter("tripinfo")) / 1000
-    started = {}
-    for s in ET.parse(stops).getroot().iter("stopinfo"):
-        if s.get("parkingArea"):
-            started.setdefault(s.get("id"), float(s.get("started")))
-    searched = [started[v] - departs[v] for v in started if v in departs]
-    return {"search_s": sum(searched) / len(searched), "vehicle_km": km, "parked": len(searched), "arrived": len(departs)}
+def change(before: float, after: float) -> float:
+    return (after - before) / before
 
 
-def test_sumo_agrees_on_the_direction_of_guidance(tmp_path: Path) -> None:
-    drivers = "3000"
+def test_sumo_agrees_on_the_direction_and_size_of_guidance(tmp_path: Path) -> None:
     out = tmp_path / "parking"
-    printed = citytwin("parking", "export-sumo", "--out", str(out), "--drivers", drivers, "--store", STORE)
+    printed = citytwin("parking", "export-sumo", "--out", str(out), "--capacity-scale", SCALE, "--store", STORE)
     assert "parking areas" in printed
     for name in ("network.net.xml", "routes.rou.xml", "guided.add.xml", "unguided.add.xml", "guided.sumocfg", "unguided.sumocfg"):
         assert (out / name).exists(), name
@@ -54,13 +49,32 @@ def test_sumo_agrees_on_the_direction_of_guidance(tmp_path: Path) -> None:
     assert '<parkingArea id="pa_PK-001"' in guided_add
     assert 'visible="false"' in (out / "unguided.add.xml").read_text()
 
-    ours = json.loads(citytwin("parking", "simulate", "--drivers", drivers, "--json", "--store", STORE))
-    unguided, guided = run(out, "unguided"), run(out, "guided")
-    print(f"CityTwin: search {ours['unguided']['mean_search_s']:.1f} -> {ours['guided']['mean_search_s']:.1f} s, "
-          f"extra {ours['unguided']['extra_vehicle_km']:.1f} -> {ours['guided']['extra_vehicle_km']:.1f} veh-km; "
-          f"SUMO: time to park {unguided['search_s']:.1f} -> {guided['search_s']:.1f} s, "
-          f"{unguided['vehicle_km']:.1f} -> {guided['vehicle_km']:.1f} veh-km ({unguided['parked']}/{guided['parked']} parked)")
-    assert unguided["parked"] > 0.9 * int(drivers) and guided["parked"] > 0.9 * int(drivers)
-    assert ours["change"]["search_time"] < 0 and ours["change"]["extra_vehicle_km"] < 0
-    assert guided["search_s"] < unguided["search_s"], "SUMO: guidance shortens the search"
-    assert guided["vehicle_km"] < unguided["vehicle_km"], "SUMO: guidance cuts the vehicle-km"
+    ours = json.loads(citytwin("parking", "simulate", "--capacity-scale", SCALE, "--json", "--store", STORE))
+    network = sumo_parking.Network.read(out / "network.net.xml")
+    runs = {}
+    for name in ("unguided", "guided"):
+        sumo_parking.simulate(out, name)
+        runs[name] = sumo_parking.measure(out, name, network)
+    u, g = runs["unguided"], runs["guided"]
+    ou, og = ours["unguided"], ours["guided"]
+    assert u.drivers == ou["drivers"] == og["drivers"]
+    print(f"{u.drivers} trips. CityTwin: peak occupancy {ou['peak_occupancy']:.2f}/{og['peak_occupancy']:.2f}, "
+          f"search {ou['mean_search_s']:.1f} -> {og['mean_search_s']:.1f} s, of which driving {ou['mean_cruise_s']:.1f} -> {og['mean_cruise_s']:.1f} s "
+          f"({change(ou['mean_cruise_s'], og['mean_cruise_s']):+.0%}), extra {ou['extra_vehicle_km']:.1f} -> {og['extra_vehicle_km']:.1f} veh-km "
+          f"({change(ou['extra_vehicle_km'], og['extra_vehicle_km']):+.0%}); SUMO: peak occupancy {u.peak_occupancy:.2f}/{g.peak_occupancy:.2f}, "
+          f"search {u.mean_search_s:.1f} -> {g.mean_search_s:.1f} s ({change(u.mean_search_s, g.mean_search_s):+.0%}), "
+          f"extra {u.extra_vehicle_km:.1f} -> {g.extra_vehicle_km:.1f} veh-km ({change(u.extra_vehicle_km, g.extra_vehicle_km):+.0%}), "
+          f"time to park {u.mean_time_to_park_s:.1f} -> {g.mean_time_to_park_s:.1f} s, parked elsewhere {u.parked_elsewhere}/{g.parked_elsewhere}, "
+          f"parked {u.parked}/{g.parked}")
+    # The regime the issue asks about: the lots together near full at the peak, in both simulators (CityTwin's
+    # unguided drivers give up after 6 full lots, so theirs peak lower; SUMO's keep looking).
+    for peak in (og["peak_occupancy"], u.peak_occupancy, g.peak_occupancy):
+        assert 0.8 <= peak <= 1.0, peak
+    assert u.parked > 0.9 * u.drivers and g.parked > 0.9 * g.drivers
+    # Direction: guidance cuts both, in both.
+    assert og["mean_search_s"] < ou["mean_search_s"] and og["extra_vehicle_km"] < ou["extra_vehicle_km"]
+    assert g.mean_search_s < u.mean_search_s, "SUMO: guidance shortens the search"
+    assert g.extra_vehicle_km < u.extra_vehicle_km, "SUMO: guidance cuts the extra vehicle-km"
+    # Size: the relative cuts of the same measure within 25 percentage points of each other.
+    assert abs(change(u.mean_search_s, g.mean_search_s) - change(ou["mean_cruise_s"], og["mean_cruise_s"])) <= 0.25
+    assert abs(change(u.extra_vehicle_km, g.extra_vehicle_km) - change(ou["extra_vehicle_km"], og["extra_vehicle_km"])) <= 0.25

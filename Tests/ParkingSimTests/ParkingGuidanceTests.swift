@@ -35,6 +35,16 @@ struct ParkingGuidanceTests {
         #expect(ranked[1].availabilityUnknown && ranked[1].predictedFree == nil)
     }
 
+    @Test("a lot of unknown availability comes after every lot known to have space, however near and cheap it is; a full lot after both")
+    func unknownAfterKnownSpace() throws {
+        let ranked = try ParkingGuidance.rank([
+            Self.option("FULL", drive: 10, walk: 10, occupied: 100, price: 0),
+            Self.option("STALE", drive: 20, walk: 10, occupied: nil, capacity: 2000, price: 0),
+            Self.option("FAR-BUSY", drive: 900, walk: 600, occupied: 90, price: 8),
+        ], drivers: 5)
+        #expect(ranked.map(\.lot) == ["FAR-BUSY", "STALE", "FULL"])
+    }
+
     @Test("capacity feedback spreads a screen's drivers: the best lot's share falls as more drivers are guided")
     func feedback() throws {
         let options = [Self.option("A", drive: 200, walk: 100, occupied: 80), Self.option("B", drive: 260, walk: 150, occupied: 40)]
@@ -85,6 +95,18 @@ struct ParkingSimulationTests {
         #expect(g.extraVehicleKm < u.extraVehicleKm)
         #expect(g.rejected <= u.rejected)
         #expect(g.peakOccupancy > 0.8)
+    }
+
+    @Test("when no lot fills nobody searches: unguided drivers drive straight to the lot nearest their destination, with no cruising or extra vehicle-km, as guided ones")
+    func noSearchWithoutFullLots() throws {
+        let network = Self.network()
+        let trips = try ParkingDemand.day(origins: 1, destinationWeights: [1], totalCapacity: 340, drivers: 30, seed: 3)
+        let u = try ParkingSimulation.run(network, trips: trips, strategy: .unguided)
+        let g = try ParkingSimulation.run(network, trips: trips, strategy: .guided)
+        #expect(u.fullLotArrivals == 0 && u.parked == 30)
+        #expect(u.meanCruiseSeconds == 0 && u.extraVehicleKm == 0)
+        #expect(g.meanCruiseSeconds == 0 && g.extraVehicleKm == 0)
+        #expect(u.meanSearchSeconds > 0 && u.meanSearchSeconds < 60, "only the in-lot search of a lot never full: \(u.meanSearchSeconds)")
     }
 
     @Test("the demand is deterministic for a seed and refuses nonsense")

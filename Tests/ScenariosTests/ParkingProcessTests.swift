@@ -63,6 +63,30 @@ struct ParkingProcessTests {
         } catch let e as ProcessInputError {
             #expect(e.input == "from" && e.reason.contains("beyond the maximum snap distance of 500 m"))
         }
+        await #expect(throws: ProcessInputError("heading", "must be between 0.0 and 360.0, got 400.0")) {
+            _ = try await Self.run("parking-guidance", ["from": Self.origin, "to": Self.destination, "heading": 400], store: store)
+        }
+        await #expect(throws: ProcessInputError("capacityScale", "must be between 0.001 and 10.0, got 0.0")) {
+            _ = try await Self.run("parking-simulation", ["capacityScale": 0], store: store)
+        }
+    }
+
+    @Test("a heading makes the drive start along the road that way: the same origin heading one way and the opposite way reaches the lots in different times")
+    func heading() async throws {
+        let (store, _, _) = try await Self.built.value
+        func drives(_ heading: Double?) async throws -> [String: Double] {
+            var inputs: [String: JSONValue] = ["from": Self.origin, "to": Self.destination, "occupancy": [["lot": "PK-001", "occupied": 10]]]
+            if let heading { inputs["heading"] = .number(heading) }
+            let lots = try await Self.run("parking-guidance", inputs, store: store)["lots"]?.arrayValue ?? []
+            return Dictionary(uniqueKeysWithValues: lots.compactMap { l in l["lot"]?.stringValue.flatMap { id in l["drive_s"]?.doubleValue.map { (id, $0) } } })
+        }
+        let free = try await drives(nil), north = try await drives(0), south = try await drives(180), east = try await drives(90), west = try await drives(270)
+        #expect(!free.isEmpty)
+        for (lot, seconds) in free {
+            // Either way is the best of every heading: a heading never makes a drive shorter.
+            for h in [north, south, east, west] { #expect((h[lot] ?? .infinity) >= seconds - 0.01, "\(lot)") }
+        }
+        #expect(north != south || east != west, "opposite headings give different drives")
     }
 
     @Test("on the district at about 90 % peak occupancy guidance cuts mean search time by at least 40 % and cuts extra vehicle-km")

@@ -35,6 +35,40 @@ public struct DistrictParking: Sendable {
         return ((e.x - metric.x) * (e.x - metric.x) + (e.y - metric.y) * (e.y - metric.y)).squareRoot() * Self.walkDetour
     }
 
+    /// Drives (s, m) from a point travelling `heading` (degrees clockwise from north) to every lot:
+    /// along the nearest road in that direction (no U-turn at the point), so lots behind it are
+    /// reached only round a block. The drive goes on to the road piece's end ahead and from there
+    /// over the graph; a lot on the same piece ahead is reached straight along it. Without a usable
+    /// direction (the road runs across the heading, or is one-way against it): `legs(from: start)`.
+    func legs(from start: RoadAccess, heading: Double) -> [ParkingLeg?] {
+        let network = roads.graph.network
+        let (hx, hy) = (sin(heading * .pi / 180), cos(heading * .pi / 180))
+        func alignment(_ p: EdgePosition) -> Double {
+            let c = network.pieces[p.piece].coordinates
+            let (dx, dy) = (c[c.count - 1].x - c[0].x, c[c.count - 1].y - c[0].y)
+            let length = (dx * dx + dy * dy).squareRoot()
+            return length > 0 ? (dx * hx + dy * hy) / length : 0
+        }
+        guard let p = start.positions.max(by: { abs(alignment($0)) < abs(alignment($1)) }), abs(alignment(p)) >= 0.5 else {
+            return legs(from: start)
+        }
+        let piece = network.pieces[p.piece], line = network.lines[Int(piece.line)]
+        let forward = alignment(p) > 0
+        if line.oneway && !forward { return legs(from: start) }
+        let speed = line.speedKmh / 3.6
+        let ahead = forward ? piece.length - p.offset : p.offset
+        let end = EdgePosition(piece: p.piece, offset: forward ? piece.length : 0, point: forward ? piece.coordinates[piece.coordinates.count - 1] : piece.coordinates[0])
+        var out = legs(from: RoadAccess(end)).map { $0.map { ParkingLeg(seconds: $0.seconds + ahead / speed, metres: $0.metres + ahead) } }
+        for (i, a) in access.enumerated() {
+            guard let a else { continue }
+            for q in a.positions where q.piece == p.piece && (forward ? q.offset >= p.offset : q.offset <= p.offset) {
+                let metres = abs(q.offset - p.offset)
+                if out[i].map({ metres / speed < $0.seconds }) ?? true { out[i] = ParkingLeg(seconds: metres / speed, metres: metres) }
+            }
+        }
+        return out
+    }
+
     /// Drives (s, m) from one road access to every lot; nil for lots off the network or unreachable.
     func legs(from origin: RoadAccess) -> [ParkingLeg?] {
         let targets = access.enumerated().compactMap { i, a in a.map { (i, $0) } }
@@ -50,20 +84,22 @@ public struct DistrictParking: Sendable {
     /// - Parameters:
     ///   - occupancy: predicted vehicles per lot id at the driver's arrival, given the drive time (s);
     ///     nil for a lot whose availability is unknown.
+    ///   - heading: the driver's direction of travel at `origin` (degrees clockwise from north; a
+    ///     screen's `heading_deg`): the drive starts along the road that way. nil: either way.
     ///   - drivers: drivers guided at once (capacity feedback).
     /// - Throws: `ScenarioError` naming `from` or `to` when a point is off the network.
-    public func guide(from origin: Position, to destination: Position, drivers: Int = 1,
+    public func guide(from origin: Position, heading: Double? = nil, to destination: Position, drivers: Int = 1,
                       maximumSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres,
                       settings: GuidanceSettings = GuidanceSettings(),
                       occupancy: (StoreParkingLot, Double) -> Double?) throws -> ParkingGuidanceAnswer {
         let start = try roads.access(lonLat: origin, field: "from", maximumMetres: maximumSnapMetres)
         _ = try roads.access(lonLat: destination, field: "to", maximumMetres: maximumSnapMetres)
         let dest = try roads.metric(destination)
-        let legs = legs(from: start)
+        let drives = heading.map { legs(from: start, heading: $0) } ?? legs(from: start)
         var options: [LotOption] = []
         var unreachable: [String] = []
         for (i, lot) in lots.enumerated() {
-            guard let leg = legs[i] else { unreachable.append(lot.id); continue }
+            guard let leg = drives[i] else { unreachable.append(lot.id); continue }
             options.append(LotOption(lot: lot.id, capacity: lot.capacity, driveSeconds: leg.seconds, driveMetres: leg.metres,
                                      walkMetres: walkMetres(from: i, to: dest), predictedOccupied: occupancy(lot, leg.seconds),
                                      pricePerHour: lot.pricePerHour))
@@ -77,15 +113,23 @@ public struct DistrictParking: Sendable {
 
     /// A day of `drivers` trips (nil: sized to peak near 90 % of all berths) from the district's edges to
     /// destinations weighted by building floor area, run unguided and guided on the same trips.
+    /// `capacityScale` scales every lot's berths (at least 1) and so the default demand: a small day
+    /// (0.2: a fifth of the trips) fills the lots as much as the full one.
     public func simulate(destinations: [(position: Position, weight: Double)], drivers: Int?, seed: UInt64 = 17,
-                         settings: GuidanceSettings = GuidanceSettings()) throws -> [ParkingSimulationSummary] {
-        let s = try scenario(destinations: destinations, drivers: drivers, seed: seed)
+                         capacityScale: Double = 1, settings: GuidanceSettings = GuidanceSettings()) throws -> [ParkingSimulationSummary] {
+        let s = try scenario(destinations: destinations, drivers: drivers, seed: seed, capacityScale: capacityScale)
         return try ParkingStrategy.allCases.map { try ParkingSimulation.run(s.network, trips: s.trips, strategy: $0, settings: settings) }
     }
 
     /// The day's scenario the simulation runs (and the SUMO export writes): the lots on the network,
     /// origins on the roads around them, destinations, the drives between them and the trips.
-    public func scenario(destinations: [(position: Position, weight: Double)], drivers: Int?, seed: UInt64 = 17) throws -> DistrictParkingScenario {
+    public func scenario(destinations: [(position: Position, weight: Double)], drivers: Int?, seed: UInt64 = 17,
+                         capacityScale: Double = 1) throws -> DistrictParkingScenario {
+        guard capacityScale.isFinite, capacityScale > 0, capacityScale <= 10 else {
+            throw ScenarioError(.invalidArgument, "must be greater than 0 and at most 10 (got \(capacityScale))", field: "capacityScale")
+        }
+        var lots = lots
+        for i in lots.indices { lots[i].capacity = max(1, Int((Double(lots[i].capacity) * capacityScale).rounded())) }
         let usable = lots.indices.filter { access[$0] != nil }
         guard !usable.isEmpty else { throw ScenarioError(.invalidDistrict, "no parking lot lies on the road network", field: "parking_lots") }
         // Origins: eight points around the lots' extent, 300 m out, met at the nearest road.

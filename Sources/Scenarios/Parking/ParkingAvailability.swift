@@ -81,10 +81,13 @@ public struct ParkingAvailability: Sendable {
     }
 
     /// Predicted vehicles in lot `i` after `seconds`: linear between now and the forecast horizons;
-    /// nil when the lot's availability is unknown (no detection, or a stale feed).
+    /// nil when the lot's availability is unknown (no detection, or a stale feed). A lot full now
+    /// stays full for arrivals before the first horizon (the spaces that free up by then go to the
+    /// drivers already queueing or circling there), so guidance never puts it first on that hope.
     public func predictedOccupied(lot i: Int, after seconds: Double) -> Double? {
         let f = forecasts[i]
         guard !f.stale, let rate = f.rate else { return nil }
+        if (Double(f.capacity) * (1 - rate)).rounded() < 1, seconds < Self.horizons[0] { return Double(f.capacity) }
         var points: [(Double, Double)] = [(0, rate)]
         for (h, p) in zip(Self.horizons, f.predicted) { if let p { points.append((h, p)) } }
         var value = points.last!.1

@@ -7,7 +7,8 @@ import TwinStore
 /// spaces, occupancy, trend, freshness, predicted free spaces at +15/+30/+60/+120 min) and the
 /// `content` of every `parking_guidance_signs` feature, both computed from `parking_lots` and the
 /// occupancy history `parking_occupancy` by ``ParkingAvailability`` (the same computation as the
-/// `parking-forecast` process) and written back only where they changed. A server keeps them in
+/// `parking-forecast` process), the signs' lots ordered by the guidance ranking on the `roads` graph
+/// (the `parking-guidance` process's), and written back only where they changed. A server keeps them in
 /// step with the change feed (a new reading, an edited lot or sign) and with the clock (a reading
 /// passing its freshness limit turns its lot unknown, never free): ``refresh(_:now:freshness:)``
 /// is that one step.
@@ -127,8 +128,8 @@ public enum ParkingLiveView {
         return o
     }
 
-    /// A sign's text for its listed lots: `name free` per lot, `满` when full, `--` when unknown
-    /// (no detection, no reading, stale), joined by `；` in display order.
+    /// A sign's text for its lots in display order: `name free` per lot, `满` when full, `--` when unknown
+    /// (no detection, no reading, stale), joined by `；`.
     static func signContent(_ lots: [String], _ a: ParkingAvailability) -> String {
         let index = Dictionary(uniqueKeysWithValues: a.lots.enumerated().map { ($1.id, $0) })
         return lots.map { id -> String in
@@ -140,10 +141,57 @@ public enum ParkingLiveView {
         }.joined(separator: "；")
     }
 
-    /// Brings the view and the signs up to date at local time `now`: the signs first, from each lot's
-    /// latest reading (their changes go to `signsChanged` as soon as they are written, before any
-    /// forecast is computed), then every lot's availability and forecasts from the history up to `now`
-    /// replace `parking_availability` (unchanged features write nothing; the layer is created on first use).
+    /// Drivers a screen's ranking is shared by when the sign does not say (`drivers`): the traffic
+    /// looking for parking that reads it between two readings (15 min). The capacity feedback spreads
+    /// them, so one screen does not send all of them to the same lot.
+    public static let signDrivers = 10
+
+    /// Where the traffic reading a sign is going: its `destination` ([lon, lat]) when given, else the
+    /// middle of the entrances of the lots it lists (the area it serves).
+    public static func signDestination(_ sign: Feature, lots: [StoreParkingLot]) -> Position? {
+        if let d = sign.properties["destination"]?.arrayValue, d.count >= 2, let x = d[0].doubleValue, let y = d[1].doubleValue {
+            return Position(x: x, y: y)
+        }
+        let listed = Set(sign.properties["lots"]?.arrayValue?.compactMap(\.stringValue) ?? [])
+        let served = lots.filter { listed.contains($0.id) }
+        guard !served.isEmpty else { return nil }
+        let n = Double(served.count)
+        return Position(x: served.reduce(0) { $0 + $1.entrance.x } / n, y: served.reduce(0) { $0 + $1.entrance.y } / n)
+    }
+
+    /// The `parking-guidance` inputs that rank a sign's lots: a driver at the sign travelling its
+    /// `heading_deg` to ``signDestination(_:lots:)``, `drivers` (default ``signDrivers``) guided at once.
+    public static func signGuidanceInputs(_ sign: Feature, lots: [StoreParkingLot]) -> (from: Position, heading: Double?, to: Position, drivers: Int)? {
+        guard case .point(let p)? = sign.geometry, let at = p.position, let to = signDestination(sign, lots: lots) else { return nil }
+        let heading = sign.properties["heading_deg"]?.doubleValue.map { ($0.truncatingRemainder(dividingBy: 360) + 360).truncatingRemainder(dividingBy: 360) }
+        let drivers = sign.properties["drivers"]?.integerValue.map { Int(min(max($0, 1), 500)) } ?? signDrivers
+        return (Position(x: at.x, y: at.y), heading, to, drivers)
+    }
+
+    /// A sign's lots in the order it shows them: the guidance ranking (``DistrictParking/guide``, the
+    /// one the `parking-guidance` process answers with) for the traffic approaching it, each lot's
+    /// occupancy predicted at that traffic's arrival, kept to the lots the sign lists. So a lot with
+    /// space comes before one of unknown availability, and both before a full one. Lots the ranking
+    /// cannot give (off the network, unreachable), and every lot when the sign cannot be ranked (no
+    /// road graph, the sign off the network), follow in the listed order.
+    static func signOrder(_ sign: Feature, parking: DistrictParking?, availability: ParkingAvailability) -> [String] {
+        let listed = sign.properties["lots"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard let parking, let q = signGuidanceInputs(sign, lots: parking.lots) else { return listed }
+        let index = Dictionary(uniqueKeysWithValues: availability.lots.enumerated().map { ($1.id, $0) })
+        guard let answer = try? parking.guide(from: q.from, heading: q.heading, to: q.to, drivers: q.drivers, occupancy: { lot, eta in
+            index[lot.id].flatMap { availability.predictedOccupied(lot: $0, after: eta) }
+        }) else { return listed }
+        let wanted = Set(listed)
+        let ranked = answer.ranked.map(\.lot).filter(wanted.contains)
+        let shown = Set(ranked)
+        return ranked + listed.filter { !shown.contains($0) }
+    }
+
+    /// Brings the view and the signs up to date at local time `now`: every lot's availability and
+    /// forecasts from the history up to `now`; then the signs, each showing its lots' free spaces in
+    /// the guidance ranking for the traffic approaching it (``signOrder(_:parking:availability:)``;
+    /// their changes go to `signsChanged` as soon as they are written); then the availability replaces
+    /// `parking_availability` (unchanged features write nothing; the layer is created on first use).
     public static func refresh(_ store: any FeatureStore, now: Double, freshness: Double = ParkingAvailability.defaultFreshness,
                                signsChanged: (@Sendable ([Feature]) async -> Void)? = nil) async throws -> Update {
         var update = Update()
@@ -155,15 +203,25 @@ public enum ParkingLiveView {
         let history = try await StoreParkingOccupancy.read(lots: lots, from: store, by: .admin)
         // A detector's clock a little ahead of the server's does not hide its reading.
         let now = max(now, history.series.compactMap { $0.readings.last(where: { $0.time <= now + clockSkew })?.time }.max() ?? now)
+        let availability = ParkingAvailability.compute(lots: lots, history: history, at: now, freshness: freshness)
         if let signsLayer = try await store.layerDefinition(signsLayer, for: .admin) {
-            let current = ParkingAvailability.current(lots: lots, history: history, at: now, freshness: freshness)
+            // The signs rank their lots as guidance does; without a usable road graph (no roads layer, or
+            // one that cannot be routed on) they keep their listed order.
+            var parking: DistrictParking?
+            if try await store.layerDefinition("roads", for: .admin) != nil {
+                do {
+                    parking = try DistrictParking(lots: lots, roads: try await EmergencyRoadGraphs.shared.graph(for: store, profile: .driving, by: .admin))
+                } catch is CancellationError { throw CancellationError() } catch {}
+            }
             var changed: [Feature] = []
             for try await stored in store.stream(layer: signsLayer.id, FeatureQuery(limit: 2000), by: .admin) {
                 var sign = stored
-                let listed = sign.properties["lots"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                let content = signContent(listed, current)
-                guard sign.properties["content"]?.stringValue != content else { continue }
+                let order = signOrder(sign, parking: parking, availability: availability)
+                let content = signContent(order, availability)
+                let ranking = JSONValue.array(order.map(JSONValue.string))
+                guard sign.properties["content"]?.stringValue != content || sign.properties["ranking"] != ranking else { continue }
                 sign.properties["content"] = .string(content)
+                sign.properties["ranking"] = ranking
                 sign.properties["updated_at"] = .string(iso(now))
                 changed.append(sign)
             }
@@ -173,7 +231,6 @@ public enum ParkingLiveView {
             }
             update.signs = changed
         }
-        let availability = ParkingAvailability.compute(lots: lots, history: history, at: now, freshness: freshness)
         var geometries: [String: Geometry] = [:]
         for try await f in store.stream(layer: StoreParkingLot.layer, FeatureQuery(properties: [], limit: 2000), by: .admin) {
             if let id = f.id?.description { geometries[id] = f.geometry }

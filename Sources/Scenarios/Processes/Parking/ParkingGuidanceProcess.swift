@@ -8,7 +8,9 @@ import TwinStore
 /// (drive on the road graph, walk to the destination, expected search/queue time from the occupancy
 /// predicted at the arrival time, price), with the capacity feedback for `drivers` guided at once.
 ///
-/// Inputs: `from`, `to` (GeoJSON Point or [lon, lat]); `occupancy` (optional readings
+/// Inputs: `from`, `to` (GeoJSON Point or [lon, lat]); `heading` (optional: the direction of travel at
+/// `from`, degrees clockwise from north, as a guidance screen's `heading_deg`: the drive starts along
+/// the road that way); `occupancy` (optional readings
 /// `[{"lot", "occupied", "age_s"}]`: a reading older than `freshnessSeconds`, default 300, counts as
 /// unknown, never as free; an occupancy above capacity is clipped and counted; a negative one or an
 /// unknown lot id is refused naming the entry); `drivers` (1…500, default 1); `maximumSnapMetres`.
@@ -32,6 +34,8 @@ public struct ParkingGuidanceProcess: OGCProcess {
                                      schema: ProcessInputs.pointSchema),
             "to": ProcessParameter(title: "Destination", description: "Where the driver is going: GeoJSON Point or [longitude, latitude].",
                                    schema: ProcessInputs.pointSchema),
+            "heading": ProcessParameter(title: "Heading", description: "Direction of travel at the origin (degrees clockwise from north, as a guidance screen's heading_deg): the drive starts along the road that way, no U-turn. Default: either way.",
+                                        schema: ["type": "number", "minimum": 0, "maximum": 360], minOccurs: 0),
             "occupancy": ProcessParameter(title: "Occupancy readings", description: "Latest readings [{lot, occupied, age_s}] carried to the arrival time; lots without a fresh one are unknown. Without this input the occupancy at arrival is forecast from parking_occupancy.",
                                           schema: ["type": "array", "items": ["type": "object", "required": ["lot", "occupied"]]], minOccurs: 0),
             "freshnessSeconds": ProcessParameter(title: "Freshness limit", description: "A reading older than this (s) shows as unknown.",
@@ -57,6 +61,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
 
     struct Request {
         var from: Position
+        var heading: Double?
         var to: Position
         var readings: [(lot: String, occupied: Int, age: Double, index: Int)]
         var freshness: Double
@@ -83,7 +88,8 @@ public struct ParkingGuidanceProcess: OGCProcess {
                 readings.append((lot, Int(occ), age, i))
             }
         }
-        return Request(from: try In.requiredPoint(inputs, "from"), to: try In.requiredPoint(inputs, "to"), readings: readings,
+        return Request(from: try In.requiredPoint(inputs, "from"), heading: try In.number(inputs, "heading", default: nil, in: 0...360),
+                       to: try In.requiredPoint(inputs, "to"), readings: readings,
                        freshness: try In.number(inputs, "freshnessSeconds", default: Self.defaultFreshness, in: 1e-3...1e9)!,
                        drivers: try In.integer(inputs, "drivers", default: 1, in: 1...500),
                        maximumSnapMetres: try In.maximumSnapMetres(inputs), given: list != nil,
@@ -119,7 +125,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
             let availability = r.given ? nil : try await ParkingAvailability.load(lots: parking.lots, from: store, at: r.at,
                                                                                   freshness: r.freshness, by: caller)
             let index = Dictionary(uniqueKeysWithValues: parking.lots.enumerated().map { ($1.id, $0) })
-            let answer = try parking.guide(from: r.from, to: r.to, drivers: r.drivers, maximumSnapMetres: r.maximumSnapMetres) { lot, eta in
+            let answer = try parking.guide(from: r.from, heading: r.heading, to: r.to, drivers: r.drivers, maximumSnapMetres: r.maximumSnapMetres) { lot, eta in
                 if let availability { return index[lot.id].flatMap { availability.predictedOccupied(lot: $0, after: eta) } }
                 return occupied[lot.id]
             }

@@ -4,8 +4,8 @@ import NetworkAnalysis
 import ParkingSim
 import TwinStore
 
-/// `parking-simulation`: a day of drivers on the district's road graph, run unguided (drive to the
-/// destination, try the nearest lots, learn occupancy on arrival) and guided (follow the generalised-cost
+/// `parking-simulation`: a day of drivers on the district's road graph, run unguided (drive to the lot
+/// nearest the destination, then the next nearest, learning occupancy on arrival) and guided (follow the generalised-cost
 /// ranking with capacity feedback) on the same trips; search time, extra vehicle-km, walk, rejected
 /// arrivals and occupancy spread side by side. Destinations are buildings weighted by floor area.
 public struct ParkingSimulationProcess: OGCProcess {
@@ -23,14 +23,16 @@ public struct ParkingSimulationProcess: OGCProcess {
                                         schema: ["type": "integer", "minimum": 1, "maximum": 200_000], minOccurs: 0),
             "seed": ProcessParameter(title: "Seed", description: "Seed of the demand (same seed, same trips).",
                                      schema: ["type": "integer", "minimum": 0, "default": 17], minOccurs: 0),
+            "capacityScale": ProcessParameter(title: "Capacity scale", description: "Scales every lot's berths (at least 1) and so the default demand: 0.2 runs a fifth of the trips at the same occupancy.",
+                                              schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 10, "default": 1], minOccurs: 0),
         ]
     }
 
     public var outputs: [String: ProcessParameter] {
         [
-            "unguided": ProcessParameter(title: "Unguided", description: "drivers, parked, rejected, mean_search_s, extra_vehicle_km, mean_walk_m, full_lot_arrivals, occupancy_spread, peak_occupancy, share_lot_time_above_90.", schema: ["type": "object"]),
+            "unguided": ProcessParameter(title: "Unguided", description: "drivers, parked, rejected, mean_search_s (mean_cruise_s driving beyond the direct drive to the lot used, plus the expected in-lot search), extra_vehicle_km, mean_walk_m, full_lot_arrivals, occupancy_spread, peak_occupancy, share_lot_time_above_90.", schema: ["type": "object"]),
             "guided": ProcessParameter(title: "Guided", description: "The same for guided drivers.", schema: ["type": "object"]),
-            "change": ProcessParameter(title: "Change", description: "search_time (relative), extra_vehicle_km (relative) from unguided to guided.", schema: ["type": "object"]),
+            "change": ProcessParameter(title: "Change", description: "search_time, cruise_time, extra_vehicle_km (each relative) from unguided to guided.", schema: ["type": "object"]),
         ]
     }
 
@@ -38,11 +40,12 @@ public struct ParkingSimulationProcess: OGCProcess {
         ProcessLayers(reads: [StoreParkingLot.layer, "roads", "buildings"])
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> (drivers: Int?, seed: UInt64) {
+    func request(_ inputs: [String: JSONValue]) throws -> (drivers: Int?, seed: UInt64, capacityScale: Double) {
         let drivers = ProcessInputs.unwrap(inputs["drivers"]) == nil ? nil
             : try ProcessInputs.integer(inputs, "drivers", default: 0, in: 1...200_000)
         let seed = try ProcessInputs.integer(inputs, "seed", default: 17, in: 0...Int(Int32.max))
-        return (drivers, UInt64(seed))
+        let scale = try ProcessInputs.number(inputs, "capacityScale", default: 1, in: 0.001...10)!
+        return (drivers, UInt64(seed), scale)
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -56,7 +59,7 @@ public struct ParkingSimulationProcess: OGCProcess {
             let parking = try await DistrictParking.load(from: store, by: caller)
             let destinations = try await Self.destinations(from: store, by: caller)
             try await progress.report(10)
-            let results = try parking.simulate(destinations: destinations, drivers: r.drivers, seed: r.seed)
+            let results = try parking.simulate(destinations: destinations, drivers: r.drivers, seed: r.seed, capacityScale: r.capacityScale)
             try await progress.report(100)
             let encoder = JSONEncoder()
             // Figures to 4 decimals: sums of many travel times differ in the last bits between a fresh
@@ -70,6 +73,7 @@ public struct ParkingSimulationProcess: OGCProcess {
             func relative(_ a: Double, _ b: Double) -> JSONValue { a > 0 ? ProcessInputs.number((b - a) / a, decimals: 10000) : .null }
             return ["unguided": try json(u), "guided": try json(g),
                     "change": ["search_time": relative(u.meanSearchSeconds, g.meanSearchSeconds),
+                               "cruise_time": relative(u.meanCruiseSeconds, g.meanCruiseSeconds),
                                "extra_vehicle_km": relative(u.extraVehicleKm, g.extraVehicleKm)]]
         }
     }
