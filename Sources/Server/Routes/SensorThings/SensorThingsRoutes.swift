@@ -80,6 +80,12 @@ extension CityTwinServer {
     private func sensorThings(_ request: Request, _ context: CityTwinRequestContext, path: Substring) async throws -> Representation {
         let method = request.method
         let (sensing, _) = try await sensorThingsAccess(context.caller, write: method != .get)
+        // A write waits for the store only while the queue has room; else 503 before any byte is written.
+        guard method == .get || sensingWrites.enter() else {
+            throw Problem(.writeQueueFull, "\(sensingWrites.limit) SensorThings writes are already in progress or waiting; nothing was written, send it again",
+                          retryAfter: 1)
+        }
+        defer { if method != .get { sensingWrites.leave() } }
         let monitor = AlertMonitor(store: store, sensing: sensing)
         let query = try QueryParameters(request.uri.query)
         let reader = STAReader(store: sensing, root: url(Self.sensorThingsRoot))
