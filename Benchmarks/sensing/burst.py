@@ -1,10 +1,11 @@
 """A burst of observations on `citytwin serve`: every one acknowledged (201) or refused (429/503 with
 Retry-After), none lost once acknowledged, none stored twice (issue 18 §6).
 
-  python3 Benchmarks/sensing/burst.py BINARY WORKDIR [POSTGRES_URL]
+  python3 Benchmarks/sensing/burst.py BINARY WORKDIR [PGBASE]
 
 BINARY is a `citytwin` (release for figures); the store is a fresh SpatiaLite sample district in
-WORKDIR, or the PostgreSQL database POSTGRES_URL (emptied first: give a database of its own).
+WORKDIR, or with PGBASE (a postgresql://user:pass@host:port URL without a database) a fresh
+database citytwin_burst.
 Sizes from the environment: BURST_OBSERVATIONS (1,000,000), BURST_DATASTREAMS (100), BURST_BATCH
 (1,000 rows per CreateObservations request), BURST_CLIENTS (32 connections sending at once),
 BURST_QUEUE (serve's --sensing-write-queue, 8), BURST_TOKEN_RATE / BURST_TOKEN_BURST (serve's
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -40,6 +42,20 @@ QUEUE = os.environ.get("BURST_QUEUE", "8")
 RATE = os.environ.get("BURST_TOKEN_RATE", "50")
 RATE_BURST = os.environ.get("BURST_TOKEN_BURST", "500")
 START = dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc)
+
+
+def fresh_pg(base):
+    u = urllib.parse.urlparse(base)
+    env = dict(os.environ, PGPASSWORD=u.password or "", PGOPTIONS="-c client_min_messages=warning")
+
+    def psql(db, sql):
+        subprocess.run(["psql", "-h", u.hostname, "-p", str(u.port or 5432), "-U", u.username or "", "-d", db,
+                        "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql], env=env, check=True, capture_output=True)
+
+    psql("citytwin", "DROP DATABASE IF EXISTS citytwin_burst")
+    psql("citytwin", "CREATE DATABASE citytwin_burst")
+    psql("citytwin_burst", "CREATE EXTENSION IF NOT EXISTS postgis")
+    return f"{base.rstrip('/')}/citytwin_burst"
 
 
 def free_port():
@@ -200,7 +216,7 @@ def main():
     binary, workdir = sys.argv[1], Path(sys.argv[2])
     workdir.mkdir(parents=True, exist_ok=True)
     if len(sys.argv) > 3:
-        store, label = sys.argv[3], "PostGIS"
+        store, label = fresh_pg(sys.argv[3]), "PostGIS"
     else:
         sqlite = workdir / "burst.sqlite"
         for suffix in ["", "-wal", "-shm", ".token-secret"]:

@@ -63,7 +63,7 @@ struct SensorThingsTileTests {
         #expect(r.status == .ok, "\(r.text)")
         let decoded = try #require(try VectorTile.decode(Array(buffer: r.body)).first)
         #expect(decoded.name == layer && decoded.features.count == 1)
-        return (r, try #require(decoded.features.first).properties)
+        return (r, try #require(decoded.features.first).properties.mapValues(\.json))
     }
 
     @Test("the gauge's and the device's tiles carry the latest reading as the features API does; a new observation replaces it")

@@ -109,9 +109,14 @@ final class TileService: @unchecked Sendable {
         }
         guard due else { return }
         do {
-            try await cache.follow(source.store, related: readings == nil ? nil : { [weak self] events in
-                try await self?.readingInvalidations(events) ?? []
-            })
+            var related: (@Sendable ([ChangeEvent]) async throws -> [(layer: String, envelopes: [Envelope])])?
+            if readings != nil {
+                related = { [weak self] events in
+                    guard let self else { return [] }
+                    return try await self.readingInvalidations(events)
+                }
+            }
+            try await cache.follow(source.store, related: related)
         } catch {
             lock.withLock { localWrite = true }  // try again on the next request
             throw error
