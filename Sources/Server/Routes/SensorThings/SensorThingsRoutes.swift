@@ -94,6 +94,7 @@ extension CityTwinServer {
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
+            noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
@@ -120,6 +121,7 @@ extension CityTwinServer {
             if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
             let ids = try await writer.commit()
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
+            noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
@@ -131,12 +133,14 @@ extension CityTwinServer {
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: [], by: context.caller)
+            noteLocalWrite()  // tiles showing the readings, change subscribers
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
         case .delete:
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "DELETE removes one entity") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             try await writer.delete(kind, id)
+            noteLocalWrite()  // tiles showing the readings, change subscribers
             return Representation(status: .ok, mediaType: MediaTypeName.json, body: [])
         default:
             throw Problem(.notFound, "no such operation")
