@@ -132,3 +132,32 @@ struct SensorThingsTileTests {
         }
     }
 }
+
+@Suite("Layers created by another process, served without a restart")
+struct LayerFromOtherProcessTests {
+    @Test("a layer a worker or an import creates on the same store is listed, read and tiled by the running server")
+    func servedWithoutRestart() async throws {
+        try await SensorThingsTileTests.run { api, path in
+            #expect(try await api.send(.get, "/collections/flood_nowcast_run9/items").status == .notFound)
+            // Another process (a second store on the same file) creates a layer and writes a feature.
+            let other = try SpatiaLiteStore(path: path)
+            let definition = try JSONDecoder().decode(LayerDefinition.self, from: Data("""
+                {"id": "flood_nowcast_run9", "title": {"zh": "内涝预报", "en": "Flood nowcast"}, "category": "公共专题",
+                 "owner": "水务和湖泊局", "format": "vector", "updateFrequency": "realtime",
+                 "sharing": {"type": "open", "method": "api", "requirements": "注明数据来源"},
+                 "geometryType": "Point", "storageCRS": "EPSG:4490",
+                 "schema": {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}}
+                """.utf8))
+            try await other.createLayer(definition)
+            try await other.insert(layer: "flood_nowcast_run9", features: [Feature(id: .string("P1"), geometry: .point(Point(SensorThingsTileTests.site)),
+                                                                                   properties: ["name": "积水点"])], by: .admin, at: nil)
+            let list = try await api.send(.get, "/collections?f=json")
+            #expect(try list.json["collections"]?.arrayValue?.contains { $0["id"] == "flood_nowcast_run9" } == true)
+            let items = try await api.send(.get, "/collections/flood_nowcast_run9/items?f=json")
+            #expect(items.status == .ok, "\(items.text.prefix(300))")
+            #expect(try items.json["features"]?.arrayValue?.first?["id"] == "P1")
+            let tile = try await api.send(.get, try SensorThingsTileTests.tilePath("flood_nowcast_run9"))
+            #expect(tile.status == .ok)
+        }
+    }
+}
