@@ -100,6 +100,15 @@ def call(c, method, path, token, body=None):
     return r.status, r.getheader("Retry-After"), r.read()
 
 
+def patient(c, method, path, token, body=None):
+    """`call`, sent again after Retry-After while refused (setup and checks are not the burst)."""
+    while True:
+        status, wait, text = call(c, method, path, token, body)
+        if status not in (429, 503):
+            return status, text
+        time.sleep(float(wait or 1))
+
+
 def setup(port, token):
     """D Things with one Datastream each (their creation is not part of the burst)."""
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
@@ -110,16 +119,11 @@ def setup(port, token):
                                   "observationType": "http://www.opengis.net/def/observationType/OGC-OM/2.0/OM_Measurement",
                                   "Sensor": {"name": "radar", "description": "radar", "encodingType": "text/html", "metadata": "-"},
                                   "ObservedProperty": {"name": "level", "definition": "urn:level", "description": "stage"}}]}
-        while True:
-            status, wait, text = call(c, "POST", "/sta/v1.1/Things", token, json.dumps(thing).encode())
-            if status in (429, 503):
-                time.sleep(float(wait or 1))
-                continue
-            if status != 201:
-                raise SystemExit(f"POST Things: {status} {text[:300]!r}")
-            break
+        status, text = patient(c, "POST", "/sta/v1.1/Things", token, json.dumps(thing).encode())
+        if status != 201:
+            raise SystemExit(f"POST Things: {status} {text[:300]!r}")
         tid = json.loads(text)["@iot.id"]
-        _, _, text = call(c, "GET", f"/sta/v1.1/Things({tid})/Datastreams?$select=id", token)
+        _, text = patient(c, "GET", f"/sta/v1.1/Things({tid})/Datastreams?$select=id", token)
         ids.append(json.loads(text)["value"][0]["@iot.id"])
     return ids
 
@@ -184,7 +188,7 @@ def check(port, token, ids, work, acked):
         expected[ds] += n
     stored = 0
     for ds in ids:
-        _, _, text = call(c, "GET", f"/sta/v1.1/Datastreams({ds})/Observations?$count=true&$top=0", token)
+        _, text = patient(c, "GET", f"/sta/v1.1/Datastreams({ds})/Observations?$count=true&$top=0", token)
         count = json.loads(text)["@iot.count"]
         if count != expected[ds]:
             raise SystemExit(f"Datastream {ds}: {count} stored, {expected[ds]} acknowledged")
@@ -194,18 +198,13 @@ def check(port, token, ids, work, acked):
         raise SystemExit("an @iot.id acknowledged twice")
     # Re-send 1% of the acknowledged batches: same ids, nothing added.
     for i in range(0, len(work), 100):
-        while True:
-            status, wait, text = call(c, "POST", "/sta/v1.1/CreateObservations", token, work[i][2])
-            if status in (429, 503):
-                time.sleep(float(wait or 1))
-                continue
-            break
+        status, text = patient(c, "POST", "/sta/v1.1/CreateObservations", token, work[i][2])
         again = [int(link.rsplit("(", 1)[1].rstrip(")")) for link in json.loads(text)]
         if status != 201 or again != acked[i]:
             raise SystemExit(f"re-sent batch {i}: {status}, ids {'same' if again == acked[i] else 'different'}")
     total = 0
     for ds in ids:
-        _, _, text = call(c, "GET", f"/sta/v1.1/Datastreams({ds})/Observations?$count=true&$top=0", token)
+        _, text = patient(c, "GET", f"/sta/v1.1/Datastreams({ds})/Observations?$count=true&$top=0", token)
         total += json.loads(text)["@iot.count"]
     if total != stored:
         raise SystemExit(f"the re-sent batches added {total - stored} observations")

@@ -24,7 +24,4 @@ final class WriteAdmission: Sendable {
     func leave() {
         admitted.withLock { $0 -= 1 }
     }
-
-    /// Writes admitted now.
-    var inProgress: Int { admitted.withLock { $0 } }
 }
