@@ -11,6 +11,7 @@
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
 #   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
 #   Benchmarks/run.sh sensing     SensorThings CreateObservations ingest (obs/s) and last-day read p50, SpatiaLite and PostGIS
+#   Benchmarks/run.sh burst [postgis]  1 M observations from 32 clients on one token: every one 201 or 429/503 + Retry-After, none lost, none twice
 #   Benchmarks/run.sh load        wrk 64 connections x 60 s with writes on SpatiaLite, PostGIS, PostGIS restarted mid-run; /health with 1,000 idle connections
 #   Benchmarks/run.sh rasters     flood depth map tiles (PNG per time step) over HTTP, uncached: p50/p90 ms vs the 20 ms target
 #   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
@@ -135,6 +136,24 @@ sensing)
   pg=$(Scripts/postgis.sh start)
   pg=${pg%/*}
   python3 Benchmarks/sensing/sta_bench.py "$scratch/release/citytwin" "$pg" Benchmarks/.data/sensing
+  ;;
+burst)
+  # Sizes: BURST_OBSERVATIONS (1000000), BURST_BATCH (1000), BURST_CLIENTS (32), BURST_QUEUE (8);
+  # Benchmarks/sensing/burst.py says what is sent and checked. BENCH_CONFIG=debug: the debug build.
+  if [[ ${BENCH_CONFIG:-release} == debug ]]; then
+    swift build --product citytwin >/dev/null
+    bin=.build/debug/citytwin
+  else
+    scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+    swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+    bin=$scratch/release/citytwin
+  fi
+  if [[ ${1:-} == postgis ]]; then
+    pg=$(Scripts/postgis.sh start)
+    python3 Benchmarks/sensing/burst.py "$bin" Benchmarks/.data/burst "${pg%/*}"
+  else
+    python3 Benchmarks/sensing/burst.py "$bin" Benchmarks/.data/burst
+  fi
   ;;
 parking)
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}

@@ -33,6 +33,8 @@ public final class CityTwinServer: Sendable {
     let depthGrids = DepthGridCache()
     /// Subscribers of SensorThings threshold alerts (`/alerts/events`, Routes/SensorThings/).
     let alertFeed: AlertFeed
+    /// The bound on SensorThings writes at once (`RequestLimits.sensingWriteQueue`).
+    let sensingWrites: WriteAdmission
     /// Wakes change subscribers (`/changes`, `/collections/{id}/changes`, Routes/ChangeRoutes.swift).
     let changeWatch: ChangeFeedWatch
     /// The live parking view and its push feed (`/parking/events`, Routes/ParkingRoutes.swift).
@@ -46,6 +48,7 @@ public final class CityTwinServer: Sendable {
         self.tileService = TileService(store: store)  // tiles
         self.changeWatch = ChangeFeedWatch(store: store)
         self.alertFeed = AlertFeed(store: store)  // sensorthings
+        self.sensingWrites = WriteAdmission(limit: options.limits.sensingWriteQueue)  // sensorthings
         self.parkingLive = ParkingLiveService(store: store)  // parking
     }
 

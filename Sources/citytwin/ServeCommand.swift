@@ -68,6 +68,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Take the client address from the last X-Forwarded-For entry (only behind a load balancer that sets it).")
     var trustForwardedFor = false
 
+    @Option(help: "SensorThings writes in progress or waiting at once; one more answers 503 with Retry-After; 0: no bound.")
+    var sensingWriteQueue: Int = RequestLimits().sensingWriteQueue
+
     @Option(help: "An origin whose web pages may call the API from a browser (repeat for several; * for every origin, the default; none for no CORS).")
     var corsOrigin: [String] = []
 
@@ -82,7 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
     var limits: RequestLimits {
         RequestLimits(idleTimeout: idleTimeout, maxHeaderBytes: maxHeaderBytes, maxQueryBytes: maxQueryBytes, maxFilterBytes: maxFilterBytes,
                       maxBodyBytes: maxBodyBytes, tokenRate: tokenRate, tokenBurst: tokenBurst, addressRate: addressRate,
-                      addressBurst: addressBurst, trustForwardedFor: trustForwardedFor)
+                      addressBurst: addressBurst, trustForwardedFor: trustForwardedFor, sensingWriteQueue: sensingWriteQueue)
     }
 
     func validate() throws {

@@ -60,6 +60,8 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
         public static let conflict = Kind(slug: "conflict", title: "Conflict", status: .conflict)
         /// The store cannot be reached.
         public static let storeUnavailable = Kind(slug: "store-unavailable", title: "Store unavailable", status: .serviceUnavailable)
+        /// Too many writes are waiting (`RequestLimits.sensingWriteQueue`); nothing was written, `Retry-After` says when to try again.
+        public static let writeQueueFull = Kind(slug: "write-queue-full", title: "Write queue full", status: .serviceUnavailable)
         /// A fault of the server (never the caller's input); details go to the log only.
         public static let internalError = Kind(slug: "internal-error", title: "Internal server error", status: .internalServerError)
     }

@@ -24,11 +24,15 @@ public struct RequestLimits: Sendable, Hashable {
     /// Whether the client address is the last one in `X-Forwarded-For` (set by the load balancer
     /// in front) instead of the connection's peer: only behind a proxy that sets the header.
     public var trustForwardedFor: Bool
+    /// SensorThings writes (observations, entities) in progress or waiting for the store at
+    /// once; one more is refused with 503 and `Retry-After` before anything is read or written,
+    /// so a burst of gateways is told to come back instead of queueing without bound (0: no bound).
+    public var sensingWriteQueue: Int
 
     public init(idleTimeout: Double = 60, maxHeaderBytes: Int = 16 * 1024, maxQueryBytes: Int = 16 * 1024,
                 maxFilterBytes: Int = 8 * 1024, maxBodyBytes: Int = 16 << 20,
                 tokenRate: Double = 50, tokenBurst: Double = 500, addressRate: Double = 20, addressBurst: Double = 200,
-                trustForwardedFor: Bool = false) {
+                trustForwardedFor: Bool = false, sensingWriteQueue: Int = 64) {
         self.idleTimeout = idleTimeout
         self.maxHeaderBytes = maxHeaderBytes
         self.maxQueryBytes = maxQueryBytes
@@ -39,6 +43,7 @@ public struct RequestLimits: Sendable, Hashable {
         self.addressRate = addressRate
         self.addressBurst = addressBurst
         self.trustForwardedFor = trustForwardedFor
+        self.sensingWriteQueue = sensingWriteQueue
     }
 
     /// No rate limits (the in-process test suites send many requests from one address).

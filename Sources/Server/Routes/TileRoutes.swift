@@ -8,14 +8,52 @@ import TwinStore
 /// feed) and a short-lived copy of the layer catalogue for dataset tiles.
 final class TileService: @unchecked Sendable {
     let cache: TileCache
-    let source: TileSource
+    private(set) var source: TileSource
     private let lock = NSLock()
     private var catalogue: (at: Date, layers: [LayerInfo])?
     private var following = false
 
+    /// The read-time join of latest sensor readings (`nil`: the store keeps no SensorThings data).
+    let readings: SensorFeatureLinks?
+    /// The layers whose features may show a reading (`SensorFeatureLinks.readingLayers`), until
+    /// the change feed shows an edit of the device register.
+    private var readingLayerSet: Set<String>?
+
     init(store: any FeatureStore, cacheCapacity: Int = 10_000, cacheDirectory: URL? = nil) {
-        self.source = TileSource(store: store)
+        let readings = (store as? any SensingStore).map { SensorFeatureLinks(store: store, sensing: $0) }
+        self.readings = readings
+        var source = TileSource(store: store)
         self.cache = TileCache(capacity: cacheCapacity, directory: cacheDirectory, extent: source.extent, buffer: source.buffer)
+        self.source = source
+        if readings != nil {
+            // sensorthings: tiles carry the latest reading as the features API does (same join),
+            // without what depends on the clock; a new observation invalidates them (`followChanges`).
+            source.decorate = { [weak self] layer, features, caller in
+                guard let self, let readings = self.readings, try await self.readingLayers().contains(layer) else { return }
+                try await readings.attachLatest(&features, layer: layer, caller: caller, clock: false)
+            }
+            self.source = source
+        }
+    }
+
+    /// The tiles a batch of change events stales through the readings they show
+    /// (`SensorFeatureLinks.tileInvalidations`); an edit of the device register may also change
+    /// which layers show readings.
+    private func readingInvalidations(_ events: [ChangeEvent]) async throws -> [(layer: String, envelopes: [Envelope])] {
+        guard let readings else { return [] }
+        if events.contains(where: { $0.layer == SensingAlerts.governingLayer && !$0.featureID.hasPrefix("sta:") }) {
+            lock.withLock { readingLayerSet = nil }
+        }
+        return try await readings.tileInvalidations(for: events)
+    }
+
+    /// The layers whose tiles show readings (memoised; see `readingLayerSet`).
+    func readingLayers() async throws -> Set<String> {
+        guard let readings else { return [] }
+        if let known = lock.withLock({ readingLayerSet }) { return known }
+        let layers = try await readings.readingLayers()
+        lock.withLock { readingLayerSet = layers }
+        return layers
     }
 
     /// Every layer (as admin), refreshed at most every 5 seconds; callers filter by access.
@@ -71,7 +109,14 @@ final class TileService: @unchecked Sendable {
         }
         guard due else { return }
         do {
-            try await cache.follow(source.store)
+            var related: (@Sendable ([ChangeEvent]) async throws -> [(layer: String, envelopes: [Envelope])])?
+            if readings != nil {
+                related = { [weak self] events in
+                    guard let self else { return [] }
+                    return try await self.readingInvalidations(events)
+                }
+            }
+            try await cache.follow(source.store, related: related)
         } catch {
             lock.withLock { localWrite = true }  // try again on the next request
             throw error
@@ -317,7 +362,10 @@ extension CityTwinServer {
         }
         var headers: HTTPFields = [:]
         headers[.eTag] = cached.etag
-        headers[.cacheControl] = "public, max-age=3600"
+        // sensorthings: a tile showing live readings is revalidated on every use (its ETag changes
+        // with the reading); other tiles change with edits only.
+        let live = try await !tileService.readingLayers().isDisjoint(with: definitions.map(\.id))
+        headers[.cacheControl] = live ? "public, no-cache" : "public, max-age=3600"
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == cached.etag }) {
             return Representation(status: .notModified, mediaType: Self.mvtMediaType, body: [], headers: headers)
         }

@@ -98,10 +98,14 @@ public final class TileCache: @unchecked Sendable {
 
     /// Applies the store's change events since the last call (as `reader`, normally
     /// `.admin` so hidden layers are followed too): each event's envelopes before and after
-    /// invalidate the tiles they touch.
+    /// invalidate the tiles they touch, and so do the envelopes `related` names for a batch of
+    /// events (features whose tiles show something the events changed without editing them, e.g.
+    /// the latest sensor reading joined onto a gauge). A batch is marked applied only once
+    /// `related` answered, so a failure is retried on the next call.
     /// - Returns: the number of events applied.
     @discardableResult
-    public func follow(_ store: any FeatureStore, as reader: Caller = .admin) async throws -> Int {
+    public func follow(_ store: any FeatureStore, as reader: Caller = .admin,
+                       related: (@Sendable ([ChangeEvent]) async throws -> [(layer: String, envelopes: [Envelope])])? = nil) async throws -> Int {
         var applied = 0
         while true {
             let since = lock.withLock { lastSequence }
@@ -109,6 +113,9 @@ public final class TileCache: @unchecked Sendable {
             guard let last = events.last else { return applied }
             for event in events {
                 invalidate(layer: event.layer, envelopes: [event.envelopeBefore, event.envelopeAfter].compactMap { $0 })
+            }
+            if let related {
+                for (layer, envelopes) in try await related(events) { invalidate(layer: layer, envelopes: envelopes) }
             }
             lock.withLock { lastSequence = max(lastSequence, last.sequence) }
             applied += events.count

@@ -22,6 +22,10 @@ public struct TileSource: Sendable {
     public var fullPointLevel: Int
     /// Features read from the store per page (at most `FeatureQuery.maximumLimit`).
     public var chunkSize: Int
+    /// What the server joins onto a layer's features at read time before they are cut (the
+    /// latest sensor reading of the Thing standing for a feature), as the caller may see it:
+    /// `(layer, features, caller)`. The tile then shows what the features API shows.
+    public var decorate: (@Sendable (String, inout [Feature], Caller) async throws -> Void)?
 
     public init(store: any FeatureStore, extent: Int = 4096, buffer: Int = 64, fullPointLevel: Int = 14,
                 chunkSize: Int = FeatureQuery.maximumLimit) {
@@ -47,7 +51,9 @@ public struct TileSource: Sendable {
         var generalization = generalization(tileMatrixSet, level: tile.matrix)
         var read: [(name: String, features: [Feature])] = []
         for name in layers {
-            read.append((name, try await features(name, frame: frame, limit: generalization.maximumFeatures, caller: caller)))
+            var features = try await features(name, frame: frame, limit: generalization.maximumFeatures, caller: caller)
+            if let decorate { try await decorate(name, &features, caller) }
+            read.append((name, features))
         }
         var attempt = 0
         while true {

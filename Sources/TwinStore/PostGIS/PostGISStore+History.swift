@@ -113,8 +113,7 @@ extension PostGISStore {
     }
 
     public func changes(since sequence: Int64, limit: Int, by caller: Caller) async throws -> [ChangeEvent] {
-        let readable = Set(definitions.all.filter { AccessPolicy.canRead($0, caller) }.map(\.id))
-        return try await mapErrors(layer: nil) {
+        let events = try await mapErrors(layer: nil) {
             var out = [ChangeEvent]()
             let rows = try await client.query("""
                 SELECT \(unescaped: JournalSQL.changeColumns)
@@ -122,12 +121,15 @@ extension PostGISStore {
                 """, logger: logger)
             for try await r in rows.decode((Int64, String, String, String, Int64, Double?, Double?, Double?, Double?,
                                             Double?, Double?, Double?, Double?).self) {
-                guard readable.contains(r.1) else { continue }
                 out.append(JournalSQL.changeEvent(sequence: r.0, layer: r.1, featureID: r.2, kind: r.3, at: r.4,
                                                   before: JournalSQL.envelope(r.5, r.6, r.7, r.8),
                                                   after: JournalSQL.envelope(r.9, r.10, r.11, r.12)))
             }
             return out
         }
+        // An event on a layer this process has not seen: another process created it.
+        if events.contains(where: { definitions[$0.layer] == nil }) { try await refreshDefinitions() }
+        let readable = Set(definitions.all.filter { AccessPolicy.canRead($0, caller) }.map(\.id))
+        return events.filter { readable.contains($0.layer) }
     }
 }

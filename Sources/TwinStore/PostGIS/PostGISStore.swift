@@ -67,12 +67,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         do {
             try await Self.createSystemTables(client, schema: schema, logger: logger)
             maskingKey = try await Self.maskingKey(client, schema: schema)
-            var loaded = [String: LayerDefinition]()
-            for try await text in try await client.query("SELECT definition FROM \(unescaped: schema).catalog ORDER BY id").decode(String.self) {
-                let def = try JSONDecoder().decode(LayerDefinition.self, from: Data(text.utf8))
-                loaded[def.id] = def
-            }
-            definitions = DefinitionCache(loaded)
+            definitions = try DefinitionCache(rows: try await Self.catalogueRows(client, schema: schema, logger: logger))
         } catch let e as StoreError {
             throw e
         } catch {
@@ -274,13 +269,36 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                     """, logger: logger)
             }
         }
-        definitions.set(definition)
+        definitions.set(definition, stamp: now)
+    }
+
+    func catalogueStamps() async throws -> [(id: String, stamp: Int64)] {
+        try await mapErrors(layer: nil) {
+            var out = [(id: String, stamp: Int64)]()
+            for try await (id, stamp) in try await client.query("SELECT id, updated_at FROM \(unescaped: schema).catalog", logger: logger)
+                .decode((String, Int64).self) { out.append((id, stamp)) }
+            return out
+        }
+    }
+
+    func catalogueRows() async throws -> [(id: String, stamp: Int64, text: String)] {
+        try await mapErrors(layer: nil) { try await Self.catalogueRows(client, schema: schema, logger: logger) }
+    }
+
+    private static func catalogueRows(_ client: PostGISPool, schema: String, logger: Logger) async throws -> [(id: String, stamp: Int64, text: String)] {
+        var out = [(id: String, stamp: Int64, text: String)]()
+        for try await (id, stamp, text) in try await client.query("SELECT id, updated_at, definition FROM \(unescaped: schema).catalog ORDER BY id",
+                                                                 logger: logger).decode((String, Int64, String).self) {
+            out.append((id, stamp, text))
+        }
+        return out
     }
 
     /// Count, extent and last change of every layer `caller` may read, in ONE statement (a branch
     /// per layer, its last change an index lookup in the audit log): `/collections` costs one
     /// round trip and one pooled connection, not two per layer, however many layers there are.
     public func layers(for caller: Caller) async throws -> [LayerInfo] {
+        try await refreshDefinitions()  // layers another process created
         let visible = definitions.all.filter { AccessPolicy.canRead($0, caller) }
         guard !visible.isEmpty else { return [] }
         var binds = PostgresBindings(capacity: visible.count)
@@ -310,7 +328,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     }
 
     public func layerDefinition(_ id: String, for caller: Caller) async throws -> LayerDefinition? {
-        readableDefinition(id, caller)
+        try await currentDefinition(id, caller)
     }
 
     /// Runs `body`, turning PostgreSQL errors into `StoreError(.backend)` with the server's

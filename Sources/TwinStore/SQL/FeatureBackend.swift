@@ -17,6 +17,10 @@ protocol FeatureBackend: FeatureStore {
     func page(_ select: FeatureSelect, after cursor: PageCursor?, limit: Int) async throws -> FeaturePage
     /// Runs `select.countStatement`.
     func countRows(_ select: FeatureSelect) async throws -> Int
+    /// The catalogue's (id, updated_at) pairs.
+    func catalogueStamps() async throws -> [(id: String, stamp: Int64)]
+    /// The catalogue's rows: id, updated_at, definition JSON.
+    func catalogueRows() async throws -> [(id: String, stamp: Int64, text: String)]
 }
 
 extension FeatureBackend {
@@ -211,12 +215,19 @@ actor ChunkedReader {
     }
 }
 
-/// The loaded layer definitions, shared by every call.
+/// The loaded layer definitions, shared by every call, with the catalogue's `updated_at` of
+/// each: a layer another process created or changed (`citytwin import`, a worker writing result
+/// layers, a second server) is found by comparing stamps (`isCurrent`) and only the definitions
+/// whose stamp moved are decoded again (`merge`), so unchanged definitions keep their storage.
 final class DefinitionCache: @unchecked Sendable {
     private let lock = NSLock()
-    private var byID: [String: LayerDefinition]
+    private var byID: [String: LayerDefinition] = [:]
+    private var stamps: [String: Int64] = [:]
 
-    init(_ byID: [String: LayerDefinition]) { self.byID = byID }
+    /// From catalogue rows (id, updated_at, definition JSON).
+    init(rows: [(id: String, stamp: Int64, text: String)]) throws {
+        try merge(rows)
+    }
 
     subscript(id: String) -> LayerDefinition? {
         lock.lock(); defer { lock.unlock() }
@@ -228,8 +239,54 @@ final class DefinitionCache: @unchecked Sendable {
         return byID.values.sorted { $0.id < $1.id }
     }
 
-    func set(_ def: LayerDefinition) {
+    /// A definition this process wrote to the catalogue with `updated_at` = `stamp`.
+    func set(_ def: LayerDefinition, stamp: Int64) {
         lock.lock(); defer { lock.unlock() }
         byID[def.id] = def
+        stamps[def.id] = stamp
+    }
+
+    /// Whether the catalogue's (id, updated_at) pairs are exactly the cached ones.
+    func isCurrent(_ catalogue: [(id: String, stamp: Int64)]) -> Bool {
+        lock.lock(); defer { lock.unlock() }
+        return catalogue.count == stamps.count && catalogue.allSatisfy { stamps[$0.id] == $0.stamp }
+    }
+
+    /// Brings the cache to the catalogue's rows: new and changed definitions decoded, removed ones dropped.
+    func merge(_ rows: [(id: String, stamp: Int64, text: String)]) throws {
+        let known = lock.withLock { stamps }
+        var decoded = [String: LayerDefinition]()
+        for row in rows where known[row.id] != row.stamp {
+            decoded[row.id] = try JSONDecoder().decode(LayerDefinition.self, from: Data(row.text.utf8))
+        }
+        let present = Set(rows.map(\.id))
+        lock.withLock {
+            for row in rows {
+                if let def = decoded[row.id] { byID[row.id] = def }
+                stamps[row.id] = row.stamp
+            }
+            for id in stamps.keys where !present.contains(id) {
+                stamps[id] = nil
+                byID[id] = nil
+            }
+        }
+    }
+}
+
+extension FeatureBackend {
+    /// Brings the definitions up to the catalogue when another process created or changed a
+    /// layer: one read of the catalogue's (id, updated_at) pairs, and the definitions only when
+    /// a stamp moved. Called where a layer may be new to this process: a definition lookup that
+    /// misses, the layer list, and change events naming a layer the cache lacks.
+    func refreshDefinitions() async throws {
+        let stamps = try await catalogueStamps()
+        guard !definitions.isCurrent(stamps) else { return }
+        try definitions.merge(try await catalogueRows())
+    }
+
+    /// `readableDefinition`, looking in the catalogue first when this process has not seen `id`.
+    func currentDefinition(_ id: String, _ caller: Caller) async throws -> LayerDefinition? {
+        if definitions[id] == nil { try await refreshDefinitions() }
+        return readableDefinition(id, caller)
     }
 }

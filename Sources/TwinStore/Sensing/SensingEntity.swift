@@ -88,11 +88,14 @@ public struct SensingObservation: Sendable, Hashable {
         self.parameters = parameters
     }
 
-    /// Whether `other` says the same thing (a re-sent observation): everything but the id.
+    /// Whether `other` says the same thing (a re-sent observation): everything but the id and
+    /// the FeatureOfInterest. The server generates that from the Thing's Location, and the first
+    /// writes of a burst, racing, may each have generated one: a gateway re-sending a reading it
+    /// got no answer for must get the stored one back, not a conflict.
     public func sameReading(as other: SensingObservation) -> Bool {
         var o = other
         o.id = id
-        if o.featureOfInterest == nil { o.featureOfInterest = featureOfInterest }
+        o.featureOfInterest = featureOfInterest
         return o == self
     }
 }

@@ -89,22 +89,23 @@ extension SpatiaLiteStore {
     }
 
     public func changes(since sequence: Int64, limit: Int, by caller: Caller) async throws -> [ChangeEvent] {
-        // The definitions say who may read a layer; no extent or count scan is needed here.
-        let readable = Set(definitions.all.filter { AccessPolicy.canRead($0, caller) }.map(\.id))
-        return try await mapErrors(layer: nil) {
+        let events = try await mapErrors(layer: nil) {
             try await pool.read { db in
                 let rows = try Row.fetchAll(db, sql: "SELECT \(JournalSQL.changeColumns) FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?",
                                             arguments: [sequence, max(0, limit)])
                 func envelope(_ row: Row, _ i: Int) -> Envelope? {
                     JournalSQL.envelope(row[i], row[i + 1], row[i + 2], row[i + 3])
                 }
-                return rows.compactMap { row -> ChangeEvent? in
-                    let layer: String = row[1]
-                    guard readable.contains(layer) else { return nil }
-                    return JournalSQL.changeEvent(sequence: row[0], layer: layer, featureID: row[2], kind: row[3], at: row[4],
-                                                  before: envelope(row, 5), after: envelope(row, 9))
+                return rows.map { row in
+                    JournalSQL.changeEvent(sequence: row[0], layer: row[1], featureID: row[2], kind: row[3], at: row[4],
+                                           before: envelope(row, 5), after: envelope(row, 9))
                 }
             }
         }
+        // An event on a layer this process has not seen: another process created it.
+        if events.contains(where: { definitions[$0.layer] == nil }) { try await refreshDefinitions() }
+        // The definitions say who may read a layer; no extent or count scan is needed here.
+        let readable = Set(definitions.all.filter { AccessPolicy.canRead($0, caller) }.map(\.id))
+        return events.filter { readable.contains($0.layer) }
     }
 }

@@ -32,15 +32,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             pool = try DatabasePool(path: path, configuration: config)
             try pool.writeWithoutTransaction { db in try Self.createSystemTables(db) }
             maskingKey = try pool.write { db in try Self.maskingKey(db) }
-            let defs = try pool.read { db in
-                try String.fetchAll(db, sql: "SELECT definition FROM catalog ORDER BY id")
-            }
-            var loaded = [String: LayerDefinition]()
-            for text in defs {
-                let def = try JSONDecoder().decode(LayerDefinition.self, from: Data(text.utf8))
-                loaded[def.id] = def
-            }
-            definitions = DefinitionCache(loaded)
+            definitions = try DefinitionCache(rows: try pool.read { db in try Self.catalogueRows(db) })
         } catch let e as StoreError {
             throw e
         } catch {
@@ -175,10 +167,27 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
                                arguments: [definition.id, json, now, now])
             }
         }
-        definitions.set(definition)
+        definitions.set(definition, stamp: now)
+    }
+
+    func catalogueStamps() async throws -> [(id: String, stamp: Int64)] {
+        try await mapErrors(layer: nil) {
+            try await pool.read { db in
+                try Row.fetchAll(db, sql: "SELECT id, updated_at FROM catalog").map { (id: $0[0], stamp: $0[1]) }
+            }
+        }
+    }
+
+    func catalogueRows() async throws -> [(id: String, stamp: Int64, text: String)] {
+        try await mapErrors(layer: nil) { try await pool.read { db in try Self.catalogueRows(db) } }
+    }
+
+    private static func catalogueRows(_ db: Database) throws -> [(id: String, stamp: Int64, text: String)] {
+        try Row.fetchAll(db, sql: "SELECT id, updated_at, definition FROM catalog ORDER BY id").map { (id: $0[0], stamp: $0[1], text: $0[2]) }
     }
 
     public func layers(for caller: Caller) async throws -> [LayerInfo] {
+        try await refreshDefinitions()  // layers another process created
         let visible = definitions.all.filter { AccessPolicy.canRead($0, caller) }
         return try await mapErrors(layer: nil) {
             try await pool.read { db in
@@ -206,7 +215,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     }
 
     public func layerDefinition(_ id: String, for caller: Caller) async throws -> LayerDefinition? {
-        readableDefinition(id, caller)
+        try await currentDefinition(id, caller)
     }
 
     func table(_ def: LayerDefinition) -> FeatureTable { FeatureTable(layer: def) }

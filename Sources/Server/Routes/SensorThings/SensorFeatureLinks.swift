@@ -34,8 +34,10 @@ struct SensorFeatureLinks: Sendable {
     }
 
     /// Adds the latest reading to the features of `layer` that a Thing stands for, when `caller`
-    /// may read the SensorThings service (the governing layer).
-    func attachLatest(_ features: inout [Feature], layer: String, caller: Caller) async throws {
+    /// may read the SensorThings service (the governing layer). `clock: false` leaves out what
+    /// depends on the time of the request (`latest_age_s`, `latest_stale`): vector tiles, cached
+    /// until a new reading invalidates them, carry only what the readings themselves say.
+    func attachLatest(_ features: inout [Feature], layer: String, caller: Caller, clock: Bool = true) async throws {
         guard !features.isEmpty, try await store.layerDefinition(SensingAlerts.governingLayer, for: caller) != nil else { return }
         // Feature id → the devices standing for it.
         var devices = [String: [String]]()
@@ -88,10 +90,64 @@ struct SensorFeatureLinks: Sendable {
             features[k].properties["latest_value"] = o.result
             features[k].properties["latest_unit"] = stream.body["unitOfMeasurement"]?["symbol"] ?? .null
             features[k].properties["latest_phenomenonTime"] = .string(SensingTime.format(o.phenomenonStart, o.phenomenonEnd))
-            features[k].properties["latest_age_s"] = .number(age.rounded())
-            features[k].properties["latest_stale"] = .bool(age > staleAfter)
+            if clock {
+                features[k].properties["latest_age_s"] = .number(age.rounded())
+                features[k].properties["latest_stale"] = .bool(age > staleAfter)
+            }
             features[k].properties["latest_datastream"] = .integer(stream.id)
         }
+    }
+
+    /// The layers whose features may show a reading: the governing layer and every layer a
+    /// device of the register monitors (`target_layer`).
+    func readingLayers() async throws -> Set<String> {
+        guard try await store.layerDefinition(SensingAlerts.governingLayer, for: .admin) != nil else { return [] }
+        var layers: Set<String> = [SensingAlerts.governingLayer]
+        for try await d in store.stream(layer: SensingAlerts.governingLayer, FeatureQuery(limit: 1000), by: .admin) {
+            if let layer = d.properties["target_layer"]?.stringValue { layers.insert(layer) }
+        }
+        return layers
+    }
+
+    /// The tiles a batch of change events makes stale beyond the edited features' own: a new
+    /// observation (`sta:Datastreams(n)/Observations`) changes the latest value shown on its
+    /// Thing's device feature and the feature the device monitors, so their envelopes, by layer.
+    /// A SensorThings change whose features cannot be told any more (a deleted Observation,
+    /// Datastream or Thing, an edited Thing) stales every tile of the reading layers.
+    func tileInvalidations(for events: [ChangeEvent]) async throws -> [(layer: String, envelopes: [Envelope])] {
+        var streams = Set<Int64>(), everywhere = false
+        for e in events where e.layer == SensingAlerts.governingLayer && e.featureID.hasPrefix("sta:") {
+            let fid = e.featureID
+            if fid.hasSuffix(")/Observations"), let ds = Self.entityID(fid, "sta:Datastreams(") {
+                streams.insert(ds)  // new or replaced observations of one Datastream
+            } else if e.kind != .insert, ["sta:Observations(", "sta:Datastreams(", "sta:Things("].contains(where: { fid.hasPrefix($0) }) {
+                everywhere = true  // a new entity has no reading yet; a changed or deleted one may have shown one
+            }
+        }
+        if everywhere {
+            let world = Envelope(minX: -180, minY: -90, maxX: 180, maxY: 90)
+            return try await readingLayers().sorted().map { ($0, [world]) }
+        }
+        guard !streams.isEmpty else { return [] }
+        let things = Set(try await sensing.sensingEntities(.datastream, ids: streams.sorted()).compactMap { $0.link("Thing") })
+        var out = [String: [Envelope]]()
+        for thing in try await sensing.sensingEntities(.thing, ids: things.sorted()) {
+            guard let device = Self.device(of: thing),
+                  let f = try await store.feature(layer: SensingAlerts.governingLayer, id: device, by: .admin) else { continue }
+            if let e = f.geometry?.envelope { out[SensingAlerts.governingLayer, default: []].append(e) }
+            if let layer = f.properties["target_layer"]?.stringValue, let id = f.properties["target"]?.stringValue,
+               try await store.layerDefinition(layer, for: .admin) != nil,
+               let e = try await store.feature(layer: layer, id: id, by: .admin)?.geometry?.envelope {
+                out[layer, default: []].append(e)
+            }
+        }
+        return out.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+    }
+
+    /// `n` of a journal feature id `<prefix>n)…`.
+    static func entityID(_ fid: String, _ prefix: String) -> Int64? {
+        guard fid.hasPrefix(prefix) else { return nil }
+        return Int64(fid.dropFirst(prefix.count).prefix { $0.isNumber })
     }
 }
 

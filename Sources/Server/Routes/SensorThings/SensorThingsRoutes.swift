@@ -80,6 +80,12 @@ extension CityTwinServer {
     private func sensorThings(_ request: Request, _ context: CityTwinRequestContext, path: Substring) async throws -> Representation {
         let method = request.method
         let (sensing, _) = try await sensorThingsAccess(context.caller, write: method != .get)
+        // A write waits for the store only while the queue has room; else 503 before any byte is written.
+        guard method == .get || sensingWrites.enter() else {
+            throw Problem(.writeQueueFull, "\(sensingWrites.limit) SensorThings writes are already in progress or waiting; nothing was written, send it again",
+                          retryAfter: 1)
+        }
+        defer { if method != .get { sensingWrites.leave() } }
         let monitor = AlertMonitor(store: store, sensing: sensing)
         let query = try QueryParameters(request.uri.query)
         let reader = STAReader(store: sensing, root: url(Self.sensorThingsRoot))
@@ -88,6 +94,7 @@ extension CityTwinServer {
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
+            noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
@@ -114,6 +121,7 @@ extension CityTwinServer {
             if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
             let ids = try await writer.commit()
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
+            noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
@@ -125,12 +133,14 @@ extension CityTwinServer {
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: [], by: context.caller)
+            noteLocalWrite()  // tiles showing the readings, change subscribers
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
         case .delete:
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "DELETE removes one entity") }
             let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
             try await writer.delete(kind, id)
+            noteLocalWrite()  // tiles showing the readings, change subscribers
             return Representation(status: .ok, mediaType: MediaTypeName.json, body: [])
         default:
             throw Problem(.notFound, "no such operation")
