@@ -167,3 +167,34 @@ extension ScenarioCompareTests {
         #expect(row.b >= row.a + 2)
     }
 }
+
+extension ScenarioCompareTests {
+    /// A cloudburst on the quick settings' 100 m cells: 15 minutes of the Suzhou formula at a
+    /// return period far beyond design (≈ 100 mm), enough water to stand on the streets, where the
+    /// quick p50 storm only wets them.
+    static let cloudburst: JSONValue = [
+        "id": "cloudburst", "title": "短历时特大暴雨（15 min，测试用）", "return_period_a": 10000, "duration_min": 15, "peak_ratio": 0.4,
+        "time_step_min": 5, "storm_formula": "suzhou-2025", "outfall_stage_m": 19.5, "stage_receiving_waters": ["长江", "举水"],
+    ]
+
+    @Test("a quick storm that floods roads: flooded roads > 0, and compare against the quick p50 run lists them")
+    func quickStormFloodsRoads() async throws {
+        let dir = try await Self.pair.value
+        let store = try Self.store(dir)
+        let registry = Self.registry(dir)
+        let flood = try #require(registry["flood-scenario"] as? FloodScenarioProcess)
+        _ = try await ScenarioCatalog(store: store).create(
+            ["id": "burst", "parameters": ["model": Self.cloudburst, "durationScale": 1, "demCoarsening": 10, "outputIntervalMinutes": 5]], by: .admin, flood: flood)
+        let result = try await Self.runAndCompare("p50-base", "burst", store: store, registry: registry, run: ["burst"])
+        let ra = try await Self.roads("scenario_p50_base_roads", store), rb = try await Self.roads("scenario_burst_roads", store)
+        let wetA = Set(ra.filter { $0.value > 0.15 }.keys), wetB = Set(rb.filter { $0.value > 0.15 }.keys)
+        #expect(!wetB.isEmpty, "the cloudburst floods roads (deepest \(rb.values.max() ?? 0) m)")
+        let row = try Self.row(result, "flooded roads")
+        #expect(row.a == Double(wetA.count) && row.b == Double(wetB.count) && row.difference > 0)
+        let diff = try await Self.layer("diff_p50_base_burst", store)
+        let newly = Set(diff.values.filter { $0.properties["kind"] == "road" && $0.properties["change"] == "newly flooded" }
+            .compactMap { $0.properties["object_id"]?.stringValue })
+        #expect(newly == wetB.subtracting(wetA) && !newly.isEmpty)
+        print("cloudburst: flooded roads \(wetA.count) → \(wetB.count), deepest \(rb.values.max() ?? 0) m")
+    }
+}
