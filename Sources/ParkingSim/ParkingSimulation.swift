@@ -102,6 +102,20 @@ public struct ParkingSimulationSummary: Sendable, Hashable, Codable {
     /// Highest occupancy of all lots together (rate) and share of lot × 5-min samples at ≥ 90 %.
     public var peakOccupancy: Double
     public var shareAbove90: Double
+    /// Per lot (in the network's order): drivers parked there and their summed search time (s),
+    /// for per-lot differences between two days (`compare-scenarios` on parking scenarios).
+    /// Not part of the summary's JSON.
+    public var lots: [LotDay] = []
+
+    /// One lot's day.
+    public struct LotDay: Sendable, Hashable, Codable {
+        public var lot: String
+        public var parked: Int
+        /// Summed search time of the drivers who parked in the lot (s).
+        public var searchSeconds: Double
+        /// Mean search time of those drivers (s; 0 when nobody parked).
+        public var meanSearchSeconds: Double { parked > 0 ? searchSeconds / Double(parked) : 0 }
+    }
 
     enum CodingKeys: String, CodingKey {
         case strategy, drivers, parked, rejected
@@ -134,6 +148,7 @@ public enum ParkingSimulation {
         var tried = [[Int]](repeating: [], count: trips.count)
         var parked = 0, rejected = 0, fullArrivals = 0
         var searchSum = 0.0, cruiseSum = 0.0, walkSum = 0.0, extraMetres = 0.0
+        var lotParked = [Int](repeating: 0, count: lots.count), lotSearch = [Double](repeating: 0, count: lots.count)
         var spreadSum = 0.0, spreadSamples = 0, above90 = 0, lotSamples = 0, peak = 0.0
         let totalCapacity = Double(lots.reduce(0) { $0 + $1.capacity })
         var nextSample = 0.0
@@ -207,6 +222,8 @@ public enum ParkingSimulation {
                     let cruise = max(0, drivenSeconds[i] - direct.seconds)
                     cruiseSum += cruise
                     searchSum += cruise + inLot
+                    lotParked[l] += 1
+                    lotSearch[l] += cruise + inLot
                     extraMetres += max(0, drivenMetres[i] - direct.metres)
                     walkSum += network.walkMetres[t.destination][l]
                     queue.push(time + inLot + t.stay, .leave(l))
@@ -225,7 +242,8 @@ public enum ParkingSimulation {
             extraVehicleKm: extraMetres / 1000,
             meanWalkMetres: parked > 0 ? walkSum / Double(parked) : 0, fullLotArrivals: fullArrivals,
             occupancySpread: spreadSamples > 0 ? spreadSum / Double(spreadSamples) : 0, peakOccupancy: peak,
-            shareAbove90: lotSamples > 0 ? Double(above90) / Double(lotSamples) : 0)
+            shareAbove90: lotSamples > 0 ? Double(above90) / Double(lotSamples) : 0,
+            lots: lots.indices.map { ParkingSimulationSummary.LotDay(lot: lots[$0].id, parked: lotParked[$0], searchSeconds: lotSearch[$0]) })
     }
 }
 

@@ -23,8 +23,14 @@ struct ScenarioCommand: AsyncParsableCommand {
         var file: String?
         @Option(help: "Title.")
         var title: String?
+        @Option(help: "What the scenario simulates: flood (default), signal (delay per intersection) or parking (search time per lot).")
+        var kind: String?
         @Option(help: "Flood model: a file name of Models/scenarios, e.g. p50-waterlogging.")
         var model: String?
+        @Option(help: "Signal scenario: the period whose counts load the plans, HH:MM-HH:MM (default 07:00-09:00).")
+        var period: String?
+        @Option(help: "Parking scenario: how drivers find a lot, unguided (default) or guided.")
+        var guidance: String?
         @Option(help: "Base map instant (RFC 3339; default now).")
         var base: String?
         @Option(help: "District (admin division code; default the root division).")
@@ -44,10 +50,13 @@ struct ScenarioCommand: AsyncParsableCommand {
             if let file { document = try readJSON(file, option: "--file").objectValue ?? [:] }
             if let id { document["id"] = .string(id) }
             if let title { document["title"] = .string(title) }
+            if let kind { document["kind"] = .string(kind) }
             if let base { document["base"] = .string(base) }
             if let district { document["district"] = .string(district) }
             var parameters = document["parameters"]?.objectValue ?? [:]
             if let model { parameters["model"] = .string(model) }
+            if let period { parameters["period"] = .string(period) }
+            if let guidance { parameters["guidance"] = .string(guidance) }
             if let durationScale { parameters["durationScale"] = .number(durationScale) }
             if let demCoarsening { parameters["demCoarsening"] = .integer(Int64(demCoarsening)) }
             if let outputIntervalMinutes { parameters["outputIntervalMinutes"] = .number(outputIntervalMinutes) }

@@ -8,7 +8,8 @@ import TwinStore
 ///   (`FeatureQuery.asOf`), so a scenario answers the same however the map changed since;
 /// - **changes**: edits in the scenario's sandbox (`ScenarioChange`): features added, replaced or
 ///   removed in a layer, applied only in the scenario's own run;
-/// - **parameters**: the model's (for `kind` `flood`: `model`, a flood scenario document or the
+/// - **parameters**: the model's (for `kind` `signal`: `period`, see `SignalParameters`; for
+///   `parking`: `guidance`, `drivers`, `seed`, see `ParkingParameters`; for `kind` `flood`: `model`, a flood scenario document or the
 ///   name of a file in `Models/scenarios`; `durationScale`, `demCoarsening`,
 ///   `outputIntervalMinutes`; `start`, the storm's start as an RFC 3339 instant, default `base`;
 ///   `dem`, the DEM's path on the server, needed on PostGIS);
@@ -31,8 +32,10 @@ public struct Scenario: Sendable, Equatable {
         case failed
     }
 
-    /// What a scenario simulates. Only `flood` runs today; signal and parking scenarios are kinds to come.
-    public static let kinds = ["flood"]
+    /// What a scenario simulates: `flood` (a storm on the drainage network and the surface),
+    /// `signal` (the signal plans in force for a period's counts: delay per intersection) or
+    /// `parking` (a day of drivers looking for a lot: search time per lot).
+    public static let kinds = ["flood", "signal", "parking"]
 
     /// `[a-z][a-z0-9-]{0,24}`: it names the result layers (`scenario_<id with _>_<suffix>`, at most 48 characters).
     public var id: String

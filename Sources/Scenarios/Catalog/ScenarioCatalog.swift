@@ -75,7 +75,7 @@ public struct ScenarioCatalog: Sendable {
         try await store.upsert(layer: Self.layerID, features: [scenario.feature], by: caller, at: nil)
     }
 
-    /// Creates a scenario from its document: `id`, optional `title`, `kind` (`flood`),
+    /// Creates a scenario from its document: `id`, optional `title`, `kind` (`flood`, `signal`, `parking`),
     /// `district` (default: the district's root admin division), `base` (RFC 3339, default now),
     /// `parameters` and `changes` (`ScenarioChange`), each checked against the store.
     /// - Throws: `ScenarioError` naming the member at fault (`.scenarioExists` for a taken id);
@@ -115,17 +115,22 @@ public struct ScenarioCatalog: Sendable {
             throw ScenarioError(.invalidScenario, "must be an object", field: "parameters")
         }
         var scenario = Scenario(id: id, title: o["title"]?.stringValue, kind: kind, district: district, base: base, parameters: parameters)
-        _ = try ScenarioFloodModel(scenario, flood: flood)
-        if let start = parameters["start"], start.stringValue.flatMap(Scenario.instant) == nil {
-            throw ScenarioError(.invalidScenario, "must be an RFC 3339 date-time", field: "parameters.start")
+        if kind == "flood" {
+            _ = try ScenarioFloodModel(scenario, flood: flood)
+            if let start = parameters["start"], start.stringValue.flatMap(Scenario.instant) == nil {
+                throw ScenarioError(.invalidScenario, "must be an RFC 3339 date-time", field: "parameters.start")
+            }
+        } else {
+            try TrafficScenarioRun.validate(scenario)
         }
         guard o["changes"] == nil || o["changes"]?.isNull == true || o["changes"]?.arrayValue != nil else {
             throw ScenarioError(.invalidScenario, "must be an array of changes", field: "changes")
         }
         scenario.changes = try (o["changes"]?.arrayValue ?? []).enumerated().map { try ScenarioChange(json: $1, field: "changes[\($0)]") }
         for (k, change) in scenario.changes.enumerated() {
-            guard FloodDistrictLayers.layerIDs.contains(change.layer) else {
-                throw ScenarioError(.invalidScenario, "a flood scenario changes only the layers its run reads (\(FloodDistrictLayers.layerIDs.joined(separator: ", ")))",
+            let changeable = TrafficScenarioRun.changeableLayers(kind)
+            guard changeable.contains(change.layer) else {
+                throw ScenarioError(.invalidScenario, "a \(kind) scenario changes only the layers its run reads (\(changeable.joined(separator: ", ")))",
                                     field: "changes[\(k)].layer")
             }
             guard try await store.layerDefinition(change.layer, for: caller) != nil else {

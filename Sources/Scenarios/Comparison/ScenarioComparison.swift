@@ -5,8 +5,8 @@ import TwinStore
 /// The per-object differences between two finished scenarios, `a` (the reference) and `b`,
 /// computed from the result layers each run wrote: for a flood scenario the depth on every road
 /// (`_roads`), the buildings whose ground floor floods (`_buildings`) and the emergency resources
-/// the flood cuts off (`_cutoff`). Signal and parking scenarios will add delay per intersection
-/// and parking search time as result kinds of their own; a kind is compared when both runs have it.
+/// the flood cuts off (`_cutoff`); for a signal scenario the control delay per intersection
+/// (`_intersections`); for a parking scenario the search time per lot (`_parking`).
 ///
 /// Each changed object is one feature of the diff layer (`kind`, `object_id`, `a`, `b`,
 /// `difference`, `change`); the summary table has one row per measure with both values and the
@@ -64,10 +64,17 @@ public struct ScenarioComparison: Sendable {
                                 field: "b")
         }
         var c = ScenarioComparison(a: a, b: b)
-        try await c.compareRoads(store: store, by: caller)
-        try await c.compareSets(kind: "building", suffix: "buildings", measure: "flooded buildings", value: "water_above_floor_m", store: store, by: caller)
-        try await c.compareSets(kind: "resource", suffix: "cutoff", measure: "cut-off emergency resources", value: "road_max_depth_m",
-                                only: { $0.properties["kind"]?.stringValue == "resource" }, store: store, by: caller)
+        switch a.kind {
+        case "signal":
+            try await c.compareIntersections(store: store, by: caller)
+        case "parking":
+            try await c.compareParking(store: store, by: caller)
+        default:
+            try await c.compareRoads(store: store, by: caller)
+            try await c.compareSets(kind: "building", suffix: "buildings", measure: "flooded buildings", value: "water_above_floor_m", store: store, by: caller)
+            try await c.compareSets(kind: "resource", suffix: "cutoff", measure: "cut-off emergency resources", value: "road_max_depth_m",
+                                    only: { $0.properties["kind"]?.stringValue == "resource" }, store: store, by: caller)
+        }
         return c
     }
 
@@ -145,6 +152,77 @@ public struct ScenarioComparison: Sendable {
         rows.append(Row(measure: measure, unit: kind == "building" ? "buildings" : "resources", a: Double(sa.count), b: Double(sb.count)))
     }
 
+    /// Objects of a per-object result layer (`_intersections`, `_parking`) whose `value` differs
+    /// by at least `tolerance`, or that one run has and the other not (`added`, `removed`).
+    /// - Returns: both runs' features by id, for the summary rows.
+    mutating func compareValues(kind: String, suffix: String, value: String, tolerance: Double,
+                                changes: (more: String, less: String, added: String, removed: String),
+                                store: any FeatureStore, by caller: Caller) async throws -> (a: [String: Feature], b: [String: Feature]) {
+        let fa = try await Self.features("\(a.layerStem)_\(suffix)", store: store, by: caller)
+        let fb = try await Self.features("\(b.layerStem)_\(suffix)", store: store, by: caller)
+        for id in Set(fa.keys).union(fb.keys).sorted() {
+            let va = fa[id]?.properties[value]?.doubleValue, vb = fb[id]?.properties[value]?.doubleValue
+            let change: String
+            switch (fa[id] != nil, fb[id] != nil) {
+            case (false, true): change = changes.added
+            case (true, false): change = changes.removed
+            default:
+                guard let va, let vb, abs(vb - va) >= tolerance else { continue }
+                change = vb > va ? changes.more : changes.less
+            }
+            let f = fb[id] ?? fa[id]
+            add(kind: kind, id: id, geometry: f?.geometry, a: va, b: vb, change: change, name: f?.properties["name"]?.stringValue ?? "")
+        }
+        return (fa, fb)
+    }
+
+    /// A delay below this (s/veh) counts as unchanged at an intersection.
+    public static let delayTolerance = 0.5
+    /// A mean search time below this (s) counts as unchanged at a lot.
+    public static let searchTolerance = 1.0
+
+    /// Delay per intersection (`_intersections`: HCM 2000 control delay, s/veh) and the
+    /// flow-weighted mean, vehicle-hours of delay and intersections at LOS E or F.
+    mutating func compareIntersections(store: any FeatureStore, by caller: Caller) async throws {
+        let (fa, fb) = try await compareValues(kind: "intersection", suffix: "intersections", value: "delay_s", tolerance: Self.delayTolerance,
+                                               changes: ("more delay", "less delay", "added", "removed"), store: store, by: caller)
+        func totals(_ fs: [String: Feature]) -> (mean: Double, hours: Double, poor: Double) {
+            var flow = 0.0, delayFlow = 0.0, poor = 0.0
+            for f in fs.values {
+                let q = f.properties["flow_veh_h"]?.doubleValue ?? 0, d = f.properties["delay_s"]?.doubleValue ?? 0
+                flow += q
+                delayFlow += q * d
+                if ["E", "F"].contains(f.properties["los"]?.stringValue ?? "") { poor += 1 }
+            }
+            return (flow > 0 ? delayFlow / flow : 0, delayFlow / 3600, poor)
+        }
+        let ta = totals(fa), tb = totals(fb)
+        rows.append(Row(measure: "mean control delay (flow-weighted)", unit: "s/veh", a: ta.mean, b: tb.mean))
+        rows.append(Row(measure: "delay in the period's design hour", unit: "veh·h", a: ta.hours, b: tb.hours))
+        rows.append(Row(measure: "intersections at LOS E or F", unit: "intersections", a: ta.poor, b: tb.poor))
+    }
+
+    /// Parking search time per lot (`_parking`: mean search time of the drivers who parked there),
+    /// the mean over all parked drivers, and the drivers parked and turned away.
+    mutating func compareParking(store: any FeatureStore, by caller: Caller) async throws {
+        let (fa, fb) = try await compareValues(kind: "lot", suffix: "parking", value: "mean_search_s", tolerance: Self.searchTolerance,
+                                               changes: ("longer search", "shorter search", "opened", "closed"), store: store, by: caller)
+        func totals(_ fs: [String: Feature]) -> (mean: Double, parked: Double) {
+            var parked = 0.0, search = 0.0
+            for f in fs.values {
+                let n = f.properties["parked"]?.doubleValue ?? 0
+                parked += n
+                search += n * (f.properties["mean_search_s"]?.doubleValue ?? 0)
+            }
+            return (parked > 0 ? search / parked : 0, parked)
+        }
+        let ta = totals(fa), tb = totals(fb)
+        rows.append(Row(measure: "mean parking search time", unit: "s", a: ta.mean, b: tb.mean))
+        rows.append(Row(measure: "drivers parked", unit: "drivers", a: ta.parked, b: tb.parked))
+        func rejected(_ s: Scenario) -> Double { s.result?.objectValue?["summary"]?.objectValue?["rejected"]?.doubleValue ?? 0 }
+        rows.append(Row(measure: "drivers turned away", unit: "drivers", a: rejected(a), b: rejected(b)))
+    }
+
     /// Geodesic length of a lon/lat line in km.
     static func lengthKilometres(_ g: Geometry) throws -> Double {
         try g.geodesicLength() / 1000
@@ -169,7 +247,7 @@ public struct ScenarioComparison: Sendable {
             "schema": [
                 "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
                 "properties": [
-                    "kind": ["type": "string", "title": "对象类型", "enum": ["road", "building", "resource"]],
+                    "kind": ["type": "string", "title": "对象类型", "enum": ["road", "building", "resource", "intersection", "lot"]],
                     "object_id": ["type": "string", "title": "对象编号"], "name": ["type": ["string", "null"], "title": "名称"],
                     "a": ["type": ["number", "null"], "title": "情景A值"], "b": ["type": ["number", "null"], "title": "情景B值"],
                     "difference": ["type": ["number", "null"], "title": "差值 B−A"], "change": ["type": "string", "title": "变化"],

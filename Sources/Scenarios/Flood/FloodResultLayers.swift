@@ -14,9 +14,10 @@ import TwinStore
 /// - `_buildings`: buildings whose ground floor takes water: on the cells around the footprint (a
 ///   one-cell ring) the water stands higher than the sill above both the footprint's ground and the
 ///   cell's own ground (`water_level_m` = ground + that height), with the address;
-/// - `_cutoff`: emergency resources whose access road the flood closes, and those roads: the
-///   `accessClosed` resources of `HazardOverlay` on the depth classes ≥ 0.15 m (`markCutOff`), so
-///   the hazard overlay on this run's depth layer answers with the same resources.
+/// - `_cutoff`: emergency resources whose access road the flood (or the scenario's sandbox)
+///   closes, or that the closures isolate from the network, and those roads (`markCutOff`): those
+///   with `reason` `flooded` are the `accessClosed` resources of `HazardOverlay` on the depth
+///   classes ≥ 0.15 m, so the hazard overlay on this run's depth layer answers with the same resources.
 struct FloodResultLayers {
     static let owner = "水务和湖泊局"
     /// The four layers a run writes, `<stem>_<suffix>`.

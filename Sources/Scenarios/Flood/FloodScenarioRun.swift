@@ -134,7 +134,9 @@ public enum FloodScenarioRun {
         try Task.checkCancellation()
         progress?(.stage("writing results", fraction: 0.9))
         var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain)
-        try await results.markCutOff(store: store, by: caller)
+        // A road the scenario's sandbox removes is a closed road: the cut-off analysis routes around it.
+        let closedRoads = Set(options.changes.filter { $0.layer == "roads" && $0.operation == .delete }.map(\.featureID))
+        try await results.markCutOff(store: store, by: caller, closedRoads: closedRoads)
         var written: [String] = []
         var alerts: FloodNowcastAlerts.Count?
         if options.writeLayers {

@@ -23,12 +23,24 @@ public struct StoreParkingLot: Sendable, Hashable {
     /// Every lot the caller may read, in id order.
     /// - Throws: `ScenarioError(.missingLayer)` when the layer is missing or hidden;
     ///   `.invalidDistrict` naming the property of a lot without a usable capacity.
-    public static func load(from store: any FeatureStore, by caller: Caller) async throws -> [StoreParkingLot] {
+    /// - Parameters: asOf, changes: the layer as of an instant with a scenario's sandbox changes applied in memory.
+    public static func load(from store: any FeatureStore, by caller: Caller, asOf: Date? = nil,
+                            changes: [ScenarioChange] = []) async throws -> [StoreParkingLot] {
         guard try await store.layerDefinition(layer, for: caller) != nil else {
             throw ScenarioError(.missingLayer, "no layer '\(layer)'", field: "parking_lots")
         }
+        var features: [Feature] = []
+        for try await f in store.stream(layer: layer, FeatureQuery(asOf: asOf, limit: 2000), by: caller) {
+            features.append(f)
+        }
+        return try lots(ScenarioChange.apply(changes.filter { $0.layer == layer }, to: features))
+    }
+
+    /// The lots among `features` of the layer, in id order (a feature without a usable position is skipped).
+    /// - Throws: `ScenarioError(.invalidDistrict)` naming the property of a lot without a usable capacity.
+    public static func lots(_ features: [Feature]) throws -> [StoreParkingLot] {
         var lots: [StoreParkingLot] = []
-        for try await f in store.stream(layer: layer, FeatureQuery(limit: 2000), by: caller) {
+        for f in features {
             let id = f.id?.description ?? ""
             let p = f.properties
             guard let capacity = p["capacity"]?.integerValue, capacity > 0 else {

@@ -34,7 +34,7 @@ extension CityTwinServer {
             },
             APIOperation(
                 id: "createScenario", method: .post, path: "/scenarios",
-                summary: "Creates a scenario: {id, title, kind (flood), district, base (RFC 3339), parameters {model, durationScale, demCoarsening, outputIntervalMinutes, start}, changes [{layer, op: upsert|delete, feature|id}]}.",
+                summary: "Creates a scenario: {id, title, kind (flood, signal, parking), district, base (RFC 3339), parameters (flood: {model, durationScale, demCoarsening, outputIntervalMinutes, start}; signal: {period}; parking: {guidance, drivers, seed}), changes [{layer, op: upsert|delete, feature|id}]}.",
                 tag: "Scenarios", parameters: [],
                 responses: [APIResponse(status: 201, description: "Created; Location names it.", content: [(MediaTypeName.json, "Scenario")]),
                             .problem(409, "A scenario with this id exists.")] + refused + common,
@@ -124,7 +124,7 @@ extension CityTwinServer {
         "Scenario": [
             "type": "object", "required": ["id"],
             "properties": ["id": ["type": "string", "pattern": "^[a-z][a-z0-9-]{0,24}$"], "title": ["type": "string"],
-                           "kind": ["type": "string", "enum": ["flood"]], "district": ["type": "string"],
+                           "kind": ["type": "string", "enum": ["flood", "signal", "parking"]], "district": ["type": "string"],
                            "base": ["type": "string", "format": "date-time"], "parameters": ["type": "object"],
                            "changes": ["type": "array", "items": ["type": "object"]], "status": ["type": "string"],
                            "job": ["type": "string", "nullable": true], "result": ["type": "object", "nullable": true],

@@ -10,7 +10,7 @@ public struct CompareScenariosProcess: OGCProcess {
     public let id = "compare-scenarios"
     public let version = "1.0.0"
     public let title = "Compare two scenarios"
-    public let description = "Per-object differences between two finished scenarios of one district (road depth, flooded buildings, cut-off resources for flood scenarios): a diff layer and a summary table, b against a."
+    public let description = "Per-object differences between two finished scenarios of one district (road depth, flooded buildings, cut-off resources for flood scenarios; delay per intersection for signal scenarios; parking search time per lot for parking scenarios): a diff layer and a summary table, b against a."
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute]
 
     public init() {}
@@ -44,7 +44,7 @@ public struct CompareScenariosProcess: OGCProcess {
             return ProcessLayers(reads: [ScenarioCatalog.layerID])
         }
         let sa = Scenario(id: a, district: "", base: Date()), sb = Scenario(id: b, district: "", base: Date())
-        let reads = ["roads", "buildings", "cutoff"].flatMap { ["\(sa.layerStem)_\($0)", "\(sb.layerStem)_\($0)"] }
+        let reads = (["roads", "buildings", "cutoff"] + TrafficScenarioRun.suffixes).flatMap { ["\(sa.layerStem)_\($0)", "\(sb.layerStem)_\($0)"] }
         return ProcessLayers(reads: [ScenarioCatalog.layerID] + reads,
                              writes: [ProcessLayers.Write(ScenarioComparison.layerID(a: sa, b: sb), owner: ScenarioCatalog.owner)])
     }

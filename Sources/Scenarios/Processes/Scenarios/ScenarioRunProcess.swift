@@ -5,9 +5,11 @@ import TwinStore
 /// `scenario-run`: runs a stored `Scenario` as a job (`POST /scenarios/{id}/run` submits it,
 /// `citytwin scenario run` runs it through `ProcessRunner`). The run reads the map as of the
 /// scenario's base with its sandbox changes applied in memory only, so the live layers are never
-/// touched; it writes the result layers `scenario_<id>_depth|roads|buildings|cutoff`, the depth
-/// per output step and the series over time (`FloodTimeSteps`), and records status and results
-/// in the scenario (a new version of its record).
+/// touched. A flood scenario writes the result layers `scenario_<id>_depth|roads|buildings|cutoff`,
+/// the depth per output step and the series over time (`FloodTimeSteps`); a signal scenario
+/// `scenario_<id>_intersections` (delay per intersection), a parking scenario
+/// `scenario_<id>_parking` (search time per lot) (`TrafficScenarioRun`). The run records status
+/// and results in the scenario (a new version of its record).
 public struct ScenarioRunProcess: OGCProcess {
     public let id = "scenario-run"
     public let version = "1.0.0"
@@ -47,13 +49,14 @@ public struct ScenarioRunProcess: OGCProcess {
         let stem = (try? Self.scenarioID(inputs)).flatMap { Scenario.isValidID($0) ? Scenario(id: $0, district: "", base: Date()).layerStem : nil }
             ?? "scenario_<id>"
         return ProcessLayers(reads: base.reads + [ScenarioCatalog.layerID], optionalReads: base.optionalReads,
-                             writes: (FloodResultLayers.suffixes + ["depth_steps"]).map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) }
+                             writes: (FloodResultLayers.suffixes + ["depth_steps"] + TrafficScenarioRun.suffixes)
+                                 .map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) }
                                  + [ProcessLayers.Write(ScenarioCatalog.layerID, owner: ScenarioCatalog.owner)])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         let scenario = try await ScenarioCatalog(store: store).scenario(try Self.scenarioID(inputs), by: caller)
-        _ = try request(scenario)
+        if scenario.kind == "flood" { _ = try request(scenario) } else { try TrafficScenarioRun.validate(scenario) }
     }
 
     /// The flood model and run options of `scenario`.
@@ -78,14 +81,27 @@ public struct ScenarioRunProcess: OGCProcess {
         let catalog = ScenarioCatalog(store: store)
         let id = try Self.scenarioID(inputs)
         var scenario = try await catalog.scenario(id, by: caller)
-        let (model, options) = try request(scenario)
+        let flood = scenario.kind == "flood" ? try request(scenario) : nil
+        if flood == nil { try TrafficScenarioRun.validate(scenario) }
         scenario.status = .running
         scenario.error = nil
         try await catalog.save(scenario, by: caller)
-        let summary: FloodScenarioSummary
+        var layers: [String] = []
+        let summaryJSON: JSONValue
         do {
-            summary = try await LatestProgress.run(reporting: progress) { report in
-                try await FloodScenarioRun.run(model, store: store, caller: caller, options: options, progress: report)
+            if let (model, options) = flood {
+                let summary = try await LatestProgress.run(reporting: progress) { report in
+                    try await FloodScenarioRun.run(model, store: store, caller: caller, options: options, progress: report)
+                }
+                layers = summary.layers
+                summaryJSON = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(summary))
+            } else {
+                let report: (Double) async throws -> Void = { try await progress.report(.stage("running the \(scenario.kind) scenario", fraction: $0)) }
+                let run = scenario.kind == "signal"
+                    ? try await TrafficScenarioRun.runSignal(scenario, store: store, by: caller, progress: report)
+                    : try await TrafficScenarioRun.runParking(scenario, store: store, by: caller, progress: report)
+                layers = run.layers
+                summaryJSON = run.summary
             }
         } catch {
             // The record says why; the job says it too (its failure is the error thrown on).
@@ -96,15 +112,13 @@ public struct ScenarioRunProcess: OGCProcess {
             if let e = error as? ScenarioError, let field = e.field { throw ProcessInputError(field == "dem" ? "dem" : "scenario", e.message) }
             throw error
         }
-        let summaryJSON = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(summary))
         var done = (try? await catalog.scenario(id, by: caller)) ?? scenario
         done.status = .successful
         done.error = nil
-        done.result = [
-            "layers": .array(summary.layers.map(JSONValue.string)), "depthLayer": .string(scenario.depthLayer),
-            "summary": summaryJSON,
-        ]
+        var result: [String: JSONValue] = ["layers": .array(layers.map(JSONValue.string)), "summary": summaryJSON]
+        if flood != nil { result["depthLayer"] = .string(scenario.depthLayer) }
+        done.result = .object(result)
         try await catalog.save(done, by: caller)
-        return ["scenario": done.document, "layers": .array(summary.layers.map(JSONValue.string)), "summary": summaryJSON]
+        return ["scenario": done.document, "layers": .array(layers.map(JSONValue.string)), "summary": summaryJSON]
     }
 }
