@@ -121,8 +121,8 @@ public enum SignalTiming {
 
     /// Effective greens at `cycle` (s) in proportion to `ratios`, each at least its minimum; the
     /// cycle grows (up to `maximumCycle`, or beyond it only for minimums that cannot fit) when the
-    /// minimums alone need more, and when stages held at their minimums leave the other stages
-    /// less than their flow share (it grows until those run at the degree of saturation of the
+    /// minimums alone need more, and when stages held at their minimums leave another stage above
+    /// a degree of saturation of 0.9 (it grows until those run at the degree of saturation of the
     /// proportional split at Webster's optimum cycle; no further than `growthLimit`). Returns the
     /// greens and the stages held at their minimum.
     static func split(cycle: inout Double, lostTime: Double, ratios: [Double], minimums: [Double],
@@ -160,14 +160,16 @@ public enum SignalTiming {
         }
         var (split, fixed) = greens(at: cycle)
         // Stages held at minimum greens longer than their flow share leave the others less than
-        // theirs: lengthen the cycle (up to the maximum) until those run at the degree of
-        // saturation Webster's split gives every stage, instead of over capacity.
+        // theirs: when that puts one above the practical degree of saturation (0.9), lengthen the
+        // cycle (up to the maximum) until those run at the degree of saturation Webster's split
+        // gives every stage, instead of near or over capacity.
         guard target > 0, target < 1 else { return (split, fixed.sorted()) }
+        let trigger = max(0.9, target)
         let cap = min(maximumCycle, growthLimit ?? maximumCycle)
         for _ in 0..<ratios.count where !fixed.isEmpty && cycle < cap {
             let free = ratios.indices.filter { !fixed.contains($0) }
             let freeRatios = free.reduce(0) { $0 + ratios[$1] }
-            guard free.contains(where: { split[$0] > 0 && ratios[$0] * cycle / split[$0] > target + 1e-6 }), freeRatios < target else { break }
+            guard free.contains(where: { split[$0] > 0 && ratios[$0] * cycle / split[$0] > trigger + 1e-6 }), freeRatios < target else { break }
             let needed = (lostTime + fixed.reduce(0) { $0 + minimums[$1] }) / (1 - freeRatios / target)
             guard needed > cycle + 1e-9 else { break }
             cycle = min(cap, needed.rounded(.up))
