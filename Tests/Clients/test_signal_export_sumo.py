@@ -136,9 +136,9 @@ def test_district_retimed_plans_beat_the_fixed_plans(district_runs) -> None:
     assert runs["adaptive"].delay_s < runs["fixed"].delay_s
 
 
-@pytest.mark.xfail(strict=True, reason="measured 2026-11-22 on the district: CityTwin's re-timed period plans give 3.6-4.8 % "
-                   "more total delay than SUMO's gap-based actuated control (06:15-06:45, 06:45-07:15, 07:00-08:00), most of it "
-                   "at left turns: the plans have no opposed (permissive) left-turn factor for shared lanes and assume left "
+@pytest.mark.xfail(strict=True, reason="measured 2026-11-22 on the district: CityTwin's re-timed period plans give more total "
+                   "delay than SUMO's gap-based actuated control (+1.3 % at 06:15-06:45, +8.6 % at 07:00-08:00), most of it at "
+                   "left turns: the plans have no opposed (permissive) left-turn factor for shared lanes and assume left "
                    "stages discharge at 0.95 x 1800 veh/h; Benchmarks/README.md, signals-day")
 def test_district_retimed_plans_no_worse_than_actuated(district_runs) -> None:
     _, runs = district_runs
