@@ -10,6 +10,7 @@
 #   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s); single-address GET /geocode p50 vs http.server + sqlite LIKE
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
 #   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
+#   Benchmarks/run.sh signals-day the district's day in SUMO: fixed plans vs CityTwin's re-timed plans vs SUMO actuated (total delay)
 #   Benchmarks/run.sh sensing     SensorThings CreateObservations ingest (obs/s) and last-day read p50, SpatiaLite and PostGIS
 #   Benchmarks/run.sh burst [postgis]  1 M observations from 32 clients on one token: every one 201 or 429/503 + Retry-After, none lost, none twice
 #   Benchmarks/run.sh load        wrk 64 connections x 60 s with writes on SpatiaLite, PostGIS, PostGIS restarted mid-run; /health with 1,000 idle connections
@@ -127,6 +128,16 @@ peer = best([python, f"{tools}/tlsCycleAdaptation.py", "-n", f"{work}/sumo/netwo
              "-o", f"{work}/tls.add.xml", "-b", "25200"], env)
 print(f"district re-timing, 24 signals, 07:00-08:00: CityTwin signal-timing {ours:.3f} s, SUMO tlsCycleAdaptation.py {peer:.3f} s, ratio {peer / ours:.1f}x (target >= 10x)")
 PY
+  ;;
+signals-day)
+  # The sample district's weekday in SUMO on its road graph, three ways on the same demand (issue 16):
+  # fixed plans, CityTwin's re-timed time-of-day plans, SUMO's actuated control. Optional: PERIOD SEED.
+  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
+  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+  work=$(mktemp -d /tmp/citytwin-signal-day.XXXXXX)
+  trap 'rm -rf "$work"' EXIT
+  "$scratch/release/citytwin" district build --store "$work/district.sqlite" >/dev/null
+  PATH=$PWD/.venv/bin:$PATH .venv/bin/python Benchmarks/signals/district_day.py "$scratch/release/citytwin" "$work/district.sqlite" "$work/day" "$@"
   ;;
 sensing)
   # Sizes: STA_BENCH_OBSERVATIONS (1000000), STA_BENCH_DATASTREAMS (100), STA_BENCH_BATCH (10000),

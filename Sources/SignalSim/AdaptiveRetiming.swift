@@ -76,7 +76,8 @@ public enum AdaptiveRetiming {
         let demand = model.demand
         var cycle = min(current.cycle + limits.maximumCycleChange, max(current.cycle - limits.maximumCycleChange, target))
         let (effective, _) = try SignalTiming.split(cycle: &cycle, lostTime: model.lostTime, ratios: model.stageFlowRatios,
-                                                   minimums: model.minimumEffectiveGreens, maximumCycle: model.settings.maximumCycle)
+                                                   minimums: model.minimumEffectiveGreens, maximumCycle: model.settings.maximumCycle,
+                                                   growthLimit: current.cycle + limits.maximumCycleChange)
         let wanted = effective.map { $0 - demand.amber + demand.startupLost }
         let minimum = model.minimumEffectiveGreens.map { $0 - demand.amber + demand.startupLost }
         let budget = wanted.reduce(0, +)

@@ -121,9 +121,18 @@ public enum SignalTiming {
 
     /// Effective greens at `cycle` (s) in proportion to `ratios`, each at least its minimum; the
     /// cycle grows (up to `maximumCycle`, or beyond it only for minimums that cannot fit) when the
-    /// minimums alone need more. Returns the greens and the stages held at their minimum.
+    /// minimums alone need more, and when stages held at their minimums leave another stage above
+    /// a degree of saturation of 0.9 (it grows until those run at the degree of saturation of the
+    /// proportional split at Webster's optimum cycle; no further than `growthLimit`). Returns the
+    /// greens and the stages held at their minimum.
     static func split(cycle: inout Double, lostTime: Double, ratios: [Double], minimums: [Double],
-                      maximumCycle: Double) throws -> ([Double], [Int]) {
+                      maximumCycle: Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
+        // The degree of saturation every stage runs at under Webster's optimum cycle with greens
+        // in proportion to the flow ratios (equal degrees of saturation).
+        let flowRatioSum = ratios.reduce(0, +)
+        let target = websterCycle(lostTime: lostTime, flowRatioSum: flowRatioSum).map { c0 in
+            c0 > lostTime ? flowRatioSum * c0 / (c0 - lostTime) : 0
+        } ?? 0
         let floors = minimums.reduce(0, +)
         if cycle - lostTime < floors {
             let needed = (lostTime + floors).rounded(.up)
@@ -133,20 +142,40 @@ public enum SignalTiming {
             }
             cycle = needed
         }
-        let available = cycle - lostTime
-        var fixed = Set<Int>()
-        var greens = [Double](repeating: 0, count: ratios.count)
-        while true {
-            let free = ratios.indices.filter { !fixed.contains($0) }
-            let budget = available - fixed.reduce(0) { $0 + minimums[$1] }
-            let weight = free.reduce(0) { $0 + ratios[$1] }
-            for i in fixed { greens[i] = minimums[i] }
-            for i in free { greens[i] = weight > 0 ? budget * ratios[i] / weight : budget / Double(free.count) }
-            let below = free.filter { greens[$0] < minimums[$0] - 1e-9 }
-            if below.isEmpty { break }
-            fixed.formUnion(below)
+        func greens(at cycle: Double) -> ([Double], Set<Int>) {
+            let available = cycle - lostTime
+            var fixed = Set<Int>()
+            var greens = [Double](repeating: 0, count: ratios.count)
+            while true {
+                let free = ratios.indices.filter { !fixed.contains($0) }
+                let budget = available - fixed.reduce(0) { $0 + minimums[$1] }
+                let weight = free.reduce(0) { $0 + ratios[$1] }
+                for i in fixed { greens[i] = minimums[i] }
+                for i in free { greens[i] = weight > 0 ? budget * ratios[i] / weight : budget / Double(free.count) }
+                let below = free.filter { greens[$0] < minimums[$0] - 1e-9 }
+                if below.isEmpty { break }
+                fixed.formUnion(below)
+            }
+            return (greens, fixed)
         }
-        return (greens, fixed.sorted())
+        var (split, fixed) = greens(at: cycle)
+        // Stages held at minimum greens longer than their flow share leave the others less than
+        // theirs: when that puts one above the practical degree of saturation (0.9), lengthen the
+        // cycle (up to the maximum) until those run at the degree of saturation Webster's split
+        // gives every stage, instead of near or over capacity.
+        guard target > 0, target < 1 else { return (split, fixed.sorted()) }
+        let trigger = max(0.9, target)
+        let cap = min(maximumCycle, growthLimit ?? maximumCycle)
+        for _ in 0..<ratios.count where !fixed.isEmpty && cycle < cap {
+            let free = ratios.indices.filter { !fixed.contains($0) }
+            let freeRatios = free.reduce(0) { $0 + ratios[$1] }
+            guard free.contains(where: { split[$0] > 0 && ratios[$0] * cycle / split[$0] > trigger + 1e-6 }), freeRatios < target else { break }
+            let needed = (lostTime + fixed.reduce(0) { $0 + minimums[$1] }) / (1 - freeRatios / target)
+            guard needed > cycle + 1e-9 else { break }
+            cycle = min(cap, needed.rounded(.up))
+            (split, fixed) = greens(at: cycle)
+        }
+        return (split, fixed.sorted())
     }
 }
 

@@ -16,8 +16,12 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
         Files in --out: nodes.nod.xml, edges.edg.xml, connections.con.xml (SUMO plain XML), network.net.xml (netconvert),
         programs.add.xml (one tlLogic per stored plan, a WAUT switching them at their periods), routes.rou.xml (Poisson
         flows per 15-minute count) and scenario.sumocfg; simulation time is the time of day in seconds. Run it with
-        `sumo -c DIR/scenario.sumocfg --tripinfo-output trips.xml`. Without --intersection or --corridor every signal
-        is exported as its own isolated crossroads. netconvert is looked up on PATH, in $SUMO_HOME/bin, then in .venv/bin.
+        `sumo -c DIR/scenario.sumocfg --tripinfo-output trips.xml`. Without --intersection or --corridor the whole district
+        is exported: the roads layer's graph (an edge per direction, lanes and speed from each road, the signals' approach
+        edges with their lane groups' lanes), every signal a traffic light on its road node, and each counted movement a
+        flow from the road arriving at its signal to the road it turns into. --period 00:00-24:00 (the default) is the
+        whole counted day with flows changing every 15 minutes. netconvert is looked up on PATH, in $SUMO_HOME/bin, then
+        in .venv/bin.
         """)
 
     @Option(help: "The directory to write (created if missing).")
@@ -91,7 +95,8 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
 
             """, "scenario.sumocfg")
         let signals = export.signals.map(\.intersection.id)
-        print("SUMO scenario of \(signals.count) signal\(signals.count == 1 ? "" : "s") (\(signals.prefix(8).joined(separator: ", "))\(signals.count > 8 ? ", …" : "")) for \(period) in \(out): sumo -c \(out)/scenario.sumocfg")
+        let roads = export.roads.map { " on the district's \($0.edges.count) road edges" } ?? ""
+        print("SUMO scenario of \(signals.count) signal\(signals.count == 1 ? "" : "s") (\(signals.prefix(8).joined(separator: ", "))\(signals.count > 8 ? ", …" : ""))\(roads) for \(period) in \(out): sumo -c \(out)/scenario.sumocfg")
     }
 
     /// Runs SUMO's netconvert with `arguments`; its error output is the failure's message.

@@ -23,6 +23,9 @@ import sumo_signals
 BIN = os.environ.get("CITYTWIN_CLIENT_BIN", "")
 STORE = os.environ.get("CITYTWIN_CLIENT_STORE", "")
 pytestmark = pytest.mark.skipif(not BIN or not STORE, reason="CITYTWIN_CLIENT_BIN/STORE not set (Scripts/client_tests.sh sets them)")
+# The district test's window: half an hour of the morning rise, with 15-minute flows and the
+# re-timed plans switching at 06:30 (the AM-peak plans of 13 signals take over).
+PERIOD = "06:15-06:45"
 
 
 def citytwin(*args: str) -> str:
@@ -100,3 +103,43 @@ def test_green_wave_offsets_beat_the_same_plans_uncoordinated(tmp_path: Path) ->
     coordinated_delay, plain_delay = mean(with_wave[v] for v in through), mean(without[v] for v in through)
     print(f"SC-001 07:00-08:00 main line: green wave {coordinated_delay:.1f} s/veh, offsets 0 {plain_delay:.1f} s/veh")
     assert coordinated_delay < 0.9 * plain_delay
+
+
+
+@pytest.fixture(scope="module")
+def district_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, sumo_signals.ScenarioRun]]:
+    """The whole district (no --intersection or --corridor) on its road graph over PERIOD: the same
+    time-varying 15-minute demand under today's fixed plans, CityTwin's re-timed time-of-day plans
+    and SUMO's gap-based actuated control on the same stages (sumo_signals.district_day)."""
+    work = tmp_path_factory.mktemp("district")
+    runs = sumo_signals.district_day(BIN, store_copy(work), work, PERIOD)
+    print("\n".join(r.line() for r in runs.values()))
+    return work, runs
+
+
+def test_district_export_is_the_road_graph_and_runs_cleanly(district_runs) -> None:
+    work, runs = district_runs
+    scenario = work / "adaptive"
+    net = ET.parse(scenario / "network.net.xml").getroot()
+    lights = {t.get("id") for t in net.iter("tlLogic")}
+    assert len(lights) == 24 and all(l.startswith("SI-") for l in lights), "every signal a traffic light on the road graph"
+    assert sum(1 for e in net.iter("edge") if e.get("function") != "internal") > 1000, "the roads layer's graph, not isolated crossroads"
+    assert "<wautSwitch time=\"23400\"" in (scenario / "programs.add.xml").read_text(), "the re-timed plans switch at 06:30"
+    for r in runs.values():
+        assert r.loaded > 10000 and r.inserted == r.loaded == r.finished, f"{r.control}: every demanded vehicle enters and finishes"
+        assert r.teleports <= 0.001 * r.loaded, f"{r.control}: teleports must not dominate"
+    assert runs["fixed"].loaded == runs["adaptive"].loaded == runs["actuated"].loaded, "the same demand in every run"
+
+
+def test_district_retimed_plans_beat_the_fixed_plans(district_runs) -> None:
+    _, runs = district_runs
+    assert runs["adaptive"].delay_s < runs["fixed"].delay_s
+
+
+@pytest.mark.xfail(strict=True, reason="measured 2026-11-22 on the district: CityTwin's re-timed period plans give more total "
+                   "delay than SUMO's gap-based actuated control (+1.3 % at 06:15-06:45, +8.6 % at 07:00-08:00), most of it at "
+                   "left turns: the plans have no opposed (permissive) left-turn factor for shared lanes and assume left "
+                   "stages discharge at 0.95 x 1800 veh/h; Benchmarks/README.md, signals-day")
+def test_district_retimed_plans_no_worse_than_actuated(district_runs) -> None:
+    _, runs = district_runs
+    assert runs["adaptive"].delay_s <= runs["actuated"].delay_s

@@ -7,18 +7,25 @@ import GeoCore
 import SignalSim
 import TwinStore
 
-/// One intersection, a corridor or several signals as a SUMO scenario, so a traffic engineer
+/// One intersection, a corridor or the whole district as a SUMO scenario, so a traffic engineer
 /// can replay CityTwin's plans in an independent simulator: SUMO plain XML (nodes, edges,
 /// connections: `netconvert` turns them into a network), the stored plans as `tlLogic`
 /// programs switched by time of day (`WAUT`), and routes from the counts as `flow`s with
 /// Poisson arrivals. Simulation time is the time of day in seconds, so a plan's period and
 /// the counts' intervals keep their clock times.
 ///
-/// Geometry: each signal at its position in the district's metric CRS; an approach that
-/// does not come from another exported signal starts at an arm node `armLength` m away in its
-/// compass direction. A corridor's consecutive signals are joined by one edge per direction
-/// with the corridor's own distance as its length. Lanes follow the lane groups (right-turn
-/// groups on the right, left-turn groups on the left).
+/// Geometry, one intersection or a corridor: each signal at its position in the district's
+/// metric CRS; an approach that does not come from another exported signal starts at an arm
+/// node `armLength` m away in its compass direction. A corridor's consecutive signals are joined
+/// by one edge per direction with the corridor's own distance as its length.
+///
+/// Geometry, the whole district (`roads`): the road graph itself — every `roads` feature an edge
+/// per direction between its intersections (lanes and speed from the road), each signal on the
+/// road node it stands on, its approaches the road edges arriving from its compass directions.
+/// A signal's approach edge carries its lane groups' lanes (the turn bays); every other
+/// junction is a priority junction whose connections netconvert derives.
+///
+/// Lanes follow the lane groups (right-turn groups on the right, left-turn groups on the left).
 public struct SumoExport: Sendable {
     /// One signal: the intersection, its stored plans with their periods, and its counts.
     public struct Signal: Sendable {
@@ -61,8 +68,76 @@ public struct SumoExport: Sendable {
         case actuated
     }
 
+    /// The district's roads as directed edges (metric CRS), with each signal's node: the whole
+    /// district's road graph.
+    public struct Roads: Sendable {
+        public struct Edge: Sendable, Hashable {
+            public var id: String
+            public var from: String
+            public var to: String
+            /// Vertices from `from` to `to` (metric, m).
+            public var shape: [Position]
+            public var lanes: Int
+            /// m/s.
+            public var speed: Double
+        }
+
+        /// Road nodes (intersections) by id, metric.
+        public var nodes: [String: Position]
+        public var edges: [Edge]
+
+        /// Every `roads` feature with a line geometry as an edge per direction between its
+        /// `from_intersection` and `to_intersection` (one edge when `oneway`), the road's `lanes`
+        /// split between the directions, `speed_kmh` (default by `class`: 主干路 60, 次干路 50, else 30).
+        /// - Throws: `ScenarioError(.noRoads)` when no road has a usable line.
+        public init(features: [Feature]) throws {
+            let transformer = try CoordinateTransformer.shared(from: .cgcs2000, to: .districtMetric)
+            var nodes: [String: Position] = [:]
+            var edges: [Edge] = []
+            for road in features {
+                guard case .lineString(let line)? = road.geometry, line.positions.count >= 2, let id = road.id?.description else { continue }
+                let shape = try line.positions.map { try transformer.transform(Position(x: $0.x, y: $0.y)) }
+                func key(_ p: Position) -> String { "n\(Int(p.x.rounded()))_\(Int(p.y.rounded()))" }
+                let a = SumoExport.sumoID(road.properties["from_intersection"]?.stringValue ?? key(shape[0]))
+                let b = SumoExport.sumoID(road.properties["to_intersection"]?.stringValue ?? key(shape[shape.count - 1]))
+                guard a != b else { continue }
+                nodes[a] = nodes[a] ?? shape[0]
+                nodes[b] = nodes[b] ?? shape[shape.count - 1]
+                let oneway = road.properties["oneway"]?.boolValue ?? false
+                let lanes = max(1, Int(road.properties["lanes"]?.integerValue ?? 2))
+                let byClass: Double = switch road.properties["class"]?.stringValue { case "主干路": 60; case "次干路": 50; default: 30 }
+                let speed = (road.properties["speed_kmh"]?.doubleValue ?? byClass) / 3.6
+                let perDirection = oneway ? lanes : max(1, lanes / 2)
+                let safe = SumoExport.sumoID(id)
+                edges.append(Edge(id: safe, from: a, to: b, shape: shape, lanes: perDirection, speed: speed))
+                if !oneway { edges.append(Edge(id: "\(safe)-back", from: b, to: a, shape: shape.reversed(), lanes: perDirection, speed: speed)) }
+            }
+            guard !edges.isEmpty else { throw ScenarioError(.noRoads, "no road with a line geometry to export", field: "roads") }
+            self.nodes = nodes
+            self.edges = edges
+        }
+
+        /// The compass direction (N, S, E, W) in which `edge` leaves `node` (outgoing) or arrives from (incoming).
+        static func direction(of edge: Edge, at node: String) -> String {
+            let (a, b) = edge.from == node ? (edge.shape[0], edge.shape[1]) : (edge.shape[edge.shape.count - 1], edge.shape[edge.shape.count - 2])
+            let dx = b.x - a.x, dy = b.y - a.y
+            return abs(dy) >= abs(dx) ? (dy > 0 ? "N" : "S") : (dx > 0 ? "E" : "W")
+        }
+    }
+
+    /// Per signal in the district's road graph: its road node and the road edges arriving from
+    /// and leaving toward each compass direction.
+    struct RoadPlacement: Sendable {
+        var node: String
+        var incoming: [String: String]
+        var outgoing: [String: String]
+    }
+
     public let signals: [Signal]
     public let corridor: CorridorOrder?
+    /// The whole district's road graph (nil: one intersection or a corridor on its own arms).
+    public let roads: Roads?
+    let placements: [RoadPlacement]
     public let control: Control
     /// Simulated time of day (minutes after midnight, end exclusive).
     public let period: (start: Int, end: Int)
@@ -72,25 +147,53 @@ public struct SumoExport: Sendable {
     /// - Parameters:
     ///   - corridor: the signals' order as a corridor (nil: independent signals).
     ///   - speed: speed limit of every edge (m/s).
-    public init(signals: [Signal], corridor: CorridorOrder? = nil, period: (start: Int, end: Int), armLength: Double = 300,
-                speed: Double = 13.89, control: Control = .fixed) {
+    ///   - roads: the district's road graph to place the signals on (then `corridor` must be nil).
+    /// - Throws: `ScenarioError` naming `roads` for a signal with no road node within
+    ///   `maximumSnapMetres` or an approach with no road arriving from its direction.
+    public init(signals: [Signal], corridor: CorridorOrder? = nil, roads: Roads? = nil, period: (start: Int, end: Int), armLength: Double = 300,
+                speed: Double = 13.89, control: Control = .fixed, maximumSnapMetres: Double = 30) throws {
         self.signals = signals
         self.control = control
-        self.corridor = corridor
+        self.corridor = roads == nil ? corridor : nil
+        self.roads = roads
         self.period = period
         self.armLength = armLength
         self.speed = speed
+        var placements: [RoadPlacement] = []
+        if let roads {
+            let transformer = try CoordinateTransformer.shared(from: .cgcs2000, to: .districtMetric)
+            for s in signals {
+                let p = try transformer.transform(s.intersection.position)
+                let nearest = roads.nodes.min { hypot($0.value.x - p.x, $0.value.y - p.y) < hypot($1.value.x - p.x, $1.value.y - p.y) }
+                guard let (node, q) = nearest, hypot(q.x - p.x, q.y - p.y) <= maximumSnapMetres else {
+                    throw ScenarioError(.invalidDistrict, "\(s.intersection.id) stands on no road node (none within \(Int(maximumSnapMetres)) m)", field: "roads")
+                }
+                var incoming: [String: String] = [:], outgoing: [String: String] = [:]
+                for e in roads.edges where e.to == node { incoming[Roads.direction(of: e, at: node)] = e.id }
+                for e in roads.edges where e.from == node { outgoing[Roads.direction(of: e, at: node)] = e.id }
+                for approach in Set(s.intersection.laneGroups.map(\.approach)) where incoming[approach] == nil {
+                    throw ScenarioError(.invalidDistrict, "\(s.intersection.id) has lane groups for approach \(approach) but no road arrives at \(node) from there", field: "roads")
+                }
+                placements.append(RoadPlacement(node: node, incoming: incoming, outgoing: outgoing))
+            }
+            let nodes = placements.map(\.node)
+            if let twice = Dictionary(grouping: nodes, by: { $0 }).first(where: { $0.value.count > 1 })?.key {
+                throw ScenarioError(.invalidDistrict, "two signals stand on road node \(twice)", field: "roads")
+            }
+        }
+        self.placements = placements
     }
 
     /// The export of stored signals: one intersection, a corridor (its signals in order, joined
-    /// by its links) or, with neither, every signal as its own crossroads; each with all its
-    /// stored plans and its latest day of counts.
+    /// by its links) or, with neither, the whole district — every signal on the road graph of the
+    /// `roads` layer; each with all its stored plans and its latest day of counts.
     /// - Throws: `ScenarioError` naming `intersection` or `corridor` for an unknown id.
     public static func load(from store: any FeatureStore, intersection: String?, corridor: String?, period: (start: Int, end: Int),
                             control: Control = .fixed, by caller: Caller) async throws -> SumoExport {
         var intersections: [SignalizedIntersection] = []
         var order: CorridorOrder?
         var speed = 13.89
+        var roads: Roads?
         if let corridor {
             let stored = try await StoreSignalCorridor.load(id: corridor, from: store, by: caller)
             speed = stored.links.first?.outboundSpeed ?? speed
@@ -104,6 +207,9 @@ public struct SumoExport: Sendable {
             intersections = [found]
         } else {
             intersections = try await SignalizedIntersection.all(from: store, by: caller)
+            var features: [Feature] = []
+            for try await f in store.stream(layer: "roads", FeatureQuery(limit: 100_000), by: caller) { features.append(f) }
+            roads = try Roads(features: features)
         }
         var signals: [Signal] = []
         for i in intersections {
@@ -115,7 +221,7 @@ public struct SumoExport: Sendable {
             signals.append(Signal(intersection: i, plans: plans, counts: counts, intervalMinutes: minutes))
         }
         // A corridor's traffic drives at its design speed, as its green wave assumes.
-        return SumoExport(signals: signals, corridor: order, period: period, speed: speed, control: control)
+        return try SumoExport(signals: signals, corridor: order, roads: roads, period: period, speed: speed, control: control)
     }
 
     static let directions: [String: (dx: Double, dy: Double)] = ["N": (0, 1), "S": (0, -1), "E": (1, 0), "W": (-1, 0)]
@@ -146,12 +252,24 @@ public struct SumoExport: Sendable {
     func armNode(_ k: Int, _ d: String) -> String { "\(signals[k].intersection.id)_\(d)" }
 
     /// Edge id from signal `k` toward direction `d` (outgoing) or into `k` from `d` (incoming).
-    func outgoing(_ k: Int, _ d: String) -> String { "\(signals[k].intersection.id)_to_\(neighbour(k, d))" }
-    func incoming(_ k: Int, _ d: String) -> String { "\(neighbour(k, d))_to_\(signals[k].intersection.id)" }
+    func outgoing(_ k: Int, _ d: String) -> String {
+        if roads != nil { return placements[k].outgoing[d] ?? "" }
+        return "\(signals[k].intersection.id)_to_\(neighbour(k, d))"
+    }
+    func incoming(_ k: Int, _ d: String) -> String {
+        if roads != nil { return placements[k].incoming[d] ?? "" }
+        return "\(neighbour(k, d))_to_\(signals[k].intersection.id)"
+    }
 
     /// Compass directions with a road at signal `k` (its lane groups' approaches).
     func arms(_ k: Int) -> [String] {
         Array(Set(signals[k].intersection.laneGroups.map(\.approach))).filter { Self.directions[$0] != nil }.sorted()
+    }
+
+    /// Directions traffic may leave signal `k` toward: its arms, or on the road graph every road
+    /// leaving its node (a one-way street has an exit but no approach, or the other way round).
+    func exits(_ k: Int) -> Set<String> {
+        roads != nil ? Set(placements[k].outgoing.keys) : Set(arms(k))
     }
 
     /// Lane groups of approach `d` at signal `k`, right to left, with their first lane index.
@@ -183,7 +301,7 @@ public struct SumoExport: Sendable {
     public func links() -> [Link] {
         var out: [Link] = []
         for k in signals.indices {
-            let here = Set(arms(k))
+            let here = exits(k)
             for d in arms(k) {
                 for (group, first, count) in lanes(k, d) {
                     for movement in ["right", "through", "left"] where group.movements.contains(movement) {
@@ -205,6 +323,10 @@ public struct SumoExport: Sendable {
     /// Lanes of the edge leaving signal `k` toward `d`: the next signal's approach lanes on a
     /// corridor link, else the through lanes feeding it (at least two).
     func laneCount(ofOutgoing k: Int, _ d: String) -> Int {
+        if let roads {
+            let id = outgoing(k, d)
+            return roads.edges.first { $0.id == id }.map { roadLanes($0) } ?? 1
+        }
         let n = neighbour(k, d)
         if let j = signals.firstIndex(where: { $0.intersection.id == n }) {
             let back = Self.opposite[d] ?? d
@@ -213,6 +335,14 @@ public struct SumoExport: Sendable {
         // An arm takes every through lane that feeds it on a lane of its own.
         let feeding = Self.opposite[d].map { from in lanes(k, from).filter { $0.group.movements.contains("through") }.reduce(0) { $0 + $1.count } } ?? 0
         return max(2, feeding)
+    }
+
+    /// Lanes of a road edge: at a signal's approach its lane groups' lanes, else the road's.
+    func roadLanes(_ e: Roads.Edge) -> Int {
+        guard let j = placements.firstIndex(where: { $0.node == e.to }),
+              let d = placements[j].incoming.first(where: { $0.value == e.id })?.key else { return e.lanes }
+        let groups = lanes(j, d).reduce(0) { $0 + $1.count }
+        return groups > 0 ? groups : e.lanes
     }
 
     /// Node positions in the district's metric CRS (m).
@@ -232,6 +362,28 @@ public struct SumoExport: Sendable {
 
     /// The plain XML files for `netconvert`: nodes, edges, connections.
     public func plainNetwork() throws -> (nodes: String, edges: String, connections: String) {
+        var connections = "<connections>\n"
+        for l in links() {
+            connections += "    <connection from=\"\(Self.escape(l.from))\" to=\"\(Self.escape(l.to))\" fromLane=\"\(l.fromLane)\" toLane=\"\(l.toLane)\"/>\n"
+        }
+        connections += "</connections>\n"
+        if let roads {
+            // The signals' nodes carry the signals' ids (the traffic lights' ids in SUMO).
+            let named = Dictionary(uniqueKeysWithValues: zip(placements.map(\.node), signals.map(\.intersection.id)))
+            func id(_ node: String) -> String { Self.escape(named[node] ?? node) }
+            var nodes = "<nodes>\n"
+            for (node, p) in roads.nodes.sorted(by: { $0.key < $1.key }) {
+                nodes += "    <node id=\"\(id(node))\" x=\"\(Self.format(p.x))\" y=\"\(Self.format(p.y))\" type=\"\(named[node] != nil ? "traffic_light" : "priority")\"/>\n"
+            }
+            nodes += "</nodes>\n"
+            var edges = "<edges>\n"
+            for e in roads.edges {
+                let shape = e.shape.map { "\(Self.format($0.x)),\(Self.format($0.y))" }.joined(separator: " ")
+                edges += "    <edge id=\"\(Self.escape(e.id))\" from=\"\(id(e.from))\" to=\"\(id(e.to))\" numLanes=\"\(roadLanes(e))\" speed=\"\(Self.format(e.speed))\" shape=\"\(shape)\"/>\n"
+            }
+            edges += "</edges>\n"
+            return (nodes, edges, connections)
+        }
         let positions = try positions()
         let ids = Set(signals.map(\.intersection.id))
         var nodes = "<nodes>\n"
@@ -258,11 +410,6 @@ public struct SumoExport: Sendable {
             }
         }
         edges += "</edges>\n"
-        var connections = "<connections>\n"
-        for l in links() {
-            connections += "    <connection from=\"\(Self.escape(l.from))\" to=\"\(Self.escape(l.to))\" fromLane=\"\(l.fromLane)\" toLane=\"\(l.toLane)\"/>\n"
-        }
-        connections += "</connections>\n"
         return (nodes, edges, connections)
     }
 
@@ -371,7 +518,7 @@ public struct SumoExport: Sendable {
     public func flows() -> [Flow] {
         var flows: [Flow] = []
         for (k, s) in signals.enumerated() {
-            let here = Set(arms(k))
+            let here = exits(k)
             let intervals: [(start: Int, minutes: Int, volumes: [String: MovementFlows])] = s.counts.isEmpty
                 ? [(period.start, period.end - period.start, s.intersection.demand.flowsByApproach.mapValues { $0.scaled(by: Double(period.end - period.start) / 60) })]
                 : s.counts.filter { $0.start >= period.start && $0.start < period.end }.sorted { $0.start < $1.start }
@@ -499,6 +646,9 @@ public struct SumoExport: Sendable {
     /// The from and to edges of traffic counted at signal `k` moving from approach `d` to exit
     /// `t`; nil for corridor traffic counted again downstream (it came from the previous signal).
     func route(_ k: Int, from d: String, to t: String, arrivingFromSignal: Bool) -> (String, String)? {
+        // On the road graph each counted movement drives from the road arriving at its signal to
+        // the road it turns into: every counted vehicle crosses its own signal once.
+        if roads != nil { return (incoming(k, d), outgoing(k, t)) }
         if arrivingFromSignal { return nil }
         guard let c = corridor else { return (incoming(k, d), outgoing(k, t)) }
         let outward = Self.opposite[c.outboundApproach] ?? ""
@@ -546,6 +696,11 @@ public struct SumoExport: Sendable {
         while text.contains("."), text.hasSuffix("0") { text.removeLast() }
         if text.hasSuffix(".") { text.removeLast() }
         return text
+    }
+
+    /// SUMO ids: letters, digits, `_`, `-`, `.` only.
+    static func sumoID(_ text: String) -> String {
+        String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") ? $0 : "_" })
     }
 
     static func escape(_ s: String) -> String {
