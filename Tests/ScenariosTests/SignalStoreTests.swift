@@ -296,7 +296,7 @@ struct SignalStoreTests {
         #expect(abs(Double(a.count) - expected) < 4 * expected.squareRoot(), "Poisson count \(a.count) for a mean of \(expected)")
         // A flow's vehicles do not depend on which other flows are drawn: a baseline keeps them.
         let first = try #require(flows.first)
-        let alone = SumoExport(signals: export.signals, period: export.period).vehicles(seed: 7).filter { $0.flow.id == first.id }
+        let alone = try SumoExport(signals: export.signals, period: export.period).vehicles(seed: 7).filter { $0.flow.id == first.id }
         #expect(alone == a.filter { $0.flow.id == first.id })
         let routes = export.routes(Array(a.prefix(3)))
         #expect(routes.components(separatedBy: "<trip ").count == 4 && routes.contains("departLane=\"best\""))

@@ -183,7 +183,7 @@ public struct SignalEvaluateProcess: OGCProcess {
         let volumes = period.designFlows.mapValues { $0.scaled(by: Double(minutes) / 60) }
         let signal = SumoExport.Signal(intersection: intersection, plans: [(plan.feature, plan.plan, 0, 1440)],
                                        counts: [IntervalCount(start: start, volumes: volumes)], intervalMinutes: minutes)
-        let export = SumoExport(signals: [signal], period: (start, start + minutes))
+        let export = try SumoExport(signals: [signal], period: (start, start + minutes))
         let from = Double((start + warm) * 60)
         let result: SumoEvaluation
         do {
