@@ -4,14 +4,21 @@
 # per second (soak.csv, soak.svg) and the summary (soak.json) in Benchmarks/.data/soak/. Fails on any
 # 5xx, socket error, lost acknowledged write, or RSS growth ≥ 20 % after the first tenth of the run.
 #
-#   Benchmarks/soak/run.sh [DURATION] [READERS] [WRITERS]
+# Without RATE the load is closed-loop (each client sends again as soon as it is answered): it takes
+# all the cores it can. With RATE (or SOAK_RATE), total requests per second, the same readers and
+# writers send open-loop on a fixed schedule (writes stay WRITERS / (READERS + WRITERS) of them), so
+# an hour's soak can run on a machine that has other work (soak.py says how latency is counted).
+#
+#   Benchmarks/soak/run.sh [DURATION] [READERS] [WRITERS] [RATE]
 #   CITYTWIN_BIN=.build/debug/citytwin Benchmarks/soak/run.sh 60     (the CI size, with a built binary)
+#   CITYTWIN_BIN=../.build-bench/release/citytwin SOAK_RATE=200 Benchmarks/soak/run.sh 3600   (paced hour)
 #   CITYTWIN_SOAK_PORT (default 8097) is the server's port.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 duration=${1:-3600}
 readers=${2:-16}
 writers=${3:-2}
+rate=${4:-${SOAK_RATE:-}}
 port=${CITYTWIN_SOAK_PORT:-8097}
 if [[ -n ${CITYTWIN_BIN:-} ]]; then
   bin=$CITYTWIN_BIN
@@ -49,5 +56,5 @@ for _ in $(seq 1 150); do
   sleep 0.2
 done
 token=$("$bin" token create --department 应急管理局 --role editor --store "$work/city.sqlite")
-echo "soak: ${duration} s, $readers readers, $writers writers on http://127.0.0.1:$port (pid $server_pid)"
-python3 Benchmarks/soak/soak.py "http://127.0.0.1:$port" "$server_pid" "$token" "$duration" "$out" "$readers" "$writers"
+echo "soak: ${duration} s, $readers readers, $writers writers${rate:+, paced at $rate requests/s} on http://127.0.0.1:$port (pid $server_pid)"
+python3 Benchmarks/soak/soak.py "http://127.0.0.1:$port" "$server_pid" "$token" "$duration" "$out" "$readers" "$writers" ${rate:+"$rate"}
