@@ -528,7 +528,8 @@ def main():
     if not any("/map/tiles/WebMercatorQuad/" in u and "datetime=" in u for u in requests):
         fail("no depth map tile was requested for a time step")
 
-    # A flood job from the page: the other scenario (with storage), its progress followed to its
+    # A flood job from the page (the token is an editor of 水务和湖泊局, who owns the flood results):
+    # the other scenario (with storage), its progress followed to its
     # result layers, which then appear in the layer tree and in the time panel.
     evaluate("document.getElementById('jobs-section').scrollIntoView({block: 'start'}); document.getElementById('flood-model').value = 'p50-with-storage';"
              " document.getElementById('run-flood').click()")
@@ -560,7 +561,7 @@ def main():
     evaluate(f"document.getElementById('time-layer').value = {json.dumps(depth)}; document.getElementById('time-layer').dispatchEvent(new Event('change'));")
     wait_for(f"document.getElementById('time-layer').value === {json.dumps(depth)} && Number(document.documentElement.dataset.timeline) >= 2", "the time panel did not reload")
     evaluate(f"document.getElementById('swipe-on').click(); const s = document.getElementById('swipe-layer'); s.value = {json.dumps(new_depth)}; s.dispatchEvent(new Event('change'));")
-    wait_for("window.citytwin.mapB && window.citytwin.mapB.isStyleLoaded() && !!window.citytwin.mapB.getLayer('ct-depth-time')", "the swipe map did not draw the second result")
+    wait_for("window.citytwin.mapB && window.citytwin.mapB.__ctReady && !!window.citytwin.mapB.getLayer('ct-depth-time')", "the swipe map did not draw the second result")
     wait_for("window.citytwin.mapB.loaded() && window.citytwin.mapB.areTilesLoaded() && window.citytwin.map.areTilesLoaded()", "the swipe maps did not finish drawing")
     time.sleep(0.5)
     sources = evaluate("[window.citytwin.map.getSource('ct-depth-time').tiles[0], window.citytwin.mapB.getSource('ct-depth-time').tiles[0]]")

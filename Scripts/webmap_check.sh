@@ -53,7 +53,7 @@ echo "webmap_check: building the district into $work/city.sqlite"
   --output-interval-minutes 2 >"$work/flood.log" 2>&1 || { tail -20 "$work/flood.log"; fail "the scenario could not be created"; }
 "$bin" scenario run p50-base --store "$work/city.sqlite" >>"$work/flood.log" 2>&1 \
   || { tail -20 "$work/flood.log"; fail "the flood scenario failed"; }
-token=$("$bin" token create --store "$work/city.sqlite" --department 应急管理局 --role editor --expires 1h 2>"$work/token.log") \
+token=$("$bin" token create --store "$work/city.sqlite" --department 水务和湖泊局 --role editor --expires 1h 2>"$work/token.log") \
   || { cat "$work/token.log"; fail "no token"; }
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')

@@ -2,8 +2,10 @@
 ///
 /// Hooks for scripted checks (Scripts/webmap_check.sh): `<html data-map-idle="true">` once the
 /// layer tree and legend are built and every tile is drawn (reset while a new style loads),
-/// `data-style-loads` counts style loads, `data-analysis="done|failed"` after an analysis, and
-/// `window.citytwin.map` is the MapLibre map.
+/// `data-style-loads` counts style loads, `data-analysis="done|failed"` after an analysis,
+/// `data-corridor="done|failed"` after a green wave, `data-timeline` the results with depth over
+/// time, `data-time-step` the step shown, `window.citytwin.map` is the MapLibre map and
+/// `window.citytwin.mapB` the swipe's second map (once used).
 enum MapScript {
     static let source = #"""
     "use strict";
@@ -78,6 +80,10 @@ enum MapScript {
         return r;
       },
     });
+    // Whether a map's style is loaded (sources and layers may be added): MapLibre's
+    // isStyleLoaded() is also false while tiles load.
+    const trackStyle = (m) => { m.on("styledataloading", () => { m.__ctReady = false; }); m.on("style.load", () => { m.__ctReady = true; }); };
+    trackStyle(map);
     window.citytwin = {map};
     map.addControl(new maplibregl.NavigationControl(), "top-right");
     map.addControl(new maplibregl.ScaleControl({unit: "metric"}), "bottom-right");
@@ -90,6 +96,7 @@ enum MapScript {
 
     // After every style load: the layer tree, the legend, the analysis results, the idle flag.
     map.on("style.load", () => {
+      map.__ctHidden = null;
       styleLoads += 1; root.dataset.styleLoads = String(styleLoads);
       root.dataset.mapIdle = "false";
       buildTree(); buildLegend(); restoreResults(); fillExport(); loadTimeline();
@@ -524,7 +531,7 @@ enum MapScript {
       return hit ? hit.id : undefined;
     }
     function setRaster(m, id, step) {
-      if (!m || !m.isStyleLoaded()) return;
+      if (!m || !m.__ctReady) return;
       const depthVectors = m.getStyle().layers.filter((l) => DEPTH_RE.test(meta(l)["citytwin:collection"] || ""));
       if (!id || !step) {
         if (m.getLayer(TIME_SOURCE)) m.removeLayer(TIME_SOURCE);
@@ -595,6 +602,7 @@ enum MapScript {
           if (kind === "Tile" && refreshTiles) r.cache = "no-cache";
           return r;
         }});
+      trackStyle(mapB);
       window.citytwin.mapB = mapB;
       mapB.on("error", (e) => console.error("map error", e.error && e.error.message));
       mapB.on("style.load", () => { mapB.__ctHidden = null; drawTime(); });
