@@ -566,7 +566,7 @@ enum MapScript {
       }
       buildLegend();
     }
-    $("time-layer").addEventListener("change", (e) => { timeline.layer = e.target.value; loadTimeline(); });
+    $("time-layer").addEventListener("change", (e) => { timeline.layer = e.target.value; setStep(timeline.index); });
     $("swipe-layer").addEventListener("change", (e) => { timeline.right = e.target.value; drawTime(); });
     $("time-on").addEventListener("change", (e) => { timeline.on = e.target.checked; drawTime(); });
     $("time-slider").addEventListener("input", (e) => setStep(Number(e.target.value)));
