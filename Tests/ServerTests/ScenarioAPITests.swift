@@ -22,7 +22,7 @@ struct ScenarioAPITests {
 
     static func scenario(_ id: String, model: String) -> String {
         """
-        {"id": "\(id)", "title": "\(id)", "parameters": {"model": "\(model)", "durationScale": 0.03, "demCoarsening": 10, "outputIntervalMinutes": 5},
+        {"id": "\(id)", "title": "\(id)", "parameters": {"model": "\(model)", "durationScale": 0.03, "demCoarsening": 10, "outputIntervalMinutes": 1},
          "base": "\(Scenario.text(Date()))"}
         """
     }
