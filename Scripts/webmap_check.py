@@ -14,37 +14,55 @@ builds a district with a flood result, starts the server and Chromium.
    when the label layers are hidden); screenshot webmap.png.
 4. A click on the map with the nearest-resources tool runs the process; the result list is in
    the page and the routes are drawn; screenshot webmap-nearest.png.
-5. Throughout: no console error, no exception, no request to anything but the server.
-Exits non-zero with the reason on any failure.
+5. Permanent water is not flood: inside the rivers' own width the map shows water blue, never a
+   depth class colour.
+6. A signal corridor's popup runs the green wave (write=false): the time–space diagram is shown in
+   the panel and the corridor's intersections are drawn in their LOS colours, with the LOS legend;
+   screenshot webmap-corridor.png.
+7. The depth over time: the slider (keyboard Home/End) steps the run's depth tiles, the time is
+   shown and the drawn water changes (webmap-time-first.png, webmap-time-last.png).
+8. A flood job (p50-with-storage, quick) started from the page: its progress is followed and its
+   result layers are listed and appear in the layer tree (webmap-job.png); then the swipe shows
+   the two results side by side, the divider moved by keyboard and pointer, the cameras together
+   (webmap-swipe.png).
+9. Contrast measured: every visible text (panel, legend, buttons, inputs, popup, swipe labels) has a
+   WCAG 2.x contrast of at least 4.5:1 (3:1 large text) over its composited background, signed out
+   and with everything open (webmap-popup.png).
+10. Throughout: no console error, no exception, no request to anything but the server.
+Exits non-zero with the reason on any failure. `decode_png` is also used by webmap_check.sh.
 """
 import base64, json, os, socket, struct, sys, time, urllib.request, zlib
 
-port, server, token, artifacts = int(sys.argv[1]), sys.argv[2].rstrip("/"), sys.argv[3], sys.argv[4]
+port, server, token, artifacts = 0, "", "", ""
+sock, buf = None, b""
 
 
 def fail(why):
     sys.exit(f"webmap_check: FAIL: {why}")
 
 
-for _ in range(100):
-    try:
-        pages = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
-        break
-    except OSError:
-        time.sleep(0.2)
-else:
-    fail("Chromium's DevTools endpoint did not answer")
-ws_url = next(p["webSocketDebuggerUrl"] for p in pages if p["type"] == "page")
-path = ws_url.split(f":{port}", 1)[1]
-sock = socket.create_connection(("127.0.0.1", port))
-key = base64.b64encode(os.urandom(16)).decode()
-sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-             f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
-buf = b""
-while b"\r\n\r\n" not in buf:
-    buf += sock.recv(4096)
-assert b" 101 " in buf.split(b"\r\n", 1)[0], buf[:200]
-buf = buf.split(b"\r\n\r\n", 1)[1]
+def connect():
+    """Opens the DevTools WebSocket of the page Chromium shows."""
+    global sock, buf
+    for _ in range(100):
+        try:
+            pages = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
+            break
+        except OSError:
+            time.sleep(0.2)
+    else:
+        fail("Chromium's DevTools endpoint did not answer")
+    ws_url = next(p["webSocketDebuggerUrl"] for p in pages if p["type"] == "page")
+    path = ws_url.split(f":{port}", 1)[1]
+    sock = socket.create_connection(("127.0.0.1", port))
+    key = base64.b64encode(os.urandom(16)).decode()
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                 f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n".encode())
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += sock.recv(4096)
+    assert b" 101 " in buf.split(b"\r\n", 1)[0], buf[:200]
+    buf = buf.split(b"\r\n\r\n", 1)[1]
 
 
 def recv_exact(n):
@@ -213,143 +231,397 @@ def count_colour(image, box, rgb, tolerance=3):
     return n
 
 
-call("Runtime.enable")
-call("Log.enable")
-call("Network.enable")
-call("Page.enable")
+CONTRAST_JS = r"""(() => {
+  // WCAG 2.x contrast of every visible text in the page (computed styles): the text colour over
+  // the composited backgrounds of the element and its ancestors (the page is white below them).
+  const parse = (c) => { const m = /rgba?\(([^)]+)\)/.exec(c || ''); if (!m) return null;
+    const p = m[1].split(/[\s,\/]+/).filter(Boolean).map(parseFloat); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+  const over = (top, below) => [0, 1, 2].map((i) => top[i] * top[3] + below[i] * (1 - top[3])).concat([1]);
+  const lum = (c) => { const l = c.slice(0, 3).map((v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+    return 0.2126 * l[0] + 0.7152 * l[1] + 0.0722 * l[2]; };
+  function backdrop(el) {
+    const layers = [];
+    for (let e = el; e; e = e.parentElement) {
+      const s = getComputedStyle(e), bg = parse(s.backgroundColor);
+      if (bg && bg[3] > 0) { layers.push(bg); if (bg[3] >= 1) break; }
+    }
+    let c = [255, 255, 255, 1];
+    for (let i = layers.length - 1; i >= 0; i--) c = over(layers[i], c);
+    return c;
+  }
+  const visible = (el) => {
+    if (el.closest('[hidden]')) return false;
+    for (let e = el; e; e = e.parentElement) { const s = getComputedStyle(e); if (s.display === 'none' || s.visibility === 'hidden' || Number(s.opacity) === 0) return false; }
+    const r = el.getBoundingClientRect(); return r.width > 2 && r.height > 2;
+  };
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '') + (el.className && typeof el.className === 'string' ? '.' + el.className.trim().split(/\s+/).join('.') : '');
+  const out = [];
+  function check(el, text, colour, pseudo) {
+    const s = getComputedStyle(el, pseudo), bg = backdrop(el), fg = over(parse(colour) || [0, 0, 0, 1], bg);
+    const a = lum(fg), b = lum(bg), ratio = (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const size = parseFloat(s.fontSize), bold = Number(s.fontWeight) >= 700, large = size >= 24 || (bold && size >= 18.66);
+    out.push({el: name(el), text: text.slice(0, 30), ratio: Math.round(ratio * 100) / 100, need: large ? 3 : 4.5,
+              fg: fg.slice(0, 3).map(Math.round), bg: bg.slice(0, 3).map(Math.round), size});
+  }
+  for (const el of document.body.querySelectorAll('*')) {
+    if (['SCRIPT', 'STYLE', 'OPTION', 'CANVAS'].includes(el.tagName) || el.disabled || !visible(el)) continue;
+    const own = [...el.childNodes].filter((n) => n.nodeType === 3).map((n) => n.textContent.trim()).join(' ').trim();
+    if (own) check(el, own, getComputedStyle(el).color);
+    if (el.tagName === 'SELECT' && el.selectedOptions.length) check(el, el.selectedOptions[0].textContent, getComputedStyle(el).color);
+    if (el.tagName === 'INPUT' && !['checkbox', 'radio', 'range', 'hidden'].includes(el.type)) {
+      if (el.value) check(el, el.type === 'password' ? '••••' : el.value, getComputedStyle(el).color);
+      else if (el.placeholder) check(el, el.placeholder, getComputedStyle(el, '::placeholder').color, '::placeholder');
+    }
+  }
+  return out;
+})()"""
 
-# 1. Anonymous.
-call("Page.navigate", url=f"{server}/map")
-wait_idle("the anonymous map never became idle (tiles not all loaded and drawn)")
-screenshot("webmap-public.png")
-public_layers = evaluate("[...document.querySelectorAll('#tree input[data-collection]')].map((b) => b.dataset.collection)")
-if any(c.startswith("flood_") for c in public_layers):
-    fail(f"an anonymous caller's layer tree lists a flood result layer: {public_layers}")
-if evaluate("document.getElementById('who').textContent").find("公众") < 0:
-    fail("the anonymous caller is not shown as the public")
-print(f"webmap_check: anonymous map idle, {len(public_layers)} layers in the tree, no flood result layer")
 
-# 2. Sign in through the form, without a reload.
-evaluate("window.__notReloaded = true; document.getElementById('token').value = " + json.dumps(token)
-         + "; document.getElementById('signin').requestSubmit();")
-wait_for("document.documentElement.dataset.caller && document.documentElement.dataset.caller !== 'anonymous'"
-         " && document.documentElement.dataset.styleLoads === '2' && document.documentElement.dataset.mapIdle === 'true'",
-         "signing in did not load the department's style")
-if not evaluate("window.__notReloaded === true"):
-    fail("signing in reloaded the page")
-if evaluate("sessionStorage.getItem('citytwin.token')") != token or evaluate("localStorage.getItem('citytwin.token')") is not None:
-    fail("the token is not kept in session storage only")
-who = evaluate("document.getElementById('who').textContent")
-depth = evaluate("[...document.querySelectorAll('#tree input[data-collection]')].map((b) => b.dataset.collection).find((c) => /^flood_.*_depth$/.test(c)) || ''")
-if not depth:
-    fail("after signing in, no flood depth layer is in the layer tree")
-print(f"webmap_check: signed in without reload as {who!r}; {depth} appears")
+def contrast(where):
+    """Fails when a visible text's WCAG contrast is below 4.5:1 (3:1 for large text)."""
+    pairs = evaluate(CONTRAST_JS)
+    low = [p for p in pairs if p["ratio"] < p["need"]]
+    worst = min(pairs, key=lambda p: p["ratio"] / p["need"]) if pairs else None
+    print(f"webmap_check: contrast ({where}): {len(pairs)} texts measured, lowest {worst['ratio'] if worst else '-'}:1 ({worst['el'] if worst else ''} {worst['text'] if worst else ''!r})")
+    if len(pairs) < 20:
+        fail(f"contrast ({where}): only {len(pairs)} texts measured")
+    if low:
+        fail(f"contrast ({where}): {len(low)} texts below WCAG AA: " + "; ".join(f"{p['el']} {p['text']!r} {p['ratio']}:1 < {p['need']} (fg {p['fg']} on {p['bg']})" for p in low[:8]))
 
-# 3. The flood in view: depth classes by legend colour, legend, labels.
-bbox = json.load(urllib.request.urlopen(urllib.request.Request(f"{server}/collections/{depth}", headers={
-    "Accept": "application/json", "Authorization": f"Bearer {token}"})))["extent"]["spatial"]["bbox"][0]
-redraw_idle(f"m.fitBounds([[{bbox[0]}, {bbox[1]}], [{bbox[2]}, {bbox[3]}]], {{padding: 10, duration: 0}})")
-drawn = evaluate(f"window.citytwin.map.queryRenderedFeatures({{layers: ['{depth}-fill']}}).length")
-if not drawn:
-    fail(f"{depth} is not drawn after signing in")
-legend = evaluate("(() => { const out = []; let title = ''; for (const n of document.getElementById('legend').children) {"
-                  " if (n.tagName === 'H3') title = n.textContent; else out.push([title, n.textContent, n.querySelector('.swatch').dataset.color]); }"
-                  " return out; })()")
-classes = [(label, colour) for title, label, colour in legend if "积水深度" in title and " m" in label]
-if len(classes) < 4:
-    fail(f"the legend has {len(classes)} flood depth classes: {legend}")
-evaluate("document.getElementById('legend-h').scrollIntoView({block: 'start'})")
-image = screenshot("webmap.png")
-map_box = rect("#map")
-legend_box = rect("#legend")
-found = []
-for label, colour in classes:
-    n = count_colour(image, map_box, hex_rgb(colour))
-    in_legend = count_colour(image, legend_box, hex_rgb(colour))
-    print(f"webmap_check: depth class {label:>12} {colour}: {n} px on the map, {in_legend} px in the legend")
-    if in_legend < 20:
-        fail(f"the legend does not show the colour of {label} ({colour})")
-    if n >= 40:
-        found.append(label)
-if len(found) < 4:
-    fail(f"only {len(found)} flood depth classes found by their legend colours on the map: {found}")
-# Labels: the map's pixels change where the text layers are hidden.
-labels = evaluate("window.citytwin.map.getStyle().layers.filter((l) => l.type === 'symbol' && l.layout && l.layout.visibility !== 'none').map((l) => l.id)")
-placed = evaluate(f"window.citytwin.map.queryRenderedFeatures({{layers: {json.dumps(labels)}}}).length") if labels else 0
-if not labels or not placed:
-    fail(f"no label is drawn (text layers {labels}, {placed} placed)")
-redraw_idle(f"{json.dumps(labels)}.forEach((id) => m.setLayoutProperty(id, 'visibility', 'none'))")
-bare = screenshot("webmap-nolabels.png")
-redraw_idle(f"{json.dumps(labels)}.forEach((id) => m.setLayoutProperty(id, 'visibility', 'visible'))")
-os.remove(os.path.join(artifacts, "webmap-nolabels.png"))
-x0, y0, x1, y1 = map_box
-changed = sum(1 for y in range(y0, y1) for x in range(x0, x1) if image[2][y][x] != bare[2][y][x])
-print(f"webmap_check: {placed} labels placed from {len(labels)} text layers; {changed} map pixels are text")
-if changed < 300:
-    fail(f"labels change only {changed} pixels of the map")
 
-# 4. Nearest resources from a click on the map.
-redraw_idle(f"m.fitBounds([[{bbox[0]}, {bbox[1]}], [{bbox[2]}, {bbox[3]}]], {{padding: 10, duration: 0}})")
-evaluate("document.querySelector('input[name=tool][value=nearest]').click(); document.getElementById('nearest-layer').value = 'shelters';")
-cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
-for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-    call("Input.dispatchMouseEvent", type=kind, x=cx, y=cy, button="left", clickCount=1 if kind != "mouseMoved" else 0)
-wait_for("['done', 'failed'].includes(document.documentElement.dataset.analysis)", "the nearest-resources analysis did not finish")
-items = evaluate("[...document.querySelectorAll('#analysis-list li.result')].map((li) => li.textContent)")
-if evaluate("document.documentElement.dataset.analysis") != "done" or not items:
-    fail(f"nearest resources from a click gave no result list: {items}")
-evaluate("document.getElementById('analysis').scrollIntoView({block: 'center'})")
-redraw_idle("m.triggerRepaint()")
-routes = evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['ct-results-route']}).length")
-screenshot("webmap-nearest.png")
-print(f"webmap_check: a click ran nearest-resources: {len(items)} results listed ({items[0]!r}), {routes} route pieces drawn")
-if not routes:
-    fail("the nearest-resources routes are not drawn")
+def main():
+    global port, server, token, artifacts
+    port, server, token, artifacts = int(sys.argv[1]), sys.argv[2].rstrip("/"), sys.argv[3], sys.argv[4]
+    connect()
+    call("Runtime.enable")
+    call("Log.enable")
+    call("Network.enable")
+    call("Page.enable")
 
-# A service area (isochrones) from a click: translucent fills, listed, in the legend.
-evaluate("document.documentElement.dataset.analysis = ''; document.querySelector('input[name=tool][value=service]').click()")
-for kind in ("mousePressed", "mouseReleased"):
-    call("Input.dispatchMouseEvent", type=kind, x=cx, y=cy, button="left", clickCount=1)
-wait_for("['done', 'failed'].includes(document.documentElement.dataset.analysis)", "the service-area analysis did not finish")
-areas = evaluate("[...document.querySelectorAll('#analysis-list li.result')].map((li) => li.textContent)")
-redraw_idle("m.triggerRepaint()")
-filled = evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['ct-results-area']}).length")
-screenshot("webmap-service.png")
-if evaluate("document.documentElement.dataset.analysis") != "done" or len(areas) < 2 or not filled:
-    fail(f"a service area from a click was not listed and drawn: {areas}, {filled} areas drawn")
-print(f"webmap_check: a click ran service-area: {areas} listed, {filled} area pieces drawn")
+    # 1. Anonymous.
+    call("Page.navigate", url=f"{server}/map")
+    wait_idle("the anonymous map never became idle (tiles not all loaded and drawn)")
+    screenshot("webmap-public.png")
+    public_layers = evaluate("[...document.querySelectorAll('#tree input[data-collection]')].map((b) => b.dataset.collection)")
+    if any(c.startswith(("flood_", "scenario_")) for c in public_layers):
+        fail(f"an anonymous caller's layer tree lists a flood result layer: {public_layers}")
+    if evaluate("document.getElementById('who').textContent").find("公众") < 0:
+        fail("the anonymous caller is not shown as the public")
+    print(f"webmap_check: anonymous map idle, {len(public_layers)} layers in the tree, no flood result layer")
+    contrast("anonymous page")
 
-# Digits and Latin letters come from the server's glyph ranges (ideographs from the browser's
-# font): a label of both is placed and drawn.
-evaluate("(() => { const m = window.citytwin.map, c = m.getCenter();"
-         " m.addSource('probe', {type: 'geojson', data: {type: 'Point', coordinates: [c.lng, c.lat]}});"
-         " m.addLayer({id: 'probe', type: 'symbol', source: 'probe', layout: {'text-field': 'CityTwin 2026 A-F 积水',"
-         " 'text-font': ['wqy-microhei'], 'text-size': 16, 'text-allow-overlap': true}}); })()")
-redraw_idle("m.triggerRepaint()")
-if not evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['probe']}).length"):
-    fail("a label of digits and Latin letters was not placed (glyph ranges from /fonts/)")
-# A street-level view with the probe: road names, buildings, points (webmap-detail.png).
-redraw_idle("m.jumpTo({zoom: 16.5})")
-screenshot("webmap-detail.png")
-evaluate("(() => { const m = window.citytwin.map; m.removeLayer('probe'); m.removeSource('probe'); })()")
-print("webmap_check: digits and Latin letters drawn from the served glyph ranges")
+    # 2. Sign in through the form, without a reload.
+    evaluate("window.__notReloaded = true; document.getElementById('token').value = " + json.dumps(token)
+             + "; document.getElementById('signin').requestSubmit();")
+    wait_for("document.documentElement.dataset.caller && document.documentElement.dataset.caller !== 'anonymous'"
+             " && document.documentElement.dataset.styleLoads === '2' && document.documentElement.dataset.mapIdle === 'true'",
+             "signing in did not load the department's style")
+    if not evaluate("window.__notReloaded === true"):
+        fail("signing in reloaded the page")
+    if evaluate("sessionStorage.getItem('citytwin.token')") != token or evaluate("localStorage.getItem('citytwin.token')") is not None:
+        fail("the token is not kept in session storage only")
+    who = evaluate("document.getElementById('who').textContent")
+    depth = evaluate("[...document.querySelectorAll('#tree input[data-collection]')].map((b) => b.dataset.collection).find((c) => /^(flood|scenario)_.*_depth$/.test(c)) || ''")
+    if not depth:
+        fail("after signing in, no flood depth layer is in the layer tree")
+    print(f"webmap_check: signed in without reload as {who!r}; {depth} appears")
 
-# Language: English on the switch, Chinese again after.
-evaluate("document.getElementById('lang').click()")
-if evaluate("document.documentElement.lang") != "en" or evaluate("document.getElementById('legend-h').textContent") != "Legend":
-    fail("the English switch did not change the page's language")
-evaluate("document.getElementById('lang').click()")
-if evaluate("document.documentElement.lang") != "zh-CN":
-    fail("the page did not switch back to Chinese")
-if not evaluate("document.getElementById('signin').hidden && getComputedStyle(document.getElementById('signin')).display === 'none'"):
-    fail("the sign-in form is still shown after signing in")
-print("webmap_check: English on the switch and back to Chinese; the sign-in form hidden once signed in")
+    # 3. The flood in view: depth classes by legend colour, legend, labels.
+    bbox = json.load(urllib.request.urlopen(urllib.request.Request(f"{server}/collections/{depth}", headers={
+        "Accept": "application/json", "Authorization": f"Bearer {token}"})))["extent"]["spatial"]["bbox"][0]
+    redraw_idle(f"m.fitBounds([[{bbox[0]}, {bbox[1]}], [{bbox[2]}, {bbox[3]}]], {{padding: 10, duration: 0}})")
+    drawn = evaluate(f"window.citytwin.map.queryRenderedFeatures({{layers: ['{depth}-fill']}}).length")
+    if not drawn:
+        fail(f"{depth} is not drawn after signing in")
+    legend = evaluate("(() => { const out = []; let title = ''; for (const n of document.getElementById('legend').children) {"
+                      " if (n.tagName === 'H3') title = n.textContent; else out.push([title, n.textContent, n.querySelector('.swatch').dataset.color]); }"
+                      " return out; })()")
+    classes = [(label, colour) for title, label, colour in legend if "积水深度" in title and " m" in label]
+    if len(classes) < 4:
+        fail(f"the legend has {len(classes)} flood depth classes: {legend}")
+    evaluate("document.getElementById('legend-h').scrollIntoView({block: 'start'})")
+    image = screenshot("webmap.png")
+    map_box = rect("#map")
+    legend_box = rect("#legend")
+    # The classes the run has (outside permanent water: a quick storm wets the streets shallowly,
+    # so not every class need occur), each drawn in its legend colour.
+    present = {f["properties"]["depth_class"] for f in json.load(urllib.request.urlopen(urllib.request.Request(
+        f"{server}/collections/{depth}/items?limit=100", headers={"Accept": "application/geo+json", "Authorization": f"Bearer {token}"})))["features"]}
+    found = []
+    for label, colour in classes:
+        n = count_colour(image, map_box, hex_rgb(colour))
+        in_legend = count_colour(image, legend_box, hex_rgb(colour))
+        print(f"webmap_check: depth class {label:>12} {colour}: {n} px on the map, {in_legend} px in the legend{' (in the run)' if label in present else ''}")
+        if in_legend < 20:
+            fail(f"the legend does not show the colour of {label} ({colour})")
+        if n >= 20:
+            found.append(label)
+    if len(present) < 2 or not present <= set(found):
+        fail(f"the run's depth classes {sorted(present)} are not all found by their legend colours on the map: {found}")
 
-# 5. Console and network.
-call("Runtime.evaluate", expression="1")  # drain pending events
-outside = [u for u in requests if not (u.startswith(server + "/") or u.startswith("data:") or u.startswith("blob:"))]
-if outside:
-    fail(f"requests beyond the server: {outside[:5]}")
-if errors:
-    fail(f"console errors: {errors[:5]}")
-print(f"webmap_check: {len(requests)} requests, all to the server; no console errors")
+    # Permanent water is not flood: inside the rivers' own width (the 长江 1500 m, the 举水 90 m) the
+    # map shows water blue, never a depth class, though the run's raw depth grid is wet there.
+    water_probe = evaluate("""(async () => {
+      const m = window.citytwin.map, r = await (await fetch('/collections/rivers/items?limit=100', {headers: {Accept: 'application/geo+json'}})).json();
+      const box = document.getElementById('map').getBoundingClientRect(), out = [];
+      for (const f of r.features) {
+        const w = f.properties.width_m; if (!(w >= 50)) continue;
+        const lines = f.geometry.type === 'LineString' ? [f.geometry.coordinates] : f.geometry.coordinates;
+        for (const line of lines) for (let i = 0; i + 1 < line.length; i++) for (let t = 0.01; t < 1; t += 0.02) {
+          const lng = line[i][0] + (line[i + 1][0] - line[i][0]) * t, lat = line[i][1] + (line[i + 1][1] - line[i][1]) * t;
+          const a = m.project(line[i]), b = m.project(line[i + 1]), p = m.project([lng, lat]);
+          const len = Math.hypot(b.x - a.x, b.y - a.y); if (len < 1) continue;
+          const mpp = 40075016.686 * Math.cos(lat * Math.PI / 180) / (512 * Math.pow(2, m.getZoom()));
+          for (const side of [-0.35, 0.35]) {
+            const off = side * w / mpp, x = p.x - (b.y - a.y) / len * off, y = p.y + (b.x - a.x) / len * off;
+            if (x > 40 && y > 40 && x < box.width - 60 && y < box.height - 40) out.push([Math.round(box.left + x), Math.round(box.top + y), f.properties.name]);
+          }
+        }
+      }
+      return out;
+    })()""", wait=True)
+    depth_colours = [hex_rgb(c) for _, c in classes]
+    water_colours = [hex_rgb("#5b9fd6"), hex_rgb("#a9d3f2")]
+    near = lambda p, c, tol: all(abs(p[k] - c[k]) <= tol for k in range(3))
+    blue = wet = 0
+    for x, y, name in water_probe:
+        px = image[2][y][x]
+        blue += any(near(px, c, 8) for c in water_colours)
+        wet += any(near(px, c, 3) for c in depth_colours)
+    print(f"webmap_check: permanent water: {len(water_probe)} points inside the rivers' width, {blue} water blue, {wet} in a depth class colour")
+    if len(water_probe) < 10:
+        fail(f"too few river points in view to check permanent water ({len(water_probe)})")
+    if wet or blue < 0.9 * len(water_probe):
+        fail(f"rivers are drawn as flood: {wet} of {len(water_probe)} river points in depth colours, {blue} water blue")
+    # Labels: the map's pixels change where the text layers are hidden.
+    labels = evaluate("window.citytwin.map.getStyle().layers.filter((l) => l.type === 'symbol' && l.layout && l.layout.visibility !== 'none').map((l) => l.id)")
+    placed = evaluate(f"window.citytwin.map.queryRenderedFeatures({{layers: {json.dumps(labels)}}}).length") if labels else 0
+    if not labels or not placed:
+        fail(f"no label is drawn (text layers {labels}, {placed} placed)")
+    redraw_idle(f"{json.dumps(labels)}.forEach((id) => m.setLayoutProperty(id, 'visibility', 'none'))")
+    bare = screenshot("webmap-nolabels.png")
+    redraw_idle(f"{json.dumps(labels)}.forEach((id) => m.setLayoutProperty(id, 'visibility', 'visible'))")
+    os.remove(os.path.join(artifacts, "webmap-nolabels.png"))
+    x0, y0, x1, y1 = map_box
+    changed = sum(1 for y in range(y0, y1) for x in range(x0, x1) if image[2][y][x] != bare[2][y][x])
+    print(f"webmap_check: {placed} labels placed from {len(labels)} text layers; {changed} map pixels are text")
+    if changed < 300:
+        fail(f"labels change only {changed} pixels of the map")
+
+    # 4. Nearest resources from a click on the map.
+    redraw_idle(f"m.fitBounds([[{bbox[0]}, {bbox[1]}], [{bbox[2]}, {bbox[3]}]], {{padding: 10, duration: 0}})")
+    evaluate("document.querySelector('input[name=tool][value=nearest]').click(); document.getElementById('nearest-layer').value = 'shelters';")
+    cx, cy = (x0 + x1) // 2, (y0 + y1) // 2
+    for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
+        call("Input.dispatchMouseEvent", type=kind, x=cx, y=cy, button="left", clickCount=1 if kind != "mouseMoved" else 0)
+    wait_for("['done', 'failed'].includes(document.documentElement.dataset.analysis)", "the nearest-resources analysis did not finish")
+    items = evaluate("[...document.querySelectorAll('#analysis-list li.result')].map((li) => li.textContent)")
+    if evaluate("document.documentElement.dataset.analysis") != "done" or not items:
+        fail(f"nearest resources from a click gave no result list: {items}")
+    evaluate("document.getElementById('analysis').scrollIntoView({block: 'center'})")
+    redraw_idle("m.triggerRepaint()")
+    routes = evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['ct-results-route']}).length")
+    screenshot("webmap-nearest.png")
+    print(f"webmap_check: a click ran nearest-resources: {len(items)} results listed ({items[0]!r}), {routes} route pieces drawn")
+    if not routes:
+        fail("the nearest-resources routes are not drawn")
+
+    # A service area (isochrones) from a click: translucent fills, listed, in the legend.
+    evaluate("document.documentElement.dataset.analysis = ''; document.querySelector('input[name=tool][value=service]').click()")
+    for kind in ("mousePressed", "mouseReleased"):
+        call("Input.dispatchMouseEvent", type=kind, x=cx, y=cy, button="left", clickCount=1)
+    wait_for("['done', 'failed'].includes(document.documentElement.dataset.analysis)", "the service-area analysis did not finish")
+    areas = evaluate("[...document.querySelectorAll('#analysis-list li.result')].map((li) => li.textContent)")
+    redraw_idle("m.triggerRepaint()")
+    filled = evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['ct-results-area']}).length")
+    screenshot("webmap-service.png")
+    if evaluate("document.documentElement.dataset.analysis") != "done" or len(areas) < 2 or not filled:
+        fail(f"a service area from a click was not listed and drawn: {areas}, {filled} areas drawn")
+    print(f"webmap_check: a click ran service-area: {areas} listed, {filled} area pieces drawn")
+
+    # Digits and Latin letters come from the server's glyph ranges (ideographs from the browser's
+    # font): a label of both is placed and drawn.
+    evaluate("(() => { const m = window.citytwin.map, c = m.getCenter();"
+             " m.addSource('probe', {type: 'geojson', data: {type: 'Point', coordinates: [c.lng, c.lat]}});"
+             " m.addLayer({id: 'probe', type: 'symbol', source: 'probe', layout: {'text-field': 'CityTwin 2026 A-F 积水',"
+             " 'text-font': ['wqy-microhei'], 'text-size': 16, 'text-allow-overlap': true}}); })()")
+    redraw_idle("m.triggerRepaint()")
+    if not evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['probe']}).length"):
+        fail("a label of digits and Latin letters was not placed (glyph ranges from /fonts/)")
+    # A street-level view with the probe: road names, buildings, points (webmap-detail.png).
+    redraw_idle("m.jumpTo({zoom: 16.5})")
+    screenshot("webmap-detail.png")
+    evaluate("(() => { const m = window.citytwin.map; m.removeLayer('probe'); m.removeSource('probe'); })()")
+    print("webmap_check: digits and Latin letters drawn from the served glyph ranges")
+
+    # A signal corridor: its popup runs the green wave (write=false), the time–space diagram is shown
+    # in the panel, and the corridor's intersections are drawn by level of service with a legend.
+    corridors = json.load(urllib.request.urlopen(urllib.request.Request(f"{server}/collections/signal_corridors/items?limit=1", headers={
+        "Accept": "application/geo+json", "Authorization": f"Bearer {token}"})))["features"]
+    if not corridors:
+        fail("the district has no signal corridor")
+    corridor = corridors[0]
+    line = corridor["geometry"]["coordinates"] if corridor["geometry"]["type"] == "LineString" else corridor["geometry"]["coordinates"][0]
+    evaluate("(() => { const b = document.querySelector('#tree input[data-collection=signal_corridors]'); if (b && !b.checked) b.click(); })()")
+    lons, lats = [p[0] for p in line], [p[1] for p in line]
+    redraw_idle(f"m.fitBounds([[{min(lons)}, {min(lats)}], [{max(lons)}, {max(lats)}]], {{padding: 80, duration: 0}})")
+    evaluate("document.querySelector('input[name=tool][value=identify]').click()")
+    mid = [(line[0][0] + line[1][0]) / 2, (line[0][1] + line[1][1]) / 2]
+    px, py = evaluate(f"(() => {{ const p = window.citytwin.map.project({json.dumps(mid)}), r = document.getElementById('map').getBoundingClientRect(); return [Math.round(r.left + p.x), Math.round(r.top + p.y)]; }})()")
+    for kind in ("mousePressed", "mouseReleased"):
+        call("Input.dispatchMouseEvent", type=kind, x=px, y=py, button="left", clickCount=1)
+    wait_for("!!document.querySelector('.maplibregl-popup .corridor-run')", "the corridor's popup has no green-wave button", 20)
+    evaluate("document.querySelector('.maplibregl-popup .corridor-run').click()")
+    wait_for("['done', 'failed'].includes(document.documentElement.dataset.corridor)", "the green wave did not finish", 120)
+    info = evaluate("document.getElementById('corridor-info').textContent")
+    if evaluate("document.documentElement.dataset.corridor") != "done":
+        fail(f"the green wave failed: {info}")
+    wait_for("(() => { const i = document.getElementById('corridor-diagram'); return i.complete && i.naturalWidth > 100; })()", "the time–space diagram did not load", 20)
+    grades = evaluate("[...document.querySelectorAll('#corridor-list li')].map((li) => li.dataset.los)")
+    evaluate("document.querySelectorAll('.maplibregl-popup-close-button').forEach((b) => b.click()); document.getElementById('corridor-section').scrollIntoView({block: 'start'})")
+    redraw_idle("m.triggerRepaint()")
+    drawn_los = evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['ct-results-point']}).map((f) => f.properties.los)")
+    los_legend = evaluate("[...document.querySelectorAll('#legend .legend-item')].filter((n) => /服务水平 [A-F]/.test(n.textContent)).map((n) => [n.textContent.slice(-1), n.querySelector('.swatch').dataset.color])")
+    image = screenshot("webmap-corridor.png")
+    colours = dict(los_legend)
+    on_map = {g: count_colour(image, map_box, hex_rgb(colours[g])) for g in set(grades) if g in colours}
+    print(f"webmap_check: green wave of {corridor['properties'].get('name', corridor.get('id'))}: {info}; LOS {grades}; "
+          f"{len(drawn_los)} intersections drawn; legend {len(los_legend)} LOS entries; LOS colour px on the map {on_map}")
+    if len(grades) < 2 or len(drawn_los) < len(grades) or len(los_legend) != 6:
+        fail(f"the corridor's intersections are not listed and drawn by LOS with a legend: {grades}, {drawn_los}, {los_legend}")
+    if any(n < 30 for n in on_map.values()):
+        fail(f"an intersection's LOS colour is not found on the map: {on_map}")
+
+    # The depth over time: the slider steps through the run's time steps (PNG depth tiles per
+    # `datetime`), the time is shown, the keyboard moves it, and the drawn water changes.
+    wait_for("Number(document.documentElement.dataset.timeline || 0) >= 1 && !document.getElementById('time-section').hidden",
+             "the depth-over-time panel did not appear for the run")
+    redraw_idle(f"m.fitBounds([[{bbox[0]}, {bbox[1]}], [{bbox[2]}, {bbox[3]}]], {{padding: 10, duration: 0}})")
+    steps = evaluate("Number(document.getElementById('time-slider').max) + 1")
+    evaluate("document.getElementById('time-section').scrollIntoView({block: 'start'}); document.getElementById('time-on').click()")
+    redraw_idle("m.triggerRepaint()")
+    if not evaluate("!!window.citytwin.map.getLayer('ct-depth-time')"):
+        fail("switching the depth over time on drew no depth tiles")
+    # Keyboard: focus the slider; End goes to the last step, Home to the first.
+    def key(name, code):
+        for kind in ("rawKeyDown", "keyUp"):
+            call("Input.dispatchKeyEvent", type=kind, key=name, code=name, windowsVirtualKeyCode=code)
+    evaluate("document.getElementById('time-slider').focus()")
+    key("End", 35)
+    redraw_idle("m.triggerRepaint()")
+    last_text = evaluate("document.getElementById('time-now').textContent")
+    last_image = screenshot("webmap-time-last.png")
+    key("Home", 36)
+    redraw_idle("m.triggerRepaint()")
+    first_text = evaluate("document.getElementById('time-now').textContent")
+    first_value = evaluate("document.getElementById('time-slider').value")
+    first_image = screenshot("webmap-time-first.png")
+    x0, y0, x1, y1 = map_box
+    moved = sum(1 for y in range(y0, y1, 2) for x in range(x0, x1, 2) if first_image[2][y][x] != last_image[2][y][x])
+    print(f"webmap_check: depth over time: {steps} steps; keyboard Home shows {first_text!r} (last {last_text!r}); {moved} map pixels differ")
+    if steps < 2 or first_value != "0" or first_text == last_text:
+        fail(f"the time slider did not step by keyboard ({steps} steps, value {first_value}, {first_text!r} vs {last_text!r})")
+    if moved < 50:
+        fail(f"the depth at the first and last time steps look the same ({moved} pixels differ)")
+    if evaluate("document.getElementById('time-slider').getAttribute('aria-valuetext')") != first_text:
+        fail("the slider's aria-valuetext does not say the time shown")
+    if not any("/map/tiles/WebMercatorQuad/" in u and "datetime=" in u for u in requests):
+        fail("no depth map tile was requested for a time step")
+
+    # A flood job from the page (the token is an editor of 水务和湖泊局, who owns the flood results):
+    # the other scenario (with storage), its progress followed to its
+    # result layers, which then appear in the layer tree and in the time panel.
+    evaluate("document.getElementById('jobs-section').scrollIntoView({block: 'start'}); document.getElementById('flood-model').value = 'p50-with-storage';"
+             " document.getElementById('run-flood').click()")
+    seen, deadline = set(), time.time() + 300
+    while time.time() < deadline:
+        st = evaluate("(() => { const li = document.querySelector('#jobs li.job'); return li ? [li.dataset.status, li.dataset.progress || '', li.textContent] : null; })()")
+        if st:
+            seen.add((st[0], st[1]))
+            if st[0] in ("successful", "failed", "dismissed"):
+                break
+        time.sleep(1)
+    job_layers = evaluate("(document.querySelector('#jobs li.job') || {dataset: {}}).dataset.layers || ''").split()
+    screenshot("webmap-job.png")
+    progress = sorted({int(p) for st, p in seen if p.isdigit()})
+    print(f"webmap_check: flood job from the page: states {sorted({st for st, _ in seen})}, progress {progress}, layers {job_layers}")
+    if not st or st[0] != "successful":
+        fail(f"the flood job from the page did not succeed: {st}")
+    if not any(0 < p < 100 for p in progress):
+        fail(f"the job's progress was not followed (progress seen {progress})")
+    new_depth = next((l for l in job_layers if l.endswith("_depth")), "")
+    if len(job_layers) < 4 or not new_depth:
+        fail(f"the job's result layers are not listed: {job_layers}")
+    wait_for(f"[...document.querySelectorAll('#tree input[data-collection]')].some((b) => b.dataset.collection === {json.dumps(new_depth)})"
+             " && Number(document.documentElement.dataset.timeline || 0) >= 2 && document.documentElement.dataset.mapIdle === 'true'",
+             "the job's depth layer did not appear in the layer tree and the time panel")
+    print(f"webmap_check: {new_depth} is in the layer tree and the time panel")
+
+    # Swipe: the two results side by side, the divider dragged by keyboard and pointer.
+    evaluate(f"document.getElementById('time-layer').value = {json.dumps(depth)}; document.getElementById('time-layer').dispatchEvent(new Event('change'));")
+    wait_for(f"document.getElementById('time-layer').value === {json.dumps(depth)} && Number(document.documentElement.dataset.timeline) >= 2", "the time panel did not reload")
+    evaluate(f"document.getElementById('swipe-on').click(); const s = document.getElementById('swipe-layer'); s.value = {json.dumps(new_depth)}; s.dispatchEvent(new Event('change'));")
+    wait_for("window.citytwin.mapB && window.citytwin.mapB.__ctReady && !!window.citytwin.mapB.getLayer('ct-depth-time')", "the swipe map did not draw the second result")
+    wait_for("window.citytwin.mapB.loaded() && window.citytwin.mapB.areTilesLoaded() && window.citytwin.map.areTilesLoaded()", "the swipe maps did not finish drawing")
+    time.sleep(0.5)
+    sources = evaluate("[window.citytwin.map.getSource('ct-depth-time').tiles[0], window.citytwin.mapB.getSource('ct-depth-time').tiles[0]]")
+    if depth not in sources[0] or new_depth not in sources[1]:
+        fail(f"the swipe does not show the two results left and right: {sources}")
+    before = evaluate("Number(document.getElementById('divider').getAttribute('aria-valuenow'))")
+    evaluate("document.getElementById('divider').focus()")
+    for _ in range(2):
+        for kind in ("rawKeyDown", "keyUp"):
+            call("Input.dispatchKeyEvent", type=kind, key="ArrowLeft", code="ArrowLeft", windowsVirtualKeyCode=37)
+    after = evaluate("Number(document.getElementById('divider').getAttribute('aria-valuenow'))")
+    d = rect("#divider")
+    dx, dy = (d[0] + d[2]) // 2, (d[1] + d[3]) // 2
+    call("Input.dispatchMouseEvent", type="mousePressed", x=dx, y=dy, button="left", clickCount=1)
+    call("Input.dispatchMouseEvent", type="mouseMoved", x=dx + 150, y=dy, button="left")
+    call("Input.dispatchMouseEvent", type="mouseReleased", x=dx + 150, y=dy, button="left", clickCount=1)
+    dragged = evaluate("Number(document.getElementById('divider').getAttribute('aria-valuenow'))")
+    clip = evaluate("document.getElementById('compare').style.clipPath")
+    # The cameras move together.
+    redraw_idle("m.panBy([40, 0], {duration: 0})")
+    same = evaluate("(() => { const a = window.citytwin.map.getCenter(), b = window.citytwin.mapB.getCenter(); return Math.abs(a.lng - b.lng) < 1e-9 && Math.abs(a.lat - b.lat) < 1e-9; })()")
+    wait_for("window.citytwin.mapB.loaded() && window.citytwin.mapB.areTilesLoaded()", "the swipe map did not follow")
+    screenshot("webmap-swipe.png")
+    print(f"webmap_check: swipe {depth} | {new_depth}: divider {before}% → {after}% by keys → {dragged}% by dragging ({clip}); cameras together: {same}")
+    if not (after == before - 10 and dragged > after and "inset" in clip):
+        fail(f"the swipe divider did not move by keyboard and pointer: {before} → {after} → {dragged}, {clip}")
+    if not same:
+        fail("the two maps of the swipe do not move together")
+    # Contrast with everything open: the signed-in panel, results, jobs, the time panel, the
+    # swipe's labels, the legend and a feature's popup.
+    evaluate("document.querySelector('input[name=tool][value=identify]').click()")
+    mx, my = (x0 + x1) // 2, (y0 + y1) // 3
+    for kind in ("mousePressed", "mouseReleased"):
+        call("Input.dispatchMouseEvent", type=kind, x=mx, y=my, button="left", clickCount=1)
+    wait_for("!!document.querySelector('.maplibregl-popup .popup')", "no popup opened on a click with the identify tool", 20)
+    screenshot("webmap-popup.png")
+    contrast("signed in, results, time panel, swipe, popup")
+    evaluate("document.querySelectorAll('.maplibregl-popup-close-button').forEach((b) => b.click())")
+    evaluate("document.getElementById('swipe-on').click(); document.getElementById('time-on').click()")
+
+    # Language: English on the switch, Chinese again after.
+    evaluate("document.getElementById('lang').click()")
+    if evaluate("document.documentElement.lang") != "en" or evaluate("document.getElementById('legend-h').textContent") != "Legend":
+        fail("the English switch did not change the page's language")
+    evaluate("document.getElementById('lang').click()")
+    if evaluate("document.documentElement.lang") != "zh-CN":
+        fail("the page did not switch back to Chinese")
+    if not evaluate("document.getElementById('signin').hidden && getComputedStyle(document.getElementById('signin')).display === 'none'"):
+        fail("the sign-in form is still shown after signing in")
+    print("webmap_check: English on the switch and back to Chinese; the sign-in form hidden once signed in")
+
+    # 5. Console and network.
+    call("Runtime.evaluate", expression="1")  # drain pending events
+    outside = [u for u in requests if not (u.startswith(server + "/") or u.startswith("data:") or u.startswith("blob:"))]
+    if outside:
+        fail(f"requests beyond the server: {outside[:5]}")
+    if errors:
+        fail(f"console errors: {errors[:5]}")
+    print(f"webmap_check: {len(requests)} requests, all to the server; no console errors")
+
+
+if __name__ == "__main__":
+    main()

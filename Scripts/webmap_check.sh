@@ -1,17 +1,21 @@
 #!/usr/bin/env bash
 # End-to-end check of the web map: builds the sample district into a temporary store, runs a
-# quick flood scenario on it (result layers to draw), starts `citytwin serve`, and drives headless
+# quick flood scenario on it (result layers and depth over time to draw), starts `citytwin serve`, and drives headless
 # Chromium (Debian `chromium`) through /map with Scripts/webmap_check.py, which checks
 #   1. the anonymous map loads and goes idle without the (department-only) flood results;
 #   2. signing in with a department token through the page (no reload) makes the flood depth
 #      layer appear; at least four depth classes are drawn, found by their legend colours in
 #      the map's pixels; the legend shows them; labels are drawn (pixels of the text layers);
 #   3. a click on the map with the nearest-resources tool lists the resources and draws routes;
-#   4. no console error and no request beyond the server (no CDN);
+#   4. rivers are water blue, not flood; a corridor's green wave and time–space diagram with
+#      intersections by LOS; the depth-over-time slider; a flood job started from the page and
+#      followed to its layers; the swipe comparison of the two runs; WCAG contrast of all text;
+#   5. no console error and no request beyond the server (no CDN);
 # and here: MapLibre GL JS and the glyphs came from the server; vector tiles were served; the map
 # area is not blank; a GeoPackage download opens in GDAL (`ogrinfo`) with the expected count.
 # Screenshots are kept in artifacts/ (git-ignored): webmap.png (the flood, signed in),
-# webmap-public.png, webmap-nearest.png. Exits non-zero on any failure.
+# webmap-public.png, webmap-nearest.png, webmap-corridor.png, webmap-time-*.png, webmap-job.png,
+# webmap-swipe.png, webmap-popup.png. Exits non-zero on any failure.
 #
 #   Scripts/webmap_check.sh            (needs: swift build, chromium, gdal-bin, .venv with maplibre and fonttools)
 set -euo pipefail
@@ -42,11 +46,14 @@ fi
 echo "webmap_check: building the district into $work/city.sqlite"
 "$bin" district build --store "$work/city.sqlite" --layers Layers >"$work/district.log" 2>&1 \
   || { tail -20 "$work/district.log"; fail "district build failed"; }
-# A quick flood scenario (2 % of the storm, 100 m cells; under a minute): result layers flood_p50_waterlogging_*.
-"$bin" simulate flood --store "$work/city.sqlite" --scenario Models/scenarios/p50-waterlogging.json \
-  --duration-scale 0.02 --dem-coarsening 10 >"$work/flood.log" 2>&1 \
+# A quick flood scenario run (2 % of the storm, 100 m cells, the depth every 2 minutes; about a
+# minute): result layers scenario_p50_base_*, depth over time. The page runs a second one
+# (p50-with-storage) as a job, to compare the two.
+"$bin" scenario create p50-base --store "$work/city.sqlite" --model p50-waterlogging --duration-scale 0.02 --dem-coarsening 10 \
+  --output-interval-minutes 2 >"$work/flood.log" 2>&1 || { tail -20 "$work/flood.log"; fail "the scenario could not be created"; }
+"$bin" scenario run p50-base --store "$work/city.sqlite" >>"$work/flood.log" 2>&1 \
   || { tail -20 "$work/flood.log"; fail "the flood scenario failed"; }
-token=$("$bin" token create --store "$work/city.sqlite" --department 应急管理局 --role viewer --expires 1h 2>"$work/token.log") \
+token=$("$bin" token create --store "$work/city.sqlite" --department 水务和湖泊局 --role editor --expires 1h 2>"$work/token.log") \
   || { cat "$work/token.log"; fail "no token"; }
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
@@ -61,7 +68,7 @@ curl -sf "http://127.0.0.1:$port/health" >/dev/null || fail "the server did not 
 echo "webmap_check: serving on port $port"
 
 mkdir -p artifacts
-rm -f artifacts/webmap.png artifacts/webmap-public.png artifacts/webmap-nearest.png
+rm -f artifacts/webmap*.png
 # Headless Chromium driven over the DevTools protocol (Scripts/webmap_check.py, stdlib only).
 # SwiftShader gives WebGL without a GPU. (`--screenshot --virtual-time-budget` is not used:
 # virtual time runs ahead of the Web Workers that decode tiles.)
@@ -94,39 +101,17 @@ if [[ $shot_status -ne 0 ]]; then
   fail "the map check failed (MapLibre's errors above, if any)"
 fi
 
-# The screenshot: decode the PNG (8-bit RGB/RGBA, non-interlaced, as Chromium writes) with zlib
-# and require real variety in the map area (right of the 18em layer panel).
+# The screenshot: decoded by webmap_check.py's PNG reader; real variety required in the map
+# area (right of the 18em layer panel).
 python3 - "$PWD/artifacts/webmap.png" <<'PY'
-import struct, sys, zlib
-data = open(sys.argv[1], "rb").read()
-assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-pos, idat, w = 8, b"", 0
-while pos < len(data):
-    n, kind = struct.unpack(">I4s", data[pos:pos + 8]); body = data[pos + 8:pos + 8 + n]; pos += 12 + n
-    if kind == b"IHDR":
-        w, h, depth, color, _, _, interlace = struct.unpack(">IIBBBBB", body)
-        assert depth == 8 and color in (2, 6) and interlace == 0, f"unsupported PNG: depth {depth} colour {color}"
-        bpp = 3 if color == 2 else 4
-    elif kind == b"IDAT":
-        idat += body
-raw, stride = zlib.decompress(idat), w * bpp
-prev, rows, i = bytearray(stride), [], 0
-for _ in range(h):
-    f = raw[i]; line = bytearray(raw[i + 1:i + 1 + stride]); i += 1 + stride
-    for x in range(stride):
-        a = line[x - bpp] if x >= bpp else 0; b = prev[x]; c = prev[x - bpp] if x >= bpp else 0
-        if f == 1: line[x] = (line[x] + a) & 255
-        elif f == 2: line[x] = (line[x] + b) & 255
-        elif f == 3: line[x] = (line[x] + (a + b) // 2) & 255
-        elif f == 4:
-            p = a + b - c; pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-            line[x] = (line[x] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
-    rows.append(line); prev = line
+import sys
+sys.path.insert(0, "Scripts")
+from webmap_check import decode_png
+w, h, rows = decode_png(open(sys.argv[1], "rb").read())
 colours, left = {}, w // 3
 for y in range(0, h, 2):
-    line = rows[y]
     for x in range(left, w, 2):
-        px = bytes(line[x * bpp:x * bpp + 3]); colours[px] = colours.get(px, 0) + 1
+        colours[rows[y][x]] = colours.get(rows[y][x], 0) + 1
 total = sum(colours.values()); top = max(colours.values())
 print(f"webmap_check: screenshot {w}x{h}, {len(colours)} colours in the map area, background {100 * top / total:.1f}%")
 assert len(colours) >= 20, "the map area is (nearly) one colour: nothing was drawn"

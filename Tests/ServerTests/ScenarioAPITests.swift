@@ -22,7 +22,7 @@ struct ScenarioAPITests {
 
     static func scenario(_ id: String, model: String) -> String {
         """
-        {"id": "\(id)", "title": "\(id)", "parameters": {"model": "\(model)", "durationScale": 0.03, "demCoarsening": 10, "outputIntervalMinutes": 5},
+        {"id": "\(id)", "title": "\(id)", "parameters": {"model": "\(model)", "durationScale": 0.03, "demCoarsening": 10, "outputIntervalMinutes": 1},
          "base": "\(Scenario.text(Date()))"}
         """
     }
@@ -115,16 +115,30 @@ struct ScenarioAPITests {
             #expect(steps.count >= 2)
             let layer = "scenario_p50_base_depth"
             let index = try #require(FloodTimeSteps.read(layer: layer, rasters: rasters))
-            // The grid of each step downloads through its URL, as the file is.
-            let first = try #require(steps.first), last = try #require(steps.last)
-            let gridA = try Grid(esriASCII: try await client.get(relative(try #require(first["grid"]?.stringValue)), headers: Self.bearer(token)).text)
-            let gridB = try Grid(esriASCII: try await client.get(relative(try #require(last["grid"]?.stringValue)), headers: Self.bearer(token)).text)
-            #expect(gridA == (try Grid.read(esriASCIIAt: try #require(rasters.file(layer: layer, name: index.steps[0].raster)))))
+            // The grid of a step downloads through its URL, as the file is.
+            let firstGrid = try Grid(esriASCII: try await client.get(relative(try #require(steps.first?["grid"]?.stringValue)), headers: Self.bearer(token)).text)
+            #expect(firstGrid == (try Grid.read(esriASCIIAt: try #require(rasters.file(layer: layer, name: index.steps[0].raster)))))
 
-            // A cell whose depth class changes between the two steps: the water moved there.
+            // Permanent water (the run's mask beside the steps: rivers, lakes) is not drawn.
+            let waterName = try #require(index.permanentWater)
+            let water = try Grid.read(esriASCIIAt: try #require(rasters.file(layer: layer, name: waterName)))
+            #expect(water.width == firstGrid.width && water.height == firstGrid.height)
+            #expect(water.values.contains(1), "the district's rivers and lakes are permanent water")
+            // Two steps and a cell off permanent water whose depth class changes between them: the water moved there.
             let ramp = DepthColourRamp.flood
-            let moved = try #require(gridA.values.indices.first { ramp.index(gridA.values[$0]) != ramp.index(gridB.values[$0]) },
-                                     "the depth classes change between the first and the last step")
+            let grids = try index.steps.map { try Grid.read(esriASCIIAt: try #require(rasters.file(layer: layer, name: $0.raster))) }
+            var pair: (Int, Int, Int)?
+            search: for i in grids.indices {
+                for j in grids.indices where j > i {
+                    if let k = grids[i].values.indices.first(where: { water.values[$0] == 0 && ramp.index(grids[i].values[$0]) != ramp.index(grids[j].values[$0]) }) {
+                        pair = (i, j, k)
+                        break search
+                    }
+                }
+            }
+            let (i, j, moved) = try #require(pair, "the depth classes off permanent water change between two steps")
+            let first = steps[i], last = steps[j]
+            let gridA = grids[i], gridB = grids[j]
             let cell = gridA.cellCenter(column: moved % gridA.width, row: moved / gridA.width)
             let lonLat = try CoordinateTransformer.shared(from: .districtMetric, to: .cgcs2000).transform(cell)
             let tms = TileMatrixSet.webMercatorQuad
@@ -140,7 +154,7 @@ struct ScenarioAPITests {
             let imageB = try await png(try #require(last["datetime"]?.stringValue))
             let blank = [UInt8](repeating: 0, count: 256 * 256)
             #expect((imageA?.pixels ?? blank) != (imageB?.pixels ?? blank), "the tile differs where the water moved")
-            // Every pixel shows the class of the grid cell under its centre (off by at most one
+            // Every pixel shows the class of the grid cell under its centre, none on permanent water (off by at most one
             // pixel at cell edges: the tile's reprojection is interpolated over a lattice).
             let bounds = try tms.bounds(of: tile)
             let toGrid = try CoordinateTransformer.shared(from: .webMercator, to: .districtMetric)
@@ -151,7 +165,7 @@ struct ScenarioAPITests {
                     for px in stride(from: 0, to: 256, by: 3) {
                         let span = (bounds.maxX - bounds.minX) / 256
                         let p = try toGrid.transform(Position(x: bounds.minX + (Double(px) + 0.5) * span, y: bounds.maxY - (Double(py) + 0.5) * span))
-                        let expected = grid.cell(containing: p).map { ramp.index(grid[column: $0.column, row: $0.row]) } ?? 0
+                        let expected = grid.cell(containing: p).map { water[column: $0.column, row: $0.row] != 0 ? 0 : ramp.index(grid[column: $0.column, row: $0.row]) } ?? 0
                         if pixels[py * 256 + px] == expected { agree += 1; continue }
                         // A mismatch must sit within a pixel of a cell boundary.
                         let c = grid.geoTransform.cellCoordinates(of: p)!

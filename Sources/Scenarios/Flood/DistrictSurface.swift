@@ -4,12 +4,17 @@ import GeoCore
 
 /// The district's street surface for the 2D model: the DEM (EPSG:4547 metres, optionally
 /// coarsened by block means), buildings blocking flow, Manning's n from land use, rain weights
-/// that keep rain off subcatchments (their rain is routed as runoff), and the river as
-/// fixed-level cells at the scenario's stage.
+/// that keep rain off subcatchments (their rain is routed as runoff), the river as
+/// fixed-level cells at the scenario's stage, and the district's permanent water.
 struct DistrictSurface {
     var domain: SurfaceDomain
     /// 0 on cells inside a subcatchment, 1 elsewhere (rain on grid only where not routed).
     var rainWeights: Grid
+    /// 1 on cells of permanent water, 0 elsewhere: the river channels (the band of the river's
+    /// width, at least the cells the model holds at the river's stage), lakes, reservoirs and
+    /// land use 陆地水域. Water standing there is the normal water surface, not a flood: the
+    /// depth classes and map tiles leave it out (the raw depth grids keep it).
+    var permanentWater: Grid
     /// Coarsening factor applied to the DEM (1 = the DEM's own cells).
     var factor: Int
 
@@ -65,30 +70,37 @@ struct DistrictSurface {
             }
         }
         var boundary = SurfaceBoundary(edges: .open)
-        if let stage {
-            var river: [SurfaceCell] = []
-            var seen = Set<Int>()
-            for f in layers["rivers"] {
-                guard let g = f.geometry else { continue }
-                let halfWidth = max(size / 2, (f.number("width_m") ?? 20) / 2)
-                let band = try g.buffer(distance: halfWidth)
-                let prepared = try PreparedGeometry(band)
-                try cells(in: band.envelope) { c, r, p in
-                    let i = r * w + c
-                    guard !seen.contains(i), elevation.isValid(elevation.values[i]), buildings?.values[i] ?? 0 == 0 else { return }
-                    if try prepared.contains(x: p.x, y: p.y) {
-                        seen.insert(i)
-                        river.append(SurfaceCell(column: c, row: r))
-                    }
-                }
+        var water = [Float](repeating: 0, count: w * h)
+        var river: [SurfaceCell] = []
+        var seen = Set<Int>()
+        for f in layers["rivers"] {
+            guard let g = f.geometry else { continue }
+            let halfWidth = max(size / 2, (f.number("width_m") ?? 20) / 2)
+            let band = try g.buffer(distance: halfWidth)
+            let prepared = try PreparedGeometry(band)
+            try cells(in: band.envelope) { c, r, p in
+                let i = r * w + c
+                guard !seen.contains(i), try prepared.contains(x: p.x, y: p.y) else { return }
+                seen.insert(i)
+                water[i] = 1
+                if elevation.isValid(elevation.values[i]), buildings?.values[i] ?? 0 == 0 { river.append(SurfaceCell(column: c, row: r)) }
             }
-            if !river.isEmpty { boundary.fixedLevels = [SurfaceBoundary.FixedLevel(cells: river, stage: stage)] }
+        }
+        if let stage, !river.isEmpty { boundary.fixedLevels = [SurfaceBoundary.FixedLevel(cells: river, stage: stage)] }
+        let waterAreas = layers["lakes"] + layers["reservoirs"] + layers["land_use"].filter { $0.text("class") == "陆地水域" }
+        for f in waterAreas {
+            guard let g = f.geometry else { continue }
+            let prepared = try PreparedGeometry(g)
+            try cells(in: g.envelope) { c, r, p in
+                if try prepared.contains(x: p.x, y: p.y) { water[r * w + c] = 1 }
+            }
         }
         let roughness = try Grid(width: w, height: h, geoTransform: elevation.geoTransform, values: manning)
         let domain = try SurfaceDomain(elevation: elevation, roughness: .perCell(roughness, fallback: streetManningN),
                                        buildings: buildings, boundary: boundary)
         return DistrictSurface(domain: domain,
                                rainWeights: try Grid(width: w, height: h, geoTransform: elevation.geoTransform, values: weights),
+                               permanentWater: try Grid(width: w, height: h, geoTransform: elevation.geoTransform, values: water),
                                factor: max(1, factor))
     }
 

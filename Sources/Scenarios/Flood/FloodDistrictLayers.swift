@@ -6,10 +6,10 @@ import TwinStore
 /// (EPSG:4547 by default): all vertices of all layers are reprojected in ONE batch through one
 /// cached `CoordinateTransformer`, never per feature.
 struct FloodDistrictLayers {
-    /// The layers read: drainage, hydrology, land use, buildings and roads (the emergency
+    /// The layers read: drainage, hydrology, land use, buildings, roads and the permanent water (the emergency
     /// resources are read by `FloodResultLayers.markCutOff`, as the hazard overlay reads them).
     static let layerIDs = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "drainage_storage", "drainage_pumps",
-                           "subcatchments", "buildings", "land_use", "roads", "rivers"]
+                           "subcatchments", "buildings", "land_use", "roads", "rivers", "lakes", "reservoirs"]
 
     /// Features per layer id, geometries in `metricCRS`. Layers the store lacks are empty.
     var features: [String: [Feature]]

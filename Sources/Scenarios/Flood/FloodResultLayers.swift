@@ -8,7 +8,8 @@ import TwinStore
 /// `Layers/results/flood_scenario_<suffix>.json`:
 ///
 /// - `_depth`: polygons of the maximum depth by class (0.05–0.15, 0.15–0.3, 0.3–0.5, 0.5–1, > 1 m),
-///   cell unions dissolved with GEOS and simplified by half a cell;
+///   cell unions dissolved with GEOS and simplified by half a cell, outside permanent water
+///   (`DistrictSurface.permanentWater`: rivers, lakes and reservoirs are not a flood);
 /// - `_roads`: every road segment with the maximum depth sampled along it (every half cell) and
 ///   the hours it stood above 15 cm (flood.md §1.1);
 /// - `_buildings`: buildings whose ground floor takes water: on the cells around the footprint (a
@@ -45,10 +46,14 @@ struct FloodResultLayers {
     var roadLines: [(id: String, geometry: Geometry, name: String)] = []
     let toStorage: CoordinateTransformer
 
-    init(scenario: FloodScenario, result: CoupledFloodResult, layers: FloodDistrictLayers, surface: SurfaceDomain) throws {
+    init(scenario: FloodScenario, result: CoupledFloodResult, layers: FloodDistrictLayers, surface: SurfaceDomain,
+         permanentWater: Grid? = nil) throws {
         stem = scenario.layerStem
         title = scenario.title
-        let maxDepth = result.surface.maxDepth, hours = result.hoursAboveThreshold
+        // Rivers, lakes and reservoirs are not a flood: classes, roads and buildings read the depth
+        // outside permanent water, so a bridge over the river or a lakeside house is not "flooded".
+        let maxDepth = try Self.flood(result.surface.maxDepth, outside: permanentWater)
+        let hours = try Self.flood(result.hoursAboveThreshold, outside: permanentWater)
         let g = surface.elevation
         let size = surface.cellSize
         let toStorage = layers.toStorage
@@ -240,10 +245,11 @@ struct FloodResultLayers {
     /// The depth classes of every time step (`stepClasses`), one feature per step and class with
     /// its `seconds` and `datetime` (the layer's temporal property), for `<stem>_depth_steps`:
     /// served as features (`?datetime=`) and as vector tiles, where a map filters on `seconds`.
-    static func stepFeatures(_ snapshots: [FloodSnapshot], steps: FloodTimeSteps, toStorage: CoordinateTransformer) throws -> [Feature] {
+    static func stepFeatures(_ snapshots: [FloodSnapshot], steps: FloodTimeSteps, toStorage: CoordinateTransformer,
+                             permanentWater: Grid? = nil) throws -> [Feature] {
         var features: [Feature] = []
         for (snapshot, step) in zip(snapshots, steps.steps) {
-            for (k, cls, geometry, area) in try classPolygons(snapshot.depth, classes: stepClasses, toStorage: toStorage) {
+            for (k, cls, geometry, area) in try classPolygons(flood(snapshot.depth, outside: permanentWater), classes: stepClasses, toStorage: toStorage) {
                 features.append(Feature(id: .string("t\(Int(step.seconds))-class-\(k + 1)"), geometry: multi(geometry), properties: [
                     "depth_class": .string(cls.label), "min_depth_m": .number(cls.lower),
                     "max_depth_m": cls.upper.isFinite ? .number(cls.upper) : .null, "area_m2": .number(area.rounded()),
@@ -261,6 +267,14 @@ struct FloodResultLayers {
         try await store.createLayer(definition)
         try await store.replace(layer: definition.id, with: features, by: caller, at: nil)
         return definition.id
+    }
+
+    /// The flood depth: `depth` with the cells of permanent water (`mask` ≠ 0, same cells) dry.
+    static func flood(_ depth: Grid, outside mask: Grid?) throws -> Grid {
+        guard let mask, mask.width == depth.width, mask.height == depth.height else { return depth }
+        var values = depth.values
+        for (i, m) in mask.values.enumerated() where m != 0 && depth.isValid(values[i]) { values[i] = 0 }
+        return try Grid(width: depth.width, height: depth.height, geoTransform: depth.geoTransform, noData: depth.noData, values: values)
     }
 
     static func multi(_ g: Geometry) -> Geometry {

@@ -133,7 +133,8 @@ public enum FloodScenarioRun {
         }
         try Task.checkCancellation()
         progress?(.stage("writing results", fraction: 0.9))
-        var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain)
+        var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain,
+                                            permanentWater: surface.permanentWater)
         // A road the scenario's sandbox removes is a closed road: the cut-off analysis routes around it.
         let closedRoads = Set(options.changes.filter { $0.layer == "roads" && $0.operation == .delete }.map(\.featureID))
         try await results.markCutOff(store: store, by: caller, closedRoads: closedRoads)
@@ -155,16 +156,19 @@ public enum FloodScenarioRun {
         var timeSteps: FloodTimeSteps?
         if let rasters = options.rasters, !result.snapshots.isEmpty {
             let steps = try FloodTimeSteps.write(result.snapshots, stem: scenario.layerStem, start: options.start, rasters: rasters,
-                                                 network: network, roads: results.roadLines)
+                                                 network: network, roads: results.roadLines, permanentWater: surface.permanentWater)
             timeSteps = steps
             if options.writeLayers {
-                let features = try FloodResultLayers.stepFeatures(result.snapshots, steps: steps, toStorage: layers.toStorage)
+                let features = try FloodResultLayers.stepFeatures(result.snapshots, steps: steps, toStorage: layers.toStorage,
+                                                                              permanentWater: surface.permanentWater)
                 written.append(try await results.writeSteps(features, to: store, by: caller, templates: options.resultLayers))
             }
         }
         progress?(.stage("done", fraction: 1))
         let elapsed = ContinuousClock.now - clock
         let cellArea = surface.domain.cellSize * surface.domain.cellSize
+        // The flooded area and volume leave out permanent water (rivers and lakes are not a flood).
+        let floodDepth = try FloodResultLayers.flood(result.surface.maxDepth, outside: surface.permanentWater)
         return FloodScenarioSummary(
             scenario: scenario.id, layers: written, maxDepthRaster: raster, timeSteps: timeSteps, formulaVerified: verified,
             rainfallMillimetres: storm.totalDepth, observedRainfall: observed, alerts: alerts, simulatedSeconds: result.duration,
@@ -172,8 +176,8 @@ public enum FloodScenarioRun {
             cells: surface.domain.width * surface.domain.height, cellSize: surface.domain.cellSize,
             nodes: network.nodes.count, links: network.links.count, subcatchments: runoff.subcatchments.count,
             linkedManholes: links.count,
-            floodedAreaSquareMetres: Double(result.surface.maxDepth.values.filter { $0 > 0.15 }.count) * cellArea,
-            peakFloodVolume: result.surface.maxDepth.values.reduce(0) { $0 + ($1 > 0.05 ? Double($1) : 0) } * cellArea,
+            floodedAreaSquareMetres: Double(floodDepth.values.filter { $0 > 0.15 }.count) * cellArea,
+            peakFloodVolume: floodDepth.values.reduce(0) { $0 + ($1 > 0.05 ? Double($1) : 0) } * cellArea,
             spilledVolume: result.balance.pipeToSurface, drainedVolume: result.balance.surfaceToPipe,
             outfallVolume: result.balance.outfallOutflow,
             floodedRoadKilometres: results.floodedRoadLength / 1000, floodedRoads: results.floodedRoads,

@@ -7,6 +7,8 @@ import GeoCore
 ///
 /// - one depth grid per output step (`<stem>_depth_t<seconds>.asc`, ESRI ASCII, EPSG:4547, m),
 ///   which the map tiles of the depth layer draw (`?datetime=` picks the step);
+/// - the cells of permanent water (`<stem>_depth_permanent_water.asc`, 1 = river, lake or
+///   reservoir), which the map tiles leave undrawn (the depth grids themselves keep every cell);
 /// - `timesteps.json`: this index (the steps' date-times, seconds and grid names, the series);
 /// - hydrographs at the network nodes (`<stem>_node_depths.csv|json`: depth above the invert, m);
 /// - depth over time on every road (`<stem>_road_depths.csv|json`: the deepest water sampled
@@ -29,6 +31,8 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
     public var steps: [Step]
     /// API paths of the series files by name (`nodeDepthsCSV`, `nodeDepthsJSON`, `roadDepthsCSV`, `roadDepthsJSON`).
     public var series: [String: String]
+    /// The grid of permanent water (1) beside the steps, nil for a run written before it was kept.
+    public var permanentWater: String?
 
     /// The name of the index file beside the grids.
     public static let indexName = "timesteps.json"
@@ -56,7 +60,8 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
 
     /// Writes the grids, series and index of `snapshots` beside `<stem>_depth`.
     static func write(_ snapshots: [FloodSnapshot], stem: String, start: Date, rasters: ResultRasters,
-                      network: HydraulicNetwork, roads: [(id: String, geometry: Geometry, name: String)]) throws -> FloodTimeSteps {
+                      network: HydraulicNetwork, roads: [(id: String, geometry: Geometry, name: String)],
+                      permanentWater: Grid? = nil) throws -> FloodTimeSteps {
         let layer = stem + "_depth"
         // Stale steps of an earlier run (another output interval) must not mix with this run's.
         for name in rasters.names(layer: layer) where name.hasPrefix(layer + "_t") {
@@ -127,7 +132,12 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
         series["roadDepthsCSV"] = try rasters.write(Data(roadCSV.utf8), layer: layer, name: "\(stem)_road_depths.csv")
         series["roadDepthsJSON"] = try rasters.write(encoder.encode(JSONValue.object(["datetimes": times, "unit": "m", "max_depth_m": .object(roadSeries)])),
                                                      layer: layer, name: "\(stem)_road_depths.json")
-        let index = FloodTimeSteps(layer: layer, start: Scenario.text(start), steps: steps, series: series)
+        var waterName: String?
+        if let permanentWater {
+            waterName = "\(layer)_permanent_water.asc"
+            try rasters.write(permanentWater, layer: layer, name: waterName!, precision: 0)
+        }
+        let index = FloodTimeSteps(layer: layer, start: Scenario.text(start), steps: steps, series: series, permanentWater: waterName)
         try rasters.write(encoder.encode(index), layer: layer, name: indexName)
         return index
     }

@@ -60,7 +60,7 @@ extension CityTwinServer {
             },
             APIOperation(
                 id: "getCollectionMapTile", method: .get, path: "/collections/{collectionId}/map/tiles/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}",
-                summary: "The water depth at a time step as a PNG map tile (classes < 0.05 (transparent), 0.05–0.15, 0.15–0.3, 0.3–0.5, > 0.5 m).",
+                summary: "The water depth at a time step as a PNG map tile (classes < 0.05 (transparent), 0.05–0.15, 0.15–0.3, 0.3–0.5, > 0.5 m); permanent water (rivers, lakes) transparent.",
                 tag: "Tiles",
                 parameters: [.collectionID, tms,
                              APIParameter("tileMatrix", in: .path, "Level (zoom).", schema: ["type": "integer"]),
@@ -87,8 +87,10 @@ extension CityTwinServer {
                       let grid = try depthGrids.grid(file) else {
                     throw Problem(.notFound, "the grid of step \(step.datetime) of collection '\(id)' is missing")
                 }
+                // Permanent water (rivers, lakes) is the base map's, not a depth class.
+                let water = try steps.permanentWater.flatMap { rasters.file(layer: id, name: $0) }.flatMap { try depthGrids.grid($0) }
                 let png: [UInt8]?
-                do { png = try GridTileRenderer.png(grid, crs: .districtMetric, tileMatrixSet: tileMatrixSet, tile: tile) } catch let e as TileError {
+                do { png = try GridTileRenderer.png(grid, crs: .districtMetric, tileMatrixSet: tileMatrixSet, tile: tile, mask: water) } catch let e as TileError {
                     throw Self.problem(e)
                 }
                 var headers = HTTPFields()

@@ -8,7 +8,11 @@
 /// storage; style, tiles and features are fetched again without a page reload), search an
 /// address or place, click a feature for its attributes under their Chinese titles, click a
 /// point to run nearest resources, a service area or a hazard overlay through the Processes
-/// API, follow a flood-scenario job to its result layers, and export the view as CSV or
+/// API, follow a flood-scenario job to its result layers, step a flood result's depth through
+/// time (slider over `/collections/{id}/timesteps`, PNG depth tiles per `datetime`), compare two
+/// results side by side (a second MapLibre map clipped at a draggable divider, cameras kept in
+/// step), run a signal corridor's green wave from its popup (time–space diagram, intersections
+/// by level of service), and export the view as CSV or
 /// GeoPackage. Chinese by default, English on a switch; every control is keyboard reachable.
 /// All feature text is put in the page with `textContent`, never as markup. No external network.
 enum MapPage {
@@ -68,8 +72,31 @@ enum MapPage {
       </section>
       <section id="jobs-section" aria-labelledby="jobs-h" hidden>
         <h2 id="jobs-h" data-i18n="jobs">模拟任务</h2>
+        <label class="row"><span data-i18n="floodModel">情景</span>
+          <select id="flood-model"><option value="p50-waterlogging">50 年一遇内涝（p50-waterlogging）</option>
+            <option value="p50-with-storage">50 年一遇 + 调蓄池（p50-with-storage）</option></select></label>
         <button type="button" id="run-flood" data-i18n="runFlood">运行内涝情景（快速）</button>
         <ul id="jobs" class="list" aria-live="polite"></ul>
+      </section>
+      <section id="corridor-section" aria-labelledby="corridor-h" hidden>
+        <h2 id="corridor-h" data-i18n="corridor">干线绿波</h2>
+        <p id="corridor-info" aria-live="polite"></p>
+        <a id="corridor-open" target="_blank" rel="noopener"><img id="corridor-diagram" alt="" hidden></a>
+        <ol id="corridor-list" class="list"></ol>
+      </section>
+      <section id="time-section" aria-labelledby="time-h" hidden>
+        <h2 id="time-h" data-i18n="timeTitle">积水过程与情景对比</h2>
+        <label class="row"><span data-i18n="timeRun">模拟结果</span> <select id="time-layer"></select></label>
+        <label class="row"><input type="checkbox" id="time-on"> <span data-i18n="timeShow">按时刻显示水深</span></label>
+        <div class="row time">
+          <button type="button" id="time-play" aria-pressed="false" data-i18n="play">播放</button>
+          <label for="time-slider" class="sr" data-i18n="timeSlider">时刻</label>
+          <input type="range" id="time-slider" min="0" max="0" value="0" step="1">
+        </div>
+        <output id="time-now" for="time-slider" aria-live="polite"></output>
+        <label class="row"><input type="checkbox" id="swipe-on"> <span data-i18n="swipe">卷帘对比（左右两个情景）</span></label>
+        <label class="row"><span data-i18n="swipeRight">右侧情景</span> <select id="swipe-layer"></select></label>
+        <p class="hint" data-i18n="swipeHint">拖动分隔线，或聚焦后用方向键移动。</p>
       </section>
       <section aria-labelledby="legend-h">
         <h2 id="legend-h" data-i18n="legend">图例</h2>
@@ -88,6 +115,8 @@ enum MapPage {
       <p id="status" role="status" aria-live="polite"></p>
     </aside>
     <main id="map" tabindex="0" aria-label="地图"></main>
+    <div id="compare" hidden><div id="map-b" aria-hidden="true"></div></div>
+    <div id="divider" role="slider" tabindex="0" hidden aria-valuemin="0" aria-valuemax="100" aria-valuenow="50" aria-label="卷帘分隔线"><span aria-hidden="true">⟷</span></div>
     <script src="/static/map.js"></script>
     </body></html>
     """#

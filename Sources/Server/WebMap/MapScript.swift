@@ -2,8 +2,10 @@
 ///
 /// Hooks for scripted checks (Scripts/webmap_check.sh): `<html data-map-idle="true">` once the
 /// layer tree and legend are built and every tile is drawn (reset while a new style loads),
-/// `data-style-loads` counts style loads, `data-analysis="done|failed"` after an analysis, and
-/// `window.citytwin.map` is the MapLibre map.
+/// `data-style-loads` counts style loads, `data-analysis="done|failed"` after an analysis,
+/// `data-corridor="done|failed"` after a green wave, `data-timeline` the results with depth over
+/// time, `data-time-step` the step shown, `window.citytwin.map` is the MapLibre map and
+/// `window.citytwin.mapB` the swipe's second map (once used).
 enum MapScript {
     static let source = #"""
     "use strict";
@@ -21,7 +23,12 @@ enum MapScript {
            searchFailed: "搜索不可用：", signedIn: "已登录：", badToken: "令牌无效：", needFlood: "需要内涝结果图层（登录后运行内涝情景）",
            inside: "灾害范围内", closures: "封闭道路", cutOff: "受阻资源", exported: "已导出：", exportFailed: "导出失败：", nothingToExport: "没有可导出的图层",
            jobAccepted: "已提交", jobRunning: "运行中", jobSuccessful: "完成", jobFailed: "失败", show: "显示结果图层", layerTreeFailed: "图层目录加载失败：",
-           analysisFailed: "分析失败：", areas: "服务区", yes: "是", no: "否", zoomFrom: "级起", snap: "距道路", treeTitle: "图层"},
+           analysisFailed: "分析失败：", areas: "服务区", yes: "是", no: "否", zoomFrom: "级起", snap: "距道路", treeTitle: "图层",
+           floodModel: "情景", timeTitle: "积水过程与情景对比", timeRun: "模拟结果", timeShow: "按时刻显示水深", play: "播放", pause: "暂停", timeSlider: "时刻",
+           swipe: "卷帘对比（左右两个情景）", swipeRight: "右侧情景", swipeHint: "拖动分隔线，或聚焦后用方向键移动。", timeLegend: "积水深度（当前时刻）",
+           permanentWater: "河湖常水面（非积水）", divider: "卷帘分隔线", left: "左", right: "右", minutesIn: "分钟",
+           greenWave: "绿波协调与时空图", corridor: "干线绿波", cycle: "周期", bandOut: "上行绿波带宽", bandIn: "下行绿波带宽", offset: "相位差",
+           delay: "延误", los: "服务水平", diagramAlt: "时空图：", openDiagram: "在新窗口打开时空图"},
       en: {skip: "Skip to map", title: "City map", account: "Identity", tokenLabel: "Department token", tokenPlaceholder: "department token ct1.…", signIn: "Sign in", signOut: "Sign out",
            search: "Address and place search", searchLabel: "Address or place name", searchPlaceholder: "e.g. 问津大道12号, hospital name", go: "Search",
            analysis: "Click the map to analyse", tool: "Tool", identify: "Identify", nearest: "Nearest resources", service: "Service area", hazard: "Hazard overlay",
@@ -31,7 +38,12 @@ enum MapScript {
            searchFailed: "Search unavailable: ", signedIn: "Signed in: ", badToken: "Token refused: ", needFlood: "Needs a flood result layer (sign in and run a flood scenario)",
            inside: "Inside the hazard", closures: "Closed roads", cutOff: "Cut-off resources", exported: "Exported: ", exportFailed: "Export failed: ", nothingToExport: "No layer to export",
            jobAccepted: "accepted", jobRunning: "running", jobSuccessful: "successful", jobFailed: "failed", show: "Show result layers", layerTreeFailed: "Layer list failed: ",
-           analysisFailed: "Analysis failed: ", areas: "Service areas", yes: "yes", no: "no", zoomFrom: "from zoom", snap: "to road", treeTitle: "Layers"},
+           analysisFailed: "Analysis failed: ", areas: "Service areas", yes: "yes", no: "no", zoomFrom: "from zoom", snap: "to road", treeTitle: "Layers",
+           floodModel: "Scenario", timeTitle: "Flood over time and comparison", timeRun: "Result", timeShow: "Show the depth at a time", play: "Play", pause: "Pause", timeSlider: "Time",
+           swipe: "Swipe: compare two results", swipeRight: "Right-hand result", swipeHint: "Drag the divider, or focus it and use the arrow keys.", timeLegend: "Water depth (at this time)",
+           permanentWater: "Permanent water (not flood)", divider: "Swipe divider", left: "left", right: "right", minutesIn: "min",
+           greenWave: "Green wave and time–space diagram", corridor: "Corridor green wave", cycle: "cycle", bandOut: "outbound band", bandIn: "inbound band", offset: "offset",
+           delay: "delay", los: "LOS", diagramAlt: "Time–space diagram: ", openDiagram: "Open the diagram in a new window"},
     };
     let lang = localStorage.getItem(LANG_KEY) === "en" ? "en" : "zh";
     const t = (key) => (TEXT[lang] && TEXT[lang][key]) || TEXT.zh[key] || key;
@@ -68,6 +80,10 @@ enum MapScript {
         return r;
       },
     });
+    // Whether a map's style is loaded (sources and layers may be added): MapLibre's
+    // isStyleLoaded() is also false while tiles load.
+    const trackStyle = (m) => { m.on("styledataloading", () => { m.__ctReady = false; }); m.on("style.load", () => { m.__ctReady = true; }); };
+    trackStyle(map);
     window.citytwin = {map};
     map.addControl(new maplibregl.NavigationControl(), "top-right");
     map.addControl(new maplibregl.ScaleControl({unit: "metric"}), "bottom-right");
@@ -80,9 +96,10 @@ enum MapScript {
 
     // After every style load: the layer tree, the legend, the analysis results, the idle flag.
     map.on("style.load", () => {
+      map.__ctHidden = null;
       styleLoads += 1; root.dataset.styleLoads = String(styleLoads);
       root.dataset.mapIdle = "false";
-      buildTree(); buildLegend(); restoreResults(); fillExport();
+      buildTree(); buildLegend(); restoreResults(); fillExport(); loadTimeline();
       const done = () => map.once("idle", () => { root.dataset.mapIdle = "true"; });
       if (!fitted) { fitted = true; fitDistrict().finally(done); } else done();
     });
@@ -144,11 +161,12 @@ enum MapScript {
       const labels = m["citytwin:labels"] || {}, unit = m["citytwin:unit"] ? " " + m["citytwin:unit"] : "";
       const shape = layer.type, casing = m["citytwin:casing"];
       if (typeof value === "string") return [{label: m["citytwin:legendTitle"] || layerTitle(m), color: value, shape, casing}];
+      const extra = (m["citytwin:legendExtra"] || []).map((e) => ({label: lang === "en" ? (e.labelEn || e.label) : e.label, color: e.color, shape: e.shape || shape}));
       if (Array.isArray(value) && value[0] === "match") {
         const out = [];
         for (let i = 2; i + 1 < value.length; i += 2) out.push({label: labels[value[i]] || String(value[i]), color: value[i + 1], shape});
         if (m["citytwin:otherwise"]) out.push({label: m["citytwin:otherwise"], color: value[value.length - 1], shape});
-        return out;
+        return out.concat(extra);
       }
       if (Array.isArray(value) && value[0] === "step") {
         const out = [], stops = [];
@@ -179,6 +197,13 @@ enum MapScript {
         const m = meta(l), key = m["citytwin:collection"];
         if (!groups.has(key)) groups.set(key, {title: layerTitle(m), entries: []});
         groups.get(key).entries.push(...entries);
+      }
+      // The depth at the slider's time (the PNG tiles' classes, from the run's timesteps legend).
+      const run = timeline.runs.get(timeline.layer);
+      if (run && timeShown()) {
+        const entries = (run.legend || []).slice(1).map((e) => ({label: e.label, color: e.colour, shape: "fill"}));
+        entries.push({label: t("permanentWater"), color: WATER, shape: "fill"});
+        groups.set("_time", {title: t("timeLegend") + " · " + stepText(run, timeline.index), entries});
       }
       // Results of the analyses drawn on the map.
       if (results.legend.length) groups.set("_results", {title: lang === "en" ? "Analysis results" : "分析结果", entries: results.legend});
@@ -212,6 +237,7 @@ enum MapScript {
       refreshTiles = true;
       root.dataset.mapIdle = "false";
       map.setStyle("/tiles/WebMercatorQuad/style.json", {diff: false});
+      if (mapB) mapB.setStyle("/tiles/WebMercatorQuad/style.json", {diff: false});
       queryables.clear();
       status(token ? t("signedIn") + (who.department || "admin") : "", true);
       return true;
@@ -245,7 +271,63 @@ enum MapScript {
         table.appendChild(tr);
       }
       box.appendChild(table);
+      // A signal corridor under the click: its green wave and time–space diagram.
+      const corridor = hits.find((h) => meta(h.layer)["citytwin:collection"] === "signal_corridors");
+      if (corridor && corridor.properties.id) {
+        const b = el("button", t("greenWave"), "corridor-run"); b.type = "button";
+        b.addEventListener("click", () => greenWave(String(corridor.properties.id), corridor.properties.name || ""));
+        box.appendChild(b);
+      }
       new maplibregl.Popup({maxWidth: "380px"}).setLngLat(e.lngLat).setDOMContent(box).addTo(map);
+    }
+
+    // ---- A corridor's green wave (process green-wave, write=false) and its time–space diagram --
+    // The diagram (the process's SVG) is shown as an image (never parsed into the page); the
+    // corridor's signalized intersections are drawn by level of service (the worst approach
+    // carrying traffic, as signal_plans records it) with the LOS legend.
+    // The LOS colours of the style's signal_plans layer when it has them (one source of truth).
+    function losColours() {
+      const out = {A: "#1a9850", B: "#66bd63", C: "#a6d96a", D: "#fdae61", E: "#f46d43", F: "#d73027"};
+      const plans = map.getStyle().layers.find((l) => l.id === "signal_plans-circle");
+      const v = plans && plans.paint && plans.paint["circle-color"];
+      if (Array.isArray(v) && v[0] === "match") for (let i = 2; i + 1 < v.length; i += 2) if (out[v[i]]) out[v[i]] = v[i + 1];
+      return out;
+    }
+    let diagramURL = "";
+    async function greenWave(id, name) {
+      const section = $("corridor-section"), info = $("corridor-info"), list = $("corridor-list"), img = $("corridor-diagram");
+      section.hidden = false; root.dataset.corridor = "running";
+      info.textContent = (name || id) + " · " + t("running"); list.replaceChildren(); img.hidden = true;
+      try {
+        const out = await execute("green-wave", {corridor: id, write: false});
+        const plan = out.plan || {};
+        if (diagramURL) URL.revokeObjectURL(diagramURL);
+        diagramURL = URL.createObjectURL(new Blob([out.diagram || ""], {type: "image/svg+xml"}));
+        const summary = (name || id) + " · " + t("cycle") + " " + Math.round(plan.cycle_s) + " s · " + t("bandOut") + " " + Math.round(plan.outbound_bandwidth_s)
+          + " s · " + t("bandIn") + " " + Math.round(plan.inbound_bandwidth_s) + " s";
+        info.textContent = summary;
+        img.alt = t("diagramAlt") + summary; img.src = diagramURL; img.hidden = false;
+        $("corridor-open").href = diagramURL;
+        // Positions of the corridor's intersections (signalized_intersections).
+        const drawn = [], legend = [], LOS = losColours();
+        for (const timing of plan.intersections || []) {
+          const loaded = Object.values(timing.approaches || {}).filter((a) => a.flow_veh_h > 0).map((a) => a.los).sort();
+          const grade = loaded.length ? loaded[loaded.length - 1] : "A";
+          let feature = null;
+          try { feature = await api("/collections/signalized_intersections/items/" + encodeURIComponent(timing.intersection)); } catch (e) { /* not readable */ }
+          const li = el("li", null, "result"), chip = el("span", grade, "los");
+          chip.style.background = LOS[grade]; chip.style.color = grade === "F" ? "#ffffff" : "#1f1f1f";
+          li.appendChild(chip);
+          li.appendChild(el("span", ((feature && feature.properties && feature.properties.name) || timing.intersection) + " · "
+            + t("offset") + " " + Math.round(timing.offset_s) + " s · " + t("delay") + " " + (Math.round(timing.mean_delay_s * 10) / 10) + " s"));
+          li.dataset.los = grade;
+          list.appendChild(li);
+          if (feature && feature.geometry) drawn.push({type: "Feature", geometry: feature.geometry, properties: {kind: "point", color: LOS[grade], los: grade}});
+        }
+        for (const [grade, color] of Object.entries(LOS)) legend.push({label: t("los") + " " + grade, color, shape: "circle"});
+        drawResults(drawn, legend);
+        root.dataset.corridor = "done";
+      } catch (err) { info.textContent = t("analysisFailed") + err.message; root.dataset.corridor = "failed"; }
     }
 
     // ---- Analyses through the Processes API ----------------------------------------------
@@ -328,7 +410,7 @@ enum MapScript {
           drawResults(drawn, legend);
           if (!feats.length) listItem({title: t("noResult")});
         } else if (which === "hazard") {
-          const depth = collections().map((c) => c.id).find((id) => /^flood_.*_depth$/.test(id));
+          const depth = collections().map((c) => c.id).find((id) => DEPTH_RE.test(id));
           if (!depth) { listItem({title: t("needFlood")}); root.dataset.analysis = "failed"; return; }
           const out = await execute("hazard-overlay", {hazardLayer: depth, property: "min_depth_m", minimum: 0.15, origin: here});
           drawResults([origin], []);
@@ -360,30 +442,207 @@ enum MapScript {
 
     // ---- An asynchronous flood-scenario job, followed to its result layers -----------------
     $("run-flood").addEventListener("click", async () => {
-      const li = el("li"), label = el("div", "p50-waterlogging · " + t("jobAccepted")), bar = el("progress");
+      const model = $("flood-model").value;
+      const li = el("li", null, "job"), label = el("div", model + " · " + t("jobAccepted")), bar = el("progress");
+      li.dataset.status = "accepted";
       bar.max = 100; bar.value = 0; li.appendChild(label); li.appendChild(bar); $("jobs").prepend(li);
       try {
         const r = await fetch("/processes/flood-scenario/execution", {method: "POST",
           headers: Object.assign({"Content-Type": "application/json", Accept: "application/json", Prefer: "respond-async"}, auth()),
-          body: JSON.stringify({inputs: {scenario: "p50-waterlogging", durationScale: 0.02, demCoarsening: 10}})});
+          body: JSON.stringify({inputs: {scenario: model, durationScale: 0.02, demCoarsening: 10}})});
         const job = await r.json();
         if (!r.ok) throw new Error(job.detail || r.statusText);
         const id = job.jobID;
         for (;;) {
           await new Promise((ok) => setTimeout(ok, 1000));
           const s = await api("/jobs/" + encodeURIComponent(id));
-          bar.value = s.progress || 0;
-          label.textContent = "p50-waterlogging · " + t("job" + s.status.charAt(0).toUpperCase() + s.status.slice(1)) + " " + (s.progress || 0) + " %" + (s.message ? " · " + s.message : "");
+          bar.value = s.progress || 0; li.dataset.status = s.status; li.dataset.progress = String(s.progress || 0);
+          label.textContent = model + " · " + t("job" + s.status.charAt(0).toUpperCase() + s.status.slice(1)) + " " + (s.progress || 0) + " %" + (s.message ? " · " + s.message : "");
           if (s.status === "failed" || s.status === "dismissed") return;
           if (s.status === "successful") break;
         }
         const out = await api("/jobs/" + encodeURIComponent(id) + "/results");
+        li.dataset.layers = (out.layers || []).join(" ");
         const show = el("button", t("show") + " (" + (out.layers || []).length + ")"); show.type = "button";
         show.addEventListener("click", () => { refreshTiles = true; map.setStyle("/tiles/WebMercatorQuad/style.json", {diff: false}); });
         li.appendChild(show);
         refreshTiles = true; map.setStyle("/tiles/WebMercatorQuad/style.json", {diff: false});
-      } catch (err) { label.textContent = t("jobFailed") + ": " + err.message; }
+      } catch (err) { li.dataset.status = "failed"; label.textContent = t("jobFailed") + ": " + err.message; }
     });
+
+    // ---- Depth over time (slider) and two results side by side (swipe) ----------------------
+    // A run's depth at one time step is drawn from its PNG map tiles (`?datetime=`; permanent
+    // water left transparent by the server); the max-depth polygons of the runs hide meanwhile.
+    // The swipe puts a second MapLibre map (same style, the right-hand result) over the first,
+    // clipped at the divider; the two cameras move together.
+    const DEPTH_RE = /^(flood|scenario)_.+_depth$/, WATER = "#a9d3f2", TIME_SOURCE = "ct-depth-time";
+    const timeline = {runs: new Map(), layer: "", right: "", index: 0, on: false, swipe: false, timer: null, position: 0.5};
+    let mapB = null, syncing = false;
+    const timeShown = () => timeline.on || timeline.swipe;
+    const tileURL = (id, datetime) => location.origin + "/collections/" + encodeURIComponent(id)
+      + "/map/tiles/WebMercatorQuad/{z}/{y}/{x}?datetime=" + encodeURIComponent(datetime);
+    function stepText(run, i) {
+      const step = run.steps[Math.min(i, run.steps.length - 1)];
+      const when = new Date(step.datetime).toLocaleString(lang === "en" ? "en-GB" : "zh-CN",
+        {timeZone: "Asia/Shanghai", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit"});
+      return when + " (+" + Math.round(step.seconds / 60) + " " + t("minutesIn") + ")";
+    }
+    const titleOf = (id) => { const c = collections().find((x) => x.id === id); return c ? layerTitle(c.meta) : id; };
+
+    async function loadTimeline() {
+      const ids = collections().map((c) => c.id).filter((id) => DEPTH_RE.test(id)).sort();
+      const runs = new Map();
+      for (const id of ids) {
+        try { const d = await api("/collections/" + encodeURIComponent(id) + "/timesteps"); if (d.steps && d.steps.length) runs.set(id, d); }
+        catch (e) { /* a result without depth over time */ }
+      }
+      timeline.runs = runs;
+      for (const [select, key] of [[$("time-layer"), "layer"], [$("swipe-layer"), "right"]]) {
+        select.replaceChildren();
+        for (const id of runs.keys()) { const o = el("option", titleOf(id)); o.value = id; select.appendChild(o); }
+        if (!runs.has(timeline[key])) timeline[key] = key === "right" ? ([...runs.keys()].find((id) => id !== timeline.layer) || timeline.layer) : ([...runs.keys()][0] || "");
+        select.value = timeline[key];
+      }
+      $("time-section").hidden = runs.size === 0;
+      $("swipe-on").disabled = runs.size < 2;
+      if (runs.size < 2 && timeline.swipe) setSwipe(false);
+      if (!runs.size) timeline.on = false;
+      root.dataset.timeline = String(runs.size);
+      setStep(timeline.index);
+    }
+
+    // The step on the slider: the tiles of that time on the map (and the nearest earlier step of
+    // the right-hand result on the swipe map), the time in the panel and on the slider.
+    function setStep(i) {
+      const run = timeline.runs.get(timeline.layer);
+      const slider = $("time-slider");
+      if (!run) { drawTime(); return; }
+      timeline.index = Math.max(0, Math.min(run.steps.length - 1, i));
+      slider.max = String(run.steps.length - 1); slider.value = String(timeline.index);
+      const text = stepText(run, timeline.index);
+      $("time-now").textContent = text; slider.setAttribute("aria-valuetext", text);
+      root.dataset.timeStep = run.steps[timeline.index].datetime;
+      drawTime();
+    }
+
+    function beforeWater(m) {
+      const layers = m.getStyle().layers;
+      const hit = layers.find((l) => /^(lakes|reservoirs|drainage_storage|rivers|buildings)-/.test(l.id)) || layers.find((l) => l.type === "symbol");
+      return hit ? hit.id : undefined;
+    }
+    function setRaster(m, id, step) {
+      if (!m || !m.__ctReady) return;
+      const depthVectors = m.getStyle().layers.filter((l) => DEPTH_RE.test(meta(l)["citytwin:collection"] || ""));
+      if (!id || !step) {
+        if (m.getLayer(TIME_SOURCE)) m.removeLayer(TIME_SOURCE);
+        if (m.getSource(TIME_SOURCE)) m.removeSource(TIME_SOURCE);
+        if (m.__ctHidden) { m.__ctHidden.forEach((l) => m.getLayer(l) && m.setLayoutProperty(l, "visibility", "visible")); m.__ctHidden = null; }
+        return;
+      }
+      // The max-depth polygons would hide the time's depth: hidden while it is drawn.
+      if (!m.__ctHidden) m.__ctHidden = depthVectors.filter((l) => m.getLayoutProperty(l.id, "visibility") !== "none").map((l) => l.id);
+      m.__ctHidden.forEach((l) => m.setLayoutProperty(l, "visibility", "none"));
+      const url = tileURL(id, step.datetime), source = m.getSource(TIME_SOURCE);
+      if (source && source.__ctLayer === id) { if (source.__ctURL !== url) { source.setTiles([url]); source.__ctURL = url; } return; }
+      if (m.getLayer(TIME_SOURCE)) m.removeLayer(TIME_SOURCE);
+      if (source) m.removeSource(TIME_SOURCE);
+      m.addSource(TIME_SOURCE, {type: "raster", tiles: [url], tileSize: 256, maxzoom: 18, attribution: ""});
+      const added = m.getSource(TIME_SOURCE); added.__ctLayer = id; added.__ctURL = url;
+      m.addLayer({id: TIME_SOURCE, type: "raster", source: TIME_SOURCE, paint: {"raster-resampling": "nearest", "raster-fade-duration": 0},
+                  metadata: {"citytwin:legend": false}}, beforeWater(m));
+    }
+    function drawTime() {
+      const run = timeline.runs.get(timeline.layer), shown = !!run && timeShown();
+      const step = shown ? run.steps[timeline.index] : null;
+      setRaster(map, shown ? timeline.layer : "", step);
+      if (mapB && timeline.swipe) {
+        const other = timeline.runs.get(timeline.right);
+        const seconds = step ? step.seconds : 0;
+        const stepB = other ? (other.steps.filter((s) => s.seconds <= seconds + 1e-6).pop() || other.steps[0]) : null;
+        setRaster(mapB, other ? timeline.right : "", stepB);
+        $("side-a").textContent = t("left") + " · " + titleOf(timeline.layer);
+        $("side-b").textContent = t("right") + " · " + titleOf(timeline.right) + (stepB ? " · +" + Math.round(stepB.seconds / 60) + " " + t("minutesIn") : "");
+        $("divider").setAttribute("aria-valuetext", $("side-a").textContent + " | " + $("side-b").textContent);
+      }
+      buildLegend();
+    }
+    $("time-layer").addEventListener("change", (e) => { timeline.layer = e.target.value; setStep(timeline.index); });
+    $("swipe-layer").addEventListener("change", (e) => { timeline.right = e.target.value; drawTime(); });
+    $("time-on").addEventListener("change", (e) => { timeline.on = e.target.checked; drawTime(); });
+    $("time-slider").addEventListener("input", (e) => setStep(Number(e.target.value)));
+    $("time-play").addEventListener("click", () => {
+      const b = $("time-play");
+      if (timeline.timer) { clearInterval(timeline.timer); timeline.timer = null; b.textContent = t("play"); b.setAttribute("aria-pressed", "false"); return; }
+      const run = timeline.runs.get(timeline.layer); if (!run) return;
+      if (!timeShown()) { timeline.on = true; $("time-on").checked = true; }
+      if (timeline.index >= run.steps.length - 1) setStep(0);
+      b.textContent = t("pause"); b.setAttribute("aria-pressed", "true");
+      timeline.timer = setInterval(() => {
+        if (timeline.index >= run.steps.length - 1) { b.click(); return; }
+        setStep(timeline.index + 1);
+      }, 1500);
+    });
+
+    // The swipe: map B over map A, clipped left of the divider.
+    function follow(from, to) {
+      if (syncing || !to) return;
+      syncing = true;
+      to.jumpTo({center: from.getCenter(), zoom: from.getZoom(), bearing: from.getBearing(), pitch: from.getPitch()});
+      syncing = false;
+    }
+    function ensureMapB() {
+      if (mapB) return mapB;
+      mapB = new maplibregl.Map({container: "map-b", style: "/tiles/WebMercatorQuad/style.json", center: map.getCenter(), zoom: map.getZoom(),
+        bearing: map.getBearing(), pitch: map.getPitch(), attributionControl: false,
+        localIdeographFontFamily: "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Microsoft YaHei', 'PingFang SC', sans-serif",
+        transformRequest: (url, kind) => {
+          if (new URL(url, location.href).origin !== location.origin) return {url};
+          const r = {url, headers: auth()};
+          if (kind === "Style") r.cache = "no-store";
+          if (kind === "Tile" && refreshTiles) r.cache = "no-cache";
+          return r;
+        }});
+      trackStyle(mapB);
+      window.citytwin.mapB = mapB;
+      mapB.on("error", (e) => console.error("map error", e.error && e.error.message));
+      mapB.on("style.load", () => { mapB.__ctHidden = null; drawTime(); });
+      mapB.on("move", () => { if (timeline.swipe) follow(mapB, map); });
+      // Clicks on the right-hand side run the same tools as on the map.
+      mapB.on("click", (e) => map.fire("click", {point: e.point, lngLat: e.lngLat, originalEvent: e.originalEvent}));
+      return mapB;
+    }
+    map.on("move", () => { if (timeline.swipe) follow(map, mapB); });
+    function placeDivider() {
+      const r = $("map").getBoundingClientRect(), d = $("divider");
+      d.style.left = (r.left + timeline.position * r.width) + "px"; d.style.top = r.top + "px"; d.style.height = r.height + "px";
+      $("compare").style.clipPath = "inset(0 0 0 " + (timeline.position * 100).toFixed(2) + "%)";
+      d.setAttribute("aria-valuenow", String(Math.round(timeline.position * 100)));
+      $("side-b").style.left = (timeline.position * 100).toFixed(2) + "%";
+    }
+    function setSwipe(on) {
+      timeline.swipe = on; $("swipe-on").checked = on;
+      $("compare").hidden = !on; $("divider").hidden = !on; $("side-a").hidden = !on;
+      if (on) { ensureMapB(); placeDivider(); follow(map, mapB); mapB.resize(); }
+      else if (mapB) setRaster(mapB, "", null);
+      drawTime();
+    }
+    $("swipe-on").addEventListener("change", (e) => setSwipe(e.target.checked));
+    (() => {
+      const d = $("divider");
+      const move = (x) => { const r = $("map").getBoundingClientRect(); timeline.position = Math.max(0.02, Math.min(0.98, (x - r.left) / r.width)); placeDivider(); };
+      d.addEventListener("pointerdown", (e) => { d.setPointerCapture(e.pointerId); e.preventDefault(); });
+      d.addEventListener("pointermove", (e) => { if (d.hasPointerCapture(e.pointerId)) move(e.clientX); });
+      d.addEventListener("keydown", (e) => {
+        const step = {ArrowLeft: -0.05, ArrowDown: -0.05, ArrowRight: 0.05, ArrowUp: 0.05}[e.key];
+        if (step !== undefined) timeline.position = Math.max(0.02, Math.min(0.98, timeline.position + step));
+        else if (e.key === "Home") timeline.position = 0.02; else if (e.key === "End") timeline.position = 0.98; else return;
+        e.preventDefault(); placeDivider();
+      });
+      window.addEventListener("resize", () => { if (timeline.swipe) placeDivider(); });
+      const a = el("span", "", "side"), b = el("span", "", "side");
+      a.id = "side-a"; b.id = "side-b"; $("compare").appendChild(b);
+      a.classList.add("left"); a.hidden = true; $("map").appendChild(a);
+    })();
 
     // ---- Search: the geocoder (standard addresses, departments) and names of open layers ------
     const NAMED = ["hospitals", "shelters", "roads", "lakes", "rivers", "parking_lots", "fire_stations", "warehouses", "rescue_teams", "buildings"];
@@ -453,6 +712,8 @@ enum MapScript {
       b.setAttribute("aria-label", lang === "en" ? "切换到中文" : "Switch to English");
       $("map").setAttribute("aria-label", lang === "en" ? "Map" : "地图");
       $("legend").setAttribute("aria-label", t("legend"));
+      $("divider").setAttribute("aria-label", t("divider"));
+      if (timeline.runs.size) setStep(timeline.index);
       if (map.isStyleLoaded()) { buildTree(); buildLegend(); fillExport(); }
       if (who) refreshIdentity().catch(() => {});
     }

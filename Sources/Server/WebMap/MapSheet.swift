@@ -48,6 +48,20 @@ enum MapSheet {
     .popup table{border-collapse:collapse}.popup th,.popup td{border:1px solid #e3e0d8;padding:2px 5px;text-align:left;font-size:12px;vertical-align:top}
     .popup th{color:var(--muted);font-weight:600;white-space:nowrap}
     .maplibregl-ctrl button{background-color:#fff;border:0;border-radius:0}
-    @media (max-width:720px){#panel{width:100%;bottom:50%;border-right:0;border-bottom:1px solid var(--line)}#map{left:0;top:50%}}
+    .maplibregl-popup-close-button{background:transparent;color:var(--ink);border:0;border-radius:0;font-size:18px;line-height:1;padding:2px 6px}
+    .maplibregl-popup-close-button:hover{background:#ece9e2}
+    #corridor-diagram{width:100%;height:auto;border:1px solid var(--line);background:#fff}
+    #corridor-list .los{display:inline-block;min-width:1.5em;text-align:center;border-radius:3px;color:#1f1f1f;font-weight:700;margin-right:.4em}
+    .corridor-run{margin-top:.4em}
+    .row.time{gap:.5em}.row.time input{flex:1}
+    #time-now{display:block;font-variant-numeric:tabular-nums;font-weight:600;margin:.1em 0 .3em}
+    #compare{position:absolute;left:320px;right:0;top:0;bottom:0;clip-path:inset(0 0 0 50%)}
+    #map-b{position:absolute;inset:0}
+    #divider{position:absolute;top:0;bottom:0;width:4px;margin-left:-2px;background:#1f1f1f;cursor:ew-resize;z-index:5;touch-action:none}
+    #divider span{position:absolute;top:50%;left:-14px;width:32px;height:32px;margin-top:-16px;border-radius:50%;background:#1f1f1f;color:#fff;text-align:center;line-height:32px;font-size:16px}
+    #divider:focus-visible{outline:3px solid #f59e0b}
+    .side{position:absolute;top:8px;z-index:3;background:rgba(255,255,255,.95);color:#1f1f1f;border:1px solid #8c8c8c;border-radius:4px;padding:2px 6px;font-size:12px;pointer-events:none;max-width:30%}
+    .side.left{left:8px}#side-b{margin-left:10px}
+    @media (max-width:720px){#panel{width:100%;bottom:50%;border-right:0;border-bottom:1px solid var(--line)}#map,#compare{left:0;top:50%}}
     """#
 }

@@ -39,7 +39,9 @@ enum MapAudience: String, Sendable, CaseIterable {
 /// values or `step` stops, and `metadata`), so map and legend never disagree. Each style layer's
 /// `metadata` carries `citytwin:collection`, `citytwin:title` (the layer's Chinese title),
 /// `citytwin:roles` (roles that show it by default), `citytwin:legend` (false for casings and
-/// labels) and optionally `citytwin:labels` (legend text per value) and `citytwin:unit`.
+/// labels) and optionally `citytwin:labels` (legend text per value), `citytwin:unit` and
+/// `citytwin:legendExtra` (entries drawn by other layers that the legend explains with this one,
+/// e.g. permanent water beside the flood's depth classes).
 /// Layers without a design here are drawn from their definition's `style` hints.
 struct MapStyle {
     let layers: [LayerInfo]
@@ -104,19 +106,19 @@ struct MapStyle {
         if id == "land_use" { return 0 }
         if id == "subcatchments" { return 5 }
         // Flood depth under the permanent water, so lakes and rivers stay blue.
-        if id.hasPrefix("flood_") && id.hasSuffix("_depth") { return 8 }
+        if Self.isFloodResult(id) && id.hasSuffix("_depth") { return 8 }
         if ["lakes", "reservoirs", "drainage_storage"].contains(id) { return 10 }
         if id == "rivers" { return 11 }
         if id == "parking_lots" { return 25 }
         if id == "parking_availability" { return 26 }
         if id == "buildings" { return 30 }
-        if id.hasPrefix("flood_") && id.hasSuffix("_buildings") { return 31 }
+        if Self.isFloodResult(id) && id.hasSuffix("_buildings") { return 31 }
         if id == "admin_divisions" { return 35 }
         if ["drainage_pipes", "water_mains"].contains(id) { return 40 }
         if id == "roads" { return 50 }
-        if id.hasPrefix("flood_") && id.hasSuffix("_roads") { return 55 }
+        if Self.isFloodResult(id) && id.hasSuffix("_roads") { return 55 }
         if id == "signal_corridors" { return 58 }
-        if id.hasPrefix("flood_") && id.hasSuffix("_cutoff") { return 90 }
+        if Self.isFloodResult(id) && id.hasSuffix("_cutoff") { return 90 }
         switch d.geometryType {
         case .polygon?, .multiPolygon?: return 32
         case .lineString?, .multiLineString?: return 57
@@ -124,9 +126,15 @@ struct MapStyle {
         }
     }
 
+    /// A flood run's result layer: `flood_<scenario>_…` (flood-scenario) or `scenario_<id>_…` (a scenario's run).
+    static func isFloodResult(_ id: String) -> Bool {
+        (id.hasPrefix("flood_") || id.hasPrefix("scenario_")) && FloodSuffix.allCases.contains { id.hasSuffix("_" + $0.rawValue) }
+    }
+    enum FloodSuffix: String, CaseIterable { case depth, roads, buildings, cutoff }
+
     /// Roles that show a collection by default.
     static func roles(_ id: String) -> [MapAudience] {
-        if id.hasPrefix("flood_") { return [.emergency, .planner] }
+        if isFloodResult(id) { return [.emergency, .planner] }
         switch id {
         case "land_use", "lakes", "reservoirs", "rivers", "admin_divisions", "roads", "buildings", "hospitals", "shelters", "parking_lots",
              "parking_availability":
@@ -179,6 +187,21 @@ struct MapStyle {
         ["interpolate", ["exponential", 1.6], ["zoom"], 12, .number(w / 4), 16, .number(w), 18, .number(w * 2)]
     }
 
+    /// The district's latitude (°), for widths in metres on Web Mercator.
+    static let latitude = 30.84
+
+    /// A line width of `property` metres on the ground (`fallback` when absent), at least `minimum` px:
+    /// MapLibre's 512-pixel tiles measure 40,075,017 · cos φ / 2^(z+9) m per pixel.
+    static func metresWide(_ property: String, fallback: Double, minimum: Double) -> JSONValue {
+        let metresPerPixelAtZero = 40_075_016.686 * cos(latitude * .pi / 180) / 512
+        var e: JSONValue = ["interpolate", ["exponential", 2], ["zoom"]]
+        for z in [8.0, 12, 16, 20] {
+            let scale = pow(2, z) / metresPerPixelAtZero
+            e = .array((e.arrayValue ?? []) + [.number(z), ["max", .number(minimum), ["*", ["coalesce", ["get", .string(property)], .number(fallback)], .number(scale)]]])
+        }
+        return e
+    }
+
     private func text(_ d: LayerDefinition, _ suffix: String, field: String, size: Double, color: String, minzoom: Double,
                       line: Bool = false, offset: Bool = false, filter: JSONValue? = nil, halo: String = "#ffffff") -> JSONValue {
         var layout: [String: JSONValue] = [
@@ -222,10 +245,11 @@ struct MapStyle {
     /// The style layers drawing one collection, and its text layers (drawn above everything).
     func styleLayers(_ d: LayerDefinition) -> ([JSONValue], [JSONValue]) {
         let id = d.id
-        if id.hasPrefix("flood_") {
+        if Self.isFloodResult(id) {
             if id.hasSuffix("_depth") {
                 return ([layer(d, "fill", "fill", paint: ["fill-color": Self.match("depth_class", Self.depthClasses, otherwise: "#c6e3f7"), "fill-opacity": 1],
-                               extra: ["citytwin:legendTitle": "最大积水深度"])], [])
+                               extra: ["citytwin:legendExtra": [["label": "河湖常水面（非积水）", "labelEn": "Permanent water (not flood)",
+                                                                      "color": .string(Self.water), "shape": "fill"]]])], [])
             }
             if id.hasSuffix("_roads") {
                 let color: JSONValue = ["step", ["get", "max_depth_m"], .string(Self.depthClasses[1].1), 0.3, .string(Self.depthClasses[2].1),
@@ -265,7 +289,10 @@ struct MapStyle {
             return ([layer(d, "fill", "fill", paint: ["fill-color": .string(fill), "fill-outline-color": .string(Self.waterLine)])],
                     d.schema.properties["name"] == nil ? [] : [text(d, "label", field: "name", size: 13, color: Self.waterText, minzoom: 12)])
         case "rivers":
-            return ([layer(d, "line", "line", paint: ["line-color": .string(Self.waterLine), "line-width": Self.zoomWidth(6)], layout: ["line-cap": "round"])],
+            // Drawn at the channel's own width (`width_m`), at least a visible line: the flood's
+            // depth is not drawn on permanent water, so the river's blue shows where it runs.
+            return ([layer(d, "line", "line", paint: ["line-color": .string(Self.waterLine), "line-width": Self.metresWide("width_m", fallback: 20, minimum: 1.5)],
+                           layout: ["line-cap": "round", "line-join": "round"])],
                     [text(d, "label", field: "name", size: 12, color: Self.waterText, minzoom: 12, line: true)])
         case "subcatchments":
             return ([layer(d, "line", "line", paint: ["line-color": "#389e0d", "line-width": 1, "line-dasharray": [3, 2]])], [])

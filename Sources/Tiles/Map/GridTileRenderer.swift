@@ -8,6 +8,9 @@ import Synchronization
 /// Pixel centres are reprojected from the tile's CRS to the grid's through a 17 × 17 lattice
 /// (one PROJ batch of 289 points) and bilinear interpolation between lattice nodes, as GDAL's
 /// approximate warper does: over a 256-pixel tile of a district the error is far below a pixel.
+///
+/// A `mask` of the grid's cells (≠ 0: permanent water, e.g. rivers and lakes) leaves those
+/// cells undrawn, so the base map's water shows through instead of a depth class.
 public enum GridTileRenderer {
     /// The grid's extent in longitude/latitude (its corners and edge points reprojected).
     static func lonLatEnvelope(of grid: Grid, crs: CoordinateReferenceSystem) throws -> Envelope {
@@ -32,9 +35,10 @@ public enum GridTileRenderer {
     /// - Parameters:
     ///   - grid: values on north-up cells in `gridCRS`.
     ///   - tileMatrixSet, tile: the tile.
+    ///   - mask: cells not to draw (≠ 0), on the grid's cells; ignored unless of the grid's size.
     /// - Throws: `TileError.outsideMatrix` for a tile not in the set; `GeometryError` `.crs` from PROJ.
     public static func png(_ grid: Grid, crs gridCRS: CoordinateReferenceSystem, tileMatrixSet tms: TileMatrixSet, tile: TileID,
-                           ramp: DepthColourRamp = .flood) throws -> [UInt8]? {
+                           ramp: DepthColourRamp = .flood, mask: Grid? = nil) throws -> [UInt8]? {
         let bounds = try tms.bounds(of: tile)
         guard let extent = try? lonLatEnvelope(of: grid, crs: gridCRS), extent.intersects(try tms.lonLatBounds(of: tile)) else { return nil }
         precondition(TileMatrix.tileSize % (lattice - 1) == 0)
@@ -71,36 +75,40 @@ public enum GridTileRenderer {
         let perSpan = size / (n - 1)
         let noData = grid.noData
         let lowest = ramp.bounds[0]
-        grid.values.withUnsafeBufferPointer { values in
-            pixels.withUnsafeMutableBufferPointer { out in
-                cols.withUnsafeBufferPointer { cols in
-                    rows.withUnsafeBufferPointer { rows in
-                        for py in 0..<size {
-                            let fy = (Double(py) + 0.5) / Double(perSpan)
-                            let j = Swift.min(n - 2, Int(fy)), v = fy - Double(j)
-                            for i in 0..<(n - 1) {
-                                let k00 = j * n + i, k10 = k00 + n
-                                // Grid coordinates at the span's left and right lattice columns on this pixel row.
-                                let cl = cols[k00] * (1 - v) + cols[k10] * v, cr = cols[k00 + 1] * (1 - v) + cols[k10 + 1] * v
-                                let rl = rows[k00] * (1 - v) + rows[k10] * v, rr = rows[k00 + 1] * (1 - v) + rows[k10 + 1] * v
-                                let dc = (cr - cl) / Double(perSpan), dr = (rr - rl) / Double(perSpan)
-                                var c = cl + dc * 0.5, r = rl + dr * 0.5
-                                var o = py * size + i * perSpan
-                                for _ in 0..<perSpan {
-                                    if c >= 0, r >= 0 {
-                                        let ci = Int(c), ri = Int(r)
-                                        if ci < w, ri < h {
-                                            let value = values[ri * w + ci]
-                                            if value >= lowest, noData == nil || value != noData {
-                                                let index = ramp.index(value)
-                                                out[o] = index
-                                                wet = wet || index != 0
+        let dry = [Float](), masked = mask.flatMap { $0.width == w && $0.height == h ? $0.values : nil } ?? dry
+        let hasMask = !masked.isEmpty
+        masked.withUnsafeBufferPointer { water in
+            grid.values.withUnsafeBufferPointer { values in
+                pixels.withUnsafeMutableBufferPointer { out in
+                    cols.withUnsafeBufferPointer { cols in
+                        rows.withUnsafeBufferPointer { rows in
+                            for py in 0..<size {
+                                let fy = (Double(py) + 0.5) / Double(perSpan)
+                                let j = Swift.min(n - 2, Int(fy)), v = fy - Double(j)
+                                for i in 0..<(n - 1) {
+                                    let k00 = j * n + i, k10 = k00 + n
+                                    // Grid coordinates at the span's left and right lattice columns on this pixel row.
+                                    let cl = cols[k00] * (1 - v) + cols[k10] * v, cr = cols[k00 + 1] * (1 - v) + cols[k10 + 1] * v
+                                    let rl = rows[k00] * (1 - v) + rows[k10] * v, rr = rows[k00 + 1] * (1 - v) + rows[k10 + 1] * v
+                                    let dc = (cr - cl) / Double(perSpan), dr = (rr - rl) / Double(perSpan)
+                                    var c = cl + dc * 0.5, r = rl + dr * 0.5
+                                    var o = py * size + i * perSpan
+                                    for _ in 0..<perSpan {
+                                        if c >= 0, r >= 0 {
+                                            let ci = Int(c), ri = Int(r)
+                                            if ci < w, ri < h {
+                                                let value = values[ri * w + ci]
+                                                if value >= lowest, noData == nil || value != noData, !hasMask || water[ri * w + ci] == 0 {
+                                                    let index = ramp.index(value)
+                                                    out[o] = index
+                                                    wet = wet || index != 0
+                                                }
                                             }
                                         }
+                                        c += dc
+                                        r += dr
+                                        o += 1
                                     }
-                                    c += dc
-                                    r += dr
-                                    o += 1
                                 }
                             }
                         }
