@@ -21,7 +21,54 @@ public enum SensingTime {
     }
 
     /// `2024-05-01T08:00:00Z` (fractional seconds only when there are some).
+    ///
+    /// Integer arithmetic on the stored value (no `Date`): this runs once or twice per observation
+    /// on every read. It writes what the general formatter writes wherever that one is exact (whole
+    /// seconds, and every instant from 1899 to 2040); beyond, the trip through `Date`'s `Double` can be
+    /// a microsecond off and this is not. Years outside 0000...9999 keep the general formatter.
     public static func format(_ microseconds: Int64) -> String {
+        guard microseconds >= fastLow, microseconds < fastHigh else { return formatGeneral(microseconds) }
+        var days = microseconds / 86_400_000_000
+        var rem = microseconds % 86_400_000_000
+        if rem < 0 { rem += 86_400_000_000; days -= 1 }
+        // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let secs = rem / 1_000_000
+        let frac = rem % 1_000_000
+        let length = frac == 0 ? 20 : 27
+        return String(unsafeUninitializedCapacity: length) { b in
+            func put(_ v: Int64, _ at: Int, _ width: Int) {
+                var v = v
+                for i in stride(from: at + width - 1, through: at, by: -1) {
+                    b[i] = UInt8(truncatingIfNeeded: 48 + v % 10)
+                    v /= 10
+                }
+            }
+            put(y, 0, 4); b[4] = 45; put(m, 5, 2); b[7] = 45; put(d, 8, 2); b[10] = 84
+            put(secs / 3600, 11, 2); b[13] = 58; put(secs / 60 % 60, 14, 2); b[16] = 58; put(secs % 60, 17, 2)
+            if frac != 0 {
+                b[19] = 46
+                put(frac, 20, 6)
+            }
+            b[length - 1] = 90
+            return length
+        }
+    }
+
+    /// 0000-01-01T00:00:00Z and 10000-01-01T00:00:00Z: the four-digit years the integer path writes.
+    static let fastLow: Int64 = -62_167_219_200_000_000
+    static let fastHigh: Int64 = 253_402_300_800_000_000
+
+    /// The general formatter (through `Date`), for the instants the integer path leaves out.
+    static func formatGeneral(_ microseconds: Int64) -> String {
         var s = RFC3339.format(RFC3339.date(microseconds: microseconds))
         if s.hasSuffix(".000000Z") { s = String(s.dropLast(8)) + "Z" }
         return s
