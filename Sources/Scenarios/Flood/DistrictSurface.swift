@@ -28,7 +28,11 @@ struct DistrictSurface {
     ///   - dem: the district DEM.
     ///   - factor: block size for coarsening (≥ 1); cells become `factor` × the DEM's.
     ///   - stage: river stage (m) for cells along rivers, or nil for none.
-    static func build(dem: Grid, factor: Int, layers: FloodDistrictLayers, stage: SurfaceTimeSeries?) throws -> DistrictSurface {
+    ///   - stageRivers: names of the rivers held at `stage` (the scenario's `stage_receiving_waters`);
+    ///     nil = every river. A river not named keeps its own water: a drainage channel into a lake is
+    ///     not held at the Yangtze's stage.
+    static func build(dem: Grid, factor: Int, layers: FloodDistrictLayers, stage: SurfaceTimeSeries?,
+                      stageRivers: [String]? = nil) throws -> DistrictSurface {
         let elevation = try coarsened(dem, factor: max(1, factor))
         let w = elevation.width, h = elevation.height
         let size = abs(elevation.geoTransform.pixelWidth)
@@ -75,6 +79,7 @@ struct DistrictSurface {
         var seen = Set<Int>()
         for f in layers["rivers"] {
             guard let g = f.geometry else { continue }
+            let held = stageRivers.map { $0.contains(f.text("name") ?? "") } ?? true
             let halfWidth = max(size / 2, (f.number("width_m") ?? 20) / 2)
             let band = try g.buffer(distance: halfWidth)
             let prepared = try PreparedGeometry(band)
@@ -83,7 +88,7 @@ struct DistrictSurface {
                 guard !seen.contains(i), try prepared.contains(x: p.x, y: p.y) else { return }
                 seen.insert(i)
                 water[i] = 1
-                if elevation.isValid(elevation.values[i]), buildings?.values[i] ?? 0 == 0 { river.append(SurfaceCell(column: c, row: r)) }
+                if held, elevation.isValid(elevation.values[i]), buildings?.values[i] ?? 0 == 0 { river.append(SurfaceCell(column: c, row: r)) }
             }
         }
         if let stage, !river.isEmpty { boundary.fixedLevels = [SurfaceBoundary.FixedLevel(cells: river, stage: stage)] }

@@ -110,7 +110,8 @@ public enum FloodScenarioRun {
         case nil: stage = nil
         }
         progress?(.stage("preparing the surface", fraction: 0.02))
-        let surface = try DistrictSurface.build(dem: dem, factor: options.demCoarsening, layers: layers, stage: stage)
+        let surface = try DistrictSurface.build(dem: dem, factor: options.demCoarsening, layers: layers, stage: stage,
+                                                stageRivers: scenario.stageReceivingWaters)
         let links = surface.links(for: model, network: network)
         // The rim of a linked manhole is the ground of its cell, so the engine floods exactly
         // when the water would rise above the street the 2D model sees.
