@@ -96,16 +96,18 @@ struct StoreOutageTests {
             try await Task.sleep(for: .milliseconds(500))
             for reader in 0..<3 {
                 group.addTask {
-                    while ContinuousClock.now < end { try await log.send(server, "GET", reader == 0 ? "/collections/shelters/tiles/WebMercatorQuad/15/13430/26833" : items) }
+                    // At least one request each: on a loaded machine the pause above can outlast `end`.
+                    repeat { try await log.send(server, "GET", reader == 0 ? "/collections/shelters/tiles/WebMercatorQuad/15/13430/26833" : items) }
+                    while ContinuousClock.now < end
                 }
             }
             for writer in 0..<2 {
                 group.addTask {
                     var n = 0
-                    while ContinuousClock.now < end {
+                    repeat {
                         n += 1
                         try await log.send(server, "POST", "/collections/shelters/items", id: "restart-\(mode)-\(writer)-\(n)", token: token)
-                    }
+                    } while ContinuousClock.now < end
                 }
             }
             try await Task.sleep(for: .milliseconds(300))
