@@ -25,14 +25,15 @@ import datetime as dt
 import http.client
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
 import time
-import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import sta_bench  # noqa: E402  (one way to start the server and make a PostGIS database)
 
 N = int(os.environ.get("BURST_OBSERVATIONS", 1_000_000))
 D = int(os.environ.get("BURST_DATASTREAMS", 100))
@@ -44,51 +45,9 @@ RATE_BURST = os.environ.get("BURST_TOKEN_BURST", "500")
 START = dt.datetime(2026, 6, 1, tzinfo=dt.timezone.utc)
 
 
-def fresh_pg(base):
-    u = urllib.parse.urlparse(base)
-    env = dict(os.environ, PGPASSWORD=u.password or "", PGOPTIONS="-c client_min_messages=warning")
-
-    def psql(db, sql):
-        subprocess.run(["psql", "-h", u.hostname, "-p", str(u.port or 5432), "-U", u.username or "", "-d", db,
-                        "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql], env=env, check=True, capture_output=True)
-
-    psql("citytwin", "DROP DATABASE IF EXISTS citytwin_burst")
-    psql("citytwin", "CREATE DATABASE citytwin_burst")
-    psql("citytwin_burst", "CREATE EXTENSION IF NOT EXISTS postgis")
-    return f"{base.rstrip('/')}/citytwin_burst"
-
-
-def free_port():
-    if os.environ.get("BURST_PORT"):
-        return int(os.environ["BURST_PORT"])
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
-
-
 def serve(binary, store, workdir):
-    port = free_port()
-    log = open(workdir / f"burst-serve-{port}.log", "w")
-    env = dict(os.environ, CITYTWIN_TOKEN_SECRET=os.urandom(32).hex())
-    p = subprocess.Popen([binary, "serve", "--store", store, "--port", str(port), "--log-level", "warning",
-                          "--sensing-write-queue", QUEUE, "--token-rate", RATE, "--token-burst", RATE_BURST],
-                         stdout=log, stderr=subprocess.STDOUT, env=env)
-    token = subprocess.run([binary, "token", "create", "--role", "admin", "--subject", "sta-burst", "--store", store],
-                           capture_output=True, text=True, check=True, env=env).stdout.strip()
-    for _ in range(600):
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            c.request("GET", "/health")
-            if c.getresponse().status == 200:
-                return p, port, token
-        except OSError:
-            time.sleep(0.1)
-        if p.poll() is not None:
-            raise SystemExit(f"citytwin serve exited ({p.returncode}); see {log.name}")
-    p.kill()
-    raise SystemExit("citytwin serve did not answer")
+    return sta_bench.serve(binary, store, workdir, ("--sensing-write-queue", QUEUE, "--token-rate", RATE, "--token-burst", RATE_BURST),
+                           port_variable="BURST_PORT", log_name="burst-serve")
 
 
 def call(c, method, path, token, body=None):
@@ -215,7 +174,7 @@ def main():
     binary, workdir = sys.argv[1], Path(sys.argv[2])
     workdir.mkdir(parents=True, exist_ok=True)
     if len(sys.argv) > 3:
-        store, label = fresh_pg(sys.argv[3]), "PostGIS"
+        store, label = sta_bench.fresh_pg(sys.argv[3], "citytwin_burst"), "PostGIS"
     else:
         sqlite = workdir / "burst.sqlite"
         for suffix in ["", "-wal", "-shm", ".token-secret"]:

@@ -48,8 +48,7 @@ def psql(base, db, sql):
     return r.stdout.strip()
 
 
-def fresh_pg(base):
-    db = "citytwin_sta"
+def fresh_pg(base, db="citytwin_sta"):
     if psql(base, "citytwin", f"SELECT 1 FROM pg_database WHERE datname = '{db}'"):
         psql(base, "citytwin", f"DROP DATABASE {db}")
     psql(base, "citytwin", f"CREATE DATABASE {db}")
@@ -57,9 +56,9 @@ def fresh_pg(base):
     return f"{base.rstrip('/')}/{db}"
 
 
-def free_port():
-    if os.environ.get("STA_BENCH_PORT"):  # a port of one's own on a shared machine
-        return int(os.environ["STA_BENCH_PORT"])
+def free_port(variable="STA_BENCH_PORT"):
+    if os.environ.get(variable):  # a port of one's own on a shared machine
+        return int(os.environ[variable])
     s = socket.socket()
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
@@ -67,12 +66,13 @@ def free_port():
     return port
 
 
-def serve(binary, store, workdir):
-    port = free_port()
-    log = open(workdir / f"serve-{port}.log", "w")
+def serve(binary, store, workdir, options=(), port_variable="STA_BENCH_PORT", log_name="serve"):
+    """`citytwin serve` on STORE with OPTIONS, a token of an admin, once /health answers."""
+    port = free_port(port_variable)
+    log = open(workdir / f"{log_name}-{port}.log", "w")
     # A PostGIS store keeps no secret file: both processes get the same secret.
     env = dict(os.environ, CITYTWIN_TOKEN_SECRET=os.urandom(32).hex())
-    p = subprocess.Popen([binary, "serve", "--store", store, "--port", str(port), "--log-level", "warning"],
+    p = subprocess.Popen([binary, "serve", "--store", store, "--port", str(port), "--log-level", "warning", *options],
                          stdout=log, stderr=subprocess.STDOUT, env=env)
     token = subprocess.run([binary, "token", "create", "--role", "admin", "--subject", "sta-bench", "--store", store],
                            capture_output=True, text=True, check=True, env=env).stdout.strip()

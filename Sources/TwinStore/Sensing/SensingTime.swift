@@ -31,16 +31,8 @@ public enum SensingTime {
         var days = microseconds / 86_400_000_000
         var rem = microseconds % 86_400_000_000
         if rem < 0 { rem += 86_400_000_000; days -= 1 }
-        // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        let y = yoe + era * 400 + (m <= 2 ? 1 : 0)
+        let (year, month, day) = RFC3339.civilFromDays(days)
+        let y = Int64(year), m = Int64(month), d = Int64(day)
         let secs = rem / 1_000_000
         let frac = rem % 1_000_000
         let length = frac == 0 ? 20 : 27

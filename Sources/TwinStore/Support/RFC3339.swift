@@ -108,7 +108,8 @@ enum RFC3339 {
         return era * 146_097 + doe - 719_468
     }
 
-    private static func civilFromDays(_ z0: Int64) -> (Int, Int, Int) {
+    /// The proleptic Gregorian (year, month, day) of a day count since 1970-01-01 (H. Hinnant's algorithm).
+    static func civilFromDays(_ z0: Int64) -> (Int, Int, Int) {
         let z = Int(z0) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
