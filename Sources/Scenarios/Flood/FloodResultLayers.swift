@@ -89,6 +89,8 @@ struct FloodResultLayers {
                     }
                 }
             }
+            // Decide and report on the same millimetres: a road written as 0.15 m is not "over 15 cm".
+            dMax = (dMax * 1000).rounded() / 1000
             let id = f.idText
             roadDepth[id] = (dMax, hMax)
             if let deepest { roadDeepest[id] = try toStorage.transform(deepest) }
@@ -100,7 +102,7 @@ struct FloodResultLayers {
             }
             roads.append(Feature(id: .string(id), geometry: try toStorage.transform(geometry), properties: [
                 "road_id": .string(id), "name": .string(f.text("name") ?? ""), "class": .string(f.text("class") ?? ""),
-                "max_depth_m": .number((dMax * 1000).rounded() / 1000), "hours_above_15cm": .number((hMax * 100).rounded() / 100),
+                "max_depth_m": .number(dMax), "hours_above_15cm": .number((hMax * 100).rounded() / 100),
                 "flooded": .bool(flooded),
             ]))
         }
