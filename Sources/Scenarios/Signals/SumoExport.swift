@@ -428,14 +428,11 @@ public struct SumoExport: Sendable {
     /// periods' starts. `netLinks` are the network's controlled connections as `netconvert`
     /// numbered them (`controlledLinks(inNetwork:)`).
     public func programs(netLinks: [NetworkLink]) throws -> String {
-        let ours = Dictionary(links().map { (Self.key($0.from, $0.fromLane, $0.to), $0) }, uniquingKeysWith: { a, _ in a })
+        let ours = linksByKey()
         var out = "<additional>\n"
         for s in signals {
             let id = s.intersection.id
-            let controlled = netLinks.filter { $0.signal == id }
-            guard let size = controlled.map(\.linkIndex).max().map({ $0 + 1 }) else {
-                throw SignalTimingError(field: "\(id)", "the network has no connection controlled by the signal")
-            }
+            let (controlled, size) = try Self.controlled(by: id, in: netLinks)
             var byIndex: [Int: Link] = [:]
             for c in controlled {
                 guard let link = ours[Self.key(c.from, c.fromLane, c.to)] else {
@@ -621,14 +618,11 @@ public struct SumoExport: Sendable {
     /// connections from `approaches` permanently green (a left turn facing an opposing through
     /// among them yields to it), every other one red.
     public func greenProgram(netLinks: [NetworkLink], approaches axis: Set<String>, programID: String = "baseline") throws -> String {
-        let ours = Dictionary(links().map { (Self.key($0.from, $0.fromLane, $0.to), $0) }, uniquingKeysWith: { a, _ in a })
+        let ours = linksByKey()
         var out = "<additional>\n"
         for s in signals {
             let id = s.intersection.id
-            let controlled = netLinks.filter { $0.signal == id }
-            guard let size = controlled.map(\.linkIndex).max().map({ $0 + 1 }) else {
-                throw SignalTimingError(field: "\(id)", "the network has no connection controlled by the signal")
-            }
+            let (controlled, size) = try Self.controlled(by: id, in: netLinks)
             let groupsOf = Dictionary(s.intersection.laneGroups.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
             let throughFrom = Set(s.intersection.laneGroups.filter { axis.contains($0.approach) && $0.movements.contains("through") }.map(\.approach))
             var state = Array(repeating: Character("r"), count: size)
@@ -690,6 +684,20 @@ public struct SumoExport: Sendable {
     }
 
     static func key(_ from: String, _ lane: Int, _ to: String) -> String { "\(from)#\(lane)>\(to)" }
+
+    /// Our links by `key(from, fromLane, to)`, to match netconvert's numbered connections.
+    func linksByKey() -> [String: Link] {
+        Dictionary(links().map { (Self.key($0.from, $0.fromLane, $0.to), $0) }, uniquingKeysWith: { a, _ in a })
+    }
+
+    /// The network's connections controlled by signal `id` and the length of its state string.
+    static func controlled(by id: String, in netLinks: [NetworkLink]) throws -> (links: [NetworkLink], size: Int) {
+        let controlled = netLinks.filter { $0.signal == id }
+        guard let size = controlled.map(\.linkIndex).max().map({ $0 + 1 }) else {
+            throw SignalTimingError(field: "\(id)", "the network has no connection controlled by the signal")
+        }
+        return (controlled, size)
+    }
 
     static func format(_ v: Double, digits: Int = 2) -> String {
         var text = String(format: "%.\(digits)f", v)

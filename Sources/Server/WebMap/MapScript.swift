@@ -68,17 +68,20 @@ enum MapScript {
     }
 
     // ---- The map -------------------------------------------------------------------------
+    // Both maps (the main one and the swipe's right-hand one) ask the server alike: the caller's
+    // token on every request to it, the style never cached, tiles revalidated after a sign-in.
+    const ideographFonts = "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Microsoft YaHei', 'PingFang SC', sans-serif";
+    function serverRequest(url, kind) {
+      if (new URL(url, location.href).origin !== location.origin) return {url};
+      const r = {url, headers: auth()};
+      if (kind === "Style") r.cache = "no-store";
+      if (kind === "Tile" && refreshTiles) r.cache = "no-cache";
+      return r;
+    }
     const map = new maplibregl.Map({
       container: "map", style: "/tiles/WebMercatorQuad/style.json",
       center: [114.80, 30.84], zoom: 13, hash: false, attributionControl: {compact: true},
-      localIdeographFontFamily: "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Microsoft YaHei', 'PingFang SC', sans-serif",
-      transformRequest: (url, kind) => {
-        if (new URL(url, location.href).origin !== location.origin) return {url};
-        const r = {url, headers: auth()};
-        if (kind === "Style") r.cache = "no-store";
-        if (kind === "Tile" && refreshTiles) r.cache = "no-cache";
-        return r;
-      },
+      localIdeographFontFamily: ideographFonts, transformRequest: serverRequest,
     });
     // Whether a map's style is loaded (sources and layers may be added): MapLibre's
     // isStyleLoaded() is also false while tiles load.
@@ -594,14 +597,7 @@ enum MapScript {
       if (mapB) return mapB;
       mapB = new maplibregl.Map({container: "map-b", style: "/tiles/WebMercatorQuad/style.json", center: map.getCenter(), zoom: map.getZoom(),
         bearing: map.getBearing(), pitch: map.getPitch(), attributionControl: false,
-        localIdeographFontFamily: "'WenQuanYi Micro Hei', 'Noto Sans CJK SC', 'Microsoft YaHei', 'PingFang SC', sans-serif",
-        transformRequest: (url, kind) => {
-          if (new URL(url, location.href).origin !== location.origin) return {url};
-          const r = {url, headers: auth()};
-          if (kind === "Style") r.cache = "no-store";
-          if (kind === "Tile" && refreshTiles) r.cache = "no-cache";
-          return r;
-        }});
+        localIdeographFontFamily: ideographFonts, transformRequest: serverRequest});
       trackStyle(mapB);
       window.citytwin.mapB = mapB;
       mapB.on("error", (e) => console.error("map error", e.error && e.error.message));
