@@ -14,35 +14,56 @@ echo "test: PostGIS at $CITYTWIN_TEST_POSTGRES_URL"
 
 # Every target imports only what Package.swift declares for it (issue 15): SwiftPM checks it.
 swift build --build-tests --explicit-target-dependency-import-check error
-set +e
+# Every stage has a time limit (timeout signals the stage's whole process group): a hang fails CI
+# in minutes, naming the stage, instead of running into CI's own limit.
+stage() {
+  local name=$1 limit=$2; shift 2
+  local t0=$SECONDS status=0
+  timeout --kill-after=30 "$limit" "$@" || status=$?
+  if [[ $status -eq 124 || $status -eq 137 ]]; then echo "test: $name did not finish within $limit s"; fi
+  echo "test: $name took $(( SECONDS - t0 )) s"
+  return "$status"
+}
+
 # Foundation's Process.run() on Linux (Swift 6.3.1) reads 256 bytes past a /proc/self/fd directory
 # entry and crashes now and then when glibc's readdir buffer ends a mapping (swift-corelibs-foundation
 # PR #5472, merged after 6.3.1); the suites start many processes. Buffers of 32 KiB and more mapped
 # on their own pages leave room after that buffer, so the read stays inside mapped memory.
-GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768 swift test --skip-build 2>&1 | tee .build/test-output.txt | grep -vE '^(◇ (Test|Suite) .* started|Test Case .* started)'
-status=${PIPESTATUS[0]}
-set -e
-if [[ $status -ne 0 ]]; then echo "test: swift test failed ($status); transcript in .build/test-output.txt"; exit "$status"; fi
+# The transcript goes to a file, not a pipe (a child a test leaves behind cannot hold the stage
+# open), and is shown as it grows.
+out=.build/test-output.txt
+: > "$out"
+GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768 stage "swift test" "${CITYTWIN_SWIFT_TEST_LIMIT:-1800}" \
+  swift test --skip-build >"$out" 2>&1 &
+tester=$!
+tail -n +1 -f --pid="$tester" "$out" | grep --line-buffered -vE '^(◇ (Test|Suite) .* started|Test Case .* started)'
+status=0; wait "$tester" || status=$?
+if [[ $status -ne 0 ]]; then
+  # The tests that started and never ended (a hang, or the process died under them).
+  Scripts/unfinished_tests.py "$out" | tail -20
+  echo "test: swift test failed ($status); transcript in $out"
+  exit "$status"
+fi
 
 # Real clients against a running server on the sample district: GDAL OAPIF and MVT,
 # mapbox-vector-tile, OWSLib, schemathesis (no 5xx).
-Scripts/client_tests.sh || { echo "test: client tests failed"; exit 1; }
+stage "client tests" 1200 Scripts/client_tests.sh || { echo "test: client tests failed"; exit 1; }
 
 # The web map in headless Chromium: labels, legend, flood depth classes by pixel, sign-in without reload, analyses from clicks (screenshots in artifacts/).
-Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
+stage "web map check" 1200 Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
 
 # Every command the README shows, run against a freshly built sample district.
-Scripts/readme_check.sh || { echo "test: README check failed"; exit 1; }
+stage "README check" 1500 Scripts/readme_check.sh || { echo "test: README check failed"; exit 1; }
 
 # Every notebook in Notebooks/ executed against a fresh sample district (nbclient; fails on any cell error).
-Scripts/notebooks_check.sh || { echo "test: notebooks failed"; exit 1; }
+stage "notebooks" 1200 Scripts/notebooks_check.sh || { echo "test: notebooks failed"; exit 1; }
 
 # The 60-second soak (Benchmarks/soak/run.sh runs an hour): no 5xx, no socket error, no lost write.
-CITYTWIN_BIN=$(swift build --show-bin-path)/citytwin Benchmarks/soak/run.sh 60 || { echo "test: soak failed"; exit 1; }
+CITYTWIN_BIN=$(swift build --show-bin-path)/citytwin stage "soak" 600 Benchmarks/soak/run.sh 60 || { echo "test: soak failed"; exit 1; }
 
 # Bounded fuzz run of every parser (Scripts/fuzz.sh documents the longer run).
 if [[ -x Scripts/fuzz.sh ]]; then
-  Scripts/fuzz.sh "${CITYTWIN_FUZZ_SECONDS:-15}"
+  stage "fuzz" 2400 Scripts/fuzz.sh "${CITYTWIN_FUZZ_SECONDS:-15}" || { echo "test: fuzz failed"; exit 1; }
 fi
 # The closing line CI reads: the Swift Testing count (XCTest's "Executed 0 tests" is only its
 # empty legacy runner).
