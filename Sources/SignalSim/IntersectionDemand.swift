@@ -1,3 +1,5 @@
+import Foundation
+
 /// Hourly flows of one approach by movement, in vehicles per hour (veh/h; passenger-car
 /// equivalents if the counts were converted).
 public struct MovementFlows: Sendable, Hashable, Codable {
@@ -44,16 +46,26 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
     /// `SaturationFlowDefaults` for the approach's movement mix.
     public var saturationPerLane: Double?
     public var flows: MovementFlows
+    /// The compass arm (N, S, E or W) its traffic arrives from, when the id is not one: a left turn
+    /// in the same stage as through or right traffic from the opposite arm is permitted (it turns
+    /// through gaps in that traffic) and its saturation flow follows the opposing flow
+    /// (`SaturationFlowDefaults.permittedLeftEquivalent`). `nil` with an id of N, S, E or W takes
+    /// the id; any other arm is opposed by nothing.
+    public var arm: String?
 
-    public init(id: String, lanes: Int, saturationPerLane: Double? = nil, flows: MovementFlows) {
+    public init(id: String, lanes: Int, saturationPerLane: Double? = nil, flows: MovementFlows, arm: String? = nil) {
         self.id = id
         self.lanes = lanes
         self.saturationPerLane = saturationPerLane
         self.flows = flows
+        self.arm = arm
     }
 
+    /// `arm`, or the id when that is a compass arm.
+    public var compassArm: String? { arm ?? (["N", "S", "E", "W"].contains(id) ? id : nil) }
+
     enum CodingKeys: String, CodingKey {
-        case id, lanes
+        case id, lanes, arm
         case saturationPerLane = "saturation_veh_h_lane"
         case flows = "flows_veh_h"
     }
@@ -163,8 +175,16 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
 
 /// Saturation flow defaults per lane when an approach gives none (GB 50647 Appendix B style
 /// design values; common practice 1800–1900 pcu/h/lane). Turning vehicles discharge more slowly:
-/// an approach's saturation flow is the through value divided by the flow-weighted turning
-/// equivalents, s = s₀ / Σ(pₘ / fₘ).
+/// an approach's saturation flow is the through value divided by the flow-weighted through-car
+/// equivalents of its movements, s = s₀ / Σ(pₘ·Eₘ), with Eₘ = 1/fₘ for a protected movement.
+///
+/// A permitted left turn (one that runs while through or right traffic from the opposite arm
+/// has green) turns only through gaps in that opposing flow v₀: its equivalent is HCM 2000's
+/// E_L1 = s₀ / s_lt with the gap-acceptance saturation flow of a permitted left
+/// s_lt = v₀·e^(−v₀·t_c/3600) / (1 − e^(−v₀·t_f/3600)) (HCM 2010 ch. 31: critical gap t_c 4.5 s,
+/// follow-up t_f 2.5 s), never less than the protected equivalent 1/f_L. In a lane
+/// group that shares lanes with through traffic the equivalents weigh the lefts' share, as
+/// HCM's shared-lane factor f = 1/(1 + P_L(E_L1 − 1)) does.
 public struct SaturationFlowDefaults: Sendable, Hashable, Codable {
     /// Through lane (veh/h/lane).
     public var through: Double
@@ -172,18 +192,39 @@ public struct SaturationFlowDefaults: Sendable, Hashable, Codable {
     public var leftFactor: Double
     /// Factor for right-turning vehicles.
     public var rightFactor: Double
+    /// Critical gap t_c and follow-up time t_f (s) of a left turn permitted through opposing
+    /// traffic (HCM 2010 ch. 31: 4.5 s and 2.5 s); measure them where the defaults do not hold.
+    public var permittedLeftCriticalGap: Double
+    public var permittedLeftFollowUp: Double
 
-    public init(through: Double = 1800, leftFactor: Double = 0.95, rightFactor: Double = 0.85) {
+    public init(through: Double = 1800, leftFactor: Double = 0.95, rightFactor: Double = 0.85,
+                permittedLeftCriticalGap: Double = 4.5, permittedLeftFollowUp: Double = 2.5) {
         self.through = through
         self.leftFactor = leftFactor
         self.rightFactor = rightFactor
+        self.permittedLeftCriticalGap = permittedLeftCriticalGap
+        self.permittedLeftFollowUp = permittedLeftFollowUp
     }
 
-    /// Saturation flow of one lane carrying `flows` (veh/h/lane).
-    public func perLane(for flows: MovementFlows) -> Double {
+
+    /// Saturation flow of one lane carrying `flows` (veh/h/lane), its left turns permitted
+    /// against `opposingFlow` (veh/h of through and right traffic from the opposite arm in the
+    /// same stage; 0: protected or unopposed).
+    public func perLane(for flows: MovementFlows, opposingFlow: Double = 0) -> Double {
         let total = flows.total
         guard total > 0 else { return through }
-        let equivalents = (flows.through + flows.left / leftFactor + flows.right / rightFactor) / total
+        let equivalents = (flows.through + flows.left * leftEquivalent(opposingFlow: opposingFlow) + flows.right / rightFactor) / total
         return through / equivalents
+    }
+
+    /// Through-car equivalent of one left turn: 1/f_L when protected or unopposed, HCM 2000's
+    /// E_L1 = s₀/s_lt when permitted against `opposingFlow` veh/h.
+    public func leftEquivalent(opposingFlow v: Double) -> Double {
+        let protected = 1 / leftFactor
+        guard v > 0, v.isFinite else { return protected }
+        let tc = permittedLeftCriticalGap, tf = permittedLeftFollowUp
+        let arriving: Double = v * exp(-v * tc / 3600)
+        let permitted: Double = arriving / (1 - exp(-v * tf / 3600))
+        return max(protected, through / permitted)
     }
 }

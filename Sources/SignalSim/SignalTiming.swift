@@ -186,6 +186,10 @@ struct TimedIntersection {
     let settings: SignalTimingSettings
     /// Saturation flow of each approach (veh/h), in `demand.approaches` order.
     let saturationFlows: [Double]
+    /// Through and right flow (veh/h) from the opposite arm in the same stage that each
+    /// approach's left turns are permitted against (0: protected, unopposed or no lefts).
+    let opposingFlows: [Double]
+    static let oppositeArm = ["N": "S", "S": "N", "E": "W", "W": "E"]
     /// The stage index of each approach.
     let stageOfApproach: [Int]
     /// Minimum effective green of each stage (s) and why.
@@ -204,7 +208,6 @@ struct TimedIntersection {
         try nonNegative(demand.startupLost, "startup_lost_s")
         guard !demand.approaches.isEmpty else { throw SignalTimingError(field: "approaches", "an intersection needs at least one approach") }
         var index: [String: Int] = [:]
-        var saturation: [Double] = []
         for (i, a) in demand.approaches.enumerated() {
             let path = "approaches[\(i)]"
             guard !a.id.isEmpty else { throw SignalTimingError(field: path + ".id", "must not be empty") }
@@ -217,7 +220,6 @@ struct TimedIntersection {
             if let s = a.saturationPerLane {
                 guard s.isFinite, s > 0 else { throw SignalTimingError(field: path + ".saturation_veh_h_lane", "must be a positive number (got \(s))") }
             }
-            saturation.append(Double(a.lanes) * (a.saturationPerLane ?? settings.saturation.perLane(for: a.flows)))
         }
         guard !demand.stages.isEmpty else { throw SignalTimingError(field: "stages", "a plan needs at least one stage") }
         var stageOf = [Int?](repeating: nil, count: demand.approaches.count)
@@ -236,8 +238,28 @@ struct TimedIntersection {
         for (i, a) in demand.approaches.enumerated() where stageOf[i] == nil && a.flows.total > 0 {
             throw SignalTimingError(field: "approaches[\(i)]", "approach '\(a.id)' carries \(a.flows.total) veh/h but runs in no stage")
         }
-        saturationFlows = saturation
         stageOfApproach = stageOf.map { $0 ?? -1 }
+        // Default saturation flows, left turns permitted where through or right traffic from the
+        // opposite arm runs in the same stage; a given (measured) saturation flow stands as given.
+        let stages = stageOfApproach
+        let opposing: [Double] = demand.approaches.indices.map { i in
+            let a = demand.approaches[i]
+            guard a.flows.left > 0, stages[i] >= 0, let arm = a.compassArm, let facing = Self.oppositeArm[arm] else { return 0 }
+            return demand.approaches.indices.filter { stages[$0] == stages[i] && $0 != i && demand.approaches[$0].compassArm == facing }
+                .reduce(0) { $0 + demand.approaches[$1].flows.through + demand.approaches[$1].flows.right }
+        }
+        opposingFlows = opposing
+        saturationFlows = demand.approaches.indices.map { i in
+            let a = demand.approaches[i]
+            if let given = a.saturationPerLane { return Double(a.lanes) * given }
+            let s = settings.saturation
+            let group = Double(a.lanes) * s.perLane(for: a.flows, opposingFlow: opposing[i])
+            // Left turns share the leftmost lane of a wider group: that lane holds all of them,
+            // however the other movements spread (HCM's de facto left lane).
+            guard a.lanes > 1, a.flows.left > 0, a.flows.left < a.flows.total else { return group }
+            let leftLane = a.flows.total * s.through / (a.flows.left * s.leftEquivalent(opposingFlow: opposing[i]))
+            return min(group, leftLane)
+        }
         // Minimum effective greens: g = G + A − Ls for the displayed minimum G.
         var minimum = [Double](repeating: settings.minimumGreen, count: demand.stages.count)
         var reason = [String](repeating: String(format: "vehicle minimum %.0f s", settings.minimumGreen), count: demand.stages.count)

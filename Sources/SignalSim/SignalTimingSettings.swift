@@ -43,5 +43,7 @@ public struct SignalTimingSettings: Sendable, Hashable, Codable {
         try positive(walkingSpeed, "walking_speed_m_s")
         try positive(analysisPeriod, "analysis_period_h")
         try positive(saturation.through, "saturation_veh_h_lane")
+        try positive(saturation.permittedLeftCriticalGap, "permitted_left_critical_gap_s")
+        try positive(saturation.permittedLeftFollowUp, "permitted_left_follow_up_s")
     }
 }
