@@ -124,9 +124,14 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
     /// runs in exactly one stage.
     public var stages: [[String]]
     public var crossings: [PedestrianCrossing]
+    /// Critical gap and follow-up time (s) of left turns permitted through opposing traffic, as
+    /// measured at this intersection; `nil` takes `SaturationFlowDefaults`' (HCM's 4.5 and 2.5 s).
+    public var permittedLeftCriticalGap: Double?
+    public var permittedLeftFollowUp: Double?
 
     public init(id: String, amber: Double = 3, allRed: Double = 2, startupLost: Double = 3,
-                approaches: [ApproachDemand], stages: [[String]], crossings: [PedestrianCrossing] = []) {
+                approaches: [ApproachDemand], stages: [[String]], crossings: [PedestrianCrossing] = [],
+                permittedLeftCriticalGap: Double? = nil, permittedLeftFollowUp: Double? = nil) {
         self.id = id
         self.amber = amber
         self.allRed = allRed
@@ -134,6 +139,8 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         self.approaches = approaches
         self.stages = stages
         self.crossings = crossings
+        self.permittedLeftCriticalGap = permittedLeftCriticalGap
+        self.permittedLeftFollowUp = permittedLeftFollowUp
     }
 
     enum CodingKeys: String, CodingKey {
@@ -141,6 +148,8 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         case amber = "amber_s"
         case allRed = "all_red_s"
         case startupLost = "startup_lost_s"
+        case permittedLeftCriticalGap = "permitted_left_critical_gap_s"
+        case permittedLeftFollowUp = "permitted_left_follow_up_s"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -152,6 +161,8 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         approaches = try c.decode([ApproachDemand].self, forKey: .approaches)
         stages = try c.decode([[String]].self, forKey: .stages)
         crossings = try c.decodeIfPresent([PedestrianCrossing].self, forKey: .crossings) ?? []
+        permittedLeftCriticalGap = try c.decodeIfPresent(Double.self, forKey: .permittedLeftCriticalGap)
+        permittedLeftFollowUp = try c.decodeIfPresent(Double.self, forKey: .permittedLeftFollowUp)
     }
 
     /// Lost time of one stage change, Ls + I − A = Ls + all-red (s).

@@ -206,6 +206,12 @@ struct TimedIntersection {
         try nonNegative(demand.amber, "amber_s")
         try nonNegative(demand.allRed, "all_red_s")
         try nonNegative(demand.startupLost, "startup_lost_s")
+        var saturationDefaults = settings.saturation
+        for (value, field) in [(demand.permittedLeftCriticalGap, "permitted_left_critical_gap_s"), (demand.permittedLeftFollowUp, "permitted_left_follow_up_s")] {
+            if let value, !(value.isFinite && value > 0) { throw SignalTimingError(field: field, "must be a positive number of seconds (got \(value))") }
+        }
+        saturationDefaults.permittedLeftCriticalGap = demand.permittedLeftCriticalGap ?? saturationDefaults.permittedLeftCriticalGap
+        saturationDefaults.permittedLeftFollowUp = demand.permittedLeftFollowUp ?? saturationDefaults.permittedLeftFollowUp
         guard !demand.approaches.isEmpty else { throw SignalTimingError(field: "approaches", "an intersection needs at least one approach") }
         var index: [String: Int] = [:]
         for (i, a) in demand.approaches.enumerated() {
@@ -240,7 +246,8 @@ struct TimedIntersection {
         }
         stageOfApproach = stageOf.map { $0 ?? -1 }
         // Default saturation flows, left turns permitted where through or right traffic from the
-        // opposite arm runs in the same stage; a given (measured) saturation flow stands as given.
+        // opposite arm runs in the same stage (with the intersection's measured gap acceptance
+        // where it has one); a given (measured) saturation flow stands as given.
         let stages = stageOfApproach
         let opposing: [Double] = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
@@ -252,7 +259,7 @@ struct TimedIntersection {
         saturationFlows = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
             if let given = a.saturationPerLane { return Double(a.lanes) * given }
-            let s = settings.saturation
+            let s = saturationDefaults
             let group = Double(a.lanes) * s.perLane(for: a.flows, opposingFlow: opposing[i])
             // Left turns share the leftmost lane of a wider group: that lane holds all of them,
             // however the other movements spread (HCM's de facto left lane).

@@ -77,4 +77,23 @@ struct PermittedLeftTests {
         let timing = try SignalTiming.webster(demand)
         #expect(abs(timing.approaches[0].saturationFlow - s.perLane(for: MovementFlows(through: 400, left: 100), opposingFlow: 500)) < 1e-9)
     }
+
+    @Test("an intersection's measured gap acceptance replaces HCM's defaults; a bad one is refused naming it")
+    func measuredGaps() throws {
+        var measured = Self.twoStage()
+        measured.permittedLeftCriticalGap = 6.5
+        measured.permittedLeftFollowUp = 3.0
+        let slower = SaturationFlowDefaults(permittedLeftCriticalGap: 6.5, permittedLeftFollowUp: 3.0)
+        // v₀ = 800: s_lt = 800·e^(−1.444)/(1 − e^(−0.6667)) = 388 veh/h (SUMO 1.28 measured 394-396).
+        #expect(abs(1800 / slower.leftEquivalent(opposingFlow: 800) - 388) < 1)
+        let timing = try SignalTiming.webster(measured)
+        let hcm = try SignalTiming.webster(Self.twoStage())
+        #expect(timing.approaches[0].saturationFlow < hcm.approaches[0].saturationFlow)
+        #expect(abs(timing.approaches[0].saturationFlow - 1072 * 1800 / (184 * slower.leftEquivalent(opposingFlow: 812))) < 1e-9)
+        #expect(timing.plan.stages[0].green > hcm.plan.stages[0].green)
+        measured.permittedLeftFollowUp = 0
+        #expect { try SignalTiming.webster(measured) } throws: { ($0 as? SignalTimingError)?.field == "permitted_left_follow_up_s" }
+        let json = #"{"id": "X", "permitted_left_critical_gap_s": 6.5, "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 400}}], "stages": [["N"]]}"#
+        #expect(try JSONDecoder().decode(IntersectionDemand.self, from: Data(json.utf8)).permittedLeftCriticalGap == 6.5)
+    }
 }

@@ -141,6 +141,10 @@ extension DistrictDraft {
                     "cycle_s": .integer(Int64(cycle.rounded())), "phases": .integer(Int64(phases)),
                     "lanes": .object(lanes), "turning_counts": .object(counts), "saturation_flow_pcu_h": 1800,
                     "detector": .string(timing.detector), "amber_s": 3, "all_red_s": 2, "startup_lost_s": 3,
+                    // Gap acceptance of permitted left turns as measured at the district's signals
+                    // (in SUMO 1.28 on CityTwin's export: 730, 396 and 190 veh/h turn through 400,
+                    // 800 and 1,200 veh/h of opposing traffic on three lanes; Benchmarks/README.md).
+                    "permitted_left_critical_gap_s": 6.5, "permitted_left_follow_up_s": 3.0,
                     "lane_groups": .array(timing.laneGroups), "stages": .array(timing.stages), "crossings": .array(timing.crossings),
                 ]))
                 addWeekdayCounts(intersection: id, counts: counts, detector: timing.detector)

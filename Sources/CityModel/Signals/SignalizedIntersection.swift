@@ -94,7 +94,9 @@ public struct SignalizedIntersection: Sendable, Hashable {
         self.laneGroups = laneGroups
         demand = IntersectionDemand(id: fid, amber: p["amber_s"]?.doubleValue ?? 3, allRed: p["all_red_s"]?.doubleValue ?? 2,
                                     startupLost: p["startup_lost_s"]?.doubleValue ?? 3, approaches: approaches,
-                                    stages: stages, crossings: crossings)
+                                    stages: stages, crossings: crossings,
+                                    permittedLeftCriticalGap: p["permitted_left_critical_gap_s"]?.doubleValue,
+                                    permittedLeftFollowUp: p["permitted_left_follow_up_s"]?.doubleValue)
     }
 
     /// The intersection's 15-minute counts of one day (the latest counted, within `interval` when
