@@ -251,21 +251,22 @@ extension PostGISStore: SensingStore {
         return out
     }
 
+    /// The entities `query` selects (id, kind, body) with their outgoing links, in one round
+    /// trip: a row per link (or one without), in id order.
     private func entities(_ query: PostgresQuery) async throws -> [SensingEntity] {
-        try await mapErrors(layer: nil) {
+        let joined = PostgresQuery(unsafeSQL: """
+            SELECT e.id, e.kind, e.body, l.name, l.b FROM (\(query.sql)) AS e (id, kind, body)
+            LEFT JOIN \(schema).sta_links l ON l.a = e.id ORDER BY e.id, l.name, l.b
+            """, binds: query.binds)
+        return try await mapErrors(layer: nil) {
             var out = [SensingEntity]()
-            var index = [Int64: Int]()
-            for try await (id, kind, body) in try await client.query(query, logger: logger).decode((Int64, String, String).self) {
-                guard let k = SensingKind(rawValue: kind) else { continue }
-                index[id] = out.count
-                out.append(SensingEntity(kind: k, id: id, body: try SensingSQL.body(body)))
-            }
-            guard !out.isEmpty else { return out }
-            let ids = out.map(\.id)
-            for try await (a, name, b) in try await client.query("""
-                SELECT a, name, b FROM \(unescaped: schema).sta_links WHERE a = ANY(\(ids)) ORDER BY a, name, b
-                """, logger: logger).decode((Int64, String, Int64).self) {
-                if let i = index[a] { out[i].links[name, default: []].append(b) }
+            for try await (id, kind, body, name, b) in try await client.query(joined, logger: logger)
+                .decode((Int64, String, String, String?, Int64?).self) {
+                if out.last?.id != id {
+                    guard let k = SensingKind(rawValue: kind) else { continue }
+                    out.append(SensingEntity(kind: k, id: id, body: try SensingSQL.body(body)))
+                }
+                if let name, let b, out.last?.id == id { out[out.count - 1].links[name, default: []].append(b) }
             }
             return out
         }
