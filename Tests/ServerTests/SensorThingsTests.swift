@@ -94,6 +94,15 @@ struct SensorThingsTests {
             #expect(rows.map { $0.arrayValue?.first } == ["2026-06-01T00:00:00Z", "2026-06-01T01:00:00Z"])
             #expect(rows.map { $0.arrayValue?.last?.doubleValue } == [20.0, 20.25])
 
+            // `$select` reads only what it shows; the FeatureOfInterest link and `$expand` still find theirs.
+            let narrow = try await api.get("/sta/v1.1/Datastreams(\(ds))/Observations?$select=result,resultTime,FeatureOfInterest&$expand=FeatureOfInterest($select=name)&$top=1&$orderby=phenomenonTime desc")
+            let newest = try #require(try narrow.json["value"]?.arrayValue?.first, "\(narrow.text)")
+            #expect(newest["result"]?.doubleValue == 25.75)
+            #expect(newest["resultTime"] == .null)
+            #expect(newest["phenomenonTime"] == nil && newest["@iot.id"] == nil)
+            #expect(newest["FeatureOfInterest"]?["name"]?.stringValue != nil, "\(narrow.text)")
+            #expect(newest["FeatureOfInterest@iot.navigationLink"]?.stringValue != nil)
+
             // An expanded collection's nextLink keeps its own options.
             let expanded = try await api.get("/sta/v1.1/Datastreams(\(ds))?$expand=Observations($top=1;$orderby=phenomenonTime desc;$filter=result lt 21)")
             let nested = try expanded.json

@@ -120,6 +120,40 @@ struct SensingStoreTests {
         #expect(try await s.observation(id: bare.id) == bare)
     }
 
+    @Test("a read of some fields reads those (and id, Datastream, phenomenon start) alone", arguments: StoreBackend.available)
+    func someObservationFields(_ backend: StoreBackend) async throws {
+        let (_, s) = try await sensing(backend)
+        let (_, ds, _) = try await seed(s)
+        let ids = try await s.reserveSensingIDs(3)
+        var c = SensingChange(caller: Fixtures.emergency, auditLayer: Self.layer)
+        c.inserts = [SensingEntity(kind: .featureOfInterest, id: ids[0], body: [
+            "name": "reach", "description": "", "encodingType": "application/geo+json",
+            "feature": ["type": "Point", "coordinates": [114.8, 30.84]]])]
+        let full = SensingObservation(id: ids[1], datastream: ds, featureOfInterest: ids[0], phenomenonStart: Self.t0,
+                                      phenomenonEnd: Self.t0 + Self.hour, resultTime: Self.t0 + 2 * Self.hour, result: ["level": 2.5],
+                                      resultQuality: "good", validStart: Self.t0 - 3 * Self.hour, validEnd: Self.t0 + 4 * Self.hour,
+                                      parameters: ["n": 3])
+        let plain = SensingObservation(id: ids[2], datastream: ds, phenomenonStart: Self.t0 + Self.hour, result: .number(-0.25))
+        c.observations = [full, plain]
+        _ = try await s.applySensing(c)
+        func read(_ fields: ObservationFields) async throws -> [SensingObservation] {
+            try await s.observations(ObservationRange(datastream: ds, order: .phenomenonTime, fields: fields))
+        }
+        #expect(try await read(.all) == [full, plain])
+        #expect(try await read([.result]) == [
+            SensingObservation(id: full.id, datastream: ds, phenomenonStart: Self.t0, result: ["level": 2.5]),
+            SensingObservation(id: plain.id, datastream: ds, phenomenonStart: Self.t0 + Self.hour, result: .number(-0.25)),
+        ])
+        #expect(try await read([]).map(\.result) == [.null, .null], "a result not asked for is not read")
+        let some = try await read([.phenomenonEnd, .validTime, .featureOfInterest])
+        #expect(some.first == SensingObservation(id: full.id, datastream: ds, featureOfInterest: ids[0], phenomenonStart: Self.t0,
+                                                 phenomenonEnd: Self.t0 + Self.hour, result: .null,
+                                                 validStart: Self.t0 - 3 * Self.hour, validEnd: Self.t0 + 4 * Self.hour))
+        #expect(try await read([.resultTime, .resultQuality, .parameters]).first == SensingObservation(
+            id: full.id, datastream: ds, phenomenonStart: Self.t0, resultTime: Self.t0 + 2 * Self.hour, result: .null,
+            resultQuality: "good", parameters: ["n": 3]))
+    }
+
     @Test("a different result at a stored phenomenonTime, or twice in one batch, is refused whole", arguments: StoreBackend.available)
     func conflictingObservations(_ backend: StoreBackend) async throws {
         let (_, s) = try await sensing(backend)

@@ -95,16 +95,16 @@ extension PostGISStore: SensingStore {
 
         var ids = change.observations.map(\.id)
         if !change.observations.isEmpty {
-            var inserted = Set<Int64>()
-            for try await id in try await db.query(PostgresQuery(unsafeSQL: """
-                INSERT INTO \(s).sta_observations (\(SensingSQL.observationColumns))
-                SELECT id, ds, NULLIF(foi, \(Int64.min)), ps, NULLIF(pe, \(Int64.min)), NULLIF(rt, \(Int64.min)), r, NULLIF(q, ''),
-                       NULLIF(vs, \(Int64.min)), NULLIF(ve, \(Int64.min)), NULLIF(p, '')
-                FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::text[], $8::text[],
-                            $9::bigint[], $10::bigint[], $11::text[]) AS u(id, ds, foi, ps, pe, rt, r, q, vs, ve, p)
-                ON CONFLICT (datastream, phenomenon_start) DO NOTHING RETURNING id
-                """, binds: Self.observationBinds(change.observations)), logger: logger).decode(Int64.self) {
-                inserted.insert(id)
+            var count: Int64 = 0
+            for try await n in try await db.query(Self.observationInsert(change.observations, schema: s), logger: logger).decode(Int64.self) {
+                count = n
+            }
+            // Fresh ids (reserved for this request): those stored now are the ones inserted.
+            var inserted = Set(ids)
+            if count < change.observations.count {
+                inserted = Set(try await Self.int64s(try await db.query("""
+                    SELECT id FROM \(unescaped: s).sta_observations WHERE id = ANY(\(ids))
+                    """, logger: logger)))
             }
             for (i, o) in change.observations.enumerated() where !inserted.contains(o.id) {
                 let existing = try await observations(db, "WHERE datastream = $1 AND phenomenon_start = $2", [o.datastream, o.phenomenonStart])
@@ -168,48 +168,105 @@ extension PostGISStore: SensingStore {
         return out
     }
 
-    private static func observationBinds(_ list: [SensingObservation]) -> PostgresBindings {
+    /// One multi-row INSERT of `list` from arrays (`unnest`), one round trip, answering how many
+    /// rows it inserted (fewer when some were stored before, re-sent): a member no
+    /// observation of the batch has (most batches give no resultQuality, validTime or
+    /// parameters) is a NULL in the statement, not an array of NULL markers.
+    static func observationInsert(_ list: [SensingObservation], schema: String) -> PostgresQuery {
         let none = Int64.min
-        var b = PostgresBindings(capacity: 11)
-        b.append(list.map(\.id)); b.append(list.map(\.datastream)); b.append(list.map { $0.featureOfInterest ?? none })
-        b.append(list.map(\.phenomenonStart)); b.append(list.map { $0.phenomenonEnd ?? none }); b.append(list.map { $0.resultTime ?? none })
-        b.append(list.map { CanonicalJSON.text($0.result) }); b.append(list.map { SensingSQL.json($0.resultQuality) ?? "" })
-        b.append(list.map { $0.validStart ?? none }); b.append(list.map { $0.validEnd ?? none })
-        b.append(list.map { SensingSQL.json($0.parameters) ?? "" })
-        return b
+        var binds = PostgresBindings(capacity: 11)
+        var arrays = [String](), names = [String](), values = [String]()
+        func add(_ name: String, _ type: String, _ expression: String) {
+            arrays.append("$\(arrays.count + 1)::\(type)[]")
+            names.append(name)
+            values.append(expression)
+        }
+        func integers(_ name: String, _ column: (SensingObservation) -> Int64?) {
+            guard list.contains(where: { column($0) != nil }) else { values.append("NULL::bigint"); return }
+            binds.append(list.map { column($0) ?? none })
+            add(name, "bigint", "NULLIF(\(name), \(none))")
+        }
+        func texts(_ name: String, _ column: (SensingObservation) -> JSONValue?) {
+            guard list.contains(where: { column($0) != nil }) else { values.append("NULL::text"); return }
+            binds.append(list.map { SensingSQL.json(column($0)) ?? "" })
+            add(name, "text", "NULLIF(\(name), '')")
+        }
+        binds.append(list.map(\.id)); add("id", "bigint", "id")
+        binds.append(list.map(\.datastream)); add("ds", "bigint", "ds")
+        integers("foi", \.featureOfInterest)
+        binds.append(list.map(\.phenomenonStart)); add("ps", "bigint", "ps")
+        integers("pe", \.phenomenonEnd)
+        integers("rt", \.resultTime)
+        binds.append(list.map { CanonicalJSON.text($0.result) }); add("r", "text", "r")
+        texts("q", \.resultQuality)
+        integers("vs", \.validStart)
+        integers("ve", \.validEnd)
+        texts("p", \.parameters)
+        return PostgresQuery(unsafeSQL: """
+            WITH inserted AS (
+                INSERT INTO \(schema).sta_observations (\(SensingSQL.observationColumns))
+                SELECT \(values.joined(separator: ", "))
+                FROM unnest(\(arrays.joined(separator: ", "))) AS u(\(names.joined(separator: ", ")))
+                ON CONFLICT (datastream, phenomenon_start) DO NOTHING RETURNING 1)
+            SELECT count(*) FROM inserted
+            """, binds: binds)
     }
 
-    private typealias ObservationRow = (Int64, Int64, Int64?, Int64, Int64?, Int64?, String, String?, Int64?, Int64?, String?)
-
-    private func observations(_ db: PostgresConnection?, _ clause: String, _ values: [Int64], suffix: String = "") async throws -> [SensingObservation] {
+    /// Observations selected by `clause` (`fields`' columns, `SensingSQL.observationSelect`),
+    /// each cell decoded as its concrete type, JSON members parsed from the cell's bytes.
+    private func observations(_ db: PostgresConnection?, _ clause: String, _ values: [Int64], suffix: String = "",
+                              fields: ObservationFields = .all) async throws -> [SensingObservation] {
         var b = PostgresBindings(capacity: values.count)
         for v in values { b.append(v) }
-        let query = PostgresQuery(unsafeSQL: "SELECT \(SensingSQL.observationColumns) FROM \(schema).sta_observations \(clause) \(suffix)", binds: b)
+        let query = PostgresQuery(unsafeSQL: "SELECT \(SensingSQL.observationSelect(fields)) FROM \(schema).sta_observations \(clause) \(suffix)",
+                                  binds: b)
         let rows = if let db { try await db.query(query, logger: logger) } else { try await client.query(query, logger: logger) }
+        func json(_ cell: PostgresCell) throws -> JSONValue? {
+            guard let bytes = cell.bytes else { return nil }
+            return try bytes.readableBytesView.withContiguousStorageIfAvailable { try JSONValue(json: UnsafeRawBufferPointer($0)) }
+                ?? JSONValue(json: String(decoding: bytes.readableBytesView, as: UTF8.self))
+        }
         var out = [SensingObservation]()
-        for try await r in rows.decode(ObservationRow.self) {
-            out.append(SensingObservation(id: r.0, datastream: r.1, featureOfInterest: r.2, phenomenonStart: r.3, phenomenonEnd: r.4,
-                                          resultTime: r.5, result: try SensingSQL.parse(r.6) ?? .null, resultQuality: try SensingSQL.parse(r.7),
-                                          validStart: r.8, validEnd: r.9, parameters: try SensingSQL.parse(r.10)))
+        for try await row in rows {
+            let r = row.makeRandomAccess()
+            var o = SensingObservation(id: try r[0].decode(Int64.self), datastream: try r[1].decode(Int64.self),
+                                       phenomenonStart: try r[2].decode(Int64.self), result: .null)
+            var c = 3
+            func next() -> PostgresCell {
+                defer { c += 1 }
+                return r[c]
+            }
+            if fields.contains(.featureOfInterest) { o.featureOfInterest = try next().decode(Int64?.self) }
+            if fields.contains(.phenomenonEnd) { o.phenomenonEnd = try next().decode(Int64?.self) }
+            if fields.contains(.resultTime) { o.resultTime = try next().decode(Int64?.self) }
+            if fields.contains(.result) { o.result = try json(next()) ?? .null }
+            if fields.contains(.resultQuality) { o.resultQuality = try json(next()) }
+            if fields.contains(.validTime) {
+                o.validStart = try next().decode(Int64?.self)
+                o.validEnd = try next().decode(Int64?.self)
+            }
+            if fields.contains(.parameters) { o.parameters = try json(next()) }
+            out.append(o)
         }
         return out
     }
 
+    /// The entities `query` selects (id, kind, body) with their outgoing links, in one round
+    /// trip: a row per link (or one without), in id order.
     private func entities(_ query: PostgresQuery) async throws -> [SensingEntity] {
-        try await mapErrors(layer: nil) {
+        let joined = PostgresQuery(unsafeSQL: """
+            SELECT e.id, e.kind, e.body, l.name, l.b FROM (\(query.sql)) AS e (id, kind, body)
+            LEFT JOIN \(schema).sta_links l ON l.a = e.id ORDER BY e.id, l.name, l.b
+            """, binds: query.binds)
+        return try await mapErrors(layer: nil) {
             var out = [SensingEntity]()
-            var index = [Int64: Int]()
-            for try await (id, kind, body) in try await client.query(query, logger: logger).decode((Int64, String, String).self) {
-                guard let k = SensingKind(rawValue: kind) else { continue }
-                index[id] = out.count
-                out.append(SensingEntity(kind: k, id: id, body: try SensingSQL.body(body)))
-            }
-            guard !out.isEmpty else { return out }
-            let ids = out.map(\.id)
-            for try await (a, name, b) in try await client.query("""
-                SELECT a, name, b FROM \(unescaped: schema).sta_links WHERE a = ANY(\(ids)) ORDER BY a, name, b
-                """, logger: logger).decode((Int64, String, Int64).self) {
-                if let i = index[a] { out[i].links[name, default: []].append(b) }
+            for try await (id, kind, body, name, b) in try await client.query(joined, logger: logger)
+                .decode((Int64, String, String, String?, Int64?).self) {
+                if out.last?.id != id {
+                    guard let k = SensingKind(rawValue: kind) else { continue }
+                    out.append(SensingEntity(kind: k, id: id, body: try SensingSQL.body(body)))
+                }
+                if let name, let b, out.last?.id == id { out[out.count - 1].links[name, default: []].append(b) }
             }
             return out
         }
@@ -236,7 +293,8 @@ extension PostGISStore: SensingStore {
     public func observations(_ range: ObservationRange) async throws -> [SensingObservation] {
         let (clause, values) = range.whereClause { "$\($0)" }
         return try await mapErrors(layer: nil) {
-            try await observations(nil, clause, values, suffix: "\(range.orderClause) LIMIT \(range.limit) OFFSET \(range.offset)")
+            try await observations(nil, clause, values, suffix: "\(range.orderClause) LIMIT \(range.limit) OFFSET \(range.offset)",
+                                   fields: range.fields)
         }
     }
 

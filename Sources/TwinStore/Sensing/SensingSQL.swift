@@ -25,6 +25,20 @@ enum SensingSQL {
 
     static let observationColumns = "id, datastream, foi, phenomenon_start, phenomenon_end, result_time, result, quality, valid_start, valid_end, parameters"
 
+    /// The columns a read of `fields` selects: always `id, datastream, phenomenon_start`, then
+    /// those of `fields` in `observationColumns` order (`observationReadOrder`).
+    static func observationSelect(_ fields: ObservationFields) -> String {
+        var columns = ["id", "datastream", "phenomenon_start"]
+        for (field, names) in observationReadOrder where fields.contains(field) { columns += names }
+        return columns.joined(separator: ", ")
+    }
+
+    /// The optional members of a read and their columns, in the order a row holds them.
+    static let observationReadOrder: [(ObservationFields, [String])] = [
+        (.featureOfInterest, ["foi"]), (.phenomenonEnd, ["phenomenon_end"]), (.resultTime, ["result_time"]), (.result, ["result"]),
+        (.resultQuality, ["quality"]), (.validTime, ["valid_start", "valid_end"]), (.parameters, ["parameters"]),
+    ]
+
     static func json(_ v: JSONValue?) -> String? { v.map(CanonicalJSON.text) }
 
     static func parse(_ text: String?) throws -> JSONValue? {

@@ -55,6 +55,24 @@ public struct SensingLink: Sendable, Hashable {
     }
 }
 
+/// The members of an observation a read needs besides its id, Datastream and phenomenon start
+/// (always read): the store reads only these columns, and leaves the others `nil` (`result`
+/// `.null`). A last-day read for `$select=phenomenonTime,result` reads four of eleven columns.
+public struct ObservationFields: OptionSet, Sendable, Hashable {
+    public let rawValue: Int
+    public init(rawValue: Int) { self.rawValue = rawValue }
+
+    public static let featureOfInterest = ObservationFields(rawValue: 1 << 0)
+    /// The end of an interval phenomenonTime.
+    public static let phenomenonEnd = ObservationFields(rawValue: 1 << 1)
+    public static let resultTime = ObservationFields(rawValue: 1 << 2)
+    public static let result = ObservationFields(rawValue: 1 << 3)
+    public static let resultQuality = ObservationFields(rawValue: 1 << 4)
+    public static let validTime = ObservationFields(rawValue: 1 << 5)
+    public static let parameters = ObservationFields(rawValue: 1 << 6)
+    public static let all: ObservationFields = [.featureOfInterest, .phenomenonEnd, .resultTime, .result, .resultQuality, .validTime, .parameters]
+}
+
 /// A selection of observations the store answers with an index read.
 public struct ObservationRange: Sendable, Hashable {
     public enum Order: Sendable, Hashable {
@@ -72,9 +90,11 @@ public struct ObservationRange: Sendable, Hashable {
     public var descending: Bool
     public var limit: Int
     public var offset: Int
+    /// What `observations(_:)` reads of each observation (`observationCount` ignores it).
+    public var fields: ObservationFields
 
     public init(ids: [Int64]? = nil, datastream: Int64? = nil, featureOfInterest: Int64? = nil, from: Int64? = nil, to: Int64? = nil,
-                order: Order = .id, descending: Bool = false, limit: Int = 100, offset: Int = 0) {
+                order: Order = .id, descending: Bool = false, limit: Int = 100, offset: Int = 0, fields: ObservationFields = .all) {
         self.ids = ids
         self.datastream = datastream
         self.featureOfInterest = featureOfInterest
@@ -84,6 +104,7 @@ public struct ObservationRange: Sendable, Hashable {
         self.descending = descending
         self.limit = limit
         self.offset = offset
+        self.fields = fields
     }
 
     /// The WHERE clause with `?`/`$n` placeholders from `mark` (called once per value, in order).
@@ -164,11 +185,38 @@ public struct SensingChange: Sendable {
         var byStream = [Int64: [SensingObservation]]()
         for o in observations + observationUpdates { byStream[o.datastream, default: []].append(o) }
         for (ds, list) in byStream.sorted(by: { $0.key < $1.key }) {
-            let text = list.map { "\($0.id)|\($0.phenomenonStart)|\(CanonicalJSON.text($0.result))" }.joined(separator: "\n")
-            add("sta:Datastreams(\(ds))/Observations", .insert, SHA256.hex(Array(text.utf8)))
+            // `id|phenomenonStart|result` lines, written straight into one buffer (thousands a batch).
+            var text = [UInt8]()
+            text.reserveCapacity(list.count * 48)
+            for (k, o) in list.enumerated() {
+                if k > 0 { text.append(10) }
+                Self.appendDecimal(o.id, to: &text)
+                text.append(124)
+                Self.appendDecimal(o.phenomenonStart, to: &text)
+                text.append(124)
+                text.append(contentsOf: CanonicalJSON.text(o.result).utf8)
+            }
+            add("sta:Datastreams(\(ds))/Observations", .insert, SHA256.hex(text))
         }
         for id in observationDeletes { add("sta:Observations(\(id))", .delete, nil) }
         return out
+    }
+
+    /// `String(v)`'s digits, without making the string.
+    static func appendDecimal(_ v: Int64, to out: inout [UInt8]) {
+        if v < 0 { out.append(45) }
+        var m = v.magnitude
+        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var n = 0
+        withUnsafeMutableBytes(of: &digits) { d in
+            repeat {
+                d[n] = UInt8(48 + m % 10)
+                m /= 10
+                n += 1
+            } while m > 0
+            for i in stride(from: n - 1, through: 0, by: -1) { out.append(d[i]) }
+        }
     }
 
     static func hash(_ e: SensingEntity) -> String {

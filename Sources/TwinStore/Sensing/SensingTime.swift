@@ -10,6 +10,8 @@ public enum SensingTime {
 
     /// Parses an instant or an interval `start/end` (end after start); `nil` when malformed.
     public static func period(_ text: String) -> (start: Int64, end: Int64?)? {
+        // An instant (most readings) needs no split.
+        if !text.utf8.contains(UInt8(ascii: "/")) { return instant(text).map { ($0, nil) } }
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
         switch parts.count {
         case 1: return instant(text).map { ($0, nil) }

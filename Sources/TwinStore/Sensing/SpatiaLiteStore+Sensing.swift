@@ -1,3 +1,4 @@
+import CSpatiaLite
 import Foundation
 import GeoCore
 import GRDB
@@ -74,25 +75,24 @@ extension SpatiaLiteStore: SensingStore {
                 guard features[f] == true else { throw SensingSQL.unknown(.featureOfInterest, f, field: "FeatureOfInterest") }
             }
         }
-        let insert = try db.cachedStatement(sql: """
-            INSERT INTO sta_observations (\(SensingSQL.observationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (datastream, phenomenon_start) DO NOTHING
-            """)
         var ids = [Int64]()
         ids.reserveCapacity(change.observations.count)
-        for o in change.observations {
-            try check(o)
-            try insert.execute(arguments: arguments(o))
-            if db.changesCount == 1 {
-                ids.append(o.id)
-            } else {
-                guard let row = try Row.fetchOne(db, sql: "SELECT \(SensingSQL.observationColumns) FROM sta_observations WHERE datastream = ? AND phenomenon_start = ?",
-                                                 arguments: [o.datastream, o.phenomenonStart]) else {
-                    throw StoreError(.invalidFeature, "observation @iot.id \(o.id) exists already", field: "@iot.id")
+        if !change.observations.isEmpty {
+            let insert = try ObservationInsert(db)
+            defer { insert.finalize() }
+            for o in change.observations {
+                try check(o)
+                if try insert.insert(o) {
+                    ids.append(o.id)
+                } else {
+                    guard let row = try Row.fetchOne(db, sql: "SELECT \(SensingSQL.observationColumns) FROM sta_observations WHERE datastream = ? AND phenomenon_start = ?",
+                                                     arguments: [o.datastream, o.phenomenonStart]) else {
+                        throw StoreError(.invalidFeature, "observation @iot.id \(o.id) exists already", field: "@iot.id")
+                    }
+                    let existing = try observation(row)
+                    guard existing.sameReading(as: o) else { throw SensingSQL.conflicting(o) }
+                    ids.append(existing.id)
                 }
-                let existing = try observation(row)
-                guard existing.sameReading(as: o) else { throw SensingSQL.conflicting(o) }
-                ids.append(existing.id)
             }
         }
         for o in change.observationUpdates {
@@ -137,33 +137,46 @@ extension SpatiaLiteStore: SensingStore {
         try db.execute(sql: "DELETE FROM sta_entities WHERE id = ?", arguments: [id])
     }
 
-    private static func arguments(_ o: SensingObservation) -> StatementArguments {
-        [o.id, o.datastream, o.featureOfInterest, o.phenomenonStart, o.phenomenonEnd, o.resultTime, CanonicalJSON.text(o.result),
-         SensingSQL.json(o.resultQuality), o.validStart, o.validEnd, SensingSQL.json(o.parameters)]
-    }
-
     private static func observation(_ row: Row) throws -> SensingObservation {
         SensingObservation(id: row[0], datastream: row[1], featureOfInterest: row[2], phenomenonStart: row[3], phenomenonEnd: row[4],
                            resultTime: row[5], result: try SensingSQL.parse(row[6]) ?? .null, resultQuality: try SensingSQL.parse(row[7]),
                            validStart: row[8], validEnd: row[9], parameters: try SensingSQL.parse(row[10]))
     }
 
-    /// Steps `statement` (selecting `SensingSQL.observationColumns`) reading each column as its
-    /// concrete type straight from SQLite: a read returns thousands of rows, and GRDB's generic
-    /// per-column decoding was most of its cost.
-    private static func observations(_ statement: Statement, _ arguments: StatementArguments, capacity: Int) throws -> [SensingObservation] {
+    /// Steps `statement` (selecting `SensingSQL.observationSelect(fields)`) reading each column as
+    /// its concrete type straight from SQLite, JSON members parsed from SQLite's own bytes (no
+    /// intermediate `String`): a read returns thousands of rows, and GRDB's generic per-column
+    /// decoding was most of its cost.
+    private static func observations(_ statement: Statement, _ arguments: StatementArguments, fields: ObservationFields,
+                                     capacity: Int) throws -> [SensingObservation] {
         var out = [SensingObservation]()
         out.reserveCapacity(max(capacity, 0))
         let cursor = try Row.fetchCursor(statement, arguments: arguments)
         let s = statement.sqliteStatement
-        while let row = try cursor.next() {
-            func integer(_ i: CInt) -> Int64? { row.hasNull(atIndex: Int(i)) ? nil : Int64(sqliteStatement: s, index: i) }
-            func text(_ i: CInt) -> String? { row.hasNull(atIndex: Int(i)) ? nil : String(sqliteStatement: s, index: i) }
-            out.append(SensingObservation(
-                id: Int64(sqliteStatement: s, index: 0), datastream: Int64(sqliteStatement: s, index: 1), featureOfInterest: integer(2),
-                phenomenonStart: Int64(sqliteStatement: s, index: 3), phenomenonEnd: integer(4), resultTime: integer(5),
-                result: try SensingSQL.parse(text(6)) ?? .null, resultQuality: try SensingSQL.parse(text(7)),
-                validStart: integer(8), validEnd: integer(9), parameters: try SensingSQL.parse(text(10))))
+        func integer(_ i: CInt) -> Int64? { sqlite3_column_type(s, i) == SQLITE_NULL ? nil : sqlite3_column_int64(s, i) }
+        func json(_ i: CInt) throws -> JSONValue? {
+            guard sqlite3_column_type(s, i) != SQLITE_NULL, let text = sqlite3_column_text(s, i) else { return nil }
+            return try JSONValue(json: UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(s, i))))
+        }
+        while try cursor.next() != nil {
+            var o = SensingObservation(id: sqlite3_column_int64(s, 0), datastream: sqlite3_column_int64(s, 1),
+                                       phenomenonStart: sqlite3_column_int64(s, 2), result: .null)
+            var c: CInt = 3
+            func next() -> CInt {
+                defer { c += 1 }
+                return c
+            }
+            if fields.contains(.featureOfInterest) { o.featureOfInterest = integer(next()) }
+            if fields.contains(.phenomenonEnd) { o.phenomenonEnd = integer(next()) }
+            if fields.contains(.resultTime) { o.resultTime = integer(next()) }
+            if fields.contains(.result) { o.result = try json(next()) ?? .null }
+            if fields.contains(.resultQuality) { o.resultQuality = try json(next()) }
+            if fields.contains(.validTime) {
+                o.validStart = integer(next())
+                o.validEnd = integer(next())
+            }
+            if fields.contains(.parameters) { o.parameters = try json(next()) }
+            out.append(o)
         }
         return out
     }
@@ -225,11 +238,11 @@ extension SpatiaLiteStore: SensingStore {
         let (clause, values) = range.whereClause { _ in "?" }
         return try await mapErrors(layer: nil) {
             try await pool.read { db in
-                let sql = "SELECT \(SensingSQL.observationColumns) FROM sta_observations \(clause) \(range.orderClause) LIMIT ? OFFSET ?"
+                let sql = "SELECT \(SensingSQL.observationSelect(range.fields)) FROM sta_observations \(clause) \(range.orderClause) LIMIT ? OFFSET ?"
                 // A few shapes of range reads recur (cached per connection); a list of ids makes a new one each time.
                 let statement = try range.ids == nil ? db.cachedStatement(sql: sql) : db.makeStatement(sql: sql)
                 return try Self.observations(statement, StatementArguments(values + [Int64(range.limit), Int64(range.offset)]),
-                                             capacity: min(range.limit, 10_000))
+                                             fields: range.fields, capacity: min(range.limit, 10_000))
             }
         }
     }
@@ -241,5 +254,59 @@ extension SpatiaLiteStore: SensingStore {
                 try Int.fetchOne(db, sql: "SELECT count(*) FROM sta_observations \(clause)", arguments: StatementArguments(values)) ?? 0
             }
         }
+    }
+}
+
+/// The INSERT of new observations, bound and stepped straight through SQLite's C API: a
+/// CreateObservations batch writes thousands of rows in one transaction, and building GRDB's
+/// `StatementArguments` (eleven boxed values a row) cost more than SQLite's own work.
+private struct ObservationInsert {
+    let connection: OpaquePointer
+    let statement: OpaquePointer
+    static let sql = """
+        INSERT INTO sta_observations (\(SensingSQL.observationColumns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (datastream, phenomenon_start) DO NOTHING
+        """
+    /// `SQLITE_TRANSIENT`: SQLite copies text at bind time.
+    private static let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+    init(_ db: Database) throws {
+        guard let connection = db.sqliteConnection else { throw StoreError(.backend, "SQLite connection is closed") }
+        var s: OpaquePointer?
+        let rc = sqlite3_prepare_v2(connection, Self.sql, -1, &s, nil)
+        guard rc == SQLITE_OK, let s else {
+            sqlite3_finalize(s)
+            throw DatabaseError(resultCode: ResultCode(rawValue: rc), message: String(cString: sqlite3_errmsg(connection)), sql: Self.sql)
+        }
+        self.connection = connection
+        statement = s
+    }
+
+    func finalize() { sqlite3_finalize(statement) }
+
+    /// Inserts `o`; `false` when its Datastream already holds a reading at its phenomenon time.
+    func insert(_ o: SensingObservation) throws -> Bool {
+        let s = statement
+        func integer(_ i: CInt, _ v: Int64?) {
+            if let v { sqlite3_bind_int64(s, i, v) } else { sqlite3_bind_null(s, i) }
+        }
+        func text(_ i: CInt, _ v: String?) {
+            guard var v else { sqlite3_bind_null(s, i); return }
+            _ = v.withUTF8 { u in
+                // Never a nil address for "": SQLite would bind NULL.
+                if u.isEmpty { sqlite3_bind_text(s, i, "", 0, Self.transient) } else {
+                    u.withMemoryRebound(to: CChar.self) { sqlite3_bind_text(s, i, $0.baseAddress, CInt($0.count), Self.transient) }
+                }
+            }
+        }
+        integer(1, o.id); integer(2, o.datastream); integer(3, o.featureOfInterest); integer(4, o.phenomenonStart)
+        integer(5, o.phenomenonEnd); integer(6, o.resultTime); text(7, CanonicalJSON.text(o.result)); text(8, SensingSQL.json(o.resultQuality))
+        integer(9, o.validStart); integer(10, o.validEnd); text(11, SensingSQL.json(o.parameters))
+        let rc = sqlite3_step(s)
+        let code = sqlite3_extended_errcode(connection)
+        let message = rc == SQLITE_DONE ? "" : String(cString: sqlite3_errmsg(connection))
+        sqlite3_reset(s)
+        guard rc == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: message, sql: Self.sql) }
+        return sqlite3_changes(connection) == 1
     }
 }

@@ -23,14 +23,17 @@ struct STARow: Sendable {
         }
     }
 
-    init(_ o: SensingObservation) {
+    /// An observation read with `fields` (`ObservationFields`): members not read are left out
+    /// (rendering writes a `resultTime` left out as null).
+    init(_ o: SensingObservation) { self.init(o, fields: .all) }
+
+    init(_ o: SensingObservation, fields: ObservationFields) {
         kind = .observation
         id = o.id
-        var j: [String: JSONValue] = [
-            "phenomenonTime": .string(SensingTime.format(o.phenomenonStart, o.phenomenonEnd)),
-            "resultTime": o.resultTime.map { .string(SensingTime.format($0)) } ?? .null,
-            "result": o.result,
-        ]
+        var j = [String: JSONValue](minimumCapacity: 4)
+        if fields.contains(.phenomenonEnd) { j["phenomenonTime"] = .string(SensingTime.format(o.phenomenonStart, o.phenomenonEnd)) }
+        if fields.contains(.resultTime) { j["resultTime"] = o.resultTime.map { .string(SensingTime.format($0)) } ?? .null }
+        if fields.contains(.result) { j["result"] = o.result }
         if let q = o.resultQuality { j["resultQuality"] = q }
         if let v = o.validStart { j["validTime"] = .string(SensingTime.format(v, o.validEnd)) }
         if let p = o.parameters { j["parameters"] = p }
@@ -193,30 +196,12 @@ struct STAReader: Sendable {
     }
 
     private func selectObservations(_ base: ObservationRange, _ options: STAQueryOptions, size: Int) async throws -> (rows: [STARow], more: Bool, count: Int?) {
+        if let page = try await indexedObservations(base, options, size: size) {
+            return (page.observations.map { STARow($0, fields: page.fields) }, page.more, page.count)
+        }
         var range = base
         var residual = [SensingFilter]()
         for c in options.filter?.conjuncts ?? [] where !Self.pushDown(c, into: &range) { residual.append(c) }
-        var order: ObservationRange.Order? = .id
-        var descending = false
-        if let first = options.orderBy.first {
-            if options.orderBy.count == 1, case .path(let p) = first.0 {
-                if p == ["phenomenonTime"] { order = .phenomenonTime } else if p == ["id"] || p == ["@iot.id"] { order = .id } else { order = nil }
-                descending = first.descending
-            } else {
-                order = nil
-            }
-        }
-        if residual.isEmpty, let order {
-            range.order = order
-            range.descending = descending
-            range.limit = size + 1
-            range.offset = options.skip
-            var rows = try await store.observations(range).map(STARow.init)
-            let more = size > 0 && rows.count > size
-            if rows.count > size { rows.removeLast() }
-            let count = options.count ? try await store.observationCount(range) : nil
-            return (rows, more, count)
-        }
         let n = try await store.observationCount(range)
         guard n <= Self.memoryFilterLimit else {
             throw Problem(.invalidFilter, "parameter '$filter': this selection holds \(n) observations and the filter needs them all in memory (at most \(Self.memoryFilterLimit)); narrow it by Datastream and phenomenonTime",
@@ -228,6 +213,54 @@ struct STAReader: Sendable {
         var rest = options
         rest.filter = residual.isEmpty ? nil : residual.dropFirst().reduce(residual[0]) { .binary("and", $0, $1) }
         return try await page(all, rest, size: size)
+    }
+
+    /// One page of observations when the store's index answers the whole `$filter` and
+    /// `$orderby` (one range read, only the members the response shows: `fields`); `nil` when
+    /// part of the filter or order must be evaluated in memory.
+    func indexedObservations(_ base: ObservationRange, _ options: STAQueryOptions, size: Int) async throws
+        -> (observations: [SensingObservation], fields: ObservationFields, more: Bool, count: Int?)? {
+        var range = base
+        for c in options.filter?.conjuncts ?? [] where !Self.pushDown(c, into: &range) { return nil }
+        var order = ObservationRange.Order.id
+        var descending = false
+        if let first = options.orderBy.first {
+            guard options.orderBy.count == 1, case .path(let p) = first.0 else { return nil }
+            if p == ["phenomenonTime"] { order = .phenomenonTime } else if p == ["id"] || p == ["@iot.id"] { order = .id } else { return nil }
+            descending = first.descending
+        }
+        range.order = order
+        range.descending = descending
+        range.limit = size + 1
+        range.offset = options.skip
+        range.fields = Self.observationFields(options)
+        var list = try await store.observations(range)
+        let more = size > 0 && list.count > size
+        if list.count > size { list.removeLast() }
+        let count = options.count ? try await store.observationCount(range) : nil
+        return (list, range.fields, more, count)
+    }
+
+    /// What of each observation a response with `options` shows: `$select`'s members (and the
+    /// FeatureOfInterest for its link or `$expand`); everything without `$select`.
+    static func observationFields(_ options: STAQueryOptions) -> ObservationFields {
+        guard let select = options.select else { return .all }
+        var fields: ObservationFields = []
+        for name in select {
+            switch name {
+            case "id", "@iot.id", "@iot.selfLink", "Datastream", "Datastream/id": break
+            case "phenomenonTime": fields.insert(.phenomenonEnd)
+            case "resultTime": fields.insert(.resultTime)
+            case "result": fields.insert(.result)
+            case "resultQuality": fields.insert(.resultQuality)
+            case "validTime": fields.insert(.validTime)
+            case "parameters": fields.insert(.parameters)
+            case "FeatureOfInterest", "FeatureOfInterest/id": fields.insert(.featureOfInterest)
+            default: return .all
+            }
+        }
+        if options.expand.contains(where: { $0.path.first == "FeatureOfInterest" }) { fields.insert(.featureOfInterest) }
+        return fields
     }
 
     /// Moves a conjunct the index answers into `range`: `phenomenonTime` against a date-time

@@ -30,10 +30,10 @@ final class STAWriter: @unchecked Sendable {
         return nextTemp
     }
 
-    private func existing(_ kind: SensingKind, _ id: Int64, _ path: String) async throws -> Int64 {
+    private func existing(_ kind: SensingKind, _ id: Int64, _ path: @autoclosure () -> String) async throws -> Int64 {
         if let e = known[id], e.kind == kind { return id }
         guard let e = try await store.sensingEntity(kind, id: id) else {
-            throw Self.invalid(path, "no \(kind.rawValue) with @iot.id \(id)")
+            throw Self.invalid(path(), "no \(kind.rawValue) with @iot.id \(id)")
         }
         known[id] = e
         return id
@@ -198,29 +198,29 @@ final class STAWriter: @unchecked Sendable {
     }
 
     /// An observation from its members, its result checked against the Datastream's observationType.
-    func makeObservation(id: Int64, datastream: Int64, foi: Int64?, _ fields: [String: JSONValue], path: String) async throws -> SensingObservation {
+    func makeObservation(id: Int64, datastream: Int64, foi: Int64?, _ fields: [String: JSONValue], path: @autoclosure () -> String) async throws -> SensingObservation {
         var start = reader.now, end: Int64?
         if let t = fields["phenomenonTime"], !t.isNull {
             guard let s = t.stringValue, let p = SensingTime.period(s) else {
-                throw Self.invalid("\(path).phenomenonTime", "must be an RFC 3339 instant or interval start/end")
+                throw Self.invalid("\(path()).phenomenonTime", "must be an RFC 3339 instant or interval start/end")
             }
             (start, end) = p
         }
         var resultTime: Int64?
         if let t = fields["resultTime"], !t.isNull {
-            guard let s = t.stringValue, let v = SensingTime.instant(s) else { throw Self.invalid("\(path).resultTime", "must be an RFC 3339 instant or null") }
+            guard let s = t.stringValue, let v = SensingTime.instant(s) else { throw Self.invalid("\(path()).resultTime", "must be an RFC 3339 instant or null") }
             resultTime = v
         }
         var validStart: Int64?, validEnd: Int64?
         if let t = fields["validTime"], !t.isNull {
-            guard let s = t.stringValue, let p = SensingTime.period(s) else { throw Self.invalid("\(path).validTime", "must be an RFC 3339 interval") }
+            guard let s = t.stringValue, let p = SensingTime.period(s) else { throw Self.invalid("\(path()).validTime", "must be an RFC 3339 interval") }
             (validStart, validEnd) = (p.start, p.end)
         }
-        if let p = fields["parameters"], !p.isNull, p.objectValue == nil { throw Self.invalid("\(path).parameters", "must be a JSON object") }
-        guard let result = fields["result"] else { throw Self.invalid("\(path).result", "required for a new Observation") }
-        if datastream > 0 { _ = try await existing(.datastream, datastream, "\(path).Datastream") }
+        if let p = fields["parameters"], !p.isNull, p.objectValue == nil { throw Self.invalid("\(path()).parameters", "must be a JSON object") }
+        guard let result = fields["result"] else { throw Self.invalid("\(path()).result", "required for a new Observation") }
+        if datastream > 0 { _ = try await existing(.datastream, datastream, "\(path()).Datastream") }
         if let type = entity(datastream)?.body["observationType"]?.stringValue {
-            try Self.checkResult(result, type: type, path: "\(path).result")
+            try Self.checkResult(result, type: type, path: "\(path()).result")
         }
         return SensingObservation(id: id, datastream: datastream, featureOfInterest: foi, phenomenonStart: start, phenomenonEnd: end,
                                   resultTime: resultTime, result: result, resultQuality: fields["resultQuality"].flatMap { $0.isNull ? nil : $0 },
@@ -228,8 +228,9 @@ final class STAWriter: @unchecked Sendable {
     }
 
     /// The result a Datastream's `observationType` (O&M 2.0) allows.
-    static func checkResult(_ result: JSONValue, type: String, path: String) throws {
-        let name = type.split(separator: "/").last.map(String.init) ?? type
+    static func checkResult(_ result: JSONValue, type: String, path: @autoclosure () -> String) throws {
+        // The last segment of the type's URI (once per row: no split into an array).
+        let name = type.lastIndex(of: "/").map { type[type.index(after: $0)...] } ?? type[...]
         let ok: Bool = switch name {
         case "OM_Measurement": result.doubleValue.map { $0.isFinite } ?? false
         case "OM_CountObservation": { if case .integer = result { true } else { false } }()
@@ -237,7 +238,7 @@ final class STAWriter: @unchecked Sendable {
         case "OM_CategoryObservation": result.stringValue != nil
         default: !result.isNull
         }
-        guard ok else { throw invalid(path, "\(String(describing: result)) is not a result of a Datastream whose observationType is \(name)") }
+        guard ok else { throw invalid(path(), "\(String(describing: result)) is not a result of a Datastream whose observationType is \(name)") }
     }
 
     /// The FeatureOfInterest generated from the Location of the Datastream's Thing (STA 1.1
@@ -293,24 +294,24 @@ final class STAWriter: @unchecked Sendable {
             var cachedFOI: Int64??
             var checkedFOI = Set<Int64>()
             for (r, rowValue) in rows.enumerated() {
-                let rowPath = "\(path).dataArray[\(r)]"
+                func rowPath() -> String { "\(path).dataArray[\(r)]" }  // for errors only: not built per row
                 guard let row = rowValue.arrayValue, row.count == components.count else {
-                    throw Self.invalid(rowPath, "must be an array of \(components.count) values (components)")
+                    throw Self.invalid(rowPath(), "must be an array of \(components.count) values (components)")
                 }
                 var fields = [String: JSONValue]()
                 var foi: Int64?
                 for (c, name) in components.enumerated() {
                     if name == "FeatureOfInterest/id" {
-                        guard let f = row[c].integerValue else { throw Self.invalid("\(rowPath)[\(c)]", "FeatureOfInterest/id must be an integer") }
-                        if !checkedFOI.contains(f) { _ = try await existing(.featureOfInterest, f, "\(rowPath)[\(c)]"); checkedFOI.insert(f) }
+                        guard let f = row[c].integerValue else { throw Self.invalid("\(rowPath())[\(c)]", "FeatureOfInterest/id must be an integer") }
+                        if !checkedFOI.contains(f) { _ = try await existing(.featureOfInterest, f, "\(rowPath())[\(c)]"); checkedFOI.insert(f) }
                         foi = f
                     } else {
                         fields[name] = row[c]
                     }
                 }
-                var obs = try await makeObservation(id: ids[r], datastream: datastream, foi: foi, fields, path: rowPath)
+                var obs = try await makeObservation(id: ids[r], datastream: datastream, foi: foi, fields, path: rowPath())
                 if obs.featureOfInterest == nil {
-                    if cachedFOI == nil { cachedFOI = .some(try await featureOfInterest(for: datastream, path: rowPath)) }
+                    if cachedFOI == nil { cachedFOI = .some(try await featureOfInterest(for: datastream, path: rowPath())) }
                     obs.featureOfInterest = cachedFOI!
                 }
                 change.observations.append(obs)

@@ -154,6 +154,18 @@ extension CityTwinServer {
             if let format = options.resultFormat, kind != .observation {
                 throw Problem.invalid("$resultFormat", "\(format) applies to Observations")
             }
+            if options.resultFormat == "dataArray", !ref, case .observations(let base) = source,
+               let page = try await reader.indexedObservations(base, options, size: options.pageSize) {
+                // The index answers it all: rows straight from the observations read (no STARow each).
+                var out = [String: JSONValue]()
+                if let count = page.count { out["@iot.count"] = .integer(Int64(count)) }
+                if page.more {
+                    let skip = options.skip + page.observations.count
+                    out["@iot.nextLink"] = .string(url(Self.sensorThingsRoot) + "/" + path + STAReader.queryString(options, skip: skip, original: query))
+                }
+                out["value"] = .array(Self.dataArray(page.observations, options, reader: reader))
+                return .json(.object(out))
+            }
             let (rows, more, count) = try await reader.select(kind, source, options)
             var out = [String: JSONValue]()
             if let count { out["@iot.count"] = .integer(Int64(count)) }
@@ -227,18 +239,39 @@ extension CityTwinServer {
 
     /// Observations grouped by Datastream as `components` + `dataArray` rows (Data Array extension).
     static func dataArray(_ rows: [STARow], _ options: STAQueryOptions, reader: STAReader) -> [JSONValue] {
-        let components = options.select ?? ["id", "phenomenonTime", "result"]
+        dataArray(rows, components: options.select ?? ["id", "phenomenonTime", "result"], reader: reader, datastream: { $0.toOne["Datastream"] ?? 0 }) { r, c in
+            switch c {
+            case "id", "@iot.id": .integer(r.id)
+            case "FeatureOfInterest/id": r.toOne["FeatureOfInterest"].map { .integer($0) } ?? .null
+            default: r.json[c] ?? .null
+            }
+        }
+    }
+
+    /// The same from observations as the store read them (`STAReader.indexedObservations`).
+    static func dataArray(_ observations: [SensingObservation], _ options: STAQueryOptions, reader: STAReader) -> [JSONValue] {
+        dataArray(observations, components: options.select ?? ["id", "phenomenonTime", "result"], reader: reader, datastream: \.datastream) { o, c in
+            switch c {
+            case "id", "@iot.id": .integer(o.id)
+            case "FeatureOfInterest/id": o.featureOfInterest.map { .integer($0) } ?? .null
+            case "phenomenonTime": .string(SensingTime.format(o.phenomenonStart, o.phenomenonEnd))
+            case "resultTime": o.resultTime.map { .string(SensingTime.format($0)) } ?? .null
+            case "result": o.result
+            case "resultQuality": o.resultQuality ?? .null
+            case "validTime": o.validStart.map { .string(SensingTime.format($0, o.validEnd)) } ?? .null
+            case "parameters": o.parameters ?? .null
+            default: .null
+            }
+        }
+    }
+
+    private static func dataArray<Row>(_ rows: [Row], components: [String], reader: STAReader, datastream: (Row) -> Int64,
+                                       value: (Row, String) -> JSONValue) -> [JSONValue] {
         var groups = [(Int64, [JSONValue])]()
         var index = [Int64: Int]()
         for r in rows {
-            let ds = r.toOne["Datastream"] ?? 0
-            let row: JSONValue = .array(components.map { c in
-                switch c {
-                case "id", "@iot.id": .integer(r.id)
-                case "FeatureOfInterest/id": r.toOne["FeatureOfInterest"].map { .integer($0) } ?? .null
-                default: r.json[c] ?? .null
-                }
-            })
+            let ds = datastream(r)
+            let row: JSONValue = .array(components.map { value(r, $0) })
             if let i = index[ds] { groups[i].1.append(row) } else {
                 index[ds] = groups.count
                 groups.append((ds, [row]))
