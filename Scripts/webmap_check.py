@@ -426,7 +426,8 @@ def main():
         fail(f"the run's depth classes {sorted(present)} (at least four wanted) are not all found by their legend colours on the map: {found}")
 
     # Permanent water is not flood: inside the rivers' own width (the 长江 1500 m, the 举水 90 m) the
-    # map shows water blue, never a depth class, though the run's raw depth grid is wet there.
+    # map shows water blue, never a depth class, though the run's raw depth grid is wet there. Points
+    # under a symbol or another layer's line (gauges, outfalls, labels, roads) are left out.
     water_probe = evaluate("""(async () => {
       const m = window.citytwin.map, r = await (await fetch('/collections/rivers/items?limit=100', {headers: {Accept: 'application/geo+json'}})).json();
       const box = document.getElementById('map').getBoundingClientRect(), out = [];
@@ -440,7 +441,11 @@ def main():
           const mpp = 40075016.686 * Math.cos(lat * Math.PI / 180) / (512 * Math.pow(2, m.getZoom()));
           for (const side of [-0.35, 0.35]) {
             const off = side * w / mpp, x = p.x - (b.y - a.y) / len * off, y = p.y + (b.x - a.x) / len * off;
-            if (x > 40 && y > 40 && x < box.width - 60 && y < box.height - 40) out.push([Math.round(box.left + x), Math.round(box.top + y), f.properties.name]);
+            if (!(x > 40 && y > 40 && x < box.width - 60 && y < box.height - 40)) continue;
+            // Not where a symbol (a gauge, an outfall, a label) or another layer's line is drawn over the water.
+            const over = m.queryRenderedFeatures([x, y]).some((h) => h.layer.type === 'symbol' || h.layer.type === 'circle'
+              || (h.layer.type === 'line' && !/^rivers/.test(h.layer.id)));
+            if (!over) out.push([Math.round(box.left + x), Math.round(box.top + y), f.properties.name]);
           }
         }
       }
