@@ -10,7 +10,7 @@ import Testing
 @Suite("District surface: levees along stage-held rivers")
 struct DistrictSurfaceLeveeTests {
     static func surface(crest: Double?, stage: Double) throws -> DistrictSurface {
-        let dem = try Grid(width: 30, height: 30, geoTransform: .northUp(west: 0, north: 300, cellWidth: 10, cellHeight: 10), value: 15)
+        let dem = try Grid(width: 30, height: 30, geoTransform: .northUp(west: 0, north: 300, cellWidth: 10, cellHeight: 10), repeating: 15)
         var properties: [String: JSONValue] = ["name": "长江", "width_m": 40]
         if let crest { properties["levee_crest_m"] = .number(crest) }
         let river = Feature(id: .string("RV"), geometry: .lineString(LineString([Position(x: -50, y: 150), Position(x: 350, y: 150)])),
