@@ -3,14 +3,20 @@ import GeoCore
 extension DistrictDraft {
     func buildHydrology() {
         let riverPts = stride(from: extent, through: DistrictTerrain.yangtzeBankY, by: -100).map { (terrain.riverCentre(y: $0), $0) }
+        // Levee crests (堤顶高程, 1985 datum): the gauges' guarantee level (保证水位) plus a freeboard,
+        // 2.0 m on the 长江干堤 (27.3 + 2.0) and 1.5 m on the 举水 levees at 举水邾城站
+        // (bed 17.1 + 8.0 + 1.5); the flood model raises the cells along the channels to them.
         add("rivers", Feature(id: .string("RV-01"), geometry: line(riverPts), properties: [
-            "name": "举水", "kind": "河流", "flows_to": "长江", "width_m": 90.0, "manning_n": 0.035,
+            "name": "举水", "kind": "河流", "flows_to": "长江", "width_m": 90.0, "manning_n": 0.035, "levee_crest_m": 26.6,
         ]))
         add("rivers", Feature(id: .string("RV-02"), geometry: line([(DistrictTerrain.channelX, 4200), (DistrictTerrain.channelX, 960)]), properties: [
             "name": "东港渠", "kind": "港渠", "flows_to": "涨渡湖", "width_m": 18.0, "manning_n": 0.025,
         ]))
-        add("rivers", Feature(id: .string("RV-03"), geometry: line([(0, 60), (extent, 60)]), properties: [
-            "name": "长江", "kind": "河流", "flows_to": "东海", "width_m": 1500.0, "manning_n": 0.03,
+        // The 长江 is 1500 m wide and the district holds only its north bank (the terrain's bank at
+        // y = 120 m): the centreline lies 750 m south of the bank, outside the district.
+        let yangtzeY = DistrictTerrain.yangtzeBankY - 750
+        add("rivers", Feature(id: .string("RV-03"), geometry: line([(0, yangtzeY), (extent, yangtzeY)]), properties: [
+            "name": "长江", "kind": "河流", "flows_to": "东海", "width_m": 1500.0, "manning_n": 0.03, "levee_crest_m": 29.3,
         ]))
         let lc = DistrictTerrain.lakeCentre, lr = DistrictTerrain.lakeRadii
         add("lakes", Feature(id: .string("LK-01"), geometry: polygon(ellipse(cx: lc.x, cy: lc.y, rx: lr.x, ry: lr.y)), properties: [

@@ -1,5 +1,6 @@
 /// The web map's stylesheet, served at `/static/map.css`. Text colours pass WCAG AA (4.5:1) on
-/// their backgrounds; focus is always visible.
+/// their backgrounds; focus is always visible. Popups (in the main map) sit above the swipe's
+/// right-hand map and its divider, so a feature's popup is readable on either side.
 enum MapSheet {
     static let source = #"""
     [hidden]{display:none!important}
@@ -56,6 +57,7 @@ enum MapSheet {
     .row.time{gap:.5em}.row.time input{flex:1}
     #time-now{display:block;font-variant-numeric:tabular-nums;font-weight:600;margin:.1em 0 .3em}
     #compare{position:absolute;left:320px;right:0;top:0;bottom:0;clip-path:inset(0 0 0 50%)}
+    #map .maplibregl-popup{z-index:6}
     #map-b{position:absolute;inset:0}
     #divider{position:absolute;top:0;bottom:0;width:4px;margin-left:-2px;background:#1f1f1f;cursor:ew-resize;z-index:5;touch-action:none}
     #divider span{position:absolute;top:50%;left:-14px;width:32px;height:32px;margin-top:-16px;border-radius:50%;background:#1f1f1f;color:#fff;text-align:center;line-height:32px;font-size:16px}
