@@ -479,7 +479,11 @@ final class CommandProcess: @unchecked Sendable {
             if r == pid {
                 ended = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
             } else if r == -1, errno == ECHILD {
-                ended = process.terminationStatus  // Foundation reaped it
+                // Foundation's own monitor reaped it; its `isRunning` turns false a moment later
+                // (reading `terminationStatus` before then traps).
+                let deadline = Date().addingTimeInterval(5)
+                while process.isRunning && Date() < deadline { usleep(1_000) }
+                ended = process.isRunning ? 255 : process.terminationStatus
             }
             return ended == nil
         }
