@@ -39,6 +39,24 @@ struct SensingStoreTests {
     static let hour: Int64 = 3_600_000_000
     static let t0: Int64 = 1_767_225_600_000_000  // 2026-01-01T00:00:00Z
 
+    /// Stores a feature of interest, an observation with every field set (starting at `start`, with
+    /// `result` and `parameters`) and a bare one (`bare` given its id); answers the two observations.
+    func storeFullAndBare(_ s: any SensingStore, _ ds: Int64, start: Int64, result: JSONValue, parameters: JSONValue,
+                          bare: (Int64) -> SensingObservation) async throws -> (full: SensingObservation, bare: SensingObservation) {
+        let ids = try await s.reserveSensingIDs(3)
+        var c = SensingChange(caller: Fixtures.emergency, auditLayer: Self.layer)
+        c.inserts = [SensingEntity(kind: .featureOfInterest, id: ids[0], body: [
+            "name": "reach", "description": "", "encodingType": "application/geo+json",
+            "feature": ["type": "Point", "coordinates": [114.8, 30.84]]])]
+        let full = SensingObservation(id: ids[1], datastream: ds, featureOfInterest: ids[0], phenomenonStart: start,
+                                      phenomenonEnd: Self.t0 + Self.hour, resultTime: Self.t0 + 2 * Self.hour, result: result,
+                                      resultQuality: "good", validStart: Self.t0 - 3 * Self.hour, validEnd: Self.t0 + 4 * Self.hour,
+                                      parameters: parameters)
+        c.observations = [full, bare(ids[2])]
+        _ = try await s.applySensing(c)
+        return (full, c.observations[1])
+    }
+
     func observations(_ s: any SensingStore, datastream: Int64, count: Int, value: (Int) -> Double = { Double($0) }) async throws -> [SensingObservation] {
         let ids = try await s.reserveSensingIDs(count)
         return (0..<count).map { i in
@@ -103,18 +121,9 @@ struct SensingStoreTests {
     func observationFields(_ backend: StoreBackend) async throws {
         let (_, s) = try await sensing(backend)
         let (_, ds, _) = try await seed(s)
-        let ids = try await s.reserveSensingIDs(3)
-        var c = SensingChange(caller: Fixtures.emergency, auditLayer: Self.layer)
-        c.inserts = [SensingEntity(kind: .featureOfInterest, id: ids[0], body: [
-            "name": "reach", "description": "", "encodingType": "application/geo+json",
-            "feature": ["type": "Point", "coordinates": [114.8, 30.84]]])]
-        let full = SensingObservation(id: ids[1], datastream: ds, featureOfInterest: ids[0], phenomenonStart: Self.t0 - 1,
-                                      phenomenonEnd: Self.t0 + Self.hour, resultTime: Self.t0 + 2 * Self.hour, result: ["level": 2.5, "ok": true],
-                                      resultQuality: "good", validStart: Self.t0 - 3 * Self.hour, validEnd: Self.t0 + 4 * Self.hour,
-                                      parameters: ["method": "radar", "n": 3])
-        let bare = SensingObservation(id: ids[2], datastream: ds, phenomenonStart: Self.t0 + 7, result: "dry")
-        c.observations = [full, bare]
-        _ = try await s.applySensing(c)
+        let (full, bare) = try await storeFullAndBare(s, ds, start: Self.t0 - 1, result: ["level": 2.5, "ok": true],
+                                                      parameters: ["method": "radar", "n": 3],
+                                                      bare: { SensingObservation(id: $0, datastream: ds, phenomenonStart: Self.t0 + 7, result: "dry") })
         #expect(try await s.observations(ObservationRange(datastream: ds, order: .phenomenonTime)) == [full, bare])
         #expect(try await s.observations(ObservationRange(ids: [bare.id, full.id])) == [full, bare])
         #expect(try await s.observation(id: bare.id) == bare)
@@ -124,18 +133,8 @@ struct SensingStoreTests {
     func someObservationFields(_ backend: StoreBackend) async throws {
         let (_, s) = try await sensing(backend)
         let (_, ds, _) = try await seed(s)
-        let ids = try await s.reserveSensingIDs(3)
-        var c = SensingChange(caller: Fixtures.emergency, auditLayer: Self.layer)
-        c.inserts = [SensingEntity(kind: .featureOfInterest, id: ids[0], body: [
-            "name": "reach", "description": "", "encodingType": "application/geo+json",
-            "feature": ["type": "Point", "coordinates": [114.8, 30.84]]])]
-        let full = SensingObservation(id: ids[1], datastream: ds, featureOfInterest: ids[0], phenomenonStart: Self.t0,
-                                      phenomenonEnd: Self.t0 + Self.hour, resultTime: Self.t0 + 2 * Self.hour, result: ["level": 2.5],
-                                      resultQuality: "good", validStart: Self.t0 - 3 * Self.hour, validEnd: Self.t0 + 4 * Self.hour,
-                                      parameters: ["n": 3])
-        let plain = SensingObservation(id: ids[2], datastream: ds, phenomenonStart: Self.t0 + Self.hour, result: .number(-0.25))
-        c.observations = [full, plain]
-        _ = try await s.applySensing(c)
+        let (full, plain) = try await storeFullAndBare(s, ds, start: Self.t0, result: ["level": 2.5], parameters: ["n": 3],
+                                                       bare: { SensingObservation(id: $0, datastream: ds, phenomenonStart: Self.t0 + Self.hour, result: .number(-0.25)) })
         func read(_ fields: ObservationFields) async throws -> [SensingObservation] {
             try await s.observations(ObservationRange(datastream: ds, order: .phenomenonTime, fields: fields))
         }
@@ -146,7 +145,7 @@ struct SensingStoreTests {
         ])
         #expect(try await read([]).map(\.result) == [.null, .null], "a result not asked for is not read")
         let some = try await read([.phenomenonEnd, .validTime, .featureOfInterest])
-        #expect(some.first == SensingObservation(id: full.id, datastream: ds, featureOfInterest: ids[0], phenomenonStart: Self.t0,
+        #expect(some.first == SensingObservation(id: full.id, datastream: ds, featureOfInterest: full.featureOfInterest, phenomenonStart: Self.t0,
                                                  phenomenonEnd: Self.t0 + Self.hour, result: .null,
                                                  validStart: Self.t0 - 3 * Self.hour, validEnd: Self.t0 + 4 * Self.hour))
         #expect(try await read([.resultTime, .resultQuality, .parameters]).first == SensingObservation(
