@@ -129,6 +129,7 @@ struct StoreOutageTests {
             // Never a hang: answered within the store timeout (+3 s) of its start, or of PostgreSQL
             // accepting connections again (a read waiting inside PostgreSQL ends only when the
             // restart terminates its session; pg_ctl took seconds on a fresh machine).
+            #expect(r.seconds > 0, "curl's time for \(r.method) \(r.path) was not read")
             let late = (r.ended - dbBack).seconds
             #expect(r.seconds < StoreOutageTests.storeTimeout + 3 || late < StoreOutageTests.storeTimeout + 3,
                     "\(r.method) \(r.path) took \(r.seconds) s, \(late) s after PostgreSQL was back (restart took \(restart) s, \(mode))")
@@ -272,7 +273,8 @@ enum OutageHarness {
             // The load loops send as fast as answers come: the per-address rate limit is not under test here.
             "--address-rate", "0", "--token-rate", "0",
         ], baseURL: "http://127.0.0.1:\(port)")
-        try await eventually("citytwin serve answers /health") {
+        // Start-up is not under test: on a loaded CI machine the debug server and the suites beside it share 2 cores.
+        try await eventually("citytwin serve answers /health", within: 180) {
             guard server.isRunning else { throw HarnessFailure("citytwin serve exited: \(server.output)") }
             return (try? await server.http("/health", within: 3))??.status == 200  // refused until it listens
         }
@@ -332,8 +334,11 @@ enum OutageHarness {
             let start = ContinuousClock.now
             let r = try await server.http(path, method: method, body: body, headers: token.map { ["Authorization: Bearer \($0)"] } ?? [],
                                           within: Self.limit)
+            // curl's own time: with the other suites running, this process may read the answer
+            // seconds after it came (a task waits for a free thread of the cooperative pool).
+            let seconds = r?.seconds ?? Self.limit
             let entry = Entry(method: method, path: path, id: id, status: r?.status, retryAfter: r?.headers["retry-after"],
-                              seconds: (ContinuousClock.now - start).seconds, ended: .now)
+                              seconds: seconds, ended: start + .milliseconds(Int(seconds * 1000)))
             lock.withLock { entries.append(entry) }
         }
     }
@@ -533,12 +538,18 @@ struct HTTPEndpoint: Sendable {
         /// Header names in lower case.
         var headers: [String: String]
         var body: String
+        /// How long the exchange took as curl measured it (`time_total`): the server's answer time,
+        /// apart from when this test process, sharing the cores with the other suites, got to read it.
+        var seconds: Double = 0
     }
+
+    /// Written by curl after the response (`-w`), so the exchange's own duration is known.
+    static let timeMarker = "\n@@citytwin-test-time_total="
 
     /// `curl -m within`: the response, or `nil` when none came in time.
     func http(_ path: String, method: String = "GET", body: String? = nil, headers: [String] = [],
               within limit: Double) async throws -> Response? {
-        var arguments = ["-s", "-i", "--noproxy", "*", "-m", String(limit), "-X", method]
+        var arguments = ["-s", "-i", "--noproxy", "*", "-m", String(limit), "-X", method, "-w", Self.timeMarker + "%{time_total}"]
         for h in headers { arguments += ["-H", h] }
         if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
         arguments.append(baseURL + path)
@@ -549,7 +560,12 @@ struct HTTPEndpoint: Sendable {
         }
         if curl.exitStatus == 28 { return nil }  // operation timed out
         guard curl.exitStatus == 0 else { throw HarnessFailure("curl \(path): exit \(curl.exitStatus)") }
-        let text = curl.output
+        var text = curl.output
+        var seconds = 0.0
+        if let marker = text.range(of: Self.timeMarker, options: .backwards) {
+            seconds = Double(text[marker.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            text = String(text[..<marker.lowerBound])
+        }
         guard let split = text.range(of: "\r\n\r\n") else { throw HarnessFailure("curl \(path): no header end in \(text)") }
         let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
         let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
@@ -558,7 +574,7 @@ struct HTTPEndpoint: Sendable {
             guard let colon = line.firstIndex(of: ":") else { continue }
             fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
         }
-        return Response(status: status, headers: fields, body: String(text[split.upperBound...]))
+        return Response(status: status, headers: fields, body: String(text[split.upperBound...]), seconds: seconds)
     }
 
     /// `http` with a generous limit, for requests that must answer.
