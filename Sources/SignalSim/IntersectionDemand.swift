@@ -217,7 +217,6 @@ public struct SaturationFlowDefaults: Sendable, Hashable, Codable {
         self.permittedLeftFollowUp = permittedLeftFollowUp
     }
 
-
     /// Saturation flow of one lane carrying `flows` (veh/h/lane), its left turns permitted
     /// against `opposingFlow` (veh/h of through and right traffic from the opposite arm in the
     /// same stage; 0: protected or unopposed).

@@ -186,9 +186,6 @@ struct TimedIntersection {
     let settings: SignalTimingSettings
     /// Saturation flow of each approach (veh/h), in `demand.approaches` order.
     let saturationFlows: [Double]
-    /// Through and right flow (veh/h) from the opposite arm in the same stage that each
-    /// approach's left turns are permitted against (0: protected, unopposed or no lefts).
-    let opposingFlows: [Double]
     static let oppositeArm = ["N": "S", "S": "N", "E": "W", "W": "E"]
     /// The stage index of each approach.
     let stageOfApproach: [Int]
@@ -249,13 +246,14 @@ struct TimedIntersection {
         // opposite arm runs in the same stage (with the intersection's measured gap acceptance
         // where it has one); a given (measured) saturation flow stands as given.
         let stages = stageOfApproach
+        // Through and right flow (veh/h) from the opposite arm in the same stage that each
+        // approach's left turns are permitted against (0: protected, unopposed or no lefts).
         let opposing: [Double] = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
             guard a.flows.left > 0, stages[i] >= 0, let arm = a.compassArm, let facing = Self.oppositeArm[arm] else { return 0 }
             return demand.approaches.indices.filter { stages[$0] == stages[i] && $0 != i && demand.approaches[$0].compassArm == facing }
                 .reduce(0) { $0 + demand.approaches[$1].flows.through + demand.approaches[$1].flows.right }
         }
-        opposingFlows = opposing
         saturationFlows = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
             if let given = a.saturationPerLane { return Double(a.lanes) * given }

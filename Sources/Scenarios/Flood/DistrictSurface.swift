@@ -94,7 +94,27 @@ struct DistrictSurface {
             }
         }
         if let stage, !river.isEmpty { boundary.fixedLevels = [SurfaceBoundary.FixedLevel(cells: river, stage: stage)] }
-        elevation = try withLevees(elevation, levees, riverCells: water, cellSize: size)
+        // Levees (堤防) raised to their crest (`levee_crest_m`, metres on the 1985 datum): every cell
+        // in the ring one cell wide just outside a river's band that is not itself river is lifted
+        // to at least the crest. A river held at its stage then stays in its channel unless the
+        // stage overtops the crest; ground already above the crest (the hills upstream) is left as
+        // it is. The ring is as wide as a cell, so no cell of the band has a face-neighbour (the 2D
+        // scheme's faces are north, south, east and west) outside it. Documented simplification: a
+        // levee follows the band's edge at the crest of its lowland reach (one crest per river),
+        // with no breach, sluice or overtopping erosion.
+        if !levees.isEmpty {
+            var ground = elevation.values
+            for levee in levees {
+                let outer = try levee.line.buffer(distance: levee.halfWidth + size)
+                let prepared = try PreparedGeometry(outer)
+                try cells(in: outer.envelope) { c, r, p in
+                    let i = r * w + c
+                    guard water[i] == 0, elevation.isValid(ground[i]), try prepared.contains(x: p.x, y: p.y) else { return }
+                    ground[i] = max(ground[i], Float(levee.crest))
+                }
+            }
+            elevation = try Grid(width: w, height: h, geoTransform: elevation.geoTransform, noData: elevation.noData, values: ground)
+        }
         let waterAreas = layers["lakes"] + layers["reservoirs"] + layers["land_use"].filter { $0.text("class") == "陆地水域" }
         for f in waterAreas {
             guard let g = f.geometry else { continue }
@@ -110,38 +130,6 @@ struct DistrictSurface {
                                rainWeights: try Grid(width: w, height: h, geoTransform: elevation.geoTransform, values: weights),
                                permanentWater: try Grid(width: w, height: h, geoTransform: elevation.geoTransform, values: water),
                                factor: max(1, factor))
-    }
-
-    /// The DEM with each river's levees (堤防) raised to their crest (`levee_crest_m`, metres on the
-    /// 1985 datum): every cell in the ring one cell wide just outside the river's band (its
-    /// `width_m`) that is not itself river is lifted to at least the crest. A river held at its
-    /// stage then stays in its channel unless the stage overtops the crest; ground already above the
-    /// crest (the hills upstream) is left as it is. The ring is as wide as a cell, so no cell of the
-    /// band has a face-neighbour (the 2D scheme's faces are north, south, east and west) outside it.
-    /// Documented simplification: a levee follows the band's edge at the crest of its lowland reach
-    /// (one crest per river), with no breach, sluice or overtopping erosion.
-    static func withLevees(_ grid: Grid, _ levees: [(crest: Double, line: Geometry, halfWidth: Double)],
-                           riverCells: [Float], cellSize: Double) throws -> Grid {
-        guard !levees.isEmpty else { return grid }
-        var values = grid.values
-        let w = grid.width
-        for levee in levees {
-            let outer = try levee.line.buffer(distance: levee.halfWidth + cellSize)
-            let prepared = try PreparedGeometry(outer)
-            guard let e = outer.envelope else { continue }
-            let a = grid.cell(containing: Position(x: e.minX, y: e.maxY)) ?? clampCell(grid, e.minX, e.maxY)
-            let b = grid.cell(containing: Position(x: e.maxX, y: e.minY)) ?? clampCell(grid, e.maxX, e.minY)
-            guard let a, let b else { continue }
-            for r in min(a.row, b.row)...max(a.row, b.row) {
-                for c in min(a.column, b.column)...max(a.column, b.column) {
-                    let i = r * w + c
-                    guard riverCells[i] == 0, grid.isValid(values[i]) else { continue }
-                    let p = grid.cellCenter(column: c, row: r)
-                    if try prepared.contains(x: p.x, y: p.y) { values[i] = max(values[i], Float(levee.crest)) }
-                }
-            }
-        }
-        return try Grid(width: grid.width, height: grid.height, geoTransform: grid.geoTransform, noData: grid.noData, values: values)
     }
 
     private static func clampCell(_ g: Grid, _ x: Double, _ y: Double) -> (column: Int, row: Int)? {
