@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/adam-fowler/compress-nio", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.65.0"),
         .package(url: "https://github.com/apple/swift-crypto", "3.0.0"..<"5.0.0"),
+        // Child processes (SUMO, the tests' commands): each watched through its own pidfd, never
+        // Foundation's shared process-manager thread (see Tests/Support/CommandProcess.swift).
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -99,7 +102,9 @@ let package = Package(
             dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
                            .product(name: "Logging", package: "swift-log"),
                            // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           // SUMO's programs as child processes (SumoTools).
+                           .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict),
 
         // Tile matrix sets (WebMercatorQuad, WorldCRS84Quad, CGCS2000 Tianditu-compatible), MVT
@@ -172,12 +177,16 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim"],
+        // The tests' one way to run a program (a command, a server, curl, psql) and talk HTTP to it.
+        .target(name: "TestSupport", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+                path: "Tests/Support", swiftSettings: strict),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
+                                                           "TestSupport"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Scenarios", "GeoCore", "TwinStore",
+                "Server", "Scenarios", "GeoCore", "TwinStore", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

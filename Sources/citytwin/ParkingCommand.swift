@@ -371,7 +371,7 @@ struct ParkingExportSumoCommand: AsyncParsableCommand {
         guard let netconvert = SignalExportSumoCommand.tool("netconvert") else {
             throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
         }
-        try SignalExportSumoCommand.netconvert(netconvert, ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
+        try await SignalExportSumoCommand.netconvert(netconvert, ["--node-files", directory.appendingPathComponent("nodes.nod.xml").path,
                                                             "--edge-files", directory.appendingPathComponent("edges.edg.xml").path,
                                                             "--no-internal-links", "true", "-o", directory.appendingPathComponent("network.net.xml").path])
         print("SUMO parking scenarios (\(export.trips.count) trips, \(export.parkingAreas.count) parking areas, \(export.edges.count) edges) in \(out): "

@@ -77,7 +77,7 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
             throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
         }
         let net = directory.appendingPathComponent("network.net.xml")
-        try Self.netconvert(netconvert, SumoExport.netconvertArguments(in: directory))
+        try await Self.netconvert(netconvert, SumoExport.netconvertArguments(in: directory))
         let links = try SumoExport.controlledLinks(inNetwork: try Data(contentsOf: net))
         try write(try export.programs(netLinks: links), "programs.add.xml")
         try write("""
@@ -99,18 +99,14 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
         print("SUMO scenario of \(signals.count) signal\(signals.count == 1 ? "" : "s") (\(signals.prefix(8).joined(separator: ", "))\(signals.count > 8 ? ", …" : ""))\(roads) for \(period) in \(out): sumo -c \(out)/scenario.sumocfg")
     }
 
-    /// Runs SUMO's netconvert with `arguments`; its error output is the failure's message.
-    static func netconvert(_ netconvert: URL, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = netconvert
-        process.arguments = arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw CommandFailure("netconvert failed: \(message)") }
+    /// Runs SUMO's netconvert with `arguments` (as `signal-evaluate` runs SUMO's programs); its
+    /// error output is the failure's message.
+    static func netconvert(_ netconvert: URL, _ arguments: [String]) async throws {
+        do {
+            _ = try await SumoTools.run(netconvert, arguments)
+        } catch let failure as SumoTools.Failure {
+            throw CommandFailure("netconvert failed: \(failure.message)")
+        }
     }
 
     /// A SUMO tool on PATH, else in `$SUMO_HOME/bin`, else in the project's virtual environment

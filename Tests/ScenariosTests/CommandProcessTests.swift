@@ -2,6 +2,7 @@ import CityModel
 import Foundation
 import GeoCore
 import Testing
+import TestSupport
 import TwinStore
 @testable import Scenarios
 
@@ -40,21 +41,12 @@ struct CommandProcessTests {
 
     /// Runs `citytwin` with `arguments` plus `--store`; its standard output.
     static func output(_ arguments: [String], store path: String) async throws -> Data {
-        let process = Process()
-        process.executableURL = try executable
-        process.arguments = arguments + ["--store", path]
-        process.currentDirectoryURL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..")
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw GeometryError(.invalidArgument, "citytwin \(arguments.joined(separator: " ")) failed: \(message)")
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardized.path
+        let command = try await CommandProcess.run(try executable.path, arguments + ["--store", path], directory: root, separateErrors: true)
+        guard command.exitStatus == 0 else {
+            throw GeometryError(.invalidArgument, "citytwin \(arguments.joined(separator: " ")) failed: \(command.errors)")
         }
-        return data
+        return command.outputData
     }
 
     /// The process's answer (output `member`, or the whole result), through the JSON text the CLI prints.

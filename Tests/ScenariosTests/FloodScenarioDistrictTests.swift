@@ -5,6 +5,7 @@ import GeoCore
 import SWMMFormat
 import Scenarios
 import Testing
+import TestSupport
 import TwinStore
 
 /// The coupled flood scenarios on the real sample district, built once for the suite into a
@@ -109,19 +110,11 @@ struct FloodScenarioDistrictTests {
         try model.inpText().write(to: inp, atomically: true, encoding: .utf8)
         // Our own reader takes it back.
         _ = try SWMMModel(contentsOf: inp)
-        let process = Process()
-        process.executableURL = python
         let rpt = dir.appendingPathComponent("district.rpt").path, out = dir.appendingPathComponent("district.out").path
-        process.arguments = ["-c", "import sys\nfrom swmm.toolkit import solver\nsolver.swmm_run(sys.argv[1], sys.argv[2], sys.argv[3])",
-                             inp.path, rpt, out]
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let stderr = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let swmm = try await CommandProcess.run(python.path, ["-c", "import sys\nfrom swmm.toolkit import solver\nsolver.swmm_run(sys.argv[1], sys.argv[2], sys.argv[3])",
+                                                              inp.path, rpt, out], within: 600)
         let report = (try? String(contentsOfFile: rpt, encoding: .utf8)) ?? ""
-        #expect(process.terminationStatus == 0, "\(String(decoding: stderr, as: UTF8.self))\n\(report.suffix(2000))")
+        #expect(swmm.exitStatus == 0, "\(swmm.output)\n\(report.suffix(2000))")
         #expect(!report.contains("ERROR"), "\(report.components(separatedBy: "\n").filter { $0.contains("ERROR") }.prefix(5))")
         #expect(report.contains("Flow Routing Continuity"))
     }

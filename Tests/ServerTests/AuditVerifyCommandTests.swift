@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Testing
+import TestSupport
 import TwinStore
 
 /// `citytwin audit verify` on both backends (issue 21 §4): intact after real writes, and a
@@ -14,21 +15,21 @@ struct AuditVerifyCommandTests {
         let store = try SpatiaLiteStore(path: path)
         try await Self.fill(store)
         try await Self.expectIntact(path)
-        try Self.sqlite(path, "UPDATE audit_log SET actor = '冒名' WHERE seq = 2")
+        _ = try await SQLiteShell.run(path, "UPDATE audit_log SET actor = '冒名' WHERE seq = 2")
         try await Self.expectBroken(path, at: 2)
     }
 
     @Test("PostGIS: intact after writes; an edited audit row is named",
           .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
     func postGIS() async throws {
-        let pg = try await PrivatePostgres.start()
-        defer { pg.remove() }
-        let store = try await PostGISStore.connect(url: pg.url)
-        try await Self.fill(store)
-        await store.shutdown()
-        try await Self.expectIntact(pg.url)
-        _ = try psqlValue(pg.url, "UPDATE citytwin.audit_log SET fid = 's99' WHERE seq = 3")
-        try await Self.expectBroken(pg.url, at: 3)
+        try await PrivatePostgres.with { pg in
+            let store = try await PostGISStore.connect(url: pg.url)
+            try await Self.fill(store)
+            await store.shutdown()
+            try await Self.expectIntact(pg.url)
+            _ = try await psqlValue(pg.url, "UPDATE citytwin.audit_log SET fid = 's99' WHERE seq = 3")
+            try await Self.expectBroken(pg.url, at: 3)
+        }
     }
 
     @Test("SpatiaLite: entries deleted from the end of the log are found by the store's head, and by a head recorded outside the store")
@@ -38,13 +39,13 @@ struct AuditVerifyCommandTests {
         let store = try SpatiaLiteStore(path: path)
         try await Self.fill(store)
         let recorded = try await Self.expectIntact(path)
-        try Self.sqlite(path, "DELETE FROM audit_log WHERE seq > (SELECT max(seq) - 2 FROM audit_log)")
+        _ = try await SQLiteShell.run(path, "DELETE FROM audit_log WHERE seq > (SELECT max(seq) - 2 FROM audit_log)")
         try await Self.expectTruncated(path)
         // Written again after the cut: the chain goes on from the shorter log, the head still counts the lost entries.
         try await store.delete(layer: "shelters", ids: ["s03"], by: ServerFixture.owner, at: nil)
         try await Self.expectTruncated(path)
         // The head rewritten too: only the head recorded earlier, outside the store, tells.
-        try Self.sqlite(path, """
+        _ = try await SQLiteShell.run(path, """
             UPDATE audit_head SET entries = (SELECT count(*) FROM audit_log), last_seq = (SELECT max(seq) FROM audit_log),
                 last_hash = (SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1)
             """)
@@ -55,23 +56,23 @@ struct AuditVerifyCommandTests {
     @Test("PostGIS: entries deleted from the end of the log are found by the store's head, and by a head recorded outside the store",
           .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
     func postGISTruncation() async throws {
-        let pg = try await PrivatePostgres.start()
-        defer { pg.remove() }
-        let store = try await PostGISStore.connect(url: pg.url)
-        try await Self.fill(store)
-        let recorded = try await Self.expectIntact(pg.url)
-        _ = try psqlValue(pg.url, "DELETE FROM citytwin.audit_log WHERE seq > (SELECT max(seq) - 2 FROM citytwin.audit_log)")
-        try await Self.expectTruncated(pg.url)
-        try await store.delete(layer: "shelters", ids: ["s03"], by: ServerFixture.owner, at: nil)
-        await store.shutdown()
-        try await Self.expectTruncated(pg.url)
-        _ = try psqlValue(pg.url, """
-            UPDATE citytwin.audit_head SET entries = (SELECT count(*) FROM citytwin.audit_log),
-                last_seq = (SELECT max(seq) FROM citytwin.audit_log),
-                last_hash = (SELECT entry_hash FROM citytwin.audit_log ORDER BY seq DESC LIMIT 1)
-            """)
-        try await Self.expectIntact(pg.url)
-        try await Self.expectTruncated(pg.url, expecting: recorded)
+        try await PrivatePostgres.with { pg in
+            let store = try await PostGISStore.connect(url: pg.url)
+            try await Self.fill(store)
+            let recorded = try await Self.expectIntact(pg.url)
+            _ = try await psqlValue(pg.url, "DELETE FROM citytwin.audit_log WHERE seq > (SELECT max(seq) - 2 FROM citytwin.audit_log)")
+            try await Self.expectTruncated(pg.url)
+            try await store.delete(layer: "shelters", ids: ["s03"], by: ServerFixture.owner, at: nil)
+            await store.shutdown()
+            try await Self.expectTruncated(pg.url)
+            _ = try await psqlValue(pg.url, """
+                UPDATE citytwin.audit_head SET entries = (SELECT count(*) FROM citytwin.audit_log),
+                    last_seq = (SELECT max(seq) FROM citytwin.audit_log),
+                    last_hash = (SELECT entry_hash FROM citytwin.audit_log ORDER BY seq DESC LIMIT 1)
+                """)
+            try await Self.expectIntact(pg.url)
+            try await Self.expectTruncated(pg.url, expecting: recorded)
+        }
     }
 
     static func expectTruncated(_ store: String, expecting head: [String] = []) async throws {
@@ -107,20 +108,11 @@ struct AuditVerifyCommandTests {
     }
 
     static func verify(_ store: String, _ arguments: [String] = []) async throws -> CommandProcess {
-        let run = try CommandProcess(try OutageHarness.binary(), ["audit", "verify", "--store", store] + arguments, baseURL: nil)
+        let run = try await CommandProcess.start(try OutageHarness.binary(), ["audit", "verify", "--store", store] + arguments, baseURL: nil)
         guard await run.waitForExit(within: 60) else {
             run.kill()
             throw HarnessFailure("citytwin audit verify did not finish")
         }
         return run
-    }
-
-    static func sqlite(_ path: String, _ sql: String) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        p.arguments = [path, sql]
-        try p.run()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessFailure("sqlite3 \(sql): exit \(p.terminationStatus)") }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -33,7 +34,7 @@ struct ClusterTests {
         for id in ids {
             let runs = logs.values.map { $0.components(separatedBy: "job \(id) (features-in-area): successful").count - 1 }.reduce(0, +)
             #expect(runs == 1, "job \(id) reported successful \(runs) times by the workers: \(logs)")
-            let owner = try cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'")
+            let owner = try await cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'")
             #expect(["worker-1", "worker-2"].contains(owner), "job \(id) claimed by '\(owner)'")
         }
     }
@@ -43,11 +44,11 @@ struct ClusterTests {
     func jobTakenOverFromStoppedWorker(signal: Int32) async throws {
         let cluster = try cluster
         let lock = try await LayerLock.hold("shelters", in: cluster.storeURL)
-        defer { try? lock.release() }
+        defer { lock.abandon() }
         let id = try await cluster.submitJob()
         var first = ""
         try await OutageHarness.eventually("a worker claims job \(id)") {
-            first = try cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)' AND status = 'running'")
+            first = try await cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)' AND status = 'running'")
             return !first.isEmpty
         }
         let other = first == "worker-1" ? "worker-2" : "worker-1"
@@ -57,16 +58,16 @@ struct ClusterTests {
         try await OutageHarness.eventually("\(first) exits after signal \(signal)", within: ClusterHarness.grace + 6) {
             ClusterHarness.hasExited(pid)
         }
-        #expect(try cluster.sql("SELECT status FROM citytwin.jobs WHERE id = '\(id)'") == "running")
+        #expect(try await cluster.sql("SELECT status FROM citytwin.jobs WHERE id = '\(id)'") == "running")
         // Taken over only once the lease lapsed, while the lock still holds (the job is mid-run again).
         try await OutageHarness.eventually("\(other) takes job \(id) over after the lease", within: ClusterHarness.lease + 20) {
-            try cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'") == other
+            try await cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'") == other
         }
-        try lock.release()
+        try await lock.release()
         try await OutageHarness.eventually("job \(id) succeeds on \(other)") {
             try await cluster.jobStatus(id) == "successful"
         }
-        #expect(try cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'") == other)
+        #expect(try await cluster.sql("SELECT claimed_by FROM citytwin.jobs WHERE id = '\(id)'") == other)
         #expect(cluster.workerLogs()[other]?.contains("job \(id) (features-in-area): successful") == true)
         // `cluster.sh start` again restarts only what is down: the stopped worker.
         try await cluster.script("start")
@@ -115,8 +116,13 @@ struct ClusterScope: SuiteTrait, TestScoping {
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         guard testCase == nil, OutageHarness.enabled, ClusterHarness.hasNginx else { return try await function() }
         let cluster = try await ClusterHarness.start()
-        defer { cluster.stop() }
-        try await ClusterHarness.$current.withValue(cluster) { try await function() }
+        do {
+            try await ClusterHarness.$current.withValue(cluster) { try await function() }
+            await cluster.stop()
+        } catch {
+            await cluster.stop()
+            throw error
+        }
     }
 }
 
@@ -178,31 +184,27 @@ final class ClusterHarness: Sendable {
     }
 
     /// Stops every part and deletes the run directory.
-    func stop() {
-        let stop = Process()
-        stop.executableURL = OutageHarness.packageRoot.appendingPathComponent("Scripts/cluster.sh")
-        stop.arguments = ["stop"]
-        stop.environment = Self.environment(directory: directory, port: port)
-        stop.standardOutput = FileHandle.nullDevice
-        stop.standardError = FileHandle.nullDevice
-        if (try? stop.run()) != nil { stop.waitUntilExit() }
+    func stop() async {
+        _ = try? await CommandProcess.run(OutageHarness.packageRoot.appendingPathComponent("Scripts/cluster.sh").path, ["stop"],
+                                          environment: Self.environment(directory: directory, port: port), within: 180)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private static func environment(directory: String, port: Int) -> [String: String] {
-        var env = ProcessInfo.processInfo.environment
-        env["CITYTWIN_CLUSTER_DIR"] = directory
-        env["CITYTWIN_CLUSTER_PORT"] = String(port)
-        env["CITYTWIN_CLUSTER_LEASE"] = String(Int(lease))
-        env["CITYTWIN_CLUSTER_GRACE"] = String(Int(grace))
-        env["CITYTWIN_BIN"] = try? OutageHarness.binary()
-        env["CITYTWIN_PG_PORT"] = nil
-        env["CITYTWIN_TOKEN_SECRET"] = tokenSecret
-        return env
+    /// What the cluster's scripts and commands get added to (or removed from, nil) the environment.
+    private static func environment(directory: String, port: Int) -> [String: String?] {
+        [
+            "CITYTWIN_CLUSTER_DIR": directory,
+            "CITYTWIN_CLUSTER_PORT": String(port),
+            "CITYTWIN_CLUSTER_LEASE": String(Int(lease)),
+            "CITYTWIN_CLUSTER_GRACE": String(Int(grace)),
+            "CITYTWIN_BIN": try? OutageHarness.binary(),
+            "CITYTWIN_PG_PORT": nil,
+            "CITYTWIN_TOKEN_SECRET": tokenSecret,
+        ]
     }
 
     private static func run(_ arguments: [String], directory: String, port: Int) async throws {
-        let script = try CommandProcess(OutageHarness.packageRoot.appendingPathComponent("Scripts/cluster.sh").path, arguments,
+        let script = try await CommandProcess.start(OutageHarness.packageRoot.appendingPathComponent("Scripts/cluster.sh").path, arguments,
                                         baseURL: nil, environment: environment(directory: directory, port: port))
         guard await script.waitForExit(within: 180) else {
             script.kill()
@@ -276,11 +278,11 @@ final class ClusterHarness: Sendable {
     // MARK: - PostgreSQL
 
     /// One value from the store's database.
-    func sql(_ query: String) throws -> String { try psqlValue(storeURL, query) }
+    func sql(_ query: String) async throws -> String { try await psqlValue(storeURL, query) }
 
     /// An editor token of the shelters' department (signed with the cluster's secret).
     func editorToken() async throws -> String {
-        let command = try CommandProcess(try OutageHarness.binary(), ["token", "create", "--department", "应急管理局", "--role", "editor",
+        let command = try await CommandProcess.start(try OutageHarness.binary(), ["token", "create", "--department", "应急管理局", "--role", "editor",
                                                                       "--store", storeURL],
                                          baseURL: nil, environment: ["CITYTWIN_TOKEN_SECRET": Self.tokenSecret])
         guard await command.waitForExit(within: 60), command.exitStatus == 0 else { throw HarnessFailure("token create: \(command.output)") }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A SpatiaLite store on a full disk (issue 21 §2): the disk is made full for one process with
 /// `ulimit -f` (the kernel refuses to grow any file past the limit: `write` fails with EFBIG, as
@@ -20,15 +21,15 @@ struct DiskFullTests {
         try Self.shelters(30_000, prefix: "big").write(to: dir.appendingPathComponent("big.geojson"))
         let base = try await Self.run("exec \"$0\" import \(dir.path)/base.geojson --layer shelters --store \(store) --layers \(Self.layers)")
         #expect(base.exitStatus == 0, "\(base.output)")
-        let before = try Self.sqlite(store, "SELECT count(*) FROM f_shelters WHERE valid_to IS NULL")
+        let before = try await SQLiteShell.run(store, "SELECT count(*) FROM f_shelters WHERE valid_to IS NULL")
 
         let limit = try Self.kibibytes(store) + 256  // room for 256 KiB more, the import needs megabytes
         let full = try await Self.run("trap '' XFSZ; ulimit -f \(limit); exec \"$0\" import \(dir.path)/big.geojson --layer shelters --mode append --store \(store) --layers \(Self.layers)")
         #expect(full.exitStatus == 1, "the import on a full disk: exit \(full.exitStatus): \(full.output)")
         #expect(full.output.contains("nothing written") && full.output.contains("disk is full"), "\(full.output)")
 
-        #expect(try Self.sqlite(store, "PRAGMA integrity_check") == "ok")
-        #expect(try Self.sqlite(store, "SELECT count(*) FROM f_shelters WHERE valid_to IS NULL") == before)
+        #expect(try await SQLiteShell.run(store, "PRAGMA integrity_check") == "ok")
+        #expect(try await SQLiteShell.run(store, "SELECT count(*) FROM f_shelters WHERE valid_to IS NULL") == before)
         #expect(before == "200")
     }
 
@@ -46,7 +47,7 @@ struct DiskFullTests {
         // The server serves the layers in the store (no --layers directory: no definitions to write at start-up).
         let port = try OutageHarness.freePort()
         let limit = try Self.kibibytes(store) + 512
-        let server = try CommandProcess("/bin/bash", ["-c", "trap '' XFSZ; ulimit -f \(limit); exec \"$0\" serve --store \(store) --layers \(dir.path)/no-layers --port \(port) --log-level error --token-rate 0",
+        let server = try await CommandProcess.start("/bin/bash", ["-c", "trap '' XFSZ; ulimit -f \(limit); exec \"$0\" serve --store \(store) --layers \(dir.path)/no-layers --port \(port) --log-level error --token-rate 0",
                                                       try OutageHarness.binary()], baseURL: "http://127.0.0.1:\(port)")
         defer { server.kill() }
         try await OutageHarness.eventually("citytwin serve answers /health") {
@@ -73,8 +74,8 @@ struct DiskFullTests {
         server.signal(SIGTERM)
         _ = await server.waitForExit(within: 20)
 
-        #expect(try Self.sqlite(store, "PRAGMA integrity_check") == "ok")
-        #expect(try Self.sqlite(store, "SELECT count(*) FROM f_shelters WHERE valid_to IS NULL") == String(200 + acknowledged),
+        #expect(try await SQLiteShell.run(store, "PRAGMA integrity_check") == "ok")
+        #expect(try await SQLiteShell.run(store, "SELECT count(*) FROM f_shelters WHERE valid_to IS NULL") == String(200 + acknowledged),
                 "\(acknowledged) edits were acknowledged")
     }
 
@@ -100,7 +101,7 @@ struct DiskFullTests {
 
     /// `script` in bash with the citytwin binary as `$0`.
     static func run(_ script: String) async throws -> CommandProcess {
-        let process = try CommandProcess("/bin/bash", ["-c", script, try OutageHarness.binary()], baseURL: nil)
+        let process = try await CommandProcess.start("/bin/bash", ["-c", script, try OutageHarness.binary()], baseURL: nil)
         guard await process.waitForExit(within: 300) else {
             process.kill()
             throw HarnessFailure("bash -c \(script) did not finish")
@@ -112,18 +113,5 @@ struct DiskFullTests {
     static func kibibytes(_ path: String) throws -> Int {
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         return size / 1024 + 1
-    }
-
-    static func sqlite(_ path: String, _ sql: String) throws -> String {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        p.arguments = [path, sql]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessFailure("sqlite3 \(sql): exit \(p.terminationStatus)") }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -78,19 +78,19 @@ import TwinStore
             #expect(r.status == .ok)
             #expect(r.contentType == "application/geopackage+sqlite3")
             let file = try Self.write(Array(r.body.readableBytesView), name: "shelters.gpkg")
-            #expect(try SQLiteShell.scalar(file, "PRAGMA application_id") == "1196444487")
-            #expect(try SQLiteShell.scalar(file, "PRAGMA user_version") == "10300")
-            #expect(try SQLiteShell.scalar(file, "SELECT data_type || ' ' || srs_id FROM gpkg_contents WHERE table_name = 'shelters'") == "features 4490")
-            #expect(try SQLiteShell.scalar(file, "SELECT geometry_type_name || ' ' || srs_id FROM gpkg_geometry_columns WHERE table_name = 'shelters'") == "POINT 4490")
-            #expect(try SQLiteShell.scalar(file, "SELECT group_concat(srs_id) FROM (SELECT srs_id FROM gpkg_spatial_ref_sys ORDER BY srs_id)") == "-1,0,4326,4490")
-            #expect(try SQLiteShell.scalar(file, "SELECT count(*) FROM shelters") == String(ServerFixture.shelterCount))
+            #expect(try await SQLiteShell.scalar(file, "PRAGMA application_id") == "1196444487")
+            #expect(try await SQLiteShell.scalar(file, "PRAGMA user_version") == "10300")
+            #expect(try await SQLiteShell.scalar(file, "SELECT data_type || ' ' || srs_id FROM gpkg_contents WHERE table_name = 'shelters'") == "features 4490")
+            #expect(try await SQLiteShell.scalar(file, "SELECT geometry_type_name || ' ' || srs_id FROM gpkg_geometry_columns WHERE table_name = 'shelters'") == "POINT 4490")
+            #expect(try await SQLiteShell.scalar(file, "SELECT group_concat(srs_id) FROM (SELECT srs_id FROM gpkg_spatial_ref_sys ORDER BY srs_id)") == "-1,0,4326,4490")
+            #expect(try await SQLiteShell.scalar(file, "SELECT count(*) FROM shelters") == String(ServerFixture.shelterCount))
             // Columns typed from the layer schema.
-            #expect(try SQLiteShell.scalar(file, "SELECT group_concat(name || ':' || type) FROM pragma_table_info('shelters')")
+            #expect(try await SQLiteShell.scalar(file, "SELECT group_concat(name || ':' || type) FROM pragma_table_info('shelters')")
                     == "fid:INTEGER,id:TEXT,capacity:INTEGER,checked_at:DATETIME,manager:TEXT,name:TEXT,phone:TEXT,geom:POINT")
-            #expect(try SQLiteShell.scalar(file, "SELECT typeof(capacity) || ' ' || capacity FROM shelters WHERE id = 'hankou'") == "integer 500")
-            #expect(try SQLiteShell.scalar(file, "SELECT phone FROM shelters WHERE id = 's00'") == "138****5678")
+            #expect(try await SQLiteShell.scalar(file, "SELECT typeof(capacity) || ' ' || capacity FROM shelters WHERE id = 'hankou'") == "integer 500")
+            #expect(try await SQLiteShell.scalar(file, "SELECT phone FROM shelters WHERE id = 's00'") == "138****5678")
             // The geometry: GeoPackage binary header (GP, version 0, flags, SRS id) then ISO WKB.
-            let hex = try SQLiteShell.scalar(file, "SELECT hex(geom) FROM shelters WHERE id = 'hankou'")
+            let hex = try await SQLiteShell.scalar(file, "SELECT hex(geom) FROM shelters WHERE id = 'hankou'")
             let blob = try #require(Self.bytes(hex: hex))
             #expect(Array(blob.prefix(2)) == [0x47, 0x50])
             #expect(blob[2] == 0 && blob[3] & 0x01 == 1)
@@ -106,7 +106,7 @@ import TwinStore
             let r = try await client.get("/collections/shelters/items?f=gpkg&crs=http://www.opengis.net/def/crs/OGC/1.3/CRS84")
             #expect(r.status == .ok)
             let file = try Self.write(Array(r.body.readableBytesView), name: "wgs84.gpkg")
-            #expect(try SQLiteShell.scalar(file, "SELECT srs_id FROM gpkg_geometry_columns") == "4326")
+            #expect(try await SQLiteShell.scalar(file, "SELECT srs_id FROM gpkg_geometry_columns") == "4326")
             let bad = try await client.get("/collections/shelters/items?f=gpkg&crs=http://www.opengis.net/def/crs/EPSG/0/4547")
             try expectProblem(bad, status: 400, type: "invalid-crs", naming: "crs")
         }
@@ -243,28 +243,5 @@ enum CSVRows {
         }
         if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
         return rows
-    }
-}
-
-/// The `sqlite3` command-line shell, for reading a GeoPackage independently of the writer.
-enum SQLiteShell {
-    struct Failure: Error, CustomStringConvertible { let description: String }
-
-    /// The first column of the first row of `sql`, as text.
-    static func scalar(_ file: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sqlite3")
-        process.arguments = ["-readonly", "-batch", "-noheader", file, sql]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "sqlite3 \(sql): " + String(decoding: errors, as: UTF8.self))
-        }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").first.map(String.init) ?? ""
     }
 }

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Server
 import Testing
+import TestSupport
 import TwinStore
 
 /// Masked attributes and negative-listed layers never appear in any output (issue 21 §4): one
@@ -164,11 +165,11 @@ struct MaskingLeakTests {
         // The PMTiles export of the CLI (anonymous, as the tile API): every gzip member opened.
         let archive = FileManager.default.temporaryDirectory.appendingPathComponent("leak-\(UUID().uuidString).pmtiles")
         defer { try? FileManager.default.removeItem(at: archive) }
-        let export = try CommandProcess(try OutageHarness.binary(), ["export", "tiles", archive.path, "--store", storePath,
+        let export = try await CommandProcess.start(try OutageHarness.binary(), ["export", "tiles", archive.path, "--store", storePath,
                                                                      "--min-zoom", "13", "--max-zoom", "15"], baseURL: nil)
         #expect(await export.waitForExit(within: 120), "citytwin export tiles did not finish")
         #expect(export.exitStatus == 0, "\(export.output)")
-        Self.expectClean("PMTiles export", try Self.openedGzipMembers(archive.path), holding: "避难所")
+        Self.expectClean("PMTiles export", try await Self.openedGzipMembers(archive.path), holding: "避难所")
 
         // The log of everything above (it names the paths the caller asked for, nothing more).
         let log = capture.text
@@ -178,7 +179,7 @@ struct MaskingLeakTests {
 
     /// The file's bytes followed by the contents of every gzip member in it (a PMTiles archive
     /// keeps its directories, metadata and tiles gzip-compressed), opened by Python's zlib.
-    static func openedGzipMembers(_ path: String) throws -> [UInt8] {
+    static func openedGzipMembers(_ path: String) async throws -> [UInt8] {
         let script = """
             import sys, zlib
             data = open(sys.argv[1], 'rb').read()
@@ -192,15 +193,8 @@ struct MaskingLeakTests {
                 i = data.find(b'\\x1f\\x8b\\x08', i + 1)
             sys.stdout.buffer.write(bytes(out))
             """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        p.arguments = ["-c", script, path]
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        guard p.terminationStatus == 0 else { throw HarnessFailure("python3 gzip scan exited \(p.terminationStatus)") }
-        return Array(data)
+        let python = try await CommandProcess.run("/usr/bin/python3", ["-c", script, path], separateErrors: true, within: 120)
+        guard python.exitStatus == 0 else { throw HarnessFailure("python3 gzip scan exited \(python.exitStatus): \(python.errors)") }
+        return Array(python.outputData)
     }
 }

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import Server
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -29,53 +30,53 @@ struct StoreOutageTests {
 
     @Test("serve: /health says degraded within a second, feature, tile and process requests answer 503 with Retry-After, and the server answers again once PostgreSQL is back (fast and immediate stops)")
     func serveThroughOutages() async throws {
-        let pg = try await PrivatePostgres.start()
-        defer { pg.remove() }
-        let server = try await OutageHarness.serve(pg)
-        defer { server.kill() }
-        let items = "/collections/shelters/items?limit=5"
-        let tile = "/collections/shelters/tiles/WebMercatorQuad/15/13430/26833"
-        #expect(try await server.http(items).status == 200)
-
-        for mode in ["fast", "immediate"] {
-            try await pg.stop(mode)
-            let health = try #require(try await server.http("/health", within: Self.healthLimit),
-                                      "/health did not answer within \(Self.healthLimit) s with PostgreSQL stopped (\(mode))")
-            #expect(health.status == 503)
-            #expect(health.body.contains("degraded: the store is unreachable"), "\(health.body)")
-            #expect(health.headers["retry-after"] == "5")
-            for (method, path) in [("GET", items), ("GET", tile), ("POST", "/processes/features-in-area/execution")] {
-                let r = try #require(try await server.http(path, method: method, body: method == "POST" ? Self.area : nil,
-                                                          within: Self.requestLimit),
-                                     "\(method) \(path) did not answer within \(Self.requestLimit) s with PostgreSQL stopped (\(mode))")
-                #expect(r.status == 503, "\(method) \(path): \(r.status) \(r.body)")
-                #expect(r.headers["retry-after"] == "5", "\(method) \(path)")
-                #expect(r.headers["content-type"] == "application/problem+json", "\(method) \(path)")
-                #expect(r.body.contains("https://citytwin.dev/problems/store-unavailable"), "\(method) \(path): \(r.body)")
-            }
-
-            try await pg.start()
-            // No restart of the server: it answers normally once PostgreSQL does.
-            try await OutageHarness.eventually("/health answers 200 after PostgreSQL is back (\(mode))") {
-                try await server.http("/health", within: Self.healthLimit)?.status == 200
-            }
+        try await PrivatePostgres.with { pg in
+            let server = try await OutageHarness.serve(pg)
+            defer { server.kill() }
+            let items = "/collections/shelters/items?limit=5"
+            let tile = "/collections/shelters/tiles/WebMercatorQuad/15/13430/26833"
             #expect(try await server.http(items).status == 200)
-            #expect([200, 204].contains(try await server.http(tile).status))  // 204: the layer has no shelters there
+
+            for mode in ["fast", "immediate"] {
+                try await pg.stop(mode)
+                let health = try #require(try await server.http("/health", within: Self.healthLimit),
+                                          "/health did not answer within \(Self.healthLimit) s with PostgreSQL stopped (\(mode))")
+                #expect(health.status == 503)
+                #expect(health.body.contains("degraded: the store is unreachable"), "\(health.body)")
+                #expect(health.headers["retry-after"] == "5")
+                for (method, path) in [("GET", items), ("GET", tile), ("POST", "/processes/features-in-area/execution")] {
+                    let r = try #require(try await server.http(path, method: method, body: method == "POST" ? Self.area : nil,
+                                                              within: Self.requestLimit),
+                                         "\(method) \(path) did not answer within \(Self.requestLimit) s with PostgreSQL stopped (\(mode))")
+                    #expect(r.status == 503, "\(method) \(path): \(r.status) \(r.body)")
+                    #expect(r.headers["retry-after"] == "5", "\(method) \(path)")
+                    #expect(r.headers["content-type"] == "application/problem+json", "\(method) \(path)")
+                    #expect(r.body.contains("https://citytwin.dev/problems/store-unavailable"), "\(method) \(path): \(r.body)")
+                }
+
+                try await pg.start()
+                // No restart of the server: it answers normally once PostgreSQL does.
+                try await OutageHarness.eventually("/health answers 200 after PostgreSQL is back (\(mode))") {
+                    try await server.http("/health", within: Self.healthLimit)?.status == 200
+                }
+                #expect(try await server.http(items).status == 200)
+                #expect([200, 204].contains(try await server.http(tile).status))  // 204: the layer has no shelters there
+            }
         }
     }
 
     @Test("requests in flight when PostgreSQL restarts (fast, then immediate) answer 200, 201 or 503 within seconds, never hang; every acknowledged write is kept; the server answers again within 5 s of the database")
     func inFlightThroughRestarts() async throws {
-        let pg = try await PrivatePostgres.start()
-        defer { pg.remove() }
-        // Scripts/postgis.sh acknowledges commits before their WAL is written (fast tests): an
-        // immediate restart would lose the last ones, whatever the server does. Durable here.
-        _ = try psqlValue(pg.url, "ALTER DATABASE citytwin SET synchronous_commit = on")
-        let server = try await OutageHarness.serve(pg)
-        defer { server.kill() }
-        let token = try await OutageHarness.editorToken(pg)
-        for mode in ["fast", "immediate"] {
-            try await Self.inFlightThroughRestart(mode, pg: pg, server: server, token: token)
+        try await PrivatePostgres.with { pg in
+            // Scripts/postgis.sh acknowledges commits before their WAL is written (fast tests): an
+            // immediate restart would lose the last ones, whatever the server does. Durable here.
+            _ = try await psqlValue(pg.url, "ALTER DATABASE citytwin SET synchronous_commit = on")
+            let server = try await OutageHarness.serve(pg)
+            defer { server.kill() }
+            let token = try await OutageHarness.editorToken(pg)
+            for mode in ["fast", "immediate"] {
+                try await Self.inFlightThroughRestart(mode, pg: pg, server: server, token: token)
+            }
         }
     }
 
@@ -86,7 +87,7 @@ struct StoreOutageTests {
         // Reads waiting inside PostgreSQL on a lock when the restart comes (in flight for sure),
         // and readers and writers going on through it.
         let lock = try await LayerLock.hold("shelters", in: pg.url)
-        defer { try? lock.release() }
+        defer { lock.abandon() }
         let log = OutageHarness.RequestLog()
         let end = ContinuousClock.now + .seconds(4)
         var dbBack = ContinuousClock.now, restart = 0.0
@@ -152,78 +153,78 @@ struct StoreOutageTests {
     @Test("serve exits within its grace period on SIGTERM and SIGINT, with PostgreSQL stopped (fast, immediate) and with it running, a request waiting on the store meanwhile",
           arguments: [(SIGTERM, "immediate"), (SIGINT, "fast"), (SIGTERM, "running")])
     func serveStops(signal: Int32, database: String) async throws {
-        let pg = try await PrivatePostgres.start()
-        defer { pg.remove() }
-        let server = try await OutageHarness.serve(pg)
-        defer { server.kill() }
-        if database != "running" { try await pg.stop(database) }
-        // A request in flight when the signal comes (with the database stopped, it waits on the store).
-        let waiting = Task { try? await server.http("/collections/shelters/items?limit=5", within: 60) }
-        try await Task.sleep(for: .milliseconds(300))
-        server.signal(signal)
-        let exited = await server.waitForExit(within: Self.exitLimit)
-        #expect(exited, "citytwin serve still running \(Self.exitLimit) s after signal \(signal) (PostgreSQL \(database))")
-        #expect(server.exitStatus == 0, "\(server.output)")
-        waiting.cancel()
+        try await PrivatePostgres.with { pg in
+            let server = try await OutageHarness.serve(pg)
+            defer { server.kill() }
+            if database != "running" { try await pg.stop(database) }
+            // A request in flight when the signal comes (with the database stopped, it waits on the store).
+            let waiting = Task { try? await server.http("/collections/shelters/items?limit=5", within: 60) }
+            try await Task.sleep(for: .milliseconds(300))
+            server.signal(signal)
+            let exited = await server.waitForExit(within: Self.exitLimit)
+            #expect(exited, "citytwin serve still running \(Self.exitLimit) s after signal \(signal) (PostgreSQL \(database))")
+            #expect(server.exitStatus == 0, "\(server.output)")
+            waiting.cancel()
+        }
     }
 
     @Test("serve finishes a request in flight when SIGTERM comes, then exits")
     func serveFinishesRequestInFlight() async throws {
-        let pg = try await PrivatePostgres.start()
-        defer { pg.remove() }
-        // A statement may wait on the lock longer than the outage tests' 2 s store time limit, and
-        // on a loaded machine this test's own pauses stretch past their 3 s grace (its tasks wait
-        // for a thread): this test is about a request in flight being finished, so both are long.
-        let server = try await OutageHarness.serve(pg, storeTimeout: 30, grace: 30)
-        defer { server.kill() }
-        let lock = try await LayerLock.hold("shelters", in: pg.url)
-        defer { try? lock.release() }
-        // The request waits inside PostgreSQL on the lock when the signal comes.
-        let inFlight = Task { try await server.http("/collections/shelters/items?limit=5", within: 60) }
-        // Signal only once the request waits on the lock inside PostgreSQL (a fixed pause is not
-        // enough on a loaded machine: the signal could come before the request arrives).
-        try await OutageHarness.eventually("the request waits on the lock") {
-            try psqlValue(pg.url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name NOT LIKE 'citytwin-test-lock-%'") != "0"
+        try await PrivatePostgres.with { pg in
+            // A statement may wait on the lock longer than the outage tests' 2 s store time limit, and
+            // on a loaded machine this test's own pauses stretch past their 3 s grace (its tasks wait
+            // for a thread): this test is about a request in flight being finished, so both are long.
+            let server = try await OutageHarness.serve(pg, storeTimeout: 30, grace: 30)
+            defer { server.kill() }
+            let lock = try await LayerLock.hold("shelters", in: pg.url)
+            defer { lock.abandon() }
+            // The request waits inside PostgreSQL on the lock when the signal comes.
+            let inFlight = Task { try await server.http("/collections/shelters/items?limit=5", within: 60) }
+            // Signal only once the request waits on the lock inside PostgreSQL (a fixed pause is not
+            // enough on a loaded machine: the signal could come before the request arrives).
+            try await OutageHarness.eventually("the request waits on the lock") {
+                try await psqlValue(pg.url, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND application_name NOT LIKE 'citytwin-test-lock-%'") != "0"
+            }
+            server.signal(SIGTERM)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(server.isRunning, "citytwin serve exited with a request in flight, before its grace period: \(server.output)")
+            try await lock.release()
+            let response = try await inFlight.value
+            #expect(response?.status == 200, "the request in flight when SIGTERM came got \(response.map { String($0.status) } ?? "no answer")")
+            #expect(await server.waitForExit(within: Self.exitLimit), "citytwin serve still running after the request in flight ended")
+            #expect(server.exitStatus == 0, "\(server.output)")
         }
-        server.signal(SIGTERM)
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(server.isRunning, "citytwin serve exited with a request in flight, before its grace period: \(server.output)")
-        try lock.release()
-        let response = try await inFlight.value
-        #expect(response?.status == 200, "the request in flight when SIGTERM came got \(response.map { String($0.status) } ?? "no answer")")
-        #expect(await server.waitForExit(within: Self.exitLimit), "citytwin serve still running after the request in flight ended")
-        #expect(server.exitStatus == 0, "\(server.output)")
     }
 
     @Test("worker: outlives fast and immediate stops of PostgreSQL, runs jobs again once it is back, and exits within its grace period on SIGTERM and SIGINT while PostgreSQL is stopped")
     func workerThroughOutages() async throws {
-        let pg = try await PrivatePostgres.start()
-        defer { pg.remove() }
-        let server = try await OutageHarness.serve(pg)
-        defer { server.kill() }
-        let worker = try OutageHarness.worker(pg)
-        defer { worker.kill() }
-        try await OutageHarness.expectJobRuns(on: server)
-
-        for mode in ["fast", "immediate"] {
-            try await pg.stop(mode)
-            try await Task.sleep(for: .seconds(Self.storeTimeout + 1))  // the worker looks for jobs meanwhile
-            #expect(worker.isRunning, "the worker exited during the outage (\(mode)): \(worker.output)")
-            try await pg.start()
-            try await OutageHarness.eventually("/health answers 200 after PostgreSQL is back (\(mode))") {
-                try await server.http("/health", within: Self.healthLimit)?.status == 200
-            }
+        try await PrivatePostgres.with { pg in
+            let server = try await OutageHarness.serve(pg)
+            defer { server.kill() }
+            let worker = try await OutageHarness.worker(pg)
+            defer { worker.kill() }
             try await OutageHarness.expectJobRuns(on: server)
+
+            for mode in ["fast", "immediate"] {
+                try await pg.stop(mode)
+                try await Task.sleep(for: .seconds(Self.storeTimeout + 1))  // the worker looks for jobs meanwhile
+                #expect(worker.isRunning, "the worker exited during the outage (\(mode)): \(worker.output)")
+                try await pg.start()
+                try await OutageHarness.eventually("/health answers 200 after PostgreSQL is back (\(mode))") {
+                    try await server.http("/health", within: Self.healthLimit)?.status == 200
+                }
+                try await OutageHarness.expectJobRuns(on: server)
+            }
+
+            try await Self.expectStop(worker, signal: SIGTERM, database: pg, stopped: "immediate")
+            #expect(worker.output.contains("the store is unreachable"), "\(worker.output)")
+
+            try await pg.start()
+            let second = try await OutageHarness.worker(pg)
+            defer { second.kill() }
+            try await OutageHarness.expectJobRuns(on: server)
+            try await Self.expectStop(second, signal: SIGINT, database: pg, stopped: "fast")
         }
-
-        try await Self.expectStop(worker, signal: SIGTERM, database: pg, stopped: "immediate")
-        #expect(worker.output.contains("the store is unreachable"), "\(worker.output)")
-
-        try await pg.start()
-        let second = try OutageHarness.worker(pg)
-        defer { second.kill() }
-        try await OutageHarness.expectJobRuns(on: server)
-        try await Self.expectStop(second, signal: SIGINT, database: pg, stopped: "fast")
     }
 
     /// Stops PostgreSQL (`stopped`: fast or immediate), signals the worker, and expects a clean
@@ -266,7 +267,7 @@ enum OutageHarness {
         try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("Layers/shelters.json"),
                                          to: layers.appendingPathComponent("shelters.json"))
         let port = try freePort()
-        let server = try CommandProcess(try binary(), [
+        let server = try await CommandProcess.start(try binary(), [
             "serve", "--store", pg.url, "--host", "127.0.0.1", "--port", String(port), "--layers", layers.path,
             "--log-level", "warning", "--store-timeout", String(storeTimeout),
             "--shutdown-grace", String(grace),
@@ -282,8 +283,8 @@ enum OutageHarness {
     }
 
     /// `citytwin worker` looking for jobs every 0.2 s.
-    static func worker(_ pg: PrivatePostgres) throws -> CommandProcess {
-        try CommandProcess(try binary(), [
+    static func worker(_ pg: PrivatePostgres) async throws -> CommandProcess {
+        try await CommandProcess.start(try binary(), [
             "worker", "--store", pg.url, "--idle", "0.2", "--lease", "3", "--store-timeout", String(StoreOutageTests.storeTimeout),
             "--shutdown-grace", String(StoreOutageTests.shutdownGrace),
         ], baseURL: nil)
@@ -291,7 +292,7 @@ enum OutageHarness {
 
     /// An editor token of the shelters' department, signed with the secret `CommandProcess` gives every command.
     static func editorToken(_ pg: PrivatePostgres) async throws -> String {
-        let command = try CommandProcess(try binary(), ["token", "create", "--department", "应急管理局", "--role", "editor", "--store", pg.url],
+        let command = try await CommandProcess.start(try binary(), ["token", "create", "--department", "应急管理局", "--role", "editor", "--store", pg.url],
                                          baseURL: nil)
         guard await command.waitForExit(within: 60), command.exitStatus == 0 else { throw HarnessFailure("token create: \(command.output)") }
         return try #require(command.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) })
@@ -385,11 +386,6 @@ enum OutageHarness {
     }
 }
 
-struct HarnessFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
 /// A PostgreSQL + PostGIS of one test alone, through `Scripts/postgis.sh` with its own data
 /// directory and port.
 final class PrivatePostgres: Sendable {
@@ -427,161 +423,28 @@ final class PrivatePostgres: Sendable {
     }
 
     /// Stops the server and deletes its data directory.
-    func remove() {
-        let stop = Process()
-        stop.executableURL = OutageHarness.packageRoot.appendingPathComponent("Scripts/postgis.sh")
-        stop.arguments = ["stop", "immediate"]
-        stop.environment = ProcessInfo.processInfo.environment.merging(["CITYTWIN_PG_DIR": directory, "CITYTWIN_PG_PORT": String(port)]) { $1 }
-        stop.standardOutput = FileHandle.nullDevice
-        stop.standardError = FileHandle.nullDevice
-        if (try? stop.run()) != nil { stop.waitUntilExit() }
+    func remove() async {
+        _ = try? await Self.script(["stop", "immediate"], directory: directory, port: port)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private static func script(_ arguments: [String], directory: String, port: Int) async throws -> String {
-        let run = try CommandProcess(OutageHarness.packageRoot.appendingPathComponent("Scripts/postgis.sh").path, arguments, baseURL: nil,
-                                     environment: ["CITYTWIN_PG_DIR": directory, "CITYTWIN_PG_PORT": String(port)])
-        guard await run.waitForExit(within: 120) else {
-            run.kill()
-            throw HarnessFailure("Scripts/postgis.sh \(arguments.joined(separator: " ")) did not finish")
+    /// A PostgreSQL of `body` alone, removed when it ends (returns or throws).
+    static func with<T>(_ body: (PrivatePostgres) async throws -> T) async throws -> T {
+        let pg = try await start()
+        do {
+            let value = try await body(pg)
+            await pg.remove()
+            return value
+        } catch {
+            await pg.remove()
+            throw error
         }
+    }
+
+    private static func script(_ arguments: [String], directory: String, port: Int) async throws -> String {
+        let run = try await CommandProcess.run(OutageHarness.packageRoot.appendingPathComponent("Scripts/postgis.sh").path, arguments,
+                                               environment: ["CITYTWIN_PG_DIR": directory, "CITYTWIN_PG_PORT": String(port)], within: 120)
         guard run.exitStatus == 0 else { throw HarnessFailure("Scripts/postgis.sh \(arguments.joined(separator: " ")): \(run.output)") }
         return run.output.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-}
-
-/// A child process with its output in a file, and HTTP to it through curl.
-final class CommandProcess: @unchecked Sendable {
-    let process = Process()
-    let log: URL
-    let baseURL: String?
-
-    init(_ executable: String, _ arguments: [String], baseURL: String?, environment: [String: String] = [:]) throws {
-        self.baseURL = baseURL
-        log = FileManager.default.temporaryDirectory.appendingPathComponent("outage-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
-        let handle = try FileHandle(forWritingTo: log)
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(
-            ["CITYTWIN_TOKEN_SECRET": "outage-test-secret-0123456789abcdef0123456789"].merging(environment) { $1 }) { $1 }
-        process.standardOutput = handle
-        process.standardError = handle
-        try process.run()
-    }
-
-    private let lock = NSLock()
-    private var ended: Int32?
-
-    /// Whether the process still runs. Reaps it with `waitpid` here: Foundation on Linux notices
-    /// a child's end only while a run loop turns, which a test's tasks never do.
-    var isRunning: Bool {
-        lock.withLock {
-            if ended != nil { return false }
-            var status: Int32 = 0
-            let pid = process.processIdentifier
-            let r = waitpid(pid, &status, WNOHANG)
-            if r == pid {
-                ended = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            } else if r == -1, errno == ECHILD {
-                // Foundation's own monitor reaped it; its `isRunning` turns false a moment later
-                // (reading `terminationStatus` before then traps).
-                let deadline = Date().addingTimeInterval(5)
-                while process.isRunning && Date() < deadline { usleep(1_000) }
-                ended = process.isRunning ? 255 : process.terminationStatus
-            }
-            return ended == nil
-        }
-    }
-    /// The exit status (128 + the signal for a process killed by one); -1 while it runs.
-    var exitStatus: Int32 { isRunning ? -1 : lock.withLock { ended ?? -1 } }
-    /// What the process wrote; bytes that are not UTF-8 (an MVT body through curl) read as U+FFFD.
-    var output: String { String(decoding: (try? Data(contentsOf: log)) ?? Data(), as: UTF8.self) }
-
-    func signal(_ number: Int32) { Glibc.kill(process.processIdentifier, number) }
-
-    /// Whether the process exited within `limit` seconds.
-    func waitForExit(within limit: Double) async -> Bool {
-        let end = ContinuousClock.now + .seconds(limit)
-        while isRunning && ContinuousClock.now < end {
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return !isRunning
-    }
-
-    /// Ends the process for good (test clean-up).
-    func kill() {
-        guard isRunning else { return }
-        Glibc.kill(process.processIdentifier, SIGKILL)
-        while isRunning { usleep(10_000) }
-    }
-
-    /// HTTP to the process (`baseURL`).
-    var endpoint: HTTPEndpoint { HTTPEndpoint(baseURL: baseURL ?? "") }
-
-    func http(_ path: String, method: String = "GET", body: String? = nil, headers: [String] = [],
-              within limit: Double) async throws -> HTTPEndpoint.Response? {
-        try await endpoint.http(path, method: method, body: body, headers: headers, within: limit)
-    }
-
-    func http(_ path: String, method: String = "GET", body: String? = nil, headers: [String] = []) async throws -> HTTPEndpoint.Response {
-        try await endpoint.http(path, method: method, body: body, headers: headers)
-    }
-}
-
-/// A server's base URL, and HTTP to it through curl (client timeouts as an orchestrator's).
-struct HTTPEndpoint: Sendable {
-    let baseURL: String
-
-    struct Response {
-        var status: Int
-        /// Header names in lower case.
-        var headers: [String: String]
-        var body: String
-        /// How long the exchange took as curl measured it (`time_total`): the server's answer time,
-        /// apart from when this test process, sharing the cores with the other suites, got to read it.
-        var seconds: Double = 0
-    }
-
-    /// Written by curl after the response (`-w`), so the exchange's own duration is known.
-    static let timeMarker = "\n@@citytwin-test-time_total="
-
-    /// `curl -m within`: the response, or `nil` when none came in time.
-    func http(_ path: String, method: String = "GET", body: String? = nil, headers: [String] = [],
-              within limit: Double) async throws -> Response? {
-        var arguments = ["-s", "-i", "--noproxy", "*", "-m", String(limit), "-X", method, "-w", Self.timeMarker + "%{time_total}"]
-        for h in headers { arguments += ["-H", h] }
-        if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
-        arguments.append(baseURL + path)
-        let curl = try CommandProcess("/usr/bin/curl", arguments, baseURL: nil)
-        guard await curl.waitForExit(within: limit + 30) else {
-            curl.kill()
-            throw HarnessFailure("curl did not end")
-        }
-        if curl.exitStatus == 28 { return nil }  // operation timed out
-        guard curl.exitStatus == 0 else { throw HarnessFailure("curl \(path): exit \(curl.exitStatus)") }
-        var text = curl.output
-        var seconds = 0.0
-        if let marker = text.range(of: Self.timeMarker, options: .backwards) {
-            seconds = Double(text[marker.upperBound...].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-            text = String(text[..<marker.lowerBound])
-        }
-        guard let split = text.range(of: "\r\n\r\n") else { throw HarnessFailure("curl \(path): no header end in \(text)") }
-        let lines = text[..<split.lowerBound].components(separatedBy: "\r\n")
-        let status = Int(lines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
-        var fields = [String: String]()
-        for line in lines.dropFirst() {
-            guard let colon = line.firstIndex(of: ":") else { continue }
-            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        }
-        return Response(status: status, headers: fields, body: String(text[split.upperBound...]), seconds: seconds)
-    }
-
-    /// `http` with a generous limit, for requests that must answer.
-    func http(_ path: String, method: String = "GET", body: String? = nil, headers: [String] = []) async throws -> Response {
-        guard let r = try await http(path, method: method, body: body, headers: headers, within: 60) else {
-            throw HarnessFailure("\(method) \(path): no answer within 60 s")
-        }
-        return r
     }
 }

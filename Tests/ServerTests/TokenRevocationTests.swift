@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Server
 import Testing
+import TestSupport
 import TwinStore
 
 /// Token revocation (issue 21 §4): `citytwin token revoke` puts a token on the store's list and
@@ -50,22 +51,22 @@ struct TokenRevocationTests {
     @Test("PostGIS keeps the same list; an entry past its token's expiry drops off",
           .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
     func postGISList() async throws {
-        let pg = try await PrivatePostgres.start()
-        defer { pg.remove() }
-        let store = try await PostGISStore.connect(url: pg.url)
-        try await store.revokeToken(digest: "aa", expiresAt: 2_000)
-        try await store.revokeToken(digest: "bb", expiresAt: 1_000)
-        #expect(try await store.revokedTokens(now: 1_500) == ["aa"])
-        #expect(try await store.revokedTokens(now: 500) == ["aa", "bb"])
-        await store.shutdown()
-        let spatiaLite = try SpatiaLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-revoke-\(UUID().uuidString).sqlite").path)
-        try await spatiaLite.revokeToken(digest: "aa", expiresAt: 2_000)
-        try await spatiaLite.revokeToken(digest: "bb", expiresAt: 1_000)
-        #expect(try await spatiaLite.revokedTokens(now: 1_500) == ["aa"])
+        try await PrivatePostgres.with { pg in
+            let store = try await PostGISStore.connect(url: pg.url)
+            try await store.revokeToken(digest: "aa", expiresAt: 2_000)
+            try await store.revokeToken(digest: "bb", expiresAt: 1_000)
+            #expect(try await store.revokedTokens(now: 1_500) == ["aa"])
+            #expect(try await store.revokedTokens(now: 500) == ["aa", "bb"])
+            await store.shutdown()
+            let spatiaLite = try SpatiaLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-revoke-\(UUID().uuidString).sqlite").path)
+            try await spatiaLite.revokeToken(digest: "aa", expiresAt: 2_000)
+            try await spatiaLite.revokeToken(digest: "bb", expiresAt: 1_000)
+            #expect(try await spatiaLite.revokedTokens(now: 1_500) == ["aa"])
+        }
     }
 
     static func revoke(_ token: String, store: String) async throws -> CommandProcess {
-        let run = try CommandProcess(try OutageHarness.binary(), ["token", "revoke", token, "--store", store], baseURL: nil,
+        let run = try await CommandProcess.start(try OutageHarness.binary(), ["token", "revoke", token, "--store", store], baseURL: nil,
                                      environment: ["CITYTWIN_TOKEN_SECRET": secret])
         guard await run.waitForExit(within: 60) else {
             run.kill()

@@ -1,5 +1,11 @@
 import Foundation
 import GeoCore
+import Subprocess
+#if canImport(System)
+import System
+#else
+import SystemPackage
+#endif
 
 /// SUMO's programs (`sumo`, `netconvert`) where they are installed, and the one way CityTwin
 /// runs them: as a child process whose error output becomes the failure's message, whose
@@ -61,71 +67,58 @@ public enum SumoTools {
     /// - Throws: `Failure` when it exits unsuccessfully.
     public static func run(_ program: URL, _ arguments: [String], in directory: URL? = nil,
                            progress: (@Sendable () async throws -> Void)? = nil) async throws -> String {
-        let process = Process()
-        process.executableURL = program
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        var environment = ProcessInfo.processInfo.environment
-        if environment["SUMO_HOME"] == nil {
+        var options = PlatformOptions()
+        // A cancelled run (the job dismissed, the server stopping): SIGTERM, a second to go, then SIGKILL.
+        options.teardownSequence = [.send(signal: .terminate, allowedDurationToNextStep: .seconds(1))]
+        var environment: [Environment.Key: String?] = [:]
+        if ProcessInfo.processInfo.environment["SUMO_HOME"] == nil {
             environment["SUMO_HOME"] = program.deletingLastPathComponent().deletingLastPathComponent().path
         }
-        process.environment = environment
-        let output = Captured(), errors = Captured()
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        process.standardInput = FileHandle.nullDevice
-        outPipe.fileHandleForReading.readabilityHandler = { output.append($0.availableData) }
-        errPipe.fileHandleForReading.readabilityHandler = { errors.append($0.availableData) }
-        try process.run()
-        do {
-            while process.isRunning {
-                try await Task.sleep(nanoseconds: 250_000_000)
-                try await progress?()
+        let configuration = Configuration(executable: .path(FilePath(program.path)), arguments: Arguments(arguments),
+                                          environment: .inherit.updating(environment),
+                                          workingDirectory: directory.map { FilePath($0.path) }, platformOptions: options)
+        // The run and the progress calls side by side: the first to end (the run, or a throwing
+        // progress) ends the other; cancelling the run tears the program down.
+        let result = try await withThrowingTaskGroup(of: Ended?.self) { group in
+            group.addTask {
+                let record = try await Subprocess.run(configuration, input: .none, output: .bytes(limit: outputLimit),
+                                                      error: .bytes(limit: outputLimit))
+                return Ended(status: record.terminationStatus, output: record.standardOutput, errors: record.standardError)
             }
-        } catch {
-            stop(process)
-            outPipe.fileHandleForReading.readabilityHandler = nil
-            errPipe.fileHandleForReading.readabilityHandler = nil
-            throw error
+            if let progress {
+                group.addTask {
+                    while true {
+                        try await Task.sleep(nanoseconds: 250_000_000)
+                        try await progress()
+                    }
+                }
+            }
+            defer { group.cancelAll() }
+            while let next = try await group.next() {
+                if let next { return next }
+            }
+            throw CancellationError()
         }
-        process.waitUntilExit()
-        outPipe.fileHandleForReading.readabilityHandler = nil
-        errPipe.fileHandleForReading.readabilityHandler = nil
-        output.append(outPipe.fileHandleForReading.readDataToEndOfFile())
-        errors.append(errPipe.fileHandleForReading.readDataToEndOfFile())
-        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
-            let message = errors.text.split(separator: "\n").filter { !$0.hasPrefix("Warning") }.suffix(5).joined(separator: " ")
-            throw Failure(program: program.lastPathComponent, status: process.terminationStatus, message: message)
+        let errors = String(decoding: result.errors, as: UTF8.self)
+        guard case .exited(0) = result.status else {
+            let message = errors.split(separator: "\n").filter { !$0.hasPrefix("Warning") }.suffix(5).joined(separator: " ")
+            let status: Int32 = switch result.status {
+            case .exited(let code): code
+            case .signaled(let signal): 128 + signal
+            }
+            throw Failure(program: program.lastPathComponent, status: status, message: message)
         }
-        return output.text
+        return String(decoding: result.output, as: UTF8.self)
     }
 
-    /// Ends a running program: SIGTERM, and SIGKILL if it has not gone within a second.
-    static func stop(_ process: Process) {
-        guard process.isRunning else { return }
-        process.terminate()
-        let deadline = Date().addingTimeInterval(1)
-        while process.isRunning, Date() < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
+    /// The most a SUMO program may write to standard output or error (its step log, warnings).
+    static let outputLimit = 64 << 20
 
-    /// Output collected from a pipe while the program runs.
-    final class Captured: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data = Data()
-
-        func append(_ more: Data) {
-            guard !more.isEmpty else { return }
-            lock.lock(); defer { lock.unlock() }
-            data.append(more)
-        }
-
-        var text: String {
-            lock.lock(); defer { lock.unlock() }
-            return String(decoding: data, as: UTF8.self)
-        }
+    /// How a program ended, and what it wrote.
+    struct Ended: Sendable {
+        var status: TerminationStatus
+        var output: [UInt8]
+        var errors: [UInt8]
     }
 
     /// The latest `arrival` time (simulation s) in the last few kilobytes SUMO has written of a
