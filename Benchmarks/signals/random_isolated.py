@@ -3,7 +3,8 @@ isolated intersections replayed in SUMO (x <= 0.8, three seeds), the predicted d
 1.0 s and max 2.5 s of baseline-corrected SUMO delay").
 
     python3 Benchmarks/signals/random_isolated.py CITYTWIN STORE WORK [--count 12] [--seeds 1,2,3]
-                                                   [--generator-seed 16] [--sumo-seconds 3600] [--jobs 1]
+                                                   [--generator-seed 16] [--sumo-seconds 7200] [--jobs 1]
+                                                   [--lefts any|protected]
 
 STORE is a sample-district store (`citytwin district build --store STORE --layers Layers`); it is copied into WORK
 and the copy is written to. Everything goes through CityTwin's own paths, nothing is re-implemented here:
@@ -222,7 +223,7 @@ def time_intersections(binary: str, store: Path, drawn: list[Drawn], work: Path,
     largest lane-group x in [target - 0.05, target] (target <= 0.8); stores the final plans."""
     pending = list(drawn)
     timings: dict[str, dict] = {}
-    for _ in range(12):
+    for attempt in range(20):
         if not pending:
             break
         upsert(binary, store, pending, work)
@@ -230,11 +231,13 @@ def time_intersections(binary: str, store: Path, drawn: list[Drawn], work: Path,
         for d in pending:
             t = plan(binary, store, d.id)
             x = max(a["x"] for a in t["approaches"].values())
-            if d.target_x - 0.05 <= x <= d.target_x:
+            # After 8 attempts (a cycle that jumps with the volumes, e.g. onto a pedestrian minimum),
+            # any x <= 0.8 will do.
+            if d.target_x - 0.05 <= x <= d.target_x or (attempt >= 8 and x <= X_LIMIT):
                 timings[d.id] = t
                 continue
             # Scale toward the target (x is about proportional to flow at a given plan; the plan moves too).
-            apply_scale(d, d.scale * min(1.6, max(0.5, (d.target_x - 0.02) / x)))
+            apply_scale(d, d.scale * (min(1.6, max(0.5, (d.target_x - 0.02) / x)) if attempt < 8 else 0.95))
             still.append(d)
         pending = still
     if pending:
@@ -396,7 +399,7 @@ def main() -> None:
     p.add_argument("--count", type=int, default=12)
     p.add_argument("--seeds", default="1,2,3")
     p.add_argument("--generator-seed", type=int, default=16)
-    p.add_argument("--sumo-seconds", type=int, default=3600)
+    p.add_argument("--sumo-seconds", type=int, default=7200)
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--lefts", choices=("any", "protected"), default="any",
                    help="protected: every left turn facing opposing traffic gets a bay and a stage of its own")
