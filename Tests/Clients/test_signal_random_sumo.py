@@ -47,3 +47,19 @@ def test_random_isolated_intersections_agree_with_sumo(tmp_path: Path) -> None:
     assert len(rows) >= 15 and all(sum(r.vehicles.values()) >= 20 for r in rows), "every lane group measured"
     assert summary["mean_abs_s"] <= 3.5, summary
     assert summary["max_abs_s"] <= 12.0, summary
+
+
+@pytest.mark.xfail(strict=True, reason="permitted left turns wait far longer in SUMO than planned: in a signal cycle SUMO serves "
+                   "them at the end of the green (about 2.5 per 63 s cycle where the plan's gap acceptance gives 3.2), which the "
+                   "uniform delay, serving from the start of the green, does not model (Benchmarks/README.md, random_isolated.py)")
+def test_permitted_left_turns_agree_with_sumo(tmp_path: Path) -> None:
+    """The same check on a two-stage intersection whose left bays turn through the opposing traffic of their stage
+    (NL, EL, SL) and whose W lanes share lefts with throughs: measured 2026-11-23 at +8, +20 and +56 s on the three bays
+    (mean 9.8 s, max 56 s over its 10 lane groups)."""
+    lines: list[str] = []
+    rows, summary = random_isolated.run(BIN, Path(STORE), tmp_path, count=1, seeds=[1], generator_seed=5, sumo_seconds=3600,
+                                        jobs=1, log=lines.append, prefix="RP", lefts="any")
+    print("\n".join(lines))
+    assert {r.kind for r in rows} >= {"permitted left", "shared permitted"}
+    assert summary["mean_abs_s"] <= 3.5, summary
+    assert summary["max_abs_s"] <= 12.0, summary
