@@ -259,11 +259,19 @@ struct TimedIntersection {
             if let given = a.saturationPerLane { return Double(a.lanes) * given }
             let s = saturationDefaults
             let group = Double(a.lanes) * s.perLane(for: a.flows, opposingFlow: opposing[i])
-            // Left turns share the leftmost lane of a wider group: that lane holds all of them,
-            // however the other movements spread (HCM's de facto left lane).
-            guard a.lanes > 1, a.flows.left > 0, a.flows.left < a.flows.total else { return group }
-            let leftLane = a.flows.total * s.through / (a.flows.left * s.leftEquivalent(opposingFlow: opposing[i]))
-            return min(group, leftLane)
+            // Turns share the outermost lane of a wider group: its leftmost lane holds all its left
+            // turns and its rightmost lane all its right turns, however the other movements spread
+            // (HCM's de facto turn lanes); the group saturates when the busier of them does (a left
+            // and right group of two lanes is a left lane beside a right lane).
+            guard a.lanes > 1 else { return group }
+            var tightest = group
+            if a.flows.left > 0, a.flows.left < a.flows.total {
+                tightest = min(tightest, a.flows.total * s.through / (a.flows.left * s.leftEquivalent(opposingFlow: opposing[i])))
+            }
+            if a.flows.right > 0, a.flows.right < a.flows.total {
+                tightest = min(tightest, a.flows.total * s.through * s.rightFactor / a.flows.right)
+            }
+            return tightest
         }
         // Minimum effective greens: g = G + A − Ls for the displayed minimum G.
         var minimum = [Double](repeating: settings.minimumGreen, count: demand.stages.count)

@@ -151,4 +151,20 @@ struct WebsterTimingTests {
         #expect(given.cycle == 90)
         #expect(given.meanControlDelay > webster.meanControlDelay)
     }
+
+    @Test("a group's outermost lanes hold all its turns: a left and right group of two lanes saturates in its busier lane")
+    func deFactoTurnLanes() throws {
+        let s = SaturationFlowDefaults()
+        // The stem of a T: 2 lanes, 200 lefts, 500 rights. Spread evenly the equivalents fill
+        // (200/0.95 + 500/0.85)/2 = 399.4 veh/h of each lane; the right lane alone holds 500/0.85 = 588.2.
+        let stem = ApproachDemand(id: "E", lanes: 2, flows: MovementFlows(left: 200, right: 500))
+        let through = ApproachDemand(id: "N", lanes: 2, flows: MovementFlows(through: 600))
+        let timing = try SignalTiming.webster(IntersectionDemand(id: "T", approaches: [stem, through], stages: [["N"], ["E"]]))
+        #expect(abs(timing.approaches[0].saturationFlow - 700 * 1800 * 0.85 / 500) < 1e-9)
+        #expect(timing.approaches[0].saturationFlow < 2 * s.perLane(for: stem.flows))
+        // Turns that the other lanes can balance leave the group's lanes shared evenly.
+        let mixed = ApproachDemand(id: "E", lanes: 3, flows: MovementFlows(through: 900, left: 150, right: 150))
+        let even = try SignalTiming.webster(IntersectionDemand(id: "X", approaches: [mixed, through], stages: [["N"], ["E"]]))
+        #expect(abs(even.approaches[0].saturationFlow - 3 * s.perLane(for: mixed.flows)) < 1e-9)
+    }
 }

@@ -307,9 +307,13 @@ public struct SumoExport: Sendable {
                     for movement in ["right", "through", "left"] where group.movements.contains(movement) {
                         guard let t = Self.exit(from: d, movement), here.contains(t) else { continue }
                         let toLanes = laneCount(ofOutgoing: k, t)
-                        let fromLanes: [Int] = movement == "right" ? [first] : movement == "left" ? [first + count - 1] : Array(first..<(first + count))
+                        // A turn shares a mixed group's outermost lane; a group of that turn alone (a
+                        // double left or right bay) turns from every lane, side by side into the exit.
+                        let alone = group.movements == [movement]
+                        let fromLanes: [Int] = alone || movement == "through" ? Array(first..<(first + count))
+                            : movement == "right" ? [first] : [first + count - 1]
                         for (j, lane) in fromLanes.enumerated() {
-                            let toLane = movement == "right" ? 0 : movement == "left" ? toLanes - 1 : min(j, toLanes - 1)
+                            let toLane = movement == "left" ? max(0, toLanes - fromLanes.count + j) : min(j, toLanes - 1)
                             out.append(Link(signal: signals[k].intersection.id, from: incoming(k, d), fromLane: lane, to: outgoing(k, t),
                                             toLane: toLane, laneGroup: group.id, movement: movement))
                         }
