@@ -680,6 +680,20 @@ def main():
     contrast("signed in, results, time panel, swipe, popup")
     label_contrast("signed in")
     evaluate("document.querySelectorAll('.maplibregl-popup-close-button').forEach((b) => b.click())")
+    # Right of the divider (over the swipe's second map), a click on a feature opens its popup too.
+    spot = evaluate("""(() => { const m = window.citytwin.mapB, r = m.getCanvas().getBoundingClientRect();
+      const from = document.getElementById('divider').getBoundingClientRect().right - r.left + 30;
+      for (let y = 0.25 * r.height; y < 0.9 * r.height; y += 12) for (let x = from; x < r.width - 30; x += 12) {
+        const hit = m.queryRenderedFeatures([x, y]).find((f) => f.layer && (f.layer.metadata || {})['citytwin:collection'] && f.geometry.type !== 'Polygon');
+        if (hit) return [r.left + x, r.top + y, hit.layer.metadata['citytwin:collection']]; }
+      return null; })()""")
+    if not spot:
+        fail("no feature drawn right of the swipe divider to click")
+    for kind in ("mousePressed", "mouseReleased"):
+        call("Input.dispatchMouseEvent", type=kind, x=spot[0], y=spot[1], button="left", clickCount=1)
+    wait_for("!!document.querySelector('.maplibregl-popup .popup')", f"no popup opened on a click right of the swipe divider (on {spot[2]})", 20)
+    print(f"webmap_check: a click right of the divider, on {spot[2]}, opened its popup")
+    evaluate("document.querySelectorAll('.maplibregl-popup-close-button').forEach((b) => b.click())")
     evaluate("document.getElementById('swipe-on').click(); document.getElementById('time-on').click()")
 
     # Language: English on the switch, Chinese again after.
