@@ -32,6 +32,10 @@ public final class CommandProcess: @unchecked Sendable {
 
     private let lock = NSLock()
     private var pid: pid_t = 0
+    /// A duplicate of the child's pidfd, ours to close: its end is read from here, in the caller's
+    /// own task, not from the task that runs it (which waits for a thread of the cooperative pool
+    /// behind every busy test; seen to notice an exit 30 s late on a loaded 2-core machine).
+    private var pidfd: CInt = -1
     private var ended: Int32?
     private var launch: CheckedContinuation<Void, any Error>?
     private var launchFailure: (any Error)?
@@ -59,15 +63,15 @@ public final class CommandProcess: @unchecked Sendable {
         let configuration = Configuration(executable: .path(FilePath(executable)), arguments: Arguments(arguments),
                                           environment: .inherit.updating(updates),
                                           workingDirectory: directory.map { FilePath($0) })
-        Task.detached {
+        Task.detached(priority: .high) {
             do {
                 let output = FileDescriptorOutput.fileDescriptor(out, closeAfterSpawningProcess: true)
                 let status = if let err {
                     try await Subprocess.run(configuration, input: .none, output: output,
-                                             error: .fileDescriptor(err, closeAfterSpawningProcess: true)) { child.started($0.processIdentifier.value) }.terminationStatus
+                                             error: .fileDescriptor(err, closeAfterSpawningProcess: true)) { child.started($0.processIdentifier) }.terminationStatus
                 } else {
                     try await Subprocess.run(configuration, input: .none, output: output,
-                                             error: .combinedWithOutput) { child.started($0.processIdentifier.value) }.terminationStatus
+                                             error: .combinedWithOutput) { child.started($0.processIdentifier) }.terminationStatus
                 }
                 child.finished(status)
             } catch {
@@ -95,9 +99,14 @@ public final class CommandProcess: @unchecked Sendable {
         return child
     }
 
-    private func started(_ processIdentifier: pid_t) {
+    deinit {
+        if pidfd >= 0 { close(pidfd) }
+    }
+
+    private func started(_ processIdentifier: ProcessIdentifier) {
         lock.withLock {
-            pid = processIdentifier
+            pid = processIdentifier.value
+            pidfd = fcntl(processIdentifier.processDescriptor, F_DUPFD_CLOEXEC, 0)
             launch?.resume()
             launch = nil
         }
@@ -123,8 +132,21 @@ public final class CommandProcess: @unchecked Sendable {
         }
     }
 
-    /// Whether the process still runs.
-    public var isRunning: Bool { lock.withLock { ended == nil && launchFailure == nil } }
+    /// Whether the process still runs. Its end is read from its pidfd without reaping it
+    /// (`WNOWAIT`: swift-subprocess reaps it).
+    public var isRunning: Bool {
+        lock.withLock {
+            if ended == nil, launchFailure == nil, pidfd >= 0 {
+                var info = siginfo_t()
+                if waitid(idtype_t(rawValue: 3) /* P_PIDFD */, id_t(pidfd), &info, WEXITED | WNOHANG | WNOWAIT) == 0,
+                   info._sifields._sigchld.si_pid != 0 {
+                    let status = info._sifields._sigchld.si_status
+                    ended = info.si_code == CLD_EXITED ? status : 128 + status
+                }
+            }
+            return ended == nil && launchFailure == nil
+        }
+    }
     /// The exit status (128 + the signal for a process killed by one); -1 while it runs.
     public var exitStatus: Int32 { lock.withLock { ended ?? -1 } }
     /// The process's id.
