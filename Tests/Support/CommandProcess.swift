@@ -99,8 +99,12 @@ public final class CommandProcess: @unchecked Sendable {
         return child
     }
 
+    /// The pidfd closed and the output files removed: nothing reads them once the test lets go
+    /// (a CI run starts thousands of `curl`s).
     deinit {
         if pidfd >= 0 { close(pidfd) }
+        try? FileManager.default.removeItem(at: log)
+        if let errorLog { try? FileManager.default.removeItem(at: errorLog) }
     }
 
     private func started(_ processIdentifier: ProcessIdentifier) {
