@@ -108,11 +108,6 @@ struct AuditVerifyCommandTests {
     }
 
     static func verify(_ store: String, _ arguments: [String] = []) async throws -> CommandProcess {
-        let run = try await CommandProcess.start(try OutageHarness.binary(), ["audit", "verify", "--store", store] + arguments, baseURL: nil)
-        guard await run.waitForExit(within: 60) else {
-            run.kill()
-            throw HarnessFailure("citytwin audit verify did not finish")
-        }
-        return run
+        try await CommandProcess.run(try OutageHarness.binary(), ["audit", "verify", "--store", store] + arguments, within: 60)
     }
 }

@@ -204,12 +204,8 @@ final class ClusterHarness: Sendable {
     }
 
     private static func run(_ arguments: [String], directory: String, port: Int) async throws {
-        let script = try await CommandProcess.start(OutageHarness.packageRoot.appendingPathComponent("Scripts/cluster.sh").path, arguments,
-                                        baseURL: nil, environment: environment(directory: directory, port: port))
-        guard await script.waitForExit(within: 180) else {
-            script.kill()
-            throw HarnessFailure("Scripts/cluster.sh \(arguments.joined(separator: " ")) did not finish in 180 s: \(script.output)")
-        }
+        let script = try await CommandProcess.run(OutageHarness.packageRoot.appendingPathComponent("Scripts/cluster.sh").path, arguments,
+                                                  environment: environment(directory: directory, port: port), within: 180)
         guard script.exitStatus == 0 else { throw HarnessFailure("Scripts/cluster.sh \(arguments.joined(separator: " ")): \(script.output)") }
     }
 
@@ -282,10 +278,6 @@ final class ClusterHarness: Sendable {
 
     /// An editor token of the shelters' department (signed with the cluster's secret).
     func editorToken() async throws -> String {
-        let command = try await CommandProcess.start(try OutageHarness.binary(), ["token", "create", "--department", "应急管理局", "--role", "editor",
-                                                                      "--store", storeURL],
-                                         baseURL: nil, environment: ["CITYTWIN_TOKEN_SECRET": Self.tokenSecret])
-        guard await command.waitForExit(within: 60), command.exitStatus == 0 else { throw HarnessFailure("token create: \(command.output)") }
-        return try #require(command.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) })
+        try await OutageHarness.editorToken(storeURL, secret: Self.tokenSecret)
     }
 }

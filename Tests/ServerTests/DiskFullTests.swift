@@ -101,12 +101,7 @@ struct DiskFullTests {
 
     /// `script` in bash with the citytwin binary as `$0`.
     static func run(_ script: String) async throws -> CommandProcess {
-        let process = try await CommandProcess.start("/bin/bash", ["-c", script, try OutageHarness.binary()], baseURL: nil)
-        guard await process.waitForExit(within: 300) else {
-            process.kill()
-            throw HarnessFailure("bash -c \(script) did not finish")
-        }
-        return process
+        try await CommandProcess.run("/bin/bash", ["-c", script, try OutageHarness.binary()], within: 300)
     }
 
     /// The store file's size in KiB (`ulimit -f` counts 1,024-byte blocks in bash).

@@ -165,9 +165,8 @@ struct MaskingLeakTests {
         // The PMTiles export of the CLI (anonymous, as the tile API): every gzip member opened.
         let archive = FileManager.default.temporaryDirectory.appendingPathComponent("leak-\(UUID().uuidString).pmtiles")
         defer { try? FileManager.default.removeItem(at: archive) }
-        let export = try await CommandProcess.start(try OutageHarness.binary(), ["export", "tiles", archive.path, "--store", storePath,
-                                                                     "--min-zoom", "13", "--max-zoom", "15"], baseURL: nil)
-        #expect(await export.waitForExit(within: 120), "citytwin export tiles did not finish")
+        let export = try await CommandProcess.run(try OutageHarness.binary(), ["export", "tiles", archive.path, "--store", storePath,
+                                                                               "--min-zoom", "13", "--max-zoom", "15"], within: 120)
         #expect(export.exitStatus == 0, "\(export.output)")
         Self.expectClean("PMTiles export", try await Self.openedGzipMembers(archive.path), holding: "避难所")
 

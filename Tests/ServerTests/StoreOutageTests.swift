@@ -73,7 +73,7 @@ struct StoreOutageTests {
             _ = try await psqlValue(pg.url, "ALTER DATABASE citytwin SET synchronous_commit = on")
             let server = try await OutageHarness.serve(pg)
             defer { server.kill() }
-            let token = try await OutageHarness.editorToken(pg)
+            let token = try await OutageHarness.editorToken(pg.url)
             for mode in ["fast", "immediate"] {
                 try await Self.inFlightThroughRestart(mode, pg: pg, server: server, token: token)
             }
@@ -290,11 +290,12 @@ enum OutageHarness {
         ], baseURL: nil)
     }
 
-    /// An editor token of the shelters' department, signed with the secret `CommandProcess` gives every command.
-    static func editorToken(_ pg: PrivatePostgres) async throws -> String {
-        let command = try await CommandProcess.start(try binary(), ["token", "create", "--department", "应急管理局", "--role", "editor", "--store", pg.url],
-                                         baseURL: nil)
-        guard await command.waitForExit(within: 60), command.exitStatus == 0 else { throw HarnessFailure("token create: \(command.output)") }
+    /// An editor token of the shelters' department in `store`, signed with `secret` (by default the
+    /// one `CommandProcess` gives every command).
+    static func editorToken(_ store: String, secret: String? = nil) async throws -> String {
+        let command = try await CommandProcess.run(try binary(), ["token", "create", "--department", "应急管理局", "--role", "editor", "--store", store],
+                                                   environment: secret.map { ["CITYTWIN_TOKEN_SECRET": $0] } ?? [:], within: 60)
+        guard command.exitStatus == 0 else { throw HarnessFailure("token create: \(command.output)") }
         return try #require(command.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) })
     }
 

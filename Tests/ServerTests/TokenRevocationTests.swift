@@ -66,12 +66,7 @@ struct TokenRevocationTests {
     }
 
     static func revoke(_ token: String, store: String) async throws -> CommandProcess {
-        let run = try await CommandProcess.start(try OutageHarness.binary(), ["token", "revoke", token, "--store", store], baseURL: nil,
-                                     environment: ["CITYTWIN_TOKEN_SECRET": secret])
-        guard await run.waitForExit(within: 60) else {
-            run.kill()
-            throw HarnessFailure("citytwin token revoke did not finish")
-        }
-        return run
+        try await CommandProcess.run(try OutageHarness.binary(), ["token", "revoke", token, "--store", store],
+                                     environment: ["CITYTWIN_TOKEN_SECRET": secret], within: 60)
     }
 }
