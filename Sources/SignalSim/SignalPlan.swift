@@ -106,6 +106,9 @@ public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConv
         case minimumGreen = "minimum-green"
         /// An approach with flow > 0 runs above capacity (x > 1) under this plan.
         case overCapacity = "over-capacity"
+        /// An approach turns left through opposing traffic in its stage: the delay predicted for it
+        /// is known to run well below what simulation measures (a marked answer, not a confident one).
+        case permittedLeft = "permitted-left"
     }
 
     public var code: Code

@@ -1,8 +1,11 @@
 """CityTwin's signal plans and predicted delays against SUMO (issue 16): random isolated
 intersections at x <= 0.8, three seeds each, replayed in SUMO 1.28 with the baseline-corrected
-delay of shared/reference/signals.md §8. The prediction is `citytwin signal plan --json`'s Webster
-delay with SUMO's own measured saturation flow (1859 veh/h/lane) and lost time (3.8 s per phase
-with a 3 s amber, Krauss sigma = 0.5), as the reference measured them."""
+delay of shared/reference/signals.md §8. The prediction is the `delay_s` of `citytwin signal plan --input
+--json` per approach (the issue's output field: HCM 2000 d1 + d2 over T = 0.25 h) with SUMO's own measured
+saturation flow (1859 veh/h/lane) and lost time (3.8 s per phase with a 3 s amber, Krauss sigma = 0.5), as the
+reference measured them. Webster's delay (`webster_delay_s`) is printed beside it: on these three it agrees as
+well (mean 0.62 s, max 1.5 s), but on other draws it runs 2-3.6 s below SUMO on the side street at x ~0.7
+(six intersections of seed 99: HCM mean 0.66 / max 1.86 s, Webster 0.97 / 3.61 s), so it is not the headline."""
 from __future__ import annotations
 
 import json
@@ -53,9 +56,9 @@ def test_predicted_delay_matches_sumo(tmp_path: Path) -> None:
                 measured.setdefault(arm, []).append(d)
         for arm, a in plan["approaches"].items():
             sumo = sum(measured[arm]) / len(measured[arm])
-            errors.append(abs(a["webster_delay_s"] - sumo))
+            errors.append(abs(a["delay_s"] - sumo))
             rows.append(f"x{i} {arm}: q {a['flow_veh_h']:.0f} x {a['x']:.2f} C {plan['cycle_s']:.0f} "
-                        f"CityTwin {a['webster_delay_s']:.1f} s, SUMO {sumo:.1f} s")
+                        f"CityTwin {a['delay_s']:.1f} s (Webster {a['webster_delay_s']:.1f} s), SUMO {sumo:.1f} s")
     report = "\n".join(rows)
     print(report)
     mean = sum(errors) / len(errors)

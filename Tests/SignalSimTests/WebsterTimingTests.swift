@@ -67,6 +67,21 @@ struct WebsterTimingTests {
         #expect(timing.warnings.isEmpty)
     }
 
+    @Test("left turns through opposing traffic are marked: their predicted delay is not to be trusted as it is for protected movements")
+    func permittedLeftsAreMarked() throws {
+        var demand = Self.crossroads()
+        demand.approaches[0].flows.left = 80
+        let timing = try SignalTiming.webster(demand)
+        let marked = timing.warnings.filter { $0.code == .permittedLeft }
+        #expect(marked.count == 1)
+        #expect(marked.first?.message.hasPrefix("approach N turns 80 veh/h left through 600 veh/h of opposing traffic") == true)
+        // The same lefts with a stage of their own are protected: nothing to mark.
+        demand.approaches.append(ApproachDemand(id: "NL", lanes: 1, saturationPerLane: 1700, flows: MovementFlows(left: 80)))
+        demand.approaches[0].flows.left = 0
+        demand.stages = [["N", "S"], ["NL"], ["W", "E"]]
+        #expect(try SignalTiming.webster(demand).warnings.allSatisfy { $0.code != .permittedLeft })
+    }
+
     @Test("the intersection JSON of `citytwin signal plan --input` decodes with its defaults")
     func decodesInputJSON() throws {
         let json = #"""
