@@ -131,7 +131,7 @@ PY
   ;;
 signals-day)
   # The sample district's weekday in SUMO on its road graph, three ways on the same demand (issue 16):
-  # fixed plans, CityTwin's re-timed time-of-day plans, SUMO's actuated control. Optional: PERIOD SEED.
+  # fixed plans, CityTwin's re-timed time-of-day plans, SUMO's actuated control. Optional: PERIOD SEEDS (e.g. 1,2,3) JOBS.
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
   swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
   work=$(mktemp -d /tmp/citytwin-signal-day.XXXXXX)

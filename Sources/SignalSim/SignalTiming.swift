@@ -351,7 +351,7 @@ struct TimedIntersection {
                 warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period", a.id, performance[i].degreeOfSaturation)))
             }
             if permittedLeftOpposing[i] > 0 {
-                warnings.append(.init(.permittedLeft, String(format: "approach %@ turns %.0f veh/h left through %.0f veh/h of opposing traffic: its capacity allows for the gaps, but its delay (%.0f s) serves the lefts from the start of the green, where they leave mostly at its end; in SUMO, lanes timed this way waited on average 15 s (shared lanes) to 40 s (left bays) longer (Benchmarks/README.md, random isolated intersections). Check the plan in SUMO (signal evaluate --sumo) or give the lefts a stage of their own", a.id, a.flows.left, permittedLeftOpposing[i], performance[i].controlDelay)))
+                warnings.append(.init(.permittedLeft, String(format: "approach %@ turns %.0f veh/h left through %.0f veh/h of opposing traffic: its delay (%.0f s) serves those lefts from the start of the green, but they leave mostly at its end; SUMO measured 15 s (lefts sharing lanes) to 40 s (left bays) more on average (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a stage", a.id, a.flows.left, permittedLeftOpposing[i], performance[i].controlDelay)))
             }
         }
         return IntersectionTiming(intersection: demand.id, method: method, plan: plan, lostTime: lostTime,

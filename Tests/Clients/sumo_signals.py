@@ -352,7 +352,7 @@ class ScenarioRun:
 def simulate_scenario(scenario: Path, control: str, seed: int = 7) -> ScenarioRun:
     """Runs CityTwin's `scenario.sumocfg` until every vehicle has arrived, with SUMO's default
     teleporting of vehicles stuck 300 s (counted, so gridlock shows instead of stalling the run)."""
-    trips, stats = scenario / f"trips-{control}.xml", scenario / f"stats-{control}.xml"
+    trips, stats = scenario / f"trips-{control}-{seed}.xml", scenario / f"stats-{control}-{seed}.xml"
     subprocess.run([sumo_tool("sumo"), "-c", str(scenario / "scenario.sumocfg"), "--tripinfo-output", str(trips),
                     "--statistic-output", str(stats), "--seed", str(seed), "--end", "-1", "--no-step-log", "true",
                     "--no-warnings", "true", "--duration-log.disable", "true"], check=True, capture_output=True)
@@ -366,9 +366,9 @@ def simulate_scenario(scenario: Path, control: str, seed: int = 7) -> ScenarioRu
                        int(teleports.get("total")), delay)
 
 
-def district_day(binary: str, store: Path, work: Path, period: str, seed: int = 7) -> dict[str, ScenarioRun]:
+def district_scenarios(binary: str, store: Path, work: Path, period: str) -> dict[str, Path]:
     """The whole district on its road graph (`citytwin signal export-sumo` without --intersection or
-    --corridor) over `period`, with the same time-varying 15-minute demand three ways:
+    --corridor) over `period`, with the same time-varying 15-minute demand, exported three ways:
 
     - fixed: the plans the controllers run today (the stored all-day plans);
     - adaptive: CityTwin's re-timing from the day's counts (`citytwin signal plan --all --write`: one
@@ -377,14 +377,16 @@ def district_day(binary: str, store: Path, work: Path, period: str, seed: int = 
       minimum (vehicle or pedestrian) and the re-timed green + 30 s.
 
     `store` is written to (the re-timed plans): pass a copy."""
-    runs: dict[str, ScenarioRun] = {}
-    fixed = work / "fixed"
+    fixed, adaptive, actuated = work / "fixed", work / "adaptive", work / "actuated"
     run_citytwin(binary, "signal", "export-sumo", "--out", str(fixed), "--period", period, "--store", str(store))
     run_citytwin(binary, "signal", "plan", "--all", "--write", "--store", str(store))
-    adaptive, actuated = work / "adaptive", work / "actuated"
     run_citytwin(binary, "signal", "export-sumo", "--out", str(adaptive), "--period", period, "--store", str(store))
     run_citytwin(binary, "signal", "export-sumo", "--out", str(actuated), "--period", period, "--control", "actuated",
                  "--store", str(store))
-    for control, scenario in (("fixed", fixed), ("adaptive", adaptive), ("actuated", actuated)):
-        runs[control] = simulate_scenario(scenario, control, seed)
-    return runs
+    return {"fixed": fixed, "adaptive": adaptive, "actuated": actuated}
+
+
+def district_day(binary: str, store: Path, work: Path, period: str, seed: int = 7) -> dict[str, ScenarioRun]:
+    """`district_scenarios` run in SUMO on one seed: the three ways' runs by name."""
+    return {control: simulate_scenario(scenario, control, seed)
+            for control, scenario in district_scenarios(binary, store, work, period).items()}

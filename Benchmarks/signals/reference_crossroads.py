@@ -1,0 +1,57 @@
+"""Random crossroads as the reference measured SUMO (shared/reference/signals.md, "Measured method"): one lane per
+approach, through movements only, two stages, SUMO's own saturation flow (1859 veh/h/lane) and lost time (3.8 s per
+phase), Poisson arrivals (N/S 250-650 veh/h, W/E 150-450), timed by `citytwin signal plan --input --json` and
+replayed in SUMO 1.28 on seeds 1-3 with the baseline-corrected delay. Prints, per approach, the plan's `delay_s`
+(HCM 2000 d1 + d2, the issue's output field) and `webster_delay_s` against SUMO, and mean / max |predicted - SUMO|
+(issue 16: mean <= 1.0 s, max <= 2.5 s). Tests/Clients/test_signal_sumo.py runs three of these (generator seed 16).
+
+    python3 Benchmarks/signals/reference_crossroads.py CITYTWIN [--count 6] [--generator-seed 99] [--work DIR]"""
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
+import sumo_signals  # noqa: E402
+import test_signal_sumo  # noqa: E402
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("citytwin")
+    p.add_argument("--count", type=int, default=6)
+    p.add_argument("--generator-seed", type=int, default=99)
+    p.add_argument("--work", type=Path, default=None)
+    args = p.parse_args()
+    test_signal_sumo.BIN = args.citytwin
+    work = args.work or Path(tempfile.mkdtemp(prefix="crossroads-"))
+    work.mkdir(parents=True, exist_ok=True)
+    rng = random.Random(args.generator_seed)
+    errors: dict[str, list[float]] = {"delay_s (HCM)": [], "webster_delay_s": []}
+    for i in range(args.count):
+        flows = {"N": rng.uniform(250, 650), "S": rng.uniform(250, 650), "W": rng.uniform(150, 450), "E": rng.uniform(150, 450)}
+        plan = test_signal_sumo.plan_for(flows, work)
+        if max(a["x"] for a in plan["approaches"].values()) > 0.8:
+            print(f"x{i}: skipped, x > 0.8")
+            continue
+        measured: dict[str, list[float]] = {}
+        for seed in (1, 2, 3):
+            for arm, d in sumo_signals.signal_delay(plan, flows, seed, work / f"x{i}-s{seed}").items():
+                measured.setdefault(arm, []).append(d)
+        for arm, a in sorted(plan["approaches"].items()):
+            sumo = sum(measured[arm]) / len(measured[arm])
+            errors["delay_s (HCM)"].append(a["delay_s"] - sumo)
+            errors["webster_delay_s"].append(a["webster_delay_s"] - sumo)
+            print(f"x{i} {arm}: C {plan['cycle_s']:.0f} s, q {a['flow_veh_h']:.0f}, x {a['x']:.2f}: SUMO {sumo:5.1f} s, "
+                  f"delay_s {a['delay_s']:5.1f} s, Webster {a['webster_delay_s']:5.1f} s", flush=True)
+    for name, e in errors.items():
+        mean, worst = sum(map(abs, e)) / len(e), max(map(abs, e))
+        print(f"{name}: {len(e)} approaches, mean |diff| {mean:.2f} s, max {worst:.2f} s, bias {sum(e) / len(e):+.2f} s -> "
+              f"{'PASS' if mean <= 1.0 and worst <= 2.5 else 'FAIL'}")
+
+
+if __name__ == "__main__":
+    main()
