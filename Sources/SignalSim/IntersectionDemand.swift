@@ -128,10 +128,14 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
     /// measured at this intersection; `nil` takes `SaturationFlowDefaults`' (HCM's 4.5 and 2.5 s).
     public var permittedLeftCriticalGap: Double?
     public var permittedLeftFollowUp: Double?
+    /// HCM's incremental delay factor k for the random part of the delay, as calibrated where this
+    /// intersection's delay was measured; `nil`: HCM's 0.5 for pretimed control.
+    public var incrementalDelayFactor: Double?
 
     public init(id: String, amber: Double = 3, allRed: Double = 2, startupLost: Double = 3,
                 approaches: [ApproachDemand], stages: [[String]], crossings: [PedestrianCrossing] = [],
-                permittedLeftCriticalGap: Double? = nil, permittedLeftFollowUp: Double? = nil) {
+                permittedLeftCriticalGap: Double? = nil, permittedLeftFollowUp: Double? = nil,
+                incrementalDelayFactor: Double? = nil) {
         self.id = id
         self.amber = amber
         self.allRed = allRed
@@ -141,6 +145,7 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         self.crossings = crossings
         self.permittedLeftCriticalGap = permittedLeftCriticalGap
         self.permittedLeftFollowUp = permittedLeftFollowUp
+        self.incrementalDelayFactor = incrementalDelayFactor
     }
 
     enum CodingKeys: String, CodingKey {
@@ -150,6 +155,7 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         case startupLost = "startup_lost_s"
         case permittedLeftCriticalGap = "permitted_left_critical_gap_s"
         case permittedLeftFollowUp = "permitted_left_follow_up_s"
+        case incrementalDelayFactor = "incremental_delay_factor"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -163,6 +169,7 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         crossings = try c.decodeIfPresent([PedestrianCrossing].self, forKey: .crossings) ?? []
         permittedLeftCriticalGap = try c.decodeIfPresent(Double.self, forKey: .permittedLeftCriticalGap)
         permittedLeftFollowUp = try c.decodeIfPresent(Double.self, forKey: .permittedLeftFollowUp)
+        incrementalDelayFactor = try c.decodeIfPresent(Double.self, forKey: .incrementalDelayFactor)
     }
 
     /// Lost time of one stage change, Ls + I − A = Ls + all-red (s).

@@ -26,16 +26,21 @@ public enum SignalTiming {
         return uniform + random - correction
     }
 
-    /// HCM 2000 uniform delay d₁ and incremental delay d₂ (s/veh) for a pretimed, isolated lane
-    /// group (k = 0.5, I = 1) over `analysisPeriod` hours.
+    /// HCM 2000's incremental delay factor k for pretimed control.
+    public static let hcmPretimedDelayFactor = 0.5
+
+    /// HCM 2000 uniform delay d₁ and incremental delay d₂ (s/veh) for an isolated lane group
+    /// (I = 1) over `analysisPeriod` hours; `incrementalDelayFactor` is HCM's k (0.5 for pretimed
+    /// control, lower where a site's random delay was measured lower).
     public static func hcmDelay(cycle: Double, effectiveGreen: Double, flow: Double, capacity: Double,
-                                analysisPeriod: Double) -> (uniform: Double, incremental: Double) {
+                                analysisPeriod: Double, incrementalDelayFactor k: Double = hcmPretimedDelayFactor)
+        -> (uniform: Double, incremental: Double) {
         let lambda = effectiveGreen / cycle
         let x = capacity > 0 ? flow / capacity : (flow > 0 ? .infinity : 0)
         let uniform = 0.5 * cycle * (1 - lambda) * (1 - lambda) / (1 - min(1, x) * lambda)
         guard flow > 0, capacity > 0 else { return (uniform, flow > 0 ? .infinity : 0) }
         let t = analysisPeriod
-        let incremental = 900 * t * ((x - 1) + ((x - 1) * (x - 1) + 8 * 0.5 * 1 * x / (capacity * t)).squareRoot())
+        let incremental = 900 * t * ((x - 1) + ((x - 1) * (x - 1) + 8 * k * 1 * x / (capacity * t)).squareRoot())
         return (uniform, incremental)
     }
 
@@ -189,6 +194,8 @@ struct TimedIntersection {
     static let oppositeArm = ["N": "S", "S": "N", "E": "W", "W": "E"]
     /// The stage index of each approach.
     let stageOfApproach: [Int]
+    /// HCM's incremental delay factor k of this intersection.
+    let incrementalDelayFactor: Double
     /// Through and right flow (veh/h) from the opposite arm in the same stage that each approach's
     /// left turns cross (0: protected, unopposed or no lefts), in `demand.approaches` order.
     let permittedLeftOpposing: [Double]
@@ -210,6 +217,10 @@ struct TimedIntersection {
         for (value, field) in [(demand.permittedLeftCriticalGap, "permitted_left_critical_gap_s"), (demand.permittedLeftFollowUp, "permitted_left_follow_up_s")] {
             if let value, !(value.isFinite && value > 0) { throw SignalTimingError(field: field, "must be a positive number of seconds (got \(value))") }
         }
+        if let k = demand.incrementalDelayFactor, !(k.isFinite && k > 0 && k <= 1) {
+            throw SignalTimingError(field: "incremental_delay_factor", "must be in (0, 1] (HCM's k; got \(k))")
+        }
+        incrementalDelayFactor = demand.incrementalDelayFactor ?? SignalTiming.hcmPretimedDelayFactor
         saturationDefaults.permittedLeftCriticalGap = demand.permittedLeftCriticalGap ?? saturationDefaults.permittedLeftCriticalGap
         saturationDefaults.permittedLeftFollowUp = demand.permittedLeftFollowUp ?? saturationDefaults.permittedLeftFollowUp
         guard !demand.approaches.isEmpty else { throw SignalTimingError(field: "approaches", "an intersection needs at least one approach") }
@@ -346,7 +357,7 @@ struct TimedIntersection {
             let stage = stageOfApproach[i]
             let g = stage >= 0 ? max(0, plan.stages[stage].green + demand.amber - demand.startupLost) : 0
             performance.append(Self.performance(id: a.id, flow: q, saturationFlow: s, effectiveGreen: g, cycle: cycle,
-                                                analysisPeriod: settings.analysisPeriod))
+                                                analysisPeriod: settings.analysisPeriod, incrementalDelayFactor: incrementalDelayFactor))
             if q > 0, performance[i].degreeOfSaturation > 1 {
                 warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period", a.id, performance[i].degreeOfSaturation)))
             }
@@ -361,11 +372,13 @@ struct TimedIntersection {
 
     /// Delay, queue and stops of one lane group (flows veh/h, times s, period h).
     static func performance(id: String, flow q: Double, saturationFlow s: Double, effectiveGreen g: Double, cycle: Double,
-                            analysisPeriod t: Double) -> ApproachPerformance {
+                            analysisPeriod t: Double, incrementalDelayFactor k: Double = SignalTiming.hcmPretimedDelayFactor)
+        -> ApproachPerformance {
         let lambda = g / cycle
         let capacity = s * lambda
         let x = capacity > 0 ? q / capacity : (q > 0 ? .infinity : 0)
-        let (d1, d2) = SignalTiming.hcmDelay(cycle: cycle, effectiveGreen: g, flow: q, capacity: capacity, analysisPeriod: t)
+        let (d1, d2) = SignalTiming.hcmDelay(cycle: cycle, effectiveGreen: g, flow: q, capacity: capacity, analysisPeriod: t,
+                                             incrementalDelayFactor: k)
         let webster = capacity > 0 ? SignalTiming.websterDelay(cycle: cycle, effectiveGreen: g, flow: q, saturationFlow: s) : nil
         // Akçelik (ARR 123): overflow queue for x above x₀ = 0.67 + s·g/600 (s in veh/s).
         let x0 = 0.67 + (s / 3600) * g / 600

@@ -32,6 +32,27 @@ struct WebsterTimingTests {
         #expect(LevelOfService(controlDelay: 67.9, degreeOfSaturation: 0.95) == .e)
     }
 
+    @Test("HCM's incremental delay factor k is the intersection's to set (0.5 pretimed by default), and only in (0, 1]")
+    func incrementalDelayFactor() throws {
+        let (_, pretimed) = SignalTiming.hcmDelay(cycle: 90, effectiveGreen: 36, flow: 800, capacity: 775, analysisPeriod: 0.25)
+        let (_, lower) = SignalTiming.hcmDelay(cycle: 90, effectiveGreen: 36, flow: 800, capacity: 775, analysisPeriod: 0.25,
+                                               incrementalDelayFactor: 0.4)
+        #expect(lower < pretimed - 1)
+        var demand = Self.crossroads()
+        let standard = try SignalTiming.webster(demand)
+        demand.incrementalDelayFactor = 0.4
+        let calibrated = try SignalTiming.webster(demand)
+        #expect(calibrated.plan == standard.plan, "k changes the predicted delay, not the plan")
+        for (a, b) in zip(calibrated.approaches, standard.approaches) {
+            #expect(a.incrementalDelay < b.incrementalDelay && a.uniformDelay == b.uniformDelay)
+        }
+        let decoded = try JSONDecoder().decode(IntersectionDemand.self, from: Data(#"{"id": "K", "incremental_delay_factor": 0.4, "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 300}}], "stages": [["N"]]}"#.utf8))
+        #expect(decoded.incrementalDelayFactor == 0.4)
+        demand.incrementalDelayFactor = 1.5
+        #expect(throws: SignalTimingError.self) { try SignalTiming.webster(demand) }
+        do { _ = try SignalTiming.webster(demand) } catch let e as SignalTimingError { #expect(e.field == "incremental_delay_factor") }
+    }
+
     @Test("Webster's delay is undefined at or above saturation; HCM's still answers")
     func saturatedDelay() {
         #expect(SignalTiming.websterDelay(cycle: 90, effectiveGreen: 30, flow: 700, saturationFlow: 1800) == nil)

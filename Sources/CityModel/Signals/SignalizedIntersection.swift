@@ -96,7 +96,8 @@ public struct SignalizedIntersection: Sendable, Hashable {
                                     startupLost: p["startup_lost_s"]?.doubleValue ?? 3, approaches: approaches,
                                     stages: stages, crossings: crossings,
                                     permittedLeftCriticalGap: p["permitted_left_critical_gap_s"]?.doubleValue,
-                                    permittedLeftFollowUp: p["permitted_left_follow_up_s"]?.doubleValue)
+                                    permittedLeftFollowUp: p["permitted_left_follow_up_s"]?.doubleValue,
+                                    incrementalDelayFactor: p["incremental_delay_factor"]?.doubleValue)
     }
 
     /// The intersection's 15-minute counts of one day (the latest counted, within `interval` when
