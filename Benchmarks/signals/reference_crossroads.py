@@ -9,7 +9,6 @@ replayed in SUMO 1.28 on seeds 1-3 with the baseline-corrected delay. Prints, pe
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import tempfile
 from pathlib import Path
@@ -29,10 +28,8 @@ def main() -> None:
     test_signal_sumo.BIN = args.citytwin
     work = args.work or Path(tempfile.mkdtemp(prefix="crossroads-"))
     work.mkdir(parents=True, exist_ok=True)
-    rng = random.Random(args.generator_seed)
     errors: dict[str, list[float]] = {"delay_s (HCM)": [], "webster_delay_s": []}
-    for i in range(args.count):
-        flows = {"N": rng.uniform(250, 650), "S": rng.uniform(250, 650), "W": rng.uniform(150, 450), "E": rng.uniform(150, 450)}
+    for i, flows in enumerate(test_signal_sumo.random_intersections(args.count, args.generator_seed)):
         plan = test_signal_sumo.plan_for(flows, work)
         if max(a["x"] for a in plan["approaches"].values()) > 0.8:
             print(f"x{i}: skipped, x > 0.8")
