@@ -164,11 +164,11 @@ let package = Package(
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore"], resources: [.copy("Fixtures")],
+        .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore", "TestSupport"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "CityModelTests", dependencies: ["CityModel", "SWMMFormat"], resources: [.copy("Fixtures")],
+        .testTarget(name: "CityModelTests", dependencies: ["CityModel", "SWMMFormat", "TestSupport"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "TilesTests", dependencies: ["Tiles"], resources: [.copy("Fixtures")],
+        .testTarget(name: "TilesTests", dependencies: ["Tiles", "TestSupport"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "FloodSimTests", dependencies: ["FloodSim", "SWMMFormat"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
@@ -177,8 +177,9 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        // The tests' one way to run a program (a command, a server, curl, psql) and talk HTTP to it.
-        .target(name: "TestSupport", dependencies: [.product(name: "Subprocess", package: "swift-subprocess")],
+        // The tests' one way to run a program (a command, a server, curl, psql) and talk HTTP to it,
+        // and to use a temporary directory.
+        .target(name: "TestSupport", dependencies: ["TwinStore", .product(name: "Subprocess", package: "swift-subprocess")],
                 path: "Tests/Support", swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],

@@ -4,7 +4,7 @@ import Testing
 import TwinStore
 @testable import CityModel
 
-@Suite("Import: CSV")
+@Suite("Import: CSV", .temporaryDirectories)
 struct ImportCSVTests {
     @Test("an X/Y CSV written by ogr2ogr types its text by the layer schema")
     func xyColumns() throws {

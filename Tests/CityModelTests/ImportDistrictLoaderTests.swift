@@ -1,16 +1,17 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 import TwinStore
 @testable import CityModel
 
-@Suite("Import: the sample district loader")
+@Suite("Import: the sample district loader", .temporaryDirectories)
 struct ImportDistrictLoaderTests {
     @Test("an empty store is not a district; after the build every layer's count matches the generator, and the DEM is written")
     func roundTrip() async throws {
         let store = try await ImportFixtures.store([])
         #expect(try await DistrictLoader.isBuilt(store) == false)
-        let dem = FileManager.default.temporaryDirectory.appendingPathComponent("dem-\(UUID().uuidString).asc")
+        let dem = try TemporaryDirectory.forTestCase("dem").appending("dem.asc")
         let summary = try await DistrictLoader.build(into: store, layersDirectory: ImportFixtures.layersDirectory, dem: dem)
         #expect(try await DistrictLoader.isBuilt(store))
         let district = try generatedDistrict()

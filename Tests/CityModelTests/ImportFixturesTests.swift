@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 import TwinStore
 @testable import CityModel
@@ -21,11 +22,9 @@ enum ImportFixtures {
         return d
     }
 
-    /// A new SpatiaLite store in a temporary directory with `layers` created.
+    /// A new SpatiaLite store with `layers` created, removed when the test case ends (`.temporaryDirectories`).
     static func store(_ layers: [String]) async throws -> SpatiaLiteStore {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("import-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let store = try TemporaryDirectory.forTestCase("import").openStore()
         for id in layers { try await store.createLayer(try layer(id)) }
         return store
     }

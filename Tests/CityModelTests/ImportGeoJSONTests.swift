@@ -1,14 +1,15 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 import TwinStore
 @testable import CityModel
 
-@Suite("Import: GeoJSON and GeoJSON sequences")
+@Suite("Import: GeoJSON and GeoJSON sequences", .temporaryDirectories)
 struct ImportGeoJSONTests {
     @Test("an empty FeatureCollection imports nothing and writes an empty layer")
     func emptyCollection() async throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID().uuidString).geojson")
+        let file = try TemporaryDirectory.forTestCase("empty").appending("empty.geojson")
         try Data(#"{"type":"FeatureCollection","features":[]}"#.utf8).write(to: file)
         let store = try await ImportFixtures.store(["hydrants"])
         var source = try GeoJSONSource(file: file)
@@ -52,7 +53,7 @@ struct ImportGeoJSONTests {
     static let hydrant = #"{"type":"Feature","properties":{"main":"a","kind":"地上式","outlet_mm":100,"status":"完好","road":"x"},"geometry":{"type":"Point","coordinates":[114.8,30.8]}}"#
 
     static func write(_ text: String) throws -> URL {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("fc-\(UUID().uuidString).geojson")
+        let file = try TemporaryDirectory.forTestCase("fc").appending("fc.geojson")
         try Data(text.utf8).write(to: file)
         return file
     }
@@ -94,7 +95,7 @@ struct ImportGeoJSONTests {
 
     @Test("a feature breaking the layer schema names the file, the feature and the field")
     func schemaError() throws {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("bad-\(UUID().uuidString).geojson")
+        let file = try TemporaryDirectory.forTestCase("bad").appending("bad.geojson")
         let text = #"""
         {"type":"FeatureCollection","features":[
          {"type":"Feature","properties":{"main":"a","kind":"地上式","outlet_mm":100,"status":"完好","road":"x"},"geometry":{"type":"Point","coordinates":[114.8,30.8]}},

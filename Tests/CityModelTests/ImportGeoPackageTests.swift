@@ -4,7 +4,7 @@ import Testing
 import TwinStore
 @testable import CityModel
 
-@Suite("Import: GeoPackage")
+@Suite("Import: GeoPackage", .temporaryDirectories)
 struct ImportGeoPackageTests {
     @Test("a GeoPackage with two tables needs the table named")
     func severalTables() throws {

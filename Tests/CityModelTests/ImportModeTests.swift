@@ -1,12 +1,13 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 import TwinStore
 @testable import CityModel
 
 /// Issue 14 §7: importing the same file twice must not double a layer; replace and upsert
 /// are one transaction each; Shapefile-cut field names can be mapped.
-@Suite("Import modes and field maps")
+@Suite("Import modes and field maps", .temporaryDirectories)
 struct ImportModeTests {
     static func importHydrants(_ store: SpatiaLiteStore, _ file: URL, mode: ImportMode,
                                map: FieldMap = FieldMap()) async throws -> ImportSummary {
@@ -19,7 +20,7 @@ struct ImportModeTests {
     }
 
     static func write(_ features: [Feature]) throws -> URL {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hydrants-\(UUID().uuidString).geojson")
+        let file = try TemporaryDirectory.forTestCase("hydrants").appending("hydrants.geojson")
         try GeoJSON.encode(FeatureCollection(features)).write(to: file)
         return file
     }

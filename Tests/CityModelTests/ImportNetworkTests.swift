@@ -5,7 +5,7 @@ import SWMMFormat
 import Testing
 import TwinStore
 
-@Suite("Import: SWMM models and pipeline survey tables")
+@Suite("Import: SWMM models and pipeline survey tables", .temporaryDirectories)
 struct ImportNetworkTests {
     /// EPA's Example1 from the shared data beside the repository (`../shared`, as in CI).
     static let example1 = URL(fileURLWithPath: #filePath)

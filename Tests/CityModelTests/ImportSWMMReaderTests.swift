@@ -2,11 +2,12 @@
 import Foundation
 import GeoCore
 import SWMMFormat
+import TestSupport
 import Testing
 
 /// The SWMM importer reads through SWMMFormat's `SWMMModel`: tokens as SWMM splits them (quoted
 /// names, CRLF line ends), its errors naming the line and field.
-@Suite("Import: SWMM models read as SWMM reads them")
+@Suite("Import: SWMM models read as SWMM reads them", .temporaryDirectories)
 struct ImportSWMMReaderTests {
     /// A small SI model: two manholes, a functional storage tank (A = 100·d⁰ + 50 = 150 m²), a
     /// pump to a gated outfall, offsets given as elevations, one vertex, two subcatchments (S1
@@ -74,9 +75,7 @@ struct ImportSWMMReaderTests {
 
     /// Writes `text` as a `.inp` file in a fresh temporary directory.
     static func inp(_ text: String, name: String = "district.inp") throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("swmm-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let url = dir.appendingPathComponent(name)
+        let url = try TemporaryDirectory.forTestCase("swmm").appending(name)
         try Data(text.utf8).write(to: url)
         return url
     }

@@ -1,12 +1,13 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 import TwinStore
 @testable import CityModel
 
 /// A chunked import leaves the layer-schema check to the store (once per feature); its error
 /// must still name the file, the feature and the field, and be the first bad feature's.
-@Suite("Import: layer-schema errors of a chunked import name the file, the feature and the field")
+@Suite("Import: layer-schema errors of a chunked import name the file, the feature and the field", .temporaryDirectories)
 struct ImportSchemaErrorTests {
     /// A hydrant feature (GeoJSON text) of `kind`, with a point or no geometry.
     static func hydrant(_ kind: String, geometry: Bool = true) -> String {
@@ -16,7 +17,7 @@ struct ImportSchemaErrorTests {
 
     /// `features` written as a FeatureCollection to a new temporary file.
     static func file(_ features: [String]) throws -> URL {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("schema-\(UUID().uuidString).geojson")
+        let file = try TemporaryDirectory.forTestCase("schema").appending("schema.geojson")
         try Data((#"{"type":"FeatureCollection","features":["# + features.joined(separator: ",\n") + "]}").utf8).write(to: file)
         return file
     }

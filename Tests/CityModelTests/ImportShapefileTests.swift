@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 import TwinStore
 @testable import CityModel
@@ -54,16 +55,16 @@ struct ImportShapefileTests {
 
     @Test("a truncated .shp names the feature instead of crashing")
     func truncated() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("shp-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        for ext in ["dbf", "cpg", "prj"] {
-            try FileManager.default.copyItem(at: ImportFixtures.url("hydrants_gbk.\(ext)"), to: dir.appendingPathComponent("h.\(ext)"))
+        try withTemporaryDirectory("shp") { dir in
+            for ext in ["dbf", "cpg", "prj"] {
+                try FileManager.default.copyItem(at: ImportFixtures.url("hydrants_gbk.\(ext)"), to: dir.appending("h.\(ext)"))
+            }
+            let shp = try Data(contentsOf: ImportFixtures.url("hydrants_gbk.shp"))
+            try shp.prefix(100 + 28 * 3 + 10).write(to: dir.appending("h.shp"))
+            var source = try ShapefileSource(file: dir.appending("h.shp"))
+            let error = try #require(throws: ImportError.self) { _ = try source.next(upTo: 100) }
+            #expect(error.location == "feature 4")
         }
-        let shp = try Data(contentsOf: ImportFixtures.url("hydrants_gbk.shp"))
-        try shp.prefix(100 + 28 * 3 + 10).write(to: dir.appendingPathComponent("h.shp"))
-        var source = try ShapefileSource(file: dir.appendingPathComponent("h.shp"))
-        let error = try #require(throws: ImportError.self) { _ = try source.next(upTo: 100) }
-        #expect(error.location == "feature 4")
     }
 
     @Test(".prj names: CGCS2000 geographic, Gauss-Krüger by central meridian and by zone, authority codes")

@@ -9,7 +9,7 @@ import TwinStore
 /// The CLI runs the processes the API runs: for every analysis command, the built `citytwin`
 /// binary's answer on a store equals the process's answer for the same inputs (run through the
 /// registry as the admin, as the CLI does).
-@Suite("CLI analysis commands answer as their processes")
+@Suite("CLI analysis commands answer as their processes", .temporaryDirectories)
 struct CommandProcessTests {
     static let layerIDs = EmergencyDistrict.layerIDs
         + ["drainage_manholes", "drainage_pipes", "drainage_outfalls", "drainage_storage", "drainage_pumps",
@@ -18,7 +18,7 @@ struct CommandProcessTests {
 
     /// The sample district's emergency and utility layers in a SpatiaLite file, built once.
     private static let built = Task { () throws -> (SpatiaLiteStore, String, SampleDistrict) in
-        try await EmergencyDistrict.makeStore(layerIDs)
+        try await EmergencyDistrict.makeStore(layerIDs, in: .forProcess("emergency"))
     }
 
     /// The `citytwin` executable built beside this test bundle (`swift build --build-tests` builds both).
@@ -96,9 +96,8 @@ struct CommandProcessTests {
         let area: JSONValue = ["type": "Polygon", "coordinates": [[[.number(x - r), .number(y - r)], [.number(x + r), .number(y - r)],
                                                                     [.number(x + r), .number(y + r)], [.number(x - r), .number(y + r)],
                                                                     [.number(x - r), .number(y - r)]]]]
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("hazard-\(UUID().uuidString).geojson")
+        let file = try TemporaryDirectory.forTestCase("hazard").appending("hazard.geojson")
         try JSONEncoder().encode(area).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
         let cli = try await Self.command(["network", "hazard", "--area", file.path, "--origin", "114.79,30.83"], store: path)
         let api = try await Self.process("hazard-overlay", ["area": area, "origin": [114.79, 30.83], "profile": "driving"], store: store)
         #expect(cli == api)
@@ -168,9 +167,8 @@ struct CommandProcessTests {
         let texts = addresses.compactMap { $0.properties["full_address"]?.stringValue }
         #expect(texts.count == 3)
         let csv = "id,address\n1,\(texts[0])\n2,\n3,火星大道99号\n4,\(texts[1]),extra\n5,\"\(texts[2])\n6,\(texts[2])\n"
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("geocode-\(UUID().uuidString).csv")
+        let file = try TemporaryDirectory.forTestCase("geocode").appending("addresses.csv")
         try Data(csv.utf8).write(to: file)
-        defer { try? FileManager.default.removeItem(at: file) }
         let cli = String(decoding: try await Self.output(["geocode", file.path], store: path), as: UTF8.self)
         let api = try await Self.process("geocoding", ["csv": .string(csv), "column": "address"], store: store)
         #expect(cli == api["csv"]?.stringValue)
@@ -188,9 +186,8 @@ struct CommandProcessTests {
             Issue.record("a door plate address is a point"); return
         }
         let points = "name,lon,lat\na,\(point.x),\(point.y)\nb,east,30.8\n"
-        let pointsFile = FileManager.default.temporaryDirectory.appendingPathComponent("reverse-\(UUID().uuidString).csv")
+        let pointsFile = try TemporaryDirectory.forTestCase("reverse").appending("points.csv")
         try Data(points.utf8).write(to: pointsFile)
-        defer { try? FileManager.default.removeItem(at: pointsFile) }
         let reverse = String(decoding: try await Self.output(["geocode", pointsFile.path, "--reverse"], store: path), as: UTF8.self)
         let reverseAPI = try await Self.process("geocoding", ["csv": .string(points), "reverse": true, "lonColumn": "lon", "latColumn": "lat"],
                                                 store: store)

@@ -1,12 +1,13 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios
 
 /// The emergency processes executed directly (without the HTTP server) over a small real SpatiaLite store: a 6 × 6 street grid at 0.002° spacing
 /// (about 190 m × 220 m blocks) and shelters at some corners.
-@Suite("Emergency processes: nearest resources, service areas, hazard overlay")
+@Suite("Emergency processes: nearest resources, service areas, hazard overlay", .temporaryDirectories)
 struct EmergencyProcessTests {
     static let x0 = 114.80, y0 = 30.84, step = 0.002
 
@@ -24,9 +25,7 @@ struct EmergencyProcessTests {
         """
 
     static func makeStore() async throws -> SpatiaLiteStore {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emergency-server-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let store = try TemporaryDirectory.forTestCase("emergency-server").openStore()
         let decoder = JSONDecoder()
         try await store.createLayer(try decoder.decode(LayerDefinition.self, from: Data(roadsJSON.utf8)))
         try await store.createLayer(try decoder.decode(LayerDefinition.self, from: Data(sheltersJSON.utf8)))

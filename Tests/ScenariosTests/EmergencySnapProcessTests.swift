@@ -7,7 +7,7 @@ import TwinStore
 /// Issue 14 items 2 and 3 through the processes: points beyond the maximum snap distance are
 /// 400s naming the input and the distance, every answer reports its snap distance, and an
 /// invalid area is a 400 with GEOS's reason unless the caller asks for the repair.
-@Suite("Emergency processes: maximum snap distance and area validity")
+@Suite("Emergency processes: maximum snap distance and area validity", .temporaryDirectories)
 struct EmergencySnapProcessTests {
     typealias Grid = EmergencyProcessTests
     static let beijing: JSONValue = [116.4, 39.9]

@@ -2,12 +2,13 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios
 
 /// The sample district's emergency-relevant layers in a temporary SpatiaLite store, built once
-/// per test process and shared (read-only) by the Emergency*Tests suites.
+/// per test process and shared (read-only) by the Emergency*Tests suites (removed at its exit).
 enum EmergencyDistrict {
     static let layerIDs = ["roads", "addresses", "buildings", "population_by_address", "admin_divisions",
                            "shelters", "hospitals", "fire_stations", "warehouses", "rescue_teams"]
@@ -16,17 +17,16 @@ enum EmergencyDistrict {
         .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
 
     private static let built = Task { () throws -> (SpatiaLiteStore, SampleDistrict) in
-        let (store, _, district) = try await makeStore(layerIDs)
+        let (store, _, district) = try await makeStore(layerIDs, in: .forProcess("emergency"))
         return (store, district)
     }
 
-    /// A new SpatiaLite file in a temporary directory holding the sample district's `ids` layers
-    /// as `Layers/` defines them: the store, its path (for the CLI) and the district.
-    static func makeStore(_ ids: [String]) async throws -> (SpatiaLiteStore, String, SampleDistrict) {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("emergency-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let path = dir.appendingPathComponent("city.sqlite").path
-        let store = try SpatiaLiteStore(path: path)
+    /// A new SpatiaLite file in `directory` (`.forTestCase`, or `.forProcess` for a store the run
+    /// shares) holding the sample district's `ids` layers as `Layers/` defines them: the store, its
+    /// path (for the CLI) and the district.
+    static func makeStore(_ ids: [String], in directory: TemporaryDirectory) async throws -> (SpatiaLiteStore, String, SampleDistrict) {
+        let path = directory.appending("city.sqlite").path
+        let store = try directory.openStore("city.sqlite")
         let catalog = try LayerCatalog.load(directory: layersDirectory)
         let district = try SampleDistrict.generate()
         for id in ids {

@@ -3,6 +3,7 @@ import FloodSim
 import Foundation
 import GeoCore
 import Scenarios
+import TestSupport
 import Testing
 import TwinStore
 
@@ -53,48 +54,48 @@ struct FloodNowcastTests {
 
     @Test("depth readings over intervals and intensity readings are binned into the scenario's step; the areal rain is the mean of the gauges that reported")
     func hyetograph() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("nowcast-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("rain.sqlite").path)
-        let depth = try await Self.gauge(store, unit: "mm")
-        let intensity = try await Self.gauge(store, unit: "mm/h", name: "二号 雨量站")
-        let silent = try await Self.gauge(store, unit: "mm", name: "三号 雨量站")
-        // Gauge 1: 6 mm over 08:00–08:10 (an interval reading), 3 mm in the instant reading at
-        // 08:15 (since the previous one: 08:10–08:15). Gauge 2: 12 mm/h from 07:55 (held into the
-        // window until its next reading), 0 from 08:10.
-        try await Self.observe(store, depth, [(0, 10, 6), (15, nil, 3)])
-        try await Self.observe(store, intensity, [(-5, nil, 12), (10, nil, 0)])
-        let rain = try ObservedRainfall(json: Self.rainfall([depth, intensity, silent], to: 20,
-                                                            forecast: ["interval_min": 10, "depths_mm": [4, 2]]))
-        let (h, summary) = try await rain.hyetograph(step: 5, sensing: store)
-        #expect(h.starts == [0, 300, 600, 900, 1200, 1800])
-        // Bins of 5 min: gauge 1 gives 3, 3, 3, 0 mm; gauge 2 gives 1, 1, 0, 0 mm (12 mm/h × 5 min).
-        let expected = [2.0, 2.0, 1.5, 0, 4, 2]
-        for (got, want) in zip(h.depths, expected) { #expect(abs(got - want) < 1e-9, "\(h.depths)") }
-        #expect(summary.silentDatastreams == [silent])
-        #expect(summary.gauges.map(\.millimetres) == [9, 2])
-        #expect(summary.observedMillimetres == 5.5 && summary.forecastMillimetres == 6)
+        try await withTemporaryDirectory("nowcast") { dir in
+            let store = try dir.openStore("rain.sqlite")
+            let depth = try await Self.gauge(store, unit: "mm")
+            let intensity = try await Self.gauge(store, unit: "mm/h", name: "二号 雨量站")
+            let silent = try await Self.gauge(store, unit: "mm", name: "三号 雨量站")
+            // Gauge 1: 6 mm over 08:00–08:10 (an interval reading), 3 mm in the instant reading at
+            // 08:15 (since the previous one: 08:10–08:15). Gauge 2: 12 mm/h from 07:55 (held into the
+            // window until its next reading), 0 from 08:10.
+            try await Self.observe(store, depth, [(0, 10, 6), (15, nil, 3)])
+            try await Self.observe(store, intensity, [(-5, nil, 12), (10, nil, 0)])
+            let rain = try ObservedRainfall(json: Self.rainfall([depth, intensity, silent], to: 20,
+                                                                forecast: ["interval_min": 10, "depths_mm": [4, 2]]))
+            let (h, summary) = try await rain.hyetograph(step: 5, sensing: store)
+            #expect(h.starts == [0, 300, 600, 900, 1200, 1800])
+            // Bins of 5 min: gauge 1 gives 3, 3, 3, 0 mm; gauge 2 gives 1, 1, 0, 0 mm (12 mm/h × 5 min).
+            let expected = [2.0, 2.0, 1.5, 0, 4, 2]
+            for (got, want) in zip(h.depths, expected) { #expect(abs(got - want) < 1e-9, "\(h.depths)") }
+            #expect(summary.silentDatastreams == [silent])
+            #expect(summary.gauges.map(\.millimetres) == [9, 2])
+            #expect(summary.observedMillimetres == 5.5 && summary.forecastMillimetres == 6)
 
-        // Bad rainfall names the field.
-        let level = try await Self.gauge(store, unit: "m", name: "水位站")
-        await #expect(throws: ScenarioError.self) { try await ObservedRainfall(json: Self.rainfall([level], to: 20)).hyetograph(step: 5, sensing: store) }
-        do {
-            _ = try await ObservedRainfall(json: Self.rainfall([depth, 999_999], to: 20)).hyetograph(step: 5, sensing: store)
-            Issue.record("an unknown Datastream must be refused")
-        } catch let e as ScenarioError {
-            #expect(e.field == "rainfall.datastreams[1]")
-        }
-        do {
-            _ = try ObservedRainfall(json: Self.rainfall([depth], from: 20, to: 10))
-            Issue.record("to before from must be refused")
-        } catch let e as ScenarioError {
-            #expect(e.field == "rainfall.to")
-        }
-        do {
-            _ = try await ObservedRainfall(json: Self.rainfall([silent], to: 20)).hyetograph(step: 5, sensing: store)
-            Issue.record("a window without any reading must be refused")
-        } catch let e as ScenarioError {
-            #expect(e.field == "rainfall")
+            // Bad rainfall names the field.
+            let level = try await Self.gauge(store, unit: "m", name: "水位站")
+            await #expect(throws: ScenarioError.self) { try await ObservedRainfall(json: Self.rainfall([level], to: 20)).hyetograph(step: 5, sensing: store) }
+            do {
+                _ = try await ObservedRainfall(json: Self.rainfall([depth, 999_999], to: 20)).hyetograph(step: 5, sensing: store)
+                Issue.record("an unknown Datastream must be refused")
+            } catch let e as ScenarioError {
+                #expect(e.field == "rainfall.datastreams[1]")
+            }
+            do {
+                _ = try ObservedRainfall(json: Self.rainfall([depth], from: 20, to: 10))
+                Issue.record("to before from must be refused")
+            } catch let e as ScenarioError {
+                #expect(e.field == "rainfall.to")
+            }
+            do {
+                _ = try await ObservedRainfall(json: Self.rainfall([silent], to: 20)).hyetograph(step: 5, sensing: store)
+                Issue.record("a window without any reading must be refused")
+            } catch let e as ScenarioError {
+                #expect(e.field == "rainfall")
+            }
         }
     }
 

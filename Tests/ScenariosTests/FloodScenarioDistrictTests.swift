@@ -21,8 +21,7 @@ struct FloodScenarioDistrictTests {
 
     /// The directory of the district store (`district.sqlite`, the DEM beside it), built on first use.
     static let district = Task<URL, any Error> {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("flood-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TemporaryDirectory.forProcess("flood").url
         let store = try SpatiaLiteStore(path: dir.appendingPathComponent("district.sqlite").path)
         try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"),
                                        dem: dir.appendingPathComponent(DistrictLoader.demFileName))

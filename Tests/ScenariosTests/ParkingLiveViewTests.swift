@@ -2,15 +2,16 @@ import CityModel
 import Foundation
 import GeoCore
 import ParkingSim
+import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios
 
 /// The live parking view on the sample district's lots, week of readings and signs.
-@Suite("Parking live view")
+@Suite("Parking live view", .temporaryDirectories)
 struct ParkingLiveViewTests {
     static func store() async throws -> SpatiaLiteStore {
-        try await EmergencyDistrict.makeStore(["parking_lots", "parking_occupancy", "parking_guidance_signs", "admin_divisions"]).0
+        try await EmergencyDistrict.makeStore(["parking_lots", "parking_occupancy", "parking_guidance_signs", "admin_divisions"], in: .forTestCase("parking")).0
     }
 
     static func view(_ store: any FeatureStore) async throws -> [String: [String: JSONValue]] {
@@ -119,7 +120,7 @@ struct ParkingLiveViewTests {
     // MARK: Signs ranked as guidance ranks
 
     private static let withRoads = Task { () throws -> (SpatiaLiteStore, String, SampleDistrict) in
-        try await EmergencyDistrict.makeStore(["roads", "parking_lots", "parking_occupancy", "parking_guidance_signs"])
+        try await EmergencyDistrict.makeStore(["roads", "parking_lots", "parking_occupancy", "parking_guidance_signs"], in: .forProcess("parking"))
     }
 
     static func signs(_ store: any FeatureStore) async throws -> [String: Feature] {
@@ -191,7 +192,8 @@ struct ParkingLiveViewTests {
 
     @Test("a full lot, an undetected lot and a lot whose feed is stale are never shown first, even beside the sign; two signs approaching from different sides rank the same lots differently")
     func wrongWaySigns() async throws {
-        let (store, _, _) = try await EmergencyDistrict.makeStore(["roads", "parking_lots", "parking_occupancy", "parking_guidance_signs"])
+        let (store, _, _) = try await EmergencyDistrict.makeStore(["roads", "parking_lots", "parking_occupancy", "parking_guidance_signs"],
+                                                                 in: .forTestCase("parking"))
         let lots = try await StoreParkingLot.load(from: store, by: .admin)
         let parking = try await DistrictParking.load(from: store, by: .admin)
         let morning = try #require(LocalClock.parse("2026-06-17 09:35:00"))

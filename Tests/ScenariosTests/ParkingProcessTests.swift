@@ -1,6 +1,7 @@
 import CityModel
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 import TwinStore
 import ParkingSim
@@ -10,7 +11,7 @@ import ParkingSim
 @Suite("Parking processes")
 struct ParkingProcessTests {
     private static let built = Task { () throws -> (SpatiaLiteStore, String, SampleDistrict) in
-        try await EmergencyDistrict.makeStore(["roads", "buildings", "parking_lots"])
+        try await EmergencyDistrict.makeStore(["roads", "buildings", "parking_lots"], in: .forProcess("parking"))
     }
 
     static func run(_ id: String, _ inputs: [String: JSONValue], store: any FeatureStore) async throws -> JSONValue {
@@ -121,10 +122,10 @@ struct ParkingProcessTests {
 }
 
 /// Occupancy readings into the store (one at a time and in bulk) and the availability they give.
-@Suite("Parking occupancy in the store")
+@Suite("Parking occupancy in the store", .temporaryDirectories)
 struct ParkingOccupancyStoreTests {
     private static func store() async throws -> SpatiaLiteStore {
-        try await EmergencyDistrict.makeStore(["parking_lots", "parking_occupancy"]).0
+        try await EmergencyDistrict.makeStore(["parking_lots", "parking_occupancy"], in: .forTestCase("parking")).0
     }
 
     @Test("a bulk import clips above capacity, rejects negative counts and unknown lots, counts each; a repeat replaces itself")

@@ -2,17 +2,16 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios
 
-/// A SpatiaLite store holding the sample district's roads layer.
+/// A SpatiaLite store holding the sample district's roads layer, removed when the test case ends.
 private func roadStore() async throws -> (SpatiaLiteStore, [Feature]) {
     let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roads-\(UUID().uuidString)", isDirectory: true)
-    try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-    let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+    let store = try TemporaryDirectory.forTestCase("roads").openStore()
     let definition = try #require(try LayerCatalog.load(directory: layers)["roads"])
     try await store.createLayer(definition)
     let roads = try SampleDistrict.generate()[layer: "roads"]
@@ -20,15 +19,13 @@ private func roadStore() async throws -> (SpatiaLiteStore, [Feature]) {
     return (store, roads)
 }
 
-@Suite("The road graph of a store's roads layer")
+@Suite("The road graph of a store's roads layer", .temporaryDirectories)
 struct RoadGraphStoreTests {
     @Test("an empty roads layer gives an empty graph")
     func emptyLayer() async throws {
         let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("roads-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let store = try TemporaryDirectory.forTestCase("roads").openStore()
         try await store.createLayer(try #require(try LayerCatalog.load(directory: layers)["roads"]))
         let roads = try await StoreRoadGraph.load(from: store, profile: .driving)
         #expect(roads.graph.network.pieces.isEmpty)

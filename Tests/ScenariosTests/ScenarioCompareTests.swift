@@ -2,6 +2,7 @@ import CityModel
 import Foundation
 import GeoCore
 @testable import Scenarios
+import TestSupport
 import Testing
 import TwinStore
 
@@ -16,8 +17,7 @@ struct ScenarioCompareTests {
 
     /// A district store of its own (the flood suite writes to its own concurrently).
     static let district = Task<URL, any Error> {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scenarios-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let dir = try TemporaryDirectory.forProcess("scenarios").url
         let store = try SpatiaLiteStore(path: dir.appendingPathComponent("district.sqlite").path)
         try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"),
                                        dem: dir.appendingPathComponent(DistrictLoader.demFileName))

@@ -2,6 +2,7 @@ import CityModel
 import Foundation
 import GeoCore
 import SignalSim
+import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios
@@ -13,9 +14,7 @@ struct SignalStoreTests {
     static let store = Task<SpatiaLiteStore, any Error> {
         let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("signals-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let store = try TemporaryDirectory.forProcess("signals").openStore()
         let catalog = try LayerCatalog.load(directory: layers)
         let district = try SampleDistrict.generate()
         for id in ["signalized_intersections", "traffic_counts", "signal_plans", "signal_corridors"] {

@@ -2,19 +2,18 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios
 
-@Suite("Turn restrictions read from a store")
+@Suite("Turn restrictions read from a store", .temporaryDirectories)
 struct TurnRestrictionStoreTests {
     /// A SpatiaLite store with the sample district's roads, intersections and turn restrictions.
     private func districtStore() async throws -> (SpatiaLiteStore, SampleDistrict) {
         let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("turns-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let store = try TemporaryDirectory.forTestCase("turns").openStore()
         let catalog = try LayerCatalog.load(directory: layers)
         let district = try SampleDistrict.generate()
         for id in ["roads", "intersections", "turn_restrictions"] {

@@ -2,6 +2,7 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios
@@ -16,10 +17,9 @@ enum UtilityDistrict {
     static let layersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
 
-    static func emptyStore(_ ids: [String]) async throws -> SpatiaLiteStore {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("utility-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+    /// A store with the `ids` layers created, removed when the test case ends (or, `shared`, when the test process exits).
+    static func emptyStore(_ ids: [String], shared: Bool = false) async throws -> SpatiaLiteStore {
+        let store = try (shared ? TemporaryDirectory.forProcess("utility") : TemporaryDirectory.forTestCase("utility")).openStore()
         let catalog = try LayerCatalog.load(directory: layersDirectory)
         for id in ids {
             guard let definition = catalog[id] else { throw GeometryError(.invalidArgument, "no layer \(id) in Layers/") }
@@ -29,7 +29,7 @@ enum UtilityDistrict {
     }
 
     private static let built = Task { () throws -> (SpatiaLiteStore, SampleDistrict) in
-        let store = try await emptyStore(layerIDs)
+        let store = try await emptyStore(layerIDs, shared: true)
         let catalog = try LayerCatalog.load(directory: layersDirectory)
         let district = try UtilityDistrict.district.get()
         for id in layerIDs {
@@ -128,7 +128,7 @@ private struct WaterModel {
     }
 }
 
-@Suite("Utility networks read from the one map")
+@Suite("Utility networks read from the one map", .temporaryDirectories)
 struct UtilityNetworkStoreTests {
     @Test("empty utility layers give empty networks, and a trace from an unknown id names it")
     func emptyLayers() async throws {

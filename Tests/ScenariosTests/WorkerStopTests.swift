@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Scenarios
+import TestSupport
 import Testing
 import TwinStore
 
@@ -44,39 +45,38 @@ struct WorkerStopTests {
 
     @Test("a job cancelled mid-run by its worker's stop is accepted again at once, another worker completes it, exactly once")
     func stoppedWorkerReturnsJob() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("worker-stop-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
-        let runs = Runs()
-        let registry = ProcessRegistry([SlowProcess(runs: runs)])
-        let first = try #require(ProcessWorker(name: "worker-1", store: store, registry: registry))
-        let second = try #require(ProcessWorker(name: "worker-2", store: store, registry: registry))
-        let job = try await store.submitJob(process: "slow-count", inputs: [:], caller: .anonymous)
+        try await withTemporaryDirectory("worker-stop") { dir in
+            let store = try dir.openStore()
+            let runs = Runs()
+            let registry = ProcessRegistry([SlowProcess(runs: runs)])
+            let first = try #require(ProcessWorker(name: "worker-1", store: store, registry: registry))
+            let second = try #require(ProcessWorker(name: "worker-2", store: store, registry: registry))
+            let job = try await store.submitJob(process: "slow-count", inputs: [:], caller: .anonymous)
 
-        let loop = Task { try await first.run(idle: .milliseconds(20)) }
-        // Mid-run: claimed by worker-1, with progress reported.
-        let end = ContinuousClock.now + .seconds(30)
-        while ContinuousClock.now < end {
-            if let j = try await store.job(id: job.id), j.claimedBy == "worker-1", j.progress >= 10 { break }
-            try await Task.sleep(for: .milliseconds(10))
+            let loop = Task { try await first.run(idle: .milliseconds(20)) }
+            // Mid-run: claimed by worker-1, with progress reported.
+            let end = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < end {
+                if let j = try await store.job(id: job.id), j.claimedBy == "worker-1", j.progress >= 10 { break }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(try await store.job(id: job.id)?.status == .running)
+            loop.cancel()  // what SIGTERM does to `citytwin worker`'s job loop
+            try await loop.value
+
+            let returned = try #require(try await store.job(id: job.id))
+            #expect(returned.status == .accepted, "the stopped worker left the job \(returned.status.rawValue)")
+            #expect(returned.claimedBy == nil)
+            #expect(runs.counts == [1, 0])
+
+            // Taken at once (the lease is 300 s), and run to its end once.
+            let done = try #require(try await second.runNext())
+            #expect(done.id == job.id)
+            #expect(done.status == .successful)
+            #expect(done.claimedBy == "worker-2")
+            #expect(runs.counts == [2, 1], "started twice (the first run cancelled), finished once")
+            #expect(try await second.runNext() == nil, "nothing else waits")
+            #expect(try await first.runNext() == nil)
         }
-        #expect(try await store.job(id: job.id)?.status == .running)
-        loop.cancel()  // what SIGTERM does to `citytwin worker`'s job loop
-        try await loop.value
-
-        let returned = try #require(try await store.job(id: job.id))
-        #expect(returned.status == .accepted, "the stopped worker left the job \(returned.status.rawValue)")
-        #expect(returned.claimedBy == nil)
-        #expect(runs.counts == [1, 0])
-
-        // Taken at once (the lease is 300 s), and run to its end once.
-        let done = try #require(try await second.runNext())
-        #expect(done.id == job.id)
-        #expect(done.status == .successful)
-        #expect(done.claimedBy == "worker-2")
-        #expect(runs.counts == [2, 1], "started twice (the first run cancelled), finished once")
-        #expect(try await second.runNext() == nil, "nothing else waits")
-        #expect(try await first.runNext() == nil)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 @testable import Server
+import TestSupport
 import Testing
 import TwinStore
 
@@ -34,38 +35,38 @@ struct AlertFeedTests {
 
     @Test("a subscriber gets the alerts written after it subscribed, and not those before")
     func pushesStoreWrites() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("alertfeed-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
-        let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Layers")
-        try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("iot_devices.json"))))
-        try await SensingAlerts.ensureLayer(in: store)
-        try await store.upsert(layer: SensingAlerts.layer, features: [Self.alert("before", level: "warning")], by: .admin, at: nil)
+        try await withTemporaryDirectory("alertfeed") { dir in
+            let store = try dir.openStore()
+            let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Layers")
+            try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("iot_devices.json"))))
+            try await SensingAlerts.ensureLayer(in: store)
+            try await store.upsert(layer: SensingAlerts.layer, features: [Self.alert("before", level: "warning")], by: .admin, at: nil)
 
-        let feed = AlertFeed(store: store, heartbeat: .seconds(60), poll: .milliseconds(50))
-        let stream = try await feed.subscribe()
-        #expect(feed.subscriberCount == 1)
-        try await store.upsert(layer: SensingAlerts.layer, features: [Self.alert("after", level: "danger")], by: .admin, at: nil)
-        // Arrival, not speed (the poll is 50 ms here; latency is measured, not asserted: a loaded
-        // machine stretches it): the generous wait only bounds a feed that never sends.
-        let pushed = await Self.next(stream, within: 30)
-        #expect(pushed?.id == .string("after"), "the alert written before subscribing is not sent")
-        #expect(pushed?.properties["level"] == "danger")
+            let feed = AlertFeed(store: store, heartbeat: .seconds(60), poll: .milliseconds(50))
+            let stream = try await feed.subscribe()
+            #expect(feed.subscriberCount == 1)
+            try await store.upsert(layer: SensingAlerts.layer, features: [Self.alert("after", level: "danger")], by: .admin, at: nil)
+            // Arrival, not speed (the poll is 50 ms here; latency is measured, not asserted: a loaded
+            // machine stretches it): the generous wait only bounds a feed that never sends.
+            let pushed = await Self.next(stream, within: 30)
+            #expect(pushed?.id == .string("after"), "the alert written before subscribing is not sent")
+            #expect(pushed?.properties["level"] == "danger")
 
-        // Another process on the same store (a job worker running a nowcast) creates a layer this
-        // one has never seen, writes more than a page of its features, then an alert: pushed all the same.
-        let worker = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
-        var def = try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("iot_devices.json")))
-        def.id = "worker_results"
-        try await worker.createLayer(def)
-        let many = (0..<1200).map { i in
-            Feature(id: .string("W-\(i)"), geometry: .point(Point(Position(x: 114.8, y: 30.84))), properties: [
-                "name": "x", "kind": "水位计", "quantity": "水位", "unit": "m", "target_layer": "river_gauges", "target": "GA-01", "status": "在线",
-            ])
+            // Another process on the same store (a job worker running a nowcast) creates a layer this
+            // one has never seen, writes more than a page of its features, then an alert: pushed all the same.
+            let worker = try dir.openStore()
+            var def = try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("iot_devices.json")))
+            def.id = "worker_results"
+            try await worker.createLayer(def)
+            let many = (0..<1200).map { i in
+                Feature(id: .string("W-\(i)"), geometry: .point(Point(Position(x: 114.8, y: 30.84))), properties: [
+                    "name": "x", "kind": "水位计", "quantity": "水位", "unit": "m", "target_layer": "river_gauges", "target": "GA-01", "status": "在线",
+                ])
+            }
+            try await worker.insert(layer: "worker_results", features: many, by: .admin, at: nil)
+            try await worker.upsert(layer: SensingAlerts.layer, features: [Self.alert("from-worker", level: "warning")], by: .admin, at: nil)
+            #expect(await Self.next(stream, within: 30)?.id == .string("from-worker"))
         }
-        try await worker.insert(layer: "worker_results", features: many, by: .admin, at: nil)
-        try await worker.upsert(layer: SensingAlerts.layer, features: [Self.alert("from-worker", level: "warning")], by: .admin, at: nil)
-        #expect(await Self.next(stream, within: 30)?.id == .string("from-worker"))
     }
 }

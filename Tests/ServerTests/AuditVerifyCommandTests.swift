@@ -6,13 +6,13 @@ import TwinStore
 
 /// `citytwin audit verify` on both backends (issue 21 §4): intact after real writes, and a
 /// tampered row (edited with SQL behind the store's back) is found and named, exit status 1.
-@Suite("citytwin audit verify: the audit hash chain on SpatiaLite and PostGIS", .serialized)
+@Suite("citytwin audit verify: the audit hash chain on SpatiaLite and PostGIS", .serialized, .temporaryDirectories)
 struct AuditVerifyCommandTests {
     @Test("SpatiaLite: intact after writes; an edited audit row is named")
     func spatiaLite() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-audit-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm", ".token-secret"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let store = try SpatiaLiteStore(path: path)
+        let directory = try TemporaryDirectory.forTestCase("citytwin-audit")
+        let path = directory.appending("city.sqlite").path
+        let store = try directory.openStore()
         try await Self.fill(store)
         try await Self.expectIntact(path)
         _ = try await SQLiteShell.run(path, "UPDATE audit_log SET actor = '冒名' WHERE seq = 2")
@@ -34,9 +34,9 @@ struct AuditVerifyCommandTests {
 
     @Test("SpatiaLite: entries deleted from the end of the log are found by the store's head, and by a head recorded outside the store")
     func spatiaLiteTruncation() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-audit-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm", ".token-secret"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let store = try SpatiaLiteStore(path: path)
+        let directory = try TemporaryDirectory.forTestCase("citytwin-audit")
+        let path = directory.appending("city.sqlite").path
+        let store = try directory.openStore()
         try await Self.fill(store)
         let recorded = try await Self.expectIntact(path)
         _ = try await SQLiteShell.run(path, "DELETE FROM audit_log WHERE seq > (SELECT max(seq) - 2 FROM audit_log)")

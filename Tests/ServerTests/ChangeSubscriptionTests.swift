@@ -3,18 +3,19 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 @testable import Server
+import TestSupport
 import Testing
 import TwinStore
 
 /// The change subscription's pages (what `/changes` streams) and its refusals. The stream itself
 /// is followed by a second process in Tests/Clients/test_change_subscription.py.
-@Suite("Change subscription")
+@Suite("Change subscription", .temporaryDirectories)
 struct ChangeSubscriptionTests {
     static let emergency = ServerFixture.owner
 
     @Test("an anonymous subscriber gets the open layer's changes, masked, and nothing of a hidden layer")
     func accessIsTheCallers() async throws {
-        let store = try await ServerFixture.makeStore()
+        let store = try await ServerFixture.makeStore(in: .forTestCase("citytwin-server"))
         let start = try await store.latestChange()
         try await store.upsert(layer: "wells", features: [
             Feature(id: .string("w2"), geometry: .point(x: 114.33, y: 30.62), properties: ["depth_m": 55.0]),
@@ -43,7 +44,7 @@ struct ChangeSubscriptionTests {
 
     @Test("a subscriber walks past pages of changes it may not read without skipping the next one it may")
     func hiddenPagesAreSkippedNotTheEventAfter() async throws {
-        let store = try await ServerFixture.makeStore()
+        let store = try await ServerFixture.makeStore(in: .forTestCase("citytwin-server"))
         let start = try await store.latestChange()
         for i in 0..<12 {
             try await store.insert(layer: "wells", features: [
@@ -71,7 +72,7 @@ struct ChangeSubscriptionTests {
 
     @Test("a feature deleted after its update is sent as null, so the copy ends without it")
     func deletedSinceIsNull() async throws {
-        let store = try await ServerFixture.makeStore()
+        let store = try await ServerFixture.makeStore(in: .forTestCase("citytwin-server"))
         let start = try await store.latestChange()
         var s05 = try #require(try await store.feature(layer: "shelters", id: "s05", by: Self.emergency))
         s05.properties["capacity"] = 1

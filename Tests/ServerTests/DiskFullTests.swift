@@ -8,14 +8,13 @@ import TestSupport
 /// root, no tmpfs. An import that no longer fits fails with a message and leaves the store as it
 /// was; an edit through the server that no longer fits answers a problem, the server keeps
 /// serving, and every write it acknowledged is kept.
-@Suite("Full disk: SpatiaLite import and edits fail cleanly", .serialized)
+@Suite("Full disk: SpatiaLite import and edits fail cleanly", .serialized, .temporaryDirectories)
 struct DiskFullTests {
     static let layers = OutageHarness.packageRoot.appendingPathComponent("Layers").path
 
     @Test("an import that does not fit fails, nothing written; the store passes integrity_check and holds what it held")
     func importOnFullDisk() async throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.forTestCase("citytwin-diskfull").url
         let store = dir.appendingPathComponent("city.sqlite").path
         try Self.shelters(200, prefix: "base").write(to: dir.appendingPathComponent("base.geojson"))
         try Self.shelters(30_000, prefix: "big").write(to: dir.appendingPathComponent("big.geojson"))
@@ -35,8 +34,7 @@ struct DiskFullTests {
 
     @Test("edits through the server that do not fit answer a problem; the server keeps serving and every acknowledged edit is kept")
     func editsOnFullDisk() async throws {
-        let dir = try Self.scratch()
-        defer { try? FileManager.default.removeItem(at: dir) }
+        let dir = try TemporaryDirectory.forTestCase("citytwin-diskfull").url
         let store = dir.appendingPathComponent("city.sqlite").path
         try Self.shelters(200, prefix: "base").write(to: dir.appendingPathComponent("base.geojson"))
         let base = try await Self.run("exec \"$0\" import \(dir.path)/base.geojson --layer shelters --store \(store) --layers \(Self.layers)")
@@ -80,12 +78,6 @@ struct DiskFullTests {
     }
 
     // MARK: - Helpers
-
-    static func scratch() throws -> URL {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-diskfull-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir
-    }
 
     /// `count` shelters with every required property, as GeoJSON.
     static func shelters(_ count: Int, prefix: String) -> Data {

@@ -4,13 +4,14 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Server
+import TestSupport
 import Testing
 import TwinStore
 
 /// `f=csv` and `f=gpkg` downloads of a collection (the whole selection, masked) and `asOf`
 /// time travel on `/items` and `/items/{featureId}`. The GeoPackage is read back with the
 /// `sqlite3` shell (real SQLite, independent of the writer's GRDB).
-@Suite struct DownloadTests {
+@Suite(.temporaryDirectories) struct DownloadTests {
     // MARK: CSV
 
     @Test func csvIsTheWholeSelectionWithBOMHeaderAndWKT() async throws {
@@ -193,13 +194,11 @@ import TwinStore
     static func server() async throws -> CityTwinServer {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
-        return CityTwinServer(store: try await ServerFixture.makeStore(), options: ServerOptions(baseURL: "http://test.local", logger: logger))
+        return CityTwinServer(store: try await ServerFixture.makeStore(in: .forTestCase("citytwin-server")), options: ServerOptions(baseURL: "http://test.local", logger: logger))
     }
 
     static func write(_ bytes: [UInt8], name: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-download-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let url = dir.appendingPathComponent(name)
+        let url = try TemporaryDirectory.forTestCase("citytwin-download").appending(name)
         try Data(bytes).write(to: url)
         return url.path
     }

@@ -78,102 +78,100 @@ struct MaskingLeakTests {
     @Test("anonymous: items (JSON, HTML, CSV, GeoPackage), features, tiles and their metadata, PMTiles export, process results, errors and the log hold no clear masked value and nothing of a negative-listed layer")
     func sweep() async throws {
         // The fixture's store (ServerFixture.makeStore), at a path the export command is given.
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-leak-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let storePath = dir.appendingPathComponent("city.sqlite").path
-        let store = try SpatiaLiteStore(path: storePath)
-        for json in [ServerFixture.sheltersJSON, ServerFixture.wellsJSON] {
-            try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(json.utf8)))
+        try await withTemporaryDirectory("citytwin-leak") { dir in
+            let storePath = dir.appending("city.sqlite").path
+            let store = try dir.openStore()
+            for json in [ServerFixture.sheltersJSON, ServerFixture.wellsJSON] {
+                try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(json.utf8)))
+            }
+            try await store.insert(layer: "shelters", features: ServerFixture.shelters, by: ServerFixture.owner, at: nil)
+            try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(Self.negativeJSON.utf8)))
+            try await store.insert(layer: "negsites_q7", features: [
+                Feature(id: .string("neg-secret-1"), geometry: .point(x: 114.3125, y: 30.6015), properties: ["codename": "NEGMARK-Q7Z"]),
+            ], by: ServerFixture.owner, at: nil)
+            // The clear values are in the store (the admin reads them): the sweep looks for something real.
+            let clear = try await store.query(layer: "shelters", FeatureQuery(limit: 100), by: .admin).features
+            #expect(clear.contains { $0.properties["phone"]?.stringValue == "13812345678" && $0.properties["manager"]?.stringValue == "张三" })
+            let capture = LogCapture()
+            var logger = Logger(label: "citytwin.server.leak") { _ in CapturingHandler(capture: capture) }
+            logger.logLevel = .trace
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger))
+            let (z, row, col) = Self.tile(Position(x: 114.3125, y: 30.6015), z: 15)
+            let area = """
+                {"inputs": {"layer": "shelters", "properties": ["name", "phone", "manager"],
+                 "area": {"type": "Polygon", "coordinates": [[[114.30, 30.59], [114.33, 30.59], [114.33, 30.62], [114.30, 30.62], [114.30, 30.59]]]}}}
+                """
+            try await server.makeApplication().test(.router) { client in
+                // Reads that answer with data.
+                for (path, publicValue) in [
+                    ("/collections", "shelters"), ("/collections?f=html", "shelters"),
+                    ("/collections/shelters/items?limit=100", "138****5678"), ("/collections/shelters/items?limit=100&f=html", "避难所"),
+                    ("/collections/shelters/items?f=csv", "138****5678"), ("/collections/shelters/items?f=gpkg", "避难所"),
+                    ("/collections/shelters/items/s00", "138****5678"), ("/collections/shelters/items/s00?f=html", "避难所"),
+                    ("/collections/shelters/items?limit=100&properties=name,phone,manager", "避难所"),
+                    ("/collections/shelters/tiles/WebMercatorQuad/\(z)/\(row)/\(col)", "避难所"),
+                    ("/tiles/WebMercatorQuad/\(z)/\(row)/\(col)", "避难所"),
+                    ("/tiles/WebMercatorQuad/tilejson.json", "shelters"), ("/tiles", "CityTwin"),
+                    ("/collections/shelters/queryables", "capacity"),
+                ] {
+                    let r = try await client.get(path)
+                    #expect(r.status == .ok, "\(path): \(r.status)")
+                    Self.expectClean(path, Array(r.body.readableBytesView), holding: publicValue)
+                }
+                let result = try await client.execute(uri: "/processes/features-in-area/execution", method: .post,
+                                                      headers: [.contentType: "application/json"], body: ByteBuffer(string: area))
+                #expect(result.status == .ok, "\(result.text)")
+                Self.expectClean("features-in-area result", Array(result.body.readableBytesView), holding: "避难所")
+
+                // Refusals and errors: no clear value; asked for the negative-listed layer, the same
+                // answer as for a layer that does not exist (its name read back as the caller wrote it).
+                for path in [
+                    "/collections/negsites_q7", "/collections/negsites_q7/items", "/collections/negsites_q7/items/neg-secret-1",
+                    "/collections/negsites_q7/tiles/WebMercatorQuad/\(z)/\(row)/\(col)", "/collections/negsites_q7/queryables",
+                    "/collections/negsites_q7/items?f=csv", "/collections/negsites_q7/items?f=gpkg",
+                ] {
+                    let r = try await client.get(path)
+                    let absent = try await client.get(path.replacingOccurrences(of: "negsites_q7", with: "nosuch_q7"))
+                    #expect(r.status.code >= 400, "\(path): \(r.status)")
+                    #expect(r.status == absent.status && r.text == absent.text.replacingOccurrences(of: "nosuch_q7", with: "negsites_q7"),
+                            "\(path) answers otherwise than for a layer that does not exist: \(r.status) \(r.text) / \(absent.status) \(absent.text)")
+                    Self.expectClean(path, Array(r.body.readableBytesView), names: false)
+                }
+                for path in [
+                    "/collections/shelters/items?filter=phone%20LIKE%20'138%25'", "/collections/shelters/items?sortby=manager",
+                    "/collections/shelters/items?filter=manager%20IS%20NOT%20NULL", "/collections/shelters/items/nosuch?f=html",
+                ] {
+                    let r = try await client.get(path)
+                    #expect(r.status.code >= 400, "\(path): \(r.status)")
+                    Self.expectClean(path, Array(r.body.readableBytesView))
+                }
+                let execute = { (body: String) in
+                    try await client.execute(uri: "/processes/features-in-area/execution", method: .post,
+                                             headers: [.contentType: "application/json"], body: ByteBuffer(string: body))
+                }
+                let negative = try await execute(area.replacingOccurrences(of: "\"layer\": \"shelters\"", with: "\"layer\": \"negsites_q7\""))
+                let absent = try await execute(area.replacingOccurrences(of: "\"layer\": \"shelters\"", with: "\"layer\": \"nosuch_q7\""))
+                #expect(negative.status.code >= 400 && negative.status == absent.status)
+                #expect(negative.text == absent.text.replacingOccurrences(of: "nosuch_q7", with: "negsites_q7"), "\(negative.text) / \(absent.text)")
+                Self.expectClean("features-in-area on the negative-listed layer", Array(negative.body.readableBytesView), names: false)
+                let bad = try await execute(area.replacingOccurrences(of: "\"properties\": [\"name\", \"phone\", \"manager\"]",
+                                                                      with: "\"properties\": 7"))
+                #expect(bad.status.code == 400, "\(bad.status) \(bad.text)")
+                Self.expectClean("features-in-area refusal", Array(bad.body.readableBytesView))
+            }
+
+            // The PMTiles export of the CLI (anonymous, as the tile API): every gzip member opened.
+            let archive = dir.appending("leak.pmtiles")
+            let export = try await CommandProcess.run(try OutageHarness.binary(), ["export", "tiles", archive.path, "--store", storePath,
+                                                                                   "--min-zoom", "13", "--max-zoom", "15"], within: 120)
+            #expect(export.exitStatus == 0, "\(export.output)")
+            Self.expectClean("PMTiles export", try await Self.openedGzipMembers(archive.path), holding: "避难所")
+
+            // The log of everything above (it names the paths the caller asked for, nothing more).
+            let log = capture.text
+            #expect(log.contains("/collections/shelters/items"))
+            Self.expectClean("server log", Array(log.utf8), names: false)
         }
-        try await store.insert(layer: "shelters", features: ServerFixture.shelters, by: ServerFixture.owner, at: nil)
-        try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(Self.negativeJSON.utf8)))
-        try await store.insert(layer: "negsites_q7", features: [
-            Feature(id: .string("neg-secret-1"), geometry: .point(x: 114.3125, y: 30.6015), properties: ["codename": "NEGMARK-Q7Z"]),
-        ], by: ServerFixture.owner, at: nil)
-        // The clear values are in the store (the admin reads them): the sweep looks for something real.
-        let clear = try await store.query(layer: "shelters", FeatureQuery(limit: 100), by: .admin).features
-        #expect(clear.contains { $0.properties["phone"]?.stringValue == "13812345678" && $0.properties["manager"]?.stringValue == "张三" })
-        let capture = LogCapture()
-        var logger = Logger(label: "citytwin.server.leak") { _ in CapturingHandler(capture: capture) }
-        logger.logLevel = .trace
-        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger))
-        let (z, row, col) = Self.tile(Position(x: 114.3125, y: 30.6015), z: 15)
-        let area = """
-            {"inputs": {"layer": "shelters", "properties": ["name", "phone", "manager"],
-             "area": {"type": "Polygon", "coordinates": [[[114.30, 30.59], [114.33, 30.59], [114.33, 30.62], [114.30, 30.62], [114.30, 30.59]]]}}}
-            """
-        try await server.makeApplication().test(.router) { client in
-            // Reads that answer with data.
-            for (path, publicValue) in [
-                ("/collections", "shelters"), ("/collections?f=html", "shelters"),
-                ("/collections/shelters/items?limit=100", "138****5678"), ("/collections/shelters/items?limit=100&f=html", "避难所"),
-                ("/collections/shelters/items?f=csv", "138****5678"), ("/collections/shelters/items?f=gpkg", "避难所"),
-                ("/collections/shelters/items/s00", "138****5678"), ("/collections/shelters/items/s00?f=html", "避难所"),
-                ("/collections/shelters/items?limit=100&properties=name,phone,manager", "避难所"),
-                ("/collections/shelters/tiles/WebMercatorQuad/\(z)/\(row)/\(col)", "避难所"),
-                ("/tiles/WebMercatorQuad/\(z)/\(row)/\(col)", "避难所"),
-                ("/tiles/WebMercatorQuad/tilejson.json", "shelters"), ("/tiles", "CityTwin"),
-                ("/collections/shelters/queryables", "capacity"),
-            ] {
-                let r = try await client.get(path)
-                #expect(r.status == .ok, "\(path): \(r.status)")
-                Self.expectClean(path, Array(r.body.readableBytesView), holding: publicValue)
-            }
-            let result = try await client.execute(uri: "/processes/features-in-area/execution", method: .post,
-                                                  headers: [.contentType: "application/json"], body: ByteBuffer(string: area))
-            #expect(result.status == .ok, "\(result.text)")
-            Self.expectClean("features-in-area result", Array(result.body.readableBytesView), holding: "避难所")
-
-            // Refusals and errors: no clear value; asked for the negative-listed layer, the same
-            // answer as for a layer that does not exist (its name read back as the caller wrote it).
-            for path in [
-                "/collections/negsites_q7", "/collections/negsites_q7/items", "/collections/negsites_q7/items/neg-secret-1",
-                "/collections/negsites_q7/tiles/WebMercatorQuad/\(z)/\(row)/\(col)", "/collections/negsites_q7/queryables",
-                "/collections/negsites_q7/items?f=csv", "/collections/negsites_q7/items?f=gpkg",
-            ] {
-                let r = try await client.get(path)
-                let absent = try await client.get(path.replacingOccurrences(of: "negsites_q7", with: "nosuch_q7"))
-                #expect(r.status.code >= 400, "\(path): \(r.status)")
-                #expect(r.status == absent.status && r.text == absent.text.replacingOccurrences(of: "nosuch_q7", with: "negsites_q7"),
-                        "\(path) answers otherwise than for a layer that does not exist: \(r.status) \(r.text) / \(absent.status) \(absent.text)")
-                Self.expectClean(path, Array(r.body.readableBytesView), names: false)
-            }
-            for path in [
-                "/collections/shelters/items?filter=phone%20LIKE%20'138%25'", "/collections/shelters/items?sortby=manager",
-                "/collections/shelters/items?filter=manager%20IS%20NOT%20NULL", "/collections/shelters/items/nosuch?f=html",
-            ] {
-                let r = try await client.get(path)
-                #expect(r.status.code >= 400, "\(path): \(r.status)")
-                Self.expectClean(path, Array(r.body.readableBytesView))
-            }
-            let execute = { (body: String) in
-                try await client.execute(uri: "/processes/features-in-area/execution", method: .post,
-                                         headers: [.contentType: "application/json"], body: ByteBuffer(string: body))
-            }
-            let negative = try await execute(area.replacingOccurrences(of: "\"layer\": \"shelters\"", with: "\"layer\": \"negsites_q7\""))
-            let absent = try await execute(area.replacingOccurrences(of: "\"layer\": \"shelters\"", with: "\"layer\": \"nosuch_q7\""))
-            #expect(negative.status.code >= 400 && negative.status == absent.status)
-            #expect(negative.text == absent.text.replacingOccurrences(of: "nosuch_q7", with: "negsites_q7"), "\(negative.text) / \(absent.text)")
-            Self.expectClean("features-in-area on the negative-listed layer", Array(negative.body.readableBytesView), names: false)
-            let bad = try await execute(area.replacingOccurrences(of: "\"properties\": [\"name\", \"phone\", \"manager\"]",
-                                                                  with: "\"properties\": 7"))
-            #expect(bad.status.code == 400, "\(bad.status) \(bad.text)")
-            Self.expectClean("features-in-area refusal", Array(bad.body.readableBytesView))
-        }
-
-        // The PMTiles export of the CLI (anonymous, as the tile API): every gzip member opened.
-        let archive = FileManager.default.temporaryDirectory.appendingPathComponent("leak-\(UUID().uuidString).pmtiles")
-        defer { try? FileManager.default.removeItem(at: archive) }
-        let export = try await CommandProcess.run(try OutageHarness.binary(), ["export", "tiles", archive.path, "--store", storePath,
-                                                                               "--min-zoom", "13", "--max-zoom", "15"], within: 120)
-        #expect(export.exitStatus == 0, "\(export.output)")
-        Self.expectClean("PMTiles export", try await Self.openedGzipMembers(archive.path), holding: "避难所")
-
-        // The log of everything above (it names the paths the caller asked for, nothing more).
-        let log = capture.text
-        #expect(log.contains("/collections/shelters/items"))
-        Self.expectClean("server log", Array(log.utf8), names: false)
     }
 
     /// The file's bytes followed by the contents of every gzip member in it (a PMTiles archive

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Scenarios
+import TestSupport
 import Testing
 import TwinStore
 @testable import Server
@@ -15,10 +16,8 @@ import TwinStore
 struct ParkingLiveTests {
     static let owner = "城市管理执法委员会"
 
-    static func makeStore() async throws -> SpatiaLiteStore {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("parking-live-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+    static func makeStore(in directory: TemporaryDirectory) async throws -> SpatiaLiteStore {
+        let store = try directory.openStore()
         let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .appendingPathComponent("Layers")
         for name in ["parking_lots", "parking_occupancy", "parking_guidance_signs", "iot_devices"] {
@@ -78,11 +77,13 @@ struct ParkingLiveTests {
     static func run(_ body: @Sendable (API) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
-        let store = try await makeStore()
-        let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
-        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority))
-        try await server.makeApplication().test(.router) { client in
-            try await body(API(client: client, server: server, authority: authority))
+        try await withTemporaryDirectory("parking-live") { dir in
+            let store = try await makeStore(in: dir)
+            let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority))
+            try await server.makeApplication().test(.router) { client in
+                try await body(API(client: client, server: server, authority: authority))
+            }
         }
     }
 

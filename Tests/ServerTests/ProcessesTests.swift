@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Scenarios
 import Server
+import TestSupport
 import Testing
 import TwinStore
 
@@ -27,9 +28,10 @@ struct ProcessesTests {
     static func withAPI(_ body: @Sendable (any TestClientProtocol, SpatiaLiteStore) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.processes.test")
         logger.logLevel = .warning
-        let store = try await ServerFixture.makeStore()
-        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger))
-        try await server.makeApplication().test(.router) { client in try await body(client, store) }
+        try await ServerFixture.withStore { store in
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger))
+            try await server.makeApplication().test(.router) { client in try await body(client, store) }
+        }
     }
 
     static func execute(_ client: any TestClientProtocol, _ inputs: JSONValue, process: String = "features-in-area",

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Scenarios
 import Server
+import TestSupport
 import Testing
 import TwinStore
 
@@ -40,22 +41,23 @@ struct RasterRouteTests {
     static func run(_ body: @Sendable (Fixture) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
-        let store = try await ServerFixture.makeStore()
-        try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(depthJSON.utf8)))
-        let root = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-rasters-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
-        let rasters = ResultRasters(directory: root)
-        let grid = try Grid(width: 3, height: 2, geoTransform: .northUp(west: 529_000, north: 3_386_000, cellWidth: 10, cellHeight: 10),
-                            noData: -9999, values: [0, 0.12, 0.5, 1.25, 0, 0.031])
-        try rasters.write(grid, layer: layer, name: name, precision: 3)
-        try rasters.write(grid, layer: "wells", name: "wells_depth.asc")
-        // A file beside the rasters that no name may reach.
-        try Data("secret".utf8).write(to: root.appendingPathComponent("secret.asc"))
-        let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
-        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger,
-                                                                          tokenVerifier: authority, rasters: rasters))
-        try await server.makeApplication().test(.router) { client in
-            try await body(Fixture(client: client, authority: authority, rasters: rasters))
+        try await withTemporaryDirectory("citytwin-rasters") { dir in
+            let store = try await ServerFixture.makeStore(in: dir)
+            try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(depthJSON.utf8)))
+            let root = dir.appending("rasters")
+            let rasters = ResultRasters(directory: root)
+            let grid = try Grid(width: 3, height: 2, geoTransform: .northUp(west: 529_000, north: 3_386_000, cellWidth: 10, cellHeight: 10),
+                                noData: -9999, values: [0, 0.12, 0.5, 1.25, 0, 0.031])
+            try rasters.write(grid, layer: layer, name: name, precision: 3)
+            try rasters.write(grid, layer: "wells", name: "wells_depth.asc")
+            // A file beside the rasters that no name may reach.
+            try Data("secret".utf8).write(to: root.appendingPathComponent("secret.asc"))
+            let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger,
+                                                                              tokenVerifier: authority, rasters: rasters))
+            try await server.makeApplication().test(.router) { client in
+                try await body(Fixture(client: client, authority: authority, rasters: rasters))
+            }
         }
     }
 

@@ -20,9 +20,10 @@ struct RequestLimitTests {
                         _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .critical
-        let server = CityTwinServer(store: try await ServerFixture.makeStore(),
-                                    options: ServerOptions(baseURL: "http://test.local", logger: logger, limits: limits))
-        try await server.makeApplication(address: .hostname("127.0.0.1", port: 0)).test(mode) { client in try await body(client) }
+        try await ServerFixture.withStore { store in
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, limits: limits))
+            try await server.makeApplication(address: .hostname("127.0.0.1", port: 0)).test(mode) { client in try await body(client) }
+        }
     }
 
     // MARK: - Connections

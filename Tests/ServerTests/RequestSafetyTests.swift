@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Server
+import TestSupport
 import Testing
 
 /// Browser-facing safety (issue 21 §4): security headers on HTML pages, CORS open for reads and
@@ -15,9 +16,10 @@ struct RequestSafetyTests {
                         _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .critical
-        let server = CityTwinServer(store: try await ServerFixture.makeStore(),
-                                    options: ServerOptions(baseURL: "http://test.local", logger: logger, crossOrigin: crossOrigin))
-        try await server.makeApplication().test(.router) { client in try await body(client) }
+        try await ServerFixture.withStore { store in
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, crossOrigin: crossOrigin))
+            try await server.makeApplication().test(.router) { client in try await body(client) }
+        }
     }
 
     static let csp = HTTPField.Name("Content-Security-Policy")!

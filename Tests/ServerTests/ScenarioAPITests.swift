@@ -6,6 +6,7 @@ import HummingbirdTesting
 import Logging
 import Scenarios
 import Server
+import TestSupport
 import Testing
 import Tiles
 import TwinStore
@@ -30,22 +31,21 @@ struct ScenarioAPITests {
     static func run(_ body: @Sendable (any TestClientProtocol, String, ResultRasters) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("scenario-api-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("district.sqlite").path)
-        try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"),
-                                       dem: dir.appendingPathComponent(DistrictLoader.demFileName))
-        let rasters = ResultRasters.beside(storeDirectory: dir)
-        let flood = FloodScenarioProcess(scenariosDirectory: repository.appendingPathComponent("Models/scenarios"),
-                                         stormCatalog: repository.appendingPathComponent("Models/storm-intensity.json"),
-                                         storeDirectory: dir, rasters: rasters, resultLayers: repository.appendingPathComponent("Layers/results"))
-        let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
-        let token = authority.issue(TokenClaims(department: "水务和湖泊局", role: .editor, subject: "规划员", lifetime: 3600))
-        let server = CityTwinServer(store: store, options: ServerOptions(
-            baseURL: "http://test.local", logger: logger, tokenVerifier: authority,
-            processes: ProcessRegistry([flood, ScenarioRunProcess(flood: flood), CompareScenariosProcess()]), rasters: rasters))
-        try await server.makeApplication().test(.router) { client in try await body(client, token, rasters) }
+        try await withTemporaryDirectory("scenario-api") { dir in
+            let store = try dir.openStore("district.sqlite")
+            try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"),
+                                           dem: dir.appending(DistrictLoader.demFileName))
+            let rasters = ResultRasters.beside(storeDirectory: dir.url)
+            let flood = FloodScenarioProcess(scenariosDirectory: repository.appendingPathComponent("Models/scenarios"),
+                                             stormCatalog: repository.appendingPathComponent("Models/storm-intensity.json"),
+                                             storeDirectory: dir.url, rasters: rasters, resultLayers: repository.appendingPathComponent("Layers/results"))
+            let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
+            let token = authority.issue(TokenClaims(department: "水务和湖泊局", role: .editor, subject: "规划员", lifetime: 3600))
+            let server = CityTwinServer(store: store, options: ServerOptions(
+                baseURL: "http://test.local", logger: logger, tokenVerifier: authority,
+                processes: ProcessRegistry([flood, ScenarioRunProcess(flood: flood), CompareScenariosProcess()]), rasters: rasters))
+            try await server.makeApplication().test(.router) { client in try await body(client, token, rasters) }
+        }
     }
 
     /// Waits for job `location` to end; its final status document.

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Server
+import TestSupport
 import Testing
 import TwinStore
 
@@ -37,19 +38,19 @@ struct SensorThingsAPI: Sendable {
     static func run(_ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sta-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
-        let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Layers")
-        for name in ["iot_devices"] {
-            let def = try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("\(name).json")))
-            try await store.createLayer(def)
-        }
-        let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
-        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority))
-        try await server.makeApplication().test(.router) { client in
-            try await body(SensorThingsAPI(client: client, store: store, authority: authority))
+        try await withTemporaryDirectory("sta") { dir in
+            let store = try dir.openStore()
+            let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Layers")
+            for name in ["iot_devices"] {
+                let def = try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("\(name).json")))
+                try await store.createLayer(def)
+            }
+            let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority))
+            try await server.makeApplication().test(.router) { client in
+                try await body(SensorThingsAPI(client: client, store: store, authority: authority))
+            }
         }
     }
 

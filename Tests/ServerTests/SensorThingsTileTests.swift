@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 @testable import Server
+import TestSupport
 import Testing
 import Tiles
 import TwinStore
@@ -17,27 +18,26 @@ struct SensorThingsTileTests {
     static func run(limits: RequestLimits = RequestLimits(), _ body: @Sendable (SensorThingsAPI, String) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("sta-tiles-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let path = dir.appendingPathComponent("city.sqlite").path
-        let store = try SpatiaLiteStore(path: path)
-        let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            .appendingPathComponent("Layers")
-        for name in ["iot_devices", "river_gauges"] {
-            try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("\(name).json"))))
-        }
-        let at = Geometry.point(Point(site))
-        try await store.insert(layer: "river_gauges", features: [Feature(id: .string("GA-02"), geometry: at, properties: [
-            "name": "举水邾城站", "water_body": "举水", "datum": "1985国家高程基准", "warning_level_m": 23.6, "guarantee_level_m": 25.1, "device": "IOT-SW-02",
-        ])], by: .admin, at: nil)
-        try await store.insert(layer: "iot_devices", features: [Feature(id: .string("IOT-SW-02"), geometry: at, properties: [
-            "name": "举水邾城站水位计", "kind": "水位计", "quantity": "水位", "unit": "m", "target_layer": "river_gauges", "target": "GA-02", "status": "在线",
-        ])], by: .admin, at: nil)
-        let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
-        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority, limits: limits))
-        try await server.makeApplication().test(.router) { client in
-            try await body(SensorThingsAPI(client: client, store: store, authority: authority), path)
+        try await withTemporaryDirectory("sta-tiles") { dir in
+            let path = dir.appending("city.sqlite").path
+            let store = try dir.openStore()
+            let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Layers")
+            for name in ["iot_devices", "river_gauges"] {
+                try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("\(name).json"))))
+            }
+            let at = Geometry.point(Point(site))
+            try await store.insert(layer: "river_gauges", features: [Feature(id: .string("GA-02"), geometry: at, properties: [
+                "name": "举水邾城站", "water_body": "举水", "datum": "1985国家高程基准", "warning_level_m": 23.6, "guarantee_level_m": 25.1, "device": "IOT-SW-02",
+            ])], by: .admin, at: nil)
+            try await store.insert(layer: "iot_devices", features: [Feature(id: .string("IOT-SW-02"), geometry: at, properties: [
+                "name": "举水邾城站水位计", "kind": "水位计", "quantity": "水位", "unit": "m", "target_layer": "river_gauges", "target": "GA-02", "status": "在线",
+            ])], by: .admin, at: nil)
+            let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority, limits: limits))
+            try await server.makeApplication().test(.router) { client in
+                try await body(SensorThingsAPI(client: client, store: store, authority: authority), path)
+            }
         }
     }
 

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Server
+import TestSupport
 import Testing
 import TwinStore
 
@@ -56,11 +57,14 @@ enum ServerFixture {
         return out
     }
 
-    /// A fresh store with both layers and their features.
-    static func makeStore() async throws -> SpatiaLiteStore {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-server-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+    /// Runs `body` with a fresh store (`makeStore`), closed and removed when `body` ends.
+    static func withStore<T>(_ body: (SpatiaLiteStore) async throws -> T) async throws -> T {
+        try await withTemporaryDirectory("citytwin-server") { dir in try await body(try await makeStore(in: dir)) }
+    }
+
+    /// A fresh store with both layers and their features in `directory` (closed before it is removed).
+    static func makeStore(in directory: TemporaryDirectory) async throws -> SpatiaLiteStore {
+        let store = try directory.openStore()
         let decoder = JSONDecoder()
         try await store.createLayer(try decoder.decode(LayerDefinition.self, from: Data(sheltersJSON.utf8)))
         try await store.createLayer(try decoder.decode(LayerDefinition.self, from: Data(wellsJSON.utf8)))
@@ -75,8 +79,10 @@ enum ServerFixture {
     static func withAPI(_ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
-        let server = CityTwinServer(store: try await makeStore(), options: ServerOptions(baseURL: "http://test.local", logger: logger))
-        try await server.makeApplication().test(.router) { client in try await body(client) }
+        try await withStore { store in
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger))
+            try await server.makeApplication().test(.router) { client in try await body(client) }
+        }
     }
 }
 

@@ -10,7 +10,7 @@ import Glibc
 /// again (issue 23). The suite's PostgreSQL is its own (data directory and port), so stopping it
 /// disturbs no other test. Bounds are client timeouts (`curl -m`, a wait for the process to
 /// exit), as an orchestrator's health check and stop have: a server that hangs fails them.
-@Suite("Store outage: serve and worker with PostgreSQL stopped and started again", .serialized,
+@Suite("Store outage: serve and worker with PostgreSQL stopped and started again", .serialized, .temporaryDirectories,
        .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
 struct StoreOutageTests {
     /// What the commands are given: short waits, so the test is quick; the defaults are longer.
@@ -262,8 +262,7 @@ enum OutageHarness {
     /// `citytwin serve` on a free port with the shelters layer, once `/health` answers 200.
     static func serve(_ pg: PrivatePostgres, storeTimeout: Double = StoreOutageTests.storeTimeout,
                       grace: Double = StoreOutageTests.shutdownGrace) async throws -> CommandProcess {
-        let layers = FileManager.default.temporaryDirectory.appendingPathComponent("outage-layers-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: layers, withIntermediateDirectories: true)
+        let layers = try TemporaryDirectory.forTestCase("outage-layers").url
         try FileManager.default.copyItem(at: packageRoot.appendingPathComponent("Layers/shelters.json"),
                                          to: layers.appendingPathComponent("shelters.json"))
         let port = try freePort()
@@ -403,10 +402,17 @@ final class PrivatePostgres: Sendable {
     static func start() async throws -> PrivatePostgres {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-outage-pg-\(UUID().uuidString)").path
         let port = try OutageHarness.freePort()
-        let url = try await script(["start"], directory: directory, port: port)
-            .split(separator: "\n").last.map(String.init) ?? ""
-        guard url.hasPrefix("postgresql://") else { throw HarnessFailure("Scripts/postgis.sh start printed \(url)") }
-        return PrivatePostgres(directory: directory, port: port, url: url)
+        do {
+            let url = try await script(["start"], directory: directory, port: port)
+                .split(separator: "\n").last.map(String.init) ?? ""
+            guard url.hasPrefix("postgresql://") else { throw HarnessFailure("Scripts/postgis.sh start printed \(url)") }
+            return PrivatePostgres(directory: directory, port: port, url: url)
+        } catch {
+            // A start that failed half-way (initdb done, the server not answering) leaves nothing behind.
+            _ = try? await script(["stop", "immediate"], directory: directory, port: port)
+            try? FileManager.default.removeItem(atPath: directory)
+            throw error
+        }
     }
 
     func start() async throws {

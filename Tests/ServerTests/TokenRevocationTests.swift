@@ -11,15 +11,15 @@ import TwinStore
 /// Token revocation (issue 21 §4): `citytwin token revoke` puts a token on the store's list and
 /// the server refuses it from then on (401 invalid-token) while other tokens keep working; the
 /// list works the same on PostGIS, and a lapsed entry drops off it.
-@Suite("Token revocation: citytwin token revoke, refused by the server, on both backends", .serialized)
+@Suite("Token revocation: citytwin token revoke, refused by the server, on both backends", .serialized, .temporaryDirectories)
 struct TokenRevocationTests {
     static let secret = "revocation-test-secret-0123456789abcdef0123"
 
     @Test("a token revoked with citytwin token revoke is refused within the refresh interval; another token still works")
     func revokedTokenRefused() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-revoke-\(UUID().uuidString).sqlite").path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
-        let store = try SpatiaLiteStore(path: path)
+        let directory = try TemporaryDirectory.forTestCase("citytwin-revoke")
+        let path = directory.appending("city.sqlite").path
+        let store = try directory.openStore()
         try await AuditVerifyCommandTests.fill(store)
         let authority = try TokenAuthority(secret: Array(Self.secret.utf8))
         let lost = authority.issue(TokenClaims(department: "应急管理局", role: .editor, subject: "丢失的电脑", lifetime: 3600))
@@ -58,7 +58,7 @@ struct TokenRevocationTests {
             #expect(try await store.revokedTokens(now: 1_500) == ["aa"])
             #expect(try await store.revokedTokens(now: 500) == ["aa", "bb"])
             await store.shutdown()
-            let spatiaLite = try SpatiaLiteStore(path: FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-revoke-\(UUID().uuidString).sqlite").path)
+            let spatiaLite = try TemporaryDirectory.forTestCase("citytwin-revoke").openStore()
             try await spatiaLite.revokeToken(digest: "aa", expiresAt: 2_000)
             try await spatiaLite.revokeToken(digest: "bb", expiresAt: 1_000)
             #expect(try await spatiaLite.revokedTokens(now: 1_500) == ["aa"])

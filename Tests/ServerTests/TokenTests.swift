@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import HummingbirdTesting
 import Server
+import TestSupport
 import Testing
 import TwinStore
 
@@ -46,22 +47,21 @@ struct TokenTests {
 
     @Test("the secret comes from CITYTWIN_TOKEN_SECRET or one 0600 file beside the store")
     func secretFile() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-token-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: dir) }
-        let store = dir.appendingPathComponent("city.sqlite").path
-        let first = try TokenAuthority.forStore(path: store, environment: [:])
-        let attributes = try FileManager.default.attributesOfItem(atPath: store + ".token-secret")
-        #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        let again = try TokenAuthority.forStore(path: store, environment: [:])
-        let token = first.issue(TokenClaims(department: "应急管理局", role: .editor, subject: nil, lifetime: 60))
-        #expect(try again.verify(token).department == "应急管理局")
-        let fromEnvironment = try TokenAuthority.forStore(path: store, environment: [TokenAuthority.secretVariable: String(repeating: "k", count: 40)])
-        #expect(throws: StoreError.self) { try fromEnvironment.verify(token) }
-        #expect(throws: StoreError.self) { try TokenAuthority.forStore(path: nil, environment: [:]) }
-        // A secret others can read is refused.
-        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store + ".token-secret")
-        #expect(throws: StoreError.self) { try TokenAuthority.forStore(path: store, environment: [:]) }
+        try withTemporaryDirectory("citytwin-token") { dir in
+            let store = dir.appending("city.sqlite").path
+            let first = try TokenAuthority.forStore(path: store, environment: [:])
+            let attributes = try FileManager.default.attributesOfItem(atPath: store + ".token-secret")
+            #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
+            let again = try TokenAuthority.forStore(path: store, environment: [:])
+            let token = first.issue(TokenClaims(department: "应急管理局", role: .editor, subject: nil, lifetime: 60))
+            #expect(try again.verify(token).department == "应急管理局")
+            let fromEnvironment = try TokenAuthority.forStore(path: store, environment: [TokenAuthority.secretVariable: String(repeating: "k", count: 40)])
+            #expect(throws: StoreError.self) { try fromEnvironment.verify(token) }
+            #expect(throws: StoreError.self) { try TokenAuthority.forStore(path: nil, environment: [:]) }
+            // A secret others can read is refused.
+            try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: store + ".token-secret")
+            #expect(throws: StoreError.self) { try TokenAuthority.forStore(path: store, environment: [:]) }
+        }
     }
 
     @Test("the server answers a bad or expired token with 401 and an invalid_token challenge")

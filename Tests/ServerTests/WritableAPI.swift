@@ -39,12 +39,13 @@ struct WritableAPI: Sendable {
     static func run(_ body: @Sendable (WritableAPI) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
-        let store = try await ServerFixture.makeStore()
-        let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
-        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger,
-                                                                          tokenVerifier: authority))
-        try await server.makeApplication().test(.router) { client in
-            try await body(WritableAPI(client: client, store: store, authority: authority))
+        try await ServerFixture.withStore { store in
+            let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger,
+                                                                              tokenVerifier: authority))
+            try await server.makeApplication().test(.router) { client in
+                try await body(WritableAPI(client: client, store: store, authority: authority))
+            }
         }
     }
 }

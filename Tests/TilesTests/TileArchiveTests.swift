@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import GRDB
+import TestSupport
 import Testing
 import TwinStore
 @testable import Tiles
@@ -67,7 +68,7 @@ struct PMTilesFile {
     }
 }
 
-@Suite("Tile archives: PMTiles v3 and MBTiles 1.3")
+@Suite("Tile archives: PMTiles v3 and MBTiles 1.3", .temporaryDirectories)
 struct TileArchiveTests {
     struct TileIDCase: Decodable { var z: Int; var x: Int; var y: Int; var tileid: UInt64 }
     struct TileIDFixture: Decodable { var cases: [TileIDCase] }
@@ -92,9 +93,7 @@ struct TileArchiveTests {
     }
 
     static func temporaryPath(_ name: String) throws -> String {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-archive-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        return dir.appendingPathComponent(name).path
+        try TemporaryDirectory.forTestCase("citytwin-archive").appending(name).path
     }
 
     @Test("an export writes the store's tiles exactly as TileSource cuts them, into PMTiles and MBTiles")

@@ -1,10 +1,11 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 import TwinStore
 @testable import Tiles
 
-@Suite("Tiles from the store, cached, and invalidated by the change feed")
+@Suite("Tiles from the store, cached, and invalidated by the change feed", .temporaryDirectories)
 struct TileCacheTests {
     static let owner = Caller.department(name: "住建局", role: .editor, user: "测试")
     static let layerJSON = """
@@ -26,9 +27,7 @@ struct TileCacheTests {
     static let b = Position(x: 114.3655, y: 30.5928)   // 6 km east
 
     static func makeStore() async throws -> SpatiaLiteStore {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-tiles-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        let store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+        let store = try TemporaryDirectory.forTestCase("citytwin-tiles").openStore()
         try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(layerJSON.utf8)))
         try await store.insert(layer: "buildings", features: [
             Feature(id: .string("A"), geometry: block(a.x, a.y), properties: ["name": "汉口站", "owner_phone": "13812345678"]),
@@ -62,7 +61,7 @@ struct TileCacheTests {
     func invalidation() async throws {
         let store = try await Self.makeStore()
         let source = TileSource(store: store)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-tilecache-\(UUID().uuidString)")
+        let directory = try TemporaryDirectory.forTestCase("citytwin-tilecache").url
         let cache = TileCache(capacity: 1000, directory: directory)
         func key(_ tile: TileID) -> TileCacheKey {
             TileCacheKey(layers: ["buildings"], dataVersion: "v1", audience: "public", tileMatrixSet: "WebMercatorQuad", tile: tile)

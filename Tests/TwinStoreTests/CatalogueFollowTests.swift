@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 @testable import TwinStore
 
@@ -13,12 +14,10 @@ struct CatalogueFollowTests {
     func pair(_ backend: StoreBackend) async throws -> (serving: any FeatureStore, other: any FeatureStore) {
         switch backend {
         case .spatiaLite:
-            let dir = FileManager.default.temporaryDirectory.appendingPathComponent("twinstore-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            let path = dir.appendingPathComponent("city.sqlite").path
-            let serving = try SpatiaLiteStore(path: path)
+            let dir = try TemporaryDirectory.forTestCase("twinstore")
+            let serving = try dir.openStore("city.sqlite")
             for def in Fixtures.allLayers { try await serving.createLayer(def) }
-            return (serving, try SpatiaLiteStore(path: path))
+            return (serving, try dir.openStore("city.sqlite"))
         case .postGIS:
             let serving = try await backend.makeStore()
             let pg = try #require(serving as? PostGISStore)

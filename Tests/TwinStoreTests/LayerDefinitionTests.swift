@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import TestSupport
 import Testing
 @testable import TwinStore
 
@@ -71,17 +72,17 @@ struct LayerDefinitionTests {
     }
 
     @Test func theCatalogueLoadsADirectoryAndNamesTheBadFile() throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("layers-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-        try Fixtures.sheltersJSON.write(to: dir.appendingPathComponent("shelters.json"), atomically: true, encoding: .utf8)
-        try Fixtures.districtsJSON.write(to: dir.appendingPathComponent("districts.json"), atomically: true, encoding: .utf8)
-        let catalog = try LayerCatalog.load(directory: dir)
-        #expect(catalog.definitions.map(\.id) == ["districts", "shelters"])
+        try withTemporaryDirectory("layers") { dir in
+            try Fixtures.sheltersJSON.write(to: dir.appending("shelters.json"), atomically: true, encoding: .utf8)
+            try Fixtures.districtsJSON.write(to: dir.appending("districts.json"), atomically: true, encoding: .utf8)
+            let catalog = try LayerCatalog.load(directory: dir.url)
+            #expect(catalog.definitions.map(\.id) == ["districts", "shelters"])
 
-        let bad = Fixtures.wellsJSON.replacingOccurrences(of: "\"owner\": \"水务局\",", with: "")
-        try bad.write(to: dir.appendingPathComponent("wells.json"), atomically: true, encoding: .utf8)
-        let error = #expect(throws: StoreError.self) { try LayerCatalog.load(directory: dir) }
-        #expect(error?.field == "owner")
-        #expect(error?.message.hasPrefix("wells.json") == true)
+            let bad = Fixtures.wellsJSON.replacingOccurrences(of: "\"owner\": \"水务局\",", with: "")
+            try bad.write(to: dir.appending("wells.json"), atomically: true, encoding: .utf8)
+            let error = #expect(throws: StoreError.self) { try LayerCatalog.load(directory: dir.url) }
+            #expect(error?.field == "owner")
+            #expect(error?.message.hasPrefix("wells.json") == true)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 import TwinStore
 
@@ -22,15 +23,13 @@ enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendable {
         postgresURL != nil || ProcessInfo.processInfo.environment["CI"] != nil ? allCases : [.spatiaLite]
     }
 
-    /// A new, empty store with the fixture layers created.
+    /// A new, empty store with the fixture layers created, removed when the test case ends
+    /// (`.dropsTestSchemas`).
     func makeStore(layers: [LayerDefinition] = Fixtures.allLayers) async throws -> any FeatureStore {
         let store: any FeatureStore
         switch self {
         case .spatiaLite:
-            let dir = FileManager.default.temporaryDirectory
-                .appendingPathComponent("twinstore-\(UUID().uuidString)", isDirectory: true)
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
-            store = try SpatiaLiteStore(path: dir.appendingPathComponent("city.sqlite").path)
+            store = try TemporaryDirectory.forTestCase("twinstore").openStore()
         case .postGIS:
             // A fresh schema per store on one shared pool.
             let schema = "twin_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
@@ -81,21 +80,24 @@ actor CreatedSchemas {
 }
 
 /// Drops the schemas `StoreBackend.postGIS.makeStore` created in each test case once the case
-/// ends, passed or failed, so the test database does not fill with `twin_…` schemas.
+/// ends, passed or failed, so the test database does not fill with `twin_…` schemas; closes and
+/// removes its SpatiaLite stores likewise (`TemporaryDirectory.forTestCase`).
 struct DropsTestSchemas: TestTrait, SuiteTrait, TestScoping {
     var isRecursive: Bool { true }
 
     func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
         guard testCase != nil else { return try await function() }
         let created = CreatedSchemas()
-        try await CreatedSchemas.$current.withValue(created) {
-            do {
-                try await function()
-            } catch {
+        try await TemporaryDirectory.withTestCaseScope {
+            try await CreatedSchemas.$current.withValue(created) {
+                do {
+                    try await function()
+                } catch {
+                    await created.dropAll()
+                    throw error
+                }
                 await created.dropAll()
-                throw error
             }
-            await created.dropAll()
         }
     }
 }

@@ -40,6 +40,17 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
         }
     }
 
+    /// Closes every connection of the store (later calls fail), so its file can be removed or
+    /// moved; a store not closed closes when released. Fails, leaving the store open, while a
+    /// statement is still running.
+    public func close() throws {
+        do {
+            try pool.close()
+        } catch {
+            throw StoreError(.backend, "cannot close the store: \(error)")
+        }
+    }
+
     /// The SpatiaLite version a reader connection reports (proves every connection is initialised).
     public func spatialiteVersion() async throws -> String {
         try await pool.read { db in try SpatiaLiteConnection.version(db) }
