@@ -31,22 +31,30 @@ struct RequestLimitTests {
     @Test("an idle connection is closed after the idle timeout")
     func idleConnectionClosed() async throws {
         try await Self.withAPI(RequestLimits(idleTimeout: 1), .live) { client in
-            let socket = try RawConnection(port: try #require(client.port))
-            defer { socket.close() }
+            let port = try #require(client.port)
             // Silent: the server closes it (read returns end of stream) long before 15 s.
-            #expect(socket.readUntilClosed(within: 15), "the server kept an idle connection open for 15 s with a 1 s idle timeout")
+            let closed = try await RawConnection.onOwnThread {
+                let socket = try RawConnection(port: port)
+                defer { socket.close() }
+                return socket.readUntilClosed(within: 15)
+            }
+            #expect(closed, "the server kept an idle connection open for 15 s with a 1 s idle timeout")
         }
     }
 
     @Test("a client trickling its request head one byte at a time is cut off after the idle timeout")
     func tricklingHeadCutOff() async throws {
         try await Self.withAPI(RequestLimits(idleTimeout: 1), .live) { client in
-            let socket = try RawConnection(port: try #require(client.port))
-            defer { socket.close() }
-            var closed = false
-            socket.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
-            for _ in 0..<60 where !closed {  // 15 s of one byte every 0.25 s, never finishing the head
-                closed = !socket.send("a") || socket.readUntilClosed(within: 0.25)
+            let port = try #require(client.port)
+            let closed = try await RawConnection.onOwnThread {
+                let socket = try RawConnection(port: port)
+                defer { socket.close() }
+                var closed = false
+                socket.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ")
+                for _ in 0..<60 where !closed {  // 15 s of one byte every 0.25 s, never finishing the head
+                    closed = !socket.send("a") || socket.readUntilClosed(within: 0.25)
+                }
+                return closed
             }
             #expect(closed, "the server let a request head trickle in for 15 s with a 1 s idle timeout")
         }
@@ -68,9 +76,8 @@ struct RequestLimitTests {
     func healthWithThousandIdleConnections() async throws {
         try await Self.withAPI(RequestLimits(), .live) { client in
             let port = try #require(client.port)
-            var idle = [RawConnection]()
+            let idle = try await RawConnection.onOwnThread { try (0..<1000).map { _ in try RawConnection(port: port) } }
             defer { idle.forEach { $0.close() } }
-            for _ in 0..<1000 { idle.append(try RawConnection(port: port)) }
             // Starved, it would not answer before the idle connections time out (60 s); the bound leaves room for a
             // loaded CI machine running every suite at once (alone it answers in milliseconds: Benchmarks/soak).
             let health = try await HTTPEndpoint(baseURL: "http://127.0.0.1:\(port)").http("/health", within: 15)
@@ -162,8 +169,18 @@ struct RequestLimitTests {
 }
 
 /// A raw TCP connection to 127.0.0.1, for clients no HTTP library imitates: silent or trickling.
+/// Its calls block (connect, poll): a test makes them in `onOwnThread`, never on one of Swift
+/// concurrency's few cooperative threads, which the server under test needs to accept and answer
+/// (on 2 cores, two tests blocked in these calls starved the server until connect() timed out).
 final class RawConnection: @unchecked Sendable {
     let fd: Int32
+
+    /// Runs `work` (blocking socket calls) on a thread of its own and returns what it returns.
+    static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try work() }) }.start()
+        }
+    }
 
     init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
