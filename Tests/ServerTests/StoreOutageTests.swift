@@ -172,14 +172,17 @@ struct StoreOutageTests {
     func serveFinishesRequestInFlight() async throws {
         try await PrivatePostgres.with { pg in
             // A statement may wait on the lock longer than the outage tests' 2 s store time limit, and
-            // on a loaded machine this test's own pauses stretch past their 3 s grace (its tasks wait
-            // for a thread): this test is about a request in flight being finished, so both are long.
-            let server = try await OutageHarness.serve(pg, storeTimeout: 30, grace: 30)
+            // on a loaded machine this test's own pauses stretch past a short grace (its tasks wait
+            // for a thread; a full CI run once held it 30 s between the signal and its next look, and
+            // the server, rightly, cancelled the request when its 30 s grace ran out): this test is
+            // about a request in flight being finished, so both are long. The server still exits as
+            // soon as that request ends.
+            let server = try await OutageHarness.serve(pg, storeTimeout: 150, grace: 150)
             defer { server.kill() }
             let lock = try await LayerLock.hold("shelters", in: pg.url)
             defer { lock.abandon() }
             // The request waits inside PostgreSQL on the lock when the signal comes.
-            let inFlight = Task { try await server.http("/collections/shelters/items?limit=5", within: 60) }
+            let inFlight = Task { try await server.http("/collections/shelters/items?limit=5", within: 160) }
             // Signal only once the request waits on the lock inside PostgreSQL (a fixed pause is not
             // enough on a loaded machine: the signal could come before the request arrives).
             try await OutageHarness.eventually("the request waits on the lock") {
