@@ -15,37 +15,12 @@ from N and S), with one programme per measurement:
 from __future__ import annotations
 
 import math
-import subprocess
 import sys
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
 import sumo_signals  # noqa: E402
-
-VTYPE = '<vType id="car" accel="2.6" decel="4.5" sigma="0.5" length="5" minGap="2.5" maxSpeed="13.89"/>'
-
-
-def links(net: Path) -> dict[tuple[str, str], list[int]]:
-    """Link indices of SI-009 by (from edge, direction s/l/r)."""
-    out: dict[tuple[str, str], list[int]] = {}
-    for c in ET.parse(net).getroot().iter("connection"):
-        if c.get("tl") == "SI-009":
-            out.setdefault((c.get("from"), c.get("dir")), []).append(int(c.get("linkIndex")))
-    return out
-
-
-def run(work: Path, net: Path, tag: str, phases: list[tuple[int, str]], flows: list[str], end: int) -> list[ET.Element]:
-    program = work / f"{tag}.add.xml"
-    program.write_text('<additional><tlLogic id="SI-009" type="static" programID="m" offset="0">'
-                       + "".join(f'<phase duration="{d}" state="{s}"/>' for d, s in phases) + "</tlLogic></additional>")
-    routes = work / f"{tag}.rou.xml"
-    routes.write_text("<routes>" + VTYPE + "".join(flows) + "</routes>")
-    trips = work / f"{tag}.trips.xml"
-    subprocess.run([sumo_signals.sumo_tool("sumo"), "-n", str(net), "-r", str(routes), "-a", str(program), "--tripinfo-output", str(trips),
-                    "--seed", "7", "--end", str(end), "--no-step-log", "true", "--no-warnings", "true", "--duration-log.disable", "true"],
-                   check=True, capture_output=True)
-    return list(ET.parse(trips).getroot().iter("tripinfo"))
+from export_runs import link_indices, run  # noqa: E402
 
 
 def gap_acceptance(v: float, tc: float, tf: float) -> float:
@@ -59,7 +34,7 @@ def main() -> None:
     sumo_signals.run_citytwin(binary, "signal", "export-sumo", "--out", str(scenario), "--intersection", "SI-009",
                               "--period", "07:00-08:00", "--store", str(store))
     net = scenario / "network.net.xml"
-    index = links(net)
+    index = link_indices(net, "SI-009")
     size = 1 + max(i for idx in index.values() for i in idx)
     north, south = "SI-009_N_to_SI-009", "SI-009_S_to_SI-009"
 
@@ -70,7 +45,7 @@ def main() -> None:
     for name, key, to, lane in (("protected left", (north, "l"), "SI-009_to_SI-009_E", 3),):
         green = state(lambda k: "G" if k == key else "r")
         flow = f'<flow id="f" type="car" begin="0" end="3600" vehsPerHour="1500" from="{north}" to="{to}" departLane="{lane}" departSpeed="max"/>'
-        arrivals = sorted(float(t.get("arrival")) for t in run(work, net, name.split()[0], [(90, "r" * size), (40, green)], [flow], 5000))
+        arrivals = sorted(float(t.get("arrival")) for t in run(work, net, "SI-009", name.split()[0], [(90, "r" * size), (40, green)], [flow], 5000))
         bursts, current = [], [arrivals[0]]
         for a in arrivals[1:]:
             if a - current[-1] > 20:
@@ -90,7 +65,7 @@ def main() -> None:
         flows = [f'<flow id="L" type="car" begin="0" end="3600" vehsPerHour="1200" from="{north}" to="SI-009_to_SI-009_E" departLane="3" departSpeed="max"/>',
                  f'<flow id="T" type="car" begin="0" end="3600" period="exp({0.88 * opposing / 3600:.6f})" from="{south}" to="SI-009_to_SI-009_N" departLane="random" departSpeed="max"/>',
                  f'<flow id="R" type="car" begin="0" end="3600" period="exp({0.12 * opposing / 3600:.6f})" from="{south}" to="SI-009_to_SI-009_E" departLane="0" departSpeed="max"/>']
-        trips = run(work, net, f"permitted-{opposing}", [(100000, program)], flows, 3600)
+        trips = run(work, net, "SI-009", f"permitted-{opposing}", [(100000, program)], flows, 3600)
         lefts = [float(t.get("arrival")) for t in trips if t.get("id").startswith("L") and 600 <= float(t.get("arrival")) < 3600]
         print(f"  opposing {opposing:4d} veh/h: SUMO {len(lefts) / 3000 * 3600:4.0f} veh/h; gap acceptance (4.5, 2.5 s) "
               f"{gap_acceptance(opposing, 4.5, 2.5):4.0f}, (6.5, 3.0 s) {gap_acceptance(opposing, 6.5, 3.0):4.0f}")

@@ -15,49 +15,28 @@ GB 50647's start-up loss L_s = 3 s with the amber counted as green), to which th
 from __future__ import annotations
 
 import argparse
-import subprocess
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
 import sumo_signals  # noqa: E402
+from export_runs import connections, run  # noqa: E402
 
-VTYPE = '<vType id="car" accel="2.6" decel="4.5" sigma="0.5" length="5" minGap="2.5" maxSpeed="13.89"/>'
 GREENS = (10, 20, 30, 40)
 DIRECTION = {"s": "through", "l": "left", "r": "right"}
 
 
-def movements(net: Path, tls: str) -> dict[tuple[str, str], dict]:
-    """(incoming edge, direction) -> its link indices, lanes and one outgoing edge."""
-    out: dict[tuple[str, str], dict] = {}
-    for c in ET.parse(net).getroot().iter("connection"):
-        if c.get("tl") != tls:
-            continue
-        m = out.setdefault((c.get("from"), c.get("dir")), {"links": [], "lanes": set(), "to": c.get("to")})
-        m["links"].append(int(c.get("linkIndex")))
-        m["lanes"].add(c.get("fromLane"))
-    return out
-
-
 def served_per_cycle(work: Path, net: Path, tls: str, phases: list[tuple[int, str]], green_phase: int, green: int,
                      amber: int, edge: str, to: str, lanes: int, seed: int) -> float:
-    tag = f"{edge}-{to}-{green}-{amber}-{seed}"
     program = list(phases)
     program[green_phase] = (green, program[green_phase][1])
     program[green_phase + 1] = (amber, program[green_phase + 1][1])
     cycle = sum(d for d, _ in program)
-    add = work / f"{tag}.add.xml"
-    add.write_text(f'<additional><tlLogic id="{tls}" type="static" programID="m" offset="0">'
-                   + "".join(f'<phase duration="{d}" state="{s}"/>' for d, s in program) + "</tlLogic></additional>")
-    routes = work / f"{tag}.rou.xml"
-    routes.write_text("<routes>" + VTYPE + f'<flow id="f" type="car" begin="0" end="4200" vehsPerHour="{1000 * lanes}" '
-                      f'from="{edge}" to="{to}" departLane="best" departSpeed="max"/></routes>')
-    trips = work / f"{tag}.trips.xml"
-    subprocess.run([sumo_signals.sumo_tool("sumo"), "-n", str(net), "-r", str(routes), "-a", str(add), "--end", "4200",
-                    "--tripinfo-output", str(trips), "--seed", str(seed), "--no-step-log", "true", "--no-warnings", "true",
-                    "--duration-log.disable", "true"], check=True, capture_output=True)
-    served = sum(1 for t in ET.parse(trips).getroot().iter("tripinfo") if 600 <= float(t.get("arrival")) < 4200)
+    flow = (f'<flow id="f" type="car" begin="0" end="4200" vehsPerHour="{1000 * lanes}" from="{edge}" to="{to}" '
+            'departLane="best" departSpeed="max"/>')
+    trips = run(work, net, tls, f"{edge}-{to}-{green}-{amber}-{seed}", program, [flow], 4200, seed)
+    served = sum(1 for t in trips if 600 <= float(t.get("arrival")) < 4200)
     return served * cycle / 3600 / lanes
 
 
@@ -87,21 +66,22 @@ def main() -> None:
     phases = [(int(float(p.get("duration"))), p.get("state")) for p in logic.iter("phase")]
     print(f"{args.intersection}: saturation flow s (veh/h/lane) and lost time per phase (s), "
           f"fitted over greens {GREENS} s, seeds {args.seeds}")
-    for (edge, direction), m in sorted(movements(net, args.intersection).items()):
+    for (edge, direction), cs in sorted(connections(net, args.intersection).items()):
         if direction not in DIRECTION:
             continue
+        links = [int(c.get("linkIndex")) for c in cs]
         # The movement's own green: the first phase where all its links are G, followed by its amber.
         green_phase = next((i for i, (_, s) in enumerate(phases)
-                            if all(s[k] == "G" for k in m["links"]) and i + 1 < len(phases)
-                            and all(phases[i + 1][1][k] == "y" for k in m["links"])), None)
+                            if all(s[k] == "G" for k in links) and i + 1 < len(phases)
+                            and all(phases[i + 1][1][k] == "y" for k in links)), None)
         if green_phase is None:
             print(f"  {edge} {DIRECTION[direction]}: no protected green of its own, skipped")
             continue
-        lanes = len(m["lanes"])
+        lanes = len({c.get("fromLane") for c in cs})
         default_s = 1800 * {"s": 1.0, "l": 0.95, "r": 0.85}[direction]
         for amber in (3, 4):
             served = [sum(served_per_cycle(args.work, net, args.intersection, phases, green_phase, g, amber, edge,
-                                           m["to"], lanes, seed) for seed in seeds) / len(seeds) for g in GREENS]
+                                           cs[0].get("to"), lanes, seed) for seed in seeds) / len(seeds) for g in GREENS]
             a, b = fit(GREENS, served)
             s, lost = a * 3600, amber - b / a
             print(f"  {edge} {DIRECTION[direction]:7s} {lanes} lane(s), amber {amber} s: s {s:5.0f} (default {default_s:.0f}),"
