@@ -4,7 +4,7 @@ isolated intersections replayed in SUMO (x <= 0.8, three seeds), the predicted d
 
     python3 Benchmarks/signals/random_isolated.py CITYTWIN STORE WORK [--count 12] [--seeds 1,2,3]
                                                    [--generator-seed 16] [--sumo-seconds 7200] [--jobs 1]
-                                                   [--lefts any|protected]
+                                                   [--lefts any|protected] [--capacities design|sumo]
 
 STORE is a sample-district store (`citytwin district build --store STORE --layers Layers`); it is copied into WORK
 and the copy is written to. Everything goes through CityTwin's own paths, nothing is re-implemented here:
@@ -54,6 +54,12 @@ EXIT = {"N": {"through": "S", "left": "E", "right": "W"}, "S": {"through": "N", 
 X_LIMIT = 0.8
 # Sample district position of the generated signals (邾城, Xinzhou); each is exported and replayed on its own.
 ORIGIN = (114.80, 30.84)
+# The capacities SUMO 1.28's default driver gives CityTwin's export, measured by saturation.py (the reference's
+# step 1, "measure s and lost time in SUMO", done per movement): through lanes 1842-1891 veh/h, left bays
+# 1739-1831, right turns 1438-1564, lost time per phase the amber plus 1-2 s (SUMO's drivers stop on amber).
+# `--capacities sumo` times every drawn intersection with these instead of the layer's design defaults.
+SUMO_CAPACITIES = {"saturation_flow_pcu_h": 1865, "left_turn_factor": 0.957, "right_turn_factor": 0.80}
+SUMO_LOST_BEYOND_AMBER_S = 1.6
 
 
 def citytwin(binary: str, *args: str) -> str:
@@ -407,12 +413,23 @@ def report(drawn: list[Drawn], timings: dict[str, dict], rows: list[GroupResult]
             "per_approach": approach_summary(rows), "per_approach_protected_only": approach_summary(clean)}
 
 
+def with_sumo_capacities(d: Drawn) -> None:
+    """The intersection's saturation flows and start-up loss set to what SUMO measures (SUMO_CAPACITIES)."""
+    p = d.feature["properties"]
+    p.update(SUMO_CAPACITIES)
+    p["startup_lost_s"] = p["amber_s"] + SUMO_LOST_BEYOND_AMBER_S
+
+
 def run(binary: str, source_store: Path, work: Path, count: int, seeds: list[int], generator_seed: int,
-        sumo_seconds: int, jobs: int, log=print, prefix: str = "RI", lefts: str = "any") -> tuple[list[GroupResult], dict]:
+        sumo_seconds: int, jobs: int, log=print, prefix: str = "RI", lefts: str = "any",
+        capacities: str = "design") -> tuple[list[GroupResult], dict]:
     work.mkdir(parents=True, exist_ok=True)
     store = store_copy(source_store, work / "district.sqlite")
     rng = random.Random(generator_seed)
     drawn = [generate(rng, i + 1, prefix, lefts) for i in range(count)]
+    if capacities == "sumo":
+        for d in drawn:
+            with_sumo_capacities(d)
     started = time.monotonic()
     timings = time_intersections(binary, store, drawn, work, log)
     log(f"timed {count} intersections in {time.monotonic() - started:.0f} s")
@@ -439,11 +456,14 @@ def main() -> None:
     p.add_argument("--jobs", type=int, default=1)
     p.add_argument("--lefts", choices=("any", "protected"), default="any",
                    help="protected: every left turn facing opposing traffic gets a bay and a stage of its own")
+    p.add_argument("--capacities", choices=("design", "sumo"), default="design",
+                   help="design: the layer's defaults (1800 veh/h/lane, 0.95, 0.85, L_s 3 s); sumo: SUMO's measured ones")
     a = p.parse_args()
     started = time.monotonic()
     seeds = [int(s) for s in a.seeds.split(",")]
     print(f"python3 {' '.join(sys.argv)}")
-    _, s = run(a.citytwin, a.store, a.work, a.count, seeds, a.generator_seed, a.sumo_seconds, a.jobs, lefts=a.lefts)
+    _, s = run(a.citytwin, a.store, a.work, a.count, seeds, a.generator_seed, a.sumo_seconds, a.jobs, lefts=a.lefts,
+               capacities=a.capacities)
     print(f"total {time.monotonic() - started:.0f} s")
     sys.exit(0 if s["pass"] else 1)
 

@@ -33,7 +33,9 @@ def served_per_cycle(work: Path, net: Path, tls: str, phases: list[tuple[int, st
     program[green_phase] = (green, program[green_phase][1])
     program[green_phase + 1] = (amber, program[green_phase + 1][1])
     cycle = sum(d for d, _ in program)
-    flow = (f'<flow id="f" type="car" begin="0" end="4200" vehsPerHour="{1000 * lanes}" from="{edge}" to="{to}" '
+    # Twice what the lanes can serve in this programme (at up to 1,900 veh/h/lane of green and amber).
+    demand = round(2 * 1900 * lanes * (green + amber) / cycle)
+    flow = (f'<flow id="f" type="car" begin="0" end="4200" vehsPerHour="{demand}" from="{edge}" to="{to}" '
             'departLane="best" departSpeed="max"/>')
     trips = run(work, net, tls, f"{edge}-{to}-{green}-{amber}-{seed}", program, [flow], 4200, seed)
     served = sum(1 for t in trips if 600 <= float(t.get("arrival")) < 4200)

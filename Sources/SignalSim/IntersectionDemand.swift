@@ -131,11 +131,19 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
     /// HCM's incremental delay factor k for the random part of the delay, as calibrated where this
     /// intersection's delay was measured; `nil`: HCM's 0.5 for pretimed control.
     public var incrementalDelayFactor: Double?
+    /// This intersection's base saturation flow of a through lane (veh/h/lane) and the factors of
+    /// its protected left and right turns, as designed or measured here; `nil` takes
+    /// `SaturationFlowDefaults`' (1800, 0.95, 0.85). A lane group's own `saturationPerLane`
+    /// stands above all three.
+    public var saturationFlow: Double?
+    public var leftTurnFactor: Double?
+    public var rightTurnFactor: Double?
 
     public init(id: String, amber: Double = 3, allRed: Double = 2, startupLost: Double = 3,
                 approaches: [ApproachDemand], stages: [[String]], crossings: [PedestrianCrossing] = [],
                 permittedLeftCriticalGap: Double? = nil, permittedLeftFollowUp: Double? = nil,
-                incrementalDelayFactor: Double? = nil) {
+                incrementalDelayFactor: Double? = nil, saturationFlow: Double? = nil,
+                leftTurnFactor: Double? = nil, rightTurnFactor: Double? = nil) {
         self.id = id
         self.amber = amber
         self.allRed = allRed
@@ -146,6 +154,9 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         self.permittedLeftCriticalGap = permittedLeftCriticalGap
         self.permittedLeftFollowUp = permittedLeftFollowUp
         self.incrementalDelayFactor = incrementalDelayFactor
+        self.saturationFlow = saturationFlow
+        self.leftTurnFactor = leftTurnFactor
+        self.rightTurnFactor = rightTurnFactor
     }
 
     enum CodingKeys: String, CodingKey {
@@ -156,6 +167,9 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         case permittedLeftCriticalGap = "permitted_left_critical_gap_s"
         case permittedLeftFollowUp = "permitted_left_follow_up_s"
         case incrementalDelayFactor = "incremental_delay_factor"
+        case saturationFlow = "saturation_flow_pcu_h"
+        case leftTurnFactor = "left_turn_factor"
+        case rightTurnFactor = "right_turn_factor"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -170,6 +184,9 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         permittedLeftCriticalGap = try c.decodeIfPresent(Double.self, forKey: .permittedLeftCriticalGap)
         permittedLeftFollowUp = try c.decodeIfPresent(Double.self, forKey: .permittedLeftFollowUp)
         incrementalDelayFactor = try c.decodeIfPresent(Double.self, forKey: .incrementalDelayFactor)
+        saturationFlow = try c.decodeIfPresent(Double.self, forKey: .saturationFlow)
+        leftTurnFactor = try c.decodeIfPresent(Double.self, forKey: .leftTurnFactor)
+        rightTurnFactor = try c.decodeIfPresent(Double.self, forKey: .rightTurnFactor)
     }
 
     /// Lost time of one stage change, Ls + I − A = Ls + all-red (s).

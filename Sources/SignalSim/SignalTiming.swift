@@ -221,6 +221,15 @@ struct TimedIntersection {
             throw SignalTimingError(field: "incremental_delay_factor", "must be in (0, 1] (HCM's k; got \(k))")
         }
         incrementalDelayFactor = demand.incrementalDelayFactor ?? SignalTiming.hcmPretimedDelayFactor
+        if let s = demand.saturationFlow, !(s.isFinite && s > 0) {
+            throw SignalTimingError(field: "saturation_flow_pcu_h", "must be a positive number of veh/h per lane (got \(s))")
+        }
+        for (value, field) in [(demand.leftTurnFactor, "left_turn_factor"), (demand.rightTurnFactor, "right_turn_factor")] {
+            if let value, !(value.isFinite && value > 0 && value <= 1) { throw SignalTimingError(field: field, "must be in (0, 1] (got \(value))") }
+        }
+        saturationDefaults.through = demand.saturationFlow ?? saturationDefaults.through
+        saturationDefaults.leftFactor = demand.leftTurnFactor ?? saturationDefaults.leftFactor
+        saturationDefaults.rightFactor = demand.rightTurnFactor ?? saturationDefaults.rightFactor
         saturationDefaults.permittedLeftCriticalGap = demand.permittedLeftCriticalGap ?? saturationDefaults.permittedLeftCriticalGap
         saturationDefaults.permittedLeftFollowUp = demand.permittedLeftFollowUp ?? saturationDefaults.permittedLeftFollowUp
         guard !demand.approaches.isEmpty else { throw SignalTimingError(field: "approaches", "an intersection needs at least one approach") }

@@ -67,6 +67,25 @@ struct SignalStoreTests {
         }
     }
 
+    @Test("the layer's saturation flow and turn factors are what the intersection is timed with")
+    func layerSaturationFlow() async throws {
+        let store = try await Self.store.value
+        var feature = try #require(try await store.feature(layer: SignalizedIntersection.layer, id: "SI-001", by: .admin))
+        let design = try SignalizedIntersection(feature)
+        #expect(design.demand.saturationFlow == feature.properties["saturation_flow_pcu_h"]?.doubleValue)
+        feature.properties["saturation_flow_pcu_h"] = 2000
+        feature.properties["left_turn_factor"] = 0.9
+        let measured = try SignalizedIntersection(feature)
+        #expect(measured.demand.saturationFlow == 2000 && measured.demand.leftTurnFactor == 0.9)
+        let before = try SignalTiming.webster(design.demand), after = try SignalTiming.webster(measured.demand)
+        for (a, b) in zip(after.approaches, before.approaches) where a.flow > 0 {
+            #expect(a.saturationFlow > b.saturationFlow, "\(a.id)")
+        }
+        feature.properties["left_turn_factor"] = 1.4
+        let refused = #expect(throws: SignalTimingError.self) { try SignalTiming.webster(try SignalizedIntersection(feature).demand) }
+        #expect(refused?.field == "left_turn_factor")
+    }
+
     @Test("a plan written to signal_plans carries the schema's fields and a new version replaces it")
     func writesPlans() async throws {
         let store = try await Self.store.value

@@ -53,6 +53,42 @@ struct WebsterTimingTests {
         #expect(refused?.field == "incremental_delay_factor")
     }
 
+    @Test("an intersection's own base saturation flow and turn factors time the lane groups that give none; a group's own value stands")
+    func intersectionSaturationFlow() throws {
+        func turning(_ given: Double? = nil) -> IntersectionDemand {
+            IntersectionDemand(id: "IX-S", approaches: [
+                ApproachDemand(id: "NL", lanes: 1, flows: MovementFlows(left: 200), arm: "N"),
+                ApproachDemand(id: "N", lanes: 2, flows: MovementFlows(through: 700, right: 150), arm: "N"),
+                ApproachDemand(id: "W", lanes: 1, saturationPerLane: given, flows: MovementFlows(through: 400, right: 100), arm: "W"),
+            ], stages: [["N"], ["NL"], ["W"]])
+        }
+        let design = try SignalTiming.webster(turning())
+        var measured = turning()
+        measured.saturationFlow = 1900
+        measured.leftTurnFactor = 0.9
+        measured.rightTurnFactor = 0.8
+        let timed = try SignalTiming.webster(measured)
+        let s = Dictionary(uniqueKeysWithValues: timed.approaches.map { ($0.id, $0.saturationFlow) })
+        let d = Dictionary(uniqueKeysWithValues: design.approaches.map { ($0.id, $0.saturationFlow) })
+        #expect(abs(d["NL"]! - 1800 * 0.95) < 0.01 && abs(s["NL"]! - 1900 * 0.9) < 0.01)
+        // Two lanes, 850 veh/h of which 150 right: the rightmost lane (150 rights) is not the tighter one here.
+        #expect(abs(s["N"]! - 2 * 1900 / ((700 + 150 / 0.8) / 850)) < 0.01)
+        #expect(timed.plan.cycle != design.plan.cycle)
+        var given = turning(1500)
+        given.saturationFlow = 1900
+        #expect(try SignalTiming.webster(given).approaches.first { $0.id == "W" }?.saturationFlow == 1500)
+        let decoded = try JSONDecoder().decode(IntersectionDemand.self, from: Data(#"{"id": "K", "saturation_flow_pcu_h": 1900, "left_turn_factor": 0.9, "right_turn_factor": 0.8, "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 300}}], "stages": [["N"]]}"#.utf8))
+        #expect(decoded.saturationFlow == 1900 && decoded.leftTurnFactor == 0.9 && decoded.rightTurnFactor == 0.8)
+        for (field, bad) in [("saturation_flow_pcu_h", { (d: inout IntersectionDemand) in d.saturationFlow = -5 }),
+                             ("left_turn_factor", { (d: inout IntersectionDemand) in d.leftTurnFactor = 1.2 }),
+                             ("right_turn_factor", { (d: inout IntersectionDemand) in d.rightTurnFactor = 0 })] {
+            var demand = turning()
+            bad(&demand)
+            let refused = #expect(throws: SignalTimingError.self) { try SignalTiming.webster(demand) }
+            #expect(refused?.field == field)
+        }
+    }
+
     @Test("Webster's delay is undefined at or above saturation; HCM's still answers")
     func saturatedDelay() {
         #expect(SignalTiming.websterDelay(cycle: 90, effectiveGreen: 30, flow: 700, saturationFlow: 1800) == nil)

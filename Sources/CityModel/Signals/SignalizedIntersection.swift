@@ -97,7 +97,10 @@ public struct SignalizedIntersection: Sendable, Hashable {
                                     stages: stages, crossings: crossings,
                                     permittedLeftCriticalGap: p["permitted_left_critical_gap_s"]?.doubleValue,
                                     permittedLeftFollowUp: p["permitted_left_follow_up_s"]?.doubleValue,
-                                    incrementalDelayFactor: p["incremental_delay_factor"]?.doubleValue)
+                                    incrementalDelayFactor: p["incremental_delay_factor"]?.doubleValue,
+                                    saturationFlow: p["saturation_flow_pcu_h"]?.doubleValue,
+                                    leftTurnFactor: p["left_turn_factor"]?.doubleValue,
+                                    rightTurnFactor: p["right_turn_factor"]?.doubleValue)
     }
 
     /// The intersection's 15-minute counts of one day (the latest counted, within `interval` when
