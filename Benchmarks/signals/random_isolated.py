@@ -59,7 +59,7 @@ ORIGIN = (114.80, 30.84)
 # 1739-1831, right turns 1438-1564, lost time per phase the amber plus 1-2 s (SUMO's drivers stop on amber).
 # `--capacities sumo` times every drawn intersection with these instead of the layer's design defaults.
 SUMO_CAPACITIES = {"saturation_flow_pcu_h": 1865, "left_turn_factor": 0.957, "right_turn_factor": 0.80}
-SUMO_LOST_BEYOND_AMBER_S = 1.6
+SUMO_LOST_BEYOND_AMBER_S = 1.5
 
 
 def citytwin(binary: str, *args: str) -> str:
