@@ -32,7 +32,7 @@ builds a district with a flood result, starts the server and Chromium.
 10. Throughout: no console error, no exception, no request to anything but the server.
 Exits non-zero with the reason on any failure. `decode_png` is also used by webmap_check.sh.
 """
-import base64, json, os, socket, struct, sys, time, urllib.request, zlib
+import base64, json, os, re, socket, struct, sys, time, urllib.request, zlib
 
 port, server, token, artifacts = 0, "", "", ""
 sock, buf = None, b""
@@ -558,6 +558,8 @@ def main():
     on_map = {g: count_colour(image, map_box, hex_rgb(colours[g])) for g in set(grades) if g in colours}
     print(f"webmap_check: green wave of {corridor['properties'].get('name', corridor.get('id'))}: {info}; LOS {grades}; "
           f"{len(drawn_los)} intersections drawn; legend {len(los_legend)} LOS entries; LOS colour px on the map {on_map}")
+    if re.search(r"带宽 0 s", info) and "单向绿波" not in info:
+        fail(f"a green wave with no band one way does not say it is one-way: {info}")
     if len(grades) < 2 or len(drawn_los) < len(grades) or len(los_legend) != 6:
         fail(f"the corridor's intersections are not listed and drawn by LOS with a legend: {grades}, {drawn_los}, {los_legend}")
     if any(n < 30 for n in on_map.values()):

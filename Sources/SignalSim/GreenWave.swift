@@ -1,3 +1,5 @@
+import Foundation
+
 /// One signal of a coordinated corridor (干线协调), as the green wave sees it: where it stands and
 /// how long the corridor's through movements have green in each direction.
 public struct CorridorSignal: Sendable, Hashable, Codable {
@@ -131,6 +133,27 @@ public struct GreenWave: Sendable, Hashable, Codable {
     /// Where the bands start at the first signal (s after its outbound green starts).
     public var outboundBandStart: Double
     public var inboundBandStart: Double
+    /// Whether the wave carries both directions or one only (the spacing and greens at this cycle
+    /// leave no band the other way that would add to b + k·b̄).
+    public var progression: Progression = .twoWay
+
+    public enum Progression: String, Sendable, Hashable, Codable {
+        case twoWay = "two-way"
+        case outboundOnly = "outbound-only"
+        case inboundOnly = "inbound-only"
+    }
+
+    /// Why one direction has no band, for a planner reading the plan; `nil` for a two-way wave.
+    public var oneWayNote: String? {
+        let direction: String
+        switch progression {
+        case .twoWay: return nil
+        case .outboundOnly: direction = "outbound"
+        case .inboundOnly: direction = "inbound"
+        }
+        return String(format: "one-way progression: at the common cycle of %.0f s the signals' spacing and greens leave no band in both directions that beats a one-way wave, so the %@ direction (inbound weight k = %.2f) gets it; another cycle or stage order may allow a two-way wave",
+                      cycle, direction, inboundWeight)
+    }
 
     /// b + k·b̄.
     public var objective: Double { outboundBandwidth + inboundWeight * inboundBandwidth }
@@ -143,6 +166,7 @@ public struct GreenWave: Sendable, Hashable, Codable {
         case inboundBandwidth = "inbound_bandwidth_s"
         case outboundBandStart = "outbound_band_start_s"
         case inboundBandStart = "inbound_band_start_s"
+        case progression
     }
 
     /// The exact optimum of b + k·b̄ over all offsets.
@@ -217,7 +241,8 @@ public struct GreenWave: Sendable, Hashable, Codable {
         let offsets = theta.map { mod($0 - theta[0], c) }
         return GreenWave(corridor: corridor.id, cycle: c, inboundWeight: k, offsets: offsets,
                          outboundBandwidth: top.b, inboundBandwidth: top.bb,
-                         outboundBandStart: mod(-theta[0], c), inboundBandStart: mod(top.end - top.bb - theta[0], c))
+                         outboundBandStart: mod(-theta[0], c), inboundBandStart: mod(top.end - top.bb - theta[0], c),
+                         progression: top.bb > 1e-9 && top.b > 1e-9 ? .twoWay : (top.bb > 1e-9 ? .inboundOnly : .outboundOnly))
     }
 
     /// Progression in one direction only: each signal's green starts when the band's first vehicle
@@ -228,14 +253,15 @@ public struct GreenWave: Sendable, Hashable, Codable {
         if outbound {
             let band = signals.map(\.outboundGreen).min()!
             return GreenWave(corridor: corridor.id, cycle: c, inboundWeight: k, offsets: t.map { mod($0, c) },
-                             outboundBandwidth: band, inboundBandwidth: 0, outboundBandStart: 0, inboundBandStart: 0)
+                             outboundBandwidth: band, inboundBandwidth: 0, outboundBandStart: 0, inboundBandStart: 0,
+                             progression: .outboundOnly)
         }
         // Inbound green of signal i starts at θᵢ + dᵢ = σ − t̄ᵢ for a band passing signal 1 at σ = d₁.
         let theta = signals.indices.map { -tb[$0] - signals[$0].inboundGreenShift }
         let band = signals.map(\.inboundGreen).min()!
         return GreenWave(corridor: corridor.id, cycle: c, inboundWeight: k, offsets: theta.map { mod($0 - theta[0], c) },
                          outboundBandwidth: 0, inboundBandwidth: band, outboundBandStart: 0,
-                         inboundBandStart: mod(signals[0].inboundGreenShift, c))
+                         inboundBandStart: mod(signals[0].inboundGreenShift, c), progression: .inboundOnly)
     }
 
     /// The outbound and inbound bandwidths (s) that `offsets` (start of each signal's outbound

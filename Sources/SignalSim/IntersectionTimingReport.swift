@@ -71,6 +71,9 @@ public struct CorridorPlanReport: Sendable, Encodable {
     var outbound_bandwidth_s: Double
     var inbound_bandwidth_s: Double
     var inbound_weight: Double
+    /// two-way, outbound-only or inbound-only.
+    var progression: String
+    var warnings: [String]
     var intersections: [IntersectionTimingReport]
 
     public init(_ plan: CorridorPlan) {
@@ -80,6 +83,8 @@ public struct CorridorPlanReport: Sendable, Encodable {
         outbound_bandwidth_s = plan.wave.outboundBandwidth
         inbound_bandwidth_s = plan.wave.inboundBandwidth
         inbound_weight = plan.wave.inboundWeight
+        progression = plan.wave.progression.rawValue
+        warnings = plan.wave.oneWayNote.map { [$0] } ?? []
         intersections = plan.timings.map(IntersectionTimingReport.init)
     }
 }

@@ -67,7 +67,7 @@ public enum TimeSpaceDiagram {
             svg += "<text x=\"\(f(xx))\" y=\"\(f(height - bottom + 18))\" text-anchor=\"middle\">\(f(Double(k) * c)) s</text>\n"
         }
         svg += "<text x=\"\(f((left + width - right) / 2))\" y=\"\(f(height - 10))\" text-anchor=\"middle\">time (s)</text>\n"
-        svg += "<text x=\"\(f(left))\" y=\"20\">\(escape(corridor.id)): cycle \(f(c)) s, outbound band \(f(wave.outboundBandwidth)) s, inbound band \(f(wave.inboundBandwidth)) s (k = \(String(format: "%.2f", wave.inboundWeight)))</text>\n"
+        svg += "<text x=\"\(f(left))\" y=\"20\">\(escape(corridor.id)): cycle \(f(c)) s, outbound band \(f(wave.outboundBandwidth)) s, inbound band \(f(wave.inboundBandwidth)) s (k = \(String(format: "%.2f", wave.inboundWeight)))\(wave.progression == .twoWay ? "" : ", " + wave.progression.rawValue)</text>\n"
         svg += "</svg>\n"
         return svg
     }

@@ -318,6 +318,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         if json { return try printJSONDocument(report) }
         func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
         print("\(report["corridor"]?.stringValue ?? ""): common cycle \(n(report["cycle_s"], "%.0f")) s (set by \(report["critical_intersection"]?.stringValue ?? "")), outbound band \(n(report["outbound_bandwidth_s"])) s, inbound band \(n(report["inbound_bandwidth_s"])) s (k = \(n(report["inbound_weight"], "%.2f")))")
+        for warning in report["warnings"]?.arrayValue ?? [] { print("  warning: \(warning.stringValue ?? "")") }
         for t in report["intersections"]?.arrayValue ?? [] {
             let greens = (t["stages"]?.arrayValue ?? []).map { n($0["green_s"], "%.0f") }.joined(separator: "/")
             print("  \(t["intersection"]?.stringValue ?? ""): offset \(n(t["offset_s"])) s, greens \(greens)")

@@ -128,6 +128,13 @@ struct SignalStoreTests {
         #expect(abs(b - plan.wave.outboundBandwidth) < 1e-6 && abs(bb - plan.wave.inboundBandwidth) < 1e-6)
         // A band opens in at least the direction the weighting favours (MAXBAND's k from the flows).
         #expect(plan.wave.objective > 0)
+        // A one-way wave (this corridor's 83 s cycle leaves no band both ways) is named in the plan's report.
+        let report = try JSONSerialization.jsonObject(with: JSONEncoder().encode(CorridorPlanReport(plan))) as? [String: Any]
+        let warnings = report?["warnings"] as? [String] ?? []
+        #expect((report?["progression"] as? String == "two-way") == warnings.isEmpty, "\(warnings)")
+        if plan.wave.outboundBandwidth == 0 || plan.wave.inboundBandwidth == 0 {
+            #expect(warnings.first?.hasPrefix("one-way progression") == true)
+        }
         await #expect(throws: ScenarioError.self) { _ = try await StoreSignalCorridor.load(id: "SC-999", from: store, by: .admin) }
     }
 

@@ -45,6 +45,9 @@ struct GreenWaveTests {
         let (b, bb) = try GreenWave.bandwidths(corridor, cycle: Double(cycle), offsets: wave.offsets)
         #expect(b >= wave.outboundBandwidth - 1e-6)
         #expect(bb >= wave.inboundBandwidth - 1e-6)
+        // A wave with a band one way only says so.
+        let twoWay = wave.outboundBandwidth > 1e-9 && wave.inboundBandwidth > 1e-9
+        #expect((wave.progression == .twoWay) == twoWay && (wave.oneWayNote == nil) == twoWay)
     }
 
     @Test("one direction only (k = 0): the outbound band is the shortest green, offsets are travel times")
@@ -54,6 +57,7 @@ struct GreenWaveTests {
                                 links: (1...3).map { _ in CorridorLink(length: 300, outboundSpeed: 13.89) })
         let wave = try GreenWave.optimize(corridor, cycle: 90, inboundWeight: 0)
         #expect(abs(wave.outboundBandwidth - 40) < 1e-6)
+        #expect(wave.progression == .outboundOnly && wave.oneWayNote?.contains("outbound direction") == true)
         for i in 1..<4 {
             let travel = Double(i) * 300 / 13.89
             let diff = abs(wave.offsets[i] - travel.truncatingRemainder(dividingBy: 90))

@@ -28,7 +28,8 @@ enum MapScript {
            swipe: "卷帘对比（左右两个情景）", swipeRight: "右侧情景", swipeHint: "拖动分隔线，或聚焦后用方向键移动。", timeLegend: "积水深度（当前时刻）",
            permanentWater: "河湖常水面（非积水）", divider: "卷帘分隔线", left: "左", right: "右", minutesIn: "分钟",
            greenWave: "绿波协调与时空图", corridor: "干线绿波", cycle: "周期", bandOut: "上行绿波带宽", bandIn: "下行绿波带宽", offset: "相位差",
-           delay: "延误", los: "服务水平", diagramAlt: "时空图：", openDiagram: "在新窗口打开时空图"},
+           delay: "延误", los: "服务水平", diagramAlt: "时空图：", openDiagram: "在新窗口打开时空图",
+           oneWay: {"outbound-only": "单向绿波（仅上行）", "inbound-only": "单向绿波（仅下行）"}},
       en: {skip: "Skip to map", title: "City map", account: "Identity", tokenLabel: "Department token", tokenPlaceholder: "department token ct1.…", signIn: "Sign in", signOut: "Sign out",
            search: "Address and place search", searchLabel: "Address or place name", searchPlaceholder: "e.g. 问津大道12号, hospital name", go: "Search",
            analysis: "Click the map to analyse", tool: "Tool", identify: "Identify", nearest: "Nearest resources", service: "Service area", hazard: "Hazard overlay",
@@ -43,7 +44,8 @@ enum MapScript {
            swipe: "Swipe: compare two results", swipeRight: "Right-hand result", swipeHint: "Drag the divider, or focus it and use the arrow keys.", timeLegend: "Water depth (at this time)",
            permanentWater: "Permanent water (not flood)", divider: "Swipe divider", left: "left", right: "right", minutesIn: "min",
            greenWave: "Green wave and time–space diagram", corridor: "Corridor green wave", cycle: "cycle", bandOut: "outbound band", bandIn: "inbound band", offset: "offset",
-           delay: "delay", los: "LOS", diagramAlt: "Time–space diagram: ", openDiagram: "Open the diagram in a new window"},
+           delay: "delay", los: "LOS", diagramAlt: "Time–space diagram: ", openDiagram: "Open the diagram in a new window",
+           oneWay: {"outbound-only": "one-way wave (outbound only)", "inbound-only": "one-way wave (inbound only)"}},
     };
     let lang = localStorage.getItem(LANG_KEY) === "en" ? "en" : "zh";
     const t = (key) => (TEXT[lang] && TEXT[lang][key]) || TEXT.zh[key] || key;
@@ -307,8 +309,10 @@ enum MapScript {
         if (diagramURL) URL.revokeObjectURL(diagramURL);
         diagramURL = URL.createObjectURL(new Blob([out.diagram || ""], {type: "image/svg+xml"}));
         const summary = (name || id) + " · " + t("cycle") + " " + Math.round(plan.cycle_s) + " s · " + t("bandOut") + " " + Math.round(plan.outbound_bandwidth_s)
-          + " s · " + t("bandIn") + " " + Math.round(plan.inbound_bandwidth_s) + " s";
+          + " s · " + t("bandIn") + " " + Math.round(plan.inbound_bandwidth_s) + " s"
+          + (plan.progression && plan.progression !== "two-way" ? " · " + (t("oneWay")[plan.progression] || plan.progression) : "");
         info.textContent = summary;
+        info.title = (plan.warnings || []).join("\n");
         img.alt = t("diagramAlt") + summary; img.src = diagramURL; img.hidden = false;
         $("corridor-open").href = diagramURL;
         // Positions of the corridor's intersections (signalized_intersections).
