@@ -33,7 +33,7 @@ public struct GreenWaveProcess: OGCProcess {
 
     public var outputs: [String: ProcessParameter] {
         [
-            "plan": ProcessParameter(title: "Corridor plan", description: "corridor, cycle_s, critical_intersection, outbound_bandwidth_s, inbound_bandwidth_s, inbound_weight and per intersection its timing (offset_s, stages, approaches with x, delay_s, los).",
+            "plan": ProcessParameter(title: "Corridor plan", description: "corridor, cycle_s, critical_intersection, outbound_bandwidth_s, inbound_bandwidth_s, inbound_weight, progression (two-way, outbound-only or inbound-only), warnings and per intersection its timing (offset_s, stages, approaches with x, delay_s, los).",
                                      schema: ["type": "object"]),
             "diagram": ProcessParameter(title: "Time–space diagram", description: "SVG of two cycles with each signal's through greens and the outbound and inbound bands.",
                                         schema: ["type": "string", "contentMediaType": "image/svg+xml"]),
