@@ -135,7 +135,10 @@ public struct GreenWave: Sendable, Hashable, Codable {
     public var inboundBandStart: Double
     /// Whether the wave carries both directions or one only (the spacing and greens at this cycle
     /// leave no band the other way that would add to b + k·b̄).
-    public var progression: Progression = .twoWay
+    public var progression: Progression {
+        let outbound = outboundBandwidth > 1e-9, inbound = inboundBandwidth > 1e-9
+        return outbound && inbound ? .twoWay : (inbound ? .inboundOnly : .outboundOnly)
+    }
 
     public enum Progression: String, Sendable, Hashable, Codable {
         case twoWay = "two-way"
@@ -166,7 +169,6 @@ public struct GreenWave: Sendable, Hashable, Codable {
         case inboundBandwidth = "inbound_bandwidth_s"
         case outboundBandStart = "outbound_band_start_s"
         case inboundBandStart = "inbound_band_start_s"
-        case progression
     }
 
     /// The exact optimum of b + k·b̄ over all offsets.
@@ -241,8 +243,7 @@ public struct GreenWave: Sendable, Hashable, Codable {
         let offsets = theta.map { mod($0 - theta[0], c) }
         return GreenWave(corridor: corridor.id, cycle: c, inboundWeight: k, offsets: offsets,
                          outboundBandwidth: top.b, inboundBandwidth: top.bb,
-                         outboundBandStart: mod(-theta[0], c), inboundBandStart: mod(top.end - top.bb - theta[0], c),
-                         progression: top.bb > 1e-9 && top.b > 1e-9 ? .twoWay : (top.bb > 1e-9 ? .inboundOnly : .outboundOnly))
+                         outboundBandStart: mod(-theta[0], c), inboundBandStart: mod(top.end - top.bb - theta[0], c))
     }
 
     /// Progression in one direction only: each signal's green starts when the band's first vehicle
@@ -253,15 +254,14 @@ public struct GreenWave: Sendable, Hashable, Codable {
         if outbound {
             let band = signals.map(\.outboundGreen).min()!
             return GreenWave(corridor: corridor.id, cycle: c, inboundWeight: k, offsets: t.map { mod($0, c) },
-                             outboundBandwidth: band, inboundBandwidth: 0, outboundBandStart: 0, inboundBandStart: 0,
-                             progression: .outboundOnly)
+                             outboundBandwidth: band, inboundBandwidth: 0, outboundBandStart: 0, inboundBandStart: 0)
         }
         // Inbound green of signal i starts at θᵢ + dᵢ = σ − t̄ᵢ for a band passing signal 1 at σ = d₁.
         let theta = signals.indices.map { -tb[$0] - signals[$0].inboundGreenShift }
         let band = signals.map(\.inboundGreen).min()!
         return GreenWave(corridor: corridor.id, cycle: c, inboundWeight: k, offsets: theta.map { mod($0 - theta[0], c) },
                          outboundBandwidth: 0, inboundBandwidth: band, outboundBandStart: 0,
-                         inboundBandStart: mod(signals[0].inboundGreenShift, c), progression: .inboundOnly)
+                         inboundBandStart: mod(signals[0].inboundGreenShift, c))
     }
 
     /// The outbound and inbound bandwidths (s) that `offsets` (start of each signal's outbound

@@ -48,6 +48,9 @@ struct GreenWaveTests {
         // A wave with a band one way only says so.
         let twoWay = wave.outboundBandwidth > 1e-9 && wave.inboundBandwidth > 1e-9
         #expect((wave.progression == .twoWay) == twoWay && (wave.oneWayNote == nil) == twoWay)
+        if !twoWay {
+            #expect(wave.oneWayNote?.contains(wave.inboundBandwidth > 1e-9 ? "the inbound direction" : "the outbound direction") == true)
+        }
     }
 
     @Test("one direction only (k = 0): the outbound band is the shortest green, offsets are travel times")
