@@ -24,18 +24,72 @@ public struct CorridorIntersection: Sendable, Hashable, Codable {
 /// offsets from the green wave.
 public struct CorridorPlan: Sendable, Hashable, Codable {
     public var corridor: Corridor
-    /// The common cycle (s): the longest Webster cycle of the corridor's intersections.
+    /// The common cycle (s): the longest Webster cycle of the corridor's intersections, or the
+    /// cycle of a searched range whose wave is the most efficient.
     public var cycle: Double
-    /// The intersection that needs that cycle.
+    /// The intersection that needs the longest cycle.
     public var criticalIntersection: String
+    /// That intersection's own Webster cycle (s): the shortest the corridor may run.
+    public var criticalCycle: Double
+    /// The range of common cycles searched (s), `nil` when the common cycle is the critical one.
+    public var cycleRange: ClosedRange<Double>?
+    /// When a range chose a longer cycle than the critical one: the wave and the corridor's mean
+    /// control delay at the critical cycle, for the planner to weigh against the chosen ones.
+    public var atCriticalCycle: Alternative?
+    /// When the wave is one-way and no range was searched: the wave at the shortest longer cycle
+    /// (up to the maximum cycle) that carries both directions, for the planner to weigh.
+    public var twoWayAlternative: GreenWave?
     /// Each intersection's timing at the common cycle, its plan offset set from the wave.
     public var timings: [IntersectionTiming]
     public var wave: GreenWave
+
+    /// Another common cycle's wave and what the corridor's traffic would wait at it.
+    public struct Alternative: Sendable, Hashable, Codable {
+        public var wave: GreenWave
+        /// Flow-weighted HCM control delay over every lane group of the corridor (s/veh).
+        public var meanControlDelay: Double
+
+        enum CodingKeys: String, CodingKey {
+            case wave
+            case meanControlDelay = "mean_control_delay_s"
+        }
+    }
+
+    /// Flow-weighted HCM control delay over every lane group of the corridor's intersections
+    /// (s/veh), arrivals as at isolated signals (no progression adjustment).
+    public var meanControlDelay: Double { Self.meanControlDelay(timings) }
+
+    static func meanControlDelay(_ timings: [IntersectionTiming]) -> Double {
+        let flow = timings.reduce(0) { $0 + $1.approaches.reduce(0) { $0 + $1.flow } }
+        guard flow > 0 else { return 0 }
+        return timings.reduce(0) { $0 + $1.meanControlDelay * $1.approaches.reduce(0) { $0 + $1.flow } } / flow
+    }
+
+    /// What a planner should know before using the wave: a longer cycle's cost, one-way
+    /// progression, and where a two-way one would be found.
+    public var warnings: [String] {
+        var warnings: [String] = []
+        if let critical = atCriticalCycle {
+            warnings.append(String(format: "the common cycle of %.0f s, the most efficient band of the range ((b + k·b̄)/C = %.3f against %.3f at the %.0f s %@ needs), raises the corridor's mean control delay from %.1f to %.1f s/veh (HCM, arrivals as at isolated signals)",
+                                   cycle, wave.objective / cycle, critical.wave.objective / criticalCycle, criticalCycle, criticalIntersection,
+                                   critical.meanControlDelay, meanControlDelay))
+        }
+        guard let note = wave.oneWayNote else { return warnings }
+        warnings.append(note)
+        guard let alternative = twoWayAlternative else { return warnings }
+        return warnings + [String(format: "a two-way band first opens at a common cycle of %.0f s (outbound %.0f s, inbound %.0f s, against %.0f s + %.0f s at %.0f s); a cycle range from %.0f s lets the corridor choose its cycle for band efficiency",
+                             alternative.cycle, alternative.outboundBandwidth, alternative.inboundBandwidth,
+                             wave.outboundBandwidth, wave.inboundBandwidth, cycle, criticalCycle)]
+    }
 
     enum CodingKeys: String, CodingKey {
         case corridor, timings, wave
         case cycle = "cycle_s"
         case criticalIntersection = "critical_intersection"
+        case criticalCycle = "critical_cycle_s"
+        case cycleRange = "cycle_range_s"
+        case twoWayAlternative = "two_way_alternative"
+        case atCriticalCycle = "at_critical_cycle"
     }
 }
 
@@ -46,10 +100,15 @@ public enum CorridorTiming {
     ///   - links: `intersections.count − 1` links between consecutive intersections.
     ///   - inboundWeight: k of b + k·b̄; `nil` takes MAXBAND's ratio of inbound to outbound
     ///     through flow over the corridor.
+    ///   - cycleRange: whole-second common cycles to search (from the critical intersection's
+    ///     cycle at the least) for the greatest band efficiency (b + k·b̄)/C, MAXBAND's objective
+    ///     with the cycle a variable (Little, Kelson & Gartner 1981), ties to the shorter cycle;
+    ///     `nil` runs the critical intersection's cycle.
     /// - Throws: `SignalTimingError` naming the field (a corridor of one signal, an approach the
-    ///   intersection does not have, a bad link).
+    ///   intersection does not have, a bad link, a cycle range below the critical cycle).
     public static func plan(id: String, intersections: [CorridorIntersection], links: [CorridorLink],
-                            settings: SignalTimingSettings = SignalTimingSettings(), inboundWeight: Double? = nil) throws -> CorridorPlan {
+                            settings: SignalTimingSettings = SignalTimingSettings(), inboundWeight: Double? = nil,
+                            cycleRange: ClosedRange<Double>? = nil) throws -> CorridorPlan {
         guard intersections.count >= 2 else {
             throw SignalTimingError(field: "intersections", "a corridor needs at least two signals to coordinate (got \(intersections.count))")
         }
@@ -64,38 +123,80 @@ public enum CorridorTiming {
         }
         let own = try intersections.map { try SignalTiming.webster($0.demand, settings: settings) }
         let critical = own.indices.max { own[$0].cycle < own[$1].cycle }!
-        let cycle = own[critical].cycle
-        var fixed = settings
-        fixed.minimumCycle = cycle
-        fixed.maximumCycle = cycle
-        var timings = try intersections.map { x -> IntersectionTiming in
-            var t = try SignalTiming.webster(x.demand, settings: fixed)
-            t.warnings.removeAll { $0.code == .cycleAtMaximum }
-            return t
-        }
-        // The corridor as the wave sees it: through greens and where each starts in the cycle.
-        var signals: [CorridorSignal] = []
-        var outboundStart: [Double] = []
-        for (i, x) in intersections.enumerated() {
-            let plan = timings[i].plan
-            let (os, og) = window(of: x.outboundApproach, in: plan)
-            let (ins, ig) = window(of: x.inboundApproach, in: plan)
-            signals.append(CorridorSignal(id: x.demand.id, outboundGreen: og, inboundGreen: ig, inboundGreenShift: ins - os))
-            outboundStart.append(os)
-        }
-        let corridor = Corridor(id: id, signals: signals, links: links)
+        let criticalCycle = own[critical].cycle
         let k = inboundWeight ?? {
             let out = intersections.reduce(0) { $0 + throughFlow(of: $1.outboundApproach, in: $1.demand) }
             let back = intersections.reduce(0) { $0 + throughFlow(of: $1.inboundApproach, in: $1.demand) }
             return out > 0 ? back / out : 1
         }()
-        let wave = try GreenWave.optimize(corridor, cycle: cycle, inboundWeight: k)
-        for i in timings.indices {
-            // The plan's offset is the start of its first stage: outbound green start minus where it sits in the cycle.
-            timings[i].plan.offset = mod(wave.offsets[i] - outboundStart[i], cycle)
+        func coordinated(at cycle: Double) throws -> (timings: [IntersectionTiming], corridor: Corridor, wave: GreenWave) {
+            var fixed = settings
+            fixed.minimumCycle = cycle
+            fixed.maximumCycle = cycle
+            var timings = try intersections.map { x -> IntersectionTiming in
+                var t = try SignalTiming.webster(x.demand, settings: fixed)
+                t.warnings.removeAll { $0.code == .cycleAtMaximum }
+                return t
+            }
+            // The corridor as the wave sees it: through greens and where each starts in the cycle.
+            var signals: [CorridorSignal] = []
+            var outboundStart: [Double] = []
+            for (i, x) in intersections.enumerated() {
+                let plan = timings[i].plan
+                let (os, og) = window(of: x.outboundApproach, in: plan)
+                let (ins, ig) = window(of: x.inboundApproach, in: plan)
+                signals.append(CorridorSignal(id: x.demand.id, outboundGreen: og, inboundGreen: ig, inboundGreenShift: ins - os))
+                outboundStart.append(os)
+            }
+            let corridor = Corridor(id: id, signals: signals, links: links)
+            let wave = try GreenWave.optimize(corridor, cycle: cycle, inboundWeight: k)
+            for i in timings.indices {
+                // The plan's offset is the start of its first stage: outbound green start minus where it sits in the cycle.
+                timings[i].plan.offset = mod(wave.offsets[i] - outboundStart[i], cycle)
+            }
+            return (timings, corridor, wave)
         }
-        return CorridorPlan(corridor: corridor, cycle: cycle, criticalIntersection: intersections[critical].demand.id,
-                            timings: timings, wave: wave)
+        var cycle = criticalCycle
+        var twoWayAlternative: GreenWave?
+        var atCriticalCycle: CorridorPlan.Alternative?
+        if let range = cycleRange {
+            guard range.lowerBound.isFinite, range.upperBound.isFinite, range.lowerBound > 0 else {
+                throw SignalTimingError(field: "cycle_range_s", "must be two positive numbers of seconds, the shorter first")
+            }
+            guard range.upperBound >= criticalCycle else {
+                throw SignalTimingError(field: "cycle_range_s", String(format: "ends at %.0f s, below the %.0f s that %@ needs (its own Webster cycle); the common cycle cannot be shorter",
+                                                                     range.upperBound, criticalCycle, intersections[critical].demand.id))
+            }
+            guard range.upperBound <= settings.maximumCycle else {
+                throw SignalTimingError(field: "cycle_range_s", String(format: "ends at %.0f s, above the maximum cycle of %.0f s", range.upperBound, settings.maximumCycle))
+            }
+            var best: (cycle: Double, efficiency: Double)?
+            var c = max(range.lowerBound.rounded(.up), criticalCycle)
+            while c <= range.upperBound {
+                let wave = try coordinated(at: c).wave
+                let efficiency = wave.objective / c
+                if best == nil || efficiency > best!.efficiency + 1e-9 { best = (c, efficiency) }
+                c += 1
+            }
+            cycle = best?.cycle ?? criticalCycle
+            if cycle != criticalCycle {
+                let critical = try coordinated(at: criticalCycle)
+                atCriticalCycle = .init(wave: critical.wave, meanControlDelay: CorridorPlan.meanControlDelay(critical.timings))
+            }
+        }
+        let chosen = try coordinated(at: cycle)
+        if cycleRange == nil, chosen.wave.progression != .twoWay {
+            var c = cycle + 1
+            while c <= settings.maximumCycle, twoWayAlternative == nil {
+                let wave = try coordinated(at: c).wave
+                if wave.progression == .twoWay { twoWayAlternative = wave }
+                c += 1
+            }
+        }
+        return CorridorPlan(corridor: chosen.corridor, cycle: cycle, criticalIntersection: intersections[critical].demand.id,
+                            criticalCycle: criticalCycle, cycleRange: cycleRange, atCriticalCycle: atCriticalCycle,
+                            twoWayAlternative: twoWayAlternative,
+                            timings: chosen.timings, wave: chosen.wave)
     }
 
     /// Start within the cycle (s after the first stage's green starts) and length of the displayed

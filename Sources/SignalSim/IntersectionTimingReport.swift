@@ -68,23 +68,53 @@ public struct CorridorPlanReport: Sendable, Encodable {
     var corridor: String
     var cycle_s: Double
     var critical_intersection: String
+    /// The critical intersection's own cycle, the shortest the corridor may run.
+    var critical_cycle_s: Double
+    /// The common cycles searched for band efficiency, [shortest, longest]; absent when the
+    /// common cycle is the critical one.
+    var cycle_range_s: [Double]?
     var outbound_bandwidth_s: Double
     var inbound_bandwidth_s: Double
     var inbound_weight: Double
     /// two-way, outbound-only or inbound-only.
     var progression: String
+    /// Flow-weighted HCM control delay over the corridor's lane groups (s/veh).
+    var mean_control_delay_s: Double
     var warnings: [String]
+    /// When a cycle range chose a longer cycle: the wave and delay at the critical cycle.
+    var at_critical_cycle: Alternative?
+    /// For a one-way wave: the shortest longer cycle whose wave carries both directions.
+    var two_way_alternative: Alternative?
     var intersections: [IntersectionTimingReport]
+
+    struct Alternative: Sendable, Encodable {
+        var cycle_s: Double
+        var outbound_bandwidth_s: Double
+        var inbound_bandwidth_s: Double
+        var mean_control_delay_s: Double?
+
+        init(_ wave: GreenWave, meanControlDelay: Double? = nil) {
+            cycle_s = wave.cycle
+            outbound_bandwidth_s = wave.outboundBandwidth
+            inbound_bandwidth_s = wave.inboundBandwidth
+            mean_control_delay_s = meanControlDelay
+        }
+    }
 
     public init(_ plan: CorridorPlan) {
         corridor = plan.corridor.id
         cycle_s = plan.cycle
         critical_intersection = plan.criticalIntersection
+        critical_cycle_s = plan.criticalCycle
+        cycle_range_s = plan.cycleRange.map { [$0.lowerBound, $0.upperBound] }
         outbound_bandwidth_s = plan.wave.outboundBandwidth
         inbound_bandwidth_s = plan.wave.inboundBandwidth
         inbound_weight = plan.wave.inboundWeight
         progression = plan.wave.progression.rawValue
-        warnings = plan.wave.oneWayNote.map { [$0] } ?? []
+        mean_control_delay_s = plan.meanControlDelay
+        warnings = plan.warnings
+        at_critical_cycle = plan.atCriticalCycle.map { Alternative($0.wave, meanControlDelay: $0.meanControlDelay) }
+        two_way_alternative = plan.twoWayAlternative.map { Alternative($0) }
         intersections = plan.timings.map(IntersectionTimingReport.init)
     }
 }

@@ -278,12 +278,29 @@ struct SignalCorridorCommand: AsyncParsableCommand {
     @Option(help: "Write the time–space diagram as SVG to this file.")
     var diagram: String?
 
+    @Option(name: .customLong("cycle-range"), help: "MIN-MAX: search the common cycles from MIN to MAX s (from the critical intersection's own cycle up) for the most efficient green band (b + k·b̄)/C; default the critical cycle.")
+    var cycleRange: String?
+
     @OptionGroup var timing: SignalTimingOptions
     @OptionGroup var store: StoreOption
 
     func validate() throws {
         guard (input == nil) != (id == nil) else { throw ValidationError("give either --input FILE or --id CORRIDOR") }
         if input != nil, period != nil || write { throw ValidationError("--period and --write need --id") }
+        _ = try cycles
+    }
+
+    /// `--cycle-range` as seconds.
+    var cycles: ClosedRange<Double>? {
+        get throws {
+            guard let cycleRange else { return nil }
+            let parts = cycleRange.split(separator: "-", omittingEmptySubsequences: false).map { Double($0) }
+            guard parts.count == 2, let lower = parts[0], let upper = parts[1], lower.isFinite, upper.isFinite,
+                  lower > 0, lower <= upper else {
+                throw ValidationError("--cycle-range must be MIN-MAX in seconds, the shorter first, e.g. 80-110 (got '\(cycleRange)')")
+            }
+            return lower...upper
+        }
     }
 
     func run() async throws {
@@ -294,6 +311,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             inputs["corridor"] = .string(id)
             if let period { inputs["period"] = .string(period) }
             if write { inputs["write"] = true }
+            if let cycles = try cycles { inputs["cycleRange"] = [.number(cycles.lowerBound), .number(cycles.upperBound)] }
             let result = try await ProcessRunner(store: store.path).run("green-wave", inputs)
             report = result["plan"] ?? .null
             svg = result["diagram"]?.stringValue ?? ""
@@ -303,7 +321,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             let plan: CorridorPlan
             do {
                 plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
-                                               settings: timing.settings, inboundWeight: corridor.inboundWeight)
+                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles)
             } catch let e as SignalTimingError {
                 throw CommandFailure("\(input): \(e)")
             }
@@ -317,7 +335,11 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         }
         if json { return try printJSONDocument(report) }
         func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
-        print("\(report["corridor"]?.stringValue ?? ""): common cycle \(n(report["cycle_s"], "%.0f")) s (set by \(report["critical_intersection"]?.stringValue ?? "")), outbound band \(n(report["outbound_bandwidth_s"])) s, inbound band \(n(report["inbound_bandwidth_s"])) s (k = \(n(report["inbound_weight"], "%.2f")))")
+        let critical = report["critical_intersection"]?.stringValue ?? ""
+        let setBy = report["cycle_range_s"]?.arrayValue.map { r in
+            "the most efficient band of \(n(r.first, "%.0f"))–\(n(r.last, "%.0f")) s; \(critical) needs \(n(report["critical_cycle_s"], "%.0f")) s"
+        } ?? "set by \(critical)"
+        print("\(report["corridor"]?.stringValue ?? ""): common cycle \(n(report["cycle_s"], "%.0f")) s (\(setBy)), outbound band \(n(report["outbound_bandwidth_s"])) s, inbound band \(n(report["inbound_bandwidth_s"])) s (k = \(n(report["inbound_weight"], "%.2f")))")
         for warning in report["warnings"]?.arrayValue ?? [] { print("  warning: \(warning.stringValue ?? "")") }
         for t in report["intersections"]?.arrayValue ?? [] {
             let greens = (t["stages"]?.arrayValue ?? []).map { n($0["green_s"], "%.0f") }.joined(separator: "/")

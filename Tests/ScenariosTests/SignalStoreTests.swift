@@ -134,6 +134,10 @@ struct SignalStoreTests {
         #expect((report?["progression"] as? String == "two-way") == warnings.isEmpty, "\(warnings)")
         if plan.wave.outboundBandwidth == 0 || plan.wave.inboundBandwidth == 0 {
             #expect(warnings.first?.hasPrefix("one-way progression") == true)
+            // …with the shortest longer cycle (up to the maximum) whose wave runs both ways.
+            let alternative = try #require(plan.twoWayAlternative)
+            #expect(alternative.progression == .twoWay && alternative.cycle > plan.cycle && warnings.count == 2)
+            #expect((report?["two_way_alternative"] as? [String: Any])?["cycle_s"] as? Double == alternative.cycle)
         }
         await #expect(throws: ScenarioError.self) { _ = try await StoreSignalCorridor.load(id: "SC-999", from: store, by: .admin) }
     }
@@ -202,6 +206,10 @@ struct SignalStoreTests {
         #expect(await named("signal-evaluate", ["intersection": "SI-001", "plan": "SP-SI-006-ALL"]) == "plan")
         #expect(await named("signal-evaluate", ["intersection": "SI-001", "plan": "SP-NOPE"]) == "plan")
         #expect(await named("green-wave", ["corridor": "SC-999"]) == "corridor")
+        #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [90]]) == "cycleRange")
+        #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [110, 90]]) == "cycleRange")
+        // Below the cycle the corridor's critical intersection needs.
+        #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [40, 50]]) == "cycleRange")
     }
 
     @Test("green-wave coordinates SC-001 on one cycle, draws its diagram, and writes the corridor's plans with their offsets")
@@ -221,6 +229,11 @@ struct SignalStoreTests {
             let offset = try #require(feature.properties["offset_s"]?.doubleValue)
             #expect(abs(offset - (timing["offset_s"]?.doubleValue ?? -1)) < 1e-9 && feature.properties["period_start"] == "17:00")
         }
+        // A cycle range: the common cycle is chosen in it, never below what the critical intersection needs.
+        let ranged = try #require(try await Self.run("green-wave", ["corridor": "SC-001", "period": "17:00-18:00", "cycleRange": [60, 120]])["plan"])
+        let chosen = try #require(ranged["cycle_s"]?.doubleValue)
+        #expect(ranged["cycle_range_s"] == [60, 120] && ranged["critical_cycle_s"]?.doubleValue == cycle)
+        #expect(chosen >= cycle && chosen <= 120 && ranged["two_way_alternative"] == nil)
     }
 
     @Test("adaptive re-timing steps the plan running at 'at' from the hour of counts before it, within the limits, as a new version of it")

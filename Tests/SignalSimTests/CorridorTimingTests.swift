@@ -35,6 +35,88 @@ struct CorridorTimingTests {
         #expect(plan.wave.outboundBandwidth > 0)
     }
 
+    /// The corridor timed with every controller held to `cycle`: an independent plan per candidate.
+    static func fixed(at cycle: Double, _ intersections: [CorridorIntersection], _ links: [CorridorLink],
+                      id: String = "COR-1") throws -> CorridorPlan {
+        try CorridorTiming.plan(id: id, intersections: intersections, links: links,
+                                settings: SignalTimingSettings(minimumCycle: cycle, maximumCycle: cycle))
+    }
+
+    @Test("a cycle range takes the most efficient band (b + k·b̄)/C of its cycles from the critical one up, the shortest of equals")
+    func cycleRange() throws {
+        let (intersections, links) = Self.arterial()
+        let critical = try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links)
+        #expect(critical.cycleRange == nil && critical.criticalCycle == critical.cycle)
+        let range = (critical.cycle - 10)...(critical.cycle + 40)
+        let plan = try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links, cycleRange: range)
+        #expect(plan.criticalCycle == critical.cycle && plan.criticalIntersection == "IX-2" && plan.cycleRange == range)
+        #expect(plan.cycle >= critical.cycle && plan.cycle <= range.upperBound && plan.cycle == plan.cycle.rounded())
+        #expect(plan.timings.allSatisfy { $0.cycle == plan.cycle })
+        // A longer cycle than the critical one names what it costs: the critical cycle's wave and delay.
+        if plan.cycle > critical.cycle {
+            #expect(plan.atCriticalCycle?.wave == critical.wave)
+            #expect(abs((plan.atCriticalCycle?.meanControlDelay ?? -1) - critical.meanControlDelay) < 1e-9)
+            #expect(plan.warnings.first?.contains(String(format: "from %.1f to %.1f s/veh", critical.meanControlDelay, plan.meanControlDelay)) == true)
+        } else {
+            #expect(plan.atCriticalCycle == nil)
+        }
+        let efficiency = plan.wave.objective / plan.cycle
+        var candidate = critical.cycle
+        while candidate <= range.upperBound {
+            let other = try Self.fixed(at: candidate, intersections, links)
+            let e = other.wave.objective / candidate
+            #expect(e <= efficiency + 1e-9, "\(candidate) s beats the chosen \(plan.cycle) s")
+            if candidate < plan.cycle { #expect(e < efficiency - 1e-9, "\(candidate) s ties the chosen \(plan.cycle) s") }
+            if candidate == plan.cycle { #expect(other.wave == plan.wave && other.timings == plan.timings) }
+            candidate += 1
+        }
+    }
+
+    @Test("a cycle range the critical intersection cannot run, or beyond the maximum cycle, is refused naming it")
+    func badCycleRange() throws {
+        let (intersections, links) = Self.arterial()
+        let critical = try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links).cycle
+        #expect { try CorridorTiming.plan(id: "C", intersections: intersections, links: links, cycleRange: 20...(critical - 1)) } throws: {
+            guard let e = $0 as? SignalTimingError else { return false }
+            return e.field == "cycle_range_s" && e.reason.contains("IX-2")
+        }
+        #expect { try CorridorTiming.plan(id: "C", intersections: intersections, links: links, cycleRange: critical...200) } throws: {
+            ($0 as? SignalTimingError)?.field == "cycle_range_s"
+        }
+    }
+
+    @Test("a one-way wave names the shortest longer cycle whose wave runs both ways")
+    func twoWayAlternative() throws {
+        // Two signals 1,200 m apart at 12.5 m/s: 96 s each way. At the critical 56 s cycle the
+        // inbound band would need the second signal's green 2·96 s mod 56 = 24 s from where the
+        // outbound band needs it, more than the 18 s through green: one way only.
+        let demand = { (id: String) in
+            CorridorIntersection(demand: IntersectionDemand(id: id, approaches: [
+                ApproachDemand(id: "W", lanes: 2, saturationPerLane: 1800, flows: MovementFlows(through: 900)),
+                ApproachDemand(id: "E", lanes: 2, saturationPerLane: 1800, flows: MovementFlows(through: 900)),
+                ApproachDemand(id: "N", lanes: 1, saturationPerLane: 1800, flows: MovementFlows(through: 700)),
+                ApproachDemand(id: "S", lanes: 1, saturationPerLane: 1800, flows: MovementFlows(through: 700)),
+            ], stages: [["W", "E"], ["N", "S"]]), outboundApproach: "W", inboundApproach: "E")
+        }
+        let intersections = [demand("A"), demand("B")]
+        let links = [CorridorLink(length: 1200, outboundSpeed: 12.5)]
+        let plan = try CorridorTiming.plan(id: "COR-2", intersections: intersections, links: links)
+        #expect(plan.wave.progression != .twoWay && plan.warnings.first == plan.wave.oneWayNote)
+        let alternative = try #require(plan.twoWayAlternative)
+        #expect(alternative.progression == .twoWay && alternative.cycle > plan.cycle)
+        var candidate = plan.cycle + 1
+        while candidate < alternative.cycle {
+            #expect(try Self.fixed(at: candidate, intersections, links, id: "COR-2").wave.progression != .twoWay, "\(candidate) s")
+            candidate += 1
+        }
+        #expect(try Self.fixed(at: alternative.cycle, intersections, links, id: "COR-2").wave == alternative)
+        #expect(plan.warnings.count == 2 && plan.warnings[1].contains(String(format: "%.0f s", alternative.cycle)))
+        // Searching a range makes the choice instead: no alternative is named beside it.
+        let ranged = try CorridorTiming.plan(id: "COR-2", intersections: intersections, links: links,
+                                             cycleRange: plan.cycle...alternative.cycle)
+        #expect(ranged.twoWayAlternative == nil)
+    }
+
     @Test("an approach the intersection lacks is named")
     func unknownApproach() {
         var (intersections, links) = Self.arterial()

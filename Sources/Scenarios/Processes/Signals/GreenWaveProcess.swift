@@ -10,7 +10,9 @@ import TwinStore
 ///
 /// Inputs: `corridor` (id), `period` (HH:MM-HH:MM: flows from the busiest hour of each
 /// intersection's counts in it; default the layer's peak-hour turning counts), `inboundWeight`
-/// (k; default the inbound/outbound through-flow ratio), `write` and the timing bounds. Outputs:
+/// (k; default the inbound/outbound through-flow ratio), `cycleRange` ([shortest, longest] common
+/// cycle searched for band efficiency; default the critical intersection's cycle), `write` and
+/// the timing bounds. Outputs:
 /// `plan` (as `citytwin signal corridor --json` prints it), `diagram` (SVG text) and `written`.
 public struct GreenWaveProcess: OGCProcess {
     public let id = "green-wave"
@@ -27,6 +29,8 @@ public struct GreenWaveProcess: OGCProcess {
             "period": SignalProcessInputs.periodParameter,
             "inboundWeight": ProcessParameter(title: "Inbound weight", description: "k in b + k·b̄: the weight of the inbound band (0…10); default the ratio of inbound to outbound through flow.",
                                               schema: ["type": "number", "minimum": 0, "maximum": 10], minOccurs: 0),
+            "cycleRange": ProcessParameter(title: "Cycle range", description: "[shortest, longest] common cycle (s) to search, in whole seconds from the critical intersection's own cycle up, for the greatest band efficiency (b + k·b̄)/C (MAXBAND with the cycle a variable; ties to the shorter cycle). Default: the critical intersection's cycle, and a one-way wave's plan names the shortest cycle that carries both directions.",
+                                           schema: ["type": "array", "items": ["type": "number", "minimum": 10, "maximum": 300], "minItems": 2, "maxItems": 2], minOccurs: 0),
             "write": SignalProcessInputs.writeParameter,
         ]) { a, _ in a }
     }
@@ -54,6 +58,7 @@ public struct GreenWaveProcess: OGCProcess {
         var corridor: String
         var period: (start: Int, end: Int)?
         var inboundWeight: Double?
+        var cycleRange: ClosedRange<Double>?
         var settings: SignalTimingSettings
         var write: Bool
     }
@@ -62,7 +67,20 @@ public struct GreenWaveProcess: OGCProcess {
         guard let corridor = try ProcessInputs.string(inputs, "corridor") else { throw ProcessInputError("corridor", "is required") }
         return Request(corridor: corridor, period: try SignalProcessInputs.period(inputs),
                        inboundWeight: try ProcessInputs.number(inputs, "inboundWeight", in: 0...10),
+                       cycleRange: try Self.cycleRange(inputs),
                        settings: try SignalProcessInputs.settings(inputs), write: try ProcessInputs.bool(inputs, "write"))
+    }
+
+    static func cycleRange(_ inputs: [String: JSONValue]) throws -> ClosedRange<Double>? {
+        guard let value = ProcessInputs.unwrap(inputs["cycleRange"]) else { return nil }
+        guard let pair = value.arrayValue, pair.count == 2, let lower = pair[0].doubleValue, let upper = pair[1].doubleValue,
+              lower.isFinite, upper.isFinite else {
+            throw ProcessInputError("cycleRange", "must be [shortest, longest] common cycle in seconds, e.g. [80, 110]")
+        }
+        guard (10...300).contains(lower), (10...300).contains(upper), lower <= upper else {
+            throw ProcessInputError("cycleRange", "must be two cycles between 10 and 300 s, the shorter first (got [\(lower), \(upper)])")
+        }
+        return lower...upper
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -92,8 +110,13 @@ public struct GreenWaveProcess: OGCProcess {
                 demands.append(intersection.demand.with(flows: found.period.designFlows))
             }
             try await progress.report(30)
-            let plan = try CorridorTiming.plan(id: corridor.id, intersections: try corridor.coordinated(demands), links: corridor.links,
-                                               settings: r.settings, inboundWeight: r.inboundWeight)
+            let plan: CorridorPlan
+            do {
+                plan = try CorridorTiming.plan(id: corridor.id, intersections: try corridor.coordinated(demands), links: corridor.links,
+                                               settings: r.settings, inboundWeight: r.inboundWeight, cycleRange: r.cycleRange)
+            } catch let e as SignalTimingError where e.field == "cycle_range_s" {
+                throw ProcessInputError("cycleRange", e.reason)
+            }
             var written: [JSONValue] = []
             if r.write {
                 let features = corridor.intersections.indices.map { i in
