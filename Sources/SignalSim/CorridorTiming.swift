@@ -38,7 +38,7 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
     public var atCriticalCycle: Alternative?
     /// When the wave is one-way and no range was searched: the wave at the shortest longer cycle
     /// (up to the maximum cycle) that carries both directions, for the planner to weigh.
-    public var twoWayAlternative: GreenWave?
+    public var twoWayAlternative: Alternative?
     /// Each intersection's timing at the common cycle, its plan offset set from the wave.
     public var timings: [IntersectionTiming]
     public var wave: GreenWave
@@ -77,9 +77,9 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
         guard let note = wave.oneWayNote else { return warnings }
         warnings.append(note)
         guard let alternative = twoWayAlternative else { return warnings }
-        return warnings + [String(format: "a two-way band first opens at a common cycle of %.0f s (outbound %.0f s, inbound %.0f s, against %.0f s + %.0f s at %.0f s); a cycle range from %.0f s lets the corridor choose its cycle for band efficiency",
-                             alternative.cycle, alternative.outboundBandwidth, alternative.inboundBandwidth,
-                             wave.outboundBandwidth, wave.inboundBandwidth, cycle, criticalCycle)]
+        return warnings + [String(format: "a two-way band first opens at a common cycle of %.0f s (outbound %.0f s, inbound %.0f s, against %.0f s + %.0f s at %.0f s), where the corridor's mean control delay would be %.1f s/veh against %.1f; a cycle range from %.0f s lets the corridor choose its cycle for band efficiency",
+                             alternative.wave.cycle, alternative.wave.outboundBandwidth, alternative.wave.inboundBandwidth,
+                             wave.outboundBandwidth, wave.inboundBandwidth, cycle, alternative.meanControlDelay, meanControlDelay, criticalCycle)]
     }
 
     enum CodingKeys: String, CodingKey {
@@ -157,7 +157,7 @@ public enum CorridorTiming {
             return (timings, corridor, wave)
         }
         var cycle = criticalCycle
-        var twoWayAlternative: GreenWave?
+        var twoWayAlternative: CorridorPlan.Alternative?
         var atCriticalCycle: CorridorPlan.Alternative?
         if let range = cycleRange {
             guard range.lowerBound.isFinite, range.upperBound.isFinite, range.lowerBound > 0 else {
@@ -188,8 +188,10 @@ public enum CorridorTiming {
         if cycleRange == nil, chosen.wave.progression != .twoWay {
             var c = cycle + 1
             while c <= settings.maximumCycle, twoWayAlternative == nil {
-                let wave = try coordinated(at: c).wave
-                if wave.progression == .twoWay { twoWayAlternative = wave }
+                let candidate = try coordinated(at: c)
+                if candidate.wave.progression == .twoWay {
+                    twoWayAlternative = .init(wave: candidate.wave, meanControlDelay: CorridorPlan.meanControlDelay(candidate.timings))
+                }
                 c += 1
             }
         }

@@ -91,9 +91,9 @@ public struct CorridorPlanReport: Sendable, Encodable {
         var cycle_s: Double
         var outbound_bandwidth_s: Double
         var inbound_bandwidth_s: Double
-        var mean_control_delay_s: Double?
+        var mean_control_delay_s: Double
 
-        init(_ wave: GreenWave, meanControlDelay: Double? = nil) {
+        init(_ wave: GreenWave, meanControlDelay: Double) {
             cycle_s = wave.cycle
             outbound_bandwidth_s = wave.outboundBandwidth
             inbound_bandwidth_s = wave.inboundBandwidth
@@ -114,7 +114,7 @@ public struct CorridorPlanReport: Sendable, Encodable {
         mean_control_delay_s = plan.meanControlDelay
         warnings = plan.warnings
         at_critical_cycle = plan.atCriticalCycle.map { Alternative($0.wave, meanControlDelay: $0.meanControlDelay) }
-        two_way_alternative = plan.twoWayAlternative.map { Alternative($0) }
+        two_way_alternative = plan.twoWayAlternative.map { Alternative($0.wave, meanControlDelay: $0.meanControlDelay) }
         intersections = plan.timings.map(IntersectionTimingReport.init)
     }
 }

@@ -135,7 +135,7 @@ struct SignalStoreTests {
         if plan.wave.outboundBandwidth == 0 || plan.wave.inboundBandwidth == 0 {
             #expect(warnings.first?.hasPrefix("one-way progression") == true)
             // …with the shortest longer cycle (up to the maximum) whose wave runs both ways.
-            let alternative = try #require(plan.twoWayAlternative)
+            let alternative = try #require(plan.twoWayAlternative?.wave)
             #expect(alternative.progression == .twoWay && alternative.cycle > plan.cycle && warnings.count == 2)
             #expect((report?["two_way_alternative"] as? [String: Any])?["cycle_s"] as? Double == alternative.cycle)
         }

@@ -37,7 +37,7 @@ public struct GreenWaveProcess: OGCProcess {
 
     public var outputs: [String: ProcessParameter] {
         [
-            "plan": ProcessParameter(title: "Corridor plan", description: "corridor, cycle_s, critical_intersection, outbound_bandwidth_s, inbound_bandwidth_s, inbound_weight, progression (two-way, outbound-only or inbound-only), warnings and per intersection its timing (offset_s, stages, approaches with x, delay_s, los).",
+            "plan": ProcessParameter(title: "Corridor plan", description: "corridor, cycle_s, critical_intersection, critical_cycle_s, cycle_range_s (when searched), outbound_bandwidth_s, inbound_bandwidth_s, inbound_weight, progression (two-way, outbound-only or inbound-only), mean_control_delay_s, warnings, at_critical_cycle (when a range chose a longer cycle) or two_way_alternative (for a one-way wave: the shortest longer cycle with a two-way band), each with cycle_s, both bands and mean_control_delay_s, and per intersection its timing (offset_s, stages, approaches with x, delay_s, los).",
                                      schema: ["type": "object"]),
             "diagram": ProcessParameter(title: "Time–space diagram", description: "SVG of two cycles with each signal's through greens and the outbound and inbound bands.",
                                         schema: ["type": "string", "contentMediaType": "image/svg+xml"]),
