@@ -79,9 +79,10 @@ struct RequestLimitTests {
             let idle = try await RawConnection.onOwnThread { try (0..<1000).map { _ in try RawConnection(port: port) } }
             defer { idle.forEach { $0.close() } }
             // Starved, it would not answer before the idle connections time out (60 s); the bound leaves room for a
-            // loaded CI machine running every suite at once (alone it answers in milliseconds: Benchmarks/soak).
-            let health = try await HTTPEndpoint(baseURL: "http://127.0.0.1:\(port)").http("/health", within: 15)
-            #expect(health?.status == 200, "/health did not answer within 15 s with 1,000 idle connections open")
+            // loaded CI machine running every suite at once (alone it answers in milliseconds: Benchmarks/soak; a
+            // fresh-clone CI on a slower 2-core machine took over 15 s while every suite ran beside it).
+            let health = try await HTTPEndpoint(baseURL: "http://127.0.0.1:\(port)").http("/health", within: 40)
+            #expect(health?.status == 200, "/health did not answer within 40 s with 1,000 idle connections open")
         }
     }
 

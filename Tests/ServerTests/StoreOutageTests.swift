@@ -206,7 +206,7 @@ struct StoreOutageTests {
             defer { server.kill() }
             let worker = try await OutageHarness.worker(pg)
             defer { worker.kill() }
-            try await OutageHarness.expectJobRuns(on: server)
+            try await OutageHarness.expectJobRuns(on: server, by: worker)
 
             for mode in ["fast", "immediate"] {
                 try await pg.stop(mode)
@@ -216,7 +216,7 @@ struct StoreOutageTests {
                 try await OutageHarness.eventually("/health answers 200 after PostgreSQL is back (\(mode))") {
                     try await server.http("/health", within: Self.healthLimit)?.status == 200
                 }
-                try await OutageHarness.expectJobRuns(on: server)
+                try await OutageHarness.expectJobRuns(on: server, by: worker)
             }
 
             try await Self.expectStop(worker, signal: SIGTERM, database: pg, stopped: "immediate")
@@ -225,7 +225,7 @@ struct StoreOutageTests {
             try await pg.start()
             let second = try await OutageHarness.worker(pg)
             defer { second.kill() }
-            try await OutageHarness.expectJobRuns(on: server)
+            try await OutageHarness.expectJobRuns(on: server, by: second)
             try await Self.expectStop(second, signal: SIGINT, database: pg, stopped: "fast")
         }
     }
@@ -348,16 +348,25 @@ enum OutageHarness {
     }
 
     /// Submits a `features-in-area` job through the server and waits for a worker to finish it.
-    static func expectJobRuns(on server: CommandProcess) async throws {
+    /// Submits an asynchronous job and waits for `worker` to run it. The limit is long because
+    /// the worker's 2 s store time limit and 3 s lease are short on purpose: with every suite
+    /// sharing 2 cores, a statement that outlasts them counts as an outage or a lapsed lease and
+    /// the job goes round again (a fresh-clone CI once took over 60 s); a worker that never
+    /// comes back still fails it, with its output.
+    static func expectJobRuns(on server: CommandProcess, by worker: CommandProcess) async throws {
         let submitted = try await server.http("/processes/features-in-area/execution", method: "POST", body: StoreOutageTests.area,
                                               headers: ["Prefer: respond-async"])
         try #require(submitted.status == 201, "\(submitted.status) \(submitted.body)")
         let location = try #require(submitted.headers["location"])
         let path = try #require(URL(string: location)?.path)
-        try await eventually("a worker runs job \(path)") {
-            let job = try await server.http(path)
-            if job.body.contains("\"failed\"") { throw HarnessFailure("job failed: \(job.body)") }
-            return job.body.contains("\"successful\"")
+        do {
+            try await eventually("a worker runs job \(path)", within: 150) {
+                let job = try await server.http(path)
+                if job.body.contains("\"failed\"") { throw HarnessFailure("job failed: \(job.body)") }
+                return job.body.contains("\"successful\"")
+            }
+        } catch let e as HarnessFailure {
+            throw HarnessFailure("\(e); the worker said: \(worker.output.suffix(2000))")
         }
     }
 
