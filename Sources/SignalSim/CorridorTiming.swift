@@ -60,9 +60,10 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
     public var meanControlDelay: Double { Self.meanControlDelay(timings) }
 
     static func meanControlDelay(_ timings: [IntersectionTiming]) -> Double {
-        let flow = timings.reduce(0) { $0 + $1.approaches.reduce(0) { $0 + $1.flow } }
+        let flows = timings.map { $0.approaches.reduce(0) { $0 + $1.flow } }
+        let flow = flows.reduce(0, +)
         guard flow > 0 else { return 0 }
-        return timings.reduce(0) { $0 + $1.meanControlDelay * $1.approaches.reduce(0) { $0 + $1.flow } } / flow
+        return zip(timings, flows).reduce(0) { $0 + $1.0.meanControlDelay * $1.1 } / flow
     }
 
     /// What a planner should know before using the wave: a longer cycle's cost, one-way
@@ -129,7 +130,8 @@ public enum CorridorTiming {
             let back = intersections.reduce(0) { $0 + throughFlow(of: $1.inboundApproach, in: $1.demand) }
             return out > 0 ? back / out : 1
         }()
-        func coordinated(at cycle: Double) throws -> (timings: [IntersectionTiming], corridor: Corridor, wave: GreenWave) {
+        typealias Coordinated = (timings: [IntersectionTiming], corridor: Corridor, wave: GreenWave)
+        func coordinated(at cycle: Double) throws -> Coordinated {
             var fixed = settings
             fixed.minimumCycle = cycle
             fixed.maximumCycle = cycle
@@ -156,7 +158,7 @@ public enum CorridorTiming {
             }
             return (timings, corridor, wave)
         }
-        var cycle = criticalCycle
+        let chosen: Coordinated
         var twoWayAlternative: CorridorPlan.Alternative?
         var atCriticalCycle: CorridorPlan.Alternative?
         if let range = cycleRange {
@@ -170,23 +172,27 @@ public enum CorridorTiming {
             guard range.upperBound <= settings.maximumCycle else {
                 throw SignalTimingError(field: "cycle_range_s", String(format: "ends at %.0f s, above the maximum cycle of %.0f s", range.upperBound, settings.maximumCycle))
             }
-            var best: (cycle: Double, efficiency: Double)?
+            // Each candidate is coordinated once; the best (and the critical cycle, if it was one) is kept.
+            var best: (result: Coordinated, efficiency: Double)?
+            var atCritical: Coordinated?
             var c = max(range.lowerBound.rounded(.up), criticalCycle)
             while c <= range.upperBound {
-                let wave = try coordinated(at: c).wave
-                let efficiency = wave.objective / c
-                if best == nil || efficiency > best!.efficiency + 1e-9 { best = (c, efficiency) }
+                let candidate = try coordinated(at: c)
+                if c == criticalCycle { atCritical = candidate }
+                let efficiency = candidate.wave.objective / c
+                if best == nil || efficiency > best!.efficiency + 1e-9 { best = (candidate, efficiency) }
                 c += 1
             }
-            cycle = best?.cycle ?? criticalCycle
-            if cycle != criticalCycle {
-                let critical = try coordinated(at: criticalCycle)
+            chosen = try best?.result ?? coordinated(at: criticalCycle)
+            if chosen.wave.cycle != criticalCycle {
+                let critical = try atCritical ?? coordinated(at: criticalCycle)
                 atCriticalCycle = .init(wave: critical.wave, meanControlDelay: CorridorPlan.meanControlDelay(critical.timings))
             }
+        } else {
+            chosen = try coordinated(at: criticalCycle)
         }
-        let chosen = try coordinated(at: cycle)
         if cycleRange == nil, chosen.wave.progression != .twoWay {
-            var c = cycle + 1
+            var c = chosen.wave.cycle + 1
             while c <= settings.maximumCycle, twoWayAlternative == nil {
                 let candidate = try coordinated(at: c)
                 if candidate.wave.progression == .twoWay {
@@ -195,7 +201,7 @@ public enum CorridorTiming {
                 c += 1
             }
         }
-        return CorridorPlan(corridor: chosen.corridor, cycle: cycle, criticalIntersection: intersections[critical].demand.id,
+        return CorridorPlan(corridor: chosen.corridor, cycle: chosen.wave.cycle, criticalIntersection: intersections[critical].demand.id,
                             criticalCycle: criticalCycle, cycleRange: cycleRange, atCriticalCycle: atCriticalCycle,
                             twoWayAlternative: twoWayAlternative,
                             timings: chosen.timings, wave: chosen.wave)
