@@ -25,15 +25,25 @@ struct SignalTimingOptions: ParsableArguments {
     @Option(name: .customLong("walking-speed"), help: "Design walking speed for pedestrian minimum greens (m/s).")
     var walkingSpeed: Double = 1.0
 
+    @Option(name: .customLong("analysis-period"),
+            help: "HCM analysis period T of the incremental delay and overflow queue (h): 0.25 for 15-minute flow rates, 1 for an hour of steady flow.")
+    var analysisPeriod: Double = 0.25
+
+    func validate() throws {
+        guard analysisPeriod.isFinite, (0.05...24).contains(analysisPeriod) else {
+            throw ValidationError("--analysis-period must be between 0.05 and 24 hours (got \(analysisPeriod))")
+        }
+    }
+
     var settings: SignalTimingSettings {
         SignalTimingSettings(minimumCycle: minimumCycle, maximumCycle: maximumCycle, minimumGreen: minimumGreen,
-                             walkingSpeed: walkingSpeed)
+                             walkingSpeed: walkingSpeed, analysisPeriod: analysisPeriod)
     }
 
     /// The bounds as the signal processes' inputs.
     var processInputs: [String: JSONValue] {
         ["minimumCycle": .number(minimumCycle), "maximumCycle": .number(maximumCycle), "minimumGreen": .number(minimumGreen),
-         "walkingSpeed": .number(walkingSpeed)]
+         "walkingSpeed": .number(walkingSpeed), "analysisPeriod": .number(analysisPeriod)]
     }
 }
 
@@ -199,6 +209,10 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
     @Option(help: "Seed of the simulated arrivals and of SUMO (the same seed replays the same vehicles).")
     var seed: Int = 1
 
+    @Option(name: .customLong("analysis-period"),
+            help: "HCM analysis period T of the predicted incremental delay (h, default 0.25; 1 for an hour of steady flow).")
+    var analysisPeriod: Double?
+
     @Flag(help: "Print one JSON document instead of a table.")
     var json = false
 
@@ -206,12 +220,16 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
 
     func validate() throws {
         if !sumo, sumoSeconds != 3600 || seed != 1 { throw ValidationError("--sumo-seconds and --seed need --sumo") }
+        if let t = analysisPeriod, !(t.isFinite && (0.05...24).contains(t)) {
+            throw ValidationError("--analysis-period must be between 0.05 and 24 hours (got \(t))")
+        }
     }
 
     func run() async throws {
         var inputs: [String: JSONValue] = ["intersection": .string(intersection), "simulate": .string(sumo ? "sumo" : "none")]
         if let plan { inputs["plan"] = .string(plan) }
         if let period { inputs["period"] = .string(period) }
+        if let analysisPeriod { inputs["analysisPeriod"] = .number(analysisPeriod) }
         if sumo {
             inputs["sumoSeconds"] = .number(Double(sumoSeconds))
             inputs["seed"] = .number(Double(seed))

@@ -175,6 +175,14 @@ struct SignalStoreTests {
             let d = try #require(evaluated["evaluation"]?["approaches"]?[id]?["delay_s"]?.doubleValue)
             #expect(abs(d - (a["delay_s"]?.doubleValue ?? -1)) < 1e-6, "\(id)")
         }
+        // An hour's analysis period: the same plan, a longer incremental delay wherever traffic runs below saturation.
+        let hour = try await Self.run("signal-timing", ["intersections": ["SI-002"], "period": "07:00-09:00", "analysisPeriod": 1])
+        let timedForHour = try #require(hour["plans"]?.arrayValue?.first?["timing"])
+        #expect(timedForHour["cycle_s"] == answered["cycle_s"] && timedForHour["stages"] == answered["stages"])
+        for (id, a) in answered["approaches"]?.objectValue ?? [:] where (a["x"]?.doubleValue ?? 1) < 1 && (a["flow_veh_h"]?.doubleValue ?? 0) > 0 {
+            let d2 = try #require(timedForHour["approaches"]?[id]?["incremental_delay_s"]?.doubleValue)
+            #expect(d2 > (a["incremental_delay_s"]?.doubleValue ?? .infinity), "\(id)")
+        }
     }
 
     @Test("signal processes refuse before work: anonymous (counts are shared with departments), writing without the owner's editor role")
@@ -203,6 +211,8 @@ struct SignalStoreTests {
         #expect(await named("signal-timing", ["intersections": ["SI-001"], "period": "09:00-07:00"]) == "period")
         #expect(await named("signal-timing", ["intersections": ["SI-001"], "period": "7-9"]) == "period")
         #expect(await named("signal-timing", ["minimumCycle": 120, "maximumCycle": 60]) == "maximumCycle")
+        #expect(await named("signal-timing", ["intersections": ["SI-001"], "analysisPeriod": 0]) == "analysisPeriod")
+        #expect(await named("signal-evaluate", ["intersection": "SI-001", "analysisPeriod": "1h"]) == "analysisPeriod")
         #expect(await named("signal-evaluate", ["intersection": "SI-001", "plan": "SP-SI-006-ALL"]) == "plan")
         #expect(await named("signal-evaluate", ["intersection": "SI-001", "plan": "SP-NOPE"]) == "plan")
         #expect(await named("green-wave", ["corridor": "SC-999"]) == "corridor")

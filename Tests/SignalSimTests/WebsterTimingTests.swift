@@ -53,6 +53,24 @@ struct WebsterTimingTests {
         #expect(refused?.field == "incremental_delay_factor")
     }
 
+    @Test("the analysis period T changes the predicted incremental delay, not the plan; below saturation d₂ rises with T to the steady-state random delay")
+    func analysisPeriod() throws {
+        // T → ∞ below saturation: d₂ → 3600·k·x / (c·(1 − x)), Webster's random-arrival term at k = 0.5.
+        let (_, long) = SignalTiming.hcmDelay(cycle: 60, effectiveGreen: 27, flow: 600, capacity: 810, analysisPeriod: 24)
+        let x = 600.0 / 810
+        #expect(abs(long - 3600 * 0.5 * x / (810 * (1 - x))) < 0.05)
+        let quarter = try SignalTiming.webster(Self.crossroads())
+        let hour = try SignalTiming.webster(Self.crossroads(), settings: SignalTimingSettings(analysisPeriod: 1))
+        #expect(hour.plan == quarter.plan)
+        for (a, b) in zip(hour.approaches, quarter.approaches) {
+            #expect(a.uniformDelay == b.uniformDelay && a.incrementalDelay > b.incrementalDelay && a.incrementalDelay < 1.5 * b.incrementalDelay)
+        }
+        let refused = #expect(throws: SignalTimingError.self) {
+            try SignalTiming.webster(Self.crossroads(), settings: SignalTimingSettings(analysisPeriod: 0))
+        }
+        #expect(refused?.field == "analysis_period_h")
+    }
+
     @Test("an intersection's own base saturation flow and turn factors time the lane groups that give none; a group's own value stands")
     func intersectionSaturationFlow() throws {
         func turning(_ given: Double? = nil) -> IntersectionDemand {
