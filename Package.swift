@@ -52,12 +52,17 @@ let package = Package(
         // Geometry core: value types, GEOS bridge, codecs, CRS and transforms, rasters, STRtree.
         .target(name: "GeoCore", dependencies: ["CGEOS", "CPROJ"], swiftSettings: strict),
 
+        // The query languages clients filter with, parsed into plain values and evaluated without a
+        // store: CQL2 (OGC API Features Part 3) into `FilterExpression`, SensorThings `$filter`.
+        // Apart from the store so the parsers' fuzz harnesses build without it.
+        .target(name: "QueryLanguage", dependencies: ["GeoCore"], swiftSettings: strict),
+
         // The one-map store: FeatureStore protocol, SpatiaLite (embedded) and PostGIS backends,
         // layer catalog, versions, audit log, change feed, access rules.
         .target(
             name: "TwinStore",
             dependencies: [
-                "GeoCore", "CSpatiaLite",
+                "GeoCore", "QueryLanguage", "CSpatiaLite",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -164,7 +169,7 @@ let package = Package(
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
-        .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore", "TestSupport"], resources: [.copy("Fixtures")],
+        .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore", "QueryLanguage", "TestSupport"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "CityModelTests", dependencies: ["CityModel", "SWMMFormat", "TestSupport"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
@@ -201,8 +206,8 @@ let package = Package(
         .executableTarget(name: "fuzz-wkb", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/WKB", swiftSettings: strict),
         .executableTarget(name: "fuzz-geojson", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/GeoJSON", swiftSettings: strict),
         .executableTarget(name: "fuzz-asciigrid", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/FuzzESRIASCII", swiftSettings: strict),
-        .executableTarget(name: "fuzz-cql2", dependencies: ["TwinStore", "FuzzSupport"], path: "Fuzz/CQL2", swiftSettings: strict),
+        .executableTarget(name: "fuzz-cql2", dependencies: ["QueryLanguage", "FuzzSupport"], path: "Fuzz/CQL2", swiftSettings: strict),
         .executableTarget(name: "fuzz-swmm", dependencies: ["SWMMFormat", "FuzzSupport"], path: "Fuzz/SWMMInput", swiftSettings: strict),
-        .executableTarget(name: "fuzz-stafilter", dependencies: ["TwinStore", "GeoCore", "FuzzSupport"], path: "Fuzz/STAFilter", swiftSettings: strict),
+        .executableTarget(name: "fuzz-stafilter", dependencies: ["QueryLanguage", "GeoCore", "FuzzSupport"], path: "Fuzz/STAFilter", swiftSettings: strict),
     ]
 )

@@ -1,7 +1,7 @@
 // libFuzzer harness for the CQL2 parsers (Scripts/fuzz.sh, target `fuzz-cql2`). The libFuzzer/replay driver is shared: Fuzz/Support.
 import FuzzSupport
 import Foundation
-import TwinStore
+import QueryLanguage
 
 /// The queryables every input is also checked against, so type checks are fuzzed too.
 let queryables = Queryables(properties: [

@@ -2,7 +2,7 @@
 import FuzzSupport
 import Foundation
 import GeoCore
-import TwinStore
+import QueryLanguage
 
 /// An entity every parsed filter is evaluated against, so the evaluator is fuzzed too.
 let entity: [String: JSONValue] = [

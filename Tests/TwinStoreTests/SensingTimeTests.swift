@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import TwinStore
+@testable import QueryLanguage
 
 /// `SensingTime.format`'s integer path against the general formatter (through `Date`) it
 /// replaced on the read path: the same bytes wherever that one is exact, and exact everywhere.

@@ -93,14 +93,14 @@ public enum TemporalValue: Hashable, Sendable {
     case instant(Date)
     case interval(start: Date?, end: Date?)
 
-    var start: Date? {
+    public var start: Date? {
         switch self {
         case .instant(let d): d
         case .interval(let s, _): s
         }
     }
 
-    var end: Date? {
+    public var end: Date? {
         switch self {
         case .instant(let d): d
         case .interval(_, let e): e

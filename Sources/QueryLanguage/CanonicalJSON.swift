@@ -6,14 +6,14 @@ import GeoCore
 /// from GeoCore's JSON writer (`GeoJSON.encodeBytes`, which every output uses) on purpose: these
 /// exact bytes are inside every stored content hash, so their number format (Swift's shortest
 /// `description`) may never follow a change of an output writer.
-enum CanonicalJSON {
-    static func text(_ v: JSONValue) -> String {
+package enum CanonicalJSON {
+    package static func text(_ v: JSONValue) -> String {
         var w = Writer()
         w.write(v)
         return w.text
     }
 
-    static func text(_ properties: [String: JSONValue]) -> String {
+    package static func text(_ properties: [String: JSONValue]) -> String {
         var w = Writer()
         w.writeObject(properties)
         return w.text
@@ -21,17 +21,17 @@ enum CanonicalJSON {
 
     /// The canonical UTF-8 bytes, written into one buffer (one allocation per text instead of
     /// a `String` append per piece); `containsNUL` tells whether a key or text held U+0000.
-    struct Writer {
-        private(set) var bytes: [UInt8] = []
-        private(set) var containsNUL = false
+    package struct Writer {
+        package private(set) var bytes: [UInt8] = []
+        package private(set) var containsNUL = false
 
-        init(capacity: Int = 256) {
+        package init(capacity: Int = 256) {
             bytes.reserveCapacity(capacity)
         }
 
-        var text: String { String(decoding: bytes, as: UTF8.self) }
+        package var text: String { String(decoding: bytes, as: UTF8.self) }
 
-        mutating func write(_ v: JSONValue) {
+        package mutating func write(_ v: JSONValue) {
             switch v {
             case .null: append("null")
             case .bool(let b): append(b ? "true" : "false")
@@ -59,7 +59,7 @@ enum CanonicalJSON {
             }
         }
 
-        mutating func writeObject(_ o: [String: JSONValue]) {
+        package mutating func writeObject(_ o: [String: JSONValue]) {
             bytes.append(UInt8(ascii: "{"))
             for (i, (k, v)) in o.sorted(by: { $0.key < $1.key }).enumerated() {
                 if i > 0 { bytes.append(UInt8(ascii: ",")) }
@@ -70,7 +70,7 @@ enum CanonicalJSON {
             bytes.append(UInt8(ascii: "}"))
         }
 
-        mutating func writeString(_ s: String) {
+        package mutating func writeString(_ s: String) {
             bytes.append(UInt8(ascii: "\""))
             var s = s
             s.withUTF8 { utf8 in
@@ -118,18 +118,5 @@ enum CanonicalJSON {
         }
 
         private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
-    }
-
-    /// Parses the `props` column back; the store wrote it, so failure means corruption.
-    static func parseObject(_ text: String, layer: String, feature: String) throws -> [String: JSONValue] {
-        do {
-            let v = try JSONValue(json: text)
-            guard let o = v.objectValue else { throw StoreError(.backend, "stored properties are not an object", layer: layer, feature: feature) }
-            return o
-        } catch let e as StoreError {
-            throw e
-        } catch {
-            throw StoreError(.backend, "stored properties do not parse: \(error)", layer: layer, feature: feature)
-        }
     }
 }

@@ -2,9 +2,9 @@ import Foundation
 
 /// RFC 3339 dates and date-times, as JSON Schema's `format: "date"` / `"date-time"` and
 /// CQL2's `DATE(...)` / `TIMESTAMP(...)` write them.
-enum RFC3339 {
+package enum RFC3339 {
     /// Parses `YYYY-MM-DD` into (year, month, day) after checking the day exists in that month.
-    static func fullDate(_ s: Substring) -> (Int, Int, Int)? {
+    package static func fullDate(_ s: Substring) -> (Int, Int, Int)? {
         let u = Array(s.utf8)
         guard u.count == 10, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-"),
               let y = digits(u[0..<4]), let m = digits(u[5..<7]), let d = digits(u[8..<10]),
@@ -13,11 +13,11 @@ enum RFC3339 {
     }
 
     /// Whether `s` is a valid `full-date`.
-    static func isDate(_ s: String) -> Bool { fullDate(Substring(s)) != nil }
+    package static func isDate(_ s: String) -> Bool { fullDate(Substring(s)) != nil }
 
     /// Parses an RFC 3339 `date-time` (`2024-05-01T08:30:00Z`, `…+08:00`, fractional seconds
     /// allowed, `t`/`z` in either case) into an instant; `nil` when malformed.
-    static func dateTime(_ s: String) -> Date? {
+    package static func dateTime(_ s: String) -> Date? {
         let u = Array(s.utf8)
         guard u.count >= 20, u[10] == UInt8(ascii: "T") || u[10] == UInt8(ascii: "t"),
               let (y, mo, d) = fullDate(Substring(s).prefix(10)),
@@ -57,7 +57,7 @@ enum RFC3339 {
     }
 
     /// An instant as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, microseconds).
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let micros = microseconds(date)
         var days = micros / 86_400_000_000
         var rem = micros % 86_400_000_000
@@ -73,11 +73,11 @@ enum RFC3339 {
     }
 
     /// Microseconds since 1970-01-01T00:00:00Z: the store's time unit (exact in SQLite and PostgreSQL).
-    static func microseconds(_ date: Date) -> Int64 {
+    package static func microseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }
 
-    static func date(microseconds: Int64) -> Date {
+    package static func date(microseconds: Int64) -> Date {
         Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
     }
 
@@ -109,7 +109,7 @@ enum RFC3339 {
     }
 
     /// The proleptic Gregorian (year, month, day) of a day count since 1970-01-01 (H. Hinnant's algorithm).
-    static func civilFromDays(_ z0: Int64) -> (Int, Int, Int) {
+    package static func civilFromDays(_ z0: Int64) -> (Int, Int, Int) {
         let z = Int(z0) + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
