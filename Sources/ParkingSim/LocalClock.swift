@@ -1,3 +1,5 @@
+import GeoCore
+
 /// Local wall-clock time as seconds since 1970-01-01 00:00 of the same clock (no time zone: occupancy
 /// feeds report local time, and weekday × time-of-day profiles are about the local clock).
 public enum LocalClock {
@@ -25,7 +27,7 @@ public enum LocalClock {
             guard s[16] == UInt8(ascii: ":"), let v = number(17, 2), v < 61 else { return nil }
             sec = v
         }
-        return Double(daysFromCivil(y, mo, d)) * day + Double(h * 3600 + mi * 60 + sec)
+        return Double(CivilCalendar.days(year: y, month: mo, day: d)) * day + Double(h * 3600 + mi * 60 + sec)
     }
 
     /// `YYYY-MM-DD` as the start of that local day; nil when malformed.
@@ -36,7 +38,7 @@ public enum LocalClock {
     /// `YYYY-MM-DD HH:MM:SS` for a local time.
     public static func format(_ t: Double) -> String {
         let days = Int((t / day).rounded(.down))
-        let (y, m, d) = civil(days)
+        let (y, m, d) = CivilCalendar.date(days: days)
         let s = Int((t - Double(days) * day).rounded())
         func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
         return "\(y)-\(two(m))-\(two(d)) \(two(s / 3600)):\(two(s / 60 % 60)):\(two(s % 60))"
@@ -50,26 +52,4 @@ public enum LocalClock {
 
     /// ISO weekday of a day index: 0 = Monday … 6 = Sunday (1970-01-01 was a Thursday).
     public static func weekday(ofDay d: Int) -> Int { ((d + 3) % 7 + 7) % 7 }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    static func civil(_ z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 
 /// RFC 3339 dates and date-times, as JSON Schema's `format: "date"` / `"date-time"` and
 /// CQL2's `DATE(...)` / `TIMESTAMP(...)` write them.
@@ -51,7 +52,7 @@ package enum RFC3339 {
             return nil
         }
         guard i == u.count else { return nil }
-        let days = daysFromCivil(y, mo, d)
+        let days = CivilCalendar.days(year: y, month: mo, day: d)
         let seconds = Double(days * 86_400 + h * 3_600 + mi * 60 + sec - offset) + fraction
         return Date(timeIntervalSince1970: seconds)
     }
@@ -62,7 +63,7 @@ package enum RFC3339 {
         var days = micros / 86_400_000_000
         var rem = micros % 86_400_000_000
         if rem < 0 { rem += 86_400_000_000; days -= 1 }
-        let (y, m, d) = civilFromDays(days)
+        let (y, m, d) = CivilCalendar.date(days: Int(days))
         let secs = rem / 1_000_000
         let frac = rem % 1_000_000
         func pad(_ v: Int64, _ w: Int) -> String {
@@ -96,28 +97,5 @@ package enum RFC3339 {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-    private static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    /// The proleptic Gregorian (year, month, day) of a day count since 1970-01-01 (H. Hinnant's algorithm).
-    package static func civilFromDays(_ z0: Int64) -> (Int, Int, Int) {
-        let z = Int(z0) + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 
 /// SensorThings time values: an RFC 3339 instant or an interval `start/end`, in microseconds
 /// since 1970 UTC (the store's unit).
@@ -33,7 +34,7 @@ public enum SensingTime {
         var days = microseconds / 86_400_000_000
         var rem = microseconds % 86_400_000_000
         if rem < 0 { rem += 86_400_000_000; days -= 1 }
-        let (year, month, day) = RFC3339.civilFromDays(days)
+        let (year, month, day) = CivilCalendar.date(days: Int(days))
         let y = Int64(year), m = Int64(month), d = Int64(day)
         let secs = rem / 1_000_000
         let frac = rem % 1_000_000
