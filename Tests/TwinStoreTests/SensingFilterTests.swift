@@ -42,6 +42,9 @@ struct SensingFilterTests {
         ("contains(name, 'cheng')", true), ("length(name) eq 16", true), ("tolower(name) eq 'gauge zhucheng 1'", true),
         ("toupper(name) eq 'GAUGE ZHUCHENG 1'", true), ("indexof(name, 'Zhu') eq 6", true), ("substring(name, 6, 8) eq 'Zhucheng'", true),
         ("concat(properties/river, 'X') eq '举水X'", true), ("trim('  a ') eq 'a'", true), ("name eq 'it''s'", false),
+        // Indexes beyond any Int are past the end (the fuzzer's crash of 2026-11-24), not a trap.
+        ("substring(name, 6) eq 'Zhucheng 1'", true), ("substring(name, 2555555555555555555555555555) eq ''", true),
+        ("substring(name, 6, 2555555555555555555555555555) eq 'Zhucheng 1'", true),
     ])
     func strings(_ text: String, _ expected: Bool) throws {
         #expect(try matches(text) == expected, "\(text)")

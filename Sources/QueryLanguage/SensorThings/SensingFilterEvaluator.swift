@@ -162,9 +162,13 @@ public enum SensingFilterEvaluator {
         case "substring":
             guard let a = str(0), let s = num(1), s >= 0 else { return .null }
             let chars = Array(a)
-            let start = min(Int(s), chars.count)
+            // Clamped as doubles: an index beyond any Int (1e30) is past the end, not a trap.
+            let start = Int(min(s, Double(chars.count)))
             var end = chars.count
-            if v.count == 3 { guard let n = num(2), n >= 0 else { return .null }; end = min(chars.count, start + Int(n)) }
+            if v.count == 3 {
+                guard let n = num(2), n >= 0 else { return .null }
+                end = start + Int(min(n, Double(chars.count - start)))
+            }
             return .string(String(chars[start..<end]))
         case "tolower": return str(0).map { .string($0.lowercased()) } ?? .null
         case "toupper": return str(0).map { .string($0.uppercased()) } ?? .null
