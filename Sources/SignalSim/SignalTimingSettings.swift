@@ -11,6 +11,8 @@ public struct SignalTimingSettings: Sendable, Hashable, Codable {
     public var pedestrianStartup: Double
     /// Analysis period T of the HCM incremental delay and the overflow queue (h); 0.25 for 15-minute counts.
     public var analysisPeriod: Double
+    /// The analysis periods the CLI and the processes accept (h): three minutes to a day.
+    public static let analysisPeriods: ClosedRange<Double> = 0.05...24
     /// Y above which GB 50647 §8.5.4 asks for a redesign.
     public var redesignFlowRatio: Double
     /// Saturation flows for approaches that give none.

@@ -29,9 +29,13 @@ struct SignalTimingOptions: ParsableArguments {
             help: "HCM analysis period T of the incremental delay and overflow queue (h): 0.25 for 15-minute flow rates, 1 for an hour of steady flow.")
     var analysisPeriod: Double = 0.25
 
-    func validate() throws {
-        guard analysisPeriod.isFinite, (0.05...24).contains(analysisPeriod) else {
-            throw ValidationError("--analysis-period must be between 0.05 and 24 hours (got \(analysisPeriod))")
+    func validate() throws { try Self.check(analysisPeriod: analysisPeriod) }
+
+    /// `--analysis-period` within `SignalTimingSettings.analysisPeriods`, for every command that takes it.
+    static func check(analysisPeriod t: Double) throws {
+        let range = SignalTimingSettings.analysisPeriods
+        guard t.isFinite, range.contains(t) else {
+            throw ValidationError("--analysis-period must be between \(range.lowerBound) and \(range.upperBound) hours (got \(t))")
         }
     }
 
@@ -220,9 +224,7 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
 
     func validate() throws {
         if !sumo, sumoSeconds != 3600 || seed != 1 { throw ValidationError("--sumo-seconds and --seed need --sumo") }
-        if let t = analysisPeriod, !(t.isFinite && (0.05...24).contains(t)) {
-            throw ValidationError("--analysis-period must be between 0.05 and 24 hours (got \(t))")
-        }
+        if let analysisPeriod { try SignalTimingOptions.check(analysisPeriod: analysisPeriod) }
     }
 
     func run() async throws {

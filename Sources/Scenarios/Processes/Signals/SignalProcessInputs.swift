@@ -20,7 +20,8 @@ enum SignalProcessInputs {
         "walkingSpeed": ProcessParameter(title: "Walking speed", description: "Design walking speed for pedestrian minimum greens (m/s, default 1.0; lower near schools and hospitals).",
                                          schema: ["type": "number", "minimum": 0.3, "maximum": 2, "default": 1.0], minOccurs: 0),
         "analysisPeriod": ProcessParameter(title: "Analysis period", description: "HCM's analysis period T of the incremental delay and the overflow queue (h, default 0.25 for flows counted as 15-minute rates; 1 for an hour of steady flow). The greens do not depend on it.",
-                                           schema: ["type": "number", "minimum": 0.05, "maximum": 24, "default": 0.25], minOccurs: 0),
+                                           schema: ["type": "number", "minimum": .number(SignalTimingSettings.analysisPeriods.lowerBound),
+                                                    "maximum": .number(SignalTimingSettings.analysisPeriods.upperBound), "default": 0.25], minOccurs: 0),
     ]
 
     static let periodParameter = ProcessParameter(
@@ -42,7 +43,7 @@ enum SignalProcessInputs {
             minimumCycle: minimumCycle, maximumCycle: maximumCycle,
             minimumGreen: try In.number(inputs, "minimumGreen", default: base.minimumGreen, in: 0...120) ?? base.minimumGreen,
             walkingSpeed: try In.number(inputs, "walkingSpeed", default: base.walkingSpeed, in: 0.3...2) ?? base.walkingSpeed,
-            analysisPeriod: try In.number(inputs, "analysisPeriod", default: base.analysisPeriod, in: 0.05...24) ?? base.analysisPeriod)
+            analysisPeriod: try In.number(inputs, "analysisPeriod", default: base.analysisPeriod, in: SignalTimingSettings.analysisPeriods) ?? base.analysisPeriod)
     }
 
     /// `HH:MM-HH:MM` as minutes after midnight, end exclusive; `24:00` ends the day.
