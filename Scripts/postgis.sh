@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Starts a throw-away PostgreSQL + PostGIS on loopback for the test suite (idempotent) and prints
 # the connection URL. Data lives in ${CITYTWIN_PG_DIR:-/tmp/citytwin-pg}; port ${CITYTWIN_PG_PORT:-55432}.
+# max_connections 300: the suites run in parallel, each server, worker and store with a pool of its
+# own; at PostgreSQL's default 100 a test run was refused connections ("too many clients") hundreds
+# of times, each refusal a retry with back-off in postgres-nio.
 #   Scripts/postgis.sh start   -> prints postgresql://citytwin:citytwin@127.0.0.1:PORT/citytwin
 #   Scripts/postgis.sh stop [fast|immediate]   (immediate: no shutdown checkpoint, like a crash;
 #                                               the outage tests use both)
@@ -20,7 +23,7 @@ start)
   fi
   if ! as_pg "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
     as_pg "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w \
-      -o "-p $port -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off" \
+      -o "-p $port -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
       start >/dev/null
   fi
   psql() { PGOPTIONS="-c client_min_messages=warning" "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }

@@ -13,8 +13,9 @@ runtime_pkgs=(libgeos-dev libproj-dev proj-data libspatialite-dev libsqlite3-mod
               python3-venv fonts-wqy-microhei)
 # python3-qgis + qgis-providers: QGIS as an OAPIF and vector-tile client (Tests/Clients/test_qgis.py), ~190 MB.
 # nginx-light: the load balancer of Scripts/cluster.sh (Tests/ServerTests/ClusterTests.swift).
+# gdb: the backtraces Scripts/stall_backtraces.sh takes of a test run that stopped making progress.
 test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin libclang-rt-14-dev chromium
-           python3-qgis qgis-providers nginx-light)
+           python3-qgis qgis-providers nginx-light gdb)
 
 want=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")

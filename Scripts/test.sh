@@ -31,13 +31,18 @@ stage() {
 # on their own pages leave room after that buffer, so the read stays inside mapped memory.
 # The transcript goes to a file, not a pipe (a child a test leaves behind cannot hold the stage
 # open), and is shown as it grows.
+# A run that writes nothing for CITYTWIN_TEST_STALL seconds (no test starts or ends; Swift Testing
+# writes line by line) has every thread's backtrace taken, where our code waits printed, and is ended.
 out=.build/test-output.txt
 : > "$out"
 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768 stage "swift test" "${CITYTWIN_SWIFT_TEST_LIMIT:-1800}" \
   swift test --skip-build >"$out" 2>&1 &
 tester=$!
+Scripts/stall_backtraces.sh "$out" "$tester" "${CITYTWIN_TEST_STALL:-360}" .build/test-stall-backtraces.txt &
+watchdog=$!
 tail -n +1 -f --pid="$tester" "$out" | grep --line-buffered -vE '^(◇ (Test|Suite) .* started|Test Case .* started)'
 status=0; wait "$tester" || status=$?
+kill "$watchdog" 2>/dev/null || true
 if [[ $status -ne 0 ]]; then
   # The tests that started and never ended (a hang, or the process died under them).
   Scripts/unfinished_tests.py "$out" | tail -20

@@ -234,7 +234,8 @@ final class LatestProgress: @unchecked Sendable {
         }
         try await withTaskCancellationHandler {
             while !latest.isFinished {
-                try? await Task.sleep(for: .milliseconds(500))
+                // Cancelled: the body's task is cancelled too, and awaited below (no busy loop of reports).
+                guard (try? await Task.sleep(for: .milliseconds(500))) != nil else { break }
                 var report = latest.get()
                 report.fraction = min(0.99, report.fraction ?? 0)
                 do { try await progress.report(report) } catch {

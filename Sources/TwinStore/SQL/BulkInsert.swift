@@ -80,6 +80,9 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
     /// The reading thread is inside the reader: `stop()` waits for it to come out, so the
     /// reader's owner may use it again once the bulk insert returns.
     private var inReader = false
+    /// A writer awaiting the next chunk (`nextChunk()`), resumed when one is ready or the
+    /// preparation ends.
+    private var waiter: CheckedContinuation<Void, Never>?
 
     /// Starts reading at once.
     init(template: WriteBatch, depth: Int = 2, reader: @escaping FeatureChunkReader, encode: @escaping Encode) {
@@ -181,7 +184,9 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
                 condition.lock()
                 ready.append(PreparedChunk(features: prepared, entryHashes: hashes, encoded: encoded))
                 condition.broadcast()
+                let writer = takeWaiter()
                 condition.unlock()
+                writer?.resume()
             }
             finish(nil)
         } catch {
@@ -194,7 +199,15 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
         failure = error
         finished = true
         condition.broadcast()
+        let writer = takeWaiter()
         condition.unlock()
+        writer?.resume()
+    }
+
+    /// The waiting writer, no longer waiting (called with the lock held; resumed after it is released).
+    private func takeWaiter() -> CheckedContinuation<Void, Never>? {
+        defer { waiter = nil }
+        return waiter
     }
 
     /// Hands over the newest audit entry hash (read inside the writer's transaction, or the
@@ -206,12 +219,40 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
         condition.unlock()
     }
 
-    /// The next prepared chunk in reading order (waits for it); `nil` at the end.
+    /// The next prepared chunk in reading order (waits for it, blocking the calling thread); `nil`
+    /// at the end. For a writer on a thread of its own (SpatiaLite's writer queue).
     /// - Throws: the reader's or validation's error once the chunks before it are taken.
     func next() throws -> PreparedChunk<Encoded>? {
         condition.lock()
         defer { condition.unlock() }
         while ready.isEmpty && !finished { condition.wait() }
+        return try take()
+    }
+
+    /// `next()` for a writer in a Swift task: it is suspended, not parked on a thread, while the
+    /// chunk is prepared. (Waiting on a Dispatch thread instead takes a thread of the pool the
+    /// cooperative executor runs on, on Linux; several bulk inserts at once took all of them.)
+    func nextChunk() async throws -> PreparedChunk<Encoded>? {
+        while true {
+            let outcome = condition.withLock { () -> Result<PreparedChunk<Encoded>?, any Error>? in
+                guard !ready.isEmpty || finished else { return nil }
+                return Result { try take() }
+            }
+            if let outcome { return try outcome.get() }
+            await withCheckedContinuation { (k: CheckedContinuation<Void, Never>) in
+                let now = condition.withLock { () -> Bool in
+                    guard ready.isEmpty && !finished else { return true }
+                    waiter = k
+                    return false
+                }
+                if now { k.resume() }
+            }
+        }
+    }
+
+    /// The first ready chunk, or the end (`nil`, or the failure); called with the lock held once
+    /// a chunk is ready or the preparation finished.
+    private func take() throws -> PreparedChunk<Encoded>? {
         if !ready.isEmpty {
             let chunk = ready.removeFirst()
             condition.broadcast()
@@ -219,13 +260,6 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
         }
         if let failure { throw failure }
         return nil
-    }
-
-    /// `next()` without blocking a Swift concurrency thread.
-    func nextChunk() async throws -> PreparedChunk<Encoded>? {
-        try await withCheckedThrowingContinuation { (c: CheckedContinuation<PreparedChunk<Encoded>?, any Error>) in
-            DispatchQueue.global().async { c.resume(with: Result { try self.next() }) }
-        }
     }
 
     /// Tells the threads to end (after their current chunk); returns once the reading thread
