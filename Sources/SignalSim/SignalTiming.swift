@@ -356,6 +356,19 @@ struct TimedIntersection {
     }
 
     /// Performance of every approach under `plan` (its stages in `demand.stages` order).
+    /// What a plan says of an approach whose lefts turn through opposing traffic in their stage: the
+    /// lane-group models serve them from the start of the green, while they leave mostly at its end,
+    /// and in a single shared lane a left waiting for a gap holds up everything behind it. The figures
+    /// are SUMO's against the plans' delay (Benchmarks/README.md: `random_isolated.py --lefts any`
+    /// for wider approaches and left bays, `reference_crossroads.py --left-share 0.15` for one lane).
+    static func permittedLeftWarning(_ a: ApproachDemand, opposing: Double, delay: Double) -> String {
+        let head = String(format: "approach %@ turns %.0f veh/h left through %.0f veh/h of opposing traffic: its delay (%.0f s) serves those lefts from the start of the green, but they leave mostly at its end", a.id, a.flows.left, opposing, delay)
+        if a.lanes == 1, a.flows.left < a.flows.total {
+            return head + "; in its one lane a left waiting for a gap holds up the traffic behind it, and on one-lane crossroads SUMO measured 7 s (5 % lefts) to 61-68 s (15 % lefts) more on average, up to 341 s where an approach planned at x 0.7 queued as if over capacity (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a lane and a stage"
+        }
+        return head + "; SUMO measured 15 s (lefts sharing lanes) to 40 s (left bays) more on average (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a stage"
+    }
+
     func timing(of plan: SignalPlan, method: String, websterCycle: Double?, warnings: [SignalTimingWarning]) -> IntersectionTiming {
         let cycle = plan.cycle
         var warnings = warnings
@@ -371,7 +384,7 @@ struct TimedIntersection {
                 warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period", a.id, performance[i].degreeOfSaturation)))
             }
             if permittedLeftOpposing[i] > 0 {
-                warnings.append(.init(.permittedLeft, String(format: "approach %@ turns %.0f veh/h left through %.0f veh/h of opposing traffic: its delay (%.0f s) serves those lefts from the start of the green, but they leave mostly at its end; SUMO measured 15 s (lefts sharing lanes) to 40 s (left bays) more on average (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a stage", a.id, a.flows.left, permittedLeftOpposing[i], performance[i].controlDelay)))
+                warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay)))
             }
         }
         return IntersectionTiming(intersection: demand.id, method: method, plan: plan, lostTime: lostTime,

@@ -1,7 +1,8 @@
 """SUMO scenarios for checking CityTwin's signal plans in an independent simulator (SUMO 1.28, PyPI
 `eclipse-sumo`), following the measured method of shared/reference/signals.md §8:
 
-- one intersection, four 400 m single-lane approaches, through movements only;
+- one intersection, four 400 m single-lane approaches, through movements only (the reference's scope; with
+  `turns`, every lane also carries left and right turns, as netconvert connects them, for measuring beyond it);
 - Poisson arrivals generated here (the same vehicles in every run of a seed);
 - delay = tripinfo `timeLoss` under the plan minus `timeLoss` of the same vehicles in a baseline run
   where their axis is permanently green and the crossing axis is empty, so acceleration and
@@ -25,6 +26,9 @@ from pathlib import Path
 
 ARMS = {"N": (0, 400), "S": (0, -400), "E": (400, 0), "W": (-400, 0)}
 OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
+# Driving on the right: the arm each movement from an arm leaves by.
+EXIT = {"N": {"through": "S", "left": "E", "right": "W"}, "S": {"through": "N", "left": "W", "right": "E"},
+        "E": {"through": "W", "left": "S", "right": "N"}, "W": {"through": "E", "left": "N", "right": "S"}}
 SPEED = 13.89
 WARM_UP, MEASURE_END = 600.0, 4200.0
 
@@ -64,8 +68,9 @@ def run_citytwin(binary: str, *args: str) -> str:
     return done.stdout
 
 
-def build_network(work: Path) -> Path:
-    """An isolated crossroads with a traffic light at C and through-only connections."""
+def build_network(work: Path, turns: bool = False) -> Path:
+    """An isolated crossroads with a traffic light at C and through-only connections (`turns`: netconvert's own
+    connections, every movement from the one lane)."""
     nodes = ET.Element("nodes")
     ET.SubElement(nodes, "node", id="C", x="0", y="0", type="traffic_light")
     for arm, (x, y) in ARMS.items():
@@ -77,12 +82,14 @@ def build_network(work: Path) -> Path:
     connections = ET.Element("connections")
     for arm in ARMS:
         ET.SubElement(connections, "connection", attrib={"from": f"{arm}_in", "to": f"{OPPOSITE[arm]}_out"})
-    for name, root in (("n.nod.xml", nodes), ("e.edg.xml", edges), ("c.con.xml", connections)):
+    files = [("n.nod.xml", nodes), ("e.edg.xml", edges)] + ([] if turns else [("c.con.xml", connections)])
+    for name, root in files:
         write_xml(root, work / name)
     net = work / "crossroads.net.xml"
-    subprocess.run([sumo_tool("netconvert"), "--node-files", str(work / "n.nod.xml"), "--edge-files", str(work / "e.edg.xml"),
-                    "--connection-files", str(work / "c.con.xml"), "--no-turnarounds", "true", "-o", str(net)],
-                   check=True, capture_output=True)
+    args = [sumo_tool("netconvert"), "--node-files", str(work / "n.nod.xml"), "--edge-files", str(work / "e.edg.xml")]
+    if not turns:
+        args += ["--connection-files", str(work / "c.con.xml")]
+    subprocess.run(args + ["--no-turnarounds", "true", "-o", str(net)], check=True, capture_output=True)
     return net
 
 
@@ -95,8 +102,16 @@ def link_indices(net: Path) -> dict[str, list[int]]:
     return links
 
 
-def write_program(path: Path, links: dict[str, list[int]], phases: list[tuple[float, dict[str, str]]]) -> None:
-    """A static tlLogic: each phase a duration and the signal of each arm (G, y or r)."""
+def minor_links(net: Path) -> set[int]:
+    """Link indices netconvert's own program of C gives a minor green ('g': yield to foes, e.g. a permitted left)."""
+    logic = next(t for t in ET.parse(net).getroot().iter("tlLogic") if t.get("id") == "C")
+    return {i for phase in logic.iter("phase") for i, c in enumerate(phase.get("state")) if c == "g"}
+
+
+def write_program(path: Path, links: dict[str, list[int]], phases: list[tuple[float, dict[str, str]]],
+                  minor: set[int] = frozenset()) -> None:
+    """A static tlLogic: each phase a duration and the signal of each arm (G, y or r); a green on a `minor` link
+    is 'g', as netconvert writes it."""
     size = 1 + max(i for idx in links.values() for i in idx)
     root = ET.Element("additional")
     logic = ET.SubElement(root, "tlLogic", id="C", type="static", programID="citytwin", offset="0")
@@ -105,6 +120,8 @@ def write_program(path: Path, links: dict[str, list[int]], phases: list[tuple[fl
         for arm, idx in links.items():
             for i in idx:
                 state[i] = signals.get(arm, "r")
+                if state[i] == "G" and i in minor:
+                    state[i] = "g"
         ET.SubElement(logic, "phase", duration=f"{duration:g}", state="".join(state))
     write_xml(root, path)
 
@@ -126,21 +143,33 @@ class Vehicle:
     id: str
     arm: str
     depart: float
+    movement: str = "through"
 
 
-def poisson_vehicles(flows: dict[str, float], seed: int, end: float = MEASURE_END + 300) -> list[Vehicle]:
-    """Poisson arrivals per arm (veh/h) until `end` s."""
+Flows = dict[str, float] | dict[str, dict[str, float]]
+
+
+def movement_flows(flows: Flows) -> dict[str, dict[str, float]]:
+    """Flows per arm and movement (veh/h): a bare number per arm is its through flow."""
+    return {arm: (dict(q) if isinstance(q, dict) else {"through": q}) for arm, q in flows.items()}
+
+
+def poisson_vehicles(flows: Flows, seed: int, end: float = MEASURE_END + 300) -> list[Vehicle]:
+    """Poisson arrivals per arm and movement (veh/h) until `end` s (through-only flows keep the vehicles, ids and
+    random draws they always had)."""
     rng = random.Random(seed)
     vehicles = []
-    for arm in sorted(flows):
-        rate = flows[arm] / 3600.0
-        t, n = 0.0, 0
-        while rate > 0:
-            t += rng.expovariate(rate)
-            if t >= end:
-                break
-            vehicles.append(Vehicle(f"{arm}_{n}", arm, round(t, 2)))
-            n += 1
+    for arm, movements in sorted(movement_flows(flows).items()):
+        for movement in sorted(movements, key=lambda m: (m != "through", m)):
+            rate = movements[movement] / 3600.0
+            prefix = arm if movement == "through" else f"{arm}{movement[0]}"
+            t, n = 0.0, 0
+            while rate > 0:
+                t += rng.expovariate(rate)
+                if t >= end:
+                    break
+                vehicles.append(Vehicle(f"{prefix}_{n}", arm, round(t, 2), movement))
+                n += 1
     return sorted(vehicles, key=lambda v: v.depart)
 
 
@@ -148,8 +177,11 @@ def write_routes(path: Path, vehicles: list[Vehicle]) -> None:
     root = ET.Element("routes")
     for arm in ARMS:
         ET.SubElement(root, "route", id=f"r_{arm}", edges=f"{arm}_in {OPPOSITE[arm]}_out")
+        for movement in ("left", "right"):
+            ET.SubElement(root, "route", id=f"r_{arm}_{movement}", edges=f"{arm}_in {EXIT[arm][movement]}_out")
     for v in vehicles:
-        ET.SubElement(root, "vehicle", id=v.id, route=f"r_{v.arm}", depart=f"{v.depart:.2f}", departLane="best")
+        route = f"r_{v.arm}" if v.movement == "through" else f"r_{v.arm}_{v.movement}"
+        ET.SubElement(root, "vehicle", id=v.id, route=route, depart=f"{v.depart:.2f}", departLane="best")
     write_xml(root, path)
 
 
@@ -162,16 +194,19 @@ def run(net: Path, routes: Path, program: Path, seed: int, work: Path, tag: str)
     return {t.get("id"): float(t.get("timeLoss")) for t in ET.parse(trips).getroot().iter("tripinfo")}
 
 
-def signal_delay(plan: dict, flows: dict[str, float], seed: int, work: Path) -> dict[str, float]:
-    """Baseline-corrected SUMO delay (s/veh) per arm under `plan` for Poisson demand `flows`."""
+def signal_delay(plan: dict, flows: Flows, seed: int, work: Path) -> dict[str, float]:
+    """Baseline-corrected SUMO delay (s/veh) per arm under `plan` for Poisson demand `flows` (per arm, or per arm
+    and movement: with any turning flow the network connects every movement)."""
     work.mkdir(parents=True, exist_ok=True)
-    net = build_network(work)
+    turns = any(q > 0 for m in movement_flows(flows).values() for name, q in m.items() if name != "through")
+    net = build_network(work, turns)
     links = link_indices(net)
+    minor = minor_links(net)
     vehicles = poisson_vehicles(flows, seed)
     routes = work / "all.rou.xml"
     write_routes(routes, vehicles)
     program = work / "plan.add.xml"
-    write_program(program, links, plan_phases(plan))
+    write_program(program, links, plan_phases(plan), minor)
     signalled = run(net, routes, program, seed, work, "plan")
     baseline: dict[str, float] = {}
     for stage in plan["stages"]:
@@ -179,7 +214,7 @@ def signal_delay(plan: dict, flows: dict[str, float], seed: int, work: Path) -> 
         axis_routes = work / f"axis-{'-'.join(sorted(axis))}.rou.xml"
         write_routes(axis_routes, [v for v in vehicles if v.arm in axis])
         green = work / f"green-{'-'.join(sorted(axis))}.add.xml"
-        write_program(green, links, [(100000, {a: "G" for a in axis})])
+        write_program(green, links, [(100000, {a: "G" for a in axis})], minor)
         baseline.update(run(net, axis_routes, green, seed, work, "base-" + "-".join(sorted(axis))))
     delays: dict[str, list[float]] = {}
     for v in vehicles:

@@ -23,11 +23,11 @@ SUMO_SATURATION = 1859.0
 SUMO_LOST = 3.8
 
 
-def plan_for(flows: dict[str, float], tmp: Path, all_red: float = 2.0) -> dict:
+def plan_for(flows: sumo_signals.Flows, tmp: Path, all_red: float = 2.0) -> dict:
     intersection = {
         "id": "SUMO-X", "amber_s": 3, "all_red_s": all_red, "startup_lost_s": SUMO_LOST,
-        "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": SUMO_SATURATION, "flows_veh_h": {"through": q}}
-                       for arm, q in flows.items()],
+        "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": SUMO_SATURATION, "flows_veh_h": q}
+                       for arm, q in sumo_signals.movement_flows(flows).items()],
         "stages": [["N", "S"], ["W", "E"]],
     }
     path = tmp / "intersection.json"

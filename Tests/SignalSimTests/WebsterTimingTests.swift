@@ -150,6 +150,13 @@ struct WebsterTimingTests {
         let marked = timing.warnings.filter { $0.code == .permittedLeft }
         #expect(marked.count == 1)
         #expect(marked.first?.message.hasPrefix("approach N turns 80 veh/h left through 600 veh/h of opposing traffic") == true)
+        // In its one lane the waiting lefts hold up the through traffic behind them: the warning says so.
+        #expect(marked.first?.message.contains("holds up the traffic behind it") == true)
+        var wider = demand
+        wider.approaches[0].lanes = 2
+        let widerMarked = try SignalTiming.webster(wider).warnings.filter { $0.code == .permittedLeft }
+        #expect(widerMarked.count == 1)
+        #expect(widerMarked.first?.message.contains("holds up") == false)
         // The same lefts with a stage of their own are protected: nothing to mark.
         demand.approaches.append(ApproachDemand(id: "NL", lanes: 1, saturationPerLane: 1700, flows: MovementFlows(left: 80)))
         demand.approaches[0].flows.left = 0
