@@ -113,10 +113,14 @@ public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConv
 
     public var code: Code
     public var message: String
+    /// The approach (lane group) the warning is about, when it is about one (`over-capacity`,
+    /// `permitted-left`): a client can mark that approach's figures without reading the message.
+    public var approach: String?
 
-    public init(_ code: Code, _ message: String) {
+    public init(_ code: Code, _ message: String, approach: String? = nil) {
         self.code = code
         self.message = message
+        self.approach = approach
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -381,10 +381,10 @@ struct TimedIntersection {
             performance.append(Self.performance(id: a.id, flow: q, saturationFlow: s, effectiveGreen: g, cycle: cycle,
                                                 analysisPeriod: settings.analysisPeriod, incrementalDelayFactor: incrementalDelayFactor))
             if q > 0, performance[i].degreeOfSaturation > 1 {
-                warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period", a.id, performance[i].degreeOfSaturation)))
+                warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period", a.id, performance[i].degreeOfSaturation), approach: a.id))
             }
             if permittedLeftOpposing[i] > 0 {
-                warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay)))
+                warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay), approach: a.id))
             }
         }
         return IntersectionTiming(intersection: demand.id, method: method, plan: plan, lostTime: lostTime,

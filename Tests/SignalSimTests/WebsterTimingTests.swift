@@ -149,6 +149,7 @@ struct WebsterTimingTests {
         let timing = try SignalTiming.webster(demand)
         let marked = timing.warnings.filter { $0.code == .permittedLeft }
         #expect(marked.count == 1)
+        #expect(marked.first?.approach == "N")
         #expect(marked.first?.message.hasPrefix("approach N turns 80 veh/h left through 600 veh/h of opposing traffic") == true)
         // In its one lane the waiting lefts hold up the through traffic behind them: the warning says so.
         #expect(marked.first?.message.contains("holds up the traffic behind it") == true)
@@ -200,6 +201,9 @@ struct WebsterTimingTests {
         #expect(timing.plan.stages.allSatisfy { $0.green > 0 })
         #expect(timing.warnings.contains { $0.code == .oversaturated })
         #expect(timing.warnings.contains { $0.code == .overCapacity })
+        // Each over-capacity warning names its approach; the intersection-wide ones name none.
+        #expect(Set(timing.warnings.filter { $0.code == .overCapacity }.compactMap(\.approach)) == ["N", "S", "W", "E"])
+        #expect(timing.warnings.filter { $0.code == .oversaturated }.allSatisfy { $0.approach == nil })
         // Greens in proportion to flow ratios: equal degrees of saturation.
         let xs = timing.approaches.map(\.degreeOfSaturation)
         #expect(xs.max()! - xs.min()! < 0.03)
