@@ -59,8 +59,14 @@ func printTiming(_ t: JSONValue, title: String) {
         let groups = (s["approaches"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: "+")
         print("  stage \(i + 1) \(groups): green \(n(s["green_s"])) s, amber \(n(s["amber_s"])) s, all-red \(n(s["all_red_s"])) s")
     }
+    // An approach a warning is about shows the warning's code beside its figures, so its delay is never read alone.
+    var marks: [String: [String]] = [:]
+    for w in t["warnings"]?.arrayValue ?? [] {
+        if let approach = w["approach"]?.stringValue, let code = w["code"]?.stringValue { marks[approach, default: []].append(code) }
+    }
     for (id, a) in (t["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-        print("  \(id): x = \(n(a["x"], "%.2f")), delay \(n(a["delay_s"], "%.1f")) s/veh, queue \(n(a["queue_veh"], "%.1f")) veh, LOS \(a["los"]?.stringValue ?? "-")")
+        let marked = marks[id].map { " (see warning: \($0.joined(separator: ", ")))" } ?? ""
+        print("  \(id): x = \(n(a["x"], "%.2f")), delay \(n(a["delay_s"], "%.1f")) s/veh, queue \(n(a["queue_veh"], "%.1f")) veh, LOS \(a["los"]?.stringValue ?? "-")\(marked)")
     }
     for w in t["warnings"]?.arrayValue ?? [] {
         print("  warning: \(w["code"]?.stringValue ?? ""): \(w["message"]?.stringValue ?? "")")
