@@ -47,10 +47,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"
 import sumo_signals  # noqa: E402
 
 ARMS = ("N", "E", "S", "W")
-OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
-# Driving on the right: where each movement from an arm leaves (as SumoExport.exit).
-EXIT = {"N": {"through": "S", "left": "E", "right": "W"}, "S": {"through": "N", "left": "W", "right": "E"},
-        "E": {"through": "W", "left": "S", "right": "N"}, "W": {"through": "E", "left": "N", "right": "S"}}
+# Driving on the right: the opposite arm, and where each movement from an arm leaves (as SumoExport.exit).
+OPPOSITE, EXIT = sumo_signals.OPPOSITE, sumo_signals.EXIT
 X_LIMIT = 0.8
 # Sample district position of the generated signals (邾城, Xinzhou); each is exported and replayed on its own.
 ORIGIN = (114.80, 30.84)

@@ -355,7 +355,6 @@ struct TimedIntersection {
         })
     }
 
-    /// Performance of every approach under `plan` (its stages in `demand.stages` order).
     /// What a plan says of an approach whose lefts turn through opposing traffic in their stage: the
     /// lane-group models serve them from the start of the green, while they leave mostly at its end,
     /// and in a single shared lane a left waiting for a gap holds up everything behind it. The figures
@@ -369,6 +368,7 @@ struct TimedIntersection {
         return head + "; SUMO measured 15 s (lefts sharing lanes) to 40 s (left bays) more on average (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a stage"
     }
 
+    /// Performance of every approach under `plan` (its stages in `demand.stages` order).
     func timing(of plan: SignalPlan, method: String, websterCycle: Double?, warnings: [SignalTimingWarning]) -> IntersectionTiming {
         let cycle = plan.cycle
         var warnings = warnings

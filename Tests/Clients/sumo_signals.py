@@ -26,7 +26,7 @@ from pathlib import Path
 
 ARMS = {"N": (0, 400), "S": (0, -400), "E": (400, 0), "W": (-400, 0)}
 OPPOSITE = {"N": "S", "S": "N", "E": "W", "W": "E"}
-# Driving on the right: the arm each movement from an arm leaves by.
+# Driving on the right: the arm each movement from an arm leaves by (as SumoExport.exit).
 EXIT = {"N": {"through": "S", "left": "E", "right": "W"}, "S": {"through": "N", "left": "W", "right": "E"},
         "E": {"through": "W", "left": "S", "right": "N"}, "W": {"through": "E", "left": "N", "right": "S"}}
 SPEED = 13.89
