@@ -42,11 +42,33 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
     /// Each intersection's timing at the common cycle, its plan offset set from the wave.
     public var timings: [IntersectionTiming]
     public var wave: GreenWave
+    /// What the corridor's through traffic waits at its signals in each direction (outbound,
+    /// inbound) under these offsets, arrivals carried down from the upstream signal.
+    public var directions: [DirectionDelay]
+    /// The same plans run at offsets the caller gave (the ones the signals run now, or another
+    /// tool's), for the wave to be weighed against; `nil` when none were given.
+    public var atComparedOffsets: OffsetComparison?
+
+    /// The corridor's plans evaluated at other offsets: what each direction and the whole corridor wait.
+    public struct OffsetComparison: Sendable, Hashable, Codable {
+        /// One offset per signal (s, the first stage's green start), as given.
+        public var offsets: [Double]
+        public var directions: [DirectionDelay]
+        /// As `CorridorPlan.meanControlDelay`, at these offsets (s/veh).
+        public var meanControlDelay: Double
+
+        enum CodingKeys: String, CodingKey {
+            case offsets = "offsets_s"
+            case directions
+            case meanControlDelay = "mean_control_delay_s"
+        }
+    }
 
     /// Another common cycle's wave and what the corridor's traffic would wait at it.
     public struct Alternative: Sendable, Hashable, Codable {
         public var wave: GreenWave
-        /// Flow-weighted HCM control delay over every lane group of the corridor (s/veh).
+        /// Flow-weighted control delay over every lane group of the corridor (s/veh), as
+        /// `CorridorPlan.meanControlDelay`.
         public var meanControlDelay: Double
 
         enum CodingKeys: String, CodingKey {
@@ -55,15 +77,22 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
         }
     }
 
-    /// Flow-weighted HCM control delay over every lane group of the corridor's intersections
-    /// (s/veh), arrivals as at isolated signals (no progression adjustment).
-    public var meanControlDelay: Double { Self.meanControlDelay(timings) }
+    /// Flow-weighted control delay over every lane group of the corridor's intersections (s/veh):
+    /// HCM's with random arrivals, except where the corridor's through traffic arrives from an
+    /// upstream signal, whose delay under the offsets `directions` gives.
+    public var meanControlDelay: Double { Self.meanControlDelay(timings, directions: directions) }
 
-    static func meanControlDelay(_ timings: [IntersectionTiming]) -> Double {
-        let flows = timings.map { $0.approaches.reduce(0) { $0 + $1.flow } }
-        let flow = flows.reduce(0, +)
-        guard flow > 0 else { return 0 }
-        return zip(timings, flows).reduce(0) { $0 + $1.0.meanControlDelay * $1.1 } / flow
+    static func meanControlDelay(_ timings: [IntersectionTiming], directions: [DirectionDelay]) -> Double {
+        var progressed: [String: [String: Double]] = [:]
+        for signal in directions.flatMap(\.signals) { progressed[signal.intersection, default: [:]][signal.approach] = signal.delay }
+        var flow = 0.0, total = 0.0
+        for timing in timings {
+            for a in timing.approaches {
+                flow += a.flow
+                total += a.flow * (progressed[timing.intersection]?[a.id] ?? a.controlDelay)
+            }
+        }
+        return flow > 0 ? total / flow : 0
     }
 
     /// What a planner should know before using the wave: a longer cycle's cost, one-way
@@ -71,7 +100,7 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
     public var warnings: [String] {
         var warnings: [String] = []
         if let critical = atCriticalCycle {
-            warnings.append(String(format: "the common cycle of %.0f s, the most efficient band of the range ((b + k·b̄)/C = %.3f against %.3f at the %.0f s %@ needs), raises the corridor's mean control delay from %.1f to %.1f s/veh (HCM, arrivals as at isolated signals)",
+            warnings.append(String(format: "the common cycle of %.0f s, the most efficient band of the range ((b + k·b̄)/C = %.3f against %.3f at the %.0f s %@ needs), raises the corridor's mean control delay from %.1f to %.1f s/veh (HCM, the corridor's through traffic arriving from the upstream signals under each wave's offsets)",
                                    cycle, wave.objective / cycle, critical.wave.objective / criticalCycle, criticalCycle, criticalIntersection,
                                    critical.meanControlDelay, meanControlDelay))
         }
@@ -91,6 +120,8 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
         case cycleRange = "cycle_range_s"
         case twoWayAlternative = "two_way_alternative"
         case atCriticalCycle = "at_critical_cycle"
+        case directions
+        case atComparedOffsets = "at_compared_offsets"
     }
 }
 
@@ -101,6 +132,8 @@ public enum CorridorTiming {
     ///   - links: `intersections.count − 1` links between consecutive intersections.
     ///   - inboundWeight: k of b + k·b̄; `nil` takes MAXBAND's ratio of inbound to outbound
     ///     through flow over the corridor.
+    ///   - comparedOffsets: offsets (s, one per intersection) to evaluate the same plans at beside the
+    ///     wave's, e.g. the ones the signals run now (`atComparedOffsets`).
     ///   - cycleRange: whole-second common cycles to search (from the critical intersection's
     ///     cycle at the least) for the greatest band efficiency (b + k·b̄)/C, MAXBAND's objective
     ///     with the cycle a variable (Little, Kelson & Gartner 1981), ties to the shorter cycle;
@@ -109,7 +142,7 @@ public enum CorridorTiming {
     ///   intersection does not have, a bad link, a cycle range below the critical cycle).
     public static func plan(id: String, intersections: [CorridorIntersection], links: [CorridorLink],
                             settings: SignalTimingSettings = SignalTimingSettings(), inboundWeight: Double? = nil,
-                            cycleRange: ClosedRange<Double>? = nil) throws -> CorridorPlan {
+                            cycleRange: ClosedRange<Double>? = nil, comparedOffsets: [Double]? = nil) throws -> CorridorPlan {
         guard intersections.count >= 2 else {
             throw SignalTimingError(field: "intersections", "a corridor needs at least two signals to coordinate (got \(intersections.count))")
         }
@@ -122,6 +155,14 @@ public enum CorridorTiming {
                 throw SignalTimingError(field: "intersections[\(i)].inbound_approach", "intersection \(x.demand.id) has no approach '\(x.inboundApproach)'")
             }
         }
+        if let comparedOffsets {
+            guard comparedOffsets.count == intersections.count else {
+                throw SignalTimingError(field: "compared_offsets_s", "needs one offset per signal (\(intersections.count)), got \(comparedOffsets.count)")
+            }
+            if let bad = comparedOffsets.firstIndex(where: { !$0.isFinite }) {
+                throw SignalTimingError(field: "compared_offsets_s[\(bad)]", "must be a number of seconds")
+            }
+        }
         let own = try intersections.map { try SignalTiming.webster($0.demand, settings: settings) }
         let critical = own.indices.max { own[$0].cycle < own[$1].cycle }!
         let criticalCycle = own[critical].cycle
@@ -130,7 +171,7 @@ public enum CorridorTiming {
             let back = intersections.reduce(0) { $0 + throughFlow(of: $1.inboundApproach, in: $1.demand) }
             return out > 0 ? back / out : 1
         }()
-        typealias Coordinated = (timings: [IntersectionTiming], corridor: Corridor, wave: GreenWave)
+        typealias Coordinated = (timings: [IntersectionTiming], corridor: Corridor, wave: GreenWave, directions: [DirectionDelay])
         func coordinated(at cycle: Double) throws -> Coordinated {
             var fixed = settings
             fixed.minimumCycle = cycle
@@ -156,7 +197,7 @@ public enum CorridorTiming {
                 // The plan's offset is the start of its first stage: outbound green start minus where it sits in the cycle.
                 timings[i].plan.offset = mod(wave.offsets[i] - outboundStart[i], cycle)
             }
-            return (timings, corridor, wave)
+            return (timings, corridor, wave, progression(intersections: intersections, links: links, timings: timings))
         }
         let chosen: Coordinated
         var twoWayAlternative: CorridorPlan.Alternative?
@@ -186,7 +227,7 @@ public enum CorridorTiming {
             chosen = try best?.result ?? coordinated(at: criticalCycle)
             if chosen.wave.cycle != criticalCycle {
                 let critical = try atCritical ?? coordinated(at: criticalCycle)
-                atCriticalCycle = .init(wave: critical.wave, meanControlDelay: CorridorPlan.meanControlDelay(critical.timings))
+                atCriticalCycle = .init(wave: critical.wave, meanControlDelay: CorridorPlan.meanControlDelay(critical.timings, directions: critical.directions))
             }
         } else {
             chosen = try coordinated(at: criticalCycle)
@@ -196,15 +237,22 @@ public enum CorridorTiming {
             while c <= settings.maximumCycle, twoWayAlternative == nil {
                 let candidate = try coordinated(at: c)
                 if candidate.wave.progression == .twoWay {
-                    twoWayAlternative = .init(wave: candidate.wave, meanControlDelay: CorridorPlan.meanControlDelay(candidate.timings))
+                    twoWayAlternative = .init(wave: candidate.wave, meanControlDelay: CorridorPlan.meanControlDelay(candidate.timings, directions: candidate.directions))
                 }
                 c += 1
             }
         }
+        let compared = comparedOffsets.map { offsets -> CorridorPlan.OffsetComparison in
+            var timings = chosen.timings
+            for i in timings.indices { timings[i].plan.offset = mod(offsets[i], chosen.wave.cycle) }
+            let directions = progression(intersections: intersections, links: links, timings: timings)
+            return .init(offsets: offsets, directions: directions,
+                         meanControlDelay: CorridorPlan.meanControlDelay(timings, directions: directions))
+        }
         return CorridorPlan(corridor: chosen.corridor, cycle: chosen.wave.cycle, criticalIntersection: intersections[critical].demand.id,
                             criticalCycle: criticalCycle, cycleRange: cycleRange, atCriticalCycle: atCriticalCycle,
                             twoWayAlternative: twoWayAlternative,
-                            timings: chosen.timings, wave: chosen.wave)
+                            timings: chosen.timings, wave: chosen.wave, directions: chosen.directions, atComparedOffsets: compared)
     }
 
     /// Start within the cycle (s after the first stage's green starts) and length of the displayed

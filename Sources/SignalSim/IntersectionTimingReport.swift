@@ -78,8 +78,14 @@ public struct CorridorPlanReport: Sendable, Encodable {
     var inbound_weight: Double
     /// two-way, outbound-only or inbound-only.
     var progression: String
-    /// Flow-weighted HCM control delay over the corridor's lane groups (s/veh).
+    /// Flow-weighted control delay over the corridor's lane groups (s/veh), its through traffic's
+    /// with arrivals from the upstream signals under these offsets.
     var mean_control_delay_s: Double
+    /// Outbound and inbound: the delay of the corridor's through traffic at each signal under these
+    /// offsets (platoons carried down each link) beside the isolated-signal figure, and their sums.
+    var directions: [DirectionDelay]
+    /// The same plans at offsets the caller gave to compare with (absent when none were).
+    var at_compared_offsets: CorridorPlan.OffsetComparison?
     var warnings: [String]
     /// When a cycle range chose a longer cycle: the wave and delay at the critical cycle.
     var at_critical_cycle: Alternative?
@@ -112,6 +118,8 @@ public struct CorridorPlanReport: Sendable, Encodable {
         inbound_weight = plan.wave.inboundWeight
         progression = plan.wave.progression.rawValue
         mean_control_delay_s = plan.meanControlDelay
+        directions = plan.directions
+        at_compared_offsets = plan.atComparedOffsets
         warnings = plan.warnings
         at_critical_cycle = plan.atCriticalCycle.map { Alternative($0.wave, meanControlDelay: $0.meanControlDelay) }
         two_way_alternative = plan.twoWayAlternative.map { Alternative($0.wave, meanControlDelay: $0.meanControlDelay) }

@@ -307,6 +307,9 @@ struct SignalCorridorCommand: AsyncParsableCommand {
     @Option(name: .customLong("cycle-range"), help: "MIN-MAX: search the common cycles from MIN to MAX s (from the critical intersection's own cycle up) for the most efficient green band (b + k·b̄)/C; default the critical cycle.")
     var cycleRange: String?
 
+    @Option(name: .customLong("compare-offsets"), help: "O1,O2,…: also evaluate the same plans at these offsets (s, one per signal, first stage's green start), e.g. the ones the signals run now: each direction's delay beside the wave's.")
+    var compareOffsets: String?
+
     @OptionGroup var timing: SignalTimingOptions
     @OptionGroup var store: StoreOption
 
@@ -314,6 +317,19 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         guard (input == nil) != (id == nil) else { throw ValidationError("give either --input FILE or --id CORRIDOR") }
         if input != nil, period != nil || write { throw ValidationError("--period and --write need --id") }
         _ = try cycles
+        _ = try comparedOffsets
+    }
+
+    /// `--compare-offsets` as seconds.
+    var comparedOffsets: [Double]? {
+        get throws {
+            guard let compareOffsets else { return nil }
+            let values = compareOffsets.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            guard values.allSatisfy({ $0?.isFinite == true }) else {
+                throw ValidationError("--compare-offsets must be seconds separated by commas, one per signal, e.g. 0,25.7,51.4,77.1 (got '\(compareOffsets)')")
+            }
+            return values.compactMap { $0 }
+        }
     }
 
     /// `--cycle-range` as seconds.
@@ -338,6 +354,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             if let period { inputs["period"] = .string(period) }
             if write { inputs["write"] = true }
             if let cycles = try cycles { inputs["cycleRange"] = [.number(cycles.lowerBound), .number(cycles.upperBound)] }
+            if let offsets = try comparedOffsets { inputs["compareOffsets"] = .array(offsets.map { .number($0) }) }
             let result = try await ProcessRunner(store: store.path).run("green-wave", inputs)
             report = result["plan"] ?? .null
             svg = result["diagram"]?.stringValue ?? ""
@@ -347,7 +364,8 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             let plan: CorridorPlan
             do {
                 plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
-                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles)
+                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles,
+                                               comparedOffsets: try comparedOffsets)
             } catch let e as SignalTimingError {
                 throw CommandFailure("\(input): \(e)")
             }
@@ -367,6 +385,18 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         } ?? "set by \(critical)"
         print("\(report["corridor"]?.stringValue ?? ""): common cycle \(n(report["cycle_s"], "%.0f")) s (\(setBy)), outbound band \(n(report["outbound_bandwidth_s"])) s, inbound band \(n(report["inbound_bandwidth_s"])) s (k = \(n(report["inbound_weight"], "%.2f")))")
         for warning in report["warnings"]?.arrayValue ?? [] { print("  warning: \(warning.stringValue ?? "")") }
+        func directions(_ list: JSONValue?, _ which: String) {
+            for d in list?.arrayValue ?? [] {
+                let signals = (d["signals"]?.arrayValue ?? []).map { "\($0["intersection"]?.stringValue ?? "") \(n($0["delay_s"]))" }.joined(separator: ", ")
+                print("  \(d["direction"]?.stringValue ?? "") through traffic: \(n(d["delay_s"])) s/veh at the signals \(which) (\(n(d["isolated_delay_s"])) s/veh with random arrivals): \(signals)")
+            }
+        }
+        directions(report["directions"], "under the wave's offsets")
+        if let compared = report["at_compared_offsets"] {
+            let offsets = (compared["offsets_s"]?.arrayValue ?? []).map { n($0) }.joined(separator: ", ")
+            directions(compared["directions"], "at the compared offsets \(offsets) s")
+            print("  mean control delay: \(n(report["mean_control_delay_s"])) s/veh under the wave, \(n(compared["mean_control_delay_s"])) s/veh at the compared offsets")
+        }
         for t in report["intersections"]?.arrayValue ?? [] {
             let greens = (t["stages"]?.arrayValue ?? []).map { n($0["green_s"], "%.0f") }.joined(separator: "/")
             print("  \(t["intersection"]?.stringValue ?? ""): offset \(n(t["offset_s"])) s, greens \(greens)")

@@ -220,6 +220,8 @@ struct SignalStoreTests {
         #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [110, 90]]) == "cycleRange")
         // Below the cycle the corridor's critical intersection needs.
         #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [40, 50]]) == "cycleRange")
+        #expect(await named("green-wave", ["corridor": "SC-001", "compareOffsets": [0, 10]]) == "compareOffsets")
+        #expect(await named("green-wave", ["corridor": "SC-001", "compareOffsets": ["0", 10]]) == "compareOffsets")
     }
 
     @Test("green-wave coordinates SC-001 on one cycle, draws its diagram, and writes the corridor's plans with their offsets")
@@ -244,6 +246,16 @@ struct SignalStoreTests {
         let chosen = try #require(ranged["cycle_s"]?.doubleValue)
         #expect(ranged["cycle_range_s"] == [60, 120] && ranged["critical_cycle_s"]?.doubleValue == cycle)
         #expect(chosen >= cycle && chosen <= 120 && ranged["two_way_alternative"] == nil)
+        // Each direction's delay under the wave, and the same plans at the offsets given to compare.
+        let directions = try #require(plan["directions"]?.arrayValue)
+        #expect(directions.map { $0["direction"]?.stringValue } == ["outbound", "inbound"])
+        #expect(directions.allSatisfy { $0["signals"]?.arrayValue?.count == timings.count && ($0["delay_s"]?.doubleValue ?? -1) > 0 })
+        let zero = Array(repeating: JSONValue.number(0), count: timings.count)
+        let compared = try #require(try await Self.run("green-wave", ["corridor": "SC-001", "period": "17:00-18:00",
+                                                                       "compareOffsets": .array(zero)])["plan"]?["at_compared_offsets"])
+        #expect(compared["offsets_s"]?.arrayValue?.map(\.doubleValue) == Array(repeating: 0, count: timings.count))
+        #expect(compared["directions"]?.arrayValue?.count == 2)
+        #expect(compared["mean_control_delay_s"]?.doubleValue != nil)
     }
 
     @Test("adaptive re-timing steps the plan running at 'at' from the hour of counts before it, within the limits, as a new version of it")

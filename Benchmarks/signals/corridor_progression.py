@@ -1,0 +1,116 @@
+"""A corridor's delay under its offsets, predicted by `citytwin signal corridor` against SUMO (issue 16).
+
+For each corridor (the reference's and others it was not read from), CityTwin plans the corridor at a fixed
+common cycle; the same plans then run in SUMO 1.28 at four sets of offsets: CityTwin's green wave, SUMO's own
+tools/tlsCoordinator.py, all zero and one random draw. Each direction's through traffic is measured as the
+reference measures corridors (tripinfo timeLoss minus a run in which the same vehicles meet only green;
+seeds 1-3, 600-4200 s) and set beside what the plan predicts for it: `directions[].delay_s` (arrivals carried
+from the upstream signal, TRANSYT's cyclic flow profiles with Robertson's dispersion) and `isolated_delay_s`
+(random arrivals at every signal, the figure before progression was modelled). The other offsets reach the
+plan through `--compare-offsets`.
+
+    python3 Benchmarks/signals/corridor_progression.py <citytwin> [--jobs 2]
+
+About 6 minutes on 2 cores.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
+import sumo_signals  # noqa: E402
+
+SATURATION, LOST = 1859.0, 3.8  # SUMO's own, as the reference measured them
+SEEDS = (1, 2, 3)
+# name, signals, spacing (m), common cycle (s), eastbound, westbound, each side-street direction (veh/h)
+CORRIDORS = [
+    ("reference", 4, 300, 90, 500, 300, 150),
+    ("five-250m", 5, 250, 70, 600, 450, 200),
+    ("three-450m", 3, 450, 100, 400, 400, 250),
+    ("six-200m", 6, 200, 60, 450, 250, 150),
+]
+
+
+def corridor_input(name: str, count: int, spacing: float, east: float, west: float, side: float) -> dict:
+    def intersection(i: int) -> dict:
+        return {"intersection": {"id": f"J{i + 1}", "amber_s": 3, "all_red_s": 2, "startup_lost_s": LOST,
+                                 "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": SATURATION,
+                                                 "flows_veh_h": {"through": q}}
+                                                for arm, q in (("W", east), ("E", west), ("N", side), ("S", side))],
+                                 "stages": [["W", "E"], ["N", "S"]]},
+                "outbound_approach": "W", "inbound_approach": "E"}
+    return {"id": name, "intersections": [intersection(i) for i in range(count)],
+            "links": [{"length_m": spacing, "outbound_speed_m_s": sumo_signals.SPEED} for _ in range(count - 1)]}
+
+
+def plan(binary: str, corridor: dict, cycle: float, work: Path, compare: list[float] | None = None) -> dict:
+    path = work / "corridor.json"
+    path.write_text(json.dumps(corridor))
+    args = [binary, "signal", "corridor", "--input", str(path), "--json", "--min-cycle", str(cycle), "--max-cycle", str(cycle)]
+    if compare is not None:
+        args += ["--compare-offsets", ",".join(f"{o:.3f}" for o in compare)]
+    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("citytwin")
+    parser.add_argument("--jobs", type=int, default=2)
+    args = parser.parse_args()
+    binary = str(Path(args.citytwin).resolve())
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
+        for name, count, spacing, cycle, east, west, side in CORRIDORS:
+            work = Path(tmp) / name
+            work.mkdir()
+            corridor = corridor_input(name, count, spacing, east, west, side)
+            wave = plan(binary, corridor, cycle, work)
+            assert wave["cycle_s"] == cycle, wave["cycle_s"]
+            plans = wave["intersections"]
+            net = sumo_signals.build_corridor(work, spacing, count)
+            flows = {"eastbound": float(east), "westbound": float(west), "side": float(side)}
+            coordinator_file = sumo_signals.tls_coordinator_offsets(net, plans, flows, 1, work)
+            coordinator = [float(e.get("offset")) for e in ET.parse(coordinator_file).getroot().iter("tlLogic")]
+            rng = random.Random(name)
+            offsets = {"CityTwin wave": [p["offset_s"] for p in plans], "tlsCoordinator": coordinator,
+                       "zero": [0.0] * count, "random": [round(rng.uniform(0, cycle), 1) for _ in range(count)]}
+            predicted = {}
+            for label, o in offsets.items():
+                report = wave if label == "CityTwin wave" else plan(binary, corridor, cycle, work, o)["at_compared_offsets"]
+                predicted[label] = {d["direction"]: (d["delay_s"], d["isolated_delay_s"]) for d in report["directions"]}
+            jobs = {}
+            for label, o in offsets.items():
+                for seed in SEEDS:
+                    for direction in ("eastbound", "westbound"):
+                        run_dir = work / f"{label.replace(' ', '-')}-{seed}-{direction}"
+                        run_dir.mkdir()
+                        moved = [dict(p, offset_s=x) for p, x in zip(plans, o)]
+                        jobs[(label, seed, direction)] = pool.submit(sumo_signals.corridor_delay, net, moved, None, flows, seed,
+                                                                     run_dir, "run", direction)
+            for label in offsets:
+                for direction, key in (("eastbound", "outbound"), ("westbound", "inbound")):
+                    sumo = sum(jobs[(label, s, direction)].result() for s in SEEDS) / len(SEEDS)
+                    p, iso = predicted[label][key]
+                    rows.append((name, label, direction, ",".join(f"{x:.1f}" for x in offsets[label]), sumo, p, iso))
+                    print(f"{name:11s} {label:15s} {direction:9s} SUMO {sumo:6.1f}  predicted {p:6.1f} ({p - sumo:+5.1f})"
+                          f"  isolated {iso:6.1f} ({iso - sumo:+5.1f})", flush=True)
+    print("\n| corridor | offsets | direction | SUMO (s/veh) | predicted | isolated |")
+    print("|---|---|---|---|---|---|")
+    for name, label, direction, o, sumo, p, iso in rows:
+        print(f"| {name} | {label} ({o}) | {direction} | {sumo:.1f} | {p:.1f} ({p - sumo:+.1f}) | {iso:.1f} ({iso - sumo:+.1f}) |")
+    errors = [abs(r[5] - r[4]) for r in rows]
+    isolated = [abs(r[6] - r[4]) for r in rows]
+    print(f"\n{len(rows)} direction runs: predicted mean |error| {sum(errors) / len(errors):.2f} s, max {max(errors):.2f} s; "
+          f"isolated mean {sum(isolated) / len(isolated):.2f} s, max {max(isolated):.2f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,131 @@
+import Testing
+@testable import SignalSim
+
+@Suite("Corridor delay under offsets (cyclic flow profiles)")
+struct ProgressionTests {
+    /// The reference corridor of shared/reference/signals.md §8 with SUMO's saturation flow and lost
+    /// time: 4 crossroads 300 m apart at 13.89 m/s, eastbound 500 veh/h, westbound 300, side streets 150.
+    static func reference(count: Int = 4) -> (intersections: [CorridorIntersection], links: [CorridorLink]) {
+        let intersections = (0..<count).map { i in
+            CorridorIntersection(demand: IntersectionDemand(id: "J\(i + 1)", amber: 3, allRed: 2, startupLost: 3.8, approaches: [
+                ApproachDemand(id: "W", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: 500)),
+                ApproachDemand(id: "E", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: 300)),
+                ApproachDemand(id: "N", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: 150)),
+                ApproachDemand(id: "S", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: 150)),
+            ], stages: [["W", "E"], ["N", "S"]]), outboundApproach: "W", inboundApproach: "E")
+        }
+        return (intersections, (1..<count).map { _ in CorridorLink(length: 300, outboundSpeed: 13.89) })
+    }
+
+    static func plan(comparedOffsets: [Double]? = nil) throws -> CorridorPlan {
+        let (intersections, links) = reference()
+        return try CorridorTiming.plan(id: "REF", intersections: intersections, links: links,
+                                       settings: SignalTimingSettings(minimumCycle: 90, maximumCycle: 90), comparedOffsets: comparedOffsets)
+    }
+
+    @Test("uniform arrivals served in whole-second greens give HCM's uniform delay d₁ and g/C on green")
+    func uniformArrivalsGiveHCMUniformDelay() throws {
+        for (cycle, green, flow, s) in [(90.0, 60.0, 500.0, 1859.0), (60, 20, 300, 1800), (120, 45, 600, 1900)] {
+            let profile = CyclicFlowProfile.uniform(flow, cycle: cycle)
+            let shares = (0..<Int(cycle)).map { k in (10..<(10 + Int(green))).contains(k) ? 1.0 : 0.0 }
+            let served = try #require(profile.served(saturation: s, green: shares))
+            let d1 = SignalTiming.hcmDelay(cycle: cycle, effectiveGreen: green, flow: flow, capacity: s * green / cycle, analysisPeriod: 0.25).uniform
+            #expect(abs(served.uniformDelay - d1) < 1e-6, "C \(cycle) g \(green): \(served.uniformDelay) against d₁ \(d1)")
+            #expect(abs(served.arrivalsOnGreen - green / cycle) < 1e-9)
+            // What arrives in a cycle leaves in it.
+            #expect(abs(served.departures.meanFlow - flow) < 1e-6)
+        }
+        // More than a cycle's green can serve has no steady state.
+        let shares = (0..<60).map { $0 < 10 ? 1.0 : 0.0 }
+        #expect(CyclicFlowProfile.uniform(400, cycle: 60).served(saturation: 1800, green: shares) == nil)
+    }
+
+    @Test("Robertson's dispersion keeps the flow, moves the platoon's head by β·t and flattens it")
+    func dispersionKeepsFlowAndMovesThePlatoon() {
+        var rates = Array(repeating: 0.0, count: 90)
+        for k in 0..<20 { rates[k] = 0.5 }
+        let platoon = CyclicFlowProfile(rates: rates, step: 1)
+        let there = platoon.dispersed(over: 30)
+        #expect(abs(there.meanFlow - platoon.meanFlow) < 1e-9)
+        let head = Int((0.8 * 30).rounded())
+        #expect(there.rates[head - 1] < 0.01 && there.rates[head] > 0.04)
+        #expect(there.rates.max()! < 0.5)
+        // A longer link spreads the platoon more.
+        #expect(platoon.dispersed(over: 60).rates.max()! < there.rates.max()!)
+    }
+
+    @Test("the wave's platoons arrive on green downstream; offsets against the platoon cost more than random arrivals")
+    func offsetsDecideTheDownstreamDelay() throws {
+        let plan = try Self.plan()
+        let outbound = try #require(plan.directions.first { $0.direction == .outbound })
+        let inbound = try #require(plan.directions.first { $0.direction == .inbound })
+        #expect(outbound.signals.map(\.intersection) == ["J1", "J2", "J3", "J4"])
+        #expect(inbound.signals.map(\.intersection) == ["J4", "J3", "J2", "J1"])
+        // The first signal of each direction sees random arrivals: its plan's own figure.
+        let w = try #require(plan.timings[0].approaches.first { $0.id == "W" })
+        #expect(outbound.signals[0].delay == w.controlDelay && outbound.signals[0].isolatedDelay == w.controlDelay)
+        // Downstream of the wave the platoon arrives on green (61 s outbound band of 90).
+        for signal in outbound.signals.dropFirst() {
+            #expect(signal.delay < 0.5 * signal.isolatedDelay && signal.arrivalsOnGreen > 0.85)
+        }
+        #expect(outbound.delay < 0.5 * outbound.isolatedDelay)
+        #expect(abs(outbound.delay - outbound.signals.reduce(0) { $0 + $1.delay }) < 1e-9)
+        // J2's offset swept round the cycle: the platoon arriving on red costs more than random
+        // arrivals, and the delay falls as the share arriving on green rises.
+        let (two, link) = Self.reference(count: 2)
+        var swept: [(delay: Double, onGreen: Double, isolated: Double)] = []
+        for offset in stride(from: 0.0, to: 90, by: 5) {
+            let p = try CorridorTiming.plan(id: "two", intersections: two, links: link,
+                                            settings: SignalTimingSettings(minimumCycle: 90, maximumCycle: 90), comparedOffsets: [0, offset])
+            let j2 = try #require(p.atComparedOffsets?.directions.first { $0.direction == .outbound }?.signals.last)
+            swept.append((j2.delay, j2.arrivalsOnGreen, j2.isolatedDelay))
+        }
+        let worst = swept.max { $0.delay < $1.delay }!, best = swept.min { $0.delay < $1.delay }!
+        #expect(worst.delay > 1.5 * worst.isolated && worst.onGreen < 0.5)
+        #expect(best.delay < 0.5 * best.isolated && best.onGreen > 0.85)
+        let byGreen = swept.sorted { $0.onGreen < $1.onGreen }
+        #expect(byGreen.first!.delay > byGreen.last!.delay)
+    }
+
+    @Test("the wave's own offsets compared give the wave's figures; the corridor's mean delay takes the progressed ones")
+    func comparedOffsetsAndMeanDelay() throws {
+        let plan = try Self.plan()
+        let same = try #require(try Self.plan(comparedOffsets: plan.timings.map(\.plan.offset)).atComparedOffsets)
+        #expect(same.directions == plan.directions && abs(same.meanControlDelay - plan.meanControlDelay) < 1e-9)
+        #expect(plan.atComparedOffsets == nil)
+        // Flow-weighted over every lane group, the through groups with their progressed delay.
+        var progressed: [String: Double] = [:]
+        for s in plan.directions.flatMap(\.signals) { progressed["\(s.intersection)/\(s.approach)"] = s.delay }
+        var total = 0.0, flow = 0.0
+        for t in plan.timings {
+            for a in t.approaches {
+                total += a.flow * (progressed["\(t.intersection)/\(a.id)"] ?? a.controlDelay)
+                flow += a.flow
+            }
+        }
+        #expect(abs(plan.meanControlDelay - total / flow) < 1e-9)
+        #expect(plan.meanControlDelay < CorridorPlan.meanControlDelay(plan.timings, directions: []))
+    }
+
+    @Test("compared offsets must be one finite number per signal")
+    func badComparedOffsets() throws {
+        #expect { try Self.plan(comparedOffsets: [0, 10]) } throws: {
+            ($0 as? SignalTimingError)?.field == "compared_offsets_s"
+        }
+        #expect { try Self.plan(comparedOffsets: [0, 10, .nan, 3]) } throws: {
+            ($0 as? SignalTimingError)?.field == "compared_offsets_s[2]"
+        }
+    }
+
+    @Test("a turning share leaves the corridor: only the through platoon goes on, the rest of an approach arrives at random")
+    func onlyThroughTrafficGoesOn() throws {
+        var (intersections, links) = Self.reference(count: 2)
+        intersections[0].demand.approaches[0].flows = MovementFlows(through: 250, left: 125, right: 125)
+        let plan = try CorridorTiming.plan(id: "T", intersections: intersections, links: links,
+                                           settings: SignalTimingSettings(minimumCycle: 90, maximumCycle: 90))
+        let out = try #require(plan.directions.first { $0.direction == .outbound })
+        let full = try #require(try Self.plan().directions.first { $0.direction == .outbound })
+        // Half of J2's W arrivals now come at random: its delay lies between the full platoon's and the isolated one.
+        #expect(out.signals[1].delay > full.signals[1].delay && out.signals[1].delay < out.signals[1].isolatedDelay)
+    }
+}
