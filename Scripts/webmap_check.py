@@ -16,7 +16,7 @@ builds a district with a flood result, starts the server and Chromium.
    the page and the routes are drawn; screenshot webmap-nearest.png.
 5. Permanent water is not flood: inside the rivers' own width the map shows water blue, never a
    depth class colour.
-6. A signal corridor's popup runs the green wave (write=false): the time–space diagram is shown in
+6. A signal corridor's popup runs the green wave (write=false): each direction's delay under the offsets and the time–space diagram are shown in
    the panel and the corridor's intersections are drawn in their LOS colours, with the LOS legend;
    screenshot webmap-corridor.png.
 7. The depth over time: the slider (keyboard Home/End) steps the run's depth tiles, the time is
@@ -549,6 +549,9 @@ def main():
         fail(f"the green wave failed: {info}")
     wait_for("(() => { const i = document.getElementById('corridor-diagram'); return i.complete && i.naturalWidth > 100; })()", "the time–space diagram did not load", 20)
     grades = evaluate("[...document.querySelectorAll('#corridor-list li')].map((li) => li.dataset.los)")
+    through = evaluate("[...document.querySelectorAll('#corridor-delays li')].map((li) => [li.dataset.direction, li.textContent])")
+    if [d for d, _ in through] != ["outbound", "inbound"] or not all(re.search(r"\d+ s/辆", text) for _, text in through):
+        fail(f"the corridor panel does not give each direction's delay under the offsets: {through}")
     evaluate("document.querySelectorAll('.maplibregl-popup-close-button').forEach((b) => b.click()); document.getElementById('corridor-section').scrollIntoView({block: 'start'})")
     redraw_idle("m.triggerRepaint()")
     drawn_los = evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['ct-results-point']}).map((f) => f.properties.los)")
@@ -557,7 +560,7 @@ def main():
     colours = dict(los_legend)
     on_map = {g: count_colour(image, map_box, hex_rgb(colours[g])) for g in set(grades) if g in colours}
     print(f"webmap_check: green wave of {corridor['properties'].get('name', corridor.get('id'))}: {info}; LOS {grades}; "
-          f"{len(drawn_los)} intersections drawn; legend {len(los_legend)} LOS entries; LOS colour px on the map {on_map}")
+          f"{[text for _, text in through]}; {len(drawn_los)} intersections drawn; legend {len(los_legend)} LOS entries; LOS colour px on the map {on_map}")
     if re.search(r"带宽 0 s", info) and "单向绿波" not in info:
         fail(f"a green wave with no band one way does not say it is one-way: {info}")
     if len(grades) < 2 or len(drawn_los) < len(grades) or len(los_legend) != 6:

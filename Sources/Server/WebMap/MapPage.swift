@@ -81,6 +81,7 @@ enum MapPage {
       <section id="corridor-section" aria-labelledby="corridor-h" hidden>
         <h2 id="corridor-h" data-i18n="corridor">干线绿波</h2>
         <p id="corridor-info" aria-live="polite"></p>
+        <ul id="corridor-delays" class="list"></ul>
         <a id="corridor-open" target="_blank" rel="noopener"><img id="corridor-diagram" alt="" hidden></a>
         <ol id="corridor-list" class="list"></ol>
       </section>

@@ -29,6 +29,7 @@ enum MapScript {
            permanentWater: "河湖常水面（非积水）", divider: "卷帘分隔线", left: "左", right: "右", minutesIn: "分钟",
            greenWave: "绿波协调与时空图", corridor: "干线绿波", cycle: "周期", bandOut: "上行绿波带宽", bandIn: "下行绿波带宽", offset: "相位差",
            delay: "延误", los: "服务水平", diagramAlt: "时空图：", openDiagram: "在新窗口打开时空图",
+           throughDelay: {outbound: "上行直行车辆全程信号延误", inbound: "下行直行车辆全程信号延误"}, randomArrivals: "随机到达时", perVeh: "s/辆",
            oneWay: {"outbound-only": "单向绿波（仅上行）", "inbound-only": "单向绿波（仅下行）"}},
       en: {skip: "Skip to map", title: "City map", account: "Identity", tokenLabel: "Department token", tokenPlaceholder: "department token ct1.…", signIn: "Sign in", signOut: "Sign out",
            search: "Address and place search", searchLabel: "Address or place name", searchPlaceholder: "e.g. 问津大道12号, hospital name", go: "Search",
@@ -45,6 +46,7 @@ enum MapScript {
            permanentWater: "Permanent water (not flood)", divider: "Swipe divider", left: "left", right: "right", minutesIn: "min",
            greenWave: "Green wave and time–space diagram", corridor: "Corridor green wave", cycle: "cycle", bandOut: "outbound band", bandIn: "inbound band", offset: "offset",
            delay: "delay", los: "LOS", diagramAlt: "Time–space diagram: ", openDiagram: "Open the diagram in a new window",
+           throughDelay: {outbound: "Outbound through traffic, delay over the corridor", inbound: "Inbound through traffic, delay over the corridor"}, randomArrivals: "with random arrivals", perVeh: "s/veh",
            oneWay: {"outbound-only": "one-way wave (outbound only)", "inbound-only": "one-way wave (inbound only)"}},
     };
     let lang = localStorage.getItem(LANG_KEY) === "en" ? "en" : "zh";
@@ -301,8 +303,9 @@ enum MapScript {
     let diagramURL = "";
     async function greenWave(id, name) {
       const section = $("corridor-section"), info = $("corridor-info"), list = $("corridor-list"), img = $("corridor-diagram");
+      const delays = $("corridor-delays");
       section.hidden = false; root.dataset.corridor = "running";
-      info.textContent = (name || id) + " · " + t("running"); list.replaceChildren(); img.hidden = true;
+      info.textContent = (name || id) + " · " + t("running"); list.replaceChildren(); delays.replaceChildren(); img.hidden = true;
       try {
         const out = await execute("green-wave", {corridor: id, write: false});
         const plan = out.plan || {};
@@ -313,6 +316,13 @@ enum MapScript {
           + (plan.progression && plan.progression !== "two-way" ? " · " + (t("oneWay")[plan.progression] || plan.progression) : "");
         info.textContent = summary;
         info.title = (plan.warnings || []).join("\n");
+        // What each direction's through traffic waits at the signals under these offsets, beside random arrivals.
+        for (const d of plan.directions || []) {
+          const li = el("li", t("throughDelay")[d.direction] + ": " + Math.round(d.delay_s) + " " + t("perVeh")
+            + " (" + t("randomArrivals") + " " + Math.round(d.isolated_delay_s) + " " + t("perVeh") + ")", "result");
+          li.dataset.direction = d.direction;
+          delays.appendChild(li);
+        }
         img.alt = t("diagramAlt") + summary; img.src = diagramURL; img.hidden = false;
         $("corridor-open").href = diagramURL;
         // Positions of the corridor's intersections (signalized_intersections).
