@@ -20,6 +20,15 @@ public struct CorridorIntersection: Sendable, Hashable, Codable {
     }
 }
 
+/// What a range of common cycles is searched for.
+public enum CycleObjective: String, Sendable, Hashable, Codable, CaseIterable {
+    /// MAXBAND's band efficiency (b + k·b̄)/C (Little, Kelson & Gartner 1981).
+    case band
+    /// The lowest mean control delay over the corridor's lane groups, its through traffic arriving
+    /// from the upstream signals under each cycle's wave (`CorridorPlan.meanControlDelay`).
+    case delay
+}
+
 /// A coordinated corridor plan: one common cycle, each intersection's stages split at it, and
 /// offsets from the green wave.
 public struct CorridorPlan: Sendable, Hashable, Codable {
@@ -33,6 +42,8 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
     public var criticalCycle: Double
     /// The range of common cycles searched (s), `nil` when the common cycle is the critical one.
     public var cycleRange: ClosedRange<Double>?
+    /// What the range was searched for (`nil` without a range).
+    public var cycleObjective: CycleObjective?
     /// When a range chose a longer cycle than the critical one: the wave and the corridor's mean
     /// control delay at the critical cycle, for the planner to weigh against the chosen ones.
     public var atCriticalCycle: Alternative?
@@ -99,7 +110,11 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
     /// progression, and where a two-way one would be found.
     public var warnings: [String] {
         var warnings: [String] = []
-        if let critical = atCriticalCycle {
+        if let critical = atCriticalCycle, cycleObjective == .delay {
+            warnings.append(String(format: "the common cycle of %.0f s has the lowest mean control delay of the range, %.1f s/veh against %.1f at the %.0f s %@ needs (bands %.0f s + %.0f s against %.0f s + %.0f s)",
+                                   cycle, meanControlDelay, critical.meanControlDelay, criticalCycle, criticalIntersection,
+                                   wave.outboundBandwidth, wave.inboundBandwidth, critical.wave.outboundBandwidth, critical.wave.inboundBandwidth))
+        } else if let critical = atCriticalCycle {
             warnings.append(String(format: "the common cycle of %.0f s, the most efficient band of the range ((b + k·b̄)/C = %.3f against %.3f at the %.0f s %@ needs), raises the corridor's mean control delay from %.1f to %.1f s/veh (HCM, the corridor's through traffic arriving from the upstream signals under each wave's offsets)",
                                    cycle, wave.objective / cycle, critical.wave.objective / criticalCycle, criticalCycle, criticalIntersection,
                                    critical.meanControlDelay, meanControlDelay))
@@ -118,6 +133,7 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
         case criticalIntersection = "critical_intersection"
         case criticalCycle = "critical_cycle_s"
         case cycleRange = "cycle_range_s"
+        case cycleObjective = "cycle_objective"
         case twoWayAlternative = "two_way_alternative"
         case atCriticalCycle = "at_critical_cycle"
         case directions
@@ -138,11 +154,14 @@ public enum CorridorTiming {
     ///     cycle at the least) for the greatest band efficiency (b + k·b̄)/C, MAXBAND's objective
     ///     with the cycle a variable (Little, Kelson & Gartner 1981), ties to the shorter cycle;
     ///     `nil` runs the critical intersection's cycle.
+    ///   - cycleObjective: what the range is searched for: band efficiency (MAXBAND, the default)
+    ///     or the corridor's mean control delay under each cycle's wave, ties to the shorter cycle.
     /// - Throws: `SignalTimingError` naming the field (a corridor of one signal, an approach the
     ///   intersection does not have, a bad link, a cycle range below the critical cycle).
     public static func plan(id: String, intersections: [CorridorIntersection], links: [CorridorLink],
                             settings: SignalTimingSettings = SignalTimingSettings(), inboundWeight: Double? = nil,
-                            cycleRange: ClosedRange<Double>? = nil, comparedOffsets: [Double]? = nil) throws -> CorridorPlan {
+                            cycleRange: ClosedRange<Double>? = nil, cycleObjective: CycleObjective = .band,
+                            comparedOffsets: [Double]? = nil) throws -> CorridorPlan {
         guard intersections.count >= 2 else {
             throw SignalTimingError(field: "intersections", "a corridor needs at least two signals to coordinate (got \(intersections.count))")
         }
@@ -214,14 +233,17 @@ public enum CorridorTiming {
                 throw SignalTimingError(field: "cycle_range_s", String(format: "ends at %.0f s, above the maximum cycle of %.0f s", range.upperBound, settings.maximumCycle))
             }
             // Each candidate is coordinated once; the best (and the critical cycle, if it was one) is kept.
-            var best: (result: Coordinated, efficiency: Double)?
+            var best: (result: Coordinated, score: Double)?
             var atCritical: Coordinated?
             var c = max(range.lowerBound.rounded(.up), criticalCycle)
             while c <= range.upperBound {
                 let candidate = try coordinated(at: c)
                 if c == criticalCycle { atCritical = candidate }
-                let efficiency = candidate.wave.objective / c
-                if best == nil || efficiency > best!.efficiency + 1e-9 { best = (candidate, efficiency) }
+                let score = switch cycleObjective {
+                case .band: candidate.wave.objective / c
+                case .delay: -CorridorPlan.meanControlDelay(candidate.timings, directions: candidate.directions)
+                }
+                if best == nil || score > best!.score + 1e-9 { best = (candidate, score) }
                 c += 1
             }
             chosen = try best?.result ?? coordinated(at: criticalCycle)
@@ -250,7 +272,8 @@ public enum CorridorTiming {
                          meanControlDelay: CorridorPlan.meanControlDelay(timings, directions: directions))
         }
         return CorridorPlan(corridor: chosen.corridor, cycle: chosen.wave.cycle, criticalIntersection: intersections[critical].demand.id,
-                            criticalCycle: criticalCycle, cycleRange: cycleRange, atCriticalCycle: atCriticalCycle,
+                            criticalCycle: criticalCycle, cycleRange: cycleRange, cycleObjective: cycleRange == nil ? nil : cycleObjective,
+                            atCriticalCycle: atCriticalCycle,
                             twoWayAlternative: twoWayAlternative,
                             timings: chosen.timings, wave: chosen.wave, directions: chosen.directions, atComparedOffsets: compared)
     }

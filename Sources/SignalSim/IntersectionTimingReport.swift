@@ -73,6 +73,8 @@ public struct CorridorPlanReport: Sendable, Encodable {
     /// The common cycles searched for band efficiency, [shortest, longest]; absent when the
     /// common cycle is the critical one.
     var cycle_range_s: [Double]?
+    /// What the range was searched for: band (MAXBAND's efficiency) or delay; absent without a range.
+    var cycle_objective: String?
     var outbound_bandwidth_s: Double
     var inbound_bandwidth_s: Double
     var inbound_weight: Double
@@ -113,6 +115,7 @@ public struct CorridorPlanReport: Sendable, Encodable {
         critical_intersection = plan.criticalIntersection
         critical_cycle_s = plan.criticalCycle
         cycle_range_s = plan.cycleRange.map { [$0.lowerBound, $0.upperBound] }
+        cycle_objective = plan.cycleObjective?.rawValue
         outbound_bandwidth_s = plan.wave.outboundBandwidth
         inbound_bandwidth_s = plan.wave.inboundBandwidth
         inbound_weight = plan.wave.inboundWeight

@@ -307,6 +307,9 @@ struct SignalCorridorCommand: AsyncParsableCommand {
     @Option(name: .customLong("cycle-range"), help: "MIN-MAX: search the common cycles from MIN to MAX s (from the critical intersection's own cycle up) for the most efficient green band (b + k·b̄)/C; default the critical cycle.")
     var cycleRange: String?
 
+    @Option(name: .customLong("cycle-objective"), help: "What --cycle-range is searched for: band (MAXBAND's band efficiency, the default) or delay (the corridor's lowest mean control delay under each cycle's wave).")
+    var cycleObjective: CycleObjective = .band
+
     @Option(name: .customLong("compare-offsets"), help: "O1,O2,…: also evaluate the same plans at these offsets (s, one per signal, first stage's green start), e.g. the ones the signals run now: each direction's delay beside the wave's.")
     var compareOffsets: String?
 
@@ -318,6 +321,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         if input != nil, period != nil || write { throw ValidationError("--period and --write need --id") }
         _ = try cycles
         _ = try comparedOffsets
+        if cycleObjective != .band, cycleRange == nil { throw ValidationError("--cycle-objective needs --cycle-range") }
     }
 
     /// `--compare-offsets` as seconds.
@@ -354,6 +358,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             if let period { inputs["period"] = .string(period) }
             if write { inputs["write"] = true }
             if let cycles = try cycles { inputs["cycleRange"] = [.number(cycles.lowerBound), .number(cycles.upperBound)] }
+            if cycleObjective != .band { inputs["cycleObjective"] = .string(cycleObjective.rawValue) }
             if let offsets = try comparedOffsets { inputs["compareOffsets"] = .array(offsets.map { .number($0) }) }
             let result = try await ProcessRunner(store: store.path).run("green-wave", inputs)
             report = result["plan"] ?? .null
@@ -364,7 +369,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             let plan: CorridorPlan
             do {
                 plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
-                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles,
+                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles, cycleObjective: cycleObjective,
                                                comparedOffsets: try comparedOffsets)
             } catch let e as SignalTimingError {
                 throw CommandFailure("\(input): \(e)")
@@ -381,7 +386,8 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
         let critical = report["critical_intersection"]?.stringValue ?? ""
         let setBy = report["cycle_range_s"]?.arrayValue.map { r in
-            "the most efficient band of \(n(r.first, "%.0f"))–\(n(r.last, "%.0f")) s; \(critical) needs \(n(report["critical_cycle_s"], "%.0f")) s"
+            (report["cycle_objective"]?.stringValue == "delay" ? "the lowest corridor delay of" : "the most efficient band of")
+            + " \(n(r.first, "%.0f"))–\(n(r.last, "%.0f")) s; \(critical) needs \(n(report["critical_cycle_s"], "%.0f")) s"
         } ?? "set by \(critical)"
         print("\(report["corridor"]?.stringValue ?? ""): common cycle \(n(report["cycle_s"], "%.0f")) s (\(setBy)), outbound band \(n(report["outbound_bandwidth_s"])) s, inbound band \(n(report["inbound_bandwidth_s"])) s (k = \(n(report["inbound_weight"], "%.2f")))")
         for warning in report["warnings"]?.arrayValue ?? [] { print("  warning: \(warning.stringValue ?? "")") }
@@ -403,3 +409,6 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         }
     }
 }
+
+/// `--cycle-objective band|delay`.
+extension CycleObjective: ExpressibleByArgument {}

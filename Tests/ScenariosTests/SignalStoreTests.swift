@@ -221,6 +221,8 @@ struct SignalStoreTests {
         // Below the cycle the corridor's critical intersection needs.
         #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [40, 50]]) == "cycleRange")
         #expect(await named("green-wave", ["corridor": "SC-001", "compareOffsets": [0, 10]]) == "compareOffsets")
+        #expect(await named("green-wave", ["corridor": "SC-001", "cycleObjective": "delay"]) == "cycleObjective")
+        #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [80, 100], "cycleObjective": "speed"]) == "cycleObjective")
         #expect(await named("green-wave", ["corridor": "SC-001", "compareOffsets": ["0", 10]]) == "compareOffsets")
     }
 

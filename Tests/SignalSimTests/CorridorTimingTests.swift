@@ -72,6 +72,29 @@ struct CorridorTimingTests {
         }
     }
 
+    @Test("a cycle range searched for delay takes the cycle with the lowest mean control delay under its wave, the shortest of equals")
+    func cycleRangeForDelay() throws {
+        let (intersections, links) = Self.arterial()
+        let critical = try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links)
+        let range = critical.cycle...(critical.cycle + 30)
+        let plan = try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links, cycleRange: range, cycleObjective: .delay)
+        #expect(plan.cycleObjective == .delay && plan.cycleRange == range)
+        var candidate = critical.cycle
+        while candidate <= range.upperBound {
+            let other = try Self.fixed(at: candidate, intersections, links)
+            #expect(other.meanControlDelay >= plan.meanControlDelay - 1e-9, "\(candidate) s waits less than the chosen \(plan.cycle) s")
+            if candidate < plan.cycle { #expect(other.meanControlDelay > plan.meanControlDelay + 1e-9) }
+            if candidate == plan.cycle { #expect(other.timings == plan.timings && other.directions == plan.directions) }
+            candidate += 1
+        }
+        if plan.cycle > critical.cycle {
+            #expect(plan.warnings.first?.contains("lowest mean control delay of the range") == true)
+        }
+        // Without a range there is nothing to search, and no objective is reported.
+        #expect(critical.cycleObjective == nil)
+        #expect(try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links, cycleRange: range).cycleObjective == .band)
+    }
+
     @Test("a cycle range the critical intersection cannot run, or beyond the maximum cycle, is refused naming it")
     func badCycleRange() throws {
         let (intersections, links) = Self.arterial()

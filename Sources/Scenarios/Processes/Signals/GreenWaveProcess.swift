@@ -11,7 +11,8 @@ import TwinStore
 /// Inputs: `corridor` (id), `period` (HH:MM-HH:MM: flows from the busiest hour of each
 /// intersection's counts in it; default the layer's peak-hour turning counts), `inboundWeight`
 /// (k; default the inbound/outbound through-flow ratio), `cycleRange` ([shortest, longest] common
-/// cycle searched for band efficiency; default the critical intersection's cycle), `write` and
+/// cycle searched; default the critical intersection's cycle), `cycleObjective` (band efficiency or
+/// the corridor's delay), `compareOffsets` (the same plans at these offsets too), `write` and
 /// the timing bounds. Outputs:
 /// `plan` (as `citytwin signal corridor --json` prints it), `diagram` (SVG text) and `written`.
 public struct GreenWaveProcess: OGCProcess {
@@ -31,6 +32,8 @@ public struct GreenWaveProcess: OGCProcess {
                                               schema: ["type": "number", "minimum": 0, "maximum": 10], minOccurs: 0),
             "cycleRange": ProcessParameter(title: "Cycle range", description: "[shortest, longest] common cycle (s) to search, in whole seconds from the critical intersection's own cycle up, for the greatest band efficiency (b + k·b̄)/C (MAXBAND with the cycle a variable; ties to the shorter cycle). Default: the critical intersection's cycle, and a one-way wave's plan names the shortest cycle that carries both directions.",
                                            schema: ["type": "array", "items": ["type": "number", "minimum": 10, "maximum": 300], "minItems": 2, "maxItems": 2], minOccurs: 0),
+            "cycleObjective": ProcessParameter(title: "Cycle objective", description: "What cycleRange is searched for: band (MAXBAND's band efficiency, the default) or delay (the corridor's lowest mean control delay, its through traffic arriving from the upstream signals under each cycle's wave).",
+                                               schema: ["type": "string", "enum": ["band", "delay"], "default": "band"], minOccurs: 0),
             "compareOffsets": ProcessParameter(title: "Offsets to compare", description: "One offset per signal of the corridor (s, the first stage's green start), e.g. the ones the signals run now: the same plans are evaluated at them too (plan.at_compared_offsets), each direction's delay beside the wave's.",
                                                schema: ["type": "array", "items": ["type": "number"], "minItems": 2], minOccurs: 0),
             "write": SignalProcessInputs.writeParameter,
@@ -39,7 +42,7 @@ public struct GreenWaveProcess: OGCProcess {
 
     public var outputs: [String: ProcessParameter] {
         [
-            "plan": ProcessParameter(title: "Corridor plan", description: "corridor, cycle_s, critical_intersection, critical_cycle_s, cycle_range_s (when searched), outbound_bandwidth_s, inbound_bandwidth_s, inbound_weight, progression (two-way, outbound-only or inbound-only), mean_control_delay_s (the corridor's through traffic with arrivals from the upstream signals under the offsets), directions (outbound and inbound: delay_s and isolated_delay_s summed over the signals, and per signal intersection, approach, delay_s, isolated_delay_s, arrivals_on_green), at_compared_offsets (when compareOffsets was given: offsets_s, directions, mean_control_delay_s), warnings, at_critical_cycle (when a range chose a longer cycle) or two_way_alternative (for a one-way wave: the shortest longer cycle with a two-way band), each with cycle_s, both bands and mean_control_delay_s, and per intersection its timing (offset_s, stages, approaches with x, delay_s, los).",
+            "plan": ProcessParameter(title: "Corridor plan", description: "corridor, cycle_s, critical_intersection, critical_cycle_s, cycle_range_s and cycle_objective (when searched), outbound_bandwidth_s, inbound_bandwidth_s, inbound_weight, progression (two-way, outbound-only or inbound-only), mean_control_delay_s (the corridor's through traffic with arrivals from the upstream signals under the offsets), directions (outbound and inbound: delay_s and isolated_delay_s summed over the signals, and per signal intersection, approach, delay_s, isolated_delay_s, arrivals_on_green), at_compared_offsets (when compareOffsets was given: offsets_s, directions, mean_control_delay_s), warnings, at_critical_cycle (when a range chose a longer cycle) or two_way_alternative (for a one-way wave: the shortest longer cycle with a two-way band), each with cycle_s, both bands and mean_control_delay_s, and per intersection its timing (offset_s, stages, approaches with x, delay_s, los).",
                                      schema: ["type": "object"]),
             "diagram": ProcessParameter(title: "Time–space diagram", description: "SVG of two cycles with each signal's through greens and the outbound and inbound bands.",
                                         schema: ["type": "string", "contentMediaType": "image/svg+xml"]),
@@ -61,6 +64,7 @@ public struct GreenWaveProcess: OGCProcess {
         var period: (start: Int, end: Int)?
         var inboundWeight: Double?
         var cycleRange: ClosedRange<Double>?
+        var cycleObjective: CycleObjective
         var comparedOffsets: [Double]?
         var settings: SignalTimingSettings
         var write: Bool
@@ -70,7 +74,8 @@ public struct GreenWaveProcess: OGCProcess {
         guard let corridor = try ProcessInputs.string(inputs, "corridor") else { throw ProcessInputError("corridor", "is required") }
         return Request(corridor: corridor, period: try SignalProcessInputs.period(inputs),
                        inboundWeight: try ProcessInputs.number(inputs, "inboundWeight", in: 0...10),
-                       cycleRange: try Self.cycleRange(inputs), comparedOffsets: try Self.comparedOffsets(inputs),
+                       cycleRange: try Self.cycleRange(inputs), cycleObjective: try Self.cycleObjective(inputs),
+                       comparedOffsets: try Self.comparedOffsets(inputs),
                        settings: try SignalProcessInputs.settings(inputs), write: try ProcessInputs.bool(inputs, "write"))
     }
 
@@ -84,6 +89,17 @@ public struct GreenWaveProcess: OGCProcess {
             throw ProcessInputError("cycleRange", "must be two cycles between 10 and 300 s, the shorter first (got [\(lower), \(upper)])")
         }
         return lower...upper
+    }
+
+    static func cycleObjective(_ inputs: [String: JSONValue]) throws -> CycleObjective {
+        guard let value = ProcessInputs.unwrap(inputs["cycleObjective"]) else { return .band }
+        guard let name = value.stringValue, let objective = CycleObjective(rawValue: name) else {
+            throw ProcessInputError("cycleObjective", "must be band or delay")
+        }
+        guard objective == .band || ProcessInputs.unwrap(inputs["cycleRange"]) != nil else {
+            throw ProcessInputError("cycleObjective", "needs a cycleRange to search")
+        }
+        return objective
     }
 
     static func comparedOffsets(_ inputs: [String: JSONValue]) throws -> [Double]? {
@@ -125,7 +141,7 @@ public struct GreenWaveProcess: OGCProcess {
             let plan: CorridorPlan
             do {
                 plan = try CorridorTiming.plan(id: corridor.id, intersections: try corridor.coordinated(demands), links: corridor.links,
-                                               settings: r.settings, inboundWeight: r.inboundWeight, cycleRange: r.cycleRange,
+                                               settings: r.settings, inboundWeight: r.inboundWeight, cycleRange: r.cycleRange, cycleObjective: r.cycleObjective,
                                                comparedOffsets: r.comparedOffsets)
             } catch let e as SignalTimingError where e.field == "cycle_range_s" {
                 throw ProcessInputError("cycleRange", e.reason)
