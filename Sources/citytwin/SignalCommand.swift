@@ -307,8 +307,8 @@ struct SignalCorridorCommand: AsyncParsableCommand {
     @Option(name: .customLong("cycle-range"), help: "MIN-MAX: search the common cycles from MIN to MAX s (from the critical intersection's own cycle up) for the most efficient green band (b + k·b̄)/C; default the critical cycle.")
     var cycleRange: String?
 
-    @Option(name: .customLong("cycle-objective"), help: "What --cycle-range is searched for: band (MAXBAND's band efficiency, the default) or delay (the corridor's lowest mean control delay under each cycle's wave).")
-    var cycleObjective: CycleObjective = .band
+    @Option(name: .customLong("cycle-objective"), help: "What --cycle-range is searched for: delay (the corridor's lowest mean control delay under each cycle's wave, the default) or band (MAXBAND's band efficiency).")
+    var cycleObjective: CycleObjective?
 
     @Option(name: .customLong("compare-offsets"), help: "O1,O2,…: also evaluate the same plans at these offsets (s, one per signal, first stage's green start), e.g. the ones the signals run now: each direction's delay beside the wave's.")
     var compareOffsets: String?
@@ -321,7 +321,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         if input != nil, period != nil || write { throw ValidationError("--period and --write need --id") }
         _ = try cycles
         _ = try comparedOffsets
-        if cycleObjective != .band, cycleRange == nil { throw ValidationError("--cycle-objective needs --cycle-range") }
+        if cycleObjective != nil, cycleRange == nil { throw ValidationError("--cycle-objective needs --cycle-range") }
     }
 
     /// `--compare-offsets` as seconds.
@@ -358,7 +358,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             if let period { inputs["period"] = .string(period) }
             if write { inputs["write"] = true }
             if let cycles = try cycles { inputs["cycleRange"] = [.number(cycles.lowerBound), .number(cycles.upperBound)] }
-            if cycleObjective != .band { inputs["cycleObjective"] = .string(cycleObjective.rawValue) }
+            if let cycleObjective { inputs["cycleObjective"] = .string(cycleObjective.rawValue) }
             if let offsets = try comparedOffsets { inputs["compareOffsets"] = .array(offsets.map { .number($0) }) }
             let result = try await ProcessRunner(store: store.path).run("green-wave", inputs)
             report = result["plan"] ?? .null
@@ -369,7 +369,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             let plan: CorridorPlan
             do {
                 plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
-                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles, cycleObjective: cycleObjective,
+                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles, cycleObjective: cycleObjective ?? .delay,
                                                comparedOffsets: try comparedOffsets)
             } catch let e as SignalTimingError {
                 throw CommandFailure("\(input): \(e)")

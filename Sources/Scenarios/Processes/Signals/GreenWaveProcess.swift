@@ -11,8 +11,8 @@ import TwinStore
 /// Inputs: `corridor` (id), `period` (HH:MM-HH:MM: flows from the busiest hour of each
 /// intersection's counts in it; default the layer's peak-hour turning counts), `inboundWeight`
 /// (k; default the inbound/outbound through-flow ratio), `cycleRange` ([shortest, longest] common
-/// cycle searched; default the critical intersection's cycle), `cycleObjective` (band efficiency or
-/// the corridor's delay), `compareOffsets` (the same plans at these offsets too), `write` and
+/// cycle searched; default the critical intersection's cycle), `cycleObjective` (the corridor's
+/// delay, the default, or band efficiency), `compareOffsets` (the same plans at these offsets too), `write` and
 /// the timing bounds. Outputs:
 /// `plan` (as `citytwin signal corridor --json` prints it), `diagram` (SVG text) and `written`.
 public struct GreenWaveProcess: OGCProcess {
@@ -32,8 +32,8 @@ public struct GreenWaveProcess: OGCProcess {
                                               schema: ["type": "number", "minimum": 0, "maximum": 10], minOccurs: 0),
             "cycleRange": ProcessParameter(title: "Cycle range", description: "[shortest, longest] common cycle (s) to search, in whole seconds from the critical intersection's own cycle up, for the greatest band efficiency (b + k·b̄)/C (MAXBAND with the cycle a variable; ties to the shorter cycle). Default: the critical intersection's cycle, and a one-way wave's plan names the shortest cycle that carries both directions.",
                                            schema: ["type": "array", "items": ["type": "number", "minimum": 10, "maximum": 300], "minItems": 2, "maxItems": 2], minOccurs: 0),
-            "cycleObjective": ProcessParameter(title: "Cycle objective", description: "What cycleRange is searched for: band (MAXBAND's band efficiency, the default) or delay (the corridor's lowest mean control delay, its through traffic arriving from the upstream signals under each cycle's wave).",
-                                               schema: ["type": "string", "enum": ["band", "delay"], "default": "band"], minOccurs: 0),
+            "cycleObjective": ProcessParameter(title: "Cycle objective", description: "What cycleRange is searched for: delay (the default: the corridor's lowest mean control delay, its through traffic arriving from the upstream signals under each cycle's wave) or band (MAXBAND's band efficiency (b + k·b̄)/C).",
+                                               schema: ["type": "string", "enum": ["delay", "band"], "default": "delay"], minOccurs: 0),
             "compareOffsets": ProcessParameter(title: "Offsets to compare", description: "One offset per signal of the corridor (s, the first stage's green start), e.g. the ones the signals run now: the same plans are evaluated at them too (plan.at_compared_offsets), each direction's delay beside the wave's.",
                                                schema: ["type": "array", "items": ["type": "number"], "minItems": 2], minOccurs: 0),
             "write": SignalProcessInputs.writeParameter,
@@ -92,11 +92,11 @@ public struct GreenWaveProcess: OGCProcess {
     }
 
     static func cycleObjective(_ inputs: [String: JSONValue]) throws -> CycleObjective {
-        guard let value = ProcessInputs.unwrap(inputs["cycleObjective"]) else { return .band }
+        guard let value = ProcessInputs.unwrap(inputs["cycleObjective"]) else { return .delay }
         guard let name = value.stringValue, let objective = CycleObjective(rawValue: name) else {
-            throw ProcessInputError("cycleObjective", "must be band or delay")
+            throw ProcessInputError("cycleObjective", "must be delay or band")
         }
-        guard objective == .band || ProcessInputs.unwrap(inputs["cycleRange"]) != nil else {
+        guard ProcessInputs.unwrap(inputs["cycleRange"]) != nil else {
             throw ProcessInputError("cycleObjective", "needs a cycleRange to search")
         }
         return objective
