@@ -1,5 +1,5 @@
 """The district corridor SC-001 coordinated at several common cycles and replayed in SUMO 1.28: for each
-`--cycle-range` given (none: the critical intersection's cycle), `citytwin signal corridor --id SC-001 --period
+`--cycle-range` given, searched for band efficiency (none: the critical intersection's cycle), `citytwin signal corridor --id SC-001 --period
 PERIOD --write` on a copy of the store, `citytwin signal export-sumo --corridor SC-001`, then `sumo` on seeds 7-9.
 Prints per cycle the bands and tripinfo timeLoss (s/veh): every vehicle, the main line both ways and each
 direction. Whether a wider green band pays for a longer cycle (Benchmarks/README.md, green wave).
@@ -40,7 +40,7 @@ def main() -> None:
         store.unlink(missing_ok=True)
         with sqlite3.connect(args.store) as source, sqlite3.connect(store) as target:
             source.backup(target)
-        extra = [] if case == "critical" else ["--cycle-range", case]
+        extra = [] if case == "critical" else ["--cycle-range", case, "--cycle-objective", "band"]
         plan = sumo_signals.run_citytwin(args.citytwin, "signal", "corridor", "--id", "SC-001", "--period", args.period,
                                          "--write", "--store", str(store), *extra)
         print(plan.splitlines()[0])
