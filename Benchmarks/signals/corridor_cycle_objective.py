@@ -11,8 +11,6 @@ signal passed, the unit the plan's figure is in.
 from __future__ import annotations
 
 import argparse
-import json
-import subprocess
 import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
@@ -21,16 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
 import sumo_signals  # noqa: E402
-from corridor_progression import CORRIDORS, SEEDS, corridor_input  # noqa: E402
+from corridor_progression import CORRIDORS, SEEDS, flows_of  # noqa: E402
 
 SEARCH = 45  # s above the critical cycle
-
-
-def plan(binary: str, corridor: dict, work: Path, *args: str) -> dict:
-    path = work / "corridor.json"
-    path.write_text(json.dumps(corridor))
-    return json.loads(subprocess.run([binary, "signal", "corridor", "--input", str(path), "--json", *args],
-                                     check=True, capture_output=True, text=True).stdout)
 
 
 def main() -> None:
@@ -44,15 +35,15 @@ def main() -> None:
         for name, count, spacing, _, east, west, side in CORRIDORS:
             work = Path(tmp) / name
             work.mkdir()
-            corridor = corridor_input(name, count, spacing, east, west, side)
-            critical = plan(binary, corridor, work)
+            flows = flows_of(east, west, side)
+            corridor = sumo_signals.corridor_input(name, count, spacing, flows)
+            critical = sumo_signals.plan_corridor(binary, corridor, work)
             c = critical["cycle_s"]
             search = f"{c:.0f}-{c + SEARCH:.0f}"
             plans = {"critical": critical,
-                     "band": plan(binary, corridor, work, "--cycle-range", search, "--cycle-objective", "band"),
-                     "delay": plan(binary, corridor, work, "--cycle-range", search, "--cycle-objective", "delay")}
+                     "band": sumo_signals.plan_corridor(binary, corridor, work, "--cycle-range", search, "--cycle-objective", "band"),
+                     "delay": sumo_signals.plan_corridor(binary, corridor, work, "--cycle-range", search, "--cycle-objective", "delay")}
             net = sumo_signals.build_corridor(work, spacing, count)
-            flows = {"eastbound": float(east), "westbound": float(west), "side": float(side)}
             groups = {"eastbound": (east, count), "westbound": (west, count)}
             for i in range(count):
                 groups[f"south{i + 1}"] = groups[f"north{i + 1}"] = (side, 1)

@@ -16,19 +16,15 @@ About 6 minutes on 2 cores.
 from __future__ import annotations
 
 import argparse
-import json
 import random
-import subprocess
 import sys
 import tempfile
-import xml.etree.ElementTree as ET
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
 import sumo_signals  # noqa: E402
 
-SATURATION, LOST = 1859.0, 3.8  # SUMO's own, as the reference measured them
 SEEDS = (1, 2, 3)
 # name, signals, spacing (m), common cycle (s), eastbound, westbound, each side-street direction (veh/h)
 CORRIDORS = [
@@ -39,25 +35,16 @@ CORRIDORS = [
 ]
 
 
-def corridor_input(name: str, count: int, spacing: float, east: float, west: float, side: float) -> dict:
-    def intersection(i: int) -> dict:
-        return {"intersection": {"id": f"J{i + 1}", "amber_s": 3, "all_red_s": 2, "startup_lost_s": LOST,
-                                 "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": SATURATION,
-                                                 "flows_veh_h": {"through": q}}
-                                                for arm, q in (("W", east), ("E", west), ("N", side), ("S", side))],
-                                 "stages": [["W", "E"], ["N", "S"]]},
-                "outbound_approach": "W", "inbound_approach": "E"}
-    return {"id": name, "intersections": [intersection(i) for i in range(count)],
-            "links": [{"length_m": spacing, "outbound_speed_m_s": sumo_signals.SPEED} for _ in range(count - 1)]}
+def flows_of(east: float, west: float, side: float) -> dict[str, float]:
+    return {"eastbound": float(east), "westbound": float(west), "side": float(side)}
 
 
-def plan(binary: str, corridor: dict, cycle: float, work: Path, compare: list[float] | None = None) -> dict:
-    path = work / "corridor.json"
-    path.write_text(json.dumps(corridor))
-    args = [binary, "signal", "corridor", "--input", str(path), "--json", "--min-cycle", str(cycle), "--max-cycle", str(cycle)]
+def fixed_cycle(binary: str, corridor: dict, cycle: float, work: Path, compare: list[float] | None = None) -> dict:
+    """The corridor planned at `cycle` (and its plans at `compare` offsets)."""
+    args = ["--min-cycle", str(cycle), "--max-cycle", str(cycle)]
     if compare is not None:
         args += ["--compare-offsets", ",".join(f"{o:.3f}" for o in compare)]
-    return json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    return sumo_signals.plan_corridor(binary, corridor, work, *args)
 
 
 def main() -> None:
@@ -71,20 +58,19 @@ def main() -> None:
         for name, count, spacing, cycle, east, west, side in CORRIDORS:
             work = Path(tmp) / name
             work.mkdir()
-            corridor = corridor_input(name, count, spacing, east, west, side)
-            wave = plan(binary, corridor, cycle, work)
+            flows = flows_of(east, west, side)
+            corridor = sumo_signals.corridor_input(name, count, spacing, flows)
+            wave = fixed_cycle(binary, corridor, cycle, work)
             assert wave["cycle_s"] == cycle, wave["cycle_s"]
             plans = wave["intersections"]
             net = sumo_signals.build_corridor(work, spacing, count)
-            flows = {"eastbound": float(east), "westbound": float(west), "side": float(side)}
-            coordinator_file = sumo_signals.tls_coordinator_offsets(net, plans, flows, 1, work)
-            coordinator = [float(e.get("offset")) for e in ET.parse(coordinator_file).getroot().iter("tlLogic")]
+            coordinator = sumo_signals.offsets_of(sumo_signals.tls_coordinator_offsets(net, plans, flows, 1, work))
             rng = random.Random(name)
             offsets = {"CityTwin wave": [p["offset_s"] for p in plans], "tlsCoordinator": coordinator,
                        "zero": [0.0] * count, "random": [round(rng.uniform(0, cycle), 1) for _ in range(count)]}
             predicted = {}
             for label, o in offsets.items():
-                report = wave if label == "CityTwin wave" else plan(binary, corridor, cycle, work, o)["at_compared_offsets"]
+                report = wave if label == "CityTwin wave" else fixed_cycle(binary, corridor, cycle, work, o)["at_compared_offsets"]
                 predicted[label] = {d["direction"]: (d["delay_s"], d["isolated_delay_s"]) for d in report["directions"]}
             jobs = {}
             for label, o in offsets.items():

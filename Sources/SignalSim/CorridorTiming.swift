@@ -27,6 +27,9 @@ public enum CycleObjective: String, Sendable, Hashable, Codable, CaseIterable {
     /// The lowest mean control delay over the corridor's lane groups, its through traffic arriving
     /// from the upstream signals under each cycle's wave (`CorridorPlan.meanControlDelay`).
     case delay
+
+    /// What a range is searched for when the caller does not say.
+    public static let standard = CycleObjective.delay
 }
 
 /// A coordinated corridor plan: one common cycle, each intersection's stages split at it, and
@@ -34,7 +37,7 @@ public enum CycleObjective: String, Sendable, Hashable, Codable, CaseIterable {
 public struct CorridorPlan: Sendable, Hashable, Codable {
     public var corridor: Corridor
     /// The common cycle (s): the longest Webster cycle of the corridor's intersections, or the
-    /// cycle of a searched range whose wave is the most efficient.
+    /// cycle a searched range chose (`cycleObjective`).
     public var cycle: Double
     /// The intersection that needs the longest cycle.
     public var criticalIntersection: String
@@ -117,8 +120,8 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
     public var warnings: [String] {
         var warnings: [String] = []
         if let critical = atCriticalCycle, cycleObjective == .delay {
-            warnings.append(String(format: "the common cycle of %.0f s is the shortest within 0.5 s/veh of the lowest mean control delay of the range, %.1f s/veh against %.1f at the %.0f s %@ needs (bands %.0f s + %.0f s against %.0f s + %.0f s)",
-                                   cycle, meanControlDelay, critical.meanControlDelay, criticalCycle, criticalIntersection,
+            warnings.append(String(format: "the common cycle of %.0f s is the shortest within %.1f s/veh of the lowest mean control delay of the range, %.1f s/veh against %.1f at the %.0f s %@ needs (bands %.0f s + %.0f s against %.0f s + %.0f s)",
+                                   cycle, Self.cycleDelayTolerance, meanControlDelay, critical.meanControlDelay, criticalCycle, criticalIntersection,
                                    wave.outboundBandwidth, wave.inboundBandwidth, critical.wave.outboundBandwidth, critical.wave.inboundBandwidth))
         } else if let critical = atCriticalCycle {
             warnings.append(String(format: "the common cycle of %.0f s, the most efficient band of the range ((b + k·b̄)/C = %.3f against %.3f at the %.0f s %@ needs), raises the corridor's mean control delay from %.1f to %.1f s/veh (HCM, the corridor's through traffic arriving from the upstream signals under each wave's offsets)",
@@ -128,7 +131,7 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
         guard let note = wave.oneWayNote else { return warnings }
         warnings.append(note)
         guard let alternative = twoWayAlternative else { return warnings }
-        return warnings + [String(format: "a two-way band first opens at a common cycle of %.0f s (outbound %.0f s, inbound %.0f s, against %.0f s + %.0f s at %.0f s), where the corridor's mean control delay would be %.1f s/veh against %.1f; a cycle range from %.0f s lets the corridor choose its cycle for band efficiency",
+        return warnings + [String(format: "a two-way band first opens at a common cycle of %.0f s (outbound %.0f s, inbound %.0f s, against %.0f s + %.0f s at %.0f s), where the corridor's mean control delay would be %.1f s/veh against %.1f; a cycle range from %.0f s lets the corridor choose its cycle",
                              alternative.wave.cycle, alternative.wave.outboundBandwidth, alternative.wave.inboundBandwidth,
                              wave.outboundBandwidth, wave.inboundBandwidth, cycle, alternative.meanControlDelay, meanControlDelay, criticalCycle)]
     }
@@ -157,9 +160,7 @@ public enum CorridorTiming {
     ///   - comparedOffsets: offsets (s, one per intersection) to evaluate the same plans at beside the
     ///     wave's, e.g. the ones the signals run now (`atComparedOffsets`).
     ///   - cycleRange: whole-second common cycles to search (from the critical intersection's
-    ///     cycle at the least) for the greatest band efficiency (b + k·b̄)/C, MAXBAND's objective
-    ///     with the cycle a variable (Little, Kelson & Gartner 1981), ties to the shorter cycle;
-    ///     `nil` runs the critical intersection's cycle.
+    ///     cycle at the least) for `cycleObjective`; `nil` runs the critical intersection's cycle.
     ///   - cycleObjective: what the range is searched for: the corridor's mean control delay under
     ///     each cycle's wave, the shortest cycle within `CorridorPlan.cycleDelayTolerance` of the
     ///     lowest (the default; band efficiency chose cycles SUMO measured 3-5 s/veh worse,
@@ -168,7 +169,7 @@ public enum CorridorTiming {
     ///   intersection does not have, a bad link, a cycle range below the critical cycle).
     public static func plan(id: String, intersections: [CorridorIntersection], links: [CorridorLink],
                             settings: SignalTimingSettings = SignalTimingSettings(), inboundWeight: Double? = nil,
-                            cycleRange: ClosedRange<Double>? = nil, cycleObjective: CycleObjective = .delay,
+                            cycleRange: ClosedRange<Double>? = nil, cycleObjective: CycleObjective = .standard,
                             comparedOffsets: [Double]? = nil) throws -> CorridorPlan {
         guard intersections.count >= 2 else {
             throw SignalTimingError(field: "intersections", "a corridor needs at least two signals to coordinate (got \(intersections.count))")

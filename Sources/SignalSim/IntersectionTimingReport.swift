@@ -70,7 +70,7 @@ public struct CorridorPlanReport: Sendable, Encodable {
     var critical_intersection: String
     /// The critical intersection's own cycle, the shortest the corridor may run.
     var critical_cycle_s: Double
-    /// The common cycles searched for band efficiency, [shortest, longest]; absent when the
+    /// The common cycles searched (for `cycle_objective`), [shortest, longest]; absent when the
     /// common cycle is the critical one.
     var cycle_range_s: [Double]?
     /// What the range was searched for: band (MAXBAND's efficiency) or delay; absent without a range.

@@ -304,7 +304,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
     @Option(help: "Write the time–space diagram as SVG to this file.")
     var diagram: String?
 
-    @Option(name: .customLong("cycle-range"), help: "MIN-MAX: search the common cycles from MIN to MAX s (from the critical intersection's own cycle up) for the most efficient green band (b + k·b̄)/C; default the critical cycle.")
+    @Option(name: .customLong("cycle-range"), help: "MIN-MAX: search the common cycles from MIN to MAX s (from the critical intersection's own cycle up) for --cycle-objective; default the critical cycle.")
     var cycleRange: String?
 
     @Option(name: .customLong("cycle-objective"), help: "What --cycle-range is searched for: delay (the corridor's lowest mean control delay under each cycle's wave, the default) or band (MAXBAND's band efficiency).")
@@ -369,7 +369,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             let plan: CorridorPlan
             do {
                 plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
-                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles, cycleObjective: cycleObjective ?? .delay,
+                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles, cycleObjective: cycleObjective ?? .standard,
                                                comparedOffsets: try comparedOffsets)
             } catch let e as SignalTimingError {
                 throw CommandFailure("\(input): \(e)")

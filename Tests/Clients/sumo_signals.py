@@ -15,6 +15,7 @@ CityTwin's own SUMO export.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import random
 import sys
@@ -261,6 +262,34 @@ def build_corridor(work: Path, spacing: float, count: int) -> Path:
                     "--connection-files", str(work / "c.con.xml"), "--no-turnarounds", "true", "-o", str(net)],
                    check=True, capture_output=True)
     return net
+
+
+def corridor_input(name: str, count: int, spacing: float, flows: dict[str, float],
+                   saturation: float = 1859.0, lost: float = 3.8) -> dict:
+    """`citytwin signal corridor --input` for `build_corridor`'s network: one through lane per arm (W, E, N, S),
+    two stages, 3 s amber and 2 s all-red, SUMO's own saturation flow and lost time as the reference measured
+    them; `flows` as for `corridor_vehicles`."""
+    def intersection(i: int) -> dict:
+        arms = (("W", flows["eastbound"]), ("E", flows["westbound"]), ("N", flows["side"]), ("S", flows["side"]))
+        return {"intersection": {"id": f"J{i + 1}", "amber_s": 3, "all_red_s": 2, "startup_lost_s": lost,
+                                 "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": saturation,
+                                                 "flows_veh_h": {"through": q}} for arm, q in arms],
+                                 "stages": [["W", "E"], ["N", "S"]]},
+                "outbound_approach": "W", "inbound_approach": "E"}
+    return {"id": name, "intersections": [intersection(i) for i in range(count)],
+            "links": [{"length_m": spacing, "outbound_speed_m_s": SPEED} for _ in range(count - 1)]}
+
+
+def plan_corridor(binary: str, corridor: dict, work: Path, *args: str) -> dict:
+    """`citytwin signal corridor --input <corridor> --json <args>`."""
+    path = work / "corridor.json"
+    path.write_text(json.dumps(corridor))
+    return json.loads(run_citytwin(binary, "signal", "corridor", "--input", str(path), "--json", *args))
+
+
+def offsets_of(additional: Path) -> list[float]:
+    """The tlLogic offsets of an additional file (tlsCoordinator.py's output), in signal order."""
+    return [float(e.get("offset")) for e in ET.parse(additional).getroot().iter("tlLogic")]
 
 
 def corridor_links(net: Path, count: int) -> dict[str, dict[str, list[int]]]:

@@ -12,7 +12,6 @@ import json
 import os
 import random
 import subprocess
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -83,26 +82,17 @@ def test_webster_plan_beats_default_90s_plan_in_sumo(tmp_path: Path) -> None:
     assert weighted(plan, "webster") < 0.75 * weighted(default, "default")
 
 
+CORRIDOR_FLOWS = {"eastbound": 500.0, "westbound": 300.0, "side": 150.0}
+
+
 def corridor_plan(tmp: Path, count: int = 4, spacing: float = 300, cycle: float = 90,
                   compare_offsets: list[float] | None = None) -> dict:
     """The reference corridor through `citytwin signal corridor --json`: eastbound 500 veh/h, westbound 300,
     side streets 150, C = 90 s (and the same plans at `compare_offsets`, as `at_compared_offsets`)."""
-    def intersection(i: int) -> dict:
-        return {"intersection": {"id": f"J{i + 1}", "amber_s": 3, "all_red_s": 2, "startup_lost_s": SUMO_LOST,
-                                 "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": SUMO_SATURATION,
-                                                 "flows_veh_h": {"through": q}}
-                                                for arm, q in (("W", 500), ("E", 300), ("N", 150), ("S", 150))],
-                                 "stages": [["W", "E"], ["N", "S"]]},
-                "outbound_approach": "W", "inbound_approach": "E"}
-    corridor = {"id": "REF", "intersections": [intersection(i) for i in range(count)],
-                "links": [{"length_m": spacing, "outbound_speed_m_s": 13.89} for _ in range(count - 1)]}
-    path = tmp / "corridor.json"
-    path.write_text(json.dumps(corridor))
-    out = subprocess.run([BIN, "signal", "corridor", "--input", str(path), "--json", "--min-cycle", str(cycle),
-                          "--max-cycle", str(cycle), "--diagram", str(tmp / "corridor.svg")]
-                         + (["--compare-offsets", ",".join(f"{o:g}" for o in compare_offsets)] if compare_offsets else []),
-                         check=True, capture_output=True, text=True)
-    return json.loads(out.stdout)
+    corridor = sumo_signals.corridor_input("REF", count, spacing, CORRIDOR_FLOWS, SUMO_SATURATION, SUMO_LOST)
+    compare = ["--compare-offsets", ",".join(f"{o:g}" for o in compare_offsets)] if compare_offsets else []
+    return sumo_signals.plan_corridor(BIN, corridor, tmp, "--min-cycle", str(cycle), "--max-cycle", str(cycle),
+                                      "--diagram", str(tmp / "corridor.svg"), *compare)
 
 
 @pytest.mark.skipif(not BIN, reason="CITYTWIN_CLIENT_BIN not set (Scripts/client_tests.sh sets it)")
@@ -111,7 +101,7 @@ def test_green_wave_beats_tls_coordinator(tmp_path: Path) -> None:
     SUMO delay under CityTwin's offsets is at least 10 % below its delay under SUMO's tlsCoordinator.py."""
     plan = corridor_plan(tmp_path)
     assert plan["cycle_s"] == 90
-    flows = {"eastbound": 500.0, "westbound": 300.0, "side": 150.0}
+    flows = CORRIDOR_FLOWS
     net = sumo_signals.build_corridor(tmp_path, 300, 4)
     plans = plan["intersections"]
     ours, theirs, uncoordinated = [], [], []
@@ -140,11 +130,10 @@ def test_corridor_delay_follows_the_offsets_as_in_sumo(tmp_path: Path) -> None:
     3.5 s each (measured +1.9, +2.2, -0.2 s; the isolated-signal sum, 30.9 s whatever the offsets, is 18 s off
     under the wave) and in SUMO's order."""
     plan = corridor_plan(tmp_path)
-    flows = {"eastbound": 500.0, "westbound": 300.0, "side": 150.0}
+    flows = CORRIDOR_FLOWS
     net = sumo_signals.build_corridor(tmp_path, 300, 4)
     plans = plan["intersections"]
-    coordinator_file = sumo_signals.tls_coordinator_offsets(net, plans, flows, 1, tmp_path)
-    coordinator = [float(e.get("offset")) for e in ET.parse(coordinator_file).getroot().iter("tlLogic")]
+    coordinator = sumo_signals.offsets_of(sumo_signals.tls_coordinator_offsets(net, plans, flows, 1, tmp_path))
     sets = {"citytwin": [p["offset_s"] for p in plans], "coordinator": coordinator, "zero": [0.0] * 4}
     predicted, measured = {}, {}
     for name, offsets in sets.items():

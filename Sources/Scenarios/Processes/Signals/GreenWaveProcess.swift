@@ -30,10 +30,10 @@ public struct GreenWaveProcess: OGCProcess {
             "period": SignalProcessInputs.periodParameter,
             "inboundWeight": ProcessParameter(title: "Inbound weight", description: "k in b + k·b̄: the weight of the inbound band (0…10); default the ratio of inbound to outbound through flow.",
                                               schema: ["type": "number", "minimum": 0, "maximum": 10], minOccurs: 0),
-            "cycleRange": ProcessParameter(title: "Cycle range", description: "[shortest, longest] common cycle (s) to search, in whole seconds from the critical intersection's own cycle up, for the greatest band efficiency (b + k·b̄)/C (MAXBAND with the cycle a variable; ties to the shorter cycle). Default: the critical intersection's cycle, and a one-way wave's plan names the shortest cycle that carries both directions.",
+            "cycleRange": ProcessParameter(title: "Cycle range", description: "[shortest, longest] common cycle (s) to search, in whole seconds from the critical intersection's own cycle up, for cycleObjective. Default: the critical intersection's cycle, and a one-way wave's plan names the shortest cycle that carries both directions.",
                                            schema: ["type": "array", "items": ["type": "number", "minimum": 10, "maximum": 300], "minItems": 2, "maxItems": 2], minOccurs: 0),
             "cycleObjective": ProcessParameter(title: "Cycle objective", description: "What cycleRange is searched for: delay (the default: the corridor's lowest mean control delay, its through traffic arriving from the upstream signals under each cycle's wave) or band (MAXBAND's band efficiency (b + k·b̄)/C).",
-                                               schema: ["type": "string", "enum": ["delay", "band"], "default": "delay"], minOccurs: 0),
+                                               schema: ["type": "string", "enum": ["delay", "band"], "default": .string(CycleObjective.standard.rawValue)], minOccurs: 0),
             "compareOffsets": ProcessParameter(title: "Offsets to compare", description: "One offset per signal of the corridor (s, the first stage's green start), e.g. the ones the signals run now: the same plans are evaluated at them too (plan.at_compared_offsets), each direction's delay beside the wave's.",
                                                schema: ["type": "array", "items": ["type": "number"], "minItems": 2], minOccurs: 0),
             "write": SignalProcessInputs.writeParameter,
@@ -92,7 +92,7 @@ public struct GreenWaveProcess: OGCProcess {
     }
 
     static func cycleObjective(_ inputs: [String: JSONValue]) throws -> CycleObjective {
-        guard let value = ProcessInputs.unwrap(inputs["cycleObjective"]) else { return .delay }
+        guard let value = ProcessInputs.unwrap(inputs["cycleObjective"]) else { return .standard }
         guard let name = value.stringValue, let objective = CycleObjective(rawValue: name) else {
             throw ProcessInputError("cycleObjective", "must be delay or band")
         }
