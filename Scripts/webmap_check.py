@@ -18,7 +18,8 @@ builds a district with a flood result, starts the server and Chromium.
    depth class colour.
 6. A signal corridor's popup runs the green wave (write=false): each direction's delay under the offsets and the time–space diagram are shown in
    the panel and the corridor's intersections are drawn in their LOS colours, with the LOS legend;
-   screenshot webmap-corridor.png.
+   screenshot webmap-corridor.png. Choosing offsets for the lowest delay re-runs it and gives the corridor's mean
+   control delay beside the widest band's.
 7. The depth over time: the slider (keyboard Home/End) steps the run's depth tiles, the time is
    shown and the drawn water changes (webmap-time-first.png, webmap-time-last.png).
 8. A flood job (p50-with-storage, quick) started from the page: its progress is followed and its
@@ -567,6 +568,16 @@ def main():
         fail(f"the corridor's intersections are not listed and drawn by LOS with a legend: {grades}, {drawn_los}, {los_legend}")
     if any(n < 30 for n in on_map.values()):
         fail(f"an intersection's LOS colour is not found on the map: {on_map}")
+    # Offsets for the corridor's lowest delay: choosing them re-runs the corridor, and the panel gives the
+    # corridor's mean control delay beside the widest band's.
+    evaluate("(() => { const s = document.getElementById('corridor-objective'); s.value = 'delay'; s.dispatchEvent(new Event('change')); })()")
+    wait_for("['done', 'failed'].includes(document.documentElement.dataset.corridor) && !!document.querySelector('#corridor-delays li[data-direction=mean]')",
+             "the green wave with offsets for delay did not finish", 120)
+    mean = evaluate("document.querySelector('#corridor-delays li[data-direction=mean]').textContent")
+    figures = [float(v) for v in re.findall(r"(\d+\.\d) s/辆", mean)]
+    print(f"webmap_check: offsets for the lowest delay: {mean}")
+    if len(figures) != 2 or figures[0] > figures[1] + 1e-9:
+        fail(f"offsets for delay do not give the corridor's mean control delay beside the band's (and no more): {mean}")
 
     # The depth over time: the slider steps through the run's time steps (PNG depth tiles per
     # `datetime`), the time is shown, the keyboard moves it, and the drawn water changes.

@@ -1,7 +1,7 @@
 """Which common cycle a corridor should run, checked in SUMO (issue 16): `citytwin signal corridor` at the critical
-intersection's cycle, and searching a range of cycles for MAXBAND's band efficiency (`--cycle-objective band`, the
-default) or for the corridor's lowest mean control delay (`--cycle-objective delay`, through traffic arriving from
-the upstream signals under each cycle's wave). Each distinct plan runs in SUMO 1.28 on the beds of
+intersection's cycle, and searching a range of cycles for MAXBAND's band efficiency (`--cycle-objective band`) or for
+the corridor's lowest mean control delay (`--cycle-objective delay`, the default: through traffic arriving from the
+upstream signals under each cycle's wave). Each distinct plan runs in SUMO 1.28 on the beds of
 corridor_progression.py (seeds 1-3, 600-4200 s, every route's baseline-corrected delay: its vehicles alone on all-green
 signals subtracted), and its total delay is set beside the plan's `mean_control_delay_s` as delay per vehicle per
 signal passed, the unit the plan's figure is in.

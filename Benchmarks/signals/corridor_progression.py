@@ -1,13 +1,16 @@
 """A corridor's delay under its offsets, predicted by `citytwin signal corridor` against SUMO (issue 16).
 
 For each corridor (the reference's and others it was not read from), CityTwin plans the corridor at a fixed
-common cycle; the same plans then run in SUMO 1.28 at four sets of offsets: CityTwin's green wave, SUMO's own
+common cycle; the same plans then run in SUMO 1.28 at five sets of offsets: CityTwin's green wave (the widest
+band), CityTwin's offsets for the corridor's lowest delay (`--offset-objective delay`), SUMO's own
 tools/tlsCoordinator.py, all zero and one random draw. Each direction's through traffic is measured as the
 reference measures corridors (tripinfo timeLoss minus a run in which the same vehicles meet only green;
 seeds 1-3, 600-4200 s) and set beside what the plan predicts for it: `directions[].delay_s` (arrivals carried
 from the upstream signal, TRANSYT's cyclic flow profiles with Robertson's dispersion) and `isolated_delay_s`
 (random arrivals at every signal, the figure before progression was modelled). The other offsets reach the
-plan through `--compare-offsets`.
+plan through `--compare-offsets`. Last, per corridor, the through traffic's delay in SUMO weighted by the two
+directions' flows (what `--offset-objective delay` minimises, the side streets' delay not depending on offsets)
+under the band's offsets and under the delay's.
 
     python3 Benchmarks/signals/corridor_progression.py <citytwin> [--jobs 2]
 
@@ -39,9 +42,10 @@ def flows_of(east: float, west: float, side: float) -> dict[str, float]:
     return {"eastbound": float(east), "westbound": float(west), "side": float(side)}
 
 
-def fixed_cycle(binary: str, corridor: dict, cycle: float, work: Path, compare: list[float] | None = None) -> dict:
-    """The corridor planned at `cycle` (and its plans at `compare` offsets)."""
-    args = ["--min-cycle", str(cycle), "--max-cycle", str(cycle)]
+def fixed_cycle(binary: str, corridor: dict, cycle: float, work: Path, compare: list[float] | None = None,
+                offsets_for: str = "band") -> dict:
+    """The corridor planned at `cycle` with offsets for `offsets_for` (and its plans at `compare` offsets)."""
+    args = ["--min-cycle", str(cycle), "--max-cycle", str(cycle), "--offset-objective", offsets_for]
     if compare is not None:
         args += ["--compare-offsets", ",".join(f"{o:.3f}" for o in compare)]
     return sumo_signals.plan_corridor(binary, corridor, work, *args)
@@ -54,6 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     binary = str(Path(args.citytwin).resolve())
     rows = []
+    through: dict[tuple[str, str, str], tuple[float, float, float]] = {}
     with tempfile.TemporaryDirectory() as tmp, ThreadPoolExecutor(args.jobs) as pool:
         for name, count, spacing, cycle, east, west, side in CORRIDORS:
             work = Path(tmp) / name
@@ -66,7 +71,10 @@ def main() -> None:
             net = sumo_signals.build_corridor(work, spacing, count)
             coordinator = sumo_signals.offsets_of(sumo_signals.tls_coordinator_offsets(net, plans, flows, 1, work))
             rng = random.Random(name)
-            offsets = {"CityTwin wave": [p["offset_s"] for p in plans], "tlsCoordinator": coordinator,
+            lowest = fixed_cycle(binary, corridor, cycle, work, offsets_for="delay")
+            assert [t["stages"] for t in lowest["intersections"]] == [t["stages"] for t in plans]
+            offsets = {"CityTwin wave": [p["offset_s"] for p in plans],
+                       "CityTwin delay": [p["offset_s"] for p in lowest["intersections"]], "tlsCoordinator": coordinator,
                        "zero": [0.0] * count, "random": [round(rng.uniform(0, cycle), 1) for _ in range(count)]}
             predicted = {}
             for label, o in offsets.items():
@@ -86,6 +94,7 @@ def main() -> None:
                     sumo = sum(jobs[(label, s, direction)].result() for s in SEEDS) / len(SEEDS)
                     p, iso = predicted[label][key]
                     rows.append((name, label, direction, ",".join(f"{x:.1f}" for x in offsets[label]), sumo, p, iso))
+                    through[(name, label, direction)] = (flows[direction], sumo, p)
                     print(f"{name:11s} {label:15s} {direction:9s} SUMO {sumo:6.1f}  predicted {p:6.1f} ({p - sumo:+5.1f})"
                           f"  isolated {iso:6.1f} ({iso - sumo:+5.1f})", flush=True)
     print("\n| corridor | offsets | direction | SUMO (s/veh) | predicted | isolated |")
@@ -96,6 +105,15 @@ def main() -> None:
     isolated = [abs(r[6] - r[4]) for r in rows]
     print(f"\n{len(rows)} direction runs: predicted mean |error| {sum(errors) / len(errors):.2f} s, max {max(errors):.2f} s; "
           f"isolated mean {sum(isolated) / len(isolated):.2f} s, max {max(isolated):.2f} s")
+    print("\n| corridor | through traffic, flow-weighted (s/veh): band's offsets, SUMO (predicted) | delay's offsets, SUMO (predicted) | change in SUMO |")
+    print("|---|---|---|---|")
+    for name, *_ in CORRIDORS:
+        def weighted(label: str, column: int) -> float:
+            runs = [through[(name, label, d)] for d in ("eastbound", "westbound")]
+            return sum(r[0] * r[column] for r in runs) / sum(r[0] for r in runs)
+        band, delay = weighted("CityTwin wave", 1), weighted("CityTwin delay", 1)
+        print(f"| {name} | {band:.1f} ({weighted('CityTwin wave', 2):.1f}) | {delay:.1f} ({weighted('CityTwin delay', 2):.1f}) | "
+              f"{delay - band:+.1f} ({(delay - band) / band:+.0%}) |")
 
 
 if __name__ == "__main__":

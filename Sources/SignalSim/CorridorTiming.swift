@@ -32,6 +32,19 @@ public enum CycleObjective: String, Sendable, Hashable, Codable, CaseIterable {
     public static let standard = CycleObjective.delay
 }
 
+/// How a corridor's offsets are set.
+public enum OffsetObjective: String, Sendable, Hashable, Codable, CaseIterable {
+    /// MAXBAND's widest weighted two-way band b + k·b̄ (`GreenWave.optimize`, exact).
+    case band
+    /// The lowest mean control delay over the corridor's lane groups (`CorridorPlan.meanControlDelay`),
+    /// TRANSYT's hill climb from the band's offsets.
+    case delay
+
+    /// How offsets are set when the caller does not say: the widest band, as the issue and GB 50647's
+    /// 干线协调 ask, drawn as a band a planner can check on the time–space diagram.
+    public static let standard = OffsetObjective.band
+}
+
 /// A coordinated corridor plan: one common cycle, each intersection's stages split at it, and
 /// offsets from the green wave.
 public struct CorridorPlan: Sendable, Hashable, Codable {
@@ -47,6 +60,11 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
     public var cycleRange: ClosedRange<Double>?
     /// What the range was searched for (`nil` without a range).
     public var cycleObjective: CycleObjective?
+    /// What the offsets were set for; `wave` is the band they give either way.
+    public var offsetObjective: OffsetObjective
+    /// With offsets set for delay: the widest band's wave at the same cycle and the corridor's mean
+    /// control delay under it, for the planner to weigh.
+    public var atBandOffsets: Alternative?
     /// When a range chose a longer cycle than the critical one: the wave and the corridor's mean
     /// control delay at the critical cycle, for the planner to weigh against the chosen ones.
     public var atCriticalCycle: Alternative?
@@ -128,7 +146,15 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
                                    cycle, wave.objective / cycle, critical.wave.objective / criticalCycle, criticalCycle, criticalIntersection,
                                    critical.meanControlDelay, meanControlDelay))
         }
-        guard let note = wave.oneWayNote else { return warnings }
+        if let band = atBandOffsets, band.meanControlDelay - meanControlDelay < 0.05 {
+            warnings.append(String(format: "offsets set for the corridor's lowest delay gain less than 0.05 s/veh over the widest band's (%.1f s/veh, bands %.0f s + %.0f s there): the band's offsets serve as well",
+                                   band.meanControlDelay, band.wave.outboundBandwidth, band.wave.inboundBandwidth))
+        } else if let band = atBandOffsets {
+            warnings.append(String(format: "offsets set for the corridor's lowest delay: %.1f s/veh against %.1f s/veh at the widest band's offsets (bands %.0f s + %.0f s here against %.0f s + %.0f s)",
+                                   meanControlDelay, band.meanControlDelay, wave.outboundBandwidth, wave.inboundBandwidth,
+                                   band.wave.outboundBandwidth, band.wave.inboundBandwidth))
+        }
+        guard offsetObjective == .band, let note = wave.oneWayNote else { return warnings }
         warnings.append(note)
         guard let alternative = twoWayAlternative else { return warnings }
         return warnings + [String(format: "a two-way band first opens at a common cycle of %.0f s (outbound %.0f s, inbound %.0f s, against %.0f s + %.0f s at %.0f s), where the corridor's mean control delay would be %.1f s/veh against %.1f; a cycle range from %.0f s lets the corridor choose its cycle",
@@ -143,6 +169,8 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
         case criticalCycle = "critical_cycle_s"
         case cycleRange = "cycle_range_s"
         case cycleObjective = "cycle_objective"
+        case offsetObjective = "offset_objective"
+        case atBandOffsets = "at_band_offsets"
         case twoWayAlternative = "two_way_alternative"
         case atCriticalCycle = "at_critical_cycle"
         case directions
@@ -151,7 +179,7 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
 }
 
 /// 干线协调: times every intersection of a corridor at the common cycle and sets offsets for the
-/// widest weighted two-way green band (`GreenWave.optimize`).
+/// widest weighted two-way green band (`GreenWave.optimize`) or for the corridor's lowest delay.
 public enum CorridorTiming {
     /// - Parameters:
     ///   - links: `intersections.count − 1` links between consecutive intersections.
@@ -165,12 +193,14 @@ public enum CorridorTiming {
     ///     each cycle's wave, the shortest cycle within `CorridorPlan.cycleDelayTolerance` of the
     ///     lowest (the default; band efficiency chose cycles SUMO measured 3-5 s/veh worse,
     ///     Benchmarks/signals/corridor_cycle_objective.py), or band efficiency, ties to the shorter cycle.
+    ///   - offsetObjective: the widest band (MAXBAND), or the lowest mean control delay found by
+    ///     TRANSYT's hill climb from the band's offsets (`lowestDelayOffsets`).
     /// - Throws: `SignalTimingError` naming the field (a corridor of one signal, an approach the
     ///   intersection does not have, a bad link, a cycle range below the critical cycle).
     public static func plan(id: String, intersections: [CorridorIntersection], links: [CorridorLink],
                             settings: SignalTimingSettings = SignalTimingSettings(), inboundWeight: Double? = nil,
                             cycleRange: ClosedRange<Double>? = nil, cycleObjective: CycleObjective = .standard,
-                            comparedOffsets: [Double]? = nil) throws -> CorridorPlan {
+                            offsetObjective: OffsetObjective = .standard, comparedOffsets: [Double]? = nil) throws -> CorridorPlan {
         guard intersections.count >= 2 else {
             throw SignalTimingError(field: "intersections", "a corridor needs at least two signals to coordinate (got \(intersections.count))")
         }
@@ -199,7 +229,8 @@ public enum CorridorTiming {
             let back = intersections.reduce(0) { $0 + throughFlow(of: $1.inboundApproach, in: $1.demand) }
             return out > 0 ? back / out : 1
         }()
-        typealias Coordinated = (timings: [IntersectionTiming], corridor: Corridor, wave: GreenWave, directions: [DirectionDelay])
+        typealias Coordinated = (timings: [IntersectionTiming], corridor: Corridor, wave: GreenWave, directions: [DirectionDelay],
+                                 atBand: CorridorPlan.Alternative?)
         func coordinated(at cycle: Double) throws -> Coordinated {
             var fixed = settings
             fixed.minimumCycle = cycle
@@ -225,7 +256,13 @@ public enum CorridorTiming {
                 // The plan's offset is the start of its first stage: outbound green start minus where it sits in the cycle.
                 timings[i].plan.offset = mod(wave.offsets[i] - outboundStart[i], cycle)
             }
-            return (timings, corridor, wave, progression(intersections: intersections, links: links, timings: timings))
+            let directions = progression(intersections: intersections, links: links, timings: timings)
+            guard offsetObjective == .delay else { return (timings, corridor, wave, directions, nil) }
+            let band = CorridorPlan.Alternative(wave: wave, meanControlDelay: CorridorPlan.meanControlDelay(timings, directions: directions))
+            let lowest = lowestDelayOffsets(intersections: intersections, links: links, timings: timings)
+            let at = try GreenWave.at(corridor, cycle: cycle, inboundWeight: k,
+                                      offsets: lowest.timings.indices.map { lowest.timings[$0].plan.offset + outboundStart[$0] })
+            return (lowest.timings, corridor, at, lowest.directions, band)
         }
         let chosen: Coordinated
         var twoWayAlternative: CorridorPlan.Alternative?
@@ -268,7 +305,7 @@ public enum CorridorTiming {
         } else {
             chosen = try coordinated(at: criticalCycle)
         }
-        if cycleRange == nil, chosen.wave.progression != .twoWay {
+        if cycleRange == nil, offsetObjective == .band, chosen.wave.progression != .twoWay {
             var c = chosen.wave.cycle + 1
             while c <= settings.maximumCycle, twoWayAlternative == nil {
                 let candidate = try coordinated(at: c)
@@ -287,7 +324,7 @@ public enum CorridorTiming {
         }
         return CorridorPlan(corridor: chosen.corridor, cycle: chosen.wave.cycle, criticalIntersection: intersections[critical].demand.id,
                             criticalCycle: criticalCycle, cycleRange: cycleRange, cycleObjective: cycleRange == nil ? nil : cycleObjective,
-                            atCriticalCycle: atCriticalCycle,
+                            offsetObjective: offsetObjective, atBandOffsets: chosen.atBand, atCriticalCycle: atCriticalCycle,
                             twoWayAlternative: twoWayAlternative,
                             timings: chosen.timings, wave: chosen.wave, directions: chosen.directions, atComparedOffsets: compared)
     }

@@ -134,23 +134,30 @@ public struct GreenWave: Sendable, Hashable, Codable {
     public var outboundBandStart: Double
     public var inboundBandStart: Double
     /// Whether the wave carries both directions or one only (the spacing and greens at this cycle
-    /// leave no band the other way that would add to b + k·b̄).
+    /// leave no band the other way that would add to b + k·b̄), or, at offsets set otherwise than
+    /// for the band (`GreenWave.at`), none.
     public var progression: Progression {
-        let outbound = outboundBandwidth > 1e-9, inbound = inboundBandwidth > 1e-9
-        return outbound && inbound ? .twoWay : (inbound ? .inboundOnly : .outboundOnly)
+        switch (outboundBandwidth > 1e-9, inboundBandwidth > 1e-9) {
+        case (true, true): .twoWay
+        case (true, false): .outboundOnly
+        case (false, true): .inboundOnly
+        case (false, false): .noBand
+        }
     }
 
     public enum Progression: String, Sendable, Hashable, Codable {
         case twoWay = "two-way"
         case outboundOnly = "outbound-only"
         case inboundOnly = "inbound-only"
+        case noBand = "none"
     }
 
-    /// Why one direction has no band, for a planner reading the plan; `nil` for a two-way wave.
+    /// Why one direction has no band, for a planner reading the plan; `nil` for a two-way wave
+    /// (and for offsets with no band at all, which were not set for one).
     public var oneWayNote: String? {
         let direction: String
         switch progression {
-        case .twoWay: return nil
+        case .twoWay, .noBand: return nil
         case .outboundOnly: direction = "outbound"
         case .inboundOnly: direction = "inbound"
         }
@@ -267,6 +274,14 @@ public struct GreenWave: Sendable, Hashable, Codable {
     /// The outbound and inbound bandwidths (s) that `offsets` (start of each signal's outbound
     /// green, s) give on `corridor` at `cycle`: the longest time window passing every signal on green.
     public static func bandwidths(_ corridor: Corridor, cycle: Double, offsets: [Double]) throws -> (outbound: Double, inbound: Double) {
+        let wave = try at(corridor, cycle: cycle, offsets: offsets)
+        return (wave.outboundBandwidth, wave.inboundBandwidth)
+    }
+
+    /// The wave that `offsets` (start of each signal's outbound green, s) give on `corridor` at
+    /// `cycle`: its bands and where they start, for offsets set otherwise than for the band (e.g.
+    /// for the corridor's delay), reported and drawn as the optimum's are.
+    public static func at(_ corridor: Corridor, cycle: Double, inboundWeight k: Double = 1, offsets: [Double]) throws -> GreenWave {
         try corridor.validate(cycle: cycle)
         guard offsets.count == corridor.signals.count else {
             throw SignalTimingError(field: "offsets", "needs one offset per signal (\(corridor.signals.count), got \(offsets.count))")
@@ -278,12 +293,16 @@ public struct GreenWave: Sendable, Hashable, Codable {
         // Inbound: a vehicle passing signal 1 at σ passed signal i at σ − t̄ᵢ.
         let inbound = band(starts: offsets.indices.map { offsets[$0] + corridor.signals[$0].inboundGreenShift + tb[$0] },
                            lengths: corridor.signals.map(\.inboundGreen), cycle: cycle)
-        return (outbound, inbound)
+        let reference = offsets[0]
+        return GreenWave(corridor: corridor.id, cycle: cycle, inboundWeight: k, offsets: offsets.map { mod($0 - reference, cycle) },
+                         outboundBandwidth: outbound.width, inboundBandwidth: inbound.width,
+                         outboundBandStart: mod(outbound.start - reference, cycle), inboundBandStart: mod(inbound.start - reference, cycle))
     }
 
-    /// The longest arc inside every window [startᵢ, startᵢ + lengthᵢ] on a circle of `cycle`.
-    static func band(starts: [Double], lengths: [Double], cycle: Double) -> Double {
-        var best = 0.0
+    /// The longest arc inside every window [startᵢ, startᵢ + lengthᵢ] on a circle of `cycle`, and
+    /// where it starts (0 when there is none).
+    static func band(starts: [Double], lengths: [Double], cycle: Double) -> (width: Double, start: Double) {
+        var best = (width: 0.0, start: 0.0)
         for s in starts {
             var width = Double.infinity
             for i in starts.indices {
@@ -292,13 +311,12 @@ public struct GreenWave: Sendable, Hashable, Codable {
                 let remaining = into <= lengths[i] + 1e-9 ? lengths[i] - into : (into > cycle - 1e-9 ? lengths[i] : -1)
                 width = min(width, remaining)
             }
-            best = max(best, width)
+            if width > best.width { best = (width, s) }
         }
-        return max(0, best)
+        return best
     }
 }
 
-/// x mod m in [0, m).
 @inline(__always) func mod(_ x: Double, _ m: Double) -> Double {
     let r = x.truncatingRemainder(dividingBy: m)
     return r < 0 ? r + m : (r >= m ? 0 : r)

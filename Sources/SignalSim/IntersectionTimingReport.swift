@@ -75,6 +75,10 @@ public struct CorridorPlanReport: Sendable, Encodable {
     var cycle_range_s: [Double]?
     /// What the range was searched for: band (MAXBAND's efficiency) or delay; absent without a range.
     var cycle_objective: String?
+    /// What the offsets were set for: band (the widest weighted band, MAXBAND) or delay (TRANSYT's hill climb).
+    var offset_objective: String
+    /// With offsets set for delay: the widest band's bands and mean control delay at the same cycle.
+    var at_band_offsets: Alternative?
     var outbound_bandwidth_s: Double
     var inbound_bandwidth_s: Double
     var inbound_weight: Double
@@ -116,6 +120,8 @@ public struct CorridorPlanReport: Sendable, Encodable {
         critical_cycle_s = plan.criticalCycle
         cycle_range_s = plan.cycleRange.map { [$0.lowerBound, $0.upperBound] }
         cycle_objective = plan.cycleObjective?.rawValue
+        offset_objective = plan.offsetObjective.rawValue
+        at_band_offsets = plan.atBandOffsets.map { Alternative($0.wave, meanControlDelay: $0.meanControlDelay) }
         outbound_bandwidth_s = plan.wave.outboundBandwidth
         inbound_bandwidth_s = plan.wave.inboundBandwidth
         inbound_weight = plan.wave.inboundWeight

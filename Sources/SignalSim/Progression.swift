@@ -90,19 +90,28 @@ struct CyclicFlowProfile: Sendable, Hashable {
 
     /// The profile `travelTime` seconds downstream: the platoon's head arrives after β·t and its
     /// tail spreads, q′(k + β·t) = F·q(k) + (1 − F)·q′(k + β·t − 1) with F = 1/(1 + α·β·t)
-    /// (t in steps), run round the cycle until it repeats.
+    /// (t in steps), in the steady state of a repeating cycle. That state is solved exactly: one
+    /// pass from an empty link gives z, and the cyclic solution is z[j] + (1 − F)^(j+1)·q′(n − 1)
+    /// with q′(n − 1) = z[n − 1] / (1 − (1 − F)^n).
     func dispersed(over travelTime: Double) -> CyclicFlowProfile {
         let n = rates.count
         let lag = Self.travelTimeFactor * travelTime / step
         let f = 1 / (1 + Self.dispersionFactor * lag)
+        let r = 1 - f
         let shift = Int(lag.rounded())
-        let mean = rates.reduce(0, +) / Double(n)
-        var out = Array(repeating: mean, count: n)
-        for _ in 0..<(8 + Int(1 / f)) {  // the filter's memory (1 − F)^k fades within a few cycles
-            for k in 0..<n {
-                let at = ((k + shift) % n + n) % n
-                out[at] = f * rates[k] + (1 - f) * out[(at - 1 + n) % n]
-            }
+        var out = Array(repeating: 0.0, count: n)
+        var previous = 0.0
+        for j in 0..<n {
+            previous = f * rates[((j - shift) % n + n) % n] + r * previous
+            out[j] = previous
+        }
+        var rn = 1.0
+        for _ in 0..<n { rn *= r }
+        let last = out[n - 1] / (1 - rn)
+        var decay = r
+        for j in 0..<n {
+            out[j] += decay * last
+            decay *= r
         }
         return CyclicFlowProfile(rates: out, step: step)
     }
@@ -161,6 +170,47 @@ extension CorridorTiming {
         let inbound = direction(.inbound, order.reversed(), intersections: intersections, timings: timings,
                                 approach: \.inboundApproach) { CyclicFlowProfile.travelTime(length: links[$0 - 1].length, speed: links[$0 - 1].inboundSpeed) }
         return [outbound, inbound]
+    }
+
+    /// TRANSYT's offset search (Robertson 1969) over the model above: from the plans' offsets, each
+    /// signal's offset in turn (the first signal's held as the reference) moves to the whole-second
+    /// step of the cycle that lowers the corridor's mean control delay (`CorridorPlan.meanControlDelay`)
+    /// most, sweep after sweep until no move lowers it. Every step is tried, not TRANSYT's few step
+    /// sizes, so a sweep ends at each offset's best given the others; the result is never worse than
+    /// the start (a local optimum, not a proven global one).
+    /// - Returns: the timings at the offsets found, and the directions' delays under them.
+    static func lowestDelayOffsets(intersections: [CorridorIntersection], links: [CorridorLink],
+                                   timings start: [IntersectionTiming], maximumSweeps: Int = 20) -> (timings: [IntersectionTiming], directions: [DirectionDelay]) {
+        var timings = start
+        var directions = progression(intersections: intersections, links: links, timings: timings)
+        var best = CorridorPlan.meanControlDelay(timings, directions: directions)
+        guard let cycle = timings.first?.cycle, cycle > 0 else { return (timings, directions) }
+        let steps = CyclicFlowProfile.steps(in: cycle)
+        let step = cycle / Double(steps)
+        for _ in 0..<maximumSweeps {
+            var moved = false
+            for i in timings.indices.dropFirst() {
+                let current = timings[i].plan.offset
+                var chosen: (offset: Double, directions: [DirectionDelay])?
+                for k in 1..<steps {
+                    timings[i].plan.offset = mod(current + Double(k) * step, cycle)
+                    let candidate = progression(intersections: intersections, links: links, timings: timings)
+                    let delay = CorridorPlan.meanControlDelay(timings, directions: candidate)
+                    // A move must gain more than rounding; ties keep the current offset.
+                    if delay < best - 1e-6 {
+                        best = delay
+                        chosen = (timings[i].plan.offset, candidate)
+                    }
+                }
+                timings[i].plan.offset = chosen?.offset ?? current
+                if let chosen {
+                    directions = chosen.directions
+                    moved = true
+                }
+            }
+            if !moved { break }
+        }
+        return (timings, directions)
     }
 
     /// Walks one direction: `travelTime(i)` is the time from signal i to the next one the direction reaches.

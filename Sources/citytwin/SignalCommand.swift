@@ -310,6 +310,9 @@ struct SignalCorridorCommand: AsyncParsableCommand {
     @Option(name: .customLong("cycle-objective"), help: "What --cycle-range is searched for: delay (the corridor's lowest mean control delay under each cycle's wave, the default) or band (MAXBAND's band efficiency).")
     var cycleObjective: CycleObjective?
 
+    @Option(name: .customLong("offset-objective"), help: "What the offsets are set for: band (the widest weighted two-way band, MAXBAND; the default) or delay (the corridor's lowest mean control delay, TRANSYT's hill climb from the band's offsets).")
+    var offsetObjective: OffsetObjective?
+
     @Option(name: .customLong("compare-offsets"), help: "O1,O2,…: also evaluate the same plans at these offsets (s, one per signal, first stage's green start), e.g. the ones the signals run now: each direction's delay beside the wave's.")
     var compareOffsets: String?
 
@@ -359,6 +362,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             if write { inputs["write"] = true }
             if let cycles = try cycles { inputs["cycleRange"] = [.number(cycles.lowerBound), .number(cycles.upperBound)] }
             if let cycleObjective { inputs["cycleObjective"] = .string(cycleObjective.rawValue) }
+            if let offsetObjective { inputs["offsetObjective"] = .string(offsetObjective.rawValue) }
             if let offsets = try comparedOffsets { inputs["compareOffsets"] = .array(offsets.map { .number($0) }) }
             let result = try await ProcessRunner(store: store.path).run("green-wave", inputs)
             report = result["plan"] ?? .null
@@ -370,7 +374,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             do {
                 plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
                                                settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles, cycleObjective: cycleObjective ?? .standard,
-                                               comparedOffsets: try comparedOffsets)
+                                               offsetObjective: offsetObjective ?? .standard, comparedOffsets: try comparedOffsets)
             } catch let e as SignalTimingError {
                 throw CommandFailure("\(input): \(e)")
             }
@@ -397,11 +401,12 @@ struct SignalCorridorCommand: AsyncParsableCommand {
                 print("  \(d["direction"]?.stringValue ?? "") through traffic: \(n(d["delay_s"])) s/veh at the signals \(which) (\(n(d["isolated_delay_s"])) s/veh with random arrivals): \(signals)")
             }
         }
-        directions(report["directions"], "under the wave's offsets")
+        let offsetsFor = report["offset_objective"]?.stringValue == "delay" ? "under the offsets for the lowest delay" : "under the wave's offsets"
+        directions(report["directions"], offsetsFor)
         if let compared = report["at_compared_offsets"] {
             let offsets = (compared["offsets_s"]?.arrayValue ?? []).map { n($0) }.joined(separator: ", ")
             directions(compared["directions"], "at the compared offsets \(offsets) s")
-            print("  mean control delay: \(n(report["mean_control_delay_s"])) s/veh under the wave, \(n(compared["mean_control_delay_s"])) s/veh at the compared offsets")
+            print("  mean control delay: \(n(report["mean_control_delay_s"])) s/veh \(offsetsFor), \(n(compared["mean_control_delay_s"])) s/veh at the compared offsets")
         }
         for t in report["intersections"]?.arrayValue ?? [] {
             let greens = (t["stages"]?.arrayValue ?? []).map { n($0["green_s"], "%.0f") }.joined(separator: "/")
@@ -412,3 +417,6 @@ struct SignalCorridorCommand: AsyncParsableCommand {
 
 /// `--cycle-objective band|delay`.
 extension CycleObjective: ExpressibleByArgument {}
+
+/// `--offset-objective band|delay`.
+extension OffsetObjective: ExpressibleByArgument {}

@@ -224,6 +224,7 @@ struct SignalStoreTests {
         #expect(await named("green-wave", ["corridor": "SC-001", "cycleObjective": "delay"]) == "cycleObjective")
         #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [80, 100], "cycleObjective": "speed"]) == "cycleObjective")
         #expect(await named("green-wave", ["corridor": "SC-001", "compareOffsets": ["0", 10]]) == "compareOffsets")
+        #expect(await named("green-wave", ["corridor": "SC-001", "offsetObjective": "bandwidth"]) == "offsetObjective")
     }
 
     @Test("green-wave coordinates SC-001 on one cycle, draws its diagram, and writes the corridor's plans with their offsets")
@@ -258,6 +259,14 @@ struct SignalStoreTests {
         #expect(compared["offsets_s"]?.arrayValue?.map(\.doubleValue) == Array(repeating: 0, count: timings.count))
         #expect(compared["directions"]?.arrayValue?.count == 2)
         #expect(compared["mean_control_delay_s"]?.doubleValue != nil)
+        // Offsets for the corridor's delay: the same cycle and greens, no more delay than the band's, whose figures come beside.
+        #expect(plan["offset_objective"] == "band" && plan["at_band_offsets"] == nil)
+        let lowest = try #require(try await Self.run("green-wave", ["corridor": "SC-001", "period": "17:00-18:00", "offsetObjective": "delay"])["plan"])
+        #expect(lowest["offset_objective"] == "delay" && lowest["cycle_s"]?.doubleValue == cycle)
+        #expect(lowest["intersections"]?.arrayValue?.map { $0["stages"] } == timings.map { $0["stages"] })
+        let band = try #require(lowest["at_band_offsets"])
+        #expect(band["mean_control_delay_s"] == plan["mean_control_delay_s"] && band["outbound_bandwidth_s"] == plan["outbound_bandwidth_s"])
+        #expect((lowest["mean_control_delay_s"]?.doubleValue ?? .infinity) <= (plan["mean_control_delay_s"]?.doubleValue ?? 0) + 1e-9)
     }
 
     @Test("adaptive re-timing steps the plan running at 'at' from the hour of counts before it, within the limits, as a new version of it")

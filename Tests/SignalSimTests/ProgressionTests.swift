@@ -4,17 +4,19 @@ import Testing
 @Suite("Corridor delay under offsets (cyclic flow profiles)")
 struct ProgressionTests {
     /// The reference corridor of shared/reference/signals.md §8 with SUMO's saturation flow and lost
-    /// time: 4 crossroads 300 m apart at 13.89 m/s, eastbound 500 veh/h, westbound 300, side streets 150.
-    static func reference(count: Int = 4) -> (intersections: [CorridorIntersection], links: [CorridorLink]) {
+    /// time: 4 crossroads 300 m apart at 13.89 m/s, eastbound 500 veh/h, westbound 300, side streets 150
+    /// (or another count, spacing and flows on the same crossroads).
+    static func reference(count: Int = 4, spacing: Double = 300, eastbound: Double = 500, westbound: Double = 300,
+                          side: Double = 150) -> (intersections: [CorridorIntersection], links: [CorridorLink]) {
         let intersections = (0..<count).map { i in
             CorridorIntersection(demand: IntersectionDemand(id: "J\(i + 1)", amber: 3, allRed: 2, startupLost: 3.8, approaches: [
-                ApproachDemand(id: "W", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: 500)),
-                ApproachDemand(id: "E", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: 300)),
-                ApproachDemand(id: "N", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: 150)),
-                ApproachDemand(id: "S", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: 150)),
+                ApproachDemand(id: "W", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: eastbound)),
+                ApproachDemand(id: "E", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: westbound)),
+                ApproachDemand(id: "N", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: side)),
+                ApproachDemand(id: "S", lanes: 1, saturationPerLane: 1859, flows: MovementFlows(through: side)),
             ], stages: [["W", "E"], ["N", "S"]]), outboundApproach: "W", inboundApproach: "E")
         }
-        return (intersections, (1..<count).map { _ in CorridorLink(length: 300, outboundSpeed: 13.89) })
+        return (intersections, (1..<count).map { _ in CorridorLink(length: spacing, outboundSpeed: 13.89) })
     }
 
     static func plan(comparedOffsets: [Double]? = nil) throws -> CorridorPlan {
@@ -127,5 +129,79 @@ struct ProgressionTests {
         let full = try #require(try Self.plan().directions.first { $0.direction == .outbound })
         // Half of J2's W arrivals now come at random: its delay lies between the full platoon's and the isolated one.
         #expect(out.signals[1].delay > full.signals[1].delay && out.signals[1].delay < out.signals[1].isolatedDelay)
+    }
+
+    /// Three crossroads 450 m apart with equal flows both ways (400 veh/h, side streets 250) at 100 s:
+    /// the widest band (k = 1) is one-way, so the other direction meets every signal at random.
+    static func equalFlows() -> (intersections: [CorridorIntersection], links: [CorridorLink]) {
+        reference(count: 3, spacing: 450, eastbound: 400, westbound: 400, side: 250)
+    }
+
+    static func equalFlows(offsetObjective: OffsetObjective) throws -> CorridorPlan {
+        let (intersections, links) = equalFlows()
+        return try CorridorTiming.plan(id: "EQ", intersections: intersections, links: links,
+                                       settings: SignalTimingSettings(minimumCycle: 100, maximumCycle: 100), offsetObjective: offsetObjective)
+    }
+
+    @Test("offsets for delay lower the corridor's delay below the widest band's, keep its greens, and report the band they give")
+    func offsetsForDelay() throws {
+        let band = try Self.equalFlows(offsetObjective: .band)
+        let delay = try Self.equalFlows(offsetObjective: .delay)
+        #expect(band.offsetObjective == .band && band.atBandOffsets == nil)
+        #expect(delay.offsetObjective == .delay)
+        #expect(band.wave.progression == .outboundOnly)
+        // Same cycle and greens; only the offsets move, the first signal's held.
+        #expect(delay.cycle == band.cycle)
+        #expect(delay.timings.map(\.plan.stages) == band.timings.map(\.plan.stages))
+        #expect(delay.timings[0].plan.offset == band.timings[0].plan.offset)
+        // Lower in the model, the band's own figures beside it, and a note saying so.
+        let atBand = try #require(delay.atBandOffsets)
+        #expect(atBand.meanControlDelay == band.meanControlDelay && atBand.wave == band.wave)
+        #expect(delay.meanControlDelay < band.meanControlDelay - 1, "\(delay.meanControlDelay) against \(band.meanControlDelay)")
+        #expect(delay.warnings.contains { $0.hasPrefix("offsets set for the corridor's lowest delay") })
+        #expect(!delay.warnings.contains { $0.hasPrefix("one-way progression") } && delay.twoWayAlternative == nil)
+        // Here the gain is the inbound traffic's, now progressed too.
+        let inbound = try #require(delay.directions.first { $0.direction == .inbound })
+        let bandInbound = try #require(band.directions.first { $0.direction == .inbound })
+        #expect(inbound.delay < bandInbound.delay)
+        // The wave reported is the band those offsets give: its bands pass every green.
+        let (b, bb) = try GreenWave.bandwidths(delay.corridor, cycle: delay.cycle, offsets: delay.wave.offsets)
+        #expect(abs(b - delay.wave.outboundBandwidth) < 1e-9 && abs(bb - delay.wave.inboundBandwidth) < 1e-9)
+        let t = delay.corridor.outboundTimes, tb = delay.corridor.inboundTimes
+        for (i, signal) in delay.corridor.signals.enumerated() {
+            if b > 0 {
+                let into = mod(delay.wave.outboundBandStart + t[i] - delay.wave.offsets[i], delay.cycle)
+                #expect(into + b <= signal.outboundGreen + 1e-6, "outbound band leaves \(signal.id)'s green")
+            }
+            if bb > 0 {
+                let into = mod(delay.wave.inboundBandStart - tb[i] - delay.wave.offsets[i] - signal.inboundGreenShift, delay.cycle)
+                #expect(into + bb <= signal.inboundGreen + 1e-6, "inbound band leaves \(signal.id)'s green")
+            }
+        }
+    }
+
+    @Test("no single signal's offset moved by whole seconds lowers the delay the offsets for delay give")
+    func offsetsForDelayAreALocalOptimum() throws {
+        let (intersections, links) = Self.equalFlows()
+        let delay = try Self.equalFlows(offsetObjective: .delay)
+        for i in 1..<delay.timings.count {
+            for k in stride(from: 1.0, to: delay.cycle, by: 1) {
+                var moved = delay.timings
+                moved[i].plan.offset = mod(moved[i].plan.offset + k, delay.cycle)
+                let directions = CorridorTiming.progression(intersections: intersections, links: links, timings: moved)
+                #expect(CorridorPlan.meanControlDelay(moved, directions: directions) >= delay.meanControlDelay - 1e-6, "signal \(i) moved by \(k) s")
+            }
+        }
+    }
+
+    @Test("offsets for delay never cost more than the widest band's, whatever the corridor")
+    func offsetsForDelayNeverWorse() throws {
+        let (intersections, links) = Self.reference()
+        for cycle in [60.0, 75, 90] {
+            let settings = SignalTimingSettings(minimumCycle: cycle, maximumCycle: cycle)
+            let band = try CorridorTiming.plan(id: "REF", intersections: intersections, links: links, settings: settings)
+            let delay = try CorridorTiming.plan(id: "REF", intersections: intersections, links: links, settings: settings, offsetObjective: .delay)
+            #expect(delay.meanControlDelay <= band.meanControlDelay + 1e-9, "C \(cycle)")
+        }
     }
 }

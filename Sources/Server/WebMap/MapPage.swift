@@ -81,6 +81,9 @@ enum MapPage {
       <section id="corridor-section" aria-labelledby="corridor-h" hidden>
         <h2 id="corridor-h" data-i18n="corridor">干线绿波</h2>
         <p id="corridor-info" aria-live="polite"></p>
+        <label class="row"><span data-i18n="offsetsFor">相位差依据</span>
+          <select id="corridor-objective"><option value="band" data-i18n="offsetsBand">最宽绿波带</option>
+            <option value="delay" data-i18n="offsetsDelay">干线延误最小</option></select></label>
         <ul id="corridor-delays" class="list"></ul>
         <a id="corridor-open" target="_blank" rel="noopener"><img id="corridor-diagram" alt="" hidden></a>
         <ol id="corridor-list" class="list"></ol>

@@ -30,7 +30,8 @@ enum MapScript {
            greenWave: "绿波协调与时空图", corridor: "干线绿波", cycle: "周期", bandOut: "上行绿波带宽", bandIn: "下行绿波带宽", offset: "相位差",
            delay: "延误", los: "服务水平", diagramAlt: "时空图：", openDiagram: "在新窗口打开时空图",
            throughDelay: {outbound: "上行直行车辆全程信号延误", inbound: "下行直行车辆全程信号延误"}, randomArrivals: "随机到达时", perVeh: "s/辆",
-           oneWay: {"outbound-only": "单向绿波（仅上行）", "inbound-only": "单向绿波（仅下行）"}},
+           offsetsFor: "相位差依据", offsetsBand: "最宽绿波带", offsetsDelay: "干线延误最小", meanDelay: "干线平均控制延误", atBand: "最宽绿波带相位差时",
+           oneWay: {"outbound-only": "单向绿波（仅上行）", "inbound-only": "单向绿波（仅下行）", "none": "无绿波带"}},
       en: {skip: "Skip to map", title: "City map", account: "Identity", tokenLabel: "Department token", tokenPlaceholder: "department token ct1.…", signIn: "Sign in", signOut: "Sign out",
            search: "Address and place search", searchLabel: "Address or place name", searchPlaceholder: "e.g. 问津大道12号, hospital name", go: "Search",
            analysis: "Click the map to analyse", tool: "Tool", identify: "Identify", nearest: "Nearest resources", service: "Service area", hazard: "Hazard overlay",
@@ -47,7 +48,8 @@ enum MapScript {
            greenWave: "Green wave and time–space diagram", corridor: "Corridor green wave", cycle: "cycle", bandOut: "outbound band", bandIn: "inbound band", offset: "offset",
            delay: "delay", los: "LOS", diagramAlt: "Time–space diagram: ", openDiagram: "Open the diagram in a new window",
            throughDelay: {outbound: "Outbound through traffic, delay over the corridor", inbound: "Inbound through traffic, delay over the corridor"}, randomArrivals: "with random arrivals", perVeh: "s/veh",
-           oneWay: {"outbound-only": "one-way wave (outbound only)", "inbound-only": "one-way wave (inbound only)"}},
+           offsetsFor: "Offsets for", offsetsBand: "the widest band", offsetsDelay: "the lowest corridor delay", meanDelay: "Mean control delay over the corridor", atBand: "at the widest band's offsets",
+           oneWay: {"outbound-only": "one-way wave (outbound only)", "inbound-only": "one-way wave (inbound only)", "none": "no band"}},
     };
     let lang = localStorage.getItem(LANG_KEY) === "en" ? "en" : "zh";
     const t = (key) => (TEXT[lang] && TEXT[lang][key]) || TEXT.zh[key] || key;
@@ -300,14 +302,18 @@ enum MapScript {
       if (Array.isArray(v) && v[0] === "match") for (let i = 2; i + 1 < v.length; i += 2) if (out[v[i]]) out[v[i]] = v[i + 1];
       return out;
     }
-    let diagramURL = "";
+    let diagramURL = "", lastCorridor = null;
+    // The offsets' objective: the widest band (the default) or the corridor's lowest delay; changing it re-runs the shown corridor.
+    $("corridor-objective").addEventListener("change", () => { if (lastCorridor) greenWave(lastCorridor.id, lastCorridor.name); });
     async function greenWave(id, name) {
+      lastCorridor = {id, name};
+      const objective = $("corridor-objective").value;
       const section = $("corridor-section"), info = $("corridor-info"), list = $("corridor-list"), img = $("corridor-diagram");
       const delays = $("corridor-delays");
       section.hidden = false; root.dataset.corridor = "running";
       info.textContent = (name || id) + " · " + t("running"); list.replaceChildren(); delays.replaceChildren(); img.hidden = true;
       try {
-        const out = await execute("green-wave", {corridor: id, write: false});
+        const out = await execute("green-wave", {corridor: id, write: false, offsetObjective: objective});
         const plan = out.plan || {};
         if (diagramURL) URL.revokeObjectURL(diagramURL);
         diagramURL = URL.createObjectURL(new Blob([out.diagram || ""], {type: "image/svg+xml"}));
@@ -321,6 +327,13 @@ enum MapScript {
           const li = el("li", t("throughDelay")[d.direction] + ": " + Math.round(d.delay_s) + " " + t("perVeh")
             + " (" + t("randomArrivals") + " " + Math.round(d.isolated_delay_s) + " " + t("perVeh") + ")", "result");
           li.dataset.direction = d.direction;
+          delays.appendChild(li);
+        }
+        // Offsets for delay: the corridor's mean control delay beside the widest band's.
+        if (plan.at_band_offsets) {
+          const li = el("li", t("meanDelay") + ": " + plan.mean_control_delay_s.toFixed(1) + " " + t("perVeh") + " (" + t("atBand") + " "
+            + plan.at_band_offsets.mean_control_delay_s.toFixed(1) + " " + t("perVeh") + ")", "result");
+          li.dataset.direction = "mean";
           delays.appendChild(li);
         }
         img.alt = t("diagramAlt") + summary; img.src = diagramURL; img.hidden = false;

@@ -6,20 +6,22 @@ import TwinStore
 
 /// `green-wave`: coordinates a stored corridor (`signal_corridors`, 干线协调): a common cycle set by
 /// its critical intersection, Webster splits at that cycle, and the offsets that maximise the
-/// weighted two-way bandwidth b + k·b̄ (exact for up to 12 signals), with the time–space diagram.
+/// weighted two-way bandwidth b + k·b̄ (exact for up to 12 signals) or, asked, that give the
+/// corridor's lowest delay, with the time–space diagram.
 ///
 /// Inputs: `corridor` (id), `period` (HH:MM-HH:MM: flows from the busiest hour of each
 /// intersection's counts in it; default the layer's peak-hour turning counts), `inboundWeight`
 /// (k; default the inbound/outbound through-flow ratio), `cycleRange` ([shortest, longest] common
 /// cycle searched; default the critical intersection's cycle), `cycleObjective` (the corridor's
-/// delay, the default, or band efficiency), `compareOffsets` (the same plans at these offsets too), `write` and
+/// delay, the default, or band efficiency), `offsetObjective` (the widest band, the default, or the
+/// corridor's lowest delay), `compareOffsets` (the same plans at these offsets too), `write` and
 /// the timing bounds. Outputs:
 /// `plan` (as `citytwin signal corridor --json` prints it), `diagram` (SVG text) and `written`.
 public struct GreenWaveProcess: OGCProcess {
     public let id = "green-wave"
     public let version = "1.0.0"
     public let title = "Corridor green wave"
-    public let description = "Coordinates the signals of an arterial corridor (干线协调): a common cycle, stage greens and offsets maximising the weighted two-way green bandwidth over the corridor's distances and design speed, with a time–space diagram; optionally written as signal_plans versions."
+    public let description = "Coordinates the signals of an arterial corridor (干线协调): a common cycle, stage greens and offsets maximising the weighted two-way green bandwidth over the corridor's distances and design speed (or, with offsetObjective delay, giving the corridor's lowest delay), with a time–space diagram; optionally written as signal_plans versions."
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
@@ -34,6 +36,8 @@ public struct GreenWaveProcess: OGCProcess {
                                            schema: ["type": "array", "items": ["type": "number", "minimum": 10, "maximum": 300], "minItems": 2, "maxItems": 2], minOccurs: 0),
             "cycleObjective": ProcessParameter(title: "Cycle objective", description: "What cycleRange is searched for: delay (the default: the corridor's lowest mean control delay, its through traffic arriving from the upstream signals under each cycle's wave) or band (MAXBAND's band efficiency (b + k·b̄)/C).",
                                                schema: ["type": "string", "enum": ["delay", "band"], "default": .string(CycleObjective.standard.rawValue)], minOccurs: 0),
+            "offsetObjective": ProcessParameter(title: "Offset objective", description: "What the offsets are set for: band (the default: the widest weighted two-way band b + k·b̄, MAXBAND, exact) or delay (the corridor's lowest mean control delay, its through traffic arriving from the upstream signals: TRANSYT's hill climb from the band's offsets; plan.at_band_offsets gives the band's figures beside it).",
+                                                schema: ["type": "string", "enum": ["band", "delay"], "default": .string(OffsetObjective.standard.rawValue)], minOccurs: 0),
             "compareOffsets": ProcessParameter(title: "Offsets to compare", description: "One offset per signal of the corridor (s, the first stage's green start), e.g. the ones the signals run now: the same plans are evaluated at them too (plan.at_compared_offsets), each direction's delay beside the wave's.",
                                                schema: ["type": "array", "items": ["type": "number"], "minItems": 2], minOccurs: 0),
             "write": SignalProcessInputs.writeParameter,
@@ -42,7 +46,7 @@ public struct GreenWaveProcess: OGCProcess {
 
     public var outputs: [String: ProcessParameter] {
         [
-            "plan": ProcessParameter(title: "Corridor plan", description: "corridor, cycle_s, critical_intersection, critical_cycle_s, cycle_range_s and cycle_objective (when searched), outbound_bandwidth_s, inbound_bandwidth_s, inbound_weight, progression (two-way, outbound-only or inbound-only), mean_control_delay_s (the corridor's through traffic with arrivals from the upstream signals under the offsets), directions (outbound and inbound: delay_s and isolated_delay_s summed over the signals, and per signal intersection, approach, delay_s, isolated_delay_s, arrivals_on_green), at_compared_offsets (when compareOffsets was given: offsets_s, directions, mean_control_delay_s), warnings, at_critical_cycle (when a range chose a longer cycle) or two_way_alternative (for a one-way wave: the shortest longer cycle with a two-way band), each with cycle_s, both bands and mean_control_delay_s, and per intersection its timing (offset_s, stages, approaches with x, delay_s, los).",
+            "plan": ProcessParameter(title: "Corridor plan", description: "corridor, cycle_s, critical_intersection, critical_cycle_s, cycle_range_s and cycle_objective (when searched), offset_objective (band or delay) and at_band_offsets (with delay: the widest band's cycle_s, bands and mean_control_delay_s), outbound_bandwidth_s, inbound_bandwidth_s, inbound_weight, progression (two-way, outbound-only, inbound-only, or none for delay offsets without a band), mean_control_delay_s (the corridor's through traffic with arrivals from the upstream signals under the offsets), directions (outbound and inbound: delay_s and isolated_delay_s summed over the signals, and per signal intersection, approach, delay_s, isolated_delay_s, arrivals_on_green), at_compared_offsets (when compareOffsets was given: offsets_s, directions, mean_control_delay_s), warnings, at_critical_cycle (when a range chose a longer cycle) or two_way_alternative (for a one-way wave: the shortest longer cycle with a two-way band), each with cycle_s, both bands and mean_control_delay_s, and per intersection its timing (offset_s, stages, approaches with x, delay_s, los).",
                                      schema: ["type": "object"]),
             "diagram": ProcessParameter(title: "Time–space diagram", description: "SVG of two cycles with each signal's through greens and the outbound and inbound bands.",
                                         schema: ["type": "string", "contentMediaType": "image/svg+xml"]),
@@ -65,6 +69,7 @@ public struct GreenWaveProcess: OGCProcess {
         var inboundWeight: Double?
         var cycleRange: ClosedRange<Double>?
         var cycleObjective: CycleObjective
+        var offsetObjective: OffsetObjective
         var comparedOffsets: [Double]?
         var settings: SignalTimingSettings
         var write: Bool
@@ -75,6 +80,7 @@ public struct GreenWaveProcess: OGCProcess {
         return Request(corridor: corridor, period: try SignalProcessInputs.period(inputs),
                        inboundWeight: try ProcessInputs.number(inputs, "inboundWeight", in: 0...10),
                        cycleRange: try Self.cycleRange(inputs), cycleObjective: try Self.cycleObjective(inputs),
+                       offsetObjective: try Self.offsetObjective(inputs),
                        comparedOffsets: try Self.comparedOffsets(inputs),
                        settings: try SignalProcessInputs.settings(inputs), write: try ProcessInputs.bool(inputs, "write"))
     }
@@ -98,6 +104,14 @@ public struct GreenWaveProcess: OGCProcess {
         }
         guard ProcessInputs.unwrap(inputs["cycleRange"]) != nil else {
             throw ProcessInputError("cycleObjective", "needs a cycleRange to search")
+        }
+        return objective
+    }
+
+    static func offsetObjective(_ inputs: [String: JSONValue]) throws -> OffsetObjective {
+        guard let value = ProcessInputs.unwrap(inputs["offsetObjective"]) else { return .standard }
+        guard let name = value.stringValue, let objective = OffsetObjective(rawValue: name) else {
+            throw ProcessInputError("offsetObjective", "must be band or delay")
         }
         return objective
     }
@@ -142,7 +156,7 @@ public struct GreenWaveProcess: OGCProcess {
             do {
                 plan = try CorridorTiming.plan(id: corridor.id, intersections: try corridor.coordinated(demands), links: corridor.links,
                                                settings: r.settings, inboundWeight: r.inboundWeight, cycleRange: r.cycleRange, cycleObjective: r.cycleObjective,
-                                               comparedOffsets: r.comparedOffsets)
+                                               offsetObjective: r.offsetObjective, comparedOffsets: r.comparedOffsets)
             } catch let e as SignalTimingError where e.field == "cycle_range_s" {
                 throw ProcessInputError("cycleRange", e.reason)
             } catch let e as SignalTimingError where e.field.hasPrefix("compared_offsets_s") {
@@ -152,7 +166,7 @@ public struct GreenWaveProcess: OGCProcess {
             if r.write {
                 let features = corridor.intersections.indices.map { i in
                     SignalPlanLayer.feature(for: corridor.intersections[i], plan: TimeOfDayPlan(period: periods[i], timing: plan.timings[i]),
-                                            corridor: corridor.id, method: "green-wave")
+                                            corridor: corridor.id, method: r.offsetObjective == .delay ? "green-wave-delay" : "green-wave")
                 }
                 try await store.upsert(layer: SignalPlanLayer.layer, features: features, by: caller, at: nil)
                 written = features.compactMap { $0.id.map { .string($0.description) } }
