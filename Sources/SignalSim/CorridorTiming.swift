@@ -196,7 +196,8 @@ public enum CorridorTiming {
     ///   - offsetObjective: the widest band (MAXBAND), or the lowest mean control delay found by
     ///     TRANSYT's hill climb from the band's offsets (`lowestDelayOffsets`).
     /// - Throws: `SignalTimingError` naming the field (a corridor of one signal, an approach the
-    ///   intersection does not have, a bad link, a cycle range below the critical cycle).
+    ///   intersection does not have, a bad link, a cycle range below the critical cycle, a range
+    ///   searched for the band's efficiency with offsets set for delay, which would not keep that band).
     public static func plan(id: String, intersections: [CorridorIntersection], links: [CorridorLink],
                             settings: SignalTimingSettings = SignalTimingSettings(), inboundWeight: Double? = nil,
                             cycleRange: ClosedRange<Double>? = nil, cycleObjective: CycleObjective = .standard,
@@ -212,6 +213,9 @@ public enum CorridorTiming {
             guard ids.contains(x.inboundApproach) else {
                 throw SignalTimingError(field: "intersections[\(i)].inbound_approach", "intersection \(x.demand.id) has no approach '\(x.inboundApproach)'")
             }
+        }
+        if cycleRange != nil, cycleObjective == .band, offsetObjective == .delay {
+            throw SignalTimingError(field: "cycle_objective", "band chooses the cycle whose widest band is the most efficient, but offsets set for delay do not keep that band: search the range for delay (the default), or keep the band's offsets")
         }
         if let comparedOffsets {
             guard comparedOffsets.count == intersections.count else {

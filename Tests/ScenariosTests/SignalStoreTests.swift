@@ -225,6 +225,7 @@ struct SignalStoreTests {
         #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [80, 100], "cycleObjective": "speed"]) == "cycleObjective")
         #expect(await named("green-wave", ["corridor": "SC-001", "compareOffsets": ["0", 10]]) == "compareOffsets")
         #expect(await named("green-wave", ["corridor": "SC-001", "offsetObjective": "bandwidth"]) == "offsetObjective")
+        #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [80, 100], "cycleObjective": "band", "offsetObjective": "delay"]) == "cycleObjective")
     }
 
     @Test("green-wave coordinates SC-001 on one cycle, draws its diagram, and writes the corridor's plans with their offsets")

@@ -194,6 +194,17 @@ struct ProgressionTests {
         }
     }
 
+    @Test("a range searched for the band's efficiency with offsets set for delay is refused naming the cycle objective")
+    func bandCycleWithDelayOffsets() throws {
+        let (intersections, links) = Self.reference()
+        #expect {
+            try CorridorTiming.plan(id: "REF", intersections: intersections, links: links, cycleRange: 40...60,
+                                    cycleObjective: .band, offsetObjective: .delay)
+        } throws: { ($0 as? SignalTimingError)?.field == "cycle_objective" }
+        let searched = try CorridorTiming.plan(id: "REF", intersections: intersections, links: links, cycleRange: 40...60, offsetObjective: .delay)
+        #expect(searched.cycleObjective == .delay && searched.offsetObjective == .delay && searched.atBandOffsets?.wave.cycle == searched.cycle)
+    }
+
     @Test("offsets for delay never cost more than the widest band's, whatever the corridor")
     func offsetsForDelayNeverWorse() throws {
         let (intersections, links) = Self.reference()

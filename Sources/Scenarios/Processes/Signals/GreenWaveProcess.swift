@@ -159,6 +159,8 @@ public struct GreenWaveProcess: OGCProcess {
                                                offsetObjective: r.offsetObjective, comparedOffsets: r.comparedOffsets)
             } catch let e as SignalTimingError where e.field == "cycle_range_s" {
                 throw ProcessInputError("cycleRange", e.reason)
+            } catch let e as SignalTimingError where e.field == "cycle_objective" {
+                throw ProcessInputError("cycleObjective", e.reason)
             } catch let e as SignalTimingError where e.field.hasPrefix("compared_offsets_s") {
                 throw ProcessInputError("compareOffsets", e.reason)
             }
