@@ -186,13 +186,18 @@ def write_routes(path: Path, vehicles: list[Vehicle]) -> None:
     write_xml(root, path)
 
 
+def trips(net: Path, routes: Path, program: Path, seed: int, work: Path, tag: str) -> dict[str, ET.Element]:
+    """The tripinfo (timeLoss, waitingCount, ...) of every vehicle that finished its trip, by vehicle id."""
+    out = work / f"trips-{tag}.xml"
+    subprocess.run([sumo_tool("sumo"), "-n", str(net), "-r", str(routes), "-a", str(program), "--seed", str(seed),
+                    "--tripinfo-output", str(out), "--time-to-teleport", "-1", "--no-step-log", "true",
+                    "--no-warnings", "true", "--duration-log.disable", "true"], check=True, capture_output=True)
+    return {t.get("id"): t for t in ET.parse(out).getroot().iter("tripinfo")}
+
+
 def run(net: Path, routes: Path, program: Path, seed: int, work: Path, tag: str) -> dict[str, float]:
     """timeLoss (s) of every vehicle that finished its trip."""
-    trips = work / f"trips-{tag}.xml"
-    subprocess.run([sumo_tool("sumo"), "-n", str(net), "-r", str(routes), "-a", str(program), "--seed", str(seed),
-                    "--tripinfo-output", str(trips), "--time-to-teleport", "-1", "--no-step-log", "true",
-                    "--no-warnings", "true", "--duration-log.disable", "true"], check=True, capture_output=True)
-    return {t.get("id"): float(t.get("timeLoss")) for t in ET.parse(trips).getroot().iter("tripinfo")}
+    return {i: float(t.get("timeLoss")) for i, t in trips(net, routes, program, seed, work, tag).items()}
 
 
 def signal_delay(plan: dict, flows: Flows, seed: int, work: Path) -> dict[str, float]:
@@ -347,9 +352,23 @@ def write_corridor_routes(path: Path, vehicles: list[tuple[Vehicle, str]], route
     write_xml(root, path)
 
 
+@dataclass
+class CorridorMeasure:
+    """One direction's through traffic in SUMO: baseline-corrected delay (s/veh) and stops per vehicle over the
+    corridor (tripinfo waitingCount: the times a vehicle halted, below 0.1 m/s; raw, as the reference reports them)."""
+    delay_s: float
+    stops_per_veh: float
+
+
 def corridor_delay(net: Path, plans: list[dict], offsets_file: Path | None, flows: dict[str, float], seed: int,
                    work: Path, tag: str, direction: str = "eastbound") -> float:
     """Baseline-corrected SUMO delay (s/veh) of `direction` under `plans` (with `offsets_file` replacing their offsets)."""
+    return corridor_measure(net, plans, offsets_file, flows, seed, work, tag, direction).delay_s
+
+
+def corridor_measure(net: Path, plans: list[dict], offsets_file: Path | None, flows: dict[str, float], seed: int,
+                     work: Path, tag: str, direction: str = "eastbound") -> CorridorMeasure:
+    """`direction`'s delay and stops under `plans` (with `offsets_file` replacing their offsets)."""
     count = len(plans)
     links = corridor_links(net, count)
     vehicles, routes = corridor_vehicles(count, flows, seed)
@@ -358,7 +377,8 @@ def corridor_delay(net: Path, plans: list[dict], offsets_file: Path | None, flow
     program = work / f"{tag}.add.xml"
     write_corridor_program(program, links, [dict(p, offset_s=0) for p in plans] if offsets_file else plans)
     additional = str(program) + ("," + str(offsets_file) if offsets_file else "")
-    signalled = run(net, routes_file, Path(additional), seed, work, tag)
+    signalled_trips = trips(net, routes_file, Path(additional), seed, work, tag)
+    signalled = {i: float(t.get("timeLoss")) for i, t in signalled_trips.items()}
     # Baseline: only this direction's vehicles, every signal green for them.
     base_routes = work / f"{tag}-base.rou.xml"
     write_corridor_routes(base_routes, [(v, r) for v, r in vehicles if r == direction], routes)
@@ -370,9 +390,10 @@ def corridor_delay(net: Path, plans: list[dict], offsets_file: Path | None, flow
         ET.SubElement(logic, "phase", duration="100000", state="G" * size)
     write_xml(root, green)
     baseline = run(net, base_routes, green, seed, work, tag + "-base")
-    delays = [signalled[v.id] - baseline[v.id] for v, r in vehicles
-              if r == direction and WARM_UP <= v.depart < MEASURE_END and v.id in signalled and v.id in baseline]
-    return sum(delays) / len(delays)
+    measured = [v.id for v, r in vehicles
+                if r == direction and WARM_UP <= v.depart < MEASURE_END and v.id in signalled and v.id in baseline]
+    return CorridorMeasure(delay_s=sum(signalled[i] - baseline[i] for i in measured) / len(measured),
+                           stops_per_veh=sum(int(signalled_trips[i].get("waitingCount")) for i in measured) / len(measured))
 
 
 def tls_coordinator_offsets(net: Path, plans: list[dict], flows: dict[str, float], seed: int, work: Path) -> Path:
