@@ -146,13 +146,13 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
                                    cycle, wave.objective / cycle, critical.wave.objective / criticalCycle, criticalCycle, criticalIntersection,
                                    critical.meanControlDelay, meanControlDelay))
         }
-        if let band = atBandOffsets, band.meanControlDelay - meanControlDelay < 0.05 {
-            warnings.append(String(format: "offsets set for the corridor's lowest delay gain less than 0.05 s/veh over the widest band's (%.1f s/veh, bands %.0f s + %.0f s there): the band's offsets serve as well",
-                                   band.meanControlDelay, band.wave.outboundBandwidth, band.wave.inboundBandwidth))
-        } else if let band = atBandOffsets {
-            warnings.append(String(format: "offsets set for the corridor's lowest delay: %.1f s/veh against %.1f s/veh at the widest band's offsets (bands %.0f s + %.0f s here against %.0f s + %.0f s)",
-                                   meanControlDelay, band.meanControlDelay, wave.outboundBandwidth, wave.inboundBandwidth,
-                                   band.wave.outboundBandwidth, band.wave.inboundBandwidth))
+        if let band = atBandOffsets {
+            warnings.append(band.meanControlDelay - meanControlDelay < 0.05
+                ? String(format: "offsets set for the corridor's lowest delay gain less than 0.05 s/veh over the widest band's (%.1f s/veh, bands %.0f s + %.0f s there): the band's offsets serve as well",
+                         band.meanControlDelay, band.wave.outboundBandwidth, band.wave.inboundBandwidth)
+                : String(format: "offsets set for the corridor's lowest delay: %.1f s/veh against %.1f s/veh at the widest band's offsets (bands %.0f s + %.0f s here against %.0f s + %.0f s)",
+                         meanControlDelay, band.meanControlDelay, wave.outboundBandwidth, wave.inboundBandwidth,
+                         band.wave.outboundBandwidth, band.wave.inboundBandwidth))
         }
         guard offsetObjective == .band, let note = wave.oneWayNote else { return warnings }
         warnings.append(note)

@@ -325,9 +325,6 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         _ = try cycles
         _ = try comparedOffsets
         if cycleObjective != nil, cycleRange == nil { throw ValidationError("--cycle-objective needs --cycle-range") }
-        if cycleObjective == .band, offsetObjective == .delay {
-            throw ValidationError("--cycle-objective band chooses the cycle for its widest band, which --offset-objective delay does not keep: search the range for delay (the default)")
-        }
     }
 
     /// `--compare-offsets` as seconds.
