@@ -31,12 +31,15 @@ stage() {
 # on their own pages leave room after that buffer, so the read stays inside mapped memory.
 # The transcript goes to a file, not a pipe (a child a test leaves behind cannot hold the stage
 # open), and is shown as it grows.
-# A run that writes nothing for CITYTWIN_TEST_STALL seconds (no test starts or ends; Swift Testing
-# writes line by line) has every thread's backtrace taken, where our code waits printed, and is ended.
+# A run that writes nothing for CITYTWIN_TEST_STALL seconds (no test starts or ends) has every
+# thread's backtrace taken, where our code waits printed, and is ended. The test process writes its
+# lines through stdio, which buffers 8 KiB at a time into a file: late in a run, with a few long tests
+# left, a stall was declared while tests still ended (their lines held in the buffer). stdbuf makes
+# every line reach the transcript when it is written.
 out=.build/test-output.txt
 : > "$out"
 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=32768 stage "swift test" "${CITYTWIN_SWIFT_TEST_LIMIT:-1800}" \
-  swift test --skip-build >"$out" 2>&1 &
+  stdbuf -oL -eL swift test --skip-build >"$out" 2>&1 &
 tester=$!
 Scripts/stall_backtraces.sh "$out" "$tester" "${CITYTWIN_TEST_STALL:-360}" .build/test-stall-backtraces.txt &
 watchdog=$!

@@ -78,6 +78,12 @@ public final class CommandProcess: @unchecked Sendable {
                 child.failed(error)
             }
         }
+        // A spawn that never reports back fails the test that asked, naming the program, instead of holding it.
+        let timer = Task {
+            guard (try? await Task.sleep(for: .seconds(Self.launchLimit))) != nil else { return }
+            child.launchTimedOut(HarnessFailure("\(executable) \(arguments.prefix(3).joined(separator: " ")) did not start within \(Self.launchLimit) s"))
+        }
+        defer { timer.cancel() }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             child.lock.withLock {
                 if child.pid != 0 || child.ended != nil { continuation.resume() }
@@ -87,6 +93,9 @@ public final class CommandProcess: @unchecked Sendable {
         }
         return child
     }
+
+    /// How long `start` waits for the program to be running.
+    static let launchLimit = 60.0
 
     /// Runs `executable` to its end within `limit` seconds (killed and a failure after that).
     public static func run(_ executable: String, _ arguments: [String], environment: [String: String?] = [:],
@@ -132,6 +141,16 @@ public final class CommandProcess: @unchecked Sendable {
             launchFailure = error
             if pid != 0 && ended == nil { ended = 255 }
             launch?.resume(throwing: error)
+            launch = nil
+        }
+    }
+
+    /// The launch wait ends with `failure` unless the program started (or failed) first.
+    private func launchTimedOut(_ failure: HarnessFailure) {
+        lock.withLock {
+            guard pid == 0, ended == nil, launchFailure == nil else { return }
+            launchFailure = failure
+            launch?.resume(throwing: failure)
             launch = nil
         }
     }

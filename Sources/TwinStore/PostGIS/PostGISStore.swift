@@ -88,10 +88,18 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         }
     }
 
-    /// Stops the pool when the store owns it (`connect`); a shared client is left running.
-    public func shutdown() async {
-        runner?.cancel()
-        _ = await runner?.value
+    /// Stops the pool when the store owns it (`connect`); a shared client is left running. The
+    /// pool's connections are closed (a statement still running is cut off); a pool that has not
+    /// finished closing within `limit` is left to finish in the background, with a warning, so
+    /// that whoever shuts down never waits on a connection without end.
+    public func shutdown(within limit: Duration = .seconds(10)) async {
+        guard let runner else { return }
+        runner.cancel()
+        let logger = logger
+        _ = try? await withDeadline(limit, abandonAfter: .zero, expired: {
+            logger.warning("the PostGIS pool did not close within \(limit.seconds) s; left to close in the background")
+            return CancellationError()
+        }) { await runner.value }
     }
 
     /// Pool settings for `url`: TLS off (loopback or a private network), session time zone UTC
