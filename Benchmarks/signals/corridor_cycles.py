@@ -1,7 +1,7 @@
 """The district corridor SC-001 coordinated at several common cycles and replayed in SUMO 1.28: for each
 `--cycle-range` given, searched for band efficiency (none: the critical intersection's cycle), `citytwin signal corridor --id SC-001 --period
 PERIOD --write` on a copy of the store, `citytwin signal export-sumo --corridor SC-001`, then `sumo` on seeds 7-9.
-Prints per cycle the bands and tripinfo timeLoss (s/veh): every vehicle, the main line both ways and each
+Prints per cycle the bands and time lost (tripinfo timeLoss + departDelay, s/veh): every vehicle, the main line both ways and each
 direction. Whether a wider green band pays for a longer cycle (Benchmarks/README.md, green wave).
 
     python3 Benchmarks/signals/corridor_cycles.py CITYTWIN STORE WORK [--period 07:00-08:00] [--range 83-100 ...]"""
@@ -52,7 +52,7 @@ def main() -> None:
             subprocess.run([sumo_signals.sumo_tool("sumo"), "-c", str(scenario / "scenario.sumocfg"), "--tripinfo-output", str(trips),
                             "--seed", seed, "--time-to-teleport", "-1", "--end", "200000", "--no-step-log", "true",
                             "--no-warnings", "true", "--duration-log.disable", "true"], check=True, capture_output=True)
-            loss = {t.get("id"): float(t.get("timeLoss")) for t in ET.parse(trips).getroot().iter("tripinfo")}
+            loss = {t.get("id"): sumo_signals.time_lost(t) for t in ET.parse(trips).getroot().iter("tripinfo")}
             out = [v for k, v in loss.items() if k.startswith(OUTBOUND)]
             back = [v for k, v in loss.items() if k.startswith(INBOUND)]
             print(f"  {case} seed {seed}: all {mean(list(loss.values())):.1f} s/veh ({len(loss)}), main line {mean(out + back):.1f}"

@@ -4,8 +4,8 @@ For each corridor (the reference's and others it was not read from), CityTwin pl
 common cycle; the same plans then run in SUMO 1.28 at five sets of offsets: CityTwin's green wave (the widest
 band), CityTwin's offsets for the corridor's lowest delay (`--offset-objective delay`), SUMO's own
 tools/tlsCoordinator.py, all zero and one random draw. Each direction's through traffic is measured as the
-reference measures corridors (tripinfo timeLoss minus a run in which the same vehicles meet only green;
-seeds 1-3, 600-4200 s) and set beside what the plan predicts for it: `directions[].delay_s` (arrivals carried
+reference measures corridors (time lost, tripinfo timeLoss + departDelay, minus a run in which the same vehicles
+meet only green; seeds 1-3, 600-4200 s) and set beside what the plan predicts for it: `directions[].delay_s` (arrivals carried
 from the upstream signal, TRANSYT's cyclic flow profiles with Robertson's dispersion) and `isolated_delay_s`
 (random arrivals at every signal, the figure before progression was modelled). The other offsets reach the
 plan through `--compare-offsets`. Last, per corridor, the through traffic's delay in SUMO weighted by the two

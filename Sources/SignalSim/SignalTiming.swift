@@ -363,9 +363,9 @@ struct TimedIntersection {
     static func permittedLeftWarning(_ a: ApproachDemand, opposing: Double, delay: Double) -> String {
         let head = String(format: "approach %@ turns %.0f veh/h left through %.0f veh/h of opposing traffic: its delay (%.0f s) serves those lefts from the start of the green, but they leave mostly at its end", a.id, a.flows.left, opposing, delay)
         if a.lanes == 1, a.flows.left < a.flows.total {
-            return head + "; in its one lane a left waiting for a gap holds up the traffic behind it, and on one-lane crossroads SUMO measured 7 s (5 % lefts) to 61-68 s (15 % lefts) more on average, up to 341 s where an approach planned at x 0.7 queued as if over capacity (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a lane and a stage"
+            return head + "; in its one lane a left waiting for a gap holds up the traffic behind it, and on one-lane crossroads SUMO measured 7 s (5 % lefts) to 83-105 s (15 % lefts) more on average, up to 875 s where an approach planned at x 0.7 queued as if over capacity (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a lane and a stage"
         }
-        return head + "; SUMO measured 15 s (lefts sharing lanes) to 40 s (left bays) more on average (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a stage"
+        return head + "; SUMO measured 25 s (lefts sharing lanes) to 41 s (left bays) more on average (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a stage"
     }
 
     /// Performance of every approach under `plan` (its stages in `demand.stages` order).

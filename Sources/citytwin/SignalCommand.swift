@@ -197,8 +197,9 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         discussion: """
         --sumo also replays the plan in SUMO (sumo and netconvert on PATH, in $SUMO_HOME/bin or in .venv/bin: PyPI
         eclipse-sumo) at the period's design-hour flows, after a 600 s warm-up, and prints per lane group the predicted
-        delay beside SUMO's baseline-corrected delay (timeLoss under the plan minus timeLoss in a run of the vehicle's
-        approach alone, permanently green: the same vehicles, no crossing or opposing traffic).
+        delay beside SUMO's baseline-corrected delay (time lost under the plan minus time lost in a run of the vehicle's
+        approach alone, permanently green: the same vehicles, no crossing or opposing traffic; time lost is SUMO's
+        timeLoss plus departDelay, the wait to enter an arm a queue fills).
         """)
 
     @Option(help: "A stored intersection id (signalized_intersections), e.g. SI-006.")
@@ -257,6 +258,7 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         if let g = s["agreement"], (g["lane_groups"]?.doubleValue ?? 0) > 0 {
             print("  lane groups with x ≤ \(n(g["x_at_most"])): mean |difference| \(n(g["mean_abs_difference_s"], "%.2f")) s, max \(n(g["max_abs_difference_s"], "%.2f")) s")
         }
+        for w in s["warnings"]?.arrayValue ?? [] { print("  warning: \(w.stringValue ?? "")") }
     }
 }
 

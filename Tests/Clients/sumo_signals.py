@@ -4,9 +4,10 @@
 - one intersection, four 400 m single-lane approaches, through movements only (the reference's scope; with
   `turns`, every lane also carries left and right turns, as netconvert connects them, for measuring beyond it);
 - Poisson arrivals generated here (the same vehicles in every run of a seed);
-- delay = tripinfo `timeLoss` under the plan minus `timeLoss` of the same vehicles in a baseline run
-  where their axis is permanently green and the crossing axis is empty, so acceleration and
-  dawdling losses that the signal does not cause cancel out;
+- delay = time lost under the plan minus time lost by the same vehicles in a baseline run where their
+  axis is permanently green and the crossing axis is empty, so acceleration and dawdling losses that the
+  signal does not cause cancel out; time lost is tripinfo `timeLoss` plus `departDelay` (the wait to enter
+  an approach a queue has filled, which `timeLoss` leaves out; zero while queues stay on the approach);
 - vehicles departing in the measurement window 600-4200 s.
 
 The network and routes are written here, not by CityTwin, so the check stays independent of
@@ -195,9 +196,14 @@ def trips(net: Path, routes: Path, program: Path, seed: int, work: Path, tag: st
     return {t.get("id"): t for t in ET.parse(out).getroot().iter("tripinfo")}
 
 
+def time_lost(trip: ET.Element) -> float:
+    """A trip's time lost (s): `timeLoss` on the road plus `departDelay` waiting to enter it."""
+    return float(trip.get("timeLoss")) + float(trip.get("departDelay") or 0)
+
+
 def run(net: Path, routes: Path, program: Path, seed: int, work: Path, tag: str) -> dict[str, float]:
-    """timeLoss (s) of every vehicle that finished its trip."""
-    return {i: float(t.get("timeLoss")) for i, t in trips(net, routes, program, seed, work, tag).items()}
+    """Time lost (s) of every vehicle that finished its trip."""
+    return {i: time_lost(t) for i, t in trips(net, routes, program, seed, work, tag).items()}
 
 
 def signal_delay(plan: dict, flows: Flows, seed: int, work: Path) -> dict[str, float]:
@@ -378,7 +384,7 @@ def corridor_measure(net: Path, plans: list[dict], offsets_file: Path | None, fl
     write_corridor_program(program, links, [dict(p, offset_s=0) for p in plans] if offsets_file else plans)
     additional = str(program) + ("," + str(offsets_file) if offsets_file else "")
     signalled_trips = trips(net, routes_file, Path(additional), seed, work, tag)
-    signalled = {i: float(t.get("timeLoss")) for i, t in signalled_trips.items()}
+    signalled = {i: time_lost(t) for i, t in signalled_trips.items()}
     # Baseline: only this direction's vehicles, every signal green for them.
     base_routes = work / f"{tag}-base.rou.xml"
     write_corridor_routes(base_routes, [(v, r) for v, r in vehicles if r == direction], routes)
@@ -443,7 +449,7 @@ def simulate_scenario(scenario: Path, control: str, seed: int = 7) -> ScenarioRu
                     "--no-warnings", "true", "--duration-log.disable", "true"], check=True, capture_output=True)
     delay, finished = 0.0, 0
     for t in ET.parse(trips).getroot().iter("tripinfo"):
-        delay += float(t.get("timeLoss")) + float(t.get("departDelay"))
+        delay += time_lost(t)
         finished += 1
     root = ET.parse(stats).getroot()
     vehicles, teleports = root.find("vehicles"), root.find("teleports")

@@ -90,8 +90,11 @@ def test_sumo_delay_agrees_with_the_prediction_where_x_is_at_most_0_8(base_url: 
         assert a["predicted_delay_s"] == pytest.approx(result["evaluation"]["approaches"][group]["delay_s"], abs=0.01)
         assert a["vehicles"] >= 50, f"{group}: too few vehicles measured"
         assert 5 < a["sumo_delay_s"] < 60, f"{group}: implausible SUMO delay {a['sumo_delay_s']}"
+        # Undersaturated: every queue stays on its 300 m approach, nobody waits to enter it.
+        assert a["sumo_entry_wait_s"] < 1, f"{group}: vehicles waited {a['sumo_entry_wait_s']} s to enter"
         lines.append(f"{group}: x {a['x']:.2f} predicted {a['predicted_delay_s']:.1f} SUMO {a['sumo_delay_s']:.1f} "
                      f"({a['vehicles']} veh, {a['difference_s']:+.1f} s)")
+    assert sumo["warnings"] == [], sumo["warnings"]
     agreement = sumo["agreement"]
     print(f"SUMO {sumo['version']}, SI-009 10:00-11:00, seed 1: " + "; ".join(lines)
           + f"; mean |diff| {agreement['mean_abs_difference_s']:.2f} s, max {agreement['max_abs_difference_s']:.2f} s")

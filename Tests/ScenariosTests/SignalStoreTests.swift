@@ -12,12 +12,17 @@ import TwinStore
 struct SignalStoreTests {
     /// A SpatiaLite store with the district's signal layers, built once for the suite.
     static let store = Task<SpatiaLiteStore, any Error> {
+        try await districtStore("signals", layers: ["signalized_intersections", "traffic_counts", "signal_plans", "signal_corridors"])
+    }
+
+    /// A new SpatiaLite store holding the sample district's `layers`.
+    static func districtStore(_ name: String, layers ids: [String]) async throws -> SpatiaLiteStore {
         let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
-        let store = try TemporaryDirectory.forProcess("signals").openStore()
+        let store = try TemporaryDirectory.forProcess(name).openStore()
         let catalog = try LayerCatalog.load(directory: layers)
         let district = try SampleDistrict.generate()
-        for id in ["signalized_intersections", "traffic_counts", "signal_plans", "signal_corridors"] {
+        for id in ids {
             try await store.createLayer(try #require(catalog[id]))
             try await store.insert(layer: id, features: district[layer: id], by: .admin, at: nil)
         }
@@ -372,5 +377,71 @@ struct SignalStoreTests {
         #expect(alone == a.filter { $0.flow.id == first.id })
         let routes = export.routes(Array(a.prefix(3)))
         #expect(routes.components(separatedBy: "<trip ").count == 4 && routes.contains("departLane=\"best\""))
+    }
+
+    @Test("every counted movement of every district signal is driven in SUMO: a one-way street out of the junction is a leg that only leaves")
+    func everyCountedMovementIsExported() async throws {
+        let store = try await Self.store.value
+        for intersection in try await SignalizedIntersection.all(from: store, by: .admin) {
+            let export = try await SumoExport.load(from: store, intersection: intersection.id, corridor: nil, period: (1020, 1080), by: .admin)
+            let driven = Set(export.flows().map { $0.id.components(separatedBy: "_").prefix(2).joined(separator: "_") })
+            let flows = intersection.demand.flowsByApproach
+            for g in intersection.laneGroups {
+                for m in g.movements {
+                    let f = flows[g.id] ?? MovementFlows()
+                    guard (m == "through" ? f.through : m == "left" ? f.left : f.right) > 0 else { continue }
+                    #expect(driven.contains("\(g.id)_\(m)"), "\(intersection.id): \(g.id) \(m) is counted but not driven")
+                }
+            }
+        }
+        // SI-006 stands on an eastbound one-way row: traffic leaves east, none arrives from there.
+        let export = try await SumoExport.load(from: store, intersection: "SI-006", corridor: nil, period: (1020, 1080), by: .admin)
+        let edges = try export.plainNetwork().edges
+        #expect(edges.contains("id=\"SI-006_to_SI-006_E\"") && !edges.contains("id=\"SI-006_E_to_SI-006\""))
+        #expect(export.flows().contains { $0.id.hasPrefix("W_through_") && $0.to == "SI-006_to_SI-006_E" })
+    }
+
+    @Test("the district export refuses a counted movement that no road leaves by, naming the lane group, instead of dropping it")
+    func aMovementWithNoRoadOutIsRefused() async throws {
+        let store = try await Self.districtStore("signals-roads", layers: ["roads", "signalized_intersections", "traffic_counts", "signal_plans"])
+        // Whole, the district exports.
+        _ = try await SumoExport.load(from: store, intersection: nil, corridor: nil, period: (1020, 1080), by: .admin)
+        // SI-006's northern approach also counted turning right, toward the west: its row is one-way eastbound.
+        var feature = try #require(try await store.feature(layer: "signalized_intersections", id: "SI-006", by: .admin))
+        var groups = try #require(feature.properties["lane_groups"]?.arrayValue)
+        let n = try #require(groups.firstIndex { $0["id"]?.stringValue == "N" })
+        var group = try #require(groups[n].objectValue)
+        group["movements"] = .array((group["movements"]?.arrayValue ?? []) + [.string("right")])
+        groups[n] = .object(group)
+        feature.properties["lane_groups"] = .array(groups)
+        var counts = try #require(feature.properties["turning_counts"]?.objectValue)
+        var north = try #require(counts["N"]?.objectValue)
+        north["right"] = 60
+        counts["N"] = .object(north)
+        feature.properties["turning_counts"] = .object(counts)
+        try await store.upsert(layer: "signalized_intersections", features: [feature], by: .admin, at: nil)
+        do {
+            _ = try await SumoExport.load(from: store, intersection: nil, corridor: nil, period: (1020, 1080), by: .admin)
+            Issue.record("a counted movement with no road out was exported")
+        } catch let e as ScenarioError {
+            #expect(e.field == "signalized_intersections")
+            #expect(e.message.contains("SI-006 lane group N counts 60 veh/h right from N, toward W"), "\(e.message)")
+        }
+    }
+
+    @Test("SUMO's time lost is timeLoss plus departDelay: the wait to enter an approach a queue has filled is the signal's too")
+    func timeLostCountsTheWaitToEnter() throws {
+        let trips = """
+            <tripinfos>
+                <tripinfo id="a" depart="600.00" departDelay="0.40" timeLoss="12.50"/>
+                <tripinfo id="b" depart="601.00" departDelay="95.00" timeLoss="40.00"/>
+                <tripinfo id="c" depart="602.00" timeLoss="3.00"/>
+            </tripinfos>
+            """
+        let lost = try SumoEvaluation.timeLost(Data(trips.utf8))
+        #expect(abs((lost["a"]?.lost ?? 0) - 12.9) < 1e-9 && lost["a"]?.entryWait == 0.4)
+        #expect(lost["b"] == .init(lost: 135, entryWait: 95))
+        #expect(lost["c"] == .init(lost: 3, entryWait: 0))
+        #expect(throws: SignalTimingError.self) { try SumoEvaluation.timeLost(Data("<tripinfos><tripinfo></trip></tripinfos>".utf8)) }
     }
 }

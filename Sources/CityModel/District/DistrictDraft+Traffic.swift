@@ -117,11 +117,26 @@ extension DistrictDraft {
                 if r > 0 { approaches.append(("S", nsClass)) }
                 if c < columns - 1 && (!ewOneway || !eastbound) { approaches.append(("E", ewClass)) }
                 if c > 0 && (!ewOneway || eastbound) { approaches.append(("W", ewClass)) }
+                // Directions traffic can leave by: the north–south roads run both ways inside the
+                // district, a one-way row only in its own direction. A movement toward a direction
+                // with no road out is not made (its count is 0, no lane group serves it): a T at the
+                // district's edge has no through traffic on its stem.
+                var exits: Set<String> = []
+                if r < rows - 1 { exits.insert("N") }
+                if r > 0 { exits.insert("S") }
+                if c < columns - 1 && (!ewOneway || eastbound) { exits.insert("E") }
+                if c > 0 && (!ewOneway || !eastbound) { exits.insert("W") }
+                func possible(_ approach: String, _ movement: String) -> Bool {
+                    SignalizedIntersection.exit(from: approach, movement).map(exits.contains) ?? false
+                }
                 var counts: [String: JSONValue] = [:], lanes: [String: JSONValue] = [:]
                 var critical: [String: Double] = [:]
                 for (a, cls) in approaches {
-                    let through = cls == "主干路" ? rng.integer(600...900) : (cls == "次干路" ? rng.integer(350...600) : rng.integer(100...220))
-                    let left = Int(Double(through) * rng.uniform(0.15, 0.25)), right = Int(Double(through) * rng.uniform(0.1, 0.2))
+                    // Drawn for every movement (the draws of the rest of the district stay as they were), kept where made.
+                    let drawnThrough = cls == "主干路" ? rng.integer(600...900) : (cls == "次干路" ? rng.integer(350...600) : rng.integer(100...220))
+                    let drawnLeft = Int(Double(drawnThrough) * rng.uniform(0.15, 0.25)), drawnRight = Int(Double(drawnThrough) * rng.uniform(0.1, 0.2))
+                    let through = possible(a, "through") ? drawnThrough : 0
+                    let left = possible(a, "left") ? drawnLeft : 0, right = possible(a, "right") ? drawnRight : 0
                     let l = cls == "主干路" ? 3 : (cls == "次干路" ? 2 : 1)
                     counts[a] = .object(["left": .integer(Int64(left)), "through": .integer(Int64(through)), "right": .integer(Int64(right))])
                     lanes[a] = .integer(Int64(l))
@@ -135,7 +150,7 @@ extension DistrictDraft {
                 let cycle = flowRatio < 0.95 ? min(160, max(40, (1.5 * lost + 5) / (1 - flowRatio))) : 160
                 let ix = intersectionID(c, r)
                 let id = "SI-" + padded(n, 3)
-                let timing = signalTiming(approaches: approaches, lanes: lanes, fourStage: phases == 4)
+                let timing = signalTiming(approaches: approaches, lanes: lanes, fourStage: phases == 4, possible: possible)
                 add("signalized_intersections", Feature(id: .string(id), geometry: point(x(col: c), y(row: r)), properties: [
                     "name": .string("\(columnName(c))与\(rowName(r))交叉口"), "intersection": .string(ix),
                     "cycle_s": .integer(Int64(cycle.rounded())), "phases": .integer(Int64(phases)),
@@ -158,20 +173,28 @@ extension DistrictDraft {
     /// (南北直行, 南北左转, 东西直行, 东西左转); a 2-stage one runs each axis in one stage.
     /// Crossings lie across each leg, are walked with the other axis's through stage, and main
     /// roads (3 lanes a side) have a refuge island.
-    private func signalTiming(approaches: [(String, String)], lanes: [String: JSONValue], fourStage: Bool)
+    private func signalTiming(approaches: [(String, String)], lanes: [String: JSONValue], fourStage: Bool,
+                              possible: (String, String) -> Bool)
         -> (detector: String, laneGroups: [JSONValue], stages: [JSONValue], crossings: [JSONValue]) {
         var groups: [JSONValue] = []
-        var through: [String: String] = [:], left: [String: String] = [:]
+        var through: [String: String] = [:], left: [String: String] = [:], stem: [String: String] = [:]
         for (a, _) in approaches {
             let l = lanes[a]?.integerValue ?? 1
-            if fourStage {
-                groups.append(["id": .string(a), "approach": .string(a), "movements": ["through", "right"], "lanes": .integer(l)])
-                groups.append(["id": .string(a + "L"), "approach": .string(a), "movements": ["left"], "lanes": 1])
-                left[a] = a + "L"
-            } else {
-                groups.append(["id": .string(a), "approach": .string(a), "movements": ["left", "through", "right"], "lanes": .integer(l)])
+            // Each group serves the movements that have a road to leave by; a group left with none is not built.
+            func group(_ id: String, _ movements: [String], lanes: Int64) -> Bool {
+                let made = movements.filter { possible(a, $0) }
+                guard !made.isEmpty else { return false }
+                groups.append(["id": .string(id), "approach": .string(a), "movements": .array(made.map { .string($0) }), "lanes": .integer(lanes)])
+                return true
             }
-            through[a] = a
+            if fourStage {
+                if group(a, ["through", "right"], lanes: l) { through[a] = a }
+                // The stem of a T (no through movement, so no approach opposite): its lefts cross
+                // nothing that runs beside them and go with its rights, as T-junctions are phased.
+                if group(a + "L", ["left"], lanes: 1) { if possible(a, "through") { left[a] = a + "L" } else { stem[a] = a + "L" } }
+            } else if group(a, ["left", "through", "right"], lanes: l) {
+                through[a] = a
+            }
         }
         func stage(_ id: String, _ name: String, _ members: [String?]) -> JSONValue? {
             let ids = members.compactMap { $0 }
@@ -180,8 +203,8 @@ extension DistrictDraft {
         var stages: [JSONValue] = []
         var throughStage: [String: Int] = [:]
         let chain: [(String, String, [String?], String?)] = fourStage
-            ? [("S1", "南北直行", [through["N"], through["S"]], "NS"), ("S2", "南北左转", [left["N"], left["S"]], nil),
-               ("S3", "东西直行", [through["E"], through["W"]], "EW"), ("S4", "东西左转", [left["E"], left["W"]], nil)]
+            ? [("S1", "南北直行", [through["N"], stem["N"], through["S"], stem["S"]], "NS"), ("S2", "南北左转", [left["N"], left["S"]], nil),
+               ("S3", "东西直行", [through["E"], stem["E"], through["W"], stem["W"]], "EW"), ("S4", "东西左转", [left["E"], left["W"]], nil)]
             : [("S1", "南北放行", [through["N"], through["S"]], "NS"), ("S2", "东西放行", [through["E"], through["W"]], "EW")]
         for (id, name, members, axis) in chain {
             guard let s = stage(id, name, members) else { continue }

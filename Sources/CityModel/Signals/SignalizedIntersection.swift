@@ -31,6 +31,16 @@ public struct SignalizedIntersection: Sendable, Hashable {
     /// 15-minute counts per intersection, approach and movement.
     public static let countsLayer = "traffic_counts"
 
+    /// Where a movement from an approach (named by where traffic comes from) leaves, driving on
+    /// the right: traffic arriving from the north heads south, so its left turn leaves to the east.
+    public static func exit(from approach: String, _ movement: String) -> String? {
+        let table: [String: [String: String]] = [
+            "N": ["through": "S", "left": "E", "right": "W"], "S": ["through": "N", "left": "W", "right": "E"],
+            "E": ["through": "W", "left": "S", "right": "N"], "W": ["through": "E", "left": "N", "right": "S"],
+        ]
+        return table[approach]?[movement]
+    }
+
     /// Reads intersection `id`; `nil` when the layer has no such feature for `caller`.
     /// - Throws: `SignalTimingError` naming the layer, feature and property the kernel cannot read.
     public static func load(id: String, from store: any FeatureStore, by caller: Caller) async throws -> SignalizedIntersection? {

@@ -9,15 +9,28 @@ import SignalSim
 /// exported intersection (`SumoExport`, explicit Poisson vehicles) runs once under the plan and
 /// once per approach with that approach permanently green and every other approach empty (the
 /// crossing axis, and the opposing traffic a protected left turn never meets), the same
-/// vehicles; a vehicle's delay is its `timeLoss` under the plan minus its `timeLoss` in the
+/// vehicles; a vehicle's delay is its time lost under the plan minus its time lost in the
 /// baseline, so acceleration, turning and dawdling losses that the signal does not cause cancel out.
+/// Time lost is `timeLoss` (on the road) plus `departDelay` (waiting to enter it): a queue that
+/// reaches back past the arm's start keeps vehicles out of the network, and that wait is the
+/// signal's too (SUMO's `timeLoss` alone would leave it out and report the plan as better than it is).
 /// Vehicles departing during the warm-up (and the cool-down after the measured window) are
 /// simulated but not measured.
 public struct SumoEvaluation: Sendable {
-    /// Per lane group: mean baseline-corrected delay (s/veh) and vehicles measured.
+    /// Per lane group: mean baseline-corrected delay (s/veh), of it the mean wait to enter the
+    /// network under the plan beyond the baseline's (`departDelay`, s/veh: the queue reached back
+    /// past the arm's start; both runs insert a vehicle at the step after its departure time), and
+    /// vehicles measured.
     public struct GroupDelay: Sendable, Hashable {
         public var delay: Double
+        public var entryWait: Double
         public var vehicles: Int
+    }
+
+    /// A finished trip's time lost (s): `timeLoss` on the road plus `departDelay`, and the latter alone.
+    struct TimeLost: Sendable, Hashable {
+        var lost: Double
+        var entryWait: Double
     }
 
     public var version: String
@@ -62,7 +75,7 @@ public struct SumoEvaluation: Sendable {
                 let width = 0.4 / Double(approaches.count)
                 return (tag: "baseline-" + approach, alone: Optional(approach), share: (0.55 + width * Double(i))...(0.55 + width * Double(i + 1)))
             }
-        var timeLoss: [String: [String: Double]] = [:]
+        var lost: [String: [String: TimeLost]] = [:]
         for run in runs {
             let chosen = run.alone.map { approach in vehicles.filter { $0.flow.approach == approach } } ?? vehicles
             let routes = try write(export.routes(chosen), "\(run.tag).rou.xml")
@@ -79,33 +92,36 @@ public struct SumoEvaluation: Sendable {
                 let done = max(0, (SumoTools.latestArrival(in: trips) ?? begin) - begin)
                 try await progress(WorkProgress(stage: "sumo \(stage)", completed: min(done, end - begin), total: end - begin, unit: "s").within(share))
             }
-            timeLoss[run.tag] = try Self.timeLoss(Data(contentsOf: trips))
+            lost[run.tag] = try Self.timeLost(Data(contentsOf: trips))
         }
 
-        let plan = timeLoss["plan"] ?? [:]
-        var baseline: [String: Double] = [:]
-        for run in runs where run.alone != nil { baseline.merge(timeLoss[run.tag] ?? [:]) { a, _ in a } }
-        var sums: [String: (total: Double, n: Int)] = [:]
+        let plan = lost["plan"] ?? [:]
+        var baseline: [String: TimeLost] = [:]
+        for run in runs where run.alone != nil { baseline.merge(lost[run.tag] ?? [:]) { a, _ in a } }
+        var sums: [String: (total: Double, entry: Double, n: Int)] = [:]
         var departed = 0
         for v in vehicles where window.contains(v.depart) {
             departed += 1
             guard let signalled = plan[v.id], let free = baseline[v.id] else { continue }
-            sums[v.flow.laneGroup, default: (0, 0)].total += signalled - free
-            sums[v.flow.laneGroup, default: (0, 0)].n += 1
+            sums[v.flow.laneGroup, default: (0, 0, 0)].total += signalled.lost - free.lost
+            sums[v.flow.laneGroup, default: (0, 0, 0)].entry += signalled.entryWait - free.entryWait
+            sums[v.flow.laneGroup, default: (0, 0, 0)].n += 1
         }
         try await progress(.stage("sumo done", fraction: 1))
-        return SumoEvaluation(version: version, groups: sums.mapValues { GroupDelay(delay: $0.total / Double($0.n), vehicles: $0.n) },
+        return SumoEvaluation(version: version,
+                              groups: sums.mapValues { GroupDelay(delay: $0.total / Double($0.n), entryWait: $0.entry / Double($0.n), vehicles: $0.n) },
                               departed: departed, measured: sums.values.reduce(0) { $0 + $1.n })
     }
 
-    /// `timeLoss` (s) by vehicle id of a SUMO `tripinfo` output.
-    static func timeLoss(_ data: Data) throws -> [String: Double] {
+    /// Time lost by vehicle id of a SUMO `tripinfo` output.
+    static func timeLost(_ data: Data) throws -> [String: TimeLost] {
         final class Reader: NSObject, XMLParserDelegate {
-            var loss: [String: Double] = [:]
+            var loss: [String: TimeLost] = [:]
             func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
                         attributes a: [String: String] = [:]) {
                 guard name == "tripinfo", let id = a["id"], let l = a["timeLoss"].flatMap(Double.init) else { return }
-                loss[id] = l
+                let entry = a["departDelay"].flatMap(Double.init) ?? 0
+                loss[id] = TimeLost(lost: l + entry, entryWait: entry)
             }
         }
         let parser = XMLParser(data: data)

@@ -174,6 +174,17 @@ public struct SumoExport: Sendable {
                 for approach in Set(s.intersection.laneGroups.map(\.approach)) where incoming[approach] == nil {
                     throw ScenarioError(.invalidDistrict, "\(s.intersection.id) has lane groups for approach \(approach) but no road arrives at \(node) from there", field: "roads")
                 }
+                // A counted movement with no road to leave by would be dropped from the simulation unseen.
+                let flows = s.intersection.demand.flowsByApproach
+                for g in s.intersection.laneGroups {
+                    for m in g.movements {
+                        guard let t = Self.exit(from: g.approach, m), outgoing[t] == nil else { continue }
+                        let f = flows[g.id] ?? MovementFlows()
+                        let counted = m == "through" ? f.through : m == "left" ? f.left : f.right
+                        guard counted > 0 else { continue }
+                        throw ScenarioError(.invalidDistrict, "\(s.intersection.id) lane group \(g.id) counts \(Int(counted.rounded())) veh/h \(m) from \(g.approach), toward \(t), but no road leaves \(node) that way: correct the lane group's movements or the roads", field: "signalized_intersections")
+                    }
+                }
                 placements.append(RoadPlacement(node: node, incoming: incoming, outgoing: outgoing))
             }
             let nodes = placements.map(\.node)
@@ -227,14 +238,9 @@ public struct SumoExport: Sendable {
     static let directions: [String: (dx: Double, dy: Double)] = ["N": (0, 1), "S": (0, -1), "E": (1, 0), "W": (-1, 0)]
     static let opposite = ["N": "S", "S": "N", "E": "W", "W": "E"]
 
-    /// Where a movement from an approach leaves (driving on the right): traffic arriving from
-    /// the north heads south, so its left turn leaves to the east.
+    /// Where a movement from an approach leaves (driving on the right).
     static func exit(from approach: String, _ movement: String) -> String? {
-        let table: [String: [String: String]] = [
-            "N": ["through": "S", "left": "E", "right": "W"], "S": ["through": "N", "left": "W", "right": "E"],
-            "E": ["through": "W", "left": "S", "right": "N"], "W": ["through": "E", "left": "N", "right": "S"],
-        ]
-        return table[approach]?[movement]
+        SignalizedIntersection.exit(from: approach, movement)
     }
 
     /// The node on the other end of signal `k`'s arm in direction `d`: the neighbouring
@@ -266,10 +272,24 @@ public struct SumoExport: Sendable {
         Array(Set(signals[k].intersection.laneGroups.map(\.approach))).filter { Self.directions[$0] != nil }.sorted()
     }
 
-    /// Directions traffic may leave signal `k` toward: its arms, or on the road graph every road
-    /// leaving its node (a one-way street has an exit but no approach, or the other way round).
+    /// Directions traffic may leave signal `k` toward: on the road graph every road leaving its
+    /// node (a one-way street has an exit but no approach, or the other way round); else its arms
+    /// and the exit-only legs its lane groups' movements lead to.
     func exits(_ k: Int) -> Set<String> {
-        roads != nil ? Set(placements[k].outgoing.keys) : Set(arms(k))
+        roads != nil ? Set(placements[k].outgoing.keys) : Set(arms(k)).union(exitOnly(k))
+    }
+
+    /// Without a road graph: the directions a lane group's movement at signal `k` leaves toward
+    /// where no approach arrives from (a one-way street out of the junction). Each gets an arm
+    /// that only leaves, so that every counted movement is driven.
+    func exitOnly(_ k: Int) -> [String] {
+        guard roads == nil else { return [] }
+        let approaches = Set(arms(k))
+        var out: Set<String> = []
+        for g in signals[k].intersection.laneGroups where approaches.contains(g.approach) {
+            for m in g.movements { if let t = Self.exit(from: g.approach, m), !approaches.contains(t) { out.insert(t) } }
+        }
+        return out.sorted()
     }
 
     /// Lane groups of approach `d` at signal `k`, right to left, with their first lane index.
@@ -356,7 +376,7 @@ public struct SumoExport: Sendable {
         for (k, s) in signals.enumerated() {
             let p = try transformer.transform(s.intersection.position)
             out[s.intersection.id] = p
-            for d in arms(k) where neighbour(k, d) == armNode(k, d) {
+            for d in arms(k) + exitOnly(k) where neighbour(k, d) == armNode(k, d) {
                 let v = Self.directions[d]!
                 out[armNode(k, d)] = Position(x: p.x + v.dx * armLength, y: p.y + v.dy * armLength)
             }
@@ -411,6 +431,10 @@ public struct SumoExport: Sendable {
                     }
                     edges += "    <edge id=\"\(Self.escape(id))\" from=\"\(Self.escape(from))\" to=\"\(Self.escape(to))\" numLanes=\"\(lanes)\" speed=\"\(Self.format(speed))\"\(length)/>\n"
                 }
+            }
+            for d in exitOnly(k) where !written.contains(outgoing(k, d)) {
+                written.insert(outgoing(k, d))
+                edges += "    <edge id=\"\(Self.escape(outgoing(k, d)))\" from=\"\(Self.escape(signals[k].intersection.id))\" to=\"\(Self.escape(neighbour(k, d)))\" numLanes=\"\(laneCount(ofOutgoing: k, d))\" speed=\"\(Self.format(speed))\"/>\n"
             }
         }
         edges += "</edges>\n"

@@ -172,6 +172,10 @@ public struct SignalEvaluateProcess: OGCProcess {
     /// are held to agree (the issue's check: mean 1.0 s, max 2.5 s).
     static let agreementSaturation = 0.8
 
+    /// A lane group whose vehicles waited this long (s/veh) on average to enter SUMO's network gets a
+    /// warning: its queue outgrew the exported approach.
+    static let entryWaitWarning = 1.0
+
     /// The plan replayed in SUMO at the period's design-hour flows, as the `sumo` output.
     func simulate(_ intersection: SignalizedIntersection, plan: (feature: Feature, plan: SignalPlan), period: TimeOfDayPeriod,
                   evaluation: JSONValue, _ r: Request, tools: (sumo: URL, netconvert: URL),
@@ -197,21 +201,27 @@ public struct SignalEvaluateProcess: OGCProcess {
         let n = { (d: Double?) in ProcessInputs.number(d, decimals: 100) }
         var approaches: [String: JSONValue] = [:]
         var agreeing: [Double] = []
-        for (id, a) in evaluation["approaches"]?.objectValue ?? [:] {
+        var warnings: [JSONValue] = []
+        for (id, a) in (evaluation["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             let predicted = a["delay_s"]?.doubleValue
             let measured = result.groups[id]
             let difference = measured.flatMap { m in predicted.map { m.delay - $0 } }
             if let difference, let x = a["x"]?.doubleValue, x <= Self.agreementSaturation { agreeing.append(abs(difference)) }
             approaches[id] = ["x": a["x"] ?? .null, "predicted_delay_s": n(predicted), "webster_delay_s": n(a["webster_delay_s"]?.doubleValue),
-                              "sumo_delay_s": n(measured?.delay), "difference_s": n(difference), "vehicles": .integer(Int64(measured?.vehicles ?? 0))]
+                              "sumo_delay_s": n(measured?.delay), "sumo_entry_wait_s": n(measured?.entryWait),
+                              "difference_s": n(difference), "vehicles": .integer(Int64(measured?.vehicles ?? 0))]
+            if let m = measured, m.entryWait >= Self.entryWaitWarning {
+                warnings.append(.string("\(id): in SUMO the queue reached back past the exported approach (\(Int(export.armLength)) m): vehicles waited \(String(format: "%.1f", m.entryWait)) s/veh on average to enter it. The delay includes that wait; on the street the queue would reach farther upstream"))
+            }
         }
         return [
             "status": "simulated", "version": .string(result.version), "seed": .integer(Int64(r.seed)),
             "warm_up_s": .integer(Int64(warm * 60)), "measured_s": .integer(Int64(measured * 60)),
             "measured_from": .string(TimeOfDayPeriod.clock(start + warm)),
             "vehicles_departed": .integer(Int64(result.departed)), "vehicles_measured": .integer(Int64(result.measured)),
-            "method": "baseline-corrected timeLoss (signals reference §8): each vehicle's SUMO timeLoss under the plan minus its timeLoss in a run of its approach alone, permanently green (crossing and opposing traffic empty), the same vehicles",
+            "method": "baseline-corrected time lost (signals reference §8): each vehicle's SUMO timeLoss + departDelay (the wait to enter an arm a queue fills) under the plan minus the same in a run of its approach alone, permanently green (crossing and opposing traffic empty), the same vehicles",
             "approaches": .object(approaches),
+            "warnings": .array(warnings),
             "agreement": ["x_at_most": .number(Self.agreementSaturation), "lane_groups": .integer(Int64(agreeing.count)),
                           "mean_abs_difference_s": n(agreeing.isEmpty ? nil : agreeing.reduce(0, +) / Double(agreeing.count)),
                           "max_abs_difference_s": n(agreeing.max())],
