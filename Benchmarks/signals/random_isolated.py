@@ -26,7 +26,8 @@ and the copy is written to. Everything goes through CityTwin's own paths, nothin
    on a permanent green, baseline-corrected timeLoss per lane group), once per seed.
 4. The report: per intersection and lane group x, the predicted (HCM 2000 d1 + d2) delay, SUMO's delay per seed
    and over the seeds, and mean and max |predicted - SUMO| over all lane groups: on the seeds' mean SUMO delay
-   (the issue's criterion) and on every single seed.
+   (the issue's criterion) and on every single seed; per approach, SUMO's sampling error over the seeds and each
+   miss in those standard errors (a miss of many SEs is the model's, not the seeds').
 
 Tests/Clients/test_signal_random_sumo.py runs a few of these intersections on one seed."""
 from __future__ import annotations
@@ -367,6 +368,38 @@ def approach_summary(rows: list[GroupResult], webster: bool = False) -> dict:
     return {"approaches": len(errors), "mean_abs_s": sum(errors) / len(errors), "max_abs_s": max(errors)}
 
 
+def sampling_noise(rows: list[GroupResult], webster: bool = False, draws: int = 4000) -> dict:
+    """How much of the per-approach error SUMO's own sampling could explain. Each approach's delay is measured once
+    per seed (its lane groups weighted by that seed's vehicles); the standard error of their mean (SD over the
+    seeds / sqrt(seeds)) is what a model exact in expectation would still miss by. Reports the median and largest
+    SE, the chance that such a model meets max 2.5 s on these approaches (normal errors, fixed random draws), and
+    each approach's miss in SEs (misses well beyond 2-3 SE are the model's, not the seeds')."""
+    arms: dict[tuple[str, str], list[GroupResult]] = {}
+    for r in rows:
+        arms.setdefault((r.intersection, r.approach), []).append(r)
+    predicted = prediction(webster)
+    out = []
+    for key, members in arms.items():
+        seeds = sorted({s for r in members for s in r.sumo})
+        if len(seeds) < 2:
+            return {"approaches": 0}
+        per_seed = []
+        for s in seeds:
+            weight = sum(r.vehicles.get(s, 0) for r in members)
+            per_seed.append(sum(r.vehicles.get(s, 0) * r.sumo[s] for r in members if s in r.sumo) / weight)
+        mean = sum(per_seed) / len(per_seed)
+        se = math.sqrt(sum((v - mean) ** 2 for v in per_seed) / (len(per_seed) - 1) / len(per_seed))
+        weight = sum(sum(r.vehicles.values()) for r in members)
+        miss = abs(sum(sum(r.vehicles.values()) * (r.sumo_mean - predicted(r)) for r in members) / weight)
+        out.append((key, se, miss))
+    ses = sorted(se for _, se, _ in out)
+    rng = random.Random(1)
+    exact_meets = sum(max(abs(rng.gauss(0, se)) for se in ses) <= 2.5 for _ in range(draws)) / draws
+    return {"approaches": len(out), "median_se_s": ses[len(ses) // 2], "max_se_s": ses[-1], "exact_model_meets": exact_meets,
+            "misses_in_se": sorted(((f"{k[0]} {k[1]}", miss / se if se > 0 else math.inf) for k, se, miss in out if miss > 2.5),
+                                   key=lambda t: -t[1])}
+
+
 def approach_verdict(s: dict) -> str:
     return f"{s['approaches']} approaches: mean {s['mean_abs_s']:.2f} s, max {s['max_abs_s']:.2f} s -> {'PASS' if meets(s) else 'FAIL'}"
 
@@ -401,6 +434,12 @@ def report(drawn: list[Drawn], timings: dict[str, dict], rows: list[GroupResult]
         f"without permitted lefts {approach_verdict(approach_summary(clean))}")
     log(f"  per approach, Webster: all {approach_verdict(approach_summary(rows, webster=True))}; "
         f"without permitted lefts {approach_verdict(approach_summary(clean, webster=True))}")
+    noise = sampling_noise(rows)
+    if noise["approaches"]:
+        log(f"  SUMO's sampling error of each approach's mean over the seeds: median SE {noise['median_se_s']:.2f} s, max "
+            f"{noise['max_se_s']:.2f} s; a model exact in expectation meets max 2.5 s here with probability "
+            f"{noise['exact_model_meets']:.2f}; approaches missing 2.5 s (HCM), miss in SEs: "
+            + (", ".join(f"{k} {v:.1f}" for k, v in noise["misses_in_se"]) or "none"))
     for kind in ("protected", "permitted left", "shared permitted"):
         some = [r for r in rows if r.kind == kind]
         if some:
@@ -408,7 +447,8 @@ def report(drawn: list[Drawn], timings: dict[str, dict], rows: list[GroupResult]
     worst = sorted(rows, key=lambda r: -abs(r.difference))[:6]
     log("largest: " + "; ".join(f"{r.intersection} {r.group} ({r.movements}, {r.kind}, x {r.x:.2f}) {r.difference:+.1f} s" for r in worst))
     return {**s, "pass": meets(s), "protected_only": summary(clean),
-            "per_approach": approach_summary(rows), "per_approach_protected_only": approach_summary(clean)}
+            "per_approach": approach_summary(rows), "per_approach_protected_only": approach_summary(clean),
+            "sampling_noise": noise}
 
 
 def with_sumo_capacities(d: Drawn) -> None:
