@@ -13,10 +13,18 @@ public struct CorridorIntersection: Sendable, Hashable, Codable {
         self.inboundApproach = inboundApproach
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case demand = "intersection"
         case outboundApproach = "outbound_approach"
         case inboundApproach = "inbound_approach"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        demand = try c.decode(IntersectionDemand.self, forKey: .demand)
+        outboundApproach = try c.decode(String.self, forKey: .outboundApproach)
+        inboundApproach = try c.decode(String.self, forKey: .inboundApproach)
     }
 }
 

@@ -41,7 +41,7 @@ public struct CorridorLink: Sendable, Hashable, Codable {
         self.inboundSpeed = inboundSpeed ?? outboundSpeed
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case length = "length_m"
         case outboundSpeed = "outbound_speed_m_s"
         case inboundSpeed = "inbound_speed_m_s"
@@ -49,6 +49,7 @@ public struct CorridorLink: Sendable, Hashable, Codable {
 
     /// The inbound speed defaults to the outbound one.
     public init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         length = try c.decode(Double.self, forKey: .length)
         outboundSpeed = try c.decode(Double.self, forKey: .outboundSpeed)

@@ -25,9 +25,10 @@ public struct MovementFlows: Sendable, Hashable, Codable {
         MovementFlows(through: a.through + b.through, left: a.left + b.left, right: a.right + b.right)
     }
 
-    enum CodingKeys: String, CodingKey { case through, left, right }
+    enum CodingKeys: String, CodingKey, CaseIterable { case through, left, right }
 
     public init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         through = try c.decodeIfPresent(Double.self, forKey: .through) ?? 0
         left = try c.decodeIfPresent(Double.self, forKey: .left) ?? 0
@@ -64,10 +65,20 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
     /// `arm`, or the id when that is a compass arm.
     public var compassArm: String? { arm ?? (["N", "S", "E", "W"].contains(id) ? id : nil) }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, lanes, arm
         case saturationPerLane = "saturation_veh_h_lane"
         case flows = "flows_veh_h"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        lanes = try c.decode(Int.self, forKey: .lanes)
+        saturationPerLane = try c.decodeIfPresent(Double.self, forKey: .saturationPerLane)
+        flows = try c.decode(MovementFlows.self, forKey: .flows)
+        arm = try c.decodeIfPresent(String.self, forKey: .arm)
     }
 }
 
@@ -89,13 +100,14 @@ public struct PedestrianCrossing: Sendable, Hashable, Codable {
         self.stage = stage
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, stage
         case length = "length_m"
         case refugeIsland = "refuge_island"
     }
 
     public init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         length = try c.decode(Double.self, forKey: .length)
@@ -159,7 +171,7 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
         self.rightTurnFactor = rightTurnFactor
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, approaches, stages, crossings
         case amber = "amber_s"
         case allRed = "all_red_s"
@@ -173,6 +185,7 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
     }
 
     public init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         amber = try c.decodeIfPresent(Double.self, forKey: .amber) ?? 3

@@ -29,6 +29,15 @@ public enum SignalTiming {
     /// HCM 2000's incremental delay factor k for pretimed control.
     public static let hcmPretimedDelayFactor = 0.5
 
+    /// What an intersection's input may hold, beyond which it is a mistake (a unit, a digit), not a
+    /// site: the longest amber, all-red or start-up loss (s), the most lanes of one lane group, the
+    /// largest saturation flow of a lane (veh/h: one vehicle a second) and the largest movement flow
+    /// (veh/h). Above them the arithmetic would still run and give a confident plan.
+    public static let longestInterval = 10.0
+    public static let mostLanes = 12
+    public static let largestSaturationPerLane = 3600.0
+    public static let largestFlow = 50_000.0
+
     /// HCM 2000 uniform delay d₁ and incremental delay d₂ (s/veh) for an isolated lane group
     /// (I = 1) over `analysisPeriod` hours; `incrementalDelayFactor` is HCM's k (0.5 for pretimed
     /// control, lower where a site's random delay was measured lower).
@@ -210,9 +219,26 @@ struct TimedIntersection {
         func nonNegative(_ v: Double, _ field: String) throws {
             guard v.isFinite, v >= 0 else { throw SignalTimingError(field: field, "must be a number ≥ 0 (got \(v))") }
         }
-        try nonNegative(demand.amber, "amber_s")
-        try nonNegative(demand.allRed, "all_red_s")
-        try nonNegative(demand.startupLost, "startup_lost_s")
+        func interval(_ v: Double, _ field: String) throws {
+            try nonNegative(v, field)
+            guard v <= SignalTiming.longestInterval else {
+                throw SignalTimingError(field: field, "must be at most \(Int(SignalTiming.longestInterval)) s (got \(v); GB 50647 uses 3–4 s of amber and a few seconds of all-red and start-up loss)")
+            }
+        }
+        func flow(_ v: Double, _ field: String) throws {
+            try nonNegative(v, field)
+            guard v <= SignalTiming.largestFlow else {
+                throw SignalTimingError(field: field, "must be at most \(Int(SignalTiming.largestFlow)) veh/h, more than any approach carries (got \(v); flows are vehicles per hour)")
+            }
+        }
+        func saturation(_ v: Double, _ field: String) throws {
+            guard v.isFinite, v > 0, v <= SignalTiming.largestSaturationPerLane else {
+                throw SignalTimingError(field: field, "must be a positive number of veh/h per lane, at most \(Int(SignalTiming.largestSaturationPerLane)) (one vehicle a second; got \(v))")
+            }
+        }
+        try interval(demand.amber, "amber_s")
+        try interval(demand.allRed, "all_red_s")
+        try interval(demand.startupLost, "startup_lost_s")
         var saturationDefaults = settings.saturation
         for (value, field) in [(demand.permittedLeftCriticalGap, "permitted_left_critical_gap_s"), (demand.permittedLeftFollowUp, "permitted_left_follow_up_s")] {
             if let value, !(value.isFinite && value > 0) { throw SignalTimingError(field: field, "must be a positive number of seconds (got \(value))") }
@@ -221,9 +247,7 @@ struct TimedIntersection {
             throw SignalTimingError(field: "incremental_delay_factor", "must be in (0, 1] (HCM's k; got \(k))")
         }
         incrementalDelayFactor = demand.incrementalDelayFactor ?? SignalTiming.hcmPretimedDelayFactor
-        if let s = demand.saturationFlow, !(s.isFinite && s > 0) {
-            throw SignalTimingError(field: "saturation_flow_pcu_h", "must be a positive number of veh/h per lane (got \(s))")
-        }
+        if let s = demand.saturationFlow { try saturation(s, "saturation_flow_pcu_h") }
         for (value, field) in [(demand.leftTurnFactor, "left_turn_factor"), (demand.rightTurnFactor, "right_turn_factor")] {
             if let value, !(value.isFinite && value > 0 && value <= 1) { throw SignalTimingError(field: field, "must be in (0, 1] (got \(value))") }
         }
@@ -239,13 +263,13 @@ struct TimedIntersection {
             guard !a.id.isEmpty else { throw SignalTimingError(field: path + ".id", "must not be empty") }
             guard index[a.id] == nil else { throw SignalTimingError(field: path + ".id", "approach '\(a.id)' is listed twice") }
             index[a.id] = i
-            guard a.lanes >= 1 else { throw SignalTimingError(field: path + ".lanes", "must be at least 1 (got \(a.lanes))") }
-            try nonNegative(a.flows.through, path + ".flows_veh_h.through")
-            try nonNegative(a.flows.left, path + ".flows_veh_h.left")
-            try nonNegative(a.flows.right, path + ".flows_veh_h.right")
-            if let s = a.saturationPerLane {
-                guard s.isFinite, s > 0 else { throw SignalTimingError(field: path + ".saturation_veh_h_lane", "must be a positive number (got \(s))") }
+            guard (1...SignalTiming.mostLanes).contains(a.lanes) else {
+                throw SignalTimingError(field: path + ".lanes", "must be 1 to \(SignalTiming.mostLanes) (got \(a.lanes))")
             }
+            try flow(a.flows.through, path + ".flows_veh_h.through")
+            try flow(a.flows.left, path + ".flows_veh_h.left")
+            try flow(a.flows.right, path + ".flows_veh_h.right")
+            if let s = a.saturationPerLane { try saturation(s, path + ".saturation_veh_h_lane") }
         }
         guard !demand.stages.isEmpty else { throw SignalTimingError(field: "stages", "a plan needs at least one stage") }
         var stageOf = [Int?](repeating: nil, count: demand.approaches.count)

@@ -116,6 +116,7 @@ struct SignalPlanCommand: AsyncParsableCommand {
         "stages": [["N", "S"], ["W", "E"]], "crossings": [{"id", "length_m", "refuge_island", "stage"}]}; optional, as measured
         at the site: "saturation_flow_pcu_h" (through lane, for approaches without their own), "left_turn_factor",
         "right_turn_factor", "permitted_left_critical_gap_s", "permitted_left_follow_up_s", "incremental_delay_factor".
+        A field not listed here is refused, naming it (a misspelt optional field would otherwise time with its default).
         --intersection times a stored signalized_intersections feature (--all: every one) from its latest day of
         traffic_counts: one plan per time-of-day period, or for --period; --write stores them as signal_plans versions.
         """)
@@ -269,9 +270,18 @@ struct CorridorInput: Decodable {
     var links: [CorridorLink]
     var inboundWeight: Double?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, intersections, links
         case inboundWeight = "inbound_weight"
+    }
+
+    init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        intersections = try c.decode([CorridorIntersection].self, forKey: .intersections)
+        links = try c.decode([CorridorLink].self, forKey: .links)
+        inboundWeight = try c.decodeIfPresent(Double.self, forKey: .inboundWeight)
     }
 }
 
@@ -283,7 +293,8 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         abstract: "Coordinates a corridor: common cycle, stage greens and offsets for the widest two-way green band.",
         discussion: """
         --input reads {"id", "intersections": [{"intersection": {…as for signal plan…}, "outbound_approach",
-        "inbound_approach"}], "links": [{"length_m", "outbound_speed_m_s", "inbound_speed_m_s"}], "inbound_weight"}.
+        "inbound_approach"}], "links": [{"length_m", "outbound_speed_m_s", "inbound_speed_m_s"}], "inbound_weight"};
+        a field not listed is refused, naming it.
         --id coordinates a stored signal_corridors feature (flows from --period's counts, else the layer's peak hour);
         --write stores the plans as signal_plans versions.
         """)

@@ -185,6 +185,23 @@ struct WebsterTimingTests {
         #expect(timing.approaches[2].saturationFlow < 1800)
     }
 
+    @Test("a field the intersection JSON does not know is refused, naming it, not dropped for a default",
+          arguments: [
+              (#"{"id": "K", "all_red": 4, "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 300}}], "stages": [["N"]]}"#, "all_red"),
+              (#"{"id": "K", "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 300, "uturn": 20}}], "stages": [["N"]]}"#, "approaches[0].flows_veh_h.uturn"),
+              (#"{"id": "K", "approaches": [{"id": "N", "lanes": 1, "saturation": 1700, "flows_veh_h": {"through": 300}}], "stages": [["N"]]}"#, "approaches[0].saturation"),
+              (#"{"id": "K", "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 300}}], "stages": [["N"]], "crossings": [{"id": "P", "length_m": 20, "stage": 0, "island": true}]}"#, "crossings[0].island"),
+          ])
+    func unknownFieldsRefused(_ json: String, _ path: String) {
+        #expect {
+            try JSONDecoder().decode(IntersectionDemand.self, from: Data(json.utf8))
+        } throws: { error in
+            guard case let DecodingError.dataCorrupted(context) = error else { return false }
+            let named = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? "." + $0.stringValue }.joined()
+            return named.drop(while: { $0 == "." }) == path && context.debugDescription.contains("unknown field")
+        }
+    }
+
     @Test("Y above 0.9 gives GB 50647's redesign warning")
     func redesignWarning() throws {
         let timing = try SignalTiming.webster(Self.crossroads(ns: 900, ew: 790))
@@ -232,6 +249,15 @@ struct WebsterTimingTests {
         ("stages[1][1]", { $0.stages = [["N", "S"], ["W", "N"]] }),
         ("approaches[3]", { $0.stages = [["N", "S"], ["W"]] }),
         ("stages", { $0.stages = [] }),
+        // Beyond any site: a unit or a digit wrong. The arithmetic would run (1e308 veh/h overflowed
+        // to an infinite delay that could not even be written as JSON).
+        ("approaches[1].flows_veh_h.left", { $0.approaches[1].flows.left = 1e308 }),
+        ("approaches[0].saturation_veh_h_lane", { $0.approaches[0].saturationPerLane = 18_000 }),
+        ("approaches[3].lanes", { $0.approaches[3].lanes = 40 }),
+        ("amber_s", { $0.amber = 30 }),
+        ("all_red_s", { $0.allRed = .infinity }),
+        ("startup_lost_s", { $0.startupLost = 1e300 }),
+        ("saturation_flow_pcu_h", { $0.saturationFlow = 19_000 }),
     ]
 
     @Test("bad input names its field", arguments: broken.indices)
