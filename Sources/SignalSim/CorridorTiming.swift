@@ -203,13 +203,17 @@ public enum CorridorTiming {
     ///     Benchmarks/signals/corridor_cycle_objective.py), or band efficiency, ties to the shorter cycle.
     ///   - offsetObjective: the widest band (MAXBAND), or the lowest mean control delay found by
     ///     TRANSYT's hill climb from the band's offsets (`lowestDelayOffsets`).
+    ///   - progress: called after each cycle of `cycleRange` is coordinated, with the cycles done
+    ///     and their number (a range of 150 cycles with offsets for delay takes minutes on 12
+    ///     signals); what it throws (a cancelled job) ends the search.
     /// - Throws: `SignalTimingError` naming the field (a corridor of one signal, an approach the
     ///   intersection does not have, a bad link, a cycle range below the critical cycle, a range
     ///   searched for the band's efficiency with offsets set for delay, which would not keep that band).
     public static func plan(id: String, intersections: [CorridorIntersection], links: [CorridorLink],
                             settings: SignalTimingSettings = SignalTimingSettings(), inboundWeight: Double? = nil,
                             cycleRange: ClosedRange<Double>? = nil, cycleObjective: CycleObjective = .standard,
-                            offsetObjective: OffsetObjective = .standard, comparedOffsets: [Double]? = nil) throws -> CorridorPlan {
+                            offsetObjective: OffsetObjective = .standard, comparedOffsets: [Double]? = nil,
+                            progress: ((_ cyclesDone: Int, _ cycles: Int) throws -> Void)? = nil) throws -> CorridorPlan {
         guard intersections.count >= 2 else {
             throw SignalTimingError(field: "intersections", "a corridor needs at least two signals to coordinate (got \(intersections.count))")
         }
@@ -295,7 +299,9 @@ public enum CorridorTiming {
             var candidates: [(result: Coordinated, score: Double)] = []
             var atCritical: Coordinated?
             var c = max(range.lowerBound.rounded(.up), criticalCycle)
+            let count = max(0, Int((range.upperBound - c).rounded(.down)) + 1)
             while c <= range.upperBound {
+                try progress?(candidates.count, count)
                 let candidate = try coordinated(at: c)
                 if c == criticalCycle { atCritical = candidate }
                 let score = switch cycleObjective {
@@ -305,6 +311,7 @@ public enum CorridorTiming {
                 candidates.append((candidate, score))
                 c += 1
             }
+            try progress?(candidates.count, count)
             // Band: the most efficient, ties to the shorter. Delay: the shortest cycle within the
             // tolerance of the lowest, so a longer cycle is run only for a gain the model can tell.
             let top = candidates.map(\.score).max() ?? 0

@@ -70,6 +70,12 @@ public struct Corridor: Sendable, Hashable, Codable {
         self.links = links
     }
 
+    /// The longest link between two coordinated signals (m) and the progression speeds (m/s) a
+    /// corridor may give: beyond them the input is a mistake (a unit, a digit), and a band drawn
+    /// across thousands of cycles of travel would only take time.
+    public static let longestLink = 10_000.0
+    public static let progressionSpeeds = 1.0...40.0
+
     /// Outbound travel time from the first signal to each signal (s).
     public var outboundTimes: [Double] {
         var t = [0.0]
@@ -111,8 +117,14 @@ public struct Corridor: Sendable, Hashable, Codable {
         }
         for (i, l) in links.enumerated() {
             guard l.length.isFinite, l.length > 0 else { throw SignalTimingError(field: "links[\(i)].length_m", "must be a positive length in metres") }
+            guard l.length <= Self.longestLink else {
+                throw SignalTimingError(field: "links[\(i)].length_m", "must be at most \(Int(Self.longestLink)) m: signals further apart form no corridor to coordinate (got \(l.length))")
+            }
             for (v, name) in [(l.outboundSpeed, "outbound_speed_m_s"), (l.inboundSpeed, "inbound_speed_m_s")] {
                 guard v.isFinite, v > 0 else { throw SignalTimingError(field: "links[\(i)].\(name)", "must be a positive speed in m/s") }
+                guard Self.progressionSpeeds.contains(v) else {
+                    throw SignalTimingError(field: "links[\(i)].\(name)", "must be \(Int(Self.progressionSpeeds.lowerBound))–\(Int(Self.progressionSpeeds.upperBound)) m/s (3.6–144 km/h; got \(v)\(v > Self.progressionSpeeds.upperBound ? ": a speed in km/h?" : ""))")
+                }
             }
         }
     }

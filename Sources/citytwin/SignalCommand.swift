@@ -377,20 +377,26 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             if let cycleObjective { inputs["cycleObjective"] = .string(cycleObjective.rawValue) }
             if let offsetObjective { inputs["offsetObjective"] = .string(offsetObjective.rawValue) }
             if let offsets = try comparedOffsets { inputs["compareOffsets"] = .array(offsets.map { .number($0) }) }
-            let result = try await ProcessRunner(store: store.path).run("green-wave", inputs)
+            let bar = cycleRange != nil ? ProgressBar("coordinating \(id) over cycles \(cycleRange ?? "")") : nil
+            let result = try await ProcessRunner(store: store.path).run("green-wave", inputs, progress: bar?.progress ?? .ignored)
+            bar?.finish(.stage("done", fraction: 1))
             report = result["plan"] ?? .null
             svg = result["diagram"]?.stringValue ?? ""
         } else {
             let input = input ?? "-"
             let corridor = try readSignalJSON(CorridorInput.self, from: input)
             let plan: CorridorPlan
+            let bar = cycleRange != nil ? ProgressBar("coordinating \(corridor.id) over cycles \(cycleRange ?? "")") : nil
             do {
                 plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
                                                settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles, cycleObjective: cycleObjective ?? .standard,
-                                               offsetObjective: offsetObjective ?? .standard, comparedOffsets: try comparedOffsets)
+                                               offsetObjective: offsetObjective ?? .standard, comparedOffsets: try comparedOffsets) { done, count in
+                    bar?.update(WorkProgress(stage: "coordinated", completed: Double(done), total: Double(count), unit: "cycles"))
+                }
             } catch let e as SignalTimingError {
                 throw CommandFailure("\(input): \(e)")
             }
+            bar?.finish(.stage("done", fraction: 1))
             report = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(CorridorPlanReport(plan)))
             svg = TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)
         }

@@ -101,6 +101,42 @@ struct CorridorTimingTests {
         #expect(byDefault.cycleObjective == .delay)
     }
 
+    @Test("a searched range reports each cycle it has coordinated, and what the report throws ends the search")
+    func cycleRangeProgress() throws {
+        let (intersections, links) = Self.arterial()
+        let critical = try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links).cycle
+        // From below the critical cycle: only the cycles from the critical one up are coordinated.
+        let range = (critical - 5)...(critical + 9)
+        var reports: [(Int, Int)] = []
+        let plan = try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links, cycleRange: range) { reports.append(($0, $1)) }
+        #expect(reports.map(\.0) == Array(0...10) && reports.allSatisfy { $0.1 == 10 })
+        #expect(plan == (try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links, cycleRange: range)))
+        struct Stop: Error {}
+        var calls = 0
+        #expect(throws: Stop.self) {
+            try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links, cycleRange: range) { done, _ in
+                calls += 1
+                if done == 3 { throw Stop() }
+            }
+        }
+        #expect(calls == 4)
+        // No range, nothing searched: no report.
+        _ = try CorridorTiming.plan(id: "COR-1", intersections: intersections, links: links) { _, _ in Issue.record("reported without a range") }
+    }
+
+    @Test("a link beyond any corridor is refused naming it: longer than 10 km, or a speed outside 1-40 m/s (a km/h figure given as m/s)",
+          arguments: [(CorridorLink(length: 1e9, outboundSpeed: 13.89), "links[1].length_m"),
+                      (CorridorLink(length: 300, outboundSpeed: 50), "links[1].outbound_speed_m_s"),
+                      (CorridorLink(length: 300, outboundSpeed: 13.89, inboundSpeed: 1e-9), "links[1].inbound_speed_m_s")])
+    func implausibleLinks(_ link: CorridorLink, _ field: String) {
+        let (intersections, arterial) = Self.arterial()
+        var links = arterial
+        links[1] = link
+        #expect { try CorridorTiming.plan(id: "C", intersections: intersections, links: links) } throws: {
+            ($0 as? SignalTimingError)?.field == field
+        }
+    }
+
     @Test("a cycle range the critical intersection cannot run, or beyond the maximum cycle, is refused naming it")
     func badCycleRange() throws {
         let (intersections, links) = Self.arterial()

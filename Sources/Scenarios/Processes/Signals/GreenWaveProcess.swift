@@ -151,12 +151,18 @@ public struct GreenWaveProcess: OGCProcess {
                 periods.append(found.period)
                 demands.append(intersection.demand.with(flows: found.period.designFlows))
             }
-            try await progress.report(30)
             let plan: CorridorPlan
             do {
-                plan = try CorridorTiming.plan(id: corridor.id, intersections: try corridor.coordinated(demands), links: corridor.links,
-                                               settings: r.settings, inboundWeight: r.inboundWeight, cycleRange: r.cycleRange, cycleObjective: r.cycleObjective,
-                                               offsetObjective: r.offsetObjective, comparedOffsets: r.comparedOffsets)
+                let intersections = try corridor.coordinated(demands), links = corridor.links
+                // A searched range reports each cycle coordinated (a job's status; a dismissed job stops the search).
+                plan = try await LatestProgress.run(reporting: progress) { report in
+                    try CorridorTiming.plan(id: corridor.id, intersections: intersections, links: links,
+                                            settings: r.settings, inboundWeight: r.inboundWeight, cycleRange: r.cycleRange, cycleObjective: r.cycleObjective,
+                                            offsetObjective: r.offsetObjective, comparedOffsets: r.comparedOffsets) { done, count in
+                        try Task.checkCancellation()
+                        report(WorkProgress(stage: "coordinated", completed: Double(done), total: Double(count), unit: "cycles").within(0.3...0.95))
+                    }
+                }
             } catch let e as SignalTimingError where e.field == "cycle_range_s" {
                 throw ProcessInputError("cycleRange", e.reason)
             } catch let e as SignalTimingError where e.field == "cycle_objective" {
