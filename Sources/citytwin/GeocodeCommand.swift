@@ -60,7 +60,7 @@ struct GeocodeCommand: AsyncParsableCommand {
         bar.finish(WorkProgress(stage: "", completed: Double(rows), total: Double(rows), unit: "rows"),
                    note: "\(matched) matched, \(Int(Double(rows) / max(seconds, 1e-9))) addresses/s (including loading the addresses)")
         if let output {
-            try Data(csv.utf8).write(to: URL(fileURLWithPath: output))
+            try writeOutputFile(csv, to: output)
         } else {
             FileHandle.standardOutput.write(Data(csv.utf8))
         }

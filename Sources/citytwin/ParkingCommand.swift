@@ -92,9 +92,7 @@ struct ParkingBacktestCommand: AsyncParsableCommand {
             for p in report.predictions {
                 out += "\(p.lot),\(LocalClock.format(p.issuedAt)),\(LocalClock.format(p.targetAt)),\(String(format: "%.4f", p.rate))\n"
             }
-            do { try out.write(toFile: path, atomically: true, encoding: .utf8) } catch {
-                throw CommandFailure("\(path): cannot be written (\(error.localizedDescription))")
-            }
+            try writeOutputFile(out, to: path)
         }
         if json {
             struct Document: Encodable {
@@ -354,13 +352,9 @@ struct ParkingExportSumoCommand: AsyncParsableCommand {
             for try await f in store.stream(layer: "roads", FeatureQuery(limit: 5000), by: .admin) { roads.append(f) }
             export = try ParkingSumoExport(scenario: scenario, roads: roads, metric: parking.roads.metric)
         } catch let e as ScenarioError { throw CommandFailure(e.message) }
-        let directory = URL(fileURLWithPath: out, isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        func write(_ text: String, _ name: String) throws {
-            do { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) } catch {
-                throw CommandFailure("\(out)/\(name): cannot be written (\(error.localizedDescription))")
-            }
-        }
+        let output = try OutputDirectory(out)
+        let directory = output.url
+        let write = output.write
         try write(export.nodesXML(), "nodes.nod.xml")
         try write(export.edgesXML(), "edges.edg.xml")
         try write(export.routesXML(), "routes.rou.xml")

@@ -401,9 +401,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             svg = TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)
         }
         if let diagram {
-            do { try svg.write(toFile: diagram, atomically: true, encoding: .utf8) } catch {
-                throw CommandFailure("\(diagram): cannot be written (\(error.localizedDescription))")
-            }
+            try writeOutputFile(svg, to: diagram)
         }
         if json { return try printJSONDocument(report) }
         func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }

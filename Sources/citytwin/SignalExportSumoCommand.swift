@@ -61,13 +61,9 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
         } catch let e as SignalTimingError {
             throw CommandFailure("\(e)")
         }
-        let directory = URL(fileURLWithPath: out, isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        func write(_ text: String, _ name: String) throws {
-            do { try text.write(to: directory.appendingPathComponent(name), atomically: true, encoding: .utf8) } catch {
-                throw CommandFailure("\(out)/\(name): cannot be written (\(error.localizedDescription))")
-            }
-        }
+        let output = try OutputDirectory(out)
+        let directory = output.url
+        let write = output.write
         let plain = try export.plainNetwork()
         try write(plain.nodes, "nodes.nod.xml")
         try write(plain.edges, "edges.edg.xml")

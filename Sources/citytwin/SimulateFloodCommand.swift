@@ -55,7 +55,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
         if let writeInp {
             let model = try await FloodScenarioRun.drainageModel(scenarioValue, store: featureStore, caller: .admin, stormCatalog: catalog,
                                                                  durationScale: durationScale)
-            try model.inpText().write(toFile: writeInp, atomically: true, encoding: .utf8)
+            try writeOutputFile(model.inpText(), to: writeInp)
             print("Wrote \(writeInp): \(model.junctions.count) junctions, \(model.outfalls.count) outfalls, \(model.storage.count) storage units, "
                   + "\(model.conduits.count) conduits, \(model.pumps.count) pumps, \(model.subcatchments.count) subcatchments")
             return

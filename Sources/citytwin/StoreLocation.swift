@@ -34,7 +34,9 @@ enum StoreLocation {
             return try await PostGISStore.connect(url: url, connectionWait: connectionWait)
         case .spatiaLite(let path):
             let dir = URL(fileURLWithPath: path).deletingLastPathComponent()
-            try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+            do { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) } catch {
+                throw CommandFailure("--store \(path): its directory cannot be created (\(fileErrorReason(error)))")
+            }
             return try SpatiaLiteStore(path: path)
         }
     }

@@ -206,4 +206,26 @@ struct CommandProcessTests {
             #expect(e.message.contains("input 'breaks'"), "\(e.message)")
         }
     }
+
+    @Test("an output path that cannot be made fails the command naming the path and the system's reason, not a Foundation error code")
+    func unwritableOutput() async throws {
+        let (_, path, _) = try await Self.built.value
+        let directory = try TemporaryDirectory.forTestCase("outputs")
+        // A file where a directory is wanted.
+        let file = directory.url.appendingPathComponent("a-file").path
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let cases: [([String], String)] = [
+            (["signal", "export-sumo", "--intersection", "SI-009", "--out", file + "/sumo"], "--out \(file)/sumo: cannot be created (Not a directory)"),
+            (["signal", "corridor", "--input", "Models/signals/corridor-example.json", "--diagram", directory.path + "/missing/d.svg"],
+             "\(directory.path)/missing/d.svg: cannot be written (No such file or directory)"),
+        ]
+        for (arguments, message) in cases {
+            do {
+                _ = try await Self.output(arguments, store: path)
+                Issue.record("citytwin \(arguments.joined(separator: " ")) succeeded")
+            } catch let e as GeometryError {
+                #expect(e.message.contains(message) && !e.message.contains("NSCocoaErrorDomain"), "\(e.message)")
+            }
+        }
+    }
 }
