@@ -112,10 +112,11 @@ struct SignalPlanCommand: AsyncParsableCommand {
         abstract: "Times one intersection (Webster; HCM delay and LOS per approach), from a JSON file or from the store's counts.",
         discussion: """
         --input reads one intersection as JSON: {"id", "amber_s", "all_red_s", "startup_lost_s",
-        "approaches": [{"id", "lanes", "saturation_veh_h_lane", "flows_veh_h": {"through", "left", "right"}}],
+        "approaches": [{"id", "lanes", "saturation_veh_h_lane", "flows_veh_h": {"through", "left", "right"}, "arm"}],
         "stages": [["N", "S"], ["W", "E"]], "crossings": [{"id", "length_m", "refuge_island", "stage"}]}; optional, as measured
         at the site: "saturation_flow_pcu_h" (through lane, for approaches without their own), "left_turn_factor",
         "right_turn_factor", "permitted_left_critical_gap_s", "permitted_left_follow_up_s", "incremental_delay_factor".
+        "arm" (N, S, E or W) is where an approach whose id is not a compass arm arrives from, for the lefts it opposes.
         A field not listed here is refused, naming it (a misspelt optional field would otherwise time with its default).
         --intersection times a stored signalized_intersections feature (--all: every one) from its latest day of
         traffic_counts: one plan per time-of-day period, or for --period; --write stores them as signal_plans versions.
