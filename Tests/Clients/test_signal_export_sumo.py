@@ -138,9 +138,12 @@ def test_district_retimed_plans_beat_the_fixed_plans(district_runs) -> None:
 
 @pytest.fixture(scope="module")
 def peak_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, sumo_signals.ScenarioRun]:
-    """The district's AM peak hour, the hour its AM plans are timed for, run the same three ways."""
+    """The district's AM peak hour, the hour its AM plans are timed for, re-timed and under SUMO's actuated
+    control (the fixed plans' run, the slowest of the three at this hour, is left out: the re-timed plans are
+    held to the fixed ones on district_runs)."""
     work = tmp_path_factory.mktemp("district-peak")
-    runs = sumo_signals.district_day(BIN, store_copy(work), work, PEAK)
+    scenarios = sumo_signals.district_scenarios(BIN, store_copy(work), work, PEAK)
+    runs = {control: sumo_signals.simulate_scenario(scenarios[control], control) for control in ("adaptive", "actuated")}
     print("\n".join(r.line() for r in runs.values()))
     return runs
 
