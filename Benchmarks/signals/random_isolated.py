@@ -352,17 +352,23 @@ def summary(rows: list[GroupResult], webster: bool = False) -> dict:
             "single_seed_mean_abs_s": sum(single) / len(single), "single_seed_max_abs_s": max(single)}
 
 
-def approach_summary(rows: list[GroupResult], webster: bool = False) -> dict:
-    """The issue's own reading, per approach: each arm's lane groups weighted by the vehicles SUMO measured in
-    them (over the seeds), predicted against SUMO."""
+def approach_misses(rows: list[GroupResult], webster: bool = False) -> dict[tuple[str, str], tuple[list[GroupResult], float]]:
+    """Each arm's lane groups and its |predicted - SUMO|, the groups weighted by the vehicles SUMO measured in them."""
     arms: dict[tuple[str, str], list[GroupResult]] = {}
     for r in rows:
         arms.setdefault((r.intersection, r.approach), []).append(r)
     predicted = prediction(webster)
-    errors = []
-    for members in arms.values():
+    out = {}
+    for key, members in arms.items():
         weight = sum(sum(r.vehicles.values()) for r in members)
-        errors.append(abs(sum(sum(r.vehicles.values()) * (r.sumo_mean - predicted(r)) for r in members) / weight))
+        out[key] = (members, abs(sum(sum(r.vehicles.values()) * (r.sumo_mean - predicted(r)) for r in members) / weight))
+    return out
+
+
+def approach_summary(rows: list[GroupResult], webster: bool = False) -> dict:
+    """The issue's own reading, per approach: each arm's lane groups weighted by the vehicles SUMO measured in
+    them (over the seeds), predicted against SUMO."""
+    errors = [miss for _, miss in approach_misses(rows, webster).values()]
     if not errors:
         return {"approaches": 0, "mean_abs_s": math.nan, "max_abs_s": math.nan}
     return {"approaches": len(errors), "mean_abs_s": sum(errors) / len(errors), "max_abs_s": max(errors)}
@@ -374,12 +380,8 @@ def sampling_noise(rows: list[GroupResult], webster: bool = False, draws: int = 
     seeds / sqrt(seeds)) is what a model exact in expectation would still miss by. Reports the median and largest
     SE, the chance that such a model meets max 2.5 s on these approaches (normal errors, fixed random draws), and
     each approach's miss in SEs (misses well beyond 2-3 SE are the model's, not the seeds')."""
-    arms: dict[tuple[str, str], list[GroupResult]] = {}
-    for r in rows:
-        arms.setdefault((r.intersection, r.approach), []).append(r)
-    predicted = prediction(webster)
     out = []
-    for key, members in arms.items():
+    for key, (members, miss) in approach_misses(rows, webster).items():
         seeds = sorted({s for r in members for s in r.sumo})
         if len(seeds) < 2:
             return {"approaches": 0}
@@ -389,8 +391,6 @@ def sampling_noise(rows: list[GroupResult], webster: bool = False, draws: int = 
             per_seed.append(sum(r.vehicles.get(s, 0) * r.sumo[s] for r in members if s in r.sumo) / weight)
         mean = sum(per_seed) / len(per_seed)
         se = math.sqrt(sum((v - mean) ** 2 for v in per_seed) / (len(per_seed) - 1) / len(per_seed))
-        weight = sum(sum(r.vehicles.values()) for r in members)
-        miss = abs(sum(sum(r.vehicles.values()) * (r.sumo_mean - predicted(r)) for r in members) / weight)
         out.append((key, se, miss))
     ses = sorted(se for _, se, _ in out)
     rng = random.Random(1)
