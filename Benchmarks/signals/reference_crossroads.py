@@ -2,7 +2,8 @@
 approach, through movements only, two stages, SUMO's own saturation flow (1859 veh/h/lane) and lost time (3.8 s per
 phase), Poisson arrivals (N/S 250-650 veh/h, W/E 150-450), timed by `citytwin signal plan --input --json` and
 replayed in SUMO 1.28 on seeds 1-3 with the baseline-corrected delay. Prints, per approach, the plan's `delay_s`
-(HCM 2000 d1 + d2, the issue's output field) and `webster_delay_s` against SUMO, and mean / max |predicted - SUMO|
+(HCM 2000 d1 + d2, the issue's output field), `webster_delay_s` and the idealised queue's steady delay
+(steady_queue.py) against SUMO, and mean / max |predicted - SUMO|
 (issue 16: mean <= 1.0 s, max <= 2.5 s). Tests/Clients/test_signal_sumo.py runs three of these (generator seed 16).
 
 Beyond the reference's scope, `--left-share P` splits each approach's flow into left turns (P x U(0.5, 1.5)),
@@ -21,6 +22,8 @@ import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import steady_queue  # noqa: E402
 import sumo_signals  # noqa: E402
 import test_signal_sumo  # noqa: E402
 
@@ -43,7 +46,7 @@ def main() -> None:
     test_signal_sumo.BIN = args.citytwin
     work = args.work or Path(tempfile.mkdtemp(prefix="crossroads-"))
     work.mkdir(parents=True, exist_ok=True)
-    errors: dict[str, list[float]] = {"delay_s (HCM)": [], "webster_delay_s": []}
+    errors: dict[str, list[float]] = {"delay_s (HCM)": [], "webster_delay_s": [], "idealised queue": []}
     turning = random.Random(args.generator_seed + 1)
     for i, totals in enumerate(test_signal_sumo.random_intersections(args.count, args.generator_seed)):
         flows = totals if args.left_share <= 0 else {arm: split(q, args.left_share, turning) for arm, q in totals.items()}
@@ -59,9 +62,11 @@ def main() -> None:
             sumo = sum(measured[arm]) / len(measured[arm])
             errors["delay_s (HCM)"].append(a["delay_s"] - sumo)
             errors["webster_delay_s"].append(a["webster_delay_s"] - sumo)
+            queue = steady_queue.of_approach(plan["cycle_s"], a)
+            errors["idealised queue"].append(queue - sumo)
             left = f" (left {flows[arm]['left']:.0f})" if isinstance(flows[arm], dict) else ""
             print(f"x{i} {arm}: C {plan['cycle_s']:.0f} s, q {a['flow_veh_h']:.0f}{left}, x {a['x']:.2f}: SUMO {sumo:5.1f} s, "
-                  f"delay_s {a['delay_s']:5.1f} s, Webster {a['webster_delay_s']:5.1f} s", flush=True)
+                  f"delay_s {a['delay_s']:5.1f} s, Webster {a['webster_delay_s']:5.1f} s, idealised queue {queue:5.1f} s", flush=True)
     for name, e in errors.items():
         mean, worst = sum(map(abs, e)) / len(e), max(map(abs, e))
         print(f"{name}: {len(e)} approaches, mean |diff| {mean:.2f} s, max {worst:.2f} s, bias {sum(e) / len(e):+.2f} s -> "
