@@ -255,10 +255,13 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
         print("SUMO \(s["version"]?.stringValue ?? "") (seed \(n(s["seed"], "%.0f")), \(n(s["measured_s"], "%.0f")) s measured from \(s["measured_from"]?.stringValue ?? "-") after a \(n(s["warm_up_s"], "%.0f")) s warm-up, \(n(s["vehicles_measured"], "%.0f")) of \(n(s["vehicles_departed"], "%.0f")) vehicles measured): baseline-corrected delay")
         for (id, a) in (s["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
-            print("  \(id): x = \(n(a["x"], "%.2f")), predicted \(n(a["predicted_delay_s"])) s/veh (Webster \(n(a["webster_delay_s"]))), SUMO \(n(a["sumo_delay_s"])) s/veh over \(n(a["vehicles"], "%.0f")) vehicles, difference \(n(a["difference_s"], "%+.1f")) s")
+            let margin = a["sumo_delay_ci95_s"]?.doubleValue
+            let noise = margin.map { " ± \(String(format: "%.1f", $0))" } ?? ""
+            let inside = margin.flatMap { m in a["difference_s"]?.doubleValue.map { abs($0) <= m ? " (within SUMO's sampling error)" : "" } } ?? ""
+            print("  \(id): x = \(n(a["x"], "%.2f")), predicted \(n(a["predicted_delay_s"])) s/veh (Webster \(n(a["webster_delay_s"]))), SUMO \(n(a["sumo_delay_s"]))\(noise) s/veh over \(n(a["vehicles"], "%.0f")) vehicles, difference \(n(a["difference_s"], "%+.1f")) s\(inside)")
         }
         if let g = s["agreement"], (g["lane_groups"]?.doubleValue ?? 0) > 0 {
-            print("  lane groups with x ≤ \(n(g["x_at_most"])): mean |difference| \(n(g["mean_abs_difference_s"], "%.2f")) s, max \(n(g["max_abs_difference_s"], "%.2f")) s")
+            print("  lane groups with x ≤ \(n(g["x_at_most"])): mean |difference| \(n(g["mean_abs_difference_s"], "%.2f")) s, max \(n(g["max_abs_difference_s"], "%.2f")) s; \(n(g["within_sampling_error"], "%.0f")) of \(n(g["lane_groups"], "%.0f")) within SUMO's 95 % sampling error (the ± above)")
         }
         for w in s["warnings"]?.arrayValue ?? [] { print("  warning: \(w.stringValue ?? "")") }
     }

@@ -92,13 +92,24 @@ def test_sumo_delay_agrees_with_the_prediction_where_x_is_at_most_0_8(base_url: 
         assert 5 < a["sumo_delay_s"] < 60, f"{group}: implausible SUMO delay {a['sumo_delay_s']}"
         # Undersaturated: every queue stays on its 300 m approach, nobody waits to enter it.
         assert a["sumo_entry_wait_s"] < 1, f"{group}: vehicles waited {a['sumo_entry_wait_s']} s to enter"
+        # SUMO's own sampling error (vehicles batched in five minutes of whole cycles): one hour of one seed
+        # measures each mean to a second or two, never exactly; the 95 % interval is Student's t with
+        # batches - 1 degrees of freedom (the 60 s plan: 12 batches, t 2.201; 2.228 should one stay empty).
+        assert 0.3 < a["sumo_delay_se_s"] < 4, f"{group}: implausible sampling error {a['sumo_delay_se_s']}"
+        assert 2.2 * a["sumo_delay_se_s"] - 0.02 <= a["sumo_delay_ci95_s"] <= 2.23 * a["sumo_delay_se_s"] + 0.02, a  # both to 0.01 s
         lines.append(f"{group}: x {a['x']:.2f} predicted {a['predicted_delay_s']:.1f} SUMO {a['sumo_delay_s']:.1f} "
-                     f"({a['vehicles']} veh, {a['difference_s']:+.1f} s)")
-    assert sumo["warnings"] == [], sumo["warnings"]
+                     f"± {a['sumo_delay_ci95_s']:.1f} ({a['vehicles']} veh, {a['difference_s']:+.1f} s)")
+    # No queue outgrew its approach. The only warning is the one that says which lane groups one hour of one
+    # seed cannot judge to 2.5 s (their 95 % sampling error is wider), and it names exactly those.
+    noisy = sorted(g for g, a in sumo["approaches"].items() if a["sumo_delay_ci95_s"] > 2.5)
+    expected = [f"{', '.join(noisy)}: SUMO's own sampling error"] if noisy else []
+    assert [w.split(" of the delay")[0] for w in sumo["warnings"]] == expected, sumo["warnings"]
     agreement = sumo["agreement"]
     print(f"SUMO {sumo['version']}, SI-009 10:00-11:00, seed 1: " + "; ".join(lines)
           + f"; mean |diff| {agreement['mean_abs_difference_s']:.2f} s, max {agreement['max_abs_difference_s']:.2f} s")
     assert agreement["lane_groups"] == len(sumo["approaches"])
+    assert agreement["within_sampling_error"] == sum(abs(a["difference_s"]) <= a["sumo_delay_ci95_s"]
+                                                     for a in sumo["approaches"].values())
     # The issue holds the mean over three seeds to 1.0 s and the max to 2.5 s; one seed of one
     # hour (what a test can afford) measures 50-90 vehicles on each left-turn group, so its mean
     # is held to 1.5 s here (measured 1.23 s, max 2.01 s).

@@ -444,4 +444,30 @@ struct SignalStoreTests {
         #expect(lost["c"] == .init(lost: 3, entryWait: 0))
         #expect(throws: SignalTimingError.self) { try SumoEvaluation.timeLost(Data("<tripinfos><tripinfo></trip></tripinfos>".utf8)) }
     }
+
+    @Test("SUMO's sampling error: vehicles of one cycle count as one batch, not as independent draws")
+    func sumoDelayStandardErrorBatchesByCycle() throws {
+        typealias Batch = SumoEvaluation.Batch
+        // One batch (or none with vehicles) has no spread to measure.
+        #expect(SumoEvaluation.standardError([Batch(total: 30, vehicles: 3)]) == nil)
+        #expect(SumoEvaluation.standardError([Batch(total: 30, vehicles: 3), Batch()]) == nil)
+        // A vehicle per batch: the textbook SD / √N (1, 2, 3, 4: SD 1.291, N 4).
+        let single = try #require(SumoEvaluation.standardError((1...4).map { Batch(total: Double($0), vehicles: 1) }))
+        #expect(abs(single - (5.0 / 3).squareRoot() / 2) < 1e-12)
+        // Ten vehicles a cycle, each cycle's alike (delays 10, 20, 30 s): as uncertain as three draws
+        // (SD 10 / √3), not thirty (≈ 1.5 s).
+        let cycles = try #require(SumoEvaluation.standardError([10.0, 20, 30].map { Batch(total: 10 * $0, vehicles: 10) }))
+        #expect(abs(cycles - 10 / 3.0.squareRoot()) < 1e-12)
+        // Unequal batches: the mean is the vehicles' (ratio estimator), each batch weighs by its size.
+        let unequal = try #require(SumoEvaluation.standardError([Batch(total: 20, vehicles: 2), Batch(total: 90, vehicles: 3)]))
+        #expect(abs(unequal - (2.0 * (20 - 22.0 * 2) * (20 - 22.0 * 2) * 2).squareRoot() / 5) < 1e-12)
+        // The 95 % interval is Student's t wide: few batches, a wide interval; many, the normal's.
+        #expect(SumoEvaluation.studentT975(degreesOfFreedom: 1) == 12.706)
+        #expect(SumoEvaluation.studentT975(degreesOfFreedom: 11) == 2.201)
+        #expect(abs(SumoEvaluation.studentT975(degreesOfFreedom: 60) - 2.000) < 0.01)
+        #expect(abs(SumoEvaluation.studentT975(degreesOfFreedom: 120) - 1.980) < 0.01)
+        #expect(SumoEvaluation.studentT975(degreesOfFreedom: 0) == .infinity)
+        let group = SumoEvaluation.GroupDelay(delay: 20, entryWait: 0, vehicles: 30, standardError: 1, batches: 12)
+        #expect(group.confidence95 == 2.201)
+    }
 }
