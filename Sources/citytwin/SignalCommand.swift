@@ -222,6 +222,9 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
     @Option(help: "Seed of the simulated arrivals and of SUMO (the same seed replays the same vehicles).")
     var seed: Int = 1
 
+    @Option(help: "SUMO runs, with seeds --seed, --seed + 1, …: each lane group's SUMO delay is their mean (1…10; the signals reference checks three).")
+    var replications: Int = 1
+
     @Option(name: .customLong("analysis-period"),
             help: "HCM analysis period T of the predicted incremental delay (h, default 0.25; 1 for an hour of steady flow).")
     var analysisPeriod: Double?
@@ -232,7 +235,7 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOption
 
     func validate() throws {
-        if !sumo, sumoSeconds != 3600 || seed != 1 { throw ValidationError("--sumo-seconds and --seed need --sumo") }
+        if !sumo, sumoSeconds != 3600 || seed != 1 || replications != 1 { throw ValidationError("--sumo-seconds, --seed and --replications need --sumo") }
         if let analysisPeriod { try SignalTimingOptions.check(analysisPeriod: analysisPeriod) }
     }
 
@@ -244,6 +247,7 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         if sumo {
             inputs["sumoSeconds"] = .number(Double(sumoSeconds))
             inputs["seed"] = .number(Double(seed))
+            inputs["replications"] = .number(Double(replications))
         }
         let bar = sumo ? ProgressBar("SUMO replay of \(intersection)") : nil
         let result = try await ProcessRunner(store: store.path).run("signal-evaluate", inputs, progress: bar?.progress ?? .ignored)
@@ -253,12 +257,15 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         printTiming(result["evaluation"] ?? .null, title: "\(result["plan_id"]?.stringValue ?? "") under \(p?["start"]?.stringValue ?? "")-\(p?["end"]?.stringValue ?? "") flows (design hour from \(p?["design_hour_start"]?.stringValue ?? "-"), \(result["counts"]?.stringValue ?? ""))")
         guard let s = result["sumo"] else { return }
         func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
-        print("SUMO \(s["version"]?.stringValue ?? "") (seed \(n(s["seed"], "%.0f")), \(n(s["measured_s"], "%.0f")) s measured from \(s["measured_from"]?.stringValue ?? "-") after a \(n(s["warm_up_s"], "%.0f")) s warm-up, \(n(s["vehicles_measured"], "%.0f")) of \(n(s["vehicles_departed"], "%.0f")) vehicles measured): baseline-corrected delay")
+        let seeds = (s["seeds"]?.arrayValue ?? []).map { n($0, "%.0f") }
+        print("SUMO \(s["version"]?.stringValue ?? "") (\(seeds.count > 1 ? "seeds \(seeds.joined(separator: ", ")), each" : "seed \(n(s["seed"], "%.0f")),") \(n(s["measured_s"], "%.0f")) s measured from \(s["measured_from"]?.stringValue ?? "-") after a \(n(s["warm_up_s"], "%.0f")) s warm-up, \(n(s["vehicles_measured"], "%.0f")) of \(n(s["vehicles_departed"], "%.0f")) vehicles measured): baseline-corrected delay")
         for (id, a) in (s["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
             let margin = a["sumo_delay_ci95_s"]?.doubleValue
             let noise = margin.map { " ± \(String(format: "%.1f", $0))" } ?? ""
             let inside = margin.flatMap { m in a["difference_s"]?.doubleValue.map { abs($0) <= m ? " (within SUMO's sampling error)" : "" } } ?? ""
-            print("  \(id): x = \(n(a["x"], "%.2f")), predicted \(n(a["predicted_delay_s"])) s/veh (Webster \(n(a["webster_delay_s"]))), SUMO \(n(a["sumo_delay_s"]))\(noise) s/veh over \(n(a["vehicles"], "%.0f")) vehicles, difference \(n(a["difference_s"], "%+.1f")) s\(inside)")
+            let bySeed = a["sumo_delay_by_seed_s"]?.arrayValue ?? []
+            let each = bySeed.count > 1 ? " (\(bySeed.map { n($0) }.joined(separator: ", ")))" : ""
+            print("  \(id): x = \(n(a["x"], "%.2f")), predicted \(n(a["predicted_delay_s"])) s/veh (Webster \(n(a["webster_delay_s"]))), SUMO \(n(a["sumo_delay_s"]))\(noise) s/veh\(each) over \(n(a["vehicles"], "%.0f")) vehicles, difference \(n(a["difference_s"], "%+.1f")) s\(inside)")
         }
         if let g = s["agreement"], (g["lane_groups"]?.doubleValue ?? 0) > 0 {
             print("  lane groups with x ≤ \(n(g["x_at_most"])): mean |difference| \(n(g["mean_abs_difference_s"], "%.2f")) s, max \(n(g["max_abs_difference_s"], "%.2f")) s; \(n(g["within_sampling_error"], "%.0f")) of \(n(g["lane_groups"], "%.0f")) within SUMO's 95 % sampling error (the ± above)")

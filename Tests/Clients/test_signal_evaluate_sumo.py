@@ -135,8 +135,36 @@ def test_dismissing_the_job_kills_sumo(base_url: str, auth: dict[str, str]) -> N
 
 
 def test_sumo_inputs_are_refused_naming_them(base_url: str, auth: dict[str, str]) -> None:
-    for inputs, name in (({**INPUTS, "sumoSeconds": 10}, "sumoSeconds"), ({**INPUTS, "simulate": "later"}, "simulate")):
+    for inputs, name in (({**INPUTS, "sumoSeconds": 10}, "sumoSeconds"), ({**INPUTS, "simulate": "later"}, "simulate"),
+                         ({**INPUTS, "replications": 0}, "replications"), ({**INPUTS, "replications": 11}, "replications"),
+                         ({**INPUTS, "seed": 2147483646, "replications": 2}, "replications")):
         response = requests.post(f"{base_url}/processes/signal-evaluate/execution", json={"inputs": inputs},
                                  headers={**auth, "Prefer": "respond-async"}, timeout=60)
         assert response.status_code == 400, response.text
         assert name in response.text
+
+
+def test_replications_are_the_mean_of_their_seeds(base_url: str, auth: dict[str, str]) -> None:
+    """Three replications (seeds 4, 5, 6) of ten minutes: each lane group's SUMO delay is the mean of the
+    three runs', the same runs one seed at a time give, and the sampling error is theirs together."""
+    def evaluate(inputs: dict) -> dict:
+        job = submit(base_url, auth, {**INPUTS, "sumoSeconds": 600, **inputs})
+        deadline = time.monotonic() + 300
+        while (status := requests.get(job, headers=auth, timeout=30).json())["status"] not in ("successful", "failed", "dismissed"):
+            assert time.monotonic() < deadline, f"the job did not end: {status}"
+            time.sleep(0.2)
+        assert status["status"] == "successful", status
+        return requests.get(f"{job}/results", headers=auth, timeout=30).json()["sumo"]
+
+    together = evaluate({"seed": 4, "replications": 3})
+    alone = [evaluate({"seed": s}) for s in (4, 5, 6)]
+    assert together["seeds"] == [4, 5, 6] and together["seed"] == 4 and [a["seeds"] for a in alone] == [[4], [5], [6]]
+    assert together["vehicles_measured"] == sum(a["vehicles_measured"] for a in alone)
+    for group, a in together["approaches"].items():
+        each = [run["approaches"][group] for run in alone]
+        assert a["sumo_delay_by_seed_s"] == [e["sumo_delay_s"] for e in each], group
+        assert a["sumo_delay_s"] == pytest.approx(sum(e["sumo_delay_s"] for e in each) / 3, abs=0.01), group
+        assert a["vehicles"] == sum(e["vehicles"] for e in each), group
+        assert a["sumo_delay_se_s"] == pytest.approx(sum(e["sumo_delay_se_s"] ** 2 for e in each) ** 0.5 / 3, abs=0.01), group
+        # Two five-minute batches in each run: one degree of freedom each, three pooled (t 3.182).
+        assert a["sumo_delay_ci95_s"] == pytest.approx(3.182 * a["sumo_delay_se_s"], abs=0.02), group

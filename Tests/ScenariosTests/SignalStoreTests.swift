@@ -470,4 +470,23 @@ struct SignalStoreTests {
         let group = SumoEvaluation.GroupDelay(delay: 20, entryWait: 0, vehicles: 30, standardError: 1, batches: 12)
         #expect(group.confidence95 == 2.201)
     }
+
+    @Test("replications: each lane group the mean of the runs' means, its error theirs together, degrees of freedom pooled")
+    func sumoReplicationsCombine() throws {
+        func run(_ groups: [String: SumoEvaluation.GroupDelay], _ n: Int) -> SumoEvaluation {
+            SumoEvaluation(version: "1.28.0", groups: groups, departed: n, measured: n)
+        }
+        let a = run(["N": .init(delay: 20, entryWait: 0, vehicles: 100, standardError: 1.2, batches: 12),
+                     "S": .init(delay: 30, entryWait: 1, vehicles: 50, standardError: 2, batches: 12)], 150)
+        let b = run(["N": .init(delay: 26, entryWait: 0.5, vehicles: 120, standardError: 1.6, batches: 11)], 130)
+        let both = SumoEvaluation.combining([a, b])
+        #expect(both.version == "1.28.0" && both.departed == 280 && both.measured == 280)
+        let n = try #require(both.groups["N"])
+        #expect(n.delay == 23 && n.entryWait == 0.25 && n.vehicles == 220 && n.batches == 22)
+        #expect(abs((n.standardError ?? 0) - (1.2 * 1.2 + 1.6 * 1.6).squareRoot() / 2) < 1e-12)
+        // A lane group one run did not measure is the other's alone.
+        #expect(both.groups["S"] == a.groups["S"])
+        // One run is itself.
+        #expect(SumoEvaluation.combining([a]).groups == a.groups)
+    }
 }

@@ -39,6 +39,27 @@ public struct SumoEvaluation: Sendable {
         }
     }
 
+    /// Replications of one evaluation (the same plan and flows, a seed each) as one: per lane group
+    /// the mean of the replications' means and of their waits to enter, the vehicles of all, and the
+    /// standard error of that mean from the replications' own (√Σseᵢ² / n, with their batches'
+    /// degrees of freedom pooled). A lane group some replication did not measure is the mean of
+    /// those that did.
+    public static func combining(_ runs: [SumoEvaluation]) -> SumoEvaluation {
+        guard let first = runs.first, runs.count > 1 else { return runs.first ?? SumoEvaluation(version: "", groups: [:], departed: 0, measured: 0) }
+        var groups: [String: GroupDelay] = [:]
+        for id in Set(runs.flatMap(\.groups.keys)) {
+            let each = runs.compactMap { $0.groups[id] }
+            let n = Double(each.count)
+            let errors = each.compactMap(\.standardError)
+            groups[id] = GroupDelay(delay: each.reduce(0) { $0 + $1.delay } / n, entryWait: each.reduce(0) { $0 + $1.entryWait } / n,
+                                    vehicles: each.reduce(0) { $0 + $1.vehicles },
+                                    standardError: errors.count == each.count ? errors.reduce(0) { $0 + $1 * $1 }.squareRoot() / n : nil,
+                                    batches: each.reduce(0) { $0 + $1.batches - 1 } + 1)
+        }
+        return SumoEvaluation(version: first.version, groups: groups, departed: runs.reduce(0) { $0 + $1.departed },
+                              measured: runs.reduce(0) { $0 + $1.measured })
+    }
+
     /// How long a batch of departures runs at least (s), in whole cycles. Vehicles of one cycle share
     /// its queue, and a queue that overflows carries into the next cycles, so single cycles are not
     /// independent draws. Measured against the spread of three seeds on 106 lane groups

@@ -46,6 +46,8 @@ public struct SignalEvaluateProcess: OGCProcess {
                                              schema: ["type": "integer", "minimum": 300, "maximum": 7200, "default": 3600], minOccurs: 0),
             "seed": ProcessParameter(title: "Random seed", description: "Seed of the Poisson arrivals and of SUMO's driver imperfection (0…2147483646, default 1): the same seed replays the same vehicles.",
                                      schema: ["type": "integer", "minimum": 0, "maximum": 2_147_483_646, "default": 1], minOccurs: 0),
+            "replications": ProcessParameter(title: "Replications", description: "SUMO runs with seeds seed, seed + 1, …, one per replication (1…\(Self.replicationLimit), default 1). Each lane group's SUMO delay is the mean of the runs' (each run's beside it), its sampling error theirs together: the check the signals reference makes on three seeds.",
+                                             schema: ["type": "integer", "minimum": 1, "maximum": .integer(Int64(Self.replicationLimit)), "default": 1], minOccurs: 0),
         ]) { a, _ in a }
     }
 
@@ -56,7 +58,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             "plan_id": ProcessParameter(title: "Plan evaluated", description: "The signal_plans feature id.", schema: ["type": "string"]),
             "period": ProcessParameter(title: "Period", description: "The period whose flows were used: name, start, end, design_hour_start.", schema: ["type": "object"]),
             "counts": ProcessParameter(title: "Flows from", description: "traffic_counts (15-minute counts) or turning_counts (the layer's peak hour).", schema: ["type": "string"]),
-            "sumo": ProcessParameter(title: "SUMO check", description: "With simulate auto or sumo: status (simulated or not installed), SUMO's version, seed, warm_up_s, measured_s, vehicles_departed, vehicles_measured, method, and approaches {lane group: {x, predicted_delay_s (HCM 2000, as evaluation.delay_s), webster_delay_s, sumo_delay_s (baseline-corrected), sumo_delay_se_s and sumo_delay_ci95_s (its standard error from SUMO's own sampling, vehicles batched in at least five minutes of whole cycles, and the half-width of its 95 % interval), difference_s, vehicles}}, with agreement (mean and max |difference| over lane groups with x ≤ 0.8, and how many of them lie within SUMO's 95 % sampling error), and warnings (a queue past the exported approach; a lane group whose sampling error is wider than 2.5 s).",
+            "sumo": ProcessParameter(title: "SUMO check", description: "With simulate auto or sumo: status (simulated or not installed), SUMO's version, seed, seeds (one per replication), warm_up_s, measured_s, vehicles_departed, vehicles_measured, method, and approaches {lane group: {x, predicted_delay_s (HCM 2000, as evaluation.delay_s), webster_delay_s, sumo_delay_s (baseline-corrected; with replications the mean of the runs'), sumo_delay_by_seed_s (each run's, in the order of seeds), sumo_delay_se_s and sumo_delay_ci95_s (its standard error from SUMO's own sampling, vehicles batched in at least five minutes of whole cycles, and the half-width of its 95 % interval), difference_s, vehicles}}, with agreement (mean and max |difference| over lane groups with x ≤ 0.8, and how many of them lie within SUMO's 95 % sampling error), and warnings (a queue past the exported approach; a lane group whose sampling error is wider than 2.5 s).",
                                      schema: ["type": "object"]),
         ]
     }
@@ -73,7 +75,14 @@ public struct SignalEvaluateProcess: OGCProcess {
         var simulate: Simulate
         var sumoSeconds: Int
         var seed: Int
+        var replications: Int
+
+        /// The seeds of the replications.
+        var seeds: [Int] { (0..<replications).map { seed + $0 } }
     }
+
+    /// The most SUMO runs one evaluation makes.
+    static let replicationLimit = 10
 
     /// Whether the plan is also replayed in SUMO.
     enum Simulate: String, CaseIterable {
@@ -90,10 +99,15 @@ public struct SignalEvaluateProcess: OGCProcess {
         guard let mode = Simulate(rawValue: simulate) else {
             throw ProcessInputError("simulate", "must be auto, sumo or none (got '\(simulate)')")
         }
+        let seed = try ProcessInputs.integer(inputs, "seed", default: 1, in: 0...2_147_483_646)
+        let replications = try ProcessInputs.integer(inputs, "replications", default: 1, in: 1...Self.replicationLimit)
+        guard seed + replications - 1 <= 2_147_483_646 else {
+            throw ProcessInputError("replications", "seeds \(seed)… would pass the largest seed 2147483646: take a smaller seed")
+        }
         return Request(intersection: id, plan: try ProcessInputs.string(inputs, "plan"),
                        period: try SignalProcessInputs.period(inputs), settings: try SignalProcessInputs.settings(inputs),
                        simulate: mode, sumoSeconds: try ProcessInputs.integer(inputs, "sumoSeconds", default: 3600, in: 300...7200),
-                       seed: try ProcessInputs.integer(inputs, "seed", default: 1, in: 0...2_147_483_646))
+                       seed: seed, replications: replications)
     }
 
     /// The stored plan to evaluate: the one asked for, else the one whose period holds `start`
@@ -192,15 +206,19 @@ public struct SignalEvaluateProcess: OGCProcess {
                                        counts: [IntervalCount(start: start, volumes: volumes)], intervalMinutes: minutes)
         let export = try SumoExport(signals: [signal], period: (start, start + minutes))
         let from = Double((start + warm) * 60)
-        let result: SumoEvaluation
+        var runs: [SumoEvaluation] = []
         do {
-            result = try await SumoEvaluation.run(export, tools: tools, seed: UInt64(r.seed), window: from..<(from + Double(measured * 60)),
-                                                  cycle: plan.plan.cycle, progress: progress)
+            for (i, seed) in r.seeds.enumerated() {
+                let share = Double(i) / Double(r.replications)...Double(i + 1) / Double(r.replications)
+                runs.append(try await SumoEvaluation.run(export, tools: tools, seed: UInt64(seed), window: from..<(from + Double(measured * 60)),
+                                                         cycle: plan.plan.cycle) { try await progress($0.within(share)) })
+            }
         } catch let e as SumoTools.Failure {
             throw JobFailure(.failed, "SUMO could not replay plan \(plan.feature.id?.description ?? "") of \(intersection.id): \(e)")
         } catch let e as SignalTimingError {
             throw JobFailure(.failed, "SUMO could not replay plan \(plan.feature.id?.description ?? "") of \(intersection.id): \(e)")
         }
+        let result = SumoEvaluation.combining(runs)
         let n = { (d: Double?) in ProcessInputs.number(d, decimals: 100) }
         var approaches: [String: JSONValue] = [:]
         var agreeing: [Double] = []
@@ -219,6 +237,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             }
             approaches[id] = ["x": a["x"] ?? .null, "predicted_delay_s": n(predicted), "webster_delay_s": n(a["webster_delay_s"]?.doubleValue),
                               "sumo_delay_s": n(measured?.delay), "sumo_delay_se_s": n(measured?.standardError), "sumo_delay_ci95_s": n(measured?.confidence95),
+                              "sumo_delay_by_seed_s": .array(runs.map { n($0.groups[id]?.delay) }),
                               "sumo_entry_wait_s": n(measured?.entryWait),
                               "difference_s": n(difference), "vehicles": .integer(Int64(measured?.vehicles ?? 0))]
             if let m = measured, m.entryWait >= Self.entryWaitWarning {
@@ -228,10 +247,11 @@ public struct SignalEvaluateProcess: OGCProcess {
         if !noisy.isEmpty {
             let ids = noisy.map(\.id).joined(separator: ", ")
             let widest = noisy.map(\.margin).max() ?? 0
-            warnings.append(.string("\(ids): SUMO's own sampling error of the delay (95 %, up to ±\(String(format: "%.1f", widest)) s/veh over \(r.sumoSeconds) s of seed \(r.seed)) is wider than the \(String(format: "%.1f", Self.agreementTolerance)) s the prediction is held to, so a difference there says little about the plan; replay longer (sumoSeconds) or with other seeds"))
+            warnings.append(.string("\(ids): SUMO's own sampling error of the delay (95 %, up to ±\(String(format: "%.1f", widest)) s/veh over \(r.sumoSeconds) s of \(r.replications == 1 ? "seed \(r.seed)" : "each of \(r.replications) seeds")) is wider than the \(String(format: "%.1f", Self.agreementTolerance)) s the prediction is held to, so a difference there says little about the plan; replay longer (sumoSeconds) or with other seeds"))
         }
         return [
             "status": "simulated", "version": .string(result.version), "seed": .integer(Int64(r.seed)),
+            "seeds": .array(r.seeds.map { .integer(Int64($0)) }),
             "warm_up_s": .integer(Int64(warm * 60)), "measured_s": .integer(Int64(measured * 60)),
             "measured_from": .string(TimeOfDayPeriod.clock(start + warm)),
             "vehicles_departed": .integer(Int64(result.departed)), "vehicles_measured": .integer(Int64(result.measured)),
