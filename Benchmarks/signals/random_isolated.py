@@ -276,6 +276,8 @@ class GroupResult:
     approach: str = ""
     sumo: dict[int, float] = field(default_factory=dict)
     vehicles: dict[int, int] = field(default_factory=dict)
+    # Half-width of each seed's 95 % interval, as signal-evaluate gives it (SUMO's sampling error).
+    interval: dict[int, float] = field(default_factory=dict)
 
     @property
     def sumo_mean(self) -> float:
@@ -326,6 +328,8 @@ def collect(drawn: list[Drawn], results: dict[tuple[str, int], dict]) -> list[Gr
                                                            kind[gid], g["approach"]))
                 row.sumo[seed] = a["sumo_delay_s"]
                 row.vehicles[seed] = a["vehicles"]
+                if a.get("sumo_delay_ci95_s") is not None:
+                    row.interval[seed] = a["sumo_delay_ci95_s"]
         rows += [by_group[k] for k in sorted(by_group)]
     return rows
 
@@ -400,6 +404,19 @@ def sampling_noise(rows: list[GroupResult], webster: bool = False, draws: int = 
                                    key=lambda t: -t[1])}
 
 
+def interval_check(rows: list[GroupResult]) -> dict:
+    """Whether signal-evaluate's single-seed intervals are as wide as the seeds' spread: for every two seeds of a
+    lane group, does the difference of their delays lie within √(ci₁² + ci₂²)? About 95 % of pairs should."""
+    pairs = inside = 0
+    for r in rows:
+        seeds = sorted(r.interval)
+        for i, a in enumerate(seeds):
+            for b in seeds[i + 1:]:
+                pairs += 1
+                inside += abs(r.sumo[a] - r.sumo[b]) <= math.hypot(r.interval[a], r.interval[b])
+    return {"pairs": pairs, "inside": inside}
+
+
 def approach_verdict(s: dict) -> str:
     return f"{s['approaches']} approaches: mean {s['mean_abs_s']:.2f} s, max {s['max_abs_s']:.2f} s -> {'PASS' if meets(s) else 'FAIL'}"
 
@@ -440,6 +457,10 @@ def report(drawn: list[Drawn], timings: dict[str, dict], rows: list[GroupResult]
             f"{noise['max_se_s']:.2f} s; a model exact in expectation meets max 2.5 s here with probability "
             f"{noise['exact_model_meets']:.2f}; approaches missing 2.5 s (HCM), miss in SEs: "
             + (", ".join(f"{k} {v:.1f}" for k, v in noise["misses_in_se"]) or "none"))
+    intervals = interval_check(rows)
+    if intervals["pairs"]:
+        log(f"  signal-evaluate's 95 % intervals (one seed each): two seeds of a lane group agree within their combined "
+            f"intervals {intervals['inside']} of {intervals['pairs']} times ({intervals['inside'] / intervals['pairs']:.1%}; ~95 % expected)")
     for kind in ("protected", "permitted left", "shared permitted"):
         some = [r for r in rows if r.kind == kind]
         if some:
@@ -448,7 +469,7 @@ def report(drawn: list[Drawn], timings: dict[str, dict], rows: list[GroupResult]
     log("largest: " + "; ".join(f"{r.intersection} {r.group} ({r.movements}, {r.kind}, x {r.x:.2f}) {r.difference:+.1f} s" for r in worst))
     return {**s, "pass": meets(s), "protected_only": summary(clean),
             "per_approach": approach_summary(rows), "per_approach_protected_only": approach_summary(clean),
-            "sampling_noise": noise}
+            "sampling_noise": noise, "intervals": intervals}
 
 
 def with_sumo_capacities(d: Drawn) -> None:
