@@ -469,6 +469,12 @@ struct SignalStoreTests {
         #expect(SumoEvaluation.studentT975(degreesOfFreedom: 0) == .infinity)
         let group = SumoEvaluation.GroupDelay(delay: 20, entryWait: 0, vehicles: 30, standardError: 1, batches: 12)
         #expect(group.confidence95 == 2.201)
+        // Batches: five minutes of whole cycles in a long replay, shorter (down to a cycle) to make ten in a short one.
+        #expect(SumoEvaluation.batchLength(cycle: 60, window: 3600) == 300)
+        #expect(SumoEvaluation.batchLength(cycle: 118, window: 7200) == 354)
+        #expect(SumoEvaluation.batchLength(cycle: 60, window: 600) == 60)
+        #expect(SumoEvaluation.batchLength(cycle: 60, window: 1200) == 120)
+        #expect(SumoEvaluation.batchLength(cycle: 90, window: 300) == 90)
     }
 
     @Test("replications: each lane group the mean of the runs' means, its error theirs together, degrees of freedom pooled")

@@ -26,8 +26,9 @@ public struct SumoEvaluation: Sendable {
         public var entryWait: Double
         public var vehicles: Int
         /// The standard error of `delay` (s/veh) from SUMO's own sampling: the measured vehicles
-        /// batched by when they departed (`batchSeconds` of whole cycles), the cluster-robust error
-        /// of the mean over those batches. Nil with fewer than two batches.
+        /// batched by when they departed (`batchLength`: whole cycles, five minutes in a long replay),
+        /// the cluster-robust error of the mean over those batches. Nil with fewer than
+        /// `fewestBatches` batches holding vehicles.
         public var standardError: Double?
         /// The batches `standardError` comes from.
         public var batches: Int = 0
@@ -68,6 +69,18 @@ public struct SumoEvaluation: Sendable {
     /// With Student's t on five-minute batches, two seeds of a lane group agreed within their
     /// combined 95 % intervals 305 times in 318 (95.9 %; 39 in 42 at x > 0.65).
     static let batchSeconds = 300.0
+    /// A short replay is cut into at least this many batches (shorter ones, down to a cycle): an
+    /// error from two or three batches is itself too uncertain to read.
+    static let batchesWanted = 10.0
+    /// Lane groups with fewer batches holding vehicles get no standard error.
+    static let fewestBatches = 5
+
+    /// The batch length (s): whole cycles, `batchSeconds` or less so that `window` (s) holds
+    /// `batchesWanted` batches, and at least one cycle.
+    static func batchLength(cycle: Double, window: Double) -> Double {
+        let cycle = max(1, cycle)
+        return cycle * max(1, (min(batchSeconds, window / batchesWanted) / cycle).rounded(.up))
+    }
 
     /// Student's t, two-sided 95 % (the 0.975 quantile), for 1…30 degrees of freedom; beyond, the
     /// normal's 1.96 raised toward it (within 0.01 of the exact quantile).
@@ -170,7 +183,7 @@ public struct SumoEvaluation: Sendable {
         for run in runs where run.alone != nil { baseline.merge(lost[run.tag] ?? [:]) { a, _ in a } }
         var sums: [String: (total: Double, entry: Double, n: Int)] = [:]
         var batches: [String: [Int: Batch]] = [:]
-        let batchLength = max(1, cycle) * (Self.batchSeconds / max(1, cycle)).rounded(.up)
+        let batchLength = Self.batchLength(cycle: cycle, window: window.upperBound - window.lowerBound)
         var departed = 0
         for v in vehicles where window.contains(v.depart) {
             departed += 1
@@ -186,7 +199,8 @@ public struct SumoEvaluation: Sendable {
         try await progress(.stage("sumo done", fraction: 1))
         let groups = Dictionary(uniqueKeysWithValues: sums.map { id, s in
             (id, GroupDelay(delay: s.total / Double(s.n), entryWait: s.entry / Double(s.n), vehicles: s.n,
-                            standardError: Self.standardError(Array((batches[id] ?? [:]).values)),
+                            standardError: (batches[id] ?? [:]).values.filter { $0.vehicles > 0 }.count >= Self.fewestBatches
+                                ? Self.standardError(Array((batches[id] ?? [:]).values)) : nil,
                             batches: (batches[id] ?? [:]).values.filter { $0.vehicles > 0 }.count))
         })
         return SumoEvaluation(version: version, groups: groups, departed: departed, measured: sums.values.reduce(0) { $0 + $1.n })
