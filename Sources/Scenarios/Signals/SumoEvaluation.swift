@@ -61,7 +61,7 @@ public struct SumoEvaluation: Sendable {
                               measured: runs.reduce(0) { $0 + $1.measured })
     }
 
-    /// How long a batch of departures runs at least (s), in whole cycles. Vehicles of one cycle share
+    /// How long a batch of departures runs in a long replay (s), rounded up to whole cycles. Vehicles of one cycle share
     /// its queue, and a queue that overflows carries into the next cycles, so single cycles are not
     /// independent draws. Measured against the spread of three seeds on 106 lane groups
     /// (`random_isolated.py --lefts protected`, 7,200 s): batches of one cycle understated the
@@ -198,10 +198,9 @@ public struct SumoEvaluation: Sendable {
         }
         try await progress(.stage("sumo done", fraction: 1))
         let groups = Dictionary(uniqueKeysWithValues: sums.map { id, s in
-            (id, GroupDelay(delay: s.total / Double(s.n), entryWait: s.entry / Double(s.n), vehicles: s.n,
-                            standardError: (batches[id] ?? [:]).values.filter { $0.vehicles > 0 }.count >= Self.fewestBatches
-                                ? Self.standardError(Array((batches[id] ?? [:]).values)) : nil,
-                            batches: (batches[id] ?? [:]).values.filter { $0.vehicles > 0 }.count))
+            let held = Array((batches[id] ?? [:]).values.filter { $0.vehicles > 0 })
+            return (id, GroupDelay(delay: s.total / Double(s.n), entryWait: s.entry / Double(s.n), vehicles: s.n,
+                                   standardError: held.count >= Self.fewestBatches ? Self.standardError(held) : nil, batches: held.count))
         })
         return SumoEvaluation(version: version, groups: groups, departed: departed, measured: sums.values.reduce(0) { $0 + $1.n })
     }
