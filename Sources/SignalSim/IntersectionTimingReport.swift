@@ -26,6 +26,16 @@ public struct IntersectionTimingReport: Sendable, Encodable {
         var los: String
     }
 
+    public struct Crossing: Sendable, Encodable {
+        var stage: Int
+        var green_s: Double
+        /// HCM 2000 pedestrian delay (C − g)²/(2C).
+        var delay_s: Double
+        var longest_wait_s: Double
+        var island_wait_s: Double?
+        var los: String
+    }
+
     var intersection: String
     var method: String
     var cycle_s: Double
@@ -37,6 +47,7 @@ public struct IntersectionTimingReport: Sendable, Encodable {
     var warnings: [SignalTimingWarning]
     var stages: [Stage]
     var approaches: [String: Approach]
+    var crossings: [String: Crossing]
 
     public init(_ timing: IntersectionTiming) {
         intersection = timing.intersection
@@ -59,6 +70,10 @@ public struct IntersectionTimingReport: Sendable, Encodable {
                             x: a.degreeOfSaturation, delay_s: a.controlDelay, uniform_delay_s: a.uniformDelay,
                             incremental_delay_s: a.incrementalDelay, webster_delay_s: a.websterDelay, queue_veh: a.queue,
                             stops_per_veh: a.stopsPerVehicle, los: a.levelOfService.rawValue))
+        }, uniquingKeysWith: { a, _ in a })
+        crossings = Dictionary(timing.crossings.map { c in
+            (c.id, Crossing(stage: c.stage, green_s: c.green, delay_s: c.delay, longest_wait_s: c.longestWait, island_wait_s: c.islandWait,
+                            los: c.levelOfService.rawValue))
         }, uniquingKeysWith: { a, _ in a })
     }
 }

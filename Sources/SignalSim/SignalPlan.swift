@@ -59,7 +59,38 @@ public enum LevelOfService: String, Sendable, Hashable, Codable, CaseIterable, C
         else { self = .e }
     }
 
+    /// Pedestrians' level of service at a signalised crossing by their mean delay (HCM 2000
+    /// Exhibit 18-9): A < 10, B ≤ 20, C ≤ 30, D ≤ 40, E ≤ 60, F beyond (s/ped). From D on,
+    /// pedestrians grow likely to cross against the signal.
+    public init(pedestrianDelay d: Double) {
+        if !(d <= 60) { self = .f }
+        else if d < 10 { self = .a }
+        else if d <= 20 { self = .b }
+        else if d <= 30 { self = .c }
+        else if d <= 40 { self = .d }
+        else { self = .e }
+    }
+
     public static func < (l: LevelOfService, r: LevelOfService) -> Bool { l.rawValue < r.rawValue }
+}
+
+/// How pedestrians fare at one crossing under a plan (HCM 2000 ch. 18): arriving at random, they
+/// wait through the red of the stage they walk in.
+public struct CrossingPerformance: Sendable, Hashable, Codable {
+    public var id: String
+    /// The stage (0-based) it is walked in.
+    public var stage: Int
+    /// The pedestrians' green: their stage's displayed green (s).
+    public var green: Double
+    /// Mean delay to start walking, d_p = (C − g)² / (2C) (s/ped).
+    public var delay: Double
+    /// The longest wait at the kerb, a whole red C − g (s).
+    public var longestWait: Double
+    /// With a refuge island and a green too short to walk the whole crossing: the red a pedestrian
+    /// who starts late waits on the island before walking the rest (s); nil otherwise.
+    public var islandWait: Double?
+    /// Pedestrians' level of service by `delay`.
+    public var levelOfService: LevelOfService
 }
 
 /// How one approach performs under a plan.
@@ -142,6 +173,8 @@ public struct IntersectionTiming: Sendable, Hashable, Codable {
     /// The approach that sets each stage's flow ratio, by stage.
     public var criticalApproaches: [String]
     public var approaches: [ApproachPerformance]
+    /// Pedestrian delay at each crossing, in `IntersectionDemand.crossings` order.
+    public var crossings: [CrossingPerformance] = []
     public var warnings: [SignalTimingWarning]
 
     /// The cycle the plan runs (s).

@@ -411,9 +411,19 @@ struct TimedIntersection {
                 warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay), approach: a.id))
             }
         }
+        let crossings = demand.crossings.map { crossing in
+            let green = plan.stages.indices.contains(crossing.stage) ? max(0, plan.stages[crossing.stage].green) : 0
+            let red = max(0, cycle - green)
+            let delay = red * red / (2 * cycle)
+            let whole = settings.pedestrianStartup + crossing.length / settings.walkingSpeed
+            return CrossingPerformance(id: crossing.id, stage: crossing.stage, green: green, delay: delay, longestWait: red,
+                                       islandWait: crossing.refugeIsland && green < whole ? red : nil,
+                                       levelOfService: LevelOfService(pedestrianDelay: delay))
+        }
         return IntersectionTiming(intersection: demand.id, method: method, plan: plan, lostTime: lostTime,
                                   flowRatioSum: flowRatioSum, websterCycle: websterCycle,
-                                  criticalApproaches: criticalApproaches, approaches: performance, warnings: warnings)
+                                  criticalApproaches: criticalApproaches, approaches: performance, crossings: crossings,
+                                  warnings: warnings)
     }
 
     /// Delay, queue and stops of one lane group (flows veh/h, times s, period h).

@@ -241,6 +241,34 @@ struct WebsterTimingTests {
         #expect(halved.plan.stages[1].green < timing.plan.stages[1].green)
     }
 
+    @Test("pedestrian delay at each crossing: (C − g)²/(2C) through their stage's red, HCM 2000's LOS, the wait on a refuge island")
+    func pedestrianDelay() throws {
+        var demand = Self.crossroads(ns: 200, ew: 100)
+        demand.crossings = [PedestrianCrossing(id: "P-N", length: 16, stage: 0), PedestrianCrossing(id: "P-W", length: 30, refugeIsland: true, stage: 1)]
+        let plan = SignalPlan(stages: [StageTiming(approaches: ["N", "S"], green: 40, amber: 3, allRed: 2),
+                                       StageTiming(approaches: ["W", "E"], green: 20, amber: 3, allRed: 2)])
+        let timing = try SignalTiming.evaluate(plan, for: demand)
+        #expect(timing.cycle == 70)
+        let n = try #require(timing.crossings.first { $0.id == "P-N" })
+        // Red 70 − 40 = 30 s: 30² / 140 = 6.43 s, LOS A; 16 m walk in 4 + 16 s fits the 40 s green.
+        #expect(n.stage == 0 && n.green == 40 && n.longestWait == 30 && n.islandWait == nil)
+        #expect(abs(n.delay - 900.0 / 140) < 1e-9 && n.levelOfService == .a)
+        let w = try #require(timing.crossings.first { $0.id == "P-W" })
+        // Red 50 s: 2500 / 140 = 17.9 s, LOS B; 30 m needs 34 s, the 20 s green covers the half to the island,
+        // so a late starter waits the red there.
+        #expect(w.green == 20 && w.longestWait == 50 && abs(w.delay - 2500.0 / 140) < 1e-9 && w.levelOfService == .b)
+        #expect(w.islandWait == 50)
+        // The report carries them by id.
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(IntersectionTimingReport(timing))) as? [String: Any]
+        let crossings = try #require(json?["crossings"] as? [String: [String: Any]])
+        #expect(Set(crossings.keys) == ["P-N", "P-W"])
+        #expect(crossings["P-W"]?["los"] as? String == "B" && crossings["P-W"]?["island_wait_s"] as? Double == 50)
+        #expect(crossings["P-N"]?["island_wait_s"] == nil)
+        // HCM 2000 Exhibit 18-9's bounds.
+        let bounds: [(Double, LevelOfService)] = [(9.9, .a), (10, .b), (20, .b), (20.1, .c), (30, .c), (40, .d), (40.1, .e), (60, .e), (60.1, .f), (.infinity, .f)]
+        for (delay, los) in bounds { #expect(LevelOfService(pedestrianDelay: delay) == los, "\(delay) s") }
+    }
+
     /// Broken intersections and the field each error must name.
     static let broken: [(field: String, change: @Sendable (inout IntersectionDemand) -> Void)] = [
         ("stages[1][0]", { $0.stages = [["N", "S"], ["X", "E"]] }),
