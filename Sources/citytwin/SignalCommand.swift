@@ -70,7 +70,8 @@ func printTiming(_ t: JSONValue, title: String) {
     }
     for (id, c) in (t["crossings"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
         let island = c["island_wait_s"]?.doubleValue.map { String(format: ", then up to %.0f s on the refuge island", $0) } ?? ""
-        print("  crossing \(id) (stage \(n(c["stage"].flatMap(\.doubleValue).map { JSONValue.number($0 + 1) }))): pedestrian delay \(n(c["delay_s"], "%.1f")) s, longest wait \(n(c["longest_wait_s"])) s\(island), LOS \(c["los"]?.stringValue ?? "-")")
+        let stage = (c["stage"]?.doubleValue).map { String(format: "%.0f", $0 + 1) } ?? "-"
+        print("  crossing \(id) (stage \(stage)): pedestrian delay \(n(c["delay_s"], "%.1f")) s, longest wait \(n(c["longest_wait_s"])) s\(island), LOS \(c["los"]?.stringValue ?? "-")")
     }
     for w in t["warnings"]?.arrayValue ?? [] {
         print("  warning: \(w["code"]?.stringValue ?? ""): \(w["message"]?.stringValue ?? "")")
