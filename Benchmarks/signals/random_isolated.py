@@ -356,17 +356,20 @@ def summary(rows: list[GroupResult], webster: bool = False) -> dict:
             "single_seed_mean_abs_s": sum(single) / len(single), "single_seed_max_abs_s": max(single)}
 
 
-def approach_misses(rows: list[GroupResult], webster: bool = False) -> dict[tuple[str, str], tuple[list[GroupResult], float]]:
-    """Each arm's lane groups and its |predicted - SUMO|, the groups weighted by the vehicles SUMO measured in them."""
+def arm_difference(members: list[GroupResult], predicted) -> float:
+    """One arm's predicted - SUMO delay, its lane groups weighted by the vehicles SUMO measured in them."""
+    weight = sum(sum(r.vehicles.values()) for r in members)
+    return sum(sum(r.vehicles.values()) * (predicted(r) - r.sumo_mean) for r in members) / weight
+
+
+def approach_misses(rows: list[GroupResult], webster: bool = False, predicted=None) -> dict[tuple[str, str], tuple[list[GroupResult], float]]:
+    """Each arm's lane groups and its |predicted - SUMO| (`arm_difference`); `predicted` a lane group's prediction
+    (default HCM's, or Webster's)."""
     arms: dict[tuple[str, str], list[GroupResult]] = {}
     for r in rows:
         arms.setdefault((r.intersection, r.approach), []).append(r)
-    predicted = prediction(webster)
-    out = {}
-    for key, members in arms.items():
-        weight = sum(sum(r.vehicles.values()) for r in members)
-        out[key] = (members, abs(sum(sum(r.vehicles.values()) * (r.sumo_mean - predicted(r)) for r in members) / weight))
-    return out
+    predicted = predicted or prediction(webster)
+    return {key: (members, abs(arm_difference(members, predicted))) for key, members in arms.items()}
 
 
 def approach_summary(rows: list[GroupResult], webster: bool = False) -> dict:

@@ -85,10 +85,7 @@ def main() -> None:
              for r in rows}
 
     def line(name: str, predicted) -> None:
-        misses = []
-        for members, _ in ri.approach_misses(rows).values():
-            weight = sum(sum(r.vehicles.values()) for r in members)
-            misses.append(sum(sum(r.vehicles.values()) * (predicted(r) - r.sumo_mean) for r in members) / weight)
+        misses = [ri.arm_difference(members, predicted) for members, _ in ri.approach_misses(rows, predicted=predicted).values()]
         mean, worst = sum(map(abs, misses)) / len(misses), max(map(abs, misses))
         print(f"{name:<32}{len(misses)} approaches: mean {mean:.2f} s, max {worst:.2f} s, bias {sum(misses) / len(misses):+.2f} s")
 

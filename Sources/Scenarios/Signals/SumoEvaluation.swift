@@ -73,7 +73,7 @@ public struct SumoEvaluation: Sendable {
     /// error from two or three batches is itself too uncertain to read.
     static let batchesWanted = 10.0
     /// Lane groups with fewer batches holding vehicles get no standard error.
-    static let fewestBatches = 5
+    public static let fewestBatches = 5
 
     /// The batch length (s): whole cycles, `batchSeconds` or less so that `window` (s) holds
     /// `batchesWanted` batches, and at least one cycle.

@@ -58,7 +58,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             "plan_id": ProcessParameter(title: "Plan evaluated", description: "The signal_plans feature id.", schema: ["type": "string"]),
             "period": ProcessParameter(title: "Period", description: "The period whose flows were used: name, start, end, design_hour_start.", schema: ["type": "object"]),
             "counts": ProcessParameter(title: "Flows from", description: "traffic_counts (15-minute counts) or turning_counts (the layer's peak hour).", schema: ["type": "string"]),
-            "sumo": ProcessParameter(title: "SUMO check", description: "With simulate auto or sumo: status (simulated or not installed), SUMO's version, seed, seeds (one per replication), warm_up_s, measured_s, vehicles_departed, vehicles_measured, method, and approaches {lane group: {x, predicted_delay_s (HCM 2000, as evaluation.delay_s), webster_delay_s, sumo_delay_s (baseline-corrected; with replications the mean of the runs'), sumo_delay_by_seed_s (each run's, in the order of seeds), sumo_delay_se_s and sumo_delay_ci95_s (its standard error from SUMO's own sampling, vehicles batched in at least five minutes of whole cycles, and the half-width of its 95 % interval), difference_s, vehicles}}, with agreement (mean and max |difference| over lane groups with x ≤ 0.8, and how many of them lie within SUMO's 95 % sampling error), and warnings (a queue past the exported approach; lane groups whose difference exceeds both 2.5 s and SUMO's 95 % interval; lane groups whose sampling error is wider than 2.5 s).",
+            "sumo": ProcessParameter(title: "SUMO check", description: "With simulate auto or sumo: status (simulated or not installed), SUMO's version, seed, seeds (one per replication), warm_up_s, measured_s, vehicles_departed, vehicles_measured, method, and approaches {lane group: {x, predicted_delay_s (HCM 2000, as evaluation.delay_s), webster_delay_s, sumo_delay_s (baseline-corrected; with replications the mean of the runs'), sumo_delay_by_seed_s (each run's, in the order of seeds), sumo_delay_se_s and sumo_delay_ci95_s (its standard error from SUMO's own sampling, vehicles batched in runs of whole cycles, five minutes in a long replay, and the half-width of its 95 % interval; absent with fewer than five batches), difference_s, vehicles}}, with agreement (mean and max |difference| over lane groups with x ≤ 0.8, and how many of them lie within SUMO's 95 % sampling error), and warnings (a queue past the exported approach; lane groups whose difference exceeds both 2.5 s and SUMO's 95 % interval; lane groups whose sampling error is wider than 2.5 s or cannot be estimated).",
                                      schema: ["type": "object"]),
         ]
     }
@@ -224,6 +224,7 @@ public struct SignalEvaluateProcess: OGCProcess {
         var agreeing: [Double] = []
         var withinNoise = 0
         var noisy: [(id: String, margin: Double)] = []
+        var unmeasurable: [String] = []
         var off: [String] = []
         var warnings: [JSONValue] = []
         for (id, a) in (evaluation["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
@@ -235,12 +236,13 @@ public struct SignalEvaluateProcess: OGCProcess {
                 agreeing.append(abs(difference))
                 if let margin, abs(difference) <= margin { withinNoise += 1 }
                 if let margin, margin > Self.agreementTolerance { noisy.append((id, margin)) }
+                if margin == nil { unmeasurable.append(id) }
                 if let margin, abs(difference) > max(margin, Self.agreementTolerance) {
                     off.append("\(id) \(String(format: "%+.1f", difference)) s/veh (±\(String(format: "%.1f", margin)))")
                 }
             }
             approaches[id] = ["x": a["x"] ?? .null, "predicted_delay_s": n(predicted), "webster_delay_s": n(a["webster_delay_s"]?.doubleValue),
-                              "sumo_delay_s": n(measured?.delay), "sumo_delay_se_s": n(measured?.standardError), "sumo_delay_ci95_s": n(measured?.confidence95),
+                              "sumo_delay_s": n(measured?.delay), "sumo_delay_se_s": n(measured?.standardError), "sumo_delay_ci95_s": n(margin),
                               "sumo_delay_by_seed_s": .array(runs.map { n($0.groups[id]?.delay) }),
                               "sumo_entry_wait_s": n(measured?.entryWait),
                               "difference_s": n(difference), "vehicles": .integer(Int64(measured?.vehicles ?? 0))]
@@ -255,6 +257,9 @@ public struct SignalEvaluateProcess: OGCProcess {
             let ids = noisy.map(\.id).joined(separator: ", ")
             let widest = noisy.map(\.margin).max() ?? 0
             warnings.append(.string("\(ids): SUMO's own sampling error of the delay (95 %, up to ±\(String(format: "%.1f", widest)) s/veh over \(r.sumoSeconds) s of \(r.replications == 1 ? "seed \(r.seed)" : "each of \(r.replications) seeds")) is wider than the \(String(format: "%.1f", Self.agreementTolerance)) s the prediction is held to, so a difference there says little about the plan; replay longer (sumoSeconds) or with other seeds"))
+        }
+        if !unmeasurable.isEmpty {
+            warnings.append(.string("\(unmeasurable.joined(separator: ", ")): too few of SUMO's vehicles (fewer than \(SumoEvaluation.fewestBatches) batches of whole cycles held any) to say how certain its delay is, so a difference there says nothing about the plan; replay longer (sumoSeconds) or with more replications"))
         }
         return [
             "status": "simulated", "version": .string(result.version), "seed": .integer(Int64(r.seed)),
