@@ -2,8 +2,8 @@
 approach, through movements only, two stages, SUMO's own saturation flow (1859 veh/h/lane) and lost time (3.8 s per
 phase), Poisson arrivals (N/S 250-650 veh/h, W/E 150-450), timed by `citytwin signal plan --input --json` and
 replayed in SUMO 1.28 on seeds 1-3 with the baseline-corrected delay. Prints, per approach, the plan's `delay_s`
-(HCM 2000 d1 + d2, the issue's output field), `webster_delay_s` and the idealised queue's steady delay
-(steady_queue.py) against SUMO, and mean / max |predicted - SUMO|
+(HCM 2000 d1 + d2, the issue's output field), `webster_delay_s`, the idealised queue's steady delay and that
+plus the loss accelerating after the stop line (steady_queue.py) against SUMO, and mean / max |predicted - SUMO|
 (issue 16: mean <= 1.0 s, max <= 2.5 s). Tests/Clients/test_signal_sumo.py runs three of these (generator seed 16).
 
 Beyond the reference's scope, `--left-share P` splits each approach's flow into left turns (P x U(0.5, 1.5)),
@@ -46,7 +46,8 @@ def main() -> None:
     test_signal_sumo.BIN = args.citytwin
     work = args.work or Path(tempfile.mkdtemp(prefix="crossroads-"))
     work.mkdir(parents=True, exist_ok=True)
-    errors: dict[str, list[float]] = {"delay_s (HCM)": [], "webster_delay_s": [], "idealised queue": []}
+    errors: dict[str, list[float]] = {"delay_s (HCM)": [], "webster_delay_s": [], "idealised queue": [],
+                                      **{f"queue + acceleration, {a} m/s2": [] for a in steady_queue.ACCELERATIONS_M_S2}}
     turning = random.Random(args.generator_seed + 1)
     for i, totals in enumerate(test_signal_sumo.random_intersections(args.count, args.generator_seed)):
         flows = totals if args.left_share <= 0 else {arm: split(q, args.left_share, turning) for arm, q in totals.items()}
@@ -64,6 +65,9 @@ def main() -> None:
             errors["webster_delay_s"].append(a["webster_delay_s"] - sumo)
             queue = steady_queue.of_approach(plan["cycle_s"], a)
             errors["idealised queue"].append(queue - sumo)
+            for acceleration in steady_queue.ACCELERATIONS_M_S2:
+                errors[f"queue + acceleration, {acceleration} m/s2"].append(
+                    queue + steady_queue.acceleration_loss(plan["cycle_s"], a, 1, acceleration) - sumo)
             left = f" (left {flows[arm]['left']:.0f})" if isinstance(flows[arm], dict) else ""
             print(f"x{i} {arm}: C {plan['cycle_s']:.0f} s, q {a['flow_veh_h']:.0f}{left}, x {a['x']:.2f}: SUMO {sumo:5.1f} s, "
                   f"delay_s {a['delay_s']:5.1f} s, Webster {a['webster_delay_s']:5.1f} s, idealised queue {queue:5.1f} s", flush=True)

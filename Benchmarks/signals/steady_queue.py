@@ -8,8 +8,9 @@ delay is the idealised queue's, so that a better formula would close the remaini
     python3 Benchmarks/signals/steady_queue.py WORK/results.json     # a random_isolated.py run
 
 Prints, per approach (lane groups weighted by SUMO's vehicles, as random_isolated.py reads the criterion), mean,
-max and bias of predicted - SUMO for HCM 2000 d1 + d2 (the plans' `delay_s`), Webster's delay and the idealised
-queue. reference_crossroads.py prints the same column for the reference's crossroads."""
+max and bias of predicted - SUMO for HCM 2000 d1 + d2 (the plans' `delay_s`), Webster's delay, the idealised
+queue, and the queue plus what a car leaving it loses accelerating after the stop line (`acceleration_loss`).
+reference_crossroads.py prints the same columns for the reference's crossroads."""
 from __future__ import annotations
 
 import json
@@ -73,6 +74,32 @@ def of_approach(cycle_s: float, approach: dict) -> float:
     return delay(approach["flow_veh_h"], approach["saturation_veh_h"], effective_green, cycle_s)
 
 
+# The kinematics of SUMO 1.28's default car on the export's arms: cruising speed, acceleration (2.6 m/s^2, and
+# 1.95 m/s^2 on average with its dawdling, sigma 0.5, taking a quarter of it), a queued car's length plus gap, and
+# the time gap of a following car (Newell's car following: spacing = jam spacing + tau x speed).
+CRUISE_M_S, JAM_SPACING_M, TIME_GAP_S = 13.89, 7.5, 1.0
+ACCELERATIONS_M_S2 = (2.6, 1.95)
+
+
+def acceleration_loss(cycle_s: float, approach: dict, lanes: int, acceleration_m_s2: float) -> float:
+    """The time a car lost after the stop line, which the queue does not count (s/veh): a car that leaves a queue
+    crosses the line below cruising speed, the first from standstill, the n-th after (n - 1) jam spacings of
+    acceleration and at most the discharge speed at which the saturation headway is one jam spacing plus the time
+    gap; each then loses (v - u)^2 / (2 a v) reaching v. A cycle's queue is the cars that stop (uniform arrivals,
+    (1 - g/C) / (1 - y)), per lane."""
+    flow = approach["flow_veh_h"] / lanes / 3600.0
+    saturation = approach["saturation_veh_h"] / lanes / 3600.0
+    green_share = approach["capacity_veh_h"] / approach["saturation_veh_h"]
+    stopping = min(1.0, (1 - green_share) / (1 - flow / saturation)) * flow * cycle_s
+    discharge = min(CRUISE_M_S, JAM_SPACING_M / max(1 / saturation - TIME_GAP_S, 1e-3))
+    lost, n = 0.0, 0
+    while n < stopping:
+        speed = min(discharge, math.sqrt(2 * acceleration_m_s2 * n * JAM_SPACING_M))
+        lost += min(1.0, stopping - n) * (CRUISE_M_S - speed) ** 2 / (2 * acceleration_m_s2 * CRUISE_M_S)
+        n += 1
+    return lost / (flow * cycle_s)
+
+
 def main() -> None:
     import random_isolated as ri
 
@@ -92,6 +119,9 @@ def main() -> None:
     line("HCM 2000 d1 + d2 (delay_s)", lambda r: r.predicted)
     line("Webster", lambda r: r.webster if r.webster is not None else math.inf)
     line("idealised queue (steady state)", lambda r: queue[(r.intersection, r.group)])
+    for a in ACCELERATIONS_M_S2:
+        line(f"queue + acceleration, {a} m/s2", lambda r, a=a: queue[(r.intersection, r.group)] + acceleration_loss(
+            timings[r.intersection]["cycle_s"], timings[r.intersection]["approaches"][r.group], r.lanes, a))
 
 
 if __name__ == "__main__":
