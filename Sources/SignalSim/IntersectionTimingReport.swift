@@ -22,6 +22,9 @@ public struct IntersectionTimingReport: Sendable, Encodable {
         var incremental_delay_s: Double
         var webster_delay_s: Double?
         var queue_veh: Double
+        /// The 95th-percentile back of queue in one lane (veh/lane) and its length (m); absent at x ≥ 1.
+        var queue_95_veh_lane: Double?
+        var queue_95_m: Double?
         var stops_per_veh: Double?
         var los: String
     }
@@ -66,9 +69,11 @@ public struct IntersectionTimingReport: Sendable, Encodable {
                          effective_green_s: effective[critical] ?? max(0, s.green), critical_approach: critical)
         }
         approaches = Dictionary(timing.approaches.map { a in
-            (a.id, Approach(flow_veh_h: a.flow, saturation_veh_h: a.saturationFlow, y: a.flowRatio, capacity_veh_h: a.capacity,
+            let queue95 = a.backOfQueue95
+            return (a.id, Approach(flow_veh_h: a.flow, saturation_veh_h: a.saturationFlow, y: a.flowRatio, capacity_veh_h: a.capacity,
                             x: a.degreeOfSaturation, delay_s: a.controlDelay, uniform_delay_s: a.uniformDelay,
                             incremental_delay_s: a.incrementalDelay, webster_delay_s: a.websterDelay, queue_veh: a.queue,
+                            queue_95_veh_lane: queue95, queue_95_m: queue95.map { $0 * SignalTiming.queuedVehicleSpacing },
                             stops_per_veh: a.stopsPerVehicle, los: a.levelOfService.rawValue))
         }, uniquingKeysWith: { a, _ in a })
         crossings = Dictionary(timing.crossings.map { c in

@@ -118,9 +118,20 @@ public struct ApproachPerformance: Sendable, Hashable, Codable {
     public var controlDelay: Double
     /// Back of queue at the end of red, uniform part plus Akçelik's overflow queue (veh, whole approach).
     public var queue: Double
+    /// Lanes the group's flow shares.
+    public var lanes: Int
     /// Stops per arriving vehicle (Akçelik, 0.9 for partial stops); `nil` when y ≥ 1.
     public var stopsPerVehicle: Double?
     public var levelOfService: LevelOfService
+
+    /// The 95th percentile of a cycle's back of queue in one lane (veh/lane): the vehicles that stop
+    /// before the queue clears (`SignalTiming.backOfQueuePercentile`, the group's queue shared by its
+    /// lanes), the design figure for a lane's storage. `nil` at x ≥ 1, where the queue does not clear
+    /// (the `over-capacity` warning says so). Computed when read: plans are searched without it.
+    public var backOfQueue95: Double? {
+        guard degreeOfSaturation < 1 else { return nil }
+        return SignalTiming.backOfQueuePercentile(0.95, startingQueue: queue / Double(max(1, lanes)), flowRatio: flowRatio)
+    }
 }
 
 /// A warning that comes with a plan: the plan is still the best one for the input, but an

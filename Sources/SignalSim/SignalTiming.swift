@@ -403,7 +403,8 @@ struct TimedIntersection {
             let stage = stageOfApproach[i]
             let g = stage >= 0 ? max(0, plan.stages[stage].green + demand.amber - demand.startupLost) : 0
             performance.append(Self.performance(id: a.id, flow: q, saturationFlow: s, effectiveGreen: g, cycle: cycle,
-                                                analysisPeriod: settings.analysisPeriod, incrementalDelayFactor: incrementalDelayFactor))
+                                                analysisPeriod: settings.analysisPeriod, incrementalDelayFactor: incrementalDelayFactor,
+                                                lanes: a.lanes))
             if q > 0, performance[i].degreeOfSaturation > 1 {
                 warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period", a.id, performance[i].degreeOfSaturation), approach: a.id))
             }
@@ -426,9 +427,10 @@ struct TimedIntersection {
                                   warnings: warnings)
     }
 
-    /// Delay, queue and stops of one lane group (flows veh/h, times s, period h).
+    /// Delay, queue and stops of one lane group (flows veh/h, times s, period h) of `lanes` lanes.
     static func performance(id: String, flow q: Double, saturationFlow s: Double, effectiveGreen g: Double, cycle: Double,
-                            analysisPeriod t: Double, incrementalDelayFactor k: Double = SignalTiming.hcmPretimedDelayFactor)
+                            analysisPeriod t: Double, incrementalDelayFactor k: Double = SignalTiming.hcmPretimedDelayFactor,
+                            lanes: Int = 1)
         -> ApproachPerformance {
         let lambda = g / cycle
         let capacity = s * lambda
@@ -453,7 +455,36 @@ struct TimedIntersection {
         let control = d1 + d2
         return ApproachPerformance(id: id, flow: q, saturationFlow: s, flowRatio: y, effectiveGreen: g, capacity: capacity,
                                    degreeOfSaturation: x, websterDelay: webster, uniformDelay: d1, incrementalDelay: d2,
-                                   controlDelay: control, queue: queue, stopsPerVehicle: stops,
+                                   controlDelay: control, queue: queue, lanes: lanes, stopsPerVehicle: stops,
                                    levelOfService: LevelOfService(controlDelay: control, degreeOfSaturation: x))
+    }
+}
+
+extension SignalTiming {
+    /// The length a queued vehicle takes up in its lane (m): a car and its gap, to read a queue in metres.
+    public static let queuedVehicleSpacing = 7.5
+
+    /// A percentile of a cycle's back of queue in one lane (veh): the vehicles that stop before the
+    /// queue clears. With Poisson arrivals and departures one saturation headway apart, a green that
+    /// starts with a Poisson number of vehicles waiting (mean `startingQueue`: the red's arrivals and the
+    /// overflow) serves, until the queue first clears, a number of vehicles that follows Consul's
+    /// generalised Poisson distribution, P(n) = θ(θ + nρ)ⁿ⁻¹e^(−θ−nρ)/n! with θ the starting queue and
+    /// ρ = y the flow ratio (the busy period of that queue, Borel–Tanner for each starting count). Its mean
+    /// θ/(1 − y) is HCM 2000's uniform back of queue q·r/(1 − y) (Appendix G, x < 1); the percentile is
+    /// the smallest n whose cumulative probability reaches `p`. The queue is a point queue at the stop
+    /// line: vehicles that join it while it discharges count, as in HCM's back of queue. `nil` for y ≥ 1.
+    public static func backOfQueuePercentile(_ p: Double, startingQueue theta: Double, flowRatio rho: Double) -> Double? {
+        guard rho < 1, theta.isFinite, theta >= 0, p > 0, p < 1 else { return nil }
+        guard theta > 0 else { return 0 }
+        var cumulative = exp(-theta)
+        var n = 0
+        while cumulative < p {
+            n += 1
+            let m = Double(n)
+            let logP = log(theta) + (m - 1) * log(theta + m * rho) - theta - m * rho - lgamma(m + 1)
+            cumulative += exp(logP)
+            if n > 100_000 { return nil }
+        }
+        return Double(n)
     }
 }

@@ -66,7 +66,8 @@ func printTiming(_ t: JSONValue, title: String) {
     }
     for (id, a) in (t["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
         let marked = marks[id].map { " (see warning: \($0.joined(separator: ", ")))" } ?? ""
-        print("  \(id): x = \(n(a["x"], "%.2f")), delay \(n(a["delay_s"], "%.1f")) s/veh, queue \(n(a["queue_veh"], "%.1f")) veh, LOS \(a["los"]?.stringValue ?? "-")\(marked)")
+        let queue95 = a["queue_95_veh_lane"]?.doubleValue.map { String(format: " (95th percentile %.0f veh a lane, %.0f m)", $0, a["queue_95_m"]?.doubleValue ?? 0) } ?? ""
+        print("  \(id): x = \(n(a["x"], "%.2f")), delay \(n(a["delay_s"], "%.1f")) s/veh, queue \(n(a["queue_veh"], "%.1f")) veh\(queue95), LOS \(a["los"]?.stringValue ?? "-")\(marked)")
     }
     for (id, c) in (t["crossings"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
         let island = c["island_wait_s"]?.doubleValue.map { String(format: ", then up to %.0f s on the refuge island", $0) } ?? ""

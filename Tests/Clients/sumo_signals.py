@@ -8,7 +8,8 @@
   axis is permanently green and the crossing axis is empty, so acceleration and dawdling losses that the
   signal does not cause cancel out; time lost is tripinfo `timeLoss` plus `departDelay` (the wait to enter
   an approach a queue has filled, which `timeLoss` leaves out; zero while queues stay on the approach);
-- vehicles departing in the measurement window 600-4200 s.
+- vehicles departing in the measurement window 600-4200 s;
+- queues: each cycle's back of queue from SUMO's queue output, between an approach's red and its next red.
 
 The network and routes are written here, not by CityTwin, so the check stays independent of
 CityTwin's own SUMO export.
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import random
 import sys
@@ -233,6 +235,69 @@ def signal_delay(plan: dict, flows: Flows, seed: int, work: Path) -> dict[str, f
         if WARM_UP <= v.depart < MEASURE_END and v.id in signalled and v.id in baseline:
             delays.setdefault(v.arm, []).append(signalled[v.id] - baseline[v.id])
     return {arm: sum(d) / len(d) for arm, d in delays.items() if d}
+
+
+# A queued car in SUMO: 5 m long, 2.5 m behind the one ahead.
+QUEUE_SPACING_M, QUEUE_GAP_M = 7.5, 2.5
+
+
+def red_starts(plan: dict) -> tuple[float, dict[str, float]]:
+    """The programme's cycle (s) and, per approach, when its red starts within it (after its green and amber)."""
+    start, reds = 0.0, {}
+    for stage in plan["stages"]:
+        for arm in stage["approaches"]:
+            reds[arm] = start + stage["green_s"] + stage["amber_s"]
+        start += stage["green_s"] + stage["amber_s"] + stage["all_red_s"]
+    return start, reds
+
+
+def cycle_queues(plan: dict, flows: dict, seed: int, work: Path) -> dict[str, dict[str, list[int]]]:
+    """Per approach and reading: each measured cycle's back of queue (veh), the longest queue SUMO's queue output
+    gives between the start of the approach's red and the start of its next red (one queue's build-up and
+    discharge), in vehicles. `halting` reads the queue to the last vehicle slower than 5 km/h
+    (`queueing_length_experimental`, near HCM's "queued"), `standing` to the last standing one."""
+    work.mkdir(parents=True, exist_ok=True)
+    net = build_network(work)
+    links, minor = link_indices(net), minor_links(net)
+    routes, program, out = work / "all.rou.xml", work / "plan.add.xml", work / "queue.xml"
+    write_routes(routes, poisson_vehicles(flows, seed))
+    write_program(program, links, plan_phases(plan), minor)
+    subprocess.run([sumo_tool("sumo"), "-n", str(net), "-r", str(routes), "-a", str(program), "--seed", str(seed),
+                    "--queue-output", str(out), "--time-to-teleport", "-1", "--end", str(MEASURE_END + 300),
+                    "--no-step-log", "true", "--no-warnings", "true", "--duration-log.disable", "true"],
+                   check=True, capture_output=True)
+    cycle, reds = red_starts(plan)
+    longest: dict[tuple[str, str, int], float] = {}
+    for _, element in ET.iterparse(out, events=("end",)):
+        if element.tag != "data":
+            continue
+        t = float(element.get("timestep"))
+        for lane in element.iter("lane"):
+            arm = lane.get("id").split("_")[0]
+            if not lane.get("id").startswith(f"{arm}_in") or arm not in reds:
+                continue
+            k = math.floor((t - reds[arm]) / cycle)
+            if WARM_UP <= reds[arm] + k * cycle and reds[arm] + (k + 1) * cycle <= MEASURE_END:
+                for reading, attribute in (("halting", "queueing_length_experimental"), ("standing", "queueing_length")):
+                    key = (arm, reading, k)
+                    longest[key] = max(longest.get(key, 0.0), float(lane.get(attribute)))
+        element.clear()
+    out.unlink()
+    result: dict[str, dict[str, list[int]]] = {arm: {"halting": [], "standing": []} for arm in reds}
+    for arm, red in reds.items():
+        first = math.ceil((WARM_UP - red) / cycle)
+        last = math.floor((MEASURE_END - red) / cycle) - 1
+        for k in range(first, last + 1):
+            for reading in ("halting", "standing"):
+                metres = longest.get((arm, reading, k), 0.0)
+                result[arm][reading].append(round((metres + QUEUE_GAP_M) / QUEUE_SPACING_M) if metres > 0 else 0)
+    return result
+
+
+def percentile(values: list[int], p: float) -> int:
+    """The smallest value at least a share p of the values do not exceed."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p * len(ordered)) - 1)]
 
 
 # --- A coordinated corridor: signals J1..Jn on an east-west arterial, side streets north-south ---

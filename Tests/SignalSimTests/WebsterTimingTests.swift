@@ -269,6 +269,64 @@ struct WebsterTimingTests {
         for (delay, los) in bounds { #expect(LevelOfService(pedestrianDelay: delay) == los, "\(delay) s") }
     }
 
+    @Test("the 95th-percentile back of queue: Poisson's quantile without discharge arrivals, the simulated queue's with them, per lane and in metres, none at x ≥ 1")
+    func backOfQueuePercentile() throws {
+        // ρ → 0: nobody joins while the queue discharges, the back of queue is the red's Poisson arrivals.
+        // Poisson(3): P(≤ 5) = 0.916, P(≤ 6) = 0.966; Poisson(10): P(≤ 15) = 0.951.
+        #expect(SignalTiming.backOfQueuePercentile(0.95, startingQueue: 3, flowRatio: 1e-12) == 6)
+        #expect(SignalTiming.backOfQueuePercentile(0.95, startingQueue: 10, flowRatio: 1e-12) == 15)
+        #expect(SignalTiming.backOfQueuePercentile(0.95, startingQueue: 0, flowRatio: 0.3) == 0)
+        #expect(SignalTiming.backOfQueuePercentile(0.95, startingQueue: 3, flowRatio: 1) == nil)
+        // The queue itself, simulated (seeded): a Poisson number waiting at green, one departure a headway,
+        // Poisson(ρ) arrivals in each headway, counted until the queue first clears.
+        var state: UInt64 = 16
+        func uniform() -> Double {  // SplitMix64
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Double((z ^ (z >> 31)) >> 11) / Double(1 << 53)
+        }
+        func poisson(_ mean: Double) -> Int {  // Knuth's product of uniforms
+            var k = 0, product = uniform()
+            let limit = exp(-mean)
+            while product > limit { k += 1; product *= uniform() }
+            return k
+        }
+        for (theta, rho) in [(2.5, 0.15), (4.0, 0.3), (6.0, 0.45)] {
+            var backs: [Int] = []
+            for _ in 0..<40_000 {
+                var waiting = poisson(theta), served = 0
+                while waiting > 0 { waiting += poisson(rho) - 1; served += 1 }
+                backs.append(served)
+            }
+            backs.sort()
+            let simulated = Double(backs[Int(0.95 * Double(backs.count)) - 1])
+            let mean = Double(backs.reduce(0, +)) / Double(backs.count)
+            #expect(abs(mean - theta / (1 - rho)) < 0.05 * theta / (1 - rho), "θ \(theta), ρ \(rho): simulated mean \(mean)")
+            let computed = try #require(SignalTiming.backOfQueuePercentile(0.95, startingQueue: theta, flowRatio: rho))
+            #expect(abs(computed - simulated) <= 1, "θ \(theta), ρ \(rho): \(computed) against the simulated \(simulated)")
+        }
+        // In a plan: per lane, the whole group's queue shared by its lanes; in the report with its metres.
+        var demand = Self.crossroads(ns: 600, ew: 300)
+        demand.approaches[0].lanes = 2
+        let timing = try SignalTiming.webster(demand)
+        let n = try #require(timing.approaches.first { $0.id == "N" })
+        let s = try #require(timing.approaches.first { $0.id == "S" })
+        #expect(n.backOfQueue95 == SignalTiming.backOfQueuePercentile(0.95, startingQueue: n.queue / 2, flowRatio: n.flowRatio))
+        #expect(try #require(n.backOfQueue95) < #require(s.backOfQueue95))
+        let json = try JSONSerialization.jsonObject(with: JSONEncoder().encode(IntersectionTimingReport(timing))) as? [String: Any]
+        let north = try #require((json?["approaches"] as? [String: [String: Any]])?["N"])
+        #expect(north["queue_95_veh_lane"] as? Double == n.backOfQueue95)
+        #expect(north["queue_95_m"] as? Double == n.backOfQueue95.map { $0 * 7.5 })
+        // Over capacity the queue does not clear: no percentile, the over-capacity warning speaks.
+        let plan = SignalPlan(stages: [StageTiming(approaches: ["N", "S"], green: 10, amber: 3, allRed: 2),
+                                       StageTiming(approaches: ["W", "E"], green: 60, amber: 3, allRed: 2)])
+        let squeezed = try SignalTiming.evaluate(plan, for: Self.crossroads(ns: 600, ew: 300))
+        let over = try #require(squeezed.approaches.first { $0.id == "N" })
+        #expect(over.degreeOfSaturation > 1 && over.backOfQueue95 == nil)
+    }
+
     /// Broken intersections and the field each error must name.
     static let broken: [(field: String, change: @Sendable (inout IntersectionDemand) -> Void)] = [
         ("stages[1][0]", { $0.stages = [["N", "S"], ["X", "E"]] }),
