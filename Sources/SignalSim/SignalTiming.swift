@@ -470,7 +470,8 @@ extension SignalTiming {
     /// overflow) serves, until the queue first clears, a number of vehicles that follows Consul's
     /// generalised Poisson distribution, P(n) = θ(θ + nρ)ⁿ⁻¹e^(−θ−nρ)/n! with θ the starting queue and
     /// ρ = y the flow ratio (the busy period of that queue, Borel–Tanner for each starting count). Its mean
-    /// θ/(1 − y) is HCM 2000's uniform back of queue q·r/(1 − y) (Appendix G, x < 1); the percentile is
+    /// θ/(1 − y) is the vehicles a deterministic queue stops, q·r/(1 − y) (HCM 2000's uniform back of queue
+    /// below capacity, as recalled: the text was not at hand), plus the overflow's share; the percentile is
     /// the smallest n whose cumulative probability reaches `p`. The queue is a point queue at the stop
     /// line: vehicles that join it while it discharges count, as in HCM's back of queue. `nil` for y ≥ 1.
     public static func backOfQueuePercentile(_ p: Double, startingQueue theta: Double, flowRatio rho: Double) -> Double? {
