@@ -406,7 +406,8 @@ struct TimedIntersection {
                                                 analysisPeriod: settings.analysisPeriod, incrementalDelayFactor: incrementalDelayFactor,
                                                 lanes: a.lanes))
             if q > 0, performance[i].degreeOfSaturation > 1 {
-                warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period", a.id, performance[i].degreeOfSaturation), approach: a.id))
+                let growth = (q - performance[i].capacity) * settings.analysisPeriod
+                warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period, by about %.0f vehicles in %.0f minutes ((q − c)·T, %.0f − %.0f veh/h)", a.id, performance[i].degreeOfSaturation, growth, settings.analysisPeriod * 60, q, performance[i].capacity), approach: a.id))
             }
             if permittedLeftOpposing[i] > 0 {
                 warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay), approach: a.id))

@@ -221,6 +221,10 @@ struct WebsterTimingTests {
         // Each over-capacity warning names its approach; the intersection-wide ones name none.
         #expect(Set(timing.warnings.filter { $0.code == .overCapacity }.compactMap(\.approach)) == ["N", "S", "W", "E"])
         #expect(timing.warnings.filter { $0.code == .oversaturated }.allSatisfy { $0.approach == nil })
+        // The over-capacity warning says how fast the queue grows: (q − c)·T over the 15-minute period.
+        let north = try #require(timing.approaches.first { $0.id == "N" })
+        let growth = String(format: "by about %.0f vehicles in 15 minutes", (1200 - north.capacity) * 0.25)
+        #expect(timing.warnings.contains { $0.approach == "N" && $0.message.contains(growth) })
         // Greens in proportion to flow ratios: equal degrees of saturation.
         let xs = timing.approaches.map(\.degreeOfSaturation)
         #expect(xs.max()! - xs.min()! < 0.03)
