@@ -53,13 +53,19 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
     /// (`SaturationFlowDefaults.permittedLeftEquivalent`). `nil` with an id of N, S, E or W takes
     /// the id; any other arm is opposed by nothing.
     public var arm: String?
+    /// The storage of a turn bay or short lane (m): how far back from the stop line its lanes run
+    /// before they open from the road; `nil` when they run the whole approach. A plan warns
+    /// (`queue-storage`) when the 95th-percentile back of queue is longer.
+    public var storage: Double?
 
-    public init(id: String, lanes: Int, saturationPerLane: Double? = nil, flows: MovementFlows, arm: String? = nil) {
+    public init(id: String, lanes: Int, saturationPerLane: Double? = nil, flows: MovementFlows, arm: String? = nil,
+                storage: Double? = nil) {
         self.id = id
         self.lanes = lanes
         self.saturationPerLane = saturationPerLane
         self.flows = flows
         self.arm = arm
+        self.storage = storage
     }
 
     /// `arm`, or the id when that is a compass arm.
@@ -69,6 +75,7 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
         case id, lanes, arm
         case saturationPerLane = "saturation_veh_h_lane"
         case flows = "flows_veh_h"
+        case storage = "storage_m"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -79,6 +86,7 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
         saturationPerLane = try c.decodeIfPresent(Double.self, forKey: .saturationPerLane)
         flows = try c.decode(MovementFlows.self, forKey: .flows)
         arm = try c.decodeIfPresent(String.self, forKey: .arm)
+        storage = try c.decodeIfPresent(Double.self, forKey: .storage)
     }
 }
 

@@ -25,6 +25,9 @@ public struct IntersectionTimingReport: Sendable, Encodable {
         /// The 95th-percentile back of queue in one lane (veh/lane) and its length (m); absent at x ≥ 1.
         var queue_95_veh_lane: Double?
         var queue_95_m: Double?
+        /// The lane group's storage (m) when it gives one, and the 95th-percentile queue's share of it.
+        var storage_m: Double?
+        var queue_storage_ratio: Double?
         var stops_per_veh: Double?
         var los: String
     }
@@ -74,6 +77,7 @@ public struct IntersectionTimingReport: Sendable, Encodable {
                             x: a.degreeOfSaturation, delay_s: a.controlDelay, uniform_delay_s: a.uniformDelay,
                             incremental_delay_s: a.incrementalDelay, webster_delay_s: a.websterDelay, queue_veh: a.queue,
                             queue_95_veh_lane: queue95, queue_95_m: queue95.map { $0 * SignalTiming.queuedVehicleSpacing },
+                            storage_m: a.storage, queue_storage_ratio: a.storage.flatMap { s in queue95.map { $0 * SignalTiming.queuedVehicleSpacing / s } },
                             stops_per_veh: a.stopsPerVehicle, los: a.levelOfService.rawValue))
         }, uniquingKeysWith: { a, _ in a })
         crossings = Dictionary(timing.crossings.map { c in

@@ -120,6 +120,8 @@ public struct ApproachPerformance: Sendable, Hashable, Codable {
     public var queue: Double
     /// Lanes the group's flow shares.
     public var lanes: Int
+    /// The group's storage (m, a turn bay's length) when its demand gives one.
+    public var storage: Double? = nil
     /// Stops per arriving vehicle (Akçelik, 0.9 for partial stops); `nil` when y ≥ 1.
     public var stopsPerVehicle: Double?
     public var levelOfService: LevelOfService
@@ -151,12 +153,15 @@ public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConv
         /// An approach turns left through opposing traffic in its stage: the delay predicted for it
         /// is known to run well below what simulation measures (a marked answer, not a confident one).
         case permittedLeft = "permitted-left"
+        /// A lane group's 95th-percentile back of queue is longer than its storage (`storage_m`, a
+        /// turn bay's length): the queue spills back past the bay and blocks the lanes beside it.
+        case queueStorage = "queue-storage"
     }
 
     public var code: Code
     public var message: String
     /// The approach (lane group) the warning is about, when it is about one (`over-capacity`,
-    /// `permitted-left`): a client can mark that approach's figures without reading the message.
+    /// `permitted-left`, `queue-storage`): a client can mark that approach's figures without reading the message.
     public var approach: String?
 
     public init(_ code: Code, _ message: String, approach: String? = nil) {

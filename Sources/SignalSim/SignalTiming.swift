@@ -35,6 +35,8 @@ public enum SignalTiming {
     /// (veh/h). Above them the arithmetic would still run and give a confident plan.
     public static let longestInterval = 10.0
     public static let mostLanes = 12
+    /// The longest storage a lane group may give (m): no bay is longer than a link.
+    public static let longestStorage = 10_000.0
     public static let largestSaturationPerLane = 3600.0
     public static let largestFlow = 50_000.0
 
@@ -270,6 +272,9 @@ struct TimedIntersection {
             try flow(a.flows.left, path + ".flows_veh_h.left")
             try flow(a.flows.right, path + ".flows_veh_h.right")
             if let s = a.saturationPerLane { try saturation(s, path + ".saturation_veh_h_lane") }
+            if let storage = a.storage, !(storage.isFinite && storage > 0 && storage <= SignalTiming.longestStorage) {
+                throw SignalTimingError(field: path + ".storage_m", "must be a length in metres above 0 and at most \(Int(SignalTiming.longestStorage)) (got \(storage))")
+            }
         }
         guard !demand.stages.isEmpty else { throw SignalTimingError(field: "stages", "a plan needs at least one stage") }
         var stageOf = [Int?](repeating: nil, count: demand.approaches.count)
@@ -405,9 +410,16 @@ struct TimedIntersection {
             performance.append(Self.performance(id: a.id, flow: q, saturationFlow: s, effectiveGreen: g, cycle: cycle,
                                                 analysisPeriod: settings.analysisPeriod, incrementalDelayFactor: incrementalDelayFactor,
                                                 lanes: a.lanes))
+            performance[i].storage = a.storage
             if q > 0, performance[i].degreeOfSaturation > 1 {
                 let growth = (q - performance[i].capacity) * settings.analysisPeriod
                 warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period, by about %.0f vehicles in %.0f minutes ((q − c)·T, %.0f − %.0f veh/h)", a.id, performance[i].degreeOfSaturation, growth, settings.analysisPeriod * 60, q, performance[i].capacity), approach: a.id))
+            }
+            if let storage = a.storage, let queue = performance[i].backOfQueue95, queue * SignalTiming.queuedVehicleSpacing > storage {
+                let held = Int((storage / SignalTiming.queuedVehicleSpacing).rounded(.down))
+                let share = SignalTiming.backOfQueueExceedance(held, startingQueue: performance[i].queue / Double(max(1, a.lanes)),
+                                                               flowRatio: performance[i].flowRatio) ?? 1
+                warnings.append(.init(.queueStorage, String(format: "lane group %@: its 95th-percentile queue (%.0f vehicles a lane, %.0f m) is longer than its %.0f m of storage (%d vehicles): the queue reaches back past where its lanes begin in about %.0f %% of cycles and blocks the lanes beside them; lengthen the bay or give it more green", a.id, queue, queue * SignalTiming.queuedVehicleSpacing, storage, held, share * 100), approach: a.id))
             }
             if permittedLeftOpposing[i] > 0 {
                 warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay), approach: a.id))
@@ -476,17 +488,39 @@ extension SignalTiming {
     /// the smallest n whose cumulative probability reaches `p`. The queue is a point queue at the stop
     /// line: vehicles that join it while it discharges count, as in HCM's back of queue. `nil` for y ≥ 1.
     public static func backOfQueuePercentile(_ p: Double, startingQueue theta: Double, flowRatio rho: Double) -> Double? {
-        guard rho < 1, theta.isFinite, theta >= 0, p > 0, p < 1 else { return nil }
-        guard theta > 0 else { return 0 }
+        guard p > 0, p < 1 else { return nil }
+        var reached: Int?
+        guard backOfQueueCumulative(startingQueue: theta, flowRatio: rho, until: { n, cumulative in
+            if cumulative >= p { reached = n }
+            return reached != nil
+        }) else { return nil }
+        return reached.map(Double.init)
+    }
+
+    /// The probability that a cycle's back of queue in one lane exceeds `vehicles` (the same
+    /// distribution as `backOfQueuePercentile`); `nil` for y ≥ 1.
+    public static func backOfQueueExceedance(_ vehicles: Int, startingQueue theta: Double, flowRatio rho: Double) -> Double? {
+        var below = 0.0
+        guard backOfQueueCumulative(startingQueue: theta, flowRatio: rho, until: { n, cumulative in
+            below = cumulative
+            return n >= vehicles
+        }) else { return nil }
+        return max(0, 1 - below)
+    }
+
+    /// Walks the back of queue's cumulative distribution P(B ≤ n), n = 0, 1, …, until `stop` says so;
+    /// false when the distribution is undefined (y ≥ 1, a bad starting queue) or the walk runs away.
+    static func backOfQueueCumulative(startingQueue theta: Double, flowRatio rho: Double,
+                                      until stop: (Int, Double) -> Bool) -> Bool {
+        guard rho >= 0, rho < 1, theta.isFinite, theta >= 0 else { return false }
         var cumulative = exp(-theta)
         var n = 0
-        while cumulative < p {
+        while !stop(n, cumulative) {
             n += 1
+            if n > 100_000 { return false }
             let m = Double(n)
-            let logP = log(theta) + (m - 1) * log(theta + m * rho) - theta - m * rho - lgamma(m + 1)
-            cumulative += exp(logP)
-            if n > 100_000 { return nil }
+            cumulative += exp(log(theta) + (m - 1) * log(theta + m * rho) - theta - m * rho - lgamma(m + 1))
         }
-        return Double(n)
+        return true
     }
 }

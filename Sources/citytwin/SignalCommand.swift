@@ -66,7 +66,8 @@ func printTiming(_ t: JSONValue, title: String) {
     }
     for (id, a) in (t["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
         let marked = marks[id].map { " (see warning: \($0.joined(separator: ", ")))" } ?? ""
-        let queue95 = a["queue_95_veh_lane"]?.doubleValue.map { String(format: " (95th percentile %.0f veh a lane, %.0f m)", $0, a["queue_95_m"]?.doubleValue ?? 0) } ?? ""
+        let storage = a["storage_m"]?.doubleValue.map { String(format: " of %.0f m storage", $0) } ?? ""
+        let queue95 = a["queue_95_veh_lane"]?.doubleValue.map { String(format: " (95th percentile %.0f veh a lane, %.0f m%@)", $0, a["queue_95_m"]?.doubleValue ?? 0, storage) } ?? ""
         print("  \(id): x = \(n(a["x"], "%.2f")), delay \(n(a["delay_s"], "%.1f")) s/veh, queue \(n(a["queue_veh"], "%.1f")) veh\(queue95), LOS \(a["los"]?.stringValue ?? "-")\(marked)")
     }
     for (id, c) in (t["crossings"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {

@@ -91,6 +91,32 @@ struct SignalStoreTests {
         #expect(refused?.field == "left_turn_factor")
     }
 
+    @Test("a lane group's storage in the layer is what its queue is checked against: a short bay is warned of, naming it, a long one is not; a storage of 0 is refused, naming it")
+    func layerStorage() async throws {
+        let store = try await Self.store.value
+        var feature = try #require(try await store.feature(layer: SignalizedIntersection.layer, id: "SI-009", by: .admin))
+        var groups = try #require(feature.properties["lane_groups"]?.arrayValue)
+        let left = try #require(groups.firstIndex { $0.objectValue?["movements"]?.arrayValue == ["left"] })
+        let id = try #require(groups[left].objectValue?["id"]?.stringValue)
+        for (storage, warned) in [(7.5, true), (500.0, false)] {
+            var group = try #require(groups[left].objectValue)
+            group["storage_m"] = .number(storage)
+            groups[left] = .object(group)
+            feature.properties["lane_groups"] = .array(groups)
+            let intersection = try SignalizedIntersection(feature)
+            #expect(intersection.demand.approaches.first { $0.id == id }?.storage == storage)
+            let timing = try SignalTiming.webster(intersection.demand)
+            #expect(timing.warnings.contains { $0.code == .queueStorage && $0.approach == id } == warned, "\(storage) m")
+            #expect(timing.warnings.filter { $0.code == .queueStorage }.allSatisfy { $0.approach == id })
+        }
+        var group = try #require(groups[left].objectValue)
+        group["storage_m"] = .number(0)
+        groups[left] = .object(group)
+        feature.properties["lane_groups"] = .array(groups)
+        let refused = #expect(throws: SignalTimingError.self) { try SignalTiming.webster(try SignalizedIntersection(feature).demand) }
+        #expect(refused?.field.hasSuffix(".storage_m") == true)
+    }
+
     @Test("a plan written to signal_plans carries the schema's fields and a new version replaces it")
     func writesPlans() async throws {
         let store = try await Self.store.value

@@ -172,11 +172,12 @@ struct WebsterTimingTests {
          "approaches": [{"id": "N", "lanes": 2, "saturation_veh_h_lane": 1800, "flows_veh_h": {"through": 900, "left": 120, "right": 80}},
                         {"id": "S", "lanes": 2, "flows_veh_h": {"through": 800}},
                         {"id": "W", "lanes": 1, "flows_veh_h": {"through": 300, "left": 50}},
-                        {"id": "E", "lanes": 1, "flows_veh_h": {"through": 280, "right": 60}}],
+                        {"id": "E", "lanes": 1, "flows_veh_h": {"through": 280, "right": 60}, "storage_m": 60}],
          "stages": [["N", "S"], ["W", "E"]]}
         """#
         let demand = try JSONDecoder().decode(IntersectionDemand.self, from: Data(json.utf8))
         #expect(demand.approaches[1].saturationPerLane == nil)
+        #expect(demand.approaches[3].storage == 60 && demand.approaches[0].storage == nil)
         #expect(demand.approaches[0].flows.total == 1100)
         let timing = try SignalTiming.webster(demand)
         // S uses the default through saturation: 2 × 1800.
@@ -323,6 +324,21 @@ struct WebsterTimingTests {
         let north = try #require((json?["approaches"] as? [String: [String: Any]])?["N"])
         #expect(north["queue_95_veh_lane"] as? Double == n.backOfQueue95)
         #expect(north["queue_95_m"] as? Double == n.backOfQueue95.map { $0 * 7.5 })
+        // A bay shorter than that queue is warned of, with how often the queue passes it (the same
+        // distribution): Poisson(3) exceeds 5 with probability 1 − 0.9161.
+        #expect(abs(try #require(SignalTiming.backOfQueueExceedance(5, startingQueue: 3, flowRatio: 1e-12)) - 0.0839) < 1e-3)
+        #expect(SignalTiming.backOfQueueExceedance(5, startingQueue: 3, flowRatio: 1) == nil)
+        let q95 = try #require(n.backOfQueue95)
+        for (storage, warned) in [(q95 * 7.5 - 1, true), (q95 * 7.5, false)] {
+            var bay = demand
+            bay.approaches[0].storage = storage
+            let t = try SignalTiming.webster(bay)
+            #expect(t.warnings.contains { $0.code == .queueStorage && $0.approach == "N" } == warned, "\(storage) m")
+            let report = try JSONSerialization.jsonObject(with: JSONEncoder().encode(IntersectionTimingReport(t))) as? [String: Any]
+            let row = try #require((report?["approaches"] as? [String: [String: Any]])?["N"])
+            #expect(row["storage_m"] as? Double == storage)
+            #expect(abs(try #require(row["queue_storage_ratio"] as? Double) - q95 * 7.5 / storage) < 1e-9)
+        }
         // Over capacity the queue does not clear: no percentile, the over-capacity warning speaks.
         let plan = SignalPlan(stages: [StageTiming(approaches: ["N", "S"], green: 10, amber: 3, allRed: 2),
                                        StageTiming(approaches: ["W", "E"], green: 60, amber: 3, allRed: 2)])
@@ -344,6 +360,8 @@ struct WebsterTimingTests {
         ("approaches[1].flows_veh_h.left", { $0.approaches[1].flows.left = 1e308 }),
         ("approaches[0].saturation_veh_h_lane", { $0.approaches[0].saturationPerLane = 18_000 }),
         ("approaches[3].lanes", { $0.approaches[3].lanes = 40 }),
+        ("approaches[2].storage_m", { $0.approaches[2].storage = 0 }),
+        ("approaches[1].storage_m", { $0.approaches[1].storage = .infinity }),
         ("amber_s", { $0.amber = 30 }),
         ("all_red_s", { $0.allRed = .infinity }),
         ("startup_lost_s", { $0.startupLost = 1e300 }),

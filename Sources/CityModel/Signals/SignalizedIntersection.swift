@@ -81,7 +81,8 @@ public struct SignalizedIntersection: Sendable, Hashable {
             let group = LaneGroup(id: gid, approach: approach, movements: movements)
             laneGroups.append(group)
             approaches.append(ApproachDemand(id: gid, lanes: Int(lanes), saturationPerLane: o["saturation_veh_h_lane"]?.doubleValue,
-                                             flows: group.flows(from: peak[approach]?.objectValue ?? [:]), arm: approach))
+                                             flows: group.flows(from: peak[approach]?.objectValue ?? [:]), arm: approach,
+                                             storage: o["storage_m"]?.doubleValue))
         }
         var stages: [[String]] = []
         for (i, s) in chain.enumerated() {

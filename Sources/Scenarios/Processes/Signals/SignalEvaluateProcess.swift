@@ -258,6 +258,10 @@ public struct SignalEvaluateProcess: OGCProcess {
             let widest = noisy.map(\.margin).max() ?? 0
             warnings.append(.string("\(ids): SUMO's own sampling error of the delay (95 %, up to ±\(String(format: "%.1f", widest)) s/veh over \(r.sumoSeconds) s of \(r.replications == 1 ? "seed \(r.seed)" : "each of \(r.replications) seeds")) is wider than the \(String(format: "%.1f", Self.agreementTolerance)) s the prediction is held to, so a difference there says little about the plan; replay longer (sumoSeconds) or with other seeds"))
         }
+        let bays = intersection.demand.approaches.filter { $0.storage != nil }.map(\.id)
+        if !bays.isEmpty {
+            warnings.append(.string("\(bays.joined(separator: ", ")): the replay builds every lane group's lanes the whole \(Int(export.armLength)) m of its arm, not the storage_m the layer gives, so a queue that passes a bay's end (the plan's queue-storage check) is not replayed: its blocking of the lanes beside is not in SUMO's delay"))
+        }
         if !unmeasurable.isEmpty {
             warnings.append(.string("\(unmeasurable.joined(separator: ", ")): too few of SUMO's vehicles (fewer than \(SumoEvaluation.fewestBatches) batches of whole cycles held any) to say how certain its delay is, so a difference there says nothing about the plan; replay longer (sumoSeconds) or with more replications"))
         }
