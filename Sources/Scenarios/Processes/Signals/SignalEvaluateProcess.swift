@@ -53,7 +53,7 @@ public struct SignalEvaluateProcess: OGCProcess {
 
     public var outputs: [String: ProcessParameter] {
         [
-            "evaluation": ProcessParameter(title: "Evaluation", description: "cycle_s, Y, lost_time_s, mean_delay_s, warnings, stages, approaches {x, delay_s, webster_delay_s, queue_veh, queue_95_veh_lane and queue_95_m (the 95th-percentile back of queue in one lane), stops_per_veh, los} and crossings {stage, green_s, delay_s (pedestrians, HCM 2000), longest_wait_s, island_wait_s, los} of the plan under the period's flows.",
+            "evaluation": ProcessParameter(title: "Evaluation", description: "cycle_s, Y, lost_time_s, mean_delay_s, warnings, stages, approaches {x, delay_s, webster_delay_s, queue_veh, queue_95_veh_lane and queue_95_m (the 95th-percentile back of queue in one lane), storage_m and queue_storage_ratio (a turn bay's storage and that queue's share of it), stops_per_veh, los} and crossings {stage, green_s, delay_s (pedestrians, HCM 2000), longest_wait_s, island_wait_s, los} of the plan under the period's flows.",
                                            schema: ["type": "object"]),
             "plan_id": ProcessParameter(title: "Plan evaluated", description: "The signal_plans feature id.", schema: ["type": "string"]),
             "period": ProcessParameter(title: "Period", description: "The period whose flows were used: name, start, end, design_hour_start.", schema: ["type": "object"]),
