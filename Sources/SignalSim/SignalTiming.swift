@@ -415,7 +415,9 @@ struct TimedIntersection {
                 let growth = (q - performance[i].capacity) * settings.analysisPeriod
                 warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period, by about %.0f vehicles in %.0f minutes ((q − c)·T, %.0f − %.0f veh/h)", a.id, performance[i].degreeOfSaturation, growth, settings.analysisPeriod * 60, q, performance[i].capacity), approach: a.id))
             }
-            if let storage = a.storage, let queue = performance[i].backOfQueue95, queue * SignalTiming.queuedVehicleSpacing > storage {
+            if let storage = a.storage, q > 0, performance[i].degreeOfSaturation >= 1 {
+                warnings.append(.init(.queueStorage, String(format: "lane group %@ runs over capacity (x = %.2f): its queue grows past the end of its %.0f m bay and blocks the lanes beside it", a.id, performance[i].degreeOfSaturation, storage), approach: a.id))
+            } else if let storage = a.storage, let queue = performance[i].backOfQueue95, queue * SignalTiming.queuedVehicleSpacing > storage {
                 let held = Int((storage / SignalTiming.queuedVehicleSpacing).rounded(.down))
                 let share = SignalTiming.backOfQueueExceedance(held, startingQueue: performance[i].queue / Double(max(1, a.lanes)),
                                                                flowRatio: performance[i].flowRatio) ?? 1

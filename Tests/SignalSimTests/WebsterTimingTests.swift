@@ -345,6 +345,11 @@ struct WebsterTimingTests {
         let squeezed = try SignalTiming.evaluate(plan, for: Self.crossroads(ns: 600, ew: 300))
         let over = try #require(squeezed.approaches.first { $0.id == "N" })
         #expect(over.degreeOfSaturation > 1 && over.backOfQueue95 == nil)
+        // A bay there is passed by a queue that never clears: said so, whatever its length.
+        var bayed = Self.crossroads(ns: 600, ew: 300)
+        bayed.approaches[0].storage = 5_000
+        let spilled = try SignalTiming.evaluate(plan, for: bayed)
+        #expect(spilled.warnings.contains { $0.code == .queueStorage && $0.approach == "N" && $0.message.contains("over capacity") })
     }
 
     /// Broken intersections and the field each error must name.
