@@ -73,11 +73,12 @@ public struct IntersectionTimingReport: Sendable, Encodable {
         }
         approaches = Dictionary(timing.approaches.map { a in
             let queue95 = a.backOfQueue95
+            let queue95Length = queue95.map { $0 * SignalTiming.queuedVehicleSpacing }
             return (a.id, Approach(flow_veh_h: a.flow, saturation_veh_h: a.saturationFlow, y: a.flowRatio, capacity_veh_h: a.capacity,
                             x: a.degreeOfSaturation, delay_s: a.controlDelay, uniform_delay_s: a.uniformDelay,
                             incremental_delay_s: a.incrementalDelay, webster_delay_s: a.websterDelay, queue_veh: a.queue,
-                            queue_95_veh_lane: queue95, queue_95_m: queue95.map { $0 * SignalTiming.queuedVehicleSpacing },
-                            storage_m: a.storage, queue_storage_ratio: a.storage.flatMap { s in queue95.map { $0 * SignalTiming.queuedVehicleSpacing / s } },
+                            queue_95_veh_lane: queue95, queue_95_m: queue95Length,
+                            storage_m: a.storage, queue_storage_ratio: a.storage.flatMap { s in queue95Length.map { $0 / s } },
                             stops_per_veh: a.stopsPerVehicle, los: a.levelOfService.rawValue))
         }, uniquingKeysWith: { a, _ in a })
         crossings = Dictionary(timing.crossings.map { c in

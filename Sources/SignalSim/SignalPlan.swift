@@ -132,8 +132,18 @@ public struct ApproachPerformance: Sendable, Hashable, Codable {
     /// (the `over-capacity` warning says so). Computed when read: plans are searched without it.
     public var backOfQueue95: Double? {
         guard degreeOfSaturation < 1 else { return nil }
-        return SignalTiming.backOfQueuePercentile(0.95, startingQueue: queue / Double(max(1, lanes)), flowRatio: flowRatio)
+        return SignalTiming.backOfQueuePercentile(0.95, startingQueue: queuePerLane, flowRatio: flowRatio)
     }
+
+    /// The probability that a cycle's back of queue in one lane exceeds `vehicles` (the distribution
+    /// of `backOfQueue95`); `nil` at x ≥ 1.
+    public func backOfQueueExceedance(_ vehicles: Int) -> Double? {
+        guard degreeOfSaturation < 1 else { return nil }
+        return SignalTiming.backOfQueueExceedance(vehicles, startingQueue: queuePerLane, flowRatio: flowRatio)
+    }
+
+    /// `queue` shared by the group's lanes.
+    var queuePerLane: Double { queue / Double(max(1, lanes)) }
 }
 
 /// A warning that comes with a plan: the plan is still the best one for the input, but an

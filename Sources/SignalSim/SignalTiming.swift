@@ -419,8 +419,7 @@ struct TimedIntersection {
                 warnings.append(.init(.queueStorage, String(format: "lane group %@ runs over capacity (x = %.2f): its queue grows past the end of its %.0f m bay and blocks the lanes beside it", a.id, performance[i].degreeOfSaturation, storage), approach: a.id))
             } else if let storage = a.storage, let queue = performance[i].backOfQueue95, queue * SignalTiming.queuedVehicleSpacing > storage {
                 let held = Int((storage / SignalTiming.queuedVehicleSpacing).rounded(.down))
-                let share = SignalTiming.backOfQueueExceedance(held, startingQueue: performance[i].queue / Double(max(1, a.lanes)),
-                                                               flowRatio: performance[i].flowRatio) ?? 1
+                let share = performance[i].backOfQueueExceedance(held) ?? 1
                 warnings.append(.init(.queueStorage, String(format: "lane group %@: its 95th-percentile queue (%.0f vehicles a lane, %.0f m) is longer than its %.0f m of storage (%d vehicles): the queue reaches back past where its lanes begin in about %.0f %% of cycles and blocks the lanes beside them; lengthen the bay or give it more green", a.id, queue, queue * SignalTiming.queuedVehicleSpacing, storage, held, share * 100), approach: a.id))
             }
             if permittedLeftOpposing[i] > 0 {
