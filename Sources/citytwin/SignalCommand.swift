@@ -277,6 +277,10 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         if let g = s["agreement"], (g["lane_groups"]?.doubleValue ?? 0) > 0 {
             print("  lane groups with x ≤ \(n(g["x_at_most"])): mean |difference| \(n(g["mean_abs_difference_s"], "%.2f")) s, max \(n(g["max_abs_difference_s"], "%.2f")) s; \(n(g["within_sampling_error"], "%.0f")) of \(n(g["lane_groups"], "%.0f")) within SUMO's 95 % sampling error (the ± above)")
         }
+        let bays = (s["bays"]?.arrayValue ?? []).map { b in
+            "\((b["lane_groups"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: "+")) \(n(b["storage_m"], "%.0f")) m (built \(n(b["built_m"])) m)"
+        }
+        if !bays.isEmpty { print("  turn bays replayed at their storage: \(bays.joined(separator: ", "))") }
         for w in s["warnings"]?.arrayValue ?? [] { print("  warning: \(w.stringValue ?? "")") }
     }
 }

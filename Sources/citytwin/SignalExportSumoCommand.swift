@@ -64,17 +64,20 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
         let output = try OutputDirectory(out)
         let directory = output.url
         let write = output.write
-        let plain = try export.plainNetwork()
-        try write(plain.nodes, "nodes.nod.xml")
-        try write(plain.edges, "edges.edg.xml")
-        try write(plain.connections, "connections.con.xml")
         try write(export.routes(), "routes.rou.xml")
         guard let netconvert = Self.tool("netconvert") else {
+            let plain = try export.plainNetwork()
+            try write(plain.nodes, "nodes.nod.xml")
+            try write(plain.edges, "edges.edg.xml")
+            try write(plain.connections, "connections.con.xml")
             throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
         }
-        let net = directory.appendingPathComponent("network.net.xml")
-        try await Self.netconvert(netconvert, SumoExport.netconvertArguments(in: directory))
-        let links = try SumoExport.controlledLinks(inNetwork: try Data(contentsOf: net))
+        let links: [SumoExport.NetworkLink], bays: [SumoExport.BuiltBay]
+        do {
+            (_, links, bays) = try await export.buildNetwork(in: directory) { try await Self.netconvert(netconvert, $0) }
+        } catch let e as ScenarioError {
+            throw CommandFailure(e.message)
+        }
         try write(try export.programs(netLinks: links), "programs.add.xml")
         try write("""
             <configuration>
@@ -92,6 +95,9 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
             """, "scenario.sumocfg")
         let signals = export.signals.map(\.intersection.id)
         let roads = export.roads.map { " on the district's \($0.edges.count) road edges" } ?? ""
+        for b in bays {
+            print("Turn bay \(b.signal) \(b.approach) (\(b.laneGroups.joined(separator: ", "))): \(Int(b.storage)) m of storage, built \(String(format: "%.1f", b.built)) m")
+        }
         print("SUMO scenario of \(signals.count) signal\(signals.count == 1 ? "" : "s") (\(signals.prefix(8).joined(separator: ", "))\(signals.count > 8 ? ", …" : ""))\(roads) for \(period) in \(out): sumo -c \(out)/scenario.sumocfg")
     }
 

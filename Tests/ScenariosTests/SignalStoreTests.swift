@@ -427,6 +427,51 @@ struct SignalStoreTests {
         #expect(export.flows().contains { $0.id.hasPrefix("W_through_") && $0.to == "SI-006_to_SI-006_E" })
     }
 
+    /// SI-009 with `storage_m` on some of its lane groups, exported alone for 07:00-08:00.
+    static func exportWithStorage(_ storage: [String: Double]) async throws -> SumoExport {
+        let store = try await Self.store.value
+        var feature = try #require(try await store.feature(layer: SignalizedIntersection.layer, id: "SI-009", by: .admin))
+        let groups = try #require(feature.properties["lane_groups"]?.arrayValue).map { g -> JSONValue in
+            guard var o = g.objectValue, let id = o["id"]?.stringValue, let s = storage[id] else { return g }
+            o["storage_m"] = .number(s)
+            return .object(o)
+        }
+        feature.properties["lane_groups"] = .array(groups)
+        let loaded = try await SumoExport.load(from: store, intersection: "SI-009", corridor: nil, period: (420, 480), by: .admin)
+        let signal = SumoExport.Signal(intersection: try SignalizedIntersection(feature), plans: loaded.signals[0].plans,
+                                       counts: loaded.signals[0].counts, intervalMinutes: loaded.signals[0].intervalMinutes)
+        return try SumoExport(signals: [signal], period: loaded.period)
+    }
+
+    @Test("a turn bay is exported at its storage: the approach opens its lanes there, traffic enters upstream of it and the signal controls the part at the stop line")
+    func sumoTurnBays() async throws {
+        let export = try await Self.exportWithStorage(["NL": 30, "SL": 60.4, "EL": 400])
+        let plain = try export.plainNetwork()
+        // NL's bay: N's three lanes run the arm, a fourth (the left bay) opens 30 m back.
+        #expect(plain.edges.contains("<edge id=\"SI-009_N_to_SI-009\" from=\"SI-009_N\" to=\"SI-009\" numLanes=\"3\""))
+        #expect(plain.edges.contains("<split pos=\"-30\" lanes=\"0 1 2 3\" id=\"SI-009_N_to_SI-009_bay30m_opens\" idBefore=\"SI-009_N_to_SI-009\" idAfter=\"SI-009_N_to_SI-009_bay30m\"/>"), "\(plain.edges)")
+        // Storage in whole metres; a bay as long as its arm (EL's 400 m of a 300 m arm) runs the whole arm.
+        #expect(plain.edges.contains("pos=\"-60\"") && plain.edges.contains("SI-009_S_to_SI-009_bay60m"))
+        #expect(!plain.edges.contains("SI-009_E_to_SI-009_bay") && plain.edges.contains("<edge id=\"SI-009_E_to_SI-009\" from=\"SI-009_E\" to=\"SI-009\" numLanes=\"3\""))
+        // Lanes that go on keep their place; the bay is fed from the lane beside it.
+        for (from, to) in [(0, 0), (1, 1), (2, 2), (2, 3)] {
+            #expect(plain.connections.contains("<connection from=\"SI-009_N_to_SI-009\" to=\"SI-009_N_to_SI-009_bay30m\" fromLane=\"\(from)\" toLane=\"\(to)\"/>"))
+        }
+        // The signal's connections leave from the stop line's part; vehicles depart upstream of the bay.
+        #expect(export.links().filter { $0.laneGroup.hasPrefix("N") }.allSatisfy { $0.from == "SI-009_N_to_SI-009_bay30m" })
+        #expect(export.flows().filter { $0.approach == "N" }.allSatisfy { $0.from == "SI-009_N_to_SI-009" })
+        // A bay on the right: the lanes the road brings keep their order, the new rightmost lane is fed from the road's rightmost.
+        let right = SumoExport.Bays(signal: "X", approach: "N", edge: "e", throughLanes: [1, 2],
+                                    openings: [.init(storage: 50, laneGroups: ["NR"], lanes: [0, 1, 2], edge: "e_bay50m"),
+                                               .init(storage: 20, laneGroups: ["NL"], lanes: [0, 1, 2, 3], edge: "e_bay20m")])
+        #expect(right.connections(intoPart: 1).map { [$0.from, $0.to] } == [[0, 0], [0, 1], [1, 2]])
+        #expect(right.connections(intoPart: 2).map { [$0.from, $0.to] } == [[0, 0], [1, 1], [2, 2], [2, 3]])
+        // An approach whose every lane group is a bay has no lane to feed them.
+        let none = try await Self.exportWithStorage(["N": 50, "NL": 30])
+        let refused = #expect(throws: ScenarioError.self) { try none.plainNetwork() }
+        #expect(refused?.field == "signalized_intersections" && refused?.message.contains("SI-009 approach N") == true, "\(String(describing: refused))")
+    }
+
     @Test("the district export refuses a counted movement that no road leaves by, naming the lane group, instead of dropping it")
     func aMovementWithNoRoadOutIsRefused() async throws {
         let store = try await Self.districtStore("signals-roads", layers: ["roads", "signalized_intersections", "traffic_counts", "signal_plans"])

@@ -58,7 +58,7 @@ public struct SumoEvaluation: Sendable {
                                     batches: each.reduce(0) { $0 + $1.batches - 1 } + 1)
         }
         return SumoEvaluation(version: first.version, groups: groups, departed: runs.reduce(0) { $0 + $1.departed },
-                              measured: runs.reduce(0) { $0 + $1.measured })
+                              measured: runs.reduce(0) { $0 + $1.measured }, bays: first.bays)
     }
 
     /// How long a batch of departures runs in a long replay (s), rounded up to whole cycles. Vehicles of one cycle share
@@ -121,6 +121,8 @@ public struct SumoEvaluation: Sendable {
     /// Vehicles that departed in the measured window, and of them those that finished both runs.
     public var departed: Int
     public var measured: Int
+    /// The turn bays as SUMO built them (their lanes' length from where they open to the stop line).
+    public var bays: [SumoExport.BuiltBay] = []
 
     /// Runs the evaluation of `export` (one signal, its plan, its routes) with SUMO's `tools`,
     /// measuring vehicles that depart in `window` (simulation seconds), batched in whole cycles of
@@ -141,13 +143,7 @@ public struct SumoEvaluation: Sendable {
         }
         let version = try await SumoTools.version(tools.sumo)
         try await progress(.stage("netconvert", fraction: 0.02))
-        let plain = try export.plainNetwork()
-        _ = try write(plain.nodes, "nodes.nod.xml")
-        _ = try write(plain.edges, "edges.edg.xml")
-        _ = try write(plain.connections, "connections.con.xml")
-        _ = try await SumoTools.run(tools.netconvert, SumoExport.netconvertArguments(in: directory))
-        let net = directory.appendingPathComponent("network.net.xml")
-        let links = try SumoExport.controlledLinks(inNetwork: try Data(contentsOf: net))
+        let (net, links, bays) = try await export.buildNetwork(in: directory) { _ = try await SumoTools.run(tools.netconvert, $0) }
 
         let vehicles = export.vehicles(seed: seed)
         let begin = Double(export.period.start * 60), end = Double(export.period.end * 60)
@@ -202,7 +198,7 @@ public struct SumoEvaluation: Sendable {
             return (id, GroupDelay(delay: s.total / Double(s.n), entryWait: s.entry / Double(s.n), vehicles: s.n,
                                    standardError: held.count >= Self.fewestBatches ? Self.standardError(held) : nil, batches: held.count))
         })
-        return SumoEvaluation(version: version, groups: groups, departed: departed, measured: sums.values.reduce(0) { $0 + $1.n })
+        return SumoEvaluation(version: version, groups: groups, departed: departed, measured: sums.values.reduce(0) { $0 + $1.n }, bays: bays)
     }
 
     /// Time lost by vehicle id of a SUMO `tripinfo` output.

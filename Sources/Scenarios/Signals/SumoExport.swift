@@ -334,7 +334,7 @@ public struct SumoExport: Sendable {
                             : movement == "right" ? [first] : [first + count - 1]
                         for (j, lane) in fromLanes.enumerated() {
                             let toLane = movement == "left" ? max(0, toLanes - fromLanes.count + j) : min(j, toLanes - 1)
-                            out.append(Link(signal: signals[k].intersection.id, from: incoming(k, d), fromLane: lane, to: outgoing(k, t),
+                            out.append(Link(signal: signals[k].intersection.id, from: stopLineEdge(k, d), fromLane: lane, to: outgoing(k, t),
                                             toLane: toLane, laneGroup: group.id, movement: movement))
                         }
                     }
@@ -342,6 +342,118 @@ public struct SumoExport: Sendable {
             }
         }
         return out
+    }
+
+    /// An approach's turn bays as SUMO is given them: its edge opens lanes at each bay's storage
+    /// back from the stop line (`storage_m`, whole metres; longest first), each part of the edge
+    /// an edge of its own. The first part keeps the approach edge's id (traffic enters there), the
+    /// part at the stop line is the one the signal controls.
+    struct Bays: Sendable, Hashable {
+        /// One opening: its storage (m back from the stop line), the lane groups whose lanes begin
+        /// there, the lanes from there on (stop-line lane indices, right to left) and the edge from there.
+        struct Opening: Sendable, Hashable {
+            var storage: Double
+            var laneGroups: [String]
+            var lanes: [Int]
+            var edge: String
+        }
+        var signal: String
+        var approach: String
+        /// The approach edge (its first part).
+        var edge: String
+        /// Stop-line lane indices of the lanes that run the whole approach.
+        var throughLanes: [Int]
+        var openings: [Opening]
+
+        /// The lanes of part `i` (0: the first part, the approach edge's id; i: after opening i − 1).
+        func lanes(ofPart i: Int) -> [Int] { i == 0 ? throughLanes : openings[i - 1].lanes }
+        func edge(ofPart i: Int) -> String { i == 0 ? edge : openings[i - 1].edge }
+
+        /// Connections from part `i` into part `i + 1`, as (from lane, to lane) of the parts'
+        /// own numbering: a lane that goes on keeps its place; a lane that opens is fed from the
+        /// nearest lane of the part before.
+        func connections(intoPart i: Int) -> [(from: Int, to: Int)] {
+            let before = lanes(ofPart: i - 1), after = lanes(ofPart: i)
+            return after.enumerated().map { j, lane in
+                if let f = before.firstIndex(of: lane) { return (f, j) }
+                let nearest = before.indices.min { (abs(before[$0] - lane), -before[$0]) < (abs(before[$1] - lane), -before[$1]) } ?? 0
+                return (nearest, j)
+            }
+        }
+    }
+
+    /// Where storage shorter than its approach starts a bay: at least this far (m) from the
+    /// approach edge's upstream end, so the part before it keeps a usable length.
+    static let shortestLeadIn = 20.0
+
+    /// The turn bays of signal `k`'s approach from `d` whose `storage_m` is shorter than the
+    /// approach edge (`length`, m) less `shortestLeadIn`; nil with none. A bay as long as its
+    /// approach runs the whole edge.
+    /// - Throws: `ScenarioError` naming `signalized_intersections` when every lane group of the
+    ///   approach is a bay, so no lane would feed them.
+    func bays(_ k: Int, _ d: String, length: Double) throws -> Bays? {
+        let storage = Dictionary(signals[k].intersection.demand.approaches.map { ($0.id, $0.storage) }, uniquingKeysWith: { a, _ in a })
+        let groups = lanes(k, d)
+        func opens(_ g: SignalizedIntersection.LaneGroup) -> Double? {
+            guard let s = storage[g.id] ?? nil else { return nil }
+            let whole = max(1, s.rounded())
+            return whole <= length - Self.shortestLeadIn ? whole : nil
+        }
+        let bayGroups = groups.filter { opens($0.group) != nil }
+        guard !bayGroups.isEmpty else { return nil }
+        guard bayGroups.count < groups.count else {
+            throw ScenarioError(.invalidDistrict, "\(signals[k].intersection.id) approach \(d): every lane group has a storage_m shorter than the approach, so no lane runs back along it to feed the bays: leave storage_m off the lane groups whose lanes run the approach's length", field: "signalized_intersections")
+        }
+        let edge = incoming(k, d)
+        let through = groups.filter { opens($0.group) == nil }.flatMap { Array($0.first..<($0.first + $0.count)) }
+        let lengths = Set(bayGroups.compactMap { opens($0.group) }).sorted(by: >)
+        var openings: [Bays.Opening] = []
+        for s in lengths {
+            let longer = bayGroups.filter { opens($0.group)! >= s }
+            let lanes = (through + longer.flatMap { Array($0.first..<($0.first + $0.count)) }).sorted()
+            openings.append(.init(storage: s, laneGroups: bayGroups.filter { opens($0.group)! == s }.map(\.group.id).sorted(),
+                                  lanes: lanes, edge: "\(edge)_bay\(Int(s))m"))
+        }
+        return Bays(signal: signals[k].intersection.id, approach: d, edge: edge, throughLanes: through, openings: openings)
+    }
+
+    /// The length (m) of signal `k`'s approach edge from `d`.
+    func approachLength(_ k: Int, _ d: String) -> Double {
+        if let roads {
+            let id = incoming(k, d)
+            guard let e = roads.edges.first(where: { $0.id == id }) else { return armLength }
+            return zip(e.shape, e.shape.dropFirst()).reduce(0) { $0 + hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y) }
+        }
+        if let c = corridor, let j = signals.firstIndex(where: { $0.intersection.id == neighbour(k, d) }) {
+            return c.distances[min(j, k)]
+        }
+        return armLength
+    }
+
+    /// Every exported approach with turn bays, by approach edge id.
+    func allBays() throws -> [String: Bays] {
+        var out: [String: Bays] = [:]
+        for k in signals.indices {
+            for d in arms(k) {
+                if let b = try bays(k, d, length: approachLength(k, d)) { out[b.edge] = b }
+            }
+        }
+        return out
+    }
+
+    /// Lanes where traffic enters signal `k`'s approach from `d`: its lane groups' lanes less the
+    /// turn bays', at least one.
+    func entryLanes(_ k: Int, _ d: String) -> Int {
+        if let b = try? bays(k, d, length: approachLength(k, d)) { return b.throughLanes.count }
+        return max(1, lanes(k, d).reduce(0) { $0 + $1.count })
+    }
+
+    /// The edge of signal `k`'s approach from `d` that reaches its stop line: the approach edge,
+    /// or its last part when it has turn bays.
+    func stopLineEdge(_ k: Int, _ d: String) -> String {
+        let edge = incoming(k, d)
+        guard let b = try? bays(k, d, length: approachLength(k, d)), let last = b.openings.last else { return edge }
+        return last.edge
     }
 
     /// Lanes of the edge leaving signal `k` toward `d`: the next signal's approach lanes on a
@@ -353,8 +465,7 @@ public struct SumoExport: Sendable {
         }
         let n = neighbour(k, d)
         if let j = signals.firstIndex(where: { $0.intersection.id == n }) {
-            let back = Self.opposite[d] ?? d
-            return max(1, lanes(j, back).reduce(0) { $0 + $1.count })
+            return entryLanes(j, Self.opposite[d] ?? d)
         }
         // An arm takes every through lane that feeds it on a lane of its own.
         let feeding = Self.opposite[d].map { from in lanes(k, from).filter { $0.group.movements.contains("through") }.reduce(0) { $0 + $1.count } } ?? 0
@@ -365,8 +476,7 @@ public struct SumoExport: Sendable {
     func roadLanes(_ e: Roads.Edge) -> Int {
         guard let j = placements.firstIndex(where: { $0.node == e.to }),
               let d = placements[j].incoming.first(where: { $0.value == e.id })?.key else { return e.lanes }
-        let groups = lanes(j, d).reduce(0) { $0 + $1.count }
-        return groups > 0 ? groups : e.lanes
+        return lanes(j, d).isEmpty ? e.lanes : entryLanes(j, d)
     }
 
     /// Node positions in the district's metric CRS (m).
@@ -385,12 +495,35 @@ public struct SumoExport: Sendable {
     }
 
     /// The plain XML files for `netconvert`: nodes, edges, connections.
-    public func plainNetwork() throws -> (nodes: String, edges: String, connections: String) {
+    /// - Parameter setbacks: metres to move each turn bay's opening (by its edge id) further from
+    ///   the stop line than its storage, so that its lanes, once netconvert has set the stop line
+    ///   back from the junction, are the storage long (`buildNetwork` measures them).
+    /// - Throws: `ScenarioError` for an approach whose every lane group is a bay.
+    public func plainNetwork(setbacks: [String: Double] = [:]) throws -> (nodes: String, edges: String, connections: String) {
+        let bays = try allBays()
         var connections = "<connections>\n"
         for l in links() {
             connections += "    <connection from=\"\(Self.escape(l.from))\" to=\"\(Self.escape(l.to))\" fromLane=\"\(l.fromLane)\" toLane=\"\(l.toLane)\"/>\n"
         }
+        for b in bays.values.sorted(by: { $0.edge < $1.edge }) {
+            for i in 1...b.openings.count {
+                for c in b.connections(intoPart: i) {
+                    connections += "    <connection from=\"\(Self.escape(b.edge(ofPart: i - 1)))\" to=\"\(Self.escape(b.edge(ofPart: i)))\" fromLane=\"\(c.from)\" toLane=\"\(c.to)\"/>\n"
+                }
+            }
+        }
         connections += "</connections>\n"
+        // An approach edge with turn bays: its first part's lanes, then a split where each bay opens.
+        func edge(_ id: String, from: String, to: String, lanes: Int, speed: Double, _ extra: String = "") -> String {
+            let head = "    <edge id=\"\(Self.escape(id))\" from=\"\(from)\" to=\"\(to)\" numLanes=\"\(lanes)\" speed=\"\(Self.format(speed))\"\(extra)"
+            guard let b = bays[id] else { return head + "/>\n" }
+            var out = head + ">\n"
+            for (i, o) in b.openings.enumerated() {
+                let at = o.storage + (setbacks[o.edge] ?? 0)
+                out += "        <split pos=\"-\(Self.format(at))\" lanes=\"\(o.lanes.indices.map(String.init).joined(separator: " "))\" id=\"\(Self.escape(o.edge))_opens\" idBefore=\"\(Self.escape(b.edge(ofPart: i)))\" idAfter=\"\(Self.escape(o.edge))\"/>\n"
+            }
+            return out + "    </edge>\n"
+        }
         if let roads {
             // The signals' nodes carry the signals' ids (the traffic lights' ids in SUMO).
             let named = Dictionary(uniqueKeysWithValues: zip(placements.map(\.node), signals.map(\.intersection.id)))
@@ -403,7 +536,7 @@ public struct SumoExport: Sendable {
             var edges = "<edges>\n"
             for e in roads.edges {
                 let shape = e.shape.map { "\(Self.format($0.x)),\(Self.format($0.y))" }.joined(separator: " ")
-                edges += "    <edge id=\"\(Self.escape(e.id))\" from=\"\(id(e.from))\" to=\"\(id(e.to))\" numLanes=\"\(roadLanes(e))\" speed=\"\(Self.format(e.speed))\" shape=\"\(shape)\"/>\n"
+                edges += edge(e.id, from: id(e.from), to: id(e.to), lanes: roadLanes(e), speed: e.speed, " shape=\"\(shape)\"")
             }
             edges += "</edges>\n"
             return (nodes, edges, connections)
@@ -419,7 +552,7 @@ public struct SumoExport: Sendable {
         var written = Set<String>()
         for k in signals.indices {
             for d in arms(k) {
-                let inLanes = max(1, lanes(k, d).reduce(0) { $0 + $1.count })
+                let inLanes = entryLanes(k, d)
                 let pairs = [(incoming(k, d), neighbour(k, d), signals[k].intersection.id, inLanes),
                              (outgoing(k, d), signals[k].intersection.id, neighbour(k, d), laneCount(ofOutgoing: k, d))]
                 for (id, from, to, lanes) in pairs where !written.contains(id) {
@@ -429,7 +562,7 @@ public struct SumoExport: Sendable {
                        let j = signals.firstIndex(where: { $0.intersection.id == to }), abs(i - j) == 1 {
                         length = " length=\"\(Self.format(c.distances[min(i, j)]))\""
                     }
-                    edges += "    <edge id=\"\(Self.escape(id))\" from=\"\(Self.escape(from))\" to=\"\(Self.escape(to))\" numLanes=\"\(lanes)\" speed=\"\(Self.format(speed))\"\(length)/>\n"
+                    edges += edge(id, from: Self.escape(from), to: Self.escape(to), lanes: lanes, speed: speed, length)
                 }
             }
             for d in exitOnly(k) where !written.contains(outgoing(k, d)) {

@@ -58,7 +58,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             "plan_id": ProcessParameter(title: "Plan evaluated", description: "The signal_plans feature id.", schema: ["type": "string"]),
             "period": ProcessParameter(title: "Period", description: "The period whose flows were used: name, start, end, design_hour_start.", schema: ["type": "object"]),
             "counts": ProcessParameter(title: "Flows from", description: "traffic_counts (15-minute counts) or turning_counts (the layer's peak hour).", schema: ["type": "string"]),
-            "sumo": ProcessParameter(title: "SUMO check", description: "With simulate auto or sumo: status (simulated or not installed), SUMO's version, seed, seeds (one per replication), warm_up_s, measured_s, vehicles_departed, vehicles_measured, method, and approaches {lane group: {x, predicted_delay_s (HCM 2000, as evaluation.delay_s), webster_delay_s, sumo_delay_s (baseline-corrected; with replications the mean of the runs'), sumo_delay_by_seed_s (each run's, in the order of seeds), sumo_delay_se_s and sumo_delay_ci95_s (its standard error from SUMO's own sampling, vehicles batched in runs of whole cycles, five minutes in a long replay, and the half-width of its 95 % interval; absent with fewer than five batches), difference_s, vehicles}}, with agreement (mean and max |difference| over lane groups with x ≤ 0.8, and how many of them lie within SUMO's 95 % sampling error), and warnings (a queue past the exported approach; lane groups whose difference exceeds both 2.5 s and SUMO's 95 % interval; lane groups whose sampling error is wider than 2.5 s or cannot be estimated).",
+            "sumo": ProcessParameter(title: "SUMO check", description: "With simulate auto or sumo: status (simulated or not installed), SUMO's version, seed, seeds (one per replication), warm_up_s, measured_s, vehicles_departed, vehicles_measured, method, and approaches {lane group: {x, predicted_delay_s (HCM 2000, as evaluation.delay_s), webster_delay_s, sumo_delay_s (baseline-corrected; with replications the mean of the runs'), sumo_delay_by_seed_s (each run's, in the order of seeds), sumo_delay_se_s and sumo_delay_ci95_s (its standard error from SUMO's own sampling, vehicles batched in runs of whole cycles, five minutes in a long replay, and the half-width of its 95 % interval; absent with fewer than five batches), difference_s, vehicles}}, bays (each turn bay as SUMO built it: approach, lane_groups, storage_m as given and built_m, the length its lanes run from where they open to the stop line; a queue past it blocks the lanes beside in SUMO as on the street), with agreement (mean and max |difference| over lane groups with x ≤ 0.8, and how many of them lie within SUMO's 95 % sampling error), and warnings (a queue past the exported approach; a bay the plan expects its queue to pass (queue-storage), whose blocking is in SUMO's delay and not the predicted; lane groups whose difference exceeds both 2.5 s and SUMO's 95 % interval; lane groups whose sampling error is wider than 2.5 s or cannot be estimated).",
                                      schema: ["type": "object"]),
         ]
     }
@@ -258,9 +258,13 @@ public struct SignalEvaluateProcess: OGCProcess {
             let widest = noisy.map(\.margin).max() ?? 0
             warnings.append(.string("\(ids): SUMO's own sampling error of the delay (95 %, up to ±\(String(format: "%.1f", widest)) s/veh over \(r.sumoSeconds) s of \(r.replications == 1 ? "seed \(r.seed)" : "each of \(r.replications) seeds")) is wider than the \(String(format: "%.1f", Self.agreementTolerance)) s the prediction is held to, so a difference there says little about the plan; replay longer (sumoSeconds) or with other seeds"))
         }
-        let bays = intersection.demand.approaches.filter { $0.storage != nil }.map(\.id)
-        if !bays.isEmpty {
-            warnings.append(.string("\(bays.joined(separator: ", ")): the replay builds every lane group's lanes the whole \(Int(export.armLength)) m of its arm, not the storage_m the layer gives, so a queue that passes a bay's end (the plan's queue-storage check) is not replayed: its blocking of the lanes beside is not in SUMO's delay"))
+        let spilling = Set((evaluation["warnings"]?.arrayValue ?? []).compactMap { w -> String? in
+            guard w["code"]?.stringValue == SignalTimingWarning.Code.queueStorage.rawValue else { return nil }
+            return w["approach"]?.stringValue
+        })
+        let passed = result.bays.flatMap(\.laneGroups).filter(spilling.contains)
+        if !passed.isEmpty {
+            warnings.append(.string("\(passed.joined(separator: ", ")): the plan expects the queue to pass the end of its bay (queue-storage), and SUMO replays the bay at its storage: the blocking of the lanes beside it is in SUMO's delay, not in the predicted"))
         }
         if !unmeasurable.isEmpty {
             warnings.append(.string("\(unmeasurable.joined(separator: ", ")): too few of SUMO's vehicles (fewer than \(SumoEvaluation.fewestBatches) batches of whole cycles held any) to say how certain its delay is, so a difference there says nothing about the plan; replay longer (sumoSeconds) or with more replications"))
@@ -273,6 +277,10 @@ public struct SignalEvaluateProcess: OGCProcess {
             "vehicles_departed": .integer(Int64(result.departed)), "vehicles_measured": .integer(Int64(result.measured)),
             "method": "baseline-corrected time lost (signals reference §8): each vehicle's SUMO timeLoss + departDelay (the wait to enter an arm a queue fills) under the plan minus the same in a run of its approach alone, permanently green (crossing and opposing traffic empty), the same vehicles",
             "approaches": .object(approaches),
+            "bays": .array(result.bays.map { b in
+                ["approach": .string(b.approach), "lane_groups": .array(b.laneGroups.map { .string($0) }),
+                 "storage_m": .number(b.storage), "built_m": n(b.built)]
+            }),
             "warnings": .array(warnings),
             "agreement": ["x_at_most": .number(Self.agreementSaturation), "lane_groups": .integer(Int64(agreeing.count)),
                           "mean_abs_difference_s": n(agreeing.isEmpty ? nil : agreeing.reduce(0, +) / Double(agreeing.count)),
