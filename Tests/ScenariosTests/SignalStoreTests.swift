@@ -548,7 +548,7 @@ struct SignalStoreTests {
         #expect(SumoEvaluation.batchLength(cycle: 90, window: 300) == 90)
     }
 
-    @Test("replications: each lane group the mean of the runs' means, its error theirs together, degrees of freedom pooled")
+    @Test("replications: each lane group the mean of the runs' means, its error theirs together (degrees of freedom pooled) or, when a run has none, the spread of their means")
     func sumoReplicationsCombine() throws {
         func run(_ groups: [String: SumoEvaluation.GroupDelay], _ n: Int) -> SumoEvaluation {
             SumoEvaluation(version: "1.28.0", groups: groups, departed: n, measured: n)
@@ -565,5 +565,13 @@ struct SignalStoreTests {
         #expect(both.groups["S"] == a.groups["S"])
         // One run is itself.
         #expect(SumoEvaluation.combining([a]).groups == a.groups)
+        // A run with too few batches for its own error: the three replications' spread gives one.
+        let c = run(["N": .init(delay: 29, entryWait: 0, vehicles: 20, standardError: nil, batches: 3)], 20)
+        let three = try #require(SumoEvaluation.combining([a, b, c]).groups["N"])
+        #expect(three.delay == 25 && three.batches == 3)
+        #expect(abs((three.standardError ?? 0) - ((25.0 + 1 + 16) / 2 / 3).squareRoot()) < 1e-12)
+        #expect(abs((three.confidence95 ?? 0) - 4.303 * (three.standardError ?? 0)) < 1e-9)
+        // Alone, such a run has none.
+        #expect(SumoEvaluation.combining([c]).groups["N"]?.standardError == nil)
     }
 }

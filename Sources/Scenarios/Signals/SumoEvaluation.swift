@@ -43,8 +43,9 @@ public struct SumoEvaluation: Sendable {
     /// Replications of one evaluation (the same plan and flows, a seed each) as one: per lane group
     /// the mean of the replications' means and of their waits to enter, the vehicles of all, and the
     /// standard error of that mean from the replications' own (√Σseᵢ² / n, with their batches'
-    /// degrees of freedom pooled). A lane group some replication did not measure is the mean of
-    /// those that did.
+    /// degrees of freedom pooled), or, when some replication has none (too few batches), from the
+    /// spread of the replications' means (s/√n, n − 1 degrees of freedom). A lane group some
+    /// replication did not measure is the mean of those that did.
     public static func combining(_ runs: [SumoEvaluation]) -> SumoEvaluation {
         guard let first = runs.first, runs.count > 1 else { return runs.first ?? SumoEvaluation(version: "", groups: [:], departed: 0, measured: 0) }
         var groups: [String: GroupDelay] = [:]
@@ -52,10 +53,19 @@ public struct SumoEvaluation: Sendable {
             let each = runs.compactMap { $0.groups[id] }
             let n = Double(each.count)
             let errors = each.compactMap(\.standardError)
-            groups[id] = GroupDelay(delay: each.reduce(0) { $0 + $1.delay } / n, entryWait: each.reduce(0) { $0 + $1.entryWait } / n,
-                                    vehicles: each.reduce(0) { $0 + $1.vehicles },
-                                    standardError: errors.count == each.count ? errors.reduce(0) { $0 + $1 * $1 }.squareRoot() / n : nil,
-                                    batches: each.reduce(0) { $0 + $1.batches - 1 } + 1)
+            let mean = each.reduce(0) { $0 + $1.delay } / n
+            var standardError: Double?
+            var batches = each.reduce(0) { $0 + $1.batches - 1 } + 1
+            if errors.count == each.count {
+                standardError = errors.reduce(0) { $0 + $1 * $1 }.squareRoot() / n
+            } else if each.count >= 2 {
+                // Some run held too few batches for its own error: the replications themselves are
+                // independent draws, so the spread of their means gives one (n − 1 degrees of freedom).
+                standardError = (each.reduce(0) { $0 + ($1.delay - mean) * ($1.delay - mean) } / (n - 1) / n).squareRoot()
+                batches = each.count
+            }
+            groups[id] = GroupDelay(delay: mean, entryWait: each.reduce(0) { $0 + $1.entryWait } / n,
+                                    vehicles: each.reduce(0) { $0 + $1.vehicles }, standardError: standardError, batches: batches)
         }
         return SumoEvaluation(version: first.version, groups: groups, departed: runs.reduce(0) { $0 + $1.departed },
                               measured: runs.reduce(0) { $0 + $1.measured }, bays: first.bays)
