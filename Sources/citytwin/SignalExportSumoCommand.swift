@@ -95,8 +95,12 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
             """, "scenario.sumocfg")
         let signals = export.signals.map(\.intersection.id)
         let roads = export.roads.map { " on the district's \($0.edges.count) road edges" } ?? ""
-        for b in bays {
-            print("Turn bay \(b.signal) \(b.approach) (\(b.laneGroups.joined(separator: ", "))): \(Int(b.storage)) m of storage, built \(String(format: "%.1f", b.built)) m")
+        if let longest = bays.map(\.storage).max(), let shortest = bays.map(\.storage).min() {
+            let off = bays.map { abs($0.built - $0.storage) }.max() ?? 0
+            print("\(bays.count) turn bay\(bays.count == 1 ? "" : "s") (storage_m \(Int(shortest))\(longest > shortest ? "-\(Int(longest))" : "") m) built at their storage, within \(String(format: "%.1f", off)) m")
+            for b in bays where abs(b.built - b.storage) > SumoExport.bayTolerance {
+                print("  \(b.signal) \(b.approach) (\(b.laneGroups.joined(separator: ", "))): \(Int(b.storage)) m of storage, built \(String(format: "%.1f", b.built)) m")
+            }
         }
         print("SUMO scenario of \(signals.count) signal\(signals.count == 1 ? "" : "s") (\(signals.prefix(8).joined(separator: ", "))\(signals.count > 8 ? ", …" : ""))\(roads) for \(period) in \(out): sumo -c \(out)/scenario.sumocfg")
     }

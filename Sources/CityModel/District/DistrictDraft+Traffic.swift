@@ -178,20 +178,25 @@ extension DistrictDraft {
         -> (detector: String, laneGroups: [JSONValue], stages: [JSONValue], crossings: [JSONValue]) {
         var groups: [JSONValue] = []
         var through: [String: String] = [:], left: [String: String] = [:], stem: [String: String] = [:]
-        for (a, _) in approaches {
+        for (a, cls) in approaches {
             let l = lanes[a]?.integerValue ?? 1
             // Each group serves the movements that have a road to leave by; a group left with none is not built.
-            func group(_ id: String, _ movements: [String], lanes: Int64) -> Bool {
+            func group(_ id: String, _ movements: [String], lanes: Int64, storage: Double? = nil) -> Bool {
                 let made = movements.filter { possible(a, $0) }
                 guard !made.isEmpty else { return false }
-                groups.append(["id": .string(id), "approach": .string(a), "movements": .array(made.map { .string($0) }), "lanes": .integer(lanes)])
+                var g: [String: JSONValue] = ["id": .string(id), "approach": .string(a), "movements": .array(made.map { .string($0) }), "lanes": .integer(lanes)]
+                if let storage { g["storage_m"] = .number(storage) }
+                groups.append(.object(g))
                 return true
             }
             if fourStage {
                 if group(a, ["through", "right"], lanes: l) { through[a] = a }
+                // Beside the through lanes the left lane is a bay (展宽段) opened back from the stop
+                // line, longer on the bigger road; an approach of left turns alone is its own road.
+                let bay: Double? = through[a] == nil ? nil : (cls == "主干路" ? 60 : (cls == "次干路" ? 40 : 30))
                 // The stem of a T (no through movement, so no approach opposite): its lefts cross
                 // nothing that runs beside them and go with its rights, as T-junctions are phased.
-                if group(a + "L", ["left"], lanes: 1) { if possible(a, "through") { left[a] = a + "L" } else { stem[a] = a + "L" } }
+                if group(a + "L", ["left"], lanes: 1, storage: bay) { if possible(a, "through") { left[a] = a + "L" } else { stem[a] = a + "L" } }
             } else if group(a, ["left", "through", "right"], lanes: l) {
                 through[a] = a
             }

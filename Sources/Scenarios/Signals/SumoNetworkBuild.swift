@@ -18,7 +18,7 @@ extension SumoExport {
 
     /// How far (m) a bay built by netconvert may differ from its storage before the network is
     /// built again with its opening moved.
-    static let bayTolerance = 0.5
+    public static let bayTolerance = 0.5
     /// The most times netconvert builds one network while moving the bays' openings.
     static let bayBuilds = 4
 
