@@ -166,12 +166,15 @@ public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConv
         /// A lane group's 95th-percentile back of queue is longer than its storage (`storage_m`, a
         /// turn bay's length): the queue spills back past the bay and blocks the lanes beside it.
         case queueStorage = "queue-storage"
+        /// The queue of a lane group beside a turn bay reaches past where the bay opens: the bay's
+        /// vehicles cannot reach it and wait in the other group's lanes.
+        case bayBlocked = "bay-blocked"
     }
 
     public var code: Code
     public var message: String
     /// The approach (lane group) the warning is about, when it is about one (`over-capacity`,
-    /// `permitted-left`, `queue-storage`): a client can mark that approach's figures without reading the message.
+    /// `permitted-left`, `queue-storage`, `bay-blocked`: the bay): a client can mark that approach's figures without reading the message.
     public var approach: String?
 
     public init(_ code: Code, _ message: String, approach: String? = nil) {

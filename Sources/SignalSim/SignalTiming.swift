@@ -397,6 +397,31 @@ struct TimedIntersection {
         return head + "; SUMO measured 25 s (lefts sharing lanes) to 41 s (left bays) more on average (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a stage"
     }
 
+    /// A turn bay whose entry the queue beside it blocks: on the bay's arm, a lane group whose lanes
+    /// run farther back (no storage, or a longer one) queues past where the bay opens, so the bay's
+    /// vehicles wait behind that queue in its lanes. One warning per bay, about the longest such queue.
+    func bayEntryWarnings(_ performance: [ApproachPerformance]) -> [SignalTimingWarning] {
+        var warnings: [SignalTimingWarning] = []
+        for (i, bay) in demand.approaches.enumerated() {
+            guard let storage = bay.storage, let arm = bay.compassArm, bay.flows.total > 0 else { continue }
+            let beside = demand.approaches.indices.filter { j in
+                let other = demand.approaches[j]
+                return j != i && other.compassArm == arm && other.flows.total > 0 && (other.storage ?? .infinity) > storage
+            }
+            let held = Int((storage / SignalTiming.queuedVehicleSpacing).rounded(.down))
+            let over = beside.filter { performance[$0].degreeOfSaturation >= 1 }
+            if let j = over.first {
+                warnings.append(.init(.bayBlocked, String(format: "lane group %@ runs over capacity (x = %.2f): its queue grows past where lane group %@'s %.0f m bay opens, and %@'s vehicles wait behind it", demand.approaches[j].id, performance[j].degreeOfSaturation, bay.id, storage, bay.id), approach: bay.id))
+                continue
+            }
+            let longest = beside.compactMap { j in performance[j].backOfQueue95.map { (j, $0) } }.max { $0.1 < $1.1 }
+            guard let (j, queue) = longest, queue * SignalTiming.queuedVehicleSpacing > storage else { continue }
+            let share = performance[j].backOfQueueExceedance(held) ?? 1
+            warnings.append(.init(.bayBlocked, String(format: "lane group %@'s 95th-percentile queue (%.0f vehicles a lane, %.0f m) reaches past where lane group %@'s %.0f m bay opens: in about %.0f %% of cycles %@'s vehicles cannot reach their bay and wait in %@'s lanes; lengthen the bay", demand.approaches[j].id, queue, queue * SignalTiming.queuedVehicleSpacing, bay.id, storage, share * 100, bay.id, demand.approaches[j].id), approach: bay.id))
+        }
+        return warnings
+    }
+
     /// Performance of every approach under `plan` (its stages in `demand.stages` order).
     func timing(of plan: SignalPlan, method: String, websterCycle: Double?, warnings: [SignalTimingWarning]) -> IntersectionTiming {
         let cycle = plan.cycle
@@ -426,6 +451,7 @@ struct TimedIntersection {
                 warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay), approach: a.id))
             }
         }
+        warnings += bayEntryWarnings(performance)
         let crossings = demand.crossings.map { crossing in
             let green = plan.stages.indices.contains(crossing.stage) ? max(0, plan.stages[crossing.stage].green) : 0
             let red = max(0, cycle - green)

@@ -352,6 +352,42 @@ struct WebsterTimingTests {
         #expect(spilled.warnings.contains { $0.code == .queueStorage && $0.approach == "N" && $0.message.contains("over capacity") })
     }
 
+    @Test("a bay whose entry the queue beside it passes is warned of (bay-blocked), naming the bay, with how often; over capacity the queue always passes it")
+    func bayEntryBlocked() throws {
+        // The crossroads with NL, a left bay on the northern arm beside N's through lane.
+        var demand = Self.crossroads(ns: 600, ew: 300)
+        demand.approaches.append(ApproachDemand(id: "NL", lanes: 1, saturationPerLane: 1800, flows: MovementFlows(left: 60), arm: "N"))
+        demand.approaches.append(ApproachDemand(id: "SL", lanes: 1, saturationPerLane: 1800, flows: MovementFlows(left: 60), arm: "S"))
+        demand.stages = [["N", "S"], ["NL", "SL"], ["W", "E"]]
+        let n = try #require(try SignalTiming.webster(demand).approaches.first { $0.id == "N" })
+        let reach = try #require(n.backOfQueue95) * SignalTiming.queuedVehicleSpacing
+        for (storage, warned) in [(reach - 1, true), (reach, false)] {
+            var bay = demand
+            bay.approaches[4].storage = storage
+            let t = try SignalTiming.webster(bay)
+            let w = t.warnings.filter { $0.code == .bayBlocked }
+            #expect(w.map(\.approach) == (warned ? ["NL"] : []), "\(storage) m")
+            if warned {
+                // How often: N's queue per lane passes the vehicles the bay's length holds.
+                let share = try #require(n.backOfQueueExceedance(Int((storage / SignalTiming.queuedVehicleSpacing).rounded(.down))))
+                #expect(w[0].message.contains("lane group N's 95th-percentile queue") && w[0].message.contains(String(format: "in about %.0f %% of cycles", share * 100)), "\(w[0].message)")
+            }
+        }
+        // A bay whose arm is not known (no arm given, an id not a compass arm) is not placed beside any queue.
+        var unnamed = demand
+        unnamed.approaches[4].storage = 1
+        unnamed.approaches[4].arm = nil
+        #expect(!(try SignalTiming.webster(unnamed)).warnings.contains { $0.code == .bayBlocked })
+        // Over capacity, N's queue grows past any bay's opening.
+        var over = demand
+        over.approaches[4].storage = 500
+        let plan = SignalPlan(stages: [StageTiming(approaches: ["N", "S"], green: 10, amber: 3, allRed: 2),
+                                       StageTiming(approaches: ["NL", "SL"], green: 10, amber: 3, allRed: 2),
+                                       StageTiming(approaches: ["W", "E"], green: 60, amber: 3, allRed: 2)])
+        let squeezed = try SignalTiming.evaluate(plan, for: over)
+        #expect(squeezed.warnings.contains { $0.code == .bayBlocked && $0.approach == "NL" && $0.message.contains("runs over capacity") })
+    }
+
     /// Broken intersections and the field each error must name.
     static let broken: [(field: String, change: @Sendable (inout IntersectionDemand) -> Void)] = [
         ("stages[1][0]", { $0.stages = [["N", "S"], ["X", "E"]] }),
