@@ -176,11 +176,16 @@ public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConv
     /// The approach (lane group) the warning is about, when it is about one (`over-capacity`,
     /// `permitted-left`, `queue-storage`, `bay-blocked`: the bay): a client can mark that approach's figures without reading the message.
     public var approach: String?
+    /// Other lane groups whose figures the warning's blocking changes, which their own delay leaves
+    /// out: for `queue-storage`, the lanes beside the bay its queue spills into; for `bay-blocked`,
+    /// the group whose lanes the bay's vehicles wait in. `nil` when there are none.
+    public var affects: [String]?
 
-    public init(_ code: Code, _ message: String, approach: String? = nil) {
+    public init(_ code: Code, _ message: String, approach: String? = nil, affects: [String]? = nil) {
         self.code = code
         self.message = message
         self.approach = approach
+        self.affects = affects.flatMap { $0.isEmpty ? nil : $0 }
     }
 
     public var description: String { "\(code.rawValue): \(message)" }

@@ -403,23 +403,32 @@ struct TimedIntersection {
     func bayEntryWarnings(_ performance: [ApproachPerformance]) -> [SignalTimingWarning] {
         var warnings: [SignalTimingWarning] = []
         for (i, bay) in demand.approaches.enumerated() {
-            guard let storage = bay.storage, let arm = bay.compassArm, bay.flows.total > 0 else { continue }
-            let beside = demand.approaches.indices.filter { j in
-                let other = demand.approaches[j]
-                return j != i && other.compassArm == arm && other.flows.total > 0 && (other.storage ?? .infinity) > storage
-            }
+            guard let storage = bay.storage, bay.flows.total > 0 else { continue }
+            let beside = lanesBeside(bay: i)
             let held = Int((storage / SignalTiming.queuedVehicleSpacing).rounded(.down))
             let over = beside.filter { performance[$0].degreeOfSaturation >= 1 }
             if let j = over.first {
-                warnings.append(.init(.bayBlocked, String(format: "lane group %@ runs over capacity (x = %.2f): its queue grows past where lane group %@'s %.0f m bay opens, and %@'s vehicles wait behind it", demand.approaches[j].id, performance[j].degreeOfSaturation, bay.id, storage, bay.id), approach: bay.id))
+                warnings.append(.init(.bayBlocked, String(format: "lane group %@ runs over capacity (x = %.2f): its queue grows past where lane group %@'s %.0f m bay opens, and %@'s vehicles wait behind it", demand.approaches[j].id, performance[j].degreeOfSaturation, bay.id, storage, bay.id), approach: bay.id, affects: [demand.approaches[j].id]))
                 continue
             }
             let longest = beside.compactMap { j in performance[j].backOfQueue95.map { (j, $0) } }.max { $0.1 < $1.1 }
             guard let (j, queue) = longest, queue * SignalTiming.queuedVehicleSpacing > storage else { continue }
             let share = performance[j].backOfQueueExceedance(held) ?? 1
-            warnings.append(.init(.bayBlocked, String(format: "lane group %@'s 95th-percentile queue (%.0f vehicles a lane, %.0f m) reaches past where lane group %@'s %.0f m bay opens: in about %.0f %% of cycles %@'s vehicles cannot reach their bay and wait in %@'s lanes; lengthen the bay", demand.approaches[j].id, queue, queue * SignalTiming.queuedVehicleSpacing, bay.id, storage, share * 100, bay.id, demand.approaches[j].id), approach: bay.id))
+            warnings.append(.init(.bayBlocked, String(format: "lane group %@'s 95th-percentile queue (%.0f vehicles a lane, %.0f m) reaches past where lane group %@'s %.0f m bay opens: in about %.0f %% of cycles %@'s vehicles cannot reach their bay and wait in %@'s lanes; lengthen the bay", demand.approaches[j].id, queue, queue * SignalTiming.queuedVehicleSpacing, bay.id, storage, share * 100, bay.id, demand.approaches[j].id), approach: bay.id, affects: [demand.approaches[j].id]))
         }
         return warnings
+    }
+
+    /// The lane groups with flow on a turn bay's arm whose lanes run farther back than the bay (no
+    /// storage, or a longer one): the lanes its overflowing queue blocks, and whose queue can block
+    /// its entry. Empty when the bay has no storage or no compass arm.
+    func lanesBeside(bay i: Int) -> [Int] {
+        let bay = demand.approaches[i]
+        guard let storage = bay.storage, let arm = bay.compassArm else { return [] }
+        return demand.approaches.indices.filter { j in
+            let other = demand.approaches[j]
+            return j != i && other.compassArm == arm && other.flows.total > 0 && (other.storage ?? .infinity) > storage
+        }
     }
 
     /// Performance of every approach under `plan` (its stages in `demand.stages` order).
@@ -441,11 +450,11 @@ struct TimedIntersection {
                 warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period, by about %.0f vehicles in %.0f minutes ((q − c)·T, %.0f − %.0f veh/h)", a.id, performance[i].degreeOfSaturation, growth, settings.analysisPeriod * 60, q, performance[i].capacity), approach: a.id))
             }
             if let storage = a.storage, q > 0, performance[i].degreeOfSaturation >= 1 {
-                warnings.append(.init(.queueStorage, String(format: "lane group %@ runs over capacity (x = %.2f): its queue grows past the end of its %.0f m bay and blocks the lanes beside it", a.id, performance[i].degreeOfSaturation, storage), approach: a.id))
+                warnings.append(.init(.queueStorage, String(format: "lane group %@ runs over capacity (x = %.2f): its queue grows past the end of its %.0f m bay and blocks the lanes beside it", a.id, performance[i].degreeOfSaturation, storage), approach: a.id, affects: lanesBeside(bay: i).map { demand.approaches[$0].id }))
             } else if let storage = a.storage, let queue = performance[i].backOfQueue95, queue * SignalTiming.queuedVehicleSpacing > storage {
                 let held = Int((storage / SignalTiming.queuedVehicleSpacing).rounded(.down))
                 let share = performance[i].backOfQueueExceedance(held) ?? 1
-                warnings.append(.init(.queueStorage, String(format: "lane group %@: its 95th-percentile queue (%.0f vehicles a lane, %.0f m) is longer than its %.0f m of storage (%d vehicles): the queue reaches back past where its lanes begin in about %.0f %% of cycles and blocks the lanes beside them; lengthen the bay or give it more green", a.id, queue, queue * SignalTiming.queuedVehicleSpacing, storage, held, share * 100), approach: a.id))
+                warnings.append(.init(.queueStorage, String(format: "lane group %@: its 95th-percentile queue (%.0f vehicles a lane, %.0f m) is longer than its %.0f m of storage (%d vehicles): the queue reaches back past where its lanes begin in about %.0f %% of cycles and blocks the lanes beside them; lengthen the bay or give it more green", a.id, queue, queue * SignalTiming.queuedVehicleSpacing, storage, held, share * 100), approach: a.id, affects: lanesBeside(bay: i).map { demand.approaches[$0].id }))
             }
             if permittedLeftOpposing[i] > 0 {
                 warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay), approach: a.id))

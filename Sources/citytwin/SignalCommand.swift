@@ -59,10 +59,13 @@ func printTiming(_ t: JSONValue, title: String) {
         let groups = (s["approaches"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: "+")
         print("  stage \(i + 1) \(groups): green \(n(s["green_s"])) s, amber \(n(s["amber_s"])) s, all-red \(n(s["all_red_s"])) s")
     }
-    // An approach a warning is about shows the warning's code beside its figures, so its delay is never read alone.
+    // An approach a warning is about, or whose figures its blocking changes, shows the warning's code beside
+    // its figures, so its delay is never read alone.
     var marks: [String: [String]] = [:]
     for w in t["warnings"]?.arrayValue ?? [] {
-        if let approach = w["approach"]?.stringValue, let code = w["code"]?.stringValue { marks[approach, default: []].append(code) }
+        guard let code = w["code"]?.stringValue else { continue }
+        let groups = [w["approach"]?.stringValue].compactMap { $0 } + (w["affects"]?.arrayValue ?? []).compactMap(\.stringValue)
+        for g in groups where !(marks[g]?.contains(code) ?? false) { marks[g, default: []].append(code) }
     }
     for (id, a) in (t["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
         let marked = marks[id].map { " (see warning: \($0.joined(separator: ", ")))" } ?? ""

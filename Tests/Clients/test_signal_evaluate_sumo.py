@@ -103,11 +103,14 @@ def test_sumo_delay_agrees_with_the_prediction_where_x_is_at_most_0_8(base_url: 
     # No queue outgrew its approach. The warnings say which lane groups one hour of one seed cannot judge to
     # 2.5 s (their 95 % sampling error is wider), naming exactly those, and which bays the plan expects a queue
     # to pass where they open (W's through queue, 45 m at its 95th percentile, past WL's 40 m bay), whose
-    # blocking SUMO replays and the prediction leaves out.
+    # blocking, in the bay's group and in the lanes beside it, SUMO replays and the prediction leaves out.
     noisy = sorted(g for g, a in sumo["approaches"].items() if a["sumo_delay_ci95_s"] > 2.5)
     expected = [f"{', '.join(noisy)}: SUMO's own sampling error"] if noisy else []
-    blocked = sorted({w["approach"] for w in result["evaluation"]["warnings"] if w["code"] in ("queue-storage", "bay-blocked")})
+    # Each such warning names the bay (approach) and the lanes beside it whose figures the blocking changes (affects).
+    blocked = sorted({g for w in result["evaluation"]["warnings"] if w["code"] in ("queue-storage", "bay-blocked")
+                      for g in [w["approach"], *w.get("affects", [])]})
     assert blocked, "the district's 40 m bays on SI-009's east and west arms are passed by their through queues"
+    assert any(w.get("affects") for w in result["evaluation"]["warnings"] if w["code"] == "bay-blocked"), result["evaluation"]["warnings"]
     expected.append(f"{', '.join(blocked)}: the plan expects a queue to pass where the bay opens")
     assert [w.split(" of the delay")[0].split(" (queue-storage")[0] for w in sumo["warnings"]] == expected, sumo["warnings"]
     agreement = sumo["agreement"]

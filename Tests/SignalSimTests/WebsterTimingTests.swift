@@ -335,6 +335,9 @@ struct WebsterTimingTests {
             let t = try SignalTiming.webster(bay)
             #expect(t.warnings.contains { $0.code == .queueStorage && $0.approach == "N" } == warned, "\(storage) m")
             let report = try JSONSerialization.jsonObject(with: JSONEncoder().encode(IntersectionTimingReport(t))) as? [String: Any]
+            // N is the whole northern arm: no lanes beside it for its queue to block, so it affects no other group.
+            let warning = (report?["warnings"] as? [[String: Any]])?.first { $0["code"] as? String == "queue-storage" }
+            #expect((warning != nil) == warned && warning?["approach"] as? String == (warned ? "N" : nil) && warning?["affects"] == nil)
             let row = try #require((report?["approaches"] as? [String: [String: Any]])?["N"])
             #expect(row["storage_m"] as? Double == storage)
             #expect(abs(try #require(row["queue_storage_ratio"] as? Double) - q95 * 7.5 / storage) < 1e-9)
@@ -367,7 +370,12 @@ struct WebsterTimingTests {
             let t = try SignalTiming.webster(bay)
             let w = t.warnings.filter { $0.code == .bayBlocked }
             #expect(w.map(\.approach) == (warned ? ["NL"] : []), "\(storage) m")
+            // The bay's vehicles wait in N's lanes: N's figures carry the blocking too, and say so.
+            #expect(w.map(\.affects) == (warned ? [["N"]] : []), "\(storage) m")
             if warned {
+                let report = try JSONSerialization.jsonObject(with: JSONEncoder().encode(IntersectionTimingReport(t))) as? [String: Any]
+                let json = (report?["warnings"] as? [[String: Any]])?.first { $0["code"] as? String == "bay-blocked" }
+                #expect(json?["approach"] as? String == "NL" && json?["affects"] as? [String] == ["N"])
                 // How often: N's queue per lane passes the vehicles the bay's length holds.
                 let share = try #require(n.backOfQueueExceedance(Int((storage / SignalTiming.queuedVehicleSpacing).rounded(.down))))
                 #expect(w[0].message.contains("lane group N's 95th-percentile queue") && w[0].message.contains(String(format: "in about %.0f %% of cycles", share * 100)), "\(w[0].message)")
@@ -385,7 +393,12 @@ struct WebsterTimingTests {
                                        StageTiming(approaches: ["NL", "SL"], green: 10, amber: 3, allRed: 2),
                                        StageTiming(approaches: ["W", "E"], green: 60, amber: 3, allRed: 2)])
         let squeezed = try SignalTiming.evaluate(plan, for: over)
-        #expect(squeezed.warnings.contains { $0.code == .bayBlocked && $0.approach == "NL" && $0.message.contains("runs over capacity") })
+        #expect(squeezed.warnings.contains { $0.code == .bayBlocked && $0.approach == "NL" && $0.affects == ["N"] && $0.message.contains("runs over capacity") })
+        // NL's own queue past its bay blocks N's lanes beside it: a queue-storage warning that names N as affected.
+        var short = demand
+        short.approaches[4].storage = 1
+        let spilled = try SignalTiming.webster(short).warnings.first { $0.code == .queueStorage && $0.approach == "NL" }
+        #expect(spilled?.affects == ["N"], "\(String(describing: spilled))")
     }
 
     /// Broken intersections and the field each error must name.

@@ -258,12 +258,15 @@ public struct SignalEvaluateProcess: OGCProcess {
             let widest = noisy.map(\.margin).max() ?? 0
             warnings.append(.string("\(ids): SUMO's own sampling error of the delay (95 %, up to ±\(String(format: "%.1f", widest)) s/veh over \(r.sumoSeconds) s of \(r.replications == 1 ? "seed \(r.seed)" : "each of \(r.replications) seeds")) is wider than the \(String(format: "%.1f", Self.agreementTolerance)) s the prediction is held to, so a difference there says little about the plan; replay longer (sumoSeconds) or with other seeds"))
         }
-        let spilling = Set((evaluation["warnings"]?.arrayValue ?? []).compactMap { w -> String? in
+        // A bay SUMO built whose queue the plan expects to spill, or whose entry it expects blocked: the bay's
+        // group and the lanes beside it (the warning's `affects`) carry the blocking in SUMO's delay.
+        let replayed = Set(result.bays.flatMap(\.laneGroups))
+        let passed = Set((evaluation["warnings"]?.arrayValue ?? []).flatMap { w -> [String] in
             guard let code = w["code"]?.stringValue,
-                  [SignalTimingWarning.Code.queueStorage, .bayBlocked].map(\.rawValue).contains(code) else { return nil }
-            return w["approach"]?.stringValue
-        })
-        let passed = result.bays.flatMap(\.laneGroups).filter(spilling.contains)
+                  [SignalTimingWarning.Code.queueStorage, .bayBlocked].map(\.rawValue).contains(code),
+                  let bay = w["approach"]?.stringValue, replayed.contains(bay) else { return [] }
+            return [bay] + (w["affects"]?.arrayValue ?? []).compactMap(\.stringValue)
+        }).sorted()
         if !passed.isEmpty {
             warnings.append(.string("\(passed.joined(separator: ", ")): the plan expects a queue to pass where the bay opens (queue-storage, bay-blocked), and SUMO replays the bay at its storage: the blocking between the bay and the lanes beside it is in SUMO's delay, not in the predicted"))
         }

@@ -46,7 +46,7 @@ public struct SignalTimingProcess: OGCProcess {
 
     public var outputs: [String: ProcessParameter] {
         [
-            "plans": ProcessParameter(title: "Plans", description: "Per intersection and period: feature_id (in signal_plans), intersection, period {name, start, end, design_hour_start}, counts (traffic_counts or turning_counts) and timing {cycle_s, Y, lost_time_s, warnings, stages, approaches {x, delay_s, queue_veh, queue_95_veh_lane, queue_95_m, storage_m, queue_storage_ratio, los, …}, crossings {stage, green_s, delay_s (pedestrians), longest_wait_s, island_wait_s, los}}.",
+            "plans": ProcessParameter(title: "Plans", description: "Per intersection and period: feature_id (in signal_plans), intersection, period {name, start, end, design_hour_start}, counts (traffic_counts or turning_counts) and timing {cycle_s, Y, lost_time_s, warnings [{code, message, approach (the lane group it is about), affects (other lane groups whose figures its blocking changes)}], stages, approaches {x, delay_s, queue_veh, queue_95_veh_lane, queue_95_m, storage_m, queue_storage_ratio, los, …}, crossings {stage, green_s, delay_s (pedestrians), longest_wait_s, island_wait_s, los}}.",
                                       schema: ["type": "array"]),
             "written": ProcessParameter(title: "Written plans", description: "Ids of the signal_plans features written (empty unless write is true).",
                                         schema: ["type": "array", "items": ["type": "string"]]),
