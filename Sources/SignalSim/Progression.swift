@@ -26,12 +26,20 @@ public struct DirectionDelay: Sendable, Hashable, Codable {
         /// Share of the approach's arrivals that come during its effective green (HCM's P);
         /// g/C with random arrivals.
         public var arrivalsOnGreen: Double
+        /// Halts per arriving vehicle with the arrivals the upstream signal sends: those that would
+        /// reach the line on red or while its queue is there (`CyclicFlowProfile.served`), plus the
+        /// overflow queue's second halts (Akçelik's N₀/(q·C)). SUMO's `waitingCount` counts the same.
+        public var stops: Double
+        /// The same with random arrivals (the first signal of a direction, or none upstream).
+        public var isolatedStops: Double
 
         enum CodingKeys: String, CodingKey {
             case intersection, approach
             case delay = "delay_s"
             case isolatedDelay = "isolated_delay_s"
             case arrivalsOnGreen = "arrivals_on_green"
+            case stops = "stops_per_vehicle"
+            case isolatedStops = "isolated_stops_per_vehicle"
         }
     }
 
@@ -41,18 +49,26 @@ public struct DirectionDelay: Sendable, Hashable, Codable {
     public var delay: Double
     /// The same with random arrivals at every signal (s/veh), what the offsets are worth against.
     public var isolatedDelay: Double
+    /// Halts of a vehicle travelling the whole corridor in this direction: Σ stops.
+    public var stops: Double
+    /// The same with random arrivals at every signal: the stops before coordination.
+    public var isolatedStops: Double
 
     public init(direction: Direction, signals: [Signal]) {
         self.direction = direction
         self.signals = signals
         delay = signals.reduce(0) { $0 + $1.delay }
         isolatedDelay = signals.reduce(0) { $0 + $1.isolatedDelay }
+        stops = signals.reduce(0) { $0 + $1.stops }
+        isolatedStops = signals.reduce(0) { $0 + $1.isolatedStops }
     }
 
     enum CodingKeys: String, CodingKey {
         case direction, signals
         case delay = "delay_s"
         case isolatedDelay = "isolated_delay_s"
+        case stops = "stops_per_vehicle"
+        case isolatedStops = "isolated_stops_per_vehicle"
     }
 }
 
@@ -119,39 +135,91 @@ struct CyclicFlowProfile: Sendable, Hashable {
     /// Serves the profile at a signal that gives `saturation` (veh/h) during `green` (the share of
     /// each step inside the effective green), in the steady state of a repeating cycle: the
     /// departures, the uniform delay (queue area over arrivals, the queue piecewise linear within a
-    /// step) and the share of arrivals on green. `nil` when a cycle brings more than it can serve.
-    func served(saturation: Double, green: [Double]) -> (departures: CyclicFlowProfile, uniformDelay: Double, arrivalsOnGreen: Double)? {
+    /// step), the share of arrivals on green and the share that halt (with `halting`; else 0). `nil`
+    /// when a cycle brings more than it can serve.
+    func served(saturation: Double, green: [Double], halting: (shown: [Double], anticipation: Double)? = nil)
+        -> (departures: CyclicFlowProfile, uniformDelay: Double, arrivalsOnGreen: Double, halts: Double)? {
         let n = rates.count
         let arriving = rates.reduce(0, +) * step
         let capacity = green.reduce(0, +) * saturation / 3600 * step
-        guard arriving > 0 else { return (self, 0, 0) }
+        guard arriving > 0 else { return (self, 0, 0, 0) }
         guard arriving < capacity * (1 - 1e-9) else { return nil }
-        var queue = 0.0
         var departures = Array(repeating: 0.0, count: n)
         var area = 0.0
-        // From an empty queue the cycles settle once a green clears what the red gathered.
-        for _ in 0..<64 {
-            let start = queue
-            area = 0
-            for k in 0..<n {
-                let a = rates[k], s = saturation / 3600 * green[k]
-                let q0 = queue
-                if a >= s || q0 >= (s - a) * step {
-                    queue = q0 + (a - s) * step
-                    area += (q0 + queue) / 2 * step
-                    departures[k] = s
-                } else {
-                    let clear = q0 / (s - a)  // the queue is gone after `clear` seconds; then arrivals go straight through
-                    area += q0 / 2 * clear
-                    queue = 0
-                    departures[k] = (q0 + a * step) / step
-                }
+        Self.steadyQueue(arrivals: rates, service: green.map { $0 * saturation / 3600 }, step: step) { k, q0, q1, clear in
+            if let clear {
+                area += q0 / 2 * clear
+                departures[k] = (q0 + rates[k] * step) / step
+            } else {
+                area += (q0 + q1) / 2 * step
+                departures[k] = saturation / 3600 * green[k]
             }
-            if abs(queue - start) < 1e-9 { break }
         }
         let onGreen = zip(rates, green).reduce(0) { $0 + $1.0 * $1.1 } * step / arriving
-        return (CyclicFlowProfile(rates: departures, step: step), area / arriving, onGreen)
+        var halts = 0.0
+        if let (shown, anticipation) = halting, shown.count == n {
+            halts = halted(saturation: saturation, shown: shown, anticipation: anticipation) / arriving
+        }
+        return (CyclicFlowProfile(rates: departures, step: step), area / arriving, onGreen, min(1, halts))
     }
+
+    /// The vehicles a cycle of the profile halts at the stop line (SUMO's `waitingCount`: below 0.1 m/s).
+    /// A vehicle arriving at the profile's time t would stop at t + `anticipation` (braking at b from
+    /// the speed v it arrives at, it stops v/(2b) later than it would have crossed the line); it halts
+    /// when the signal then shows no green (`shown`: the share of each step in the displayed green and
+    /// the part of the amber a car within stopping distance of the line runs) or when the queue it
+    /// reaches still stands. The queue's back stands until the start wave reaches it; with a triangular
+    /// fundamental diagram (a queued car every 7.5 m, the wave back at 1/s − 7.5/v a car) a car reaches
+    /// that back exactly when a point queue served at saturation from the displayed green's start would
+    /// have served the cars ahead of it, so that point queue answers it. A car that comes later joins a
+    /// moving queue and slows without halting. The effective green's start-up loss is not in it: a car
+    /// arriving at a green with no queue rolls on.
+    func halted(saturation: Double, shown: [Double], anticipation: Double) -> Double {
+        let n = rates.count
+        let lead = Int((anticipation / step).rounded())
+        // Arrivals at the time they would halt; whether they do is read in that time.
+        let stopping = (0..<n).map { rates[(($0 - lead) % n + n) % n] }
+        var halting = 0.0
+        Self.steadyQueue(arrivals: stopping, service: shown.map { $0 * saturation / 3600 }, step: step) { k, q0, q1, clear in
+            let standing = clear.map { $0 / step } ?? (q0 > 0 || q1 > 0 ? 1 : 0)
+            halting += stopping[k] * step * max(standing, 1 - shown[k])
+        }
+        return halting
+    }
+
+    /// A point queue in the steady state of a repeating cycle: `arrivals` and `service` (veh/s) per step.
+    /// From an empty queue the cycles settle once a green clears what the red gathered; then `visit`
+    /// sees each step of the settled cycle with the queue at its start and end and, when the queue
+    /// clears inside it, after how many seconds.
+    static func steadyQueue(arrivals: [Double], service: [Double], step: Double,
+                            visit: (_ k: Int, _ start: Double, _ end: Double, _ clear: Double?) -> Void) {
+        let n = arrivals.count
+        var queue = 0.0
+        for settled in [false, true] {
+            for _ in 0..<(settled ? 1 : 64) {
+                let start = queue
+                for k in 0..<n {
+                    let a = arrivals[k], s = service[k], q0 = queue
+                    if a >= s || q0 >= (s - a) * step {
+                        queue = q0 + (a - s) * step
+                        if settled { visit(k, q0, queue, nil) }
+                    } else {
+                        queue = 0
+                        // The queue is gone after this long; then arrivals go straight through.
+                        if settled { visit(k, q0, 0, q0 / (s - a)) }
+                    }
+                }
+                if !settled, abs(queue - start) < 1e-9 { break }
+            }
+        }
+    }
+
+    /// A passenger car's braking, m/s² (SUMO's default, as `startAcceleration` is its acceleration).
+    static let braking = 4.5
+
+    /// v/(2b): how much earlier than it would reach the stop line a car arriving at `speed` sees
+    /// whether it must halt (`served`).
+    static func anticipation(speed: Double) -> Double { max(0, speed) / (2 * braking) }
 }
 
 extension CorridorTiming {
@@ -162,13 +230,18 @@ extension CorridorTiming {
     ///   - links: `intersections.count − 1` links; travel times at their progression speeds, plus
     ///     the start from the stop line.
     ///   - timings: each intersection's timing, all at the same cycle.
+    ///   - halts: whether to count the halts too (a search that weighs delay alone skips them; its
+    ///     directions' `stops` are then 0).
     public static func progression(intersections: [CorridorIntersection], links: [CorridorLink],
-                                   timings: [IntersectionTiming]) -> [DirectionDelay] {
+                                   timings: [IntersectionTiming], halts: Bool = true) -> [DirectionDelay] {
         let order = Array(intersections.indices)
+        // The speed a direction arrives at signal i with: its link in, or at the first signal its link out.
+        let outboundSpeed = { (i: Int) in links.isEmpty ? 0 : links[min(max(i - 1, 0), links.count - 1)].outboundSpeed }
+        let inboundSpeed = { (i: Int) in links.isEmpty ? 0 : links[min(i, links.count - 1)].inboundSpeed }
         let outbound = direction(.outbound, order, intersections: intersections, timings: timings,
-                                 approach: \.outboundApproach) { CyclicFlowProfile.travelTime(length: links[$0].length, speed: links[$0].outboundSpeed) }
+                                 approach: \.outboundApproach, halts: halts, speed: outboundSpeed) { CyclicFlowProfile.travelTime(length: links[$0].length, speed: links[$0].outboundSpeed) }
         let inbound = direction(.inbound, order.reversed(), intersections: intersections, timings: timings,
-                                approach: \.inboundApproach) { CyclicFlowProfile.travelTime(length: links[$0 - 1].length, speed: links[$0 - 1].inboundSpeed) }
+                                approach: \.inboundApproach, halts: halts, speed: inboundSpeed) { CyclicFlowProfile.travelTime(length: links[$0 - 1].length, speed: links[$0 - 1].inboundSpeed) }
         return [outbound, inbound]
     }
 
@@ -182,41 +255,40 @@ extension CorridorTiming {
     static func lowestDelayOffsets(intersections: [CorridorIntersection], links: [CorridorLink],
                                    timings start: [IntersectionTiming], maximumSweeps: Int = 20) -> (timings: [IntersectionTiming], directions: [DirectionDelay]) {
         var timings = start
-        var directions = progression(intersections: intersections, links: links, timings: timings)
-        var best = CorridorPlan.meanControlDelay(timings, directions: directions)
-        guard let cycle = timings.first?.cycle, cycle > 0 else { return (timings, directions) }
+        var best = CorridorPlan.meanControlDelay(timings, directions: progression(intersections: intersections, links: links,
+                                                                                  timings: timings, halts: false))
+        guard let cycle = timings.first?.cycle, cycle > 0 else {
+            return (timings, progression(intersections: intersections, links: links, timings: timings))
+        }
         let steps = CyclicFlowProfile.steps(in: cycle)
         let step = cycle / Double(steps)
         for _ in 0..<maximumSweeps {
             var moved = false
             for i in timings.indices.dropFirst() {
                 let current = timings[i].plan.offset
-                var chosen: (offset: Double, directions: [DirectionDelay])?
+                var chosen: Double?
                 for k in 1..<steps {
                     timings[i].plan.offset = mod(current + Double(k) * step, cycle)
-                    let candidate = progression(intersections: intersections, links: links, timings: timings)
+                    let candidate = progression(intersections: intersections, links: links, timings: timings, halts: false)
                     let delay = CorridorPlan.meanControlDelay(timings, directions: candidate)
                     // A move must gain more than rounding; ties keep the current offset.
                     if delay < best - 1e-6 {
                         best = delay
-                        chosen = (timings[i].plan.offset, candidate)
+                        chosen = timings[i].plan.offset
                     }
                 }
-                timings[i].plan.offset = chosen?.offset ?? current
-                if let chosen {
-                    directions = chosen.directions
-                    moved = true
-                }
+                timings[i].plan.offset = chosen ?? current
+                if chosen != nil { moved = true }
             }
             if !moved { break }
         }
-        return (timings, directions)
+        return (timings, progression(intersections: intersections, links: links, timings: timings))
     }
 
     /// Walks one direction: `travelTime(i)` is the time from signal i to the next one the direction reaches.
     private static func direction(_ direction: DirectionDelay.Direction, _ order: [Int], intersections: [CorridorIntersection],
-                                  timings: [IntersectionTiming], approach: KeyPath<CorridorIntersection, String>,
-                                  travelTime: (Int) -> Double) -> DirectionDelay {
+                                  timings: [IntersectionTiming], approach: KeyPath<CorridorIntersection, String>, halts: Bool,
+                                  speed: (Int) -> Double, travelTime: (Int) -> Double) -> DirectionDelay {
         var signals: [DirectionDelay.Signal] = []
         // The through platoon leaving the previous signal, already carried to this one.
         var platoon: CyclicFlowProfile?
@@ -228,10 +300,22 @@ extension CorridorTiming {
                   let performance = timing.approaches.first(where: { $0.id == id }) else { continue }
             let q = demand.flows.total
             let green = effectiveGreenShares(of: id, in: timing, startupLost: x.demand.startupLost, effectiveGreen: performance.effectiveGreen)
+            var arrivals = CyclicFlowProfile.uniform(q, cycle: cycle)
+            // What a car sees: the displayed green and the amber's first 2·v/(2b) (a car reaching the line in
+            // it was within stopping distance v²/(2b) when it began, and runs it).
+            let anticipation = CyclicFlowProfile.anticipation(speed: speed(i))
+            let displayed = window(of: id, in: timing.plan).green + min(x.demand.amber, 2 * anticipation)
+            let halting = halts ? (shown: effectiveGreenShares(of: id, in: timing, startupLost: 0, effectiveGreen: displayed),
+                                   anticipation: anticipation) : nil
+            // The overflow queue (Akçelik's N₀, above x₀) halts again in the next cycle.
+            let overflow = q > 0 && cycle > 0 ? max(0, performance.queue - q / 3600 * (cycle - performance.effectiveGreen)) / (q * cycle / 3600) : 0
+            let haltsAtRandom = halting.map { h in
+                arrivals.served(saturation: performance.saturationFlow, green: green, halting: h).map { $0.halts + overflow } ?? 1 + overflow
+            } ?? 0
             var signal = DirectionDelay.Signal(intersection: x.demand.id, approach: id, delay: performance.controlDelay,
                                                isolatedDelay: performance.controlDelay,
-                                               arrivalsOnGreen: cycle > 0 ? performance.effectiveGreen / cycle : 0)
-            var arrivals = CyclicFlowProfile.uniform(q, cycle: cycle)
+                                               arrivalsOnGreen: cycle > 0 ? performance.effectiveGreen / cycle : 0,
+                                               stops: haltsAtRandom, isolatedStops: haltsAtRandom)
             var fromUpstream = false
             if let platoon, platoon.rates.count == arrivals.rates.count, platoon.meanFlow > 0 {
                 fromUpstream = true
@@ -243,11 +327,12 @@ extension CorridorTiming {
                     : platoon.scaled(by: q / m)
             }
             var departures: CyclicFlowProfile
-            if let served = arrivals.served(saturation: performance.saturationFlow, green: green) {
+            if let served = arrivals.served(saturation: performance.saturationFlow, green: green, halting: halting) {
                 departures = served.departures
                 if fromUpstream {
                     signal.delay = served.uniformDelay + performance.incrementalDelay
                     signal.arrivalsOnGreen = served.arrivalsOnGreen
+                    signal.stops = served.halts + overflow
                 }
             } else {
                 // Above capacity the queue never clears: the approach discharges through every green

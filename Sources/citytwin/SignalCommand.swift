@@ -440,7 +440,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         func directions(_ list: JSONValue?, _ which: String) {
             for d in list?.arrayValue ?? [] {
                 let signals = (d["signals"]?.arrayValue ?? []).map { "\($0["intersection"]?.stringValue ?? "") \(n($0["delay_s"]))" }.joined(separator: ", ")
-                print("  \(d["direction"]?.stringValue ?? "") through traffic: \(n(d["delay_s"])) s/veh at the signals \(which) (\(n(d["isolated_delay_s"])) s/veh with random arrivals): \(signals)")
+                print("  \(d["direction"]?.stringValue ?? "") through traffic: \(n(d["delay_s"])) s/veh and \(n(d["stops_per_vehicle"], "%.2f")) stops at the signals \(which) (\(n(d["isolated_delay_s"])) s/veh and \(n(d["isolated_stops_per_vehicle"], "%.2f")) stops with random arrivals): \(signals)")
             }
         }
         let offsetsFor = report["offset_objective"]?.stringValue == "delay" ? "under the offsets for the lowest delay" : "under the wave's offsets"

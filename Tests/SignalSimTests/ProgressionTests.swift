@@ -42,6 +42,38 @@ struct ProgressionTests {
         #expect(CyclicFlowProfile.uniform(400, cycle: 60).served(saturation: 1800, green: shares) == nil)
     }
 
+    @Test("random arrivals halt on the displayed red and behind the standing queue: (r/C)/(1 − y), whatever the anticipation")
+    func randomArrivalsHalt() throws {
+        for (cycle, shown, flow, s) in [(90.0, 50.0, 500.0, 1859.0), (60, 25, 300, 1800), (120, 70, 900, 1900)] {
+            let profile = CyclicFlowProfile.uniform(flow, cycle: cycle)
+            let window = (0..<Int(cycle)).map { k in (10..<(10 + Int(shown))).contains(k) ? 1.0 : 0.0 }
+            let arriving = flow / 3600 * cycle
+            let expected = (cycle - shown) / cycle / (1 - flow / s)
+            for anticipation in [0.0, 1.5, 3] {
+                let halts = profile.halted(saturation: s, shown: window, anticipation: anticipation) / arriving
+                #expect(abs(halts - expected) < 1e-6, "C \(cycle) shown \(shown) q \(flow): \(halts) against \(expected)")
+            }
+        }
+    }
+
+    @Test("a platoon halts only where it meets red or a queue: none on green, all on red, none in the red's last v/(2b)")
+    func platoonsHaltOnRed() throws {
+        let window = (0..<90).map { k in (30..<70).contains(k) ? 1.0 : 0.0 }  // shown from 30 s to 70 s
+        func halts(_ from: Int, _ to: Int, anticipation: Double = 0) -> Double {
+            let rates = (0..<90).map { (from..<to).contains($0) ? 0.3 : 0.0 }
+            let profile = CyclicFlowProfile(rates: rates, step: 1)
+            return profile.halted(saturation: 1800, shown: window, anticipation: anticipation) / (0.3 * Double(to - from))
+        }
+        #expect(halts(35, 55) == 0)
+        #expect(abs(halts(75, 85) - 1) < 1e-9)
+        // Arriving in the red's last 2 s, a car braking for 2 s sees the green before it stops.
+        #expect(halts(28, 30, anticipation: 2) == 0 && abs(halts(28, 30) - 1) < 1e-9)
+        // A platoon reaching the line on red halts, and so do the cars that reach its queue before it has
+        // gone: 5 s of red gather 1.5 cars, served at 0.5 veh/s as 0.3 arrive, gone 7.5 s into the green;
+        // 3.75 of the 6 cars halt.
+        #expect(abs(halts(25, 45) - 0.625) < 1e-9, "\(halts(25, 45))")
+    }
+
     @Test("Robertson's dispersion keeps the flow, moves the platoon's head by β·t and flattens it")
     func dispersionKeepsFlowAndMovesThePlatoon() {
         var rates = Array(repeating: 0.0, count: 90)
@@ -87,6 +119,26 @@ struct ProgressionTests {
         #expect(best.delay < 0.5 * best.isolated && best.onGreen > 0.85)
         let byGreen = swept.sorted { $0.onGreen < $1.onGreen }
         #expect(byGreen.first!.delay > byGreen.last!.delay)
+    }
+
+    @Test("the wave halts its platoons fewer times than random arrivals; offsets against the platoon halt more of it")
+    func offsetsDecideTheHalts() throws {
+        let plan = try Self.plan()
+        let outbound = try #require(plan.directions.first { $0.direction == .outbound })
+        #expect(abs(outbound.stops - outbound.signals.reduce(0) { $0 + $1.stops }) < 1e-9)
+        #expect(outbound.signals[0].stops == outbound.signals[0].isolatedStops)
+        for signal in outbound.signals.dropFirst() { #expect(signal.stops < 0.3 * signal.isolatedStops, "\(signal)") }
+        let (two, link) = Self.reference(count: 2)
+        var halts: [Double] = []
+        var isolated = 0.0
+        for offset in stride(from: 0.0, to: 90, by: 5) {
+            let p = try CorridorTiming.plan(id: "two", intersections: two, links: link,
+                                            settings: SignalTimingSettings(minimumCycle: 90, maximumCycle: 90), comparedOffsets: [0, offset])
+            let j2 = try #require(p.atComparedOffsets?.directions.first { $0.direction == .outbound }?.signals.last)
+            halts.append(j2.stops)
+            isolated = j2.isolatedStops
+        }
+        #expect(halts.min()! < 0.25 * isolated && halts.max()! > 1.5 * isolated, "\(halts) against \(isolated)")
     }
 
     @Test("the wave's own offsets compared give the wave's figures; the corridor's mean delay takes the progressed ones")

@@ -29,7 +29,7 @@ enum MapScript {
            permanentWater: "河湖常水面（非积水）", divider: "卷帘分隔线", left: "左", right: "右", minutesIn: "分钟",
            greenWave: "绿波协调与时空图", corridor: "干线绿波", cycle: "周期", bandOut: "上行绿波带宽", bandIn: "下行绿波带宽", offset: "相位差",
            delay: "延误", los: "服务水平", diagramAlt: "时空图：", openDiagram: "在新窗口打开时空图",
-           throughDelay: {outbound: "上行直行车辆全程信号延误", inbound: "下行直行车辆全程信号延误"}, randomArrivals: "随机到达时", perVeh: "s/辆",
+           throughDelay: {outbound: "上行直行车辆全程信号延误", inbound: "下行直行车辆全程信号延误"}, randomArrivals: "随机到达时", perVeh: "s/辆", stops: "次停车/辆",
            offsetsFor: "相位差依据", offsetsBand: "最宽绿波带", offsetsDelay: "干线延误最小", meanDelay: "干线平均控制延误", atBand: "最宽绿波带相位差时",
            oneWay: {"outbound-only": "单向绿波（仅上行）", "inbound-only": "单向绿波（仅下行）", "none": "无绿波带"}},
       en: {skip: "Skip to map", title: "City map", account: "Identity", tokenLabel: "Department token", tokenPlaceholder: "department token ct1.…", signIn: "Sign in", signOut: "Sign out",
@@ -47,7 +47,7 @@ enum MapScript {
            permanentWater: "Permanent water (not flood)", divider: "Swipe divider", left: "left", right: "right", minutesIn: "min",
            greenWave: "Green wave and time–space diagram", corridor: "Corridor green wave", cycle: "cycle", bandOut: "outbound band", bandIn: "inbound band", offset: "offset",
            delay: "delay", los: "LOS", diagramAlt: "Time–space diagram: ", openDiagram: "Open the diagram in a new window",
-           throughDelay: {outbound: "Outbound through traffic, delay over the corridor", inbound: "Inbound through traffic, delay over the corridor"}, randomArrivals: "with random arrivals", perVeh: "s/veh",
+           throughDelay: {outbound: "Outbound through traffic, delay over the corridor", inbound: "Inbound through traffic, delay over the corridor"}, randomArrivals: "with random arrivals", perVeh: "s/veh", stops: "stops/veh",
            offsetsFor: "Offsets for", offsetsBand: "the widest band", offsetsDelay: "the lowest corridor delay", meanDelay: "Mean control delay over the corridor", atBand: "at the widest band's offsets",
            oneWay: {"outbound-only": "one-way wave (outbound only)", "inbound-only": "one-way wave (inbound only)", "none": "no band"}},
     };
@@ -324,8 +324,9 @@ enum MapScript {
         info.title = (plan.warnings || []).join("\n");
         // What each direction's through traffic waits at the signals under these offsets, beside random arrivals.
         for (const d of plan.directions || []) {
-          const li = el("li", t("throughDelay")[d.direction] + ": " + Math.round(d.delay_s) + " " + t("perVeh")
-            + " (" + t("randomArrivals") + " " + Math.round(d.isolated_delay_s) + " " + t("perVeh") + ")", "result");
+          const li = el("li", t("throughDelay")[d.direction] + ": " + Math.round(d.delay_s) + " " + t("perVeh") + ", "
+            + d.stops_per_vehicle.toFixed(1) + " " + t("stops") + " (" + t("randomArrivals") + " " + Math.round(d.isolated_delay_s)
+            + " " + t("perVeh") + ", " + d.isolated_stops_per_vehicle.toFixed(1) + " " + t("stops") + ")", "result");
           li.dataset.direction = d.direction;
           delays.appendChild(li);
         }
