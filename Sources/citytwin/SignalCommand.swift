@@ -279,6 +279,10 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         }
         if let g = s["agreement"], (g["lane_groups"]?.doubleValue ?? 0) > 0 {
             print("  lane groups with x ≤ \(n(g["x_at_most"])): mean |difference| \(n(g["mean_abs_difference_s"], "%.2f")) s, max \(n(g["max_abs_difference_s"], "%.2f")) s; \(n(g["within_sampling_error"], "%.0f")) of \(n(g["lane_groups"], "%.0f")) within SUMO's 95 % sampling error (the ± above)")
+            let marked = (g["marked_lane_groups"]?.arrayValue ?? []).compactMap(\.stringValue)
+            if !marked.isEmpty, let u = g["unmarked"] {
+                print("  without the lane groups a warning marks (\(marked.joined(separator: ", "))): \(n(u["lane_groups"], "%.0f")) lane groups, mean |difference| \(n(u["mean_abs_difference_s"], "%.2f")) s, max \(n(u["max_abs_difference_s"], "%.2f")) s")
+            }
         }
         let bays = (s["bays"]?.arrayValue ?? []).map { b in
             "\((b["lane_groups"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: "+")) \(n(b["storage_m"], "%.0f")) m (built \(n(b["built_m"])) m)"

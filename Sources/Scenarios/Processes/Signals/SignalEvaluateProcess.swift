@@ -58,7 +58,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             "plan_id": ProcessParameter(title: "Plan evaluated", description: "The signal_plans feature id.", schema: ["type": "string"]),
             "period": ProcessParameter(title: "Period", description: "The period whose flows were used: name, start, end, design_hour_start.", schema: ["type": "object"]),
             "counts": ProcessParameter(title: "Flows from", description: "traffic_counts (15-minute counts) or turning_counts (the layer's peak hour).", schema: ["type": "string"]),
-            "sumo": ProcessParameter(title: "SUMO check", description: "With simulate auto or sumo: status (simulated or not installed), SUMO's version, seed, seeds (one per replication), warm_up_s, measured_s, vehicles_departed, vehicles_measured, method, and approaches {lane group: {x, predicted_delay_s (HCM 2000, as evaluation.delay_s), webster_delay_s, sumo_delay_s (baseline-corrected; with replications the mean of the runs'), sumo_delay_by_seed_s (each run's, in the order of seeds), sumo_delay_se_s and sumo_delay_ci95_s (its standard error from SUMO's own sampling, vehicles batched in runs of whole cycles, five minutes in a long replay, and the half-width of its 95 % interval; absent with fewer than five batches; with replications, their errors together, or the spread of their means when one run has too few batches), difference_s, vehicles}}, bays (each turn bay as SUMO built it: approach, lane_groups, storage_m as given and built_m, the length its lanes run from where they open to the stop line; a queue past it blocks the lanes beside in SUMO as on the street), with agreement (mean and max |difference| over lane groups with x ≤ 0.8, and how many of them lie within SUMO's 95 % sampling error), and warnings (a queue past the exported approach; a bay the plan expects a queue to pass where it opens (queue-storage, bay-blocked), whose blocking is in SUMO's delay and not the predicted; lane groups whose difference exceeds both 2.5 s and SUMO's 95 % interval; lane groups whose sampling error is wider than 2.5 s or cannot be estimated).",
+            "sumo": ProcessParameter(title: "SUMO check", description: "With simulate auto or sumo: status (simulated or not installed), SUMO's version, seed, seeds (one per replication), warm_up_s, measured_s, vehicles_departed, vehicles_measured, method, and approaches {lane group: {x, predicted_delay_s (HCM 2000, as evaluation.delay_s), webster_delay_s, sumo_delay_s (baseline-corrected; with replications the mean of the runs'), sumo_delay_by_seed_s (each run's, in the order of seeds), sumo_delay_se_s and sumo_delay_ci95_s (its standard error from SUMO's own sampling, vehicles batched in runs of whole cycles, five minutes in a long replay, and the half-width of its 95 % interval; absent with fewer than five batches; with replications, their errors together, or the spread of their means when one run has too few batches), difference_s, vehicles}}, bays (each turn bay as SUMO built it: approach, lane_groups, storage_m as given and built_m, the length its lanes run from where they open to the stop line; a queue past it blocks the lanes beside in SUMO as on the street), with agreement (mean and max |difference| over lane groups with x ≤ 0.8, and how many of them lie within SUMO's 95 % sampling error; marked_lane_groups, those of them a warning says the prediction leaves something out of (permitted-left, queue-storage, bay-blocked, with the groups each affects), and unmarked: lane_groups, mean and max |difference| without them), and warnings (a queue past the exported approach; a bay the plan expects a queue to pass where it opens (queue-storage, bay-blocked), whose blocking is in SUMO's delay and not the predicted; lane groups whose difference exceeds both 2.5 s and SUMO's 95 % interval; lane groups whose sampling error is wider than 2.5 s or cannot be estimated).",
                                      schema: ["type": "object"]),
         ]
     }
@@ -222,6 +222,15 @@ public struct SignalEvaluateProcess: OGCProcess {
         let n = { (d: Double?) in ProcessInputs.number(d, decimals: 100) }
         var approaches: [String: JSONValue] = [:]
         var agreeing: [Double] = []
+        // Lane groups a plan's warning says its delay leaves something out of (a permitted left through
+        // opposing traffic, a bay's blocking and the lanes it reaches): the agreement is also given without them.
+        let marked = Set((evaluation["warnings"]?.arrayValue ?? []).flatMap { w -> [String] in
+            guard let code = w["code"]?.stringValue,
+                  [SignalTimingWarning.Code.permittedLeft, .queueStorage, .bayBlocked].map(\.rawValue).contains(code) else { return [] }
+            return [w["approach"]?.stringValue].compactMap { $0 } + (w["affects"]?.arrayValue ?? []).compactMap(\.stringValue)
+        })
+        var unmarked: [Double] = []
+        var markedAgreeing: [String] = []
         var withinNoise = 0
         var noisy: [(id: String, margin: Double)] = []
         var unmeasurable: [String] = []
@@ -234,6 +243,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             let margin = measured?.confidence95
             if let difference, let x = a["x"]?.doubleValue, x <= Self.agreementSaturation {
                 agreeing.append(abs(difference))
+                if marked.contains(id) { markedAgreeing.append(id) } else { unmarked.append(abs(difference)) }
                 if let margin, abs(difference) <= margin { withinNoise += 1 }
                 if let margin, margin > Self.agreementTolerance { noisy.append((id, margin)) }
                 if margin == nil { unmeasurable.append(id) }
@@ -289,7 +299,11 @@ public struct SignalEvaluateProcess: OGCProcess {
             "agreement": ["x_at_most": .number(Self.agreementSaturation), "lane_groups": .integer(Int64(agreeing.count)),
                           "mean_abs_difference_s": n(agreeing.isEmpty ? nil : agreeing.reduce(0, +) / Double(agreeing.count)),
                           "max_abs_difference_s": n(agreeing.max()),
-                          "within_sampling_error": .integer(Int64(withinNoise))],
+                          "within_sampling_error": .integer(Int64(withinNoise)),
+                          "marked_lane_groups": .array(markedAgreeing.map { .string($0) }),
+                          "unmarked": ["lane_groups": .integer(Int64(unmarked.count)),
+                                       "mean_abs_difference_s": n(unmarked.isEmpty ? nil : unmarked.reduce(0, +) / Double(unmarked.count)),
+                                       "max_abs_difference_s": n(unmarked.max())]],
         ]
     }
 }
