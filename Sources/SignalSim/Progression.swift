@@ -300,44 +300,46 @@ extension CorridorTiming {
                   let performance = timing.approaches.first(where: { $0.id == id }) else { continue }
             let q = demand.flows.total
             let green = effectiveGreenShares(of: id, in: timing, startupLost: x.demand.startupLost, effectiveGreen: performance.effectiveGreen)
-            var arrivals = CyclicFlowProfile.uniform(q, cycle: cycle)
+            let random = CyclicFlowProfile.uniform(q, cycle: cycle)
+            // The platoon is part of this approach's flow; the rest (turning in from the side streets,
+            // or leaving the platoon before here) arrives at random.
+            var upstream: CyclicFlowProfile?
+            if let platoon, platoon.rates.count == random.rates.count, platoon.meanFlow > 0 {
+                let m = platoon.meanFlow
+                upstream = q >= m
+                    ? CyclicFlowProfile(rates: platoon.rates.map { $0 + (q - m) / 3600 }, step: platoon.step)
+                    : platoon.scaled(by: q / m)
+            }
             // What a car sees: the displayed green and the amber's first 2·v/(2b) (a car reaching the line in
             // it was within stopping distance v²/(2b) when it began, and runs it).
             let anticipation = CyclicFlowProfile.anticipation(speed: speed(i))
             let displayed = window(of: id, in: timing.plan).green + min(x.demand.amber, 2 * anticipation)
             let halting = halts ? (shown: effectiveGreenShares(of: id, in: timing, startupLost: 0, effectiveGreen: displayed),
                                    anticipation: anticipation) : nil
+            // Random arrivals are served for the signal's own figures: always at a direction's first
+            // signal, and for the halts before coordination when they are counted.
+            let atRandom = upstream == nil || halting != nil
+                ? random.served(saturation: performance.saturationFlow, green: green, halting: halting) : nil
+            let served = upstream.map { $0.served(saturation: performance.saturationFlow, green: green, halting: halting) } ?? atRandom
             // The overflow queue (Akçelik's N₀, above x₀) halts again in the next cycle.
             let overflow = q > 0 && cycle > 0 ? max(0, performance.queue - q / 3600 * (cycle - performance.effectiveGreen)) / (q * cycle / 3600) : 0
-            let haltsAtRandom = halting.map { h in
-                arrivals.served(saturation: performance.saturationFlow, green: green, halting: h).map { $0.halts + overflow } ?? 1 + overflow
-            } ?? 0
+            let haltsAtRandom = halting == nil ? 0 : atRandom.map { $0.halts + overflow } ?? 1 + overflow
             var signal = DirectionDelay.Signal(intersection: x.demand.id, approach: id, delay: performance.controlDelay,
                                                isolatedDelay: performance.controlDelay,
                                                arrivalsOnGreen: cycle > 0 ? performance.effectiveGreen / cycle : 0,
                                                stops: haltsAtRandom, isolatedStops: haltsAtRandom)
-            var fromUpstream = false
-            if let platoon, platoon.rates.count == arrivals.rates.count, platoon.meanFlow > 0 {
-                fromUpstream = true
-                // The platoon is part of this approach's flow; the rest (turning in from the side
-                // streets, or leaving the platoon before here) arrives at random.
-                let m = platoon.meanFlow
-                arrivals = q >= m
-                    ? CyclicFlowProfile(rates: platoon.rates.map { $0 + (q - m) / 3600 }, step: platoon.step)
-                    : platoon.scaled(by: q / m)
-            }
             var departures: CyclicFlowProfile
-            if let served = arrivals.served(saturation: performance.saturationFlow, green: green, halting: halting) {
+            if let served {
                 departures = served.departures
-                if fromUpstream {
+                if upstream != nil {
                     signal.delay = served.uniformDelay + performance.incrementalDelay
                     signal.arrivalsOnGreen = served.arrivalsOnGreen
-                    signal.stops = served.halts + overflow
+                    signal.stops = halting == nil ? 0 : served.halts + overflow
                 }
             } else {
                 // Above capacity the queue never clears: the approach discharges through every green
                 // and its delay stays the plan's (d₁ at x = 1 plus d₂).
-                departures = CyclicFlowProfile(rates: green.map { $0 * performance.saturationFlow / 3600 }, step: arrivals.step)
+                departures = CyclicFlowProfile(rates: green.map { $0 * performance.saturationFlow / 3600 }, step: random.step)
             }
             signals.append(signal)
             // Only the through movement goes on along the corridor.

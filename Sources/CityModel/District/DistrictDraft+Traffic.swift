@@ -192,8 +192,9 @@ extension DistrictDraft {
             if fourStage {
                 if group(a, ["through", "right"], lanes: l) { through[a] = a }
                 // Beside the through lanes the left lane is a bay (展宽段) opened back from the stop
-                // line, longer on the bigger road; an approach of left turns alone is its own road.
-                let bay: Double? = through[a] == nil ? nil : (cls == "主干路" ? 60 : (cls == "次干路" ? 40 : 30))
+                // line, longer on the main road (the district's signals are on 主干路 and 次干路); an
+                // approach of left turns alone is its own road.
+                let bay: Double? = through[a] == nil ? nil : (cls == "主干路" ? 60 : 40)
                 // The stem of a T (no through movement, so no approach opposite): its lefts cross
                 // nothing that runs beside them and go with its rights, as T-junctions are phased.
                 if group(a + "L", ["left"], lanes: 1, storage: bay) { if possible(a, "through") { left[a] = a + "L" } else { stem[a] = a + "L" } }

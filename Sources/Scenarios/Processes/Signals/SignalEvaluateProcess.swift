@@ -81,6 +81,17 @@ public struct SignalEvaluateProcess: OGCProcess {
         var seeds: [Int] { (0..<replications).map { seed + $0 } }
     }
 
+    /// The lane groups named by an evaluation's warnings (JSON) with one of `codes` whose approach
+    /// passes `about`: each such warning's approach and the groups it affects.
+    static func laneGroups(warnedOf warnings: JSONValue?, _ codes: Set<SignalTimingWarning.Code>,
+                           about: (String) -> Bool = { _ in true }) -> Set<String> {
+        Set((warnings?.arrayValue ?? []).flatMap { w -> [String] in
+            guard let code = w["code"]?.stringValue.flatMap(SignalTimingWarning.Code.init(rawValue:)), codes.contains(code),
+                  let approach = w["approach"]?.stringValue, about(approach) else { return [] }
+            return [approach] + (w["affects"]?.arrayValue ?? []).compactMap(\.stringValue)
+        })
+    }
+
     /// The most SUMO runs one evaluation makes.
     static let replicationLimit = 10
 
@@ -224,11 +235,7 @@ public struct SignalEvaluateProcess: OGCProcess {
         var agreeing: [Double] = []
         // Lane groups a plan's warning says its delay leaves something out of (a permitted left through
         // opposing traffic, a bay's blocking and the lanes it reaches): the agreement is also given without them.
-        let marked = Set((evaluation["warnings"]?.arrayValue ?? []).flatMap { w -> [String] in
-            guard let code = w["code"]?.stringValue,
-                  [SignalTimingWarning.Code.permittedLeft, .queueStorage, .bayBlocked].map(\.rawValue).contains(code) else { return [] }
-            return [w["approach"]?.stringValue].compactMap { $0 } + (w["affects"]?.arrayValue ?? []).compactMap(\.stringValue)
-        })
+        let marked = Self.laneGroups(warnedOf: evaluation["warnings"], [.permittedLeft, .queueStorage, .bayBlocked])
         var unmarked: [Double] = []
         var markedAgreeing: [String] = []
         var withinNoise = 0
@@ -271,12 +278,7 @@ public struct SignalEvaluateProcess: OGCProcess {
         // A bay SUMO built whose queue the plan expects to spill, or whose entry it expects blocked: the bay's
         // group and the lanes beside it (the warning's `affects`) carry the blocking in SUMO's delay.
         let replayed = Set(result.bays.flatMap(\.laneGroups))
-        let passed = Set((evaluation["warnings"]?.arrayValue ?? []).flatMap { w -> [String] in
-            guard let code = w["code"]?.stringValue,
-                  [SignalTimingWarning.Code.queueStorage, .bayBlocked].map(\.rawValue).contains(code),
-                  let bay = w["approach"]?.stringValue, replayed.contains(bay) else { return [] }
-            return [bay] + (w["affects"]?.arrayValue ?? []).compactMap(\.stringValue)
-        }).sorted()
+        let passed = Self.laneGroups(warnedOf: evaluation["warnings"], [.queueStorage, .bayBlocked], about: replayed.contains).sorted()
         if !passed.isEmpty {
             warnings.append(.string("\(passed.joined(separator: ", ")): the plan expects a queue to pass where the bay opens (queue-storage, bay-blocked), and SUMO replays the bay at its storage: the blocking between the bay and the lanes beside it is in SUMO's delay, not in the predicted"))
         }
