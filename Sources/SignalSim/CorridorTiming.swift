@@ -363,3 +363,25 @@ public enum CorridorTiming {
         demand.approaches.first { $0.id == approach }?.flows.through ?? 0
     }
 }
+
+/// A corridor as JSON: the intersections in order with their coordinated approaches and the links.
+public struct CorridorInput: Sendable, Hashable, Decodable {
+    public var id: String
+    public var intersections: [CorridorIntersection]
+    public var links: [CorridorLink]
+    public var inboundWeight: Double?
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, intersections, links
+        case inboundWeight = "inbound_weight"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try decoder.refuseUnknownFields(CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        intersections = try c.decode([CorridorIntersection].self, forKey: .intersections)
+        links = try c.decode([CorridorLink].self, forKey: .links)
+        inboundWeight = try c.decodeIfPresent(Double.self, forKey: .inboundWeight)
+    }
+}

@@ -18,10 +18,10 @@ struct ProcessRunner {
     /// Runs process `id` with `inputs` (input id → value, as in an execute request); its result
     /// document (output id → value).
     /// - Parameter progress: where a long run reports (`ProgressBar.progress`); none by default.
-    func run(_ id: String, _ inputs: [String: JSONValue], progress: JobProgress = .ignored) async throws -> JSONValue {
+    func run(_ id: String, _ inputs: [String: JSONValue], progress: JobProgress = .ignored, creating: Bool = false) async throws -> JSONValue {
         let registry = ProcessRegistry.forStore(directory: location.directory)
         guard let process = registry[id] else { throw CommandFailure("no process '\(id)'") }
-        let store = try await location.openExisting()
+        let store = try await creating ? location.open() : location.openExisting()
         do {
             try await registry.validate(inputs, for: process, store: store, caller: .admin)
             return try await registry.execute(process, inputs, store: store, caller: .admin, progress: progress)
@@ -30,6 +30,14 @@ struct ProcessRunner {
         } catch let e as ScenarioError {
             throw CommandFailure(e.message)
         }
+    }
+
+    /// Runs process `id` on inputs that read no layer (a signal intersection given inline), with
+    /// no store of the user's: an empty SpatiaLite store in a temporary directory, removed after.
+    static func runReadingNoLayer(_ id: String, _ inputs: [String: JSONValue], progress: JobProgress = .ignored) async throws -> JSONValue {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-\(UUID().uuidString)", isDirectory: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await ProcessRunner(store: directory.appendingPathComponent("empty.sqlite").path).run(id, inputs, progress: progress, creating: true)
     }
 }
 

@@ -93,25 +93,10 @@ func readSignalJSON<T: Decodable>(_ type: T.Type, from path: String) throws -> T
         throw CommandFailure("\(path): cannot be read (\(error.localizedDescription))")
     }
     do {
-        return try JSONDecoder().decode(T.self, from: data)
-    } catch let DecodingError.keyNotFound(key, context) {
-        throw CommandFailure("\(path): \(jsonPath(context.codingPath + [key])): is required")
-    } catch let DecodingError.typeMismatch(_, context), let DecodingError.valueNotFound(_, context) {
-        throw CommandFailure("\(path): \(jsonPath(context.codingPath)): \(context.debugDescription)")
-    } catch let DecodingError.dataCorrupted(context) {
-        throw CommandFailure("\(path): \(context.codingPath.isEmpty ? "not JSON" : jsonPath(context.codingPath)): \(context.debugDescription)")
+        return try SignalDocument.decode(T.self, from: data)
     } catch {
         throw CommandFailure("\(path): \(error)")
     }
-}
-
-/// `approaches[2].flows_veh_h` for a decoding path.
-func jsonPath(_ path: [any CodingKey]) -> String {
-    var text = ""
-    for key in path {
-        if let i = key.intValue { text += "[\(i)]" } else { text += (text.isEmpty ? "" : ".") + key.stringValue }
-    }
-    return text.isEmpty ? "$" : text
 }
 
 /// `citytwin signal plan`: a Webster plan for one intersection, from a JSON description
@@ -215,7 +200,10 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         """)
 
     @Option(help: "A stored intersection id (signalized_intersections), e.g. SI-006.")
-    var intersection: String
+    var intersection: String?
+
+    @Option(help: "An intersection as JSON, as signal plan --input reads it (a file, or - for standard input): its own Webster plan at its own flows; no store is read.")
+    var input: String?
 
     @Option(help: "A signal_plans feature id (default: the plan running at the period's start, else the all-day plan).")
     var plan: String?
@@ -247,10 +235,13 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
     func validate() throws {
         if !sumo, sumoSeconds != 3600 || seed != 1 || replications != 1 { throw ValidationError("--sumo-seconds, --seed and --replications need --sumo") }
         if let analysisPeriod { try SignalTimingOptions.check(analysisPeriod: analysisPeriod) }
+        guard (input == nil) != (intersection == nil) else { throw ValidationError("give either --intersection ID or --input FILE") }
+        if input != nil, plan != nil || period != nil { throw ValidationError("--plan and --period need --intersection") }
     }
 
     func run() async throws {
-        var inputs: [String: JSONValue] = ["intersection": .string(intersection), "simulate": .string(sumo ? "sumo" : "none")]
+        let inline = try input.map { try readSignalJSON(JSONValue.self, from: $0) }
+        var inputs: [String: JSONValue] = ["intersection": inline ?? .string(intersection ?? ""), "simulate": .string(sumo ? "sumo" : "none")]
         if let plan { inputs["plan"] = .string(plan) }
         if let period { inputs["period"] = .string(period) }
         if let analysisPeriod { inputs["analysisPeriod"] = .number(analysisPeriod) }
@@ -259,12 +250,16 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
             inputs["seed"] = .number(Double(seed))
             inputs["replications"] = .number(Double(replications))
         }
-        let bar = sumo ? ProgressBar("SUMO replay of \(intersection)") : nil
-        let result = try await ProcessRunner(store: store.path).run("signal-evaluate", inputs, progress: bar?.progress ?? .ignored)
+        let bar = sumo ? ProgressBar("SUMO replay of \(intersection ?? inline?["id"]?.stringValue ?? "")") : nil
+        let progress = bar?.progress ?? .ignored
+        let result = try await inline != nil ? ProcessRunner.runReadingNoLayer("signal-evaluate", inputs, progress: progress)
+            : ProcessRunner(store: store.path).run("signal-evaluate", inputs, progress: progress)
         bar?.finish(.stage("done", fraction: 1))
         if json { return try printJSONDocument(result) }
         let p = result["period"]
-        printTiming(result["evaluation"] ?? .null, title: "\(result["plan_id"]?.stringValue ?? "") under \(p?["start"]?.stringValue ?? "")-\(p?["end"]?.stringValue ?? "") flows (design hour from \(p?["design_hour_start"]?.stringValue ?? "-"), \(result["counts"]?.stringValue ?? ""))")
+        let title = inline.map { "\($0["id"]?.stringValue ?? "")'s Webster plan under its own flows" }
+            ?? "\(result["plan_id"]?.stringValue ?? "") under \(p?["start"]?.stringValue ?? "")-\(p?["end"]?.stringValue ?? "") flows (design hour from \(p?["design_hour_start"]?.stringValue ?? "-"), \(result["counts"]?.stringValue ?? ""))"
+        printTiming(result["evaluation"] ?? .null, title: title)
         guard let s = result["sumo"] else { return }
         func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
         let seeds = (s["seeds"]?.arrayValue ?? []).map { n($0, "%.0f") }
@@ -289,28 +284,6 @@ struct SignalEvaluateCommand: AsyncParsableCommand {
         }
         if !bays.isEmpty { print("  turn bays replayed at their storage: \(bays.joined(separator: ", "))") }
         for w in s["warnings"]?.arrayValue ?? [] { print("  warning: \(w.stringValue ?? "")") }
-    }
-}
-
-/// A corridor as JSON: the intersections in order with their coordinated approaches and the links.
-struct CorridorInput: Decodable {
-    var id: String
-    var intersections: [CorridorIntersection]
-    var links: [CorridorLink]
-    var inboundWeight: Double?
-
-    enum CodingKeys: String, CodingKey, CaseIterable {
-        case id, intersections, links
-        case inboundWeight = "inbound_weight"
-    }
-
-    init(from decoder: any Decoder) throws {
-        try decoder.refuseUnknownFields(CodingKeys.self)
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        id = try c.decode(String.self, forKey: .id)
-        intersections = try c.decode([CorridorIntersection].self, forKey: .intersections)
-        links = try c.decode([CorridorLink].self, forKey: .links)
-        inboundWeight = try c.decodeIfPresent(Double.self, forKey: .inboundWeight)
     }
 }
 

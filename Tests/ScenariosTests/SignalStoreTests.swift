@@ -267,6 +267,73 @@ struct SignalStoreTests {
         #expect(await named("green-wave", ["corridor": "SC-001", "cycleRange": [80, 100], "cycleObjective": "band", "offsetObjective": "delay"]) == "cycleObjective")
     }
 
+    /// A JSON file of `Models/signals` as a process input value.
+    static func model(_ name: String) throws -> JSONValue {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../Models/signals/\(name)").standardizedFileURL
+        return try JSONDecoder().decode(JSONValue.self, from: Data(contentsOf: url))
+    }
+
+    @Test("an intersection or a corridor given inline is timed as signal plan --input and signal corridor --input time it, reads no layer (an anonymous caller may run it), and what is wrong in it names its JSON path")
+    func inlineDocuments() async throws {
+        let intersection = try Self.model("intersection-example.json")
+        let timed = try await Self.run("signal-timing", ["intersection": intersection], caller: .anonymous)
+        let demand = try SignalDocument.decode(IntersectionDemand.self, from: JSONEncoder().encode(intersection))
+        let expected = try SignalProcessInputs.json(IntersectionTimingReport(try SignalTiming.webster(demand, settings: SignalTimingSettings())))
+        #expect(timed["plans"]?.arrayValue?.first?["timing"] == expected)
+        #expect(timed["plans"]?.arrayValue?.first?["intersection"] == "IX-0043")
+        #expect(timed["written"] == [])
+        // signal-evaluate replays that plan: evaluated at the flows it was timed for, it is the same plan.
+        let evaluated = try await Self.run("signal-evaluate", ["intersection": intersection, "simulate": "none"], caller: .anonymous)
+        #expect(evaluated["counts"] == "input" && evaluated["plan_id"] == "")
+        #expect(evaluated["evaluation"]?["approaches"] == expected["approaches"] && evaluated["evaluation"]?["cycle_s"] == expected["cycle_s"])
+        #expect(evaluated["evaluation"]?["stages"] == expected["stages"])
+        let corridor = try Self.model("corridor-example.json")
+        let waved = try await Self.run("green-wave", ["corridor": corridor, "offsetObjective": "delay"], caller: .anonymous)
+        let plan = try #require(waved["plan"])
+        #expect(plan["corridor"] == "EXAMPLE" && plan["offset_objective"] == "delay")
+        #expect(plan["intersections"]?.arrayValue?.count == 4)
+        #expect(waved["diagram"]?.stringValue?.hasPrefix("<svg") == true)
+
+        func refused(_ id: String, _ inputs: [String: JSONValue]) async -> ProcessInputError? {
+            do { _ = try await Self.run(id, inputs, caller: .anonymous); return nil } catch { return error as? ProcessInputError }
+        }
+        func with(_ document: JSONValue, _ change: (inout [String: JSONValue]) -> Void) -> JSONValue {
+            var object = document.objectValue ?? [:]
+            change(&object)
+            return .object(object)
+        }
+        let unknownStage = with(intersection) { $0["stages"] = [["N", "Q"], ["W", "E"]] }
+        var e = await refused("signal-timing", ["intersection": unknownStage])
+        #expect(e?.input == "intersection" && e?.reason.hasPrefix("stages[0][1]: names no approach: 'Q'") == true)
+        let misspelt = with(intersection) { $0["all_red"] = 2 }
+        e = await refused("signal-timing", ["intersection": misspelt])
+        #expect(e?.input == "intersection" && e?.reason.hasPrefix("all_red: unknown field") == true)
+        let noLanes = with(intersection) { $0["approaches"] = [["id": "N", "flows_veh_h": ["through": 100]]] }
+        e = await refused("signal-timing", ["intersection": noLanes])
+        #expect(e?.input == "intersection" && e?.reason == "approaches[0].lanes: is required")
+        let negative = with(intersection) { $0["approaches"] = [["id": "N", "lanes": 1, "flows_veh_h": ["through": -5]]] }
+        e = await refused("signal-timing", ["intersection": negative])
+        #expect(e?.input == "intersection" && e?.reason.hasPrefix("approaches[0].flows_veh_h.through: must be a number ≥ 0") == true)
+        #expect(await refused("signal-timing", ["intersection": "SI-001"])?.input == "intersection")
+        #expect(await refused("signal-evaluate", ["intersection": intersection, "plan": "SP-SI-001-ALL", "simulate": "none"])?.input == "plan")
+        let armless = with(intersection) { $0["approaches"] = [["id": "A", "lanes": 1, "flows_veh_h": ["through": 100]]]; $0["stages"] = [["A"]] }
+        e = await refused("signal-evaluate", ["intersection": armless, "simulate": "none"])
+        #expect(e?.input == "intersection" && e?.reason.hasPrefix("approaches[0].arm:") == true)
+        #expect(await refused("signal-timing", ["intersection": intersection, "write": true])?.input == "write")
+        #expect(await refused("signal-timing", ["intersection": intersection, "intersections": ["SI-001"]])?.input == "intersections")
+        let oneSignal = with(corridor) {
+            $0["intersections"] = .array(Array(corridor["intersections"]?.arrayValue?.prefix(1) ?? []))
+            $0["links"] = []
+        }
+        e = await refused("green-wave", ["corridor": oneSignal])
+        #expect(e?.input == "corridor" && e?.reason.hasPrefix("intersections: a corridor needs at least two signals") == true)
+        #expect(await refused("green-wave", ["corridor": corridor, "period": "07:00-09:00"])?.input == "period")
+        #expect(await refused("green-wave", ["corridor": corridor, "cycleRange": [10, 20]])?.input == "cycleRange")
+        // A stored intersection still needs a token: the counts are shared with departments.
+        await #expect(throws: StoreError.self) { _ = try await Self.run("signal-timing", ["intersections": ["SI-001"]], caller: .anonymous) }
+    }
+
     @Test("green-wave coordinates SC-001 on one cycle, draws its diagram, and writes the corridor's plans with their offsets")
     func greenWaveProcess() async throws {
         let store = try await Self.store.value

@@ -57,6 +57,26 @@ public struct SignalizedIntersection: Sendable, Hashable {
         return out
     }
 
+    /// An intersection described as `signal plan --input` reads it (each approach one lane group of
+    /// its movements with flow, on its compass arm), placed at `position` to be built in SUMO.
+    /// - Throws: `SignalTimingError` naming an approach that arrives from no compass arm (its id is not
+    ///   N, S, E or W and it gives no `arm`): SUMO needs to know where each lane group's road leads.
+    public init(demand: IntersectionDemand, at position: Position) throws {
+        var groups: [LaneGroup] = []
+        for (i, a) in demand.approaches.enumerated() {
+            guard let arm = a.compassArm else {
+                throw SignalTimingError(field: "approaches[\(i)].arm", "approach '\(a.id)' needs the compass arm it arrives from (N, S, E or W) to be built in SUMO")
+            }
+            let flowing = [("through", a.flows.through), ("left", a.flows.left), ("right", a.flows.right)].filter { $0.1 > 0 }.map(\.0)
+            groups.append(LaneGroup(id: a.id, approach: arm, movements: Set(flowing.isEmpty ? ["through"] : flowing)))
+        }
+        id = demand.id
+        name = nil
+        self.position = position
+        self.demand = demand
+        laneGroups = groups
+    }
+
     public init(_ feature: Feature) throws {
         let p = feature.properties
         let fid = feature.id?.description ?? ""

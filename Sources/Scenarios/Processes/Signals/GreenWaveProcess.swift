@@ -9,7 +9,8 @@ import TwinStore
 /// weighted two-way bandwidth b + k·b̄ (exact for up to 12 signals) or, asked, that give the
 /// corridor's lowest delay, with the time–space diagram.
 ///
-/// Inputs: `corridor` (id), `period` (HH:MM-HH:MM: flows from the busiest hour of each
+/// Inputs: `corridor` (id, or a corridor as JSON as `citytwin signal corridor --input` reads it,
+/// which reads no layer and so needs no token), `period` (HH:MM-HH:MM: flows from the busiest hour of each
 /// intersection's counts in it; default the layer's peak-hour turning counts), `inboundWeight`
 /// (k; default the inbound/outbound through-flow ratio), `cycleRange` ([shortest, longest] common
 /// cycle searched; default the critical intersection's cycle), `cycleObjective` (the corridor's
@@ -28,7 +29,8 @@ public struct GreenWaveProcess: OGCProcess {
 
     public var inputs: [String: ProcessParameter] {
         SignalProcessInputs.settingsParameters.merging([
-            "corridor": ProcessParameter(title: "Corridor", description: "Id of a signal_corridors feature, e.g. SC-001.", schema: ["type": "string"]),
+            "corridor": ProcessParameter(title: "Corridor", description: "Id of a signal_corridors feature, e.g. SC-001; or a corridor described inline, as `citytwin signal corridor --input` reads it: {id, intersections: [{intersection: {…as signal-timing's intersection…}, outbound_approach, inbound_approach}], links: [{length_m, outbound_speed_m_s, inbound_speed_m_s}], inbound_weight} (a field not listed is refused, naming it), which reads no layer and so needs no token; period and write apply to a stored corridor only.",
+                                         schema: ["oneOf": [["type": "string"], ["type": "object", "required": ["id", "intersections", "links"]]]]),
             "period": SignalProcessInputs.periodParameter,
             "inboundWeight": ProcessParameter(title: "Inbound weight", description: "k in b + k·b̄: the weight of the inbound band (0…10); default the ratio of inbound to outbound through flow.",
                                               schema: ["type": "number", "minimum": 0, "maximum": 10], minOccurs: 0),
@@ -56,6 +58,7 @@ public struct GreenWaveProcess: OGCProcess {
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        if ProcessInputs.unwrap(inputs["corridor"])?.objectValue != nil { return ProcessLayers() }
         let write = (try? ProcessInputs.bool(inputs, "write")) ?? false
         let period = (try? SignalProcessInputs.period(inputs)) ?? nil
         return ProcessLayers(reads: [StoreSignalCorridor.layer, SignalizedIntersection.layer],
@@ -64,7 +67,9 @@ public struct GreenWaveProcess: OGCProcess {
     }
 
     struct Request {
-        var corridor: String
+        /// A stored corridor's id, or the corridor given inline.
+        var corridor: Either
+        enum Either { case stored(String), inline(CorridorInput) }
         var period: (start: Int, end: Int)?
         var inboundWeight: Double?
         var cycleRange: ClosedRange<Double>?
@@ -76,7 +81,17 @@ public struct GreenWaveProcess: OGCProcess {
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        guard let corridor = try ProcessInputs.string(inputs, "corridor") else { throw ProcessInputError("corridor", "is required") }
+        let corridor: Request.Either
+        if let inline = try SignalProcessInputs.document(CorridorInput.self, inputs, "corridor", orID: true) {
+            if let other = ["period", "write"].first(where: { ProcessInputs.unwrap(inputs[$0]) != nil }) {
+                throw ProcessInputError(other, "applies to a stored corridor, not to one given inline")
+            }
+            corridor = .inline(inline)
+        } else if let id = try ProcessInputs.string(inputs, "corridor") {
+            corridor = .stored(id)
+        } else {
+            throw ProcessInputError("corridor", "is required: a signal_corridors id or a corridor as JSON")
+        }
         return Request(corridor: corridor, period: try SignalProcessInputs.period(inputs),
                        inboundWeight: try ProcessInputs.number(inputs, "inboundWeight", in: 0...10),
                        cycleRange: try Self.cycleRange(inputs), cycleObjective: try Self.cycleObjective(inputs),
@@ -127,14 +142,29 @@ public struct GreenWaveProcess: OGCProcess {
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         let r = try request(inputs)
-        _ = try await ProcessInputs.mapped { try await StoreSignalCorridor.load(id: r.corridor, from: store, by: caller) }
+        guard case .stored(let id) = r.corridor else { return }
+        _ = try await ProcessInputs.mapped { try await StoreSignalCorridor.load(id: id, from: store, by: caller) }
     }
 
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let r = try request(inputs)
+        let id: String
+        switch r.corridor {
+        case .inline(let corridor):
+            let plan: CorridorPlan
+            do {
+                plan = try await Self.plan(r, id: corridor.id, intersections: corridor.intersections, links: corridor.links,
+                                           inboundWeight: r.inboundWeight ?? corridor.inboundWeight, progress: progress)
+            } catch let e as SignalTimingError {
+                throw ProcessInputError("corridor", e.description)
+            }
+            try await progress.report(100)
+            return try Self.answer(plan, written: [])
+        case .stored(let stored): id = stored
+        }
         return try await SignalProcessInputs.mapped {
-            let corridor = try await StoreSignalCorridor.load(id: r.corridor, from: store, by: caller)
+            let corridor = try await StoreSignalCorridor.load(id: id, from: store, by: caller)
             // Each intersection's flows and the period they stand for.
             var demands: [IntersectionDemand] = []
             var periods: [TimeOfDayPeriod] = []
@@ -151,25 +181,8 @@ public struct GreenWaveProcess: OGCProcess {
                 periods.append(found.period)
                 demands.append(intersection.demand.with(flows: found.period.designFlows))
             }
-            let plan: CorridorPlan
-            do {
-                let intersections = try corridor.coordinated(demands), links = corridor.links
-                // A searched range reports each cycle coordinated (a job's status; a dismissed job stops the search).
-                plan = try await LatestProgress.run(reporting: progress) { report in
-                    try CorridorTiming.plan(id: corridor.id, intersections: intersections, links: links,
-                                            settings: r.settings, inboundWeight: r.inboundWeight, cycleRange: r.cycleRange, cycleObjective: r.cycleObjective,
-                                            offsetObjective: r.offsetObjective, comparedOffsets: r.comparedOffsets) { done, count in
-                        try Task.checkCancellation()
-                        report(WorkProgress(stage: "coordinated", completed: Double(done), total: Double(count), unit: "cycles").within(0.3...0.95))
-                    }
-                }
-            } catch let e as SignalTimingError where e.field == "cycle_range_s" {
-                throw ProcessInputError("cycleRange", e.reason)
-            } catch let e as SignalTimingError where e.field == "cycle_objective" {
-                throw ProcessInputError("cycleObjective", e.reason)
-            } catch let e as SignalTimingError where e.field.hasPrefix("compared_offsets_s") {
-                throw ProcessInputError("compareOffsets", e.reason)
-            }
+            let plan = try await Self.plan(r, id: corridor.id, intersections: try corridor.coordinated(demands), links: corridor.links,
+                                           inboundWeight: r.inboundWeight, progress: progress)
             var written: [JSONValue] = []
             if r.write {
                 let features = corridor.intersections.indices.map { i in
@@ -180,9 +193,34 @@ public struct GreenWaveProcess: OGCProcess {
                 written = features.compactMap { $0.id.map { .string($0.description) } }
             }
             try await progress.report(100)
-            return ["plan": try SignalProcessInputs.json(CorridorPlanReport(plan)),
-                    "diagram": .string(TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)),
-                    "written": .array(written)]
+            return try Self.answer(plan, written: written)
+        }
+    }
+
+    static func answer(_ plan: CorridorPlan, written: [JSONValue]) throws -> JSONValue {
+        ["plan": try SignalProcessInputs.json(CorridorPlanReport(plan)),
+         "diagram": .string(TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)), "written": .array(written)]
+    }
+
+    /// The corridor's plan under the request's objectives; an error about an input names it.
+    static func plan(_ r: Request, id: String, intersections: [CorridorIntersection], links: [CorridorLink],
+                     inboundWeight: Double?, progress: JobProgress) async throws -> CorridorPlan {
+        do {
+            // A searched range reports each cycle coordinated (a job's status; a dismissed job stops the search).
+            return try await LatestProgress.run(reporting: progress) { report in
+                try CorridorTiming.plan(id: id, intersections: intersections, links: links,
+                                        settings: r.settings, inboundWeight: inboundWeight, cycleRange: r.cycleRange, cycleObjective: r.cycleObjective,
+                                        offsetObjective: r.offsetObjective, comparedOffsets: r.comparedOffsets) { done, count in
+                    try Task.checkCancellation()
+                    report(WorkProgress(stage: "coordinated", completed: Double(done), total: Double(count), unit: "cycles").within(0.3...0.95))
+                }
+            }
+        } catch let e as SignalTimingError where e.field == "cycle_range_s" {
+            throw ProcessInputError("cycleRange", e.reason)
+        } catch let e as SignalTimingError where e.field == "cycle_objective" {
+            throw ProcessInputError("cycleObjective", e.reason)
+        } catch let e as SignalTimingError where e.field.hasPrefix("compared_offsets_s") {
+            throw ProcessInputError("compareOffsets", e.reason)
         }
     }
 }

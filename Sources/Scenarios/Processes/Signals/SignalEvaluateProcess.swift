@@ -8,7 +8,8 @@ import TwinStore
 /// degree of saturation, Webster and HCM 2000 delay, queue, stops and LOS per lane group — so an
 /// engineer sees what the controller's current plan does in a period before re-timing it.
 ///
-/// Inputs: `intersection` (id), `plan` (a signal_plans feature id of that intersection; default
+/// Inputs: `intersection` (id, or one intersection as JSON as `citytwin signal plan --input` reads
+/// it: its own Webster plan is evaluated at its own flows, and it reads no layer), `plan` (a signal_plans feature id of that intersection; default
 /// the stored plan whose period holds the period's start, else its all-day plan), `period`
 /// (HH:MM-HH:MM: flows from the busiest hour of the counts in it; default the plan's own period).
 /// Outputs: `evaluation` (as `citytwin signal plan --json` prints a timing), `plan_id`, `period`
@@ -36,7 +37,8 @@ public struct SignalEvaluateProcess: OGCProcess {
 
     public var inputs: [String: ProcessParameter] {
         SignalProcessInputs.settingsParameters.merging([
-            "intersection": ProcessParameter(title: "Intersection", description: "Id of a signalized_intersections feature, e.g. SI-006.", schema: ["type": "string"]),
+            "intersection": ProcessParameter(title: "Intersection", description: "Id of a signalized_intersections feature, e.g. SI-006; or one intersection described inline as signal-timing's intersection input (the JSON `citytwin signal plan --input` reads; each approach needs a compass arm, its id or arm): its Webster plan, as signal-timing gives it, is evaluated and replayed at its own flows (plan_id is empty, counts is 'input'). Inline, it reads no layer, so it needs no token; plan and period apply to a stored intersection only.",
+                                             schema: ["oneOf": [["type": "string"], ["type": "object", "required": ["id", "approaches", "stages"]]]]),
             "plan": ProcessParameter(title: "Plan", description: "Id of a signal_plans feature of the intersection (default: the stored plan whose period holds the period's start, else its all-day plan).",
                                      schema: ["type": "string"], minOccurs: 0),
             "period": SignalProcessInputs.periodParameter,
@@ -64,11 +66,15 @@ public struct SignalEvaluateProcess: OGCProcess {
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        ProcessLayers(reads: [SignalizedIntersection.layer, SignalPlanLayer.layer], optionalReads: [SignalizedIntersection.countsLayer])
+        if ProcessInputs.unwrap(inputs["intersection"])?.objectValue != nil { return ProcessLayers() }
+        return ProcessLayers(reads: [SignalizedIntersection.layer, SignalPlanLayer.layer], optionalReads: [SignalizedIntersection.countsLayer])
     }
 
     struct Request {
+        /// A stored intersection's id ("" for one given inline).
         var intersection: String
+        /// An intersection given inline, at `inlinePosition`.
+        var inline: SignalizedIntersection?
         var plan: String?
         var period: (start: Int, end: Int)?
         var settings: SignalTimingSettings
@@ -105,7 +111,18 @@ public struct SignalEvaluateProcess: OGCProcess {
     static let warmUp = 600, coolDown = 300
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
-        guard let id = try ProcessInputs.string(inputs, "intersection") else { throw ProcessInputError("intersection", "is required") }
+        var inline: SignalizedIntersection?
+        if let demand = try SignalProcessInputs.document(IntersectionDemand.self, inputs, "intersection", orID: true) {
+            if let other = ["plan", "period"].first(where: { ProcessInputs.unwrap(inputs[$0]) != nil }) {
+                throw ProcessInputError(other, "applies to a stored intersection, not to one given inline")
+            }
+            do { inline = try SignalizedIntersection(demand: demand, at: Self.inlinePosition) } catch let e as SignalTimingError {
+                throw ProcessInputError("intersection", e.description)
+            }
+        }
+        guard let id = try inline.map({ _ in "" }) ?? ProcessInputs.string(inputs, "intersection") else {
+            throw ProcessInputError("intersection", "is required: a signalized_intersections id or an intersection as JSON")
+        }
         let simulate = try ProcessInputs.string(inputs, "simulate") ?? Simulate.auto.rawValue
         guard let mode = Simulate(rawValue: simulate) else {
             throw ProcessInputError("simulate", "must be auto, sumo or none (got '\(simulate)')")
@@ -115,10 +132,28 @@ public struct SignalEvaluateProcess: OGCProcess {
         guard seed + replications - 1 <= 2_147_483_646 else {
             throw ProcessInputError("replications", "seeds \(seed)… would pass the largest seed 2147483646: take a smaller seed")
         }
-        return Request(intersection: id, plan: try ProcessInputs.string(inputs, "plan"),
+        return Request(intersection: id, inline: inline, plan: try ProcessInputs.string(inputs, "plan"),
                        period: try SignalProcessInputs.period(inputs), settings: try SignalProcessInputs.settings(inputs),
                        simulate: mode, sumoSeconds: try ProcessInputs.integer(inputs, "sumoSeconds", default: 3600, in: 300...7200),
                        seed: seed, replications: replications)
+    }
+
+    /// Where an intersection given inline is built in SUMO (central Wuhan, in the district's CRS zone).
+    static let inlinePosition = Position(x: 114.3055, y: 30.5928)
+
+    /// An intersection given inline, its Webster plan as a `signal_plans` feature and the plan that
+    /// feature holds, and its own flows as an all-day period; what is wrong with it is the input's fault.
+    static func inlinePlan(_ intersection: SignalizedIntersection, settings: SignalTimingSettings) throws
+        -> (feature: Feature, plan: SignalPlan, period: TimeOfDayPeriod) {
+        let period = TimeOfDayPeriod(name: "all-day", start: 0, end: 1440, designFlows: intersection.demand.flowsByApproach, designHourStart: 0)
+        do {
+            let timing = try SignalTiming.webster(intersection.demand, settings: settings)
+            // Not stored: its id (SP-<id>-ALL) only names SUMO's program.
+            let feature = SignalPlanLayer.feature(for: intersection, plan: TimeOfDayPlan(period: period, timing: timing))
+            return (feature, try SignalPlanLayer.plan(of: feature).plan, period)
+        } catch let e as SignalTimingError {
+            throw ProcessInputError("intersection", e.description)
+        }
     }
 
     /// The stored plan to evaluate: the one asked for, else the one whose period holds `start`
@@ -145,6 +180,10 @@ public struct SignalEvaluateProcess: OGCProcess {
         if r.simulate == .sumo, sumoTools() == nil {
             throw ProcessInputError("simulate", "is 'sumo' but SUMO is not installed here: \(Self.notInstalled) (or use simulate=auto or none)")
         }
+        if let inline = r.inline {
+            _ = try Self.inlinePlan(inline, settings: r.settings)
+            return
+        }
         _ = try await SignalProcessInputs.intersection(r.intersection, "intersection", store: store, caller: caller)
         _ = try await SignalProcessInputs.mapped { try await storedPlan(r, store: store, caller: caller) }
     }
@@ -153,6 +192,13 @@ public struct SignalEvaluateProcess: OGCProcess {
                         progress: JobProgress) async throws -> JSONValue {
         let r = try request(inputs)
         let (analytic, sumoInput) = try await SignalProcessInputs.mapped {
+            if let intersection = r.inline {
+                let (feature, plan, period) = try Self.inlinePlan(intersection, settings: r.settings)
+                let timing = try SignalTiming.evaluate(plan, for: intersection.demand, settings: r.settings, method: "webster")
+                let result: JSONValue = ["evaluation": try SignalProcessInputs.json(IntersectionTimingReport(timing)),
+                                         "plan_id": "", "period": SignalProcessInputs.json(period), "counts": "input"]
+                return (result, (intersection, (feature, plan), period))
+            }
             let intersection = try await SignalProcessInputs.intersection(r.intersection, "intersection", store: store, caller: caller)
             let feature = try await storedPlan(r, store: store, caller: caller)
             let stored = try SignalPlanLayer.plan(of: feature)

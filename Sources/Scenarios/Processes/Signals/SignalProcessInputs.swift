@@ -55,6 +55,20 @@ enum SignalProcessInputs {
         return range
     }
 
+    /// A signal document given inline as input `name` (an intersection or a corridor, as the CLI's
+    /// `--input` reads them), or nil when it is not given (or, `orID`, when it is a stored one's id);
+    /// what is wrong names its JSON path.
+    static func document<T: Decodable>(_ type: T.Type, _ inputs: [String: JSONValue], _ name: String, orID: Bool) throws -> T? {
+        guard let value = In.unwrap(inputs[name]) else { return nil }
+        if orID, value.stringValue != nil { return nil }
+        guard value.objectValue != nil else { throw ProcessInputError(name, orID ? "must be an id or a JSON object" : "must be a JSON object (stored ones are named by id in intersections)") }
+        do {
+            return try SignalDocument.decode(T.self, from: JSONEncoder().encode(value))
+        } catch let e as SignalTimingError {
+            throw ProcessInputError(name, e.description)
+        }
+    }
+
     /// The intersection `id`, or an input error naming `name`.
     static func intersection(_ id: String, _ name: String, store: any FeatureStore, caller: Caller) async throws -> SignalizedIntersection {
         do {

@@ -14,7 +14,9 @@ import TwinStore
 /// from the hour of counts before it, written as a new version of that plan.
 ///
 /// Inputs: `intersections` (ids; default every one), `period` (HH:MM-HH:MM), `write`, `method`,
-/// `at`, the step limits and the timing bounds. Outputs: `plans` (per intersection and period: the feature id it is written
+/// `at`, the step limits and the timing bounds; or `intersection`, one intersection as JSON as
+/// `citytwin signal plan --input` reads it, timed from its own flows (it reads no layer, so it needs
+/// no token). Outputs: `plans` (per intersection and period: the feature id it is written
 /// under, the period, the flows' design hour and the timing as `citytwin signal plan --json`
 /// prints it) and `written` (feature ids). An intersection without counts the caller may read is
 /// timed from its layer's peak-hour turning counts, and the answer says so (`partial`).
@@ -31,6 +33,8 @@ public struct SignalTimingProcess: OGCProcess {
         SignalProcessInputs.settingsParameters.merging([
             "intersections": ProcessParameter(title: "Intersections", description: "Ids of signalized_intersections features to time (default: every one).",
                                               schema: ["type": "array", "items": ["type": "string"], "minItems": 1], minOccurs: 0),
+            "intersection": ProcessParameter(title: "Intersection as JSON", description: "One intersection described inline instead of stored ones, as `citytwin signal plan --input` reads it: {id, amber_s, all_red_s, startup_lost_s, approaches: [{id, lanes, saturation_veh_h_lane, flows_veh_h: {through, left, right}, arm, storage_m}], stages: [[approach ids], …], crossings: [{id, length_m, refuge_island, stage}]}, optionally as measured at the site saturation_flow_pcu_h, left_turn_factor, right_turn_factor, permitted_left_critical_gap_s, permitted_left_follow_up_s and incremental_delay_factor; a field not listed is refused, naming it. Timed from its own flows (plans[0] has intersection and timing); it reads no layer, so it needs no token. Not with intersections, period, method, at or write.",
+                                             schema: ["type": "object", "required": ["id", "approaches", "stages"]], minOccurs: 0),
             "period": SignalProcessInputs.periodParameter,
             "write": SignalProcessInputs.writeParameter,
             "method": ProcessParameter(title: "Method", description: "webster (default): new plans per period from the counts; webster-retiming or saturation-balancing: adaptive re-timing (自适应配时), one bounded step of the stored plan running at 'at', from the hour of counts before it.",
@@ -54,12 +58,15 @@ public struct SignalTimingProcess: OGCProcess {
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        if ProcessInputs.unwrap(inputs["intersection"]) != nil { return ProcessLayers() }
         let write = (try? ProcessInputs.bool(inputs, "write")) ?? false
         return ProcessLayers(reads: [SignalizedIntersection.layer], optionalReads: [SignalizedIntersection.countsLayer],
                              writes: write ? [ProcessLayers.Write(SignalPlanLayer.layer, owner: SignalPlanLayer.owner)] : [])
     }
 
     struct Request {
+        /// An intersection given inline (`intersection`): timed from its own flows.
+        var inline: IntersectionDemand?
         var ids: [String]?
         var period: (start: Int, end: Int)?
         var settings: SignalTimingSettings
@@ -72,6 +79,10 @@ public struct SignalTimingProcess: OGCProcess {
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
         typealias In = ProcessInputs
+        let inline = try SignalProcessInputs.document(IntersectionDemand.self, inputs, "intersection", orID: false)
+        if inline != nil, let other = ["intersections", "period", "method", "at", "write"].first(where: { In.unwrap(inputs[$0]) != nil }) {
+            throw ProcessInputError(other, "applies to stored intersections, not to one given as 'intersection'")
+        }
         let ids = try In.strings(inputs, "intersections")
         if let ids, ids.isEmpty { throw ProcessInputError("intersections", "must name at least one intersection") }
         let method = try In.string(inputs, "method") ?? "webster"
@@ -96,12 +107,13 @@ public struct SignalTimingProcess: OGCProcess {
         let limits = RetimingLimits(
             maximumCycleChange: try In.number(inputs, "maximumCycleChange", default: base.maximumCycleChange, in: 0...60) ?? base.maximumCycleChange,
             maximumGreenChange: try In.number(inputs, "maximumGreenChange", default: base.maximumGreenChange, in: 0...60) ?? base.maximumGreenChange)
-        return Request(ids: ids, period: period, settings: try SignalProcessInputs.settings(inputs),
+        return Request(inline: inline, ids: ids, period: period, settings: try SignalProcessInputs.settings(inputs),
                        write: try In.bool(inputs, "write"), retiming: retiming, at: at, limits: limits)
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         let r = try request(inputs)
+        if let demand = r.inline { _ = try Self.timing(demand, r.settings) }
         for id in r.ids ?? [] {
             _ = try await SignalProcessInputs.intersection(id, "intersections", store: store, caller: caller)
         }
@@ -110,6 +122,12 @@ public struct SignalTimingProcess: OGCProcess {
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let r = try request(inputs)
+        if let demand = r.inline {
+            let timing = try Self.timing(demand, r.settings)
+            try await progress.report(100)
+            return ["plans": [["intersection": .string(demand.id), "timing": try SignalProcessInputs.json(IntersectionTimingReport(timing))]],
+                    "written": []]
+        }
         return try await SignalProcessInputs.mapped {
             var intersections: [SignalizedIntersection] = []
             if let ids = r.ids {
@@ -159,6 +177,13 @@ public struct SignalTimingProcess: OGCProcess {
             try await progress.report(100)
             return ["plans": .array(plans),
                     "written": .array(r.write ? features.compactMap { $0.id.map { .string($0.description) } } : [])]
+        }
+    }
+
+    /// The Webster plan of an intersection given inline; what is wrong with it is the input's fault.
+    static func timing(_ demand: IntersectionDemand, _ settings: SignalTimingSettings) throws -> IntersectionTiming {
+        do { return try SignalTiming.webster(demand, settings: settings) } catch let e as SignalTimingError {
+            throw ProcessInputError("intersection", e.description)
         }
     }
 }
