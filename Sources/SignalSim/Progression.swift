@@ -142,7 +142,13 @@ struct CyclicFlowProfile: Sendable, Hashable {
         let n = rates.count
         let arriving = rates.reduce(0, +) * step
         let capacity = green.reduce(0, +) * saturation / 3600 * step
-        guard arriving > 0 else { return (self, 0, 0, 0) }
+        guard arriving > 0 else {
+            // No traffic departs; the figures are a vehicle's if one came (their limit as the flow vanishes),
+            // as a plan's delay at zero flow is, so a direction without traffic reads a delay and its stops alike.
+            let probe = CyclicFlowProfile(rates: rates.map { _ in 1e-9 }, step: step)
+            guard let alone = probe.served(saturation: saturation, green: green, halting: halting) else { return (self, 0, 0, 0) }
+            return (self, alone.uniformDelay, alone.arrivalsOnGreen, alone.halts)
+        }
         guard arriving < capacity * (1 - 1e-9) else { return nil }
         var departures = Array(repeating: 0.0, count: n)
         var area = 0.0

@@ -48,10 +48,9 @@ struct MaskingLeakTests {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata extra: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
-            let all = metadata.merging(extra ?? [:]) { $1 }
-            capture.append("\(level) \(message) \(all.map { "\($0)=\($1)" }.joined(separator: " "))")
+        func log(event: LogEvent) {
+            let all = metadata.merging(event.metadata ?? [:]) { $1 }
+            capture.append("\(event.level) \(event.message) \(all.map { "\($0)=\($1)" }.joined(separator: " "))")
         }
     }
 

@@ -84,9 +84,8 @@ final class CapturedLog: LogHandler, @unchecked Sendable {
 
     var entries: [String] { lock.withLock { lines } }
 
-    func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String, file: String,
-             function: String, line: UInt) {
-        let text = "\(message) \((metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
+    func log(event: LogEvent) {
+        let text = "\(event.message) \((event.metadata ?? [:]).sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " "))"
         lock.withLock { lines.append(text) }
     }
 }

@@ -56,6 +56,17 @@ struct ProgressionTests {
         }
     }
 
+    @Test("a direction without traffic reads a vehicle's figures, as a plan does at zero flow: d₁ = r²/(2C), halts on red, none departs")
+    func noTrafficReadsOneVehicle() throws {
+        let cycle = 90.0, green = 40.0
+        let window = (0..<90).map { k in (10..<50).contains(k) ? 1.0 : 0.0 }
+        let empty = CyclicFlowProfile(rates: Array(repeating: 0, count: 90), step: 1)
+        let served = try #require(empty.served(saturation: 1800, green: window, halting: (shown: window, anticipation: 0)))
+        #expect(abs(served.uniformDelay - (cycle - green) * (cycle - green) / (2 * cycle)) < 1e-3)
+        #expect(abs(served.halts - (cycle - green) / cycle) < 1e-6 && abs(served.arrivalsOnGreen - green / cycle) < 1e-6)
+        #expect(served.departures.rates.allSatisfy { $0 == 0 })
+    }
+
     @Test("a platoon halts only where it meets red or a queue: none on green, all on red, none in the red's last v/(2b)")
     func platoonsHaltOnRed() throws {
         let window = (0..<90).map { k in (30..<70).contains(k) ? 1.0 : 0.0 }  // shown from 30 s to 70 s
