@@ -13,7 +13,7 @@ public enum TimeSpaceDiagram {
         let t = corridor.outboundTimes, tb = corridor.inboundTimes
         let length = max(positions.last ?? 1, 1)
         let span = c * Double(max(1, cycles))
-        let (left, right, top, bottom) = (70.0, 20.0, 40.0, 50.0)
+        let (left, right, top, bottom) = (70.0, 20.0, 56.0, 50.0)
         func x(_ time: Double) -> Double { left + (time / span) * (width - left - right) }
         func y(_ distance: Double) -> Double { height - bottom - (distance / length) * (height - top - bottom) }
         func f(_ v: Double) -> String { String(format: "%.1f", v) }
@@ -64,9 +64,19 @@ public enum TimeSpaceDiagram {
         for k in 0...cycles {
             let xx = x(Double(k) * c)
             svg += "<line x1=\"\(f(xx))\" y1=\"\(f(height - bottom))\" x2=\"\(f(xx))\" y2=\"\(f(height - bottom + 5))\" stroke=\"black\"/>"
-            svg += "<text x=\"\(f(xx))\" y=\"\(f(height - bottom + 18))\" text-anchor=\"middle\">\(f(Double(k) * c)) s</text>\n"
+            // The first label starts at the axis (the first signal's distance ends left of it), the last ends at it.
+            let anchor = k == 0 ? "start" : k == cycles ? "end" : "middle"
+            svg += "<text x=\"\(f(xx))\" y=\"\(f(height - bottom + 18))\" text-anchor=\"\(anchor)\">\(f(Double(k) * c)) s</text>\n"
         }
         svg += "<text x=\"\(f((left + width - right) / 2))\" y=\"\(f(height - 10))\" text-anchor=\"middle\">time (s)</text>\n"
+        // What the colours are, under the title.
+        svg += "<g class=\"legend\" font-size=\"11\">"
+        svg += "<rect x=\"\(f(left))\" y=\"28\" width=\"14\" height=\"9\" fill=\"#2b8cbe\" fill-opacity=\"0.25\" stroke=\"#2b8cbe\"/>"
+        svg += "<text x=\"\(f(left + 18))\" y=\"37\">outbound band (\(escape(corridor.signals.first?.id ?? "")) → \(escape(corridor.signals.last?.id ?? "")))</text>"
+        svg += "<rect x=\"\(f(left + 200))\" y=\"28\" width=\"14\" height=\"9\" fill=\"#e6550d\" fill-opacity=\"0.25\" stroke=\"#e6550d\"/>"
+        svg += "<text x=\"\(f(left + 218))\" y=\"37\">inbound band (\(escape(corridor.signals.last?.id ?? "")) → \(escape(corridor.signals.first?.id ?? "")))</text>"
+        svg += "<rect x=\"\(f(left + 380))\" y=\"30\" width=\"14\" height=\"4\" fill=\"#1a9641\"/>"
+        svg += "<text x=\"\(f(left + 398))\" y=\"37\">green: outbound above each signal's line, inbound below; red line: red</text></g>\n"
         svg += "<text x=\"\(f(left))\" y=\"20\">\(escape(corridor.id)): cycle \(f(c)) s, outbound band \(f(wave.outboundBandwidth)) s, inbound band \(f(wave.inboundBandwidth)) s (k = \(String(format: "%.2f", wave.inboundWeight)))\(wave.progression == .twoWay ? "" : ", " + wave.progression.rawValue)</text>\n"
         svg += "</svg>\n"
         return svg

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GeoCore
 import SignalSim
+import Scenarios
 
 /// `citytwin signal …`: signal timing for traffic engineers.
 struct SignalCommand: AsyncParsableCommand {
@@ -316,7 +317,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
     @Flag(help: "Print one JSON document instead of a table.")
     var json = false
 
-    @Option(help: "Write the time–space diagram as SVG to this file.")
+    @Option(help: "Write the time–space diagram to this file: SVG (.svg), or PNG (.png, drawn by librsvg's rsvg-convert).")
     var diagram: String?
 
     @Option(name: .customLong("cycle-range"), help: "MIN-MAX: search the common cycles from MIN to MAX s (from the critical intersection's own cycle up) for --cycle-objective; default the critical cycle.")
@@ -340,6 +341,9 @@ struct SignalCorridorCommand: AsyncParsableCommand {
         _ = try cycles
         _ = try comparedOffsets
         if cycleObjective != nil, cycleRange == nil { throw ValidationError("--cycle-objective needs --cycle-range") }
+        if let diagram, !["svg", "png"].contains(URL(fileURLWithPath: diagram).pathExtension.lowercased()) {
+            throw ValidationError("--diagram must name a .svg or .png file (got '\(diagram)')")
+        }
     }
 
     /// `--compare-offsets` as seconds.
@@ -403,7 +407,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             svg = TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)
         }
         if let diagram {
-            try writeOutputFile(svg, to: diagram)
+            try await writeDiagram(svg, to: diagram)
         }
         if json { return try printJSONDocument(report) }
         func n(_ v: JSONValue?, _ format: String = "%.1f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
@@ -431,6 +435,39 @@ struct SignalCorridorCommand: AsyncParsableCommand {
             let greens = (t["stages"]?.arrayValue ?? []).map { n($0["green_s"], "%.0f") }.joined(separator: "/")
             print("  \(t["intersection"]?.stringValue ?? ""): offset \(n(t["offset_s"])) s, greens \(greens)")
         }
+    }
+}
+
+/// Writes a time–space diagram as its path's extension asks: the SVG as drawn, or a PNG of it drawn
+/// by librsvg's `rsvg-convert` (Debian librsvg2-bin, which Scripts/setup.sh installs) at twice its size,
+/// on white. Any other extension is refused rather than given an SVG under another name.
+func writeDiagram(_ svg: String, to path: String) async throws {
+    switch URL(fileURLWithPath: path).pathExtension.lowercased() {
+    case "svg":
+        try writeOutputFile(svg, to: path)
+    case "png":
+        guard let rsvg = SumoTools.find("rsvg-convert") else {
+            throw CommandFailure("--diagram \(path): a PNG is drawn by rsvg-convert (Debian librsvg2-bin; Scripts/setup.sh installs it), which is not on PATH; give a .svg path for the SVG")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-diagram-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let drawn = directory.appendingPathComponent("diagram.svg"), png = directory.appendingPathComponent("diagram.png")
+        try writeOutputFile(svg, to: drawn.path)
+        do {
+            _ = try await SumoTools.run(rsvg, ["--format", "png", "--zoom", "2", "--background-color", "white", "--output", png.path, drawn.path])
+        } catch let e as SumoTools.Failure {
+            throw CommandFailure("--diagram \(path): \(e)")
+        }
+        // Written beside the SVG first, so a path that cannot be written fails naming it, as an SVG's does.
+        do {
+            let data = try Data(contentsOf: png)
+            try data.write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw CommandFailure("\(path): cannot be written (\(fileErrorReason(error)))")
+        }
+    default:
+        throw CommandFailure("--diagram must name a .svg or .png file (got '\(path)')")
     }
 }
 

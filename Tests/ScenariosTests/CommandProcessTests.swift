@@ -207,6 +207,29 @@ struct CommandProcessTests {
         }
     }
 
+    @Test("signal corridor --diagram draws the time–space diagram as its extension asks: SVG, or PNG through rsvg-convert; another extension is refused before any work")
+    func diagramFormats() async throws {
+        let (_, path, _) = try await Self.built.value
+        let directory = try TemporaryDirectory.forTestCase("diagrams")
+        let corridor = ["signal", "corridor", "--input", "Models/signals/corridor-example.json", "--diagram"]
+        _ = try await Self.output(corridor + [directory.path + "/d.svg"], store: path)
+        let svg = try String(contentsOfFile: directory.path + "/d.svg", encoding: .utf8)
+        #expect(svg.hasPrefix("<svg") && svg.contains("outbound band (J1 → J4)"))
+        _ = try await Self.output(corridor + [directory.path + "/d.PNG"], store: path)
+        let png = try Data(contentsOf: URL(fileURLWithPath: directory.path + "/d.PNG"))
+        #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A], "not a PNG")
+        // IHDR: twice the SVG's 960 × 540.
+        let size = { (at: Int) in png[at..<(at + 4)].reduce(0) { $0 << 8 | Int($1) } }
+        #expect(png.count > 8 + 25 && size(16) == 1920 && size(20) == 1080)
+        do {
+            _ = try await Self.output(corridor + [directory.path + "/d.pdf"], store: path)
+            Issue.record("a .pdf diagram was written")
+        } catch let e as GeometryError {
+            #expect(e.message.contains("--diagram must name a .svg or .png file"), "\(e.message)")
+        }
+        #expect(!FileManager.default.fileExists(atPath: directory.path + "/d.pdf"))
+    }
+
     @Test("an output path that cannot be made fails the command naming the path and the system's reason, not a Foundation error code")
     func unwritableOutput() async throws {
         let (_, path, _) = try await Self.built.value

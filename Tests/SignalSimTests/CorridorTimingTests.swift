@@ -217,5 +217,7 @@ struct CorridorTimingTests {
         #expect((elements.counts["polygon"] ?? 0) >= 2)
         for i in 1...4 { #expect(svg.contains(">IX-\(i)</text>")) }
         #expect(svg.contains("outbound band"))
+        // The legend names which band runs which way.
+        #expect(svg.contains("outbound band (IX-1 → IX-4)") && svg.contains("inbound band (IX-4 → IX-1)"))
     }
 }
