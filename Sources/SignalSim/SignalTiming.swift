@@ -35,6 +35,9 @@ public enum SignalTiming {
     /// (veh/h). Above them the arithmetic would still run and give a confident plan.
     public static let longestInterval = 10.0
     public static let mostLanes = 12
+    /// The most lane groups, stages and crossings of one intersection: six arms of five lane groups
+    /// each, a controller's stage chain, a crossing on every arm and its halves.
+    public static let mostApproaches = 32, mostStages = 16, mostCrossings = 24
     /// The longest storage a lane group may give (m): no bay is longer than a link.
     public static let longestStorage = 10_000.0
     public static let largestSaturationPerLane = 3600.0
@@ -259,6 +262,15 @@ struct TimedIntersection {
         saturationDefaults.permittedLeftCriticalGap = demand.permittedLeftCriticalGap ?? saturationDefaults.permittedLeftCriticalGap
         saturationDefaults.permittedLeftFollowUp = demand.permittedLeftFollowUp ?? saturationDefaults.permittedLeftFollowUp
         guard !demand.approaches.isEmpty else { throw SignalTimingError(field: "approaches", "an intersection needs at least one approach") }
+        guard demand.approaches.count <= SignalTiming.mostApproaches else {
+            throw SignalTimingError(field: "approaches", "an intersection has at most \(SignalTiming.mostApproaches) lane groups (got \(demand.approaches.count))")
+        }
+        guard demand.stages.count <= SignalTiming.mostStages else {
+            throw SignalTimingError(field: "stages", "a stage chain has at most \(SignalTiming.mostStages) stages (got \(demand.stages.count))")
+        }
+        guard demand.crossings.count <= SignalTiming.mostCrossings else {
+            throw SignalTimingError(field: "crossings", "an intersection has at most \(SignalTiming.mostCrossings) crossings (got \(demand.crossings.count))")
+        }
         var index: [String: Int] = [:]
         for (i, a) in demand.approaches.enumerated() {
             let path = "approaches[\(i)]"

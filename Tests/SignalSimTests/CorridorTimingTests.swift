@@ -194,6 +194,11 @@ struct CorridorTimingTests {
         #expect { try CorridorTiming.plan(id: "C", intersections: [intersections[0]], links: []) } throws: {
             ($0 as? SignalTimingError)?.field == "intersections"
         }
+        // Longer than a corridor is coordinated in one piece.
+        let long = Array(repeating: intersections[0], count: CorridorTiming.mostSignals + 1)
+        #expect { try CorridorTiming.plan(id: "C", intersections: long, links: Array(repeating: links[0], count: long.count - 1)) } throws: {
+            ($0 as? SignalTimingError)?.field == "intersections"
+        }
     }
 
     /// Counts elements by name while checking the document is well-formed XML.

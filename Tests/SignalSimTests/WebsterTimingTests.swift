@@ -420,6 +420,12 @@ struct WebsterTimingTests {
         ("all_red_s", { $0.allRed = .infinity }),
         ("startup_lost_s", { $0.startupLost = 1e300 }),
         ("saturation_flow_pcu_h", { $0.saturationFlow = 19_000 }),
+        // More than a site holds: the arithmetic over them would tie up a server that was sent them.
+        ("approaches", { d in
+            d.approaches = (0..<33).map { ApproachDemand(id: "A\($0)", lanes: 1, flows: MovementFlows(through: 10)) }
+            d.stages = [d.approaches.map(\.id)]
+        }),
+        ("stages", { $0.stages = (0..<17).map { _ in ["N"] } }),
     ]
 
     @Test("bad input names its field", arguments: broken.indices)
