@@ -30,6 +30,8 @@ public struct IntersectionTimingReport: Sendable, Encodable {
         var queue_storage_ratio: Double?
         var stops_per_veh: Double?
         var los: String
+        /// true for a free right turn (渠化右转): in no stage, it turns without a signal.
+        var uncontrolled: Bool?
     }
 
     public struct Crossing: Sendable, Encodable {
@@ -79,7 +81,7 @@ public struct IntersectionTimingReport: Sendable, Encodable {
                             incremental_delay_s: a.incrementalDelay, webster_delay_s: a.websterDelay, queue_veh: a.queue,
                             queue_95_veh_lane: queue95, queue_95_m: queue95Length,
                             storage_m: a.storage, queue_storage_ratio: a.storage.flatMap { s in queue95Length.map { $0 / s } },
-                            stops_per_veh: a.stopsPerVehicle, los: a.levelOfService.rawValue))
+                            stops_per_veh: a.stopsPerVehicle, los: a.levelOfService.rawValue, uncontrolled: a.uncontrolled))
         }, uniquingKeysWith: { a, _ in a })
         crossings = Dictionary(timing.crossings.map { c in
             (c.id, Crossing(stage: c.stage, green_s: c.green, delay_s: c.delay, longest_wait_s: c.longestWait, island_wait_s: c.islandWait,

@@ -122,6 +122,8 @@ public struct ApproachPerformance: Sendable, Hashable, Codable {
     public var lanes: Int
     /// The group's storage (m, a turn bay's length) when its demand gives one.
     public var storage: Double? = nil
+    /// `true` for a free right turn (in no stage): its figures are those of a movement the signal never stops.
+    public var uncontrolled: Bool? = nil
     /// Stops per arriving vehicle (Akçelik, 0.9 for partial stops); `nil` when y ≥ 1.
     public var stopsPerVehicle: Double?
     public var levelOfService: LevelOfService

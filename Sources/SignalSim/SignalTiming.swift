@@ -23,7 +23,9 @@ public enum SignalTiming {
         let q = flow / 3600
         let random = x * x / (2 * q * (1 - x))
         let correction = 0.65 * pow(cycle / (q * q), 1.0 / 3.0) * pow(x, 2 + 5 * lambda)
-        return uniform + random - correction
+        // Webster's correction outweighs the rest where the signal hardly stops anyone (a free right
+        // turn's whole-cycle green); no delay is negative.
+        return max(0, uniform + random - correction)
     }
 
     /// HCM 2000's incremental delay factor k for pretimed control.
@@ -129,6 +131,7 @@ public enum SignalTiming {
         guard plan.cycle > 0 else { throw SignalTimingError(field: "stages", "the plan's cycle is 0 s") }
         for (i, a) in demand.approaches.enumerated() where a.flows.total > 0 {
             let stage = model.stageOfApproach[i]
+            guard stage >= 0 else { continue }
             guard plan.stages[stage].green + demand.amber - demand.startupLost > 0 else {
                 throw SignalTimingError(field: "stages[\(stage)].green_s", "approach '\(a.id)' carries \(a.flows.total) veh/h but its stage has no effective green")
             }
@@ -302,8 +305,10 @@ struct TimedIntersection {
                 stageOf[i] = s
             }
         }
-        for (i, a) in demand.approaches.enumerated() where stageOf[i] == nil && a.flows.total > 0 {
-            throw SignalTimingError(field: "approaches[\(i)]", "approach '\(a.id)' carries \(a.flows.total) veh/h but runs in no stage")
+        // A lane group in no stage is a free right turn (渠化右转, 右转不受控): it turns right without a
+        // signal, yielding. Any other movement needs a stage.
+        for (i, a) in demand.approaches.enumerated() where stageOf[i] == nil && a.flows.through + a.flows.left > 0 {
+            throw SignalTimingError(field: "approaches[\(i)]", "approach '\(a.id)' carries \(a.flows.through + a.flows.left) veh/h of through or left traffic but runs in no stage (only a lane group of right turns alone may, as a free right turn)")
         }
         stageOfApproach = stageOf.map { $0 ?? -1 }
         // Default saturation flows, left turns permitted where through or right traffic from the
@@ -452,10 +457,12 @@ struct TimedIntersection {
             let s = saturationFlows[i]
             let q = a.flows.total
             let stage = stageOfApproach[i]
-            let g = stage >= 0 ? max(0, plan.stages[stage].green + demand.amber - demand.startupLost) : 0
+            // A free right turn (in no stage) is never stopped by the signal: its green is the whole cycle.
+            let g = stage >= 0 ? max(0, plan.stages[stage].green + demand.amber - demand.startupLost) : cycle
             performance.append(Self.performance(id: a.id, flow: q, saturationFlow: s, effectiveGreen: g, cycle: cycle,
                                                 analysisPeriod: settings.analysisPeriod, incrementalDelayFactor: incrementalDelayFactor,
                                                 lanes: a.lanes))
+            if stage < 0 { performance[i].uncontrolled = true }
             performance[i].storage = a.storage
             if q > 0, performance[i].degreeOfSaturation > 1 {
                 let growth = (q - performance[i].capacity) * settings.analysisPeriod

@@ -70,6 +70,10 @@ func printTiming(_ t: JSONValue, title: String) {
     }
     for (id, a) in (t["approaches"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
         let marked = marks[id].map { " (see warning: \($0.joined(separator: ", ")))" } ?? ""
+        if a["uncontrolled"]?.boolValue == true {
+            print("  \(id): free right turn (in no stage: the signal never stops it), x = \(n(a["x"], "%.2f")) of its saturation flow, delay \(n(a["delay_s"], "%.1f")) s/veh without the wait to yield, LOS \(a["los"]?.stringValue ?? "-")\(marked)")
+            continue
+        }
         let storage = a["storage_m"]?.doubleValue.map { String(format: " of %.0f m storage", $0) } ?? ""
         let queue95 = a["queue_95_veh_lane"]?.doubleValue.map { String(format: " (95th percentile %.0f veh a lane, %.0f m%@)", $0, a["queue_95_m"]?.doubleValue ?? 0, storage) } ?? ""
         print("  \(id): x = \(n(a["x"], "%.2f")), delay \(n(a["delay_s"], "%.1f")) s/veh, queue \(n(a["queue_veh"], "%.1f")) veh\(queue95), LOS \(a["los"]?.stringValue ?? "-")\(marked)")
@@ -113,6 +117,7 @@ struct SignalPlanCommand: AsyncParsableCommand {
         at the site: "saturation_flow_pcu_h" (through lane, for approaches without their own), "left_turn_factor",
         "right_turn_factor", "permitted_left_critical_gap_s", "permitted_left_follow_up_s", "incremental_delay_factor".
         "arm" (N, S, E or W) is where an approach whose id is not a compass arm arrives from, for the lefts it opposes.
+        An approach of right turns alone may run in no stage: a free right turn (渠化右转), never stopped by the signal.
         A field not listed here is refused, naming it (a misspelt optional field would otherwise time with its default).
         --intersection times a stored signalized_intersections feature (--all: every one) from its latest day of
         traffic_counts: one plan per time-of-day period, or for --period; --write stores them as signal_plans versions.

@@ -123,6 +123,27 @@ struct WebsterTimingTests {
         ], stages: [["N", "S"], ["W", "E"]])
     }
 
+    @Test("a lane group of right turns alone in no stage is a free right turn: outside Y and the greens, its green the whole cycle, marked uncontrolled; a through or left group in no stage is still refused")
+    func freeRightTurn() throws {
+        var demand = Self.crossroads()
+        demand.approaches.append(ApproachDemand(id: "NR", lanes: 1, saturationPerLane: 1800, flows: MovementFlows(right: 300), arm: "N"))
+        let free = try SignalTiming.webster(demand)
+        let staged = try SignalTiming.webster(Self.crossroads())
+        #expect(free.flowRatioSum == staged.flowRatioSum && free.plan == staged.plan)
+        let nr = try #require(free.approaches.first { $0.id == "NR" })
+        #expect(nr.uncontrolled == true && nr.effectiveGreen == free.cycle && nr.uniformDelay == 0)
+        #expect(abs(nr.capacity - 1800) < 1e-9 && nr.controlDelay < 1 && nr.levelOfService == .a)
+        #expect(free.approaches.filter { $0.id != "NR" }.allSatisfy { $0.uncontrolled == nil })
+        // A stored plan evaluated with the group left out of its stages reads it the same way.
+        let evaluated = try SignalTiming.evaluate(free.plan, for: demand)
+        #expect(evaluated.approaches.first { $0.id == "NR" }?.uncontrolled == true)
+        for movements in [MovementFlows(through: 10, right: 300), MovementFlows(left: 20, right: 300)] {
+            var mixed = demand
+            mixed.approaches[4].flows = movements
+            #expect { try SignalTiming.webster(mixed) } throws: { ($0 as? SignalTimingError)?.field == "approaches[4]" }
+        }
+    }
+
     @Test("a two-stage crossroads: the cycle holds the stages, greens follow the flow ratios, delays agree with Webster")
     func twoStagePlan() throws {
         let timing = try SignalTiming.webster(Self.crossroads())

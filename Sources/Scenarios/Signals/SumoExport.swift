@@ -608,11 +608,13 @@ public struct SumoExport: Sendable {
                 out += "    <tlLogic id=\"\(Self.escape(id))\" type=\"\(control == .fixed ? "static" : "actuated")\" programID=\"\(Self.escape(program))\" offset=\"\(Self.format(stored.plan.offset))\">\n"
                 let minimums = control == .actuated
                     ? try SignalTiming.minimumGreens(s.intersection.demand, stages: stored.plan.stages.map(\.approaches)) : []
+                // A lane group in no stage is a free right turn: it yields ('g') whatever the signal shows.
+                let staged = Set(stored.plan.stages.flatMap(\.approaches))
                 for (index, stage) in stored.plan.stages.enumerated() {
                     let members = Set(stage.approaches)
                     let throughFrom = Set(stage.approaches.compactMap { groupsOf[$0] }.filter { $0.movements.contains("through") }.map(\.approach))
                     func state(_ signal: (Link) -> Character) -> String {
-                        String((0..<size).map { i in byIndex[i].map(signal) ?? "r" })
+                        String((0..<size).map { i in byIndex[i].map { staged.contains($0.laneGroup) ? signal($0) : "g" } ?? "r" })
                     }
                     let green = state { l in
                         guard members.contains(l.laneGroup) else { return "r" }
