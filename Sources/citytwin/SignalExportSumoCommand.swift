@@ -30,6 +30,9 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
     @Option(help: "One stored intersection (signalized_intersections), e.g. SI-006.")
     var intersection: String?
 
+    @Option(help: "An intersection as JSON, as signal plan --input reads it (each approach on a compass arm): its own Webster plan at its own flows, all through --period; no store is read.")
+    var input: String?
+
     @Option(help: "A stored corridor (signal_corridors), e.g. SC-001: its signals joined by the corridor's links.")
     var corridor: String?
 
@@ -42,7 +45,9 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
     @OptionGroup var store: StoreOption
 
     func validate() throws {
-        if intersection != nil, corridor != nil { throw ValidationError("give --intersection or --corridor, not both") }
+        if [intersection != nil, corridor != nil, input != nil].filter({ $0 }).count > 1 {
+            throw ValidationError("give one of --intersection, --corridor or --input")
+        }
     }
 
     func run() async throws {
@@ -52,10 +57,17 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
         guard let mode = SumoExport.Control(rawValue: control) else {
             throw CommandFailure("--control: must be fixed or actuated (got '\(control)')")
         }
-        let db = try await StoreLocation(store.path).openExisting()
         let export: SumoExport
         do {
-            export = try await SumoExport.load(from: db, intersection: intersection, corridor: corridor, period: range, control: mode, by: .admin)
+            if let input {
+                let demand = try readSignalJSON(IntersectionDemand.self, from: input)
+                do { export = try SumoExport.inline(demand, period: range, control: mode) } catch let e as SignalTimingError {
+                    throw CommandFailure("\(input): \(e)")
+                }
+            } else {
+                let db = try await StoreLocation(store.path).openExisting()
+                export = try await SumoExport.load(from: db, intersection: intersection, corridor: corridor, period: range, control: mode, by: .admin)
+            }
         } catch let e as ScenarioError {
             throw CommandFailure(e.message)
         } catch let e as SignalTimingError {

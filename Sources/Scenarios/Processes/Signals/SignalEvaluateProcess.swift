@@ -73,7 +73,7 @@ public struct SignalEvaluateProcess: OGCProcess {
     struct Request {
         /// A stored intersection's id ("" for one given inline).
         var intersection: String
-        /// An intersection given inline, at `inlinePosition`.
+        /// An intersection given inline, at `SumoExport.inlinePosition`.
         var inline: SignalizedIntersection?
         var plan: String?
         var period: (start: Int, end: Int)?
@@ -116,7 +116,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             if let other = ["plan", "period"].first(where: { ProcessInputs.unwrap(inputs[$0]) != nil }) {
                 throw ProcessInputError(other, "applies to a stored intersection, not to one given inline")
             }
-            do { inline = try SignalizedIntersection(demand: demand, at: Self.inlinePosition) } catch let e as SignalTimingError {
+            do { inline = try SignalizedIntersection(demand: demand, at: SumoExport.inlinePosition) } catch let e as SignalTimingError {
                 throw ProcessInputError("intersection", e.description)
             }
         }
@@ -138,20 +138,10 @@ public struct SignalEvaluateProcess: OGCProcess {
                        seed: seed, replications: replications)
     }
 
-    /// Where an intersection given inline is built in SUMO (central Wuhan, in the district's CRS zone).
-    static let inlinePosition = Position(x: 114.3055, y: 30.5928)
-
-    /// An intersection given inline, its Webster plan as a `signal_plans` feature and the plan that
-    /// feature holds, and its own flows as an all-day period; what is wrong with it is the input's fault.
+    /// `SumoExport.inline`, what is wrong with the intersection being the input's fault.
     static func inlinePlan(_ intersection: SignalizedIntersection, settings: SignalTimingSettings) throws
         -> (feature: Feature, plan: SignalPlan, period: TimeOfDayPeriod) {
-        let period = TimeOfDayPeriod(name: "all-day", start: 0, end: 1440, designFlows: intersection.demand.flowsByApproach, designHourStart: 0)
-        do {
-            let timing = try SignalTiming.webster(intersection.demand, settings: settings)
-            // Not stored: its id (SP-<id>-ALL) only names SUMO's program.
-            let feature = SignalPlanLayer.feature(for: intersection, plan: TimeOfDayPlan(period: period, timing: timing))
-            return (feature, try SignalPlanLayer.plan(of: feature).plan, period)
-        } catch let e as SignalTimingError {
+        do { return try SumoExport.inlinePlan(intersection, settings: settings) } catch let e as SignalTimingError {
             throw ProcessInputError("intersection", e.description)
         }
     }
