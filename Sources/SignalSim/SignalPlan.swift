@@ -171,6 +171,10 @@ public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConv
         /// The queue of a lane group beside a turn bay reaches past where the bay opens: the bay's
         /// vehicles cannot reach it and wait in the other group's lanes.
         case bayBlocked = "bay-blocked"
+        /// An approach turns left in a stage it shares with traffic from an approach whose arm (or
+        /// its own) is not known: whether the lefts cross that traffic cannot be told, and they are
+        /// timed as unopposed (a marked answer).
+        case armUnknown = "arm-unknown"
     }
 
     public var code: Code

@@ -216,6 +216,9 @@ struct TimedIntersection {
     /// Through and right flow (veh/h) from the opposite arm in the same stage that each approach's
     /// left turns cross (0: protected, unopposed or no lefts), in `demand.approaches` order.
     let permittedLeftOpposing: [Double]
+    /// For an approach turning left, the approaches of its stage carrying through or right traffic
+    /// that it may or may not cross because its arm or theirs is not known (empty: none).
+    let unknownOpposing: [[Int]]
     /// Minimum effective green of each stage (s) and why.
     let minimumEffectiveGreens: [Double]
     let minimumReason: [String]
@@ -324,6 +327,15 @@ struct TimedIntersection {
                 .reduce(0) { $0 + demand.approaches[$1].flows.through + demand.approaches[$1].flows.right }
         }
         permittedLeftOpposing = opposing
+        unknownOpposing = demand.approaches.indices.map { i in
+            let a = demand.approaches[i]
+            guard a.flows.left > 0, stages[i] >= 0 else { return [] }
+            return demand.approaches.indices.filter { j in
+                let b = demand.approaches[j]
+                return j != i && stages[j] == stages[i] && b.flows.through + b.flows.right > 0
+                    && (a.compassArm == nil || b.compassArm == nil)
+            }
+        }
         saturationFlows = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
             if let given = a.saturationPerLane { return Double(a.lanes) * given }
@@ -474,6 +486,13 @@ struct TimedIntersection {
                 let held = Int((storage / SignalTiming.queuedVehicleSpacing).rounded(.down))
                 let share = performance[i].backOfQueueExceedance(held) ?? 1
                 warnings.append(.init(.queueStorage, String(format: "lane group %@: its 95th-percentile queue (%.0f vehicles a lane, %.0f m) is longer than its %.0f m of storage (%d vehicles): the queue reaches back past where its lanes begin in about %.0f %% of cycles and blocks the lanes beside them; lengthen the bay or give it more green", a.id, queue, queue * SignalTiming.queuedVehicleSpacing, storage, held, share * 100), approach: a.id, affects: lanesBeside(bay: i).map { demand.approaches[$0].id }))
+            }
+            if !unknownOpposing[i].isEmpty {
+                let others = unknownOpposing[i].map { demand.approaches[$0] }
+                let flow = others.reduce(0) { $0 + $1.flows.through + $1.flows.right }
+                let unknown = ([a] + others).filter { $0.compassArm == nil }.map(\.id)
+                let whose = unknown.count == 1 ? "the arm of \(unknown[0]) is" : "the arms of \(unknown.joined(separator: ", ")) are"
+                warnings.append(.init(.armUnknown, String(format: "approach %@ turns %.0f veh/h left in the stage it shares with %@ (%.0f veh/h of through and right traffic), but %@ not known (an id that is not N, S, E or W and no arm given), so its lefts are timed as turning unopposed; if they cross that traffic they wait for gaps and their delay is higher (see permitted-left). Give each approach its arm", a.id, a.flows.left, others.map(\.id).joined(separator: ", "), flow, whose), approach: a.id))
             }
             if permittedLeftOpposing[i] > 0 {
                 warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay), approach: a.id))

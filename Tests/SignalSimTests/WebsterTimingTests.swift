@@ -123,6 +123,22 @@ struct WebsterTimingTests {
         ], stages: [["N", "S"], ["W", "E"]])
     }
 
+    @Test("lefts in a stage shared with an approach whose arm (or their own) is not known are marked arm-unknown, not timed silently as unopposed")
+    func unknownArmLefts() throws {
+        var demand = Self.crossroads()
+        demand.approaches[0].flows.left = 80
+        #expect(!(try SignalTiming.webster(demand)).warnings.contains { $0.code == .armUnknown })
+        var renamed = demand
+        renamed.approaches[0].id = "north"
+        renamed.stages = [["north", "S"], ["W", "E"]]
+        let marked = try SignalTiming.webster(renamed).warnings.filter { $0.code == .armUnknown }
+        #expect(marked.count == 1 && marked[0].approach == "north" && marked[0].message.contains("the arm of north is not known"), "\(marked)")
+        // Its arm given, the left is known to cross S's traffic: the permitted-left warning instead.
+        renamed.approaches[0].arm = "N"
+        let known = try SignalTiming.webster(renamed).warnings
+        #expect(!known.contains { $0.code == .armUnknown } && known.contains { $0.code == .permittedLeft && $0.approach == "north" })
+    }
+
     @Test("a lane group of right turns alone in no stage is a free right turn: outside Y and the greens, its green the whole cycle, marked uncontrolled; a through or left group in no stage is still refused")
     func freeRightTurn() throws {
         var demand = Self.crossroads()
