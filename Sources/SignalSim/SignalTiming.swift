@@ -209,6 +209,22 @@ struct TimedIntersection {
     /// Saturation flow of each approach (veh/h), in `demand.approaches` order.
     let saturationFlows: [Double]
     static let oppositeArm = ["N": "S", "S": "N", "E": "W", "W": "E"]
+    /// The next arm clockwise (seen from above, north up): traffic from it crosses a left turn's path.
+    static let clockwiseArm = ["N": "E", "E": "S", "S": "W", "W": "N"]
+
+    /// Whether movement `a` from arm `armA` and movement `b` from arm `armB` cross, driving on the
+    /// right: throughs and lefts of perpendicular arms, and a left with the through from the next arm
+    /// clockwise (north's left crosses the westbound through from the east). Opposite arms' lefts and
+    /// throughs are permitted (the left yields: `permitted-left`); right turns merge.
+    static func cross(_ armA: String, _ a: String, _ armB: String, _ b: String) -> Bool {
+        guard armA != armB, oppositeArm[armA] != armB else { return false }
+        switch (a, b) {
+        case ("through", "through"), ("left", "left"): return true
+        case ("left", "through"): return clockwiseArm[armA] == armB
+        case ("through", "left"): return clockwiseArm[armB] == armA
+        default: return false
+        }
+    }
     /// The stage index of each approach.
     let stageOfApproach: [Int]
     /// HCM's incremental delay factor k of this intersection.
@@ -314,6 +330,25 @@ struct TimedIntersection {
             throw SignalTimingError(field: "approaches[\(i)]", "approach '\(a.id)' carries \(a.flows.through + a.flows.left) veh/h of through or left traffic but runs in no stage (only a lane group of right turns alone may, as a free right turn)")
         }
         stageOfApproach = stageOf.map { $0 ?? -1 }
+        // No stage may give green to movements that cross (GB/T 20999's conflict table, 冲突表): a plan
+        // for them would read as a confident one of an intersection that cannot run.
+        func movements(_ a: ApproachDemand) -> [String] {
+            [("through", a.flows.through), ("left", a.flows.left), ("right", a.flows.right)].filter { $0.1 > 0 }.map(\.0)
+        }
+        for (s, stage) in demand.stages.enumerated() {
+            let members = stage.compactMap { index[$0] }
+            for (k, i) in members.enumerated() {
+                for j in members[(k + 1)...] {
+                    let a = demand.approaches[i], b = demand.approaches[j]
+                    guard let armA = a.compassArm, let armB = b.compassArm else { continue }
+                    for ma in movements(a) {
+                        for mb in movements(b) where Self.cross(armA, ma, armB, mb) {
+                            throw SignalTimingError(field: "stages[\(s)]", "\(a.id)'s \(ma) traffic (from \(armA)) and \(b.id)'s \(mb) traffic (from \(armB)) cross: no stage may give both green (a conflict in GB/T 20999's terms); run them in different stages")
+                        }
+                    }
+                }
+            }
+        }
         // Default saturation flows, left turns permitted where through or right traffic from the
         // opposite arm runs in the same stage (with the intersection's measured gap acceptance
         // where it has one); a given (measured) saturation flow stands as given.

@@ -123,6 +123,30 @@ struct WebsterTimingTests {
         ], stages: [["N", "S"], ["W", "E"]])
     }
 
+    @Test("a stage may not green movements that cross: perpendicular throughs, adjacent lefts, a left and the through from the next arm clockwise; opposite lefts, a left against the opposing through (permitted) and merging rights may run together")
+    func conflictingMovements() throws {
+        func lane(_ id: String, _ flows: MovementFlows, arm: String? = nil) -> ApproachDemand {
+            ApproachDemand(id: id, lanes: 1, saturationPerLane: 1800, flows: flows, arm: arm)
+        }
+        func timed(_ approaches: [ApproachDemand], _ stages: [[String]]) -> String? {
+            do { _ = try SignalTiming.webster(IntersectionDemand(id: "C", approaches: approaches, stages: stages)); return nil } catch {
+                return (error as? SignalTimingError)?.field ?? "\(error)"
+            }
+        }
+        let nl = lane("NL", MovementFlows(left: 100), arm: "N"), sl = lane("SL", MovementFlows(left: 100), arm: "S")
+        let el = lane("EL", MovementFlows(left: 100), arm: "E"), wl = lane("WL", MovementFlows(left: 100), arm: "W")
+        let e = lane("E", MovementFlows(through: 300)), w = lane("W", MovementFlows(through: 300)), s = lane("S", MovementFlows(through: 300))
+        let nr = lane("NR", MovementFlows(right: 100), arm: "N")
+        #expect(timed([nl, sl, e, w], [["NL", "SL"], ["E", "W"]]) == nil)
+        #expect(timed([nl, s, e, w], [["NL", "S"], ["E", "W"]]) == nil)  // permitted: NL yields to S
+        #expect(timed([nr, e, w], [["E", "W", "NR"]]) == nil)  // NR merges with E's through
+        #expect(timed([nl, el, s, w], [["NL", "EL"], ["S", "W"]]) == "stages[0]")
+        #expect(timed([nl, wl, s, e], [["NL", "WL"], ["S", "E"]]) == "stages[0]")
+        // North's left crosses the westbound through from the east, and merges with the eastbound one from the west.
+        #expect(timed([nl, e, w, s], [["NL", "E"], ["W", "S"]]) == "stages[0]")
+        #expect(timed([nl, w, e, s], [["NL", "W"], ["E"], ["S"]]) == nil)
+    }
+
     @Test("lefts in a stage shared with an approach whose arm (or their own) is not known are marked arm-unknown, not timed silently as unopposed")
     func unknownArmLefts() throws {
         var demand = Self.crossroads()
@@ -463,6 +487,9 @@ struct WebsterTimingTests {
             d.stages = [d.approaches.map(\.id)]
         }),
         ("stages", { $0.stages = (0..<17).map { _ in ["N"] } }),
+        // Green together for movements that cross (GB/T 20999's conflict table).
+        ("stages[0]", { $0.stages = [["N", "E"], ["S", "W"]] }),
+        ("stages[0]", { $0.stages = [["N", "S", "W", "E"]] }),
     ]
 
     @Test("bad input names its field", arguments: broken.indices)
