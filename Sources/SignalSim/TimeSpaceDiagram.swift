@@ -69,17 +69,28 @@ public enum TimeSpaceDiagram {
             svg += "<text x=\"\(f(xx))\" y=\"\(f(height - bottom + 18))\" text-anchor=\"\(anchor)\">\(f(Double(k) * c)) s</text>\n"
         }
         svg += "<text x=\"\(f((left + width - right) / 2))\" y=\"\(f(height - 10))\" text-anchor=\"middle\">time (s)</text>\n"
-        // What the colours are, under the title.
+        // What the colours are, under the title: each entry after the one before, by its text's width.
+        let first = escape(corridor.signals.first?.id ?? ""), last = escape(corridor.signals.last?.id ?? "")
+        let entries: [(swatch: String, text: String)] = [
+            ("fill=\"#2b8cbe\" fill-opacity=\"0.25\" stroke=\"#2b8cbe\"", "outbound band (\(first) → \(last))"),
+            ("fill=\"#e6550d\" fill-opacity=\"0.25\" stroke=\"#e6550d\"", "inbound band (\(last) → \(first))"),
+            ("fill=\"#1a9641\"", "greens: outbound above, inbound below each signal's red line"),
+        ]
         svg += "<g class=\"legend\" font-size=\"11\">"
-        svg += "<rect x=\"\(f(left))\" y=\"28\" width=\"14\" height=\"9\" fill=\"#2b8cbe\" fill-opacity=\"0.25\" stroke=\"#2b8cbe\"/>"
-        svg += "<text x=\"\(f(left + 18))\" y=\"37\">outbound band (\(escape(corridor.signals.first?.id ?? "")) → \(escape(corridor.signals.last?.id ?? "")))</text>"
-        svg += "<rect x=\"\(f(left + 200))\" y=\"28\" width=\"14\" height=\"9\" fill=\"#e6550d\" fill-opacity=\"0.25\" stroke=\"#e6550d\"/>"
-        svg += "<text x=\"\(f(left + 218))\" y=\"37\">inbound band (\(escape(corridor.signals.last?.id ?? "")) → \(escape(corridor.signals.first?.id ?? "")))</text>"
-        svg += "<rect x=\"\(f(left + 380))\" y=\"30\" width=\"14\" height=\"4\" fill=\"#1a9641\"/>"
-        svg += "<text x=\"\(f(left + 398))\" y=\"37\">green: outbound above each signal's line, inbound below; red line: red</text></g>\n"
+        var at = left
+        for (swatch, text) in entries {
+            svg += "<rect x=\"\(f(at))\" y=\"28\" width=\"14\" height=\"9\" \(swatch)/><text x=\"\(f(at + 18))\" y=\"37\">\(text)</text>"
+            at += 18 + Self.width(of: text, fontSize: 11) + 16
+        }
+        svg += "</g>\n"
         svg += "<text x=\"\(f(left))\" y=\"20\">\(escape(corridor.id)): cycle \(f(c)) s, outbound band \(f(wave.outboundBandwidth)) s, inbound band \(f(wave.inboundBandwidth)) s (k = \(String(format: "%.2f", wave.inboundWeight)))\(wave.progression == .twoWay ? "" : ", " + wave.progression.rawValue)</text>\n"
         svg += "</svg>\n"
         return svg
+    }
+
+    /// About how wide `text` is drawn at `fontSize` (px): CJK characters a full em, others a little over half.
+    static func width(of text: String, fontSize: Double) -> Double {
+        text.unicodeScalars.reduce(0) { $0 + ($1.value >= 0x2E80 ? fontSize : fontSize * 0.58) }
     }
 
     static func escape(_ s: String) -> String {
