@@ -40,7 +40,7 @@ public enum AdaptiveRetiming {
                                limits: RetimingLimits = RetimingLimits()) throws -> IntersectionTiming {
         let model = try model(current, demand, settings, limits)
         let target: Double
-        if let c0 = SignalTiming.websterCycle(lostTime: model.lostTime, flowRatioSum: model.flowRatioSum) {
+        if let c0 = SignalTiming.websterCycle(lostTime: model.optimumLostTime, flowRatioSum: model.flowRatioSum) {
             target = min(settings.maximumCycle, max(settings.minimumCycle, c0.rounded(.up)))
         } else {
             target = settings.maximumCycle
@@ -75,7 +75,7 @@ public enum AdaptiveRetiming {
                      method: String) throws -> IntersectionTiming {
         let demand = model.demand
         var cycle = min(current.cycle + limits.maximumCycleChange, max(current.cycle - limits.maximumCycleChange, target))
-        let (effective, _) = try SignalTiming.split(cycle: &cycle, lostTime: model.lostTime, ratios: model.stageFlowRatios,
+        let (effective, _) = try SignalTiming.split(cycle: &cycle, lostTime: model.lostTime, optimumLostTime: model.optimumLostTime, ratios: model.stageFlowRatios,
                                                    minimums: model.minimumEffectiveGreens, maximumCycle: model.settings.maximumCycle,
                                                    growthLimit: current.cycle + limits.maximumCycleChange)
         let wanted = effective.map { $0 - demand.amber + demand.startupLost }
@@ -96,7 +96,7 @@ public enum AdaptiveRetiming {
         }
         let plan = model.plan(effectiveGreens: greens.map { $0 + demand.amber - demand.startupLost })
         var result = model.timing(of: SignalPlan(stages: plan.stages, offset: current.offset), method: method,
-                                  websterCycle: SignalTiming.websterCycle(lostTime: model.lostTime, flowRatioSum: model.flowRatioSum),
+                                  websterCycle: SignalTiming.websterCycle(lostTime: model.optimumLostTime, flowRatioSum: model.flowRatioSum),
                                   warnings: [])
         if model.flowRatioSum >= 1 {
             result.warnings.insert(.init(.oversaturated, "Y ≥ 1: the flows exceed what any cycle serves"), at: 0)

@@ -74,7 +74,7 @@ public enum SignalTiming {
         var warnings: [SignalTimingWarning] = []
         let lost = model.lostTime
         let y = model.flowRatioSum
-        let c0 = websterCycle(lostTime: lost, flowRatioSum: y)
+        let c0 = websterCycle(lostTime: model.optimumLostTime, flowRatioSum: y)
         if y >= 1 {
             warnings.append(.init(.oversaturated, String(format: "Y = %.3f ≥ 1: no cycle serves these flows; the plan runs at the maximum cycle %.0f s", y, settings.maximumCycle)))
         } else if y > settings.redesignFlowRatio {
@@ -94,9 +94,10 @@ public enum SignalTiming {
         }
         let stageRatios = model.stageFlowRatios
         let minimums = model.minimumEffectiveGreens
-        let (greens, raised) = try split(cycle: &cycle, lostTime: lost, ratios: stageRatios, minimums: minimums,
+        let (greens, raised) = try split(cycle: &cycle, lostTime: lost, optimumLostTime: model.optimumLostTime, ratios: stageRatios, minimums: minimums,
                                          maximumCycle: settings.maximumCycle)
-        for s in raised {
+        // A pedestrian-only stage runs its crossings' minimum by design, not short of a flow share.
+        for s in raised where !demand.stages[s].isEmpty {
             warnings.append(.init(.minimumGreen, "stage \(s + 1) runs its minimum green (\(model.minimumReason[s])), more than its flow share"))
         }
         let plan = model.plan(effectiveGreens: greens)
@@ -137,7 +138,7 @@ public enum SignalTiming {
             }
         }
         return model.timing(of: plan, method: method,
-                            websterCycle: websterCycle(lostTime: model.lostTime, flowRatioSum: model.flowRatioSum),
+                            websterCycle: websterCycle(lostTime: model.optimumLostTime, flowRatioSum: model.flowRatioSum),
                             warnings: [])
     }
 
@@ -147,13 +148,15 @@ public enum SignalTiming {
     /// a degree of saturation of 0.9 (it grows until those run at the degree of saturation of the
     /// proportional split at Webster's optimum cycle; no further than `growthLimit`). Returns the
     /// greens and the stages held at their minimum.
-    static func split(cycle: inout Double, lostTime: Double, ratios: [Double], minimums: [Double],
+    static func split(cycle: inout Double, lostTime: Double, optimumLostTime: Double? = nil, ratios: [Double], minimums: [Double],
                       maximumCycle: Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
         // The degree of saturation every stage runs at under Webster's optimum cycle with greens
         // in proportion to the flow ratios (equal degrees of saturation).
         let flowRatioSum = ratios.reduce(0, +)
-        let target = websterCycle(lostTime: lostTime, flowRatioSum: flowRatioSum).map { c0 in
-            c0 > lostTime ? flowRatioSum * c0 / (c0 - lostTime) : 0
+        // (A pedestrian-only stage's green is lost to every vehicle: `optimumLostTime` counts it.)
+        let optimumLost = optimumLostTime ?? lostTime
+        let target = websterCycle(lostTime: optimumLost, flowRatioSum: flowRatioSum).map { c0 in
+            c0 > optimumLost ? flowRatioSum * c0 / (c0 - optimumLost) : 0
         } ?? 0
         let floors = minimums.reduce(0, +)
         if cycle - lostTime < floors {
@@ -313,7 +316,10 @@ struct TimedIntersection {
         guard !demand.stages.isEmpty else { throw SignalTimingError(field: "stages", "a plan needs at least one stage") }
         var stageOf = [Int?](repeating: nil, count: demand.approaches.count)
         for (s, stage) in demand.stages.enumerated() {
-            guard !stage.isEmpty else { throw SignalTimingError(field: "stages[\(s)]", "a stage must name at least one approach") }
+            // A stage of no approach is a pedestrian-only stage (行人专用相位阶段): a crossing must be walked in it.
+            guard !stage.isEmpty || demand.crossings.contains(where: { $0.stage == s }) else {
+                throw SignalTimingError(field: "stages[\(s)]", "a stage must name at least one approach, or be a pedestrian-only stage that a crossing is walked in")
+            }
             for (k, id) in stage.enumerated() {
                 guard let i = index[id] else {
                     throw SignalTimingError(field: "stages[\(s)][\(k)]", "names no approach: '\(id)' (approaches: \(demand.approaches.map(\.id).joined(separator: ", ")))")
@@ -391,7 +397,8 @@ struct TimedIntersection {
             return tightest
         }
         // Minimum effective greens: g = G + A − Ls for the displayed minimum G.
-        var minimum = [Double](repeating: settings.minimumGreen, count: demand.stages.count)
+        // A pedestrian-only stage has no vehicle minimum: its crossings set it.
+        var minimum = demand.stages.map { $0.isEmpty ? 0 : settings.minimumGreen }
         var reason = [String](repeating: String(format: "vehicle minimum %.0f s", settings.minimumGreen), count: demand.stages.count)
         for (c, crossing) in demand.crossings.enumerated() {
             guard demand.stages.indices.contains(crossing.stage) else {
@@ -431,6 +438,12 @@ struct TimedIntersection {
     }
 
     var flowRatioSum: Double { stageFlowRatios.reduce(0, +) }
+
+    /// The lost time Webster's optimum cycle is taken with (s): L, and the whole of each pedestrian-only
+    /// stage, no vehicle moving in it (its effective green at its crossings' minimum).
+    var optimumLostTime: Double {
+        lostTime + demand.stages.indices.filter { demand.stages[$0].isEmpty }.reduce(0) { $0 + minimumEffectiveGreens[$1] }
+    }
 
     /// The plan for effective greens `greens` (s): displayed greens G = g − A + Ls rounded to
     /// whole seconds by largest remainder, so the cycle stays a whole number of seconds.

@@ -57,7 +57,8 @@ func printTiming(_ t: JSONValue, title: String) {
     func n(_ v: JSONValue?, _ format: String = "%.0f") -> String { v?.doubleValue.map { String(format: format, $0) } ?? "-" }
     print("\(title): cycle \(n(t["cycle_s"])) s, offset \(n(t["offset_s"])) s, Y = \(n(t["Y"], "%.3f")), lost time \(n(t["lost_time_s"])) s, mean delay \(n(t["mean_delay_s"], "%.1f")) s/veh")
     for (i, s) in (t["stages"]?.arrayValue ?? []).enumerated() {
-        let groups = (s["approaches"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: "+")
+        let named = (s["approaches"]?.arrayValue ?? []).compactMap(\.stringValue).joined(separator: "+")
+        let groups = named.isEmpty ? "(pedestrians only)" : named
         print("  stage \(i + 1) \(groups): green \(n(s["green_s"])) s, amber \(n(s["amber_s"])) s, all-red \(n(s["all_red_s"])) s")
     }
     // An approach a warning is about, or whose figures its blocking changes, shows the warning's code beside
@@ -118,6 +119,7 @@ struct SignalPlanCommand: AsyncParsableCommand {
         "right_turn_factor", "permitted_left_critical_gap_s", "permitted_left_follow_up_s", "incremental_delay_factor".
         "arm" (N, S, E or W) is where an approach whose id is not a compass arm arrives from, for the lefts it opposes.
         An approach of right turns alone may run in no stage: a free right turn (渠化右转), never stopped by the signal.
+        A stage may name no approach when a crossing is walked in it: a pedestrian-only stage (行人专用相位阶段).
         A field not listed here is refused, naming it (a misspelt optional field would otherwise time with its default).
         --intersection times a stored signalized_intersections feature (--all: every one) from its latest day of
         traffic_counts: one plan per time-of-day period, or for --period; --write stores them as signal_plans versions.

@@ -229,3 +229,21 @@ def test_an_intersection_given_as_json_is_exported_and_runs(tmp_path: Path) -> N
     assert 850 <= len(lost) <= 1050, len(lost)
     arrived = {vehicle.split("_")[0] for vehicle in lost}
     assert len(arrived) >= 4, arrived
+
+
+def test_a_pedestrian_only_stage_holds_every_vehicle(tmp_path: Path) -> None:
+    """A stage that names no approach and has crossings walked in it (行人专用相位阶段, a Barnes dance): the plan gives
+    it the crossings' minimum green, and the SUMO program shows red to every vehicle movement for that long."""
+    source = json.loads((Path(__file__).resolve().parents[2] / "Models" / "signals" / "reference-crossroads.json").read_text())
+    source["stages"].append([])
+    source["crossings"] = [{"id": f"P-{arm}", "length_m": 20, "refuge_island": False, "stage": 2} for arm in "NSEW"]
+    path = tmp_path / "barnes.json"
+    path.write_text(json.dumps(source))
+    plan = json.loads(citytwin("signal", "plan", "--input", str(path), "--json"))
+    walk = plan["stages"][2]
+    assert walk["approaches"] == [] and walk["green_s"] >= 24, walk
+    scenario = tmp_path / "barnes"
+    citytwin("signal", "export-sumo", "--input", str(path), "--out", str(scenario), "--period", "07:00-07:20")
+    phases = [(float(p.get("duration")), p.get("state")) for p in ET.parse(scenario / "programs.add.xml").getroot().iter("phase")]
+    assert (walk["green_s"], "r" * len(phases[0][1])) in phases, phases
+    assert len(simulate(scenario, "barnes")) > 400

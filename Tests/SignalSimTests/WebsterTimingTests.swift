@@ -123,6 +123,28 @@ struct WebsterTimingTests {
         ], stages: [["N", "S"], ["W", "E"]])
     }
 
+    @Test("a pedestrian-only stage (行人专用相位阶段) names no approach: it runs its crossings' minimum green, lost to every vehicle in Webster's cycle, with no vehicle minimum and no minimum-green warning")
+    func pedestrianOnlyStage() throws {
+        var demand = Self.crossroads()
+        demand.stages.append([])
+        demand.crossings = ["N", "S", "E", "W"].map { PedestrianCrossing(id: "P-\($0)", length: 20, stage: 2) }
+        let timing = try SignalTiming.webster(demand)
+        let settings = SignalTimingSettings()
+        let walk = settings.pedestrianStartup + 20 / settings.walkingSpeed
+        #expect(timing.plan.stages[2].approaches.isEmpty && timing.plan.stages[2].green == walk.rounded())
+        // L = 3 × (3 + 2 − 3) … as Webster counts it: the stages' lost times and the whole pedestrian stage.
+        let lost = 3 * demand.lostTimePerStage, pedestrian = walk + demand.amber - demand.startupLost
+        let c0 = try #require(SignalTiming.websterCycle(lostTime: lost + pedestrian, flowRatioSum: timing.flowRatioSum))
+        #expect(timing.websterCycle.map { abs($0 - c0) < 1e-9 } == true && timing.cycle == c0.rounded(.up))
+        #expect(timing.lostTime == lost && !timing.warnings.contains { $0.code == .minimumGreen })
+        #expect(timing.crossings.allSatisfy { $0.stage == 2 && $0.green == timing.plan.stages[2].green })
+        // The vehicle stages share what is left at Webster's degree of saturation.
+        let x = timing.approaches.map(\.degreeOfSaturation)
+        #expect(x.max()! - x.min()! < 0.05, "\(x)")
+        // Evaluated as stored, it reads the same.
+        #expect(try SignalTiming.evaluate(timing.plan, for: demand).approaches.map(\.controlDelay) == timing.approaches.map(\.controlDelay))
+    }
+
     @Test("a stage may not green movements that cross: perpendicular throughs, adjacent lefts, a left and the through from the next arm clockwise; opposite lefts, a left against the opposing through (permitted) and merging rights may run together")
     func conflictingMovements() throws {
         func lane(_ id: String, _ flows: MovementFlows, arm: String? = nil) -> ApproachDemand {
@@ -487,6 +509,8 @@ struct WebsterTimingTests {
             d.stages = [d.approaches.map(\.id)]
         }),
         ("stages", { $0.stages = (0..<17).map { _ in ["N"] } }),
+        // An empty stage no crossing is walked in.
+        ("stages[2]", { $0.stages = [["N", "S"], ["W", "E"], []] }),
         // Green together for movements that cross (GB/T 20999's conflict table).
         ("stages[0]", { $0.stages = [["N", "E"], ["S", "W"]] }),
         ("stages[0]", { $0.stages = [["N", "S", "W", "E"]] }),

@@ -56,7 +56,8 @@ extension SignalPlanLayer {
         }
         guard let stages = p["stages"]?.arrayValue, !stages.isEmpty else { throw bad("stages", "is missing or empty") }
         let timed = try stages.enumerated().map { i, s -> StageTiming in
-            guard let o = s.objectValue, let groups = o["lane_groups"]?.arrayValue?.compactMap(\.stringValue), !groups.isEmpty,
+            // (A pedestrian-only stage names no lane group; the kernel checks a crossing is walked in it.)
+            guard let o = s.objectValue, let groups = o["lane_groups"]?.arrayValue?.compactMap(\.stringValue),
                   let green = o["green_s"]?.doubleValue, let amber = o["amber_s"]?.doubleValue, let allRed = o["all_red_s"]?.doubleValue else {
                 throw bad("stages[\(i)]", "needs lane_groups, green_s, amber_s and all_red_s")
             }

@@ -106,7 +106,8 @@ public struct SignalizedIntersection: Sendable, Hashable {
         }
         var stages: [[String]] = []
         for (i, s) in chain.enumerated() {
-            guard let members = s.objectValue?["lane_groups"]?.arrayValue?.compactMap(\.stringValue), !members.isEmpty else {
+            // An empty list is a pedestrian-only stage: the kernel checks a crossing is walked in it.
+            guard let members = s.objectValue?["lane_groups"]?.arrayValue?.compactMap(\.stringValue) else {
                 throw bad("stages[\(i)].lane_groups", "must name the lane groups of the stage")
             }
             stages.append(members)

@@ -623,7 +623,8 @@ public struct SumoExport: Sendable {
                         return l.movement == "left" && throughFrom.contains(Self.opposite[approach] ?? "") ? "g" : "G"
                     }
                     let amber = state { members.contains($0.laneGroup) ? "y" : "r" }
-                    if control == .actuated {
+                    // A pedestrian-only stage has no vehicle to extend it: it runs its green as planned.
+                    if control == .actuated, !members.isEmpty {
                         let minimum = minimums[index]
                         out += "        <phase duration=\"\(Self.format(max(stage.green, minimum)))\" minDur=\"\(Self.format(minimum))\" maxDur=\"\(Self.format(max(stage.green, minimum) + 30))\" state=\"\(green)\"/>\n"
                     } else if stage.green > 0 {
