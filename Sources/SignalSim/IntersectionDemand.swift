@@ -280,6 +280,11 @@ public struct SaturationFlowDefaults: Sendable, Hashable, Codable {
         let tc = permittedLeftCriticalGap, tf = permittedLeftFollowUp
         let arriving: Double = v * exp(-v * tc / 3600)
         let permitted: Double = arriving / (1 - exp(-v * tf / 3600))
-        return max(protected, through / permitted)
+        // Against traffic that leaves no gaps a left is as good as unserved; the cap keeps the figures
+        // finite (x stays far above 1, and over-capacity says so).
+        return min(Self.mostLeftEquivalent, max(protected, through / permitted))
     }
+
+    /// The largest through-car equivalent a permitted left is given.
+    public static let mostLeftEquivalent = 100.0
 }

@@ -43,6 +43,11 @@ public enum SignalTiming {
     /// The longest storage a lane group may give (m): no bay is longer than a link.
     public static let longestStorage = 10_000.0
     public static let largestSaturationPerLane = 3600.0
+    /// The smallest saturation flow of a lane (veh/h) and turn factor, the longest critical gap and
+    /// follow-up time of a permitted left (s): beyond them no lane moves, and the figures ran to
+    /// infinity (found by the fuzz-signal harness).
+    public static let smallestSaturationPerLane = 100.0, smallestTurnFactor = 0.1
+    public static let longestCriticalGap = 15.0, longestFollowUp = 10.0
     public static let largestFlow = 50_000.0
 
     /// HCM 2000 uniform delay d₁ and incremental delay d₂ (s/veh) for an isolated lane group
@@ -262,16 +267,19 @@ struct TimedIntersection {
             }
         }
         func saturation(_ v: Double, _ field: String) throws {
-            guard v.isFinite, v > 0, v <= SignalTiming.largestSaturationPerLane else {
-                throw SignalTimingError(field: field, "must be a positive number of veh/h per lane, at most \(Int(SignalTiming.largestSaturationPerLane)) (one vehicle a second; got \(v))")
+            guard v.isFinite, v >= SignalTiming.smallestSaturationPerLane, v <= SignalTiming.largestSaturationPerLane else {
+                throw SignalTimingError(field: field, "must be \(Int(SignalTiming.smallestSaturationPerLane)) to \(Int(SignalTiming.largestSaturationPerLane)) veh/h per lane (at most one vehicle a second; got \(v))")
             }
         }
         try interval(demand.amber, "amber_s")
         try interval(demand.allRed, "all_red_s")
         try interval(demand.startupLost, "startup_lost_s")
         var saturationDefaults = settings.saturation
-        for (value, field) in [(demand.permittedLeftCriticalGap, "permitted_left_critical_gap_s"), (demand.permittedLeftFollowUp, "permitted_left_follow_up_s")] {
-            if let value, !(value.isFinite && value > 0) { throw SignalTimingError(field: field, "must be a positive number of seconds (got \(value))") }
+        for (value, field, longest) in [(demand.permittedLeftCriticalGap, "permitted_left_critical_gap_s", SignalTiming.longestCriticalGap),
+                                        (demand.permittedLeftFollowUp, "permitted_left_follow_up_s", SignalTiming.longestFollowUp)] {
+            if let value, !(value.isFinite && value > 0 && value <= longest) {
+                throw SignalTimingError(field: field, "must be a positive number of seconds, at most \(Int(longest)) (got \(value))")
+            }
         }
         if let k = demand.incrementalDelayFactor, !(k.isFinite && k > 0 && k <= 1) {
             throw SignalTimingError(field: "incremental_delay_factor", "must be in (0, 1] (HCM's k; got \(k))")
@@ -279,7 +287,9 @@ struct TimedIntersection {
         incrementalDelayFactor = demand.incrementalDelayFactor ?? SignalTiming.hcmPretimedDelayFactor
         if let s = demand.saturationFlow { try saturation(s, "saturation_flow_pcu_h") }
         for (value, field) in [(demand.leftTurnFactor, "left_turn_factor"), (demand.rightTurnFactor, "right_turn_factor")] {
-            if let value, !(value.isFinite && value > 0 && value <= 1) { throw SignalTimingError(field: field, "must be in (0, 1] (got \(value))") }
+            if let value, !(value.isFinite && value >= SignalTiming.smallestTurnFactor && value <= 1) {
+                throw SignalTimingError(field: field, "must be \(SignalTiming.smallestTurnFactor) to 1 (got \(value))")
+            }
         }
         saturationDefaults.through = demand.saturationFlow ?? saturationDefaults.through
         saturationDefaults.leftFactor = demand.leftTurnFactor ?? saturationDefaults.leftFactor

@@ -503,6 +503,12 @@ struct WebsterTimingTests {
         ("all_red_s", { $0.allRed = .infinity }),
         ("startup_lost_s", { $0.startupLost = 1e300 }),
         ("saturation_flow_pcu_h", { $0.saturationFlow = 19_000 }),
+        // So small or long that the figures ran to infinity and the plan could not be written (fuzz-signal).
+        ("permitted_left_critical_gap_s", { $0.permittedLeftCriticalGap = 6.4e119 }),
+        ("permitted_left_follow_up_s", { $0.permittedLeftFollowUp = 60 }),
+        ("left_turn_factor", { $0.leftTurnFactor = 1e-300 }),
+        ("saturation_flow_pcu_h", { $0.saturationFlow = 1e-300 }),
+        ("approaches[0].saturation_veh_h_lane", { $0.approaches[0].saturationPerLane = 50 }),
         // More than a site holds: the arithmetic over them would tie up a server that was sent them.
         ("approaches", { d in
             d.approaches = (0..<33).map { ApproachDemand(id: "A\($0)", lanes: 1, flows: MovementFlows(through: 10)) }
