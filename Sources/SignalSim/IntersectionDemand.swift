@@ -16,6 +16,11 @@ public struct MovementFlows: Sendable, Hashable, Codable {
     /// All movements together (veh/h).
     public var total: Double { through + left + right }
 
+    /// The movements with flow, named as in the JSON (through, left, right).
+    public var flowing: [String] {
+        [("through", through), ("left", left), ("right", right)].filter { $0.1 > 0 }.map(\.0)
+    }
+
     /// These flows multiplied by `factor` (e.g. 4 to turn a 15-minute count into an hourly rate).
     public func scaled(by factor: Double) -> MovementFlows {
         MovementFlows(through: through * factor, left: left * factor, right: right * factor)

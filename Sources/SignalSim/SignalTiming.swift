@@ -348,17 +348,14 @@ struct TimedIntersection {
         stageOfApproach = stageOf.map { $0 ?? -1 }
         // No stage may give green to movements that cross (GB/T 20999's conflict table, 冲突表): a plan
         // for them would read as a confident one of an intersection that cannot run.
-        func movements(_ a: ApproachDemand) -> [String] {
-            [("through", a.flows.through), ("left", a.flows.left), ("right", a.flows.right)].filter { $0.1 > 0 }.map(\.0)
-        }
         for (s, stage) in demand.stages.enumerated() {
             let members = stage.compactMap { index[$0] }
             for (k, i) in members.enumerated() {
                 for j in members[(k + 1)...] {
                     let a = demand.approaches[i], b = demand.approaches[j]
                     guard let armA = a.compassArm, let armB = b.compassArm else { continue }
-                    for ma in movements(a) {
-                        for mb in movements(b) where Self.cross(armA, ma, armB, mb) {
+                    for ma in a.flows.flowing {
+                        for mb in b.flows.flowing where Self.cross(armA, ma, armB, mb) {
                             throw SignalTimingError(field: "stages[\(s)]", "\(a.id)'s \(ma) traffic (from \(armA)) and \(b.id)'s \(mb) traffic (from \(armB)) cross: no stage may give both green (a conflict in GB/T 20999's terms); run them in different stages")
                         }
                     }

@@ -67,7 +67,7 @@ public struct SignalizedIntersection: Sendable, Hashable {
             guard let arm = a.compassArm else {
                 throw SignalTimingError(field: "approaches[\(i)].arm", "approach '\(a.id)' needs the compass arm it arrives from (N, S, E or W) to be built in SUMO")
             }
-            let flowing = [("through", a.flows.through), ("left", a.flows.left), ("right", a.flows.right)].filter { $0.1 > 0 }.map(\.0)
+            let flowing = a.flows.flowing
             groups.append(LaneGroup(id: a.id, approach: arm, movements: Set(flowing.isEmpty ? ["through"] : flowing)))
         }
         id = demand.id

@@ -152,12 +152,9 @@ public struct GreenWaveProcess: OGCProcess {
         let id: String
         switch r.corridor {
         case .inline(let corridor):
-            let plan: CorridorPlan
-            do {
-                plan = try await Self.plan(r, id: corridor.id, intersections: corridor.intersections, links: corridor.links,
-                                           inboundWeight: r.inboundWeight ?? corridor.inboundWeight, progress: progress)
-            } catch let e as SignalTimingError {
-                throw ProcessInputError("corridor", e.description)
+            let plan = try await SignalProcessInputs.blaming("corridor") {
+                try await Self.plan(r, id: corridor.id, intersections: corridor.intersections, links: corridor.links,
+                                    inboundWeight: r.inboundWeight ?? corridor.inboundWeight, progress: progress)
             }
             try await progress.report(100)
             return try Self.answer(plan, written: [])

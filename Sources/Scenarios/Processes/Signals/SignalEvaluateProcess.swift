@@ -116,9 +116,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             if let other = ["plan", "period"].first(where: { ProcessInputs.unwrap(inputs[$0]) != nil }) {
                 throw ProcessInputError(other, "applies to a stored intersection, not to one given inline")
             }
-            do { inline = try SignalizedIntersection(demand: demand, at: SumoExport.inlinePosition) } catch let e as SignalTimingError {
-                throw ProcessInputError("intersection", e.description)
-            }
+            inline = try SignalProcessInputs.blaming("intersection") { try SignalizedIntersection(demand: demand, at: SumoExport.inlinePosition) }
         }
         guard let id = try inline.map({ _ in "" }) ?? ProcessInputs.string(inputs, "intersection") else {
             throw ProcessInputError("intersection", "is required: a signalized_intersections id or an intersection as JSON")
@@ -136,14 +134,6 @@ public struct SignalEvaluateProcess: OGCProcess {
                        period: try SignalProcessInputs.period(inputs), settings: try SignalProcessInputs.settings(inputs),
                        simulate: mode, sumoSeconds: try ProcessInputs.integer(inputs, "sumoSeconds", default: 3600, in: 300...7200),
                        seed: seed, replications: replications)
-    }
-
-    /// `SumoExport.inline`, what is wrong with the intersection being the input's fault.
-    static func inlinePlan(_ intersection: SignalizedIntersection, settings: SignalTimingSettings) throws
-        -> (feature: Feature, plan: SignalPlan, period: TimeOfDayPeriod) {
-        do { return try SumoExport.inlinePlan(intersection, settings: settings) } catch let e as SignalTimingError {
-            throw ProcessInputError("intersection", e.description)
-        }
     }
 
     /// The stored plan to evaluate: the one asked for, else the one whose period holds `start`
@@ -171,7 +161,7 @@ public struct SignalEvaluateProcess: OGCProcess {
             throw ProcessInputError("simulate", "is 'sumo' but SUMO is not installed here: \(Self.notInstalled) (or use simulate=auto or none)")
         }
         if let inline = r.inline {
-            _ = try Self.inlinePlan(inline, settings: r.settings)
+            _ = try SignalProcessInputs.blaming("intersection") { try SumoExport.inlinePlan(inline, settings: r.settings) }
             return
         }
         _ = try await SignalProcessInputs.intersection(r.intersection, "intersection", store: store, caller: caller)
@@ -183,7 +173,7 @@ public struct SignalEvaluateProcess: OGCProcess {
         let r = try request(inputs)
         let (analytic, sumoInput) = try await SignalProcessInputs.mapped {
             if let intersection = r.inline {
-                let (feature, plan, period) = try Self.inlinePlan(intersection, settings: r.settings)
+                let (feature, plan, period) = try SignalProcessInputs.blaming("intersection") { try SumoExport.inlinePlan(intersection, settings: r.settings) }
                 let timing = try SignalTiming.evaluate(plan, for: intersection.demand, settings: r.settings, method: "webster")
                 let result: JSONValue = ["evaluation": try SignalProcessInputs.json(IntersectionTimingReport(timing)),
                                          "plan_id": "", "period": SignalProcessInputs.json(period), "counts": "input"]

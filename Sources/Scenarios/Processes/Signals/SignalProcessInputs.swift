@@ -62,9 +62,19 @@ enum SignalProcessInputs {
         guard let value = In.unwrap(inputs[name]) else { return nil }
         if orID, value.stringValue != nil { return nil }
         guard value.objectValue != nil else { throw ProcessInputError(name, orID ? "must be an id or a JSON object" : "must be a JSON object (stored ones are named by id in intersections)") }
-        do {
-            return try SignalDocument.decode(T.self, from: JSONEncoder().encode(value))
-        } catch let e as SignalTimingError {
+        return try blaming(name) { try SignalDocument.decode(T.self, from: JSONEncoder().encode(value)) }
+    }
+
+    /// Runs `body` on a document the caller gave as input `name`: a kernel error about it is an
+    /// input error naming `name` and the document's field (not an analysis failure of the district).
+    static func blaming<T>(_ name: String, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch let e as SignalTimingError {
+            throw ProcessInputError(name, e.description)
+        }
+    }
+
+    static func blaming<T>(_ name: String, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch let e as SignalTimingError {
             throw ProcessInputError(name, e.description)
         }
     }

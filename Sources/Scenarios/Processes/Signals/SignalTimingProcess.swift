@@ -58,6 +58,7 @@ public struct SignalTimingProcess: OGCProcess {
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        // `intersection` is only ever a document (an id is refused by name): it reads no layer.
         if ProcessInputs.unwrap(inputs["intersection"]) != nil { return ProcessLayers() }
         let write = (try? ProcessInputs.bool(inputs, "write")) ?? false
         return ProcessLayers(reads: [SignalizedIntersection.layer], optionalReads: [SignalizedIntersection.countsLayer],
@@ -113,7 +114,7 @@ public struct SignalTimingProcess: OGCProcess {
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         let r = try request(inputs)
-        if let demand = r.inline { _ = try Self.timing(demand, r.settings) }
+        if let demand = r.inline { _ = try SignalProcessInputs.blaming("intersection") { try SignalTiming.webster(demand, settings: r.settings) } }
         for id in r.ids ?? [] {
             _ = try await SignalProcessInputs.intersection(id, "intersections", store: store, caller: caller)
         }
@@ -123,7 +124,7 @@ public struct SignalTimingProcess: OGCProcess {
                         progress: JobProgress) async throws -> JSONValue {
         let r = try request(inputs)
         if let demand = r.inline {
-            let timing = try Self.timing(demand, r.settings)
+            let timing = try SignalProcessInputs.blaming("intersection") { try SignalTiming.webster(demand, settings: r.settings) }
             try await progress.report(100)
             return ["plans": [["intersection": .string(demand.id), "timing": try SignalProcessInputs.json(IntersectionTimingReport(timing))]],
                     "written": []]
@@ -177,13 +178,6 @@ public struct SignalTimingProcess: OGCProcess {
             try await progress.report(100)
             return ["plans": .array(plans),
                     "written": .array(r.write ? features.compactMap { $0.id.map { .string($0.description) } } : [])]
-        }
-    }
-
-    /// The Webster plan of an intersection given inline; what is wrong with it is the input's fault.
-    static func timing(_ demand: IntersectionDemand, _ settings: SignalTimingSettings) throws -> IntersectionTiming {
-        do { return try SignalTiming.webster(demand, settings: settings) } catch let e as SignalTimingError {
-            throw ProcessInputError("intersection", e.description)
         }
     }
 }
