@@ -193,11 +193,14 @@ public enum CorridorTiming {
     /// grows fast (2026-11-25, debug build: 24 signals 0.25 s, 32 signals 2.9 s, 64 signals 11 s; the
     /// delay offsets 11 s, 42 s and 131 s), and an arterial that long is coordinated in sections.
     public static let mostSignals = 32
+    /// The weights k of b + k·b̄ a corridor may give its inbound band: 0 coordinates the outbound
+    /// direction alone, 10 all but the inbound alone (a larger k changes no optimum over these bands).
+    public static let inboundWeights: ClosedRange<Double> = 0...10
 
     /// - Parameters:
     ///   - links: `intersections.count − 1` links between consecutive intersections.
-    ///   - inboundWeight: k of b + k·b̄; `nil` takes MAXBAND's ratio of inbound to outbound
-    ///     through flow over the corridor.
+    ///   - inboundWeight: k of b + k·b̄, in `inboundWeights`; `nil` takes MAXBAND's ratio of inbound
+    ///     to outbound through flow over the corridor (clamped to the same range).
     ///   - comparedOffsets: offsets (s, one per intersection) to evaluate the same plans at beside the
     ///     wave's, e.g. the ones the signals run now (`atComparedOffsets`).
     ///   - cycleRange: whole-second common cycles to search (from the critical intersection's
@@ -234,6 +237,9 @@ public enum CorridorTiming {
                 throw SignalTimingError(field: "intersections[\(i)].inbound_approach", "intersection \(x.demand.id) has no approach '\(x.inboundApproach)'")
             }
         }
+        if let inboundWeight, !(inboundWeight.isFinite && inboundWeights.contains(inboundWeight)) {
+            throw SignalTimingError(field: "inbound_weight", "must be a number from \(Int(inboundWeights.lowerBound)) to \(Int(inboundWeights.upperBound)) (got \(inboundWeight))")
+        }
         if cycleRange != nil, cycleObjective == .band, offsetObjective == .delay {
             throw SignalTimingError(field: "cycle_objective", "band chooses the cycle whose widest band is the most efficient, but offsets set for delay do not keep that band: search the range for delay (the default), or keep the band's offsets")
         }
@@ -251,7 +257,7 @@ public enum CorridorTiming {
         let k = inboundWeight ?? {
             let out = intersections.reduce(0) { $0 + throughFlow(of: $1.outboundApproach, in: $1.demand) }
             let back = intersections.reduce(0) { $0 + throughFlow(of: $1.inboundApproach, in: $1.demand) }
-            return out > 0 ? back / out : 1
+            return out > 0 ? min(back / out, inboundWeights.upperBound) : 1
         }()
         typealias Coordinated = (timings: [IntersectionTiming], corridor: Corridor, wave: GreenWave, directions: [DirectionDelay],
                                  atBand: CorridorPlan.Alternative?)

@@ -137,6 +137,27 @@ struct CorridorTimingTests {
         }
     }
 
+    @Test("an inbound weight outside 0-10 is refused naming inbound_weight, as the green-wave process refuses it",
+          arguments: [-0.5, 10.5, 1e120, .infinity, .nan])
+    func inboundWeightOutOfRange(_ k: Double) {
+        let (intersections, links) = Self.arterial()
+        #expect { try CorridorTiming.plan(id: "C", intersections: intersections, links: links, inboundWeight: k) } throws: {
+            ($0 as? SignalTimingError)?.field == "inbound_weight"
+        }
+    }
+
+    @Test("both ends of the inbound weights are taken, and a corridor whose inbound flow is over ten times the outbound weighs it 10")
+    func inboundWeightEnds() throws {
+        var (intersections, links) = Self.arterial()
+        for k in [CorridorTiming.inboundWeights.lowerBound, CorridorTiming.inboundWeights.upperBound] {
+            #expect(try CorridorTiming.plan(id: "C", intersections: intersections, links: links, inboundWeight: k).wave.inboundWeight == k)
+        }
+        for i in intersections.indices {
+            intersections[i].demand.approaches[0].flows.through = 20  // W, outbound
+        }
+        #expect(try CorridorTiming.plan(id: "C", intersections: intersections, links: links).wave.inboundWeight == 10)
+    }
+
     @Test("a cycle range the critical intersection cannot run, or beyond the maximum cycle, is refused naming it")
     func badCycleRange() throws {
         let (intersections, links) = Self.arterial()

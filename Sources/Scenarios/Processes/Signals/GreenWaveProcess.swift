@@ -93,7 +93,7 @@ public struct GreenWaveProcess: OGCProcess {
             throw ProcessInputError("corridor", "is required: a signal_corridors id or a corridor as JSON")
         }
         return Request(corridor: corridor, period: try SignalProcessInputs.period(inputs),
-                       inboundWeight: try ProcessInputs.number(inputs, "inboundWeight", in: 0...10),
+                       inboundWeight: try ProcessInputs.number(inputs, "inboundWeight", in: CorridorTiming.inboundWeights),
                        cycleRange: try Self.cycleRange(inputs), cycleObjective: try Self.cycleObjective(inputs),
                        offsetObjective: try Self.offsetObjective(inputs),
                        comparedOffsets: try Self.comparedOffsets(inputs),
