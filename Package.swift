@@ -192,7 +192,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Scenarios", "GeoCore", "TwinStore", "TestSupport",
+                "Server", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
             ],

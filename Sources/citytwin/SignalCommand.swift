@@ -121,8 +121,9 @@ struct SignalPlanCommand: AsyncParsableCommand {
         An approach of right turns alone may run in no stage: a free right turn (渠化右转), never stopped by the signal.
         A stage may name no approach when a crossing is walked in it: a pedestrian-only stage (行人专用相位阶段).
         A field not listed here is refused, naming it (a misspelt optional field would otherwise time with its default).
-        --intersection times a stored signalized_intersections feature (--all: every one) from its latest day of
-        traffic_counts: one plan per time-of-day period, or for --period; --write stores them as signal_plans versions.
+        --intersection times a stored signalized_intersections feature (--all: every one) from its latest ended day of
+        traffic_counts (the intervals in which every approach was counted): one plan per time-of-day period, or for
+        --period; --write stores them as signal_plans versions. Re-timing reads the newest counts, also today's.
         """)
 
     @Option(help: "The intersection as JSON (a file, or - for standard input).")

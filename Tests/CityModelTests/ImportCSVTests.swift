@@ -49,7 +49,7 @@ struct ImportCSVTests {
         let store = try await ImportFixtures.store(["traffic_counts"])
         var source = try CSVSource(file: ImportFixtures.url("traffic_counts.csv"), geometry: .attributesOnly)
         let summary = try await LayerImport.run(&source, into: try ImportFixtures.layer("traffic_counts"), store: store)
-        #expect(summary.count == 2)
+        #expect(summary.count == 4)
         let rows = try await store.query(layer: "traffic_counts", FeatureQuery(), by: .admin).features
         #expect(rows.allSatisfy { $0.geometry == nil })
         #expect(rows.contains { $0.properties["through"]?.doubleValue == 150 && $0.properties["detector"] == "video" })

@@ -35,7 +35,8 @@ struct SensorThingsAPI: Sendable {
 
     func get(_ uri: String) async throws -> TestResponse { try await send(.get, uri, token: token()) }
 
-    static func run(_ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
+    /// - Parameter seed: fills the store (more layers) before the server starts.
+    static func run(seed: (@Sendable (SpatiaLiteStore) async throws -> Void)? = nil, _ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
         try await withTemporaryDirectory("sta") { dir in
@@ -46,6 +47,7 @@ struct SensorThingsAPI: Sendable {
                 let def = try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("\(name).json")))
                 try await store.createLayer(def)
             }
+            try await seed?(store)
             let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
             let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority))
             try await server.makeApplication().test(.router) { client in

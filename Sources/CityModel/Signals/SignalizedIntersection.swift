@@ -135,13 +135,26 @@ public struct SignalizedIntersection: Sendable, Hashable {
                                     rightTurnFactor: p["right_turn_factor"]?.doubleValue)
     }
 
-    /// The intersection's 15-minute counts of one day (the latest counted, within `interval` when
-    /// given) as kernel intervals with volumes by lane group, read from `traffic_counts`. Counts of
-    /// an approach the intersection has no lane group for are an error naming the count.
-    public func counts(from store: any FeatureStore, within interval: TemporalValue? = nil, by caller: Caller) async throws
-        -> (intervals: [IntervalCount], minutes: Int) {
+    /// Which day of counts to read.
+    public enum CountedDay: Sendable {
+        /// The latest day that has ended (in the district's time, UTC+8), or the latest day counted
+        /// when none has: what a day's plans are timed from, so a day a live feed is still counting
+        /// does not replace the last whole one.
+        case latestEnded
+        /// The latest day counted, also one still being counted (re-timing reads the latest counts).
+        case latest
+    }
+
+    /// The intersection's 15-minute counts of one day (`day`, within `interval` when given) as kernel
+    /// intervals with volumes by lane group, read from `traffic_counts`. Only whole intervals count:
+    /// those in which every approach with a lane group was counted, so an approach whose detector sent
+    /// nothing (or a survey of some arms) is never timed as carrying no traffic. Counts of an approach
+    /// the intersection has no lane group for are an error naming the count.
+    public func counts(from store: any FeatureStore, within interval: TemporalValue? = nil, day which: CountedDay = .latestEnded,
+                       now: Date = Date(), by caller: Caller) async throws -> (intervals: [IntervalCount], minutes: Int) {
         let filter = FilterExpression.comparison(.equal, "intersection", .literal(.string(id)))
         var byStart: [String: [String: MovementFlows]] = [:]
+        var counted: [String: Set<String>] = [:]
         var minutes: Int?
         let query = FeatureQuery(filter: filter, datetime: interval, limit: 5000)
         for try await row in store.stream(layer: Self.countsLayer, query, by: caller) {
@@ -161,9 +174,14 @@ public struct SignalizedIntersection: Sendable, Hashable {
                 volumes[g.id] = (volumes[g.id] ?? MovementFlows()) + g.flows(from: p, sharedBy: groups)
             }
             byStart[start] = volumes
+            counted[start, default: []].insert(approach)
         }
-        // One day: the latest one counted (a plan is timed from one day of counts).
-        let day = byStart.keys.compactMap { $0.split(separator: "T").first.map(String.init) }.max()
+        let approaches = Set(laneGroups.map(\.approach))
+        byStart = byStart.filter { counted[$0.key, default: []].isSuperset(of: approaches) }
+        // One day (a plan is timed from one day of counts).
+        let days = Set(byStart.keys.compactMap { $0.split(separator: "T").first.map(String.init) })
+        let today = String(TrafficCountFeed.localStart(Int64(now.timeIntervalSince1970 * 1e6)).prefix(10))
+        let day = which == .latest ? days.max() : (days.filter { $0 < today }.max() ?? days.max())
         let intervals = byStart.compactMap { start, volumes -> IntervalCount? in
             guard start.hasPrefix((day ?? "") + "T"), let minute = Self.minuteOfDay(start) else { return nil }
             return IntervalCount(start: minute, volumes: volumes)
@@ -173,11 +191,12 @@ public struct SignalizedIntersection: Sendable, Hashable {
 
     /// `counts(from:within:by:)`, or none when the caller may not read the counts layer or the
     /// store has none (the plan then comes from the peak-hour `turning_counts`).
-    public func countsIfReadable(from store: any FeatureStore, by caller: Caller) async throws -> (intervals: [IntervalCount], minutes: Int) {
+    public func countsIfReadable(from store: any FeatureStore, day: CountedDay = .latestEnded, by caller: Caller) async throws
+        -> (intervals: [IntervalCount], minutes: Int) {
         guard let definition = try await store.layerDefinition(Self.countsLayer, for: caller), definition.id == Self.countsLayer else {
             return ([], 15)
         }
-        return try await counts(from: store, by: caller)
+        return try await counts(from: store, day: day, by: caller)
     }
 
     /// Minutes after midnight of an ISO 8601 local date-time (`2026-06-17T07:15:00+08:00`).

@@ -25,7 +25,7 @@ enum SignalProcessInputs {
     ]
 
     static let periodParameter = ProcessParameter(
-        title: "Period", description: "A time of day HH:MM-HH:MM (local time): the plan is timed from the busiest hour of the counts in it. Without it, the day is segmented into periods (AM peak, off-peak, PM peak, night) from the latest day of counts.",
+        title: "Period", description: "A time of day HH:MM-HH:MM (local time): the plan is timed from the busiest hour of the counts in it. Without it, the day is segmented into periods (AM peak, off-peak, PM peak, night) from the latest day of counts that has ended (a day a live feed is still counting waits until it is over), its intervals in which every approach was counted.",
         schema: ["type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]-[0-2][0-9]:[0-5][0-9]$"], minOccurs: 0)
 
     static let writeParameter = ProcessParameter(

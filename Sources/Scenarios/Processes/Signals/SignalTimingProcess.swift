@@ -5,7 +5,7 @@ import SignalSim
 import TwinStore
 
 /// `signal-timing`: Webster plans for stored intersections from their counts — one plan per
-/// time-of-day period segmented from the latest day of 15-minute counts (`traffic_counts`), or one
+/// time-of-day period segmented from the latest ended day of 15-minute counts (`traffic_counts`), or one
 /// for a given period — with HCM delay, queue and LOS per lane group, written as `signal_plans`
 /// versions when asked.
 ///
@@ -140,7 +140,7 @@ public struct SignalTimingProcess: OGCProcess {
             var features: [Feature] = []
             for (i, intersection) in intersections.enumerated() {
                 try await progress.report(100 * Double(i) / Double(max(1, intersections.count)))
-                let (counts, minutes) = try await intersection.countsIfReadable(from: store, by: caller)
+                let (counts, minutes) = try await intersection.countsIfReadable(from: store, day: r.retiming == nil ? .latestEnded : .latest, by: caller)
                 var timed: [TimeOfDayPlan]
                 var from: String?
                 if let method = r.retiming {

@@ -1,5 +1,7 @@
+import CityModel
 import Foundation
 import GeoCore
+import SignalSim
 import TwinStore
 
 /// Builds SensorThings writes: deep inserts (a Thing with its Locations and Datastreams, their
@@ -10,6 +12,9 @@ final class STAWriter: @unchecked Sendable {
     let reader: STAReader
     var store: any SensingStore { reader.store }
     private(set) var change: SensingChange
+    /// Checks the whole change may be written, after it is read and before anything is (the
+    /// traffic-count feed's: Routes/SensorThings/TrafficCountRecording.swift).
+    var beforeCommit: (@Sendable (STAWriter) async throws -> Void)?
     private var nextTemp: Int64 = -1
     /// Existing entities loaded for links and type checks.
     private var known = [Int64: SensingEntity]()
@@ -37,6 +42,22 @@ final class STAWriter: @unchecked Sendable {
         }
         known[id] = e
         return id
+    }
+
+    /// The traffic-count binding of each Datastream the change's new or replaced observations belong
+    /// to (ids as in the change: before `commit`, a Datastream new in this request has a temporary id).
+    func trafficCountStreams() -> [Int64: TrafficCountStream] {
+        var out: [Int64: TrafficCountStream] = [:]
+        for o in change.observations + change.observationUpdates where out[o.datastream] == nil {
+            if let s = trafficCountStream(of: o.datastream) { out[o.datastream] = s }
+        }
+        return out
+    }
+
+    /// What a Datastream's `properties.traffic_count` binds it to (checked when it was written).
+    private func trafficCountStream(of datastream: Int64) -> TrafficCountStream? {
+        guard let properties = entity(datastream)?.body["properties"] else { return nil }
+        return (try? TrafficCountStream.declared(in: properties)) ?? nil
     }
 
     /// The entity with `id`, new in this request or stored.
@@ -157,7 +178,10 @@ final class STAWriter: @unchecked Sendable {
             guard value.stringValue != nil else { throw invalid(path, "must be a string") }
         case "properties", "unitOfMeasurement":
             guard value.objectValue != nil else { throw invalid(path, "must be a JSON object") }
-            if key == "properties", kind == .datastream { try Thresholds.check(value, path: path) }
+            if key == "properties", kind == .datastream {
+                try Thresholds.check(value, path: path)
+                do { _ = try TrafficCountStream.declared(in: value, path: path) } catch let e as SignalTimingError { throw invalid(e.field, e.reason) }
+            }
         case "time":
             guard let s = value.stringValue, SensingTime.instant(s) != nil else { throw invalid(path, "must be an RFC 3339 instant") }
         case "phenomenonTime", "resultTime":
@@ -221,6 +245,11 @@ final class STAWriter: @unchecked Sendable {
         if datastream > 0 { _ = try await existing(.datastream, datastream, "\(path()).Datastream") }
         if let type = entity(datastream)?.body["observationType"]?.stringValue {
             try Self.checkResult(result, type: type, path: "\(path()).result")
+        }
+        if trafficCountStream(of: datastream) != nil {
+            do { _ = try TrafficCountStream.checkReading(result: result, start: start, end: end) } catch let e as SignalTimingError {
+                throw Self.invalid("\(path()).\(e.field)", e.reason)
+            }
         }
         return SensingObservation(id: id, datastream: datastream, featureOfInterest: foi, phenomenonStart: start, phenomenonEnd: end,
                                   resultTime: resultTime, result: result, resultQuality: fields["resultQuality"].flatMap { $0.isNull ? nil : $0 },
@@ -383,6 +412,7 @@ final class STAWriter: @unchecked Sendable {
     /// observations, in order.
     @discardableResult
     func commit() async throws -> [Int64] {
+        try await beforeCommit?(self)
         let temps = -nextTemp - 1
         let reserved = try await store.reserveSensingIDs(Int(temps))
         let real: @Sendable (Int64) -> Int64 = { id in id < 0 ? reserved[Int(-id - 1)] : id }

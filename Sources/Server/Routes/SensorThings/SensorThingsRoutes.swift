@@ -60,7 +60,9 @@ extension CityTwinServer {
     }
 
     /// The SensorThings store and the governing layer, after checking `caller` may read (or write) it.
-    private func sensorThingsAccess(_ caller: Caller, write: Bool) async throws -> (any SensingStore, LayerDefinition) {
+    /// `feedOnly`: the caller may not write the API but may send traffic counts through it (the
+    /// writer then refuses anything else: Routes/SensorThings/TrafficCountRecording.swift).
+    private func sensorThingsAccess(_ caller: Caller, write: Bool) async throws -> (any SensingStore, LayerDefinition, feedOnly: Bool) {
         guard let sensing = store as? any SensingStore else {
             throw Problem(.notFound, "this store has no SensorThings tables")
         }
@@ -72,14 +74,15 @@ extension CityTwinServer {
         }
         if write, !AccessPolicy.canWrite(def, caller) {
             if caller == .anonymous { throw Problem(.unauthorized, "SensorThings writes need a department token (Bearer, or the password of HTTP Basic)") }
+            if try await mayFeedTrafficCounts(caller) { return (sensing, def, true) }
             throw Problem(.forbidden, "SensorThings writes need an editor of \(def.owner) or an admin")
         }
-        return (sensing, def)
+        return (sensing, def, false)
     }
 
     private func sensorThings(_ request: Request, _ context: CityTwinRequestContext, path: Substring) async throws -> Representation {
         let method = request.method
-        let (sensing, _) = try await sensorThingsAccess(context.caller, write: method != .get)
+        let (sensing, _, feedOnly) = try await sensorThingsAccess(context.caller, write: method != .get)
         // A write waits for the store only while the queue has room; else 503 before any byte is written.
         guard method == .get || sensingWrites.enter() else {
             throw Problem(.writeQueueFull, "\(sensingWrites.limit) SensorThings writes are already in progress or waiting; nothing was written, send it again",
@@ -91,11 +94,12 @@ extension CityTwinServer {
         let reader = STAReader(store: sensing, root: url(Self.sensorThingsRoot))
         if path == "CreateObservations" {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
-            let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
+            let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
+            await recordTrafficCounts(writer.change, sensing: sensing, by: context.caller)  // Routes/SensorThings/TrafficCountRecording.swift
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
         let (node, ref) = try await reader.resolve(try STAPath(path))
@@ -104,7 +108,7 @@ extension CityTwinServer {
             return try await read(node, ref: ref, reader: reader, query: query, path: String(path))
         case .post:
             guard case .collection(let kind, let source) = node, !ref else { throw Problem(.notFound, "POST creates entities in a collection") }
-            let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
+            let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             let body = try await Self.jsonBody(request, maximumBytes: context.maxUploadSize)
             var back: (String, Int64)?
             var holds: (SensingKind, Int64, String)?
@@ -123,6 +127,7 @@ extension CityTwinServer {
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking
+            await recordTrafficCounts(writer.change, sensing: sensing, by: context.caller)
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
@@ -130,15 +135,16 @@ extension CityTwinServer {
             return answer
         case .patch:
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
-            let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
+            let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: [], by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
+            await recordTrafficCounts(writer.change, sensing: sensing, by: context.caller)  // a corrected count
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
         case .delete:
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "DELETE removes one entity") }
-            let writer = STAWriter(reader: reader, caller: context.caller, auditLayer: Self.sensorThingsLayer)
+            let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             try await writer.delete(kind, id)
             noteLocalWrite()  // tiles showing the readings, change subscribers
             return Representation(status: .ok, mediaType: MediaTypeName.json, body: [])

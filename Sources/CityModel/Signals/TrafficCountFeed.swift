@@ -1,0 +1,168 @@
+import Foundation
+import GeoCore
+import SignalSim
+import TwinStore
+
+/// Live 15-minute counts (`traffic_counts`) from detectors on the SensorThings API: a Datastream whose
+/// `properties.traffic_count` names an intersection, an approach and a movement counts that movement
+/// (`{"intersection": "SI-009", "approach": "N", "movement": "left", "detector": "video"}`); each of its
+/// Observations is the number of vehicles counted over its phenomenonTime, an interval of whole minutes
+/// (normally 15). The readings are recorded as the counts layer's rows, one per intersection, approach
+/// and interval, a movement's Datastream setting that movement's count, so the plans, re-timing and
+/// the SUMO export read live counts as they read imported ones.
+public struct TrafficCountStream: Sendable, Hashable {
+    public var intersection: String
+    /// Where the counted vehicles come from: N, S, E or W.
+    public var approach: String
+    /// left, through or right.
+    public var movement: String
+    /// video, coil or radar (the counts layer's detector types).
+    public var detector: String
+
+    /// The Datastream property that binds a Datastream to the counts.
+    public static let property = "traffic_count"
+    public static let movements = ["left", "through", "right"]
+    public static let detectors = ["video", "coil", "radar"]
+    public static let approaches = ["N", "S", "E", "W"]
+    /// The intervals a count may cover (minutes).
+    public static let intervalMinutes = 1...60
+
+    /// The binding a Datastream's `properties` declare, `nil` when they declare none.
+    /// - Throws: `SignalTimingError` naming the member under `path` (e.g. `$.properties.traffic_count.movement`).
+    public static func declared(in properties: JSONValue?, path: String = "properties") throws -> TrafficCountStream? {
+        guard let value = properties?.objectValue?[property] else { return nil }
+        let here = "\(path).\(property)"
+        guard let o = value.objectValue else {
+            throw SignalTimingError(field: here, "must be {\"intersection\", \"approach\", \"movement\", \"detector\"}")
+        }
+        for key in o.keys.sorted() where !["intersection", "approach", "movement", "detector"].contains(key) {
+            throw SignalTimingError(field: "\(here).\(key)", "is not a member of a traffic count binding (intersection, approach, movement, detector)")
+        }
+        func member(_ key: String, among allowed: [String]? = nil) throws -> String {
+            guard let s = o[key]?.stringValue, !s.isEmpty else {
+                throw SignalTimingError(field: "\(here).\(key)", allowed.map { "must be one of \($0.joined(separator: ", "))" } ?? "must be a non-empty string")
+            }
+            if let allowed, !allowed.contains(s) {
+                throw SignalTimingError(field: "\(here).\(key)", "'\(s)' is not one of \(allowed.joined(separator: ", "))")
+            }
+            return s
+        }
+        return TrafficCountStream(intersection: try member("intersection"), approach: try member("approach", among: approaches),
+                                  movement: try member("movement", among: movements), detector: try member("detector", among: detectors))
+    }
+
+    /// Checks one reading of the stream: a count of vehicles (an integer ≥ 0) over an interval of
+    /// whole minutes in `intervalMinutes` starting on a whole minute. Times in microseconds since 1970.
+    /// - Returns: the interval's length in minutes.
+    /// - Throws: `SignalTimingError` whose field is `result` or `phenomenonTime`.
+    public static func checkReading(result: JSONValue, start: Int64, end: Int64?) throws -> Int {
+        guard case .integer(let n) = result, n >= 0 else {
+            throw SignalTimingError(field: "result", "a traffic count is a whole number of vehicles ≥ 0 (got \(result))")
+        }
+        guard let end else {
+            throw SignalTimingError(field: "phenomenonTime", "a traffic count covers an interval: give start/end, e.g. 2026-11-25T08:00:00+08:00/2026-11-25T08:15:00+08:00")
+        }
+        let minute: Int64 = 60_000_000
+        let length = end - start
+        guard start % minute == 0, length % minute == 0, intervalMinutes.contains(Int(length / minute)) else {
+            throw SignalTimingError(field: "phenomenonTime", "a traffic count's interval starts on a whole minute and lasts \(intervalMinutes.lowerBound) to \(intervalMinutes.upperBound) whole minutes (normally 15)")
+        }
+        return Int(length / minute)
+    }
+}
+
+/// Writes readings of `TrafficCountStream`s into the counts layer.
+public enum TrafficCountFeed {
+    /// One reading: `count` vehicles of the stream's movement in the interval from `start` (µs since 1970).
+    public struct Reading: Sendable, Hashable {
+        public var stream: TrafficCountStream
+        public var start: Int64
+        public var minutes: Int
+        public var count: Int
+
+        public init(stream: TrafficCountStream, start: Int64, minutes: Int, count: Int) {
+            self.stream = stream
+            self.start = start
+            self.minutes = minutes
+            self.count = count
+        }
+    }
+
+    /// The district's local clock (UTC+8), as the counts layer writes its starts.
+    static let local: Calendar = {
+        var c = Calendar(identifier: .gregorian)
+        c.timeZone = TimeZone(secondsFromGMT: 8 * 3600)!
+        return c
+    }()
+
+    /// `2026-11-25T08:00:00+08:00` of an instant in µs since 1970.
+    public static func localStart(_ microseconds: Int64) -> String {
+        let d = local.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: Double(microseconds) / 1e6))
+        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d+08:00", d.year ?? 0, d.month ?? 0, d.day ?? 0, d.hour ?? 0, d.minute ?? 0, d.second ?? 0)
+    }
+
+    /// The row of an intersection's approach over one interval: one per interval, whatever sent it.
+    static func rowID(_ stream: TrafficCountStream, start: Int64, minutes: Int) -> String {
+        let stamp = localStart(start).prefix(16).filter(\.isNumber)
+        return "TC-\(stream.intersection)-\(stream.approach)-\(stamp)-\(minutes)"
+    }
+
+    /// Whether `caller` may write the counts layer, which readings of a bound Datastream are recorded
+    /// in under the caller's name (`nil` when the store has no counts layer).
+    public static func mayRecord(in store: any FeatureStore, by caller: Caller) async throws -> Bool? {
+        guard let layer = try await store.layerDefinition(SignalizedIntersection.countsLayer, for: .admin) else { return nil }
+        return AccessPolicy.canWrite(layer, caller)
+    }
+
+    /// Checks, before anything is written, that `caller` may record readings in the counts layer.
+    /// - Throws: `StoreError(.forbidden)` naming the layer's owner, `.notFound` without the layer.
+    public static func checkRecorder(_ caller: Caller, store: any FeatureStore) async throws {
+        guard let layer = try await store.layerDefinition(SignalizedIntersection.countsLayer, for: .admin) else {
+            throw StoreError(.layerNotFound, "this store has no \(SignalizedIntersection.countsLayer) layer to record traffic counts in", layer: SignalizedIntersection.countsLayer)
+        }
+        guard AccessPolicy.canWrite(layer, caller) else {
+            throw StoreError(.forbidden, "readings of a Datastream with properties.\(TrafficCountStream.property) are recorded in \(layer.id), which only editors of \(layer.owner) (or an admin) write", layer: layer.id)
+        }
+    }
+
+    /// Checks each binding names a signalised intersection with a lane group on its approach.
+    /// - Throws: `SignalTimingError` naming `properties.traffic_count.intersection` or `.approach`.
+    public static func checkBindings(_ streams: [TrafficCountStream], store: any FeatureStore) async throws {
+        var seen = Set<String>()
+        for s in streams where seen.insert(s.intersection + "/" + s.approach).inserted {
+            guard let intersection = try await SignalizedIntersection.load(id: s.intersection, from: store, by: .admin) else {
+                throw SignalTimingError(field: "properties.\(TrafficCountStream.property).intersection", "no signalised intersection '\(s.intersection)' in \(SignalizedIntersection.layer)")
+            }
+            guard intersection.laneGroups.contains(where: { $0.approach == s.approach }) else {
+                throw SignalTimingError(field: "properties.\(TrafficCountStream.property).approach", "\(s.intersection) has no lane group on approach \(s.approach)")
+            }
+        }
+    }
+
+    /// Records readings as counts rows (one write, audited under `caller`): each sets its movement's
+    /// count in its interval's row, keeping the other movements' counts already there (0 where none
+    /// was counted yet). A reading sent again sets the same count again.
+    /// - Returns: the rows written.
+    @discardableResult
+    public static func record(_ readings: [Reading], into store: any FeatureStore, by caller: Caller) async throws -> Int {
+        guard !readings.isEmpty else { return 0 }
+        var rows: [String: Feature] = [:]
+        var order: [String] = []
+        for r in readings {
+            let id = rowID(r.stream, start: r.start, minutes: r.minutes)
+            if rows[id] == nil {
+                order.append(id)
+                rows[id] = try await store.feature(layer: SignalizedIntersection.countsLayer, id: id, by: caller) ?? Feature(
+                    id: .string(id), geometry: nil, properties: [
+                        "intersection": .string(r.stream.intersection), "approach": .string(r.stream.approach),
+                        "start": .string(localStart(r.start)), "minutes": .integer(Int64(r.minutes)),
+                        "left": 0, "through": 0, "right": 0,
+                    ])
+            }
+            rows[id]?.properties[r.stream.movement] = .integer(Int64(r.count))
+            rows[id]?.properties["detector"] = .string(r.stream.detector)
+        }
+        try await store.upsert(layer: SignalizedIntersection.countsLayer, features: order.compactMap { rows[$0] }, by: caller, at: nil)
+        return order.count
+    }
+}

@@ -1,0 +1,191 @@
+import CityModel
+import Foundation
+import GeoCore
+import Hummingbird
+import HummingbirdTesting
+import SignalSim
+import TestSupport
+import Testing
+import TwinStore
+@testable import Server
+
+/// Live traffic counts: detectors the platform registers on the SensorThings API (Datastreams with
+/// `properties.traffic_count`), whose readings the counts' owner sends, become `traffic_counts` rows
+/// the plans read.
+@Suite("Traffic counts from the SensorThings API")
+struct TrafficCountFeedTests {
+    static let police = "公安局"
+
+    /// The sample district's signals and counts beside the SensorThings layer.
+    static func run(_ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
+        try await SensorThingsAPI.run(seed: { store in
+            let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Layers")
+            let catalog = try LayerCatalog.load(directory: layers)
+            let district = try SampleDistrict.generate()
+            for id in ["signalized_intersections", "traffic_counts"] {
+                try await store.createLayer(try #require(catalog[id]))
+                try await store.insert(layer: id, features: district[layer: id], by: .admin, at: nil)
+            }
+        }, body)
+    }
+
+    /// A video detector on one approach of SI-009 (default the north): one Datastream per movement.
+    static func detector(intersection: String = "SI-009", approach: String = "N", movements: [String] = ["left", "through", "right"],
+                         detector: String = "video") -> String {
+        let streams = movements.map { m in
+            """
+            {"name": "\(intersection) \(approach) \(m)", "description": "vehicles counted per interval",
+             "observationType": "http://www.opengis.net/def/observationType/OGC-OM/2.0/OM_CountObservation",
+             "unitOfMeasurement": {"name": "vehicle", "symbol": "veh", "definition": "https://example.org/vehicle"},
+             "properties": {"traffic_count": {"intersection": "\(intersection)", "approach": "\(approach)", "movement": "\(m)", "detector": "\(detector)"}},
+             "Sensor": {"name": "video detector", "description": "视频检测器", "encodingType": "text/html", "metadata": "https://example.org/video"},
+             "ObservedProperty": {"name": "vehicle count", "definition": "https://example.org/count", "description": "vehicles counted"}}
+            """
+        }
+        return """
+            {"name": "\(intersection) \(approach) 进口 视频检测器", "description": "video detector", "Datastreams": [\(streams.joined(separator: ","))]}
+            """
+    }
+
+    /// The Datastream ids of the detectors of `approach`, by movement.
+    static func streams(_ api: SensorThingsAPI, approach: String = "N") async throws -> [String: Int64] {
+        let r = try await api.get("/sta/v1.1/Datastreams")
+        var out: [String: Int64] = [:]
+        for d in try r.json["value"]?.arrayValue ?? [] where d["properties"]?["traffic_count"]?["approach"]?.stringValue == approach {
+            if let m = d["properties"]?["traffic_count"]?["movement"]?.stringValue, let id = d["@iot.id"]?.integerValue { out[m] = id }
+        }
+        return out
+    }
+
+    static func counts(_ ds: [String: Int64], _ values: [String: Int], interval: String) -> String {
+        let entries = values.map { m, n in
+            "{\"Datastream\": {\"@iot.id\": \(ds[m]!)}, \"components\": [\"phenomenonTime\", \"result\"], \"dataArray\": [[\"\(interval)\", \(n)]]}"
+        }
+        return "[" + entries.joined(separator: ",") + "]"
+    }
+
+    static let interval = "2026-11-24T08:00:00+08:00/2026-11-24T08:15:00+08:00"
+    static let row = "TC-SI-009-N-202611240800-15"
+
+    @Test("the platform registers a detector, the counts' owner sends its readings: one traffic_counts row per approach and interval, audited under the sender, read by the plans")
+    func readingsBecomeCounts() async throws {
+        try await Self.run { api in
+            let registered = try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: Self.detector())
+            #expect(registered.status == .created, "\(registered.text)")
+            let ds = try await Self.streams(api)
+            #expect(ds.count == 3)
+            let police = api.token(Self.police)
+            let sent = try await api.send(.post, "/sta/v1.1/CreateObservations", token: police,
+                                          body: Self.counts(ds, ["left": 31, "through": 142, "right": 17], interval: Self.interval))
+            #expect(sent.status == .created, "\(sent.text)")
+            let row = try #require(try await api.store.feature(layer: "traffic_counts", id: Self.row, by: .admin))
+            #expect(row.properties["intersection"] == "SI-009" && row.properties["approach"] == "N")
+            #expect(row.properties["start"] == "2026-11-24T08:00:00+08:00" && row.properties["minutes"] == 15)
+            #expect(row.properties["left"] == 31 && row.properties["through"] == 142 && row.properties["right"] == 17)
+            #expect(row.properties["detector"] == "video")
+            let audit = try await api.store.auditLog(layer: "traffic_counts", after: 0, limit: 100_000, by: .admin)
+            #expect(audit.contains { $0.featureID == Self.row && $0.department == Self.police }, "\(audit)")
+
+            // Sent again: the same row, nothing doubled. A corrected count (PATCH) replaces its movement's.
+            #expect(try await api.send(.post, "/sta/v1.1/CreateObservations", token: police,
+                                       body: Self.counts(ds, ["through": 142], interval: Self.interval)).status == .created)
+            let observations = try await api.send(.get, "/sta/v1.1/Datastreams(\(ds["left"]!))/Observations", token: police)
+            let left = try #require(try observations.json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
+            let patched = try await api.send(.patch, "/sta/v1.1/Observations(\(left))", token: police, body: "{\"result\": 29}")
+            #expect(patched.status == .ok, "\(patched.text)")
+            let corrected = try #require(try await api.store.feature(layer: "traffic_counts", id: Self.row, by: .admin))
+            #expect(corrected.properties["left"] == 29 && corrected.properties["through"] == 142 && corrected.properties["right"] == 17)
+
+            // The plans read an interval once every approach has been counted in it: until then the north
+            // approach alone does not make the other three carry no traffic.
+            let si = try #require(try await SignalizedIntersection.load(id: "SI-009", from: api.store, by: .admin))
+            #expect(try await si.counts(from: api.store, day: .latest, by: .admin).intervals.count == 96, "the sample day")
+            for (approach, flows) in [("S", ["left": 20, "through": 130, "right": 15]), ("E", ["left": 11, "through": 90, "right": 12]),
+                                      ("W", ["left": 13, "through": 95, "right": 10])] {
+                #expect(try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: Self.detector(approach: approach)).status == .created)
+                let ds = try await Self.streams(api, approach: approach)
+                #expect(try await api.send(.post, "/sta/v1.1/CreateObservations", token: police,
+                                           body: Self.counts(ds, flows, interval: Self.interval)).status == .created)
+            }
+            // The latest day, which re-timing reads, holds the interval's flows; the day's plans keep to the
+            // last day that has ended until the live day is over.
+            let live = try await si.counts(from: api.store, day: .latest, by: .admin)
+            #expect(live.intervals.count == 1 && live.intervals[0].start == 8 * 60)
+            let north = si.laneGroups.filter { $0.approach == "N" }.map(\.id)
+            let volumes = north.compactMap { live.intervals[0].volumes[$0] }
+            #expect(abs(volumes.reduce(0) { $0 + $1.left } - 29) < 1e-9 && abs(volumes.reduce(0) { $0 + $1.through } - 142) < 1e-9)
+            let sameDay = try await si.counts(from: api.store, now: ISO8601DateFormatter().date(from: "2026-11-24T10:00:00+08:00")!, by: .admin)
+            #expect(sameDay.intervals.count == 96, "the sample day (2026-06-17), not the day still being counted")
+            let nextDay = try await si.counts(from: api.store, now: ISO8601DateFormatter().date(from: "2026-11-25T00:30:00+08:00")!, by: .admin)
+            #expect(nextDay.intervals.count == 1)
+        }
+    }
+
+    @Test("who may send what: the platform's editors may not write the counts, the counts' owner sends readings of bound Datastreams only; nothing is written when refused")
+    func access() async throws {
+        try await Self.run { api in
+            #expect(try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: Self.detector()).status == .created)
+            #expect(try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: SensorThingsAPI.gauge).status == .created)
+            let ds = try await Self.streams(api)
+            let platform = try await api.send(.post, "/sta/v1.1/CreateObservations", token: api.token(),
+                                              body: Self.counts(ds, ["left": 3], interval: Self.interval))
+            try expectProblem(platform, status: 403, type: "forbidden")
+            #expect(platform.text.contains("公安局"))
+            let police = api.token(Self.police)
+            let thing = try await api.send(.post, "/sta/v1.1/Things", token: police, body: Self.detector())
+            try expectProblem(thing, status: 403, type: "forbidden")
+            let gauge = try await api.get("/sta/v1.1/Datastreams?$filter=name eq 'water level'")
+            let level = try #require(try gauge.json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
+            let unbound = try await api.send(.post, "/sta/v1.1/Observations", token: police,
+                                             body: "{\"Datastream\": {\"@iot.id\": \(level)}, \"phenomenonTime\": \"2026-11-24T08:00:00Z\", \"result\": 27.1}")
+            try expectProblem(unbound, status: 403, type: "forbidden")
+            let viewer = try await api.send(.post, "/sta/v1.1/CreateObservations", token: api.token(Self.police, .viewer),
+                                            body: Self.counts(ds, ["left": 3], interval: Self.interval))
+            #expect(viewer.status == .forbidden)
+            let total = try await api.get("/sta/v1.1/Observations?$count=true")
+            #expect(try total.json["@iot.count"] == 0)
+            #expect(try await api.store.feature(layer: "traffic_counts", id: Self.row, by: .admin) == nil)
+        }
+    }
+
+    @Test("bad bindings and readings are refused naming the member: an unknown movement, intersection or approach, an instant, a fraction or a negative count, an interval off the minute",
+          arguments: [
+              ("movement", "$.Datastreams[0].properties.traffic_count.movement"),
+              ("intersection", "properties.traffic_count.intersection"),
+              ("approach", "$.Datastreams[0].properties.traffic_count.approach"),
+          ])
+    func badBindings(_ member: String, _ position: String) async throws {
+        try await Self.run { api in
+            var body = Self.detector(movements: ["left"])
+            switch member {
+            case "movement": body = body.replacingOccurrences(of: "\"movement\": \"left\"", with: "\"movement\": \"uturn\"")
+            case "intersection": body = body.replacingOccurrences(of: "\"intersection\": \"SI-009\"", with: "\"intersection\": \"SI-999\"")
+            default: body = body.replacingOccurrences(of: "\"approach\": \"N\"", with: "\"approach\": \"Q\"")
+            }
+            let r = try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: body)
+            try expectProblem(r, status: 400, type: "invalid-body")
+            #expect(try r.json["position"]?.stringValue == position, "\(r.text)")
+            #expect(try await api.get("/sta/v1.1/Things?$count=true").json["@iot.count"] == 0)
+        }
+    }
+
+    @Test("a reading that is no count over an interval is refused naming it", arguments: [
+        ("\"2026-11-24T08:00:00+08:00\"", "12", "phenomenonTime"),
+        ("\"\(TrafficCountFeedTests.interval)\"", "12.5", "result"),
+        ("\"\(TrafficCountFeedTests.interval)\"", "-3", "result"),
+        ("\"2026-11-24T08:00:30+08:00/2026-11-24T08:15:30+08:00\"", "12", "phenomenonTime"),
+        ("\"2026-11-24T08:00:00+08:00/2026-11-24T10:00:00+08:00\"", "12", "phenomenonTime"),
+    ])
+    func badReadings(_ time: String, _ result: String, _ member: String) async throws {
+        try await Self.run { api in
+            #expect(try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: Self.detector(movements: ["left"])).status == .created)
+            let ds = try #require(try await Self.streams(api)["left"])
+            let r = try await api.send(.post, "/sta/v1.1/CreateObservations", token: api.token(Self.police), body: """
+                [{"Datastream": {"@iot.id": \(ds)}, "components": ["phenomenonTime", "result"], "dataArray": [[\(time), \(result)]]}]
+                """)
+            try expectProblem(r, status: 400, type: "invalid-body")
+            #expect(try r.json["position"]?.stringValue == "$[0].dataArray[0].\(member)", "\(r.text)")
+        }
+    }
+}
