@@ -175,6 +175,9 @@ public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConv
         /// its own) is not known: whether the lefts cross that traffic cannot be told, and they are
         /// timed as unopposed (a marked answer).
         case armUnknown = "arm-unknown"
+        /// Intervals of the day of counts the plan was timed from were left out because some approach
+        /// was not counted in them (a detector that sent nothing): the plan covers the other intervals.
+        case countsIncomplete = "counts-incomplete"
     }
 
     public var code: Code

@@ -55,7 +55,8 @@ extension ScenarioCompareTests {
         // Re-time the intersection with the most delay: Webster's plan for the period's busiest hour.
         let worst = try #require(base.max { ($0.value.properties["delay_s"]?.doubleValue ?? 0) < ($1.value.properties["delay_s"]?.doubleValue ?? 0) }?.key)
         let intersection = try #require(try await SignalizedIntersection.load(id: worst, from: store, by: .admin))
-        let (counts, minutes) = try await intersection.countsIfReadable(from: store, by: .admin)
+        let read = try await intersection.countsIfReadable(from: store, by: .admin)
+        let (counts, minutes) = (read.intervals, read.minutes)
         let plan = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes, period: (420, 540), settings: SignalTimingSettings())[0]
         let feature = SignalPlanLayer.feature(for: intersection, plan: plan)
         _ = try await catalog.create(["id": "sig-retimed", "kind": "signal", "parameters": ["period": "07:00-09:00"],

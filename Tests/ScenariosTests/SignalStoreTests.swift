@@ -50,7 +50,8 @@ struct SignalStoreTests {
     func weekdayCounts() async throws {
         let store = try await Self.store.value
         let intersection = try #require(try await SignalizedIntersection.all(from: store, by: .admin).first)
-        let (counts, minutes) = try await intersection.counts(from: store, by: .admin)
+        let read = try await intersection.counts(from: store, by: .admin)
+        let (counts, minutes) = (read.intervals, read.minutes)
         #expect(minutes == 15)
         #expect(counts.count == 96)
         // Counts per lane group add up to the approach counts: the lane groups' volumes sum to the rows'.
@@ -184,12 +185,38 @@ struct SignalStoreTests {
     static let police = Caller.department(name: "公安局", role: .editor)
 
     /// Runs process `id` through the registry as `caller`, as the API and the CLI do.
-    static func run(_ id: String, _ inputs: [String: JSONValue], caller: Caller = police) async throws -> JSONValue {
-        let store = try await Self.store.value
+    static func run(_ id: String, _ inputs: [String: JSONValue], caller: Caller = police, store: SpatiaLiteStore? = nil) async throws -> JSONValue {
+        let shared = try await Self.store.value
+        let store = store ?? shared
         let registry = ProcessRegistry.standard
         let process = try #require(registry[id])
         try await registry.validate(inputs, for: process, store: store, caller: caller)
         return try await registry.execute(process, inputs, store: store, caller: caller)
+    }
+
+    @Test("a day on which an approach went uncounted in some intervals is timed from its whole intervals, and its plans name those left out")
+    func incompleteCounts() async throws {
+        let store = try await Self.districtStore("signals-partial", layers: ["signalized_intersections", "traffic_counts", "signal_plans"])
+        func row(_ approach: String, _ clock: String) -> Feature {
+            Feature(id: .string("TC-SI-009-\(approach)-20260618\(clock.filter(\.isNumber))"), geometry: nil, properties: [
+                "intersection": "SI-009", "approach": .string(approach), "start": .string("2026-06-18T\(clock):00+08:00"), "minutes": 15,
+                "left": 20, "through": 150, "right": 25, "detector": "video",
+            ])
+        }
+        let hour = ["07:00", "07:15", "07:30", "07:45"].flatMap { clock in ["N", "S", "E", "W"].map { row($0, clock) } }
+        try await store.insert(layer: "traffic_counts", features: hour + [row("N", "08:00"), row("W", "08:15")], by: .admin, at: nil)
+        let si = try #require(try await SignalizedIntersection.load(id: "SI-009", from: store, by: .admin))
+        let read = try await si.counts(from: store, by: .admin)
+        #expect(read.day == "2026-06-18" && read.intervals.count == 4 && read.minutes == 15)
+        #expect(read.leftOut.map(\.start) == [480, 495] && read.leftOut[0].missing == ["E", "S", "W"] && read.leftOut[1].missing == ["E", "N", "S"])
+        let out = try await Self.run("signal-timing", ["intersections": ["SI-009"]], store: store)
+        let plans = try #require(out["plans"]?.arrayValue)
+        #expect(!plans.isEmpty)
+        for plan in plans {
+            let notes = (plan["timing"]?["warnings"]?.arrayValue ?? []).filter { $0["code"] == "counts-incomplete" }
+            #expect(notes.count == 1 && notes[0]["message"]?.stringValue?.contains("2 15-minute intervals of 2026-06-18") == true
+                    && notes[0]["message"]?.stringValue?.contains("08:00, 08:15") == true, "\(notes)")
+        }
     }
 
     @Test("signal-timing times every intersection per period; with write its plans become signal_plans versions of the owner")

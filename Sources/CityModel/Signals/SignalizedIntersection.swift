@@ -145,29 +145,54 @@ public struct SignalizedIntersection: Sendable, Hashable {
         case latest
     }
 
+    /// One day of an intersection's counts as the timing reads them.
+    public struct Counts: Sendable {
+        /// The whole intervals of the day: volumes by lane group.
+        public var intervals: [IntervalCount]
+        /// The intervals' length.
+        public var minutes: Int
+        /// `YYYY-MM-DD`, nil when nothing was counted.
+        public var day: String?
+        /// Intervals of that day left out because some approach was not counted in them: start
+        /// (minute of the day) and the approaches missing.
+        public var leftOut: [(start: Int, missing: [String])]
+
+        public static let none = Counts(intervals: [], minutes: 15, day: nil, leftOut: [])
+
+        /// "3 intervals of 2026-11-24 left out, in which approach E was not counted (08:00, 08:15, 08:30)".
+        public var leftOutNote: String? {
+            guard let day, !leftOut.isEmpty else { return nil }
+            let missing = Set(leftOut.flatMap(\.missing)).sorted()
+            let starts = leftOut.prefix(6).map { String(format: "%02d:%02d", $0.start / 60, $0.start % 60) }.joined(separator: ", ")
+            return "\(leftOut.count) \(minutes)-minute interval\(leftOut.count == 1 ? "" : "s") of \(day) left out of the counts, in which approach\(missing.count == 1 ? "" : "es") \(missing.joined(separator: ", ")) \(missing.count == 1 ? "was" : "were") not counted (\(starts)\(leftOut.count > 6 ? ", …" : "")): the plan is timed from the other intervals"
+        }
+    }
+
     /// The intersection's 15-minute counts of one day (`day`, within `interval` when given) as kernel
     /// intervals with volumes by lane group, read from `traffic_counts`. Only whole intervals count:
     /// those in which every approach with a lane group was counted, so an approach whose detector sent
-    /// nothing (or a survey of some arms) is never timed as carrying no traffic. Counts of an approach
-    /// the intersection has no lane group for are an error naming the count.
+    /// nothing (or a survey of some arms) is never timed as carrying no traffic; the others of that
+    /// day are named in `leftOut`. Counts of an approach the intersection has no lane group for, and a
+    /// day whose intervals differ in length, are errors naming the count.
     public func counts(from store: any FeatureStore, within interval: TemporalValue? = nil, day which: CountedDay = .latestEnded,
-                       now: Date = Date(), by caller: Caller) async throws -> (intervals: [IntervalCount], minutes: Int) {
+                       now: Date = Date(), by caller: Caller) async throws -> Counts {
         let filter = FilterExpression.comparison(.equal, "intersection", .literal(.string(id)))
         var byStart: [String: [String: MovementFlows]] = [:]
         var counted: [String: Set<String>] = [:]
-        var minutes: Int?
+        var minutesOf: [String: (minutes: Int, row: String)] = [:]
         let query = FeatureQuery(filter: filter, datetime: interval, limit: 5000)
         for try await row in store.stream(layer: Self.countsLayer, query, by: caller) {
             let p = row.properties
             guard let start = p["start"]?.stringValue, let approach = p["approach"]?.stringValue else { continue }
             let length = Int(p["minutes"]?.integerValue ?? 15)
-            if let m = minutes, m != length {
-                throw SignalTimingError(field: "\(Self.countsLayer)/\(row.id?.description ?? "?").minutes", "counts of \(id) mix \(m)- and \(length)-minute intervals")
+            let rowID = row.id?.description ?? "?"
+            if let other = minutesOf[start], other.minutes != length {
+                throw SignalTimingError(field: "\(Self.countsLayer)/\(rowID).minutes", "counts of \(id) at \(start) are \(other.minutes) minutes long in \(other.row) and \(length) minutes here")
             }
-            minutes = length
+            minutesOf[start] = (length, rowID)
             let groups = laneGroups.filter { $0.approach == approach }
             guard !groups.isEmpty else {
-                throw SignalTimingError(field: "\(Self.countsLayer)/\(row.id?.description ?? "?").approach", "approach \(approach) has no lane group at \(id)")
+                throw SignalTimingError(field: "\(Self.countsLayer)/\(rowID).approach", "approach \(approach) has no lane group at \(id)")
             }
             var volumes = byStart[start] ?? [:]
             for g in groups {
@@ -177,24 +202,31 @@ public struct SignalizedIntersection: Sendable, Hashable {
             counted[start, default: []].insert(approach)
         }
         let approaches = Set(laneGroups.map(\.approach))
-        byStart = byStart.filter { counted[$0.key, default: []].isSuperset(of: approaches) }
+        let whole = byStart.filter { counted[$0.key, default: []].isSuperset(of: approaches) }
         // One day (a plan is timed from one day of counts).
-        let days = Set(byStart.keys.compactMap { $0.split(separator: "T").first.map(String.init) })
+        let days = Set(whole.keys.compactMap { $0.split(separator: "T").first.map(String.init) })
         let today = String(TrafficCountFeed.localStart(Int64(now.timeIntervalSince1970 * 1e6)).prefix(10))
-        let day = which == .latest ? days.max() : (days.filter { $0 < today }.max() ?? days.max())
-        let intervals = byStart.compactMap { start, volumes -> IntervalCount? in
-            guard start.hasPrefix((day ?? "") + "T"), let minute = Self.minuteOfDay(start) else { return nil }
+        guard let day = which == .latest ? days.max() : (days.filter { $0 < today }.max() ?? days.max()) else { return .none }
+        let onDay = { (start: String) in start.hasPrefix(day + "T") }
+        let lengths = Set(whole.keys.filter(onDay).compactMap { minutesOf[$0]?.minutes })
+        guard lengths.count == 1, let minutes = lengths.first else {
+            throw SignalTimingError(field: "\(Self.countsLayer).minutes", "counts of \(id) on \(day) mix \(lengths.sorted().map { "\($0)-" }.joined(separator: " and "))minute intervals")
+        }
+        let intervals = whole.compactMap { start, volumes -> IntervalCount? in
+            guard onDay(start), let minute = Self.minuteOfDay(start) else { return nil }
             return IntervalCount(start: minute, volumes: volumes)
         }
-        return (intervals, minutes ?? 15)
+        let leftOut = byStart.keys.filter { onDay($0) && whole[$0] == nil }.compactMap { start -> (start: Int, missing: [String])? in
+            Self.minuteOfDay(start).map { ($0, approaches.subtracting(counted[start, default: []]).sorted()) }
+        }.sorted { $0.start < $1.start }
+        return Counts(intervals: intervals, minutes: minutes, day: day, leftOut: leftOut)
     }
 
     /// `counts(from:within:by:)`, or none when the caller may not read the counts layer or the
     /// store has none (the plan then comes from the peak-hour `turning_counts`).
-    public func countsIfReadable(from store: any FeatureStore, day: CountedDay = .latestEnded, by caller: Caller) async throws
-        -> (intervals: [IntervalCount], minutes: Int) {
+    public func countsIfReadable(from store: any FeatureStore, day: CountedDay = .latestEnded, by caller: Caller) async throws -> Counts {
         guard let definition = try await store.layerDefinition(Self.countsLayer, for: caller), definition.id == Self.countsLayer else {
-            return ([], 15)
+            return .none
         }
         return try await counts(from: store, day: day, by: caller)
     }

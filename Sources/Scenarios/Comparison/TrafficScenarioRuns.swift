@@ -131,7 +131,8 @@ extension TrafficScenarioRun {
                 try await progress(Double(k) / Double(max(1, intersections.count)))
                 guard let running = SignalPlanLayer.running(at: period.start, among: plans[intersection.id] ?? []) else { continue }
                 // Flows of the period's busiest counted hour; without counts in it, the layer's peak-hour turning counts.
-                let (counts, minutes) = try await intersection.countsIfReadable(from: store, by: caller)
+                let read = try await intersection.countsIfReadable(from: store, by: caller)
+                let (counts, minutes) = (read.intervals, read.minutes)
                 var flows = intersection.demand.flowsByApproach
                 var source = "turning_counts"
                 if counts.contains(where: { $0.start >= period.start && $0.start < period.end }) {

@@ -228,7 +228,8 @@ public struct SumoExport: Sendable {
             guard !plans.isEmpty else {
                 throw ScenarioError(.invalidDistrict, "\(i.id) has no plan in \(SignalPlanLayer.layer) to export (run signal-timing with write=true)")
             }
-            let (counts, minutes) = try await i.countsIfReadable(from: store, by: caller)
+            let read = try await i.countsIfReadable(from: store, by: caller)
+            let (counts, minutes) = (read.intervals, read.minutes)
             signals.append(Signal(intersection: i, plans: plans, counts: counts, intervalMinutes: minutes))
         }
         // A corridor's traffic drives at its design speed, as its green wave assumes.

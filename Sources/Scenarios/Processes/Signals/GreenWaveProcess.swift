@@ -172,7 +172,8 @@ public struct GreenWaveProcess: OGCProcess {
                                                    designFlows: intersection.demand.flowsByApproach, designHourStart: 0))
                     continue
                 }
-                let (counts, minutes) = try await intersection.countsIfReadable(from: store, by: caller)
+                let read = try await intersection.countsIfReadable(from: store, by: caller)
+                let (counts, minutes) = (read.intervals, read.minutes)
                 let found = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes, period: range,
                                                      settings: r.settings)[0]
                 periods.append(found.period)

@@ -182,7 +182,8 @@ public struct SignalEvaluateProcess: OGCProcess {
             let intersection = try await SignalProcessInputs.intersection(r.intersection, "intersection", store: store, caller: caller)
             let feature = try await storedPlan(r, store: store, caller: caller)
             let stored = try SignalPlanLayer.plan(of: feature)
-            let (counts, minutes) = try await intersection.countsIfReadable(from: store, by: caller)
+            let read = try await intersection.countsIfReadable(from: store, by: caller)
+            let (counts, minutes) = (read.intervals, read.minutes)
             let range = r.period ?? (stored.start, stored.end)
             // Flows of the busiest hour in the period (an all-day plan meets the day's busiest hour);
             // without readable counts, the layer's peak-hour turning counts.

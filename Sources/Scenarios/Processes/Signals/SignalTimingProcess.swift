@@ -140,7 +140,8 @@ public struct SignalTimingProcess: OGCProcess {
             var features: [Feature] = []
             for (i, intersection) in intersections.enumerated() {
                 try await progress.report(100 * Double(i) / Double(max(1, intersections.count)))
-                let (counts, minutes) = try await intersection.countsIfReadable(from: store, day: r.retiming == nil ? .latestEnded : .latest, by: caller)
+                let read = try await intersection.countsIfReadable(from: store, day: r.retiming == nil ? .latestEnded : .latest, by: caller)
+                let (counts, minutes) = (read.intervals, read.minutes)
                 var timed: [TimeOfDayPlan]
                 var from: String?
                 if let method = r.retiming {
@@ -157,6 +158,9 @@ public struct SignalTimingProcess: OGCProcess {
                                                         method: method, settings: r.settings, limits: r.limits)]
                 } else {
                     timed = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes, period: r.period, settings: r.settings)
+                }
+                if let note = read.leftOutNote {
+                    for k in timed.indices { timed[k].timing.warnings.append(.init(.countsIncomplete, note)) }
                 }
                 for plan in timed {
                     // A re-timing step is a new version of the plan it stepped from.
