@@ -139,20 +139,31 @@ public enum TrafficCountFeed {
         }
     }
 
-    /// Records readings as counts rows (one write, audited under `caller`): each sets its movement's
+    /// Records readings as counts rows (one read of the rows there per intersection, one write, audited
+    /// under `caller`): each sets its movement's
     /// count in its interval's row, keeping the other movements' counts already there (0 where none
     /// was counted yet). A reading sent again sets the same count again.
     /// - Returns: the rows written.
     @discardableResult
     public static func record(_ readings: [Reading], into store: any FeatureStore, by caller: Caller) async throws -> Int {
         guard !readings.isEmpty else { return 0 }
+        // The rows already there: one read per intersection over the batch's time span.
+        var stored: [String: Feature] = [:]
+        for (intersection, its) in Dictionary(grouping: readings, by: \.stream.intersection) {
+            let first = its.map(\.start).min()!, last = its.map(\.start).max()!
+            let span = TemporalValue.interval(start: Date(timeIntervalSince1970: Double(first) / 1e6), end: Date(timeIntervalSince1970: Double(last) / 1e6))
+            let query = FeatureQuery(filter: .comparison(.equal, "intersection", .literal(.string(intersection))), datetime: span, limit: 5000)
+            for try await f in store.stream(layer: SignalizedIntersection.countsLayer, query, by: caller) {
+                if let id = f.id?.description { stored[id] = f }
+            }
+        }
         var rows: [String: Feature] = [:]
         var order: [String] = []
         for r in readings {
             let id = rowID(r.stream, start: r.start, minutes: r.minutes)
             if rows[id] == nil {
                 order.append(id)
-                rows[id] = try await store.feature(layer: SignalizedIntersection.countsLayer, id: id, by: caller) ?? Feature(
+                rows[id] = stored[id] ?? Feature(
                     id: .string(id), geometry: nil, properties: [
                         "intersection": .string(r.stream.intersection), "approach": .string(r.stream.approach),
                         "start": .string(localStart(r.start)), "minutes": .integer(Int64(r.minutes)),
