@@ -196,7 +196,7 @@ struct SignalStoreTests {
 
     @Test("a day on which an approach went uncounted in some intervals is timed from its whole intervals, and its plans name those left out")
     func incompleteCounts() async throws {
-        let store = try await Self.districtStore("signals-partial", layers: ["signalized_intersections", "traffic_counts", "signal_plans"])
+        let store = try await Self.districtStore("signals-partial", layers: ["signalized_intersections", "traffic_counts", "signal_plans", "signal_corridors"])
         func row(_ approach: String, _ clock: String) -> Feature {
             Feature(id: .string("TC-SI-009-\(approach)-20260618\(clock.filter(\.isNumber))"), geometry: nil, properties: [
                 "intersection": "SI-009", "approach": .string(approach), "start": .string("2026-06-18T\(clock):00+08:00"), "minutes": 15,
@@ -209,14 +209,21 @@ struct SignalStoreTests {
         let read = try await si.counts(from: store, by: .admin)
         #expect(read.day == "2026-06-18" && read.intervals.count == 4 && read.minutes == 15)
         #expect(read.leftOut.map(\.start) == [480, 495] && read.leftOut[0].missing == ["E", "S", "W"] && read.leftOut[1].missing == ["E", "N", "S"])
-        let out = try await Self.run("signal-timing", ["intersections": ["SI-009"]], store: store)
+        func marked(_ timing: JSONValue?) -> Bool {
+            let notes = (timing?["warnings"]?.arrayValue ?? []).filter { $0["code"] == "counts-incomplete" }
+            return notes.count == 1 && notes[0]["message"]?.stringValue?.contains("2 15-minute intervals of 2026-06-18") == true
+                && notes[0]["message"]?.stringValue?.contains("08:00, 08:15") == true
+        }
+        let out = try await Self.run("signal-timing", ["intersections": ["SI-009"], "write": true], store: store)
         let plans = try #require(out["plans"]?.arrayValue)
         #expect(!plans.isEmpty)
-        for plan in plans {
-            let notes = (plan["timing"]?["warnings"]?.arrayValue ?? []).filter { $0["code"] == "counts-incomplete" }
-            #expect(notes.count == 1 && notes[0]["message"]?.stringValue?.contains("2 15-minute intervals of 2026-06-18") == true
-                    && notes[0]["message"]?.stringValue?.contains("08:00, 08:15") == true, "\(notes)")
-        }
+        for plan in plans { #expect(marked(plan["timing"]), "\(plan["timing"]?["warnings"] ?? .null)") }
+        // The evaluation of a stored plan and a corridor's plans read the same day, and say so too.
+        let evaluated = try await Self.run("signal-evaluate", ["intersection": "SI-009", "simulate": "none"], store: store)
+        #expect(marked(evaluated["evaluation"]), "\(evaluated["evaluation"]?["warnings"] ?? .null)")
+        let wave = try await Self.run("green-wave", ["corridor": "SC-001", "period": "07:00-08:00"], store: store)
+        let signals = try #require(wave["plan"]?["intersections"]?.arrayValue)
+        #expect(signals.filter { marked($0) }.map { $0["intersection"]?.stringValue } == ["SI-009"])
     }
 
     @Test("signal-timing times every intersection per period; with write its plans become signal_plans versions of the owner")

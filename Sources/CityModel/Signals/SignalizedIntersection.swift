@@ -166,6 +166,11 @@ public struct SignalizedIntersection: Sendable, Hashable {
             let starts = leftOut.prefix(6).map { String(format: "%02d:%02d", $0.start / 60, $0.start % 60) }.joined(separator: ", ")
             return "\(leftOut.count) \(minutes)-minute interval\(leftOut.count == 1 ? "" : "s") of \(day) left out of the counts, in which approach\(missing.count == 1 ? "" : "es") \(missing.joined(separator: ", ")) \(missing.count == 1 ? "was" : "were") not counted (\(starts)\(leftOut.count > 6 ? ", …" : "")): the plan is timed from the other intervals"
         }
+
+        /// Marks a timing from these counts with `leftOutNote` (warning `counts-incomplete`), if any.
+        public func mark(_ timing: inout IntersectionTiming) {
+            if let note = leftOutNote { timing.warnings.append(.init(.countsIncomplete, note)) }
+        }
     }
 
     /// The intersection's 15-minute counts of one day (`day`, within `interval` when given) as kernel

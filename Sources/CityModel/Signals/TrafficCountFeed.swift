@@ -51,6 +51,12 @@ public struct TrafficCountStream: Sendable, Hashable {
                                   movement: try member("movement", among: movements), detector: try member("detector", among: detectors))
     }
 
+    /// The binding of a Datastream whose `properties` were checked when it was written (`declared`
+    /// refused anything malformed then): `nil` when it declares none.
+    public static func bound(by properties: JSONValue?) -> TrafficCountStream? {
+        (try? declared(in: properties)) ?? nil
+    }
+
     /// Checks one reading of the stream: a count of vehicles (an integer ≥ 0) over an interval of
     /// whole minutes in `intervalMinutes` starting on a whole minute. Times in microseconds since 1970.
     /// - Returns: the interval's length in minutes.
@@ -110,14 +116,17 @@ public enum TrafficCountFeed {
     /// Whether `caller` may write the counts layer, which readings of a bound Datastream are recorded
     /// in under the caller's name (`nil` when the store has no counts layer).
     public static func mayRecord(in store: any FeatureStore, by caller: Caller) async throws -> Bool? {
-        guard let layer = try await store.layerDefinition(SignalizedIntersection.countsLayer, for: .admin) else { return nil }
-        return AccessPolicy.canWrite(layer, caller)
+        try await countsLayer(in: store).map { AccessPolicy.canWrite($0, caller) }
+    }
+
+    static func countsLayer(in store: any FeatureStore) async throws -> LayerDefinition? {
+        try await store.layerDefinition(SignalizedIntersection.countsLayer, for: .admin)
     }
 
     /// Checks, before anything is written, that `caller` may record readings in the counts layer.
     /// - Throws: `StoreError(.forbidden)` naming the layer's owner, `.notFound` without the layer.
     public static func checkRecorder(_ caller: Caller, store: any FeatureStore) async throws {
-        guard let layer = try await store.layerDefinition(SignalizedIntersection.countsLayer, for: .admin) else {
+        guard let layer = try await countsLayer(in: store) else {
             throw StoreError(.layerNotFound, "this store has no \(SignalizedIntersection.countsLayer) layer to record traffic counts in", layer: SignalizedIntersection.countsLayer)
         }
         guard AccessPolicy.canWrite(layer, caller) else {

@@ -165,6 +165,7 @@ public struct GreenWaveProcess: OGCProcess {
             // Each intersection's flows and the period they stand for.
             var demands: [IntersectionDemand] = []
             var periods: [TimeOfDayPeriod] = []
+            var reads: [SignalizedIntersection.Counts] = []
             for intersection in corridor.intersections {
                 guard let range = r.period else {
                     demands.append(intersection.demand)
@@ -174,13 +175,15 @@ public struct GreenWaveProcess: OGCProcess {
                 }
                 let read = try await intersection.countsIfReadable(from: store, by: caller)
                 let (counts, minutes) = (read.intervals, read.minutes)
+                reads.append(read)
                 let found = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes, period: range,
                                                      settings: r.settings)[0]
                 periods.append(found.period)
                 demands.append(intersection.demand.with(flows: found.period.designFlows))
             }
-            let plan = try await Self.plan(r, id: corridor.id, intersections: try corridor.coordinated(demands), links: corridor.links,
+            var plan = try await Self.plan(r, id: corridor.id, intersections: try corridor.coordinated(demands), links: corridor.links,
                                            inboundWeight: r.inboundWeight, progress: progress)
+            for (i, read) in reads.enumerated() { read.mark(&plan.timings[i]) }
             var written: [JSONValue] = []
             if r.write {
                 let features = corridor.intersections.indices.map { i in

@@ -194,8 +194,9 @@ public struct SignalEvaluateProcess: OGCProcess {
                                                   settings: r.settings)[0].period
                 if r.period == nil, range == (0, 1440) { period.name = name }
             }
-            let timing = try SignalTiming.evaluate(stored.plan, for: intersection.demand.with(flows: period.designFlows),
+            var timing = try SignalTiming.evaluate(stored.plan, for: intersection.demand.with(flows: period.designFlows),
                                                    settings: r.settings, method: feature.properties["method"]?.stringValue ?? "evaluated")
+            read.mark(&timing)
             let result: JSONValue = ["evaluation": try SignalProcessInputs.json(IntersectionTimingReport(timing)),
                                      "plan_id": .string(feature.id?.description ?? ""), "period": SignalProcessInputs.json(period),
                                      "counts": .string(counts.isEmpty ? "turning_counts" : SignalizedIntersection.countsLayer)]

@@ -159,9 +159,7 @@ public struct SignalTimingProcess: OGCProcess {
                 } else {
                     timed = try SignalPlanning.plans(for: intersection, counts: counts, intervalMinutes: minutes, period: r.period, settings: r.settings)
                 }
-                if let note = read.leftOutNote {
-                    for k in timed.indices { timed[k].timing.warnings.append(.init(.countsIncomplete, note)) }
-                }
+                for k in timed.indices { read.mark(&timed[k].timing) }
                 for plan in timed {
                     // A re-timing step is a new version of the plan it stepped from.
                     var feature = SignalPlanLayer.feature(for: intersection, plan: plan)

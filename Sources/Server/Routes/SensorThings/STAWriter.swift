@@ -54,11 +54,15 @@ final class STAWriter: @unchecked Sendable {
         return out
     }
 
-    /// What a Datastream's `properties.traffic_count` binds it to (checked when it was written).
+    /// What a Datastream's `properties.traffic_count` binds it to (checked when it was written), read
+    /// once per Datastream of the request: every row of a batch asks.
     private func trafficCountStream(of datastream: Int64) -> TrafficCountStream? {
-        guard let properties = entity(datastream)?.body["properties"] else { return nil }
-        return (try? TrafficCountStream.declared(in: properties)) ?? nil
+        if let known = boundStreams[datastream] { return known }
+        let found = TrafficCountStream.bound(by: entity(datastream)?.body["properties"])
+        boundStreams[datastream] = .some(found)
+        return found
     }
+    private var boundStreams = [Int64: TrafficCountStream?]()
 
     /// The entity with `id`, new in this request or stored.
     private func entity(_ id: Int64) -> SensingEntity? {

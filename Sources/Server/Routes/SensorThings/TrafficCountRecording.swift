@@ -30,7 +30,7 @@ extension CityTwinServer {
             }
             var declared = Array(readings.values)
             for e in change.inserts + change.updates where e.kind == .datastream {
-                if let s = (try? TrafficCountStream.declared(in: e.body["properties"])) ?? nil { declared.append(s) }
+                if let s = TrafficCountStream.bound(by: e.body["properties"]) { declared.append(s) }
             }
             do {
                 try await TrafficCountFeed.checkBindings(declared, store: store)
@@ -59,10 +59,12 @@ extension CityTwinServer {
             for o in written {
                 if streams[o.datastream] == nil {
                     let body = try await sensing.sensingEntity(.datastream, id: o.datastream)?.body["properties"]
-                    streams[o.datastream] = .some((try? TrafficCountStream.declared(in: body)) ?? nil)
+                    streams[o.datastream] = .some(TrafficCountStream.bound(by: body))
                 }
-                guard let stream = streams[o.datastream] ?? nil, case .integer(let n) = o.result, let end = o.phenomenonEnd else { continue }
-                readings.append(.init(stream: stream, start: o.phenomenonStart, minutes: Int((end - o.phenomenonStart) / 60_000_000), count: Int(n)))
+                // Checked before the write: a count over an interval of whole minutes.
+                guard let stream = streams[o.datastream] ?? nil, case .integer(let n) = o.result,
+                      let minutes = try? TrafficCountStream.checkReading(result: o.result, start: o.phenomenonStart, end: o.phenomenonEnd) else { continue }
+                readings.append(.init(stream: stream, start: o.phenomenonStart, minutes: minutes, count: Int(n)))
             }
             guard !readings.isEmpty else { return }
             // One feed writer at a time here: a row gathers the movements that separate requests send.
