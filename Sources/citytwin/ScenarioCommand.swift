@@ -84,7 +84,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             if list.isEmpty { print("no scenarios (create one with `citytwin scenario create`)") }
             for s in list {
                 let layers = s.result?.objectValue?["layers"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                print("\(s.id)\t\(s.status.rawValue)\t\(s.kind)\tdistrict \(s.district)\tbase \(Scenario.text(s.base))\t\(s.changes.count) changes"
+                print("\(s.id)\t\(s.status.rawValue)\t\(s.kind)\tdistrict \(s.district)\tbase \(Scenario.instantText(s.base))\t\(s.changes.count) changes"
                       + (layers.isEmpty ? "" : "\t" + layers.joined(separator: ",")))
             }
         }

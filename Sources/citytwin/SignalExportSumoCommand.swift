@@ -114,6 +114,9 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
                 print("  \(b.signal) \(b.approach) (\(b.laneGroups.joined(separator: ", "))): \(Int(b.storage)) m of storage, built \(String(format: "%.1f", b.built)) m")
             }
         }
+        for s in export.signals {
+            if let note = s.countsNote { print("note: \(s.intersection.id): \(note)") }
+        }
         print("SUMO scenario of \(signals.count) signal\(signals.count == 1 ? "" : "s") (\(signals.prefix(8).joined(separator: ", "))\(signals.count > 8 ? ", …" : ""))\(roads) for \(period) in \(out): sumo -c \(out)/scenario.sumocfg")
     }
 

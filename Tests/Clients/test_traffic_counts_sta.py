@@ -85,3 +85,26 @@ def test_the_platform_token_and_a_count_at_an_instant_are_refused(base_url, dete
     r = requests.post(f"{base_url}/sta/v1.1/CreateObservations", json=body, auth=("gateway", token(POLICE)), timeout=30)
     assert r.status_code == 400, r.text[:300]
     assert r.json()["position"] == "$[0].dataArray[0].phenomenonTime"
+
+
+@pytest.mark.writes
+def test_a_reading_deleted_through_the_client_is_taken_out_of_its_row(base_url, detectors):
+    """A reading sent in error and deleted (by the counts' owner, with the client's delete) no longer counts: its
+    movement's count in the row goes back to 0, and the row goes with the interval's last reading."""
+    police = service(base_url, POLICE)
+    interval = "2026-11-24T09:30:00+08:00/2026-11-24T09:45:00+08:00"
+    sent = {}
+    for movement, n in (("left", 7), ("through", 120)):
+        sent[movement] = fsc.Observation(result=n, phenomenon_time=interval, datastream=detectors[("E", movement)])
+        police.create(sent[movement])
+
+    def row():
+        r = requests.get(f"{base_url}/collections/traffic_counts/items/TC-{INTERSECTION}-E-202611240930-15", params={"f": "json"},
+                         headers={"Authorization": f"Bearer {token(POLICE)}"}, timeout=30)
+        return r.json()["properties"] if r.status_code == 200 else r.status_code
+
+    assert {m: row()[m] for m in ("left", "through", "right")} == {"left": 7, "through": 120, "right": 0}
+    police.delete(sent["left"])
+    assert {m: row()[m] for m in ("left", "through", "right")} == {"left": 0, "through": 120, "right": 0}
+    police.delete(sent["through"])
+    assert row() == 404

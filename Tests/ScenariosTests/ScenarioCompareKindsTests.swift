@@ -41,6 +41,22 @@ extension ScenarioCompareTests {
         return (row["a"]?.doubleValue ?? .nan, row["b"]?.doubleValue ?? .nan, row["difference"]?.doubleValue ?? .nan)
     }
 
+    @Test("a scenario created just after an edit of the map has the edit in its base, read back from the catalog")
+    func baseAfterEdit() async throws {
+        let dir = try await Self.district.value
+        let store = try Self.store(dir)
+        let catalog = ScenarioCatalog(store: store)
+        for k in 0..<3 {
+            var plan = try #require(try await store.stream(layer: "signal_plans", FeatureQuery(limit: 1), by: .admin).first { _ in true })
+            plan.properties["approved_by"] = .string("base-after-edit \(k)")
+            try await store.upsert(layer: "signal_plans", features: [plan], by: .admin, at: nil)
+            _ = try await catalog.create(["id": .string("base-edit-\(k)"), "kind": "signal"], by: .admin)
+            let base = try await catalog.scenario("base-edit-\(k)", by: .admin).base
+            let seen = try await store.stream(layer: "signal_plans", FeatureQuery(asOf: base, limit: 10_000), by: .admin).first { $0.id == plan.id }
+            #expect(seen?.properties["approved_by"] == .string("base-after-edit \(k)"), "base \(Scenario.instantText(base))")
+        }
+    }
+
     @Test("a signal scenario re-timing one intersection: compare gives less delay there and nowhere else, as the runs' own layers say")
     func signalScenarioComparison() async throws {
         let dir = try await Self.district.value
@@ -52,6 +68,8 @@ extension ScenarioCompareTests {
         _ = try await registry.execute(run, ["scenario": "sig-base"], store: store, caller: .admin)
         let base = try await Self.layer("scenario_sig_base_intersections", store)
         #expect(base.count >= 2, "every signalised intersection with a plan")
+        #expect(base.values.allSatisfy { $0.properties.keys.contains("counts_note") && $0.properties["counts_note"] == .null },
+                "the sample day's counts are whole at every signal: nothing to note")
         // Re-time the intersection with the most delay: Webster's plan for the period's busiest hour.
         let worst = try #require(base.max { ($0.value.properties["delay_s"]?.doubleValue ?? 0) < ($1.value.properties["delay_s"]?.doubleValue ?? 0) }?.key)
         let intersection = try #require(try await SignalizedIntersection.load(id: worst, from: store, by: .admin))

@@ -224,6 +224,34 @@ struct SignalStoreTests {
         let wave = try await Self.run("green-wave", ["corridor": "SC-001", "period": "07:00-08:00"], store: store)
         let signals = try #require(wave["plan"]?["intersections"]?.arrayValue)
         #expect(signals.filter { marked($0) }.map { $0["intersection"]?.stringValue } == ["SI-009"])
+
+        // A later day whose detectors counted the north arm alone is passed over, and said to be.
+        let nextDay = ["07:00", "07:15"].map { clock in
+            var f = row("N", clock)
+            f.id = .string("TC-SI-009-N-20260619\(clock.filter(\.isNumber))")
+            f.properties["start"] = .string("2026-06-19T\(clock):00+08:00")
+            return f
+        }
+        try await store.insert(layer: "traffic_counts", features: nextDay, by: .admin, at: nil)
+        let later = try await si.counts(from: store, by: .admin)
+        #expect(later.day == "2026-06-18" && later.intervals.count == 4)
+        #expect(later.passedOver.map(\.day) == ["2026-06-19"] && later.passedOver[0].intervals == 2 && later.passedOver[0].missing == ["E", "S", "W"])
+        let note = try #require(later.leftOutNote)
+        #expect(note.contains("the counts of 2026-06-19 (2 intervals) were passed over") && note.contains("timed from the counts of 2026-06-18")
+                && note.contains("2 15-minute intervals of 2026-06-18"), "\(note)")
+        let retimed = try await Self.run("signal-timing", ["intersections": ["SI-009"]], store: store)
+        for plan in try #require(retimed["plans"]?.arrayValue) {
+            let warning = plan["timing"]?["warnings"]?.arrayValue?.first { $0["code"] == "counts-incomplete" }?["message"]?.stringValue
+            #expect(warning?.contains("2026-06-19") == true, "\(warning ?? "no counts-incomplete warning")")
+        }
+        // With no whole interval at all, the plans fall back to the peak-hour turning counts, and say so.
+        let onlyThatDay = TemporalValue.interval(start: ISO8601DateFormatter().date(from: "2026-06-19T00:00:00+08:00")!, end: nil)
+        let none = try await si.counts(from: store, within: onlyThatDay, by: .admin)
+        #expect(none.day == nil && none.intervals.isEmpty && none.leftOutNote?.contains("timed from the layer's peak-hour turning counts") == true,
+                "\(none.leftOutNote ?? "no note")")
+        // Today's counts are still being sent: a day not yet ended is not passed over.
+        let sameDay = try await si.counts(from: store, now: ISO8601DateFormatter().date(from: "2026-06-19T09:00:00+08:00")!, by: .admin)
+        #expect(sameDay.day == "2026-06-18" && sameDay.passedOver.isEmpty)
     }
 
     @Test("signal-timing times every intersection per period; with write its plans become signal_plans versions of the owner")

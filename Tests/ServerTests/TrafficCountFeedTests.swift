@@ -122,6 +122,71 @@ struct TrafficCountFeedTests {
         }
     }
 
+    @Test("a count taken back: deleting a reading clears its movement and the last one its row, a reading moved to another interval takes its count along, another detector's reading of the movement stays; the platform may not take counts back, and a Datastream with readings keeps its binding")
+    func countsTakenBack() async throws {
+        try await Self.run { api in
+            #expect(try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: Self.detector()).status == .created)
+            let ds = try await Self.streams(api)
+            let police = api.token(Self.police)
+            #expect(try await api.send(.post, "/sta/v1.1/CreateObservations", token: police,
+                                       body: Self.counts(ds, ["left": 31, "through": 142, "right": 17], interval: Self.interval)).status == .created)
+            func reading(_ movement: String) async throws -> Int64 {
+                let r = try await api.send(.get, "/sta/v1.1/Datastreams(\(ds[movement]!))/Observations", token: police)
+                return try #require(try r.json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
+            }
+            func row(_ id: String = Self.row) async throws -> [String: Int?]? {
+                try await api.store.feature(layer: "traffic_counts", id: id, by: .admin).map { f in
+                    Dictionary(uniqueKeysWithValues: ["left", "through", "right"].map { ($0, f.properties[$0]?.integerValue.map(Int.init)) })
+                }
+            }
+            // The platform registers detectors; the counts are 公安局's to take back.
+            let left = try await reading("left")
+            let refused = try await api.send(.delete, "/sta/v1.1/Observations(\(left))", token: api.token())
+            try expectProblem(refused, status: 403, type: "forbidden")
+            #expect(try await row() == ["left": 31, "through": 142, "right": 17])
+            let deleted = try await api.send(.delete, "/sta/v1.1/Observations(\(left))", token: police)
+            #expect(deleted.status == .ok, "\(deleted.text)")
+            #expect(try await row() == ["left": 0, "through": 142, "right": 17])
+
+            // A coil on the same movement counts the next interval; the video's through reading is moved there.
+            let next = "2026-11-24T08:15:00+08:00/2026-11-24T08:30:00+08:00", nextRow = "TC-SI-009-N-202611240815-15"
+            #expect(try await api.send(.post, "/sta/v1.1/Things", token: api.token(),
+                                       body: Self.detector(movements: ["through"], detector: "coil")).status == .created)
+            let all = try await api.get("/sta/v1.1/Datastreams")
+            let coil = try #require(try all.json["value"]?.arrayValue?.first {
+                $0["properties"]?["traffic_count"]?["detector"]?.stringValue == "coil" }?["@iot.id"]?.integerValue)
+            #expect(try await api.send(.post, "/sta/v1.1/CreateObservations", token: police,
+                                       body: Self.counts(["through": coil], ["through": 140], interval: next)).status == .created)
+            let through = try await reading("through")
+            let moved = try await api.send(.patch, "/sta/v1.1/Observations(\(through))", token: police, body: "{\"phenomenonTime\": \"\(next)\"}")
+            #expect(moved.status == .ok, "\(moved.text)")
+            #expect(try await row() == ["left": 0, "through": 0, "right": 17])
+            #expect(try await row(nextRow) == ["left": 0, "through": 142, "right": 0])
+            #expect(try await api.send(.delete, "/sta/v1.1/Observations(\(through))", token: police).status == .ok)
+            #expect(try await row(nextRow) == ["left": 0, "through": 140, "right": 0], "the coil's reading of the interval stays")
+
+            // The last reading of an interval taken back: the row goes, and the interval is no longer whole.
+            #expect(try await api.send(.delete, "/sta/v1.1/Observations(\(try await reading("right")))", token: police).status == .ok)
+            #expect(try await row() == nil)
+            let history = try await api.store.history(layer: "traffic_counts", featureID: Self.row, by: .admin)
+            #expect(history.count >= 3, "every change is a version: \(history.count)")
+
+            // A Datastream with readings keeps its binding; its other properties change as usual.
+            let rebound = try await api.send(.patch, "/sta/v1.1/Datastreams(\(coil))", token: api.token(), body: """
+                {"properties": {"traffic_count": {"intersection": "SI-009", "approach": "S", "movement": "through", "detector": "coil"}}}
+                """)
+            try expectProblem(rebound, status: 409, type: "conflict")
+            #expect(try rebound.json["position"]?.stringValue == "$.properties.traffic_count", "\(rebound.text)")
+            #expect(try await api.send(.patch, "/sta/v1.1/Datastreams(\(coil))", token: api.token(),
+                                       body: "{\"description\": \"inductive loop, lane 2\"}").status == .ok)
+            // Without readings (the left's was deleted) a Datastream may be re-bound.
+            let free = try await api.send(.patch, "/sta/v1.1/Datastreams(\(ds["left"]!))", token: api.token(), body: """
+                {"properties": {"traffic_count": {"intersection": "SI-009", "approach": "N", "movement": "left", "detector": "radar"}}}
+                """)
+            #expect(free.status == .ok, "\(free.text)")
+        }
+    }
+
     @Test("who may send what: the platform's editors may not write the counts, the counts' owner sends readings of bound Datastreams only; nothing is written when refused")
     func access() async throws {
         try await Self.run { api in

@@ -156,15 +156,29 @@ public struct SignalizedIntersection: Sendable, Hashable {
         /// Intervals of that day left out because some approach was not counted in them: start
         /// (minute of the day) and the approaches missing.
         public var leftOut: [(start: Int, missing: [String])]
+        /// Days after `day` that could have been read (ended, for `.latestEnded`) and have counts, but
+        /// no whole interval: the day, its intervals counted, and the approaches missing in any of them.
+        public var passedOver: [(day: String, intervals: Int, missing: [String])] = []
 
         public static let none = Counts(intervals: [], minutes: 15, day: nil, leftOut: [])
 
-        /// "3 intervals of 2026-11-24 left out, in which approach E was not counted (08:00, 08:15, 08:30)".
+        /// What the counts read leave out, for a `counts-incomplete` warning, e.g. "3 15-minute intervals of
+        /// 2026-11-24 left out of the counts, in which approach E was not counted (08:00, 08:15, 08:30): …",
+        /// and the later days passed over because no interval of theirs was whole.
         public var leftOutNote: String? {
-            guard let day, !leftOut.isEmpty else { return nil }
-            let missing = Set(leftOut.flatMap(\.missing)).sorted()
-            let starts = leftOut.prefix(6).map { String(format: "%02d:%02d", $0.start / 60, $0.start % 60) }.joined(separator: ", ")
-            return "\(leftOut.count) \(minutes)-minute interval\(leftOut.count == 1 ? "" : "s") of \(day) left out of the counts, in which approach\(missing.count == 1 ? "" : "es") \(missing.joined(separator: ", ")) \(missing.count == 1 ? "was" : "were") not counted (\(starts)\(leftOut.count > 6 ? ", …" : "")): the plan is timed from the other intervals"
+            var notes: [String] = []
+            if let latest = passedOver.last {
+                let missing = Set(passedOver.flatMap(\.missing)).sorted()
+                let days = passedOver.count == 1 ? latest.day : "\(passedOver.count) days to \(latest.day)"
+                let counted = passedOver.map(\.intervals).reduce(0, +)
+                notes.append("the counts of \(days) (\(counted) interval\(counted == 1 ? "" : "s")) were passed over: no interval of theirs had every approach counted (approach\(missing.count == 1 ? "" : "es") \(missing.joined(separator: ", ")) missing), so the plan is timed from \(day.map { "the counts of \($0)" } ?? "the layer's peak-hour turning counts")")
+            }
+            if let day, !leftOut.isEmpty {
+                let missing = Set(leftOut.flatMap(\.missing)).sorted()
+                let starts = leftOut.prefix(6).map { String(format: "%02d:%02d", $0.start / 60, $0.start % 60) }.joined(separator: ", ")
+                notes.append("\(leftOut.count) \(minutes)-minute interval\(leftOut.count == 1 ? "" : "s") of \(day) left out of the counts, in which approach\(missing.count == 1 ? "" : "es") \(missing.joined(separator: ", ")) \(missing.count == 1 ? "was" : "were") not counted (\(starts)\(leftOut.count > 6 ? ", …" : "")): the plan is timed from the other intervals")
+            }
+            return notes.isEmpty ? nil : notes.joined(separator: "; ")
         }
 
         /// Marks a timing from these counts with `leftOutNote` (warning `counts-incomplete`), if any.
@@ -209,9 +223,22 @@ public struct SignalizedIntersection: Sendable, Hashable {
         let approaches = Set(laneGroups.map(\.approach))
         let whole = byStart.filter { counted[$0.key, default: []].isSuperset(of: approaches) }
         // One day (a plan is timed from one day of counts).
-        let days = Set(whole.keys.compactMap { $0.split(separator: "T").first.map(String.init) })
+        func dayOf(_ start: String) -> String { String(start.prefix { $0 != "T" }) }
+        let days = Set(whole.keys.map(dayOf))
         let today = String(TrafficCountFeed.localStart(Int64(now.timeIntervalSince1970 * 1e6)).prefix(10))
-        guard let day = which == .latest ? days.max() : (days.filter { $0 < today }.max() ?? days.max()) else { return .none }
+        let chosen = which == .latest ? days.max() : (days.filter { $0 < today }.max() ?? days.max())
+        // Later days that could have been read but have no whole interval: named, never passed over silently.
+        let passedOver = Dictionary(grouping: byStart.keys.filter { start in
+            let d = dayOf(start)
+            return d > (chosen ?? "") && (which == .latest || d < today)
+        }, by: dayOf).sorted { $0.key < $1.key }.map { day, starts in
+            (day: day, intervals: starts.count, missing: starts.reduce(into: Set<String>()) { $0.formUnion(approaches.subtracting(counted[$1, default: []])) }.sorted())
+        }
+        guard let day = chosen else {
+            var none = Counts.none
+            none.passedOver = passedOver
+            return none
+        }
         let onDay = { (start: String) in start.hasPrefix(day + "T") }
         let lengths = Set(whole.keys.filter(onDay).compactMap { minutesOf[$0]?.minutes })
         guard lengths.count == 1, let minutes = lengths.first else {
@@ -224,7 +251,7 @@ public struct SignalizedIntersection: Sendable, Hashable {
         let leftOut = byStart.keys.filter { onDay($0) && whole[$0] == nil }.compactMap { start -> (start: Int, missing: [String])? in
             Self.minuteOfDay(start).map { ($0, approaches.subtracting(counted[start, default: []]).sorted()) }
         }.sorted { $0.start < $1.start }
-        return Counts(intervals: intervals, minutes: minutes, day: day, leftOut: leftOut)
+        return Counts(intervals: intervals, minutes: minutes, day: day, leftOut: leftOut, passedOver: passedOver)
     }
 
     /// `counts(from:within:by:)`, or none when the caller may not read the counts layer or the

@@ -148,6 +148,35 @@ public enum TrafficCountFeed {
         }
     }
 
+    /// Takes `withdrawn` readings back out of their rows (deleted Observations, or the old interval of
+    /// a corrected one). `remaining`: the readings still held over those rows' intervals, by any
+    /// Datastream bound to the same intersection and approach. A withdrawn movement's count becomes that
+    /// of a remaining reading of it, else 0, as for a movement not yet counted; a row left with no
+    /// reading at all is deleted, so an interval no detector counts is no longer whole for the plans.
+    /// - Returns: the rows rewritten and deleted.
+    @discardableResult
+    public static func withdraw(_ withdrawn: [Reading], remaining: [Reading], from store: any FeatureStore,
+                                by caller: Caller) async throws -> (rewritten: Int, deleted: Int) {
+        guard !withdrawn.isEmpty else { return (0, 0) }
+        let held = Dictionary(grouping: remaining) { rowID($0.stream, start: $0.start, minutes: $0.minutes) }
+        var rewritten: [Feature] = [], deleted: [String] = []
+        for (id, taken) in Dictionary(grouping: withdrawn, by: { rowID($0.stream, start: $0.start, minutes: $0.minutes) }).sorted(by: { $0.key < $1.key }) {
+            guard var row = try await store.feature(layer: SignalizedIntersection.countsLayer, id: id, by: caller) else { continue }
+            let rest = held[id] ?? []
+            guard !rest.isEmpty else {
+                deleted.append(id)
+                continue
+            }
+            for movement in Set(taken.map(\.stream.movement)) {
+                row.properties[movement] = .integer(Int64(rest.last { $0.stream.movement == movement }?.count ?? 0))
+            }
+            rewritten.append(row)
+        }
+        if !deleted.isEmpty { try await store.delete(layer: SignalizedIntersection.countsLayer, ids: deleted, by: caller, at: nil) }
+        if !rewritten.isEmpty { try await store.upsert(layer: SignalizedIntersection.countsLayer, features: rewritten, by: caller, at: nil) }
+        return (rewritten.count, deleted.count)
+    }
+
     /// Records readings as counts rows (one read of the rows there per intersection, one write, audited
     /// under `caller`): each sets its movement's
     /// count in its interval's row, keeping the other movements' counts already there (0 where none

@@ -93,7 +93,7 @@ public struct Scenario: Sendable, Equatable {
     public var feature: Feature {
         Feature(id: .string(id), geometry: nil, properties: [
             "title": .string(title), "kind": .string(kind), "district": .string(district),
-            "base": .string(Scenario.text(base)), "parameters": .object(parameters),
+            "base": .string(Scenario.instantText(base)), "parameters": .object(parameters),
             "changes": .array(changes.map(\.json)), "status": .string(status.rawValue),
             "job": job.map(JSONValue.string) ?? .null, "result": result ?? .null, "error": error.map(JSONValue.string) ?? .null,
         ])
@@ -132,6 +132,14 @@ public struct Scenario: Sendable, Equatable {
     public static func instant(_ text: String) -> Date? {
         if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text.uppercased()) { return d }
         return try? Date.ISO8601FormatStyle().parse(text.uppercased())
+    }
+
+    /// `date` as RFC 3339 in UTC, to the millisecond when it is not a whole second
+    /// (`2026-07-01T08:00:00Z`, `2026-07-01T08:00:00.125Z`): a base map instant read back is the
+    /// instant written, so a scenario created just after an edit sees that edit.
+    public static func instantText(_ date: Date) -> String {
+        date.timeIntervalSince1970.rounded(.down) == date.timeIntervalSince1970
+            ? text(date) : date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     /// `date` as RFC 3339 in UTC with seconds (`2026-07-01T08:00:00Z`).

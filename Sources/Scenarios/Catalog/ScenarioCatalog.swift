@@ -101,7 +101,8 @@ public struct ScenarioCatalog: Sendable {
         guard Scenario.kinds.contains(kind) else {
             throw ScenarioError(.invalidScenario, "unknown kind '\(kind)' (known: \(Scenario.kinds.joined(separator: ", ")))", field: "kind")
         }
-        var base = now
+        // Now, to the next millisecond (the precision a base is kept to): every edit before this one is in the base.
+        var base = Date(timeIntervalSince1970: (now.timeIntervalSince1970 * 1000).rounded(.up) / 1000)
         if let text = o["base"], !text.isNull {
             guard let t = text.stringValue, let d = Scenario.instant(t) else {
                 throw ScenarioError(.invalidScenario, "must be an RFC 3339 date-time such as 2026-07-01T08:00:00Z", field: "base")

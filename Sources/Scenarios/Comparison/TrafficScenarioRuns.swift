@@ -154,6 +154,7 @@ extension TrafficScenarioRun {
                     "max_degree_of_saturation": round(served.map(\.degreeOfSaturation).max(), 1000),
                     "los": .string((served.map(\.levelOfService).max() ?? .a).rawValue),
                     "vehicle_hours": round(delay * flow / 3600, 100), "flows_from": .string(source),
+                    "counts_note": read.leftOutNote.map(JSONValue.string) ?? .null,
                 ]))
             }
             guard !out.isEmpty else {
@@ -165,7 +166,8 @@ extension TrafficScenarioRun {
                             properties: ["name": ["type": ["string", "null"], "title": "名称"], "plan_id": ["type": "string", "title": "配时方案"],
                                          "cycle_s": number, "flow_veh_h": number, "delay_s": ["type": ["number", "null"], "title": "控制延误(s/veh, HCM 2000)"],
                                          "webster_delay_s": ["type": ["number", "null"], "title": "Webster 延误(s/veh)"], "max_degree_of_saturation": number,
-                                         "los": ["type": "string", "title": "服务水平"], "vehicle_hours": number, "flows_from": ["type": "string"]],
+                                         "los": ["type": "string", "title": "服务水平"], "vehicle_hours": number, "flows_from": ["type": "string"],
+                                         "counts_note": ["type": ["string", "null"], "title": "流量缺测说明 (intervals or days of counts left out)"]],
                             store: store, by: caller)
             let summary: JSONValue = [
                 "kind": "signal", "period": .string("\(TimeOfDayPeriod.clock(period.start))-\(TimeOfDayPeriod.clock(period.end))"),

@@ -35,13 +35,17 @@ public struct SumoExport: Sendable {
         /// Vehicles per interval by lane group; empty: the layer's peak-hour flows all period.
         public var counts: [IntervalCount]
         public var intervalMinutes: Int
+        /// What the counts read leave out (`SignalizedIntersection.Counts.leftOutNote`): the routes
+        /// carry only whole intervals.
+        public var countsNote: String?
 
         public init(intersection: SignalizedIntersection, plans: [SignalPlanLayer.Stored],
-                    counts: [IntervalCount], intervalMinutes: Int) {
+                    counts: [IntervalCount], intervalMinutes: Int, countsNote: String? = nil) {
             self.intersection = intersection
             self.plans = plans
             self.counts = counts
             self.intervalMinutes = intervalMinutes
+            self.countsNote = countsNote
         }
     }
 
@@ -229,8 +233,7 @@ public struct SumoExport: Sendable {
                 throw ScenarioError(.invalidDistrict, "\(i.id) has no plan in \(SignalPlanLayer.layer) to export (run signal-timing with write=true)")
             }
             let read = try await i.countsIfReadable(from: store, by: caller)
-            let (counts, minutes) = (read.intervals, read.minutes)
-            signals.append(Signal(intersection: i, plans: plans, counts: counts, intervalMinutes: minutes))
+            signals.append(Signal(intersection: i, plans: plans, counts: read.intervals, intervalMinutes: read.minutes, countsNote: read.leftOutNote))
         }
         // A corridor's traffic drives at its design speed, as its green wave assumes.
         return try SumoExport(signals: signals, corridor: order, roads: roads, period: period, speed: speed, control: control)

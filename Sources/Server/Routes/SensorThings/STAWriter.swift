@@ -64,6 +64,27 @@ final class STAWriter: @unchecked Sendable {
     }
     private var boundStreams = [Int64: TrafficCountStream?]()
 
+    /// The readings of bound Datastreams this change takes back, by Observation id: deleted
+    /// Observations, and the stored versions of replaced ones whose interval or Datastream changes
+    /// (a new count over the same interval simply replaces the old one).
+    func withdrawnTrafficCounts() async throws -> [(observation: Int64, reading: TrafficCountFeed.Reading)] {
+        let ids = change.observationDeletes + change.observationUpdates.map(\.id)
+        guard !ids.isEmpty else { return [] }
+        let replacements = Dictionary(change.observationUpdates.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
+        var out: [(observation: Int64, reading: TrafficCountFeed.Reading)] = []
+        for old in try await store.observations(ObservationRange(ids: ids, limit: ids.count, fields: [.phenomenonEnd, .result])) {
+            if let new = replacements[old.id], new.datastream == old.datastream, new.phenomenonStart == old.phenomenonStart,
+               new.phenomenonEnd == old.phenomenonEnd { continue }
+            if known[old.datastream] == nil, let d = try await store.sensingEntity(.datastream, id: old.datastream) { known[old.datastream] = d }
+            guard let stream = TrafficCountStream.bound(by: known[old.datastream]?.body["properties"]), case .integer(let n) = old.result,
+                  let minutes = try? TrafficCountStream.checkReading(result: old.result, start: old.phenomenonStart, end: old.phenomenonEnd) else { continue }
+            out.append((old.id, .init(stream: stream, start: old.phenomenonStart, minutes: minutes, count: Int(n))))
+        }
+        return out
+    }
+    /// What `withdrawnTrafficCounts` found before the commit, for the counts to take back after it.
+    var trafficCountsWithdrawn: [TrafficCountFeed.Reading] = []
+
     /// The entity with `id`, new in this request or stored.
     private func entity(_ id: Int64) -> SensingEntity? {
         change.inserts.first { $0.id == id } ?? change.updates.first { $0.id == id } ?? known[id]

@@ -99,7 +99,7 @@ extension CityTwinServer {
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
-            await recordTrafficCounts(writer.change, sensing: sensing, by: context.caller)  // Routes/SensorThings/TrafficCountRecording.swift
+            await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // Routes/SensorThings/TrafficCountRecording.swift
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
         let (node, ref) = try await reader.resolve(try STAPath(path))
@@ -127,7 +127,7 @@ extension CityTwinServer {
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking
-            await recordTrafficCounts(writer.change, sensing: sensing, by: context.caller)
+            await recordTrafficCounts(writer, sensing: sensing, by: context.caller)
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
@@ -139,7 +139,7 @@ extension CityTwinServer {
             try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: [], by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
-            await recordTrafficCounts(writer.change, sensing: sensing, by: context.caller)  // a corrected count
+            await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // a corrected count
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
         case .delete:
@@ -147,6 +147,7 @@ extension CityTwinServer {
             let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             try await writer.delete(kind, id)
             noteLocalWrite()  // tiles showing the readings, change subscribers
+            await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // a count taken back
             return Representation(status: .ok, mediaType: MediaTypeName.json, body: [])
         default:
             throw Problem(.notFound, "no such operation")

@@ -20,8 +20,11 @@ extension CityTwinServer {
         writer.beforeCommit = { writer in
             let change = writer.change
             let readings = writer.trafficCountStreams()
+            let withdrawn = try await writer.withdrawnTrafficCounts()
+            writer.trafficCountsWithdrawn = withdrawn.map(\.reading)
             if feedOnly {
-                let onlyReadings = change.updates.isEmpty && change.deletes.isEmpty && change.observationDeletes.isEmpty
+                let taken = Set(withdrawn.map(\.observation))
+                let onlyReadings = change.updates.isEmpty && change.deletes.isEmpty && change.observationDeletes.allSatisfy(taken.contains)
                     && change.inserts.allSatisfy { $0.kind == .featureOfInterest }
                     && (change.observations + change.observationUpdates).allSatisfy { readings[$0.datastream] != nil }
                 guard onlyReadings else {
@@ -32,12 +35,13 @@ extension CityTwinServer {
             for e in change.inserts + change.updates where e.kind == .datastream {
                 if let s = TrafficCountStream.bound(by: e.body["properties"]) { declared.append(s) }
             }
+            try await Self.checkBindingsKept(change, store: writer.store)
             do {
                 try await TrafficCountFeed.checkBindings(declared, store: store)
             } catch let e as SignalTimingError {
                 throw STAWriter.invalid(e.field, e.reason)
             }
-            if !readings.isEmpty { try await TrafficCountFeed.checkRecorder(caller, store: store) }
+            if !readings.isEmpty || !withdrawn.isEmpty { try await TrafficCountFeed.checkRecorder(caller, store: store) }
         }
         return writer
     }
@@ -48,11 +52,29 @@ extension CityTwinServer {
         return try await TrafficCountFeed.mayRecord(in: store, by: caller) ?? false
     }
 
-    /// Records the readings of bound Datastreams that `change` wrote (checked before it was). Runs
-    /// after the SensorThings write: a failure here is logged, the readings stay in SensorThings.
-    func recordTrafficCounts(_ change: SensingChange, sensing: any SensingStore, by caller: Caller) async {
-        let written = change.observations + change.observationUpdates
-        guard !written.isEmpty else { return }
+    /// A Datastream with readings keeps its binding: its readings were recorded as the counts of the
+    /// movement it named (or checked as none), so re-binding it would leave them where they are.
+    /// - Throws: 409 naming `$.properties.traffic_count`.
+    static func checkBindingsKept(_ change: SensingChange, store: any SensingStore) async throws {
+        for e in change.updates where e.kind == .datastream {
+            let before = TrafficCountStream.bound(by: try await store.sensingEntity(.datastream, id: e.id)?.body["properties"])
+            guard before != TrafficCountStream.bound(by: e.body["properties"]) else { continue }
+            let n = try await store.observationCount(ObservationRange(datastream: e.id))
+            guard n == 0 else {
+                let was = before.map { "counts \($0.intersection) \($0.approach) \($0.movement)" } ?? "counts no traffic"
+                throw Problem(.conflict, "$.properties.\(TrafficCountStream.property): Datastream \(e.id) \(was) and has \(n) Observations, which keep the binding they were sent under; register a new Datastream for the new binding (and delete this one's Observations, or the Datastream, to take its readings back)",
+                              parameter: TrafficCountStream.property, position: "$.properties.\(TrafficCountStream.property)")
+            }
+        }
+    }
+
+    /// Records in `traffic_counts` the readings of bound Datastreams that the writer's change wrote,
+    /// and takes back those it withdrew (both checked before the write). Runs after the SensorThings
+    /// write: a failure here is logged, the readings stay in SensorThings.
+    func recordTrafficCounts(_ writer: STAWriter, sensing: any SensingStore, by caller: Caller) async {
+        let written = writer.change.observations + writer.change.observationUpdates
+        let withdrawn = writer.trafficCountsWithdrawn
+        guard !written.isEmpty || !withdrawn.isEmpty else { return }
         do {
             var streams: [Int64: TrafficCountStream?] = [:]
             var readings: [TrafficCountFeed.Reading] = []
@@ -66,14 +88,35 @@ extension CityTwinServer {
                       let minutes = try? TrafficCountStream.checkReading(result: o.result, start: o.phenomenonStart, end: o.phenomenonEnd) else { continue }
                 readings.append(.init(stream: stream, start: o.phenomenonStart, minutes: minutes, count: Int(n)))
             }
-            guard !readings.isEmpty else { return }
+            guard !readings.isEmpty || !withdrawn.isEmpty else { return }
+            let remaining = try await Self.readingsHeld(over: withdrawn, in: sensing)
             // One feed writer at a time here: a row gathers the movements that separate requests send.
             try await writeLocks.withLock("\(SignalizedIntersection.countsLayer)/feed") { [store, readings] in
+                try await TrafficCountFeed.withdraw(withdrawn, remaining: remaining, from: store, by: caller)
                 try await TrafficCountFeed.record(readings, into: store, by: caller)
             }
             noteLocalWrite()
         } catch {
             options.logger.error("traffic counts from SensorThings not recorded", metadata: ["error": .string(String(describing: error))])
         }
+    }
+
+    /// The readings SensorThings still holds for the rows `withdrawn` readings were in: every
+    /// Datastream bound to the same intersection and approach, over the same interval.
+    static func readingsHeld(over withdrawn: [TrafficCountFeed.Reading], in sensing: any SensingStore) async throws -> [TrafficCountFeed.Reading] {
+        guard !withdrawn.isEmpty else { return [] }
+        let arms = Dictionary(grouping: withdrawn) { "\($0.stream.intersection)/\($0.stream.approach)" }
+        var held: [TrafficCountFeed.Reading] = []
+        for d in try await sensing.sensingEntities(.datastream, linkedBy: nil) {
+            guard let stream = TrafficCountStream.bound(by: d.body["properties"]),
+                  let taken = arms["\(stream.intersection)/\(stream.approach)"] else { continue }
+            for (start, minutes) in Set(taken.map { [$0.start, Int64($0.minutes)] }).map({ ($0[0], Int($0[1])) }) {
+                let range = ObservationRange(datastream: d.id, from: start, to: start + 1, limit: 1, fields: [.phenomenonEnd, .result])
+                guard let o = try await sensing.observations(range).first, case .integer(let n) = o.result,
+                      (try? TrafficCountStream.checkReading(result: o.result, start: o.phenomenonStart, end: o.phenomenonEnd)) == minutes else { continue }
+                held.append(.init(stream: stream, start: start, minutes: minutes, count: Int(n)))
+            }
+        }
+        return held
     }
 }
