@@ -170,7 +170,7 @@ struct ParkingLiveTests {
             #expect(try await api.send(.post, "/sta/v1.1/Things", body: thing).status == .created)
             let streams = try await api.send(.get, "/sta/v1.1/Datastreams")
             let ds = try #require(try streams.json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
-            let now = ISO8601DateFormatter().string(from: Date())
+            let now = ISO8601DateFormatter().string(from: Date().addingTimeInterval(-60))
             let posted = try await api.send(.post, "/sta/v1.1/CreateObservations", body: """
                 [{"Datastream": {"@iot.id": \(ds)}, "components": ["phenomenonTime", "result"], "dataArray": [["\(now)", 55]]}]
                 """)
@@ -181,6 +181,21 @@ struct ParkingLiveTests {
             #expect(sign?.properties["content"] == "甲 45；乙 --")
             let rows = try await api.server.store.query(layer: "parking_occupancy", FeatureQuery(limit: 10), by: .admin).features
             #expect(rows.contains { $0.properties["source"] == "传感接口" && $0.properties["occupied"] == 55 })
+
+            // A reading taken back (DELETE) no longer counts; a corrected one (PATCH) replaces its row.
+            let later = try await api.send(.post, "/sta/v1.1/Observations", body: """
+                {"Datastream": {"@iot.id": \(ds)}, "phenomenonTime": "\(ISO8601DateFormatter().string(from: Date()))", "result": 95}
+                """)
+            #expect(later.status == .created, "\(later.text)")
+            #expect(try await api.view()["PK-A"]?["free"] == 5)
+            let laterID = try #require(try later.json["@iot.id"]?.integerValue)
+            #expect(try await api.send(.delete, "/sta/v1.1/Observations(\(laterID))").status == .ok)
+            #expect(try await api.view()["PK-A"]?["free"] == 45, "the earlier reading is the latest again")
+            let remaining = try await api.server.store.query(layer: "parking_occupancy", FeatureQuery(limit: 10), by: .admin).features
+            #expect(remaining.filter { $0.properties["source"] == "传感接口" }.map { $0.properties["occupied"] } == [55])
+            let firstID = try #require(try await api.send(.get, "/sta/v1.1/Datastreams(\(ds))/Observations").json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
+            #expect(try await api.send(.patch, "/sta/v1.1/Observations(\(firstID))", body: "{\"result\": 60}").status == .ok)
+            #expect(try await api.view()["PK-A"]?["free"] == 40)
         }
     }
 

@@ -83,6 +83,25 @@ public enum StoreParkingOccupancy {
         return report
     }
 
+    /// One row per lot and local instant: a reading sent twice replaces itself instead of doubling.
+    static func rowID(lot: String, time: Double) -> String {
+        "PO-\(lot)-\(LocalClock.format(time).filter(\.isNumber))"
+    }
+
+    /// Takes back readings the sensor feed withdrew (deleted, or moved to another instant): their
+    /// rows end, so the history, the forecast and the live availability no longer count them.
+    /// - Returns: the rows ended (a reading never written, e.g. of an unknown lot, ends none).
+    @discardableResult
+    public static func withdraw(readings: [(lot: String, at: Date)], from store: any FeatureStore, by caller: Caller) async throws -> Int {
+        var ids: [String] = []
+        for id in Set(readings.map { rowID(lot: $0.lot, time: ParkingLiveView.localTime($0.at)) }).sorted()
+        where try await store.feature(layer: layer, id: id, by: caller) != nil {
+            ids.append(id)
+        }
+        if !ids.isEmpty { try await store.delete(layer: layer, ids: ids, by: caller, at: nil) }
+        return ids.count
+    }
+
     static func write(_ observations: [OccupancyObservation], source: String, into store: any FeatureStore,
                       by caller: Caller) async throws -> ImportReport {
         let lots = try await StoreParkingLot.load(from: store, by: caller)
@@ -91,9 +110,7 @@ public enum StoreParkingOccupancy {
         var features: [Feature] = []
         for s in series {
             for r in s.readings {
-                // One id per lot and instant: a reading sent twice replaces itself instead of doubling.
-                let stamp = LocalClock.format(r.time).filter(\.isNumber)
-                features.append(Feature(id: .string("PO-\(s.lot)-\(stamp)"), geometry: nil, properties: [
+                features.append(Feature(id: .string(rowID(lot: s.lot, time: r.time)), geometry: nil, properties: [
                     "lot": .string(s.lot), "observed_at": .string(LocalClock.format(r.time).replacingOccurrences(of: " ", with: "T") + "+08:00"),
                     "occupied": .integer(Int64((r.rate * Double(s.capacity)).rounded())), "capacity": .integer(Int64(s.capacity)),
                     "source": .string(source),

@@ -215,9 +215,14 @@ extension CityTwinServer {
     /// as every path cleans them: an unknown lot or a negative count left out and counted, above
     /// capacity clipped) and the view and the screens brought up to date in the same request. A
     /// recording the caller may not write is logged, not silently dropped.
-    func recordParkingReadings(_ change: SensingChange, sensing: any SensingStore, by caller: Caller) async {
+    func recordParkingReadings(_ writer: STAWriter, sensing: any SensingStore, by caller: Caller) async {
+        let change = writer.change
         var lotOf: [Int64: String?] = [:]
         var observations: [(lot: String, at: Date, occupied: Int)] = []
+        // Readings deleted, or moved to another instant: their rows end first (a corrected one is written again below).
+        let withdrawn = writer.withdrawn.compactMap { old, properties -> (lot: String, at: Date)? in
+            properties?["parking_lot"]?.stringValue.map { ($0, Date(timeIntervalSince1970: Double(old.phenomenonStart) / 1e6)) }
+        }
         do {
             for o in change.observations + change.observationUpdates {
                 if lotOf[o.datastream] == nil {
@@ -226,6 +231,9 @@ extension CityTwinServer {
                 }
                 guard let lot = lotOf[o.datastream] ?? nil, let value = o.result.doubleValue, value.isFinite else { continue }
                 observations.append((lot, Date(timeIntervalSince1970: Double(o.phenomenonStart) / 1e6), Int(value.rounded())))
+            }
+            if !withdrawn.isEmpty, try await StoreParkingOccupancy.withdraw(readings: withdrawn, from: store, by: caller) > 0, observations.isEmpty {
+                await parkingCatchUp([StoreParkingOccupancy.layer])
             }
             guard !observations.isEmpty else { return }
             let report = try await StoreParkingOccupancy.record(readings: observations, into: store, by: caller)

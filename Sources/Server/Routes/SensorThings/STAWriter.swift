@@ -64,26 +64,33 @@ final class STAWriter: @unchecked Sendable {
     }
     private var boundStreams = [Int64: TrafficCountStream?]()
 
-    /// The readings of bound Datastreams this change takes back, by Observation id: deleted
-    /// Observations, and the stored versions of replaced ones whose interval or Datastream changes
-    /// (a new count over the same interval simply replaces the old one).
-    func withdrawnTrafficCounts() async throws -> [(observation: Int64, reading: TrafficCountFeed.Reading)] {
+    /// The stored Observations this change takes back, with their Datastream's `properties` (read
+    /// before the write, for the feeds recorded from them: traffic counts, parking occupancy): deleted
+    /// ones, and the stored versions of replaced ones whose phenomenonTime or Datastream changes (a new
+    /// result at the same time simply replaces the old one).
+    private(set) var withdrawn: [(observation: SensingObservation, properties: JSONValue?)] = []
+
+    private func loadWithdrawn() async throws {
         let ids = change.observationDeletes + change.observationUpdates.map(\.id)
-        guard !ids.isEmpty else { return [] }
+        guard !ids.isEmpty else { return }
         let replacements = Dictionary(change.observationUpdates.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
-        var out: [(observation: Int64, reading: TrafficCountFeed.Reading)] = []
+        withdrawn = []
         for old in try await store.observations(ObservationRange(ids: ids, limit: ids.count, fields: [.phenomenonEnd, .result])) {
             if let new = replacements[old.id], new.datastream == old.datastream, new.phenomenonStart == old.phenomenonStart,
                new.phenomenonEnd == old.phenomenonEnd { continue }
             if known[old.datastream] == nil, let d = try await store.sensingEntity(.datastream, id: old.datastream) { known[old.datastream] = d }
-            guard let stream = TrafficCountStream.bound(by: known[old.datastream]?.body["properties"]), case .integer(let n) = old.result,
-                  let minutes = try? TrafficCountStream.checkReading(result: old.result, start: old.phenomenonStart, end: old.phenomenonEnd) else { continue }
-            out.append((old.id, .init(stream: stream, start: old.phenomenonStart, minutes: minutes, count: Int(n))))
+            withdrawn.append((old, known[old.datastream]?.body["properties"]))
         }
-        return out
     }
-    /// What `withdrawnTrafficCounts` found before the commit, for the counts to take back after it.
-    var trafficCountsWithdrawn: [TrafficCountFeed.Reading] = []
+
+    /// The readings of bound Datastreams among `withdrawn`, by Observation id.
+    func withdrawnTrafficCounts() -> [(observation: Int64, reading: TrafficCountFeed.Reading)] {
+        withdrawn.compactMap { old, properties in
+            guard let stream = TrafficCountStream.bound(by: properties), case .integer(let n) = old.result,
+                  let minutes = try? TrafficCountStream.checkReading(result: old.result, start: old.phenomenonStart, end: old.phenomenonEnd) else { return nil }
+            return (old.id, .init(stream: stream, start: old.phenomenonStart, minutes: minutes, count: Int(n)))
+        }
+    }
 
     /// The entity with `id`, new in this request or stored.
     private func entity(_ id: Int64) -> SensingEntity? {
@@ -437,6 +444,7 @@ final class STAWriter: @unchecked Sendable {
     /// observations, in order.
     @discardableResult
     func commit() async throws -> [Int64] {
+        try await loadWithdrawn()
         try await beforeCommit?(self)
         let temps = -nextTemp - 1
         let reserved = try await store.reserveSensingIDs(Int(temps))

@@ -98,7 +98,7 @@ extension CityTwinServer {
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
-            await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
+            await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
             await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // Routes/SensorThings/TrafficCountRecording.swift
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
@@ -126,7 +126,7 @@ extension CityTwinServer {
             let ids = try await writer.commit()
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
-            await recordParkingReadings(writer.change, sensing: sensing, by: context.caller)  // parking
+            await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // parking
             await recordTrafficCounts(writer, sensing: sensing, by: context.caller)
             let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
@@ -139,6 +139,7 @@ extension CityTwinServer {
             try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
             try await monitor.evaluate(writer.change, ids: [], by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
+            await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // a corrected reading
             await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // a corrected count
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
@@ -147,6 +148,7 @@ extension CityTwinServer {
             let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             try await writer.delete(kind, id)
             noteLocalWrite()  // tiles showing the readings, change subscribers
+            await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // a reading taken back
             await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // a count taken back
             return Representation(status: .ok, mediaType: MediaTypeName.json, body: [])
         default:

@@ -20,8 +20,7 @@ extension CityTwinServer {
         writer.beforeCommit = { writer in
             let change = writer.change
             let readings = writer.trafficCountStreams()
-            let withdrawn = try await writer.withdrawnTrafficCounts()
-            writer.trafficCountsWithdrawn = withdrawn.map(\.reading)
+            let withdrawn = writer.withdrawnTrafficCounts()
             if feedOnly {
                 let taken = Set(withdrawn.map(\.observation))
                 let onlyReadings = change.updates.isEmpty && change.deletes.isEmpty && change.observationDeletes.allSatisfy(taken.contains)
@@ -73,7 +72,7 @@ extension CityTwinServer {
     /// write: a failure here is logged, the readings stay in SensorThings.
     func recordTrafficCounts(_ writer: STAWriter, sensing: any SensingStore, by caller: Caller) async {
         let written = writer.change.observations + writer.change.observationUpdates
-        let withdrawn = writer.trafficCountsWithdrawn
+        let withdrawn = writer.withdrawnTrafficCounts().map(\.reading)
         guard !written.isEmpty || !withdrawn.isEmpty else { return }
         do {
             var streams: [Int64: TrafficCountStream?] = [:]
