@@ -22,11 +22,17 @@ public struct ServerOptions: Sendable {
     public var limits: RequestLimits
     /// Which other origins' pages may call the API from a browser (reads from any, writes from none by default).
     public var crossOrigin: CrossOriginPolicy
+    /// Adaptive signal control: when live counts make an intersection's newest interval whole, its
+    /// running plan takes one bounded re-timing step by this method (`nil`: plans change only when
+    /// a planner or a schedule re-times them).
+    public var signalRetiming: SignalPlanning.Retiming?
 
     public init(baseURL: String = "http://127.0.0.1:8080", logger: Logger = Logger(label: "citytwin.server"),
                 tokenVerifier: (any BearerTokenVerifier)? = nil, compressionThreshold: Int = 1024,
                 exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard, rasters: ResultRasters? = nil,
-                limits: RequestLimits = RequestLimits(), crossOrigin: CrossOriginPolicy = CrossOriginPolicy()) {
+                limits: RequestLimits = RequestLimits(), crossOrigin: CrossOriginPolicy = CrossOriginPolicy(),
+                signalRetiming: SignalPlanning.Retiming? = nil) {
+        self.signalRetiming = signalRetiming
         self.processes = processes
         self.rasters = rasters
         self.limits = limits

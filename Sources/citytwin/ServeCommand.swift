@@ -77,6 +77,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Let those origins' pages write (POST, PUT, PATCH, DELETE) too; without it they may only read.")
     var corsWrites = false
 
+    @Option(help: "Adaptive signal control: webster-retiming or saturation-balancing. Each time live counts (SensorThings) make an intersection's newest interval whole, its running plan takes one bounded re-timing step, written as a new signal_plans version under the sender. Default: off (plans change only when re-timed by hand or by a schedule).")
+    var signalRetiming: String?
+
     var crossOrigin: CrossOriginPolicy {
         let origins = corsOrigin.isEmpty ? ["*"] : corsOrigin.contains("none") ? [] : corsOrigin
         return CrossOriginPolicy(origins: origins, allowsWrites: corsWrites)
@@ -89,6 +92,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func validate() throws {
+        if let signalRetiming, SignalPlanning.Retiming(rawValue: signalRetiming) == nil {
+            throw ValidationError("--signal-retiming must be one of \(SignalPlanning.Retiming.allCases.map(\.rawValue).joined(separator: ", ")), got '\(signalRetiming)'")
+        }
         guard idleTimeout.isFinite, idleTimeout >= 0.1, idleTimeout <= 86_400 else {
             throw ValidationError("--idle-timeout must be 0.1…86400 seconds, got \(idleTimeout)")
         }
@@ -125,6 +131,7 @@ struct ServeCommand: AsyncParsableCommand {
         } else {
             print("No layer directory at \(directory.path); serving the layers already in the store")
         }
+        let retiming = signalRetiming.flatMap(SignalPlanning.Retiming.init(rawValue:))  // checked in validate()
         let rasters = rasterOption.rasters(for: location)
         var logger = Logger(label: "citytwin.server")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
@@ -132,7 +139,8 @@ struct ServeCommand: AsyncParsableCommand {
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
                                                           tokenVerifier: try location.tokenAuthority(),
                                                           processes: .forStore(directory: location.directory, rasters: rasters),
-                                                          rasters: rasters, limits: limits, crossOrigin: crossOrigin))
+                                                          rasters: rasters, limits: limits, crossOrigin: crossOrigin,
+                                                          signalRetiming: retiming))
         print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")
         try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace))
     }

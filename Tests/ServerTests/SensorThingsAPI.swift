@@ -3,6 +3,7 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Scenarios
 import Server
 import TestSupport
 import Testing
@@ -36,7 +37,8 @@ struct SensorThingsAPI: Sendable {
     func get(_ uri: String) async throws -> TestResponse { try await send(.get, uri, token: token()) }
 
     /// - Parameter seed: fills the store (more layers) before the server starts.
-    static func run(seed: (@Sendable (SpatiaLiteStore) async throws -> Void)? = nil, _ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
+    static func run(seed: (@Sendable (SpatiaLiteStore) async throws -> Void)? = nil, signalRetiming: SignalPlanning.Retiming? = nil,
+                    _ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
         try await withTemporaryDirectory("sta") { dir in
@@ -49,7 +51,8 @@ struct SensorThingsAPI: Sendable {
             }
             try await seed?(store)
             let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
-            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority))
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority,
+                                                                               signalRetiming: signalRetiming))
             try await server.makeApplication().test(.router) { client in
                 try await body(SensorThingsAPI(client: client, store: store, authority: authority))
             }

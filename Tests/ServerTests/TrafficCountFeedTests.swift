@@ -3,6 +3,7 @@ import Foundation
 import GeoCore
 import Hummingbird
 import HummingbirdTesting
+import Scenarios
 import SignalSim
 import TestSupport
 import Testing
@@ -17,17 +18,17 @@ struct TrafficCountFeedTests {
     static let police = "公安局"
 
     /// The sample district's signals and counts beside the SensorThings layer.
-    static func run(_ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
+    static func run(signalRetiming: SignalPlanning.Retiming? = nil, _ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
         try await SensorThingsAPI.run(seed: { store in
             let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
                 .appendingPathComponent("Layers")
             let catalog = try LayerCatalog.load(directory: layers)
             let district = try SampleDistrict.generate()
-            for id in ["signalized_intersections", "traffic_counts"] {
+            for id in ["signalized_intersections", "traffic_counts", "signal_plans"] {
                 try await store.createLayer(try #require(catalog[id]))
                 try await store.insert(layer: id, features: district[layer: id], by: .admin, at: nil)
             }
-        }, body)
+        }, signalRetiming: signalRetiming, body)
     }
 
     /// A video detector on one approach of SI-009 (default the north): one Datastream per movement.
@@ -184,6 +185,52 @@ struct TrafficCountFeedTests {
                 {"properties": {"traffic_count": {"intersection": "SI-009", "approach": "N", "movement": "left", "detector": "radar"}}}
                 """)
             #expect(free.status == .ok, "\(free.text)")
+        }
+    }
+
+    @Test("adaptive control (serve --signal-retiming): the reading that makes an intersection's newest interval whole re-times its running plan once, a bounded step written under the sender; without the option plans stay as they are")
+    func liveRetiming() async throws {
+        for method in [SignalPlanning.Retiming?.none, .webster] {
+            try await Self.run(signalRetiming: method) { api in
+                let police = api.token(Self.police)
+                func running() async throws -> Feature {
+                    let plans = try await SignalPlanLayer.plans(of: "SI-009", from: api.store, by: .admin)
+                    return try #require(SignalPlanLayer.running(at: 8 * 60 + 15, among: plans)).feature
+                }
+                let before = try await running()
+                // Every approach but the west counted: the interval is not whole yet, nothing moves.
+                let flows = ["N": ["left": 60, "through": 300, "right": 40], "S": ["left": 50, "through": 280, "right": 35],
+                             "E": ["left": 20, "through": 90, "right": 15], "W": ["left": 25, "through": 95, "right": 15]]
+                for approach in ["N", "S", "E", "W"] {
+                    #expect(try await api.send(.post, "/sta/v1.1/Things", token: api.token(), body: Self.detector(approach: approach)).status == .created)
+                }
+                for approach in ["N", "S", "E"] {
+                    let ds = try await Self.streams(api, approach: approach)
+                    #expect(try await api.send(.post, "/sta/v1.1/CreateObservations", token: police, body: Self.counts(ds, flows[approach]!, interval: Self.interval)).status == .created)
+                }
+                #expect(try await running() == before)
+                let west = try await Self.streams(api, approach: "W")
+                #expect(try await api.send(.post, "/sta/v1.1/CreateObservations", token: police, body: Self.counts(west, flows["W"]!, interval: Self.interval)).status == .created)
+                let after = try await running()
+                guard method != nil else {
+                    #expect(after == before, "no re-timing without --signal-retiming")
+                    return
+                }
+                #expect(after.id == before.id && after != before, "a new version of the running plan")
+                #expect(after.properties["method"] == "webster-retiming")
+                #expect(after.properties["inputs"]?["retimed_at"] == "2026-11-24T08:15", "\(after.properties["inputs"] ?? .null)")
+                // One bounded step: each green within 5 s of the running one, unless raised to its minimum at once (and said so).
+                let greens = { (f: Feature) in (f.properties["stages"]?.arrayValue ?? []).compactMap { $0["green_s"]?.doubleValue } }
+                let warnings = (after.properties["warnings"]?.arrayValue ?? []).compactMap(\.stringValue)
+                for (i, (g0, g1)) in zip(greens(before), greens(after)).enumerated() where abs(g1 - g0) > 5 + 1e-9 {
+                    #expect(warnings.contains { $0.contains("stage \(i + 1) raised from \(Int(g0)) s to its minimum green") }, "stage \(i + 1): \(g0) → \(g1) s; \(warnings)")
+                }
+                let audit = try await api.store.auditLog(layer: "signal_plans", after: 0, limit: 100_000, by: .admin)
+                #expect(audit.last?.department == Self.police && audit.last?.featureID == after.id?.description)
+                // The interval's reading sent again takes no second step.
+                #expect(try await api.send(.post, "/sta/v1.1/CreateObservations", token: police, body: Self.counts(west, ["through": 95], interval: Self.interval)).status == .created)
+                #expect(try await running() == after)
+            }
         }
     }
 

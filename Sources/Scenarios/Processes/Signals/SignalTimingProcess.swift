@@ -144,6 +144,8 @@ public struct SignalTimingProcess: OGCProcess {
                 let (counts, minutes) = (read.intervals, read.minutes)
                 var timed: [TimeOfDayPlan]
                 var from: String?
+                /// A re-timing step's counted day and time (`2026-11-24T08:15`), kept in the plan's inputs.
+                var retimedAt: String?
                 if let method = r.retiming {
                     guard !counts.isEmpty else {
                         throw ProcessInputError("method", "re-timing needs 15-minute counts (\(SignalizedIntersection.countsLayer)) of \(intersection.id) the caller may read")
@@ -154,6 +156,7 @@ public struct SignalTimingProcess: OGCProcess {
                         throw ProcessInputError("method", "\(intersection.id) has no stored plan to re-time: write one first (method webster, write true)")
                     }
                     from = running.feature.id?.description
+                    retimedAt = read.day.map { "\($0)T\(TimeOfDayPeriod.clock(at))" }
                     timed = [try SignalPlanning.retime(intersection, running: running, counts: counts, intervalMinutes: minutes, at: at,
                                                         method: method, settings: r.settings, limits: r.limits)]
                 } else {
@@ -164,6 +167,10 @@ public struct SignalTimingProcess: OGCProcess {
                     // A re-timing step is a new version of the plan it stepped from.
                     var feature = SignalPlanLayer.feature(for: intersection, plan: plan)
                     if let from { feature.id = .string(from) }
+                    if let retimedAt, case .object(var inputs)? = feature.properties["inputs"] {
+                        inputs["retimed_at"] = .string(retimedAt)
+                        feature.properties["inputs"] = .object(inputs)
+                    }
                     features.append(feature)
                     plans.append([
                         "feature_id": .string(feature.id?.description ?? ""), "intersection": .string(intersection.id),

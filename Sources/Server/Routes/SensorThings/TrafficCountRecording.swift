@@ -95,8 +95,41 @@ extension CityTwinServer {
                 try await TrafficCountFeed.record(readings, into: store, by: caller)
             }
             noteLocalWrite()
+            await retimeSignals(after: readings, by: caller)
         } catch {
             options.logger.error("traffic counts from SensorThings not recorded", metadata: ["error": .string(String(describing: error))])
+        }
+    }
+
+    /// Adaptive control (`ServerOptions.signalRetiming`): each intersection whose newest whole interval
+    /// `readings` wrote (the one they made whole, or a correction of it) takes one bounded re-timing
+    /// step of its running plan, by the `signal-timing` process as `citytwin signal plan --method …
+    /// --write` takes it, under the sender (the counts' owner also owns the plans). A step is taken once
+    /// per interval: the plan keeps the counted day and time it was re-timed at (`inputs.retimed_at`).
+    /// A failure (no stored plan, a caller who may not write plans) is logged; the counts stay written.
+    func retimeSignals(after readings: [TrafficCountFeed.Reading], by caller: Caller) async {
+        guard let method = options.signalRetiming, !readings.isEmpty, let process = options.processes["signal-timing"] else { return }
+        for id in Set(readings.map(\.stream.intersection)).sorted() {
+            do {
+                let stepped = try await writeLocks.withLock("\(SignalPlanLayer.layer)/\(id)/retiming") { [store, options] () -> Bool in
+                    guard let intersection = try await SignalizedIntersection.load(id: id, from: store, by: caller) else { return false }
+                    let read = try await intersection.counts(from: store, day: .latest, by: caller)
+                    guard let day = read.day, let last = read.intervals.map(\.start).max() else { return false }
+                    let newest = "\(day)T\(TimeOfDayPeriod.clock(last))"
+                    guard readings.contains(where: { $0.stream.intersection == id && TrafficCountFeed.localStart($0.start).hasPrefix(newest) }) else { return false }
+                    let at = "\(day)T\(TimeOfDayPeriod.clock(last + read.minutes))"
+                    let plans = try await SignalPlanLayer.plans(of: id, from: store, by: caller)
+                    if let running = SignalPlanLayer.running(at: last + read.minutes, among: plans),
+                       running.feature.properties["inputs"]?["retimed_at"]?.stringValue == at { return false }
+                    _ = try await options.processes.execute(process, ["intersections": [.string(id)], "method": .string(method.rawValue), "write": true],
+                                                            store: store, caller: caller)
+                    options.logger.info("signal re-timed from live counts", metadata: ["intersection": .string(id), "at": .string(at), "method": .string(method.rawValue)])
+                    return true
+                }
+                if stepped { noteLocalWrite() }
+            } catch {
+                options.logger.warning("signal not re-timed from live counts", metadata: ["intersection": .string(id), "error": .string(String(describing: error))])
+            }
         }
     }
 
