@@ -102,10 +102,11 @@ extension CityTwinServer {
     }
 
     /// Adaptive control (`ServerOptions.signalRetiming`): each intersection whose newest whole interval
-    /// `readings` wrote (the one they made whole, or a correction of it) takes one bounded re-timing
-    /// step of its running plan, by the `signal-timing` process as `citytwin signal plan --method …
-    /// --write` takes it, under the sender (the counts' owner also owns the plans). A step is taken once
-    /// per interval: the plan keeps the counted day and time it was re-timed at (`inputs.retimed_at`).
+    /// `readings` wrote (normally the reading that made it whole) takes one bounded re-timing step of
+    /// its running plan, by the `signal-timing` process as `citytwin signal plan --method … --write`
+    /// takes it, under the sender (the counts' owner also owns the plans). Once per interval: the plan
+    /// keeps the counted day and time it was re-timed at (`inputs.retimed_at`), so a reading of that
+    /// interval sent again or corrected later takes no second step.
     /// A failure (no stored plan, a caller who may not write plans) is logged; the counts stay written.
     func retimeSignals(after readings: [TrafficCountFeed.Reading], by caller: Caller) async {
         guard let method = options.signalRetiming, !readings.isEmpty, let process = options.processes["signal-timing"] else { return }
