@@ -234,6 +234,30 @@ struct TrafficCountFeedTests {
         }
     }
 
+    @Test("adaptive control also follows counts rows written through the features API (saturation balancing): the row that makes the interval whole re-times the running plan")
+    func rowsRetime() async throws {
+        try await Self.run(signalRetiming: .saturationBalancing) { api in
+            let police = api.token(Self.police)
+            func running() async throws -> Feature {
+                try #require(SignalPlanLayer.running(at: 8 * 60 + 15, among: try await SignalPlanLayer.plans(of: "SI-009", from: api.store, by: .admin))).feature
+            }
+            let before = try await running()
+            for (k, approach) in ["N", "S", "E", "W"].enumerated() {
+                let row = """
+                    {"type": "Feature", "geometry": null, "properties": {"intersection": "SI-009", "approach": "\(approach)", "start": "2026-11-24T08:00:00+08:00",
+                     "minutes": 15, "left": 30, "through": 200, "right": 20, "detector": "coil"}}
+                    """
+                let r = try await api.send(.post, "/collections/traffic_counts/items", token: police, basic: false, body: row)
+                #expect(r.status == .created, "\(r.text)")
+                let now = try await running()
+                if k < 3 { #expect(now == before, "not whole after \(approach)") } else {
+                    #expect(now.properties["method"] == "saturation-balancing" && now.properties["inputs"]?["retimed_at"] == "2026-11-24T08:15",
+                            "\(now.properties["method"] ?? .null) \(now.properties["inputs"] ?? .null)")
+                }
+            }
+        }
+    }
+
     @Test("who may send what: the platform's editors may not write the counts, the counts' owner sends readings of bound Datastreams only; nothing is written when refused")
     func access() async throws {
         try await Self.run { api in

@@ -86,6 +86,7 @@ extension CityTwinServer {
             try await store.insert(layer: layer.id, features: [created], by: context.caller, at: nil)
             noteLocalWrite()
         }
+        await retimeSignals(afterWriting: created, to: layer.id, by: context.caller)  // adaptive control: Routes/SensorThings/TrafficCountRecording.swift
         var representation = try await storedFeature(layer, fid, context)
         representation.status = .created
         representation.headers[.location] = url(itemPath(layer.id, fid))
@@ -104,7 +105,7 @@ extension CityTwinServer {
         feature.id = .string(fid)
         let replacement = feature
         try await checkParkingWrite(layer, replacement)  // parking
-        return try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
+        let answer = try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             _ = try await current(layer, fid, request, context)
             try await storeWrite(layer, fid) {
                 try await store.upsert(layer: layer.id, features: [replacement], by: context.caller, at: nil)
@@ -112,6 +113,8 @@ extension CityTwinServer {
             }
             return try await storedFeature(layer, fid, context)
         }
+        await retimeSignals(afterWriting: replacement, to: layer.id, by: context.caller)  // adaptive control
+        return answer
     }
 
     private func update(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {
@@ -119,7 +122,7 @@ extension CityTwinServer {
         let fid = try pathParameter(context, "featureId")
         let source = try FeatureBody.Source(header: request.headers[contentCRS])
         let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.mergePatch, MediaTypeName.json], maximumBytes: context.maxUploadSize)
-        return try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
+        let (answer, after) = try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             let before = try await current(layer, fid, request, context)
             let after = try FeatureBody.patched(before, with: bytes, source: source)
             try await checkParkingWrite(layer, after)  // parking
@@ -127,8 +130,10 @@ extension CityTwinServer {
                 try await store.upsert(layer: layer.id, features: [after], by: context.caller, at: nil)
                 noteLocalWrite()
             }
-            return try await storedFeature(layer, fid, context)
+            return (try await storedFeature(layer, fid, context), after)
         }
+        await retimeSignals(afterWriting: after, to: layer.id, by: context.caller)  // adaptive control
+        return answer
     }
 
     private func remove(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {

@@ -1,5 +1,6 @@
 import CityModel
 import Foundation
+import GeoCore
 import SignalSim
 import TwinStore
 
@@ -95,29 +96,30 @@ extension CityTwinServer {
                 try await TrafficCountFeed.record(readings, into: store, by: caller)
             }
             noteLocalWrite()
-            await retimeSignals(after: readings, by: caller)
+            await retimeSignals(after: readings.map { ($0.stream.intersection, TrafficCountFeed.localStart($0.start)) }, by: caller)
         } catch {
             options.logger.error("traffic counts from SensorThings not recorded", metadata: ["error": .string(String(describing: error))])
         }
     }
 
     /// Adaptive control (`ServerOptions.signalRetiming`): each intersection whose newest whole interval
-    /// `readings` wrote (normally the reading that made it whole) takes one bounded re-timing step of
+    /// `counts` wrote (intersection and local start of each reading or row, from the SensorThings feed
+    /// or the features API; normally the one that made it whole) takes one bounded re-timing step of
     /// its running plan, by the `signal-timing` process as `citytwin signal plan --method … --write`
     /// takes it, under the sender (the counts' owner also owns the plans). Once per interval: the plan
     /// keeps the counted day and time it was re-timed at (`inputs.retimed_at`), so a reading of that
     /// interval sent again or corrected later takes no second step.
     /// A failure (no stored plan, a caller who may not write plans) is logged; the counts stay written.
-    func retimeSignals(after readings: [TrafficCountFeed.Reading], by caller: Caller) async {
-        guard let method = options.signalRetiming, !readings.isEmpty, let process = options.processes["signal-timing"] else { return }
-        for id in Set(readings.map(\.stream.intersection)).sorted() {
+    func retimeSignals(after counts: [(intersection: String, start: String)], by caller: Caller) async {
+        guard let method = options.signalRetiming, !counts.isEmpty, let process = options.processes["signal-timing"] else { return }
+        for id in Set(counts.map(\.intersection)).sorted() {
             do {
                 let stepped = try await writeLocks.withLock("\(SignalPlanLayer.layer)/\(id)/retiming") { [store, options] () -> Bool in
                     guard let intersection = try await SignalizedIntersection.load(id: id, from: store, by: caller) else { return false }
                     let read = try await intersection.counts(from: store, day: .latest, by: caller)
                     guard let day = read.day, let last = read.intervals.map(\.start).max() else { return false }
                     let newest = "\(day)T\(TimeOfDayPeriod.clock(last))"
-                    guard readings.contains(where: { $0.stream.intersection == id && TrafficCountFeed.localStart($0.start).hasPrefix(newest) }) else { return false }
+                    guard counts.contains(where: { $0.intersection == id && $0.start.hasPrefix(newest) }) else { return false }
                     let at = "\(day)T\(TimeOfDayPeriod.clock(last + read.minutes))"
                     let plans = try await SignalPlanLayer.plans(of: id, from: store, by: caller)
                     if let running = SignalPlanLayer.running(at: last + read.minutes, among: plans),
@@ -132,6 +134,14 @@ extension CityTwinServer {
                 options.logger.warning("signal not re-timed from live counts", metadata: ["intersection": .string(id), "error": .string(String(describing: error))])
             }
         }
+    }
+
+    /// Adaptive control after a write of the features API: a `traffic_counts` row written by hand or by a
+    /// counting system that writes rows (`retimeSignals`).
+    func retimeSignals(afterWriting feature: Feature, to layer: String, by caller: Caller) async {
+        guard layer == SignalizedIntersection.countsLayer, options.signalRetiming != nil,
+              let intersection = feature.properties["intersection"]?.stringValue, let start = feature.properties["start"]?.stringValue else { return }
+        await retimeSignals(after: [(intersection, start)], by: caller)
     }
 
     /// The readings SensorThings still holds for the rows `withdrawn` readings were in: every
