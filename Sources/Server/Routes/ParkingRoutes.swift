@@ -213,8 +213,9 @@ extension CityTwinServer {
     /// Readings of a SensorThings Datastream whose `properties.parking_lot` names a lot are that lot's
     /// occupancy (vehicles present): they are recorded in `parking_occupancy` (source 传感接口, cleaned
     /// as every path cleans them: an unknown lot or a negative count left out and counted, above
-    /// capacity clipped) and the view and the screens brought up to date in the same request. A
-    /// recording the caller may not write is logged, not silently dropped.
+    /// capacity clipped) and the view and the screens brought up to date in the same request. Readings
+    /// the writer withdrew (deleted, or moved to another instant: `STAWriter.withdrawn`) end their rows
+    /// first. A recording the caller may not write is logged, not silently dropped.
     func recordParkingReadings(_ writer: STAWriter, sensing: any SensingStore, by caller: Caller) async {
         let change = writer.change
         var lotOf: [Int64: String?] = [:]
