@@ -22,7 +22,7 @@ public final class CityTwinServer: Sendable {
     public let options: ServerOptions
     let layers: LayerDirectory
     let metrics = ServerMetrics()
-    /// One lock per feature being written (If-Match check and write as one step).
+    /// One queue per feature being written in this process (`FeatureWriteLocks`).
     let writeLocks = FeatureWriteLocks()
     /// The store's token revocation list (`nil`: a store without one).
     let revocations: RevocationList?

@@ -35,6 +35,21 @@ public protocol FeatureStore: Sendable {
     /// Ends the current versions of the given features. An unknown id fails the batch.
     func delete(layer: String, ids: [String], by caller: Caller, at: Date?) async throws
 
+    /// The current version of each feature of `ids` that has one (ids without one are left
+    /// out): the token a conditional `write` expects. Read it *before* the features a write is
+    /// computed from, so a version read is never newer than the content read after it
+    /// (`update(layer:reading:by:at:_:)` does this). Throws `layerNotFound` for a layer `caller`
+    /// may not read.
+    func currentVersions(layer: String, ids: [String], by caller: Caller) async throws -> [String: Int64]
+
+    /// A conditional write, the store-level compare-and-set: upserts `features` and ends `ids` in
+    /// ONE transaction, provided each feature `expecting` names is still at the version given
+    /// when the transaction reads it, under the store's write lock. Otherwise nothing is written and
+    /// it throws `versionChanged` naming the feature. It holds across processes: several
+    /// `citytwin serve` on one PostGIS database, or a server and the CLI on one SpatiaLite file.
+    func write(layer: String, upserting features: [Feature], deleting ids: [String],
+               expecting: [String: ExpectedVersion], by caller: Caller, at: Date?) async throws
+
     /// Makes `features` the layer's current features in ONE transaction at one instant: each is
     /// upserted by id (an unchanged one writes nothing; one without an id is inserted) and every
     /// other current feature is ended. A reader sees the old set or the new one, never an emptied
@@ -68,4 +83,73 @@ public protocol FeatureStore: Sendable {
     /// where a subscriber that starts with nothing cached begins following the feed. Reveals
     /// no layer, feature or time, so it needs no caller.
     func latestChange() async throws -> Int64
+}
+
+/// What a conditional write (`FeatureStore.write(layer:upserting:deleting:expecting:by:at:)`)
+/// expects of a feature when its transaction reads it.
+public enum ExpectedVersion: Sendable, Hashable {
+    /// No current version: never written, or ended.
+    case absent
+    /// This current version (from `currentVersions`).
+    case version(Int64)
+}
+
+/// The upserts and deletions one read-modify-write computes (`FeatureStore.update`).
+public struct FeatureChanges: Sendable {
+    public var upserts: [Feature]
+    public var deletions: [String]
+
+    public init(upserts: [Feature] = [], deletions: [String] = []) {
+        self.upserts = upserts
+        self.deletions = deletions
+    }
+
+    public var isEmpty: Bool { upserts.isEmpty && deletions.isEmpty }
+}
+
+extension FeatureStore {
+    /// A read-modify-write of features `ids` of `layer` that no other writer of the store can
+    /// interleave with, in this process or another: reads their current versions, then lets
+    /// `change` read whatever it needs and compute the write, and writes it expecting those
+    /// versions (an id without one: still absent). When another writer changed one of them in
+    /// between, nothing is written and the whole step runs again on what is stored now (so a
+    /// merge keeps the other writer's change), up to `attempts` times; then `versionChanged`.
+    /// A `change` that computes nothing writes nothing. Returns what `change` returns with the write.
+    public func update<T: Sendable>(layer: String, reading ids: [String], by caller: Caller, at: Date? = nil, attempts: Int = 8,
+                                    _ change: () async throws -> (changes: FeatureChanges, result: T)) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let versions = try await currentVersions(layer: layer, ids: ids, by: caller)
+            let (changes, result) = try await change()
+            guard !changes.isEmpty else { return result }
+            var expecting: [String: ExpectedVersion] = [:]
+            for id in ids { expecting[id] = versions[id].map(ExpectedVersion.version) ?? .absent }
+            do {
+                try await write(layer: layer, upserting: changes.upserts, deleting: changes.deletions,
+                                expecting: expecting, by: caller, at: at)
+                return result
+            } catch let e as StoreError where e.code == .versionChanged && attempt < attempts {
+                continue
+            }
+        }
+    }
+
+    /// Writes `changes` computed earlier from `basis` (each feature as it was read then; `nil`: it
+    /// was absent), provided each is still stored as read: its current version is read, then its
+    /// content compared with the basis, and the write expects that version. Otherwise nothing is
+    /// written and it throws `versionChanged` (compute again from what is stored now). For a
+    /// computation whose reads do not fit `update`.
+    public func write(_ changes: FeatureChanges, layer: String, basedOn basis: [String: Feature?], by caller: Caller, at: Date? = nil) async throws {
+        let ids = basis.keys.sorted()
+        let versions = try await currentVersions(layer: layer, ids: ids, by: caller)
+        var expecting: [String: ExpectedVersion] = [:]
+        for id in ids {
+            guard try await feature(layer: layer, id: id, by: caller) == basis[id] ?? nil else {
+                throw StoreError(.versionChanged, "feature \"\(id)\" was written by another writer after it was read", layer: layer, feature: id)
+            }
+            expecting[id] = versions[id].map(ExpectedVersion.version) ?? .absent
+        }
+        try await write(layer: layer, upserting: changes.upserts, deleting: changes.deletions, expecting: expecting, by: caller, at: at)
+    }
 }

@@ -19,6 +19,9 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         public static let featureNotFound = Code(rawValue: "feature-not-found")
         /// A feature id was inserted twice.
         public static let duplicateFeature = Code(rawValue: "duplicate-feature")
+        /// A conditional write found a feature at another version than it expected: another
+        /// writer changed it after it was read. Nothing was written; read again and retry.
+        public static let versionChanged = Code(rawValue: "version-changed")
         /// The caller is not allowed to do this.
         public static let forbidden = Code(rawValue: "forbidden")
         /// The caller must identify itself first (a bearer token): anonymous callers may not do this.

@@ -147,6 +147,9 @@ struct SignalPlanCommand: AsyncParsableCommand {
     @Option(help: "HH:MM when a re-timing step is taken (default: the end of the last counted interval).")
     var at: String?
 
+    @Flag(help: "Re-timing: skip a plan already re-timed from the same counted interval (a scheduled run before new counts arrive takes no second step).")
+    var once = false
+
     @Flag(help: "Print one JSON document instead of a table.")
     var json = false
 
@@ -157,8 +160,8 @@ struct SignalPlanCommand: AsyncParsableCommand {
         guard [input != nil, intersection != nil, all].filter({ $0 }).count == 1 else {
             throw ValidationError("give one of --input FILE, --intersection ID or --all")
         }
-        if input != nil, period != nil || write || at != nil || method != "webster" {
-            throw ValidationError("--period, --write, --method and --at need --intersection or --all")
+        if input != nil, period != nil || write || at != nil || method != "webster" || once {
+            throw ValidationError("--period, --write, --method, --at and --once need --intersection or --all")
         }
     }
 
@@ -170,12 +173,16 @@ struct SignalPlanCommand: AsyncParsableCommand {
             if write { inputs["write"] = true }
             if method != "webster" { inputs["method"] = .string(method) }
             if let at { inputs["at"] = .string(at) }
+            if once { inputs["once"] = true }
             let result = try await ProcessRunner(store: store.path).run("signal-timing", inputs)
             if json { return try printJSONDocument(result) }
             for plan in result["plans"]?.arrayValue ?? [] {
                 let p = plan["period"]
                 let step = plan["from_plan"]?.stringValue.map { "re-timed step of \($0), " } ?? ""
                 printTiming(plan["timing"] ?? .null, title: "\(step)\(plan["feature_id"]?.stringValue ?? "") \(p?["name"]?.stringValue ?? "") \(p?["start"]?.stringValue ?? "")-\(p?["end"]?.stringValue ?? "") (design hour from \(p?["design_hour_start"]?.stringValue ?? "-"), \(plan["counts"]?.stringValue ?? ""))")
+            }
+            for s in result["skipped"]?.arrayValue ?? [] {
+                print("\(s["plan"]?.stringValue ?? "") of \(s["intersection"]?.stringValue ?? ""): not stepped, already re-timed from the counts up to \(s["retimed_at"]?.stringValue ?? "")")
             }
             if let written = result["written"]?.arrayValue, !written.isEmpty {
                 print("written to signal_plans: \(written.compactMap(\.stringValue).joined(separator: ", "))")

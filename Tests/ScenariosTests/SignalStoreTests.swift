@@ -475,6 +475,39 @@ struct SignalStoreTests {
         #expect(await named(["intersections": ["SI-004"], "method": "webster-retiming", "period": "07:00-09:00"]) == "period")
     }
 
+    @Test("re-timing once per counted interval: a second run from the same counts takes no step and says which plan it skipped; without once every run steps")
+    func retimingOnce() async throws {
+        let store = try await Self.districtStore("signals-once", layers: ["signalized_intersections", "traffic_counts", "signal_plans"])
+        let inputs: [String: JSONValue] = ["intersections": ["SI-004"], "method": "webster-retiming", "at": "08:00", "write": true, "once": true]
+        let first = try await Self.run("signal-timing", inputs, store: store)
+        let id = try #require(first["written"]?.arrayValue?.first?.stringValue)
+        #expect(first["skipped"] == [])
+        let versions = try await store.history(layer: SignalPlanLayer.layer, featureID: id, by: .admin).count
+        let stepped = try #require(try await store.feature(layer: SignalPlanLayer.layer, id: id, by: .admin))
+        let at = try #require(stepped.properties["inputs"]?["retimed_at"]?.stringValue)
+        #expect(at.hasSuffix("T08:00"))
+
+        let again = try await Self.run("signal-timing", inputs, store: store)
+        #expect(again["written"] == [] && again["plans"] == [])
+        #expect(again["skipped"] == [["intersection": "SI-004", "plan": .string(id), "retimed_at": .string(at)]])
+        #expect(try await store.history(layer: SignalPlanLayer.layer, featureID: id, by: .admin).count == versions)
+        #expect(try await store.feature(layer: SignalPlanLayer.layer, id: id, by: .admin) == stepped)
+
+        // Without once, a run steps again (a planner converging by hand); at another time, once steps too.
+        var always = inputs
+        always["once"] = nil
+        #expect(try await Self.run("signal-timing", always, store: store)["written"] == [.string(id)])
+        var later = inputs
+        later["at"] = "08:15"
+        #expect(try await Self.run("signal-timing", later, store: store)["written"] == [.string(id)])
+        #expect(try await store.history(layer: SignalPlanLayer.layer, featureID: id, by: .admin).count == versions + 2)
+
+        func named(_ inputs: [String: JSONValue]) async -> String? {
+            do { _ = try await Self.run("signal-timing", inputs, store: store); return nil } catch let e as ProcessInputError { return e.input } catch { return "\(error)" }
+        }
+        #expect(await named(["intersections": ["SI-004"], "once": true]) == "once")
+    }
+
     @Test("signal-evaluate's SUMO check: simulate is auto, sumo or none; without SUMO, auto marks it not installed beside the unchanged analytic answer and sumo is refused naming the input")
     func evaluateWithoutSumo() async throws {
         let store = try await Self.store.value

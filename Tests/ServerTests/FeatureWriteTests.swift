@@ -1,6 +1,8 @@
 import Foundation
 import GeoCore
+import Hummingbird
 import HummingbirdTesting
+import Logging
 import Server
 import Testing
 import TwinStore
@@ -176,6 +178,53 @@ struct FeatureWriteTests {
                     == current.headers[.eTag])
             let kinds = try await api.audit().filter { $0.featureID == "s05" }.map(\.kind)
             #expect(kinds == [.insert, .update, .update])
+        }
+    }
+
+    @Test("two servers on one store (processes behind a load balancer) PATCH one feature at the same time: each patch applies to the feature as stored, none is lost; of two holding one If-Match tag, one gets through")
+    func patchesThroughTwoServers() async throws {
+        var logger = Logger(label: "citytwin.server.test")
+        logger.logLevel = .warning
+        try await ServerFixture.withStore { store in
+            let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
+            let options = ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority)
+            // Each server has its own in-process write queue, as separate processes do.
+            let one = CityTwinServer(store: store, options: options), other = CityTwinServer(store: store, options: options)
+            try await one.makeApplication().test(.router) { a in
+                try await other.makeApplication().test(.router) { b in
+                    let token = authority.issue(TokenClaims(department: Self.emergency, role: .editor, subject: "测试员", lifetime: 3600))
+                    func patch(_ client: any TestClientProtocol, _ body: String, _ headers: HTTPFields = [:]) async throws -> TestResponse {
+                        var h = headers
+                        h[.authorization] = "Bearer \(token)"
+                        h[.contentType] = "application/merge-patch+json"
+                        return try await client.execute(uri: "/collections/shelters/items/s05", method: .patch, headers: h, body: ByteBuffer(string: body))
+                    }
+                    for round in 0..<12 {
+                        async let named = patch(a, #"{"properties": {"name": "避难所 \#(round)"}}"#)
+                        async let sized = patch(b, #"{"properties": {"capacity": \#(1000 + round)}}"#)
+                        let (r1, r2) = try await (named, sized)
+                        #expect(r1.status == .ok && r2.status == .ok)
+                        let stored = try #require(try await store.feature(layer: "shelters", id: "s05", by: .admin))
+                        #expect(stored.properties["name"] == .string("避难所 \(round)") && stored.properties["capacity"] == .integer(Int64(1000 + round)),
+                                "round \(round): \(stored.properties)")
+                    }
+                    // A tag read through one server, the feature changed through the other: 412 through either.
+                    let tag = try #require(try await a.execute(uri: "/collections/shelters/items/s05", method: .get,
+                                                               headers: [.authorization: "Bearer \(token)"]).headers[.eTag])
+                    #expect(try await patch(b, #"{"properties": {"capacity": 7}}"#).status == .ok)
+                    try expectProblem(try await patch(a, #"{"properties": {"capacity": 8}}"#, [.ifMatch: tag]), status: 412, type: "precondition-failed")
+                    #expect(try await store.feature(layer: "shelters", id: "s05", by: .admin)?.properties["capacity"] == 7)
+                    // Two writers holding the same tag at the same time: exactly one gets through.
+                    for round in 0..<8 {
+                        let current = try #require(try await a.execute(uri: "/collections/shelters/items/s05", method: .get,
+                                                                       headers: [.authorization: "Bearer \(token)"]).headers[.eTag])
+                        async let first = patch(a, #"{"properties": {"capacity": \#(2000 + round)}}"#, [.ifMatch: current])
+                        async let second = patch(b, #"{"properties": {"capacity": \#(3000 + round)}}"#, [.ifMatch: current])
+                        let statuses = try await [first.status.code, second.status.code].sorted()
+                        #expect(statuses == [200, 412], "round \(round)")
+                    }
+                }
+            }
         }
     }
 

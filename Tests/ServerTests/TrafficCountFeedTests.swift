@@ -69,6 +69,40 @@ struct TrafficCountFeedTests {
     static let interval = "2026-11-24T08:00:00+08:00/2026-11-24T08:15:00+08:00"
     static let row = "TC-SI-009-N-202611240800-15"
 
+    @Test("readings of one interval recorded at the same instant by separate writers (server processes on one store) all land in its row")
+    func concurrentRecording() async throws {
+        try await Self.run { api in
+            let store = api.store
+            let police = Caller.department(name: Self.police, role: .editor, user: "视频检测网关")
+            let first = Int64(ISO8601DateFormatter().date(from: "2026-11-24T06:00:00+08:00")!.timeIntervalSince1970) * 1_000_000
+            // Each movement's reading is recorded by its own writer, without the server's in-process lock,
+            // as three `citytwin serve` processes behind a load balancer would; each reads the row, then
+            // writes it back with its movement set.
+            let intervals = 16
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (k, movement) in ["left", "through", "right"].enumerated() {
+                    group.addTask {
+                        var stream = try #require(TrafficCountStream.bound(by: ["traffic_count": ["intersection": "SI-009", "approach": "N",
+                                                                                                    "movement": "left", "detector": "video"]]))
+                        stream.movement = movement
+                        for i in 0..<intervals {
+                            let reading = TrafficCountFeed.Reading(stream: stream, start: first + Int64(i) * 900_000_000, minutes: 15, count: 100 * k + i)
+                            try await TrafficCountFeed.record([reading], into: store, by: police)
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            for i in 0..<intervals {
+                let start = first + Int64(i) * 900_000_000
+                let id = "TC-SI-009-N-20261124\(TrafficCountFeed.localStart(start).dropFirst(11).prefix(5).replacingOccurrences(of: ":", with: ""))-15"
+                let row = try #require(try await store.feature(layer: "traffic_counts", id: id, by: .admin), "\(id)")
+                #expect(row.properties["left"] == .integer(Int64(i)) && row.properties["through"] == .integer(Int64(100 + i))
+                        && row.properties["right"] == .integer(Int64(200 + i)), "\(id): \(row.properties)")
+            }
+        }
+    }
+
     @Test("the platform registers a detector, the counts' owner sends its readings: one traffic_counts row per approach and interval, audited under the sender, read by the plans")
     func readingsBecomeCounts() async throws {
         try await Self.run { api in

@@ -159,22 +159,25 @@ public enum TrafficCountFeed {
                                 by caller: Caller) async throws -> (rewritten: Int, deleted: Int) {
         guard !withdrawn.isEmpty else { return (0, 0) }
         let held = Dictionary(grouping: remaining) { rowID($0.stream, start: $0.start, minutes: $0.minutes) }
-        var rewritten: [Feature] = [], deleted: [String] = []
-        for (id, taken) in Dictionary(grouping: withdrawn, by: { rowID($0.stream, start: $0.start, minutes: $0.minutes) }).sorted(by: { $0.key < $1.key }) {
-            guard var row = try await store.feature(layer: SignalizedIntersection.countsLayer, id: id, by: caller) else { continue }
-            let rest = held[id] ?? []
-            guard !rest.isEmpty else {
-                deleted.append(id)
-                continue
+        let taken = Dictionary(grouping: withdrawn) { rowID($0.stream, start: $0.start, minutes: $0.minutes) }
+        let ids = taken.keys.sorted()
+        // One conditional write: a row another writer changed after it was read here is read again.
+        return try await store.update(layer: SignalizedIntersection.countsLayer, reading: ids, by: caller) {
+            var rewritten: [Feature] = [], deleted: [String] = []
+            for id in ids {
+                guard var row = try await store.feature(layer: SignalizedIntersection.countsLayer, id: id, by: caller) else { continue }
+                let rest = held[id] ?? []
+                guard !rest.isEmpty else {
+                    deleted.append(id)
+                    continue
+                }
+                for movement in Set(taken[id, default: []].map(\.stream.movement)) {
+                    row.properties[movement] = .integer(Int64(rest.last { $0.stream.movement == movement }?.count ?? 0))
+                }
+                rewritten.append(row)
             }
-            for movement in Set(taken.map(\.stream.movement)) {
-                row.properties[movement] = .integer(Int64(rest.last { $0.stream.movement == movement }?.count ?? 0))
-            }
-            rewritten.append(row)
+            return (FeatureChanges(upserts: rewritten, deletions: deleted), (rewritten.count, deleted.count))
         }
-        if !deleted.isEmpty { try await store.delete(layer: SignalizedIntersection.countsLayer, ids: deleted, by: caller, at: nil) }
-        if !rewritten.isEmpty { try await store.upsert(layer: SignalizedIntersection.countsLayer, features: rewritten, by: caller, at: nil) }
-        return (rewritten.count, deleted.count)
     }
 
     /// Records readings as counts rows (one read of the rows there per intersection, one write, audited
@@ -185,33 +188,39 @@ public enum TrafficCountFeed {
     @discardableResult
     public static func record(_ readings: [Reading], into store: any FeatureStore, by caller: Caller) async throws -> Int {
         guard !readings.isEmpty else { return 0 }
-        // The rows already there: one read per intersection over the batch's time span.
-        var stored: [String: Feature] = [:]
-        for (intersection, its) in Dictionary(grouping: readings, by: \.stream.intersection) {
-            let first = its.map(\.start).min()!, last = its.map(\.start).max()!
-            let span = TemporalValue.interval(start: Date(timeIntervalSince1970: Double(first) / 1e6), end: Date(timeIntervalSince1970: Double(last) / 1e6))
-            let query = FeatureQuery(filter: .comparison(.equal, "intersection", .literal(.string(intersection))), datetime: span, limit: 5000)
-            for try await f in store.stream(layer: SignalizedIntersection.countsLayer, query, by: caller) {
-                if let id = f.id?.description { stored[id] = f }
-            }
-        }
-        var rows: [String: Feature] = [:]
-        var order: [String] = []
+        var order: [String] = [], seen: Set<String> = []
         for r in readings {
             let id = rowID(r.stream, start: r.start, minutes: r.minutes)
-            if rows[id] == nil {
-                order.append(id)
-                rows[id] = stored[id] ?? Feature(
-                    id: .string(id), geometry: nil, properties: [
-                        "intersection": .string(r.stream.intersection), "approach": .string(r.stream.approach),
-                        "start": .string(localStart(r.start)), "minutes": .integer(Int64(r.minutes)),
-                        "left": 0, "through": 0, "right": 0,
-                    ])
-            }
-            rows[id]?.properties[r.stream.movement] = .integer(Int64(r.count))
-            rows[id]?.properties["detector"] = .string(r.stream.detector)
+            if seen.insert(id).inserted { order.append(id) }
         }
-        try await store.upsert(layer: SignalizedIntersection.countsLayer, features: order.compactMap { rows[$0] }, by: caller, at: nil)
-        return order.count
+        // One conditional write: a row another writer (another server process on the store) changed
+        // after it was read here is read again, so the movements it counted are kept.
+        return try await store.update(layer: SignalizedIntersection.countsLayer, reading: order, by: caller) {
+            // The rows already there: one read per intersection over the batch's time span.
+            var stored: [String: Feature] = [:]
+            for (intersection, its) in Dictionary(grouping: readings, by: \.stream.intersection) {
+                let first = its.map(\.start).min()!, last = its.map(\.start).max()!
+                let span = TemporalValue.interval(start: Date(timeIntervalSince1970: Double(first) / 1e6), end: Date(timeIntervalSince1970: Double(last) / 1e6))
+                let query = FeatureQuery(filter: .comparison(.equal, "intersection", .literal(.string(intersection))), datetime: span, limit: 5000)
+                for try await f in store.stream(layer: SignalizedIntersection.countsLayer, query, by: caller) {
+                    if let id = f.id?.description { stored[id] = f }
+                }
+            }
+            var rows: [String: Feature] = [:]
+            for r in readings {
+                let id = rowID(r.stream, start: r.start, minutes: r.minutes)
+                if rows[id] == nil {
+                    rows[id] = stored[id] ?? Feature(
+                        id: .string(id), geometry: nil, properties: [
+                            "intersection": .string(r.stream.intersection), "approach": .string(r.stream.approach),
+                            "start": .string(localStart(r.start)), "minutes": .integer(Int64(r.minutes)),
+                            "left": 0, "through": 0, "right": 0,
+                        ])
+                }
+                rows[id]?.properties[r.stream.movement] = .integer(Int64(r.count))
+                rows[id]?.properties["detector"] = .string(r.stream.detector)
+            }
+            return (FeatureChanges(upserts: order.compactMap { rows[$0] }), order.count)
+        }
     }
 }

@@ -103,6 +103,8 @@ extension Problem {
             self = Problem(.invalidFeature, e.description, parameter: e.field)
         case .duplicateFeature, .layerExists:
             self = Problem(.conflict, e.description)
+        case .versionChanged:
+            self = Problem(.conflict, "\(e.message), and again on every retry: nothing was written; send the request again")
         case .unavailable:
             self = Problem(.storeUnavailable, "the store is unreachable: \(e.message)", retryAfter: Problem.storeRetrySeconds)
         default:

@@ -106,9 +106,11 @@ extension CityTwinServer {
         let replacement = feature
         try await checkParkingWrite(layer, replacement)  // parking
         let answer = try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
-            _ = try await current(layer, fid, request, context)
             try await storeWrite(layer, fid) {
-                try await store.upsert(layer: layer.id, features: [replacement], by: context.caller, at: nil)
+                try await store.update(layer: layer.id, reading: [fid], by: context.caller) {
+                    _ = try await current(layer, fid, request, context)
+                    return (FeatureChanges(upserts: [replacement]), ())
+                }
                 noteLocalWrite()
             }
             return try await storedFeature(layer, fid, context)
@@ -123,16 +125,21 @@ extension CityTwinServer {
         let source = try FeatureBody.Source(header: request.headers[contentCRS])
         let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.mergePatch, MediaTypeName.json], maximumBytes: context.maxUploadSize)
         let (answer, after) = try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
-            let before = try await current(layer, fid, request, context)
-            let after = try FeatureBody.patched(before, with: bytes, source: source)
-            try await checkParkingWrite(layer, after)  // parking
+            var after: Feature?
             try await storeWrite(layer, fid) {
-                try await store.upsert(layer: layer.id, features: [after], by: context.caller, at: nil)
+                // The patch applies to the feature as stored when the write lands: if another
+                // writer changed it after this read, it is read and patched again.
+                after = try await store.update(layer: layer.id, reading: [fid], by: context.caller) {
+                    let before = try await current(layer, fid, request, context)
+                    let patched = try FeatureBody.patched(before, with: bytes, source: source)
+                    try await checkParkingWrite(layer, patched)  // parking
+                    return (FeatureChanges(upserts: [patched]), patched)
+                }
                 noteLocalWrite()
             }
             return (try await storedFeature(layer, fid, context), after)
         }
-        await retimeSignals(afterWriting: after, to: layer.id, by: context.caller)  // adaptive control
+        if let after { await retimeSignals(afterWriting: after, to: layer.id, by: context.caller) }  // adaptive control
         return answer
     }
 
@@ -141,9 +148,11 @@ extension CityTwinServer {
         let fid = try pathParameter(context, "featureId")
         try await checkParkingWrite(layer, nil)  // parking
         return try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
-            _ = try await current(layer, fid, request, context)
             try await storeWrite(layer, fid) {
-                try await store.delete(layer: layer.id, ids: [fid], by: context.caller, at: nil)
+                try await store.update(layer: layer.id, reading: [fid], by: context.caller) {
+                    _ = try await current(layer, fid, request, context)
+                    return (FeatureChanges(deletions: [fid]), ())
+                }
                 noteLocalWrite()
             }
             return Representation(status: .noContent, mediaType: "", body: [])

@@ -1,8 +1,8 @@
-/// Serializes writes to one feature within this server: the `If-Match` check, the
-/// read-modify-write of a PATCH and the store write happen as one step, so two requests holding
-/// the same entity tag cannot both succeed. Writers of different features never wait for each
-/// other. (Several server processes on one PostGIS store would need the check in the store's
-/// transaction as well.)
+/// Queues writes to one feature within this server, so concurrent requests for it take turns
+/// instead of retrying. What makes the `If-Match` check, the read-modify-write of a PATCH and the
+/// store write one step is the store's conditional write (`FeatureStore.update`), which holds
+/// across server processes on one store too; this queue only spares it the retries. Writers of
+/// different features never wait for each other.
 actor FeatureWriteLocks {
     private var held: Set<String> = []
     private var waiting: [String: [CheckedContinuation<Void, Never>]] = [:]

@@ -32,6 +32,8 @@ struct WriteBatch: Sendable {
     let features: [PreparedFeature]
     let deletions: [String]
     let isInsert: Bool
+    /// The versions a conditional write expects, checked against the current versions before anything is planned.
+    var expecting: [String: ExpectedVersion] = [:]
 
     /// Checks write access (a hidden layer is `layerNotFound`) and validates every feature.
     init(layer definition: LayerDefinition?, named layer: String, mode: Mode, by caller: Caller, at: Date?) throws {
@@ -61,13 +63,22 @@ struct WriteBatch: Sendable {
     /// The feature ids whose current versions the plan needs, without repeats.
     var lookupIDs: [String] {
         var seen = Set<String>()
-        return (features.map(\.id) + deletions).filter { seen.insert($0).inserted }
+        return (features.map(\.id) + deletions + expecting.keys.sorted()).filter { seen.insert($0).inserted }
     }
 
     /// What the batch does, given the current versions of `lookupIDs`: the existing versions
     /// to close, the versions to add (in order) and one change per written feature. Features
     /// are applied in order, so a batch that names a feature twice behaves as two writes.
     func plan(current: [String: CurrentVersion]) throws -> WritePlan {
+        for (id, expected) in expecting.sorted(by: { $0.key < $1.key }) {
+            let found = current[id].map { ExpectedVersion.version($0.vid) } ?? .absent
+            guard found == expected else {
+                throw StoreError(.versionChanged, found == .absent
+                                 ? "feature \"\(id)\" was ended by another writer after it was read"
+                                 : "feature \"\(id)\" was written by another writer after it was read",
+                                 layer: layer.id, feature: id)
+            }
+        }
         var plan = WritePlan()
         enum Slot { case stored(CurrentVersion), added(Int) }
         var state = [String: Slot]()

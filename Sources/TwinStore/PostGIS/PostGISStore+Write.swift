@@ -19,6 +19,28 @@ extension PostGISStore {
         try await write(try await replacementBatch(layer: layer, with: features, by: caller, at: at))
     }
 
+    public func write(layer: String, upserting features: [Feature], deleting ids: [String],
+                      expecting: [String: ExpectedVersion], by caller: Caller, at: Date?) async throws {
+        var batch = try WriteBatch(layer: definitions[layer], named: layer, mode: .upsertAndDelete(features, ids), by: caller, at: at)
+        batch.expecting = expecting
+        try await write(batch)
+    }
+
+    public func currentVersions(layer: String, ids: [String], by caller: Caller) async throws -> [String: Int64] {
+        let def = try readableLayer(layer, caller)
+        let t = table(def).name
+        return try await mapErrors(layer: layer) {
+            var found: [String: Int64] = [:]
+            for start in stride(from: 0, to: ids.count, by: Self.chunk) {
+                let part = Array(ids[start..<min(start + Self.chunk, ids.count)])
+                let rows = try await client.query(PostgresQuery(unsafeSQL: "SELECT fid, vid FROM \(t) WHERE fid = ANY($1) AND valid_to IS NULL",
+                                                                binds: Self.binds(part)), logger: logger)
+                for try await (fid, vid) in rows.decode((String, Int64).self) { found[fid] = vid }
+            }
+            return found
+        }
+    }
+
     /// Rows per multi-row statement (arrays bound through `unnest`).
     static let chunk = 5_000
 

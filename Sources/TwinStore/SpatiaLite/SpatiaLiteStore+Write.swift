@@ -19,6 +19,26 @@ extension SpatiaLiteStore {
         try await write(try await replacementBatch(layer: layer, with: features, by: caller, at: at))
     }
 
+    public func write(layer: String, upserting features: [Feature], deleting ids: [String],
+                      expecting: [String: ExpectedVersion], by caller: Caller, at: Date?) async throws {
+        var batch = try WriteBatch(layer: definitions[layer], named: layer, mode: .upsertAndDelete(features, ids), by: caller, at: at)
+        batch.expecting = expecting
+        try await write(batch)
+    }
+
+    public func currentVersions(layer: String, ids: [String], by caller: Caller) async throws -> [String: Int64] {
+        let def = try readableLayer(layer, caller)
+        let sql = "SELECT vid FROM \(FeatureTable(layer: def).name) WHERE fid = ? AND valid_to IS NULL"
+        return try await mapErrors(layer: layer) {
+            try await pool.read { db in
+                let statement = try db.cachedStatement(sql: sql)
+                var found: [String: Int64] = [:]
+                for id in ids { found[id] = try Int64.fetchOne(statement, arguments: [id]) }
+                return found
+            }
+        }
+    }
+
     /// One transaction: reads the current versions the batch touches, plans the batch (shared
     /// with PostGIS), then closes versions, adds versions, audit entries and change events.
     /// Any error rolls all back.

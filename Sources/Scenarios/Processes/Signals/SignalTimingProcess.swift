@@ -41,6 +41,8 @@ public struct SignalTimingProcess: OGCProcess {
                                        schema: ["type": "string", "enum": ["webster", "webster-retiming", "saturation-balancing"], "default": "webster"], minOccurs: 0),
             "at": ProcessParameter(title: "Re-timing time", description: "HH:MM: when the re-timing step is taken (default: the end of the last counted interval of the latest day).",
                                    schema: ["type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"], minOccurs: 0),
+            "once": ProcessParameter(title: "Once per counted interval", description: "Re-timing only: skip an intersection whose running plan was already re-timed from the same counted interval (its inputs.retimed_at), so a scheduler run again before new counts arrive, or a reading sent again, takes no second step (default false: every run takes a step). The step is written only if the plan it stepped from is still stored as read; otherwise it is taken again from the plan now stored.",
+                                     schema: ["type": "boolean", "default": false], minOccurs: 0),
             "maximumCycleChange": ProcessParameter(title: "Largest cycle change", description: "How far one re-timing step may move the cycle (s, default 10).",
                                                    schema: ["type": "number", "minimum": 0, "maximum": 60, "default": 10], minOccurs: 0),
             "maximumGreenChange": ProcessParameter(title: "Largest green change", description: "How far one re-timing step may move any stage's green (s, default 5).",
@@ -54,6 +56,8 @@ public struct SignalTimingProcess: OGCProcess {
                                       schema: ["type": "array"]),
             "written": ProcessParameter(title: "Written plans", description: "Ids of the signal_plans features written (empty unless write is true).",
                                         schema: ["type": "array", "items": ["type": "string"]]),
+            "skipped": ProcessParameter(title: "Plans not stepped", description: "With once: the intersections whose running plan was already re-timed from the same counted interval: intersection, plan, retimed_at.",
+                                        schema: ["type": "array"]),
         ]
     }
 
@@ -76,12 +80,14 @@ public struct SignalTimingProcess: OGCProcess {
         var retiming: SignalPlanning.Retiming?
         var at: Int?
         var limits: RetimingLimits
+        /// Re-timing: skip plans already re-timed from the same counted interval.
+        var once: Bool
     }
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
         typealias In = ProcessInputs
         let inline = try SignalProcessInputs.document(IntersectionDemand.self, inputs, "intersection", orID: false)
-        if inline != nil, let other = ["intersections", "period", "method", "at", "write"].first(where: { In.unwrap(inputs[$0]) != nil }) {
+        if inline != nil, let other = ["intersections", "period", "method", "at", "write", "once"].first(where: { In.unwrap(inputs[$0]) != nil }) {
             throw ProcessInputError(other, "applies to stored intersections, not to one given as 'intersection'")
         }
         let ids = try In.strings(inputs, "intersections")
@@ -103,13 +109,15 @@ public struct SignalTimingProcess: OGCProcess {
         }
         let period = try SignalProcessInputs.period(inputs)
         if retiming == nil, at != nil { throw ProcessInputError("at", "applies to the re-timing methods only") }
+        let once = try In.bool(inputs, "once")
+        if retiming == nil, once { throw ProcessInputError("once", "applies to the re-timing methods only") }
         if retiming != nil, period != nil { throw ProcessInputError("period", "re-timing steps the plan running at 'at'; give 'at' instead") }
         let base = RetimingLimits()
         let limits = RetimingLimits(
             maximumCycleChange: try In.number(inputs, "maximumCycleChange", default: base.maximumCycleChange, in: 0...60) ?? base.maximumCycleChange,
             maximumGreenChange: try In.number(inputs, "maximumGreenChange", default: base.maximumGreenChange, in: 0...60) ?? base.maximumGreenChange)
         return Request(inline: inline, ids: ids, period: period, settings: try SignalProcessInputs.settings(inputs),
-                       write: try In.bool(inputs, "write"), retiming: retiming, at: at, limits: limits)
+                       write: try In.bool(inputs, "write"), retiming: retiming, at: at, limits: limits, once: once)
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -129,7 +137,22 @@ public struct SignalTimingProcess: OGCProcess {
             return ["plans": [["intersection": .string(demand.id), "timing": try SignalProcessInputs.json(IntersectionTimingReport(timing))]],
                     "written": []]
         }
-        return try await SignalProcessInputs.mapped {
+        // A re-timing step is written only if the plans it stepped from are still stored as read;
+        // if another writer (another server process, a planner) wrote one in between, the step is
+        // taken again from what is stored now.
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await timePlans(r, store: store, caller: caller, progress: progress)
+            } catch let e as StoreError where e.code == .versionChanged && attempt < 8 {
+                continue
+            }
+        }
+    }
+
+    private func timePlans(_ r: Request, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        try await SignalProcessInputs.mapped {
             var intersections: [SignalizedIntersection] = []
             if let ids = r.ids {
                 for id in ids { intersections.append(try await SignalProcessInputs.intersection(id, "intersections", store: store, caller: caller)) }
@@ -138,6 +161,9 @@ public struct SignalTimingProcess: OGCProcess {
             }
             var plans: [JSONValue] = []
             var features: [Feature] = []
+            /// The running plans re-timing steps were taken from, as read.
+            var basis: [String: Feature?] = [:]
+            var skipped: [JSONValue] = []
             for (i, intersection) in intersections.enumerated() {
                 try await progress.report(100 * Double(i) / Double(max(1, intersections.count)))
                 let read = try await intersection.countsIfReadable(from: store, day: r.retiming == nil ? .latestEnded : .latest, by: caller)
@@ -157,6 +183,12 @@ public struct SignalTimingProcess: OGCProcess {
                     }
                     from = running.feature.id?.description
                     retimedAt = read.day.map { "\($0)T\(TimeOfDayPeriod.clock(at))" }
+                    if r.once, let retimedAt, running.feature.properties["inputs"]?["retimed_at"]?.stringValue == retimedAt {
+                        skipped.append(["intersection": .string(intersection.id), "plan": from.map(JSONValue.string) ?? .null,
+                                        "retimed_at": .string(retimedAt)])
+                        continue
+                    }
+                    if let from { basis[from] = running.feature }
                     timed = [try SignalPlanning.retime(intersection, running: running, counts: counts, intervalMinutes: minutes, at: at,
                                                         method: method, settings: r.settings, limits: r.limits)]
                 } else {
@@ -182,11 +214,15 @@ public struct SignalTimingProcess: OGCProcess {
                 }
             }
             if r.write, !features.isEmpty {
-                try await store.upsert(layer: SignalPlanLayer.layer, features: features, by: caller, at: nil)
+                try await store.write(FeatureChanges(upserts: features), layer: SignalPlanLayer.layer, basedOn: basis, by: caller)
             }
             try await progress.report(100)
-            return ["plans": .array(plans),
-                    "written": .array(r.write ? features.compactMap { $0.id.map { .string($0.description) } } : [])]
+            var output: [String: JSONValue] = [
+                "plans": .array(plans),
+                "written": .array(r.write ? features.compactMap { $0.id.map { .string($0.description) } } : []),
+            ]
+            if r.once { output["skipped"] = .array(skipped) }
+            return .object(output)
         }
     }
 }

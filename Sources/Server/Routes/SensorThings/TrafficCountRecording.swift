@@ -90,7 +90,8 @@ extension CityTwinServer {
             }
             guard !readings.isEmpty || !withdrawn.isEmpty else { return }
             let remaining = try await Self.readingsHeld(over: withdrawn, in: sensing)
-            // One feed writer at a time here: a row gathers the movements that separate requests send.
+            // One feed writer at a time in this process; the rows' conditional writes keep what other
+            // processes on the store count into the same rows (`TrafficCountFeed.record`).
             try await writeLocks.withLock("\(SignalizedIntersection.countsLayer)/feed") { [store, readings] in
                 try await TrafficCountFeed.withdraw(withdrawn, remaining: remaining, from: store, by: caller)
                 try await TrafficCountFeed.record(readings, into: store, by: caller)
@@ -108,7 +109,8 @@ extension CityTwinServer {
     /// its running plan, by the `signal-timing` process as `citytwin signal plan --method … --write`
     /// takes it, under the sender (the counts' owner also owns the plans). Once per interval: the plan
     /// keeps the counted day and time it was re-timed at (`inputs.retimed_at`), so a reading of that
-    /// interval sent again or corrected later takes no second step.
+    /// interval sent again or corrected later takes no second step (the process's `once`, checked
+    /// against the plan as stored when the step is written, so it holds across server processes).
     /// A failure (no stored plan, a caller who may not write plans) is logged; the counts stay written.
     func retimeSignals(after counts: [(intersection: String, start: String)], by caller: Caller) async {
         guard let method = options.signalRetiming, !counts.isEmpty, let process = options.processes["signal-timing"] else { return }
@@ -121,11 +123,13 @@ extension CityTwinServer {
                     let newest = "\(day)T\(TimeOfDayPeriod.clock(last))"
                     guard counts.contains(where: { $0.intersection == id && $0.start.hasPrefix(newest) }) else { return false }
                     let at = "\(day)T\(TimeOfDayPeriod.clock(last + read.minutes))"
-                    let plans = try await SignalPlanLayer.plans(of: id, from: store, by: caller)
-                    if let running = SignalPlanLayer.running(at: last + read.minutes, among: plans),
-                       running.feature.properties["inputs"]?["retimed_at"]?.stringValue == at { return false }
-                    _ = try await options.processes.execute(process, ["intersections": [.string(id)], "method": .string(method.rawValue), "write": true],
-                                                            store: store, caller: caller)
+                    // `once`: a plan already re-timed from this interval (by this process or another
+                    // one on the store) takes no second step; the step is written only if the plan it
+                    // stepped from is still stored as read.
+                    let output = try await options.processes.execute(process, ["intersections": [.string(id)], "method": .string(method.rawValue),
+                                                                               "write": true, "once": true],
+                                                                     store: store, caller: caller)
+                    guard case .array(let written)? = output["written"], !written.isEmpty else { return false }
                     options.logger.info("signal re-timed from live counts", metadata: ["intersection": .string(id), "at": .string(at), "method": .string(method.rawValue)])
                     return true
                 }
