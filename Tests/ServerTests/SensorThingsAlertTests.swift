@@ -67,6 +67,49 @@ struct SensorThingsAlertTests {
         }
     }
 
+    @Test("a wrong reading taken back ends the alert it raised (reading-withdrawn); a correction still beyond the threshold raises it again; a clearing reading taken back opens its alert again")
+    func readingsTakenBack() async throws {
+        try await SensorThingsAPI.run { api in
+            let (_, ds) = try await api.postGauge()
+            #expect(try await api.send(.patch, "/sta/v1.1/Datastreams(\(ds))", token: api.token(), body: Self.thresholds).status == .ok)
+            #expect(try await api.postLevels(ds, [27.0, 29.1]).status == .created)   // 00:00, 01:00: a spike raises warning and danger
+            var now = try await alerts(api)
+            #expect(now["warning@2026-06-01T01:00:00Z"]?["properties"]?["cleared_at"] == .null)
+            #expect(now["danger@2026-06-01T01:00:00Z"]?["properties"]?["cleared_at"] == .null)
+            func observation(at time: String) async throws -> Int64 {
+                let r = try await api.send(.get, "/sta/v1.1/Datastreams(\(ds))/Observations?$orderby=phenomenonTime%20desc", token: api.token())
+                let o = try #require(try r.json["value"]?.arrayValue?.first { $0["phenomenonTime"]?.stringValue == time })
+                return try #require(o["@iot.id"]?.integerValue)
+            }
+
+            // The spike was a fault: corrected to 27.9 it is still over the warning, not the danger level.
+            let spike = try await observation(at: "2026-06-01T01:00:00Z")
+            #expect(try await api.send(.patch, "/sta/v1.1/Observations(\(spike))", token: api.token(), body: #"{"result": 27.9}"#).status == .ok)
+            now = try await alerts(api)
+            let danger = try #require(now["danger@2026-06-01T01:00:00Z"]?["properties"])
+            #expect(danger["cleared_reason"] == "reading-withdrawn" && danger["cleared_at"] != .null && danger["cleared_value"] == .null)
+            let warning = try #require(now["warning@2026-06-01T01:00:00Z"]?["properties"])
+            #expect(warning["cleared_at"] == .null && warning["value"]?.doubleValue == 27.9, "raised again by the corrected reading: \(warning)")
+
+            // Deleted, the newest reading left (27.0) is under both: nothing stays open.
+            #expect(try await api.send(.delete, "/sta/v1.1/Observations(\(spike))", token: api.token()).status == .ok)
+            now = try await alerts(api)
+            #expect(now.values.allSatisfy { $0["properties"]?["cleared_at"] != .null }, "\(now)")
+            #expect(now["warning@2026-06-01T01:00:00Z"]?["properties"]?["cleared_reason"] == "reading-withdrawn")
+
+            // 02:00 27.8 raises the warning, 03:00 27.1 clears it; the 03:00 reading taken back opens it again.
+            #expect(try await api.postLevels(ds, [27.8, 27.1], startHour: 2).status == .created)
+            #expect(try await alerts(api)["warning@2026-06-01T02:00:00Z"]?["properties"]?["cleared_value"]?.doubleValue == 27.1)
+            #expect(try await api.send(.delete, "/sta/v1.1/Observations(\(try await observation(at: "2026-06-01T03:00:00Z")))", token: api.token()).status == .ok)
+            let reopened = try #require(try await alerts(api)["warning@2026-06-01T02:00:00Z"]?["properties"])
+            #expect(reopened["cleared_at"] == .null && reopened["value"]?.doubleValue == 27.8, "\(reopened)")
+
+            // An older reading taken back changes no alert.
+            #expect(try await api.send(.delete, "/sta/v1.1/Observations(\(try await observation(at: "2026-06-01T00:00:00Z")))", token: api.token()).status == .ok)
+            #expect(try await alerts(api)["warning@2026-06-01T02:00:00Z"]?["properties"] == reopened)
+        }
+    }
+
     @Test("a rate-of-rise threshold compares the change per hour since the previous reading, the one before the batch included")
     func rateOfRise() async throws {
         try await SensorThingsAPI.run { api in

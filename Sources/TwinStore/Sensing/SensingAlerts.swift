@@ -40,6 +40,8 @@ public enum SensingAlerts {
                 "peak": number, "phenomenonTime": ["type": "string", "format": "date-time"],
                 "raised_at": ["type": "string", "format": "date-time"], "cleared_at": time,
                 "cleared_value": number, "cleared_phenomenonTime": time,
+                "cleared_reason": ["type": ["string", "null"],
+                                   "description": "reading-withdrawn: the reading that raised it was deleted or corrected (null: the readings came back past the hysteresis)"],
                 "scenario": ["type": ["string", "null"], "description": "the flood nowcast's scenario id"],
                 "road_id": text, "road": text, "resource_layer": text, "resource_id": text, "name": text,
             ], "required": ["level", "value", "phenomenonTime", "raised_at"]],
@@ -55,8 +57,8 @@ public enum SensingAlerts {
         guard let governing = try await store.layerDefinition(governingLayer, for: .admin) else {
             throw StoreError(.layerNotFound, "alerts follow the sharing of layer '\(governingLayer)', which this store lacks")
         }
-        // A definition of this version has the flood nowcast's members.
-        if let existing = try await store.layerDefinition(layer, for: .admin), existing.json["schema"]?["properties"]?["rate"] != nil { return }
+        // A definition of this version has the flood nowcast's members and cleared_reason.
+        if let existing = try await store.layerDefinition(layer, for: .admin), existing.json["schema"]?["properties"]?["cleared_reason"] != nil { return }
         try await store.createLayer(try definition(like: governing))
     }
 }

@@ -30,8 +30,7 @@ struct AlertMonitor: Sendable {
         var written = [Feature]()
         for (ds, readings) in byStream.sorted(by: { $0.key < $1.key }) {
             guard let stream = try await sensing.sensingEntity(.datastream, id: ds) else { continue }
-            var thresholds = Thresholds.parse(stream.body["properties"])
-            if !thresholds.contains(where: { !$0.isRate }) { thresholds += try await gaugeThresholds(stream) }
+            let thresholds = try await thresholds(of: stream)
             guard !thresholds.isEmpty else { continue }
             let batch = Set(readings.map(\.id))
             // A backfill (the newest stored reading is not of this batch) changes no alert.
@@ -47,6 +46,59 @@ struct AlertMonitor: Sendable {
         }
         guard !written.isEmpty else { return }
         try await store.upsert(layer: Self.layer, features: written, by: caller, at: nil)
+    }
+
+    /// Readings taken back or corrected (`readings`: each one's Datastream and phenomenonTime as it
+    /// was): an open alert one of them raised ends (`cleared_at` now, `cleared_reason`
+    /// "reading-withdrawn", no cleared value), and its Datastream's newest reading still held is
+    /// evaluated again (with the one before it, for a rate), so the alerts say what the readings held
+    /// now say: a corrected reading still beyond the threshold raises its alert again (the same
+    /// feature, a new version), and an alert a withdrawn later reading had cleared opens again when
+    /// the newest reading left is beyond it. Readings of a Datastream without thresholds, or of one
+    /// that was deleted, change no alert.
+    func withdraw(_ readings: [SensingObservation], by caller: Caller) async throws {
+        for (ds, taken) in Dictionary(grouping: readings, by: \.datastream).sorted(by: { $0.key < $1.key }) {
+            guard let stream = try await sensing.sensingEntity(.datastream, id: ds) else { continue }
+            let thresholds = try await thresholds(of: stream)
+            guard !thresholds.isEmpty else { continue }
+            try await SensingAlerts.ensureLayer(in: store)
+            let times = Set(taken.map { SensingTime.format($0.phenomenonStart) })
+            let now = JSONValue.string(SensingTime.format(SensingTime.now))
+            var ended = [Feature]()
+            for var alert in try await openAlerts(of: ds).values {
+                guard let raisedBy = alert.properties["phenomenonTime"]?.stringValue, times.contains(raisedBy) else { continue }
+                alert.properties["cleared_at"] = now
+                alert.properties["cleared_value"] = .null
+                alert.properties["cleared_phenomenonTime"] = .null
+                alert.properties["cleared_reason"] = "reading-withdrawn"
+                ended.append(alert)
+            }
+            if !ended.isEmpty { try await store.upsert(layer: Self.layer, features: ended, by: caller, at: nil) }
+            guard let newest = try await sensing.observations(ObservationRange(datastream: ds, order: .phenomenonTime, descending: true, limit: 1)).first else { continue }
+            let before = thresholds.contains(where: \.isRate)
+                ? try await sensing.observations(ObservationRange(datastream: ds, to: newest.phenomenonStart, order: .phenomenonTime, descending: true, limit: 1)).first
+                : nil
+            let again = try await apply(thresholds, stream: stream, readings: [newest], before: before)
+            if !again.isEmpty { try await store.upsert(layer: Self.layer, features: again, by: caller, at: nil) }
+        }
+    }
+
+    /// The Datastream's thresholds: its own (`properties.thresholds`), or those of the feature its
+    /// Thing's device monitors when it has no level threshold of its own.
+    private func thresholds(of stream: SensingEntity) async throws -> [Threshold] {
+        var thresholds = Thresholds.parse(stream.body["properties"])
+        if !thresholds.contains(where: { !$0.isRate }) { thresholds += try await gaugeThresholds(stream) }
+        return thresholds
+    }
+
+    /// The open alerts of Datastream `ds`, by level.
+    private func openAlerts(of ds: Int64) async throws -> [String: Feature] {
+        let filter = try CQL2.parseText("datastream_id = \(ds) AND cleared_at IS NULL", queryables: nil)
+        var open = [String: Feature]()
+        for f in try await store.query(layer: Self.layer, FeatureQuery(filter: filter, limit: 1000), by: .admin).features {
+            if let level = f.properties["level"]?.stringValue { open[level] = f }
+        }
+        return open
     }
 
     /// The levels of the feature a water-level Datastream (m) measures at, when its Thing names a
@@ -72,11 +124,7 @@ struct AlertMonitor: Sendable {
     private func apply(_ thresholds: [Threshold], stream: SensingEntity, readings: [SensingObservation],
                        before: SensingObservation?) async throws -> [Feature] {
         let ds = stream.id
-        let filter = try CQL2.parseText("datastream_id = \(ds) AND cleared_at IS NULL", queryables: nil)
-        var open = [String: Feature]()
-        for f in try await store.query(layer: Self.layer, FeatureQuery(filter: filter, limit: 1000), by: .admin).features {
-            if let level = f.properties["level"]?.stringValue { open[level] = f }
-        }
+        var open = try await openAlerts(of: ds)
         let thing = try await stream.link("Thing").asyncMap { try await sensing.sensingEntity(.thing, id: $0) } ?? nil
         let place = try await placeOf(thing)
         let now = JSONValue.string(SensingTime.format(SensingTime.now))

@@ -137,6 +137,8 @@ extension CityTwinServer {
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
             let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
+            // A corrected reading: the alert its old version raised ends, and the Datastream's newest reading is evaluated again.
+            try await monitor.withdraw(writer.withdrawn.map(\.observation) + writer.change.observationUpdates, by: context.caller)
             try await monitor.evaluate(writer.change, ids: [], by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // a corrected reading
@@ -147,6 +149,7 @@ extension CityTwinServer {
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "DELETE removes one entity") }
             let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             try await writer.delete(kind, id)
+            try await monitor.withdraw(writer.withdrawn.map(\.observation), by: context.caller)  // the alert a deleted reading raised
             noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // a reading taken back
             await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // a count taken back
