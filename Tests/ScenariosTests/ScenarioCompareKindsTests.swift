@@ -57,6 +57,26 @@ extension ScenarioCompareTests {
         }
     }
 
+    @Test("a scenario's status and its job id written at the same instant (the worker and the server that submitted the job) both stay")
+    func recordUpdatesKeepEachOther() async throws {
+        let dir = try await Self.district.value
+        let store = try Self.store(dir)
+        let catalog = ScenarioCatalog(store: store)
+        _ = try await catalog.create(["id": "record-race", "kind": "signal"], by: .admin)
+        for round in 0..<12 {
+            // The server adds the job id while the job's worker moves the status on, each to the record it read.
+            async let job = catalog.update("record-race", by: .admin) { $0.job = "job-\(round)" }
+            async let status = catalog.update("record-race", by: .admin) {
+                $0.status = round.isMultiple(of: 2) ? .running : .accepted
+                $0.error = "round \(round)"
+            }
+            _ = try await (job, status)
+            let record = try await catalog.scenario("record-race", by: .admin)
+            #expect(record.job == "job-\(round)" && record.error == "round \(round)", "round \(round): \(record.document)")
+        }
+        await #expect(throws: ScenarioError.self) { try await catalog.update("no-such-record", by: .admin) { $0.job = "x" } }
+    }
+
     @Test("a signal scenario re-timing one intersection: compare gives less delay there and nowhere else, as the runs' own layers say")
     func signalScenarioComparison() async throws {
         let dir = try await Self.district.value

@@ -69,10 +69,27 @@ public struct ScenarioCatalog: Sendable {
         return try Scenario(feature: f)
     }
 
-    /// Writes `scenario` (a new version of its record).
+    /// Writes `scenario` as it is (a new version of its record), whatever the record holds now, e.g.
+    /// a record copied from another store. A change to a stored record goes through `update`.
     public func save(_ scenario: Scenario, by caller: Caller) async throws {
         try await ensureLayer()
         try await store.upsert(layer: Self.layerID, features: [scenario.feature], by: caller, at: nil)
+    }
+
+    /// Changes the stored record of scenario `id` as `change` says, on the record as it is when
+    /// the write lands: when another writer (the job's worker, in this process or another; a
+    /// second run request) wrote it after it was read here, it is read and changed again, so
+    /// neither change is lost (a job id and a status written at the same instant both stay).
+    /// - Returns: the record as written.
+    /// - Throws: `ScenarioError` `.noSuchScenario` naming `field` when there is no such scenario.
+    @discardableResult
+    public func update(_ id: String, by caller: Caller, field: String = "scenario",
+                       _ change: (inout Scenario) throws -> Void) async throws -> Scenario {
+        try await store.update(layer: Self.layerID, reading: [id], by: caller) {
+            var scenario = try await self.scenario(id, by: caller, field: field)
+            try change(&scenario)
+            return (FeatureChanges(upserts: [scenario.feature]), scenario)
+        }
     }
 
     /// Creates a scenario from its document: `id`, optional `title`, `kind` (`flood`, `signal`, `parking`),

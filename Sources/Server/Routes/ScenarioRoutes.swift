@@ -71,20 +71,20 @@ extension CityTwinServer {
                 // The caller's rights first (401/403 naming the layer), then the scenario (404) and its inputs.
                 let inputs: [String: JSONValue] = ["scenario": .string(id)]
                 _ = try await process.layers(inputs).check(process: process.id, store: store, caller: context.caller)
-                var scenario = try await catalog.scenario(id, by: context.caller, field: "scenarioId")
+                let scenario = try await catalog.scenario(id, by: context.caller, field: "scenarioId")
                 if scenario.isRunning, let job = scenario.job, let record = try await jobStore().job(id: job),
                    record.status == .accepted || record.status == .running {
                     throw Problem(.conflict, "scenario '\(id)' is running already (job \(job), \(Int(record.progress)) %)", parameter: "scenarioId")
                 }
                 try await processes.validate(inputs, for: process, store: store, caller: context.caller)
-                scenario.status = .accepted
-                scenario.job = nil
-                try await catalog.save(scenario, by: context.caller)
+                try await catalog.update(id, by: context.caller, field: "scenarioId") {
+                    $0.status = .accepted
+                    $0.job = nil
+                }
                 let job = try await submitJob(process, inputs, caller: context.caller)
-                // The job may have started (and moved the status on) meanwhile: only the job id is added.
-                var current = try await catalog.scenario(id, by: context.caller, field: "scenarioId")
-                current.job = job.id
-                try await catalog.save(current, by: context.caller)
+                // The job may have started (and moved the status on) meanwhile, in a worker of another
+                // process too: only the job id is added, to the record as it is when the write lands.
+                try await catalog.update(id, by: context.caller, field: "scenarioId") { $0.job = job.id }
                 var representation = Representation.json(statusInfo(job), status: .created)
                 representation.headers[.location] = url("/jobs/\(job.id)")
                 return representation

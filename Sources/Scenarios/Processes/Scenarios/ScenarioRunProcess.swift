@@ -80,12 +80,15 @@ public struct ScenarioRunProcess: OGCProcess {
                         progress: JobProgress) async throws -> JSONValue {
         let catalog = ScenarioCatalog(store: store)
         let id = try Self.scenarioID(inputs)
-        var scenario = try await catalog.scenario(id, by: caller)
-        let flood = scenario.kind == "flood" ? try request(scenario) : nil
-        if flood == nil { try TrafficScenarioRun.validate(scenario) }
-        scenario.status = .running
-        scenario.error = nil
-        try await catalog.save(scenario, by: caller)
+        let read = try await catalog.scenario(id, by: caller)
+        let flood = read.kind == "flood" ? try request(read) : nil
+        if flood == nil { try TrafficScenarioRun.validate(read) }
+        // Each status change is made to the record as stored when it lands (the server adds the job
+        // id to it at about the same time): nothing another writer put there is lost.
+        let scenario = try await catalog.update(id, by: caller) {
+            $0.status = .running
+            $0.error = nil
+        }
         var layers: [String] = []
         let summaryJSON: JSONValue
         do {
@@ -105,20 +108,21 @@ public struct ScenarioRunProcess: OGCProcess {
             }
         } catch {
             // The record says why; the job says it too (its failure is the error thrown on).
-            var failed = (try? await catalog.scenario(id, by: caller)) ?? scenario
-            failed.status = .failed
-            failed.error = error is CancellationError ? "the run was dismissed" : String(describing: error)
-            try? await catalog.save(failed, by: caller)
+            let reason = error is CancellationError ? "the run was dismissed" : String(describing: error)
+            _ = try? await catalog.update(id, by: caller) {
+                $0.status = .failed
+                $0.error = reason
+            }
             if let e = error as? ScenarioError, let field = e.field { throw ProcessInputError(field == "dem" ? "dem" : "scenario", e.message) }
             throw error
         }
-        var done = (try? await catalog.scenario(id, by: caller)) ?? scenario
-        done.status = .successful
-        done.error = nil
         var result: [String: JSONValue] = ["layers": .array(layers.map(JSONValue.string)), "summary": summaryJSON]
         if flood != nil { result["depthLayer"] = .string(scenario.depthLayer) }
-        done.result = .object(result)
-        try await catalog.save(done, by: caller)
+        let done = try await catalog.update(id, by: caller) {
+            $0.status = .successful
+            $0.error = nil
+            $0.result = .object(result)
+        }
         return ["scenario": done.document, "layers": .array(layers.map(JSONValue.string)), "summary": summaryJSON]
     }
 }
