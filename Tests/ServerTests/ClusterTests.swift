@@ -75,7 +75,7 @@ struct ClusterTests {
         #expect(try cluster.pid(of: other) > 0)
     }
 
-    @Test("PATCHes of one feature through server A and server B at the same instant: neither change is lost; of two holding one If-Match tag, one gets through")
+    @Test("PATCHes of one feature (and of one SensorThings Thing) through server A and server B at the same instant: neither change is lost; of two holding one If-Match tag, one gets through")
     func concurrentPatchesKeepBothChanges() async throws {
         let cluster = try cluster
         let token = try await cluster.editorToken()
@@ -111,6 +111,24 @@ struct ClusterTests {
             #expect(statuses == [200, 412], "round \(round)")
         }
         #expect(try await cluster.a.http(item, method: "DELETE", headers: auth).status == 204)
+
+        // The same for a SensorThings entity: a Thing's name through A, its description through B.
+        let platform = ["Authorization: Bearer \(try await cluster.editorToken(department: "城市管理执法委员会"))"]
+        let thing = try await cluster.a.http("/sta/v1.1/Things", method: "POST", body: #"{"name": "并发编辑 水位站", "description": "river gauge"}"#,
+                                             headers: platform)
+        #expect(thing.status == 201, "\(thing.status) \(thing.body)")
+        let path = "/sta/v1.1/" + (try #require(thing.headers["location"]?.split(separator: "/").last.map(String.init)))
+        for round in 0..<10 {
+            async let named = cluster.a.http(path, method: "PATCH", body: #"{"name": "并发编辑 水位站 \#(round)"}"#, headers: platform)
+            async let described = cluster.b.http(path, method: "PATCH", body: #"{"description": "river gauge, round \#(round)"}"#, headers: platform)
+            let (r1, r2) = try await (named, described)
+            #expect(r1.status == 200 && r2.status == 200, "\(r1.status) \(r1.body) \(r2.status) \(r2.body)")
+            let r = try await cluster.a.http(path, headers: platform)
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any])
+            #expect(doc["name"] as? String == "并发编辑 水位站 \(round)" && doc["description"] as? String == "river gauge, round \(round)",
+                    "round \(round): \(doc)")
+        }
+        #expect(try await cluster.a.http(path, method: "DELETE", headers: platform).status == 200)
     }
 
     @Test("an edit through server A changes the tile server B serves within a second (B follows the store's change feed)")
@@ -315,7 +333,7 @@ final class ClusterHarness: Sendable {
     func sql(_ query: String) async throws -> String { try await psqlValue(storeURL, query) }
 
     /// An editor token of the shelters' department (signed with the cluster's secret).
-    func editorToken() async throws -> String {
-        try await OutageHarness.editorToken(storeURL, secret: Self.tokenSecret)
+    func editorToken(department: String = "应急管理局") async throws -> String {
+        try await OutageHarness.editorToken(storeURL, secret: Self.tokenSecret, department: department)
     }
 }

@@ -17,6 +17,10 @@ struct SensorThingsAPI: Sendable {
     let client: any TestClientProtocol
     let store: SpatiaLiteStore
     let authority: TokenAuthority
+    /// With `run(secondServer: true)`: a second server on the same store, as a second `citytwin
+    /// serve` behind a load balancer (its own in-process locks and queues).
+    var other: SensorThingsAPI? { otherClient.map { SensorThingsAPI(client: $0, store: store, authority: authority) } }
+    var otherClient: (any TestClientProtocol)? = nil
 
     func token(_ department: String = owner, _ role: TokenClaims.Role = .editor) -> String {
         authority.issue(TokenClaims(department: department, role: role, subject: "传感器网关", lifetime: 3600))
@@ -38,7 +42,7 @@ struct SensorThingsAPI: Sendable {
 
     /// - Parameter seed: fills the store (more layers) before the server starts.
     static func run(seed: (@Sendable (SpatiaLiteStore) async throws -> Void)? = nil, signalRetiming: SignalPlanning.Retiming? = nil,
-                    _ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
+                    secondServer: Bool = false, _ body: @Sendable (SensorThingsAPI) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .warning
         try await withTemporaryDirectory("sta") { dir in
@@ -51,10 +55,14 @@ struct SensorThingsAPI: Sendable {
             }
             try await seed?(store)
             let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
-            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority,
-                                                                               signalRetiming: signalRetiming))
+            let options = ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority, signalRetiming: signalRetiming)
+            let server = CityTwinServer(store: store, options: options)
             try await server.makeApplication().test(.router) { client in
-                try await body(SensorThingsAPI(client: client, store: store, authority: authority))
+                guard secondServer else { return try await body(SensorThingsAPI(client: client, store: store, authority: authority)) }
+                let second = CityTwinServer(store: store, options: options)
+                try await second.makeApplication().test(.router) { otherClient in
+                    try await body(SensorThingsAPI(client: client, store: store, authority: authority, otherClient: otherClient))
+                }
             }
         }
     }

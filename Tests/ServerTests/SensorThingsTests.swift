@@ -216,6 +216,24 @@ struct SensorThingsTests {
         }
     }
 
+    @Test("PATCHes of one Thing through two servers on one store at the same instant: each applies to the Thing as stored, neither is lost")
+    func patchesThroughTwoServers() async throws {
+        try await SensorThingsAPI.run(secondServer: true) { api in
+            let other = try #require(api.other)
+            let (thing, _) = try await api.postGauge()
+            for round in 0..<10 {
+                async let named = api.send(.patch, "/sta/v1.1/Things(\(thing))", token: api.token(), body: #"{"name": "举水 邾城 水位站 \#(round)"}"#)
+                async let described = other.send(.patch, "/sta/v1.1/Things(\(thing))", token: api.token(),
+                                                 body: #"{"description": "river gauge, round \#(round)"}"#)
+                let (a, b) = try await (named, described)
+                #expect(a.status == .ok && b.status == .ok, "\(a.text) \(b.text)")
+                let stored = try await api.get("/sta/v1.1/Things(\(thing))").json
+                #expect(stored["name"]?.stringValue == "举水 邾城 水位站 \(round)" && stored["description"]?.stringValue == "river gauge, round \(round)",
+                        "round \(round): \(stored)")
+            }
+        }
+    }
+
     @Test("PATCH changes members and links; DELETE removes a Thing with its Datastreams and Observations")
     func patchAndDelete() async throws {
         try await SensorThingsAPI.run { api in

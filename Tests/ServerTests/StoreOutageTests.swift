@@ -294,8 +294,8 @@ enum OutageHarness {
 
     /// An editor token of the shelters' department in `store`, signed with `secret` (by default the
     /// one `CommandProcess` gives every command).
-    static func editorToken(_ store: String, secret: String? = nil) async throws -> String {
-        let command = try await CommandProcess.run(try binary(), ["token", "create", "--department", "应急管理局", "--role", "editor", "--store", store],
+    static func editorToken(_ store: String, secret: String? = nil, department: String = "应急管理局") async throws -> String {
+        let command = try await CommandProcess.run(try binary(), ["token", "create", "--department", department, "--role", "editor", "--store", store],
                                                    environment: secret.map { ["CITYTWIN_TOKEN_SECRET": $0] } ?? [:], within: 60)
         guard command.exitStatus == 0 else { throw HarnessFailure("token create: \(command.output)") }
         return try #require(command.output.split(separator: "\n").last.map { String($0).trimmingCharacters(in: .whitespaces) })

@@ -66,6 +66,20 @@ extension PostGISStore: SensingStore {
     }
 
     private func apply(_ change: SensingChange, _ db: PostgresConnection, time: Int64) async throws -> [Int64] {
+        for (id, expected) in change.basis.sorted(by: { $0.key < $1.key }) {
+            var stored: SensingEntity?
+            for try await body in try await db.query("""
+                SELECT body FROM \(unescaped: schema).sta_entities WHERE id = \(id) AND kind = \(expected.kind.rawValue)
+                """, logger: logger).decode(String.self) {
+                stored = SensingEntity(kind: expected.kind, id: id, body: try SensingSQL.body(body))
+            }
+            for try await (name, b) in try await db.query("""
+                SELECT name, b FROM \(unescaped: schema).sta_links WHERE a = \(id) ORDER BY name, b
+                """, logger: logger).decode((String, Int64).self) {
+                stored?.links[name, default: []].append(b)
+            }
+            try change.checkBasis(id, stored: stored)
+        }
         let s = schema
         if !change.inserts.isEmpty {
             let ids = change.inserts.map(\.id), kinds = change.inserts.map(\.kind.rawValue)

@@ -148,6 +148,10 @@ public struct SensingChange: Sendable {
     public var inserts: [SensingEntity] = []
     /// Replacements of existing entities (body and links).
     public var updates: [SensingEntity] = []
+    /// The entities `updates` were computed from, as read: the change is written only if each is
+    /// still stored so when its transaction reads it (else `versionChanged`, nothing written), so a
+    /// PATCH through one server cannot drop what another wrote to the entity meanwhile.
+    public var basis: [Int64: SensingEntity] = [:]
     /// Entities to delete, with what depends on them (a Thing's Datastreams and their Observations).
     public var deletes: [(SensingKind, Int64)] = []
     /// New observations (reserved ids), or re-sent ones.
@@ -159,6 +163,13 @@ public struct SensingChange: Sendable {
     public init(caller: Caller, auditLayer: String) {
         self.caller = caller
         self.auditLayer = auditLayer
+    }
+
+    /// Throws `versionChanged` when the entity `stored` (as the transaction reads it; `nil`: gone)
+    /// is not the basis it was read as.
+    func checkBasis(_ id: Int64, stored: SensingEntity?) throws {
+        guard let expected = basis[id], stored != expected else { return }
+        throw StoreError(.versionChanged, "\(expected.kind.rawValue) \(id) was changed by another writer after it was read", feature: String(id))
     }
 
     /// Checks what needs no database: distinct phenomenon times per datastream in the batch.

@@ -50,6 +50,10 @@ extension SpatiaLiteStore: SensingStore {
     }
 
     private static func apply(_ change: SensingChange, _ db: Database, time: Int64) throws -> [Int64] {
+        for (id, expected) in change.basis.sorted(by: { $0.key < $1.key }) {
+            try change.checkBasis(id, stored: try entities(db, "SELECT id, kind, body FROM sta_entities WHERE kind = ? AND id = ?",
+                                                           [expected.kind.rawValue, id]).first)
+        }
         for e in change.inserts {
             try db.execute(sql: "INSERT INTO sta_entities (id, kind, body) VALUES (?, ?, ?)",
                            arguments: [e.id, e.kind.rawValue, CanonicalJSON.text(e.body)])

@@ -407,6 +407,7 @@ final class STAWriter: @unchecked Sendable {
         }
         guard var e = try await store.sensingEntity(kind, id: id) else { throw Problem(.notFound, "no \(kind.rawValue) with @iot.id \(id)") }
         known[id] = e
+        change.basis[id] = e  // written only if still stored so (`SensingChange.basis`)
         let properties = Set(STAProperties.of[kind] ?? [])
         var newLocations: [Int64]?
         for (key, value) in o.sorted(by: { $0.key < $1.key }) {

@@ -135,8 +135,19 @@ extension CityTwinServer {
             return answer
         case .patch:
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
-            let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
-            try await writer.patch(kind, id, try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
+            let body = try await Self.jsonBody(request, maximumBytes: context.maxUploadSize)
+            // The patch applies to the entity as stored when it lands: when another writer (another
+            // server on the store) changed it after it was read here, it is read and patched again.
+            var attempt = 0, writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
+            while true {
+                attempt += 1
+                do {
+                    try await writer.patch(kind, id, body)
+                    break
+                } catch let e as StoreError where e.code == .versionChanged && attempt < 8 {
+                    writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
+                }
+            }
             // A corrected reading: the alert its old version raised ends, and the Datastream's newest reading is evaluated again.
             try await monitor.withdraw(writer.withdrawn.map(\.observation) + writer.change.observationUpdates, by: context.caller)
             try await monitor.evaluate(writer.change, ids: [], by: context.caller)
