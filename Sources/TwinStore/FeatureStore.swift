@@ -117,21 +117,15 @@ extension FeatureStore {
     /// A `change` that computes nothing writes nothing. Returns what `change` returns with the write.
     public func update<T: Sendable>(layer: String, reading ids: [String], by caller: Caller, at: Date? = nil, attempts: Int = 8,
                                     _ change: () async throws -> (changes: FeatureChanges, result: T)) async throws -> T {
-        var attempt = 0
-        while true {
-            attempt += 1
+        try await StoreError.retryingChangedVersions(attempts: attempts) {
             let versions = try await currentVersions(layer: layer, ids: ids, by: caller)
             let (changes, result) = try await change()
             guard !changes.isEmpty else { return result }
             var expecting: [String: ExpectedVersion] = [:]
             for id in ids { expecting[id] = versions[id].map(ExpectedVersion.version) ?? .absent }
-            do {
-                try await write(layer: layer, upserting: changes.upserts, deleting: changes.deletions,
-                                expecting: expecting, by: caller, at: at)
-                return result
-            } catch let e as StoreError where e.code == .versionChanged && attempt < attempts {
-                continue
-            }
+            try await write(layer: layer, upserting: changes.upserts, deleting: changes.deletions,
+                            expecting: expecting, by: caller, at: at)
+            return result
         }
     }
 

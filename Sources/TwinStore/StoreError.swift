@@ -62,3 +62,20 @@ public struct StoreError: Error, Hashable, Sendable, CustomStringConvertible {
         return parts.joined(separator: "; ")
     }
 }
+
+extension StoreError {
+    /// Runs `step` (a read, a computation and a conditional write) again while its write finds
+    /// that another writer got in between (`versionChanged`), up to `attempts` runs in all; the
+    /// last run's error passes on. The one retry of every read-modify-write of the stores.
+    public static func retryingChangedVersions<T>(attempts: Int = 8, _ step: () async throws -> T) async throws -> T {
+        var attempt = 0
+        while true {
+            attempt += 1
+            do {
+                return try await step()
+            } catch let e as StoreError where e.code == .versionChanged && attempt < attempts {
+                continue
+            }
+        }
+    }
+}

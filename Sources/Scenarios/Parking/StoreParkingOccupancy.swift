@@ -93,11 +93,8 @@ public enum StoreParkingOccupancy {
     /// - Returns: the rows ended (a reading never written, e.g. of an unknown lot, ends none).
     @discardableResult
     public static func withdraw(readings: [(lot: String, at: Date)], from store: any FeatureStore, by caller: Caller) async throws -> Int {
-        var ids: [String] = []
-        for id in Set(readings.map { rowID(lot: $0.lot, time: ParkingLiveView.localTime($0.at)) }).sorted()
-        where try await store.feature(layer: layer, id: id, by: caller) != nil {
-            ids.append(id)
-        }
+        let rows = Set(readings.map { rowID(lot: $0.lot, time: ParkingLiveView.localTime($0.at)) }).sorted()
+        let ids = try await store.currentVersions(layer: layer, ids: rows, by: caller).keys.sorted()
         if !ids.isEmpty { try await store.delete(layer: layer, ids: ids, by: caller, at: nil) }
         return ids.count
     }

@@ -140,14 +140,8 @@ public struct SignalTimingProcess: OGCProcess {
         // A re-timing step is written only if the plans it stepped from are still stored as read;
         // if another writer (another server process, a planner) wrote one in between, the step is
         // taken again from what is stored now.
-        var attempt = 0
-        while true {
-            attempt += 1
-            do {
-                return try await timePlans(r, store: store, caller: caller, progress: progress)
-            } catch let e as StoreError where e.code == .versionChanged && attempt < 8 {
-                continue
-            }
+        return try await StoreError.retryingChangedVersions {
+            try await timePlans(r, store: store, caller: caller, progress: progress)
         }
     }
 

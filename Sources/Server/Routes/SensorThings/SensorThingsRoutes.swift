@@ -138,19 +138,15 @@ extension CityTwinServer {
             let body = try await Self.jsonBody(request, maximumBytes: context.maxUploadSize)
             // The patch applies to the entity as stored when it lands: when another writer (another
             // server on the store) changed it after it was read here, it is read and patched again.
-            var attempt = 0, writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
-            while true {
-                attempt += 1
-                do {
-                    try await writer.patch(kind, id, body)
-                    break
-                } catch let e as StoreError where e.code == .versionChanged && attempt < 8 {
-                    writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
-                }
+            let writer = try await StoreError.retryingChangedVersions {
+                let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
+                try await writer.patch(kind, id, body)
+                return writer
             }
-            // A corrected reading: the alert its old version raised ends, and the Datastream's newest reading is evaluated again.
+            // A corrected reading: the alert its old version raised ends, and its Datastream's newest
+            // reading (the corrected one, unless it is a late one) is evaluated again.
             try await monitor.withdraw(writer.withdrawn.map(\.observation) + writer.change.observationUpdates, by: context.caller)
-            try await monitor.evaluate(writer.change, ids: [], by: context.caller)
+            try await monitor.evaluate(writer.change, ids: [], by: context.caller)  // and readings a deep insert in the PATCH created
             noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // a corrected reading
             await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // a corrected count
