@@ -75,7 +75,7 @@ struct ClusterTests {
         #expect(try cluster.pid(of: other) > 0)
     }
 
-    @Test("PATCHes of one feature (and of one SensorThings Thing) through server A and server B at the same instant: neither change is lost; of two holding one If-Match tag, one gets through")
+    @Test("PATCHes of one feature (and of one SensorThings Thing and Observation) through server A and server B at the same instant: neither change is lost; of two holding one If-Match tag, one gets through")
     func concurrentPatchesKeepBothChanges() async throws {
         let cluster = try cluster
         let token = try await cluster.editorToken()
@@ -126,6 +126,34 @@ struct ClusterTests {
             let r = try await cluster.a.http(path, headers: platform)
             let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any])
             #expect(doc["name"] as? String == "并发编辑 水位站 \(round)" && doc["description"] as? String == "river gauge, round \(round)",
+                    "round \(round): \(doc)")
+        }
+        // And one reading of it corrected through A (its result) and annotated through B (its parameters).
+        let stream = try await cluster.a.http(path + "/Datastreams", method: "POST", body: """
+            {"name": "water level", "description": "stage above datum",
+             "observationType": "http://www.opengis.net/def/observationType/OGC-OM/2.0/OM_Measurement",
+             "unitOfMeasurement": {"name": "metre", "symbol": "m", "definition": "http://qudt.org/vocab/unit/M"},
+             "Sensor": {"name": "radar level sensor", "description": "level sensor", "encodingType": "text/html", "metadata": "https://example.org/vega"},
+             "ObservedProperty": {"name": "water level", "definition": "http://vocabs.lter-europe.net/EnvThes/22035", "description": "river stage"}}
+            """, headers: platform)
+        #expect(stream.status == 201, "\(stream.status) \(stream.body)")
+        let streamPath = "/sta/v1.1/" + (try #require(stream.headers["location"]?.split(separator: "/").last.map(String.init)))
+        let reading = try await cluster.a.http(streamPath + "/Observations", method: "POST", body: """
+            {"phenomenonTime": "2026-06-01T00:00:00Z", "result": 26.4,
+             "FeatureOfInterest": {"name": "邾城大桥", "description": "gauge site", "encodingType": "application/geo+json",
+                                   "feature": {"type": "Point", "coordinates": [114.8012, 30.8437]}}}
+            """, headers: platform)
+        #expect(reading.status == 201, "\(reading.status) \(reading.body)")
+        let readingPath = "/sta/v1.1/" + (try #require(reading.headers["location"]?.split(separator: "/").last.map(String.init)))
+        for round in 0..<10 {
+            let level = 26.5 + Double(round) / 100
+            async let corrected = cluster.a.http(readingPath, method: "PATCH", body: #"{"result": \#(level)}"#, headers: platform)
+            async let annotated = cluster.b.http(readingPath, method: "PATCH", body: #"{"parameters": {"checked_by": "round \#(round)"}}"#, headers: platform)
+            let (r1, r2) = try await (corrected, annotated)
+            #expect(r1.status == 200 && r2.status == 200, "\(r1.status) \(r1.body) \(r2.status) \(r2.body)")
+            let r = try await cluster.a.http(readingPath, headers: platform)
+            let doc = try #require(try JSONSerialization.jsonObject(with: Data(r.body.utf8)) as? [String: Any])
+            #expect(doc["result"] as? Double == level && (doc["parameters"] as? [String: Any])?["checked_by"] as? String == "round \(round)",
                     "round \(round): \(doc)")
         }
         #expect(try await cluster.a.http(path, method: "DELETE", headers: platform).status == 200)

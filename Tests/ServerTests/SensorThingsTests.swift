@@ -234,6 +234,27 @@ struct SensorThingsTests {
         }
     }
 
+    @Test("Two corrections of one reading through two servers at once keep both: an Observation's update is written only if the row is still as read")
+    func observationPatchesThroughTwoServers() async throws {
+        try await SensorThingsAPI.run(secondServer: true) { api in
+            let other = try #require(api.other)
+            let (_, ds) = try await api.postGauge()
+            _ = try await api.postLevels(ds, [26.4])
+            let observation = try #require(try await api.get("/sta/v1.1/Datastreams(\(ds))/Observations").json["value"]?.arrayValue?.first?["@iot.id"]?.integerValue)
+            for round in 0..<10 {
+                let level = 26.5 + Double(round) / 100
+                async let corrected = api.send(.patch, "/sta/v1.1/Observations(\(observation))", token: api.token(), body: #"{"result": \#(level)}"#)
+                async let qualified = other.send(.patch, "/sta/v1.1/Observations(\(observation))", token: api.token(),
+                                                 body: #"{"parameters": {"checked_by": "round \#(round)"}}"#)
+                let (a, b) = try await (corrected, qualified)
+                #expect(a.status == .ok && b.status == .ok, "\(a.text) \(b.text)")
+                let stored = try await api.get("/sta/v1.1/Observations(\(observation))").json
+                #expect(stored["result"]?.doubleValue == level && stored["parameters"]?["checked_by"]?.stringValue == "round \(round)",
+                        "round \(round): \(stored)")
+            }
+        }
+    }
+
     @Test("PATCH changes members and links; DELETE removes a Thing with its Datastreams and Observations")
     func patchAndDelete() async throws {
         try await SensorThingsAPI.run { api in

@@ -129,6 +129,9 @@ extension PostGISStore: SensingStore {
                 ids[i] = e.id
             }
         }
+        for (id, _) in change.observationBasis.sorted(by: { $0.key < $1.key }) {
+            try change.checkObservationBasis(id, stored: try await observations(db, "WHERE id = $1", [id]).first)
+        }
         for o in change.observationUpdates {
             let rows = try await Self.int64s(try await db.query("""
                 UPDATE \(unescaped: s).sta_observations SET datastream = \(o.datastream), foi = \(o.featureOfInterest),

@@ -152,6 +152,9 @@ public struct SensingChange: Sendable {
     /// still stored so when its transaction reads it (else `versionChanged`, nothing written), so a
     /// PATCH through one server cannot drop what another wrote to the entity meanwhile.
     public var basis: [Int64: SensingEntity] = [:]
+    /// The observations `observationUpdates` were computed from, as read, checked as `basis` is:
+    /// two corrections of one reading through two servers both keep their members.
+    public var observationBasis: [Int64: SensingObservation] = [:]
     /// Entities to delete, with what depends on them (a Thing's Datastreams and their Observations).
     public var deletes: [(SensingKind, Int64)] = []
     /// New observations (reserved ids), or re-sent ones.
@@ -170,6 +173,13 @@ public struct SensingChange: Sendable {
     func checkBasis(_ id: Int64, stored: SensingEntity?) throws {
         guard let expected = basis[id], stored != expected else { return }
         throw StoreError(.versionChanged, "\(expected.kind.rawValue) \(id) was changed by another writer after it was read", feature: String(id))
+    }
+
+    /// Throws `versionChanged` when the observation `stored` (as the transaction reads it; `nil`:
+    /// gone) is not the one its update was computed from.
+    func checkObservationBasis(_ id: Int64, stored: SensingObservation?) throws {
+        guard let expected = observationBasis[id], stored != expected else { return }
+        throw StoreError(.versionChanged, "Observation \(id) was changed by another writer after it was read", feature: String(id))
     }
 
     /// Checks what needs no database: distinct phenomenon times per datastream in the batch.

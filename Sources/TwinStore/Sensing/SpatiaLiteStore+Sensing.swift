@@ -99,6 +99,11 @@ extension SpatiaLiteStore: SensingStore {
                 }
             }
         }
+        for (id, _) in change.observationBasis.sorted(by: { $0.key < $1.key }) {
+            // Read as `observations(_:)` reads it, so an unchanged row compares equal.
+            let statement = try db.makeStatement(sql: "SELECT \(SensingSQL.observationSelect(.all)) FROM sta_observations WHERE id = ?")
+            try change.checkObservationBasis(id, stored: try observations(statement, [id], fields: .all, capacity: 1).first)
+        }
         for o in change.observationUpdates {
             try check(o)
             let args: StatementArguments = [o.datastream, o.featureOfInterest, o.phenomenonStart, o.phenomenonEnd, o.resultTime,

@@ -389,6 +389,7 @@ final class STAWriter: @unchecked Sendable {
         guard case .object(let o) = json else { throw Self.invalid("$", "must be a JSON object") }
         if kind == .observation {
             guard let old = try await store.observation(id: id) else { throw Problem(.notFound, "no Observation with @iot.id \(id)") }
+            change.observationBasis[id] = old  // written only if still stored so (`SensingChange.observationBasis`)
             let row = STARow(old)
             var fields = row.json
             var datastream = old.datastream, foi = old.featureOfInterest
