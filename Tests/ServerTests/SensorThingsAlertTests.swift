@@ -110,6 +110,34 @@ struct SensorThingsAlertTests {
         }
     }
 
+    @Test("readings of one excursion sent through two servers at the same instant raise one alert, not one per server")
+    func oneAlertAcrossServers() async throws {
+        try await SensorThingsAPI.run(secondServer: true) { api in
+            let other = try #require(api.other)
+            let (_, ds) = try await api.postGauge()
+            #expect(try await api.send(.patch, "/sta/v1.1/Datastreams(\(ds))", token: api.token(), body: Self.thresholds).status == .ok)
+            #expect(try await api.postLevels(ds, [27.0]).status == .created)
+            for round in 0..<12 {
+                // 27.8 through A and 27.9 an hour later through B, both over the warning level; then
+                // 27.0 clears it.
+                let hour = 1 + 3 * round
+                async let first = api.postLevels(ds, [27.8], startHour: hour)
+                async let second = other.postLevels(ds, [27.9], startHour: hour + 1)
+                let (a, b) = try await (first, second)
+                #expect(a.status == .created && b.status == .created, "\(a.text) \(b.text)")
+                #expect(try await api.postLevels(ds, [27.0], startHour: hour + 2).status == .created)
+                // postLevels' times: hourly from 2026-06-01T00:00Z.
+                let times = [hour, hour + 1].map { h in "2026-06-\(String(format: "%02d", 1 + h / 24))T\(String(format: "%02d", h % 24)):00:00Z" }
+                let raised = try await alerts(api).values.compactMap(\.["properties"]).filter { p in
+                    p["phenomenonTime"]?.stringValue.map(times.contains) == true
+                }
+                #expect(raised.count == 1, "round \(round): \(raised)")
+                #expect(raised.first?["level"] == "warning" && raised.first?["peak"]?.doubleValue == 27.9 && raised.first?["cleared_value"]?.doubleValue == 27.0,
+                        "round \(round): \(raised)")
+            }
+        }
+    }
+
     @Test("a rate-of-rise threshold compares the change per hour since the previous reading, the one before the batch included")
     func rateOfRise() async throws {
         try await SensorThingsAPI.run { api in

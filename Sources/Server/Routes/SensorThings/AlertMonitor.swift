@@ -19,6 +19,12 @@ struct AlertMonitor: Sendable {
     let sensing: any SensingStore
 
     /// Evaluates the readings `change` wrote (stored ids `ids`, in `change.observations` order).
+    ///
+    /// Each Datastream's alerts change by a compare-and-set (`FeatureStore.write(_:layer:basedOn:)`):
+    /// written only if every alert they were computed from is still stored as read, else read and
+    /// computed again. A raised alert is named by the first reading of its excursion (the readings
+    /// beyond the threshold back to the last one that is not), so two servers evaluating readings of
+    /// one excursion at once name one alert, and one of them writes it while the other finds it open.
     func evaluate(_ change: SensingChange, ids: [Int64], by caller: Caller) async throws {
         var byStream = [Int64: [SensingObservation]]()
         for (i, o) in change.observations.enumerated() {
@@ -27,7 +33,6 @@ struct AlertMonitor: Sendable {
             byStream[o.datastream, default: []].append(stored)
         }
         for o in change.observationUpdates { byStream[o.datastream, default: []].append(o) }
-        var written = [Feature]()
         for (ds, readings) in byStream.sorted(by: { $0.key < $1.key }) {
             guard let stream = try await sensing.sensingEntity(.datastream, id: ds) else { continue }
             let thresholds = try await thresholds(of: stream)
@@ -38,14 +43,10 @@ struct AlertMonitor: Sendable {
                   batch.contains(newest.id) else { continue }
             try await SensingAlerts.ensureLayer(in: store)
             let sorted = readings.sorted { $0.phenomenonStart < $1.phenomenonStart }
-            // The reading before the batch, for the rate of rise of its first reading.
-            let before = thresholds.contains(where: \.isRate)
-                ? try await sensing.observations(ObservationRange(datastream: ds, to: sorted[0].phenomenonStart, order: .phenomenonTime, descending: true, limit: 1)).first
-                : nil
-            written += try await apply(thresholds, stream: stream, readings: sorted, before: before)
+            try await StoreError.retryingChangedVersions {
+                try await raise(thresholds, stream: stream, readings: sorted, by: caller)
+            }
         }
-        guard !written.isEmpty else { return }
-        try await store.upsert(layer: Self.layer, features: written, by: caller, at: nil)
     }
 
     /// Readings taken back or corrected (`readings`: each one's Datastream and phenomenonTime as it
@@ -63,24 +64,43 @@ struct AlertMonitor: Sendable {
             guard !thresholds.isEmpty else { continue }
             try await SensingAlerts.ensureLayer(in: store)
             let times = Set(taken.map { SensingTime.format($0.phenomenonStart) })
-            let now = JSONValue.string(SensingTime.format(SensingTime.now))
-            var ended = [Feature]()
-            for var alert in try await openAlerts(of: ds).values {
-                guard let raisedBy = alert.properties["phenomenonTime"]?.stringValue, times.contains(raisedBy) else { continue }
-                alert.properties["cleared_at"] = now
-                alert.properties["cleared_value"] = .null
-                alert.properties["cleared_phenomenonTime"] = .null
-                alert.properties["cleared_reason"] = "reading-withdrawn"
-                ended.append(alert)
+            try await StoreError.retryingChangedVersions {
+                let now = JSONValue.string(SensingTime.format(SensingTime.now))
+                var ended = [Feature](), basis = [String: Feature?]()
+                for alert in try await openAlerts(of: ds).values {
+                    guard let raisedBy = alert.properties["phenomenonTime"]?.stringValue, times.contains(raisedBy), let id = alert.id?.description else { continue }
+                    basis[id] = alert
+                    var alert = alert
+                    alert.properties["cleared_at"] = now
+                    alert.properties["cleared_value"] = .null
+                    alert.properties["cleared_phenomenonTime"] = .null
+                    alert.properties["cleared_reason"] = "reading-withdrawn"
+                    ended.append(alert)
+                }
+                guard !ended.isEmpty else { return }
+                try await store.write(FeatureChanges(upserts: ended), layer: Self.layer, basedOn: basis, by: caller)
             }
-            if !ended.isEmpty { try await store.upsert(layer: Self.layer, features: ended, by: caller, at: nil) }
             guard let newest = try await sensing.observations(ObservationRange(datastream: ds, order: .phenomenonTime, descending: true, limit: 1)).first else { continue }
-            let before = thresholds.contains(where: \.isRate)
-                ? try await sensing.observations(ObservationRange(datastream: ds, to: newest.phenomenonStart, order: .phenomenonTime, descending: true, limit: 1)).first
-                : nil
-            let again = try await apply(thresholds, stream: stream, readings: [newest], before: before)
-            if !again.isEmpty { try await store.upsert(layer: Self.layer, features: again, by: caller, at: nil) }
+            try await StoreError.retryingChangedVersions {
+                try await raise(thresholds, stream: stream, readings: [newest], by: caller)
+            }
         }
+    }
+
+    /// How many stored readings before a batch are read with it: the one before its first reading
+    /// gives that reading's rate, and a raised alert looks back through them for the first reading
+    /// of its excursion.
+    static let lookBack = 16
+
+    /// One compare-and-set step of a Datastream's alerts for `readings` (in phenomenonTime order,
+    /// the newest stored among them): reads the readings before them and the open alerts, computes
+    /// what the readings raise, lift and clear, and writes it based on the alerts as read.
+    private func raise(_ thresholds: [Threshold], stream: SensingEntity, readings: [SensingObservation], by caller: Caller) async throws {
+        let before = try await sensing.observations(ObservationRange(datastream: stream.id, to: readings[0].phenomenonStart, order: .phenomenonTime,
+                                                                     descending: true, limit: Self.lookBack))
+        let (alerts, basis) = try await apply(thresholds, stream: stream, readings: readings, history: before.reversed())
+        guard !alerts.isEmpty else { return }
+        try await store.write(FeatureChanges(upserts: alerts), layer: Self.layer, basedOn: basis, by: caller)
     }
 
     /// The Datastream's thresholds: its own (`properties.thresholds`), or those of the feature its
@@ -121,23 +141,31 @@ struct AlertMonitor: Sendable {
         }
     }
 
+    /// The alerts `readings` (after `history`, the stored readings before them, both in
+    /// phenomenonTime order) raise, lift or clear, each with the alert it was computed from as read
+    /// (`nil`: none stored under its id).
     private func apply(_ thresholds: [Threshold], stream: SensingEntity, readings: [SensingObservation],
-                       before: SensingObservation?) async throws -> [Feature] {
+                       history: [SensingObservation]) async throws -> (alerts: [Feature], basis: [String: Feature?]) {
         let ds = stream.id
-        var open = try await openAlerts(of: ds)
+        let read = try await openAlerts(of: ds)
+        var open = read
         let thing = try await stream.link("Thing").asyncMap { try await sensing.sensingEntity(.thing, id: $0) } ?? nil
         let place = try await placeOf(thing)
         let now = JSONValue.string(SensingTime.format(SensingTime.now))
         var changed = [String: Feature]()
-        var previous = before.flatMap { b in b.result.doubleValue.map { (b.phenomenonStart, $0) } }
-        for reading in readings {
+        // Each reading's level and its change per hour since the reading before it.
+        var series = [(time: Int64, level: Double, rate: Double?)]()
+        for reading in history + readings {
             guard let level = reading.result.doubleValue, level.isFinite else { continue }
-            let when = JSONValue.string(SensingTime.format(reading.phenomenonStart))
-            // Change per hour since the previous reading.
-            let rate = previous.flatMap { p in reading.phenomenonStart > p.0 ? (level - p.1) / (Double(reading.phenomenonStart - p.0) / 3.6e9) : nil }
-            previous = (reading.phenomenonStart, level)
+            let rate = series.last.flatMap { p in reading.phenomenonStart > p.time ? (level - p.level) / (Double(reading.phenomenonStart - p.time) / 3.6e9) : nil }
+            series.append((reading.phenomenonStart, level, rate))
+        }
+        let first = series.firstIndex { $0.time >= readings[0].phenomenonStart } ?? series.count
+        for index in first..<series.count {
+            let when = JSONValue.string(SensingTime.format(series[index].time))
             for t in thresholds {
-                guard let value = t.isRate ? rate : level else { continue }
+                func measured(_ i: Int) -> Double? { t.isRate ? series[i].rate : series[i].level }
+                guard let value = measured(index) else { continue }
                 if var alert = open[t.level] {
                     if t.cleared(by: value) {
                         alert.properties["cleared_at"] = now
@@ -152,13 +180,20 @@ struct AlertMonitor: Sendable {
                     }
                     changed[alert.id!.description] = alert
                 } else if t.crossed(by: value) {
-                    let id = "\(ds)-\(t.level)-\(reading.phenomenonStart / 1_000_000)"
+                    // Raised by the first reading of the excursion: back through the readings
+                    // beyond the threshold to the last one that is not.
+                    var start = index, peak = value
+                    while start > 0, let earlier = measured(start - 1), t.crossed(by: earlier) {
+                        start -= 1
+                        if t.direction == .above ? earlier > peak : earlier < peak { peak = earlier }
+                    }
+                    let id = "\(ds)-\(t.level)-\(series[start].time / 1_000_000)"
                     let alert = Feature(id: .string(id), geometry: place, properties: [
                         "source": "threshold", "datastream_id": .integer(ds), "datastream": stream.body["name"] ?? .null,
                         "thing_id": thing.map { .integer($0.id) } ?? .null, "thing": thing?.body["name"] ?? .null,
                         "level": .string(t.level), "direction": .string(t.direction.rawValue), "threshold": .number(t.value),
-                        "rate": .bool(t.isRate),
-                        "hysteresis": .number(t.hysteresis), "value": .number(value), "peak": .number(value), "phenomenonTime": when,
+                        "rate": .bool(t.isRate), "hysteresis": .number(t.hysteresis), "value": .number(measured(start)!), "peak": .number(peak),
+                        "phenomenonTime": .string(SensingTime.format(series[start].time)),
                         "raised_at": now, "cleared_at": .null, "cleared_value": .null, "cleared_phenomenonTime": .null,
                     ])
                     open[t.level] = alert
@@ -166,7 +201,14 @@ struct AlertMonitor: Sendable {
                 }
             }
         }
-        return changed.keys.sorted().map { changed[$0]! }
+        // What each change was computed from: the open alert as read, or what is stored under a new
+        // alert's id (nothing, or the alert a withdrawn reading ended, raised again).
+        let readByID = Dictionary(read.values.compactMap { f in f.id.map { ($0.description, f) } }, uniquingKeysWith: { a, _ in a })
+        var basis = [String: Feature?]()
+        for id in changed.keys {
+            basis[id] = if let f = readByID[id] { f } else { try await store.feature(layer: Self.layer, id: id, by: .admin) }
+        }
+        return (changed.keys.sorted().map { changed[$0]! }, basis)
     }
 
     /// The point of the Thing's newest Location, if it has one.
