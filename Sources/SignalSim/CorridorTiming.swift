@@ -363,14 +363,20 @@ public enum CorridorTiming {
     }
 
     /// Start within the cycle (s after the first stage's green starts) and length of the displayed
-    /// green that `approach` runs in.
+    /// green that `approach` runs in: through the stage changes between its stages when it runs in
+    /// consecutive ones (搭接).
     static func window(of approach: String, in plan: SignalPlan) -> (start: Double, green: Double) {
         var start = 0.0
+        var window: (start: Double, green: Double)?
         for stage in plan.stages {
-            if stage.approaches.contains(approach) { return (start, stage.green) }
+            if stage.approaches.contains(approach) {
+                window = (window?.start ?? start, start + stage.green - (window?.start ?? start))
+            } else if window != nil {
+                break
+            }
             start += stage.duration
         }
-        return (0, 0)
+        return window ?? (0, 0)
     }
 
     static func throughFlow(of approach: String, in demand: IntersectionDemand) -> Double {

@@ -145,8 +145,9 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
     /// Start-up lost time Ls per stage (s); GB 50647: 3 s when not measured.
     public var startupLost: Double
     public var approaches: [ApproachDemand]
-    /// The stage chain: each stage names the approaches that have green together. Each approach
-    /// runs in exactly one stage.
+    /// The stage chain: each stage names the approaches that have green together. An approach runs
+    /// in one stage, or keeps its green through consecutive ones (搭接, e.g. a leading left: N and NL,
+    /// then N and S).
     public var stages: [[String]]
     public var crossings: [PedestrianCrossing]
     /// Critical gap and follow-up time (s) of left turns permitted through opposing traffic, as

@@ -77,7 +77,6 @@ public enum SignalTiming {
         -> IntersectionTiming {
         let model = try TimedIntersection(demand, settings: settings)
         var warnings: [SignalTimingWarning] = []
-        let lost = model.lostTime
         let y = model.flowRatioSum
         let c0 = websterCycle(lostTime: model.optimumLostTime, flowRatioSum: y)
         if y >= 1 {
@@ -97,10 +96,7 @@ public enum SignalTiming {
         } else {
             cycle = settings.maximumCycle
         }
-        let stageRatios = model.stageFlowRatios
-        let minimums = model.minimumEffectiveGreens
-        let (greens, raised) = try split(cycle: &cycle, lostTime: lost, optimumLostTime: model.optimumLostTime, ratios: stageRatios, minimums: minimums,
-                                         maximumCycle: settings.maximumCycle)
+        let (greens, raised) = try model.split(cycle: &cycle)
         // A pedestrian-only stage runs its crossings' minimum by design, not short of a flow share.
         for s in raised where !demand.stages[s].isEmpty {
             warnings.append(.init(.minimumGreen, "stage \(s + 1) runs its minimum green (\(model.minimumReason[s])), more than its flow share"))
@@ -136,9 +132,8 @@ public enum SignalTiming {
         }
         guard plan.cycle > 0 else { throw SignalTimingError(field: "stages", "the plan's cycle is 0 s") }
         for (i, a) in demand.approaches.enumerated() where a.flows.total > 0 {
-            let stage = model.stageOfApproach[i]
-            guard stage >= 0 else { continue }
-            guard plan.stages[stage].green + demand.amber - demand.startupLost > 0 else {
+            guard let stage = model.stagesOfApproach[i].first else { continue }
+            guard model.effectiveGreen(i, in: plan) > 0 else {
                 throw SignalTimingError(field: "stages[\(stage)].green_s", "approach '\(a.id)' carries \(a.flows.total) veh/h but its stage has no effective green")
             }
         }
@@ -233,8 +228,16 @@ struct TimedIntersection {
         default: return false
         }
     }
-    /// The stage index of each approach.
-    let stageOfApproach: [Int]
+    /// The stages each approach runs in, in `demand.approaches` order: one, or several consecutive
+    /// ones (搭接: an approach keeping its green from one stage into the next, through the change
+    /// between them); none for a free right turn.
+    let stagesOfApproach: [[Int]]
+    /// Whether an approach runs in more than one stage.
+    var overlapping: Bool { stagesOfApproach.contains { $0.count > 1 } }
+    /// The critical path through the stage chain (Akçelik's critical movement search): the
+    /// approaches whose stages cover the chain once and need the longest cycle, by stage (`nil`: a
+    /// stage no path approach covers); its flow ratio sum Y and its number of stage changes.
+    let criticalPath: (approaches: [Int?], flowRatioSum: Double, changes: Int)
     /// HCM's incremental delay factor k of this intersection.
     let incrementalDelayFactor: Double
     /// Through and right flow (veh/h) from the opposite arm in the same stage that each approach's
@@ -324,7 +327,7 @@ struct TimedIntersection {
             }
         }
         guard !demand.stages.isEmpty else { throw SignalTimingError(field: "stages", "a plan needs at least one stage") }
-        var stageOf = [Int?](repeating: nil, count: demand.approaches.count)
+        var stagesOf = [[Int]](repeating: [], count: demand.approaches.count)
         for (s, stage) in demand.stages.enumerated() {
             // A stage of no approach is a pedestrian-only stage (行人专用相位阶段): a crossing must be walked in it.
             guard !stage.isEmpty || demand.crossings.contains(where: { $0.stage == s }) else {
@@ -334,18 +337,21 @@ struct TimedIntersection {
                 guard let i = index[id] else {
                     throw SignalTimingError(field: "stages[\(s)][\(k)]", "names no approach: '\(id)' (approaches: \(demand.approaches.map(\.id).joined(separator: ", ")))")
                 }
-                if let other = stageOf[i], other != s {
-                    throw SignalTimingError(field: "stages[\(s)][\(k)]", "approach '\(id)' already runs in stage \(other + 1); each approach runs in one stage")
+                if let last = stagesOf[i].last {
+                    if last == s { continue }
+                    guard last == s - 1 else {
+                        throw SignalTimingError(field: "stages[\(s)][\(k)]", "approach '\(id)' runs in stage \(last + 1) and again in stage \(s + 1): an approach may keep its green into the next stage (搭接), not come back later in the chain (for a green across the chain's end, start the chain at another stage)")
+                    }
                 }
-                stageOf[i] = s
+                stagesOf[i].append(s)
             }
         }
         // A lane group in no stage is a free right turn (渠化右转, 右转不受控): it turns right without a
         // signal, yielding. Any other movement needs a stage.
-        for (i, a) in demand.approaches.enumerated() where stageOf[i] == nil && a.flows.through + a.flows.left > 0 {
+        for (i, a) in demand.approaches.enumerated() where stagesOf[i].isEmpty && a.flows.through + a.flows.left > 0 {
             throw SignalTimingError(field: "approaches[\(i)]", "approach '\(a.id)' carries \(a.flows.through + a.flows.left) veh/h of through or left traffic but runs in no stage (only a lane group of right turns alone may, as a free right turn)")
         }
-        stageOfApproach = stageOf.map { $0 ?? -1 }
+        stagesOfApproach = stagesOf
         // No stage may give green to movements that cross (GB/T 20999's conflict table, 冲突表): a plan
         // for them would read as a confident one of an intersection that cannot run.
         for (s, stage) in demand.stages.enumerated() {
@@ -365,22 +371,23 @@ struct TimedIntersection {
         // Default saturation flows, left turns permitted where through or right traffic from the
         // opposite arm runs in the same stage (with the intersection's measured gap acceptance
         // where it has one); a given (measured) saturation flow stands as given.
-        let stages = stageOfApproach
-        // Through and right flow (veh/h) from the opposite arm in the same stage that each
+        // Approaches that have green together in some stage.
+        func together(_ i: Int, _ j: Int) -> Bool { !Set(stagesOf[i]).isDisjoint(with: stagesOf[j]) }
+        // Through and right flow (veh/h) from the opposite arm in a stage it shares that each
         // approach's left turns are permitted against (0: protected, unopposed or no lefts).
         let opposing: [Double] = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
-            guard a.flows.left > 0, stages[i] >= 0, let arm = a.compassArm, let facing = Self.oppositeArm[arm] else { return 0 }
-            return demand.approaches.indices.filter { stages[$0] == stages[i] && $0 != i && demand.approaches[$0].compassArm == facing }
+            guard a.flows.left > 0, !stagesOf[i].isEmpty, let arm = a.compassArm, let facing = Self.oppositeArm[arm] else { return 0 }
+            return demand.approaches.indices.filter { together($0, i) && $0 != i && demand.approaches[$0].compassArm == facing }
                 .reduce(0) { $0 + demand.approaches[$1].flows.through + demand.approaches[$1].flows.right }
         }
         permittedLeftOpposing = opposing
         unknownOpposing = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
-            guard a.flows.left > 0, stages[i] >= 0 else { return [] }
+            guard a.flows.left > 0, !stagesOf[i].isEmpty else { return [] }
             return demand.approaches.indices.filter { j in
                 let b = demand.approaches[j]
-                return j != i && stages[j] == stages[i] && b.flows.through + b.flows.right > 0
+                return j != i && together(i, j) && b.flows.through + b.flows.right > 0
                     && (a.compassArm == nil || b.compassArm == nil)
             }
         }
@@ -421,8 +428,44 @@ struct TimedIntersection {
                 reason[crossing.stage] = String(format: "pedestrian minimum %.1f s for crossing %@ (%.0f m)", needed, crossing.id, walked)
             }
         }
-        minimumEffectiveGreens = minimum.map { max(0, $0 + demand.amber - demand.startupLost) }
+        let effectiveMinimums = minimum.map { max(0, $0 + demand.amber - demand.startupLost) }
+        minimumEffectiveGreens = effectiveMinimums
         minimumReason = reason
+        let flows = demand.approaches.map(\.flows.total), capacities = saturationFlows
+        let pedestrianLost = demand.stages.indices.filter { demand.stages[$0].isEmpty }.reduce(0) { $0 + effectiveMinimums[$1] }
+        criticalPath = Self.criticalPath(stages: demand.stages.count, runs: stagesOf, flowRatios: zip(flows, capacities).map { $0 / $1 },
+                                         lostTime: demand.lostTimePerStage, pedestrianLost: pedestrianLost)
+    }
+
+    /// The path of approaches covering each stage of the chain once (an approach covers its run of
+    /// stages; a stage may also be left to no approach, flow ratio 0) that needs the longest
+    /// Webster cycle (1.5·L + 5)/(1 − Y), L = one lost time per stage change on the path plus the
+    /// pedestrian-only stages' greens: the most flow ratio for each number of changes, by dynamic
+    /// programming over the chain. Without overlapping stages it is each stage's largest flow ratio.
+    static func criticalPath(stages n: Int, runs: [[Int]], flowRatios: [Double], lostTime l: Double, pedestrianLost: Double)
+        -> (approaches: [Int?], flowRatioSum: Double, changes: Int) {
+        // best[p][k]: the most flow ratio covering stages 0..<p with k path members, and how.
+        var best = [[Int: (y: Double, path: [Int?])]](repeating: [:], count: n + 1)
+        best[0][0] = (0, [])
+        for p in 0..<n {
+            for (k, state) in best[p] {
+                func offer(_ end: Int, _ y: Double, _ cover: [Int?]) {
+                    if best[end][k + 1].map({ $0.y < y }) ?? true { best[end][k + 1] = (y, state.path + cover) }
+                }
+                offer(p + 1, state.y, [nil])
+                for (i, run) in runs.enumerated() where run.first == p {
+                    offer(p + run.count, state.y + flowRatios[i], Array(repeating: i, count: run.count))
+                }
+            }
+        }
+        func cycle(_ k: Int, _ y: Double) -> Double {
+            y < 1 ? (1.5 * (Double(k) * l + pedestrianLost) + 5) / (1 - y) : .infinity
+        }
+        let (k, chosen) = best[n].max { a, b in
+            let (ca, cb) = (cycle(a.key, a.value.y), cycle(b.key, b.value.y))
+            return ca != cb ? ca < cb : (a.value.y != b.value.y ? a.value.y < b.value.y : a.key > b.key)
+        }!
+        return (chosen.path, chosen.y, k)
     }
 
     /// L = n·(Ls + all-red) (s).
@@ -430,26 +473,102 @@ struct TimedIntersection {
 
     func flowRatio(_ i: Int) -> Double { demand.approaches[i].flows.total / saturationFlows[i] }
 
+    /// The critical path's lost time (s): one stage change's for each of its approaches (n·(Ls +
+    /// all-red) without overlapping stages: `lostTime`).
+    var criticalLostTime: Double { Double(criticalPath.changes) * demand.lostTimePerStage }
+
     /// The critical flow ratio of each stage: the largest y among its approaches.
     var stageFlowRatios: [Double] {
         demand.stages.indices.map { s in
-            demand.approaches.indices.filter { stageOfApproach[$0] == s }.map(flowRatio).max() ?? 0
+            demand.approaches.indices.filter { stagesOfApproach[$0].contains(s) }.map(flowRatio).max() ?? 0
         }
     }
 
+    /// The approach that sets each stage's green: its largest flow ratio; with overlapping stages,
+    /// the critical path's approach through it (or, where the path leaves it to none, its largest).
     var criticalApproaches: [String] {
         demand.stages.indices.map { s in
-            let members = demand.approaches.indices.filter { stageOfApproach[$0] == s }
+            if overlapping, let i = criticalPath.approaches[s] { return demand.approaches[i].id }
+            let members = demand.approaches.indices.filter { stagesOfApproach[$0].contains(s) }
             return members.max { flowRatio($0) < flowRatio($1) }.map { demand.approaches[$0].id } ?? ""
         }
     }
 
-    var flowRatioSum: Double { stageFlowRatios.reduce(0, +) }
+    /// Y: the critical path's flow ratio sum (each stage's largest flow ratio, summed, without
+    /// overlapping stages).
+    var flowRatioSum: Double { criticalPath.flowRatioSum }
 
-    /// The lost time Webster's optimum cycle is taken with (s): L, and the whole of each pedestrian-only
-    /// stage, no vehicle moving in it (its effective green at its crossings' minimum).
+    /// The lost time Webster's optimum cycle is taken with (s): the critical path's, and the whole of
+    /// each pedestrian-only stage, no vehicle moving in it (its effective green at its crossings' minimum).
     var optimumLostTime: Double {
-        lostTime + demand.stages.indices.filter { demand.stages[$0].isEmpty }.reduce(0) { $0 + minimumEffectiveGreens[$1] }
+        criticalLostTime + demand.stages.indices.filter { demand.stages[$0].isEmpty }.reduce(0) { $0 + minimumEffectiveGreens[$1] }
+    }
+
+    /// The effective green (s) `plan` gives approach `i`: its stages' displayed greens, the stage
+    /// changes it keeps its green through, and its amber, less the start-up loss; the whole cycle
+    /// for a free right turn.
+    func effectiveGreen(_ i: Int, in plan: SignalPlan) -> Double {
+        let run = stagesOfApproach[i]
+        guard !run.isEmpty else { return plan.cycle }
+        let kept = run.dropLast().reduce(0) { $0 + plan.stages[$1].amber + plan.stages[$1].allRed }
+        return max(0, run.reduce(0) { $0 + plan.stages[$1].green } + kept + demand.amber - demand.startupLost)
+    }
+
+    /// Effective greens of the stages at `cycle` (s) with Webster's split (equal degrees of
+    /// saturation, at least the minimums), and the stages held at their minimum: by flow ratio
+    /// (`SignalTiming.split`), or with overlapping stages by `overlappingSplit`.
+    func split(cycle: inout Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
+        if overlapping { return try overlappingSplit(cycle: &cycle) }
+        return try SignalTiming.split(cycle: &cycle, lostTime: lostTime, optimumLostTime: optimumLostTime, ratios: stageFlowRatios,
+                                      minimums: minimumEffectiveGreens, maximumCycle: settings.maximumCycle, growthLimit: growthLimit)
+    }
+
+    /// The split with overlapping stages: the stage greens (at least their minimums, summing to
+    /// the cycle less n lost times) that give every approach the lowest common degree of saturation
+    /// x = y·C/g, its g running through all its stages. For a given x each approach needs
+    /// y·C/x − (its stage changes)·(Ls + all-red) of its stages' greens; the least total meeting every
+    /// need puts each shortfall in the approach's last stage, taking approaches by last stage (the
+    /// greedy cover of consecutive runs, which is optimal), and x is bisected until that total fits.
+    /// What the cycle has left over goes to the stages in proportion to their greens.
+    func overlappingSplit(cycle: inout Double) throws -> ([Double], [Int]) {
+        let floors = minimumEffectiveGreens.reduce(0, +)
+        if cycle - lostTime < floors {
+            let needed = (lostTime + floors).rounded(.up)
+            guard needed <= settings.maximumCycle else {
+                throw SignalTimingError(field: "max_cycle_s",
+                                        String(format: "the minimum greens and lost time need a %.0f s cycle, above the maximum %.0f s", needed, settings.maximumCycle))
+            }
+            cycle = needed
+        }
+        let budget = cycle - lostTime
+        let flowing = demand.approaches.indices.filter { !stagesOfApproach[$0].isEmpty && flowRatio($0) > 0 }
+            .sorted { (stagesOfApproach[$0].last!, $0) < (stagesOfApproach[$1].last!, $1) }
+        let c = cycle
+        // λ = 1/x.
+        func greens(_ lambda: Double, from minimums: [Double]) -> [Double] {
+            var e = minimums
+            for i in flowing {
+                let run = stagesOfApproach[i]
+                let need = lambda * flowRatio(i) * c - Double(run.count - 1) * demand.lostTimePerStage
+                let have = run.reduce(0) { $0 + e[$1] }
+                if need > have { e[run.last!] += need - have }
+            }
+            return e
+        }
+        func total(_ lambda: Double) -> Double { greens(lambda, from: minimumEffectiveGreens).reduce(0, +) }
+        var (low, high) = (0.0, 1.0)
+        while total(high) <= budget, high < 1e6 { (low, high) = (high, high * 2) }
+        for _ in 0..<100 where high - low > 1e-12 * high {
+            let mid = (low + high) / 2
+            if total(mid) <= budget { low = mid } else { high = mid }
+        }
+        var e = greens(low, from: minimumEffectiveGreens)
+        let left = budget - e.reduce(0, +)
+        let weight = e.reduce(0, +)
+        for s in e.indices { e[s] += weight > 0 ? left * e[s] / weight : left / Double(e.count) }
+        let wanted = greens(low, from: [Double](repeating: 0, count: e.count))
+        let raised = e.indices.filter { !demand.stages[$0].isEmpty && minimumEffectiveGreens[$0] > 0 && wanted[$0] < minimumEffectiveGreens[$0] - 1e-9 }
+        return (e, raised)
     }
 
     /// The plan for effective greens `greens` (s): displayed greens G = g − A + Ls rounded to
@@ -523,13 +642,12 @@ struct TimedIntersection {
         for (i, a) in demand.approaches.enumerated() {
             let s = saturationFlows[i]
             let q = a.flows.total
-            let stage = stageOfApproach[i]
             // A free right turn (in no stage) is never stopped by the signal: its green is the whole cycle.
-            let g = stage >= 0 ? max(0, plan.stages[stage].green + demand.amber - demand.startupLost) : cycle
+            let g = effectiveGreen(i, in: plan)
             performance.append(Self.performance(id: a.id, flow: q, saturationFlow: s, effectiveGreen: g, cycle: cycle,
                                                 analysisPeriod: settings.analysisPeriod, incrementalDelayFactor: incrementalDelayFactor,
                                                 lanes: a.lanes))
-            if stage < 0 { performance[i].uncontrolled = true }
+            if stagesOfApproach[i].isEmpty { performance[i].uncontrolled = true }
             performance[i].storage = a.storage
             if q > 0, performance[i].degreeOfSaturation > 1 {
                 let growth = (q - performance[i].capacity) * settings.analysisPeriod
@@ -563,7 +681,7 @@ struct TimedIntersection {
                                        islandWait: crossing.refugeIsland && green < whole ? red : nil,
                                        levelOfService: LevelOfService(pedestrianDelay: delay))
         }
-        return IntersectionTiming(intersection: demand.id, method: method, plan: plan, lostTime: lostTime,
+        return IntersectionTiming(intersection: demand.id, method: method, plan: plan, lostTime: criticalLostTime,
                                   flowRatioSum: flowRatioSum, websterCycle: websterCycle,
                                   criticalApproaches: criticalApproaches, approaches: performance, crossings: crossings,
                                   warnings: warnings)

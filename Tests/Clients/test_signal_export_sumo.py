@@ -247,3 +247,25 @@ def test_a_pedestrian_only_stage_holds_every_vehicle(tmp_path: Path) -> None:
     phases = [(float(p.get("duration")), p.get("state")) for p in ET.parse(scenario / "programs.add.xml").getroot().iter("phase")]
     assert (walk["green_s"], "r" * len(phases[0][1])) in phases, phases
     assert len(simulate(scenario, "barnes")) > 400
+
+
+def test_a_leading_left_keeps_its_through_green_across_the_stage_change(tmp_path: Path) -> None:
+    """Overlapping stages (搭接): N's through runs with its left bay NL, then on beside S. The plan times the critical
+    path (NL, S, W), the SUMO program keeps N's links green through the amber and all-red between its two stages, and
+    SUMO's delay of N (and of the others) agrees with the plan's."""
+    source = Path(__file__).resolve().parents[2] / "Models" / "signals" / "leading-left.json"
+    plan = json.loads(citytwin("signal", "plan", "--input", str(source), "--json"))
+    assert [s["critical_approach"] for s in plan["stages"]] == ["NL", "S", "W"], plan["stages"]
+    assert plan["lost_time_s"] == 15
+    scenario = tmp_path / "leading-left"
+    citytwin("signal", "export-sumo", "--input", str(source), "--out", str(scenario), "--period", "07:00-07:20")
+    states = [p.get("state") for p in ET.parse(scenario / "programs.add.xml").getroot().iter("phase")]
+    green, amber, all_red, second = states[:4]
+    kept = [i for i, c in enumerate(green) if c == "G" and second[i] == "G"]
+    assert kept and all(amber[i] == "G" and all_red[i] == "G" for i in kept), states
+    assert all(amber[i] == "y" for i, c in enumerate(green) if c == "G" and i not in kept), states
+    evaluated = json.loads(citytwin("signal", "evaluate", "--input", str(source), "--sumo", "--sumo-seconds", "1800", "--json"))
+    approaches = evaluated["sumo"]["approaches"]
+    assert abs(approaches["N"]["difference_s"]) <= 2.5, approaches["N"]
+    differences = [abs(a["difference_s"]) for a in approaches.values()]
+    assert sum(differences) / len(differences) <= 2.0, approaches

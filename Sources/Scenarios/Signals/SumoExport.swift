@@ -620,13 +620,19 @@ public struct SumoExport: Sendable {
                     func state(_ signal: (Link) -> Character) -> String {
                         String((0..<size).map { i in byIndex[i].map { staged.contains($0.laneGroup) ? signal($0) : "g" } ?? "r" })
                     }
-                    let green = state { l in
+                    func greenSignal(_ l: Link) -> Character {
                         guard members.contains(l.laneGroup) else { return "r" }
                         // A left turn facing an opposing through in the same stage yields to it.
                         let approach = groupsOf[l.laneGroup]?.approach ?? ""
                         return l.movement == "left" && throughFrom.contains(Self.opposite[approach] ?? "") ? "g" : "G"
                     }
-                    let amber = state { members.contains($0.laneGroup) ? "y" : "r" }
+                    let green = state(greenSignal)
+                    // A lane group that runs on into the next stage (搭接) keeps its green through the change.
+                    let next = index + 1 < stored.plan.stages.count ? Set(stored.plan.stages[index + 1].approaches) : []
+                    func kept(_ l: Link) -> Character? {
+                        members.contains(l.laneGroup) && next.contains(l.laneGroup) ? greenSignal(l) : nil
+                    }
+                    let amber = state { kept($0) ?? (members.contains($0.laneGroup) ? "y" : "r") }
                     // A pedestrian-only stage has no vehicle to extend it: it runs its green as planned.
                     if control == .actuated, !members.isEmpty {
                         let minimum = minimums[index]
@@ -634,7 +640,7 @@ public struct SumoExport: Sendable {
                     } else if stage.green > 0 {
                         out += "        <phase duration=\"\(Self.format(stage.green))\" state=\"\(green)\"/>\n"
                     }
-                    for (duration, phase) in [(stage.amber, amber), (stage.allRed, state { _ in "r" })] where duration > 0 {
+                    for (duration, phase) in [(stage.amber, amber), (stage.allRed, state { kept($0) ?? "r" })] where duration > 0 {
                         out += "        <phase duration=\"\(Self.format(duration))\" state=\"\(phase)\"/>\n"
                     }
                 }
