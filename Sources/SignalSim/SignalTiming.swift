@@ -236,8 +236,8 @@ struct TimedIntersection {
     var overlapping: Bool { stagesOfApproach.contains { $0.count > 1 } }
     /// The critical path through the stage chain (Akçelik's critical movement search): the
     /// approaches whose stages cover the chain once and need the longest cycle, by stage (`nil`: a
-    /// stage no path approach covers); its flow ratio sum Y and its number of stage changes.
-    let criticalPath: (approaches: [Int?], flowRatioSum: Double, changes: Int)
+    /// stage no path approach covers); its flow ratio sum Y, its stage changes and its lost time (s).
+    let criticalPath: (approaches: [Int?], flowRatioSum: Double, changes: Int, lostTime: Double)
     /// HCM's incremental delay factor k of this intersection.
     let incrementalDelayFactor: Double
     /// Through and right flow (veh/h) from the opposite arm in the same stage that each approach's
@@ -432,40 +432,46 @@ struct TimedIntersection {
         minimumEffectiveGreens = effectiveMinimums
         minimumReason = reason
         let flows = demand.approaches.map(\.flows.total), capacities = saturationFlows
-        let pedestrianLost = demand.stages.indices.filter { demand.stages[$0].isEmpty }.reduce(0) { $0 + effectiveMinimums[$1] }
-        criticalPath = Self.criticalPath(stages: demand.stages.count, runs: stagesOf, flowRatios: zip(flows, capacities).map { $0 / $1 },
-                                         lostTime: demand.lostTimePerStage, pedestrianLost: pedestrianLost)
+        criticalPath = Self.criticalPath(runs: stagesOf, flowRatios: zip(flows, capacities).map { $0 / $1 },
+                                         stageMembers: demand.stages.map(\.count), minimumGreens: effectiveMinimums,
+                                         lostTime: demand.lostTimePerStage)
     }
 
-    /// The path of approaches covering each stage of the chain once (an approach covers its run of
-    /// stages; a stage may also be left to no approach, flow ratio 0) that needs the longest
-    /// Webster cycle (1.5·L + 5)/(1 − Y), L = one lost time per stage change on the path plus the
-    /// pedestrian-only stages' greens: the most flow ratio for each number of changes, by dynamic
-    /// programming over the chain. Without overlapping stages it is each stage's largest flow ratio.
-    static func criticalPath(stages n: Int, runs: [[Int]], flowRatios: [Double], lostTime l: Double, pedestrianLost: Double)
-        -> (approaches: [Int?], flowRatioSum: Double, changes: Int) {
-        // best[p][k]: the most flow ratio covering stages 0..<p with k path members, and how.
-        var best = [[Int: (y: Double, path: [Int?])]](repeating: [:], count: n + 1)
-        best[0][0] = (0, [])
+    /// The path of approaches covering each stage of the chain once that needs the longest Webster
+    /// cycle (1.5·L + 5)/(1 − Y): an approach covers its run of stages at its flow ratio and one
+    /// stage change's lost time; a pedestrian-only stage is lost whole, its minimum green with its
+    /// change, and in a chain with overlapping stages a path may pass over a stage (flow ratio 0, its
+    /// change lost). By dynamic programming over the chain, the most flow ratio for each lost time.
+    /// Without overlapping stages it is each stage's largest flow ratio.
+    static func criticalPath(runs: [[Int]], flowRatios: [Double], stageMembers: [Int], minimumGreens: [Double], lostTime l: Double)
+        -> (approaches: [Int?], flowRatioSum: Double, changes: Int, lostTime: Double) {
+        let n = stageMembers.count
+        let overlapping = runs.contains { $0.count > 1 }
+        // best[p][lost]: the most flow ratio covering stages 0..<p with that lost time, and how.
+        typealias State = (y: Double, lost: Double, changes: Int, path: [Int?])
+        var best = [[Int64: State]](repeating: [:], count: n + 1)
+        best[0][0] = (0, 0, 0, [])
         for p in 0..<n {
-            for (k, state) in best[p] {
-                func offer(_ end: Int, _ y: Double, _ cover: [Int?]) {
-                    if best[end][k + 1].map({ $0.y < y }) ?? true { best[end][k + 1] = (y, state.path + cover) }
+            for state in best[p].values {
+                func offer(_ end: Int, _ y: Double, _ lost: Double, _ cover: [Int?]) {
+                    let key = Int64((lost * 1e6).rounded())
+                    if best[end][key].map({ $0.y < y }) ?? true { best[end][key] = (y, lost, state.changes + 1, state.path + cover) }
                 }
-                offer(p + 1, state.y, [nil])
+                // A pedestrian-only stage's green is lost to every vehicle; a vehicle stage the path
+                // passes over loses its change only (its minimum green is the split's to keep).
+                if stageMembers[p] == 0 { offer(p + 1, state.y, state.lost + l + minimumGreens[p], [nil]) }
+                else if overlapping { offer(p + 1, state.y, state.lost + l, [nil]) }
                 for (i, run) in runs.enumerated() where run.first == p {
-                    offer(p + run.count, state.y + flowRatios[i], Array(repeating: i, count: run.count))
+                    offer(p + run.count, state.y + flowRatios[i], state.lost + l, Array(repeating: i, count: run.count))
                 }
             }
         }
-        func cycle(_ k: Int, _ y: Double) -> Double {
-            y < 1 ? (1.5 * (Double(k) * l + pedestrianLost) + 5) / (1 - y) : .infinity
-        }
-        let (k, chosen) = best[n].max { a, b in
-            let (ca, cb) = (cycle(a.key, a.value.y), cycle(b.key, b.value.y))
-            return ca != cb ? ca < cb : (a.value.y != b.value.y ? a.value.y < b.value.y : a.key > b.key)
+        func cycle(_ s: State) -> Double { s.y < 1 ? (1.5 * s.lost + 5) / (1 - s.y) : .infinity }
+        let chosen = best[n].values.max { a, b in
+            let (ca, cb) = (cycle(a), cycle(b))
+            return ca != cb ? ca < cb : (a.y != b.y ? a.y < b.y : a.lost > b.lost)
         }!
-        return (chosen.path, chosen.y, k)
+        return (chosen.path, chosen.y, chosen.changes, chosen.lost)
     }
 
     /// L = n·(Ls + all-red) (s).
@@ -500,9 +506,7 @@ struct TimedIntersection {
 
     /// The lost time Webster's optimum cycle is taken with (s): the critical path's, and the whole of
     /// each pedestrian-only stage, no vehicle moving in it (its effective green at its crossings' minimum).
-    var optimumLostTime: Double {
-        criticalLostTime + demand.stages.indices.filter { demand.stages[$0].isEmpty }.reduce(0) { $0 + minimumEffectiveGreens[$1] }
-    }
+    var optimumLostTime: Double { criticalPath.lostTime }
 
     /// The effective green (s) `plan` gives approach `i`: its stages' displayed greens, the stage
     /// changes it keeps its green through, and its amber, less the start-up loss; the whole cycle
@@ -518,19 +522,17 @@ struct TimedIntersection {
     /// saturation, at least the minimums), and the stages held at their minimum: by flow ratio
     /// (`SignalTiming.split`), or with overlapping stages by `overlappingSplit`.
     func split(cycle: inout Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
-        if overlapping { return try overlappingSplit(cycle: &cycle) }
+        if overlapping { return try overlappingSplit(cycle: &cycle, growthLimit: growthLimit) }
         return try SignalTiming.split(cycle: &cycle, lostTime: lostTime, optimumLostTime: optimumLostTime, ratios: stageFlowRatios,
                                       minimums: minimumEffectiveGreens, maximumCycle: settings.maximumCycle, growthLimit: growthLimit)
     }
 
-    /// The split with overlapping stages: the stage greens (at least their minimums, summing to
-    /// the cycle less n lost times) that give every approach the lowest common degree of saturation
-    /// x = y·C/g, its g running through all its stages. For a given x each approach needs
-    /// y·C/x − (its stage changes)·(Ls + all-red) of its stages' greens; the least total meeting every
-    /// need puts each shortfall in the approach's last stage, taking approaches by last stage (the
-    /// greedy cover of consecutive runs, which is optimal), and x is bisected until that total fits.
-    /// What the cycle has left over goes to the stages in proportion to their greens.
-    func overlappingSplit(cycle: inout Double) throws -> ([Double], [Int]) {
+    /// The split with overlapping stages (`overlappingGreens`), the cycle first raised to what the
+    /// minimum greens and lost time need; as `SignalTiming.split` does, when minimum greens leave the
+    /// approaches above a degree of saturation of 0.9 (or above the one Webster's optimum cycle gives
+    /// the critical path, if higher) the cycle grows, up to the maximum (or `growthLimit`), until
+    /// they run at the critical path's degree of saturation at Webster's optimum cycle.
+    func overlappingSplit(cycle: inout Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
         let floors = minimumEffectiveGreens.reduce(0, +)
         if cycle - lostTime < floors {
             let needed = (lostTime + floors).rounded(.up)
@@ -540,16 +542,38 @@ struct TimedIntersection {
             }
             cycle = needed
         }
+        var split = overlappingGreens(at: cycle)
+        let target = SignalTiming.websterCycle(lostTime: optimumLostTime, flowRatioSum: flowRatioSum).map { c0 in
+            c0 > optimumLostTime ? flowRatioSum * c0 / (c0 - optimumLostTime) : 0
+        } ?? 0
+        let cap = min(settings.maximumCycle, growthLimit ?? settings.maximumCycle)
+        if target > 0, target < 1, split.x > max(0.9, target) + 1e-6, cycle < cap {
+            var grown = cycle.rounded(.up)
+            while grown < cap, overlappingGreens(at: grown).x > target + 1e-6 { grown += 1 }
+            cycle = min(grown, cap)
+            split = overlappingGreens(at: cycle)
+        }
+        return (split.greens, split.raised)
+    }
+
+    /// The stage greens at `cycle` (at least their minimums, summing to the cycle less n lost times)
+    /// that give every approach the lowest common degree of saturation x = y·C/g, its g running
+    /// through all its stages; that x, and the stages their minimum holds above what the flows ask.
+    /// For a given x each approach needs y·C/x − (its stage changes)·(Ls + all-red) of its stages'
+    /// greens; the least total meeting every need puts each shortfall in the approach's last stage,
+    /// taking approaches by last stage (the greedy cover of consecutive runs, which is optimal), and
+    /// x is bisected until that total fits. What the cycle has left goes to the stages in proportion
+    /// to their greens.
+    func overlappingGreens(at cycle: Double) -> (greens: [Double], x: Double, raised: [Int]) {
         let budget = cycle - lostTime
         let flowing = demand.approaches.indices.filter { !stagesOfApproach[$0].isEmpty && flowRatio($0) > 0 }
             .sorted { (stagesOfApproach[$0].last!, $0) < (stagesOfApproach[$1].last!, $1) }
-        let c = cycle
         // λ = 1/x.
         func greens(_ lambda: Double, from minimums: [Double]) -> [Double] {
             var e = minimums
             for i in flowing {
                 let run = stagesOfApproach[i]
-                let need = lambda * flowRatio(i) * c - Double(run.count - 1) * demand.lostTimePerStage
+                let need = lambda * flowRatio(i) * cycle - Double(run.count - 1) * demand.lostTimePerStage
                 let have = run.reduce(0) { $0 + e[$1] }
                 if need > have { e[run.last!] += need - have }
             }
@@ -566,9 +590,15 @@ struct TimedIntersection {
         let left = budget - e.reduce(0, +)
         let weight = e.reduce(0, +)
         for s in e.indices { e[s] += weight > 0 ? left * e[s] / weight : left / Double(e.count) }
+        var x = 0.0
+        for i in flowing {
+            let run = stagesOfApproach[i]
+            let green: Double = run.reduce(0) { $0 + e[$1] } + Double(run.count - 1) * demand.lostTimePerStage
+            x = max(x, flowRatio(i) * cycle / green)
+        }
         let wanted = greens(low, from: [Double](repeating: 0, count: e.count))
         let raised = e.indices.filter { !demand.stages[$0].isEmpty && minimumEffectiveGreens[$0] > 0 && wanted[$0] < minimumEffectiveGreens[$0] - 1e-9 }
-        return (e, raised)
+        return (e, x, raised)
     }
 
     /// The plan for effective greens `greens` (s): displayed greens G = g − A + Ls rounded to

@@ -74,6 +74,17 @@ struct OverlappingStageTests {
         #expect(found > best - 0.01, "the grid comes within its step of the split")
     }
 
+    @Test("minimum greens that leave the path above 0.9 lengthen the cycle, as they do without overlaps")
+    func minimumsLengthenTheCycle() throws {
+        var d = Self.leadingLeft()
+        d.stages = [["NL"], ["N", "NL"], ["N", "S"], ["W", "E"]]
+        let t = try SignalTiming.webster(d)
+        // The minimums alone need 4 × 10 s of green and 4 × 5 s of changes; at 60 s S would get 10 s (x 1.17).
+        #expect(t.plan.cycle > 60)
+        #expect(t.approaches.allSatisfy { $0.degreeOfSaturation <= 0.9 }, "\(t.approaches.map { ($0.id, $0.degreeOfSaturation) })")
+        #expect(t.warnings.contains { $0.code == .minimumGreen })
+    }
+
     @Test("a stage chain without overlaps is timed as before: the path is each stage's largest flow ratio")
     func withoutOverlapsUnchanged() throws {
         var d = Self.leadingLeft()
