@@ -467,10 +467,11 @@ struct TimedIntersection {
             }
         }
         func cycle(_ s: State) -> Double { s.y < 1 ? (1.5 * s.lost + 5) / (1 - s.y) : .infinity }
-        let chosen = best[n].values.max { a, b in
+        // Every stage has an approach starting in it or may be passed over, so some path covers the chain.
+        guard let chosen = best[n].values.max(by: { a, b in
             let (ca, cb) = (cycle(a), cycle(b))
             return ca != cb ? ca < cb : (a.y != b.y ? a.y < b.y : a.lost > b.lost)
-        }!
+        }) else { return ([Int?](repeating: nil, count: n), 0, n, Double(n) * l) }
         return (chosen.path, chosen.y, chosen.changes, chosen.lost)
     }
 
