@@ -142,6 +142,19 @@ public enum SignalTiming {
                             warnings: [])
     }
 
+    /// Raises `cycle` to what the minimum effective greens and the lost time need (whole seconds).
+    /// - Throws: `SignalTimingError` (`max_cycle_s`) when that is above `maximumCycle`.
+    static func raiseToMinimums(cycle: inout Double, lostTime: Double, minimums: [Double], maximumCycle: Double) throws {
+        let floors = minimums.reduce(0, +)
+        guard cycle - lostTime < floors else { return }
+        let needed = (lostTime + floors).rounded(.up)
+        guard needed <= maximumCycle else {
+            throw SignalTimingError(field: "max_cycle_s",
+                                    String(format: "the minimum greens and lost time need a %.0f s cycle, above the maximum %.0f s", needed, maximumCycle))
+        }
+        cycle = needed
+    }
+
     /// Effective greens at `cycle` (s) in proportion to `ratios`, each at least its minimum; the
     /// cycle grows (up to `maximumCycle`, or beyond it only for minimums that cannot fit) when the
     /// minimums alone need more, and when stages held at their minimums leave another stage above
@@ -158,15 +171,7 @@ public enum SignalTiming {
         let target = websterCycle(lostTime: optimumLost, flowRatioSum: flowRatioSum).map { c0 in
             c0 > optimumLost ? flowRatioSum * c0 / (c0 - optimumLost) : 0
         } ?? 0
-        let floors = minimums.reduce(0, +)
-        if cycle - lostTime < floors {
-            let needed = (lostTime + floors).rounded(.up)
-            guard needed <= maximumCycle else {
-                throw SignalTimingError(field: "max_cycle_s",
-                                        String(format: "the minimum greens and lost time need a %.0f s cycle, above the maximum %.0f s", needed, maximumCycle))
-            }
-            cycle = needed
-        }
+        try raiseToMinimums(cycle: &cycle, lostTime: lostTime, minimums: minimums, maximumCycle: maximumCycle)
         func greens(at cycle: Double) -> ([Double], Set<Int>) {
             let available = cycle - lostTime
             var fixed = Set<Int>()
@@ -534,15 +539,7 @@ struct TimedIntersection {
     /// the critical path, if higher) the cycle grows, up to the maximum (or `growthLimit`), until
     /// they run at the critical path's degree of saturation at Webster's optimum cycle.
     func overlappingSplit(cycle: inout Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
-        let floors = minimumEffectiveGreens.reduce(0, +)
-        if cycle - lostTime < floors {
-            let needed = (lostTime + floors).rounded(.up)
-            guard needed <= settings.maximumCycle else {
-                throw SignalTimingError(field: "max_cycle_s",
-                                        String(format: "the minimum greens and lost time need a %.0f s cycle, above the maximum %.0f s", needed, settings.maximumCycle))
-            }
-            cycle = needed
-        }
+        try SignalTiming.raiseToMinimums(cycle: &cycle, lostTime: lostTime, minimums: minimumEffectiveGreens, maximumCycle: settings.maximumCycle)
         var split = overlappingGreens(at: cycle)
         let target = SignalTiming.websterCycle(lostTime: optimumLostTime, flowRatioSum: flowRatioSum).map { c0 in
             c0 > optimumLostTime ? flowRatioSum * c0 / (c0 - optimumLostTime) : 0
