@@ -142,6 +142,14 @@ public enum SignalTiming {
                             warnings: [])
     }
 
+    /// The degree of saturation the critical stages run at under Webster's optimum cycle with greens
+    /// in proportion to their flow ratios, Y·C₀/(C₀ − L); 0 where there is no such cycle (Y ≥ 1).
+    static func websterSaturation(lostTime: Double, flowRatioSum: Double) -> Double {
+        websterCycle(lostTime: lostTime, flowRatioSum: flowRatioSum).map { c0 in
+            c0 > lostTime ? flowRatioSum * c0 / (c0 - lostTime) : 0
+        } ?? 0
+    }
+
     /// Raises `cycle` to what the minimum effective greens and the lost time need (whole seconds).
     /// - Throws: `SignalTimingError` (`max_cycle_s`) when that is above `maximumCycle`.
     static func raiseToMinimums(cycle: inout Double, lostTime: Double, minimums: [Double], maximumCycle: Double) throws {
@@ -164,13 +172,9 @@ public enum SignalTiming {
     static func split(cycle: inout Double, lostTime: Double, optimumLostTime: Double? = nil, ratios: [Double], minimums: [Double],
                       maximumCycle: Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
         // The degree of saturation every stage runs at under Webster's optimum cycle with greens
-        // in proportion to the flow ratios (equal degrees of saturation).
-        let flowRatioSum = ratios.reduce(0, +)
-        // (A pedestrian-only stage's green is lost to every vehicle: `optimumLostTime` counts it.)
-        let optimumLost = optimumLostTime ?? lostTime
-        let target = websterCycle(lostTime: optimumLost, flowRatioSum: flowRatioSum).map { c0 in
-            c0 > optimumLost ? flowRatioSum * c0 / (c0 - optimumLost) : 0
-        } ?? 0
+        // in proportion to the flow ratios (equal degrees of saturation). A pedestrian-only stage's
+        // green is lost to every vehicle: `optimumLostTime` counts it.
+        let target = websterSaturation(lostTime: optimumLostTime ?? lostTime, flowRatioSum: ratios.reduce(0, +))
         try raiseToMinimums(cycle: &cycle, lostTime: lostTime, minimums: minimums, maximumCycle: maximumCycle)
         func greens(at cycle: Double) -> ([Double], Set<Int>) {
             let available = cycle - lostTime
@@ -541,9 +545,7 @@ struct TimedIntersection {
     func overlappingSplit(cycle: inout Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
         try SignalTiming.raiseToMinimums(cycle: &cycle, lostTime: lostTime, minimums: minimumEffectiveGreens, maximumCycle: settings.maximumCycle)
         var split = overlappingGreens(at: cycle)
-        let target = SignalTiming.websterCycle(lostTime: optimumLostTime, flowRatioSum: flowRatioSum).map { c0 in
-            c0 > optimumLostTime ? flowRatioSum * c0 / (c0 - optimumLostTime) : 0
-        } ?? 0
+        let target = SignalTiming.websterSaturation(lostTime: optimumLostTime, flowRatioSum: flowRatioSum)
         let cap = min(settings.maximumCycle, growthLimit ?? settings.maximumCycle)
         if target > 0, target < 1, split.x > max(0.9, target) + 1e-6, cycle < cap {
             var grown = cycle.rounded(.up)
@@ -566,14 +568,17 @@ struct TimedIntersection {
         let budget = cycle - lostTime
         let flowing = demand.approaches.indices.filter { !stagesOfApproach[$0].isEmpty && flowRatio($0) > 0 }
             .sorted { (stagesOfApproach[$0].last!, $0) < (stagesOfApproach[$1].last!, $1) }
+        // Approach i's effective green under stage greens e: its stages' and the changes between them.
+        func green(of i: Int, _ e: [Double]) -> Double {
+            let run = stagesOfApproach[i]
+            return run.reduce(0) { $0 + e[$1] } + Double(run.count - 1) * demand.lostTimePerStage
+        }
         // λ = 1/x.
         func greens(_ lambda: Double, from minimums: [Double]) -> [Double] {
             var e = minimums
             for i in flowing {
-                let run = stagesOfApproach[i]
-                let need = lambda * flowRatio(i) * cycle - Double(run.count - 1) * demand.lostTimePerStage
-                let have = run.reduce(0) { $0 + e[$1] }
-                if need > have { e[run.last!] += need - have }
+                let shortfall = lambda * flowRatio(i) * cycle - green(of: i, e)
+                if shortfall > 0 { e[stagesOfApproach[i].last!] += shortfall }
             }
             return e
         }
@@ -588,12 +593,7 @@ struct TimedIntersection {
         let left = budget - e.reduce(0, +)
         let weight = e.reduce(0, +)
         for s in e.indices { e[s] += weight > 0 ? left * e[s] / weight : left / Double(e.count) }
-        var x = 0.0
-        for i in flowing {
-            let run = stagesOfApproach[i]
-            let green: Double = run.reduce(0) { $0 + e[$1] } + Double(run.count - 1) * demand.lostTimePerStage
-            x = max(x, flowRatio(i) * cycle / green)
-        }
+        let x = flowing.reduce(0.0) { max($0, flowRatio($1) * cycle / green(of: $1, e)) }
         let wanted = greens(low, from: [Double](repeating: 0, count: e.count))
         let raised = e.indices.filter { !demand.stages[$0].isEmpty && minimumEffectiveGreens[$0] > 0 && wanted[$0] < minimumEffectiveGreens[$0] - 1e-9 }
         return (e, x, raised)
