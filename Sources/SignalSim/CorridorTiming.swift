@@ -275,8 +275,8 @@ public enum CorridorTiming {
             var outboundStart: [Double] = []
             for (i, x) in intersections.enumerated() {
                 let plan = timings[i].plan
-                let (os, og) = window(of: x.outboundApproach, in: plan)
-                let (ins, ig) = window(of: x.inboundApproach, in: plan)
+                let (os, og) = plan.greenWindow(of: x.outboundApproach)
+                let (ins, ig) = plan.greenWindow(of: x.inboundApproach)
                 signals.append(CorridorSignal(id: x.demand.id, outboundGreen: og, inboundGreen: ig, inboundGreenShift: ins - os))
                 outboundStart.append(os)
             }
@@ -360,23 +360,6 @@ public enum CorridorTiming {
                             offsetObjective: offsetObjective, atBandOffsets: chosen.atBand, atCriticalCycle: atCriticalCycle,
                             twoWayAlternative: twoWayAlternative,
                             timings: chosen.timings, wave: chosen.wave, directions: chosen.directions, atComparedOffsets: compared)
-    }
-
-    /// Start within the cycle (s after the first stage's green starts) and length of the displayed
-    /// green that `approach` runs in: through the stage changes between its stages when it runs in
-    /// consecutive ones (搭接).
-    static func window(of approach: String, in plan: SignalPlan) -> (start: Double, green: Double) {
-        var start = 0.0
-        var window: (start: Double, green: Double)?
-        for stage in plan.stages {
-            if stage.approaches.contains(approach) {
-                window = (window?.start ?? start, start + stage.green - (window?.start ?? start))
-            } else if window != nil {
-                break
-            }
-            start += stage.duration
-        }
-        return window ?? (0, 0)
     }
 
     static func throughFlow(of approach: String, in demand: IntersectionDemand) -> Double {

@@ -147,7 +147,7 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
     public var approaches: [ApproachDemand]
     /// The stage chain: each stage names the approaches that have green together. An approach runs
     /// in one stage, or keeps its green through consecutive ones (搭接, e.g. a leading left: N and NL,
-    /// then N and S).
+    /// then N and S), the last stage running on into the first (`StageChain`).
     public var stages: [[String]]
     public var crossings: [PedestrianCrossing]
     /// Critical gap and follow-up time (s) of left turns permitted through opposing traffic, as

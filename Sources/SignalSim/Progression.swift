@@ -319,7 +319,7 @@ extension CorridorTiming {
             // What a car sees: the displayed green and the amber's first 2·v/(2b) (a car reaching the line in
             // it was within stopping distance v²/(2b) when it began, and runs it).
             let anticipation = CyclicFlowProfile.anticipation(speed: speed(i))
-            let displayed = window(of: id, in: timing.plan).green + min(x.demand.amber, 2 * anticipation)
+            let displayed = timing.plan.greenWindow(of: id).green + min(x.demand.amber, 2 * anticipation)
             let halting = halts ? (shown: effectiveGreenShares(of: id, in: timing, startupLost: 0, effectiveGreen: displayed),
                                    anticipation: anticipation) : nil
             // Random arrivals are served for the signal's own figures: always at a direction's first
@@ -368,7 +368,7 @@ extension CorridorTiming {
         let step = cycle / Double(n)
         var shares = Array(repeating: 0.0, count: n)
         guard effectiveGreen > 0, cycle > 0 else { return shares }
-        let (start, _) = window(of: approach, in: timing.plan)
+        let (start, _) = timing.plan.greenWindow(of: approach)
         let begin = mod(timing.plan.offset + start + min(2, max(0, startupLost)), cycle)
         // The window may wrap past the cycle's end: lay it over two cycles and fold.
         for k in 0..<(2 * n) {

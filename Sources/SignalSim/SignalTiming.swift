@@ -238,9 +238,13 @@ struct TimedIntersection {
         }
     }
     /// The stages each approach runs in, in `demand.approaches` order: one, or several consecutive
-    /// ones (搭接: an approach keeping its green from one stage into the next, through the change
-    /// between them); none for a free right turn.
+    /// ones in running order (搭接: an approach keeping its green from one stage into the next, through
+    /// the change between them, also from the last stage into the first: `StageChain.run`); none for a
+    /// free right turn.
     let stagesOfApproach: [[Int]]
+    /// The stage the chain is read from as a line (the critical path's search, the split's order): the
+    /// first whose start no approach keeps its green through, 0 unless a green runs across the chain's end.
+    let chainStart: Int
     /// Whether an approach runs in more than one stage.
     var overlapping: Bool { stagesOfApproach.contains { $0.count > 1 } }
     /// The critical path through the stage chain (Akçelik's critical movement search): the
@@ -336,7 +340,7 @@ struct TimedIntersection {
             }
         }
         guard !demand.stages.isEmpty else { throw SignalTimingError(field: "stages", "a plan needs at least one stage") }
-        var stagesOf = [[Int]](repeating: [], count: demand.approaches.count)
+        var member = [[Bool]](repeating: [Bool](repeating: false, count: demand.stages.count), count: demand.approaches.count)
         for (s, stage) in demand.stages.enumerated() {
             // A stage of no approach is a pedestrian-only stage (行人专用相位阶段): a crossing must be walked in it.
             guard !stage.isEmpty || demand.crossings.contains(where: { $0.stage == s }) else {
@@ -346,15 +350,24 @@ struct TimedIntersection {
                 guard let i = index[id] else {
                     throw SignalTimingError(field: "stages[\(s)][\(k)]", "names no approach: '\(id)' (approaches: \(demand.approaches.map(\.id).joined(separator: ", ")))")
                 }
-                if let last = stagesOf[i].last {
-                    if last == s { continue }
-                    guard last == s - 1 else {
-                        throw SignalTimingError(field: "stages[\(s)][\(k)]", "approach '\(id)' runs in stage \(last + 1) and again in stage \(s + 1): an approach may keep its green into the next stage (搭接), not come back later in the chain (for a green across the chain's end, start the chain at another stage)")
-                    }
-                }
-                stagesOf[i].append(s)
+                member[i][s] = true
             }
         }
+        // Each approach runs in one stage or in consecutive ones (搭接), the chain's last stage running on into its first.
+        var stagesOf = [[Int]]()
+        for (i, a) in demand.approaches.enumerated() {
+            guard let run = StageChain.run(member[i]) else {
+                let s = StageChain.comeback(member[i]) ?? 0
+                let before = (s + demand.stages.count - 1) % demand.stages.count
+                throw SignalTimingError(field: "stages[\(s)][\(demand.stages[s].firstIndex(of: a.id) ?? 0)]", "approach '\(a.id)' is back in stage \(s + 1) after stage \(before + 1) ran without it: an approach may keep its green into the next stage (搭接, across the chain's end into its first stage too), not stop and come back in the same cycle")
+            }
+            stagesOf.append(run)
+        }
+        // The critical path is searched along the chain from a stage change that no approach keeps its green through.
+        guard let start = demand.stages.indices.first(where: { s in !stagesOf.contains { $0.dropFirst().contains(s) } }) else {
+            throw SignalTimingError(field: "stages", "every stage change keeps some approach's green (搭接 all round the chain): at least one change must stop every approach, or the stages are one")
+        }
+        chainStart = start
         // A lane group in no stage is a free right turn (渠化右转, 右转不受控): it turns right without a
         // signal, yielding. Any other movement needs a stage.
         for (i, a) in demand.approaches.enumerated() where stagesOf[i].isEmpty && a.flows.through + a.flows.left > 0 {
@@ -443,7 +456,7 @@ struct TimedIntersection {
         let flows = demand.approaches.map(\.flows.total), capacities = saturationFlows
         criticalPath = Self.criticalPath(runs: stagesOf, flowRatios: zip(flows, capacities).map { $0 / $1 },
                                          stageMembers: demand.stages.map(\.count), minimumGreens: effectiveMinimums,
-                                         lostTime: demand.lostTimePerStage)
+                                         lostTime: demand.lostTimePerStage, from: start)
     }
 
     /// The path of approaches covering each stage of the chain once that needs the longest Webster
@@ -452,9 +465,13 @@ struct TimedIntersection {
     /// change, and in a chain with overlapping stages a path may pass over a stage (flow ratio 0, its
     /// change lost). By dynamic programming over the chain, the most flow ratio for each lost time.
     /// Without overlapping stages it is each stage's largest flow ratio.
-    static func criticalPath(runs: [[Int]], flowRatios: [Double], stageMembers: [Int], minimumGreens: [Double], lostTime l: Double)
+    /// The chain is read as a line from stage `start`, a stage change no run keeps its green through.
+    static func criticalPath(runs: [[Int]], flowRatios: [Double], stageMembers: [Int], minimumGreens: [Double], lostTime l: Double,
+                             from start: Int = 0)
         -> (approaches: [Int?], flowRatioSum: Double, changes: Int, lostTime: Double) {
         let n = stageMembers.count
+        // Position p along the line is stage (start + p) mod n.
+        func stage(_ p: Int) -> Int { (start + p) % n }
         let overlapping = runs.contains { $0.count > 1 }
         // best[p][lost]: the most flow ratio covering stages 0..<p with that lost time, and how.
         typealias State = (y: Double, lost: Double, changes: Int, path: [Int?])
@@ -468,9 +485,9 @@ struct TimedIntersection {
                 }
                 // A pedestrian-only stage's green is lost to every vehicle; a vehicle stage the path
                 // passes over loses its change only (its minimum green is the split's to keep).
-                if stageMembers[p] == 0 { offer(p + 1, state.y, state.lost + l + minimumGreens[p], [nil]) }
+                if stageMembers[stage(p)] == 0 { offer(p + 1, state.y, state.lost + l + minimumGreens[stage(p)], [nil]) }
                 else if overlapping { offer(p + 1, state.y, state.lost + l, [nil]) }
-                for (i, run) in runs.enumerated() where run.first == p {
+                for (i, run) in runs.enumerated() where run.first == stage(p) {
                     offer(p + run.count, state.y + flowRatios[i], state.lost + l, Array(repeating: i, count: run.count))
                 }
             }
@@ -481,7 +498,9 @@ struct TimedIntersection {
             let (ca, cb) = (cycle(a), cycle(b))
             return ca != cb ? ca < cb : (a.y != b.y ? a.y < b.y : a.lost > b.lost)
         }) else { return ([Int?](repeating: nil, count: n), 0, n, Double(n) * l) }
-        return (chosen.path, chosen.y, chosen.changes, chosen.lost)
+        // The path by stage, back from positions along the line.
+        let byStage = (0..<n).map { chosen.path[($0 - start + n) % n] }
+        return (byStage, chosen.y, chosen.changes, chosen.lost)
     }
 
     /// L = n·(Ls + all-red) (s).
@@ -561,13 +580,16 @@ struct TimedIntersection {
     /// through all its stages; that x, and the stages their minimum holds above what the flows ask.
     /// For a given x each approach needs y·C/x − (its stage changes)·(Ls + all-red) of its stages'
     /// greens; the least total meeting every need puts each shortfall in the approach's last stage,
-    /// taking approaches by last stage (the greedy cover of consecutive runs, which is optimal), and
+    /// taking approaches by last stage along the chain read from `chainStart` (the greedy cover of
+    /// consecutive runs, which is optimal), and
     /// x is bisected until that total fits. What the cycle has left goes to the stages in proportion
     /// to their greens.
     func overlappingGreens(at cycle: Double) -> (greens: [Double], x: Double, raised: [Int]) {
         let budget = cycle - lostTime
+        // Where a stage stands along the chain read from `chainStart`, so no run wraps past its end.
+        func position(_ stage: Int) -> Int { (stage - chainStart + demand.stages.count) % demand.stages.count }
         let flowing = demand.approaches.indices.filter { !stagesOfApproach[$0].isEmpty && flowRatio($0) > 0 }
-            .sorted { (stagesOfApproach[$0].last!, $0) < (stagesOfApproach[$1].last!, $1) }
+            .sorted { (position(stagesOfApproach[$0].last!), $0) < (position(stagesOfApproach[$1].last!), $1) }
         // Approach i's effective green under stage greens e: its stages' and the changes between them.
         func green(of i: Int, _ e: [Double]) -> Double {
             let run = stagesOfApproach[i]

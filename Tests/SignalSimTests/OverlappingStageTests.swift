@@ -95,13 +95,85 @@ struct OverlappingStageTests {
         #expect(model.criticalLostTime == model.lostTime)
     }
 
-    @Test("an approach back in a later stage, not the next, is refused naming the stage")
+    @Test("an approach that stops and comes back in the same cycle is refused naming the stage it comes back in")
     func notConsecutive() throws {
         var d = Self.leadingLeft()
-        d.stages = [["N", "NL"], ["W", "E"], ["N", "S"]]
+        d.stages = [["N", "NL"], ["W"], ["N", "S"], ["E"]]
         let e = #expect(throws: SignalTimingError.self) { try SignalTiming.webster(d) }
         #expect(e?.field == "stages[2][0]")
         #expect(e?.reason.contains("搭接") == true)
+    }
+
+    @Test("a chain whose every change keeps some approach's green has no change to stop at: refused naming the stages")
+    func noStageChangeStopsAll() throws {
+        let d = IntersectionDemand(id: "IX-ROUND", approaches: [
+            ApproachDemand(id: "A", lanes: 1, flows: MovementFlows(through: 300)),
+            ApproachDemand(id: "B", lanes: 1, flows: MovementFlows(through: 300)),
+            ApproachDemand(id: "C", lanes: 1, flows: MovementFlows(through: 300)),
+        ], stages: [["A", "C"], ["A", "B"], ["B", "C"]])
+        let e = #expect(throws: SignalTimingError.self) { try SignalTiming.webster(d) }
+        #expect(e?.field == "stages")
+    }
+
+    /// The leading left's chain started at another stage: N's through now runs from the last stage
+    /// (with NL, a lagging left as the chain is written) across the chain's end into the first (beside S).
+    static func acrossTheEnd(_ demand: IntersectionDemand = leadingLeft()) -> IntersectionDemand {
+        var d = demand
+        d.stages = [["N", "S"], ["W", "E"], ["N", "NL"]]
+        return d
+    }
+
+    @Test("a green across the chain's end is timed as the same chain started at another stage: cycle, path, greens and every approach's figures",
+          arguments: [(900.0, 250.0, 700.0), (2400, 80, 300), (1200, 400, 1100), (600, 500, 900)])
+    func acrossTheChainsEnd(north: Double, left: Double, south: Double) throws {
+        let linear = try SignalTiming.webster(Self.leadingLeft(north: north, left: left, south: south))
+        let wrapped = try SignalTiming.webster(Self.acrossTheEnd(Self.leadingLeft(north: north, left: left, south: south)))
+        #expect(wrapped.plan.cycle == linear.plan.cycle)
+        #expect(abs(wrapped.flowRatioSum - linear.flowRatioSum) < 1e-12)
+        #expect(wrapped.lostTime == linear.lostTime)
+        // Stage k of the wrapped chain is stage (k + 1) mod 3 of the linear one.
+        let order = [1, 2, 0]
+        #expect(wrapped.plan.stages.map(\.green) == order.map { linear.plan.stages[$0].green })
+        #expect(wrapped.criticalApproaches == order.map { linear.criticalApproaches[$0] })
+        for a in linear.approaches {
+            let b = try #require(wrapped.approaches.first { $0.id == a.id })
+            #expect(b.effectiveGreen == a.effectiveGreen, "\(a.id)")
+            #expect(abs(b.degreeOfSaturation - a.degreeOfSaturation) < 1e-12, "\(a.id)")
+            #expect(abs(b.controlDelay - a.controlDelay) < 1e-9, "\(a.id)")
+        }
+        // N's green runs from stage 3 through its change into stage 1: both greens, the change between, its amber, less Ls.
+        let n = try #require(wrapped.approaches.first { $0.id == "N" })
+        #expect(n.effectiveGreen == wrapped.plan.stages[2].green + 5 + wrapped.plan.stages[0].green + 3 - 3)
+        // Evaluated as stored, the plan gives each approach the green it was timed with; a re-timing step keeps the chain.
+        let demand = Self.acrossTheEnd(Self.leadingLeft(north: north, left: left, south: south))
+        let again = try SignalTiming.evaluate(wrapped.plan, for: demand)
+        #expect(again.approaches.map(\.effectiveGreen) == wrapped.approaches.map(\.effectiveGreen))
+        let step = try AdaptiveRetiming.webster(current: wrapped.plan, demand: demand)
+        #expect(step.plan.stages.map(\.approaches) == wrapped.plan.stages.map(\.approaches))
+    }
+
+    @Test("the green window of an approach across the chain's end starts in the last stage and runs past the cycle's end")
+    func windowAcrossTheEnd() throws {
+        let t = try SignalTiming.webster(Self.acrossTheEnd())
+        let stages = t.plan.stages
+        let w = t.plan.greenWindow(of: "N")
+        #expect(w.start == stages[0].duration + stages[1].duration)
+        #expect(w.green == stages[2].duration + stages[0].green)
+        #expect(w.start + w.green > t.plan.cycle)
+        #expect(t.plan.greenWindow(of: "NL") == (w.start, stages[2].green))
+        #expect(StageChain.keepsGreen("N", after: 2, in: stages.map(\.approaches)))
+        #expect(!StageChain.keepsGreen("N", after: 0, in: stages.map(\.approaches)))
+        #expect(!StageChain.keepsGreen("NL", after: 2, in: stages.map(\.approaches)))
+    }
+
+    @Test("runs of the chain: consecutive stages in running order, across the end; every stage from the first; none; not consecutive")
+    func runs() {
+        let chain = [["N", "S"], ["W", "E"], ["N", "NL"], ["X"]]
+        #expect(StageChain.run(of: "W", in: chain) == [1])
+        #expect(StageChain.run(of: "N", in: chain) == nil)  // stages 1 and 3 of 4: it stops in between
+        #expect(StageChain.run(of: "Z", in: chain) == [])
+        #expect(StageChain.run(of: "N", in: [["N", "S"], ["W"], ["N"]]) == [2, 0])
+        #expect(StageChain.run(of: "A", in: [["A"], ["A", "B"]]) == [0, 1])
     }
 
     @Test("evaluating a stored plan gives N the green it keeps through the change; re-timing steps it with the same split")
@@ -119,9 +191,9 @@ struct OverlappingStageTests {
     @Test("a corridor reads the green window of an approach through its overlapping stages")
     func corridorWindow() throws {
         let t = try SignalTiming.webster(Self.leadingLeft())
-        let w = CorridorTiming.window(of: "N", in: t.plan)
+        let w = t.plan.greenWindow(of: "N")
         #expect(w.start == 0)
         #expect(w.green == t.plan.stages[0].duration + t.plan.stages[1].green)
-        #expect(CorridorTiming.window(of: "S", in: t.plan) == (t.plan.stages[0].duration, t.plan.stages[1].green))
+        #expect(t.plan.greenWindow(of: "S") == (t.plan.stages[0].duration, t.plan.stages[1].green))
     }
 }

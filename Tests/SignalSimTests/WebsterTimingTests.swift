@@ -489,8 +489,8 @@ struct WebsterTimingTests {
         ("stages[1][0]", { $0.stages = [["N", "S"], ["X", "E"]] }),
         ("approaches[2].flows_veh_h.through", { $0.approaches[2].flows.through = -5 }),
         ("approaches[0].lanes", { $0.approaches[0].lanes = 0 }),
-        // N again after a stage without it: an approach may run on into the next stage (搭接), not come back.
-        ("stages[2][0]", { $0.stages = [["N", "S"], ["W", "E"], ["N"]] }),
+        // N again after a stage without it: an approach may run on into the next stage (搭接), not stop and come back.
+        ("stages[2][0]", { $0.stages = [["N", "S"], ["W"], ["N"], ["E"]] }),
         ("approaches[3]", { $0.stages = [["N", "S"], ["W"]] }),
         ("stages", { $0.stages = [] }),
         // Beyond any site: a unit or a digit wrong. The arithmetic would run (1e308 veh/h overflowed

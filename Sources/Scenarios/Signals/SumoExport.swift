@@ -614,6 +614,7 @@ public struct SumoExport: Sendable {
                     ? try SignalTiming.minimumGreens(s.intersection.demand, stages: stored.plan.stages.map(\.approaches)) : []
                 // A lane group in no stage is a free right turn: it yields ('g') whatever the signal shows.
                 let staged = Set(stored.plan.stages.flatMap(\.approaches))
+                let chain = stored.plan.stages.map(\.approaches)
                 for (index, stage) in stored.plan.stages.enumerated() {
                     let members = Set(stage.approaches)
                     let throughFrom = Set(stage.approaches.compactMap { groupsOf[$0] }.filter { $0.movements.contains("through") }.map(\.approach))
@@ -627,11 +628,9 @@ public struct SumoExport: Sendable {
                         return l.movement == "left" && throughFrom.contains(Self.opposite[approach] ?? "") ? "g" : "G"
                     }
                     let green = state(greenSignal)
-                    // A lane group that runs on into the next stage (搭接) keeps its green through the change.
-                    let next = index + 1 < stored.plan.stages.count ? Set(stored.plan.stages[index + 1].approaches) : []
-                    func kept(_ l: Link) -> Character? {
-                        members.contains(l.laneGroup) && next.contains(l.laneGroup) ? greenSignal(l) : nil
-                    }
+                    // A lane group that runs on into the next stage (搭接, the first after the last) keeps its green through the change.
+                    let keeping = Set(stage.approaches.filter { StageChain.keepsGreen($0, after: index, in: chain) })
+                    func kept(_ l: Link) -> Character? { keeping.contains(l.laneGroup) ? greenSignal(l) : nil }
                     let amber = state { kept($0) ?? (members.contains($0.laneGroup) ? "y" : "r") }
                     // A pedestrian-only stage has no vehicle to extend it: it runs its green as planned.
                     if control == .actuated, !members.isEmpty {
