@@ -21,17 +21,21 @@ public enum StageChain {
         let count = member.filter { $0 }.count
         if count == 0 { return [] }
         if count == n { return Array(0..<n) }
-        let starts = member.indices.filter { member[$0] && !member[($0 + n - 1) % n] }
+        let starts = greenStarts(member)
         guard starts.count == 1, let start = starts.first else { return nil }
         return (0..<count).map { (start + $0) % n }
     }
 
-    /// The stage at which an approach whose stages are not consecutive comes back (its second start in
-    /// chain order): the stage an error names. `nil` when its stages are consecutive.
+    /// The stage at which an approach whose stages are not consecutive comes back (its second green
+    /// start in chain order): the stage an error names. `nil` when its stages are consecutive.
     static func comeback(_ member: [Bool]) -> Int? {
-        let n = member.count
-        let starts = member.indices.filter { member[$0] && !member[($0 + n - 1) % n] }
+        let starts = greenStarts(member)
         return starts.count > 1 ? starts[1] : nil
+    }
+
+    /// The stages `member` marks that the stage before them (the last before the first) does not.
+    static func greenStarts(_ member: [Bool]) -> [Int] {
+        member.indices.filter { member[$0] && !member[($0 + member.count - 1) % member.count] }
     }
 
     /// Whether `approach` keeps its green through the change after stage `stage` (its amber and
