@@ -1,14 +1,16 @@
 """What SUMO 1.28 serves of an approach whose lefts are permitted (issue 16's open per-approach miss): the vehicles each
 movement gets through, and the lanes they use, with the approach's demand as planned and scaled up until it queues.
 
-    python3 Benchmarks/signals/shared_lane_lefts.py CITYTWIN INTERSECTION.json APPROACH [--scales 1,2,4] [--seeds 1,2]
+    python3 Benchmarks/signals/shared_lane_lefts.py CITYTWIN INTERSECTION.json ARM [--scales 1,2,4] [--seeds 1,2]
 
-The intersection (the `signal plan --input` shape) is exported by `citytwin signal export-sumo --input` under its own
-Webster plan; every flow of APPROACH is multiplied by each scale, the others stay as planned. SUMO runs 600 s of
-warm-up and 3,600 s measured per seed. Printed: the plan's capacity of the approach, then per scale each movement's vehicles per hour leaving the approach
-and the vehicles over a loop at the stop line of each lane. Above scale 1 the approach queues, so what it serves is
-what SUMO's drivers can serve: where the lefts' own figure stops growing, it is their capacity. The lanes show how
-through traffic spreads beside a lane it shares with waiting lefts."""
+The intersection (the `signal plan --input` shape, without turn bays: a bay splits the arm's edge, and the counts
+here are taken where the arm's edge meets the junction) is exported by `citytwin signal export-sumo --input` under
+its own Webster plan; every flow from ARM (N, S, E or W) is multiplied by each scale, the others stay as planned.
+SUMO runs 600 s of warm-up and 3,600 s measured per seed. Printed: the plan's capacity of the arm's lane groups,
+then per scale each movement's vehicles per hour leaving the arm and the vehicles over a loop at the stop line of
+each lane. Above scale 1 the arm queues, so what it serves is what SUMO's drivers can serve: where the lefts' own
+figure stops growing, it is their capacity. The lanes show how through traffic spreads beside a lane it shares with
+waiting lefts."""
 from __future__ import annotations
 
 import argparse
@@ -27,16 +29,16 @@ import sumo_signals  # noqa: E402
 WARM_UP, MEASURED = 600, 3600
 
 
-def scaled_routes(routes: str, approach: str, scale: float) -> str:
-    """The export's flows (`<flow id="ARM_MOVEMENT_…" period="exp(RATE)">`) with APPROACH's rates multiplied."""
+def scaled_routes(routes: str, groups: set[str], scale: float) -> str:
+    """The export's flows (`<flow id="GROUP_MOVEMENT_…" period="exp(RATE)">`) with the rates of `groups` multiplied."""
     def scale_flow(m: re.Match) -> str:
-        rate = float(m.group(2)) * (scale if m.group(1) == approach else 1)
+        rate = float(m.group(2)) * (scale if m.group(1) in groups else 1)
         return m.group(0).replace(f"exp({m.group(2)})", f"exp({rate!r})")
     return re.sub(r'<flow id="([^_"]+)_[^"]*"[^>]*period="exp\(([0-9.e-]+)\)"', scale_flow, routes)
 
 
 def approach_lanes(net: Path, approach: str) -> list[str]:
-    """The lanes of APPROACH's edge into the junction (the export's `ID_ARM_to_ID`), rightmost first."""
+    """The lanes of the arm's edge into the junction (the export's `ID_ARM_to_ID`), rightmost first."""
     root = ET.parse(net).getroot()
     edge = next(e for e in root.iter("edge") if e.get("function") != "internal"
                 and re.fullmatch(rf"(.+)_{re.escape(approach)}_to_\1", e.get("id", "")))
@@ -44,7 +46,7 @@ def approach_lanes(net: Path, approach: str) -> list[str]:
 
 
 def replay(scenario: Path, routes: str, lanes: list[str], seed: int, work: Path) -> tuple[collections.Counter, list[int]]:
-    """Vehicles per movement that left their approach in the measured hour, and vehicles over a loop at the stop line
+    """Vehicles per (lane group, movement) that left their arm in the measured hour, and vehicles over a loop at the stop line
     of each of `lanes` in that hour."""
     (work / "r.rou.xml").write_text(routes)
     loops = "".join(f'<inductionLoop id="loop{k}" lane="{lane}" pos="-0.5" period="{WARM_UP}" file="{work / "loops.xml"}"/>'
@@ -58,8 +60,8 @@ def replay(scenario: Path, routes: str, lanes: list[str], seed: int, work: Path)
     for vehicle in ET.parse(work / "routes.xml").getroot().iter("vehicle"):
         exits = (vehicle.find("route").get("exitTimes") or "").split()
         if exits and WARM_UP <= float(exits[0]) < WARM_UP + MEASURED:
-            arm, movement = vehicle.get("id").split("_")[:2]
-            movements[(arm, movement)] += 1
+            group, movement = vehicle.get("id").split("_")[:2]
+            movements[(group, movement)] += 1
     per_lane = [0] * len(lanes)
     for interval in ET.parse(work / "loops.xml").getroot().iter("interval"):
         if float(interval.get("begin")) >= WARM_UP:
@@ -71,14 +73,18 @@ def main() -> None:
     p = argparse.ArgumentParser()
     p.add_argument("citytwin")
     p.add_argument("intersection", type=Path)
-    p.add_argument("approach")
+    p.add_argument("approach", metavar="arm", choices=("N", "S", "E", "W"))
     p.add_argument("--scales", default="1,2,4")
     p.add_argument("--seeds", default="1,2")
     args = p.parse_args()
+    groups = [g for g in json.loads(args.intersection.read_text())["approaches"] if g.get("arm", g["id"]) == args.approach]
+    if not groups or any("storage_m" in g for g in groups):
+        sys.exit(f"{args.intersection}: arm {args.approach} needs lane groups and no turn bay (storage_m) for these counts")
+    ids = {g["id"] for g in groups}
     plan = json.loads(sumo_signals.run_citytwin(args.citytwin, "signal", "plan", "--input", str(args.intersection), "--json"))
-    figures = plan["approaches"][args.approach]
-    print(f"{plan['intersection']}: cycle {plan['cycle_s']} s; {args.approach} planned x {figures['x']:.2f}, "
-          f"capacity {figures['capacity_veh_h']:.0f} veh/h for {figures['flow_veh_h']:.0f} veh/h")
+    print(f"{plan['intersection']}: cycle {plan['cycle_s']} s; " + "; ".join(
+        f"{g['id']} planned x {plan['approaches'][g['id']]['x']:.2f}, capacity {plan['approaches'][g['id']]['capacity_veh_h']:.0f} "
+        f"veh/h for {plan['approaches'][g['id']]['flow_veh_h']:.0f} veh/h" for g in groups))
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         scenario = work / "scenario"
@@ -89,10 +95,10 @@ def main() -> None:
         for scale in (float(s) for s in args.scales.split(",")):
             served, per_lane = collections.Counter(), [0] * len(lanes)
             for seed in seeds:
-                movements, loops = replay(scenario, scaled_routes(routes, args.approach, scale), lanes, seed, work)
+                movements, loops = replay(scenario, scaled_routes(routes, ids, scale), lanes, seed, work)
                 served.update(movements)
                 per_lane = [a + b for a, b in zip(per_lane, loops)]
-            mine = {m: n / len(seeds) for (arm, m), n in sorted(served.items()) if arm == args.approach}
+            mine = {m: n / len(seeds) for (group, m), n in sorted(served.items()) if group in ids}
             print(f"  demand x{scale:g}: {args.approach} served " + ", ".join(f"{m} {n:.0f}" for m, n in mine.items())
                   + f" veh/h, {sum(mine.values()):.0f} in all; by lane from the right " + " / ".join(f"{n / len(seeds):.0f}" for n in per_lane))
 
