@@ -96,10 +96,14 @@ public enum SignalTiming {
         } else {
             cycle = settings.maximumCycle
         }
+        let proposed = max(cycle, (model.lostTime + model.minimumEffectiveGreens.reduce(0, +)).rounded(.up))
         let (greens, raised) = try model.split(cycle: &cycle)
         // A pedestrian-only stage runs its crossings' minimum by design, not short of a flow share.
         for s in raised where !demand.stages[s].isEmpty {
             warnings.append(.init(.minimumGreen, "stage \(s + 1) runs its minimum green (\(model.minimumReason[s])), more than its flow share"))
+        }
+        if let c0, cycle > proposed {
+            warnings.append(.init(.minimumGreen, String(format: "at Webster's cycle (%.0f s) the minimum greens leave an approach above x = 0.9; the cycle is %.0f s, the one with the least total delay (Webster's) under them", c0.rounded(.up), cycle)))
         }
         let plan = model.plan(effectiveGreens: greens)
         return model.timing(of: plan, method: "webster", websterCycle: c0, warnings: warnings)
@@ -163,53 +167,22 @@ public enum SignalTiming {
         cycle = needed
     }
 
-    /// Effective greens at `cycle` (s) in proportion to `ratios`, each at least its minimum; the
-    /// cycle grows (up to `maximumCycle`, or beyond it only for minimums that cannot fit) when the
-    /// minimums alone need more, and when stages held at their minimums leave another stage above
-    /// a degree of saturation of 0.9 (it grows until those run at the degree of saturation of the
-    /// proportional split at Webster's optimum cycle; no further than `growthLimit`). Returns the
-    /// greens and the stages held at their minimum.
-    static func split(cycle: inout Double, lostTime: Double, optimumLostTime: Double? = nil, ratios: [Double], minimums: [Double],
-                      maximumCycle: Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
-        // The degree of saturation every stage runs at under Webster's optimum cycle with greens
-        // in proportion to the flow ratios (equal degrees of saturation). A pedestrian-only stage's
-        // green is lost to every vehicle: `optimumLostTime` counts it.
-        let target = websterSaturation(lostTime: optimumLostTime ?? lostTime, flowRatioSum: ratios.reduce(0, +))
-        try raiseToMinimums(cycle: &cycle, lostTime: lostTime, minimums: minimums, maximumCycle: maximumCycle)
-        func greens(at cycle: Double) -> ([Double], Set<Int>) {
-            let available = cycle - lostTime
-            var fixed = Set<Int>()
-            var greens = [Double](repeating: 0, count: ratios.count)
-            while true {
-                let free = ratios.indices.filter { !fixed.contains($0) }
-                let budget = available - fixed.reduce(0) { $0 + minimums[$1] }
-                let weight = free.reduce(0) { $0 + ratios[$1] }
-                for i in fixed { greens[i] = minimums[i] }
-                for i in free { greens[i] = weight > 0 ? budget * ratios[i] / weight : budget / Double(free.count) }
-                let below = free.filter { greens[$0] < minimums[$0] - 1e-9 }
-                if below.isEmpty { break }
-                fixed.formUnion(below)
-            }
-            return (greens, fixed)
-        }
-        var (split, fixed) = greens(at: cycle)
-        // Stages held at minimum greens longer than their flow share leave the others less than
-        // theirs: when that puts one above the practical degree of saturation (0.9), lengthen the
-        // cycle (up to the maximum) until those run at the degree of saturation Webster's split
-        // gives every stage, instead of near or over capacity.
-        guard target > 0, target < 1 else { return (split, fixed.sorted()) }
-        let trigger = max(0.9, target)
-        let cap = min(maximumCycle, growthLimit ?? maximumCycle)
-        for _ in 0..<ratios.count where !fixed.isEmpty && cycle < cap {
+    /// Effective greens (s) of `budget` seconds in proportion to `ratios`, each at least its
+    /// minimum (a stage below it is held there and the rest share what is left), and the stages
+    /// held at their minimum.
+    static func proportionalGreens(budget: Double, ratios: [Double], minimums: [Double]) -> ([Double], [Int]) {
+        var fixed = Set<Int>()
+        var greens = [Double](repeating: 0, count: ratios.count)
+        while true {
             let free = ratios.indices.filter { !fixed.contains($0) }
-            let freeRatios = free.reduce(0) { $0 + ratios[$1] }
-            guard free.contains(where: { split[$0] > 0 && ratios[$0] * cycle / split[$0] > trigger + 1e-6 }), freeRatios < target else { break }
-            let needed = (lostTime + fixed.reduce(0) { $0 + minimums[$1] }) / (1 - freeRatios / target)
-            guard needed > cycle + 1e-9 else { break }
-            cycle = min(cap, needed.rounded(.up))
-            (split, fixed) = greens(at: cycle)
+            let left = budget - fixed.reduce(0) { $0 + minimums[$1] }
+            let weight = free.reduce(0) { $0 + ratios[$1] }
+            for i in fixed { greens[i] = minimums[i] }
+            for i in free { greens[i] = weight > 0 ? left * ratios[i] / weight : left / Double(free.count) }
+            let below = free.filter { greens[$0] < minimums[$0] - 1e-9 }
+            if below.isEmpty { return (greens, fixed.sorted()) }
+            fixed.formUnion(below)
         }
-        return (split, fixed.sorted())
     }
 }
 
@@ -548,31 +521,69 @@ struct TimedIntersection {
     }
 
     /// Effective greens of the stages at `cycle` (s) with Webster's split (equal degrees of
-    /// saturation, at least the minimums), and the stages held at their minimum: by flow ratio
-    /// (`SignalTiming.split`), or with overlapping stages by `overlappingSplit`.
+    /// saturation, at least the minimums), and the stages held at their minimum: by flow ratio, or
+    /// with overlapping stages by `overlappingGreens`. The cycle is first raised to what the minimum
+    /// greens and the lost time need. When stages held at their minimums leave an approach above a
+    /// degree of saturation of 0.9 (or above the one Webster's optimum cycle gives the critical
+    /// path, if higher), C₀ no longer minimises delay, as it does for the split it assumes: the
+    /// cycle becomes `leastDelayCycle` between it and the maximum (or `growthLimit`).
     func split(cycle: inout Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
-        if overlapping { return try overlappingSplit(cycle: &cycle, growthLimit: growthLimit) }
-        return try SignalTiming.split(cycle: &cycle, lostTime: lostTime, optimumLostTime: optimumLostTime, ratios: stageFlowRatios,
-                                      minimums: minimumEffectiveGreens, maximumCycle: settings.maximumCycle, growthLimit: growthLimit)
-    }
-
-    /// The split with overlapping stages (`overlappingGreens`), the cycle first raised to what the
-    /// minimum greens and lost time need; as `SignalTiming.split` does, when minimum greens leave the
-    /// approaches above a degree of saturation of 0.9 (or above the one Webster's optimum cycle gives
-    /// the critical path, if higher) the cycle grows, up to the maximum (or `growthLimit`), until
-    /// they run at the critical path's degree of saturation at Webster's optimum cycle.
-    func overlappingSplit(cycle: inout Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
         try SignalTiming.raiseToMinimums(cycle: &cycle, lostTime: lostTime, minimums: minimumEffectiveGreens, maximumCycle: settings.maximumCycle)
-        var split = overlappingGreens(at: cycle)
+        var (greens, raised) = greens(at: cycle)
         let target = SignalTiming.websterSaturation(lostTime: optimumLostTime, flowRatioSum: flowRatioSum)
         let cap = min(settings.maximumCycle, growthLimit ?? settings.maximumCycle)
-        if target > 0, target < 1, split.x > max(0.9, target) + 1e-6, cycle < cap {
-            var grown = cycle.rounded(.up)
-            while grown < cap, overlappingGreens(at: grown).x > target + 1e-6 { grown += 1 }
-            cycle = min(grown, cap)
-            split = overlappingGreens(at: cycle)
+        if !raised.isEmpty, target > 0, target < 1, cycle < cap, highestSaturation(greens, cycle: cycle) > max(0.9, target) + 1e-6 {
+            cycle = leastDelayCycle(from: cycle, to: cap)
+            (greens, raised) = self.greens(at: cycle)
         }
-        return (split.greens, split.raised)
+        return (greens, raised)
+    }
+
+    /// Webster's split at `cycle` (no cycle change): the stages' effective greens and those held at their minimum.
+    func greens(at cycle: Double) -> ([Double], [Int]) {
+        if overlapping {
+            let split = overlappingGreens(at: cycle)
+            return (split.greens, split.raised)
+        }
+        return SignalTiming.proportionalGreens(budget: cycle - lostTime, ratios: stageFlowRatios, minimums: minimumEffectiveGreens)
+    }
+
+    /// Approach `i`'s effective green (s) under stage effective greens `stageGreens`: its stages'
+    /// and the changes it keeps its green through; the whole cycle for a free right turn.
+    func effectiveGreen(_ i: Int, stageGreens: [Double], cycle: Double) -> Double {
+        let run = stagesOfApproach[i]
+        guard !run.isEmpty else { return cycle }
+        return run.reduce(0) { $0 + stageGreens[$1] } + Double(run.count - 1) * demand.lostTimePerStage
+    }
+
+    /// The highest degree of saturation of any approach under stage effective greens `stageGreens`.
+    func highestSaturation(_ stageGreens: [Double], cycle: Double) -> Double {
+        demand.approaches.indices.reduce(0.0) { highest, i in
+            let q = demand.approaches[i].flows.total
+            guard q > 0 else { return highest }
+            let g = effectiveGreen(i, stageGreens: stageGreens, cycle: cycle)
+            return max(highest, g > 0 ? q * cycle / (g * saturationFlows[i]) : .infinity)
+        }
+    }
+
+    /// The whole-second cycle from `low` to `high` (s) whose split (`greens(at:)`) gives the least
+    /// total delay, Σ q·d over the approaches with Webster's delay d, the objective his optimum
+    /// cycle minimises; `high` when every cycle leaves some approach at x ≥ 1.
+    func leastDelayCycle(from low: Double, to high: Double) -> Double {
+        var best: (cycle: Double, delay: Double)?
+        var cycle = low.rounded(.up)
+        while cycle <= high {
+            let stageGreens = greens(at: cycle).0
+            var total = 0.0
+            for (i, a) in demand.approaches.enumerated() where a.flows.total > 0 {
+                guard let d = SignalTiming.websterDelay(cycle: cycle, effectiveGreen: effectiveGreen(i, stageGreens: stageGreens, cycle: cycle),
+                                                        flow: a.flows.total, saturationFlow: saturationFlows[i]) else { total = .infinity; break }
+                total += a.flows.total * d
+            }
+            if total < (best?.delay ?? .infinity) { best = (cycle, total) }
+            cycle += 1
+        }
+        return best?.cycle ?? high
     }
 
     /// The stage greens at `cycle` (at least their minimums, summing to the cycle less n lost times)
@@ -590,11 +601,7 @@ struct TimedIntersection {
         func position(_ stage: Int) -> Int { (stage - chainStart + demand.stages.count) % demand.stages.count }
         let flowing = demand.approaches.indices.filter { !stagesOfApproach[$0].isEmpty && flowRatio($0) > 0 }
             .sorted { (position(stagesOfApproach[$0].last!), $0) < (position(stagesOfApproach[$1].last!), $1) }
-        // Approach i's effective green under stage greens e: its stages' and the changes between them.
-        func green(of i: Int, _ e: [Double]) -> Double {
-            let run = stagesOfApproach[i]
-            return run.reduce(0) { $0 + e[$1] } + Double(run.count - 1) * demand.lostTimePerStage
-        }
+        func green(of i: Int, _ e: [Double]) -> Double { effectiveGreen(i, stageGreens: e, cycle: cycle) }
         // λ = 1/x.
         func greens(_ lambda: Double, from minimums: [Double]) -> [Double] {
             var e = minimums

@@ -329,6 +329,43 @@ struct WebsterTimingTests {
         #expect(halved.plan.stages[1].green < timing.plan.stages[1].green)
     }
 
+    /// Four stages whose left bays are held at the 10 s minimum green, and a leading-left chain
+    /// (N keeps its green from NL's stage into S's) whose small stages are; both found by drawing
+    /// intersections until 80 % of the flows lengthened the cycle (137 → 122 s and 122 → 138 s
+    /// when the cycle grew until the other stages ran at the degree of saturation of Webster's split).
+    static let heldAtMinimums = [
+        #"{"id": "M", "amber_s": 3, "all_red_s": 2, "startup_lost_s": 3, "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 560}}, {"id": "NL", "arm": "N", "lanes": 1, "flows_veh_h": {"left": 40}}, {"id": "S", "lanes": 1, "flows_veh_h": {"through": 520}}, {"id": "SL", "arm": "S", "lanes": 1, "flows_veh_h": {"left": 30}}, {"id": "W", "lanes": 1, "flows_veh_h": {"through": 420}}, {"id": "WL", "arm": "W", "lanes": 1, "flows_veh_h": {"left": 35}}, {"id": "E", "lanes": 1, "flows_veh_h": {"through": 380}}, {"id": "EL", "arm": "E", "lanes": 1, "flows_veh_h": {"left": 25}}], "stages": [["N", "S"], ["NL", "SL"], ["W", "E"], ["WL", "EL"]]}"#,
+        #"{"id": "P", "amber_s": 3, "all_red_s": 3, "startup_lost_s": 3, "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 300}}, {"id": "NL", "arm": "N", "lanes": 2, "flows_veh_h": {"left": 181.6}, "storage_m": 90}, {"id": "S", "lanes": 2, "flows_veh_h": {"through": 575.2}, "saturation_veh_h_lane": 1590}, {"id": "SL", "arm": "S", "lanes": 2, "flows_veh_h": {"left": 37.6}, "storage_m": 45}, {"id": "E", "lanes": 3, "flows_veh_h": {"through": 448.8}}, {"id": "EL", "arm": "E", "lanes": 1, "flows_veh_h": {"left": 32}}, {"id": "W", "lanes": 3, "flows_veh_h": {"through": 423.2}}, {"id": "WL", "arm": "W", "lanes": 2, "flows_veh_h": {"left": 233.6}, "storage_m": 30}], "stages": [["N", "NL"], ["N", "S"], ["SL"], ["E", "EL"], ["E", "W"], ["WL"]]}"#,
+    ]
+
+    @Test("stages held at their minimum greens: the cycle is the whole second with the least total Webster delay, and fewer vehicles never lengthen it",
+          arguments: heldAtMinimums)
+    func minimumsSetTheCycleByDelay(json: String) throws {
+        let demand = try JSONDecoder().decode(IntersectionDemand.self, from: Data(json.utf8))
+        let timing = try SignalTiming.webster(demand)
+        let c0 = try #require(timing.websterCycle)
+        #expect(timing.cycle > c0.rounded(.up), "the minimums leave an approach above x = 0.9 at C₀: the cycle grows")
+        #expect(timing.warnings.contains { $0.code == .minimumGreen && $0.message.contains(String(format: "the cycle is %.0f s", timing.cycle)) })
+        // Σ q·d (Webster) of the plan at each whole-second cycle, greens split as the plan splits them.
+        func totalDelay(_ t: IntersectionTiming) -> Double {
+            t.approaches.reduce(0) { $0 + $1.flow * ($1.websterDelay ?? .infinity) }
+        }
+        let chosen = totalDelay(timing)
+        var best = (cycle: 0.0, delay: Double.infinity)
+        for cycle in stride(from: c0.rounded(.up), through: 180, by: 1) {
+            let fixed = try SignalTiming.webster(demand, settings: SignalTimingSettings(minimumCycle: cycle, maximumCycle: cycle))
+            if totalDelay(fixed) < best.delay { best = (cycle, totalDelay(fixed)) }
+        }
+        // Displayed greens are whole seconds, the search's are not: within 0.5 % of the best.
+        #expect(chosen <= best.delay * 1.005, "cycle \(timing.cycle) s: \(chosen); \(best.cycle) s: \(best.delay)")
+        #expect(abs(timing.cycle - best.cycle) <= 3)
+        for factor in [0.9, 0.8, 0.7] {
+            var fewer = demand
+            fewer.approaches = demand.approaches.map { var a = $0; a.flows = a.flows.scaled(by: factor); return a }
+            #expect(try SignalTiming.webster(fewer).cycle <= timing.cycle, "\(factor) of the flows")
+        }
+    }
+
     @Test("pedestrian delay at each crossing: (C − g)²/(2C) through their stage's red, HCM 2000's LOS, the wait on a refuge island")
     func pedestrianDelay() throws {
         var demand = Self.crossroads(ns: 200, ew: 100)
