@@ -12,10 +12,11 @@ are permitted through the opposing flow in the two-stage plan, as `signal plan -
 (The reference notes that turns and permissive lefts need their own validation; this measures them.)
 
     python3 Benchmarks/signals/reference_crossroads.py CITYTWIN [--count 6] [--generator-seed 99] [--work DIR]
-                                                       [--left-share 0.15]"""
+                                                       [--left-share 0.15] [--results FILE]"""
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
 import tempfile
@@ -42,7 +43,10 @@ def main() -> None:
     p.add_argument("--work", type=Path, default=None)
     p.add_argument("--left-share", type=float, default=0.0,
                    help="mean share of left turns on each approach (0: through movements only, the reference's scope)")
+    p.add_argument("--results", type=Path, default=None,
+                   help="write each crossroads' flows, plan and SUMO delays per seed here (JSON), for offline models")
     args = p.parse_args()
+    dump: list[dict] = []
     test_signal_sumo.BIN = args.citytwin
     work = args.work or Path(tempfile.mkdtemp(prefix="crossroads-"))
     work.mkdir(parents=True, exist_ok=True)
@@ -59,6 +63,10 @@ def main() -> None:
         for seed in (1, 2, 3):
             for arm, d in sumo_signals.signal_delay(plan, flows, seed, work / f"x{i}-s{seed}").items():
                 measured.setdefault(arm, []).append(d)
+        dump.append({"name": f"x{i}", "flows": sumo_signals.movement_flows(flows), "plan": plan, "sumo": measured,
+                     "saturation": test_signal_sumo.SUMO_SATURATION, "lost_s": test_signal_sumo.SUMO_LOST})
+        if args.results:
+            args.results.write_text(json.dumps(dump, indent=1))
         for arm, a in sorted(plan["approaches"].items()):
             sumo = sum(measured[arm]) / len(measured[arm])
             errors["delay_s (HCM)"].append(a["delay_s"] - sumo)
