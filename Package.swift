@@ -177,7 +177,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "FloodSimTests", dependencies: ["FloodSim", "SWMMFormat"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "SignalSimTests", dependencies: ["SignalSim"], swiftSettings: strict),
+        .testTarget(name: "SignalSimTests", dependencies: ["SignalSim", "GeoCore"], swiftSettings: strict),
         .testTarget(name: "ParkingSimTests", dependencies: ["ParkingSim", "GeoCore"],
                     swiftSettings: strict),
         .testTarget(name: "NetworkAnalysisTests", dependencies: ["NetworkAnalysis", "GeoCore"], resources: [.copy("Fixtures")],

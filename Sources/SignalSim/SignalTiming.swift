@@ -566,17 +566,18 @@ struct TimedIntersection {
         }
     }
 
-    /// The whole-second cycle from `low` to `high` (s) whose split (`greens(at:)`) gives the least
-    /// total delay, Σ q·d over the approaches with Webster's delay d, the objective his optimum
-    /// cycle minimises; `high` when every cycle leaves some approach at x ≥ 1.
+    /// The whole-second cycle from `low` to `high` (s) whose plan (Webster's split, `greens(at:)`,
+    /// in whole seconds as `plan(effectiveGreens:)` displays it) gives the least total delay, Σ q·d
+    /// over the approaches with Webster's delay d, the objective his optimum cycle minimises;
+    /// `high` when every cycle leaves some approach at x ≥ 1.
     func leastDelayCycle(from low: Double, to high: Double) -> Double {
         var best: (cycle: Double, delay: Double)?
         var cycle = low.rounded(.up)
         while cycle <= high {
-            let stageGreens = greens(at: cycle).0
+            let candidate = plan(effectiveGreens: greens(at: cycle).0)
             var total = 0.0
             for (i, a) in demand.approaches.enumerated() where a.flows.total > 0 {
-                guard let d = SignalTiming.websterDelay(cycle: cycle, effectiveGreen: effectiveGreen(i, stageGreens: stageGreens, cycle: cycle),
+                guard let d = SignalTiming.websterDelay(cycle: candidate.cycle, effectiveGreen: effectiveGreen(i, in: candidate),
                                                         flow: a.flows.total, saturationFlow: saturationFlows[i]) else { total = .infinity; break }
                 total += a.flows.total * d
             }
