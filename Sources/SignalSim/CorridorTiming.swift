@@ -117,12 +117,6 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
         }
     }
 
-    /// How much lower (s/veh) a longer common cycle's mean control delay must be for a range
-    /// searched for delay to choose it over a shorter one: below the differences the model tells
-    /// apart in SUMO (its corridor figures ran within 1.7 s/veh of SUMO's, and 0.1-0.2 s/veh gains
-    /// it predicted for a longer cycle were losses there; Benchmarks/signals/corridor_cycle_objective.py).
-    public static let cycleDelayTolerance = 0.5
-
     /// Flow-weighted control delay over every lane group of the corridor's intersections (s/veh):
     /// HCM's with random arrivals, except where the corridor's through traffic arrives from an
     /// upstream signal, whose delay under the offsets `directions` gives.
@@ -147,7 +141,7 @@ public struct CorridorPlan: Sendable, Hashable, Codable {
         var warnings: [String] = []
         if let critical = atCriticalCycle, cycleObjective == .delay {
             warnings.append(String(format: "the common cycle of %.0f s is the shortest within %.1f s/veh of the lowest mean control delay of the range, %.1f s/veh against %.1f at the %.0f s %@ needs (bands %.0f s + %.0f s against %.0f s + %.0f s)",
-                                   cycle, Self.cycleDelayTolerance, meanControlDelay, critical.meanControlDelay, criticalCycle, criticalIntersection,
+                                   cycle, SignalTiming.cycleDelayTolerance, meanControlDelay, critical.meanControlDelay, criticalCycle, criticalIntersection,
                                    wave.outboundBandwidth, wave.inboundBandwidth, critical.wave.outboundBandwidth, critical.wave.inboundBandwidth))
         } else if let critical = atCriticalCycle {
             warnings.append(String(format: "the common cycle of %.0f s, the most efficient band of the range ((b + k·b̄)/C = %.3f against %.3f at the %.0f s %@ needs), raises the corridor's mean control delay from %.1f to %.1f s/veh (HCM, the corridor's through traffic arriving from the upstream signals under each wave's offsets)",
@@ -206,7 +200,7 @@ public enum CorridorTiming {
     ///   - cycleRange: whole-second common cycles to search (from the critical intersection's
     ///     cycle at the least) for `cycleObjective`; `nil` runs the critical intersection's cycle.
     ///   - cycleObjective: what the range is searched for: the corridor's mean control delay under
-    ///     each cycle's wave, the shortest cycle within `CorridorPlan.cycleDelayTolerance` of the
+    ///     each cycle's wave, the shortest cycle within `SignalTiming.cycleDelayTolerance` of the
     ///     lowest (the default; band efficiency chose cycles SUMO measured 3-5 s/veh worse,
     ///     Benchmarks/signals/corridor_cycle_objective.py), or band efficiency, ties to the shorter cycle.
     ///   - offsetObjective: the widest band (MAXBAND), or the lowest mean control delay found by
@@ -329,7 +323,7 @@ public enum CorridorTiming {
             // Band: the most efficient, ties to the shorter. Delay: the shortest cycle within the
             // tolerance of the lowest, so a longer cycle is run only for a gain the model can tell.
             let top = candidates.map(\.score).max() ?? 0
-            let slack = cycleObjective == .delay ? CorridorPlan.cycleDelayTolerance : 1e-9
+            let slack = cycleObjective == .delay ? SignalTiming.cycleDelayTolerance : 1e-9
             chosen = try candidates.first { $0.score >= top - slack }?.result ?? coordinated(at: criticalCycle)
             if chosen.wave.cycle != criticalCycle {
                 let critical = try atCritical ?? coordinated(at: criticalCycle)

@@ -28,6 +28,14 @@ public enum SignalTiming {
         return max(0, uniform + random - correction)
     }
 
+    /// How much lower (s/veh) a longer cycle's mean delay must be for a search over cycles (a
+    /// corridor's range searched for delay, an intersection whose minimum greens set its cycle) to
+    /// choose it over a shorter one: below the differences the model tells apart in SUMO (corridor
+    /// figures ran within 1.7 s/veh of SUMO's, and 0.1-0.2 s/veh gains it predicted for a longer
+    /// cycle were losses there; Benchmarks/signals/corridor_cycle_objective.py). Delay is flat
+    /// near its least, and the longer cycle costs pedestrians and side streets what it saves.
+    public static let cycleDelayTolerance = 0.5
+
     /// HCM 2000's incremental delay factor k for pretimed control.
     public static let hcmPretimedDelayFactor = 0.5
 
@@ -103,7 +111,7 @@ public enum SignalTiming {
             warnings.append(.init(.minimumGreen, "stage \(s + 1) runs its minimum green (\(model.minimumReason[s])), more than its flow share"))
         }
         if let c0, cycle > proposed {
-            warnings.append(.init(.minimumGreen, String(format: "at Webster's cycle (%.0f s) the minimum greens leave an approach above x = 0.9; the cycle is %.0f s, the one with the least total delay (Webster's) under them", c0.rounded(.up), cycle)))
+            warnings.append(.init(.minimumGreen, String(format: "at Webster's cycle (%.0f s) the minimum greens leave an approach above x = 0.9; the cycle is %.0f s, the shortest within %.1f s/veh of the least mean delay (Webster's) under them", c0.rounded(.up), cycle, SignalTiming.cycleDelayTolerance)))
         }
         let plan = model.plan(effectiveGreens: greens)
         return model.timing(of: plan, method: "webster", websterCycle: c0, warnings: warnings)
@@ -566,12 +574,14 @@ struct TimedIntersection {
         }
     }
 
-    /// The whole-second cycle from `low` to `high` (s) whose plan (Webster's split, `greens(at:)`,
-    /// in whole seconds as `plan(effectiveGreens:)` displays it) gives the least total delay, Σ q·d
-    /// over the approaches with Webster's delay d, the objective his optimum cycle minimises;
-    /// `high` when every cycle leaves some approach at x ≥ 1.
+    /// The shortest whole-second cycle from `low` to `high` (s) whose plan (Webster's split,
+    /// `greens(at:)`, in whole seconds as `plan(effectiveGreens:)` displays it) comes within
+    /// `SignalTiming.cycleDelayTolerance` of the least mean delay over those cycles, with Webster's
+    /// delay, the objective his optimum cycle minimises; `high` when every cycle leaves some
+    /// approach at x ≥ 1.
     func leastDelayCycle(from low: Double, to high: Double) -> Double {
-        var best: (cycle: Double, delay: Double)?
+        let flow = demand.approaches.reduce(0) { $0 + $1.flows.total }
+        var candidates: [(cycle: Double, delay: Double)] = []
         var cycle = low.rounded(.up)
         while cycle <= high {
             let candidate = plan(effectiveGreens: greens(at: cycle).0)
@@ -581,10 +591,11 @@ struct TimedIntersection {
                                                         flow: a.flows.total, saturationFlow: saturationFlows[i]) else { total = .infinity; break }
                 total += a.flows.total * d
             }
-            if total < (best?.delay ?? .infinity) { best = (cycle, total) }
+            candidates.append((cycle, flow > 0 ? total / flow : total))
             cycle += 1
         }
-        return best?.cycle ?? high
+        guard let least = candidates.map(\.delay).min(), least.isFinite else { return high }
+        return candidates.first { $0.delay <= least + SignalTiming.cycleDelayTolerance }?.cycle ?? high
     }
 
     /// The stage greens at `cycle` (at least their minimums, summing to the cycle less n lost times)

@@ -89,7 +89,7 @@ struct CorridorTimingTests {
         }
         // The shortest cycle within the tolerance of the lowest delay of the range.
         let lowest = delays.values.min()!
-        let tolerance = CorridorPlan.cycleDelayTolerance
+        let tolerance = SignalTiming.cycleDelayTolerance
         #expect(abs(delays[plan.cycle]! - plan.meanControlDelay) < 1e-9 && plan.meanControlDelay <= lowest + tolerance)
         #expect(delays.filter { $0.key < plan.cycle }.allSatisfy { $0.value > lowest + tolerance })
         if plan.cycle > critical.cycle {

@@ -57,12 +57,18 @@ struct PlanPropertyTests {
         return demand
     }
 
-    /// Σ q·d with Webster's delay: what the cycle minimises when minimum greens bind.
-    static func totalWebsterDelay(_ t: IntersectionTiming) -> Double {
-        t.approaches.reduce(0) { $0 + $1.flow * ($1.websterDelay ?? .infinity) }
+    /// The mean Webster delay (s/veh) of the plan at each whole-second cycle from `low` to the
+    /// maximum that has one, greens split as the plan splits them: what the cycle is chosen by when
+    /// minimum greens bind.
+    static func meanWebsterDelays(_ demand: IntersectionDemand, from low: Double) -> [(cycle: Double, delay: Double)] {
+        stride(from: low, through: SignalTimingSettings().maximumCycle, by: 1).compactMap { cycle in
+            guard let t = try? SignalTiming.webster(demand, settings: SignalTimingSettings(minimumCycle: cycle, maximumCycle: cycle)) else { return nil }
+            let flow = t.approaches.reduce(0) { $0 + $1.flow }
+            return (cycle, t.approaches.reduce(0) { $0 + $1.flow * ($1.websterDelay ?? .infinity) } / flow)
+        }
     }
 
-    @Test("300 random intersections: stage times add up to the cycle, greens keep their minimums, x = q/c, d = d₁ + d₂, LOS by delay, over-capacity said, the approaches' order changes nothing, a cycle set by delay has the least")
+    @Test("300 random intersections: stage times add up to the cycle, greens keep their minimums, x = q/c, d = d₁ + d₂, LOS by delay, over-capacity said, the approaches' order changes nothing, a cycle set by delay the shortest within the tolerance of the least")
     func properties() throws {
         var rng = SplitMix64(seed: 16)
         let settings = SignalTimingSettings()
@@ -97,10 +103,16 @@ struct PlanPropertyTests {
             if let note = timing.warnings.first(where: { $0.code == .minimumGreen && $0.message.contains("the cycle is") }) {
                 grownByDelay += 1
                 let json = String(decoding: try JSONEncoder().encode(demand), as: UTF8.self)
-                let least = stride(from: (timing.websterCycle ?? settings.minimumCycle).rounded(.up), through: settings.maximumCycle, by: 1)
-                    .compactMap { try? SignalTiming.webster(demand, settings: SignalTimingSettings(minimumCycle: $0, maximumCycle: $0)) }
-                    .map(Self.totalWebsterDelay).min() ?? .infinity
-                #expect(Self.totalWebsterDelay(timing) <= least * (1 + 1e-12), "\(label): \(note.message) \(json)")
+                let delays = Self.meanWebsterDelays(demand, from: (timing.websterCycle ?? settings.minimumCycle).rounded(.up))
+                let least = delays.map(\.delay).min() ?? .infinity
+                guard least.isFinite else {
+                    #expect(timing.cycle == settings.maximumCycle, "\(label): no cycle serves every approach below x = 1, so the longest")
+                    continue
+                }
+                let chosen = delays.first { $0.cycle == timing.cycle }?.delay ?? .infinity
+                #expect(chosen <= least + SignalTiming.cycleDelayTolerance, "\(label): \(note.message) \(json)")
+                #expect(delays.filter { $0.cycle < timing.cycle }.allSatisfy { $0.delay > least + SignalTiming.cycleDelayTolerance },
+                        "\(label): a shorter cycle comes within the tolerance \(json)")
             }
         }
         #expect(grownByDelay > 0, "the draw holds intersections whose minimum greens set the cycle")
