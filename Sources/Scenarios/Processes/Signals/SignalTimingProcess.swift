@@ -24,7 +24,7 @@ public struct SignalTimingProcess: OGCProcess {
     public let id = "signal-timing"
     public let version = "1.0.0"
     public let title = "Signal timing from counts"
-    public let description = "Times signalised intersections from their traffic counts (Webster optimum cycle and splits, pedestrian and vehicle minimum greens; where the minimums leave an approach above x = 0.9 at Webster's cycle, the cycle with the least total Webster delay; GB 50647 checks): one plan per time-of-day period (AM peak, off-peak, PM peak, night) or for a given period, with HCM 2000 delay, queue, stops and LOS per lane group; optionally written as signal_plans versions."
+    public let description = "Times signalised intersections from their traffic counts (Webster optimum cycle and splits, pedestrian and vehicle minimum greens; where the minimums leave an approach above x = 0.9 at Webster's cycle, the shortest cycle within 0.5 s/veh of the least mean Webster delay; GB 50647 checks): one plan per time-of-day period (AM peak, off-peak, PM peak, night) or for a given period, with HCM 2000 delay, queue, stops and LOS per lane group; optionally written as signal_plans versions."
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
