@@ -75,7 +75,7 @@ public enum AdaptiveRetiming {
                      method: String) throws -> IntersectionTiming {
         let demand = model.demand
         var cycle = min(current.cycle + limits.maximumCycleChange, max(current.cycle - limits.maximumCycleChange, target))
-        let (effective, _) = try model.split(cycle: &cycle, growthLimit: current.cycle + limits.maximumCycleChange)
+        let (effective, _, _) = try model.split(cycle: &cycle, growthLimit: current.cycle + limits.maximumCycleChange)
         let wanted = effective.map { $0 - demand.amber + demand.startupLost }
         let minimum = model.minimumEffectiveGreens.map { $0 - demand.amber + demand.startupLost }
         let budget = wanted.reduce(0, +)

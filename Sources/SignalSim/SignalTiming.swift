@@ -104,13 +104,12 @@ public enum SignalTiming {
         } else {
             cycle = settings.maximumCycle
         }
-        let proposed = max(cycle, (model.lostTime + model.minimumEffectiveGreens.reduce(0, +)).rounded(.up))
-        let (greens, raised) = try model.split(cycle: &cycle)
+        let (greens, raised, byDelay) = try model.split(cycle: &cycle)
         // A pedestrian-only stage runs its crossings' minimum by design, not short of a flow share.
         for s in raised where !demand.stages[s].isEmpty {
             warnings.append(.init(.minimumGreen, "stage \(s + 1) runs its minimum green (\(model.minimumReason[s])), more than its flow share"))
         }
-        if let c0, cycle > proposed {
+        if let c0, byDelay {
             warnings.append(.init(.minimumGreen, String(format: "at Webster's cycle (%.0f s) the minimum greens leave an approach above x = 0.9; the cycle is %.0f s, the shortest within %.1f s/veh of the least mean delay (Webster's) under them", c0.rounded(.up), cycle, SignalTiming.cycleDelayTolerance)))
         }
         let plan = model.plan(effectiveGreens: greens)
@@ -534,8 +533,8 @@ struct TimedIntersection {
     /// greens and the lost time need. When stages held at their minimums leave an approach above a
     /// degree of saturation of 0.9 (or above the one Webster's optimum cycle gives the critical
     /// path, if higher), C₀ no longer minimises delay, as it does for the split it assumes: the
-    /// cycle becomes `leastDelayCycle` between it and the maximum (or `growthLimit`).
-    func split(cycle: inout Double, growthLimit: Double? = nil) throws -> ([Double], [Int]) {
+    /// cycle becomes `leastDelayCycle` between it and the maximum (or `growthLimit`), and `byDelay` says so.
+    func split(cycle: inout Double, growthLimit: Double? = nil) throws -> (greens: [Double], raised: [Int], byDelay: Bool) {
         try SignalTiming.raiseToMinimums(cycle: &cycle, lostTime: lostTime, minimums: minimumEffectiveGreens, maximumCycle: settings.maximumCycle)
         var (greens, raised) = greens(at: cycle)
         let target = SignalTiming.websterSaturation(lostTime: optimumLostTime, flowRatioSum: flowRatioSum)
@@ -543,8 +542,9 @@ struct TimedIntersection {
         if !raised.isEmpty, target > 0, target < 1, cycle < cap, highestSaturation(greens, cycle: cycle) > max(0.9, target) + 1e-6 {
             cycle = leastDelayCycle(from: cycle, to: cap)
             (greens, raised) = self.greens(at: cycle)
+            return (greens, raised, true)
         }
-        return (greens, raised)
+        return (greens, raised, false)
     }
 
     /// Webster's split at `cycle` (no cycle change): the stages' effective greens and those held at their minimum.

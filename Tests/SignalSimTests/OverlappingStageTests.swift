@@ -51,7 +51,7 @@ struct OverlappingStageTests {
     func splitIsOptimal(north: Double, left: Double, south: Double) throws {
         let model = try TimedIntersection(Self.leadingLeft(north: north, left: left, south: south), settings: SignalTimingSettings())
         var cycle = 90.0
-        let (greens, _) = try model.split(cycle: &cycle)
+        let (greens, _, _) = try model.split(cycle: &cycle)
         let budget = cycle - model.lostTime
         #expect(abs(greens.reduce(0, +) - budget) < 1e-6)
         #expect(zip(greens, model.minimumEffectiveGreens).allSatisfy { $0 >= $1 - 1e-9 })
