@@ -10,9 +10,12 @@ Beyond the reference's scope, `--left-share P` splits each approach's flow into 
 right turns (U(0.05, 0.25)) and through traffic on the same one lane, with netconvert's own connections: the lefts
 are permitted through the opposing flow in the two-stage plan, as `signal plan --input` times the issue's example.
 (The reference notes that turns and permissive lefts need their own validation; this measures them.)
+`--split-phasing` runs each arm in a stage of its own (N | E | S | W) at half the flows, so nothing turns through
+opposing traffic: with `--left-share` it measures the turns' own saturation flows in one shared lane, not the
+junction's gap acceptance.
 
     python3 Benchmarks/signals/reference_crossroads.py CITYTWIN [--count 6] [--generator-seed 99] [--work DIR]
-                                                       [--left-share 0.15] [--results FILE]"""
+                                                       [--left-share 0.15] [--split-phasing] [--results FILE]"""
 from __future__ import annotations
 
 import argparse
@@ -43,6 +46,8 @@ def main() -> None:
     p.add_argument("--work", type=Path, default=None)
     p.add_argument("--left-share", type=float, default=0.0,
                    help="mean share of left turns on each approach (0: through movements only, the reference's scope)")
+    p.add_argument("--split-phasing", action="store_true",
+                   help="each arm in a stage of its own, at half the flows (no left is opposed)")
     p.add_argument("--results", type=Path, default=None,
                    help="write each crossroads' flows, plan and SUMO delays per seed here (JSON), for offline models")
     args = p.parse_args()
@@ -54,8 +59,10 @@ def main() -> None:
                                       **{f"queue + acceleration, {a} m/s2": [] for a in steady_queue.ACCELERATIONS_M_S2}}
     turning = random.Random(args.generator_seed + 1)
     for i, totals in enumerate(test_signal_sumo.random_intersections(args.count, args.generator_seed)):
+        if args.split_phasing:
+            totals = {arm: q / 2 for arm, q in totals.items()}
         flows = totals if args.left_share <= 0 else {arm: split(q, args.left_share, turning) for arm, q in totals.items()}
-        plan = test_signal_sumo.plan_for(flows, work)
+        plan = test_signal_sumo.plan_for(flows, work, stages=[["N"], ["E"], ["S"], ["W"]] if args.split_phasing else None)
         if max(a["x"] for a in plan["approaches"].values()) > 0.8:
             print(f"x{i}: skipped, x > 0.8")
             continue

@@ -48,8 +48,11 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
     public var id: String
     /// Lanes at the stop line (≥ 1).
     public var lanes: Int
-    /// Saturation flow per lane (veh/h/lane) when measured or designed; `nil` takes
-    /// `SaturationFlowDefaults` for the approach's movement mix.
+    /// What a lane of this group's through traffic discharges (veh/h/lane; GB 50647's basic
+    /// saturation flow, HCM's s₀), measured or designed; `nil` takes the intersection's base.
+    /// Its turns are discounted from it as from the base: left and right turn factors, and the
+    /// permitted-left equivalent of the opposing flow in their stage (which changes with the
+    /// period's flows, so no one measured figure of a shared lane could carry it).
     public var saturationPerLane: Double?
     public var flows: MovementFlows
     /// The compass arm (N, S, E or W) its traffic arrives from, when the id is not one: a left turn
@@ -160,7 +163,7 @@ public struct IntersectionDemand: Sendable, Hashable, Codable {
     /// This intersection's base saturation flow of a through lane (veh/h/lane) and the factors of
     /// its protected left and right turns, as designed or measured here; `nil` takes
     /// `SaturationFlowDefaults`' (1800, 0.95, 0.85). A lane group's own `saturationPerLane`
-    /// stands above all three.
+    /// replaces the base for its lanes; the factors apply to it too.
     public var saturationFlow: Double?
     public var leftTurnFactor: Double?
     public var rightTurnFactor: Double?

@@ -395,8 +395,10 @@ struct TimedIntersection {
         }
         saturationFlows = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
-            if let given = a.saturationPerLane { return Double(a.lanes) * given }
-            let s = saturationDefaults
+            // A group's own saturation flow replaces the intersection's base for its lanes; its turns
+            // are discounted from it as from the base (GB 50647 Appendix B, HCM's s₀ and factors).
+            var s = saturationDefaults
+            s.through = a.saturationPerLane ?? s.through
             let group = Double(a.lanes) * s.perLane(for: a.flows, opposingFlow: opposing[i])
             // Turns share the outermost lane of a wider group: its leftmost lane holds all its left
             // turns and its rightmost lane all its right turns, however the other movements spread

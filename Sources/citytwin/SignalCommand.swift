@@ -117,6 +117,9 @@ struct SignalPlanCommand: AsyncParsableCommand {
         "stages": [["N", "S"], ["W", "E"]], "crossings": [{"id", "length_m", "refuge_island", "stage"}]}; optional, as measured
         at the site: "saturation_flow_pcu_h" (through lane, for approaches without their own), "left_turn_factor",
         "right_turn_factor", "permitted_left_critical_gap_s", "permitted_left_follow_up_s", "incremental_delay_factor".
+        An approach's "saturation_veh_h_lane" is what a lane of its through traffic discharges (GB 50647's basic
+        saturation flow, HCM's s0): its left and right turns are discounted from it by the turn factors, and lefts
+        through opposing traffic in their stage by that flow, as from the intersection's base.
         "arm" (N, S, E or W) is where an approach whose id is not a compass arm arrives from, for the lefts it opposes.
         An approach of right turns alone may run in no stage: a free right turn (渠化右转), never stopped by the signal.
         A stage may name no approach when a crossing is walked in it: a pedestrian-only stage (行人专用相位阶段).

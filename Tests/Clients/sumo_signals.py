@@ -115,16 +115,17 @@ def minor_links(net: Path) -> set[int]:
 def write_program(path: Path, links: dict[str, list[int]], phases: list[tuple[float, dict[str, str]]],
                   minor: set[int] = frozenset()) -> None:
     """A static tlLogic: each phase a duration and the signal of each arm (G, y or r); a green on a `minor` link
-    is 'g', as netconvert writes it."""
+    is 'g', as netconvert writes it, where another arm is green beside it (alone, nothing crosses it)."""
     size = 1 + max(i for idx in links.values() for i in idx)
     root = ET.Element("additional")
     logic = ET.SubElement(root, "tlLogic", id="C", type="static", programID="citytwin", offset="0")
     for duration, signals in phases:
         state = ["r"] * size
+        opposed = sum(1 for s in signals.values() if s == "G") > 1
         for arm, idx in links.items():
             for i in idx:
                 state[i] = signals.get(arm, "r")
-                if state[i] == "G" and i in minor:
+                if state[i] == "G" and i in minor and opposed:
                     state[i] = "g"
         ET.SubElement(logic, "phase", duration=f"{duration:g}", state="".join(state))
     write_xml(root, path)

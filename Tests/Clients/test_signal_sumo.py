@@ -23,12 +23,13 @@ SUMO_SATURATION = 1859.0
 SUMO_LOST = 3.8
 
 
-def plan_for(flows: sumo_signals.Flows, tmp: Path, all_red: float = 2.0) -> dict:
+def plan_for(flows: sumo_signals.Flows, tmp: Path, all_red: float = 2.0,
+             stages: list[list[str]] | None = None) -> dict:
     intersection = {
         "id": "SUMO-X", "amber_s": 3, "all_red_s": all_red, "startup_lost_s": SUMO_LOST,
         "approaches": [{"id": arm, "lanes": 1, "saturation_veh_h_lane": SUMO_SATURATION, "flows_veh_h": q}
                        for arm, q in sumo_signals.movement_flows(flows).items()],
-        "stages": [["N", "S"], ["W", "E"]],
+        "stages": stages or [["N", "S"], ["W", "E"]],
     }
     path = tmp / "intersection.json"
     path.write_text(json.dumps(intersection))

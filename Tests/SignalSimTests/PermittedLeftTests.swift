@@ -63,14 +63,19 @@ struct PermittedLeftTests {
         #expect(aware.approaches[0].degreeOfSaturation < judged.approaches[0].degreeOfSaturation)
     }
 
-    @Test("no factor where the inputs do not call for it: separate stages, no compass arm, a measured saturation flow")
+    @Test("no factor where the inputs do not call for it: separate stages, no compass arm; a group's own saturation flow is the base its lefts are discounted from")
     func onlyWhereCalledFor() throws {
         let s = SaturationFlowDefaults()
         let separate = try SignalTiming.webster(Self.twoStage(leftStage: true))
         let n = try #require(separate.approaches.first { $0.id == "RD-1-N" })
         #expect(abs(n.saturationFlow - 3 * s.perLane(for: MovementFlows(through: 776, left: 184, right: 112))) < 1e-9)
+        // The default base given as the group's own changes nothing; a lower one lowers every group,
+        // its opposed lefts still discounted (as the shared lanes above).
+        let design = try SignalTiming.webster(Self.twoStage())
+        #expect(try SignalTiming.webster(Self.twoStage(saturation: 1800)).approaches.map(\.saturationFlow) == design.approaches.map(\.saturationFlow))
         let measured = try SignalTiming.webster(Self.twoStage(saturation: 1700))
-        #expect(measured.approaches.allSatisfy { $0.saturationFlow == 3 * 1700 })
+        #expect(zip(measured.approaches, design.approaches).allSatisfy { $0.saturationFlow < $1.saturationFlow })
+        #expect(measured.approaches.allSatisfy { $0.saturationFlow < 3 * 1700 })
         // Approach ids that are compass arms oppose each other without an explicit arm (`--input` JSON).
         let json = #"{"id": "X", "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 400, "left": 100}}, {"id": "S", "lanes": 1, "flows_veh_h": {"through": 500}}], "stages": [["N", "S"]]}"#
         let demand = try JSONDecoder().decode(IntersectionDemand.self, from: Data(json.utf8))

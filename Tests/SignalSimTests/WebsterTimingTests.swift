@@ -71,7 +71,7 @@ struct WebsterTimingTests {
         #expect(refused?.field == "analysis_period_h")
     }
 
-    @Test("an intersection's own base saturation flow and turn factors time the lane groups that give none; a group's own value stands")
+    @Test("an intersection's own base saturation flow and turn factors time the lane groups that give none; a group's own value replaces the base for its lanes, its turns discounted by the same factors")
     func intersectionSaturationFlow() throws {
         func turning(_ given: Double? = nil) -> IntersectionDemand {
             IntersectionDemand(id: "IX-S", approaches: [
@@ -94,7 +94,9 @@ struct WebsterTimingTests {
         #expect(timed.plan.cycle != design.plan.cycle)
         var given = turning(1500)
         given.saturationFlow = 1900
-        #expect(try SignalTiming.webster(given).approaches.first { $0.id == "W" }?.saturationFlow == 1500)
+        // W: 400 through and 100 right (the default factor 0.85) on one lane whose through traffic discharges at 1500.
+        let w = try #require(try SignalTiming.webster(given).approaches.first { $0.id == "W" })
+        #expect(abs(w.saturationFlow - 1500 / ((400 + 100 / 0.85) / 500)) < 0.01)
         let decoded = try JSONDecoder().decode(IntersectionDemand.self, from: Data(#"{"id": "K", "saturation_flow_pcu_h": 1900, "left_turn_factor": 0.9, "right_turn_factor": 0.8, "approaches": [{"id": "N", "lanes": 1, "flows_veh_h": {"through": 300}}], "stages": [["N"]]}"#.utf8))
         #expect(decoded.saturationFlow == 1900 && decoded.leftTurnFactor == 0.9 && decoded.rightTurnFactor == 0.8)
         for (field, bad) in [("saturation_flow_pcu_h", { (d: inout IntersectionDemand) in d.saturationFlow = -5 }),
@@ -194,7 +196,7 @@ struct WebsterTimingTests {
         #expect(free.flowRatioSum == staged.flowRatioSum && free.plan == staged.plan)
         let nr = try #require(free.approaches.first { $0.id == "NR" })
         #expect(nr.uncontrolled == true && nr.effectiveGreen == free.cycle && nr.uniformDelay == 0)
-        #expect(abs(nr.capacity - 1800) < 1e-9 && nr.controlDelay < 1 && nr.levelOfService == .a)
+        #expect(abs(nr.capacity - 1800 * 0.85) < 1e-9 && nr.controlDelay < 1 && nr.levelOfService == .a)
         #expect(free.approaches.filter { $0.id != "NR" }.allSatisfy { $0.uncontrolled == nil })
         // A stored plan evaluated with the group left out of its stages reads it the same way.
         let evaluated = try SignalTiming.evaluate(free.plan, for: demand)
