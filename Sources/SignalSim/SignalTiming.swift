@@ -372,7 +372,7 @@ struct TimedIntersection {
         }
         // Default saturation flows, left turns permitted where through or right traffic from the
         // opposite arm runs in the same stage (with the intersection's measured gap acceptance
-        // where it has one); a given (measured) saturation flow stands as given.
+        // where it has one), from the approach's own base saturation flow or the intersection's.
         // Approaches that have green together in some stage.
         func together(_ i: Int, _ j: Int) -> Bool { !Set(stagesOf[i]).isDisjoint(with: stagesOf[j]) }
         // Through and right flow (veh/h) from the opposite arm in a stage it shares that each

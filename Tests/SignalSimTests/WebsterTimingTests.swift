@@ -269,6 +269,12 @@ struct WebsterTimingTests {
         #expect(timing.approaches[1].saturationFlow == 3600)
         // W's left turners lower its saturation flow below the through default.
         #expect(timing.approaches[2].saturationFlow < 1800)
+        // N's 1800 is the base of its through lanes: its 120 lefts through S's 800 and its 80 rights
+        // are discounted from it, as from the default base it equals (the same plan without it).
+        #expect(timing.approaches[0].saturationFlow < 3400)
+        var defaults = demand
+        defaults.approaches[0].saturationPerLane = nil
+        #expect(try SignalTiming.webster(defaults).plan == timing.plan)
     }
 
     @Test("a field the intersection JSON does not know is refused, naming it, not dropped for a default",
