@@ -666,7 +666,7 @@ struct TimedIntersection {
     static func permittedLeftWarning(_ a: ApproachDemand, opposing: Double, delay: Double) -> String {
         let head = String(format: "approach %@ turns %.0f veh/h left through %.0f veh/h of opposing traffic: its delay (%.0f s) serves those lefts from the start of the green, but they leave mostly at its end", a.id, a.flows.left, opposing, delay)
         if a.lanes == 1, a.flows.left < a.flows.total {
-            return head + "; in its one lane a left waiting for a gap holds up the traffic behind it, and on one-lane crossroads SUMO measured 7 s (5 % lefts) to 83-105 s (15 % lefts) more on average, up to 875 s where an approach planned at x 0.7 queued as if over capacity (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a lane and a stage"
+            return head + "; in its one lane a left waiting for a gap holds up the traffic behind it, and on one-lane crossroads SUMO measured 7 s (5 % lefts) to 95-109 s (15 % lefts) more on average, up to 896 s, approaches planned at x 0.6-0.8 queueing as if over capacity (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a lane and a stage"
         }
         return head + "; SUMO measured 25 s (lefts sharing lanes) to 41 s (left bays) more on average (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a stage"
     }
