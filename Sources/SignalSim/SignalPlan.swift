@@ -164,6 +164,8 @@ public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConv
         case overCapacity = "over-capacity"
         /// An approach turns left through opposing traffic in its stage: the delay predicted for it
         /// is known to run well below what simulation measures (a marked answer, not a confident one).
+        /// Lefts protected in another of their stages (保护-许可左转) are marked too, with what SUMO
+        /// measured of those, which is much closer.
         case permittedLeft = "permitted-left"
         /// A lane group's 95th-percentile back of queue is longer than its storage (`storage_m`, a
         /// turn bay's length): the queue spills back past the bay and blocks the lanes beside it.

@@ -236,6 +236,9 @@ struct TimedIntersection {
     /// Through and right flow (veh/h) from the opposite arm in the same stage that each approach's
     /// left turns cross (0: protected, unopposed or no lefts), in `demand.approaches` order.
     let permittedLeftOpposing: [Double]
+    /// For an approach whose lefts are permitted in some of its stages, the stages of its run in
+    /// which no opposing traffic runs (protected-permitted, 保护-许可左转; empty: permitted throughout).
+    let protectedLeftStages: [[Int]]
     /// For an approach turning left, the approaches of its stage carrying through or right traffic
     /// that it may or may not cross because its arm or theirs is not known (empty: none).
     let unknownOpposing: [[Int]]
@@ -384,6 +387,17 @@ struct TimedIntersection {
                 .reduce(0) { $0 + demand.approaches[$1].flows.through + demand.approaches[$1].flows.right }
         }
         permittedLeftOpposing = opposing
+        // The stages in which an approach's permitted lefts have no opposing traffic: protected there.
+        protectedLeftStages = demand.approaches.indices.map { i in
+            let a = demand.approaches[i]
+            guard opposing[i] > 0, let arm = a.compassArm, let facing = Self.oppositeArm[arm] else { return [] }
+            return stagesOf[i].filter { s in
+                !demand.approaches.indices.contains { j in
+                    j != i && stagesOf[j].contains(s) && demand.approaches[j].compassArm == facing
+                        && demand.approaches[j].flows.through + demand.approaches[j].flows.right > 0
+                }
+            }
+        }
         unknownOpposing = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
             guard a.flows.left > 0, !stagesOf[i].isEmpty else { return [] }
@@ -671,6 +685,19 @@ struct TimedIntersection {
         return head + "; SUMO measured 25 s (lefts sharing lanes) to 41 s (left bays) more on average (Benchmarks/README.md). Check it with signal evaluate --sumo, or give the lefts a stage"
     }
 
+    /// What a plan says of an approach whose lefts are protected in some of its stages and permitted
+    /// through opposing traffic in others: they are timed at the permitted saturation flow in all of
+    /// them. HCM's protected plus permitted capacity (each stage at its own rate) was tried and not
+    /// kept: SUMO's permitted lefts serve less than it counts, its delays ran below SUMO's on every
+    /// such bay and the plans it changed ran worse there (Benchmarks/README.md, `overlapping_stages.py
+    /// --permitted-lefts`).
+    static func protectedPermittedLeftWarning(_ a: ApproachDemand, opposing: Double, protected: [Int], permitted: [Int]) -> String {
+        func stages(_ list: [Int]) -> String { (list.count == 1 ? "stage " : "stages ") + list.map { String($0 + 1) }.joined(separator: ", ") }
+        let head = String(format: "approach %@ turns %.0f veh/h left, protected in %@ and permitted through %.0f veh/h of opposing traffic in %@: its lefts are timed at the permitted saturation flow throughout (conservative in the protected green); on 26 such left bays SUMO's delay differed from the plans' by 1.4 s on average (7.0 s below to 3.1 s above, 23 within 2.5 s; Benchmarks/README.md)", a.id, a.flows.left, stages(protected), opposing, stages(permitted))
+        guard a.flows.through + a.flows.right > 0 else { return head }
+        return head + "; in a lane it shares with through or right traffic a left waiting for a gap in the permitted green holds up the traffic behind it, which those bays do not measure: check it with signal evaluate --sumo"
+    }
+
     /// A turn bay whose entry the queue beside it blocks: on the bay's arm, a lane group whose lanes
     /// run farther back (no storage, or a longer one) queues past where the bay opens, so the bay's
     /// vehicles wait behind that queue in its lanes. One warning per bay, about the longest such queue.
@@ -739,7 +766,11 @@ struct TimedIntersection {
                 warnings.append(.init(.armUnknown, String(format: "approach %@ turns %.0f veh/h left in the stage it shares with %@ (%.0f veh/h of through and right traffic), but %@ not known (an id that is not N, S, E or W and no arm given), so its lefts are timed as turning unopposed; if they cross that traffic they wait for gaps and their delay is higher (see permitted-left). Give each approach its arm", a.id, a.flows.left, others.map(\.id).joined(separator: ", "), flow, whose), approach: a.id))
             }
             if permittedLeftOpposing[i] > 0 {
-                warnings.append(.init(.permittedLeft, Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay), approach: a.id))
+                let permitted = stagesOfApproach[i].filter { !protectedLeftStages[i].contains($0) }
+                let text = protectedLeftStages[i].isEmpty
+                    ? Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay)
+                    : Self.protectedPermittedLeftWarning(a, opposing: permittedLeftOpposing[i], protected: protectedLeftStages[i], permitted: permitted)
+                warnings.append(.init(.permittedLeft, text, approach: a.id))
             }
         }
         warnings += bayEntryWarnings(performance)

@@ -248,6 +248,23 @@ struct WebsterTimingTests {
         demand.approaches[0].flows.left = 0
         demand.stages = [["N", "S"], ["NL"], ["W", "E"]]
         #expect(try SignalTiming.webster(demand).warnings.allSatisfy { $0.code != .permittedLeft })
+        // Protected in a leading stage and permitted beside S in the next (保护-许可左转): marked as such,
+        // with what SUMO measured on such bays, not the figures of lefts permitted throughout.
+        demand.approaches[demand.approaches.count - 1].arm = "N"
+        demand.stages = [["N", "NL"], ["N", "S", "NL"], ["W", "E"]]
+        let both = try SignalTiming.webster(demand).warnings.filter { $0.code == .permittedLeft }
+        #expect(both.count == 1)
+        #expect(both.first?.approach == "NL")
+        #expect(both.first?.message.hasPrefix("approach NL turns 80 veh/h left, protected in stage 1 and permitted through 600 veh/h of opposing traffic in stage 2") == true)
+        #expect(both.first?.message.contains("26 such left bays") == true)
+        #expect(both.first?.message.contains("shares") == false)
+        // The same in a lane shared with N's through traffic says what the bays do not measure.
+        demand.approaches.removeLast()
+        demand.approaches[0].flows.left = 80
+        demand.stages = [["N"], ["N", "S"], ["W", "E"]]
+        let shared = try SignalTiming.webster(demand).warnings.filter { $0.code == .permittedLeft }
+        #expect(shared.first?.message.hasPrefix("approach N turns 80 veh/h left, protected in stage 1 and permitted") == true)
+        #expect(shared.first?.message.contains("holds up the traffic behind it") == true)
     }
 
     @Test("the intersection JSON of `citytwin signal plan --input` decodes with its defaults")
