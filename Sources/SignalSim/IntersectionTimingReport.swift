@@ -30,7 +30,8 @@ public struct IntersectionTimingReport: Sendable, Encodable {
         var queue_storage_ratio: Double?
         var stops_per_veh: Double?
         var los: String
-        /// true for a free right turn (渠化右转): in no stage, it turns without a signal.
+        /// true for a free right turn (渠化右转): in no stage, it turns without a signal; and for an
+        /// approach green in every stage (常绿), which the signal never stops.
         var uncontrolled: Bool?
     }
 

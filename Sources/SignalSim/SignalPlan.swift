@@ -122,7 +122,8 @@ public struct ApproachPerformance: Sendable, Hashable, Codable {
     public var lanes: Int
     /// The group's storage (m, a turn bay's length) when its demand gives one.
     public var storage: Double? = nil
-    /// `true` for a free right turn (in no stage): its figures are those of a movement the signal never stops.
+    /// `true` for a free right turn (in no stage) or an approach green in every stage (`StageChain.alwaysGreen`):
+    /// its figures are those of a movement the signal never stops.
     public var uncontrolled: Bool? = nil
     /// Stops per arriving vehicle (Akçelik, 0.9 for partial stops); `nil` when y ≥ 1.
     public var stopsPerVehicle: Double?
@@ -177,6 +178,10 @@ public struct SignalTimingWarning: Sendable, Hashable, Codable, CustomStringConv
         /// its own) is not known: whether the lefts cross that traffic cannot be told, and they are
         /// timed as unopposed (a marked answer).
         case armUnknown = "arm-unknown"
+        /// An approach's movement leaves by the same arm as the traffic of an approach that is green
+        /// in every stage (常绿) and never stops: it merges into that traffic and yields to it, and the
+        /// wait is not in its delay (a marked answer).
+        case mergesIntoAlwaysGreen = "merges-into-always-green"
         /// Intervals of the day of counts the plan was timed from were left out because some approach
         /// was not counted in them (a detector that sent nothing): the plan covers the other intervals.
         case countsIncomplete = "counts-incomplete"

@@ -204,6 +204,17 @@ struct TimedIntersection {
     /// The next arm clockwise (seen from above, north up): traffic from it crosses a left turn's path.
     static let clockwiseArm = ["N": "E", "E": "S", "S": "W", "W": "N"]
 
+    /// The arm a movement from `arm` leaves by, driving on the right (the left turn from the south
+    /// leaves westward, the right turn eastward).
+    static func exitArm(from arm: String, _ movement: String) -> String? {
+        switch movement {
+        case "through": oppositeArm[arm]
+        case "left": clockwiseArm[arm]
+        case "right": clockwiseArm.first { $0.value == arm }?.key
+        default: nil
+        }
+    }
+
     /// Whether movement `a` from arm `armA` and movement `b` from arm `armB` cross, driving on the
     /// right: throughs and lefts of perpendicular arms, and a left with the through from the next arm
     /// clockwise (north's left crosses the westbound through from the east). Opposite arms' lefts and
@@ -239,6 +250,8 @@ struct TimedIntersection {
     /// For an approach whose lefts are permitted in some of its stages, the stages of its run in
     /// which no opposing traffic runs (protected-permitted, 保护-许可左转; empty: permitted throughout).
     let protectedLeftStages: [[Int]]
+    /// The stages in which they are permitted, in running order (empty: no permitted lefts).
+    let permittedLeftStages: [[Int]]
     /// For an approach turning left, the approaches of its stage carrying through or right traffic
     /// that it may or may not cross because its arm or theirs is not known (empty: none).
     let unknownOpposing: [[Int]]
@@ -346,8 +359,12 @@ struct TimedIntersection {
             }
             stagesOf.append(run)
         }
+        // An approach green in every stage of two or more is never stopped (常绿): like a free right
+        // turn its green is the whole cycle and it asks no stage for green; it still opposes the
+        // lefts of the stages it runs in and is checked against what runs beside it.
+        let timedRuns = demand.approaches.indices.map { StageChain.alwaysGreen(member[$0]) ? [] : stagesOf[$0] }
         // The critical path is searched along the chain from a stage change that no approach keeps its green through.
-        guard let start = demand.stages.indices.first(where: { s in !stagesOf.contains { $0.dropFirst().contains(s) } }) else {
+        guard let start = demand.stages.indices.first(where: { s in !timedRuns.contains { $0.dropFirst().contains(s) } }) else {
             throw SignalTimingError(field: "stages", "every stage change keeps some approach's green (搭接 all round the chain): at least one change must stop every approach, or the stages are one")
         }
         chainStart = start
@@ -356,7 +373,7 @@ struct TimedIntersection {
         for (i, a) in demand.approaches.enumerated() where stagesOf[i].isEmpty && a.flows.through + a.flows.left > 0 {
             throw SignalTimingError(field: "approaches[\(i)]", "approach '\(a.id)' carries \(a.flows.through + a.flows.left) veh/h of through or left traffic but runs in no stage (only a lane group of right turns alone may, as a free right turn)")
         }
-        stagesOfApproach = stagesOf
+        stagesOfApproach = timedRuns
         // No stage may give green to movements that cross (GB/T 20999's conflict table, 冲突表): a plan
         // for them would read as a confident one of an intersection that cannot run.
         for (s, stage) in demand.stages.enumerated() {
@@ -387,17 +404,20 @@ struct TimedIntersection {
                 .reduce(0) { $0 + demand.approaches[$1].flows.through + demand.approaches[$1].flows.right }
         }
         permittedLeftOpposing = opposing
-        // The stages in which an approach's permitted lefts have no opposing traffic: protected there.
-        protectedLeftStages = demand.approaches.indices.map { i in
+        // The stages in which an approach's permitted lefts have no opposing traffic (protected there) and those they have.
+        let leftStages: [(protected: [Int], permitted: [Int])] = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
-            guard opposing[i] > 0, let arm = a.compassArm, let facing = Self.oppositeArm[arm] else { return [] }
-            return stagesOf[i].filter { s in
-                !demand.approaches.indices.contains { j in
+            guard opposing[i] > 0, let arm = a.compassArm, let facing = Self.oppositeArm[arm] else { return ([], []) }
+            let opposed = stagesOf[i].filter { s in
+                demand.approaches.indices.contains { j in
                     j != i && stagesOf[j].contains(s) && demand.approaches[j].compassArm == facing
                         && demand.approaches[j].flows.through + demand.approaches[j].flows.right > 0
                 }
             }
+            return (stagesOf[i].filter { !opposed.contains($0) }, opposed)
         }
+        protectedLeftStages = leftStages.map(\.protected)
+        permittedLeftStages = leftStages.map(\.permitted)
         unknownOpposing = demand.approaches.indices.map { i in
             let a = demand.approaches[i]
             guard a.flows.left > 0, !stagesOf[i].isEmpty else { return [] }
@@ -450,8 +470,10 @@ struct TimedIntersection {
         minimumEffectiveGreens = effectiveMinimums
         minimumReason = reason
         let flows = demand.approaches.map(\.flows.total), capacities = saturationFlows
-        criticalPath = Self.criticalPath(runs: stagesOf, flowRatios: zip(flows, capacities).map { $0 / $1 },
-                                         stageMembers: demand.stages.map(\.count), minimumGreens: effectiveMinimums,
+        // A stage in which only approaches that are always green run is lost to the path like a pedestrian-only one.
+        criticalPath = Self.criticalPath(runs: timedRuns, flowRatios: zip(flows, capacities).map { $0 / $1 },
+                                         stageMembers: demand.stages.indices.map { s in timedRuns.filter { $0.contains(s) }.count },
+                                         minimumGreens: effectiveMinimums,
                                          lostTime: demand.lostTimePerStage, from: start)
     }
 
@@ -720,6 +742,34 @@ struct TimedIntersection {
         return warnings
     }
 
+    /// Movements that leave by the arm the traffic of an approach green in every stage (常绿) leaves
+    /// by: they merge into a stream the signal never stops and yield to it, which their delay leaves
+    /// out. One warning per approach that merges, naming the streams it joins.
+    func mergeWarnings(_ performance: [ApproachPerformance]) -> [SignalTimingWarning] {
+        let always = demand.approaches.indices.filter { StageChain.alwaysGreen(demand.approaches[$0].id, in: demand.stages) }
+        guard !always.isEmpty else { return [] }
+        var warnings: [SignalTimingWarning] = []
+        for (i, a) in demand.approaches.enumerated() where !stagesOfApproach[i].isEmpty {
+            guard let arm = a.compassArm else { continue }
+            var merging: [(movement: String, flow: Double)] = []
+            var joined: [Int] = []
+            for (movement, flow) in [("left", a.flows.left), ("through", a.flows.through), ("right", a.flows.right)] where flow > 0 {
+                let exit = Self.exitArm(from: arm, movement)
+                let into = always.filter { j in
+                    let b = demand.approaches[j]
+                    guard let other = b.compassArm, other != arm else { return false }
+                    return b.flows.flowing.contains { Self.exitArm(from: other, $0) == exit }
+                }
+                if !into.isEmpty { merging.append((movement, flow)); joined += into.filter { !joined.contains($0) } }
+            }
+            guard !merging.isEmpty else { continue }
+            let what = merging.map { String(format: "%.0f veh/h of %@", $0.flow, $0.movement == "through" ? "through traffic" : $0.movement + " turns") }.joined(separator: " and ")
+            let streams = joined.map { String(format: "%@ (%.0f veh/h)", demand.approaches[$0].id, demand.approaches[$0].flows.total) }.joined(separator: ", ")
+            warnings.append(.init(.mergesIntoAlwaysGreen, String(format: "approach %@'s %@ leave by the arm that %@ leaves by, which is green in every stage and never stops: unless they have a receiving lane of their own, they merge into that traffic and yield to it, a wait their delay (%.0f s) leaves out; check it with signal evaluate --sumo, whose network merges them", a.id, what, streams, performance[i].controlDelay), approach: a.id))
+        }
+        return warnings
+    }
+
     /// The lane groups with flow on a turn bay's arm whose lanes run farther back than the bay (no
     /// storage, or a longer one): the lanes its overflowing queue blocks, and whose queue can block
     /// its entry. Empty when the bay has no storage or no compass arm.
@@ -766,7 +816,7 @@ struct TimedIntersection {
                 warnings.append(.init(.armUnknown, String(format: "approach %@ turns %.0f veh/h left in the stage it shares with %@ (%.0f veh/h of through and right traffic), but %@ not known (an id that is not N, S, E or W and no arm given), so its lefts are timed as turning unopposed; if they cross that traffic they wait for gaps and their delay is higher (see permitted-left). Give each approach its arm", a.id, a.flows.left, others.map(\.id).joined(separator: ", "), flow, whose), approach: a.id))
             }
             if permittedLeftOpposing[i] > 0 {
-                let permitted = stagesOfApproach[i].filter { !protectedLeftStages[i].contains($0) }
+                let permitted = permittedLeftStages[i]
                 let text = protectedLeftStages[i].isEmpty
                     ? Self.permittedLeftWarning(a, opposing: permittedLeftOpposing[i], delay: performance[i].controlDelay)
                     : Self.protectedPermittedLeftWarning(a, opposing: permittedLeftOpposing[i], protected: protectedLeftStages[i], permitted: permitted)
@@ -774,6 +824,7 @@ struct TimedIntersection {
             }
         }
         warnings += bayEntryWarnings(performance)
+        warnings += mergeWarnings(performance)
         let crossings = demand.crossings.map { crossing in
             let green = plan.stages.indices.contains(crossing.stage) ? max(0, plan.stages[crossing.stage].green) : 0
             let red = max(0, cycle - green)

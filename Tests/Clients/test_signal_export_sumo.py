@@ -304,3 +304,21 @@ def test_a_green_across_the_chains_end_is_timed_and_replayed_as_the_chain_starte
     assert len(states) == 9, states
     assert_kept_through_the_change(states, stage=2)
     assert_replayed_as_planned(written)
+
+
+def test_an_approach_in_every_stage_is_never_stopped(tmp_path: Path) -> None:
+    """A T junction (`Models/signals/t-junction.json`): E's through traffic, the far side, runs in every stage (常绿).
+    The plan gives it the whole cycle and marks S, whose lefts leave westward into E's traffic; the SUMO programme
+    keeps E's two lanes green in every phase (no amber at the chain's end) and SUMO's delay of E is about nothing."""
+    source = Path(__file__).resolve().parents[2] / "Models" / "signals" / "t-junction.json"
+    plan = json.loads(citytwin("signal", "plan", "--input", str(source), "--json"))
+    assert plan["approaches"]["E"]["uncontrolled"] is True, plan["approaches"]["E"]
+    assert [w["approach"] for w in plan["warnings"] if w["code"] == "merges-into-always-green"] == ["S"], plan["warnings"]
+    scenario = tmp_path / "t-junction"
+    citytwin("signal", "export-sumo", "--input", str(source), "--out", str(scenario), "--period", "07:00-07:20")
+    states = [p.get("state") for p in ET.parse(scenario / "programs.add.xml").getroot().iter("phase")]
+    always = [i for i in range(len(states[0])) if all(s[i] == "G" for s in states)]
+    assert len(always) == 2, states
+    evaluated = json.loads(citytwin("signal", "evaluate", "--input", str(source), "--sumo", "--sumo-seconds", "1800", "--json"))
+    east = evaluated["sumo"]["approaches"]["E"]
+    assert east["sumo_delay_s"] < 1.0 and abs(east["difference_s"]) <= 1.0, east

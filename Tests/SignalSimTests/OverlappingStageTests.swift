@@ -166,6 +166,44 @@ struct OverlappingStageTests {
         #expect(!StageChain.keepsGreen("NL", after: 2, in: stages.map(\.approaches)))
     }
 
+    /// A T junction: the main road W–E, a side road from the south. E's through traffic (the far side)
+    /// runs in every stage; EL turns left into the side road in a stage of its own; S's lefts join E's traffic.
+    static func tJunction(east: Double = 650) -> IntersectionDemand {
+        IntersectionDemand(id: "IX-TJ", approaches: [
+            ApproachDemand(id: "W", lanes: 2, flows: MovementFlows(through: 620, right: 100)),
+            ApproachDemand(id: "E", lanes: 2, flows: MovementFlows(through: east)),
+            ApproachDemand(id: "EL", lanes: 1, flows: MovementFlows(left: 220), arm: "E"),
+            ApproachDemand(id: "S", lanes: 2, flows: MovementFlows(left: 260, right: 160)),
+        ], stages: [["W", "E"], ["E", "EL"], ["S", "E"]])
+    }
+
+    @Test("an approach in every stage (常绿, the far side's through at a T junction) is never stopped: its green is the whole cycle, it asks no stage for green, the chain keeps it green through every change, and what merges into it is marked")
+    func alwaysGreen() throws {
+        let t = try SignalTiming.webster(Self.tJunction())
+        let e = try #require(t.approaches.first { $0.id == "E" })
+        #expect(e.uncontrolled == true)
+        #expect(e.effectiveGreen == t.plan.cycle)
+        #expect(e.uniformDelay == 0)
+        // It sets no green: however heavy, the plan is the same.
+        #expect(try SignalTiming.webster(Self.tJunction(east: 2400)).plan == t.plan)
+        #expect(!t.criticalApproaches.contains("E"))
+        let chain = t.plan.stages.map(\.approaches)
+        #expect(StageChain.alwaysGreen("E", in: chain) && !StageChain.alwaysGreen("W", in: chain))
+        for s in chain.indices { #expect(StageChain.keepsGreen("E", after: s, in: chain)) }
+        #expect(!StageChain.keepsGreen("W", after: 0, in: chain))
+        #expect(t.plan.greenWindow(of: "E") == (0, t.plan.cycle))
+        // A one-stage chain still changes and stops what runs in it.
+        #expect(!StageChain.alwaysGreen("A", in: [["A"]]) && !StageChain.keepsGreen("A", after: 0, in: [["A"]]))
+        // S's lefts leave westward, as E's through traffic does: marked. W's rights and EL's lefts both
+        // leave southward, but neither is always green: not marked.
+        let merging = t.warnings.filter { $0.code == .mergesIntoAlwaysGreen }
+        #expect(merging.map(\.approach) == ["S"])
+        #expect(merging.first?.message.hasPrefix("approach S's 260 veh/h of left turns leave by the arm that E (650 veh/h) leaves by") == true)
+        // Evaluated as stored, the same figures.
+        let again = try SignalTiming.evaluate(t.plan, for: Self.tJunction())
+        #expect(again.approaches.map(\.effectiveGreen) == t.approaches.map(\.effectiveGreen))
+    }
+
     @Test("runs of the chain: consecutive stages in running order, across the end; every stage from the first; none; not consecutive")
     func runs() {
         let chain = [["N", "S"], ["W", "E"], ["N", "NL"], ["X"]]
