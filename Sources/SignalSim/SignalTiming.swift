@@ -107,7 +107,11 @@ public enum SignalTiming {
         let (greens, raised, byDelay) = try model.split(cycle: &cycle)
         // A pedestrian-only stage runs its crossings' minimum by design, not short of a flow share.
         for s in raised where !demand.stages[s].isEmpty {
-            warnings.append(.init(.minimumGreen, "stage \(s + 1) runs its minimum green (\(model.minimumReason[s])), more than its flow share"))
+            if demand.stages[s].allSatisfy({ StageChain.alwaysGreen($0, in: demand.stages) }) {
+                warnings.append(.init(.minimumGreen, "stage \(s + 1) runs only approaches that are green in every stage (\(demand.stages[s].joined(separator: ", "))): it serves no one the other stages do not, yet its minimum green (\(model.minimumReason[s])) and its change lengthen the cycle; leave it out of the chain"))
+            } else {
+                warnings.append(.init(.minimumGreen, "stage \(s + 1) runs its minimum green (\(model.minimumReason[s])), more than its flow share"))
+            }
         }
         if let c0, byDelay {
             warnings.append(.init(.minimumGreen, String(format: "at Webster's cycle (%.0f s) the minimum greens leave an approach above x = 0.9; the cycle is %.0f s, the shortest within %.1f s/veh of the least mean delay (Webster's) under them", c0.rounded(.up), cycle, SignalTiming.cycleDelayTolerance)))

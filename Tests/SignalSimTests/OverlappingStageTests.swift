@@ -199,6 +199,11 @@ struct OverlappingStageTests {
         let merging = t.warnings.filter { $0.code == .mergesIntoAlwaysGreen }
         #expect(merging.map(\.approach) == ["S"])
         #expect(merging.first?.message.hasPrefix("approach S's 260 veh/h of left turns leave by the arm that E (650 veh/h) leaves by") == true)
+        // A stage of nothing but E serves no one: the warning says to leave it out.
+        var idle = Self.tJunction()
+        idle.stages.insert(["E"], at: 1)
+        let warned = try SignalTiming.webster(idle).warnings.filter { $0.code == .minimumGreen }
+        #expect(warned.contains { $0.message.hasPrefix("stage 2 runs only approaches that are green in every stage (E)") })
         // Evaluated as stored, the same figures.
         let again = try SignalTiming.evaluate(t.plan, for: Self.tJunction())
         #expect(again.approaches.map(\.effectiveGreen) == t.approaches.map(\.effectiveGreen))
