@@ -73,11 +73,9 @@ func printTiming(_ t: JSONValue, title: String) {
         let marked = marks[id].map { " (see warning: \($0.joined(separator: ", ")))" } ?? ""
         if a["uncontrolled"]?.boolValue == true {
             let chain = (t["stages"]?.arrayValue ?? []).map { ($0["approaches"]?.arrayValue ?? []).compactMap(\.stringValue) }
-            if StageChain.alwaysGreen(id, in: chain) {
-                print("  \(id): always green (in every stage: the signal never stops it), x = \(n(a["x"], "%.2f")) of its saturation flow, delay \(n(a["delay_s"], "%.1f")) s/veh, LOS \(a["los"]?.stringValue ?? "-")\(marked)")
-            } else {
-                print("  \(id): free right turn (in no stage: the signal never stops it), x = \(n(a["x"], "%.2f")) of its saturation flow, delay \(n(a["delay_s"], "%.1f")) s/veh without the wait to yield, LOS \(a["los"]?.stringValue ?? "-")\(marked)")
-            }
+            let (kind, wait) = StageChain.alwaysGreen(id, in: chain)
+                ? ("always green (in every stage", "") : ("free right turn (in no stage", " without the wait to yield")
+            print("  \(id): \(kind): the signal never stops it), x = \(n(a["x"], "%.2f")) of its saturation flow, delay \(n(a["delay_s"], "%.1f")) s/veh\(wait), LOS \(a["los"]?.stringValue ?? "-")\(marked)")
             continue
         }
         let storage = a["storage_m"]?.doubleValue.map { String(format: " of %.0f m storage", $0) } ?? ""
@@ -126,7 +124,7 @@ struct SignalPlanCommand: AsyncParsableCommand {
         saturation flow, HCM's s0): its left and right turns are discounted from it by the turn factors, and lefts
         through opposing traffic in their stage by that flow, as from the intersection's base.
         "arm" (N, S, E or W) is where an approach whose id is not a compass arm arrives from, for the lefts it opposes.
-        An approach of right turns alone may run in no stage: a free right turn (渠化右转), never stopped by the signal. \
+        An approach of right turns alone may run in no stage: a free right turn (渠化右转), never stopped by the signal.
         An approach in every stage (of two or more) is never stopped either (常绿, e.g. the far side's through at a T junction).
         A stage may name no approach when a crossing is walked in it: a pedestrian-only stage (行人专用相位阶段).
         A field not listed here is refused, naming it (a misspelt optional field would otherwise time with its default).
