@@ -65,15 +65,19 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
     /// before they open from the road; `nil` when they run the whole approach. A plan warns
     /// (`queue-storage`) when the 95th-percentile back of queue is longer.
     public var storage: Double?
+    /// What the site does to the group's saturation flow (lane width, grade, heavy vehicles, buses
+    /// stopping): factors on its base, `nil` fields a factor of 1.
+    public var conditions: LaneGroupConditions
 
     public init(id: String, lanes: Int, saturationPerLane: Double? = nil, flows: MovementFlows, arm: String? = nil,
-                storage: Double? = nil) {
+                storage: Double? = nil, conditions: LaneGroupConditions = LaneGroupConditions()) {
         self.id = id
         self.lanes = lanes
         self.saturationPerLane = saturationPerLane
         self.flows = flows
         self.arm = arm
         self.storage = storage
+        self.conditions = conditions
     }
 
     /// `arm`, or the id when that is a compass arm.
@@ -84,6 +88,10 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
         case saturationPerLane = "saturation_veh_h_lane"
         case flows = "flows_veh_h"
         case storage = "storage_m"
+        case laneWidth = "lane_width_m"
+        case grade = "grade_pct"
+        case heavyVehicles = "heavy_vehicles_pct"
+        case busesStopping = "buses_stopping_veh_h"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -95,6 +103,112 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
         flows = try c.decode(MovementFlows.self, forKey: .flows)
         arm = try c.decodeIfPresent(String.self, forKey: .arm)
         storage = try c.decodeIfPresent(Double.self, forKey: .storage)
+        conditions = LaneGroupConditions(laneWidth: try c.decodeIfPresent(Double.self, forKey: .laneWidth),
+                                         grade: try c.decodeIfPresent(Double.self, forKey: .grade),
+                                         heavyVehicles: try c.decodeIfPresent(Double.self, forKey: .heavyVehicles),
+                                         busesStopping: try c.decodeIfPresent(Double.self, forKey: .busesStopping))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(lanes, forKey: .lanes)
+        try c.encodeIfPresent(saturationPerLane, forKey: .saturationPerLane)
+        try c.encode(flows, forKey: .flows)
+        try c.encodeIfPresent(arm, forKey: .arm)
+        try c.encodeIfPresent(storage, forKey: .storage)
+        try c.encodeIfPresent(conditions.laneWidth, forKey: .laneWidth)
+        try c.encodeIfPresent(conditions.grade, forKey: .grade)
+        try c.encodeIfPresent(conditions.heavyVehicles, forKey: .heavyVehicles)
+        try c.encodeIfPresent(conditions.busesStopping, forKey: .busesStopping)
+    }
+}
+
+/// The site conditions of a lane group that lower its saturation flow below the base of a
+/// through lane, each a factor on it (HCM 2000's s = s₀·N·f_w·f_HV·f_g·f_bb·…, GB 50647
+/// Appendix B's corrections); a condition not given is a factor of 1. Leave them out where the
+/// group's `saturation_veh_h_lane` was measured on its own lanes: that figure already has them.
+public struct LaneGroupConditions: Sendable, Hashable, Codable {
+    /// Mean lane width (m). GB 50647's correction: 1 for lanes of 3.0–3.5 m (the design lane the
+    /// base describes), 0.4·(W − 0.5) from 2.7 m up to 3.0 m, 0.05·(W + 16.5) above 3.5 m.
+    public var laneWidth: Double?
+    /// Grade of the approach (%; uphill positive). HCM 2000: f_g = 1 − G/200.
+    public var grade: Double?
+    /// Heavy vehicles (trucks, buses) in the group's traffic (% of vehicles). HCM 2000:
+    /// f_HV = 100/(100 + P_HV·(E_T − 1)) with a heavy vehicle worth E_T = 2 cars.
+    public var heavyVehicles: Double?
+    /// Buses stopping at a stop within 75 m of the stop line, on either side (buses/h). HCM 2000:
+    /// f_bb = (N − 14.4·N_B/3600)/N over the group's N lanes, each bus blocking a lane 14.4 s.
+    public var busesStopping: Double?
+
+    public init(laneWidth: Double? = nil, grade: Double? = nil, heavyVehicles: Double? = nil, busesStopping: Double? = nil) {
+        self.laneWidth = laneWidth
+        self.grade = grade
+        self.heavyVehicles = heavyVehicles
+        self.busesStopping = busesStopping
+    }
+
+    /// The narrowest and widest lanes the width correction covers (m): narrower is no design lane,
+    /// and wider is used as two at the stop line (give it as two lanes).
+    public static let laneWidths = 2.7...4.5
+    /// HCM 2000's range of the grade factor (%).
+    public static let grades = -6.0...10.0
+    /// HCM 2000's range of the bus blockage factor (buses/h).
+    public static let mostBusesStopping = 250.0
+    /// Seconds a stopping bus blocks its lane (HCM 2000).
+    public static let busBlockage = 14.4
+    public static let leastBusBlockageFactor = 0.05
+    /// Cars a heavy vehicle is worth (HCM 2000's E_T).
+    public static let heavyVehicleEquivalent = 2.0
+
+    /// GB 50647's lane-width correction.
+    public var laneWidthFactor: Double {
+        guard let w = laneWidth else { return 1 }
+        if w < 3.0 { return 0.4 * (w - 0.5) }
+        if w > 3.5 { return 0.05 * (w + 16.5) }
+        return 1
+    }
+
+    public var gradeFactor: Double { 1 - (grade ?? 0) / 200 }
+
+    public var heavyVehicleFactor: Double { 100 / (100 + (heavyVehicles ?? 0) * (Self.heavyVehicleEquivalent - 1)) }
+
+    /// The bus blockage factor of a group of `lanes` lanes, at least HCM's 0.05 (250 buses an hour
+    /// would otherwise close a one-lane group).
+    public func busBlockageFactor(lanes: Int) -> Double {
+        let n = Double(max(1, lanes))
+        return max(Self.leastBusBlockageFactor, (n - Self.busBlockage * (busesStopping ?? 0) / 3600) / n)
+    }
+
+    /// All factors together for a group of `lanes` lanes.
+    public func factor(lanes: Int) -> Double {
+        laneWidthFactor * gradeFactor * heavyVehicleFactor * busBlockageFactor(lanes: lanes)
+    }
+
+    /// The factors given, by name (lane_width, grade, heavy_vehicles, buses_stopping), for a report.
+    public func factors(lanes: Int) -> [String: Double] {
+        var out: [String: Double] = [:]
+        if laneWidth != nil { out["lane_width"] = laneWidthFactor }
+        if grade != nil { out["grade"] = gradeFactor }
+        if heavyVehicles != nil { out["heavy_vehicles"] = heavyVehicleFactor }
+        if busesStopping != nil { out["buses_stopping"] = busBlockageFactor(lanes: lanes) }
+        return out
+    }
+
+    /// Checks each given condition is in its range; `path` names the lane group (e.g. `approaches[2]`).
+    public func validate(_ path: String) throws {
+        if let w = laneWidth, !(w.isFinite && Self.laneWidths.contains(w)) {
+            throw SignalTimingError(field: path + ".lane_width_m", "must be \(Self.laneWidths.lowerBound) to \(Self.laneWidths.upperBound) m (got \(w)): GB 50647's correction covers those; a wider lane is used as two at the stop line, so give it as two lanes")
+        }
+        if let g = grade, !(g.isFinite && Self.grades.contains(g)) {
+            throw SignalTimingError(field: path + ".grade_pct", "must be \(Int(Self.grades.lowerBound)) to \(Int(Self.grades.upperBound)) % (uphill positive; got \(g)), the range of HCM's grade factor")
+        }
+        if let p = heavyVehicles, !(p.isFinite && p >= 0 && p <= 100) {
+            throw SignalTimingError(field: path + ".heavy_vehicles_pct", "must be a share of the vehicles from 0 to 100 % (got \(p))")
+        }
+        if let b = busesStopping, !(b.isFinite && b >= 0 && b <= Self.mostBusesStopping) {
+            throw SignalTimingError(field: path + ".buses_stopping_veh_h", "must be 0 to \(Int(Self.mostBusesStopping)) buses an hour (got \(b)), the range of HCM's bus blockage factor")
+        }
     }
 }
 

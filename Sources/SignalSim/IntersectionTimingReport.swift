@@ -13,6 +13,8 @@ public struct IntersectionTimingReport: Sendable, Encodable {
     public struct Approach: Sendable, Encodable {
         var flow_veh_h: Double
         var saturation_veh_h: Double
+        /// The site conditions' factors on the saturation flow, those the lane group gives.
+        var saturation_factors: [String: Double]?
         var y: Double
         var capacity_veh_h: Double
         var x: Double
@@ -77,7 +79,7 @@ public struct IntersectionTimingReport: Sendable, Encodable {
         approaches = Dictionary(timing.approaches.map { a in
             let queue95 = a.backOfQueue95
             let queue95Length = queue95.map { $0 * SignalTiming.queuedVehicleSpacing }
-            return (a.id, Approach(flow_veh_h: a.flow, saturation_veh_h: a.saturationFlow, y: a.flowRatio, capacity_veh_h: a.capacity,
+            return (a.id, Approach(flow_veh_h: a.flow, saturation_veh_h: a.saturationFlow, saturation_factors: a.saturationFactors, y: a.flowRatio, capacity_veh_h: a.capacity,
                             x: a.degreeOfSaturation, delay_s: a.controlDelay, uniform_delay_s: a.uniformDelay,
                             incremental_delay_s: a.incrementalDelay, webster_delay_s: a.websterDelay, queue_veh: a.queue,
                             queue_95_veh_lane: queue95, queue_95_m: queue95Length,

@@ -122,6 +122,9 @@ public struct ApproachPerformance: Sendable, Hashable, Codable {
     public var lanes: Int
     /// The group's storage (m, a turn bay's length) when its demand gives one.
     public var storage: Double? = nil
+    /// The site factors its saturation flow was lowered by, each given condition's
+    /// (`LaneGroupConditions.factors`: lane_width, grade, heavy_vehicles, buses_stopping).
+    public var saturationFactors: [String: Double]? = nil
     /// `true` for a free right turn (in no stage) or an approach green in every stage (`StageChain.alwaysGreen`):
     /// its figures are those of a movement the signal never stops.
     public var uncontrolled: Bool? = nil

@@ -338,6 +338,7 @@ struct TimedIntersection {
             if let storage = a.storage, !(storage.isFinite && storage > 0 && storage <= SignalTiming.longestStorage) {
                 throw SignalTimingError(field: path + ".storage_m", "must be a length in metres above 0 and at most \(Int(SignalTiming.longestStorage)) (got \(storage))")
             }
+            try a.conditions.validate(path)
         }
         guard !demand.stages.isEmpty else { throw SignalTimingError(field: "stages", "a plan needs at least one stage") }
         var member = [[Bool]](repeating: [Bool](repeating: false, count: demand.stages.count), count: demand.approaches.count)
@@ -437,12 +438,14 @@ struct TimedIntersection {
             // are discounted from it as from the base (GB 50647 Appendix B, HCM's s₀ and factors).
             var s = saturationDefaults
             s.through = a.saturationPerLane ?? s.through
+            // The site's conditions (lane width, grade, heavy vehicles, buses) scale the whole group.
+            let site = a.conditions.factor(lanes: a.lanes)
             let group = Double(a.lanes) * s.perLane(for: a.flows, opposingFlow: opposing[i])
             // Turns share the outermost lane of a wider group: its leftmost lane holds all its left
             // turns and its rightmost lane all its right turns, however the other movements spread
             // (HCM's de facto turn lanes); the group saturates when the busier of them does (a left
             // and right group of two lanes is a left lane beside a right lane).
-            guard a.lanes > 1 else { return group }
+            guard a.lanes > 1 else { return site * group }
             var tightest = group
             if a.flows.left > 0, a.flows.left < a.flows.total {
                 tightest = min(tightest, a.flows.total * s.through / (a.flows.left * s.leftEquivalent(opposingFlow: opposing[i])))
@@ -450,7 +453,7 @@ struct TimedIntersection {
             if a.flows.right > 0, a.flows.right < a.flows.total {
                 tightest = min(tightest, a.flows.total * s.through * s.rightFactor / a.flows.right)
             }
-            return tightest
+            return site * tightest
         }
         // Minimum effective greens: g = G + A − Ls for the displayed minimum G.
         // A pedestrian-only stage has no vehicle minimum: its crossings set it.
@@ -801,6 +804,8 @@ struct TimedIntersection {
                                                 lanes: a.lanes))
             if stagesOfApproach[i].isEmpty { performance[i].uncontrolled = true }
             performance[i].storage = a.storage
+            let factors = a.conditions.factors(lanes: a.lanes)
+            if !factors.isEmpty { performance[i].saturationFactors = factors }
             if q > 0, performance[i].degreeOfSaturation > 1 {
                 let growth = (q - performance[i].capacity) * settings.analysisPeriod
                 warnings.append(.init(.overCapacity, String(format: "approach %@ runs at x = %.2f: its queue grows through the period, by about %.0f vehicles in %.0f minutes ((q − c)·T, %.0f − %.0f veh/h)", a.id, performance[i].degreeOfSaturation, growth, settings.analysisPeriod * 60, q, performance[i].capacity), approach: a.id))

@@ -80,7 +80,11 @@ func printTiming(_ t: JSONValue, title: String) {
         }
         let storage = a["storage_m"]?.doubleValue.map { String(format: " of %.0f m storage", $0) } ?? ""
         let queue95 = a["queue_95_veh_lane"]?.doubleValue.map { String(format: " (95th percentile %.0f veh a lane, %.0f m%@)", $0, a["queue_95_m"]?.doubleValue ?? 0, storage) } ?? ""
-        print("  \(id): x = \(n(a["x"], "%.2f")), delay \(n(a["delay_s"], "%.1f")) s/veh, queue \(n(a["queue_veh"], "%.1f")) veh\(queue95), LOS \(a["los"]?.stringValue ?? "-")\(marked)")
+        // The site conditions the lane group gave, with the factor each put on its saturation flow.
+        let site = (a["saturation_factors"]?.objectValue ?? [:]).sorted { $0.key < $1.key }
+            .map { "\($0.key.replacingOccurrences(of: "_", with: " ")) ×\(n($0.value, "%.2f"))" }
+        let conditions = site.isEmpty ? "" : ", saturation \(n(a["saturation_veh_h"])) veh/h (site: \(site.joined(separator: ", ")))"
+        print("  \(id): x = \(n(a["x"], "%.2f"))\(conditions), delay \(n(a["delay_s"], "%.1f")) s/veh, queue \(n(a["queue_veh"], "%.1f")) veh\(queue95), LOS \(a["los"]?.stringValue ?? "-")\(marked)")
     }
     for (id, c) in (t["crossings"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
         let island = c["island_wait_s"]?.doubleValue.map { String(format: ", then up to %.0f s on the refuge island", $0) } ?? ""
@@ -116,13 +120,17 @@ struct SignalPlanCommand: AsyncParsableCommand {
         abstract: "Times one intersection (Webster; HCM delay and LOS per approach), from a JSON file or from the store's counts.",
         discussion: """
         --input reads one intersection as JSON: {"id", "amber_s", "all_red_s", "startup_lost_s",
-        "approaches": [{"id", "lanes", "saturation_veh_h_lane", "flows_veh_h": {"through", "left", "right"}, "arm"}],
+        "approaches": [{"id", "lanes", "saturation_veh_h_lane", "flows_veh_h": {"through", "left", "right"}, "arm", "storage_m"}],
         "stages": [["N", "S"], ["W", "E"]], "crossings": [{"id", "length_m", "refuge_island", "stage"}]}; optional, as measured
         at the site: "saturation_flow_pcu_h" (through lane, for approaches without their own), "left_turn_factor",
         "right_turn_factor", "permitted_left_critical_gap_s", "permitted_left_follow_up_s", "incremental_delay_factor".
         An approach's "saturation_veh_h_lane" is what a lane of its through traffic discharges (GB 50647's basic
         saturation flow, HCM's s0): its left and right turns are discounted from it by the turn factors, and lefts
         through opposing traffic in their stage by that flow, as from the intersection's base.
+        An approach's site conditions, optional, each a factor on its saturation flow: "lane_width_m" (GB 50647: 1 for
+        lanes of 3.0-3.5 m), "grade_pct" (uphill positive), "heavy_vehicles_pct" (a heavy vehicle worth 2 cars) and
+        "buses_stopping_veh_h" (buses stopping within 75 m of the stop line), the last three HCM 2000's; leave them out
+        where "saturation_veh_h_lane" was measured on those lanes. SUMO replays the heavy vehicles as its own (lighter) trucks, not the rest.
         "arm" (N, S, E or W) is where an approach whose id is not a compass arm arrives from, for the lefts it opposes.
         An approach of right turns alone may run in no stage: a free right turn (渠化右转), never stopped by the signal.
         An approach in every stage (of two or more) is never stopped either (常绿, e.g. the far side's through at a T junction).

@@ -108,24 +108,79 @@ def test_green_wave_offsets_beat_the_same_plans_uncoordinated(tmp_path: Path) ->
 
 
 
-def with_turn_bays(store: Path, intersection: str, storage: dict[str, float], tmp: Path, only: bool = False) -> None:
-    """Gives lane groups of a stored intersection a turn bay's `storage_m` (with `only`, takes it off every other
-    group), through `citytwin import --mode upsert`."""
+def update_lane_groups(store: Path, intersection: str, update, tmp: Path) -> None:
+    """Calls `update` on each lane group of a stored intersection and writes the feature back through
+    `citytwin import --mode upsert`."""
     with sqlite3.connect(store) as db:
         props, geom = db.execute("SELECT props, geom FROM f_signalized_intersections WHERE fid = ? AND valid_to IS NULL",
                                  (intersection,)).fetchone()
     properties = json.loads(props)
     for group in properties["lane_groups"]:
+        update(group)
+    # A SpatiaLite point: its MBR's minimum corner is the point (little-endian doubles after the SRID).
+    lon, lat = struct.unpack("<dd", geom[6:22])
+    feature = {"type": "Feature", "id": intersection, "properties": properties, "geometry": {"type": "Point", "coordinates": [lon, lat]}}
+    path = tmp / f"{intersection}-lane-groups.geojson"
+    path.write_text(json.dumps({"type": "FeatureCollection", "features": [feature]}, ensure_ascii=False))
+    citytwin("import", str(path), "--layer", "signalized_intersections", "--mode", "upsert", "--key", "id", "--store", str(store))
+
+
+def with_turn_bays(store: Path, intersection: str, storage: dict[str, float], tmp: Path, only: bool = False) -> None:
+    """Gives lane groups of a stored intersection a turn bay's `storage_m` (with `only`, takes it off every other group)."""
+    def update(group: dict) -> None:
         if group["id"] in storage:
             group["storage_m"] = storage[group["id"]]
         elif only:
             group.pop("storage_m", None)
-    # A SpatiaLite point: its MBR's minimum corner is the point (little-endian doubles after the SRID).
-    lon, lat = struct.unpack("<dd", geom[6:22])
-    feature = {"type": "Feature", "id": intersection, "properties": properties, "geometry": {"type": "Point", "coordinates": [lon, lat]}}
-    path = tmp / f"{intersection}-bays.geojson"
-    path.write_text(json.dumps({"type": "FeatureCollection", "features": [feature]}, ensure_ascii=False))
-    citytwin("import", str(path), "--layer", "signalized_intersections", "--mode", "upsert", "--key", "id", "--store", str(store))
+    update_lane_groups(store, intersection, update, tmp)
+
+
+def test_site_conditions_lower_the_saturation_flow_and_heavy_vehicles_drive_as_trucks(tmp_path: Path) -> None:
+    """A stored lane group's site conditions (lane width, grade, heavy vehicles, buses stopping) are factors on its
+    saturation flow in the plan, named in its JSON, and its heavy vehicles are SUMO's trucks in the export: a second
+    Poisson flow per counted stream at their share, which SUMO runs to the end on CityTwin's network."""
+    store = store_copy(tmp_path)
+    def plan() -> dict:
+        return json.loads(citytwin("signal", "plan", "--intersection", "SI-009", "--period", "07:00-09:00", "--json", "--store", str(store)))
+    before = plan()["plans"][0]["timing"]["approaches"]["N"]
+    conditions = {"lane_width_m": 3.25, "grade_pct": 3, "heavy_vehicles_pct": 20, "buses_stopping_veh_h": 30}
+    update_lane_groups(store, "SI-009", lambda g: g.update(conditions) if g["id"] == "N" else None, tmp_path)
+    after = plan()["plans"][0]["timing"]["approaches"]["N"]
+    factors = after["saturation_factors"]
+    expected = {"lane_width": 1.0, "grade": 1 - 3 / 200, "heavy_vehicles": 1 / 1.2, "buses_stopping": (3 - 14.4 * 30 / 3600) / 3}
+    assert set(factors) == set(expected) and all(abs(factors[k] - v) < 1e-9 for k, v in expected.items()), factors
+    assert "saturation_factors" not in before
+    product = expected["grade"] * expected["heavy_vehicles"] * expected["buses_stopping"]
+    assert abs(after["saturation_veh_h"] - before["saturation_veh_h"] * product) < 1e-6 * before["saturation_veh_h"]
+    assert after["capacity_veh_h"] < before["capacity_veh_h"]
+    # Out of its range, a stored condition is refused when the intersection is timed, named as the layer names it.
+    (tmp_path / "wide").mkdir()
+    wide = store_copy(tmp_path / "wide")
+    update_lane_groups(wide, "SI-009", lambda g: g.update({"lane_width_m": 6}) if g["id"] == "N" else None, tmp_path / "wide")
+    refused = subprocess.run([BIN, "signal", "plan", "--intersection", "SI-009", "--store", str(wide)], capture_output=True, text=True)
+    index = [g["id"] for g in json.loads((tmp_path / "wide" / "SI-009-lane-groups.geojson").read_text())["features"][0]["properties"]["lane_groups"]].index("N")
+    assert refused.returncode != 0 and f"signalized_intersections/SI-009.lane_groups[{index}].lane_width_m: must be 2.7 to 4.5 m" in refused.stderr, refused.stderr
+    out = tmp_path / "scenario"
+    citytwin("signal", "export-sumo", "--intersection", "SI-009", "--period", "07:00-07:30", "--out", str(out), "--store", str(store))
+    routes = ET.parse(out / "routes.rou.xml").getroot()
+    assert routes.find("vType[@id='truck']").get("vClass") == "truck"
+    rate = {f.get("id"): float(re.fullmatch(r"exp\((.*)\)", f.get("period")).group(1)) for f in routes.iter("flow")}
+    heavy = [i for i in rate if i.endswith(".heavy")]
+    assert heavy and all(i.startswith("N_") for i in heavy), heavy
+    for i in heavy:
+        car = i.removesuffix(".heavy")
+        assert abs(rate[i] / (rate[i] + rate[car]) - 0.2) < 1e-4, (i, rate[i], rate[car])
+    assert not any(f.get("type") == "truck" for f in routes.iter("flow") if not f.get("id").startswith("N_"))
+    trips = out / "trips.xml"
+    subprocess.run([sumo_signals.sumo_tool("sumo"), "-c", str(out / "scenario.sumocfg"), "--tripinfo-output", str(trips),
+                    "--seed", "3", "--time-to-teleport", "-1", "--end", "200000", "--no-step-log", "true", "--no-warnings", "true",
+                    "--duration-log.disable", "true"], check=True, capture_output=True)
+    done = [t for t in ET.parse(trips).getroot().iter("tripinfo")]
+    trucks = [t for t in done if t.get("vType") == "truck"]
+    north = [t for t in done if t.get("id").startswith("N_")]
+    print(f"SI-009 07:00-07:30: {len(trucks)} trucks of {len(north)} vehicles from N's through and right group, {len(done)} in all")
+    assert trucks and all(t.get("id").startswith("N_") for t in trucks)
+    assert 0.12 < len(trucks) / len(north) < 0.28
 
 
 def test_turn_bays_are_replayed_at_their_storage(tmp_path: Path) -> None:

@@ -109,6 +109,53 @@ struct WebsterTimingTests {
         }
     }
 
+    @Test("a lane group's site conditions are factors on its saturation flow: GB 50647's lane width (1 from 3.0 to 3.5 m), HCM 2000's grade, heavy vehicles and bus blockage; out of range refused naming the field")
+    func siteConditions() throws {
+        // GB 50647's width correction is continuous at its breaks and flat over the design lane.
+        for (width, factor) in [(2.7, 0.88), (2.8, 0.92), (3.0, 1.0), (3.25, 1.0), (3.5, 1.0), (3.75, 1.0125), (4.5, 1.05)] {
+            #expect(abs(LaneGroupConditions(laneWidth: width).laneWidthFactor - factor) < 1e-9, "width \(width)")
+        }
+        #expect(abs(LaneGroupConditions(grade: 4).gradeFactor - 0.98) < 1e-12 && abs(LaneGroupConditions(grade: -4).gradeFactor - 1.02) < 1e-12)
+        #expect(abs(LaneGroupConditions(heavyVehicles: 10).heavyVehicleFactor - 1 / 1.1) < 1e-12)
+        // 20 buses an hour, each blocking a lane 14.4 s, on a group of two lanes: (2 − 0.08)/2.
+        #expect(abs(LaneGroupConditions(busesStopping: 20).busBlockageFactor(lanes: 2) - 0.96) < 1e-12)
+        // 250 buses an hour (HCM's most) would close a one-lane group: the factor stops at 0.05.
+        #expect(LaneGroupConditions(busesStopping: 250).busBlockageFactor(lanes: 1) == 0.05)
+        func crossroads(_ conditions: LaneGroupConditions) -> IntersectionDemand {
+            IntersectionDemand(id: "IX-C", approaches: [
+                ApproachDemand(id: "N", lanes: 2, flows: MovementFlows(through: 900, right: 100), conditions: conditions),
+                ApproachDemand(id: "S", lanes: 2, flows: MovementFlows(through: 800)),
+                ApproachDemand(id: "W", lanes: 1, flows: MovementFlows(through: 400)),
+                ApproachDemand(id: "E", lanes: 1, flows: MovementFlows(through: 380)),
+            ], stages: [["N", "S"], ["W", "E"]])
+        }
+        let plain = try SignalTiming.webster(crossroads(LaneGroupConditions()))
+        let site = LaneGroupConditions(laneWidth: 2.8, grade: 4, heavyVehicles: 10, busesStopping: 20)
+        let timed = try SignalTiming.webster(crossroads(site))
+        let before = try #require(plain.approaches.first { $0.id == "N" }), after = try #require(timed.approaches.first { $0.id == "N" })
+        // The whole group's saturation flow (turns discounted as before) times each factor.
+        #expect(abs(after.saturationFlow - before.saturationFlow * 0.92 * 0.98 / 1.1 * 0.96) < 1e-6)
+        #expect(before.saturationFactors == nil)
+        let factors = try #require(after.saturationFactors)
+        #expect(Set(factors.keys) == ["lane_width", "grade", "heavy_vehicles", "buses_stopping"] && abs(factors["buses_stopping"]! - 0.96) < 1e-12)
+        // N is the critical approach of its stage: its lower capacity lengthens the cycle.
+        #expect(timed.plan.cycle > plain.plan.cycle)
+        let json = #"{"id": "K", "approaches": [{"id": "N", "lanes": 2, "lane_width_m": 2.8, "grade_pct": 4, "heavy_vehicles_pct": 10, "buses_stopping_veh_h": 20, "flows_veh_h": {"through": 900, "right": 100}}, {"id": "S", "lanes": 2, "flows_veh_h": {"through": 800}}, {"id": "W", "lanes": 1, "flows_veh_h": {"through": 400}}, {"id": "E", "lanes": 1, "flows_veh_h": {"through": 380}}], "stages": [["N", "S"], ["W", "E"]]}"#
+        let decoded = try JSONDecoder().decode(IntersectionDemand.self, from: Data(json.utf8))
+        #expect(decoded.approaches[0].conditions == site && decoded.approaches[1].conditions == LaneGroupConditions())
+        // Encoded and read back unchanged, the conditions under their JSON names.
+        let encoded = String(decoding: try JSONEncoder().encode(decoded), as: UTF8.self)
+        #expect(encoded.contains("\"lane_width_m\":2.8") && encoded.contains("\"buses_stopping_veh_h\":20"))
+        #expect(try JSONDecoder().decode(IntersectionDemand.self, from: Data(encoded.utf8)) == decoded)
+        for (field, bad) in [("lane_width_m", LaneGroupConditions(laneWidth: 2.5)), ("lane_width_m", LaneGroupConditions(laneWidth: 5)),
+                             ("grade_pct", LaneGroupConditions(grade: 12)), ("grade_pct", LaneGroupConditions(grade: .nan)),
+                             ("heavy_vehicles_pct", LaneGroupConditions(heavyVehicles: -1)), ("heavy_vehicles_pct", LaneGroupConditions(heavyVehicles: 120)),
+                             ("buses_stopping_veh_h", LaneGroupConditions(busesStopping: 300))] {
+            let refused = #expect(throws: SignalTimingError.self) { try SignalTiming.webster(crossroads(bad)) }
+            #expect(refused?.field == "approaches[0]." + field)
+        }
+    }
+
     @Test("Webster's delay is undefined at or above saturation; HCM's still answers")
     func saturatedDelay() {
         #expect(SignalTiming.websterDelay(cycle: 90, effectiveGreen: 30, flow: 700, saturationFlow: 1800) == nil)

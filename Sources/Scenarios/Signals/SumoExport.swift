@@ -682,6 +682,9 @@ public struct SumoExport: Sendable {
         public var from: String
         public var to: String
         public var perHour: Double
+        /// The share of its vehicles that are heavy (the lane group's `heavy_vehicles_pct` / 100),
+        /// driven as SUMO's trucks.
+        public var heavyShare: Double = 0
     }
 
     /// The counted streams of the simulated period, in departure order.
@@ -693,6 +696,8 @@ public struct SumoExport: Sendable {
                 ? [(period.start, period.end - period.start, s.intersection.demand.flowsByApproach.mapValues { $0.scaled(by: Double(period.end - period.start) / 60) })]
                 : s.counts.filter { $0.start >= period.start && $0.start < period.end }.sorted { $0.start < $1.start }
                     .map { ($0.start, s.intervalMinutes, $0.volumes) }
+            let heavy = Dictionary(s.intersection.demand.approaches.map { ($0.id, ($0.conditions.heavyVehicles ?? 0) / 100) },
+                                   uniquingKeysWith: { a, _ in a })
             for d in arms(k) {
                 let fromSignal = neighbour(k, d) != armNode(k, d)
                 for (group, _, _) in lanes(k, d) {
@@ -705,7 +710,7 @@ public struct SumoExport: Sendable {
                             guard n > 0, i.minutes > 0 else { continue }
                             flows.append(Flow(id: "\(group.id)_\(movement)_\(s.intersection.id)_\(i.start)", signal: s.intersection.id,
                                               laneGroup: group.id, approach: d, begin: i.start * 60, end: (i.start + i.minutes) * 60,
-                                              from: from, to: to, perHour: n * 60 / Double(i.minutes)))
+                                              from: from, to: to, perHour: n * 60 / Double(i.minutes), heavyShare: heavy[group.id] ?? 0))
                         }
                     }
                 }
@@ -714,27 +719,35 @@ public struct SumoExport: Sendable {
         return flows.sorted { ($0.begin, $0.id) < ($1.begin, $1.id) }
     }
 
-    var vehicleType: String {
+    /// The car, and the truck heavy vehicles are driven as: SUMO's own for its `truck` class (its
+    /// length, acceleration and deceleration), at most the design speed.
+    var vehicleTypes: String {
         "    <vType id=\"car\" accel=\"2.6\" decel=\"4.5\" sigma=\"0.5\" length=\"5\" minGap=\"2.5\" maxSpeed=\"\(Self.format(speed))\"/>\n"
+            + "    <vType id=\"truck\" vClass=\"truck\" sigma=\"0.5\" maxSpeed=\"\(Self.format(speed))\"/>\n"
     }
 
     /// Routes from the counts: one `flow` per interval, lane group and movement, with Poisson
-    /// arrivals at the counted rate. On a corridor, through traffic of the first and last
-    /// signals' corridor approaches drives the whole corridor; traffic from a side street that
-    /// turns onto it drives on to the corridor's end.
+    /// arrivals at the counted rate (its heavy vehicles a second flow of trucks at their share of
+    /// it, so the two together are the counted Poisson stream). On a corridor, through traffic of
+    /// the first and last signals' corridor approaches drives the whole corridor; traffic from a
+    /// side street that turns onto it drives on to the corridor's end.
     public func routes() -> String {
-        var out = "<routes>\n" + vehicleType
+        var out = "<routes>\n" + vehicleTypes
         for f in flows() {
-            out += "    <flow id=\"\(Self.escape(f.id))\" type=\"car\" begin=\"\(f.begin)\" end=\"\(f.end)\" period=\"exp(\(Self.format(f.perHour / 3600, digits: 6)))\" from=\"\(Self.escape(f.from))\" to=\"\(Self.escape(f.to))\" departLane=\"best\" departSpeed=\"max\"/>\n"
+            for (type, suffix, rate) in [("car", "", f.perHour * (1 - f.heavyShare)), ("truck", ".heavy", f.perHour * f.heavyShare)] where rate > 0 {
+                out += "    <flow id=\"\(Self.escape(f.id + suffix))\" type=\"\(type)\" begin=\"\(f.begin)\" end=\"\(f.end)\" period=\"exp(\(Self.format(rate / 3600, digits: 6)))\" from=\"\(Self.escape(f.from))\" to=\"\(Self.escape(f.to))\" departLane=\"best\" departSpeed=\"max\"/>\n"
+            }
         }
         return out + "</routes>\n"
     }
 
-    /// One vehicle of `vehicles(seed:)`: its id (`flow id.n`), the flow it belongs to and its departure (s).
+    /// One vehicle of `vehicles(seed:)`: its id (`flow id.n`), the flow it belongs to, its departure (s)
+    /// and whether it is a heavy vehicle (a truck).
     public struct Vehicle: Sendable, Hashable {
         public var id: String
         public var flow: Flow
         public var depart: Double
+        public var heavy: Bool = false
     }
 
     /// The flows' Poisson arrivals drawn here rather than by SUMO, so that a run with only some
@@ -744,6 +757,7 @@ public struct SumoExport: Sendable {
         var out: [Vehicle] = []
         for f in flows() where f.perHour > 0 {
             var random = SeededGenerator(seed: seed ^ Self.hash(f.id))
+            var kinds = SeededGenerator(seed: seed ^ Self.hash(f.id + ".heavy"))
             let rate = f.perHour / 3600
             var t = Double(f.begin)
             var n = 0
@@ -751,7 +765,10 @@ public struct SumoExport: Sendable {
                 // Exponential gap; 1 - u keeps the logarithm finite.
                 t += -log(1 - Double.random(in: 0..<1, using: &random)) / rate
                 guard t < Double(f.end) else { break }
-                out.append(Vehicle(id: "\(f.id).\(n)", flow: f, depart: (t * 100).rounded() / 100))
+                // Each vehicle heavy with the group's share, drawn from a generator of its own so the
+                // departures are the same whatever the share.
+                let heavy = f.heavyShare > 0 && Double.random(in: 0..<1, using: &kinds) < f.heavyShare
+                out.append(Vehicle(id: "\(f.id).\(n)", flow: f, depart: (t * 100).rounded() / 100, heavy: heavy))
                 n += 1
             }
         }
@@ -760,9 +777,9 @@ public struct SumoExport: Sendable {
 
     /// `vehicles` as a SUMO route file of explicit vehicles (what `routes()` writes as flows).
     public func routes(_ vehicles: [Vehicle]) -> String {
-        var out = "<routes>\n" + vehicleType
+        var out = "<routes>\n" + vehicleTypes
         for v in vehicles {
-            out += "    <trip id=\"\(Self.escape(v.id))\" type=\"car\" depart=\"\(Self.format(v.depart))\" from=\"\(Self.escape(v.flow.from))\" to=\"\(Self.escape(v.flow.to))\" departLane=\"best\" departSpeed=\"max\"/>\n"
+            out += "    <trip id=\"\(Self.escape(v.id))\" type=\"\(v.heavy ? "truck" : "car")\" depart=\"\(Self.format(v.depart))\" from=\"\(Self.escape(v.flow.from))\" to=\"\(Self.escape(v.flow.to))\" departLane=\"best\" departSpeed=\"max\"/>\n"
         }
         return out + "</routes>\n"
     }

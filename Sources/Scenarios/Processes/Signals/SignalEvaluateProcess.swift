@@ -261,9 +261,20 @@ public struct SignalEvaluateProcess: OGCProcess {
         let n = { (d: Double?) in ProcessInputs.number(d, decimals: 100) }
         var approaches: [String: JSONValue] = [:]
         var agreeing: [Double] = []
+        let warnedOf = Self.laneGroups(warnedOf: evaluation["warnings"], [.permittedLeft, .queueStorage, .bayBlocked])
+        // Heavy vehicles are replayed as SUMO's own trucks, which are lighter than the trucks HCM's factor counts;
+        // the other site conditions not at all.
+        let heavy = intersection.demand.approaches.filter { ($0.conditions.heavyVehicles ?? 0) > 0 }.map(\.id)
+        let unreplayed = intersection.demand.approaches.compactMap { a -> (id: String, conditions: [String])? in
+            let c = a.conditions
+            let names = [(c.laneWidthFactor != 1, "lane width"), (c.gradeFactor != 1, "grade"), ((c.busesStopping ?? 0) > 0, "buses stopping")]
+                .filter(\.0).map(\.1)
+            return names.isEmpty ? nil : (a.id, names)
+        }
         // Lane groups a plan's warning says its delay leaves something out of (a permitted left through
-        // opposing traffic, a bay's blocking and the lanes it reaches): the agreement is also given without them.
-        let marked = Self.laneGroups(warnedOf: evaluation["warnings"], [.permittedLeft, .queueStorage, .bayBlocked])
+        // opposing traffic, a bay's blocking and the lanes it reaches), and those whose site conditions SUMO
+        // replays otherwise: the agreement is also given without them.
+        let marked = warnedOf.union(heavy).union(unreplayed.map(\.id))
         var unmarked: [Double] = []
         var markedAgreeing: [String] = []
         var withinNoise = 0
@@ -309,6 +320,12 @@ public struct SignalEvaluateProcess: OGCProcess {
         let passed = Self.laneGroups(warnedOf: evaluation["warnings"], [.queueStorage, .bayBlocked], about: replayed.contains).sorted()
         if !passed.isEmpty {
             warnings.append(.string("\(passed.joined(separator: ", ")): the plan expects a queue to pass where the bay opens (queue-storage, bay-blocked), and SUMO replays the bay at its storage: the blocking between the bay and the lanes beside it is in SUMO's delay, not in the predicted"))
+        }
+        if !unreplayed.isEmpty {
+            warnings.append(.string("\(unreplayed.map { "\($0.id) (\($0.conditions.joined(separator: ", ")))" }.joined(separator: ", ")): the plan lowers their saturation flow for these site conditions, which SUMO's network does not have (lanes of one width, flat, no bus stops): SUMO's delay there leaves them out"))
+        }
+        if !heavy.isEmpty {
+            warnings.append(.string("\(heavy.joined(separator: ", ")): their heavy vehicles are SUMO's default trucks (vClass truck), which discharge as 1.15 cars each in a 40 s green and 1.4 in a 12 s one (measured on the reference crossroads: Benchmarks/signals/truck_equivalent.py) where the plan counts HCM's 2: SUMO's delay there runs below the predicted because its trucks are lighter, not because of the plan"))
         }
         if !unmeasurable.isEmpty {
             warnings.append(.string("\(unmeasurable.joined(separator: ", ")): too few of SUMO's vehicles (fewer than \(SumoEvaluation.fewestBatches) batches of whole cycles held any) to say how certain its delay is, so a difference there says nothing about the plan; replay longer (sumoSeconds) or with more replications"))
