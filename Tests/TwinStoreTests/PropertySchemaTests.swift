@@ -47,6 +47,48 @@ struct PropertySchemaTests {
         try check(["name": "a", "kind": "紧急", "capacity": nil])
     }
 
+    @Test("arrays of objects are checked member by member, to any depth, and the error names the path")
+    func nestedItemsAndMembersAreChecked() throws {
+        let json: JSONValue = ["type": "object", "properties": [
+            "lane_groups": ["type": "array", "items": [
+                "type": "object", "required": ["id", "lanes"], "properties": [
+                    "id": ["type": "string"],
+                    "lanes": ["type": "integer", "minimum": 1],
+                    "lane_width_m": ["type": "number", "minimum": 2.7, "maximum": 4.5],
+                    "movements": ["type": "array", "items": ["type": "string", "enum": ["left", "through", "right"]]],
+                ]]],
+            "contact": ["type": ["object", "null"], "additionalProperties": false, "properties": ["phone": ["type": "string"]]],
+            "destination": ["type": "array", "items": ["type": "number"], "minItems": 2, "maxItems": 2],
+        ]]
+        let nested = try PropertySchema(json: json, layer: "l")
+        func check(_ props: [String: JSONValue]) throws { try nested.validate(props, layer: "l", feature: "f") }
+        let good: JSONValue = ["id": "N", "lanes": 2, "lane_width_m": 3.25, "movements": ["through", "right"], "storage_m": 40]
+        try check(["lane_groups": [good, ["id": "NL", "lanes": 1]], "contact": ["phone": "027"]])
+        try check(["contact": nil])
+        for (groups, field) in [
+            ([good, ["id": "NL", "lanes": "one"]], "lane_groups[1].lanes"),
+            ([good, ["id": "NL", "lanes": 0]], "lane_groups[1].lanes"),
+            ([["id": "N", "lanes": 2, "lane_width_m": 6]], "lane_groups[0].lane_width_m"),
+            ([["id": "N", "lanes": 2, "movements": ["through", "u-turn"]]], "lane_groups[0].movements[1]"),
+            ([["lanes": 2]], "lane_groups[0].id"),
+            ([JSONValue.string("N")], "lane_groups[0]"),
+        ] as [([JSONValue], String)] {
+            let e = #expect(throws: StoreError.self) { try check(["lane_groups": .array(groups)]) }
+            #expect(e?.code == .invalidFeature && e?.field == field, "\(groups)")
+            #expect(e?.message.contains("\"\(field)\"") == true)
+        }
+        let e = #expect(throws: StoreError.self) { try check(["contact": ["phone": "027", "fax": "027"]]) }
+        #expect(e?.field == "contact.fax")
+        try check(["destination": [114.3, 30.6]])
+        for wrong: JSONValue in [[114.3], [114.3, 30.6, 0]] {
+            let e = #expect(throws: StoreError.self) { try check(["destination": wrong]) }
+            #expect(e?.field == "destination")
+        }
+        let bad: JSONValue = ["type": "object", "properties": ["xs": ["type": "array", "items": ["type": "string", "pattern": "(["]]]]
+        let definition = #expect(throws: StoreError.self) { try PropertySchema(json: bad, layer: "l") }
+        #expect(definition?.field == "schema.properties.xs.items.pattern")
+    }
+
     @Test func aMalformedPatternIsADefinitionError() {
         let json: JSONValue = ["type": "object", "properties": ["x": ["type": "string", "pattern": "(["]]]
         let e = #expect(throws: StoreError.self) { try PropertySchema(json: json, layer: "l") }

@@ -58,7 +58,9 @@ final class CompiledPattern: @unchecked Sendable, Hashable {
 
 /// The rules for one property: the JSON Schema 2020-12 keywords CityTwin supports
 /// (`type`, `enum`, `const`, `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum`,
-/// `minLength`, `maxLength`, `pattern`, `format: date | date-time`).
+/// `minLength`, `maxLength`, `pattern`, `format: date | date-time`), and for structured values
+/// an array's `items`, `minItems` and `maxItems` and an object's `properties`, `required` and
+/// `additionalProperties`, to any depth (a signal's lane groups, a warehouse's stock).
 public struct PropertyRule: Sendable, Hashable {
     public var types: Set<JSONType>?
     public var allowed: [JSONValue]?
@@ -68,8 +70,12 @@ public struct PropertyRule: Sendable, Hashable {
     public var exclusiveMaximum: Double?
     public var minLength: Int?
     public var maxLength: Int?
+    public var minItems: Int?
+    public var maxItems: Int?
     public var format: String?
     var pattern: CompiledPattern?
+    /// What each element of an array must be, and the schema of an object's members.
+    var nested: NestedRules?
 
     /// The scalar type to read this property as.
     public var scalarType: PropertyType {
@@ -88,6 +94,126 @@ public struct PropertyRule: Sendable, Hashable {
         default: return .json
         }
     }
+
+    /// Reads one property schema; a malformed keyword throws naming `<base>.<keyword>`.
+    static func read(_ d: [String: JSONValue], at base: String, layer: String?) throws -> PropertyRule {
+        func fail(_ field: String, _ why: String) -> StoreError {
+            StoreError(.invalidLayerDefinition, why, layer: layer, field: field)
+        }
+        var r = PropertyRule()
+        switch d["type"] {
+        case nil: break
+        case .string(let s)?:
+            guard let t = JSONType(rawValue: s) else { throw fail(base + ".type", "unknown type \"\(s)\"") }
+            r.types = [t]
+        case .array(let a)?:
+            var set = Set<JSONType>()
+            for v in a {
+                guard let s = v.stringValue, let t = JSONType(rawValue: s) else {
+                    throw fail(base + ".type", "type must list JSON type names")
+                }
+                set.insert(t)
+            }
+            r.types = set
+        default: throw fail(base + ".type", "type must be a string or an array of strings")
+        }
+        if let e = d["enum"] {
+            guard let a = e.arrayValue else { throw fail(base + ".enum", "enum must be an array") }
+            r.allowed = a
+        }
+        if let c = d["const"] { r.allowed = [c] }
+        func number(_ k: String) throws -> Double? {
+            guard let v = d[k] else { return nil }
+            guard let x = v.doubleValue else { throw fail(base + "." + k, "\(k) must be a number") }
+            return x
+        }
+        func count(_ k: String) throws -> Int? {
+            guard let v = d[k] else { return nil }
+            guard let x = v.integerValue, x >= 0 else { throw fail(base + "." + k, "\(k) must be a non-negative integer") }
+            return Int(x)
+        }
+        r.minimum = try number("minimum")
+        r.maximum = try number("maximum")
+        r.exclusiveMinimum = try number("exclusiveMinimum")
+        r.exclusiveMaximum = try number("exclusiveMaximum")
+        r.minLength = try count("minLength")
+        r.maxLength = try count("maxLength")
+        r.minItems = try count("minItems")
+        r.maxItems = try count("maxItems")
+        if let p = d["pattern"] {
+            guard let s = p.stringValue else { throw fail(base + ".pattern", "pattern must be a string") }
+            do { r.pattern = try CompiledPattern(s) } catch {
+                throw fail(base + ".pattern", "pattern is not a valid regular expression: \(s)")
+            }
+        }
+        if let f = d["format"] {
+            guard let s = f.stringValue else { throw fail(base + ".format", "format must be a string") }
+            r.format = s
+        }
+        var nested = NestedRules()
+        switch d["items"] {
+        case nil, .bool(true)?: break
+        case .bool(false)?: r.maxItems = 0
+        case .object(let o)?: nested.items = [try read(o, at: base + ".items", layer: layer)]
+        default: throw fail(base + ".items", "items must be a schema (an object, or true or false)")
+        }
+        if d["properties"] != nil || d["required"] != nil || d["additionalProperties"] == .bool(false) {
+            nested.members = [try PropertySchema(json: .object(d.filter { $0.key != "type" || $0.value == "object" }), layer: layer, at: base)]
+        }
+        if nested.items != nil || nested.members != nil { r.nested = nested }
+        return r
+    }
+
+    /// Why `v`, at `field` (`lane_groups[2].lanes`), breaks this rule, or `nil` when it does not.
+    func problem(_ field: String, _ v: JSONValue) -> (field: String, why: String)? {
+        func at(_ why: String) -> (field: String, why: String) { (field, why) }
+        if let types, !types.contains(where: { $0.matches(v) }) {
+            return at("\"\(field)\" must be of type \(types.map(\.rawValue).sorted().joined(separator: " or "))")
+        }
+        if let allowed, !allowed.contains(where: { PropertySchema.jsonEqual($0, v) }) {
+            return at("\"\(field)\" must be one of the enumerated values")
+        }
+        if let x = v.doubleValue {
+            if let m = minimum, x < m { return at("\"\(field)\" must be ≥ \(m)") }
+            if let m = maximum, x > m { return at("\"\(field)\" must be ≤ \(m)") }
+            if let m = exclusiveMinimum, x <= m { return at("\"\(field)\" must be > \(m)") }
+            if let m = exclusiveMaximum, x >= m { return at("\"\(field)\" must be < \(m)") }
+        }
+        if case .string(let s) = v {
+            if maxLength != nil || minLength != nil {
+                let n = s.unicodeScalars.count
+                if let m = maxLength, n > m { return at("\"\(field)\" must be at most \(m) characters") }
+                if let m = minLength, n < m { return at("\"\(field)\" must be at least \(m) characters") }
+            }
+            if let p = pattern, !p.matches(s) { return at("\"\(field)\" must match the pattern \(p.source)") }
+            switch format {
+            case "date"?: if !RFC3339.isDate(s) { return at("\"\(field)\" must be an RFC 3339 date (YYYY-MM-DD)") }
+            case "date-time"?: if RFC3339.dateTime(s) == nil { return at("\"\(field)\" must be an RFC 3339 date-time") }
+            default: break
+            }
+        }
+        if case .array(let elements) = v {
+            if let m = minItems, elements.count < m { return at("\"\(field)\" must have at least \(m) items") }
+            if let m = maxItems, elements.count > m { return at("\"\(field)\" must have at most \(m) items") }
+        }
+        if let nested {
+            if let item = nested.items?.first, case .array(let elements) = v {
+                for (i, e) in elements.enumerated() {
+                    if let p = item.problem("\(field)[\(i)]", e) { return p }
+                }
+            }
+            if let members = nested.members?.first, case .object(let o) = v {
+                return members.problem(in: o, prefix: field + ".")
+            }
+        }
+        return nil
+    }
+}
+
+/// The rules inside a structured property, each held in a one-element array so that rules nest.
+struct NestedRules: Sendable, Hashable {
+    var items: [PropertyRule]?
+    var members: [PropertySchema]?
 }
 
 /// A layer's attribute schema: a JSON Schema object (`type: object`, `properties`, `required`,
@@ -103,75 +229,32 @@ public struct PropertySchema: Sendable, Hashable {
 
     /// Reads the supported subset; a malformed keyword throws naming `schema.properties.<name>.<keyword>`.
     public init(json: JSONValue, layer: String? = nil) throws {
+        try self.init(json: json, layer: layer, at: "schema")
+    }
+
+    /// The same for an object nested at `base` (`schema.properties.lane_groups.items`).
+    init(json: JSONValue, layer: String?, at base: String) throws {
         func fail(_ field: String, _ why: String) -> StoreError {
             StoreError(.invalidLayerDefinition, why, layer: layer, field: field)
         }
-        guard let root = json.objectValue else { throw fail("schema", "the schema must be a JSON object") }
-        if let t = root["type"], t != "object" { throw fail("schema.type", "the schema's type must be \"object\"") }
+        guard let root = json.objectValue else { throw fail(base, "the schema must be a JSON object") }
+        if let t = root["type"], t != "object" { throw fail(base + ".type", "the schema's type must be \"object\"") }
         self.json = json
         var rules = [String: PropertyRule]()
         if let props = root["properties"] {
-            guard let obj = props.objectValue else { throw fail("schema.properties", "properties must be an object") }
+            guard let obj = props.objectValue else { throw fail(base + ".properties", "properties must be an object") }
             for (name, def) in obj {
-                let base = "schema.properties.\(name)"
-                guard let d = def.objectValue else { throw fail(base, "a property schema must be an object") }
-                var r = PropertyRule()
-                switch d["type"] {
-                case nil: break
-                case .string(let s)?:
-                    guard let t = JSONType(rawValue: s) else { throw fail(base + ".type", "unknown type \"\(s)\"") }
-                    r.types = [t]
-                case .array(let a)?:
-                    var set = Set<JSONType>()
-                    for v in a {
-                        guard let s = v.stringValue, let t = JSONType(rawValue: s) else {
-                            throw fail(base + ".type", "type must list JSON type names")
-                        }
-                        set.insert(t)
-                    }
-                    r.types = set
-                default: throw fail(base + ".type", "type must be a string or an array of strings")
-                }
-                if let e = d["enum"] {
-                    guard let a = e.arrayValue else { throw fail(base + ".enum", "enum must be an array") }
-                    r.allowed = a
-                }
-                if let c = d["const"] { r.allowed = [c] }
-                func number(_ k: String) throws -> Double? {
-                    guard let v = d[k] else { return nil }
-                    guard let x = v.doubleValue else { throw fail(base + "." + k, "\(k) must be a number") }
-                    return x
-                }
-                func count(_ k: String) throws -> Int? {
-                    guard let v = d[k] else { return nil }
-                    guard let x = v.integerValue, x >= 0 else { throw fail(base + "." + k, "\(k) must be a non-negative integer") }
-                    return Int(x)
-                }
-                r.minimum = try number("minimum")
-                r.maximum = try number("maximum")
-                r.exclusiveMinimum = try number("exclusiveMinimum")
-                r.exclusiveMaximum = try number("exclusiveMaximum")
-                r.minLength = try count("minLength")
-                r.maxLength = try count("maxLength")
-                if let p = d["pattern"] {
-                    guard let s = p.stringValue else { throw fail(base + ".pattern", "pattern must be a string") }
-                    do { r.pattern = try CompiledPattern(s) } catch {
-                        throw fail(base + ".pattern", "pattern is not a valid regular expression: \(s)")
-                    }
-                }
-                if let f = d["format"] {
-                    guard let s = f.stringValue else { throw fail(base + ".format", "format must be a string") }
-                    r.format = s
-                }
-                rules[name] = r
+                let at = base + ".properties.\(name)"
+                guard let d = def.objectValue else { throw fail(at, "a property schema must be an object") }
+                rules[name] = try PropertyRule.read(d, at: at, layer: layer)
             }
         }
         self.properties = rules
         var req = [String]()
         if let r = root["required"] {
-            guard let a = r.arrayValue else { throw fail("schema.required", "required must be an array of names") }
+            guard let a = r.arrayValue else { throw fail(base + ".required", "required must be an array of names") }
             for v in a {
-                guard let s = v.stringValue else { throw fail("schema.required", "required must be an array of names") }
+                guard let s = v.stringValue else { throw fail(base + ".required", "required must be an array of names") }
                 req.append(s)
             }
         }
@@ -179,53 +262,34 @@ public struct PropertySchema: Sendable, Hashable {
         self.allowsAdditionalProperties = root["additionalProperties"] != .bool(false)
     }
 
-    /// Checks `values` against the schema; the error names the feature and the first failing field.
+    /// Checks `values` against the schema; the error names the feature and the first failing field
+    /// (a nested one by its path, `lane_groups[2].lanes`).
     public func validate(_ values: [String: JSONValue], layer: String, feature: String) throws {
-        func fail(_ field: String, _ why: String) -> StoreError {
-            StoreError(.invalidFeature, why, layer: layer, feature: feature, field: field)
-        }
-        for name in required where values[name] == nil {
-            throw fail(name, "required property \"\(name)\" is missing")
-        }
-        // In the dictionary's order first (no sort per feature); only a feature that fails is
-        // walked again in name order, so the error names the same property whatever the order.
-        guard values.contains(where: { problem($0.key, $0.value) != nil }) else { return }
-        for name in values.keys.sorted() {
-            if let v = values[name], let why = problem(name, v) { throw fail(name, why) }
+        if let (field, why) = problem(in: values, prefix: "") {
+            throw StoreError(.invalidFeature, why, layer: layer, feature: feature, field: field)
         }
     }
 
-    /// Why property `name` may not hold `v`, or `nil` when it may.
-    private func problem(_ name: String, _ v: JSONValue) -> String? {
-        guard let rule = properties[name] else {
-            return allowsAdditionalProperties ? nil : "property \"\(name)\" is not in the layer schema"
+    /// The first field of `values` (named after `prefix`) the schema refuses, and why.
+    func problem(in values: [String: JSONValue], prefix: String) -> (field: String, why: String)? {
+        for name in required where values[name] == nil {
+            return (prefix + name, "required property \"\(prefix + name)\" is missing")
         }
-        if let types = rule.types, !types.contains(where: { $0.matches(v) }) {
-            return "\"\(name)\" must be of type \(types.map(\.rawValue).sorted().joined(separator: " or "))"
-        }
-        if let allowed = rule.allowed, !allowed.contains(where: { Self.jsonEqual($0, v) }) {
-            return "\"\(name)\" must be one of the enumerated values"
-        }
-        if let x = v.doubleValue {
-            if let m = rule.minimum, x < m { return "\"\(name)\" must be ≥ \(m)" }
-            if let m = rule.maximum, x > m { return "\"\(name)\" must be ≤ \(m)" }
-            if let m = rule.exclusiveMinimum, x <= m { return "\"\(name)\" must be > \(m)" }
-            if let m = rule.exclusiveMaximum, x >= m { return "\"\(name)\" must be < \(m)" }
-        }
-        if case .string(let s) = v {
-            if rule.maxLength != nil || rule.minLength != nil {
-                let n = s.unicodeScalars.count
-                if let m = rule.maxLength, n > m { return "\"\(name)\" must be at most \(m) characters" }
-                if let m = rule.minLength, n < m { return "\"\(name)\" must be at least \(m) characters" }
-            }
-            if let p = rule.pattern, !p.matches(s) { return "\"\(name)\" must match the pattern \(p.source)" }
-            switch rule.format {
-            case "date"?: if !RFC3339.isDate(s) { return "\"\(name)\" must be an RFC 3339 date (YYYY-MM-DD)" }
-            case "date-time"?: if RFC3339.dateTime(s) == nil { return "\"\(name)\" must be an RFC 3339 date-time" }
-            default: break
-            }
+        // In the dictionary's order first (no sort per feature); only a feature that fails is
+        // walked again in name order, so the error names the same property whatever the order.
+        guard values.contains(where: { problem(prefix, $0.key, $0.value) != nil }) else { return nil }
+        for name in values.keys.sorted() {
+            if let v = values[name], let p = problem(prefix, name, v) { return p }
         }
         return nil
+    }
+
+    /// Why property `name` may not hold `v`, or `nil` when it may.
+    private func problem(_ prefix: String, _ name: String, _ v: JSONValue) -> (field: String, why: String)? {
+        guard let rule = properties[name] else {
+            return allowsAdditionalProperties ? nil : (prefix + name, "property \"\(prefix + name)\" is not in the layer schema")
+        }
+        return rule.problem(prefix + name, v)
     }
 
     /// JSON equality where `1` and `1.0` are the same number.
