@@ -128,7 +128,7 @@ public struct ApproachDemand: Sendable, Hashable, Codable {
 /// through lane, each a factor on it (HCM 2000's s = s₀·N·f_w·f_HV·f_g·f_bb·…, GB 50647
 /// Appendix B's corrections); a condition not given is a factor of 1. Leave them out where the
 /// group's `saturation_veh_h_lane` was measured on its own lanes: that figure already has them.
-public struct LaneGroupConditions: Sendable, Hashable, Codable {
+public struct LaneGroupConditions: Sendable, Hashable {
     /// Mean lane width (m). GB 50647's correction: 1 for lanes of 3.0–3.5 m (the design lane the
     /// base describes), 0.4·(W − 0.5) from 2.7 m up to 3.0 m, 0.05·(W + 16.5) above 3.5 m.
     public var laneWidth: Double?
