@@ -182,7 +182,7 @@ public struct LaneGroupConditions: Sendable, Hashable {
 
     /// All factors together for a group of `lanes` lanes.
     public func factor(lanes: Int) -> Double {
-        laneWidthFactor * gradeFactor * heavyVehicleFactor * busBlockageFactor(lanes: lanes)
+        factors(lanes: lanes).values.reduce(1, *)
     }
 
     /// The factors given, by name (lane_width, grade, heavy_vehicles, buses_stopping), for a report.

@@ -100,11 +100,10 @@ public struct SignalizedIntersection: Sendable, Hashable {
             }
             let group = LaneGroup(id: gid, approach: approach, movements: movements)
             laneGroups.append(group)
+            // Their ranges are the layer schema's, checked when the feature is written, and the kernel's.
             let conditions = LaneGroupConditions(laneWidth: o["lane_width_m"]?.doubleValue, grade: o["grade_pct"]?.doubleValue,
                                                  heavyVehicles: o["heavy_vehicles_pct"]?.doubleValue,
                                                  busesStopping: o["buses_stopping_veh_h"]?.doubleValue)
-            // Named as the layer names them (the kernel would name the approach's place in its own list).
-            do { try conditions.validate("lane_groups[\(i)]") } catch let e as SignalTimingError { throw bad(e.field, e.reason) }
             approaches.append(ApproachDemand(id: gid, lanes: Int(lanes), saturationPerLane: o["saturation_veh_h_lane"]?.doubleValue,
                                              flows: group.flows(from: peak[approach]?.objectValue ?? [:]), arm: approach,
                                              storage: o["storage_m"]?.doubleValue, conditions: conditions))

@@ -158,7 +158,7 @@ public struct PropertyRule: Sendable, Hashable {
         default: throw fail(base + ".items", "items must be a schema (an object, or true or false)")
         }
         if d["properties"] != nil || d["required"] != nil || d["additionalProperties"] == .bool(false) {
-            nested.members = [try PropertySchema(json: .object(d.filter { $0.key != "type" || $0.value == "object" }), layer: layer, at: base)]
+            nested.members = [try PropertySchema(object: d, layer: layer, at: base)]
         }
         if nested.items != nil || nested.members != nil { r.nested = nested }
         return r
@@ -229,17 +229,22 @@ public struct PropertySchema: Sendable, Hashable {
 
     /// Reads the supported subset; a malformed keyword throws naming `schema.properties.<name>.<keyword>`.
     public init(json: JSONValue, layer: String? = nil) throws {
-        try self.init(json: json, layer: layer, at: "schema")
+        guard let root = json.objectValue else {
+            throw StoreError(.invalidLayerDefinition, "the schema must be a JSON object", layer: layer, field: "schema")
+        }
+        if let t = root["type"], t != "object" {
+            throw StoreError(.invalidLayerDefinition, "the schema's type must be \"object\"", layer: layer, field: "schema.type")
+        }
+        try self.init(object: root, layer: layer, at: "schema")
     }
 
-    /// The same for an object nested at `base` (`schema.properties.lane_groups.items`).
-    init(json: JSONValue, layer: String?, at base: String) throws {
+    /// The members of an object schema at `base` (`schema`, or `schema.properties.lane_groups.items`
+    /// for a nested one, whose `type` its `PropertyRule` checks).
+    init(object root: [String: JSONValue], layer: String?, at base: String) throws {
         func fail(_ field: String, _ why: String) -> StoreError {
             StoreError(.invalidLayerDefinition, why, layer: layer, field: field)
         }
-        guard let root = json.objectValue else { throw fail(base, "the schema must be a JSON object") }
-        if let t = root["type"], t != "object" { throw fail(base + ".type", "the schema's type must be \"object\"") }
-        self.json = json
+        self.json = .object(root)
         var rules = [String: PropertyRule]()
         if let props = root["properties"] {
             guard let obj = props.objectValue else { throw fail(base + ".properties", "properties must be an object") }

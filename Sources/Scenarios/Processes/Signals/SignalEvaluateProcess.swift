@@ -264,12 +264,11 @@ public struct SignalEvaluateProcess: OGCProcess {
         let warnedOf = Self.laneGroups(warnedOf: evaluation["warnings"], [.permittedLeft, .queueStorage, .bayBlocked])
         // Heavy vehicles are replayed as SUMO's own trucks, which are lighter than the trucks HCM's factor counts;
         // the other site conditions not at all.
-        let heavy = intersection.demand.approaches.filter { ($0.conditions.heavyVehicles ?? 0) > 0 }.map(\.id)
-        let unreplayed = intersection.demand.approaches.compactMap { a -> (id: String, conditions: [String])? in
-            let c = a.conditions
-            let names = [(c.laneWidthFactor != 1, "lane width"), (c.gradeFactor != 1, "grade"), ((c.busesStopping ?? 0) > 0, "buses stopping")]
-                .filter(\.0).map(\.1)
-            return names.isEmpty ? nil : (a.id, names)
+        let site = intersection.demand.approaches.map { ($0.id, $0.conditions.factors(lanes: $0.lanes).filter { $0.value != 1 }) }
+        let heavy = site.filter { $0.1["heavy_vehicles"] != nil }.map(\.0)
+        let unreplayed = site.compactMap { id, factors -> (id: String, conditions: [String])? in
+            let names = factors.keys.filter { $0 != "heavy_vehicles" }.sorted().map { $0.replacingOccurrences(of: "_", with: " ") }
+            return names.isEmpty ? nil : (id, names)
         }
         // Lane groups a plan's warning says its delay leaves something out of (a permitted left through
         // opposing traffic, a bay's blocking and the lanes it reaches), and those whose site conditions SUMO
