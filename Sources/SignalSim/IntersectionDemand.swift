@@ -181,8 +181,12 @@ public struct LaneGroupConditions: Sendable, Hashable {
     }
 
     /// All factors together for a group of `lanes` lanes.
+    /// Multiplied in one fixed order, so a plan is the same to the last bit on every run (a
+    /// dictionary's order is not).
     public func factor(lanes: Int) -> Double {
-        factors(lanes: lanes).values.reduce(1, *)
+        [laneWidth.map { _ in laneWidthFactor }, grade.map { _ in gradeFactor },
+         heavyVehicles.map { _ in heavyVehicleFactor }, busesStopping.map { _ in busBlockageFactor(lanes: lanes) }]
+            .compactMap { $0 }.reduce(1, *)
     }
 
     /// The factors given, by name (lane_width, grade, heavy_vehicles, buses_stopping), for a report.

@@ -503,7 +503,8 @@ struct TimedIntersection {
         var best = [[Int64: State]](repeating: [:], count: n + 1)
         best[0][0] = (0, 0, 0, [])
         for p in 0..<n {
-            for state in best[p].values {
+            // In the keys' order: of two paths as good, the same one is kept on every run.
+            for (_, state) in best[p].sorted(by: { $0.key < $1.key }) {
                 func offer(_ end: Int, _ y: Double, _ lost: Double, _ cover: [Int?]) {
                     let key = Int64((lost * 1e6).rounded())
                     if best[end][key].map({ $0.y < y }) ?? true { best[end][key] = (y, lost, state.changes + 1, state.path + cover) }

@@ -11,7 +11,8 @@ public struct IntervalCount: Sendable, Hashable, Codable {
     }
 
     /// All vehicles counted in the interval.
-    public var total: Double { volumes.values.reduce(0) { $0 + $1.total } }
+    /// Summed in the approaches' order, so the same counts segment the same way on every run.
+    public var total: Double { volumes.sorted { $0.key < $1.key }.reduce(0) { $0 + $1.value.total } }
 }
 
 /// A time-of-day period (时段) with the flows its plan is designed for.

@@ -121,6 +121,10 @@ struct WebsterTimingTests {
         #expect(abs(LaneGroupConditions(busesStopping: 20).busBlockageFactor(lanes: 2) - 0.96) < 1e-12)
         // 250 buses an hour (HCM's most) would close a one-lane group: the factor stops at 0.05.
         #expect(LaneGroupConditions(busesStopping: 250).busBlockageFactor(lanes: 1) == 0.05)
+        // All four in one fixed order, to the last bit: a plan is the same on every run (a CI run once
+        // differed in the last digit when they were multiplied in a dictionary's order).
+        let all = LaneGroupConditions(laneWidth: 2.8, grade: 3, heavyVehicles: 20, busesStopping: 30)
+        #expect(all.factor(lanes: 3) == all.laneWidthFactor * all.gradeFactor * all.heavyVehicleFactor * all.busBlockageFactor(lanes: 3))
         func crossroads(_ conditions: LaneGroupConditions) -> IntersectionDemand {
             IntersectionDemand(id: "IX-C", approaches: [
                 ApproachDemand(id: "N", lanes: 2, flows: MovementFlows(through: 900, right: 100), conditions: conditions),

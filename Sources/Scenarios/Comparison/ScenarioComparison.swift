@@ -188,7 +188,7 @@ public struct ScenarioComparison: Sendable {
                                                changes: ("more delay", "less delay", "added", "removed"), store: store, by: caller)
         func totals(_ fs: [String: Feature]) -> (mean: Double, hours: Double, poor: Double) {
             var flow = 0.0, delayFlow = 0.0, poor = 0.0
-            for f in fs.values {
+            for (_, f) in fs.sorted(by: { $0.key < $1.key }) {  // one order: the same sums on every run
                 let q = f.properties["flow_veh_h"]?.doubleValue ?? 0, d = f.properties["delay_s"]?.doubleValue ?? 0
                 flow += q
                 delayFlow += q * d
@@ -209,7 +209,7 @@ public struct ScenarioComparison: Sendable {
                                                changes: ("longer search", "shorter search", "opened", "closed"), store: store, by: caller)
         func totals(_ fs: [String: Feature]) -> (mean: Double, parked: Double) {
             var parked = 0.0, search = 0.0
-            for f in fs.values {
+            for (_, f) in fs.sorted(by: { $0.key < $1.key }) {  // one order: the same sums on every run
                 let n = f.properties["parked"]?.doubleValue ?? 0
                 parked += n
                 search += n * (f.properties["mean_search_s"]?.doubleValue ?? 0)

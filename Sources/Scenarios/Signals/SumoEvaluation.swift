@@ -204,7 +204,7 @@ public struct SumoEvaluation: Sendable {
         }
         try await progress(.stage("sumo done", fraction: 1))
         let groups = Dictionary(uniqueKeysWithValues: sums.map { id, s in
-            let held = Array((batches[id] ?? [:]).values.filter { $0.vehicles > 0 })
+            let held = (batches[id] ?? [:]).sorted { $0.key < $1.key }.map(\.value).filter { $0.vehicles > 0 }
             return (id, GroupDelay(delay: s.total / Double(s.n), entryWait: s.entry / Double(s.n), vehicles: s.n,
                                    standardError: held.count >= Self.fewestBatches ? Self.standardError(held) : nil, batches: held.count))
         })

@@ -47,7 +47,7 @@ extension SumoExport {
         // An opening first placed inside the junction's setback comes out far off; from a sane
         // first figure on, one move lands it.
         for _ in 1..<Self.bayBuilds where bays.contains(where: { abs($0.built - $0.storage) > Self.bayTolerance }) {
-            for b in try allBays().values {
+            for b in try allBays().values.sorted(by: { $0.edge < $1.edge }) {
                 for o in b.openings {
                     guard let m = bays.first(where: { $0.signal == b.signal && $0.approach == b.approach && $0.storage == o.storage }) else { continue }
                     setbacks[o.edge, default: 0] += o.storage - m.built
