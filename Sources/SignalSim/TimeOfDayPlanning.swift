@@ -101,6 +101,7 @@ public enum TimeOfDayPlanning {
             }
         }
         let approaches = Array(Set(sorted.flatMap(\.volumes.keys))).sorted()
+        let totals = sorted.map(\.total)  // each interval's, once
         let rate = 60.0 / Double(intervalMinutes)
         let vectors = sorted.map { c in approaches.map { (c.volumes[$0]?.total ?? 0) * rate } }
         let n = vectors.count, d = approaches.count
@@ -143,7 +144,7 @@ public enum TimeOfDayPlanning {
             var designStart = 0, designTotal = -1.0
             let window = min(perHour, slice.count)
             for w in 0...(slice.count - window) {
-                let total = slice[w..<(w + window)].reduce(0) { $0 + $1.total }
+                let total = totals[(bounds[p] + w)..<(bounds[p] + w + window)].reduce(0, +)
                 if total > designTotal { designTotal = total; designStart = w }
             }
             let scale = 60.0 / Double(window * intervalMinutes)
@@ -154,17 +155,18 @@ public enum TimeOfDayPlanning {
             result.append(TimeOfDayPeriod(name: "off-peak", start: start, end: end, designFlows: flows,
                                           designHourStart: slice[designStart].start))
         }
-        name(&result, counts: sorted, intervalMinutes: intervalMinutes)
+        name(&result, counts: sorted, totals: totals)
         return result
     }
 
     /// Names periods: the busiest starting before noon `am-peak`, the busiest starting at or after
     /// noon `pm-peak`, quiet ones at either end of the day (mean flow under 40 % of the busiest
     /// period's) `night`, the rest `off-peak`.
-    static func name(_ periods: inout [TimeOfDayPeriod], counts: [IntervalCount], intervalMinutes: Int) {
+    /// `totals` are the counts' totals, in their order.
+    static func name(_ periods: inout [TimeOfDayPeriod], counts: [IntervalCount], totals: [Double]) {
         let means = periods.map { p -> Double in
-            let inside = counts.filter { $0.start >= p.start && $0.start < p.end }
-            return inside.reduce(0) { $0 + $1.total } / Double(max(1, inside.count))
+            let inside = counts.indices.filter { counts[$0].start >= p.start && counts[$0].start < p.end }
+            return inside.reduce(0) { $0 + totals[$1] } / Double(max(1, inside.count))
         }
         guard let top = means.max(), top > 0 else { return }
         for i in periods.indices where (i == 0 || i == periods.count - 1) && means[i] < 0.4 * top {
