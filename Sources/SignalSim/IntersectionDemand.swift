@@ -180,23 +180,22 @@ public struct LaneGroupConditions: Sendable, Hashable {
         return max(Self.leastBusBlockageFactor, (n - Self.busBlockage * (busesStopping ?? 0) / 3600) / n)
     }
 
-    /// All factors together for a group of `lanes` lanes.
-    /// Multiplied in one fixed order, so a plan is the same to the last bit on every run (a
-    /// dictionary's order is not).
+    /// All factors together for a group of `lanes` lanes, multiplied in their one order, so a plan
+    /// is the same to the last bit on every run (a dictionary's order is not).
     public func factor(lanes: Int) -> Double {
-        [laneWidth.map { _ in laneWidthFactor }, grade.map { _ in gradeFactor },
-         heavyVehicles.map { _ in heavyVehicleFactor }, busesStopping.map { _ in busBlockageFactor(lanes: lanes) }]
-            .compactMap { $0 }.reduce(1, *)
+        orderedFactors(lanes: lanes).reduce(1) { $0 * $1.factor }
     }
 
     /// The factors given, by name (lane_width, grade, heavy_vehicles, buses_stopping), for a report.
     public func factors(lanes: Int) -> [String: Double] {
-        var out: [String: Double] = [:]
-        if laneWidth != nil { out["lane_width"] = laneWidthFactor }
-        if grade != nil { out["grade"] = gradeFactor }
-        if heavyVehicles != nil { out["heavy_vehicles"] = heavyVehicleFactor }
-        if busesStopping != nil { out["buses_stopping"] = busBlockageFactor(lanes: lanes) }
-        return out
+        Dictionary(uniqueKeysWithValues: orderedFactors(lanes: lanes))
+    }
+
+    /// The factors given, by name, in one order: width, grade, heavy vehicles, buses.
+    func orderedFactors(lanes: Int) -> [(name: String, factor: Double)] {
+        [laneWidth.map { _ in ("lane_width", laneWidthFactor) }, grade.map { _ in ("grade", gradeFactor) },
+         heavyVehicles.map { _ in ("heavy_vehicles", heavyVehicleFactor) },
+         busesStopping.map { _ in ("buses_stopping", busBlockageFactor(lanes: lanes)) }].compactMap { $0 }
     }
 
     /// Checks each given condition is in its range; `path` names the lane group (e.g. `approaches[2]`).
