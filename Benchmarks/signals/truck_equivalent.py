@@ -7,12 +7,11 @@ trucks CityTwin's SUMO export drives a lane group's `heavy_vehicles_pct` as.
 The reference crossroads (`Models/signals/reference-crossroads.json`: one lane an arm, SUMO's own 1,859 veh/h and
 3.8 s lost per phase) is exported by `citytwin signal export-sumo --input` under its Webster plan; the N arm's flow is
 then replaced by a saturating one (1,800 veh/h, more than its green serves), all cars or all trucks, and the same
-programme replayed (seeds as given, 600 s warm-up, 3,000 s counted). What N discharges per hour of green and amber
+programme replayed (seeds as given, 1,200 s warm-up, 3,000 s counted). What N discharges per hour of green and amber
 is its saturation flow under that plan; cars over trucks is the trucks' car equivalent."""
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import subprocess
 import sys
@@ -37,10 +36,8 @@ def main() -> None:
     seeds = [int(s) for s in args.seeds.split(",")]
     with tempfile.TemporaryDirectory() as work:
         work = Path(work)
-        intersection = json.loads((ROOT / "Models" / "signals" / "reference-crossroads.json").read_text())
-        (work / "crossroads.json").write_text(json.dumps(intersection))
         out = work / "scenario"
-        sumo_signals.run_citytwin(args.citytwin, "signal", "export-sumo", "--input", str(work / "crossroads.json"),
+        sumo_signals.run_citytwin(args.citytwin, "signal", "export-sumo", "--input", str(ROOT / "Models" / "signals" / "reference-crossroads.json"),
                                   "--out", str(out), "--period", "00:00-01:10")
         program = (out / "programs.add.xml").read_text()
         # N's green is the first phase; the cycle is the phases' sum.
