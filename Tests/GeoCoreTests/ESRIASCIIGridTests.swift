@@ -195,10 +195,14 @@ private let header = """
     }
 
     @Test func badHeaderLinesAreNamed() {
-        expectParseError("ncols 3\nnrows 2\nxllcorner abc\n", message: "header key 'xllcorner' has a non-numeric value 'abc'",
+        expectParseError("ncols 3\nnrows 2\nxllcorner abc\n", message: "header key 'xllcorner' has a non-numeric value",
                          position: "line 3")
         expectParseError("ncols 3\nncols 3\n", message: "header key 'ncols' appears twice", position: "line 2")
-        expectParseError("ncols 3\nrows 2\n", message: "unknown ESRI ASCII grid header key 'rows'", position: "line 2")
+        expectParseError("ncols 3\nrows 2\n", message: "not an ESRI ASCII grid header key (expected ncols, nrows, xllcorner, xllcenter, yllcorner, yllcenter, cellsize, dx, dy, nodata_value)",
+                         position: "line 2")
+        // A file that is not a grid (a password file, say) is refused without quoting a byte of it.
+        expectParseError("root:x:0:0:root:/root:/bin/bash\n", message: "not an ESRI ASCII grid header key (expected ncols, nrows, xllcorner, xllcenter, yllcorner, yllcenter, cellsize, dx, dy, nodata_value)",
+                         position: "line 1")
         expectParseError("ncols\n3\n", message: "header key 'ncols' has no value", position: "line 1")
         expectParseError(header.replacingOccurrences(of: "xllcorner", with: "xllcenter 0\nxllcorner"),
                          message: "header has both 'xllcorner' and 'xllcenter'", position: "line 3")
@@ -224,11 +228,11 @@ private let header = """
     }
 
     @Test func nonNumericValueIsLocatedByLineAndColumn() {
-        expectParseError(header + "1 2 3\n4 5x 6\n", message: "non-numeric value '5x' for cell (column 1, row 1)",
+        expectParseError(header + "1 2 3\n4 5x 6\n", message: "non-numeric value for cell (column 1, row 1)",
                          position: "line 8, column 3")
-        expectParseError(header + "1 2 3\n4 0x1p3 6\n", message: "non-numeric value '0x1p3' for cell (column 1, row 1)",
+        expectParseError(header + "1 2 3\n4 0x1p3 6\n", message: "non-numeric value for cell (column 1, row 1)",
                          position: "line 8, column 3")
-        expectParseError(header + "1 2 - 4 5 6\n", message: "non-numeric value '-' for cell (column 2, row 0)",
+        expectParseError(header + "1 2 - 4 5 6\n", message: "non-numeric value for cell (column 2, row 0)",
                          position: "line 7, column 5")
     }
 

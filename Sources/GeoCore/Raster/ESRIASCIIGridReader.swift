@@ -31,6 +31,9 @@ struct ESRIASCIIGridReader {
     private enum Key: String, CaseIterable {
         case ncols, nrows, xllcorner, xllcenter, yllcorner, yllcenter, cellsize, dx, dy
         case nodata = "nodata_value"
+
+        /// The keys, for a message naming what a header may hold.
+        static var expected: String { allCases.map(\.rawValue).joined(separator: ", ") }
     }
 
     // MARK: - Tokens
@@ -101,7 +104,9 @@ struct ESRIASCIIGridReader {
                     firstValue = token
                     break
                 }
-                throw GeometryError(.parse, "unknown ESRI ASCII grid header key '\(text(token))'",
+                // The message names what was expected, never the file's text: a grid read from a
+                // file nobody meant to share must not leak its lines through an error.
+                throw GeometryError(.parse, "not an ESRI ASCII grid header key (expected \(Key.expected))",
                                     position: "line \(token.line)")
             }
             guard header.values[key] == nil else {
@@ -113,7 +118,7 @@ struct ESRIASCIIGridReader {
             let valueText = text(valueToken, limit: 64)
             guard !valueText.contains(where: { $0 == "x" || $0 == "X" }),   // no hexadecimal floats
                   let value = Double(valueText), value.isFinite else {
-                throw GeometryError(.parse, "header key '\(key.rawValue)' has a non-numeric value '\(text(valueToken))'",
+                throw GeometryError(.parse, "header key '\(key.rawValue)' has a non-numeric value",
                                     position: "line \(token.line)")
             }
             header.values[key] = (value, token.line)
@@ -227,7 +232,7 @@ struct ESRIASCIIGridReader {
                 pending = nil
                 guard let value = parseFloat(token) else {
                     throw GeometryError(.parse,
-                                        "non-numeric value '\(text(token))' for cell (column \(initialized % width), row \(initialized / width))",
+                                        "non-numeric value for cell (column \(initialized % width), row \(initialized / width))",
                                         position: token.position)
                 }
                 buffer[initialized] = value
