@@ -3,15 +3,15 @@ import GeoCore
 import TwinStore
 
 /// Builds the sample district into a store: creates every layer of `Layers/` and inserts the
-/// generated features (`SampleDistrict.generate`), one transaction per layer, and writes the DEM
-/// beside the store. The set-up script and `citytwin district build` call it; `citytwin serve`
+/// generated features (`SampleDistrict.generate`), one transaction per layer, and imports the DEM
+/// into the store's managed rasters (`ManagedRasters`, id `dem`). The set-up script and `citytwin district build` call it; `citytwin serve`
 /// then serves the result.
 public enum DistrictLoader {
     /// Where the CLI keeps the district store when `--store` is not given, relative to the
     /// current directory. `citytwin district build` writes it and `citytwin serve` reads it.
     public static let defaultStorePath = ".citytwin/district.sqlite"
-    /// The DEM's file name, written in the store's directory (ESRI ASCII grid, EPSG:4547 metres).
-    public static let demFileName = "dem.asc"
+    /// The DEM's CRS (ESRI ASCII grid, EPSG:4547 metres).
+    public static let demCRS = 4547
     /// The layer whose features mark a store as holding the district.
     static let markerLayer = "buildings"
 
@@ -19,8 +19,8 @@ public enum DistrictLoader {
     public struct Summary: Sendable, Hashable {
         /// Features per layer id (every layer of the catalogue, 0 for those the district leaves empty).
         public var counts: [String: Int]
-        /// The DEM file written, if any.
-        public var dem: URL?
+        /// The DEM imported into the store's managed rasters, if any.
+        public var dem: ManagedRaster?
         public var total: Int { counts.values.reduce(0, +) }
     }
 
@@ -34,12 +34,12 @@ public enum DistrictLoader {
     /// - Parameters:
     ///   - replace: upsert instead of insert, so a rebuild over an existing district replaces
     ///     changed features instead of failing on their ids.
-    ///   - dem: where to write the elevation grid (ESRI ASCII); `nil` to skip it.
+    ///   - dem: whether to import the elevation grid as managed raster `dem` (stores that keep rasters).
     /// - Throws: `StoreError` from the store (naming layer and feature), `GeometryError` from the
     ///   generator, or `ImportError` when the district has a layer the catalogue does not define.
     @discardableResult
     public static func build(into store: any FeatureStore, layersDirectory: URL, seed: UInt64 = 2026,
-                             replace: Bool = false, dem: URL? = nil,
+                             replace: Bool = false, dem: Bool = true,
                              progress: ((WorkProgress) -> Void)? = nil) async throws -> Summary {
         let catalog = try LayerCatalog.load(directory: layersDirectory)
         let district = try SampleDistrict.generate(seed: seed)
@@ -69,10 +69,15 @@ public enum DistrictLoader {
             // Stage: the layer just written; counts: layers.
             progress?(WorkProgress(stage: definition.id, completed: Double(i + 1), total: Double(catalog.definitions.count), unit: "layers"))
         }
-        if let dem {
-            try FileManager.default.createDirectory(at: dem.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try district.elevation.write(esriASCIITo: dem, precision: 2)
+        var raster: ManagedRaster?
+        if dem, let rasters = store as? any ManagedRasters {
+            let data = try district.elevation.esriASCIIData(precision: 2)
+            let grid = try Grid(esriASCIIData: data)
+            let described = try ManagedRaster.describe(grid, data: data, id: ManagedRaster.defaultDEM, title: "邾城 DEM (10 m)", kind: .dem,
+                                                       crs: demCRS, by: .admin)
+            try await rasters.putRaster(described, data: data, replace: true, by: .admin)
+            raster = described
         }
-        return Summary(counts: counts, dem: dem)
+        return Summary(counts: counts, dem: raster)
     }
 }

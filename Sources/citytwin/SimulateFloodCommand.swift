@@ -15,7 +15,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
         abstract: "Runs a coupled flood scenario on the district and writes the result layers.",
         discussion: """
             Scenario files live in Models/scenarios/ (return period, duration, peak ratio, river stage, upgrades). \
-            The DEM is dem.asc beside a SpatiaLite store (written by `citytwin district build`); give --dem for PostGIS. \
+            The DEM is a raster the store manages (`citytwin raster list`; `citytwin district build` imports the sample's as 'dem'). \
             --write-inp OUT.inp writes the SWMM model of the district's drainage layers (open it in EPA SWMM 5.2) and exits.
             """)
 
@@ -26,8 +26,8 @@ struct SimulateFloodCommand: AsyncParsableCommand {
     @OptionGroup var rasterOption: RasterOption
     var store: String { storeOption.path }
 
-    @Option(help: "The DEM (ESRI ASCII, EPSG:4547); default dem.asc beside a SpatiaLite store.")
-    var dem: String?
+    @Option(help: "The id of the DEM among the store's managed rasters (citytwin raster list).")
+    var dem: String = ManagedRaster.defaultDEM
 
     @Option(help: "Scale the storm duration (0–1] for a quick run.")
     var durationScale: Double = 1
@@ -39,7 +39,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
     var threads: Int = 2
 
     @Option(help: "The storm-intensity catalogue.")
-    var stormCatalog: String = "Models/storm-intensity.json"
+    var stormCatalog: String = ProjectFiles.path("Models/storm-intensity.json")
 
     @Option(help: "Write the district's drainage model as SWMM .inp to this file and exit.")
     var writeInp: String?
@@ -60,15 +60,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
                   + "\(model.conduits.count) conduits, \(model.pumps.count) pumps, \(model.subcatchments.count) subcatchments")
             return
         }
-        let demURL: URL
-        if let dem {
-            demURL = URL(fileURLWithPath: dem)
-        } else if let dir = location.directory {
-            demURL = dir.appendingPathComponent(DistrictLoader.demFileName)
-        } else {
-            throw ValidationError("a PostGIS store has no directory for the DEM: give --dem PATH (ESRI ASCII, EPSG:4547)")
-        }
-        let options = FloodScenarioRun.Options(dem: demURL, stormCatalog: catalog,
+        let options = FloodScenarioRun.Options(dem: dem, stormCatalog: catalog,
                                                rasters: rasterOption.rasters(for: location),
                                                durationScale: durationScale, demCoarsening: demCoarsening, threads: threads)
         let bar = ProgressBar("flood \(scenarioValue.id)")

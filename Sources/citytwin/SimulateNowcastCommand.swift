@@ -41,7 +41,7 @@ struct SimulateNowcastCommand: AsyncParsableCommand {
     @Option(help: "Coarsen the DEM by this block factor (1 = its own 10 m cells).")
     var demCoarsening: Int = 1
 
-    @Option(help: "The DEM (ESRI ASCII, EPSG:4547); default dem.asc beside a SpatiaLite store.")
+    @Option(help: "The id of the DEM among the store's managed rasters (citytwin raster list).")
     var dem: String?
 
     @OptionGroup var storeOption: StoreOption

@@ -19,12 +19,11 @@ struct FloodScenarioDistrictTests {
     static let scenarios = repository.appendingPathComponent("Models/scenarios")
     static let catalog = repository.appendingPathComponent("Models/storm-intensity.json")
 
-    /// The directory of the district store (`district.sqlite`, the DEM beside it), built on first use.
+    /// The directory of the district store (`district.sqlite`, its DEM a managed raster), built on first use.
     static let district = Task<URL, any Error> {
         let dir = try TemporaryDirectory.forProcess("flood").url
         let store = try SpatiaLiteStore(path: dir.appendingPathComponent("district.sqlite").path)
-        try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"),
-                                       dem: dir.appendingPathComponent(DistrictLoader.demFileName))
+        try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"))
         return dir
     }
 
@@ -34,7 +33,7 @@ struct FloodScenarioDistrictTests {
     }
 
     static func options(_ dir: URL) -> FloodScenarioRun.Options {
-        FloodScenarioRun.Options(dem: dir.appendingPathComponent(DistrictLoader.demFileName), stormCatalog: catalog,
+        FloodScenarioRun.Options(stormCatalog: catalog,
                                  rasters: .beside(storeDirectory: dir),
                                  durationScale: 0.03, demCoarsening: 10, resultLayers: repository.appendingPathComponent("Layers/results"))
     }

@@ -19,15 +19,14 @@ struct ScenarioCompareTests {
     static let district = Task<URL, any Error> {
         let dir = try TemporaryDirectory.forProcess("scenarios").url
         let store = try SpatiaLiteStore(path: dir.appendingPathComponent("district.sqlite").path)
-        try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"),
-                                       dem: dir.appendingPathComponent(DistrictLoader.demFileName))
+        try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"))
         return dir
     }
 
     static func registry(_ dir: URL) -> ProcessRegistry {
         let flood = FloodScenarioProcess(scenariosDirectory: repository.appendingPathComponent("Models/scenarios"),
                                          stormCatalog: repository.appendingPathComponent("Models/storm-intensity.json"),
-                                         storeDirectory: dir, rasters: .beside(storeDirectory: dir),
+                                         rasters: .beside(storeDirectory: dir),
                                          resultLayers: repository.appendingPathComponent("Layers/results"))
         return ProcessRegistry([flood, ScenarioRunProcess(flood: flood), CompareScenariosProcess()])
     }

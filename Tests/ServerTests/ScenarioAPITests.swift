@@ -33,12 +33,11 @@ struct ScenarioAPITests {
         logger.logLevel = .warning
         try await withTemporaryDirectory("scenario-api") { dir in
             let store = try dir.openStore("district.sqlite")
-            try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"),
-                                           dem: dir.appending(DistrictLoader.demFileName))
+            try await DistrictLoader.build(into: store, layersDirectory: repository.appendingPathComponent("Layers"))
             let rasters = ResultRasters.beside(storeDirectory: dir.url)
             let flood = FloodScenarioProcess(scenariosDirectory: repository.appendingPathComponent("Models/scenarios"),
                                              stormCatalog: repository.appendingPathComponent("Models/storm-intensity.json"),
-                                             storeDirectory: dir.url, rasters: rasters, resultLayers: repository.appendingPathComponent("Layers/results"))
+                                             rasters: rasters, resultLayers: repository.appendingPathComponent("Layers/results"))
             let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
             let token = authority.issue(TokenClaims(department: "水务和湖泊局", role: .editor, subject: "规划员", lifetime: 3600))
             let server = CityTwinServer(store: store, options: ServerOptions(

@@ -12,7 +12,7 @@ import TwinStore
 ///   `parking`: `guidance`, `drivers`, `seed`, see `ParkingParameters`; for `kind` `flood`: `model`, a flood scenario document or the
 ///   name of a file in `Models/scenarios`; `durationScale`, `demCoarsening`,
 ///   `outputIntervalMinutes`; `start`, the storm's start as an RFC 3339 instant, default `base`;
-///   `dem`, the DEM's path on the server, needed on PostGIS);
+///   `dem`, the id of a raster the store manages, default `dem`);
 /// - **results**: the result layers `scenario_<id>_…`, the run summary and the time steps.
 ///
 /// A scenario is stored as one feature (no geometry) of the store's `scenarios` layer

@@ -11,8 +11,8 @@ import TwinStore
 public enum FloodScenarioRun {
     /// How to run.
     public struct Options: Sendable {
-        /// The district DEM (ESRI ASCII, EPSG:4547 metres): `DistrictLoader.demFileName` beside a SpatiaLite store.
-        public var dem: URL
+        /// The id of the district DEM among the store's managed rasters (`ManagedRasters`; EPSG:4547 metres).
+        public var dem: String
         /// `Models/storm-intensity.json`.
         public var stormCatalog: URL
         /// Where the maximum-depth raster is written (`<layer stem>_maxdepth.asc`, beside the
@@ -39,8 +39,8 @@ public enum FloodScenarioRun {
         /// The instant of the storm's start, for the steps' date-times.
         public var start: Date = Date(timeIntervalSince1970: 0)
 
-        public init(dem: URL, stormCatalog: URL, rasters: ResultRasters? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
-                    threads: Int = 2, writeLayers: Bool = true, resultLayers: URL = URL(fileURLWithPath: "Layers/results")) {
+        public init(dem: String = ManagedRaster.defaultDEM, stormCatalog: URL, rasters: ResultRasters? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
+                    threads: Int = 2, writeLayers: Bool = true, resultLayers: URL = ProjectFiles.url("Layers/results")) {
             self.dem = dem; self.stormCatalog = stormCatalog; self.rasters = rasters
             self.durationScale = durationScale; self.demCoarsening = demCoarsening; self.threads = threads; self.writeLayers = writeLayers
             self.resultLayers = resultLayers
@@ -98,11 +98,7 @@ public enum FloodScenarioRun {
         let model = try DistrictDrainageModel(layers: layers, scenario: scenario, storm: storm)
         var network = try model.swmm.hydraulicNetwork()
         let runoff = try model.swmm.runoffSimulation()
-        let dem: Grid
-        do { dem = try Grid.read(esriASCIIAt: options.dem) } catch {
-            throw ScenarioError(.invalidDistrict, "cannot read the DEM \(options.dem.path): \(error) (build the district with `citytwin district build`)",
-                                     field: "dem")
-        }
+        let dem = try await ManagedDEM.read(options.dem, from: store)
         var stage: SurfaceTimeSeries?
         switch scenario.outfallStage {
         case .fixed(let z)?: stage = SurfaceTimeSeries(constant: z)

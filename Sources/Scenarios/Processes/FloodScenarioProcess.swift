@@ -8,8 +8,8 @@ import TwinStore
 ///
 /// Inputs: `scenario` — a scenario document (the JSON of `Models/scenarios/*.json`) or the name
 /// of a file there (`p50-waterlogging`); optional `durationScale` (0–1], `demCoarsening` (≥ 1)
-/// and `dem` (a DEM path on the server; required when the store is PostGIS, otherwise
-/// `dem.asc` in the SpatiaLite store's directory). Outputs: `layers` (ids) and `summary`, whose
+/// and `dem`, the id of a raster the store manages (`ManagedRasters`; default `dem`, the one
+/// `citytwin district build` imports). No input names a file on the server. Outputs: `layers` (ids) and `summary`, whose
 /// `maxDepthRaster` is the API path of the maximum-depth grid (`ResultRasters`) when the process
 /// has a raster directory.
 ///
@@ -32,20 +32,17 @@ public struct FloodScenarioProcess: OGCProcess {
     public let scenariosDirectory: URL
     /// `Models/storm-intensity.json`.
     public let stormCatalog: URL
-    /// Directory of the SpatiaLite store (holds `dem.asc`), or nil for PostGIS.
-    public let storeDirectory: URL?
     /// Where the maximum-depth raster is written, for the server to serve; nil writes none.
     public let rasters: ResultRasters?
     /// The result layers' definition templates (`Layers/results`).
     public let resultLayers: URL
 
-    public init(scenariosDirectory: URL = URL(fileURLWithPath: "Models/scenarios"),
-                stormCatalog: URL = URL(fileURLWithPath: "Models/storm-intensity.json"), storeDirectory: URL? = nil,
-                rasters: ResultRasters? = nil, resultLayers: URL = URL(fileURLWithPath: "Layers/results")) {
+    public init(scenariosDirectory: URL = ProjectFiles.url("Models/scenarios"),
+                stormCatalog: URL = ProjectFiles.url("Models/storm-intensity.json"),
+                rasters: ResultRasters? = nil, resultLayers: URL = ProjectFiles.url("Layers/results")) {
         self.resultLayers = resultLayers
         self.scenariosDirectory = scenariosDirectory
         self.stormCatalog = stormCatalog
-        self.storeDirectory = storeDirectory
         self.rasters = rasters
     }
 
@@ -65,8 +62,9 @@ public struct FloodScenarioProcess: OGCProcess {
                                              "forecast": ["type": "object", "properties": ["interval_min": ["type": "number"],
                                                                                            "depths_mm": ["type": "array", "items": ["type": "number"]]]],
                                          ]], minOccurs: 0),
-            "dem": ProcessParameter(title: "DEM path", description: "Path of the DEM (ESRI ASCII, EPSG:4547) on the server; needed for a PostGIS store.",
-                                    schema: ["type": "string"], minOccurs: 0),
+            "dem": ProcessParameter(title: "DEM", description: "The id of the DEM among the rasters the store manages (GET /rasters); default 'dem'.",
+                                    schema: ["type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$", "default": .string(ManagedRaster.defaultDEM)],
+                                    minOccurs: 0),
         ]
     }
 
@@ -97,6 +95,8 @@ public struct FloodScenarioProcess: OGCProcess {
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
         let request = try request(inputs)
+        // The DEM is read before a job is accepted: a missing or unusable raster is the caller's 400, not a failed job.
+        do { _ = try await ManagedDEM.read(request.options.dem, from: store) } catch let e as ScenarioError { throw inputError(e, inputs) }
         // A nowcast's gauges are checked before a job is accepted: each Datastream exists, measures rain, reported.
         if request.scenario.rainfall != nil {
             do {
@@ -184,7 +184,7 @@ public struct FloodScenarioProcess: OGCProcess {
         Request(scenario: try scenario(inputs), options: try runOptions(inputs))
     }
 
-    /// The run options of `durationScale`, `demCoarsening` and `dem` (the store's DEM when absent).
+    /// The run options of `durationScale`, `demCoarsening` and `dem` (the raster id `dem` when absent).
     func runOptions(_ inputs: [String: JSONValue]) throws -> FloodScenarioRun.Options {
         var scale = 1.0
         if let v = ProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
@@ -196,17 +196,11 @@ public struct FloodScenarioProcess: OGCProcess {
             guard let d = v.doubleValue, d >= 1, d <= 10, d == d.rounded() else { throw ProcessInputError("demCoarsening", "must be an integer 1–10") }
             coarsening = Int(d)
         }
-        let dem: URL
+        var dem = ManagedRaster.defaultDEM
         if let v = ProcessInputs.unwrap(inputs["dem"]), !v.isNull {
-            guard let path = v.stringValue, !path.isEmpty else { throw ProcessInputError("dem", "must be a file path") }
-            dem = URL(fileURLWithPath: path)
-        } else if let storeDirectory {
-            dem = storeDirectory.appendingPathComponent("dem.asc")
-        } else {
-            throw ProcessInputError("dem", "this store has no directory for the DEM (PostGIS): give input 'dem', the path of an ESRI ASCII grid in EPSG:4547")
-        }
-        guard FileManager.default.fileExists(atPath: dem.path) else {
-            throw ProcessInputError("dem", "no DEM at \(dem.path) (build the district with `citytwin district build`)")
+            guard let id = v.stringValue else { throw ProcessInputError("dem", "must be the id of a raster the store manages (a string)") }
+            do { try ManagedDEM.checkID(id) } catch let e as ScenarioError { throw ProcessInputError("dem", e.message) }
+            dem = id
         }
         return FloodScenarioRun.Options(dem: dem, stormCatalog: stormCatalog, rasters: rasters, durationScale: scale, demCoarsening: coarsening,
                                         resultLayers: resultLayers)

@@ -11,15 +11,15 @@ public struct ProcessRegistry: Sendable {
         self.processes = processes
     }
 
-    /// Every process CityTwin ships. The flood scenario finds the DEM and writes its rasters
-    /// beside a SpatiaLite store (`forStore(directory:)`); without a directory it needs a `dem`
-    /// input and writes no raster.
+    /// Every process CityTwin ships. The flood scenario reads its DEM from the store's managed
+    /// rasters and writes its result rasters beside a SpatiaLite store (`forStore(directory:)`);
+    /// without a directory it writes no raster.
     public static let standard = forStore(directory: nil)
 
-    /// The standard processes for a store whose files live in `directory` (the DEM; the result
-    /// rasters in `rasters`, by default `ResultRasters.beside(storeDirectory:)`).
+    /// The standard processes for a store whose files live in `directory` (the result rasters in
+    /// `rasters`, by default `ResultRasters.beside(storeDirectory:)`).
     public static func forStore(directory: URL?, rasters: ResultRasters? = nil) -> ProcessRegistry {
-        let flood = FloodScenarioProcess(storeDirectory: directory, rasters: rasters ?? directory.map(ResultRasters.beside(storeDirectory:)))
+        let flood = FloodScenarioProcess(rasters: rasters ?? directory.map(ResultRasters.beside(storeDirectory:)))
         return ProcessRegistry([
             FeaturesInArea(), RouteProcess(), GeocodingProcess(),
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),

@@ -12,7 +12,7 @@ import PostgresNIO
 /// geometry(<type>[Z], 4490) with a GiST index, `valid_from`/`valid_to` in microseconds since
 /// 1970 UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current
 /// versions, and the tables `catalog`, `audit_log` (the journal of writes: audit entries and change events,
-/// `JournalSQL`), `jobs`, `store_meta`.
+/// `JournalSQL`), `jobs`, `store_meta`, `rasters` (`ManagedRasters`).
 public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     /// The pool, with the wait for a connection bounded (`PostGISPool`).
     let client: PostGISPool
@@ -146,6 +146,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 """,
                 "CREATE INDEX IF NOT EXISTS jobs_status ON \(s).jobs (status, created_at)",
                 "CREATE TABLE IF NOT EXISTS \(s).store_meta (key text PRIMARY KEY, value bytea NOT NULL)",
+                "CREATE TABLE IF NOT EXISTS \(s).rasters (id text PRIMARY KEY, description text NOT NULL, data bytea NOT NULL)",
             ] + SensingSQL.schema(integer: "bigint", key: "\(s).") + ["CREATE SEQUENCE IF NOT EXISTS \(s).sta_ids"] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }

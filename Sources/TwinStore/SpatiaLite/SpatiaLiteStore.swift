@@ -9,7 +9,7 @@ import GRDB
 /// JSON, `geom` SRID 4490 with an R*Tree, `valid_from`/`valid_to` in microseconds since 1970
 /// UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current versions,
 /// and the system tables `catalog`, `audit_log` (the journal of writes: audit entries and change events,
-/// `JournalSQL`), `jobs`, `store_meta`.
+/// `JournalSQL`), `jobs`, `store_meta`, `rasters` (`ManagedRasters`).
 public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     let pool: DatabasePool
     let dialect = SpatiaLiteDialect()
@@ -81,6 +81,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
                 created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL, claimed_by TEXT);
             CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, created_at);
             CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+            CREATE TABLE IF NOT EXISTS rasters (id TEXT PRIMARY KEY, description TEXT NOT NULL, data BLOB NOT NULL);
             """)
         try mergeChangeFeed(db)
         try createAuditHead(db)

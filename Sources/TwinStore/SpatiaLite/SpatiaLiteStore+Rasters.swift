@@ -1,0 +1,64 @@
+import Foundation
+import GRDB
+
+extension SpatiaLiteStore: ManagedRasters {
+    public func putRaster(_ raster: ManagedRaster, data: Data, replace: Bool, by caller: Caller) async throws {
+        try RasterSQL.checkWriter(caller, "import")
+        let description = try RasterSQL.encode(raster)
+        let time = RFC3339.microseconds(Date())
+        try await mapErrors(layer: nil) {
+            try await pool.write { db in
+                let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM rasters WHERE id = ?", arguments: [raster.id]) ?? false
+                if exists, !replace { throw RasterSQL.duplicate(raster.id) }
+                try db.execute(sql: "INSERT OR REPLACE INTO rasters (id, description, data) VALUES (?, ?, ?)",
+                               arguments: [raster.id, description, data])
+                try Self.auditRaster(db, caller: caller, id: raster.id, kind: exists ? .update : .insert, after: raster.sha256, time: time)
+            }
+        }
+    }
+
+    public func managedRasters() async throws -> [ManagedRaster] {
+        try await mapErrors(layer: nil) {
+            try await pool.read { db in
+                try String.fetchAll(db, sql: "SELECT description FROM rasters ORDER BY id").map(RasterSQL.decode)
+            }
+        }
+    }
+
+    public func managedRaster(_ id: String) async throws -> ManagedRaster? {
+        try await mapErrors(layer: nil) {
+            try await pool.read { db in
+                try String.fetchOne(db, sql: "SELECT description FROM rasters WHERE id = ?", arguments: [id]).map(RasterSQL.decode)
+            }
+        }
+    }
+
+    public func managedRasterData(_ id: String) async throws -> Data? {
+        try await mapErrors(layer: nil) {
+            try await pool.read { db in try Data.fetchOne(db, sql: "SELECT data FROM rasters WHERE id = ?", arguments: [id]) }
+        }
+    }
+
+    public func deleteRaster(_ id: String, by caller: Caller) async throws -> Bool {
+        try RasterSQL.checkWriter(caller, "delete")
+        let time = RFC3339.microseconds(Date())
+        return try await mapErrors(layer: nil) {
+            try await pool.write { db in
+                try db.execute(sql: "DELETE FROM rasters WHERE id = ?", arguments: [id])
+                guard db.changesCount == 1 else { return false }
+                try Self.auditRaster(db, caller: caller, id: id, kind: .delete, after: nil, time: time)
+                return true
+            }
+        }
+    }
+
+    private static func auditRaster(_ db: Database, caller: Caller, id: String, kind: ChangeKind, after: String?, time: Int64) throws {
+        let previous = try String.fetchOne(db, sql: "SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1") ?? AuditChain.genesis
+        let entry = RasterSQL.auditHash(previous: previous, at: time, caller: caller, id: id, kind: kind, after: after)
+        try db.execute(sql: """
+            INSERT INTO audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
+            VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)
+            """, arguments: [time, caller.author, caller.departmentName, caller.auditRole, RasterSQL.auditLayer, RasterSQL.featureID(id),
+                             kind.rawValue, after, entry])
+    }
+}
