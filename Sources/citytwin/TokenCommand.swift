@@ -8,7 +8,7 @@ struct TokenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "token",
         abstract: "Issue bearer tokens that let a department write to the layers it owns, and revoke them.",
-        subcommands: [TokenCreateCommand.self, TokenRevokeCommand.self])
+        subcommands: [TokenCreateCommand.self, TokenRevokeCommand.self, TokenRotateSecretCommand.self])
 }
 
 /// `citytwin token revoke TOKEN`: puts a token on the store's revocation list; every server on
@@ -39,6 +39,32 @@ struct TokenRevokeCommand: AsyncParsableCommand {
         let expiry = Date(timeIntervalSince1970: TimeInterval(claims.expiresAt)).formatted(.iso8601)
         print("revoked the \(claims.role.rawValue) token of \(claims.department.isEmpty ? "the platform" : claims.department)"
               + (claims.subject.map { " for \($0)" } ?? "") + " (it would have expired \(expiry))")
+    }
+}
+
+/// `citytwin token rotate-secret`: replaces the store's signing secret with a new random one.
+/// Every token signed before is refused (401) from then on, by every server on the store within
+/// a second or two, without a restart; departments need new tokens (`token create`). For a secret
+/// in `CITYTWIN_TOKEN_SECRET` (a PostGIS store) it says to change the variable and restart.
+struct TokenRotateSecretCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "rotate-secret",
+        abstract: "Replace the token-signing secret: every token issued before stops working (401); issue new ones with token create.")
+
+    @OptionGroup var storeOption: StoreOption
+
+    func run() throws {
+        let location = try StoreLocation(storeOption.path)
+        guard case .spatiaLite(let path) = location else {
+            throw CommandFailure("a PostGIS store's secret is \(TokenAuthority.secretVariable): set a new value (at least "
+                                 + "\(TokenAuthority.minimumSecretLength) bytes) for every server and worker and restart them")
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw ValidationError("no store at \(path) (build one with `citytwin district build` or give --store)")
+        }
+        do { try TokenAuthority.rotateSecret(storePath: path) } catch let e as StoreError { throw CommandFailure(e.message) }
+        print("rotated the token secret of \(path): every token issued before is refused from now on "
+              + "(servers on this store within \(ReloadingTokenAuthority.recheckInterval)); issue new ones with `citytwin token create`")
     }
 }
 

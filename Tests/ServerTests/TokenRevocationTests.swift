@@ -65,6 +65,39 @@ struct TokenRevocationTests {
         }
     }
 
+    @Test("citytwin token rotate-secret replaces the secret (mode 0600): a running server refuses every older token (401) and takes new ones")
+    func rotatedSecret() async throws {
+        let directory = try TemporaryDirectory.forTestCase("citytwin-rotate")
+        let path = directory.appending("city.sqlite").path
+        let store = try directory.openStore()
+        try await AuditVerifyCommandTests.fill(store)
+        let verifier = try ReloadingTokenAuthority(storePath: path)
+        let old = try verifier.current().issue(TokenClaims(department: "应急管理局", role: .editor, subject: "王工", lifetime: 3600))
+        var logger = Logger(label: "citytwin.server.test")
+        logger.logLevel = .critical
+        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: verifier))
+        try await server.makeApplication().test(.router) { client in
+            let items = "/collections/shelters/items?limit=1"
+            #expect(try await client.get(items, headers: [.authorization: "Bearer \(old)"]).status == .ok)
+            // A secret from the environment is not the file's to rotate: the command says what to do instead.
+            let fromEnvironment = try await CommandProcess.run(try OutageHarness.binary(), ["token", "rotate-secret", "--store", path],
+                                                               environment: ["CITYTWIN_TOKEN_SECRET": Self.secret], within: 60)
+            #expect(fromEnvironment.exitStatus == 1 && fromEnvironment.output.contains("CITYTWIN_TOKEN_SECRET"), "\(fromEnvironment.output)")
+            let rotated = try await CommandProcess.run(try OutageHarness.binary(), ["token", "rotate-secret", "--store", path],
+                                                       environment: ["CITYTWIN_TOKEN_SECRET": nil], within: 60)
+            #expect(rotated.exitStatus == 0, "\(rotated.output)")
+            let attributes = try FileManager.default.attributesOfItem(atPath: path + ".token-secret")
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            try await OutageHarness.eventually("the old token is refused", within: 10) {
+                try await client.get(items, headers: [.authorization: "Bearer \(old)"]).status == .unauthorized
+            }
+            try expectProblem(try await client.get(items, headers: [.authorization: "Bearer \(old)"]), status: 401, type: "invalid-token")
+            let new = try ReloadingTokenAuthority(storePath: path).current()
+                .issue(TokenClaims(department: "应急管理局", role: .editor, subject: "王工", lifetime: 3600))
+            #expect(try await client.get(items, headers: [.authorization: "Bearer \(new)"]).status == .ok)
+        }
+    }
+
     static func revoke(_ token: String, store: String) async throws -> CommandProcess {
         try await CommandProcess.run(try OutageHarness.binary(), ["token", "revoke", token, "--store", store],
                                      environment: ["CITYTWIN_TOKEN_SECRET": secret], within: 60)

@@ -21,3 +21,13 @@ extension TokenAuthority: BearerTokenVerifier {
         }
     }
 }
+
+extension ReloadingTokenAuthority: BearerTokenVerifier {
+    public func caller(forToken token: String) throws -> Caller {
+        do {
+            return try current().verify(token).caller
+        } catch let e as StoreError {
+            throw Problem(.invalidToken, e.message)
+        }
+    }
+}

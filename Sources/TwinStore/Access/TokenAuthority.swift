@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -119,6 +120,64 @@ public struct TokenAuthority: Sendable {
     }
 }
 
+/// The authority of a store's secret file for a long-running server: the file is looked at
+/// again at most every `recheckInterval` and re-read when it was replaced (`citytwin token
+/// rotate-secret`), so every token the old secret signed is refused from then on, without a restart.
+public final class ReloadingTokenAuthority: Sendable {
+    /// How often the file is looked at, at most.
+    public static let recheckInterval: Duration = .seconds(1)
+
+    private let file: SecretFile
+    private struct State {
+        var authority: TokenAuthority
+        var stamp: [Int64]?
+        var checked: ContinuousClock.Instant
+    }
+    private let state: Mutex<State>
+
+    /// The authority of the secret file beside the store at `path` (created when missing).
+    public init(storePath path: String) throws {
+        file = SecretFile(path: path + ".token-secret")
+        let authority = try TokenAuthority(secret: try file.readOrCreate())
+        state = Mutex(State(authority: authority, stamp: file.stamp(), checked: .now))
+    }
+
+    /// The authority as of now: the file's secret, re-read when the file changed.
+    /// - Throws: `StoreError` `.invalidToken` when the replaced file cannot be read (every token is refused then).
+    public func current() throws -> TokenAuthority {
+        try state.withLock { state in
+            let now = ContinuousClock.now
+            guard now - state.checked >= Self.recheckInterval else { return state.authority }
+            state.checked = now
+            let stamp = file.stamp()
+            guard stamp != state.stamp else { return state.authority }
+            state.authority = try TokenAuthority(secret: try file.readOrCreate())
+            state.stamp = stamp
+            return state.authority
+        }
+    }
+}
+
+extension TokenAuthority {
+    /// Replaces the secret in the file beside the SpatiaLite store at `path` with a new random
+    /// one: every token signed before is refused from then on (servers on the store re-read the
+    /// file within `ReloadingTokenAuthority.recheckInterval`).
+    /// - Throws: `StoreError` `.invalidToken` when the secret comes from `CITYTWIN_TOKEN_SECRET`
+    ///   (change that instead) or the file cannot be written.
+    public static func rotateSecret(storePath path: String?,
+                                    environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        if let text = environment[secretVariable], !text.isEmpty {
+            throw StoreError(.invalidToken, "the secret comes from \(secretVariable): set a new value (at least \(minimumSecretLength) bytes) there and restart the servers",
+                             field: secretVariable)
+        }
+        guard let path, !path.isEmpty else {
+            throw StoreError(.invalidToken, "a store without a file keeps its secret in \(secretVariable): set a new value there and restart the servers",
+                             field: secretVariable)
+        }
+        try SecretFile(path: path + ".token-secret").rotate()
+    }
+}
+
 /// What a token asserts: who (department, person), with which role, from when until when.
 public struct TokenClaims: Codable, Hashable, Sendable {
     /// The role a token grants.
@@ -220,6 +279,31 @@ struct SecretFile {
             throw failure("cannot create", path)
         }
         return Array(bytes.dropLast())
+    }
+
+    /// Replaces the secret with a new random one, atomically (a private temporary file renamed
+    /// over the old): from then on every token the old secret signed fails verification.
+    func rotate() throws {
+        let key = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        let bytes = Array((SHA256.hexString(key) + "\n").utf8)
+        let temporary = path + ".\(getpid()).\(UInt32.random(in: 0...UInt32.max))"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        guard fd >= 0 else { throw failure("cannot create", temporary) }
+        let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+        let synced = fsync(fd)
+        close(fd)
+        guard written == bytes.count, synced == 0, rename(temporary, path) == 0 else {
+            let error = failure("cannot write", path)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// What identifies the file's current content cheaply: inode, size and modification time.
+    func stamp() -> [Int64]? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return [Int64(info.st_ino), Int64(info.st_size), Int64(info.st_mtim.tv_sec), Int64(info.st_mtim.tv_nsec)]
     }
 
     private func failure(_ what: String, _ file: String) -> StoreError {
