@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import Scenarios
 import TwinStore
 
 /// `citytwin district build`: the sample district, generated and loaded into a store.
@@ -15,7 +16,7 @@ struct DistrictCommand: AsyncParsableCommand {
 struct DistrictBuildCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "build",
-        abstract: "Create every layer of Layers/ and load the generated sample district; write the DEM beside the store.")
+        abstract: "Create every layer of Layers/ and load the generated sample district and its DEM (managed raster 'dem') into the store.")
 
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
@@ -24,28 +25,59 @@ struct DistrictBuildCommand: AsyncParsableCommand {
     var seed: UInt64 = 2026
 
     @Option(help: "Directory of layer definitions (<id>.json).")
-    var layers: String = "Layers"
+    var layers: String = ProjectFiles.path("Layers")
 
     @Flag(help: "Rebuild even when the store already holds the district (a SpatiaLite file is replaced).")
     var force = false
 
     func run() async throws {
         let location = try StoreLocation(store)
-        if force, case .spatiaLite(let path) = location { try StoreLocation.remove(spatiaLiteAt: path) }
+        if case .spatiaLite(let path) = location {
+            if !force, FileManager.default.fileExists(atPath: path), try await DistrictLoader.isBuilt(try await location.open()) {
+                print("The store \(store) already holds the sample district; nothing to do (use --force to rebuild).")
+                return
+            }
+            // Built whole into a file beside the target and moved into place only when complete:
+            // a failed or interrupted build leaves the store as it was, never half a district.
+            let partial = path + ".building-\(ProcessInfo.processInfo.processIdentifier)"
+            try StoreLocation.remove(spatiaLiteAt: partial)
+            do {
+                let building = try await StoreLocation(partial).open()
+                let summary = try await build(into: building)
+                try (building as? SpatiaLiteStore)?.close()
+                try StoreLocation.remove(spatiaLiteAt: path)
+                try FileManager.default.moveItem(atPath: partial, toPath: path)
+                report(summary)
+            } catch {
+                try? StoreLocation.remove(spatiaLiteAt: partial)
+                throw error
+            }
+            return
+        }
         let featureStore = try await location.open()
-        if try await DistrictLoader.isBuilt(featureStore) {
+        if !force, try await DistrictLoader.isBuilt(featureStore) {
             print("The store \(store) already holds the sample district; nothing to do (use --force to rebuild).")
             return
         }
+        report(try await build(into: featureStore, replace: force))
+    }
+
+    private func build(into featureStore: any FeatureStore, replace: Bool = false) async throws -> (DistrictLoader.Summary, TimeInterval) {
         let bar = ProgressBar("building the district")
         let started = Date()
         let summary = try await DistrictLoader.build(
-            into: featureStore, layersDirectory: URL(fileURLWithPath: layers, isDirectory: true), seed: seed,
-            dem: location.directory.map { $0.appendingPathComponent(DistrictLoader.demFileName) },
+            into: featureStore, layersDirectory: URL(fileURLWithPath: layers, isDirectory: true), seed: seed, replace: replace,
             progress: { bar.update($0) })
         bar.finish(WorkProgress(stage: "done", completed: Double(summary.counts.count), total: Double(summary.counts.count), unit: "layers"))
-        let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
-        print("Built the sample district (seed \(seed)): \(summary.total) features in \(summary.counts.count) layers in \(seconds) s into \(store)")
-        if let dem = summary.dem { print("DEM: \(dem.path)") }
+        return (summary, Date().timeIntervalSince(started))
+    }
+
+    private func report(_ built: (DistrictLoader.Summary, TimeInterval)) {
+        let (summary, elapsed) = built
+        print("Built the sample district (seed \(seed)): \(summary.total) features in \(summary.counts.count) layers in "
+              + String(format: "%.1f", elapsed) + " s into \(store)")
+        if let dem = summary.dem {
+            print("DEM: raster '\(dem.id)' in the store, \(dem.width) x \(dem.height) cells of \(Int(dem.cellSize[0])) m, \(dem.crs) (citytwin raster list)")
+        }
     }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import Scenarios
 import SWMMFormat
 import TwinStore
 
@@ -64,7 +65,7 @@ struct ImportCommand: AsyncParsableCommand {
     var system: String = "YS"
 
     @Option(help: "Directory of layer definitions, used to create a target layer the store does not have yet.")
-    var layers: String = "Layers"
+    var layers: String = ProjectFiles.path("Layers")
 
     @Option(help: """
         What to do with the features the layer holds: append (add the file's; ids the layer holds are refused), \

@@ -12,13 +12,13 @@ import SystemPackage
 /// progress is reported while it runs, and which is killed when the work is cancelled.
 public enum SumoTools {
     /// A SUMO program on PATH, else in `$SUMO_HOME/bin`, else in the project's virtual
-    /// environment (`.venv/bin`, PyPI `eclipse-sumo`). The entry-point scripts pip writes for
+    /// environment (`.venv/bin` of `ProjectFiles`, PyPI `eclipse-sumo`). The entry-point scripts pip writes for
     /// eclipse-sumo only start the real program as their own child (which would outlive a killed
     /// script), so a script found is resolved to the program in the package's `bin`.
     public static func find(_ name: String) -> URL? {
         let environment = ProcessInfo.processInfo.environment
         let paths = (environment["PATH"] ?? "").split(separator: ":").map(String.init)
-            + (environment["SUMO_HOME"].map { ["\($0)/bin"] } ?? []) + [".venv/bin"]
+            + (environment["SUMO_HOME"].map { ["\($0)/bin"] } ?? []) + [ProjectFiles.path(".venv/bin")]
         guard let found = paths.map({ URL(fileURLWithPath: $0).appendingPathComponent(name) })
             .first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else { return nil }
         return program(behind: found, name) ?? found

@@ -1,4 +1,5 @@
 import Foundation
+import Scenarios
 
 /// The web map's label glyphs (MapLibre SDF glyph ranges, `{fontstack}/{start}-{end}.pbf`)
 /// served at `/fonts/{fontstack}/{range}.pbf`, never from a CDN: made from a Debian font
@@ -47,11 +48,11 @@ struct GlyphAssets: Sendable {
         return nil
     }
 
-    /// `CITYTWIN_GLYPHS_DIR`, else `.venv/share/citytwin/glyphs` at or above the working directory.
+    /// `CITYTWIN_GLYPHS_DIR`, else `.venv/share/citytwin/glyphs` at or above the project's folder (`ProjectFiles`).
     static func locate() -> String? {
         if let dir = ProcessInfo.processInfo.environment["CITYTWIN_GLYPHS_DIR"], !dir.isEmpty { return dir }
         let fm = FileManager.default
-        var folder = URL(fileURLWithPath: fm.currentDirectoryPath)
+        var folder = ProjectFiles.root
         for _ in 0..<6 {
             let glyphs = folder.appendingPathComponent(".venv/share/citytwin/glyphs")
             if fm.fileExists(atPath: glyphs.appendingPathComponent("\(fontstack)/0-255.pbf").path) { return glyphs.path }

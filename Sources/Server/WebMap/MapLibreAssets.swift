@@ -1,4 +1,5 @@
 import Foundation
+import Scenarios
 
 /// MapLibre GL JS (`maplibre-gl.js`, `maplibre-gl.css`) served from `/static/`, never from a CDN:
 /// the files of the PyPI package `maplibre` (its `srcjs` folder), read once, on first use.
@@ -43,11 +44,11 @@ struct MapLibreAssets: Sendable {
         problem = missing.isEmpty ? nil : "\(missing.joined(separator: ", ")) not found in \(directory)"
     }
 
-    /// `CITYTWIN_STATIC_DIR`, else the `maplibre` package's `srcjs` in a `.venv` at or above the working directory.
+    /// `CITYTWIN_STATIC_DIR`, else the `maplibre` package's `srcjs` in a `.venv` at or above the project's folder (`ProjectFiles`).
     static func locate() -> String? {
         if let dir = ProcessInfo.processInfo.environment["CITYTWIN_STATIC_DIR"], !dir.isEmpty { return dir }
         let fm = FileManager.default
-        var folder = URL(fileURLWithPath: fm.currentDirectoryPath)
+        var folder = ProjectFiles.root
         for _ in 0..<6 {
             let lib = folder.appendingPathComponent(".venv/lib")
             if let pythons = try? fm.contentsOfDirectory(atPath: lib.path) {
