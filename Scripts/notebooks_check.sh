@@ -11,7 +11,7 @@
 #   Scripts/notebooks_check.sh            # execute every notebook (outputs stay in a temporary copy)
 #   Scripts/notebooks_check.sh --strip    # remove outputs and execution counts from Notebooks/*.ipynb
 # CITYTWIN_BIN overrides the binary (no build then). Needs the test packages:
-#   .venv/bin/pip install -r Scripts/requirements-test.txt
+#   Scripts/setup.sh (Scripts/requirements.txt)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -32,7 +32,7 @@ EOF
 fi
 
 .venv/bin/python -c "import nbclient, nbformat, ipykernel, geopandas, matplotlib, pandas, requests" 2>/dev/null || {
-  echo "notebooks_check: notebook packages missing: .venv/bin/pip install -r Scripts/requirements-test.txt" >&2; exit 2; }
+  echo "notebooks_check: notebook packages missing: run Scripts/setup.sh (Scripts/requirements.txt)" >&2; exit 2; }
 
 # Clean in git: no outputs, no execution counts.
 .venv/bin/python - Notebooks/*.ipynb <<'EOF'

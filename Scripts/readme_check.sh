@@ -198,6 +198,23 @@ report=$("$CITYTWIN" geo validate <bad-parcels.geojson 2>&1) && fail "geo valida
 grep -q "feature 0 (id open): unreadable" <<<"$report" || fail "geo validate did not report the unclosed ring: $report"
 grep -q "feature 1 (id bowtie): invalid" <<<"$report" || fail "geo validate did not carry on to the bow tie: $report"
 grep -q "1 of 3 geometries valid, 1 unreadable" <<<"$report" || fail "geo validate's tally is wrong: $report"
+# With --repair the bow tie is repaired in the output and the tally says so (not "1 of 3 valid" alone).
+report=$("$CITYTWIN" geo validate --repair <bad-parcels.geojson 2>&1 >/dev/null) && fail "geo validate --repair passed a file with an unreadable feature"
+grep -q "feature 1 (id bowtie): invalid: .* (repaired)" <<<"$report" || fail "geo validate --repair did not say the bow tie was repaired: $report"
+grep -q "1 of 3 geometries valid, 1 repaired, 1 unreadable (left out)" <<<"$report" || fail "geo validate --repair's tally is wrong: $report"
+# A failed valve that does not bound the burst main's segment changes nothing, and the answer says so.
+note=$("$CITYTWIN" network isolate --main WM-0001 --failed-valve WV-0003 2>&1 >/dev/null)
+grep -q "WV-0003 neither bounds nor lies in the segment of WM-0001: its failure changes nothing" <<<"$note" || fail "network isolate said nothing of WV-0003: $note"
+expect_failure "WV-9999 is not a valve of the water network" "$CITYTWIN" network isolate --main WM-0001 --failed-valve WV-9999
+# serve on a port another program holds: the error, and no "serving on" line before it.
+busy_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 -c "import socket, time; s = socket.socket(); s.bind(('127.0.0.1', $busy_port)); s.listen(); time.sleep(60)" &
+holder=$!
+sleep 0.5
+busy=$("$CITYTWIN" serve --host 127.0.0.1 --port "$busy_port" 2>&1) && fail "serve started on a busy port"
+kill "$holder" 2>/dev/null || true
+grep -q "another program is using that port" <<<"$busy" || fail "serve on a busy port did not say so: $busy"
+! grep -q "serving on" <<<"$busy" || fail "serve said 'serving on' before failing to bind: $busy"
 # A token for a department the store does not know, and a store that does not exist, are refused.
 expect_failure "no department '不存在局'" "$CITYTWIN" token create --department 不存在局
 expect_failure "no store at" "$CITYTWIN" layers --store missing/none.sqlite

@@ -18,7 +18,8 @@ public struct WaterMainIsolationReport: Sendable, Hashable {
 
     /// The report as one JSON document (the CLI's output and the process's result):
     /// `burst_main`, `failed_valves`, `valves_to_close` (id, lon, lat in CGCS2000 degrees, main,
-    /// near_node), `failed_valves_passed`, `segment_mains`, `mains_cut_off` (ids),
+    /// near_node), `failed_valves_passed`, `failed_valves_not_reached` (and a note each: naming
+    /// them changed nothing), `segment_mains`, `mains_cut_off` (ids),
     /// `mains_cut_off_geojson` (FeatureCollection, 7 decimals), `nodes_cut_off`,
     /// `customers_cut_off`, `critical_customers` (connection, address, facility), and
     /// `addresses_to_notify`, plus `counts`.
@@ -47,6 +48,8 @@ public struct WaterMainIsolationReport: Sendable, Hashable {
             "failed_valves": strings(failedValves),
             "valves_to_close": .array(valvesToClose),
             "failed_valves_passed": strings(i.failedValvesPassed),
+            "failed_valves_not_reached": strings(i.failedValvesNotReached),
+            "notes": .array(i.failedValvesNotReached.map { .string("\($0) neither bounds nor lies in the segment of \(burstMain): its failure changes nothing") }),
             "segment_mains": strings(i.segmentMains),
             "mains_cut_off": strings(i.mainsCutOff),
             "mains_cut_off_geojson": mainsGeoJSON,

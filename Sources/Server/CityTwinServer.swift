@@ -55,7 +55,7 @@ public final class CityTwinServer: Sendable {
     /// Every operation of the API, in document order: the single source of the router,
     /// the parameter checks and the OpenAPI document.
     var operations: [APIOperation] {
-        landingOperations + collectionOperations + itemOperations + rasterOperations + serviceOperations + geocodeOperations + historyOperations
+        landingOperations + collectionOperations + itemOperations + rasterOperations + managedRasterOperations + serviceOperations + geocodeOperations + historyOperations
             + changeOperations  // change subscription: Server-Sent Events of the change feed (Routes/ChangeRoutes.swift)
             + tileOperations  // tiles: OGC API Tiles (TileRoutes.swift)
             + processOperations  // processes: OGC API Processes (Processes/)
@@ -95,21 +95,27 @@ public final class CityTwinServer: Sendable {
     }
 
     /// A Hummingbird application serving the API at `address`.
-    public func makeApplication(address: BindAddress = .hostname("127.0.0.1", port: 8080))
+    public func makeApplication(address: BindAddress = .hostname("127.0.0.1", port: 8080),
+                                onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
         -> Application<RouterResponder<CityTwinRequestContext>> {
         let limits = options.limits
         let http1 = HTTP1Channel.Configuration(
             idleTimeout: .nanoseconds(Int64(limits.idleTimeout * 1e9)),
             httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes))
         return Application(router: makeRouter(), server: .http1(configuration: http1),
-                           configuration: .init(address: address, serverName: "CityTwin"), logger: options.logger)
+                           configuration: .init(address: address, serverName: "CityTwin"), onServerRunning: onServerRunning,
+                           logger: options.logger)
     }
 
     /// Serves on `host:port` until SIGINT or SIGTERM, then shuts down gracefully: running
     /// requests may finish during `shutdownGrace`, then they are cancelled (`GracefulStop`).
-    public func run(host: String, port: Int, shutdownGrace: Duration = GracefulStop.defaultGrace) async throws {
+    /// `onListening` runs once the socket is bound (never when binding fails: a busy port is an
+    /// error, not a "serving on" line followed by one).
+    public func run(host: String, port: Int, shutdownGrace: Duration = GracefulStop.defaultGrace,
+                    onListening: @escaping @Sendable () async -> Void = {}) async throws {
         await parkingCatchUp([ParkingLiveView.layer])  // parking: the live view exists before the first request
-        try await GracefulStop.run([makeApplication(address: .hostname(host, port: port))], grace: shutdownGrace, logger: options.logger)
+        try await GracefulStop.run([makeApplication(address: .hostname(host, port: port), onServerRunning: { _ in await onListening() })],
+                                   grace: shutdownGrace, logger: options.logger)
     }
 
     /// An absolute URL for `path` (which starts with `/`).

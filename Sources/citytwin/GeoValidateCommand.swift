@@ -38,17 +38,19 @@ struct GeoValidateCommand: ParsableCommand {
                 r = try geometry.validityReason()
             } catch {
                 invalid += 1
-                report += "\(label): invalid: \(error)\n"
+                report += "\(label): invalid: \(error)" + (repair ? " (repaired)" : "") + "\n"
                 continue
             }
             if r.isValid { continue }
             invalid += 1
             let at = r.location.map { " at (\($0.x), \($0.y))" } ?? ""
-            report += "\(label): invalid: \(r.reason)\(at)\n"
+            report += "\(label): invalid: \(r.reason)\(at)" + (repair ? " (repaired)" : "") + "\n"
         }
         let total = labelled.count + unreadable.count
+        // With --repair the tally counts what the output holds: the invalid ones are repaired in it.
         report += "\(total - invalid - unreadable.count) of \(total) geometries valid"
-            + (unreadable.isEmpty ? "" : ", \(unreadable.count) unreadable") + "\n"
+            + (repair && invalid > 0 ? ", \(invalid) repaired" : "")
+            + (unreadable.isEmpty ? "" : ", \(unreadable.count) unreadable" + (repair ? " (left out)" : "")) + "\n"
         if repair {
             FileHandle.standardError.write(Data(report.utf8))
             let fixed = try document.mapGeometries { g in

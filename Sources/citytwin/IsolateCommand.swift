@@ -34,5 +34,8 @@ struct IsolateCommand: AsyncParsableCommand {
         FileHandle.standardError.write(Data(("close \(count("valves_to_close")) valves; \(count("mains_cut_off")) mains, "
             + "\(count("customers_cut_off")) customers (\(count("critical_customers")) critical) and "
             + "\(count("addresses_to_notify")) addresses cut off\n").utf8))
+        for note in result["notes"]?.arrayValue ?? [] {
+            FileHandle.standardError.write(Data("note: \(note.stringValue ?? "")\n".utf8))
+        }
     }
 }

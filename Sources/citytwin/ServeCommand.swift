@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import CityModel
 import Logging
+import NIOCore
 import Scenarios
 import Server
 import TwinStore
@@ -24,7 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
     var host: String = "127.0.0.1"
 
     @Option(help: "Directory of layer definitions (<id>.json) to create or update in the store at start-up.")
-    var layers: String = "Layers"
+    var layers: String = ProjectFiles.path("Layers")
 
     @Option(help: "Public base URL for links (default http://HOST:PORT).")
     var baseURL: String?
@@ -137,11 +138,16 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let server = CityTwinServer(store: featureStore,
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
-                                                          tokenVerifier: try location.tokenAuthority(),
+                                                          tokenVerifier: try location.tokenVerifier(),
                                                           processes: .forStore(directory: location.directory, rasters: rasters),
                                                           rasters: rasters, limits: limits, crossOrigin: crossOrigin,
                                                           signalRetiming: retiming))
-        print("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)")
-        try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace))
+        do {
+            try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace)) { [host, port] in
+                FileHandle.standardOutput.write(Data("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)\n".utf8))
+            }
+        } catch let e as IOError where e.errnoCode == EADDRINUSE {
+            throw CommandFailure("cannot listen on \(host):\(port): another program is using that port (stop it, or choose another with --port)")
+        }
     }
 }

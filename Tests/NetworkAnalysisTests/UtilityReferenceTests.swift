@@ -92,5 +92,25 @@ struct UtilityReferenceTests {
         // Without valves, a burst shuts the whole connected network off its source.
         let r = try net.isolate(main: "M1")
         #expect(r.valvesToClose.isEmpty && r.mainsCutOff == ["M1"])
+        // A failed valve the network does not have is named, not ignored.
+        let unknown = #expect(throws: UtilityNetworkError.self) { try net.isolate(main: "M1", failedValves: ["WV-9"]) }
+        #expect(unknown?.id == "WV-9")
+    }
+
+    @Test("a failed valve the isolation never reaches changes nothing, and the answer says so")
+    func failedValveNotReached() throws {
+        // A - M1 - B - M2 - C - M3 - D, source A; valves V1 (M1 at B), V2 (M2 at C), V3 (M3 at D).
+        let net = try WaterNetwork(nodes: ["A", "B", "C", "D"],
+                                   mains: [.init(id: "M1", from: "A", to: "B"), .init(id: "M2", from: "B", to: "C"), .init(id: "M3", from: "C", to: "D")],
+                                   sources: ["A"],
+                                   valves: [.init(id: "V1", main: "M1", node: "B"), .init(id: "V2", main: "M2", node: "C"),
+                                            .init(id: "V3", main: "M3", node: "D")],
+                                   connections: [])
+        let plain = try net.isolate(main: "M2")
+        let far = try net.isolate(main: "M2", failedValves: ["V3"])
+        #expect(far.failedValvesNotReached == ["V3"] && far.failedValvesPassed.isEmpty)
+        #expect(far.valvesToClose == plain.valvesToClose && far.mainsCutOff == plain.mainsCutOff)
+        let near = try net.isolate(main: "M2", failedValves: ["V2"])
+        #expect(near.failedValvesNotReached.isEmpty && near.failedValvesPassed == ["V2"])
     }
 }

@@ -5,6 +5,9 @@ public struct MainIsolation: Sendable, Hashable {
     public var valvesToClose: [String]
     /// Failed valves the search had to pass, sorted.
     public var failedValvesPassed: [String]
+    /// Failed valves the caller named that the isolation never reaches (they neither bound the
+    /// segment nor lie inside it): naming them changes nothing, and the answer says so. Sorted.
+    public var failedValvesNotReached: [String]
     /// Mains inside the isolated segment (the burst main among them), sorted.
     public var segmentMains: [String]
     /// Mains out of service once the valves close: the segment plus everything no longer
@@ -34,9 +37,14 @@ extension WaterNetwork {
     /// - Parameters:
     ///   - main: the burst main's id.
     ///   - failedValves: ids of valves that are missing or will not close.
-    /// - Throws: `UtilityNetworkError` when `main` is not a main of the network.
+    /// - Throws: `UtilityNetworkError` when `main` is not a main of the network, or a failed
+    ///   valve is not a valve of it.
     public func isolate(main: String, failedValves: Set<String> = []) throws -> MainIsolation {
         guard let k = mainIndex[main] else { throw UtilityNetworkError("\(main) is not a main of the water network", id: main) }
+        let known = Set(valves.map(\.id))
+        if let unknown = failedValves.subtracting(known).sorted().first {
+            throw UtilityNetworkError("\(unknown) is not a valve of the water network", id: unknown)
+        }
         let n = nodes.count
         let failed = Set(valves.indices.filter { failedValves.contains(valves[$0].id) })
         // 1. The segment.
@@ -82,9 +90,11 @@ extension WaterNetwork {
             return false
         }
         let segment = mains.indices.filter { inSegment[n + 2 * $0] || inSegment[n + 2 * $0 + 1] }
+        let failedPassed = passed.map { valves[$0].id }
         return MainIsolation(
             valvesToClose: toClose.map { valves[$0].id }.sorted(),
-            failedValvesPassed: passed.map { valves[$0].id }.sorted(),
+            failedValvesPassed: failedPassed.sorted(),
+            failedValvesNotReached: failedValves.subtracting(failedPassed).sorted(),
             segmentMains: segment.map { mains[$0].id }.sorted(),
             mainsCutOff: mainsOut.map { mains[$0].id }.sorted(),
             nodesCutOff: nodesOut.map { nodes[$0] }.sorted(),
