@@ -12,10 +12,11 @@ final class LayerDirectory: @unchecked Sendable {
 
     init(store: any FeatureStore) { self.store = store }
 
-    /// Replaces the cached entries with `infos` (read by an admin caller: every layer).
+    /// Replaces the cached entries with `infos` (read by an admin caller: every layer), so a
+    /// layer removed from the store leaves the cache too.
     func remember(_ list: [LayerInfo]) {
         lock.lock(); defer { lock.unlock() }
-        for info in list { infos[info.definition.id] = info }
+        infos = Dictionary(list.map { ($0.definition.id, $0) }, uniquingKeysWith: { _, last in last })
     }
 
     /// The layer `caller` may read; `collection-not-found` for a missing or secret layer (a
@@ -23,10 +24,14 @@ final class LayerDirectory: @unchecked Sendable {
     /// caller may not read, the refusal saying who may (`AccessPolicy.readRefusal`: 401 for an
     /// anonymous caller, who needs a token).
     func layer(_ id: String, for caller: Caller) async throws -> LayerInfo {
+        // The store's definition decides (a layer dropped, or its sharing changed, while the server
+        // runs: a published or archived flood run); the cheap lookup first, and the catalogue
+        // refresh, which computes every extent and count, only when the cache misses or is stale.
+        guard let current = try await store.layerDefinition(id, for: .admin) else {
+            throw Problem(.collectionNotFound, "no collection '\(id)'")
+        }
         var info = cached(id)
-        // On a miss, the cheap definition lookup first: only a layer that exists (created while
-        // the server runs) is worth the catalogue refresh, which computes every extent and count.
-        if info == nil, try await store.layerDefinition(id, for: .admin) != nil {
+        if info?.definition != current {
             remember(try await store.layers(for: .admin))
             info = cached(id)
         }

@@ -246,6 +246,13 @@ final class DefinitionCache: @unchecked Sendable {
         stamps[def.id] = stamp
     }
 
+    /// A definition this process removed from the catalogue (`dropLayer`).
+    func remove(_ id: String) {
+        lock.lock(); defer { lock.unlock() }
+        byID[id] = nil
+        stamps[id] = nil
+    }
+
     /// Whether the catalogue's (id, updated_at) pairs are exactly the cached ones.
     func isCurrent(_ catalogue: [(id: String, stamp: Int64)]) -> Bool {
         lock.lock(); defer { lock.unlock() }
