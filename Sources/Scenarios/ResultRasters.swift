@@ -64,6 +64,13 @@ public struct ResultRasters: Sendable, Hashable {
         return directory.appendingPathComponent(layer, isDirectory: true).appendingPathComponent(name)
     }
 
+    /// Removes every raster of `layer` (its directory), when it has any.
+    public func remove(layer: String) throws {
+        guard LayerDefinition.isSafeIdentifier(layer) else { return }
+        let dir = directory.appendingPathComponent(layer, isDirectory: true)
+        if FileManager.default.fileExists(atPath: dir.path) { try FileManager.default.removeItem(at: dir) }
+    }
+
     /// The rasters `layer` has, by name.
     public func names(layer: String) -> [String] {
         guard LayerDefinition.isSafeIdentifier(layer) else { return [] }

@@ -59,7 +59,7 @@ public final class CityTwinServer: Sendable {
             + changeOperations  // change subscription: Server-Sent Events of the change feed (Routes/ChangeRoutes.swift)
             + tileOperations  // tiles: OGC API Tiles (TileRoutes.swift)
             + processOperations  // processes: OGC API Processes (Processes/)
-            + scenarioOperations + depthMapOperations  // scenarios and results over time (Routes/ScenarioRoutes.swift, DepthMapRoutes.swift)
+            + scenarioOperations + floodRunOperations + depthMapOperations  // scenarios and results over time (Routes/ScenarioRoutes.swift, DepthMapRoutes.swift)
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
             + parkingOperations  // parking: /parking/coverage (Routes/ParkingRoutes.swift)
     }

@@ -13,8 +13,10 @@ struct HazardCommand: AsyncParsableCommand {
 
     @Option(help: "A GeoJSON file holding the hazard Polygon or MultiPolygon (CRS84), or give --layer.")
     var area: String?
-    @Option(help: "A polygon layer, e.g. flood_<scenario>_depth, or give --area.")
+    @Option(help: "A polygon layer, e.g. a flood run's flood_<scenario>_<n>_depth, or give --area or --run.")
     var layer: String?
+    @Option(help: "A flood run (citytwin flood-runs list): its depth ≥ 0.15 m. Without --area, --layer and --run: the current published run.")
+    var run: String?
     @Option(help: "Property of --layer to filter on.")
     var property: String?
     @Option(help: "Keep --layer polygons whose --property is at least this (e.g. 0.15 m).")
@@ -39,6 +41,7 @@ struct HazardCommand: AsyncParsableCommand {
                                            "repair": .bool(repair)]
         if let area { inputs["area"] = try areaInput(area, option: "--area") }
         if let layer { inputs["hazardLayer"] = .string(layer) }
+        if let run { inputs["run"] = .string(run) }
         if let property { inputs["property"] = .string(property) }
         if let minimum { inputs["minimum"] = .number(minimum) }
         if let origin { inputs["origin"] = try lonLatInput(origin, option: "--origin") }

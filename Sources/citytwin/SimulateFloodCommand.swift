@@ -6,7 +6,8 @@ import Scenarios
 import TwinStore
 
 /// `citytwin simulate flood --scenario FILE`: the coupled 1D–2D flood run on the district in the
-/// store, writing the result layers (`flood_<scenario>_depth|roads|buildings|cutoff`) and the
+/// store, a new flood run (`FloodRunCatalog`) writing its own result layers
+/// (`flood_<scenario>_<n>_depth|roads|buildings|cutoff`, a draft until published) and the
 /// maximum-depth raster beside a SpatiaLite store; `--write-inp` exports the district's drainage
 /// model as a SWMM 5 `.inp` instead of running.
 struct SimulateFloodCommand: AsyncParsableCommand {
@@ -64,9 +65,9 @@ struct SimulateFloodCommand: AsyncParsableCommand {
                                                rasters: rasterOption.rasters(for: location),
                                                durationScale: durationScale, demCoarsening: demCoarsening, threads: threads)
         let bar = ProgressBar("flood \(scenarioValue.id)")
-        let summary: FloodScenarioSummary
+        let run: FloodRun, summary: FloodScenarioSummary
         do {
-            summary = try await FloodScenarioRun.run(scenarioValue, store: featureStore, caller: .admin, options: options) { bar.update($0) }
+            (run, summary) = try await FloodRunCatalog(store: featureStore).run(scenarioValue, options: options, by: .admin) { bar.update($0) }
         } catch let e as ScenarioError {
             throw CommandFailure(e.message)
         }
@@ -97,5 +98,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
         }
         if !summary.layers.isEmpty { print("  layers: " + summary.layers.joined(separator: ", ")) }
         if let raster = summary.maxDepthRaster { print("  max-depth raster: \(raster) (served by `citytwin serve` on this store)") }
+        print("run \(run.id): a draft, seen by \(FloodRunCatalog.owner) alone; `citytwin flood-runs publish \(run.id)` makes it the current run "
+              + "every department's map and hazard overlay answer from (`flood-runs list|archive|delete` for the rest)")
     }
 }

@@ -116,9 +116,13 @@ struct FloodNowcastTests {
         #expect(summary["scenario"] == "nowcast-p50-waterlogging")
         #expect(abs((summary["rainfallMillimetres"]?.doubleValue ?? 0) - 150) < 1e-6, "the rain the gauge observed")
         #expect(summary["observedRainfall"]?["gauges"]?.arrayValue?.first?["observations"] == 3)
-        #expect(result["layers"]?.arrayValue?.first == "flood_nowcast_p50_waterlogging_depth")
+        // The nowcast is a flood run of its own (a draft of the water authority's), its layers under the run's stem.
+        let run = try #require(result["run"]?["id"]?.stringValue)
+        #expect(run.hasPrefix("nowcast-p50-waterlogging-") && result["run"]?["state"] == "draft")
+        let stem = "flood_" + run.replacingOccurrences(of: "-", with: "_")
+        #expect(result["layers"]?.arrayValue?.first == .string(stem + "_depth"))
 
-        let roads = try await store.query(layer: "flood_nowcast_p50_waterlogging_roads", FeatureQuery(limit: 10_000), by: .admin).features
+        let roads = try await store.query(layer: stem + "_roads", FeatureQuery(limit: 10_000), by: .admin).features
         let flooded = Set(roads.filter { ($0.properties["max_depth_m"]?.doubleValue ?? 0) > 0.15 }.compactMap { $0.id?.description })
         try #require(!flooded.isEmpty, "360 mm/h for 10 minutes floods streets")
         let open = try CQL2.parseText("source = 'flood-nowcast' AND cleared_at IS NULL", queryables: nil)
@@ -133,7 +137,7 @@ struct FloodNowcastTests {
             #expect(a.properties["scenario"] == "nowcast-p50-waterlogging")
             guard case .point? = a.geometry else { Issue.record("an alert is a point on the road"); continue }
         }
-        let cutoff = try await store.query(layer: "flood_nowcast_p50_waterlogging_cutoff", FeatureQuery(limit: 10_000), by: .admin).features
+        let cutoff = try await store.query(layer: stem + "_cutoff", FeatureQuery(limit: 10_000), by: .admin).features
             .filter { $0.properties["kind"] == "resource" }
         let cutAlerts = alerts.filter { $0.properties["level"] == "cut-off" }
         #expect(Set(cutAlerts.compactMap { $0.properties["resource_id"]?.stringValue })

@@ -30,6 +30,9 @@ struct FloodResultLayers {
 
     let stem: String
     let title: String
+    /// The sharing the layers are written with, when not the templates' (a draft flood run's
+    /// layers are its owner's alone until it is published: `FloodRunCatalog`).
+    var sharing: SharingPolicy?
     var depth: [Feature] = []
     var roads: [Feature] = []
     var buildings: [Feature] = []
@@ -206,6 +209,7 @@ struct FloodResultLayers {
         }
         definition.id = "\(stem)_\(suffix)"
         definition.title = LayerTitle(zh: "\(title)：\(definition.title.zh)", en: "\(stem): \(definition.title.en)")
+        if let sharing { definition.sharing = sharing }
         return definition
     }
 

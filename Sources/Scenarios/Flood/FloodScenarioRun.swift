@@ -38,6 +38,8 @@ public enum FloodScenarioRun {
         public var outputInterval: Double?
         /// The instant of the storm's start, for the steps' date-times.
         public var start: Date = Date(timeIntervalSince1970: 0)
+        /// The sharing of the result layers when not their templates' (a draft flood run's: its owner's alone).
+        public var resultSharing: SharingPolicy?
 
         public init(dem: String = ManagedRaster.defaultDEM, stormCatalog: URL, rasters: ResultRasters? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
                     threads: Int = 2, writeLayers: Bool = true, resultLayers: URL = ProjectFiles.url("Layers/results")) {
@@ -132,6 +134,7 @@ public enum FloodScenarioRun {
         progress?(.stage("writing results", fraction: 0.9))
         var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain,
                                             permanentWater: surface.permanentWater)
+        results.sharing = options.resultSharing
         // A road the scenario's sandbox removes is a closed road: the cut-off analysis routes around it.
         let closedRoads = Set(options.changes.filter { $0.layer == "roads" && $0.operation == .delete }.map(\.featureID))
         try await results.markCutOff(store: store, by: caller, closedRoads: closedRoads)

@@ -87,10 +87,12 @@ public struct FloodScenarioProcess: OGCProcess {
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
         var required = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "subcatchments", "roads", "buildings"]
         let scenario = try? scenario(inputs)
-        let stem = scenario?.layerStem ?? "flood_<scenario>"
+        // Each run writes layers of its own (`FloodRunCatalog`: `<stem>_<n>_…`), named when it starts.
+        let stem = (scenario?.layerStem ?? "flood_<scenario>") + "_<run>"
         if scenario?.rainfall != nil || inputs["rainfall"] != nil { required.append(SensingAlerts.governingLayer) }
         return ProcessLayers(reads: required, optionalReads: FloodDistrictLayers.layerIDs.filter { !required.contains($0) },
-                             writes: (FloodResultLayers.suffixes + ["depth_steps"]).map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) })
+                             writes: (FloodResultLayers.suffixes + ["depth_steps"]).map { ProcessLayers.Write("\(stem)_\($0)", owner: FloodResultLayers.owner) }
+                                 + [ProcessLayers.Write(FloodRunCatalog.layerID, owner: FloodRunCatalog.owner)])
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
@@ -123,10 +125,11 @@ public struct FloodScenarioProcess: OGCProcess {
         runOptions.outputInterval = Self.outputInterval
         runOptions.start = Date()
         let options = runOptions
-        let summary: FloodScenarioSummary
+        let runs = FloodRunCatalog(store: store, templates: resultLayers)
+        let (run, summary): (FloodRun, FloodScenarioSummary)
         do {
-            summary = try await LatestProgress.run(reporting: progress) { report in
-                try await FloodScenarioRun.run(request.scenario, store: store, caller: caller, options: options, progress: report)
+            (run, summary) = try await LatestProgress.run(reporting: progress) { report in
+                try await runs.run(request.scenario, options: options, by: caller, progress: report)
             }
         } catch let e as ScenarioError where e.field != nil {
             // A field names the caller's input; an error without one (the server's result layer
@@ -135,7 +138,7 @@ public struct FloodScenarioProcess: OGCProcess {
         }
         let data = try JSONEncoder().encode(summary)
         let summaryJSON = try JSONDecoder().decode(JSONValue.self, from: data)
-        return ["layers": .array(summary.layers.map(JSONValue.string)), "summary": summaryJSON]
+        return ["run": run.document, "layers": .array(summary.layers.map(JSONValue.string)), "summary": summaryJSON]
     }
 
     /// The `scenario` input: a document, or the name of a file in `scenariosDirectory`; with the

@@ -268,7 +268,8 @@ extension CityTwinServer {
                 responses: [.ok("The style.", [(MediaTypeName.json, Self.tileSchema("MapLibreStyle"))]), .problem(404, "Not WebMercatorQuad.")] + common
             ) { [self] _, context, _ in
                 try requireWebMercator(context)
-                return .json(mapLibreStyle(try await visibleTiledLayers(context.caller), caller: context.caller))
+                return .json(mapLibreStyle(try await visibleTiledLayers(context.caller), caller: context.caller,
+                                           currentFloodRun: try await floodRuns.current(by: context.caller)?.stem))
             },
         ]
     }
@@ -449,9 +450,9 @@ extension CityTwinServer {
 
     /// The web map's style over the whole-map tiles for this caller (WebMap/MapStyle.swift):
     /// its layers, its role's default visible set, labels when the glyphs are served.
-    private func mapLibreStyle(_ layers: [LayerInfo], caller: Caller) -> JSONValue {
+    private func mapLibreStyle(_ layers: [LayerInfo], caller: Caller, currentFloodRun: String?) -> JSONValue {
         MapStyle(layers: layers, audience: MapAudience.of(caller), url: url,
-                 fontstack: GlyphAssets.shared.available ? GlyphAssets.fontstack : nil).document
+                 fontstack: GlyphAssets.shared.available ? GlyphAssets.fontstack : nil, currentFloodRun: currentFloodRun).document
     }
 }
 

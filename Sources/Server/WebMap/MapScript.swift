@@ -20,7 +20,7 @@ enum MapScript {
            resource: "资源", toolHint: "选择工具后点击地图；按 Esc 清除结果。", clear: "清除结果", jobs: "模拟任务", runFlood: "运行内涝情景（快速）",
            legend: "图例", layers: "图层", restricted: "部分图层（管网、应急资源、模拟结果）需部门令牌登录后可见。", export: "导出当前视图", layer: "图层",
            public: "公众（未登录）", minutes: "分钟", km: "公里", running: "正在计算…", noResult: "没有结果", notFound: "没有找到：",
-           searchFailed: "搜索不可用：", signedIn: "已登录：", badToken: "令牌无效：", needFlood: "需要内涝结果图层（登录后运行内涝情景）",
+           searchFailed: "搜索不可用：", signedIn: "已登录：", badToken: "令牌无效：", needFlood: "尚无已发布的内涝模拟（水务和湖泊局发布后可用）", floodRun: "内涝模拟",
            inside: "灾害范围内", closures: "封闭道路", cutOff: "受阻资源", exported: "已导出：", exportFailed: "导出失败：", nothingToExport: "没有可导出的图层",
            jobAccepted: "已提交", jobRunning: "运行中", jobSuccessful: "完成", jobFailed: "失败", show: "显示结果图层", layerTreeFailed: "图层目录加载失败：",
            analysisFailed: "分析失败：", areas: "服务区", yes: "是", no: "否", zoomFrom: "级起", snap: "距道路", treeTitle: "图层",
@@ -38,7 +38,7 @@ enum MapScript {
            resource: "Resource", toolHint: "Pick a tool, then click the map; Esc clears the results.", clear: "Clear results", jobs: "Simulation jobs", runFlood: "Run flood scenario (quick)",
            legend: "Legend", layers: "Layers", restricted: "Some layers (networks, emergency resources, simulation results) need a department token.", export: "Export the view", layer: "Layer",
            public: "Public (not signed in)", minutes: "min", km: "km", running: "Running…", noResult: "No result", notFound: "Nothing found: ",
-           searchFailed: "Search unavailable: ", signedIn: "Signed in: ", badToken: "Token refused: ", needFlood: "Needs a flood result layer (sign in and run a flood scenario)",
+           searchFailed: "Search unavailable: ", signedIn: "Signed in: ", badToken: "Token refused: ", needFlood: "No flood run is published yet (the water authority publishes one)", floodRun: "Flood run",
            inside: "Inside the hazard", closures: "Closed roads", cutOff: "Cut-off resources", exported: "Exported: ", exportFailed: "Export failed: ", nothingToExport: "No layer to export",
            jobAccepted: "accepted", jobRunning: "running", jobSuccessful: "successful", jobFailed: "failed", show: "Show result layers", layerTreeFailed: "Layer list failed: ",
            analysisFailed: "Analysis failed: ", areas: "Service areas", yes: "yes", no: "no", zoomFrom: "from zoom", snap: "to road", treeTitle: "Layers",
@@ -441,10 +441,12 @@ enum MapScript {
           drawResults(drawn, legend);
           if (!feats.length) listItem({title: t("noResult")});
         } else if (which === "hazard") {
-          const depth = collections().map((c) => c.id).find((id) => DEPTH_RE.test(id));
-          if (!depth) { listItem({title: t("needFlood")}); root.dataset.analysis = "failed"; return; }
-          const out = await execute("hazard-overlay", {hazardLayer: depth, property: "min_depth_m", minimum: 0.15, origin: here});
+          // The run the water authority published as current (the server picks it); the answer names it.
+          const runs = await api("/flood-runs");
+          if (!runs.current) { listItem({title: t("needFlood")}); root.dataset.analysis = "failed"; return; }
+          const out = await execute("hazard-overlay", {run: runs.current, origin: here});
           drawResults([origin], []);
+          if (out.run) listItem({title: t("floodRun") + " · " + out.run.id, meta: (out.run.published_at || out.run.finished_at || "").replace("T", " ").slice(0, 16)});
           const inside = out.inside || {};
           const titleOf = (id) => { const c = collections().find((x) => x.id === id); return c ? layerTitle(c.meta) : id; };
           for (const [k, v] of Object.entries(inside)) {

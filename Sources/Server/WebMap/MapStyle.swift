@@ -50,6 +50,9 @@ struct MapStyle {
     let url: (String) -> String
     /// The served font stack, or nil when no glyphs were generated (then no text layers).
     let fontstack: String?
+    /// The stem of the flood run published as current (`FloodRunCatalog`): of the flood runs'
+    /// layers, only its are shown by default (other runs are in the layer tree, off).
+    var currentFloodRun: String? = nil
 
     static let paper = "#f4f2ec"
     static let water = "#a9d3f2"
@@ -159,7 +162,17 @@ struct MapStyle {
     }
 
     private func visibility(_ d: LayerDefinition) -> JSONValue {
-        Self.roles(d.id).contains(audience) ? "visible" : "none"
+        guard Self.roles(d.id).contains(audience) else { return "none" }
+        if let stem = Self.floodRunStem(d.id), stem != currentFloodRun { return "none" }
+        return "visible"
+    }
+
+    /// The stem of a flood run's result layer (`flood_<scenario>_<n>_depth` → `flood_<scenario>_<n>`), nil for other layers.
+    static func floodRunStem(_ id: String) -> String? {
+        guard id.hasPrefix("flood_"), let suffix = FloodSuffix.allCases.first(where: { id.hasSuffix("_" + $0.rawValue) }) else { return nil }
+        let stem = id.dropLast(suffix.rawValue.count + 1)
+        guard let last = stem.split(separator: "_").last, last.allSatisfy(\.isNumber) else { return nil }
+        return String(stem)
     }
 
     private func layer(_ d: LayerDefinition, _ suffix: String, _ type: String, paint: [String: JSONValue], layout: [String: JSONValue] = [:],

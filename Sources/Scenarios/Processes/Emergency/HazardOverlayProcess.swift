@@ -5,10 +5,13 @@ import TwinStore
 
 /// `hazard-overlay`: what a hazard area holds and cuts off — "what does this flood cut off?".
 ///
-/// The area is either `area` (a GeoJSON Polygon or MultiPolygon, CRS84) or `hazardLayer` (any
-/// polygon collection, e.g. a flood run's `flood_<scenario>_depth`) with an optional property
-/// filter (`property` with `minimum` and/or `values`, e.g. depth ≥ 0.15 m), whose passing
-/// polygons are unioned. Outputs: the resources, roads, buildings and addresses inside (ids and
+/// The area is `area` (a GeoJSON Polygon or MultiPolygon, CRS84), `hazardLayer` (any polygon
+/// collection, e.g. a flood run's `flood_<scenario>_<n>_depth`) with an optional property filter
+/// (`property` with `minimum` and/or `values`, e.g. depth ≥ 0.15 m), whose passing polygons are
+/// unioned, or `run`, a flood run (`FloodRunCatalog`) whose depth ≥ 0.15 m is the area. With none
+/// of them, the run the water authority published as current. An answer from a flood run names it
+/// (`run`: id, scenario, state, when it ran and was published), so nobody reads a number without
+/// knowing which run it came from. Outputs: the resources, roads, buildings and addresses inside (ids and
 /// counts), the residents inside (aggregate only), the road pieces closed; with `origin`, each
 /// resource's travel time before and after the closures (cut-off ones listed); with `route`
 /// (`{"from": point, "to": point}`), the route with every road open and the one around the flood.
@@ -25,8 +28,10 @@ public struct HazardOverlayProcess: OGCProcess {
         [
             "area": ProcessParameter(title: "Hazard area", description: "A GeoJSON Polygon or MultiPolygon in CRS84 (give this or hazardLayer).",
                                      schema: ["type": "object", "required": ["type", "coordinates"]], minOccurs: 0),
-            "hazardLayer": ProcessParameter(title: "Hazard layer", description: "Id of a polygon collection, e.g. flood_<scenario>_depth (give this or area).",
+            "hazardLayer": ProcessParameter(title: "Hazard layer", description: "Id of a polygon collection, e.g. a flood run's flood_<scenario>_<n>_depth (give at most one of area, hazardLayer, run).",
                                             schema: ["type": "string"], minOccurs: 0),
+            "run": ProcessParameter(title: "Flood run", description: "A flood run (GET /flood-runs), e.g. p50-waterlogging-2: its depth ≥ 0.15 m is the area. Without area, hazardLayer and run: the current published run.",
+                                    schema: ["type": "string"], minOccurs: 0),
             "property": ProcessParameter(title: "Filter property", description: "Property of hazardLayer to filter on, e.g. a depth in metres.",
                                          schema: ["type": "string"], minOccurs: 0),
             "minimum": ProcessParameter(title: "Minimum", description: "Keep hazardLayer polygons with property ≥ this (e.g. 0.15 m).",
@@ -51,6 +56,8 @@ public struct HazardOverlayProcess: OGCProcess {
             "closures": ProcessParameter(title: "Closed roads", description: "Number and length (m) of closed road pieces.", schema: ["type": "object"]),
             "reach": ProcessParameter(title: "Reach from origin", description: "Resources cut off and slowed, with seconds before and after (with origin).", schema: ["type": "object"]),
             "route": ProcessParameter(title: "Route", description: "Before/after routes as GeoJSON LineStrings with seconds and metres (with route); `unavailable` says why one is missing.", schema: ["type": "object"]),
+            "run": ProcessParameter(title: "Flood run", description: "The flood run the area came from (id, scenario, state, current, finished_at, published_at), null for an area or a layer of no run.",
+                                    schema: ["type": ["object", "null"]]),
             "access_closed": ProcessParameter(title: "Access closed", description: "Resources every one of whose access roads the hazard closes (layer, id, name, road): cut off at the door from anywhere.",
                                               schema: ["type": "array", "items": ["type": "object"]]),
         ]
@@ -65,14 +72,36 @@ public struct HazardOverlayProcess: OGCProcess {
         var profile: TravelProfile
         var addressLevel: String
         var maximumSnapMetres: Double
+        /// The flood run the area comes from, if any.
+        var run: FloodRun?
     }
 
     func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
         typealias In = ProcessInputs
         let hasArea = In.unwrap(inputs["area"]) != nil
-        let layer = try In.string(inputs, "hazardLayer")
-        guard hasArea != (layer != nil) else {
-            throw ProcessInputError(hasArea ? "hazardLayer" : "area", "give exactly one of 'area' and 'hazardLayer'")
+        var layer = try In.string(inputs, "hazardLayer")
+        let runID = try In.string(inputs, "run")
+        guard [hasArea, layer != nil, runID != nil].filter({ $0 }).count <= 1 else {
+            throw ProcessInputError(runID != nil ? "run" : "hazardLayer", "give at most one of 'area', 'hazardLayer' and 'run'")
+        }
+        // A flood run: the one named, or the current published one; its depth layer is the area.
+        let runs = FloodRunCatalog(store: store)
+        var run: FloodRun?
+        if let runID {
+            do { run = try await runs.run(runID, by: caller) } catch let e as ScenarioError { throw ProcessInputError("run", e.message) }
+        } else if !hasArea, layer == nil {
+            guard let current = try await runs.current(by: caller) else {
+                throw ProcessInputError("run", "no flood run is published as current: give 'run' (GET /flood-runs), 'hazardLayer' or 'area'")
+            }
+            run = current
+        } else if let layer {
+            run = try await runs.run(owning: layer, by: caller)
+        }
+        if let run, layer == nil {
+            guard run.status == .successful else {
+                throw ProcessInputError("run", "flood run '\(run.id)' is \(run.status.rawValue): it has no depth to overlay")
+            }
+            layer = run.depthLayer
         }
         let area = hasArea ? try FeaturesInArea.area(In.unwrap(inputs["area"]), repair: try In.bool(inputs, "repair")) : nil
         let property = try In.string(inputs, "property")
@@ -84,6 +113,11 @@ public struct HazardOverlayProcess: OGCProcess {
         }
         if property == nil, minimum != nil || values != nil { throw ProcessInputError("property", "is required with minimum or values") }
         if property != nil, layer == nil { throw ProcessInputError("property", "applies to hazardLayer only") }
+        // A run's area is where the water stands 15 cm or more (the depth that closes a road), unless a filter is given.
+        var filter = property.map { HazardArea.Filter(property: $0, minimum: minimum, values: values) }
+        if run != nil, runID != nil || !hasArea && In.unwrap(inputs["hazardLayer"]) == nil, filter == nil {
+            filter = HazardArea.Filter(property: "min_depth_m", minimum: FloodResultLayers.roadThreshold, values: nil)
+        }
         if let layer {
             guard let definition = try await store.layerDefinition(layer, for: caller) else {
                 throw ProcessInputError("hazardLayer", "no collection '\(layer)'")
@@ -102,16 +136,18 @@ public struct HazardOverlayProcess: OGCProcess {
             }
         }
         let level = try In.string(inputs, "addressLevel") ?? "门牌"
-        return Request(area: area, layer: layer, filter: property.map { HazardArea.Filter(property: $0, minimum: minimum, values: values) },
+        return Request(area: area, layer: layer, filter: filter,
                        origin: try In.point(inputs, "origin"), route: route, profile: try In.profile(inputs), addressLevel: level,
-                       maximumSnapMetres: try In.maximumSnapMetres(inputs))
+                       maximumSnapMetres: try In.maximumSnapMetres(inputs), run: run)
     }
 
     /// The roads (closures) and the hazard layer are needed; the resource layers, buildings and
     /// addresses are counted when the caller may read them, else left out of a marked partial
     /// answer. (Population falls back to the household estimate and says so in its source.)
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        let hazard = ProcessInputs.unwrap(inputs["hazardLayer"])?.stringValue.map { [$0] } ?? []
+        // A named run's depth layer is `flood_<run id with _>_depth` (`FloodRunCatalog`); the current run's is read in `request`.
+        let run = (ProcessInputs.unwrap(inputs["run"])?.stringValue).flatMap(FloodRun.depthLayer(ofRun:))
+        let hazard = (ProcessInputs.unwrap(inputs["hazardLayer"])?.stringValue).map { [$0] } ?? run.map { [$0] } ?? []
         return ProcessLayers(reads: hazard + ["roads"], optionalReads: EmergencyResource.layers + ["buildings", "addresses"])
     }
 
@@ -147,6 +183,11 @@ public struct HazardOverlayProcess: OGCProcess {
              "road": c.roadID.map(JSONValue.string) ?? .null]
         }
         var result: [String: JSONValue] = [
+            "run": r.run.map { run in
+                ["id": .string(run.id), "scenario": .string(run.scenario), "state": .string(run.state.rawValue), "current": .bool(run.current),
+                 "finished_at": run.finishedAt.map(JSONValue.string) ?? .null, "published_at": run.publishedAt.map(JSONValue.string) ?? .null,
+                 "depth_layer": .string(run.depthLayer)]
+            } ?? .null,
             "inside": .object(inside),
             "closures": ["pieces": .integer(Int64(overlay.closures.pieces.count)), "metres": In.number(overlay.closedMetres)],
             "access_closed": .array(accessClosed),
