@@ -4,7 +4,8 @@ import Testing
 import TwinStore
 
 /// The rasters a store manages (issue 58 §1): kept whole in the store on both backends, written
-/// by the admin only, never overwritten unasked, every write an entry of the one audit chain.
+/// by the admin only, never overwritten unasked, every write an entry of the one audit chain; and
+/// a whole layer dropped (`LayerRemoval`, what deleting a flood run does to its layers).
 @Suite("Managed rasters in the store", .dropsTestSchemas)
 struct ManagedRasterStoreTests {
     static func chain(_ store: any FeatureStore) async throws -> AuditChainCheck {
@@ -51,5 +52,25 @@ struct ManagedRasterStoreTests {
         for id in ["", "/etc/passwd", "../dem", "DEM", "dem.asc", "-dem", String(repeating: "a", count: 65)] {
             #expect(!ManagedRaster.isValidID(id), "\(id)")
         }
+    }
+
+    @Test("a layer is dropped whole by its owner's editor (not another department's): gone from the catalogue, its id free again, one audit entry",
+          arguments: StoreBackend.available)
+    func dropLayer(_ backend: StoreBackend) async throws {
+        let store = try await backend.makeStore()
+        let removal = try #require(store as? any LayerRemoval)
+        try await store.insert(layer: "shelters", features: [Fixtures.shelter("s1", 114.36, 30.55, name: "东湖")], by: Fixtures.emergency, at: nil)
+        let other = await #expect(throws: StoreError.self) { try await removal.dropLayer("shelters", by: Fixtures.fire) }
+        #expect(other?.code == .forbidden)
+        let before = try await Self.chain(store).entries
+        #expect(try await removal.dropLayer("shelters", by: Fixtures.emergency))
+        #expect(try await store.layerDefinition("shelters", for: .admin) == nil)
+        #expect(try await !store.layers(for: .admin).contains { $0.definition.id == "shelters" })
+        #expect(try await removal.dropLayer("shelters", by: .admin) == false)
+        let after = try await Self.chain(store)
+        #expect(after.entries == before + 1 && after.firstBreak == nil)
+        // The id can be created again, empty.
+        try await store.createLayer(try Fixtures.shelters)
+        #expect(try await store.count(layer: "shelters", FeatureQuery(), by: .admin) == 0)
     }
 }
