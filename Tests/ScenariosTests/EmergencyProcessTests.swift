@@ -102,7 +102,10 @@ struct EmergencyProcessTests {
         }
         await Self.expectInvalid("breaks") { try await ServiceAreaProcess().validate(["origin": Self.incident, "breaks": [5, -1]], store: store, caller: .anonymous) }
         let h = HazardOverlayProcess()
-        await Self.expectInvalid("area") { try await h.validate([:], store: store, caller: .anonymous) }
+        // Without an area, a layer or a run, the current published flood run; with none published, a refusal naming 'run'.
+        await Self.expectInvalid("run") { try await h.validate([:], store: store, caller: .anonymous) }
+        await Self.expectInvalid("run") { try await h.validate(["run": "p50-waterlogging-9"], store: store, caller: .anonymous) }
+        await Self.expectInvalid("run") { try await h.validate(["run": "p50-waterlogging-9", "hazardLayer": "roads"], store: store, caller: .anonymous) }
         await Self.expectInvalid("hazardLayer") { try await h.validate(["hazardLayer": "flood_x_depth"], store: store, caller: .anonymous) }
         await Self.expectInvalid("fireMinutes") { try await CoverageProcess().validate(["fireMinutes": "five"], store: store, caller: .anonymous) }
     }

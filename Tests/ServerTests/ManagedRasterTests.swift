@@ -69,4 +69,25 @@ struct ManagedRasterTests {
             }
         }
     }
+
+    @Test("no process input reads a server file: every input of every process given a path answers without a byte of the file, never a 500")
+    func noInputReadsAFile() async throws {
+        try await WritableAPI.run { api in
+            let token = api.token(Self.water)
+            let list = try await api.send(.get, "/processes", token: token).json
+            let ids = list["processes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+            #expect(ids.count >= 15)
+            for id in ids {
+                let description = try await api.send(.get, "/processes/\(id)", token: token).json
+                let inputs = description["inputs"]?.objectValue?.keys.sorted() ?? []
+                for input in inputs {
+                    for path in ["/etc/passwd", "../../../../etc/passwd"] {
+                        let r = try await ProcessRefusalTests.execute(api, id, .object([input: .string(path)]), token: token)
+                        #expect(r.status.code < 500, "\(id).\(input): \(r.status) \(r.text)")
+                        #expect(!r.text.contains("root:"), "\(id).\(input) echoed a file: \(r.text)")
+                    }
+                }
+            }
+        }
+    }
 }

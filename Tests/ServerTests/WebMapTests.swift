@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import Server
 import Testing
+import Tiles
 import TwinStore
 
 /// The web map at `/map` and MapLibre GL JS served from `/static/` (the PyPI `maplibre`
@@ -133,7 +134,37 @@ import TwinStore
             #expect(signed.headers[.cacheControl]?.contains("private") == true)
             let style = try await api.client.get("/tiles/WebMercatorQuad/style.json", headers: WritableAPI.bearer(api.token("应急管理局", .viewer))).json
             #expect(style["metadata"]?["citytwin:audience"] == "emergency")
+            // The map offers a flood run to those who may run one only (the results' owner's editors, the admin).
+            #expect(nobody["mayRunFlood"] == false && officer["mayRunFlood"] == false)
+            let water = try await api.client.get("/whoami", headers: WritableAPI.bearer(api.token("水务和湖泊局", .editor))).json
+            #expect(water["mayRunFlood"] == true)
+            let waterViewer = try await api.client.get("/whoami", headers: WritableAPI.bearer(api.token("水务和湖泊局", .viewer))).json
+            #expect(waterViewer["mayRunFlood"] == false)
         }
+    }
+
+    @Test("the page shows each tool's own inputs (minutes for service areas, the resource kind for the nearest), labels road length reached as such, and the side panel never scrolls sideways")
+    func toolInputsAndPanel() async throws {
+        try await WritableAPI.run { api in
+            let page = try await api.client.get("/map").text
+            #expect(page.contains("id=\"service-breaks\"") && page.contains("id=\"breaks-row\" hidden"))
+            let script = try await api.client.get("/static/map.js").text
+            #expect(script.contains("serviceBreaks()") && !script.contains("BREAKS"))
+            #expect(script.contains("t(\"roadsReached\")"))
+            #expect(script.contains("who.mayRunFlood"))
+            let css = try await api.client.get("/static/map.css").text
+            #expect(css.contains("#panel{") && css.contains("overflow-x:hidden"))
+        }
+    }
+
+    @Test("the shallowest flood depth class is not the colour of lakes and rivers, on vector depth classes and on depth tiles")
+    func shallowFloodIsNotWater() {
+        func rgb(_ hex: String) -> [Int] { stride(from: 1, to: 7, by: 2).map { Int(hex.dropFirst($0).prefix(2), radix: 16) ?? 0 } }
+        func distance(_ a: [Int], _ b: [Int]) -> Int { zip(a, b).map { abs($0 - $1) }.max() ?? 0 }
+        let water = rgb(MapStyle.water)
+        for (_, colour) in MapStyle.depthClasses { #expect(distance(rgb(colour), water) > 40, "\(colour) vs water \(MapStyle.water)") }
+        let tile = DepthColourRamp.flood.palette[1]
+        #expect(distance([Int(tile.red), Int(tile.green), Int(tile.blue)], water) > 40)
     }
 
     @Test(arguments: ["0-256.pbf", "1-256.pbf", "abc.pbf", "0-255", "65536-65791.pbf"])

@@ -60,12 +60,14 @@ enum MapPage {
           <label><input type="radio" name="tool" value="service"> <span data-i18n="service">服务区（等时圈）</span></label>
           <label><input type="radio" name="tool" value="hazard"> <span data-i18n="hazard">灾害叠加</span></label>
         </fieldset>
-        <label class="row"><span data-i18n="resource">资源</span>
+        <label class="row" id="nearest-row"><span data-i18n="resource">资源</span>
           <select id="nearest-layer">
             <option value="shelters">应急避难场所</option><option value="hospitals">医疗机构</option>
             <option value="fire_stations">消防救援站</option><option value="warehouses">应急物资仓库</option>
             <option value="rescue_teams">应急救援队伍</option>
           </select></label>
+        <label class="row" id="breaks-row" hidden><span data-i18n="breaks">时间（分钟）</span>
+          <input id="service-breaks" value="2,5,10" inputmode="numeric" size="10"></label>
         <p class="hint" data-i18n="toolHint">选择工具后点击地图；按 Esc 清除结果。</p>
         <div id="analysis" aria-live="polite"><ol id="analysis-list" class="list"></ol></div>
         <button type="button" id="clear-results" data-i18n="clear">清除结果</button>

@@ -19,8 +19,8 @@ enum MapScript {
            analysis: "点击地图分析", tool: "工具", identify: "查询要素", nearest: "最近资源", service: "服务区（等时圈）", hazard: "灾害叠加",
            resource: "资源", toolHint: "选择工具后点击地图；按 Esc 清除结果。", clear: "清除结果", jobs: "模拟任务", runFlood: "运行内涝情景（快速）",
            legend: "图例", layers: "图层", restricted: "部分图层（管网、应急资源、模拟结果）需部门令牌登录后可见。", export: "导出当前视图", layer: "图层",
-           public: "公众（未登录）", minutes: "分钟", km: "公里", running: "正在计算…", noResult: "没有结果", notFound: "没有找到：",
-           searchFailed: "搜索不可用：", signedIn: "已登录：", badToken: "令牌无效：", needFlood: "尚无已发布的内涝模拟（水务和湖泊局发布后可用）", floodRun: "内涝模拟",
+           public: "公众（未登录）", minutes: "分钟", km: "公里", roadsReached: "可达道路", breaks: "时间（分钟）", badBreaks: "时间须为 1–10 个逗号分隔的分钟数（0–240）", running: "正在计算…", noResult: "没有结果", notFound: "没有找到：",
+           searchFailed: "搜索不可用：", signedIn: "已登录：", badToken: "令牌无效：", needFlood: "尚无已发布的内涝模拟（水务和湖泊局发布后可用）", preset: "默认图层：", floodRun: "内涝模拟",
            inside: "灾害范围内", closures: "封闭道路", cutOff: "受阻资源", exported: "已导出：", exportFailed: "导出失败：", nothingToExport: "没有可导出的图层",
            jobAccepted: "已提交", jobRunning: "运行中", jobSuccessful: "完成", jobFailed: "失败", show: "显示结果图层", layerTreeFailed: "图层目录加载失败：",
            analysisFailed: "分析失败：", areas: "服务区", yes: "是", no: "否", zoomFrom: "级起", snap: "距道路", treeTitle: "图层",
@@ -37,8 +37,8 @@ enum MapScript {
            analysis: "Click the map to analyse", tool: "Tool", identify: "Identify", nearest: "Nearest resources", service: "Service area", hazard: "Hazard overlay",
            resource: "Resource", toolHint: "Pick a tool, then click the map; Esc clears the results.", clear: "Clear results", jobs: "Simulation jobs", runFlood: "Run flood scenario (quick)",
            legend: "Legend", layers: "Layers", restricted: "Some layers (networks, emergency resources, simulation results) need a department token.", export: "Export the view", layer: "Layer",
-           public: "Public (not signed in)", minutes: "min", km: "km", running: "Running…", noResult: "No result", notFound: "Nothing found: ",
-           searchFailed: "Search unavailable: ", signedIn: "Signed in: ", badToken: "Token refused: ", needFlood: "No flood run is published yet (the water authority publishes one)", floodRun: "Flood run",
+           public: "Public (not signed in)", minutes: "min", km: "km", roadsReached: "roads reached", breaks: "Minutes", badBreaks: "Minutes must be 1–10 comma-separated numbers in (0, 240]", running: "Running…", noResult: "No result", notFound: "Nothing found: ",
+           searchFailed: "Search unavailable: ", signedIn: "Signed in: ", badToken: "Token refused: ", needFlood: "No flood run is published yet (the water authority publishes one)", preset: "layers: ", floodRun: "Flood run",
            inside: "Inside the hazard", closures: "Closed roads", cutOff: "Cut-off resources", exported: "Exported: ", exportFailed: "Export failed: ", nothingToExport: "No layer to export",
            jobAccepted: "accepted", jobRunning: "running", jobSuccessful: "successful", jobFailed: "failed", show: "Show result layers", layerTreeFailed: "Layer list failed: ",
            analysisFailed: "Analysis failed: ", areas: "Service areas", yes: "yes", no: "no", zoomFrom: "from zoom", snap: "to road", treeTitle: "Layers",
@@ -231,8 +231,10 @@ enum MapScript {
     async function refreshIdentity() {
       try { who = await api("/whoami"); } catch (e) { who = null; throw e; }
       const signedIn = who.caller !== "anonymous";
-      $("who").textContent = signedIn ? (who.department || "admin") + (who.role ? " · " + who.role : "") + " · " + (lang === "en" ? who.mapRole : who.mapRoleTitle) : t("public");
-      $("signin").hidden = signedIn; $("signout").hidden = !signedIn; $("jobs-section").hidden = !signedIn;
+      // The department and its role in it; the layer preset is named as a preset, not as the department's job.
+      $("who").textContent = signedIn ? (who.department || "admin") + (who.role ? " · " + who.role : "") + " · " + t("preset") + (lang === "en" ? who.mapRole : who.mapRoleTitle) : t("public");
+      // The flood run is offered only to those who may run one (no button that ends in a 403).
+      $("signin").hidden = signedIn; $("signout").hidden = !signedIn; $("jobs-section").hidden = !(signedIn && who.mayRunFlood);
       root.dataset.caller = signedIn ? (who.department || "admin") : "anonymous";
     }
 
@@ -364,7 +366,6 @@ enum MapScript {
     // ---- Analyses through the Processes API ----------------------------------------------
     const RANK = ["#d7191c", "#fdae61", "#2c7bb6", "#1a9641", "#7b3294"];
     const AREA = ["#1a9850", "#fee08b", "#f46d43", "#a50026"];
-    const BREAKS = [2, 5, 10];   // service-area minutes (a district town: minutes, not quarter hours)
     const results = {data: {type: "FeatureCollection", features: []}, legend: []};
     function restoreResults() {
       if (map.getSource("ct-results")) return;
@@ -389,6 +390,15 @@ enum MapScript {
     document.addEventListener("keydown", (e) => { if (e.key === "Escape") clearResults(); });
 
     const tool = () => document.querySelector("input[name=tool]:checked").value;
+    // Each tool shows the inputs it reads: the resource kind for the nearest resources, the minutes for service areas.
+    const showToolInputs = () => { $("nearest-row").hidden = tool() !== "nearest"; $("breaks-row").hidden = tool() !== "service"; };
+    document.querySelectorAll("input[name=tool]").forEach((r) => r.addEventListener("change", showToolInputs));
+    showToolInputs();
+    const serviceBreaks = () => {
+      const list = $("service-breaks").value.split(/[,，\s]+/).filter(Boolean).map(Number);
+      if (!list.length || list.length > 10 || list.some((m) => !(m > 0 && m <= 240))) throw new Error(t("badBreaks"));
+      return [...new Set(list)].sort((a, b) => a - b);
+    };
     async function execute(process, inputs) {
       return api("/processes/" + process + "/execution", {method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify({inputs})});
     }
@@ -428,15 +438,17 @@ enum MapScript {
           drawResults(drawn, feats.map((f, i) => ({label: f.properties.rank + ". " + (f.properties.name || f.properties.resource_id), color: RANK[i % RANK.length], shape: "line"})));
           if (!feats.length) listItem({title: t("noResult")});
         } else if (which === "service") {
-          const out = await execute("service-area", {origin: here, breaks: BREAKS});
+          const breaks = serviceBreaks();
+          const out = await execute("service-area", {origin: here, breaks});
           const feats = ((out.areas && out.areas.features) || []).slice().sort((a, b) => b.properties.minutes - a.properties.minutes);
-          const drawn = feats.map((f) => ({type: "Feature", geometry: f.geometry, properties: {kind: "area", color: AREA[BREAKS.indexOf(f.properties.minutes)] || AREA[3]}}));
+          const drawn = feats.map((f) => ({type: "Feature", geometry: f.geometry, properties: {kind: "area", color: AREA[breaks.indexOf(f.properties.minutes)] || AREA[3]}}));
           drawn.push(origin);
           const legend = [];
           for (const f of feats.slice().reverse()) {
-            const color = AREA[BREAKS.indexOf(f.properties.minutes)] || AREA[3];
+            const color = AREA[breaks.indexOf(f.properties.minutes)] || AREA[3];
             legend.push({label: f.properties.minutes + " " + t("minutes"), color, shape: "fill"});
-            listItem({title: f.properties.minutes + " " + t("minutes"), meta: ((f.properties.reached_metres || 0) / 1000).toFixed(1) + " " + t("km")}, () => fitFeature(f));
+            // reached_metres is the length of road reached within the time, not a distance from the point.
+            listItem({title: f.properties.minutes + " " + t("minutes"), meta: t("roadsReached") + " " + ((f.properties.reached_metres || 0) / 1000).toFixed(1) + " " + t("km")}, () => fitFeature(f));
           }
           drawResults(drawn, legend);
           if (!feats.length) listItem({title: t("noResult")});

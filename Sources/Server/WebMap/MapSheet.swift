@@ -8,7 +8,7 @@ enum MapSheet {
     html,body{margin:0;height:100%;font-family:"WenQuanYi Micro Hei","Noto Sans CJK SC","Microsoft YaHei","PingFang SC",system-ui,sans-serif;font-size:14px;color:var(--ink)}
     #map{position:absolute;left:320px;right:0;top:0;bottom:0}
     #map:focus-visible{outline:3px solid var(--accent);outline-offset:-3px}
-    #panel{position:absolute;left:0;top:0;bottom:0;width:320px;overflow:auto;box-sizing:border-box;padding:0 .8em .8em;background:var(--panel);border-right:1px solid var(--line)}
+    #panel{position:absolute;left:0;top:0;bottom:0;width:320px;overflow-x:hidden;overflow-y:auto;overflow-wrap:anywhere;box-sizing:border-box;padding:0 .8em .8em;background:var(--panel);border-right:1px solid var(--line)}
     .bar{display:flex;align-items:center;justify-content:space-between;position:sticky;top:0;background:var(--panel);padding:.6em 0 .4em;z-index:2;border-bottom:1px solid var(--line)}
     h1{font-size:1.15em;margin:0}h1 a{color:var(--ink);text-decoration:none;font-weight:700}
     h2{font-size:.95em;margin:1em 0 .35em;color:var(--muted);letter-spacing:.02em}

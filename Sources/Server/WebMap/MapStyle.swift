@@ -65,9 +65,11 @@ struct MapStyle {
         ("工业用地", "#d9c0a3"), ("绿地与广场用地", "#b9e0a5"), ("交通运输用地", "#dedbd5"),
         ("陆地水域", "#a9d3f2"), ("耕地", "#eef2bd"), ("林地", "#94c98b"),
     ]
-    /// Maximum flood depth classes (labels as the flood result layers write them).
+    /// Maximum flood depth classes (labels as the flood result layers write them). The shallowest
+    /// is teal, not the light blue of lakes and rivers (`water`): standing water on a street must
+    /// never read as a lake, nor a lake as a flood.
     static let depthClasses: [(String, String)] = [
-        ("0.05–0.15 m", "#c6e3f7"), ("0.15–0.3 m", "#6baed6"), ("0.3–0.5 m", "#2171b5"), ("0.5–1 m", "#6a3d9a"), ("> 1 m", "#3f007d"),
+        ("0.05–0.15 m", "#7fcdbb"), ("0.15–0.3 m", "#6baed6"), ("0.3–0.5 m", "#2171b5"), ("0.5–1 m", "#6a3d9a"), ("> 1 m", "#3f007d"),
     ]
     /// Road classes (CJJ 37): fill, casing, width at zoom 16, minimum zoom.
     static let roadClasses: [(name: String, fill: String, casing: String, width: Double, minzoom: Double)] = [
@@ -260,7 +262,7 @@ struct MapStyle {
         let id = d.id
         if Self.isFloodResult(id) {
             if id.hasSuffix("_depth") {
-                return ([layer(d, "fill", "fill", paint: ["fill-color": Self.match("depth_class", Self.depthClasses, otherwise: "#c6e3f7"), "fill-opacity": 1],
+                return ([layer(d, "fill", "fill", paint: ["fill-color": Self.match("depth_class", Self.depthClasses, otherwise: Self.depthClasses[0].1), "fill-opacity": 1],
                                extra: ["citytwin:legendExtra": [["label": "河湖常水面（非积水）", "labelEn": "Permanent water (not flood)",
                                                                       "color": .string(Self.water), "shape": "fill"]]])], [])
             }

@@ -1,5 +1,6 @@
 import GeoCore
 import Hummingbird
+import Scenarios
 import TwinStore
 
 extension CityTwinServer {
@@ -66,13 +67,15 @@ extension CityTwinServer {
             },
             APIOperation(
                 id: "getWhoAmI", method: .get, path: "/whoami",
-                summary: "Who the request's bearer token speaks for: anonymous, a department (name, role, user) or the administrator, and the web map's role (public, emergency, planner) whose layers it shows by default.",
+                summary: "Who the request's bearer token speaks for: anonymous, a department (name, role, user) or the administrator; the web map's layer preset (public, emergency, planner) it shows by default; whether it may run a flood scenario (mayRunFlood).",
                 tag: "Service", parameters: [],
                 responses: [.ok("The caller.", [(MediaTypeName.json, "WhoAmI")])] + common
             ) { _, context, _ in
                 let caller = context.caller
                 let audience = MapAudience.of(caller)
-                var o: [String: JSONValue] = ["mapRole": .string(audience.rawValue), "mapRoleTitle": .string(audience.title)]
+                var o: [String: JSONValue] = ["mapRole": .string(audience.rawValue), "mapRoleTitle": .string(audience.title),
+                                              // The map offers a flood run only to those who may run one (the results' owner's editors).
+                                              "mayRunFlood": .bool(AccessPolicy.canWrite(owner: FloodRunCatalog.owner, caller))]
                 switch caller {
                 case .anonymous: o["caller"] = "anonymous"
                 case .admin: o["caller"] = "admin"
