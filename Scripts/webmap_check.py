@@ -509,6 +509,12 @@ def main():
     screenshot("webmap-service.png")
     if evaluate("document.documentElement.dataset.analysis") != "done" or len(areas) < 2 or not filled:
         fail(f"a service area from a click was not listed and drawn: {areas}, {filled} areas drawn")
+    # The road length reached is said to be that, not read as a distance ("2 分钟 46.2 公里").
+    if not all("可达道路" in a for a in areas):
+        fail(f"the service areas' road length is not labelled as road reached: {areas}")
+    # The panel never scrolls sideways.
+    if evaluate("(() => { const p = document.getElementById('panel'); return p.scrollWidth > p.clientWidth + 1; })()"):
+        fail("the side panel scrolls sideways")
     print(f"webmap_check: a click ran service-area: {areas} listed, {filled} area pieces drawn")
 
     # Digits and Latin letters come from the server's glyph ranges (ideographs from the browser's
