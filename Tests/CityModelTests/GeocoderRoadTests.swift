@@ -78,6 +78,28 @@ struct GeocoderRoadTests {
         }
     }
 
+    @Test("a yard spelled exactly (凤凰苑) with a number is not a door plate of the road one typo away (凤凰街)")
+    func yardIsNotARoad() throws {
+        let geocoder = try districtGeocoder.get()
+        let roads = Set(Self.roads(geocoder).map(\.name))
+        let yards = Set(geocoder.records.filter { $0.level == .yard && $0.name.count == 3 && roads.contains($0.name.prefix(2) + "街") }.map(\.name))
+        #expect(!yards.isEmpty)
+        for yard in yards {
+            let m = geocoder.geocode(yard + "3号")
+            #expect(m?.record.name.hasPrefix(yard.prefix(2) + "街") != true, "\(yard)3号 → \(m?.record.fullAddress ?? "")")
+        }
+    }
+
+    @Test("a batch row that falls back says so in reason; an exact row's reason stays empty")
+    func batchReason() throws {
+        let geocoder = try districtGeocoder.get()
+        let result = try geocoder.geocodeCSV("address\n问津大道12号\n邾城七路9999号\n", file: "roads.csv", input: .address(column: "address"))
+        let lines = result.csv.split(separator: "\n").map(String.init)
+        #expect(result.matched == 2 && lines.count == 3)
+        #expect(lines[1].hasSuffix(","), "\(lines[1])")
+        #expect(lines[2].contains(",街巷,0.5,") && lines[2].contains("fallback: 门牌 邾城七路9999号 does not exist"), "\(lines[2])")
+    }
+
     @Test("a missing number between a 南北 road's plates lands at its interpolated place along the road")
     func interpolatedNumber() throws {
         let geocoder = try districtGeocoder.get()
