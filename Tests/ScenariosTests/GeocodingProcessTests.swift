@@ -30,6 +30,17 @@ struct GeocodingProcessTests {
         #expect(matches[1]["matched"] == false && matches[1]["reason"]?.stringValue != nil)
     }
 
+    @Test("forward: a door plate that does not exist answers its road with a fallback naming the level asked for and why")
+    func fallback() async throws {
+        let result = try await Self.run(["addresses": ["邾城七路9999号", "沿江大道"]])
+        let matches = try #require(result["matches"]?.arrayValue)
+        #expect(matches[0]["match_level"] == "街巷" && matches[0]["confidence"]?.doubleValue == 0.5)
+        #expect(matches[0]["matched_address"]?.stringValue?.hasSuffix("邾城街道邾城七路") == true)
+        #expect(matches[0]["fallback"]?["requested_level"] == "门牌" && matches[0]["fallback"]?["interpolated"] == false)
+        #expect(matches[0]["fallback"]?["reason"]?.stringValue?.contains("does not exist") == true)
+        #expect(matches[1]["match_level"] == "街巷" && matches[1]["confidence"]?.doubleValue == 1 && matches[1]["fallback"] == nil)
+    }
+
     @Test("reverse: a point beside a building answers it with the distance; a point far away answers no match")
     func reverse() async throws {
         let result = try await Self.run(["points": [[114.80, 30.84], [114.0, 30.0]]])

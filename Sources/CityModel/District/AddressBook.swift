@@ -23,13 +23,19 @@ struct AddressBook {
     private(set) var records: [Record] = []
     private var fullAddress: [String: String] = [:]
     private var childCount: [String: Int] = [:]
+    /// 街路巷 names by code.
+    private var streetNames: [String: String] = [:]
     /// 户室 records still in use, for the population layer.
     private(set) var households: [Record] = []
 
     mutating func add(code: String, parent: String?, level: String, name: String, prefix: String = "",
                       at position: Position, validFrom: String, validTo: String? = nil, formerNames: [String] = []) {
-        let full = (parent.flatMap { fullAddress[$0] } ?? prefix) + name
+        // A 门牌 under its road's 街路巷 carries the road in its own name (邾城七路26号): the full
+        // address names the road once (…邾城社区邾城七路26号, not …邾城七路邾城七路26号).
+        let road = parent.flatMap { streetNames[$0] }.flatMap { name.hasPrefix($0) ? $0 : nil }
+        let full = (parent.flatMap { fullAddress[$0] } ?? prefix) + name.dropFirst(road?.count ?? 0)
         fullAddress[code] = full
+        if level == "街路巷" { streetNames[code] = name }
         if let parent { childCount[parent, default: 0] += 1 }
         let r = Record(code: code, parent: parent, level: level, name: name, fullAddress: full, position: position,
                        validFrom: validFrom, validTo: validTo, formerNames: formerNames)

@@ -43,21 +43,11 @@ extension DistrictDraft {
             let cy = (y(row: cm.rows.lowerBound) + y(row: cm.rows.upperBound)) / 2
             book.add(code: cm.code, parent: "420117001", level: "社区/村", name: cm.name, at: lonLat(cx, cy), validFrom: "2005-06-01")
         }
-        var nextYard: [Int: Int] = [:]          // community → next 街路巷/院落 sequence
-        var streetNodes: [String: String] = [:] // "community|road" → 街路巷 code
+        var sections = StreetSections()
         var doorNumbers: [String: Int] = [:]    // 街路巷 code or road name → last 门牌 number
-        let renamed = ["新洲大街": "人民大街", "沿江大道": "江堤路"]
 
         func streetNode(community: Int, road: String, at p: (Double, Double)) -> String {
-            let key = "\(community)|\(road)"
-            if let code = streetNodes[key] { return code }
-            let seq = nextYard[community, default: 0] + 1
-            nextYard[community] = seq
-            let code = communities[community].code + "1" + padded(seq, 3)
-            book.add(code: code, parent: communities[community].code, level: "街路巷", name: road, at: lonLat(p.0, p.1),
-                     validFrom: "2005-06-01", formerNames: renamed[road].map { [$0] } ?? [])
-            streetNodes[key] = code
-            return code
+            sections.section(of: road, in: communities[community], at: lonLat(p.0, p.1), book: &book)
         }
         func nextDoor(_ road: String) -> Int {
             let n = doorNumbers[road, default: 0] + 2
@@ -75,8 +65,7 @@ extension DistrictDraft {
                 continue
             case .residential:
                 // A 院落 (小区) with one gate 门牌 on its south street, buildings in two rows of five.
-                let seq = nextYard[community, default: 0] + 1
-                nextYard[community] = seq
+                let seq = sections.next(in: communities[community])
                 let yardCode = communities[community].code + "2" + padded(seq, 3)
                 let yardName = rng.pick(Self.yardPrefixes) + rng.pick(Self.yardSuffixes)
                 let former: [String] = rng.chance(0.05) ? [rng.pick(Self.yardPrefixes) + "新村"] : []
@@ -145,6 +134,7 @@ extension DistrictDraft {
                 }
             }
         }
+        addRoadAddresses(&book, sections: &sections)
         for b in buildings {
             let hw = b.width / 2, hd = b.depth / 2
             let storey = b.residential ? 3.0 : (b.use == "工业" ? 6.0 : 4.0)

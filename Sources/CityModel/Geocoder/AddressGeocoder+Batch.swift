@@ -9,7 +9,8 @@ extension AddressGeocoder {
     }
 
     /// Columns a batch appends to every row: the match (empty values when a row has none) and
-    /// `reason`, empty for a match, else why the row has none (it names the row's line).
+    /// `reason`: empty for a match at the level the text asks for, `fallback: …` with why for a
+    /// coarser one (`AddressMatch.fallback`), else why the row has none (it names the row's line).
     public static let batchColumns = ["address_code", "match_level", "confidence", "matched_address", "lon", "lat", "reason"]
 
     /// Geocodes every row of a CSV text (RFC 4180, header row first) and returns the CSV with
@@ -90,7 +91,7 @@ extension AddressGeocoder {
                 }
                 if let m = match {
                     fields += [m.code, m.level.rawValue, String(m.confidence), m.record.fullAddress,
-                               String(m.position.x), String(m.position.y), ""]
+                               String(m.position.x), String(m.position.y), m.fallback.map { "fallback: " + $0.reason } ?? ""]
                     if reverse != nil { fields.append(m.distance.map { String($0) } ?? "") }
                 } else {
                     fields += emptyMatch + ["line \(record.line): " + reason]

@@ -9,10 +9,18 @@ extension AddressGeocoder {
     ///
     /// - Returns: the best record with its match level and confidence, or `nil` when the text names
     ///   nothing in the tree or contradicts itself (a door number on a road that runs through
-    ///   another community than the one named, for example).
+    ///   another community than the one named, for example). A match coarser than the text asks
+    ///   for carries its `fallback` (the level asked for and why) and scores as its level: the
+    ///   level's `fallbackScore` times the text's quality. A door plate that does not exist on a
+    ///   known road answers the road, at the number's interpolated position when the road's
+    ///   plates allow it.
+    ///
+    /// Quality: 1, less 0.12 per name matched with a typo, 0.4 × the share of the text left
+    /// unexplained, 0.03 per level inferred (a yard's only gate), 0.1 for a retired record.
     public func geocode(_ text: String) -> AddressMatch? {
         var query = AddressQuery(text)
         var fuzzy = 0, implicit = 0, missing = false, ambiguous = false
+        var missingDoor: DoorKey?
         var head = query.head
 
         // 1. Road and door number: the road name ends where the number starts.
@@ -68,6 +76,7 @@ extension AddressGeocoder {
                 if fitting.count == 1 { anchor = fitting[0] } else { anchor = commonAncestor(fitting); ambiguous = true }
             } else {
                 missing = true
+                missingDoor = DoorKey(road: road, number: number)
             }
         }
         if anchor == nil {
@@ -94,17 +103,22 @@ extension AddressGeocoder {
             missing = true
         }
 
-        var confidence = 1.0
-        confidence -= 0.12 * Double(fuzzy)
-        confidence -= 0.4 * Double(skipped) / Double(textLength)
-        confidence -= 0.03 * Double(implicit)
-        if missing { confidence -= 0.25 }
-        if ambiguous { confidence -= 0.3 }
-        if !records[Int(node)].inUse { confidence -= 0.1 }
-        confidence = min(1, max(0.01, confidence))
+        var quality = 1.0
+        quality -= 0.12 * Double(fuzzy)
+        quality -= 0.4 * Double(skipped) / Double(textLength)
+        quality -= 0.03 * Double(implicit)
+        if !records[Int(node)].inUse { quality -= 0.1 }
         let record = records[Int(node)]
-        return AddressMatch(record: record, level: record.level.matchLevel, confidence: (confidence * 1000).rounded() / 1000,
-                            components: components(of: node), distance: nil)
+        let level = record.level.matchLevel
+        let asked = requestedLevel(query, spans)
+        var fallback: AddressFallback?
+        if missing || ambiguous || level < asked {
+            fallback = self.fallback(node, asked: max(asked, level), missingDoor: missingDoor, ambiguous: ambiguous)
+        }
+        let score = fallback.map { level.fallbackScore(interpolated: $0.position != nil) } ?? 1
+        let confidence = min(1, max(0.01, score * quality))
+        return AddressMatch(record: record, level: level, confidence: (confidence * 1000).rounded() / 1000,
+                            components: components(of: node), distance: nil, fallback: fallback)
     }
 
     /// The longest road name (current or former) ending `head`, else a unique one within one typo.
@@ -120,7 +134,10 @@ extension AddressGeocoder {
         var found: [(String, Int)] = []
         var length2 = min(n, roads.longest + 1)
         while length2 >= roads.fuzzyMinimum {
-            for m in roads.fuzzyMatches(head[(n - length2)...]) { for v in m.values { found.append((v, length2)) } }
+            // A yard or community spelled exactly (凤凰苑) is not a road one typo away (凤凰街).
+            if places.values(NameLexicon<Int32>.string(head[(n - length2)...])).isEmpty {
+                for m in roads.fuzzyMatches(head[(n - length2)...]) { for v in m.values { found.append((v, length2)) } }
+            }
             length2 -= 1
         }
         let names = Set(found.map(\.0))
@@ -203,6 +220,9 @@ extension AddressGeocoder {
             let others = spans.filter { span in !span.candidates.contains { $0 >= 0 && level($0).depth == depth } }
             let fitting = consistent(nodes, with: others)
             if fitting.count == 1 { return (fitting[0], false) }
+            // A road named exactly answers for its sections; a road name within one typo may be another road.
+            let named = spans.filter { span in span.candidates.contains(where: fitting.contains) }
+            if !named.contains(where: \.fuzzy), let road = wholeRoad(among: fitting) { return (road, false) }
             if fitting.count > 1, let common = commonAncestor(fitting) { return (common, true) }
         }
         return nil

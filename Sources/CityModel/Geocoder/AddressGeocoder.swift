@@ -21,6 +21,11 @@ public struct AddressGeocoder: Sendable {
         var number: Int
     }
 
+    struct Plate: Sendable {
+        var number: Int
+        var record: Int32
+    }
+
     /// The records the geocoder was built from, in input order.
     public let records: [AddressRecord]
     let parents: [Int32]
@@ -35,6 +40,11 @@ public struct AddressGeocoder: Sendable {
     let doors: [DoorKey: [Int32]]
     /// 街路巷 records by canonical road name.
     let streetsByRoad: [String: [Int32]]
+    /// The 街路巷 record of a whole road (one hanging above the 社区 level: a road crossing
+    /// communities), by canonical road name; a road's own name answers it.
+    let wholeRoads: [String: Int32]
+    /// Door plates in use by canonical road, ordered by number (for interpolating a missing number).
+    let platesByRoad: [String: [Plate]]
     /// Door plates and buildings in use, in equirectangular coordinates (lon·cos φ₀, lat) degrees.
     let reverseIndex: STRtree<Int32>
     let cosLatitude: Double
@@ -65,6 +75,8 @@ public struct AddressGeocoder: Sendable {
         var roads = NameLexicon<String>()
         var doors: [DoorKey: [Int32]] = [:]
         var streetsByRoad: [String: [Int32]] = [:]
+        var wholeRoads: [String: Int32] = [:]
+        var platesByRoad: [String: [Plate]] = [:]
         var aliases: [String: Set<Int32>] = [:]
         var reverseItems: [(Envelope, Int32)] = []
         let latitudes = records.lazy.map(\.position.y).filter(\.isFinite)
@@ -94,6 +106,10 @@ public struct AddressGeocoder: Sendable {
                 places.add(name, index)
                 roads.add(name, road)
                 streetsByRoad[road, default: []].append(index)
+                if let p = r.parentCode, let parent = indexOf[p], records[Int(parent)].level.depth < AddressLevel.community.depth,
+                   r.inUse || wholeRoads[road] == nil {
+                    wholeRoads[road] = index
+                }
                 for former in r.formerNames {
                     places.add(AddressText.normalizedScalars(former), index)
                     roads.add(AddressText.normalizedScalars(former), road)
@@ -103,6 +119,7 @@ public struct AddressGeocoder: Sendable {
                     let key = NameLexicon<Int32>.string(road[...])
                     roads.add(road, key)
                     doors[DoorKey(road: key, number: number), default: []].append(index)
+                    if r.inUse && r.position.isFinite { platesByRoad[key, default: []].append(Plate(number: number, record: index)) }
                 }
             case .building:
                 if !Self.isNumbered(name, word: "栋") { places.add(name, index) }
@@ -130,6 +147,8 @@ public struct AddressGeocoder: Sendable {
         self.roads = roads
         self.doors = doors
         self.streetsByRoad = streetsByRoad
+        self.wholeRoads = wholeRoads
+        self.platesByRoad = platesByRoad.mapValues { $0.sorted { ($0.number, $0.record) < ($1.number, $1.record) } }
         self.reverseIndex = STRtree(reverseItems)
         self.cosLatitude = cosLatitude
     }

@@ -55,7 +55,10 @@ public actor AddressGeocoders {
 
 extension AddressMatch {
     /// The match as a process output or `/geocode` answer: what was asked (`input`), code, level,
-    /// confidence (0…1), address, lon/lat and, for a reverse match, the distance.
+    /// confidence (0…1), address, lon/lat and, for a reverse match, the distance. A match
+    /// coarser than its text asks for adds `fallback`: the level asked for (`requested_level`),
+    /// `reason`, and whether lon/lat are the number's position interpolated along the road
+    /// (`interpolated`) or the matched record's own point.
     public func json(input: JSONValue) -> JSONValue {
         var o: [String: JSONValue] = [
             "input": input, "address_code": .string(code), "match_level": .string(level.rawValue),
@@ -63,6 +66,10 @@ extension AddressMatch {
             "lon": .number(position.x), "lat": .number(position.y),
         ]
         if let distance { o["distance_m"] = .number((distance * 10).rounded() / 10) }
+        if let fallback {
+            o["fallback"] = .object(["requested_level": .string(fallback.requested.rawValue), "reason": .string(fallback.reason),
+                                     "interpolated": .bool(fallback.position != nil)])
+        }
         return .object(o)
     }
 }

@@ -48,9 +48,9 @@ public struct GeocodingProcess: OGCProcess {
 
     public var outputs: [String: ProcessParameter] {
         [
-            "matches": ProcessParameter(title: "Matches", description: "Per input, in order: input, matched, address_code, match_level, confidence, matched_address, lon, lat (distance_m for reverse), or reason.",
+            "matches": ProcessParameter(title: "Matches", description: "Per input, in order: input, matched, address_code, match_level, confidence, matched_address, lon, lat (distance_m for reverse; fallback with requested_level, reason and interpolated when the match is coarser than the text asks for), or reason.",
                                         schema: ["type": "array"]),
-            "csv": ProcessParameter(title: "Geocoded table", description: "The CSV with the match columns and a reason (why a row has no match, naming its line) appended (csv input only).",
+            "csv": ProcessParameter(title: "Geocoded table", description: "The CSV with the match columns and a reason (why a row has no match, naming its line; for a fallback match, why it is one) appended (csv input only).",
                                     schema: ["type": "string", "contentMediaType": "text/csv"]),
             "rows": ProcessParameter(title: "Rows", description: "Rows of the CSV answered (csv input only).", schema: ["type": "integer"]),
             "matched": ProcessParameter(title: "Rows matched", description: "Rows with a match (csv input only).", schema: ["type": "integer"]),
