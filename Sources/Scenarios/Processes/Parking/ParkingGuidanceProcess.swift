@@ -11,7 +11,7 @@ import TwinStore
 /// Inputs: `from`, `to` (GeoJSON Point or [lon, lat]); `heading` (optional: the direction of travel at
 /// `from`, degrees clockwise from north, as a guidance screen's `heading_deg`: the drive starts along
 /// the road that way); `occupancy` (optional readings
-/// `[{"lot", "occupied", "age_s"}]`: a reading older than `freshnessSeconds`, default 300, counts as
+/// `[{"lot", "occupied", "age_s"}]`: a reading older than `freshnessSeconds`, default 1200, counts as
 /// unknown, never as free; an occupancy above capacity is clipped and counted; a negative one or an
 /// unknown lot id is refused naming the entry); `drivers` (1…500, default 1); `maximumSnapMetres`.
 /// Lots without a fresh reading are ranked as near full and marked `availability_unknown`. Without
