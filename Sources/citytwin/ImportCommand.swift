@@ -80,6 +80,9 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "Rename source fields: SRC=DST,... (e.g. outlet_dia=outlet_diameter_mm for a Shapefile's 10-character DBF names; DST id makes the value the feature id).")
     var fieldMap: String?
 
+    @Flag(help: "Write features that lie outside the city's extent (the store's catalogue extent widened by 10 km), which are otherwise refused: for data that really lies there.")
+    var allowOutsideExtent = false
+
     func validate() throws {
         do {
             _ = try ImportMode(name: mode, key: key)
@@ -138,8 +141,9 @@ struct ImportCommand: AsyncParsableCommand {
                 let formatValue = ImportFormat(rawValue: chosen.rawValue) ?? .geojson
                 let keepsID = definition.schema.properties["id"] != nil
                 var source = FieldMappedSource(try formatValue.open(url, options: options, keepIDColumn: keepsID), map: map, keepsIDProperty: keepsID)
+                let extent = allowOutsideExtent ? nil : try await CityExtent.of(featureStore)
                 let summary = try await LayerImport.run(&source, into: definition, store: featureStore, by: .admin, sourceCRS: crs,
-                                                        mode: importMode) { bar.update($0) }
+                                                        mode: importMode, within: extent) { bar.update($0) }
                 bar.finish(WorkProgress(stage: "done", completed: Double(summary.count), total: Double(summary.count), unit: "features"))
                 let verb = switch importMode {
                 case .new, .append: "Imported"

@@ -48,5 +48,8 @@ struct NearestCommand: AsyncParsableCommand {
     func run() async throws {
         let result = try await ProcessRunner(store: store).run("nearest-resources", try inputs())
         try printJSONDocument(result["resources"] ?? .null)
+        for entry in result["invalid"]?.arrayValue ?? [] {
+            FileHandle.standardError.write(Data("warning: \(entry["layer"]?.stringValue ?? "")/\(entry["resource_id"]?.stringValue ?? ""): \(entry["reason"]?.stringValue ?? "")\n".utf8))
+        }
     }
 }

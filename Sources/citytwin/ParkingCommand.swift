@@ -144,6 +144,8 @@ struct ParkingGuideCommand: AsyncParsableCommand {
     var occupancy: String?
     @Option(help: "Seconds after which a reading shows as unknown.")
     var freshness: Double = ParkingGuidanceProcess.defaultFreshness
+    @Option(help: "Local time YYYY-MM-DDTHH:MM:SS of departure, judging the store's readings (default: now; older than --freshness = unknown).")
+    var at: String?
     @Option(help: "Drivers guided at once (capacity feedback spreads them over the lots).")
     var drivers: Int = 1
     @Option(help: "How far in metres a point may lie from the nearest road (default 500).")
@@ -158,6 +160,7 @@ struct ParkingGuideCommand: AsyncParsableCommand {
             "drivers": .integer(Int64(drivers)), "freshnessSeconds": .number(freshness), "maximumSnapMetres": .number(maxSnapMetres),
         ]
         if let heading { inputs["heading"] = .number(heading) }
+        if let at { inputs["at"] = .string(at) }
         if let path = occupancy {
             let data: Data
             do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
@@ -169,6 +172,9 @@ struct ParkingGuideCommand: AsyncParsableCommand {
         }
         let result = try await ProcessRunner(store: storeOption.path).run("parking-guidance", inputs)
         if json { return try printJSONDocument(result) }
+        if let r = result["readings"] {
+            print("readings at \(r["at"]?.stringValue ?? "?"): a lot whose latest reading was observed before \(r["fresh_after"]?.stringValue ?? "?") is unknown")
+        }
         print("rank lot     cost s  drive s  walk m  search s  price s  free      share")
         for l in result["lots"]?.arrayValue ?? [] {
             let o = l.objectValue ?? [:]
@@ -233,7 +239,7 @@ struct ParkingForecastCommand: AsyncParsableCommand {
         commandName: "forecast",
         abstract: "Each lot's free spaces, trend and freshness now and predicted at +15/+30/+60/+120 min.")
 
-    @Option(help: "Local time YYYY-MM-DDTHH:MM:SS (default: the latest reading).")
+    @Option(help: "Local time YYYY-MM-DDTHH:MM:SS (default: now; a reading older than --freshness is unknown).")
     var at: String?
     @Option(help: "Seconds after which a reading shows as unknown.")
     var freshness: Double = ParkingAvailability.defaultFreshness
@@ -246,7 +252,7 @@ struct ParkingForecastCommand: AsyncParsableCommand {
         if let at { inputs["at"] = .string(at) }
         let result = try await ProcessRunner(store: storeOption.path).run("parking-forecast", inputs)
         if json { return try printJSONDocument(result) }
-        print("availability at \(result["at"]?.stringValue ?? "?")")
+        print("availability at \(result["at"]?.stringValue ?? "?") (a lot whose latest reading was observed before \(result["fresh_after"]?.stringValue ?? "?") is unknown)")
         print("lot     state         free  occupancy  trend/h  +15  +30  +60 +120")
         for l in result["lots"]?.arrayValue ?? [] {
             func v(_ k: String) -> String {

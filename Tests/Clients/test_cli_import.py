@@ -92,3 +92,25 @@ def test_only_the_target_layer_is_created_in_a_fresh_store(tmp_path, store):
     with sqlite3.connect(store) as db:
         tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'f\\_%' ESCAPE '\\'")}
     assert tables == {"f_buildings"}
+
+
+def test_a_feature_outside_the_citys_extent_is_refused_unless_the_import_allows_it(tmp_path, store):
+    """Issue 58 §5: a building in Beijing imported into the district's catalogue is refused, naming the
+    feature, the field and the extent allowed; --allow-outside-extent writes data that really lies there."""
+    city = tmp_path / "city.geojson"
+    write(city, buildings(40))
+    assert citytwin("import", str(city), "--layer", "buildings", "--store", str(store)).returncode == 0
+    far = buildings(3, seed=9)
+    ring = [[116.40, 39.90], [116.4004, 39.90], [116.4004, 39.9003], [116.40, 39.9003], [116.40, 39.90]]
+    far[1]["geometry"]["coordinates"] = [ring]
+    source = tmp_path / "far.geojson"
+    write(source, far)
+    refused = citytwin("import", str(source), "--layer", "buildings", "--mode", "append", "--store", str(store))
+    assert refused.returncode != 0
+    assert "import failed, nothing written" in refused.stderr
+    assert "feature 2, field geometry" in refused.stderr, refused.stderr
+    assert "lies outside the city's extent" in refused.stderr and "--allow-outside-extent" in refused.stderr, refused.stderr
+    assert catalog_entry(store, "buildings")["count"] == 40
+    allowed = citytwin("import", str(source), "--layer", "buildings", "--mode", "append", "--allow-outside-extent", "--store", str(store))
+    assert allowed.returncode == 0, allowed.stderr
+    assert catalog_entry(store, "buildings")["count"] == 43

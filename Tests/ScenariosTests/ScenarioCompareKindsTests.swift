@@ -208,11 +208,11 @@ extension ScenarioCompareTests {
 }
 
 extension ScenarioCompareTests {
-    /// A cloudburst on the quick settings' 100 m cells: 15 minutes of the Suzhou formula at a
-    /// return period far beyond design (≈ 100 mm), enough water to stand on the streets, where the
-    /// quick p50 storm only wets them.
+    /// A cloudburst on the quick settings' 100 m cells: 20 minutes of the Suzhou formula at the
+    /// largest return period a scenario takes, 1000 a, far beyond design (≈ 97 mm), enough water to
+    /// stand on the streets, where the quick p50 storm only wets them.
     static let cloudburst: JSONValue = [
-        "id": "cloudburst", "title": "短历时特大暴雨（15 min，测试用）", "return_period_a": 10000, "duration_min": 15, "peak_ratio": 0.4,
+        "id": "cloudburst", "title": "短历时特大暴雨（20 min，测试用）", "return_period_a": 1000, "duration_min": 20, "peak_ratio": 0.4,
         "time_step_min": 5, "storm_formula": "suzhou-2025", "outfall_stage_m": 19.5, "stage_receiving_waters": ["长江", "举水"],
     ]
 

@@ -194,7 +194,7 @@ struct SignalStoreTests {
         return try await registry.execute(process, inputs, store: store, caller: caller)
     }
 
-    @Test("a day on which an approach went uncounted in some intervals is timed from its whole intervals, and its plans name those left out")
+    @Test("a day on which an approach went uncounted in some intervals does not replace the whole day before it; read alone it is timed from its whole intervals, and its plans name those left out")
     func incompleteCounts() async throws {
         let store = try await Self.districtStore("signals-partial", layers: ["signalized_intersections", "traffic_counts", "signal_plans", "signal_corridors"])
         func row(_ approach: String, _ clock: String) -> Feature {
@@ -206,17 +206,26 @@ struct SignalStoreTests {
         let hour = ["07:00", "07:15", "07:30", "07:45"].flatMap { clock in ["N", "S", "E", "W"].map { row($0, clock) } }
         try await store.insert(layer: "traffic_counts", features: hour + [row("N", "08:00"), row("W", "08:15")], by: .admin, at: nil)
         let si = try #require(try await SignalizedIntersection.load(id: "SI-009", from: store, by: .admin))
+        // 2026-06-18 covers an hour of its day: the plans stay those of 2026-06-17, counted whole, and say why.
         let read = try await si.counts(from: store, by: .admin)
-        #expect(read.day == "2026-06-18" && read.intervals.count == 4 && read.minutes == 15)
-        #expect(read.leftOut.map(\.start) == [480, 495] && read.leftOut[0].missing == ["E", "S", "W"] && read.leftOut[1].missing == ["E", "N", "S"])
+        #expect(read.day == "2026-06-17" && read.intervals.count == 96 && read.leftOut.isEmpty)
+        #expect(read.partialDays.map(\.day) == ["2026-06-18"] && read.partialDays.first?.whole == 4 && read.partialDays.first?.of == 96)
+        // Read alone (no whole day), 2026-06-18 is timed from its whole intervals, naming those left out and the day as partial.
+        let june18 = TemporalValue.interval(start: ISO8601DateFormatter().date(from: "2026-06-18T00:00:00+08:00")!, end: nil)
+        let alone = try await si.counts(from: store, within: june18, by: .admin)
+        #expect(alone.day == "2026-06-18" && alone.intervals.count == 4 && alone.minutes == 15)
+        #expect(alone.leftOut.map(\.start) == [480, 495] && alone.leftOut[0].missing == ["E", "S", "W"] && alone.leftOut[1].missing == ["E", "N", "S"])
+        let aloneNote = try #require(alone.leftOutNote)
+        #expect(aloneNote.contains("2 15-minute intervals of 2026-06-18") && aloneNote.contains("08:00, 08:15")
+                && aloneNote.contains("2026-06-18 is a partial day: its counts cover 4 of its 96 15-minute intervals (07:00-08:00)"), "\(aloneNote)")
         func marked(_ timing: JSONValue?) -> Bool {
             let notes = (timing?["warnings"]?.arrayValue ?? []).filter { $0["code"] == "counts-incomplete" }
-            return notes.count == 1 && notes[0]["message"]?.stringValue?.contains("2 15-minute intervals of 2026-06-18") == true
-                && notes[0]["message"]?.stringValue?.contains("08:00, 08:15") == true
+            return notes.count == 1 && notes[0]["message"]?.stringValue?.contains("2026-06-18 is a partial day: its counts cover 4 of its 96 15-minute intervals (07:00-08:00)") == true
+                && notes[0]["message"]?.stringValue?.contains("timed from 2026-06-17, the latest day counted whole") == true
         }
         let out = try await Self.run("signal-timing", ["intersections": ["SI-009"], "write": true], store: store)
         let plans = try #require(out["plans"]?.arrayValue)
-        #expect(!plans.isEmpty)
+        #expect(plans.count > 1)
         for plan in plans { #expect(marked(plan["timing"]), "\(plan["timing"]?["warnings"] ?? .null)") }
         // The evaluation of a stored plan and a corridor's plans read the same day, and say so too.
         let evaluated = try await Self.run("signal-evaluate", ["intersection": "SI-009", "simulate": "none"], store: store)
@@ -234,11 +243,11 @@ struct SignalStoreTests {
         }
         try await store.insert(layer: "traffic_counts", features: nextDay, by: .admin, at: nil)
         let later = try await si.counts(from: store, by: .admin)
-        #expect(later.day == "2026-06-18" && later.intervals.count == 4)
+        #expect(later.day == "2026-06-17" && later.intervals.count == 96)
         #expect(later.passedOver.map(\.day) == ["2026-06-19"] && later.passedOver[0].intervals == 2 && later.passedOver[0].missing == ["E", "S", "W"])
         let note = try #require(later.leftOutNote)
-        #expect(note.contains("the counts of 2026-06-19 (2 intervals) were passed over") && note.contains("timed from the counts of 2026-06-18")
-                && note.contains("2 15-minute intervals of 2026-06-18"), "\(note)")
+        #expect(note.contains("the counts of 2026-06-19 (2 intervals) were passed over") && note.contains("timed from the counts of 2026-06-17")
+                && note.contains("2026-06-18 is a partial day"), "\(note)")
         let retimed = try await Self.run("signal-timing", ["intersections": ["SI-009"]], store: store)
         for plan in try #require(retimed["plans"]?.arrayValue) {
             let warning = plan["timing"]?["warnings"]?.arrayValue?.first { $0["code"] == "counts-incomplete" }?["message"]?.stringValue
@@ -251,7 +260,7 @@ struct SignalStoreTests {
                 "\(none.leftOutNote ?? "no note")")
         // Today's counts are still being sent: a day not yet ended is not passed over.
         let sameDay = try await si.counts(from: store, now: ISO8601DateFormatter().date(from: "2026-06-19T09:00:00+08:00")!, by: .admin)
-        #expect(sameDay.day == "2026-06-18" && sameDay.passedOver.isEmpty)
+        #expect(sameDay.day == "2026-06-17" && sameDay.passedOver.isEmpty && sameDay.partialDays.map(\.day) == ["2026-06-18"])
     }
 
     @Test("signal-timing times every intersection per period; with write its plans become signal_plans versions of the owner")

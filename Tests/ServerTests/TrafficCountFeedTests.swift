@@ -152,8 +152,11 @@ struct TrafficCountFeedTests {
             #expect(abs(volumes.reduce(0) { $0 + $1.left } - 29) < 1e-9 && abs(volumes.reduce(0) { $0 + $1.through } - 142) < 1e-9)
             let sameDay = try await si.counts(from: api.store, now: ISO8601DateFormatter().date(from: "2026-11-24T10:00:00+08:00")!, by: .admin)
             #expect(sameDay.intervals.count == 96, "the sample day (2026-06-17), not the day still being counted")
+            // Once over, a day counted for one interval is a partial day: the plans stay on the whole one and name it (issue 58 §8).
             let nextDay = try await si.counts(from: api.store, now: ISO8601DateFormatter().date(from: "2026-11-25T00:30:00+08:00")!, by: .admin)
-            #expect(nextDay.intervals.count == 1)
+            #expect(nextDay.day == "2026-06-17" && nextDay.intervals.count == 96)
+            #expect(nextDay.partialDays.map(\.day) == ["2026-11-24"] && nextDay.leftOutNote?.contains("2026-11-24 is a partial day: its counts cover 1 of its 96") == true,
+                    "\(nextDay.leftOutNote ?? "no note")")
         }
     }
 

@@ -32,8 +32,9 @@ public enum LayerImport {
     ///   - sourceCRS: the CRS to read coordinates in; overrides the file's own declaration
     ///     (`.prj`, GeoPackage `srs_id`), and is required when the file declares none (CSV).
     /// - Returns: features in EPSG:4490 with typed, validated properties.
+    ///   - within: the city's extent; a feature outside it is refused (nil: not checked).
     public static func read(_ source: inout some FeatureSource, for layer: LayerDefinition,
-                            sourceCRS: CoordinateReferenceSystem? = nil,
+                            sourceCRS: CoordinateReferenceSystem? = nil, within: CityExtent? = nil,
                             progress: ((WorkProgress) -> Void)? = nil) throws -> (features: [Feature], crs: CoordinateReferenceSystem) {
         let fileName = source.file.lastPathComponent
         let (crs, transformer) = try transformer(for: source, sourceCRS: sourceCRS)
@@ -44,7 +45,7 @@ public enum LayerImport {
             let chunk = try source.next(upTo: chunkSize)
             if chunk.isEmpty { break }
             for record in chunk {
-                features.append(try check(record, layer: layer, transformer: transformer, file: fileName))
+                features.append(try check(record, layer: layer, transformer: transformer, file: fileName, within: within))
             }
             progress?(LayerImport.progress(.reading, features.count, of: total))
         }
@@ -53,24 +54,25 @@ public enum LayerImport {
 
     /// Reads, checks and writes every feature of `source` into `layer` in one transaction, as
     /// `mode` says (default: add them, refusing ids the layer holds). Nothing is written when
-    /// any feature fails.
+    /// any feature fails. With `within`, a feature outside the city's extent is such a failure
+    /// (`citytwin import` passes the store's `CityExtent` unless `--allow-outside-extent`).
     public static func run<Source: FeatureSource>(_ source: inout Source, into layer: LayerDefinition, store: any FeatureStore,
                                                   by caller: Caller = .admin, sourceCRS: CoordinateReferenceSystem? = nil,
-                                                  mode: ImportMode = .append,
+                                                  mode: ImportMode = .append, within: CityExtent? = nil,
                                                   progress: ((WorkProgress) -> Void)? = nil) async throws -> ImportSummary {
         switch mode {
         case .append:
-            return try await add(&source, into: layer, store: store, by: caller, sourceCRS: sourceCRS, progress: progress)
+            return try await add(&source, into: layer, store: store, by: caller, sourceCRS: sourceCRS, within: within, progress: progress)
         case .new:
             let held = try await store.count(layer: layer.id, FeatureQuery(), by: caller)
             guard held > 0 else {
-                return try await add(&source, into: layer, store: store, by: caller, sourceCRS: sourceCRS, progress: progress)
+                return try await add(&source, into: layer, store: store, by: caller, sourceCRS: sourceCRS, within: within, progress: progress)
             }
             var guarded = UnidentifiedRecordGuard(base: source, layer: layer.id, held: held)
             defer { source = guarded.base }
-            return try await add(&guarded, into: layer, store: store, by: caller, sourceCRS: sourceCRS, progress: progress)
+            return try await add(&guarded, into: layer, store: store, by: caller, sourceCRS: sourceCRS, within: within, progress: progress)
         case .replace, .upsert:
-            let checked = try read(&source, for: layer, sourceCRS: sourceCRS, progress: progress)
+            let checked = try read(&source, for: layer, sourceCRS: sourceCRS, within: within, progress: progress)
             var features = checked.features
             let crs = checked.crs
             progress?(LayerImport.progress(.writing, features.count, of: features.count))
@@ -97,7 +99,7 @@ public enum LayerImport {
     /// Inserts every feature of `source` (`ImportMode.append`): an id the layer holds is an
     /// error naming it and the modes that would take it.
     private static func add<Source: FeatureSource>(_ source: inout Source, into layer: LayerDefinition, store: any FeatureStore,
-                                                   by caller: Caller, sourceCRS: CoordinateReferenceSystem?,
+                                                   by caller: Caller, sourceCRS: CoordinateReferenceSystem?, within: CityExtent?,
                                                    progress: ((WorkProgress) -> Void)?) async throws -> ImportSummary {
         let fileName = source.file.lastPathComponent
         func held(_ e: StoreError) -> any Error {
@@ -107,7 +109,7 @@ public enum LayerImport {
                                + "--mode upsert updates the features the layer holds, --mode replace makes the file the layer")
         }
         if let bulk = store as? any BulkFeatureLoading {
-            let reading = try ChunkedReading(source, layer: layer, sourceCRS: sourceCRS, progress: progress)
+            let reading = try ChunkedReading(source, layer: layer, sourceCRS: sourceCRS, within: within, progress: progress)
             defer { source = reading.source }
             let count: Int
             do {
@@ -119,7 +121,7 @@ public enum LayerImport {
             progress?(LayerImport.progress(.done, count, of: count))
             return ImportSummary(layer: layer.id, count: count, sourceCRS: reading.crs, extent: reading.extent)
         }
-        let (features, crs) = try read(&source, for: layer, sourceCRS: sourceCRS, progress: progress)
+        let (features, crs) = try read(&source, for: layer, sourceCRS: sourceCRS, within: within, progress: progress)
         progress?(LayerImport.progress(.writing, features.count, of: features.count))
         do {
             try await store.insert(layer: layer.id, features: features, by: caller, at: nil)
@@ -137,7 +139,7 @@ public enum LayerImport {
     /// this one), so a bulk import checks them once. A geometry error of a record still comes
     /// after its schema error, as with the check here.
     static func check(_ record: SourceRecord, layer: LayerDefinition, transformer: CoordinateTransformer,
-                      file: String, validatesSchema: Bool = true) throws -> Feature {
+                      file: String, validatesSchema: Bool = true, within: CityExtent? = nil) throws -> Feature {
         var feature = record.feature
         func fail(_ code: ImportError.Code, _ field: String?, _ reason: String) -> ImportError {
             ImportError(code, file: file, location: record.location, field: field, reason)
@@ -163,7 +165,7 @@ public enum LayerImport {
         if validatesSchema { try validate() }
         feature.properties = typed
         do {
-            try checkGeometry(&feature, record: record, layer: layer, transformer: transformer, file: file)
+            try checkGeometry(&feature, record: record, layer: layer, transformer: transformer, file: file, within: within)
         } catch {
             // The schema error first, as the order of checks says.
             if !validatesSchema { try validate() }
@@ -174,7 +176,7 @@ public enum LayerImport {
 
     /// The geometry of `feature` checked for `layer` and transformed to EPSG:4490.
     private static func checkGeometry(_ feature: inout Feature, record: SourceRecord, layer: LayerDefinition,
-                                      transformer: CoordinateTransformer, file: String) throws {
+                                      transformer: CoordinateTransformer, file: String, within: CityExtent?) throws {
         func fail(_ code: ImportError.Code, _ field: String?, _ reason: String) -> ImportError {
             ImportError(code, file: file, location: record.location, field: field, reason)
         }
@@ -189,6 +191,9 @@ public enum LayerImport {
                 g = try transformer.transform(g)
             } catch {
                 throw fail(.crs, "geometry", "cannot transform from \(transformer.source) to EPSG:4490: \(error)")
+            }
+            if let within, let outside = within.outside(g) {
+                throw fail(.invalidGeometry, "geometry", within.refusal(outside, override: "--allow-outside-extent"))
             }
             feature.geometry = g
         } else if layer.geometryType != nil {
@@ -238,6 +243,7 @@ final class ChunkedReading<Source: FeatureSource>: @unchecked Sendable {
     private let layer: LayerDefinition
     private let fileName: String
     private let progress: ((WorkProgress) -> Void)?
+    private let within: CityExtent?
     private(set) var extent: Envelope?
     private var completed = 0
     /// The chunks read last (oldest first), with each feature's place in the file: the store
@@ -247,7 +253,9 @@ final class ChunkedReading<Source: FeatureSource>: @unchecked Sendable {
     private var recent: [(features: [Feature], locations: [String])] = []
     private let recentChunks = 4
 
-    init(_ source: Source, layer: LayerDefinition, sourceCRS: CoordinateReferenceSystem?, progress: ((WorkProgress) -> Void)?) throws {
+    init(_ source: Source, layer: LayerDefinition, sourceCRS: CoordinateReferenceSystem?, within: CityExtent? = nil,
+         progress: ((WorkProgress) -> Void)?) throws {
+        self.within = within
         (crs, transformer) = try LayerImport.transformer(for: source, sourceCRS: sourceCRS)
         self.source = source
         self.layer = layer
@@ -269,7 +277,7 @@ final class ChunkedReading<Source: FeatureSource>: @unchecked Sendable {
         for record in records {
             let f: Feature
             do {
-                f = try LayerImport.check(record, layer: layer, transformer: transformer, file: fileName, validatesSchema: false)
+                f = try LayerImport.check(record, layer: layer, transformer: transformer, file: fileName, validatesSchema: false, within: within)
             } catch {
                 // A schema error of an earlier record of this chunk (the store has not seen them yet) comes first.
                 for (earlier, location) in zip(features, locations) {

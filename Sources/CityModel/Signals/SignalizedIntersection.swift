@@ -141,9 +141,11 @@ public struct SignalizedIntersection: Sendable, Hashable {
 
     /// Which day of counts to read.
     public enum CountedDay: Sendable {
-        /// The latest day that has ended (in the district's time, UTC+8), or the latest day counted
-        /// when none has: what a day's plans are timed from, so a day a live feed is still counting
-        /// does not replace the last whole one.
+        /// The latest day that has ended (in the district's time, UTC+8) whose whole intervals cover
+        /// the day (every interval of it counted on every approach, the rule an interval is read by), or
+        /// the latest day counted when none has: what a day's plans are timed from, so neither a day a
+        /// live feed is still counting nor a partial day (a survey hour, one appended interval)
+        /// replaces the last whole one. Without a whole day the latest partial one is read, and said to be.
         case latestEnded
         /// The latest day counted, also one still being counted (re-timing reads the latest counts).
         case latest
@@ -163,6 +165,10 @@ public struct SignalizedIntersection: Sendable, Hashable {
         /// Days after `day` that could have been read (ended, for `.latestEnded`) and have counts, but
         /// no whole interval: the day, its intervals counted, and the approaches missing in any of them.
         public var passedOver: [(day: String, intervals: Int, missing: [String])] = []
+        /// Days the plans could have been timed from (after `day`, or `day` itself when no day is whole)
+        /// whose whole intervals do not cover the day: the day, its whole intervals, the intervals a day
+        /// has at its interval length, and the span they were counted over (`07:00-07:15`).
+        public var partialDays: [(day: String, whole: Int, of: Int, span: String)] = []
 
         public static let none = Counts(intervals: [], minutes: 15, day: nil, leftOut: [])
 
@@ -171,6 +177,14 @@ public struct SignalizedIntersection: Sendable, Hashable {
         /// and the later days passed over because no interval of theirs was whole.
         public var leftOutNote: String? {
             var notes: [String] = []
+            for partial in partialDays {
+                let coverage = "\(partial.whole) of its \(partial.of) \(minutes)-minute intervals (\(partial.span))"
+                if partial.day == day {
+                    notes.append("\(partial.day) is a partial day: its counts cover \(coverage) and no day's counts cover a whole day, so the periods are segmented from that part of the day alone")
+                } else {
+                    notes.append("\(partial.day) is a partial day: its counts cover \(coverage), so the plans are timed from \(day.map { "\($0), the latest day counted whole" } ?? "the layer's peak-hour turning counts")")
+                }
+            }
             if let latest = passedOver.last {
                 let missing = Set(passedOver.flatMap(\.missing)).sorted()
                 let days = passedOver.count == 1 ? latest.day : "\(passedOver.count) days to \(latest.day)"
@@ -230,11 +244,30 @@ public struct SignalizedIntersection: Sendable, Hashable {
         func dayOf(_ start: String) -> String { String(start.prefix { $0 != "T" }) }
         let days = Set(whole.keys.map(dayOf))
         let today = String(TrafficCountFeed.localStart(Int64(now.timeIntervalSince1970 * 1e6)).prefix(10))
-        let chosen = which == .latest ? days.max() : (days.filter { $0 < today }.max() ?? days.max())
+        let ended = which == .latest ? days : days.filter { $0 < today }
+        let candidates = ended.isEmpty ? days : ended
+        // Whole intervals per day, and how many a day has at that day's interval length.
+        func coverage(_ day: String) -> (whole: Int, of: Int, span: String) {
+            let starts = whole.keys.filter { dayOf($0) == day }
+            let length = starts.compactMap { minutesOf[$0]?.minutes }.max() ?? 15
+            let minutes = starts.compactMap(Self.minuteOfDay).sorted()
+            let span = minutes.first.map { "\(TimeOfDayPeriod.clock($0))-\(TimeOfDayPeriod.clock(min(1440, minutes.last! + length)))" } ?? ""
+            return (starts.count, max(1, 1440 / max(1, length)), span)
+        }
+        let complete = candidates.filter { let c = coverage($0); return c.whole >= c.of }
+        let chosen = which == .latest ? days.max() : (complete.max() ?? candidates.max())
+        // Partial days the plans would otherwise have been segmented from: named with their coverage.
+        let partialDays: [(day: String, whole: Int, of: Int, span: String)] = which == .latest ? [] : candidates.filter { d in
+            guard let chosen else { return false }
+            return d > chosen || (d == chosen && complete.isEmpty)
+        }.sorted().map { d in
+            let c = coverage(d)
+            return (day: d, whole: c.whole, of: c.of, span: c.span)
+        }
         // Later days that could have been read but have no whole interval: named, never passed over silently.
         let passedOver = Dictionary(grouping: byStart.keys.filter { start in
             let d = dayOf(start)
-            return d > (chosen ?? "") && (which == .latest || d < today)
+            return d > (chosen ?? "") && !days.contains(d) && (which == .latest || d < today)
         }, by: dayOf).sorted { $0.key < $1.key }.map { day, starts in
             (day: day, intervals: starts.count, missing: starts.reduce(into: Set<String>()) { $0.formUnion(approaches.subtracting(counted[$1, default: []])) }.sorted())
         }
@@ -255,7 +288,7 @@ public struct SignalizedIntersection: Sendable, Hashable {
         let leftOut = byStart.keys.filter { onDay($0) && whole[$0] == nil }.compactMap { start -> (start: Int, missing: [String])? in
             Self.minuteOfDay(start).map { ($0, approaches.subtracting(counted[start, default: []]).sorted()) }
         }.sorted { $0.start < $1.start }
-        return Counts(intervals: intervals, minutes: minutes, day: day, leftOut: leftOut, passedOver: passedOver)
+        return Counts(intervals: intervals, minutes: minutes, day: day, leftOut: leftOut, passedOver: passedOver, partialDays: partialDays)
     }
 
     /// `counts(from:within:by:)`, or none when the caller may not read the counts layer or the

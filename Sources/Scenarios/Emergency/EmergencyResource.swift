@@ -81,6 +81,27 @@ extension EmergencyResource {
     ///   `StoreError` from the store.
     public static func load(layer: String, from store: any FeatureStore, filter: ResourceFilter = .any,
                             by caller: Caller, field: String = "layer") async throws -> [EmergencyResource] {
+        try await loadChecked(layer: layer, from: store, filter: filter, by: caller, field: field).resources
+    }
+
+    /// A stored resource left out of every analysis because an attribute it is ranked or counted by is
+    /// impossible (a negative capacity or occupancy, stored before the layer schemas said `minimum: 0`).
+    public struct Invalid: Sendable, Hashable {
+        public var layer: String
+        public var id: String
+        /// The attribute, e.g. `capacity`.
+        public var field: String
+        public var value: Double
+
+        public var json: JSONValue {
+            ["layer": .string(layer), "resource_id": .string(id), "field": .string(field), "value": .number(value),
+             "reason": .string("\(field) \(value) is negative (allowed: ≥ 0): left out, never ranked; correct the feature")]
+        }
+    }
+
+    /// ``load(layer:from:filter:by:field:)`` and the resources it left out as ``Invalid``.
+    public static func loadChecked(layer: String, from store: any FeatureStore, filter: ResourceFilter = .any,
+                                   by caller: Caller, field: String = "layer") async throws -> (resources: [EmergencyResource], invalid: [Invalid]) {
         guard let definition = try await store.layerDefinition(layer, for: caller) else {
             throw ScenarioError(.missingLayer, "no layer '\(layer)'", field: field)
         }
@@ -102,11 +123,20 @@ extension EmergencyResource {
         }
         let occupancyName = occupancyProperties.first { schema[$0] != nil }
         var out: [EmergencyResource] = []
+        var invalid: [Invalid] = []
         for try await feature in store.stream(layer: layer, FeatureQuery(limit: 2000), by: caller) {
             guard let position = Self.point(of: feature.geometry) else { continue }
             let p = feature.properties
             let capacity = capacityName.flatMap { p[$0]?.doubleValue }
             let occupancy = occupancyName.flatMap { p[$0]?.doubleValue } ?? 0
+            if let name = capacityName, let c = capacity, !(c >= 0) {
+                invalid.append(Invalid(layer: layer, id: feature.id?.description ?? "", field: name, value: c))
+                continue
+            }
+            if let name = occupancyName, !(occupancy >= 0) {
+                invalid.append(Invalid(layer: layer, id: feature.id?.description ?? "", field: name, value: occupancy))
+                continue
+            }
             let resource = EmergencyResource(
                 layer: layer, id: feature.id?.description ?? "", name: p["name"]?.stringValue,
                 category: categoryProperties.lazy.compactMap { p[$0]?.stringValue }.first,
@@ -114,7 +144,7 @@ extension EmergencyResource {
                 position: position, properties: p)
             if filter.admits(resource) { out.append(resource) }
         }
-        return out
+        return (out, invalid)
     }
 
     /// The representative point of a resource: the point itself, else the envelope centre.

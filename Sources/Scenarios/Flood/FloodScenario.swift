@@ -15,6 +15,11 @@ import SWMMFormat
 /// height above the footprint's ground, default 0.15 m), and `upgrades` with `storage`
 /// (`[{"node", "volume_m3", "depth_m"}]`) and `pipes` (`{"pipe id": diameter_mm}`).
 ///
+/// Ranges (`FloodScenario.Ranges`, each with its source): `return_period_a` 1–1000 a, `duration_min`
+/// (0, 1440], `time_step_min` (0, duration], `peak_ratio` (0, 1), `ground_floor_sill_m` 0–3 m, storage
+/// `depth_m` 0.1–60 m, pipes 100–6000 mm; `outfall_stage_m` within the district's elevations
+/// (`checkStage(within:)`, checked against the store's drainage layers when run).
+///
 /// A nowcast gives `rainfall` (`ObservedRainfall`: rain-gauge Datastreams, a window, an optional
 /// forecast) instead of the design storm: `return_period_a`, `duration_min`, `peak_ratio` and
 /// `storm_formula` are then not used (`duration_min` is the window plus the forecast), and
@@ -145,26 +150,34 @@ public struct FloodScenario: Decodable, Sendable, Equatable {
         guard id.range(of: "^[a-z][a-z0-9_-]{0,30}$", options: .regularExpression) != nil else {
             throw fail("id", "scenario id \"\(id)\" must match [a-z][a-z0-9_-]{0,30} (it names the result layers)")
         }
-        guard returnPeriod > 0, returnPeriod.isFinite else { throw fail("return_period_a", "must be > 0 years, got \(returnPeriod)") }
+        let P = Ranges.returnPeriod
+        guard P.contains(returnPeriod) else {
+            throw fail("return_period_a", "return_period_a must be within \(Int(P.lowerBound))–\(Int(P.upperBound)) a (the storm-intensity formula is fitted to annual maxima; the largest design return period is 100 a, flood.md §1.3), got \(returnPeriod)")
+        }
         if let rainfall {
             let window = Double(rainfall.to - rainfall.from) / 60_000_000
             guard timeStep > 0, timeStep <= window else { throw fail("time_step_min", "must be in (0, the observed window], got \(timeStep)") }
         } else {
-            guard duration > 0, duration <= 24 * 60 else { throw fail("duration_min", "must be in (0, 1440] minutes, got \(duration)") }
-            guard timeStep > 0, timeStep <= duration else { throw fail("time_step_min", "must be in (0, duration], got \(timeStep)") }
+            guard duration > 0, duration <= Ranges.durationMaximum else {
+                throw fail("duration_min", "duration_min must be in (0, 1440] minutes (up to 24 h for 防涝, flood.md §2.3), got \(duration)")
+            }
+            guard timeStep > 0, timeStep <= duration else { throw fail("time_step_min", "time_step_min must be in (0, duration_min = \(duration)] minutes, got \(timeStep)") }
         }
-        guard peakRatio > 0, peakRatio < 1 else { throw fail("peak_ratio", "must be in (0, 1), got \(peakRatio)") }
-        guard groundFloorSill >= 0, groundFloorSill.isFinite else { throw fail("ground_floor_sill_m", "must be ≥ 0 m") }
+        guard peakRatio > 0, peakRatio < 1 else { throw fail("peak_ratio", "peak_ratio must be in (0, 1) (the peak's position in the storm; usually 0.35–0.45, flood.md §2.3), got \(peakRatio)") }
+        guard Ranges.groundFloorSill.contains(groundFloorSill) else {
+            throw fail("ground_floor_sill_m", "ground_floor_sill_m must be within 0–3 m (at most a storey above the ground), got \(groundFloorSill)")
+        }
+        if case .fixed(let z)? = outfallStage, !z.isFinite { throw fail("outfall_stage_m", "outfall_stage_m must be a finite elevation in metres") }
         if case .series(let t, let s)? = outfallStage {
             guard !t.isEmpty, t.count == s.count, zip(t, t.dropFirst()).allSatisfy({ $0 < $1 }), s.allSatisfy(\.isFinite) else {
                 throw fail("outfall_stage_m", "a stage series needs as many stage_m as increasing times_min (at least one)")
             }
         }
-        for (k, st) in upgrades.storage.enumerated() where !(st.volume > 0 && st.depth > 0) {
-            throw fail("upgrades.storage[\(k)]", "volume_m3 and depth_m must be > 0")
+        for (k, st) in upgrades.storage.enumerated() where !(st.volume > 0 && st.volume.isFinite && Ranges.storageDepth.contains(st.depth)) {
+            throw fail("upgrades.storage[\(k)]", "upgrades.storage[\(k)]: volume_m3 must be > 0 and depth_m within 0.1–60 m, got \(st.volume) m³ and \(st.depth) m")
         }
-        for (pipe, d) in upgrades.pipes where !(d >= 100 && d <= 6000) {
-            throw fail("upgrades.pipes.\(pipe)", "diameter must be 100–6000 mm, got \(d)")
+        for (pipe, d) in upgrades.pipes where !Ranges.pipeDiameter.contains(d) {
+            throw fail("upgrades.pipes.\(pipe)", "upgrades.pipes.\(pipe): diameter must be 100–6000 mm, got \(d)")
         }
     }
 

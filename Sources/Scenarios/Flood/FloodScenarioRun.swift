@@ -97,6 +97,8 @@ public enum FloodScenarioRun {
         let (storm, verified, observed) = try await rainfall(scenario, store: store, caller: caller, stormCatalog: options.stormCatalog,
                                                              durationScale: options.durationScale)
         let layers = try await FloodDistrictLayers.read(from: store, by: caller, asOf: options.asOf, changes: options.changes)
+        try scenario.checkStage(within: FloodScenario.stageRange(outfalls: layers.features["drainage_outfalls"] ?? [],
+                                                                 manholes: layers.features["drainage_manholes"] ?? []))
         let model = try DistrictDrainageModel(layers: layers, scenario: scenario, storm: storm)
         var network = try model.swmm.hydraulicNetwork()
         let runoff = try model.swmm.runoffSimulation()

@@ -24,16 +24,34 @@ public struct ParkingAvailability: Sendable {
     /// Lots whose latest reading counted more vehicles than berths (shown clipped to full and flagged).
     public var aboveCapacity: Set<String> = []
 
-    /// - Parameter at: local time; nil: the latest reading in the history (the sample district's week ends
-    ///   on 2026-06-17 22:00).
+    /// How far (s) a reading may lie in the future of the server's clock and still count as the latest
+    /// (a detector's clock a little ahead of the server's does not hide its reading).
+    public static let clockSkew = 60.0
+
+    /// The instant availability is judged at, the one rule the live view, the signs, `parking-forecast` and
+    /// `parking-guidance` share: `at` when the caller names one, else the server's `clock` (local time),
+    /// moved forward to a reading up to ``clockSkew`` ahead of it. A reading older than the freshness limit
+    /// at that instant is stale: the lot is unknown, however recent the history's last reading.
+    public static func instant(_ at: Double?, clock: Double, history: StoreParkingOccupancy.History) -> Double {
+        if let at { return at }
+        return max(clock, history.series.compactMap { $0.readings.last(where: { $0.time <= clock + clockSkew })?.time }.max() ?? clock)
+    }
+
+    /// The oldest reading that is still fresh at this availability's instant (local time): the cut-off.
+    public var freshAfter: Double { at - freshness }
+
+    /// - Parameter at: local time; nil: now, by the server's clock (``instant(_:clock:history:)``), as the
+    ///   live view judges it.
     public static func load(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double = defaultFreshness,
                             by caller: Caller) async throws -> ParkingAvailability {
         // The walk through the history is the cost of a query: reuse it while the store has not changed.
         guard type(of: store) is AnyClass else { return try await compute(lots: lots, from: store, at: at, freshness: freshness, by: caller) }
+        // Now, when not given, is taken once: the cache key and the computation judge the same instant.
+        let clock = ParkingLiveView.localTime()
         let key = Cache.Key(store: ObjectIdentifier(store as AnyObject), caller: caller, change: try await store.latestChange(),
-                            lots: lots, at: at, freshness: freshness)
+                            lots: lots, at: at ?? clock, freshness: freshness)
         if let hit = await Cache.shared.value(key) { return hit }
-        let value = try await compute(lots: lots, from: store, at: at, freshness: freshness, by: caller)
+        let value = try await compute(lots: lots, from: store, at: at, clock: clock, freshness: freshness, by: caller)
         await Cache.shared.store(value, for: key)
         return value
     }
@@ -59,15 +77,15 @@ public struct ParkingAvailability: Sendable {
         }
     }
 
-    static func compute(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double,
-                        by caller: Caller) async throws -> ParkingAvailability {
-        compute(lots: lots, history: try await StoreParkingOccupancy.read(lots: lots, from: store, by: caller), at: at, freshness: freshness)
+    static func compute(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, clock: Double = ParkingLiveView.localTime(),
+                        freshness: Double, by caller: Caller) async throws -> ParkingAvailability {
+        let history = try await StoreParkingOccupancy.read(lots: lots, from: store, by: caller)
+        return compute(lots: lots, history: history, at: instant(at, clock: clock, history: history), freshness: freshness)
     }
 
-    /// Every lot's availability and forecasts at `at` (nil: the latest reading) from a history read from the store.
-    static func compute(lots: [StoreParkingLot], history: StoreParkingOccupancy.History, at: Double?, freshness: Double) -> ParkingAvailability {
+    /// Every lot's availability and forecasts at local time `now` (``instant(_:clock:history:)``) from a history read from the store.
+    static func compute(lots: [StoreParkingLot], history: StoreParkingOccupancy.History, at now: Double, freshness: Double) -> ParkingAvailability {
         let series = history.series
-        let now = at ?? series.compactMap { $0.readings.last?.time }.max() ?? 0
         let model = OccupancyForecastModel(horizons: horizons)
         let forecasts = OccupancyForecaster.live(series, at: now, horizons: horizons, freshness: freshness, model: model)
         return ParkingAvailability(at: now, lots: lots, forecasts: forecasts, freshness: freshness, cleaning: history.cleaning,

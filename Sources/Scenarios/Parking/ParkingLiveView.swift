@@ -41,9 +41,6 @@ public enum ParkingLiveView {
         }
     }
 
-    /// How far (s) a reading may lie in the future of the server's clock and still count as the latest.
-    public static let clockSkew = 60.0
-
     /// Occupancy from which a lot shows as `few`.
     public static let fewThreshold = 0.85
 
@@ -201,8 +198,8 @@ public enum ParkingLiveView {
         }
         let lots = try await StoreParkingLot.load(from: store, by: .admin)
         let history = try await StoreParkingOccupancy.read(lots: lots, from: store, by: .admin)
-        // A detector's clock a little ahead of the server's does not hide its reading.
-        let now = max(now, history.series.compactMap { $0.readings.last(where: { $0.time <= now + clockSkew })?.time }.max() ?? now)
+        // The one rule of freshness the processes judge by too: now by the clock, a detector a little ahead of it not hidden.
+        let now = ParkingAvailability.instant(nil, clock: now, history: history)
         let availability = ParkingAvailability.compute(lots: lots, history: history, at: now, freshness: freshness)
         if let signsLayer = try await store.layerDefinition(signsLayer, for: .admin) {
             // The signs rank their lots as guidance does; without a usable road graph (no roads layer, or

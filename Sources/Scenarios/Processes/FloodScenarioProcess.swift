@@ -48,7 +48,7 @@ public struct FloodScenarioProcess: OGCProcess {
 
     public var inputs: [String: ProcessParameter] {
         [
-            "scenario": ProcessParameter(title: "Scenario", description: "A scenario document (return_period_a, duration_min, peak_ratio, …) or the name of a file in Models/scenarios.",
+            "scenario": ProcessParameter(title: "Scenario", description: "A scenario document or the name of a file in Models/scenarios. Ranges: return_period_a 1–1000 a; duration_min (0, 1440]; time_step_min (0, duration_min]; peak_ratio (0, 1); outfall_stage_m (every stage_m of a series) within the district's elevations, from the lowest drainage invert to the highest manhole rim (m, 1985 datum); ground_floor_sill_m 0–3 m; upgrades.storage volume_m3 > 0, depth_m 0.1–60 m; upgrades.pipes 100–6000 mm.",
                                          schema: ["oneOf": [["type": "string"], ["type": "object"]]]),
             "durationScale": ProcessParameter(title: "Duration scale", description: "Scale the storm duration for a quick run (0–1].",
                                               schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 1], minOccurs: 0),
@@ -99,6 +99,10 @@ public struct FloodScenarioProcess: OGCProcess {
         let request = try request(inputs)
         // The DEM is read before a job is accepted: a missing or unusable raster is the caller's 400, not a failed job.
         do { _ = try await ManagedDEM.read(request.options.dem, from: store) } catch let e as ScenarioError { throw inputError(e, inputs) }
+        // The outfall stage within the district's elevations, before a job is accepted.
+        do { try request.scenario.checkStage(within: try await FloodScenario.stageRange(in: store, by: caller)) } catch let e as ScenarioError {
+            throw inputError(e, inputs)
+        }
         // A nowcast's gauges are checked before a job is accepted: each Datastream exists, measures rain, reported.
         if request.scenario.rainfall != nil {
             do {

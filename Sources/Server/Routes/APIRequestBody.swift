@@ -30,4 +30,7 @@ extension APIParameter {
         "If-Match", in: .header, "Entity tag (from ETag) the feature must still have; otherwise 412 and nothing is written.")
     static let contentCRS = APIParameter(
         "Content-Crs", in: .header, "CRS of the body's coordinates as an OGC URI in angle brackets (default CRS84).")
+    static let allowOutsideExtent = APIParameter(
+        "allowOutsideExtent", "true writes a geometry that lies outside the city's extent (the catalogue's extent widened by 10 km), which is otherwise refused (400 naming $.geometry and the extent): for data that really lies there.",
+        schema: ["type": "boolean", "default": false])
 }

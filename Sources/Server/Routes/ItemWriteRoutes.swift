@@ -22,31 +22,31 @@ extension CityTwinServer {
             APIOperation(
                 id: "createFeature", method: .post, path: "/collections/{collectionId}/items",
                 summary: "Adds a feature (GeoJSON; coordinates in the Content-Crs CRS, default CRS84). The server assigns the id when the body has none.",
-                tag: "Data", parameters: [.collectionID, .contentCRS],
+                tag: "Data", parameters: [.collectionID, .contentCRS, .allowOutsideExtent],
                 responses: [APIResponse(status: 201, description: "Created; Location names the new feature.",
                                         content: [(MediaTypeName.geoJSON, "Feature")]),
                             .problem(409, "A feature with the body's id exists.")] + written,
                 requestBody: .feature
-            ) { [self] request, context, _ in
-                try await create(request, context)
+            ) { [self] request, context, query in
+                try await create(request, context, query)
             },
             APIOperation(
                 id: "replaceFeature", method: .put, path: "/collections/{collectionId}/items/{featureId}",
                 summary: "Replaces a feature (a new version; the old one stays in the history).",
-                tag: "Data", parameters: [.collectionID, .featureID, .ifMatch, .contentCRS],
+                tag: "Data", parameters: [.collectionID, .featureID, .ifMatch, .contentCRS, .allowOutsideExtent],
                 responses: [featureBody, .problem(412, "If-Match does not match the current ETag.")] + written,
                 requestBody: .feature
-            ) { [self] request, context, _ in
-                try await replace(request, context)
+            ) { [self] request, context, query in
+                try await replace(request, context, query)
             },
             APIOperation(
                 id: "updateFeature", method: .patch, path: "/collections/{collectionId}/items/{featureId}",
                 summary: "Changes some properties or the geometry of a feature (RFC 7396 merge patch).",
-                tag: "Data", parameters: [.collectionID, .featureID, .ifMatch, .contentCRS],
+                tag: "Data", parameters: [.collectionID, .featureID, .ifMatch, .contentCRS, .allowOutsideExtent],
                 responses: [featureBody, .problem(412, "If-Match does not match the current ETag.")] + written,
                 requestBody: .mergePatch
-            ) { [self] request, context, _ in
-                try await update(request, context)
+            ) { [self] request, context, query in
+                try await update(request, context, query)
             },
             APIOperation(
                 id: "deleteFeature", method: .delete, path: "/collections/{collectionId}/items/{featureId}",
@@ -58,6 +58,21 @@ extension CityTwinServer {
                 try await remove(request, context)
             },
         ]
+    }
+
+    /// Refuses a feature whose geometry lies outside the city's extent (`CityExtent`: the catalogue's
+    /// extent widened by 10 km) with a 400 naming `$.geometry` and the range allowed, unless the
+    /// request says `allowOutsideExtent=true` (data that really lies there).
+    func checkExtent(_ feature: Feature, _ query: QueryParameters) async throws {
+        let override: Bool
+        switch query["allowOutsideExtent"] {
+        case nil, "false"?: override = false
+        case "true"?: override = true
+        case let other?: throw Problem.invalid("allowOutsideExtent", "must be true or false, got '\(other)'")
+        }
+        guard !override, let geometry = feature.geometry, let extent = try await CityExtent.of(store),
+              let outside = extent.outside(geometry) else { return }
+        throw Problem(.invalidBody, "$.geometry: " + extent.refusal(outside, override: "?allowOutsideExtent=true"), parameter: "geometry", position: "$.geometry")
     }
 
     /// The collection to write and the caller, or 401 (no token) / 403 (not the owner).
@@ -73,7 +88,7 @@ extension CityTwinServer {
         return layer
     }
 
-    private func create(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {
+    private func create(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
         let layer = try await writableLayer(context)
         let source = try FeatureBody.Source(header: request.headers[contentCRS])
         let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json], maximumBytes: context.maxUploadSize)
@@ -81,6 +96,7 @@ extension CityTwinServer {
         if feature.id == nil { feature.id = .string(FeatureIDGenerator.next()) }
         let fid = feature.id?.description ?? ""
         let created = feature
+        try await checkExtent(created, query)
         try await checkParkingWrite(layer, created)  // parking: Routes/ParkingRoutes.swift
         try await storeWrite(layer, fid) {
             try await store.insert(layer: layer.id, features: [created], by: context.caller, at: nil)
@@ -93,7 +109,7 @@ extension CityTwinServer {
         return representation
     }
 
-    private func replace(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {
+    private func replace(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
         let source = try FeatureBody.Source(header: request.headers[contentCRS])
@@ -104,6 +120,7 @@ extension CityTwinServer {
         }
         feature.id = .string(fid)
         let replacement = feature
+        try await checkExtent(replacement, query)
         try await checkParkingWrite(layer, replacement)  // parking
         let answer = try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             try await storeWrite(layer, fid) {
@@ -119,7 +136,7 @@ extension CityTwinServer {
         return answer
     }
 
-    private func update(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {
+    private func update(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
         let source = try FeatureBody.Source(header: request.headers[contentCRS])
@@ -132,6 +149,7 @@ extension CityTwinServer {
                 after = try await store.update(layer: layer.id, reading: [fid], by: context.caller) {
                     let before = try await current(layer, fid, request, context)
                     let patched = try FeatureBody.patched(before, with: bytes, source: source)
+                    if patched.geometry != before.geometry { try await checkExtent(patched, query) }
                     try await checkParkingWrite(layer, patched)  // parking
                     return (FeatureChanges(upserts: [patched]), patched)
                 }

@@ -16,7 +16,8 @@ import TwinStore
 /// `minutes`, `metres`, `access_metres` (resource to its road, straight) and
 /// `incident_snap_metres`. `maximumSnapMetres` (default 500) refuses an incident farther from
 /// the roads; output `snap` gives the incident's snap distance and the limit, `off_road` the
-/// candidates too far from any road to be ranked, with the reason.
+/// candidates too far from any road to be ranked, with the reason; `invalid` the stored resources left
+/// out because their capacity or occupancy is negative (data stored before the schemas' `minimum: 0`).
 public struct NearestResourcesProcess: OGCProcess {
     public let id = "nearest-resources"
     public let version = "1.0.0"
@@ -56,6 +57,8 @@ public struct NearestResourcesProcess: OGCProcess {
                                      schema: ["type": "object"]),
             "off_road": ProcessParameter(title: "Resources off the network", description: "Candidates farther than the maximum snap distance from every road (not ranked), with access_metres and the reason.",
                                          schema: ["type": "array"]),
+            "invalid": ProcessParameter(title: "Resources with impossible data", description: "Stored resources left out (never ranked) because their capacity or occupancy is negative: layer, resource_id, field, value, reason.",
+                                        schema: ["type": "array"]),
         ]
     }
 
@@ -108,7 +111,7 @@ public struct NearestResourcesProcess: OGCProcess {
                         progress: JobProgress) async throws -> JSONValue {
         let r = try await request(inputs, store: store, caller: caller)
         return try await ProcessInputs.mapped {
-            let resources = try await EmergencyResource.load(layer: r.layer, from: store, filter: r.filter, by: caller)
+            let (resources, invalid) = try await EmergencyResource.loadChecked(layer: r.layer, from: store, filter: r.filter, by: caller)
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
             let answer = try NearestResources.search(from: r.incident, among: resources, count: r.count, roads: roads,
                                                      maximumSnapMetres: r.maximumSnapMetres)
@@ -134,7 +137,8 @@ public struct NearestResourcesProcess: OGCProcess {
             return ["resources": ["type": "FeatureCollection", "features": .array(features)],
                     "snap": ["incident_metres": ProcessInputs.number(answer.incidentSnapMetres),
                              "maximum_metres": .number(r.maximumSnapMetres)],
-                    "off_road": .array(answer.offRoad.map { ProcessInputs.json($0) })]
+                    "off_road": .array(answer.offRoad.map { ProcessInputs.json($0) }),
+                    "invalid": .array(invalid.map(\.json))]
         }
     }
 }

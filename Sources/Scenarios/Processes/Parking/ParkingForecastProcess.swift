@@ -18,7 +18,7 @@ public struct ParkingForecastProcess: OGCProcess {
 
     public var inputs: [String: ProcessParameter] {
         [
-            "at": ProcessParameter(title: "Time", description: "Local time YYYY-MM-DDTHH:MM:SS the availability is for; default: the latest reading.",
+            "at": ProcessParameter(title: "Time", description: "Local time YYYY-MM-DDTHH:MM:SS the availability is for; default: now (the server's clock), as parking_availability judges it.",
                                    schema: ["type": "string"], minOccurs: 0),
             "freshnessSeconds": ProcessParameter(title: "Freshness limit", description: "A reading older than this (s) shows as unknown.",
                                                  schema: ["type": "number", "exclusiveMinimum": 0, "default": 1200], minOccurs: 0),
@@ -32,6 +32,8 @@ public struct ParkingForecastProcess: OGCProcess {
             "coverage": ProcessParameter(title: "Smart-parking coverage", description: "Share of public berths with live detection (Wuhan indicator 29, target 70 %): public_berths, detected_berths, share, meets_target, and the same per administrative division (divisions).",
                                          schema: ["type": "object"]),
             "at": ProcessParameter(title: "Time", description: "The local time the availability is for.", schema: ["type": "string"]),
+            "freshness_s": ProcessParameter(title: "Freshness limit", description: "A reading older than this (s) at `at` shows as unknown.", schema: ["type": "number"]),
+            "fresh_after": ProcessParameter(title: "Freshness cut-off", description: "at minus freshness_s (local time, +08:00): a lot whose latest reading was observed before it is unknown.", schema: ["type": "string"]),
             "readings": ProcessParameter(title: "Readings", description: "What reading the history did: kept, clipped_above_capacity (clipped to full and flagged), rejected_negative, rejected_unknown_lot, unknown_lots.",
                                          schema: ["type": "object"]),
         ]
@@ -60,6 +62,7 @@ public struct ParkingForecastProcess: OGCProcess {
             let lots = try await StoreParkingLot.load(from: store, by: caller)
             let availability = try await ParkingAvailability.load(lots: lots, from: store, at: at, freshness: freshness, by: caller)
             return ["at": .string(LocalClock.format(availability.at).replacingOccurrences(of: " ", with: "T")),
+                    "freshness_s": .number(availability.freshness), "fresh_after": .string(ParkingLiveView.iso(availability.freshAfter)),
                     "lots": .array(availability.json()), "readings": availability.readingsJSON,
                     "coverage": try await SmartParkingCoverage.json(lots, from: store, by: caller)]
         }

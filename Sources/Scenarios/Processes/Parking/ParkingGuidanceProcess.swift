@@ -11,11 +11,14 @@ import TwinStore
 /// Inputs: `from`, `to` (GeoJSON Point or [lon, lat]); `heading` (optional: the direction of travel at
 /// `from`, degrees clockwise from north, as a guidance screen's `heading_deg`: the drive starts along
 /// the road that way); `occupancy` (optional readings
-/// `[{"lot", "occupied", "age_s"}]`: a reading older than `freshnessSeconds`, default 300, counts as
+/// `[{"lot", "occupied", "age_s"}]`: a reading older than `freshnessSeconds`, default 1200, counts as
 /// unknown, never as free; an occupancy above capacity is clipped and counted; a negative one or an
 /// unknown lot id is refused naming the entry); `drivers` (1…500, default 1); `maximumSnapMetres`.
-/// Lots without a fresh reading are ranked as near full and marked `availability_unknown`.
-/// Outputs `lots` (ranked), `coverage` (the 70 % indicator), `cleaning` (readings clipped, stale).
+/// Lots without a fresh reading are ranked as near full and marked `availability_unknown`. Without
+/// `occupancy` the readings are the store's, judged fresh or stale at `at` (default: now, by the server's
+/// clock) by the rule the live view and the signs use (``ParkingAvailability/instant(_:clock:history:)``).
+/// Outputs `lots` (ranked, each with the `observed_at` of the reading it was ranked by), `coverage` (the
+/// 70 % indicator), `readings` (the instant judged at, the freshness cut-off, readings clipped, stale).
 public struct ParkingGuidanceProcess: OGCProcess {
     public let id = "parking-guidance"
     public let version = "1.0.0"
@@ -40,7 +43,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
                                           schema: ["type": "array", "items": ["type": "object", "required": ["lot", "occupied"]]], minOccurs: 0),
             "freshnessSeconds": ProcessParameter(title: "Freshness limit", description: "A reading older than this (s) shows as unknown.",
                                                  schema: ["type": "number", "exclusiveMinimum": 0, "default": 1200], minOccurs: 0),
-            "at": ProcessParameter(title: "Time", description: "Local time YYYY-MM-DDTHH:MM:SS of departure when the occupancy comes from the store's history (no occupancy input); default: the latest reading.",
+            "at": ProcessParameter(title: "Time", description: "Local time YYYY-MM-DDTHH:MM:SS of departure when the occupancy comes from the store's history (no occupancy input); default: now (the server's clock), so readings older than freshnessSeconds are unknown, as in parking_availability.",
                                    schema: ["type": "string"], minOccurs: 0),
             "drivers": ProcessParameter(title: "Drivers guided at once", description: "Drivers the ranking is shared by (a screen's approaching stream); the capacity feedback spreads them.",
                                         schema: ["type": "integer", "minimum": 1, "maximum": 500, "default": 1], minOccurs: 0),
@@ -54,7 +57,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
                                      schema: ["type": "array"]),
             "coverage": ProcessParameter(title: "Smart-parking coverage", description: "Share of public berths with live detection (Wuhan indicator 29, target 70 %).",
                                          schema: ["type": "object"]),
-            "readings": ProcessParameter(title: "Readings used", description: "fresh, stale (shown as unknown), clipped (above capacity), unknown_availability lots.",
+            "readings": ProcessParameter(title: "Readings used", description: "at (the local time availability is judged at), freshness_s and fresh_after (the cut-off: a reading observed before it is unknown), fresh, stale (shown as unknown), clipped (above capacity), unknown_availability lots.",
                                          schema: ["type": "object"]),
         ]
     }
@@ -110,8 +113,9 @@ public struct ParkingGuidanceProcess: OGCProcess {
         return try await ProcessInputs.mapped {
             let parking = try await DistrictParking.load(from: store, by: caller)
             let byID = Dictionary(uniqueKeysWithValues: parking.lots.map { ($0.id, $0) })
-            var occupied: [String: Double] = [:]
+            var occupied: [String: Double] = [:], observed: [String: Double] = [:]
             var stale = 0, clipped = 0
+            let clock = ParkingLiveView.localTime()
             for reading in r.readings {
                 guard let lot = byID[reading.lot] else {
                     throw ProcessInputError("occupancy[\(reading.index)].lot", "no parking lot '\(reading.lot)' in \(StoreParkingLot.layer)")
@@ -119,12 +123,17 @@ public struct ParkingGuidanceProcess: OGCProcess {
                 guard reading.age <= r.freshness else { stale += 1; continue }
                 if reading.occupied > lot.capacity { clipped += 1 }
                 occupied[lot.id] = Double(min(reading.occupied, lot.capacity))
+                observed[lot.id] = (r.at ?? clock) - reading.age
             }
             // The occupancy at arrival: given readings are carried to the ETA as they are; otherwise each
             // lot's forecast from its history, read at the ETA (unknown when stale or undetected).
             let availability = r.given ? nil : try await ParkingAvailability.load(lots: parking.lots, from: store, at: r.at,
                                                                                   freshness: r.freshness, by: caller)
             let index = Dictionary(uniqueKeysWithValues: parking.lots.enumerated().map { ($1.id, $0) })
+            if let availability {
+                for (i, f) in availability.forecasts.enumerated() { observed[availability.lots[i].id] = f.observedAt }
+            }
+            let judgedAt = availability?.at ?? r.at ?? clock
             let answer = try parking.guide(from: r.from, heading: r.heading, to: r.to, drivers: r.drivers, maximumSnapMetres: r.maximumSnapMetres) { lot, eta in
                 if let availability { return index[lot.id].flatMap { availability.predictedOccupied(lot: $0, after: eta) } }
                 return occupied[lot.id]
@@ -140,6 +149,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
                     "capacity": .integer(Int64(byID[l.lot]?.capacity ?? 0)),
                     "predicted_free": l.predictedFree.map { n(max($0, 0), 10) } ?? .null,
                     "share": n(l.share, 1000), "availability_unknown": .bool(l.availabilityUnknown), "predicted_full": .bool(l.predictedFull),
+                    "observed_at": observed[l.lot].map { .string(ParkingLiveView.iso($0)) } ?? .null,
                 ]
             }
             let coverage = SmartParkingCoverage(parking.lots)
@@ -147,7 +157,9 @@ public struct ParkingGuidanceProcess: OGCProcess {
                 "lots": .array(lots),
                 "unreachable": .array(answer.unreachable.map(JSONValue.string)),
                 "coverage": coverage.json,
-                "readings": ["source": .string(r.given ? "input" : "forecast"), "fresh": .integer(Int64(r.given ? occupied.count : answer.ranked.filter { !$0.availabilityUnknown }.count)), "stale": .integer(Int64(stale)), "clipped": .integer(Int64(clipped)),
+                "readings": ["source": .string(r.given ? "input" : "forecast"), "at": .string(ParkingLiveView.iso(judgedAt)),
+                             "freshness_s": .number(r.freshness), "fresh_after": .string(ParkingLiveView.iso(judgedAt - r.freshness)),
+                             "fresh": .integer(Int64(r.given ? occupied.count : answer.ranked.filter { !$0.availabilityUnknown }.count)), "stale": .integer(Int64(stale)), "clipped": .integer(Int64(clipped)),
                              "unknown_availability": .array(answer.ranked.filter(\.availabilityUnknown).map { .string($0.lot) })],
                 "snap": ["from_metres": ProcessInputs.number(answer.originSnapMetres), "maximum_metres": .number(r.maximumSnapMetres)],
             ]

@@ -220,12 +220,30 @@ final class STAWriter: @unchecked Sendable {
             if kind == .datastream, value.isNull { return value }
             guard let s = value.stringValue, SensingTime.period(s) != nil else { throw invalid(path, "must be an RFC 3339 instant or interval start/end") }
         case "location", "feature", "observedArea":
-            guard let o = value.objectValue, SensingFilterEvaluator.geometry(o) != nil else {
+            guard let o = value.objectValue, let geometry = SensingFilterEvaluator.geometry(o) else {
                 throw invalid(path, "must be a GeoJSON geometry or Feature (encodingType application/geo+json), lon/lat in CRS84")
             }
+            try checkCRS84(geometry, path: path)
         default: break
         }
         return value
+    }
+
+    /// Every position of a Location's or FeatureOfInterest's GeoJSON within CRS84's ranges: longitude
+    /// [-180, 180], latitude [-90, 90]. GeoJSON orders a position longitude first, so a latitude out of
+    /// range with a longitude that would be one is named as swapped axes.
+    static func checkCRS84(_ geometry: Geometry, path: String) throws {
+        var bad: (x: Double, y: Double)?
+        geometry.forEachPosition { p in
+            if bad == nil, !((-90...90).contains(p.y) && (-180...180).contains(p.x)) { bad = (p.x, p.y) }
+        }
+        guard let (x, y) = bad else { return }
+        let at = "[\(x), \(y)]"
+        if !(-90...90).contains(y) {
+            let swapped = (-90...90).contains(x) && (-180...180).contains(y) ? ": GeoJSON gives [longitude, latitude], so this looks like swapped axes (did you mean [\(y), \(x)]?)" : ""
+            throw invalid(path, "latitude \(y) of \(at) is outside the allowed range [-90, 90]\(swapped)")
+        }
+        throw invalid(path, "longitude \(x) of \(at) is outside the allowed range [-180, 180]")
     }
 
     // MARK: Observations
