@@ -84,13 +84,13 @@ extension CityTwinServer {
             body.append(UInt8(ascii: ","))
             body += JSONText.members(members)
             body.append(UInt8(ascii: "}"))
-            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
+            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers).linking(links)
         case .html:
             let page = itemsPage(info, features: features, numberMatched: numberMatched, crs: items.projection.target.uri,
                                  query: query, links: links)
             var representation = Representation.html(page)
             representation.headers = headers
-            return representation
+            return representation.linking(links)
         }
     }
 
@@ -127,12 +127,12 @@ extension CityTwinServer {
             body.append(UInt8(ascii: ","))
             body += JSONText.members(["links": .array(links)])
             body.append(UInt8(ascii: "}"))
-            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
+            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers).linking(links)
         case .html:
             let geometry = feature.geometry.map { String(decoding: GeoJSON.encode($0, options: projection.writeOptions), as: UTF8.self) } ?? "null"
             var representation = Representation.html(itemPage(layer, id: fid, feature: feature, geometry: geometry, links: links))
             representation.headers = headers
-            return representation
+            return representation.linking(links)
         }
     }
 
