@@ -70,6 +70,10 @@ extension CityTwinServer {
             links.append(link(href, rel: "next", type: type, title: "The next page"))
         }
         links.append(link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: info.definition.title.zh))
+        // Part 3 /req/queryables/queryables-link: a filterable resource links its queryables (its
+        // abstract test looks for the Link header of a HEAD request here).
+        links.append(link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+                          type: MediaTypeName.schemaJSON, title: "Queryables"))
         let timeStamp = Date().formatted(.iso8601)
         var headers = HTTPFields()
         headers[contentCRS] = "<\(items.projection.target.uri)>"
