@@ -45,8 +45,8 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
     private var state = State.requestLine
     /// The line being read (the request line encoded, or one header field), handed on when complete.
     private var line: [UInt8] = []
-    /// The request's method and path (for a refusal's `instance`).
-    private var method = "", path = ""
+    /// The request's path (a refusal's `instance`).
+    private var path = ""
     /// Bytes of the head's header fields so far.
     private var headerBytes = 0
     /// The request's `Content-Length`, and whether its framing is one this guard follows.
@@ -130,11 +130,10 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         let text = line.prefix { $0 != UInt8(ascii: "\r") && $0 != UInt8(ascii: "\n") }
         guard !text.isEmpty else { return }
         let parts = text.split(separator: UInt8(ascii: " "), maxSplits: 2, omittingEmptySubsequences: false)
-        method = String(decoding: parts[0], as: UTF8.self)
         path = parts.count > 1 ? Self.path(parts[1]) : ""
         headerBytes = 0
         contentLength = nil
-        followsFraming = method != "CONNECT"
+        followsFraming = !parts[0].elementsEqual("CONNECT".utf8)
         state = .headerFields
     }
 
