@@ -138,6 +138,8 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "CompressNIO", package: "compress-nio"),
+                // HTTPParserError and the parser's parts: ahead of Hummingbird (Connection/).
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),
@@ -196,6 +198,9 @@ let package = Package(
                 "Server", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: strict),
 

@@ -39,7 +39,8 @@ store="$work/district.sqlite"
 
 port=$(.venv/bin/python -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 base_url="http://127.0.0.1:$port"
-"$CITYTWIN_BIN" serve --store "$store" --layers Layers --host 127.0.0.1 --port "$port" --address-rate 0 >"$work/server.log" 2>&1 &
+# The server's default limits, as a user runs it: the clients must read every layer with them (issue 58 §12).
+"$CITYTWIN_BIN" serve --store "$store" --layers Layers --host 127.0.0.1 --port "$port" >"$work/server.log" 2>&1 &
 server_pid=$!
 
 for _ in $(seq 1 120); do

@@ -64,4 +64,14 @@ if [[ "${1:-}" == "--test" ]]; then
     .venv/bin/pip install -q -r Scripts/requirements-test.txt
     echo "$test_sum" > $test_stamp
   fi
+  # The OGC API Features conformance suite, in a venv of its own (it pins pytest < 9).
+  conformance_stamp=.venv-conformance/.requirements-conformance.sha256
+  conformance_sum=$(sha256sum Scripts/requirements-conformance.txt | cut -d' ' -f1)
+  if [[ ! -f $conformance_stamp || "$(cat $conformance_stamp)" != "$conformance_sum" ]]; then
+    echo "setup: installing the OGC API Features conformance suite into .venv-conformance"
+    python3 -m venv .venv-conformance
+    .venv-conformance/bin/pip install -q --upgrade pip >/dev/null
+    .venv-conformance/bin/pip install -q -r Scripts/requirements-conformance.txt
+    echo "$conformance_sum" > $conformance_stamp
+  fi
 fi

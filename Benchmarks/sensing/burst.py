@@ -9,7 +9,7 @@ database citytwin_burst.
 Sizes from the environment: BURST_OBSERVATIONS (1,000,000), BURST_DATASTREAMS (100), BURST_BATCH
 (1,000 rows per CreateObservations request), BURST_CLIENTS (32 connections sending at once),
 BURST_QUEUE (serve's --sensing-write-queue, 8), BURST_TOKEN_RATE / BURST_TOKEN_BURST (serve's
---token-rate 50 / --token-burst 500, the defaults), BURST_PORT (a port of one's own).
+--token-rate 50 / --token-burst 500: a quota, which serve leaves off by default), BURST_PORT (a port of one's own).
 
 Every client sends its share of the batches as fast as it can, all from ONE gateway token, so
 the rate limit and the write queue refuse part of the burst; a refused batch is sent again after

@@ -66,7 +66,9 @@ public final class CityTwinServer: Sendable {
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.
     public func makeRouter() -> Router<CityTwinRequestContext> {
-        let router = Router(context: CityTwinRequestContext.self)
+        // HEAD on every GET resource, as HTTP requires of a general-purpose server (RFC 9110 §9.1;
+        // OGC API Features 1 /req/core/http): `curl -I` and link checkers got 404.
+        let router = Router(context: CityTwinRequestContext.self, options: .autoGenerateHeadEndpoints)
         router.add(middleware: RequestLogMiddleware())
         router.add(middleware: RouteMetricsMiddleware(metrics: metrics))
         router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
@@ -98,13 +100,9 @@ public final class CityTwinServer: Sendable {
     public func makeApplication(address: BindAddress = .hostname("127.0.0.1", port: 8080),
                                 onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in })
         -> Application<RouterResponder<CityTwinRequestContext>> {
-        let limits = options.limits
-        let http1 = HTTP1Channel.Configuration(
-            idleTimeout: .nanoseconds(Int64(limits.idleTimeout * 1e9)),
-            httpDecoderConfiguration: .init(maxHeaderFieldSize: limits.maxHeaderBytes, maxHeaderListSize: limits.maxHeaderBytes))
-        return Application(router: makeRouter(), server: .http1(configuration: http1),
-                           configuration: .init(address: address, serverName: "CityTwin"), onServerRunning: onServerRunning,
-                           logger: options.logger)
+        Application(router: makeRouter(), server: CityTwinHTTP1Channel.server(options.limits),
+                    configuration: .init(address: address, serverName: "CityTwin"), onServerRunning: onServerRunning,
+                    logger: options.logger)
     }
 
     /// Serves on `host:port` until SIGINT or SIGTERM, then shuts down gracefully: running

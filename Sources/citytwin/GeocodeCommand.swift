@@ -1,4 +1,5 @@
 import ArgumentParser
+import CityModel
 import Foundation
 import GeoCore
 import Scenarios
@@ -11,8 +12,11 @@ struct GeocodeCommand: AsyncParsableCommand {
         commandName: "geocode",
         abstract: "Geocodes Chinese addresses to standard address records (forward), or points to addresses (reverse).")
 
-    @Argument(help: "CSV file (UTF-8, header row) to geocode.")
+    @Argument(help: "CSV file (header row first) to geocode.")
     var file: String
+
+    @Option(help: "Text encoding of the CSV file: UTF-8 (default) or GBK (GB2312, CP936, GB18030), as Excel saves CSV on a Chinese Windows. The output is UTF-8.")
+    var encoding: TextEncoding = .utf8
 
     @Option(help: "Column holding the address text (forward geocoding).")
     var column: String = "address"
@@ -46,8 +50,9 @@ struct GeocodeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
-            throw CommandFailure("cannot read \(file) as UTF-8 text")
+        guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
+        guard let text = encoding.decode(data) else {
+            throw CommandFailure("\(file) is not valid \(encoding.rawValue) text (try --encoding \(encoding == .utf8 ? "GBK" : "UTF-8"))")
         }
         // The API's `geocoding` process, through the one runner (ProcessRunner): same checks, same answer.
         let bar = ProgressBar("geocoding \(URL(fileURLWithPath: file).lastPathComponent)")

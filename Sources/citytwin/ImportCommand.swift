@@ -41,7 +41,7 @@ struct ImportCommand: AsyncParsableCommand {
     var sourceCRS: String?
 
     @Option(help: "Text encoding of CSV / DBF text: UTF-8 or GBK (GB2312, CP936, GB18030).")
-    var encoding: String?
+    var encoding: TextEncoding?
 
     @Option(help: "CSV column holding x (longitude or easting).")
     var x: String?
@@ -102,10 +102,6 @@ struct ImportCommand: AsyncParsableCommand {
                 throw ValidationError("--source-crs: \(error)")
             }
         }
-        let textEncoding = try encoding.map { name in
-            guard let e = TextEncoding(name: name) else { throw ValidationError("--encoding must be UTF-8 or GBK (GB2312, CP936, GB18030), not \(name)") }
-            return e
-        }
         let bar = ProgressBar("importing \(url.lastPathComponent)")
         do {
             switch chosen {
@@ -119,7 +115,7 @@ struct ImportCommand: AsyncParsableCommand {
                     network = try SWMMInput(file: url).network(origin: placement, crs: crs ?? .districtMetric)
                 } else {
                     guard let lines else { throw ValidationError("--format survey needs --lines <管线段.csv> (FILE is the 管线点 table)") }
-                    network = try PipelineSurvey(points: url, lines: URL(fileURLWithPath: lines), encoding: textEncoding ?? .utf8,
+                    network = try PipelineSurvey(points: url, lines: URL(fileURLWithPath: lines), encoding: encoding ?? .utf8,
                                                  system: system).network(crs: crs ?? .districtMetric)
                 }
                 let selected = try network.selecting(layer)
@@ -136,7 +132,7 @@ struct ImportCommand: AsyncParsableCommand {
                 let importMode = try ImportMode(name: mode, key: key)
                 let map = try fieldMap.map(FieldMap.init(parsing:)) ?? FieldMap()
                 try map.check(against: definition)
-                let options = SourceOptions(encoding: textEncoding, xColumn: x, yColumn: y, wktColumn: wkt, table: gpkgTable,
+                let options = SourceOptions(encoding: encoding, xColumn: x, yColumn: y, wktColumn: wkt, table: gpkgTable,
                                             attributesOnly: !definition.hasGeometry)
                 let formatValue = ImportFormat(rawValue: chosen.rawValue) ?? .geojson
                 let keepsID = definition.schema.properties["id"] != nil

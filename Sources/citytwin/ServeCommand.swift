@@ -54,16 +54,22 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Bytes of a request body (feature writes, process execution); a larger one answers 413.")
     var maxBodyBytes: Int = RequestLimits().maxBodyBytes
 
-    @Option(help: "Requests per second one bearer token may send (bursts of --token-burst) before 429 with Retry-After; 0: no limit.")
+    @Option(help: "Requests one bearer token may have in progress at once; one more answers 429 with Retry-After (a flood); a client reading page after page never reaches it; 0: no limit.")
+    var tokenConcurrency: Int = RequestLimits().tokenConcurrency
+
+    @Option(help: "Requests one client address without a token may have in progress at once; one more answers 429 with Retry-After; 0: no limit.")
+    var addressConcurrency: Int = RequestLimits().addressConcurrency
+
+    @Option(help: "A quota: requests per second one bearer token may send (bursts of --token-burst) before 429 with Retry-After, which a client paging fast reaches too; 0 (the default): none.")
     var tokenRate: Double = RequestLimits().tokenRate
 
-    @Option(help: "Requests one bearer token may send at once.")
+    @Option(help: "The --token-rate quota's burst: requests one bearer token may send in one go before its rate applies.")
     var tokenBurst: Double = RequestLimits().tokenBurst
 
-    @Option(help: "Requests per second one client address may send without a token (bursts of --address-burst) before 429; 0: no limit.")
+    @Option(help: "A quota: requests per second one client address may send without a token (bursts of --address-burst) before 429; 0 (the default): none.")
     var addressRate: Double = RequestLimits().addressRate
 
-    @Option(help: "Requests one client address may send at once without a token.")
+    @Option(help: "The --address-rate quota's burst: requests one client address may send in one go without a token before its rate applies.")
     var addressBurst: Double = RequestLimits().addressBurst
 
     @Flag(help: "Take the client address from the last X-Forwarded-For entry (only behind a load balancer that sets it).")
@@ -88,7 +94,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     var limits: RequestLimits {
         RequestLimits(idleTimeout: idleTimeout, maxHeaderBytes: maxHeaderBytes, maxQueryBytes: maxQueryBytes, maxFilterBytes: maxFilterBytes,
-                      maxBodyBytes: maxBodyBytes, tokenRate: tokenRate, tokenBurst: tokenBurst, addressRate: addressRate,
+                      maxBodyBytes: maxBodyBytes, tokenConcurrency: tokenConcurrency, addressConcurrency: addressConcurrency, tokenRate: tokenRate, tokenBurst: tokenBurst, addressRate: addressRate,
                       addressBurst: addressBurst, trustForwardedFor: trustForwardedFor, sensingWriteQueue: sensingWriteQueue)
     }
 
@@ -102,6 +108,9 @@ struct ServeCommand: AsyncParsableCommand {
         for (name, value) in [("--max-header-bytes", maxHeaderBytes), ("--max-query-bytes", maxQueryBytes),
                               ("--max-filter-bytes", maxFilterBytes), ("--max-body-bytes", maxBodyBytes)] where value < 256 {
             throw ValidationError("\(name) must be at least 256, got \(value)")
+        }
+        for (name, value) in [("--token-concurrency", tokenConcurrency), ("--address-concurrency", addressConcurrency)] where value < 0 {
+            throw ValidationError("\(name) must be 0 (no limit) or more requests in progress, got \(value)")
         }
         for (name, value) in [("--token-rate", tokenRate), ("--address-rate", addressRate)] where !(value.isFinite && value >= 0) {
             throw ValidationError("\(name) must be 0 (no limit) or more requests per second, got \(value)")

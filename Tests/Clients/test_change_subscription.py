@@ -48,7 +48,7 @@ class Server:
     def start(self):
         self.process = subprocess.Popen(
             [os.environ["CITYTWIN_CLIENT_BIN"], "serve", "--store", str(self.store), "--host", "127.0.0.1",
-             "--port", str(self.port), "--address-rate", "0", "--token-rate", "0", "--shutdown-grace", "1",
+             "--port", str(self.port), "--shutdown-grace", "1",
              "--log-level", "warning"],
             stdout=self.log.open("a"), stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60

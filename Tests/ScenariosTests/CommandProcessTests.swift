@@ -196,6 +196,27 @@ struct CommandProcessTests {
         #expect(reverse.contains("line 3: lon 'east' is not a longitude in degrees"))
     }
 
+    @Test("geocode --encoding GBK reads a GBK table (what Excel saves on a Chinese Windows) as import --encoding does: the same answer as its UTF-8 copy; without it the command says to give it")
+    func geocodeGBK() async throws {
+        let (_, path, _) = try await Self.built.value
+        let directory = try TemporaryDirectory.forTestCase("geocode-gbk")
+        let utf8 = directory.appending("utf8.csv"), gbk = directory.appending("gbk.csv")
+        try Data("name,address\na,邾城七路26号\nb,不存在的地址\n".utf8).write(to: utf8)
+        // The same table in GBK, as `iconv -t GBK` writes it.
+        try Data([110, 97, 109, 101, 44, 97, 100, 100, 114, 101, 115, 115, 10, 97, 44, 219, 165, 179, 199, 198, 223, 194, 183, 50, 54, 186, 197, 10,
+                  98, 44, 178, 187, 180, 230, 212, 218, 181, 196, 181, 216, 214, 183, 10]).write(to: gbk)
+        let expected = try await Self.output(["geocode", utf8.path], store: path)
+        #expect(String(decoding: expected, as: UTF8.self).contains("a,邾城七路26号,"))
+        #expect(try await Self.output(["geocode", gbk.path, "--encoding", "GBK"], store: path) == expected)
+        #expect(try await Self.output(["geocode", gbk.path, "--encoding", "gb18030"], store: path) == expected)
+        do {
+            _ = try await Self.output(["geocode", gbk.path], store: path)
+            Issue.record("a GBK table was read as UTF-8")
+        } catch let e as GeometryError {
+            #expect(e.message.contains("is not valid UTF-8 text (try --encoding GBK)"), "\(e.message)")
+        }
+    }
+
     @Test("a bad input fails the command with the process's own error, naming the input")
     func badInput() async throws {
         let (_, path, _) = try await Self.built.value

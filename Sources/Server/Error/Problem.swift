@@ -47,8 +47,13 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
                                                       status: .unsupportedMediaType)
         /// The request body is larger than the server accepts.
         public static let bodyTooLarge = Kind(slug: "body-too-large", title: "Request body too large", status: .contentTooLarge)
-        /// The query string is longer than the server accepts (`RequestLimits.maxQueryBytes`).
+        /// The query string (or the whole request target) is longer than the server accepts (`RequestLimits.maxQueryBytes`).
         public static let queryTooLong = Kind(slug: "query-too-long", title: "Query string too long", status: .uriTooLong)
+        /// The request's header fields are larger than the server accepts (`RequestLimits.maxHeaderBytes`).
+        public static let headersTooLarge = Kind(slug: "headers-too-large", title: "Request header fields too large",
+                                                 status: .requestHeaderFieldsTooLarge)
+        /// The request is not HTTP/1.1 the server can read (a character not allowed in a URL, a broken header line).
+        public static let malformedRequest = Kind(slug: "malformed-request", title: "Malformed request", status: .badRequest)
         /// The caller sent more requests than its rate allows (`RequestLimits`); `Retry-After` says when to try again.
         public static let rateLimited = Kind(slug: "rate-limited", title: "Too many requests", status: .tooManyRequests)
         /// `If-Match` does not match the current entity tag, or names a resource that does not exist.
@@ -97,15 +102,15 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(kind.slug) (\(kind.status.code)): \(detail)" }
 
-    /// The problem document; `instance` is the request path.
+    /// The problem document; `instance` is the request path (none when it could not be read).
     func document(instance: String) -> JSONValue {
         var o: [String: JSONValue] = [
             "type": .string(kind.typeURI),
             "title": .string(kind.title),
             "status": .integer(Int64(kind.status.code)),
             "detail": .string(detail),
-            "instance": .string(instance),
         ]
+        if !instance.isEmpty { o["instance"] = .string(instance) }
         if let parameter { o["parameter"] = .string(parameter) }
         if let position { o["position"] = .string(position) }
         return .object(o)

@@ -3,31 +3,53 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// Refuses what `RequestLimits` bounds before any route works on it: a caller over its rate
-/// (429 with `Retry-After`), a query string or CQL2 filter too long (414, 400), a body whose
-/// `Content-Length` is too large (413); and hands the body limit to the routes that read bodies
-/// (`CityTwinRequestContext.maxUploadSize`). Runs inside `ProblemMiddleware` (problem+json) and
-/// before `CallerMiddleware`: a flood of requests with bad tokens is limited too, per token text.
+/// Refuses what `RequestLimits` bounds before any route works on it: a caller with too many
+/// requests in progress or over its rate (429 with `Retry-After`), a query string or CQL2 filter
+/// too long (414, 400), a body whose `Content-Length` is too large (413); and hands the body limit
+/// to the routes that read bodies (`CityTwinRequestContext.maxUploadSize`). Runs inside
+/// `ProblemMiddleware` (problem+json) and before `CallerMiddleware`: a flood of requests with bad
+/// tokens is limited too, per token text. A request is in progress until its response head is
+/// ready (a Server-Sent Events stream then goes on without counting).
 struct RequestLimitMiddleware: RouterMiddleware {
+    /// The bounds on one kind of caller (a bearer token, a client address without one).
+    struct CallerBounds {
+        /// How the caller is named in a refusal: "this token".
+        let name: String
+        let inProgress: ConcurrencyLimiter?
+        let rate: RateLimiter?
+    }
+
     let limits: RequestLimits
-    let tokens: RateLimiter?
-    let addresses: RateLimiter?
+    let byToken: CallerBounds
+    let byAddress: CallerBounds
 
     init(limits: RequestLimits) {
         self.limits = limits
-        tokens = limits.tokenRate > 0 ? RateLimiter(rate: limits.tokenRate, burst: limits.tokenBurst) : nil
-        addresses = limits.addressRate > 0 ? RateLimiter(rate: limits.addressRate, burst: limits.addressBurst) : nil
+        byToken = CallerBounds(
+            name: "this token",
+            inProgress: limits.tokenConcurrency > 0 ? ConcurrencyLimiter(limit: limits.tokenConcurrency) : nil,
+            rate: limits.tokenRate > 0 ? RateLimiter(rate: limits.tokenRate, burst: limits.tokenBurst) : nil)
+        byAddress = CallerBounds(
+            name: "this address (without a token)",
+            inProgress: limits.addressConcurrency > 0 ? ConcurrencyLimiter(limit: limits.addressConcurrency) : nil,
+            rate: limits.addressRate > 0 ? RateLimiter(rate: limits.addressRate, burst: limits.addressBurst) : nil)
     }
 
     func handle(_ request: Request, context: CityTwinRequestContext,
                 next: (Request, CityTwinRequestContext) async throws -> Response) async throws -> Response {
-        if let authorization = request.headers[.authorization] {
-            if let tokens, let wait = tokens.take(authorization) {
-                throw Problem(.rateLimited, "this token sent more than \(Self.rate(limits.tokenRate, limits.tokenBurst)); try again in \(wait) s",
-                              retryAfter: wait)
+        // Counted against its token, or else its address (an in-process request has neither).
+        let caller: (key: String, bounds: CallerBounds)? = if let token = request.headers[.authorization] { (token, byToken) }
+            else if let address = clientAddress(request, context) { (address, byAddress) }
+            else { nil }
+        if let caller, let inProgress = caller.bounds.inProgress {
+            guard inProgress.enter(caller.key) else {
+                throw Problem(.rateLimited, "\(caller.bounds.name) has \(inProgress.limit) requests in progress, the most one caller may have at once; send more when they are answered (try again in 1 s)",
+                              retryAfter: 1)
             }
-        } else if let addresses, let address = clientAddress(request, context), let wait = addresses.take(address) {
-            throw Problem(.rateLimited, "this address sent more than \(Self.rate(limits.addressRate, limits.addressBurst)) without a token; try again in \(wait) s",
+        }
+        defer { if let caller { caller.bounds.inProgress?.leave(caller.key) } }
+        if let caller, let rate = caller.bounds.rate, let wait = rate.take(caller.key) {
+            throw Problem(.rateLimited, "\(caller.bounds.name) sent more than \(Self.rate(rate.rate, rate.burst)); try again in \(wait) s",
                           retryAfter: wait)
         }
         if let query = request.uri.query {

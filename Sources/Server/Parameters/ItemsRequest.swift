@@ -21,7 +21,9 @@ struct ItemsRequest {
         let bboxCRS = try p["bbox-crs"].map { try CRSParameter.parse($0, parameter: "bbox-crs") } ?? .crs84
         if let text = p["bbox"] {
             let box = try BBoxParameter.parse(text, crs: bboxCRS)
-            // Features without geometry match any bbox: a table layer ignores it.
+            // Features without a geometry match any bbox, which OGC API Features 1 requires
+            // (/req/core/fc-bbox-response C, "SHALL match all features … not associated with a
+            // spatial geometry, too"): a table layer answers every row; it is still checked above.
             if layer.hasGeometry { q.bbox = box }
         }
         if let text = p["datetime"] {

@@ -1,4 +1,6 @@
+import Foundation
 import GeoCore
+import HTTPTypes
 
 extension CityTwinServer {
     /// An OGC link object.
@@ -40,4 +42,38 @@ extension CityTwinServer {
             return .html(page.text)
         }
     }
+}
+
+extension Representation {
+    /// This representation sending `links` (the body's own, in its order) also as an RFC 8288 `Link` header, as OGC API
+    /// Features 1 recommends (/rec/core/link-header): a client can follow `self`, `alternate`,
+    /// `next` or `collection` without parsing the body, and an HTML page or a GeoJSON page carries
+    /// the same links. Each link gives its `rel` and `type`; titles stay in the body (they are
+    /// Chinese, which a header would have to encode).
+    func linking(_ links: [JSONValue]) -> Representation {
+        let values = links.compactMap { link -> String? in
+            guard let href = link["href"]?.stringValue, let rel = link["rel"]?.stringValue else { return nil }
+            var value = "<\(Self.headerSafe(href))>; rel=\"\(rel)\""
+            if let type = link["type"]?.stringValue, !type.isEmpty { value += "; type=\"\(type)\"" }
+            return value
+        }
+        var linked = self
+        if !values.isEmpty { linked.headers[.link] = values.joined(separator: ", ") }
+        return linked
+    }
+
+    /// `href` with what may not stand between `<` and `>` in a header (non-ASCII, spaces, `>`)
+    /// percent-encoded; the links the server writes are encoded already.
+    private static func headerSafe(_ href: String) -> String {
+        guard href.utf8.contains(where: { $0 >= 0x7F || $0 <= 0x20 || $0 == UInt8(ascii: ">") }) else { return href }
+        return href.addingPercentEncoding(withAllowedCharacters: headerURICharacters) ?? href
+    }
+
+    private static let headerURICharacters = CharacterSet(charactersIn: "!"..."~")
+        .subtracting(CharacterSet(charactersIn: ">"))
+}
+
+extension HTTPField.Name {
+    /// RFC 8288 web linking.
+    static let link = HTTPField.Name("Link")!
 }

@@ -111,7 +111,7 @@ extension APIParameter {
         "limit", "Maximum number of features in the page: 1…10000, default 100; larger values are clamped to 10000.",
         schema: ["type": "integer", "minimum": 1, "maximum": 10000, "default": 100])
     static let bbox = APIParameter(
-        "bbox", "Only features whose geometry intersects the box: minx,miny,maxx,maxy (or 6 numbers with heights), in bbox-crs (default CRS84) and its axis order. Features without geometry are not selected.",
+        "bbox", "Only features whose geometry intersects the box: minx,miny,maxx,maxy (or 6 numbers with heights), in bbox-crs (default CRS84) and its axis order. Features without a geometry (the rows of a table such as parking_occupancy) match any box, as OGC API Features 1 requires (/req/core/fc-bbox-response): select them by their properties.",
         schema: ["type": "array", "minItems": 4, "maxItems": 6, "items": ["type": "number"]], commaList: true)
     static let bboxCRS = APIParameter("bbox-crs", "CRS of bbox as an OGC URI (default http://www.opengis.net/def/crs/OGC/1.3/CRS84).",
                                       schema: ["type": "string", "format": "uri"])

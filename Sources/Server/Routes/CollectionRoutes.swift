@@ -17,16 +17,17 @@ extension CityTwinServer {
                 let all = try await store.layers(for: .admin)
                 layers.remember(all)
                 let visible = all.filter { AccessPolicy.canRead($0.definition, context.caller) }
+                let links = selfAndAlternate("/collections", query: query, format: format, jsonType: MediaTypeName.json)
                 let doc: JSONValue = [
-                    "links": .array(selfAndAlternate("/collections", query: query, format: format, jsonType: MediaTypeName.json)),
+                    "links": .array(links),
                     "collections": .array(visible.map(collectionDocument)),
                     "crs": .array(CRSParameter.advertised.map { .string($0.uri) }),
                 ]
-                guard format == .html else { return .json(doc) }
+                guard format == .html else { return Representation.json(doc).linking(links) }
                 // Layers whose existence is public (shared, conditional) but which the caller may not
                 // read are listed as needing a token; secret ones (not shared, negative list) never appear.
                 let needToken = all.filter { !AccessPolicy.canRead($0.definition, context.caller) && !AccessPolicy.isSecret($0.definition) }
-                return .html(collectionsPage(visible: visible, needToken: needToken, links: doc["links"]?.arrayValue ?? []))
+                return Representation.html(collectionsPage(visible: visible, needToken: needToken, links: links)).linking(links)
             },
             APIOperation(
                 id: "describeCollection", method: .get, path: "/collections/{collectionId}", summary: "One collection: extent, CRSs, links to its items.",
@@ -39,13 +40,14 @@ extension CityTwinServer {
                 let id = try pathParameter(context, "collectionId")
                 let info = try await layers.layer(id, for: context.caller)
                 var doc = collectionDocument(info)
+                let links = selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
+                    + itemLinks(info.definition) + rasterLinks(id)
                 if var o = doc.objectValue {
-                    o["links"] = .array(selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
-                                        + itemLinks(info.definition) + rasterLinks(id))
+                    o["links"] = .array(links)
                     doc = .object(o)
                 }
-                guard format == .html else { return .json(doc) }
-                return .html(collectionPage(info, document: doc))
+                guard format == .html else { return Representation.json(doc).linking(links) }
+                return Representation.html(collectionPage(info, document: doc)).linking(links)
             },
         ] + queryablesOperations
     }
@@ -74,6 +76,11 @@ extension CityTwinServer {
         return links
     }
 
+    /// The temporal reference system of every temporal extent: the Gregorian calendar, by the URI
+    /// OGC API Features 1 allows (the only value of `extent.temporal.trs` in its `extent.yaml`;
+    /// `…/def/uri/…`, which this server wrote until issue 58, is not it).
+    static let gregorianTRS = "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian"
+
     /// The OGC collection document of a layer (links: items only; callers add self/alternate).
     func collectionDocument(_ info: LayerInfo) -> JSONValue {
         let d = info.definition
@@ -95,7 +102,7 @@ extension CityTwinServer {
             ]
         }
         if d.temporal != nil {
-            extent["temporal"] = ["interval": [[.null, .null]], "trs": "http://www.opengis.net/def/uri/ISO-8601/0/Gregorian"]
+            extent["temporal"] = ["interval": [[.null, .null]], "trs": .string(Self.gregorianTRS)]
         }
         if !extent.isEmpty { o["extent"] = .object(extent) }
         if let g = d.geometryType { o["geometryType"] = .string(g.rawValue) }

@@ -1,3 +1,5 @@
+import CityModel
+import Foundation
 import GeoCore
 import Hummingbird
 import Scenarios
@@ -40,7 +42,7 @@ extension CityTwinServer {
             },
             APIOperation(
                 id: "geocodeTable", method: .post, path: "/geocode",
-                summary: "A CSV table (the body, UTF-8 with a header row) geocoded row by row: the table comes back with address_code, match_level, confidence, matched_address, lon, lat and reason appended. A broken or unmatched row says why in reason; the other rows still answer. The geocoding process's csv input, as an upload.",
+                summary: "A CSV table (the body, with a header row: UTF-8, or GBK/GB18030 when Content-Type says charset=gbk) geocoded row by row: the table comes back (UTF-8) with address_code, match_level, confidence, matched_address, lon, lat and reason appended. A broken or unmatched row says why in reason; the other rows still answer. The geocoding process's csv input, as an upload.",
                 tag: "Service",
                 parameters: [APIParameter("column", "The column holding the address text (forward; default address).", schema: ["type": "string"]),
                              APIParameter("reverse", "true: the rows are points (lonColumn, latColumn, CRS84) to reverse geocode.",
@@ -48,12 +50,16 @@ extension CityTwinServer {
                              APIParameter("lonColumn", "Longitude column for reverse (default lon).", schema: ["type": "string"]),
                              APIParameter("latColumn", "Latitude column for reverse (default lat).", schema: ["type": "string"])],
                 responses: [.ok("The table with the match columns and the reason appended.", [("text/csv", "CSVText")]),
-                            .problem(413, "The body is larger than the server accepts (--max-body-bytes).")] + APIResponse.standardProblems,
-                requestBody: APIRequestBody(description: "A CSV table, UTF-8, header row first.", content: [("text/csv", "CSVText")])
+                            .problem(413, "The body is larger than the server accepts (--max-body-bytes)."),
+                            .problem(415, "Not text/csv, or a charset other than UTF-8 and GBK (GB2312, CP936, GB18030).")] + APIResponse.standardProblems,
+                requestBody: APIRequestBody(description: "A CSV table, header row first: UTF-8, or GBK (Excel's CSV on a Chinese Windows) with `Content-Type: text/csv; charset=gbk`.",
+                                            content: [("text/csv", "CSVText")])
             ) { [self] request, context, query in
+                let encoding = try Self.csvEncoding(request.headers[.contentType])
                 let bytes = try await FeatureBody.bytes(request, accepted: ["text/csv"], maximumBytes: context.maxUploadSize)
-                guard let text = String(validating: bytes, as: UTF8.self) else {
-                    throw Problem(.invalidBody, "the CSV body is not UTF-8 text", position: "$")
+                guard let text = encoding.decode(bytes) else {
+                    let hint = encoding == .utf8 ? "; a GBK table (Excel's CSV on a Chinese Windows) says so: Content-Type: text/csv; charset=gbk" : ""
+                    throw Problem(.invalidBody, "the CSV body is not valid \(encoding.rawValue) text\(hint)", position: "$")
                 }
                 var inputs: [String: JSONValue] = ["csv": .string(text)]
                 switch query["reverse"]?.lowercased() {
@@ -74,5 +80,20 @@ extension CityTwinServer {
                 return Representation(mediaType: "text/csv; charset=utf-8; header=present", body: Array(csv.utf8), headers: headers)
             },
         ]
+    }
+
+    /// The text encoding a CSV body's `Content-Type` names in its `charset` (UTF-8 when none):
+    /// the encodings `citytwin import --encoding` reads (`TextEncoding`); any other is a 415.
+    static func csvEncoding(_ contentType: String?) throws -> TextEncoding {
+        let parameters = (contentType ?? "").split(separator: ";").dropFirst()
+        guard let charset = parameters.lazy.compactMap({ parameter -> String? in
+            let pair = parameter.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            guard pair.count == 2, pair[0].lowercased() == "charset" else { return nil }
+            return pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "\""))
+        }).first else { return .utf8 }
+        guard let encoding = TextEncoding(name: charset) else {
+            throw Problem(.unsupportedMediaType, "the CSV body's charset is \(charset); this operation reads UTF-8 and GBK (GB2312, CP936, GB18030)")
+        }
+        return encoding
     }
 }

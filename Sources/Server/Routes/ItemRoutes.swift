@@ -70,6 +70,10 @@ extension CityTwinServer {
             links.append(link(href, rel: "next", type: type, title: "The next page"))
         }
         links.append(link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: info.definition.title.zh))
+        // Part 3 /req/queryables/queryables-link: a filterable resource links its queryables (its
+        // abstract test looks for the Link header of a HEAD request here).
+        links.append(link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+                          type: MediaTypeName.schemaJSON, title: "Queryables"))
         let timeStamp = Date().formatted(.iso8601)
         var headers = HTTPFields()
         headers[contentCRS] = "<\(items.projection.target.uri)>"
@@ -84,13 +88,13 @@ extension CityTwinServer {
             body.append(UInt8(ascii: ","))
             body += JSONText.members(members)
             body.append(UInt8(ascii: "}"))
-            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
+            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers).linking(links)
         case .html:
             let page = itemsPage(info, features: features, numberMatched: numberMatched, crs: items.projection.target.uri,
                                  query: query, links: links)
             var representation = Representation.html(page)
             representation.headers = headers
-            return representation
+            return representation.linking(links)
         }
     }
 
@@ -127,12 +131,12 @@ extension CityTwinServer {
             body.append(UInt8(ascii: ","))
             body += JSONText.members(["links": .array(links)])
             body.append(UInt8(ascii: "}"))
-            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
+            return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers).linking(links)
         case .html:
             let geometry = feature.geometry.map { String(decoding: GeoJSON.encode($0, options: projection.writeOptions), as: UTF8.self) } ?? "null"
             var representation = Representation.html(itemPage(layer, id: fid, feature: feature, geometry: geometry, links: links))
             representation.headers = headers
-            return representation
+            return representation.linking(links)
         }
     }
 

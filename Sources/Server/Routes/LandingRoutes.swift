@@ -60,7 +60,7 @@ extension CityTwinServer {
                     "description": "OGC API Features for the layers of the city's one map (一张图): features in CGCS2000, served in CRS84 or any EPSG CRS.",
                     "links": .array(links),
                 ]
-                guard format == .html else { return render(doc, title: "CityTwin 城市数字孪生", format: format) }
+                guard format == .html else { return render(doc, title: "CityTwin 城市数字孪生", format: format).linking(links) }
                 var page = HTMLPage(title: "CityTwin 城市数字孪生", english: "CityTwin city digital twin")
                 page.paragraph(page.tr("城市“一张图”的开放接口：图层要素（OGC API Features，CGCS2000 存储，可按 CRS84 或任意 EPSG 坐标系输出）、矢量瓦片、分析处理服务与任务。",
                                        "The open API of the city's one map (一张图): layer features (OGC API Features, stored in CGCS2000, served in CRS84 or any EPSG CRS), vector tiles, analysis processes and their jobs."),
@@ -75,7 +75,7 @@ extension CityTwinServer {
                     ("/conformance?f=html", page.tr("符合性", "Conformance"), page.tr("本服务实现的 OGC 标准符合性类。", "The OGC conformance classes this server implements.")),
                 ])
                 page.links(links)
-                return .html(page.text)
+                return Representation.html(page.text).linking(links)
             },
             APIOperation(
                 id: "getConformanceDeclaration", method: .get, path: "/conformance", summary: "The conformance classes the server implements.",
