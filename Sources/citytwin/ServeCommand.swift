@@ -147,7 +147,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
         let server = CityTwinServer(store: featureStore,
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
-                                                          tokenVerifier: try location.tokenVerifier(),
+                                                          tokenVerifier: try Self.tokenVerifier(location),
                                                           processes: .forStore(directory: location.directory, rasters: rasters),
                                                           rasters: rasters, limits: limits, crossOrigin: crossOrigin,
                                                           signalRetiming: retiming))
@@ -158,5 +158,14 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let e as IOError where e.errnoCode == EADDRINUSE {
             throw CommandFailure("cannot listen on \(host):\(port): another program is using that port (stop it, or choose another with --port)")
         }
+    }
+
+    /// What the server verifies tokens with: the authority of `CITYTWIN_TOKEN_SECRET`, or of the
+    /// secret file beside a SpatiaLite store, re-read when `token rotate-secret` replaces it.
+    static func tokenVerifier(_ location: StoreLocation) throws -> any BearerTokenVerifier {
+        if case .spatiaLite(let path) = location, (ProcessInfo.processInfo.environment[TokenAuthority.secretVariable] ?? "").isEmpty {
+            do { return try ReloadingTokenAuthority(storePath: path) } catch let e as StoreError { throw CommandFailure(e.message) }
+        }
+        return try location.tokenAuthority()
     }
 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Server
 import TwinStore
 
 /// Where a CLI command's store is: `--store PATH`, `spatialite:PATH` or `postgresql://…`.
@@ -62,15 +61,6 @@ enum StoreLocation {
         } catch let e as StoreError {
             throw CommandFailure(e.message)
         }
-    }
-
-    /// What a long-running server verifies tokens with: the authority of `CITYTWIN_TOKEN_SECRET`,
-    /// or of the secret file beside a SpatiaLite store, re-read when `token rotate-secret` replaces it.
-    func tokenVerifier() throws -> any BearerTokenVerifier {
-        if case .spatiaLite(let path) = self, (ProcessInfo.processInfo.environment[TokenAuthority.secretVariable] ?? "").isEmpty {
-            do { return try ReloadingTokenAuthority(storePath: path) } catch let e as StoreError { throw CommandFailure(e.message) }
-        }
-        return try tokenAuthority()
     }
 
     /// Deletes a SpatiaLite file and its WAL/SHM companions (for `--force`).
