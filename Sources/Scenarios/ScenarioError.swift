@@ -21,6 +21,9 @@ public struct ScenarioError: Error, Sendable, Equatable, CustomStringConvertible
         case scenarioNotFinished = "scenario-not-finished"
         /// The scenario exists already (creating it again).
         case scenarioExists = "scenario-exists"
+        /// A run's answer is outside what the model can answer (a water-balance term it cannot
+        /// explain): refused, nothing written.
+        case implausibleResult = "implausible-result"
     }
     public var code: Code
     public var message: String

@@ -133,11 +133,16 @@ struct ScenarioCommand: AsyncParsableCommand {
         var b: String
         @Flag(help: "Print the whole result as JSON.")
         var json = false
+        @Flag(help: "Compare runs of different conditions (storm, river stage, duration scale, coarsening, output interval, start, DEM) anyway; the table is then marked.")
+        var acceptDifferentConditions = false
         @OptionGroup var storeOption: StoreOption
 
         func run() async throws {
-            let result = try await ProcessRunner(store: storeOption.path).run("compare-scenarios", ["a": .string(a), "b": .string(b)])
+            var inputs: [String: JSONValue] = ["a": .string(a), "b": .string(b)]
+            if acceptDifferentConditions { inputs["acceptDifferentConditions"] = .bool(true) }
+            let result = try await ProcessRunner(store: storeOption.path).run("compare-scenarios", inputs)
             if json { return try printJSONDocument(result) }
+            if let note = result["summary"]?["note"]?.stringValue { print(note) }
             print("measure\tunit\t\(a)\t\(b)\tdifference")
             for row in result["summary"]?["table"]?.arrayValue ?? [] {
                 let cells = ["measure", "unit", "a", "b", "difference"].map { plain(row[$0]) }

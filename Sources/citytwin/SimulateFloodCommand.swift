@@ -93,6 +93,12 @@ struct SimulateFloodCommand: AsyncParsableCommand {
         print("  mass balance error: \(f(summary.massBalanceErrorPercent, 3)) % (routing \(f(summary.routingContinuityErrorPercent, 3)) %, "
               + "surface \(f(summary.surfaceContinuityErrorPercent, 4)) %)")
         print("  " + summary.balance)
+        // Each term's share of all water in: a term that dwarfs the storm shows even at 0 % error.
+        for side in ["in", "out", "stored"] {
+            let terms = summary.balanceTerms.filter { $0.side == side }
+            guard !terms.isEmpty else { continue }
+            print("    \(side): " + terms.map { "\($0.name) \(f($0.volume, 0)) m³ (\(f($0.percentOfInflow)) %)" }.joined(separator: ", "))
+        }
         if !summary.topSpillingManholes.isEmpty {
             print("  manholes spilling most (storage candidates): " + summary.topSpillingManholes.joined(separator: ", "))
         }

@@ -23,14 +23,15 @@ extension ScenarioCompareTests {
 
     /// Runs the scenarios `ids` (default a and b), then compares b against a.
     static func runAndCompare(_ a: String, _ b: String, store: any FeatureStore, registry: ProcessRegistry,
-                              run ids: [String]? = nil) async throws -> JSONValue {
+                              run ids: [String]? = nil, acceptingDifferentConditions: Bool = false) async throws -> JSONValue {
         let run = try #require(registry["scenario-run"])
         for id in ids ?? [a, b] {
             try await registry.validate(["scenario": .string(id)], for: run, store: store, caller: .admin)
             _ = try await registry.execute(run, ["scenario": .string(id)], store: store, caller: .admin)
         }
         let compare = try #require(registry["compare-scenarios"])
-        let inputs: [String: JSONValue] = ["a": .string(a), "b": .string(b)]
+        var inputs: [String: JSONValue] = ["a": .string(a), "b": .string(b)]
+        if acceptingDifferentConditions { inputs["acceptDifferentConditions"] = true }
         try await registry.validate(inputs, for: compare, store: store, caller: .admin)
         return try await registry.execute(compare, inputs, store: store, caller: .admin)
     }
@@ -216,7 +217,7 @@ extension ScenarioCompareTests {
         "time_step_min": 5, "storm_formula": "suzhou-2025", "outfall_stage_m": 19.5, "stage_receiving_waters": ["长江", "举水"],
     ]
 
-    @Test("a quick storm that floods roads: flooded roads > 0, and compare against the quick p50 run lists them")
+    @Test("a quick storm that floods roads: flooded roads > 0; compare against the quick p50 run is refused (another storm), and on request lists them marked not comparable")
     func quickStormFloodsRoads() async throws {
         let dir = try await Self.pair.value
         let store = try Self.store(dir)
@@ -224,7 +225,19 @@ extension ScenarioCompareTests {
         let flood = try #require(registry["flood-scenario"] as? FloodScenarioProcess)
         _ = try await ScenarioCatalog(store: store).create(
             ["id": "burst", "parameters": ["model": Self.cloudburst, "durationScale": 1, "demCoarsening": 10, "outputIntervalMinutes": 5]], by: .admin, flood: flood)
-        let result = try await Self.runAndCompare("p50-base", "burst", store: store, registry: registry, run: ["burst"])
+        let result = try await Self.runAndCompare("p50-base", "burst", store: store, registry: registry, run: ["burst"], acceptingDifferentConditions: true)
+        // Issue 58 §7: another storm (and duration scale) is no effect of a plan. Refused by
+        // default, naming b and the conditions; compared on request, the summary says so.
+        let compare = try #require(registry["compare-scenarios"])
+        do {
+            try await registry.validate(["a": "p50-base", "b": "burst"], for: compare, store: store, caller: .admin)
+            Issue.record("a comparison across storms was accepted")
+        } catch let e as ScenarioError {
+            #expect(e.field == "b" && e.message.contains("storm.returnPeriodYears (a: 50, b: 10000)") && e.message.contains("durationScale (a: 0.03, b: 1)"), "\(e.message)")
+        }
+        let differing = Set(result["summary"]?["conditionsDiffer"]?.arrayValue?.compactMap { $0["condition"]?.stringValue } ?? [])
+        #expect(differing.isSuperset(of: ["storm.returnPeriodYears", "storm.durationMinutes", "storm.formula", "durationScale"]), "\(differing)")
+        #expect(result["summary"]?["sameConditions"] == .bool(false) && result["summary"]?["note"]?.stringValue?.hasPrefix("NOT COMPARABLE") == true)
         let ra = try await Self.roads("scenario_p50_base_roads", store), rb = try await Self.roads("scenario_burst_roads", store)
         let wetA = Set(ra.filter { $0.value > 0.15 }.keys), wetB = Set(rb.filter { $0.value > 0.15 }.keys)
         #expect(!wetB.isEmpty, "the cloudburst floods roads (deepest \(rb.values.max() ?? 0) m)")

@@ -85,6 +85,9 @@ struct ScenarioCompareTests {
         try await registry.validate(inputs, for: compare, store: store, caller: .admin)
         let result = try await registry.execute(compare, inputs, store: store, caller: .admin)
         #expect(result["layers"] == ["diff_p50_base_p50_storage"])
+        // The same storm, resolution and steps (issue 58 §7): the difference is the tanks'.
+        #expect(result["summary"]?["sameConditions"] == .bool(true) && result["summary"]?["note"] == nil)
+        #expect(a.result?["conditions"]?["storm.returnPeriodYears"]?.doubleValue == 50 && a.result?["conditions"]?["demCoarsening"]?.doubleValue == 10)
         // Recompute from the two runs' own layers.
         let ra = try await Self.roads("scenario_p50_base_roads", store), rb = try await Self.roads("scenario_p50_storage_roads", store)
         let wetA = Set(ra.filter { $0.value > 0.15 }.keys), wetB = Set(rb.filter { $0.value > 0.15 }.keys)

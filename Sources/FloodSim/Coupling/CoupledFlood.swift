@@ -329,6 +329,9 @@ public final class CoupledFlood {
         balance.surfaceLosses = sb.losses
         balance.outfallOutflow = c.externalOutflow + c.seepageLoss
         balance.surfaceBoundaryOutflow = sb.boundaryOutflow
+        balance.stageInflow = sb.stageInflow
+        balance.stageOutflow = sb.stageOutflow
+        balance.stageFillCapacity = sb.stageFillCapacity
         balance.finalStorage = c.finalStorage + sb.storage + runoffContinuity.finalStorage + inTransit
             + (runoffContinuity.runoff - balance.runoffToNetwork)   // runoff produced but not yet delivered
         var hoursGrid = surfaceResult.maxDepth

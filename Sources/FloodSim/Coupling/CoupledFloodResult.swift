@@ -37,8 +37,76 @@ public struct CoupledFloodBalance: Sendable, Equatable, CustomStringConvertible 
     public var pipeToSurface = 0.0
     /// Street water that drained back into the pipes (internal).
     public var surfaceToPipe = 0.0
+    /// The part of `surfaceBoundaryInflow` that the river stage let in (fixed-level cells refilled).
+    public var stageInflow = 0.0
+    /// The part of `surfaceBoundaryOutflow` that went into the river at its stage (fixed-level cells).
+    public var stageOutflow = 0.0
+    /// The most water the stage can explain letting in (`SurfaceVolumeBalance.stageFillCapacity`), m³.
+    public var stageFillCapacity = 0.0
 
     public init() {}
+
+    /// Water the run was given by its inputs, m³: rain on subcatchments and grid, the network's
+    /// inflows and the surface's inflow hydrographs (not the stage's inflow, which the model makes).
+    public var givenWater: Double {
+        subcatchmentRain + gridRain + networkInflow + (surfaceBoundaryInflow - stageInflow)
+    }
+
+    /// The stage inflow the run cannot explain (`SurfaceVolumeBalance.stageInflowExcess`), m³,
+    /// or nil when every term is plausible.
+    public var unexplainedStageInflow: Double? {
+        SurfaceVolumeBalance.stageInflowExcess(netStageInflow: stageInflow - stageOutflow, capacity: stageFillCapacity, givenWater: givenWater)
+    }
+
+    /// One term of the account: its volume and its share of all water that entered (`totalIn`),
+    /// so a term that dwarfs the storm shows even when the continuity error is 0.
+    public struct Term: Sendable, Equatable, Encodable {
+        /// `in`, `out` or `stored`.
+        public var side: String
+        public var name: String
+        /// m³.
+        public var volume: Double
+        /// Percent of `totalIn`.
+        public var percentOfInflow: Double
+    }
+
+    /// Every non-zero term (and the storage at both ends), inflows first, with its share of `totalIn`.
+    public var terms: [Term] {
+        let all: [(String, String, Double)] = [
+            ("in", "rain on subcatchments", subcatchmentRain), ("in", "rain on the grid", gridRain),
+            ("in", "network inflows", networkInflow), ("in", "river stage inflow", stageInflow),
+            ("in", "inflow hydrographs", surfaceBoundaryInflow - stageInflow), ("stored", "storage at the start", initialStorage),
+            ("out", "losses (infiltration, evaporation)", runoffLosses + surfaceLosses), ("out", "outfalls", outfallOutflow),
+            ("out", "into the river at its stage", stageOutflow), ("out", "over open edges", surfaceBoundaryOutflow - stageOutflow),
+            ("out", "overflow at unlinked nodes", unlinkedFlooding), ("stored", "storage at the end", finalStorage),
+        ]
+        return all.filter { $0.0 == "stored" || abs($0.2) > 1e-9 }.map {
+            Term(side: $0.0, name: $0.1, volume: $0.2, percentOfInflow: totalIn > 0 ? 100 * $0.2 / totalIn : 0)
+        }
+    }
+
+    /// Why the account is not to be believed, or nil: the river stage let in more than it can
+    /// explain (`unexplainedStageInflow`), so its inflow and the outflow that carried it off again
+    /// are a blown-up pair that cancels in `error`.
+    public var implausibility: String? {
+        guard let excess = unexplainedStageInflow else { return nil }
+        func f(_ v: Double) -> String { String(format: "%.0f", v) }
+        let rain = subcatchmentRain + gridRain
+        return "the river stage let \(f(stageInflow)) m³ onto the surface (\(String(format: "%.1f", totalIn > 0 ? 100 * stageInflow / totalIn : 0)) % of all water in"
+            + (rain > 0 ? ", \(String(format: "%.3g", stageInflow / rain)) × the storm's rain of \(f(rain)) m³" : "")
+            + ") and took back \(f(stageOutflow)) m³: \(f(excess)) m³ more than filling every cell below the stage could take (\(f(stageFillCapacity)) m³); "
+            + "it left the grid again (over open edges \(f(surfaceBoundaryOutflow - stageOutflow)) m³), "
+            + "so the continuity error of \(String(format: "%.3f", errorPercent)) % hides it"
+    }
+
+    /// The terms as text: `in: rain on subcatchments 305378 m³ (46.1 %), …; out: …`.
+    public var termsDescription: String {
+        func f(_ v: Double) -> String { String(format: "%.1f", v) }
+        func list(_ side: String) -> String {
+            terms.filter { $0.side == side }.map { "\($0.name) \(f($0.volume)) m³ (\(f($0.percentOfInflow)) %)" }.joined(separator: ", ")
+        }
+        return "in: \(list("in")); out: \(list("out")); stored: \(list("stored")) (shares of all water in, \(f(totalIn)) m³)"
+    }
 
     /// All water that entered the system, m³.
     public var totalIn: Double { subcatchmentRain + gridRain + networkInflow + surfaceBoundaryInflow + initialStorage }
@@ -57,6 +125,7 @@ public struct CoupledFloodBalance: Sendable, Equatable, CustomStringConvertible 
             + "losses \(f(runoffLosses + surfaceLosses)), outfalls \(f(outfallOutflow)), boundary out \(f(surfaceBoundaryOutflow)), "
             + "storage \(f(initialStorage)) → \(f(finalStorage)); pipe→street \(f(pipeToSurface)), street→pipe \(f(surfaceToPipe)); "
             + "error \(String(format: "%.3f", errorPercent)) %"
+            + (implausibility.map { "; IMPLAUSIBLE: " + $0 } ?? "")
     }
 }
 

@@ -23,7 +23,9 @@ public struct SurfaceBoundary: Sendable {
 
     /// Cells whose water level is held at a stage (a river or a sea level): after every step
     /// their depth is set to `max(0, stage − ground)`, and the water this adds or removes is
-    /// counted as boundary inflow or outflow.
+    /// counted as boundary inflow or outflow (`SurfaceVolumeBalance.stageInflow`/`stageOutflow`).
+    /// An open edge lets nothing out of a held cell: the water beyond it is the same water body
+    /// at the same stage. Held cells trade water only with the grid's other cells.
     public struct FixedLevel: Sendable {
         public var cells: [SurfaceCell]
         /// Water-surface elevation in metres (the elevation grid's datum) against time in seconds.

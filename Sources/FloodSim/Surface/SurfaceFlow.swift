@@ -101,6 +101,29 @@ public final class SurfaceFlow {
         applyFixedLevels(at: 0, account: false)
         deepest = currentMaxDepth()
         balance.initialStorage = storage()
+        balance.stageFillCapacity = stageFillCapacity()
+    }
+
+    /// `SurfaceVolumeBalance.stageFillCapacity`: every open cell that is not held filled from its
+    /// ground (or its start depth) to the highest stage of any fixed level, and each held cell
+    /// from its start level to its own level's highest stage, in m³. A stage is linear between
+    /// its breakpoints, so its highest value is at one of them.
+    private func stageFillCapacity() -> Double {
+        let levels = domain.boundary.fixedLevels
+        guard !levels.isEmpty else { return 0 }
+        let highest = levels.map { $0.stage.values.max() ?? -.infinity }
+        let top = highest.max() ?? -.infinity
+        var held = Set<Int>()
+        var volume = 0.0
+        for (n, cells) in fixedLevelCells.enumerated() {
+            for i in cells where held.insert(i).inserted {
+                volume += Swift.max(0, highest[n] - (Double(kernel.z[i]) + kernel.h[i]))
+            }
+        }
+        for i in 0..<(domain.width * domain.height) where !kernel.blocked[i] && !held.contains(i) {
+            volume += Swift.max(0, top - (Double(kernel.z[i]) + kernel.h[i]))
+        }
+        return volume * cellArea
     }
 
     // MARK: Stepping
@@ -245,7 +268,13 @@ public final class SurfaceFlow {
                 let target = Swift.max(0, stage - Double(kernel.z[i]))
                 let change = (target - kernel.h[i]) * cellArea
                 if account {
-                    if change > 0 { balance.boundaryInflow += change } else { balance.boundaryOutflow -= change }
+                    if change > 0 {
+                        balance.boundaryInflow += change
+                        balance.stageInflow += change
+                    } else {
+                        balance.boundaryOutflow -= change
+                        balance.stageOutflow -= change
+                    }
                 }
                 setDepth(target, index: i, at: t)
             }

@@ -52,7 +52,8 @@ public struct Scenario: Sendable, Equatable {
     /// The job of the last run (`/jobs/{id}`).
     public var job: String?
     /// The last successful run's results: `layers`, `summary`, `steps` (each `datetime`,
-    /// `seconds`, `raster`), `series` (paths of the hydrographs and road depths).
+    /// `seconds`, `raster`), `series` (paths of the hydrographs and road depths) and, for a
+    /// flood run, `conditions` (`ScenarioRunConditions`: what compare-scenarios holds equal).
     public var result: JSONValue?
     /// Why the last run failed.
     public var error: String?

@@ -38,6 +38,9 @@ public struct ScenarioComparison: Sendable {
     public var rows: [Row] = []
     /// Count of changed objects per `kind/change`, e.g. `road/no longer flooded`.
     public var changeCounts: [String: Int] = [:]
+    /// The conditions the runs differ in (`ScenarioRunConditions`): empty unless the caller
+    /// compared them anyway, and then the table is not the plan's effect and says so.
+    public var conditionDifferences: [ScenarioRunConditions.Difference] = []
 
     /// The diff layer id of a pair: `diff_<a>_<b>` (ids with `_`), each id cut to 20 characters when both do not fit in 48.
     public static func layerID(a: Scenario, b: Scenario) -> String {
@@ -48,10 +51,13 @@ public struct ScenarioComparison: Sendable {
 
     }
 
-    /// Compares the result layers of `a` and `b` as `caller` reads them.
+    /// Checks that `a` and `b` compare: both finished, of one kind and one district, and run
+    /// under the same conditions (`ScenarioRunConditions`) unless `acceptingDifferentConditions`.
+    /// - Returns: the conditions they differ in (empty unless accepted).
     /// - Throws: `ScenarioError` `.scenarioNotFinished` naming `a` or `b` for a scenario without
-    ///   a finished run, `.invalidScenario` naming `b` for scenarios of another kind or district.
-    public static func compare(_ a: Scenario, _ b: Scenario, store: any FeatureStore, by caller: Caller) async throws -> ScenarioComparison {
+    ///   a finished run, `.invalidScenario` naming `b` for scenarios of another kind or district,
+    ///   or run under other conditions (naming each, with both values).
+    public static func check(_ a: Scenario, _ b: Scenario, acceptingDifferentConditions: Bool = false) throws -> [ScenarioRunConditions.Difference] {
         for (field, s) in [("a", a), ("b", b)] where s.status != .successful {
             throw ScenarioError(.scenarioNotFinished,
                                 "scenario '\(s.id)' has no finished run (status \(s.status.rawValue)): run it first (POST /scenarios/\(s.id)/run)", field: field)
@@ -63,7 +69,26 @@ public struct ScenarioComparison: Sendable {
             throw ScenarioError(.invalidScenario, "scenario '\(b.id)' covers district \(b.district) and '\(a.id)' district \(a.district): only scenarios of one district compare",
                                 field: "b")
         }
+        let differences = ScenarioRunConditions.differences(a, b)
+        if !differences.isEmpty && !acceptingDifferentConditions {
+            throw ScenarioError(.invalidScenario,
+                                "scenario '\(b.id)' ran under other conditions than '\(a.id)': \(differences.map(\.text).joined(separator: ", ")). "
+                                + "A difference between runs of other storms, resolutions or times is not the effect of the plan: run both under the same conditions, "
+                                + "or compare anyway with acceptDifferentConditions (the result then lists these differences and is marked not comparable)",
+                                field: "b")
+        }
+        return differences
+    }
+
+    /// Compares the result layers of `a` and `b` as `caller` reads them (after `check`).
+    /// - Parameter acceptingDifferentConditions: compare runs of other conditions anyway; the
+    ///   summary then lists them (`conditionsDiffer`) and says the table is not the plan's effect.
+    /// - Throws: as `check`.
+    public static func compare(_ a: Scenario, _ b: Scenario, store: any FeatureStore, by caller: Caller,
+                               acceptingDifferentConditions: Bool = false) async throws -> ScenarioComparison {
+        let differences = try check(a, b, acceptingDifferentConditions: acceptingDifferentConditions)
         var c = ScenarioComparison(a: a, b: b)
+        c.conditionDifferences = differences
         switch a.kind {
         case "signal":
             try await c.compareIntersections(store: store, by: caller)
@@ -228,19 +253,29 @@ public struct ScenarioComparison: Sendable {
         try g.geodesicLength() / 1000
     }
 
-    /// The summary document: both scenarios, the table, the changed-object counts.
+    /// The summary document: both scenarios, the table, the changed-object counts, and whether
+    /// the runs share their conditions (`sameConditions`); when they do not, the conditions they
+    /// differ in (`conditionsDiffer`) and a `note` that the table is not the plan's effect.
     public var summary: JSONValue {
-        [
+        var o: [String: JSONValue] = [
             "a": .string(a.id), "b": .string(b.id), "kind": .string(a.kind), "district": .string(a.district),
             "table": .array(rows.map(\.json)),
             "changedObjects": .object(changeCounts.mapValues { .integer(Int64($0)) }),
+            "sameConditions": .bool(conditionDifferences.isEmpty),
         ]
+        if !conditionDifferences.isEmpty {
+            o["conditionsDiffer"] = .array(conditionDifferences.map(\.json))
+            o["note"] = .string("NOT COMPARABLE as a plan's effect: the runs differ in "
+                                + conditionDifferences.map(\.condition).joined(separator: ", ") + "; the differences are those of the conditions as much as of the plan")
+        }
+        return .object(o)
     }
 
     /// The diff layer's definition.
     public func definition(id: String) throws -> LayerDefinition {
         try LayerDefinition(json: [
-            "id": .string(id), "title": ["zh": .string("情景对比：\(b.title) 相对 \(a.title)"), "en": .string("Scenario comparison: \(b.id) against \(a.id)")],
+            "id": .string(id), "title": ["zh": .string("情景对比：\(b.title) 相对 \(a.title)" + (conditionDifferences.isEmpty ? "" : "（运行条件不同，非方案效果）")),
+                                         "en": .string("Scenario comparison: \(b.id) against \(a.id)" + (conditionDifferences.isEmpty ? "" : " (runs under different conditions: not the plan's effect)"))],
             "category": "公共专题", "owner": .string(ScenarioCatalog.owner), "format": "vector", "updateFrequency": "per comparison",
             "sharing": ["type": "shared", "method": "api", "requirements": "无条件共享：情景对比结果。"],
             "negativeList": false, "geometryType": "Geometry", "storageCRS": "EPSG:4490",

@@ -133,6 +133,12 @@ public enum FloodScenarioRun {
             progress?(p.within(0.05...0.9))
         }
         try Task.checkCancellation()
+        // A blown-up term cancels in the continuity error (what came in went out again): such a
+        // run answers nothing, so it is refused before any layer or raster is written.
+        if let why = result.balance.implausibility {
+            throw ScenarioError(.implausibleResult, "the flood run on \(Int(surface.domain.cellSize)) m cells is refused and nothing was written: \(why). "
+                                + "Water balance: \(result.balance.termsDescription)")
+        }
         progress?(.stage("writing results", fraction: 0.9))
         var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain,
                                             permanentWater: surface.permanentWater)
@@ -184,7 +190,7 @@ public enum FloodScenarioRun {
             outfallVolume: result.balance.outfallOutflow,
             floodedRoadKilometres: results.floodedRoadLength / 1000, floodedRoads: results.floodedRoads,
             floodedBuildings: results.buildingCount, cutOffResources: results.cutOffCount,
-            massBalanceErrorPercent: result.balance.errorPercent, balance: result.balance.description,
+            massBalanceErrorPercent: result.balance.errorPercent, balance: result.balance.description, balanceTerms: result.balance.terms,
             routingContinuityErrorPercent: result.routing.continuity.errorPercent,
             routingSteps: result.routing.steps, routingIterations: result.routing.averageIterations,
             routingNonConvergingPercent: result.routing.nonConvergingPercent, surfaceSteps: result.surface.steps,
@@ -242,6 +248,11 @@ public struct FloodScenarioSummary: Sendable, Encodable {
     public var massBalanceErrorPercent: Double
     /// The coupled continuity account as text.
     public var balance: String
+    /// Each term of the account (rain, inflows, outfalls, the river stage's in and out, storage)
+    /// with its share of all water that entered: a term that dwarfs the storm shows here even
+    /// when `massBalanceErrorPercent` is 0. (A run with a term the model cannot explain is
+    /// refused, `ScenarioError.Code.implausibleResult`.)
+    public var balanceTerms: [CoupledFloodBalance.Term]
     public var routingContinuityErrorPercent: Double
     /// 1D routing steps taken (mean step = `simulatedSeconds` ÷ this).
     public var routingSteps: Int

@@ -19,6 +19,10 @@ public struct CompareScenariosProcess: OGCProcess {
         [
             "a": ProcessParameter(title: "Scenario A", description: "Id of the reference scenario (e.g. without storage).", schema: ["type": "string"]),
             "b": ProcessParameter(title: "Scenario B", description: "Id of the scenario compared with it (e.g. with storage).", schema: ["type": "string"]),
+            "acceptDifferentConditions": ProcessParameter(
+                title: "Compare runs of different conditions",
+                description: "Two runs compare only when they differ in the plan alone (sandbox changes, network upgrades, parking guidance): another storm, river stage, duration scale, DEM coarsening, output interval, start or DEM is refused (400 naming b and each condition). true compares them anyway: the summary then lists the differing conditions (conditionsDiffer, sameConditions false) and a note that the table is not the plan's effect.",
+                schema: ["type": "boolean", "default": false], minOccurs: 0),
         ]
     }
 
@@ -55,25 +59,24 @@ public struct CompareScenariosProcess: OGCProcess {
         return (try await catalog.scenario(a, by: caller, field: "a"), try await catalog.scenario(b, by: caller, field: "b"))
     }
 
-    /// Both scenarios exist (404 naming the input), have finished (409) and share kind and district (400).
+    static func acceptingDifferentConditions(_ inputs: [String: JSONValue]) throws -> Bool {
+        try ProcessInputs.bool(inputs, "acceptDifferentConditions")
+    }
+
+    /// Both scenarios exist (404 naming the input), have finished (409), share kind and district
+    /// and ran under the same conditions unless `acceptDifferentConditions` (400 naming b).
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
+        let accepting = try Self.acceptingDifferentConditions(inputs)
         let (a, b) = try await scenarios(inputs, store: store, caller: caller)
-        for (field, s) in [("a", a), ("b", b)] where s.status != .successful {
-            throw ScenarioError(.scenarioNotFinished,
-                                "scenario '\(s.id)' has no finished run (status \(s.status.rawValue)): run it first (POST /scenarios/\(s.id)/run)", field: field)
-        }
-        guard a.kind == b.kind, a.district == b.district else {
-            throw ScenarioError(.invalidScenario,
-                                "scenario '\(b.id)' (\(b.kind), district \(b.district)) and '\(a.id)' (\(a.kind), district \(a.district)) differ: only scenarios of one kind and one district compare",
-                                field: "b")
-        }
+        _ = try ScenarioComparison.check(a, b, acceptingDifferentConditions: accepting)
     }
 
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
         let (a, b) = try await scenarios(inputs, store: store, caller: caller)
         try await progress.report(.stage("comparing", fraction: 0))
-        let comparison = try await ScenarioComparison.compare(a, b, store: store, by: caller)
+        let comparison = try await ScenarioComparison.compare(a, b, store: store, by: caller,
+                                                              acceptingDifferentConditions: try Self.acceptingDifferentConditions(inputs))
         try await progress.report(.stage("writing the diff layer", fraction: 0.8))
         let layer = try await comparison.write(to: store, by: caller)
         return ["layers": [.string(layer)], "summary": comparison.summary]

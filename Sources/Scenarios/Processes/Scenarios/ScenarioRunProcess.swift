@@ -117,7 +117,12 @@ public struct ScenarioRunProcess: OGCProcess {
             throw error
         }
         var result: [String: JSONValue] = ["layers": .array(layers.map(JSONValue.string)), "summary": summaryJSON]
-        if flood != nil { result["depthLayer"] = .string(scenario.depthLayer) }
+        if let (model, options) = flood {
+            result["depthLayer"] = .string(scenario.depthLayer)
+            // What the run depended on besides the plan: compare-scenarios compares like with like.
+            result["conditions"] = ScenarioRunConditions.flood(model, durationScale: options.durationScale, demCoarsening: options.demCoarsening,
+                                                               outputInterval: options.outputInterval, parameters: scenario.parameters).json
+        }
         let done = try await catalog.update(id, by: caller) {
             $0.status = .successful
             $0.error = nil
