@@ -233,7 +233,7 @@ extension ScenarioCompareTests {
             try await registry.validate(["a": "p50-base", "b": "burst"], for: compare, store: store, caller: .admin)
             Issue.record("a comparison across storms was accepted")
         } catch let e as ScenarioError {
-            #expect(e.field == "b" && e.message.contains("storm.returnPeriodYears (a: 50, b: 10000)") && e.message.contains("durationScale (a: 0.03, b: 1)"), "\(e.message)")
+            #expect(e.field == "b" && e.message.contains("storm.returnPeriodYears (a: 50, b: 1000)") && e.message.contains("durationScale (a: 0.03, b: 1)"), "\(e.message)")
         }
         let differing = Set(result["summary"]?["conditionsDiffer"]?.arrayValue?.compactMap { $0["condition"]?.stringValue } ?? [])
         #expect(differing.isSuperset(of: ["storm.returnPeriodYears", "storm.durationMinutes", "storm.formula", "durationScale"]), "\(differing)")
