@@ -61,12 +61,17 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
         var input = unwrapInboundIn(data)
         // Head lines gather here; a body's bytes are handed on as they came, without a copy.
         var head = context.channel.allocator.buffer(capacity: 0)
+        var forwarded = false
         func handOn(_ bytes: ByteBuffer) {
             if head.readableBytes > 0 {
                 context.fireChannelRead(wrapInboundOut(head))
                 head.clear()
+                forwarded = true
             }
-            if bytes.readableBytes > 0 { context.fireChannelRead(wrapInboundOut(bytes)) }
+            if bytes.readableBytes > 0 {
+                context.fireChannelRead(wrapInboundOut(bytes))
+                forwarded = true
+            }
         }
         var refusal: RequestHeadRefusal?
         while input.readableBytes > 0, refusal == nil {
@@ -111,8 +116,15 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
                 }
             }
         }
+        let handedOn = head.readableBytes > 0 || forwarded
         handOn(context.channel.allocator.buffer(capacity: 0))
-        if let refusal { context.fireErrorCaught(refusal) }
+        if let refusal {
+            context.fireErrorCaught(refusal)
+        } else if !handedOn {
+            // Only part of a line came: nothing went on, so nothing downstream will ask for more
+            // (a channel read on demand, not automatically); the guard asks for the rest itself.
+            context.read()
+        }
     }
 
     /// The bytes of `input` up to and including the next LF; `complete` when there was one.
