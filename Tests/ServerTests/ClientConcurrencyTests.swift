@@ -21,18 +21,25 @@ struct ClientConcurrencyTests {
             // Live: requests come from 127.0.0.1, so the per-address bounds apply. The old default
             // buckets (20/s with bursts of 200 per address, 50/s and 500 per token) refused these.
             try await server.makeApplication(address: .hostname("127.0.0.1", port: 0)).test(.live) { client in
-                var refused = 0
-                // 250 + 150: past the old per-address burst of 200, few enough to stay inside the
-                // live client's read timeout on a machine busy with the whole suite.
-                for _ in 0..<250 {
-                    let r = try await client.get("/collections/shelters/items?limit=1&f=json")
-                    if r.status == .tooManyRequests { refused += 1 }
+                var refused = 0, timedOut = 0
+                // The whole suite shares two cores: a request may wait out the live client's 20 s
+                // for a thread. That is no refusal; it is sent again, and more than two such waits fail the test.
+                func send(_ uri: String, _ headers: HTTPFields = [:]) async throws {
+                    for attempt in 1...3 {
+                        do {
+                            if try await client.get(uri, headers: headers).status == .tooManyRequests { refused += 1 }
+                            return
+                        } catch {
+                            timedOut += 1
+                            if attempt == 3 { throw error }
+                        }
+                    }
                 }
-                for _ in 0..<150 {
-                    let r = try await client.get("/collections", headers: [.authorization: "Bearer one-reader"])
-                    if r.status == .tooManyRequests { refused += 1 }
-                }
+                // 250 + 150: past the old per-address burst of 200.
+                for _ in 0..<250 { try await send("/collections/shelters/items?limit=1&f=json") }
+                for _ in 0..<150 { try await send("/collections", [.authorization: "Bearer one-reader"]) }
                 #expect(refused == 0, "\(refused) of 400 sequential requests were refused")
+                #expect(timedOut <= 2, "\(timedOut) requests timed out")
             }
         }
     }
