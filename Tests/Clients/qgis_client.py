@@ -24,7 +24,8 @@ from qgis.PyQt.QtGui import QColor
 def features(base: str, ids: list[str]) -> dict:
     out = {}
     for cid in ids:
-        layer = QgsVectorLayer(f"url='{base}' typename='{cid}' pageSize='100'", cid, "OAPIF")
+        # QGIS's own page size (none given), as a user's QGIS asks.
+        layer = QgsVectorLayer(f"url='{base}' typename='{cid}'", cid, "OAPIF")
         entry = {"valid": layer.isValid(), "crs": layer.crs().authid(), "fields": layer.fields().names()}
         if layer.isValid():
             read = list(layer.getFeatures())
