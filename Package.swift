@@ -12,6 +12,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "GeoCore", targets: ["GeoCore"]),
+        .library(name: "DataSources", targets: ["DataSources"]),
         .library(name: "TwinStore", targets: ["TwinStore"]),
         .library(name: "CityModel", targets: ["CityModel"]),
         .library(name: "Tiles", targets: ["Tiles"]),
@@ -46,11 +47,18 @@ let package = Package(
                        providers: [.apt(["libgeos-dev"])]),
         .systemLibrary(name: "CPROJ", path: "Sources/CPROJ", pkgConfig: "proj",
                        providers: [.apt(["libproj-dev", "proj-data"])]),
+        .systemLibrary(name: "CGDAL", path: "Sources/CGDAL", pkgConfig: "gdal",
+                       providers: [.apt(["libgdal-dev"])]),
         .systemLibrary(name: "CSpatiaLite", path: "Sources/CSpatiaLite", pkgConfig: "spatialite",
                        providers: [.apt(["libspatialite-dev", "libsqlite3-mod-spatialite"])]),
 
         // Geometry core: value types, GEOS bridge, codecs, CRS and transforms, rasters, STRtree.
         .target(name: "GeoCore", dependencies: ["CGEOS", "CPROJ"], swiftSettings: strict),
+
+        // Every vector and raster format GDAL reads (GeoPackage, Shapefile with its encoding, FileGDB,
+        // DXF, MapInfo, KML, OpenStreetMap, GeoTIFF/COG, ASCII grids…), with its CRS: the one reader
+        // of a city's own files, as plain GeoCore values.
+        .target(name: "DataSources", dependencies: ["GeoCore", "CGDAL"], swiftSettings: strict),
 
         // The query languages clients filter with, parsed into plain values and evaluated without a
         // store: CQL2 (OGC API Features Part 3) into `FilterExpression`, SensorThings `$filter`.
@@ -74,7 +82,7 @@ let package = Package(
         // the address geocoder. Reads SWMM `.inp` files and sizes pipes with SWMMFormat, not the kernels.
         .target(
             name: "CityModel",
-            dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["GeoCore", "DataSources", "TwinStore", "SWMMFormat", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
 
         // The SWMM 5 model as data: the one `.inp` reader and writer with its checks, and the
@@ -170,6 +178,7 @@ let package = Package(
         .executableTarget(name: "parking-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
+        .testTarget(name: "DataSourcesTests", dependencies: ["DataSources", "GeoCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore", "QueryLanguage", "TestSupport"], resources: [.copy("Fixtures")],

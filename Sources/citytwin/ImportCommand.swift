@@ -12,17 +12,17 @@ import TwinStore
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import GeoJSON(-seq), GeoPackage, Shapefile, CSV, SWMM .inp or pipeline survey tables into the store.",
+        abstract: "Import GeoJSON(-seq), CSV, SWMM .inp, pipeline survey tables, or any vector file GDAL reads (GeoPackage, Shapefile, FileGDB, DXF, MapInfo, KML, OSM…) into the store.",
         discussion: """
-            Geometries are transformed to EPSG:4490 from the file's CRS (GeoJSON: CRS84; .prj; GeoPackage srs_id) \
-            or --source-crs. Each layer is written in one transaction: a failing row writes nothing.
+            Geometries are transformed to EPSG:4490 from the file's CRS (GeoJSON: CRS84; what GDAL reads from a .prj, \
+            a GeoPackage srs_id, a FileGDB…) or --source-crs. Each layer is written in one transaction: a failing row writes nothing.
             Into a layer that already holds features, say what to do with them (--mode): without it the import \
             refuses ids the layer holds and features without ids, so importing a file twice never doubles a layer.
             Survey tables: citytwin import 管线点.csv --lines 管线段.csv --format survey (fields Exp_No, X, Y, High, …).
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case geojson, geojsonseq, csv, shapefile, geopackage, swmm, survey
+        case geojson, geojsonseq, csv, shapefile, geopackage, gdal, swmm, survey
     }
 
     @Argument(help: "The file to import.")
@@ -34,13 +34,13 @@ struct ImportCommand: AsyncParsableCommand {
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
 
-    @Option(help: "File format (default: from the extension: .geojson .geojsonl .csv .shp .gpkg .inp).")
+    @Option(help: "File format (default: from the extension: .geojson .geojsonl .csv .shp .gpkg .inp; gdal for .gdb .dxf .tab .mif .kml .gml .fgb .osm .pbf and any other format GDAL reads).")
     var format: Format?
 
     @Option(help: "CRS of the coordinates when the file does not say (or to override it), e.g. EPSG:4547.")
     var sourceCRS: String?
 
-    @Option(help: "Text encoding of CSV / DBF text: UTF-8 or GBK (GB2312, CP936, GB18030).")
+    @Option(help: "Text encoding of CSV / DBF text: UTF-8 or GBK (GB2312, CP936, GB18030); a Shapefile's .cpg says it otherwise.")
     var encoding: TextEncoding?
 
     @Option(help: "CSV column holding x (longitude or easting).")
@@ -52,8 +52,9 @@ struct ImportCommand: AsyncParsableCommand {
     @Option(help: "CSV column holding WKT geometries.")
     var wkt: String?
 
-    @Option(help: "GeoPackage feature table to read (when it has several).")
-    var gpkgTable: String?
+    @Option(name: [.customLong("source-layer"), .customLong("gpkg-table")],
+            help: "The layer of a file that holds several to read: a GeoPackage table, a FileGDB feature class, an OSM extract's lines/points/multipolygons.")
+    var sourceLayer: String?
 
     @Option(help: "SWMM: place a model in local metres with its (0, 0) at LON,LAT (EPSG:4490 degrees).")
     var origin: String?
@@ -132,7 +133,7 @@ struct ImportCommand: AsyncParsableCommand {
                 let importMode = try ImportMode(name: mode, key: key)
                 let map = try fieldMap.map(FieldMap.init(parsing:)) ?? FieldMap()
                 try map.check(against: definition)
-                let options = SourceOptions(encoding: encoding, xColumn: x, yColumn: y, wktColumn: wkt, table: gpkgTable,
+                let options = SourceOptions(encoding: encoding, xColumn: x, yColumn: y, wktColumn: wkt, table: sourceLayer,
                                             attributesOnly: !definition.hasGeometry)
                 let formatValue = ImportFormat(rawValue: chosen.rawValue) ?? .geojson
                 let keepsID = definition.schema.properties["id"] != nil

@@ -4,18 +4,18 @@ import Testing
 import TwinStore
 @testable import CityModel
 
-@Suite("Import: GeoPackage", .temporaryDirectories)
+@Suite("Import: GeoPackage (through GDAL)", .temporaryDirectories)
 struct ImportGeoPackageTests {
     @Test("a GeoPackage with two tables needs the table named")
     func severalTables() throws {
-        let error = try #require(throws: ImportError.self) { try GeoPackageSource(file: ImportFixtures.url("city.gpkg")) }
+        let error = try #require(throws: ImportError.self) { try GDALSource(file: ImportFixtures.url("city.gpkg")) }
         #expect(error.reason.contains("hydrants") && error.reason.contains("land_use"))
     }
 
     @Test("the hydrants table of an ogr2ogr GeoPackage imports whole")
     func points() async throws {
         let store = try await ImportFixtures.store(["hydrants"])
-        var source = try GeoPackageSource(file: ImportFixtures.url("city.gpkg"), table: "hydrants")
+        var source = try GDALSource(file: ImportFixtures.url("city.gpkg"), layer: "hydrants")
         #expect(source.crs == CoordinateReferenceSystem(epsg: 4326))
         #expect(source.expectedCount == 10)
         let summary = try await LayerImport.run(&source, into: try ImportFixtures.layer("hydrants"), store: store)
@@ -25,7 +25,7 @@ struct ImportGeoPackageTests {
 
     @Test("polygons with holes come through the GeoPackage binary header and WKB unchanged")
     func polygons() throws {
-        var source = try GeoPackageSource(file: ImportFixtures.url("city.gpkg"), table: "land_use")
+        var source = try GDALSource(file: ImportFixtures.url("city.gpkg"), layer: "land_use")
         let (features, _) = try LayerImport.read(&source, for: try ImportFixtures.layer("land_use"))
         let original = try ImportFixtures.original("land_use.geojson")
         #expect(features.count == 2)

@@ -133,7 +133,7 @@ struct ImportSWMMReaderTests {
         let s1 = try Self.feature(network, "subcatchments", "S1")
         let ring = ImportFixtures.positions(s1.geometry)
         #expect(ring.count == 5 && ring.first == ring.last)
-        #expect(ShapeGeometry.signedArea(ring) > 0)
+        #expect(Polygon.doubledSignedArea(ofRing: ring) > 0)
         #expect(s1.properties["area_ha"] == .number(2.5) && s1.properties["outlet_node"] == "J1")
         let checked = try network.checked(catalog: try ImportFixtures.catalog.get())
         #expect(checked.map(\.features.count) == [2, 1, 1, 2, 1, 2])

@@ -114,3 +114,42 @@ def test_a_feature_outside_the_citys_extent_is_refused_unless_the_import_allows_
     allowed = citytwin("import", str(source), "--layer", "buildings", "--mode", "append", "--allow-outside-extent", "--store", str(store))
     assert allowed.returncode == 0, allowed.stderr
     assert catalog_entry(store, "buildings")["count"] == 43
+
+
+# Files as a surveying bureau delivers them, made by GDAL's ogr2ogr from the same buildings: each
+# imports through GDAL into the buildings layer with every feature, name and vertex (issue 52 §1).
+GDAL_FORMATS = [
+    ("OpenFileGDB", "buildings.gdb", []),
+    ("FlatGeobuf", "buildings.fgb", []),
+    ("GML", "buildings.gml", []),
+    ("MapInfo File", "buildings.tab", []),
+    ("ESRI Shapefile", "buildings_4547.shp", ["-t_srs", "EPSG:4547", "-lco", "ENCODING=UTF-8"]),
+]
+# A Shapefile's DBF names are cut to 10 characters: mapped back as a user does.
+SHAPEFILE_NAMES = "ground_ele=ground_elevation_m,address_co=address_code,footprint_=footprint_m2"
+
+
+@pytest.mark.parametrize("driver,name,extra", GDAL_FORMATS, ids=[d for d, _, _ in GDAL_FORMATS])
+def test_a_file_in_any_gdal_format_imports_whole(tmp_path, store, driver, name, extra):
+    features = buildings(40)
+    source = tmp_path / "buildings.geojson"
+    write(source, features)
+    made = subprocess.run(["ogr2ogr", "-f", driver, str(tmp_path / name), str(source), "-nln", "buildings",
+                           "-s_srs", "EPSG:4490", *(extra or ["-t_srs", "EPSG:4490"])],
+                          capture_output=True, text=True, timeout=120)
+    assert made.returncode == 0, made.stderr
+    mapped = ["--field-map", SHAPEFILE_NAMES] if name.endswith(".shp") else []
+    done = citytwin("import", str(tmp_path / name), "--layer", "buildings", "--store", str(store), *mapped)
+    assert done.returncode == 0, done.stderr + done.stdout
+    assert "Imported 40 features into buildings" in done.stdout
+    with sqlite3.connect(store) as db:
+        rows = [json.loads(p) for (p,) in db.execute("SELECT props FROM f_buildings ORDER BY vid")]
+    # FlatGeobuf keeps its features in its spatial index's order.
+    assert sorted((r["name"], r["floors"]) for r in rows) == sorted((f["properties"]["name"], f["properties"]["floors"]) for f in features)
+    xs = [p[0] for f in features for p in f["geometry"]["coordinates"][0]]
+    ys = [p[1] for f in features for p in f["geometry"]["coordinates"][0]]
+    # Through Gauss-Krüger and back (ogr2ogr forward, PROJ inverse): well under a millimetre. GML as
+    # ogr2ogr writes it has 6 decimals, and MapInfo keeps degrees as integers at its default
+    # bounds' resolution (~1e-6°, ~0.1 m): the files hold no more.
+    tolerance = 1e-8 if extra else 1e-6 if driver in ("GML", "MapInfo File") else 1e-9
+    assert catalog_entry(store, "buildings")["extent"] == pytest.approx([min(xs), min(ys), max(xs), max(ys)], abs=tolerance)

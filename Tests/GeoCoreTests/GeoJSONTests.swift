@@ -69,8 +69,8 @@ func utf8Text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
         guard case .geometry(.polygon(let p)) = try GeoJSON.decode(GeoJSON.encode(g)) else { Issue.record("not a polygon"); return }
         #expect(p.exterior == squareRing(0, 0, 10))
         #expect(p.interiors == [Array(counterClockwiseHole.reversed())])
-        #expect(GeoJSONWriter.signedArea2(p.exterior) > 0)
-        #expect(GeoJSONWriter.signedArea2(p.interiors[0]) < 0)
+        #expect(Polygon.doubledSignedArea(ofRing: p.exterior) > 0)
+        #expect(Polygon.doubledSignedArea(ofRing: p.interiors[0]) < 0)
         // Reading keeps whatever winding the input has.
         #expect(try GeoJSON.decode(GeoJSON.encode(g, options: .init(rightHandRule: false))) == .geometry(g))
         let multi = Geometry.multiPolygon(MultiPolygon([Polygon(exterior: clockwise)]))

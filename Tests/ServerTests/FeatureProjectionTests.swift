@@ -28,8 +28,8 @@ struct FeatureProjectionTests {
         // Swap back to lon/lat: the exterior must now be counter-clockwise and the hole clockwise.
         let exterior = p.exterior.map { Position(x: $0.y, y: $0.x) }
         let hole = p.interiors[0].map { Position(x: $0.y, y: $0.x) }
-        #expect(RingOrientation.signedArea2(exterior) > 0)
-        #expect(RingOrientation.signedArea2(hole) < 0)
+        #expect(Polygon.doubledSignedArea(ofRing: exterior) > 0)
+        #expect(Polygon.doubledSignedArea(ofRing: hole) < 0)
         #expect(p.exterior.allSatisfy { $0.x < 31 && $0.y > 114 }, "latitude first")
     }
 

@@ -48,9 +48,9 @@ func tilePolygons(_ g: Geometry) -> [Polygon] {
 func expectMVTPolygon(_ g: Geometry, sourceLocation: SourceLocation = #_sourceLocation) throws {
     #expect(try g.isValid, "\(g) is not valid in tile space", sourceLocation: sourceLocation)
     for p in tilePolygons(g) {
-        #expect(TileGeometryCommands.doubleSignedArea(p.exterior) > 0, "exterior must have positive area", sourceLocation: sourceLocation)
+        #expect(Polygon.doubledSignedArea(ofRing: p.exterior) > 0, "exterior must have positive area", sourceLocation: sourceLocation)
         for hole in p.interiors {
-            #expect(TileGeometryCommands.doubleSignedArea(hole) < 0, "hole must have negative area", sourceLocation: sourceLocation)
+            #expect(Polygon.doubledSignedArea(ofRing: hole) < 0, "hole must have negative area", sourceLocation: sourceLocation)
         }
     }
 }

@@ -1,12 +1,14 @@
 import Foundation
 import GeoCore
 
-/// The file formats `citytwin import` reads into one layer.
+/// The file formats `citytwin import` reads into one layer. Shapefiles, GeoPackages and every
+/// other vector format GDAL reads (`gdal`: FileGDB, DXF, MapInfo, KML, GML, FlatGeobuf,
+/// OpenStreetMap, …) are read through GDAL (`GDALSource`).
 public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
-    case geojson, geojsonseq, csv, shapefile, geopackage
+    case geojson, geojsonseq, csv, shapefile, geopackage, gdal
 
     /// The format a file name implies: `.geojson`/`.json`, `.geojsonl`/`.geojsons`/`.ndjson`/`.jsonl`,
-    /// `.csv`/`.txt`, `.shp`, `.gpkg`; `nil` for anything else.
+    /// `.csv`/`.txt`, `.shp`, `.gpkg`, and GDAL for the extensions of `gdalExtensions`; `nil` for anything else.
     public init?(file: URL) {
         let ext = file.pathExtension.lowercased()
         switch ext {
@@ -15,9 +17,14 @@ public enum ImportFormat: String, Sendable, Hashable, CaseIterable {
         case "csv", "txt", "tsv": self = .csv
         case "shp": self = .shapefile
         case "gpkg": self = .geopackage
+        case _ where Self.gdalExtensions.contains(ext): self = .gdal
         default: return nil
         }
     }
+
+    /// Extensions read through GDAL without `--format`: FileGDB folders, DXF, MapInfo, KML/KMZ,
+    /// GML, FlatGeobuf, OpenStreetMap XML and PBF, SpatiaLite, GPX.
+    public static let gdalExtensions: Set<String> = ["gdb", "dxf", "tab", "mif", "kml", "kmz", "gml", "fgb", "osm", "pbf", "sqlite", "gpx"]
 }
 
 /// Options for reading a source (the CLI's `--encoding`, `--x`, `--y`, `--wkt`, `--gpkg-layer`).
@@ -29,7 +36,8 @@ public struct SourceOptions: Sendable, Hashable {
     public var yColumn: String?
     /// WKT column of a CSV file; found by name when `nil`.
     public var wktColumn: String?
-    /// The GeoPackage table to read; the only feature table when `nil`.
+    /// The layer of a multi-layer file to read (a GeoPackage table, a FileGDB feature class, an
+    /// OSM extract's `lines`); the only layer when `nil`.
     public var table: String?
 
     /// The target layer stores no geometry (counts, population tables): a CSV file needs no
@@ -61,8 +69,7 @@ extension ImportFormat {
                 columns = .xy(x: options.xColumn ?? "x", y: options.yColumn ?? "y")
             }
             return try CSVSource(file: file, encoding: options.encoding ?? .utf8, geometry: columns, keepIDColumn: keepIDColumn)
-        case .shapefile: return try ShapefileSource(file: file, encoding: options.encoding)
-        case .geopackage: return try GeoPackageSource(file: file, table: options.table)
+        case .shapefile, .geopackage, .gdal: return try GDALSource(file: file, layer: options.table, encoding: options.encoding)
         }
     }
 }

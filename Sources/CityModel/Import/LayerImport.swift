@@ -183,6 +183,9 @@ public enum LayerImport {
         if var g = feature.geometry {
             guard layer.hasGeometry else { throw fail(.invalidGeometry, "geometry", "layer \(layer.id) stores no geometry") }
             guard !g.isEmpty else { throw fail(.invalidGeometry, "geometry", "the geometry is empty") }
+            // A FileGDB, a MapInfo table or a Shapefile holds every polygon as a multipolygon: one
+            // part goes into a Polygon layer as that polygon; two parts are refused below.
+            if let expected = layer.geometryType, let part = singlePart(g, as: expected) { g = part }
             if let expected = layer.geometryType, g.type != expected, !promotable(g.type, to: expected) {
                 throw fail(.invalidGeometry, "geometry", "a \(g.type.rawValue) cannot go into layer \(layer.id), which stores \(expected.rawValue)")
             }
@@ -212,6 +215,16 @@ public enum LayerImport {
             return (crs, try CoordinateTransformer.shared(from: crs, to: .cgcs2000))
         } catch {
             throw ImportError(.crs, file: fileName, "cannot transform \(crs) to EPSG:4490: \(error)")
+        }
+    }
+
+    /// The only part of a multi-geometry, when `expected` is that part's type.
+    static func singlePart(_ g: Geometry, as expected: GeometryType) -> Geometry? {
+        switch (g, expected) {
+        case (.multiPoint(let m), .point) where m.points.count == 1: .point(m.points[0])
+        case (.multiLineString(let m), .lineString) where m.lineStrings.count == 1: .lineString(m.lineStrings[0])
+        case (.multiPolygon(let m), .polygon) where m.polygons.count == 1: .polygon(m.polygons[0])
+        default: nil
         }
     }
 

@@ -101,7 +101,7 @@ extension SWMMInput {
                 throw fail(.invalidGeometry, "SUBCATCHMENTS", s.name, "Name", "subcatchment \(s.name) has no outline in [POLYGONS]")
             }
             if ring.first != ring.last, let first = ring.first { ring.append(first) }
-            if ShapeGeometry.signedArea(ring) < 0 { ring.reverse() }
+            if Polygon.doubledSignedArea(ofRing: ring) < 0 { ring.reverse() }
             // ψ: 0.90 on impervious, 0.15 on pervious surfaces (GB 50014 table values for roofs/roads and lawns).
             let psi = (0.90 * s.percentImpervious + 0.15 * (100 - s.percentImpervious)) / 100
             subcatchments.append(SourceRecord(location: place("SUBCATCHMENTS", s.name), feature: Feature(

@@ -46,27 +46,15 @@ struct GeoJSONWriter {
         out.append(UInt8(ascii: "]"))
     }
 
-    /// Twice the signed area of a ring (positive when counter-clockwise), relative to its first
-    /// position for numerical stability.
-    static func signedArea2(_ ring: [Position]) -> Double {
-        guard ring.count >= 3 else { return 0 }
-        let x0 = ring[0].x, y0 = ring[0].y
-        var sum = 0.0
-        for k in 1..<(ring.count - 1) {
-            let a = ring[k], b = ring[k + 1]
-            sum += (a.x - x0) * (b.y - y0) - (b.x - x0) * (a.y - y0)
-        }
-        return sum
-    }
 
     mutating func polygonRings(_ p: Polygon) {
         out.append(UInt8(ascii: "["))
         if !p.exterior.isEmpty {
-            let reverseExterior = rightHandRule && GeoJSONWriter.signedArea2(p.exterior) < 0
+            let reverseExterior = rightHandRule && Polygon.doubledSignedArea(ofRing: p.exterior) < 0
             positions(p.exterior, reversed: reverseExterior)
             for hole in p.interiors {
                 out.append(UInt8(ascii: ","))
-                positions(hole, reversed: rightHandRule && GeoJSONWriter.signedArea2(hole) > 0)
+                positions(hole, reversed: rightHandRule && Polygon.doubledSignedArea(ofRing: hole) > 0)
             }
         }
         out.append(UInt8(ascii: "]"))

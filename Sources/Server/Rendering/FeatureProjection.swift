@@ -45,40 +45,9 @@ struct FeatureProjection: Sendable {
         if swapsAxes {
             for i in out.indices {
                 guard let g = out[i].geometry else { continue }
-                out[i].geometry = RingOrientation.rightHand(g).mapPositions { Position(x: $0.y, y: $0.x, z: $0.z) }
+                out[i].geometry = g.rightHandOriented.mapPositions { Position(x: $0.y, y: $0.x, z: $0.z) }
             }
         }
         return out
-    }
-}
-
-/// RFC 7946 §3.1.6 ring orientation (exterior counter-clockwise, holes clockwise) in the
-/// internal x/y order, applied before an axis swap.
-enum RingOrientation {
-    static func rightHand(_ g: Geometry) -> Geometry {
-        switch g {
-        case .polygon(let p): .polygon(orient(p))
-        case .multiPolygon(let m): .multiPolygon(MultiPolygon(m.polygons.map(orient)))
-        case .geometryCollection(let c): .geometryCollection(GeometryCollection(c.geometries.map(rightHand)))
-        default: g
-        }
-    }
-
-    static func orient(_ p: Polygon) -> Polygon {
-        var q = p
-        if signedArea2(q.exterior) < 0 { q.exterior.reverse() }
-        for i in q.interiors.indices where signedArea2(q.interiors[i]) > 0 { q.interiors[i].reverse() }
-        return q
-    }
-
-    /// Twice the signed area (positive when counter-clockwise).
-    static func signedArea2(_ ring: [Position]) -> Double {
-        guard let o = ring.first, ring.count > 2 else { return 0 }
-        var s = 0.0
-        for i in 1..<(ring.count - 1) {
-            let a = ring[i], b = ring[i + 1]
-            s += (a.x - o.x) * (b.y - o.y) - (b.x - o.x) * (a.y - o.y)
-        }
-        return s
     }
 }

@@ -138,7 +138,7 @@ public struct TileCutter {
     static func snapRing(_ ring: [Position]) -> [Position]? {
         var r = snap(ring)
         if r.count > 1, r.first == r.last { r.removeLast() }
-        guard r.count >= 3, TileGeometryCommands.doubleSignedArea(r) != 0 else { return nil }
+        guard r.count >= 3, Polygon.doubledSignedArea(ofRing: r) != 0 else { return nil }
         r.append(r[0])
         return r
     }
@@ -153,14 +153,14 @@ public struct TileCutter {
     /// y-down tile units (MVT 2.1 §4.3.4.4), whatever the input's orientation.
     static func orient(_ p: Polygon) -> Polygon {
         func oriented(_ ring: [Position], positive: Bool) -> [Position] {
-            (TileGeometryCommands.doubleSignedArea(ring) > 0) == positive ? ring : ring.reversed()
+            (Polygon.doubledSignedArea(ofRing: ring) > 0) == positive ? ring : ring.reversed()
         }
         return Polygon(exterior: oriented(p.exterior, positive: true), interiors: p.interiors.map { oriented($0, positive: false) })
     }
 
     /// Area of a polygon in square tile units (exterior minus holes).
     static func area(_ p: Polygon) -> Double {
-        (abs(TileGeometryCommands.doubleSignedArea(p.exterior)) - p.interiors.reduce(0) { $0 + abs(TileGeometryCommands.doubleSignedArea($1)) }) / 2
+        (abs(Polygon.doubledSignedArea(ofRing: p.exterior)) - p.interiors.reduce(0) { $0 + abs(Polygon.doubledSignedArea(ofRing: $1)) }) / 2
     }
 
     /// Single parts (points, lines, polygons) of nested collections and multi-geometries.

@@ -67,18 +67,6 @@ enum TileGeometryCommands {
         return out
     }
 
-    /// Twice the signed area of a ring (shoelace) in tile units; positive for an MVT exterior
-    /// (clockwise on screen, y down). Works with or without the closing vertex.
-    static func doubleSignedArea(_ ring: [Position]) -> Double {
-        guard ring.count >= 3 else { return 0 }
-        var sum = 0.0
-        var prev = ring[ring.count - 1]
-        for p in ring {
-            sum += prev.x * p.y - p.x * prev.y
-            prev = p
-        }
-        return sum
-    }
 
     /// The geometry of a command stream; polygon rings are grouped by orientation (a positive
     /// ring starts a polygon, negative rings are its holes). Rings come back closed.
@@ -126,7 +114,7 @@ enum TileGeometryCommands {
             var polygons: [Polygon] = []
             for ring in parts {
                 guard ring.count >= 4, ring.first == ring.last else { throw fail("polygon ring without ClosePath or with fewer than 3 vertices") }
-                let area = doubleSignedArea(ring)
+                let area = Polygon.doubledSignedArea(ofRing: ring)
                 if area > 0 || polygons.isEmpty {
                     polygons.append(Polygon(exterior: ring))
                 } else if area < 0 {
