@@ -104,15 +104,17 @@ public final class RasterDataset {
     /// between cells, nodata kept as nodata (cells outside the source become nodata: the source's
     /// value, or -9999 when it has none).
     /// - Throws: `DataSourceError` when the raster has no CRS or GDAL cannot reproject it.
-    public func reprojected(to crs: CoordinateReferenceSystem, cellSize: Double? = nil,
+    /// - Parameter source: the raster's CRS when the file does not say it (or says it wrongly).
+    public func reprojected(to crs: CoordinateReferenceSystem, from source: CoordinateReferenceSystem? = nil, cellSize: Double? = nil,
                             resampling: Resampling = .bilinear) throws -> RasterDataset {
         let name = file.lastPathComponent
-        guard self.crs != nil || crsDefinition != nil else {
+        guard source != nil || self.crs != nil || crsDefinition != nil else {
             throw DataSourceError(.unsupported, file: name, "has no CRS, so it cannot be reprojected; give the file's CRS")
         }
         let noData = self.noData() ?? -9999
         var arguments = ["-of", "MEM", "-t_srs", "\(crs.authority):\(crs.code)", "-r", resampling.rawValue,
                          "-dstnodata", "\(noData)", "-ot", "Float32"]
+        if let source { arguments += ["-s_srs", "\(source.authority):\(source.code)"] }
         if let cellSize { arguments += ["-tr", "\(cellSize)", "\(cellSize)", "-tap"] }
         let warped: GDALDatasetH? = GDALLibrary.withStringList(arguments) { list in
             guard let options = GDALWarpAppOptionsNew(list, nil) else { return nil }

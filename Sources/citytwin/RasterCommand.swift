@@ -1,4 +1,5 @@
 import ArgumentParser
+import DataSources
 import Foundation
 import GeoCore
 import TwinStore
@@ -14,10 +15,16 @@ struct RasterCommand: ParsableCommand {
 
     struct Import: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Import a grid (ESRI ASCII) into the store as a managed raster.",
-            discussion: "An existing id is replaced only with --replace; every import is an entry of the audit log.")
+            abstract: "Import a raster (GeoTIFF/COG, ESRI ASCII, any format GDAL reads) into the store as a managed raster.",
+            discussion: """
+                The raster is reprojected from its own CRS (or --source-crs) to --crs with GDAL's warper (\
+                --resampling, bilinear by default for elevations; square cells of the source's resolution \
+                unless --cell-size), nodata kept as nodata, and stored as an ESRI ASCII grid. A raster \
+                already in --crs at the asked cell size is stored cell for cell. An existing id is replaced \
+                only with --replace; every import is an entry of the audit log.
+                """)
 
-        @Argument(help: "The grid file (ESRI ASCII .asc).")
+        @Argument(help: "The raster file (GeoTIFF, COG, ESRI ASCII .asc, or any other format GDAL reads).")
         var file: String
 
         @Option(help: "The raster's id (lower-case letters, digits, '-', '_'): what runs name it by.")
@@ -26,8 +33,17 @@ struct RasterCommand: ParsableCommand {
         @Option(help: "What the raster is: \(ManagedRaster.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
         var kind: ManagedRaster.Kind = .dem
 
-        @Option(help: "The grid's CRS as an EPSG code (the flood engine reads DEMs in 4547).")
+        @Option(help: "The CRS to store it in, as an EPSG code (the flood engine reads DEMs in 4547).")
         var crs: Int = 4547
+
+        @Option(help: "The file's CRS when it does not say it (e.g. EPSG:4490); a file that names none is otherwise taken to be in --crs.")
+        var sourceCRS: String?
+
+        @Option(help: "Cell size in metres (units of --crs) after reprojection (default: the source's resolution).")
+        var cellSize: Double?
+
+        @Option(help: "How cells are computed when reprojected: \(RasterDataset.Resampling.allCases.map(\.rawValue).joined(separator: ", ")).")
+        var resampling: RasterDataset.Resampling = .bilinear
 
         @Option(help: "A title for the raster list.")
         var title: String?
@@ -41,20 +57,46 @@ struct RasterCommand: ParsableCommand {
             guard ManagedRaster.isValidID(id) else {
                 throw ValidationError("--id must be 1–64 lower-case letters, digits, '-' and '_', starting with a letter or digit")
             }
-            guard let data = FileManager.default.contents(atPath: file) else { throw CommandFailure("cannot read \(file)") }
-            guard data.count <= ManagedRaster.maximumBytes else {
-                throw CommandFailure("\(file) has \(data.count) bytes; a managed raster has at most \(ManagedRaster.maximumBytes)")
+            if let cellSize, !(cellSize > 0 && cellSize <= 10_000) {
+                throw ValidationError("--cell-size must be more than 0 and at most 10000 (units of --crs), got \(cellSize)")
+            }
+            let target = CoordinateReferenceSystem(epsg: crs)
+            let given = try sourceCRS.map { text in
+                do { return try CoordinateReferenceSystem(parsing: text) } catch { throw ValidationError("--source-crs: \(error)") }
             }
             let grid: Grid
-            do { grid = try Grid(esriASCIIData: data) } catch let e as GeometryError {
-                throw CommandFailure("\(file) is not an ESRI ASCII grid: \(e.message)")
+            let note: String
+            do {
+                let source = try RasterDataset(file: URL(fileURLWithPath: file))
+                let from = given ?? source.crs
+                // A CRS the file defines that PROJ names no EPSG code for still drives the warp.
+                let ownDefinition = given == nil && source.crs == nil && source.crsDefinition != nil
+                if !ownDefinition && (from ?? target) == target && cellSize == nil {
+                    grid = try source.grid()
+                    note = from == nil ? " (the file names no CRS: taken to be in \(target); give --source-crs otherwise)" : ""
+                } else {
+                    let warped = try source.reprojected(to: target, from: given ?? (source.crs == nil && source.crsDefinition == nil ? target : nil),
+                                                       cellSize: cellSize, resampling: resampling)
+                    grid = try warped.grid()
+                    note = " (reprojected from \(from.map(\.description) ?? "the file's CRS") with \(resampling.rawValue) resampling)"
+                }
+            } catch let e as DataSourceError {
+                throw CommandFailure("cannot import \(URL(fileURLWithPath: file).lastPathComponent): \(e.reason)")
+            }
+            guard abs(grid.geoTransform.pixelWidth) == abs(grid.geoTransform.pixelHeight), grid.geoTransform.isNorthUp else {
+                throw CommandFailure("\(file) has \(abs(grid.geoTransform.pixelWidth)) x \(abs(grid.geoTransform.pixelHeight)) cells; "
+                                     + "a managed raster has square north-up cells: give --cell-size")
+            }
+            let data = try grid.esriASCIIData()
+            guard data.count <= ManagedRaster.maximumBytes else {
+                throw CommandFailure("the grid takes \(data.count) bytes; a managed raster has at most \(ManagedRaster.maximumBytes) (give a larger --cell-size)")
             }
             let raster = try ManagedRaster.describe(grid, data: data, id: id, title: title, kind: kind, crs: crs, by: .admin)
             let store = try await rasterStore(storeOption)
             do { try await store.putRaster(raster, data: data, replace: replace, by: .admin) } catch let e as StoreError {
                 throw CommandFailure(e.message)
             }
-            print("imported raster '\(id)': \(grid.width) x \(grid.height) cells, \(raster.crs), \(data.count) bytes")
+            print("imported raster '\(id)': \(grid.width) x \(grid.height) cells of \(abs(grid.geoTransform.pixelWidth)), \(raster.crs), \(data.count) bytes\(note)")
         }
     }
 
@@ -91,3 +133,5 @@ private func rasterStore(_ option: StoreOption) async throws -> any ManagedRaste
     }
     return store
 }
+
+extension RasterDataset.Resampling: ExpressibleByArgument {}
