@@ -1,0 +1,145 @@
+import CityModel
+import Foundation
+import GeoCore
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import Scenarios
+import Server
+import TestSupport
+import Testing
+import TwinStore
+
+/// Issue 51: what every OGC API process answers on the sample district, recorded before the
+/// upper half of the code is reshaped, and compared byte for byte after. Each case
+/// (`ProcessAnswerCases`) goes through the most stable boundary, `POST /processes/{id}/execution`
+/// (synchronous; the flood, which runs only as a job, through `GET /jobs/{id}/results`), of an
+/// in-process server over a freshly built sample district, as one department (水务和湖泊局, an
+/// editor: the flood and the scenarios are its writes). The answer's body bytes, with only the
+/// fields of `ProcessAnswerCases.scrubbed` replaced, must equal `Fixtures/ProcessAnswers/<process>-<case>.json`.
+///
+/// Re-record (after a change that is meant to change an answer, and say so in the commit):
+/// `CITYTWIN_RECORD_ANSWERS=1 swift test --filter ProcessAnswerRecordings`, then review the diff.
+@Suite("Process answers on the sample district, byte for byte against the recordings", .serialized)
+struct ProcessAnswerRecordings {
+    static let directory = ProcessAnswerCases.repository.appendingPathComponent("Tests/ServerTests/Fixtures/ProcessAnswers")
+    static let recording = ProcessInfo.processInfo.environment["CITYTWIN_RECORD_ANSWERS"] == "1"
+    static let department = "水务和湖泊局"
+
+    struct API: Sendable {
+        let client: any TestClientProtocol
+        let token: String
+
+        func send(_ method: HTTPRequest.Method, _ uri: String, body: JSONValue? = nil, async: Bool = false) async throws -> TestResponse {
+            var headers: HTTPFields = [.authorization: "Bearer \(token)"]
+            if async { headers[HTTPFields.Element.Name("Prefer")!] = "respond-async" }
+            var buffer: ByteBuffer?
+            if let body {
+                headers[.contentType] = "application/json"
+                buffer = ByteBuffer(bytes: try JSONEncoder().encode(body))
+            }
+            return try await client.execute(uri: uri, method: method, headers: headers, body: buffer)
+        }
+
+        /// The answer's body: synchronous, or for a process that runs only as a job, its results once it ended.
+        func answer(_ c: ProcessAnswerCase, asJob: Bool) async throws -> (status: Int, body: [UInt8]) {
+            let r = try await send(.post, "/processes/\(c.process)/execution", body: ["inputs": c.inputs], async: asJob)
+            guard asJob, r.status == .created else { return (Int(r.status.code), Array(buffer: r.body)) }
+            let location = relative(try #require(r.headers[.location], "a job has a Location"))
+            for _ in 0..<4800 {
+                let status = try await send(.get, location).json["status"]?.stringValue
+                if status != "accepted" && status != "running" { break }
+                try await Task.sleep(for: .milliseconds(250))
+            }
+            let results = try await send(.get, location + "/results")
+            return (Int(results.status.code), Array(buffer: results.body))
+        }
+    }
+
+    /// Runs `body` against a server over a fresh sample district (SpatiaLite, its DEM and result rasters in a temporary directory).
+    static func withDistrict(_ body: @Sendable (API) async throws -> Void) async throws {
+        var logger = Logger(label: "citytwin.process-answers")
+        logger.logLevel = .critical
+        try await withTemporaryDirectory("process-answers") { dir in
+            let store = try dir.openStore("district.sqlite")
+            try await DistrictLoader.build(into: store, layersDirectory: ProcessAnswerCases.repository.appendingPathComponent("Layers"))
+            let rasters = ResultRasters.beside(storeDirectory: dir.url)
+            // A fixed secret: the caller is the same in every run (no answer holds the token itself).
+            let authority = try TokenAuthority(secret: Array("citytwin process answer recordings".utf8.prefix(32)))
+            let token = authority.issue(TokenClaims(department: department, role: .editor, subject: "recorder", lifetime: 3600))
+            let server = CityTwinServer(store: store, options: ServerOptions(
+                baseURL: "http://test.local", logger: logger, tokenVerifier: authority,
+                processes: .forStore(directory: dir.url, rasters: rasters), rasters: rasters))
+            try await server.makeApplication().test(.router) { client in try await body(API(client: client, token: token)) }
+        }
+    }
+
+    @Test("every process's answer on the sample district equals its recording byte for byte (volatile fields named and scrubbed)")
+    func answers() async throws {
+        let cases = try ProcessAnswerCases.all()
+        #expect(Set(cases.map(\.file)).count == cases.count, "each case has a file of its own")
+        if SumoTools.installed() == nil {
+            Issue.record("SUMO is not installed (sumo and netconvert on PATH, in $SUMO_HOME/bin or .venv/bin; Scripts/setup.sh --test installs it): signal-evaluate's SUMO case cannot answer as recorded")
+        }
+        let outcome = Outcome()
+        try await Self.withDistrict { api in
+            // Every process the server offers has a case: a process added later is recorded too.
+            let offered = try await api.send(.get, "/processes").json["processes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
+            #expect(Set(offered) == Set(cases.map(\.process)), "processes without a recorded case: \(Set(offered).subtracting(cases.map(\.process)).sorted())")
+            let asyncOnly = try await Self.asyncOnly(api, Set(offered))
+            for c in cases {
+                for scenario in c.scenarios {
+                    let made = try await api.send(.post, "/scenarios", body: scenario)
+                    #expect(made.status == .created, "\(c.process)/\(c.name): creating scenario \(scenario["id"] ?? .null): \(made.text)")
+                }
+                let started = ContinuousClock.now
+                let (status, body) = try await api.answer(c, asJob: asyncOnly.contains(c.process))
+                outcome.timings.append("\(c.file): \(ContinuousClock.now - started)")
+                guard status == 200 else {
+                    Issue.record("\(c.process)/\(c.name): status \(status): \(String(decoding: body.prefix(600), as: UTF8.self))")
+                    continue
+                }
+                let scrubbed = try ProcessAnswerBytes.scrub(body, ProcessAnswerCases.scrubbed.filter { $0.process == c.process })
+                try Self.check(c, scrubbed)
+            }
+        }
+        if !Self.recording {
+            let files = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { $0.hasSuffix(".json") }
+            let orphans = Set(files).subtracting(cases.map(\.file))
+            #expect(orphans.isEmpty, "recordings without a case (remove them, or restore their case): \(orphans.sorted())")
+        }
+        print("process answers: " + outcome.timings.joined(separator: "; "))
+    }
+
+    /// Per-case wall time, printed at the end (never asserted).
+    final class Outcome: @unchecked Sendable {
+        var timings: [String] = []
+    }
+
+    /// The processes that run only as jobs (their description offers no sync-execute).
+    static func asyncOnly(_ api: API, _ ids: Set<String>) async throws -> Set<String> {
+        var out = Set<String>()
+        for id in ids.sorted() {
+            let options = try await api.send(.get, "/processes/\(id)").json["jobControlOptions"]?.arrayValue ?? []
+            if !options.contains("sync-execute") { out.insert(id) }
+        }
+        return out
+    }
+
+    /// Records the answer (CITYTWIN_RECORD_ANSWERS=1) or compares it with the recording.
+    static func check(_ c: ProcessAnswerCase, _ answer: [UInt8]) throws {
+        let url = directory.appendingPathComponent(c.file)
+        if recording {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            try Data(answer).write(to: url)
+            return
+        }
+        guard let recorded = FileManager.default.contents(atPath: url.path) else {
+            Issue.record("\(c.process)/\(c.name): no recording \(c.file) (CITYTWIN_RECORD_ANSWERS=1 swift test --filter ProcessAnswerRecordings writes it)")
+            return
+        }
+        if let difference = ProcessAnswerBytes.difference(recorded: Array(recorded), answer: answer) {
+            Issue.record("\(c.process)/\(c.name): the answer differs from \(c.file): \(difference)")
+        }
+    }
+}
