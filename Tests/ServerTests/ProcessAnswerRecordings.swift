@@ -1,14 +1,9 @@
-import CityModel
 import Foundation
 import GeoCore
 import Hummingbird
 import HummingbirdTesting
-import Logging
 import Scenarios
-import Server
-import TestSupport
 import Testing
-import TwinStore
 
 /// Issue 51: what every OGC API process answers on the sample district, recorded before the
 /// upper half of the code is reshaped, and compared byte for byte after. Each case
@@ -56,21 +51,12 @@ struct ProcessAnswerRecordings {
         }
     }
 
-    /// Runs `body` against a server over a fresh sample district (SpatiaLite, its DEM and result rasters in a temporary directory).
+    /// Runs `body` against a server over a fresh sample district (`FloodRunLifecycleTests.run`: SpatiaLite, the
+    /// standard processes, the DEM and result rasters in a temporary directory), as an editor of 水务和湖泊局
+    /// (subject 测试员; the token's secret is drawn per run, and no answer holds the token).
     static func withDistrict(_ body: @Sendable (API) async throws -> Void) async throws {
-        var logger = Logger(label: "citytwin.process-answers")
-        logger.logLevel = .critical
-        try await withTemporaryDirectory("process-answers") { dir in
-            let store = try dir.openStore("district.sqlite")
-            try await DistrictLoader.build(into: store, layersDirectory: ProcessAnswerCases.repository.appendingPathComponent("Layers"))
-            let rasters = ResultRasters.beside(storeDirectory: dir.url)
-            // A fixed secret: the caller is the same in every run (no answer holds the token itself).
-            let authority = try TokenAuthority(secret: Array("citytwin process answer recordings".utf8.prefix(32)))
-            let token = authority.issue(TokenClaims(department: department, role: .editor, subject: "recorder", lifetime: 3600))
-            let server = CityTwinServer(store: store, options: ServerOptions(
-                baseURL: "http://test.local", logger: logger, tokenVerifier: authority,
-                processes: .forStore(directory: dir.url, rasters: rasters), rasters: rasters))
-            try await server.makeApplication().test(.router) { client in try await body(API(client: client, token: token)) }
+        try await FloodRunLifecycleTests.run { district in
+            try await body(API(client: district.client, token: district.token(department, .editor)))
         }
     }
 
