@@ -100,6 +100,7 @@ enum ProcessAnswerCases {
             // 180 min on 100 m cells): the shortest that still surcharges the sewers.
             ProcessAnswerCase(process: "flood-scenario", name: "p50-quick",
                               inputs: ["scenario": "p50-waterlogging", "durationScale": 0.03, "demCoarsening": 10]),
+            // Asynchronous only as well; each scenario is created (POST /scenarios) just before its run.
             ProcessAnswerCase(process: "scenario-run", name: "signal-am", inputs: ["scenario": "golden-signal"],
                               scenarios: [["id": "golden-signal", "kind": "signal", "parameters": ["period": "07:00-09:00"]]]),
             ProcessAnswerCase(process: "scenario-run", name: "parking-unguided", inputs: ["scenario": "golden-park-u"],
