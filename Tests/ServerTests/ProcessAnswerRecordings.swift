@@ -103,17 +103,27 @@ struct ProcessAnswerRecordings {
                 // On PostGIS the server only queues a job: a worker, as `citytwin worker` would, runs it.
                 let worker = try #require(ProcessWorker(name: "process-answers", store: store, registry: registry, logger: logger))
                 let working = Task { try await worker.run(idle: .milliseconds(100)) }
-                defer { working.cancel() }
                 let token = authority.issue(TokenClaims(department: Self.department, role: .editor, subject: "测试员", lifetime: 3600))
-                try await server.makeApplication().test(.router) { client in
-                    try await Self.compare(cases, API(client: client, token: token), recording: false, omitted: ["flood-scenario"])
+                do {
+                    try await server.makeApplication().test(.router) { client in
+                        try await Self.compare(cases, API(client: client, token: token), recording: false, omitted: ["flood-scenario"])
+                    }
+                } catch {
+                    working.cancel()
+                    _ = await working.result
+                    throw error
                 }
+                // The worker ends before its schema goes.
+                working.cancel()
+                _ = await working.result
             }
         } catch {
             try? await store.dropSchema()
+            await store.shutdown()
             throw error
         }
         try await store.dropSchema()
+        await store.shutdown()
     }
 
     /// Posts every case in order (creating its scenarios first) and records or compares its answer.
