@@ -211,6 +211,8 @@ let package = Package(
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
+            // The recorded process answers (ProcessAnswerRecordings) are read and re-recorded in the source tree.
+            exclude: ["Fixtures"],
             swiftSettings: strict),
 
         // Fuzz harnesses (Scripts/fuzz.sh): one per parser. Built normally they replay corpus files;
