@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "CityModel", targets: ["CityModel"]),
         .library(name: "Tiles", targets: ["Tiles"]),
         .library(name: "SWMMFormat", targets: ["SWMMFormat"]),
+        .library(name: "EPANETFormat", targets: ["EPANETFormat"]),
         .library(name: "FloodSim", targets: ["FloodSim"]),
         .library(name: "NetworkAnalysis", targets: ["NetworkAnalysis"]),
         .library(name: "SignalSim", targets: ["SignalSim"]),
@@ -89,6 +90,10 @@ let package = Package(
         // storm-intensity formulas design storms and pipe sizing start from. Below FloodSim and
         // CityModel, so the district and the importers need no kernel.
         .target(name: "SWMMFormat", swiftSettings: strict),
+
+        // The EPANET 2 water network model as data: the `.inp` reader (nodes, links, placement; SI
+        // units), for importing a water utility's network. Tokens as SWMMFormat splits them (EPA's rules).
+        .target(name: "EPANETFormat", dependencies: ["SWMMFormat"], swiftSettings: strict),
 
         // Urban flood kernels: design rainfall, runoff, SWMM-compatible 1D hydraulics, the 2D
         // local-inertial surface and 1D-2D coupling. Pure: plain inputs in, plain results out.
@@ -178,6 +183,7 @@ let package = Package(
         .executableTarget(name: "parking-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
+        .testTarget(name: "EPANETFormatTests", dependencies: ["EPANETFormat", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DataSourcesTests", dependencies: ["DataSources", "GeoCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
