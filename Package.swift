@@ -231,6 +231,7 @@ let package = Package(
         .executableTarget(name: "fuzz-asciigrid", dependencies: ["GeoCore", "FuzzSupport"], path: "Fuzz/FuzzESRIASCII", swiftSettings: strict),
         .executableTarget(name: "fuzz-cql2", dependencies: ["QueryLanguage", "FuzzSupport"], path: "Fuzz/CQL2", swiftSettings: strict),
         .executableTarget(name: "fuzz-swmm", dependencies: ["SWMMFormat", "FuzzSupport"], path: "Fuzz/SWMMInput", swiftSettings: strict),
+        .executableTarget(name: "fuzz-epanet", dependencies: ["EPANETFormat", "FuzzSupport"], path: "Fuzz/EPANETInput", swiftSettings: strict),
         .executableTarget(name: "fuzz-signal", dependencies: ["SignalSim", "FuzzSupport"], path: "Fuzz/SignalInput", swiftSettings: strict),
         .executableTarget(name: "fuzz-stafilter", dependencies: ["QueryLanguage", "GeoCore", "FuzzSupport"], path: "Fuzz/STAFilter", swiftSettings: strict),
     ]
