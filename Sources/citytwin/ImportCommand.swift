@@ -12,7 +12,7 @@ import TwinStore
 struct ImportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "import",
-        abstract: "Import GeoJSON(-seq), CSV, SWMM .inp, pipeline survey tables, or any vector file GDAL reads (GeoPackage, Shapefile, FileGDB, DXF, MapInfo, KML, OSM…) into the store.",
+        abstract: "Import GeoJSON(-seq), CSV, SWMM or EPANET .inp, pipeline survey tables, or any vector file GDAL reads (GeoPackage, Shapefile, FileGDB, DXF, MapInfo, KML, OSM…) into the store.",
         discussion: """
             Geometries are transformed to EPSG:4490 from the file's CRS (GeoJSON: CRS84; what GDAL reads from a .prj, \
             a GeoPackage srs_id, a FileGDB…) or --source-crs. Each layer is written in one transaction: a failing row writes nothing.
@@ -22,19 +22,19 @@ struct ImportCommand: AsyncParsableCommand {
             """)
 
     enum Format: String, ExpressibleByArgument, CaseIterable {
-        case geojson, geojsonseq, csv, shapefile, geopackage, gdal, swmm, survey
+        case geojson, geojsonseq, csv, shapefile, geopackage, gdal, swmm, epanet, survey
     }
 
     @Argument(help: "The file to import.")
     var file: String
 
-    @Option(help: "Target layer id (required except for swmm and survey, which fill the drainage layers).")
+    @Option(help: "Target layer id (required except for swmm, epanet and survey, which fill the drainage or water-supply layers).")
     var layer: String?
 
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
 
-    @Option(help: "File format (default: from the extension: .geojson .geojsonl .csv .shp .gpkg .inp; gdal for .gdb .dxf .tab .mif .kml .gml .fgb .osm .pbf and any other format GDAL reads).")
+    @Option(help: "File format (default: from the extension: .geojson .geojsonl .csv .shp .gpkg .inp (SWMM or EPANET by its sections); gdal for .gdb .dxf .tab .mif .kml .gml .fgb .osm .pbf and any other format GDAL reads).")
     var format: Format?
 
     @Option(help: "CRS of the coordinates when the file does not say (or to override it), e.g. EPSG:4547.")
@@ -56,8 +56,11 @@ struct ImportCommand: AsyncParsableCommand {
             help: "The layer of a file that holds several to read: a GeoPackage table, a FileGDB feature class, an OSM extract's lines/points/multipolygons.")
     var sourceLayer: String?
 
-    @Option(help: "SWMM: place a model in local metres with its (0, 0) at LON,LAT (EPSG:4490 degrees).")
+    @Option(help: "SWMM, EPANET: place a model in local metres with its (0, 0) at LON,LAT (EPSG:4490 degrees).")
     var origin: String?
+
+    @Option(help: "EPANET: the isolation valves (CSV: link,node[,status] per valve, as wntr writes a valve layer) into water_valves.")
+    var valves: String?
 
     @Option(help: "Survey: the line table (管线段) CSV; FILE is the point table (管线点).")
     var lines: String?
@@ -106,7 +109,7 @@ struct ImportCommand: AsyncParsableCommand {
         let bar = ProgressBar("importing \(url.lastPathComponent)")
         do {
             switch chosen {
-            case .swmm, .survey:
+            case .swmm, .epanet, .survey:
                 guard mode == nil, fieldMap == nil else {
                     throw ValidationError("--mode and --field-map apply to single-layer imports, not \(chosen.rawValue) models (their features carry ids: a repeat is refused)")
                 }
@@ -114,6 +117,10 @@ struct ImportCommand: AsyncParsableCommand {
                 if chosen == .swmm {
                     let placement = try origin.map { try Self.position($0, option: "--origin") }
                     network = try SWMMInput(file: url).network(origin: placement, crs: crs ?? .districtMetric)
+                } else if chosen == .epanet {
+                    let placement = try origin.map { try Self.position($0, option: "--origin") }
+                    let table = try valves.map { try EPANETInput.isolationValves(csv: URL(fileURLWithPath: $0), encoding: encoding ?? .utf8) } ?? []
+                    network = try EPANETInput(file: url).network(origin: placement, crs: crs ?? .districtMetric, valves: table)
                 } else {
                     guard let lines else { throw ValidationError("--format survey needs --lines <管线段.csv> (FILE is the 管线点 table)") }
                     network = try PipelineSurvey(points: url, lines: URL(fileURLWithPath: lines), encoding: encoding ?? .utf8,
@@ -174,11 +181,19 @@ struct ImportCommand: AsyncParsableCommand {
     }
 
     static func format(of url: URL) throws -> Format {
-        if url.pathExtension.lowercased() == "inp" { return .swmm }
+        if url.pathExtension.lowercased() == "inp" { return Self.isEPANET(url) ? .epanet : .swmm }
         guard let f = ImportFormat(file: url), let c = Format(rawValue: f.rawValue) else {
             throw ValidationError("cannot tell the format of \(url.lastPathComponent) from its extension; give --format (\(Format.allCases.map(\.rawValue).joined(separator: ", ")))")
         }
         return c
+    }
+
+    /// Whether a `.inp` file is an EPANET model rather than a SWMM one: it has a section only
+    /// EPANET's format has ([PIPES], [RESERVOIRS], [TANKS], [VALVES]).
+    static func isEPANET(_ url: URL) -> Bool {
+        guard let data = FileManager.default.contents(atPath: url.path) else { return false }
+        let text = String(decoding: data.prefix(4 << 20), as: UTF8.self).uppercased()
+        return ["[PIPES]", "[RESERVOIRS]", "[TANKS]", "[VALVES]"].contains { text.contains($0) }
     }
 
     static func position(_ text: String, option: String) throws -> Position {
