@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "DataSources", targets: ["DataSources"]),
         .library(name: "TwinStore", targets: ["TwinStore"]),
         .library(name: "CityModel", targets: ["CityModel"]),
+        .library(name: "CityBuild", targets: ["CityBuild"]),
         .library(name: "Tiles", targets: ["Tiles"]),
         .library(name: "SWMMFormat", targets: ["SWMMFormat"]),
         .library(name: "EPANETFormat", targets: ["EPANETFormat"]),
@@ -83,7 +84,7 @@ let package = Package(
         // the address geocoder. Reads SWMM `.inp` files and sizes pipes with SWMMFormat, not the kernels.
         .target(
             name: "CityModel",
-            dependencies: ["GeoCore", "DataSources", "TwinStore", "SWMMFormat", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["GeoCore", "DataSources", "TwinStore", "SWMMFormat", "EPANETFormat", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
             swiftSettings: strict),
 
         // The SWMM 5 model as data: the one `.inp` reader and writer with its checks, and the
@@ -125,6 +126,10 @@ let package = Package(
                            .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict),
 
+        // A city's one map from its own data: the road network derived from OpenStreetMap by one
+        // table of rules (RoadRules), in the city's metric zone.
+        .target(name: "CityBuild", dependencies: ["GeoCore", "DataSources", "CityModel", "TwinStore"], swiftSettings: strict),
+
         // Tile matrix sets (WebMercatorQuad, WorldCRS84Quad, CGCS2000 Tianditu-compatible), MVT
         // encoding, per-zoom generalization, tile cache and invalidation, PMTiles/MBTiles export.
         .target(
@@ -161,7 +166,7 @@ let package = Package(
         .executableTarget(
             name: "citytwin",
             dependencies: [
-                "GeoCore", "DataSources", "TwinStore", "CityModel", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
+                "GeoCore", "DataSources", "TwinStore", "CityModel", "CityBuild", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
                 "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

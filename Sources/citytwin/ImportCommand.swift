@@ -164,20 +164,8 @@ struct ImportCommand: AsyncParsableCommand {
         }
     }
 
-    /// The layer definitions: the store's, plus those of the `targets` that only `--layers` has
-    /// (created now; the import writes into them). Other layers of `--layers` are left alone.
     private func resolvedCatalog(_ store: any FeatureStore, creating targets: [String]) async throws -> LayerCatalog {
-        var definitions = try await store.layers(for: .admin).map(\.definition)
-        let known = Set(definitions.map(\.id))
-        let missing = Set(targets).subtracting(known)
-        let directory = URL(fileURLWithPath: layers, isDirectory: true)
-        if !missing.isEmpty, FileManager.default.fileExists(atPath: directory.path) {
-            for d in try LayerCatalog.load(directory: directory).definitions where missing.contains(d.id) {
-                try await store.createLayer(d)
-                definitions.append(d)
-            }
-        }
-        return LayerCatalog(definitions)
+        try await LayerDefinitions.catalog(store, creating: targets, from: URL(fileURLWithPath: layers, isDirectory: true))
     }
 
     static func format(of url: URL) throws -> Format {
