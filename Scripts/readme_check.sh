@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# The README's own examples must run: takes every `swift run citytwin …` line of the README's
-# "Command line" block and runs it with the built binary, in order, in a fresh directory (so
-# `district build` there makes a fresh sample district in its default store, and every later
-# line reads it), and fails when any line fails.
+# The documentation's own examples must run: takes every `swift run citytwin …` line of the `sh`
+# blocks of README.md and docs/**/*.md (README first, then docs/cli.md, then the other pages in path
+# order) and runs it with the built binary, in order, in a fresh directory (so `district build` there
+# makes a fresh sample district in its default store, and every later line reads it), and fails when
+# any line fails.
 #
 # How a line becomes a command: the comment after `  # ` goes; an optional part `[…]` is kept
 # without its brackets, unless it names alternatives or a placeholder (`|` or `…`), then it goes
 # (so `[--failed-valve WV-0003]` is checked, `[--store PATH|postgresql://…]` is not). What a
 # line needs beyond the district is made here: small GeoJSON and CSV inputs; `serve` is started
-# on a free port and must answer /health; `worker` runs with `--once`.
+# on a free port and must answer /health; `worker` runs with `--once`. A block that calls `curl`
+# is not taken line by line: the block marked `<!-- readme_check: session -->` (the sensing page's)
+# runs in one shell against the served district and must raise an alert; others are not run.
 #
 #   Scripts/readme_check.sh            (needs: swift build; called by Scripts/test.sh)
 #   CITYTWIN_BIN=.build/debug/citytwin Scripts/readme_check.sh   (a binary already built)
@@ -36,25 +39,13 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The README's command lines, turned into shell commands (one per line).
-commands=$(python3 - "$repo/README.md" <<'PY'
-import re, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-if "## Command line" not in text:
-    sys.exit("README.md has no '## Command line' section")
-block = text.split("## Command line", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
-for line in block.splitlines():
-    line = line.strip()
-    if "swift run citytwin" not in line:
-        continue
-    line = re.sub(r"\s+#\s.*$", "", line)
-    line = re.sub(r"\[([^\]]*)\]", lambda m: "" if ("|" in m.group(1) or "…" in m.group(1)) else m.group(1), line)
-    line = line.replace("swift run citytwin", '"$CITYTWIN"')
-    print(re.sub(r"\s+", " ", line).strip())
-PY
-)
+# The documentation's pages, in the order their examples run, and their command lines turned into
+# shell commands (one per line).
+pages=$(cd "$repo" && { echo README.md; echo docs/cli.md; find docs -name '*.md' ! -path docs/cli.md | LC_ALL=C sort; })
+commands=$(cd "$repo" && python3 Scripts/doc_examples.py commands $pages)
 count=$(grep -c . <<<"$commands" || true)
-((count >= 10)) || fail "found only $count command lines in the README's Command line block"
+# 58 examples when the README's "Command line" block moved into docs/: never fewer.
+((count >= 58)) || fail "found only $count command lines in the sh blocks of README.md and docs/ (at least 58 expected)"
 
 # The inputs the lines name, and the repository paths they use.
 cd "$work"
@@ -147,37 +138,24 @@ while IFS= read -r cmd; do
   tail -15 "$log" | sed 's/^/    /' >&2
 done <<<"$commands"
 
-((failures == 0)) || fail "$failures of $n README commands failed"
+((failures == 0)) || fail "$failures of $n documented commands failed"
 
-# The "Sensors (SensorThings API)" lines, in order in one shell (TOKEN carries over), against the
+# The session block (the sensing page's), in order in one shell (TOKEN carries over), against the
 # district served on the free port: every curl must succeed, and the last must show the raised alert.
-sensor_lines=$(python3 - "$repo/README.md" <<'PY'
-import re, sys
-text = open(sys.argv[1], encoding="utf-8").read()
-if "## Sensors (SensorThings API)" not in text:
-    sys.exit("README.md has no '## Sensors (SensorThings API)' section")
-block = text.split("## Sensors (SensorThings API)", 1)[1].split("```sh", 1)[1].split("```", 1)[0]
-for line in block.splitlines():
-    line = line.strip()
-    if not line:
-        continue
-    line = re.sub(r"\s+#\s[^']*$", "", line)
-    line = line.replace("swift run citytwin", '"$CITYTWIN"').replace("127.0.0.1:8080", "127.0.0.1:$port")
-    print(line.replace("curl -s ", "curl -sS --fail-with-body "))
-PY
-)
+sensor_lines=$(cd "$repo" && python3 Scripts/doc_examples.py session $pages)
+[[ -n $sensor_lines ]] || fail "no block marked <!-- readme_check: session --> in README.md or docs/"
 "$CITYTWIN" serve --port "$port" >"$work/sensors-serve.log" 2>&1 &
 server_pid=$!
 for _ in $(seq 1 150); do curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.2; done
-echo "readme_check: Sensors section ($(grep -c . <<<"$sensor_lines") lines)"
+echo "readme_check: session block ($(grep -c . <<<"$sensor_lines") lines)"
 if ! port=$port bash -euo pipefail -c "$sensor_lines" >"$work/sensors.log" 2>&1; then
   tail -20 "$work/sensors.log" | sed 's/^/    /' >&2
-  fail "a line of the README's Sensors section failed"
+  fail "a line of the session block failed"
 fi
-grep -q '"level":"danger"' "$work/sensors.log" || fail "the README's Sensors example raised no alert: $(tail -c 400 "$work/sensors.log")"
+grep -q '"level":"danger"' "$work/sensors.log" || fail "the session block raised no alert: $(tail -c 400 "$work/sensors.log")"
 kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; server_pid=""
 
-# What the README's comments promise, on the same district.
+# What the pages' comments promise, on the same district.
 expect_failure() {  # expect_failure "what it must say" command…
   local want=$1; shift
   local out status=0
@@ -220,4 +198,4 @@ expect_failure "no department '不存在局'" "$CITYTWIN" token create --departm
 expect_failure "no store at" "$CITYTWIN" layers --store missing/none.sqlite
 expect_failure "no store at" "$CITYTWIN" token create --department 应急管理局 --store missing/none.sqlite
 [[ ! -e missing ]] || fail "a command that only reads created missing/"
-echo "readme_check: all $n README commands ran"
+echo "readme_check: all $n documented commands ran (README.md and docs/)"

@@ -60,7 +60,7 @@ stage "client tests" 1200 Scripts/client_tests.sh || { echo "test: client tests 
 # The web map in headless Chromium: labels, legend, flood depth classes by pixel, sign-in without reload, analyses from clicks (screenshots in artifacts/).
 stage "web map check" 1200 Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
 
-# Every command the README shows, run against a freshly built sample district.
+# Every command README.md and docs/ show, run against a freshly built sample district.
 stage "README check" 1500 Scripts/readme_check.sh || { echo "test: README check failed"; exit 1; }
 
 # Every notebook in Notebooks/ executed against a fresh sample district (nbclient; fails on any cell error).

@@ -3,6 +3,7 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 @testable import Server
+import TestSupport
 import Testing
 import Tiles
 import TwinStore
@@ -56,6 +57,34 @@ import TwinStore
             #expect(css.status == .ok)
             #expect(css.contentType == "text/css; charset=utf-8")
             #expect(css.text.contains(":focus-visible"))
+        }
+    }
+
+    @Test("the served map.js parses as JavaScript (node --check on the bytes the server sends; a cut copy does not), and the page's files are revalidated by entity tag")
+    func theServedScriptParses() async throws {
+        try await ServerFixture.withAPI { client in
+            let js = try await client.get("/static/map.js")
+            #expect(js.status == .ok)
+            #expect(js.headers[.cacheControl] == "public, no-cache")
+            let etag = try #require(js.headers[.eTag])
+            let css = try await client.get("/static/map.css")
+            #expect(css.headers[.cacheControl] == "public, no-cache")
+            #expect(css.headers[.eTag] == etag)
+            let bytes = Data(js.body.readableBytesView)
+            try await withTemporaryDirectory("map-js") { dir in
+                // node v20 (/usr/bin/node): parses without running.
+                func check(_ data: Data, as name: String) async throws -> CommandProcess {
+                    let file = dir.appending(name)
+                    try data.write(to: file)
+                    return try await CommandProcess.run("/usr/bin/env", ["node", "--check", file.path], within: 120)
+                }
+                let served = try await check(bytes, as: "map.js")
+                #expect(served.exitStatus == 0, "node --check on the served map.js: \(served.output)")
+                // The check can fail: the script without its last line (the closing `})();`) does not parse.
+                let cut = try #require(String(data: bytes, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
+                let broken = try await check(Data(cut[..<cut.lastIndex(of: "\n")!].utf8), as: "cut.js")
+                #expect(broken.exitStatus != 0 && broken.output.contains("SyntaxError"), "\(broken.output)")
+            }
         }
     }
 

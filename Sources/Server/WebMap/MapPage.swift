@@ -1,7 +1,9 @@
+import Foundation
+
 /// The web map at `/map`: MapLibre GL JS from `/static/` drawing the whole-map vector tiles with
 /// the caller's style `/tiles/WebMercatorQuad/style.json` (WebMap/MapStyle.swift: designed per
 /// layer, labels from `/fonts/`, the default layers of the caller's role). The page's script
-/// and stylesheet are `/static/map.js` and `/static/map.css` (MapScript.swift, MapSheet.swift).
+/// and stylesheet are `/static/map.js` and `/static/map.css` (map.js, map.css beside this file).
 ///
 /// What a person does there: read the legend (made from the style, so the two agree), switch
 /// layers by CIM category, sign in with a department token (kept in the browser's session
@@ -127,17 +129,22 @@ enum MapPage {
     </body></html>
     """#
 
-    /// The page's own static files: name → media type and text.
-    static let files: [String: (mediaType: String, body: String)] = [
-        "map.js": ("text/javascript; charset=utf-8", MapScript.source),
-        "map.css": ("text/css; charset=utf-8", MapSheet.source),
-    ]
+    /// The page's own static files, `map.js` and `map.css`: package resources of the Server target
+    /// (Sources/Server/WebMap/), read once from `Bundle.module`, which SwiftPM places beside the
+    /// binary (`CityTwin_Server.resources`) and the binary also finds in its build folder when
+    /// copied elsewhere. Name → media type and bytes.
+    static let files: [String: (mediaType: String, body: [UInt8])] = {
+        var files = [String: (mediaType: String, body: [UInt8])]()
+        for (name, mediaType) in [("map.js", "text/javascript; charset=utf-8"), ("map.css", "text/css; charset=utf-8")] {
+            guard let url = Bundle.module.url(forResource: name, withExtension: nil),
+                  let data = FileManager.default.contents(atPath: url.path) else {
+                fatalError("the web map's \(name) is missing from the Server target's resources (\(Bundle.module.bundlePath))")
+            }
+            files[name] = (mediaType, [UInt8](data))
+        }
+        return files
+    }()
 
     /// One entity tag for the page's files (they change only with the server build).
-    static let etag: String = {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in (MapScript.source + MapSheet.source).utf8 { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
-        let hex = String(h, radix: 16)
-        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
-    }()
+    static let etag = EntityTag.of(bytes: files.keys.sorted().flatMap { files[$0]!.body })
 }

@@ -31,7 +31,7 @@ extension CityTwinServer {
                     // The page's own files change with the server: revalidate by entity tag.
                     headers[.cacheControl] = "public, no-cache"
                     headers[.eTag] = MapPage.etag
-                    return Representation(mediaType: own.mediaType, body: Array(own.body.utf8), headers: headers)
+                    return Representation(mediaType: own.mediaType, body: own.body, headers: headers)
                 }
                 guard let mediaType = MapLibreAssets.served[name] else {
                     let served = (MapLibreAssets.served.keys.sorted() + MapPage.files.keys.sorted() + [PageStyle.fileName]).joined(separator: ", ")

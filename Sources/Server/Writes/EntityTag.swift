@@ -11,7 +11,12 @@ import GeoCore
 enum EntityTag {
     /// The quoted strong tag of `feature` (stored coordinates, before any output projection).
     static func of(_ feature: Feature) -> String {
-        let digest = Crypto.SHA256.hash(data: GeoJSON.encodeBytes(.feature(feature)))
+        of(bytes: GeoJSON.encodeBytes(.feature(feature)))
+    }
+
+    /// The quoted strong tag of some bytes: their SHA-256 in hex (the web map's files too).
+    static func of(bytes: [UInt8]) -> String {
+        let digest = Crypto.SHA256.hash(data: bytes)
         var hex = "\""
         hex.reserveCapacity(66)
         for b in digest {
