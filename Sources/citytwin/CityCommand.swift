@@ -22,7 +22,8 @@ struct CityCommand: ParsableCommand {
                 Roads are split at every node two drivable ways share (never where a bridge or tunnel merely crosses), \
                 classed by CJJ 37 from highway=*, with speeds, lanes and one-way from their tags or the documented \
                 defaults (docs/capabilities/city-build.md); lengths in the extract's metric CRS (the CGCS2000 3-degree \
-                Gauss-Krüger zone in China, the UTM zone elsewhere). Each layer is written in one transaction.
+                Gauss-Krüger zone in China, the UTM zone elsewhere). Each layer is written whole in one transaction, \
+                replacing what a previous build wrote.
                 """)
 
         @Option(help: "The OpenStreetMap extract (.osm.pbf or .osm).")
@@ -47,7 +48,7 @@ struct CityCommand: ParsableCommand {
             let catalog = try await LayerDefinitions.catalog(store, creating: network.layers.map(\.id),
                                                              from: URL(fileURLWithPath: layers, isDirectory: true))
             do {
-                let summaries = try await network.run(catalog: catalog, store: store, by: .admin) { bar.update($0) }
+                let summaries = try await network.run(catalog: catalog, store: store, by: .admin, replacing: true) { bar.update($0) }
                 let count = Double(summaries.reduce(0) { $0 + $1.count })
                 bar.finish(WorkProgress(stage: "done", completed: count, total: count, unit: "features"))
                 print("metric CRS: \(metric) (the zone of the extract's centre)")

@@ -51,7 +51,9 @@ public struct NetworkImport: Sendable {
     }
 
     /// Checks every layer, then inserts each non-empty one in its own transaction.
-    public func run(catalog: LayerCatalog, store: any FeatureStore, by caller: Caller = .admin,
+    /// - Parameter replacing: each layer becomes exactly its records (`FeatureStore.replace`, one
+    ///   transaction per layer), as a rebuild wants; otherwise they are added.
+    public func run(catalog: LayerCatalog, store: any FeatureStore, by caller: Caller = .admin, replacing: Bool = false,
                     progress: ((WorkProgress) -> Void)? = nil) async throws -> [ImportSummary] {
         let checked = try checked(catalog: catalog)
         let total = checked.reduce(0) { $0 + $1.features.count }
@@ -59,7 +61,9 @@ public struct NetworkImport: Sendable {
         var written = 0
         var summaries: [ImportSummary] = []
         for (definition, features) in checked {
-            if !features.isEmpty {
+            if replacing {
+                try await store.replace(layer: definition.id, with: features, by: caller, at: nil)
+            } else if !features.isEmpty {
                 try await store.insert(layer: definition.id, features: features, by: caller, at: nil)
             }
             written += features.count
