@@ -70,6 +70,8 @@ enum MapPage {
           </select></label>
         <label class="row" id="breaks-row" hidden><span data-i18n="breaks">时间（分钟）</span>
           <input id="service-breaks" value="2,5,10" inputmode="numeric" size="10"></label>
+        <label class="row" id="hazard-run-row" hidden><span data-i18n="floodRun">内涝模拟</span>
+          <select id="hazard-run"></select></label>
         <p class="hint" data-i18n="toolHint">选择工具后点击地图；按 Esc 清除结果。</p>
         <div id="analysis" aria-live="polite"><ol id="analysis-list" class="list"></ol></div>
         <button type="button" id="clear-results" data-i18n="clear">清除结果</button>

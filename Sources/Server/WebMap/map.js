@@ -19,7 +19,7 @@ const TEXT = {
        resource: "资源", toolHint: "选择工具后点击地图；按 Esc 清除结果。", clear: "清除结果", jobs: "模拟任务", runFlood: "运行内涝情景（快速）",
        legend: "图例", layers: "图层", restricted: "部分图层（管网、应急资源、模拟结果）需部门令牌登录后可见。", export: "导出当前视图", layer: "图层",
        public: "公众（未登录）", minutes: "分钟", km: "公里", roadsReached: "可达道路", breaks: "时间（分钟）", badBreaks: "时间须为 1–10 个逗号分隔的分钟数（0–240）", running: "正在计算…", noResult: "没有结果", notFound: "没有找到：",
-       searchFailed: "搜索不可用：", signedIn: "已登录：", badToken: "令牌无效：", needFlood: "尚无已发布的内涝模拟（水务和湖泊局发布后可用）", preset: "默认图层：", floodRun: "内涝模拟",
+       searchFailed: "搜索不可用：", signedIn: "已登录：", badToken: "令牌无效：", needFlood: "尚无已发布的内涝模拟（水务和湖泊局发布后可用）", preset: "默认图层：", floodRun: "内涝模拟", runStates: {draft: "草稿", published: "已发布", archived: "已归档"}, currentRun: "当前",
        inside: "灾害范围内", closures: "封闭道路", cutOff: "受阻资源", exported: "已导出：", exportFailed: "导出失败：", nothingToExport: "没有可导出的图层",
        jobAccepted: "已提交", jobRunning: "运行中", jobSuccessful: "完成", jobFailed: "失败", show: "显示结果图层", layerTreeFailed: "图层目录加载失败：",
        analysisFailed: "分析失败：", areas: "服务区", yes: "是", no: "否", zoomFrom: "级起", snap: "距道路", treeTitle: "图层",
@@ -37,7 +37,7 @@ const TEXT = {
        resource: "Resource", toolHint: "Pick a tool, then click the map; Esc clears the results.", clear: "Clear results", jobs: "Simulation jobs", runFlood: "Run flood scenario (quick)",
        legend: "Legend", layers: "Layers", restricted: "Some layers (networks, emergency resources, simulation results) need a department token.", export: "Export the view", layer: "Layer",
        public: "Public (not signed in)", minutes: "min", km: "km", roadsReached: "roads reached", breaks: "Minutes", badBreaks: "Minutes must be 1–10 comma-separated numbers in (0, 240]", running: "Running…", noResult: "No result", notFound: "Nothing found: ",
-       searchFailed: "Search unavailable: ", signedIn: "Signed in: ", badToken: "Token refused: ", needFlood: "No flood run is published yet (the water authority publishes one)", preset: "layers: ", floodRun: "Flood run",
+       searchFailed: "Search unavailable: ", signedIn: "Signed in: ", badToken: "Token refused: ", needFlood: "No flood run is published yet (the water authority publishes one)", preset: "layers: ", floodRun: "Flood run", runStates: {draft: "draft", published: "published", archived: "archived"}, currentRun: "current",
        inside: "Inside the hazard", closures: "Closed roads", cutOff: "Cut-off resources", exported: "Exported: ", exportFailed: "Export failed: ", nothingToExport: "No layer to export",
        jobAccepted: "accepted", jobRunning: "running", jobSuccessful: "successful", jobFailed: "failed", show: "Show result layers", layerTreeFailed: "Layer list failed: ",
        analysisFailed: "Analysis failed: ", areas: "Service areas", yes: "yes", no: "no", zoomFrom: "from zoom", snap: "to road", treeTitle: "Layers",
@@ -389,8 +389,30 @@ $("clear-results").addEventListener("click", clearResults);
 document.addEventListener("keydown", (e) => { if (e.key === "Escape") clearResults(); });
 
 const tool = () => document.querySelector("input[name=tool]:checked").value;
-// Each tool shows the inputs it reads: the resource kind for the nearest resources, the minutes for service areas.
-const showToolInputs = () => { $("nearest-row").hidden = tool() !== "nearest"; $("breaks-row").hidden = tool() !== "service"; };
+// Each tool shows the inputs it reads: the resource kind for the nearest resources, the minutes for
+// service areas, the flood run for the hazard overlay.
+const showToolInputs = () => {
+  $("nearest-row").hidden = tool() !== "nearest"; $("breaks-row").hidden = tool() !== "service";
+  $("hazard-run-row").hidden = tool() !== "hazard";
+  if (tool() === "hazard") loadHazardRuns();
+};
+// The flood runs the caller may see (newest first), the current published one chosen; a choice the
+// caller made stays while it is listed.
+async function loadHazardRuns() {
+  const select = $("hazard-run"), kept = select.value;
+  let listed;
+  try { listed = await api("/flood-runs"); } catch (err) { listed = {runs: [], current: null}; }
+  const runs = listed.runs || [];
+  select.replaceChildren(...runs.map((r) => {
+    const when = (r.published_at || r.finished_at || r.started_at || "").replace("T", " ").slice(0, 16);
+    const o = el("option", r.id + " · " + ((t("runStates") || {})[r.state] || r.state) + (r.id === listed.current ? " · " + t("currentRun") : "") + (when ? " · " + when : ""));
+    o.value = r.id;
+    return o;
+  }));
+  if (!runs.length) { const o = el("option", t("needFlood")); o.value = ""; o.disabled = true; select.appendChild(o); }
+  select.value = runs.some((r) => r.id === kept) ? kept : (listed.current || (runs[0] && runs[0].id) || "");
+  select.dataset.current = listed.current || "";
+}
 document.querySelectorAll("input[name=tool]").forEach((r) => r.addEventListener("change", showToolInputs));
 showToolInputs();
 const serviceBreaks = () => {
@@ -452,10 +474,11 @@ async function analyse(lngLat) {
       drawResults(drawn, legend);
       if (!feats.length) listItem({title: t("noResult")});
     } else if (which === "hazard") {
-      // The run the water authority published as current (the server picks it); the answer names it.
-      const runs = await api("/flood-runs");
-      if (!runs.current) { listItem({title: t("needFlood")}); root.dataset.analysis = "failed"; return; }
-      const out = await execute("hazard-overlay", {run: runs.current, origin: here});
+      // The run chosen in the panel (the current published one unless the caller picked another); the answer names it.
+      await loadHazardRuns();   // fresh (a sign-in or a publication since), keeping the choice
+      const chosen = $("hazard-run").value;
+      if (!chosen) { listItem({title: t("needFlood")}); root.dataset.analysis = "failed"; return; }
+      const out = await execute("hazard-overlay", {run: chosen, origin: here});
       drawResults([origin], []);
       if (out.run) listItem({title: t("floodRun") + " · " + out.run.id, meta: (out.run.published_at || out.run.finished_at || "").replace("T", " ").slice(0, 16)});
       const inside = out.inside || {};

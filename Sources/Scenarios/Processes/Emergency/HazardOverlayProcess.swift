@@ -164,7 +164,12 @@ public struct HazardOverlayProcess: OGCProcess {
             if let g = r.area {
                 area = HazardArea(geometry: g)
             } else {
-                area = try await HazardArea.union(of: r.layer ?? "", filter: r.filter, from: store, by: caller)
+                do {
+                    area = try await HazardArea.union(of: r.layer ?? "", filter: r.filter, from: store, by: caller)
+                } catch let e as ScenarioError where e.code == .invalidArgument && r.run != nil {
+                    // A run that flooded nothing that deep: say so of the run the caller chose.
+                    throw ProcessInputError("run", "flood run '\(r.run?.id ?? "")' floods no area 0.15 m deep or more: nothing in it is a hazard to overlay")
+                }
             }
             return try await HazardOverlay.assess(area, store: store, by: caller, addressLevel: r.addressLevel,
                                                   origin: r.origin, route: r.route, profile: r.profile,
