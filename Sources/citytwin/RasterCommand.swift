@@ -47,13 +47,11 @@ struct RasterCommand: ParsableCommand {
             }
             let grid: Grid
             do { grid = try Grid(esriASCIIData: data) } catch let e as GeometryError {
-                throw CommandFailure("\(file) is not an ESRI ASCII grid: \(e.message)")
+                throw CommandFailure(presenting: e, in: "\(file) is not an ESRI ASCII grid")
             }
             let raster = try ManagedRaster.describe(grid, data: data, id: id, title: title, kind: kind, crs: crs, by: .admin)
             let store = try await rasterStore(storeOption)
-            do { try await store.putRaster(raster, data: data, replace: replace, by: .admin) } catch let e as StoreError {
-                throw CommandFailure(e.message)
-            }
+            try await store.putRaster(raster, data: data, replace: replace, by: .admin)
             print("imported raster '\(id)': \(grid.width) x \(grid.height) cells, \(raster.crs), \(data.count) bytes")
         }
     }

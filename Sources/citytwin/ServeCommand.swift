@@ -164,7 +164,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// secret file beside a SpatiaLite store, re-read when `token rotate-secret` replaces it.
     static func tokenVerifier(_ location: StoreLocation) throws -> any BearerTokenVerifier {
         if case .spatiaLite(let path) = location, (ProcessInfo.processInfo.environment[TokenAuthority.secretVariable] ?? "").isEmpty {
-            do { return try ReloadingTokenAuthority(storePath: path) } catch let e as StoreError { throw CommandFailure(e.message) }
+            return try ReloadingTokenAuthority(storePath: path)
         }
         return try location.tokenAuthority()
     }
