@@ -182,7 +182,7 @@ public struct FloodRunCatalog: Sendable {
     /// it; the caller then runs the model into the run's stem.
     /// - Throws: `ScenarioError` naming `scenario` when its id leaves no room for a run's layer
     ///   names; `StoreError` when the caller may not write the runs.
-    public func begin(_ scenario: FloodScenario, inputs: JSONValue, by caller: Caller, now: Date = Date()) async throws -> FloodRun {
+    public func begin(_ scenario: FloodScenario, inputs: JSONValue, by caller: Caller, now: Date = TwinClock.current.now) async throws -> FloodRun {
         try await ensureLayer()
         var n = try await list(by: .admin).filter { $0.scenario == scenario.id }
             .compactMap { Int($0.id.split(separator: "-").last ?? "") }.max() ?? 0
@@ -252,7 +252,7 @@ public struct FloodRunCatalog: Sendable {
     }
 
     /// Records how run `id` ended: its layers and summary, or why it failed.
-    public func finish(_ id: String, layers: [String], summary: JSONValue?, error: String?, by caller: Caller, now: Date = Date()) async throws {
+    public func finish(_ id: String, layers: [String], summary: JSONValue?, error: String?, by caller: Caller, now: Date = TwinClock.current.now) async throws {
         try await update(id, by: caller) { run in
             run.status = error == nil ? .successful : .failed
             run.layers = layers
@@ -266,7 +266,7 @@ public struct FloodRunCatalog: Sendable {
     /// department reads them); the run that was current stays published but is no longer current.
     /// - Throws: `ScenarioError` `.scenarioNotFinished` for a run that has not succeeded.
     @discardableResult
-    public func publish(_ id: String, by caller: Caller, now: Date = Date()) async throws -> FloodRun {
+    public func publish(_ id: String, by caller: Caller, now: Date = TwinClock.current.now) async throws -> FloodRun {
         let run = try await self.run(id, by: caller)
         guard run.status == .successful else {
             throw ScenarioError(.scenarioNotFinished, "flood run '\(id)' is \(run.status.rawValue): only a finished run can be published", field: "run")

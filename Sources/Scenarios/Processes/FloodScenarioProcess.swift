@@ -127,7 +127,7 @@ public struct FloodScenarioProcess: OGCProcess {
         let request = try request(inputs)
         var runOptions = request.options
         runOptions.outputInterval = Self.outputInterval
-        runOptions.start = Date()
+        runOptions.start = TwinClock.current.now
         let options = runOptions
         let runs = FloodRunCatalog(store: store, templates: resultLayers)
         let (run, summary): (FloodRun, FloodScenarioSummary)
