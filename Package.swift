@@ -88,7 +88,7 @@ let package = Package(
 
         // Traffic-signal timing kernels: Webster/HCM plans, time-of-day periods, the corridor green
         // wave (exact two-way bandwidth), adaptive re-timing, time–space diagrams. Pure.
-        .target(name: "SignalSim", swiftSettings: strict),
+        .target(name: "SignalSim", dependencies: ["GeoCore"], swiftSettings: strict),
 
         // Parking guidance kernels: occupancy cleaning, per-lot forecasts at 15–120 min with their
         // backtest, lot ranking by generalised cost with capacity feedback, guided-vs-unguided
@@ -165,7 +165,7 @@ let package = Package(
                           path: "Benchmarks/NetworkBench", swiftSettings: strict),
         .executableTarget(name: "emergency-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/EmergencyBench", swiftSettings: strict),
-        .executableTarget(name: "signal-bench", dependencies: ["SignalSim"],
+        .executableTarget(name: "signal-bench", dependencies: ["SignalSim", "GeoCore"],
                           path: "Benchmarks/SignalBench", swiftSettings: strict),
         .executableTarget(name: "parking-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
