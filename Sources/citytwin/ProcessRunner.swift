@@ -58,8 +58,7 @@ func areaInput(_ path: String, option: String) throws -> JSONValue {
 
 /// A JSON document on standard output, pretty-printed with sorted keys.
 func printJSONDocument(_ value: some Encodable) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let encoder = JSONOutput.encoder(.pretty)
     FileHandle.standardOutput.write(try encoder.encode(value))
     FileHandle.standardOutput.write(Data("\n".utf8))
 }

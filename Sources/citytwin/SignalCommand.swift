@@ -211,7 +211,7 @@ struct SignalPlanCommand: AsyncParsableCommand {
             throw CommandFailure(presenting: e, in: input)
         }
         if json { return try printJSONDocument(IntersectionTimingReport(result)) }
-        let report = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(IntersectionTimingReport(result)))
+        let report = try JSONOutput.value(IntersectionTimingReport(result))
         printTiming(report, title: result.intersection)
     }
 }
@@ -433,7 +433,7 @@ struct SignalCorridorCommand: AsyncParsableCommand {
                 throw CommandFailure(presenting: e, in: input)
             }
             bar?.finish(.stage("done", fraction: 1))
-            report = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(CorridorPlanReport(plan)))
+            report = try JSONOutput.value(CorridorPlanReport(plan))
             svg = TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)
         }
         if let diagram {

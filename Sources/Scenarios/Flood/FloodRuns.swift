@@ -72,7 +72,7 @@ public struct FloodRun: Sendable, Equatable, Codable {
     /// The run as the feature of `flood_runs` that keeps it.
     var feature: Feature {
         get throws {
-            var properties = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(self)).objectValue ?? [:]
+            var properties = try JSONOutput.value(self).objectValue ?? [:]
             properties["id"] = nil
             return Feature(id: .string(id), geometry: nil, properties: properties)
         }
@@ -80,7 +80,7 @@ public struct FloodRun: Sendable, Equatable, Codable {
 
     /// The run as the API and the CLI show it.
     public var document: JSONValue {
-        (try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(self))) ?? .null
+        (try? JSONOutput.value(self)) ?? .null
     }
 }
 
@@ -88,7 +88,7 @@ extension FloodRun {
     init(feature f: Feature) throws {
         var o = f.properties
         o["id"] = .string(f.id.map { "\($0)" } ?? "")
-        do { self = try JSONDecoder().decode(FloodRun.self, from: JSONEncoder().encode(JSONValue.object(o))) } catch {
+        do { self = try JSONOutput.convert(JSONValue.object(o), to: FloodRun.self) } catch {
             throw ScenarioError(.invalidScenario, "flood run record '\(f.id.map { "\($0)" } ?? "")' in the store cannot be read")
         }
     }
@@ -230,7 +230,7 @@ public struct FloodRunCatalog: Sendable {
             try? await finish(run.id, layers: [], summary: nil, error: reason, by: caller)
             throw error
         }
-        let summaryJSON = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(summary))
+        let summaryJSON = try JSONOutput.value(summary)
         try await finish(run.id, layers: summary.layers, summary: summaryJSON, error: nil, by: caller)
         return (try await self.run(run.id, by: caller), summary)
     }

@@ -77,8 +77,7 @@ public struct TokenAuthority: Sendable {
 
     /// A signed token for `claims`.
     public func issue(_ claims: TokenClaims) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONOutput.encoder(.canonical)
         // Encoding a struct of strings and integers cannot fail.
         let json = (try? encoder.encode(claims)) ?? Data("{}".utf8)
         let signed = Self.prefix + "." + Base64URL.encode(json)

@@ -114,8 +114,7 @@ enum RasterSQL {
     }
 
     static func encode(_ raster: ManagedRaster) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONOutput.encoder(.canonical)
         return String(decoding: try encoder.encode(raster), as: UTF8.self)
     }
 
