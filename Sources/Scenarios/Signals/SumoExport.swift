@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import CityModel
 import GeoCore
 import SignalSim
@@ -838,22 +835,17 @@ public struct SumoExport: Sendable {
 
     /// The traffic-light-controlled connections of a `.net.xml` written by `netconvert`.
     public static func controlledLinks(inNetwork data: Data) throws -> [NetworkLink] {
-        final class Reader: NSObject, XMLParserDelegate {
-            var links: [NetworkLink] = []
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                        attributes a: [String: String] = [:]) {
+        var links: [NetworkLink] = []
+        do {
+            try XMLElements.read(data, start: { name, a in
                 guard name == "connection", let tl = a["tl"], let from = a["from"], let to = a["to"],
                       let lane = a["fromLane"].flatMap(Int.init), let index = a["linkIndex"].flatMap(Int.init) else { return }
                 links.append(NetworkLink(signal: tl, from: from, fromLane: lane, to: to, linkIndex: index))
-            }
+            })
+        } catch {
+            throw SignalTimingError(field: "network", "the SUMO network cannot be read: \(error.reason)")
         }
-        let parser = XMLParser(data: data)
-        let reader = Reader()
-        parser.delegate = reader
-        guard parser.parse() else {
-            throw SignalTimingError(field: "network", "the SUMO network cannot be read: \(parser.parserError.map { "\($0)" } ?? "malformed XML")")
-        }
-        return reader.links
+        return links
     }
 
     static func key(_ from: String, _ lane: Int, _ to: String) -> String { "\(from)#\(lane)>\(to)" }
