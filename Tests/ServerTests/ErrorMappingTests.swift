@@ -35,24 +35,21 @@ struct ErrorMappingTests {
             SensingFilterError("unknown function 'speed'", at: 7),
             AddressDataError(record: "feature 12", field: "parent_code", "names no record"),
         ]
+        // (status, type, parameter, detail) each error must answer with.
+        let expected: [(Int, String, String, String)] = [
+            (400, "invalid-input", "lots[3].capacity", "input 'lots[3].capacity': must not be negative"),
+            (400, "invalid-input", "approaches[2].flows_veh_h.left", "input 'approaches[2].flows_veh_h.left': must not be negative"),
+            (400, "invalid-filter", "$filter", "parameter '$filter': unknown function 'speed' at character 7"),
+            (422, "analysis-failed", "parent_code", "address data: feature 12 field parent_code: names no record"),
+        ]
         try await Self.application(throwing: errors).test(.router) { client in
-            let parking = try await client.get("/fail/0")
-            try expectProblem(parking, status: 400, type: "invalid-input", naming: "lots[3].capacity")
-            #expect(try parking.json["parameter"]?.stringValue == "lots[3].capacity")
-            #expect(try parking.json["detail"]?.stringValue == "input 'lots[3].capacity': must not be negative")
-
-            let signal = try await client.get("/fail/1")
-            try expectProblem(signal, status: 400, type: "invalid-input", naming: "approaches[2].flows_veh_h.left")
-            #expect(try signal.json["parameter"]?.stringValue == "approaches[2].flows_veh_h.left")
-
-            let filter = try await client.get("/fail/2")
-            try expectProblem(filter, status: 400, type: "invalid-filter", naming: "$filter")
-            #expect(try filter.json["detail"]?.stringValue == "parameter '$filter': unknown function 'speed' at character 7")
-            #expect(try filter.json["position"]?.stringValue == "offset 7")
-
-            let address = try await client.get("/fail/3")
-            try expectProblem(address, status: 422, type: "analysis-failed", naming: "parent_code")
-            #expect(try address.json["detail"]?.stringValue?.contains("feature 12") == true)
+            for (i, (status, type, parameter, detail)) in expected.enumerated() {
+                let answer = try await client.get("/fail/\(i)")
+                try expectProblem(answer, status: status, type: type, naming: parameter)
+                #expect(try answer.json["parameter"]?.stringValue == parameter)
+                #expect(try answer.json["detail"]?.stringValue == detail)
+            }
+            #expect(try await client.get("/fail/2").json["position"]?.stringValue == "offset 7")
         }
     }
 
