@@ -14,7 +14,7 @@ struct CityTwinCommand: AsyncParsableCommand {
     /// error mapping (`CommandFailure.presenting`), as the HTTP API words it.
     static func main() async {
         do {
-            var command = try parseAsRoot()
+            var command = try await asyncParseAsRoot()
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {
