@@ -102,7 +102,7 @@ let package = Package(
 
         // Traffic-signal timing kernels: Webster/HCM plans, time-of-day periods, the corridor green
         // wave (exact two-way bandwidth), adaptive re-timing, time–space diagrams. Pure.
-        .target(name: "SignalSim", swiftSettings: strict),
+        .target(name: "SignalSim", dependencies: ["GeoCore"], swiftSettings: strict),
 
         // Parking guidance kernels: occupancy cleaning, per-lot forecasts at 15–120 min with their
         // backtest, lot ranking by generalised cost with capacity feedback, guided-vs-unguided
@@ -148,7 +148,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Tiles", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -184,7 +184,7 @@ let package = Package(
                           path: "Benchmarks/NetworkBench", swiftSettings: strict),
         .executableTarget(name: "emergency-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/EmergencyBench", swiftSettings: strict),
-        .executableTarget(name: "signal-bench", dependencies: ["SignalSim"],
+        .executableTarget(name: "signal-bench", dependencies: ["SignalSim", "GeoCore"],
                           path: "Benchmarks/SignalBench", swiftSettings: strict),
         .executableTarget(name: "parking-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
+                "Server", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.

@@ -9,21 +9,11 @@
 //    offset combination the exact search needs): target ≤ 1 s.
 // Each is run ROUNDS times; the best time is kept. Prints a line each and one JSON object.
 import Foundation
+import GeoCore
 import SignalSim
 
 let rounds = CommandLine.arguments.count > 1 ? max(1, Int(CommandLine.arguments[1]) ?? 3) : 3
 
-/// SplitMix64: the same random district on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
     let clock = ContinuousClock(), start = clock.now
@@ -33,7 +23,7 @@ func seconds(_ body: () throws -> Void) rethrows -> Double {
 }
 
 /// A random intersection and its day of counts (vehicles per 15 minutes per lane group).
-func randomIntersection(_ i: Int, _ rng: inout SeededGenerator) -> (IntersectionDemand, [IntervalCount]) {
+func randomIntersection(_ i: Int, _ rng: inout SplitMix64) -> (IntersectionDemand, [IntervalCount]) {
     let fourStage = Bool.random(using: &rng)
     var approaches: [ApproachDemand] = []
     var stages: [[String]]
@@ -65,7 +55,7 @@ func randomIntersection(_ i: Int, _ rng: inout SeededGenerator) -> (Intersection
     return (demand, counts)
 }
 
-var rng = SeededGenerator(state: 16)
+var rng = SplitMix64(seed: 16)  // the same random district on every run
 let district = (0..<1000).map { randomIntersection($0, &rng) }
 var plans = 0
 var best = Double.infinity

@@ -1,3 +1,5 @@
+import GeoCore
+
 /// Occupancy readings in bulk as CSV: a header naming the columns, one reading per line. Birmingham's
 /// columns (`SystemCodeNumber, Capacity, Occupancy, LastUpdated`) and CityTwin's own
 /// (`lot, capacity, occupied, time`) are both read; `capacity` is optional when the lots are known.
@@ -15,12 +17,19 @@ public struct OccupancyFeed: Sendable {
     static let occupiedColumns = ["occupancy", "occupied"]
     static let timeColumns = ["lastupdated", "time", "observed_at"]
 
-    /// Reads CSV text; throws when the header lacks a column the readings need.
+    /// Reads CSV text (RFC 4180, through the project's one reader, `CSVRecords`); throws when the
+    /// header lacks a column the readings need or a quoted field is never closed.
     public init(csv text: String) throws {
-        var lines = text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" })
-        while let last = lines.last, last.trimmingSpaces.isEmpty { lines.removeLast() }
-        guard let header = lines.first else { throw ParkingError(field: "csv", "is empty (a header line is required)") }
-        let names = header.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces.lowercased() }
+        var records: [(line: Int, fields: [String])] = []
+        var reader = CSVRecords(text: text)
+        do {
+            while let fields = try reader.next() { records.append((reader.line, fields)) }
+        } catch {
+            throw ParkingError(field: "csv", error.reason)
+        }
+        while let last = records.last, last.fields.count == 1, last.fields[0].trimmingSpaces.isEmpty { records.removeLast() }
+        guard let header = records.first?.fields else { throw ParkingError(field: "csv", "is empty (a header line is required)") }
+        let names = header.map { $0.trimmingSpaces.lowercased() }
         func column(_ options: [String], _ field: String) throws -> Int {
             guard let i = names.firstIndex(where: options.contains) else {
                 throw ParkingError(field: field, "no column named \(options.joined(separator: " or ")) in the header")
@@ -31,11 +40,11 @@ public struct OccupancyFeed: Sendable {
         let occupied = try column(Self.occupiedColumns, "occupied")
         let time = try column(Self.timeColumns, "time")
         let capacity = names.firstIndex(where: Self.capacityColumns.contains)
-        for (n, line) in lines.enumerated().dropFirst() {
-            let fields = line.split(separator: ",", omittingEmptySubsequences: false).map { $0.trimmingSpaces }
+        for (line, record) in records.dropFirst() {
+            let fields = record.map { $0.trimmingSpaces }
             func bad(_ why: String) {
                 malformedCount += 1
-                if malformed.count < 20 { malformed.append("line \(n + 1): \(why)") }
+                if malformed.count < 20 { malformed.append("line \(line): \(why)") }
             }
             guard fields.count == names.count else { bad("\(fields.count) fields, the header has \(names.count)"); continue }
             guard !fields[lot].isEmpty else { bad("no lot id"); continue }

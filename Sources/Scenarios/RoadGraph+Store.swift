@@ -67,22 +67,21 @@ public struct StoreRoadGraph: Sendable {
                               toMetric: toMetric, toStorage: toStorage, sequence: since, skippedRestrictions: skipped)
     }
 
-    /// The turn restrictions of `layer` in force on `date` (`valid_from` not after it), with their
+    /// The turn restrictions of `layer` in force on `date` (`valid_from` not after its day in the
+    /// city's time zone, `CityTime`), with their
     /// junctions in metres: the feature's `via_intersection` (an id in `intersections`) when set,
     /// otherwise its point geometry, otherwise none (the two roads must then meet once).
     /// A missing layer (or one `caller` may not read) gives no restrictions. Features with an
     /// unknown kind, a missing road id or an unknown intersection are returned as skipped, naming
     /// the feature and the field.
-    /// - Throws: `StoreError` from the store, `GeometryError` from the reprojection.
+    /// - Throws: `StoreError` from the store, `GeometryError` from the reprojection or for a
+    ///   `CITYTWIN_TIME_ZONE` that names no time zone.
     public static func turnRestrictions(from store: any FeatureStore, layer: String = "turn_restrictions",
                                         intersections: String = "intersections", toMetric: CoordinateTransformer,
-                                        on date: Date = Date(), by caller: Caller = .admin) async throws
+                                        on date: Date = TwinClock.current.now, by caller: Caller = .admin) async throws
         -> (restrictions: [TurnRestriction], skipped: [UnresolvedTurnRestriction]) {
         guard try await store.layerDefinition(layer, for: caller) != nil else { return ([], []) }
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withFullDate]
-        formatter.timeZone = TimeZone(identifier: "Asia/Shanghai")
-        let today = formatter.string(from: date)
+        let today = RFC3339.fullDate(of: date, in: try CityTime.zone())
         var restrictions: [TurnRestriction] = []
         var skipped: [UnresolvedTurnRestriction] = []
         var junctions: [String: Position?] = [:]

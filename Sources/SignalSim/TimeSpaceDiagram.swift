@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 
 /// The time–space diagram (时距图) of a coordinated corridor as SVG: distance up, time across,
 /// each signal's outbound and inbound greens as bars on its line, and the two green bands drawn
@@ -94,6 +95,6 @@ public enum TimeSpaceDiagram {
     }
 
     static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+        MarkupEscaping.escape(s)
     }
 }

@@ -9,4 +9,19 @@ struct CityTwinCommand: AsyncParsableCommand {
             ServeCommand.self, DistrictCommand.self, CityCommand.self, ImportCommand.self, LayersCommand.self, RasterCommand.self, FloodRunsCommand.self, TokenCommand.self, WorkerCommand.self, AuditCommand.self,
             ExportCommand.self, SimulateCommand.self, ScenarioCommand.self, SignalCommand.self, ParkingCommand.self, NetworkCommand.self, GeocodeCommand.self, GeoCommand.self, VersionCommand.self,
         ])
+
+    /// ArgumentParser's `main`, with every error a command lets escape worded by the CLI's one
+    /// error mapping (`CommandFailure.presenting`), as the HTTP API words it.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: CommandFailure.presenting(error))
+        }
+    }
 }

@@ -29,7 +29,7 @@ struct FloodRunsCommand: ParsableCommand {
         @OptionGroup var storeOption: StoreOption
 
         func run() async throws {
-            let run = try await perform { try await catalog(storeOption).publish(id, by: .admin) }
+            let run = try await catalog(storeOption).publish(id, by: .admin)
             print("published \(run.id) as the current flood run (layers \(run.layers.joined(separator: ", ")))")
         }
     }
@@ -41,7 +41,7 @@ struct FloodRunsCommand: ParsableCommand {
         @OptionGroup var storeOption: StoreOption
 
         func run() async throws {
-            let run = try await perform { try await catalog(storeOption).archive(id, by: .admin) }
+            let run = try await catalog(storeOption).archive(id, by: .admin)
             print("archived \(run.id)")
         }
     }
@@ -56,7 +56,7 @@ struct FloodRunsCommand: ParsableCommand {
         func run() async throws {
             let location = try StoreLocation(storeOption.path)
             let store = try await location.openExisting()
-            try await perform { try await FloodRunCatalog(store: store).delete(id, rasters: rasterOption.rasters(for: location), by: .admin) }
+            try await FloodRunCatalog(store: store).delete(id, rasters: rasterOption.rasters(for: location), by: .admin)
             print("deleted \(id)")
         }
     }
@@ -64,10 +64,4 @@ struct FloodRunsCommand: ParsableCommand {
 
 private func catalog(_ option: StoreOption) async throws -> FloodRunCatalog {
     FloodRunCatalog(store: try await StoreLocation(option.path).openExisting())
-}
-
-/// `body`, with a run's own error as the command's message.
-@discardableResult
-private func perform<T>(_ body: () async throws -> T) async throws -> T {
-    do { return try await body() } catch let e as ScenarioError { throw CommandFailure(e.message) }
 }

@@ -158,9 +158,9 @@ struct ImportCommand: AsyncParsableCommand {
                 print("\(verb) \(summary.count) features into \(summary.layer) (from \(summary.sourceCRS)); it now holds \(total)")
             }
         } catch let e as ImportError {
-            throw CommandFailure("import failed, nothing written: \(e)")
+            throw CommandFailure(presenting: e, in: "import failed, nothing written")
         } catch let e as StoreError {
-            throw CommandFailure("import failed, nothing written: \(e)")
+            throw CommandFailure(presenting: e, in: "import failed, nothing written")
         }
     }
 

@@ -25,8 +25,7 @@ struct LayersCommand: AsyncParsableCommand {
                 "extent": info.extent.map { e in [.number(e.minX), .number(e.minY), .number(e.maxX), .number(e.maxY)] } ?? .null,
             ]
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONOutput.encoder(.pretty)
         print(String(decoding: try encoder.encode(JSONValue.array(entries)), as: UTF8.self))
     }
 }

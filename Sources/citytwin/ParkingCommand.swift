@@ -74,16 +74,14 @@ struct ParkingBacktestCommand: AsyncParsableCommand {
             throw CommandFailure("\(csv): cannot be read (\(error.localizedDescription))")
         }
         let feed: OccupancyFeed
-        do { feed = try OccupancyFeed(csv: text) } catch let e as ParkingError { throw CommandFailure("\(csv): \(e)") }
+        do { feed = try OccupancyFeed(csv: text) } catch let e as ParkingError { throw CommandFailure(presenting: e, in: csv) }
         guard !feed.capacities.isEmpty else { throw CommandFailure("\(csv): the CSV needs a Capacity column for a backtest") }
         let cleaning = OccupancyCleaning(maximumRate: maxRate)
         let (series, cleaned) = cleaning.series(feed.observations, capacities: feed.capacities)
         let model = OccupancyForecastModel(horizons: [15, 30, 60, 120].map { Double($0) * 60 }, ridge: ridge, learningWarmUpDays: warmUpDays, maximumRate: maxRate)
         let report: ForecastBacktest.Report
-        do {
-            report = try ForecastBacktest(trainUntil: trainEnd, testFrom: testStart, testUntil: testEnd, model: model)
-                .run(series, predictionHorizon: Double(horizon) * 60)
-        } catch let e as ParkingError { throw CommandFailure(e.description) }
+        report = try ForecastBacktest(trainUntil: trainEnd, testFrom: testStart, testUntil: testEnd, model: model)
+            .run(series, predictionHorizon: Double(horizon) * 60)
         guard report.horizons.contains(where: { $0.pairs > 0 }) else {
             throw CommandFailure("\(csv): no reading in \(testFrom)…\(testUntil) could be scored (is the test period inside the data?)")
         }
@@ -284,7 +282,7 @@ struct ParkingImportCommand: AsyncParsableCommand {
         let store = try await StoreLocation(storeOption.path).openExisting()
         let report: StoreParkingOccupancy.ImportReport
         do { report = try await StoreParkingOccupancy.importReadings(text, into: store, by: .admin) } catch let e as ScenarioError {
-            throw CommandFailure("\(file): \(e.message)")
+            throw CommandFailure(presenting: e, in: file)
         }
         try printJSONDocument(report)
     }
@@ -302,10 +300,7 @@ struct ParkingCoverageCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try await StoreLocation(storeOption.path).openExisting()
-        let doc: JSONValue
-        do {
-            doc = try await SmartParkingCoverage.json(try await StoreParkingLot.load(from: store, by: .admin), from: store, by: .admin)
-        } catch let e as ScenarioError { throw CommandFailure(e.message) }
+        let doc = try await SmartParkingCoverage.json(try await StoreParkingLot.load(from: store, by: .admin), from: store, by: .admin)
         if json { return try printJSONDocument(doc) }
         func row(_ label: String, _ o: JSONValue) {
             let share = (o["share"]?.doubleValue ?? 0) * 100
@@ -349,15 +344,12 @@ struct ParkingExportSumoCommand: AsyncParsableCommand {
         if let n = drivers, n < 1 { throw ValidationError("--drivers: must be at least 1 (got \(n))") }
         guard seed >= 0 else { throw ValidationError("--seed: must not be negative") }
         let store = try await StoreLocation(storeOption.path).openExisting()
-        let export: ParkingSumoExport
-        do {
-            let parking = try await DistrictParking.load(from: store, by: .admin)
-            let scenario = try parking.scenario(destinations: try await ParkingSimulationProcess.destinations(from: store, by: .admin),
-                                                drivers: drivers, seed: UInt64(seed), capacityScale: capacityScale)
-            var roads: [Feature] = []
-            for try await f in store.stream(layer: "roads", FeatureQuery(limit: 5000), by: .admin) { roads.append(f) }
-            export = try ParkingSumoExport(scenario: scenario, roads: roads, metric: parking.roads.metric)
-        } catch let e as ScenarioError { throw CommandFailure(e.message) }
+        let parking = try await DistrictParking.load(from: store, by: .admin)
+        let scenario = try parking.scenario(destinations: try await ParkingSimulationProcess.destinations(from: store, by: .admin),
+                                            drivers: drivers, seed: UInt64(seed), capacityScale: capacityScale)
+        var roads: [Feature] = []
+        for try await f in store.stream(layer: "roads", FeatureQuery(limit: 5000), by: .admin) { roads.append(f) }
+        let export = try ParkingSumoExport(scenario: scenario, roads: roads, metric: parking.roads.metric)
         let output = try OutputDirectory(out)
         let directory = output.url
         let write = output.write

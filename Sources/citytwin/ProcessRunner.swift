@@ -22,14 +22,8 @@ struct ProcessRunner {
         let registry = ProcessRegistry.forStore(directory: location.directory)
         guard let process = registry[id] else { throw CommandFailure("no process '\(id)'") }
         let store = try await creating ? location.open() : location.openExisting()
-        do {
-            try await registry.validate(inputs, for: process, store: store, caller: .admin)
-            return try await registry.execute(process, inputs, store: store, caller: .admin, progress: progress)
-        } catch let e as ProcessInputError {
-            throw CommandFailure(e.description)
-        } catch let e as ScenarioError {
-            throw CommandFailure(e.message)
-        }
+        try await registry.validate(inputs, for: process, store: store, caller: .admin)
+        return try await registry.execute(process, inputs, store: store, caller: .admin, progress: progress)
     }
 
     /// Runs process `id` on inputs that read no layer (a signal intersection given inline), with
@@ -64,8 +58,7 @@ func areaInput(_ path: String, option: String) throws -> JSONValue {
 
 /// A JSON document on standard output, pretty-printed with sorted keys.
 func printJSONDocument(_ value: some Encodable) throws {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+    let encoder = JSONOutput.encoder(.pretty)
     FileHandle.standardOutput.write(try encoder.encode(value))
     FileHandle.standardOutput.write(Data("\n".utf8))
 }

@@ -93,9 +93,7 @@ struct RasterCommand: ParsableCommand {
             }
             let raster = try ManagedRaster.describe(grid, data: data, id: id, title: title, kind: kind, crs: crs, by: .admin)
             let store = try await rasterStore(storeOption)
-            do { try await store.putRaster(raster, data: data, replace: replace, by: .admin) } catch let e as StoreError {
-                throw CommandFailure(e.message)
-            }
+            try await store.putRaster(raster, data: data, replace: replace, by: .admin)
             print("imported raster '\(id)': \(grid.width) x \(grid.height) cells of \(abs(grid.geoTransform.pixelWidth)), \(raster.crs), \(data.count) bytes\(note)")
         }
     }

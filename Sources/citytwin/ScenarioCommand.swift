@@ -65,12 +65,8 @@ struct ScenarioCommand: AsyncParsableCommand {
             let location = try StoreLocation(storeOption.path)
             let store = try await location.openExisting()
             let flood = ProcessRegistry.forStore(directory: location.directory)["flood-scenario"] as? FloodScenarioProcess ?? FloodScenarioProcess()
-            do {
-                let scenario = try await ScenarioCatalog(store: store).create(.object(document), by: .admin, flood: flood)
-                try printJSONDocument(scenario.document)
-            } catch let e as ScenarioError {
-                throw CommandFailure(e.field.map { "\($0): " + e.message } ?? e.message)
-            }
+            let scenario = try await ScenarioCatalog(store: store).create(.object(document), by: .admin, flood: flood)
+            try printJSONDocument(scenario.document)
         }
     }
 
@@ -98,9 +94,7 @@ struct ScenarioCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try await StoreLocation(storeOption.path).openExisting()
-            do { try printJSONDocument(try await ScenarioCatalog(store: store).scenario(id, by: .admin).document) } catch let e as ScenarioError {
-                throw CommandFailure(e.message)
-            }
+            try printJSONDocument(try await ScenarioCatalog(store: store).scenario(id, by: .admin).document)
         }
     }
 

@@ -39,44 +39,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Seconds running requests may take to finish after SIGTERM or SIGINT before they are cancelled and the server exits.")
     var shutdownGrace: Double = GracefulStop.defaultGrace.seconds
 
-    @Option(help: "Seconds a connection may stay silent (idle between requests, or trickling a request head or body) before it is closed.")
-    var idleTimeout: Double = RequestLimits().idleTimeout
-
-    @Option(help: "Bytes of all request header fields together (and of one field); a larger head is refused.")
-    var maxHeaderBytes: Int = RequestLimits().maxHeaderBytes
-
-    @Option(help: "Bytes of the query string; a longer one answers 414.")
-    var maxQueryBytes: Int = RequestLimits().maxQueryBytes
-
-    @Option(help: "Bytes of a CQL2 filter parameter; a longer one answers 400.")
-    var maxFilterBytes: Int = RequestLimits().maxFilterBytes
-
-    @Option(help: "Bytes of a request body (feature writes, process execution); a larger one answers 413.")
-    var maxBodyBytes: Int = RequestLimits().maxBodyBytes
-
-    @Option(help: "Requests one bearer token may have in progress at once; one more answers 429 with Retry-After (a flood); a client reading page after page never reaches it; 0: no limit.")
-    var tokenConcurrency: Int = RequestLimits().tokenConcurrency
-
-    @Option(help: "Requests one client address without a token may have in progress at once; one more answers 429 with Retry-After; 0: no limit.")
-    var addressConcurrency: Int = RequestLimits().addressConcurrency
-
-    @Option(help: "A quota: requests per second one bearer token may send (bursts of --token-burst) before 429 with Retry-After, which a client paging fast reaches too; 0 (the default): none.")
-    var tokenRate: Double = RequestLimits().tokenRate
-
-    @Option(help: "The --token-rate quota's burst: requests one bearer token may send in one go before its rate applies.")
-    var tokenBurst: Double = RequestLimits().tokenBurst
-
-    @Option(help: "A quota: requests per second one client address may send without a token (bursts of --address-burst) before 429; 0 (the default): none.")
-    var addressRate: Double = RequestLimits().addressRate
-
-    @Option(help: "The --address-rate quota's burst: requests one client address may send in one go without a token before its rate applies.")
-    var addressBurst: Double = RequestLimits().addressBurst
-
-    @Flag(help: "Take the client address from the last X-Forwarded-For entry (only behind a load balancer that sets it).")
-    var trustForwardedFor = false
-
-    @Option(help: "SensorThings writes in progress or waiting at once; one more answers 503 with Retry-After; 0: no bound.")
-    var sensingWriteQueue: Int = RequestLimits().sensingWriteQueue
+    @OptionGroup(title: "Request limits") var limitOptions: RequestLimitOptions
 
     @Option(help: "An origin whose web pages may call the API from a browser (repeat for several; * for every origin, the default; none for no CORS).")
     var corsOrigin: [String] = []
@@ -92,31 +55,11 @@ struct ServeCommand: AsyncParsableCommand {
         return CrossOriginPolicy(origins: origins, allowsWrites: corsWrites)
     }
 
-    var limits: RequestLimits {
-        RequestLimits(idleTimeout: idleTimeout, maxHeaderBytes: maxHeaderBytes, maxQueryBytes: maxQueryBytes, maxFilterBytes: maxFilterBytes,
-                      maxBodyBytes: maxBodyBytes, tokenConcurrency: tokenConcurrency, addressConcurrency: addressConcurrency, tokenRate: tokenRate, tokenBurst: tokenBurst, addressRate: addressRate,
-                      addressBurst: addressBurst, trustForwardedFor: trustForwardedFor, sensingWriteQueue: sensingWriteQueue)
-    }
+    var limits: RequestLimits { limitOptions.limits }
 
     func validate() throws {
         if let signalRetiming, SignalPlanning.Retiming(rawValue: signalRetiming) == nil {
             throw ValidationError("--signal-retiming must be one of \(SignalPlanning.Retiming.allCases.map(\.rawValue).joined(separator: ", ")), got '\(signalRetiming)'")
-        }
-        guard idleTimeout.isFinite, idleTimeout >= 0.1, idleTimeout <= 86_400 else {
-            throw ValidationError("--idle-timeout must be 0.1…86400 seconds, got \(idleTimeout)")
-        }
-        for (name, value) in [("--max-header-bytes", maxHeaderBytes), ("--max-query-bytes", maxQueryBytes),
-                              ("--max-filter-bytes", maxFilterBytes), ("--max-body-bytes", maxBodyBytes)] where value < 256 {
-            throw ValidationError("\(name) must be at least 256, got \(value)")
-        }
-        for (name, value) in [("--token-concurrency", tokenConcurrency), ("--address-concurrency", addressConcurrency)] where value < 0 {
-            throw ValidationError("\(name) must be 0 (no limit) or more requests in progress, got \(value)")
-        }
-        for (name, value) in [("--token-rate", tokenRate), ("--address-rate", addressRate)] where !(value.isFinite && value >= 0) {
-            throw ValidationError("\(name) must be 0 (no limit) or more requests per second, got \(value)")
-        }
-        for (name, value) in [("--token-burst", tokenBurst), ("--address-burst", addressBurst)] where !(value.isFinite && value >= 1) {
-            throw ValidationError("\(name) must be at least 1, got \(value)")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, got \(port)") }
         guard storeTimeout.isFinite, storeTimeout >= 0.1, storeTimeout <= 600 else {
@@ -164,7 +107,7 @@ struct ServeCommand: AsyncParsableCommand {
     /// secret file beside a SpatiaLite store, re-read when `token rotate-secret` replaces it.
     static func tokenVerifier(_ location: StoreLocation) throws -> any BearerTokenVerifier {
         if case .spatiaLite(let path) = location, (ProcessInfo.processInfo.environment[TokenAuthority.secretVariable] ?? "").isEmpty {
-            do { return try ReloadingTokenAuthority(storePath: path) } catch let e as StoreError { throw CommandFailure(e.message) }
+            return try ReloadingTokenAuthority(storePath: path)
         }
         return try location.tokenAuthority()
     }

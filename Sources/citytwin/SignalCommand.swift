@@ -208,10 +208,10 @@ struct SignalPlanCommand: AsyncParsableCommand {
         let demand = try readSignalJSON(IntersectionDemand.self, from: input)
         let result: IntersectionTiming
         do { result = try SignalTiming.webster(demand, settings: timing.settings) } catch let e as SignalTimingError {
-            throw CommandFailure("\(input): \(e)")
+            throw CommandFailure(presenting: e, in: input)
         }
         if json { return try printJSONDocument(IntersectionTimingReport(result)) }
-        let report = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(IntersectionTimingReport(result)))
+        let report = try JSONOutput.value(IntersectionTimingReport(result))
         printTiming(report, title: result.intersection)
     }
 }
@@ -430,10 +430,10 @@ struct SignalCorridorCommand: AsyncParsableCommand {
                     bar?.update(WorkProgress(stage: "coordinated", completed: Double(done), total: Double(count), unit: "cycles"))
                 }
             } catch let e as SignalTimingError {
-                throw CommandFailure("\(input): \(e)")
+                throw CommandFailure(presenting: e, in: input)
             }
             bar?.finish(.stage("done", fraction: 1))
-            report = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(CorridorPlanReport(plan)))
+            report = try JSONOutput.value(CorridorPlanReport(plan))
             svg = TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)
         }
         if let diagram {

@@ -58,20 +58,14 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
             throw CommandFailure("--control: must be fixed or actuated (got '\(control)')")
         }
         let export: SumoExport
-        do {
-            if let input {
-                let demand = try readSignalJSON(IntersectionDemand.self, from: input)
-                do { export = try SumoExport.inline(demand, period: range, control: mode) } catch let e as SignalTimingError {
-                    throw CommandFailure("\(input): \(e)")
-                }
-            } else {
-                let db = try await StoreLocation(store.path).openExisting()
-                export = try await SumoExport.load(from: db, intersection: intersection, corridor: corridor, period: range, control: mode, by: .admin)
+        if let input {
+            let demand = try readSignalJSON(IntersectionDemand.self, from: input)
+            do { export = try SumoExport.inline(demand, period: range, control: mode) } catch let e as SignalTimingError {
+                throw CommandFailure(presenting: e, in: input)
             }
-        } catch let e as ScenarioError {
-            throw CommandFailure(e.message)
-        } catch let e as SignalTimingError {
-            throw CommandFailure("\(e)")
+        } else {
+            let db = try await StoreLocation(store.path).openExisting()
+            export = try await SumoExport.load(from: db, intersection: intersection, corridor: corridor, period: range, control: mode, by: .admin)
         }
         let output = try OutputDirectory(out)
         let directory = output.url
@@ -84,12 +78,7 @@ struct SignalExportSumoCommand: AsyncParsableCommand {
             try write(plain.connections, "connections.con.xml")
             throw CommandFailure("netconvert not found on PATH or in .venv/bin (install eclipse-sumo: Scripts/setup.sh); the plain XML files are in \(out)")
         }
-        let links: [SumoExport.NetworkLink], bays: [SumoExport.BuiltBay]
-        do {
-            (_, links, bays) = try await export.buildNetwork(in: directory) { try await Self.netconvert(netconvert, $0) }
-        } catch let e as ScenarioError {
-            throw CommandFailure(e.message)
-        }
+        let (_, links, bays) = try await export.buildNetwork(in: directory) { try await Self.netconvert(netconvert, $0) }
         try write(try export.programs(netLinks: links), "programs.add.xml")
         try write("""
             <configuration>

@@ -29,7 +29,7 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
         let url = URL(fileURLWithPath: model)
         let swmm: SWMMModel
         do { swmm = try SWMMModel(contentsOf: url) } catch let e as SWMMInputError {
-            throw CommandFailure("\(url.lastPathComponent): \(e)")
+            throw CommandFailure(presenting: e, in: url.lastPathComponent)
         }
         let bar = ProgressBar("simulating \(url.lastPathComponent)")
         var result: DrainageRun.Result
@@ -47,9 +47,9 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
                 FileHandle.standardError.write(Data("best of \(repetitions) runs: \(best) s\n".utf8))
             }
         } catch let e as SWMMInputError {
-            throw CommandFailure("\(url.lastPathComponent): \(e)")
+            throw CommandFailure(presenting: e, in: url.lastPathComponent)
         } catch let e as HydraulicsError {
-            throw CommandFailure("\(url.lastPathComponent): \(e)")
+            throw CommandFailure(presenting: e, in: url.lastPathComponent)
         }
         bar.finish(.stage("done", fraction: 1))
         if json {

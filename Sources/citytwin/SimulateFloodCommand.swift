@@ -46,10 +46,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
     var writeInp: String?
 
     func run() async throws {
-        let scenarioValue: FloodScenario
-        do { scenarioValue = try FloodScenario.load(contentsOf: URL(fileURLWithPath: scenario)) } catch let e as ScenarioError {
-            throw CommandFailure(e.message)
-        }
+        let scenarioValue = try FloodScenario.load(contentsOf: URL(fileURLWithPath: scenario))
         let location = try StoreLocation(store)
         let featureStore = try await location.openExisting()
         let catalog = URL(fileURLWithPath: stormCatalog)
@@ -65,12 +62,7 @@ struct SimulateFloodCommand: AsyncParsableCommand {
                                                rasters: rasterOption.rasters(for: location),
                                                durationScale: durationScale, demCoarsening: demCoarsening, threads: threads)
         let bar = ProgressBar("flood \(scenarioValue.id)")
-        let run: FloodRun, summary: FloodScenarioSummary
-        do {
-            (run, summary) = try await FloodRunCatalog(store: featureStore).run(scenarioValue, options: options, by: .admin) { bar.update($0) }
-        } catch let e as ScenarioError {
-            throw CommandFailure(e.message)
-        }
+        let (run, summary) = try await FloodRunCatalog(store: featureStore).run(scenarioValue, options: options, by: .admin) { bar.update($0) }
         bar.finish(.stage("done", fraction: 1))
         func f(_ v: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", v) }
         print("Scenario \(summary.scenario): \(f(summary.rainfallMillimetres)) mm of rain\(summary.formulaVerified ? "" : " (storm formula UNVERIFIED)"), "

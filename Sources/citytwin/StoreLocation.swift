@@ -56,11 +56,7 @@ enum StoreLocation {
     func tokenAuthority() throws -> TokenAuthority {
         let path: String?
         if case .spatiaLite(let p) = self { path = p } else { path = nil }
-        do {
-            return try TokenAuthority.forStore(path: path)
-        } catch let e as StoreError {
-            throw CommandFailure(e.message)
-        }
+        return try TokenAuthority.forStore(path: path)
     }
 
     /// Deletes a SpatiaLite file and its WAL/SHM companions (for `--force`).

@@ -30,7 +30,7 @@ struct TokenRevokeCommand: AsyncParsableCommand {
         do {
             claims = try location.tokenAuthority().verify(token)
         } catch let e as StoreError {
-            throw CommandFailure("not revoked: \(e.message)")
+            throw CommandFailure(presenting: e, in: "not revoked")
         }
         guard let store = try await location.openExisting() as? any TokenRevocations else {
             throw CommandFailure("the store at \(storeOption.path) keeps no revocation list")
@@ -62,7 +62,7 @@ struct TokenRotateSecretCommand: ParsableCommand {
         guard FileManager.default.fileExists(atPath: path) else {
             throw ValidationError("no store at \(path) (build one with `citytwin district build` or give --store)")
         }
-        do { try TokenAuthority.rotateSecret(storePath: path) } catch let e as StoreError { throw CommandFailure(e.message) }
+        try TokenAuthority.rotateSecret(storePath: path)
         print("rotated the token secret of \(path): every token issued before is refused from now on "
               + "(servers on this store within \(ReloadingTokenAuthority.recheckInterval)); issue new ones with `citytwin token create`")
     }

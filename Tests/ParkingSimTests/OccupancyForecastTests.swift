@@ -134,4 +134,15 @@ struct OccupancyCleaningTests {
         #expect(feed.malformedCount == 1)
         #expect(feed.malformed.first?.hasPrefix("line 3:") == true)
     }
+
+    @Test("the feed is RFC 4180 CSV: a BOM, CR LF, quoted lot ids with commas and doubled quotes; an unclosed quote is refused")
+    func feedIsRFC4180() throws {
+        let text = "\u{FEFF}lot,capacity,occupied,time\r\n\"P1, north\",100,5,2016-10-04 08:00:00\r\n\"P\"\"2\",50,7,2016-10-04 08:30:00\r\n\r\n"
+        let feed = try OccupancyFeed(csv: text)
+        #expect(feed.malformedCount == 0, "\(feed.malformed)")
+        #expect(feed.observations.map(\.lot) == ["P1, north", "P\"2"])
+        #expect(feed.capacities == ["P1, north": 100, "P\"2": 50])
+        let error = #expect(throws: ParkingError.self) { try OccupancyFeed(csv: "lot,capacity,occupied,time\n\"P1,100,5,2016-10-04 08:00:00\n") }
+        #expect(error?.field == "csv")
+    }
 }

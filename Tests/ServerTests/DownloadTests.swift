@@ -215,32 +215,9 @@ import TwinStore
     }
 }
 
-/// RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks.
+/// RFC 4180 records, through the project's one CSV reader (GeoCore's `CSVRecords`).
 enum CSVRows {
     static func parse(_ text: String) -> [[String]] {
-        var rows: [[String]] = [], row: [String] = [], field = ""
-        var quoted = false, afterQuote = false
-        var it = Array(text.unicodeScalars).makeIterator()
-        var pending: Unicode.Scalar? = nil
-        while let c = pending ?? it.next() {
-            pending = nil
-            if quoted {
-                if c == "\"" {
-                    if let n = it.next() {
-                        if n == "\"" { field.unicodeScalars.append("\"") } else { quoted = false; afterQuote = true; pending = n }
-                    } else { quoted = false }
-                } else { field.unicodeScalars.append(c) }
-                continue
-            }
-            switch c {
-            case "\"" where field.isEmpty && !afterQuote: quoted = true
-            case ",": row.append(field); field = ""; afterQuote = false
-            case "\r": break
-            case "\n": row.append(field); rows.append(row); row = []; field = ""; afterQuote = false
-            default: field.unicodeScalars.append(c)
-            }
-        }
-        if !field.isEmpty || !row.isEmpty { row.append(field); rows.append(row) }
-        return rows
+        (try? CSVRecords.all(text)) ?? []
     }
 }

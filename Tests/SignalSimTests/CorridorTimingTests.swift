@@ -246,4 +246,14 @@ struct CorridorTimingTests {
         // The legend names which band runs which way.
         #expect(svg.contains("outbound band (IX-1 → IX-4)") && svg.contains("inbound band (IX-4 → IX-1)"))
     }
+
+    @Test("a corridor named with quotes, & and < is escaped in the diagram (quotes were left raw), which stays well-formed")
+    func diagramEscapes() throws {
+        let (intersections, links) = Self.arterial()
+        let plan = try CorridorTiming.plan(id: #"COR "A" & 'B' <1>"#, intersections: intersections, links: links, inboundWeight: 1)
+        let svg = TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)
+        #expect(svg.contains("COR &quot;A&quot; &amp; &#39;B&#39; &lt;1&gt;"))
+        #expect(!svg.contains(#"COR "A""#))
+        #expect(XMLParser(data: Data(svg.utf8)).parse())
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import Testing
 @testable import QueryLanguage
 
@@ -6,18 +7,6 @@ import Testing
 /// replaced on the read path: the same bytes wherever that one is exact, and exact everywhere.
 @Suite("SensorThings time formatting")
 struct SensingTimeTests {
-    /// A fixed-seed generator, so a failure reproduces.
-    struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static let second: Int64 = 1_000_000
     static let day: Int64 = 86_400 * second
 
@@ -36,7 +25,7 @@ struct SensingTimeTests {
 
     @Test("random instants from 1899 to 2040 format byte for byte as the general formatter does")
     func randomInstantsAgainstGeneral() {
-        var g = SplitMix(state: 0x5EED_2026)
+        var g = SplitMix64(seed: 0x5EED_2026)
         var mismatches = [Int64]()
         for i in 0..<100_000 {
             let t: Int64 = switch i % 3 {
@@ -51,7 +40,7 @@ struct SensingTimeTests {
 
     @Test("random instants of any four-digit year format exactly, whole seconds as the general formatter does")
     func randomInstantsWholeRange() {
-        var g = SplitMix(state: 0x1A2B_3C4D)
+        var g = SplitMix64(seed: 0x1A2B_3C4D)
         var mismatches = [Int64]()
         for i in 0..<100_000 {
             let t: Int64 = i % 2 == 0

@@ -212,7 +212,7 @@ public struct SignalizedIntersection: Sendable, Hashable {
     /// day are named in `leftOut`. Counts of an approach the intersection has no lane group for, and a
     /// day whose intervals differ in length, are errors naming the count.
     public func counts(from store: any FeatureStore, within interval: TemporalValue? = nil, day which: CountedDay = .latestEnded,
-                       now: Date = Date(), by caller: Caller) async throws -> Counts {
+                       now: Date = TwinClock.current.now, by caller: Caller) async throws -> Counts {
         let filter = FilterExpression.comparison(.equal, "intersection", .literal(.string(id)))
         var byStart: [String: [String: MovementFlows]] = [:]
         var counted: [String: Set<String>] = [:]

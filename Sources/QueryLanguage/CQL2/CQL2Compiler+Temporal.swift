@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 
 /// CQL2's temporal functions on an instant-valued property (`T_AFTER(built, DATE('2000-01-01'))`).
 ///

@@ -199,9 +199,9 @@ struct SensingFilterParser {
             pos = end
             return RFC3339.microseconds(d)
         }
-        if text.count == 10, let (y, m, d) = RFC3339.fullDate(Substring(text)) {
+        if text.count == 10, let day = RFC3339.startOfDay(text) {
             pos = end
-            return RFC3339.microseconds(RFC3339.dateTime(String(format: "%04d-%02d-%02dT00:00:00Z", y, m, d))!)
+            return RFC3339.microseconds(day)
         }
         throw SensingFilterError("malformed date-time literal '\(text)'", at: start)
     }

@@ -76,5 +76,5 @@ public enum SensingTime {
     }
 
     /// Now, in microseconds.
-    public static var now: Int64 { RFC3339.microseconds(Date()) }
+    public static var now: Int64 { RFC3339.microseconds(TwinClock.current.now) }
 }

@@ -131,8 +131,7 @@ public struct Scenario: Sendable, Equatable {
 
     /// An RFC 3339 instant, or nil.
     public static func instant(_ text: String) -> Date? {
-        if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text.uppercased()) { return d }
-        return try? Date.ISO8601FormatStyle().parse(text.uppercased())
+        RFC3339.dateTime(text)
     }
 
     /// `date` as RFC 3339 in UTC, to the millisecond when it is not a whole second

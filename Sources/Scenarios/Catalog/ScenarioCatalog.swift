@@ -97,7 +97,7 @@ public struct ScenarioCatalog: Sendable {
     /// `parameters` and `changes` (`ScenarioChange`), each checked against the store.
     /// - Throws: `ScenarioError` naming the member at fault (`.scenarioExists` for a taken id);
     ///   `StoreError` when the caller may not write the `scenarios` layer.
-    public func create(_ document: JSONValue, by caller: Caller, now: Date = Date(),
+    public func create(_ document: JSONValue, by caller: Caller, now: Date = TwinClock.current.now,
                        flood: FloodScenarioProcess = FloodScenarioProcess()) async throws -> Scenario {
         // Rights first: an anonymous caller hears "send a token", not what its document lacks.
         let owner = try await store.layerDefinition(Self.layerID, for: .admin)?.owner ?? Self.owner

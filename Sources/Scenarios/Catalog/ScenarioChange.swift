@@ -55,7 +55,7 @@ public struct ScenarioChange: Sendable, Hashable {
                 throw fail("feature", "an upsert needs a GeoJSON Feature")
             }
             let f: Feature
-            do { f = try JSONDecoder().decode(Feature.self, from: JSONEncoder().encode(value)) } catch {
+            do { f = try JSONOutput.convert(value, to: Feature.self) } catch {
                 throw fail("feature", "not a GeoJSON Feature: \(error)")
             }
             guard let id = f.id else { throw fail("feature.id", "the feature needs an id (the id it has, or gets, in the layer)") }
@@ -77,7 +77,7 @@ public struct ScenarioChange: Sendable, Hashable {
         var o: [String: JSONValue] = ["layer": .string(layer), "op": .string(operation.rawValue)]
         switch operation {
         case .upsert:
-            if let feature, let data = try? JSONEncoder().encode(feature), let v = try? JSONDecoder().decode(JSONValue.self, from: data) {
+            if let feature, let v = try? JSONOutput.value(feature) {
                 o["feature"] = v
             }
         case .delete:

@@ -37,7 +37,7 @@ public struct ScenarioRunConditions: Sendable, Equatable {
             case .string(let s): return s
             case .number(let d): return d == d.rounded() && abs(d) < 1e15 ? String(Int64(d)) : String(d)
             default:
-                guard let data = try? JSONEncoder().encode(v) else { return "?" }
+                guard let data = try? JSONOutput.data(v) else { return "?" }
                 return String(decoding: data, as: UTF8.self)
             }
         }

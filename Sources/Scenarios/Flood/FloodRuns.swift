@@ -72,7 +72,7 @@ public struct FloodRun: Sendable, Equatable, Codable {
     /// The run as the feature of `flood_runs` that keeps it.
     var feature: Feature {
         get throws {
-            var properties = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(self)).objectValue ?? [:]
+            var properties = try JSONOutput.value(self).objectValue ?? [:]
             properties["id"] = nil
             return Feature(id: .string(id), geometry: nil, properties: properties)
         }
@@ -80,7 +80,7 @@ public struct FloodRun: Sendable, Equatable, Codable {
 
     /// The run as the API and the CLI show it.
     public var document: JSONValue {
-        (try? JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(self))) ?? .null
+        (try? JSONOutput.value(self)) ?? .null
     }
 }
 
@@ -88,7 +88,7 @@ extension FloodRun {
     init(feature f: Feature) throws {
         var o = f.properties
         o["id"] = .string(f.id.map { "\($0)" } ?? "")
-        do { self = try JSONDecoder().decode(FloodRun.self, from: JSONEncoder().encode(JSONValue.object(o))) } catch {
+        do { self = try JSONOutput.convert(JSONValue.object(o), to: FloodRun.self) } catch {
             throw ScenarioError(.invalidScenario, "flood run record '\(f.id.map { "\($0)" } ?? "")' in the store cannot be read")
         }
     }
@@ -182,7 +182,7 @@ public struct FloodRunCatalog: Sendable {
     /// it; the caller then runs the model into the run's stem.
     /// - Throws: `ScenarioError` naming `scenario` when its id leaves no room for a run's layer
     ///   names; `StoreError` when the caller may not write the runs.
-    public func begin(_ scenario: FloodScenario, inputs: JSONValue, by caller: Caller, now: Date = Date()) async throws -> FloodRun {
+    public func begin(_ scenario: FloodScenario, inputs: JSONValue, by caller: Caller, now: Date = TwinClock.current.now) async throws -> FloodRun {
         try await ensureLayer()
         var n = try await list(by: .admin).filter { $0.scenario == scenario.id }
             .compactMap { Int($0.id.split(separator: "-").last ?? "") }.max() ?? 0
@@ -230,7 +230,7 @@ public struct FloodRunCatalog: Sendable {
             try? await finish(run.id, layers: [], summary: nil, error: reason, by: caller)
             throw error
         }
-        let summaryJSON = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(summary))
+        let summaryJSON = try JSONOutput.value(summary)
         try await finish(run.id, layers: summary.layers, summary: summaryJSON, error: nil, by: caller)
         return (try await self.run(run.id, by: caller), summary)
     }
@@ -252,7 +252,7 @@ public struct FloodRunCatalog: Sendable {
     }
 
     /// Records how run `id` ended: its layers and summary, or why it failed.
-    public func finish(_ id: String, layers: [String], summary: JSONValue?, error: String?, by caller: Caller, now: Date = Date()) async throws {
+    public func finish(_ id: String, layers: [String], summary: JSONValue?, error: String?, by caller: Caller, now: Date = TwinClock.current.now) async throws {
         try await update(id, by: caller) { run in
             run.status = error == nil ? .successful : .failed
             run.layers = layers
@@ -266,7 +266,7 @@ public struct FloodRunCatalog: Sendable {
     /// department reads them); the run that was current stays published but is no longer current.
     /// - Throws: `ScenarioError` `.scenarioNotFinished` for a run that has not succeeded.
     @discardableResult
-    public func publish(_ id: String, by caller: Caller, now: Date = Date()) async throws -> FloodRun {
+    public func publish(_ id: String, by caller: Caller, now: Date = TwinClock.current.now) async throws -> FloodRun {
         let run = try await self.run(id, by: caller)
         guard run.status == .successful else {
             throw ScenarioError(.scenarioNotFinished, "flood run '\(id)' is \(run.status.rawValue): only a finished run can be published", field: "run")

@@ -123,8 +123,7 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
             }
         }
         let times: JSONValue = .array(steps.map { .string($0.datetime) })
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let encoder = JSONOutput.encoder(.resultFile)
         var series: [String: String] = [:]
         series["nodeDepthsCSV"] = try rasters.write(Data(nodeCSV.utf8), layer: layer, name: "\(stem)_node_depths.csv")
         series["nodeDepthsJSON"] = try rasters.write(encoder.encode(JSONValue.object(["datetimes": times, "unit": "m", "depth_m": .object(nodeSeries)])),

@@ -168,7 +168,7 @@ public struct ObservedRainfall: Sendable, Equatable {
             var values: [Double] = []
             for o in readings {
                 guard let v = o.result.doubleValue, v.isFinite, v >= 0 else {
-                    let text = (try? JSONEncoder().encode(o.result)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
+                    let text = (try? JSONOutput.data(o.result)).map { String(decoding: $0, as: UTF8.self) } ?? "?"
                     throw fail("Observation \(o.id) has result \(text), not a depth or intensity ≥ 0")
                 }
                 values.append(v)

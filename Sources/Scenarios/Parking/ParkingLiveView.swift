@@ -59,7 +59,7 @@ public enum ParkingLiveView {
     }
 
     /// The local time (UTC+8, ``LocalClock``) of an instant: the district's feeds report Beijing time.
-    public static func localTime(_ date: Date = Date()) -> Double { date.timeIntervalSince1970 + 8 * 3600 }
+    public static func localTime(_ date: Date = TwinClock.current.now) -> Double { date.timeIntervalSince1970 + 8 * 3600 }
 
     /// `YYYY-MM-DDTHH:MM:SS+08:00` of a local time.
     public static func iso(_ t: Double) -> String { LocalClock.format(t).replacingOccurrences(of: " ", with: "T") + "+08:00" }

@@ -127,7 +127,7 @@ public struct FloodScenarioProcess: OGCProcess {
         let request = try request(inputs)
         var runOptions = request.options
         runOptions.outputInterval = Self.outputInterval
-        runOptions.start = Date()
+        runOptions.start = TwinClock.current.now
         let options = runOptions
         let runs = FloodRunCatalog(store: store, templates: resultLayers)
         let (run, summary): (FloodRun, FloodScenarioSummary)
@@ -140,7 +140,7 @@ public struct FloodScenarioProcess: OGCProcess {
             // templates) is the analysis failing, not the input.
             throw inputError(e, inputs)
         }
-        let data = try JSONEncoder().encode(summary)
+        let data = try JSONOutput.data(summary)
         let summaryJSON = try JSONDecoder().decode(JSONValue.self, from: data)
         return ["run": run.document, "layers": .array(summary.layers.map(JSONValue.string)), "summary": summaryJSON]
     }
@@ -164,7 +164,7 @@ public struct FloodScenarioProcess: OGCProcess {
                 throw ProcessInputError("scenario", e.message)
             }
         case let value? where value.objectValue != nil:
-            do { scenario = try FloodScenario.decode(try JSONEncoder().encode(value), source: "scenario") } catch let e as ScenarioError {
+            do { scenario = try FloodScenario.decode(try JSONOutput.data(value), source: "scenario") } catch let e as ScenarioError {
                 throw ProcessInputError("scenario", e.message)
             }
         default:

@@ -2,7 +2,10 @@ import CityModel
 import FloodSim
 import GeoCore
 import NetworkAnalysis
+import ParkingSim
+import QueryLanguage
 import SWMMFormat
+import SignalSim
 import TwinStore
 
 /// Why a job failed, as its row keeps it (`JobOutcome.failed`) and `/jobs/{id}/results` answers
@@ -63,6 +66,14 @@ public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(.failed, e.description)
         case let e as ImportError:
             self.init(.failed, e.description)
+        case let e as ParkingError:
+            self.init(.invalidInput, "input '\(e.field)': \(e.reason)", input: e.field)
+        case let e as SignalTimingError:
+            self.init(.invalidInput, "input '\(e.field)': \(e.reason)", input: e.field)
+        case let e as SensingFilterError:
+            self.init(.invalidInput, "parameter '$filter': \(e.description)", input: "$filter")
+        case let e as AddressDataError:
+            self.init(.failed, "address data: \(e.description)")
         case let e as GeometryError where e.code != .geos:
             self.init(.failed, e.message)
         default:

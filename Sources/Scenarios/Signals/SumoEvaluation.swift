@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import GeoCore
 import SignalSim
 
@@ -213,21 +210,16 @@ public struct SumoEvaluation: Sendable {
 
     /// Time lost by vehicle id of a SUMO `tripinfo` output.
     static func timeLost(_ data: Data) throws -> [String: TimeLost] {
-        final class Reader: NSObject, XMLParserDelegate {
-            var loss: [String: TimeLost] = [:]
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                        attributes a: [String: String] = [:]) {
+        var loss: [String: TimeLost] = [:]
+        do {
+            try XMLElements.read(data, start: { name, a in
                 guard name == "tripinfo", let id = a["id"], let l = a["timeLoss"].flatMap(Double.init) else { return }
                 let entry = a["departDelay"].flatMap(Double.init) ?? 0
                 loss[id] = TimeLost(lost: l + entry, entryWait: entry)
-            }
+            })
+        } catch {
+            throw SignalTimingError(field: "tripinfo", "SUMO's trip output cannot be read: \(error.reason)")
         }
-        let parser = XMLParser(data: data)
-        let reader = Reader()
-        parser.delegate = reader
-        guard parser.parse() else {
-            throw SignalTimingError(field: "tripinfo", "SUMO's trip output cannot be read: \(parser.parserError.map { "\($0)" } ?? "malformed XML")")
-        }
-        return reader.loss
+        return loss
     }
 }

@@ -1,7 +1,4 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 import CityModel
 import GeoCore
 import SignalSim
@@ -756,8 +753,8 @@ public struct SumoExport: Sendable {
     public func vehicles(seed: UInt64) -> [Vehicle] {
         var out: [Vehicle] = []
         for f in flows() where f.perHour > 0 {
-            var random = SeededGenerator(seed: seed ^ Self.hash(f.id))
-            var kinds = SeededGenerator(seed: seed ^ Self.hash(f.id + ".heavy"))
+            var random = SplitMix64(seed: seed ^ Self.hash(f.id))
+            var kinds = SplitMix64(seed: seed ^ Self.hash(f.id + ".heavy"))
             let rate = f.perHour / 3600
             var t = Double(f.begin)
             var n = 0
@@ -785,24 +782,7 @@ public struct SumoExport: Sendable {
     }
 
     /// FNV-1a of a string: a seed that does not change between runs (Swift's `Hasher` does).
-    static func hash(_ text: String) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in text.utf8 { h = (h ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
-        return h
-    }
-
-    /// SplitMix64: a small reproducible generator.
-    struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9e37_79b9_7f4a_7c15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-            z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-            return z ^ (z >> 31)
-        }
-    }
+    static func hash(_ text: String) -> UInt64 { FNV1a.hash(text) }
 
     /// A baseline programme of the measured SUMO method (reference §8): every signal's
     /// connections from `approaches` permanently green (a left turn facing an opposing through
@@ -855,22 +835,17 @@ public struct SumoExport: Sendable {
 
     /// The traffic-light-controlled connections of a `.net.xml` written by `netconvert`.
     public static func controlledLinks(inNetwork data: Data) throws -> [NetworkLink] {
-        final class Reader: NSObject, XMLParserDelegate {
-            var links: [NetworkLink] = []
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                        attributes a: [String: String] = [:]) {
+        var links: [NetworkLink] = []
+        do {
+            try XMLElements.read(data, start: { name, a in
                 guard name == "connection", let tl = a["tl"], let from = a["from"], let to = a["to"],
                       let lane = a["fromLane"].flatMap(Int.init), let index = a["linkIndex"].flatMap(Int.init) else { return }
                 links.append(NetworkLink(signal: tl, from: from, fromLane: lane, to: to, linkIndex: index))
-            }
+            })
+        } catch {
+            throw SignalTimingError(field: "network", "the SUMO network cannot be read: \(error.reason)")
         }
-        let parser = XMLParser(data: data)
-        let reader = Reader()
-        parser.delegate = reader
-        guard parser.parse() else {
-            throw SignalTimingError(field: "network", "the SUMO network cannot be read: \(parser.parserError.map { "\($0)" } ?? "malformed XML")")
-        }
-        return reader.links
+        return links
     }
 
     static func key(_ from: String, _ lane: Int, _ to: String) -> String { "\(from)#\(lane)>\(to)" }
@@ -901,8 +876,5 @@ public struct SumoExport: Sendable {
         String(text.map { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" || $0 == ".") ? $0 : "_" })
     }
 
-    static func escape(_ s: String) -> String {
-        s.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
-    }
+    static func escape(_ s: String) -> String { MarkupEscaping.escape(s) }
 }

@@ -1,8 +1,6 @@
 import Foundation
+import GeoCore
 import SignalSim
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
 extension SumoExport {
     /// A turn bay as SUMO built it: the lane groups whose lanes open there, the storage they were
@@ -61,28 +59,22 @@ extension SumoExport {
     /// Every turn bay's built length in a network netconvert built from `plainNetwork`: the
     /// lanes of each part from its opening to the stop line, and the short junctions between them.
     func measureBays(inNetwork data: Data) throws -> [BuiltBay] {
-        final class Reader: NSObject, XMLParserDelegate {
-            /// Lane 0 of every edge: its length and the first and last points of its shape.
-            var lanes: [String: (length: Double, first: (Double, Double), last: (Double, Double))] = [:]
-            var edge: String?
-            func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
-                        attributes a: [String: String] = [:]) {
+        /// Lane 0 of every edge: its length and the first and last points of its shape.
+        var lanes: [String: (length: Double, first: (Double, Double), last: (Double, Double))] = [:]
+        var edge: String?
+        do {
+            try XMLElements.read(data, start: { name, a in
                 if name == "edge" { edge = a["function"] == "internal" ? nil : a["id"]; return }
                 guard name == "lane", let edge, a["index"] == "0", let length = a["length"].flatMap(Double.init),
                       let shape = a["shape"] else { return }
                 let points = shape.split(separator: " ").map { $0.split(separator: ",").compactMap { Double($0) } }.filter { $0.count >= 2 }
                 guard let f = points.first, let l = points.last else { return }
                 lanes[edge] = (length, (f[0], f[1]), (l[0], l[1]))
-            }
-            func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
+            }, end: { name in
                 if name == "edge" { edge = nil }
-            }
-        }
-        let parser = XMLParser(data: data)
-        let reader = Reader()
-        parser.delegate = reader
-        guard parser.parse() else {
-            throw SignalTimingError(field: "network", "netconvert's network cannot be read: \(parser.parserError.map { "\($0)" } ?? "malformed XML")")
+            })
+        } catch {
+            throw SignalTimingError(field: "network", "netconvert's network cannot be read: \(error.reason)")
         }
         var out: [BuiltBay] = []
         for b in try allBays().values.sorted(by: { $0.edge < $1.edge }) {
@@ -91,11 +83,11 @@ extension SumoExport {
                 // The parts from opening i on: their lanes and the junctions between them.
                 var length = 0.0
                 for p in i..<parts.count {
-                    guard let lane = reader.lanes[parts[p]] else {
+                    guard let lane = lanes[parts[p]] else {
                         throw SignalTimingError(field: "network", "netconvert built no edge \(parts[p]) for the bay of \(b.signal) approach \(b.approach)")
                     }
                     length += lane.length
-                    if p + 1 < parts.count, let next = reader.lanes[parts[p + 1]] {
+                    if p + 1 < parts.count, let next = lanes[parts[p + 1]] {
                         length += hypot(next.first.0 - lane.last.0, next.first.1 - lane.last.1)
                     }
                 }

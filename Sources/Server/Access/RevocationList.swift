@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import TwinStore
 
 /// The store's token revocation list as a server sees it: read again at most every
@@ -19,11 +20,11 @@ final class RevocationList: @unchecked Sendable {
 
     /// Whether `token` is on the list.
     func isRevoked(_ token: String) async throws -> Bool {
-        if lock.withLock({ Date().timeIntervalSince(readAt) >= Self.refreshInterval }) {
-            let fresh = try await store.revokedTokens(now: Int64(Date().timeIntervalSince1970))
+        if lock.withLock({ TwinClock.current.now.timeIntervalSince(readAt) >= Self.refreshInterval }) {
+            let fresh = try await store.revokedTokens(now: Int64(TwinClock.current.now.timeIntervalSince1970))
             lock.withLock {
                 digests = fresh
-                readAt = Date()
+                readAt = TwinClock.current.now
             }
         }
         let digest = TokenAuthority.digest(token)

@@ -4,8 +4,11 @@ import Foundation
 import GeoCore
 import Hummingbird
 import NetworkAnalysis
+import ParkingSim
+import QueryLanguage
 import SWMMFormat
 import Scenarios
+import SignalSim
 import Tiles
 import TwinStore
 
@@ -13,8 +16,10 @@ extension Problem {
     /// THE mapping from every typed error to a problem: StoreError, GeometryError, the process
     /// runtime's errors (ProcessInputError, JobFailure), the analyses' and kernels' errors
     /// (ScenarioError, UtilityNetworkError, RoadNetworkError, HydraulicsError, SWMMInputError,
-    /// FloodInputError, ImportError), Hummingbird's HTTP errors and `Problem` itself. Anything else is an internal error whose text stays in
-    /// the log (it may hold SQL or paths); bad input never lands there.
+    /// FloodInputError, ImportError, ParkingError, SignalTimingError, SensingFilterError,
+    /// AddressDataError), Hummingbird's HTTP errors and `Problem` itself. Anything else is an
+    /// internal error whose text stays in the log (it may hold SQL or paths); bad input never
+    /// lands there. The CLI words every error as this mapping does (`CommandFailure(presenting:)`).
     public init(mapping error: any Error) {
         switch error {
         case let p as Problem:
@@ -66,6 +71,17 @@ extension Problem {
             self = Problem(.analysisFailed, e.description)
         case let e as ImportError:
             self = Problem(.invalidBody, e.description, parameter: e.field)
+        case let e as ParkingError:
+            // A kernel's input error that no adapter named first: the field is the input's path.
+            self = Problem(.invalidInput, "input '\(e.field)': \(e.reason)", parameter: e.field)
+        case let e as SignalTimingError:
+            self = Problem(.invalidInput, "input '\(e.field)': \(e.reason)", parameter: e.field)
+        case let e as SensingFilterError:
+            self = Problem(.invalidFilter, "parameter '$filter': \(e.message) at character \(e.offset)",
+                           parameter: "$filter", position: "offset \(e.offset)")
+        case let e as AddressDataError:
+            // The district's address data, not the request, is at fault: the record and field named.
+            self = Problem(.analysisFailed, "address data: \(e.description)", parameter: e.field)
         case let e as HTTPError:
             switch e.status {
             case .notFound: self = Problem(.notFound, e.body ?? "no resource at this path")

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import TwinStore
 
 /// The OGC API `datetime` parameter: an RFC 3339 instant (`2024-05-01T08:00:00Z`), a date
@@ -38,12 +39,10 @@ enum DateTimeParameter {
 
     /// An RFC 3339 date-time, or a full date as its first (or, with `dayEnd`, last) millisecond in UTC.
     static func instant(_ text: String, dayEnd: Bool) -> Date? {
-        let s = text.uppercased()
-        if isDate(s) {
-            guard let day = try? Date.ISO8601FormatStyle().year().month().day().parse(s) else { return nil }
+        if isDate(text) {
+            guard let day = RFC3339.startOfDay(text) else { return nil }
             return dayEnd ? day.addingTimeInterval(86_400 - 0.001) : day
         }
-        if let d = try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(s) { return d }
-        return try? Date.ISO8601FormatStyle().parse(s)
+        return RFC3339.dateTime(text)
     }
 }

@@ -22,21 +22,7 @@ struct HTMLPage {
     func tr(_ zh: String, _ en: String) -> String { language.text(zh, en) }
 
     /// `&`, `<`, `>`, `"` and `'` as entities: safe in text and in quoted attributes.
-    static func escape(_ s: String) -> String {
-        var out = ""
-        out.reserveCapacity(s.utf8.count)
-        for c in s.unicodeScalars {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(c)
-            }
-        }
-        return out
-    }
+    static func escape(_ s: String) -> String { MarkupEscaping.escape(s) }
 
     /// An href as an attribute value: only http(s) URLs and paths become links; this site's
     /// links keep the language the caller chose (`lang`).

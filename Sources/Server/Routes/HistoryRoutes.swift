@@ -48,7 +48,7 @@ extension CityTwinServer {
                 let id = try pathParameter(context, "collectionId")
                 _ = try await layers.definition(id, for: context.caller)
                 guard let from = try AsOfParameter.instant(query, "from") else { throw Problem.invalid("from", "is required: the earlier instant") }
-                let to = try AsOfParameter.instant(query, "to") ?? Date()
+                let to = try AsOfParameter.instant(query, "to") ?? TwinClock.current.now
                 guard from <= to else { throw Problem.invalid("to", "must not be before from") }
                 let diff = try await store.diff(layer: id, from: from, to: to, by: context.caller)
                 return .json(["collection": .string(id), "from": .string(from.formatted(Self.instantFormat)), "to": .string(to.formatted(Self.instantFormat)),

@@ -68,7 +68,7 @@ extension CityTwinServer {
     }
 
     private func managedRasterDocument(_ raster: ManagedRaster) throws -> JSONValue {
-        var doc = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(raster)).objectValue ?? [:]
+        var doc = try JSONOutput.value(raster).objectValue ?? [:]
         doc["links"] = [link("/rasters/\(raster.id)", rel: "self", type: MediaTypeName.json),
                         link("/rasters/\(raster.id)/data", rel: "enclosure", type: ManagedRaster.esriASCIIMediaType, title: "The grid")]
         return .object(doc)

@@ -58,9 +58,9 @@ final class TileService: @unchecked Sendable {
 
     /// Every layer (as admin), refreshed at most every 5 seconds; callers filter by access.
     func allLayers() async throws -> [LayerInfo] {
-        if let c = lock.withLock({ catalogue }), Date().timeIntervalSince(c.at) < 5 { return c.layers }
+        if let c = lock.withLock({ catalogue }), TwinClock.current.now.timeIntervalSince(c.at) < 5 { return c.layers }
         let layers = try await source.store.layers(for: .admin)
-        lock.withLock { catalogue = (Date(), layers) }
+        lock.withLock { catalogue = (TwinClock.current.now, layers) }
         return layers
     }
 
@@ -97,8 +97,8 @@ final class TileService: @unchecked Sendable {
     /// is read at most every `followInterval`, so cached tiles cost no store round trip.
     func followChanges() async throws {
         let (started, due) = lock.withLock { () -> (Bool, Bool) in
-            let due = localWrite || Date().timeIntervalSince(lastFollow) >= Self.followInterval
-            if due { lastFollow = Date(); localWrite = false }
+            let due = localWrite || TwinClock.current.now.timeIntervalSince(lastFollow) >= Self.followInterval
+            if due { lastFollow = TwinClock.current.now; localWrite = false }
             return (following, due)
         }
         if !started {

@@ -199,6 +199,6 @@ public final class TileCache: @unchecked Sendable {
 
     /// A file-name-safe digest of arbitrary text (FNV-1a 64, hex).
     static func hash(_ text: String) -> String {
-        String(CachedTile.etag(of: Array(text.utf8)).dropFirst().dropLast())
+        FNV1a.hex(text.utf8)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import NIOCore
 import TwinStore
 
@@ -53,12 +54,7 @@ public struct CachedTile: Sendable {
     public var gzipped: ByteBuffer? { buffer.flatMap { compressed.value(of: $0) } }
 
     /// `"<16 hex digits>"`: FNV-1a 64 of the bytes (content-derived, so equal tiles share it).
-    public static func etag(of bytes: [UInt8]) -> String {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in bytes { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
-        let hex = String(h, radix: 16)
-        return "\"" + String(repeating: "0", count: 16 - hex.count) + hex + "\""
-    }
+    public static func etag(of bytes: [UInt8]) -> String { "\"" + FNV1a.hex(bytes) + "\"" }
 }
 
 /// The gzip form of one tile, computed at most once however many requests race for it.

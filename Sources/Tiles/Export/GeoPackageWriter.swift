@@ -143,8 +143,7 @@ public final class GeoPackageWriter {
         case .number(let d)?: return d
         case .string(let s)?: return s
         case let other?:
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            let encoder = JSONOutput.encoder(.canonical)
             return (try? encoder.encode(other)).map { String(decoding: $0, as: UTF8.self) }
         }
     }

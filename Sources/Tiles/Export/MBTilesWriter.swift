@@ -53,7 +53,7 @@ public final class MBTilesWriter: TileArchiveWriter {
         try flush()
         finished = true
         let b = metadata.bounds
-        let json = String(decoding: try JSONEncoder().encode(JSONValue.object(["vector_layers": .array(metadata.vectorLayers)])), as: UTF8.self)
+        let json = try JSONOutput.text(JSONValue.object(["vector_layers": .array(metadata.vectorLayers)]))
         let rows: [(String, String)] = [
             ("name", metadata.name), ("description", metadata.description), ("attribution", metadata.attribution),
             ("format", "pbf"), ("type", "overlay"), ("version", "1"),

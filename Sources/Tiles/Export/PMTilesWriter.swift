@@ -95,7 +95,7 @@ public final class PMTilesWriter: TileArchiveWriter {
         guard !entries.isEmpty else { throw TileError(.invalidArgument, "no tile to write: the layers have no features in the area") }
 
         let (root, leaves) = try directories(entries)
-        let metadataBytes = try TileCompression.gzip(Array(try JSONEncoder().encode(metadata.json)))
+        let metadataBytes = try TileCompression.gzip(Array(try JSONOutput.data(metadata.json)))
         let rootOffset = UInt64(Self.headerLength)
         let metadataOffset = rootOffset + UInt64(root.count)
         let leavesOffset = metadataOffset + UInt64(metadataBytes.count)

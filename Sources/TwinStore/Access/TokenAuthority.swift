@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GeoCore
 import Synchronization
 
 #if canImport(Glibc)
@@ -76,8 +77,7 @@ public struct TokenAuthority: Sendable {
 
     /// A signed token for `claims`.
     public func issue(_ claims: TokenClaims) -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONOutput.encoder(.canonical)
         // Encoding a struct of strings and integers cannot fail.
         let json = (try? encoder.encode(claims)) ?? Data("{}".utf8)
         let signed = Self.prefix + "." + Base64URL.encode(json)
@@ -88,7 +88,7 @@ public struct TokenAuthority: Sendable {
     /// The claims of a token this authority signed and that has not expired at `now`.
     /// - Throws: `StoreError` `.invalidToken` saying why (malformed, bad signature, expired,
     ///   issued in the future, unknown role); the message never echoes the token.
-    public func verify(_ token: String, now: Date = Date()) throws -> TokenClaims {
+    public func verify(_ token: String, now: Date = TwinClock.current.now) throws -> TokenClaims {
         func reject(_ why: String) -> StoreError { StoreError(.invalidToken, why, field: "token") }
         guard token.utf8.count <= Self.maximumTokenLength else { throw reject("the token is longer than \(Self.maximumTokenLength) bytes") }
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
@@ -213,7 +213,7 @@ public struct TokenClaims: Codable, Hashable, Sendable {
     }
 
     /// Claims valid from `now` for `lifetime` seconds.
-    public init(department: String, role: Role, subject: String?, lifetime: TimeInterval, now: Date = Date()) {
+    public init(department: String, role: Role, subject: String?, lifetime: TimeInterval, now: Date = TwinClock.current.now) {
         let iat = Int64(now.timeIntervalSince1970.rounded(.down))
         self.init(department: department, role: role, subject: subject, issuedAt: iat,
                   expiresAt: iat + Int64(lifetime.rounded(.down)))

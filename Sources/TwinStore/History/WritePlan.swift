@@ -42,7 +42,7 @@ struct WriteBatch: Sendable {
         }
         try AccessPolicy.requireWrite(def, caller)
         self.layer = def
-        self.time = RFC3339.microseconds(at ?? Date())
+        self.time = RFC3339.microseconds(at ?? TwinClock.current.now)
         self.actor = caller.author
         self.department = caller.departmentName
         self.role = caller.auditRole

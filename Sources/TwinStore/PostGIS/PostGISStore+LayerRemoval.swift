@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import PostgresNIO
 
 extension PostGISStore: LayerRemoval {
@@ -8,7 +9,7 @@ extension PostGISStore: LayerRemoval {
         let table = table(definition).name
         let s = schema
         let log = logger
-        let time = RFC3339.microseconds(Date())
+        let time = RFC3339.microseconds(TwinClock.current.now)
         let dropped = try await mapErrors(layer: id) {
             try await client.withTransaction(logger: log) { db -> Bool in
                 // The catalogue's lock (as createLayer takes it) and the write lock (one audit chain).

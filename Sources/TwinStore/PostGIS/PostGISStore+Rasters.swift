@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import NIOCore
 import PostgresNIO
 
@@ -63,7 +64,7 @@ extension PostGISStore: ManagedRasters {
                              _ body: @escaping @Sendable (PostgresConnection, String, Logger) async throws -> (ChangeKind, String?)?) async throws -> Bool {
         let s = schema
         let log = logger
-        let time = RFC3339.microseconds(Date())
+        let time = RFC3339.microseconds(TwinClock.current.now)
         do {
             return try await client.withTransaction(logger: log) { db in
                 try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s + ".write")))", logger: log)

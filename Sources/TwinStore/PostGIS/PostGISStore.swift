@@ -236,8 +236,8 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
 
     public func createLayer(_ definition: LayerDefinition) async throws {
         let table = table(definition)
-        let json = String(decoding: try JSONEncoder().encode(definition), as: UTF8.self)
-        let now = RFC3339.microseconds(Date())
+        let json = try JSONOutput.text(definition)
+        let now = RFC3339.microseconds(TwinClock.current.now)
         let s = schema
         let bare = "f_" + definition.id
         let logger = logger

@@ -58,7 +58,7 @@ public struct ManagedRaster: Codable, Sendable, Hashable {
     /// The description of `grid` (read from `data`) as raster `id`, imported by `caller` at `now`.
     /// - Throws: `StoreError` `.invalidFeature` naming `id` or `crs` when either is not acceptable.
     public static func describe(_ grid: Grid, data: Data, id: String, title: String?, kind: Kind, crs: Int,
-                                by caller: Caller, now: Date = Date()) throws -> ManagedRaster {
+                                by caller: Caller, now: Date = TwinClock.current.now) throws -> ManagedRaster {
         guard isValidID(id) else {
             throw StoreError(.invalidFeature, "a raster id is 1–64 lower-case letters, digits, '-' and '_', starting with a letter or digit",
                              field: "id")
@@ -114,8 +114,7 @@ enum RasterSQL {
     }
 
     static func encode(_ raster: ManagedRaster) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let encoder = JSONOutput.encoder(.canonical)
         return String(decoding: try encoder.encode(raster), as: UTF8.self)
     }
 

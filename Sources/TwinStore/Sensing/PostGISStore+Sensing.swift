@@ -17,7 +17,7 @@ extension PostGISStore: SensingStore {
 
     public func applySensing(_ change: SensingChange) async throws -> [Int64] {
         try change.checkBatch()
-        let time = RFC3339.microseconds(Date())
+        let time = RFC3339.microseconds(TwinClock.current.now)
         let s = schema
         let log = logger
         do {

@@ -23,7 +23,7 @@ extension SpatiaLiteStore: SensingStore {
 
     public func applySensing(_ change: SensingChange) async throws -> [Int64] {
         try change.checkBatch()
-        let time = RFC3339.microseconds(Date())
+        let time = RFC3339.microseconds(TwinClock.current.now)
         return try await mapErrors(layer: nil) {
             try await pool.write { db in
                 do {

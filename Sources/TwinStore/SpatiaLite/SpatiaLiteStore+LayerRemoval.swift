@@ -1,4 +1,5 @@
 import Foundation
+import GeoCore
 import GRDB
 
 extension SpatiaLiteStore: LayerRemoval {
@@ -6,7 +7,7 @@ extension SpatiaLiteStore: LayerRemoval {
         guard let definition = try await currentDefinition(id, caller) else { return false }
         try AccessPolicy.requireWrite(definition, caller)
         let table = table(definition).name
-        let time = RFC3339.microseconds(Date())
+        let time = RFC3339.microseconds(TwinClock.current.now)
         let dropped = try await mapErrors(layer: id) {
             try await pool.write { db -> Bool in
                 guard try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM catalog WHERE id = ?", arguments: [id]) ?? false else { return false }

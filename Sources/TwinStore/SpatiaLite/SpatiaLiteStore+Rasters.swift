@@ -1,11 +1,12 @@
 import Foundation
+import GeoCore
 import GRDB
 
 extension SpatiaLiteStore: ManagedRasters {
     public func putRaster(_ raster: ManagedRaster, data: Data, replace: Bool, by caller: Caller) async throws {
         try RasterSQL.checkWriter(caller, "import")
         let description = try RasterSQL.encode(raster)
-        let time = RFC3339.microseconds(Date())
+        let time = RFC3339.microseconds(TwinClock.current.now)
         try await mapErrors(layer: nil) {
             try await pool.write { db in
                 let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM rasters WHERE id = ?", arguments: [raster.id]) ?? false
@@ -41,7 +42,7 @@ extension SpatiaLiteStore: ManagedRasters {
 
     public func deleteRaster(_ id: String, by caller: Caller) async throws -> Bool {
         try RasterSQL.checkWriter(caller, "delete")
-        let time = RFC3339.microseconds(Date())
+        let time = RFC3339.microseconds(TwinClock.current.now)
         return try await mapErrors(layer: nil) {
             try await pool.write { db in
                 try db.execute(sql: "DELETE FROM rasters WHERE id = ?", arguments: [id])

@@ -148,8 +148,8 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
 
     public func createLayer(_ definition: LayerDefinition) async throws {
         let table = FeatureTable(layer: definition)
-        let json = String(decoding: try JSONEncoder().encode(definition), as: UTF8.self)
-        let now = RFC3339.microseconds(Date())
+        let json = try JSONOutput.text(definition)
+        let now = RFC3339.microseconds(TwinClock.current.now)
         try await mapErrors(layer: definition.id) {
             try await pool.write { db in
                 let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM catalog WHERE id = ?", arguments: [definition.id]) ?? false

@@ -61,7 +61,7 @@ public struct ParkingSimulationProcess: OGCProcess {
             try await progress.report(10)
             let results = try parking.simulate(destinations: destinations, drivers: r.drivers, seed: r.seed, capacityScale: r.capacityScale)
             try await progress.report(100)
-            let encoder = JSONEncoder()
+            let encoder = JSONOutput.encoder(.plain)
             // Figures to 4 decimals: sums of many travel times differ in the last bits between a fresh
             // and a cached road graph, and an answer should not.
             func json(_ s: ParkingSimulationSummary) throws -> JSONValue {

@@ -97,7 +97,7 @@ public struct ScenarioRunProcess: OGCProcess {
                     try await FloodScenarioRun.run(model, store: store, caller: caller, options: options, progress: report)
                 }
                 layers = summary.layers
-                summaryJSON = try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(summary))
+                summaryJSON = try JSONOutput.value(summary)
             } else {
                 let report: (Double) async throws -> Void = { try await progress.report(.stage("running the \(scenario.kind) scenario", fraction: $0)) }
                 let run = scenario.kind == "signal"

@@ -62,7 +62,7 @@ enum SignalProcessInputs {
         guard let value = In.unwrap(inputs[name]) else { return nil }
         if orID, value.stringValue != nil { return nil }
         guard value.objectValue != nil else { throw ProcessInputError(name, orID ? "must be an id or a JSON object" : "must be a JSON object (stored ones are named by id in intersections)") }
-        return try blaming(name) { try SignalDocument.decode(T.self, from: JSONEncoder().encode(value)) }
+        return try blaming(name) { try SignalDocument.decode(T.self, from: JSONOutput.data(value)) }
     }
 
     /// Runs `body` on a document the caller gave as input `name`: a kernel error about it is an
@@ -103,7 +103,7 @@ enum SignalProcessInputs {
 
     /// An encodable report (the kernel's JSON documents) as a process output value.
     static func json(_ value: some Encodable) throws -> JSONValue {
-        try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+        try JSONOutput.value(value)
     }
 
     /// A period as the outputs give it.

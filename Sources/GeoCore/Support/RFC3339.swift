@@ -1,11 +1,12 @@
 import Foundation
-import GeoCore
 
-/// RFC 3339 dates and date-times, as JSON Schema's `format: "date"` / `"date-time"` and
-/// CQL2's `DATE(...)` / `TIMESTAMP(...)` write them.
-package enum RFC3339 {
+/// RFC 3339 dates and date-times, as JSON Schema's `format: "date"` / `"date-time"`, CQL2's
+/// `DATE(...)` / `TIMESTAMP(...)`, OGC API's `datetime`, SensorThings and the scenarios write
+/// them: THE time parser and formatter of the project (in: offsets, fractional seconds, `Z`;
+/// out: UTC), on integer arithmetic over `CivilCalendar`.
+public enum RFC3339 {
     /// Parses `YYYY-MM-DD` into (year, month, day) after checking the day exists in that month.
-    package static func fullDate(_ s: Substring) -> (Int, Int, Int)? {
+    public static func fullDate(_ s: Substring) -> (Int, Int, Int)? {
         let u = Array(s.utf8)
         guard u.count == 10, u[4] == UInt8(ascii: "-"), u[7] == UInt8(ascii: "-"),
               let y = digits(u[0..<4]), let m = digits(u[5..<7]), let d = digits(u[8..<10]),
@@ -14,11 +15,28 @@ package enum RFC3339 {
     }
 
     /// Whether `s` is a valid `full-date`.
-    package static func isDate(_ s: String) -> Bool { fullDate(Substring(s)) != nil }
+    public static func isDate(_ s: String) -> Bool { fullDate(Substring(s)) != nil }
+
+    /// A `full-date` as the first instant of that day in UTC; `nil` when malformed.
+    public static func startOfDay(_ s: String) -> Date? {
+        guard let (y, m, d) = fullDate(Substring(s)) else { return nil }
+        return Date(timeIntervalSince1970: Double(CivilCalendar.days(year: y, month: m, day: d) * 86_400))
+    }
+
+    /// The `full-date` (`YYYY-MM-DD`) an instant falls on in `zone` (the city's: `CityTime.zone`).
+    public static func fullDate(of date: Date, in zone: TimeZone) -> String {
+        let local = date.timeIntervalSince1970 + Double(zone.secondsFromGMT(for: date))
+        let (y, m, d) = CivilCalendar.date(days: Int((local / 86_400).rounded(.down)))
+        func pad(_ v: Int, _ w: Int) -> String {
+            let s = String(v)
+            return String(repeating: "0", count: max(0, w - s.count)) + s
+        }
+        return "\(pad(y, 4))-\(pad(m, 2))-\(pad(d, 2))"
+    }
 
     /// Parses an RFC 3339 `date-time` (`2024-05-01T08:30:00Z`, `…+08:00`, fractional seconds
     /// allowed, `t`/`z` in either case) into an instant; `nil` when malformed.
-    package static func dateTime(_ s: String) -> Date? {
+    public static func dateTime(_ s: String) -> Date? {
         let u = Array(s.utf8)
         guard u.count >= 20, u[10] == UInt8(ascii: "T") || u[10] == UInt8(ascii: "t"),
               let (y, mo, d) = fullDate(Substring(s).prefix(10)),
@@ -58,7 +76,7 @@ package enum RFC3339 {
     }
 
     /// An instant as `YYYY-MM-DDTHH:MM:SS.ffffffZ` (UTC, microseconds).
-    package static func format(_ date: Date) -> String {
+    public static func format(_ date: Date) -> String {
         let micros = microseconds(date)
         var days = micros / 86_400_000_000
         var rem = micros % 86_400_000_000
@@ -74,11 +92,11 @@ package enum RFC3339 {
     }
 
     /// Microseconds since 1970-01-01T00:00:00Z: the store's time unit (exact in SQLite and PostgreSQL).
-    package static func microseconds(_ date: Date) -> Int64 {
+    public static func microseconds(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
     }
 
-    package static func date(microseconds: Int64) -> Date {
+    public static func date(microseconds: Int64) -> Date {
         Date(timeIntervalSince1970: Double(microseconds) / 1_000_000)
     }
 
