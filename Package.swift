@@ -20,6 +20,7 @@ let package = Package(
         .library(name: "NetworkAnalysis", targets: ["NetworkAnalysis"]),
         .library(name: "SignalSim", targets: ["SignalSim"]),
         .library(name: "ParkingSim", targets: ["ParkingSim"]),
+        .library(name: "ProcessRuntime", targets: ["ProcessRuntime"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -99,15 +100,25 @@ let package = Package(
         // upstream/downstream traces and valve isolation. Pure kernels over plain graphs.
         .target(name: "NetworkAnalysis", dependencies: ["GeoCore"], swiftSettings: strict),
 
+        // How a process runs: the process protocol, the registry's one `run` (validate, then
+        // execute), input reading, jobs and the worker that runs them, progress, graceful stop.
+        // No capability: the processes live with their capabilities and register above them.
+        .target(
+            name: "ProcessRuntime",
+            dependencies: ["GeoCore", "TwinStore",
+                           .product(name: "Logging", package: "swift-log"),
+                           // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strict),
+
         // Adapters between the store and the kernels (district flood scenarios, emergency analyses),
-        // and the processes that run them: registry, input decoding, jobs, workers, leases, progress.
+        // and the processes that run them, registered in `ProcessRegistry.standard`.
         // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
         .target(
             name: "Scenarios",
             dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
+                           "ProcessRuntime",
                            .product(name: "Logging", package: "swift-log"),
-                           // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            // SUMO's programs as child processes (SumoTools).
                            .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict),
@@ -130,7 +141,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Tiles", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Tiles", "ProcessRuntime", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -149,7 +160,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
-                "Scenarios", "Tiles", "SignalSim", "ParkingSim",
+                "ProcessRuntime", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -163,11 +174,11 @@ let package = Package(
                           path: "Benchmarks/FloodBench", swiftSettings: strict),
         .executableTarget(name: "network-bench", dependencies: ["NetworkAnalysis", "CityModel", "GeoCore"],
                           path: "Benchmarks/NetworkBench", swiftSettings: strict),
-        .executableTarget(name: "emergency-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
+        .executableTarget(name: "emergency-bench", dependencies: ["ProcessRuntime", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/EmergencyBench", swiftSettings: strict),
         .executableTarget(name: "signal-bench", dependencies: ["SignalSim"],
                           path: "Benchmarks/SignalBench", swiftSettings: strict),
-        .executableTarget(name: "parking-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
+        .executableTarget(name: "parking-bench", dependencies: ["ProcessRuntime", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
@@ -189,13 +200,13 @@ let package = Package(
         // and to use a temporary directory.
         .target(name: "TestSupport", dependencies: ["TwinStore", .product(name: "Subprocess", package: "swift-subprocess")],
                 path: "Tests/Support", swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
+                "Server", "ProcessRuntime", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.

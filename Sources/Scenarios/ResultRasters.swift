@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// The rasters a run writes beside a result layer (a flood run's maximum-depth grid beside its

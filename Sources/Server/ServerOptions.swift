@@ -1,4 +1,5 @@
 import Logging
+import ProcessRuntime
 import Scenarios
 
 /// How a `CityTwinServer` presents itself.

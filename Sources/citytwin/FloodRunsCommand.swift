@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 
 /// `citytwin flood-runs`: the flood runs of the store (each `simulate flood` or `flood-scenario`

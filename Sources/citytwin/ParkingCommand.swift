@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GeoCore
 import ParkingSim
+import ProcessRuntime
 import Scenarios
 import TwinStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Testing
 import TwinStore
 @testable import Scenarios

@@ -2,6 +2,7 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TestSupport
 import Testing
 import TwinStore

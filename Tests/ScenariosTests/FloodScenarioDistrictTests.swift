@@ -2,6 +2,7 @@ import CityModel
 import FloodSim
 import Foundation
 import GeoCore
+import ProcessRuntime
 import SWMMFormat
 import Scenarios
 import Testing

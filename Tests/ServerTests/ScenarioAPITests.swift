@@ -4,6 +4,7 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ProcessRuntime
 import Scenarios
 import Server
 import TestSupport

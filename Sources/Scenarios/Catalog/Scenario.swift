@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// A planner's scenario: a named, versioned set of inputs and, once run, its results.

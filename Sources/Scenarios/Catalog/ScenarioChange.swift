@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// One edit in a scenario's sandbox: a feature added or replaced in a layer, or a feature

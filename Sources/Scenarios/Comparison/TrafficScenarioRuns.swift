@@ -3,6 +3,7 @@ import Foundation
 import GeoCore
 import NetworkAnalysis
 import ParkingSim
+import ProcessRuntime
 import SignalSim
 import TwinStore
 

@@ -1,4 +1,5 @@
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// A place whose people a service must reach: a standard address (by default the 门牌 door

@@ -1,4 +1,5 @@
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// One emergency resource (a shelter, hospital, fire station, warehouse or rescue team) as the

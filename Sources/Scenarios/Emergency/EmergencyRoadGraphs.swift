@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TwinStore
 
 /// The road graphs the emergency analyses route on, built once per store, profile and caller

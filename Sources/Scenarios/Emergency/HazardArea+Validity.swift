@@ -1,4 +1,5 @@
 import GeoCore
+import ProcessRuntime
 
 extension HazardArea {
     /// `geometry` (a Polygon or MultiPolygon drawn by a caller) if it is valid (OGC rules), else

@@ -1,5 +1,6 @@
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TwinStore
 
 /// A hazard area in lon/lat (EPSG:4490): a polygon drawn by a commander, or the union of a

@@ -1,5 +1,6 @@
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 
 /// A resource reached from an incident along the roads.
 public struct ResourceReach: Sendable, Hashable {

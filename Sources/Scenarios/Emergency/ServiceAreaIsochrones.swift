@@ -1,5 +1,6 @@
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 
 /// One isochrone in lon/lat.
 public struct Isochrone: Sendable, Hashable {

@@ -1,6 +1,7 @@
 import FloodSim
 import Foundation
 import GeoCore
+import ProcessRuntime
 import SWMMFormat
 import TwinStore
 

@@ -1,6 +1,7 @@
 import Foundation
 import FloodSim
 import GeoCore
+import ProcessRuntime
 
 /// The district's street surface for the 2D model: the DEM (EPSG:4547 metres, optionally
 /// coarsened by block means), buildings blocking flow, Manning's n from land use, rain weights

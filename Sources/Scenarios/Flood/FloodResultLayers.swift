@@ -1,6 +1,7 @@
 import Foundation
 import FloodSim
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// The result layers of a flood scenario run, named `flood_<scenario>_…` (公共专题, owner

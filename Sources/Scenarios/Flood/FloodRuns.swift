@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// One run of a flood scenario (issue 58 §3): its own result set, never another run's. Its layers

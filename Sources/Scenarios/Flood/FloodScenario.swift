@@ -1,6 +1,7 @@
 import FloodSim
 import Foundation
 import GeoCore
+import ProcessRuntime
 import SWMMFormat
 
 /// A district flood scenario (a file in `Models/scenarios/`): a Chicago design storm from a

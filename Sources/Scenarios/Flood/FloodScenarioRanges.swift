@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// The ranges a flood scenario's numbers must lie in, and where each comes from (issue 58 §5: a

@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// The DEM a flood run reads: a raster the store manages (`ManagedRasters`), named by its id

@@ -1,6 +1,7 @@
 import FloodSim
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// The rainfall of a flood nowcast: what rain gauges (SensorThings Datastreams) observed over a

@@ -1,6 +1,7 @@
 import Foundation
 import CityModel
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// The address geocoders the `geocoding` process and the `/geocode` route answer with, built once

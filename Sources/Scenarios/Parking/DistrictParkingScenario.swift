@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import NetworkAnalysis
 import ParkingSim
+import ProcessRuntime
 import TwinStore
 
 /// Parking guidance and the guided-vs-unguided day on the store's own road graph: lots from

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import ParkingSim
+import ProcessRuntime
 import TwinStore
 
 /// The live parking view: `parking_availability` (one feature per lot, at the lot's polygon: free

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import ParkingSim
+import ProcessRuntime
 import TwinStore
 
 /// The guided-vs-unguided parking day as a SUMO scenario (SUMO 1.28, PyPI `eclipse-sumo`), so the

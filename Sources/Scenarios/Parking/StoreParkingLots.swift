@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import NetworkAnalysis
 import ParkingSim
+import ProcessRuntime
 import TwinStore
 
 /// A lot of `parking_lots` as guidance and the simulation use it.

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import ParkingSim
+import ProcessRuntime
 import TwinStore
 
 /// The occupancy history (`parking_occupancy`) as the forecast reads it, and the two ways readings

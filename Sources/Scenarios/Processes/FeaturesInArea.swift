@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// `features-in-area`: how many of a layer's features the caller may see lie in an area, which

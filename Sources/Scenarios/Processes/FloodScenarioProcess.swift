@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// `flood-scenario`: runs a coupled 1D–2D flood scenario on the district in the store and writes

@@ -1,6 +1,7 @@
 import Foundation
 import CityModel
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// `geocoding`: standard addresses for other departments' services — forward (address text to a

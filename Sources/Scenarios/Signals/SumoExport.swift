@@ -4,6 +4,7 @@ import FoundationXML
 #endif
 import CityModel
 import GeoCore
+import ProcessRuntime
 import SignalSim
 import TwinStore
 

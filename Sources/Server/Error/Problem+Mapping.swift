@@ -4,6 +4,7 @@ import Foundation
 import GeoCore
 import Hummingbird
 import NetworkAnalysis
+import ProcessRuntime
 import SWMMFormat
 import Scenarios
 import Tiles

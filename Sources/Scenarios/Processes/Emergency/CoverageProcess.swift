@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TwinStore
 
 /// `coverage`: the district against the emergency standards — fire stations' drive (default

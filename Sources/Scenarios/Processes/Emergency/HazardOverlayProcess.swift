@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TwinStore
 
 /// `hazard-overlay`: what a hazard area holds and cuts off — "what does this flood cut off?".

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TwinStore
 
 /// `nearest-resources`: from an incident, the N resources of a layer fastest to reach along the

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TwinStore
 
 /// `service-area`: isochrones from a point for several breaks — the area a fire engine reaches

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import ParkingSim
+import ProcessRuntime
 import TwinStore
 
 /// `parking-forecast`: every lot's availability now and ahead (the `parking_availability` view): free

@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import NetworkAnalysis
 import ParkingSim
+import ProcessRuntime
 import TwinStore
 
 /// `parking-guidance`: for an origin and a destination, the district's lots ranked by generalised cost

@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import NetworkAnalysis
 import ParkingSim
+import ProcessRuntime
 import TwinStore
 
 /// `parking-simulation`: a day of drivers on the district's road graph, run unguided (drive to the lot

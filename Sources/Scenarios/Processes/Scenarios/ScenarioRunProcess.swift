@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// `scenario-run`: runs a stored `Scenario` as a job (`POST /scenarios/{id}/run` submits it,

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TwinStore
 
 /// `network-trace`: upstream or downstream trace on the drainage network (by flow direction), or

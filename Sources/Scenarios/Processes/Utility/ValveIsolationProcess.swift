@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TwinStore
 
 /// `valve-isolation`: which valves isolate a burst water main, and who loses water — "close

@@ -56,6 +56,16 @@ public protocol OGCProcess: Sendable {
                  progress: JobProgress) async throws -> JSONValue
 }
 
+/// A process some of whose runs read no layer (an input given inline instead of a stored
+/// feature's id): `ProcessRegistry.run` runs those without a store, through these two, when
+/// `layers` declares nothing for the inputs.
+public protocol LayerFreeProcess: OGCProcess {
+    /// As `validate`, for inputs that read no layer.
+    func validate(_ inputs: [String: JSONValue], caller: Caller) async throws
+    /// As `execute`, for inputs that read no layer.
+    func execute(_ inputs: [String: JSONValue], caller: Caller, progress: JobProgress) async throws -> JSONValue
+}
+
 /// Where a running process reports its progress (`WorkProgress`, the one progress report). For a
 /// job its share of the whole lands in the job row as percent, where `GET /jobs/{jobId}` shows
 /// it; a dismissed job makes the next report throw `CancellationError`. The CLI's runner draws

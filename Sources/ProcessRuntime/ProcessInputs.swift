@@ -1,20 +1,19 @@
 import Foundation
 import GeoCore
-import NetworkAnalysis
 import TwinStore
 
 /// Reading and checking process inputs (qualified values, points, numbers, profiles, resource
 /// filters), shared by every process, every failure a `ProcessInputError` naming the input.
-enum ProcessInputs {
+package enum ProcessInputs {
     /// An input given as a qualified value (`{"value": …}`) or as is.
-    static func unwrap(_ value: JSONValue?) -> JSONValue? {
+    package static func unwrap(_ value: JSONValue?) -> JSONValue? {
         if let o = value?.objectValue, let inner = o["value"], o["type"] == nil { return inner }
         if value?.isNull == true { return nil }
         return value
     }
 
     /// A point input: a GeoJSON Point or `[lon, lat]`, CRS84 degrees (CGCS2000 lon/lat used as is).
-    static func point(_ inputs: [String: JSONValue], _ name: String) throws -> Position? {
+    package static func point(_ inputs: [String: JSONValue], _ name: String) throws -> Position? {
         guard let value = unwrap(inputs[name]) else { return nil }
         var coordinates: [JSONValue]?
         if let o = value.objectValue {
@@ -34,12 +33,12 @@ enum ProcessInputs {
         return Position(x: x, y: y)
     }
 
-    static func requiredPoint(_ inputs: [String: JSONValue], _ name: String) throws -> Position {
+    package static func requiredPoint(_ inputs: [String: JSONValue], _ name: String) throws -> Position {
         guard let p = try point(inputs, name) else { throw ProcessInputError(name, "is required") }
         return p
     }
 
-    static func number(_ inputs: [String: JSONValue], _ name: String, default fallback: Double? = nil,
+    package static func number(_ inputs: [String: JSONValue], _ name: String, default fallback: Double? = nil,
                        in range: ClosedRange<Double>) throws -> Double? {
         guard let value = unwrap(inputs[name]) else { return fallback }
         guard let d = value.doubleValue, d.isFinite else { throw ProcessInputError(name, "must be a number") }
@@ -49,7 +48,7 @@ enum ProcessInputs {
         return d
     }
 
-    static func integer(_ inputs: [String: JSONValue], _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
+    package static func integer(_ inputs: [String: JSONValue], _ name: String, default fallback: Int, in range: ClosedRange<Int>) throws -> Int {
         guard let value = unwrap(inputs[name]) else { return fallback }
         guard let i = value.integerValue ?? value.doubleValue.flatMap({ $0 == $0.rounded() && abs($0) < 1e9 ? Int64($0) : nil }) else {
             throw ProcessInputError(name, "must be an integer")
@@ -60,13 +59,13 @@ enum ProcessInputs {
         return Int(i)
     }
 
-    static func string(_ inputs: [String: JSONValue], _ name: String) throws -> String? {
+    package static func string(_ inputs: [String: JSONValue], _ name: String) throws -> String? {
         guard let value = unwrap(inputs[name]) else { return nil }
         guard let s = value.stringValue, !s.isEmpty else { throw ProcessInputError(name, "must be a non-empty string") }
         return s
     }
 
-    static func strings(_ inputs: [String: JSONValue], _ name: String) throws -> [String]? {
+    package static func strings(_ inputs: [String: JSONValue], _ name: String) throws -> [String]? {
         guard let value = unwrap(inputs[name]) else { return nil }
         guard let list = value.arrayValue else { throw ProcessInputError(name, "must be an array of strings") }
         return try list.enumerated().map { i, item in
@@ -76,76 +75,50 @@ enum ProcessInputs {
     }
 
     /// `true` or `false` (default `fallback`).
-    static func bool(_ inputs: [String: JSONValue], _ name: String, default fallback: Bool = false) throws -> Bool {
+    package static func bool(_ inputs: [String: JSONValue], _ name: String, default fallback: Bool = false) throws -> Bool {
         guard let value = unwrap(inputs[name]) else { return fallback }
         guard case .bool(let b) = value else { throw ProcessInputError(name, "must be true or false") }
         return b
     }
 
-    /// `maximumSnapMetres`: how far a point may lie from the roads (default
-    /// `StoreRoadGraph.defaultMaximumSnapMetres`, 500 m).
-    static func maximumSnapMetres(_ inputs: [String: JSONValue]) throws -> Double {
-        try number(inputs, "maximumSnapMetres", default: StoreRoadGraph.defaultMaximumSnapMetres, in: 0...10_000)
-            ?? StoreRoadGraph.defaultMaximumSnapMetres
-    }
-
-    static let maximumSnapParameter = ProcessParameter(
-        title: "Maximum snap distance",
-        description: "How far in metres a point (incident, origin, resource) may lie from the nearest road and still be routed (0…10000, default 500); a point beyond it is refused, a resource beyond it is listed as off the network.",
-        schema: ["type": "number", "minimum": 0, "maximum": 10_000, "default": .number(StoreRoadGraph.defaultMaximumSnapMetres)], minOccurs: 0)
-
-    static let repairParameter = ProcessParameter(
+    package static let repairParameter = ProcessParameter(
         title: "Repair the area",
         description: "true: an invalid (e.g. self-intersecting) area is repaired with GEOS make-valid; false (default): it is refused with GEOS's reason.",
         schema: ["type": "boolean", "default": false], minOccurs: 0)
 
-    /// An off-network resource as JSON.
-    static func json(_ r: OffRoadResource) -> JSONValue {
-        ["layer": .string(r.resource.layer), "id": .string(r.resource.id), "name": r.resource.name.map(JSONValue.string) ?? .null,
-         "access_metres": number(r.accessMetres), "reason": .string(r.reason)]
-    }
-
-    /// `driving` (default) or `walking`.
-    static func profile(_ inputs: [String: JSONValue], _ name: String = "profile") throws -> TravelProfile {
-        guard let s = try string(inputs, name) else { return .driving }
-        guard let p = TravelProfile.named(s) else { throw ProcessInputError(name, "must be 'driving' or 'walking', got '\(s)'") }
-        return p
-    }
-
-    static let profileSchema: JSONValue = ["type": "string", "enum": ["driving", "walking"], "default": "driving"]
-    static let pointSchema: JSONValue = [
+    package static let pointSchema: JSONValue = [
         "oneOf": [
             ["type": "object", "required": ["type", "coordinates"],
              "properties": ["type": ["type": "string", "enum": ["Point"]], "coordinates": ["type": "array", "minItems": 2, "maxItems": 3]]],
             ["type": "array", "items": ["type": "number"], "minItems": 2, "maxItems": 2],
         ],
     ]
-    static let featureCollectionSchema: JSONValue = [
+    package static let featureCollectionSchema: JSONValue = [
         "type": "object", "required": ["type", "features"],
         "properties": ["type": ["type": "string", "enum": ["FeatureCollection"]], "features": ["type": "array"]],
     ]
 
     /// The input error for an analysis error: an invalid input naming its field, else rethrown as is.
-    static func inputError(_ error: any Error) -> any Error {
+    package static func inputError(_ error: any Error) -> any Error {
         guard let e = error as? ScenarioError else { return error }
         return ProcessInputError(e.field ?? "inputs", e.message)
     }
 
     /// Runs `body`, turning analysis errors into `ProcessInputError`.
-    static func mapped<T>(_ body: () async throws -> T) async throws -> T {
+    package static func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do { return try await body() } catch { throw inputError(error) }
     }
 
     /// A geometry as a GeoJSON value (7 decimals, about 1 cm).
-    static func json(_ geometry: Geometry) throws -> JSONValue {
+    package static func json(_ geometry: Geometry) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: GeoJSON.encode(geometry, options: GeoJSONWriteOptions(precision: 7)))
     }
 
-    static func json(_ position: Position) -> JSONValue {
+    package static func json(_ position: Position) -> JSONValue {
         ["type": "Point", "coordinates": [.number(position.x), .number(position.y)]]
     }
 
-    static func number(_ d: Double?, decimals: Double = 1000) -> JSONValue {
+    package static func number(_ d: Double?, decimals: Double = 1000) -> JSONValue {
         guard let d, d.isFinite else { return .null }
         return .number((d * decimals).rounded() / decimals)
     }

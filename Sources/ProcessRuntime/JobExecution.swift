@@ -4,7 +4,8 @@ import Logging
 import TwinStore
 
 /// Runs claimed jobs: the server's in-process runner and `citytwin worker` share it, so a job
-/// runs the same way wherever it is claimed. Progress goes to the job row; a dismissed job
+/// runs the same way wherever it is claimed, through `ProcessRegistry.run` (its inputs checked
+/// again: a job may run long after it was accepted). Progress goes to the job row; a dismissed job
 /// stops at its next progress report; every error ends the job as `failed` with its
 /// `JobFailure` (the kind and text a synchronous execution would answer with), and goes to the
 /// worker's log with the job id.
@@ -20,7 +21,7 @@ public struct ProcessWorker: Sendable {
     /// Where failed jobs' errors go, with the job id, process and worker.
     public let logger: Logger
 
-    public init(name: String, store: any FeatureStore, jobs: any JobStore, registry: ProcessRegistry = .standard,
+    public init(name: String, store: any FeatureStore, jobs: any JobStore, registry: ProcessRegistry,
                 lease: Duration = .seconds(300), logger: Logger = Logger(label: "citytwin.worker")) {
         self.name = name
         self.store = store
@@ -31,7 +32,7 @@ public struct ProcessWorker: Sendable {
     }
 
     /// A worker over a store that keeps jobs (both backends do); `nil` for one that does not.
-    public init?(name: String, store: any FeatureStore, registry: ProcessRegistry = .standard, lease: Duration = .seconds(300),
+    public init?(name: String, store: any FeatureStore, registry: ProcessRegistry, lease: Duration = .seconds(300),
                  logger: Logger = Logger(label: "citytwin.worker")) {
         guard let jobs = store as? any JobStore else { return nil }
         self.init(name: name, store: store, jobs: jobs, registry: registry, lease: lease, logger: logger)
@@ -60,7 +61,7 @@ public struct ProcessWorker: Sendable {
     @discardableResult
     public func run(_ job: JobRecord) async throws -> JobRecord {
         let outcome: JobOutcome
-        if let process = registry[job.process] {
+        if registry[job.process] != nil {
             let (jobs, name, id) = (self.jobs, self.name, job.id)
             let progress = JobProgress { report in
                 guard try await jobs.reportProgress(jobID: id, worker: name, percent: report.percent) else { throw CancellationError() }
@@ -77,7 +78,7 @@ public struct ProcessWorker: Sendable {
             defer { renewal.cancel() }
             do {
                 let inputs = job.inputs.objectValue ?? [:]
-                outcome = .successful(try await registry.execute(process, inputs, store: store, caller: job.caller, progress: progress))
+                outcome = .successful(try await registry.run(job.process, inputs: inputs, caller: job.caller, store: store, progress: progress))
             } catch let error where error is CancellationError || Task.isCancelled {
                 // Dismissed (its progress report said stop), or this worker is stopping (SIGTERM,
                 // SIGINT): a job still running for this worker goes back to the queue for the

@@ -1,8 +1,4 @@
-import CityModel
-import FloodSim
 import GeoCore
-import NetworkAnalysis
-import SWMMFormat
 import TwinStore
 
 /// Why a job failed, as its row keeps it (`JobOutcome.failed`) and `/jobs/{id}/results` answers
@@ -51,18 +47,8 @@ public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
             self.init(.failed, e.message)
         case let e as ScenarioError:
             self.init(.failed, e.message)
-        case let e as UtilityNetworkError:
-            self.init(.failed, e.description)
-        case let e as HydraulicsError:
-            self.init(.failed, e.description)
-        case let e as SWMMInputError:
-            self.init(.failed, e.description)
-        case let e as FloodInputError:
-            self.init(.failed, e.description)
-        case let e as RoadNetworkError:
-            self.init(.failed, e.description)
-        case let e as ImportError:
-            self.init(.failed, e.description)
+        case let e as any AnalysisFailure:
+            self.init(.failed, e.failureMessage)
         case let e as GeometryError where e.code != .geos:
             self.init(.failed, e.message)
         default:
@@ -88,4 +74,13 @@ public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
         }
         self.init(kind, message, input: job.error?["input"]?.stringValue)
     }
+}
+
+/// An error that says why an analysis could not answer from the district's data (a kernel's, a
+/// format's or an adapter's own refusal, e.g. a hydraulic model that does not converge): a job
+/// that ends on one is `failed` with this text, which the caller may read. Each capability
+/// declares its kernels' errors so (`JobFailure.init(_:worker:)`).
+public protocol AnalysisFailure: Error {
+    /// The text the caller reads.
+    var failureMessage: String { get }
 }

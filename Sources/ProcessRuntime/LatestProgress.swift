@@ -3,13 +3,13 @@ import GeoCore
 
 /// A long synchronous run's latest progress report (a flood run, a corridor's cycle search), shared
 /// between the run and the loop that reports it to the job.
-final class LatestProgress: @unchecked Sendable {
+package final class LatestProgress: @unchecked Sendable {
     /// Runs `body` in a task while reporting its latest progress to `progress` every half
     /// second (capped at 99 % until it ends; its end noticed within 20 ms); a dismissed job (the report throws) or a cancelled
     /// caller cancels the body's task, which a flood run notices within one coupling interval and a
     /// corridor search at its next cycle.
     /// - Returns: the body's value (awaited, so its errors are thrown here).
-    static func run<T: Sendable>(reporting progress: JobProgress,
+    package static func run<T: Sendable>(reporting progress: JobProgress,
                                  _ body: @escaping @Sendable (@escaping @Sendable (WorkProgress) -> Void) async throws -> T) async throws -> T {
         try await progress.report(0)
         let latest = LatestProgress()
