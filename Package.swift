@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "SignalSim", targets: ["SignalSim"]),
         .library(name: "ParkingSim", targets: ["ParkingSim"]),
         .library(name: "ProcessRuntime", targets: ["ProcessRuntime"]),
+        .library(name: "Utilities", targets: ["Utilities"]),
+        .library(name: "Geocoding", targets: ["Geocoding"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -71,8 +73,7 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // The CIM domain: layer schemas, network topology checks, importers, the sample district,
-        // the address geocoder. Reads SWMM `.inp` files and sizes pipes with SWMMFormat, not the kernels.
+        // The CIM domain: layer schemas, network topology checks, importers, the sample district. Reads SWMM `.inp` files and sizes pipes with SWMMFormat, not the kernels.
         .target(
             name: "CityModel",
             dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
@@ -111,13 +112,24 @@ let package = Package(
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: strict),
 
+        // Utility networks (drainage, water): the store's network layers read as the tracing
+        // kernel's graphs, valve isolation's report and critical customers, and the network-trace
+        // and valve-isolation processes.
+        .target(name: "Utilities", dependencies: ["GeoCore", "TwinStore", "CityModel", "NetworkAnalysis", "ProcessRuntime"],
+                swiftSettings: strict),
+
+        // Address geocoding: the geocoder over the district's address points (forward, reverse,
+        // batch CSV), the cached geocoders per store, and the geocoding process.
+        .target(name: "Geocoding", dependencies: ["GeoCore", "TwinStore", "CityModel", "ProcessRuntime"],
+                swiftSettings: strict),
+
         // Adapters between the store and the kernels (district flood scenarios, emergency analyses),
         // and the processes that run them, registered in `ProcessRegistry.standard`.
         // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
         .target(
             name: "Scenarios",
             dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
-                           "ProcessRuntime",
+                           "ProcessRuntime", "Utilities", "Geocoding",
                            .product(name: "Logging", package: "swift-log"),
                            // SUMO's programs as child processes (SumoTools).
                            .product(name: "Subprocess", package: "swift-subprocess")],
@@ -141,7 +153,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Tiles", "ProcessRuntime", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Tiles", "ProcessRuntime", "Utilities", "Geocoding", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -160,7 +172,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
-                "ProcessRuntime", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
+                "ProcessRuntime", "Utilities", "Geocoding", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -198,15 +210,19 @@ let package = Package(
                     swiftSettings: strict),
         // The tests' one way to run a program (a command, a server, curl, psql) and talk HTTP to it,
         // and to use a temporary directory.
-        .target(name: "TestSupport", dependencies: ["TwinStore", .product(name: "Subprocess", package: "swift-subprocess")],
+        .target(name: "TestSupport", dependencies: ["TwinStore", "CityModel", .product(name: "Subprocess", package: "swift-subprocess")],
                 path: "Tests/Support", swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
+        .testTarget(name: "UtilitiesTests", dependencies: ["Utilities", "CityModel", "TwinStore", "GeoCore", "NetworkAnalysis", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "CityModel", "GeoCore", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Utilities", "Geocoding", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "ProcessRuntime", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
+                "Server", "ProcessRuntime", "Geocoding", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.

@@ -1,25 +1,25 @@
 /// RFC 4180 records over UTF-8 text: comma-separated, fields optionally in double quotes, `""`
 /// inside quotes for a quote, CR LF or LF line ends, line breaks allowed inside quoted fields.
 /// Reads one record per call so a large file is never split into an array of rows at once.
-struct CSVRows {
+package struct CSVRows {
     private let bytes: [UInt8]
     private var i = 0
     /// The physical line (from 1) where the record returned last started.
-    private(set) var line = 0
+    package private(set) var line = 0
     private var currentLine = 1
 
-    init(text: String) {
+    package init(text: String) {
         var b = Array(text.utf8)
         if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }
         bytes = b
     }
 
     /// Whether every record has been read.
-    var atEnd: Bool { i >= bytes.count }
+    package var atEnd: Bool { i >= bytes.count }
 
     /// The next record's fields; `nil` at the end. A blank line is an empty record (`[""]`).
     /// - Throws: a reason when a quoted field is never closed.
-    mutating func next() throws(CSVSyntaxFailure) -> [String]? {
+    package mutating func next() throws(CSVSyntaxFailure) -> [String]? {
         guard i < bytes.count else { return nil }
         line = currentLine
         var fields: [String] = []
@@ -59,6 +59,6 @@ struct CSVRows {
     }
 }
 
-struct CSVSyntaxFailure: Error {
-    var reason: String
+package struct CSVSyntaxFailure: Error {
+    package var reason: String
 }

@@ -1,5 +1,7 @@
 import Foundation
+import Geocoding
 import ProcessRuntime
+import Utilities
 
 extension ProcessRegistry {
     /// Every process CityTwin ships. The flood scenario reads its DEM from the store's managed

@@ -1,5 +1,6 @@
 import CityModel
 import Foundation
+import Geocoding
 import GeoCore
 import Hummingbird
 import ProcessRuntime

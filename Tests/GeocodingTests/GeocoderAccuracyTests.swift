@@ -1,6 +1,8 @@
+@testable import Geocoding
 import GeoCore
 import Testing
 @testable import CityModel
+import TestSupport
 
 /// The geocoder built once per test process over the default sample district.
 let districtGeocoder: Result<AddressGeocoder, any Error> = Result {

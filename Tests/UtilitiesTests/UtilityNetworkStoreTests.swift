@@ -5,7 +5,7 @@ import NetworkAnalysis
 import TestSupport
 import Testing
 import TwinStore
-@testable import Scenarios
+@testable import Utilities
 
 /// The sample district's utility layers (and the layers critical customers are found from) in a
 /// temporary SpatiaLite store, built once per test process.

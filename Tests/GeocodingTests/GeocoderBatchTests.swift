@@ -1,6 +1,8 @@
+@testable import Geocoding
 import GeoCore
 import Testing
 @testable import CityModel
+import TestSupport
 
 @Suite("Batch geocoding of a CSV")
 struct GeocoderBatchTests {

@@ -1,3 +1,4 @@
+@testable import Geocoding
 import Testing
 @testable import CityModel
 

@@ -1,3 +1,4 @@
+import CityModel
 import Foundation
 import GeoCore
 

@@ -1,3 +1,4 @@
+@testable import Geocoding
 import GeoCore
 @testable import CityModel
 

@@ -1,4 +1,5 @@
 import Foundation
+@testable import Geocoding
 import GeoCore
 import Testing
 @testable import CityModel
