@@ -21,6 +21,8 @@ let package = Package(
         .library(name: "SignalSim", targets: ["SignalSim"]),
         .library(name: "ParkingSim", targets: ["ParkingSim"]),
         .library(name: "ProcessRuntime", targets: ["ProcessRuntime"]),
+        .library(name: "Emergency", targets: ["Emergency"]),
+        .library(name: "Flood", targets: ["Flood"]),
         .library(name: "Utilities", targets: ["Utilities"]),
         .library(name: "Geocoding", targets: ["Geocoding"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
@@ -112,6 +114,19 @@ let package = Package(
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
             swiftSettings: strict),
 
+        // Emergency analyses: the store's road network as routing graphs (cached per store and
+        // profile), emergency resources and their road access, nearest resources, service areas,
+        // coverage and site suggestions, hazard overlays, features in an area, and their processes.
+        .target(name: "Emergency", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "ProcessRuntime"],
+                swiftSettings: strict),
+
+        // Urban flood runs over the district: the drainage model and the surface read from the
+        // store and the managed DEM, design and observed rainfall, flood scenarios and their runs
+        // (FloodRunCatalog), result layers and rasters, the resources a flood cuts off, nowcast
+        // alerts; the flood-scenario and hazard-overlay processes.
+        .target(name: "Flood", dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Emergency", "ProcessRuntime"],
+                swiftSettings: strict),
+
         // Utility networks (drainage, water): the store's network layers read as the tracing
         // kernel's graphs, valve isolation's report and critical customers, and the network-trace
         // and valve-isolation processes.
@@ -129,7 +144,7 @@ let package = Package(
         .target(
             name: "Scenarios",
             dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
-                           "ProcessRuntime", "Utilities", "Geocoding",
+                           "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding",
                            .product(name: "Logging", package: "swift-log"),
                            // SUMO's programs as child processes (SumoTools).
                            .product(name: "Subprocess", package: "swift-subprocess")],
@@ -153,7 +168,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Tiles", "ProcessRuntime", "Utilities", "Geocoding", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -172,7 +187,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
-                "ProcessRuntime", "Utilities", "Geocoding", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
+                "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -186,7 +201,7 @@ let package = Package(
                           path: "Benchmarks/FloodBench", swiftSettings: strict),
         .executableTarget(name: "network-bench", dependencies: ["NetworkAnalysis", "CityModel", "GeoCore"],
                           path: "Benchmarks/NetworkBench", swiftSettings: strict),
-        .executableTarget(name: "emergency-bench", dependencies: ["ProcessRuntime", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
+        .executableTarget(name: "emergency-bench", dependencies: ["ProcessRuntime", "Emergency", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/EmergencyBench", swiftSettings: strict),
         .executableTarget(name: "signal-bench", dependencies: ["SignalSim"],
                           path: "Benchmarks/SignalBench", swiftSettings: strict),
@@ -216,13 +231,13 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "CityModel", "GeoCore", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Utilities", "Geocoding", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "ProcessRuntime", "Geocoding", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
+                "Server", "ProcessRuntime", "Flood", "Geocoding", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.

@@ -1,3 +1,4 @@
+import Flood
 import Logging
 import ProcessRuntime
 import Scenarios

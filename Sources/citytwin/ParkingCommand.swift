@@ -1,4 +1,5 @@
 import ArgumentParser
+import Emergency
 import Foundation
 import GeoCore
 import ParkingSim

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CityModel
+import Flood
 import Foundation
 import GeoCore
 import ProcessRuntime

@@ -5,6 +5,7 @@ import NetworkAnalysis
 import ProcessRuntime
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 @Suite("Hazard overlay: what a flooded area holds and cuts off")

@@ -5,6 +5,7 @@ import NetworkAnalysis
 import ProcessRuntime
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 @Suite("Nearest resources and service areas on the district's roads")

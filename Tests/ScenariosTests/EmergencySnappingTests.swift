@@ -5,6 +5,7 @@ import NetworkAnalysis
 import ProcessRuntime
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 /// Issues 22 and 14 (item 2) on the sample district: shelters equally near four roads are

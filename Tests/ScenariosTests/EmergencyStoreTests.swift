@@ -6,6 +6,7 @@ import ProcessRuntime
 import TestSupport
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 /// The sample district's emergency-relevant layers in a temporary SpatiaLite store, built once

@@ -1,4 +1,5 @@
 import CityModel
+import Flood
 import FloodSim
 import Foundation
 import GeoCore

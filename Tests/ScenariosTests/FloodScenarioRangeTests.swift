@@ -5,6 +5,7 @@ import ProcessRuntime
 import TestSupport
 import Testing
 import TwinStore
+@testable import Flood
 @testable import Scenarios
 
 /// Issue 58 §5: a flood scenario's numbers have ranges, and a refusal names the field and the range.

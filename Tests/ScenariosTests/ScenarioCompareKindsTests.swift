@@ -2,6 +2,8 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+@testable import Emergency
+@testable import Flood
 @testable import Scenarios
 import ProcessRuntime
 import SignalSim

@@ -1,6 +1,7 @@
 import CityModel
 import Foundation
 import GeoCore
+@testable import Flood
 @testable import Scenarios
 import ProcessRuntime
 import TestSupport

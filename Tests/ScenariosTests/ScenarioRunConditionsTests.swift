@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+@testable import Flood
 @testable import Scenarios
 import ProcessRuntime
 import Testing

@@ -1,4 +1,6 @@
 import CityModel
+import Emergency
+import Flood
 import Foundation
 import GeoCore
 import NetworkAnalysis

@@ -1,3 +1,4 @@
+import Emergency
 import Foundation
 import GeoCore
 import NetworkAnalysis

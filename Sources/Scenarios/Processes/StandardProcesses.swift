@@ -1,3 +1,5 @@
+import Emergency
+import Flood
 import Foundation
 import Geocoding
 import ProcessRuntime

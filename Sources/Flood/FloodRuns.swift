@@ -201,7 +201,7 @@ public struct FloodRunCatalog: Sendable {
             if try await !store.history(layer: Self.layerID, featureID: id, by: .admin).isEmpty { continue }
             let run = FloodRun(id: id, scenario: scenario.id, title: scenario.title, stem: stem, state: .draft,
                                current: false, status: .running, inputs: inputs, runBy: caller.author, department: caller.departmentName,
-                               startedAt: Scenario.text(now), finishedAt: nil, layers: [], summary: nil, error: nil,
+                               startedAt: ScenarioInstant.text(now), finishedAt: nil, layers: [], summary: nil, error: nil,
                                publishedBy: nil, publishedAt: nil)
             do {
                 try await store.insert(layer: Self.layerID, features: [try run.feature], by: caller, at: nil)
@@ -259,7 +259,7 @@ public struct FloodRunCatalog: Sendable {
             run.layers = layers
             run.summary = summary
             run.error = error
-            run.finishedAt = Scenario.text(now)
+            run.finishedAt = ScenarioInstant.text(now)
         }
     }
 
@@ -280,7 +280,7 @@ public struct FloodRunCatalog: Sendable {
             $0.state = .published
             $0.current = true
             $0.publishedBy = caller.author
-            $0.publishedAt = Scenario.text(now)
+            $0.publishedAt = ScenarioInstant.text(now)
         }
     }
 

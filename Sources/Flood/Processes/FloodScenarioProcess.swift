@@ -148,7 +148,7 @@ public struct FloodScenarioProcess: OGCProcess {
 
     /// The `scenario` input: a document, or the name of a file in `scenariosDirectory`; with the
     /// `rainfall` input, that scenario as a nowcast (`nowcast-<id>` unless the document has its own rainfall).
-    func scenario(_ inputs: [String: JSONValue]) throws -> FloodScenario {
+    package func scenario(_ inputs: [String: JSONValue]) throws -> FloodScenario {
         var scenario: FloodScenario
         switch ProcessInputs.unwrap(inputs["scenario"]) {
         case .string(let name)?:
@@ -193,7 +193,7 @@ public struct FloodScenarioProcess: OGCProcess {
     }
 
     /// The run options of `durationScale`, `demCoarsening` and `dem` (the raster id `dem` when absent).
-    func runOptions(_ inputs: [String: JSONValue]) throws -> FloodScenarioRun.Options {
+    package func runOptions(_ inputs: [String: JSONValue]) throws -> FloodScenarioRun.Options {
         var scale = 1.0
         if let v = ProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
             guard let d = v.doubleValue, d > 0, d <= 1 else { throw ProcessInputError("durationScale", "must be a number in (0, 1]") }

@@ -1,6 +1,7 @@
 import FloodSim
 import Foundation
 import GeoCore
+import ProcessRuntime
 
 /// A flood run's results over time, kept beside its depth layer (`ResultRasters`) so clients
 /// fetch them through URLs, never server paths:
@@ -40,7 +41,7 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
     /// The step in force at `instant`: the last step at or before it, or nil before the storm's
     /// first step or after the last one (outside the run).
     public func step(at instant: Date) -> Step? {
-        guard let start = Scenario.instant(start) else { return nil }
+        guard let start = ScenarioInstant.instant(start) else { return nil }
         let t = instant.timeIntervalSince(start)
         guard let last = steps.last, t >= 0, t <= last.seconds + 1e-6 else { return nil }
         return steps.last { $0.seconds <= t + 1e-6 } ?? steps.first
@@ -48,8 +49,8 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
 
     /// The run's time interval: the storm's start to the last step.
     public var interval: (start: String, end: String)? {
-        guard let s = Scenario.instant(start), let last = steps.last else { return nil }
-        return (start, Scenario.text(s.addingTimeInterval(last.seconds)))
+        guard let s = ScenarioInstant.instant(start), let last = steps.last else { return nil }
+        return (start, ScenarioInstant.text(s.addingTimeInterval(last.seconds)))
     }
 
     /// Reads the index of `layer`, or nil when the layer kept no steps.
@@ -71,7 +72,7 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
         for snapshot in snapshots {
             let name = "\(layer)_t\(String(format: "%06d", Int(snapshot.time.rounded()))).asc"
             try rasters.write(snapshot.depth, layer: layer, name: name, precision: 3)
-            steps.append(Step(datetime: Scenario.text(start.addingTimeInterval(snapshot.time.rounded())), seconds: snapshot.time.rounded(),
+            steps.append(Step(datetime: ScenarioInstant.text(start.addingTimeInterval(snapshot.time.rounded())), seconds: snapshot.time.rounded(),
                               raster: name))
         }
         func r3(_ v: Float) -> Double { (Double(v) * 1000).rounded() / 1000 }
@@ -137,7 +138,7 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
             waterName = "\(layer)_permanent_water.asc"
             try rasters.write(permanentWater, layer: layer, name: waterName!, precision: 0)
         }
-        let index = FloodTimeSteps(layer: layer, start: Scenario.text(start), steps: steps, series: series, permanentWater: waterName)
+        let index = FloodTimeSteps(layer: layer, start: ScenarioInstant.text(start), steps: steps, series: series, permanentWater: waterName)
         try rasters.write(encoder.encode(index), layer: layer, name: indexName)
         return index
     }

@@ -20,14 +20,14 @@ import TwinStore
 ///   closes, or that the closures isolate from the network, and those roads (`markCutOff`): those
 ///   with `reason` `flooded` are the `accessClosed` resources of `HazardOverlay` on the depth
 ///   classes ≥ 0.15 m, so the hazard overlay on this run's depth layer answers with the same resources.
-struct FloodResultLayers {
-    static let owner = "水务和湖泊局"
+package struct FloodResultLayers {
+    package static let owner = "水务和湖泊局"
     /// The four layers a run writes, `<stem>_<suffix>`.
-    static let suffixes = ["depth", "roads", "buildings", "cutoff"]
+    package static let suffixes = ["depth", "roads", "buildings", "cutoff"]
     static let classes: [(lower: Double, upper: Double, label: String)] = [
         (0.05, 0.15, "0.05–0.15 m"), (0.15, 0.3, "0.15–0.3 m"), (0.3, 0.5, "0.3–0.5 m"), (0.5, 1, "0.5–1 m"), (1, .infinity, "> 1 m"),
     ]
-    static let roadThreshold = 0.15
+    package static let roadThreshold = 0.15
 
     let stem: String
     let title: String

@@ -1,14 +1,15 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// The district layers a flood scenario reads, with every geometry in the metric CRS
 /// (EPSG:4547 by default): all vertices of all layers are reprojected in ONE batch through one
 /// cached `CoordinateTransformer`, never per feature.
-struct FloodDistrictLayers {
+package struct FloodDistrictLayers {
     /// The layers read: drainage, hydrology, land use, buildings, roads and the permanent water (the emergency
     /// resources are read by `FloodResultLayers.markCutOff`, as the hazard overlay reads them).
-    static let layerIDs = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "drainage_storage", "drainage_pumps",
+    package static let layerIDs = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "drainage_storage", "drainage_pumps",
                            "subcatchments", "buildings", "land_use", "roads", "rivers", "lakes", "reservoirs"]
 
     /// Features per layer id, geometries in `metricCRS`. Layers the store lacks are empty.

@@ -1,6 +1,5 @@
 import Foundation
 import GeoCore
-import ProcessRuntime
 import TwinStore
 
 /// One edit in a scenario's sandbox: a feature added or replaced in a layer, or a feature

@@ -149,7 +149,7 @@ extension EmergencyResource {
     }
 
     /// The representative point of a resource: the point itself, else the envelope centre.
-    static func point(of geometry: Geometry?) -> Position? {
+    package static func point(of geometry: Geometry?) -> Position? {
         switch geometry {
         case .point(let p)?: return p.position.map { Position(x: $0.x, y: $0.y) }
         case let g?: return g.envelope.map { Position(x: ($0.minX + $0.maxX) / 2, y: ($0.minY + $0.maxY) / 2) }

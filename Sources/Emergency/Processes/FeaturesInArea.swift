@@ -143,7 +143,7 @@ public struct FeaturesInArea: OGCProcess {
 
     /// The `area` input as a valid polygon in lon/lat degrees: an invalid one (self-intersecting)
     /// is refused with GEOS's reason unless `repair`, then repaired (see `HazardArea.checked`).
-    static func area(_ value: JSONValue?, repair: Bool = false) throws -> Geometry {
+    package static func area(_ value: JSONValue?, repair: Bool = false) throws -> Geometry {
         guard let value, value.objectValue != nil else {
             throw ProcessInputError("area", "must be a GeoJSON Polygon or MultiPolygon object")
         }

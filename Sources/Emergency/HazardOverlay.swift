@@ -41,7 +41,7 @@ public struct HazardArea: Sendable, Hashable {
 
     /// One (multi)polygon of `parts`: the one area a hazard layer's polygons cover. The flood run
     /// dissolves its depth classes the same way, so its cut-off resources are this area's.
-    static func dissolve(_ parts: [Geometry]) throws -> Geometry {
+    package static func dissolve(_ parts: [Geometry]) throws -> Geometry {
         parts.count == 1 ? parts[0] : try Geometry.geometryCollection(GeometryCollection(parts)).unaryUnion()
     }
 
@@ -239,9 +239,15 @@ public struct AccessClosure: Sendable, Hashable {
     /// Index of that piece in the graph's `RoadNetwork.pieces`.
     public var piece: Int
 
+    package init(resource: EmergencyResource, roadID: String?, piece: Int) {
+        self.resource = resource
+        self.roadID = roadID
+        self.piece = piece
+    }
+
     /// The resources (with where they meet the roads, `nil`: off the network) every one of whose
     /// tied road pieces `closures` closes: cut off at the door, whichever road they are reached by.
-    static func closed(_ resources: [EmergencyResource], accesses: [RoadAccess?], by closures: RoadClosures,
+    package static func closed(_ resources: [EmergencyResource], accesses: [RoadAccess?], by closures: RoadClosures,
                        on roads: StoreRoadGraph) -> [AccessClosure] {
         zip(resources, accesses).compactMap { resource, access in
             guard let access, let first = access.positions.first, access.positions.allSatisfy({ closures.contains($0.piece) }) else { return nil }

@@ -1,3 +1,4 @@
+import Emergency
 import GeoCore
 import NetworkAnalysis
 import TwinStore
