@@ -168,7 +168,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -238,6 +238,8 @@ let package = Package(
             name: "ServerTests",
             dependencies: [
                 "Server", "ProcessRuntime", "Flood", "Geocoding", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
+                // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
+                "FloodSim", "NetworkAnalysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.

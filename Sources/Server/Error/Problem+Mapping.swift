@@ -1,9 +1,7 @@
 import CityModel
-import FloodSim
 import Foundation
 import GeoCore
 import Hummingbird
-import NetworkAnalysis
 import ProcessRuntime
 import SWMMFormat
 import Scenarios
@@ -55,18 +53,14 @@ extension Problem {
             } else {
                 self = Problem(.analysisFailed, e.message)
             }
-        case let e as UtilityNetworkError:
-            self = Problem(.analysisFailed, e.message)
-        case let e as HydraulicsError:
-            self = Problem(.analysisFailed, e.description)
         case let e as SWMMInputError:
             self = Problem(.analysisFailed, "SWMM input: \(e.description)")
-        case let e as FloodInputError:
-            self = Problem(.analysisFailed, e.description)
-        case let e as RoadNetworkError:
-            self = Problem(.analysisFailed, e.description)
         case let e as ImportError:
             self = Problem(.invalidBody, e.description, parameter: e.field)
+        case let e as any AnalysisFailure:
+            // The kernels' own errors (UtilityNetworkError, HydraulicsError, FloodInputError,
+            // RoadNetworkError), as each capability declares them.
+            self = Problem(.analysisFailed, e.failureMessage)
         case let e as HTTPError:
             switch e.status {
             case .notFound: self = Problem(.notFound, e.body ?? "no resource at this path")
