@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "ProcessRuntime", targets: ["ProcessRuntime"]),
         .library(name: "Emergency", targets: ["Emergency"]),
         .library(name: "Flood", targets: ["Flood"]),
+        .library(name: "Parking", targets: ["Parking"]),
         .library(name: "Utilities", targets: ["Utilities"]),
         .library(name: "Geocoding", targets: ["Geocoding"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
@@ -127,6 +128,12 @@ let package = Package(
         .target(name: "Flood", dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Emergency", "ProcessRuntime"],
                 swiftSettings: strict),
 
+        // Parking guidance over the district: lots and occupancy read from the store, availability
+        // and the live view the signs show, the district's guided-vs-unguided scenario, the SUMO
+        // export; the parking-guidance, parking-forecast and parking-simulation processes.
+        .target(name: "Parking", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "ParkingSim", "Emergency", "ProcessRuntime"],
+                swiftSettings: strict),
+
         // Utility networks (drainage, water): the store's network layers read as the tracing
         // kernel's graphs, valve isolation's report and critical customers, and the network-trace
         // and valve-isolation processes.
@@ -144,7 +151,7 @@ let package = Package(
         .target(
             name: "Scenarios",
             dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
-                           "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding",
+                           "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding",
                            .product(name: "Logging", package: "swift-log"),
                            // SUMO's programs as child processes (SumoTools).
                            .product(name: "Subprocess", package: "swift-subprocess")],
@@ -168,7 +175,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -187,7 +194,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
-                "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
+                "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -205,7 +212,7 @@ let package = Package(
                           path: "Benchmarks/EmergencyBench", swiftSettings: strict),
         .executableTarget(name: "signal-bench", dependencies: ["SignalSim"],
                           path: "Benchmarks/SignalBench", swiftSettings: strict),
-        .executableTarget(name: "parking-bench", dependencies: ["ProcessRuntime", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
+        .executableTarget(name: "parking-bench", dependencies: ["ProcessRuntime", "Parking", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
@@ -231,13 +238,13 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "CityModel", "GeoCore", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Utilities", "Geocoding", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "ProcessRuntime", "Flood", "Geocoding", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
+                "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Scenarios", "CityModel", "GeoCore", "TwinStore", "TestSupport",
                 // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
                 "FloodSim", "NetworkAnalysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -11,6 +11,7 @@
 import CityModel
 import Foundation
 import GeoCore
+import Parking
 import ProcessRuntime
 import Scenarios
 import TwinStore

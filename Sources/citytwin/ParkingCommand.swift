@@ -2,6 +2,7 @@ import ArgumentParser
 import Emergency
 import Foundation
 import GeoCore
+import Parking
 import ParkingSim
 import ProcessRuntime
 import Scenarios

@@ -6,6 +6,7 @@ import TestSupport
 import Testing
 import TwinStore
 import ParkingSim
+@testable import Parking
 @testable import Scenarios
 
 /// The parking processes on the sample district's own roads, lots and buildings.

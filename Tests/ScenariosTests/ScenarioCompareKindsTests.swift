@@ -4,6 +4,7 @@ import GeoCore
 import NetworkAnalysis
 @testable import Emergency
 @testable import Flood
+@testable import Parking
 @testable import Scenarios
 import ProcessRuntime
 import SignalSim

@@ -4,6 +4,7 @@ import Flood
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import Parking
 import ParkingSim
 import ProcessRuntime
 import SignalSim

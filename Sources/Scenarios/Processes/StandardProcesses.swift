@@ -2,6 +2,7 @@ import Emergency
 import Flood
 import Foundation
 import Geocoding
+import Parking
 import ProcessRuntime
 import Utilities
 
