@@ -23,6 +23,12 @@ let package = Package(
         .library(name: "NetworkAnalysis", targets: ["NetworkAnalysis"]),
         .library(name: "SignalSim", targets: ["SignalSim"]),
         .library(name: "ParkingSim", targets: ["ParkingSim"]),
+        .library(name: "ProcessRuntime", targets: ["ProcessRuntime"]),
+        .library(name: "Emergency", targets: ["Emergency"]),
+        .library(name: "Flood", targets: ["Flood"]),
+        .library(name: "Parking", targets: ["Parking"]),
+        .library(name: "Utilities", targets: ["Utilities"]),
+        .library(name: "Geocoding", targets: ["Geocoding"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -80,8 +86,7 @@ let package = Package(
             ],
             swiftSettings: strict),
 
-        // The CIM domain: layer schemas, network topology checks, importers, the sample district,
-        // the address geocoder. Reads SWMM `.inp` files and sizes pipes with SWMMFormat, not the kernels.
+        // The CIM domain: layer schemas, network topology checks, importers, the sample district. Reads SWMM `.inp` files and sizes pipes with SWMMFormat, not the kernels.
         .target(
             name: "CityModel",
             dependencies: ["GeoCore", "DataSources", "TwinStore", "SWMMFormat", "EPANETFormat", "SignalSim", .product(name: "GRDB", package: "GRDB.swift")],
@@ -113,15 +118,55 @@ let package = Package(
         // upstream/downstream traces and valve isolation. Pure kernels over plain graphs.
         .target(name: "NetworkAnalysis", dependencies: ["GeoCore"], swiftSettings: strict),
 
+        // How a process runs: the process protocol, the registry's one `run` (validate, then
+        // execute), input reading, jobs and the worker that runs them, progress, graceful stop.
+        // No capability: the processes live with their capabilities and register above them.
+        .target(
+            name: "ProcessRuntime",
+            dependencies: ["GeoCore", "TwinStore",
+                           .product(name: "Logging", package: "swift-log"),
+                           // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")],
+            swiftSettings: strict),
+
+        // Emergency analyses: the store's road network as routing graphs (cached per store and
+        // profile), emergency resources and their road access, nearest resources, service areas,
+        // coverage and site suggestions, hazard overlays, features in an area, and their processes.
+        .target(name: "Emergency", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "ProcessRuntime"],
+                swiftSettings: strict),
+
+        // Urban flood runs over the district: the drainage model and the surface read from the
+        // store and the managed DEM, design and observed rainfall, flood scenarios and their runs
+        // (FloodRunCatalog), result layers and rasters, the resources a flood cuts off, nowcast
+        // alerts; the flood-scenario and hazard-overlay processes.
+        .target(name: "Flood", dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Emergency", "ProcessRuntime"],
+                swiftSettings: strict),
+
+        // Parking guidance over the district: lots and occupancy read from the store, availability
+        // and the live view the signs show, the district's guided-vs-unguided scenario, the SUMO
+        // export; the parking-guidance, parking-forecast and parking-simulation processes.
+        .target(name: "Parking", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "ParkingSim", "Emergency", "ProcessRuntime"],
+                swiftSettings: strict),
+
+        // Utility networks (drainage, water): the store's network layers read as the tracing
+        // kernel's graphs, valve isolation's report and critical customers, and the network-trace
+        // and valve-isolation processes.
+        .target(name: "Utilities", dependencies: ["GeoCore", "TwinStore", "CityModel", "NetworkAnalysis", "ProcessRuntime"],
+                swiftSettings: strict),
+
+        // Address geocoding: the geocoder over the district's address points (forward, reverse,
+        // batch CSV), the cached geocoders per store, and the geocoding process.
+        .target(name: "Geocoding", dependencies: ["GeoCore", "TwinStore", "CityModel", "ProcessRuntime"],
+                swiftSettings: strict),
+
         // Adapters between the store and the kernels (district flood scenarios, emergency analyses),
-        // and the processes that run them: registry, input decoding, jobs, workers, leases, progress.
+        // and the processes that run them, registered in `ProcessRegistry.standard`.
         // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
         .target(
             name: "Scenarios",
             dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
+                           "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding",
                            .product(name: "Logging", package: "swift-log"),
-                           // The worker's and the server's graceful stop on SIGTERM/SIGINT (GracefulStop).
-                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            // SUMO's programs as child processes (SumoTools).
                            .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict),
@@ -148,7 +193,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -168,7 +213,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "DataSources", "TwinStore", "CityModel", "CityBuild", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
-                "Scenarios", "Tiles", "SignalSim", "ParkingSim",
+                "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -182,11 +227,11 @@ let package = Package(
                           path: "Benchmarks/FloodBench", swiftSettings: strict),
         .executableTarget(name: "network-bench", dependencies: ["NetworkAnalysis", "CityModel", "GeoCore"],
                           path: "Benchmarks/NetworkBench", swiftSettings: strict),
-        .executableTarget(name: "emergency-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
+        .executableTarget(name: "emergency-bench", dependencies: ["ProcessRuntime", "Emergency", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/EmergencyBench", swiftSettings: strict),
         .executableTarget(name: "signal-bench", dependencies: ["SignalSim", "GeoCore"],
                           path: "Benchmarks/SignalBench", swiftSettings: strict),
-        .executableTarget(name: "parking-bench", dependencies: ["Scenarios", "CityModel", "TwinStore", "GeoCore"],
+        .executableTarget(name: "parking-bench", dependencies: ["ProcessRuntime", "Parking", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
         .testTarget(name: "EPANETFormatTests", dependencies: ["EPANETFormat", "TestSupport"], swiftSettings: strict),
@@ -208,15 +253,21 @@ let package = Package(
                     swiftSettings: strict),
         // The tests' one way to run a program (a command, a server, curl, psql) and talk HTTP to it,
         // and to use a temporary directory.
-        .target(name: "TestSupport", dependencies: ["TwinStore", .product(name: "Subprocess", package: "swift-subprocess")],
+        .target(name: "TestSupport", dependencies: ["TwinStore", "CityModel", .product(name: "Subprocess", package: "swift-subprocess")],
                 path: "Tests/Support", swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
+        .testTarget(name: "UtilitiesTests", dependencies: ["Utilities", "CityModel", "TwinStore", "GeoCore", "NetworkAnalysis", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "CityModel", "GeoCore", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
+                "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
+                // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
+                "FloodSim", "NetworkAnalysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.

@@ -10,6 +10,7 @@
 import CityModel
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 import TwinStore
 
@@ -45,12 +46,10 @@ let cases: [(String, [String: JSONValue])] = [
 ]
 var report: [String: JSONValue] = ["rounds": .integer(Int64(rounds))]
 for (id, inputs) in cases {
-    guard let process = registry[id] else { fatalError("no process \(id)") }
-    try await registry.validate(inputs, for: process, store: store, caller: .admin)
-    let cold = try await milliseconds { _ = try await registry.execute(process, inputs, store: store, caller: .admin) }
+    let cold = try await milliseconds { _ = try await registry.run(id, inputs: inputs, caller: .admin, store: store) }
     var warm = Double.infinity
     for _ in 0..<rounds {
-        warm = min(warm, try await milliseconds { _ = try await registry.execute(process, inputs, store: store, caller: .admin) })
+        warm = min(warm, try await milliseconds { _ = try await registry.run(id, inputs: inputs, caller: .admin, store: store) })
     }
     print("\(id): cold \(String(format: "%.1f", cold)) ms, warm best of \(rounds) \(String(format: "%.1f", warm)) ms")
     report[id] = ["cold_ms": .number((cold * 10).rounded() / 10), "warm_ms": .number((warm * 10).rounded() / 10)]

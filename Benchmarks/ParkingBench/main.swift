@@ -11,6 +11,8 @@
 import CityModel
 import Foundation
 import GeoCore
+import Parking
+import ProcessRuntime
 import Scenarios
 import TwinStore
 
@@ -37,11 +39,9 @@ let cases: [(String, String, [String: JSONValue], Int)] = [
 ]
 var report: [String: JSONValue] = ["rounds": .integer(Int64(rounds))]
 for (label, id, inputs, n) in cases {
-    guard let process = registry[id] else { fatalError("no process \(id)") }
-    try await registry.validate(inputs, for: process, store: store, caller: .admin)
-    let cold = try await milliseconds { _ = try await registry.execute(process, inputs, store: store, caller: .admin) }
+    let cold = try await milliseconds { _ = try await registry.run(id, inputs: inputs, caller: .admin, store: store) }
     var times: [Double] = []
-    for _ in 0..<n { times.append(try await milliseconds { _ = try await registry.execute(process, inputs, store: store, caller: .admin) }) }
+    for _ in 0..<n { times.append(try await milliseconds { _ = try await registry.run(id, inputs: inputs, caller: .admin, store: store) }) }
     times.sort()
     let p50 = times[times.count / 2], p90 = times[min(times.count - 1, Int(Double(times.count) * 0.9))]
     print("\(label): cold \(String(format: "%.1f", cold)) ms, p50 \(String(format: "%.2f", p50)) ms, p90 \(String(format: "%.2f", p90)) ms (\(n) runs)")

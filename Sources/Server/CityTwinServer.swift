@@ -4,6 +4,8 @@ import Hummingbird
 import HummingbirdCore
 import NIOCore
 import Logging
+import Parking
+import ProcessRuntime
 import Scenarios
 import TwinStore
 

@@ -1,4 +1,6 @@
+import Flood
 import Logging
+import ProcessRuntime
 import Scenarios
 
 /// How a `CityTwinServer` presents itself.

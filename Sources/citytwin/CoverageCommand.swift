@@ -1,5 +1,6 @@
 import ArgumentParser
 import CityModel
+import Emergency
 import GeoCore
 import Scenarios
 

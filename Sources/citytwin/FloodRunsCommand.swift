@@ -1,6 +1,8 @@
 import ArgumentParser
+import Flood
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 
 /// `citytwin flood-runs`: the flood runs of the store (each `simulate flood` or `flood-scenario`

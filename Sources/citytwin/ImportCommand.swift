@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 import SWMMFormat
 import TwinStore

@@ -1,7 +1,10 @@
 import ArgumentParser
+import Emergency
 import Foundation
 import GeoCore
+import Parking
 import ParkingSim
+import ProcessRuntime
 import Scenarios
 import TwinStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 import TwinStore
 
@@ -18,20 +19,29 @@ struct ProcessRunner {
     /// Runs process `id` with `inputs` (input id → value, as in an execute request); its result
     /// document (output id → value).
     /// - Parameter progress: where a long run reports (`ProgressBar.progress`); none by default.
-    func run(_ id: String, _ inputs: [String: JSONValue], progress: JobProgress = .ignored, creating: Bool = false) async throws -> JSONValue {
-        let registry = ProcessRegistry.forStore(directory: location.directory)
-        guard let process = registry[id] else { throw CommandFailure("no process '\(id)'") }
-        let store = try await creating ? location.open() : location.openExisting()
-        try await registry.validate(inputs, for: process, store: store, caller: .admin)
-        return try await registry.execute(process, inputs, store: store, caller: .admin, progress: progress)
+    func run(_ id: String, _ inputs: [String: JSONValue], progress: JobProgress = .ignored) async throws -> JSONValue {
+        let store = try await location.openExisting()
+        return try await Self.run(id, inputs, store: store, directory: location.directory, progress: progress)
     }
 
     /// Runs process `id` on inputs that read no layer (a signal intersection given inline), with
-    /// no store of the user's: an empty SpatiaLite store in a temporary directory, removed after.
+    /// no store at all.
     static func runReadingNoLayer(_ id: String, _ inputs: [String: JSONValue], progress: JobProgress = .ignored) async throws -> JSONValue {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("citytwin-\(UUID().uuidString)", isDirectory: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        return try await ProcessRunner(store: directory.appendingPathComponent("empty.sqlite").path).run(id, inputs, progress: progress, creating: true)
+        try await run(id, inputs, store: nil, directory: nil, progress: progress)
+    }
+
+    /// Runs process `id` through the registry's `run`, its errors as the CLI's.
+    private static func run(_ id: String, _ inputs: [String: JSONValue], store: (any FeatureStore)?, directory: URL?,
+                            progress: JobProgress) async throws -> JSONValue {
+        do {
+            return try await ProcessRegistry.forStore(directory: directory).run(id, inputs: inputs, caller: .admin, store: store, progress: progress)
+        } catch let e as UnknownProcessError {
+            throw CommandFailure("no process '\(e.id)'")
+        } catch let e as ProcessInputError {
+            throw CommandFailure(e.description)
+        } catch let e as ScenarioError {
+            throw CommandFailure(e.message)
+        }
     }
 }
 
@@ -58,7 +68,8 @@ func areaInput(_ path: String, option: String) throws -> JSONValue {
 
 /// A JSON document on standard output, pretty-printed with sorted keys.
 func printJSONDocument(_ value: some Encodable) throws {
-    let encoder = JSONOutput.encoder(.pretty)
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
     FileHandle.standardOutput.write(try encoder.encode(value))
     FileHandle.standardOutput.write(Data("\n".utf8))
 }

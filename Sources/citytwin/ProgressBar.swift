@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Flood
 import Foundation
 import Scenarios
 

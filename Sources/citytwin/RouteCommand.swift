@@ -1,5 +1,6 @@
 import ArgumentParser
 import CityModel
+import Emergency
 import Foundation
 import GeoCore
 import NetworkAnalysis

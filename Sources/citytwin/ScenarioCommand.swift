@@ -1,6 +1,8 @@
 import ArgumentParser
+import Flood
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 import TwinStore
 

@@ -3,6 +3,7 @@ import Foundation
 import CityModel
 import Logging
 import NIOCore
+import ProcessRuntime
 import Scenarios
 import Server
 import TwinStore

@@ -1,7 +1,9 @@
 import ArgumentParser
 import CityModel
+import Flood
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 import TwinStore
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 import TwinStore
 

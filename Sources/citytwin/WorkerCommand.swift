@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Foundation
 import Logging
+import ProcessRuntime
 import Scenarios
 import ServiceLifecycle
 import TwinStore

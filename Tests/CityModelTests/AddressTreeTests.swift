@@ -1,6 +1,7 @@
 import GeoCore
 import Testing
 @testable import CityModel
+import TestSupport
 
 @Suite("Standard address tree")
 struct AddressTreeTests {

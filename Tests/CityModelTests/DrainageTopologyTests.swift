@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import Testing
 @testable import CityModel
+import TestSupport
 
 @Suite("Drainage and water network topology")
 struct DrainageTopologyTests {

@@ -1,5 +1,6 @@
 import GeoCore
 import Testing
+import TestSupport
 import TwinStore
 @testable import CityModel
 

@@ -1,6 +1,7 @@
 import GeoCore
 import Testing
 @testable import CityModel
+import TestSupport
 
 /// The sample district's parking guidance data: a week of history for the lots with live detection
 /// only, on-street berths with detectors where the section is smart, and signs whose content never

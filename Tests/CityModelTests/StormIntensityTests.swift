@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import Testing
 @testable import CityModel
+import TestSupport
 
 /// Sewer sizing of the generated district (the storm-intensity formula itself moved to FloodSim:
 /// Tests/FloodSimTests/RainfallStormIntensityTests.swift).

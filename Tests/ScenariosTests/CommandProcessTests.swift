@@ -1,6 +1,7 @@
 import CityModel
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Testing
 import TestSupport
 import TwinStore
@@ -53,8 +54,7 @@ struct CommandProcessTests {
     static func process(_ id: String, _ inputs: [String: JSONValue], store: any FeatureStore, member: String? = nil) async throws -> JSONValue {
         let registry = ProcessRegistry.standard
         let process = try #require(registry[id])
-        try await registry.validate(inputs, for: process, store: store, caller: .admin)
-        let result = try await registry.execute(process, inputs, store: store, caller: .admin)
+        let result = try await registry.run(process.id, inputs: inputs, caller: .admin, store: store)
         let value = try member.map { try #require(result[$0]) } ?? result
         return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
     }

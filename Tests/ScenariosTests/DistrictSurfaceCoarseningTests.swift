@@ -1,6 +1,7 @@
 import FloodSim
 import Foundation
 import GeoCore
+@testable import Flood
 @testable import Scenarios
 import Testing
 

@@ -4,6 +4,7 @@ import GeoCore
 import NetworkAnalysis
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 @Suite("Coverage of the district against the fire and shelter standards")

@@ -2,8 +2,10 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 @Suite("Hazard overlay: what a flooded area holds and cuts off")

@@ -2,8 +2,10 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 @Suite("Nearest resources and service areas on the district's roads")

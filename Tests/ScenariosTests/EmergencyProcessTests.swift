@@ -1,8 +1,11 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TestSupport
 import Testing
 import TwinStore
+@testable import Emergency
+@testable import Flood
 @testable import Scenarios
 
 /// The emergency processes executed directly (without the HTTP server) over a small real SpatiaLite store: a 6 × 6 street grid at 0.002° spacing

@@ -1,7 +1,10 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Testing
 import TwinStore
+@testable import Emergency
+@testable import Flood
 @testable import Scenarios
 
 /// Issue 14 items 2 and 3 through the processes: points beyond the maximum snap distance are

@@ -2,8 +2,10 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 /// Issues 22 and 14 (item 2) on the sample district: shelters equally near four roads are

@@ -2,9 +2,11 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import ProcessRuntime
 import TestSupport
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 /// The sample district's emergency-relevant layers in a temporary SpatiaLite store, built once

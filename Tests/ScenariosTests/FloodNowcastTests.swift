@@ -1,7 +1,9 @@
 import CityModel
+import Flood
 import FloodSim
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 import TestSupport
 import Testing
@@ -110,8 +112,7 @@ struct FloodNowcastTests {
         let registry = ProcessRegistry.forStore(directory: dir)
         let process = try #require(registry["flood-scenario"])
         let inputs: [String: JSONValue] = ["scenario": "p50-waterlogging", "rainfall": Self.rainfall([gauge], to: 15), "demCoarsening": 10]
-        try await registry.validate(inputs, for: process, store: store, caller: .admin)
-        let result = try await registry.execute(process, inputs, store: store, caller: .admin)
+        let result = try await registry.run(process.id, inputs: inputs, caller: .admin, store: store)
         let summary = try #require(result["summary"])
         #expect(summary["scenario"] == "nowcast-p50-waterlogging")
         #expect(abs((summary["rainfallMillimetres"]?.doubleValue ?? 0) - 150) < 1e-6, "the rain the gauge observed")
@@ -147,7 +148,7 @@ struct FloodNowcastTests {
         // The next nowcast, of a dry half hour later on, clears them.
         try await Self.observe(store, gauge, [(30, 5, 0), (35, 5, 0)])
         let dry = ["scenario": "p50-waterlogging", "rainfall": Self.rainfall([gauge], from: 30, to: 40), "demCoarsening": 10] as [String: JSONValue]
-        let second = try await registry.execute(process, dry, store: store, caller: .admin)
+        let second = try await registry.run(process.id, inputs: dry, caller: .admin, store: store)
         #expect(second["summary"]?["alerts"]?["cleared"]?.integerValue == Int64(alerts.count))
         #expect(try await store.count(layer: SensingAlerts.layer, FeatureQuery(filter: open), by: .admin) == 0)
         let first = try #require(alerts.first?.id?.description)

@@ -1,3 +1,4 @@
+import Flood
 import FloodSim
 import Foundation
 import Scenarios

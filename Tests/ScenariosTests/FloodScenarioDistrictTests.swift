@@ -1,7 +1,10 @@
 import CityModel
+import Emergency
+import Flood
 import FloodSim
 import Foundation
 import GeoCore
+import ProcessRuntime
 import SWMMFormat
 import Scenarios
 import Testing

@@ -1,9 +1,11 @@
 import CityModel
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TestSupport
 import Testing
 import TwinStore
+@testable import Flood
 @testable import Scenarios
 
 /// Issue 58 §5: a flood scenario's numbers have ranges, and a refusal names the field and the range.

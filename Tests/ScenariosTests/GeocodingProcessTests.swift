@@ -1,6 +1,7 @@
 import CityModel
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Testing
 import TwinStore
 @testable import Scenarios
@@ -13,8 +14,7 @@ struct GeocodingProcessTests {
         let (store, _) = try await EmergencyDistrict.store()
         let registry = ProcessRegistry.standard
         let process = try #require(registry["geocoding"])
-        try await registry.validate(inputs, for: process, store: store, caller: caller)
-        return try await registry.execute(process, inputs, store: store, caller: caller)
+        return try await registry.run(process.id, inputs: inputs, caller: caller, store: store)
     }
 
     @Test("forward: a door plate's full address is found exactly, a fuzzy short form too, a city elsewhere is not")

@@ -5,6 +5,7 @@ import ParkingSim
 import TestSupport
 import Testing
 import TwinStore
+@testable import Parking
 @testable import Scenarios
 
 /// Issue 58 §9: guidance, the forecast and the live view judge a reading fresh or stale by one rule, at

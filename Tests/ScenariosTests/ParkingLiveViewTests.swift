@@ -5,6 +5,7 @@ import ParkingSim
 import TestSupport
 import Testing
 import TwinStore
+@testable import Parking
 @testable import Scenarios
 
 /// The live parking view on the sample district's lots, week of readings and signs.

@@ -1,10 +1,12 @@
 import CityModel
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TestSupport
 import Testing
 import TwinStore
 import ParkingSim
+@testable import Parking
 @testable import Scenarios
 
 /// The parking processes on the sample district's own roads, lots and buildings.
@@ -17,8 +19,7 @@ struct ParkingProcessTests {
     static func run(_ id: String, _ inputs: [String: JSONValue], store: any FeatureStore) async throws -> JSONValue {
         let registry = ProcessRegistry.standard
         let process = try #require(registry[id])
-        try await registry.validate(inputs, for: process, store: store, caller: .admin)
-        return try await registry.execute(process, inputs, store: store, caller: .admin)
+        return try await registry.run(process.id, inputs: inputs, caller: .admin, store: store)
     }
 
     /// PK-001's entrance (the hospital lot) and a point west of the centre.

@@ -1,6 +1,7 @@
 import CityModel
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Testing
 import TwinStore
 @testable import Scenarios
@@ -56,10 +57,10 @@ struct ProcessAccessTests {
                                                                     [.number(x + r), .number(y + r)], [.number(x - r), .number(y + r)],
                                                                     [.number(x - r), .number(y - r)]]]]
         let process = try #require(Self.registry["hazard-overlay"])
-        let anonymous = try await Self.registry.execute(process, ["area": area], store: store, caller: .anonymous)
+        let anonymous = try await Self.registry.run(process.id, inputs: ["area": area], caller: .anonymous, store: store)
         let omitted = anonymous[ProcessRegistry.partialMember]?["omittedLayers"]?.arrayValue?.compactMap(\.stringValue)
         #expect(omitted == ["addresses", "buildings", "fire_stations", "rescue_teams", "warehouses"])
-        let department = try await Self.registry.execute(process, ["area": area], store: store, caller: EmergencyDistrict.emergencyBureau)
+        let department = try await Self.registry.run(process.id, inputs: ["area": area], caller: EmergencyDistrict.emergencyBureau, store: store)
         #expect(department[ProcessRegistry.partialMember] == nil)
         #expect((department["inside"]?["buildings"]?["count"]?.integerValue ?? 0) > 0)
     }

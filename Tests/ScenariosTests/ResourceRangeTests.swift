@@ -1,6 +1,7 @@
 import CityModel
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TestSupport
 import Testing
 import TwinStore
@@ -56,8 +57,7 @@ struct ResourceRangeTests {
         let registry = ProcessRegistry.standard
         let process = try #require(registry["nearest-resources"])
         let inputs: [String: JSONValue] = ["incident": Self.incident, "layer": "shelters", "count": 3]
-        try await registry.validate(inputs, for: process, store: store, caller: .admin)
-        let answer = try await registry.execute(process, inputs, store: store, caller: .admin)
+        let answer = try await registry.run(process.id, inputs: inputs, caller: .admin, store: store)
         let ranked = try #require(answer["resources"]?["features"]?.arrayValue).compactMap { $0["properties"]?["resource_id"]?.stringValue }
         #expect(ranked.count == 3 && !ranked.contains("SH-NEG"), "\(ranked)")
         let invalid = try #require(answer["invalid"]?.arrayValue)

@@ -5,6 +5,7 @@ import NetworkAnalysis
 import TestSupport
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 /// A SpatiaLite store holding the sample district's roads layer, removed when the test case ends.

@@ -2,7 +2,11 @@ import CityModel
 import Foundation
 import GeoCore
 import NetworkAnalysis
+@testable import Emergency
+@testable import Flood
+@testable import Parking
 @testable import Scenarios
+import ProcessRuntime
 import SignalSim
 import Testing
 import TwinStore
@@ -26,14 +30,12 @@ extension ScenarioCompareTests {
                               run ids: [String]? = nil, acceptingDifferentConditions: Bool = false) async throws -> JSONValue {
         let run = try #require(registry["scenario-run"])
         for id in ids ?? [a, b] {
-            try await registry.validate(["scenario": .string(id)], for: run, store: store, caller: .admin)
-            _ = try await registry.execute(run, ["scenario": .string(id)], store: store, caller: .admin)
+            _ = try await registry.run(run.id, inputs: ["scenario": .string(id)], caller: .admin, store: store)
         }
         let compare = try #require(registry["compare-scenarios"])
         var inputs: [String: JSONValue] = ["a": .string(a), "b": .string(b)]
         if acceptingDifferentConditions { inputs["acceptDifferentConditions"] = true }
-        try await registry.validate(inputs, for: compare, store: store, caller: .admin)
-        return try await registry.execute(compare, inputs, store: store, caller: .admin)
+        return try await registry.run(compare.id, inputs: inputs, caller: .admin, store: store)
     }
 
     static func row(_ result: JSONValue, _ prefix: String) throws -> (a: Double, b: Double, difference: Double) {
@@ -86,7 +88,7 @@ extension ScenarioCompareTests {
         let catalog = ScenarioCatalog(store: store)
         _ = try await catalog.create(["id": "sig-base", "kind": "signal", "parameters": ["period": "07:00-09:00"]], by: .admin)
         let run = try #require(registry["scenario-run"])
-        _ = try await registry.execute(run, ["scenario": "sig-base"], store: store, caller: .admin)
+        _ = try await registry.run(run.id, inputs: ["scenario": "sig-base"], caller: .admin, store: store)
         let base = try await Self.layer("scenario_sig_base_intersections", store)
         #expect(base.count >= 2, "every signalised intersection with a plan")
         #expect(base.values.allSatisfy { $0.properties.keys.contains("counts_note") && $0.properties["counts_note"] == .null },

@@ -1,7 +1,9 @@
 import CityModel
 import Foundation
 import GeoCore
+@testable import Flood
 @testable import Scenarios
+import ProcessRuntime
 import TestSupport
 import Testing
 import TwinStore
@@ -52,8 +54,7 @@ struct ScenarioCompareTests {
         _ = try await catalog.create(Self.document("p50-storage", model: "p50-with-storage"), by: .admin, flood: flood)
         let run = try #require(processes["scenario-run"])
         for id in ["p50-base", "p50-storage"] {
-            try await processes.validate(["scenario": .string(id)], for: run, store: store, caller: .admin)
-            _ = try await processes.execute(run, ["scenario": .string(id)], store: store, caller: .admin)
+            _ = try await processes.run(run.id, inputs: ["scenario": .string(id)], caller: .admin, store: store)
         }
         return dir
     }
@@ -82,8 +83,7 @@ struct ScenarioCompareTests {
                                    "scenario_p50_base_depth_steps"])
         let compare = try #require(registry["compare-scenarios"])
         let inputs: [String: JSONValue] = ["a": "p50-base", "b": "p50-storage"]
-        try await registry.validate(inputs, for: compare, store: store, caller: .admin)
-        let result = try await registry.execute(compare, inputs, store: store, caller: .admin)
+        let result = try await registry.run(compare.id, inputs: inputs, caller: .admin, store: store)
         #expect(result["layers"] == ["diff_p50_base_p50_storage"])
         // The same storm, resolution and steps (issue 58 §7): the difference is the tanks'.
         #expect(result["summary"]?["sameConditions"] == .bool(true) && result["summary"]?["note"] == nil)
@@ -191,7 +191,7 @@ struct ScenarioCompareTests {
         #expect(layers["drainage_storage"].count == before + 1)
         #expect(layers["drainage_storage"].contains { $0.id == .string("TANK-NEW-1") })
         let run = try #require(registry["scenario-run"])
-        _ = try await registry.execute(run, ["scenario": "new-tank"], store: store, caller: .admin)
+        _ = try await registry.run(run.id, inputs: ["scenario": "new-tank"], caller: .admin, store: store)
         #expect(try await store.count(layer: "drainage_storage", FeatureQuery(), by: .admin) == before)
         #expect(try await store.feature(layer: "drainage_storage", id: "TANK-NEW-1", by: .admin) == nil)
         let touched = try await store.changes(since: changesBefore, limit: 10_000, by: .admin).map(\.layer)

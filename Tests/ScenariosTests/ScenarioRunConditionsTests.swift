@@ -1,6 +1,8 @@
 import Foundation
 import GeoCore
+@testable import Flood
 @testable import Scenarios
+import ProcessRuntime
 import Testing
 
 /// Issue 58 §7: `compare-scenarios` compares two runs only when they differ in the plan alone

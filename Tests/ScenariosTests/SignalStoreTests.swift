@@ -1,6 +1,7 @@
 import CityModel
 import Foundation
 import GeoCore
+import ProcessRuntime
 import SignalSim
 import TestSupport
 import Testing
@@ -190,8 +191,7 @@ struct SignalStoreTests {
         let store = store ?? shared
         let registry = ProcessRegistry.standard
         let process = try #require(registry[id])
-        try await registry.validate(inputs, for: process, store: store, caller: caller)
-        return try await registry.execute(process, inputs, store: store, caller: caller)
+        return try await registry.run(process.id, inputs: inputs, caller: caller, store: store)
     }
 
     @Test("a day on which an approach went uncounted in some intervals does not replace the whole day before it; read alone it is timed from its whole intervals, and its plans name those left out")
@@ -523,8 +523,7 @@ struct SignalStoreTests {
         let registry = ProcessRegistry([SignalEvaluateProcess(sumoTools: { nil })])
         let process = try #require(registry["signal-evaluate"])
         func run(_ inputs: [String: JSONValue]) async throws -> JSONValue {
-            try await registry.validate(inputs, for: process, store: store, caller: Self.police)
-            return try await registry.execute(process, inputs, store: store, caller: Self.police)
+            return try await registry.run(process.id, inputs: inputs, caller: Self.police, store: store)
         }
         func named(_ inputs: [String: JSONValue]) async -> String? {
             do { _ = try await run(inputs); return nil } catch let e as ProcessInputError { return e.input } catch { return "\(error)" }
@@ -556,7 +555,7 @@ struct SignalStoreTests {
         let inputs: [String: JSONValue] = ["intersection": "SI-006", "period": "17:00-18:00", "simulate": "sumo"]
         try await registry.validate(inputs, for: process, store: store, caller: Self.police)
         do {
-            _ = try await registry.execute(process, inputs, store: store, caller: Self.police)
+            _ = try await registry.run(process.id, inputs: inputs, caller: Self.police, store: store)
             Issue.record("a failing SUMO answered")
         } catch let e as JobFailure {
             #expect(e.kind == .failed)

@@ -5,6 +5,7 @@ import NetworkAnalysis
 import TestSupport
 import Testing
 import TwinStore
+@testable import Emergency
 @testable import Scenarios
 
 @Suite("Turn restrictions read from a store", .temporaryDirectories)

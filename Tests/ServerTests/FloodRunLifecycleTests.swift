@@ -1,4 +1,5 @@
 import CityModel
+import Flood
 import Foundation
 import GeoCore
 import Hummingbird

@@ -3,6 +3,7 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import Parking
 import Scenarios
 import TestSupport
 import Testing

@@ -3,6 +3,7 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ProcessRuntime
 import Scenarios
 import Server
 import Testing
@@ -39,7 +40,7 @@ struct ProcessRefusalTests {
             let job = try await api.store.submitJob(process: "features-in-area", inputs: ["layer": "shelters", "area": "nowhere"],
                                                     caller: .anonymous)
             let log = CapturedLog()
-            let worker = try #require(ProcessWorker(name: "worker-test", store: api.store,
+            let worker = try #require(ProcessWorker(name: "worker-test", store: api.store, registry: .standard,
                                                     logger: Logger(label: "test") { _ in log }))
             let done = try #require(try await worker.runNext())
             #expect(done.status == .failed)
@@ -59,7 +60,7 @@ struct ProcessRefusalTests {
         try await WritableAPI.run { api in
             let job = try await api.store.submitJob(process: "no-such-process-here", inputs: [:], caller: .anonymous)
             let log = CapturedLog()
-            let worker = ProcessWorker(name: "worker-test", store: api.store, jobs: api.store, logger: Logger(label: "test") { _ in log })
+            let worker = ProcessWorker(name: "worker-test", store: api.store, jobs: api.store, registry: .standard, logger: Logger(label: "test") { _ in log })
             let claimed = try #require(try await api.store.claimJob(id: job.id, worker: "worker-test"))
             let done = try await worker.run(claimed)
             #expect(done.status == .failed)

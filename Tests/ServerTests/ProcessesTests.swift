@@ -3,6 +3,7 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ProcessRuntime
 import Scenarios
 import Server
 import TestSupport
@@ -198,7 +199,7 @@ struct ProcessesTests {
         try await Self.withAPI { client, store in
             let inputs: JSONValue = ["layer": "shelters", "area": Self.flood, "properties": ["capacity"]]
             let job = try await store.submitJob(process: "features-in-area", inputs: inputs, caller: .anonymous)
-            let worker = try #require(ProcessWorker(name: "worker-test", store: store))
+            let worker = try #require(ProcessWorker(name: "worker-test", store: store, registry: .standard))
             let done = try #require(try await worker.runNext())
             #expect(done.id == job.id)
             #expect(done.status == .successful)

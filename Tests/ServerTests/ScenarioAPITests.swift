@@ -1,9 +1,11 @@
 import CityModel
+import Flood
 import Foundation
 import GeoCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
+import ProcessRuntime
 import Scenarios
 import Server
 import TestSupport

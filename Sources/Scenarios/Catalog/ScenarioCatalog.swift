@@ -1,5 +1,7 @@
+import Flood
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// The scenarios of a store: the features of its `scenarios` layer (no geometry), one per

@@ -1,5 +1,7 @@
+import Flood
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// The per-object differences between two finished scenarios, `a` (the reference) and `b`,

@@ -1,3 +1,4 @@
+import Flood
 import Foundation
 import GeoCore
 

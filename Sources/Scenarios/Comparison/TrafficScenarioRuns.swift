@@ -1,8 +1,12 @@
 import CityModel
+import Emergency
+import Flood
 import Foundation
 import GeoCore
 import NetworkAnalysis
+import Parking
 import ParkingSim
+import ProcessRuntime
 import SignalSim
 import TwinStore
 

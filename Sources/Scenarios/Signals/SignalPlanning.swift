@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import CityModel
+import ProcessRuntime
 import SignalSim
 import TwinStore
 

@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Subprocess
 #if canImport(System)
 import System

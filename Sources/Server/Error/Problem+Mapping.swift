@@ -1,14 +1,12 @@
 import CityModel
-import FloodSim
 import Foundation
 import GeoCore
 import Hummingbird
-import NetworkAnalysis
-import ParkingSim
+import Geocoding
+import ProcessRuntime
 import QueryLanguage
 import SWMMFormat
 import Scenarios
-import SignalSim
 import Tiles
 import TwinStore
 
@@ -59,29 +57,23 @@ extension Problem {
             } else {
                 self = Problem(.analysisFailed, e.message)
             }
-        case let e as UtilityNetworkError:
-            self = Problem(.analysisFailed, e.message)
-        case let e as HydraulicsError:
-            self = Problem(.analysisFailed, e.description)
         case let e as SWMMInputError:
             self = Problem(.analysisFailed, "SWMM input: \(e.description)")
-        case let e as FloodInputError:
-            self = Problem(.analysisFailed, e.description)
-        case let e as RoadNetworkError:
-            self = Problem(.analysisFailed, e.description)
         case let e as ImportError:
             self = Problem(.invalidBody, e.description, parameter: e.field)
-        case let e as ParkingError:
-            // A kernel's input error that no adapter named first: the field is the input's path.
-            self = Problem(.invalidInput, "input '\(e.field)': \(e.reason)", parameter: e.field)
-        case let e as SignalTimingError:
-            self = Problem(.invalidInput, "input '\(e.field)': \(e.reason)", parameter: e.field)
-        case let e as SensingFilterError:
-            self = Problem(.invalidFilter, "parameter '$filter': \(e.message) at character \(e.offset)",
-                           parameter: "$filter", position: "offset \(e.offset)")
         case let e as AddressDataError:
             // The district's address data, not the request, is at fault: the record and field named.
             self = Problem(.analysisFailed, "address data: \(e.description)", parameter: e.field)
+        case let e as any AnalysisFailure:
+            // The kernels' own errors (UtilityNetworkError, HydraulicsError, FloodInputError,
+            // RoadNetworkError), as each capability declares them.
+            self = Problem(.analysisFailed, e.failureMessage)
+        case let e as any InputFailure:
+            // A kernel's input error that no adapter named first: the field is the input's path.
+            self = Problem(.invalidInput, "input '\(e.failedInput)': \(e.failureReason)", parameter: e.failedInput)
+        case let e as SensingFilterError:
+            self = Problem(.invalidFilter, "parameter '$filter': \(e.message) at character \(e.offset)",
+                           parameter: "$filter", position: "offset \(e.offset)")
         case let e as HTTPError:
             switch e.status {
             case .notFound: self = Problem(.notFound, e.body ?? "no resource at this path")

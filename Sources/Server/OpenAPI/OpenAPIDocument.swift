@@ -1,3 +1,4 @@
+import Geocoding
 import GeoCore
 
 extension CityTwinServer {

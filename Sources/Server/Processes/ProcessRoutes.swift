@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import ProcessRuntime
 import Scenarios
 import TwinStore
 
@@ -118,14 +119,14 @@ extension CityTwinServer {
         case .object(let o)?: inputs = o
         default: throw Problem(.invalidBody, "member 'inputs' must be an object of input id to value", position: "$.inputs")
         }
-        try await processes.validate(inputs, for: process, store: store, caller: context.caller)
         let prefersAsync = request.headers[values: Self.preferField].contains { $0.lowercased().contains("respond-async") }
         let control = process.jobControlOptions
         let runsAsJob = control.contains(.asyncExecute) && (prefersAsync || !control.contains(.syncExecute))
         guard runsAsJob else {
-            let result = try await processes.execute(process, inputs, store: store, caller: context.caller)
+            let result = try await processes.run(process.id, inputs: inputs, caller: context.caller, store: store)
             return .json(result)
         }
+        try await processes.validate(inputs, for: process, store: store, caller: context.caller)
         let job = try await submitJob(process, inputs, caller: context.caller)
         var representation = Representation.json(statusInfo(job), status: .created)
         representation.headers[.location] = url("/jobs/\(job.id)")

@@ -1,7 +1,9 @@
 import CityModel
 import Foundation
+import Geocoding
 import GeoCore
 import Hummingbird
+import ProcessRuntime
 import Scenarios
 import TwinStore
 
@@ -72,8 +74,7 @@ extension CityTwinServer {
                 }
                 // The geocoding process answers, as for POST /processes/geocoding/execution with these inputs.
                 guard let process = processes["geocoding"] else { throw Problem(.notFound, "this server offers no geocoding process") }
-                try await processes.validate(inputs, for: process, store: store, caller: context.caller)
-                let result = try await processes.execute(process, inputs, store: store, caller: context.caller)
+                let result = try await processes.run(process.id, inputs: inputs, caller: context.caller, store: store)
                 guard let csv = result["csv"]?.stringValue else { throw Problem(.internalError, "the geocoding process answered without a table") }
                 var headers = HTTPFields()
                 headers[.contentDisposition] = "inline; filename=\"geocoded.csv\""

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessRuntime
 import Scenarios
 
 /// The web map's label glyphs (MapLibre SDF glyph ranges, `{fontstack}/{start}-{end}.pbf`)

@@ -1,4 +1,5 @@
 import Foundation
+import ProcessRuntime
 import Scenarios
 
 /// MapLibre GL JS (`maplibre-gl.js`, `maplibre-gl.css`) served from `/static/`, never from a CDN:

@@ -1,3 +1,4 @@
+import Flood
 import GeoCore
 import Hummingbird
 import Scenarios

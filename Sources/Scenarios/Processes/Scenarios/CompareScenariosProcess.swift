@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// `compare-scenarios`: the per-object differences between two finished scenarios of one kind

@@ -1,5 +1,7 @@
+import Flood
 import Foundation
 import GeoCore
+import ProcessRuntime
 import TwinStore
 
 /// `scenario-run`: runs a stored `Scenario` as a job (`POST /scenarios/{id}/run` submits it,

@@ -1,6 +1,7 @@
 import Foundation
 import CityModel
 import GeoCore
+import ProcessRuntime
 import SignalSim
 import TwinStore
 
@@ -20,7 +21,7 @@ import TwinStore
 /// (`SumoExport`) and replayed by the reference's measured method (`SumoEvaluation`), answered as
 /// `sumo` beside the analytic `evaluation`: per lane group the predicted delay and SUMO's
 /// baseline-corrected delay. Without SUMO, `auto` answers `sumo.status = "not installed"`.
-public struct SignalEvaluateProcess: OGCProcess {
+public struct SignalEvaluateProcess: LayerFreeProcess {
     public let id = "signal-evaluate"
     public let version = "1.0.0"
     public let title = "Evaluate a signal plan"
@@ -156,6 +157,30 @@ public struct SignalEvaluateProcess: OGCProcess {
     }
 
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
+        try await check(inputs, store: store, caller: caller)
+    }
+
+    /// An intersection given inline reads no layer: it is checked and evaluated without a store.
+    public func validate(_ inputs: [String: JSONValue], caller: Caller) async throws {
+        try await check(inputs, store: nil, caller: caller)
+    }
+
+    public func execute(_ inputs: [String: JSONValue], caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        try await evaluate(inputs, store: nil, caller: caller, progress: progress)
+    }
+
+    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
+                        progress: JobProgress) async throws -> JSONValue {
+        try await evaluate(inputs, store: store, caller: caller, progress: progress)
+    }
+
+    /// A stored intersection's store, or the error of inputs naming one when there is none.
+    private func needed(_ store: (any FeatureStore)?) throws -> any FeatureStore {
+        guard let store else { throw ProcessInputError("intersection", "a stored intersection is read from a store: give one, or the intersection inline") }
+        return store
+    }
+
+    private func check(_ inputs: [String: JSONValue], store: (any FeatureStore)?, caller: Caller) async throws {
         let r = try request(inputs)
         if r.simulate == .sumo, sumoTools() == nil {
             throw ProcessInputError("simulate", "is 'sumo' but SUMO is not installed here: \(Self.notInstalled) (or use simulate=auto or none)")
@@ -164,12 +189,13 @@ public struct SignalEvaluateProcess: OGCProcess {
             _ = try SignalProcessInputs.blaming("intersection") { try SumoExport.inlinePlan(inline, settings: r.settings) }
             return
         }
+        let store = try needed(store)
         _ = try await SignalProcessInputs.intersection(r.intersection, "intersection", store: store, caller: caller)
         _ = try await SignalProcessInputs.mapped { try await storedPlan(r, store: store, caller: caller) }
     }
 
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
+    private func evaluate(_ inputs: [String: JSONValue], store: (any FeatureStore)?, caller: Caller,
+                          progress: JobProgress) async throws -> JSONValue {
         let r = try request(inputs)
         let (analytic, sumoInput) = try await SignalProcessInputs.mapped {
             if let intersection = r.inline {
@@ -179,6 +205,7 @@ public struct SignalEvaluateProcess: OGCProcess {
                                          "plan_id": "", "period": SignalProcessInputs.json(period), "counts": "input"]
                 return (result, (intersection, (feature, plan), period))
             }
+            let store = try needed(store)
             let intersection = try await SignalProcessInputs.intersection(r.intersection, "intersection", store: store, caller: caller)
             let feature = try await storedPlan(r, store: store, caller: caller)
             let stored = try SignalPlanLayer.plan(of: feature)

@@ -1,6 +1,7 @@
 import Foundation
 import CityModel
 import GeoCore
+import ProcessRuntime
 import SignalSim
 import TwinStore
 

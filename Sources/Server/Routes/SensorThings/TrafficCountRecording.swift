@@ -126,9 +126,9 @@ extension CityTwinServer {
                     // `once`: a plan already re-timed from this interval (by this process or another
                     // one on the store) takes no second step; the step is written only if the plan it
                     // stepped from is still stored as read.
-                    let output = try await options.processes.execute(process, ["intersections": [.string(id)], "method": .string(method.rawValue),
-                                                                               "write": true, "once": true],
-                                                                     store: store, caller: caller)
+                    let output = try await options.processes.run(process.id, inputs: ["intersections": [.string(id)], "method": .string(method.rawValue),
+                                                                                          "write": true, "once": true],
+                                                                caller: caller, store: store)
                     guard case .array(let written)? = output["written"], !written.isEmpty else { return false }
                     options.logger.info("signal re-timed from live counts", metadata: ["intersection": .string(id), "at": .string(at), "method": .string(method.rawValue)])
                     return true

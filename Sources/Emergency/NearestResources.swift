@@ -1,0 +1,73 @@
+import GeoCore
+import NetworkAnalysis
+import ProcessRuntime
+
+/// A resource reached from an incident along the roads.
+public struct ResourceReach: Sendable, Hashable {
+    public var resource: EmergencyResource
+    /// Travel time along the roads in seconds, from the incident's road position to the resource's.
+    public var seconds: Double
+    /// Route length along the roads in metres.
+    public var metres: Double
+    /// The route in lon/lat (EPSG:4490), from the incident's road position to the resource's.
+    public var route: LineString
+    /// Straight distance in metres from the resource to its road position (the last stretch on foot).
+    public var accessMetres: Double
+}
+
+/// The answer to a nearest-resources query.
+public struct NearestResourcesAnswer: Sendable, Hashable {
+    /// The resources reached, fastest first.
+    public var reached: [ResourceReach]
+    /// Straight metres from the incident to its road position (the snap distance used).
+    public var incidentSnapMetres: Double
+    /// The maximum snap distance applied to the incident and to the resources.
+    public var maximumSnapMetres: Double
+    /// Candidates left out because the roads do not reach them, with the reason.
+    public var offRoad: [OffRoadResource]
+}
+
+/// "Which three shelters can take 800 people fastest from here?": the N resources with the
+/// shortest travel time from an incident, one one-to-all search serving every candidate.
+public enum NearestResources {
+    /// The `count` resources fastest to reach from `incident` (lon/lat), fastest first (ties by
+    /// the order of `resources`); unreachable ones are left out.
+    /// - Throws: as `search(from:among:count:roads:avoiding:maximumSnapMetres:)`.
+    public static func find(from incident: Position, among resources: [EmergencyResource], count: Int,
+                            roads: StoreRoadGraph, avoiding closures: RoadClosures = .none) throws -> [ResourceReach] {
+        try search(from: incident, among: resources, count: count, roads: roads, avoiding: closures).reached
+    }
+
+    /// The `count` resources fastest to reach from `incident` (lon/lat), fastest first (ties by
+    /// the order of `resources`), with the snap distance used. The incident and each resource
+    /// meet the roads at all their equally near positions (see `RoadAccess`): a shelter set back
+    /// from four streets is reached through the fastest of them, an incident on a junction
+    /// leaves along every road of the junction. Resources farther than `maximumSnapMetres` from
+    /// every road are listed in `offRoad`, not ranked; unreachable ones are left out.
+    /// - Parameters:
+    ///   - resources: candidates, already filtered (category, status, capacity).
+    ///   - closures: road pieces that may not be used (a flood).
+    ///   - maximumSnapMetres: the farthest the incident or a resource may lie from the roads.
+    /// - Throws: `ScenarioError` naming `incident` when it is not a lon/lat, no road is open, or
+    ///   the roads are farther than `maximumSnapMetres`.
+    public static func search(from incident: Position, among resources: [EmergencyResource], count: Int,
+                              roads: StoreRoadGraph, avoiding closures: RoadClosures = .none,
+                              maximumSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres) throws -> NearestResourcesAnswer {
+        guard count > 0 else { throw ScenarioError(.invalidArgument, "must be ≥ 1, got \(count)", field: "count") }
+        let origin = try roads.access(lonLat: incident, avoiding: closures, field: "incident", maximumMetres: maximumSnapMetres)
+        let (accesses, offRoad) = try roads.access(resources: resources, avoiding: closures, maximumMetres: maximumSnapMetres)
+        var targets: [RoadAccess] = []
+        var kept: [Int] = []
+        for (i, a) in accesses.enumerated() {
+            if let a { targets.append(a); kept.append(i) }
+        }
+        let reached = roads.graph.nearest(from: origin, targets: targets, count: count, avoiding: closures, withRoutes: true)
+        let found = try reached.compactMap { r -> ResourceReach? in
+            guard let route = r.route else { return nil }
+            return ResourceReach(resource: resources[kept[r.index]], seconds: r.seconds, metres: route.metres,
+                                 route: try roads.lonLatLine(route), accessMetres: targets[r.index].distance)
+        }
+        return NearestResourcesAnswer(reached: found, incidentSnapMetres: origin.distance, maximumSnapMetres: maximumSnapMetres,
+                                      offRoad: offRoad)
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import GeoCore
+import NetworkAnalysis
+import ProcessRuntime
+import TwinStore
+
+/// `route`: the fastest route between two points along the roads, driving or walking, optionally
+/// around closed roads (every road piece crossing `avoidArea`, e.g. a flooded block or a works
+/// site) — the service other departments call instead of running their own router.
+///
+/// Inputs: `from`, `to` (GeoJSON Points or [lon, lat], CRS84), `profile` (driving, default, or
+/// walking), `avoidArea` (GeoJSON Polygon or MultiPolygon, CRS84), `maximumSnapMetres` (default
+/// 500). Outputs: `route` (a GeoJSON LineString Feature in lon/lat with seconds, minutes,
+/// metres, profile and each end's snap distance; null when there is none), `unavailable` (why
+/// there is no route) and `closed_metres` (road length the area closes).
+public struct RouteProcess: OGCProcess {
+    public let id = "route"
+    public let version = "1.0.0"
+    public let title = "Route"
+    public let description = "The fastest route between two points along the district's roads, driving (design speeds, one-way rules, turn restrictions) or walking, optionally avoiding every road that crosses a closed area."
+    public let jobControlOptions: [JobControlOption] = [.syncExecute]
+
+    public init() {}
+
+    public var inputs: [String: ProcessParameter] {
+        [
+            "from": ProcessParameter(title: "From", description: "Origin: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
+                                     schema: ProcessInputs.pointSchema),
+            "to": ProcessParameter(title: "To", description: "Destination: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
+                                   schema: ProcessInputs.pointSchema),
+            "profile": ProcessParameter(title: "Travel profile", description: "driving (road speeds, one-way rules) or walking (5 km/h).",
+                                        schema: ProcessInputs.profileSchema, minOccurs: 0),
+            "avoidArea": ProcessParameter(title: "Closed area", description: "A GeoJSON Polygon or MultiPolygon in CRS84: every road crossing it is closed.",
+                                          schema: ["type": "object"], minOccurs: 0),
+            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
+        ]
+    }
+
+    public var outputs: [String: ProcessParameter] {
+        [
+            "route": ProcessParameter(title: "Route", description: "A GeoJSON LineString Feature in lon/lat with seconds, minutes, metres, profile, from_snap_metres and to_snap_metres; null when no route exists.",
+                                      schema: ["type": ["object", "null"]]),
+            "unavailable": ProcessParameter(title: "Why no route", description: "Set when route is null.", schema: ["type": ["string", "null"]]),
+            "closed_metres": ProcessParameter(title: "Closed road length", description: "Metres of road the closed area closes (0 without one).", schema: ["type": "number"]),
+        ]
+    }
+
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        ProcessLayers(reads: ["roads"], optionalReads: ["turn_restrictions"])
+    }
+
+    struct Request {
+        var from: Position
+        var to: Position
+        var profile: TravelProfile
+        var avoid: Geometry?
+        var maximumSnapMetres: Double
+    }
+
+    func request(_ inputs: [String: JSONValue]) throws -> Request {
+        typealias In = ProcessInputs
+        var avoid: Geometry?
+        if let area = In.unwrap(inputs["avoidArea"]) {
+            do { avoid = try FeaturesInArea.area(area) } catch let e as ProcessInputError {
+                throw ProcessInputError("avoidArea", e.reason)
+            }
+        }
+        return Request(from: try In.requiredPoint(inputs, "from"), to: try In.requiredPoint(inputs, "to"), profile: try In.profile(inputs),
+                       avoid: avoid, maximumSnapMetres: try In.maximumSnapMetres(inputs))
+    }
+
+    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
+        _ = try request(inputs)
+    }
+
+    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
+                        progress: JobProgress) async throws -> JSONValue {
+        let r = try request(inputs)
+        return try await ProcessInputs.mapped {
+            let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
+            let closures = try r.avoid.map { try RoadClosures(network: roads.graph.network, intersecting: try roads.toMetric.transform($0)) } ?? .none
+            let closedMetres = closures.pieces.reduce(0) { $0 + roads.graph.network.pieces[$1].length }
+            let a = try roads.access(lonLat: r.from, field: "from", maximumMetres: r.maximumSnapMetres)
+            let b = try roads.access(lonLat: r.to, field: "to", maximumMetres: r.maximumSnapMetres)
+            guard let route = roads.graph.route(from: a, to: b, avoiding: closures) else {
+                let why = RouteUnavailable.reason(from: a, to: b, closures: closures,
+                                                  connectedWhenOpen: !closures.isEmpty && roads.graph.route(from: a, to: b) != nil,
+                                                  profile: r.profile, area: "avoidArea", around: "avoidArea")
+                return ["route": .null, "unavailable": .string(why), "closed_metres": ProcessInputs.number(closedMetres, decimals: 10)]
+            }
+            let properties: [String: JSONValue] = [
+                "seconds": ProcessInputs.number(route.seconds, decimals: 10), "minutes": ProcessInputs.number(route.minutes, decimals: 100),
+                "metres": ProcessInputs.number(route.metres, decimals: 10), "profile": .string(r.profile.name),
+                "from_snap_metres": ProcessInputs.number(a.distance, decimals: 10), "to_snap_metres": ProcessInputs.number(b.distance, decimals: 10),
+            ]
+            return ["route": ["type": "Feature", "geometry": try ProcessInputs.json(.lineString(try roads.lonLatLine(route))),
+                              "properties": .object(properties)],
+                    "unavailable": .null, "closed_metres": ProcessInputs.number(closedMetres, decimals: 10)]
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import GeoCore
+import NetworkAnalysis
+import ProcessRuntime
+import TwinStore
+
+/// `valve-isolation`: which valves isolate a burst water main, and who loses water — "close
+/// these valves; these mains, customers and hospitals are cut off; notify these addresses".
+///
+/// Inputs: `main` (the burst main's id) and `failedValves` (valve ids that are missing or will
+/// not close). Outputs: the members of `WaterMainIsolationReport.json()`: `valves_to_close` (id,
+/// lon, lat, main, near_node), `failed_valves_passed`, `segment_mains`, `mains_cut_off`,
+/// `mains_cut_off_geojson`, `nodes_cut_off`, `customers_cut_off`, `critical_customers`,
+/// `addresses_to_notify`, `counts` (and the echoed `burst_main`, `failed_valves`). The layers are
+/// read as the caller, so access rules and masking apply.
+public struct ValveIsolationProcess: OGCProcess {
+    public let id = "valve-isolation"
+    public let version = "1.0.0"
+    public let title = "Burst-main valve isolation"
+    public let description = "The valves to close to isolate a burst water main (expanding past failed valves), the mains, nodes and customers cut off, the critical customers (hospitals, shelters) among them and the addresses to notify."
+    public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
+
+    public init() {}
+
+    public var inputs: [String: ProcessParameter] {
+        [
+            "main": ProcessParameter(title: "Burst main", description: "Id of the burst water main (water_mains).", schema: ["type": "string"]),
+            "failedValves": ProcessParameter(title: "Failed valves", description: "Ids of valves that are missing or will not close.",
+                                             schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true], minOccurs: 0),
+        ]
+    }
+
+    public var outputs: [String: ProcessParameter] {
+        func ids(_ title: String, _ description: String) -> ProcessParameter {
+            ProcessParameter(title: title, description: description, schema: ["type": "array", "items": ["type": "string"]])
+        }
+        return [
+            "burst_main": ProcessParameter(title: "Burst main", description: "The main isolated.", schema: ["type": "string"]),
+            "failed_valves": ids("Failed valves", "The failed valves given, sorted."),
+            "valves_to_close": ProcessParameter(title: "Valves to close", description: "Each valve's id, lon, lat (CGCS2000 degrees), main and near_node.",
+                                                schema: ["type": "array", "items": ["type": "object"]]),
+            "failed_valves_passed": ids("Failed valves passed", "Failed valves the isolation had to expand past."),
+            "failed_valves_not_reached": ids("Failed valves not reached", "Failed valves named that neither bound nor lie in the segment: they change nothing (see notes)."),
+            "notes": ProcessParameter(title: "Notes", description: "What the answer should be read with (a failed valve that changes nothing).",
+                                      schema: ["type": "array", "items": ["type": "string"]]),
+            "segment_mains": ids("Isolated segment", "Mains inside the valve-bounded segment holding the burst main."),
+            "mains_cut_off": ids("Mains cut off", "Mains out of service: the segment and everything no longer connected to a source."),
+            "mains_cut_off_geojson": ProcessParameter(title: "Mains cut off (GeoJSON)", description: "The mains cut off as a FeatureCollection.",
+                                                      schema: ["type": "object"]),
+            "nodes_cut_off": ids("Nodes cut off", "Water nodes no longer connected to a source."),
+            "customers_cut_off": ids("Customers cut off", "water_connections ids that lose water."),
+            "critical_customers": ProcessParameter(title: "Critical customers", description: "Connections supplying hospitals and shelters among those cut off.",
+                                                   schema: ["type": "array", "items": ["type": "object"]]),
+            "addresses_to_notify": ids("Addresses to notify", "Standard address codes of the customers cut off."),
+            "counts": ProcessParameter(title: "Counts", description: "Number of valves, mains, nodes, customers, critical customers and addresses.",
+                                       schema: ["type": "object"]),
+        ]
+    }
+
+    func request(_ inputs: [String: JSONValue]) throws -> (main: String, failed: Set<String>) {
+        guard let main = try ProcessInputs.string(inputs, "main") else { throw ProcessInputError("main", "is required") }
+        return (main, Set(try ProcessInputs.strings(inputs, "failedValves") ?? []))
+    }
+
+    /// The water network and its customers are needed; the critical customers are found among
+    /// hospitals and shelters through buildings and addresses the caller may read.
+    public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
+        ProcessLayers(reads: ["water_nodes", "water_mains", "water_valves", "water_connections"],
+                      optionalReads: ["hospitals", "shelters", "buildings", "addresses"])
+    }
+
+    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
+        _ = try request(inputs)
+    }
+
+    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
+                        progress: JobProgress) async throws -> JSONValue {
+        let r = try request(inputs)
+        try await progress.report(0)
+        let water = try await StoreWaterNetwork.load(from: store, by: caller)
+        try await progress.report(50)
+        do {
+            return try water.isolate(main: r.main, failedValves: r.failed).json()
+        } catch let e as UtilityNetworkError {
+            throw ProcessInputError(e.id == r.main ? "main" : "failedValves", e.message)
+        }
+    }
+}
