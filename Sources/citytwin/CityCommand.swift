@@ -3,7 +3,7 @@ import CityBuild
 import CityModel
 import Foundation
 import GeoCore
-import Scenarios
+import ProcessRuntime
 import TwinStore
 
 /// `citytwin city build`: a city's one map from its own data. `--osm EXTRACT` derives the road

@@ -1,4 +1,6 @@
 import CityModel
+import Geocoding
+import ProcessRuntime
 import Foundation
 import Hummingbird
 import HummingbirdTesting

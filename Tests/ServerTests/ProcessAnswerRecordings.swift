@@ -1,4 +1,6 @@
 import CityModel
+import Flood
+import ProcessRuntime
 import Foundation
 import GeoCore
 import Hummingbird
