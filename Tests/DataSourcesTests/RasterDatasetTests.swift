@@ -8,20 +8,7 @@ import TestSupport
 /// back cell for cell; reprojection compared with `gdalwarp` run with the same settings.
 @Suite("Raster files through GDAL")
 struct RasterDatasetTests {
-    /// A 6 × 5 terrain in CGCS2000 geographic degrees near Wuhan, with one nodata cell.
-    static let grid = """
-        ncols 6
-        nrows 5
-        xllcorner 114.30
-        yllcorner 30.60
-        cellsize 0.001
-        NODATA_value -9999
-        21.0 21.5 22.0 22.5 23.0 23.5
-        20.5 21.0 21.5 22.0 22.5 23.0
-        20.0 20.5 -9999 21.5 22.0 22.5
-        19.5 20.0 20.5 21.0 21.5 22.0
-        19.0 19.5 20.0 20.5 21.0 21.5
-        """
+    static let grid = SampleGrids.wuhanDegrees
 
     @Test("a GeoTIFF reads with its size, geotransform, CRS, nodata and every cell")
     func geoTIFF() async throws {

@@ -10,20 +10,7 @@ import TwinStore
 /// naming it, never quoting it.
 @Suite("Raster import through GDAL", .temporaryDirectories)
 struct RasterImportCommandTests {
-    /// 6 × 5 cells of 0.001° in CGCS2000 degrees near Wuhan, one nodata cell.
-    static let grid = """
-        ncols 6
-        nrows 5
-        xllcorner 114.30
-        yllcorner 30.60
-        cellsize 0.001
-        NODATA_value -9999
-        21.0 21.5 22.0 22.5 23.0 23.5
-        20.5 21.0 21.5 22.0 22.5 23.0
-        20.0 20.5 -9999 21.5 22.0 22.5
-        19.5 20.0 20.5 21.0 21.5 22.0
-        19.0 19.5 20.0 20.5 21.0 21.5
-        """
+    static let grid = SampleGrids.wuhanDegrees
 
     static func gdal(_ program: String, _ arguments: [String], in directory: TemporaryDirectory) async throws {
         let run = try await CommandProcess.run("/usr/bin/\(program)", arguments, directory: directory.url.path, within: 120)
