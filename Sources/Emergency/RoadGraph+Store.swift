@@ -27,7 +27,8 @@ public struct StoreRoadGraph: Sendable {
         skippedRestrictions + graph.unresolvedRestrictions
     }
 
-    /// Reads every road of `layer` (streamed in pages), reprojects all vertices in one batch and
+    /// Reads every road of `layer` (streamed in pages), reprojects all vertices in one batch to
+    /// `metricCRS` (by default the metric zone of the layer's extent, `metricZone(for:)`) and
     /// builds the graph. Roads without `speed_kmh` get a speed by class (快速路 60, 主干路 50,
     /// 次干路 40, 支路 30 km/h; otherwise 30). The turn restrictions in force today are read from
     /// `restrictionsLayer` when the store has it (a missing or empty layer means none; walkers
@@ -36,9 +37,13 @@ public struct StoreRoadGraph: Sendable {
     ///   or attributes.
     public static func load(from store: any FeatureStore, profile: TravelProfile, layer: String = "roads",
                             restrictionsLayer: String = "turn_restrictions", intersectionsLayer: String = "intersections",
-                            metricCRS: CoordinateReferenceSystem = .districtMetric,
+                            metricCRS given: CoordinateReferenceSystem? = nil,
                             by caller: Caller = .admin) async throws -> StoreRoadGraph {
         let sequence = try await store.changes(to: [], since: 0, by: caller).latest
+        // The roads' own metric zone (the sample district's is EPSG:4547): a city at 25°E is not
+        // measured in a projection centred at 114°E.
+        let extent = try await store.layers(for: caller).first { $0.definition.id == layer }?.extent
+        let metricCRS = given ?? extent.map(CoordinateReferenceSystem.metricZone(for:)) ?? .districtMetric
         let toMetric = try CoordinateTransformer.shared(from: .cgcs2000, to: metricCRS)
         let lines = try await roadLines(from: store, layer: layer, toMetric: toMetric, by: caller)
         let (restrictions, skipped) = try await turnRestrictions(from: store, layer: restrictionsLayer,
