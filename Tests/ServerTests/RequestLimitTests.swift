@@ -84,8 +84,9 @@ struct RequestLimitTests {
             // A 503 is the store's probe missing its 800 ms under that load (seen once in nine full runs here), not a
             // starved server: asked again until 200 within the same bound.
             let endpoint = HTTPEndpoint(baseURL: "http://127.0.0.1:\(port)")
+            // A connect that times out while the accept queue drains under that load is asked again too.
             try await OutageHarness.eventually("/health answers 200 with 1,000 idle connections open", within: 40) {
-                try await endpoint.http("/health", within: 20)?.status == 200
+                (try? await endpoint.http("/health", within: 20))??.status == 200
             }
         }
     }
