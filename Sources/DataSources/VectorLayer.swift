@@ -90,7 +90,7 @@ public final class VectorLayer {
                 geometry = try Self.geometry(g)
             } catch {
                 throw DataSourceError(.malformed, file: dataset.file.lastPathComponent, location: "feature \(read)",
-                                      "its geometry cannot be read: \(error)")
+                                      "its geometry cannot be read: \((error as? DataSourceError)?.reason ?? "\(error)")")
             }
         }
         return Feature(id: fid == Int64(OGRNullFID) ? nil : .integer(fid), geometry: geometry, properties: properties)
