@@ -69,6 +69,8 @@ public enum DistrictLoader {
             // Stage: the layer just written; counts: layers.
             progress?(WorkProgress(stage: definition.id, completed: Double(i + 1), total: Double(catalog.definitions.count), unit: "layers"))
         }
+        // The sample district lies in Gauss–Krüger zone 38 (CM 114°E): its metric CRS, EPSG:4547.
+        try await CityRecord.recordIfAbsent(in: store, name: "邾城 (sample district)", metricCRS: .districtMetric, by: .admin)
         var raster: ManagedRaster?
         if dem, let rasters = store as? any ManagedRasters {
             let data = try district.elevation.esriASCIIData(precision: 2)

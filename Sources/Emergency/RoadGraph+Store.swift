@@ -8,7 +8,7 @@ import TwinStore
 public struct StoreRoadGraph: Sendable {
     /// The graph (coordinates in `metricCRS` metres).
     public let graph: RoadGraph
-    /// The metric CRS (default EPSG:4547, CGCS2000 3° Gauss-Krüger CM 114°E).
+    /// The city's metric CRS (`CityRecord`; EPSG:4547, CGCS2000 3° Gauss-Krüger CM 114°E, for the sample district).
     public let metricCRS: CoordinateReferenceSystem
     /// EPSG:4490 → `metricCRS`.
     public let toMetric: CoordinateTransformer
@@ -28,7 +28,8 @@ public struct StoreRoadGraph: Sendable {
     }
 
     /// Reads every road of `layer` (streamed in pages), reprojects all vertices in one batch to
-    /// `metricCRS` (by default the metric zone of the layer's extent, `metricZone(for:)`) and
+    /// `metricCRS` (by default the city's, `CityRecord.metricCRS`: the recorded one, else the metric
+    /// zone of the layer's extent) and
     /// builds the graph. Roads without `speed_kmh` get a speed by class (快速路 60, 主干路 50,
     /// 次干路 40, 支路 30 km/h; otherwise 30). The turn restrictions in force today are read from
     /// `restrictionsLayer` when the store has it (a missing or empty layer means none; walkers
@@ -40,10 +41,14 @@ public struct StoreRoadGraph: Sendable {
                             metricCRS given: CoordinateReferenceSystem? = nil,
                             by caller: Caller = .admin) async throws -> StoreRoadGraph {
         let sequence = try await store.changes(to: [], since: 0, by: caller).latest
-        // The roads' own metric zone (the sample district's is EPSG:4547): a city at 25°E is not
+        // The city's own metric CRS (the sample district's is EPSG:4547): a city at 25°E is not
         // measured in a projection centred at 114°E.
-        let extent = try await store.layers(for: caller).first { $0.definition.id == layer }?.extent
-        let metricCRS = given ?? extent.map(CoordinateReferenceSystem.metricZone(for:)) ?? .districtMetric
+        var chosen = given
+        if chosen == nil {
+            let extent = try await store.layers(for: caller).first { $0.definition.id == layer }?.extent
+            chosen = try await CityRecord.metricCRS(of: store, orZoneOf: extent.map { [$0] } ?? [])
+        }
+        let metricCRS = chosen ?? .districtMetric
         let toMetric = try CoordinateTransformer.shared(from: .cgcs2000, to: metricCRS)
         let lines = try await roadLines(from: store, layer: layer, toMetric: toMetric, by: caller)
         let (restrictions, skipped) = try await turnRestrictions(from: store, layer: restrictionsLayer,

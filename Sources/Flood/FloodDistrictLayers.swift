@@ -3,8 +3,8 @@ import GeoCore
 import ProcessRuntime
 import TwinStore
 
-/// The district layers a flood scenario reads, with every geometry in the metric CRS
-/// (EPSG:4547 by default): all vertices of all layers are reprojected in ONE batch through one
+/// The district layers a flood scenario reads, with every geometry in the city's metric CRS
+/// (`CityRecord`; EPSG:4547 for the sample district): all vertices of all layers are reprojected in ONE batch through one
 /// cached `CoordinateTransformer`, never per feature.
 package struct FloodDistrictLayers {
     /// The layers read: drainage, hydrology, land use, buildings, roads and the permanent water (the emergency
@@ -17,14 +17,24 @@ package struct FloodDistrictLayers {
     let toMetric: CoordinateTransformer
     let toStorage: CoordinateTransformer
 
+    /// The city's metric CRS, the one the geometries and the DEM are in.
+    var metricCRS: CoordinateReferenceSystem { toMetric.target }
+
     subscript(layer: String) -> [Feature] { features[layer] ?? [] }
 
     /// Reads `layerIDs` from `store` as `caller`: the map as of `asOf` (nil: now) with a
     /// scenario's `changes` applied in memory only (the store's layers are never touched).
-    /// - Throws: `StoreError` from the store; `GeometryError` `.crs` from PROJ.
+    /// - Parameter metricCRS: the CRS of the geometries; nil is the city's (`CityRecord.metricCRS`).
+    /// - Throws: `StoreError` from the store; `GeometryError` `.crs` from PROJ; `ScenarioError`
+    ///   for a store without any geometry (no city to flood).
     static func read(from store: any FeatureStore, by caller: Caller,
-                     metricCRS: CoordinateReferenceSystem = .districtMetric, asOf: Date? = nil,
+                     metricCRS given: CoordinateReferenceSystem? = nil, asOf: Date? = nil,
                      changes: [ScenarioChange] = []) async throws -> FloodDistrictLayers {
+        var metricCRS = given
+        if metricCRS == nil { metricCRS = try await CityRecord.metricCRS(of: store) }
+        guard let metricCRS else {
+            throw ScenarioError(.invalidDistrict, "the store holds no city yet: import or build its layers first")
+        }
         let toMetric = try CoordinateTransformer.shared(from: .cgcs2000, to: metricCRS)
         var raw: [String: [Feature]] = [:]
         var positions: [Position] = []

@@ -103,7 +103,7 @@ public enum FloodScenarioRun {
         let model = try DistrictDrainageModel(layers: layers, scenario: scenario, storm: storm)
         var network = try model.swmm.hydraulicNetwork()
         let runoff = try model.swmm.runoffSimulation()
-        let dem = try await ManagedDEM.read(options.dem, from: store)
+        let dem = try await ManagedDEM.read(options.dem, from: store, crs: layers.metricCRS)
         var stage: SurfaceTimeSeries?
         switch scenario.outfallStage {
         case .fixed(let z)?: stage = SurfaceTimeSeries(constant: z)

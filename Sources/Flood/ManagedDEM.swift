@@ -7,9 +7,6 @@ import TwinStore
 /// (`dem` by default, the one `citytwin district build` imports). A run never reads a file a
 /// request names.
 enum ManagedDEM {
-    /// The CRS the flood engine's surface works in today (Gauss–Krüger zone 38, 114°E).
-    static let engineCRS = 4547
-
     /// Checks that `id` is a managed raster's id, before the store is asked for it.
     /// - Throws: `ScenarioError` naming `dem`.
     static func checkID(_ id: String) throws {
@@ -21,11 +18,21 @@ enum ManagedDEM {
         }
     }
 
-    /// The grid of raster `id` in `store`.
+    /// The grid of raster `id` in `store`, in the city's metric CRS (`CityRecord.metricCRS`).
+    static func read(_ id: String, from store: any FeatureStore) async throws -> Grid {
+        try checkID(id)
+        guard let crs = try await CityRecord.metricCRS(of: store) else {
+            throw ScenarioError(.invalidDistrict, "the store holds no city yet, so no DEM can be placed in it", field: "dem")
+        }
+        return try await read(id, from: store, crs: crs)
+    }
+
+    /// The grid of raster `id` in `store`, which must be in `crs`, the city's metric CRS (the one
+    /// the flood engine works in: `CityRecord.metricCRS`; `citytwin raster import` reprojects to it).
     /// - Throws: `ScenarioError` naming `dem` when the store keeps no rasters, has no raster
     ///   `id`, or holds one the engine cannot use (not a DEM, another CRS, not a readable grid).
     ///   The message names the raster, never its contents.
-    static func read(_ id: String, from store: any FeatureStore) async throws -> Grid {
+    static func read(_ id: String, from store: any FeatureStore, crs: CoordinateReferenceSystem) async throws -> Grid {
         try checkID(id)
         guard let rasters = store as? any ManagedRasters else {
             throw ScenarioError(.invalidDistrict, "this store keeps no rasters, so it has no DEM", field: "dem")
@@ -40,8 +47,10 @@ enum ManagedDEM {
         guard raster.kind == .dem else {
             throw ScenarioError(.invalidDistrict, "raster '\(id)' is a \(raster.kind.rawValue), not a DEM", field: "dem")
         }
-        guard raster.epsg == engineCRS else {
-            throw ScenarioError(.invalidDistrict, "raster '\(id)' is in \(raster.crs); the flood engine reads a DEM in EPSG:\(engineCRS)",
+        guard raster.epsg != nil, raster.epsg == crs.epsgCode else {
+            throw ScenarioError(.invalidDistrict,
+                                "raster '\(id)' is in \(raster.crs); the flood engine reads a DEM in the city's metric CRS, \(crs) "
+                                + "(re-import it with `citytwin raster import FILE --id \(id) --replace`, which reprojects to it)",
                                 field: "dem")
         }
         do { return try Grid(esriASCIIData: data) } catch {

@@ -111,21 +111,29 @@ struct ImportCommand: AsyncParsableCommand {
         do {
             switch chosen {
             case .swmm, .epanet, .survey:
+                // A model's coordinates are metres in the city's metric CRS unless --source-crs says
+                // otherwise; the first data of a city placed by --origin is in the zone of its origin.
+                var modelCRS = crs
+                if modelCRS == nil { modelCRS = try await CityRecord.metricCRS(of: featureStore) }
+                if modelCRS == nil, let o = try origin.map({ try Self.position($0, option: "--origin") }) {
+                    modelCRS = CoordinateReferenceSystem.metricZone(for: Envelope(minX: o.x, minY: o.y, maxX: o.x, maxY: o.y))
+                }
+                let placedIn = modelCRS ?? .districtMetric
                 guard mode == nil, fieldMap == nil else {
                     throw ValidationError("--mode and --field-map apply to single-layer imports, not \(chosen.rawValue) models (their features carry ids: a repeat is refused)")
                 }
                 let network: NetworkImport
                 if chosen == .swmm {
                     let placement = try origin.map { try Self.position($0, option: "--origin") }
-                    network = try SWMMInput(file: url).network(origin: placement, crs: crs ?? .districtMetric)
+                    network = try SWMMInput(file: url).network(origin: placement, crs: placedIn)
                 } else if chosen == .epanet {
                     let placement = try origin.map { try Self.position($0, option: "--origin") }
                     let table = try valves.map { try EPANETInput.isolationValves(csv: URL(fileURLWithPath: $0), encoding: encoding ?? .utf8) } ?? []
-                    network = try EPANETInput(file: url).network(origin: placement, crs: crs ?? .districtMetric, valves: table)
+                    network = try EPANETInput(file: url).network(origin: placement, crs: placedIn, valves: table)
                 } else {
                     guard let lines else { throw ValidationError("--format survey needs --lines <管线段.csv> (FILE is the 管线点 table)") }
                     network = try PipelineSurvey(points: url, lines: URL(fileURLWithPath: lines), encoding: encoding ?? .utf8,
-                                                 system: system).network(crs: crs ?? .districtMetric)
+                                                 system: system).network(crs: placedIn)
                 }
                 let selected = try network.selecting(layer)
                 let catalog = try await resolvedCatalog(featureStore, creating: selected.layers.map(\.id))
@@ -157,6 +165,10 @@ struct ImportCommand: AsyncParsableCommand {
                 }
                 let total = try await featureStore.count(layer: summary.layer, FeatureQuery(), by: .admin)
                 print("\(verb) \(summary.count) features into \(summary.layer) (from \(summary.sourceCRS)); it now holds \(total)")
+            }
+            // The first data of a city places it: its metric CRS is the zone of where the data lies, kept from now on.
+            if let city = try await CityRecord.recordIfAbsent(in: featureStore, name: nil, by: .admin) {
+                print("Recorded the city's metric CRS: \(city.metricCRS) (the zone of where its data lies; lengths, areas, routing and flood grids use it)")
             }
         } catch let e as ImportError {
             throw CommandFailure(presenting: e, in: "import failed, nothing written")

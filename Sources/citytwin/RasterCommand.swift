@@ -17,7 +17,8 @@ struct RasterCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Import a raster (GeoTIFF/COG, ESRI ASCII, any format GDAL reads) into the store as a managed raster.",
             discussion: """
-                The raster is reprojected from its own CRS (or --source-crs) to --crs with GDAL's warper (\
+                The raster is reprojected from its own CRS (or --source-crs) to --crs (by default the city's \
+                metric CRS, the one flood runs read DEMs in, which the store records) with GDAL's warper (\
                 --resampling, bilinear by default for elevations; square cells of the source's resolution \
                 unless --cell-size), nodata kept as nodata, and stored as an ESRI ASCII grid. A raster \
                 already in --crs at the asked cell size is stored cell for cell. An existing id is replaced \
@@ -33,8 +34,10 @@ struct RasterCommand: ParsableCommand {
         @Option(help: "What the raster is: \(ManagedRaster.Kind.allCases.map(\.rawValue).joined(separator: ", ")).")
         var kind: ManagedRaster.Kind = .dem
 
-        @Option(help: "The CRS to store it in, as an EPSG code (the flood engine reads DEMs in 4547).")
-        var crs: Int = 4547
+        @Option(help: ArgumentHelp(
+            "The CRS to store it in, as an EPSG code (default: the city's metric CRS, which flood runs read DEMs in).",
+            discussion: "A store without a city yet records the metric zone of where the raster lies as its city's CRS."))
+        var crs: Int?
 
         @Option(help: "The file's CRS when it does not say it (e.g. EPSG:4490); a file that names none is otherwise taken to be in --crs.")
         var sourceCRS: String?
@@ -60,14 +63,16 @@ struct RasterCommand: ParsableCommand {
             if let cellSize, !(cellSize > 0 && cellSize <= 10_000) {
                 throw ValidationError("--cell-size must be more than 0 and at most 10000 (units of --crs), got \(cellSize)")
             }
-            let target = CoordinateReferenceSystem(epsg: crs)
             let given = try sourceCRS.map { text in
                 do { return try CoordinateReferenceSystem(parsing: text) } catch { throw ValidationError("--source-crs: \(error)") }
             }
+            let featureStore = try await StoreLocation(storeOption.path).openExisting()
             let grid: Grid
             let note: String
+            let target: CoordinateReferenceSystem
             do {
                 let source = try RasterDataset(file: URL(fileURLWithPath: file))
+                target = try await storedCRS(of: source, given: given, in: featureStore)
                 let from = given ?? source.crs
                 // A CRS the file defines that PROJ names no EPSG code for still drives the warp.
                 let ownDefinition = given == nil && source.crs == nil && source.crsDefinition != nil
@@ -91,10 +96,30 @@ struct RasterCommand: ParsableCommand {
             guard data.count <= ManagedRaster.maximumBytes else {
                 throw CommandFailure("the grid takes \(data.count) bytes; a managed raster has at most \(ManagedRaster.maximumBytes) (give a larger --cell-size)")
             }
-            let raster = try ManagedRaster.describe(grid, data: data, id: id, title: title, kind: kind, crs: crs, by: .admin)
-            let store = try await rasterStore(storeOption)
+            guard let code = target.epsgCode else { throw ValidationError("--crs must be an EPSG code") }
+            let raster = try ManagedRaster.describe(grid, data: data, id: id, title: title, kind: kind, crs: code, by: .admin)
+            guard let store = featureStore as? any ManagedRasters else { throw CommandFailure("the store at \(storeOption.path) keeps no rasters") }
             try await store.putRaster(raster, data: data, replace: replace, by: .admin)
+            // The first data of a city: its DEM places it.
+            if crs == nil, let city = try await CityRecord.recordIfAbsent(in: featureStore, name: nil, metricCRS: target, by: .admin) {
+                print("Recorded the city's metric CRS: \(city.metricCRS) (the zone of where the raster lies)")
+            }
             print("imported raster '\(id)': \(grid.width) x \(grid.height) cells of \(abs(grid.geoTransform.pixelWidth)), \(raster.crs), \(data.count) bytes\(note)")
+        }
+
+        /// The CRS to store `source` in: `--crs`; else the city's metric CRS; for a store without a
+        /// city yet, the metric zone of the raster's centre (`CoordinateReferenceSystem.metricZone`).
+        private func storedCRS(of source: RasterDataset, given: CoordinateReferenceSystem?,
+                               in store: any FeatureStore) async throws -> CoordinateReferenceSystem {
+            if let crs { return CoordinateReferenceSystem(epsg: crs) }
+            if let city = try await CityRecord.metricCRS(of: store) { return city }
+            guard let from = given ?? source.crs, let transform = source.geoTransform else {
+                throw ValidationError("the store holds no city yet and \(URL(fileURLWithPath: file).lastPathComponent) names no CRS "
+                                      + "PROJ knows: give --crs (the city's metric CRS) and --source-crs")
+            }
+            var centre = [transform.position(column: Double(source.width) / 2, row: Double(source.height) / 2)]
+            try CoordinateTransformer.shared(from: from, to: .cgcs2000).transform(&centre)
+            return CoordinateReferenceSystem.metricZone(for: Envelope(minX: centre[0].x, minY: centre[0].y, maxX: centre[0].x, maxY: centre[0].y))
         }
     }
 

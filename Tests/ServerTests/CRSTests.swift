@@ -2,6 +2,8 @@ import GeoCore
 import HummingbirdTesting
 import Server
 import Testing
+import Logging
+import TwinStore
 
 @Suite("Items: OGC API Features Part 2 CRS and axis order")
 struct CRSTests {
@@ -69,6 +71,28 @@ struct CRSTests {
                               status: 400, type: "invalid-crs", naming: "crs")
             try expectProblem(try await client.get("/collections/shelters/items?bbox-crs=\(crs)&bbox=1,2,3,4"),
                               status: 400, type: "invalid-crs", naming: "bbox-crs")
+        }
+    }
+
+    @Test("the collections advertise the city's metric CRS the store records: EPSG:4547 and 4526 for the sample district's zone, EPSG:32635 for Helsinki, and items are written in it")
+    func cityMetricCRS() async throws {
+        var logger = Logger(label: "citytwin.server.test")
+        logger.logLevel = .warning
+        let uri: @Sendable (Int) -> String = { "http://www.opengis.net/def/crs/EPSG/0/\($0)" }
+        try await ServerFixture.withStore { store in
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger))
+            try await server.makeApplication().test(.router) { client in
+                // No record: the zone of the data (Wuhan, CM 114°E).
+                let before = try await client.get("/collections").json["crs"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                #expect(before == [CoordinateReferenceSystem.crs84.uri, uri(4490), uri(4326), uri(4547), uri(4526), uri(3857)])
+                try await store.recordCity(CityRecord(name: "Helsinki", metricCRS: CoordinateReferenceSystem(epsg: 32635), by: .admin), by: .admin)
+                let list = try await client.get("/collections").json["crs"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                #expect(list == [CoordinateReferenceSystem.crs84.uri, uri(4490), uri(4326), uri(32635), uri(3857)])
+                let one = try await client.get("/collections/shelters").json["crs"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                #expect(one == list)
+                let r = try await client.get("/collections/shelters/items/hankou?crs=EPSG:32635")
+                #expect(r.status == .ok && r.headers[.init("Content-Crs")!] == "<\(uri(32635))>")
+            }
         }
     }
 }

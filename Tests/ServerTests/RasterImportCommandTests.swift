@@ -88,4 +88,43 @@ struct RasterImportCommandTests {
         let size = try await Self.citytwin(["raster", "import", "metric.asc", "--id", "other", "--cell-size", "0", "--store", store], in: dir)
         #expect(size.exitStatus != 0 && size.output.contains("--cell-size"), "\(size.output)")
     }
+
+    @Test("a DEM in Finland's national CRS (EPSG:3067) into a store without a city is stored in Helsinki's UTM zone, EPSG:32635, as gdalwarp makes it, and the zone is recorded as the city's")
+    func cityZoneFromTheRaster() async throws {
+        let dir = try TemporaryDirectory.forTestCase("raster-import-helsinki")
+        // 4 x 3 cells of 50 m around Helsinki's centre in ETRS-TM35FIN.
+        let grid = """
+            ncols 4
+            nrows 3
+            xllcorner 385000
+            yllcorner 6671000
+            cellsize 50
+            NODATA_value -9999
+            12 14 16 18
+            10 11 -9999 15
+            8 9 10 12
+            """
+        try Data(grid.utf8).write(to: dir.appending("dem.asc"))
+        try await Self.gdal("gdal_translate", ["-of", "GTiff", "-a_srs", "EPSG:3067", "-ot", "Float32", "dem.asc", "dem.tif"], in: dir)
+        try await Self.gdal("gdalwarp", ["-t_srs", "EPSG:32635", "-r", "bilinear", "-tr", "50", "50", "-tap", "-dstnodata", "-9999",
+                                         "-ot", "Float32", "dem.tif", "warped.tif"], in: dir)
+        try await Self.gdal("gdal_translate", ["-of", "AAIGrid", "-co", "DECIMAL_PRECISION=6", "warped.tif", "warped.asc"], in: dir)
+        let store = dir.appending("city.sqlite").path
+        _ = try SpatiaLiteStore(path: store)
+        let done = try await Self.citytwin(["raster", "import", "dem.tif", "--cell-size", "50", "--store", store], in: dir)
+        #expect(done.exitStatus == 0 && done.output.contains("Recorded the city's metric CRS: EPSG:32635"), "\(done.output)")
+        let (raster, stored) = try await Self.stored("dem", in: store)
+        #expect(raster.crs == "EPSG:32635")
+        let reference = try Grid(esriASCIIData: try Data(contentsOf: dir.appending("warped.asc")))
+        #expect(stored.width == reference.width && stored.height == reference.height)
+        #expect(abs(stored.geoTransform.originX - reference.geoTransform.originX) < 1e-6)
+        for (a, b) in zip(stored.values, reference.values) { #expect(abs(a - b) < 1e-4, "cell \(a) vs gdalwarp's \(b)") }
+        let record = try #require(try await SpatiaLiteStore(path: store).cityRecord())
+        #expect(record.metricCRS == "EPSG:32635")
+
+        // The next DEM of the city goes to the recorded zone too, and a second import records nothing.
+        let again = try await Self.citytwin(["raster", "import", "dem.tif", "--id", "dem2", "--cell-size", "50", "--store", store], in: dir)
+        #expect(again.exitStatus == 0 && !again.output.contains("Recorded"), "\(again.output)")
+        #expect(try await Self.stored("dem2", in: store).0.crs == "EPSG:32635")
+    }
 }

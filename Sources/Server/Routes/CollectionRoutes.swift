@@ -17,11 +17,12 @@ extension CityTwinServer {
                 let all = try await store.layers(for: .admin)
                 layers.remember(all)
                 let visible = all.filter { AccessPolicy.canRead($0.definition, context.caller) }
+                let crs = CRSParameter.advertised(cityMetric: try await CityRecord.metricCRS(of: store, orZoneOf: all.compactMap(\.extent)))
                 let links = selfAndAlternate("/collections", query: query, format: format, jsonType: MediaTypeName.json)
                 let doc: JSONValue = [
                     "links": .array(links),
-                    "collections": .array(visible.map(collectionDocument)),
-                    "crs": .array(CRSParameter.advertised.map { .string($0.uri) }),
+                    "collections": .array(visible.map { collectionDocument($0, crs: crs) }),
+                    "crs": .array(crs.map { .string($0.uri) }),
                 ]
                 guard format == .html else { return Representation.json(doc).linking(links) }
                 // Layers whose existence is public (shared, conditional) but which the caller may not
@@ -39,7 +40,7 @@ extension CityTwinServer {
                 let format = try OutputFormat.negotiate(query, request)
                 let id = try pathParameter(context, "collectionId")
                 let info = try await layers.layer(id, for: context.caller)
-                var doc = collectionDocument(info)
+                var doc = collectionDocument(info, crs: CRSParameter.advertised(cityMetric: try await CityRecord.metricCRS(of: store, orZoneOf: [info.extent].compactMap { $0 })))
                 let links = selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
                     + itemLinks(info.definition) + rasterLinks(id)
                 if var o = doc.objectValue {
@@ -81,8 +82,9 @@ extension CityTwinServer {
     /// `…/def/uri/…`, which this server wrote until issue 58, is not it).
     static let gregorianTRS = "http://www.opengis.net/def/uom/ISO-8601/0/Gregorian"
 
-    /// The OGC collection document of a layer (links: items only; callers add self/alternate).
-    func collectionDocument(_ info: LayerInfo) -> JSONValue {
+    /// The OGC collection document of a layer (links: items only; callers add self/alternate), its
+    /// CRS list `crs` (`CRSParameter.advertised`).
+    func collectionDocument(_ info: LayerInfo, crs: [CoordinateReferenceSystem]) -> JSONValue {
         let d = info.definition
         var o: [String: JSONValue] = [
             "id": .string(d.id),
@@ -90,7 +92,7 @@ extension CityTwinServer {
             "description": .string("\(d.title.en). Category \(d.category.rawValue); owner \(d.owner); updated \(d.updateFrequency); sharing \(d.sharing.type.rawValue) (\(d.sharing.requirements))."),
             "keywords": [.string(d.category.rawValue), .string(d.owner)],
             "itemType": "feature",
-            "crs": .array(CRSParameter.advertised.map { .string($0.uri) }),
+            "crs": .array(crs.map { .string($0.uri) }),
             "storageCrs": .string(CRSParameter.storage.uri),
             "links": .array(itemLinks(d)),
         ]

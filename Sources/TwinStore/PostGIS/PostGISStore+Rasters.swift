@@ -7,7 +7,7 @@ extension PostGISStore: ManagedRasters {
     public func putRaster(_ raster: ManagedRaster, data: Data, replace: Bool, by caller: Caller) async throws {
         try RasterSQL.checkWriter(caller, "import")
         let description = try RasterSQL.encode(raster)
-        try await writeRaster(raster.id, caller: caller) { db, s, log in
+        try await writeAudited(layer: RasterSQL.auditLayer, featureID: RasterSQL.featureID(raster.id), caller: caller) { db, s, log in
             var exists = false
             for try await n in try await db.query("SELECT count(*) FROM \(unescaped: s).rasters WHERE id = \(raster.id)", logger: log)
                 .decode(Int64.self) { exists = n > 0 }
@@ -49,7 +49,7 @@ extension PostGISStore: ManagedRasters {
 
     public func deleteRaster(_ id: String, by caller: Caller) async throws -> Bool {
         try RasterSQL.checkWriter(caller, "delete")
-        return try await writeRaster(id, caller: caller) { db, s, log in
+        return try await writeAudited(layer: RasterSQL.auditLayer, featureID: RasterSQL.featureID(id), caller: caller) { db, s, log in
             let rows = try await db.query("DELETE FROM \(unescaped: s).rasters WHERE id = \(id) RETURNING id", logger: log)
                 .decode(String.self).reduce(0) { n, _ in n + 1 }
             return rows > 0 ? (.delete, nil) : nil
@@ -57,10 +57,11 @@ extension PostGISStore: ManagedRasters {
     }
 
     /// Runs `body` in a transaction holding the schema's write lock (so the audit chain stays one
-    /// chain) and appends the audit entry of the change it reports (none when it reports nil).
+    /// chain) and appends the audit entry of the change it reports (none when it reports nil): an
+    /// administrative write that is no feature's (a managed raster, the city's record).
     /// - Returns: whether a change was made.
     @discardableResult
-    private func writeRaster(_ id: String, caller: Caller,
+    func writeAudited(layer: String, featureID: String, caller: Caller,
                              _ body: @escaping @Sendable (PostgresConnection, String, Logger) async throws -> (ChangeKind, String?)?) async throws -> Bool {
         let s = schema
         let log = logger
@@ -72,11 +73,12 @@ extension PostGISStore: ManagedRasters {
                 var previous = AuditChain.genesis
                 for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: s).audit_log ORDER BY seq DESC LIMIT 1",
                                                       logger: log).decode(String.self) { previous = h }
-                let entry = RasterSQL.auditHash(previous: previous, at: time, caller: caller, id: id, kind: kind, after: after)
+                let entry = AuditChain.entryHash(previous: previous, at: time, actor: caller.author, department: caller.departmentName,
+                                                 role: caller.auditRole, layer: layer, featureID: featureID, kind: kind, before: nil, after: after)
                 try await db.query("""
                     INSERT INTO \(unescaped: s).audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
-                    VALUES (\(time), \(caller.author), \(caller.departmentName), \(caller.auditRole), \(RasterSQL.auditLayer),
-                            \(RasterSQL.featureID(id)), \(kind.rawValue), NULL, \(after), \(entry))
+                    VALUES (\(time), \(caller.author), \(caller.departmentName), \(caller.auditRole), \(layer),
+                            \(featureID), \(kind.rawValue), NULL, \(after), \(entry))
                     """, logger: log)
                 return true
             }

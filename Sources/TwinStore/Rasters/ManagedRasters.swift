@@ -128,10 +128,4 @@ enum RasterSQL {
         StoreError(.duplicateFeature, "the store already has a raster '\(id)'; replace it explicitly (citytwin raster import --replace)",
                    field: "id")
     }
-
-    /// The audit entry of a raster write, chained from `previous`.
-    static func auditHash(previous: String, at time: Int64, caller: Caller, id: String, kind: ChangeKind, after: String?) -> String {
-        AuditChain.entryHash(previous: previous, at: time, actor: caller.author, department: caller.departmentName, role: caller.auditRole,
-                             layer: auditLayer, featureID: featureID(id), kind: kind, before: nil, after: after)
-    }
 }
