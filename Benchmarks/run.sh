@@ -7,6 +7,7 @@
 #   Benchmarks/run.sh flood       2D surface kernel vs landlab and itzi (cell-steps/s, 1 and 2 threads)
 #   Benchmarks/run.sh drainage    1D engine vs SWMM 5.2.4 on the same .inp files
 #   Benchmarks/run.sh network     nearest-N, one-to-many, isochrones vs pgRouting on a 100,000-edge network
+#   Benchmarks/run.sh citybuild   `city build --osm` (Helsinki) vs ogr2ogr + osm2pgrouting into PostGIS: features/s and whole-build time
 #   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s); single-address GET /geocode p50 vs http.server + sqlite LIKE
 #   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
 #   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
@@ -89,6 +90,7 @@ api) exec Benchmarks/api/run.sh "$@" ;;
 flood) exec Benchmarks/flood/run_surface.sh "$@" ;;
 drainage) exec Benchmarks/flood/run_drainage.sh "$@" ;;
 network) exec Benchmarks/network/run.sh "$@" ;;
+citybuild) exec Benchmarks/citybuild/run.sh "$@" ;;
 geocode) exec Benchmarks/geocode/run.sh "$@" ;;
 rasters) exec Benchmarks/rasters/run.sh "$@" ;;
 emergency)
