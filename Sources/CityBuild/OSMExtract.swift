@@ -4,12 +4,18 @@ import Foundation
 import GeoCore
 
 /// An OpenStreetMap extract (`.osm.pbf` or `.osm`) as GDAL's OSM driver reads it: its ways (the
-/// `lines` layer) and tagged nodes (`points`), longitude/latitude on WGS 84.
+/// `lines` layer), tagged nodes (`points`) and areas (`multipolygons`: closed ways and multipolygon
+/// relations), longitude/latitude on WGS 84.
 public struct OSMExtract {
     public let file: URL
     public private(set) var ways: [RoadNetworkDraft.Way] = []
     public private(set) var signals: [Position] = []
     public private(set) var stops: [Position] = []
+    /// The nodes and areas some `FeatureRule` selects.
+    public private(set) var objects: [CityFeatureDraft.Object] = []
+    /// Areas GDAL assembled with a geometry that cannot be read (an open ring where the extract cut a
+    /// way), left out.
+    public private(set) var unreadableAreas = 0
     /// The extent of every way read, degrees.
     public private(set) var extent: Envelope?
 
@@ -38,11 +44,29 @@ public struct OSMExtract {
             while case let batch = try points.next(upTo: 10_000), !batch.isEmpty {
                 for f in batch {
                     guard case .point(let point)? = f.geometry, let p = point.position else { continue }
-                    switch Self.tags(f)["highway"] {
+                    let tags = Self.tags(f)
+                    switch tags["highway"] {
                     case "traffic_signals": signals.append(p)
                     case "stop", "give_way": stops.append(p)
-                    default: continue
+                    default: break
                     }
+                    if FeatureRule.all.contains(where: { $0.matches(tags) }) {
+                        objects.append(.init(id: "node/\(f.properties["osm_id"]?.stringValue ?? "\(objects.count + 1)")", geometry: .point(point), tags: tags))
+                    }
+                }
+            }
+            let areas = try dataset.layer(named: "multipolygons")
+            areas.skipsUnreadableGeometries = true
+            defer { unreadableAreas = areas.unreadableGeometries }
+            while case let batch = try areas.next(upTo: 10_000), !batch.isEmpty {
+                for f in batch {
+                    guard let geometry = f.geometry else { continue }
+                    switch geometry { case .polygon, .multiPolygon: break; default: continue }
+                    let tags = Self.tags(f)
+                    guard FeatureRule.all.contains(where: { $0.matches(tags) }) else { continue }
+                    let id = f.properties["osm_way_id"]?.stringValue.map { "way/\($0)" }
+                        ?? f.properties["osm_id"]?.stringValue.map { "relation/\($0)" } ?? "area/\(objects.count + 1)"
+                    objects.append(.init(id: id, geometry: geometry, tags: tags))
                 }
             }
         } catch let e as DataSourceError {

@@ -9,6 +9,14 @@ public final class VectorLayer {
     let handle: OGRLayerH
     private var read = 0
 
+    /// Whether a feature whose geometry cannot be read comes without one (counted in
+    /// ``unreadableGeometries``) instead of failing the batch: for sources whose geometries are
+    /// assembled by the driver and may be broken in the source itself (OpenStreetMap's areas, whose
+    /// ways a cut extract leaves open). Off by default: an import refuses a broken file.
+    public var skipsUnreadableGeometries = false
+    /// Features read without their geometry because it could not be read.
+    public private(set) var unreadableGeometries = 0
+
     init(dataset: VectorDataset, handle: OGRLayerH) {
         self.dataset = dataset
         self.handle = handle
@@ -88,6 +96,8 @@ public final class VectorLayer {
         if let g = OGR_F_GetGeometryRef(feature) {
             do {
                 geometry = try Self.geometry(g)
+            } catch where skipsUnreadableGeometries {
+                unreadableGeometries += 1
             } catch {
                 throw DataSourceError(.malformed, file: dataset.file.lastPathComponent, location: "feature \(read)",
                                       "its geometry cannot be read: \((error as? DataSourceError)?.reason ?? "\(error)")")

@@ -308,3 +308,17 @@ public struct PropertySchema: Sendable, Hashable {
         properties[property]?.scalarType ?? .json
     }
 }
+
+extension LayerDefinition {
+    /// This definition with only `names` required (those the definition does not list as
+    /// properties are left out): the layer as a source that cannot say the rest holds it — a city
+    /// built from OpenStreetMap, whose fire stations carry no appliance count. The properties, their
+    /// rules and everything else stay as they are.
+    public func requiring(only names: [String]) throws -> LayerDefinition {
+        guard var root = schema.json.objectValue else { return self }
+        root["required"] = .array(names.filter { schema.properties[$0] != nil }.map { .string($0) })
+        var copy = self
+        copy.schema = try PropertySchema(json: .object(root), layer: id)
+        return copy
+    }
+}
