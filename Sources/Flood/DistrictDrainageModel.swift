@@ -28,6 +28,10 @@ struct DistrictDrainageModel {
     var rimElevation: [String: Double]
     /// Simulated seconds: the storm plus half its length for the network to drain.
     var duration: Double
+    /// Whether the store holds no drainage model at all (no drainage layer and no subcatchment has a
+    /// feature): the run is then the street surface alone, taking all the rain (issue 52 §8: a city
+    /// that has a DEM and no drainage model yet). A partial network is still refused.
+    var surfaceOnly = false
 
     /// - Throws: `ScenarioError` `.invalidDistrict` naming the layer and feature for a missing
     ///   attribute or a pipe whose end is no node; `.invalidScenario` for an upgrade naming no manhole or pipe.
@@ -202,7 +206,9 @@ struct DistrictDrainageModel {
             m.infiltration.append(SWMMInfiltration(subcatchment: f.idText,
                                                    parameters: .horton(maxRate: 76.2, minRate: 3.18, decay: 4, dryTimeDays: 7, maxVolume: 0)))
         }
-        guard !m.junctions.isEmpty, !m.outfalls.isEmpty else {
+        let drainageLayers = ["drainage_manholes", "drainage_outfalls", "drainage_pipes", "drainage_storage", "drainage_pumps", "subcatchments"]
+        surfaceOnly = drainageLayers.allSatisfy { layers[$0].isEmpty }
+        guard surfaceOnly || (!m.junctions.isEmpty && !m.outfalls.isEmpty) else {
             throw ScenarioError(.invalidDistrict, "the store has no drainage network (drainage_manholes and drainage_outfalls are empty)",
                                      field: "drainage_manholes")
         }

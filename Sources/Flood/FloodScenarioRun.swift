@@ -102,7 +102,8 @@ public enum FloodScenarioRun {
                                                                  manholes: layers.features["drainage_manholes"] ?? []))
         let model = try DistrictDrainageModel(layers: layers, scenario: scenario, storm: storm)
         var network = try model.swmm.hydraulicNetwork()
-        let runoff = try model.swmm.runoffSimulation()
+        // A city without a drainage model floods on its surface alone: no node, no subcatchment, all rain on the grid.
+        let runoff: RunoffSimulation? = model.surfaceOnly ? nil : try model.swmm.runoffSimulation()
         let dem = try await ManagedDEM.read(options.dem, from: store, crs: layers.metricCRS)
         var stage: SurfaceTimeSeries?
         switch scenario.outfallStage {
@@ -179,11 +180,11 @@ public enum FloodScenarioRun {
         // The flooded area and volume leave out permanent water (rivers and lakes are not a flood).
         let floodDepth = try FloodResultLayers.flood(result.surface.maxDepth, outside: surface.permanentWater)
         return FloodScenarioSummary(
-            scenario: scenario.id, layers: written, maxDepthRaster: raster, timeSteps: timeSteps, formulaVerified: verified,
+            scenario: scenario.id, layers: written, drainage: model.surfaceOnly ? "surface only" : nil, maxDepthRaster: raster, timeSteps: timeSteps, formulaVerified: verified,
             rainfallMillimetres: storm.totalDepth, observedRainfall: observed, alerts: alerts, simulatedSeconds: result.duration,
             runSeconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
             cells: surface.domain.width * surface.domain.height, cellSize: surface.domain.cellSize,
-            nodes: network.nodes.count, links: network.links.count, subcatchments: runoff.subcatchments.count,
+            nodes: network.nodes.count, links: network.links.count, subcatchments: runoff?.subcatchments.count ?? 0,
             linkedManholes: links.count,
             floodedAreaSquareMetres: Double(floodDepth.values.filter { $0 > 0.15 }.count) * cellArea,
             peakFloodVolume: floodDepth.values.reduce(0) { $0 + ($1 > 0.05 ? Double($1) : 0) } * cellArea,
@@ -207,7 +208,10 @@ public struct FloodScenarioSummary: Sendable, Encodable {
     public var scenario: String
     /// Ids of the result layers written.
     public var layers: [String]
-    /// The maximum-depth raster written (ESRI ASCII, EPSG:4547, m), if any: its path relative to
+    /// `surface only` when the store holds no drainage model: the street surface took all the rain
+    /// and no pipe drained any (absent for a coupled run).
+    public var drainage: String?
+    /// The maximum-depth raster written (ESRI ASCII, in the city's metric CRS, m), if any: its path relative to
     /// the API's root (`/collections/<stem>_depth/rasters/<stem>_maxdepth.asc`, `ResultRasters`),
     /// served under the depth layer's access rules; never a file path on the server.
     public var maxDepthRaster: String?
