@@ -4,14 +4,14 @@ import NetworkAnalysis
 
 /// What isolating a burst main means on the map: the kernel's `MainIsolation` joined back to
 /// the valve and main features (EPSG:4490) and to the critical customers' facilities.
-public struct WaterMainIsolationReport: Sendable, Hashable {
+public struct MainIsolationReport: Sendable, Hashable {
     public var burstMain: String
     /// The failed valves the caller named, sorted.
     public var failedValves: [String]
     public var isolation: MainIsolation
-    /// `water_valves` features to close (points), in `isolation.valvesToClose` order.
+    /// The valve features to close (points), in `isolation.valvesToClose` order.
     public var valves: [Feature]
-    /// `water_mains` features out of service, in `isolation.mainsCutOff` order.
+    /// The main features out of service, in `isolation.mainsCutOff` order.
     public var mains: [Feature]
     /// The critical customers cut off, in `isolation.criticalConnections` order.
     public var critical: [CriticalCustomer]

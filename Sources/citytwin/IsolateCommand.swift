@@ -3,7 +3,7 @@ import CityModel
 import Foundation
 import GeoCore
 
-/// `citytwin network isolate`: the valves that isolate a burst water main, and who loses water
+/// `citytwin network isolate`: the valves that isolate a burst water or gas main, and who loses supply
 /// (the `valve-isolation` process run on a local store as the admin).
 struct IsolateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -15,7 +15,9 @@ struct IsolateCommand: AsyncParsableCommand {
             hospitals and shelters) and addresses_to_notify, with counts. A summary line goes to standard error.
             """)
 
-    @Option(help: "The burst main's id, e.g. WM-0042.")
+    @Option(help: "water (water_mains) or gas (gas_mains).")
+    var network: String = "water"
+    @Option(help: "The burst main's id, e.g. WM-0042 or GM-0042.")
     var main: String
     @Option(name: .customLong("failed-valve"), help: "A valve that is missing or will not close (repeatable).")
     var failedValves: [String] = []
@@ -24,7 +26,7 @@ struct IsolateCommand: AsyncParsableCommand {
 
     /// The `valve-isolation` inputs these options stand for.
     func inputs() -> [String: JSONValue] {
-        ["main": .string(main), "failedValves": .array(failedValves.map(JSONValue.string))]
+        ["network": .string(network), "main": .string(main), "failedValves": .array(failedValves.map(JSONValue.string))]
     }
 
     func run() async throws {

@@ -137,7 +137,7 @@ struct UtilityNetworkStoreTests {
         let drainage = try await StoreDrainageNetwork.load(from: store)
         #expect(drainage.graph.nodes.isEmpty && drainage.graph.pipes.isEmpty)
         #expect(throws: UtilityNetworkError.self) { try drainage.trace(from: "YS-J00001", direction: .downstream) }
-        let water = try await StoreWaterNetwork.load(from: store)
+        let water = try await StorePressureNetwork.load(.water, from: store)
         #expect(water.network.mains.isEmpty && water.criticalCustomers.isEmpty)
         #expect(throws: UtilityNetworkError.self) { try water.isolate(main: "WM-0001") }
     }
@@ -207,7 +207,7 @@ struct UtilityNetworkStoreTests {
     @Test("the valves closed around random bursts cut every source off the burst main, and exactly the unfed customers lose water")
     func isolation() async throws {
         let (store, district) = try await UtilityDistrict.store()
-        let water = try await StoreWaterNetwork.load(from: store)
+        let water = try await StorePressureNetwork.load(.water, from: store)
         let model = WaterModel(district)
         let mains = district[layer: "water_mains"].map(fid)
         var pick = Picker(state: 2026)
@@ -290,7 +290,7 @@ struct UtilityNetworkStoreTests {
             try like("water_connections", "C1", ["main": "M1", "address_code": "X1"]),
             try like("water_connections", "C2", ["main": "M2", "address_code": "X2"]),
         ], by: .admin, at: nil)
-        let water = try await StoreWaterNetwork.load(from: store)
+        let water = try await StorePressureNetwork.load(.water, from: store)
         #expect(try water.trace(from: "S") == NetworkTrace(nodes: ["A", "S"], links: ["M1"]))
         let dry = try water.isolate(main: "M2")
         #expect(dry.isolation.valvesToClose.isEmpty)
@@ -305,7 +305,7 @@ struct UtilityNetworkStoreTests {
     @Test("connections supplying hospitals and shelters are critical, and a burst on their main names them")
     func criticalCustomers() async throws {
         let (store, district) = try await UtilityDistrict.store()
-        let water = try await StoreWaterNetwork.load(from: store)
+        let water = try await StorePressureNetwork.load(.water, from: store)
         // Each hospital stands in a building footprint (checked here by its bounding rectangle);
         // the connections at that building's address are critical.
         let buildings = district[layer: "buildings"]

@@ -41,6 +41,7 @@ public struct SampleDistrict: Sendable {
         draft.buildSensors()
         draft.buildParkingGuidance()
         draft.buildLandUse()
+        draft.buildGasSupply()
         try draft.reproject()
         return SampleDistrict(seed: seed, scale: draft.scale, layers: draft.layers, elevation: try draft.elevationGrid())
     }

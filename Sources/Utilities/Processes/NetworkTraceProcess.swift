@@ -17,20 +17,20 @@ public struct NetworkTraceProcess: OGCProcess {
     public let id = "network-trace"
     public let version = "1.0.0"
     public let title = "Utility network trace"
-    public let description = "Upstream or downstream trace on the drainage network following the pipes' flow direction, or everything connected to a water-supply node or main through open mains."
+    public let description = "Upstream or downstream trace on the drainage network following the pipes' flow direction, or everything connected to a water-supply or gas node or main through open mains."
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
 
     public var inputs: [String: ProcessParameter] {
         [
-            "network": ProcessParameter(title: "Network", description: "drainage (rainwater sewers) or water (supply mains).",
-                                        schema: ["type": "string", "enum": ["drainage", "water"]]),
-            "from": ProcessParameter(title: "Start", description: "Id of the start node or pipe (drainage) or node or main (water).",
+            "network": ProcessParameter(title: "Network", description: "drainage (rainwater sewers), water (supply mains) or gas (gas mains).",
+                                        schema: ["type": "string", "enum": ["drainage", "water", "gas"]]),
+            "from": ProcessParameter(title: "Start", description: "Id of the start node or pipe (drainage) or node or main (water, gas).",
                                      schema: ["type": "string"]),
             "direction": ProcessParameter(title: "Direction", description: "down (default): where the start drains to; up: what drains into it. Drainage only.",
                                           schema: ["type": "string", "enum": ["up", "down"], "default": "down"], minOccurs: 0),
-            "closedValves": ProcessParameter(title: "Closed valves", description: "Water valve ids treated as closed. Water only.",
+            "closedValves": ProcessParameter(title: "Closed valves", description: "Valve ids treated as closed. Water and gas only.",
                                              schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true], minOccurs: 0),
         ]
     }
@@ -46,7 +46,8 @@ public struct NetworkTraceProcess: OGCProcess {
     }
 
     struct Request {
-        var water: Bool
+        /// The pressurised network traced; nil for drainage.
+        var pressure: PressureNetworkLayers?
         var from: String
         var direction: TraceDirection
         var closedValves: Set<String>
@@ -54,8 +55,9 @@ public struct NetworkTraceProcess: OGCProcess {
 
     func request(_ inputs: [String: JSONValue]) throws -> Request {
         let network = try ProcessInputs.string(inputs, "network")
-        guard network == "drainage" || network == "water" else {
-            throw ProcessInputError("network", "must be 'drainage' or 'water'")
+        let pressure = network.flatMap(PressureNetworkLayers.named)
+        guard network == "drainage" || pressure != nil else {
+            throw ProcessInputError("network", "must be 'drainage', 'water' or 'gas'")
         }
         guard let from = try ProcessInputs.string(inputs, "from") else { throw ProcessInputError("from", "is required") }
         let directionText = try ProcessInputs.string(inputs, "direction") ?? "down"
@@ -64,16 +66,16 @@ public struct NetworkTraceProcess: OGCProcess {
         }
         let closed = try ProcessInputs.strings(inputs, "closedValves") ?? []
         if network == "drainage", !closed.isEmpty {
-            throw ProcessInputError("closedValves", "applies to the water network only")
+            throw ProcessInputError("closedValves", "applies to the water and gas networks only")
         }
-        return Request(water: network == "water", from: from, direction: direction, closedValves: Set(closed))
+        return Request(pressure: pressure, from: from, direction: direction, closedValves: Set(closed))
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
         switch ProcessInputs.unwrap(inputs["network"])?.stringValue {
         case "drainage": ProcessLayers(reads: ["drainage_manholes", "drainage_outfalls", "drainage_pipes"],
                                        optionalReads: ["drainage_storage", "drainage_pumps"])
-        case "water": ProcessLayers(reads: ["water_nodes", "water_mains", "water_valves"])
+        case let name?: PressureNetworkLayers.named(name).map { ProcessLayers(reads: [$0.nodes, $0.mains, $0.valves]) } ?? ProcessLayers()
         default: ProcessLayers()
         }
     }
@@ -88,11 +90,11 @@ public struct NetworkTraceProcess: OGCProcess {
         try await progress.report(0)
         let trace: NetworkTrace, collection: FeatureCollection
         do {
-            if r.water {
-                let water = try await StoreWaterNetwork.load(from: store, by: caller)
+            if let layers = r.pressure {
+                let network = try await StorePressureNetwork.load(layers, from: store, by: caller)
                 try await progress.report(50)
-                trace = try water.trace(from: r.from, closedValves: r.closedValves)
-                collection = water.features(of: trace)
+                trace = try network.trace(from: r.from, closedValves: r.closedValves)
+                collection = network.features(of: trace)
             } else {
                 let drainage = try await StoreDrainageNetwork.load(from: store, by: caller)
                 try await progress.report(50)

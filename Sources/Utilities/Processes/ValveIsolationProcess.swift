@@ -4,11 +4,12 @@ import NetworkAnalysis
 import ProcessRuntime
 import TwinStore
 
-/// `valve-isolation`: which valves isolate a burst water main, and who loses water — "close
+/// `valve-isolation`: which valves isolate a burst water or gas main, and who loses supply — "close
 /// these valves; these mains, customers and hospitals are cut off; notify these addresses".
 ///
-/// Inputs: `main` (the burst main's id) and `failedValves` (valve ids that are missing or will
-/// not close). Outputs: the members of `WaterMainIsolationReport.json()`: `valves_to_close` (id,
+/// Inputs: `network` (`water`, the default, or `gas`), `main` (the burst main's id) and
+/// `failedValves` (valve ids that are missing or will not close). Outputs: the members of
+/// `MainIsolationReport.json()`: `valves_to_close` (id,
 /// lon, lat, main, near_node), `failed_valves_passed`, `segment_mains`, `mains_cut_off`,
 /// `mains_cut_off_geojson`, `nodes_cut_off`, `customers_cut_off`, `critical_customers`,
 /// `addresses_to_notify`, `counts` (and the echoed `burst_main`, `failed_valves`). The layers are
@@ -17,14 +18,16 @@ public struct ValveIsolationProcess: OGCProcess {
     public let id = "valve-isolation"
     public let version = "1.0.0"
     public let title = "Burst-main valve isolation"
-    public let description = "The valves to close to isolate a burst water main (expanding past failed valves), the mains, nodes and customers cut off, the critical customers (hospitals, shelters) among them and the addresses to notify."
+    public let description = "The valves to close to isolate a burst water or gas main (expanding past failed valves), the mains, nodes and customers cut off, the critical customers (hospitals, shelters) among them and the addresses to notify."
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
 
     public var inputs: [String: ProcessParameter] {
         [
-            "main": ProcessParameter(title: "Burst main", description: "Id of the burst water main (water_mains).", schema: ["type": "string"]),
+            "network": ProcessParameter(title: "Network", description: "water (water_mains, the default) or gas (gas_mains).",
+                                        schema: ["type": "string", "enum": ["water", "gas"], "default": "water"], minOccurs: 0),
+            "main": ProcessParameter(title: "Burst main", description: "Id of the burst main (water_mains or gas_mains).", schema: ["type": "string"]),
             "failedValves": ProcessParameter(title: "Failed valves", description: "Ids of valves that are missing or will not close.",
                                              schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true], minOccurs: 0),
         ]
@@ -47,8 +50,8 @@ public struct ValveIsolationProcess: OGCProcess {
             "mains_cut_off": ids("Mains cut off", "Mains out of service: the segment and everything no longer connected to a source."),
             "mains_cut_off_geojson": ProcessParameter(title: "Mains cut off (GeoJSON)", description: "The mains cut off as a FeatureCollection.",
                                                       schema: ["type": "object"]),
-            "nodes_cut_off": ids("Nodes cut off", "Water nodes no longer connected to a source."),
-            "customers_cut_off": ids("Customers cut off", "water_connections ids that lose water."),
+            "nodes_cut_off": ids("Nodes cut off", "Nodes no longer connected to a source."),
+            "customers_cut_off": ids("Customers cut off", "Customer connection ids (water_connections, gas_customers) that lose supply."),
             "critical_customers": ProcessParameter(title: "Critical customers", description: "Connections supplying hospitals and shelters among those cut off.",
                                                    schema: ["type": "array", "items": ["type": "object"]]),
             "addresses_to_notify": ids("Addresses to notify", "Standard address codes of the customers cut off."),
@@ -57,15 +60,18 @@ public struct ValveIsolationProcess: OGCProcess {
         ]
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> (main: String, failed: Set<String>) {
+    func request(_ inputs: [String: JSONValue]) throws -> (network: PressureNetworkLayers, main: String, failed: Set<String>) {
+        let name = try ProcessInputs.string(inputs, "network") ?? PressureNetworkLayers.water.name
+        guard let network = PressureNetworkLayers.named(name) else { throw ProcessInputError("network", "must be 'water' or 'gas'") }
         guard let main = try ProcessInputs.string(inputs, "main") else { throw ProcessInputError("main", "is required") }
-        return (main, Set(try ProcessInputs.strings(inputs, "failedValves") ?? []))
+        return (network, main, Set(try ProcessInputs.strings(inputs, "failedValves") ?? []))
     }
 
-    /// The water network and its customers are needed; the critical customers are found among
+    /// The network and its customers are needed; the critical customers are found among
     /// hospitals and shelters through buildings and addresses the caller may read.
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
-        ProcessLayers(reads: ["water_nodes", "water_mains", "water_valves", "water_connections"],
+        let network = ProcessInputs.unwrap(inputs["network"])?.stringValue.flatMap(PressureNetworkLayers.named) ?? .water
+        return ProcessLayers(reads: network.ids,
                       optionalReads: ["hospitals", "shelters", "buildings", "addresses"])
     }
 
@@ -77,10 +83,10 @@ public struct ValveIsolationProcess: OGCProcess {
                         progress: JobProgress) async throws -> JSONValue {
         let r = try request(inputs)
         try await progress.report(0)
-        let water = try await StoreWaterNetwork.load(from: store, by: caller)
+        let network = try await StorePressureNetwork.load(r.network, from: store, by: caller)
         try await progress.report(50)
         do {
-            return try water.isolate(main: r.main, failedValves: r.failed).json()
+            return try network.isolate(main: r.main, failedValves: r.failed).json()
         } catch let e as UtilityNetworkError {
             throw ProcessInputError(e.id == r.main ? "main" : "failedValves", e.message)
         }
