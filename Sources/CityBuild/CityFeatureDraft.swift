@@ -25,11 +25,19 @@ public struct CityFeatureDraft: Sendable {
     /// What the build did, counted: written and dropped per layer with the reason, derived values by property.
     public var report: [String: Int] = [:]
 
+    /// Whether an object with `tags` feeds a layer: a `FeatureRule` selects it or it carries an address.
+    public static func uses(_ tags: OSMTags) -> Bool {
+        tags["addr:housenumber"] != nil || FeatureRule.all.contains { $0.matches(tags) }
+    }
+
     /// Builds the layers from `objects`. An object may fill several layers (a fire station mapped as
     /// a building is both).
     /// - Parameter metric: longitude/latitude to the city's metric CRS, for footprint areas.
     public static func build(_ objects: [Object], metric: CoordinateTransformer) throws -> CityFeatureDraft {
         var draft = CityFeatureDraft()
+        let addresses = try AddressDraft.build(objects)
+        if !addresses.features.isEmpty { draft.layers.append(("addresses", addresses.features)) }
+        draft.report.merge(addresses.report) { a, _ in a }
         for rule in FeatureRule.all {
             var features: [Feature] = []
             for object in objects where rule.matches(object.tags) {
@@ -50,10 +58,19 @@ public struct CityFeatureDraft: Sendable {
                 case (.polygon, _):
                     draft.report["\(rule.layer): dropped, mapped as a node or line (no footprint)", default: 0] += 1
                     continue
+                case (.line, .lineString):
+                    geometry = object.geometry
+                case (.line, _):
+                    draft.report["\(rule.layer): dropped, mapped as a node or area (not a line)", default: 0] += 1
+                    continue
                 }
                 if rule.layer == "buildings" {
+                    if let code = addresses.codes[object.id] { values["address_code"] = .string(code) }
                     let area = try geometry.mapPositions { try metric.transform($0) }.area
                     values["footprint_m2"] = .number((area * 10).rounded() / 10)
+                } else if rule.layer == "lakes" {
+                    let area = try geometry.mapPositions { try metric.transform($0) }.area
+                    values["area_km2"] = .number((area / 1e4).rounded() / 100)
                 }
                 for d in derived { draft.report["\(rule.layer) with \(d) derived (not tagged)", default: 0] += 1 }
                 features.append(Feature(id: .string(object.id), geometry: geometry, properties: values))

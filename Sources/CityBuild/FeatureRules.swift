@@ -13,6 +13,8 @@ public struct FeatureRule: Sendable {
         case point
         /// A polygon: tagged areas only; a tagged node is dropped (it has no footprint).
         case polygon
+        /// A line: tagged ways that are not areas (a river's centreline).
+        case line
     }
 
     public var layer: String
@@ -26,7 +28,7 @@ public struct FeatureRule: Sendable {
     let properties: @Sendable (OSMTags, _ osmID: String) -> (values: [String: JSONValue], derived: [String])
 
     /// Every rule, in build order.
-    public static let all: [FeatureRule] = [fireStations, hydrants, hospitals, shelters, parkingLots, buildings]
+    public static let all: [FeatureRule] = [fireStations, hydrants, hospitals, shelters, parkingLots, buildings, rivers, lakes, reservoirs]
 
     /// `amenity=fire_station`: `name`.
     static let fireStations = FeatureRule(layer: "fire_stations", selects: "amenity=fire_station", shape: .point, required: ["name"],
@@ -88,6 +90,51 @@ public struct FeatureRule: Sendable {
             derived.append("kind")
         }
         return (values, derived)
+    }
+
+    /// `waterway=*` centrelines: `kind` 河流 for river, stream and tidal_channel, 港渠 for canal, drain
+    /// and ditch; `width_m` from `width` (m); `name`. (A flood run takes 20 m for a river without a width.)
+    static let rivers = FeatureRule(layer: "rivers", selects: "waterway=river|stream|tidal_channel|canal|drain|ditch (lines)", shape: .line,
+                                    required: [], matches: { waterwayKinds[$0["waterway"] ?? ""] != nil }) { tags, id in
+        var values: [String: JSONValue] = [:]
+        if let name = tags["name"] { values["name"] = .string(name) }
+        if let kind = waterwayKinds[tags["waterway"] ?? ""] { values["kind"] = .string(kind) }
+        if let w = metres(tags["width"]) { values["width_m"] = .number(w) }
+        return (values, [])
+    }
+
+    /// `waterway=*` values kept as rivers, and their kind.
+    public static let waterwayKinds: [String: String] = [
+        "river": "河流", "stream": "河流", "tidal_channel": "河流", "canal": "港渠", "drain": "港渠", "ditch": "港渠",
+    ]
+
+    /// `natural=water` areas that are lakes (`water=lake|pond|oxbow|lagoon|…` or no `water`): `name`,
+    /// `normal_level_m` from `ele`, `area_km2` measured by the builder. A river's own area
+    /// (`water=river|canal|stream`) is left to its centreline.
+    static let lakes = FeatureRule(layer: "lakes", selects: "natural=water (water=lake, pond, … or none; areas)", shape: .polygon,
+                                   required: [], matches: { $0["natural"] == "water" && !isReservoir($0) && lakeWaters.contains($0["water"] ?? "") }) { tags, id in
+        waterBody(tags)
+    }
+
+    /// `landuse=reservoir|basin` or `natural=water` with `water=reservoir|basin`: `name`,
+    /// `normal_level_m` from `ele`.
+    static let reservoirs = FeatureRule(layer: "reservoirs", selects: "landuse=reservoir|basin, water=reservoir|basin (areas)", shape: .polygon,
+                                        required: [], matches: isReservoir) { tags, id in
+        waterBody(tags)
+    }
+
+    /// `water=*` values of a lake; "" is `natural=water` without `water`.
+    public static let lakeWaters: Set<String> = ["", "lake", "pond", "oxbow", "lagoon", "lock", "fishpond", "moat"]
+
+    static func isReservoir(_ tags: OSMTags) -> Bool {
+        ["reservoir", "basin"].contains(tags["landuse"] ?? "") || (tags["natural"] == "water" && ["reservoir", "basin"].contains(tags["water"] ?? ""))
+    }
+
+    static func waterBody(_ tags: OSMTags) -> (values: [String: JSONValue], derived: [String]) {
+        var values: [String: JSONValue] = [:]
+        if let name = tags["name"] { values["name"] = .string(name) }
+        if let ele = metres(tags["ele"]) { values["normal_level_m"] = .number(ele) }
+        return (values, [])
     }
 
     /// Storey height (m) a building's height is derived from when only `building:levels` is tagged.

@@ -33,6 +33,9 @@ public struct OSMExtract {
                 for f in batch {
                     guard case .lineString(let line)? = f.geometry else { continue }
                     let tags = Self.tags(f)
+                    if FeatureRule.all.contains(where: { $0.shape == .line && $0.matches(tags) }) {
+                        objects.append(.init(id: "way/\(f.properties["osm_id"]?.stringValue ?? "\(objects.count + 1)")", geometry: .lineString(line), tags: tags))
+                    }
                     guard tags["highway"] != nil else { continue }
                     ways.append(.init(id: f.properties["osm_id"]?.stringValue ?? "\(ways.count + 1)", positions: line.positions, tags: tags))
                     for p in line.positions {
@@ -50,7 +53,7 @@ public struct OSMExtract {
                     case "stop", "give_way": stops.append(p)
                     default: break
                     }
-                    if FeatureRule.all.contains(where: { $0.matches(tags) }) {
+                    if CityFeatureDraft.uses(tags) {
                         objects.append(.init(id: "node/\(f.properties["osm_id"]?.stringValue ?? "\(objects.count + 1)")", geometry: .point(point), tags: tags))
                     }
                 }
@@ -63,7 +66,7 @@ public struct OSMExtract {
                     guard let geometry = f.geometry else { continue }
                     switch geometry { case .polygon, .multiPolygon: break; default: continue }
                     let tags = Self.tags(f)
-                    guard FeatureRule.all.contains(where: { $0.matches(tags) }) else { continue }
+                    guard CityFeatureDraft.uses(tags) else { continue }
                     let id = f.properties["osm_way_id"]?.stringValue.map { "way/\($0)" }
                         ?? f.properties["osm_id"]?.stringValue.map { "relation/\($0)" } ?? "area/\(objects.count + 1)"
                     objects.append(.init(id: id, geometry: geometry, tags: tags))

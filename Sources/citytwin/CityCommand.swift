@@ -36,6 +36,9 @@ struct CityCommand: ParsableCommand {
         @Option(help: "The city's name, recorded in the store (default: the extract's file name).")
         var name: String?
 
+        @Option(help: "Also write the build's report (features written per layer; values derived, objects dropped and why) as JSON to this file.")
+        var report: String?
+
         @OptionGroup var storeOption: StoreOption
 
         @Option(help: "Directory of layer definitions (the roads and intersections layers are created from it).")
@@ -61,13 +64,14 @@ struct CityCommand: ParsableCommand {
             // The other layers require only what OpenStreetMap can say (FeatureRule.required).
             let directory = try LayerCatalog.load(directory: URL(fileURLWithPath: layers, isDirectory: true))
             var definitions = catalog.definitions
-            for rule in FeatureRule.all where others.layers.contains(where: { $0.id == rule.layer }) {
-                guard let base = catalog[rule.layer] ?? directory[rule.layer] else {
-                    throw CommandFailure("no layer \(rule.layer) in the store or in \(layers)/")
+            let requirements = FeatureRule.all.map { ($0.layer, $0.required) } + [("addresses", AddressDraft.required)]
+            for (layer, required) in requirements where others.layers.contains(where: { $0.id == layer }) {
+                guard let base = catalog[layer] ?? directory[layer] else {
+                    throw CommandFailure("no layer \(layer) in the store or in \(layers)/")
                 }
-                let relaxed = try base.requiring(only: rule.required)
+                let relaxed = try base.requiring(only: required)
                 try await store.createLayer(relaxed)
-                definitions.removeAll { $0.id == rule.layer }
+                definitions.removeAll { $0.id == layer }
                 definitions.append(relaxed)
             }
             catalog = LayerCatalog(definitions)
@@ -82,9 +86,17 @@ struct CityCommand: ParsableCommand {
                     print("metric CRS: \(metric) (the city's, as the store records it)")
                 }
                 for s in summaries { print("built \(s.count) features into \(s.layer)") }
-                var report = roads.report.merging(features.report) { a, _ in a }
-                if extract.unreadableAreas > 0 { report["areas left out: a geometry GDAL cannot read (an open ring)"] = extract.unreadableAreas }
-                for (what, n) in report.sorted(by: { $0.key < $1.key }) { print("  \(what): \(n)") }
+                var counts = roads.report.merging(features.report) { a, _ in a }
+                if extract.unreadableAreas > 0 { counts["areas left out: a geometry GDAL cannot read (an open ring)"] = extract.unreadableAreas }
+                for (what, n) in counts.sorted(by: { $0.key < $1.key }) { print("  \(what): \(n)") }
+                if let report {
+                    let document: JSONValue = [
+                        "source": .string(url.lastPathComponent), "metric_crs": .string("\(metric)"),
+                        "written": .object(Dictionary(uniqueKeysWithValues: summaries.map { ($0.layer, JSONValue.integer(Int64($0.count))) })),
+                        "report": .object(counts.mapValues { JSONValue.integer(Int64($0)) }),
+                    ]
+                    try JSONOutput.encoder(.pretty).encode(document).write(to: URL(fileURLWithPath: report))
+                }
             } catch let e as ImportError {
                 throw CommandFailure("city build failed, nothing written: \(e)")
             }

@@ -209,9 +209,21 @@ def process(server, bearer: str, inputs: dict) -> dict:
 def test_the_build_reports_what_it_derived_and_records_the_citys_utm_zone(built):
     _, out = built
     assert "EPSG:32635" in out, out
-    for line in ("built 1084 features into roads", "built 37 features into hydrants", "built 1 features into fire_stations"):
+    for line in ("built 1084 features into roads", "built 37 features into hydrants", "built 1 features into fire_stations",
+                 "built 822 features into addresses", "built 6 features into rivers", "built 6 features into lakes"):
         assert line in out, out
     assert "roads with speed_kmh derived (not tagged)" in out and "dropped" in out, out
+
+
+def test_the_imported_addresses_are_geocoded_forward_and_in_reverse(server, fire_token):
+    auth = {"Authorization": f"Bearer {fire_token}"}
+    forward = requests.get(f"{server.url}/geocode", params={"q": "Korkeavuorenkatu26号"}, headers=auth, timeout=30)
+    assert forward.status_code == 200, forward.text[:300]
+    text = forward.text
+    assert "Korkeavuorenkatu 26, Helsinki" in text, text[:500]
+    # The fire station's own address: its building carries it (Erottajan paloasema, Korkeavuorenkatu 26).
+    reverse = requests.get(f"{server.url}/geocode", params={"lon": 24.9452, "lat": 60.1652}, headers=auth, timeout=30)
+    assert reverse.status_code == 200 and "Korkeavuorenkatu 26" in reverse.text, reverse.text[:300]
 
 
 def test_the_collections_advertise_the_citys_utm_zone(server):
