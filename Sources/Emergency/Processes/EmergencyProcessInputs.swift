@@ -32,3 +32,25 @@ extension ProcessInputs {
 
     package static let profileSchema: JSONValue = ["type": "string", "enum": ["driving", "walking"], "default": "driving"]
 }
+
+/// The emergency analyses' fields as a `ProcessInput` reads them.
+extension ProcessInputReader {
+    /// `maximumSnapMetres` (0…10000, default `StoreRoadGraph.defaultMaximumSnapMetres`, 500 m).
+    package func maximumSnapMetres() throws -> Double {
+        try number("maximumSnapMetres", title: "Maximum snap distance",
+                   description: """
+                       How far in metres a point (incident, origin, resource) may lie from the nearest road and still be \
+                       routed (0…10000, default 500); a point beyond it is refused, a resource beyond it is listed as off \
+                       the network.
+                       """,
+                   in: 0...10_000, default: StoreRoadGraph.defaultMaximumSnapMetres)
+    }
+
+    /// `profile`: `driving` (default) or `walking` (also `drive`, `car`, `walk`, `foot`, any case).
+    package func profile(description: String) throws -> TravelProfile {
+        guard let s = try optionalString("profile", title: "Travel profile", description: description,
+                                         schema: ProcessInputs.profileSchema) else { return .driving }
+        guard let p = TravelProfile.named(s) else { throw ProcessInputError("profile", "must be 'driving' or 'walking', got '\(s)'") }
+        return p
+    }
+}
