@@ -13,7 +13,7 @@ import TwinStore
 /// closed; water only). Outputs: `features` (a GeoJSON FeatureCollection in CRS84/EPSG:4490
 /// lon/lat, links then nodes, each tagged with `layer` and `trace_role`), `nodes` and `links`
 /// (ids, sorted). The layers are read as the caller, so access rules and masking apply.
-public struct NetworkTraceProcess: OGCProcess {
+public struct NetworkTraceProcess: TypedProcess {
     public let id = "network-trace"
     public let version = "1.0.0"
     public let title = "Utility network trace"
@@ -21,19 +21,6 @@ public struct NetworkTraceProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "network": ProcessParameter(title: "Network", description: "drainage (rainwater sewers) or water (supply mains).",
-                                        schema: ["type": "string", "enum": ["drainage", "water"]]),
-            "from": ProcessParameter(title: "Start", description: "Id of the start node or pipe (drainage) or node or main (water).",
-                                     schema: ["type": "string"]),
-            "direction": ProcessParameter(title: "Direction", description: "down (default): where the start drains to; up: what drains into it. Drainage only.",
-                                          schema: ["type": "string", "enum": ["up", "down"], "default": "down"], minOccurs: 0),
-            "closedValves": ProcessParameter(title: "Closed valves", description: "Water valve ids treated as closed. Water only.",
-                                             schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true], minOccurs: 0),
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -45,28 +32,34 @@ public struct NetworkTraceProcess: OGCProcess {
         ]
     }
 
-    struct Request {
+    public struct Input: ProcessInput {
         var water: Bool
         var from: String
         var direction: TraceDirection
         var closedValves: Set<String>
-    }
 
-    func request(_ inputs: [String: JSONValue]) throws -> Request {
-        let network = try ProcessInputs.string(inputs, "network")
-        guard network == "drainage" || network == "water" else {
-            throw ProcessInputError("network", "must be 'drainage' or 'water'")
+        public init(from r: ProcessInputReader) throws {
+            let network = try r.string("network", title: "Network", description: "drainage (rainwater sewers) or water (supply mains).",
+                                       schema: ["type": "string", "enum": ["drainage", "water"]], placeholder: "drainage")
+            guard network == "drainage" || network == "water" else {
+                throw ProcessInputError("network", "must be 'drainage' or 'water'")
+            }
+            water = network == "water"
+            from = try r.string("from", title: "Start", description: "Id of the start node or pipe (drainage) or node or main (water).")
+            let directionText = try r.optionalString(
+                "direction", title: "Direction", description: "down (default): where the start drains to; up: what drains into it. Drainage only.",
+                schema: ["type": "string", "enum": ["up", "down"], "default": "down"]) ?? "down"
+            guard let direction = TraceDirection(rawValue: directionText) else {
+                throw ProcessInputError("direction", "must be 'up' or 'down'")
+            }
+            self.direction = direction
+            let closed = try r.strings("closedValves", title: "Closed valves", description: "Water valve ids treated as closed. Water only.",
+                                       schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true]) ?? []
+            if !water, !closed.isEmpty {
+                throw ProcessInputError("closedValves", "applies to the water network only")
+            }
+            closedValves = Set(closed)
         }
-        guard let from = try ProcessInputs.string(inputs, "from") else { throw ProcessInputError("from", "is required") }
-        let directionText = try ProcessInputs.string(inputs, "direction") ?? "down"
-        guard let direction = TraceDirection(rawValue: directionText) else {
-            throw ProcessInputError("direction", "must be 'up' or 'down'")
-        }
-        let closed = try ProcessInputs.strings(inputs, "closedValves") ?? []
-        if network == "drainage", !closed.isEmpty {
-            throw ProcessInputError("closedValves", "applies to the water network only")
-        }
-        return Request(water: network == "water", from: from, direction: direction, closedValves: Set(closed))
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
@@ -78,13 +71,7 @@ public struct NetworkTraceProcess: OGCProcess {
         }
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         try await progress.report(0)
         let trace: NetworkTrace, collection: FeatureCollection
         do {

@@ -13,7 +13,7 @@ import TwinStore
 /// `mains_cut_off_geojson`, `nodes_cut_off`, `customers_cut_off`, `critical_customers`,
 /// `addresses_to_notify`, `counts` (and the echoed `burst_main`, `failed_valves`). The layers are
 /// read as the caller, so access rules and masking apply.
-public struct ValveIsolationProcess: OGCProcess {
+public struct ValveIsolationProcess: TypedProcess {
     public let id = "valve-isolation"
     public let version = "1.0.0"
     public let title = "Burst-main valve isolation"
@@ -21,14 +21,6 @@ public struct ValveIsolationProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "main": ProcessParameter(title: "Burst main", description: "Id of the burst water main (water_mains).", schema: ["type": "string"]),
-            "failedValves": ProcessParameter(title: "Failed valves", description: "Ids of valves that are missing or will not close.",
-                                             schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true], minOccurs: 0),
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         func ids(_ title: String, _ description: String) -> ProcessParameter {
@@ -57,9 +49,15 @@ public struct ValveIsolationProcess: OGCProcess {
         ]
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> (main: String, failed: Set<String>) {
-        guard let main = try ProcessInputs.string(inputs, "main") else { throw ProcessInputError("main", "is required") }
-        return (main, Set(try ProcessInputs.strings(inputs, "failedValves") ?? []))
+    public struct Input: ProcessInput {
+        var main: String
+        var failed: Set<String>
+
+        public init(from r: ProcessInputReader) throws {
+            main = try r.string("main", title: "Burst main", description: "Id of the burst water main (water_mains).")
+            failed = Set(try r.strings("failedValves", title: "Failed valves", description: "Ids of valves that are missing or will not close.",
+                                       schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true]) ?? [])
+        }
     }
 
     /// The water network and its customers are needed; the critical customers are found among
@@ -69,13 +67,7 @@ public struct ValveIsolationProcess: OGCProcess {
                       optionalReads: ["hospitals", "shelters", "buildings", "addresses"])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         try await progress.report(0)
         let water = try await StoreWaterNetwork.load(from: store, by: caller)
         try await progress.report(50)
