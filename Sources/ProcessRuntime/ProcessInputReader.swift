@@ -93,6 +93,13 @@ public final class ProcessInputReader {
         return try ProcessInputs.integer([name: v], name, default: fallback, in: range)
     }
 
+    /// An integer in `range`, `nil` when not given.
+    public func integer(_ name: String, title: String, description: String, in range: ClosedRange<Int>) throws -> Int? {
+        let schema: JSONValue = ["type": "integer", "minimum": .integer(Int64(range.lowerBound)), "maximum": .integer(Int64(range.upperBound))]
+        guard let v = value(name, title: title, description: description, schema: schema) else { return nil }
+        return try ProcessInputs.integer([name: v], name, default: range.lowerBound, in: range)
+    }
+
     /// A required point: a GeoJSON Point or `[lon, lat]` in CRS84 degrees; (0, 0) while describing.
     public func point(_ name: String, title: String, description: String) throws -> Position {
         try required(name, title: title, description: description, schema: ProcessInputs.pointSchema,
