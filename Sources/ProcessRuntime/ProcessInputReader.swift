@@ -152,11 +152,17 @@ public final class ProcessInputReader {
 
     /// `repair`: whether an invalid area is repaired (default `false`: refused with GEOS's reason).
     public func repair() throws -> Bool {
-        try bool("repair", title: "Repair the area",
-                 description: """
-                     true: an invalid (e.g. self-intersecting) area is repaired with GEOS make-valid; false (default): it \
-                     is refused with GEOS's reason.
-                     """)
+        try repairValue().map { try ProcessInputs.bool(["repair": $0], "repair") } ?? false
+    }
+
+    /// The `repair` input as given, for a process that reads it only beside an area.
+    public func repairValue() -> JSONValue? {
+        value("repair", title: "Repair the area",
+              description: """
+                  true: an invalid (e.g. self-intersecting) area is repaired with GEOS make-valid; false (default): it \
+                  is refused with GEOS's reason.
+                  """,
+              schema: ["type": "boolean", "default": false])
     }
 
     /// The JSON Schema of a number in `range`: bounds written as integers when whole, so a

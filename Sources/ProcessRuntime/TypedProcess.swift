@@ -44,14 +44,15 @@ extension ProcessInput {
 /// `ProcessInput`, `run` computes `Output`. It is an `OGCProcess` through the extension below, so
 /// `ProcessRegistry.run`, the routes, the worker and the CLI run it as any other:
 /// `inputs` is `Input.parameters`, `validate` reads the input and calls `check`, `execute` reads
-/// it, calls `run` and gives the output as JSON.
+/// it again, calls `run` and gives the output as JSON.
 public protocol TypedProcess: OGCProcess {
     associatedtype Input: ProcessInput
     /// The result document; `JSONValue` where a process builds it member by member.
     associatedtype Output: Encodable & Sendable
 
     /// The checks beyond the input's own that need the store (the layer named exists and has
-    /// geometry, …); by default none.
+    /// geometry, …), made before a run is accepted; by default none. `execute` does not repeat
+    /// them: a `run` that needs them again (a job runs long after it was accepted) calls it.
     func check(_ input: Input, store: any FeatureStore, caller: Caller) async throws
 
     /// Runs the process on checked input.
@@ -64,15 +65,18 @@ extension TypedProcess {
 
     public func check(_ input: Input, store: any FeatureStore, caller: Caller) async throws {}
 
+    /// `inputs` read as `Input` (the checks needing no store), as `validate` and `execute` read them.
+    public func input(_ inputs: [String: JSONValue]) throws -> Input {
+        try Input(reading: inputs)
+    }
+
     public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        try await check(try Input(reading: inputs), store: store, caller: caller)
+        try await check(try input(inputs), store: store, caller: caller)
     }
 
     public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress) async throws -> JSONValue {
-        let input = try Input(reading: inputs)
-        try await check(input, store: store, caller: caller)
-        return try ProcessOutput.json(try await run(input, store: store, caller: caller, progress: progress))
+        try ProcessOutput.json(try await run(try input(inputs), store: store, caller: caller, progress: progress))
     }
 }
 

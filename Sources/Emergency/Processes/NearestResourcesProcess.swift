@@ -94,6 +94,7 @@ public struct NearestResourcesProcess: TypedProcess {
     }
 
     public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        try await check(r, store: store, caller: caller)
         return try await ProcessInputs.mapped {
             let (resources, invalid) = try await EmergencyResource.loadChecked(layer: r.layer, from: store, filter: r.filter, by: caller)
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
