@@ -81,11 +81,6 @@ package enum ProcessInputs {
         return b
     }
 
-    package static let repairParameter = ProcessParameter(
-        title: "Repair the area",
-        description: "true: an invalid (e.g. self-intersecting) area is repaired with GEOS make-valid; false (default): it is refused with GEOS's reason.",
-        schema: ["type": "boolean", "default": false], minOccurs: 0)
-
     package static let pointSchema: JSONValue = [
         "oneOf": [
             ["type": "object", "required": ["type", "coordinates"],

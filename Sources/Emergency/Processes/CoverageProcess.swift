@@ -16,7 +16,7 @@ import TwinStore
 /// `maximumSnapMetres` (default 500): a station or shelter farther from every road covers
 /// nothing (its `snap_metres` and `off_road_reason` say so), an address or building farther is
 /// not covered (counted in `off_road`); output `snap` gives the limit.
-public struct CoverageProcess: OGCProcess {
+public struct CoverageProcess: TypedProcess {
     public let id = "coverage"
     public let version = "1.0.0"
     public let title = "Emergency coverage against the standards"
@@ -24,24 +24,6 @@ public struct CoverageProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "fireMinutes": ProcessParameter(title: "Fire response time", description: "Drive time from a station in minutes (default 5).",
-                                            schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 60, "default": 5], minOccurs: 0),
-            "shelterWalkMetres": ProcessParameter(title: "Shelter walking distance", description: "Walk along the roads to a shelter in metres (default 500).",
-                                                  schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 10000, "default": 500], minOccurs: 0),
-            "addressLevel": ProcessParameter(title: "Address level", description: "Standard-address level counted as demand (default 门牌).",
-                                             schema: ["type": "string", "enum": ["门牌", "楼栋", "单元", "户室"], "default": "门牌"], minOccurs: 0),
-            "capacityShare": ProcessParameter(title: "Capacity share", description: "Share of a community's population its shelters must hold (default 0.15).",
-                                              schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.15], minOccurs: 0),
-            "suggestions": ProcessParameter(title: "Suggested sites", description: "How many new fire-station and shelter sites to suggest (0…5, default 1).",
-                                            schema: ["type": "integer", "minimum": 0, "maximum": 5, "default": 1], minOccurs: 0),
-            "listLimit": ProcessParameter(title: "List limit", description: "At most this many uncovered ids listed per gap (default 1000; counts are always complete).",
-                                          schema: ["type": "integer", "minimum": 0, "maximum": 100000, "default": 1000], minOccurs: 0),
-            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -54,21 +36,32 @@ public struct CoverageProcess: OGCProcess {
         ]
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> (EmergencyCoverage.Options, Int) {
-        typealias In = ProcessInputs
-        var o = EmergencyCoverage.Options()
-        o.fire = CoverageStandard(profile: .driving, limitSeconds: 60 * (try In.number(inputs, "fireMinutes", default: 5, in: 1e-3...60) ?? 5))
-        o.shelter = .shelterWalk(metres: try In.number(inputs, "shelterWalkMetres", default: 500, in: 1...10_000) ?? 500)
-        if let level = try In.string(inputs, "addressLevel") {
-            guard ["门牌", "楼栋", "单元", "户室"].contains(level) else {
-                throw ProcessInputError("addressLevel", "must be one of 门牌, 楼栋, 单元, 户室, got '\(level)'")
-            }
-            o.addressLevel = level
+    public struct Input: ProcessInput {
+        var options = EmergencyCoverage.Options()
+        var listLimit: Int
+
+        public init(from r: ProcessInputReader) throws {
+            options.fire = CoverageStandard(profile: .driving, limitSeconds: 60 * (try r.number(
+                "fireMinutes", title: "Fire response time", description: "Drive time from a station in minutes (default 5).",
+                in: 1e-3...60, default: 5)))
+            options.shelter = .shelterWalk(metres: try r.number(
+                "shelterWalkMetres", title: "Shelter walking distance", description: "Walk along the roads to a shelter in metres (default 500).",
+                in: 1...10_000, default: 500))
+            options.addressLevel = try r.choice(
+                "addressLevel", title: "Address level", description: "Standard-address level counted as demand (default 门牌).",
+                among: ["门牌", "楼栋", "单元", "户室"], default: "门牌") { "must be one of 门牌, 楼栋, 单元, 户室, got '\($0)'" }
+            options.capacityShare = try r.number(
+                "capacityShare", title: "Capacity share", description: "Share of a community's population its shelters must hold (default 0.15).",
+                in: 1e-6...1, default: 0.15)
+            options.suggestions = try r.integer(
+                "suggestions", title: "Suggested sites", description: "How many new fire-station and shelter sites to suggest (0…5, default 1).",
+                in: 0...5, default: 1)
+            options.maximumSnapMetres = try r.maximumSnapMetres()
+            listLimit = try r.integer(
+                "listLimit", title: "List limit",
+                description: "At most this many uncovered ids listed per gap (default 1000; counts are always complete).",
+                in: 0...100_000, default: 1000)
         }
-        o.capacityShare = try In.number(inputs, "capacityShare", default: 0.15, in: 1e-6...1) ?? 0.15
-        o.suggestions = try In.integer(inputs, "suggestions", default: 1, in: 0...5)
-        o.maximumSnapMetres = try In.maximumSnapMetres(inputs)
-        return (o, try In.integer(inputs, "listLimit", default: 1000, in: 0...100_000))
     }
 
     /// The demand (addresses, buildings), the facilities and the roads are needed; without
@@ -77,13 +70,8 @@ public struct CoverageProcess: OGCProcess {
         ProcessLayers(reads: ["addresses", "buildings", "fire_stations", "shelters", "roads"], optionalReads: ["admin_divisions"])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let (options, limit) = try request(inputs)
+    public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        let (options, limit) = (input.options, input.listLimit)
         try await progress.report(0)
         let report = try await ProcessInputs.mapped {
             try await EmergencyCoverage.assess(store: store, by: caller, options: options)

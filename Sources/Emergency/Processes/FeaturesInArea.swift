@@ -17,7 +17,7 @@ import TwinStore
 ///
 /// The features are read through the store as the caller, so sharing classes, the negative
 /// list and attribute masking apply: a redacted attribute is summarized as missing.
-public struct FeaturesInArea: OGCProcess {
+public struct FeaturesInArea: TypedProcess {
     public let id = "features-in-area"
     public let version = "1.0.0"
     public let title = "Features in an area"
@@ -25,23 +25,6 @@ public struct FeaturesInArea: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "layer": ProcessParameter(title: "Layer", description: "Id of the collection whose features are counted (a layer with geometry).",
-                                      schema: ["type": "string"]),
-            "area": ProcessParameter(title: "Area", description: "The area: a GeoJSON Polygon or MultiPolygon in CRS84 (longitude, latitude in degrees).",
-                                     schema: ["type": "object", "required": ["type", "coordinates"],
-                                              "properties": ["type": ["type": "string", "enum": ["Polygon", "MultiPolygon"]],
-                                                             "coordinates": ["type": "array"]]]),
-            "repair": ProcessParameter(title: "Repair the area", description: "true: an invalid (e.g. self-intersecting) area is repaired with GEOS make-valid; false (default): it is refused with GEOS's reason.",
-                                       schema: ["type": "boolean", "default": false], minOccurs: 0),
-            "properties": ProcessParameter(title: "Properties to summarize", description: "Property names of the layer; numbers get sum, min and max, strings counts per value.",
-                                           schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true], minOccurs: 0),
-            "relation": ProcessParameter(title: "Spatial relation", description: "intersects (default): features touching the area count; within: only features wholly inside it.",
-                                         schema: ["type": "string", "enum": ["intersects", "within"], "default": "intersects"], minOccurs: 0),
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -53,15 +36,44 @@ public struct FeaturesInArea: OGCProcess {
         ]
     }
 
-    /// The inputs, read and checked.
-    struct Request {
+    /// The inputs, read and checked; `properties` is checked against the layer by `check`.
+    public struct Input: ProcessInput {
         var layer: String
+        var repair: Bool
         var area: Geometry
-        var properties: [String]
+        var properties: [JSONValue]
         var relation: SpatialPredicate
 
-        var query: FeatureQuery {
-            FeatureQuery(filter: .spatial(relation, area), properties: properties, limit: 1000)
+        public init(from r: ProcessInputReader) throws {
+            layer = try r.required("layer", title: "Layer", description: "Id of the collection whose features are counted (a layer with geometry).",
+                                   schema: ["type": "string"], placeholder: "") { value in
+                guard let layer = value.stringValue, !layer.isEmpty else {
+                    throw ProcessInputError("layer", "must be a collection id (a string)")
+                }
+                return layer
+            }
+            repair = try r.repair()
+            let repair = repair
+            area = try r.required("area", title: "Area", description: "The area: a GeoJSON Polygon or MultiPolygon in CRS84 (longitude, latitude in degrees).",
+                                  schema: ["type": "object", "required": ["type", "coordinates"],
+                                           "properties": ["type": ["type": "string", "enum": ["Polygon", "MultiPolygon"]],
+                                                          "coordinates": ["type": "array"]]],
+                                  placeholder: .polygon(Polygon(exterior: []))) { try FeaturesInArea.area($0, repair: repair) }
+            properties = try r.optional("properties", title: "Properties to summarize",
+                                        description: "Property names of the layer; numbers get sum, min and max, strings counts per value.",
+                                        schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true]) { value in
+                guard let list = value.arrayValue else { throw ProcessInputError("properties", "must be an array of property names") }
+                return list
+            } ?? []
+            relation = try r.optional("relation", title: "Spatial relation",
+                                      description: "intersects (default): features touching the area count; within: only features wholly inside it.",
+                                      schema: ["type": "string", "enum": ["intersects", "within"], "default": "intersects"]) { value in
+                switch value.stringValue {
+                case "intersects": return SpatialPredicate.intersects
+                case "within": return .within
+                default: throw ProcessInputError("relation", "must be 'intersects' or 'within'")
+                }
+            } ?? .intersects
         }
     }
 
@@ -69,20 +81,19 @@ public struct FeaturesInArea: OGCProcess {
         ProcessLayers(reads: ProcessInputs.unwrap(inputs["layer"])?.stringValue.map { [$0] } ?? [])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try await request(inputs, store: store, caller: caller)
+    public func check(_ input: Input, store: any FeatureStore, caller: Caller) async throws {
+        _ = try await Self.propertyNames(input, store: store, caller: caller)
     }
 
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let request = try await request(inputs, store: store, caller: caller)
-        let query = request.query
-        let total = try await store.count(layer: request.layer, query, by: caller)
+    public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        let properties = try await Self.propertyNames(input, store: store, caller: caller)
+        let query = FeatureQuery(filter: .spatial(input.relation, input.area), properties: properties, limit: 1000)
+        let total = try await store.count(layer: input.layer, query, by: caller)
         try await progress.report(0)
         var ids = [String]()
-        var summaries = request.properties.map { PropertySummary(name: $0) }
+        var summaries = properties.map { PropertySummary(name: $0) }
         var lastReport = 0.0
-        for try await feature in store.stream(layer: request.layer, query, by: caller) {
+        for try await feature in store.stream(layer: input.layer, query, by: caller) {
             ids.append(feature.id?.description ?? "")
             for i in summaries.indices { summaries[i].add(feature.properties[summaries[i].name]) }
             let percent = total > 0 ? 100 * Double(ids.count) / Double(total) : 100
@@ -98,48 +109,31 @@ public struct FeaturesInArea: OGCProcess {
         ]
     }
 
-    func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
-        guard let layer = ProcessInputs.unwrap(inputs["layer"])?.stringValue, !layer.isEmpty else {
-            throw ProcessInputError("layer", "must be a collection id (a string)")
-        }
+    /// The layer, which must exist with geometry, and the names in `properties`, each a string,
+    /// a property of the layer and listed once.
+    static func propertyNames(_ input: Input, store: any FeatureStore, caller: Caller) async throws -> [String] {
+        let layer = input.layer
         guard let definition = try await store.layerDefinition(layer, for: caller) else {
             throw ProcessInputError("layer", "no collection '\(layer)'")
         }
         guard definition.hasGeometry else {
             throw ProcessInputError("layer", "collection '\(layer)' has no geometry")
         }
-        var repair = false
-        if let value = ProcessInputs.unwrap(inputs["repair"]), !value.isNull {
-            guard case .bool(let b) = value else { throw ProcessInputError("repair", "must be true or false") }
-            repair = b
-        }
-        let area = try Self.area(ProcessInputs.unwrap(inputs["area"]), repair: repair)
         var properties = [String]()
-        if let value = ProcessInputs.unwrap(inputs["properties"]), !value.isNull {
-            guard let list = value.arrayValue else { throw ProcessInputError("properties", "must be an array of property names") }
-            for (i, item) in list.enumerated() {
-                guard let name = item.stringValue else {
-                    throw ProcessInputError("properties", "item \(i) must be a string")
-                }
-                guard definition.schema.properties[name] != nil else {
-                    let known = definition.schema.properties.keys.sorted().joined(separator: ", ")
-                    throw ProcessInputError("properties", "collection '\(layer)' has no property '\(name)' (it has: \(known))")
-                }
-                guard !properties.contains(name) else { throw ProcessInputError("properties", "'\(name)' is listed twice") }
-                properties.append(name)
+        let list = input.properties
+        for (i, item) in list.enumerated() {
+            guard let name = item.stringValue else {
+                throw ProcessInputError("properties", "item \(i) must be a string")
             }
-        }
-        var relation = SpatialPredicate.intersects
-        if let value = ProcessInputs.unwrap(inputs["relation"]), !value.isNull {
-            switch value.stringValue {
-            case "intersects": relation = .intersects
-            case "within": relation = .within
-            default: throw ProcessInputError("relation", "must be 'intersects' or 'within'")
+            guard definition.schema.properties[name] != nil else {
+                let known = definition.schema.properties.keys.sorted().joined(separator: ", ")
+                throw ProcessInputError("properties", "collection '\(layer)' has no property '\(name)' (it has: \(known))")
             }
+            guard !properties.contains(name) else { throw ProcessInputError("properties", "'\(name)' is listed twice") }
+            properties.append(name)
         }
-        return Request(layer: layer, area: area, properties: properties, relation: relation)
+        return properties
     }
-
 
     /// The `area` input as a valid polygon in lon/lat degrees: an invalid one (self-intersecting)
     /// is refused with GEOS's reason unless `repair`, then repaired (see `HazardArea.checked`).

@@ -19,7 +19,7 @@ import TwinStore
 /// the roads; output `snap` gives the incident's snap distance and the limit, `off_road` the
 /// candidates too far from any road to be ranked, with the reason; `invalid` the stored resources left
 /// out because their capacity or occupancy is negative (data stored before the schemas' `minimum: 0`).
-public struct NearestResourcesProcess: OGCProcess {
+public struct NearestResourcesProcess: TypedProcess {
     public let id = "nearest-resources"
     public let version = "1.0.0"
     public let title = "Nearest emergency resources"
@@ -27,28 +27,6 @@ public struct NearestResourcesProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "incident": ProcessParameter(title: "Incident", description: "Where help is needed: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
-                                         schema: ProcessInputs.pointSchema),
-            "layer": ProcessParameter(title: "Resource layer", description: "Collection id of the resources, e.g. shelters, hospitals, fire_stations, warehouses, rescue_teams.",
-                                      schema: ["type": "string", "examples": .array(EmergencyResource.layers.map(JSONValue.string))]),
-            "count": ProcessParameter(title: "Count", description: "How many resources to return (1…50).",
-                                      schema: ["type": "integer", "minimum": 1, "maximum": 50, "default": 3], minOccurs: 0),
-            "profile": ProcessParameter(title: "Travel profile", description: "driving (road speeds, one-way rules) or walking (5 km/h).",
-                                        schema: ProcessInputs.profileSchema, minOccurs: 0),
-            "categories": ProcessParameter(title: "Categories", description: "Keep resources whose category (category, class or grade attribute) is one of these, e.g. 防汛抗旱 or 固定短期.",
-                                           schema: ["type": "array", "items": ["type": "string"]], minOccurs: 0),
-            "status": ProcessParameter(title: "Status", description: "Keep resources with this status (layers with a status attribute).",
-                                       schema: ["type": "string"], minOccurs: 0),
-            "minimumCapacity": ProcessParameter(title: "Minimum free capacity", description: "Keep resources with at least this free capacity (shelter places, hospital beds, team members).",
-                                                schema: ["type": "number", "minimum": 0], minOccurs: 0),
-            "maximumMinutes": ProcessParameter(title: "Maximum travel time", description: "Leave out resources farther than this many minutes.",
-                                               schema: ["type": "number", "exclusiveMinimum": 0], minOccurs: 0),
-            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -63,7 +41,7 @@ public struct NearestResourcesProcess: OGCProcess {
         ]
     }
 
-    struct Request {
+    public struct Input: ProcessInput {
         var incident: Position
         var layer: String
         var count: Int
@@ -71,46 +49,52 @@ public struct NearestResourcesProcess: OGCProcess {
         var filter: ResourceFilter
         var maximumSeconds: Double?
         var maximumSnapMetres: Double
-    }
 
-    func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
-        typealias In = ProcessInputs
-        let incident = try In.requiredPoint(inputs, "incident")
-        guard let layer = try In.string(inputs, "layer") else { throw ProcessInputError("layer", "is required") }
-        guard let definition = try await store.layerDefinition(layer, for: caller) else {
-            throw ProcessInputError("layer", "no collection '\(layer)'")
+        public init(from r: ProcessInputReader) throws {
+            incident = try r.point("incident", title: "Incident",
+                                   description: "Where help is needed: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.")
+            layer = try r.string("layer", title: "Resource layer",
+                                 description: "Collection id of the resources, e.g. shelters, hospitals, fire_stations, warehouses, rescue_teams.",
+                                 schema: ["type": "string", "examples": .array(EmergencyResource.layers.map(JSONValue.string))])
+            count = try r.integer("count", title: "Count", description: "How many resources to return (1…50).", in: 1...50, default: 3)
+            profile = try r.profile(description: "driving (road speeds, one-way rules) or walking (5 km/h).")
+            let categories = try r.strings(
+                "categories", title: "Categories",
+                description: "Keep resources whose category (category, class or grade attribute) is one of these, e.g. 防汛抗旱 or 固定短期.")
+            let status = try r.optionalString("status", title: "Status", description: "Keep resources with this status (layers with a status attribute).")
+            let minimum = try r.number(
+                "minimumCapacity", title: "Minimum free capacity",
+                description: "Keep resources with at least this free capacity (shelter places, hospital beds, team members).", in: 0...1e12)
+            filter = ResourceFilter(categories: categories.map(Set.init), status: status, minimumFreeCapacity: minimum)
+            maximumSeconds = try r.number("maximumMinutes", title: "Maximum travel time",
+                                          description: "Leave out resources farther than this many minutes.", in: 1e-6...1440).map { $0 * 60 }
+            maximumSnapMetres = try r.maximumSnapMetres()
         }
-        guard definition.hasGeometry else { throw ProcessInputError("layer", "collection '\(layer)' has no geometry") }
-        let count = try In.integer(inputs, "count", default: 3, in: 1...50)
-        let profile = try In.profile(inputs)
-        let categories = try In.strings(inputs, "categories").map(Set.init)
-        let status = try In.string(inputs, "status")
-        let minimum = try In.number(inputs, "minimumCapacity", in: 0...1e12)
-        let maximum = try In.number(inputs, "maximumMinutes", in: 1e-6...1440)
-        let schema = definition.schema.properties
-        if status != nil, schema["status"] == nil { throw ProcessInputError("status", "collection '\(layer)' has no status attribute") }
-        if minimum != nil, !EmergencyResource.capacityProperties.contains(where: { schema[$0] != nil }) {
-            throw ProcessInputError("minimumCapacity", "collection '\(layer)' has no capacity attribute (\(EmergencyResource.capacityProperties.joined(separator: ", ")))")
-        }
-        if categories != nil, !EmergencyResource.categoryProperties.contains(where: { schema[$0] != nil }) {
-            throw ProcessInputError("categories", "collection '\(layer)' has no category attribute (\(EmergencyResource.categoryProperties.joined(separator: ", ")))")
-        }
-        return Request(incident: incident, layer: layer, count: count, profile: profile,
-                       filter: ResourceFilter(categories: categories, status: status, minimumFreeCapacity: minimum),
-                       maximumSeconds: maximum.map { $0 * 60 }, maximumSnapMetres: try In.maximumSnapMetres(inputs))
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
         ProcessLayers(reads: (ProcessInputs.unwrap(inputs["layer"])?.stringValue.map { [$0] } ?? []) + ["roads"])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try await request(inputs, store: store, caller: caller)
+    /// The layer exists with geometry and has the attributes the filter asks about.
+    public func check(_ r: Input, store: any FeatureStore, caller: Caller) async throws {
+        let layer = r.layer
+        guard let definition = try await store.layerDefinition(layer, for: caller) else {
+            throw ProcessInputError("layer", "no collection '\(layer)'")
+        }
+        guard definition.hasGeometry else { throw ProcessInputError("layer", "collection '\(layer)' has no geometry") }
+        let schema = definition.schema.properties
+        if r.filter.status != nil, schema["status"] == nil { throw ProcessInputError("status", "collection '\(layer)' has no status attribute") }
+        if r.filter.minimumFreeCapacity != nil, !EmergencyResource.capacityProperties.contains(where: { schema[$0] != nil }) {
+            throw ProcessInputError("minimumCapacity", "collection '\(layer)' has no capacity attribute (\(EmergencyResource.capacityProperties.joined(separator: ", ")))")
+        }
+        if r.filter.categories != nil, !EmergencyResource.categoryProperties.contains(where: { schema[$0] != nil }) {
+            throw ProcessInputError("categories", "collection '\(layer)' has no category attribute (\(EmergencyResource.categoryProperties.joined(separator: ", ")))")
+        }
     }
 
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try await request(inputs, store: store, caller: caller)
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        try await check(r, store: store, caller: caller)
         return try await ProcessInputs.mapped {
             let (resources, invalid) = try await EmergencyResource.loadChecked(layer: r.layer, from: store, filter: r.filter, by: caller)
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)

@@ -13,7 +13,7 @@ import TwinStore
 /// 500). Outputs: `route` (a GeoJSON LineString Feature in lon/lat with seconds, minutes,
 /// metres, profile and each end's snap distance; null when there is none), `unavailable` (why
 /// there is no route) and `closed_metres` (road length the area closes).
-public struct RouteProcess: OGCProcess {
+public struct RouteProcess: TypedProcess {
     public let id = "route"
     public let version = "1.0.0"
     public let title = "Route"
@@ -21,20 +21,6 @@ public struct RouteProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "from": ProcessParameter(title: "From", description: "Origin: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
-                                     schema: ProcessInputs.pointSchema),
-            "to": ProcessParameter(title: "To", description: "Destination: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
-                                   schema: ProcessInputs.pointSchema),
-            "profile": ProcessParameter(title: "Travel profile", description: "driving (road speeds, one-way rules) or walking (5 km/h).",
-                                        schema: ProcessInputs.profileSchema, minOccurs: 0),
-            "avoidArea": ProcessParameter(title: "Closed area", description: "A GeoJSON Polygon or MultiPolygon in CRS84: every road crossing it is closed.",
-                                          schema: ["type": "object"], minOccurs: 0),
-            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -49,33 +35,29 @@ public struct RouteProcess: OGCProcess {
         ProcessLayers(reads: ["roads"], optionalReads: ["turn_restrictions"])
     }
 
-    struct Request {
+    public struct Input: ProcessInput {
         var from: Position
         var to: Position
         var profile: TravelProfile
         var avoid: Geometry?
         var maximumSnapMetres: Double
-    }
 
-    func request(_ inputs: [String: JSONValue]) throws -> Request {
-        typealias In = ProcessInputs
-        var avoid: Geometry?
-        if let area = In.unwrap(inputs["avoidArea"]) {
-            do { avoid = try FeaturesInArea.area(area) } catch let e as ProcessInputError {
-                throw ProcessInputError("avoidArea", e.reason)
+        public init(from r: ProcessInputReader) throws {
+            avoid = try r.optional("avoidArea", title: "Closed area",
+                                   description: "A GeoJSON Polygon or MultiPolygon in CRS84: every road crossing it is closed.",
+                                   schema: ["type": "object"]) { area in
+                do { return try FeaturesInArea.area(area) } catch let e as ProcessInputError {
+                    throw ProcessInputError("avoidArea", e.reason)
+                }
             }
+            from = try r.point("from", title: "From", description: "Origin: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.")
+            to = try r.point("to", title: "To", description: "Destination: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.")
+            profile = try r.profile(description: "driving (road speeds, one-way rules) or walking (5 km/h).")
+            maximumSnapMetres = try r.maximumSnapMetres()
         }
-        return Request(from: try In.requiredPoint(inputs, "from"), to: try In.requiredPoint(inputs, "to"), profile: try In.profile(inputs),
-                       avoid: avoid, maximumSnapMetres: try In.maximumSnapMetres(inputs))
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         return try await ProcessInputs.mapped {
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
             let closures = try r.avoid.map { try RoadClosures(network: roads.graph.network, intersecting: try roads.toMetric.transform($0)) } ?? .none

@@ -13,7 +13,7 @@ import TwinStore
 /// its break and no unreached intersection. An origin on a junction leaves along every road of
 /// the junction and reaches it at 0 s. `maximumSnapMetres` (default 500) refuses an origin
 /// farther from the roads; output `snap` gives the origin's snap distance and the limit.
-public struct ServiceAreaProcess: OGCProcess {
+public struct ServiceAreaProcess: TypedProcess {
     public let id = "service-area"
     public let version = "1.0.0"
     public let title = "Service areas (isochrones)"
@@ -22,20 +22,6 @@ public struct ServiceAreaProcess: OGCProcess {
 
     public init() {}
 
-    public var inputs: [String: ProcessParameter] {
-        [
-            "origin": ProcessParameter(title: "Origin", description: "A GeoJSON Point or [longitude, latitude] in CRS84 degrees.",
-                                       schema: ProcessInputs.pointSchema),
-            "breaks": ProcessParameter(title: "Breaks", description: "Travel-time limits in minutes (each in (0, 240]).",
-                                       schema: ["type": "array", "items": ["type": "number", "exclusiveMinimum": 0, "maximum": 240],
-                                                "minItems": 1, "maxItems": 10, "default": [5, 10, 15]], minOccurs: 0),
-            "profile": ProcessParameter(title: "Travel profile", description: "driving or walking.", schema: ProcessInputs.profileSchema, minOccurs: 0),
-            "bufferMetres": ProcessParameter(title: "Buffer", description: "Half-width in metres of the area around reached roads (1…200).",
-                                             schema: ["type": "number", "minimum": 1, "maximum": 200, "default": 25], minOccurs: 0),
-            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
-        ]
-    }
-
     public var outputs: [String: ProcessParameter] {
         ["areas": ProcessParameter(title: "Service areas", description: "Polygon features in lon/lat, smallest break first, with minutes, reached_metres and reached_nodes.",
                                    schema: ProcessInputs.featureCollectionSchema),
@@ -43,38 +29,44 @@ public struct ServiceAreaProcess: OGCProcess {
                                   schema: ["type": "object"])]
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> (Position, [Double], TravelProfile, Double) {
-        typealias In = ProcessInputs
-        let origin = try In.requiredPoint(inputs, "origin")
-        var breaks: [Double] = [5, 10, 15]
-        if let value = In.unwrap(inputs["breaks"]) {
+    public struct Input: ProcessInput {
+        var origin: Position
+        var breaks: [Double]
+        var bufferMetres: Double
+        var profile: TravelProfile
+        var maximumSnapMetres: Double
+
+        public init(from r: ProcessInputReader) throws {
+            origin = try r.point("origin", title: "Origin", description: "A GeoJSON Point or [longitude, latitude] in CRS84 degrees.")
+            breaks = try r.optional("breaks", title: "Breaks", description: "Travel-time limits in minutes (each in (0, 240]).",
+                                    schema: ["type": "array", "items": ["type": "number", "exclusiveMinimum": 0, "maximum": 240],
+                                             "minItems": 1, "maxItems": 10, "default": [5, 10, 15]], parse: Self.breaks) ?? [5, 10, 15]
+            bufferMetres = try r.number("bufferMetres", title: "Buffer", description: "Half-width in metres of the area around reached roads (1…200).",
+                                        in: 1...200, default: 25)
+            profile = try r.profile(description: "driving or walking.")
+            maximumSnapMetres = try r.maximumSnapMetres()
+        }
+
+        /// 1 to 10 travel times in minutes, each in (0, 240].
+        static func breaks(_ value: JSONValue) throws -> [Double] {
             guard let list = value.arrayValue, !list.isEmpty, list.count <= 10 else {
                 throw ProcessInputError("breaks", "must be an array of 1 to 10 numbers of minutes")
             }
-            breaks = try list.enumerated().map { i, v in
+            return try list.enumerated().map { i, v in
                 guard let d = v.doubleValue, d.isFinite, d > 0, d <= 240 else {
                     throw ProcessInputError("breaks", "item \(i) must be minutes in (0, 240]")
                 }
                 return d
             }
         }
-        let buffer = try In.number(inputs, "bufferMetres", default: 25, in: 1...200) ?? 25
-        return (origin, breaks, try In.profile(inputs), buffer)
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
         ProcessLayers(reads: ["roads"])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-        _ = try ProcessInputs.maximumSnapMetres(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let (origin, breaks, profile, buffer) = try request(inputs)
-        let maximumSnap = try ProcessInputs.maximumSnapMetres(inputs)
+    public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        let (origin, breaks, profile, buffer, maximumSnap) = (input.origin, input.breaks, input.profile, input.bufferMetres, input.maximumSnapMetres)
         return try await ProcessInputs.mapped {
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: profile, by: caller)
             let areas = try ServiceAreaIsochrones.compute(from: origin, minutes: breaks, roads: roads, bufferMetres: buffer,

@@ -22,7 +22,7 @@ import TwinStore
 /// roads deeper than 15 cm and cut-off emergency resources (`FloodNowcastAlerts`; the summary's
 /// `alerts`, `observedRainfall`). Alerts are the platform's, shared as the sensor data are: the
 /// run writes them in the caller's name (audited) without needing the right to edit that layer.
-public struct FloodScenarioProcess: OGCProcess {
+public struct FloodScenarioProcess: TypedProcess {
     public let id = "flood-scenario"
     public let version = "1.0.0"
     public let title = "Urban flood scenario"
@@ -47,34 +47,78 @@ public struct FloodScenarioProcess: OGCProcess {
         self.rasters = rasters
     }
 
-    public var inputs: [String: ProcessParameter] {
-        [
-            "scenario": ProcessParameter(title: "Scenario", description: "A scenario document or the name of a file in Models/scenarios. Ranges: return_period_a 1–1000 a; duration_min (0, 1440]; time_step_min (0, duration_min]; peak_ratio (0, 1); outfall_stage_m (every stage_m of a series) within the district's elevations, from the lowest drainage invert to the highest manhole rim (m, 1985 datum); ground_floor_sill_m 0–3 m; upgrades.storage volume_m3 > 0, depth_m 0.1–60 m; upgrades.pipes 100–6000 mm.",
-                                         schema: ["oneOf": [["type": "string"], ["type": "object"]]]),
-            "durationScale": ProcessParameter(title: "Duration scale", description: "Scale the storm duration for a quick run (0–1].",
-                                              schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 1], minOccurs: 0),
-            "demCoarsening": ProcessParameter(title: "DEM coarsening", description: "Block factor coarsening the 10 m DEM (1 = none).",
-                                              schema: ["type": "integer", "minimum": 1, "maximum": 10, "default": 1], minOccurs: 0),
-            "rainfall": ProcessParameter(title: "Observed rainfall (nowcast)",
-                                         description: "Rain-gauge Datastreams (@iot.ids; unit mm per reading or mm/h), the observed window and an optional forecast after it: {\"datastreams\": [12], \"from\": \"2026-07-01T08:00:00Z\", \"to\": \"2026-07-01T10:00:00Z\", \"forecast\": {\"interval_min\": 10, \"depths_mm\": [4, 6]}}. Replaces the scenario's design storm; the run is named nowcast-<scenario> and raises alerts.",
-                                         schema: ["type": "object", "required": ["datastreams", "from", "to"], "properties": [
-                                             "datastreams": ["type": "array", "items": ["type": "integer"], "minItems": 1],
-                                             "from": ["type": "string", "format": "date-time"], "to": ["type": "string", "format": "date-time"],
-                                             "forecast": ["type": "object", "properties": ["interval_min": ["type": "number"],
-                                                                                           "depths_mm": ["type": "array", "items": ["type": "number"]]]],
-                                         ]], minOccurs: 0),
-            "dem": ProcessParameter(title: "DEM", description: "The id of the DEM among the rasters the store manages (GET /rasters); default 'dem'.",
-                                    schema: ["type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$", "default": .string(ManagedRaster.defaultDEM)],
-                                    minOccurs: 0),
-        ]
-    }
-
     public var outputs: [String: ProcessParameter] {
         [
             "layers": ProcessParameter(title: "Result layers", description: "Ids of the layers written.", schema: ["type": "array", "items": ["type": "string"]]),
             "summary": ProcessParameter(title: "Summary", description: "Flooded road km, buildings, cut-off resources, volumes and the mass-balance error; maxDepthRaster is the path (from the API root) of the maximum-depth grid, served under the depth layer's access rules.",
                                         schema: ["type": "object"]),
         ]
+    }
+
+    /// The inputs: the scenario as given (a document or a file name, read by `scenario(_:)`
+    /// against `scenariosDirectory`), the observed rainfall as given, and the run's options.
+    public struct Input: ProcessInput {
+        var scenario: JSONValue
+        var rainfall: JSONValue?
+        var durationScale: Double
+        var demCoarsening: Int
+        var dem: String
+
+        public init(from r: ProcessInputReader) throws {
+            scenario = try r.required(
+                "scenario", title: "Scenario",
+                description: """
+                    A scenario document or the name of a file in Models/scenarios. Ranges: return_period_a 1–1000 a; duration_min \
+                    (0, 1440]; time_step_min (0, duration_min]; peak_ratio (0, 1); outfall_stage_m (every stage_m of a series) \
+                    within the district's elevations, from the lowest drainage invert to the highest manhole rim (m, 1985 datum); \
+                    ground_floor_sill_m 0–3 m; upgrades.storage volume_m3 > 0, depth_m 0.1–60 m; upgrades.pipes 100–6000 mm.
+                    """,
+                schema: ["oneOf": [["type": "string"], ["type": "object"]]], placeholder: .string("")) { $0 }
+            (durationScale, demCoarsening, dem) = try Self.options(r)
+            rainfall = r.value(
+                "rainfall", title: "Observed rainfall (nowcast)",
+                description: """
+                    Rain-gauge Datastreams (@iot.ids; unit mm per reading or mm/h), the observed window and an optional forecast \
+                    after it: {"datastreams": [12], "from": "2026-07-01T08:00:00Z", "to": "2026-07-01T10:00:00Z", "forecast": \
+                    {"interval_min": 10, "depths_mm": [4, 6]}}. Replaces the scenario's design storm; the run is named \
+                    nowcast-<scenario> and raises alerts.
+                    """,
+                schema: ["type": "object", "required": ["datastreams", "from", "to"], "properties": [
+                    "datastreams": ["type": "array", "items": ["type": "integer"], "minItems": 1],
+                    "from": ["type": "string", "format": "date-time"], "to": ["type": "string", "format": "date-time"],
+                    "forecast": ["type": "object", "properties": ["interval_min": ["type": "number"],
+                                                                  "depths_mm": ["type": "array", "items": ["type": "number"]]]],
+                ]])
+        }
+
+        /// `durationScale` (0, 1], `demCoarsening` 1–10 and `dem` (the raster id `dem` when absent).
+        static func options(_ r: ProcessInputReader) throws -> (Double, Int, String) {
+            let scale = try r.optional("durationScale", title: "Duration scale", description: "Scale the storm duration for a quick run (0–1].",
+                                       schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 1]) { v in
+                guard let d = v.doubleValue, d > 0, d <= 1 else { throw ProcessInputError("durationScale", "must be a number in (0, 1]") }
+                return d
+            } ?? 1
+            let coarsening = try r.optional("demCoarsening", title: "DEM coarsening", description: "Block factor coarsening the 10 m DEM (1 = none).",
+                                            schema: ["type": "integer", "minimum": 1, "maximum": 10, "default": 1]) { v in
+                guard let d = v.doubleValue, d >= 1, d <= 10, d == d.rounded() else { throw ProcessInputError("demCoarsening", "must be an integer 1–10") }
+                return Int(d)
+            } ?? 1
+            let dem = try r.optional("dem", title: "DEM",
+                                     description: "The id of the DEM among the rasters the store manages (GET /rasters); default 'dem'.",
+                                     schema: ["type": "string", "pattern": "^[a-z0-9][a-z0-9_-]{0,63}$", "default": .string(ManagedRaster.defaultDEM)]) { v in
+                guard let id = v.stringValue else { throw ProcessInputError("dem", "must be the id of a raster the store manages (a string)") }
+                do { try ManagedDEM.checkID(id) } catch let e as ScenarioError { throw ProcessInputError("dem", e.message) }
+                return id
+            } ?? ManagedRaster.defaultDEM
+            return (scale, coarsening, dem)
+        }
+
+        /// The inputs as given, for `scenario(_:)` and `inputError`.
+        var given: [String: JSONValue] {
+            var inputs = ["scenario": scenario]
+            inputs["rainfall"] = rainfall
+            return inputs
+        }
     }
 
     struct Request {
@@ -96,8 +140,9 @@ public struct FloodScenarioProcess: OGCProcess {
                                  + [ProcessLayers.Write(FloodRunCatalog.layerID, owner: FloodRunCatalog.owner)])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        let request = try request(inputs)
+    public func check(_ input: Input, store: any FeatureStore, caller: Caller) async throws {
+        let request = try request(input)
+        let inputs = input.given
         // The DEM is read before a job is accepted: a missing or unusable raster is the caller's 400, not a failed job.
         do { _ = try await ManagedDEM.read(request.options.dem, from: store) } catch let e as ScenarioError { throw inputError(e, inputs) }
         // The outfall stage within the district's elevations, before a job is accepted.
@@ -123,9 +168,9 @@ public struct FloodScenarioProcess: OGCProcess {
         return ProcessInputError("scenario", e.message)
     }
 
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let request = try request(inputs)
+    public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        let request = try request(input)
+        let inputs = input.given
         var runOptions = request.options
         runOptions.outputInterval = Self.outputInterval
         runOptions.start = TwinClock.current.now
@@ -188,28 +233,15 @@ public struct FloodScenarioProcess: OGCProcess {
         return scenario
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> Request {
-        Request(scenario: try scenario(inputs), options: try runOptions(inputs))
+    func request(_ input: Input) throws -> Request {
+        Request(scenario: try scenario(input.given),
+                options: FloodScenarioRun.Options(dem: input.dem, stormCatalog: stormCatalog, rasters: rasters, durationScale: input.durationScale,
+                                                  demCoarsening: input.demCoarsening, resultLayers: resultLayers))
     }
 
     /// The run options of `durationScale`, `demCoarsening` and `dem` (the raster id `dem` when absent).
     package func runOptions(_ inputs: [String: JSONValue]) throws -> FloodScenarioRun.Options {
-        var scale = 1.0
-        if let v = ProcessInputs.unwrap(inputs["durationScale"]), !v.isNull {
-            guard let d = v.doubleValue, d > 0, d <= 1 else { throw ProcessInputError("durationScale", "must be a number in (0, 1]") }
-            scale = d
-        }
-        var coarsening = 1
-        if let v = ProcessInputs.unwrap(inputs["demCoarsening"]), !v.isNull {
-            guard let d = v.doubleValue, d >= 1, d <= 10, d == d.rounded() else { throw ProcessInputError("demCoarsening", "must be an integer 1–10") }
-            coarsening = Int(d)
-        }
-        var dem = ManagedRaster.defaultDEM
-        if let v = ProcessInputs.unwrap(inputs["dem"]), !v.isNull {
-            guard let id = v.stringValue else { throw ProcessInputError("dem", "must be the id of a raster the store manages (a string)") }
-            do { try ManagedDEM.checkID(id) } catch let e as ScenarioError { throw ProcessInputError("dem", e.message) }
-            dem = id
-        }
+        let (scale, coarsening, dem) = try Input.options(ProcessInputReader(inputs))
         return FloodScenarioRun.Options(dem: dem, stormCatalog: stormCatalog, rasters: rasters, durationScale: scale, demCoarsening: coarsening,
                                         resultLayers: resultLayers)
     }

@@ -17,7 +17,7 @@ import TwinStore
 /// counts), the residents inside (aggregate only), the road pieces closed; with `origin`, each
 /// resource's travel time before and after the closures (cut-off ones listed); with `route`
 /// (`{"from": point, "to": point}`), the route with every road open and the one around the flood.
-public struct HazardOverlayProcess: OGCProcess {
+public struct HazardOverlayProcess: TypedProcess {
     public let id = "hazard-overlay"
     public let version = "1.0.0"
     public let title = "Hazard overlay"
@@ -25,32 +25,6 @@ public struct HazardOverlayProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "area": ProcessParameter(title: "Hazard area", description: "A GeoJSON Polygon or MultiPolygon in CRS84 (give this or hazardLayer).",
-                                     schema: ["type": "object", "required": ["type", "coordinates"]], minOccurs: 0),
-            "hazardLayer": ProcessParameter(title: "Hazard layer", description: "Id of a polygon collection, e.g. a flood run's flood_<scenario>_<n>_depth (give at most one of area, hazardLayer, run).",
-                                            schema: ["type": "string"], minOccurs: 0),
-            "run": ProcessParameter(title: "Flood run", description: "A flood run (GET /flood-runs), e.g. p50-waterlogging-2: its depth ≥ 0.15 m is the area. Without area, hazardLayer and run: the current published run.",
-                                    schema: ["type": "string"], minOccurs: 0),
-            "property": ProcessParameter(title: "Filter property", description: "Property of hazardLayer to filter on, e.g. a depth in metres.",
-                                         schema: ["type": "string"], minOccurs: 0),
-            "minimum": ProcessParameter(title: "Minimum", description: "Keep hazardLayer polygons with property ≥ this (e.g. 0.15 m).",
-                                        schema: ["type": "number"], minOccurs: 0),
-            "values": ProcessParameter(title: "Values", description: "Keep hazardLayer polygons whose property is one of these (e.g. depth classes).",
-                                       schema: ["type": "array"], minOccurs: 0),
-            "origin": ProcessParameter(title: "Origin", description: "Point to measure resource reach from (GeoJSON Point or [lon, lat]).",
-                                       schema: ProcessInputs.pointSchema, minOccurs: 0),
-            "route": ProcessParameter(title: "Route", description: "{\"from\": point, \"to\": point}: a trip to plan around the closures.",
-                                      schema: ["type": "object", "required": ["from", "to"]], minOccurs: 0),
-            "profile": ProcessParameter(title: "Travel profile", description: "driving or walking.", schema: ProcessInputs.profileSchema, minOccurs: 0),
-            "addressLevel": ProcessParameter(title: "Address level", description: "Standard-address level listed (default 门牌).",
-                                             schema: ["type": "string", "default": "门牌"], minOccurs: 0),
-            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
-            "repair": ProcessInputs.repairParameter,
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -65,31 +39,87 @@ public struct HazardOverlayProcess: OGCProcess {
         ]
     }
 
-    struct Request {
+    /// The inputs, read and checked; the hazard (a run, a layer) is resolved in the store by `request`.
+    public struct Input: ProcessInput {
         var area: Geometry?
-        var layer: String?
-        var filter: HazardArea.Filter?
+        var hazardLayer: String?
+        var runID: String?
+        var property: String?
+        var minimum: Double?
+        var values: [JSONValue]?
         var origin: Position?
         var route: (from: Position, to: Position)?
         var profile: TravelProfile
         var addressLevel: String
         var maximumSnapMetres: Double
+
+        public init(from r: ProcessInputReader) throws {
+            typealias In = ProcessInputs
+            let areaValue = r.value("area", title: "Hazard area", description: "A GeoJSON Polygon or MultiPolygon in CRS84 (give this or hazardLayer).",
+                                    schema: ["type": "object", "required": ["type", "coordinates"]])
+            hazardLayer = try r.optionalString(
+                "hazardLayer", title: "Hazard layer",
+                description: """
+                    Id of a polygon collection, e.g. a flood run's flood_<scenario>_<n>_depth (give at most one of area, \
+                    hazardLayer, run).
+                    """)
+            runID = try r.optionalString(
+                "run", title: "Flood run",
+                description: """
+                    A flood run (GET /flood-runs), e.g. p50-waterlogging-2: its depth ≥ 0.15 m is the area. Without area, \
+                    hazardLayer and run: the current published run.
+                    """)
+            guard [areaValue != nil, hazardLayer != nil, runID != nil].filter({ $0 }).count <= 1 else {
+                throw ProcessInputError(runID != nil ? "run" : "hazardLayer", "give at most one of 'area', 'hazardLayer' and 'run'")
+            }
+            let repair = r.repairValue()
+            area = try areaValue.map { try FeaturesInArea.area($0, repair: try repair.map { try In.bool(["repair": $0], "repair") } ?? false) }
+            property = try r.optionalString("property", title: "Filter property",
+                                            description: "Property of hazardLayer to filter on, e.g. a depth in metres.")
+            minimum = try r.number("minimum", title: "Minimum", description: "Keep hazardLayer polygons with property ≥ this (e.g. 0.15 m).",
+                                   in: -1e12...1e12)
+            values = try r.optional("values", title: "Values",
+                                    description: "Keep hazardLayer polygons whose property is one of these (e.g. depth classes).",
+                                    schema: ["type": "array"]) { v in
+                guard let list = v.arrayValue, !list.isEmpty else { throw ProcessInputError("values", "must be a non-empty array") }
+                return list
+            }
+            if property == nil, minimum != nil || values != nil { throw ProcessInputError("property", "is required with minimum or values") }
+            if property != nil, area != nil { throw ProcessInputError("property", "applies to hazardLayer only") }
+            route = try r.optional("route", title: "Route", description: "{\"from\": point, \"to\": point}: a trip to plan around the closures.",
+                                   schema: ["type": "object", "required": ["from", "to"]]) { r in
+                guard let o = r.objectValue else { throw ProcessInputError("route", "must be an object {\"from\": point, \"to\": point}") }
+                do {
+                    return (try In.requiredPoint(o, "from"), try In.requiredPoint(o, "to"))
+                } catch let e as ProcessInputError {
+                    throw ProcessInputError("route", e.description)
+                }
+            }
+            addressLevel = try r.optionalString("addressLevel", title: "Address level", description: "Standard-address level listed (default 门牌).",
+                                                schema: ["type": "string", "default": "门牌"]) ?? "门牌"
+            origin = try r.optionalPoint("origin", title: "Origin", description: "Point to measure resource reach from (GeoJSON Point or [lon, lat]).")
+            profile = try r.profile(description: "driving or walking.")
+            maximumSnapMetres = try r.maximumSnapMetres()
+        }
+    }
+
+    struct Request {
+        var area: Geometry?
+        var layer: String?
+        var filter: HazardArea.Filter?
         /// The flood run the area comes from, if any.
         var run: FloodRun?
     }
 
-    func request(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws -> Request {
-        typealias In = ProcessInputs
-        let hasArea = In.unwrap(inputs["area"]) != nil
-        var layer = try In.string(inputs, "hazardLayer")
-        let runID = try In.string(inputs, "run")
-        guard [hasArea, layer != nil, runID != nil].filter({ $0 }).count <= 1 else {
-            throw ProcessInputError(runID != nil ? "run" : "hazardLayer", "give at most one of 'area', 'hazardLayer' and 'run'")
-        }
+    /// The hazard of `input` in the store: the run named (or the current published one) and its
+    /// depth layer, or the layer named, which must exist (with the filter's property).
+    func request(_ input: Input, store: any FeatureStore, caller: Caller) async throws -> Request {
+        let hasArea = input.area != nil
+        var layer = input.hazardLayer
         // A flood run: the one named, or the current published one; its depth layer is the area.
         let runs = FloodRunCatalog(store: store)
         var run: FloodRun?
-        if let runID {
+        if let runID = input.runID {
             do { run = try await runs.run(runID, by: caller) } catch let e as ScenarioError { throw ProcessInputError("run", e.message) }
         } else if !hasArea, layer == nil {
             guard let current = try await runs.current(by: caller) else {
@@ -105,42 +135,20 @@ public struct HazardOverlayProcess: OGCProcess {
             }
             layer = run.depthLayer
         }
-        let area = hasArea ? try FeaturesInArea.area(In.unwrap(inputs["area"]), repair: try In.bool(inputs, "repair")) : nil
-        let property = try In.string(inputs, "property")
-        let minimum = try In.number(inputs, "minimum", in: -1e12...1e12)
-        var values: [JSONValue]?
-        if let v = In.unwrap(inputs["values"]) {
-            guard let list = v.arrayValue, !list.isEmpty else { throw ProcessInputError("values", "must be a non-empty array") }
-            values = list
-        }
-        if property == nil, minimum != nil || values != nil { throw ProcessInputError("property", "is required with minimum or values") }
-        if property != nil, layer == nil { throw ProcessInputError("property", "applies to hazardLayer only") }
         // A run's area is where the water stands 15 cm or more (the depth that closes a road), unless a filter is given.
-        var filter = property.map { HazardArea.Filter(property: $0, minimum: minimum, values: values) }
-        if run != nil, runID != nil || !hasArea && In.unwrap(inputs["hazardLayer"]) == nil, filter == nil {
+        var filter = input.property.map { HazardArea.Filter(property: $0, minimum: input.minimum, values: input.values) }
+        if run != nil, input.runID != nil || !hasArea && input.hazardLayer == nil, filter == nil {
             filter = HazardArea.Filter(property: "min_depth_m", minimum: FloodResultLayers.roadThreshold, values: nil)
         }
         if let layer {
             guard let definition = try await store.layerDefinition(layer, for: caller) else {
                 throw ProcessInputError("hazardLayer", "no collection '\(layer)'")
             }
-            if let p = property, definition.schema.properties[p] == nil {
+            if let p = input.property, definition.schema.properties[p] == nil {
                 throw ProcessInputError("property", "collection '\(layer)' has no property '\(p)'")
             }
         }
-        var route: (from: Position, to: Position)?
-        if let r = In.unwrap(inputs["route"]) {
-            guard let o = r.objectValue else { throw ProcessInputError("route", "must be an object {\"from\": point, \"to\": point}") }
-            do {
-                route = (try In.requiredPoint(o, "from"), try In.requiredPoint(o, "to"))
-            } catch let e as ProcessInputError {
-                throw ProcessInputError("route", e.description)
-            }
-        }
-        let level = try In.string(inputs, "addressLevel") ?? "门牌"
-        return Request(area: area, layer: layer, filter: filter,
-                       origin: try In.point(inputs, "origin"), route: route, profile: try In.profile(inputs), addressLevel: level,
-                       maximumSnapMetres: try In.maximumSnapMetres(inputs), run: run)
+        return Request(area: input.area, layer: layer, filter: filter, run: run)
     }
 
     /// The roads (closures) and the hazard layer are needed; the resource layers, buildings and
@@ -153,13 +161,12 @@ public struct HazardOverlayProcess: OGCProcess {
         return ProcessLayers(reads: hazard + ["roads"], optionalReads: EmergencyResource.layers + ["buildings", "addresses"])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try await request(inputs, store: store, caller: caller)
+    public func check(_ input: Input, store: any FeatureStore, caller: Caller) async throws {
+        _ = try await request(input, store: store, caller: caller)
     }
 
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try await request(inputs, store: store, caller: caller)
+    public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        let r = try await request(input, store: store, caller: caller)
         typealias In = ProcessInputs
         let overlay = try await In.mapped {
             let area: HazardArea
@@ -173,9 +180,9 @@ public struct HazardOverlayProcess: OGCProcess {
                     throw ProcessInputError("run", "flood run '\(r.run?.id ?? "")' floods no area 0.15 m deep or more: nothing in it is a hazard to overlay")
                 }
             }
-            return try await HazardOverlay.assess(area, store: store, by: caller, addressLevel: r.addressLevel,
-                                                  origin: r.origin, route: r.route, profile: r.profile,
-                                                  maximumSnapMetres: r.maximumSnapMetres)
+            return try await HazardOverlay.assess(area, store: store, by: caller, addressLevel: input.addressLevel,
+                                                  origin: input.origin, route: input.route, profile: input.profile,
+                                                  maximumSnapMetres: input.maximumSnapMetres)
         }
         func list(_ ids: [String]) -> JSONValue { ["count": .integer(Int64(ids.count)), "ids": .array(ids.map(JSONValue.string))] }
         var inside: [String: JSONValue] = [
@@ -199,7 +206,7 @@ public struct HazardOverlayProcess: OGCProcess {
             "closures": ["pieces": .integer(Int64(overlay.closures.pieces.count)), "metres": In.number(overlay.closedMetres)],
             "access_closed": .array(accessClosed),
         ]
-        if r.origin != nil {
+        if input.origin != nil {
             func item(_ c: ReachChange) -> JSONValue {
                 ["layer": .string(c.resource.layer), "id": .string(c.resource.id), "name": c.resource.name.map(JSONValue.string) ?? .null,
                  "seconds_before": In.number(c.before), "seconds_after": In.number(c.after), "increase": In.number(c.increase)]

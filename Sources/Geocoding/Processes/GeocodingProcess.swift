@@ -16,7 +16,7 @@ import TwinStore
 /// table with `address_code, match_level, confidence, matched_address, lon, lat, reason` appended
 /// (`csv`; every row answered: a broken or unmatched row says why in `reason`, and the other rows
 /// still answer), its `rows` and how many `matched`.
-public struct GeocodingProcess: OGCProcess {
+public struct GeocodingProcess: TypedProcess {
     public let id = "geocoding"
     public let version = "1.0.0"
     public let title = "Address geocoding"
@@ -27,25 +27,6 @@ public struct GeocodingProcess: OGCProcess {
     public static let maximumItems = 10_000
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "addresses": ProcessParameter(title: "Addresses", description: "Address texts to geocode (forward), at most 10,000.",
-                                          schema: ["type": "array", "items": ["type": "string"], "maxItems": .integer(Int64(Self.maximumItems))], minOccurs: 0),
-            "points": ProcessParameter(title: "Points", description: "[longitude, latitude] pairs or GeoJSON Points in CRS84 to reverse geocode, at most 10,000.",
-                                       schema: ["type": "array", "maxItems": .integer(Int64(Self.maximumItems))], minOccurs: 0),
-            "csv": ProcessParameter(title: "CSV table", description: "A CSV text (UTF-8, header row) to geocode row by row; broken rows are answered with their reason, the others still match.",
-                                    schema: ["type": "string", "contentMediaType": "text/csv"], minOccurs: 0),
-            "column": ProcessParameter(title: "Address column", description: "The CSV column holding the address text (default address).",
-                                       schema: ["type": "string", "default": "address"], minOccurs: 0),
-            "reverse": ProcessParameter(title: "Reverse", description: "true: the CSV rows are points (lonColumn, latColumn) to reverse geocode.",
-                                        schema: ["type": "boolean", "default": false], minOccurs: 0),
-            "lonColumn": ProcessParameter(title: "Longitude column", description: "Default lon.", schema: ["type": "string", "default": "lon"], minOccurs: 0),
-            "latColumn": ProcessParameter(title: "Latitude column", description: "Default lat.", schema: ["type": "string", "default": "lat"], minOccurs: 0),
-            "maximumDistance": ProcessParameter(title: "Maximum distance", description: "Reverse geocoding: the farthest record returned (m, default 500).",
-                                                schema: ["type": "number", "minimum": 1, "maximum": 5000, "default": 500], minOccurs: 0),
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -62,52 +43,78 @@ public struct GeocodingProcess: OGCProcess {
         ProcessLayers(reads: [AddressGeocoders.layer])
     }
 
-    enum Work {
+    enum Work: Sendable {
         case forward([String])
         case reverse([Position])
         case table(String, AddressGeocoder.BatchInput)
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> (Work, Double) {
-        typealias In = ProcessInputs
-        let given = ["addresses", "points", "csv"].filter { In.unwrap(inputs[$0]) != nil }
-        guard given.count == 1 else {
-            throw ProcessInputError(given.last ?? "addresses", "give exactly one of addresses, points and csv")
-        }
-        let distance = try In.number(inputs, "maximumDistance", default: 500, in: 1...5000) ?? 500
-        switch given[0] {
-        case "addresses":
-            let texts = try In.strings(inputs, "addresses") ?? []
-            guard (1...Self.maximumItems).contains(texts.count) else {
-                throw ProcessInputError("addresses", "must hold 1 to \(Self.maximumItems) texts (got \(texts.count)); send larger tables as csv")
+    /// The inputs. Only those of the kind of work given are checked: a `column` beside
+    /// `addresses` is ignored, as it means nothing there.
+    public struct Input: ProcessInput {
+        var work: Work
+        var maximumDistance: Double
+
+        public init(from r: ProcessInputReader) throws {
+            typealias In = ProcessInputs
+            let maximum = JSONValue.integer(Int64(GeocodingProcess.maximumItems))
+            let addresses = r.value("addresses", title: "Addresses", description: "Address texts to geocode (forward), at most 10,000.",
+                                    schema: ["type": "array", "items": ["type": "string"], "maxItems": maximum])
+            let points = r.value("points", title: "Points",
+                                 description: "[longitude, latitude] pairs or GeoJSON Points in CRS84 to reverse geocode, at most 10,000.",
+                                 schema: ["type": "array", "maxItems": maximum])
+            let csv = r.value("csv", title: "CSV table",
+                              description: """
+                                  A CSV text (UTF-8, header row) to geocode row by row; broken rows are answered with their reason, \
+                                  the others still match.
+                                  """,
+                              schema: ["type": "string", "contentMediaType": "text/csv"])
+            let column = r.value("column", title: "Address column", description: "The CSV column holding the address text (default address).",
+                                 schema: ["type": "string", "default": "address"])
+            let reverse = r.value("reverse", title: "Reverse", description: "true: the CSV rows are points (lonColumn, latColumn) to reverse geocode.",
+                                  schema: ["type": "boolean", "default": false])
+            let lonColumn = r.value("lonColumn", title: "Longitude column", description: "Default lon.", schema: ["type": "string", "default": "lon"])
+            let latColumn = r.value("latColumn", title: "Latitude column", description: "Default lat.", schema: ["type": "string", "default": "lat"])
+            let given = [("addresses", addresses), ("points", points), ("csv", csv)].filter { $0.1 != nil }.map(\.0)
+            guard given.count == 1 || r.isDescribing else {
+                throw ProcessInputError(given.last ?? "addresses", "give exactly one of addresses, points and csv")
             }
-            return (.forward(texts), distance)
-        case "points":
-            guard let list = In.unwrap(inputs["points"])?.arrayValue, (1...Self.maximumItems).contains(list.count) else {
-                throw ProcessInputError("points", "must be an array of 1 to \(Self.maximumItems) points")
-            }
-            let points = try list.enumerated().map { i, p -> Position in
-                do { return try In.requiredPoint(["p": p], "p") } catch let e as ProcessInputError {
-                    throw ProcessInputError("points", "item \(i): \(e.reason)")
+            maximumDistance = try r.number("maximumDistance", title: "Maximum distance",
+                                           description: "Reverse geocoding: the farthest record returned (m, default 500).",
+                                           in: 1...5000, default: 500)
+            let items = 1...GeocodingProcess.maximumItems
+            if let addresses {
+                let texts = try In.strings(["addresses": addresses], "addresses") ?? []
+                guard items.contains(texts.count) else {
+                    throw ProcessInputError("addresses", "must hold 1 to \(items.upperBound) texts (got \(texts.count)); send larger tables as csv")
                 }
+                work = .forward(texts)
+            } else if let points {
+                guard let list = points.arrayValue, items.contains(list.count) else {
+                    throw ProcessInputError("points", "must be an array of 1 to \(items.upperBound) points")
+                }
+                work = .reverse(try list.enumerated().map { i, p -> Position in
+                    do { return try In.requiredPoint(["p": p], "p") } catch let e as ProcessInputError {
+                        throw ProcessInputError("points", "item \(i): \(e.reason)")
+                    }
+                })
+            } else if let csv {
+                guard let text = csv.stringValue else { throw ProcessInputError("csv", "must be CSV text") }
+                func name(_ value: JSONValue?, _ input: String, _ fallback: String) throws -> String {
+                    try value.flatMap { try In.string([input: $0], input) } ?? fallback
+                }
+                let batch: AddressGeocoder.BatchInput = try reverse.map { try In.bool(["reverse": $0], "reverse") } ?? false
+                    ? .point(lonColumn: try name(lonColumn, "lonColumn", "lon"), latColumn: try name(latColumn, "latColumn", "lat"))
+                    : .address(column: try name(column, "column", "address"))
+                work = .table(text, batch)
+            } else {
+                work = .forward([])
             }
-            return (.reverse(points), distance)
-        default:
-            guard let text = In.unwrap(inputs["csv"])?.stringValue else { throw ProcessInputError("csv", "must be CSV text") }
-            let batch: AddressGeocoder.BatchInput = try In.bool(inputs, "reverse")
-                ? .point(lonColumn: try In.string(inputs, "lonColumn") ?? "lon", latColumn: try In.string(inputs, "latColumn") ?? "lat")
-                : .address(column: try In.string(inputs, "column") ?? "address")
-            return (.table(text, batch), distance)
         }
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let (work, distance) = try request(inputs)
+    public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        let (work, distance) = (input.work, input.maximumDistance)
         return try await ProcessInputs.mapped {
             let geocoder = try await AddressGeocoders.shared.geocoder(for: store, by: caller)
             func answer(_ input: JSONValue, _ match: AddressMatch?, unmatched: String) -> JSONValue {

@@ -8,7 +8,7 @@ import TwinStore
 /// spaces, occupancy, trend, freshness, and predicted free spaces at +15/+30/+60/+120 min from its own
 /// history. A lot without live detection, or whose latest reading is older than `freshnessSeconds`,
 /// shows `state` `no-detection` or `stale` with every free-space figure null: unknown, never free.
-public struct ParkingForecastProcess: OGCProcess {
+public struct ParkingForecastProcess: TypedProcess {
     public let id = "parking-forecast"
     public let version = "1.0.0"
     public let title = "Parking availability and forecast"
@@ -16,15 +16,6 @@ public struct ParkingForecastProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "at": ProcessParameter(title: "Time", description: "Local time YYYY-MM-DDTHH:MM:SS the availability is for; default: now (the server's clock), as parking_availability judges it.",
-                                   schema: ["type": "string"], minOccurs: 0),
-            "freshnessSeconds": ProcessParameter(title: "Freshness limit", description: "A reading older than this (s) shows as unknown.",
-                                                 schema: ["type": "number", "exclusiveMinimum": 0, "default": 1200], minOccurs: 0),
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -40,25 +31,25 @@ public struct ParkingForecastProcess: OGCProcess {
         ]
     }
 
-    static func time(_ inputs: [String: JSONValue], _ name: String = "at") throws -> Double? {
-        guard let text = try ProcessInputs.string(inputs, name) else { return nil }
-        guard let t = LocalClock.parse(text) else { throw ProcessInputError(name, "must be a local time YYYY-MM-DDTHH:MM:SS, got \(text)") }
-        return t
+    public struct Input: ProcessInput {
+        var at: Double?
+        var freshness: Double
+
+        public init(from r: ProcessInputReader) throws {
+            at = try r.localTime(description: """
+                Local time YYYY-MM-DDTHH:MM:SS the availability is for; default: now (the server's clock), as \
+                parking_availability judges it.
+                """)
+            freshness = try r.freshnessSeconds()
+        }
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
         ProcessLayers(reads: [StoreParkingLot.layer], optionalReads: [StoreParkingOccupancy.layer])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try Self.time(inputs)
-        _ = try ProcessInputs.number(inputs, "freshnessSeconds", in: 1e-3...1e9)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let at = try Self.time(inputs)
-        let freshness = try ProcessInputs.number(inputs, "freshnessSeconds", default: ParkingAvailability.defaultFreshness, in: 1e-3...1e9)!
+    public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        let (at, freshness) = (input.at, input.freshness)
         return try await ProcessInputs.mapped {
             let lots = try await StoreParkingLot.load(from: store, by: caller)
             let availability = try await ParkingAvailability.load(lots: lots, from: store, at: at, freshness: freshness, by: caller)
@@ -67,6 +58,22 @@ public struct ParkingForecastProcess: OGCProcess {
                     "lots": .array(availability.json()), "readings": availability.readingsJSON,
                     "coverage": try await SmartParkingCoverage.json(lots, from: store, by: caller)]
         }
+    }
+}
+
+/// The parking processes' shared fields as a `ProcessInput` reads them.
+extension ProcessInputReader {
+    /// `at`: a local time YYYY-MM-DDTHH:MM:SS, `nil` (now) when not given.
+    func localTime(description: String) throws -> Double? {
+        guard let text = try optionalString("at", title: "Time", description: description) else { return nil }
+        guard let t = LocalClock.parse(text) else { throw ProcessInputError("at", "must be a local time YYYY-MM-DDTHH:MM:SS, got \(text)") }
+        return t
+    }
+
+    /// `freshnessSeconds`: how old a reading may be and still count (default 1200 s).
+    func freshnessSeconds() throws -> Double {
+        try number("freshnessSeconds", title: "Freshness limit", description: "A reading older than this (s) shows as unknown.",
+                   in: 1e-3...1e9, default: ParkingAvailability.defaultFreshness)
     }
 }
 

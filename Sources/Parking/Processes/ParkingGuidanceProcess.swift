@@ -20,7 +20,7 @@ import TwinStore
 /// clock) by the rule the live view and the signs use (``ParkingAvailability/instant(_:clock:history:)``).
 /// Outputs `lots` (ranked, each with the `observed_at` of the reading it was ranked by), `coverage` (the
 /// 70 % indicator), `readings` (the instant judged at, the freshness cut-off, readings clipped, stale).
-public struct ParkingGuidanceProcess: OGCProcess {
+public struct ParkingGuidanceProcess: TypedProcess {
     public let id = "parking-guidance"
     public let version = "1.0.0"
     public let title = "Parking guidance"
@@ -31,26 +31,6 @@ public struct ParkingGuidanceProcess: OGCProcess {
     public static let defaultFreshness = ParkingAvailability.defaultFreshness
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "from": ProcessParameter(title: "Origin", description: "Where the driver is: GeoJSON Point or [longitude, latitude].",
-                                     schema: ProcessInputs.pointSchema),
-            "to": ProcessParameter(title: "Destination", description: "Where the driver is going: GeoJSON Point or [longitude, latitude].",
-                                   schema: ProcessInputs.pointSchema),
-            "heading": ProcessParameter(title: "Heading", description: "Direction of travel at the origin (degrees clockwise from north, as a guidance screen's heading_deg): the drive starts along the road that way, no U-turn. Default: either way.",
-                                        schema: ["type": "number", "minimum": 0, "maximum": 360], minOccurs: 0),
-            "occupancy": ProcessParameter(title: "Occupancy readings", description: "Latest readings [{lot, occupied, age_s}] carried to the arrival time; lots without a fresh one are unknown. Without this input the occupancy at arrival is forecast from parking_occupancy.",
-                                          schema: ["type": "array", "items": ["type": "object", "required": ["lot", "occupied"]]], minOccurs: 0),
-            "freshnessSeconds": ProcessParameter(title: "Freshness limit", description: "A reading older than this (s) shows as unknown.",
-                                                 schema: ["type": "number", "exclusiveMinimum": 0, "default": 1200], minOccurs: 0),
-            "at": ProcessParameter(title: "Time", description: "Local time YYYY-MM-DDTHH:MM:SS of departure when the occupancy comes from the store's history (no occupancy input); default: now (the server's clock), so readings older than freshnessSeconds are unknown, as in parking_availability.",
-                                   schema: ["type": "string"], minOccurs: 0),
-            "drivers": ProcessParameter(title: "Drivers guided at once", description: "Drivers the ranking is shared by (a screen's approaching stream); the capacity feedback spreads them.",
-                                        schema: ["type": "integer", "minimum": 1, "maximum": 500, "default": 1], minOccurs: 0),
-            "maximumSnapMetres": ProcessInputs.maximumSnapParameter,
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -63,7 +43,7 @@ public struct ParkingGuidanceProcess: OGCProcess {
         ]
     }
 
-    struct Request {
+    public struct Input: ProcessInput {
         var from: Position
         var heading: Double?
         var to: Position
@@ -73,15 +53,39 @@ public struct ParkingGuidanceProcess: OGCProcess {
         var maximumSnapMetres: Double
         var given: Bool
         var at: Double?
-    }
 
-    func request(_ inputs: [String: JSONValue]) throws -> Request {
-        typealias In = ProcessInputs
-        var readings: [(String, Int, Double, Int)] = []
-        let list = In.unwrap(inputs["occupancy"])
-        if let list {
+        public init(from r: ProcessInputReader) throws {
+            let list = r.value("occupancy", title: "Occupancy readings",
+                               description: """
+                                   Latest readings [{lot, occupied, age_s}] carried to the arrival time; lots without a fresh one \
+                                   are unknown. Without this input the occupancy at arrival is forecast from parking_occupancy.
+                                   """,
+                               schema: ["type": "array", "items": ["type": "object", "required": ["lot", "occupied"]]])
+            readings = try list.map(Self.readings) ?? []
+            given = list != nil
+            from = try r.point("from", title: "Origin", description: "Where the driver is: GeoJSON Point or [longitude, latitude].")
+            heading = try r.number("heading", title: "Heading",
+                                   description: """
+                                       Direction of travel at the origin (degrees clockwise from north, as a guidance screen's \
+                                       heading_deg): the drive starts along the road that way, no U-turn. Default: either way.
+                                       """,
+                                   in: 0...360)
+            to = try r.point("to", title: "Destination", description: "Where the driver is going: GeoJSON Point or [longitude, latitude].")
+            freshness = try r.freshnessSeconds()
+            drivers = try r.integer("drivers", title: "Drivers guided at once",
+                                    description: "Drivers the ranking is shared by (a screen's approaching stream); the capacity feedback spreads them.",
+                                    in: 1...500, default: 1)
+            maximumSnapMetres = try r.maximumSnapMetres()
+            at = try r.localTime(description: """
+                Local time YYYY-MM-DDTHH:MM:SS of departure when the occupancy comes from the store's history (no occupancy \
+                input); default: now (the server's clock), so readings older than freshnessSeconds are unknown, as in \
+                parking_availability.
+                """)
+        }
+
+        static func readings(_ list: JSONValue) throws -> [(lot: String, occupied: Int, age: Double, index: Int)] {
             guard let items = list.arrayValue else { throw ProcessInputError("occupancy", "must be an array of {lot, occupied, age_s}") }
-            for (i, item) in items.enumerated() {
+            return try items.enumerated().map { i, item in
                 guard let o = item.objectValue, let lot = o["lot"]?.stringValue else {
                     throw ProcessInputError("occupancy[\(i)].lot", "is required (a parking_lots id)")
                 }
@@ -89,28 +93,16 @@ public struct ParkingGuidanceProcess: OGCProcess {
                 guard occ >= 0 else { throw ProcessInputError("occupancy[\(i)].occupied", "must not be negative (got \(occ))") }
                 let age = o["age_s"]?.doubleValue ?? 0
                 guard age.isFinite, age >= 0 else { throw ProcessInputError("occupancy[\(i)].age_s", "must be a number of seconds ≥ 0") }
-                readings.append((lot, Int(occ), age, i))
+                return (lot, Int(occ), age, i)
             }
         }
-        return Request(from: try In.requiredPoint(inputs, "from"), heading: try In.number(inputs, "heading", default: nil, in: 0...360),
-                       to: try In.requiredPoint(inputs, "to"), readings: readings,
-                       freshness: try In.number(inputs, "freshnessSeconds", default: Self.defaultFreshness, in: 1e-3...1e9)!,
-                       drivers: try In.integer(inputs, "drivers", default: 1, in: 1...500),
-                       maximumSnapMetres: try In.maximumSnapMetres(inputs), given: list != nil,
-                       at: try ParkingForecastProcess.time(inputs))
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
         ProcessLayers(reads: [StoreParkingLot.layer, "roads"], optionalReads: [StoreParkingOccupancy.layer])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         return try await ProcessInputs.mapped {
             let parking = try await DistrictParking.load(from: store, by: caller)
             let byID = Dictionary(uniqueKeysWithValues: parking.lots.map { ($0.id, $0) })

@@ -10,7 +10,7 @@ import TwinStore
 /// nearest the destination, then the next nearest, learning occupancy on arrival) and guided (follow the generalised-cost
 /// ranking with capacity feedback) on the same trips; search time, extra vehicle-km, walk, rejected
 /// arrivals and occupancy spread side by side. Destinations are buildings weighted by floor area.
-public struct ParkingSimulationProcess: OGCProcess {
+public struct ParkingSimulationProcess: TypedProcess {
     public let id = "parking-simulation"
     public let version = "1.0.0"
     public let title = "Guided vs unguided parking"
@@ -18,17 +18,6 @@ public struct ParkingSimulationProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "drivers": ProcessParameter(title: "Drivers", description: "Trips in the day; default: sized so the lots together peak near 90 % occupancy.",
-                                        schema: ["type": "integer", "minimum": 1, "maximum": 200_000], minOccurs: 0),
-            "seed": ProcessParameter(title: "Seed", description: "Seed of the demand (same seed, same trips).",
-                                     schema: ["type": "integer", "minimum": 0, "default": 17], minOccurs: 0),
-            "capacityScale": ProcessParameter(title: "Capacity scale", description: "Scales every lot's berths (at least 1) and so the default demand: 0.2 runs a fifth of the trips at the same occupancy.",
-                                              schema: ["type": "number", "exclusiveMinimum": 0, "maximum": 10, "default": 1], minOccurs: 0),
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -42,21 +31,27 @@ public struct ParkingSimulationProcess: OGCProcess {
         ProcessLayers(reads: [StoreParkingLot.layer, "roads", "buildings"])
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> (drivers: Int?, seed: UInt64, capacityScale: Double) {
-        let drivers = ProcessInputs.unwrap(inputs["drivers"]) == nil ? nil
-            : try ProcessInputs.integer(inputs, "drivers", default: 0, in: 1...200_000)
-        let seed = try ProcessInputs.integer(inputs, "seed", default: 17, in: 0...Int(Int32.max))
-        let scale = try ProcessInputs.number(inputs, "capacityScale", default: 1, in: 0.001...10)!
-        return (drivers, UInt64(seed), scale)
+    public struct Input: ProcessInput {
+        var drivers: Int?
+        var seed: UInt64
+        var capacityScale: Double
+
+        public init(from r: ProcessInputReader) throws {
+            drivers = try r.integer("drivers", title: "Drivers",
+                                    description: "Trips in the day; default: sized so the lots together peak near 90 % occupancy.",
+                                    in: 1...200_000)
+            seed = UInt64(try r.integer("seed", title: "Seed", description: "Seed of the demand (same seed, same trips).",
+                                        in: 0...Int(Int32.max), default: 17))
+            capacityScale = try r.number("capacityScale", title: "Capacity scale",
+                                         description: """
+                                             Scales every lot's berths (at least 1) and so the default demand: 0.2 runs a fifth of \
+                                             the trips at the same occupancy.
+                                             """,
+                                         in: 0.001...10, default: 1)
+        }
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         return try await ProcessInputs.mapped {
             let parking = try await DistrictParking.load(from: store, by: caller)
             let destinations = try await Self.destinations(from: store, by: caller)

@@ -5,15 +5,15 @@ import ProcessRuntime
 import TwinStore
 
 /// `network-trace`: upstream or downstream trace on the drainage network (by flow direction), or
-/// everything connected to a water node or main through open mains — "where does this manhole
+/// everything connected to a water or gas node or main through open mains — "where does this manhole
 /// drain to?", "what feeds into this outfall?".
 ///
-/// Inputs: `network` (`drainage` or `water`), `from` (a node or pipe/main id), `direction`
-/// (`down`, the default, or `up`; drainage only) and `closedValves` (water valve ids treated as
-/// closed; water only). Outputs: `features` (a GeoJSON FeatureCollection in CRS84/EPSG:4490
+/// Inputs: `network` (`drainage`, `water` or `gas`), `from` (a node or pipe/main id), `direction`
+/// (`down`, the default, or `up`; drainage only) and `closedValves` (valve ids treated as closed;
+/// water and gas only). Outputs: `features` (a GeoJSON FeatureCollection in CRS84/EPSG:4490
 /// lon/lat, links then nodes, each tagged with `layer` and `trace_role`), `nodes` and `links`
 /// (ids, sorted). The layers are read as the caller, so access rules and masking apply.
-public struct NetworkTraceProcess: OGCProcess {
+public struct NetworkTraceProcess: TypedProcess {
     public let id = "network-trace"
     public let version = "1.0.0"
     public let title = "Utility network trace"
@@ -21,19 +21,6 @@ public struct NetworkTraceProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "network": ProcessParameter(title: "Network", description: "drainage (rainwater sewers), water (supply mains) or gas (gas mains).",
-                                        schema: ["type": "string", "enum": ["drainage", "water", "gas"]]),
-            "from": ProcessParameter(title: "Start", description: "Id of the start node or pipe (drainage) or node or main (water, gas).",
-                                     schema: ["type": "string"]),
-            "direction": ProcessParameter(title: "Direction", description: "down (default): where the start drains to; up: what drains into it. Drainage only.",
-                                          schema: ["type": "string", "enum": ["up", "down"], "default": "down"], minOccurs: 0),
-            "closedValves": ProcessParameter(title: "Closed valves", description: "Valve ids treated as closed. Water and gas only.",
-                                             schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true], minOccurs: 0),
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -45,30 +32,35 @@ public struct NetworkTraceProcess: OGCProcess {
         ]
     }
 
-    struct Request {
-        /// The pressurised network traced; nil for drainage.
+    public struct Input: ProcessInput {
+        /// The pressurised network traced (water or gas); nil for drainage.
         var pressure: PressureNetworkLayers?
         var from: String
         var direction: TraceDirection
         var closedValves: Set<String>
-    }
 
-    func request(_ inputs: [String: JSONValue]) throws -> Request {
-        let network = try ProcessInputs.string(inputs, "network")
-        let pressure = network.flatMap(PressureNetworkLayers.named)
-        guard network == "drainage" || pressure != nil else {
-            throw ProcessInputError("network", "must be 'drainage', 'water' or 'gas'")
+        public init(from r: ProcessInputReader) throws {
+            let network = try r.string("network", title: "Network", description: "drainage (rainwater sewers), water (supply mains) or gas (gas mains).",
+                                       schema: ["type": "string", "enum": ["drainage", "water", "gas"]], placeholder: "drainage")
+            pressure = PressureNetworkLayers.named(network)
+            guard network == "drainage" || pressure != nil else {
+                throw ProcessInputError("network", "must be 'drainage', 'water' or 'gas'")
+            }
+            from = try r.string("from", title: "Start", description: "Id of the start node or pipe (drainage) or node or main (water, gas).")
+            let directionText = try r.optionalString(
+                "direction", title: "Direction", description: "down (default): where the start drains to; up: what drains into it. Drainage only.",
+                schema: ["type": "string", "enum": ["up", "down"], "default": "down"]) ?? "down"
+            guard let direction = TraceDirection(rawValue: directionText) else {
+                throw ProcessInputError("direction", "must be 'up' or 'down'")
+            }
+            self.direction = direction
+            let closed = try r.strings("closedValves", title: "Closed valves", description: "Valve ids treated as closed. Water and gas only.",
+                                       schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true]) ?? []
+            if pressure == nil, !closed.isEmpty {
+                throw ProcessInputError("closedValves", "applies to the water and gas networks only")
+            }
+            closedValves = Set(closed)
         }
-        guard let from = try ProcessInputs.string(inputs, "from") else { throw ProcessInputError("from", "is required") }
-        let directionText = try ProcessInputs.string(inputs, "direction") ?? "down"
-        guard let direction = TraceDirection(rawValue: directionText) else {
-            throw ProcessInputError("direction", "must be 'up' or 'down'")
-        }
-        let closed = try ProcessInputs.strings(inputs, "closedValves") ?? []
-        if network == "drainage", !closed.isEmpty {
-            throw ProcessInputError("closedValves", "applies to the water and gas networks only")
-        }
-        return Request(pressure: pressure, from: from, direction: direction, closedValves: Set(closed))
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
@@ -80,13 +72,7 @@ public struct NetworkTraceProcess: OGCProcess {
         }
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         try await progress.report(0)
         let trace: NetworkTrace, collection: FeatureCollection
         do {

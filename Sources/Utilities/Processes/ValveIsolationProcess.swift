@@ -14,7 +14,7 @@ import TwinStore
 /// `mains_cut_off_geojson`, `nodes_cut_off`, `customers_cut_off`, `critical_customers`,
 /// `addresses_to_notify`, `counts` (and the echoed `burst_main`, `failed_valves`). The layers are
 /// read as the caller, so access rules and masking apply.
-public struct ValveIsolationProcess: OGCProcess {
+public struct ValveIsolationProcess: TypedProcess {
     public let id = "valve-isolation"
     public let version = "1.0.0"
     public let title = "Burst-main valve isolation"
@@ -22,16 +22,6 @@ public struct ValveIsolationProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        [
-            "network": ProcessParameter(title: "Network", description: "water (water_mains, the default) or gas (gas_mains).",
-                                        schema: ["type": "string", "enum": ["water", "gas"], "default": "water"], minOccurs: 0),
-            "main": ProcessParameter(title: "Burst main", description: "Id of the burst main (water_mains or gas_mains).", schema: ["type": "string"]),
-            "failedValves": ProcessParameter(title: "Failed valves", description: "Ids of valves that are missing or will not close.",
-                                             schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true], minOccurs: 0),
-        ]
-    }
 
     public var outputs: [String: ProcessParameter] {
         func ids(_ title: String, _ description: String) -> ProcessParameter {
@@ -60,11 +50,20 @@ public struct ValveIsolationProcess: OGCProcess {
         ]
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> (network: PressureNetworkLayers, main: String, failed: Set<String>) {
-        let name = try ProcessInputs.string(inputs, "network") ?? PressureNetworkLayers.water.name
-        guard let network = PressureNetworkLayers.named(name) else { throw ProcessInputError("network", "must be 'water' or 'gas'") }
-        guard let main = try ProcessInputs.string(inputs, "main") else { throw ProcessInputError("main", "is required") }
-        return (network, main, Set(try ProcessInputs.strings(inputs, "failedValves") ?? []))
+    public struct Input: ProcessInput {
+        var network: PressureNetworkLayers
+        var main: String
+        var failed: Set<String>
+
+        public init(from r: ProcessInputReader) throws {
+            let name = try r.optionalString("network", title: "Network", description: "water (water_mains, the default) or gas (gas_mains).",
+                                            schema: ["type": "string", "enum": ["water", "gas"], "default": "water"]) ?? PressureNetworkLayers.water.name
+            guard let network = PressureNetworkLayers.named(name) else { throw ProcessInputError("network", "must be 'water' or 'gas'") }
+            self.network = network
+            main = try r.string("main", title: "Burst main", description: "Id of the burst main (water_mains or gas_mains).")
+            failed = Set(try r.strings("failedValves", title: "Failed valves", description: "Ids of valves that are missing or will not close.",
+                                       schema: ["type": "array", "items": ["type": "string"], "uniqueItems": true]) ?? [])
+        }
     }
 
     /// The network and its customers are needed; the critical customers are found among
@@ -75,13 +74,7 @@ public struct ValveIsolationProcess: OGCProcess {
                       optionalReads: ["hospitals", "shelters", "buildings", "addresses"])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        _ = try request(inputs)
-    }
-
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         try await progress.report(0)
         let network = try await StorePressureNetwork.load(r.network, from: store, by: caller)
         try await progress.report(50)
