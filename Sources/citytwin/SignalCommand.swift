@@ -157,7 +157,7 @@ struct SignalPlanCommand: AsyncParsableCommand {
     var write = false
 
     @Option(help: "webster (new plans per period), or adaptive re-timing of the running plan: webster-retiming or saturation-balancing.")
-    var method: String = "webster"
+    var method: SignalTimingMethod = .webster
 
     @Option(help: "HH:MM when a re-timing step is taken (default: the end of the last counted interval).")
     var at: String?
@@ -175,7 +175,7 @@ struct SignalPlanCommand: AsyncParsableCommand {
         guard [input != nil, intersection != nil, all].filter({ $0 }).count == 1 else {
             throw ValidationError("give one of --input FILE, --intersection ID or --all")
         }
-        if input != nil, period != nil || write || at != nil || method != "webster" || once {
+        if input != nil, period != nil || write || at != nil || method != .webster || once {
             throw ValidationError("--period, --write, --method, --at and --once need --intersection or --all")
         }
     }
@@ -186,7 +186,7 @@ struct SignalPlanCommand: AsyncParsableCommand {
             if let intersection { inputs["intersections"] = [.string(intersection)] }
             if let period { inputs["period"] = .string(period) }
             if write { inputs["write"] = true }
-            if method != "webster" { inputs["method"] = .string(method) }
+            if method != .webster { inputs["method"] = .string(method.rawValue) }
             if let at { inputs["at"] = .string(at) }
             if once { inputs["once"] = true }
             let result = try await ProcessRunner(store: store.path).run("signal-timing", inputs)
