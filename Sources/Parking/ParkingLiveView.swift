@@ -63,8 +63,8 @@ public enum ParkingLiveView {
     /// The local time (UTC+8, ``LocalClock``) of an instant: the district's feeds report Beijing time.
     public static func localTime(_ date: Date = TwinClock.current.now) -> Double { date.timeIntervalSince1970 + 8 * 3600 }
 
-    /// `YYYY-MM-DDTHH:MM:SS+08:00` of a local time.
-    public static func iso(_ t: Double) -> String { LocalClock.format(t).replacingOccurrences(of: " ", with: "T") + "+08:00" }
+    /// `YYYY-MM-DDTHH:MM:SS+08:00` of a local time, with the city's offset (`CityTime`).
+    public static func iso(_ t: Double) -> String { RFC3339.localDateTime(wallClockSeconds: t, in: CityTime.current) }
 
     /// The `parking_availability` layer: owner and sharing of `parking_lots`, with the map's colour rule.
     public static func definition(like lots: LayerDefinition) throws -> LayerDefinition {

@@ -109,7 +109,7 @@ public enum StoreParkingOccupancy {
         for s in series {
             for r in s.readings {
                 features.append(Feature(id: .string(rowID(lot: s.lot, time: r.time)), geometry: nil, properties: [
-                    "lot": .string(s.lot), "observed_at": .string(LocalClock.format(r.time).replacingOccurrences(of: " ", with: "T") + "+08:00"),
+                    "lot": .string(s.lot), "observed_at": .string(ParkingLiveView.iso(r.time)),
                     "occupied": .integer(Int64((r.rate * Double(s.capacity)).rounded())), "capacity": .integer(Int64(s.capacity)),
                     "source": .string(source),
                 ]))

@@ -65,12 +65,12 @@ struct DistrictBuildCommand: AsyncParsableCommand {
 
     private func build(into featureStore: any FeatureStore, replace: Bool = false) async throws -> (DistrictLoader.Summary, TimeInterval) {
         let bar = ProgressBar("building the district")
-        let started = Date()
+        let started = ContinuousClock.now
         let summary = try await DistrictLoader.build(
             into: featureStore, layersDirectory: URL(fileURLWithPath: layers, isDirectory: true), seed: seed, replace: replace,
             progress: { bar.update($0) })
         bar.finish(WorkProgress(stage: "done", completed: Double(summary.counts.count), total: Double(summary.counts.count), unit: "layers"))
-        return (summary, Date().timeIntervalSince(started))
+        return (summary, (ContinuousClock.now - started).seconds)
     }
 
     private func report(_ built: (DistrictLoader.Summary, TimeInterval)) {

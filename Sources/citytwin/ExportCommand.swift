@@ -27,7 +27,7 @@ struct ExportTilesCommand: AsyncParsableCommand {
     var output: String
 
     @Option(help: "pmtiles or mbtiles (default: from the extension).")
-    var format: String?
+    var format: TileArchiveFormat?
 
     @Option(help: "Comma-separated layer ids (default: every layer with geometry an anonymous caller may read).")
     var layers: String?
@@ -44,10 +44,7 @@ struct ExportTilesCommand: AsyncParsableCommand {
     func run() async throws {
         let chosen: TileArchiveFormat
         if let format {
-            guard let f = TileArchiveFormat(rawValue: format.lowercased()) else {
-                throw ValidationError("--format must be pmtiles or mbtiles, not \(format)")
-            }
-            chosen = f
+            chosen = format
         } else {
             guard let f = TileArchiveFormat(path: output) else {
                 throw ValidationError("give --format pmtiles|mbtiles or an output ending in .pmtiles or .mbtiles")

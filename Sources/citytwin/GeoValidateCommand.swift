@@ -17,15 +17,9 @@ struct GeoValidateCommand: ParsableCommand {
     @Flag(help: "Write the document with invalid geometries repaired (GEOS make-valid) to stdout; unreadable ones are left out.")
     var repair = false
     @Option(help: "Repair method: linework (keeps every edge) or structure (rebuilds areas).")
-    var method: String = "linework"
+    var method: MakeValidMethod = .linework
 
     func run() throws {
-        let makeValidMethod: MakeValidMethod
-        switch method {
-        case "linework": makeValidMethod = .linework
-        case "structure": makeValidMethod = .structure
-        default: throw ValidationError("--method must be linework or structure, not '\(method)'")
-        }
         let (document, labelled, unreadable) = try GeoDocument.readEach(readStandardInput())
         var invalid = 0
         var report = ""
@@ -54,7 +48,7 @@ struct GeoValidateCommand: ParsableCommand {
         if repair {
             FileHandle.standardError.write(Data(report.utf8))
             let fixed = try document.mapGeometries { g in
-                try g.isValid ? g : g.makeValid(method: makeValidMethod)
+                try g.isValid ? g : g.makeValid(method: method)
             }
             FileHandle.standardOutput.write(fixed.write(precision: nil))
             if !unreadable.isEmpty { throw ExitCode(1) }

@@ -56,12 +56,12 @@ struct GeocodeCommand: AsyncParsableCommand {
         }
         // The API's `geocoding` process, through the one runner (ProcessRunner): same checks, same answer.
         let bar = ProgressBar("geocoding \(URL(fileURLWithPath: file).lastPathComponent)")
-        let started = Date()
+        let started = ContinuousClock.now
         let result = try await ProcessRunner(store: store).run("geocoding", inputs(text), progress: bar.progress)
         guard let csv = result["csv"]?.stringValue, let rows = result["rows"]?.integerValue, let matched = result["matched"]?.integerValue else {
             throw CommandFailure("the geocoding process answered without a table")
         }
-        let seconds = Date().timeIntervalSince(started)
+        let seconds = (ContinuousClock.now - started).seconds
         bar.finish(WorkProgress(stage: "", completed: Double(rows), total: Double(rows), unit: "rows"),
                    note: "\(matched) matched, \(Int(Double(rows) / max(seconds, 1e-9))) addresses/s (including loading the addresses)")
         if let output {

@@ -29,7 +29,7 @@ struct HazardCommand: AsyncParsableCommand {
     @Option(help: "Route end as LON,LAT (with --from).")
     var to: String?
     @Option(help: "driving or walking.")
-    var profile: String = "driving"
+    var profile: RoutingProfile = .driving
     @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
     var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @Flag(help: "Repair an invalid (self-intersecting) --area with GEOS make-valid instead of refusing it.")
@@ -38,7 +38,7 @@ struct HazardCommand: AsyncParsableCommand {
     var store: String { storeOption.path }
 
     func run() async throws {
-        var inputs: [String: JSONValue] = ["profile": .string(profile), "maximumSnapMetres": .number(maxSnapMetres),
+        var inputs: [String: JSONValue] = ["profile": .string(profile.rawValue), "maximumSnapMetres": .number(maxSnapMetres),
                                            "repair": .bool(repair)]
         if let area { inputs["area"] = try areaInput(area, option: "--area") }
         if let layer { inputs["hazardLayer"] = .string(layer) }

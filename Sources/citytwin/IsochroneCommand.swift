@@ -17,7 +17,7 @@ struct IsochroneCommand: AsyncParsableCommand {
     @Option(help: "Breaks in minutes, comma-separated (each in (0, 240]).")
     var minutes: String = "5,10,15"
     @Option(help: "driving or walking.")
-    var profile: String = "driving"
+    var profile: RoutingProfile = .driving
     @Option(help: "Half-width of the area around reached roads, metres (1…200).")
     var buffer: Double = 25
     @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
@@ -33,7 +33,7 @@ struct IsochroneCommand: AsyncParsableCommand {
             }
             return .number(m)
         }
-        return ["origin": try lonLatInput(at, option: "--at"), "breaks": .array(breaks), "profile": .string(profile),
+        return ["origin": try lonLatInput(at, option: "--at"), "breaks": .array(breaks), "profile": .string(profile.rawValue),
                 "bufferMetres": .number(buffer), "maximumSnapMetres": .number(maxSnapMetres)]
     }
 

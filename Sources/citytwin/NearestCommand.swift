@@ -27,7 +27,7 @@ struct NearestCommand: AsyncParsableCommand {
     @Option(help: "Leave out resources farther than this many minutes.")
     var maximumMinutes: Double?
     @Option(help: "driving or walking.")
-    var profile: String = "driving"
+    var profile: RoutingProfile = .driving
     @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
     var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @OptionGroup var storeOption: StoreOption
@@ -37,7 +37,7 @@ struct NearestCommand: AsyncParsableCommand {
     func inputs() throws -> [String: JSONValue] {
         var inputs: [String: JSONValue] = [
             "incident": try lonLatInput(from, option: "--from"), "layer": .string(layer),
-            "count": .integer(Int64(count)), "profile": .string(profile), "maximumSnapMetres": .number(maxSnapMetres),
+            "count": .integer(Int64(count)), "profile": .string(profile.rawValue), "maximumSnapMetres": .number(maxSnapMetres),
         ]
         if !categories.isEmpty { inputs["categories"] = .array(categories.map(JSONValue.string)) }
         if let status { inputs["status"] = .string(status) }

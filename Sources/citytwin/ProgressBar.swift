@@ -16,7 +16,7 @@ final class ProgressBar: @unchecked Sendable {
     private let isTerminal: Bool
     private let interval: TimeInterval
     private let lock = NSLock()
-    private var lastDraw = Date.distantPast
+    private var lastDraw: ContinuousClock.Instant?
 
     /// - Parameters:
     ///   - label: what is progressing (`importing roads.geojson`).
@@ -30,9 +30,9 @@ final class ProgressBar: @unchecked Sendable {
     /// Shows `progress`: the share of the whole as a bar and percent when known, the stage's
     /// count, and the stage.
     func update(_ progress: WorkProgress) {
-        let now = Date()
+        let now = ContinuousClock.now
         let due = lock.withLock {
-            guard now.timeIntervalSince(lastDraw) >= (isTerminal ? 0.1 : interval) else { return false }
+            if let lastDraw, (now - lastDraw).seconds < (isTerminal ? 0.1 : interval) { return false }
             lastDraw = now
             return true
         }

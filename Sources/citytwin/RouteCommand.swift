@@ -17,7 +17,7 @@ struct RouteCommand: AsyncParsableCommand {
     @Option(help: "Destination as LON,LAT (CGCS2000 degrees).")
     var to: String
     @Option(help: "driving (design speeds, one-way honoured) or walking (5 km/h).")
-    var profile: String = "driving"
+    var profile: RoutingProfile = .driving
     @Option(help: "How far in metres a point may lie from the nearest road and still be routed (default 500).")
     var maxSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres
     @Option(help: "A GeoJSON Polygon or MultiPolygon file (CRS84): every road crossing it is closed.")
@@ -27,7 +27,7 @@ struct RouteCommand: AsyncParsableCommand {
     func run() async throws {
         try checkMaximumSnap(maxSnapMetres)
         var inputs: [String: JSONValue] = ["from": try lonLatInput(from, option: "--from"), "to": try lonLatInput(to, option: "--to"),
-                                           "profile": .string(profile), "maximumSnapMetres": .number(maxSnapMetres)]
+                                           "profile": .string(profile.rawValue), "maximumSnapMetres": .number(maxSnapMetres)]
         if let avoid { inputs["avoidArea"] = try areaInput(avoid, option: "--avoid") }
         let result = try await ProcessRunner(store: storeOption.path).run("route", inputs)
         guard let route = result["route"], !route.isNull else {

@@ -32,7 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
     var baseURL: String?
 
     @Option(help: "Least severe log level written: trace, debug, info (one line per request), notice, warning, error, critical.")
-    var logLevel: String = "info"
+    var logLevel: Logger.Level = .info
 
     @Option(help: "Seconds a request waits for a PostgreSQL connection, or for a statement's first answer, before it answers 503 with Retry-After (database down, restarting or saturated).")
     var storeTimeout: Double = PostGISStore.defaultConnectionWait.seconds
@@ -69,9 +69,6 @@ struct ServeCommand: AsyncParsableCommand {
         guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
             throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
         }
-        guard Logger.Level(rawValue: logLevel) != nil else {
-            throw ValidationError("--log-level must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")), got \(logLevel)")
-        }
     }
 
     func run() async throws {
@@ -88,7 +85,7 @@ struct ServeCommand: AsyncParsableCommand {
         let retiming = signalRetiming.flatMap(SignalPlanning.Retiming.init(rawValue:))  // checked in validate()
         let rasters = rasterOption.rasters(for: location)
         var logger = Logger(label: "citytwin.server")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .info
+        logger.logLevel = logLevel
         let server = CityTwinServer(store: featureStore,
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
                                                           tokenVerifier: try Self.tokenVerifier(location),

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CityModel
 import Foundation
+import GeoCore
 import TwinStore
 
 /// `citytwin token`: bearer tokens for the write API.
@@ -36,7 +37,7 @@ struct TokenRevokeCommand: AsyncParsableCommand {
             throw CommandFailure("the store at \(storeOption.path) keeps no revocation list")
         }
         try await store.revokeToken(digest: TokenAuthority.digest(token), expiresAt: claims.expiresAt)
-        let expiry = Date(timeIntervalSince1970: TimeInterval(claims.expiresAt)).formatted(.iso8601)
+        let expiry = RFC3339.formatSeconds(Date(timeIntervalSince1970: TimeInterval(claims.expiresAt)))
         print("revoked the \(claims.role.rawValue) token of \(claims.department.isEmpty ? "the platform" : claims.department)"
               + (claims.subject.map { " for \($0)" } ?? "") + " (it would have expired \(expiry))")
     }

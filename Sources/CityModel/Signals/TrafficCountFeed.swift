@@ -94,17 +94,10 @@ public enum TrafficCountFeed {
         }
     }
 
-    /// The district's local clock (UTC+8), as the counts layer writes its starts.
-    static let local: Calendar = {
-        var c = Calendar(identifier: .gregorian)
-        c.timeZone = TimeZone(secondsFromGMT: 8 * 3600)!
-        return c
-    }()
-
-    /// `2026-11-25T08:00:00+08:00` of an instant in µs since 1970.
+    /// `2026-11-25T08:00:00+08:00` of an instant in µs since 1970, on the city's clock
+    /// (`CityTime`; the sample district's is UTC+8), as the counts layer writes its starts.
     public static func localStart(_ microseconds: Int64) -> String {
-        let d = local.dateComponents([.year, .month, .day, .hour, .minute, .second], from: Date(timeIntervalSince1970: Double(microseconds) / 1e6))
-        return String(format: "%04d-%02d-%02dT%02d:%02d:%02d+08:00", d.year ?? 0, d.month ?? 0, d.day ?? 0, d.hour ?? 0, d.minute ?? 0, d.second ?? 0)
+        RFC3339.localDateTime(RFC3339.date(microseconds: microseconds), in: CityTime.current)
     }
 
     /// The row of an intersection's approach over one interval: one per interval, whatever sent it.

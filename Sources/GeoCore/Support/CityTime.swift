@@ -18,4 +18,9 @@ public enum CityTime {
         }
         return zone
     }
+
+    /// The process's setting, read once, for formatters that stamp local times (`…+08:00` for the
+    /// sample district). A setting that names no zone gives the default here; `zone()` is where
+    /// a command that depends on the calendar reports it.
+    public static let current: TimeZone = (try? zone()) ?? TimeZone(identifier: defaultIdentifier)!
 }

@@ -74,7 +74,7 @@ extension CityTwinServer {
         // abstract test looks for the Link header of a HEAD request here).
         links.append(link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
                           type: MediaTypeName.schemaJSON, title: "Queryables"))
-        let timeStamp = Date().formatted(.iso8601)
+        let timeStamp = RFC3339.formatSeconds(TwinClock.current.now)
         var headers = HTTPFields()
         headers[contentCRS] = "<\(items.projection.target.uri)>"
         switch format {
