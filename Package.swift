@@ -29,6 +29,7 @@ let package = Package(
         .library(name: "Parking", targets: ["Parking"]),
         .library(name: "Utilities", targets: ["Utilities"]),
         .library(name: "Geocoding", targets: ["Geocoding"]),
+        .library(name: "Signals", targets: ["Signals"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -159,16 +160,24 @@ let package = Package(
         .target(name: "Geocoding", dependencies: ["GeoCore", "TwinStore", "CityModel", "ProcessRuntime"],
                 swiftSettings: strict),
 
-        // Adapters between the store and the kernels (district flood scenarios, emergency analyses),
-        // and the processes that run them, registered in `ProcessRegistry.standard`.
-        // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
+        // Traffic signals over the district: intersections' plans from counts (SignalPlanning), stored
+        // corridors, the SUMO bridge (export, netconvert, evaluation runs), and the signal-timing,
+        // green-wave and signal-evaluate processes. The signal layers' codecs stay in CityModel
+        // (Signals/): the sample district writes its plans with them.
         .target(
-            name: "Scenarios",
-            dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
-                           "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding",
-                           .product(name: "Logging", package: "swift-log"),
+            name: "Signals",
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "SignalSim", "ProcessRuntime",
                            // SUMO's programs as child processes (SumoTools).
                            .product(name: "Subprocess", package: "swift-subprocess")],
+            swiftSettings: strict),
+
+        // What-if scenarios: the scenario catalog, their runs (flood, signal, parking) and their
+        // comparison, and the standard registry of every capability's processes
+        // (`ProcessRegistry.standard`). No HTTP: the server, `citytwin worker` and the CLI share it.
+        .target(
+            name: "Scenarios",
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "NetworkAnalysis", "SignalSim", "ParkingSim",
+                           "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals"],
             swiftSettings: strict),
 
         // A city's one map from its own data: the road network derived from OpenStreetMap by one
@@ -193,7 +202,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -213,7 +222,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "DataSources", "TwinStore", "CityModel", "CityBuild", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
-                "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
+                "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -259,13 +268,13 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "CityModel", "GeoCore", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
+                "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Signals", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
                 // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
                 "FloodSim", "NetworkAnalysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
