@@ -30,6 +30,7 @@ let package = Package(
         .library(name: "Utilities", targets: ["Utilities"]),
         .library(name: "Geocoding", targets: ["Geocoding"]),
         .library(name: "Signals", targets: ["Signals"]),
+        .library(name: "Sensing", targets: ["Sensing"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -143,10 +144,15 @@ let package = Package(
         .target(name: "Flood", dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Emergency", "ProcessRuntime"],
                 swiftSettings: strict),
 
+        // Live sensor data without HTTP: the threshold alerts a Datastream's readings raise and clear
+        // (AlertMonitor, Thresholds), the alert feed that follows the store's change feed, and the
+        // in-process fan-out of live features (FeatureBroadcast) the parking screens are pushed by.
+        .target(name: "Sensing", dependencies: ["GeoCore", "QueryLanguage", "TwinStore"], swiftSettings: strict),
+
         // Parking guidance over the district: lots and occupancy read from the store, availability
-        // and the live view the signs show, the district's guided-vs-unguided scenario, the SUMO
-        // export; the parking-guidance, parking-forecast and parking-simulation processes.
-        .target(name: "Parking", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "ParkingSim", "Emergency", "ProcessRuntime"],
+        // and the live view the signs show (ParkingLiveService keeps it in step and pushes it), the
+        // district's guided-vs-unguided scenario, the SUMO export; the parking-guidance, parking-forecast and parking-simulation processes.
+        .target(name: "Parking", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "ParkingSim", "Emergency", "ProcessRuntime", "Sensing"],
                 swiftSettings: strict),
 
         // Utility networks (drainage, water): the store's network layers read as the tracing
@@ -202,7 +208,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Sensing", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -274,7 +280,7 @@ let package = Package(
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Signals", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
+                "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Signals", "Sensing", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
                 // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
                 "FloodSim", "NetworkAnalysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
