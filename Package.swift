@@ -29,6 +29,8 @@ let package = Package(
         .library(name: "Parking", targets: ["Parking"]),
         .library(name: "Utilities", targets: ["Utilities"]),
         .library(name: "Geocoding", targets: ["Geocoding"]),
+        .library(name: "Signals", targets: ["Signals"]),
+        .library(name: "Sensing", targets: ["Sensing"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -142,10 +144,15 @@ let package = Package(
         .target(name: "Flood", dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "Emergency", "ProcessRuntime"],
                 swiftSettings: strict),
 
+        // Live sensor data without HTTP: the threshold alerts a Datastream's readings raise and clear
+        // (AlertMonitor, Thresholds), the alert feed that follows the store's change feed, and the
+        // in-process fan-out of live features (FeatureBroadcast) the parking screens are pushed by.
+        .target(name: "Sensing", dependencies: ["GeoCore", "QueryLanguage", "TwinStore"], swiftSettings: strict),
+
         // Parking guidance over the district: lots and occupancy read from the store, availability
-        // and the live view the signs show, the district's guided-vs-unguided scenario, the SUMO
-        // export; the parking-guidance, parking-forecast and parking-simulation processes.
-        .target(name: "Parking", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "ParkingSim", "Emergency", "ProcessRuntime"],
+        // and the live view the signs show (ParkingLiveService keeps it in step and pushes it), the
+        // district's guided-vs-unguided scenario, the SUMO export; the parking-guidance, parking-forecast and parking-simulation processes.
+        .target(name: "Parking", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "ParkingSim", "Emergency", "ProcessRuntime", "Sensing"],
                 swiftSettings: strict),
 
         // Utility networks (drainage, water): the store's network layers read as the tracing
@@ -159,16 +166,24 @@ let package = Package(
         .target(name: "Geocoding", dependencies: ["GeoCore", "TwinStore", "CityModel", "ProcessRuntime"],
                 swiftSettings: strict),
 
-        // Adapters between the store and the kernels (district flood scenarios, emergency analyses),
-        // and the processes that run them, registered in `ProcessRegistry.standard`.
-        // No HTTP: the server, `citytwin worker` and the CLI's analysis commands share it.
+        // Traffic signals over the district: intersections' plans from counts (SignalPlanning), stored
+        // corridors, the SUMO bridge (export, netconvert, evaluation runs), and the signal-timing,
+        // green-wave and signal-evaluate processes. The signal layers' codecs stay in CityModel
+        // (Signals/): the sample district writes its plans with them.
         .target(
-            name: "Scenarios",
-            dependencies: ["GeoCore", "TwinStore", "CityModel", "SWMMFormat", "FloodSim", "NetworkAnalysis", "SignalSim", "ParkingSim", "Tiles",
-                           "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding",
-                           .product(name: "Logging", package: "swift-log"),
+            name: "Signals",
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "SignalSim", "ProcessRuntime",
                            // SUMO's programs as child processes (SumoTools).
                            .product(name: "Subprocess", package: "swift-subprocess")],
+            swiftSettings: strict),
+
+        // What-if scenarios: the scenario catalog, their runs (flood, signal, parking) and their
+        // comparison, and the standard registry of every capability's processes
+        // (`ProcessRegistry.standard`). No HTTP: the server, `citytwin worker` and the CLI share it.
+        .target(
+            name: "Scenarios",
+            dependencies: ["GeoCore", "TwinStore", "CityModel", "NetworkAnalysis", "SignalSim", "ParkingSim",
+                           "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals"],
             swiftSettings: strict),
 
         // A city's one map from its own data: the road network derived from OpenStreetMap by one
@@ -193,7 +208,7 @@ let package = Package(
         .target(
             name: "Server",
             dependencies: [
-                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Scenarios",
+                "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Sensing", "Scenarios",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -213,7 +228,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "DataSources", "TwinStore", "CityModel", "CityBuild", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
-                "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
+                "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -257,15 +272,24 @@ let package = Package(
                 path: "Tests/Support", swiftSettings: strict),
         .testTarget(name: "UtilitiesTests", dependencies: ["Utilities", "CityModel", "TwinStore", "GeoCore", "NetworkAnalysis", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "CityModel", "GeoCore", "TestSupport"],
+        .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore", "TestSupport"],
                     swiftSettings: strict),
-        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
+        .testTarget(name: "EmergencyTests", dependencies: ["Emergency", "Flood", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore",
+                                                           "NetworkAnalysis", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "FloodTests", dependencies: ["Flood", "Emergency", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore",
+                                                       "SWMMFormat", "FloodSim", "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "SignalsTests", dependencies: ["Signals", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore", "SignalSim",
+                                                         "TestSupport"],
+                    swiftSettings: strict),
+        .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],
                     swiftSettings: strict),
         .testTarget(
             name: "ServerTests",
             dependencies: [
-                "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
+                "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Signals", "Sensing", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
                 // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
                 "FloodSim", "NetworkAnalysis",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -7,6 +7,7 @@ import Logging
 import Parking
 import ProcessRuntime
 import Scenarios
+import Sensing
 import TwinStore
 
 /// The CityTwin HTTP API over any `FeatureStore`: OGC API Features Part 1 (core, GeoJSON,

@@ -2,6 +2,7 @@ import Flood
 import Logging
 import ProcessRuntime
 import Scenarios
+import Signals
 
 /// How a `CityTwinServer` presents itself.
 public struct ServerOptions: Sendable {

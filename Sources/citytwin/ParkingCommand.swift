@@ -6,6 +6,7 @@ import Parking
 import ParkingSim
 import ProcessRuntime
 import Scenarios
+import Signals
 import TwinStore
 
 /// `citytwin parking …`: occupancy forecasts and their backtest, lot guidance, guided-vs-unguided simulation.

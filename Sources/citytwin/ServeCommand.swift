@@ -6,6 +6,7 @@ import NIOCore
 import ProcessRuntime
 import Scenarios
 import Server
+import Signals
 import TwinStore
 
 /// `citytwin serve`: the OGC APIs over an existing store, until SIGINT/SIGTERM.

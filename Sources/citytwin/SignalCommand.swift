@@ -3,6 +3,7 @@ import Foundation
 import GeoCore
 import SignalSim
 import Scenarios
+import Signals
 
 /// `citytwin signal …`: signal timing for traffic engineers.
 struct SignalCommand: AsyncParsableCommand {

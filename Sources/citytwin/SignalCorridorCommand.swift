@@ -3,6 +3,7 @@ import Foundation
 import GeoCore
 import SignalSim
 import Scenarios
+import Signals
 
 /// `citytwin signal corridor`: a common cycle and green-wave offsets, for a corridor in a JSON file
 /// (`--input`) or a stored one (`--id`, the `green-wave` process).

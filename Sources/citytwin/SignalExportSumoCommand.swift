@@ -5,6 +5,7 @@ import GeoCore
 import ProcessRuntime
 import Scenarios
 import SignalSim
+import Signals
 import TwinStore
 
 /// `citytwin signal export-sumo --out DIR [--intersection ID | --corridor ID] [--period HH:MM-HH:MM]`:

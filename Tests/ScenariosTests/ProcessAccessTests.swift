@@ -2,6 +2,7 @@ import CityModel
 import Foundation
 import GeoCore
 import ProcessRuntime
+import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios

@@ -6,6 +6,7 @@ import NetworkAnalysis
 @testable import Flood
 @testable import Parking
 @testable import Scenarios
+@testable import Signals
 import ProcessRuntime
 import SignalSim
 import Testing

@@ -15,7 +15,7 @@ import TwinStore
 /// duration, 100 m cells) with a depth snapshot every 5 simulated minutes.
 @Suite("Scenarios: create, run, compare", .serialized)
 struct ScenarioCompareTests {
-    static let repository = FloodScenarioDistrictTests.repository
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// A district store of its own (the flood suite writes to its own concurrently).
     static let district = Task<URL, any Error> {

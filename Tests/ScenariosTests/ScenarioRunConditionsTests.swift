@@ -11,7 +11,8 @@ import Testing
 /// or compared on request with the table marked. Scenario records as a finished run leaves them.
 @Suite("Scenarios: a comparison only across the plan")
 struct ScenarioRunConditionsTests {
-    static let models = FloodScenarioDistrictTests.scenarios
+    static let models = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Models/scenarios")
 
     static func model(_ name: String) throws -> FloodScenario {
         try FloodScenario.load(contentsOf: models.appendingPathComponent("\(name).json"))

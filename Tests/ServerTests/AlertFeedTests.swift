@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import Sensing
 @testable import Server
 import TestSupport
 import Testing

@@ -8,6 +8,7 @@ import Logging
 import ParkingSim
 import QueryLanguage
 @testable import Scenarios
+import Signals
 @testable import Server
 import SignalSim
 import Testing

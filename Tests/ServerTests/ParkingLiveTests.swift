@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Parking
 import Scenarios
+import Sensing
 import TestSupport
 import Testing
 import TwinStore

@@ -7,6 +7,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Scenarios
+import Signals
 import Server
 import TestSupport
 import Testing

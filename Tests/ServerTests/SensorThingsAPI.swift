@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Scenarios
+import Signals
 import Server
 import TestSupport
 import Testing

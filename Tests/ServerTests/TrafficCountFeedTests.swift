@@ -4,6 +4,7 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 import Scenarios
+import Signals
 import SignalSim
 import TestSupport
 import Testing

@@ -8,6 +8,7 @@ import Parking
 import ParkingSim
 import ProcessRuntime
 import SignalSim
+import Signals
 import TwinStore
 
 /// What a scenario of kind `signal` or `parking` runs and writes: one result layer of per-object

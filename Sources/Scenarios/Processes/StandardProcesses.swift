@@ -4,6 +4,7 @@ import Foundation
 import Geocoding
 import Parking
 import ProcessRuntime
+import Signals
 import Utilities
 
 extension ProcessRegistry {

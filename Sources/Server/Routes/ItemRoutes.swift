@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import Sensing
 import TwinStore
 
 extension CityTwinServer {

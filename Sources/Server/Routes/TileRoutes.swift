@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import Hummingbird
 import Tiles
+import Sensing
 import TwinStore
 
 /// What the tile routes keep between requests: the tile cache (following the store's change

@@ -2,6 +2,7 @@ import Foundation
 import GeoCore
 import Hummingbird
 import HTTPTypes
+import Sensing
 import TwinStore
 
 /// The OGC SensorThings API 1.1 Part 1 (Sensing) at `/sta/v1.1`, with the Data Array

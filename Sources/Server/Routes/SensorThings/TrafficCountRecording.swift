@@ -1,7 +1,8 @@
 import CityModel
 import Foundation
 import GeoCore
-import SignalSim
+import ProcessRuntime
+import Signals
 import TwinStore
 
 /// The live path of traffic counts: readings of a SensorThings Datastream whose
@@ -38,8 +39,8 @@ extension CityTwinServer {
             try await Self.checkBindingsKept(change, store: writer.store)
             do {
                 try await TrafficCountFeed.checkBindings(declared, store: store)
-            } catch let e as SignalTimingError {
-                throw STAWriter.invalid(e.field, e.reason)
+            } catch let e as any InputFailure {
+                throw STAWriter.invalid(e.failedInput, e.failureReason)
             }
             if !readings.isEmpty || !withdrawn.isEmpty { try await TrafficCountFeed.checkRecorder(caller, store: store) }
         }
@@ -76,20 +77,9 @@ extension CityTwinServer {
         let withdrawn = writer.withdrawnTrafficCounts().map(\.reading)
         guard !written.isEmpty || !withdrawn.isEmpty else { return }
         do {
-            var streams: [Int64: TrafficCountStream?] = [:]
-            var readings: [TrafficCountFeed.Reading] = []
-            for o in written {
-                if streams[o.datastream] == nil {
-                    let body = try await sensing.sensingEntity(.datastream, id: o.datastream)?.body["properties"]
-                    streams[o.datastream] = .some(TrafficCountStream.bound(by: body))
-                }
-                // Checked before the write: a count over an interval of whole minutes.
-                guard let stream = streams[o.datastream] ?? nil, case .integer(let n) = o.result,
-                      let minutes = try? TrafficCountStream.checkReading(result: o.result, start: o.phenomenonStart, end: o.phenomenonEnd) else { continue }
-                readings.append(.init(stream: stream, start: o.phenomenonStart, minutes: minutes, count: Int(n)))
-            }
+            let readings = try await TrafficCountIngest.readings(of: written, in: sensing)
             guard !readings.isEmpty || !withdrawn.isEmpty else { return }
-            let remaining = try await Self.readingsHeld(over: withdrawn, in: sensing)
+            let remaining = try await TrafficCountIngest.readingsHeld(over: withdrawn, in: sensing)
             // One feed writer at a time in this process; the rows' conditional writes keep what other
             // processes on the store count into the same rows (`TrafficCountFeed.record`).
             try await writeLocks.withLock("\(SignalizedIntersection.countsLayer)/feed") { [store, readings] in
@@ -117,12 +107,7 @@ extension CityTwinServer {
         for id in Set(counts.map(\.intersection)).sorted() {
             do {
                 let stepped = try await writeLocks.withLock("\(SignalPlanLayer.layer)/\(id)/retiming") { [store, options] () -> Bool in
-                    guard let intersection = try await SignalizedIntersection.load(id: id, from: store, by: caller) else { return false }
-                    let read = try await intersection.counts(from: store, day: .latest, by: caller)
-                    guard let day = read.day, let last = read.intervals.map(\.start).max() else { return false }
-                    let newest = "\(day)T\(TimeOfDayPeriod.clock(last))"
-                    guard counts.contains(where: { $0.intersection == id && $0.start.hasPrefix(newest) }) else { return false }
-                    let at = "\(day)T\(TimeOfDayPeriod.clock(last + read.minutes))"
+                    guard let at = try await TrafficCountIngest.newestIntervalWritten(at: id, by: counts, in: store, by: caller) else { return false }
                     // `once`: a plan already re-timed from this interval (by this process or another
                     // one on the store) takes no second step; the step is written only if the plan it
                     // stepped from is still stored as read.
@@ -146,24 +131,5 @@ extension CityTwinServer {
         guard layer == SignalizedIntersection.countsLayer, options.signalRetiming != nil,
               let intersection = feature.properties["intersection"]?.stringValue, let start = feature.properties["start"]?.stringValue else { return }
         await retimeSignals(after: [(intersection, start)], by: caller)
-    }
-
-    /// The readings SensorThings still holds for the rows `withdrawn` readings were in: every
-    /// Datastream bound to the same intersection and approach, over the same interval.
-    static func readingsHeld(over withdrawn: [TrafficCountFeed.Reading], in sensing: any SensingStore) async throws -> [TrafficCountFeed.Reading] {
-        guard !withdrawn.isEmpty else { return [] }
-        let arms = Dictionary(grouping: withdrawn) { "\($0.stream.intersection)/\($0.stream.approach)" }
-        var held: [TrafficCountFeed.Reading] = []
-        for d in try await sensing.sensingEntities(.datastream, linkedBy: nil) {
-            guard let stream = TrafficCountStream.bound(by: d.body["properties"]),
-                  let taken = arms["\(stream.intersection)/\(stream.approach)"] else { continue }
-            for (start, minutes) in Set(taken.map { [$0.start, Int64($0.minutes)] }).map({ ($0[0], Int($0[1])) }) {
-                let range = ObservationRange(datastream: d.id, from: start, to: start + 1, limit: 1, fields: [.phenomenonEnd, .result])
-                guard let o = try await sensing.observations(range).first, case .integer(let n) = o.result,
-                      (try? TrafficCountStream.checkReading(result: o.result, start: o.phenomenonStart, end: o.phenomenonEnd)) == minutes else { continue }
-                held.append(.init(stream: stream, start: start, minutes: minutes, count: Int(n)))
-            }
-        }
-        return held
     }
 }

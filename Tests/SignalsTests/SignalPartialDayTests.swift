@@ -5,6 +5,7 @@ import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios
+@testable import Signals
 
 /// Issue 58 §8: the README's `import …/traffic_counts.csv --layer traffic_counts --mode append` (one
 /// 15-minute interval of SI-009 on 2026-06-18) must not replace the sample district's whole day of counts.

@@ -29,38 +29,39 @@ struct Threshold: Sendable, Hashable {
     }
 }
 
-enum Thresholds {
+public enum Thresholds {
     /// The thresholds of a Datastream's `properties`; `[]` without any.
     static func parse(_ properties: JSONValue?) -> [Threshold] {
         (try? read(properties, path: "")) ?? []
     }
 
     /// Checks `properties.thresholds` of a Datastream being written.
-    static func check(_ properties: JSONValue, path: String) throws {
+    /// - Throws: `ThresholdError` naming the member at fault by its JSON path under `path`.
+    public static func check(_ properties: JSONValue, path: String) throws {
         _ = try read(properties, path: path)
     }
 
     private static func read(_ properties: JSONValue?, path: String) throws -> [Threshold] {
         guard let list = properties?.objectValue?["thresholds"] else { return [] }
         let at = "\(path).thresholds"
-        guard case .array(let items) = list else { throw STAWriter.invalid(at, "must be an array of {level, value or rise_per_hour, direction, hysteresis}") }
+        guard case .array(let items) = list else { throw ThresholdError(at, "must be an array of {level, value or rise_per_hour, direction, hysteresis}") }
         var out = [Threshold]()
         for (i, item) in items.enumerated() {
             let p = "\(at)[\(i)]"
-            guard let o = item.objectValue else { throw STAWriter.invalid(p, "must be a JSON object") }
-            guard let level = o["level"]?.stringValue, !level.isEmpty else { throw STAWriter.invalid("\(p).level", "must be a non-empty string") }
+            guard let o = item.objectValue else { throw ThresholdError(p, "must be a JSON object") }
+            guard let level = o["level"]?.stringValue, !level.isEmpty else { throw ThresholdError("\(p).level", "must be a non-empty string") }
             let isRate = o["rise_per_hour"] != nil
-            if isRate, o["value"] != nil { throw STAWriter.invalid("\(p).rise_per_hour", "a threshold has a value or a rise_per_hour, not both") }
+            if isRate, o["value"] != nil { throw ThresholdError("\(p).rise_per_hour", "a threshold has a value or a rise_per_hour, not both") }
             let key = isRate ? "rise_per_hour" : "value"
-            guard let value = o[key]?.doubleValue, value.isFinite else { throw STAWriter.invalid("\(p).\(key)", "must be a number") }
-            if isRate, value <= 0 { throw STAWriter.invalid("\(p).rise_per_hour", "must be > 0 (the result's unit per hour)") }
-            guard !out.contains(where: { $0.level == level }) else { throw STAWriter.invalid("\(p).level", "'\(level)' is the level of an earlier threshold") }
+            guard let value = o[key]?.doubleValue, value.isFinite else { throw ThresholdError("\(p).\(key)", "must be a number") }
+            if isRate, value <= 0 { throw ThresholdError("\(p).rise_per_hour", "must be > 0 (the result's unit per hour)") }
+            guard !out.contains(where: { $0.level == level }) else { throw ThresholdError("\(p).level", "'\(level)' is the level of an earlier threshold") }
             let directionText = o["direction"]?.stringValue ?? "above"
-            guard let direction = Threshold.Direction(rawValue: directionText) else { throw STAWriter.invalid("\(p).direction", "must be above or below") }
+            guard let direction = Threshold.Direction(rawValue: directionText) else { throw ThresholdError("\(p).direction", "must be above or below") }
             let hysteresis = o["hysteresis"]?.doubleValue ?? 0
-            guard hysteresis.isFinite, hysteresis >= 0 else { throw STAWriter.invalid("\(p).hysteresis", "must be a number ≥ 0") }
+            guard hysteresis.isFinite, hysteresis >= 0 else { throw ThresholdError("\(p).hysteresis", "must be a number ≥ 0") }
             for key in o.keys where !["level", "value", "rise_per_hour", "direction", "hysteresis"].contains(key) {
-                throw STAWriter.invalid("\(p).\(key)", "not a threshold member (level, value or rise_per_hour, direction, hysteresis)")
+                throw ThresholdError("\(p).\(key)", "not a threshold member (level, value or rise_per_hour, direction, hysteresis)")
             }
             out.append(Threshold(level: level, value: value, direction: direction, hysteresis: hysteresis, isRate: isRate))
         }
@@ -88,5 +89,17 @@ extension Thresholds {
             out.append(Threshold(level: "danger", value: g, direction: .above, hysteresis: gaugeHysteresis))
         }
         return out
+    }
+}
+
+/// A Datastream's `properties.thresholds` that cannot be read: the member at fault by its JSON
+/// path (e.g. `$.properties.thresholds[1].direction`) and why (the SensorThings API answers 400 with both).
+public struct ThresholdError: Error, Sendable, Equatable {
+    public let path: String
+    public let reason: String
+
+    public init(_ path: String, _ reason: String) {
+        self.path = path
+        self.reason = reason
     }
 }

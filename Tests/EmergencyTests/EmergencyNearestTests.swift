@@ -3,6 +3,7 @@ import Foundation
 import GeoCore
 import NetworkAnalysis
 import ProcessRuntime
+import TestSupport
 import Testing
 import TwinStore
 @testable import Emergency

@@ -7,7 +7,7 @@ import TwinStore
 
 /// The inputs the signal processes share (timing bounds, a time-of-day period, whether to write
 /// the plans) and the one way their answers become JSON.
-enum SignalProcessInputs {
+public enum SignalProcessInputs {
     typealias In = ProcessInputs
 
     /// The timing bounds, each optional, named as the CLI's options are.
@@ -48,7 +48,7 @@ enum SignalProcessInputs {
     }
 
     /// `HH:MM-HH:MM` as minutes after midnight, end exclusive; `24:00` ends the day.
-    static func period(_ inputs: [String: JSONValue], _ name: String = "period") throws -> (start: Int, end: Int)? {
+    public static func period(_ inputs: [String: JSONValue], _ name: String = "period") throws -> (start: Int, end: Int)? {
         guard let text = try In.string(inputs, name) else { return nil }
         guard let range = TimeOfDayPeriod.range(text) else {
             throw ProcessInputError(name, "must be a time of day HH:MM-HH:MM with the start before the end, e.g. 07:00-09:00 (got '\(text)')")
@@ -94,7 +94,7 @@ enum SignalProcessInputs {
 
     /// Runs `body`, turning kernel and analysis errors into answers that name their field: a
     /// kernel error about the district's data is an analysis failure naming the layer's property.
-    static func mapped<T>(_ body: () async throws -> T) async throws -> T {
+    public static func mapped<T>(_ body: () async throws -> T) async throws -> T {
         do {
             return try await In.mapped(body)
         } catch let e as SignalTimingError {

@@ -1,6 +1,6 @@
 import Foundation
 import GeoCore
-import Hummingbird
+import QueryLanguage
 import Synchronization
 import TwinStore
 
@@ -13,10 +13,15 @@ import TwinStore
 /// get it from the store's change feed (`AlertFeed`), as they get a flood nowcast's alerts.
 ///
 /// Readings older than the Datastream's newest stored one (a backfill) change no alert.
-struct AlertMonitor: Sendable {
+public struct AlertMonitor: Sendable {
     static let layer = SensingAlerts.layer
     let store: any FeatureStore
     let sensing: any SensingStore
+
+    public init(store: any FeatureStore, sensing: any SensingStore) {
+        self.store = store
+        self.sensing = sensing
+    }
 
     /// Evaluates the readings `change` wrote (stored ids `ids`, in `change.observations` order).
     ///
@@ -25,7 +30,7 @@ struct AlertMonitor: Sendable {
     /// computed again. A raised alert is named by the first reading of its excursion (the readings
     /// beyond the threshold back to the last one that is not), so two servers evaluating readings of
     /// one excursion at once name one alert, and one of them writes it while the other finds it open.
-    func evaluate(_ change: SensingChange, ids: [Int64], by caller: Caller) async throws {
+    public func evaluate(_ change: SensingChange, ids: [Int64], by caller: Caller) async throws {
         var byStream = [Int64: [SensingObservation]]()
         for (i, o) in change.observations.enumerated() {
             var stored = o
@@ -57,7 +62,7 @@ struct AlertMonitor: Sendable {
     /// feature, a new version), and an alert a withdrawn later reading had cleared opens again when
     /// the newest reading left is beyond it. Readings of a Datastream without thresholds, or of one
     /// that was deleted, change no alert.
-    func withdraw(_ readings: [SensingObservation], by caller: Caller) async throws {
+    public func withdraw(_ readings: [SensingObservation], by caller: Caller) async throws {
         for (ds, taken) in Dictionary(grouping: readings, by: \.datastream).sorted(by: { $0.key < $1.key }) {
             guard let stream = try await sensing.sensingEntity(.datastream, id: ds) else { continue }
             let thresholds = try await thresholds(of: stream)
@@ -234,7 +239,7 @@ extension Optional {
 /// after it subscribed, whoever wrote it: the server's threshold monitor, or a flood nowcast run
 /// by a job worker in another process. A heartbeat (`nil`) goes out every `heartbeat`, so a
 /// subscriber whose connection went away is noticed and dropped even when no alert comes.
-final class AlertFeed: Sendable {
+public final class AlertFeed: Sendable {
     private struct Subscriber {
         var continuation: AsyncStream<Feature?>.Continuation
         /// The change feed's sequence when it subscribed: it gets changes after it.
@@ -251,7 +256,7 @@ final class AlertFeed: Sendable {
     let heartbeat: Duration
     let poll: Duration
 
-    init(store: any FeatureStore, heartbeat: Duration = .seconds(15), poll: Duration = .milliseconds(200)) {
+    public init(store: any FeatureStore, heartbeat: Duration = .seconds(15), poll: Duration = .milliseconds(200)) {
         self.store = store
         self.heartbeat = heartbeat
         self.poll = poll
@@ -268,7 +273,7 @@ final class AlertFeed: Sendable {
 
     /// A stream of alert changes and heartbeats from now on, ended when the consumer stops (the
     /// connection closes).
-    func subscribe() async throws -> AsyncStream<Feature?> {
+    public func subscribe() async throws -> AsyncStream<Feature?> {
         let start = try await store.latestChange()
         let id = UUID()
         let (stream, continuation) = AsyncStream<Feature?>.makeStream(bufferingPolicy: .bufferingNewest(1000))
@@ -326,5 +331,5 @@ final class AlertFeed: Sendable {
         }
     }
 
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 }

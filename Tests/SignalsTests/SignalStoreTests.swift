@@ -7,6 +7,7 @@ import TestSupport
 import Testing
 import TwinStore
 @testable import Scenarios
+@testable import Signals
 
 /// The sample district's signals, counts and corridor read back from a store and timed.
 @Suite("Signal timing over the store")

@@ -13,21 +13,26 @@ import TwinStore
 /// `properties.stale_after_s`, default one hour), `latest_datastream` (its `@iot.id`). Of a
 /// Thing's Datastreams, those in the unit the register gives the device (`unit`) count when there
 /// are any; of them, the one with the newest reading shows.
-struct SensorFeatureLinks: Sendable {
+public struct SensorFeatureLinks: Sendable {
     let store: any FeatureStore
     let sensing: any SensingStore
+
+    public init(store: any FeatureStore, sensing: any SensingStore) {
+        self.store = store
+        self.sensing = sensing
+    }
 
     /// A reading older than this (seconds) is stale, unless the Datastream says otherwise.
     static let defaultStaleAfter: Double = 3600
     static let deviceProperty = "iot_device"
 
     /// The device register entry of a Thing, if it names one.
-    static func device(of thing: SensingEntity) -> String? {
+    public static func device(of thing: SensingEntity) -> String? {
         thing.body["properties"]?["iot_device"]?.stringValue
     }
 
     /// The feature a device monitors: (layer, id) from its `target_layer`/`target`.
-    func target(ofDevice device: String) async throws -> (layer: String, id: String)? {
+    public func target(ofDevice device: String) async throws -> (layer: String, id: String)? {
         guard let f = try await store.feature(layer: SensingAlerts.governingLayer, id: device, by: .admin),
               let layer = f.properties["target_layer"]?.stringValue, let id = f.properties["target"]?.stringValue else { return nil }
         return (layer, id)
@@ -37,7 +42,7 @@ struct SensorFeatureLinks: Sendable {
     /// may read the SensorThings service (the governing layer). `clock: false` leaves out what
     /// depends on the time of the request (`latest_age_s`, `latest_stale`): vector tiles, cached
     /// until a new reading invalidates them, carry only what the readings themselves say.
-    func attachLatest(_ features: inout [Feature], layer: String, caller: Caller, clock: Bool = true) async throws {
+    public func attachLatest(_ features: inout [Feature], layer: String, caller: Caller, clock: Bool = true) async throws {
         guard !features.isEmpty, try await store.layerDefinition(SensingAlerts.governingLayer, for: caller) != nil else { return }
         // Feature id → the devices standing for it.
         var devices = [String: [String]]()
@@ -100,7 +105,7 @@ struct SensorFeatureLinks: Sendable {
 
     /// The layers whose features may show a reading: the governing layer and every layer a
     /// device of the register monitors (`target_layer`).
-    func readingLayers() async throws -> Set<String> {
+    public func readingLayers() async throws -> Set<String> {
         guard try await store.layerDefinition(SensingAlerts.governingLayer, for: .admin) != nil else { return [] }
         var layers: Set<String> = [SensingAlerts.governingLayer]
         for try await d in store.stream(layer: SensingAlerts.governingLayer, FeatureQuery(limit: 1000), by: .admin) {
@@ -114,7 +119,7 @@ struct SensorFeatureLinks: Sendable {
     /// Thing's device feature and the feature the device monitors, so their envelopes, by layer.
     /// A SensorThings change whose features cannot be told any more (a deleted Observation,
     /// Datastream or Thing, an edited Thing) stales every tile of the reading layers.
-    func tileInvalidations(for events: [ChangeEvent]) async throws -> [(layer: String, envelopes: [Envelope])] {
+    public func tileInvalidations(for events: [ChangeEvent]) async throws -> [(layer: String, envelopes: [Envelope])] {
         var streams = Set<Int64>(), everywhere = false
         for e in events where e.layer == SensingAlerts.governingLayer && e.featureID.hasPrefix("sta:") {
             let fid = e.featureID
@@ -148,12 +153,5 @@ struct SensorFeatureLinks: Sendable {
     static func entityID(_ fid: String, _ prefix: String) -> Int64? {
         guard fid.hasPrefix(prefix) else { return nil }
         return Int64(fid.dropFirst(prefix.count).prefix { $0.isNumber })
-    }
-}
-
-extension CityTwinServer {
-    /// The read-time join of latest readings onto features, when the store keeps SensorThings data.
-    var latestReadings: SensorFeatureLinks? {
-        (store as? any SensingStore).map { SensorFeatureLinks(store: store, sensing: $0) }
     }
 }

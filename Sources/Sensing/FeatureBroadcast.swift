@@ -8,7 +8,7 @@ import Synchronization
 /// published. Used where the publisher is this server (the parking screens, published inside the
 /// request that wrote the observation); `AlertFeed` follows the store instead, because alerts are
 /// also written by other processes.
-final class FeatureBroadcast: Sendable {
+public final class FeatureBroadcast: Sendable {
     private struct State {
         var subscribers = [UUID: AsyncStream<Feature?>.Continuation]()
         var beating: Task<Void, Never>?
@@ -17,14 +17,14 @@ final class FeatureBroadcast: Sendable {
     private let state = Mutex(State())
     let heartbeat: Duration
 
-    init(heartbeat: Duration = .seconds(15)) { self.heartbeat = heartbeat }
+    public init(heartbeat: Duration = .seconds(15)) { self.heartbeat = heartbeat }
 
-    func publish(_ feature: Feature) {
+    public func publish(_ feature: Feature) {
         state.withLock { for c in $0.subscribers.values { c.yield(feature) } }
     }
 
     /// A stream of published features and heartbeats, ended when the consumer stops (the connection closes).
-    func subscribe() -> AsyncStream<Feature?> {
+    public func subscribe() -> AsyncStream<Feature?> {
         let id = UUID()
         let (stream, continuation) = AsyncStream<Feature?>.makeStream(bufferingPolicy: .bufferingNewest(1000))
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
@@ -54,5 +54,5 @@ final class FeatureBroadcast: Sendable {
         }
     }
 
-    var subscriberCount: Int { state.withLock { $0.subscribers.count } }
+    public var subscriberCount: Int { state.withLock { $0.subscribers.count } }
 }
