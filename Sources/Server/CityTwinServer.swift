@@ -34,6 +34,8 @@ public final class CityTwinServer: Sendable {
     // --- end tiles
     /// Flood depth grids behind the depth map tiles (Routes/DepthMapRoutes.swift).
     let depthGrids = DepthGridCache()
+    /// The city's metric CRS (collection documents, depth map tiles).
+    let cityMetricCRS = CityMetricCRSCache()
     /// Subscribers of SensorThings threshold alerts (`/alerts/events`, Routes/SensorThings/).
     let alertFeed: AlertFeed
     /// The bound on SensorThings writes at once (`RequestLimits.sensingWriteQueue`).

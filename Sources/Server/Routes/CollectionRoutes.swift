@@ -17,7 +17,7 @@ extension CityTwinServer {
                 let all = try await store.layers(for: .admin)
                 layers.remember(all)
                 let visible = all.filter { AccessPolicy.canRead($0.definition, context.caller) }
-                let crs = CRSParameter.advertised(cityMetric: try await CityRecord.metricCRS(of: store, orZoneOf: all.compactMap(\.extent)))
+                let crs = CRSParameter.advertised(cityMetric: try await cityMetricCRS.metricCRS(of: store, orZoneOf: all.compactMap(\.extent)))
                 let links = selfAndAlternate("/collections", query: query, format: format, jsonType: MediaTypeName.json)
                 let doc: JSONValue = [
                     "links": .array(links),
@@ -40,7 +40,7 @@ extension CityTwinServer {
                 let format = try OutputFormat.negotiate(query, request)
                 let id = try pathParameter(context, "collectionId")
                 let info = try await layers.layer(id, for: context.caller)
-                var doc = collectionDocument(info, crs: CRSParameter.advertised(cityMetric: try await CityRecord.metricCRS(of: store, orZoneOf: [info.extent].compactMap { $0 })))
+                var doc = collectionDocument(info, crs: CRSParameter.advertised(cityMetric: try await cityMetricCRS.metricCRS(of: store, orZoneOf: [info.extent].compactMap { $0 })))
                 let links = selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
                     + itemLinks(info.definition) + rasterLinks(id)
                 if var o = doc.objectValue {

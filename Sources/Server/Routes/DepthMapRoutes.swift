@@ -91,7 +91,7 @@ extension CityTwinServer {
                 // Permanent water (rivers, lakes) is the base map's, not a depth class.
                 let water = try steps.permanentWater.flatMap { rasters.file(layer: id, name: $0) }.flatMap { try depthGrids.grid($0) }
                 // A run's grids are in the city's metric CRS, which the store records once for good.
-                let gridCRS = try await CityRecord.metricCRS(of: store) ?? .districtMetric
+                let gridCRS = try await cityMetricCRS.gridCRS(of: store)
                 let png: [UInt8]?
                 do { png = try GridTileRenderer.png(grid, crs: gridCRS, tileMatrixSet: tileMatrixSet, tile: tile, mask: water) } catch let e as TileError {
                     throw Self.problem(e)
