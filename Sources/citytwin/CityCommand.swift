@@ -77,7 +77,12 @@ struct CityCommand: ParsableCommand {
             catalog = LayerCatalog(definitions)
             do {
                 var summaries = try await network.run(catalog: catalog, store: store, by: .admin, replacing: true) { bar.update($0) }
-                summaries += try await others.run(catalog: catalog, store: store, by: .admin, replacing: true) { bar.update($0) }
+                do {
+                    summaries += try await others.run(catalog: catalog, store: store, by: .admin, replacing: true) { bar.update($0) }
+                } catch let e as ImportError {
+                    // Each layer is one transaction: the roads and intersections are in, the failing layer is not.
+                    throw CommandFailure("city build failed after writing \(summaries.map(\.layer).joined(separator: " and ")): \(e)")
+                }
                 let count = Double(summaries.reduce(0) { $0 + $1.count })
                 bar.finish(WorkProgress(stage: "done", completed: count, total: count, unit: "features"))
                 if let city = try await CityRecord.recordIfAbsent(in: store, name: name ?? Self.cityName(url), metricCRS: metric, by: .admin) {

@@ -10,7 +10,6 @@ Processes answers (nearest hydrants, nearest fire station) are compared with the
 import json
 import math
 import os
-import sqlite3
 import subprocess
 from pathlib import Path
 
