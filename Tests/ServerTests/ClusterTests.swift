@@ -61,14 +61,16 @@ struct ClusterTests {
         // Either the job's read ended with its cancellation and the worker handed the job back on
         // its way out (SIGTERM: the job is waiting or already taken), or the read ignored it (a
         // query PostgreSQL holds on a lock) and the job stays the stopped worker's, running, until
-        // its lease lapses. Never finished, failed or lost.
+        // its lease lapses (and may already be the other's). Never finished, failed or lost.
         let returned = cluster.workerLogs()[first]?.contains("job returned to the queue") == true
         let state = try await cluster.sql("SELECT status || ' ' || coalesce(claimed_by, '') FROM citytwin.jobs WHERE id = '\(id)'")
         if returned {
             #expect(signal == SIGTERM, "a killed worker handed job \(id) back")
             #expect(state.hasPrefix("accepted") || state == "running \(other)", "job \(id) handed back: \(state)")
         } else {
-            #expect(state == "running \(first)", "job \(id) after \(first) stopped: \(state)")
+            // Still the stopped worker's, or already the other's: the lease is 3 s, and on a loaded
+            // machine noticing the exit and asking can take longer than that.
+            #expect(state == "running \(first)" || state == "running \(other)", "job \(id) after \(first) stopped: \(state)")
         }
         // Taken over (after the lease, unless handed back) while the lock still holds (the job is mid-run again).
         try await OutageHarness.eventually("\(other) takes job \(id) over after the lease", within: ClusterHarness.lease + 20) {
