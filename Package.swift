@@ -50,6 +50,9 @@ let package = Package(
         // Child processes (SUMO, the tests' commands): each watched through its own pidfd, never
         // Foundation's shared process-manager thread (see Tests/Support/CommandProcess.swift).
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // The service commands' options from the environment and a configuration file (Sources/citytwin/ServiceConfiguration.swift).
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -230,6 +233,8 @@ let package = Package(
                 "GeoCore", "DataSources", "TwinStore", "CityModel", "CityBuild", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
                 "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],

@@ -20,6 +20,9 @@ struct ServeCommand: AsyncParsableCommand {
     var store: String { storeOption.path }
     @OptionGroup var rasterOption: RasterOption
 
+    @Option(help: "A JSON file of this command's options, e.g. {\"serve\": {\"storeTimeout\": 10}}; an option given on the command line or as CITYTWIN_SERVE_<OPTION> (e.g. CITYTWIN_SERVE_STORE_TIMEOUT) takes precedence. Also CITYTWIN_CONFIG.")
+    var config: String?
+
     @Option(help: "TCP port to listen on.")
     var port: Int = 8080
 
