@@ -16,7 +16,8 @@ public struct RoadNetworkDraft: Sendable {
         /// fields (`CityManifest`); `nil` for an OpenStreetMap way, whose tags `RoadRules` reads.
         public var attributes: Attributes?
         /// The vertical level (0 at grade, 1 a bridge, -1 a tunnel): lines meet at a shared inner
-        /// vertex only on the same level. OpenStreetMap ways stay 0 — their shared nodes are the junctions.
+        /// vertex only on the same level, at a line's end on any. OpenStreetMap ways stay 0 — their
+        /// shared nodes are the junctions.
         public var level: Int
         public init(id: String, positions: [Position], tags: OSMTags) {
             self.id = id
@@ -117,20 +118,30 @@ public struct RoadNetworkDraft: Sendable {
         draft.report["ways read"] = ways.count
         draft.report["ways not for motor vehicles (skipped)"] = ways.count - drivable.count
         // Uses of each vertex on each level: a line is split where another of its level holds the
-        // same vertex, and at its ends (where lines of any level meet).
+        // same vertex, and where any line ends (lines of every level meet at an end: a bridge's ramp).
         var uses: [LevelVertex: Int] = [:]
+        var ends = Set<Vertex>()
         for (way, _) in drivable {
             for p in way.positions { uses[LevelVertex(Vertex(p), way.level), default: 0] += 1 }
             uses[LevelVertex(Vertex(way.positions[0]), way.level), default: 0] += 1
             uses[LevelVertex(Vertex(way.positions[way.positions.count - 1]), way.level), default: 0] += 1
+            ends.insert(Vertex(way.positions[0]))
+            ends.insert(Vertex(way.positions[way.positions.count - 1]))
         }
-        var ids: [Vertex: String] = [:]
-        var places: [String: Position] = [:]
-        func junction(_ p: Position) -> String {
+        func splits(_ p: Position, _ level: Int) -> Bool {
             let v = Vertex(p)
-            if let id = ids[v] { return id }
+            return (uses[LevelVertex(v, level)] ?? 0) >= 2 || ends.contains(v)
+        }
+        // One intersection per vertex where a line ends; elsewhere one per vertex and level (two
+        // crossings stacked on one point stay apart).
+        var ids: [LevelVertex: String] = [:]
+        var places: [String: Position] = [:]
+        func junction(_ p: Position, _ level: Int) -> String {
+            let v = Vertex(p)
+            let key = LevelVertex(v, ends.contains(v) ? Int.min : level)
+            if let id = ids[key] { return id }
             let id = "J\(ids.count + 1)"
-            ids[v] = id
+            ids[key] = id
             places[id] = p
             return id
         }
@@ -146,7 +157,7 @@ public struct RoadNetworkDraft: Sendable {
             if name.isEmpty { derived.append("name") }
             var start = 0
             var part = 0
-            for i in 1..<way.positions.count where i == way.positions.count - 1 || (uses[LevelVertex(Vertex(way.positions[i]), way.level)] ?? 0) >= 2 {
+            for i in 1..<way.positions.count where i == way.positions.count - 1 || splits(way.positions[i], way.level) {
                 var positions = Array(way.positions[start...i])
                 start = i
                 guard Set(positions.map(Vertex.init)).count >= 2 else { continue }
@@ -155,7 +166,7 @@ public struct RoadNetworkDraft: Sendable {
                 let projected = try positions.map { try metric.transform($0) }
                 let length = zip(projected, projected.dropFirst()).reduce(0.0) { $0 + (($1.1.x - $1.0.x) * ($1.1.x - $1.0.x) + ($1.1.y - $1.0.y) * ($1.1.y - $1.0.y)).squareRoot() }
                 draft.roads.append(Road(id: "\(way.id)-\(part)", name: name, roadClass: roadClass, lanes: lanes, speed: speed, oneway: oneway,
-                                        from: junction(positions[0]), to: junction(positions[positions.count - 1]),
+                                        from: junction(positions[0], way.level), to: junction(positions[positions.count - 1], way.level),
                                         positions: positions, length: length, derived: derived))
                 for d in derived { draft.report["roads with \(d) derived (not tagged)", default: 0] += 1 }
             }
