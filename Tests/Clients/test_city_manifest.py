@@ -22,7 +22,9 @@ import requests
 from pyproj import Transformer
 
 from city_manifest_fixture import main as make_fixture
-from test_change_subscription import Server, token
+from test_change_subscription import token
+# `citytwin serve` on this module's `built` store (the fixture takes `built` from the module that uses it).
+from test_city_build_osm import server  # noqa: F401
 
 BIN = os.environ["CITYTWIN_CLIENT_BIN"]
 CLASSES = {1: "快速路", 2: "主干路", 3: "次干路", 4: "支路", 5: "支路"}
@@ -48,14 +50,6 @@ def built(fixture, tmp_path_factory):
     done = run("city", "build", fixture, "--store", store, "--report", report)
     assert done.returncode == 0, done.stderr
     return store, json.loads(report.read_text()), done.stdout
-
-
-@pytest.fixture(scope="module")
-def server(built, tmp_path_factory):
-    running = Server(built[0], tmp_path_factory.mktemp("serve") / "server.log")
-    running.start()
-    yield running
-    running.stop()
 
 
 def ogr(fixture: Path, layer: str, *options) -> list:
