@@ -102,6 +102,10 @@ public struct CityManifest: Sendable {
         let root = try Self.object(json, "$", allowed: Self.members)
         name = try root["name"].map { try Self.text($0, "name") }
         metricCRS = try root["metric_crs"].map { try Self.crs($0, "metric_crs") }
+        if let crs = metricCRS, let m = try? crs.metadata, m.isGeographic || m.unitToSI != 1 {
+            throw ManifestError(path: "metric_crs", "\(crs) is not a projected CRS in metres (its unit: \(m.unitName))",
+                                allowed: "a projected CRS in metres: the city's Gauss–Krüger or UTM zone, or its national grid (EPSG:3067)")
+        }
         osm = try root["osm"].map { try Self.path($0, "osm", directory) }
         layers = []
         if let value = root["layers"] {

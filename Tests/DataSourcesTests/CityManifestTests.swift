@@ -118,6 +118,7 @@ struct CityManifestTests {
                  "layers.hydrants.fields.colour", "outlet_mm"),
                 (Self.manifest(Self.roads.replacingOccurrences(of: "luokka <> 9", with: "luokka <>")), "layers.roads.where", "luokka"),
                 (#"{"layers": {}, "colour": 1}"#, "colour", "metric_crs"),
+                (#"{"metric_crs": "EPSG:4490", "layers": {}}"#, "metric_crs", "in metres"),
             ]
             for (json, path, allowed) in cases {
                 let e = failure(json)
