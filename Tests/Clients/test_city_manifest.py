@@ -239,3 +239,19 @@ def test_a_bad_manifest_names_the_member_and_writes_nothing(fixture, tmp_path):
     done = run("city", "build", bad, "--store", store)
     assert "layers.roads.fields" in done.stderr and "requires 'class'" in done.stderr, done.stderr
     assert not store.exists()
+
+
+def test_the_osm_shortcut_takes_a_dem_through_the_same_build(fixture, tmp_path):
+    pyrosm = pytest.importorskip("pyrosm")
+    store, report = tmp_path / "osm.sqlite", tmp_path / "osm.json"
+    dem = fixture.parent / "korkeusmalli.tif"
+    done = run("city", "build", "--osm", pyrosm.get_data("helsinki_pbf"), "--dem", dem, "--store", store, "--report", report)
+    assert done.returncode == 0, done.stderr
+    built = json.loads(report.read_text())
+    assert built["rasters"] == ["dem"] and built["metric_crs"] == "EPSG:32635", built
+    assert "reprojected from EPSG:3067" in done.stdout, done.stdout
+    listed = run("raster", "list", "--store", store)
+    assert listed.returncode == 0 and '"dem"' in listed.stdout and "32635" in listed.stdout, listed.stdout
+    missing = run("city", "build", "--osm", pyrosm.get_data("helsinki_pbf"), "--dem", tmp_path / "none.tif", "--store", tmp_path / "none.sqlite")
+    assert missing.returncode != 0 and "--dem" in missing.stderr and "none.tif" in missing.stderr, missing.stderr
+    assert not (tmp_path / "none.sqlite").exists()
