@@ -255,7 +255,7 @@ let package = Package(
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
         .testTarget(name: "EPANETFormatTests", dependencies: ["EPANETFormat", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "DataSourcesTests", dependencies: ["DataSources", "GeoCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DataSourcesTests", dependencies: ["DataSources", "GeoCore", "CityBuild", "TwinStore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore", "QueryLanguage", "TestSupport"], resources: [.copy("Fixtures")],
