@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "Signals", targets: ["Signals"]),
         .library(name: "Sensing", targets: ["Sensing"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
+        .library(name: "MQTTBroker", targets: ["MQTTBroker"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
     ],
@@ -203,12 +204,24 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // An MQTT 3.1.1 broker on SwiftNIO whose behaviour is its delegate's (authentication,
+        // subscriptions, what a PUBLISH means): the codec and the connections, no SensorThings.
+        .target(
+            name: "MQTTBroker",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
         // HTTP (Hummingbird 2): OGC API Features/Tiles/Processes routes, auth, problem+json errors,
         // the OpenAPI document, the web map, metrics.
         .target(
             name: "Server",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Sensing", "Scenarios",
+                "MQTTBroker",  // SensorThings over MQTT (Routes/SensorThings/MQTT*.swift)
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -249,6 +262,10 @@ let package = Package(
         .executableTarget(name: "parking-bench", dependencies: ["ProcessRuntime", "Parking", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
+        .testTarget(name: "MQTTBrokerTests", dependencies: ["MQTTBroker",
+                                                            .product(name: "NIOCore", package: "swift-nio"),
+                                                            .product(name: "NIOPosix", package: "swift-nio")],
+                    swiftSettings: strict),
         .testTarget(name: "EPANETFormatTests", dependencies: ["EPANETFormat", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DataSourcesTests", dependencies: ["DataSources", "GeoCore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
