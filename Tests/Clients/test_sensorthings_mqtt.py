@@ -2,7 +2,7 @@
 `citytwin serve --mqtt-port` on the district store: a subscriber of a Datastream's Observations gets
 an HTTP POST's reading as the JSON a GET of it answers; a reading published over MQTT is created
 (HTTP GET shows it) and raises the same threshold alert as one posted over HTTP; entity and property
-topics follow a PATCH; a publish by a caller who may not write is refused (connection closed, no
+topics follow a PATCH; mosquitto's command-line clients do the same (the docs' examples); a publish by a caller who may not write is refused (connection closed, no
 PUBACK, nothing stored); an anonymous subscriber is refused in its SUBACK and receives nothing."""
 
 import json
@@ -310,3 +310,28 @@ def test_a_revoked_subscriber_receives_nothing_more(server, editor):
             sub.next(timeout=2)
     finally:
         sub.close()
+
+
+@pytest.mark.writes
+def test_mosquitto_clients_as_the_docs_show(server, editor):
+    """docs/capabilities/sensing.md's mosquitto_sub and mosquitto_pub lines, against this server."""
+    _, ds = gauge(server, editor, "mosquitto 站")
+    topic = f"v1.1/Datastreams({ds})/Observations"
+    common = ["-h", "127.0.0.1", "-p", str(server["mqtt"]), "-u", "gateway", "-P", editor, "-V", "mqttv311", "-q", "1", "-t", topic]
+    sub = subprocess.Popen(["mosquitto_sub", *common, "-v", "-C", "1", "-W", "20"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1.0)                                               # mosquitto_sub says nothing once subscribed
+        published = subprocess.run(["mosquitto_pub", *common, "-m", json.dumps({"phenomenonTime": stamp(30), "result": 27.9})],
+                                   capture_output=True, text=True, timeout=30)
+        assert published.returncode == 0, published.stderr            # PUBACK received
+        out, err = sub.communicate(timeout=30)
+    finally:
+        sub.kill()
+    assert sub.returncode == 0, err
+    received_topic, body = out.strip().split(" ", 1)
+    assert received_topic == topic and json.loads(body)["result"] == 27.9
+    listed = requests.get(f"{server['sta']}/{topic[5:]}", auth=("gateway", editor), timeout=30).json()["value"]
+    assert [(o["phenomenonTime"], o["result"]) for o in listed] == [(stamp(30), 27.9)]
+    refused = subprocess.run(["mosquitto_pub", *common[:4], "-V", "mqttv311", "-q", "1", "-t", topic, "-m", "{}"],
+                             capture_output=True, text=True, timeout=30)
+    assert refused.returncode != 0                                    # anonymous: closed, never acknowledged
