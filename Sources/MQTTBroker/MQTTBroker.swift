@@ -170,7 +170,7 @@ public final class MQTTBroker<Delegate: MQTTBrokerDelegate>: Sendable {
             case .accept:
                 if message.qos == 1, let id = message.packetID { session.enqueue(.puback(packetID: id)) }
                 if message.qos == 2, let id = message.packetID {
-                    _ = session.receiveQoS2(id)
+                    session.receiveQoS2(id)
                     session.enqueue(.pubrec(packetID: id))
                 }
                 return true

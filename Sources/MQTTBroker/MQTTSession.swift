@@ -87,8 +87,6 @@ final class MQTTSession: Sendable {
 
     func acknowledged(_ id: UInt16) { state.withLock { _ = $0.inflight.removeValue(forKey: id) } }
 
-    var unacknowledged: Int { state.withLock { $0.inflight.count } }
-
     var subscriptions: [String: UInt8] { state.withLock { $0.subscriptions } }
 
     /// Adds `filter` unless the client holds `limit` others already; `false` then.
@@ -100,14 +98,10 @@ final class MQTTSession: Sendable {
         }
     }
 
-    func holdsSubscriptions(below limit: Int, adding filter: String) -> Bool {
-        state.withLock { $0.subscriptions[filter] != nil || $0.subscriptions.count < limit }
-    }
-
     func unsubscribe(_ filter: String) { state.withLock { _ = $0.subscriptions.removeValue(forKey: filter) } }
 
-    /// Records an incoming QoS 2 message; `false` when it is a duplicate of one already taken.
-    func receiveQoS2(_ id: UInt16) -> Bool { state.withLock { $0.receivedQoS2.insert(id).inserted } }
+    /// Records an incoming QoS 2 message as taken, until its PUBREL.
+    func receiveQoS2(_ id: UInt16) { state.withLock { _ = $0.receivedQoS2.insert(id) } }
 
     func hasReceivedQoS2(_ id: UInt16) -> Bool { state.withLock { $0.receivedQoS2.contains(id) } }
 
