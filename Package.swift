@@ -204,11 +204,16 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // MQTT 3.1.1 control packets as plain values, their encoding and checked decoding, topic
+        // filters. No dependency, so its fuzz harness builds alone.
+        .target(name: "MQTTCodec", swiftSettings: strict),
+
         // An MQTT 3.1.1 broker on SwiftNIO whose behaviour is its delegate's (authentication,
-        // subscriptions, what a PUBLISH means): the codec and the connections, no SensorThings.
+        // subscriptions, what a PUBLISH means): the connections and their limits, no SensorThings.
         .target(
             name: "MQTTBroker",
             dependencies: [
+                "MQTTCodec",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -262,7 +267,7 @@ let package = Package(
         .executableTarget(name: "parking-bench", dependencies: ["ProcessRuntime", "Parking", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
-        .testTarget(name: "MQTTBrokerTests", dependencies: ["MQTTBroker",
+        .testTarget(name: "MQTTBrokerTests", dependencies: ["MQTTBroker", "MQTTCodec",
                                                             .product(name: "NIOCore", package: "swift-nio"),
                                                             .product(name: "NIOPosix", package: "swift-nio")],
                     swiftSettings: strict),
@@ -331,6 +336,7 @@ let package = Package(
         .executableTarget(name: "fuzz-swmm", dependencies: ["SWMMFormat", "FuzzSupport"], path: "Fuzz/SWMMInput", swiftSettings: strict),
         .executableTarget(name: "fuzz-epanet", dependencies: ["EPANETFormat", "FuzzSupport"], path: "Fuzz/EPANETInput", swiftSettings: strict),
         .executableTarget(name: "fuzz-signal", dependencies: ["SignalSim", "FuzzSupport"], path: "Fuzz/SignalInput", swiftSettings: strict),
+        .executableTarget(name: "fuzz-mqtt", dependencies: ["MQTTCodec", "FuzzSupport"], path: "Fuzz/MQTT", swiftSettings: strict),
         .executableTarget(name: "fuzz-stafilter", dependencies: ["QueryLanguage", "GeoCore", "FuzzSupport"], path: "Fuzz/STAFilter", swiftSettings: strict),
     ]
 )

@@ -1,5 +1,5 @@
+import MQTTCodec
 import Testing
-@testable import MQTTBroker
 
 /// The MQTT 3.1.1 codec against the byte layouts the standard gives, and against random bytes.
 @Suite struct MQTTCodecTests {
