@@ -156,14 +156,18 @@ def test_subscriber_gets_an_http_post_as_get_shows_it(server, editor):
         topic = f"v1.1/Datastreams({ds})/Observations"
         assert sub.subscribe(topic).value == 1                       # granted QoS 1
         assert sub.subscribe(topic + "?$select=result").value == 1
+        expanded = topic + "?$select=result,Datastream&$expand=Datastream($select=name)"
+        assert sub.subscribe(expanded).value == 1
         r = requests.post(f"{server['sta']}/{topic[5:]}", json={"phenomenonTime": stamp(1), "result": 21.25},
                           auth=("gateway", editor), timeout=30)
         assert r.status_code == 201, r.text[:300]
-        got = dict([sub.next(), sub.next()])
+        got = dict([sub.next(), sub.next(), sub.next()])
         shown = requests.get(r.headers["Location"], auth=("gateway", editor), timeout=30).json()
         assert got[topic] == shown                                    # the same JSON as HTTP GET answers
         assert got[topic]["result"] == 21.25 and got[topic]["@iot.id"] == r.json()["@iot.id"]
         assert got[topic + "?$select=result"] == {"result": 21.25}
+        assert got[expanded] == {"result": 21.25, "Datastream@iot.navigationLink": shown["Datastream@iot.navigationLink"],
+                                 "Datastream": {"name": "water level"}}
     finally:
         sub.close()
 
@@ -275,13 +279,17 @@ def test_subscriber_without_rights_receives_nothing(server, editor, viewer):
         forged.close()
 
 
+@pytest.mark.writes
 def test_topics_outside_the_api_are_refused(server, editor):
+    thing, _ = gauge(server, editor, "MQTT 主题站")
     sub = Client(server, editor, "subscriber-3")
     try:
         assert sub.subscribe("v1.1/Things(999999999)").is_failure        # no such entity
         assert sub.subscribe("v1.1/Datastreams/#").is_failure            # wildcards are not served
         assert sub.subscribe("v1.1/Things?$filter=name eq 'x'").is_failure  # $select and $expand only
         assert sub.subscribe("v1.1/Bogus").is_failure
+        assert sub.subscribe("v1.1/Things?$expand=Bogus").is_failure      # as GET answers 400
+        assert sub.subscribe(f"v1.1/Things({thing})/name?$select=name").is_failure  # a property topic takes no options
         assert sub.subscribe("v1.1/Things?$expand=Datastreams").value == 1
     finally:
         sub.close()

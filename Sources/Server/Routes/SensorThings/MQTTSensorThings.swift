@@ -58,7 +58,17 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
             let (sensing, _, _) = try await server.sensorThingsAccess(client.identity.caller, write: false)
             let reader = STAReader(store: sensing, root: server.url(CityTwinServer.sensorThingsRoot))
             let (node, _) = try await reader.resolve(topic.path)
-            if case .property = node, topic.hasOptions { return .refuse("a property topic takes no query options") }
+            let kind: SensingKind
+            switch node {
+            case .property:
+                if topic.hasOptions { return .refuse("a property topic takes no query options") }
+                return .accept
+            case .collection(let k, _), .entity(let k, _): kind = k
+            }
+            // $expand is checked here as a GET checks it, not at the first delivery.
+            for item in topic.options.expand where SensingNavigation.properties(of: kind)[item.path[0]] == nil {
+                return .refuse("400 parameter '$expand': \(kind.rawValue) has no navigation property '\(item.path[0])'")
+            }
             return .accept
         } catch {
             return .refuse(Self.reason(error))
