@@ -168,6 +168,12 @@ def test_subscriber_gets_an_http_post_as_get_shows_it(server, editor):
         assert got[topic + "?$select=result"] == {"result": 21.25}
         assert got[expanded] == {"result": 21.25, "Datastream@iot.navigationLink": shown["Datastream@iot.navigationLink"],
                                  "Datastream": {"name": "water level"}}
+        # The same reading sent again is stored once (the same id) and announced once.
+        again = requests.post(f"{server['sta']}/{topic[5:]}", json={"phenomenonTime": stamp(1), "result": 21.25},
+                              auth=("gateway", editor), timeout=30)
+        assert again.status_code == 201 and again.json()["@iot.id"] == shown["@iot.id"]
+        with pytest.raises(queue.Empty):
+            sub.next(timeout=1.5)
     finally:
         sub.close()
 

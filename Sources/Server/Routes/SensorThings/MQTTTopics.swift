@@ -48,7 +48,11 @@ struct STAChangeEvent: Sendable {
     /// From a committed change; `observationIDs`: the stored ids of `change.observations`, in order.
     init(_ change: SensingChange, observationIDs: [Int64]) {
         for e in change.inserts { created.append((e.kind, e.id)) }
-        for (i, o) in change.observations.enumerated() { created.append((.observation, i < observationIDs.count ? observationIDs[i] : o.id)) }
+        // A re-sent reading keeps the id it was first stored under, not the one reserved for it: nothing
+        // was created, so nothing is told (a QoS 1 gateway re-sending after a lost PUBACK is not news).
+        for (i, o) in change.observations.enumerated() where i >= observationIDs.count || observationIDs[i] == o.id {
+            created.append((.observation, o.id))
+        }
         for e in change.updates {
             let before = change.basis[e.id]?.body ?? [:]
             let names = Set(before.keys).union(e.body.keys).filter { before[$0] != e.body[$0] }
