@@ -147,6 +147,12 @@ def stamp(minute: int) -> str:
     return f"2026-08-01T00:{minute:02d}:00Z"
 
 
+def post_reading(server, editor, ds: int, minute: int, result: float) -> requests.Response:
+    """An Observation of Datastream `ds` at `stamp(minute)` by HTTP POST, as a gateway without MQTT sends it."""
+    return requests.post(f"{server['sta']}/Datastreams({ds})/Observations", json={"phenomenonTime": stamp(minute), "result": result},
+                         auth=("gateway", editor), timeout=30)
+
+
 @pytest.mark.writes
 def test_subscriber_gets_an_http_post_as_get_shows_it(server, editor):
     _, ds = gauge(server, editor, "MQTT 订阅站")
@@ -158,8 +164,7 @@ def test_subscriber_gets_an_http_post_as_get_shows_it(server, editor):
         assert sub.subscribe(topic + "?$select=result").value == 1
         expanded = topic + "?$select=result,Datastream&$expand=Datastream($select=name)"
         assert sub.subscribe(expanded).value == 1
-        r = requests.post(f"{server['sta']}/{topic[5:]}", json={"phenomenonTime": stamp(1), "result": 21.25},
-                          auth=("gateway", editor), timeout=30)
+        r = post_reading(server, editor, ds, 1, 21.25)
         assert r.status_code == 201, r.text[:300]
         got = dict([sub.next(), sub.next(), sub.next()])
         shown = requests.get(r.headers["Location"], auth=("gateway", editor), timeout=30).json()
@@ -169,8 +174,7 @@ def test_subscriber_gets_an_http_post_as_get_shows_it(server, editor):
         assert got[expanded] == {"result": 21.25, "Datastream@iot.navigationLink": shown["Datastream@iot.navigationLink"],
                                  "Datastream": {"name": "water level"}}
         # The same reading sent again is stored once (the same id) and announced once.
-        again = requests.post(f"{server['sta']}/{topic[5:]}", json={"phenomenonTime": stamp(1), "result": 21.25},
-                              auth=("gateway", editor), timeout=30)
+        again = post_reading(server, editor, ds, 1, 21.25)
         assert again.status_code == 201 and again.json()["@iot.id"] == shown["@iot.id"]
         with pytest.raises(queue.Empty):
             sub.next(timeout=1.5)
@@ -214,9 +218,8 @@ def test_published_reading_is_created_and_raises_the_http_alert(server, editor):
     _, by_http = gauge(server, editor, "HTTP 水位站")
     _, by_mqtt = gauge(server, editor, "MQTT 水位站")
     # Over HTTP: a reading over the danger level raises the alert, the next one back under it clears it.
-    for when, level in ((stamp(5), 26.8), (stamp(6), 25.1)):
-        r = requests.post(f"{server['sta']}/Datastreams({by_http})/Observations", json={"phenomenonTime": when, "result": level},
-                          auth=("gateway", editor), timeout=30)
+    for minute, level in ((5, 26.8), (6, 25.1)):
+        r = post_reading(server, editor, by_http, minute, level)
         assert r.status_code == 201, r.text[:300]
 
     gateway = Client(server, editor, "gateway-1")
@@ -269,8 +272,7 @@ def test_subscriber_without_rights_receives_nothing(server, editor, viewer):
         assert anonymous.connack == 0                                # anonymous may connect, and read what is open
         assert anonymous.subscribe(topic).is_failure                 # iot_devices is shared, not open: SUBACK 0x80
         assert allowed.subscribe(topic).value == 1                   # another department reads the shared layer
-        r = requests.post(f"{server['sta']}/{topic[5:]}", json={"phenomenonTime": stamp(12), "result": 20.0},
-                          auth=("gateway", editor), timeout=30)
+        r = post_reading(server, editor, ds, 12, 20.0)
         assert r.status_code == 201
         assert allowed.next()[1]["result"] == 20.0
         with pytest.raises(queue.Empty):
@@ -311,15 +313,13 @@ def test_a_revoked_subscriber_receives_nothing_more(server, editor):
     sub = Client(server, token, "revoked-1")
     try:
         assert sub.subscribe(topic).value == 1
-        post = lambda minute: requests.post(f"{server['sta']}/{topic[5:]}", json={"phenomenonTime": stamp(minute), "result": 19.5},
-                                            auth=("gateway", editor), timeout=30)
-        assert post(20).status_code == 201
+        assert post_reading(server, editor, ds, 20, 19.5).status_code == 201
         assert sub.next()[1]["phenomenonTime"] == stamp(20)
         revoked = subprocess.run([os.environ["CITYTWIN_CLIENT_BIN"], "token", "revoke", token, "--store", os.environ["CITYTWIN_CLIENT_STORE"]],
                                  capture_output=True, text=True, timeout=60)
         assert revoked.returncode == 0, revoked.stderr
         time.sleep(2.5)                                               # the server re-reads the revocation list every 2 s
-        assert post(21).status_code == 201
+        assert post_reading(server, editor, ds, 21, 19.5).status_code == 201
         with pytest.raises(queue.Empty):
             sub.next(timeout=2)
     finally:
