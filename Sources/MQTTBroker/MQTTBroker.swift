@@ -47,6 +47,15 @@ public final class MQTTBroker<Delegate: MQTTBrokerDelegate>: Sendable {
         return sent
     }
 
+    /// Closes every connection that holds a subscription (the application could not deliver
+    /// everything it owed them); how many.
+    @discardableResult
+    public func disconnectAll() -> Int {
+        let subscribed = sessions.withLock { $0.values.map(\.session) }.filter { !$0.subscriptions.isEmpty }
+        for session in subscribed { session.close() }
+        return subscribed.count
+    }
+
     /// Connections open now (counted from accept, before CONNECT).
     public var connectionCount: Int { connections.load(ordering: .relaxed) }
 

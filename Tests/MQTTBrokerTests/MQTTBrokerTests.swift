@@ -114,6 +114,12 @@ import Testing
             try await c.send(.pingreq)
             #expect(try await c.next() == .pingresp)
             #expect(broker.subscribers().first?.subscriptions == ["v1.1/Things": 1, "b": 0])
+            // The application fell behind: every subscriber is closed, so none stays connected having missed messages.
+            let (idle, _) = try await Connection.connected(port, keepAlive: 30)
+            #expect(broker.disconnectAll() == 1)
+            #expect(try await c.next() == nil)
+            try await idle.send(.pingreq)
+            #expect(try await idle.next() == .pingresp, "a connection without subscriptions stays")
         }
     }
 

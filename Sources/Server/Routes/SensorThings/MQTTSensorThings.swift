@@ -121,18 +121,29 @@ final class SensorThingsMQTT: Sendable {
         var broker: MQTTBroker<STAMQTTDelegate>?
         var delivering: Task<Void, Never>?
         var events: AsyncStream<STAChangeEvent>.Continuation?
+        var logger: Logger?
     }
 
     private let state = Mutex(State())
 
     /// Tells subscribers of `change` (committed; `observationIDs`: the stored ids of its new observations).
+    /// When the writes outrun the deliveries by `backlog` changes, the oldest is dropped and every
+    /// subscriber is disconnected: a connected subscriber has been sent every change since it subscribed.
     func changed(_ change: SensingChange, observationIDs: [Int64]) {
-        state.withLock { s in
-            guard let broker = s.broker, let events = s.events, !broker.subscribers().isEmpty else { return }
+        let overrun = state.withLock { s -> MQTTBroker<STAMQTTDelegate>? in
+            guard let broker = s.broker, let events = s.events, !broker.subscribers().isEmpty else { return nil }
             let event = STAChangeEvent(change, observationIDs: observationIDs)
-            if !event.isEmpty { events.yield(event) }
+            guard !event.isEmpty, case .dropped = events.yield(event) else { return nil }
+            return broker
+        }
+        if let overrun {
+            let dropped = overrun.disconnectAll()
+            logger?.error("MQTT: SensorThings writes outran the deliveries by \(Self.backlog) changes; \(dropped) subscribers disconnected so they know they missed some")
         }
     }
+
+    static let backlog = 10_000
+    private var logger: Logger? { state.withLock { $0.logger } }
 
     /// Serves `options` with `server`'s rules until cancelled (a graceful stop).
     func run(_ server: CityTwinServer, host: String, options: SensorThingsMQTTOptions) async throws {
@@ -140,9 +151,9 @@ final class SensorThingsMQTT: Sendable {
                                       maxSubscriptionsPerClient: options.maxSubscriptions, maxQueuedMessages: 1000,
                                       idleTimeout: server.options.limits.idleTimeout)
         let broker = MQTTBroker(delegate: STAMQTTDelegate(server: server), limits: limits, logger: server.options.logger)
-        let (events, continuation) = AsyncStream<STAChangeEvent>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        let (events, continuation) = AsyncStream<STAChangeEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.backlog))
         let delivering = Task { for await event in events { await self.deliver(event, broker: broker, server: server) } }
-        state.withLock { $0 = State(broker: broker, delivering: delivering, events: continuation) }
+        state.withLock { $0 = State(broker: broker, delivering: delivering, events: continuation, logger: server.options.logger) }
         defer {
             continuation.finish()
             delivering.cancel()
