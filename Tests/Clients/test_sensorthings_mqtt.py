@@ -138,6 +138,11 @@ class Client:
     def next(self, timeout: float = 10):
         return self.messages.get(timeout=timeout)
 
+    def assert_silent(self, seconds: float):
+        """Nothing arrives for `seconds`."""
+        with pytest.raises(queue.Empty):
+            self.messages.get(timeout=seconds)
+
     def close(self):
         self.client.disconnect()
         self.client.loop_stop()
@@ -176,8 +181,7 @@ def test_subscriber_gets_an_http_post_as_get_shows_it(server, editor):
         # The same reading sent again is stored once (the same id) and announced once.
         again = post_reading(server, editor, ds, 1, 21.25)
         assert again.status_code == 201 and again.json()["@iot.id"] == shown["@iot.id"]
-        with pytest.raises(queue.Empty):
-            sub.next(timeout=1.5)
+        sub.assert_silent(1.5)
     finally:
         sub.close()
 
@@ -195,8 +199,7 @@ def test_entity_and_property_topics_follow_a_patch(server, editor):
         assert r.status_code == 200, r.text[:300]
         got = {sub.next()[0]: None for _ in range(2)}
         assert set(got) == {f"v1.1/Things({thing})/name", f"v1.1/Things({thing})"}
-        with pytest.raises(queue.Empty):
-            sub.next(timeout=1.5)                                      # the description did not change
+        sub.assert_silent(1.5)                                      # the description did not change
         gauge(server, editor, "MQTT 新站")                             # a new Thing: the entity-set topic
         topic, body = sub.next()
         assert topic == "v1.1/Things?$select=name" and body == {"name": "MQTT 新站"}
@@ -275,8 +278,7 @@ def test_subscriber_without_rights_receives_nothing(server, editor, viewer):
         r = post_reading(server, editor, ds, 12, 20.0)
         assert r.status_code == 201
         assert allowed.next()[1]["result"] == 20.0
-        with pytest.raises(queue.Empty):
-            anonymous.next(timeout=2)
+        anonymous.assert_silent(2)
     finally:
         anonymous.close()
         allowed.close()
@@ -320,8 +322,7 @@ def test_a_revoked_subscriber_receives_nothing_more(server, editor):
         assert revoked.returncode == 0, revoked.stderr
         time.sleep(2.5)                                               # the server re-reads the revocation list every 2 s
         assert post_reading(server, editor, ds, 21, 19.5).status_code == 201
-        with pytest.raises(queue.Empty):
-            sub.next(timeout=2)
+        sub.assert_silent(2)
     finally:
         sub.close()
 
