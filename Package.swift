@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "Signals", targets: ["Signals"]),
         .library(name: "Sensing", targets: ["Sensing"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
+        .library(name: "MQTTBroker", targets: ["MQTTBroker"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
     ],
@@ -206,12 +207,29 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // MQTT 3.1.1 control packets as plain values, their encoding and checked decoding, topic
+        // filters. No dependency, so its fuzz harness builds alone.
+        .target(name: "MQTTCodec", swiftSettings: strict),
+
+        // An MQTT 3.1.1 broker on SwiftNIO whose behaviour is its delegate's (authentication,
+        // subscriptions, what a PUBLISH means): the connections and their limits, no SensorThings.
+        .target(
+            name: "MQTTBroker",
+            dependencies: [
+                "MQTTCodec",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
         // HTTP (Hummingbird 2): OGC API Features/Tiles/Processes routes, auth, problem+json errors,
         // the OpenAPI document, the web map, metrics.
         .target(
             name: "Server",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Sensing", "Scenarios",
+                "MQTTBroker",  // SensorThings over MQTT (Routes/SensorThings/MQTT*.swift)
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -254,6 +272,10 @@ let package = Package(
         .executableTarget(name: "parking-bench", dependencies: ["ProcessRuntime", "Parking", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
+        .testTarget(name: "MQTTBrokerTests", dependencies: ["MQTTBroker", "MQTTCodec",
+                                                            .product(name: "NIOCore", package: "swift-nio"),
+                                                            .product(name: "NIOPosix", package: "swift-nio")],
+                    swiftSettings: strict),
         .testTarget(name: "EPANETFormatTests", dependencies: ["EPANETFormat", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "DataSourcesTests", dependencies: ["DataSources", "GeoCore", "CityBuild", "TwinStore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
@@ -322,6 +344,7 @@ let package = Package(
         .executableTarget(name: "fuzz-swmm", dependencies: ["SWMMFormat", "FuzzSupport"], path: "Fuzz/SWMMInput", swiftSettings: strict),
         .executableTarget(name: "fuzz-epanet", dependencies: ["EPANETFormat", "FuzzSupport"], path: "Fuzz/EPANETInput", swiftSettings: strict),
         .executableTarget(name: "fuzz-signal", dependencies: ["SignalSim", "FuzzSupport"], path: "Fuzz/SignalInput", swiftSettings: strict),
+        .executableTarget(name: "fuzz-mqtt", dependencies: ["MQTTCodec", "FuzzSupport"], path: "Fuzz/MQTT", swiftSettings: strict),
         .executableTarget(name: "fuzz-stafilter", dependencies: ["QueryLanguage", "GeoCore", "FuzzSupport"], path: "Fuzz/STAFilter", swiftSettings: strict),
     ]
 )

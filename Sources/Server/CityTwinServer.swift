@@ -8,6 +8,7 @@ import Parking
 import ProcessRuntime
 import Scenarios
 import Sensing
+import ServiceLifecycle
 import TwinStore
 
 /// The CityTwin HTTP API over any `FeatureStore`: OGC API Features Part 1 (core, GeoJSON,
@@ -44,6 +45,8 @@ public final class CityTwinServer: Sendable {
     let changeWatch: ChangeFeedWatch
     /// The live parking view and its push feed (`/parking/events`, Routes/ParkingRoutes.swift).
     let parkingLive: ParkingLiveService
+    /// SensorThings over MQTT: the broker's subscribers, told of every SensorThings write (Routes/SensorThings/MQTTSensorThings.swift).
+    let sensorThingsMQTT = SensorThingsMQTT()
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
@@ -117,8 +120,9 @@ public final class CityTwinServer: Sendable {
     public func run(host: String, port: Int, shutdownGrace: Duration = GracefulStop.defaultGrace,
                     onListening: @escaping @Sendable () async -> Void = {}) async throws {
         await parkingCatchUp([ParkingLiveView.layer])  // parking: the live view exists before the first request
-        try await GracefulStop.run([makeApplication(address: .hostname(host, port: port), onServerRunning: { _ in await onListening() })],
-                                   grace: shutdownGrace, logger: options.logger)
+        var services: [any Service] = [makeApplication(address: .hostname(host, port: port), onServerRunning: { _ in await onListening() })]
+        if let mqtt = options.mqtt { services.append(SensorThingsMQTTService(server: self, host: host, options: mqtt)) }  // --mqtt-port
+        try await GracefulStop.run(services, grace: shutdownGrace, logger: options.logger)
     }
 
     /// An absolute URL for `path` (which starts with `/`).

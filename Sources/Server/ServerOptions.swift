@@ -29,13 +29,16 @@ public struct ServerOptions: Sendable {
     /// running plan takes one bounded re-timing step by this method (`nil`: plans change only when
     /// a planner or a schedule re-times them).
     public var signalRetiming: SignalPlanning.Retiming?
+    /// SensorThings over MQTT on its own port (`citytwin serve --mqtt-port`); `nil`: no broker.
+    public var mqtt: SensorThingsMQTTOptions?
 
     public init(baseURL: String = "http://127.0.0.1:8080", logger: Logger = Logger(label: "citytwin.server"),
                 tokenVerifier: (any BearerTokenVerifier)? = nil, compressionThreshold: Int = 1024,
                 exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard, rasters: ResultRasters? = nil,
                 limits: RequestLimits = RequestLimits(), crossOrigin: CrossOriginPolicy = CrossOriginPolicy(),
-                signalRetiming: SignalPlanning.Retiming? = nil) {
+                signalRetiming: SignalPlanning.Retiming? = nil, mqtt: SensorThingsMQTTOptions? = nil) {
         self.signalRetiming = signalRetiming
+        self.mqtt = mqtt
         self.processes = processes
         self.rasters = rasters
         self.limits = limits

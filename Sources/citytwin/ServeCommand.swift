@@ -55,6 +55,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Adaptive signal control: webster-retiming or saturation-balancing. Each time live counts (SensorThings) make an intersection's newest interval whole, its running plan takes one bounded re-timing step, written as a new signal_plans version under the sender. Default: off (plans change only when re-timed by hand or by a schedule).")
     var signalRetiming: String?
 
+    @Option(help: "Serve SensorThings over MQTT 3.1.1 on this TCP port of --host (FROST-Server's topics: subscribe to v1.1/Datastreams(2)/Observations, publish an Observation to create it; the password is a department token). Default: off.")
+    var mqttPort: Int?
+
+    @Option(help: "MQTT connections open at once (with --mqtt-port); one more is answered CONNACK 3 (server unavailable).")
+    var mqttMaxConnections: Int = 1000
+
+    @Option(help: "Topics one MQTT connection may subscribe to (with --mqtt-port); one more is refused in its SUBACK.")
+    var mqttMaxSubscriptions: Int = 100
+
     var crossOrigin: CrossOriginPolicy {
         let origins = corsOrigin.isEmpty ? ["*"] : corsOrigin.contains("none") ? [] : corsOrigin
         return CrossOriginPolicy(origins: origins, allowsWrites: corsWrites)
@@ -67,6 +76,13 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--signal-retiming must be one of \(SignalPlanning.Retiming.allCases.map(\.rawValue).joined(separator: ", ")), got '\(signalRetiming)'")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, got \(port)") }
+        if let mqttPort {
+            guard (1...65_535).contains(mqttPort), mqttPort != port else {
+                throw ValidationError("--mqtt-port must be 1…65535 and not --port, got \(mqttPort)")
+            }
+        }
+        guard mqttMaxConnections >= 1 else { throw ValidationError("--mqtt-max-connections must be at least 1, got \(mqttMaxConnections)") }
+        guard mqttMaxSubscriptions >= 1 else { throw ValidationError("--mqtt-max-subscriptions must be at least 1, got \(mqttMaxSubscriptions)") }
         guard storeTimeout.isFinite, storeTimeout >= 0.1, storeTimeout <= 600 else {
             throw ValidationError("--store-timeout must be 0.1…600 seconds, got \(storeTimeout)")
         }
@@ -95,13 +111,16 @@ struct ServeCommand: AsyncParsableCommand {
                                                           tokenVerifier: try Self.tokenVerifier(location),
                                                           processes: .forStore(directory: location.directory, rasters: rasters),
                                                           rasters: rasters, limits: limits, crossOrigin: crossOrigin,
-                                                          signalRetiming: retiming))
+                                                          signalRetiming: retiming,
+                                                          mqtt: mqttPort.map { SensorThingsMQTTOptions(port: $0, maxConnections: mqttMaxConnections,
+                                                                                                       maxSubscriptions: mqttMaxSubscriptions) }))
         do {
             try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace)) { [host, port] in
                 FileHandle.standardOutput.write(Data("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)\n".utf8))
             }
         } catch let e as IOError where e.errnoCode == EADDRINUSE {
-            throw CommandFailure("cannot listen on \(host):\(port): another program is using that port (stop it, or choose another with --port)")
+            let ports = mqttPort.map { "\(port) or \($0)" } ?? "\(port)"
+            throw CommandFailure("cannot listen on \(host):\(ports): another program is using that port (stop it, or choose another with --port or --mqtt-port)")
         }
     }
 

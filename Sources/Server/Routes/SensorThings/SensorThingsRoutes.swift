@@ -63,7 +63,7 @@ extension CityTwinServer {
     /// The SensorThings store and the governing layer, after checking `caller` may read (or write) it.
     /// `feedOnly`: the caller may not write the API but may send traffic counts through it (the
     /// writer then refuses anything else: Routes/SensorThings/TrafficCountRecording.swift).
-    private func sensorThingsAccess(_ caller: Caller, write: Bool) async throws -> (any SensingStore, LayerDefinition, feedOnly: Bool) {
+    func sensorThingsAccess(_ caller: Caller, write: Bool) async throws -> (any SensingStore, LayerDefinition, feedOnly: Bool) {
         guard let sensing = store as? any SensingStore else {
             throw Problem(.notFound, "this store has no SensorThings tables")
         }
@@ -97,6 +97,7 @@ extension CityTwinServer {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
             let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
+            sensorThingsMQTT.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
@@ -109,27 +110,8 @@ extension CityTwinServer {
             return try await read(node, ref: ref, reader: reader, query: query, path: String(path))
         case .post:
             guard case .collection(let kind, let source) = node, !ref else { throw Problem(.notFound, "POST creates entities in a collection") }
-            let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             let body = try await Self.jsonBody(request, maximumBytes: context.maxUploadSize)
-            var back: (String, Int64)?
-            var holds: (SensingKind, Int64, String)?
-            switch source {
-            case .all: break
-            case .linked(let link): back = (link.name, link.id)
-            case .observations(let range):
-                if let d = range.datastream { back = ("Datastream", d) }
-                if let f = range.featureOfInterest { back = ("FeatureOfInterest", f) }
-            case .ids(_, let holder):
-                holds = holder
-            }
-            let temp = try await writer.create(kind, body, path: "$", back: back)
-            if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
-            let ids = try await writer.commit()
-            try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
-            noteLocalWrite()  // tiles showing the readings, change subscribers
-            await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // parking
-            await recordTrafficCounts(writer, sensing: sensing, by: context.caller)
-            let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
+            let id = try await createSensingEntity(kind, in: source, body, reader: reader, sensing: sensing, caller: context.caller, feedOnly: feedOnly)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
             answer.headers[.location] = reader.selfLink(kind, id)
@@ -144,6 +126,7 @@ extension CityTwinServer {
                 try await writer.patch(kind, id, body)
                 return writer
             }
+            sensorThingsMQTT.changed(writer.change, observationIDs: [])  // MQTT subscribers of the entity and its properties
             // A corrected reading: the alert its old version raised ends, and its Datastream's newest
             // reading (the corrected one, unless it is a late one) is evaluated again.
             try await monitor.withdraw(writer.withdrawn.map(\.observation) + writer.change.observationUpdates, by: context.caller)
@@ -165,6 +148,35 @@ extension CityTwinServer {
         default:
             throw Problem(.notFound, "no such operation")
         }
+    }
+
+    /// Creates the entity `body` describes in the collection `source` of `kind` (an HTTP POST, or an
+    /// MQTT PUBLISH: MQTTSensorThings.swift) and returns its id, once committed with its audit entry,
+    /// told to MQTT subscribers, its readings' alerts evaluated and the live feeds recorded.
+    func createSensingEntity(_ kind: SensingKind, in source: STASource, _ body: JSONValue, reader: STAReader, sensing: any SensingStore,
+                             caller: Caller, feedOnly: Bool) async throws -> Int64 {
+        let monitor = AlertMonitor(store: store, sensing: sensing)
+        let writer = staWriter(reader, caller: caller, feedOnly: feedOnly)
+        var back: (String, Int64)?
+        var holds: (SensingKind, Int64, String)?
+        switch source {
+        case .all: break
+        case .linked(let link): back = (link.name, link.id)
+        case .observations(let range):
+            if let d = range.datastream { back = ("Datastream", d) }
+            if let f = range.featureOfInterest { back = ("FeatureOfInterest", f) }
+        case .ids(_, let holder):
+            holds = holder
+        }
+        let temp = try await writer.create(kind, body, path: "$", back: back)
+        if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
+        let ids = try await writer.commit()
+        sensorThingsMQTT.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
+        try await monitor.evaluate(writer.change, ids: ids, by: caller)
+        noteLocalWrite()  // tiles showing the readings, change subscribers
+        await recordParkingReadings(writer, sensing: sensing, by: caller)  // parking
+        await recordTrafficCounts(writer, sensing: sensing, by: caller)
+        return kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
     }
 
     private func read(_ node: STANode, ref: Bool, reader: STAReader, query: QueryParameters, path: String) async throws -> Representation {
