@@ -50,6 +50,8 @@ let package = Package(
         // Child processes (SUMO, the tests' commands): each watched through its own pidfd, never
         // Foundation's shared process-manager thread (see Tests/Support/CommandProcess.swift).
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // JSON Web Tokens: CityTwin's own HS256 tokens and an OpenID Connect provider's RS256/ES256 ones (Access/).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -85,6 +87,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strict),
 
@@ -219,6 +222,7 @@ let package = Package(
                 // HTTPParserError and the parser's parts: ahead of Hummingbird (Connection/).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             resources: [.copy("WebMap/map.js"), .copy("WebMap/map.css")],  // the web map's script and stylesheet (Bundle.module)
             swiftSettings: strict),
@@ -297,6 +301,10 @@ let package = Package(
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The test OpenID provider's keys and tokens (OIDCProviderTests).
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             // The recorded process answers (ProcessAnswerRecordings) are read and re-recorded in the source tree.
             exclude: ["Fixtures"],

@@ -80,7 +80,8 @@ public final class CityTwinServer: Sendable {
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ProblemMiddleware(compressionThreshold: options.compressionThreshold))
         router.add(middleware: RequestLimitMiddleware(limits: options.limits))
-        router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations))
+        router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations,
+                                                departments: DepartmentDirectory(store: store)))
         let threshold = options.compressionThreshold
         let baseURL = options.baseURL
         for op in operations {
