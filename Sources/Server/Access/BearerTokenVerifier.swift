@@ -75,9 +75,12 @@ public struct IdentityVerifiers: BearerTokenVerifier {
     }
 
     public func verifiedToken(_ token: String) async throws -> VerifiedToken {
-        if !token.hasPrefix(TokenAuthority.legacyPrefix + "."), let jwt = try? UnverifiedJWT(token),
-           jwt.issuer == external.configuration.issuer {
-            return try await external.verifiedToken(token)
+        if !token.hasPrefix(TokenAuthority.legacyPrefix + "."), let jwt = try? UnverifiedJWT(token) {
+            if jwt.issuer == external.configuration.issuer { return try await external.verifiedToken(token) }
+            if jwt.issuer != TokenAuthority.issuer {
+                throw Problem(.invalidToken, "the token is issued by '\(jwt.issuer ?? "nobody")', neither by CityTwin ('\(TokenAuthority.issuer)')"
+                              + " nor by the configured identity provider (\(external.configuration.issuer))")
+            }
         }
         return try await own.verifiedToken(token)
     }

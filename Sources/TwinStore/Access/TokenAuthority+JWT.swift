@@ -51,7 +51,7 @@ extension TokenAuthority {
     }
 }
 
-/// The JSON header of a CityTwin token, its members in declaration order.
+/// The JSON header of a CityTwin token.
 private struct OwnTokenHeader: Encodable {
     let alg = TokenAuthority.algorithm
     let typ = "JWT"
