@@ -151,7 +151,7 @@ struct TokenCreateCommand: AsyncParsableCommand {
         let authority = try location.tokenAuthority()
         let claims = TokenClaims(department: department ?? "", role: TokenClaims.Role(rawValue: role) ?? .viewer,
                                  subject: subject, lifetime: try Self.lifetime(expires))
-        print(authority.issue(claims))
+        print(try await authority.sign(claims))
     }
 
     /// `30d` → 2,592,000 s. Units: s, m, h, d; 1 s … 366 d.

@@ -35,6 +35,10 @@ struct TokenTests {
         var signedByKit = read.values
         signedByKit["jti"] = "another-id"
         #expect(try await authority.verify(try await keys.sign(TestClaims(values: signedByKit))).id == "another-id")
+        // What jwt-kit's signer makes (citytwin token create) has the same header and claims.
+        let kitSigned = try await authority.sign(claims)
+        #expect(try UnverifiedJWT(kitSigned).header == jwt.header && UnverifiedJWT(kitSigned).claims == jwt.claims)
+        #expect(try await authority.verify(kitSigned) == claims)
         // Two tokens of the same claims differ by their jti: each can be revoked alone.
         let again = authority.issue(TokenClaims(department: "应急管理局", role: .editor, subject: "王工", lifetime: 60))
         #expect(try await authority.verify(again).revocationKey(token: again) != claims.revocationKey(token: token))

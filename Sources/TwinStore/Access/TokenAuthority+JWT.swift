@@ -7,10 +7,16 @@ extension TokenAuthority {
     /// The one algorithm of CityTwin's own tokens.
     public static let algorithm = "HS256"
 
-    /// A signed JWT for `claims`: header `{"alg":"HS256","typ":"JWT"}`, the claims of
-    /// `OwnTokenPayload` serialized by jwt-kit, HMAC-SHA256 under the secret (what jwt-kit's HS256
-    /// signer computes; `verifyJWT` checks it through jwt-kit). Synchronous, so tests and the CLI
-    /// issue without a key-collection actor.
+    /// A JWT for `claims` signed by jwt-kit's HS256 signer with the secret: what `citytwin token
+    /// create` prints.
+    public func sign(_ claims: TokenClaims) async throws -> String {
+        try await keyCollection().sign(OwnTokenPayload(claims))
+    }
+
+    /// The same token as `sign`, synchronously, for callers without an async context (the tests'
+    /// helpers): header `{"alg":"HS256","typ":"JWT"}`, the claims of `OwnTokenPayload` serialized
+    /// by jwt-kit's serializer, HMAC-SHA256 under the secret, exactly what jwt-kit's HS256 signer
+    /// computes (jwt-kit's `sign` is async only); `verifyJWT` checks either through jwt-kit.
     public func issue(_ claims: TokenClaims) -> String {
         let serializer = DefaultJWTSerializer()
         // Encoding a struct of strings and integers cannot fail.
@@ -28,11 +34,9 @@ extension TokenAuthority {
         guard unverified.algorithm == Self.algorithm else {
             throw Self.reject("the token is signed with '\(unverified.algorithm ?? "no algorithm")'; CityTwin's own tokens are \(Self.algorithm)")
         }
-        let keys = JWTKeyCollection()
-        await keys.add(hmac: HMACKey(key: key), digestAlgorithm: .sha256)
         let payload: OwnTokenPayload
         do {
-            payload = try await keys.verify(token, as: OwnTokenPayload.self)
+            payload = try await keyCollection().verify(token, as: OwnTokenPayload.self)
         } catch let error as JWTError where error.errorType == .signatureVerificationFailed {
             throw Self.reject("the token's signature does not match (tampered, or signed with another secret)")
         } catch {
@@ -48,6 +52,11 @@ extension TokenAuthority {
             throw Self.reject("the token lacks iat, exp or jti")
         }
         return TokenClaims(department: payload.dept ?? "", role: role, subject: payload.sub, issuedAt: iat, expiresAt: exp, id: jti)
+    }
+
+    /// jwt-kit's keys: the secret as the one HS256 key.
+    private func keyCollection() async -> JWTKeyCollection {
+        await JWTKeyCollection().add(hmac: HMACKey(key: key), digestAlgorithm: .sha256)
     }
 }
 
