@@ -54,6 +54,8 @@ let package = Package(
         // The service commands' options from the environment and a configuration file (Sources/citytwin/ServiceConfiguration.swift).
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+        // JSON Web Tokens: CityTwin's own HS256 tokens and an OpenID Connect provider's RS256/ES256 ones (Access/).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -89,6 +91,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strict),
 
@@ -240,6 +243,7 @@ let package = Package(
                 // HTTPParserError and the parser's parts: ahead of Hummingbird (Connection/).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             resources: [.copy("WebMap/map.js"), .copy("WebMap/map.css")],  // the web map's script and stylesheet (Bundle.module)
             swiftSettings: strict),
@@ -327,6 +331,10 @@ let package = Package(
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The test OpenID provider's keys and tokens (OIDCProviderTests).
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             // The recorded process answers (ProcessAnswerRecordings) are read and re-recorded in the source tree.
             exclude: ["Fixtures"],

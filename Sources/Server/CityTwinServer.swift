@@ -30,6 +30,12 @@ public final class CityTwinServer: Sendable {
     let writeLocks = FeatureWriteLocks()
     /// The store's token revocation list (`nil`: a store without one).
     let revocations: RevocationList?
+    /// The departments the store knows, for tokens an identity provider issues.
+    let departments: DepartmentDirectory
+    /// Who a token stands for, checked alike for HTTP and MQTT (signature, revocation, department).
+    var callers: CallerMiddleware {
+        CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations, departments: departments)
+    }
     // --- tiles (helper "tiles"): the tile cache and catalogue copy behind TileRoutes.swift.
     let tileService: TileService
     // --- end tiles
@@ -53,6 +59,7 @@ public final class CityTwinServer: Sendable {
         self.options = options
         self.layers = LayerDirectory(store: store)
         self.revocations = (store as? any TokenRevocations).map(RevocationList.init)
+        self.departments = DepartmentDirectory(store: store)
         self.tileService = TileService(store: store)  // tiles
         self.changeWatch = ChangeFeedWatch(store: store)
         self.alertFeed = AlertFeed(store: store)  // sensorthings
@@ -83,7 +90,7 @@ public final class CityTwinServer: Sendable {
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ProblemMiddleware(compressionThreshold: options.compressionThreshold))
         router.add(middleware: RequestLimitMiddleware(limits: options.limits))
-        router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations))
+        router.add(middleware: callers)
         let threshold = options.compressionThreshold
         let baseURL = options.baseURL
         for op in operations {

@@ -46,6 +46,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Request limits") var limitOptions: RequestLimitOptions
 
+    @OptionGroup(title: "OpenID Connect provider") var oidcOptions: OIDCOptions
+
     @Option(help: "An origin whose web pages may call the API from a browser (repeat for several; * for every origin, the default; none for no CORS).")
     var corsOrigin: [String] = []
 
@@ -89,6 +91,7 @@ struct ServeCommand: AsyncParsableCommand {
         guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
             throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
         }
+        _ = try oidcOptions.configuration()
     }
 
     func run() async throws {
@@ -108,7 +111,7 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = logLevel
         let server = CityTwinServer(store: featureStore,
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
-                                                          tokenVerifier: try Self.tokenVerifier(location),
+                                                          tokenVerifier: try Self.tokenVerifier(location, oidc: oidcOptions.configuration()),
                                                           processes: .forStore(directory: location.directory, rasters: rasters),
                                                           rasters: rasters, limits: limits, crossOrigin: crossOrigin,
                                                           signalRetiming: retiming,
@@ -125,11 +128,18 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     /// What the server verifies tokens with: the authority of `CITYTWIN_TOKEN_SECRET`, or of the
-    /// secret file beside a SpatiaLite store, re-read when `token rotate-secret` replaces it.
-    static func tokenVerifier(_ location: StoreLocation) throws -> any BearerTokenVerifier {
+    /// secret file beside a SpatiaLite store, re-read when `token rotate-secret` replaces it; and
+    /// beside it an OpenID Connect provider's verifier when one is configured.
+    static func tokenVerifier(_ location: StoreLocation, oidc: OIDCConfiguration?) throws -> any BearerTokenVerifier {
+        let own: any BearerTokenVerifier
         if case .spatiaLite(let path) = location, (ProcessInfo.processInfo.environment[TokenAuthority.secretVariable] ?? "").isEmpty {
-            return try ReloadingTokenAuthority(storePath: path)
+            own = try ReloadingTokenAuthority(storePath: path)
+        } else {
+            own = try location.tokenAuthority()
         }
-        return try location.tokenAuthority()
+        guard let oidc else { return own }
+        print("Accepting the tokens of the OpenID Connect provider \(oidc.issuer) for audience \(oidc.audience)"
+              + " (department claim \(oidc.departmentClaim), role claim \(oidc.roleClaim))")
+        return IdentityVerifiers(own: own, external: OIDCVerifier(oidc))
     }
 }

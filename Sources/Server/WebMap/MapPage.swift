@@ -39,7 +39,7 @@ enum MapPage {
         <p id="who" role="status">公众（未登录）</p>
         <form id="signin" autocomplete="off">
           <label for="token" class="sr" data-i18n="tokenLabel">部门令牌</label>
-          <input id="token" type="password" placeholder="ct1.…" data-i18n-placeholder="tokenPlaceholder">
+          <input id="token" type="password" placeholder="JWT" data-i18n-placeholder="tokenPlaceholder">
           <button type="submit" data-i18n="signIn">登录</button>
         </form>
         <button type="button" id="signout" hidden data-i18n="signOut">退出登录</button>

@@ -25,8 +25,9 @@ public struct SensorThingsMQTTOptions: Sendable {
 /// Who is connected: the caller its token stands for, as `CallerMiddleware` makes of a Bearer token.
 struct STAMQTTIdentity: Sendable {
     var caller: Caller
-    /// The token (the CONNECT password), checked against the revocation list at each delivery.
-    var token: String?
+    /// The CONNECT password's name on the revocation list (`VerifiedToken.revocationKey`), checked
+    /// again at each publish and delivery.
+    var revocationKey: String?
 }
 
 /// The broker's SensorThings behaviour. CONNECT: the password is a department token (the user name
@@ -37,15 +38,11 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
     let server: CityTwinServer
 
     func connect(_ request: MQTTConnect, address: String) async -> MQTTConnectDecision<STAMQTTIdentity> {
-        guard let password = request.password, !password.isEmpty else { return .accept(STAMQTTIdentity(caller: .anonymous, token: nil)) }
-        guard let verifier = server.options.tokenVerifier else { return .accept(STAMQTTIdentity(caller: .anonymous, token: nil)) }
+        guard let password = request.password, !password.isEmpty else { return .accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil)) }
         let token = String(decoding: password, as: UTF8.self)
         do {
-            let caller = try verifier.caller(forToken: token)
-            if let revocations = server.revocations, try await revocations.isRevoked(token) {
-                return .refuse(.badUsernameOrPassword, reason: "the token was revoked")
-            }
-            return .accept(STAMQTTIdentity(caller: caller, token: token))
+            guard let verified = try await server.callers.verified(token) else { return .accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil)) }
+            return .accept(STAMQTTIdentity(caller: verified.caller, revocationKey: verified.revocationKey))
         } catch {
             return .refuse(.badUsernameOrPassword, reason: "the password is not a valid token: \(Self.reason(error))")
         }
@@ -78,7 +75,7 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
     func publish(_ message: MQTTPublish, client: MQTTClient<STAMQTTIdentity>) async -> MQTTDecision {
         let caller = client.identity.caller
         do {
-            if let token = client.identity.token, let revocations = server.revocations, try await revocations.isRevoked(token) {
+            if let key = client.identity.revocationKey, let revocations = server.revocations, try await revocations.isRevoked(key: key) {
                 return .refuse("the token was revoked")
             }
             let topic = try STATopic(message.topic, optionsAllowed: false)
@@ -178,7 +175,7 @@ final class SensorThingsMQTT: Sendable {
                 mayRead[identity.caller] = (try? await server.sensorThingsAccess(identity.caller, write: false)) != nil
             }
             guard mayRead[identity.caller] == true else { continue }
-            if let token = identity.token, let revocations = server.revocations, (try? await revocations.isRevoked(token)) != false { continue }
+            if let key = identity.revocationKey, let revocations = server.revocations, (try? await revocations.isRevoked(key: key)) != false { continue }
             for (filter, qos) in subscriptions.sorted(by: { $0.key < $1.key }) {
                 guard let topic = try? STATopic(filter, optionsAllowed: true) else { continue }
                 do {
