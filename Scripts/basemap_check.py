@@ -10,7 +10,9 @@ of a city built from its own OpenStreetMap extract and served with its base map
 2. The base map is drawn under the city's layers: the base-map switch offers the city's base map
    and "none", and choosing "none" changes many of the map's pixels (the base layers were drawn);
    screenshot basemap-none.png. Choosing it again draws the same picture as before.
-3. No console error, no request to anything but the server.
+3. At zoom 15.5 the base map's labels (place and water names; streets are named by the city's roads) are drawn: hiding its text layers
+   changes the picture; screenshot basemap-z15.png.
+4. No console error, no request to anything but the server.
 """
 import json, sys
 sys.path.insert(0, "Scripts")
@@ -55,6 +57,18 @@ def main():
     again = w.screenshot("basemap-again.png")
     if changed(with_base, again) > 0.01:
         w.fail("choosing the base map again does not draw it as before")
+    # 3. Closer in: the base map's labels (place and water names in `name`) are drawn.
+    w.redraw_idle("m.jumpTo({center: [24.9443, 60.1716], zoom: 15.5})")
+    labelled = w.screenshot("basemap-z15.png")
+    hide = ("for (const l of m.getStyle().layers) if (l.id.startsWith('basemap-') && l.type === 'symbol') "
+            "m.setLayoutProperty(l.id, 'visibility', '{}')")
+    w.redraw_idle(hide.format("none"))
+    unlabelled = w.screenshot("basemap-z15-nolabels.png")
+    w.redraw_idle(hide.format("visible"))
+    share = changed(labelled, unlabelled)
+    print(f"basemap_check: the base map's labels cover {100 * share:.2f}% of the map at zoom 15.5")
+    if share < 0.0005:  # two place names are about 0.2 % of the map
+        w.fail("the base map's labels are not drawn at zoom 15.5")
     foreign = [u for u in w.requests if not u.startswith(w.server) and not u.startswith(("data:", "blob:"))]
     if foreign:
         w.fail(f"requests beyond the server: {foreign[:5]}")

@@ -17,7 +17,7 @@ extension CityCommand {
                 Runs Debian's tilemaker (apt-get install tilemaker; Scripts/setup.sh installs it) with the OpenMapTiles \
                 profile Debian ships (\(Profile.debianConfig), \(Profile.debianProcess)), zooms 0-14: layers water, \
                 waterway, landuse, landcover, park, transportation, transportation_name, building, place, poi, \
-                housenumber, boundary, aeroway, mountain_peak, labels in `name`. The profile's layers read from \
+                housenumber, boundary, aeroway, mountain_peak, labels in `name` (OSM's name tag). The profile's layers read from \
                 shapefiles (ocean, urban areas, glaciers) are left out unless --shapefiles names the folder holding \
                 them (coastline/, landcover/). Ways whose nodes the extract does not hold (an extract clipped without \
                 complete ways) are dropped first with osmium (Debian osmium-tool), since tilemaker stops on them. \
@@ -70,7 +70,7 @@ extension CityCommand {
             let ticker = Ticker()
             do {
                 _ = try await SumoTools.run(tilemaker, ["--input", input.path, "--output", mbtiles.path, "--config", profile.url.path,
-                                                        "--process", URL(fileURLWithPath: process).path], in: work) {
+                                                        "--process", try Profile.names(process, into: work).path], in: work) {
                     ticker.tick("basemap: tilemaker running")
                 }
             } catch let e as SumoTools.Failure {
@@ -169,6 +169,24 @@ final class Ticker: @unchecked Sendable {
 enum Profile {
     static let debianConfig = "/usr/share/doc/tilemaker/examples/config-openmaptiles.json"
     static let debianProcess = "/usr/share/doc/tilemaker/examples/process-openmaptiles.lua"
+
+    /// The tag-processing script, run so that labels are written in `name` (the OpenMapTiles
+    /// profile writes OSM's `name` into `name:latin` by default): a script in `folder` that runs
+    /// `process` and then sets its `preferred_language_attribute`. A script without that setting
+    /// is used as it is.
+    static func names(_ process: String, into folder: URL) throws -> URL {
+        let original = URL(fileURLWithPath: process)
+        let text: String
+        do { text = try String(contentsOf: original, encoding: .utf8) } catch {
+            throw CommandFailure("--process \(process) cannot be read: \(error.localizedDescription)")
+        }
+        guard text.contains("preferred_language_attribute") else { return original }
+        let quoted = "[==[" + original.path + "]==]"
+        let wrapper = folder.appendingPathComponent("process.lua")
+        try "-- \(original.path), with labels in `name` (CityTwin's base map style reads them there)\ndofile(\(quoted))\npreferred_language_attribute = \"name\"\n"
+            .write(to: wrapper, atomically: true, encoding: .utf8)
+        return wrapper
+    }
 
     /// Writes the run's configuration into `folder`; answers it and the layers left out.
     static func write(config: String, into folder: URL, name: String, shapefiles: String?) throws -> (url: URL, leftOut: [String]) {

@@ -79,8 +79,14 @@ struct BaseMapTests {
             // The tile of the Senate Square: roads and buildings; gzip when accepted; 304 on its ETag.
             let path = "/basemap/14/\(Self.column(24.9525, 14))/\(Self.row(60.1694, 14))"
             let plain = try await client.get(path)
-            let names = try VectorTile.decode(Array(buffer: plain.body)).map(\.name)
+            let decoded = try VectorTile.decode(Array(buffer: plain.body))
+            let names = decoded.map(\.name)
             #expect(names.contains("transportation") && names.contains("building"), "\(names)")
+            // Labels in `name`, as the style reads them (the profile's default is `name:latin`).
+            let streets = Set(decoded.first { $0.name == "transportation_name" }?.features.compactMap { f -> String? in
+                if case .string(let name)? = f.properties["name"] { return name } else { return nil }
+            } ?? [])
+            #expect(streets.contains("Aleksanterinkatu"), "street names: \(streets.sorted().prefix(20))")
             let gz = try await client.get(path, headers: [.acceptEncoding: "gzip"])
             #expect(gz.headers[.contentEncoding] == "gzip")
             #expect(try TileCompression.gunzip(Array(buffer: gz.body)) == Array(buffer: plain.body))

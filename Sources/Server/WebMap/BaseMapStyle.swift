@@ -19,6 +19,9 @@ struct BaseMapStyle {
     var tianditu: TiandituKey?
     /// The served font stack, or nil (then no labels).
     var fontstack: String?
+    /// Whether the city's own roads are labelled (its `roads` layer): then the base map's street
+    /// names are not drawn too, which would write each street's name twice.
+    var cityNamesRoads = false
 
     static let sourceName = "basemap"
 
@@ -120,7 +123,7 @@ struct BaseMapStyle {
         }
         let text = [
             label("water_name", "water-label", size: 12, color: MapStyle.waterText, minzoom: 12),
-            label("transportation_name", "road-label", size: 11, color: "#6b6158", line: true, minzoom: 14),
+            cityNamesRoads ? nil : label("transportation_name", "road-label", size: 11, color: "#6b6158", line: true, minzoom: 14),
             label("place", "place-label", size: ["match", ["get", "class"], ["city", "town"], 15, 12], color: "#4f463d",
                   filter: ["match", ["get", "class"], ["city", "town", "village", "suburb", "quarter", "neighbourhood"], true, false], minzoom: 10),
         ].compactMap { $0 }

@@ -97,6 +97,8 @@ struct MapStyle {
             labels += text
         }
         // The base map under everything of the city's, its labels under the city's labels.
+        var baseMap = self.baseMap
+        baseMap?.cityNamesRoads = layers.contains { $0.definition.id == "roads" && $0.definition.schema.properties["name"] != nil }
         let base: (drawn: [JSONValue], text: [JSONValue]) = baseMap?.layers ?? ([], [])
         out.insert(contentsOf: base.drawn, at: 1)
         var sources: [String: JSONValue] = baseMap?.sources ?? [:]
