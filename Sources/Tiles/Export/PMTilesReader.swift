@@ -43,8 +43,12 @@ public final class PMTilesReader: @unchecked Sendable {
             throw TileError(.invalidArgument, "cannot open the PMTiles archive \(path): \(String(cString: strerror(errno)))")
         }
         do {
+            var status = stat()
+            guard fstat(descriptor, &status) == 0, status.st_size >= 127 else {
+                throw TileError(.invalidArgument, "\(path) is not a PMTiles archive (shorter than the 127-byte PMTiles header)")
+            }
             let bytes = try Self.read(descriptor, path, offset: 0, count: 127)
-            guard bytes.count == 127, Array(bytes[0..<7]) == Array("PMTiles".utf8) else {
+            guard Array(bytes[0..<7]) == Array("PMTiles".utf8) else {
                 throw TileError(.invalidArgument, "\(path) is not a PMTiles archive (no PMTiles header)")
             }
             guard bytes[7] == 3 else { throw TileError(.invalidArgument, "\(path) is PMTiles version \(bytes[7]); version 3 is read") }
