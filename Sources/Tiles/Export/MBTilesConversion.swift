@@ -76,6 +76,13 @@ public enum MBTilesConversion {
         }
     }
 
+    /// The number of tiles an MBTiles file holds.
+    public static func tileCount(_ mbtiles: String) throws -> Int {
+        var configuration = Configuration()
+        configuration.readonly = true
+        return try DatabaseQueue(path: mbtiles, configuration: configuration).read { try Int.fetchOne($0, sql: "SELECT count(*) FROM tiles") ?? 0 }
+    }
+
     /// `vector_layers` of the metadata's `json` value.
     static func vectorLayers(_ json: String?) -> [JSONValue] {
         guard let json, let value = try? JSONDecoder().decode(JSONValue.self, from: Data(json.utf8)) else { return [] }
