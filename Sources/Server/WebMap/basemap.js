@@ -15,7 +15,7 @@ const list = document.getElementById("basemap-choices"), heading = document.getE
 const english = () => document.documentElement.lang === "en";
 let chosen = sessionStorage.getItem(KEY);
 
-// The groups of the current style, in drawing order (top first), with their titles and visibility.
+// The groups of the current style (the city's base map, Tianditu's vector, its imagery, any other), with their titles and visibility.
 function groups() {
   const out = new Map();
   for (const l of map.getStyle().layers) {
@@ -26,7 +26,8 @@ function groups() {
     entry.layers.push(l.id);
     if ((l.layout || {}).visibility !== "none") entry.visible = true;
   }
-  return [...out.values()];
+  const order = ["osm", "tianditu-vec", "tianditu-img"], rank = (g) => (order.indexOf(g.id) + order.length + 1) % (order.length + 1);
+  return [...out.values()].sort((a, b) => rank(a) - rank(b));
 }
 
 function apply(group) {
