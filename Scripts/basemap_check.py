@@ -12,7 +12,8 @@ of a city built from its own OpenStreetMap extract and served with its base map
    screenshot basemap-none.png. Choosing it again draws the same picture as before.
 3. At zoom 15.5 the base map's labels (place and water names; streets are named by the city's roads) are drawn: hiding its text layers
    changes the picture; screenshot basemap-z15.png.
-4. No console error, no request to anything but the server.
+4. The switch reads in English after the page's language switch, the choice kept.
+5. No console error, no request to anything but the server.
 """
 import json, sys
 sys.path.insert(0, "Scripts")
@@ -69,6 +70,14 @@ def main():
     print(f"basemap_check: the base map's labels cover {100 * share:.2f}% of the map at zoom 15.5")
     if share < 0.0005:  # two place names are about 0.2 % of the map
         w.fail("the base map's labels are not drawn at zoom 15.5")
+    # The switch speaks the page's language.
+    w.evaluate("document.getElementById('lang').click()")
+    w.wait_for("document.getElementById('basemap-h').textContent === 'Base map'", "the base-map switch did not switch to English")
+    labels = w.evaluate("[...document.querySelectorAll('#basemap-choices label')].map((l) => l.textContent.trim())")
+    if labels != ["City base map (OpenStreetMap)", "Tianditu vector", "Tianditu imagery", "No base map"]:
+        w.fail(f"the base-map switch in English reads {labels}")
+    if w.evaluate("document.querySelector('#basemap-choices input:checked').value") != "osm":
+        w.fail("switching the language changed the base map chosen")
     foreign = [u for u in w.requests if not u.startswith(w.server) and not u.startswith(("data:", "blob:"))]
     if foreign:
         w.fail(f"requests beyond the server: {foreign[:5]}")
