@@ -76,6 +76,7 @@ public final class CityTwinServer: Sendable {
             + processOperations  // processes: OGC API Processes (Processes/)
             + scenarioOperations + floodRunOperations + depthMapOperations  // scenarios and results over time (Routes/ScenarioRoutes.swift, DepthMapRoutes.swift)
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
+            + baseMapOperations  // basemap: the city's vector base map (Routes/BaseMapRoutes.swift)
             + parkingOperations  // parking: /parking/coverage (Routes/ParkingRoutes.swift)
     }
 

@@ -14,7 +14,7 @@ struct CityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "city",
         abstract: "Build a city's layers from its own data (OpenStreetMap extracts).",
-        subcommands: [Build.self])
+        subcommands: [Build.self, BaseMap.self])
 
     struct Build: AsyncParsableCommand {
         static let configuration = CommandConfiguration(

@@ -7,6 +7,7 @@ import ProcessRuntime
 import Scenarios
 import Server
 import Signals
+import Tiles
 import TwinStore
 
 /// `citytwin serve`: the OGC APIs over an existing store, until SIGINT/SIGTERM.
@@ -66,6 +67,33 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Topics one MQTT connection may subscribe to (with --mqtt-port); one more is refused in its SUBACK.")
     var mqttMaxSubscriptions: Int = 100
 
+    @Option(help: "The city's base map: a PMTiles archive `citytwin city basemap` wrote, served at /basemap/ and drawn under the city's layers in the web map.")
+    var basemap: String?
+
+    @Option(help: "A Tianditu key (天地图): its vector and imagery WMTS layers become selectable base layers of the web map (the browser fetches them with this key). Prefer the environment variable CITYTWIN_TIANDITU_KEY, which keeps it out of the process list.")
+    var tiandituKey: String?
+
+    /// `--tianditu-key`, else `CITYTWIN_TIANDITU_KEY`; nil when neither is set.
+    func tianditu() throws -> TiandituKey? {
+        let given = tiandituKey ?? ProcessInfo.processInfo.environment["CITYTWIN_TIANDITU_KEY"]
+        guard let given, !given.isEmpty else { return nil }
+        guard let key = TiandituKey(given) else {
+            throw ValidationError("the Tianditu key (--tianditu-key or CITYTWIN_TIANDITU_KEY) must be letters and digits only, as Tianditu issues it")
+        }
+        return key
+    }
+
+    /// The `--basemap` archive, opened; nil without one.
+    func baseMapArchive() throws -> PMTilesReader? {
+        guard let basemap else { return nil }
+        guard TileArchiveFormat(path: basemap) == .pmtiles else {
+            throw CommandFailure("--basemap \(basemap): the base map is served from a PMTiles archive (.pmtiles); build one with `citytwin city basemap --osm EXTRACT --out city.pmtiles`")
+        }
+        do { return try PMTilesReader(path: basemap) } catch let e as TileError {
+            throw CommandFailure("--basemap: \(e.message)")
+        }
+    }
+
     var crossOrigin: CrossOriginPolicy {
         let origins = corsOrigin.isEmpty ? ["*"] : corsOrigin.contains("none") ? [] : corsOrigin
         return CrossOriginPolicy(origins: origins, allowsWrites: corsWrites)
@@ -74,6 +102,7 @@ struct ServeCommand: AsyncParsableCommand {
     var limits: RequestLimits { limitOptions.limits }
 
     func validate() throws {
+        _ = try tianditu()
         if let signalRetiming, SignalPlanning.Retiming(rawValue: signalRetiming) == nil {
             throw ValidationError("--signal-retiming must be one of \(SignalPlanning.Retiming.allCases.map(\.rawValue).joined(separator: ", ")), got '\(signalRetiming)'")
         }
@@ -96,6 +125,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let location = try StoreLocation(store)
+        let archive = try baseMapArchive()
+        let tianditu = try tianditu()
+        if let archive {
+            print("Base map: \(archive.path), zooms \(archive.header.minZoom)-\(archive.header.maxZoom), layers \(archive.vectorLayers.compactMap { $0["id"]?.stringValue }.joined(separator: ", "))")
+        }
+        if tianditu != nil { print("Tianditu base layers: on (vector and imagery; the key is not shown)") }
         let featureStore = try await location.openExisting(connectionWait: .seconds(storeTimeout))
         let directory = URL(fileURLWithPath: layers, isDirectory: true)
         if FileManager.default.fileExists(atPath: directory.path) {
@@ -116,7 +151,8 @@ struct ServeCommand: AsyncParsableCommand {
                                                           rasters: rasters, limits: limits, crossOrigin: crossOrigin,
                                                           signalRetiming: retiming,
                                                           mqtt: mqttPort.map { SensorThingsMQTTOptions(port: $0, maxConnections: mqttMaxConnections,
-                                                                                                       maxSubscriptions: mqttMaxSubscriptions) }))
+                                                                                                       maxSubscriptions: mqttMaxSubscriptions) },
+                                                          basemap: archive, tianditu: tianditu))
         do {
             try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace)) { [host, port] in
                 FileHandle.standardOutput.write(Data("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)\n".utf8))
