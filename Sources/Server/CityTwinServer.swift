@@ -77,7 +77,8 @@ public final class CityTwinServer: Sendable {
             + scenarioOperations + floodRunOperations + depthMapOperations  // scenarios and results over time (Routes/ScenarioRoutes.swift, DepthMapRoutes.swift)
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
             + baseMapOperations  // basemap: the city's vector base map (Routes/BaseMapRoutes.swift)
-            + parkingOperations  // parking: /parking/coverage (Routes/ParkingRoutes.swift)
+            + parkingOperations  // parking: /parking/coverage and /parking/events (Routes/ParkingRoutes.swift)
+            + alertOperations  // sensorthings: /alerts/events (Routes/SensorThings/SensorThingsRoutes.swift)
     }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.
@@ -108,7 +109,6 @@ public final class CityTwinServer: Sendable {
             }
         }
         addSensorThingsRoutes(to: router)  // sensorthings: /sta/v1.1 (Routes/SensorThings/)
-        addParkingRoutes(to: router)  // parking: /parking/events (Routes/ParkingRoutes.swift)
         return router
     }
 

@@ -30,10 +30,6 @@ extension CityTwinServer {
     func addSensorThingsRoutes(to router: Router<CityTwinRequestContext>) {
         let threshold = options.compressionThreshold
         let root = Self.sensorThingsRoot
-        router.get("/alerts/events") { request, context in
-            _ = try await self.sensorThingsAccess(context.caller, write: false)
-            return try await self.alertEvents(request)
-        }
         router.get(RouterPath(root)) { request, context in
             _ = try await self.sensorThingsAccess(context.caller, write: false)
             return self.serviceRoot().response(for: request, compressionThreshold: threshold)
@@ -50,8 +46,21 @@ extension CityTwinServer {
     /// Server-Sent Events: one `alert` event (a GeoJSON feature of `alerts`) per alert raised,
     /// updated or cleared (by a threshold or a flood nowcast), from the moment of subscription, until the client disconnects; a
     /// comment line as heartbeat every 15 s.
-    private func alertEvents(_ request: Request) async throws -> Response {
-        Self.eventStream(request, try await alertFeed.subscribe(), banner: "CityTwin alerts") { _ in "alert" }
+    var alertOperations: [APIOperation] {
+        [
+            APIOperation(
+                id: "getAlertEvents", method: .get, path: "/alerts/events",
+                summary: "Alerts as Server-Sent Events: each alert raised, updated or cleared (by a threshold or a flood nowcast) from the moment of subscription.",
+                tag: "Data", parameters: [],
+                responses: [.ok("Server-Sent Events until the client disconnects: `alert` (a GeoJSON feature of alerts), a comment as heartbeat every 15 s.",
+                                [("text/event-stream", "AlertEvents")]),
+                            .problem(401, "The SensorThings service is not open and the request has no token.")]
+                    + APIResponse.standardProblems
+            ) { [self] _, context, _ in
+                _ = try await sensorThingsAccess(context.caller, write: false)
+                return Self.eventStream(try await alertFeed.subscribe(), banner: "CityTwin alerts") { _ in "alert" }
+            },
+        ]
     }
 
     private func serviceRoot() -> Representation {
