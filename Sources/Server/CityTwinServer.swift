@@ -78,7 +78,7 @@ public final class CityTwinServer: Sendable {
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
             + baseMapOperations  // basemap: the city's vector base map (Routes/BaseMapRoutes.swift)
             + parkingOperations  // parking: /parking/coverage and /parking/events (Routes/ParkingRoutes.swift)
-            + alertOperations  // sensorthings: /alerts/events (Routes/SensorThings/SensorThingsRoutes.swift)
+            + sensorThingsOperations + alertOperations  // sensorthings: /sta/v1.1 and /alerts/events (Routes/SensorThings/SensorThingsRoutes.swift)
     }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.
@@ -98,8 +98,8 @@ public final class CityTwinServer: Sendable {
         for op in operations {
             let declared = op.queryParameterNames
             let handler = op.handler
-            let checksParameters = !op.acceptsQueryables  // else the handler checks them against the queryables
-            router.on(RouterPath(op.path), method: op.method) { request, context in
+            let checksParameters = op.checksDeclaredParameters
+            router.on(RouterPath(op.routerPath ?? op.path), method: op.method) { request, context in
                 let query = try QueryParameters(request.uri.query)
                 if checksParameters { try query.requireDeclared(declared) }
                 // HTML pages built below speak the caller's language (Rendering/PageLanguage.swift).
@@ -108,7 +108,6 @@ public final class CityTwinServer: Sendable {
                 return representation.response(for: request, compressionThreshold: threshold)
             }
         }
-        addSensorThingsRoutes(to: router)  // sensorthings: /sta/v1.1 (Routes/SensorThings/)
         return router
     }
 

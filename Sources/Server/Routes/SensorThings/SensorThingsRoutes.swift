@@ -27,20 +27,71 @@ extension CityTwinServer {
         "http://www.opengis.net/spec/iot_sensing/1.1/req/data-array/create-observations-via-data-array",
     ]
 
-    func addSensorThingsRoutes(to router: Router<CityTwinRequestContext>) {
-        let threshold = options.compressionThreshold
+    /// The SensorThings API: the service root and every resource path under it. A resource path has
+    /// several segments (`Things(1)/Datastreams`, `Datastreams(2)/Observations`), so the router takes
+    /// it whole (`/sta/v1.1/**`) and the OpenAPI document names it as one parameter; the query
+    /// options are SensorThings' (`$filter`, `$expand`, …), checked by its reader.
+    var sensorThingsOperations: [APIOperation] {
         let root = Self.sensorThingsRoot
-        router.get(RouterPath(root)) { request, context in
-            _ = try await self.sensorThingsAccess(context.caller, write: false)
-            return self.serviceRoot().response(for: request, compressionThreshold: threshold)
+        let resourcePath = APIParameter("resourcePath", in: .path, "A SensorThings resource path: an entity set (Things, Locations, HistoricalLocations, Datastreams, Sensors, ObservedProperties, Observations, FeaturesOfInterest), an entity (Things(1)), a navigation (Things(1)/Datastreams), a property (Things(1)/name, …/$value) or CreateObservations.",
+                                        key: "staResourcePath")
+        func option(_ name: String, _ description: String, _ schema: JSONValue = ["type": "string"]) -> APIParameter {
+            APIParameter(name, description, schema: schema, key: "sta" + name.dropFirst())
         }
-        for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
-            router.on(RouterPath(root + "/**"), method: method) { request, context in
-                let rest = request.uri.path.dropFirst(root.count + 1)
-                let answer = try await self.sensorThings(request, context, path: rest)
-                return answer.response(for: request, compressionThreshold: threshold)
-            }
+        let query = [
+            option("$filter", "An OData filter on the entity set (SensorThings 1.1 §9.3.3.5): comparisons, logical and arithmetic operators, string, date and geospatial functions."),
+            option("$expand", "Related entities to include inline, with their own options: Datastreams($select=name;$top=5)."),
+            option("$select", "The properties to answer, comma-separated."),
+            option("$orderby", "Properties to sort by, each asc or desc."),
+            option("$top", "At most this many entities (default 100).", ["type": "integer", "minimum": 0]),
+            option("$skip", "Skip this many entities.", ["type": "integer", "minimum": 0]),
+            option("$count", "true: the answer carries @iot.count.", ["type": "boolean"]),
+            option("$resultFormat", "dataArray (the Data Array extension) or CSV (FROST-Server's) for Observations.", ["type": "string", "enum": ["dataArray", "CSV"]]),
+        ]
+        let body = APIRequestBody(description: "A SensorThings entity as JSON (POST creates it in the entity set, with related entities inline or by @iot.id; PATCH merges into the entity); for CreateObservations, the Data Array extension's array.",
+                                  content: [(MediaTypeName.json, "SensorThingsEntity")])
+        let problems: [APIResponse] = [.problem(401, "The service is not open and the request has no token (Bearer, or the password of HTTP Basic)."),
+                                       .problem(404, "No such entity, set or property.")] + APIResponse.standardProblems
+        let handle: APIOperation.Handler = { [self] request, context, _ in
+            try await sensorThings(request, context, path: request.uri.path.dropFirst(root.count + 1))
         }
+        return [
+            APIOperation(
+                id: "getSensorThingsRoot", method: .get, path: root,
+                summary: "The SensorThings API 1.1 service root: its entity sets and the conformance classes served.",
+                tag: "Data", parameters: [],
+                responses: [.ok("value [{name, url}] and serverSettings.conformance.", [(MediaTypeName.json, "SensorThingsEntity")])] + problems
+            ) { [self] _, context, _ in
+                _ = try await sensorThingsAccess(context.caller, write: false)
+                return serviceRoot()
+            },
+            APIOperation(
+                id: "getSensorThings", method: .get, path: root + "/{resourcePath}",
+                summary: "Reads SensorThings entities, sets, navigations and properties, with the query options of SensorThings 1.1.",
+                tag: "Data", parameters: [resourcePath] + query,
+                responses: [.ok("An entity, or {value, @iot.count, @iot.nextLink} for a set; a property as {name: value}, or its $value as text.",
+                                [(MediaTypeName.json, "SensorThingsEntity")])] + problems,
+                routerPath: root + "/**", handler: handle),
+            APIOperation(
+                id: "createSensorThings", method: .post, path: root + "/{resourcePath}",
+                summary: "Creates an entity in a set (its related entities inline or by @iot.id), or many Observations with CreateObservations; audited in iot_devices' log.",
+                tag: "Data", parameters: [resourcePath],
+                responses: [APIResponse(status: 201, description: "The entity created (its URL in Location); for CreateObservations, the URLs of the Observations created.",
+                                        content: [(MediaTypeName.json, "SensorThingsEntity")])] + problems,
+                requestBody: body, routerPath: root + "/**", handler: handle),
+            APIOperation(
+                id: "updateSensorThings", method: .patch, path: root + "/{resourcePath}",
+                summary: "Merges properties into an entity (JSON merge); audited.",
+                tag: "Data", parameters: [resourcePath],
+                responses: [.ok("The entity as updated.", [(MediaTypeName.json, "SensorThingsEntity")])] + problems,
+                requestBody: body, routerPath: root + "/**", handler: handle),
+            APIOperation(
+                id: "deleteSensorThings", method: .delete, path: root + "/{resourcePath}",
+                summary: "Deletes an entity with what depends on it (a Thing's Datastreams and their Observations); audited.",
+                tag: "Data", parameters: [resourcePath],
+                responses: [APIResponse(status: 200, description: "Deleted.", content: [])] + problems,
+                routerPath: root + "/**", handler: handle),
+        ]
     }
 
     /// Server-Sent Events: one `alert` event (a GeoJSON feature of `alerts`) per alert raised,
