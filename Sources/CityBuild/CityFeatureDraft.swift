@@ -69,9 +69,12 @@ public struct CityFeatureDraft: Sendable {
                 for d in derived { draft.report["\(rule.layer) with \(d) derived (not tagged)", default: 0] += 1 }
                 features.append(Feature(id: .string(object.id), geometry: geometry, properties: values))
             }
-            guard !features.isEmpty else { continue }
+            // A layer none of the extract's objects fills is still written, empty: the analyses reading
+            // it (coverage reads shelters) then answer for none instead of refusing a missing layer,
+            // and the report says the extract tags none.
             draft.layers.append((rule.layer, features))
             draft.report["\(rule.layer)"] = features.count
+            if features.isEmpty { draft.report["\(rule.layer): none tagged in the extract (\(rule.selects)); written empty"] = 0 }
         }
         return draft
     }

@@ -26,13 +26,20 @@ public enum PopulationSource: Sendable, Hashable, CustomStringConvertible {
     case residents
     /// The caller may not read `population_by_address`: in-use 户室 addresses × persons per household.
     case householdEstimate(personsPerHousehold: Double)
+    /// Neither: no `population_by_address` the caller may read and no in-use 户室 address in the city
+    /// (a city built from OpenStreetMap). The answers then give no population figures (null), never 0.
+    case unknown
 
     public var description: String {
         switch self {
         case .residents: "population_by_address.residents"
         case .householdEstimate(let p): "estimate: in-use 户室 addresses × \(p) persons per household"
+        case .unknown: "unknown: no population_by_address the caller may read and no in-use 户室 address to estimate from"
         }
     }
+
+    /// Whether the population figures mean anything.
+    public var isKnown: Bool { self != .unknown }
 }
 
 /// Residents per household address code, summed under any address-code prefix (a child's code
@@ -69,8 +76,8 @@ public struct HouseholdPopulation: Sendable {
         return sum
     }
 
-    /// Residents from `population_by_address` when `caller` may read it, else the household estimate
-    /// from the in-use 户室 addresses.
+    /// Residents from `population_by_address` when `caller` may read it and it holds any, else the
+    /// household estimate from the in-use 户室 addresses, else `.unknown` (no figures).
     /// - Parameter area: only households whose point intersects this lon/lat polygon (`nil`: all).
     public static func load(from store: any FeatureStore, by caller: Caller, within area: Geometry? = nil,
                             personsPerHousehold: Double = censusPersonsPerHousehold) async throws -> HouseholdPopulation {
@@ -82,16 +89,24 @@ public struct HouseholdPopulation: Sendable {
                 guard let code = f.properties["address_code"]?.stringValue else { continue }
                 households.append((code, f.properties["residents"]?.doubleValue ?? 0))
             }
-            return HouseholdPopulation(source: .residents, households: households)
+            // An empty register (a city whose 公安局 has not loaded it) counts no one: estimate instead.
+            if !households.isEmpty { return HouseholdPopulation(source: .residents, households: households) }
+            let anyone = try await store.query(layer: "population_by_address", FeatureQuery(properties: ["address_code"], limit: 1), by: caller)
+            if !anyone.features.isEmpty { return HouseholdPopulation(source: .residents, households: []) }
         }
         guard try await store.layerDefinition("addresses", for: caller) != nil else {
-            return HouseholdPopulation(source: .householdEstimate(personsPerHousehold: personsPerHousehold), households: [])
+            return HouseholdPopulation(source: .unknown, households: [])
         }
-        let q = FeatureQuery(filter: .and([.comparison(.equal, .property("level"), .literal("户室")),
-                                           .comparison(.equal, .property("status"), .literal("在用"))] + spatial),
-                             properties: ["address_code"], limit: 5000)
+        let inUse: [FilterExpression] = [.comparison(.equal, .property("level"), .literal("户室")),
+                                         .comparison(.equal, .property("status"), .literal("在用"))]
+        let q = FeatureQuery(filter: .and(inUse + spatial), properties: ["address_code"], limit: 5000)
         for try await f in store.stream(layer: "addresses", q, by: caller) {
             if let code = f.properties["address_code"]?.stringValue { households.append((code, personsPerHousehold)) }
+        }
+        // None in the area: 0 people there, if the city has 户室 addresses at all; else no estimate.
+        if households.isEmpty,
+           try await store.query(layer: "addresses", FeatureQuery(filter: .and(inUse), properties: ["address_code"], limit: 1), by: caller).features.isEmpty {
+            return HouseholdPopulation(source: .unknown, households: [])
         }
         return HouseholdPopulation(source: .householdEstimate(personsPerHousehold: personsPerHousehold), households: households)
     }

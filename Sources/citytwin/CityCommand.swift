@@ -13,7 +13,7 @@ import TwinStore
 struct CityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "city",
-        abstract: "Build a city's layers from its own data (OpenStreetMap extracts).",
+        abstract: "Build a city's layers from its own data (a manifest of its sources, or an OpenStreetMap extract) and its offline base map.",
         subcommands: [Build.self, BaseMap.self])
 
     struct Build: AsyncParsableCommand {

@@ -253,3 +253,21 @@ def test_nearest_hydrants_and_fire_station_agree_with_an_independent_networkx_mo
             tolerance = max(0.5, 0.005 * expected)
             assert abs(p["seconds"] - expected) <= tolerance, (layer, incident, p, ranked[:count + 1])
             assert abs(by_id[p["resource_id"]] - expected) <= tolerance, (p, ranked[:count + 1])
+
+
+def test_coverage_runs_on_the_built_city_with_an_empty_shelters_layer_and_no_invented_population(built, server):
+    """The extract tags no assembly point: shelters is written empty, so coverage answers (every address
+    uncovered by a shelter) instead of refusing a missing layer; with no population data and no 户室
+    address, the population figures are null and the source says why, never 0."""
+    _, out = built
+    assert "built 0 features into shelters" in out and "shelters: none tagged in the extract" in out, out
+    admin = token(built[0], None, "admin")
+    r = requests.post(f"{server.url}/processes/coverage/execution", json={"inputs": {}},
+                      headers={"Authorization": f"Bearer {admin}"}, timeout=300)
+    assert r.status_code == 200, r.text[:500]
+    answer = r.json()
+    assert answer["population_source"].startswith("unknown"), answer["population_source"]
+    fire, shelters = answer["fire"]["addresses"], answer["shelters"]["addresses"]
+    assert fire["total"] == shelters["total"] > 0 and 0 < fire["covered"] <= fire["total"], fire
+    assert shelters["covered"] == 0 and shelters["uncovered"] == shelters["total"], shelters
+    assert fire["population"] is None and fire["population_covered"] is None, fire

@@ -78,14 +78,17 @@ public struct CoverageProcess: TypedProcess {
         }
         try await progress.report(95)
         typealias In = ProcessInputs
-        func population(_ c: FacilityCoverage) -> JSONValue { In.number(c.coveredPopulation, decimals: 10) }
+        // Without a population source (a city built from OpenStreetMap) the figures are null, never 0.
+        let known = report.population.source.isKnown
+        func people(_ value: Double) -> JSONValue { known ? In.number(value, decimals: 10) : .null }
+        func population(_ c: FacilityCoverage) -> JSONValue { people(c.coveredPopulation) }
         func part(_ c: FacilityCoverage) -> JSONValue {
             let uncovered = c.uncovered
             return [
                 "total": .integer(Int64(c.demand.count)), "covered": .integer(Int64(c.covered.count)),
                 "uncovered": .integer(Int64(uncovered.count)), "off_road": .integer(Int64(c.offRoadDemand.count)),
                 "uncovered_ids": .array(uncovered.prefix(limit).map { .string(c.demand[$0].id) }),
-                "population": In.number(c.totalPopulation, decimals: 10), "population_covered": population(c),
+                "population": people(c.totalPopulation), "population_covered": population(c),
             ]
         }
         func stations(_ c: FacilityCoverage, _ b: FacilityCoverage) -> JSONValue {
@@ -100,16 +103,16 @@ public struct CoverageProcess: TypedProcess {
         func sites(_ list: [(site: SiteSuggestion, buildings: [String])]) -> JSONValue {
             .array(list.map { s in
                 ["site": In.json(s.site.position), "added_addresses": .integer(Int64(s.site.addedIDs.count)),
-                 "added_population": In.number(s.site.addedPopulation, decimals: 10),
+                 "added_population": people(s.site.addedPopulation),
                  "added_buildings": .integer(Int64(s.buildings.count)),
                  "added_address_ids": .array(s.site.addedIDs.prefix(limit).map(JSONValue.string))]
             })
         }
         func row(_ c: CommunityShelterCapacity) -> JSONValue {
-            ["code": .string(c.code), "name": .string(c.name), "population": In.number(c.population, decimals: 10),
+            ["code": .string(c.code), "name": .string(c.name), "population": people(c.population),
              "capacity": In.number(c.capacity), "required": In.number(c.required), "shortfall": In.number(c.shortfall),
              "ratio": In.number(c.ratio), "meets_rule": .bool(c.meetsRule), "shelters": .array(c.shelters.map(JSONValue.string)),
-             "walk_covered_population": In.number(c.walkCoveredPopulation, decimals: 10)]
+             "walk_covered_population": c.walkCoveredPopulation.map(people) ?? .null]
         }
         let short = report.communitiesShort
         return [

@@ -187,7 +187,7 @@ public struct HazardOverlayProcess: TypedProcess {
         func list(_ ids: [String]) -> JSONValue { ["count": .integer(Int64(ids.count)), "ids": .array(ids.map(JSONValue.string))] }
         var inside: [String: JSONValue] = [
             "roads": list(overlay.roads), "buildings": list(overlay.buildings), "addresses": list(overlay.addresses),
-            "population": In.number(overlay.population, decimals: 10),
+            "population": overlay.populationSource.isKnown ? In.number(overlay.population, decimals: 10) : .null,
             "population_source": .string(overlay.populationSource.description), "area_source": .string(overlay.area.source),
         ]
         for (layer, ids) in overlay.resources { inside[layer] = list(ids) }

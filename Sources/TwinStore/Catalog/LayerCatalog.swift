@@ -17,10 +17,15 @@ public struct LayerCatalog: Sendable {
     /// name throws a `StoreError` naming the file and field; duplicate ids are rejected.
     public static func load(directory: URL) throws -> LayerCatalog {
         let names: [String]
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw StoreError(.invalidLayerDefinition, "no layer definitions at \(directory.path): give --layers DIR (CityTwin's Layers folder), "
+                             + "run from the CityTwin folder, or set CITYTWIN_HOME to it")
+        }
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw StoreError(.invalidLayerDefinition, "cannot list layer directory \(directory.path): \(error)")
+            throw StoreError(.invalidLayerDefinition, "cannot list the layer directory \(directory.path) (\((error as NSError).localizedDescription))")
         }
         var defs = [LayerDefinition]()
         var seen = Set<String>()
