@@ -35,6 +35,9 @@ def swmm_once(inp, work):
     # SWMM prints progress on the C-level stdout: keep it off ours.
     saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
+    # Files a model asks SWMM to write beside the run (LID reports) go to the scratch directory.
+    here = os.getcwd()
+    os.chdir(work)
     try:
         start = time.perf_counter()
         solver.swmm_run(inp, rpt, out)
@@ -43,6 +46,7 @@ def swmm_once(inp, work):
         errors = [l.strip() for l in open(rpt).read().splitlines() if "ERROR" in l] if os.path.exists(rpt) else []
         return None, "; ".join(errors[:3]) or str(e), rpt
     finally:
+        os.chdir(here)
         os.dup2(saved, 1)
         os.close(devnull)
 
