@@ -29,7 +29,14 @@ extension HydraulicState {
                     q0[j] = -q0[j]
                 }
                 var n = roughness[j]
-                if dw && isForceMain[j] { n = forceMainEquivalentN(j, roughness: n) }
+                if dw && isForceMain[j] {
+                    // SWMM's equivalent Manning n comes from the section's own H-W C or D-W roughness
+                    // (geometry2), not from the conduit's Manning n.
+                    let factor = {
+                        if case .conduit(let c) = links[j].kind { return c.crossSection.geometry2 } else { return 0.0 }
+                    }()
+                    n = forceMainEquivalentN(j, roughness: factor)
+                }
                 var lengthFactor = 1.0
                 if dw && options.lengtheningStep > 0 && !isDummy[j] {
                     lengthFactor = lengthFactorFor(j, roughness: n)
