@@ -30,6 +30,8 @@ SHAPES = {
     "EGG": "1.5 0 0 0", "HORSESHOE": "1.2 0 0 0", "GOTHIC": "1.5 0 0 0", "CATENARY": "1.5 0 0 0",
     "SEMIELLIPTICAL": "1.2 0 0 0", "BASKETHANDLE": "1.5 0 0 0", "SEMICIRCULAR": "0.8 0 0 0",
     "HORIZ_ELLIPSE": "1.0 1.6 0 0", "VERT_ELLIPSE": "1.6 1.0 0 0", "ARCH": "1.0 1.5 0 0",
+    "RECT_TRIANGULAR": "1.2 1.5 0.4 0", "RECT_ROUND": "1.2 1.5 1.0 0", "MODBASKETHANDLE": "1.2 1.5 1.0 0",
+    "POWER": "1.0 2.0 2 0",
 }
 
 MODEL = """[TITLE]

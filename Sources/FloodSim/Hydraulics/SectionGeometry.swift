@@ -31,8 +31,8 @@ struct SectionGeometry: Sendable {
     private let sL: Double, sR: Double
     private let yBot: Double    // filled depth (filled circular)
     private let aBot: Double, pBot: Double, wBot: Double
-    /// The relative-geometry tables of a tabulated shape (`SectionTable`).
-    private var table: SectionTable?
+    /// The relative geometry of a tabulated or composite shape (`SectionTable`, `ComposedSection`).
+    private var table: (any RelativeSection)?
 
     static let circleTableSize = 51
     /// A/Afull, R/Rfull, W/Wmax of a circle at y/D = i/50.
@@ -148,13 +148,14 @@ struct SectionGeometry: Sendable {
             isOpen = true
             rFull = aFull / SectionGeometry.parabolaPerimeter(width: g2, depth: g1)
         default:
-            guard let t = try SectionTable.of(section) else {
-                throw HydraulicsError(.unsupported, "cross-section shape \(section.shape.rawValue) is not routed by this engine")
-            }
+            let t: (table: any RelativeSection, aFull: Double, rFull: Double, wMax: Double)
+            if let tab = try SectionTable.of(section) { t = (tab.table, tab.aFull, tab.rFull, tab.wMax) } else if let c = try ComposedSection(section) {
+                t = (c, c.aFull, c.rFull, c.wMax)
+            } else { throw HydraulicsError(.unsupported, "cross-section shape \(section.shape.rawValue) is not routed by this engine") }
             guard g1 > 0, t.wMax > 0 else { throw HydraulicsError(.invalidValue, "\(section.shape.rawValue) section needs height and width > 0") }
             form = .tabulated
             table = t.table
-            yFull = g1; aFull = t.aFull; rFull = t.rFull; wMax = t.wMax; isOpen = false
+            yFull = g1; aFull = t.aFull; rFull = t.rFull; wMax = t.wMax; isOpen = t.table.isOpen
         }
         b = bw; sL = l; sR = r
         self.yBot = yBot; self.aBot = aBot; self.pBot = pBot; self.wBot = wBot

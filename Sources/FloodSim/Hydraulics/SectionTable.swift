@@ -8,11 +8,12 @@ import Foundation
 /// The functions follow SWMM's definitions: area from the A table (or the inverse of the Y table),
 /// hydraulic radius from the R table (or from the section factor, R = (S/A)^1.5), width from the W
 /// table; tables interpolate linearly, quadratically over their first two intervals.
-struct SectionTable: Sendable {
+struct SectionTable: RelativeSection {
     /// A/Afull, R/Rfull, W/Wmax over y/yFull; Y/yFull and S/Sfull over A/Afull (some may be absent).
     let a: [Double]?, r: [Double]?, y: [Double]?, s: [Double]?, w: [Double]
     /// sMax / sFull where the S table gives it (nil: found from the geometry).
     let sMaxRatio: Double?
+    var isOpen: Bool { false }
 
     /// The table and full values of `shape` for a full depth `g1` and second dimension `g2` (m), or
     /// nil when the shape is not tabulated.
