@@ -6,6 +6,7 @@
 #   Benchmarks/run.sh api         z14 tiles vs PostGIS ST_AsMVT, 1,000-item pages vs pygeoapi, cached tiles vs nginx (wrk)
 #   Benchmarks/run.sh flood       2D surface kernel vs landlab and itzi (cell-steps/s, 1 and 2 threads)
 #   Benchmarks/run.sh drainage    1D engine vs SWMM 5.2.4 on the same .inp files
+#   Benchmarks/run.sh swmm        every EPA SWMM example: refused or ran, flooding/depths/time vs SWMM 5.2.4
 #   Benchmarks/run.sh network     nearest-N, one-to-many, isochrones vs pgRouting on a 100,000-edge network
 #   Benchmarks/run.sh citybuild   `city build --osm` (Helsinki) vs ogr2ogr + osm2pgrouting into PostGIS: features/s and whole-build time
 #   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s); single-address GET /geocode p50 vs http.server + sqlite LIKE
@@ -89,6 +90,7 @@ store)
 api) exec Benchmarks/api/run.sh "$@" ;;
 flood) exec Benchmarks/flood/run_surface.sh "$@" ;;
 drainage) exec Benchmarks/flood/run_drainage.sh "$@" ;;
+swmm) exec Benchmarks/swmm/run.sh "$@" ;;
 network) exec Benchmarks/network/run.sh "$@" ;;
 citybuild) exec Benchmarks/citybuild/run.sh "$@" ;;
 geocode) exec Benchmarks/geocode/run.sh "$@" ;;

@@ -76,6 +76,16 @@ def run(name):
     work = tempfile.mkdtemp()
     rpt, out = os.path.join(work, name + ".rpt"), os.path.join(work, name + ".out")
     solver.swmm_run(inp, rpt, out)
+    result = summarize(rpt)
+    with open(os.path.join(FIXTURES, name + ".reference.json"), "w") as f:
+        json.dump(result, f, indent=1, sort_keys=True)
+    shutil.rmtree(work)
+    print(name, "flooding m3", round(result["routing_continuity"]["flooding_m3"], 1))
+
+
+def summarize(rpt):
+    """A SWMM .rpt's continuity and node/link summaries in the SI JSON shape above (also used by
+    swmm_examples_inventory.py)."""
     lines = open(rpt).read().splitlines()
     units = next((l.split()[-1] for l in lines if "Flow Units" in l), "CFS")
     us = units in US_FLOW
@@ -104,6 +114,8 @@ def run(name):
     # Node Flooding Summary: Node, Hours Flooded, Max Rate, day, hr:min, Total Flood Volume (10^6 gal or 10^6 L), ...
     flood_vol = 3785.411784 if us else 1000.0
     for row in table(lines, "Node Flooding Summary"):
+        if len(row) < 6:  # "No nodes were flooded."
+            continue
         n = result["nodes"].setdefault(row[0], {"max_depth_m": 0.0})
         n["hours_flooded"] = float(row[1])
         n["max_flood_rate_m3s"] = float(row[2]) * q
@@ -114,10 +126,7 @@ def run(name):
         if row[1] == "CONDUIT" and len(row) > 5:
             entry["max_velocity_ms"] = float(row[5]) * length
         result["links"][row[0]] = entry
-    with open(os.path.join(FIXTURES, name + ".reference.json"), "w") as f:
-        json.dump(result, f, indent=1, sort_keys=True)
-    shutil.rmtree(work)
-    print(name, "flooding m3", round(result["routing_continuity"]["flooding_m3"], 1))
+    return result
 
 
 if __name__ == "__main__":

@@ -29,9 +29,11 @@ public enum DrainageRun {
     ///   - baseDirectory: where FILE references of the model are read.
     ///   - progress: called during both stages, `runoff` then `routing`, each counting simulated
     ///     seconds of its own duration (so the share starts again at the routing).
-    /// - Throws: `SWMMInputError` for model data the run cannot use, `HydraulicsError` from the engine.
+    /// - Throws: `SWMMInputError` for model data the run cannot use or would not simulate
+    ///   (`SWMMModel.checkSimulated()`), `HydraulicsError` from the engine.
     public static func run(_ model: SWMMModel, baseDirectory: URL? = nil,
                            progress: ((WorkProgress) -> Void)? = nil) throws -> Result {
+        try model.checkSimulated()
         var network = try model.hydraulicNetwork(baseDirectory: baseDirectory)
         var runoffContinuity = RunoffContinuity()
         var runoffVolume = 0.0

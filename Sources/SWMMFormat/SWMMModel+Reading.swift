@@ -182,8 +182,10 @@ struct SWMMReader {
         case "JUNCTIONS":
             try l.require(3, ["Name", "Elevation", "MaxDepth"])
             try define(l, l.tokens[0], kind: "NODE")
+            let initial = try l.nonNegative(3, "InitDepth", default: 0)
+            try Self.checkInitialDepth(l, maxDepth: try l.nonNegative(2, "MaxDepth"), initialDepth: initial, 3)
             m.junctions.append(SWMMJunction(name: l.tokens[0], elevation: try l.number(1, "Elevation"), maxDepth: try l.nonNegative(2, "MaxDepth"),
-                                            initialDepth: try l.nonNegative(3, "InitDepth", default: 0),
+                                            initialDepth: initial,
                                             surchargeDepth: try l.nonNegative(4, "SurDepth", default: 0),
                                             pondedArea: try l.nonNegative(5, "Aponded", default: 0)))
         case "OUTFALLS":
@@ -197,6 +199,9 @@ struct SWMMReader {
             try define(l, l.tokens[0], kind: "LINK")
             let length = try l.number(3, "Length")
             if length <= 0 { throw l.error("Length", "a conduit's length must be positive, found \(l.tokens[3])") }
+            if try l.number(4, "Roughness") <= 0 {
+                throw l.error("Roughness", "conduit \(l.tokens[0]): the roughness must be positive, found \(l.tokens[4]) (SWMM's ERROR 113)")
+            }
             m.conduits.append(SWMMConduit(name: l.tokens[0], fromNode: l.tokens[1], toNode: l.tokens[2], length: length,
                                           roughness: try l.nonNegative(4, "Roughness"), inletOffset: try l.number(5, "InOffset", default: 0),
                                           outletOffset: try l.number(6, "OutOffset", default: 0), initialFlow: try l.number(7, "InitFlow", default: 0),
@@ -288,18 +293,41 @@ struct SWMMReader {
         switch use {
         case .horton, .modifiedHorton:
             guard count >= 5 else { throw l.error("MinRate", "Horton infiltration needs MaxRate, MinRate, Decay, DryTime") }
-            let maxV = count > 5 ? try l.nonNegative(5, "MaxInfil") : 0
-            p = .horton(maxRate: try l.nonNegative(1, "MaxRate"), minRate: try l.nonNegative(2, "MinRate"), decay: try l.nonNegative(3, "Decay"),
-                        dryTimeDays: try l.nonNegative(4, "DryTime"), maxVolume: maxV)
+            let maxV = count > 5 ? try Self.infiltrationParameter(l, 5, "MaxInfil", atLeast: 0) : 0
+            let f0 = try Self.infiltrationParameter(l, 1, "MaxRate", atLeast: 0), fmin = try Self.infiltrationParameter(l, 2, "MinRate", atLeast: 0)
+            if f0 < fmin { throw l.error("MaxRate", "the maximum rate \(l.tokens[1]) is below the minimum rate \(l.tokens[2]) (SWMM's ERROR 235)") }
+            p = .horton(maxRate: f0, minRate: fmin, decay: try Self.infiltrationParameter(l, 3, "Decay", atLeast: 0),
+                        dryTimeDays: try Self.infiltrationParameter(l, 4, "DryTime", atLeast: 0), maxVolume: maxV)
         case .greenAmpt, .modifiedGreenAmpt:
-            p = .greenAmpt(suction: try l.nonNegative(1, "Suction"), conductivity: try l.nonNegative(2, "Ksat"), initialDeficit: try l.nonNegative(3, "IMD"))
+            let ks = try Self.infiltrationParameter(l, 2, "Ksat", atLeast: 0)
+            if ks <= 0 { throw l.error("Ksat", "the saturated conductivity must be positive, found \(l.tokens[2]) (SWMM's ERROR 235)") }
+            let imd = try Self.infiltrationParameter(l, 3, "IMD", atLeast: 0)
+            // The initial moisture deficit is a fraction of the soil's volume: SWMM refuses more than 1.
+            if imd > 1 { throw l.error("IMD", "the initial moisture deficit is a volume fraction (0…1), found \(l.tokens[3]) (SWMM's ERROR 235)") }
+            p = .greenAmpt(suction: try Self.infiltrationParameter(l, 1, "Suction", atLeast: 0), conductivity: ks, initialDeficit: imd)
         case .curveNumber:
             let cn = try l.number(1, "CurveNum")
             if cn < 10 || cn > 100 { throw l.error("CurveNum", "a curve number must be in 10…100, found \(l.tokens[1])") }
-            let dry = count > 3 ? try l.nonNegative(3, "DryTime") : 0
+            let dry = count > 3 ? try l.number(3, "DryTime") : 0
+            if dry <= 0 { throw l.error("DryTime", "the drying time must be positive, found \(count > 3 ? l.tokens[3] : "none") (SWMM's ERROR 235)") }
             p = .curveNumber(curveNumber: cn, conductivity: try l.nonNegative(2, "Ksat"), dryTimeDays: dry)
         }
         m.infiltration.append(SWMMInfiltration(subcatchment: l.tokens[0], parameters: p, method: method))
+    }
+
+    /// An infiltration parameter SWMM refuses below `atLeast` with its ERROR 235.
+    static func infiltrationParameter(_ l: SWMMLine, _ i: Int, _ field: String, atLeast low: Double) throws -> Double {
+        let x = try l.number(i, field)
+        if x < low { throw l.error(field, "must not be negative, found \(l.tokens[i]) (SWMM's ERROR 235: invalid infiltration parameters)") }
+        return x
+    }
+
+    /// SWMM's ERROR 138: a node's initial depth above its maximum depth (a maximum of 0 is set
+    /// from the connected links later, so it is not checked).
+    static func checkInitialDepth(_ l: SWMMLine, maxDepth: Double, initialDepth: Double, _ index: Int) throws {
+        if maxDepth > 0, initialDepth > maxDepth {
+            throw l.error("InitDepth", "node \(l.tokens[0]): the initial depth \(l.tokens[index]) is greater than the maximum depth (SWMM's ERROR 138)")
+        }
     }
 
     mutating func parseOutfall(_ l: SWMMLine, _ m: inout SWMMModel) throws {
@@ -334,6 +362,7 @@ struct SWMMReader {
             shape = .shaped(l.tokens[4].uppercased(), try l.number(5, "L"), try l.number(6, "W"), try l.number(7, "Z")); next = 8
         default: throw l.error("Shape", "expected FUNCTIONAL, TABULAR, CYLINDRICAL, CONICAL, PARABOLIC or PYRAMIDAL, found \(l.tokens[4])")
         }
+        try Self.checkInitialDepth(l, maxDepth: try l.nonNegative(2, "MaxDepth"), initialDepth: try l.nonNegative(3, "InitDepth"), 3)
         let sur = try l.optionalNumber(next, "SurDepth")
         let fevap = try l.optionalNumber(next + 1, "Fevap")
         let seepage = try (min(next + 2, l.count)..<l.count).map { try l.number($0, "Seepage") }

@@ -66,6 +66,36 @@ extension SWMMReader {
             throw SWMMInputError(line: line("DWF/" + d.node, d.constituent), section: "DWF", field: "Node", reason: "\(d.node) is not a node")
         }
         try checkOutfallReach(m)
+        try checkSequences(m)
+    }
+
+    /// SWMM's ordering rules: a simulation that ends before it starts (ERROR 191), curve x values
+    /// that do not increase (ERROR 171), time series times that do not increase (ERROR 173).
+    func checkSequences(_ m: SWMMModel) throws {
+        if let start = m.startEpochSeconds,
+           let end = SWMMModel.epochSeconds(date: m.option("END_DATE") ?? m.option("START_DATE"), time: m.option("END_TIME")), end < start {
+            throw SWMMInputError(line: nil, section: "OPTIONS", field: "END_DATE",
+                                 reason: "the simulation ends (\(m.option("END_DATE") ?? "") \(m.option("END_TIME") ?? "")) before it starts (SWMM's ERROR 191)")
+        }
+        for c in m.curves {
+            for k in c.points.indices.dropFirst() where c.points[k].x <= c.points[k - 1].x {
+                throw SWMMInputError(line: nil, section: "CURVES", field: "X-Value",
+                                     reason: "curve \(c.name): x values must increase, found \(c.points[k].x) after \(c.points[k - 1].x) (SWMM's ERROR 171)")
+            }
+        }
+        for t in m.timeseries where t.file == nil {
+            var date: Double?
+            var previous = -Double.infinity
+            for p in t.points {
+                if let d = p.date { date = SWMMModel.epochSeconds(date: d, time: nil) ?? date }
+                let time = (date ?? 0) + p.hours * 3600
+                if time <= previous {
+                    throw SWMMInputError(line: nil, section: "TIMESERIES", field: "Time",
+                                         reason: "time series \(t.name): times must increase, found \(p.date.map { $0 + " " } ?? "")\(p.hours) h after an equal or later time (SWMM's ERROR 173)")
+                }
+                previous = time
+            }
+        }
     }
 
     /// Every node must share a connected part of the network with an outfall (flow can reverse in

@@ -29,7 +29,14 @@ extension HydraulicState {
                     q0[j] = -q0[j]
                 }
                 var n = roughness[j]
-                if dw && isForceMain[j] { n = forceMainEquivalentN(j, roughness: n) }
+                if dw && isForceMain[j] {
+                    // SWMM's equivalent Manning n comes from the section's own H-W C or D-W roughness
+                    // (geometry2), not from the conduit's Manning n.
+                    let factor = {
+                        if case .conduit(let c) = links[j].kind { return c.crossSection.geometry2 } else { return 0.0 }
+                    }()
+                    n = forceMainEquivalentN(j, roughness: factor, slope: s)
+                }
                 var lengthFactor = 1.0
                 if dw && options.lengtheningStep > 0 && !isDummy[j] {
                     lengthFactor = lengthFactorFor(j, roughness: n)
@@ -140,13 +147,21 @@ extension HydraulicState {
         return max(1, ratio)
     }
 
-    /// Manning's n equivalent to a force main's full-flow friction (used when partly full).
-    private func forceMainEquivalentN(_ j: Int, roughness c: Double) -> Double {
-        let d = xsect[j].yFull
-        let r = d / 4
-        let v = 1.0 // m/s reference velocity
-        let sf = forceMainFrictionSlope(j, velocity: v, radius: r, roughness: c)
-        return (sf.squareRoot() * pow(r, 2.0 / 3.0) / v)
+    /// Manning's n equivalent to a force main's full-flow friction (used when partly full), by
+    /// SWMM 5.2's published relations, with the diameter in feet as they are stated (Manning's n
+    /// is the same number in either unit system): Hazen-Williams n = 1.067/C·(D/S)^0.04;
+    /// Darcy-Weisbach n = √(f/185)·D^(1/6), f for fully rough flow over the roughness `c`.
+    private func forceMainEquivalentN(_ j: Int, roughness c: Double, slope s: Double) -> Double {
+        let d = xsect[j].yFull, dFeet = d / 0.3048
+        switch options.forceMainEquation {
+        case .hazenWilliams:
+            guard c > 0 else { return 0 }
+            return 1.067 / c * pow(dFeet / max(abs(s), 1e-6), 0.04)
+        case .darcyWeisbach:
+            let t = log10(c / (3.7 * d) + 5.74 / pow(1e12, 0.9))
+            let f = 0.25 / (t * t)
+            return (f / 185).squareRoot() * pow(dFeet, 1.0 / 6.0)
+        }
     }
 
     /// Friction slope of a full force main for velocity v (m/s) and hydraulic radius r (m).

@@ -6,7 +6,7 @@ import Foundation
 /// normalised area, hydraulic radius and top width over normalised depth, interpolated linearly;
 /// the other supported shapes are evaluated in closed form.
 struct SectionGeometry: Sendable {
-    enum Form: Sendable { case dummy, circular, filledCircular, rectClosed, rectOpen, trapezoidal, triangular, parabolic }
+    enum Form: Sendable { case dummy, circular, filledCircular, rectClosed, rectOpen, trapezoidal, triangular, parabolic, tabulated }
 
     let form: Form
     /// Full depth (m).
@@ -31,6 +31,8 @@ struct SectionGeometry: Sendable {
     private let sL: Double, sR: Double
     private let yBot: Double    // filled depth (filled circular)
     private let aBot: Double, pBot: Double, wBot: Double
+    /// The relative geometry of a tabulated or composite shape (`SectionTable`, `ComposedSection`).
+    private var table: (any RelativeSection)?
 
     static let circleTableSize = 51
     /// A/Afull, R/Rfull, W/Wmax of a circle at y/D = i/50.
@@ -146,7 +148,14 @@ struct SectionGeometry: Sendable {
             isOpen = true
             rFull = aFull / SectionGeometry.parabolaPerimeter(width: g2, depth: g1)
         default:
-            throw HydraulicsError(.unsupported, "cross-section shape \(section.shape.rawValue) is not routed by this engine")
+            let t: (table: any RelativeSection, aFull: Double, rFull: Double, wMax: Double)
+            if let tab = try SectionTable.of(section) { t = (tab.table, tab.aFull, tab.rFull, tab.wMax) } else if let c = try ComposedSection(section) {
+                t = (c, c.aFull, c.rFull, c.wMax)
+            } else { throw HydraulicsError(.unsupported, "cross-section shape \(section.shape.rawValue) is not routed by this engine") }
+            guard g1 > 0, t.wMax > 0 else { throw HydraulicsError(.invalidValue, "\(section.shape.rawValue) section needs height and width > 0") }
+            form = .tabulated
+            table = t.table
+            yFull = g1; aFull = t.aFull; rFull = t.rFull; wMax = t.wMax; isOpen = t.table.isOpen
         }
         b = bw; sL = l; sR = r
         self.yBot = yBot; self.aBot = aBot; self.pBot = pBot; self.wBot = wBot
@@ -156,6 +165,12 @@ struct SectionGeometry: Sendable {
         if form == .circular {
             sMax = 1.08 * sFull
             depthOfMaxSectionFactor = 0.938 * yFull
+        } else if let ratio = table?.sMaxRatio, let t = table, let peak = t.area(ofSectionFactor: ratio) {
+            // SWMM's published peak of the S table, reached at the depth of its area.
+            sMax = ratio * sFull
+            depthOfMaxSectionFactor = yFull * t.depth(peak)
+        } else if form == .tabulated {
+            // SWMM caps ellipses and arches at their full section factor (sMax = sFull).
         } else if !isOpen && form != .dummy {
             // The peak of A·R^(2/3) on a 200-step depth grid (closed sections peak below the crown).
             var best = sFull, bestY = yFull
@@ -203,6 +218,7 @@ struct SectionGeometry: Sendable {
         case .trapezoidal: return y * (b + 0.5 * (sL + sR) * y)
         case .triangular: return sL * y * y
         case .parabolic: return 2.0 / 3.0 * width(y) * y
+        case .tabulated: return aFull * (table?.area(y / yFull) ?? 0)
         }
     }
 
@@ -224,6 +240,7 @@ struct SectionGeometry: Sendable {
         case .trapezoidal: return b + (sL + sR) * min(y, yFull)
         case .triangular: return 2 * sL * min(y, yFull)
         case .parabolic: return b * (min(y, yFull) / yFull).squareRoot()
+        case .tabulated: return y >= yFull ? 0 : wMax * (table?.width(y / yFull) ?? 0)
         }
     }
 
@@ -248,6 +265,8 @@ struct SectionGeometry: Sendable {
         case .parabolic:
             let p = SectionGeometry.parabolaPerimeter(width: width(y), depth: y)
             return p > 0 ? area(y) / p : 0
+        case .tabulated:
+            return table?.radius(y / yFull, aFull: aFull, rFull: rFull, sFull: aFull * pow(rFull, 2.0 / 3.0)) ?? 0
         }
     }
 
@@ -277,6 +296,8 @@ struct SectionGeometry: Sendable {
         case .parabolic:
             // a = (2/3)·b·√(y/yFull)·y
             return min(yFull, pow(1.5 * a * yFull.squareRoot() / b, 2.0 / 3.0))
+        case .tabulated:
+            return yFull * (table?.depth(a / aFull) ?? 0)
         case .dummy, .filledCircular:
             return SectionGeometry.risingRoot(0, yFull, tolerance: 1e-13 * yFull) { self.area($0) - a }
         }
@@ -339,6 +360,7 @@ struct SectionGeometry: Sendable {
             let r = rFull * (1 - sin(theta) / theta)
             return a * pow(r, 2.0 / 3.0)
         }
+        if form == .tabulated, let psi = table?.sectionFactor(min(1, a / aFull)) { return sFull * psi }
         return sectionFactor(depth(ofArea: a))
     }
 
@@ -415,6 +437,7 @@ struct SectionGeometry: Sendable {
             let f = t[i + 1] > t[i] ? (psi - t[i]) / (t[i + 1] - t[i]) : 0
             return aFull * (Double(i) + min(max(f, 0), 1)) / 50
         }
+        if form == .tabulated, let an = table?.area(ofSectionFactor: min(s, sMax) / sFull) { return aFull * an }
         return area(depth(ofSectionFactor: s))
     }
 

@@ -240,7 +240,7 @@ extension SWMMModel {
         var g2 = g[1] * L, g3 = g[2]
         switch shape {
         case .forceMain: g2 = option("FORCE_MAIN_EQUATION")?.uppercased() == "D-W" ? g[1] * L : g[1]
-        case .rectangularTriangular, .rectangularRound: g3 = g[2] * L
+        case .rectangularTriangular, .rectangularRound, .modifiedBaskethandle: g3 = g[2] * L
         default: break
         }
         return CrossSection(shape: shape, geometry1: g[0] * L, geometry2: g2, geometry3: g3, geometry4: g[3])

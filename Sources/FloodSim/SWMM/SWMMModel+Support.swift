@@ -1,0 +1,220 @@
+import Foundation
+import SWMMFormat
+
+/// What of a SWMM 5.2 model a drainage run simulates. The reader keeps every section (so a model
+/// writes back whole), but a run must never drop input silently: whatever would change SWMM's
+/// answer and this engine does not model is refused here, naming the section, the item and the
+/// reason. Display-only sections (TAGS, MAP, SYMBOLS, LABELS, BACKDROP, PROFILES) and `[REPORT]`
+/// change no result and are accepted.
+///
+/// Processes SWMM lets a model switch off (`IGNORE_QUALITY`, `IGNORE_SNOWMELT`,
+/// `IGNORE_GROUNDWATER`, `IGNORE_RDII` set to YES) are accepted with those switches, as in SWMM:
+/// the run then routes flow without them, which is what SWMM computes with the same switches.
+extension SWMMModel {
+    /// Throws the first input item a drainage run would otherwise skip (see the type's note).
+    /// `DrainageRun.run` calls it before anything else.
+    /// - Throws: `SWMMInputError` with the section, the item's name in `reason`, and why.
+    public func checkSimulated() throws {
+        try checkOptions()
+        try checkRawSections()
+        try checkHydrologyItems()
+        try checkHydraulicItems()
+    }
+
+    /// `[OPTIONS]` SWMM 5.2 reads. Values are checked as SWMM checks them (an unknown keyword or a
+    /// number that does not read is SWMM's ERROR 205/211, never a silent default).
+    static let optionRules: [String: OptionRule] = {
+        var r: [String: OptionRule] = [:]
+        let yesNo: Set<String> = ["YES", "NO"]
+        r["FLOW_UNITS"] = .keyword(Set(SWMMFlowUnits.allCases.map(\.rawValue)))
+        r["INFILTRATION"] = .keyword(Set(SWMMInfiltrationMethod.allCases.map(\.rawValue)))
+        r["FLOW_ROUTING"] = .keyword(["KINWAVE", "DYNWAVE", "STEADY", "KW", "DW", "SF"])
+        r["LINK_OFFSETS"] = .keyword(["DEPTH", "ELEVATION"])
+        r["FORCE_MAIN_EQUATION"] = .keyword(["H-W", "D-W"])
+        r["INERTIAL_DAMPING"] = .keyword(["NONE", "PARTIAL", "FULL"])
+        r["NORMAL_FLOW_LIMITED"] = .keyword(["SLOPE", "FROUDE", "BOTH"])
+        r["SURCHARGE_METHOD"] = .keyword(["EXTRAN"])
+        // SWMM 5.0 files say which release they were written for; SWMM 5.2 reads them as 5.
+        r["COMPATIBILITY"] = .keyword(["5"])
+        r["ALLOW_PONDING"] = .keyword(yesNo)
+        r["SKIP_STEADY_STATE"] = .keyword(["NO"])
+        r["IGNORE_RAINFALL"] = .keyword(["NO"])
+        r["IGNORE_ROUTING"] = .keyword(["NO"])
+        for k in ["IGNORE_SNOWMELT", "IGNORE_GROUNDWATER", "IGNORE_RDII", "IGNORE_QUALITY"] { r[k] = .keyword(yesNo) }
+        for k in ["START_DATE", "END_DATE", "REPORT_START_DATE"] { r[k] = .date }
+        for k in ["START_TIME", "END_TIME", "REPORT_START_TIME", "REPORT_STEP", "WET_STEP", "DRY_STEP"] { r[k] = .clock }
+        r["ROUTING_STEP"] = .clockOrSeconds
+        r["RULE_STEP"] = .clockOrSeconds
+        for k in ["VARIABLE_STEP", "LENGTHENING_STEP", "MINIMUM_STEP", "MIN_SURFAREA", "MIN_SLOPE", "HEAD_TOLERANCE",
+                  "SYS_FLOW_TOL", "LAT_FLOW_TOL", "DRY_DAYS", "THREADS", "MAX_TRIALS"] { r[k] = .number }
+        // Street sweeping dates (quality only) and the temporary-file folder change no flow.
+        for k in ["SWEEP_START", "SWEEP_END", "TEMPDIR"] { r[k] = .any }
+        return r
+    }()
+
+    enum OptionRule { case keyword(Set<String>), date, clock, clockOrSeconds, number, any }
+
+    func isSwitchedOff(_ option: String) -> Bool { self.option(option)?.uppercased() == "YES" }
+
+    func checkOptions() throws {
+        for o in options {
+            func refuse(_ why: String) -> SWMMInputError {
+                SWMMInputError(line: nil, section: "OPTIONS", field: o.key, reason: "option \(o.key) \(o.value): \(why)")
+            }
+            guard let rule = Self.optionRules[o.key.uppercased()] else { throw refuse("not a SWMM 5.2 option (SWMM's ERROR 205)") }
+            let v = o.value.uppercased()
+            switch rule {
+            case .keyword(let allowed) where !allowed.contains(v):
+                let known: [String: String] = [
+                    "SURCHARGE_METHOD": "the SLOT surcharge method is not simulated (only EXTRAN)",
+                    "SKIP_STEADY_STATE": "skipping steady-state periods is not simulated",
+                    "IGNORE_RAINFALL": "runs without rainfall are not simulated; remove the subcatchments instead",
+                    "IGNORE_ROUTING": "runs without flow routing are not simulated",
+                ]
+                throw refuse(known[o.key.uppercased()] ?? "expected one of \(allowed.sorted().joined(separator: ", ")) (SWMM's ERROR 205)")
+            case .date where SWMMModel.epochSeconds(date: o.value, time: nil) == nil:
+                throw refuse("not a date MM/DD/YYYY (SWMM's ERROR 213)")
+            case .clock where SWMMLine.hours(clock: o.value) == nil:
+                throw refuse("not a time hh:mm:ss (SWMM's ERROR 213)")
+            case .clockOrSeconds where SWMMLine.hours(clock: o.value) == nil && Double(o.value) == nil:
+                throw refuse("not a time hh:mm:ss or seconds (SWMM's ERROR 213)")
+            case .number where Double(o.value) == nil:
+                throw refuse("not a number (SWMM's ERROR 211)")
+            default: break
+            }
+        }
+        if let start = startEpochSeconds,
+           let report = Self.epochSeconds(date: option("REPORT_START_DATE") ?? option("START_DATE"),
+                                          time: option("REPORT_START_TIME") ?? option("START_TIME")), report > start {
+            throw SWMMInputError(line: nil, section: "OPTIONS", field: "REPORT_START_DATE",
+                                 reason: "a reporting period starting after the simulation start is not simulated: statistics here cover the whole run")
+        }
+    }
+
+    /// The raw sections' items that would change a run, each refused with the first line's item.
+    func checkRawSections() throws {
+        for s in rawSections {
+            guard let first = s.lines.first, let item = first.first else { continue }
+            func refuse(_ field: String, _ why: String) -> SWMMInputError {
+                SWMMInputError(line: nil, section: s.name, field: field, reason: why)
+            }
+            switch s.name {
+            case "TEMPERATURE" where !isSwitchedOff("IGNORE_SNOWMELT") || evaporation?.source == .temperature:
+                throw refuse("DataSource", "air temperature \(item) (snowfall, snowmelt, temperature-based evaporation) is not simulated; set IGNORE_SNOWMELT YES to treat all precipitation as rain")
+            case "ADJUSTMENTS":
+                throw refuse("Parameter", "monthly adjustments (\(item)) are not simulated")
+            case "LID_USAGE":
+                throw refuse("LID", "subcatchment \(item) uses LID control \(first.count > 1 ? first[1] : "?"): LID controls are not simulated yet")
+            case "GROUNDWATER" where !isSwitchedOff("IGNORE_GROUNDWATER"):
+                throw refuse("Subcatchment", "subcatchment \(item) has groundwater (aquifer \(first.count > 1 ? first[1] : "?")): groundwater is not simulated; set IGNORE_GROUNDWATER YES to route without it")
+            case "GWF" where !isSwitchedOff("IGNORE_GROUNDWATER"):
+                throw refuse("Subcatchment", "subcatchment \(item) has a groundwater flow equation: groundwater is not simulated")
+            case "RDII" where !isSwitchedOff("IGNORE_RDII"):
+                throw refuse("Node", "node \(item) receives RDII (unit hydrograph \(first.count > 1 ? first[1] : "?")): RDII is not simulated; set IGNORE_RDII YES to route without it")
+            case "INLET_USAGE":
+                throw refuse("Conduit", "street \(item) has an inlet: street inlets are not simulated")
+            case "CONTROLS":
+                let rule = s.lines.first { $0.first?.uppercased() == "RULE" }.map { $0.count > 1 ? $0[1] : "?" } ?? item
+                throw refuse("Rule", "control rule \(rule): control rules (RTC) are not simulated yet")
+            case "POLLUTANTS" where !isSwitchedOff("IGNORE_QUALITY"):
+                throw refuse("Name", "pollutant \(item): water quality is not simulated; set IGNORE_QUALITY YES to route flow only")
+            case "FILES":
+                let verb = item.uppercased(), kind = first.count > 1 ? first[1].uppercased() : "?"
+                throw refuse("Action", verb == "SAVE"
+                    ? "SAVE \(kind): interface files are not written by this engine"
+                    : "\(verb) \(kind): interface files (hot start, rainfall, runoff, RDII, inflows) are not read by this engine")
+            case "EVENTS":
+                throw refuse("Start", "event period starting \(item): restricting routing to event periods is not simulated")
+            default:
+                continue
+            }
+        }
+    }
+
+    func checkHydrologyItems() throws {
+        if let e = evaporation {
+            let source: String?
+            switch e.source {
+            case .constant, .monthly: source = nil
+            case .timeseries: source = "TIMESERIES"
+            case .temperature: source = "TEMPERATURE"
+            case .file: source = "FILE"
+            }
+            if let source {
+                throw SWMMInputError(line: nil, section: "EVAPORATION", field: "DataSource",
+                                     reason: "evaporation from \(source) is not simulated (only CONSTANT and MONTHLY)")
+            }
+            if let p = e.recoveryPattern, !p.isEmpty {
+                throw SWMMInputError(line: nil, section: "EVAPORATION", field: "RECOVERY",
+                                     reason: "recovery pattern \(p) (monthly soil recovery factors) is not simulated")
+            }
+        }
+        if !isSwitchedOff("IGNORE_SNOWMELT"), let s = subcatchments.first(where: { ($0.snowPack ?? "").isEmpty == false }) {
+            throw SWMMInputError(line: nil, section: "SUBCATCHMENTS", field: "SnowPack",
+                                 reason: "subcatchment \(s.name) has snow pack \(s.snowPack ?? ""): snowmelt is not simulated; set IGNORE_SNOWMELT YES to treat it as rain")
+        }
+        if !isSwitchedOff("IGNORE_QUALITY") {
+            if let i = inflows.first(where: { $0.constituent.uppercased() != "FLOW" }) {
+                throw SWMMInputError(line: nil, section: "INFLOWS", field: "Constituent",
+                                     reason: "node \(i.node) has an inflow of \(i.constituent): water quality is not simulated; set IGNORE_QUALITY YES to route flow only")
+            }
+            if let d = dryWeatherFlows.first(where: { $0.constituent.uppercased() != "FLOW" }) {
+                throw SWMMInputError(line: nil, section: "DWF", field: "Constituent",
+                                     reason: "node \(d.node) has a dry-weather inflow of \(d.constituent): water quality is not simulated; set IGNORE_QUALITY YES to route flow only")
+            }
+        }
+        if let i = inflows.first(where: { $0.constituent.uppercased() == "FLOW" && !Self.isBlank($0.baselinePattern) }) {
+            throw SWMMInputError(line: nil, section: "INFLOWS", field: "Pattern",
+                                 reason: "node \(i.node): a baseline time pattern (\(i.baselinePattern ?? "")) is not simulated")
+        }
+    }
+
+    func checkHydraulicItems() throws {
+        if let o = outfalls.first(where: { !Self.isBlank($0.routeTo) }) {
+            throw SWMMInputError(line: nil, section: "OUTFALLS", field: "RouteTo",
+                                 reason: "outfall \(o.name) discharges onto subcatchment \(o.routeTo ?? ""): outfall runon is not simulated")
+        }
+        for s in storage {
+            if let sur = s.surchargeDepth, sur > 0 {
+                throw SWMMInputError(line: nil, section: "STORAGE", field: "SurDepth",
+                                     reason: "storage \(s.name): a surcharge depth (\(sur)) is not simulated")
+            }
+            let evaporates: Bool = {
+                switch evaporation?.source {
+                case .constant(let r)?: return r > 0
+                case .monthly(let m)?: return m.contains { $0 > 0 }
+                default: return false
+                }
+            }()
+            if let f = s.evaporationFactor, f > 0, evaporates {
+                throw SWMMInputError(line: nil, section: "STORAGE", field: "Fevap",
+                                     reason: "storage \(s.name): evaporation from storage units (Fevap \(f)) is not simulated")
+            }
+            if s.seepage.count == 2 || (s.seepage.count >= 3 && (s.seepage[0] != 0 || s.seepage[2] != 0)) {
+                throw SWMMInputError(line: nil, section: "STORAGE", field: "Psi",
+                                     reason: "storage \(s.name): Green–Ampt seepage (suction and initial deficit) is not simulated; give only Ksat (constant seepage)")
+            }
+        }
+        for x in crossSections {
+            if let code = x.culvertCode, !code.isEmpty, code != "*", Double(code) != 0 {
+                throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Culvert",
+                                     reason: "link \(x.link): culvert inlet control (code \(code)) is not simulated")
+            }
+        }
+        for w in weirs {
+            if w.options.count > 4, let width = Double(w.options[4]), width > 0 {
+                throw SWMMInputError(line: nil, section: "WEIRS", field: "RoadWidth",
+                                     reason: "weir \(w.name): a roadway width (FHWA discharge coefficients) is not simulated")
+            }
+            if w.options.count > 6, !Self.isBlank(w.options[6]) {
+                throw SWMMInputError(line: nil, section: "WEIRS", field: "CoeffCurve",
+                                     reason: "weir \(w.name): a discharge coefficient curve (\(w.options[6])) is not simulated")
+            }
+        }
+    }
+
+    static func isBlank(_ s: String?) -> Bool {
+        guard let s else { return true }
+        return s.isEmpty || s == "*" || s == "\"\""
+    }
+}

@@ -1,0 +1,126 @@
+@testable import FloodSim
+import Foundation
+import SWMMFormat
+import Testing
+
+/// A drainage run never drops SWMM input silently: each item the engine does not simulate is
+/// refused naming its section and the item (`SWMMModel.checkSimulated()`), and what SWMM itself
+/// lets a model switch off runs with the switch.
+@Suite("SWMM input the engine does not simulate is refused, naming the item")
+struct SWMMRefusalTests {
+    /// One junction draining through one conduit to a free outfall, one hour of DYNWAVE routing.
+    static func model(options: String = "", _ extra: String = "") -> String {
+        """
+        [OPTIONS]
+        FLOW_UNITS CMS
+        FLOW_ROUTING DYNWAVE
+        START_DATE 01/01/2020
+        START_TIME 00:00:00
+        END_DATE 01/01/2020
+        END_TIME 01:00:00
+        \(options)
+        [JUNCTIONS]
+        J1 10 2
+        [OUTFALLS]
+        O1 9 FREE
+        [CONDUITS]
+        C1 J1 O1 100 0.013
+        [XSECTIONS]
+        C1 CIRCULAR 0.5
+        \(extra)
+        """
+    }
+
+    static let subcatchment = """
+        [RAINGAGES]
+        RG1 INTENSITY 0:05 1 TIMESERIES R1
+        [TIMESERIES]
+        R1 0 10
+        R1 1 0
+        [SUBAREAS]
+        S1 0.01 0.1 0.05 0.05 25 OUTLET
+        """
+
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var options = ""
+        var extra = ""
+        var section: String
+        /// Words the message must contain: the item's name and the reason.
+        var words: [String]
+        var testDescription: String { name }
+    }
+
+    static let cases: [Case] = [
+        Case(name: "an unknown option", options: "FOO_BAR 1", section: "OPTIONS", words: ["FOO_BAR", "not a SWMM 5.2 option"]),
+        Case(name: "an unknown flow unit", options: "FLOW_UNITS XYZ", section: "OPTIONS", words: ["FLOW_UNITS", "XYZ", "expected one of"]),
+        Case(name: "SURCHARGE_METHOD SLOT", options: "SURCHARGE_METHOD SLOT", section: "OPTIONS", words: ["SURCHARGE_METHOD", "SLOT"]),
+        Case(name: "SKIP_STEADY_STATE YES", options: "SKIP_STEADY_STATE YES", section: "OPTIONS", words: ["SKIP_STEADY_STATE", "steady-state"]),
+        Case(name: "IGNORE_RAINFALL YES", options: "IGNORE_RAINFALL YES", section: "OPTIONS", words: ["IGNORE_RAINFALL", "without rainfall"]),
+        Case(name: "IGNORE_ROUTING YES", options: "IGNORE_ROUTING YES", section: "OPTIONS", words: ["IGNORE_ROUTING", "without flow routing"]),
+        Case(name: "a late reporting start", options: "REPORT_START_TIME 00:30:00", section: "OPTIONS", words: ["REPORT_START", "reporting period"]),
+        Case(name: "a step that is not a number", options: "VARIABLE_STEP abc", section: "OPTIONS", words: ["VARIABLE_STEP", "abc", "not a number"]),
+        Case(name: "a date that is not a date", options: "END_DATE 13/45/2020", section: "OPTIONS", words: ["END_DATE", "13/45/2020"]),
+        Case(name: "air temperature", extra: "[TEMPERATURE]\nTIMESERIES T1", section: "TEMPERATURE", words: ["TIMESERIES", "not simulated"]),
+        Case(name: "monthly adjustments", extra: "[ADJUSTMENTS]\nRAINFALL 1 1 1 1 1 1 1 1 1 1 1 1.1", section: "ADJUSTMENTS", words: ["RAINFALL", "not simulated"]),
+        Case(name: "LID usage", extra: "[LID_USAGE]\nS1 GreenRoof 1 100 0 0 0 0", section: "LID_USAGE", words: ["S1", "GreenRoof", "not simulated"]),
+        Case(name: "groundwater", extra: "[GROUNDWATER]\nS1 AQ1 J1 6 0 0 0 0 0 0 0 0", section: "GROUNDWATER", words: ["S1", "AQ1", "IGNORE_GROUNDWATER"]),
+        Case(name: "a groundwater flow equation", extra: "[GWF]\nS1 LATERAL 0.001*Hgw", section: "GWF", words: ["S1", "groundwater"]),
+        Case(name: "RDII", extra: "[RDII]\nJ1 UH1 10", section: "RDII", words: ["J1", "UH1", "IGNORE_RDII"]),
+        Case(name: "a street inlet", extra: "[INLET_USAGE]\nC1 IN1 J1", section: "INLET_USAGE", words: ["C1", "inlets"]),
+        Case(name: "a control rule", extra: "[CONTROLS]\nRULE R1\nIF NODE J1 DEPTH > 1\nTHEN CONDUIT C1 STATUS = CLOSED",
+             section: "CONTROLS", words: ["R1", "control rules"]),
+        Case(name: "a pollutant", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0 0", section: "POLLUTANTS", words: ["TSS", "IGNORE_QUALITY"]),
+        Case(name: "a hot start file to save", extra: "[FILES]\nSAVE HOTSTART \"x.hsf\"", section: "FILES", words: ["SAVE HOTSTART", "not written"]),
+        Case(name: "a hot start file to use", extra: "[FILES]\nUSE HOTSTART \"x.hsf\"", section: "FILES", words: ["USE HOTSTART", "not read"]),
+        Case(name: "event periods", extra: "[EVENTS]\n01/01/2020 00:00 01/01/2020 00:30", section: "EVENTS", words: ["01/01/2020", "event periods"]),
+        Case(name: "evaporation from a time series", extra: "[EVAPORATION]\nTIMESERIES E1", section: "EVAPORATION", words: ["TIMESERIES"]),
+        Case(name: "an evaporation recovery pattern", extra: "[EVAPORATION]\nCONSTANT 0.1\nRECOVERY P1", section: "EVAPORATION", words: ["P1", "recovery"]),
+        Case(name: "a snow pack", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0 SP1", section: "SUBCATCHMENTS",
+             words: ["S1", "SP1", "IGNORE_SNOWMELT"]),
+        Case(name: "a pollutant inflow", extra: "[INFLOWS]\nJ1 TSS \"\" CONCEN 1 1 5", section: "INFLOWS", words: ["J1", "TSS", "IGNORE_QUALITY"]),
+        Case(name: "a pollutant dry-weather inflow", extra: "[DWF]\nJ1 TSS 5", section: "DWF", words: ["J1", "TSS"]),
+        Case(name: "a baseline pattern", extra: "[PATTERNS]\nP1 HOURLY 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n[INFLOWS]\nJ1 FLOW \"\" FLOW 1 1 0.05 P1",
+             section: "INFLOWS", words: ["J1", "P1", "baseline time pattern"]),
+        Case(name: "outfall runon", extra: "[OUTFALLS]\nO2 8 FREE NO S1\n[CONDUITS]\nC2 J1 O2 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5",
+             section: "OUTFALLS", words: ["O2", "S1"]),
+        Case(name: "a storage surcharge depth", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "surcharge depth"]),
+        Case(name: "storage evaporation", extra: "[EVAPORATION]\nCONSTANT 5\n[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "evaporation"]),
+        Case(name: "Green–Ampt storage seepage", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1 0.3\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "Green–Ampt"]),
+        Case(name: "a culvert code", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5 0 0 0 1 5", section: "XSECTIONS",
+             words: ["C2", "culvert"]),
+        Case(name: "a roadway width", extra: "[WEIRS]\nW1 J1 O1 ROADWAY 0 1.5 NO 0 0 YES 10 PAVED\n[XSECTIONS]\nW1 RECT_OPEN 1 5", section: "WEIRS",
+             words: ["W1", "roadway width"]),
+        Case(name: "a weir coefficient curve", extra: "[WEIRS]\nW1 J1 O1 TRANSVERSE 0 1.5 NO 0 0 YES 0 * WC1\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
+             section: "WEIRS", words: ["W1", "WC1"]),
+    ]
+
+    @Test("refused with its section and the item's name", arguments: cases)
+    func refused(_ c: Case) throws {
+        let model = try SWMMModel(parsing: Self.model(options: c.options, c.extra))
+        do {
+            _ = try DrainageRun.run(model)
+            Issue.record("\(c.name): ran, expected a refusal")
+        } catch let e as SWMMInputError {
+            #expect(e.section == c.section, "\(c.name): \(e)")
+            for w in c.words { #expect(e.description.contains(w), "\(c.name): \(e) does not say \(w)") }
+        }
+    }
+
+    @Test("what SWMM lets a model switch off runs with the switch, as SWMM runs it",
+          arguments: [("IGNORE_QUALITY YES", "[POLLUTANTS]\nTSS MG/L 0 0 0 0 0\n[INFLOWS]\nJ1 TSS \"\" CONCEN 1 1 5"),
+                      ("IGNORE_GROUNDWATER YES", "[GROUNDWATER]\nS1 AQ1 J1 6 0 0 0 0 0 0 0 0"),
+                      ("IGNORE_RDII YES", "[RDII]\nJ1 UH1 10"),
+                      ("IGNORE_SNOWMELT YES", "[TEMPERATURE]\nTIMESERIES T1"),
+                      ("COMPATIBILITY 5", "[TAGS]\nNode J1 Inlet\n[MAP]\nDIMENSIONS 0 0 10 10\n[LID_CONTROLS]\nGR1 BC")])
+    func switchedOff(option: String, extra: String) throws {
+        let base = try DrainageRun.run(try SWMMModel(parsing: Self.model(options: "", "[INFLOWS]\nJ1 FLOW \"\" FLOW 1 1 0.05")))
+        let text = Self.model(options: option, extra + "\n[INFLOWS]\nJ1 FLOW \"\" FLOW 1 1 0.05")
+        let switched = try DrainageRun.run(try SWMMModel(parsing: text))
+        #expect(switched.routing.externalOutflow == base.routing.externalOutflow)
+        #expect(base.routing.externalOutflow > 100, "the inflow reached the outfall")
+    }
+}
