@@ -20,7 +20,7 @@ import TwinStore
             let page = r.text
             #expect(page.contains("<script src=\"/static/maplibre-gl.js\"></script>"))
             #expect(page.contains("<link rel=\"stylesheet\" href=\"/static/maplibre-gl.css\">"))
-            #expect(page.contains("<script src=\"/static/map.js\"></script>"))
+            #expect(page.contains("<script type=\"module\" src=\"/static/map.js\"></script>"))
             #expect(page.contains("<link rel=\"stylesheet\" href=\"/static/map.css\">"))
             #expect(page.contains("<html lang=\"zh-CN\">"))
             // Every control has a label or a text (keyboard and screen-reader reachable).
@@ -38,10 +38,13 @@ import TwinStore
 
     @Test func theMapScriptUsesTheCallersStyleAndKeepsTheTokenForTheSession() async throws {
         try await ServerFixture.withAPI { client in
-            let r = try await client.get("/static/map.js")
-            #expect(r.status == .ok)
-            #expect(r.contentType == "text/javascript; charset=utf-8")
-            let js = r.text
+            var js = ""
+            for name in ["map.js", "map-analyses.js", "map-tools.js"] {
+                let r = try await client.get("/static/" + name)
+                #expect(r.status == .ok)
+                #expect(r.contentType == "text/javascript; charset=utf-8")
+                js += r.text
+            }
             #expect(js.contains("style: \"/tiles/WebMercatorQuad/style.json\""))
             #expect(js.contains("sessionStorage.setItem(TOKEN_KEY, token)"))
             #expect(!js.contains("localStorage.setItem(TOKEN_KEY"), "the token must not outlive the browser session")
@@ -78,11 +81,18 @@ import TwinStore
                     try data.write(to: file)
                     return try await CommandProcess.run("/usr/bin/env", ["node", "--check", file.path], within: 120)
                 }
-                let served = try await check(bytes, as: "map.js")
+                // ES modules (.mjs, so node parses them as such).
+                let served = try await check(bytes, as: "map.mjs")
                 #expect(served.exitStatus == 0, "node --check on the served map.js: \(served.output)")
-                // The check can fail: the script without its last line (the closing `})();`) does not parse.
+                for name in ["map-analyses.js", "map-tools.js", "basemap.js"] {
+                    let part = try await client.get("/static/" + name)
+                    #expect(part.status == .ok && part.headers[.eTag] == etag, "\(name)")
+                    let parsed = try await check(Data(part.body.readableBytesView), as: name.replacingOccurrences(of: ".js", with: ".mjs"))
+                    #expect(parsed.exitStatus == 0, "node --check on the served \(name): \(parsed.output)")
+                }
+                // The check can fail: the script without its last line (the closing `};` of its exports) does not parse.
                 let cut = try #require(String(data: bytes, encoding: .utf8)).trimmingCharacters(in: .whitespacesAndNewlines)
-                let broken = try await check(Data(cut[..<cut.lastIndex(of: "\n")!].utf8), as: "cut.js")
+                let broken = try await check(Data(cut[..<cut.lastIndex(of: "\n")!].utf8), as: "cut.mjs")
                 #expect(broken.exitStatus != 0 && broken.output.contains("SyntaxError"), "\(broken.output)")
             }
         }
@@ -177,7 +187,8 @@ import TwinStore
         try await WritableAPI.run { api in
             let page = try await api.client.get("/map").text
             #expect(page.contains("id=\"service-breaks\"") && page.contains("id=\"breaks-row\" hidden"))
-            let script = try await api.client.get("/static/map.js").text
+            var script = ""
+            for name in ["map.js", "map-analyses.js", "map-tools.js"] { script += try await api.client.get("/static/" + name).text }
             #expect(script.contains("serviceBreaks()") && !script.contains("BREAKS"))
             #expect(script.contains("t(\"roadsReached\")"))
             #expect(script.contains("who.mayRunFlood"))

@@ -3,7 +3,7 @@ import Foundation
 /// The web map at `/map`: MapLibre GL JS from `/static/` drawing the whole-map vector tiles with
 /// the caller's style `/tiles/WebMercatorQuad/style.json` (WebMap/MapStyle.swift: designed per
 /// layer, labels from `/fonts/`, the default layers of the caller's role). The page's script
-/// and stylesheet are `/static/map.js`, `/static/basemap.js` and `/static/map.css` (beside this file).
+/// and stylesheet are `/static/map.js`, `/static/map-analyses.js`, `/static/map-tools.js` (ES modules), `/static/basemap.js` and `/static/map.css` (beside this file).
 ///
 /// What a person does there: read the legend (made from the style, so the two agree), switch
 /// layers by CIM category, sign in with a department token (kept in the browser's session
@@ -132,18 +132,22 @@ enum MapPage {
     <main id="map" tabindex="0" aria-label="地图"></main>
     <div id="compare" hidden><div id="map-b" aria-hidden="true"></div></div>
     <div id="divider" role="slider" tabindex="0" hidden aria-valuemin="0" aria-valuemax="100" aria-valuenow="50" aria-label="卷帘分隔线"><span aria-hidden="true">⟷</span></div>
-    <script src="/static/map.js"></script>
-    <script src="/static/basemap.js"></script>
+    <script type="module" src="/static/map.js"></script>
+    <script type="module" src="/static/map-analyses.js"></script>
+    <script type="module" src="/static/map-tools.js"></script>
+    <script type="module" src="/static/basemap.js"></script>
     </body></html>
     """#
 
-    /// The page's own static files, `map.js` and `map.css`: package resources of the Server target
+    /// The page's own static files, its scripts (ES modules: `map.js`, `map-analyses.js`,
+    /// `map-tools.js`, `basemap.js`) and `map.css`: package resources of the Server target
     /// (Sources/Server/WebMap/), read once from `Bundle.module`, which SwiftPM places beside the
     /// binary (`CityTwin_Server.resources`) and the binary also finds in its build folder when
     /// copied elsewhere. Name → media type and bytes.
     static let files: [String: (mediaType: String, body: [UInt8])] = {
         var files = [String: (mediaType: String, body: [UInt8])]()
-        for (name, mediaType) in [("map.js", "text/javascript; charset=utf-8"), ("basemap.js", "text/javascript; charset=utf-8"),
+        for (name, mediaType) in [("map.js", "text/javascript; charset=utf-8"), ("map-analyses.js", "text/javascript; charset=utf-8"),
+                                  ("map-tools.js", "text/javascript; charset=utf-8"), ("basemap.js", "text/javascript; charset=utf-8"),
                                   ("map.css", "text/css; charset=utf-8")] {
             guard let url = Bundle.module.url(forResource: name, withExtension: nil),
                   let data = FileManager.default.contents(atPath: url.path) else {
