@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Drives headless Chromium (DevTools protocol, through webmap_check.py's stdlib client) over /map
+"""Drives headless Chromium (DevTools protocol, through Scripts/browser_devtools.py, stdlib only) over /map
 of a city built from its own OpenStreetMap extract and served with its base map
 (`serve --basemap`). Called by Scripts/basemap_check.sh.
 
@@ -17,7 +17,9 @@ of a city built from its own OpenStreetMap extract and served with its base map
 """
 import json, sys
 sys.path.insert(0, "Scripts")
-import webmap_check as w
+import browser_devtools as w
+
+w.name = "basemap_check"
 
 
 def changed(a, b):

@@ -10,7 +10,7 @@ STORE is copied into WORK (the re-timed plans are written to the copy). PERIOD d
 whole counted day, 00:00-24:00. SEEDS is one seed or a comma-separated list (default 7): each
 seed draws its own Poisson arrivals from the same counts, and the report gives each seed and
 their total. JOBS SUMO runs at once (default 1; a whole-day run holds about 1 GB). The scenario building and the SUMO runs are in
-Tests/Clients/sumo_signals.py (district_day), which the client test uses on a short peak."""
+Tests/Clients/sumo_district.py (district_day), which the client test uses on a short peak."""
 from __future__ import annotations
 
 import sqlite3
@@ -21,6 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
 import sumo_signals  # noqa: E402
+import sumo_district  # noqa: E402
 
 
 def main() -> None:
@@ -33,11 +34,11 @@ def main() -> None:
     with sqlite3.connect(store) as source, sqlite3.connect(copy) as target:
         source.backup(target)
     started = time.perf_counter()
-    scenarios = sumo_signals.district_scenarios(binary, copy, work, period)
+    scenarios = sumo_district.district_scenarios(binary, copy, work, period)
     exported = time.perf_counter() - started
     tasks = [(seed, control) for seed in seeds for control in scenarios]
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        runs = dict(zip(tasks, pool.map(lambda t: sumo_signals.simulate_scenario(scenarios[t[1]], t[1], t[0]), tasks)))
+        runs = dict(zip(tasks, pool.map(lambda t: sumo_district.simulate_scenario(scenarios[t[1]], t[1], t[0]), tasks)))
     print(f"district {period}, seeds {','.join(map(str, seeds))}: export {exported:.0f} s, "
           f"{len(tasks)} SUMO runs in {time.perf_counter() - started - exported:.0f} s ({jobs} at once):")
     total = {control: 0.0 for control in scenarios}

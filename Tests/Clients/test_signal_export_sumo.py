@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import sumo_signals
+import sumo_district  # noqa: E402
 
 BIN = os.environ.get("CITYTWIN_CLIENT_BIN", "")
 STORE = os.environ.get("CITYTWIN_CLIENT_STORE", "")
@@ -232,12 +233,12 @@ def test_turn_bays_are_replayed_at_their_storage(tmp_path: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def district_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, sumo_signals.ScenarioRun]]:
+def district_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, sumo_district.ScenarioRun]]:
     """The whole district (no --intersection or --corridor) on its road graph over PERIOD: the same
     time-varying 15-minute demand under today's fixed plans, CityTwin's re-timed time-of-day plans
-    and SUMO's gap-based actuated control on the same stages (sumo_signals.district_day)."""
+    and SUMO's gap-based actuated control on the same stages (sumo_district.district_day)."""
     work = tmp_path_factory.mktemp("district")
-    runs = sumo_signals.district_day(BIN, store_copy(work), work, PERIOD)
+    runs = sumo_district.district_day(BIN, store_copy(work), work, PERIOD)
     print("\n".join(r.line() for r in runs.values()))
     return work, runs
 
@@ -262,13 +263,13 @@ def test_district_retimed_plans_beat_the_fixed_plans(district_runs) -> None:
 
 
 @pytest.fixture(scope="module")
-def peak_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, sumo_signals.ScenarioRun]:
+def peak_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, sumo_district.ScenarioRun]:
     """The district's AM peak hour, the hour its AM plans are timed for, re-timed and under SUMO's actuated
     control (the fixed plans' run, the slowest of the three at this hour, is left out: the re-timed plans are
     held to the fixed ones on district_runs)."""
     work = tmp_path_factory.mktemp("district-peak")
-    scenarios = sumo_signals.district_scenarios(BIN, store_copy(work), work, PEAK)
-    runs = {control: sumo_signals.simulate_scenario(scenarios[control], control) for control in ("adaptive", "actuated")}
+    scenarios = sumo_district.district_scenarios(BIN, store_copy(work), work, PEAK)
+    runs = {control: sumo_district.simulate_scenario(scenarios[control], control) for control in ("adaptive", "actuated")}
     print("\n".join(r.line() for r in runs.values()))
     return runs
 
