@@ -11,8 +11,10 @@ cd "$(dirname "$0")/.."
 # fonts-wqy-microhei: the web map's label glyphs are cut from it (Scripts/make_glyphs.py, below).
 # librsvg2-bin: rsvg-convert draws a corridor's time–space diagram as PNG (signal corridor --diagram x.png).
 # libgdal-dev: the one reader of a city's own vector and raster files (Sources/DataSources).
+# libcairo2-dev + libpango1.0-dev: the server-side map renderer (Sources/MapRendering: WMS GetMap, PNG/PDF, Chinese labels).
 runtime_pkgs=(libgeos-dev libproj-dev proj-data libgdal-dev libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config
-              python3-venv fonts-wqy-microhei librsvg2-bin)
+              python3-venv fonts-wqy-microhei librsvg2-bin
+              libcairo2-dev libpango1.0-dev)
 # python3-qgis + qgis-providers: QGIS as an OAPIF and vector-tile client (Tests/Clients/test_qgis.py), ~190 MB.
 # nginx-light: the load balancer of Scripts/cluster.sh (Tests/ServerTests/ClusterTests.swift).
 # gdb: the backtraces Scripts/stall_backtraces.sh takes of a test run that stopped making progress.
