@@ -62,27 +62,75 @@ struct LabelPlacement {
     }
 }
 
-/// Where a label sits on a line: the middle of its length, along the segment there.
+/// Where labels sit on lines: along the line, turned to its direction there (and to read left
+/// to right), at its middle or every so many pixels.
 enum LineAnchor {
-    /// The midpoint of `line` (pixels) by length, the angle of its segment (turned to read
-    /// left to right) and the line's length; nil for a line of no length.
-    static func midpoint(_ line: [PixelGeometry.Pixel]) -> (x: Double, y: Double, angle: Double, length: Double)? {
-        guard line.count >= 2 else { return nil }
-        var lengths: [Double] = []
-        for (a, b) in zip(line, line.dropFirst()) { lengths.append(hypot(b.x - a.x, b.y - a.y)) }
-        let total = lengths.reduce(0, +)
-        guard total > 0 else { return nil }
-        var remaining = total / 2
-        for (i, l) in lengths.enumerated() {
+    typealias Pixel = PixelGeometry.Pixel
+
+    /// The length of `line` in pixels.
+    static func length(_ line: [Pixel]) -> Double {
+        zip(line, line.dropFirst()).reduce(0) { $0 + hypot($1.1.x - $1.0.x, $1.1.y - $1.0.y) }
+    }
+
+    /// The point `distance` pixels along `line` and the angle of its segment there.
+    static func position(along line: [Pixel], at distance: Double) -> (x: Double, y: Double, angle: Double)? {
+        var remaining = distance
+        for (a, b) in zip(line, line.dropFirst()) {
+            let l = hypot(b.x - a.x, b.y - a.y)
             if remaining <= l, l > 0 {
-                let a = line[i], b = line[i + 1], t = remaining / l
+                let t = remaining / l
                 var angle = atan2(b.y - a.y, b.x - a.x)
-                if angle > .pi / 2 { angle -= .pi } else if angle < -.pi / 2 { angle += .pi }
-                return (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, angle, total)
+                // Upright: left to right, and top to bottom on a vertical line whichever way it runs.
+                if angle > .pi / 2 + 1e-9 { angle -= .pi } else if angle < -.pi / 2 + 1e-9 { angle += .pi }
+                return (a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, angle)
             }
             remaining -= l
         }
         return nil
+    }
+
+    /// The midpoint of `line` by length, its angle, and the line's length; nil for a line of no length.
+    static func midpoint(_ line: [Pixel]) -> (x: Double, y: Double, angle: Double, length: Double)? {
+        let total = length(line)
+        guard total > 0, let p = position(along: line, at: total / 2) else { return nil }
+        return (p.x, p.y, p.angle, total)
+    }
+
+    /// Where labels `textWidth` pixels long go on `line`: none when the text is longer than the
+    /// line; its middle when the line is shorter than two `spacing`s; else evenly, about
+    /// `spacing` pixels apart.
+    static func anchors(along line: [Pixel], spacing: Double, textWidth: Double) -> [(x: Double, y: Double, angle: Double)] {
+        let total = length(line)
+        guard total > 0, textWidth <= total else { return [] }
+        let count = max(1, Int(total / max(spacing, textWidth + 1)))
+        return (0..<count).compactMap { position(along: line, at: total * (Double($0) + 0.5) / Double(count)) }
+    }
+
+    /// Lines joined where one ends at another's start or end (within 0.5 px), as MapLibre
+    /// joins the lines of one label before placing it.
+    static func joined(_ lines: [[Pixel]]) -> [[Pixel]] {
+        func near(_ a: Pixel, _ b: Pixel) -> Bool { abs(a.x - b.x) < 0.5 && abs(a.y - b.y) < 0.5 }
+        var pending = lines.filter { $0.count >= 2 }
+        var out: [[Pixel]] = []
+        while var current = pending.popLast() {
+            var grew = true
+            while grew {
+                grew = false
+                for (i, other) in pending.enumerated() {
+                    guard let start = current.first, let end = current.last, let oStart = other.first, let oEnd = other.last else { continue }
+                    if near(end, oStart) { current += other.dropFirst() }
+                    else if near(end, oEnd) { current += other.reversed().dropFirst() }
+                    else if near(start, oEnd) { current = other + current.dropFirst() }
+                    else if near(start, oStart) { current = other.reversed() + current.dropFirst() }
+                    else { continue }
+                    pending.remove(at: i)
+                    grew = true
+                    break
+                }
+            }
+            out.append(current)
+        }
+        return out
     }
 
     /// A point to label an area at: the area-weighted centroid of its exterior ring (the

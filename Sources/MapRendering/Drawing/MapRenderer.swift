@@ -34,12 +34,10 @@ public struct MapRenderer: Sendable {
             projected[collection] = list
             return list
         }
-        var labels = LabelPlacement(width: view.width, height: view.height)
-        var placed: [PlacedLabel] = []
-        for layer in style.layers where layer.drawn(atZoom: view.zoom) {
-            if layer.kind == .background {
-                continue  // the map's background is the request's (WMS BGCOLOR/TRANSPARENT)
-            }
+        // Shapes in the style's order; then labels, placed from the top layer down as MapLibre
+        // places them (a higher layer's labels win a collision).
+        let drawn = style.layers.filter { $0.drawn(atZoom: view.zoom) && $0.kind != .background }
+        for layer in drawn where layer.kind != .symbol {
             guard let collection = layer.collection, features[collection] != nil else { continue }
             for (feature, geometry) in try pixels(collection) {
                 let context = ExpressionContext(properties: feature.properties, geometryType: geometry.geometryType, zoom: view.zoom)
@@ -48,11 +46,15 @@ public struct MapRenderer: Sendable {
                 case .fill: try fill(layer, geometry, context, canvas)
                 case .line: try line(layer, geometry, context, canvas)
                 case .circle: try circle(layer, geometry, context, canvas)
-                case .symbol:
-                    if let label = try text(layer, geometry, context, canvas, &labels) { placed.append(label) }
-                case .background: break
+                case .symbol, .background: break
                 }
             }
+        }
+        var labels = LabelPlacement(width: view.width, height: view.height)
+        var placed: [PlacedLabel] = []
+        for layer in drawn.reversed() where layer.kind == .symbol {
+            guard let collection = layer.collection, features[collection] != nil else { continue }
+            placed += try self.labels(layer, try pixels(collection), zoom: view.zoom, canvas, &labels)
         }
         return placed
     }
@@ -112,48 +114,5 @@ public struct MapRenderer: Sendable {
                 canvas.stroke(stroke, width: strokeWidth)
             }
         }
-    }
-
-    private func text(_ layer: StyleLayer, _ g: PixelGeometry, _ c: ExpressionContext, _ canvas: MapCanvas,
-                      _ labels: inout LabelPlacement) throws -> PlacedLabel? {
-        guard let field = try layer.value("text-field", c) else { return nil }
-        let text = StyleExpression.text(field).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !text.isEmpty else { return nil }
-        let size = try layer.number("text-size", c, 16)
-        let colour = try layer.colour("text-color", c) ?? .black
-        let halo = try layer.colour("text-halo-color", c)
-        let haloWidth = try layer.number("text-halo-width", c, 0)
-        let allowOverlap = try layer.value("text-allow-overlap", c)?.boolValue ?? false
-        let ignorePlacement = try layer.value("text-ignore-placement", c)?.boolValue ?? false
-        let alongLine = try layer.string("symbol-placement", c) == "line"
-
-        let centre: (x: Double, y: Double, angle: Double)
-        let layout: TextLayout
-        if alongLine {
-            // Along the longest line, at its middle; a label longer than the line is left out.
-            guard let anchor = g.lines.compactMap(LineAnchor.midpoint).max(by: { $0.length < $1.length }) else { return nil }
-            layout = TextLayout(text, size: size, maxWidth: nil, on: canvas)
-            guard layout.width <= anchor.length else { return nil }
-            centre = (anchor.x, anchor.y, anchor.angle)
-        } else {
-            let anchor: (x: Double, y: Double)?
-            if let p = g.points.first { anchor = p }
-            else if let polygon = g.polygons.first { anchor = LineAnchor.areaAnchor(polygon) }
-            else { anchor = g.lines.compactMap(LineAnchor.midpoint).first.map { ($0.x, $0.y) } }
-            guard let anchor else { return nil }
-            let maxWidth = try layer.number("text-max-width", c, 10) * size
-            layout = TextLayout(text, size: size, maxWidth: maxWidth, on: canvas)
-            let offset = try layer.numbers("text-offset", c) ?? [0, 0]
-            var x = anchor.x + (offset.first ?? 0) * size, y = anchor.y + (offset.count > 1 ? offset[1] : 0) * size
-            // The text's side at the anchor (MapLibre `text-anchor`); centred by default.
-            let side = try layer.string("text-anchor", c) ?? "center"
-            if side.contains("top") { y += layout.height / 2 } else if side.contains("bottom") { y -= layout.height / 2 }
-            if side.contains("left") { x += layout.width / 2 } else if side.contains("right") { x -= layout.width / 2 }
-            centre = (x, y, 0)
-        }
-        let box = PixelBox.around(cx: centre.x, cy: centre.y, width: layout.width, height: layout.height, angle: centre.angle)
-        guard labels.take(box, allowOverlap: allowOverlap, ignorePlacement: ignorePlacement) else { return nil }
-        layout.draw(centreX: centre.x, centreY: centre.y, angle: centre.angle, colour: colour, halo: halo, haloWidth: haloWidth)
-        return PlacedLabel(text: text, box: box, layer: layer.id)
     }
 }
