@@ -67,7 +67,7 @@ public final class CityTwinServer: Sendable {
             + scenarioOperations + floodRunOperations + depthMapOperations  // scenarios and results over time (Routes/ScenarioRoutes.swift, DepthMapRoutes.swift)
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
             + parkingOperations  // parking: /parking/coverage (Routes/ParkingRoutes.swift)
-            + wmsOperations  // render: WMS 1.3.0 at /wms (Routes/OWS/)
+            + wmsOperations + wmtsOperations  // render: WMS 1.3.0 at /wms, WMTS 1.0.0 at /wmts (Routes/OWS/)
     }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.

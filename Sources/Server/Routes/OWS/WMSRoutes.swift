@@ -120,11 +120,13 @@ extension CityTwinServer {
 
     /// A layer the caller may read; a missing one, and one hidden from the caller, is
     /// `LayerNotDefined` (the store's other failures pass through).
-    private func wmsLayer(_ id: String, _ caller: Caller, locator: String) async throws -> LayerInfo {
+    func wmsLayer(_ id: String, _ caller: Caller, locator: String) async throws -> LayerInfo {
         do {
             return try await layers.layer(id, for: caller)
-        } catch let p as Problem where [401, 403, 404].contains(p.kind.status.code) {
-            throw WMSException(.layerNotDefined, "no layer '\(id)'", locator: locator)
+        } catch {
+            let problem = Problem(mapping: error)
+            guard [401, 403, 404].contains(problem.kind.status.code) else { throw error }
+            throw WMSException(.layerNotDefined, "no layer '\(id)' for this caller: \(problem.detail)", locator: locator)
         }
     }
 

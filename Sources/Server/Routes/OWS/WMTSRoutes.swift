@@ -1,0 +1,169 @@
+import Foundation
+import GeoCore
+import Hummingbird
+import MapRendering
+import Tiles
+import TwinStore
+
+/// A WMTS 1.0.0 exception (OGC 07-057r7 §8.2, OWS Common 1.1 `ExceptionReport`).
+struct WMTSException: Error, Sendable {
+    /// `MissingParameterValue`, `InvalidParameterValue`, `TileOutOfRange`, `OperationNotSupported`, `NoApplicableCode`.
+    let code: String
+    let message: String
+    var locator: String? = nil
+    var status: HTTPResponse.Status = .badRequest
+
+    var representation: Representation {
+        let locatorAttribute = locator.map { " locator=\"\(MarkupEscaping.escape($0))\"" } ?? ""
+        let xml = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <ExceptionReport xmlns="http://www.opengis.net/ows/1.1" version="1.1.0" xml:lang="en">
+          <Exception exceptionCode="\(code)"\(locatorAttribute)><ExceptionText>\(MarkupEscaping.escape(message))</ExceptionText></Exception>
+        </ExceptionReport>
+
+        """
+        var r = Representation(status: status, mediaType: "application/xml", body: Array(xml.utf8))
+        r.headers[.cacheControl] = "no-store"
+        return r
+    }
+
+    /// Any error of a WMTS request: the WMS's reports (a hidden or missing layer) and the
+    /// server's one mapping, in OWS Common's codes.
+    static func from(_ error: any Error) -> WMTSException {
+        if let e = error as? WMTSException { return e }
+        if let e = error as? WMSException {
+            let code = e.code == .missingParameterValue ? "MissingParameterValue" : e.code == .noApplicableCode ? "NoApplicableCode" : "InvalidParameterValue"
+            return WMTSException(code: code, message: e.message, locator: e.locator.map { $0 == "LAYERS" ? "LAYER" : $0 })
+        }
+        let problem = Problem(mapping: error)
+        let status = problem.kind.status
+        return WMTSException(code: status.code >= 500 ? "NoApplicableCode" : "InvalidParameterValue", message: problem.detail,
+                             locator: problem.parameter, status: status)
+    }
+}
+
+extension CityTwinServer {
+    /// WMTS 1.0.0 at `/wmts` (issue 55 §2, PNG part): GetCapabilities and GetTile in KVP and
+    /// RESTful form (`/wmts/1.0.0/{layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.png`)
+    /// over the existing tile matrix sets (`TILEMATRIXSET=c` is CGCS2000Quad, as Tianditu names
+    /// it). Tiles are drawn by MapRendering from the web map's style, kept in the tile cache and
+    /// dropped with the vector tiles when the change feed shows an edit beneath them; a caller
+    /// sees what it may read, as everywhere.
+    var wmtsOperations: [APIOperation] {
+        let responses: [APIResponse] = [
+            .ok("The capabilities or the tile.", [("application/xml", "WMSCapabilities"), ("image/png", "MapImage")]),
+            APIResponse(status: 400, description: "An OWS ExceptionReport naming the code and the parameter at fault.",
+                        content: [("application/xml", "ServiceExceptionReport")]),
+        ]
+        let restTile = ["wmtsLayer", "wmtsStyle", "wmtsTileMatrixSet", "wmtsTileMatrix", "wmtsTileRow", "wmtsTileCol"]
+        return [
+            APIOperation(
+                id: "getWMTS", method: .get, path: "/wmts",
+                summary: "OGC WMTS 1.0.0 (KVP): REQUEST=GetCapabilities or GetTile (LAYER, STYLE, FORMAT=image/png, TILEMATRIXSET, TILEMATRIX, TILEROW, TILECOL); names case-insensitive.",
+                tag: "Tiles", parameters: [APIParameter("REQUEST", "GetCapabilities or GetTile.", required: true)], responses: responses,
+                acceptsQueryables: true  // WMTS names are case-insensitive: WMSParameters reads them
+            ) { [self] _, context, query in
+                do {
+                    let p = try WMSParameters(query)
+                    switch try p.required("REQUEST").lowercased() {
+                    case "getcapabilities": return try await wmtsCapabilities(context.caller)
+                    case "gettile":
+                        return try await wmtsTile(layer: try p.required("LAYER"), style: p["STYLE"] ?? "", matrixSet: try p.required("TILEMATRIXSET"),
+                                                  matrix: try p.required("TILEMATRIX"), row: try p.required("TILEROW"), col: try p.required("TILECOL"),
+                                                  format: try p.required("FORMAT"), caller: context.caller)
+                    case let other:
+                        throw WMTSException(code: "OperationNotSupported", message: "REQUEST '\(other)' is not served: GetCapabilities, GetTile", locator: "REQUEST")
+                    }
+                } catch {
+                    return WMTSException.from(error).representation
+                }
+            },
+            APIOperation(
+                id: "getWMTSCapabilities", method: .get, path: "/wmts/1.0.0/WMTSCapabilities.xml",
+                summary: "The WMTS 1.0.0 capabilities (RESTful).", tag: "Tiles", parameters: [], responses: responses
+            ) { [self] _, context, _ in
+                do { return try await wmtsCapabilities(context.caller) } catch { return WMTSException.from(error).representation }
+            },
+            APIOperation(
+                id: "getWMTSTile", method: .get, path: "/wmts/1.0.0/{wmtsLayer}/{wmtsStyle}/{wmtsTileMatrixSet}/{wmtsTileMatrix}/{wmtsTileRow}/{wmtsTileCol}",
+                summary: "One PNG map tile (RESTful WMTS): {TileCol} ends in .png.", tag: "Tiles",
+                parameters: restTile.map { APIParameter($0, in: .path, "WMTS \($0.dropFirst(4)) (the ResourceURL template of the capabilities).") },
+                responses: responses
+            ) { [self] _, context, _ in
+                do {
+                    let v = try restTile.map { try pathParameter(context, $0) }
+                    guard v[5].lowercased().hasSuffix(".png") else {
+                        throw WMTSException(code: "InvalidParameterValue", message: "tile '\(v[5])' is not a .png: the tiles are PNG", locator: "FORMAT")
+                    }
+                    return try await wmtsTile(layer: v[0], style: v[1], matrixSet: v[2], matrix: v[3], row: v[4], col: String(v[5].dropLast(4)),
+                                              format: "image/png", caller: context.caller)
+                } catch {
+                    return WMTSException.from(error).representation
+                }
+            },
+        ]
+    }
+
+    private func wmtsCapabilities(_ caller: Caller) async throws -> Representation {
+        let document = WMTSCapabilities(layers: try await visibleTiledLayers(caller), serviceURL: url("/wmts"), legendService: url("/wms"))
+        var r = Representation(mediaType: "application/xml; charset=utf-8", body: Array(document.xml.utf8))
+        r.headers[.cacheControl] = "public, max-age=60"
+        return r
+    }
+
+    /// The tile matrix set a WMTS request names (Tianditu's `c` and `w` too).
+    static func wmtsMatrixSet(_ name: String) throws -> TileMatrixSet {
+        switch name.lowercased() {
+        case "c": return .cgcs2000Quad
+        case "w": return .webMercatorQuad
+        default:
+            guard let tms = TileMatrixSet.all.first(where: { $0.id.lowercased() == name.lowercased() }) else {
+                throw WMTSException(code: "InvalidParameterValue",
+                                    message: "TILEMATRIXSET '\(name)' is not served: \(TileMatrixSet.all.map(\.id).joined(separator: ", ")) (c: CGCS2000Quad)",
+                                    locator: "TILEMATRIXSET")
+            }
+            return tms
+        }
+    }
+
+    /// One rendered 256-pixel tile: from the tile cache, else drawn and cached.
+    private func wmtsTile(layer id: String, style: String, matrixSet: String, matrix: String, row: String, col: String,
+                          format: String, caller: Caller) async throws -> Representation {
+        guard MapImageFormat(mediaType: format) == .png else {
+            throw WMTSException(code: "InvalidParameterValue", message: "FORMAT '\(format)' is not served: image/png", locator: "FORMAT")
+        }
+        guard style.isEmpty || style.lowercased() == "default" else {
+            throw WMTSException(code: "InvalidParameterValue", message: "STYLE '\(style)' is not defined: default", locator: "STYLE")
+        }
+        let tms = try Self.wmtsMatrixSet(matrixSet)
+        func integer(_ raw: String, _ name: String) throws -> Int {
+            guard let v = Int(raw) else { throw WMTSException(code: "InvalidParameterValue", message: "\(name) '\(raw)' is not an integer", locator: name) }
+            return v
+        }
+        let tile = TileID(matrix: try integer(matrix, "TILEMATRIX"), row: try integer(row, "TILEROW"), col: try integer(col, "TILECOL"))
+        do { try tms.validate(tile) } catch let e as TileError {
+            let locator = e.message.contains("row") ? "TILEROW" : e.message.contains("column") ? "TILECOL" : "TILEMATRIX"
+            throw WMTSException(code: "TileOutOfRange", message: e.message, locator: locator)
+        }
+        let info = try await wmsLayer(id, caller, locator: "LAYER")
+        guard info.definition.hasGeometry else { throw WMTSException(code: "InvalidParameterValue", message: "layer '\(id)' has no geometry", locator: "LAYER") }
+        await parkingCatchUp([id])
+        try await tileService.followChanges()
+        let key = TileCacheKey(layers: [id], dataVersion: "png:" + tileService.dataVersion([info.definition]),
+                               audience: TileCacheKey.audience(of: caller), tileMatrixSet: tms.id, tile: tile)
+        let cached: CachedTile
+        if let hit = tileService.cache.tile(key) {
+            cached = hit
+        } else {
+            let view = try MapView(bbox: try tms.bounds(of: tile), crs: tms.crs, width: TileMatrix.tileSize, height: TileMatrix.tileSize)
+            // Features a quarter tile beyond: lines, circles and labels near the edge reach in.
+            let features = [id: try await wmsFeatures(id, in: try tms.lonLatBounds(of: tile).expanded(byFraction: 0.25), caller)]
+            let bytes = try MapRenderer(style: try await wmsStyle([info], caller)).image(features, view: view, format: .png, background: nil)
+            cached = tileService.cache.store(key, bytes: bytes)
+        }
+        var headers = HTTPFields()
+        headers[.eTag] = cached.etag
+        headers[.cacheControl] = "public, max-age=3600"
+        return Representation(mediaType: "image/png", buffer: cached.buffer ?? ByteBuffer(), headers: headers)
+    }
+}
