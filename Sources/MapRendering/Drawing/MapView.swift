@@ -82,6 +82,12 @@ public struct PixelGeometry: Sendable {
     /// Each polygon's rings, exterior first.
     public var polygons: [[[Pixel]]] = []
 
+    public init(points: [Pixel] = [], lines: [[Pixel]] = [], polygons: [[[Pixel]]] = []) {
+        self.points = points
+        self.lines = lines
+        self.polygons = polygons
+    }
+
     /// MapLibre's geometry type of the feature (for `geometry-type`).
     public var geometryType: String { !polygons.isEmpty ? "Polygon" : !lines.isEmpty ? "LineString" : "Point" }
 }
