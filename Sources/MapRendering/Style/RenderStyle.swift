@@ -98,8 +98,8 @@ public struct RenderStyle: Sendable {
         layers.filter { $0.collection == collection }
     }
 
-    /// The style restricted to `collections` (the order of the style, not of the list).
-    public func restricted(to collections: Set<String>) -> RenderStyle {
-        RenderStyle(layers: layers.filter { $0.collection.map(collections.contains) ?? false })
+    /// Whether any style layer draws `collection` at `zoom` (its features need reading).
+    public func draws(_ collection: String, atZoom zoom: Double) -> Bool {
+        layers.contains { $0.collection == collection && $0.drawn(atZoom: zoom) }
     }
 }

@@ -146,7 +146,10 @@ extension CityTwinServer {
         // Features a little beyond the box too: a line or a circle just outside still reaches in.
         let grown = request.view.storageEnvelope.expanded(byFraction: 0.05)
         var features: [String: [Feature]] = [:]
-        for info in request.layers { features[info.definition.id] = try await wmsFeatures(info.definition.id, in: grown, caller) }
+        // A layer the style does not draw at this scale (buildings below z 14, say) is not read.
+        for info in request.layers where request.style.draws(info.definition.id, atZoom: request.view.zoom) {
+            features[info.definition.id] = try await wmsFeatures(info.definition.id, in: grown, caller)
+        }
         let bytes = try MapRenderer(style: request.style).image(features, view: request.view, format: format, background: background)
         var r = Representation(mediaType: format.mediaType, body: bytes)
         r.headers[.cacheControl] = "public, max-age=60"

@@ -157,8 +157,12 @@ extension CityTwinServer {
         } else {
             let view = try MapView(bbox: try tms.bounds(of: tile), crs: tms.crs, width: TileMatrix.tileSize, height: TileMatrix.tileSize)
             // Features a quarter tile beyond: lines, circles and labels near the edge reach in.
-            let features = [id: try await wmsFeatures(id, in: try tms.lonLatBounds(of: tile).expanded(byFraction: 0.25), caller)]
-            let bytes = try MapRenderer(style: try await wmsStyle([info], caller)).image(features, view: view, format: .png, background: nil)
+            let style = try await wmsStyle([info], caller)
+            var features: [String: [Feature]] = [:]
+            if style.draws(id, atZoom: view.zoom) {
+                features[id] = try await wmsFeatures(id, in: try tms.lonLatBounds(of: tile).expanded(byFraction: 0.25), caller)
+            }
+            let bytes = try MapRenderer(style: style).image(features, view: view, format: .png, background: nil)
             cached = tileService.cache.store(key, bytes: bytes)
         }
         var headers = HTTPFields()
