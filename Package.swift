@@ -303,6 +303,7 @@ let package = Package(
                 "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Signals", "Sensing", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
                 // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
                 "FloodSim", "NetworkAnalysis",
+                "MapRendering",  // render: rendered tiles read back by pixels (RenderedTileCacheTests)
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.
