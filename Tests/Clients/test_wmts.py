@@ -118,3 +118,19 @@ def test_gdal_wmts_driver_reads_the_layers(base_url, http, tmp_path):
     assert copy.size == (256, 256)
     tile = png(kvp_tile(base_url, "parking_lots", "WebMercatorQuad", 16, y, x))
     assert differing(copy, tile) < 0.01 * 256 * 256
+
+
+def test_vector_tiles_are_the_ogc_api_tiles(base_url, http):
+    import mapbox_vector_tile
+    lon, lat = lot_centre(http, base_url)
+    x, y = mercator_tile(lon, lat, 16)
+    wmts = WebMapTileService(f"{base_url}/wmts")
+    assert "application/vnd.mapbox-vector-tile" in wmts.contents["parking_lots"].formats
+    kvp = kvp_tile(base_url, "parking_lots", "WebMercatorQuad", 16, y, x, FORMAT="application/vnd.mapbox-vector-tile")
+    rest = requests.get(f"{base_url}/wmts/1.0.0/parking_lots/default/WebMercatorQuad/16/{y}/{x}.pbf", timeout=60)
+    ogc = requests.get(f"{base_url}/collections/parking_lots/tiles/WebMercatorQuad/16/{y}/{x}", headers={"Accept-Encoding": "identity"}, timeout=60)
+    assert kvp.status_code == rest.status_code == ogc.status_code == 200
+    assert kvp.headers["Content-Type"] == "application/vnd.mapbox-vector-tile"
+    assert kvp.content == rest.content == ogc.content
+    decoded = mapbox_vector_tile.decode(kvp.content)
+    assert list(decoded) == ["parking_lots"] and decoded["parking_lots"]["features"]

@@ -6,7 +6,7 @@ import TwinStore
 /// The WMTS 1.0.0 capabilities document (OGC 07-057r7, wmtsGetCapabilities_response.xsd):
 /// KVP and RESTful GetCapabilities and GetTile, a layer per collection the caller may read with
 /// its lon/lat box, its `default` style (legend: WMS GetLegendGraphic), PNG tiles rendered from
-/// the web map's style, and the three tile matrix sets tiles are served in (WebMercatorQuad,
+/// the web map's style and MVT tiles (the OGC API's), and the three tile matrix sets tiles are served in (WebMercatorQuad,
 /// WorldCRS84Quad, CGCS2000Quad; the last also answers to Tianditu's `c`), with each matrix's
 /// top-left corner in its CRS's axis order.
 struct WMTSCapabilities {
@@ -15,8 +15,6 @@ struct WMTSCapabilities {
     let serviceURL: String
     /// The WMS's URL (`…/wms`): each layer's legend is its GetLegendGraphic.
     let legendService: String
-
-    static let formats = ["image/png"]
 
     var xml: String {
         func e(_ s: String) -> String { MarkupEscaping.escape(s) }
@@ -61,11 +59,13 @@ struct WMTSCapabilities {
                   <ows:Identifier>\(e(d.id))</ows:Identifier>
                   <Style isDefault="true"><ows:Identifier>default</ows:Identifier><LegendURL format="image/png" xlink:href="\(e(legend))"/></Style>
                   <Format>image/png</Format>
+                  <Format>application/vnd.mapbox-vector-tile</Format>
 
             """
             for tms in TileMatrixSet.all { out += "      <TileMatrixSetLink><TileMatrixSet>\(tms.id)</TileMatrixSet></TileMatrixSetLink>\n" }
             out += """
                   <ResourceURL format="image/png" resourceType="tile" template="\(e(serviceURL))/1.0.0/\(e(d.id))/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.png"/>
+                  <ResourceURL format="application/vnd.mapbox-vector-tile" resourceType="tile" template="\(e(serviceURL))/1.0.0/\(e(d.id))/{Style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.pbf"/>
                 </Layer>
 
             """

@@ -43,15 +43,16 @@ struct WMTSException: Error, Sendable {
 }
 
 extension CityTwinServer {
-    /// WMTS 1.0.0 at `/wmts` (issue 55 §2, PNG part): GetCapabilities and GetTile in KVP and
-    /// RESTful form (`/wmts/1.0.0/{layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.png`)
+    /// WMTS 1.0.0 at `/wmts` (issue 55 §2): GetCapabilities and GetTile in KVP and RESTful form
+    /// (`/wmts/1.0.0/{layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.png` or `.pbf`)
     /// over the existing tile matrix sets (`TILEMATRIXSET=c` is CGCS2000Quad, as Tianditu names
-    /// it). Tiles are drawn by MapRendering from the web map's style, kept in the tile cache and
+    /// it). PNG tiles are drawn by MapRendering from the web map's style, MVT tiles are the OGC
+    /// API's; both are kept in the tile cache and
     /// dropped with the vector tiles when the change feed shows an edit beneath them; a caller
     /// sees what it may read, as everywhere.
     var wmtsOperations: [APIOperation] {
         let responses: [APIResponse] = [
-            .ok("The capabilities or the tile.", [("application/xml", "WMSCapabilities"), ("image/png", "MapImage")]),
+            .ok("The capabilities or the tile.", [("application/xml", "WMSCapabilities"), ("image/png", "MapImage"), (Self.mvtMediaType, "VectorTile")]),
             APIResponse(status: 400, description: "An OWS ExceptionReport naming the code and the parameter at fault.",
                         content: [("application/xml", "ServiceExceptionReport")]),
         ]
@@ -86,17 +87,18 @@ extension CityTwinServer {
             },
             APIOperation(
                 id: "getWMTSTile", method: .get, path: "/wmts/1.0.0/{wmtsLayer}/{wmtsStyle}/{wmtsTileMatrixSet}/{wmtsTileMatrix}/{wmtsTileRow}/{wmtsTileCol}",
-                summary: "One PNG map tile (RESTful WMTS): {TileCol} ends in .png.", tag: "Tiles",
+                summary: "One map tile (RESTful WMTS): {TileCol} ends in .png (rendered) or .pbf/.mvt (vector).", tag: "Tiles",
                 parameters: restTile.map { APIParameter($0, in: .path, "WMTS \($0.dropFirst(4)) (the ResourceURL template of the capabilities).") },
                 responses: responses
             ) { [self] _, context, _ in
                 do {
                     let v = try restTile.map { try pathParameter(context, $0) }
-                    guard v[5].lowercased().hasSuffix(".png") else {
-                        throw WMTSException(code: "InvalidParameterValue", message: "tile '\(v[5])' is not a .png: the tiles are PNG", locator: "FORMAT")
+                    let name = v[5].lowercased()
+                    guard let dot = name.lastIndex(of: "."), let format = Self.wmtsExtensions[String(name[name.index(after: dot)...])] else {
+                        throw WMTSException(code: "InvalidParameterValue", message: "tile '\(v[5])' is not a .png, .pbf or .mvt", locator: "FORMAT")
                     }
-                    return try await wmtsTile(layer: v[0], style: v[1], matrixSet: v[2], matrix: v[3], row: v[4], col: String(v[5].dropLast(4)),
-                                              format: "image/png", caller: context.caller)
+                    return try await wmtsTile(layer: v[0], style: v[1], matrixSet: v[2], matrix: v[3], row: v[4], col: String(name[..<dot]),
+                                              format: format, caller: context.caller)
                 } catch {
                     return WMTSException.from(error).representation
                 }
@@ -126,11 +128,16 @@ extension CityTwinServer {
         }
     }
 
-    /// One rendered 256-pixel tile: from the tile cache, else drawn and cached.
+    /// The RESTful tile extensions and their formats.
+    static let wmtsExtensions = ["png": "image/png", "pbf": mvtMediaType, "mvt": mvtMediaType]
+
+    /// One 256-pixel tile: rendered (PNG) or vector (MVT, the OGC API tile of the collection:
+    /// the same bytes and cache entry), from the tile cache, else made and cached.
     private func wmtsTile(layer id: String, style: String, matrixSet: String, matrix: String, row: String, col: String,
                           format: String, caller: Caller) async throws -> Representation {
-        guard MapImageFormat(mediaType: format) == .png else {
-            throw WMTSException(code: "InvalidParameterValue", message: "FORMAT '\(format)' is not served: image/png", locator: "FORMAT")
+        let vector = format.lowercased() == Self.mvtMediaType || format.lowercased() == "application/x-protobuf"
+        guard vector || MapImageFormat(mediaType: format) == .png else {
+            throw WMTSException(code: "InvalidParameterValue", message: "FORMAT '\(format)' is not served: image/png, \(Self.mvtMediaType)", locator: "FORMAT")
         }
         guard style.isEmpty || style.lowercased() == "default" else {
             throw WMTSException(code: "InvalidParameterValue", message: "STYLE '\(style)' is not defined: default", locator: "STYLE")
@@ -149,11 +156,14 @@ extension CityTwinServer {
         guard info.definition.hasGeometry else { throw WMTSException(code: "InvalidParameterValue", message: "layer '\(id)' has no geometry", locator: "LAYER") }
         await parkingCatchUp([id])
         try await tileService.followChanges()
-        let key = TileCacheKey(layers: [id], dataVersion: "png:" + tileService.dataVersion([info.definition]),
+        let version = tileService.dataVersion([info.definition])
+        let key = TileCacheKey(layers: [id], dataVersion: vector ? version : "png:" + version,
                                audience: TileCacheKey.audience(of: caller), tileMatrixSet: tms.id, tile: tile)
         let cached: CachedTile
         if let hit = tileService.cache.tile(key) {
             cached = hit
+        } else if vector {
+            cached = tileService.cache.store(key, bytes: try await tileService.source.tile(layers: [id], tileMatrixSet: tms, tile: tile, caller: caller))
         } else {
             let view = try MapView(bbox: try tms.bounds(of: tile), crs: tms.crs, width: TileMatrix.tileSize, height: TileMatrix.tileSize)
             // Features a quarter tile beyond: lines, circles and labels near the edge reach in.
@@ -168,6 +178,7 @@ extension CityTwinServer {
         var headers = HTTPFields()
         headers[.eTag] = cached.etag
         headers[.cacheControl] = "public, max-age=3600"
-        return Representation(mediaType: "image/png", buffer: cached.buffer ?? ByteBuffer(), headers: headers)
+        // An empty vector tile is a tile of no bytes (WMTS clients expect a 200, not OGC API's 204).
+        return Representation(mediaType: vector ? Self.mvtMediaType : "image/png", buffer: cached.buffer ?? ByteBuffer(), headers: headers)
     }
 }
