@@ -14,10 +14,9 @@ import tempfile
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 os.environ.setdefault("XDG_RUNTIME_DIR", tempfile.mkdtemp(prefix="qgis-runtime-"))  # mkdtemp: mode 0700
 
-from qgis.core import (QgsApplication, QgsCoordinateReferenceSystem, QgsCoordinateTransform, QgsMapRendererSequentialJob,
-                       QgsMapSettings, QgsPointXY, QgsProject, QgsRasterLayer, QgsRectangle)
-from qgis.PyQt.QtCore import QSize
-from qgis.PyQt.QtGui import QColor
+from qgis.core import QgsApplication, QgsRasterLayer
+
+from qgis_client import draw  # the same map settings and pixel count as the vector-tile check
 
 
 def render(kind: str, base: str, name: str, lon: float, lat: float) -> dict:
@@ -27,23 +26,9 @@ def render(kind: str, base: str, name: str, lon: float, lat: float) -> dict:
         source = (f"contextualWMSLegend=0&crs=EPSG:3857&dpiMode=7&format=image/png&layers={name}&styles=default"
                   f"&tileMatrixSet=WebMercatorQuad&url={base}/wmts/1.0.0/WMTSCapabilities.xml")
     layer = QgsRasterLayer(source, name, "wms")
-    settings = QgsMapSettings()
-    mercator = QgsCoordinateReferenceSystem("EPSG:3857")
-    centre = QgsCoordinateTransform(QgsCoordinateReferenceSystem("EPSG:4326"), mercator,
-                                    QgsProject.instance()).transform(QgsPointXY(lon, lat))
-    settings.setLayers([layer])
-    settings.setDestinationCrs(mercator)
-    settings.setExtent(QgsRectangle(centre.x() - 1200, centre.y() - 1200, centre.x() + 1200, centre.y() + 1200))
-    settings.setOutputSize(QSize(256, 256))
-    white = QColor(255, 255, 255)
-    settings.setBackgroundColor(white)
-    job = QgsMapRendererSequentialJob(settings)
-    job.start()
-    job.waitForFinished()
-    image = job.renderedImage()
-    drawn = sum(1 for y in range(256) for x in range(256) if image.pixelColor(x, y) != white)
-    return {"valid": layer.isValid(), "error": layer.error().summary() if not layer.isValid() else "",
-            "crs": layer.crs().authid(), "drawn": drawn, "errors": [e.message for e in job.errors()]}
+    result = draw(layer, lon, lat)
+    result["error"] = layer.error().summary() if not layer.isValid() else ""
+    return result
 
 
 if __name__ == "__main__":
