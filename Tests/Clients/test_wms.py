@@ -211,15 +211,20 @@ def test_getmap_formats_and_service_exceptions(base_url, lot_area):
     assert exception_code(requests.get(f"{base_url}/wms", params={"REQUEST": "GetTile"}, timeout=30)) == "OperationNotSupported"
 
 
+def gdal_env(tmp_path) -> dict:
+    """GDAL's WMS/WMTS drivers cache tiles in ./gdalwmscache unless told otherwise: in the test's own directory."""
+    return {**os.environ, "GDAL_DEFAULT_WMS_CACHE_PATH": str(tmp_path / "gdalwmscache")}
+
+
 def test_gdal_wms_driver_reads_the_service(base_url, lot_area, tmp_path):
-    listed = subprocess.run(["gdalinfo", f"WMS:{base_url}/wms"], capture_output=True, text=True, timeout=120)
+    listed = subprocess.run(["gdalinfo", f"WMS:{base_url}/wms"], capture_output=True, text=True, timeout=120, env=gdal_env(tmp_path))
     assert listed.returncode == 0, listed.stderr
     assert "LAYERS=parking_lots" in listed.stdout and RESTRICTED not in listed.stdout
     west, south, east, north = lot_area
     url = (f"WMS:{base_url}/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetMap&LAYERS=parking_lots&CRS=EPSG:4326"
            f"&BBOX={south},{west},{north},{east}&FORMAT=image/png")
     out = tmp_path / "lots.png"
-    made = subprocess.run(["gdal_translate", "-of", "PNG", "-outsize", "256", "256", url, str(out)], capture_output=True, text=True, timeout=180)
+    made = subprocess.run(["gdal_translate", "-of", "PNG", "-outsize", "256", "256", url, str(out)], capture_output=True, text=True, timeout=180, env=gdal_env(tmp_path))
     assert made.returncode == 0, made.stderr
     drawn = Image.open(out).convert("RGB")
     mine = Image.open(io.BytesIO(get_map(base_url, ["parking_lots"], (south, west, north, east)).content)).convert("RGB")

@@ -14,6 +14,7 @@ from PIL import Image
 from shapely.geometry import shape
 
 from conftest import is_spatial
+from test_wms import gdal_env
 
 HALF = 20037508.342789244
 
@@ -103,7 +104,7 @@ def test_restricted_layer_and_bad_tiles_are_exceptions(base_url):
 
 
 def test_gdal_wmts_driver_reads_the_layers(base_url, http, tmp_path):
-    listed = subprocess.run(["gdalinfo", f"WMTS:{base_url}/wmts?SERVICE=WMTS&REQUEST=GetCapabilities"], capture_output=True, text=True, timeout=120)
+    listed = subprocess.run(["gdalinfo", f"WMTS:{base_url}/wmts?SERVICE=WMTS&REQUEST=GetCapabilities"], capture_output=True, text=True, timeout=120, env=gdal_env(tmp_path))
     assert listed.returncode == 0, listed.stderr
     assert "layer=parking_lots" in listed.stdout and "water_mains" not in listed.stdout
     lon, lat = lot_centre(http, base_url)
@@ -112,7 +113,7 @@ def test_gdal_wmts_driver_reads_the_layers(base_url, http, tmp_path):
     out = tmp_path / "tile.png"
     made = subprocess.run(["gdal_translate", "-of", "PNG", "-projwin", str(minx), str(maxy), str(maxx), str(miny),
                            f"WMTS:{base_url}/wmts?SERVICE=WMTS&REQUEST=GetCapabilities,layer=parking_lots,tilematrixset=WebMercatorQuad,zoom_level=16",
-                           str(out)], capture_output=True, text=True, timeout=180)
+                           str(out)], capture_output=True, text=True, timeout=180, env=gdal_env(tmp_path))
     assert made.returncode == 0, made.stderr
     copy = Image.open(out).convert("RGBA")
     assert copy.size == (256, 256)
