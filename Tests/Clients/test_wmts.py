@@ -135,3 +135,22 @@ def test_vector_tiles_are_the_ogc_api_tiles(base_url, http):
     assert kvp.content == rest.content == ogc.content
     decoded = mapbox_vector_tile.decode(kvp.content)
     assert list(decoded) == ["parking_lots"] and decoded["parking_lots"]["features"]
+
+
+def test_getfeatureinfo_finds_the_hospital_in_its_tile(base_url, http):
+    hospital = http.get(f"{base_url}/collections/hospitals/items", params={"limit": 1, "f": "json"}, timeout=30).json()["features"][0]
+    lon, lat = hospital["geometry"]["coordinates"][:2]
+    z = 17
+    n = 2 ** z
+    fx = (lon + 180) / 360 * n
+    fy = (1 - math.log(math.tan(math.radians(lat)) + 1 / math.cos(math.radians(lat))) / math.pi) / 2 * n
+    params = {"SERVICE": "WMTS", "VERSION": "1.0.0", "REQUEST": "GetFeatureInfo", "LAYER": "hospitals", "STYLE": "default",
+              "FORMAT": "image/png", "TILEMATRIXSET": "WebMercatorQuad", "TILEMATRIX": z, "TILEROW": int(fy), "TILECOL": int(fx),
+              "I": int((fx % 1) * 256), "J": int((fy % 1) * 256), "INFOFORMAT": "application/json"}
+    found = requests.get(f"{base_url}/wmts", params=params, timeout=60).json()["features"]
+    assert [f["id"] for f in found] == [f"hospitals.{hospital['id']}"]
+    assert found[0]["properties"] == hospital["properties"], "masked alike, as the features API"
+    html = requests.get(f"{base_url}/wmts", params={**params, "INFOFORMAT": "text/html"}, timeout=60)
+    assert hospital["properties"]["name"] in html.text
+    out = requests.get(f"{base_url}/wmts", params={**params, "I": 256}, timeout=60)
+    assert out.status_code == 400 and b"PointIJOutOfRange" in out.content

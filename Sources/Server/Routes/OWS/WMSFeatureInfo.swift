@@ -28,22 +28,31 @@ extension CityTwinServer {
                                locator: p["I"].flatMap(Int.init).map { (0..<view.width).contains($0) } == true ? "J" : "I")
         }
         let count = try p["FEATURE_COUNT"] == nil ? 1 : p.integer("FEATURE_COUNT", in: 1...1000)
-        // The box of the pixels around (I, J) within reach, in storage lon/lat.
-        let reach = Self.featureInfoTolerance + 16  // the widest line or circle the style draws, halved
-        let corners = try [(-reach, -reach), (reach, -reach), (-reach, reach), (reach, reach)].map {
-            try view.storagePosition(i: Double(i) + $0.0, j: Double(j) + $0.1)
-        }
-        let box = Envelope(minX: corners.map(\.x).min()!, minY: corners.map(\.y).min()!, maxX: corners.map(\.x).max()!, maxY: corners.map(\.y).max()!)
-        var found: [(layer: LayerInfo, features: [Feature])] = []
         // The top layer first (the last one drawn).
-        for info in request.layers.reversed() where queried.contains(info.definition.id) {
+        let layers = request.layers.reversed().filter { queried.contains($0.definition.id) }
+        return try await featureInfo(layers, view: view, style: request.style, i: i, j: j, count: count, html: infoFormat == "text/html", caller)
+    }
+
+    /// The features of `layers` (in that order) under pixel (i, j) of `view`: those within the
+    /// width their style draws them at (a line's half width, a circle's radius and stroke) plus
+    /// `featureInfoTolerance`, nearest first, `count` per layer; ids `layer.id`. GeoJSON, or
+    /// an HTML table per layer. What WMS and WMTS GetFeatureInfo answer.
+    func featureInfo(_ layers: [LayerInfo], view: MapView, style: RenderStyle, i: Int, j: Int, count: Int, html: Bool,
+                     _ caller: Caller) async throws -> Representation {
+        var found: [(layer: LayerInfo, features: [Feature])] = []
+        for info in layers {
             let id = info.definition.id
-            let reachOf = try Self.reach(request.style.layers(for: id), zoom: view.zoom)
+            let reach = try Self.reach(style.layers(for: id), zoom: view.zoom) + Self.featureInfoTolerance
+            // The box of the pixels around (i, j) within reach, in storage lon/lat.
+            let corners = try [(-reach, -reach), (reach, -reach), (-reach, reach), (reach, reach)].map {
+                try view.storagePosition(i: Double(i) + $0.0, j: Double(j) + $0.1)
+            }
+            let box = Envelope(minX: corners.map(\.x).min()!, minY: corners.map(\.y).min()!, maxX: corners.map(\.x).max()!, maxY: corners.map(\.y).max()!)
             var hits: [(distance: Double, feature: Feature)] = []
             for feature in try await wmsFeatures(id, in: box, caller) {
                 guard let geometry = feature.geometry else { continue }
                 let d = try view.pixels(geometry).distance(toX: Double(i) + 0.5, y: Double(j) + 0.5)
-                if d <= reachOf + Self.featureInfoTolerance { hits.append((d, feature)) }
+                if d <= reach { hits.append((d, feature)) }
             }
             let nearest = hits.sorted { $0.distance < $1.distance }.prefix(count).map { hit in
                 var f = hit.feature
@@ -52,7 +61,7 @@ extension CityTwinServer {
             }
             if !nearest.isEmpty { found.append((info, Array(nearest))) }
         }
-        if infoFormat == "text/html" {
+        if html {
             return Representation(mediaType: "text/html; charset=utf-8", body: Array(Self.featureInfoHTML(found).utf8))
         }
         return Representation(mediaType: MediaTypeName.json, body: Array(GeoJSON.encode(FeatureCollection(found.flatMap(\.features)))))

@@ -31,13 +31,17 @@ struct WMTSCapabilities {
           <ows:OperationsMetadata>
 
         """
-        for op in ["GetCapabilities", "GetTile"] {
+        // GetFeatureInfo is served in KVP only.
+        for (op, rest) in [("GetCapabilities", true), ("GetTile", true), ("GetFeatureInfo", false)] {
+            let restful = rest ? """
+                    <ows:Get xlink:href="\(e(serviceURL))/1.0.0/"><ows:Constraint name="GetEncoding"><ows:AllowedValues><ows:Value>RESTful</ows:Value></ows:AllowedValues></ows:Constraint></ows:Get>
+
+            """ : ""
             out += """
                 <ows:Operation name="\(op)">
                   <ows:DCP><ows:HTTP>
                     <ows:Get xlink:href="\(e(serviceURL))?"><ows:Constraint name="GetEncoding"><ows:AllowedValues><ows:Value>KVP</ows:Value></ows:AllowedValues></ows:Constraint></ows:Get>
-                    <ows:Get xlink:href="\(e(serviceURL))/1.0.0/"><ows:Constraint name="GetEncoding"><ows:AllowedValues><ows:Value>RESTful</ows:Value></ows:AllowedValues></ows:Constraint></ows:Get>
-                  </ows:HTTP></ows:DCP>
+            \(restful)      </ows:HTTP></ows:DCP>
                 </ows:Operation>
 
             """
@@ -60,6 +64,8 @@ struct WMTSCapabilities {
                   <Style isDefault="true"><ows:Identifier>default</ows:Identifier><LegendURL format="image/png" xlink:href="\(e(legend))"/></Style>
                   <Format>image/png</Format>
                   <Format>application/vnd.mapbox-vector-tile</Format>
+                  <InfoFormat>application/json</InfoFormat>
+                  <InfoFormat>text/html</InfoFormat>
 
             """
             for tms in TileMatrixSet.all { out += "      <TileMatrixSetLink><TileMatrixSet>\(tms.id)</TileMatrixSet></TileMatrixSetLink>\n" }

@@ -52,7 +52,9 @@ extension CityTwinServer {
     /// sees what it may read, as everywhere.
     var wmtsOperations: [APIOperation] {
         let responses: [APIResponse] = [
-            .ok("The capabilities or the tile.", [("application/xml", "WMSCapabilities"), ("image/png", "MapImage"), (Self.mvtMediaType, "VectorTile")]),
+            .ok("The capabilities, the tile or the features under a pixel.",
+                [("application/xml", "WMSCapabilities"), ("image/png", "MapImage"), (Self.mvtMediaType, "VectorTile"),
+                 (MediaTypeName.json, "FeatureCollection"), ("text/html", "HTML")]),
             APIResponse(status: 400, description: "An OWS ExceptionReport naming the code and the parameter at fault.",
                         content: [("application/xml", "ServiceExceptionReport")]),
         ]
@@ -60,8 +62,8 @@ extension CityTwinServer {
         return [
             APIOperation(
                 id: "getWMTS", method: .get, path: "/wmts",
-                summary: "OGC WMTS 1.0.0 (KVP): REQUEST=GetCapabilities or GetTile (LAYER, STYLE, FORMAT=image/png, TILEMATRIXSET, TILEMATRIX, TILEROW, TILECOL); names case-insensitive.",
-                tag: "Tiles", parameters: [APIParameter("REQUEST", "GetCapabilities or GetTile.", required: true)], responses: responses,
+                summary: "OGC WMTS 1.0.0 (KVP): REQUEST=GetCapabilities, GetTile (LAYER, STYLE, FORMAT image/png or MVT, TILEMATRIXSET, TILEMATRIX, TILEROW, TILECOL) or GetFeatureInfo (also I, J, INFOFORMAT); names case-insensitive.",
+                tag: "Tiles", parameters: [APIParameter("REQUEST", "GetCapabilities, GetTile or GetFeatureInfo.", required: true)], responses: responses,
                 acceptsQueryables: true  // WMTS names are case-insensitive: WMSParameters reads them
             ) { [self] _, context, query in
                 do {
@@ -72,8 +74,10 @@ extension CityTwinServer {
                         return try await wmtsTile(layer: try p.required("LAYER"), style: p["STYLE"] ?? "", matrixSet: try p.required("TILEMATRIXSET"),
                                                   matrix: try p.required("TILEMATRIX"), row: try p.required("TILEROW"), col: try p.required("TILECOL"),
                                                   format: try p.required("FORMAT"), caller: context.caller)
+                    case "getfeatureinfo": return try await wmtsFeatureInfo(p, context.caller)
                     case let other:
-                        throw WMTSException(code: "OperationNotSupported", message: "REQUEST '\(other)' is not served: GetCapabilities, GetTile", locator: "REQUEST")
+                        throw WMTSException(code: "OperationNotSupported", message: "REQUEST '\(other)' is not served: GetCapabilities, GetTile, GetFeatureInfo",
+                                            locator: "REQUEST")
                     }
                 } catch {
                     return WMTSException.from(error).representation
@@ -128,17 +132,9 @@ extension CityTwinServer {
         }
     }
 
-    /// The RESTful tile extensions and their formats.
-    static let wmtsExtensions = ["png": "image/png", "pbf": mvtMediaType, "mvt": mvtMediaType]
-
-    /// One 256-pixel tile: rendered (PNG) or vector (MVT, the OGC API tile of the collection:
-    /// the same bytes and cache entry), from the tile cache, else made and cached.
-    private func wmtsTile(layer id: String, style: String, matrixSet: String, matrix: String, row: String, col: String,
-                          format: String, caller: Caller) async throws -> Representation {
-        let vector = format.lowercased() == Self.mvtMediaType || format.lowercased() == "application/x-protobuf"
-        guard vector || MapImageFormat(mediaType: format) == .png else {
-            throw WMTSException(code: "InvalidParameterValue", message: "FORMAT '\(format)' is not served: image/png, \(Self.mvtMediaType)", locator: "FORMAT")
-        }
+    /// The layer (readable by the caller), matrix set and tile a WMTS request names.
+    private func wmtsTileRequest(layer id: String, style: String, matrixSet: String, matrix: String, row: String, col: String,
+                                 caller: Caller) async throws -> (LayerInfo, TileMatrixSet, TileID) {
         guard style.isEmpty || style.lowercased() == "default" else {
             throw WMTSException(code: "InvalidParameterValue", message: "STYLE '\(style)' is not defined: default", locator: "STYLE")
         }
@@ -154,6 +150,40 @@ extension CityTwinServer {
         }
         let info = try await wmsLayer(id, caller, locator: "LAYER")
         guard info.definition.hasGeometry else { throw WMTSException(code: "InvalidParameterValue", message: "layer '\(id)' has no geometry", locator: "LAYER") }
+        return (info, tms, tile)
+    }
+
+    /// WMTS GetFeatureInfo: the layer's features under pixel (I, J) of a tile, as WMS
+    /// GetFeatureInfo finds them (`featureInfo`), `INFOFORMAT` application/json or text/html.
+    private func wmtsFeatureInfo(_ p: WMSParameters, _ caller: Caller) async throws -> Representation {
+        let (info, tms, tile) = try await wmtsTileRequest(layer: try p.required("LAYER"), style: p["STYLE"] ?? "", matrixSet: try p.required("TILEMATRIXSET"),
+                                                          matrix: try p.required("TILEMATRIX"), row: try p.required("TILEROW"),
+                                                          col: try p.required("TILECOL"), caller: caller)
+        let format = try p.required("INFOFORMAT").lowercased()
+        guard ["application/json", "application/geo+json", "text/html"].contains(format) else {
+            throw WMTSException(code: "InvalidParameterValue", message: "INFOFORMAT '\(format)' is not served: application/json, text/html", locator: "INFOFORMAT")
+        }
+        let size = TileMatrix.tileSize
+        guard let i = Int(try p.required("I")), let j = Int(try p.required("J")), (0..<size).contains(i), (0..<size).contains(j) else {
+            throw WMTSException(code: "PointIJOutOfRange", message: "I, J (\(p["I"] ?? ""), \(p["J"] ?? "")) is not a pixel of a \(size)-pixel tile", locator: "I")
+        }
+        let view = try MapView(bbox: try tms.bounds(of: tile), crs: tms.crs, width: size, height: size)
+        return try await featureInfo([info], view: view, style: try await wmsStyle([info], caller), i: i, j: j, count: 10,
+                                     html: format == "text/html", caller)
+    }
+
+    /// The RESTful tile extensions and their formats.
+    static let wmtsExtensions = ["png": "image/png", "pbf": mvtMediaType, "mvt": mvtMediaType]
+
+    /// One 256-pixel tile: rendered (PNG) or vector (MVT, the OGC API tile of the collection:
+    /// the same bytes and cache entry), from the tile cache, else made and cached.
+    private func wmtsTile(layer id: String, style: String, matrixSet: String, matrix: String, row: String, col: String,
+                          format: String, caller: Caller) async throws -> Representation {
+        let vector = format.lowercased() == Self.mvtMediaType || format.lowercased() == "application/x-protobuf"
+        guard vector || MapImageFormat(mediaType: format) == .png else {
+            throw WMTSException(code: "InvalidParameterValue", message: "FORMAT '\(format)' is not served: image/png, \(Self.mvtMediaType)", locator: "FORMAT")
+        }
+        let (info, tms, tile) = try await wmtsTileRequest(layer: id, style: style, matrixSet: matrixSet, matrix: matrix, row: row, col: col, caller: caller)
         await parkingCatchUp([id])
         try await tileService.followChanges()
         let version = tileService.dataVersion([info.definition])
