@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "Signals", targets: ["Signals"]),
         .library(name: "Sensing", targets: ["Sensing"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
+        .library(name: "MQTTBroker", targets: ["MQTTBroker"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
     ],
@@ -50,6 +51,11 @@ let package = Package(
         // Child processes (SUMO, the tests' commands): each watched through its own pidfd, never
         // Foundation's shared process-manager thread (see Tests/Support/CommandProcess.swift).
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // The service commands' options from the environment and a configuration file (Sources/citytwin/ServiceConfiguration.swift).
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
+        // JSON Web Tokens: CityTwin's own HS256 tokens and an OpenID Connect provider's RS256/ES256 ones (Access/).
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
     ],
     targets: [
         // C libraries, found through pkg-config.
@@ -85,6 +91,7 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
             swiftSettings: strict),
 
@@ -203,6 +210,22 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // MQTT 3.1.1 control packets as plain values, their encoding and checked decoding, topic
+        // filters. No dependency, so its fuzz harness builds alone.
+        .target(name: "MQTTCodec", swiftSettings: strict),
+
+        // An MQTT 3.1.1 broker on SwiftNIO whose behaviour is its delegate's (authentication,
+        // subscriptions, what a PUBLISH means): the connections and their limits, no SensorThings.
+        .target(
+            name: "MQTTBroker",
+            dependencies: [
+                "MQTTCodec",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict),
+
         // render: server-side map drawing (issue 55 §1). Cairo draws (PNG, PDF), pango lays out
         // the Chinese labels (fonts-wqy-microhei); MapRendering draws features from the layers'
         // MapLibre style (WebMap/MapStyle.swift) for any bbox, size and CRS, JPEG through GDAL.
@@ -219,6 +242,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Sensing", "Scenarios",
+                "MQTTBroker",  // SensorThings over MQTT (Routes/SensorThings/MQTT*.swift)
                 "MapRendering",  // render: WMS GetMap/GetLegendGraphic (Routes/OWS/)
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
@@ -230,8 +254,9 @@ let package = Package(
                 // HTTPParserError and the parser's parts: ahead of Hummingbird (Connection/).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            resources: [.copy("WebMap/map.js"), .copy("WebMap/map.css")],  // the web map's script and stylesheet (Bundle.module)
+            resources: [.copy("WebMap/map.js"), .copy("WebMap/basemap.js"), .copy("WebMap/map.css")],  // the web map's scripts and stylesheet (Bundle.module)
             swiftSettings: strict),
 
         // The command-line interface.
@@ -241,6 +266,8 @@ let package = Package(
                 "GeoCore", "DataSources", "TwinStore", "CityModel", "CityBuild", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
                 "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -260,8 +287,12 @@ let package = Package(
         .executableTarget(name: "parking-bench", dependencies: ["ProcessRuntime", "Parking", "Scenarios", "CityModel", "TwinStore", "GeoCore"],
                           path: "Benchmarks/ParkingBench", swiftSettings: strict),
 
+        .testTarget(name: "MQTTBrokerTests", dependencies: ["MQTTBroker", "MQTTCodec",
+                                                            .product(name: "NIOCore", package: "swift-nio"),
+                                                            .product(name: "NIOPosix", package: "swift-nio")],
+                    swiftSettings: strict),
         .testTarget(name: "EPANETFormatTests", dependencies: ["EPANETFormat", "TestSupport"], swiftSettings: strict),
-        .testTarget(name: "DataSourcesTests", dependencies: ["DataSources", "GeoCore", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "DataSourcesTests", dependencies: ["DataSources", "GeoCore", "CityBuild", "TwinStore", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "GeoCoreTests", dependencies: ["GeoCore"],
                     resources: [.copy("Fixtures")], swiftSettings: strict),
         .testTarget(name: "TwinStoreTests", dependencies: ["TwinStore", "QueryLanguage", "TestSupport"], resources: [.copy("Fixtures")],
@@ -294,6 +325,9 @@ let package = Package(
         .testTarget(name: "SignalsTests", dependencies: ["Signals", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore", "SignalSim",
                                                          "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "ParkingTests", dependencies: ["Parking", "ParkingSim", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore",
+                                                         "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],
                     swiftSettings: strict),
@@ -309,6 +343,10 @@ let package = Package(
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // The test OpenID provider's keys and tokens (OIDCProviderTests).
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "CryptoExtras", package: "swift-crypto"),
             ],
             // The recorded process answers (ProcessAnswerRecordings) are read and re-recorded in the source tree.
             exclude: ["Fixtures"],
@@ -326,6 +364,7 @@ let package = Package(
         .executableTarget(name: "fuzz-swmm", dependencies: ["SWMMFormat", "FuzzSupport"], path: "Fuzz/SWMMInput", swiftSettings: strict),
         .executableTarget(name: "fuzz-epanet", dependencies: ["EPANETFormat", "FuzzSupport"], path: "Fuzz/EPANETInput", swiftSettings: strict),
         .executableTarget(name: "fuzz-signal", dependencies: ["SignalSim", "FuzzSupport"], path: "Fuzz/SignalInput", swiftSettings: strict),
+        .executableTarget(name: "fuzz-mqtt", dependencies: ["MQTTCodec", "FuzzSupport"], path: "Fuzz/MQTT", swiftSettings: strict),
         .executableTarget(name: "fuzz-stafilter", dependencies: ["QueryLanguage", "GeoCore", "FuzzSupport"], path: "Fuzz/STAFilter", swiftSettings: strict),
     ]
 )

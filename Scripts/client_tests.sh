@@ -19,7 +19,7 @@ for tool in ogrinfo ogr2ogr; do
 done
 /usr/bin/python3 -c "import qgis.core" 2>/dev/null || {
   echo "client_tests: QGIS missing (python3-qgis): run Scripts/setup.sh --test" >&2; exit 2; }
-.venv/bin/python -c "import pytest, owslib, mapbox_vector_tile, schemathesis, requests, shapely, frost_sta_client" 2>/dev/null || {
+.venv/bin/python -c "import pytest, owslib, mapbox_vector_tile, schemathesis, requests, shapely, frost_sta_client, paho.mqtt.client" 2>/dev/null || {
   echo "client_tests: test packages missing: .venv/bin/pip install -r Scripts/requirements-test.txt" >&2; exit 2; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/citytwin-clients.XXXXXX")

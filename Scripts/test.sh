@@ -60,6 +60,9 @@ stage "client tests" 1200 Scripts/client_tests.sh || { echo "test: client tests 
 # The web map in headless Chromium: labels, legend, flood depth classes by pixel, sign-in without reload, analyses from clicks (screenshots in artifacts/).
 stage "web map check" 1200 Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
 
+# Helsinki built from its OSM extract with its tilemaker base map, served and drawn in headless Chromium (artifacts/basemap*.png).
+CITYTWIN_BIN=$(swift build --show-bin-path)/citytwin stage "base map check" 600 Scripts/basemap_check.sh || { echo "test: base map check failed"; exit 1; }
+
 # Every command README.md and docs/ show, run against a freshly built sample district.
 stage "README check" 1500 Scripts/readme_check.sh || { echo "test: README check failed"; exit 1; }
 

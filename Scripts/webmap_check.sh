@@ -23,21 +23,10 @@ cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
 fail() { echo "webmap_check: FAIL: $*" >&2; exit 1; }
-command -v chromium >/dev/null || fail "chromium is not installed (apt-get install chromium)"
 command -v ogrinfo >/dev/null || fail "ogrinfo is not installed (apt-get install gdal-bin)"
 
-swift build --product citytwin 2>&1 | grep -E "error|Build complete" || true
-bin=$(swift build --show-bin-path)/citytwin
-[[ -x $bin ]] || fail "no citytwin binary at $bin"
-
-work=$(mktemp -d /tmp/citytwin-webmap.XXXXXX)
-server_pid=""; chromium_pid=""
-cleanup() {
-  if [[ -n $chromium_pid ]]; then kill "$chromium_pid" 2>/dev/null || true; wait "$chromium_pid" 2>/dev/null || true; fi
-  if [[ -n $server_pid ]]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
-}
-trap cleanup EXIT
+source Scripts/browser_session.sh
+session_start webmap
 
 if [[ ! -f .venv/share/citytwin/glyphs/wqy-microhei/0-255.pbf ]]; then
   .venv/bin/python Scripts/make_glyphs.py --out .venv/share/citytwin/glyphs || fail "the map's glyphs could not be made"
@@ -59,33 +48,18 @@ echo "webmap_check: building the district into $work/city.sqlite"
 token=$("$bin" token create --store "$work/city.sqlite" --department 水务和湖泊局 --role editor --expires 1h 2>"$work/token.log") \
   || { cat "$work/token.log"; fail "no token"; }
 
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-"$bin" serve --store "$work/city.sqlite" --layers Layers --port "$port" --address-rate 0 >"$work/server.log" 2>&1 &
-server_pid=$!
-for _ in $(seq 1 100); do
-  curl -sf "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break
-  kill -0 "$server_pid" 2>/dev/null || { cat "$work/server.log"; fail "the server exited"; }
-  sleep 0.2
-done
-curl -sf "http://127.0.0.1:$port/health" >/dev/null || fail "the server did not answer /health"
+session_serve --store "$work/city.sqlite" --layers Layers --address-rate 0
 echo "webmap_check: serving on port $port"
 
 mkdir -p artifacts
 rm -f artifacts/webmap*.png
 # Headless Chromium driven over the DevTools protocol (Scripts/webmap_check.py, stdlib only).
-# SwiftShader gives WebGL without a GPU. (`--screenshot --virtual-time-budget` is not used:
-# virtual time runs ahead of the Web Workers that decode tiles.)
-devtools=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
-chromium --headless --no-sandbox --disable-gpu --use-angle=swiftshader --enable-unsafe-swiftshader \
-  --hide-scrollbars --no-first-run --disable-extensions --user-data-dir="$work/chromium" --enable-logging=stderr \
-  --window-size=1280,860 --remote-debugging-port="$devtools" about:blank >"$work/chromium.log" 2>&1 &
-chromium_pid=$!
+session_chromium
 set +e
 python3 Scripts/webmap_check.py "$devtools" "http://127.0.0.1:$port" "$token" "$PWD/artifacts"
 shot_status=$?
 set -e
-kill "$chromium_pid" 2>/dev/null || true; wait "$chromium_pid" 2>/dev/null || true
-chromium_pid=""
+session_stop_chromium
 [[ -s artifacts/webmap.png ]] || { tail -20 "$work/chromium.log"; fail "no screenshot written"; }
 
 grep -q 'path=/static/maplibre-gl.js .*status=200' "$work/server.log" \

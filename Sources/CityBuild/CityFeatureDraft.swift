@@ -64,14 +64,8 @@ public struct CityFeatureDraft: Sendable {
                     draft.report["\(rule.layer): dropped, mapped as a node or area (not a line)", default: 0] += 1
                     continue
                 }
-                if rule.layer == "buildings" {
-                    if let code = addresses.codes[object.id] { values["address_code"] = .string(code) }
-                    let area = try geometry.mapPositions { try metric.transform($0) }.area
-                    values["footprint_m2"] = .number((area * 10).rounded() / 10)
-                } else if rule.layer == "lakes" {
-                    let area = try geometry.mapPositions { try metric.transform($0) }.area
-                    values["area_km2"] = .number((area / 1e4).rounded() / 100)
-                }
+                if rule.layer == "buildings", let code = addresses.codes[object.id] { values["address_code"] = .string(code) }
+                if let (property, value) = try measured(rule.layer, geometry, metric: metric) { values[property] = value }
                 for d in derived { draft.report["\(rule.layer) with \(d) derived (not tagged)", default: 0] += 1 }
                 features.append(Feature(id: .string(object.id), geometry: geometry, properties: values))
             }
@@ -80,6 +74,21 @@ public struct CityFeatureDraft: Sendable {
             draft.report["\(rule.layer)"] = features.count
         }
         return draft
+    }
+
+    /// The property the builder measures in the city's metric CRS for a layer: a building's
+    /// `footprint_m2` (0.1 m²), a lake's `area_km2` (0.01 km²); `nil` for other layers.
+    public static func measured(_ layer: String, _ geometry: Geometry, metric: CoordinateTransformer) throws -> (String, JSONValue)? {
+        switch layer {
+        case "buildings":
+            let area = try geometry.mapPositions { try metric.transform($0) }.area
+            return ("footprint_m2", .number((area * 10).rounded() / 10))
+        case "lakes":
+            let area = try geometry.mapPositions { try metric.transform($0) }.area
+            return ("area_km2", .number((area / 1e4).rounded() / 100))
+        default:
+            return nil
+        }
     }
 
     /// The layers as records to import, in longitude/latitude (EPSG:4326, OpenStreetMap's datum).

@@ -6,15 +6,58 @@ import GeoCore
 /// both use) and at its ends, so roads meet only where OpenStreetMap joins them — never where
 /// a bridge, a tunnel or another `layer` merely crosses. Pure: plain values in and out.
 public struct RoadNetworkDraft: Sendable {
-    /// A drivable OpenStreetMap way: its id, vertices (longitude/latitude degrees) and tags.
+    /// A line that may be a road: its id, vertices (longitude/latitude degrees) and what it is —
+    /// an OpenStreetMap way's tags read by `RoadRules`, or a GIS layer's mapped fields.
     public struct Way: Sendable {
         public var id: String
         public var positions: [Position]
         public var tags: OSMTags
+        /// The road's class, direction, speed, lanes and name when they come from a GIS layer's
+        /// fields (`CityManifest`); `nil` for an OpenStreetMap way, whose tags `RoadRules` reads.
+        public var attributes: Attributes?
+        /// The vertical level (0 at grade, 1 a bridge, -1 a tunnel): lines meet at a shared inner
+        /// vertex only on the same level, at a line's end on any. OpenStreetMap ways stay 0 — their
+        /// shared nodes are the junctions.
+        public var level: Int
         public init(id: String, positions: [Position], tags: OSMTags) {
             self.id = id
             self.positions = positions
             self.tags = tags
+            self.attributes = nil
+            self.level = 0
+        }
+        public init(id: String, positions: [Position], attributes: Attributes, level: Int = 0) {
+            self.id = id
+            self.positions = positions
+            self.tags = OSMTags()
+            self.attributes = attributes
+            self.level = level
+        }
+    }
+
+    /// What a road is, before the class defaults fill what its source does not say.
+    public struct Attributes: Sendable, Hashable {
+        /// The CJJ 37 class (`RoadRules.speeds`' keys).
+        public var roadClass: String
+        public var direction: RoadRules.Direction
+        /// km/h as the source gives it; `nil`: the class's speed (derived).
+        public var speed: Int?
+        /// Lanes in both directions as the source gives them; `nil`: the class's (derived).
+        public var lanes: Int?
+        public var name: String
+        public init(roadClass: String, direction: RoadRules.Direction, speed: Int?, lanes: Int?, name: String) {
+            self.roadClass = roadClass
+            self.direction = direction
+            self.speed = speed
+            self.lanes = lanes
+            self.name = name
+        }
+
+        /// An OpenStreetMap way's by `RoadRules`; `nil` for a way motor vehicles do not use.
+        public init?(osm tags: OSMTags) {
+            guard let c = RoadRules.roadClass(tags) else { return nil }
+            self.init(roadClass: c, direction: RoadRules.direction(tags), speed: RoadRules.maxspeed(tags),
+                      lanes: RoadRules.taggedLanes(tags), name: tags["name"] ?? tags["ref"] ?? "")
         }
     }
 
@@ -54,6 +97,12 @@ public struct RoadNetworkDraft: Sendable {
         init(_ p: Position) { x = p.x.bitPattern; y = p.y.bitPattern }
     }
 
+    /// A vertex on one vertical level.
+    struct LevelVertex: Hashable {
+        let vertex: Vertex, level: Int
+        init(_ vertex: Vertex, _ level: Int) { self.vertex = vertex; self.level = level }
+    }
+
     /// Builds the network from `ways` (those `RoadRules.roadClass` rejects are skipped and counted).
     /// - Parameters:
     ///   - signals: vertices tagged `highway=traffic_signals`; an intersection on one is 信号控制.
@@ -62,42 +111,53 @@ public struct RoadNetworkDraft: Sendable {
     public static func build(ways: [Way], signals: [Position] = [], stops: [Position] = [],
                              metric: CoordinateTransformer) throws -> RoadNetworkDraft {
         var draft = RoadNetworkDraft()
-        let drivable = ways.compactMap { way -> (Way, String)? in
-            guard way.positions.count >= 2, let c = RoadRules.roadClass(way.tags) else { return nil }
-            return (way, c)
+        let drivable = ways.compactMap { way -> (Way, Attributes)? in
+            guard way.positions.count >= 2, let a = way.attributes ?? Attributes(osm: way.tags) else { return nil }
+            return (way, a)
         }
         draft.report["ways read"] = ways.count
         draft.report["ways not for motor vehicles (skipped)"] = ways.count - drivable.count
-        var uses: [Vertex: Int] = [:]
+        // Uses of each vertex on each level: a line is split where another of its level holds the
+        // same vertex, and where any line ends (lines of every level meet at an end: a bridge's ramp).
+        var uses: [LevelVertex: Int] = [:]
+        var ends = Set<Vertex>()
         for (way, _) in drivable {
-            for p in way.positions { uses[Vertex(p), default: 0] += 1 }
-            uses[Vertex(way.positions[0]), default: 0] += 1
-            uses[Vertex(way.positions[way.positions.count - 1]), default: 0] += 1
+            for p in way.positions { uses[LevelVertex(Vertex(p), way.level), default: 0] += 1 }
+            uses[LevelVertex(Vertex(way.positions[0]), way.level), default: 0] += 1
+            uses[LevelVertex(Vertex(way.positions[way.positions.count - 1]), way.level), default: 0] += 1
+            ends.insert(Vertex(way.positions[0]))
+            ends.insert(Vertex(way.positions[way.positions.count - 1]))
         }
-        var ids: [Vertex: String] = [:]
-        var places: [String: Position] = [:]
-        func junction(_ p: Position) -> String {
+        func splits(_ p: Position, _ level: Int) -> Bool {
             let v = Vertex(p)
-            if let id = ids[v] { return id }
+            return (uses[LevelVertex(v, level)] ?? 0) >= 2 || ends.contains(v)
+        }
+        // One intersection per vertex where a line ends; elsewhere one per vertex and level (two
+        // crossings stacked on one point stay apart).
+        var ids: [LevelVertex: String] = [:]
+        var places: [String: Position] = [:]
+        func junction(_ p: Position, _ level: Int) -> String {
+            let v = Vertex(p)
+            let key = LevelVertex(v, ends.contains(v) ? Int.min : level)
+            if let id = ids[key] { return id }
             let id = "J\(ids.count + 1)"
-            ids[v] = id
+            ids[key] = id
             places[id] = p
             return id
         }
-        for (way, roadClass) in drivable {
-            let direction = RoadRules.direction(way.tags)
-            let tagged = (speed: RoadRules.maxspeed(way.tags), lanes: RoadRules.taggedLanes(way.tags))
+        for (way, attributes) in drivable {
+            let roadClass = attributes.roadClass, direction = attributes.direction, name = attributes.name
+            let tagged = (speed: attributes.speed, lanes: attributes.lanes)
             let oneway = direction != .both
             let lanes = tagged.lanes ?? max(1, (RoadRules.lanes[roadClass] ?? 2) / (oneway ? 2 : 1))
             let speed = tagged.speed ?? RoadRules.speeds[roadClass] ?? 30
-            let name = way.tags["name"] ?? way.tags["ref"] ?? ""
             var derived: [String] = []
             if tagged.speed == nil { derived.append("speed_kmh") }
             if tagged.lanes == nil { derived.append("lanes") }
             if name.isEmpty { derived.append("name") }
             var start = 0
             var part = 0
-            for i in 1..<way.positions.count where i == way.positions.count - 1 || (uses[Vertex(way.positions[i])] ?? 0) >= 2 {
+            for i in 1..<way.positions.count where i == way.positions.count - 1 || splits(way.positions[i], way.level) {
                 var positions = Array(way.positions[start...i])
                 start = i
                 guard Set(positions.map(Vertex.init)).count >= 2 else { continue }
@@ -106,7 +166,7 @@ public struct RoadNetworkDraft: Sendable {
                 let projected = try positions.map { try metric.transform($0) }
                 let length = zip(projected, projected.dropFirst()).reduce(0.0) { $0 + (($1.1.x - $1.0.x) * ($1.1.x - $1.0.x) + ($1.1.y - $1.0.y) * ($1.1.y - $1.0.y)).squareRoot() }
                 draft.roads.append(Road(id: "\(way.id)-\(part)", name: name, roadClass: roadClass, lanes: lanes, speed: speed, oneway: oneway,
-                                        from: junction(positions[0]), to: junction(positions[positions.count - 1]),
+                                        from: junction(positions[0], way.level), to: junction(positions[positions.count - 1], way.level),
                                         positions: positions, length: length, derived: derived))
                 for d in derived { draft.report["roads with \(d) derived (not tagged)", default: 0] += 1 }
             }

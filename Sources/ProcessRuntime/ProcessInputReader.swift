@@ -45,6 +45,20 @@ public final class ProcessInputReader {
         return ProcessInputs.unwrap(values[name])
     }
 
+    /// Whether input `name` was given (never while describing): for checks across inputs, such
+    /// as one that applies only without another.
+    public func isGiven(_ name: String) -> Bool {
+        values.map { ProcessInputs.unwrap($0[name]) != nil } ?? false
+    }
+
+    /// The value given for the input `parameter` describes (its title, description, schema and
+    /// whether it is required), or `nil`; for inputs whose shape (a document, a pair, one of two
+    /// types) the typed reads below do not cover, checked by the caller.
+    public func value(_ name: String, _ parameter: ProcessParameter) -> JSONValue? {
+        value(name, title: parameter.title, description: parameter.description, schema: parameter.schema,
+              required: parameter.minOccurs > 0)
+    }
+
     /// A required input read by `parse`; `placeholder` while describing.
     public func required<T>(_ name: String, title: String, description: String, schema: JSONValue,
                             placeholder: @autoclosure () -> T, parse: (JSONValue) throws -> T) throws -> T {

@@ -88,3 +88,24 @@ public enum ProcessOutput {
         return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(output))
     }
 }
+
+/// A typed process some of whose runs read no layer (an input given inline instead of a stored
+/// feature's id): `ProcessRegistry.run` runs those without a store through these two, when
+/// `layers` declares nothing for the inputs.
+public protocol LayerFreeTypedProcess: TypedProcess, LayerFreeProcess {
+    /// As `check`, for input that reads no layer; refuses input that needs a store, naming it.
+    func check(_ input: Input, caller: Caller) async throws
+
+    /// As `run`, for input that reads no layer.
+    func run(_ input: Input, caller: Caller, progress: JobProgress) async throws -> Output
+}
+
+extension LayerFreeTypedProcess {
+    public func validate(_ inputs: [String: JSONValue], caller: Caller) async throws {
+        try await check(try input(inputs), caller: caller)
+    }
+
+    public func execute(_ inputs: [String: JSONValue], caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        try ProcessOutput.json(try await run(try input(inputs), caller: caller, progress: progress))
+    }
+}

@@ -8,6 +8,7 @@ import Parking
 import ProcessRuntime
 import Scenarios
 import Sensing
+import ServiceLifecycle
 import TwinStore
 
 /// The CityTwin HTTP API over any `FeatureStore`: OGC API Features Part 1 (core, GeoJSON,
@@ -29,6 +30,12 @@ public final class CityTwinServer: Sendable {
     let writeLocks = FeatureWriteLocks()
     /// The store's token revocation list (`nil`: a store without one).
     let revocations: RevocationList?
+    /// The departments the store knows, for tokens an identity provider issues.
+    let departments: DepartmentDirectory
+    /// Who a token stands for, checked alike for HTTP and MQTT (signature, revocation, department).
+    var callers: CallerMiddleware {
+        CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations, departments: departments)
+    }
     // --- tiles (helper "tiles"): the tile cache and catalogue copy behind TileRoutes.swift.
     let tileService: TileService
     // --- end tiles
@@ -44,12 +51,15 @@ public final class CityTwinServer: Sendable {
     let changeWatch: ChangeFeedWatch
     /// The live parking view and its push feed (`/parking/events`, Routes/ParkingRoutes.swift).
     let parkingLive: ParkingLiveService
+    /// SensorThings over MQTT: the broker's subscribers, told of every SensorThings write (Routes/SensorThings/MQTTSensorThings.swift).
+    let sensorThingsMQTT = SensorThingsMQTT()
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
         self.options = options
         self.layers = LayerDirectory(store: store)
         self.revocations = (store as? any TokenRevocations).map(RevocationList.init)
+        self.departments = DepartmentDirectory(store: store)
         self.tileService = TileService(store: store)  // tiles
         self.changeWatch = ChangeFeedWatch(store: store)
         self.alertFeed = AlertFeed(store: store)  // sensorthings
@@ -66,7 +76,9 @@ public final class CityTwinServer: Sendable {
             + processOperations  // processes: OGC API Processes (Processes/)
             + scenarioOperations + floodRunOperations + depthMapOperations  // scenarios and results over time (Routes/ScenarioRoutes.swift, DepthMapRoutes.swift)
             + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
-            + parkingOperations  // parking: /parking/coverage (Routes/ParkingRoutes.swift)
+            + baseMapOperations  // basemap: the city's vector base map (Routes/BaseMapRoutes.swift)
+            + parkingOperations  // parking: /parking/coverage and /parking/events (Routes/ParkingRoutes.swift)
+            + sensorThingsOperations + alertOperations  // sensorthings: /sta/v1.1 and /alerts/events (Routes/SensorThings/SensorThingsRoutes.swift)
             + wmsOperations + wmtsOperations  // render: WMS 1.3.0 at /wms, WMTS 1.0.0 at /wmts (Routes/OWS/)
     }
 
@@ -81,14 +93,14 @@ public final class CityTwinServer: Sendable {
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ProblemMiddleware(compressionThreshold: options.compressionThreshold))
         router.add(middleware: RequestLimitMiddleware(limits: options.limits))
-        router.add(middleware: CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations))
+        router.add(middleware: callers)
         let threshold = options.compressionThreshold
         let baseURL = options.baseURL
         for op in operations {
             let declared = op.queryParameterNames
             let handler = op.handler
-            let checksParameters = !op.acceptsQueryables  // else the handler checks them against the queryables
-            router.on(RouterPath(op.path), method: op.method) { request, context in
+            let checksParameters = op.checksDeclaredParameters
+            router.on(RouterPath(op.routerPath ?? op.path), method: op.method) { request, context in
                 let query = try QueryParameters(request.uri.query)
                 if checksParameters { try query.requireDeclared(declared) }
                 // HTML pages built below speak the caller's language (Rendering/PageLanguage.swift).
@@ -97,8 +109,6 @@ public final class CityTwinServer: Sendable {
                 return representation.response(for: request, compressionThreshold: threshold)
             }
         }
-        addSensorThingsRoutes(to: router)  // sensorthings: /sta/v1.1 (Routes/SensorThings/)
-        addParkingRoutes(to: router)  // parking: /parking/events (Routes/ParkingRoutes.swift)
         return router
     }
 
@@ -118,8 +128,9 @@ public final class CityTwinServer: Sendable {
     public func run(host: String, port: Int, shutdownGrace: Duration = GracefulStop.defaultGrace,
                     onListening: @escaping @Sendable () async -> Void = {}) async throws {
         await parkingCatchUp([ParkingLiveView.layer])  // parking: the live view exists before the first request
-        try await GracefulStop.run([makeApplication(address: .hostname(host, port: port), onServerRunning: { _ in await onListening() })],
-                                   grace: shutdownGrace, logger: options.logger)
+        var services: [any Service] = [makeApplication(address: .hostname(host, port: port), onServerRunning: { _ in await onListening() })]
+        if let mqtt = options.mqtt { services.append(SensorThingsMQTTService(server: self, host: host, options: mqtt)) }  // --mqtt-port
+        try await GracefulStop.run(services, grace: shutdownGrace, logger: options.logger)
     }
 
     /// An absolute URL for `path` (which starts with `/`).

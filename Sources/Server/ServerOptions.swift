@@ -3,6 +3,7 @@ import Logging
 import ProcessRuntime
 import Scenarios
 import Signals
+import Tiles
 
 /// How a `CityTwinServer` presents itself.
 public struct ServerOptions: Sendable {
@@ -29,13 +30,24 @@ public struct ServerOptions: Sendable {
     /// running plan takes one bounded re-timing step by this method (`nil`: plans change only when
     /// a planner or a schedule re-times them).
     public var signalRetiming: SignalPlanning.Retiming?
+    /// SensorThings over MQTT on its own port (`citytwin serve --mqtt-port`); `nil`: no broker.
+    public var mqtt: SensorThingsMQTTOptions?
+    /// The city's vector base map (a PMTiles archive `citytwin city basemap` wrote, opened from a
+    /// path the operator gave), served at `/basemap/…` and drawn under the layers of the web map.
+    public var basemap: PMTilesReader?
+    /// Tianditu's key: its WMTS base layers (vector, imagery, labels) become selectable in the web map.
+    public var tianditu: TiandituKey?
 
     public init(baseURL: String = "http://127.0.0.1:8080", logger: Logger = Logger(label: "citytwin.server"),
                 tokenVerifier: (any BearerTokenVerifier)? = nil, compressionThreshold: Int = 1024,
                 exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard, rasters: ResultRasters? = nil,
                 limits: RequestLimits = RequestLimits(), crossOrigin: CrossOriginPolicy = CrossOriginPolicy(),
-                signalRetiming: SignalPlanning.Retiming? = nil) {
+                signalRetiming: SignalPlanning.Retiming? = nil, mqtt: SensorThingsMQTTOptions? = nil,
+                basemap: PMTilesReader? = nil, tianditu: TiandituKey? = nil) {
         self.signalRetiming = signalRetiming
+        self.mqtt = mqtt
+        self.basemap = basemap
+        self.tianditu = tianditu
         self.processes = processes
         self.rasters = rasters
         self.limits = limits

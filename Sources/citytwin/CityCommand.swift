@@ -14,103 +14,90 @@ struct CityCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "city",
         abstract: "Build a city's layers from its own data (OpenStreetMap extracts).",
-        subcommands: [Build.self])
+        subcommands: [Build.self, BaseMap.self])
 
     struct Build: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Build a city's layers (roads, intersections, resources, parking lots, buildings) from an OpenStreetMap extract.",
+            abstract: "Build a city's layers from a manifest of its own sources, or from an OpenStreetMap extract (--osm).",
             discussion: """
-                Roads are split at every node two drivable ways share (never where a bridge or tunnel merely crosses), \
-                classed by CJJ 37 from highway=*, with speeds, lanes and one-way from their tags or the documented \
-                defaults (docs/capabilities/city-build.md); lengths in the extract's metric CRS (the CGCS2000 3-degree \
-                Gauss-Krüger zone in China, the UTM zone elsewhere), which the store records as the city's. Fire \
-                stations, hydrants, hospitals, assembly points, parking lots and buildings come from their tags \
-                (FeatureRule); what OpenStreetMap cannot say is left empty, never invented, and those layers \
-                require only what it can. Each layer is written whole in one transaction, replacing what a \
-                previous build wrote; the report lists what was derived and what was dropped, and why.
+                MANIFEST.json names the city (name, metric_crs), per layer its sources (file: any vector source GDAL \
+                reads; layer, crs, where, x/y of a CSV; fields: target <- source field or constant; values: source value -> \
+                target value; defaults), a DEM (any raster GDAL reads, imported as the managed raster 'dem' in the city's \
+                metric CRS), a SWMM drainage model and an EPANET water network (docs/capabilities/city-build.md). \
+                --osm EXTRACT is the manifest {"osm": EXTRACT} with --dem, --drainage, --water and --name. \
+                Roads from any source are split where lines share a vertex on the same level (OpenStreetMap: a node two \
+                drivable ways share; never where a bridge or tunnel merely crosses), classed by CJJ 37, with speeds, lanes and \
+                one-way from their fields or tags or the documented class defaults; lengths in the city's metric CRS (the \
+                CGCS2000 3-degree Gauss-Krüger zone in China, the UTM zone elsewhere, unless metric_crs), which the store \
+                records. Fire stations, hydrants, hospitals, assembly points, parking lots, buildings and water come from \
+                their tags (FeatureRule) or the manifest's layers; what a source cannot say is left empty, never invented: \
+                a required value without a source or a default is an error. The whole manifest is checked before \
+                anything is written; each layer is written whole in one transaction, replacing what a previous build wrote; \
+                the report lists what was derived, defaulted and dropped, and why.
                 """)
 
-        @Option(help: "The OpenStreetMap extract (.osm.pbf or .osm).")
-        var osm: String
+        @Argument(help: "The city's manifest (JSON), when not --osm.")
+        var manifest: String?
 
-        @Option(help: "The city's name, recorded in the store (default: the extract's file name).")
+        @Option(help: "An OpenStreetMap extract (.osm.pbf or .osm): the shortcut for the manifest {\"osm\": EXTRACT}.")
+        var osm: String?
+
+        @Option(help: "With --osm: a DEM (any raster GDAL reads, in any CRS) imported as the managed raster 'dem'.")
+        var dem: String?
+
+        @Option(help: "With --osm: a SWMM model (.inp) into the drainage layers, its coordinates in the city's metric CRS.")
+        var drainage: String?
+
+        @Option(help: "With --osm: an EPANET network (.inp) into the water-supply layers, its coordinates in the city's metric CRS.")
+        var water: String?
+
+        @Option(help: "The city's name, recorded in the store (default: the manifest's name, else the file name).")
         var name: String?
 
-        @Option(help: "Also write the build's report (features written per layer; values derived, objects dropped and why) as JSON to this file.")
+        @Option(help: "Also write the build's report (features written per layer; values derived, defaulted, objects dropped and why) as JSON to this file.")
         var report: String?
 
         @OptionGroup var storeOption: StoreOption
 
-        @Option(help: "Directory of layer definitions (the roads and intersections layers are created from it).")
+        @Option(help: "Directory of layer definitions (layers the store lacks are created from it).")
         var layers: String = ProjectFiles.path("Layers")
 
-        func run() async throws {
-            let url = URL(fileURLWithPath: osm)
-            let bar = ProgressBar("building from \(url.lastPathComponent)")
-            let extract: OSMExtract
-            do { extract = try OSMExtract(file: url) } catch let e as ImportError { throw CommandFailure("city build failed, nothing written: \(e)") }
-            guard let extent = extract.extent else { throw CommandFailure("\(url.lastPathComponent) holds no ways: nothing to build") }
-            let store = try await StoreLocation(storeOption.path).open()
-            // The city's metric CRS: the one the store records, else the zone of the extract's centre.
-            let recorded = try await (store as? any CityRecords)?.cityRecord()?.metricReferenceSystem
-            let metric = recorded ?? CoordinateReferenceSystem.metricZone(for: extent)
-            let toMetric = try CoordinateTransformer.shared(from: CoordinateReferenceSystem(epsg: 4326), to: metric)
-            let roads = try RoadNetworkDraft.build(ways: extract.ways, signals: extract.signals, stops: extract.stops, metric: toMetric)
-            let features = try CityFeatureDraft.build(extract.objects, metric: toMetric)
-            let network = roads.layers(file: url.lastPathComponent)
-            let others = features.records(file: url.lastPathComponent)
-            var catalog = try await LayerDefinitions.catalog(store, creating: network.layers.map(\.id),
-                                                             from: URL(fileURLWithPath: layers, isDirectory: true))
-            // The other layers require only what OpenStreetMap can say (FeatureRule.required).
-            let directory = try LayerCatalog.load(directory: URL(fileURLWithPath: layers, isDirectory: true))
-            var definitions = catalog.definitions
-            let requirements = FeatureRule.all.map { ($0.layer, $0.required) } + [("addresses", AddressDraft.required)]
-            for (layer, required) in requirements where others.layers.contains(where: { $0.id == layer }) {
-                guard let base = catalog[layer] ?? directory[layer] else {
-                    throw CommandFailure("no layer \(layer) in the store or in \(layers)/")
-                }
-                let relaxed = try base.requiring(only: required)
-                try await store.createLayer(relaxed)
-                definitions.removeAll { $0.id == layer }
-                definitions.append(relaxed)
-            }
-            catalog = LayerCatalog(definitions)
-            do {
-                var summaries = try await network.run(catalog: catalog, store: store, by: .admin, replacing: true) { bar.update($0) }
-                do {
-                    summaries += try await others.run(catalog: catalog, store: store, by: .admin, replacing: true) { bar.update($0) }
-                } catch let e as ImportError {
-                    // Each layer is one transaction: the roads and intersections are in, the failing layer is not.
-                    throw CommandFailure("city build failed after writing \(summaries.map(\.layer).joined(separator: " and ")): \(e)")
-                }
-                let count = Double(summaries.reduce(0) { $0 + $1.count })
-                bar.finish(WorkProgress(stage: "done", completed: count, total: count, unit: "features"))
-                if let city = try await CityRecord.recordIfAbsent(in: store, name: name ?? Self.cityName(url), metricCRS: metric, by: .admin) {
-                    print("recorded the city '\(city.name)' with its metric CRS \(city.metricCRS) (the zone of the extract's centre)")
-                } else {
-                    print("metric CRS: \(metric) (the city's, as the store records it)")
-                }
-                for s in summaries { print("built \(s.count) features into \(s.layer)") }
-                var counts = roads.report.merging(features.report) { a, _ in a }
-                if extract.unreadableAreas > 0 { counts["areas left out: a geometry GDAL cannot read (an open ring)"] = extract.unreadableAreas }
-                for (what, n) in counts.sorted(by: { $0.key < $1.key }) { print("  \(what): \(n)") }
-                if let report {
-                    let document: JSONValue = [
-                        "source": .string(url.lastPathComponent), "metric_crs": .string("\(metric)"),
-                        "written": .object(Dictionary(uniqueKeysWithValues: summaries.map { ($0.layer, JSONValue.integer(Int64($0.count))) })),
-                        "report": .object(counts.mapValues { JSONValue.integer(Int64($0)) }),
-                    ]
-                    try JSONOutput.encoder(.pretty).encode(document).write(to: URL(fileURLWithPath: report))
-                }
-            } catch let e as ImportError {
-                throw CommandFailure("city build failed, nothing written: \(e)")
+        func validate() throws {
+            guard (manifest == nil) != (osm == nil) else { throw ValidationError("give a MANIFEST.json or --osm EXTRACT (one of them)") }
+            if manifest != nil, dem != nil || drainage != nil || water != nil {
+                throw ValidationError("--dem, --drainage and --water go with --osm; a manifest names them itself (dem, drainage, water)")
             }
         }
 
-        /// `helsinki` for `Helsinki.osm.pbf`.
+        func run() async throws {
+            let cityManifest: CityManifest
+            let source: String
+            do {
+                if let osm {
+                    let url = URL(fileURLWithPath: osm)
+                    let here = URL(fileURLWithPath: FileManager.default.currentDirectoryPath, isDirectory: true)
+                    cityManifest = CityManifest(osm: url, name: name ?? Self.cityName(url), dem: dem.map(URL.init(fileURLWithPath:)),
+                                                drainage: drainage.map(URL.init(fileURLWithPath:)), water: water.map(URL.init(fileURLWithPath:)),
+                                                directory: here)
+                    source = url.lastPathComponent
+                } else {
+                    let url = URL(fileURLWithPath: manifest!)
+                    var read = try CityManifest(file: url)
+                    read.name = name ?? read.name ?? Self.cityName(url)
+                    cityManifest = read
+                    source = url.lastPathComponent
+                }
+            } catch let e as ManifestError {
+                throw CommandFailure("city build failed, nothing written: \(e)")
+            }
+            try await CityBuildRun(manifest: cityManifest, source: source, store: storeOption.path,
+                                   layers: URL(fileURLWithPath: layers, isDirectory: true), report: report).run()
+        }
+
+        /// `helsinki` for `Helsinki.osm.pbf`, `tampere` for `tampere.json`.
         static func cityName(_ url: URL) -> String {
             var name = url.lastPathComponent
-            for suffix in [".pbf", ".osm", ".bz2"] where name.lowercased().hasSuffix(suffix) { name = String(name.dropLast(suffix.count)) }
+            for suffix in [".pbf", ".osm", ".bz2", ".json"] where name.lowercased().hasSuffix(suffix) { name = String(name.dropLast(suffix.count)) }
             return name
         }
     }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 
 @main
 struct CityTwinCommand: AsyncParsableCommand {
@@ -11,10 +12,13 @@ struct CityTwinCommand: AsyncParsableCommand {
         ])
 
     /// ArgumentParser's `main`, with every error a command lets escape worded by the CLI's one
-    /// error mapping (`CommandFailure.presenting`), as the HTTP API words it.
+    /// error mapping (`CommandFailure.presenting`), as the HTTP API words it; the service commands'
+    /// options also from the environment and a configuration file (`ServiceConfiguration`).
     static func main() async {
         do {
-            var command = try await asyncParseAsRoot()
+            let arguments = try await ServiceConfiguration.arguments(Array(CommandLine.arguments.dropFirst()),
+                                                                     environment: ProcessInfo.processInfo.environment)
+            var command = try await asyncParseAsRoot(arguments)
             if var asyncCommand = command as? any AsyncParsableCommand {
                 try await asyncCommand.run()
             } else {

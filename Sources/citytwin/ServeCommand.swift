@@ -7,6 +7,7 @@ import ProcessRuntime
 import Scenarios
 import Server
 import Signals
+import Tiles
 import TwinStore
 
 /// `citytwin serve`: the OGC APIs over an existing store, until SIGINT/SIGTERM.
@@ -19,6 +20,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup var storeOption: StoreOption
     var store: String { storeOption.path }
     @OptionGroup var rasterOption: RasterOption
+
+    @Option(help: "A JSON file of this command's options, e.g. {\"serve\": {\"storeTimeout\": 10}}; an option given on the command line or as CITYTWIN_SERVE_<OPTION> (e.g. CITYTWIN_SERVE_STORE_TIMEOUT) takes precedence. Also CITYTWIN_CONFIG.")
+    var config: String?
 
     @Option(help: "TCP port to listen on.")
     var port: Int = 8080
@@ -43,6 +47,8 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Request limits") var limitOptions: RequestLimitOptions
 
+    @OptionGroup(title: "OpenID Connect provider") var oidcOptions: OIDCOptions
+
     @Option(help: "An origin whose web pages may call the API from a browser (repeat for several; * for every origin, the default; none for no CORS).")
     var corsOrigin: [String] = []
 
@@ -52,6 +58,42 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Adaptive signal control: webster-retiming or saturation-balancing. Each time live counts (SensorThings) make an intersection's newest interval whole, its running plan takes one bounded re-timing step, written as a new signal_plans version under the sender. Default: off (plans change only when re-timed by hand or by a schedule).")
     var signalRetiming: String?
 
+    @Option(help: "Serve SensorThings over MQTT 3.1.1 on this TCP port of --host (FROST-Server's topics: subscribe to v1.1/Datastreams(2)/Observations, publish an Observation to create it; the password is a department token). Default: off.")
+    var mqttPort: Int?
+
+    @Option(help: "MQTT connections open at once (with --mqtt-port); one more is answered CONNACK 3 (server unavailable).")
+    var mqttMaxConnections: Int = 1000
+
+    @Option(help: "Topics one MQTT connection may subscribe to (with --mqtt-port); one more is refused in its SUBACK.")
+    var mqttMaxSubscriptions: Int = 100
+
+    @Option(help: "The city's base map: a PMTiles archive `citytwin city basemap` wrote, served at /basemap/ and drawn under the city's layers in the web map.")
+    var basemap: String?
+
+    @Option(help: "A Tianditu key (天地图): its vector and imagery WMTS layers become selectable base layers of the web map (the browser fetches them with this key). Prefer the environment variable CITYTWIN_TIANDITU_KEY, which keeps it out of the process list.")
+    var tiandituKey: String?
+
+    /// `--tianditu-key`, else `CITYTWIN_TIANDITU_KEY`; nil when neither is set.
+    func tianditu() throws -> TiandituKey? {
+        let given = tiandituKey ?? ProcessInfo.processInfo.environment["CITYTWIN_TIANDITU_KEY"]
+        guard let given, !given.isEmpty else { return nil }
+        guard let key = TiandituKey(given) else {
+            throw ValidationError("the Tianditu key (--tianditu-key or CITYTWIN_TIANDITU_KEY) must be letters and digits only, as Tianditu issues it")
+        }
+        return key
+    }
+
+    /// The `--basemap` archive, opened; nil without one.
+    func baseMapArchive() throws -> PMTilesReader? {
+        guard let basemap else { return nil }
+        guard TileArchiveFormat(path: basemap) == .pmtiles else {
+            throw CommandFailure("--basemap \(basemap): the base map is served from a PMTiles archive (.pmtiles); build one with `citytwin city basemap --osm EXTRACT --out city.pmtiles`")
+        }
+        do { return try PMTilesReader(path: basemap) } catch let e as TileError {
+            throw CommandFailure("--basemap: \(e.message)")
+        }
+    }
+
     var crossOrigin: CrossOriginPolicy {
         let origins = corsOrigin.isEmpty ? ["*"] : corsOrigin.contains("none") ? [] : corsOrigin
         return CrossOriginPolicy(origins: origins, allowsWrites: corsWrites)
@@ -60,20 +102,35 @@ struct ServeCommand: AsyncParsableCommand {
     var limits: RequestLimits { limitOptions.limits }
 
     func validate() throws {
+        _ = try tianditu()
         if let signalRetiming, SignalPlanning.Retiming(rawValue: signalRetiming) == nil {
             throw ValidationError("--signal-retiming must be one of \(SignalPlanning.Retiming.allCases.map(\.rawValue).joined(separator: ", ")), got '\(signalRetiming)'")
         }
         guard (1...65_535).contains(port) else { throw ValidationError("--port must be 1…65535, got \(port)") }
+        if let mqttPort {
+            guard (1...65_535).contains(mqttPort), mqttPort != port else {
+                throw ValidationError("--mqtt-port must be 1…65535 and not --port, got \(mqttPort)")
+            }
+        }
+        guard mqttMaxConnections >= 1 else { throw ValidationError("--mqtt-max-connections must be at least 1, got \(mqttMaxConnections)") }
+        guard mqttMaxSubscriptions >= 1 else { throw ValidationError("--mqtt-max-subscriptions must be at least 1, got \(mqttMaxSubscriptions)") }
         guard storeTimeout.isFinite, storeTimeout >= 0.1, storeTimeout <= 600 else {
             throw ValidationError("--store-timeout must be 0.1…600 seconds, got \(storeTimeout)")
         }
         guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
             throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
         }
+        _ = try oidcOptions.configuration()
     }
 
     func run() async throws {
         let location = try StoreLocation(store)
+        let archive = try baseMapArchive()
+        let tianditu = try tianditu()
+        if let archive {
+            print("Base map: \(archive.path), zooms \(archive.header.minZoom)-\(archive.header.maxZoom), layers \(archive.vectorLayers.compactMap { $0["id"]?.stringValue }.joined(separator: ", "))")
+        }
+        if tianditu != nil { print("Tianditu base layers: on (vector and imagery; the key is not shown)") }
         let featureStore = try await location.openExisting(connectionWait: .seconds(storeTimeout))
         let directory = URL(fileURLWithPath: layers, isDirectory: true)
         if FileManager.default.fileExists(atPath: directory.path) {
@@ -89,25 +146,36 @@ struct ServeCommand: AsyncParsableCommand {
         logger.logLevel = logLevel
         let server = CityTwinServer(store: featureStore,
                                     options: ServerOptions(baseURL: baseURL ?? "http://\(host):\(port)", logger: logger,
-                                                          tokenVerifier: try Self.tokenVerifier(location),
+                                                          tokenVerifier: try Self.tokenVerifier(location, oidc: oidcOptions.configuration()),
                                                           processes: .forStore(directory: location.directory, rasters: rasters),
                                                           rasters: rasters, limits: limits, crossOrigin: crossOrigin,
-                                                          signalRetiming: retiming))
+                                                          signalRetiming: retiming,
+                                                          mqtt: mqttPort.map { SensorThingsMQTTOptions(port: $0, maxConnections: mqttMaxConnections,
+                                                                                                       maxSubscriptions: mqttMaxSubscriptions) },
+                                                          basemap: archive, tianditu: tianditu))
         do {
             try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace)) { [host, port] in
                 FileHandle.standardOutput.write(Data("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)\n".utf8))
             }
         } catch let e as IOError where e.errnoCode == EADDRINUSE {
-            throw CommandFailure("cannot listen on \(host):\(port): another program is using that port (stop it, or choose another with --port)")
+            let ports = mqttPort.map { "\(port) or \($0)" } ?? "\(port)"
+            throw CommandFailure("cannot listen on \(host):\(ports): another program is using that port (stop it, or choose another with --port or --mqtt-port)")
         }
     }
 
     /// What the server verifies tokens with: the authority of `CITYTWIN_TOKEN_SECRET`, or of the
-    /// secret file beside a SpatiaLite store, re-read when `token rotate-secret` replaces it.
-    static func tokenVerifier(_ location: StoreLocation) throws -> any BearerTokenVerifier {
+    /// secret file beside a SpatiaLite store, re-read when `token rotate-secret` replaces it; and
+    /// beside it an OpenID Connect provider's verifier when one is configured.
+    static func tokenVerifier(_ location: StoreLocation, oidc: OIDCConfiguration?) throws -> any BearerTokenVerifier {
+        let own: any BearerTokenVerifier
         if case .spatiaLite(let path) = location, (ProcessInfo.processInfo.environment[TokenAuthority.secretVariable] ?? "").isEmpty {
-            return try ReloadingTokenAuthority(storePath: path)
+            own = try ReloadingTokenAuthority(storePath: path)
+        } else {
+            own = try location.tokenAuthority()
         }
-        return try location.tokenAuthority()
+        guard let oidc else { return own }
+        print("Accepting the tokens of the OpenID Connect provider \(oidc.issuer) for audience \(oidc.audience)"
+              + " (department claim \(oidc.departmentClaim), role claim \(oidc.roleClaim))")
+        return IdentityVerifiers(own: own, external: OIDCVerifier(oidc))
     }
 }

@@ -206,14 +206,21 @@ struct SignalPlanCommand: AsyncParsableCommand {
             return
         }
         let input = input ?? "-"
-        let demand = try readSignalJSON(IntersectionDemand.self, from: input)
-        let result: IntersectionTiming
-        do { result = try SignalTiming.webster(demand, settings: timing.settings) } catch let e as SignalTimingError {
-            throw CommandFailure(presenting: e, in: input)
-        }
-        if json { return try printJSONDocument(IntersectionTimingReport(result)) }
-        let report = try JSONOutput.value(IntersectionTimingReport(result))
-        printTiming(report, title: result.intersection)
+        var inputs = timing.processInputs
+        inputs["intersection"] = try readSignalJSON(JSONValue.self, from: input)
+        let result = try await inlineDocument(input) { try await ProcessRunner.runReadingNoLayer("signal-timing", inputs) }
+        let plan = result["plans"]?.arrayValue?.first
+        let report = plan?["timing"] ?? .null
+        if json { return try printJSONDocument(report) }
+        printTiming(report, title: plan?["intersection"]?.stringValue ?? "")
+    }
+}
+
+/// Runs a process on a document read from `path` (a signal command's `--input`): what is wrong in
+/// it is said with the file's name.
+func inlineDocument<T>(_ path: String, _ body: () async throws -> T) async throws -> T {
+    do { return try await body() } catch let failure as CommandFailure {
+        throw CommandFailure("\(path): \(failure.description)")
     }
 }
 

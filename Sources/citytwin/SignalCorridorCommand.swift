@@ -89,40 +89,24 @@ struct SignalCorridorCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let report: JSONValue
-        let svg: String
-        if let id {
-            var inputs = timing.processInputs
-            inputs["corridor"] = .string(id)
-            if let period { inputs["period"] = .string(period) }
-            if write { inputs["write"] = true }
-            if let cycles = try cycles { inputs["cycleRange"] = [.number(cycles.lowerBound), .number(cycles.upperBound)] }
-            if let cycleObjective { inputs["cycleObjective"] = .string(cycleObjective.rawValue) }
-            if let offsetObjective { inputs["offsetObjective"] = .string(offsetObjective.rawValue) }
-            if let offsets = try comparedOffsets { inputs["compareOffsets"] = .array(offsets.map { .number($0) }) }
-            let bar = cycleRange != nil ? ProgressBar("coordinating \(id) over cycles \(cycleRange ?? "")") : nil
-            let result = try await ProcessRunner(store: store.path).run("green-wave", inputs, progress: bar?.progress ?? .ignored)
-            bar?.finish(.stage("done", fraction: 1))
-            report = result["plan"] ?? .null
-            svg = result["diagram"]?.stringValue ?? ""
-        } else {
-            let input = input ?? "-"
-            let corridor = try readSignalJSON(CorridorInput.self, from: input)
-            let plan: CorridorPlan
-            let bar = cycleRange != nil ? ProgressBar("coordinating \(corridor.id) over cycles \(cycleRange ?? "")") : nil
-            do {
-                plan = try CorridorTiming.plan(id: corridor.id, intersections: corridor.intersections, links: corridor.links,
-                                               settings: timing.settings, inboundWeight: corridor.inboundWeight, cycleRange: try cycles, cycleObjective: cycleObjective ?? .standard,
-                                               offsetObjective: offsetObjective ?? .standard, comparedOffsets: try comparedOffsets) { done, count in
-                    bar?.update(WorkProgress(stage: "coordinated", completed: Double(done), total: Double(count), unit: "cycles"))
-                }
-            } catch let e as SignalTimingError {
-                throw CommandFailure(presenting: e, in: input)
-            }
-            bar?.finish(.stage("done", fraction: 1))
-            report = try JSONOutput.value(CorridorPlanReport(plan))
-            svg = TimeSpaceDiagram.svg(corridor: plan.corridor, wave: plan.wave)
-        }
+        let input = input ?? "-"
+        var inputs = timing.processInputs
+        let corridor: JSONValue = try id.map { .string($0) } ?? readSignalJSON(JSONValue.self, from: input)
+        inputs["corridor"] = corridor
+        if let period { inputs["period"] = .string(period) }
+        if write { inputs["write"] = true }
+        if let cycles = try cycles { inputs["cycleRange"] = [.number(cycles.lowerBound), .number(cycles.upperBound)] }
+        if let cycleObjective { inputs["cycleObjective"] = .string(cycleObjective.rawValue) }
+        if let offsetObjective { inputs["offsetObjective"] = .string(offsetObjective.rawValue) }
+        if let offsets = try comparedOffsets { inputs["compareOffsets"] = .array(offsets.map { .number($0) }) }
+        let name = id ?? corridor["id"]?.stringValue ?? ""
+        let bar = cycleRange != nil ? ProgressBar("coordinating \(name) over cycles \(cycleRange ?? "")") : nil
+        let progress = bar?.progress ?? .ignored
+        let result = try await id != nil ? ProcessRunner(store: store.path).run("green-wave", inputs, progress: progress)
+            : inlineDocument(input) { try await ProcessRunner.runReadingNoLayer("green-wave", inputs, progress: progress) }
+        bar?.finish(.stage("done", fraction: 1))
+        let report = result["plan"] ?? .null
+        let svg = result["diagram"]?.stringValue ?? ""
         if let diagram {
             try await writeDiagram(svg, to: diagram)
         }

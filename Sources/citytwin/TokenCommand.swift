@@ -14,32 +14,65 @@ struct TokenCommand: ParsableCommand {
 
 /// `citytwin token revoke TOKEN`: puts a token on the store's revocation list; every server on
 /// the store refuses it within `RevocationList.refreshInterval` (2 s), though its signature and
-/// expiry are good. Only tokens this store's secret signed, and not yet expired, are taken.
+/// expiry are good. CityTwin's own tokens (JWTs, and the earlier `ct1.` ones) must verify with this
+/// store's secret and not have expired; they are listed by their `jti` (a `ct1.` token by its
+/// text). A token of another issuer (an OpenID Connect provider's) is listed by its issuer and
+/// `jti`, or by issuer, `sub` and `iat` when it has no `jti` (RevocationKey); its signature is not
+/// checked here (listing a token only ever refuses it), its `exp` must be in the future.
 struct TokenRevokeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke",
-        abstract: "Revoke a bearer token: every server on the store refuses it from then on.")
+        abstract: "Revoke a bearer token (CityTwin's own, or an OpenID Connect provider's JWT): every server on the store refuses it from then on.")
 
-    @Argument(help: "The token (ct1.…), as token create printed it.")
+    @Argument(help: "The token, as token create printed it (or as the OpenID provider issued it).")
     var token: String
 
     @OptionGroup var storeOption: StoreOption
 
     func run() async throws {
         let location = try StoreLocation(storeOption.path)
-        let claims: TokenClaims
+        let entry: (key: String, expiresAt: Int64, description: String)
         do {
-            claims = try location.tokenAuthority().verify(token)
+            entry = try await Self.entry(for: token, location: location)
         } catch let e as StoreError {
             throw CommandFailure(presenting: e, in: "not revoked")
         }
         guard let store = try await location.openExisting() as? any TokenRevocations else {
             throw CommandFailure("the store at \(storeOption.path) keeps no revocation list")
         }
-        try await store.revokeToken(digest: TokenAuthority.digest(token), expiresAt: claims.expiresAt)
-        let expiry = RFC3339.formatSeconds(Date(timeIntervalSince1970: TimeInterval(claims.expiresAt)))
-        print("revoked the \(claims.role.rawValue) token of \(claims.department.isEmpty ? "the platform" : claims.department)"
-              + (claims.subject.map { " for \($0)" } ?? "") + " (it would have expired \(expiry))")
+        try await store.revokeToken(digest: entry.key, expiresAt: entry.expiresAt)
+        let expiry = RFC3339.formatSeconds(Date(timeIntervalSince1970: TimeInterval(entry.expiresAt)))
+        print("revoked \(entry.description) (it would have expired \(expiry))")
+    }
+
+    /// The token's revocation key, expiry and a description of whose it is.
+    static func entry(for token: String, location: StoreLocation) async throws -> (key: String, expiresAt: Int64, description: String) {
+        if !token.hasPrefix(TokenAuthority.legacyPrefix + "."),
+           let jwt = try? UnverifiedJWT(token), let issuer = jwt.issuer, issuer != TokenAuthority.issuer {
+            return try external(jwt, issuer: issuer)
+        }
+        let claims = try await location.tokenAuthority().verify(token)
+        return (claims.revocationKey(token: token), claims.expiresAt,
+                "the \(claims.role.rawValue) token of \(claims.department.isEmpty ? "the platform" : claims.department)"
+                + (claims.subject.map { " for \($0)" } ?? ""))
+    }
+
+    /// An OpenID provider's token: named by issuer and `jti`, else issuer, `sub` and `iat`.
+    static func external(_ jwt: UnverifiedJWT, issuer: String) throws -> (key: String, expiresAt: Int64, description: String) {
+        func reject(_ why: String) -> StoreError { StoreError(.invalidToken, why, field: "token") }
+        guard let exp = jwt.claims["exp"]?.integerValue else { throw reject("the token of \(issuer) has no exp claim") }
+        guard Double(exp) > TwinClock.current.now.timeIntervalSince1970 else {
+            throw reject("the token of \(issuer) has expired already; every server refuses it")
+        }
+        let subject = jwt.claims["sub"]?.stringValue
+        let description = "the token of \(issuer)" + (subject.map { " for \($0)" } ?? "")
+        if let id = jwt.claims["jti"]?.stringValue, !id.isEmpty {
+            return (RevocationKey.jwt(issuer: issuer, id: id), exp, description + " (jti \(id))")
+        }
+        guard let subject, let iat = jwt.claims["iat"]?.integerValue else {
+            throw reject("the token of \(issuer) has neither a jti nor sub and iat claims: nothing names it on the revocation list")
+        }
+        return (RevocationKey.jwt(issuer: issuer, subject: subject, issuedAt: iat), exp, description + " issued at \(iat)")
     }
 }
 
@@ -109,7 +142,7 @@ struct TokenCreateCommand: AsyncParsableCommand {
     func run() async throws {
         let location = try StoreLocation(store)
         if let department, role != TokenClaims.Role.admin.rawValue {
-            let known = try await Self.departments(in: location.openExisting())
+            let known = try await KnownDepartments.of(location.openExisting())
             guard known.contains(department) else {
                 throw CommandFailure("no department '\(department)' in the store at \(store): a token for it could read and write nothing. "
                                      + "The departments that own or may see layers: \(known.sorted().joined(separator: ", "))")
@@ -118,18 +151,7 @@ struct TokenCreateCommand: AsyncParsableCommand {
         let authority = try location.tokenAuthority()
         let claims = TokenClaims(department: department ?? "", role: TokenClaims.Role(rawValue: role) ?? .viewer,
                                  subject: subject, lifetime: try Self.lifetime(expires))
-        print(authority.issue(claims))
-    }
-
-    /// The departments a token may name: those that own a layer of the store or see one of
-    /// its masked attributes in clear.
-    static func departments(in store: any FeatureStore) async throws -> Set<String> {
-        var names = Set<String>()
-        for info in try await store.layers(for: .admin) {
-            names.insert(info.definition.owner)
-            for attribute in info.definition.sensitive { names.formUnion(attribute.visibleTo) }
-        }
-        return names
+        print(try await authority.sign(claims))
     }
 
     /// `30d` → 2,592,000 s. Units: s, m, h, d; 1 s … 366 d.

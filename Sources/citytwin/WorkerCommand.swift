@@ -17,6 +17,9 @@ struct WorkerCommand: AsyncParsableCommand {
 
     @OptionGroup var storeOption: StoreOption
     @OptionGroup var rasterOption: RasterOption
+
+    @Option(help: "A JSON file of this command's options, e.g. {\"worker\": {\"storeTimeout\": 10}}; an option given on the command line or as CITYTWIN_WORKER_<OPTION> (e.g. CITYTWIN_WORKER_STORE_TIMEOUT) takes precedence. Also CITYTWIN_CONFIG.")
+    var config: String?
     var store: String { storeOption.path }
 
     @Option(help: "The worker's name in the job table (default worker-HOST-PID).")

@@ -51,8 +51,9 @@ def run_schemathesis(base_url: str, config: Path, report_dir: Path, *headers: st
                # One worker: hypothesis' lambda introspection is not thread-safe (a 'Runtime Error' with 2).
                "--workers", "1", "--request-timeout", "30",
                "--report", "ndjson", "--report-dir", str(report_dir),
-               # The change subscription streams until the client leaves (test_change_subscription.py).
-               "--exclude-path-regex", "/changes$"]
+               # Event streams run until the client leaves: the change subscription (test_change_subscription.py),
+               # the parking feed (test_parking_push.py) and the alerts (test_sensorthings_frost.py).
+               "--exclude-path-regex", "(/changes|/parking/events|/alerts/events)$"]
     for header in headers:
         command += ["-H", header]
     done = subprocess.run(command, capture_output=True, text=True, timeout=1200)

@@ -33,6 +33,20 @@ struct GeocoderLookupTests {
         #expect(geocoder.geocode("江堤路\(number)号")?.code == door.code)
     }
 
+    @Test("a city outside China: 'Korkeavuorenkatu 26' and '26 Korkeavuorenkatu' find the plate Korkeavuorenkatu26号 that city build made from addr:*")
+    func latinDoorPlate() throws {
+        let at = Position(x: 24.95, y: 60.16)
+        let street = AddressRecord(code: "S1", parentCode: nil, level: .street, name: "Korkeavuorenkatu", fullAddress: "Korkeavuorenkatu", position: at)
+        let plate = AddressRecord(code: "S1-26", parentCode: "S1", level: .doorPlate, name: "Korkeavuorenkatu26号",
+                                  fullAddress: "Korkeavuorenkatu26号", position: Position(x: 24.951, y: 60.161))
+        let geocoder = try AddressGeocoder(records: [street, plate])
+        for text in ["Korkeavuorenkatu 26", "26 Korkeavuorenkatu", "Korkeavuorenkatu26号"] {
+            let m = try #require(geocoder.geocode(text), "\(text)")
+            #expect(m.code == "S1-26" && m.level == .doorPlate, "\(text): \(m.code) \(m.level)")
+        }
+        #expect(geocoder.geocode("Korkeavuorenkatu 27")?.code != "S1-26")
+    }
+
     @Test("a door number that does not exist falls back to a coarser level, never another plate")
     func missingNumber() throws {
         let geocoder = try districtGeocoder.get()

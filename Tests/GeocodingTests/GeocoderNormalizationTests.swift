@@ -67,6 +67,18 @@ struct GeocoderNormalizationTests {
         #expect(c.room == 502)
     }
 
+    @Test("a Latin-script address names its door number after the street or before it, without 号; Chinese text is read as before")
+    func latinDoorNumbers() {
+        for text in ["Korkeavuorenkatu 26", "26 Korkeavuorenkatu", "korkeavuorenkatu 26"] {
+            let q = AddressQuery(text)
+            #expect(String(String.UnicodeScalarView(q.head)) == "KORKEAVUORENKATU" && q.doorNumber == 26 && !q.hasBuildingParts, "\(text)")
+        }
+        let named = AddressQuery("Main Street 3 B")
+        #expect(named.doorNumber == nil, "a letter after the number: not read as a door number")
+        let chinese = AddressQuery("沿江大道12")
+        #expect(chinese.doorNumber == nil && chinese.room == 12)
+    }
+
     @Test("digits inside a name stay in the name")
     func digitsInNames() {
         let q = AddressQuery("邾城三路14号")

@@ -5,6 +5,7 @@ import ProcessRuntime
 import Testing
 import TestSupport
 import TwinStore
+import Parking
 @testable import Scenarios
 
 /// The CLI runs the processes the API runs: for every analysis command, the built `citytwin`
@@ -15,7 +16,7 @@ struct CommandProcessTests {
     static let layerIDs = EmergencyDistrict.layerIDs
         + ["drainage_manholes", "drainage_pipes", "drainage_outfalls", "drainage_storage", "drainage_pumps",
            "water_nodes", "water_mains", "water_valves", "water_connections",
-           "signalized_intersections", "traffic_counts", "signal_plans", "signal_corridors"]
+           "signalized_intersections", "traffic_counts", "signal_plans", "signal_corridors", "parking_lots"]
 
     /// The sample district's emergency and utility layers in a SpatiaLite file, built once.
     private static let built = Task { () throws -> (SpatiaLiteStore, String, SampleDistrict) in
@@ -57,6 +58,22 @@ struct CommandProcessTests {
         let result = try await registry.run(process.id, inputs: inputs, caller: .admin, store: store)
         let value = try member.map { try #require(result[$0]) } ?? result
         return try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(value))
+    }
+
+    @Test("parking guide and simulate = their processes")
+    func parking() async throws {
+        let (store, path, _) = try await Self.built.value
+        // At a named time: an answer judged at now names the instant (readings.at), which differs from run to run.
+        let cli = try await Self.command(["parking", "guide", "--from", "114.780,30.830", "--to", "114.7985,30.8405",
+                                          "--drivers", "20", "--at", "2026-06-17T09:30:00", "--json"], store: path)
+        let api = try await Self.process("parking-guidance", ["from": [114.780, 30.830], "to": [114.7985, 30.8405], "drivers": 20,
+                                                              "freshnessSeconds": .number(ParkingGuidanceProcess.defaultFreshness),
+                                                              "maximumSnapMetres": 500, "at": "2026-06-17T09:30:00"], store: store)
+        #expect(cli == api)
+        let sim = try await Self.command(["parking", "simulate", "--drivers", "3000", "--json"], store: path)
+        let simAPI = try await Self.process("parking-simulation", ["drivers": 3000, "seed": 17], store: store)
+        #expect(sim == simAPI)
+        #expect(sim["guided"]?["drivers"] == 3000)
     }
 
     @Test("network nearest = nearest-resources")

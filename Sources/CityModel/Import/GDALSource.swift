@@ -54,7 +54,7 @@ extension GDALSource {
     /// code page, anything else refused), else the `.dbf` header's language driver (the Chinese ones
     /// mean GBK), else UTF-8 — never GDAL's ISO-8859-1 default, which turns GBK names into
     /// plausible-looking wrong text instead of an error.
-    static func shapefileEncoding(_ file: URL) throws -> TextEncoding {
+    public static func shapefileEncoding(_ file: URL) throws -> TextEncoding {
         let base = file.deletingPathExtension()
         func sidecar(_ ext: String) -> URL? {
             [ext, ext.uppercased()].map { base.appendingPathExtension($0) }.first { FileManager.default.fileExists(atPath: $0.path) }
@@ -79,7 +79,7 @@ extension GDALSource {
 
 extension TextEncoding {
     /// The name GDAL's drivers take for it (`ENCODING=`).
-    var gdalName: String {
+    public var gdalName: String {
         switch self {
         case .utf8: "UTF-8"
         case .gb18030: "GB18030"

@@ -55,7 +55,12 @@ public struct NetworkImport: Sendable {
     ///   transaction per layer), as a rebuild wants; otherwise they are added.
     public func run(catalog: LayerCatalog, store: any FeatureStore, by caller: Caller = .admin, replacing: Bool = false,
                     progress: ((WorkProgress) -> Void)? = nil) async throws -> [ImportSummary] {
-        let checked = try checked(catalog: catalog)
+        try await write(try checked(catalog: catalog), store: store, by: caller, replacing: replacing, progress: progress)
+    }
+
+    /// Inserts layers `checked` returned, each non-empty one in its own transaction (see `run`).
+    public func write(_ checked: [(definition: LayerDefinition, features: [Feature])], store: any FeatureStore, by caller: Caller = .admin,
+                      replacing: Bool = false, progress: ((WorkProgress) -> Void)? = nil) async throws -> [ImportSummary] {
         let total = checked.reduce(0) { $0 + $1.features.count }
         progress?(LayerImport.progress(.reading, total, of: total))
         var written = 0

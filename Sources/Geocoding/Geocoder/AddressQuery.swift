@@ -4,7 +4,8 @@
 /// Numbers are recognised by the word that follows them: `N号` is a door number until a building
 /// or unit has been seen (then a room: `3栋502号`), `N栋`, `N单元`, `N层`, `N室`; bare numbers
 /// (`3-1-502`, or a trailing `502`) fill building, unit and room in that order. Digits followed by
-/// anything else (`邾城3路`, `第3社区`) stay part of the name text.
+/// anything else (`邾城3路`, `第3社区`) stay part of the name text. A Latin-script address (a city
+/// outside China) writes its door number without 号: `Korkeavuorenkatu 26` or `26 Main Street`.
 struct AddressQuery {
     /// Name text before the door number (province … community, yard, road), normalised.
     var head: [Unicode.Scalar] = []
@@ -71,6 +72,17 @@ struct AddressQuery {
             }
             i = j + word.length
         }
+        // A Latin-script address (a city outside China) writes its door number without 号, after the
+        // street (`Korkeavuorenkatu 26`) or before it (`26 Main Street`).
+        if !seenDoor, !hasBuildingParts, Self.isLatinScript(head) {
+            if bare.count == 1 {
+                doorNumber = bare.removeFirst()
+            } else if bare.isEmpty, let digits = head.firstIndex(where: { !AddressText.isDigit($0) }), digits > 0,
+                      !head[digits...].contains(where: AddressText.isDigit) {
+                doorNumber = head[..<digits].reduce(0) { min($0 &* 10 &+ Int($1.value - 0x30), 99_999_999) }
+                head.removeFirst(digits)
+            }
+        }
         // Bare numbers: 3-1-502 (栋-单元-室), 3-502 (栋-室), or a trailing room number.
         switch bare.count {
         case 0: break
@@ -86,6 +98,12 @@ struct AddressQuery {
             unit = unit ?? bare[1]
             room = room ?? bare[2]
         }
+    }
+
+    /// Whether `text` is written in Latin script (letters, with digits, no Chinese): a street name
+    /// of a city outside China.
+    static func isLatinScript(_ text: [Unicode.Scalar]) -> Bool {
+        text.contains { $0.properties.isAlphabetic && !AddressText.isDigit($0) } && text.allSatisfy { $0.value < 0x2E80 }
     }
 
     /// Whether the query names anything below the door plate.

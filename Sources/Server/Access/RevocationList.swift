@@ -18,8 +18,8 @@ final class RevocationList: @unchecked Sendable {
         self.store = store
     }
 
-    /// Whether `token` is on the list.
-    func isRevoked(_ token: String) async throws -> Bool {
+    /// Whether the token named `key` (`VerifiedToken.revocationKey`) is on the list.
+    func isRevoked(key: String) async throws -> Bool {
         if lock.withLock({ TwinClock.current.now.timeIntervalSince(readAt) >= Self.refreshInterval }) {
             let fresh = try await store.revokedTokens(now: Int64(TwinClock.current.now.timeIntervalSince1970))
             lock.withLock {
@@ -27,7 +27,6 @@ final class RevocationList: @unchecked Sendable {
                 readAt = TwinClock.current.now
             }
         }
-        let digest = TokenAuthority.digest(token)
-        return lock.withLock { digests.contains(digest) }
+        return lock.withLock { digests.contains(key) }
     }
 }

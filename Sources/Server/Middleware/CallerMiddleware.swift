@@ -5,23 +5,40 @@ import TwinStore
 /// Sets `context.caller` from `Authorization: Bearer <token>`. Without a header, or when the
 /// server has no `BearerTokenVerifier`, the caller is anonymous; a verifier that rejects the
 /// token answers 401 through the problem mapping, and so does a token on the store's
-/// revocation list.
+/// revocation list. A department an OpenID provider names must be one of the store's
+/// (`DepartmentDirectory`), else 403: such a token could read and write nothing.
 struct CallerMiddleware: RouterMiddleware {
     let verifier: (any BearerTokenVerifier)?
     var revocations: RevocationList? = nil
+    var departments: DepartmentDirectory? = nil
 
     func handle(_ request: Request, context: CityTwinRequestContext,
                 next: (Request, CityTwinRequestContext) async throws -> Response) async throws -> Response {
         var context = context
         context.caller = .anonymous
-        if let verifier, let header = request.headers[.authorization] {
-            let token = try Self.token(header)
-            context.caller = try verifier.caller(forToken: token)
-            if let revocations, try await revocations.isRevoked(token) {
-                throw Problem(.invalidToken, "the token was revoked (citytwin token revoke)")
-            }
+        if let header = request.headers[.authorization], let verified = try await verified(Self.token(header)) {
+            context.caller = verified.caller
         }
         return try await next(request, context)
+    }
+
+    /// The token checked as every protocol checks it (HTTP here, MQTT's CONNECT and each delivery):
+    /// signature and times, the revocation list, and a department an identity provider names known
+    /// to the store; `nil` when the server verifies no tokens (every caller anonymous).
+    /// - Throws: `Problem` `.invalidToken` (401) for a bad or revoked token, `.forbidden` (403) for an
+    ///   unknown department.
+    func verified(_ token: String) async throws -> VerifiedToken? {
+        guard let verifier else { return nil }
+        let verified = try await verifier.verifiedToken(token)
+        if let revocations, try await revocations.isRevoked(key: verified.revocationKey) {
+            throw Problem(.invalidToken, "the token was revoked (citytwin token revoke)")
+        }
+        if verified.departmentNeedsCheck, let departments, let name = verified.caller.departmentName,
+           try await !departments.knows(name) {
+            throw Problem(.forbidden, "the token names department '\(name)', which owns and may see no layer of this store; "
+                          + "its identity provider must name a department as layer definitions name owners")
+        }
+        return verified
     }
 
     /// The token of `Bearer <token>`, or the password of `Basic base64(user:token)`: what

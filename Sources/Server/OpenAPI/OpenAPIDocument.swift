@@ -56,7 +56,7 @@ extension CityTwinServer {
                 "parameters": .object(parameters), "schemas": .object(Self.schemas.merging(Self.tileSchemas) { a, _ in a }.merging(Self.processSchemas) { a, _ in a }
                     .merging(Self.scenarioSchemas) { a, _ in a }.merging(Self.floodRunSchemas) { a, _ in a }
                     .merging(Self.wmsSchemas) { a, _ in a }),
-                "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "ct1 (HMAC-SHA256 signed claims)"]],
+                "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]],
             ],
             "security": [[:], ["bearer": []]],
         ]
@@ -142,6 +142,9 @@ extension CityTwinServer {
                                "properties": ["id": ["type": "string"], "collection": ["type": "string"], "versions": ["type": "array"], "links": ["type": "array"]]],
             "LayerDiff": ["type": "object", "required": ["added", "removed", "changed"],
                           "properties": ["added": ["type": "array"], "removed": ["type": "array"], "changed": ["type": "array"]]],
+            "SensorThingsEntity": ["type": "object", "description": "A SensorThings API 1.1 entity (Thing, Location, HistoricalLocation, Datastream, Sensor, ObservedProperty, Observation, FeatureOfInterest) with @iot.id and @iot.selfLink, or a set of them: {value, @iot.count, @iot.nextLink}."],
+            "ParkingEvents": ["type": "string", "description": "Server-Sent Events: `event:` sign or availability, `id:` the feature id, `data:` the GeoJSON feature (a parking_guidance_signs feature with its content, or a parking_availability feature)."],
+            "AlertEvents": ["type": "string", "description": "Server-Sent Events: `event: alert`, `id:` the alert id, `data:` the GeoJSON feature of alerts."],
             "ChangeEvents": ["type": "string", "description": "Server-Sent Events: `id:` the change-feed sequence, `event:` position, insert, update or delete, `data:` one JSON object {sequence, collection, id, kind, at, feature (GeoJSON as the caller may read it now, or null)}."],
             "AuditTrail": ["type": "object", "required": ["entries"], "properties": ["entries": ["type": "array"], "next_after": ["type": "integer"]]],
             "AddressMatch": [

@@ -21,13 +21,17 @@ struct APIOperation: Sendable {
     /// queryables-query-parameters): the handler, which knows the collection, then checks the
     /// parameters the operation does not declare.
     var acceptsQueryables = false
+    /// The router's path when the OpenAPI template cannot say it: a catch-all (`/sta/v1.1/**`) for
+    /// a resource path of several segments (`Things(1)/Datastreams`), which the template names as
+    /// one parameter. The handler then checks the query itself, by its own protocol's rules.
+    var routerPath: String? = nil
     let handler: Handler
 
     /// An operation; one with an HTML representation (it takes `f`) also takes `lang`, the
     /// language of its pages (`PageLanguage`).
     init(id: String, method: HTTPRequest.Method, path: String, summary: String, tag: String, parameters: [APIParameter],
          responses: [APIResponse], requestBody: APIRequestBody? = nil, acceptsQueryables: Bool = false,
-         handler: @escaping Handler) {
+         routerPath: String? = nil, handler: @escaping Handler) {
         self.id = id
         self.method = method
         self.path = path
@@ -38,8 +42,13 @@ struct APIOperation: Sendable {
         self.responses = responses
         self.requestBody = requestBody
         self.acceptsQueryables = acceptsQueryables
+        self.routerPath = routerPath
         self.handler = handler
     }
+
+    /// Whether the router refuses query parameters the operation does not declare (400); else the
+    /// handler checks them (against a collection's queryables, or by SensorThings' rules).
+    var checksDeclaredParameters: Bool { !acceptsQueryables && routerPath == nil }
 
     /// Names of the query parameters the operation accepts; any other one is a 400.
     var queryParameterNames: Set<String> {

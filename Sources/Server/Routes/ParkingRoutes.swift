@@ -7,7 +7,7 @@ import Sensing
 import TwinStore
 
 extension CityTwinServer {
-    /// `/parking/coverage`: the 70 % smart-parking indicator.
+    /// `/parking/coverage`: the 70 % smart-parking indicator; `/parking/events`: the live guidance.
     var parkingOperations: [APIOperation] {
         [
             APIOperation(
@@ -24,20 +24,24 @@ extension CityTwinServer {
                 answer.headers[.cacheControl] = "no-cache"
                 return answer
             },
+            APIOperation(
+                id: "getParkingEvents", method: .get, path: "/parking/events",
+                summary: "Parking guidance as Server-Sent Events for guidance screens and apps: the current signs and lots first, then every change.",
+                tag: "Data", parameters: [],
+                responses: [.ok("Server-Sent Events until the client disconnects: `sign` (a parking_guidance_signs feature with its new content) and `availability` (a parking_availability feature), a comment as heartbeat every 15 s.",
+                                [("text/event-stream", "ParkingEvents")]),
+                            .problem(404, "Neither parking_guidance_signs nor parking_availability is a collection the caller may read.")]
+                    + APIResponse.standardProblems
+            ) { [self] _, context, _ in
+                await parkingCatchUp([ParkingLiveView.layer])
+                let signs = try await store.layerDefinition(ParkingLiveView.signsLayer, for: context.caller) != nil
+                let lots = try await store.layerDefinition(ParkingLiveView.layer, for: context.caller) != nil
+                guard signs || lots else {
+                    throw Problem(.collectionNotFound, "no collection '\(ParkingLiveView.signsLayer)' or '\(ParkingLiveView.layer)' this caller may read")
+                }
+                return try await parkingEvents(caller: context.caller, signs: signs, lots: lots)
+            },
         ]
-    }
-
-    /// `/parking/events` (Server-Sent Events for guidance screens and apps).
-    func addParkingRoutes(to router: Router<CityTwinRequestContext>) {
-        router.get("/parking/events") { request, context in
-            await self.parkingCatchUp([ParkingLiveView.layer])
-            let signs = try await self.store.layerDefinition(ParkingLiveView.signsLayer, for: context.caller) != nil
-            let lots = try await self.store.layerDefinition(ParkingLiveView.layer, for: context.caller) != nil
-            guard signs || lots else {
-                throw Problem(.collectionNotFound, "no collection '\(ParkingLiveView.signsLayer)' or '\(ParkingLiveView.layer)' this caller may read")
-            }
-            return try await self.parkingEvents(request, caller: context.caller, signs: signs, lots: lots)
-        }
     }
 
     /// The view brought up to date before a read of one of its layers, or after a write to a source.
@@ -55,7 +59,7 @@ extension CityTwinServer {
     /// `event: sign` (a `parking_guidance_signs` feature with its new `content`) and `event: availability`
     /// (a `parking_availability` feature) for every change from the moment of subscription, after the
     /// current state of each; a comment line as heartbeat every 15 s.
-    private func parkingEvents(_ request: Request, caller: Caller, signs: Bool, lots: Bool) async throws -> Response {
+    private func parkingEvents(caller: Caller, signs: Bool, lots: Bool) async throws -> Representation {
         let stream = parkingLive.feed.subscribe()
         let onWrite: @Sendable () -> Void = { [tileService] in tileService.noteLocalWrite() }
         await parkingLive.follow(onWrite: onWrite)
@@ -64,7 +68,7 @@ extension CityTwinServer {
             current += try await store.query(layer: layer, FeatureQuery(limit: 2000), by: caller).features
         }
         let snapshot = current
-        return Self.eventStream(request, stream, banner: "CityTwin parking guidance", initial: snapshot) { feature in
+        return Self.eventStream(stream, banner: "CityTwin parking guidance", initial: snapshot) { feature in
             let sign = feature.properties["content"] != nil
             guard sign ? signs : lots else { return nil }
             return sign ? "sign" : "availability"
@@ -75,8 +79,8 @@ extension CityTwinServer {
     /// `event`; nil skips it) and a comment line per heartbeat, until the client disconnects. The
     /// headers are those of every event stream (`Representation.eventStream`: private, never stored,
     /// not buffered by a proxy).
-    static func eventStream(_ request: Request, _ stream: AsyncStream<Feature?>, banner: String, initial: [Feature] = [],
-                            event: @escaping @Sendable (Feature) -> String?) -> Response {
+    static func eventStream(_ stream: AsyncStream<Feature?>, banner: String, initial: [Feature] = [],
+                            event: @escaping @Sendable (Feature) -> String?) -> Representation {
         Representation.eventStream(ResponseBody { writer in
             try await writer.write(ByteBuffer(string: ": \(banner)\n\n"))
             func send(_ feature: Feature) async throws {
@@ -93,7 +97,7 @@ extension CityTwinServer {
                 try await send(feature)
             }
             try await writer.finish(nil)
-        }).response(for: request, compressionThreshold: .max)
+        })
     }
 }
 

@@ -452,7 +452,8 @@ extension CityTwinServer {
     /// The web map's style over the whole-map tiles for this caller (WebMap/MapStyle.swift):
     /// its layers, its role's default visible set, labels when the glyphs are served.
     private func mapLibreStyle(_ layers: [LayerInfo], caller: Caller, currentFloodRun: String?) -> JSONValue {
-        MapStyle(layers: layers, audience: MapAudience.of(caller), url: url,
-                 fontstack: GlyphAssets.shared.available ? GlyphAssets.fontstack : nil, currentFloodRun: currentFloodRun).document
+        let fontstack = GlyphAssets.shared.available ? GlyphAssets.fontstack : nil
+        return MapStyle(layers: layers, audience: MapAudience.of(caller), url: url, fontstack: fontstack, currentFloodRun: currentFloodRun,
+                        baseMap: baseMapStyle(fontstack: fontstack)).document
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// The web map at `/map`: MapLibre GL JS from `/static/` drawing the whole-map vector tiles with
 /// the caller's style `/tiles/WebMercatorQuad/style.json` (WebMap/MapStyle.swift: designed per
 /// layer, labels from `/fonts/`, the default layers of the caller's role). The page's script
-/// and stylesheet are `/static/map.js` and `/static/map.css` (map.js, map.css beside this file).
+/// and stylesheet are `/static/map.js`, `/static/basemap.js` and `/static/map.css` (beside this file).
 ///
 /// What a person does there: read the legend (made from the style, so the two agree), switch
 /// layers by CIM category, sign in with a department token (kept in the browser's session
@@ -15,7 +15,8 @@ import Foundation
 /// results side by side (a second MapLibre map clipped at a draggable divider, cameras kept in
 /// step), run a signal corridor's green wave from its popup (time–space diagram, intersections
 /// by level of service), and export the view as CSV or
-/// GeoPackage. Chinese by default, English on a switch; every control is keyboard reachable.
+/// GeoPackage; switch the base map (`/static/basemap.js`: the city's OpenStreetMap base map, Tianditu's
+/// vector or imagery, or none) when the server has one. Chinese by default, English on a switch; every control is keyboard reachable.
 /// All feature text is put in the page with `textContent`, never as markup. No external network.
 enum MapPage {
     static let html = #"""
@@ -39,7 +40,7 @@ enum MapPage {
         <p id="who" role="status">公众（未登录）</p>
         <form id="signin" autocomplete="off">
           <label for="token" class="sr" data-i18n="tokenLabel">部门令牌</label>
-          <input id="token" type="password" placeholder="ct1.…" data-i18n-placeholder="tokenPlaceholder">
+          <input id="token" type="password" placeholder="JWT" data-i18n-placeholder="tokenPlaceholder">
           <button type="submit" data-i18n="signIn">登录</button>
         </form>
         <button type="button" id="signout" hidden data-i18n="signOut">退出登录</button>
@@ -108,6 +109,10 @@ enum MapPage {
         <label class="row"><span data-i18n="swipeRight">右侧情景</span> <select id="swipe-layer"></select></label>
         <p class="hint" data-i18n="swipeHint">拖动分隔线，或聚焦后用方向键移动。</p>
       </section>
+      <section id="basemap-section" aria-labelledby="basemap-h" hidden>
+        <h2 id="basemap-h">底图</h2>
+        <fieldset id="basemap-choices" class="basemaps"><legend class="sr">底图</legend></fieldset>
+      </section>
       <section aria-labelledby="legend-h">
         <h2 id="legend-h" data-i18n="legend">图例</h2>
         <div id="legend" tabindex="0" aria-label="图例"></div>
@@ -128,6 +133,7 @@ enum MapPage {
     <div id="compare" hidden><div id="map-b" aria-hidden="true"></div></div>
     <div id="divider" role="slider" tabindex="0" hidden aria-valuemin="0" aria-valuemax="100" aria-valuenow="50" aria-label="卷帘分隔线"><span aria-hidden="true">⟷</span></div>
     <script src="/static/map.js"></script>
+    <script src="/static/basemap.js"></script>
     </body></html>
     """#
 
@@ -137,7 +143,8 @@ enum MapPage {
     /// copied elsewhere. Name → media type and bytes.
     static let files: [String: (mediaType: String, body: [UInt8])] = {
         var files = [String: (mediaType: String, body: [UInt8])]()
-        for (name, mediaType) in [("map.js", "text/javascript; charset=utf-8"), ("map.css", "text/css; charset=utf-8")] {
+        for (name, mediaType) in [("map.js", "text/javascript; charset=utf-8"), ("basemap.js", "text/javascript; charset=utf-8"),
+                                  ("map.css", "text/css; charset=utf-8")] {
             guard let url = Bundle.module.url(forResource: name, withExtension: nil),
                   let data = FileManager.default.contents(atPath: url.path) else {
                 fatalError("the web map's \(name) is missing from the Server target's resources (\(Bundle.module.bundlePath))")

@@ -53,6 +53,8 @@ struct MapStyle {
     /// The stem of the flood run published as current (`FloodRunCatalog`): of the flood runs'
     /// layers, only its are shown by default (other runs are in the layer tree, off).
     var currentFloodRun: String? = nil
+    /// The base layers drawn under the city's (`BaseMapStyle`: `serve --basemap`, `--tianditu-key`); nil: none.
+    var baseMap: BaseMapStyle? = nil
 
     static let paper = "#f4f2ec"
     static let water = "#a9d3f2"
@@ -94,11 +96,18 @@ struct MapStyle {
             out += drawn
             labels += text
         }
+        // The base map under everything of the city's, its labels under the city's labels.
+        var baseMap = self.baseMap
+        baseMap?.cityNamesRoads = layers.contains { $0.definition.id == "roads" && $0.definition.schema.properties["name"] != nil }
+        let base: (drawn: [JSONValue], text: [JSONValue]) = baseMap?.layers ?? ([], [])
+        out.insert(contentsOf: base.drawn, at: 1)
+        var sources: [String: JSONValue] = baseMap?.sources ?? [:]
+        sources["citytwin"] = ["type": "vector", "url": .string(url("/tiles/WebMercatorQuad/tilejson.json"))]
         var doc: [String: JSONValue] = [
             "version": 8, "name": "CityTwin 一张图",
             "metadata": ["citytwin:audience": .string(audience.rawValue), "citytwin:audienceTitle": .string(audience.title)],
-            "sources": ["citytwin": ["type": "vector", "url": .string(url("/tiles/WebMercatorQuad/tilejson.json"))]],
-            "layers": .array(out + (fontstack == nil ? [] : labels)),
+            "sources": .object(sources),
+            "layers": .array(out + (fontstack == nil ? [] : base.text + labels)),
         ]
         if fontstack != nil { doc["glyphs"] = .string(url("/fonts/{fontstack}/{range}.pbf")) }
         return .object(doc)

@@ -95,7 +95,7 @@ extension CityTwinServer {
 }
 
 extension APIParameter {
-    static let staticFile = APIParameter("file", in: .path, "A static file name: maplibre-gl.js, maplibre-gl.css, map.js, map.css or citytwin.css.")
+    static let staticFile = APIParameter("file", in: .path, "A static file name: maplibre-gl.js, maplibre-gl.css, map.js, basemap.js, map.css or citytwin.css.")
     static let fontstack = APIParameter("fontstack", in: .path, "A font stack served for labels: wqy-microhei (WenQuanYi Micro Hei).")
     static let glyphRange = APIParameter("range", in: .path, "A glyph range: <start>-<start+255>.pbf, start a multiple of 256 (0-255.pbf … 65280-65535.pbf).")
 }

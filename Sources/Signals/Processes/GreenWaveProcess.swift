@@ -19,7 +19,7 @@ import TwinStore
 /// corridor's lowest delay), `compareOffsets` (the same plans at these offsets too), `write` and
 /// the timing bounds. Outputs:
 /// `plan` (as `citytwin signal corridor --json` prints it), `diagram` (SVG text) and `written`.
-public struct GreenWaveProcess: OGCProcess {
+public struct GreenWaveProcess: LayerFreeTypedProcess {
     public let id = "green-wave"
     public let version = "1.0.0"
     public let title = "Corridor green wave"
@@ -27,25 +27,6 @@ public struct GreenWaveProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        SignalProcessInputs.settingsParameters.merging([
-            "corridor": ProcessParameter(title: "Corridor", description: "Id of a signal_corridors feature, e.g. SC-001; or a corridor described inline, as `citytwin signal corridor --input` reads it: {id, intersections: [{intersection: {…as signal-timing's intersection…}, outbound_approach, inbound_approach}], links: [{length_m, outbound_speed_m_s, inbound_speed_m_s}], inbound_weight} (a field not listed is refused, naming it), which reads no layer and so needs no token; period and write apply to a stored corridor only.",
-                                         schema: ["oneOf": [["type": "string"], ["type": "object", "required": ["id", "intersections", "links"]]]]),
-            "period": SignalProcessInputs.periodParameter,
-            "inboundWeight": ProcessParameter(title: "Inbound weight", description: "k in b + k·b̄: the weight of the inbound band (0…10); default the ratio of inbound to outbound through flow.",
-                                              schema: ["type": "number", "minimum": 0, "maximum": 10], minOccurs: 0),
-            "cycleRange": ProcessParameter(title: "Cycle range", description: "[shortest, longest] common cycle (s) to search, in whole seconds from the critical intersection's own cycle up, for cycleObjective. Default: the critical intersection's cycle, and a one-way wave's plan names the shortest cycle that carries both directions.",
-                                           schema: ["type": "array", "items": ["type": "number", "minimum": 10, "maximum": 300], "minItems": 2, "maxItems": 2], minOccurs: 0),
-            "cycleObjective": ProcessParameter(title: "Cycle objective", description: "What cycleRange is searched for: delay (the default: the corridor's lowest mean control delay, its through traffic arriving from the upstream signals under each cycle's wave) or band (MAXBAND's band efficiency (b + k·b̄)/C).",
-                                               schema: ["type": "string", "enum": ["delay", "band"], "default": .string(CycleObjective.standard.rawValue)], minOccurs: 0),
-            "offsetObjective": ProcessParameter(title: "Offset objective", description: "What the offsets are set for: band (the default: the widest weighted two-way band b + k·b̄, MAXBAND, exact) or delay (the corridor's lowest mean control delay, its through traffic arriving from the upstream signals: TRANSYT's hill climb from the band's offsets; plan.at_band_offsets gives the band's figures beside it).",
-                                                schema: ["type": "string", "enum": ["band", "delay"], "default": .string(OffsetObjective.standard.rawValue)], minOccurs: 0),
-            "compareOffsets": ProcessParameter(title: "Offsets to compare", description: "One offset per signal of the corridor (s, the first stage's green start), e.g. the ones the signals run now: the same plans are evaluated at them too (plan.at_compared_offsets), each direction's delay beside the wave's.",
-                                               schema: ["type": "array", "items": ["type": "number"], "minItems": 2], minOccurs: 0),
-            "write": SignalProcessInputs.writeParameter,
-        ]) { a, _ in a }
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -67,10 +48,10 @@ public struct GreenWaveProcess: OGCProcess {
                              writes: write ? [ProcessLayers.Write(SignalPlanLayer.layer, owner: SignalPlanLayer.owner)] : [])
     }
 
-    struct Request {
+    public struct Input: ProcessInput {
         /// A stored corridor's id, or the corridor given inline.
         var corridor: Either
-        enum Either { case stored(String), inline(CorridorInput) }
+        enum Either: Sendable { case stored(String), inline(CorridorInput) }
         var period: (start: Int, end: Int)?
         var inboundWeight: Double?
         var cycleRange: ClosedRange<Double>?
@@ -79,30 +60,50 @@ public struct GreenWaveProcess: OGCProcess {
         var comparedOffsets: [Double]?
         var settings: SignalTimingSettings
         var write: Bool
-    }
 
-    func request(_ inputs: [String: JSONValue]) throws -> Request {
-        let corridor: Request.Either
-        if let inline = try SignalProcessInputs.document(CorridorInput.self, inputs, "corridor", orID: true) {
-            if let other = ["period", "write"].first(where: { ProcessInputs.unwrap(inputs[$0]) != nil }) {
-                throw ProcessInputError(other, "applies to a stored corridor, not to one given inline")
+        public init(from r: ProcessInputReader) throws {
+            settings = try SignalProcessInputs.settings(r)
+            let corridorValue = r.value("corridor", Self.Shaped.corridor)
+            period = try SignalProcessInputs.period(r)
+            inboundWeight = try r.number("inboundWeight", title: "Inbound weight", description: "k in b + k·b̄: the weight of the inbound band (0…10); default the ratio of inbound to outbound through flow.",
+                                         in: CorridorTiming.inboundWeights)
+            cycleRange = try GreenWaveProcess.cycleRange(r.value("cycleRange", Self.Shaped.cycleRange))
+            cycleObjective = try GreenWaveProcess.cycleObjective(r.value("cycleObjective", Self.Shaped.cycleObjective),
+                                                                 searching: cycleRange != nil || r.isDescribing)
+            offsetObjective = try GreenWaveProcess.offsetObjective(r.value("offsetObjective", Self.Shaped.offsetObjective))
+            comparedOffsets = try GreenWaveProcess.comparedOffsets(r.value("compareOffsets", Self.Shaped.compareOffsets))
+            write = try r.value("write", SignalProcessInputs.writeParameter).map { try ProcessInputs.bool(["write": $0], "write") } ?? false
+            if r.isDescribing {
+                corridor = .stored("")
+            } else if let inline = try SignalProcessInputs.document(CorridorInput.self, corridorValue, "corridor", orID: true) {
+                if let other = ["period", "write"].first(where: r.isGiven) {
+                    throw ProcessInputError(other, "applies to a stored corridor, not to one given inline")
+                }
+                corridor = .inline(inline)
+            } else if let id = try corridorValue.flatMap({ try ProcessInputs.string(["corridor": $0], "corridor") }) {
+                corridor = .stored(id)
+            } else {
+                throw ProcessInputError("corridor", "is required: a signal_corridors id or a corridor as JSON")
             }
-            corridor = .inline(inline)
-        } else if let id = try ProcessInputs.string(inputs, "corridor") {
-            corridor = .stored(id)
-        } else {
-            throw ProcessInputError("corridor", "is required: a signal_corridors id or a corridor as JSON")
         }
-        return Request(corridor: corridor, period: try SignalProcessInputs.period(inputs),
-                       inboundWeight: try ProcessInputs.number(inputs, "inboundWeight", in: CorridorTiming.inboundWeights),
-                       cycleRange: try Self.cycleRange(inputs), cycleObjective: try Self.cycleObjective(inputs),
-                       offsetObjective: try Self.offsetObjective(inputs),
-                       comparedOffsets: try Self.comparedOffsets(inputs),
-                       settings: try SignalProcessInputs.settings(inputs), write: try ProcessInputs.bool(inputs, "write"))
+
+        /// The inputs whose shape the reader's typed reads do not cover.
+        enum Shaped {
+            static let corridor = ProcessParameter(title: "Corridor", description: "Id of a signal_corridors feature, e.g. SC-001; or a corridor described inline, as `citytwin signal corridor --input` reads it: {id, intersections: [{intersection: {…as signal-timing's intersection…}, outbound_approach, inbound_approach}], links: [{length_m, outbound_speed_m_s, inbound_speed_m_s}], inbound_weight} (a field not listed is refused, naming it), which reads no layer and so needs no token; period and write apply to a stored corridor only.",
+                                         schema: ["oneOf": [["type": "string"], ["type": "object", "required": ["id", "intersections", "links"]]]])
+            static let cycleRange = ProcessParameter(title: "Cycle range", description: "[shortest, longest] common cycle (s) to search, in whole seconds from the critical intersection's own cycle up, for cycleObjective. Default: the critical intersection's cycle, and a one-way wave's plan names the shortest cycle that carries both directions.",
+                                           schema: ["type": "array", "items": ["type": "number", "minimum": 10, "maximum": 300], "minItems": 2, "maxItems": 2], minOccurs: 0)
+            static let cycleObjective = ProcessParameter(title: "Cycle objective", description: "What cycleRange is searched for: delay (the default: the corridor's lowest mean control delay, its through traffic arriving from the upstream signals under each cycle's wave) or band (MAXBAND's band efficiency (b + k·b̄)/C).",
+                                               schema: ["type": "string", "enum": ["delay", "band"], "default": .string(CycleObjective.standard.rawValue)], minOccurs: 0)
+            static let offsetObjective = ProcessParameter(title: "Offset objective", description: "What the offsets are set for: band (the default: the widest weighted two-way band b + k·b̄, MAXBAND, exact) or delay (the corridor's lowest mean control delay, its through traffic arriving from the upstream signals: TRANSYT's hill climb from the band's offsets; plan.at_band_offsets gives the band's figures beside it).",
+                                                schema: ["type": "string", "enum": ["band", "delay"], "default": .string(OffsetObjective.standard.rawValue)], minOccurs: 0)
+            static let compareOffsets = ProcessParameter(title: "Offsets to compare", description: "One offset per signal of the corridor (s, the first stage's green start), e.g. the ones the signals run now: the same plans are evaluated at them too (plan.at_compared_offsets), each direction's delay beside the wave's.",
+                                               schema: ["type": "array", "items": ["type": "number"], "minItems": 2], minOccurs: 0)
+        }
     }
 
-    static func cycleRange(_ inputs: [String: JSONValue]) throws -> ClosedRange<Double>? {
-        guard let value = ProcessInputs.unwrap(inputs["cycleRange"]) else { return nil }
+    static func cycleRange(_ value: JSONValue?) throws -> ClosedRange<Double>? {
+        guard let value else { return nil }
         guard let pair = value.arrayValue, pair.count == 2, let lower = pair[0].doubleValue, let upper = pair[1].doubleValue,
               lower.isFinite, upper.isFinite else {
             throw ProcessInputError("cycleRange", "must be [shortest, longest] common cycle in seconds, e.g. [80, 110]")
@@ -113,27 +114,27 @@ public struct GreenWaveProcess: OGCProcess {
         return lower...upper
     }
 
-    static func cycleObjective(_ inputs: [String: JSONValue]) throws -> CycleObjective {
-        guard let value = ProcessInputs.unwrap(inputs["cycleObjective"]) else { return .standard }
+    static func cycleObjective(_ value: JSONValue?, searching: Bool) throws -> CycleObjective {
+        guard let value else { return .standard }
         guard let name = value.stringValue, let objective = CycleObjective(rawValue: name) else {
             throw ProcessInputError("cycleObjective", "must be delay or band")
         }
-        guard ProcessInputs.unwrap(inputs["cycleRange"]) != nil else {
+        guard searching else {
             throw ProcessInputError("cycleObjective", "needs a cycleRange to search")
         }
         return objective
     }
 
-    static func offsetObjective(_ inputs: [String: JSONValue]) throws -> OffsetObjective {
-        guard let value = ProcessInputs.unwrap(inputs["offsetObjective"]) else { return .standard }
+    static func offsetObjective(_ value: JSONValue?) throws -> OffsetObjective {
+        guard let value else { return .standard }
         guard let name = value.stringValue, let objective = OffsetObjective(rawValue: name) else {
             throw ProcessInputError("offsetObjective", "must be band or delay")
         }
         return objective
     }
 
-    static func comparedOffsets(_ inputs: [String: JSONValue]) throws -> [Double]? {
-        guard let value = ProcessInputs.unwrap(inputs["compareOffsets"]) else { return nil }
+    static func comparedOffsets(_ value: JSONValue?) throws -> [Double]? {
+        guard let value else { return nil }
         guard let list = value.arrayValue, case let offsets = list.compactMap(\.doubleValue), offsets.count == list.count,
               offsets.allSatisfy(\.isFinite) else {
             throw ProcessInputError("compareOffsets", "must be an array of offsets in seconds, one per signal, e.g. [0, 25.7, 51.4, 77.1]")
@@ -141,26 +142,28 @@ public struct GreenWaveProcess: OGCProcess {
         return offsets
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        let r = try request(inputs)
+    public func check(_ r: Input, store: any FeatureStore, caller: Caller) async throws {
         guard case .stored(let id) = r.corridor else { return }
         _ = try await ProcessInputs.mapped { try await StoreSignalCorridor.load(id: id, from: store, by: caller) }
     }
 
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
-        let id: String
-        switch r.corridor {
-        case .inline(let corridor):
-            let plan = try await SignalProcessInputs.blaming("corridor") {
-                try await Self.plan(r, id: corridor.id, intersections: corridor.intersections, links: corridor.links,
-                                    inboundWeight: r.inboundWeight ?? corridor.inboundWeight, progress: progress)
-            }
-            try await progress.report(100)
-            return try Self.answer(plan, written: [])
-        case .stored(let stored): id = stored
+    /// A corridor given inline reads no layer: it is coordinated without a store.
+    public func check(_ r: Input, caller: Caller) async throws {
+        guard case .inline = r.corridor else { throw SignalProcessInputs.storeNeeded("corridor", "stored corridors") }
+    }
+
+    public func run(_ r: Input, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        guard case .inline(let corridor) = r.corridor else { throw SignalProcessInputs.storeNeeded("corridor", "stored corridors") }
+        let plan = try await SignalProcessInputs.blaming("corridor") {
+            try await Self.plan(r, id: corridor.id, intersections: corridor.intersections, links: corridor.links,
+                                inboundWeight: r.inboundWeight ?? corridor.inboundWeight, progress: progress)
         }
+        try await progress.report(100)
+        return try Self.answer(plan, written: [])
+    }
+
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        guard case .stored(let id) = r.corridor else { return try await run(r, caller: caller, progress: progress) }
         return try await SignalProcessInputs.mapped {
             let corridor = try await StoreSignalCorridor.load(id: id, from: store, by: caller)
             // Each intersection's flows and the period they stand for.
@@ -205,7 +208,7 @@ public struct GreenWaveProcess: OGCProcess {
     }
 
     /// The corridor's plan under the request's objectives; an error about an input names it.
-    static func plan(_ r: Request, id: String, intersections: [CorridorIntersection], links: [CorridorLink],
+    static func plan(_ r: Input, id: String, intersections: [CorridorIntersection], links: [CorridorLink],
                      inboundWeight: Double?, progress: JobProgress) async throws -> CorridorPlan {
         do {
             // A searched range reports each cycle coordinated (a job's status; a dismissed job stops the search).

@@ -21,7 +21,7 @@ import TwinStore
 /// (`SumoExport`) and replayed by the reference's measured method (`SumoEvaluation`), answered as
 /// `sumo` beside the analytic `evaluation`: per lane group the predicted delay and SUMO's
 /// baseline-corrected delay. Without SUMO, `auto` answers `sumo.status = "not installed"`.
-public struct SignalEvaluateProcess: LayerFreeProcess {
+public struct SignalEvaluateProcess: LayerFreeTypedProcess {
     public let id = "signal-evaluate"
     public let version = "1.0.0"
     public let title = "Evaluate a signal plan"
@@ -34,24 +34,6 @@ public struct SignalEvaluateProcess: LayerFreeProcess {
     /// - Parameter sumoTools: where SUMO is found; a test gives a machine without it.
     public init(sumoTools: @escaping @Sendable () -> (sumo: URL, netconvert: URL)? = { SumoTools.installed() }) {
         self.sumoTools = sumoTools
-    }
-
-    public var inputs: [String: ProcessParameter] {
-        SignalProcessInputs.settingsParameters.merging([
-            "intersection": ProcessParameter(title: "Intersection", description: "Id of a signalized_intersections feature, e.g. SI-006; or one intersection described inline as signal-timing's intersection input (the JSON `citytwin signal plan --input` reads; each approach needs a compass arm, its id or arm): its Webster plan, as signal-timing gives it, is evaluated and replayed at its own flows (plan_id is empty, counts is 'input'). Inline, it reads no layer, so it needs no token; plan and period apply to a stored intersection only.",
-                                             schema: ["oneOf": [["type": "string"], ["type": "object", "required": ["id", "approaches", "stages"]]]]),
-            "plan": ProcessParameter(title: "Plan", description: "Id of a signal_plans feature of the intersection (default: the stored plan whose period holds the period's start, else its all-day plan).",
-                                     schema: ["type": "string"], minOccurs: 0),
-            "period": SignalProcessInputs.periodParameter,
-            "simulate": ProcessParameter(title: "Check in SUMO", description: "auto (default): also replay the plan in SUMO where sumo and netconvert are installed (on PATH, in $SUMO_HOME/bin or .venv/bin), else answer sumo.status = 'not installed'; sumo: SUMO is required (refused where it is not installed); none: the analytic evaluation only.",
-                                         schema: ["type": "string", "enum": ["auto", "sumo", "none"], "default": "auto"], minOccurs: 0),
-            "sumoSeconds": ProcessParameter(title: "Measured SUMO time", description: "Seconds of simulated traffic measured in SUMO at the design hour's flows (rounded up to whole minutes), after a 600 s warm-up and followed by 300 s more arrivals (300…7200, default 3600).",
-                                             schema: ["type": "integer", "minimum": 300, "maximum": 7200, "default": 3600], minOccurs: 0),
-            "seed": ProcessParameter(title: "Random seed", description: "Seed of the Poisson arrivals and of SUMO's driver imperfection (0…2147483646, default 1): the same seed replays the same vehicles.",
-                                     schema: ["type": "integer", "minimum": 0, "maximum": 2_147_483_646, "default": 1], minOccurs: 0),
-            "replications": ProcessParameter(title: "Replications", description: "SUMO runs with seeds seed, seed + 1, …, one per replication (1…\(Self.replicationLimit), default 1). Each lane group's SUMO delay is the mean of the runs' (each run's beside it), its sampling error theirs together: the check the signals reference makes on three seeds.",
-                                             schema: ["type": "integer", "minimum": 1, "maximum": .integer(Int64(Self.replicationLimit)), "default": 1], minOccurs: 0),
-        ]) { a, _ in a }
     }
 
     public var outputs: [String: ProcessParameter] {
@@ -71,7 +53,7 @@ public struct SignalEvaluateProcess: LayerFreeProcess {
         return ProcessLayers(reads: [SignalizedIntersection.layer, SignalPlanLayer.layer], optionalReads: [SignalizedIntersection.countsLayer])
     }
 
-    struct Request {
+    public struct Input: ProcessInput {
         /// A stored intersection's id ("" for one given inline).
         var intersection: String
         /// An intersection given inline, at `SumoExport.inlinePosition`.
@@ -83,6 +65,44 @@ public struct SignalEvaluateProcess: LayerFreeProcess {
         var sumoSeconds: Int
         var seed: Int
         var replications: Int
+
+        public init(from r: ProcessInputReader) throws {
+            settings = try SignalProcessInputs.settings(r)
+            let given = r.value("intersection", Self.intersectionParameter)
+            plan = try r.optionalString("plan", title: "Plan", description: "Id of a signal_plans feature of the intersection (default: the stored plan whose period holds the period's start, else its all-day plan).")
+            period = try SignalProcessInputs.period(r)
+            simulate = Simulate(rawValue: try r.choice("simulate", title: "Check in SUMO", description: "auto (default): also replay the plan in SUMO where sumo and netconvert are installed (on PATH, in $SUMO_HOME/bin or .venv/bin), else answer sumo.status = 'not installed'; sumo: SUMO is required (refused where it is not installed); none: the analytic evaluation only.",
+                                                       among: Simulate.allCases.map(\.rawValue), default: Simulate.auto.rawValue) {
+                "must be auto, sumo or none (got '\($0)')"
+            }) ?? .auto
+            sumoSeconds = try r.integer("sumoSeconds", title: "Measured SUMO time", description: "Seconds of simulated traffic measured in SUMO at the design hour's flows (rounded up to whole minutes), after a 600 s warm-up and followed by 300 s more arrivals (300…7200, default 3600).",
+                                        in: 300...7200, default: 3600)
+            seed = try r.integer("seed", title: "Random seed", description: "Seed of the Poisson arrivals and of SUMO's driver imperfection (0…2147483646, default 1): the same seed replays the same vehicles.",
+                                 in: 0...2_147_483_646, default: 1)
+            replications = try r.integer("replications", title: "Replications", description: "SUMO runs with seeds seed, seed + 1, …, one per replication (1…\(SignalEvaluateProcess.replicationLimit), default 1). Each lane group's SUMO delay is the mean of the runs' (each run's beside it), its sampling error theirs together: the check the signals reference makes on three seeds.",
+                                         in: 1...SignalEvaluateProcess.replicationLimit, default: 1)
+            guard !r.isDescribing else {
+                (intersection, inline) = ("", nil)
+                return
+            }
+            guard seed + replications - 1 <= 2_147_483_646 else {
+                throw ProcessInputError("replications", "seeds \(seed)… would pass the largest seed 2147483646: take a smaller seed")
+            }
+            if let demand = try SignalProcessInputs.document(IntersectionDemand.self, given, "intersection", orID: true) {
+                if let other = ["plan", "period"].first(where: r.isGiven) {
+                    throw ProcessInputError(other, "applies to a stored intersection, not to one given inline")
+                }
+                inline = try SignalProcessInputs.blaming("intersection") { try SignalizedIntersection(demand: demand, at: SumoExport.inlinePosition) }
+                intersection = ""
+            } else if let id = try given.flatMap({ try ProcessInputs.string(["intersection": $0], "intersection") }) {
+                (intersection, inline) = (id, nil)
+            } else {
+                throw ProcessInputError("intersection", "is required: a signalized_intersections id or an intersection as JSON")
+            }
+        }
+
+        static let intersectionParameter = ProcessParameter(title: "Intersection", description: "Id of a signalized_intersections feature, e.g. SI-006; or one intersection described inline as signal-timing's intersection input (the JSON `citytwin signal plan --input` reads; each approach needs a compass arm, its id or arm): its Webster plan, as signal-timing gives it, is evaluated and replayed at its own flows (plan_id is empty, counts is 'input'). Inline, it reads no layer, so it needs no token; plan and period apply to a stored intersection only.",
+                                             schema: ["oneOf": [["type": "string"], ["type": "object", "required": ["id", "approaches", "stages"]]]])
 
         /// The seeds of the replications.
         var seeds: [Int] { (0..<replications).map { seed + $0 } }
@@ -103,7 +123,7 @@ public struct SignalEvaluateProcess: LayerFreeProcess {
     static let replicationLimit = 10
 
     /// Whether the plan is also replayed in SUMO.
-    enum Simulate: String, CaseIterable {
+    enum Simulate: String, CaseIterable, Sendable {
         case auto, sumo, none
     }
 
@@ -111,35 +131,9 @@ public struct SignalEvaluateProcess: LayerFreeProcess {
     /// queues as they are in steady traffic, neither an empty start nor an emptying end.
     static let warmUp = 600, coolDown = 300
 
-    func request(_ inputs: [String: JSONValue]) throws -> Request {
-        var inline: SignalizedIntersection?
-        if let demand = try SignalProcessInputs.document(IntersectionDemand.self, inputs, "intersection", orID: true) {
-            if let other = ["plan", "period"].first(where: { ProcessInputs.unwrap(inputs[$0]) != nil }) {
-                throw ProcessInputError(other, "applies to a stored intersection, not to one given inline")
-            }
-            inline = try SignalProcessInputs.blaming("intersection") { try SignalizedIntersection(demand: demand, at: SumoExport.inlinePosition) }
-        }
-        guard let id = try inline.map({ _ in "" }) ?? ProcessInputs.string(inputs, "intersection") else {
-            throw ProcessInputError("intersection", "is required: a signalized_intersections id or an intersection as JSON")
-        }
-        let simulate = try ProcessInputs.string(inputs, "simulate") ?? Simulate.auto.rawValue
-        guard let mode = Simulate(rawValue: simulate) else {
-            throw ProcessInputError("simulate", "must be auto, sumo or none (got '\(simulate)')")
-        }
-        let seed = try ProcessInputs.integer(inputs, "seed", default: 1, in: 0...2_147_483_646)
-        let replications = try ProcessInputs.integer(inputs, "replications", default: 1, in: 1...Self.replicationLimit)
-        guard seed + replications - 1 <= 2_147_483_646 else {
-            throw ProcessInputError("replications", "seeds \(seed)… would pass the largest seed 2147483646: take a smaller seed")
-        }
-        return Request(intersection: id, inline: inline, plan: try ProcessInputs.string(inputs, "plan"),
-                       period: try SignalProcessInputs.period(inputs), settings: try SignalProcessInputs.settings(inputs),
-                       simulate: mode, sumoSeconds: try ProcessInputs.integer(inputs, "sumoSeconds", default: 3600, in: 300...7200),
-                       seed: seed, replications: replications)
-    }
-
     /// The stored plan to evaluate: the one asked for, else the one whose period holds `start`
     /// (a time-of-day plan before the all-day one).
-    func storedPlan(_ r: Request, store: any FeatureStore, caller: Caller) async throws -> Feature {
+    func storedPlan(_ r: Input, store: any FeatureStore, caller: Caller) async throws -> Feature {
         if let id = r.plan {
             guard let feature = try await store.feature(layer: SignalPlanLayer.layer, id: id, by: caller) else {
                 throw ProcessInputError("plan", "no plan '\(id)' in \(SignalPlanLayer.layer)")
@@ -156,22 +150,21 @@ public struct SignalEvaluateProcess: LayerFreeProcess {
         return running.feature
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        try await check(inputs, store: store, caller: caller)
+    public func check(_ r: Input, store: any FeatureStore, caller: Caller) async throws {
+        try await check(r, store: Optional(store), caller: caller)
     }
 
     /// An intersection given inline reads no layer: it is checked and evaluated without a store.
-    public func validate(_ inputs: [String: JSONValue], caller: Caller) async throws {
-        try await check(inputs, store: nil, caller: caller)
+    public func check(_ r: Input, caller: Caller) async throws {
+        try await check(r, store: nil, caller: caller)
     }
 
-    public func execute(_ inputs: [String: JSONValue], caller: Caller, progress: JobProgress) async throws -> JSONValue {
-        try await evaluate(inputs, store: nil, caller: caller, progress: progress)
+    public func run(_ r: Input, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        try await evaluate(r, store: nil, caller: caller, progress: progress)
     }
 
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        try await evaluate(inputs, store: store, caller: caller, progress: progress)
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        try await evaluate(r, store: store, caller: caller, progress: progress)
     }
 
     /// A stored intersection's store, or the error of inputs naming one when there is none.
@@ -180,8 +173,7 @@ public struct SignalEvaluateProcess: LayerFreeProcess {
         return store
     }
 
-    private func check(_ inputs: [String: JSONValue], store: (any FeatureStore)?, caller: Caller) async throws {
-        let r = try request(inputs)
+    private func check(_ r: Input, store: (any FeatureStore)?, caller: Caller) async throws {
         if r.simulate == .sumo, sumoTools() == nil {
             throw ProcessInputError("simulate", "is 'sumo' but SUMO is not installed here: \(Self.notInstalled) (or use simulate=auto or none)")
         }
@@ -194,9 +186,8 @@ public struct SignalEvaluateProcess: LayerFreeProcess {
         _ = try await SignalProcessInputs.mapped { try await storedPlan(r, store: store, caller: caller) }
     }
 
-    private func evaluate(_ inputs: [String: JSONValue], store: (any FeatureStore)?, caller: Caller,
+    private func evaluate(_ r: Input, store: (any FeatureStore)?, caller: Caller,
                           progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
         let (analytic, sumoInput) = try await SignalProcessInputs.mapped {
             if let intersection = r.inline {
                 let (feature, plan, period) = try SignalProcessInputs.blaming("intersection") { try SumoExport.inlinePlan(intersection, settings: r.settings) }
@@ -261,7 +252,7 @@ public struct SignalEvaluateProcess: LayerFreeProcess {
 
     /// The plan replayed in SUMO at the period's design-hour flows, as the `sumo` output.
     func simulate(_ intersection: SignalizedIntersection, plan: (feature: Feature, plan: SignalPlan), period: TimeOfDayPeriod,
-                  evaluation: JSONValue, _ r: Request, tools: (sumo: URL, netconvert: URL),
+                  evaluation: JSONValue, _ r: Input, tools: (sumo: URL, netconvert: URL),
                   progress: @escaping @Sendable (WorkProgress) async throws -> Void) async throws -> JSONValue {
         // Simulation time is the time of day: the warm-up ends where the design hour starts.
         let warm = Self.warmUp / 60, measured = (r.sumoSeconds + 59) / 60, cool = Self.coolDown / 60

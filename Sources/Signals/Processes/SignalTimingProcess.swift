@@ -21,7 +21,7 @@ import TwinStore
 /// under, the period, the flows' design hour and the timing as `citytwin signal plan --json`
 /// prints it) and `written` (feature ids). An intersection without counts the caller may read is
 /// timed from its layer's peak-hour turning counts, and the answer says so (`partial`).
-public struct SignalTimingProcess: OGCProcess {
+public struct SignalTimingProcess: LayerFreeTypedProcess {
     public let id = "signal-timing"
     public let version = "1.0.0"
     public let title = "Signal timing from counts"
@@ -29,27 +29,6 @@ public struct SignalTimingProcess: OGCProcess {
     public let jobControlOptions: [JobControlOption] = [.syncExecute, .asyncExecute, .dismiss]
 
     public init() {}
-
-    public var inputs: [String: ProcessParameter] {
-        SignalProcessInputs.settingsParameters.merging([
-            "intersections": ProcessParameter(title: "Intersections", description: "Ids of signalized_intersections features to time (default: every one).",
-                                              schema: ["type": "array", "items": ["type": "string"], "minItems": 1], minOccurs: 0),
-            "intersection": ProcessParameter(title: "Intersection as JSON", description: "One intersection described inline instead of stored ones, as `citytwin signal plan --input` reads it: {id, amber_s, all_red_s, startup_lost_s, approaches: [{id, lanes, saturation_veh_h_lane, flows_veh_h: {through, left, right}, arm, storage_m, lane_width_m, grade_pct, heavy_vehicles_pct, buses_stopping_veh_h}], stages: [[approach ids], …] (an approach named in consecutive stages keeps its green through the change between them, 搭接, also from the last stage into the first; one named in every stage of two or more is never stopped, 常绿), crossings: [{id, length_m, refuge_island, stage}]} (an approach's saturation_veh_h_lane is what a lane of its through traffic discharges; its turns are discounted from it as from the intersection's base; its lane width, grade, heavy vehicles and buses stopping, each optional, are factors on it: GB 50647's lane width correction, HCM 2000's others), optionally as measured at the site saturation_flow_pcu_h, left_turn_factor, right_turn_factor, permitted_left_critical_gap_s, permitted_left_follow_up_s and incremental_delay_factor; a field not listed is refused, naming it. Timed from its own flows (plans[0] has intersection and timing); it reads no layer, so it needs no token. Not with intersections, period, method, at or write.",
-                                             schema: ["type": "object", "required": ["id", "approaches", "stages"]], minOccurs: 0),
-            "period": SignalProcessInputs.periodParameter,
-            "write": SignalProcessInputs.writeParameter,
-            "method": ProcessParameter(title: "Method", description: "webster (default): new plans per period from the counts; webster-retiming or saturation-balancing: adaptive re-timing (自适应配时), one bounded step of the stored plan running at 'at', from the hour of counts before it.",
-                                       schema: ["type": "string", "enum": ["webster", "webster-retiming", "saturation-balancing"], "default": "webster"], minOccurs: 0),
-            "at": ProcessParameter(title: "Re-timing time", description: "HH:MM: when the re-timing step is taken (default: the end of the last counted interval of the latest day).",
-                                   schema: ["type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"], minOccurs: 0),
-            "once": ProcessParameter(title: "Once per counted interval", description: "Re-timing only: skip an intersection whose running plan was already re-timed from the same counted interval (its inputs.retimed_at), so a scheduler run again before new counts arrive, or a reading sent again, takes no second step (default false: every run takes a step). The step is written only if the plan it stepped from is still stored as read; otherwise it is taken again from the plan now stored.",
-                                     schema: ["type": "boolean", "default": false], minOccurs: 0),
-            "maximumCycleChange": ProcessParameter(title: "Largest cycle change", description: "How far one re-timing step may move the cycle (s, default 10).",
-                                                   schema: ["type": "number", "minimum": 0, "maximum": 60, "default": 10], minOccurs: 0),
-            "maximumGreenChange": ProcessParameter(title: "Largest green change", description: "How far one re-timing step may move any stage's green (s, default 5).",
-                                                   schema: ["type": "number", "minimum": 0, "maximum": 60, "default": 5], minOccurs: 0),
-        ]) { a, _ in a }
-    }
 
     public var outputs: [String: ProcessParameter] {
         [
@@ -70,7 +49,7 @@ public struct SignalTimingProcess: OGCProcess {
                              writes: write ? [ProcessLayers.Write(SignalPlanLayer.layer, owner: SignalPlanLayer.owner)] : [])
     }
 
-    struct Request {
+    public struct Input: ProcessInput {
         /// An intersection given inline (`intersection`): timed from its own flows.
         var inline: IntersectionDemand?
         var ids: [String]?
@@ -83,61 +62,73 @@ public struct SignalTimingProcess: OGCProcess {
         var limits: RetimingLimits
         /// Re-timing: skip plans already re-timed from the same counted interval.
         var once: Bool
+
+        public init(from r: ProcessInputReader) throws {
+            settings = try SignalProcessInputs.settings(r)
+            inline = try SignalProcessInputs.document(IntersectionDemand.self, r.value("intersection", Self.intersectionParameter),
+                                                      "intersection", orID: false)
+            ids = try r.strings("intersections", title: "Intersections", description: "Ids of signalized_intersections features to time (default: every one).",
+                                schema: ["type": "array", "items": ["type": "string"], "minItems": 1])
+            period = try SignalProcessInputs.period(r)
+            write = try r.value("write", SignalProcessInputs.writeParameter).map { try ProcessInputs.bool(["write": $0], "write") } ?? false
+            let method = try r.choice("method", title: "Method", description: "webster (default): new plans per period from the counts; webster-retiming or saturation-balancing: adaptive re-timing (自适应配时), one bounded step of the stored plan running at 'at', from the hour of counts before it.",
+                                      among: ["webster", "webster-retiming", "saturation-balancing"], default: "webster") {
+                "must be webster, webster-retiming or saturation-balancing (got '\($0)')"
+            }
+            retiming = SignalPlanning.Retiming(rawValue: method)
+            at = try r.optionalString("at", title: "Re-timing time", description: "HH:MM: when the re-timing step is taken (default: the end of the last counted interval of the latest day).",
+                                      schema: ["type": "string", "pattern": "^[0-2][0-9]:[0-5][0-9]$"]).map { text in
+                guard let minute = TimeOfDayPeriod.minute(ofClock: text), minute < 1440 else {
+                    throw ProcessInputError("at", "must be a time of day HH:MM (got '\(text)')")
+                }
+                return minute
+            }
+            once = try r.bool("once", title: "Once per counted interval", description: "Re-timing only: skip an intersection whose running plan was already re-timed from the same counted interval (its inputs.retimed_at), so a scheduler run again before new counts arrive, or a reading sent again, takes no second step (default false: every run takes a step). The step is written only if the plan it stepped from is still stored as read; otherwise it is taken again from the plan now stored.")
+            let base = RetimingLimits()
+            limits = RetimingLimits(
+                maximumCycleChange: try r.number("maximumCycleChange", title: "Largest cycle change", description: "How far one re-timing step may move the cycle (s, default 10).",
+                                                 in: 0...60, default: base.maximumCycleChange),
+                maximumGreenChange: try r.number("maximumGreenChange", title: "Largest green change", description: "How far one re-timing step may move any stage's green (s, default 5).",
+                                                 in: 0...60, default: base.maximumGreenChange))
+            guard !r.isDescribing else { return }
+            if inline != nil {
+                if let other = ["intersections", "period", "method", "at", "write", "once"].first(where: r.isGiven) {
+                    throw ProcessInputError(other, "applies to stored intersections, not to one given as 'intersection'")
+                }
+            }
+            if let ids, ids.isEmpty { throw ProcessInputError("intersections", "must name at least one intersection") }
+            if retiming == nil, at != nil { throw ProcessInputError("at", "applies to the re-timing methods only") }
+            if retiming == nil, once { throw ProcessInputError("once", "applies to the re-timing methods only") }
+            if retiming != nil, period != nil { throw ProcessInputError("period", "re-timing steps the plan running at 'at'; give 'at' instead") }
+        }
+
+        static let intersectionParameter = ProcessParameter(title: "Intersection as JSON", description: "One intersection described inline instead of stored ones, as `citytwin signal plan --input` reads it: {id, amber_s, all_red_s, startup_lost_s, approaches: [{id, lanes, saturation_veh_h_lane, flows_veh_h: {through, left, right}, arm, storage_m, lane_width_m, grade_pct, heavy_vehicles_pct, buses_stopping_veh_h}], stages: [[approach ids], …] (an approach named in consecutive stages keeps its green through the change between them, 搭接, also from the last stage into the first; one named in every stage of two or more is never stopped, 常绿), crossings: [{id, length_m, refuge_island, stage}]} (an approach's saturation_veh_h_lane is what a lane of its through traffic discharges; its turns are discounted from it as from the intersection's base; its lane width, grade, heavy vehicles and buses stopping, each optional, are factors on it: GB 50647's lane width correction, HCM 2000's others), optionally as measured at the site saturation_flow_pcu_h, left_turn_factor, right_turn_factor, permitted_left_critical_gap_s, permitted_left_follow_up_s and incremental_delay_factor; a field not listed is refused, naming it. Timed from its own flows (plans[0] has intersection and timing); it reads no layer, so it needs no token. Not with intersections, period, method, at or write.",
+                                             schema: ["type": "object", "required": ["id", "approaches", "stages"]], minOccurs: 0)
     }
 
-    func request(_ inputs: [String: JSONValue]) throws -> Request {
-        typealias In = ProcessInputs
-        let inline = try SignalProcessInputs.document(IntersectionDemand.self, inputs, "intersection", orID: false)
-        if inline != nil, let other = ["intersections", "period", "method", "at", "write", "once"].first(where: { In.unwrap(inputs[$0]) != nil }) {
-            throw ProcessInputError(other, "applies to stored intersections, not to one given as 'intersection'")
-        }
-        let ids = try In.strings(inputs, "intersections")
-        if let ids, ids.isEmpty { throw ProcessInputError("intersections", "must name at least one intersection") }
-        let method = try In.string(inputs, "method") ?? "webster"
-        var retiming: SignalPlanning.Retiming?
-        if method != "webster" {
-            guard let r = SignalPlanning.Retiming(rawValue: method) else {
-                throw ProcessInputError("method", "must be webster, webster-retiming or saturation-balancing (got '\(method)')")
-            }
-            retiming = r
-        }
-        var at: Int?
-        if let text = try In.string(inputs, "at") {
-            guard let minute = TimeOfDayPeriod.minute(ofClock: text), minute < 1440 else {
-                throw ProcessInputError("at", "must be a time of day HH:MM (got '\(text)')")
-            }
-            at = minute
-        }
-        let period = try SignalProcessInputs.period(inputs)
-        if retiming == nil, at != nil { throw ProcessInputError("at", "applies to the re-timing methods only") }
-        let once = try In.bool(inputs, "once")
-        if retiming == nil, once { throw ProcessInputError("once", "applies to the re-timing methods only") }
-        if retiming != nil, period != nil { throw ProcessInputError("period", "re-timing steps the plan running at 'at'; give 'at' instead") }
-        let base = RetimingLimits()
-        let limits = RetimingLimits(
-            maximumCycleChange: try In.number(inputs, "maximumCycleChange", default: base.maximumCycleChange, in: 0...60) ?? base.maximumCycleChange,
-            maximumGreenChange: try In.number(inputs, "maximumGreenChange", default: base.maximumGreenChange, in: 0...60) ?? base.maximumGreenChange)
-        return Request(inline: inline, ids: ids, period: period, settings: try SignalProcessInputs.settings(inputs),
-                       write: try In.bool(inputs, "write"), retiming: retiming, at: at, limits: limits, once: once)
-    }
-
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        let r = try request(inputs)
-        if let demand = r.inline { _ = try SignalProcessInputs.blaming("intersection") { try SignalTiming.webster(demand, settings: r.settings) } }
+    public func check(_ r: Input, store: any FeatureStore, caller: Caller) async throws {
+        if r.inline != nil { return try await check(r, caller: caller) }
         for id in r.ids ?? [] {
             _ = try await SignalProcessInputs.intersection(id, "intersections", store: store, caller: caller)
         }
     }
 
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
-        let r = try request(inputs)
-        if let demand = r.inline {
-            let timing = try SignalProcessInputs.blaming("intersection") { try SignalTiming.webster(demand, settings: r.settings) }
-            try await progress.report(100)
-            return ["plans": [["intersection": .string(demand.id), "timing": try SignalProcessInputs.json(IntersectionTimingReport(timing))]],
-                    "written": []]
-        }
+    /// An intersection given inline reads no layer: it is timed without a store.
+    public func check(_ r: Input, caller: Caller) async throws {
+        guard let demand = r.inline else { throw SignalProcessInputs.storeNeeded("intersections", "stored intersections") }
+        _ = try SignalProcessInputs.blaming("intersection") { try SignalTiming.webster(demand, settings: r.settings) }
+    }
+
+    public func run(_ r: Input, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        guard let demand = r.inline else { throw SignalProcessInputs.storeNeeded("intersections", "stored intersections") }
+        let timing = try SignalProcessInputs.blaming("intersection") { try SignalTiming.webster(demand, settings: r.settings) }
+        try await progress.report(100)
+        return ["plans": [["intersection": .string(demand.id), "timing": try SignalProcessInputs.json(IntersectionTimingReport(timing))]],
+                "written": []]
+    }
+
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        if r.inline != nil { return try await run(r, caller: caller, progress: progress) }
         // A re-timing step is written only if the plans it stepped from are still stored as read;
         // if another writer (another server process, a planner) wrote one in between, the step is
         // taken again from what is stored now.
@@ -146,7 +137,7 @@ public struct SignalTimingProcess: OGCProcess {
         }
     }
 
-    private func timePlans(_ r: Request, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+    private func timePlans(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         try await SignalProcessInputs.mapped {
             var intersections: [SignalizedIntersection] = []
             if let ids = r.ids {

@@ -14,25 +14,32 @@ import Darwin
 /// Issues and verifies the bearer tokens a department presents to write to its layers
 /// (cim-and-layers.md §6: write permission is per department).
 ///
-/// A token is `ct1.<payload>.<signature>`: `payload` is the base64url (no padding) of the JSON
-/// claims `{"dept","role","sub","iat","exp"}` (times in whole seconds since 1970-01-01 UTC) and
-/// `signature` the base64url HMAC-SHA256 of the ASCII text `ct1.<payload>` under the server's
-/// secret. Verification checks the signature in constant time before reading the claims, then
-/// the expiry. The CLI (`citytwin token create`) and the server share one secret: the
-/// environment variable `CITYTWIN_TOKEN_SECRET`, else a file beside the store created once
-/// with mode 0600.
+/// A token is a JSON Web Token (RFC 7519) signed HS256 with the server's secret: the header
+/// `{"alg":"HS256","typ":"JWT"}` and the claims `iss` ("citytwin"), `sub` (the person, when
+/// named), `iat`, `exp` (whole seconds since 1970-01-01 UTC), `jti` (a random id, the token's
+/// name on the revocation list), `dept` and `role`. Verification goes through jwt-kit: the
+/// algorithm must be HS256 (never `none`, never another), the signature is checked before any
+/// claim is trusted, then the issuer, the expiry and the issue time. The CLI (`citytwin token
+/// create`) and the server share one secret: the environment variable `CITYTWIN_TOKEN_SECRET`,
+/// else a file beside the store created once with mode 0600.
+///
+/// Tokens of the earlier format, `ct1.<claims>.<signature>` (HMAC-SHA256 under the same secret),
+/// are still verified until they lapse (at most 366 days after they were issued; nothing issues
+/// them any more): docs/security.md, "Identity".
 ///
 /// ```swift
 /// let authority = try TokenAuthority.forStore(path: "city.sqlite")
 /// let token = authority.issue(TokenClaims(department: "应急管理局", role: .editor, subject: "王工",
 ///                                         lifetime: 30 * 86_400))
-/// let caller = try authority.verify(token).caller   // .department(name: "应急管理局", role: .editor, user: "王工")
+/// let caller = try await authority.verify(token).caller   // .department(name: "应急管理局", role: .editor, user: "王工")
 /// ```
 public struct TokenAuthority: Sendable {
     /// The environment variable that holds the secret (at least 32 bytes of UTF-8 text).
     public static let secretVariable = "CITYTWIN_TOKEN_SECRET"
-    /// The version prefix of every token.
-    public static let prefix = "ct1"
+    /// The version prefix of the earlier tokens (`ct1.<claims>.<signature>`), still verified until they lapse.
+    public static let legacyPrefix = "ct1"
+    /// The `iss` claim of every token CityTwin issues.
+    public static let issuer = "citytwin"
     /// The shortest secret accepted, in bytes (HMAC-SHA256's block-size guidance: ≥ 256 bits).
     public static let minimumSecretLength = 32
     /// Tokens longer than this (bytes) are rejected before any decoding.
@@ -40,7 +47,7 @@ public struct TokenAuthority: Sendable {
     /// Tolerated clock difference between issuer and verifier for `iat`, in seconds.
     static let clockSkew: TimeInterval = 300
 
-    private let key: SymmetricKey
+    let key: SymmetricKey
 
     /// - Parameter secret: the signing secret, at least `minimumSecretLength` bytes.
     /// - Throws: `StoreError` `.invalidToken` naming `secret` when it is too short.
@@ -75,47 +82,48 @@ public struct TokenAuthority: Sendable {
         return try TokenAuthority(secret: try SecretFile(path: path + ".token-secret").readOrCreate())
     }
 
-    /// A signed token for `claims`.
-    public func issue(_ claims: TokenClaims) -> String {
-        let encoder = JSONOutput.encoder(.canonical)
-        // Encoding a struct of strings and integers cannot fail.
-        let json = (try? encoder.encode(claims)) ?? Data("{}".utf8)
-        let signed = Self.prefix + "." + Base64URL.encode(json)
-        let mac = HMAC<Crypto.SHA256>.authenticationCode(for: Data(signed.utf8), using: key)
-        return signed + "." + Base64URL.encode(Data(mac))
-    }
-
-    /// The claims of a token this authority signed and that has not expired at `now`.
-    /// - Throws: `StoreError` `.invalidToken` saying why (malformed, bad signature, expired,
-    ///   issued in the future, unknown role); the message never echoes the token.
-    public func verify(_ token: String, now: Date = TwinClock.current.now) throws -> TokenClaims {
-        func reject(_ why: String) -> StoreError { StoreError(.invalidToken, why, field: "token") }
-        guard token.utf8.count <= Self.maximumTokenLength else { throw reject("the token is longer than \(Self.maximumTokenLength) bytes") }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, parts[0] == Self.prefix else {
-            throw reject("the token is not a CityTwin token (\(Self.prefix).<claims>.<signature>)")
+    /// The claims of a token of either format (`verifyJWT`, `verifyLegacy`), refused when it has
+    /// expired at `now` or is issued in the future.
+    /// - Throws: `StoreError` `.invalidToken` saying why (malformed, another algorithm, bad
+    ///   signature, another issuer, expired, issued in the future, unknown role); the message
+    ///   never echoes the token.
+    public func verify(_ token: String, now: Date = TwinClock.current.now) async throws -> TokenClaims {
+        guard token.utf8.count <= Self.maximumTokenLength else {
+            throw Self.reject("the token is longer than \(Self.maximumTokenLength) bytes")
         }
-        guard let signature = Base64URL.decode(parts[2]) else { throw reject("the token's signature is not base64url") }
-        let signed = Data(parts[0].utf8) + Data(".".utf8) + Data(parts[1].utf8)
-        guard HMAC<Crypto.SHA256>.isValidAuthenticationCode(signature, authenticating: signed, using: key) else {
-            throw reject("the token's signature does not match (tampered, or signed with another secret)")
-        }
-        guard let json = Base64URL.decode(parts[1]) else { throw reject("the token's claims are not base64url") }
-        let claims: TokenClaims
-        do {
-            claims = try JSONDecoder().decode(TokenClaims.self, from: json)
-        } catch {
-            throw reject("the token's claims are not {dept, role, sub, iat, exp} with a known role")
-        }
+        let claims = token.hasPrefix(Self.legacyPrefix + ".") ? try verifyLegacy(token) : try await verifyJWT(token)
         let t = Int64(now.timeIntervalSince1970.rounded(.down))
-        guard claims.expiresAt > t else { throw reject("the token expired at \(Self.format(claims.expiresAt))") }
+        guard claims.expiresAt > t else { throw Self.reject("the token expired at \(Self.format(claims.expiresAt))") }
         guard Double(claims.issuedAt) <= Double(t) + Self.clockSkew else {
-            throw reject("the token is issued in the future (\(Self.format(claims.issuedAt)))")
+            throw Self.reject("the token is issued in the future (\(Self.format(claims.issuedAt)))")
         }
         return claims
     }
 
-    private static func format(_ seconds: Int64) -> String {
+    /// The claims of a `ct1.` token this authority's secret signed (expiry not checked here).
+    func verifyLegacy(_ token: String) throws -> TokenClaims {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == Self.legacyPrefix else {
+            throw Self.reject("the token is not a CityTwin token (a JWT, or \(Self.legacyPrefix).<claims>.<signature>)")
+        }
+        guard let signature = Base64URL.decode(parts[2]) else { throw Self.reject("the token's signature is not base64url") }
+        let signed = Data(parts[0].utf8) + Data(".".utf8) + Data(parts[1].utf8)
+        guard HMAC<Crypto.SHA256>.isValidAuthenticationCode(signature, authenticating: signed, using: key) else {
+            throw Self.reject("the token's signature does not match (tampered, or signed with another secret)")
+        }
+        guard let json = Base64URL.decode(parts[1]) else { throw Self.reject("the token's claims are not base64url") }
+        do {
+            var claims = try JSONDecoder().decode(TokenClaims.self, from: json)
+            claims.id = nil  // a ct1 token is named on the revocation list by its text (RevocationKey.token)
+            return claims
+        } catch {
+            throw Self.reject("the token's claims are not {dept, role, sub, iat, exp} with a known role")
+        }
+    }
+
+    static func reject(_ why: String) -> StoreError { StoreError(.invalidToken, why, field: "token") }
+
+    static func format(_ seconds: Int64) -> String {
         Date(timeIntervalSince1970: TimeInterval(seconds)).formatted(.iso8601)
     }
 }
@@ -199,24 +207,36 @@ public struct TokenClaims: Codable, Hashable, Sendable {
     public var issuedAt: Int64
     /// Expires at (exclusive), in seconds since 1970-01-01 UTC.
     public var expiresAt: Int64
+    /// The token's id (`jti`), its name on the revocation list; `nil` for a `ct1.` token, which
+    /// the list names by its text.
+    public var id: String?
 
     enum CodingKeys: String, CodingKey {
-        case department = "dept", role, subject = "sub", issuedAt = "iat", expiresAt = "exp"
+        case department = "dept", role, subject = "sub", issuedAt = "iat", expiresAt = "exp", id = "jti"
     }
 
-    public init(department: String, role: Role, subject: String?, issuedAt: Int64, expiresAt: Int64) {
+    /// - Parameter id: the token's `jti`; a new random one by default.
+    public init(department: String, role: Role, subject: String?, issuedAt: Int64, expiresAt: Int64,
+                id: String? = UUID().uuidString.lowercased()) {
         self.department = department
         self.role = role
         self.subject = subject
         self.issuedAt = issuedAt
         self.expiresAt = expiresAt
+        self.id = id
     }
 
-    /// Claims valid from `now` for `lifetime` seconds.
+    /// Claims valid from `now` for `lifetime` seconds, with a new random id.
     public init(department: String, role: Role, subject: String?, lifetime: TimeInterval, now: Date = TwinClock.current.now) {
         let iat = Int64(now.timeIntervalSince1970.rounded(.down))
         self.init(department: department, role: role, subject: subject, issuedAt: iat,
                   expiresAt: iat + Int64(lifetime.rounded(.down)))
+    }
+
+    /// The token's name on the store's revocation list: its `jti` under CityTwin's issuer, or
+    /// for a `ct1.` token (no id) the digest of its text.
+    public func revocationKey(token: String) -> String {
+        id.map { RevocationKey.jwt(issuer: TokenAuthority.issuer, id: $0) } ?? RevocationKey.token(token)
     }
 
     /// The store caller the token stands for: `.admin` for the admin role, else the

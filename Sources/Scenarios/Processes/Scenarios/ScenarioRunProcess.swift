@@ -12,7 +12,7 @@ import TwinStore
 /// `scenario_<id>_intersections` (delay per intersection), a parking scenario
 /// `scenario_<id>_parking` (search time per lot) (`TrafficScenarioRun`). The run records status
 /// and results in the scenario (a new version of its record).
-public struct ScenarioRunProcess: OGCProcess {
+public struct ScenarioRunProcess: TypedProcess {
     public let id = "scenario-run"
     public let version = "1.0.0"
     public let title = "Run a scenario"
@@ -26,10 +26,6 @@ public struct ScenarioRunProcess: OGCProcess {
         self.flood = flood
     }
 
-    public var inputs: [String: ProcessParameter] {
-        ["scenario": ProcessParameter(title: "Scenario", description: "Id of a stored scenario (/scenarios).", schema: ["type": "string"])]
-    }
-
     public var outputs: [String: ProcessParameter] {
         [
             "scenario": ProcessParameter(title: "Scenario", description: "The scenario with its status and results.", schema: ["type": "object"]),
@@ -39,16 +35,26 @@ public struct ScenarioRunProcess: OGCProcess {
         ]
     }
 
-    static func scenarioID(_ inputs: [String: JSONValue]) throws -> String {
-        guard let id = ProcessInputs.unwrap(inputs["scenario"])?.stringValue else {
-            throw ProcessInputError("scenario", "must be the id of a stored scenario (a string)")
+    public struct Input: ProcessInput {
+        var scenario: String
+
+        public init(from r: ProcessInputReader) throws {
+            scenario = try ScenarioRunProcess.scenarioID(r, "scenario", ProcessParameter(
+                title: "Scenario", description: "Id of a stored scenario (/scenarios).", schema: ["type": "string"]))
         }
+    }
+
+    /// The required input `name` (described by `parameter`): a stored scenario's id.
+    static func scenarioID(_ r: ProcessInputReader, _ name: String, _ parameter: ProcessParameter) throws -> String {
+        let value = r.value(name, parameter)
+        guard !r.isDescribing else { return "" }
+        guard let id = value?.stringValue else { throw ProcessInputError(name, "must be the id of a stored scenario (a string)") }
         return id
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
         let base = flood.layers([:])
-        let stem = (try? Self.scenarioID(inputs)).flatMap { Scenario.isValidID($0) ? Scenario(id: $0, district: "", base: Date()).layerStem : nil }
+        let stem = (try? Input(reading: inputs)).map(\.scenario).flatMap { Scenario.isValidID($0) ? Scenario(id: $0, district: "", base: Date()).layerStem : nil }
             ?? "scenario_<id>"
         return ProcessLayers(reads: base.reads + [ScenarioCatalog.layerID], optionalReads: base.optionalReads,
                              writes: (FloodResultLayers.suffixes + ["depth_steps"] + TrafficScenarioRun.suffixes)
@@ -56,8 +62,8 @@ public struct ScenarioRunProcess: OGCProcess {
                                  + [ProcessLayers.Write(ScenarioCatalog.layerID, owner: ScenarioCatalog.owner)])
     }
 
-    public func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {
-        let scenario = try await ScenarioCatalog(store: store).scenario(try Self.scenarioID(inputs), by: caller)
+    public func check(_ r: Input, store: any FeatureStore, caller: Caller) async throws {
+        let scenario = try await ScenarioCatalog(store: store).scenario(r.scenario, by: caller)
         if scenario.kind == "flood" { _ = try request(scenario) } else { try TrafficScenarioRun.validate(scenario) }
     }
 
@@ -78,10 +84,9 @@ public struct ScenarioRunProcess: OGCProcess {
         return (model.flood, options)
     }
 
-    public func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
-                        progress: JobProgress) async throws -> JSONValue {
+    public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         let catalog = ScenarioCatalog(store: store)
-        let id = try Self.scenarioID(inputs)
+        let id = r.scenario
         let read = try await catalog.scenario(id, by: caller)
         let flood = read.kind == "flood" ? try request(read) : nil
         if flood == nil { try TrafficScenarioRun.validate(read) }

@@ -27,31 +27,91 @@ extension CityTwinServer {
         "http://www.opengis.net/spec/iot_sensing/1.1/req/data-array/create-observations-via-data-array",
     ]
 
-    func addSensorThingsRoutes(to router: Router<CityTwinRequestContext>) {
-        let threshold = options.compressionThreshold
+    /// The SensorThings API: the service root and every resource path under it. A resource path has
+    /// several segments (`Things(1)/Datastreams`, `Datastreams(2)/Observations`), so the router takes
+    /// it whole (`/sta/v1.1/**`) and the OpenAPI document names it as one parameter; the query
+    /// options are SensorThings' (`$filter`, `$expand`, …), checked by its reader.
+    var sensorThingsOperations: [APIOperation] {
         let root = Self.sensorThingsRoot
-        router.get("/alerts/events") { request, context in
-            _ = try await self.sensorThingsAccess(context.caller, write: false)
-            return try await self.alertEvents(request)
+        let resourcePath = APIParameter("resourcePath", in: .path, "A SensorThings resource path: an entity set (Things, Locations, HistoricalLocations, Datastreams, Sensors, ObservedProperties, Observations, FeaturesOfInterest), an entity (Things(1)), a navigation (Things(1)/Datastreams), a property (Things(1)/name, …/$value) or CreateObservations.",
+                                        key: "staResourcePath")
+        func option(_ name: String, _ description: String, _ schema: JSONValue = ["type": "string"]) -> APIParameter {
+            APIParameter(name, description, schema: schema, key: "sta" + name.dropFirst())
         }
-        router.get(RouterPath(root)) { request, context in
-            _ = try await self.sensorThingsAccess(context.caller, write: false)
-            return self.serviceRoot().response(for: request, compressionThreshold: threshold)
+        let query = [
+            option("$filter", "An OData filter on the entity set (SensorThings 1.1 §9.3.3.5): comparisons, logical and arithmetic operators, string, date and geospatial functions."),
+            option("$expand", "Related entities to include inline, with their own options: Datastreams($select=name;$top=5)."),
+            option("$select", "The properties to answer, comma-separated."),
+            option("$orderby", "Properties to sort by, each asc or desc."),
+            option("$top", "At most this many entities (default 100).", ["type": "integer", "minimum": 0]),
+            option("$skip", "Skip this many entities.", ["type": "integer", "minimum": 0]),
+            option("$count", "true: the answer carries @iot.count.", ["type": "boolean"]),
+            option("$resultFormat", "dataArray (the Data Array extension) or CSV (FROST-Server's) for Observations.", ["type": "string", "enum": ["dataArray", "CSV"]]),
+        ]
+        let body = APIRequestBody(description: "A SensorThings entity as JSON (POST creates it in the entity set, with related entities inline or by @iot.id; PATCH merges into the entity); for CreateObservations, the Data Array extension's array.",
+                                  content: [(MediaTypeName.json, "SensorThingsEntity")])
+        let problems: [APIResponse] = [.problem(401, "The service is not open and the request has no token (Bearer, or the password of HTTP Basic)."),
+                                       .problem(404, "No such entity, set or property.")] + APIResponse.standardProblems
+        let handle: APIOperation.Handler = { [self] request, context, _ in
+            try await sensorThings(request, context, path: request.uri.path.dropFirst(root.count + 1))
         }
-        for method in [HTTPRequest.Method.get, .post, .patch, .delete] {
-            router.on(RouterPath(root + "/**"), method: method) { request, context in
-                let rest = request.uri.path.dropFirst(root.count + 1)
-                let answer = try await self.sensorThings(request, context, path: rest)
-                return answer.response(for: request, compressionThreshold: threshold)
-            }
-        }
+        return [
+            APIOperation(
+                id: "getSensorThingsRoot", method: .get, path: root,
+                summary: "The SensorThings API 1.1 service root: its entity sets and the conformance classes served.",
+                tag: "Data", parameters: [],
+                responses: [.ok("value [{name, url}] and serverSettings.conformance.", [(MediaTypeName.json, "SensorThingsEntity")])] + problems
+            ) { [self] _, context, _ in
+                _ = try await sensorThingsAccess(context.caller, write: false)
+                return serviceRoot()
+            },
+            APIOperation(
+                id: "getSensorThings", method: .get, path: root + "/{resourcePath}",
+                summary: "Reads SensorThings entities, sets, navigations and properties, with the query options of SensorThings 1.1.",
+                tag: "Data", parameters: [resourcePath] + query,
+                responses: [.ok("An entity, or {value, @iot.count, @iot.nextLink} for a set; a property as {name: value}, or its $value as text.",
+                                [(MediaTypeName.json, "SensorThingsEntity")])] + problems,
+                routerPath: root + "/**", handler: handle),
+            APIOperation(
+                id: "createSensorThings", method: .post, path: root + "/{resourcePath}",
+                summary: "Creates an entity in a set (its related entities inline or by @iot.id), or many Observations with CreateObservations; audited in iot_devices' log.",
+                tag: "Data", parameters: [resourcePath],
+                responses: [APIResponse(status: 201, description: "The entity created (its URL in Location); for CreateObservations, the URLs of the Observations created.",
+                                        content: [(MediaTypeName.json, "SensorThingsEntity")])] + problems,
+                requestBody: body, routerPath: root + "/**", handler: handle),
+            APIOperation(
+                id: "updateSensorThings", method: .patch, path: root + "/{resourcePath}",
+                summary: "Merges properties into an entity (JSON merge); audited.",
+                tag: "Data", parameters: [resourcePath],
+                responses: [.ok("The entity as updated.", [(MediaTypeName.json, "SensorThingsEntity")])] + problems,
+                requestBody: body, routerPath: root + "/**", handler: handle),
+            APIOperation(
+                id: "deleteSensorThings", method: .delete, path: root + "/{resourcePath}",
+                summary: "Deletes an entity with what depends on it (a Thing's Datastreams and their Observations); audited.",
+                tag: "Data", parameters: [resourcePath],
+                responses: [APIResponse(status: 200, description: "Deleted.", content: [])] + problems,
+                routerPath: root + "/**", handler: handle),
+        ]
     }
 
     /// Server-Sent Events: one `alert` event (a GeoJSON feature of `alerts`) per alert raised,
     /// updated or cleared (by a threshold or a flood nowcast), from the moment of subscription, until the client disconnects; a
     /// comment line as heartbeat every 15 s.
-    private func alertEvents(_ request: Request) async throws -> Response {
-        Self.eventStream(request, try await alertFeed.subscribe(), banner: "CityTwin alerts") { _ in "alert" }
+    var alertOperations: [APIOperation] {
+        [
+            APIOperation(
+                id: "getAlertEvents", method: .get, path: "/alerts/events",
+                summary: "Alerts as Server-Sent Events: each alert raised, updated or cleared (by a threshold or a flood nowcast) from the moment of subscription.",
+                tag: "Data", parameters: [],
+                responses: [.ok("Server-Sent Events until the client disconnects: `alert` (a GeoJSON feature of alerts), a comment as heartbeat every 15 s.",
+                                [("text/event-stream", "AlertEvents")]),
+                            .problem(401, "The SensorThings service is not open and the request has no token.")]
+                    + APIResponse.standardProblems
+            ) { [self] _, context, _ in
+                _ = try await sensorThingsAccess(context.caller, write: false)
+                return Self.eventStream(try await alertFeed.subscribe(), banner: "CityTwin alerts") { _ in "alert" }
+            },
+        ]
     }
 
     private func serviceRoot() -> Representation {
@@ -63,7 +123,7 @@ extension CityTwinServer {
     /// The SensorThings store and the governing layer, after checking `caller` may read (or write) it.
     /// `feedOnly`: the caller may not write the API but may send traffic counts through it (the
     /// writer then refuses anything else: Routes/SensorThings/TrafficCountRecording.swift).
-    private func sensorThingsAccess(_ caller: Caller, write: Bool) async throws -> (any SensingStore, LayerDefinition, feedOnly: Bool) {
+    func sensorThingsAccess(_ caller: Caller, write: Bool) async throws -> (any SensingStore, LayerDefinition, feedOnly: Bool) {
         guard let sensing = store as? any SensingStore else {
             throw Problem(.notFound, "this store has no SensorThings tables")
         }
@@ -97,6 +157,7 @@ extension CityTwinServer {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
             let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
+            sensorThingsMQTT.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             noteLocalWrite()  // tiles showing the readings, change subscribers
             await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
@@ -109,27 +170,8 @@ extension CityTwinServer {
             return try await read(node, ref: ref, reader: reader, query: query, path: String(path))
         case .post:
             guard case .collection(let kind, let source) = node, !ref else { throw Problem(.notFound, "POST creates entities in a collection") }
-            let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             let body = try await Self.jsonBody(request, maximumBytes: context.maxUploadSize)
-            var back: (String, Int64)?
-            var holds: (SensingKind, Int64, String)?
-            switch source {
-            case .all: break
-            case .linked(let link): back = (link.name, link.id)
-            case .observations(let range):
-                if let d = range.datastream { back = ("Datastream", d) }
-                if let f = range.featureOfInterest { back = ("FeatureOfInterest", f) }
-            case .ids(_, let holder):
-                holds = holder
-            }
-            let temp = try await writer.create(kind, body, path: "$", back: back)
-            if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
-            let ids = try await writer.commit()
-            try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
-            noteLocalWrite()  // tiles showing the readings, change subscribers
-            await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // parking
-            await recordTrafficCounts(writer, sensing: sensing, by: context.caller)
-            let id = kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
+            let id = try await createSensingEntity(kind, in: source, body, reader: reader, sensing: sensing, caller: context.caller, feedOnly: feedOnly)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
             answer.headers[.location] = reader.selfLink(kind, id)
@@ -144,6 +186,7 @@ extension CityTwinServer {
                 try await writer.patch(kind, id, body)
                 return writer
             }
+            sensorThingsMQTT.changed(writer.change, observationIDs: [])  // MQTT subscribers of the entity and its properties
             // A corrected reading: the alert its old version raised ends, and its Datastream's newest
             // reading (the corrected one, unless it is a late one) is evaluated again.
             try await monitor.withdraw(writer.withdrawn.map(\.observation) + writer.change.observationUpdates, by: context.caller)
@@ -165,6 +208,35 @@ extension CityTwinServer {
         default:
             throw Problem(.notFound, "no such operation")
         }
+    }
+
+    /// Creates the entity `body` describes in the collection `source` of `kind` (an HTTP POST, or an
+    /// MQTT PUBLISH: MQTTSensorThings.swift) and returns its id, once committed with its audit entry,
+    /// told to MQTT subscribers, its readings' alerts evaluated and the live feeds recorded.
+    func createSensingEntity(_ kind: SensingKind, in source: STASource, _ body: JSONValue, reader: STAReader, sensing: any SensingStore,
+                             caller: Caller, feedOnly: Bool) async throws -> Int64 {
+        let monitor = AlertMonitor(store: store, sensing: sensing)
+        let writer = staWriter(reader, caller: caller, feedOnly: feedOnly)
+        var back: (String, Int64)?
+        var holds: (SensingKind, Int64, String)?
+        switch source {
+        case .all: break
+        case .linked(let link): back = (link.name, link.id)
+        case .observations(let range):
+            if let d = range.datastream { back = ("Datastream", d) }
+            if let f = range.featureOfInterest { back = ("FeatureOfInterest", f) }
+        case .ids(_, let holder):
+            holds = holder
+        }
+        let temp = try await writer.create(kind, body, path: "$", back: back)
+        if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
+        let ids = try await writer.commit()
+        sensorThingsMQTT.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
+        try await monitor.evaluate(writer.change, ids: ids, by: caller)
+        noteLocalWrite()  // tiles showing the readings, change subscribers
+        await recordParkingReadings(writer, sensing: sensing, by: caller)  // parking
+        await recordTrafficCounts(writer, sensing: sensing, by: caller)
+        return kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
     }
 
     private func read(_ node: STANode, ref: Bool, reader: STAReader, query: QueryParameters, path: String) async throws -> Representation {

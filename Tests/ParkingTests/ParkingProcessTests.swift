@@ -106,21 +106,6 @@ struct ParkingProcessTests {
         #expect((g["rejected"]?.integerValue ?? 1) <= (u["rejected"]?.integerValue ?? 0))
         #expect((g["occupancy_spread"]?.doubleValue ?? 1) < (u["occupancy_spread"]?.doubleValue ?? 0))
     }
-
-    @Test("parking guide and simulate = their processes")
-    func commands() async throws {
-        let (store, path, _) = try await Self.built.value
-        // At a named time: an answer judged at now names the instant (readings.at), which differs from run to run.
-        let cli = try await CommandProcessTests.command(["parking", "guide", "--from", "114.780,30.830", "--to", "114.7985,30.8405",
-                                                         "--drivers", "20", "--at", "2026-06-17T09:30:00", "--json"], store: path)
-        let api = try await Self.run("parking-guidance", ["from": Self.origin, "to": Self.destination, "drivers": 20, "freshnessSeconds": .number(ParkingGuidanceProcess.defaultFreshness),
-                                                          "maximumSnapMetres": 500, "at": "2026-06-17T09:30:00"], store: store)
-        #expect(cli == (try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(api))))
-        let sim = try await CommandProcessTests.command(["parking", "simulate", "--drivers", "3000", "--json"], store: path)
-        let simAPI = try await Self.run("parking-simulation", ["drivers": 3000, "seed": 17], store: store)
-        #expect(sim == (try JSONDecoder().decode(JSONValue.self, from: JSONEncoder().encode(simAPI))))
-        #expect(sim["guided"]?["drivers"] == 3000)
-    }
 }
 
 /// Occupancy readings into the store (one at a time and in bulk) and the availability they give.

@@ -1,0 +1,240 @@
+import Foundation
+import GeoCore
+import Logging
+import MQTTBroker
+import ServiceLifecycle
+import Synchronization
+import TwinStore
+
+/// SensorThings over MQTT (`citytwin serve --mqtt-port N`; docs/sensorthings.md, "MQTT").
+public struct SensorThingsMQTTOptions: Sendable {
+    /// The TCP port of the broker (the HTTP server's host).
+    public var port: Int
+    /// Connections open at once.
+    public var maxConnections: Int
+    /// Topics one connection may subscribe to.
+    public var maxSubscriptions: Int
+
+    public init(port: Int, maxConnections: Int = 1000, maxSubscriptions: Int = 100) {
+        self.port = port
+        self.maxConnections = maxConnections
+        self.maxSubscriptions = maxSubscriptions
+    }
+}
+
+/// Who is connected: the caller its token stands for, as `CallerMiddleware` makes of a Bearer token.
+struct STAMQTTIdentity: Sendable {
+    var caller: Caller
+    /// The CONNECT password's name on the revocation list (`VerifiedToken.revocationKey`), checked
+    /// again at each publish and delivery.
+    var revocationKey: String?
+}
+
+/// The broker's SensorThings behaviour. CONNECT: the password is a department token (the user name
+/// is not used, as with HTTP Basic); none is anonymous. SUBSCRIBE: a topic the caller may read over
+/// HTTP (GET of the same path answers 200), else refused in the SUBACK. PUBLISH: an Observation
+/// created through the writer HTTP POST uses, with the same checks, audit entry, alerts and feeds.
+struct STAMQTTDelegate: MQTTBrokerDelegate {
+    let server: CityTwinServer
+
+    func connect(_ request: MQTTConnect, address: String) async -> MQTTConnectDecision<STAMQTTIdentity> {
+        guard let password = request.password, !password.isEmpty else { return .accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil)) }
+        let token = String(decoding: password, as: UTF8.self)
+        do {
+            guard let verified = try await server.callers.verified(token) else { return .accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil)) }
+            return .accept(STAMQTTIdentity(caller: verified.caller, revocationKey: verified.revocationKey))
+        } catch {
+            return .refuse(.badUsernameOrPassword, reason: "the password is not a valid token: \(Self.reason(error))")
+        }
+    }
+
+    func subscribe(_ filter: String, client: MQTTClient<STAMQTTIdentity>) async -> MQTTDecision {
+        guard !MQTTTopic.isWildcard(filter) else { return .refuse("a SensorThings topic names one resource; wildcards are not served") }
+        do {
+            let topic = try STATopic(filter, optionsAllowed: true)
+            let (sensing, _, _) = try await server.sensorThingsAccess(client.identity.caller, write: false)
+            let reader = STAReader(store: sensing, root: server.url(CityTwinServer.sensorThingsRoot))
+            let (node, _) = try await reader.resolve(topic.path)
+            let kind: SensingKind
+            switch node {
+            case .property:
+                if topic.hasOptions { return .refuse("a property topic takes no query options") }
+                return .accept
+            case .collection(let k, _), .entity(let k, _): kind = k
+            }
+            // $expand is checked here as a GET checks it, not at the first delivery.
+            for item in topic.options.expand where SensingNavigation.properties(of: kind)[item.path[0]] == nil {
+                return .refuse("400 parameter '$expand': \(kind.rawValue) has no navigation property '\(item.path[0])'")
+            }
+            return .accept
+        } catch {
+            return .refuse(Self.reason(error))
+        }
+    }
+
+    func publish(_ message: MQTTPublish, client: MQTTClient<STAMQTTIdentity>) async -> MQTTDecision {
+        let caller = client.identity.caller
+        do {
+            if let key = client.identity.revocationKey, let revocations = server.revocations, try await revocations.isRevoked(key: key) {
+                return .refuse("the token was revoked")
+            }
+            let topic = try STATopic(message.topic, optionsAllowed: false)
+            let (sensing, _, feedOnly) = try await server.sensorThingsAccess(caller, write: true)
+            let reader = STAReader(store: sensing, root: server.url(CityTwinServer.sensorThingsRoot))
+            let (node, _) = try await reader.resolve(topic.path)
+            guard case .collection(.observation, let source) = node else {
+                return .refuse("MQTT creates Observations: publish to v1.1/Observations or v1.1/Datastreams(n)/Observations")
+            }
+            let body: JSONValue
+            do {
+                body = try message.payload.withUnsafeBytes { try JSONValue(json: $0) }
+            } catch {
+                return .refuse("$: the payload is not JSON (\(error))")
+            }
+            guard server.sensingWrites.enter() else {
+                return .refuse("\(server.sensingWrites.limit) SensorThings writes are already in progress or waiting; nothing was written")
+            }
+            defer { server.sensingWrites.leave() }
+            let id = try await server.createSensingEntity(.observation, in: source, body, reader: reader, sensing: sensing, caller: caller, feedOnly: feedOnly)
+            server.options.logger.info("MQTT: Observation \(id) created by '\(client.clientID)' through \(message.topic)")
+            return .accept
+        } catch {
+            return .refuse(Self.reason(error))
+        }
+    }
+
+    static func reason(_ error: any Error) -> String {
+        if let p = error as? Problem { return "\(p.kind.status.code) \(p.detail)" }
+        return "\(error)"
+    }
+}
+
+/// Hands each committed SensorThings write to the MQTT subscribers it concerns, in commit order, off
+/// the request that wrote it. Each subscriber gets what a GET of its topic by its caller would show
+/// (the same JSON, its `$select`/`$expand`), only while that caller may read the service and its
+/// token is not revoked. Writes through other servers on the same store are not seen here.
+final class SensorThingsMQTT: Sendable {
+    private struct State {
+        var broker: MQTTBroker<STAMQTTDelegate>?
+        var delivering: Task<Void, Never>?
+        var events: AsyncStream<STAChangeEvent>.Continuation?
+        var logger: Logger?
+    }
+
+    private let state = Mutex(State())
+
+    /// Tells subscribers of `change` (committed; `observationIDs`: the stored ids of its new observations).
+    /// When the writes outrun the deliveries by `backlog` changes, the oldest is dropped and every
+    /// subscriber is disconnected: a connected subscriber has been sent every change since it subscribed.
+    func changed(_ change: SensingChange, observationIDs: [Int64]) {
+        let overrun = state.withLock { s -> MQTTBroker<STAMQTTDelegate>? in
+            guard let broker = s.broker, let events = s.events, !broker.subscribers().isEmpty else { return nil }
+            let event = STAChangeEvent(change, observationIDs: observationIDs)
+            guard !event.isEmpty, case .dropped = events.yield(event) else { return nil }
+            return broker
+        }
+        if let overrun {
+            let dropped = overrun.disconnectAll()
+            logger?.error("MQTT: SensorThings writes outran the deliveries by \(Self.backlog) changes; \(dropped) subscribers disconnected so they know they missed some")
+        }
+    }
+
+    static let backlog = 10_000
+    private var logger: Logger? { state.withLock { $0.logger } }
+
+    /// Serves `options` with `server`'s rules until cancelled (a graceful stop).
+    func run(_ server: CityTwinServer, host: String, options: SensorThingsMQTTOptions) async throws {
+        let limits = MQTTBrokerLimits(maxConnections: options.maxConnections, maxPacketBytes: server.options.limits.maxBodyBytes,
+                                      maxSubscriptionsPerClient: options.maxSubscriptions, maxQueuedMessages: 1000,
+                                      idleTimeout: server.options.limits.idleTimeout)
+        let broker = MQTTBroker(delegate: STAMQTTDelegate(server: server), limits: limits, logger: server.options.logger)
+        let (events, continuation) = AsyncStream<STAChangeEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.backlog))
+        let delivering = Task { for await event in events { await self.deliver(event, broker: broker, server: server) } }
+        state.withLock { $0 = State(broker: broker, delivering: delivering, events: continuation, logger: server.options.logger) }
+        defer {
+            continuation.finish()
+            delivering.cancel()
+            state.withLock { $0 = State() }
+        }
+        let logger = server.options.logger
+        try await cancelWhenGracefulShutdown {
+            try await broker.run(host: host, port: options.port) { port in
+                logger.notice("SensorThings MQTT broker on \(host):\(port) (topics v1.1/…)")
+            }
+        }
+    }
+
+    private func deliver(_ event: STAChangeEvent, broker: MQTTBroker<STAMQTTDelegate>, server: CityTwinServer) async {
+        guard let sensing = server.store as? any SensingStore else { return }
+        let reader = STAReader(store: sensing, root: server.url(CityTwinServer.sensorThingsRoot))
+        var mayRead = [Caller: Bool]()
+        var rendered = [String: [UInt8]]()
+        for (client, subscriptions) in broker.subscribers() {
+            let identity = client.identity
+            if mayRead[identity.caller] == nil {
+                mayRead[identity.caller] = (try? await server.sensorThingsAccess(identity.caller, write: false)) != nil
+            }
+            guard mayRead[identity.caller] == true else { continue }
+            if let key = identity.revocationKey, let revocations = server.revocations, (try? await revocations.isRevoked(key: key)) != false { continue }
+            for (filter, qos) in subscriptions.sorted(by: { $0.key < $1.key }) {
+                guard let topic = try? STATopic(filter, optionsAllowed: true) else { continue }
+                do {
+                    for payload in try await messages(event, topic: topic, reader: reader, cache: &rendered) {
+                        broker.send(filter, payload: payload, qos: qos, to: client.connection)
+                    }
+                } catch {
+                    server.options.logger.debug("MQTT: '\(filter)' not delivered to '\(client.clientID)': \(STAMQTTDelegate.reason(error))")
+                }
+            }
+        }
+    }
+
+    /// The messages `event` makes for a subscription to `topic`: one per created member of its
+    /// collection, one per update of its entity, one per change of its property.
+    private func messages(_ event: STAChangeEvent, topic: STATopic, reader: STAReader, cache: inout [String: [UInt8]]) async throws -> [[UInt8]] {
+        guard let last = topic.path.segments.last else { return [] }
+        func render(_ kind: SensingKind, _ id: Int64) async throws -> [UInt8]? {
+            let key = "\(kind.rawValue)(\(id))?\(topic.options.given.map { "\($0.0)=\($0.1)" }.joined(separator: "&"))"
+            if let done = cache[key] { return done }
+            guard let row = try await reader.row(kind, id) else { return nil }
+            let bytes = JSONText.bytes(.object(try await reader.render(row, topic.options)))
+            cache[key] = bytes
+            return bytes
+        }
+        var out = [[UInt8]]()
+        if case .name(let set) = last, let kind = SensingKind(entitySet: set) {
+            let created = event.created.filter { $0.0 == kind }
+            guard !created.isEmpty, case (.collection(_, let source), _) = try await reader.resolve(topic.path) else { return [] }
+            for (_, id) in created where try await reader.contains(source, kind, id) {
+                if let bytes = try await render(kind, id) { out.append(bytes) }
+            }
+            return out
+        }
+        guard !event.updated.isEmpty else { return [] }
+        switch try await reader.resolve(topic.path).0 {
+        case .entity(let kind, let id):
+            for u in event.updated where u.0 == kind && u.1 == id {
+                if let bytes = try await render(kind, id) { out.append(bytes) }
+            }
+        case .property(let kind, let id, let name, _):
+            for u in event.updated where u.0 == kind && u.1 == id && u.changed.contains(name) {
+                guard let row = try await reader.row(kind, id) else { continue }
+                out.append(JSONText.bytes([name: name == "id" ? .integer(id) : (row.json[name] ?? .null)]))
+            }
+        case .collection:
+            break
+        }
+        return out
+    }
+}
+
+/// The broker as a service of `citytwin serve`, stopped with the HTTP server.
+struct SensorThingsMQTTService: Service {
+    let server: CityTwinServer
+    let host: String
+    let options: SensorThingsMQTTOptions
+
+    func run() async throws {
+        try await server.sensorThingsMQTT.run(server, host: host, options: options)
+    }
+}
