@@ -226,6 +226,16 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // render: server-side map drawing (issue 55 §1). Cairo draws (PNG, PDF), pango lays out
+        // the Chinese labels (fonts-wqy-microhei); MapRendering draws features from the layers'
+        // MapLibre style (WebMap/MapStyle.swift) for any bbox, size and CRS, JPEG through GDAL.
+        .systemLibrary(name: "CCairo", path: "Sources/CCairo", pkgConfig: "cairo",
+                       providers: [.apt(["libcairo2-dev"])]),
+        .systemLibrary(name: "CPango", path: "Sources/CPango", pkgConfig: "pangocairo",
+                       providers: [.apt(["libpango1.0-dev"])]),
+        .target(name: "MapRendering", dependencies: ["GeoCore", "DataSources", "CCairo", "CPango", "CGDAL"], swiftSettings: strict),
+        .testTarget(name: "MapRenderingTests", dependencies: ["MapRendering", "GeoCore"], swiftSettings: strict),
+
         // HTTP (Hummingbird 2): OGC API Features/Tiles/Processes routes, auth, problem+json errors,
         // the OpenAPI document, the web map, metrics.
         .target(
@@ -233,6 +243,7 @@ let package = Package(
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Sensing", "Scenarios",
                 "MQTTBroker",  // SensorThings over MQTT (Routes/SensorThings/MQTT*.swift)
+                "MapRendering",  // render: WMS GetMap/GetLegendGraphic (Routes/OWS/)
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -327,6 +338,7 @@ let package = Package(
                 "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Signals", "Sensing", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
                 // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
                 "FloodSim", "NetworkAnalysis",
+                "MapRendering",  // render: rendered tiles read back by pixels (RenderedTileCacheTests)
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 // The connection handlers ahead of Hummingbird, fed bytes on an EmbeddedChannel.

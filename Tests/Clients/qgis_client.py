@@ -39,6 +39,11 @@ def features(base: str, ids: list[str]) -> dict:
 def render(base: str, collections: str, lon: float, lat: float) -> dict:
     query = f"%3Fcollections%3D{collections}" if collections else ""
     layer = QgsVectorTileLayer(f"type=xyz&url={base}/tiles/WebMercatorQuad/{{z}}/{{y}}/{{x}}{query}&zmin=14&zmax=14", "map")
+    return draw(layer, lon, lat)
+
+
+def draw(layer, lon: float, lat: float) -> dict:
+    """`layer` rendered 256x256 px over 2.4 km of Web Mercator around (lon, lat) on white: the pixels drawn."""
     settings = QgsMapSettings()
     mercator = QgsCoordinateReferenceSystem("EPSG:3857")
     centre = QgsCoordinateTransform(QgsCoordinateReferenceSystem("EPSG:4326"), mercator,

@@ -335,7 +335,7 @@ extension CityTwinServer {
         }
     }
 
-    private func visibleTiledLayers(_ caller: Caller) async throws -> [LayerInfo] {
+    func visibleTiledLayers(_ caller: Caller) async throws -> [LayerInfo] {
         try await tileService.allLayers().filter { $0.definition.hasGeometry && AccessPolicy.canRead($0.definition, caller) }
             .sorted { $0.definition.id < $1.definition.id }
     }

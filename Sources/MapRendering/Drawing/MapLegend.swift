@@ -1,0 +1,115 @@
+import Foundation
+import GeoCore
+
+/// The legend of one collection drawn from its style layers, as WMS GetLegendGraphic answers
+/// it (the SLD-WMS extension GeoServer and MapServer serve): a title, then a swatch per entry —
+/// a square for fills, a stroke for lines, a dot for circles — drawn by the map's own
+/// `MapRenderer` at zoom 16, so legend and map cannot disagree.
+///
+/// Entries follow the style as the web map's legend reads it (WebMap/MapStyle.swift): a layer
+/// whose colour is a `match` on a property gets an entry per value (its text from
+/// `citytwin:labels` when given), any other layer one entry titled by `citytwin:legendTitle`
+/// or the collection's title; layers with `citytwin:legend: false` (casings, labels) none.
+public struct MapLegend: Sendable {
+    public struct Entry: Sendable {
+        public let layer: StyleLayer
+        public let properties: [String: JSONValue]
+        public let label: String
+    }
+
+    public let title: String
+    public let entries: [Entry]
+    /// The zoom a swatch is drawn at (the style's widths are written for zoom 16).
+    public var zoom = 16.0
+
+    /// The legend of `collection` titled `title` from `style`.
+    public init(collection: String, title: String, style: RenderStyle) {
+        self.title = title
+        var entries: [Entry] = []
+        for layer in style.layers(for: collection) where [.fill, .line, .circle].contains(layer.kind) {
+            if layer.metadata["citytwin:legend"]?.boolValue == false { continue }
+            let own = layer.metadata["citytwin:legendTitle"]?.stringValue ?? title
+            let paint = layer.kind == .fill ? "fill-color" : layer.kind == .line ? "line-color" : "circle-color"
+            if case .array(let e)? = layer.paint[paint], e.first == "match", e.count >= 5,
+               case .array(let input) = e[1], input.first == "get" || input.first == "to-string",
+               let property = Self.property(input) {
+                let labels = layer.metadata["citytwin:labels"]?.objectValue ?? [:]
+                var i = 2
+                while i + 1 < e.count {
+                    for value in e[i].arrayValue ?? [e[i]] {
+                        let text = StyleExpression.text(value)
+                        entries.append(Entry(layer: layer, properties: [property: Self.typed(value)], label: labels[text]?.stringValue ?? text))
+                    }
+                    i += 2
+                }
+                continue
+            }
+            entries.append(Entry(layer: layer, properties: [:], label: own))
+        }
+        self.entries = entries
+    }
+
+    /// The property a `get` (or a `to-string` of one) reads.
+    private static func property(_ input: [JSONValue]) -> String? {
+        if input.first == "get" { return input.count > 1 ? input[1].stringValue : nil }
+        if input.count > 1, case .array(let inner) = input[1] { return property(inner) }
+        return nil
+    }
+
+    /// A `match` label as the property value it stands for ("false" for a `to-string` of a boolean).
+    private static func typed(_ v: JSONValue) -> JSONValue {
+        switch v.stringValue {
+        case "true": .bool(true)
+        case "false": .bool(false)
+        default: v
+        }
+    }
+
+    static let row = 22.0, swatch = (width: 24.0, height: 16.0), margin = 6.0, titleSize = 13.0, textSize = 12.0
+
+    /// The legend as an image in `format` on `background` (nil: transparent).
+    /// The legend's size in pixels: as wide as its longest text, a row per entry under the title.
+    public func size() throws -> (width: Int, height: Int) {
+        let scratch = try MapCanvas(width: 1, height: 1)
+        let titleWidth = TextLayout(title, size: Self.titleSize, maxWidth: nil, on: scratch).width
+        let labelWidth = entries.map { TextLayout($0.label, size: Self.textSize, maxWidth: nil, on: scratch).width }.max() ?? 0
+        let width = Int(ceil(max(titleWidth, Self.swatch.width + 8 + labelWidth) + 2 * Self.margin))
+        return (max(width, 40), Int(ceil(Self.margin * 2 + Self.row + Double(entries.count) * Self.row)))
+    }
+
+    public func image(format: MapImageFormat, background: MapColour?) throws -> [UInt8] {
+        let (width, height) = try size()
+        let canvas = try MapCanvas(width: width, height: height, kind: format == .pdf ? .pdf : .raster)
+        if let background { canvas.clear(background) } else if format == .jpeg { canvas.clear(.white) }
+        let heading = TextLayout(title, size: Self.titleSize, maxWidth: nil, on: canvas)
+        heading.draw(centreX: Self.margin + heading.width / 2, centreY: Self.margin + Self.row / 2, colour: .black, halo: nil, haloWidth: 0)
+        let renderer = MapRenderer(style: RenderStyle(layers: []))
+        for (n, entry) in entries.enumerated() {
+            let top = Self.margin + Self.row * Double(n + 1) + (Self.row - Self.swatch.height) / 2
+            let box = PixelBox(x: Self.margin, y: top, width: Self.swatch.width, height: Self.swatch.height)
+            try canvas.clipped(to: box) { try swatch(entry, in: box, renderer: renderer, canvas: canvas) }
+            let text = TextLayout(entry.label, size: Self.textSize, maxWidth: nil, on: canvas)
+            text.draw(centreX: box.maxX + 8 + text.width / 2, centreY: top + Self.swatch.height / 2, colour: MapColour(red: 0.15, green: 0.15, blue: 0.15),
+                      halo: nil, haloWidth: 0)
+        }
+        return try format.encode(canvas)
+    }
+
+    private func swatch(_ entry: Entry, in box: PixelBox, renderer: MapRenderer, canvas: MapCanvas) throws {
+        var g = PixelGeometry()
+        switch entry.layer.kind {
+        case .fill:
+            g.polygons = [[[(box.x + 1, box.y + 1), (box.maxX - 1, box.y + 1), (box.maxX - 1, box.maxY - 1), (box.x + 1, box.maxY - 1)]]]
+        case .line:
+            g.lines = [[(box.x + 2, box.y + box.height / 2), (box.maxX - 2, box.y + box.height / 2)]]
+        default:
+            g.points = [(box.x + box.width / 2, box.y + box.height / 2)]
+        }
+        let context = ExpressionContext(properties: entry.properties, geometryType: g.geometryType, zoom: zoom)
+        switch entry.layer.kind {
+        case .fill: try renderer.fill(entry.layer, g, context, canvas)
+        case .line: try renderer.line(entry.layer, g, context, canvas)
+        default: try renderer.circle(entry.layer, g, context, canvas)
+        }
+    }
+}
