@@ -16,6 +16,7 @@ from pathlib import Path
 import networkx as nx
 import pytest
 import requests
+import shapely.geometry
 from pyproj import Transformer
 
 from test_change_subscription import Server, token
@@ -271,3 +272,79 @@ def test_coverage_runs_on_the_built_city_with_an_empty_shelters_layer_and_no_inv
     assert fire["total"] == shelters["total"] > 0 and 0 < fire["covered"] <= fire["total"], fire
     assert shelters["covered"] == 0 and shelters["uncovered"] == shelters["total"], shelters
     assert fire["population"] is None and fire["population_covered"] is None, fire
+
+
+def model_seconds_to_nodes(model, origin) -> dict:
+    """Seconds from `origin` to every node of the model within 10 minutes (its intersections and vertices)."""
+    graph = model[0]
+    _, out, _, _ = snap(model, *origin)
+    g = graph.copy()
+    for n, s in out:
+        g.add_edge("origin", n, seconds=s)
+    return nx.single_source_dijkstra_path_length(g, "origin", weight="seconds", cutoff=600)
+
+
+def model_reached_metres(model, origin, seconds) -> float:
+    """Metres of road the model reaches from `origin` within `seconds`: on each segment, the union of
+    what the time left covers from each end it may be entered by (and, on the origin's own segment,
+    from the origin's point along each direction it may drive)."""
+    graph, segments, _ = model
+    q, out, _, _ = snap(model, *origin)
+    g = graph.copy()
+    for n, s in out:
+        g.add_edge("origin", n, seconds=s)
+    reach = nx.single_source_dijkstra_path_length(g, "origin", weight="seconds", cutoff=seconds)
+    total = 0.0
+    for a, b, speed, forward_only in segments:
+        length = math.dist(a, b)
+        intervals = []
+        if a in reach:
+            intervals.append((0.0, min(length, (seconds - reach[a]) * speed)))
+        if b in reach and not forward_only:
+            intervals.append((max(0.0, length - (seconds - reach[b]) * speed), length))
+        # The origin's point on this segment: it leaves along the segment (and back, two-way).
+        along = (q[0] - a[0]) * (b[0] - a[0]) + (q[1] - a[1]) * (b[1] - a[1])
+        if math.dist(a, q) + math.dist(q, b) - length < 1e-6 and 0 <= along:
+            at = math.dist(a, q)
+            reachable = seconds * speed
+            intervals.append((at if forward_only else max(0.0, at - reachable), min(length, at + reachable)))
+        covered, end = 0.0, -math.inf
+        for lo, hi in sorted(intervals):
+            lo = max(lo, end)
+            if hi > lo:
+                covered += hi - lo
+                end = hi
+        total += covered
+    return total
+
+
+@pytest.mark.parametrize("origin", INCIDENTS[:3])
+def test_service_areas_reach_the_road_length_the_independent_model_reaches(server, fire_token, model, origin):
+    """A service area's reached_metres is the length of road reachable within each break; the
+    networkx model of the same extract (the documented rules) reaches the same length within 1 %."""
+    r = requests.post(f"{server.url}/processes/service-area/execution",
+                      json={"inputs": {"origin": list(origin), "breaks": [2, 4]}},
+                      headers={"Authorization": f"Bearer {fire_token}"}, timeout=120)
+    assert r.status_code == 200, r.text[:500]
+    areas = r.json()["areas"]["features"]
+    assert [a["properties"]["minutes"] for a in areas] == [2, 4], areas
+    for area in areas:
+        minutes, reached = area["properties"]["minutes"], area["properties"]["reached_metres"]
+        expected = model_reached_metres(model, origin, minutes * 60)
+        print(f"service area {origin} {minutes} min: CityTwin {reached:.1f} m, model {expected:.1f} m")
+        assert expected > 0 and abs(reached - expected) <= 0.001 * expected, (origin, minutes, reached, expected)
+        # The polygon holds every intersection the model reaches in time and (holes cut around them)
+        # none it does not: only a node lying on a reached road, which no area can leave out, may be in.
+        polygon = shapely.geometry.shape(area["geometry"])
+        seconds = model_seconds_to_nodes(model, origin)
+        to_lonlat = Transformer.from_crs("EPSG:32635", "EPSG:4326", always_xy=True)
+        # Intersections and dead ends: nodes with other than two neighbours (a way's inner vertices
+        # lie on their road, inside the buffer of a part reached up to near them).
+        graph = model[0]
+        junctions = [n for n in seconds if n != "origin" and len(set(graph.successors(n)) | set(graph.predecessors(n))) != 2]
+        inside = {n: polygon.covers(shapely.geometry.Point(*to_lonlat.transform(*n))) for n in junctions}
+        missing = [n for n in junctions if seconds[n] <= minutes * 60 and not inside[n]]
+        extra = [n for n in junctions if seconds[n] > minutes * 60 and inside[n]]
+        print(f"  intersections within {minutes} min: {sum(1 for n in junctions if seconds[n] <= minutes * 60)} all inside; beyond it but inside: {len(extra)} of {len(junctions)}")
+        assert not missing, (origin, minutes, missing[:5])
+        assert len(extra) <= 0.01 * len(junctions), (origin, minutes, len(extra), len(junctions), extra[:5])
