@@ -23,15 +23,16 @@ struct ClientConcurrencyTests {
             try await server.makeApplication(address: .hostname("127.0.0.1", port: 0)).test(.live) { client in
                 var refused = 0, timedOut = 0
                 // The whole suite shares two cores: a request may wait out the live client's 20 s
-                // for a thread. That is no refusal; it is sent again, and more than two such waits fail the test.
+                // for a thread (or find its connection closed meanwhile). That is no refusal; it is
+                // sent again, and more than four such waits fail the test.
                 func send(_ uri: String, _ headers: HTTPFields = [:]) async throws {
-                    for attempt in 1...3 {
+                    for attempt in 1...5 {
                         do {
                             if try await client.get(uri, headers: headers).status == .tooManyRequests { refused += 1 }
                             return
                         } catch {
                             timedOut += 1
-                            if attempt == 3 { throw error }
+                            if attempt == 5 { throw error }
                         }
                     }
                 }
@@ -39,7 +40,7 @@ struct ClientConcurrencyTests {
                 for _ in 0..<250 { try await send("/collections/shelters/items?limit=1&f=json") }
                 for _ in 0..<150 { try await send("/collections", [.authorization: "Bearer one-reader"]) }
                 #expect(refused == 0, "\(refused) of 400 sequential requests were refused")
-                #expect(timedOut <= 2, "\(timedOut) requests timed out")
+                #expect(timedOut <= 4, "\(timedOut) requests timed out")
             }
         }
     }
@@ -82,9 +83,10 @@ struct ClientConcurrencyTests {
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 
-    /// Waits until `count` requests have reached the gate (a minute at most: curl processes on a loaded CI machine start slowly).
+    /// Waits until `count` requests have reached the gate (four minutes at most: curl processes on a
+    /// loaded CI machine start slowly, and the suite's other tests may hold both cores for a minute).
     static func waitUntil(_ gate: Gate, holds count: Int) async throws {
-        let deadline = ContinuousClock.now + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(240)
         while ContinuousClock.now < deadline {
             if await gate.count >= count { return }
             try await Task.sleep(for: .milliseconds(5))

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import NIOPosix
 import Logging
 import MapRendering
 import TwinStore
@@ -150,10 +151,17 @@ extension CityTwinServer {
         for info in request.layers where request.style.draws(info.definition.id, atZoom: request.view.zoom) {
             features[info.definition.id] = try await wmsFeatures(info.definition.id, in: grown, caller)
         }
-        let bytes = try MapRenderer(style: request.style).image(features, view: request.view, format: format, background: background)
+        let (style, view, drawn) = (request.style, request.view, features)
+        let bytes = try await Self.drawing { try MapRenderer(style: style).image(drawn, view: view, format: format, background: background) }
         var r = Representation(mediaType: format.mediaType, body: bytes)
         r.headers[.cacheControl] = "public, max-age=60"
         return r
+    }
+
+    /// Runs a drawing (cairo and pango: seconds of CPU for a large map) on NIO's blocking thread pool,
+    /// never on the cooperative threads every other request and task shares.
+    static func drawing(_ draw: @escaping @Sendable () throws -> [UInt8]) async throws -> [UInt8] {
+        try await NIOThreadPool.singleton.runIfActive(draw)
     }
 
     /// The features of a layer whose box meets `box` (EPSG:4490), as the caller may see them.

@@ -202,7 +202,8 @@ extension CityTwinServer {
             if style.draws(id, atZoom: view.zoom) {
                 features[id] = try await wmsFeatures(id, in: try tms.lonLatBounds(of: tile).expanded(byFraction: 0.25), caller)
             }
-            let bytes = try MapRenderer(style: style).image(features, view: view, format: .png, background: nil)
+            let drawn = features
+            let bytes = try await Self.drawing { try MapRenderer(style: style).image(drawn, view: view, format: .png, background: nil) }
             cached = tileService.cache.store(key, bytes: bytes)
         }
         var headers = HTTPFields()
