@@ -154,11 +154,15 @@ struct OIDCProviderTests {
             let p = h.provider
             #expect(try await h.read(try await p.token(p.claims(department: Self.emergency))).status == .ok)
             #expect(p.jwksFetches == 1)
+            let start = ContinuousClock.now
             for _ in 0..<5 {
                 let bogus = try await p.token(p.claims(department: Self.emergency), kid: "bogus")
                 try expectProblem(try await h.read(bogus), status: 401, type: "invalid-token")
             }
-            #expect(p.jwksFetches <= 2, "unknown kids fetched the key set \(p.jwksFetches) times")
+            // At most one fetch per 2 s interval: two when the five take under 2 s (as they do on an
+            // idle machine), one more per interval a loaded machine takes beyond.
+            let intervals = Int((ContinuousClock.now - start) / .seconds(2))
+            #expect(p.jwksFetches <= 2 + intervals, "unknown kids fetched the key set \(p.jwksFetches) times in \(intervals + 1) intervals")
             p.publish(["rsa-2", "ec-1"])
             let rotated = try await p.token(p.claims(department: Self.emergency), kid: "rsa-2")
             try await OutageHarness.eventually("the new key is picked up", within: 10) {
