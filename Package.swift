@@ -53,6 +53,8 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
         // The service commands' options from the environment and a configuration file (Sources/citytwin/ServiceConfiguration.swift).
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0"),
+        // The identity provider's discovery document and key set (Sources/Server/Access/OIDCKeySet.swift).
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.5.0"),
         // JSON Web Tokens: CityTwin's own HS256 tokens and an OpenID Connect provider's RS256/ES256 ones (Access/).
         .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
@@ -221,7 +223,7 @@ let package = Package(
             dependencies: [
                 "MQTTCodec",
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"), .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict),

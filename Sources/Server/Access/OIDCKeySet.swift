@@ -1,10 +1,9 @@
+import AsyncHTTPClient
 import Foundation
 import GeoCore
+import NIOCore
 import JWTKit
 import TwinStore
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// An OpenID provider's signing keys as the server holds them: the JWKS found through the
 /// discovery document (`<issuer>/.well-known/openid-configuration` → `jwks_uri`, unless a JWKS URL
@@ -26,6 +25,8 @@ actor OIDCKeySet {
 
     /// Seconds an HTTP request to the provider may take.
     static let requestTimeout: TimeInterval = 10
+    /// The largest discovery document or key set read (a key set of a few keys is a few kilobytes).
+    static let maximumDocumentBytes = 1 << 20
 
     private let configuration: OIDCConfiguration
     private var current: Keys?
@@ -122,17 +123,19 @@ actor OIDCKeySet {
         guard let address = URL(string: url), ["http", "https"].contains(address.scheme?.lowercased() ?? "") else {
             throw OIDCFetchError("'\(url)' is not an http(s) URL")
         }
-        var request = URLRequest(url: address, timeoutInterval: requestTimeout)
-        request.setValue("application/json", forHTTPHeaderField: "Accept")
-        let (data, response) = try await URLSession.shared.data(for: request)
-        guard let http = response as? HTTPURLResponse, http.statusCode == 200 else {
-            throw OIDCFetchError("\(url) answered \((response as? HTTPURLResponse)?.statusCode ?? 0)")
+        // AsyncHTTPClient on NIO, with a deadline for the whole exchange: a provider that stops
+        // answering fails the fetch (and the tokens waiting on it get 503) instead of holding them.
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Accept", value: "application/json")
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(Int64(requestTimeout.rounded(.up))))
+        guard response.status == .ok else {
+            throw OIDCFetchError("\(url) answered \(response.status.code)")
         }
-        guard let value = try? JSONDecoder().decode(JSONValue.self, from: data), value.objectValue != nil else {
+        let body = try await response.body.collect(upTo: maximumDocumentBytes)
+        guard let value = try? JSONDecoder().decode(JSONValue.self, from: Data(body.readableBytesView)), value.objectValue != nil else {
             throw OIDCFetchError("\(url) did not answer a JSON object")
         }
-        let cacheControl = http.allHeaderFields.first { ($0.key as? String)?.lowercased() == "cache-control" }?.value as? String
-        let maxAge = cacheControl?.split(separator: ",").lazy
+        let maxAge = response.headers.first(name: "cache-control")?.split(separator: ",").lazy
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .first { $0.hasPrefix("max-age=") }
             .flatMap { TimeInterval($0.dropFirst("max-age=".count)) }
