@@ -103,7 +103,7 @@ public final class MQTTBroker<Delegate: MQTTBrokerDelegate>: Sendable {
                     logger.notice("MQTT CONNECT from \(address) (client '\(request.clientID)') refused: \(reason)")
                     try await outbound.write(ByteBuffer(bytes: MQTTPacket.connack(sessionPresent: false, returnCode: code).encoded()))
                 }
-                guard request.protocolLevel == 4 || request.protocolLevel == 3 else {
+                guard request.isSupportedVersion else {
                     return try await refuse(.unacceptableProtocolVersion, "protocol level \(request.protocolLevel); this broker speaks MQTT 3.1.1 (4) and 3.1 (3)")
                 }
                 guard connections.load(ordering: .relaxed) <= limits.maxConnections else {

@@ -54,8 +54,8 @@ extension MQTTPacket {
         case 1:
             try flags(0, "CONNECT")
             packet = .connect(try decodeConnect(&r))
-            // An unsupported level leaves the rest unread: the broker answers CONNACK 1 and closes.
-            if case .connect(let c) = packet, c.protocolLevel != 3 && c.protocolLevel != 4 { return packet }
+            // An unsupported version leaves the rest unread: the broker answers CONNACK 1 and closes.
+            if case .connect(let c) = packet, !c.isSupportedVersion { return packet }
         case 2:
             try flags(0, "CONNACK")
             let ack = try r.byte()
@@ -140,7 +140,8 @@ extension MQTTPacket {
             if name == "MQTT" || name == "MQIsdp" { return MQTTConnect(protocolName: name, protocolLevel: level, clientID: "") }
             throw MQTTProtocolError("the protocol name is '\(name)', not MQTT")
         }
-        if level != 4 && level != 3 { return MQTTConnect(protocolName: name, protocolLevel: level, clientID: "") }
+        let version = MQTTConnect(protocolName: name, protocolLevel: level, clientID: "")
+        if !version.isSupportedVersion { return version }
         let flags = try r.byte()
         guard flags & 0x01 == 0 else { throw MQTTProtocolError("CONNECT's reserved flag is set") }
         let keepAlive = try r.uint16()

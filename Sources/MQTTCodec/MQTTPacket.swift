@@ -52,6 +52,8 @@ public enum MQTTPacket: Sendable, Equatable {
         case .connect(let c):
             body.appendString(c.protocolName)
             body.append(c.protocolLevel)
+            // A version this codec does not speak is known by its name and level alone (as decoded).
+            guard c.isSupportedVersion else { break }
             var connectFlags: UInt8 = 0
             if c.cleanSession { connectFlags |= 0x02 }
             if let will = c.will {
@@ -130,6 +132,13 @@ public struct MQTTConnect: Sendable, Equatable {
     public var will: MQTTWill?
     public var username: String?
     public var password: [UInt8]?
+
+    /// MQTT 3.1.1 ("MQTT", level 4) or 3.1 ("MQIsdp", level 3): the versions whose CONNECT is read whole.
+    /// Another level (MQTT 5), or a name and level that do not belong together, is read as its name and
+    /// level only, for the broker to answer CONNACK 1 (unacceptable protocol version, §3.1.2.2).
+    public var isSupportedVersion: Bool {
+        (protocolName == "MQTT" && protocolLevel == 4) || (protocolName == "MQIsdp" && protocolLevel == 3)
+    }
 
     public init(protocolName: String = "MQTT", protocolLevel: UInt8 = 4, cleanSession: Bool = true, keepAlive: UInt16 = 60,
                 clientID: String, will: MQTTWill? = nil, username: String? = nil, password: [UInt8]? = nil) {

@@ -82,6 +82,23 @@ import Testing
         #expect(c.protocolLevel == 5)
     }
 
+    @Test func aNameAndLevelThatDoNotBelongTogetherAreAnUnsupportedVersionAndRoundTrip() throws {
+        // Found by fuzz-mqtt: "MQTT" with level 3 (3.1 is "MQIsdp") is no version this broker speaks; it
+        // is read as its name and level alone, encodes so, and the broker answers CONNACK 1.
+        for (name, level) in [("MQTT", UInt8(3)), ("MQIsdp", UInt8(4)), ("MQTT", UInt8(5))] {
+            let version = MQTTConnect(protocolName: name, protocolLevel: level, clientID: "")
+            #expect(!version.isSupportedVersion)
+            let bytes = MQTTPacket.connect(version).encoded()
+            #expect(try MQTTPacket.decode(bytes) == .connect(version), "\(name) \(level)")
+        }
+        let truncated: [UInt8] = [0x10, 0x07, 0x00, 0x04, 0x4D, 0x51, 0x54, 0x54, 0x03]
+        guard case .connect(let c) = try MQTTPacket.decode(truncated) else { Issue.record("not a CONNECT"); return }
+        #expect(!c.isSupportedVersion)
+        let again = try MQTTPacket.decode(MQTTPacket.connect(c).encoded())
+        #expect(again == .connect(c))
+        #expect(MQTTConnect(clientID: "a").isSupportedVersion && MQTTConnect(protocolName: "MQIsdp", protocolLevel: 3, clientID: "a").isSupportedVersion)
+    }
+
     @Test func topicFilters() throws {
         #expect(MQTTTopic.matches("v1.1/Things", "v1.1/Things"))
         #expect(!MQTTTopic.matches("v1.1/Things", "v1.1/Things(1)"))
