@@ -17,7 +17,7 @@ with open(sys.argv[1], encoding="utf-8", errors="replace") as transcript:
         if m:
             started.setdefault(m.group(2), m.group(1))
             continue
-        m = re.match(r"[✔✘] (Test|Suite) (.*?)(?: with \d+ test cases?)? (?:passed|failed) after [0-9.]+ seconds", line) \
+        m = re.match(r"[✔✘━] (Test|Suite) (.*?)(?: with \d+ test cases?)? (?:passed|failed) after [0-9.]+ seconds", line) \
             or re.match(r"➜ (Test|Suite) (.*?) skipped", line)
         if m:
             ended.add(m.group(2))

@@ -165,7 +165,7 @@ struct OIDCProviderTests {
             #expect(p.jwksFetches <= 2 + intervals, "unknown kids fetched the key set \(p.jwksFetches) times in \(intervals + 1) intervals")
             p.publish(["rsa-2", "ec-1"])
             let rotated = try await p.token(p.claims(department: Self.emergency), kid: "rsa-2")
-            try await OutageHarness.eventually("the new key is picked up", within: 30) {
+            try await OutageHarness.eventually("the new key is picked up", within: 120) {
                 try await h.read(rotated).status == .ok
             }
             try expectProblem(try await h.read(try await p.token(p.claims(department: Self.emergency))), status: 401, type: "invalid-token")
