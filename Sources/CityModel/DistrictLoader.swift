@@ -30,56 +30,96 @@ public enum DistrictLoader {
         return layers.contains { $0.definition.id == markerLayer && $0.count > 0 }
     }
 
-    /// Creates every layer defined in `layersDirectory` and loads the district generated from `seed`.
+    /// Creates every layer defined in `layersDirectory` and loads the district generated from `seed`,
+    /// or the sample city of `scale` × `scale` districts (`DistrictTile`), one district at a time so
+    /// memory holds one district's features, never the city's.
     /// - Parameters:
+    ///   - scale: districts per side: 1 (the sample district) … `DistrictTile.maximumCount`.
     ///   - replace: upsert instead of insert, so a rebuild over an existing district replaces
     ///     changed features instead of failing on their ids.
-    ///   - dem: whether to import the elevation grid as managed raster `dem` (stores that keep rasters).
+    ///   - dem: whether to import the elevation grid as managed raster `dem` (stores that keep rasters):
+    ///     the districts' DEMs as one mosaic for a city.
     /// - Throws: `StoreError` from the store (naming layer and feature), `GeometryError` from the
-    ///   generator, or `ImportError` when the district has a layer the catalogue does not define.
+    ///   generator, or `ImportError` when the district has a layer the catalogue does not define or
+    ///   `scale` is out of range.
     @discardableResult
-    public static func build(into store: any FeatureStore, layersDirectory: URL, seed: UInt64 = 2026,
+    public static func build(into store: any FeatureStore, layersDirectory: URL, seed: UInt64 = 2026, scale: Int = 1,
                              replace: Bool = false, dem: Bool = true,
                              progress: ((WorkProgress) -> Void)? = nil) async throws -> Summary {
+        guard (1...DistrictTile.maximumCount).contains(scale) else {
+            throw ImportError(.invalidValue, file: "district", field: "scale",
+                              "must be 1 (the sample district) to \(DistrictTile.maximumCount) districts per side, got \(scale)")
+        }
         let catalog = try LayerCatalog.load(directory: layersDirectory)
-        let district = try SampleDistrict.generate(seed: seed)
-        for id in district.layers.keys.sorted() where catalog[id] == nil {
-            throw ImportError(.unsupported, file: layersDirectory.lastPathComponent, field: id,
-                              "the sample district has layer \(id), which \(layersDirectory.path) does not define")
-        }
         for definition in catalog.definitions { try await store.createLayer(definition) }
+        let tiles = DistrictTile.tiling(scale)
         var counts: [String: Int] = [:]
-        for (i, definition) in catalog.definitions.enumerated() {
-            var features = district[layer: definition.id]
-            if !definition.hasZ {
-                // The generator gives some points heights (address entrances at floor level); a 2D
-                // layer stores their plan position, as an import does.
-                for i in features.indices where features[i].geometry?.hasZ == true {
-                    features[i].geometry = features[i].geometry?.mapPositions { $0.xy }
-                }
+        var mosaic: Grid?
+        for (t, tile) in tiles.enumerated() {
+            let district = try SampleDistrict.generate(seed: seed, tile: tile)
+            for id in district.layers.keys.sorted() where catalog[id] == nil {
+                throw ImportError(.unsupported, file: layersDirectory.lastPathComponent, field: id,
+                                  "the sample district has layer \(id), which \(layersDirectory.path) does not define")
             }
-            if !features.isEmpty {
-                if replace {
-                    try await store.upsert(layer: definition.id, features: features, by: .admin, at: nil)
-                } else {
-                    try await store.insert(layer: definition.id, features: features, by: .admin, at: nil)
+            for (i, definition) in catalog.definitions.enumerated() {
+                var features = district[layer: definition.id]
+                if !definition.hasZ {
+                    // The generator gives some points heights (address entrances at floor level); a 2D
+                    // layer stores their plan position, as an import does.
+                    for i in features.indices where features[i].geometry?.hasZ == true {
+                        features[i].geometry = features[i].geometry?.mapPositions { $0.xy }
+                    }
                 }
+                if !features.isEmpty {
+                    if replace {
+                        try await store.upsert(layer: definition.id, features: features, by: .admin, at: nil)
+                    } else {
+                        try await store.insert(layer: definition.id, features: features, by: .admin, at: nil)
+                    }
+                }
+                counts[definition.id, default: 0] += features.count
+                // Stage: the layer just written (and the district, for a city); counts: layers.
+                let layers = catalog.definitions.count
+                progress?(WorkProgress(stage: scale == 1 ? definition.id : "district \(t + 1)/\(tiles.count) \(definition.id)",
+                                       completed: Double(t * layers + i + 1), total: Double(tiles.count * layers), unit: "layers"))
             }
-            counts[definition.id] = features.count
-            // Stage: the layer just written; counts: layers.
-            progress?(WorkProgress(stage: definition.id, completed: Double(i + 1), total: Double(catalog.definitions.count), unit: "layers"))
+            if dem { mosaic = try place(district.elevation, of: tile, in: mosaic) }
         }
-        // The sample district lies in Gauss–Krüger zone 38 (CM 114°E): its metric CRS, EPSG:4547.
-        try await CityRecord.recordIfAbsent(in: store, name: "邾城 (sample district)", metricCRS: .districtMetric, by: .admin)
+        // The sample district lies in Gauss–Krüger zone 38 (CM 114°E): its metric CRS, EPSG:4547
+        // (a city of 32 × 32 districts reaches 114.78 + 1.7°E, inside the zone's 112.5–115.5°E).
+        let name = scale == 1 ? "邾城 (sample district)" : "邾城 (sample city of \(scale) × \(scale) districts)"
+        try await CityRecord.recordIfAbsent(in: store, name: name, metricCRS: .districtMetric, by: .admin)
         var raster: ManagedRaster?
-        if dem, let rasters = store as? any ManagedRasters {
-            let data = try district.elevation.esriASCIIData(precision: 2)
+        if let mosaic, let rasters = store as? any ManagedRasters {
+            let data = try mosaic.esriASCIIData(precision: 2)
             let grid = try Grid(esriASCIIData: data)
-            let described = try ManagedRaster.describe(grid, data: data, id: ManagedRaster.defaultDEM, title: "邾城 DEM (10 m)", kind: .dem,
+            let title = scale == 1 ? "邾城 DEM (10 m)" : "邾城 sample city DEM (10 m, \(scale) × \(scale) districts)"
+            let described = try ManagedRaster.describe(grid, data: data, id: ManagedRaster.defaultDEM, title: title, kind: .dem,
                                                        crs: demCRS, by: .admin)
             try await rasters.putRaster(described, data: data, replace: true, by: .admin)
             raster = described
         }
         return Summary(counts: counts, dem: raster)
+    }
+
+    /// The city's DEM with one district's grid placed at its tile (the district's own grid for the
+    /// sample district); the districts' grids have the same cells, so placing is copying rows.
+    static func place(_ grid: Grid, of tile: DistrictTile, in mosaic: Grid?) throws -> Grid {
+        guard tile.count > 1 else { return grid }
+        let n = tile.count, cell = grid.geoTransform.pixelWidth
+        // The mosaic's north-west corner: this district's, moved west by the districts to its left
+        // and north by those above it.
+        var city = try mosaic ?? Grid(width: grid.width * n, height: grid.height * n, geoTransform: .northUp(
+            west: grid.geoTransform.originX - Double(tile.column * grid.width) * cell,
+            north: grid.geoTransform.originY + Double((n - 1 - tile.row) * grid.height) * cell,
+            cellWidth: cell, cellHeight: cell), repeating: 0)
+        let top = (n - 1 - tile.row) * grid.height, left = tile.column * grid.width, width = city.width
+        let source = grid.values
+        city.withUnsafeMutableValues { values in
+            for r in 0..<grid.height {
+                for c in 0..<grid.width { values[(top + r) * width + left + c] = source[r * grid.width + c] }
+            }
+        }
+        return city
     }
 }

@@ -25,11 +25,22 @@ struct DistrictBuildCommand: AsyncParsableCommand {
     @Option(help: "Seed of the district generator.")
     var seed: UInt64 = 2026
 
+    @Option(help: ArgumentHelp(
+        "Districts per side of a sample city: 1 (the default) is the sample district; N builds N × N districts (N² times its features), each with its own ids, codes and names, joined by connecting roads, the DEM one mosaic (1…\(DistrictTile.maximumCount)).",
+        valueName: "N"))
+    var scale: Int = 1
+
     @Option(help: "Directory of layer definitions (<id>.json).")
     var layers: String = ProjectFiles.path("Layers")
 
     @Flag(help: "Rebuild even when the store already holds the district (a SpatiaLite file is replaced).")
     var force = false
+
+    func validate() throws {
+        guard (1...DistrictTile.maximumCount).contains(scale) else {
+            throw ValidationError("--scale must be 1 (the sample district) to \(DistrictTile.maximumCount) districts per side, got \(scale)")
+        }
+    }
 
     func run() async throws {
         let location = try StoreLocation(store)
@@ -67,7 +78,7 @@ struct DistrictBuildCommand: AsyncParsableCommand {
         let bar = ProgressBar("building the district")
         let started = ContinuousClock.now
         let summary = try await DistrictLoader.build(
-            into: featureStore, layersDirectory: URL(fileURLWithPath: layers, isDirectory: true), seed: seed, replace: replace,
+            into: featureStore, layersDirectory: URL(fileURLWithPath: layers, isDirectory: true), seed: seed, scale: scale, replace: replace,
             progress: { bar.update($0) })
         bar.finish(WorkProgress(stage: "done", completed: Double(summary.counts.count), total: Double(summary.counts.count), unit: "layers"))
         return (summary, (ContinuousClock.now - started).seconds)
@@ -75,7 +86,8 @@ struct DistrictBuildCommand: AsyncParsableCommand {
 
     private func report(_ built: (DistrictLoader.Summary, TimeInterval)) {
         let (summary, elapsed) = built
-        print("Built the sample district (seed \(seed)): \(summary.total) features in \(summary.counts.count) layers in "
+        let what = scale == 1 ? "the sample district" : "a sample city of \(scale) × \(scale) districts"
+        print("Built \(what) (seed \(seed)): \(summary.total) features in \(summary.counts.count) layers in "
               + String(format: "%.1f", elapsed) + " s into \(store)")
         if let dem = summary.dem {
             print("DEM: raster '\(dem.id)' in the store, \(dem.width) x \(dem.height) cells of \(Int(dem.cellSize[0])) m, \(dem.crs) (citytwin raster list)")

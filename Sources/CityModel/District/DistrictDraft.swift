@@ -41,13 +41,15 @@ final class DistrictDraft {
     /// Signalised intersections by grid position, for the corridor.
     var signals: [(id: String, c: Int, r: Int)] = []
 
-    init(seed: UInt64, scale: Double) {
+    init(seed: UInt64, scale: Double, tile: DistrictTile = .single) {
         self.scale = min(1, max(0.05, scale.isFinite ? scale : 1))
         rng = SplitMix64(seed: seed)
         signalRNG = SplitMix64(seed: seed ^ 0x5349_474E_414C_5331)
         parkingRNG = SplitMix64(seed: seed ^ 0x5041_524B_494E_4731)
         terrain = DistrictTerrain(rng: &rng)
-        origin = Position(x: Self.centreGrid.x - extent / 2, y: Self.centreGrid.y - extent / 2)
+        // Tile (0, 0) is the sample district; the others lie a district's width east and north per step.
+        origin = Position(x: Self.centreGrid.x - extent / 2 + Double(tile.column) * extent,
+                          y: Self.centreGrid.y - extent / 2 + Double(tile.row) * extent)
         let f = self.scale.squareRoot()
         columns = max(3, Int((16 * f).rounded())) + 1
         rows = max(3, Int((18 * f).rounded())) + 1

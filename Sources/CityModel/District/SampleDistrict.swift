@@ -17,6 +17,8 @@ public struct SampleDistrict: Sendable {
     public let scale: Double
     /// Features per layer id.
     public let layers: [String: [Feature]]
+    /// Where the district lies in the sample city (`DistrictTile.single` for the sample district).
+    public let tile: DistrictTile
     /// Ground elevation in metres (1985 国家高程基准): 10 m cells, 500 × 500, north-up, in EPSG:4547.
     public let elevation: Grid
 
@@ -27,10 +29,12 @@ public struct SampleDistrict: Sendable {
     /// - Parameters:
     ///   - seed: PRNG seed (SplitMix64).
     ///   - scale: size factor in (0, 1]; values outside are clamped to [0.05, 1].
+    ///   - tile: the district of an N × N sample city to generate (its own seed, position, ids,
+    ///     codes and names, and the roads joining it to its west and south neighbours).
     /// - Throws: `GeometryError` `.crs` when PROJ cannot transform EPSG:4547 to EPSG:4490 (e.g. its
     ///   database is missing).
-    public static func generate(seed: UInt64 = 2026, scale: Double = 1.0) throws -> SampleDistrict {
-        let draft = DistrictDraft(seed: seed, scale: scale)
+    public static func generate(seed: UInt64 = 2026, scale: Double = 1.0, tile: DistrictTile = .single) throws -> SampleDistrict {
+        let draft = DistrictDraft(seed: tile.seed(city: seed), scale: scale, tile: tile)
         draft.buildStreetGrid()
         draft.buildHydrology()
         draft.buildBuildingsAndAddresses()
@@ -42,7 +46,8 @@ public struct SampleDistrict: Sendable {
         draft.buildParkingGuidance()
         draft.buildLandUse()
         draft.buildGasSupply()
+        draft.placeOnTile(tile)
         try draft.reproject()
-        return SampleDistrict(seed: seed, scale: draft.scale, layers: draft.layers, elevation: try draft.elevationGrid())
+        return SampleDistrict(seed: seed, scale: draft.scale, layers: draft.layers, tile: tile, elevation: try draft.elevationGrid())
     }
 }
