@@ -25,6 +25,7 @@ let package = Package(
         .library(name: "ParkingSim", targets: ["ParkingSim"]),
         .library(name: "ProcessRuntime", targets: ["ProcessRuntime"]),
         .library(name: "Emergency", targets: ["Emergency"]),
+        .library(name: "FireRescue", targets: ["FireRescue"]),
         .library(name: "Flood", targets: ["Flood"]),
         .library(name: "Parking", targets: ["Parking"]),
         .library(name: "Utilities", targets: ["Utilities"]),
@@ -146,6 +147,11 @@ let package = Package(
         .target(name: "Emergency", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "ProcessRuntime"],
                 swiftSettings: strict),
 
+        // The fire-rescue one map (消防救援一张图): hydrant coverage by GB 50974 along the streets;
+        // the hydrant-coverage process.
+        .target(name: "FireRescue", dependencies: ["GeoCore", "TwinStore", "NetworkAnalysis", "Emergency", "ProcessRuntime"],
+                swiftSettings: strict),
+
         // Urban flood runs over the district: the drainage model and the surface read from the
         // store and the managed DEM, design and observed rainfall, flood scenarios and their runs
         // (FloodRunCatalog), result layers and rasters, the resources a flood cuts off, nowcast
@@ -192,7 +198,7 @@ let package = Package(
         .target(
             name: "Scenarios",
             dependencies: ["GeoCore", "TwinStore", "CityModel", "NetworkAnalysis", "SignalSim", "ParkingSim",
-                           "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals"],
+                           "ProcessRuntime", "Emergency", "FireRescue", "Flood", "Parking", "Utilities", "Geocoding", "Signals"],
             swiftSettings: strict),
 
         // A city's one map from its own data: the road network derived from OpenStreetMap by one
@@ -322,6 +328,7 @@ let package = Package(
         .testTarget(name: "EmergencyTests", dependencies: ["Emergency", "Flood", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore",
                                                            "NetworkAnalysis", "TestSupport"],
                     swiftSettings: strict),
+        .testTarget(name: "FireRescueTests", dependencies: ["FireRescue", "NetworkAnalysis", "GeoCore"], swiftSettings: strict),
         .testTarget(name: "FloodTests", dependencies: ["Flood", "Emergency", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore",
                                                        "SWMMFormat", "FloodSim", "TestSupport"],
                     swiftSettings: strict),

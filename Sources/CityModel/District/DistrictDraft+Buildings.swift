@@ -58,6 +58,7 @@ extension DistrictDraft {
         for (bi, block) in blocks.enumerated() {
             let x0 = x(col: block.col), x1 = x(col: block.col + 1), y0 = y(row: block.row), y1 = y(row: block.row + 1)
             let builtYear = rng.integer(1992...2023)
+            blocks[bi].builtYear = builtYear
             let validFrom = isoDate(builtYear, rng.integer(1...12), rng.integer(1...28))
             let community = block.community
             switch block.use {
@@ -68,6 +69,7 @@ extension DistrictDraft {
                 let seq = sections.next(in: communities[community])
                 let yardCode = communities[community].code + "2" + padded(seq, 3)
                 let yardName = rng.pick(Self.yardPrefixes) + rng.pick(Self.yardSuffixes)
+                blocks[bi].yard = (yardName, yardCode)
                 let former: [String] = rng.chance(0.05) ? [rng.pick(Self.yardPrefixes) + "新村"] : []
                 book.add(code: yardCode, parent: communities[community].code, level: "院落", name: yardName,
                          at: lonLat((x0 + x1) / 2, (y0 + y1) / 2), validFrom: validFrom, formerNames: former)

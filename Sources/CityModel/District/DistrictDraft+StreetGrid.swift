@@ -40,6 +40,10 @@ struct Block {
     var community: Int
     /// A facility role reserved for this block ("hospital-0", "plaza", …), if any.
     var role: String?
+    /// The year the block was built (set with its buildings).
+    var builtYear = 0
+    /// A residential block's 院落: its name and address code.
+    var yard: (name: String, code: String)?
 }
 
 struct Community {

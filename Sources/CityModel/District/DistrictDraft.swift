@@ -11,6 +11,8 @@ final class DistrictDraft {
     var signalRNG: SplitMix64
     /// Draws for the parking guidance layers (occupancy history, berths, signs), added after signal timing.
     var parkingRNG: SplitMix64
+    /// Draws for the fire-rescue layers (消防救援一张图), added after parking guidance.
+    var fireRNG: SplitMix64
     let scale: Double
     /// District centre: 114.80°E 30.84°N (邾城) = E 576 531.8676 m, N 3 413 509.3414 m in EPSG:4547
     /// (PROJ 9.1.1: `echo "30.84 114.80" | cs2cs EPSG:4490 EPSG:4547`).
@@ -46,6 +48,7 @@ final class DistrictDraft {
         rng = SplitMix64(seed: seed)
         signalRNG = SplitMix64(seed: seed ^ 0x5349_474E_414C_5331)
         parkingRNG = SplitMix64(seed: seed ^ 0x5041_524B_494E_4731)
+        fireRNG = SplitMix64(seed: seed ^ 0x4649_5245_5245_5343)
         terrain = DistrictTerrain(rng: &rng)
         // Tile (0, 0) is the sample district; the others lie a district's width east and north per step.
         origin = Position(x: Self.centreGrid.x - extent / 2 + Double(tile.column) * extent,

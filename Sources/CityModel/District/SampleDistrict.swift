@@ -46,6 +46,7 @@ public struct SampleDistrict: Sendable {
         draft.buildParkingGuidance()
         draft.buildLandUse()
         draft.buildGasSupply()
+        draft.buildFireRescue()
         draft.placeOnTile(tile)
         try draft.reproject()
         return SampleDistrict(seed: seed, scale: draft.scale, layers: draft.layers, tile: tile, elevation: try draft.elevationGrid())

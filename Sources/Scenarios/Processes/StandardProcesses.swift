@@ -1,4 +1,5 @@
 import Emergency
+import FireRescue
 import Flood
 import Foundation
 import Geocoding
@@ -20,6 +21,7 @@ extension ProcessRegistry {
         return ProcessRegistry([
             FeaturesInArea(), RouteProcess(), GeocodingProcess(),
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
+            HydrantCoverageProcess(),
             NetworkTraceProcess(), ValveIsolationProcess(),
             ParkingGuidanceProcess(), ParkingForecastProcess(), ParkingSimulationProcess(),
             flood, ScenarioRunProcess(flood: flood), CompareScenariosProcess(),
