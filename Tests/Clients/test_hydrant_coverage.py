@@ -1,4 +1,4 @@
-"""Hydrant coverage (issue 54 §4, GB 50974-2014 §7.2.5) against an independent model: the roads,
+"""Hydrant coverage and fire pre-plans (issue 54 §4, GB 50974-2014 §7.2.5) against an independent model: the roads,
 hydrants and buildings fetched through the Features API, projected with pyproj to the district's
 metric CRS (EPSG:4547), hydrants snapped to their nearest road with shapely, and street distances
 from every working hydrant computed by networkx's multi-source Dijkstra on the roads split at the
@@ -168,3 +168,39 @@ def test_a_hydrant_marked_out_of_service_leaves_the_coverage_at_once(base_url, a
         got = requests.get(url, headers=auth, timeout=30)
         requests.patch(url, json={"properties": {"status": "完好"}},
                        headers={**auth, "Content-Type": "application/merge-patch+json", "If-Match": got.headers["ETag"]}, timeout=30)
+
+
+def test_a_high_rise_pre_plan_lists_hydrants_by_the_independent_hose_distance(base_url, admin, layers):
+    """fire-pre-plan for a high-rise: its nearest working hydrants by street metres from the
+    building's street position are networkx's, arrival is the 60 s turn-out plus the drive, and the
+    fire brigade, which may not read 实有人口, gets the occupants marked withheld (not zero)."""
+    high_rise = features(base_url, admin, "high_rise_residences")
+    assert high_rise, "the sample district has high-rise residences"
+    building = next(b for b in layers["buildings"] if b["id"] == high_rise[0]["properties"]["building"])
+    x0, y0, x1, y1 = shape(building["geometry"]).bounds
+    centre = {"id": "B", "geometry": {"type": "Point", "coordinates": [(x0 + x1) / 2, (y0 + y1) / 2]}, "properties": {"status": "完好"}}
+    model = Model(layers["roads"], layers["hydrants"] + [centre])
+    street = nx.single_source_dijkstra_path_length(model.graph, ("H", "B"), weight="length")
+    expected = sorted((street[("H", str(h["id"]))], str(h["id"])) for h in layers["hydrants"]
+                      if h["properties"]["status"] == "完好" and ("H", str(h["id"])) in street)[:5]
+    r = requests.post(f"{base_url}/processes/fire-pre-plan/execution", json={"inputs": {"building": building["id"], "hydrants": 5}},
+                      headers={"Authorization": f"Bearer {admin}"}, timeout=120)
+    assert r.status_code == 200, r.text[:500]
+    print(f"fire-pre-plan {building['id']}: {r.elapsed.total_seconds() * 1000:.0f} ms")
+    plan = r.json()
+    found = [(h["street_metres"], h["id"]) for h in plan["hydrants"]]
+    assert len(found) == len(expected) == 5
+    for (metres, _), (reference, _) in zip(found, expected):
+        assert abs(metres - reference) <= 0.05, (found, expected)
+    assert plan["building"]["high_rise"]["id"] == high_rise[0]["id"]
+    for station in plan["stations"]["features"]:
+        p = station["properties"]
+        assert abs(p["arrival_seconds"] - (60 + p["drive_seconds"])) <= 0.01 and p["within_5_minutes"] == (p["arrival_seconds"] <= 300)
+    assert isinstance(plan["occupants"].get("households"), int)
+    brigade = requests.post(f"{base_url}/processes/fire-pre-plan/execution", json={"inputs": {"building": building["id"]}},
+                            headers={"Authorization": f"Bearer {token(FIRE)}"}, timeout=120)
+    assert brigade.status_code == 200, brigade.text[:300]
+    assert brigade.json()["occupants"]["withheld"] is True
+    missing = requests.post(f"{base_url}/processes/fire-pre-plan/execution", json={"inputs": {"building": "BLD-NONE"}},
+                            headers={"Authorization": f"Bearer {admin}"}, timeout=60)
+    assert missing.status_code == 400 and "building" in missing.text, missing.text[:300]
