@@ -3,6 +3,7 @@ import Foundation
 import GeoCore
 import NetworkAnalysis
 import ProcessRuntime
+import Sensing
 import TwinStore
 
 /// Hydrant coverage by GB 50974-2014 (消防给水及消火栓系统技术规范) §7.2.5: every stretch of street
@@ -10,12 +11,16 @@ import TwinStore
 /// not as the crow flies), hydrants at most 120 m apart along a street — every point of a street
 /// within 60 m of one — and, §7.2.4, roads wider than 60 m served from both sides. Only working
 /// hydrants count: status 完好 (a hydrant 待维修, or one whose live pressure is below the
-/// standard's 0.10 MPa, does not).
+/// standard's 0.10 MPa, does not: its pressure meter's newest reading through SensorThings, joined
+/// as the features API joins it).
 public struct HydrantCoverage: Sendable {
     /// GB 50974-2014 §7.2.5: protection radius of a municipal hydrant (m).
     public static let protectionRadius = 150.0
     /// §7.2.5: the largest spacing between hydrants along a street (m); half of it is the spacing check's radius.
     public static let maximumSpacing = 120.0
+    /// §7.2.8: the least pressure at a municipal hydrant's outlet (MPa); a fresh reading below it
+    /// takes the hydrant out of the coverage.
+    public static let minimumPressure = 0.10
     /// §7.2.4: roads wider than this need hydrants on both sides (m).
     public static let bothSidesWidth = 60.0
     /// A hydrant farther than this from every street cannot be reached by an engine on it (m).
@@ -76,16 +81,34 @@ public struct HydrantCoverage: Sendable {
 }
 
 extension HydrantCoverage {
+    /// Why a hydrant does not count, or nil when it does: its status is not 完好, or its pressure
+    /// meter's newest reading (not stale) is below 0.10 MPa.
+    static func outOfService(_ p: [String: JSONValue]) -> String? {
+        let status = p["status"]?.stringValue ?? ""
+        guard status == "完好" else { return "status \(status.isEmpty ? "unknown" : status)" }
+        if p["latest_unit"]?.stringValue == "MPa", let value = p["latest_value"]?.doubleValue, value < minimumPressure,
+           p["latest_stale"]?.boolValue != true {
+            let at = p["latest_phenomenonTime"]?.stringValue.map { " at \($0)" } ?? ""
+            return "pressure \(value) MPa\(at), below GB 50974's 0.10 MPa"
+        }
+        return nil
+    }
+
     /// The analysis on the store's roads, hydrants and buildings as `caller` may read them, with
     /// the road graph it ran on (for the gaps' coordinates).
     public static func load(from store: any FeatureStore, by caller: Caller) async throws -> (HydrantCoverage, StoreRoadGraph) {
         let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .walking, by: caller)
+        var features: [Feature] = []
+        for try await f in store.stream(layer: "hydrants", FeatureQuery(properties: ["status"], limit: 5000), by: caller) { features.append(f) }
+        // The pressure meters' newest readings, joined as the features API shows them (`latest_*`).
+        if let sensing = store as? any SensingStore {
+            try await SensorFeatureLinks(store: store, sensing: sensing).attachLatest(&features, layer: "hydrants", caller: caller)
+        }
         var hydrants: [Hydrant] = []
-        for try await f in store.stream(layer: "hydrants", FeatureQuery(properties: ["status"], limit: 5000), by: caller) {
+        for f in features {
             guard case .point(let point)? = f.geometry, let p = point.position else { continue }
-            let status = f.properties["status"]?.stringValue ?? ""
-            hydrants.append(Hydrant(id: f.id?.description ?? "", position: try roads.metric(p), working: status == "完好",
-                                    reason: status == "完好" ? nil : "status \(status.isEmpty ? "unknown" : status)"))
+            let reason = outOfService(f.properties)
+            hydrants.append(Hydrant(id: f.id?.description ?? "", position: try roads.metric(p), working: reason == nil, reason: reason))
         }
         var buildings: [(String, Position)] = []
         if try await store.layerDefinition("buildings", for: caller) != nil {

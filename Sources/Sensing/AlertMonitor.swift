@@ -129,17 +129,23 @@ public struct AlertMonitor: Sendable {
     /// The levels of the feature a water-level Datastream (m) measures at, when its Thing names a
     /// device (`properties.iot_device`) monitoring it: a `river_gauges` feature's warning and
     /// guaranteed levels; on a `roads` feature (a ponding-prone road point) the road water depths
-    /// of the flood nowcast, 15 cm warning and 30 cm danger.
+    /// of the flood nowcast, 15 cm warning and 30 cm danger. A pressure Datastream (MPa) on a
+    /// `hydrants` feature: GB 50974's 0.10 MPa least outlet pressure (`low-pressure`).
     private func gaugeThresholds(_ stream: SensingEntity) async throws -> [Threshold] {
-        guard stream.body["unitOfMeasurement"]?["symbol"]?.stringValue == "m",
+        let symbol = stream.body["unitOfMeasurement"]?["symbol"]?.stringValue
+        guard symbol == "m" || symbol == "MPa",
               let thingID = stream.link("Thing"), let thing = try await sensing.sensingEntity(.thing, id: thingID),
               let device = SensorFeatureLinks.device(of: thing),
               let target = try await SensorFeatureLinks(store: store, sensing: sensing).target(ofDevice: device) else { return [] }
-        switch target.layer {
-        case "river_gauges":
+        switch (target.layer, symbol) {
+        case ("hydrants", "MPa"?):
+            return Thresholds.hydrantPressure
+        case (_, "MPa"?):
+            return []
+        case ("river_gauges", _):
             guard let gauge = try await store.feature(layer: target.layer, id: target.id, by: .admin) else { return [] }
             return Thresholds.fromGauge(gauge)
-        case "roads":
+        case ("roads", _):
             return Thresholds.roadDepth
         default:
             return []

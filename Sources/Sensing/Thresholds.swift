@@ -80,6 +80,9 @@ extension Thresholds {
     static let roadDepth = [Threshold(level: "warning", value: 0.15, direction: .above, hysteresis: 0.02),
                             Threshold(level: "danger", value: 0.3, direction: .above, hysteresis: 0.02)]
 
+    /// A municipal hydrant's least outlet pressure, GB 50974-2014 §7.2.8 (MPa), cleared 0.01 MPa above it.
+    static let hydrantPressure = [Threshold(level: "low-pressure", value: 0.10, direction: .below, hysteresis: 0.01)]
+
     static func fromGauge(_ gauge: Feature) -> [Threshold] {
         var out = [Threshold]()
         if let w = gauge.properties["warning_level_m"]?.doubleValue {

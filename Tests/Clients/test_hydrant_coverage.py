@@ -204,3 +204,41 @@ def test_a_high_rise_pre_plan_lists_hydrants_by_the_independent_hose_distance(ba
     missing = requests.post(f"{base_url}/processes/fire-pre-plan/execution", json={"inputs": {"building": "BLD-NONE"}},
                             headers={"Authorization": f"Bearer {admin}"}, timeout=60)
     assert missing.status_code == 400 and "building" in missing.text, missing.text[:300]
+
+
+@pytest.mark.writes
+def test_a_low_pressure_reading_takes_the_hydrant_out_and_raises_an_alert(base_url, admin):
+    """A gateway registers the pressure meter IOT-XH-01 (a Thing naming the device, a Datastream in
+    MPa) and posts 0.05 MPa: the next hydrant-coverage leaves the hydrant out, saying why, and the
+    alerts collection has a low-pressure alert (GB 50974's 0.10 MPa); 0.30 MPa brings it back."""
+    import datetime
+    auth = {"Authorization": f"Bearer {admin}"}
+    device = requests.get(f"{base_url}/collections/iot_devices/items/IOT-XH-01", params={"f": "json"}, headers=auth, timeout=30).json()
+    hydrant = device["properties"]["target"]
+    body = {"name": "XH-01 gateway", "description": "hydrant pressure", "properties": {"iot_device": "IOT-XH-01"},
+            "Datastreams": [{"name": "outlet pressure", "description": "static pressure at the outlet",
+                             "observationType": "http://www.opengis.net/def/observationType/OGC-OM/2.0/OM_Measurement",
+                             "unitOfMeasurement": {"name": "megapascal", "symbol": "MPa", "definition": "http://qudt.org/vocab/unit/MegaPA"},
+                             "Sensor": {"name": "transducer", "description": "pressure", "encodingType": "text/html", "metadata": "https://example.org"},
+                             "ObservedProperty": {"name": "pressure", "definition": "http://qudt.org/vocab/quantitykind/Pressure", "description": "p"}}]}
+    r = requests.post(f"{base_url}/sta/v1.1/Things", json=body, headers=auth, timeout=30)
+    assert r.status_code == 201, r.text[:500]
+    thing = r.json()["@iot.id"]
+    stream = requests.get(f"{base_url}/sta/v1.1/Things({thing})/Datastreams", headers=auth, timeout=30).json()["value"][0]["@iot.id"]
+
+    def read(mpa):
+        now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        r = requests.post(f"{base_url}/sta/v1.1/Observations", json={"result": mpa, "phenomenonTime": now, "Datastream": {"@iot.id": stream}},
+                          headers=auth, timeout=30)
+        assert r.status_code == 201, r.text[:300]
+
+    read(0.05)
+    answer = coverage(base_url, admin)["summary"]
+    out = {h["id"]: h["reason"] for h in answer["hydrants_not_counted"]}
+    assert hydrant in out and "0.05 MPa" in out[hydrant] and "0.10 MPa" in out[hydrant], out.get(hydrant)
+    alerts = requests.get(f"{base_url}/collections/alerts/items", params={"f": "json", "limit": 1000}, headers=auth, timeout=30).json()["features"]
+    assert any(a["properties"].get("datastream_id") == stream and a["properties"].get("level") == "low-pressure"
+               and a["properties"].get("cleared_at") is None for a in alerts), [a["properties"] for a in alerts][-3:]
+    read(0.30)
+    again = {h["id"] for h in coverage(base_url, admin)["summary"]["hydrants_not_counted"]}
+    assert hydrant not in again

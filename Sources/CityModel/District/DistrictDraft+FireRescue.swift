@@ -27,6 +27,24 @@ extension DistrictDraft {
         buildLaneViolations(lanes)
         buildSmallVenues()
         buildFireWaterSources()
+        buildHydrantPressureMeters()
+    }
+
+    /// Pressure meters on the hydrants at the arterial junctions (消火栓压力计, MPa) in the IoT
+    /// register: the Things a gateway registers name them (`iot_device`) and their readings decide
+    /// whether the hydrant counts as working (GB 50974 §7.2.8: at least 0.10 MPa).
+    private func buildHydrantPressureMeters() {
+        var n = 0
+        for h in layers["hydrants"] ?? [] {
+            guard case .string(let id)? = h.id, id.hasPrefix("HY-J"), let k = Int(id.dropFirst(4)) else { continue }
+            let c = (k - 1) % columns, r = (k - 1) / columns
+            guard isArterialColumn(c), isArterialRow(r) else { continue }
+            n += 1
+            add("iot_devices", Feature(id: .string("IOT-XH-" + padded(n, 2)), geometry: h.geometry, properties: [
+                "name": .string("\(columnName(c))\(rowName(r))消火栓压力计"), "kind": "压力计", "quantity": "消火栓压力", "unit": "MPa",
+                "target_layer": "hydrants", "target": .string(id), "status": "在线",
+            ]))
+        }
     }
 
     /// A hydrant at most junctions (6 m east of the north–south street, 10 m north of the east–west one: nearer the first, no tie), so that with the one at each
