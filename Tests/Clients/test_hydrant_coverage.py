@@ -242,3 +242,29 @@ def test_a_low_pressure_reading_takes_the_hydrant_out_and_raises_an_alert(base_u
     read(0.30)
     again = {h["id"] for h in coverage(base_url, admin)["summary"]["hydrants_not_counted"]}
     assert hydrant not in again
+
+
+def test_station_coverage_agrees_with_the_service_area_process(base_url, admin, layers):
+    """fire-station-coverage: each station's area is the service-area process's 4-minute area from
+    the station (5 minutes from dispatch less the 1 minute turn-out), the districts share out every
+    building some station reaches, and the uncovered buildings are those past 5 minutes."""
+    auth = {"Authorization": f"Bearer {admin}"}
+    r = requests.post(f"{base_url}/processes/fire-station-coverage/execution", json={"inputs": {"maximumListed": 10000}}, headers=auth, timeout=300)
+    assert r.status_code == 200, r.text[:500]
+    answer = r.json()
+    stations = {str(s["id"]): s for s in features(base_url, admin, "fire_stations")}
+    assert {str(f["id"]) for f in answer["stations"]["features"]} == set(stations)
+    for f in answer["stations"]["features"]:
+        origin = f["properties"]["position"]["coordinates"]   # as stored (the items API rounds to 1e-7°)
+        sa = requests.post(f"{base_url}/processes/service-area/execution", json={"inputs": {"origin": origin, "breaks": [4]}},
+                           headers=auth, timeout=120)
+        assert sa.status_code == 200, sa.text[:300]
+        area = sa.json()["areas"]["features"][0]
+        assert abs(area["properties"]["reached_metres"] - f["properties"]["reached_metres"]) <= 0.001
+        ours, theirs = shape(f["geometry"]), shape(area["geometry"])
+        assert ours.symmetric_difference(theirs).area <= 1e-9 * ours.area, f["id"]
+    s = answer["summary"]
+    assert s["buildings"] == len(layers["buildings"])
+    assert s["buildings"] - s["buildings_in_time"] == len(answer["uncovered_buildings"])
+    assert all(b["arrival_seconds"] is None or b["arrival_seconds"] > 300 for b in answer["uncovered_buildings"])
+    assert sum(f["properties"]["district_buildings"] for f in answer["stations"]["features"]) == s["buildings"]

@@ -21,7 +21,7 @@ extension ProcessRegistry {
         return ProcessRegistry([
             FeaturesInArea(), RouteProcess(), GeocodingProcess(),
             NearestResourcesProcess(), ServiceAreaProcess(), CoverageProcess(), HazardOverlayProcess(),
-            HydrantCoverageProcess(), FirePrePlanProcess(),
+            HydrantCoverageProcess(), FirePrePlanProcess(), FireStationCoverageProcess(),
             NetworkTraceProcess(), ValveIsolationProcess(),
             ParkingGuidanceProcess(), ParkingForecastProcess(), ParkingSimulationProcess(),
             flood, ScenarioRunProcess(flood: flood), CompareScenariosProcess(),
