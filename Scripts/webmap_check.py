@@ -210,6 +210,20 @@ def main():
         fail("the side panel scrolls sideways")
     print(f"webmap_check: a click ran service-area: {areas} listed, {filled} area pieces drawn")
 
+    # A fire pre-plan for the building nearest a click: stations' routes drawn, arrivals and hydrants listed.
+    evaluate("document.documentElement.dataset.analysis = ''; document.querySelector('input[name=tool][value=fire]').click()")
+    for kind in ("mousePressed", "mouseReleased"):
+        call("Input.dispatchMouseEvent", type=kind, x=cx, y=cy, button="left", clickCount=1)
+    wait_for("['done', 'failed'].includes(document.documentElement.dataset.analysis)", "the fire pre-plan did not finish")
+    plan = evaluate("[...document.querySelectorAll('#analysis-list li')].map((li) => li.textContent)")
+    redraw_idle("m.triggerRepaint()")
+    routes = evaluate("window.citytwin.map.queryRenderedFeatures({layers: ['ct-results-route']}).length")
+    screenshot("webmap-fire.png")
+    if evaluate("document.documentElement.dataset.analysis") != "done" or not any("到场" in p for p in plan) \
+            or not any("消火栓" in p for p in plan) or not routes:
+        fail(f"a fire pre-plan from a click was not listed and drawn: {plan}, {routes} route pieces")
+    print(f"webmap_check: a click ran fire-pre-plan: {len(plan)} lines ({plan[0]!r}), {routes} route pieces drawn")
+
     # Digits and Latin letters come from the server's glyph ranges (ideographs from the browser's
     # font): a label of both is placed and drawn.
     evaluate("(() => { const m = window.citytwin.map, c = m.getCenter();"

@@ -62,6 +62,7 @@ enum MapPage {
           <label><input type="radio" name="tool" value="nearest"> <span data-i18n="nearest">最近资源</span></label>
           <label><input type="radio" name="tool" value="service"> <span data-i18n="service">服务区（等时圈）</span></label>
           <label><input type="radio" name="tool" value="hazard"> <span data-i18n="hazard">灾害叠加</span></label>
+          <label><input type="radio" name="tool" value="fire"> <span data-i18n="fire">消防预案</span></label>
         </fieldset>
         <label class="row" id="nearest-row"><span data-i18n="resource">资源</span>
           <select id="nearest-layer">

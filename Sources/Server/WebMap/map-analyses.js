@@ -201,12 +201,53 @@ async function analyse(lngLat) {
       if (out.closures) listItem({title: t("closures"), meta: (out.closures.pieces ?? 0) + " · " + ((out.closures.metres || 0) / 1000).toFixed(2) + " " + t("km")});
       const closed = out.access_closed || [];
       for (const r of (Array.isArray(closed) ? closed : [])) listItem({title: t("cutOff") + " · " + (r.name || r.id), meta: (r.layer || "") + " " + (r.road || "")});
+    } else if (which === "fire") {
+      await firePrePlan(lngLat, origin);
     }
     root.dataset.analysis = "done";
   } catch (err) {
     $("analysis-list").replaceChildren(); listItem({title: t("analysisFailed") + err.message}); root.dataset.analysis = "failed";
   }
 }
+// ---- Fire pre-plan (process fire-pre-plan) for the building clicked -----------------------
+// The building under the click (its tile feature's id), else the nearest within about 150 m; the
+// stations' routes and the hydrants drawn, the plan listed (parts the caller may not read say so).
+async function firePrePlan(lngLat, origin) {
+  const hit = map.queryRenderedFeatures(map.project(lngLat)).find((f) => f.layer && meta(f.layer)["citytwin:collection"] === "buildings");
+  let id = hit && hit.properties.id;
+  if (!id) {
+    const d = 0.0015, box = [lngLat.lng - d, lngLat.lat - d, lngLat.lng + d, lngLat.lat + d].join(",");
+    const near = await api("/collections/buildings/items?f=json&limit=200&bbox=" + box);
+    const dist = (f) => {
+      const ring = f.geometry.coordinates[0], n = ring.length;
+      const x = ring.reduce((s, c) => s + c[0], 0) / n, y = ring.reduce((s, c) => s + c[1], 0) / n;
+      return (x - lngLat.lng) ** 2 + (y - lngLat.lat) ** 2;
+    };
+    const best = (near.features || []).sort((a, b) => dist(a) - dist(b))[0];
+    id = best && best.id;
+  }
+  if (!id) { listItem({title: t("fireNoBuilding")}); return; }
+  const plan = await execute("fire-pre-plan", {building: String(id), hydrants: 3});
+  const b = plan.building || {}, stations = (plan.stations && plan.stations.features) || [];
+  const drawn = stations.map((f, i) => ({type: "Feature", geometry: f.geometry, properties: {kind: "route", color: RANK[i % RANK.length]}}));
+  for (const h of plan.hydrants || []) drawn.push({type: "Feature", geometry: h.position, properties: {kind: "point", color: "#f5222d"}});
+  drawn.push(origin);
+  drawResults(drawn, stations.map((f, i) => ({label: f.properties.name, color: RANK[i % RANK.length], shape: "line"}))
+    .concat([{label: t("fireHydrant"), color: "#f5222d", shape: "point"}]));
+  listItem({title: t("fireBuilding") + " · " + (b.name || id), meta: [b.use, b.height_m != null ? b.height_m + " m" : "", b.floors != null ? b.floors + " " + t("fireFloors") : ""].filter(Boolean).join(" · ")});
+  const occ = plan.occupants;
+  if (occ) listItem({title: t("fireOccupants"), meta: occ.withheld ? t("fireWithheld") : occ.households + " / " + occ.residents + " · " + t("fireElderly") + " " + occ.elderly});
+  stations.forEach((f, i) => listItem({rank: i + 1, color: RANK[i % RANK.length], title: f.properties.name,
+    meta: t("fireArrive") + " " + (f.properties.arrival_seconds / 60).toFixed(1) + " " + t("minutes") + (f.properties.within_5_minutes ? "" : " · " + t("fireLate"))}, () => fitFeature(f)));
+  for (const h of plan.hydrants || []) listItem({title: t("fireHydrant") + " " + h.id, meta: t("fireHose") + " " + Math.round(h.hose_metres) + " m"});
+  for (const w of Array.isArray(plan.water_sources) ? plan.water_sources : []) listItem({title: w.name, meta: t("fireHose") + " " + Math.round(w.hose_metres) + " m"});
+  const access = plan.aerial_ladder_access || {};
+  listItem({title: access.ladder_street ? t("fireLadderOk") : t("fireLadderNo")});
+  for (const lane of Array.isArray(access.fire_lanes) ? access.fire_lanes : []) {
+    listItem({title: lane.name, meta: lane.width_m + " m · " + (lane.engine_can_pass ? t("firePass") : t("fireBlocked") + " (" + lane.open_violations.length + ")")});
+  }
+}
+
 map.on("click", (e) => { if (tool() === "identify") identify(e); else analyse(e.lngLat); });
 map.on("mousemove", (e) => {
   map.getCanvas().style.cursor = tool() !== "identify" ? "crosshair" : (map.queryRenderedFeatures(e.point).some((f) => f.layer && meta(f.layer)["citytwin:collection"]) ? "pointer" : "");
