@@ -25,7 +25,7 @@ extension Problem {
         case let e as StoreError:
             self = Problem(store: e)
         case let e as TileError:
-            self = CityTwinServer.problem(e)
+            self = Problem.tile(e)
         case let e as CQLError:
             let detail = e.message.contains(e.position) ? e.message : "\(e.message) (at \(e.position))"
             self = Problem(.invalidFilter, "parameter 'filter': \(detail)", parameter: "filter", position: e.position)
@@ -117,6 +117,16 @@ extension Problem {
             self = Problem(.storeUnavailable, "the store is unreachable: \(e.message)", retryAfter: Problem.storeRetrySeconds)
         default:
             self = Problem(.internalError, "the store failed to answer this request; the error is logged")
+        }
+    }
+}
+
+extension Problem {
+    /// The error of a tile request as a problem: outside the matrix or unknown set → 404.
+    static func tile(_ e: TileError) -> Problem {
+        switch e.code {
+        case .outsideMatrix, .unknownTileMatrixSet: Problem(.notFound, e.message)
+        case .invalidArgument, .malformedTile: Problem(.invalidParameter, e.message)
         }
     }
 }
