@@ -17,6 +17,10 @@ import TwinStore
 /// Part 4 (create, replace, update, delete with ETags), plus `/health` and `/metrics`.
 /// Writes need a bearer token (`ServerOptions.tokenVerifier`, normally a `TokenAuthority`).
 ///
+/// The server only composes: it creates each service once and hands each route collection
+/// (`OperationCollection`, Routes/) the services it uses; `operations` is their operations in
+/// document order, the one table the router and the OpenAPI document are built from.
+///
 /// ```swift
 /// let server = CityTwinServer(store: try SpatiaLiteStore(path: "city.sqlite"),
 ///                             options: ServerOptions(baseURL: "http://127.0.0.1:8080"))
@@ -70,8 +74,7 @@ public final class CityTwinServer: Sendable {
             CollectionRoutes(store: store, site: site, layers: layers, cityMetricCRS: cityMetricCRS, rasters: options.rasters),
             QueryablesRoutes(site: site, layers: layers),
             ItemRoutes(store: store, site: site, layers: layers, exactCountLimit: options.exactCountLimit, parking: parking),
-            ItemWriteRoutes(store: store, site: site, layers: layers, writeLocks: writeLocks, localWrites: localWrites, parking: parking,
-                            retiming: retiming),
+            ItemWriteRoutes(store: store, site: site, layers: layers, writeLocks: writeLocks, localWrites: localWrites, parking: parking, retiming: retiming),
             RasterRoutes(site: site, layers: layers, rasters: options.rasters),
             ManagedRasterRoutes(store: store, site: site),
             ServiceRoutes(store: store, metrics: metrics, logger: logger),
@@ -83,8 +86,7 @@ public final class CityTwinServer: Sendable {
             JobRoutes(site: site, jobs: jobs),
             ScenarioRoutes(store: store, site: site, processes: options.processes, jobs: jobs, rasters: options.rasters, depthLinks: depthLinks),
             FloodRunRoutes(site: site, floodRuns: floodRuns, rasters: options.rasters),
-            DepthMapRoutes(store: store, layers: layers, rasters: options.rasters, depthGrids: DepthGridCache(), cityMetricCRS: cityMetricCRS,
-                           depthLinks: depthLinks),
+            DepthMapRoutes(store: store, layers: layers, rasters: options.rasters, depthGrids: DepthGridCache(), cityMetricCRS: cityMetricCRS, depthLinks: depthLinks),
             WebMapRoutes(),  // /map and /static (WebMap/)
             BaseMapRoutes(site: site, baseMap: baseMap, logger: logger),  // the city's vector base map
             ParkingRoutes(store: store, layers: layers, parking: parking),  // /parking/coverage and /parking/events
