@@ -73,6 +73,15 @@ def stores(d: Path, base: str):
     return {"spatialite": str(d / "api.sqlite"), "postgis": pg_url(base)}
 
 
+def terminate(proc):
+    """Stops a server under test: SIGTERM, then SIGKILL if it has not exited within 10 s."""
+    proc.terminate()
+    try:
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
 
 def free_port():
     with socket.socket() as s:
@@ -124,12 +133,7 @@ class Server:
         return json.loads(body)
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        terminate(self.proc)
 
     def __enter__(self):
         return self

@@ -6,7 +6,8 @@ import random
 import time
 from pathlib import Path
 
-from api_common import EAST, NORTH, SOUTH, WEST, DB, HERE, LAYER, N_PARCELS, USES, log, pg_url, psql, run, sqlite_scalar
+from api_common import DB, EAST, HERE, LAYER, N_PARCELS, NORTH, SOUTH, USES, WEST, log, pg_url, psql, run, sqlite_scalar
+
 
 def parcels_file(d: Path) -> Path:
     return d / f"bench_parcels_{N_PARCELS}.geojson"

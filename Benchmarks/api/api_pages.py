@@ -11,7 +11,10 @@ import time
 import urllib.parse
 from pathlib import Path
 
-from api_common import EAST, NORTH, SOUTH, WEST, BACKENDS, DB, LAYER, N_PARCELS, ROUNDS, Server, free_port, log, pg_parts, run, stores, wait_until_answering
+from api_common import (
+    BACKENDS, DB, EAST, LAYER, N_PARCELS, NORTH, ROUNDS, SOUTH, WEST, free_port, log, pg_parts, run, Server,
+    stores, terminate, wait_until_answering,
+)
 
 
 PYGEOAPI_CONFIG = """
@@ -71,12 +74,7 @@ class Pygeoapi:
                              log=self.tmp / "gunicorn.log")
 
     def stop(self):
-        self.proc.terminate()
-        try:
-            self.proc.wait(10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        terminate(self.proc)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
     def __enter__(self):

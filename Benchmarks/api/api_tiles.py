@@ -7,7 +7,7 @@ import threading
 import time
 from pathlib import Path
 
-from api_common import BACKENDS, CLIENTS, DB, LAYER, N_PARCELS, ROUNDS, Server, ZOOM, log, pg_connect, psql, stores
+from api_common import BACKENDS, CLIENTS, DB, LAYER, N_PARCELS, ROUNDS, ZOOM, log, pg_connect, psql, Server, stores
 
 
 def tile_range(w, s, e, n, z):

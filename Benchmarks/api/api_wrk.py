@@ -8,7 +8,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from api_common import BACKENDS, LAYER, ROUNDS, Server, ZOOM, free_port, log, run, stores
+from api_common import BACKENDS, LAYER, ROUNDS, ZOOM, free_port, log, run, Server, stores
 from api_tiles import fetch_ours, tiled_layers
 
 
