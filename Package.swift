@@ -252,6 +252,7 @@ let package = Package(
                 "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Sensing", "Scenarios",
                 "MQTTBroker",  // SensorThings over MQTT (Routes/SensorThings/MQTT*.swift)
                 "MapRendering",  // render: WMS GetMap/GetLegendGraphic (Routes/OWS/)
+                "DataSources", "CityBuild", "EPANETFormat",  // every module's errors in the one mapping (Error/Problem+Mapping.swift)
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -347,6 +348,8 @@ let package = Package(
                 "Server", "ProcessRuntime", "Flood", "Parking", "Geocoding", "Signals", "Sensing", "Scenarios", "CityModel", "GeoCore", "TwinStore", "ParkingSim", "SignalSim", "TestSupport",
                 // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
                 "FloodSim", "NetworkAnalysis",
+                // One error of each module through the one mapping (ErrorMappingTests.everyModuleMapped).
+                "DataSources", "CityBuild", "EPANETFormat", "SWMMFormat", "Tiles", "QueryLanguage", "MQTTBroker",
                 "MapRendering",  // render: rendered tiles read back by pixels (RenderedTileCacheTests)
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

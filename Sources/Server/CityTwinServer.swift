@@ -1,3 +1,4 @@
+import Flood
 import Foundation
 import GeoCore
 import Hummingbird
@@ -16,6 +17,10 @@ import TwinStore
 /// Part 4 (create, replace, update, delete with ETags), plus `/health` and `/metrics`.
 /// Writes need a bearer token (`ServerOptions.tokenVerifier`, normally a `TokenAuthority`).
 ///
+/// The server only composes: it creates each service once and hands each route collection
+/// (`OperationCollection`, Routes/) the services it uses; `operations` is their operations in
+/// document order, the one table the router and the OpenAPI document are built from.
+///
 /// ```swift
 /// let server = CityTwinServer(store: try SpatiaLiteStore(path: "city.sqlite"),
 ///                             options: ServerOptions(baseURL: "http://127.0.0.1:8080"))
@@ -24,63 +29,78 @@ import TwinStore
 public final class CityTwinServer: Sendable {
     public let store: any FeatureStore
     public let options: ServerOptions
-    let layers: LayerDirectory
     let metrics = ServerMetrics()
-    /// One queue per feature being written in this process (`FeatureWriteLocks`).
-    let writeLocks = FeatureWriteLocks()
-    /// The store's token revocation list (`nil`: a store without one).
-    let revocations: RevocationList?
-    /// The departments the store knows, for tokens an identity provider issues.
-    let departments: DepartmentDirectory
     /// Who a token stands for, checked alike for HTTP and MQTT (signature, revocation, department).
-    var callers: CallerMiddleware {
-        CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations, departments: departments)
-    }
-    // --- tiles (helper "tiles"): the tile cache and catalogue copy behind TileRoutes.swift.
-    let tileService: TileService
-    // --- end tiles
-    /// Flood depth grids behind the depth map tiles (Routes/DepthMapRoutes.swift).
-    let depthGrids = DepthGridCache()
-    /// The city's metric CRS (collection documents, depth map tiles).
-    let cityMetricCRS = CityMetricCRSCache()
-    /// Subscribers of SensorThings threshold alerts (`/alerts/events`, Routes/SensorThings/).
-    let alertFeed: AlertFeed
-    /// The bound on SensorThings writes at once (`RequestLimits.sensingWriteQueue`).
-    let sensingWrites: WriteAdmission
-    /// Wakes change subscribers (`/changes`, `/collections/{id}/changes`, Routes/ChangeRoutes.swift).
-    let changeWatch: ChangeFeedWatch
+    let callers: CallerMiddleware
     /// The live parking view and its push feed (`/parking/events`, Routes/ParkingRoutes.swift).
     let parkingLive: ParkingLiveService
-    /// SensorThings over MQTT: the broker's subscribers, told of every SensorThings write (Routes/SensorThings/MQTTSensorThings.swift).
-    let sensorThingsMQTT = SensorThingsMQTT()
+    /// The route collections, in document order: each holds the services it uses, created here once.
+    let collections: [any OperationCollection]
+    /// SensorThings over MQTT (`--mqtt-port`): the broker's rules, those of the SensorThings routes.
+    private let mqtt: STAMQTTDelegate
+    /// The live parking view's upkeep, brought up to date before the server takes requests.
+    private let parking: ParkingUpkeep
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
         self.options = options
-        self.layers = LayerDirectory(store: store)
-        self.revocations = (store as? any TokenRevocations).map(RevocationList.init)
-        self.departments = DepartmentDirectory(store: store)
-        self.tileService = TileService(store: store)  // tiles
-        self.changeWatch = ChangeFeedWatch(store: store)
-        self.alertFeed = AlertFeed(store: store)  // sensorthings
-        self.sensingWrites = WriteAdmission(limit: options.limits.sensingWriteQueue)  // sensorthings
-        self.parkingLive = ParkingLiveService(store: store)  // parking
+        let logger = options.logger
+        let site = SiteLinks(baseURL: options.baseURL)
+        let layers = LayerDirectory(store: store)
+        let revocations = (store as? any TokenRevocations).map(RevocationList.init)
+        callers = CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations, departments: DepartmentDirectory(store: store))
+        let tiles = TileService(store: store)
+        let changeWatch = ChangeFeedWatch(store: store)
+        let localWrites = LocalWrites(tiles: tiles, changes: changeWatch)
+        let writeLocks = FeatureWriteLocks()
+        let cityMetricCRS = CityMetricCRSCache()
+        parkingLive = ParkingLiveService(store: store)
+        parking = ParkingUpkeep(store: store, live: parkingLive, tiles: tiles, logger: logger)
+        let retiming = SignalRetiming(store: store, method: options.signalRetiming, processes: options.processes, writeLocks: writeLocks,
+                                      localWrites: localWrites, logger: logger)
+        let trafficCounts = TrafficCountRecording(store: store, writeLocks: writeLocks, localWrites: localWrites, retiming: retiming, logger: logger)
+        let jobs = ProcessJobs(store: store, site: site, processes: options.processes, logger: logger)
+        let floodRuns = FloodRunCatalog(store: store, templates: options.processes.floodScenario.resultLayers)
+        let baseMap = BaseMapSource(archive: options.basemap, tianditu: options.tianditu)
+        let depthLinks = DepthMapLinks(site: site)
+        let api = APIDefinition(baseURL: options.baseURL)
+        let sensorThings = SensorThingsRoutes(store: store, site: site, alertFeed: AlertFeed(store: store),
+                                              sensingWrites: WriteAdmission(limit: options.limits.sensingWriteQueue), mqtt: SensorThingsMQTT(),
+                                              localWrites: localWrites, parking: parking, trafficCounts: trafficCounts)
+        let wms = WMSRoutes(store: store, site: site, layers: layers, tileService: tiles, parking: parking, floodRuns: floodRuns,
+                            cityMetricCRS: cityMetricCRS)
+        collections = [
+            LandingRoutes(site: site, api: api),
+            CollectionRoutes(store: store, site: site, layers: layers, cityMetricCRS: cityMetricCRS, rasters: options.rasters),
+            QueryablesRoutes(site: site, layers: layers),
+            ItemRoutes(store: store, site: site, layers: layers, exactCountLimit: options.exactCountLimit, parking: parking),
+            ItemWriteRoutes(store: store, site: site, layers: layers, writeLocks: writeLocks, localWrites: localWrites, parking: parking, retiming: retiming),
+            RasterRoutes(site: site, layers: layers, rasters: options.rasters),
+            ManagedRasterRoutes(store: store, site: site),
+            ServiceRoutes(store: store, metrics: metrics, logger: logger),
+            GeocodeRoutes(store: store, processes: options.processes),
+            HistoryRoutes(store: store, site: site, layers: layers),
+            ChangeRoutes(store: store, layers: layers, changeWatch: changeWatch),  // Server-Sent Events of the change feed
+            TileRoutes(site: site, layers: layers, tileService: tiles, parking: parking, floodRuns: floodRuns, baseMap: baseMap),  // OGC API Tiles
+            ProcessRoutes(store: store, site: site, processes: options.processes, jobs: jobs),  // OGC API Processes (Processes/)
+            JobRoutes(site: site, jobs: jobs),
+            ScenarioRoutes(store: store, site: site, processes: options.processes, jobs: jobs, rasters: options.rasters, depthLinks: depthLinks),
+            FloodRunRoutes(site: site, floodRuns: floodRuns, rasters: options.rasters),
+            DepthMapRoutes(store: store, layers: layers, rasters: options.rasters, depthGrids: DepthGridCache(), cityMetricCRS: cityMetricCRS, depthLinks: depthLinks),
+            WebMapRoutes(),  // /map and /static (WebMap/)
+            BaseMapRoutes(site: site, baseMap: baseMap, logger: logger),  // the city's vector base map
+            ParkingRoutes(store: store, layers: layers, parking: parking),  // /parking/coverage and /parking/events
+            sensorThings,  // /sta/v1.1 and /alerts/events (Routes/SensorThings/)
+            wms,  // WMS 1.3.0 at /wms (Routes/OWS/)
+            WMTSRoutes(site: site, tileService: tiles, parking: parking, wms: wms),  // WMTS 1.0.0 at /wmts
+        ]
+        mqtt = STAMQTTDelegate(sensorThings: sensorThings, callers: callers, revocations: revocations, logger: logger)
+        api.describe(operations)
     }
 
     /// Every operation of the API, in document order: the single source of the router,
     /// the parameter checks and the OpenAPI document.
-    var operations: [APIOperation] {
-        landingOperations + collectionOperations + itemOperations + rasterOperations + managedRasterOperations + serviceOperations + geocodeOperations + historyOperations
-            + changeOperations  // change subscription: Server-Sent Events of the change feed (Routes/ChangeRoutes.swift)
-            + tileOperations  // tiles: OGC API Tiles (TileRoutes.swift)
-            + processOperations  // processes: OGC API Processes (Processes/)
-            + scenarioOperations + floodRunOperations + depthMapOperations  // scenarios and results over time (Routes/ScenarioRoutes.swift, DepthMapRoutes.swift)
-            + webMapOperations  // webmap: /map and /static (WebMap/WebMapRoutes.swift)
-            + baseMapOperations  // basemap: the city's vector base map (Routes/BaseMapRoutes.swift)
-            + parkingOperations  // parking: /parking/coverage and /parking/events (Routes/ParkingRoutes.swift)
-            + sensorThingsOperations + alertOperations  // sensorthings: /sta/v1.1 and /alerts/events (Routes/SensorThings/SensorThingsRoutes.swift)
-            + wmsOperations + wmtsOperations  // render: WMS 1.3.0 at /wms, WMTS 1.0.0 at /wmts (Routes/OWS/)
-    }
+    var operations: [APIOperation] { collections.flatMap(\.operations) }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.
     public func makeRouter() -> Router<CityTwinRequestContext> {
@@ -127,12 +147,11 @@ public final class CityTwinServer: Sendable {
     /// error, not a "serving on" line followed by one).
     public func run(host: String, port: Int, shutdownGrace: Duration = GracefulStop.defaultGrace,
                     onListening: @escaping @Sendable () async -> Void = {}) async throws {
-        await parkingCatchUp([ParkingLiveView.layer])  // parking: the live view exists before the first request
+        await parking.catchUp([ParkingLiveView.layer])  // parking: the live view exists before the first request
         var services: [any Service] = [makeApplication(address: .hostname(host, port: port), onServerRunning: { _ in await onListening() })]
-        if let mqtt = options.mqtt { services.append(SensorThingsMQTTService(server: self, host: host, options: mqtt)) }  // --mqtt-port
+        if let broker = options.mqtt {  // --mqtt-port
+            services.append(SensorThingsMQTTService(delegate: mqtt, limits: options.limits, host: host, options: broker))
+        }
         try await GracefulStop.run(services, grace: shutdownGrace, logger: options.logger)
     }
-
-    /// An absolute URL for `path` (which starts with `/`).
-    func url(_ path: String) -> String { options.baseURL + path }
 }

@@ -51,6 +51,16 @@ final class LayerDirectory: @unchecked Sendable {
         throw Problem(.collectionNotFound, "no collection '\(id)'")
     }
 
+    /// The definition of layer `id` if `caller` may read it; else the refusal that says why
+    /// (`AccessPolicy.readRefusal`), or collection-not-found for a layer the store lacks.
+    func readable(_ id: String, caller: Caller, reading what: String) async throws -> LayerDefinition {
+        guard let definition = try await store.layerDefinition(id, for: .admin) else {
+            throw Problem(.collectionNotFound, "no collection '\(id)'")
+        }
+        if let refusal = AccessPolicy.readRefusal(definition, caller, reading: what) { throw refusal }
+        return definition
+    }
+
     private func cached(_ id: String) -> LayerInfo? {
         lock.lock(); defer { lock.unlock() }
         return infos[id]

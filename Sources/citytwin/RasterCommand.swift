@@ -86,7 +86,7 @@ struct RasterCommand: ParsableCommand {
                     note = " (reprojected from \(from.map(\.description) ?? "the file's CRS") with \(resampling.rawValue) resampling)"
                 }
             } catch let e as DataSourceError {
-                throw CommandFailure("cannot import \(URL(fileURLWithPath: file).lastPathComponent): \(e.reason)")
+                throw CommandFailure(presenting: e, in: "cannot import")  // the one mapping's words: file, band, reason
             }
             guard abs(grid.geoTransform.pixelWidth) == abs(grid.geoTransform.pixelHeight), grid.geoTransform.isNorthUp else {
                 throw CommandFailure("\(file) has \(abs(grid.geoTransform.pixelWidth)) x \(abs(grid.geoTransform.pixelHeight)) cells; "

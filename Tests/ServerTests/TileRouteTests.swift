@@ -129,7 +129,7 @@ struct StyleColourTests {
         let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Layers").standardizedFileURL
         let definition = try #require(try LayerCatalog.load(directory: layers)["signal_plans"])
         let style = try #require(definition.style)
-        let colour = CityTwinServer.fillColor(style["fill"]?.stringValue, definition, default: "#8c8c8c", colors: style["colors"])
+        let colour = MapStyle.fillColor(style["fill"]?.stringValue, definition, default: "#8c8c8c", colors: style["colors"])
         let expression = try #require(colour.arrayValue)
         #expect(expression.first == "match" && expression[1] == ["get", "los"])
         #expect(expression.count == 2 + 2 * 6 + 1)

@@ -65,7 +65,7 @@ struct ChangeSubscription: Sendable {
         let e = m.event
         let fields: [String: JSONValue] = [
             "sequence": .integer(e.sequence), "collection": .string(e.layer), "id": .string(e.featureID),
-            "kind": .string(e.kind.rawValue), "at": .string(e.at.formatted(CityTwinServer.instantFormat)),
+            "kind": .string(e.kind.rawValue), "at": .string(e.at.formatted(HistoryRoutes.instantFormat)),
         ]
         // The feature written as the collection's items are in CRS84 (7 decimals), so a
         // follower's copy compares equal to what /items answers.

@@ -1,7 +1,14 @@
+import CityBuild
 import CityModel
+import DataSources
+import EPANETFormat
 import Foundation
 import GeoCore
 import Hummingbird
+import MapRendering
+import MQTTBroker
+import Sensing
+import Signals
 import Geocoding
 import ProcessRuntime
 import QueryLanguage
@@ -12,10 +19,13 @@ import TwinStore
 
 extension Problem {
     /// THE mapping from every typed error to a problem: StoreError, GeometryError, the process
-    /// runtime's errors (ProcessInputError, JobFailure), the analyses' and kernels' errors
-    /// (ScenarioError, UtilityNetworkError, RoadNetworkError, HydraulicsError, SWMMInputError,
-    /// FloodInputError, ImportError, ParkingError, SignalTimingError, SensingFilterError,
-    /// AddressDataError), Hummingbird's HTTP errors and `Problem` itself. Anything else is an
+    /// runtime's errors (ProcessInputError, JobFailure, UnknownProcessError), the analyses' and
+    /// kernels' errors (ScenarioError, UtilityNetworkError, RoadNetworkError, HydraulicsError,
+    /// SWMMInputError, EPANETInputError, FloodInputError, ImportError, ParkingError,
+    /// SignalTimingError, SensingFilterError, ThresholdError, AddressDataError, ManifestError,
+    /// MapRenderingError, SumoTools.Failure), the readers' (DataSourceError, CSVSyntaxError,
+    /// XMLElements.Malformed, GeoPackageGeometry.Failure, MQTTProtocolError), Hummingbird's HTTP
+    /// errors and `Problem` itself (ErrorMappingTests lists them, one of each). Anything else is an
     /// internal error whose text stays in the log (it may hold SQL or paths); bad input never
     /// lands there. The CLI words every error as this mapping does (`CommandFailure(presenting:)`).
     public init(mapping error: any Error) {
@@ -25,7 +35,7 @@ extension Problem {
         case let e as StoreError:
             self = Problem(store: e)
         case let e as TileError:
-            self = CityTwinServer.problem(e)
+            self = Problem.tile(e)
         case let e as CQLError:
             let detail = e.message.contains(e.position) ? e.message : "\(e.message) (at \(e.position))"
             self = Problem(.invalidFilter, "parameter 'filter': \(detail)", parameter: "filter", position: e.position)
@@ -61,6 +71,33 @@ extension Problem {
             self = Problem(.analysisFailed, "SWMM input: \(e.description)")
         case let e as ImportError:
             self = Problem(.invalidBody, e.description, parameter: e.field)
+        case let e as EPANETInputError:
+            self = Problem(.analysisFailed, "EPANET input: \(e.description)")
+        case let e as DataSourceError:
+            // A file the caller gave (an import, a manifest's source, a DEM) that GDAL cannot read as asked.
+            self = Problem(.invalidBody, e.description, parameter: e.field)
+        case let e as CSVSyntaxError:
+            self = Problem(.invalidBody, "CSV: \(e.reason)")
+        case let e as XMLElements.Malformed:
+            self = Problem(.invalidBody, "XML: \(e.reason)")
+        case let e as GeoPackageGeometry.Failure:
+            self = Problem(.invalidGeometry, "GeoPackage geometry: \(e.reason)")
+        case let e as ThresholdError:
+            self = Problem(.invalidBody, "\(e.path): \(e.reason)", position: e.path)
+        case let e as ManifestError:
+            self = Problem(.invalidInput, e.description, parameter: e.path)
+        case let e as UnknownProcessError:
+            self = Problem(.noSuchProcess, e.description)
+        case let e as MapRenderingError where e.code == .request:
+            self = Problem(.invalidParameter, e.message)
+        case let e as MapRenderingError:
+            // The server's own style or the drawing libraries at fault, not the request.
+            self = Problem(.internalError, "the map could not be drawn (\(e.code.rawValue))")
+        case let e as SumoTools.Failure:
+            // SUMO (netconvert, duarouter, sumo) or osmium refused the model the analysis wrote.
+            self = Problem(.analysisFailed, e.description)
+        case let e as MQTTProtocolError:
+            self = Problem(.malformedRequest, "MQTT: \(e.message)")
         case let e as AddressDataError:
             // The district's address data, not the request, is at fault: the record and field named.
             self = Problem(.analysisFailed, "address data: \(e.description)", parameter: e.field)
@@ -117,6 +154,16 @@ extension Problem {
             self = Problem(.storeUnavailable, "the store is unreachable: \(e.message)", retryAfter: Problem.storeRetrySeconds)
         default:
             self = Problem(.internalError, "the store failed to answer this request; the error is logged")
+        }
+    }
+}
+
+extension Problem {
+    /// The error of a tile request as a problem: outside the matrix or unknown set → 404.
+    static func tile(_ e: TileError) -> Problem {
+        switch e.code {
+        case .outsideMatrix, .unknownTileMatrixSet: Problem(.notFound, e.message)
+        case .invalidArgument, .malformedTile: Problem(.invalidParameter, e.message)
         }
     }
 }

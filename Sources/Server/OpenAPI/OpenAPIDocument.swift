@@ -1,11 +1,32 @@
+import Foundation
 import Geocoding
 import GeoCore
 
-extension CityTwinServer {
+/// The API definition, generated from the server's operation table (`CityTwinServer.operations`):
+/// the OpenAPI document at `/api` and its HTML page at `/api.html`. The landing routes serve it;
+/// the server hands it the table once it has composed every collection, the landing one included.
+final class APIDefinition: @unchecked Sendable {
+    /// The base URL, the document's one server.
+    let baseURL: String
+    private let lock = NSLock()
+    private var table: [APIOperation] = []
+
+    init(baseURL: String) {
+        self.baseURL = baseURL
+    }
+
+    /// Sets the operations the definition describes (`CityTwinServer.init`, once).
+    func describe(_ operations: [APIOperation]) {
+        lock.withLock { table = operations }
+    }
+
+    /// The operations described, in document order.
+    var operations: [APIOperation] { lock.withLock { table } }
+
     /// The OpenAPI 3.0 document, generated from `operations`: every path, every parameter,
     /// every response. Self-contained: its only `$ref`s point inside it (`#/components/…`),
     /// so offline tools (schemathesis, the OGC ETS) can use it.
-    var openAPIDocument: JSONValue {
+    var document: JSONValue {
         var paths: [String: JSONValue] = [:]
         var parameters: [String: JSONValue] = [:]
         for op in operations {
@@ -49,13 +70,13 @@ extension CityTwinServer {
                 "version": .string(CityTwinVersion.current),
                 "description": "OGC API Features Part 1 (core, GeoJSON, HTML, OpenAPI 3.0), Part 2 (CRS by reference), Part 3 (CQL2 filtering, queryables) and Part 4 (create, replace, update, delete; ETags) over the layers of the city's one map. Writes need a bearer token of the department that owns the layer. Errors are RFC 9457 problem details.",
             ],
-            "servers": [["url": .string(options.baseURL)]],
+            "servers": [["url": .string(baseURL)]],
             "tags": [["name": "Capabilities"], ["name": "Data"], ["name": "Tiles"], ["name": "Processes"], ["name": "Scenarios"], ["name": "Service"]],
             "paths": .object(paths),
             "components": [
-                "parameters": .object(parameters), "schemas": .object(Self.schemas.merging(Self.tileSchemas) { a, _ in a }.merging(Self.processSchemas) { a, _ in a }
-                    .merging(Self.scenarioSchemas) { a, _ in a }.merging(Self.floodRunSchemas) { a, _ in a }
-                    .merging(Self.wmsSchemas) { a, _ in a }),
+                "parameters": .object(parameters), "schemas": .object(Self.schemas.merging(TileRoutes.tileSchemas) { a, _ in a }.merging(JobRoutes.processSchemas) { a, _ in a }
+                    .merging(ScenarioRoutes.scenarioSchemas) { a, _ in a }.merging(FloodRunRoutes.floodRunSchemas) { a, _ in a }
+                    .merging(WMSRoutes.wmsSchemas) { a, _ in a }),
                 "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]],
             ],
             "security": [[:], ["bearer": []]],
@@ -166,7 +187,7 @@ extension CityTwinServer {
     }()
 
     /// `/api.html`: the operations and their parameters, generated from the same table.
-    var openAPIPage: String {
+    var page: String {
         var page = HTMLPage(title: "CityTwin API")
         page.raw("<p><a href=\"/api\">OpenAPI 3.0 document (JSON)</a></p>")
         for op in operations {

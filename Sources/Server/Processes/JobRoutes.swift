@@ -5,11 +5,15 @@ import ProcessRuntime
 import Scenarios
 import TwinStore
 
-extension CityTwinServer {
+/// OGC API Processes Part 1 jobs: the list, a job's status and results, dismissal.
+struct JobRoutes: OperationCollection {
+    let site: SiteLinks
+    let jobs: ProcessJobs
+
     /// OGC API Processes Part 1 jobs: `/jobs` (job-list), `/jobs/{jobId}`, `/jobs/{jobId}/results`,
     /// DELETE `/jobs/{jobId}` (dismiss). A caller sees only its own jobs (its department's, or
     /// the anonymous ones); the admin sees all.
-    var jobOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let noJob = APIResponse.problem(404, "No such job (OGC exception type no-such-job).")
         return [
@@ -24,12 +28,12 @@ extension CityTwinServer {
                     guard let n = Int(text), n >= 1 else { throw Problem.invalid("limit", "must be an integer ≥ 1") }
                     limit = min(n, FeatureQuery.maximumLimit)
                 }
-                let jobs = try await jobStore().jobs(visibleTo: context.caller, limit: limit)
+                let list = try await jobs.table().jobs(visibleTo: context.caller, limit: limit)
                 let doc: JSONValue = [
-                    "jobs": .array(jobs.map(statusInfo)),
-                    "links": .array(selfAndAlternate("/jobs", query: query, format: format, jsonType: MediaTypeName.json)),
+                    "jobs": .array(list.map(jobs.statusInfo)),
+                    "links": .array(site.selfAndAlternate("/jobs", query: query, format: format, jsonType: MediaTypeName.json)),
                 ]
-                var answer = format == .html ? Representation.html(jobsPage(jobs, links: doc["links"]?.arrayValue ?? [])) : .json(doc)
+                var answer = format == .html ? Representation.html(DataPages.jobsPage(list, links: doc["links"]?.arrayValue ?? [])) : .json(doc)
                 answer.headers[.cacheControl] = "no-cache"  // jobs move on; a copy is checked before use
                 return answer
             },
@@ -40,8 +44,8 @@ extension CityTwinServer {
             ) { [self] request, context, query in
                 let format = try OutputFormat.negotiate(query, request)
                 let job = try await visibleJob(context)
-                let doc = statusInfo(job)
-                var answer = format == .html ? Representation.html(jobPage(job, document: doc)) : .json(doc)
+                let doc = jobs.statusInfo(job)
+                var answer = format == .html ? Representation.html(DataPages.jobPage(job, document: doc)) : .json(doc)
                 answer.headers[.cacheControl] = "no-cache"
                 return answer
             },
@@ -72,8 +76,8 @@ extension CityTwinServer {
                 responses: [.ok("The job, now dismissed.", [(MediaTypeName.json, "StatusInfo")]), noJob] + common
             ) { [self] _, context, _ in
                 let job = try await visibleJob(context)
-                guard let dismissed = try await jobStore().dismissJob(id: job.id) else { throw noSuchJob(job.id) }
-                return .json(statusInfo(dismissed))
+                guard let dismissed = try await jobs.table().dismissJob(id: job.id) else { throw noSuchJob(job.id) }
+                return .json(jobs.statusInfo(dismissed))
             },
         ]
     }
@@ -85,31 +89,10 @@ extension CityTwinServer {
     /// The job of the path if the caller may see it and it is not dismissed; else `no-such-job`.
     private func visibleJob(_ context: CityTwinRequestContext) async throws -> JobRecord {
         let id = try pathParameter(context, "jobId")
-        guard let job = try await jobStore().job(id: id), job.status != .dismissed, job.isVisible(to: context.caller) else {
+        guard let job = try await jobs.table().job(id: id), job.status != .dismissed, job.isVisible(to: context.caller) else {
             throw noSuchJob(id)
         }
         return job
-    }
-
-    /// The OGC `statusInfo` document of a job.
-    func statusInfo(_ job: JobRecord) -> JSONValue {
-        var o: [String: JSONValue] = [
-            "jobID": .string(job.id), "processID": .string(job.process), "type": "process",
-            "status": .string(job.status.rawValue), "progress": .integer(Int64(job.progress.rounded(.down))),
-            "created": .string(Self.timestamp(job.created)), "updated": .string(Self.timestamp(job.updated)),
-        ]
-        if let message = job.message { o["message"] = .string(message) }
-        var links = [link("/jobs/\(job.id)", rel: "self", type: MediaTypeName.json, title: "This job's status")]
-        if job.status == .successful {
-            links.append(link("/jobs/\(job.id)/results", rel: "http://www.opengis.net/def/rel/ogc/1.0/results",
-                              type: MediaTypeName.json, title: "The job's results"))
-        }
-        o["links"] = .array(links)
-        return .object(o)
-    }
-
-    private static func timestamp(_ date: Date) -> String {
-        date.formatted(.iso8601)
     }
 
     /// Schemas of the Processes documents for the OpenAPI document (inline, no external refs).

@@ -5,25 +5,17 @@ import ProcessRuntime
 import Scenarios
 import TwinStore
 
-extension CityTwinServer {
-    /// The processes this server offers.
-    var processes: ProcessRegistry { options.processes }
-
-    /// The store's job table; every CityTwin store keeps one.
-    func jobStore() throws -> any JobStore {
-        guard let jobs = store as? any JobStore else {
-            throw Problem(.internalError, "this store keeps no jobs")
-        }
-        return jobs
-    }
-
-    /// Whether accepted jobs run in this server process. SpatiaLite: yes (one machine). PostGIS:
-    /// no — they wait in the job table for `citytwin worker` processes, which claim them with
-    /// `FOR UPDATE SKIP LOCKED` (ARCHITECTURE.md "Scaling out").
-    var runsJobsInProcess: Bool { !(store is PostGISStore) }
+/// OGC API Processes Part 1: the processes the server runs, described and executed
+/// synchronously or as jobs (`ProcessJobs`).
+struct ProcessRoutes: OperationCollection {
+    let store: any FeatureStore
+    let site: SiteLinks
+    /// The processes this server offers (`ServerOptions.processes`).
+    let processes: ProcessRegistry
+    let jobs: ProcessJobs
 
     /// OGC API Processes Part 1: `/processes`, `/processes/{processId}`, `/processes/{processId}/execution`.
-    var processOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let noProcess = APIResponse.problem(404, "No such process (OGC exception type no-such-process).")
         return [
@@ -35,10 +27,10 @@ extension CityTwinServer {
                 let format = try OutputFormat.negotiate(query, request)
                 let doc: JSONValue = [
                     "processes": .array(processes.processes.map { processSummary($0) }),
-                    "links": .array(selfAndAlternate("/processes", query: query, format: format, jsonType: MediaTypeName.json)),
+                    "links": .array(site.selfAndAlternate("/processes", query: query, format: format, jsonType: MediaTypeName.json)),
                 ]
                 guard format == .html else { return .json(doc) }
-                return .html(processesPage(links: doc["links"]?.arrayValue ?? []))
+                return .html(DataPages.processesPage(processes, links: doc["links"]?.arrayValue ?? []))
             },
             APIOperation(
                 id: "getProcessDescription", method: .get, path: "/processes/{processId}",
@@ -51,9 +43,9 @@ extension CityTwinServer {
                 var doc = processSummary(process).objectValue ?? [:]
                 doc["inputs"] = .object(process.inputs.mapValues { Self.parameterDocument($0, isInput: true) })
                 doc["outputs"] = .object(process.outputs.mapValues { Self.parameterDocument($0, isInput: false) })
-                var links = selfAndAlternate("/processes/\(process.id)", query: query, format: format, jsonType: MediaTypeName.json)
-                links.append(link("/processes/\(process.id)/execution", rel: "http://www.opengis.net/def/rel/ogc/1.0/execute",
-                                  type: MediaTypeName.json, title: "Execute the process"))
+                var links = site.selfAndAlternate("/processes/\(process.id)", query: query, format: format, jsonType: MediaTypeName.json)
+                links.append(site.link("/processes/\(process.id)/execution", rel: "http://www.opengis.net/def/rel/ogc/1.0/execute",
+                                       type: MediaTypeName.json, title: "Execute the process"))
                 doc["links"] = .array(links)
                 return render(.object(doc), title: process.title, format: format)
             },
@@ -69,7 +61,7 @@ extension CityTwinServer {
             ) { [self] request, context, _ in
                 try await execute(request, context)
             },
-        ] + jobOperations
+        ]
     }
 
     /// RFC 7240 `Prefer` and `Preference-Applied`.
@@ -88,7 +80,7 @@ extension CityTwinServer {
             "version": .string(process.version),
             "jobControlOptions": .array(process.jobControlOptions.map { .string($0.rawValue) }),
             "outputTransmission": ["value"],
-            "links": [link("/processes/\(process.id)", rel: "self", type: MediaTypeName.json, title: "Process description")],
+            "links": [site.link("/processes/\(process.id)", rel: "self", type: MediaTypeName.json, title: "Process description")],
         ]
     }
 
@@ -127,36 +119,22 @@ extension CityTwinServer {
             return .json(result)
         }
         try await processes.validate(inputs, for: process, store: store, caller: context.caller)
-        let job = try await submitJob(process, inputs, caller: context.caller)
-        var representation = Representation.json(statusInfo(job), status: .created)
-        representation.headers[.location] = url("/jobs/\(job.id)")
+        let job = try await jobs.submit(process, inputs, caller: context.caller)
+        var representation = Representation.json(jobs.statusInfo(job), status: .created)
+        representation.headers[.location] = site.url("/jobs/\(job.id)")
         representation.headers[Self.preferenceAppliedField] = "respond-async"
         return representation
     }
-}
 
-extension CityTwinServer {
-    /// Submits a job of `process` for `caller` (inputs already validated) and, on a SpatiaLite
-    /// store, starts running it in this process; on PostGIS it waits for a `citytwin worker`.
-    func submitJob(_ process: any OGCProcess, _ inputs: [String: JSONValue], caller: Caller) async throws -> JobRecord {
-        let jobs = try jobStore()
-        let job = try await jobs.submitJob(process: process.id, inputs: .object(inputs), caller: caller)
-        if runsJobsInProcess {
-            let worker = ProcessWorker(name: "server-\(ProcessInfo.processInfo.processIdentifier)", store: store, jobs: jobs,
-                                       registry: processes, logger: options.logger)
-            let logger = options.logger
-            Task.detached {
-                do {
-                    if let claimed = try await jobs.claimJob(id: job.id, worker: worker.name) {
-                        try await worker.run(claimed)
-                    }
-                } catch {
-                    logger.error("job failed to run", metadata: ["job": .string(job.id), "error": .string(String(describing: error))])
-                }
-            }
-        }
-        return job
-    }
+    /// OGC API Processes Part 1 conformance classes (what `Processes/` implements).
+    static let processesConformance: [String] = [
+        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/core",
+        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/ogc-process-description",
+        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/json",
+        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/oas30",
+        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/job-list",
+        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/dismiss",
+    ]
 }
 
 extension APIParameter {
@@ -170,16 +148,4 @@ extension APIRequestBody {
     static let execute = APIRequestBody(
         description: "An execute request: {\"inputs\": {input id: value}}; see the process description for the inputs.",
         content: [(MediaTypeName.json, "Execute")])
-}
-
-extension CityTwinServer {
-    /// OGC API Processes Part 1 conformance classes (what `Processes/` implements).
-    static let processesConformance: [String] = [
-        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/core",
-        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/ogc-process-description",
-        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/json",
-        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/oas30",
-        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/job-list",
-        "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/dismiss",
-    ]
 }

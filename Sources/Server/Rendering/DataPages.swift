@@ -1,12 +1,13 @@
 import Foundation
 import GeoCore
+import ProcessRuntime
 import Scenarios
 import TwinStore
 
 /// The HTML pages of the data and processing resources (collections, a collection, items, a
 /// feature, processes, jobs): the same `HTMLPage` look, the caller's language, downloads and
 /// next steps as links. The JSON documents stay as the routes build them.
-extension CityTwinServer {
+enum DataPages {
     /// A layer's title in the page's language.
     static func title(_ d: LayerDefinition, _ language: PageLanguage) -> String {
         language == .zh || d.title.en.isEmpty ? d.title.zh : d.title.en
@@ -24,7 +25,7 @@ extension CityTwinServer {
 
     /// The whole-selection downloads of a collection (`f=csv`, `f=gpkg`), keeping the
     /// selection's filters from `query` when given (paging does not apply to downloads).
-    func downloadActions(_ id: String, query: QueryParameters? = nil, _ page: HTMLPage) -> [(String, String)] {
+    static func downloadActions(_ id: String, query: QueryParameters? = nil, _ page: HTMLPage) -> [(String, String)] {
         let base = "/collections/\(id)/items"
         func href(_ f: String) -> String {
             guard let query else { return base + "?f=" + f }
@@ -34,7 +35,7 @@ extension CityTwinServer {
     }
 
     /// `/collections` as a page: the layers the caller reads, then those that need a token.
-    func collectionsPage(visible: [LayerInfo], needToken: [LayerInfo], links: [JSONValue]) -> String {
+    static func collectionsPage(visible: [LayerInfo], needToken: [LayerInfo], links: [JSONValue]) -> String {
         var page = HTMLPage(title: "图层", english: "Collections")
         let language = page.language
         page.paragraph(page.tr("城市一张图的图层。点击图层名查看说明、要素与下载。", "The layers of the city's one map. Open a layer for its description, features and downloads."),
@@ -68,7 +69,7 @@ extension CityTwinServer {
     }
 
     /// `/collections/{id}` as a page: what the layer is, its features and downloads, its links.
-    func collectionPage(_ info: LayerInfo, document: JSONValue) -> String {
+    static func collectionPage(_ info: LayerInfo, document: JSONValue) -> String {
         let d = info.definition
         var page = HTMLPage(title: d.title.zh, english: d.title.en.isEmpty ? d.title.zh : d.title.en)
         let language = page.language
@@ -95,7 +96,7 @@ extension CityTwinServer {
 
     /// `/collections/{id}/items` as a page: the page's features in a table, downloads of the
     /// whole selection, paging links.
-    func itemsPage(_ info: LayerInfo, features: [Feature], numberMatched: Int?, crs: String, query: QueryParameters,
+    static func itemsPage(_ info: LayerInfo, features: [Feature], numberMatched: Int?, crs: String, query: QueryParameters,
                    links: [JSONValue]) -> String {
         let d = info.definition
         var page = HTMLPage(title: d.title.zh, english: d.title.en.isEmpty ? d.title.zh : d.title.en)
@@ -118,7 +119,7 @@ extension CityTwinServer {
     }
 
     /// `/collections/{id}/items/{fid}` as a page: its properties, its geometry, its layer's downloads.
-    func itemPage(_ layer: LayerDefinition, id fid: String, feature: Feature, geometry: String, links: [JSONValue]) -> String {
+    static func itemPage(_ layer: LayerDefinition, id fid: String, feature: Feature, geometry: String, links: [JSONValue]) -> String {
         var page = HTMLPage(title: "\(layer.title.zh) · \(fid)", english: "\(layer.title.en.isEmpty ? layer.title.zh : layer.title.en) · \(fid)")
         let rows = feature.properties.keys.sorted().map { key in
             ["<code>\(HTMLPage.escape(key))</code>", HTMLPage.render(feature.properties[key] ?? .null)]
@@ -134,7 +135,7 @@ extension CityTwinServer {
     }
 
     /// `/processes` as a page: a table of the processes, each linked to its description.
-    func processesPage(links: [JSONValue]) -> String {
+    static func processesPage(_ processes: ProcessRegistry, links: [JSONValue]) -> String {
         var page = HTMLPage(title: "处理服务", english: "Processes")
         page.paragraph(page.tr("服务器运行的分析与模拟（OGC API Processes）。同步执行或以任务方式异步执行；执行需要 POST 请求。",
                                "The analyses and simulations the server runs (OGC API Processes), synchronously or as jobs; executing takes a POST request."),
@@ -149,7 +150,7 @@ extension CityTwinServer {
     }
 
     /// `/jobs` as a page: the caller's jobs with status and progress.
-    func jobsPage(_ jobs: [JobRecord], links: [JSONValue]) -> String {
+    static func jobsPage(_ jobs: [JobRecord], links: [JSONValue]) -> String {
         var page = HTMLPage(title: "任务", english: "Jobs")
         page.paragraph(page.tr("你的分析任务，最新的在前（匿名调用方看到匿名任务）。", "Your jobs, newest first (anonymous callers see the anonymous jobs)."),
                        class: "lead")
@@ -164,7 +165,7 @@ extension CityTwinServer {
     }
 
     /// `/jobs/{id}` as a page: status, progress, message, result link.
-    func jobPage(_ job: JobRecord, document: JSONValue) -> String {
+    static func jobPage(_ job: JobRecord, document: JSONValue) -> String {
         var page = HTMLPage(title: "任务 \(job.id)", english: "Job \(job.id)")
         page.table(["id", page.tr("处理", "Process"), page.tr("状态", "Status"), page.tr("进度", "Progress"), page.tr("更新于", "Updated")],
                    [jobRow(job, page)])
@@ -176,7 +177,7 @@ extension CityTwinServer {
         return page.text
     }
 
-    private func jobRow(_ job: JobRecord, _ page: HTMLPage) -> [String] {
+    private static func jobRow(_ job: JobRecord, _ page: HTMLPage) -> [String] {
         let percent = Int(job.progress.rounded(.down))
         return [HTMLPage.link("/jobs/\(job.id)?f=html", job.id), HTMLPage.link("/processes/\(job.process)?f=html", job.process),
                 "<span class=\"status-\(HTMLPage.escape(job.status.rawValue))\">\(HTMLPage.escape(job.status.rawValue))</span>",

@@ -9,5 +9,7 @@ enum MediaTypeName {
     static let mergePatch = "application/merge-patch+json"
     static let html = "text/html; charset=utf-8"
     static let openAPI = "application/vnd.oai.openapi+json;version=3.0"
+    /// Mapbox Vector Tiles (tiles, the base map, WMTS).
+    static let mvt = "application/vnd.mapbox-vector-tile"
     static let prometheus = "text/plain; version=0.0.4; charset=utf-8"
 }

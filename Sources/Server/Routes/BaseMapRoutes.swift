@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import Logging
 import Tiles
 
 /// A Tianditu (天地图) key. The browser asks Tianditu for its tiles with it, so it is in the
@@ -20,10 +21,29 @@ public struct TiandituKey: Sendable, CustomStringConvertible {
     public var description: String { "Tianditu key (\(value.count) characters, not shown)" }
 }
 
-extension CityTwinServer {
+/// The city's base map as the server holds it: the vector archive (`--basemap`) and the Tianditu
+/// key (`--tianditu-key`), either or both absent.
+struct BaseMapSource: Sendable {
+    let archive: PMTilesReader?
+    let tianditu: TiandituKey?
+
+    /// The base map the web map's style draws under the layers; `nil` when the server has none.
+    func style(fontstack: String?, site: SiteLinks) -> BaseMapStyle? {
+        guard archive != nil || tianditu != nil else { return nil }
+        let layers = archive.map { Set($0.vectorLayers.compactMap { $0["id"]?.stringValue }) }
+        return BaseMapStyle(vector: layers.map { (site.url("/basemap/tilejson.json"), $0) }, tianditu: tianditu, fontstack: fontstack)
+    }
+}
+
+/// `/basemap/tilejson.json` and `/basemap/{z}/{x}/{y}`: the city's vector base map.
+struct BaseMapRoutes: OperationCollection {
+    let site: SiteLinks
+    let baseMap: BaseMapSource
+    let logger: Logger
+
     /// The base map's tiles and TileJSON (`serve --basemap FILE`): `/basemap/tilejson.json` and
     /// `/basemap/{z}/{x}/{y}` (XYZ, as in the TileJSON), read from the PMTiles archive.
-    var baseMapOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let z = APIParameter("z", in: .path, "Zoom level.", schema: ["type": "integer", "minimum": 0])
         let x = APIParameter("x", in: .path, "Column from the west, 0-based.", schema: ["type": "integer", "minimum": 0])
@@ -33,7 +53,7 @@ extension CityTwinServer {
                 id: "getBaseMapTileJSON", method: .get, path: "/basemap/tilejson.json",
                 summary: "TileJSON 3.0.0 of the city's vector base map (OpenMapTiles schema, built from its OpenStreetMap extract by `citytwin city basemap`).",
                 tag: "Tiles", parameters: [],
-                responses: [.ok("TileJSON.", [(MediaTypeName.json, Self.tileSchema("TileJSON"))]),
+                responses: [.ok("TileJSON.", [(MediaTypeName.json, TileRoutes.tileSchema("TileJSON"))]),
                             .problem(404, "The server was started without --basemap.")] + common
             ) { [self] _, _, _ in
                 let archive = try baseMapArchive()
@@ -44,7 +64,7 @@ extension CityTwinServer {
             APIOperation(
                 id: "getBaseMapTile", method: .get, path: "/basemap/{z}/{x}/{y}",
                 summary: "One vector tile (MVT) of the city's base map.", tag: "Tiles", parameters: [z, x, y],
-                responses: [.ok("The vector tile.", [(Self.mvtMediaType, Self.tileSchema("VectorTile"))]),
+                responses: [.ok("The vector tile.", [(MediaTypeName.mvt, TileRoutes.tileSchema("VectorTile"))]),
                             APIResponse(status: 204, description: "The tile is in the base map's zoom range but holds nothing.", content: []),
                             .problem(404, "No base map, or a tile outside the tile matrix or beyond the base map's zooms.")] + common
             ) { [self] request, context, _ in
@@ -60,7 +80,7 @@ extension CityTwinServer {
     }
 
     private func baseMapArchive() throws -> PMTilesReader {
-        guard let archive = options.basemap else {
+        guard let archive = baseMap.archive else {
             throw Problem(.notFound, "no base map is served: start the server with --basemap FILE.pmtiles (built by `citytwin city basemap`)")
         }
         return archive
@@ -75,37 +95,30 @@ extension CityTwinServer {
         }
         let stored: [UInt8]?
         do { stored = try archive.tile(zoom: zoom, x: x, y: y) } catch let e as TileError {
-            options.logger.error("base map \(archive.path): \(e.message)")
+            logger.error("base map \(archive.path): \(e.message)")
             throw Problem(.internalError, "the base map archive cannot be read")
         }
         var headers = HTTPFields()
         headers[.cacheControl] = "public, max-age=3600"
         guard let stored, !stored.isEmpty else {
-            return Representation(status: .noContent, mediaType: Self.mvtMediaType, body: [], headers: headers)
+            return Representation(status: .noContent, mediaType: MediaTypeName.mvt, body: [], headers: headers)
         }
         let etag = EntityTag.of(bytes: stored)
         headers[.eTag] = etag
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == etag }) {
-            return Representation(status: .notModified, mediaType: Self.mvtMediaType, body: [], headers: headers)
+            return Representation(status: .notModified, mediaType: MediaTypeName.mvt, body: [], headers: headers)
         }
         let gzipped = archive.header.tileCompression == 2 && TileCompression.isGzip(stored)
         if gzipped, Representation.acceptsGzip(request) {
             headers[.contentEncoding] = "gzip"
-            return Representation(mediaType: Self.mvtMediaType, body: stored, headers: headers)
+            return Representation(mediaType: MediaTypeName.mvt, body: stored, headers: headers)
         }
         let plain: [UInt8]
         do { plain = gzipped ? try TileCompression.gunzip(stored) : stored } catch {
-            options.logger.error("base map \(archive.path): tile \(zoom)/\(x)/\(y) is not valid gzip")
+            logger.error("base map \(archive.path): tile \(zoom)/\(x)/\(y) is not valid gzip")
             throw Problem(.internalError, "the base map archive holds a damaged tile")
         }
-        return Representation(mediaType: Self.mvtMediaType, body: plain, headers: headers)
-    }
-
-    /// The web map's base layers for this server's options, nil when it has neither a base map nor a Tianditu key.
-    func baseMapStyle(fontstack: String?) -> BaseMapStyle? {
-        guard options.basemap != nil || options.tianditu != nil else { return nil }
-        let layers = options.basemap.map { Set($0.vectorLayers.compactMap { $0["id"]?.stringValue }) }
-        return BaseMapStyle(vector: layers.map { (url("/basemap/tilejson.json"), $0) }, tianditu: options.tianditu, fontstack: fontstack)
+        return Representation(mediaType: MediaTypeName.mvt, body: plain, headers: headers)
     }
 
     /// TileJSON 3.0.0 of the base map: its tile URL, zooms, bounds, centre and layers.
@@ -114,7 +127,7 @@ extension CityTwinServer {
         let lat = TileMatrixSet.webMercatorMaxLatitude
         return [
             "tilejson": "3.0.0", "name": .string(archive.metadata["name"]?.stringValue ?? "base map"), "scheme": "xyz",
-            "tiles": [.string(url("/basemap/{z}/{x}/{y}"))], "minzoom": .integer(Int64(h.minZoom)), "maxzoom": .integer(Int64(h.maxZoom)),
+            "tiles": [.string(site.url("/basemap/{z}/{x}/{y}"))], "minzoom": .integer(Int64(h.minZoom)), "maxzoom": .integer(Int64(h.maxZoom)),
             "bounds": [.number(b.minX), .number(max(b.minY, -lat)), .number(b.maxX), .number(min(b.maxY, lat))],
             "center": [.number(h.center.lon), .number(h.center.lat), .integer(Int64(h.center.zoom))],
             "vector_layers": .array(archive.vectorLayers),

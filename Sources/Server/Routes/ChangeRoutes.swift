@@ -5,7 +5,12 @@ import Hummingbird
 import ServiceLifecycle
 import TwinStore
 
-extension CityTwinServer {
+/// `/changes` and `/collections/{collectionId}/changes`: the change feed as Server-Sent Events.
+struct ChangeRoutes: OperationCollection {
+    let store: any FeatureStore
+    let layers: LayerDirectory
+    /// Wakes the streams after a write of this process.
+    let changeWatch: ChangeFeedWatch
     /// The change subscription: Server-Sent Events of the store's change feed, so another
     /// service keeps a copy of layers in step without polling. Each event is one insert, update
     /// or delete (`id` = the feed's sequence, `event` = the kind, `data` = JSON with the feature
@@ -17,7 +22,7 @@ extension CityTwinServer {
     /// it, loads the items, and applies the events from there. Later `position` events say the
     /// stream has passed changes it does not carry (other or hidden layers): a follower whose
     /// last id is the newest change's sequence has caught up.
-    var changeOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let since = APIParameter("since", "Start after this change-feed sequence (0: from the first change). Default: the newest change (only what happens from now). `Last-Event-ID` overrides it.",
                                  schema: ["type": "integer", "minimum": 0])
         let lastEventID = APIParameter("Last-Event-ID", in: .header, "The id of the last event received (sent by a reconnecting EventSource): the stream resumes after it.",
@@ -113,13 +118,6 @@ extension CityTwinServer {
             throw Problem.invalid(given.name, "is \(sequence), after the newest change (\(latest)): an id of another store? Follow again without it and reload the features")
         }
         return sequence
-    }
-
-    /// A write went through this server: tile caches read the feed at the next tile request,
-    /// change subscribers at once.
-    func noteLocalWrite() {
-        tileService.noteLocalWrite()
-        changeWatch.noteLocalWrite()
     }
 }
 

@@ -1,10 +1,18 @@
+import Flood
 import GeoCore
 import Hummingbird
 import TwinStore
 
-extension CityTwinServer {
+/// `/collections` and `/collections/{collectionId}`: the layers of the city's one map.
+struct CollectionRoutes: OperationCollection {
+    let store: any FeatureStore
+    let site: SiteLinks
+    let layers: LayerDirectory
+    let cityMetricCRS: CityMetricCRSCache
+    /// The rasters runs wrote beside their result layers (`ServerOptions.rasters`), linked from a collection.
+    let rasters: ResultRasters?
     /// `/collections` and `/collections/{collectionId}`.
-    var collectionOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         return [
             APIOperation(
@@ -18,7 +26,7 @@ extension CityTwinServer {
                 layers.remember(all)
                 let visible = all.filter { AccessPolicy.canRead($0.definition, context.caller) }
                 let crs = CRSParameter.advertised(cityMetric: try await cityMetricCRS.metricCRS(of: store, orZoneOf: all.compactMap(\.extent)))
-                let links = selfAndAlternate("/collections", query: query, format: format, jsonType: MediaTypeName.json)
+                let links = site.selfAndAlternate("/collections", query: query, format: format, jsonType: MediaTypeName.json)
                 let doc: JSONValue = [
                     "links": .array(links),
                     "collections": .array(visible.map { collectionDocument($0, crs: crs) }),
@@ -28,7 +36,7 @@ extension CityTwinServer {
                 // Layers whose existence is public (shared, conditional) but which the caller may not
                 // read are listed as needing a token; secret ones (not shared, negative list) never appear.
                 let needToken = all.filter { !AccessPolicy.canRead($0.definition, context.caller) && !AccessPolicy.isSecret($0.definition) }
-                return Representation.html(collectionsPage(visible: visible, needToken: needToken, links: links)).linking(links)
+                return Representation.html(DataPages.collectionsPage(visible: visible, needToken: needToken, links: links)).linking(links)
             },
             APIOperation(
                 id: "describeCollection", method: .get, path: "/collections/{collectionId}", summary: "One collection: extent, CRSs, links to its items.",
@@ -41,40 +49,39 @@ extension CityTwinServer {
                 let id = try pathParameter(context, "collectionId")
                 let info = try await layers.layer(id, for: context.caller)
                 var doc = collectionDocument(info, crs: CRSParameter.advertised(cityMetric: try await cityMetricCRS.metricCRS(of: store, orZoneOf: [info.extent].compactMap { $0 })))
-                let links = selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
+                let links = site.selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
                     + itemLinks(info.definition) + rasterLinks(id)
                 if var o = doc.objectValue {
                     o["links"] = .array(links)
                     doc = .object(o)
                 }
                 guard format == .html else { return Representation.json(doc).linking(links) }
-                return Representation.html(collectionPage(info, document: doc)).linking(links)
+                return Representation.html(DataPages.collectionPage(info, document: doc)).linking(links)
             },
-        ] + queryablesOperations
-    }
-
-    /// A path parameter, percent-decoded.
-    func pathParameter(_ context: CityTwinRequestContext, _ name: String) throws -> String {
-        guard let raw = context.parameters.get(name) else { throw Problem(.notFound, "missing path segment {\(name)}") }
-        // Foundation's decoding costs more than the rest of a cached tile request; most
-        // segments have nothing to decode.
-        guard raw.utf8.contains(UInt8(ascii: "%")) else { return raw }
-        return raw.removingPercentEncoding ?? raw
+        ]
     }
 
     /// A collection's links to its data: items, queryables and, for layers with geometry, its
     /// vector tilesets (OGC API Tiles geodata-tilesets requires that link).
     func itemLinks(_ definition: LayerDefinition) -> [JSONValue] {
         let id = definition.id
-        var links = [link("/collections/\(id)/items?f=json", rel: "items", type: MediaTypeName.geoJSON, title: "Features as GeoJSON"),
-                     link("/collections/\(id)/items?f=html", rel: "items", type: "text/html", title: "Features as HTML"),
-                     link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
-                          type: MediaTypeName.schemaJSON, title: "Queryables")]
+        var links = [site.link("/collections/\(id)/items?f=json", rel: "items", type: MediaTypeName.geoJSON, title: "Features as GeoJSON"),
+                     site.link("/collections/\(id)/items?f=html", rel: "items", type: "text/html", title: "Features as HTML"),
+                     site.link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+                               type: MediaTypeName.schemaJSON, title: "Queryables")]
         if definition.hasGeometry {
-            links.append(link("/collections/\(id)/tiles", rel: "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector",
-                              type: MediaTypeName.json, title: "Vector tilesets"))
+            links.append(site.link("/collections/\(id)/tiles", rel: "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector",
+                                   type: MediaTypeName.json, title: "Vector tilesets"))
         }
         return links
+    }
+
+    /// The collection's rasters as `enclosure` links (a flood run's depth grids).
+    func rasterLinks(_ id: String) -> [JSONValue] {
+        (rasters?.names(layer: id) ?? []).map { name in
+            site.link(ResultRasters.path(layer: id, name: name), rel: "enclosure", type: ResultRasters.mediaType(of: name) ?? "",
+                      title: "Raster \(name)")
+        }
     }
 
     /// The temporal reference system of every temporal extent: the Gregorian calendar, by the URI

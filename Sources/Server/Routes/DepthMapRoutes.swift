@@ -33,14 +33,24 @@ final class DepthGridCache: @unchecked Sendable {
     }
 }
 
-extension CityTwinServer {
+/// A flood run's depth over time: its time steps and the depth map tiles of each step.
+struct DepthMapRoutes: OperationCollection {
+    let store: any FeatureStore
+    let layers: LayerDirectory
+    /// Where runs keep their rasters (`ServerOptions.rasters`).
+    let rasters: ResultRasters?
+    /// Depth grids read from the rasters, kept while their file is unchanged.
+    let depthGrids: DepthGridCache
+    let cityMetricCRS: CityMetricCRSCache
+    let depthLinks: DepthMapLinks
+
     /// A flood run's depth over time (`FloodTimeSteps`, beside its depth layer):
     /// `/collections/{collectionId}/timesteps` lists the steps with the URL of each step's grid
     /// and of the series (hydrographs at nodes, depth over time on roads, CSV and JSON), and
     /// `/collections/{collectionId}/map/tiles/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}`
     /// draws the depth at `datetime` as a PNG (OGC API Maps tiles; classes of
     /// `DepthColourRamp.flood`). Both follow the depth layer's access rules.
-    var depthMapOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let refused: [APIResponse] = [
             .problem(401, "The layer is not open: send a bearer token."),
@@ -57,7 +67,7 @@ extension CityTwinServer {
             ) { [self] _, context, _ in
                 let id = try pathParameter(context, "collectionId")
                 let steps = try await timeSteps(id, caller: context.caller)
-                return .json(timeStepsDocument(steps))
+                return .json(depthLinks.timeSteps(steps))
             },
             APIOperation(
                 id: "getCollectionMapTile", method: .get, path: "/collections/{collectionId}/map/tiles/{tileMatrixSetId}/{tileMatrix}/{tileRow}/{tileCol}",
@@ -76,15 +86,15 @@ extension CityTwinServer {
                 let steps = try await timeSteps(id, caller: context.caller)
                 let step = try Self.step(of: steps, query["datetime"])
                 let tileMatrixSet: TileMatrixSet
-                do { tileMatrixSet = try TileMatrixSet.named(try pathParameter(context, "tileMatrixSetId")) } catch let e as TileError { throw Self.problem(e) }
+                do { tileMatrixSet = try TileMatrixSet.named(try pathParameter(context, "tileMatrixSetId")) } catch let e as TileError { throw Problem.tile(e) }
                 func integer(_ name: String) throws -> Int {
                     let raw = try pathParameter(context, name)
                     guard let v = Int(raw) else { throw Problem.invalid(name, "'\(raw)' is not an integer") }
                     return v
                 }
                 let tile = TileID(matrix: try integer("tileMatrix"), row: try integer("tileRow"), col: try integer("tileCol"))
-                do { try tileMatrixSet.validate(tile) } catch let e as TileError { throw Self.problem(e) }
-                guard let rasters = options.rasters, let file = rasters.file(layer: id, name: step.raster),
+                do { try tileMatrixSet.validate(tile) } catch let e as TileError { throw Problem.tile(e) }
+                guard let rasters = rasters, let file = rasters.file(layer: id, name: step.raster),
                       let grid = try depthGrids.grid(file) else {
                     throw Problem(.notFound, "the grid of step \(step.datetime) of collection '\(id)' is missing")
                 }
@@ -94,7 +104,7 @@ extension CityTwinServer {
                 let gridCRS = try await cityMetricCRS.gridCRS(of: store)
                 let png: [UInt8]?
                 do { png = try GridTileRenderer.png(grid, crs: gridCRS, tileMatrixSet: tileMatrixSet, tile: tile, mask: water) } catch let e as TileError {
-                    throw Self.problem(e)
+                    throw Problem.tile(e)
                 }
                 var headers = HTTPFields()
                 headers[.cacheControl] = "public, max-age=3600"
@@ -112,8 +122,8 @@ extension CityTwinServer {
     /// The time steps of depth layer `id` as `caller` may read them.
     /// - Throws: the layer's read refusal; 404 when it kept no steps.
     func timeSteps(_ id: String, caller: Caller) async throws -> FloodTimeSteps {
-        _ = try await readableLayer(id, caller: caller, reading: "its depth over time")
-        guard let rasters = options.rasters, let steps = FloodTimeSteps.read(layer: id, rasters: rasters), !steps.steps.isEmpty else {
+        _ = try await layers.readable(id, caller: caller, reading: "its depth over time")
+        guard let rasters = rasters, let steps = FloodTimeSteps.read(layer: id, rasters: rasters), !steps.steps.isEmpty else {
             throw Problem(.notFound, "collection '\(id)' has no depth over time (a flood run's depth layer, flood_<scenario>_depth or scenario_<id>_depth, has)")
         }
         return steps
@@ -134,30 +144,36 @@ extension CityTwinServer {
         }
         return step
     }
+}
+
+/// The links of a depth layer's time steps and map tiles, as `/collections/{id}/timesteps` and
+/// `/scenarios/{id}` give them.
+struct DepthMapLinks: Sendable {
+    let site: SiteLinks
 
     /// The tile URL template of a depth layer's map tiles (WebMercatorQuad).
-    func depthTileLink(_ layer: String) -> JSONValue {
-        var l = link("/collections/\(layer)/map/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}?datetime={datetime}",
-                     rel: "item", type: "image/png", title: "Depth map tiles per time step").objectValue ?? [:]
+    func tileLink(_ layer: String) -> JSONValue {
+        var l = site.link("/collections/\(layer)/map/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}?datetime={datetime}",
+                          rel: "item", type: "image/png", title: "Depth map tiles per time step").objectValue ?? [:]
         l["templated"] = true
         return .object(l)
     }
 
     /// The time steps as `/collections/{id}/timesteps` and `/scenarios/{id}` show them.
-    func timeStepsDocument(_ steps: FloodTimeSteps) -> JSONValue {
-        var links: [JSONValue] = [link("/collections/\(steps.layer)/timesteps", rel: "self", type: MediaTypeName.json), depthTileLink(steps.layer)]
+    func timeSteps(_ steps: FloodTimeSteps) -> JSONValue {
+        var links: [JSONValue] = [site.link("/collections/\(steps.layer)/timesteps", rel: "self", type: MediaTypeName.json), tileLink(steps.layer)]
         for (name, path) in steps.series.sorted(by: { $0.key < $1.key }) {
-            links.append(link(path, rel: "enclosure", type: name.hasSuffix("CSV") ? "text/csv" : MediaTypeName.json, title: name))
+            links.append(site.link(path, rel: "enclosure", type: name.hasSuffix("CSV") ? "text/csv" : MediaTypeName.json, title: name))
         }
         return [
             "layer": .string(steps.layer), "start": .string(steps.start), "end": .string(steps.interval?.end ?? steps.start),
             "steps": .array(steps.steps.map { s in
                 ["datetime": .string(s.datetime), "seconds": .number(s.seconds),
-                 "grid": .string(url(ResultRasters.path(layer: steps.layer, name: s.raster))),
-                 "tiles": .string(url("/collections/\(steps.layer)/map/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}?datetime=\(s.datetime)"))]
+                 "grid": .string(site.url(ResultRasters.path(layer: steps.layer, name: s.raster))),
+                 "tiles": .string(site.url("/collections/\(steps.layer)/map/tiles/WebMercatorQuad/{tileMatrix}/{tileRow}/{tileCol}?datetime=\(s.datetime)"))]
             }),
             "legend": .array(DepthColourRamp.flood.legend.map { ["label": .string($0.label), "colour": .string($0.colour)] }),
-            "series": .object(steps.series.mapValues { .string(url($0)) }),
+            "series": .object(steps.series.mapValues { .string(site.url($0)) }),
             "links": .array(links),
         ]
     }

@@ -2,16 +2,23 @@ import Flood
 import Foundation
 import GeoCore
 import Hummingbird
+import ProcessRuntime
 import Scenarios
 import TwinStore
 
-extension CityTwinServer {
+/// `/flood-runs`: the runs of the flood scenarios, each its own result set, published, archived or deleted.
+struct FloodRunRoutes: OperationCollection {
+    let site: SiteLinks
+    let floodRuns: FloodRunCatalog
+    /// Where runs keep their rasters (`ServerOptions.rasters`): deleting a run deletes its rasters.
+    let rasters: ResultRasters?
+
     /// `/flood-runs`: every run of a flood scenario is its own result set (`FloodRunCatalog`), with
     /// its inputs, who ran it and when. The water authority's editors (and the admin) see every run
     /// and publish one as the current run (its layers then shared with every department; the map
     /// and the hazard overlay answer from it), archive or delete runs; other departments see the
     /// published and archived runs. Every change is a versioned, audited write of the run's record.
-    var floodRunOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let refused: [APIResponse] = [
             .problem(401, "Changing a flood run needs a bearer token."),
@@ -29,7 +36,7 @@ extension CityTwinServer {
                 return .json([
                     "runs": .array(runs.map(floodRunDocument)),
                     "current": runs.first { $0.current && $0.state == .published }.map { .string($0.id) } ?? .null,
-                    "links": [link("/flood-runs", rel: "self", type: MediaTypeName.json)],
+                    "links": [site.link("/flood-runs", rel: "self", type: MediaTypeName.json)],
                 ])
             },
             APIOperation(
@@ -67,13 +74,11 @@ extension CityTwinServer {
                             .problem(409, "The run is still running.")] + refused + common
             ) { [self] _, context, _ in
                 try requireFloodRunEditor(context.caller)
-                try await floodRuns.delete(try pathParameter(context, "runId"), rasters: options.rasters, by: context.caller)
+                try await floodRuns.delete(try pathParameter(context, "runId"), rasters: rasters, by: context.caller)
                 return Representation(status: .noContent, mediaType: "", body: [])
             },
         ]
     }
-
-    var floodRuns: FloodRunCatalog { FloodRunCatalog(store: store, templates: floodProcess.resultLayers) }
 
     /// 401 for the public, 403 for a department that does not own the runs.
     private func requireFloodRunEditor(_ caller: Caller) throws {
@@ -85,9 +90,9 @@ extension CityTwinServer {
 
     func floodRunDocument(_ run: FloodRun) -> JSONValue {
         var doc = run.document.objectValue ?? [:]
-        var links: [JSONValue] = [link("/flood-runs/\(run.id)", rel: "self", type: MediaTypeName.json)]
+        var links: [JSONValue] = [site.link("/flood-runs/\(run.id)", rel: "self", type: MediaTypeName.json)]
         for layer in run.layers {
-            links.append(link("/collections/\(layer)", rel: "related", type: MediaTypeName.json, title: "Result layer \(layer)"))
+            links.append(site.link("/collections/\(layer)", rel: "related", type: MediaTypeName.json, title: "Result layer \(layer)"))
         }
         doc["links"] = .array(links)
         return .object(doc)
@@ -114,4 +119,11 @@ extension CityTwinServer {
 
 extension APIParameter {
     static let runID = APIParameter("runId", in: .path, "Identifier of a flood run (<scenario>-<n>, e.g. p50-waterlogging-2).")
+}
+
+extension ProcessRegistry {
+    /// The flood process whose files (DEM, storm catalogue, rasters) scenarios and flood runs use.
+    var floodScenario: FloodScenarioProcess {
+        (self["flood-scenario"] as? FloodScenarioProcess) ?? FloodScenarioProcess()
+    }
 }

@@ -7,10 +7,14 @@ import ProcessRuntime
 import Scenarios
 import TwinStore
 
-extension CityTwinServer {
+/// `/geocode`: one address (forward or reverse) by GET, a CSV table by POST.
+struct GeocodeRoutes: OperationCollection {
+    let store: any FeatureStore
+    /// The processes: a table is geocoded by the `geocoding` process.
+    let processes: ProcessRegistry
     /// `/geocode`: one address (or one point) for a service that needs no process: the same
     /// geocoder and the same answer as the `geocoding` process's match.
-    var geocodeOperations: [APIOperation] {
+    var operations: [APIOperation] {
         [
             APIOperation(
                 id: "getGeocode", method: .get, path: "/geocode",

@@ -3,14 +3,18 @@ import GeoCore
 import Hummingbird
 import TwinStore
 
-extension CityTwinServer {
+/// A feature's versions, a layer's differences between two instants and its audit trail.
+struct HistoryRoutes: OperationCollection {
+    let store: any FeatureStore
+    let site: SiteLinks
+    let layers: LayerDirectory
     /// RFC 3339 with milliseconds: a version's `valid_from` given back as `from` selects it exactly.
     static let instantFormat = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
 
     /// A feature's versions, a layer's differences between two instants, and the audit trail:
     /// what the store keeps, served (every answer masked as the caller may see it; the audit
     /// trail to the layer's owner and the admin only).
-    var historyOperations: [APIOperation] {
+    var operations: [APIOperation] {
         [
             APIOperation(
                 id: "getFeatureHistory", method: .get, path: "/collections/{collectionId}/items/{featureId}/history",
@@ -32,8 +36,8 @@ extension CityTwinServer {
                 }
                 let path = "/collections/\(id)/items/\(QueryParameters.escape(fid))"
                 return .json(["id": .string(fid), "collection": .string(id), "versions": .array(encoded),
-                              "links": [link(path + "/history", rel: "self", type: MediaTypeName.json, title: "This history"),
-                                        link(path, rel: "item", type: MediaTypeName.geoJSON, title: "The current feature")]])
+                              "links": [site.link(path + "/history", rel: "self", type: MediaTypeName.json, title: "This history"),
+                                        site.link(path, rel: "item", type: MediaTypeName.geoJSON, title: "The current feature")]])
             },
             APIOperation(
                 id: "getCollectionDiff", method: .get, path: "/collections/{collectionId}/diff",

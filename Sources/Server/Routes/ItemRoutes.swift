@@ -4,15 +4,25 @@ import Hummingbird
 import Sensing
 import TwinStore
 
-extension CityTwinServer {
+/// `/collections/{collectionId}/items` and `/collections/{collectionId}/items/{featureId}`: the
+/// features of a layer as pages, single features, versions as of an instant and downloads
+/// (CollectionDownload.swift).
+struct ItemRoutes: OperationCollection {
+    let store: any FeatureStore
+    let site: SiteLinks
+    let layers: LayerDirectory
+    /// Collections of at most this many features count the features matched (`ServerOptions.exactCountLimit`).
+    let exactCountLimit: Int
+    /// The live parking view, brought up to date before a read of its layers.
+    let parking: ParkingUpkeep
     /// The declared parameters of `getFeatures`; any other one must be a simple queryable.
     static let featuresParameters: [APIParameter] = [
         .collectionID, .limit, .bbox, .bboxCRS, .crs, .datetime, .filter, .filterLang, .filterCRS, .properties, .sortby, .cursor, .itemsFormat, .asOf, .lang,
     ]
 
     /// `/collections/{collectionId}/items` and `/collections/{collectionId}/items/{featureId}`
-    /// (reads here, Part 4 writes in `itemWriteOperations`).
-    var itemOperations: [APIOperation] {
+    /// (reads here, Part 4 writes in `ItemWriteRoutes`).
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         return [
             APIOperation(
@@ -39,14 +49,14 @@ extension CityTwinServer {
             ) { [self] request, context, query in
                 try await feature(request, context, query)
             },
-        ] + itemWriteOperations
+        ]
     }
 
     private func features(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
         let download = DownloadFormat(query)  // webmap: f=csv, f=gpkg
         let format = download == nil ? try OutputFormat.negotiate(query, request) : .json
         let id = try pathParameter(context, "collectionId")
-        await parkingCatchUp([id])  // parking: the live view as of now (Routes/ParkingRoutes.swift)
+        await parking.catchUp([id])  // parking: the live view as of now (Routes/ParkingRoutes.swift)
         let info = try await layers.layer(id, for: context.caller)
         let declared = Set(Self.featuresParameters.filter { $0.location == .query }.map(\.name))
         var items = try ItemsRequest(query, layer: info.definition, caller: context.caller, declared: declared)
@@ -56,7 +66,7 @@ extension CityTwinServer {
         }
         let page = try await store.query(layer: id, items.query, by: context.caller)
         var numberMatched: Int?
-        if info.count <= options.exactCountLimit {
+        if info.count <= exactCountLimit {
             numberMatched = try await store.count(layer: id, items.query, by: context.caller)
         }
         var features = try project(page.features, items.projection)
@@ -65,19 +75,19 @@ extension CityTwinServer {
         }
         let path = "/collections/\(id)/items"
         let type = format == .json ? MediaTypeName.geoJSON : "text/html"
-        var links = selfAndAlternate(path, query: query, format: format, jsonType: MediaTypeName.geoJSON)
+        var links = site.selfAndAlternate(path, query: query, format: format, jsonType: MediaTypeName.geoJSON)
         if let next = page.next {
             let href = path + query.encoded(replacing: ["cursor": next.token, "limit": String(items.limit), "f": format.rawValue])
-            links.append(link(href, rel: "next", type: type, title: "The next page"))
+            links.append(site.link(href, rel: "next", type: type, title: "The next page"))
         }
-        links.append(link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: info.definition.title.zh))
+        links.append(site.link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: info.definition.title.zh))
         // Part 3 /req/queryables/queryables-link: a filterable resource links its queryables (its
         // abstract test looks for the Link header of a HEAD request here).
-        links.append(link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
-                          type: MediaTypeName.schemaJSON, title: "Queryables"))
+        links.append(site.link("/collections/\(id)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables",
+                               type: MediaTypeName.schemaJSON, title: "Queryables"))
         let timeStamp = RFC3339.formatSeconds(TwinClock.current.now)
         var headers = HTTPFields()
-        headers[contentCRS] = "<\(items.projection.target.uri)>"
+        headers[.contentCRS] = "<\(items.projection.target.uri)>"
         switch format {
         case .json:
             var members: [String: JSONValue] = [
@@ -91,7 +101,7 @@ extension CityTwinServer {
             body.append(UInt8(ascii: "}"))
             return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers).linking(links)
         case .html:
-            let page = itemsPage(info, features: features, numberMatched: numberMatched, crs: items.projection.target.uri,
+            let page = DataPages.itemsPage(info, features: features, numberMatched: numberMatched, crs: items.projection.target.uri,
                                  query: query, links: links)
             var representation = Representation.html(page)
             representation.headers = headers
@@ -103,7 +113,7 @@ extension CityTwinServer {
         let format = try OutputFormat.negotiate(query, request)
         let id = try pathParameter(context, "collectionId")
         let fid = try pathParameter(context, "featureId")
-        await parkingCatchUp([id])  // parking
+        await parking.catchUp([id])  // parking
         let layer = try await layers.definition(id, for: context.caller)
         let crs = try query["crs"].map { try CRSParameter.parse($0, parameter: "crs") } ?? .crs84
         let projection = try FeatureProjection(target: crs)
@@ -120,10 +130,10 @@ extension CityTwinServer {
             feature = one[0]
         }
         let path = "/collections/\(id)/items/\(QueryParameters.escape(fid))"
-        let links = selfAndAlternate(path, query: query, format: format, jsonType: MediaTypeName.geoJSON)
-            + [link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: layer.title.zh)]
+        let links = site.selfAndAlternate(path, query: query, format: format, jsonType: MediaTypeName.geoJSON)
+            + [site.link("/collections/\(id)", rel: "collection", type: MediaTypeName.json, title: layer.title.zh)]
         var headers = HTTPFields()
-        headers[contentCRS] = "<\(crs.uri)>"
+        headers[.contentCRS] = "<\(crs.uri)>"
         headers[.eTag] = EntityTag.of(current)
         switch format {
         case .json:
@@ -135,7 +145,7 @@ extension CityTwinServer {
             return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers).linking(links)
         case .html:
             let geometry = feature.geometry.map { String(decoding: GeoJSON.encode($0, options: projection.writeOptions), as: UTF8.self) } ?? "null"
-            var representation = Representation.html(itemPage(layer, id: fid, feature: feature, geometry: geometry, links: links))
+            var representation = Representation.html(DataPages.itemPage(layer, id: fid, feature: feature, geometry: geometry, links: links))
             representation.headers = headers
             return representation.linking(links)
         }
@@ -150,6 +160,19 @@ extension CityTwinServer {
         }
     }
 
-    /// The `Content-Crs` header of OGC API Features Part 2.
-    var contentCRS: HTTPFields.Element.Name { HTTPFields.Element.Name("Content-Crs")! }
+    /// The latest reading of the Thing standing for each feature (a store with SensorThings tables).
+    private var latestReadings: SensorFeatureLinks? {
+        (store as? any SensingStore).map { SensorFeatureLinks(store: store, sensing: $0) }
+    }
+
+    /// The feature `id` of `layer` as it was at `instant` (its version valid then), as `caller` sees it.
+    private func featureVersion(layer: String, id: String, at instant: Date, caller: Caller) async throws -> Feature? {
+        let versions = try await store.history(layer: layer, featureID: id, by: caller)
+        return versions.last { $0.validFrom <= instant && ($0.validTo.map { instant < $0 } ?? true) }?.feature
+    }
+}
+
+extension HTTPFields.Element.Name {
+    /// OGC API Features Part 2: the CRS of a response's (or a request body's) coordinates.
+    static let contentCRS = HTTPFields.Element.Name("Content-Crs")!
 }

@@ -3,12 +3,23 @@ import GeoCore
 import Hummingbird
 import TwinStore
 
-extension CityTwinServer {
+/// Part 4 writes of features: create, replace, update, delete, with strong ETags; each write
+/// checked against the city's extent and the parking rules, noted for the tile cache and the
+/// change subscribers, and a step of adaptive signal control after a counts row.
+struct ItemWriteRoutes: OperationCollection {
+    let store: any FeatureStore
+    let site: SiteLinks
+    let layers: LayerDirectory
+    /// One queue per feature being written in this process.
+    let writeLocks: FeatureWriteLocks
+    let localWrites: LocalWrites
+    let parking: ParkingUpkeep
+    let retiming: SignalRetiming
     /// OGC API Features Part 4: POST, PUT, PATCH and DELETE of features. Every write goes
     /// through the store (a version row and an audit entry, in one transaction) as the caller
     /// of the bearer token; the store decides who may write (the owner department's editors
     /// and the admin). `If-Match` is checked against the feature's strong `ETag`.
-    var itemWriteOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let written: [APIResponse] = [
             .problem(400, "A malformed body (problem+json naming the JSON path) or parameter."),
             .problem(401, "No bearer token, or an invalid or expired one."),
@@ -90,29 +101,29 @@ extension CityTwinServer {
 
     private func create(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
         let layer = try await writableLayer(context)
-        let source = try FeatureBody.Source(header: request.headers[contentCRS])
+        let source = try FeatureBody.Source(header: request.headers[.contentCRS])
         let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json], maximumBytes: context.maxUploadSize)
         var feature = try FeatureBody.feature(bytes, source: source)
         if feature.id == nil { feature.id = .string(FeatureIDGenerator.next()) }
         let fid = feature.id?.description ?? ""
         let created = feature
         try await checkExtent(created, query)
-        try await checkParkingWrite(layer, created)  // parking: Routes/ParkingRoutes.swift
+        try await parking.checkWrite(layer, created)  // parking: Routes/ParkingRoutes.swift
         try await storeWrite(layer, fid) {
             try await store.insert(layer: layer.id, features: [created], by: context.caller, at: nil)
-            noteLocalWrite()
+            localWrites.note()
         }
-        await retimeSignals(afterWriting: created, to: layer.id, by: context.caller)  // adaptive control: Routes/SensorThings/TrafficCountRecording.swift
+        await retiming.retime(afterWriting: created, to: layer.id, by: context.caller)  // adaptive control: Routes/SensorThings/TrafficCountRecording.swift
         var representation = try await storedFeature(layer, fid, context)
         representation.status = .created
-        representation.headers[.location] = url(itemPath(layer.id, fid))
+        representation.headers[.location] = site.url(itemPath(layer.id, fid))
         return representation
     }
 
     private func replace(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
-        let source = try FeatureBody.Source(header: request.headers[contentCRS])
+        let source = try FeatureBody.Source(header: request.headers[.contentCRS])
         let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json], maximumBytes: context.maxUploadSize)
         var feature = try FeatureBody.feature(bytes, source: source)
         if let id = feature.id, id.description != fid {
@@ -121,25 +132,25 @@ extension CityTwinServer {
         feature.id = .string(fid)
         let replacement = feature
         try await checkExtent(replacement, query)
-        try await checkParkingWrite(layer, replacement)  // parking
+        try await parking.checkWrite(layer, replacement)  // parking
         let answer = try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             try await storeWrite(layer, fid) {
                 try await store.update(layer: layer.id, reading: [fid], by: context.caller) {
                     _ = try await current(layer, fid, request, context)
                     return (FeatureChanges(upserts: [replacement]), ())
                 }
-                noteLocalWrite()
+                localWrites.note()
             }
             return try await storedFeature(layer, fid, context)
         }
-        await retimeSignals(afterWriting: replacement, to: layer.id, by: context.caller)  // adaptive control
+        await retiming.retime(afterWriting: replacement, to: layer.id, by: context.caller)  // adaptive control
         return answer
     }
 
     private func update(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
-        let source = try FeatureBody.Source(header: request.headers[contentCRS])
+        let source = try FeatureBody.Source(header: request.headers[.contentCRS])
         let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.mergePatch, MediaTypeName.json], maximumBytes: context.maxUploadSize)
         let (answer, after) = try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             var after: Feature?
@@ -150,28 +161,28 @@ extension CityTwinServer {
                     let before = try await current(layer, fid, request, context)
                     let patched = try FeatureBody.patched(before, with: bytes, source: source)
                     if patched.geometry != before.geometry { try await checkExtent(patched, query) }
-                    try await checkParkingWrite(layer, patched)  // parking
+                    try await parking.checkWrite(layer, patched)  // parking
                     return (FeatureChanges(upserts: [patched]), patched)
                 }
-                noteLocalWrite()
+                localWrites.note()
             }
             return (try await storedFeature(layer, fid, context), after)
         }
-        if let after { await retimeSignals(afterWriting: after, to: layer.id, by: context.caller) }  // adaptive control
+        if let after { await retiming.retime(afterWriting: after, to: layer.id, by: context.caller) }  // adaptive control
         return answer
     }
 
     private func remove(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
-        try await checkParkingWrite(layer, nil)  // parking
+        try await parking.checkWrite(layer, nil)  // parking
         return try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             try await storeWrite(layer, fid) {
                 try await store.update(layer: layer.id, reading: [fid], by: context.caller) {
                     _ = try await current(layer, fid, request, context)
                     return (FeatureChanges(deletions: [fid]), ())
                 }
-                noteLocalWrite()
+                localWrites.note()
             }
             return Representation(status: .noContent, mediaType: "", body: [])
         }
@@ -198,7 +209,7 @@ extension CityTwinServer {
     private func storeWrite(_ layer: LayerDefinition, _ fid: String, _ write: () async throws -> Void) async throws {
         do {
             try await write()
-            await parkingCatchUp([layer.id])  // parking: a new reading reaches the view and the screens in this request
+            await parking.catchUp([layer.id])  // parking: a new reading reaches the view and the screens in this request
         } catch let e as StoreError where e.code == .invalidFeature {
             let path: String
             switch e.field {
@@ -224,12 +235,12 @@ extension CityTwinServer {
         body.removeLast()
         body.append(UInt8(ascii: ","))
         body += JSONText.members(["links": [
-            link(itemPath(layer.id, fid), rel: "self", type: MediaTypeName.geoJSON, title: "This feature"),
-            link("/collections/\(layer.id)", rel: "collection", type: MediaTypeName.json, title: layer.title.zh),
+            site.link(itemPath(layer.id, fid), rel: "self", type: MediaTypeName.geoJSON, title: "This feature"),
+            site.link("/collections/\(layer.id)", rel: "collection", type: MediaTypeName.json, title: layer.title.zh),
         ]])
         body.append(UInt8(ascii: "}"))
         var headers = HTTPFields()
-        headers[contentCRS] = "<\(projection.target.uri)>"
+        headers[.contentCRS] = "<\(projection.target.uri)>"
         headers[.eTag] = EntityTag.of(feature)
         return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers)
     }

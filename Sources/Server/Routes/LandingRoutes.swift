@@ -1,7 +1,12 @@
 import GeoCore
 import Hummingbird
 
-extension CityTwinServer {
+/// The landing page, the conformance declaration and the API definition (`/`, `/conformance`,
+/// `/api`, `/api.html`).
+struct LandingRoutes: OperationCollection {
+    let site: SiteLinks
+    /// The definition `/api` and `/api.html` serve: the whole operation table, these routes included.
+    let api: APIDefinition
     /// The conformance classes this server implements (and only those).
     static let conformance: [String] = [
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
@@ -30,10 +35,10 @@ extension CityTwinServer {
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/features",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/optimistic-locking-etags",
-    ] + tilesConformance + processesConformance
+    ] + TileRoutes.tilesConformance + ProcessRoutes.processesConformance
 
     /// `/`, `/conformance`, `/api`, `/api.html`.
-    var landingOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         return [
             APIOperation(
@@ -42,18 +47,18 @@ extension CityTwinServer {
                 responses: [.ok("The landing page.", [(MediaTypeName.json, "LandingPage"), ("text/html", "HTML")])] + common
             ) { [self] request, _, query in
                 let format = try OutputFormat.negotiate(query, request)
-                let links = selfAndAlternate("/", query: query, format: format, jsonType: MediaTypeName.json) + [
-                    link("/api", rel: "service-desc", type: MediaTypeName.openAPI, title: "The API definition (OpenAPI 3.0)"),
-                    link("/api.html", rel: "service-doc", type: "text/html", title: "The API documentation"),
-                    link("/conformance", rel: "conformance", type: MediaTypeName.json, title: "Conformance classes"),
-                    link("/collections", rel: "data", type: MediaTypeName.json, title: "Collections (layers)"),
-                    link("/tiles", rel: "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", type: MediaTypeName.json,
-                         title: "Vector tilesets of the whole map"),
-                    link("/tileMatrixSets", rel: "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes",
-                         type: MediaTypeName.json, title: "Tile matrix sets"),
-                    link("/processes", rel: "http://www.opengis.net/def/rel/ogc/1.0/processes", type: MediaTypeName.json, title: "Processes"),
-                    link("/jobs", rel: "http://www.opengis.net/def/rel/ogc/1.0/job-list", type: MediaTypeName.json, title: "Jobs"),
-                    link("/map", rel: "related", type: "text/html", title: "Web map (一张图)"),
+                let links = site.selfAndAlternate("/", query: query, format: format, jsonType: MediaTypeName.json) + [
+                    site.link("/api", rel: "service-desc", type: MediaTypeName.openAPI, title: "The API definition (OpenAPI 3.0)"),
+                    site.link("/api.html", rel: "service-doc", type: "text/html", title: "The API documentation"),
+                    site.link("/conformance", rel: "conformance", type: MediaTypeName.json, title: "Conformance classes"),
+                    site.link("/collections", rel: "data", type: MediaTypeName.json, title: "Collections (layers)"),
+                    site.link("/tiles", rel: "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector", type: MediaTypeName.json,
+                              title: "Vector tilesets of the whole map"),
+                    site.link("/tileMatrixSets", rel: "http://www.opengis.net/def/rel/ogc/1.0/tiling-schemes",
+                              type: MediaTypeName.json, title: "Tile matrix sets"),
+                    site.link("/processes", rel: "http://www.opengis.net/def/rel/ogc/1.0/processes", type: MediaTypeName.json, title: "Processes"),
+                    site.link("/jobs", rel: "http://www.opengis.net/def/rel/ogc/1.0/job-list", type: MediaTypeName.json, title: "Jobs"),
+                    site.link("/map", rel: "related", type: "text/html", title: "Web map (一张图)"),
                 ]
                 let doc: JSONValue = [
                     "title": "CityTwin 城市数字孪生",
@@ -85,7 +90,7 @@ extension CityTwinServer {
                 let format = try OutputFormat.negotiate(query, request)
                 let doc: JSONValue = [
                     "conformsTo": .array(Self.conformance.map(JSONValue.string)),
-                    "links": .array(selfAndAlternate("/conformance", query: query, format: format, jsonType: MediaTypeName.json)),
+                    "links": .array(site.selfAndAlternate("/conformance", query: query, format: format, jsonType: MediaTypeName.json)),
                 ]
                 return render(doc, title: "符合性声明", english: "Conformance", format: format)
             },
@@ -96,8 +101,8 @@ extension CityTwinServer {
             ) { [self] request, _, query in
                 let format = try OutputFormat.negotiate(query, request)
                 switch format {
-                case .json: return .json(openAPIDocument, mediaType: MediaTypeName.openAPI)
-                case .html: return .html(openAPIPage)
+                case .json: return .json(api.document, mediaType: MediaTypeName.openAPI)
+                case .html: return .html(api.page)
                 }
             },
             APIOperation(
@@ -105,7 +110,7 @@ extension CityTwinServer {
                 tag: "Capabilities", parameters: [.lang],
                 responses: [.ok("The API documentation.", [("text/html", "HTML")])] + common
             ) { [self] _, _, _ in
-                .html(openAPIPage)
+                .html(api.page)
             },
         ]
     }

@@ -3,12 +3,15 @@ import GeoCore
 import Hummingbird
 import TwinStore
 
-extension CityTwinServer {
+/// `/rasters`: the rasters the store manages (a DEM flood runs read by id).
+struct ManagedRasterRoutes: OperationCollection {
+    let store: any FeatureStore
+    let site: SiteLinks
     /// `/rasters`, `/rasters/{rasterId}` and `/rasters/{rasterId}/data`: the rasters the store
     /// manages (`ManagedRasters`; the DEM flood runs read by id). They are the city's shared base
     /// data: every department token reads them, the public does not (401); only the platform
     /// administrator imports or deletes one (`citytwin raster`), and nothing here names a file.
-    var managedRasterOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let anonymous = APIResponse.problem(401, "The rasters are shared with departments: send a bearer token.")
         return [
@@ -22,7 +25,7 @@ extension CityTwinServer {
                 let all = try await rasters.managedRasters()
                 let doc: JSONValue = [
                     "rasters": .array(try all.map(managedRasterDocument)),
-                    "links": [link("/rasters", rel: "self", type: MediaTypeName.json)],
+                    "links": [site.link("/rasters", rel: "self", type: MediaTypeName.json)],
                 ]
                 return .json(doc)
             },
@@ -69,8 +72,8 @@ extension CityTwinServer {
 
     private func managedRasterDocument(_ raster: ManagedRaster) throws -> JSONValue {
         var doc = try JSONOutput.value(raster).objectValue ?? [:]
-        doc["links"] = [link("/rasters/\(raster.id)", rel: "self", type: MediaTypeName.json),
-                        link("/rasters/\(raster.id)/data", rel: "enclosure", type: ManagedRaster.esriASCIIMediaType, title: "The grid")]
+        doc["links"] = [site.link("/rasters/\(raster.id)", rel: "self", type: MediaTypeName.json),
+                        site.link("/rasters/\(raster.id)/data", rel: "enclosure", type: ManagedRaster.esriASCIIMediaType, title: "The grid")]
         return .object(doc)
     }
 }

@@ -2,9 +2,12 @@ import GeoCore
 import Hummingbird
 import TwinStore
 
-extension CityTwinServer {
+/// `/collections/{collectionId}/queryables` (OGC API Features Part 3).
+struct QueryablesRoutes: OperationCollection {
+    let site: SiteLinks
+    let layers: LayerDirectory
     /// `/collections/{collectionId}/queryables` (OGC API Features Part 3).
-    var queryablesOperations: [APIOperation] {
+    var operations: [APIOperation] {
         [
             APIOperation(
                 id: "getQueryables", method: .get, path: "/collections/{collectionId}/queryables",
@@ -59,14 +62,14 @@ extension CityTwinServer {
         }
         return [
             "$schema": "https://json-schema.org/draft/2020-12/schema",
-            "$id": .string(url("/collections/\(layer.id)/queryables")),
+            "$id": .string(site.url("/collections/\(layer.id)/queryables")),
             "type": "object",
             "title": .string("\(layer.title.zh) \(layer.title.en)"),
             "properties": .object(properties),
             "additionalProperties": false,
             "links": [
-                link("/collections/\(layer.id)/queryables", rel: "self", type: MediaTypeName.schemaJSON, title: "The queryables"),
-                link("/collections/\(layer.id)", rel: "collection", type: MediaTypeName.json, title: layer.title.zh),
+                site.link("/collections/\(layer.id)/queryables", rel: "self", type: MediaTypeName.schemaJSON, title: "The queryables"),
+                site.link("/collections/\(layer.id)", rel: "collection", type: MediaTypeName.json, title: layer.title.zh),
             ],
         ]
     }

@@ -5,7 +5,12 @@ import Hummingbird
 import Scenarios
 import TwinStore
 
-extension CityTwinServer {
+/// `/collections/{collectionId}/rasters`: the rasters a run wrote beside its result layer.
+struct RasterRoutes: OperationCollection {
+    let site: SiteLinks
+    let layers: LayerDirectory
+    /// Where runs keep their rasters (`ServerOptions.rasters`); `nil`: none are served.
+    let rasters: ResultRasters?
     /// `/collections/{collectionId}/rasters` and `/collections/{collectionId}/rasters/{rasterName}`:
     /// the rasters a run wrote beside a result layer (a flood run's maximum-depth grid beside its
     /// depth layer; `ResultRasters`). They sit under the collection because they are part of it:
@@ -13,7 +18,7 @@ extension CityTwinServer {
     /// PNG tiles are more names). A caller who may not read the layer is refused as a
     /// process reading it is (`AccessPolicy.readRefusal`): 401 anonymous, 403 a department,
     /// naming who may read it; a secret layer is 404, as if it did not exist.
-    var rasterOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let refused: [APIResponse] = [
             .problem(401, "The layer is not open: send a bearer token."),
@@ -28,15 +33,15 @@ extension CityTwinServer {
                             .problem(404, "No such collection (or not visible to the caller).")] + refused + common
             ) { [self] _, context, _ in
                 let id = try pathParameter(context, "collectionId")
-                _ = try await readableLayer(id, caller: context.caller, reading: "its raster list")
-                let names = options.rasters?.names(layer: id) ?? []
+                _ = try await layers.readable(id, caller: context.caller, reading: "its raster list")
+                let names = rasters?.names(layer: id) ?? []
                 let doc: JSONValue = [
                     "rasters": .array(names.map { name in
                         ["name": .string(name), "type": .string(ResultRasters.mediaType(of: name) ?? ""),
-                         "href": .string(url(ResultRasters.path(layer: id, name: name)))]
+                         "href": .string(site.url(ResultRasters.path(layer: id, name: name)))]
                     }),
-                    "links": [link("/collections/\(id)/rasters", rel: "self", type: MediaTypeName.json),
-                              link("/collections/\(id)", rel: "collection", type: MediaTypeName.json)],
+                    "links": [site.link("/collections/\(id)/rasters", rel: "self", type: MediaTypeName.json),
+                              site.link("/collections/\(id)", rel: "collection", type: MediaTypeName.json)],
                 ]
                 return .json(doc)
             },
@@ -49,10 +54,10 @@ extension CityTwinServer {
             ) { [self] _, context, _ in
                 let id = try pathParameter(context, "collectionId")
                 let name = try pathParameter(context, "rasterName")
-                _ = try await readableLayer(id, caller: context.caller, reading: "raster '\(name)'")
+                _ = try await layers.readable(id, caller: context.caller, reading: "raster '\(name)'")
                 // The name is checked before it touches the file system: a plain file name with a
                 // known extension, so `..`, `/` or `%2F` never leave the layer's directory.
-                guard let rasters = options.rasters, let file = rasters.file(layer: id, name: name),
+                guard let rasters = rasters, let file = rasters.file(layer: id, name: name),
                       let mediaType = ResultRasters.mediaType(of: name),
                       let data = FileManager.default.contents(atPath: file.path) else {
                     throw Problem(.notFound, "collection '\(id)' has no raster '\(name)' (its rasters are listed at /collections/\(id)/rasters)")
@@ -62,24 +67,6 @@ extension CityTwinServer {
                 return Representation(mediaType: mediaType, body: [UInt8](data), headers: headers)
             },
         ]
-    }
-
-    /// The definition of layer `id` if `caller` may read it; else the refusal that says why
-    /// (`AccessPolicy.readRefusal`), or collection-not-found for a layer the store lacks.
-    func readableLayer(_ id: String, caller: Caller, reading what: String) async throws -> LayerDefinition {
-        guard let definition = try await store.layerDefinition(id, for: .admin) else {
-            throw Problem(.collectionNotFound, "no collection '\(id)'")
-        }
-        if let refusal = AccessPolicy.readRefusal(definition, caller, reading: what) { throw refusal }
-        return definition
-    }
-
-    /// Links to the rasters of a layer (`enclosure`: a file to download), empty when it has none.
-    func rasterLinks(_ id: String) -> [JSONValue] {
-        (options.rasters?.names(layer: id) ?? []).map { name in
-            link(ResultRasters.path(layer: id, name: name), rel: "enclosure", type: ResultRasters.mediaType(of: name) ?? "",
-                 title: "Raster \(name)")
-        }
     }
 }
 

@@ -2,10 +2,20 @@ import Flood
 import Foundation
 import GeoCore
 import Hummingbird
+import ProcessRuntime
 import Scenarios
 import TwinStore
 
-extension CityTwinServer {
+/// `/scenarios`: planners' scenarios as a resource, run as jobs of process `scenario-run`.
+struct ScenarioRoutes: OperationCollection {
+    let store: any FeatureStore
+    let site: SiteLinks
+    let processes: ProcessRegistry
+    let jobs: ProcessJobs
+    /// Where runs keep their rasters (`ServerOptions.rasters`): a finished scenario links its depth over time.
+    let rasters: ResultRasters?
+    let depthLinks: DepthMapLinks
+
     /// `/scenarios`: planners' scenarios as a resource (`ScenarioCatalog`): list and create,
     /// `/scenarios/{scenarioId}` to read one with links to its results, and
     /// `/scenarios/{scenarioId}/run` to run it as a job of process `scenario-run` (201 and the
@@ -13,7 +23,7 @@ extension CityTwinServer {
     /// token of a department that may write the scenarios and their results (the water authority
     /// for flood scenarios); every write is a versioned, audited feature of layer `scenarios`.
     /// Compare two scenarios with process `compare-scenarios`.
-    var scenarioOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let refused: [APIResponse] = [
             .problem(401, "Creating or running a scenario needs a bearer token."),
@@ -29,8 +39,8 @@ extension CityTwinServer {
                 let list = try await scenarioCatalog.list(by: context.caller)
                 return .json([
                     "scenarios": .array(list.map(scenarioDocument)),
-                    "links": [link("/scenarios", rel: "self", type: MediaTypeName.json),
-                              link("/processes/compare-scenarios", rel: "related", type: MediaTypeName.json, title: "Compare two scenarios")],
+                    "links": [site.link("/scenarios", rel: "self", type: MediaTypeName.json),
+                              site.link("/processes/compare-scenarios", rel: "related", type: MediaTypeName.json, title: "Compare two scenarios")],
                 ])
             },
             APIOperation(
@@ -45,9 +55,9 @@ extension CityTwinServer {
                 guard let body = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
                     throw Problem(.invalidBody, "the body is not JSON", position: "$")
                 }
-                let scenario = try await scenarioCatalog.create(body, by: context.caller, flood: floodProcess)
+                let scenario = try await scenarioCatalog.create(body, by: context.caller, flood: processes.floodScenario)
                 var representation = Representation.json(scenarioDocument(scenario), status: .created)
-                representation.headers[.location] = url("/scenarios/\(scenario.id)")
+                representation.headers[.location] = site.url("/scenarios/\(scenario.id)")
                 return representation
             },
             APIOperation(
@@ -73,7 +83,7 @@ extension CityTwinServer {
                 let inputs: [String: JSONValue] = ["scenario": .string(id)]
                 _ = try await process.layers(inputs).check(process: process.id, store: store, caller: context.caller)
                 let scenario = try await catalog.scenario(id, by: context.caller, field: "scenarioId")
-                if scenario.isRunning, let job = scenario.job, let record = try await jobStore().job(id: job),
+                if scenario.isRunning, let job = scenario.job, let record = try await jobs.table().job(id: job),
                    record.status == .accepted || record.status == .running {
                     throw Problem(.conflict, "scenario '\(id)' is running already (job \(job), \(Int(record.progress)) %)", parameter: "scenarioId")
                 }
@@ -82,40 +92,35 @@ extension CityTwinServer {
                     $0.status = .accepted
                     $0.job = nil
                 }
-                let job = try await submitJob(process, inputs, caller: context.caller)
+                let job = try await jobs.submit(process, inputs, caller: context.caller)
                 // The job may have started (and moved the status on) meanwhile, in a worker of another
                 // process too: only the job id is added, to the record as it is when the write lands.
                 try await catalog.update(id, by: context.caller, field: "scenarioId") { $0.job = job.id }
-                var representation = Representation.json(statusInfo(job), status: .created)
-                representation.headers[.location] = url("/jobs/\(job.id)")
+                var representation = Representation.json(jobs.statusInfo(job), status: .created)
+                representation.headers[.location] = site.url("/jobs/\(job.id)")
                 return representation
             },
         ]
     }
 
-    var scenarioCatalog: ScenarioCatalog { ScenarioCatalog(store: store) }
-
-    /// The flood process whose files (DEM, storm catalogue, rasters) scenarios use.
-    var floodProcess: FloodScenarioProcess {
-        (processes["flood-scenario"] as? FloodScenarioProcess) ?? FloodScenarioProcess()
-    }
+    private var scenarioCatalog: ScenarioCatalog { ScenarioCatalog(store: store) }
 
     /// A scenario as `/scenarios/{id}` shows it, with links.
     func scenarioDocument(_ scenario: Scenario) -> JSONValue {
         var doc = scenario.document.objectValue ?? [:]
         var links: [JSONValue] = [
-            link("/scenarios/\(scenario.id)", rel: "self", type: MediaTypeName.json),
-            link("/scenarios/\(scenario.id)/run", rel: "http://www.opengis.net/def/rel/ogc/1.0/execute", type: MediaTypeName.json, title: "Run the scenario (POST)"),
-            link("/collections/\(ScenarioCatalog.layerID)/items/\(scenario.id)/history", rel: "version-history", type: MediaTypeName.json,
-                 title: "Versions of the scenario"),
+            site.link("/scenarios/\(scenario.id)", rel: "self", type: MediaTypeName.json),
+            site.link("/scenarios/\(scenario.id)/run", rel: "http://www.opengis.net/def/rel/ogc/1.0/execute", type: MediaTypeName.json, title: "Run the scenario (POST)"),
+            site.link("/collections/\(ScenarioCatalog.layerID)/items/\(scenario.id)/history", rel: "version-history", type: MediaTypeName.json,
+                      title: "Versions of the scenario"),
         ]
-        if let job = scenario.job { links.append(link("/jobs/\(job)", rel: "monitor", type: MediaTypeName.json, title: "The last run's job")) }
+        if let job = scenario.job { links.append(site.link("/jobs/\(job)", rel: "monitor", type: MediaTypeName.json, title: "The last run's job")) }
         for layer in scenario.result?.objectValue?["layers"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
-            links.append(link("/collections/\(layer)", rel: "related", type: MediaTypeName.json, title: "Result layer \(layer)"))
+            links.append(site.link("/collections/\(layer)", rel: "related", type: MediaTypeName.json, title: "Result layer \(layer)"))
         }
-        if scenario.status == .successful, let rasters = options.rasters, let steps = FloodTimeSteps.read(layer: scenario.depthLayer, rasters: rasters) {
-            doc["timeSteps"] = timeStepsDocument(steps)
-            links.append(depthTileLink(scenario.depthLayer))
+        if scenario.status == .successful, let rasters = rasters, let steps = FloodTimeSteps.read(layer: scenario.depthLayer, rasters: rasters) {
+            doc["timeSteps"] = depthLinks.timeSteps(steps)
+            links.append(depthLinks.tileLink(scenario.depthLayer))
         }
         doc["links"] = .array(links)
         return .object(doc)

@@ -1,13 +1,18 @@
 import GeoCore
 import Hummingbird
+import Logging
 import TwinStore
 
-extension CityTwinServer {
+/// `/health` and `/metrics`: what an orchestrator and a monitoring system ask.
+struct ServiceRoutes: OperationCollection {
+    let store: any FeatureStore
+    let metrics: ServerMetrics
+    let logger: Logger
     /// How long `/health` waits for the store: it answers within a second either way.
     static let healthProbeLimit: Duration = .milliseconds(800)
 
     /// `/health` and `/metrics`.
-    var serviceOperations: [APIOperation] {
+    var operations: [APIOperation] {
         [
             APIOperation(
                 id: "getHealth", method: .get, path: "/health",
@@ -28,7 +33,7 @@ extension CityTwinServer {
                         try await store.changes(since: .max, limit: 1, by: .anonymous)
                     }
                 } catch {
-                    options.logger.warning("health check failed", metadata: ["error": .string(String(describing: error))])
+                    logger.warning("health check failed", metadata: ["error": .string(String(describing: error))])
                     let reason = (error as? StoreError).flatMap { $0.code == .unavailable ? $0.message : nil } ?? "it does not answer"
                     throw Problem(.storeUnavailable, "degraded: the store is unreachable: \(reason)", retryAfter: Problem.storeRetrySeconds)
                 }

@@ -3,7 +3,7 @@ import GeoCore
 import TwinStore
 
 // Layer styles' fill colours (from a style's `fill` and the layer schema) and the tile operations' response schemas.
-extension CityTwinServer {
+extension MapStyle {
     /// A layer style's `fill`: a colour, or `by-<property>`, which colours each value of that
     /// property's `enum` (in the layer schema) from a fixed palette, as a MapLibre `match`
     /// expression; anything else falls back to the layer colour.
@@ -32,6 +32,9 @@ extension CityTwinServer {
         expression.append(.string(color))
         return .array(expression)
     }
+}
+
+extension TileRoutes {
 
     /// The schema name a tile response refers to (one of `tileSchemas`).
     static func tileSchema(_ name: String) -> String { name }

@@ -1,3 +1,4 @@
+import Flood
 import Foundation
 import GeoCore
 import Hummingbird
@@ -65,6 +66,12 @@ final class TileService: @unchecked Sendable {
         return layers
     }
 
+    /// The layers with geometry `caller` may read, by id: what the whole-map tiles, WMS and WMTS show.
+    func visibleLayers(_ caller: Caller) async throws -> [LayerInfo] {
+        try await allLayers().filter { $0.definition.hasGeometry && AccessPolicy.canRead($0.definition, caller) }
+            .sorted { $0.definition.id < $1.definition.id }
+    }
+
     /// How often tile requests look at the change feed for edits made elsewhere (other servers,
     /// workers, imports). Edits through this server are seen at once (`noteLocalWrite`).
     static let followInterval: TimeInterval = 0.25
@@ -125,17 +132,29 @@ final class TileService: @unchecked Sendable {
     }
 }
 
-extension CityTwinServer {
+/// OGC API Tiles: vector tiles (MVT) of each collection and of the whole map in three tile matrix
+/// sets, their metadata, TileJSON and the web map's MapLibre style.
+struct TileRoutes: OperationCollection {
+    let site: SiteLinks
+    let layers: LayerDirectory
+    /// The tile cache and the catalogue copy behind every tile.
+    let tileService: TileService
+    /// The live parking view, brought up to date before a tile of its layers.
+    let parking: ParkingUpkeep
+    /// The flood runs: the style shows the current one's layers.
+    let floodRuns: FloodRunCatalog
+    /// The base map the style draws under the layers (`ServerOptions.basemap`, `.tianditu`).
+    let baseMap: BaseMapSource
+
     static let tilesConformance: [String] = [
         "core", "tileset", "tilesets-list", "geodata-tilesets", "dataset-tilesets", "collections-selection", "mvt", "oas30",
     ].map { "http://www.opengis.net/spec/ogcapi-tiles-1/1.0/conf/\($0)" }
 
-    static let mvtMediaType = "application/vnd.mapbox-vector-tile"
     static let tilingSchemeRel = "http://www.opengis.net/def/rel/ogc/1.0/tiling-scheme"
 
     /// OGC API Tiles: tile matrix sets, collection and dataset tilesets, MVT tiles, TileJSON
     /// and a MapLibre style.
-    var tileOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let tmsID = APIParameter("tileMatrixSetId", in: .path, "Tile matrix set: WebMercatorQuad, WorldCRS84Quad or CGCS2000Quad (Tianditu c compatible, levels 1-18).")
         let tileParameters = [
@@ -145,7 +164,7 @@ extension CityTwinServer {
             APIParameter("tileCol", in: .path, "Column from the left, 0-based.", schema: ["type": "integer", "minimum": 0]),
         ]
         let tileResponses: [APIResponse] = [
-            .ok("The vector tile.", [(Self.mvtMediaType, Self.tileSchema("VectorTile"))]),
+            .ok("The vector tile.", [(MediaTypeName.mvt, Self.tileSchema("VectorTile"))]),
             APIResponse(status: 204, description: "The tile is in range but has no features.", content: []),
             .problem(404, "Unknown collection or tile matrix set, or a tile outside the matrix set."),
         ] + common
@@ -156,10 +175,10 @@ extension CityTwinServer {
             ) { [self] request, _, query in
                 let format = try OutputFormat.negotiate(query, request)
                 let doc: JSONValue = [
-                    "links": .array(selfAndAlternate("/tileMatrixSets", query: query, format: format, jsonType: MediaTypeName.json)),
+                    "links": .array(site.selfAndAlternate("/tileMatrixSets", query: query, format: format, jsonType: MediaTypeName.json)),
                     "tileMatrixSets": .array(TileMatrixSet.all.map { tms in
                         var o: [String: JSONValue] = ["id": .string(tms.id), "title": .string(tms.title), "crs": .string(tms.crsURI),
-                                                      "links": [link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json)]]
+                                                      "links": [site.link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json)]]
                         if let uri = tms.uri { o["uri"] = .string(uri) }
                         return .object(o)
                     }),
@@ -174,7 +193,7 @@ extension CityTwinServer {
                 let format = try OutputFormat.negotiate(query, request)
                 let tms = try tileMatrixSet(context)
                 var doc = tms.document.objectValue ?? [:]
-                doc["links"] = .array(selfAndAlternate("/tileMatrixSets/\(tms.id)", query: query, format: format, jsonType: MediaTypeName.json))
+                doc["links"] = .array(site.selfAndAlternate("/tileMatrixSets/\(tms.id)", query: query, format: format, jsonType: MediaTypeName.json))
                 return render(.object(doc), title: tms.title, format: format)
             },
             APIOperation(
@@ -187,7 +206,7 @@ extension CityTwinServer {
                 let info = try await tiledLayer(id, context.caller)
                 let base = "/collections/\(id)/tiles"
                 let doc: JSONValue = [
-                    "links": .array(selfAndAlternate(base, query: query, format: format, jsonType: MediaTypeName.json)),
+                    "links": .array(site.selfAndAlternate(base, query: query, format: format, jsonType: MediaTypeName.json)),
                     "tilesets": .array(TileMatrixSet.all.map { tilesetSummary(base, $0, title: info.definition.title.zh) }),
                 ]
                 return render(doc, title: "\(info.definition.title.zh) tiles", format: format)
@@ -211,7 +230,7 @@ extension CityTwinServer {
                 responses: tileResponses
             ) { [self] request, context, _ in
                 let id = try pathParameter(context, "collectionId")
-                await parkingCatchUp([id])  // parking: the live view exists before its first read
+                await parking.catchUp([id])  // parking: the live view exists before its first read
                 return try await tileRepresentation(request, context, layers: [try await tiledDefinition(id, context.caller)])
             },
             APIOperation(
@@ -220,7 +239,7 @@ extension CityTwinServer {
             ) { [self] request, _, query in
                 let format = try OutputFormat.negotiate(query, request)
                 let doc: JSONValue = [
-                    "links": .array(selfAndAlternate("/tiles", query: query, format: format, jsonType: MediaTypeName.json)),
+                    "links": .array(site.selfAndAlternate("/tiles", query: query, format: format, jsonType: MediaTypeName.json)),
                     "tilesets": .array(TileMatrixSet.all.map { tilesetSummary("/tiles", $0, title: "CityTwin 一张图") }),
                 ]
                 return render(doc, title: "Map tiles", format: format)
@@ -232,7 +251,7 @@ extension CityTwinServer {
             ) { [self] request, context, query in
                 let format = try OutputFormat.negotiate(query, request)
                 let tms = try tileMatrixSet(context)
-                let layers = try await visibleTiledLayers(context.caller)
+                let layers = try await tileService.visibleLayers(context.caller)
                 let doc = tilesetDocument("/tiles", tms, title: "CityTwin 一张图", layers: layers, query: query, format: format)
                 return render(doc, title: "Map tiles \(tms.id)", format: format)
             },
@@ -241,7 +260,7 @@ extension CityTwinServer {
                 summary: "One vector tile (MVT 2.1) with a layer per collection the caller may read.", tag: "Tiles",
                 parameters: tileParameters + [Self.collectionsSelection], responses: tileResponses
             ) { [self] request, context, query in
-                let layers = try Self.selected(query["collections"], from: try await visibleTiledLayers(context.caller))
+                let layers = try Self.selected(query["collections"], from: try await tileService.visibleLayers(context.caller))
                 return try await tileRepresentation(request, context, layers: layers.map(\.definition))
             },
             APIOperation(
@@ -260,7 +279,7 @@ extension CityTwinServer {
                 responses: [.ok("TileJSON.", [(MediaTypeName.json, Self.tileSchema("TileJSON"))]), .problem(404, "Not WebMercatorQuad.")] + common
             ) { [self] _, context, _ in
                 try requireWebMercator(context)
-                return .json(tileJSON("/tiles", name: "CityTwin 一张图", layers: try await visibleTiledLayers(context.caller)))
+                return .json(tileJSON("/tiles", name: "CityTwin 一张图", layers: try await tileService.visibleLayers(context.caller)))
             },
             APIOperation(
                 id: "getDatasetStyle", method: .get, path: "/tiles/{tileMatrixSetId}/style.json",
@@ -269,7 +288,7 @@ extension CityTwinServer {
                 responses: [.ok("The style.", [(MediaTypeName.json, Self.tileSchema("MapLibreStyle"))]), .problem(404, "Not WebMercatorQuad.")] + common
             ) { [self] _, context, _ in
                 try requireWebMercator(context)
-                return .json(mapLibreStyle(try await visibleTiledLayers(context.caller), caller: context.caller,
+                return .json(mapLibreStyle(try await tileService.visibleLayers(context.caller), caller: context.caller,
                                            currentFloodRun: try await floodRuns.current(by: context.caller)?.stem))
             },
         ]
@@ -279,7 +298,7 @@ extension CityTwinServer {
 
     private func tileMatrixSet(_ context: CityTwinRequestContext) throws -> TileMatrixSet {
         let id = try pathParameter(context, "tileMatrixSetId")
-        do { return try TileMatrixSet.named(id) } catch let e as TileError { throw Self.problem(e) }
+        do { return try TileMatrixSet.named(id) } catch let e as TileError { throw Problem.tile(e) }
     }
 
     private func requireWebMercator(_ context: CityTwinRequestContext) throws {
@@ -292,14 +311,6 @@ extension CityTwinServer {
         let raw = try pathParameter(context, name)
         guard let v = Int(raw) else { throw Problem.invalid(name, "'\(raw)' is not an integer") }
         return v
-    }
-
-    /// The error of a tile request as a problem: outside the matrix or unknown set → 404.
-    static func problem(_ e: TileError) -> Problem {
-        switch e.code {
-        case .outsideMatrix, .unknownTileMatrixSet: Problem(.notFound, e.message)
-        case .invalidArgument, .malformedTile: Problem(.invalidParameter, e.message)
-        }
     }
 
     /// A layer the caller may read that has geometry (a table without geometry has no tiles).
@@ -335,19 +346,14 @@ extension CityTwinServer {
         }
     }
 
-    func visibleTiledLayers(_ caller: Caller) async throws -> [LayerInfo] {
-        try await tileService.allLayers().filter { $0.definition.hasGeometry && AccessPolicy.canRead($0.definition, caller) }
-            .sorted { $0.definition.id < $1.definition.id }
-    }
-
     // MARK: - Tiles
 
     private func tileRepresentation(_ request: Request, _ context: CityTwinRequestContext, layers definitions: [LayerDefinition]) async throws -> Representation {
         let tms = try tileMatrixSet(context)
         let tile = TileID(matrix: try integerPath(context, "tileMatrix"), row: try integerPath(context, "tileRow"),
                           col: try integerPath(context, "tileCol"))
-        do { try tms.validate(tile) } catch let e as TileError { throw Self.problem(e) }
-        await parkingCatchUp(definitions.map(\.id))  // parking: the live view as of now
+        do { try tms.validate(tile) } catch let e as TileError { throw Problem.tile(e) }
+        await parking.catchUp(definitions.map(\.id))  // parking: the live view as of now
         try await tileService.followChanges()
         let version = tileService.dataVersion(definitions)
         let key = TileCacheKey(layers: definitions.map(\.id), dataVersion: version,
@@ -359,7 +365,7 @@ extension CityTwinServer {
             let bytes: [UInt8]?
             do {
                 bytes = try await tileService.source.tile(layers: key.layers, tileMatrixSet: tms, tile: tile, caller: context.caller)
-            } catch let e as TileError { throw Self.problem(e) }
+            } catch let e as TileError { throw Problem.tile(e) }
             cached = tileService.cache.store(key, bytes: bytes)
         }
         var headers: HTTPFields = [:]
@@ -369,16 +375,16 @@ extension CityTwinServer {
         let live = try await !tileService.readingLayers().isDisjoint(with: definitions.map(\.id))
         headers[.cacheControl] = live ? "public, no-cache" : "public, max-age=3600"
         if let match = request.headers[.ifNoneMatch], match.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == cached.etag }) {
-            return Representation(status: .notModified, mediaType: Self.mvtMediaType, body: [], headers: headers)
+            return Representation(status: .notModified, mediaType: MediaTypeName.mvt, body: [], headers: headers)
         }
         guard let buffer = cached.buffer else {
-            return Representation(status: .noContent, mediaType: Self.mvtMediaType, body: [], headers: headers)
+            return Representation(status: .noContent, mediaType: MediaTypeName.mvt, body: [], headers: headers)
         }
         if Representation.acceptsGzip(request), let gz = cached.gzipped {
             headers[.contentEncoding] = "gzip"
-            return Representation(mediaType: Self.mvtMediaType, buffer: gz, headers: headers)
+            return Representation(mediaType: MediaTypeName.mvt, buffer: gz, headers: headers)
         }
-        return Representation(mediaType: Self.mvtMediaType, buffer: buffer, headers: headers)
+        return Representation(mediaType: MediaTypeName.mvt, buffer: buffer, headers: headers)
     }
 
     // MARK: - Documents
@@ -386,8 +392,8 @@ extension CityTwinServer {
     private func tilesetSummary(_ base: String, _ tms: TileMatrixSet, title: String) -> JSONValue {
         var o: [String: JSONValue] = [
             "title": .string("\(title) (\(tms.id))"), "dataType": "vector", "crs": .string(tms.crsURI),
-            "links": [link("\(base)/\(tms.id)", rel: "self", type: MediaTypeName.json, title: "Tileset metadata"),
-                      link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json, title: "Tile matrix set definition")],
+            "links": [site.link("\(base)/\(tms.id)", rel: "self", type: MediaTypeName.json, title: "Tileset metadata"),
+                      site.link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json, title: "Tile matrix set definition")],
         ]
         if let uri = tms.uri { o["tileMatrixSetURI"] = .string(uri) }
         return .object(o)
@@ -395,15 +401,15 @@ extension CityTwinServer {
 
     private func tilesetDocument(_ base: String, _ tms: TileMatrixSet, title: String, layers: [LayerInfo],
                                  query: QueryParameters, format: OutputFormat) -> JSONValue {
-        var links = selfAndAlternate("\(base)/\(tms.id)", query: query, format: format, jsonType: MediaTypeName.json)
-        links.append(link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json, title: "Tile matrix set definition"))
-        if case .object(var item) = link("\(base)/\(tms.id)/{tileMatrix}/{tileRow}/{tileCol}", rel: "item", type: Self.mvtMediaType,
-                                         title: "Tiles: {tileMatrix} level, {tileRow} row from the top, {tileCol} column from the left") {
+        var links = site.selfAndAlternate("\(base)/\(tms.id)", query: query, format: format, jsonType: MediaTypeName.json)
+        links.append(site.link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json, title: "Tile matrix set definition"))
+        if case .object(var item) = site.link("\(base)/\(tms.id)/{tileMatrix}/{tileRow}/{tileCol}", rel: "item", type: MediaTypeName.mvt,
+                                              title: "Tiles: {tileMatrix} level, {tileRow} row from the top, {tileCol} column from the left") {
             item["templated"] = true
             links.append(.object(item))
         }
         if tms == .webMercatorQuad {
-            links.append(link("\(base)/\(tms.id)/tilejson.json", rel: "describedby", type: MediaTypeName.json, title: "TileJSON 3.0.0"))
+            links.append(site.link("\(base)/\(tms.id)/tilejson.json", rel: "describedby", type: MediaTypeName.json, title: "TileJSON 3.0.0"))
         }
         var o: [String: JSONValue] = [
             "title": .string(title), "dataType": "vector", "crs": .string(tms.crsURI), "links": .array(links),
@@ -437,7 +443,7 @@ extension CityTwinServer {
         for info in layers { if let e = info.extent { bounds == nil ? (bounds = e) : bounds!.expand(toInclude: e) } }
         var o: [String: JSONValue] = [
             "tilejson": "3.0.0", "name": .string(name), "scheme": "xyz", "minzoom": 0, "maxzoom": 22,
-            "tiles": [.string(url("\(base)/WebMercatorQuad/{z}/{y}/{x}"))],
+            "tiles": [.string(site.url("\(base)/WebMercatorQuad/{z}/{y}/{x}"))],
             "vector_layers": .array(layers.map { VectorLayers.entry($0.definition, minZoom: 0, maxZoom: 22) }),
             "attribution": "CityTwin 城市数字孪生",
         ]
@@ -453,7 +459,7 @@ extension CityTwinServer {
     /// its layers, its role's default visible set, labels when the glyphs are served.
     private func mapLibreStyle(_ layers: [LayerInfo], caller: Caller, currentFloodRun: String?) -> JSONValue {
         let fontstack = GlyphAssets.shared.available ? GlyphAssets.fontstack : nil
-        return MapStyle(layers: layers, audience: MapAudience.of(caller), url: url, fontstack: fontstack, currentFloodRun: currentFloodRun,
-                        baseMap: baseMapStyle(fontstack: fontstack)).document
+        return MapStyle(layers: layers, audience: MapAudience.of(caller), url: site.url, fontstack: fontstack, currentFloodRun: currentFloodRun,
+                        baseMap: baseMap.style(fontstack: fontstack, site: site)).document
     }
 }

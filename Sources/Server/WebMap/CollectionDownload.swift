@@ -49,14 +49,8 @@ enum AsOfParameter {
     }
 }
 
-extension CityTwinServer {
-    /// The version of a feature valid at `instant` as `caller` may see it (masked); `nil` when
-    /// the feature did not exist then (not yet inserted, or deleted).
-    func featureVersion(layer: String, id: String, at instant: Date, caller: Caller) async throws -> Feature? {
-        let versions = try await store.history(layer: layer, featureID: id, by: caller)
-        return versions.last { $0.validFrom <= instant && ($0.validTo.map { instant < $0 } ?? true) }?.feature
-    }
-
+/// Whole-selection downloads of a collection (`f=csv`, `f=gpkg` on its items).
+extension ItemRoutes {
     /// Features read per store round trip while writing a download.
     static let downloadChunk = 1000
 
@@ -71,7 +65,7 @@ extension CityTwinServer {
         switch format {
         case .csv:
             headers[.contentDisposition] = "attachment; filename=\"\(definition.id).csv\""
-            headers[contentCRS] = "<\(items.projection.target.uri)>"
+            headers[.contentCRS] = "<\(items.projection.target.uri)>"
             let body = try await csv(stream, layer: definition, items: items)
             return Representation(mediaType: DownloadFormat.csvMediaType, body: body, headers: headers)
         case .gpkg:

@@ -401,7 +401,7 @@ struct MapStyle {
     private func generic(_ d: LayerDefinition) -> ([JSONValue], [JSONValue]) {
         let s = d.style ?? [:]
         let color = s["color"]?.stringValue ?? "#595959"
-        let fill = CityTwinServer.fillColor(s["fill"]?.stringValue, d, default: color, colors: s["colors"])
+        let fill = Self.fillColor(s["fill"]?.stringValue, d, default: color, colors: s["colors"])
         switch d.geometryType {
         case .point?, .multiPoint?:
             return point(d, color: fill, radius: s["radius"]?.doubleValue ?? 4, nameZoom: 15)

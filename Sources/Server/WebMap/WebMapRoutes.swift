@@ -4,10 +4,11 @@ import Hummingbird
 import Scenarios
 import TwinStore
 
-extension CityTwinServer {
+/// `/map`, `/static/{file}`, `/fonts/{fontstack}/{range}` and `/whoami`: the web map and what it loads.
+struct WebMapRoutes: OperationCollection {
     /// `/map` (the web map), `/static/{file}` (MapLibre GL JS and the map's own script and
     /// stylesheet, served locally), `/fonts/{fontstack}/{range}` (label glyphs) and `/whoami`.
-    var webMapOperations: [APIOperation] {
+    var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         return [
             APIOperation(
@@ -24,7 +25,7 @@ extension CityTwinServer {
                 tag: "Capabilities", parameters: [.staticFile],
                 responses: [.ok("The file.", [("text/javascript", "HTML"), ("text/css", "HTML")]),
                             .problem(404, "No such file, or MapLibre GL JS is not installed.")] + common
-            ) { [self] _, context, _ in
+            ) { _, context, _ in
                 let name = try pathParameter(context, "file")
                 if name == PageStyle.fileName { return PageStyle.representation }  // the HTML pages' stylesheet
                 var headers = HTTPFields()
@@ -51,7 +52,7 @@ extension CityTwinServer {
                 tag: "Capabilities", parameters: [.fontstack, .glyphRange],
                 responses: [.ok("The glyph range.", [("application/x-protobuf", "GlyphRange")]),
                             .problem(404, "No such font stack or range, or the glyphs were not generated.")] + common
-            ) { [self] _, context, _ in
+            ) { _, context, _ in
                 let stack = try pathParameter(context, "fontstack")
                 let rangeName = try pathParameter(context, "range")
                 guard let range = GlyphAssets.range(rangeName) else {

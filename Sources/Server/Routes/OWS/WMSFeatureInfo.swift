@@ -3,7 +3,7 @@ import GeoCore
 import MapRendering
 import TwinStore
 
-extension CityTwinServer {
+extension WMSRoutes {
     /// How near a pixel a feature counts as under it, in pixels (beyond a point's circle or a
     /// line's half width, which the style sets).
     static let featureInfoTolerance = 4.0

@@ -1,3 +1,4 @@
+import Flood
 import Foundation
 import GeoCore
 import Hummingbird
@@ -6,15 +7,25 @@ import Logging
 import MapRendering
 import TwinStore
 
-/// Limits of the WMS (issue 55 §3).
-enum WMSRoutes {
-    /// The most layers one GetMap draws (`LayerLimit`).
+/// WMS 1.3.0 at `/wms`: the city's layers drawn on the server (MapRendering) from the web map's
+/// style, with their legends and feature info. WMTS (`WMTSRoutes`) draws its PNG tiles the same way.
+struct WMSRoutes: OperationCollection {
+    let store: any FeatureStore
+    let site: SiteLinks
+    let layers: LayerDirectory
+    /// The catalogue copy of the tiles: the layers a map may show.
+    let tileService: TileService
+    /// The live parking view, brought up to date before its layer is drawn.
+    let parking: ParkingUpkeep
+    /// The flood runs: the style shows the current one's layers.
+    let floodRuns: FloodRunCatalog
+    let cityMetricCRS: CityMetricCRSCache
+
+    /// The most layers one GetMap draws (`LayerLimit`, issue 55 §3).
     static let maximumLayers = 50
     /// The most features one layer of a map may hold; a box holding more asks for a smaller one.
     static let maximumFeatures = 200_000
-}
 
-extension CityTwinServer {
     /// The WMS responses' schemas, merged into `#/components/schemas` of the OpenAPI document.
     static let wmsSchemas: [String: JSONValue] = [
         "WMSCapabilities": ["type": "string", "description": "WMS_Capabilities 1.3.0 XML"],
@@ -27,7 +38,7 @@ extension CityTwinServer {
     /// (the SLD-WMS extension). Key-value parameters are case-insensitive, as WMS requires,
     /// and checked by the handler; every failure is a `ServiceExceptionReport`. A caller sees
     /// exactly the layers and attributes it may read (anonymous: public ones), as everywhere.
-    var wmsOperations: [APIOperation] {
+    var operations: [APIOperation] {
         [APIOperation(
             id: "getWMS", method: .get, path: "/wms",
             summary: "OGC WMS 1.3.0: REQUEST=GetCapabilities, GetMap (image/png, image/jpeg, application/pdf; any CRS the server speaks), GetFeatureInfo (application/json, text/html) and GetLegendGraphic; parameters as WMS 1.3.0 names them, case-insensitive.",
@@ -66,14 +77,14 @@ extension CityTwinServer {
     // MARK: - GetCapabilities
 
     private func wmsCapabilities(_ caller: Caller) async throws -> Representation {
-        let layers = try await visibleTiledLayers(caller)
+        let layers = try await tileService.visibleLayers(caller)
         let metric = try await cityMetricCRS.metricCRS(of: store)
         let style = try await wmsStyle(layers, caller)
         var sizes: [String: (width: Int, height: Int)] = [:]
         for info in layers {
             sizes[info.definition.id] = try MapLegend(collection: info.definition.id, title: info.definition.title.zh, style: style).size()
         }
-        let document = WMSCapabilities(layers: layers, crsList: CRSParameter.advertised(cityMetric: metric), legendSizes: sizes, serviceURL: url("/wms"))
+        let document = WMSCapabilities(layers: layers, crsList: CRSParameter.advertised(cityMetric: metric), legendSizes: sizes, serviceURL: site.url("/wms"))
         var r = Representation(mediaType: "text/xml; charset=utf-8", body: Array(document.xml.utf8))
         r.headers[.cacheControl] = "public, max-age=60"
         return r
@@ -135,7 +146,7 @@ extension CityTwinServer {
     /// layers (the renderer's fonts are pango's, whatever glyphs the web map serves).
     func wmsStyle(_ layers: [LayerInfo], _ caller: Caller) async throws -> RenderStyle {
         let current = try await floodRuns.current(by: caller)?.stem
-        let document = MapStyle(layers: layers, audience: MapAudience.of(caller), url: url, fontstack: GlyphAssets.fontstack,
+        let document = MapStyle(layers: layers, audience: MapAudience.of(caller), url: site.url, fontstack: GlyphAssets.fontstack,
                                 currentFloodRun: current).document
         return try RenderStyle(document: document)
     }
@@ -166,7 +177,7 @@ extension CityTwinServer {
 
     /// The features of a layer whose box meets `box` (EPSG:4490), as the caller may see them.
     func wmsFeatures(_ layer: String, in box: Envelope, _ caller: Caller) async throws -> [Feature] {
-        await parkingCatchUp([layer])  // parking: the live view as of now
+        await parking.catchUp([layer])  // parking: the live view as of now
         var query = FeatureQuery(bbox: BoundingBox(box), limit: FeatureQuery.maximumLimit)
         var features: [Feature] = []
         while true {

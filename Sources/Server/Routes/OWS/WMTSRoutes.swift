@@ -42,18 +42,26 @@ struct WMTSException: Error, Sendable {
     }
 }
 
-extension CityTwinServer {
-    /// WMTS 1.0.0 at `/wmts` (issue 55 §2): GetCapabilities and GetTile in KVP and RESTful form
-    /// (`/wmts/1.0.0/{layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.png` or `.pbf`)
-    /// over the existing tile matrix sets (`TILEMATRIXSET=c` is CGCS2000Quad, as Tianditu names
-    /// it). PNG tiles are drawn by MapRendering from the web map's style, MVT tiles are the OGC
-    /// API's; both are kept in the tile cache and
-    /// dropped with the vector tiles when the change feed shows an edit beneath them; a caller
-    /// sees what it may read, as everywhere.
-    var wmtsOperations: [APIOperation] {
+/// WMTS 1.0.0 at `/wmts` (issue 55 §2): GetCapabilities and GetTile in KVP and RESTful form
+/// (`/wmts/1.0.0/{layer}/{style}/{TileMatrixSet}/{TileMatrix}/{TileRow}/{TileCol}.png` or `.pbf`)
+/// over the existing tile matrix sets (`TILEMATRIXSET=c` is CGCS2000Quad, as Tianditu names
+/// it). PNG tiles are drawn by MapRendering from the web map's style, MVT tiles are the OGC
+/// API's; both are kept in the tile cache and
+/// dropped with the vector tiles when the change feed shows an edit beneath them; a caller
+/// sees what it may read, as everywhere.
+struct WMTSRoutes: OperationCollection {
+    let site: SiteLinks
+    /// The tile cache the PNG and MVT tiles are kept in.
+    let tileService: TileService
+    /// The live parking view, brought up to date before a tile of its layer.
+    let parking: ParkingUpkeep
+    /// The WMS, which draws the PNG tiles and answers feature info.
+    let wms: WMSRoutes
+
+    var operations: [APIOperation] {
         let responses: [APIResponse] = [
             .ok("The capabilities, the tile or the features under a pixel.",
-                [("application/xml", "WMSCapabilities"), ("image/png", "MapImage"), (Self.mvtMediaType, "VectorTile"),
+                [("application/xml", "WMSCapabilities"), ("image/png", "MapImage"), (MediaTypeName.mvt, "VectorTile"),
                  (MediaTypeName.json, "FeatureCollection"), ("text/html", "HTML")]),
             APIResponse(status: 400, description: "An OWS ExceptionReport naming the code and the parameter at fault.",
                         content: [("application/xml", "ServiceExceptionReport")]),
@@ -111,7 +119,7 @@ extension CityTwinServer {
     }
 
     private func wmtsCapabilities(_ caller: Caller) async throws -> Representation {
-        let document = WMTSCapabilities(layers: try await visibleTiledLayers(caller), serviceURL: url("/wmts"), legendService: url("/wms"))
+        let document = WMTSCapabilities(layers: try await tileService.visibleLayers(caller), serviceURL: site.url("/wmts"), legendService: site.url("/wms"))
         var r = Representation(mediaType: "application/xml; charset=utf-8", body: Array(document.xml.utf8))
         r.headers[.cacheControl] = "public, max-age=60"
         return r
@@ -148,7 +156,7 @@ extension CityTwinServer {
             let locator = e.message.contains("row") ? "TILEROW" : e.message.contains("column") ? "TILECOL" : "TILEMATRIX"
             throw WMTSException(code: "TileOutOfRange", message: e.message, locator: locator)
         }
-        let info = try await wmsLayer(id, caller, locator: "LAYER")
+        let info = try await wms.wmsLayer(id, caller, locator: "LAYER")
         guard info.definition.hasGeometry else { throw WMTSException(code: "InvalidParameterValue", message: "layer '\(id)' has no geometry", locator: "LAYER") }
         return (info, tms, tile)
     }
@@ -168,23 +176,23 @@ extension CityTwinServer {
             throw WMTSException(code: "PointIJOutOfRange", message: "I, J (\(p["I"] ?? ""), \(p["J"] ?? "")) is not a pixel of a \(size)-pixel tile", locator: "I")
         }
         let view = try MapView(bbox: try tms.bounds(of: tile), crs: tms.crs, width: size, height: size)
-        return try await featureInfo([info], view: view, style: try await wmsStyle([info], caller), i: i, j: j, count: 10,
+        return try await wms.featureInfo([info], view: view, style: try await wms.wmsStyle([info], caller), i: i, j: j, count: 10,
                                      html: format == "text/html", caller)
     }
 
     /// The RESTful tile extensions and their formats.
-    static let wmtsExtensions = ["png": "image/png", "pbf": mvtMediaType, "mvt": mvtMediaType]
+    static let wmtsExtensions = ["png": "image/png", "pbf": MediaTypeName.mvt, "mvt": MediaTypeName.mvt]
 
     /// One 256-pixel tile: rendered (PNG) or vector (MVT, the OGC API tile of the collection:
     /// the same bytes and cache entry), from the tile cache, else made and cached.
     private func wmtsTile(layer id: String, style: String, matrixSet: String, matrix: String, row: String, col: String,
                           format: String, caller: Caller) async throws -> Representation {
-        let vector = format.lowercased() == Self.mvtMediaType || format.lowercased() == "application/x-protobuf"
+        let vector = format.lowercased() == MediaTypeName.mvt || format.lowercased() == "application/x-protobuf"
         guard vector || MapImageFormat(mediaType: format) == .png else {
-            throw WMTSException(code: "InvalidParameterValue", message: "FORMAT '\(format)' is not served: image/png, \(Self.mvtMediaType)", locator: "FORMAT")
+            throw WMTSException(code: "InvalidParameterValue", message: "FORMAT '\(format)' is not served: image/png, \(MediaTypeName.mvt)", locator: "FORMAT")
         }
         let (info, tms, tile) = try await wmtsTileRequest(layer: id, style: style, matrixSet: matrixSet, matrix: matrix, row: row, col: col, caller: caller)
-        await parkingCatchUp([id])
+        await parking.catchUp([id])
         try await tileService.followChanges()
         let version = tileService.dataVersion([info.definition])
         let key = TileCacheKey(layers: [id], dataVersion: vector ? version : "png:" + version,
@@ -197,19 +205,19 @@ extension CityTwinServer {
         } else {
             let view = try MapView(bbox: try tms.bounds(of: tile), crs: tms.crs, width: TileMatrix.tileSize, height: TileMatrix.tileSize)
             // Features a quarter tile beyond: lines, circles and labels near the edge reach in.
-            let style = try await wmsStyle([info], caller)
+            let style = try await wms.wmsStyle([info], caller)
             var features: [String: [Feature]] = [:]
             if style.draws(id, atZoom: view.zoom) {
-                features[id] = try await wmsFeatures(id, in: try tms.lonLatBounds(of: tile).expanded(byFraction: 0.25), caller)
+                features[id] = try await wms.wmsFeatures(id, in: try tms.lonLatBounds(of: tile).expanded(byFraction: 0.25), caller)
             }
             let drawn = features
-            let bytes = try await Self.drawing { try MapRenderer(style: style).image(drawn, view: view, format: .png, background: nil) }
+            let bytes = try await WMSRoutes.drawing { try MapRenderer(style: style).image(drawn, view: view, format: .png, background: nil) }
             cached = tileService.cache.store(key, bytes: bytes)
         }
         var headers = HTTPFields()
         headers[.eTag] = cached.etag
         headers[.cacheControl] = "public, max-age=3600"
         // An empty vector tile is a tile of no bytes (WMTS clients expect a 200, not OGC API's 204).
-        return Representation(mediaType: vector ? Self.mvtMediaType : "image/png", buffer: cached.buffer ?? ByteBuffer(), headers: headers)
+        return Representation(mediaType: vector ? MediaTypeName.mvt : "image/png", buffer: cached.buffer ?? ByteBuffer(), headers: headers)
     }
 }

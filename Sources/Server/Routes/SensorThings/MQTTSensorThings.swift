@@ -35,13 +35,19 @@ struct STAMQTTIdentity: Sendable {
 /// HTTP (GET of the same path answers 200), else refused in the SUBACK. PUBLISH: an Observation
 /// created through the writer HTTP POST uses, with the same checks, audit entry, alerts and feeds.
 struct STAMQTTDelegate: MQTTBrokerDelegate {
-    let server: CityTwinServer
+    /// The SensorThings routes whose access rules, writer and write bound MQTT shares.
+    let sensorThings: SensorThingsRoutes
+    /// Who a token stands for, checked as for HTTP.
+    let callers: CallerMiddleware
+    /// The store's token revocation list (`nil`: a store without one).
+    let revocations: RevocationList?
+    let logger: Logger
 
     func connect(_ request: MQTTConnect, address: String) async -> MQTTConnectDecision<STAMQTTIdentity> {
         guard let password = request.password, !password.isEmpty else { return .accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil)) }
         let token = String(decoding: password, as: UTF8.self)
         do {
-            guard let verified = try await server.callers.verified(token) else { return .accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil)) }
+            guard let verified = try await callers.verified(token) else { return .accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil)) }
             return .accept(STAMQTTIdentity(caller: verified.caller, revocationKey: verified.revocationKey))
         } catch {
             return .refuse(.badUsernameOrPassword, reason: "the password is not a valid token: \(Self.reason(error))")
@@ -52,8 +58,8 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
         guard !MQTTTopic.isWildcard(filter) else { return .refuse("a SensorThings topic names one resource; wildcards are not served") }
         do {
             let topic = try STATopic(filter, optionsAllowed: true)
-            let (sensing, _, _) = try await server.sensorThingsAccess(client.identity.caller, write: false)
-            let reader = STAReader(store: sensing, root: server.url(CityTwinServer.sensorThingsRoot))
+            let (sensing, _, _) = try await sensorThings.sensorThingsAccess(client.identity.caller, write: false)
+            let reader = STAReader(store: sensing, root: sensorThings.site.url(SensorThingsRoutes.sensorThingsRoot))
             let (node, _) = try await reader.resolve(topic.path)
             let kind: SensingKind
             switch node {
@@ -75,12 +81,12 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
     func publish(_ message: MQTTPublish, client: MQTTClient<STAMQTTIdentity>) async -> MQTTDecision {
         let caller = client.identity.caller
         do {
-            if let key = client.identity.revocationKey, let revocations = server.revocations, try await revocations.isRevoked(key: key) {
+            if let key = client.identity.revocationKey, let revocations, try await revocations.isRevoked(key: key) {
                 return .refuse("the token was revoked")
             }
             let topic = try STATopic(message.topic, optionsAllowed: false)
-            let (sensing, _, feedOnly) = try await server.sensorThingsAccess(caller, write: true)
-            let reader = STAReader(store: sensing, root: server.url(CityTwinServer.sensorThingsRoot))
+            let (sensing, _, feedOnly) = try await sensorThings.sensorThingsAccess(caller, write: true)
+            let reader = STAReader(store: sensing, root: sensorThings.site.url(SensorThingsRoutes.sensorThingsRoot))
             let (node, _) = try await reader.resolve(topic.path)
             guard case .collection(.observation, let source) = node else {
                 return .refuse("MQTT creates Observations: publish to v1.1/Observations or v1.1/Datastreams(n)/Observations")
@@ -91,12 +97,12 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
             } catch {
                 return .refuse("$: the payload is not JSON (\(error))")
             }
-            guard server.sensingWrites.enter() else {
-                return .refuse("\(server.sensingWrites.limit) SensorThings writes are already in progress or waiting; nothing was written")
+            guard sensorThings.sensingWrites.enter() else {
+                return .refuse("\(sensorThings.sensingWrites.limit) SensorThings writes are already in progress or waiting; nothing was written")
             }
-            defer { server.sensingWrites.leave() }
-            let id = try await server.createSensingEntity(.observation, in: source, body, reader: reader, sensing: sensing, caller: caller, feedOnly: feedOnly)
-            server.options.logger.info("MQTT: Observation \(id) created by '\(client.clientID)' through \(message.topic)")
+            defer { sensorThings.sensingWrites.leave() }
+            let id = try await sensorThings.createSensingEntity(.observation, in: source, body, reader: reader, sensing: sensing, caller: caller, feedOnly: feedOnly)
+            logger.info("MQTT: Observation \(id) created by '\(client.clientID)' through \(message.topic)")
             return .accept
         } catch {
             return .refuse(Self.reason(error))
@@ -142,21 +148,22 @@ final class SensorThingsMQTT: Sendable {
     static let backlog = 10_000
     private var logger: Logger? { state.withLock { $0.logger } }
 
-    /// Serves `options` with `server`'s rules until cancelled (a graceful stop).
-    func run(_ server: CityTwinServer, host: String, options: SensorThingsMQTTOptions) async throws {
-        let limits = MQTTBrokerLimits(maxConnections: options.maxConnections, maxPacketBytes: server.options.limits.maxBodyBytes,
+    /// Serves `options` with `delegate`'s rules until cancelled (a graceful stop); packets and
+    /// idle connections bounded as the HTTP server's `limits` bound requests.
+    func run(_ delegate: STAMQTTDelegate, limits requestLimits: RequestLimits, host: String, options: SensorThingsMQTTOptions) async throws {
+        let limits = MQTTBrokerLimits(maxConnections: options.maxConnections, maxPacketBytes: requestLimits.maxBodyBytes,
                                       maxSubscriptionsPerClient: options.maxSubscriptions, maxQueuedMessages: 1000,
-                                      idleTimeout: server.options.limits.idleTimeout)
-        let broker = MQTTBroker(delegate: STAMQTTDelegate(server: server), limits: limits, logger: server.options.logger)
+                                      idleTimeout: requestLimits.idleTimeout)
+        let broker = MQTTBroker(delegate: delegate, limits: limits, logger: delegate.logger)
         let (events, continuation) = AsyncStream<STAChangeEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.backlog))
-        let delivering = Task { for await event in events { await self.deliver(event, broker: broker, server: server) } }
-        state.withLock { $0 = State(broker: broker, delivering: delivering, events: continuation, logger: server.options.logger) }
+        let delivering = Task { for await event in events { await self.deliver(event, broker: broker, delegate: delegate) } }
+        state.withLock { $0 = State(broker: broker, delivering: delivering, events: continuation, logger: delegate.logger) }
         defer {
             continuation.finish()
             delivering.cancel()
             state.withLock { $0 = State() }
         }
-        let logger = server.options.logger
+        let logger = delegate.logger
         try await cancelWhenGracefulShutdown {
             try await broker.run(host: host, port: options.port) { port in
                 logger.notice("SensorThings MQTT broker on \(host):\(port) (topics v1.1/…)")
@@ -164,18 +171,19 @@ final class SensorThingsMQTT: Sendable {
         }
     }
 
-    private func deliver(_ event: STAChangeEvent, broker: MQTTBroker<STAMQTTDelegate>, server: CityTwinServer) async {
-        guard let sensing = server.store as? any SensingStore else { return }
-        let reader = STAReader(store: sensing, root: server.url(CityTwinServer.sensorThingsRoot))
+    private func deliver(_ event: STAChangeEvent, broker: MQTTBroker<STAMQTTDelegate>, delegate: STAMQTTDelegate) async {
+        let sensorThings = delegate.sensorThings
+        guard let sensing = sensorThings.store as? any SensingStore else { return }
+        let reader = STAReader(store: sensing, root: sensorThings.site.url(SensorThingsRoutes.sensorThingsRoot))
         var mayRead = [Caller: Bool]()
         var rendered = [String: [UInt8]]()
         for (client, subscriptions) in broker.subscribers() {
             let identity = client.identity
             if mayRead[identity.caller] == nil {
-                mayRead[identity.caller] = (try? await server.sensorThingsAccess(identity.caller, write: false)) != nil
+                mayRead[identity.caller] = (try? await sensorThings.sensorThingsAccess(identity.caller, write: false)) != nil
             }
             guard mayRead[identity.caller] == true else { continue }
-            if let key = identity.revocationKey, let revocations = server.revocations, (try? await revocations.isRevoked(key: key)) != false { continue }
+            if let key = identity.revocationKey, let revocations = delegate.revocations, (try? await revocations.isRevoked(key: key)) != false { continue }
             for (filter, qos) in subscriptions.sorted(by: { $0.key < $1.key }) {
                 guard let topic = try? STATopic(filter, optionsAllowed: true) else { continue }
                 do {
@@ -183,7 +191,7 @@ final class SensorThingsMQTT: Sendable {
                         broker.send(filter, payload: payload, qos: qos, to: client.connection)
                     }
                 } catch {
-                    server.options.logger.debug("MQTT: '\(filter)' not delivered to '\(client.clientID)': \(STAMQTTDelegate.reason(error))")
+                    delegate.logger.debug("MQTT: '\(filter)' not delivered to '\(client.clientID)': \(STAMQTTDelegate.reason(error))")
                 }
             }
         }
@@ -230,11 +238,13 @@ final class SensorThingsMQTT: Sendable {
 
 /// The broker as a service of `citytwin serve`, stopped with the HTTP server.
 struct SensorThingsMQTTService: Service {
-    let server: CityTwinServer
+    let delegate: STAMQTTDelegate
+    /// The HTTP server's request limits, which bound MQTT packets and idle connections alike.
+    let limits: RequestLimits
     let host: String
     let options: SensorThingsMQTTOptions
 
     func run() async throws {
-        try await server.sensorThingsMQTT.run(server, host: host, options: options)
+        try await delegate.sensorThings.mqtt.run(delegate, limits: limits, host: host, options: options)
     }
 }

@@ -13,7 +13,21 @@ import TwinStore
 /// caller who may read that layer reads every SensorThings entity, a caller who may write it
 /// (its owner department's editors, the admin) writes; anonymous callers of a non-open layer
 /// get 401. Writes are audited in that layer's audit log (`sta:Things(1)`, …).
-extension CityTwinServer {
+struct SensorThingsRoutes: OperationCollection {
+    let store: any FeatureStore
+    let site: SiteLinks
+    /// Subscribers of threshold alerts (`/alerts/events`).
+    let alertFeed: AlertFeed
+    /// The bound on SensorThings writes at once (`RequestLimits.sensingWriteQueue`), shared with MQTT.
+    let sensingWrites: WriteAdmission
+    /// The MQTT broker's subscribers, told of every write.
+    let mqtt: SensorThingsMQTT
+    let localWrites: LocalWrites
+    /// Readings of a parking lot's Datastream recorded as its occupancy.
+    let parking: ParkingUpkeep
+    /// Readings of a bound Datastream recorded as traffic counts.
+    let trafficCounts: TrafficCountRecording
+
     /// The catalogue layer whose sharing class and owner govern the SensorThings service.
     static let sensorThingsLayer = SensingAlerts.governingLayer
     static let sensorThingsRoot = "/sta/v1.1"
@@ -31,7 +45,10 @@ extension CityTwinServer {
     /// several segments (`Things(1)/Datastreams`, `Datastreams(2)/Observations`), so the router takes
     /// it whole (`/sta/v1.1/**`) and the OpenAPI document names it as one parameter; the query
     /// options are SensorThings' (`$filter`, `$expand`, …), checked by its reader.
-    var sensorThingsOperations: [APIOperation] {
+    /// The SensorThings operations, then `/alerts/events`.
+    var operations: [APIOperation] { sensorThingsOperations + alertOperations }
+
+    private var sensorThingsOperations: [APIOperation] {
         let root = Self.sensorThingsRoot
         let resourcePath = APIParameter("resourcePath", in: .path, "A SensorThings resource path: an entity set (Things, Locations, HistoricalLocations, Datastreams, Sensors, ObservedProperties, Observations, FeaturesOfInterest), an entity (Things(1)), a navigation (Things(1)/Datastreams), a property (Things(1)/name, …/$value) or CreateObservations.",
                                         key: "staResourcePath")
@@ -97,7 +114,7 @@ extension CityTwinServer {
     /// Server-Sent Events: one `alert` event (a GeoJSON feature of `alerts`) per alert raised,
     /// updated or cleared (by a threshold or a flood nowcast), from the moment of subscription, until the client disconnects; a
     /// comment line as heartbeat every 15 s.
-    var alertOperations: [APIOperation] {
+    private var alertOperations: [APIOperation] {
         [
             APIOperation(
                 id: "getAlertEvents", method: .get, path: "/alerts/events",
@@ -109,13 +126,13 @@ extension CityTwinServer {
                     + APIResponse.standardProblems
             ) { [self] _, context, _ in
                 _ = try await sensorThingsAccess(context.caller, write: false)
-                return Self.eventStream(try await alertFeed.subscribe(), banner: "CityTwin alerts") { _ in "alert" }
+                return Representation.featureEventStream(try await alertFeed.subscribe(), banner: "CityTwin alerts") { _ in "alert" }
             },
         ]
     }
 
     private func serviceRoot() -> Representation {
-        let base = url(Self.sensorThingsRoot)
+        let base = site.url(Self.sensorThingsRoot)
         let sets = SensingKind.allCases.map { k -> JSONValue in ["name": .string(k.entitySet), "url": .string("\(base)/\(k.entitySet)")] }
         return .json(["value": .array(sets), "serverSettings": ["conformance": .array(Self.sensorThingsConformance)]])
     }
@@ -135,7 +152,7 @@ extension CityTwinServer {
         }
         if write, !AccessPolicy.canWrite(def, caller) {
             if caller == .anonymous { throw Problem(.unauthorized, "SensorThings writes need a department token (Bearer, or the password of HTTP Basic)") }
-            if try await mayFeedTrafficCounts(caller) { return (sensing, def, true) }
+            if try await trafficCounts.mayFeed(caller) { return (sensing, def, true) }
             throw Problem(.forbidden, "SensorThings writes need an editor of \(def.owner) or an admin")
         }
         return (sensing, def, false)
@@ -152,16 +169,16 @@ extension CityTwinServer {
         defer { if method != .get { sensingWrites.leave() } }
         let monitor = AlertMonitor(store: store, sensing: sensing)
         let query = try QueryParameters(request.uri.query)
-        let reader = STAReader(store: sensing, root: url(Self.sensorThingsRoot))
+        let reader = STAReader(store: sensing, root: site.url(Self.sensorThingsRoot))
         if path == "CreateObservations" {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
-            let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
+            let writer = trafficCounts.staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
-            sensorThingsMQTT.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
+            mqtt.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
-            noteLocalWrite()  // tiles showing the readings, change subscribers
-            await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
-            await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // Routes/SensorThings/TrafficCountRecording.swift
+            localWrites.note()  // tiles showing the readings, change subscribers
+            await parking.recordReadings(writer, sensing: sensing, by: context.caller)  // parking: Routes/ParkingRoutes.swift
+            await trafficCounts.record(writer, sensing: sensing, by: context.caller)  // Routes/SensorThings/TrafficCountRecording.swift
             return .json(.array(ids.map { .string(reader.selfLink(.observation, $0)) }), status: .created)
         }
         let (node, ref) = try await reader.resolve(try STAPath(path))
@@ -182,28 +199,28 @@ extension CityTwinServer {
             // The patch applies to the entity as stored when it lands: when another writer (another
             // server on the store) changed it after it was read here, it is read and patched again.
             let writer = try await StoreError.retryingChangedVersions {
-                let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
+                let writer = trafficCounts.staWriter(reader, caller: context.caller, feedOnly: feedOnly)
                 try await writer.patch(kind, id, body)
                 return writer
             }
-            sensorThingsMQTT.changed(writer.change, observationIDs: [])  // MQTT subscribers of the entity and its properties
+            mqtt.changed(writer.change, observationIDs: [])  // MQTT subscribers of the entity and its properties
             // A corrected reading: the alert its old version raised ends, and its Datastream's newest
             // reading (the corrected one, unless it is a late one) is evaluated again.
             try await monitor.withdraw(writer.withdrawn.map(\.observation) + writer.change.observationUpdates, by: context.caller)
             try await monitor.evaluate(writer.change, ids: [], by: context.caller)  // and readings a deep insert in the PATCH created
-            noteLocalWrite()  // tiles showing the readings, change subscribers
-            await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // a corrected reading
-            await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // a corrected count
+            localWrites.note()  // tiles showing the readings, change subscribers
+            await parking.recordReadings(writer, sensing: sensing, by: context.caller)  // a corrected reading
+            await trafficCounts.record(writer, sensing: sensing, by: context.caller)  // a corrected count
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the \(kind.rawValue) vanished") }
             return .json(.object(try await reader.render(row, STAQueryOptions())))
         case .delete:
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "DELETE removes one entity") }
-            let writer = staWriter(reader, caller: context.caller, feedOnly: feedOnly)
+            let writer = trafficCounts.staWriter(reader, caller: context.caller, feedOnly: feedOnly)
             try await writer.delete(kind, id)
             try await monitor.withdraw(writer.withdrawn.map(\.observation), by: context.caller)  // the alert a deleted reading raised
-            noteLocalWrite()  // tiles showing the readings, change subscribers
-            await recordParkingReadings(writer, sensing: sensing, by: context.caller)  // a reading taken back
-            await recordTrafficCounts(writer, sensing: sensing, by: context.caller)  // a count taken back
+            localWrites.note()  // tiles showing the readings, change subscribers
+            await parking.recordReadings(writer, sensing: sensing, by: context.caller)  // a reading taken back
+            await trafficCounts.record(writer, sensing: sensing, by: context.caller)  // a count taken back
             return Representation(status: .ok, mediaType: MediaTypeName.json, body: [])
         default:
             throw Problem(.notFound, "no such operation")
@@ -216,7 +233,7 @@ extension CityTwinServer {
     func createSensingEntity(_ kind: SensingKind, in source: STASource, _ body: JSONValue, reader: STAReader, sensing: any SensingStore,
                              caller: Caller, feedOnly: Bool) async throws -> Int64 {
         let monitor = AlertMonitor(store: store, sensing: sensing)
-        let writer = staWriter(reader, caller: caller, feedOnly: feedOnly)
+        let writer = trafficCounts.staWriter(reader, caller: caller, feedOnly: feedOnly)
         var back: (String, Int64)?
         var holds: (SensingKind, Int64, String)?
         switch source {
@@ -231,11 +248,11 @@ extension CityTwinServer {
         let temp = try await writer.create(kind, body, path: "$", back: back)
         if let (holderKind, holderID, name) = holds { try await writer.link(holderKind, holderID, name, to: temp) }
         let ids = try await writer.commit()
-        sensorThingsMQTT.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
+        mqtt.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
         try await monitor.evaluate(writer.change, ids: ids, by: caller)
-        noteLocalWrite()  // tiles showing the readings, change subscribers
-        await recordParkingReadings(writer, sensing: sensing, by: caller)  // parking
-        await recordTrafficCounts(writer, sensing: sensing, by: caller)
+        localWrites.note()  // tiles showing the readings, change subscribers
+        await parking.recordReadings(writer, sensing: sensing, by: caller)  // parking
+        await trafficCounts.record(writer, sensing: sensing, by: caller)
         return kind == .observation ? (ids.first ?? writer.mapping(temp)) : writer.mapping(temp)
     }
 
@@ -253,7 +270,7 @@ extension CityTwinServer {
                 if let count = page.count { out["@iot.count"] = .integer(Int64(count)) }
                 if page.more {
                     let skip = options.skip + page.observations.count
-                    out["@iot.nextLink"] = .string(url(Self.sensorThingsRoot) + "/" + path + STAReader.queryString(options, skip: skip, original: query))
+                    out["@iot.nextLink"] = .string(site.url(Self.sensorThingsRoot) + "/" + path + STAReader.queryString(options, skip: skip, original: query))
                 }
                 out["value"] = .array(Self.dataArray(page.observations, options, reader: reader))
                 return .json(.object(out))
@@ -263,7 +280,7 @@ extension CityTwinServer {
             if let count { out["@iot.count"] = .integer(Int64(count)) }
             if more {
                 let skip = options.skip + rows.count
-                out["@iot.nextLink"] = .string(url(Self.sensorThingsRoot) + "/" + path + STAReader.queryString(options, skip: skip, original: query))
+                out["@iot.nextLink"] = .string(site.url(Self.sensorThingsRoot) + "/" + path + STAReader.queryString(options, skip: skip, original: query))
             }
             if options.resultFormat == "CSV", !ref {
                 return Self.csv(rows, options, next: out["@iot.nextLink"]?.stringValue)

@@ -1,6 +1,7 @@
 import CityModel
 import Foundation
 import GeoCore
+import Logging
 import ProcessRuntime
 import Signals
 import TwinStore
@@ -11,13 +12,20 @@ import TwinStore
 /// The platform's editors (the owner of `iot_devices`) register the detectors; the counts' owner
 /// (公安局) sends their readings: its editors may write Observations of bound Datastreams, and
 /// nothing else, to the SensorThings API.
-extension CityTwinServer {
+struct TrafficCountRecording: Sendable {
+    let store: any FeatureStore
+    let writeLocks: FeatureWriteLocks
+    let localWrites: LocalWrites
+    /// The re-timing step the recorded counts may take.
+    let retiming: SignalRetiming
+    let logger: Logger
+
     /// A writer of the SensorThings API for `caller`: whatever it is about to write is checked
     /// first. A bound Datastream must name an intersection with a lane group on its approach; its
     /// readings need a caller who may write the counts. `feedOnly`: the caller may not write the
     /// SensorThings API otherwise, so the change may hold only readings of bound Datastreams.
     func staWriter(_ reader: STAReader, caller: Caller, feedOnly: Bool) -> STAWriter {
-        let writer = STAWriter(reader: reader, caller: caller, auditLayer: Self.sensorThingsLayer)
+        let writer = STAWriter(reader: reader, caller: caller, auditLayer: SensorThingsRoutes.sensorThingsLayer)
         let store = self.store
         writer.beforeCommit = { writer in
             let change = writer.change
@@ -29,7 +37,7 @@ extension CityTwinServer {
                     && change.inserts.allSatisfy { $0.kind == .featureOfInterest }
                     && (change.observations + change.observationUpdates).allSatisfy { readings[$0.datastream] != nil }
                 guard onlyReadings else {
-                    throw Problem(.forbidden, "this caller writes only Observations of Datastreams with properties.\(TrafficCountStream.property) (traffic counts) to the SensorThings API; anything else needs an editor of the owner of \(Self.sensorThingsLayer) or an admin")
+                    throw Problem(.forbidden, "this caller writes only Observations of Datastreams with properties.\(TrafficCountStream.property) (traffic counts) to the SensorThings API; anything else needs an editor of the owner of \(SensorThingsRoutes.sensorThingsLayer) or an admin")
                 }
             }
             var declared = Array(readings.values)
@@ -48,7 +56,7 @@ extension CityTwinServer {
     }
 
     /// Whether `caller`, who may not write the SensorThings API, may still send traffic counts to it.
-    func mayFeedTrafficCounts(_ caller: Caller) async throws -> Bool {
+    func mayFeed(_ caller: Caller) async throws -> Bool {
         guard case .department = caller else { return false }
         return try await TrafficCountFeed.mayRecord(in: store, by: caller) ?? false
     }
@@ -72,7 +80,7 @@ extension CityTwinServer {
     /// Records in `traffic_counts` the readings of bound Datastreams that the writer's change wrote,
     /// and takes back those it withdrew (both checked before the write). Runs after the SensorThings
     /// write: a failure here is logged, the readings stay in SensorThings.
-    func recordTrafficCounts(_ writer: STAWriter, sensing: any SensingStore, by caller: Caller) async {
+    func record(_ writer: STAWriter, sensing: any SensingStore, by caller: Caller) async {
         let written = writer.change.observations + writer.change.observationUpdates
         let withdrawn = writer.withdrawnTrafficCounts().map(\.reading)
         guard !written.isEmpty || !withdrawn.isEmpty else { return }
@@ -86,50 +94,10 @@ extension CityTwinServer {
                 try await TrafficCountFeed.withdraw(withdrawn, remaining: remaining, from: store, by: caller)
                 try await TrafficCountFeed.record(readings, into: store, by: caller)
             }
-            noteLocalWrite()
-            await retimeSignals(after: readings.map { ($0.stream.intersection, TrafficCountFeed.localStart($0.start)) }, by: caller)
+            localWrites.note()
+            await retiming.retime(after: readings.map { ($0.stream.intersection, TrafficCountFeed.localStart($0.start)) }, by: caller)
         } catch {
-            options.logger.error("traffic counts from SensorThings not recorded", metadata: ["error": .string(String(describing: error))])
+            logger.error("traffic counts from SensorThings not recorded", metadata: ["error": .string(String(describing: error))])
         }
-    }
-
-    /// Adaptive control (`ServerOptions.signalRetiming`): each intersection whose newest whole interval
-    /// `counts` wrote (intersection and local start of each reading or row, from the SensorThings feed
-    /// or the features API; normally the one that made it whole) takes one bounded re-timing step of
-    /// its running plan, by the `signal-timing` process as `citytwin signal plan --method … --write`
-    /// takes it, under the sender (the counts' owner also owns the plans). Once per interval: the plan
-    /// keeps the counted day and time it was re-timed at (`inputs.retimed_at`), so a reading of that
-    /// interval sent again or corrected later takes no second step (the process's `once`, checked
-    /// against the plan as stored when the step is written, so it holds across server processes).
-    /// A failure (no stored plan, a caller who may not write plans) is logged; the counts stay written.
-    func retimeSignals(after counts: [(intersection: String, start: String)], by caller: Caller) async {
-        guard let method = options.signalRetiming, !counts.isEmpty, let process = options.processes["signal-timing"] else { return }
-        for id in Set(counts.map(\.intersection)).sorted() {
-            do {
-                let stepped = try await writeLocks.withLock("\(SignalPlanLayer.layer)/\(id)/retiming") { [store, options] () -> Bool in
-                    guard let at = try await TrafficCountIngest.newestIntervalWritten(at: id, by: counts, in: store, by: caller) else { return false }
-                    // `once`: a plan already re-timed from this interval (by this process or another
-                    // one on the store) takes no second step; the step is written only if the plan it
-                    // stepped from is still stored as read.
-                    let output = try await options.processes.run(process.id, inputs: ["intersections": [.string(id)], "method": .string(method.rawValue),
-                                                                                          "write": true, "once": true],
-                                                                caller: caller, store: store)
-                    guard case .array(let written)? = output["written"], !written.isEmpty else { return false }
-                    options.logger.info("signal re-timed from live counts", metadata: ["intersection": .string(id), "at": .string(at), "method": .string(method.rawValue)])
-                    return true
-                }
-                if stepped { noteLocalWrite() }
-            } catch {
-                options.logger.warning("signal not re-timed from live counts", metadata: ["intersection": .string(id), "error": .string(String(describing: error))])
-            }
-        }
-    }
-
-    /// Adaptive control after a write of the features API: a `traffic_counts` row written by hand or by a
-    /// counting system that writes rows (`retimeSignals`).
-    func retimeSignals(afterWriting feature: Feature, to layer: String, by caller: Caller) async {
-        guard layer == SignalizedIntersection.countsLayer, options.signalRetiming != nil,
-              let intersection = feature.properties["intersection"]?.stringValue, let start = feature.properties["start"]?.stringValue else { return }
-        await retimeSignals(after: [(intersection, start)], by: caller)
     }
 }
