@@ -58,6 +58,19 @@ struct PrintedMapTests {
         #expect(km.denominator == 20_700)
     }
 
+    @Test("a printed legend explains what the map draws at its zoom: a class shown from zoom 13 has no entry at zoom 12")
+    func legendAtZoom() throws {
+        let style = try RenderStyle(document: ["version": 8, "layers": [
+            ["id": "roads-main", "type": "line", "source-layer": "roads", "paint": ["line-color": "#ffd66b"], "metadata": ["citytwin:legendTitle": "主干路"]],
+            ["id": "roads-minor", "type": "line", "source-layer": "roads", "minzoom": 13, "paint": ["line-color": "#ffffff"],
+             "metadata": ["citytwin:legendTitle": "支路"]],
+        ]])
+        let legend = MapLegend(collection: "roads", title: "道路", style: style)
+        #expect(legend.entries.map(\.label) == ["主干路", "支路"])
+        #expect(legend.drawn(atZoom: 12).entries.map(\.label) == ["主干路"])
+        #expect(legend.drawn(atZoom: 13).entries.map(\.label) == ["主干路", "支路"])
+    }
+
     @Test("pages in points: A4 595 × 842, A3 842 × 1191; title, frame, legend and notes inside the margins, apart")
     func layout() {
         #expect(PrintPaper(.a4, .portrait).points == (595, 842) && PrintPaper(.a3, .landscape).points == (1191, 842))

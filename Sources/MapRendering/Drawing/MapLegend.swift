@@ -18,7 +18,7 @@ public struct MapLegend: Sendable {
     }
 
     public let title: String
-    public let entries: [Entry]
+    public private(set) var entries: [Entry]
     /// The zoom a swatch is drawn at (the style's widths are written for zoom 16).
     public var zoom = 16.0
 
@@ -47,6 +47,14 @@ public struct MapLegend: Sendable {
             entries.append(Entry(layer: layer, properties: [:], label: own))
         }
         self.entries = entries
+    }
+
+    /// The legend of what a map at `zoom` draws: the entries of style layers shown at that zoom
+    /// (a road class that appears from zoom 13 is not explained on a zoom 12 map).
+    public func drawn(atZoom zoom: Double) -> MapLegend {
+        var legend = self
+        legend.entries = entries.filter { $0.layer.drawn(atZoom: zoom) }
+        return legend
     }
 
     /// The property a `get` (or a `to-string` of one) reads.

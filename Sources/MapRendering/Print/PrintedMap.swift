@@ -132,7 +132,8 @@ public struct PrintedMap: Sendable {
         }
     }
 
-    /// The legends of the layers drawn, in the layers' order, at 0.62 of GetLegendGraphic's size.
+    /// The legends of the layers drawn (their entries drawn at the map's zoom), in the layers'
+    /// order, at 0.62 of GetLegendGraphic's size.
     public static let legendScale = 0.62
 
     private func drawLegend(on canvas: MapCanvas) throws {
@@ -142,7 +143,7 @@ public struct PrintedMap: Sendable {
         var y = column.y + 58
         heading.draw(left: column.x + 4, top: y, colour: .black)
         y += heading.height + 2
-        let legends = layers.map { MapLegend(collection: $0.id, title: $0.title, style: style) }.filter { !$0.entries.isEmpty }
+        let legends = layers.map { MapLegend(collection: $0.id, title: $0.title, style: style).drawn(atZoom: view.zoom) }.filter { !$0.entries.isEmpty }
         try canvas.clipped(to: column) {
             for (n, legend) in legends.enumerated() {
                 let height = legend.height(scale: Self.legendScale)

@@ -54,12 +54,12 @@ struct MapPrintRoutes: Sendable {
                         .problem(403, "The caller's department may not read a layer."),
                         .problem(404, "No such layer or flood run.")] + APIResponse.standardProblems
         ) { [self] _, context, query in
-            try await print(query, context.caller)
+            try await page(query, context.caller)
         }]
     }
 
     /// The page asked for by `query`, as `caller` may see it.
-    func print(_ query: QueryParameters, _ caller: Caller) async throws -> Representation {
+    func page(_ query: QueryParameters, _ caller: Caller) async throws -> Representation {
         let request = try MapPrintRequest(query)
         var infos: [LayerInfo] = []
         for id in request.layers {
@@ -132,5 +132,16 @@ extension MapPrintRoutes {
                     throw Problem.invalid("bbox", e.message)
                 }
             })
+    }
+}
+
+extension CityTwinServer {
+    /// A printed map as `GET /map/print` draws it for `caller`, from the same parameters as a
+    /// query string (`bbox=…&layers=…`), for the CLI (`citytwin export map`).
+    /// - Returns: the page's media type (`application/pdf`, `image/png`) and bytes.
+    /// - Throws: the route's `Problem`s (a bad parameter named, a layer refused).
+    public func printedMap(query: String, caller: Caller) async throws -> (mediaType: String, bytes: [UInt8]) {
+        let page = try await MapPrintRoutes(server: self).page(try QueryParameters(query), caller)
+        return (page.mediaType, Array(buffer: page.body))
     }
 }
