@@ -165,7 +165,8 @@ class Layer:
             pattern = ""
             if dash is not None and width.is_const:
                 pattern = " PATTERN " + " ".join(repr(d * width.const) for d in dash.const) + " END"
-            styles.append(f"STYLE COLOR {self.bind(self.value('line-color', '#000000'), True)} WIDTH {self.bind(width)} "
+            # MAXWIDTH: MapServer caps widths at 32 px unless told (a river drawn at its width in metres is wider).
+            styles.append(f"STYLE COLOR {self.bind(self.value('line-color', '#000000'), True)} WIDTH {self.bind(width)} MAXWIDTH 512 "
                           f"LINECAP {cap} LINEJOIN {join}{pattern} END")
             mstype = "LINE"
         elif kind == "circle":
@@ -186,7 +187,8 @@ class Layer:
             along = (self.value("symbol-placement") or Expr(const="point")).const == "line"
             outline = f" OUTLINECOLOR {self.bind(halo, True)} OUTLINEWIDTH {max(1, round(halo_width))}" if halo is not None and halo_width > 0 else ""
             placement = " ANGLE FOLLOW" if along else " POSITION CC"
-            label = (f"LABEL TEXT '{text}' TYPE TRUETYPE FONT 'wqy' SIZE {size!r} COLOR {self.bind(self.value('text-color', '#000000'), True)}"
+            # MapServer's label SIZE is in points of its 96-dpi text (a 13 px MapLibre label is SIZE 9.75).
+            label = (f"LABEL TEXT '{text}' TYPE TRUETYPE FONT 'wqy' SIZE {size * 0.75!r} COLOR {self.bind(self.value('text-color', '#000000'), True)}"
                      f"{outline}{placement} PARTIALS FALSE END")
             mstype = "LINE" if along else self.geometry
         else:
