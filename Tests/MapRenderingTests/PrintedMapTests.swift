@@ -71,6 +71,26 @@ struct PrintedMapTests {
         #expect(legend.drawn(atZoom: 13).entries.map(\.label) == ["主干路", "支路"])
     }
 
+    @Test("a printed legend draws its swatches on the map's paper colour: a white street's swatch reads on white paper")
+    func legendOnPaper() throws {
+        let style = try RenderStyle(document: ["version": 8, "layers": [
+            ["id": "background", "type": "background", "paint": ["background-color": "#e0d8c8"]],
+            ["id": "roads-minor", "type": "line", "source-layer": "roads", "paint": ["line-color": "#ffffff", "line-width": 4],
+             "metadata": ["citytwin:legendTitle": "支路"]],
+        ]])
+        let page = try PrintedMap(title: "道路", paper: PrintPaper(.a4, .landscape), bbox: Envelope(minX: 12_724_000, minY: 3_579_500, maxX: 12_726_000, maxY: 3_580_500),
+                                  crs: .webMercator, crsName: "EPSG:3857", style: style, layers: [.init(id: "roads", title: "道路")], sources: [],
+                                  madeFor: "公开", printedAt: Date(timeIntervalSince1970: 1_780_000_000))
+        let image = try PNGImage(page.render(["roads": []], format: .png, dpi: 72))
+        let column = page.layout.legend
+        var paper = 0
+        for y in Int(column.y)..<Int(column.maxY) {
+            for x in Int(column.x)..<Int(column.maxX) where image.colour(x: x, y: y).hex == "#e0d8c8" { paper += 1 }
+        }
+        // The swatch (15 × 10 pt at the legend's scale) less the white street across it.
+        #expect(paper > 40, "the swatch's paper: \(paper) px")
+    }
+
     @Test("pages in points: A4 595 × 842, A3 842 × 1191; title, frame, legend and notes inside the margins, apart")
     func layout() {
         #expect(PrintPaper(.a4, .portrait).points == (595, 842) && PrintPaper(.a3, .landscape).points == (1191, 842))

@@ -100,8 +100,10 @@ public struct MapLegend: Sendable {
     }
 
     /// Draws the legend with its top-left corner at (`x`, `y`), every size times `scale` (a
-    /// printed page's legend column draws it smaller than GetLegendGraphic).
-    public func draw(on canvas: MapCanvas, x: Double, y: Double, scale: Double = 1) throws {
+    /// printed page's legend column draws it smaller than GetLegendGraphic), each swatch on
+    /// `swatchBackground` when given (a printed legend's swatches on the map's paper colour, so a
+    /// white street reads on white paper as it does on the map).
+    public func draw(on canvas: MapCanvas, x: Double, y: Double, scale: Double = 1, swatchBackground: MapColour? = nil) throws {
         let margin = Self.margin * scale, row = Self.row * scale
         let heading = TextLayout(title, size: Self.titleSize * scale, maxWidth: nil, on: canvas)
         heading.draw(centreX: x + margin + heading.width / 2, centreY: y + margin + row / 2, colour: .black, halo: nil, haloWidth: 0)
@@ -109,7 +111,13 @@ public struct MapLegend: Sendable {
         for (n, entry) in entries.enumerated() {
             let top = y + margin + row * Double(n + 1) + (row - Self.swatch.height * scale) / 2
             let box = PixelBox(x: x + margin, y: top, width: Self.swatch.width * scale, height: Self.swatch.height * scale)
-            try canvas.clipped(to: box) { try swatch(entry, in: box, renderer: renderer, canvas: canvas) }
+            try canvas.clipped(to: box) {
+                if let swatchBackground {
+                    canvas.rectangle(box)
+                    canvas.fill(swatchBackground)
+                }
+                try swatch(entry, in: box, renderer: renderer, canvas: canvas)
+            }
             let text = TextLayout(entry.label, size: Self.textSize * scale, maxWidth: nil, on: canvas)
             text.draw(centreX: box.maxX + 8 * scale + text.width / 2, centreY: top + box.height / 2, colour: MapColour(red: 0.15, green: 0.15, blue: 0.15),
                       halo: nil, haloWidth: 0)

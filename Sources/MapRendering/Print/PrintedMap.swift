@@ -143,6 +143,7 @@ public struct PrintedMap: Sendable {
         var y = column.y + 58
         heading.draw(left: column.x + 4, top: y, colour: .black)
         y += heading.height + 2
+        let paper = try background()
         let legends = layers.map { MapLegend(collection: $0.id, title: $0.title, style: style).drawn(atZoom: view.zoom) }.filter { !$0.entries.isEmpty }
         try canvas.clipped(to: column) {
             for (n, legend) in legends.enumerated() {
@@ -152,7 +153,7 @@ public struct PrintedMap: Sendable {
                     more.draw(left: column.x + 4, top: y, colour: .black)
                     break
                 }
-                try legend.draw(on: canvas, x: column.x, y: y, scale: Self.legendScale)
+                try legend.draw(on: canvas, x: column.x, y: y, scale: Self.legendScale, swatchBackground: paper)
                 y += height
             }
         }
