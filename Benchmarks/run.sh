@@ -18,6 +18,7 @@
 #   Benchmarks/run.sh load        wrk 64 connections x 60 s with writes on SpatiaLite, PostGIS, PostGIS restarted mid-run; /health with 1,000 idle connections
 #   Benchmarks/run.sh rasters     flood depth map tiles (PNG per time step) over HTTP, uncached: p50/p90 ms vs the 20 ms target
 #   Benchmarks/run.sh scale       the sample city at 1×, 9×, 100× (district build --scale N): build, tiles, pages, geocoding, routing, RSS on SpatiaLite and PostGIS
+#   Benchmarks/run.sh render      z14 rendered tiles (WMTS PNG, uncached) vs MapServer 8 on the same SpatiaLite data and style
 #   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -97,6 +98,7 @@ citybuild) exec Benchmarks/citybuild/run.sh "$@" ;;
 geocode) exec Benchmarks/geocode/run.sh "$@" ;;
 rasters) exec Benchmarks/rasters/run.sh "$@" ;;
 scale) exec Benchmarks/scale/run.sh "$@" ;;
+render) exec Benchmarks/render/run.sh "$@" ;;
 emergency)
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
   swift build -c release --product emergency-bench --scratch-path "$scratch" >/dev/null

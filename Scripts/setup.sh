@@ -22,8 +22,9 @@ runtime_pkgs=(libgeos-dev libproj-dev proj-data libgdal-dev libspatialite-dev li
 # nginx-light: the load balancer of Scripts/cluster.sh (Tests/ServerTests/ClusterTests.swift).
 # gdb: the backtraces Scripts/stall_backtraces.sh takes of a test run that stopped making progress.
 # mosquitto-clients: mosquitto_pub/mosquitto_sub against serve --mqtt-port (Tests/Clients/test_sensorthings_mqtt.py).
+# poppler-utils: pdftoppm turns a printed map's PDF into PNG for its pixel checks (Tests/ServerTests/MapPrintTests.swift).
 test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin libclang-rt-14-dev chromium
-           python3-qgis qgis-providers nginx-light gdb mosquitto-clients)
+           python3-qgis qgis-providers nginx-light gdb mosquitto-clients poppler-utils)
 
 want=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")

@@ -451,6 +451,16 @@ def main():
     evaluate("document.querySelectorAll('.maplibregl-popup-close-button').forEach((b) => b.click())")
     evaluate("document.getElementById('swipe-on').click(); document.getElementById('time-on').click()")
 
+    # The print button: the current view (box, visible layers, the flood run shown) as a PDF from /map/print.
+    evaluate("(() => { window.__print = null; const f = window.fetch; window.fetch = async (u, o) => { const r = await f(u, o);"
+             " if (String(u).startsWith('/map/print')) window.__print = {url: String(u), status: r.status, type: r.headers.get('Content-Type')};"
+             " return r; }; document.getElementById('print-map').click(); })()")
+    wait_for("!!window.__print", "the print button sent no /map/print request", 120)
+    printed = evaluate("window.__print")
+    if printed["status"] != 200 or printed["type"] != "application/pdf" or "bbox=" not in printed["url"]:
+        fail(f"the print button got no PDF of the view: {printed}")
+    print(f"webmap_check: the print button got a PDF of the view ({printed['url'][:100]}…)")
+
     # Language: English on the switch, Chinese again after.
     evaluate("document.getElementById('lang').click()")
     if evaluate("document.documentElement.lang") != "en" or evaluate("document.getElementById('legend-h').textContent") != "Legend":

@@ -40,6 +40,8 @@ public final class CityTwinServer: Sendable {
     private let mqtt: STAMQTTDelegate
     /// The live parking view's upkeep, brought up to date before the server takes requests.
     private let parking: ParkingUpkeep
+    /// The printed maps (`/map/print`), also drawn for the CLI (`printedMap`).
+    private let mapPrint: MapPrintRoutes
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
@@ -69,6 +71,7 @@ public final class CityTwinServer: Sendable {
                                               localWrites: localWrites, parking: parking, trafficCounts: trafficCounts)
         let wms = WMSRoutes(store: store, site: site, layers: layers, tileService: tiles, parking: parking, floodRuns: floodRuns,
                             cityMetricCRS: cityMetricCRS)
+        mapPrint = MapPrintRoutes(layers: layers, floodRuns: floodRuns, site: site, wms: wms)
         collections = [
             LandingRoutes(site: site, api: api),
             CollectionRoutes(store: store, site: site, layers: layers, cityMetricCRS: cityMetricCRS, rasters: options.rasters),
@@ -93,6 +96,7 @@ public final class CityTwinServer: Sendable {
             sensorThings,  // /sta/v1.1 and /alerts/events (Routes/SensorThings/)
             wms,  // WMS 1.3.0 at /wms (Routes/OWS/)
             WMTSRoutes(site: site, tileService: tiles, parking: parking, wms: wms),  // WMTS 1.0.0 at /wmts
+            mapPrint,  // /map/print
         ]
         mqtt = STAMQTTDelegate(sensorThings: sensorThings, callers: callers, revocations: revocations, logger: logger)
         api.describe(operations)
@@ -101,6 +105,15 @@ public final class CityTwinServer: Sendable {
     /// Every operation of the API, in document order: the single source of the router,
     /// the parameter checks and the OpenAPI document.
     var operations: [APIOperation] { collections.flatMap(\.operations) }
+
+    /// A printed map as `GET /map/print` draws it for `caller`, from the same parameters as a
+    /// query string (`bbox=…&layers=…`), for the CLI (`citytwin export map`).
+    /// - Returns: the page's media type (`application/pdf`, `image/png`) and bytes.
+    /// - Throws: the route's `Problem`s (a bad parameter named, a layer refused).
+    public func printedMap(query: String, caller: Caller) async throws -> (mediaType: String, bytes: [UInt8]) {
+        let page = try await mapPrint.page(try QueryParameters(query), caller)
+        return (page.mediaType, Array(buffer: page.body))
+    }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.
     public func makeRouter() -> Router<CityTwinRequestContext> {

@@ -8,8 +8,8 @@ import TwinStore
 /// `citytwin export …`: files for static hosting.
 struct ExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "export", abstract: "Write the one map to files for static hosting (tile archives).",
-        subcommands: [ExportTilesCommand.self])
+        commandName: "export", abstract: "Write the one map to files: tile archives for static hosting, printed pages.",
+        subcommands: [ExportTilesCommand.self, ExportMapCommand.self])
 }
 
 /// `citytwin export tiles OUT --format pmtiles|mbtiles`: the public layers as a vector-tile

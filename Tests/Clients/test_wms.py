@@ -107,6 +107,24 @@ def test_capabilities_boxes_follow_each_crs_axis_order(base_url):
     assert float(boxes["EPSG:3857"].get("minx")) == pytest.approx(x, abs=1) and float(boxes["EPSG:3857"].get("miny")) == pytest.approx(y, abs=1)
 
 
+def test_capabilities_advertise_getlegendgraphic(base_url):
+    """The SLD-WMS legend operation in Request (sld:GetLegendGraphic, as GeoServer and MapServer
+    write it) and a LegendURL per layer's Style that answers with the legend image."""
+    root = ET.fromstring(requests.get(f"{base_url}/wms", params={"SERVICE": "WMS", "REQUEST": "GetCapabilities"}, timeout=60).content)
+    request = root.find("wms:Capability/wms:Request", WMS_NS)
+    legend_op = request.find("{http://www.opengis.net/sld}GetLegendGraphic")
+    assert legend_op is not None, [c.tag for c in request]
+    assert "image/png" in [f.text for f in legend_op.findall("wms:Format", WMS_NS)]
+    assert legend_op.find("wms:DCPType/wms:HTTP/wms:Get/wms:OnlineResource", WMS_NS).get("{http://www.w3.org/1999/xlink}href").endswith("/wms?")
+    layer = next(l for l in root.iter("{http://www.opengis.net/wms}Layer") if l.findtext("wms:Name", namespaces=WMS_NS) == "land_use")
+    url = layer.find("wms:Style/wms:LegendURL", WMS_NS)
+    href = url.find("wms:OnlineResource", WMS_NS).get("{http://www.w3.org/1999/xlink}href")
+    r = requests.get(href, timeout=60)
+    assert r.status_code == 200 and r.headers["Content-Type"] == "image/png"
+    image = Image.open(io.BytesIO(r.content))
+    assert (image.width, image.height) == (int(url.get("width")), int(url.get("height")))
+
+
 def test_getmap_fills_lots_with_the_style_colour_and_nothing_elsewhere(base_url, http, lot_area):
     colour = hex_rgb(style_paint(http, base_url, "parking_lots-fill", "fill-color"))
     west, south, east, north = lot_area

@@ -107,6 +107,22 @@ public final class MapCanvas {
         return try body()
     }
 
+    /// Runs `body` with the origin moved to (`x`, `y`) and units scaled by `scale` (a page drawn
+    /// in points onto a raster of `scale` pixels per point; a map frame inside a page).
+    public func transformed<R>(x: Double = 0, y: Double = 0, scale: Double = 1, _ body: () throws -> R) rethrows -> R {
+        cairo_save(context)
+        cairo_translate(context, x, y)
+        cairo_scale(context, scale, scale)
+        defer { cairo_restore(context) }
+        return try body()
+    }
+
+    /// Starts a new path made of the rectangle `box`.
+    public func rectangle(_ box: PixelBox) {
+        cairo_new_path(context)
+        cairo_rectangle(context, box.x, box.y, box.width, box.height)
+    }
+
     func set(_ c: MapColour) {
         cairo_set_source_rgba(context, c.red, c.green, c.blue, c.alpha)
     }

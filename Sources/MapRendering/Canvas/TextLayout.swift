@@ -14,8 +14,9 @@ public final class TextLayout {
     public let width: Double
     public let height: Double
 
-    /// Lays out `text` at `size` pixels, wrapped at `maxWidth` pixels (nil: one line).
-    public init(_ text: String, size: Double, maxWidth: Double?, on canvas: MapCanvas) {
+    /// Lays out `text` at `size` pixels, wrapped at `maxWidth` pixels (nil: one line), its lines
+    /// centred (labels) or flush left (`leftAligned`: a print page's notes).
+    public init(_ text: String, size: Double, maxWidth: Double?, leftAligned: Bool = false, on canvas: MapCanvas) {
         self.canvas = canvas
         layout = pango_cairo_create_layout(canvas.context)
         let font = pango_font_description_new()
@@ -27,7 +28,7 @@ public final class TextLayout {
             pango_layout_set_width(layout, Int32(maxWidth * Double(PANGO_SCALE)))
             pango_layout_set_wrap(layout, PANGO_WRAP_WORD_CHAR)
         }
-        pango_layout_set_alignment(layout, PANGO_ALIGN_CENTER)
+        pango_layout_set_alignment(layout, leftAligned ? PANGO_ALIGN_LEFT : PANGO_ALIGN_CENTER)
         pango_layout_set_text(layout, text, -1)
         var ink = PangoRectangle(), logical = PangoRectangle()
         pango_layout_get_pixel_extents(layout, &ink, &logical)
@@ -42,6 +43,11 @@ public final class TextLayout {
 
     deinit {
         g_object_unref(UnsafeMutableRawPointer(layout))
+    }
+
+    /// Draws the text with its logical box's top-left corner at (x, y), no halo.
+    public func draw(left x: Double, top y: Double, colour: MapColour) {
+        draw(centreX: x + width / 2, centreY: y + height / 2, colour: colour, halo: nil, haloWidth: 0)
     }
 
     /// Draws the text centred on (x, y), turned `angle` radians about that centre, with a halo

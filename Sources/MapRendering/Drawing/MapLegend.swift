@@ -18,7 +18,7 @@ public struct MapLegend: Sendable {
     }
 
     public let title: String
-    public let entries: [Entry]
+    public private(set) var entries: [Entry]
     /// The zoom a swatch is drawn at (the style's widths are written for zoom 16).
     public var zoom = 16.0
 
@@ -49,6 +49,14 @@ public struct MapLegend: Sendable {
         self.entries = entries
     }
 
+    /// The legend of what a map at `zoom` draws: the entries of style layers shown at that zoom
+    /// (a road class that appears from zoom 13 is not explained on a zoom 12 map).
+    public func drawn(atZoom zoom: Double) -> MapLegend {
+        var legend = self
+        legend.entries = entries.filter { $0.layer.drawn(atZoom: zoom) }
+        return legend
+    }
+
     /// The property a `get` (or a `to-string` of one) reads.
     private static func property(_ input: [JSONValue]) -> String? {
         if input.first == "get" { return input.count > 1 ? input[1].stringValue : nil }
@@ -67,32 +75,53 @@ public struct MapLegend: Sendable {
 
     static let row = 22.0, swatch = (width: 24.0, height: 16.0), margin = 6.0, titleSize = 13.0, textSize = 12.0
 
-    /// The legend as an image in `format` on `background` (nil: transparent).
-    /// The legend's size in pixels: as wide as its longest text, a row per entry under the title.
-    public func size() throws -> (width: Int, height: Int) {
+    /// The legend's size in pixels at `scale` (1: GetLegendGraphic's): as wide as its longest
+    /// text, a row per entry under the title.
+    public func size(scale: Double = 1) throws -> (width: Int, height: Int) {
         let scratch = try MapCanvas(width: 1, height: 1)
-        let titleWidth = TextLayout(title, size: Self.titleSize, maxWidth: nil, on: scratch).width
-        let labelWidth = entries.map { TextLayout($0.label, size: Self.textSize, maxWidth: nil, on: scratch).width }.max() ?? 0
-        let width = Int(ceil(max(titleWidth, Self.swatch.width + 8 + labelWidth) + 2 * Self.margin))
-        return (max(width, 40), Int(ceil(Self.margin * 2 + Self.row + Double(entries.count) * Self.row)))
+        let titleWidth = TextLayout(title, size: Self.titleSize * scale, maxWidth: nil, on: scratch).width
+        let labelWidth = entries.map { TextLayout($0.label, size: Self.textSize * scale, maxWidth: nil, on: scratch).width }.max() ?? 0
+        let width = Int(ceil(max(titleWidth, (Self.swatch.width + 8) * scale + labelWidth) + 2 * Self.margin * scale))
+        return (max(width, Int(40 * scale)), Int(ceil(height(scale: scale))))
     }
 
+    /// The legend's height at `scale`: margins, the title row and a row per entry.
+    public func height(scale: Double = 1) -> Double {
+        (Self.margin * 2 + Self.row + Double(entries.count) * Self.row) * scale
+    }
+
+    /// The legend as an image in `format` on `background` (nil: transparent).
     public func image(format: MapImageFormat, background: MapColour?) throws -> [UInt8] {
         let (width, height) = try size()
         let canvas = try MapCanvas(width: width, height: height, kind: format == .pdf ? .pdf : .raster)
         if let background { canvas.clear(background) } else if format == .jpeg { canvas.clear(.white) }
-        let heading = TextLayout(title, size: Self.titleSize, maxWidth: nil, on: canvas)
-        heading.draw(centreX: Self.margin + heading.width / 2, centreY: Self.margin + Self.row / 2, colour: .black, halo: nil, haloWidth: 0)
+        try draw(on: canvas, x: 0, y: 0)
+        return try format.encode(canvas)
+    }
+
+    /// Draws the legend with its top-left corner at (`x`, `y`), every size times `scale` (a
+    /// printed page's legend column draws it smaller than GetLegendGraphic), each swatch on
+    /// `swatchBackground` when given (a printed legend's swatches on the map's paper colour, so a
+    /// white street reads on white paper as it does on the map).
+    public func draw(on canvas: MapCanvas, x: Double, y: Double, scale: Double = 1, swatchBackground: MapColour? = nil) throws {
+        let margin = Self.margin * scale, row = Self.row * scale
+        let heading = TextLayout(title, size: Self.titleSize * scale, maxWidth: nil, on: canvas)
+        heading.draw(centreX: x + margin + heading.width / 2, centreY: y + margin + row / 2, colour: .black, halo: nil, haloWidth: 0)
         let renderer = MapRenderer(style: RenderStyle(layers: []))
         for (n, entry) in entries.enumerated() {
-            let top = Self.margin + Self.row * Double(n + 1) + (Self.row - Self.swatch.height) / 2
-            let box = PixelBox(x: Self.margin, y: top, width: Self.swatch.width, height: Self.swatch.height)
-            try canvas.clipped(to: box) { try swatch(entry, in: box, renderer: renderer, canvas: canvas) }
-            let text = TextLayout(entry.label, size: Self.textSize, maxWidth: nil, on: canvas)
-            text.draw(centreX: box.maxX + 8 + text.width / 2, centreY: top + Self.swatch.height / 2, colour: MapColour(red: 0.15, green: 0.15, blue: 0.15),
+            let top = y + margin + row * Double(n + 1) + (row - Self.swatch.height * scale) / 2
+            let box = PixelBox(x: x + margin, y: top, width: Self.swatch.width * scale, height: Self.swatch.height * scale)
+            try canvas.clipped(to: box) {
+                if let swatchBackground {
+                    canvas.rectangle(box)
+                    canvas.fill(swatchBackground)
+                }
+                try swatch(entry, in: box, renderer: renderer, canvas: canvas)
+            }
+            let text = TextLayout(entry.label, size: Self.textSize * scale, maxWidth: nil, on: canvas)
+            text.draw(centreX: box.maxX + 8 * scale + text.width / 2, centreY: top + box.height / 2, colour: MapColour(red: 0.15, green: 0.15, blue: 0.15),
                       halo: nil, haloWidth: 0)
         }
-        return try format.encode(canvas)
     }
 
     private func swatch(_ entry: Entry, in box: PixelBox, renderer: MapRenderer, canvas: MapCanvas) throws {

@@ -260,6 +260,37 @@ async function exportView(format) {
 $("export-csv").addEventListener("click", () => exportView("csv"));
 $("export-gpkg").addEventListener("click", () => exportView("gpkg"));
 
+// ---- Print: the current view (box, visible layers, the flood run shown) as an A4 PDF ----
+// GET /map/print draws it on the server from the same style (title, legend, scale bar, north
+// arrow, sources, the caller's department); a run's layers are flood_<run id, '-' as '_'>_<kind>.
+const RUN_LAYER = /^flood_([a-z0-9_]+_[0-9]+)_(depth|roads|buildings|cutoff)$/;
+async function printView() {
+  const ids = collections().filter(isVisible).map((c) => c.id).slice(0, 30);
+  const runs = ids.map((id) => RUN_LAYER.exec(id)).filter(Boolean).map((m) => m[1].replace(/_/g, "-"));
+  if (!ids.length) { status(t("nothingToExport")); return; }
+  const b = map.getBounds();
+  const q = new URLSearchParams({
+    bbox: [b.getWest(), b.getSouth(), b.getEast(), b.getNorth()].map((v) => v.toFixed(6)).join(","),
+    layers: ids.join(","), format: "pdf", paper: "A4", orientation: "landscape",
+    title: lang === "en" ? "CityTwin map" : "CityTwin 一张图"});
+  if (runs.length) q.set("run", runs[0]);
+  try {
+    const r = await fetch("/map/print?" + q.toString(), {headers: auth()});
+    if (!r.ok) { const p = await r.json().catch(() => ({})); throw new Error(p.detail || r.statusText); }
+    const blob = await r.blob(), a = el("a");
+    a.href = URL.createObjectURL(blob); a.download = "citytwin-map.pdf";
+    document.body.appendChild(a); a.click(); a.remove();
+    setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    status(t("exported") + a.download + " (" + Math.round(blob.size / 1024) + " KB)", true);
+  } catch (err) { status(t("exportFailed") + err.message); }
+}
+{
+  const button = el("button", lang === "en" ? "Print (PDF)" : "打印（PDF）");
+  button.type = "button"; button.id = "print-map";
+  $("export-gpkg").after(" ", button);
+  button.addEventListener("click", printView);
+}
+
 
 Object.assign(late, {fillExport, loadTimeline, timeline, timeShown, WATER, stepText, setStep, mapB: () => mapB});
 start();

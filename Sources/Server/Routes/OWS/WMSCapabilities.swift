@@ -20,8 +20,9 @@ struct WMSCapabilities {
         var out = """
         <?xml version="1.0" encoding="UTF-8"?>
         <WMS_Capabilities version="1.3.0" xmlns="http://www.opengis.net/wms" xmlns:xlink="http://www.w3.org/1999/xlink" \
-        xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
-        xsi:schemaLocation="http://www.opengis.net/wms http://schemas.opengis.net/wms/1.3.0/capabilities_1_3_0.xsd">
+        xmlns:sld="http://www.opengis.net/sld" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
+        xsi:schemaLocation="http://www.opengis.net/wms http://schemas.opengis.net/wms/1.3.0/capabilities_1_3_0.xsd \
+        http://www.opengis.net/sld http://schemas.opengis.net/sld/1.1.0/sld_capabilities.xsd">
           <Service>
             <Name>WMS</Name>
             <Title>CityTwin 一张图</Title>
@@ -40,6 +41,9 @@ struct WMSCapabilities {
         out += operation("GetCapabilities", formats: ["text/xml"])
         out += operation("GetMap", formats: WMSNames.mapFormats)
         out += operation("GetFeatureInfo", formats: WMSNames.infoFormats)
+        // The SLD-WMS extension's legend operation (an _ExtendedOperation), as GeoServer and
+        // MapServer advertise it; each layer's Style links it in a LegendURL.
+        out += operation("sld:GetLegendGraphic", formats: WMSNames.mapFormats)
         out += """
             </Request>
             <Exception>
