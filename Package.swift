@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "CityModel", targets: ["CityModel"]),
         .library(name: "CityBuild", targets: ["CityBuild"]),
         .library(name: "Tiles", targets: ["Tiles"]),
+        .library(name: "CityTiles3D", targets: ["CityTiles3D"]),
         .library(name: "SWMMFormat", targets: ["SWMMFormat"]),
         .library(name: "EPANETFormat", targets: ["EPANETFormat"]),
         .library(name: "FloodSim", targets: ["FloodSim"]),
@@ -218,6 +219,13 @@ let package = Package(
             ],
             swiftSettings: strict),
 
+        // The city in 3D (issue 56): OGC 3D Tiles 1.1 tilesets (glTF 2.0 content with EXT_mesh_features
+        // and EXT_structural_metadata, explicit quadtrees in a local ENU frame with the root's transform
+        // to ECEF) of the layers' solids, kept per caller and rebuilt leaf by leaf from the change feed.
+        .target(name: "CityTiles3D", dependencies: ["GeoCore", "TwinStore"], swiftSettings: strict),
+        .testTarget(name: "CityTiles3DTests", dependencies: ["CityTiles3D", "GeoCore", "TwinStore", "CityModel", "TestSupport"],
+                    swiftSettings: strict),
+
         // MQTT 3.1.1 control packets as plain values, their encoding and checked decoding, topic
         // filters. No dependency, so its fuzz harness builds alone.
         .target(name: "MQTTCodec", swiftSettings: strict),
@@ -253,6 +261,7 @@ let package = Package(
                 "MQTTBroker",  // SensorThings over MQTT (Routes/SensorThings/MQTT*.swift)
                 "MapRendering",  // render: WMS GetMap/GetLegendGraphic (Routes/OWS/)
                 "DataSources", "CityBuild", "EPANETFormat",  // every module's errors in the one mapping (Error/Problem+Mapping.swift)
+                "CityTiles3D",  // 3D Tiles: /collections/{id}/3dtiles (Routes/Tiles3DRoutes.swift)
                 .product(name: "Hummingbird", package: "hummingbird"),
                 // ServiceGroup: SIGTERM/SIGINT start a graceful stop bounded by a grace period.
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -275,6 +284,7 @@ let package = Package(
             dependencies: [
                 "GeoCore", "DataSources", "TwinStore", "CityModel", "CityBuild", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
                 "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
+                "CityTiles3D",  // citytwin tiles3d export
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),

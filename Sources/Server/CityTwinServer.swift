@@ -97,6 +97,7 @@ public final class CityTwinServer: Sendable {
             wms,  // WMS 1.3.0 at /wms (Routes/OWS/)
             WMTSRoutes(site: site, tileService: tiles, parking: parking, wms: wms),  // WMTS 1.0.0 at /wmts
             mapPrint,  // /map/print
+            Tiles3DRoutes(store: store, layers: layers),  // 3D Tiles: /collections/{id}/3dtiles
         ]
         mqtt = STAMQTTDelegate(sensorThings: sensorThings, callers: callers, revocations: revocations, logger: logger)
         api.describe(operations)
