@@ -16,11 +16,14 @@ Run: .venv/bin/python Scripts/reference/make_swmm_pump_fixtures.py
 """
 import json
 import os
-import tempfile
+import sys
 
-from swmm.toolkit import output, shared_enum, solver
+from swmm.toolkit import output, shared_enum
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+sys.path.insert(0, HERE)
+from make_swmm_fixtures import run_quietly  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm", "pumps")
 
@@ -86,14 +89,9 @@ def model_text(case):
 
 
 def run(path):
-    work = tempfile.mkdtemp()
-    rpt, out = os.path.join(work, "x.rpt"), os.path.join(work, "x.out")
-    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    try:
-        solver.swmm_run(path, rpt, out)
-    finally:
-        os.dup2(saved, 1)
+    rpt, out, error = run_quietly(path)
+    if error:
+        raise error
     lines = open(rpt).read().splitlines()
     # Flooding Loss of the Flow Routing Continuity table, 10^6 ltr (its last column).
     flooding = next(float(l.split()[-1]) * 1e3 for l in lines if l.strip().startswith("Flooding Loss"))
