@@ -10,11 +10,12 @@ Run: .venv/bin/python Scripts/reference/make_swmm_error_fixtures.py
 import json
 import os
 import re
-import tempfile
-
-from swmm.toolkit import solver
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from make_swmm_fixtures import run_quietly  # noqa: E402
+
 OUT = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm", "errors")
 
 BASE = """[TITLE]
@@ -99,16 +100,7 @@ def text(changes):
 
 
 def swmm_errors(path):
-    work = tempfile.mkdtemp()
-    rpt, out = os.path.join(work, "x.rpt"), os.path.join(work, "x.out")
-    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    try:
-        solver.swmm_run(path, rpt, out)
-    except Exception:
-        pass
-    finally:
-        os.dup2(saved, 1)
+    rpt, _, _ = run_quietly(path)
     return sorted({int(n) for n in re.findall(r"ERROR (\d+)", open(rpt).read())})
 
 

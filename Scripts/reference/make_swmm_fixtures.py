@@ -38,6 +38,23 @@ def make_dynwave_variant():
     open(dst, "w").write(text)
 
 
+def run_quietly(inp):
+    """Runs SWMM on `inp` in a fresh scratch directory with its progress lines (printed on the
+    C-level stdout) kept off ours; returns (report path, binary output path, SWMM's exception or None)."""
+    work = tempfile.mkdtemp()
+    rpt, out = os.path.join(work, "x.rpt"), os.path.join(work, "x.out")
+    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    try:
+        solver.swmm_run(inp, rpt, out)
+        return rpt, out, None
+    except Exception as e:  # swmm-toolkit raises on any SWMM error code
+        return rpt, out, e
+    finally:
+        os.dup2(saved, 1)
+        os.close(devnull)
+
+
 def table(lines, title):
     """Data rows (token lists) of a .rpt summary table, found by its title."""
     for i, line in enumerate(lines):

@@ -12,13 +12,12 @@ Run: .venv/bin/python Scripts/reference/make_swmm_shape_fixtures.py
 import json
 import os
 import sys
-import tempfile
 
-from swmm.toolkit import output, shared_enum, solver
+from swmm.toolkit import output, shared_enum
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_swmm_fixtures import table  # noqa: E402
+from make_swmm_fixtures import run_quietly, table  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm", "shapes")
 
@@ -74,20 +73,15 @@ LINKS ALL
 
 
 def run(path):
-    work = tempfile.mkdtemp()
-    rpt = os.path.join(work, "x.rpt")
-    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    try:
-        solver.swmm_run(path, rpt, os.path.join(work, "x.out"))
-    finally:
-        os.dup2(saved, 1)
+    rpt, out, error = run_quietly(path)
+    if error:
+        raise error
     lines = open(rpt).read().splitlines()
     link = next(r for r in table(lines, "Link Flow Summary") if r[0] == "C1")
     # The report rounds depths to 1 cm: read the last reported step (steady by then) from the
     # binary output at full precision.
     h = output.init()
-    output.open(h, os.path.join(work, "x.out"))
+    output.open(h, out)
     last = output.get_times(h, shared_enum.Time.NUM_PERIODS) - 1
     depth = output.get_node_result(h, last, 0)[shared_enum.NodeAttribute.INVERT_DEPTH.value]
     flow = output.get_link_result(h, last, 0)[shared_enum.LinkAttribute.FLOW_RATE.value]

@@ -171,12 +171,13 @@ extension HydraulicState {
         return dx > 0 ? (c.y[k] - c.y[k - 1]) / dx : 0
     }
 
-    /// Stepwise lookup: the y of the first point whose x exceeds `x` (SWMM table_intervalLookup).
+    /// Stepwise lookup as SWMM 5.2's table_intervalLookup (pump curves TYPE1 and TYPE2): the y of
+    /// the first point whose x exceeds `x` — so the first y below the first point and the last y
+    /// at or beyond the last point.
     static func intervalLookup(_ c: Curve, _ x: Double) -> Double {
         let n = c.x.count
         if n == 0 { return 0 }
-        if x < c.x[0] { return 0 }
-        for k in 0..<n where x < c.x[k] { return c.y[k - 1 < 0 ? 0 : k - 1] }
+        for k in 0..<n where x < c.x[k] { return c.y[k] }
         return c.y[n - 1]
     }
 
