@@ -80,6 +80,7 @@ public final class CityTwinServer: Sendable {
             + parkingOperations  // parking: /parking/coverage and /parking/events (Routes/ParkingRoutes.swift)
             + sensorThingsOperations + alertOperations  // sensorthings: /sta/v1.1 and /alerts/events (Routes/SensorThings/SensorThingsRoutes.swift)
             + wmsOperations + wmtsOperations  // render: WMS 1.3.0 at /wms, WMTS 1.0.0 at /wmts (Routes/OWS/)
+            + wfsRoutes.operations  // WFS 2.0 at /wfs (Routes/OWS/WFSRoutes.swift)
     }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.

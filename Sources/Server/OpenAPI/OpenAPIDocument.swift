@@ -55,7 +55,7 @@ extension CityTwinServer {
             "components": [
                 "parameters": .object(parameters), "schemas": .object(Self.schemas.merging(Self.tileSchemas) { a, _ in a }.merging(Self.processSchemas) { a, _ in a }
                     .merging(Self.scenarioSchemas) { a, _ in a }.merging(Self.floodRunSchemas) { a, _ in a }
-                    .merging(Self.wmsSchemas) { a, _ in a }),
+                    .merging(Self.wmsSchemas) { a, _ in a }.merging(WFSRoutes.schemas) { a, _ in a }),
                 "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]],
             ],
             "security": [[:], ["bearer": []]],
