@@ -164,7 +164,7 @@ struct WFSRouteTests {
             let wells = try await api.client.get(Self.getFeature + "&TYPENAMES=wells")
             // A not-shared layer looks missing to the public, as through every other output.
             #expect(wells.status == .badRequest && exception(wells) == ("InvalidParameterValue", "TYPENAMES"), "\(wells.status) \(body(wells))")
-            #expect(body(wells).contains("feature type 'wells' is unknown"))
+            #expect(body(wells).contains("feature type &#39;wells&#39; is unknown: no collection"))
         }
     }
 

@@ -171,22 +171,29 @@ extension WFSRoutes {
         return out
     }
 
-    /// `take` features after the first `skip` (keyset pages of the store), how many were
-    /// skipped (fewer than `skip` when the layer has fewer) and whether more follow.
+    /// `take` features after the first `skip` (keyset pages of the store, from where a previous
+    /// page ended when `cursors` knows it), how many were skipped (fewer than `skip` when the
+    /// layer has fewer) and whether more follow.
     private func read(_ layer: String, _ query: FeatureQuery, skip: Int, take: Int, _ caller: Caller) async throws -> ([Feature], Int, Bool) {
+        func key(_ index: Int) -> WFSPageCursors.Key { .init(layer: layer, query: query, caller: String(describing: caller), index: index) }
         var q = query
-        q.limit = min(skip + take + 1, FeatureQuery.maximumLimit)
         var skipped = 0
         var out: [Feature] = []
+        if skip > 0, let cursor = cursors.cursor(key(skip)) {
+            q.after = cursor
+            skipped = skip
+        }
         while true {
+            let need = (skip - skipped) + (take - out.count)
+            q.limit = max(1, min(need, FeatureQuery.maximumLimit))
             let page = try await store.query(layer: layer, q, by: caller)
+            if need == 0 { return (out, skipped, !page.features.isEmpty) }  // a probe: does anything follow?
             for f in page.features {
-                if skipped < skip { skipped += 1; continue }
-                if out.count == take { return (out, skipped, true) }
-                out.append(f)
+                if skipped < skip { skipped += 1 } else { out.append(f) }
             }
-            guard let next = page.next else { return (out, skipped, false) }
+            guard let next = page.next, !page.features.isEmpty else { return (out, skipped, false) }
             q.after = next
+            if out.count == take { cursors.remember(next, key(skip + take)) }
         }
     }
 

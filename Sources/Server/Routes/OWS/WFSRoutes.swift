@@ -24,6 +24,8 @@ struct WFSRoutes: Sendable {
     let serviceURL: String
     /// Layers with more features report `numberMatched="unknown"` unless counted for RESULTTYPE=hits.
     let exactCountLimit: Int
+    /// Where recent pages ended (`STARTINDEX` continues from there).
+    let cursors = WFSPageCursors()
 
     static let schemas: [String: JSONValue] = [
         "WFSCapabilities": ["type": "string", "description": "WFS_Capabilities 2.0.0 XML"],
