@@ -144,14 +144,14 @@ struct WFSRouteTests {
             let masked = fes + "<fes:PropertyIsEqualTo><fes:ValueReference>phone</fes:ValueReference><fes:Literal>13812345678</fes:Literal></fes:PropertyIsEqualTo></fes:Filter>"
             var cases: [(String, HTTPResponse.Status, String, String?)] = []
             cases.append(("/wfs?SERVICE=WFS", .badRequest, "MissingParameterValue", "REQUEST"))
-            cases.append(("/wfs?SERVICE=WFS&VERSION=2.0.0&REQUEST=Transaction", .notImplemented, "OperationNotSupported", "REQUEST"))
+            cases.append(("/wfs?SERVICE=WFS&VERSION=2.0.0&REQUEST=Transaction", .badRequest, "OperationNotSupported", "REQUEST"))
             cases.append(("/wfs?SERVICE=WMS&REQUEST=GetCapabilities", .badRequest, "InvalidParameterValue", "SERVICE"))
             cases.append(("/wfs?SERVICE=WFS&VERSION=1.1.0&REQUEST=GetFeature&TYPENAMES=shelters", .badRequest, "InvalidParameterValue", "VERSION"))
             cases.append((Self.getFeature + "&TYPENAMES=nowhere", .badRequest, "InvalidParameterValue", "TYPENAMES"))
             cases.append((Self.getFeature + "&TYPENAMES=shelters&PROPERTYNAME=colour", .badRequest, "InvalidParameterValue", "PROPERTYNAME"))
             cases.append((Self.getFeature + "&TYPENAMES=shelters&SORTBY=colour", .badRequest, "InvalidParameterValue", "SORTBY"))
             cases.append((Self.getFeature + "&TYPENAMES=shelters&FILTER=" + QueryParameters.escape(fes + "<fes:After/></fes:Filter>"),
-                          .notImplemented, "OperationNotSupported", "FILTER"))
+                          .badRequest, "OperationNotSupported", "FILTER"))
             // A masked attribute is not a queryable for the public: a filter cannot probe it.
             cases.append((Self.getFeature + "&TYPENAMES=shelters&FILTER=" + QueryParameters.escape(masked), .badRequest, "InvalidParameterValue", "FILTER"))
             cases.append((Self.getFeature + "&TYPENAMES=shelters&FILTER=%3Cfes:Filter", .badRequest, "InvalidParameterValue", "FILTER"))

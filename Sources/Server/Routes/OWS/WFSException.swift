@@ -3,9 +3,10 @@ import Hummingbird
 import TwinStore
 
 /// A WFS 2.0 exception (OGC 09-025r2 §7.5, OWS Common 1.1 `ExceptionReport`): the code the
-/// standard names, the parameter at fault as `locator`, and the HTTP status of its Table 3
-/// (400 for a request at fault, 501 for an operation or option not served, 401/403 when the
-/// caller must sign in or may not, 500 for the server's own failure).
+/// standard names and the parameter at fault as `locator`. HTTP 400 for every request at fault,
+/// an operation or option not served included (as GeoServer answers, and this server's WMS and
+/// WMTS: OWS Common's 501 would read as the server failing), 404 for GetFeatureById's unknown id,
+/// 401/403 when the caller must sign in or may not, 500 for the server's own failure.
 struct WFSException: Error, Sendable {
     enum Code: String, Sendable {
         case missingParameterValue = "MissingParameterValue"
@@ -28,8 +29,7 @@ struct WFSException: Error, Sendable {
         self.code = code
         self.message = message
         self.locator = locator
-        self.status = status ?? (code == .operationNotSupported || code == .optionNotSupported ? .notImplemented
-            : code == .noApplicableCode ? .internalServerError : code == .notFound ? .notFound : .badRequest)
+        self.status = status ?? (code == .noApplicableCode ? .internalServerError : code == .notFound ? .notFound : .badRequest)
     }
 
     var xml: String {
