@@ -154,3 +154,16 @@ def test_ogr2ogr_pages_through_the_largest_layer_with_a_department_token(base_ur
     assert len(pages) >= 2, pages
     copied = run("ogrinfo", "-ro", "-so", str(out), "citytwin:addresses").stdout
     assert int(re.search(r"Feature Count: (\d+)", copied).group(1)) == size
+
+
+def test_a_spatial_filter_goes_to_the_server_as_a_fes_bbox(base_url, http, collections):
+    """`ogrinfo -spat` sends a fes:BBOX whose gml:Envelope has no srsName: the default CRS's order
+    (EPSG:4490 as a URN, latitude first); the count equals the features API's for the same box."""
+    roads = next(c for c in collections if c["id"] == "roads")
+    west, south, east, north = roads["extent"]["spatial"]["bbox"][0][:4]
+    box = (west + (east - west) * 0.25, south + (north - south) * 0.25, west + (east - west) * 0.5, south + (north - south) * 0.5)
+    done = run("ogrinfo", "-ro", "-so", "-spat", *(repr(v) for v in box), f"WFS:{base_url}/wfs", "citytwin:roads")
+    assert any("<BBOX>" in unquote(u) for u in re.findall(r"Fetch\((\S*/wfs\?\S*)\)", done.stderr)), "GDAL sent no fes:BBOX"
+    served = http.get(f"{base_url}/collections/roads/items", params={"bbox": ",".join(map(repr, box)), "limit": 1, "f": "json"}, timeout=60).json()
+    assert served["numberMatched"] > 0
+    assert int(re.search(r"Feature Count: (\d+)", done.stdout).group(1)) == served["numberMatched"]
