@@ -137,6 +137,24 @@ struct WFSRouteTests {
         }
     }
 
+    @Test("GetPropertyValue answers one property of the selected features as a ValueCollection, paged like GetFeature")
+    func propertyValue() async throws {
+        try await WritableAPI.run { api in
+            let query = "/wfs?SERVICE=WFS&VERSION=2.0.0&REQUEST=GetPropertyValue&TYPENAMES=shelters&SORTBY=capacity%20DESC&COUNT=2"
+            let names = body(try await api.client.get(query + "&VALUEREFERENCE=citytwin:name"))
+            #expect(names.contains("<wfs:ValueCollection") && number("numberMatched", in: names) == "24" && number("numberReturned", in: names) == "2")
+            #expect(names.contains("<wfs:member><citytwin:name>汉口</citytwin:name></wfs:member>") && number("next", in: names)?.contains("STARTINDEX=2") == true)
+            let geometry = body(try await api.client.get(query + "&VALUEREFERENCE=geometry&SRSNAME=EPSG:4326"))
+            #expect(geometry.contains("<wfs:member><citytwin:geometry><gml:Point gml:id=\"shelters.hankou.geom\" srsName=\"EPSG:4326\"><gml:pos srsDimension=\"2\">114.3055 30.5928</gml:pos>"))
+            let masked = body(try await api.client.get(query + "&VALUEREFERENCE=phone&RESOURCEID=shelters.s01"))
+            #expect(!masked.contains("13812345678"))
+            let unknown = try await api.client.get(query + "&VALUEREFERENCE=colour")
+            #expect(unknown.status == .badRequest && exception(unknown) == ("InvalidParameterValue", "VALUEREFERENCE"))
+            let missing = try await api.client.get(query)
+            #expect(exception(missing) == ("MissingParameterValue", "VALUEREFERENCE"))
+        }
+    }
+
     @Test("exceptions are OWS ExceptionReports with the standard's code, the locator and its status")
     func exceptions() async throws {
         try await WritableAPI.run { api in

@@ -45,6 +45,7 @@ struct WFSCapabilities {
         out += operation("DescribeFeatureType", ["outputFormat": ["application/gml+xml; version=3.2", "text/xml; subtype=gml/3.2"]])
         out += operation("ListStoredQueries", [:])
         out += operation("DescribeStoredQueries", [:])
+        out += operation("GetPropertyValue", ["outputFormat": [WFSOutputFormat.gml.rawValue], "resolve": ["none"]])
         out += operation("GetFeature", ["outputFormat": WFSOutputFormat.advertised, "resultType": ["results", "hits"]])
         out += "    <ows:Parameter name=\"version\"><ows:AllowedValues>" + Self.versions.map { "<ows:Value>\($0)</ows:Value>" }.joined()
             + "</ows:AllowedValues></ows:Parameter>\n"

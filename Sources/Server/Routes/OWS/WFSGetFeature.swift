@@ -16,15 +16,21 @@ extension WFSRoutes {
         let geometry: Bool
     }
 
-    func getFeature(_ p: WMSParameters, _ raw: QueryParameters, _ caller: Caller) async throws -> Representation {
-        let r = try WFSGetFeatureRequest(p)
-        let selections = try await self.selections(r, caller)
+    /// What a GetFeature or GetPropertyValue answers: the features of one page, with their types.
+    struct Page {
+        var found: [(WFSFeatureType, Feature)] = []
+        /// `numberMatched` (`nil`: unknown).
+        var matched: Int? = 0
+        /// The URL of the next page, when more follow.
+        var next: String?
+    }
+
+    /// The selections' features one after the other: STARTINDEX skips across them, COUNT spans them.
+    func page(_ r: WFSGetFeatureRequest, _ selections: [Selection], _ raw: QueryParameters, _ caller: Caller) async throws -> Page {
         await catchUp(selections.map(\.type.id))
         let take = min(r.count ?? WFSCapabilities.countDefault, FeatureQuery.maximumLimit)
-        // The types' features one after the other: STARTINDEX skips across them, COUNT spans them.
-        var matched: Int? = 0
+        var result = Page()
         var skip = r.startIndex
-        var found: [(WFSFeatureType, Feature)] = []
         var more = false
         for s in selections {
             var total: Int?
@@ -35,33 +41,40 @@ extension WFSRoutes {
             } else if r.hits || s.type.info.count <= exactCountLimit {
                 total = try await store.count(layer: s.type.id, s.query, by: caller)
             }
-            if let m = matched, let total { matched = m + total } else { matched = nil }
+            if let m = result.matched, let total { result.matched = m + total } else { result.matched = nil }
             if r.hits { continue }
             if let total, skip >= total { skip -= total; continue }
-            let want = take - found.count
+            let want = take - result.found.count
             if let listed {
                 let page = listed.dropFirst(skip).prefix(want)
-                found += page.map { (s.type, $0) }
+                result.found += page.map { (s.type, $0) }
                 more = more || listed.count > skip + page.count
                 skip = 0
             } else {
                 let (features, skipped, rest) = try await read(s.type.id, s.query, skip: skip, take: want, caller)
-                found += features.map { (s.type, $0) }
+                result.found += features.map { (s.type, $0) }
                 more = more || rest
                 skip -= skipped
             }
         }
+        if more && !r.hits {
+            let kept = raw.pairs.filter { !["STARTINDEX", "COUNT", "MAXFEATURES"].contains($0.name.uppercased()) }
+            let pairs = kept + [("STARTINDEX", String(r.startIndex + result.found.count)), ("COUNT", String(take))]
+            result.next = serviceURL + "?" + pairs.map { QueryParameters.escape($0.0) + "=" + QueryParameters.escape($0.1) }.joined(separator: "&")
+        }
+        return result
+    }
+
+    func getFeature(_ p: WMSParameters, _ raw: QueryParameters, _ caller: Caller) async throws -> Representation {
+        let r = try WFSGetFeatureRequest(p)
+        let selections = try await self.selections(r, caller)
+        let result = try await page(r, selections, raw, caller)
+        let (found, matched, next) = (result.found, result.matched, result.next)
         if let id = r.byID {
             guard let (type, feature) = found.first else {
                 throw WFSException(.notFound, "no feature '\(id)' for this caller", locator: "ID")
             }
             return try single(feature, type, r)
-        }
-        var next: String?
-        if more && !r.hits {
-            let kept = raw.pairs.filter { !["STARTINDEX", "COUNT", "MAXFEATURES"].contains($0.name.uppercased()) }
-            let pairs = kept + [("STARTINDEX", String(r.startIndex + found.count)), ("COUNT", String(take))]
-            next = serviceURL + "?" + pairs.map { QueryParameters.escape($0.0) + "=" + QueryParameters.escape($0.1) }.joined(separator: "&")
         }
         let projected = try project(found.map(\.1), r.srs, eastFirst: r.format == .json)
         let timeStamp = RFC3339.formatSeconds(TwinClock.current.now)

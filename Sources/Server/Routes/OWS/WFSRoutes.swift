@@ -5,7 +5,7 @@ import TwinStore
 
 /// WFS 2.0 at `/wfs` (issue 55 §4) for read-only clients (GDAL's WFS driver, OWSLib, QGIS,
 /// ArcGIS, SuperMap), to OGC 09-025r2's Simple and Basic conformance in the KVP encoding:
-/// GetCapabilities, DescribeFeatureType (GML 3.2 application schemas), GetFeature (GML 3.2 or
+/// GetCapabilities, DescribeFeatureType (GML 3.2 application schemas), GetPropertyValue, GetFeature (GML 3.2 or
 /// GeoJSON; TYPENAMES, COUNT/STARTINDEX paging, RESULTTYPE=hits, SRSNAME, BBOX, RESOURCEID,
 /// PROPERTYNAME, SORTBY, FES 2.0 FILTER) and the stored query GetFeatureById with
 /// ListStoredQueries/DescribeStoredQueries. A caller sees exactly the layers and attribute
@@ -35,9 +35,9 @@ struct WFSRoutes: Sendable {
     var operations: [APIOperation] {
         [APIOperation(
             id: "getWFS", method: .get, path: "/wfs",
-            summary: "OGC WFS 2.0 (KVP): REQUEST=GetCapabilities, DescribeFeatureType, GetFeature (GML 3.2 or GeoJSON; TYPENAMES, COUNT, STARTINDEX, RESULTTYPE, SRSNAME, BBOX, RESOURCEID, PROPERTYNAME, SORTBY, FES 2.0 FILTER, STOREDQUERY_ID=urn:ogc:def:query:OGC-WFS::GetFeatureById), ListStoredQueries, DescribeStoredQueries; names case-insensitive.",
+            summary: "OGC WFS 2.0 (KVP): REQUEST=GetCapabilities, DescribeFeatureType, GetPropertyValue (VALUEREFERENCE and the GetFeature parameters), GetFeature (GML 3.2 or GeoJSON; TYPENAMES, COUNT, STARTINDEX, RESULTTYPE, SRSNAME, BBOX, RESOURCEID, PROPERTYNAME, SORTBY, FES 2.0 FILTER, STOREDQUERY_ID=urn:ogc:def:query:OGC-WFS::GetFeatureById), ListStoredQueries, DescribeStoredQueries; names case-insensitive.",
             tag: "Data",
-            parameters: [APIParameter("REQUEST", "GetCapabilities, DescribeFeatureType, GetFeature, ListStoredQueries or DescribeStoredQueries.", required: true),
+            parameters: [APIParameter("REQUEST", "GetCapabilities, DescribeFeatureType, GetFeature, GetPropertyValue, ListStoredQueries or DescribeStoredQueries.", required: true),
                          APIParameter("SERVICE", "WFS."), APIParameter("VERSION", "2.0.0 or 2.0.2.")],
             responses: [.ok("The capabilities, schema, features or stored queries.",
                             [("application/xml", "WFSCapabilities"), ("application/gml+xml; version=3.2", "WFSFeatureCollection"),
@@ -59,10 +59,11 @@ struct WFSRoutes: Sendable {
                 case "getcapabilities": return try await capabilities(p, context.caller)
                 case "describefeaturetype": return try await describeFeatureType(p, context.caller)
                 case "getfeature": return try await getFeature(p, query, context.caller)
+                case "getpropertyvalue": return try await getPropertyValue(p, query, context.caller)
                 case "liststoredqueries", "describestoredqueries": return try await storedQueries(p, list: request == "liststoredqueries", context.caller)
                 case let other:
                     throw WFSException(.operationNotSupported,
-                                       "REQUEST '\(other)' is not served: GetCapabilities, DescribeFeatureType, GetFeature, ListStoredQueries, DescribeStoredQueries (read-only: no Transaction or locking)",
+                                       "REQUEST '\(other)' is not served: GetCapabilities, DescribeFeatureType, GetFeature, GetPropertyValue, ListStoredQueries, DescribeStoredQueries (read-only: no Transaction or locking)",
                                        locator: "REQUEST")
                 }
             } catch {
