@@ -96,6 +96,9 @@ public final class CityTwinServer: Sendable {
             sensorThings,  // /sta/v1.1 and /alerts/events (Routes/SensorThings/)
             wms,  // WMS 1.3.0 at /wms (Routes/OWS/)
             WMTSRoutes(site: site, tileService: tiles, parking: parking, wms: wms),  // WMTS 1.0.0 at /wmts
+            WFSRoutes(store: store, layers: layers, visibleLayers: { try await tiles.visibleLayers($0) },
+                      metricCRS: { try await cityMetricCRS.metricCRS(of: store) }, catchUp: { [parking] in await parking.catchUp($0) },
+                      serviceURL: site.url("/wfs"), exactCountLimit: options.exactCountLimit),  // WFS 2.0 at /wfs
             mapPrint,  // /map/print
             Tiles3DRoutes(store: store, layers: layers),  // 3D Tiles: /collections/{id}/3dtiles
         ]

@@ -13,13 +13,16 @@ public enum XMLElements {
         public var description: String { reason }
     }
 
-    /// Calls `start` with each element's name and attributes in document order, and `end` with
-    /// each element's name as it closes.
+    /// Calls `start` with each element's name and attributes in document order, `text` with the
+    /// character data (CDATA too) between tags, in pieces as the parser finds them, and `end`
+    /// with each element's name as it closes. Names are as written (`fes:Filter`): prefixes are
+    /// not resolved.
     /// - Throws: `Malformed` when the document is not well-formed.
     public static func read(_ data: Data, start: @escaping (_ name: String, _ attributes: [String: String]) -> Void,
-                            end: @escaping (_ name: String) -> Void = { _ in }) throws(Malformed) {
+                            end: @escaping (_ name: String) -> Void = { _ in },
+                            text: @escaping (_ characters: String) -> Void = { _ in }) throws(Malformed) {
         let parser = XMLParser(data: data)
-        let reader = Reader(start: start, end: end)
+        let reader = Reader(start: start, end: end, text: text)
         parser.delegate = reader
         guard parser.parse() else {
             throw Malformed(reason: parser.parserError.map { "\($0)" } ?? "malformed XML")
@@ -29,10 +32,20 @@ public enum XMLElements {
     private final class Reader: NSObject, XMLParserDelegate {
         let start: (String, [String: String]) -> Void
         let end: (String) -> Void
+        let text: (String) -> Void
 
-        init(start: @escaping (String, [String: String]) -> Void, end: @escaping (String) -> Void) {
+        init(start: @escaping (String, [String: String]) -> Void, end: @escaping (String) -> Void, text: @escaping (String) -> Void) {
             self.start = start
             self.end = end
+            self.text = text
+        }
+
+        func parser(_ parser: XMLParser, foundCharacters string: String) {
+            text(string)
+        }
+
+        func parser(_ parser: XMLParser, foundCDATA block: Data) {
+            text(String(decoding: block, as: UTF8.self))
         }
 
         func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,

@@ -76,7 +76,7 @@ final class APIDefinition: @unchecked Sendable {
             "components": [
                 "parameters": .object(parameters), "schemas": .object(Self.schemas.merging(TileRoutes.tileSchemas) { a, _ in a }.merging(JobRoutes.processSchemas) { a, _ in a }
                     .merging(ScenarioRoutes.scenarioSchemas) { a, _ in a }.merging(FloodRunRoutes.floodRunSchemas) { a, _ in a }
-                    .merging(WMSRoutes.wmsSchemas) { a, _ in a }),
+                    .merging(WMSRoutes.wmsSchemas) { a, _ in a }.merging(WFSRoutes.schemas) { a, _ in a }),
                 "securitySchemes": ["bearer": ["type": "http", "scheme": "bearer", "bearerFormat": "JWT"]],
             ],
             "security": [[:], ["bearer": []]],
