@@ -1,5 +1,6 @@
 import Foundation
 import GeoCore
+import Governance
 import Hummingbird
 import HummingbirdCore
 import NIOCore
@@ -53,6 +54,10 @@ public final class CityTwinServer: Sendable {
     let parkingLive: ParkingLiveService
     /// SensorThings over MQTT: the broker's subscribers, told of every SensorThings write (Routes/SensorThings/MQTTSensorThings.swift).
     let sensorThingsMQTT = SensorThingsMQTT()
+    /// The newest quality summary per layer, for the collections' metadata (Routes/QualityRoutes.swift).
+    let qualityLedger = QualityLedger()
+    /// The sandbox's aggregate queries, with its memory of earlier answers (Routes/SandboxRoutes.swift).
+    let sandbox: Sandbox
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
@@ -65,6 +70,7 @@ public final class CityTwinServer: Sendable {
         self.alertFeed = AlertFeed(store: store)  // sensorthings
         self.sensingWrites = WriteAdmission(limit: options.limits.sensingWriteQueue)  // sensorthings
         self.parkingLive = ParkingLiveService(store: store)  // parking
+        self.sandbox = Sandbox(store: store, k: options.sandboxK)  // governance
     }
 
     /// Every operation of the API, in document order: the single source of the router,
@@ -80,6 +86,8 @@ public final class CityTwinServer: Sendable {
             + parkingOperations  // parking: /parking/coverage and /parking/events (Routes/ParkingRoutes.swift)
             + sensorThingsOperations + alertOperations  // sensorthings: /sta/v1.1 and /alerts/events (Routes/SensorThings/SensorThingsRoutes.swift)
             + wmsOperations + wmtsOperations  // render: WMS 1.3.0 at /wms, WMTS 1.0.0 at /wmts (Routes/OWS/)
+            + QualityRoutes(layers: layers, inspector: QualityInspector(store: store), ledger: qualityLedger).operations  // governance: data quality
+            + SandboxRoutes(sandbox: sandbox).operations  // governance: the sandbox's aggregate queries
     }
 
     /// The router with middleware (request log, metrics, problem mapping, caller) and every operation.

@@ -59,7 +59,7 @@ public struct AggregateRequest: Sendable, Hashable {
 
     /// Reads a request body; errors are `invalidQuery` naming the member (`$.aggregates[1].property`).
     public init(json: JSONValue) throws {
-        func fail(_ field: String, _ why: String) -> StoreError { StoreError(.invalidQuery, "\(field): \(why)", field: field) }
+        func fail(_ field: String, _ why: String) -> StoreError { StoreError(.invalidQuery, why, field: field) }
         guard let o = json.objectValue else { throw fail("$", "the body must be a JSON object") }
         let known: Set<String> = ["aggregates", "groupBy", "cellSize", "level", "filter"]
         if let extra = o.keys.sorted().first(where: { !known.contains($0) }) {

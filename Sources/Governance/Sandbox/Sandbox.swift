@@ -92,18 +92,18 @@ public struct Sandbox: Sendable {
             guard let p = m.property else { continue }
             let field = "$.aggregates[\(i)].property"
             guard definition.schema.properties[p] != nil else {
-                throw StoreError(.invalidQuery, "\(field): '\(p)' is not an attribute of \(definition.id)", layer: definition.id, field: field)
+                throw StoreError(.invalidQuery, "'\(p)' is not an attribute of \(definition.id)", layer: definition.id, field: field)
             }
             let type = definition.schema.scalarType(of: p)
             guard type == .number || type == .integer else {
-                throw StoreError(.invalidQuery, "\(field): '\(p)' is not numeric, so it has no \(m.statistic.rawValue)", layer: definition.id, field: field)
+                throw StoreError(.invalidQuery, "'\(p)' is not numeric, so it has no \(m.statistic.rawValue)", layer: definition.id, field: field)
             }
         }
         guard let text = request.filter else { return nil }
         do {
             return try CQL2.parseText(text, queryables: Queryables(layer: definition), filterCRS: nil)
         } catch {
-            throw StoreError(.invalidQuery, "$.filter: \(error)", layer: definition.id, field: "$.filter")
+            throw StoreError(.invalidQuery, "\(error)", layer: definition.id, field: "$.filter")
         }
     }
 

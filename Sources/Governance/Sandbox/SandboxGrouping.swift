@@ -44,7 +44,7 @@ struct SandboxGrouping {
             let chosen: String
             if let level {
                 guard levels[level] != nil else {
-                    throw StoreError(.invalidQuery, "$.level: no divisions at level '\(level)'; the levels are \(levels.keys.sorted().joined(separator: ", "))", field: "$.level")
+                    throw StoreError(.invalidQuery, "no divisions at level '\(level)'; the levels are \(levels.keys.sorted().joined(separator: ", "))", field: "$.level")
                 }
                 chosen = level
             } else {

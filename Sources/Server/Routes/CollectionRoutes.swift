@@ -108,6 +108,7 @@ extension CityTwinServer {
         }
         if !extent.isEmpty { o["extent"] = .object(extent) }
         if let g = d.geometryType { o["geometryType"] = .string(g.rawValue) }
+        o["quality"] = qualityMetadata(info)  // governance: Routes/QualityRoutes.swift
         return .object(o)
     }
 }
