@@ -202,6 +202,11 @@ let package = Package(
                            "ProcessRuntime", "Emergency", "FireRescue", "Flood", "Parking", "Utilities", "Geocoding", "Signals"],
             swiftSettings: strict),
 
+        // Data governance: per-layer quality checks (validity, completeness, codes and ranges,
+        // duplicates, network topology, freshness, extent) and the sandbox's approved aggregate
+        // queries (数据可用不可见: small counts suppressed, isolating queries refused, all audited).
+        .target(name: "Governance", dependencies: ["GeoCore", "TwinStore"], swiftSettings: strict),
+
         // A city's one map from its own data: the road network derived from OpenStreetMap by one
         // table of rules (RoadRules), in the city's metric zone.
         .target(name: "CityBuild", dependencies: ["GeoCore", "DataSources", "CityModel", "TwinStore"], swiftSettings: strict),
@@ -258,6 +263,7 @@ let package = Package(
             name: "Server",
             dependencies: [
                 "GeoCore", "TwinStore", "CityModel", "SWMMFormat", "Tiles", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Sensing", "Scenarios",
+                "Governance",  // quality reports and the sandbox (Routes/QualityRoutes.swift, Routes/SandboxRoutes.swift)
                 "MQTTBroker",  // SensorThings over MQTT (Routes/SensorThings/MQTT*.swift)
                 "MapRendering",  // render: WMS GetMap/GetLegendGraphic (Routes/OWS/)
                 "DataSources", "CityBuild", "EPANETFormat",  // every module's errors in the one mapping (Error/Problem+Mapping.swift)
@@ -283,7 +289,7 @@ let package = Package(
             name: "citytwin",
             dependencies: [
                 "GeoCore", "DataSources", "TwinStore", "CityModel", "CityBuild", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
-                "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios", "Tiles", "SignalSim", "ParkingSim",
+                "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios", "Tiles", "SignalSim", "ParkingSim", "Governance",
                 "CityTiles3D",  // citytwin tiles3d export
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
@@ -332,6 +338,8 @@ let package = Package(
         // and to use a temporary directory.
         .target(name: "TestSupport", dependencies: ["TwinStore", "CityModel", .product(name: "Subprocess", package: "swift-subprocess")],
                 path: "Tests/Support", swiftSettings: strict),
+        .testTarget(name: "GovernanceTests", dependencies: ["Governance", "CityModel", "TwinStore", "GeoCore", "TestSupport"],
+                    swiftSettings: strict),
         .testTarget(name: "UtilitiesTests", dependencies: ["Utilities", "CityModel", "TwinStore", "GeoCore", "NetworkAnalysis", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "GeocodingTests", dependencies: ["Geocoding", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore", "TestSupport"],

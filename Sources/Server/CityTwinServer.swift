@@ -1,6 +1,7 @@
 import Flood
 import Foundation
 import GeoCore
+import Governance
 import Hummingbird
 import HummingbirdCore
 import NIOCore
@@ -72,9 +73,10 @@ public final class CityTwinServer: Sendable {
         let wms = WMSRoutes(store: store, site: site, layers: layers, tileService: tiles, parking: parking, floodRuns: floodRuns,
                             cityMetricCRS: cityMetricCRS)
         mapPrint = MapPrintRoutes(layers: layers, floodRuns: floodRuns, site: site, wms: wms)
+        let quality = QualityLedger()  // the newest quality summary per layer, for the collections' metadata
         collections = [
             LandingRoutes(site: site, api: api),
-            CollectionRoutes(store: store, site: site, layers: layers, cityMetricCRS: cityMetricCRS, rasters: options.rasters),
+            CollectionRoutes(store: store, site: site, layers: layers, cityMetricCRS: cityMetricCRS, rasters: options.rasters, quality: quality),
             QueryablesRoutes(site: site, layers: layers),
             ItemRoutes(store: store, site: site, layers: layers, exactCountLimit: options.exactCountLimit, parking: parking),
             ItemWriteRoutes(store: store, site: site, layers: layers, writeLocks: writeLocks, localWrites: localWrites, parking: parking, retiming: retiming),
@@ -100,6 +102,8 @@ public final class CityTwinServer: Sendable {
                       metricCRS: { try await cityMetricCRS.metricCRS(of: store) }, catchUp: { [parking] in await parking.catchUp($0) },
                       serviceURL: site.url("/wfs"), exactCountLimit: options.exactCountLimit),  // WFS 2.0 at /wfs
             mapPrint,  // /map/print
+            QualityRoutes(layers: layers, inspector: QualityInspector(store: store), ledger: quality),  // governance: data quality
+            SandboxRoutes(sandbox: Sandbox(store: store, k: options.sandboxK)),  // governance: the sandbox's aggregate queries
             Tiles3DRoutes(store: store, layers: layers),  // 3D Tiles: /collections/{id}/3dtiles
         ]
         mqtt = STAMQTTDelegate(sensorThings: sensorThings, callers: callers, revocations: revocations, logger: logger)

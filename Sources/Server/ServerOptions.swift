@@ -1,4 +1,5 @@
 import Flood
+import Governance
 import Logging
 import ProcessRuntime
 import Scenarios
@@ -37,13 +38,16 @@ public struct ServerOptions: Sendable {
     public var basemap: PMTilesReader?
     /// Tianditu's key: its WMTS base layers (vector, imagery, labels) become selectable in the web map.
     public var tianditu: TiandituKey?
+    /// The sandbox's k: aggregate groups with fewer features are suppressed (`citytwin serve --sandbox-k`).
+    public var sandboxK: Int
 
     public init(baseURL: String = "http://127.0.0.1:8080", logger: Logger = Logger(label: "citytwin.server"),
                 tokenVerifier: (any BearerTokenVerifier)? = nil, compressionThreshold: Int = 1024,
                 exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard, rasters: ResultRasters? = nil,
                 limits: RequestLimits = RequestLimits(), crossOrigin: CrossOriginPolicy = CrossOriginPolicy(),
                 signalRetiming: SignalPlanning.Retiming? = nil, mqtt: SensorThingsMQTTOptions? = nil,
-                basemap: PMTilesReader? = nil, tianditu: TiandituKey? = nil) {
+                basemap: PMTilesReader? = nil, tianditu: TiandituKey? = nil, sandboxK: Int = Sandbox.defaultK) {
+        self.sandboxK = sandboxK
         self.signalRetiming = signalRetiming
         self.mqtt = mqtt
         self.basemap = basemap

@@ -73,6 +73,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A Tianditu key (天地图): its vector and imagery WMTS layers become selectable base layers of the web map (the browser fetches them with this key). Prefer the environment variable CITYTWIN_TIANDITU_KEY, which keeps it out of the process list.")
     var tiandituKey: String?
 
+    @Option(help: "The sandbox's k (POST /collections/{id}/aggregate): aggregate groups of fewer features are suppressed, and a selection of 1…k−1 features is refused (2 or more).")
+    var sandboxK = 5
+
     /// `--tianditu-key`, else `CITYTWIN_TIANDITU_KEY`; nil when neither is set.
     func tianditu() throws -> TiandituKey? {
         let given = tiandituKey ?? ProcessInfo.processInfo.environment["CITYTWIN_TIANDITU_KEY"]
@@ -103,6 +106,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         _ = try tianditu()
+        guard sandboxK >= 2 else { throw ValidationError("--sandbox-k must be 2 or more (k = 1 would answer single rows), got \(sandboxK)") }
         if let signalRetiming, SignalPlanning.Retiming(rawValue: signalRetiming) == nil {
             throw ValidationError("--signal-retiming must be one of \(SignalPlanning.Retiming.allCases.map(\.rawValue).joined(separator: ", ")), got '\(signalRetiming)'")
         }
@@ -152,7 +156,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                           signalRetiming: retiming,
                                                           mqtt: mqttPort.map { SensorThingsMQTTOptions(port: $0, maxConnections: mqttMaxConnections,
                                                                                                        maxSubscriptions: mqttMaxSubscriptions) },
-                                                          basemap: archive, tianditu: tianditu))
+                                                          basemap: archive, tianditu: tianditu, sandboxK: sandboxK))
         do {
             try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace)) { [host, port] in
                 FileHandle.standardOutput.write(Data("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)\n".utf8))

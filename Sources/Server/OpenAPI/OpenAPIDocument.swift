@@ -167,6 +167,28 @@ final class APIDefinition: @unchecked Sendable {
             "ParkingEvents": ["type": "string", "description": "Server-Sent Events: `event:` sign or availability, `id:` the feature id, `data:` the GeoJSON feature (a parking_guidance_signs feature with its content, or a parking_availability feature)."],
             "AlertEvents": ["type": "string", "description": "Server-Sent Events: `event: alert`, `id:` the alert id, `data:` the GeoJSON feature of alerts."],
             "ChangeEvents": ["type": "string", "description": "Server-Sent Events: `id:` the change-feed sequence, `event:` position, insert, update or delete, `data:` one JSON object {sequence, collection, id, kind, at, feature (GeoJSON as the caller may read it now, or null)}."],
+            "QualityReport": ["type": "object", "required": ["collection", "checkedAt", "features", "checks"],  // governance
+                              "properties": ["collection": ["type": "string"], "checkedAt": ["type": "string", "format": "date-time"],
+                                             "features": ["type": "integer"], "updateFrequency": ["type": "string"],
+                                             "lastWritten": ["type": "string", "format": "date-time"], "lastChange": ["type": "integer"],
+                                             "checks": ["type": "array", "items": [
+                                                 "type": "object", "required": ["check", "count", "findings", "omitted"],
+                                                 "properties": ["check": ["type": "string"], "description": ["type": "string"],
+                                                                "count": ["type": "integer"], "omitted": ["type": "integer"],
+                                                                "findings": ["type": "array", "items": [
+                                                                    "type": "object", "properties": ["id": ["type": "string"], "detail": ["type": "string"]]]]]]]]],
+            "SandboxQuery": ["type": "object", "required": ["aggregates"],
+                             "properties": ["aggregates": ["type": "array", "minItems": 1, "items": [
+                                                "type": "object", "required": ["op"],
+                                                "properties": ["op": ["type": "string", "enum": ["count", "sum", "mean", "min", "max"]],
+                                                               "property": ["type": "string"]]]],
+                                            "groupBy": ["type": "string", "enum": ["none", "admin-division", "grid"]],
+                                            "cellSize": ["type": "number", "minimum": 50, "maximum": 10000], "level": ["type": "string"],
+                                            "filter": ["type": "string"]]],
+            "SandboxAnswer": ["type": "object", "required": ["type", "features", "total", "k"],
+                              "properties": ["type": ["type": "string", "enum": ["FeatureCollection"]], "features": ["type": "array"],
+                                             "total": ["type": "object"], "k": ["type": "integer"], "suppressedGroups": ["type": "integer"],
+                                             "collection": ["type": "string"], "query": ["type": "string"]]],
             "AuditTrail": ["type": "object", "required": ["entries"], "properties": ["entries": ["type": "array"], "next_after": ["type": "integer"]]],
             "AddressMatch": [
                 "type": "object", "required": ["input", "address_code", "match_level", "confidence", "matched_address", "lon", "lat"],

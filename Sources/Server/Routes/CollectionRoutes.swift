@@ -1,3 +1,4 @@
+import Governance
 import Flood
 import GeoCore
 import Hummingbird
@@ -11,6 +12,8 @@ struct CollectionRoutes: OperationCollection {
     let cityMetricCRS: CityMetricCRSCache
     /// The rasters runs wrote beside their result layers (`ServerOptions.rasters`), linked from a collection.
     let rasters: ResultRasters?
+    /// The newest quality summary per layer (`QualityRoutes`), shown in each collection's metadata.
+    let quality: QualityLedger
     /// `/collections` and `/collections/{collectionId}`.
     var operations: [APIOperation] {
         let common = APIResponse.standardProblems
@@ -115,6 +118,7 @@ struct CollectionRoutes: OperationCollection {
         }
         if !extent.isEmpty { o["extent"] = .object(extent) }
         if let g = d.geometryType { o["geometryType"] = .string(g.rawValue) }
+        o["quality"] = quality.metadata(info, site: site)  // governance: Routes/QualityRoutes.swift
         return .object(o)
     }
 }

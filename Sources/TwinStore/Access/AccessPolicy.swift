@@ -23,9 +23,23 @@ public enum AccessPolicy {
         }
     }
 
-    /// Whether `caller` may insert, update or delete features of `layer`.
+    /// Whether `caller` may insert, update or delete features of `layer` (of a co-built layer:
+    /// its own features, `canWrite(feature:of:_:)`).
     public static func canWrite(_ layer: LayerDefinition, _ caller: Caller) -> Bool {
-        canWrite(owner: layer.owner, caller)
+        if let co = layer.coBuilt, case .department(let name, let role, _) = caller {
+            return role != .viewer && co.admits(name, owner: layer.owner)
+        }
+        return canWrite(owner: layer.owner, caller)
+    }
+
+    /// Whether `caller` may update or delete a feature of co-built `layer` that belongs to
+    /// `department` (nil: the layer's owner): its own department's editors, the owner's, the admin.
+    public static func canWrite(feature department: String?, of layer: LayerDefinition, _ caller: Caller) -> Bool {
+        switch caller {
+        case .admin: true
+        case .anonymous: false
+        case .department(let name, let role, _): role != .viewer && (name == layer.owner || name == (department ?? layer.owner))
+        }
     }
 
     /// Whether `caller` may write a layer owned by `owner`, also one not created yet.
@@ -103,7 +117,9 @@ public enum AccessPolicy {
     static func requireWrite(_ layer: LayerDefinition, _ caller: Caller) throws {
         try requireRead(layer, caller)
         guard canWrite(layer, caller) else {
-            throw StoreError(.forbidden, "writing to \"\(layer.id)\" needs an editor of \(layer.owner) or an admin", layer: layer.id)
+            let who = layer.coBuilt.map { co in co.contributors.map { "an editor of \(([layer.owner] + $0).joined(separator: ", "))" } ?? "a department's editor" }
+                ?? "an editor of \(layer.owner)"
+            throw StoreError(.forbidden, "writing to \"\(layer.id)\" needs \(who) or an admin", layer: layer.id)
         }
     }
 }

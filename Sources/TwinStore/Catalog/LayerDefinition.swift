@@ -36,6 +36,11 @@ public struct LayerDefinition: Sendable, Hashable {
     public var temporal: TemporalProperties?
     /// Display style, opaque to the store.
     public var style: JSONValue?
+    /// The layer's data-quality rules (optional `"quality"` object: a unique key property, the
+    /// network it forms), read by the `Governance` module's quality checks; opaque to the store.
+    public var quality: JSONValue?
+    /// Whether several departments build the layer, each writing its own features (`CoBuilding`).
+    public var coBuilt: CoBuilding?
 
     /// Whether features have a geometry column.
     public var hasGeometry: Bool { geometryType != nil || acceptsAnyGeometry }
@@ -144,6 +149,12 @@ public struct LayerDefinition: Sendable, Hashable {
             self.temporal = nil
         }
         self.style = o["style"]
+        self.coBuilt = try CoBuilding.parse(o["coBuilt"]) { fail("coBuilt", $0) }
+        switch o["quality"] {
+        case nil, .null?: self.quality = nil
+        case .object(let q)?: self.quality = .object(q)
+        default: throw fail("quality", "\"quality\" must be an object")
+        }
     }
 
     /// The definition's JSON object, in the file format.
@@ -173,6 +184,8 @@ public struct LayerDefinition: Sendable, Hashable {
             o["temporal"] = .object(t)
         }
         if let style { o["style"] = style }
+        if let quality { o["quality"] = quality }
+        if let coBuilt { o["coBuilt"] = coBuilt.json }
         return .object(o)
     }
 

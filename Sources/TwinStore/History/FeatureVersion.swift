@@ -33,9 +33,21 @@ public struct LayerDiff: Sendable, Hashable {
     }
 }
 
-/// The kind of change a write made to one feature.
+/// The kind of change a write made to one feature, or of an audited act that changed nothing.
 public enum ChangeKind: String, Sendable, Hashable, Codable {
     case insert, update, delete
+    /// An update that changes a co-built layer's feature's department (`CoBuilding`).
+    case transfer
+    /// An audited read that is no feature's: a sandbox aggregate query answered (`AccessJournal`).
+    /// In the audit log only, never in the change feed.
+    case access
+    /// An audited refusal: a sandbox query refused because it would isolate a row, or a write
+    /// of a co-built layer's feature with a forged department (`AccessJournal`).
+    /// In the audit log only, never in the change feed.
+    case refused
+
+    /// Whether entries of this kind changed data (and so belong in the change feed).
+    public var changesData: Bool { self == .insert || self == .update || self == .delete || self == .transfer }
 }
 
 /// One entry of the audit log: who changed which feature when, with content hashes before and

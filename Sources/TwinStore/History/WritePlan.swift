@@ -10,6 +10,8 @@ struct CurrentVersion: Sendable {
     var validFrom: Int64
     /// EPSG:4490 degrees; `nil` without geometry.
     var envelope: Envelope?
+    /// The feature's department on a co-built layer (`CoBuilding.property`; nil: the owner's).
+    var department: String? = nil
 }
 
 /// One write call, checked and validated before any transaction starts: the layer, the
@@ -30,6 +32,9 @@ struct WriteBatch: Sendable {
     let department: String?
     let role: String
     let features: [PreparedFeature]
+    /// The features as given, on co-built layers (their department is resolved when planned); else empty.
+    let sources: [Feature]
+    let caller: Caller
     let deletions: [String]
     let isInsert: Bool
     /// The versions a conditional write expects, checked against the current versions before anything is planned.
@@ -46,6 +51,13 @@ struct WriteBatch: Sendable {
         self.actor = caller.author
         self.department = caller.departmentName
         self.role = caller.auditRole
+        self.caller = caller
+        switch mode {
+        case .insert(let fs), .upsert(let fs), .upsertAndDelete(let fs, _):
+            sources = def.coBuilt == nil ? [] : fs
+        case .delete:
+            sources = []
+        }
         switch mode {
         case .insert(let fs), .upsert(let fs):
             features = try fs.enumerated().map { try PreparedFeature($0.element, layer: def, index: $0.offset) }
@@ -79,6 +91,7 @@ struct WriteBatch: Sendable {
                                  layer: layer.id, feature: id)
             }
         }
+        let (features, transfers) = try resolvingOwnership(current: current)
         var plan = WritePlan()
         enum Slot { case stored(CurrentVersion), added(Int) }
         var state = [String: Slot]()
@@ -120,7 +133,7 @@ struct WriteBatch: Sendable {
             if before.0 == f.hash { continue }
             close(slot)
             add(f)
-            plan.changes.append(WritePlan.Change(featureID: f.id, kind: .update, before: before, after: f))
+            plan.changes.append(WritePlan.Change(featureID: f.id, kind: transfers.contains(f.id) ? .transfer : .update, before: before, after: f))
         }
         for fid in deletions {
             guard let slot = state[fid] else {

@@ -117,7 +117,7 @@ extension PostGISStore {
             var out = [ChangeEvent]()
             let rows = try await client.query("""
                 SELECT \(unescaped: JournalSQL.changeColumns)
-                FROM \(unescaped: schema).audit_log WHERE seq > \(sequence) ORDER BY seq LIMIT \(Int64(max(0, limit)))
+                FROM \(unescaped: schema).audit_log WHERE seq > \(sequence) AND \(unescaped: JournalSQL.changedData) ORDER BY seq LIMIT \(Int64(max(0, limit)))
                 """, logger: logger)
             for try await r in rows.decode((Int64, String, String, String, Int64, Double?, Double?, Double?, Double?,
                                             Double?, Double?, Double?, Double?).self) {

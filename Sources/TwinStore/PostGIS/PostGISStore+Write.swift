@@ -49,9 +49,16 @@ extension PostGISStore {
     /// with SpatiaLite), then closes, adds versions, audit entries and change events with
     /// array-bound multi-row statements. Any error rolls all back.
     private func write(_ batch: WriteBatch) async throws {
-        try await transaction(layer: batch.layer.id) { db in
-            var previous = try await self.lastAuditHash(db)
-            try await self.apply(batch, on: db, previous: &previous)
+        do {
+            try await transaction(layer: batch.layer.id) { db in
+                var previous = try await self.lastAuditHash(db)
+                try await self.apply(batch, on: db, previous: &previous)
+            }
+        } catch let e as StoreError where WriteBatch.isForgedOwnership(e) {
+            // The refusal outlives the rolled-back write: an entry of its own in the audit log.
+            try await recordAccess(layer: batch.layer.id, subject: "refused write of \(e.feature ?? "?"): forged \(CoBuilding.property)",
+                                   detail: e.message, kind: .refused, by: batch.caller)
+            throw e
         }
     }
 
@@ -190,6 +197,12 @@ extension PostGISStore {
                 """, binds: Self.binds(part)), logger: logger)
             for try await r in rows.decode((Int64, String, String, Int64, Double?, Double?, Double?, Double?).self) {
                 found[r.1] = CurrentVersion(vid: r.0, hash: r.2, validFrom: r.3, envelope: JournalSQL.envelope(r.4, r.5, r.6, r.7))
+            }
+            if layer.coBuilt != nil {
+                let owners = try await db.query(PostgresQuery(unsafeSQL: """
+                    SELECT fid, props->>'\(CoBuilding.property)' FROM \(t) WHERE fid = ANY($1) AND valid_to IS NULL
+                    """, binds: Self.binds(part)), logger: logger)
+                for try await r in owners.decode((String, String?).self) { found[r.0]?.department = r.1 }
             }
         }
         return found

@@ -318,7 +318,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 ? "count(*), min(ST_XMin(geom)), min(ST_YMin(geom)), max(ST_XMax(geom)), max(ST_YMax(geom))"
                 : "count(*), NULL::float8, NULL::float8, NULL::float8, NULL::float8"
             branches.append("""
-                SELECT \(i)::int8, \(stats), (SELECT max(seq) FROM \(schema).audit_log WHERE layer = $\(i + 1))
+                SELECT \(i)::int8, \(stats), (SELECT max(seq) FROM \(schema).audit_log WHERE layer = $\(i + 1) AND \(JournalSQL.changedData))
                 FROM \(table(def).name) WHERE valid_to IS NULL
                 """)
         }

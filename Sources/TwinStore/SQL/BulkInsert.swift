@@ -29,13 +29,20 @@ extension WriteBatch {
         self.department = template.department
         self.role = template.role
         self.features = chunk
+        self.sources = []
+        self.caller = template.caller
         self.deletions = []
         self.isInsert = true
     }
 
     /// The checked, empty insert batch a bulk insert's chunks copy their instant and author from.
     static func bulkTemplate(layer definition: LayerDefinition?, named layer: String, by caller: Caller, at: Date?) throws -> WriteBatch {
-        try WriteBatch(layer: definition, named: layer, mode: .insert([]), by: caller, at: at)
+        let template = try WriteBatch(layer: definition, named: layer, mode: .insert([]), by: caller, at: at)
+        // A bulk load writes features as given: into a co-built layer, only for those who write every feature.
+        guard template.layer.coBuilt == nil || template.writesEveryFeature else {
+            throw StoreError(.forbidden, "a bulk load into co-built layer \"\(layer)\" is for \(template.layer.owner)'s editors or the admin; other departments insert their features one batch at a time", layer: layer)
+        }
+        return template
     }
 }
 

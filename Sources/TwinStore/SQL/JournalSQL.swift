@@ -28,6 +28,11 @@ enum JournalSQL {
     /// The columns of a `ChangeEvent`, in `changeEvent(...)`'s parameter order.
     static let changeColumns = "seq, layer, fid, action, at, " + boxColumns.joined(separator: ", ")
 
+    /// The condition selecting rows that changed data: audited acts that changed nothing (a
+    /// sandbox query, `ChangeKind.access` and `.refused`) stay out of the change feed and of a
+    /// layer's last change.
+    static let changedData = "action IN ('insert', 'update', 'delete', 'transfer')"
+
     /// The envelope in four optional columns, when all four hold a value.
     static func envelope(_ minX: Double?, _ minY: Double?, _ maxX: Double?, _ maxY: Double?) -> Envelope? {
         guard let minX, let minY, let maxX, let maxY else { return nil }

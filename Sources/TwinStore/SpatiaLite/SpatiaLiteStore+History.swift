@@ -91,7 +91,7 @@ extension SpatiaLiteStore {
     public func changes(since sequence: Int64, limit: Int, by caller: Caller) async throws -> [ChangeEvent] {
         let events = try await mapErrors(layer: nil) {
             try await pool.read { db in
-                let rows = try Row.fetchAll(db, sql: "SELECT \(JournalSQL.changeColumns) FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?",
+                let rows = try Row.fetchAll(db, sql: "SELECT \(JournalSQL.changeColumns) FROM audit_log WHERE seq > ? AND \(JournalSQL.changedData) ORDER BY seq LIMIT ?",
                                             arguments: [sequence, max(0, limit)])
                 func envelope(_ row: Row, _ i: Int) -> Envelope? {
                     JournalSQL.envelope(row[i], row[i + 1], row[i + 2], row[i + 3])

@@ -43,11 +43,18 @@ extension SpatiaLiteStore {
     /// with PostGIS), then closes versions, adds versions, audit entries and change events.
     /// Any error rolls all back.
     private func write(_ batch: WriteBatch) async throws {
-        try await mapErrors(layer: batch.layer.id) {
-            try await pool.write { db in
-                var previous = try Self.lastAuditHash(db)
-                try apply(batch, db, previous: &previous)
+        do {
+            try await mapErrors(layer: batch.layer.id) {
+                try await pool.write { db in
+                    var previous = try Self.lastAuditHash(db)
+                    try apply(batch, db, previous: &previous)
+                }
             }
+        } catch let e as StoreError where WriteBatch.isForgedOwnership(e) {
+            // The refusal outlives the rolled-back write: an entry of its own in the audit log.
+            try await recordAccess(layer: batch.layer.id, subject: "refused write of \(e.feature ?? "?"): forged \(CoBuilding.property)",
+                                   detail: e.message, kind: .refused, by: batch.caller)
+            throw e
         }
     }
 
@@ -184,6 +191,10 @@ extension SpatiaLiteStore {
                 env = Envelope(minX: a, minY: b, maxX: c, maxY: d)
             }
             found[fid] = CurrentVersion(vid: row[0], hash: row[1], validFrom: row[2], envelope: env)
+            if def.coBuilt != nil {
+                found[fid]?.department = try String.fetchOne(db, sql: "SELECT json_extract(props, '$.\(CoBuilding.property)') FROM \(table.name) WHERE vid = ?",
+                                                             arguments: [row[0] as Int64])
+            }
         }
         return try batch.plan(current: found)
     }

@@ -219,7 +219,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
                     } else {
                         count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name) WHERE valid_to IS NULL") ?? 0
                     }
-                    let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM audit_log WHERE layer = ?", arguments: [def.id]) ?? 0
+                    let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM audit_log WHERE layer = ? AND \(JournalSQL.changedData)", arguments: [def.id]) ?? 0
                     return LayerInfo(definition: def, extent: extent, count: count, lastChange: last)
                 }
             }

@@ -411,6 +411,10 @@ final class STAWriter: @unchecked Sendable {
     func commit() async throws -> [Int64] {
         try await loadWithdrawn()
         try await beforeCommit?(self)
+        // A co-built register: each department writes its own entities (SensingOwnership.swift).
+        if let catalogue = store as? any FeatureStore, let governing = try await catalogue.layerDefinition(change.auditLayer, for: .admin) {
+            try await SensingOwnership.apply(&change, governing: governing, store: store)
+        }
         let temps = -nextTemp - 1
         let reserved = try await store.reserveSensingIDs(Int(temps))
         let real: @Sendable (Int64) -> Int64 = { id in id < 0 ? reserved[Int(-id - 1)] : id }
