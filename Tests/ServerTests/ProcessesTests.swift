@@ -81,7 +81,8 @@ struct ProcessesTests {
             let ids = Set(list["processes"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? [])
             #expect(ids == ["features-in-area", "route", "geocoding", "nearest-resources", "service-area", "coverage", "hazard-overlay",
                             "network-trace", "valve-isolation", "parking-guidance", "parking-forecast", "parking-simulation", "flood-scenario",
-                            "scenario-run", "compare-scenarios", "signal-timing", "green-wave", "signal-evaluate"])
+                            "scenario-run", "compare-scenarios", "signal-timing", "green-wave", "signal-evaluate",
+                            "hydrant-coverage", "fire-pre-plan", "fire-station-coverage"])
             let flood = try #require(list["processes"]?.arrayValue?.first { $0["id"] == "flood-scenario" })
             #expect(Set(flood["jobControlOptions"]?.arrayValue ?? []) == ["async-execute", "dismiss"])
             // A registered analysis validates over HTTP: a bad input is a 400 naming it.

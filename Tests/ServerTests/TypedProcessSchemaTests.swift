@@ -30,6 +30,9 @@ struct TypedProcessSchemaTests {
         "signal-evaluate": ["intersection": "SI-009"],
         "scenario-run": ["scenario": "a"],
         "compare-scenarios": ["a": "a", "b": "b"],
+        "hydrant-coverage": [:],
+        "fire-pre-plan": ["building": "BLD-00001"],
+        "fire-station-coverage": [:],
     ]
 
     /// Inputs ordered against each other (the shortest cycle not above the longest): one set to a

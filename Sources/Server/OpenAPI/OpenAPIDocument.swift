@@ -167,6 +167,11 @@ final class APIDefinition: @unchecked Sendable {
             "ParkingEvents": ["type": "string", "description": "Server-Sent Events: `event:` sign or availability, `id:` the feature id, `data:` the GeoJSON feature (a parking_guidance_signs feature with its content, or a parking_availability feature)."],
             "AlertEvents": ["type": "string", "description": "Server-Sent Events: `event: alert`, `id:` the alert id, `data:` the GeoJSON feature of alerts."],
             "ChangeEvents": ["type": "string", "description": "Server-Sent Events: `id:` the change-feed sequence, `event:` position, insert, update or delete, `data:` one JSON object {sequence, collection, id, kind, at, feature (GeoJSON as the caller may read it now, or null)}."],
+            "Tileset3D": ["type": "object", "required": ["asset", "geometricError", "root"],  // 3D Tiles 1.1 tileset.json
+                          "description": "An OGC 3D Tiles 1.1 tileset: asset (version 1.1), geometricError and the root tile (boundingVolume, transform to ECEF, children, content uris).",
+                          "properties": ["asset": ["type": "object"], "geometricError": ["type": "number"], "root": ["type": "object"],
+                                         "schema": ["type": "object"], "extensionsUsed": ["type": "array", "items": ["type": "string"]]]],
+            "GLB": ["type": "string", "format": "binary", "description": "A binary glTF 2.0 tile (EXT_mesh_features, EXT_structural_metadata)."],
             "QualityReport": ["type": "object", "required": ["collection", "checkedAt", "features", "checks"],  // governance
                               "properties": ["collection": ["type": "string"], "checkedAt": ["type": "string", "format": "date-time"],
                                              "features": ["type": "integer"], "updateFrequency": ["type": "string"],
