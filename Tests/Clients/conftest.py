@@ -103,3 +103,16 @@ def district_centre(collections: list[dict]) -> tuple[float, float]:
     west = min(b[0] for b in boxes); south = min(b[1] for b in boxes)
     east = max(b[2] for b in boxes); north = max(b[3] for b in boxes)
     return (west + east) / 2.0, (south + north) / 2.0
+
+
+def every_feature(base_url: str, bearer: str, layer: str) -> list[dict]:
+    """Every feature of a collection as the bearer of `bearer` may read it, following `next` links."""
+    out, url, params = [], f"{base_url}/collections/{layer}/items", {"limit": 5000, "f": "json"}
+    while url:
+        r = requests.get(url, params=params, headers={"Authorization": f"Bearer {bearer}"}, timeout=60)
+        assert r.status_code == 200, r.text[:300]
+        page = r.json()
+        out += page["features"]
+        url = next((l["href"] for l in page.get("links", []) if l["rel"] == "next"), None)
+        params = None
+    return out

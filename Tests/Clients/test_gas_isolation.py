@@ -11,6 +11,7 @@ import networkx as nx
 import pandas as pd
 import pytest
 import requests
+from conftest import every_feature
 import wntr
 
 OWNER = "城市管理执法委员会"
@@ -25,23 +26,13 @@ def gas_token() -> str:
     return made.stdout.strip()
 
 
-def features(base_url, token, layer):
-    out, url, params = [], f"{base_url}/collections/{layer}/items", {"limit": 5000, "f": "json"}
-    while url:
-        r = requests.get(url, params=params, headers={"Authorization": f"Bearer {token}"}, timeout=60)
-        assert r.status_code == 200, r.text[:300]
-        page = r.json()
-        out += page["features"]
-        url = next((l["href"] for l in page.get("links", []) if l["rel"] == "next"), None)
-        params = None
-    return out
 
 
 @pytest.fixture(scope="module")
 def gas(base_url, gas_token):
-    mains = features(base_url, gas_token, "gas_mains")
-    valves = features(base_url, gas_token, "gas_valves")
-    nodes = features(base_url, gas_token, "gas_nodes")
+    mains = every_feature(base_url, gas_token, "gas_mains")
+    valves = every_feature(base_url, gas_token, "gas_valves")
+    nodes = every_feature(base_url, gas_token, "gas_nodes")
     assert mains and valves and nodes
     graph = nx.MultiDiGraph()
     for n in nodes:
@@ -63,7 +54,7 @@ def test_the_gas_layers_are_served_with_their_pressure_classes_and_sources(base_
     classes = {m["properties"]["pressure_class"] for m in mains}
     assert {"次高压A", "中压A", "中压B"} <= classes, classes
     assert [n["id"] for n in nodes if n["properties"]["node_type"] == "门站"] == ["GN-S01"]
-    regulators = features(base_url, gas_token, "gas_regulators")
+    regulators = every_feature(base_url, gas_token, "gas_regulators")
     assert regulators and all(r["properties"]["inlet_class"] != r["properties"]["outlet_class"] for r in regulators)
     # The customers' names and phones are masked for anyone but the gas company.
     anonymous = requests.get(f"{base_url}/collections/gas_customers/items", params={"limit": 1}, timeout=30)

@@ -12,6 +12,7 @@ import subprocess
 import networkx as nx
 import pytest
 import requests
+from conftest import every_feature
 from pyproj import Transformer
 from shapely import STRtree
 from shapely.geometry import LineString, Point, shape
@@ -28,16 +29,6 @@ def token(department=None, role="viewer"):
     return made.stdout.strip()
 
 
-def features(base_url, bearer, layer):
-    out, url, params = [], f"{base_url}/collections/{layer}/items", {"limit": 5000, "f": "json"}
-    while url:
-        r = requests.get(url, params=params, headers={"Authorization": f"Bearer {bearer}"}, timeout=60)
-        assert r.status_code == 200, r.text[:300]
-        page = r.json()
-        out += page["features"]
-        url = next((l["href"] for l in page.get("links", []) if l["rel"] == "next"), None)
-        params = None
-    return out
 
 
 def metric(geometry):
@@ -112,7 +103,7 @@ def admin():
 
 @pytest.fixture(scope="module")
 def layers(base_url, admin):
-    return {layer: features(base_url, admin, layer) for layer in ("roads", "hydrants", "buildings")}
+    return {layer: every_feature(base_url, admin, layer) for layer in ("roads", "hydrants", "buildings")}
 
 
 def test_coverage_equals_the_independent_street_model(base_url, admin, layers):
@@ -174,7 +165,7 @@ def test_a_high_rise_pre_plan_lists_hydrants_by_the_independent_hose_distance(ba
     """fire-pre-plan for a high-rise: its nearest working hydrants by street metres from the
     building's street position are networkx's, arrival is the 60 s turn-out plus the drive, and the
     fire brigade, which may not read 实有人口, gets the occupants marked withheld (not zero)."""
-    high_rise = features(base_url, admin, "high_rise_residences")
+    high_rise = every_feature(base_url, admin, "high_rise_residences")
     assert high_rise, "the sample district has high-rise residences"
     building = next(b for b in layers["buildings"] if b["id"] == high_rise[0]["properties"]["building"])
     x0, y0, x1, y1 = shape(building["geometry"]).bounds
@@ -252,7 +243,7 @@ def test_station_coverage_agrees_with_the_service_area_process(base_url, admin, 
     r = requests.post(f"{base_url}/processes/fire-station-coverage/execution", json={"inputs": {"maximumListed": 10000}}, headers=auth, timeout=300)
     assert r.status_code == 200, r.text[:500]
     answer = r.json()
-    stations = {str(s["id"]): s for s in features(base_url, admin, "fire_stations")}
+    stations = {str(s["id"]): s for s in every_feature(base_url, admin, "fire_stations")}
     assert {str(f["id"]) for f in answer["stations"]["features"]} == set(stations)
     for f in answer["stations"]["features"]:
         origin = f["properties"]["position"]["coordinates"]   # as stored (the items API rounds to 1e-7°)
