@@ -86,7 +86,8 @@ def observations(base_url, token, datastream_id):
 @pytest.mark.writes
 def test_deep_insert_reads_back_with_expand(service, gauge):
     found = service.things().find(gauge.id)
-    assert found.name == "举水 邾城 水位站" and found.properties == {"station": "JS-FROST"}
+    # The register is co-built (issue 54 §1): the Thing records the department that registered it.
+    assert found.name == "举水 邾城 水位站" and found.properties == {"station": "JS-FROST", "owner_department": OWNER}
     listed = list(service.things().query().filter(f"id eq {gauge.id}")
                   .expand("Locations,Datastreams($expand=Sensor,ObservedProperty)").list())
     assert len(listed) == 1
