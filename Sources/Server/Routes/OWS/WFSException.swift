@@ -32,24 +32,8 @@ struct WFSException: Error, Sendable {
         self.status = status ?? (code == .noApplicableCode ? .internalServerError : code == .notFound ? .notFound : .badRequest)
     }
 
-    var xml: String {
-        let locatorAttribute = locator.map { " locator=\"\(MarkupEscaping.escape($0))\"" } ?? ""
-        return """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <ows:ExceptionReport xmlns:ows="http://www.opengis.net/ows/1.1" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" \
-        version="2.0.0" xml:lang="en" xsi:schemaLocation="http://www.opengis.net/ows/1.1 http://schemas.opengis.net/ows/1.1.0/owsExceptionReport.xsd">
-          <ows:Exception exceptionCode="\(code.rawValue)"\(locatorAttribute)>
-            <ows:ExceptionText>\(MarkupEscaping.escape(message))</ows:ExceptionText>
-          </ows:Exception>
-        </ows:ExceptionReport>
-
-        """
-    }
-
     var representation: Representation {
-        var r = Representation(status: status, mediaType: "application/xml; charset=utf-8", body: Array(xml.utf8))
-        r.headers[.cacheControl] = "no-store"
-        return r
+        OWSExceptionReport.representation(code: code.rawValue, message: message, locator: locator, status: status, version: "2.0.0")
     }
 
     /// Any error of a WFS request: the KVP reader's (`WMSParameters`), a filter's (`FESError`:

@@ -14,17 +14,7 @@ struct WMTSException: Error, Sendable {
     var status: HTTPResponse.Status = .badRequest
 
     var representation: Representation {
-        let locatorAttribute = locator.map { " locator=\"\(MarkupEscaping.escape($0))\"" } ?? ""
-        let xml = """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <ExceptionReport xmlns="http://www.opengis.net/ows/1.1" version="1.1.0" xml:lang="en">
-          <Exception exceptionCode="\(code)"\(locatorAttribute)><ExceptionText>\(MarkupEscaping.escape(message))</ExceptionText></Exception>
-        </ExceptionReport>
-
-        """
-        var r = Representation(status: status, mediaType: "application/xml", body: Array(xml.utf8))
-        r.headers[.cacheControl] = "no-store"
-        return r
+        OWSExceptionReport.representation(code: code, message: message, locator: locator, status: status, version: "1.0.0")
     }
 
     /// Any error of a WMTS request: the WMS's reports (a hidden or missing layer) and the
