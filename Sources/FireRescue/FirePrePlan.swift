@@ -44,7 +44,10 @@ public enum FirePrePlan {
         let driving = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .driving, by: caller)
         let network = walking.graph.network
         let centreMetric = try walking.metric(centre)
-        guard let buildingAt = network.snap(centreMetric) else { throw ProcessInputError("building", "no street near building '\(id)'") }
+        // A building far from every street has no hose or route distance worth stating: refused, not answered.
+        guard let buildingAt = network.snap(centreMetric), buildingAt.distance <= StoreRoadGraph.defaultMaximumSnapMetres else {
+            throw ProcessInputError("building", "building '\(id)' lies farther than \(Int(StoreRoadGraph.defaultMaximumSnapMetres)) m from every street")
+        }
         let fromBuilding = network.streetDistances(from: [buildingAt], limit: waterSearchMetres)
 
         /// The nearest of `layer` by street metres plus the straight metres at both ends, within
