@@ -22,7 +22,7 @@ from swmm.toolkit import solver
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm")
-MODELS = ["Example1", "Example1-dynwave", "Example2", "extran1"]
+MODELS = ["Example1", "Example1-dynwave", "Example2", "extran1", "Example3", "extran10"]
 
 FT = 0.3048
 FT3 = FT ** 3

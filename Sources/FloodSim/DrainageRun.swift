@@ -22,6 +22,8 @@ public enum DrainageRun {
         public var routingSteps = 0
         public var averageIterations = 0.0
         public var nonConvergingPercent = 0.0
+        /// The control actions the rules took (SWMM's control-action report).
+        public var controlActions: [ControlActionRecord] = []
     }
 
     /// Runs `model`.
@@ -49,11 +51,12 @@ public enum DrainageRun {
             }
         }
         let engine = try DrainageRouting(network: network)
+        engine.controls = try model.controlRules(network: network, baseDirectory: baseDirectory)
         let routed = engine.run { p in progress?(p) }
         return Result(runoff: runoffContinuity, routing: routed.continuity, nodeNames: network.nodes.map(\.id), nodes: routed.nodes,
                       linkNames: network.links.map(\.id), links: routed.links, runoffToNodes: runoffVolume,
                       routingSteps: routed.steps, averageIterations: routed.averageIterations,
-                      nonConvergingPercent: routed.nonConvergingPercent)
+                      nonConvergingPercent: routed.nonConvergingPercent, controlActions: engine.controlActions)
     }
 }
 
@@ -71,12 +74,17 @@ extension DrainageRun.Result {
         for (k, name) in linkNames.enumerated() {
             linksJSON[name] = ["max_flow_m3s": abs(links[k].maxFlow), "max_velocity_ms": links[k].maxVelocity]
         }
-        return [
+        var result: [String: Any] = [
             "runoff_continuity": ["rainfall_m3": runoff.rainfall, "runoff_m3": runoff.runoff, "error_pct": runoff.errorPercent],
             "routing_continuity": ["inflow_m3": routing.totalInflow, "flooding_m3": routing.flooding,
                                    "outflow_m3": routing.externalOutflow, "error_pct": routing.errorPercent],
             "nodes": nodesJSON,
             "links": linksJSON,
         ]
+        // SWMM's control-action report, when the model has control rules that acted.
+        if !controlActions.isEmpty {
+            result["control_actions"] = controlActions.map { ["time_s": $0.time, "link": $0.link, "setting": $0.setting, "rule": $0.rule] }
+        }
+        return result
     }
 }

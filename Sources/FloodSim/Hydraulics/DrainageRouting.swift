@@ -25,6 +25,8 @@ public final class DrainageRouting {
     private var stepCount = 0
     private var trialCount = 0
     private var nonConverged = 0
+    /// The control rules being applied (SWMM `[CONTROLS]`), with their run-time state.
+    private var controller: ControlRuleRunner?
 
     /// Flow rates summed over nodes at the end of a step, m³/s (for trapezoidal mass-balance totals).
     private struct StepRates {
@@ -43,6 +45,22 @@ public final class DrainageRouting {
             nodeStats[i].maxHead = state.newDepth[i] + state.invert[i]
         }
     }
+
+    /// Control rules to apply from the next step on (nil: none). Setting them restarts their
+    /// clocks (rule step, link switch times, PID errors).
+    public var controls: ControlRules? {
+        get { controller?.rules }
+        set {
+            controller = newValue.map { ControlRuleRunner(rules: $0, network: network) }
+            if var c = controller {
+                c.nextRuleTime = time
+                controller = c
+            }
+        }
+    }
+
+    /// The constant control actions taken so far (SWMM's control-action report).
+    public var controlActions: [ControlActionRecord] { controller?.log ?? [] }
 
     // MARK: - Coupling interface
 
@@ -75,6 +93,9 @@ public final class DrainageRouting {
     public var nodeInflows: [Double] { state.inflow }
     /// Flow in each link, m³/s, positive from `fromNode` to `toNode`.
     public var linkFlows: [Double] { (0..<state.linkCount).map { state.newFlow[$0] * state.direction[$0] } }
+    /// Each link's current setting: a pump's speed (0 off), a conduit's status (0 closed, 1
+    /// open), a regulator's opening fraction.
+    public var linkSettings: [Double] { state.setting }
     /// Flow depth in each link, metres.
     public var linkDepths: [Double] { state.linkNewDepth }
 
@@ -100,11 +121,14 @@ public final class DrainageRouting {
         let options = state.options
         var dt = options.routingStep
         if state.method == .dynamicWave { dt = state.dynamicRoutingStep(fixedStep: options.routingStep) }
+        if let c = controller { dt = c.limitStep(dt, at: time) }
         let remaining = limit - time
         if remaining <= 1e-9 { return 0 }
         if dt > remaining { dt = remaining }
         addTotals(dt / 2)
         state.updatePumpTargets()
+        if controller != nil { applyControls(dt) }
+        state.applyTargetSettings()
         let t0 = time
         applyInflows(at: t0)
 
@@ -135,6 +159,7 @@ public final class DrainageRouting {
             trialCount += 1
         }
         time = t0 + dt
+        controller?.stepEnded(at: time)
         stepCount += 1
         removeOutflows()
         addTotals(dt / 2)
@@ -173,6 +198,13 @@ public final class DrainageRouting {
         return RoutingResults(nodes: nodeStats, links: linkStats, continuity: c, steps: stepCount,
                               averageIterations: stepCount > 0 ? Double(trialCount) / Double(stepCount) : 0,
                               nonConvergingPercent: stepCount > 0 ? 100 * Double(nonConverged) / Double(stepCount) : 0)
+    }
+
+    /// Evaluates the control rules when due and notes links switching open or closed.
+    private func applyControls(_ dt: Double) {
+        guard controller != nil else { return }
+        if controller!.isDue(at: time) { controller!.evaluate(&state, time: time, dt: dt) }
+        controller!.noteSwitches(state, time: time)
     }
 
     // MARK: - Inflows and mass balance

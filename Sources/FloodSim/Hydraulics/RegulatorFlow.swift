@@ -94,8 +94,13 @@ extension HydraulicState {
             targetSetting[j] = setting[j]
             if p.shutoffDepth > 0 && setting[j] > 0 && d < p.shutoffDepth { targetSetting[j] = 0 }
             if p.startupDepth > 0 && setting[j] == 0 && d > p.startupDepth { targetSetting[j] = 1 }
-            setting[j] = targetSetting[j]
         }
+    }
+
+    /// Makes each link's setting its target (SWMM's link_setSetting after the pump depths and
+    /// the control rules have set the targets).
+    mutating func applyTargetSettings() {
+        for j in 0..<linkCount where setting[j] != targetSetting[j] { setting[j] = targetSetting[j] }
     }
 
     /// The heads (m) at the regulator's higher and lower ends and the flow direction (+1 from

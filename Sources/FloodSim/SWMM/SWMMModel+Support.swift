@@ -114,8 +114,7 @@ extension SWMMModel {
             case "INLET_USAGE":
                 throw refuse("Conduit", "street \(item) has an inlet: street inlets are not simulated")
             case "CONTROLS":
-                let rule = s.lines.first { $0.first?.uppercased() == "RULE" }.map { $0.count > 1 ? $0[1] : "?" } ?? item
-                throw refuse("Rule", "control rule \(rule): control rules (RTC) are not simulated yet")
+                try checkControls()
             case "POLLUTANTS" where !isSwitchedOff("IGNORE_QUALITY"):
                 throw refuse("Name", "pollutant \(item): water quality is not simulated; set IGNORE_QUALITY YES to route flow only")
             case "FILES":

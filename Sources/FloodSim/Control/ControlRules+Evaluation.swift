@@ -1,0 +1,233 @@
+import Foundation
+
+/// The run-time side of `ControlRules`: SWMM 5.2's `controls_evaluate` against a routing state.
+/// Rules are evaluated in file order; a rule's premises left to right (an AND after a false
+/// result stops, an OR is read only while the result is false); the fired THEN (or ELSE) actions
+/// join the action list, where a link already listed keeps its action unless the new rule's
+/// priority is strictly higher. Listed actions then set the links' target settings.
+struct ControlRuleRunner {
+    var rules: ControlRules
+    /// The last premise's left and right values (SWMM's ControlValue and SetPoint), which curve
+    /// and PID actions read.
+    private var controlValue = 0.0, setPoint = 0.0
+    /// PID errors one and two evaluations back, per rule and action (THEN then ELSE).
+    private var pidErrors: [[(Double, Double)]]
+    /// When each link last switched between closed (setting 0) and open, in days (SWMM's timeLastSet).
+    var timeLastSet: [Double]
+    /// Conduit lengths as given (not the lengthened ones), metres.
+    private let lengths: [Double]
+    /// Simulated time (s) of the next rule evaluation when a rule step is set.
+    var nextRuleTime = 0.0
+    /// Every constant action that changed a link, in order.
+    var log: [ControlActionRecord] = []
+    private let linkNames: [String]
+
+    init(rules: ControlRules, network: HydraulicNetwork) {
+        self.rules = rules
+        pidErrors = rules.rules.map { Array(repeating: (0, 0), count: $0.thenActions.count + $0.elseActions.count) }
+        timeLastSet = Array(repeating: rules.startDay, count: network.links.count)
+        lengths = network.links.map { if case .conduit(let c) = $0.kind { return c.length } else { return 0 } }
+        linkNames = network.links.map(\.id)
+    }
+
+    /// Whether the rules are evaluated at the start of the step beginning at `time` (every step
+    /// without a rule step, else when the rule clock is reached).
+    func isDue(at time: Double) -> Bool { rules.ruleStep <= 0 || abs(time - nextRuleTime) < 1e-3 }
+
+    /// Shortens `dt` so a step from `time` ends on the next rule time (SWMM's routing_getRoutingStep).
+    func limitStep(_ dt: Double, at time: Double) -> Double {
+        guard rules.ruleStep > 0 else { return dt }
+        let next = nextRuleTime + rules.ruleStep
+        return time + dt >= next ? next - time : dt
+    }
+
+    /// Advances the rule clock after a step that ended at `time`.
+    mutating func stepEnded(at time: Double) {
+        if rules.ruleStep > 0 && abs(time - (nextRuleTime + rules.ruleStep)) < 1e-3 { nextRuleTime += rules.ruleStep }
+    }
+
+    /// Evaluates every rule at `time` seconds for a routing step of `dt` seconds and sets the
+    /// target settings of the links the fired actions name. Returns the number of changed targets.
+    @discardableResult
+    mutating func evaluate(_ s: inout HydraulicState, time: Double, dt: Double) -> Int {
+        let now = rules.startDay + time / 86_400
+        let halfStep = dt / 86_400 / 2
+        var listed: [(link: Int, rule: Int, value: Double, reported: Bool)] = []
+        for r in rules.rules.indices {
+            let rule = rules.rules[r]
+            var result = true
+            for p in rule.premises {
+                if p.isOr {
+                    if !result { result = premise(p, s, now: now, time: time, halfStep: halfStep) }
+                } else {
+                    if !result { break }
+                    result = premise(p, s, now: now, time: time, halfStep: halfStep)
+                }
+            }
+            let actions = result ? rule.thenActions : rule.elseActions
+            let base = result ? 0 : rule.thenActions.count
+            for (k, a) in actions.enumerated() {
+                let value: Double
+                var reported = false
+                switch a.source {
+                case .constant(let x): value = x; reported = true
+                case .curve(let xs, let ys): value = Self.tableLookup(xs, ys, controlValue)
+                case .timeSeries(let ts): value = ts.value(at: time)
+                case .pid(let kp, let ki, let kd):
+                    value = pid(kp: kp, ki: ki, kd: kd, errors: &pidErrors[r][base + k], current: s.targetSetting[a.link],
+                                dtMinutes: dt / 60, isPump: s.linkKind[a.link] == .pump)
+                }
+                if let i = listed.firstIndex(where: { $0.link == a.link }) {
+                    if rule.priority > rules.rules[listed[i].rule].priority { listed[i] = (a.link, r, value, reported) }
+                } else {
+                    listed.append((a.link, r, value, reported))
+                }
+            }
+        }
+        var changed = 0
+        for a in listed where s.targetSetting[a.link] != a.value {
+            s.targetSetting[a.link] = a.value
+            if a.reported { log.append(ControlActionRecord(time: time, link: linkNames[a.link], setting: a.value, rule: rules.rules[a.rule].name)) }
+            changed += 1
+        }
+        return changed
+    }
+
+    /// Notes links switching between closed and open in this step's setting change (before it is applied).
+    mutating func noteSwitches(_ s: HydraulicState, time: Double) {
+        let now = rules.startDay + time / 86_400
+        for j in 0..<s.linkCount where s.targetSetting[j] != s.setting[j] && s.targetSetting[j] * s.setting[j] == 0 {
+            timeLastSet[j] = now
+        }
+    }
+
+    // MARK: Premises
+
+    private mutating func premise(_ p: ControlRules.Premise, _ s: HydraulicState, now: Double, time: Double, halfStep: Double) -> Bool {
+        let lhs: Double?
+        switch p.left {
+        case .expression(let e): lhs = rules.expressions[e].evaluate { value(rules.variables[$0], s, now: now, time: time) }
+        case .variable(let v): lhs = value(v, s, now: now, time: time)
+        }
+        let rhs: Double?
+        switch p.right {
+        case .value(let x): rhs = x
+        case .variable(let v): rhs = value(v, s, now: now, time: time)
+        }
+        guard let l = lhs, let r = rhs else { return false }
+        switch p.attribute {
+        case .simulation(.time), .simulation(.clockTime):
+            return compareTimes(l, p.relation, r, halfStep)
+        case .link(.timeOpen), .link(.timeClosed):
+            let result = compareTimes(l, p.relation, r, halfStep)
+            controlValue = l * 24
+            return result
+        default:
+            return compare(l, p.relation, r)
+        }
+    }
+
+    private mutating func compareTimes(_ l: Double, _ relation: ControlRules.Relation, _ r: Double, _ half: Double) -> Bool {
+        switch relation {
+        case .eq: return l >= r - half && l < r + half
+        case .ne: return l < r - half || l >= r + half
+        default: return compare(l, relation, r)
+        }
+    }
+
+    private mutating func compare(_ l: Double, _ relation: ControlRules.Relation, _ r: Double) -> Bool {
+        setPoint = r
+        controlValue = l
+        switch relation {
+        case .eq: return l == r
+        case .ne: return l != r
+        case .lt: return l < r
+        case .le: return l <= r
+        case .gt: return l > r
+        case .ge: return l >= r
+        }
+    }
+
+    /// A variable's current value in the model's units, or nil where SWMM reads MISSING.
+    private func value(_ v: ControlRules.Variable, _ s: HydraulicState, now: Double, time: Double) -> Double? {
+        let L = rules.lengthUnit, Q = rules.flowUnit
+        switch v {
+        case .gageIntensity(let g): return rules.gages[g].intensity(at: time)
+        case .simulation(let a):
+            let day = now.rounded(.down)
+            switch a {
+            case .time: return now - rules.startDay
+            case .date: return day
+            case .clockTime: return now - day
+            case .day: return Double((Int(day) % 7 + 11) % 7 + 1)   // 1 = Sunday; day 0 (1 Jan 1970) was a Thursday
+            case .month, .dayOfYear:
+                var cal = Calendar(identifier: .gregorian)
+                cal.timeZone = TimeZone(identifier: "UTC") ?? .current
+                let date = Date(timeIntervalSince1970: day * 86_400)
+                return Double(a == .month ? cal.component(.month, from: date) : (cal.ordinality(of: .day, in: .year, for: date) ?? 1))
+            }
+        case .node(let i, let a):
+            switch a {
+            case .depth: return s.newDepth[i] / L
+            case .maxDepth: return s.fullDepth[i] / L
+            case .head: return (s.newDepth[i] + s.invert[i]) / L
+            case .volume: return s.newVolume[i] / rules.volumeUnit
+            case .inflow: return s.newLatFlow[i] / Q
+            }
+        case .link(let j, let kind, let a):
+            switch a {
+            case .flow: return s.direction[j] * s.newFlow[j] / Q
+            case .depth: return s.linkNewDepth[j] / L
+            case .status: return kind == .conduit || kind == .pump ? s.setting[j] : nil
+            case .setting: return kind == .pump || kind == .orifice || kind == .weir ? s.setting[j] : nil
+            case .timeOpen: return s.setting[j] <= 0 ? nil : now - timeLastSet[j]
+            case .timeClosed: return s.setting[j] > 0 ? nil : now - timeLastSet[j]
+            case .fullFlow, .fullDepth, .velocity, .length, .slope:
+                guard kind == .conduit else { return nil }
+                switch a {
+                case .fullFlow: return s.qFull[j] / Q
+                case .fullDepth: return s.xsect[j].yFull / L
+                case .length: return lengths[j] / L
+                case .slope: return s.slope[j]
+                default:
+                    let y = s.linkNewDepth[j]
+                    if y <= 0.01 * 0.3048 { return 0 }
+                    let area = s.xsect[j].area(y)
+                    return area > SWMMConstant.fudgeArea ? s.newFlow[j] / s.barrels[j] / area / L : 0
+                }
+            }
+        }
+    }
+
+    // MARK: Modulated actions
+
+    /// SWMM's `table_lookup`: linear between points, the end values held beyond them.
+    static func tableLookup(_ xs: [Double], _ ys: [Double], _ x: Double) -> Double {
+        guard let x0 = xs.first else { return 0 }
+        if x <= x0 { return ys[0] }
+        for k in 1..<xs.count where x <= xs[k] {
+            let dx = xs[k] - xs[k - 1]
+            return dx == 0 ? ys[k - 1] : ys[k - 1] + (x - xs[k - 1]) * (ys[k] - ys[k - 1]) / dx
+        }
+        return ys[ys.count - 1]
+    }
+
+    /// SWMM's recursive PID controller on the relative set-point error.
+    private func pid(kp: Double, ki: Double, kd: Double, errors: inout (Double, Double), current: Double,
+                     dtMinutes dt: Double, isPump: Bool) -> Double {
+        let tolerance = 0.0001
+        var e0 = setPoint - controlValue
+        if abs(e0) > 1e-6 { e0 = setPoint != 0 ? e0 / setPoint : e0 / controlValue }
+        if abs(e0 - errors.0) < tolerance { errors = (0, 0) }
+        let p = e0 - errors.0
+        let i = ki == 0 ? 0 : e0 * dt / ki
+        let d = kd * (e0 - 2 * errors.0 + errors.1) / dt
+        var update = kp * (p + i + d)
+        if abs(update) < tolerance { update = 0 }
+        var setting = current + update
+        errors = (e0, errors.0)
+        if setting < 0 { setting = 0 }
+        if !isPump && setting > 1 { setting = 1 }
+        return setting
+    }
+}
