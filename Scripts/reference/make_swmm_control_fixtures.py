@@ -3,15 +3,15 @@ through SWMM 5.2.4 (swmm-toolkit 0.17.0) for the control-rule parity test (SWMMC
 
 The network: an inflow (triangular, 0 → 0.25 m³/s over an hour and back, then nothing) enters
 junction J1, flows down conduit C1 into a 50 m² wet well WW (storage, 5 m deep), which pump P1
-(a TYPE4 curve, initially OFF) lifts to outfall O1 and orifice OR1 (closed at the start) drains to
+(a TYPE4 curve, initially OFF) lifts to outfall O1 and orifice OR1 (open at the start) drains to
 outfall O2. The GAGE case adds a subcatchment on rain gage RG1 draining to J1. Each case adds one
 [CONTROLS] block exercising one premise or action kind. Fixed 5 s routing steps, reported every
 minute.
 
 Writes Tests/FloodSimTests/Fixtures/swmm/controls/<CASE>.inp and controls.json
 ({case: {"actions": [[seconds from start, link, setting, rule], ...] from SWMM's control-action
-report, "settings": {link: [setting at each report time]} for P1 and OR1 (SWMM's output gives a
-pump's or orifice's setting as its capacity), "report_step_s": 60, "flooding_m3": SWMM's
+report, "settings": {link: [setting at each report time]} for P1, OR1 and OU1 (SWMM's output gives a
+pump's, orifice's or outlet's setting as its capacity), "report_step_s": 60, "flooding_m3": SWMM's
 flooding loss}}).
 
 Run: .venv/bin/python Scripts/reference/make_swmm_control_fixtures.py
@@ -67,14 +67,21 @@ CASES = {
     "TIMESERIES": "RULE R1\nIF SIMULATION TIME > 0\nTHEN PUMP P1 SETTING = TIMESERIES TS",
     "PID": "RULE R1\nIF NODE WW DEPTH <> 1.5\nTHEN PUMP P1 SETTING = PID -0.2 30 0.5",
     "ORIFICE": "RULE R1\nIF NODE WW DEPTH > 1.8\nTHEN ORIFICE OR1 SETTING = 1\nELSE ORIFICE OR1 SETTING = 0",
+    "ORIFICE_PARTIAL": "RULE R1\nIF NODE WW DEPTH > 1.2\nTHEN ORIFICE OR1 SETTING = 0.7\nELSE ORIFICE OR1 SETTING = 0.3",
+    "ORIFICE_CURVE": "RULE R1\nIF NODE WW DEPTH > 0.2\nTHEN ORIFICE OR1 SETTING = CURVE OC\nELSE ORIFICE OR1 SETTING = 0",
+    "ORIFICE_GRADUAL": "RULE R1\nIF NODE WW DEPTH > 1.5\nTHEN ORIFICE OR1 SETTING = 1\nELSE ORIFICE OR1 SETTING = 0",
+    "OUTLET": "RULE R1\nIF NODE WW DEPTH > 1\nTHEN OUTLET OU1 SETTING = 0.5\nELSE OUTLET OU1 SETTING = 1\n\n"
+              "RULE R2\nIF SIMULATION TIME > 2.5\nTHEN OUTLET OU1 SETTING = 0\nPRIORITY 3",
     "CONDUIT_STATUS": "RULE R1\nIF SIMULATION TIME > 0.5\nAND SIMULATION TIME < 1.25\nTHEN CONDUIT C1 STATUS = CLOSED\n"
                       "ELSE CONDUIT C1 STATUS = OPEN\n\nRULE R2\nIF NODE WW DEPTH > 1\n" + ON_OFF,
     "GAGE": "RULE R1\nIF GAGE RG1 INTENSITY > 8\n" + ON_OFF,
     "RULE_STEP": f"RULE R1\nIF NODE WW DEPTH > 1.5\n{ON_OFF}",
 }
 
-# Cases with other options.
+# Cases with other options, an orifice that opens and closes over time (hours), another link.
 EXTRA_OPTIONS = {"RULE_STEP": "RULE_STEP 00:05:00\n"}
+ORIFICE_TIME = {"ORIFICE_GRADUAL": 0.05}
+OUTLETS = {"OUTLET": "[OUTLETS]\nOU1 WW O3 0.5 FUNCTIONAL/DEPTH 0.08 0.5 NO\n\n"}
 
 MODEL = """[TITLE]
 Control rules: {case} (SWMM 5.2 control-rule parity).
@@ -101,7 +108,7 @@ WW 10 5 0 FUNCTIONAL 0 0 50 0 0
 [OUTFALLS]
 O1 14 FREE
 O2 9 FREE
-
+{outfalls}
 [CONDUITS]
 C1 J1 WW 300 0.013 0 0 0 0
 
@@ -109,8 +116,9 @@ C1 J1 WW 300 0.013 0 0 0 0
 P1 WW O1 PC OFF 0 0
 
 [ORIFICES]
-OR1 WW O2 SIDE 0.2 0.6 NO 0
+OR1 WW O2 SIDE 0.2 0.6 NO {orifice_time}
 
+{outlets}
 [XSECTIONS]
 C1 CIRCULAR 1 0 0 0 1
 OR1 CIRCULAR 0.2 0 0 0
@@ -124,6 +132,9 @@ SC CONTROL 0 0
 SC 0.5 0.2
 SC 1.5 0.8
 SC 3 1.2
+OC CONTROL 0 0
+OC 1 0.4
+OC 2.5 1
 
 [INFLOWS]
 J1 FLOW HYDRO FLOW 1 1 0
@@ -177,6 +188,8 @@ ACTION = re.compile(r"(\d\d/\d\d/\d{4}):?\s+(\d\d):(\d\d):(\d\d):?\s+Link (\S+) 
 def model_text(case):
     gage = case == "GAGE"
     return MODEL.format(case=case, extra=EXTRA_OPTIONS.get(case, ""), gage=GAGE if gage else "",
+                        orifice_time=ORIFICE_TIME.get(case, 0), outlets=OUTLETS.get(case, ""),
+                        outfalls="O3 9 FREE\n" if case in OUTLETS else "",
                         rain=RAIN if gage else "", controls=CASES[case])
 
 
@@ -197,8 +210,9 @@ def run(path):
     output.open(h, out)
     periods = output.get_times(h, shared_enum.Time.NUM_PERIODS)
     settings = {}
-    # Link order in the output: C1, P1, OR1 (conduits, pumps, orifices).
-    for k, name in [(1, "P1"), (2, "OR1")]:
+    # Link order in the output: C1, P1, OR1, OU1 (conduits, pumps, orifices, outlets).
+    links = [(1, "P1"), (2, "OR1")] + ([(3, "OU1")] if output.get_proj_size(h)[2] > 3 else [])
+    for k, name in links:
         settings[name] = list(output.get_link_series(h, k, shared_enum.LinkAttribute.CAPACITY, 0, periods - 1))
     output.close(h)
     return {"actions": actions, "settings": settings, "report_step_s": 60, "flooding_m3": flooding}

@@ -7,8 +7,9 @@ import Testing
 /// Scripts/reference/make_swmm_control_fixtures.py): one small model per premise and action kind
 /// (node, link, conduit, pump, simulation-time and gage premises, value against value, OR,
 /// priorities, VARIABLE/EXPRESSION, constant, CURVE, TIMESERIES and PID actions, conduit status,
-/// orifice settings, RULE_STEP). The control actions taken (SWMM's control-action report: link,
-/// setting, rule, time) and the pump's and orifice's settings at every reported minute must match.
+/// orifice settings (closed/open, partial, by curve, opening over time), outlet settings,
+/// RULE_STEP). The control actions taken (SWMM's control-action report: link, setting, rule,
+/// time) and the pump's, orifice's and outlet's settings at every reported minute must match.
 @Suite("Control rules: actions and link settings over time match SWMM 5.2.4")
 struct SWMMControlParityTests {
     struct Reference: Decodable {
@@ -43,9 +44,10 @@ struct SWMMControlParityTests {
 
     @Test("every premise and action kind has a SWMM reference")
     func listed() {
-        #expect(Self.references.count >= 26)
+        #expect(Self.references.count >= 30)
         for kind in ["NODE_DEPTH", "VALUE_VS_VALUE", "SIM_CLOCK_EQ", "TIMEOPEN", "PRIORITY", "VARIABLE_EXPRESSION", "CURVE",
-                     "TIMESERIES", "PID", "ORIFICE", "CONDUIT_STATUS", "GAGE", "RULE_STEP"] {
+                     "TIMESERIES", "PID", "ORIFICE", "ORIFICE_PARTIAL", "ORIFICE_CURVE", "ORIFICE_GRADUAL", "OUTLET",
+                     "CONDUIT_STATUS", "GAGE", "RULE_STEP"] {
             #expect(Self.references[kind] != nil, "\(kind) has no SWMM reference")
         }
     }
@@ -70,22 +72,23 @@ struct SWMMControlParityTests {
                 "\(kind): flooding \(result.routing.flooding) m³, SWMM \(reference.flooding_m3) m³")
     }
 
-    /// Pump and orifice settings at every report time: at least 97 % of them within 0.02 of
+    /// Pump, orifice and outlet settings at every report time: at least 97 % of them within 0.02 of
     /// SWMM's (a switch one report step apart costs one sample), none further than 0.1 away
     /// outside those samples for the modulated (CURVE, TIMESERIES, PID) cases.
-    @Test("pump and orifice settings over time match SWMM", arguments: references.keys.sorted().filter { $0 != "GAGE" })
+    @Test("pump, orifice and outlet settings over time match SWMM", arguments: references.keys.sorted().filter { $0 != "GAGE" })
     func settings(_ kind: String) throws {
         let reference = try #require(Self.references[kind])
         let model = try Self.model(kind)
         let network = try model.hydraulicNetwork()
         let engine = try DrainageRouting(network: network)
         engine.controls = try model.controlRules(network: network)
-        let links = ["P1", "OR1"].map { network.linkIndex($0) }
+        let names = ["P1", "OR1", "OU1"]
+        let links = names.map { network.linkIndex($0) }
         let periods = reference.settings["P1"]?.count ?? 0
         var agree = 0, total = 0, worst = 0.0
         for k in 0..<periods {
             engine.advance(to: Double(k + 1) * reference.report_step_s)
-            for (name, index) in zip(["P1", "OR1"], links) {
+            for (name, index) in zip(names, links) {
                 guard let j = index, let series = reference.settings[name] else { continue }
                 let d = abs(engine.linkSettings[j] - series[k])
                 total += 1
@@ -128,8 +131,9 @@ struct SWMMControlParityTests {
             ("RULE X\nIF NODE WW DEPTH > 1\nTHEN CONDUIT C1 STATUS = ON", "is not CLOSED or OPEN"),
             ("RULE X\nIF NODE WW DEPTH > 1\nTHEN PUMP C1 STATUS = ON", "C1 is not a pump"),
             ("RULE X\nIF NODE WW DEPTH > 1\nTHEN ORIFICE OR1 SETTING = 1.5", "between 0 and 1"),
-            ("RULE X\nIF NODE WW DEPTH > 1\nTHEN ORIFICE OR1 SETTING = 0.5", "not simulated yet"),
-            ("RULE X\nIF NODE WW DEPTH > 1\nTHEN ORIFICE OR1 SETTING = CURVE SC", "not simulated yet"),
+            ("RULE X\nIF NODE WW DEPTH > 1\nTHEN ORIFICE OR1 SETTING = TIMESERIES NOPE", "time series NOPE is not defined"),
+            ("RULE X\nIF NODE WW DEPTH > 1\nTHEN OUTLET OR1 SETTING = 1", "OR1 is not a outlet"),
+            ("RULE X\nIF NODE WW DEPTH > 1\nTHEN WEIR OR1 SETTING = 0.5", "OR1 is not a weir"),
             ("RULE X\nIF GAGE G1 6 > 1\nTHEN PUMP P1 STATUS = ON", "rain gage G1 is not defined"),
             ("RULE X\nTHEN PUMP P1 STATUS = ON", "THEN must follow"),
             ("RULE X\nIF NODE WW DEPTH > 1\nTHEN PUMP P1 STATUS = ON\nPRIORITY high", "PRIORITY takes one number"),

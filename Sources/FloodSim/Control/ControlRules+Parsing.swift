@@ -14,8 +14,6 @@ extension ControlRules {
         var gages: [String: Int]
         var curves: [String: SWMMCurve]
         var series: (String) throws -> TimeSeries?
-        /// Orifices that open and close over time (partial settings on the way are not simulated yet).
-        var gradualOrifices: Set<String> = []
     }
 
     static let objectWords = ["GAGE", "NODE", "LINK", "CONDUIT", "PUMP", "ORIFICE", "WEIR", "OUTLET", "SIMULATION"]
@@ -297,14 +295,11 @@ private struct ParseContext {
                 source = .constant(x)
             }
         }
-        if word == "ORIFICE" || word == "WEIR" || word == "OUTLET" {
-            // Settings strictly between closed and open need the regulators' partial-opening
-            // hydraulics (SWMM's orifice/weir_setSetting), which this engine does not model yet.
+        if word == "WEIR" {
+            // A partly open weir raises its crest and changes its surcharge coefficient (SWMM's
+            // weir_setSetting), which this engine does not model yet.
             guard case .constant(let x) = source, x == 0 || x == 1 else {
-                return .failure("\(word.lowercased()) settings other than 0 (closed) and 1 (open) are not simulated yet")
-            }
-            if names.gradualOrifices.contains(tokens[2]) {
-                return .failure("orifice \(tokens[2]) opens and closes over time (open/close time > 0): a gradual setting change is not simulated yet")
+                return .failure("weir settings other than 0 (closed) and 1 (open) are not simulated yet")
             }
         }
         if used < tokens.count { return .failure("one clause per line: '\(tokens[used...].joined(separator: " "))' follows the action") }

@@ -48,7 +48,8 @@ public struct ControlRules: Sendable {
         var attribute: Attribute
     }
 
-    /// One THEN/ELSE clause: a link's new status or setting.
+    /// One THEN/ELSE clause: a link's new status or setting (pumps and conduits by status or
+    /// setting, orifices and outlets by any setting, weirs closed or open).
     struct Action: Sendable {
         enum Source: Sendable {
             case constant(Double)

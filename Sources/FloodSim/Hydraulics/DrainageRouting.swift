@@ -128,7 +128,7 @@ public final class DrainageRouting {
         addTotals(dt / 2)
         state.updatePumpTargets()
         if controller != nil { applyControls(dt) }
-        state.applyTargetSettings()
+        state.applyTargetSettings(dt: dt)
         let t0 = time
         applyInflows(at: t0)
 

@@ -66,25 +66,9 @@ extension HydraulicState {
                     }
                 }
             case .orifice:
-                if let o = orifice[j] {
+                if orifice[j] != nil {
                     orificeLength[j] = max(200 * 0.3048, 2 * options.routingStep * (gravity * xsect[j].yFull).squareRoot())
-                    let h = xsect[j].yFull
-                    let f = xsect[j].area(h) * (2 * gravity).squareRoot()
-                    orificeCOrif[j] = o.dischargeCoefficient * f
-                    var hw = h
-                    if o.orientation == .bottom {
-                        let aOverL: Double
-                        if xsect[j].form == .circular { aOverL = h / 4 } else {
-                            let w = xsect[j].wMax
-                            aOverL = h * w / (2 * (h + w))
-                        }
-                        orificeHCrit[j] = o.dischargeCoefficient / 0.414 * aOverL
-                        hw = orificeHCrit[j]
-                    } else {
-                        orificeHCrit[j] = h
-                        hw = h / 2
-                    }
-                    orificeCWeir[j] = o.dischargeCoefficient * hw.squareRoot() * f
+                    setOrificeCoefficients(j, opening: xsect[j].yFull)
                 }
             case .weir, .outlet:
                 break

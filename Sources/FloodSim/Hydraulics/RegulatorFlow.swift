@@ -98,9 +98,39 @@ extension HydraulicState {
     }
 
     /// Makes each link's setting its target (SWMM's link_setSetting after the pump depths and
-    /// the control rules have set the targets).
-    mutating func applyTargetSettings() {
-        for j in 0..<linkCount where setting[j] != targetSetting[j] { setting[j] = targetSetting[j] }
+    /// the control rules have set the targets). An orifice with an open/close time moves toward
+    /// its target by `dt` over that time per step, and its coefficients follow its opening.
+    mutating func applyTargetSettings(dt: Double) {
+        for j in 0..<linkCount where setting[j] != targetSetting[j] {
+            guard linkKind[j] == .orifice, let o = orifice[j] else { setting[j] = targetSetting[j]; continue }
+            let delta = targetSetting[j] - setting[j]
+            let step = o.openCloseTime > 0 && dt > 0 ? dt / o.openCloseTime : .infinity
+            if step + 0.001 >= abs(delta) { setting[j] = targetSetting[j] } else { setting[j] += delta > 0 ? step : -step }
+            setOrificeCoefficients(j, opening: setting[j] * xsect[j].yFull)
+        }
+    }
+
+    /// An orifice's discharge coefficients for an opening `h` metres high: full orifice flow, and
+    /// weir flow below the critical height (the opening for a side orifice, (Cd/0.414)·A/L for a
+    /// bottom one), as SWMM's orifice_setSetting.
+    mutating func setOrificeCoefficients(_ j: Int, opening h: Double) {
+        guard let o = orifice[j] else { return }
+        let f = xsect[j].area(h) * (2 * gravity).squareRoot()
+        orificeCOrif[j] = o.dischargeCoefficient * f
+        var hw = h
+        if o.orientation == .bottom {
+            let aOverL: Double
+            if xsect[j].form == .circular { aOverL = h / 4 } else {
+                let w = xsect[j].wMax
+                aOverL = h * w / (2 * (h + w))
+            }
+            orificeHCrit[j] = o.dischargeCoefficient / 0.414 * aOverL
+            hw = orificeHCrit[j]
+        } else {
+            orificeHCrit[j] = h
+            hw = h / 2
+        }
+        orificeCWeir[j] = o.dischargeCoefficient * hw.squareRoot() * f
     }
 
     /// The heads (m) at the regulator's higher and lower ends and the flow direction (+1 from
@@ -238,6 +268,6 @@ extension HydraulicState {
             dqdh[j] = HydraulicState.slopeAt(curve, head)
         }
         linkNewDepth[j] = h1 - hcrest
-        return dir * max(q, 0)
+        return dir * setting[j] * max(q, 0)
     }
 }

@@ -60,8 +60,7 @@ extension SWMMModel {
         for (k, g) in rainGages.enumerated() { gageIndex[g.name] = k }
         var curves: [String: SWMMCurve] = [:]
         for c in self.curves where curves[c.name] == nil { curves[c.name] = c }
-        let names = ControlRules.Names(nodes: nodes, links: links, gages: gageIndex, curves: curves, series: series,
-                                       gradualOrifices: Set(orifices.filter { $0.closeTime > 0 }.map(\.name)))
+        let names = ControlRules.Names(nodes: nodes, links: links, gages: gageIndex, curves: curves, series: series)
         let ruleStep = stepSeconds("RULE_STEP", default: 0)
         return try ControlRules.parse(lines: lines, names: names, ruleStep: ruleStep, units: units,
                                       start: startEpochSeconds ?? 0, gages: gages)
