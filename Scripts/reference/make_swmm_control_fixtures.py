@@ -10,8 +10,8 @@ minute.
 
 Writes Tests/FloodSimTests/Fixtures/swmm/controls/<CASE>.inp and controls.json
 ({case: {"actions": [[seconds from start, link, setting, rule], ...] from SWMM's control-action
-report, "settings": {link: [setting at each report time]} for P1, OR1 and OU1 (SWMM's output gives a
-pump's, orifice's or outlet's setting as its capacity), "report_step_s": 60, "flooding_m3": SWMM's
+report, "settings": {link: [setting at each report time]} for P1, OR1 and W1 or OU1 (SWMM's output gives
+a pump's, orifice's, weir's or outlet's setting as its capacity), "report_step_s": 60, "flooding_m3": SWMM's
 flooding loss}}).
 
 Run: .venv/bin/python Scripts/reference/make_swmm_control_fixtures.py
@@ -72,6 +72,8 @@ CASES = {
     "ORIFICE_GRADUAL": "RULE R1\nIF NODE WW DEPTH > 1.5\nTHEN ORIFICE OR1 SETTING = 1\nELSE ORIFICE OR1 SETTING = 0",
     "OUTLET": "RULE R1\nIF NODE WW DEPTH > 1\nTHEN OUTLET OU1 SETTING = 0.5\nELSE OUTLET OU1 SETTING = 1\n\n"
               "RULE R2\nIF SIMULATION TIME > 2.5\nTHEN OUTLET OU1 SETTING = 0\nPRIORITY 3",
+    "WEIR": "RULE R1\nIF NODE WW DEPTH > 0.45\nTHEN WEIR W1 SETTING = 0.4\nELSE WEIR W1 SETTING = 1\n\n"
+            "RULE R2\nIF NODE WW DEPTH > 0.62\nTHEN WEIR W1 SETTING = CURVE OC\nPRIORITY 2",
     "CONDUIT_STATUS": "RULE R1\nIF SIMULATION TIME > 0.5\nAND SIMULATION TIME < 1.25\nTHEN CONDUIT C1 STATUS = CLOSED\n"
                       "ELSE CONDUIT C1 STATUS = OPEN\n\nRULE R2\nIF NODE WW DEPTH > 1\n" + ON_OFF,
     "GAGE": "RULE R1\nIF GAGE RG1 INTENSITY > 8\n" + ON_OFF,
@@ -81,7 +83,9 @@ CASES = {
 # Cases with other options, an orifice that opens and closes over time (hours), another link.
 EXTRA_OPTIONS = {"RULE_STEP": "RULE_STEP 00:05:00\n"}
 ORIFICE_TIME = {"ORIFICE_GRADUAL": 0.05}
-OUTLETS = {"OUTLET": "[OUTLETS]\nOU1 WW O3 0.5 FUNCTIONAL/DEPTH 0.08 0.5 NO\n\n"}
+OUTLETS = {"OUTLET": "[OUTLETS]\nOU1 WW O3 0.5 FUNCTIONAL/DEPTH 0.08 0.5 NO\n\n",
+           "WEIR": "[WEIRS]\nW1 WW O3 TRANSVERSE 0.3 1.84 NO 0 0 YES\n\n"}
+XSECTIONS = {"WEIR": "W1 RECT_OPEN 1.5 0.6 0 0\n"}
 
 MODEL = """[TITLE]
 Control rules: {case} (SWMM 5.2 control-rule parity).
@@ -122,7 +126,7 @@ OR1 WW O2 SIDE 0.2 0.6 NO {orifice_time}
 [XSECTIONS]
 C1 CIRCULAR 1 0 0 0 1
 OR1 CIRCULAR 0.2 0 0 0
-
+{xsections}
 [CURVES]
 PC PUMP4 0 0
 PC 1 0.05
@@ -189,7 +193,7 @@ def model_text(case):
     gage = case == "GAGE"
     return MODEL.format(case=case, extra=EXTRA_OPTIONS.get(case, ""), gage=GAGE if gage else "",
                         orifice_time=ORIFICE_TIME.get(case, 0), outlets=OUTLETS.get(case, ""),
-                        outfalls="O3 9 FREE\n" if case in OUTLETS else "",
+                        outfalls="O3 9 FREE\n" if case in OUTLETS else "", xsections=XSECTIONS.get(case, ""),
                         rain=RAIN if gage else "", controls=CASES[case])
 
 
@@ -210,8 +214,9 @@ def run(path):
     output.open(h, out)
     periods = output.get_times(h, shared_enum.Time.NUM_PERIODS)
     settings = {}
-    # Link order in the output: C1, P1, OR1, OU1 (conduits, pumps, orifices, outlets).
-    links = [(1, "P1"), (2, "OR1")] + ([(3, "OU1")] if output.get_proj_size(h)[2] > 3 else [])
+    # Link order in the output: C1, P1, OR1, then W1 or OU1 (conduits, pumps, orifices, weirs, outlets).
+    extra = {"OUTLET": "OU1", "WEIR": "W1"}.get(os.path.basename(path)[:-4])
+    links = [(1, "P1"), (2, "OR1")] + ([(3, extra)] if extra else [])
     for k, name in links:
         settings[name] = list(output.get_link_series(h, k, shared_enum.LinkAttribute.CAPACITY, 0, periods - 1))
     output.close(h)

@@ -7,9 +7,9 @@ import Testing
 /// Scripts/reference/make_swmm_control_fixtures.py): one small model per premise and action kind
 /// (node, link, conduit, pump, simulation-time and gage premises, value against value, OR,
 /// priorities, VARIABLE/EXPRESSION, constant, CURVE, TIMESERIES and PID actions, conduit status,
-/// orifice settings (closed/open, partial, by curve, opening over time), outlet settings,
+/// orifice settings (closed/open, partial, by curve, opening over time), outlet and weir settings,
 /// RULE_STEP). The control actions taken (SWMM's control-action report: link, setting, rule,
-/// time) and the pump's, orifice's and outlet's settings at every reported minute must match.
+/// time) and the pump's, orifice's, outlet's and weir's settings at every reported minute must match.
 @Suite("Control rules: actions and link settings over time match SWMM 5.2.4")
 struct SWMMControlParityTests {
     struct Reference: Decodable {
@@ -44,9 +44,9 @@ struct SWMMControlParityTests {
 
     @Test("every premise and action kind has a SWMM reference")
     func listed() {
-        #expect(Self.references.count >= 30)
+        #expect(Self.references.count >= 31)
         for kind in ["NODE_DEPTH", "VALUE_VS_VALUE", "SIM_CLOCK_EQ", "TIMEOPEN", "PRIORITY", "VARIABLE_EXPRESSION", "CURVE",
-                     "TIMESERIES", "PID", "ORIFICE", "ORIFICE_PARTIAL", "ORIFICE_CURVE", "ORIFICE_GRADUAL", "OUTLET",
+                     "TIMESERIES", "PID", "ORIFICE", "ORIFICE_PARTIAL", "ORIFICE_CURVE", "ORIFICE_GRADUAL", "OUTLET", "WEIR",
                      "CONDUIT_STATUS", "GAGE", "RULE_STEP"] {
             #expect(Self.references[kind] != nil, "\(kind) has no SWMM reference")
         }
@@ -72,17 +72,17 @@ struct SWMMControlParityTests {
                 "\(kind): flooding \(result.routing.flooding) m³, SWMM \(reference.flooding_m3) m³")
     }
 
-    /// Pump, orifice and outlet settings at every report time: at least 97 % of them within 0.02 of
+    /// Pump, orifice, outlet and weir settings at every report time: at least 97 % of them within 0.02 of
     /// SWMM's (a switch one report step apart costs one sample), none further than 0.1 away
     /// outside those samples for the modulated (CURVE, TIMESERIES, PID) cases.
-    @Test("pump, orifice and outlet settings over time match SWMM", arguments: references.keys.sorted().filter { $0 != "GAGE" })
+    @Test("pump, orifice, outlet and weir settings over time match SWMM", arguments: references.keys.sorted().filter { $0 != "GAGE" })
     func settings(_ kind: String) throws {
         let reference = try #require(Self.references[kind])
         let model = try Self.model(kind)
         let network = try model.hydraulicNetwork()
         let engine = try DrainageRouting(network: network)
         engine.controls = try model.controlRules(network: network)
-        let names = ["P1", "OR1", "OU1"]
+        let names = ["P1", "OR1", "OU1", "W1"]
         let links = names.map { network.linkIndex($0) }
         let periods = reference.settings["P1"]?.count ?? 0
         var agree = 0, total = 0, worst = 0.0

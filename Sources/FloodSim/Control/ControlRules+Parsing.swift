@@ -14,6 +14,8 @@ extension ControlRules {
         var gages: [String: Int]
         var curves: [String: SWMMCurve]
         var series: (String) throws -> TimeSeries?
+        /// V-notch, trapezoidal and roadway weirs (partly open ones are not simulated yet).
+        var shapedWeirs: Set<String> = []
     }
 
     static let objectWords = ["GAGE", "NODE", "LINK", "CONDUIT", "PUMP", "ORIFICE", "WEIR", "OUTLET", "SIMULATION"]
@@ -295,11 +297,11 @@ private struct ParseContext {
                 source = .constant(x)
             }
         }
-        if word == "WEIR" {
-            // A partly open weir raises its crest and changes its surcharge coefficient (SWMM's
-            // weir_setSetting), which this engine does not model yet.
+        if word == "WEIR" && names.shapedWeirs.contains(tokens[2]) {
+            // A partly open V-notch or trapezoidal weir changes its flow formula and width with
+            // the opening (SWMM's weir_getFlow; a roadway weir ignores it), not modelled yet.
             guard case .constant(let x) = source, x == 0 || x == 1 else {
-                return .failure("weir settings other than 0 (closed) and 1 (open) are not simulated yet")
+                return .failure("weir \(tokens[2]) is a V-notch, trapezoidal or roadway weir: settings other than 0 (closed) and 1 (open) are not simulated yet")
             }
         }
         if used < tokens.count { return .failure("one clause per line: '\(tokens[used...].joined(separator: " "))' follows the action") }

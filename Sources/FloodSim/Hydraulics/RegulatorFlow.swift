@@ -202,18 +202,22 @@ extension HydraulicState {
         guard let w = weir[j] else { return 0 }
         let n1 = node1[j]
         let (h1, h2, dir) = heads(j)
-        let hcrest = invert[n1] + offset1[j]
-        let hcrown = hcrest + w.height
+        // A partly open weir (a control rule's setting) raises its crest: the opening is the
+        // setting's share of the weir's height below the crown (SWMM's weir_getInflow).
+        let crest = invert[n1] + offset1[j]
+        let hcrown = crest + w.height
+        let opening = setting[j] * w.height
+        let hcrest = setting[j] == 1 ? crest : hcrown - opening
         dqdh[j] = 0
         linkNewDepth[j] = 0
         flowClass[j] = .dry
         if dir < 0 && hasFlapGate[j] { return 0 }
         if flapGateCloses(j, dir) { return 0 }
-        if h1 <= hcrest { return 0 }
+        if h1 <= hcrest || opening <= 0 { return 0 }
         var head = h1 - hcrest
         // Above the crown a surcharged weir acts as an orifice with a matching coefficient.
         let surcharged = w.canSurcharge && h1 > hcrown
-        if surcharged { head = w.height }
+        if surcharged { head = opening }
         var q = 0.0, expo = 1.5
         let length = max(0, w.length - 0.1 * Double(w.endContractions) * head)
         switch w.form {
@@ -230,8 +234,8 @@ extension HydraulicState {
         }
         if surcharged {
             // Orifice flow through the full opening: q = cOrif·√(h1 − max(h2, mid-height)).
-            let hmid = hcrest + w.height / 2
-            let cOrif = q / (w.height / 2).squareRoot()
+            let hmid = hcrest + opening / 2
+            let cOrif = q / (opening / 2).squareRoot()
             let dh = h1 - max(h2, hmid)
             q = cOrif * max(dh, 0).squareRoot()
             dqdh[j] = dh > 0 ? q / (2 * dh) : 0
@@ -242,7 +246,7 @@ extension HydraulicState {
             }
             dqdh[j] = head > 0 ? expo * q / head : 0
         }
-        linkNewDepth[j] = min(h1 - hcrest, w.height)
+        linkNewDepth[j] = min(h1 - hcrest, opening)
         flowClass[j] = .subcritical
         return dir * q
     }
