@@ -28,6 +28,9 @@ Object.assign(TEXT.en, {view3d: "3D view", to3d: "Switch to 3D", to2d: "Switch t
   terrainOn: "Terrain: DEM (exaggerated 1.5×)", building3d: "Buildings (extruded by height)", flooded3d: "Buildings taking water at the ground floor",
   cutoff3d: "Buildings of cut-off emergency resources", pipeDepth: "Pipe invert depth", manholeDepth: "Manhole depth", underground: "Underground network (coloured by depth)"});
 
+// The panel's section was translated before these keys were here.
+document.querySelectorAll("#view3d-section [data-i18n]").forEach((n) => { n.textContent = t(n.dataset.i18n); });
+
 /** Terrain exaggeration: the district's relief is tens of metres over kilometres, which reads flat at city scale unexaggerated. */
 const EXAGGERATION = 1.5;
 const DEM = "ct3d-dem", BUILDINGS = "ct3d-buildings", PIPES = "ct3d-pipes", MANHOLES = "ct3d-manholes";
@@ -154,7 +157,7 @@ function fadeSurface(on) {
       map.setPaintProperty(l.id, prop, l.type === "background" ? 0.6 : 0.25);
     }
   }
-  if (map.getLayer(BUILDINGS)) map.setPaintProperty(BUILDINGS, "fill-extrusion-opacity", on ? 0.3 : 0.92);
+  if (map.getLayer(BUILDINGS)) map.setPaintProperty(BUILDINGS, "fill-extrusion-opacity", on ? 0.3 : 1);
 }
 
 // ---- The view ---------------------------------------------------------------------------
@@ -182,7 +185,7 @@ async function apply() {
     if (!map.getLayer(BUILDINGS)) {
       map.addLayer({id: BUILDINGS, type: "fill-extrusion", source: "citytwin", "source-layer": buildings, minzoom: 14,
         paint: {"fill-extrusion-height": ["coalesce", ["get", "height_m"], ["*", ["coalesce", ["get", "floors"], 1], 3], 3],
-                "fill-extrusion-base": 0, "fill-extrusion-opacity": 0.92, "fill-extrusion-vertical-gradient": true},
+                "fill-extrusion-base": 0, "fill-extrusion-opacity": 1, "fill-extrusion-vertical-gradient": true},
         metadata: {"citytwin:legend": false}}, firstSymbol());
     }
     map.setPaintProperty(BUILDINGS, "fill-extrusion-color", extrusionColour(h));
