@@ -34,7 +34,7 @@ struct TerrainTileRoutes: OperationCollection {
                 tag: "Tiles", parameters: [.rasterID],
                 responses: [.ok("The TileJSON.", [(MediaTypeName.json, "TileJSON")]), notDEM, anonymous] + common
             ) { [self] _, context, _ in
-                let dem = try await cache.dem(try pathParameter(context, "rasterId"), rasters: try rasters(for: context.caller))
+                let dem = try await cache.dem(try pathParameter(context, "rasterId"), rasters: try await rasters(for: context.caller))
                 return .json(tileJSON(dem))
             },
             APIOperation(
@@ -47,7 +47,7 @@ struct TerrainTileRoutes: OperationCollection {
                              APIParameter("tileCol", in: .path, "Column from the left, 0-based.", schema: ["type": "integer", "minimum": 0])],
                 responses: [.ok("The elevation tile.", [("image/png", "PNG")]), notDEM, anonymous] + common
             ) { [self] request, context, _ in
-                let dem = try await cache.dem(try pathParameter(context, "rasterId"), rasters: try rasters(for: context.caller))
+                let dem = try await cache.dem(try pathParameter(context, "rasterId"), rasters: try await rasters(for: context.caller))
                 func integer(_ name: String) throws -> Int {
                     let raw = try pathParameter(context, name)
                     guard let v = Int(raw) else { throw Problem.invalid(name, "'\(raw)' is not an integer") }
@@ -69,13 +69,9 @@ struct TerrainTileRoutes: OperationCollection {
         ]
     }
 
-    /// The store's rasters, for a caller who may read them (a department or the admin), as `/rasters` says.
-    private func rasters(for caller: Caller) throws -> any ManagedRasters {
-        guard caller != .anonymous else {
-            throw StoreError(.unauthenticated, "the managed rasters are shared with departments: send a bearer token", field: "Authorization")
-        }
-        guard let rasters = store as? any ManagedRasters else { throw Problem(.notFound, "this store keeps no rasters") }
-        return rasters
+    /// The store's rasters, for a caller who may read them, as `/rasters` says.
+    private func rasters(for caller: Caller) async throws -> any ManagedRasters {
+        try await ManagedRasterRoutes(store: store, site: site).managedRasters(for: caller)
     }
 
     /// TileJSON 3.0 with MapLibre's raster-dem keys (`encoding`, `tileSize`).
