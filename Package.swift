@@ -280,7 +280,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
-            resources: [.copy("WebMap/map.js"), .copy("WebMap/map-analyses.js"), .copy("WebMap/map-tools.js"), .copy("WebMap/basemap.js"),
+            resources: [.copy("WebMap/map.js"), .copy("WebMap/map-analyses.js"), .copy("WebMap/map-tools.js"), .copy("WebMap/map-3d.js"), .copy("WebMap/basemap.js"),
                         .copy("WebMap/map.css")],  // the web map's scripts and stylesheet (Bundle.module)
             swiftSettings: strict),
 

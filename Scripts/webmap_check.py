@@ -30,7 +30,10 @@ builds a district with a flood result, starts the server and Chromium.
    WCAG 2.x contrast of at least 4.5:1 (3:1 large text) over its composited background, signed out
    and with everything open (webmap-popup.png); the map's canvas labels against their halo (or the
    symbol they sit on), from the style; a popup opened right of the swipe divider is on top.
-10. Throughout: no console error, no exception, no request to anything but the server.
+10. The 3D view (Scripts/webmap_check_3d.py): terrain, extruded buildings in lit and shaded faces,
+   the flood draped, pipes by depth under a transparent surface (webmap-3d.png,
+   webmap-3d-underground.png).
+11. Throughout: no console error, no exception, no request to anything but the server.
 Exits non-zero with the reason on any failure. `decode_png` is also used by webmap_check.sh.
 """
 import base64, json, os, re, struct, sys, time, urllib.request, zlib
@@ -42,6 +45,7 @@ from browser_devtools import (
     redraw_idle, screenshot, decode_png, rect, hex_rgb, count_colour, contrast, css_rgb,
     style_colours, wcag_ratio, label_contrast,
 )
+from webmap_check_3d import check_3d
 
 port, server, token, artifacts = 0, "", "", ""
 
@@ -471,6 +475,9 @@ def main():
     if not evaluate("document.getElementById('signin').hidden && getComputedStyle(document.getElementById('signin')).display === 'none'"):
         fail("the sign-in form is still shown after signing in")
     print("webmap_check: English on the switch and back to Chinese; the sign-in form hidden once signed in")
+
+    # The 3D view after the flood run: extruded buildings, the flood draped, pipes under a transparent surface.
+    check_3d(server, token, artifacts, depth, [c for _, c in classes])
 
     # 5. Console and network.
     call("Runtime.evaluate", expression="1")  # drain pending events

@@ -15,7 +15,8 @@
 # area is not blank; a GeoPackage download opens in GDAL (`ogrinfo`) with the expected count.
 # Screenshots are kept in artifacts/ (git-ignored): webmap.png (the flood, signed in),
 # webmap-public.png, webmap-nearest.png, webmap-corridor.png, webmap-time-*.png, webmap-job.png,
-# webmap-swipe.png, webmap-popup.png. Exits non-zero on any failure.
+# webmap-swipe.png, webmap-popup.png, webmap-3d-flat.png, webmap-3d.png (the 3D view: terrain, extruded
+# buildings, the flood draped), webmap-3d-underground.png. Exits non-zero on any failure.
 #
 #   Scripts/webmap_check.sh            (needs: swift build, chromium, gdal-bin, .venv with maplibre and fonttools)
 set -euo pipefail

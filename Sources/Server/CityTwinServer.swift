@@ -82,6 +82,7 @@ public final class CityTwinServer: Sendable {
             ItemWriteRoutes(store: store, site: site, layers: layers, writeLocks: writeLocks, localWrites: localWrites, parking: parking, retiming: retiming),
             RasterRoutes(site: site, layers: layers, rasters: options.rasters),
             ManagedRasterRoutes(store: store, site: site),
+            TerrainTileRoutes(store: store, site: site),  // /rasters/{id}/terrain: Terrarium elevation tiles for the 3D map
             ServiceRoutes(store: store, metrics: metrics, logger: logger),
             GeocodeRoutes(store: store, processes: options.processes),
             HistoryRoutes(store: store, site: site, layers: layers),

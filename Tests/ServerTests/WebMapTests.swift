@@ -84,7 +84,7 @@ import TwinStore
                 // ES modules (.mjs, so node parses them as such).
                 let served = try await check(bytes, as: "map.mjs")
                 #expect(served.exitStatus == 0, "node --check on the served map.js: \(served.output)")
-                for name in ["map-analyses.js", "map-tools.js", "basemap.js"] {
+                for name in ["map-analyses.js", "map-tools.js", "map-3d.js", "basemap.js"] {
                     let part = try await client.get("/static/" + name)
                     #expect(part.status == .ok && part.headers[.eTag] == etag, "\(name)")
                     let parsed = try await check(Data(part.body.readableBytesView), as: name.replacingOccurrences(of: ".js", with: ".mjs"))

@@ -57,8 +57,9 @@ struct ManagedRasterRoutes: OperationCollection {
         ]
     }
 
-    /// The store's rasters, for a caller who may read them (a department or the admin).
-    private func managedRasters(for caller: Caller) async throws -> any ManagedRasters {
+    /// The store's rasters, for a caller who may read them (a department or the admin); also the
+    /// terrain tiles' rule (`TerrainTileRoutes`).
+    func managedRasters(for caller: Caller) async throws -> any ManagedRasters {
         guard caller != .anonymous else {
             throw StoreError(.unauthenticated, "the managed rasters are shared with departments: send a bearer token", field: "Authorization")
         }

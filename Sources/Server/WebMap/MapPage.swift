@@ -3,7 +3,7 @@ import Foundation
 /// The web map at `/map`: MapLibre GL JS from `/static/` drawing the whole-map vector tiles with
 /// the caller's style `/tiles/WebMercatorQuad/style.json` (WebMap/MapStyle.swift: designed per
 /// layer, labels from `/fonts/`, the default layers of the caller's role). The page's script
-/// and stylesheet are `/static/map.js`, `/static/map-analyses.js`, `/static/map-tools.js` (ES modules), `/static/basemap.js` and `/static/map.css` (beside this file).
+/// and stylesheet are `/static/map.js`, `/static/map-analyses.js`, `/static/map-tools.js`, `/static/map-3d.js` (ES modules), `/static/basemap.js` and `/static/map.css` (beside this file).
 ///
 /// What a person does there: read the legend (made from the style, so the two agree), switch
 /// layers by CIM category, sign in with a department token (kept in the browser's session
@@ -14,7 +14,9 @@ import Foundation
 /// time (slider over `/collections/{id}/timesteps`, PNG depth tiles per `datetime`), compare two
 /// results side by side (a second MapLibre map clipped at a draggable divider, cameras kept in
 /// step), run a signal corridor's green wave from its popup (time–space diagram, intersections
-/// by level of service), and export the view as CSV or
+/// by level of service), switch to a 3D view (`/static/map-3d.js`: terrain from the managed DEM's
+/// Terrarium tiles, buildings extruded by height, the flood draped, flooded and cut-off buildings
+/// highlighted, a transparent surface over the drainage network by depth), and export the view as CSV or
 /// GeoPackage; switch the base map (`/static/basemap.js`: the city's OpenStreetMap base map, Tianditu's
 /// vector or imagery, or none) when the server has one. Chinese by default, English on a switch; every control is keyboard reachable.
 /// All feature text is put in the page with `textContent`, never as markup. No external network.
@@ -110,6 +112,13 @@ enum MapPage {
         <label class="row"><span data-i18n="swipeRight">右侧情景</span> <select id="swipe-layer"></select></label>
         <p class="hint" data-i18n="swipeHint">拖动分隔线，或聚焦后用方向键移动。</p>
       </section>
+      <section id="view3d-section" aria-labelledby="view3d-h">
+        <h2 id="view3d-h" data-i18n="view3d">三维视图</h2>
+        <button type="button" id="view-3d" aria-pressed="false" data-i18n="to3d">切换到三维</button>
+        <label class="row"><input type="checkbox" id="surface-transparent" disabled> <span data-i18n="transparent">透明地表（显示地下排水管网）</span></label>
+        <p class="hint" data-i18n="hint3d">三维：右键或 Ctrl+拖动旋转与俯仰；地形按 1.5 倍夸大显示。</p>
+        <div id="legend-3d" aria-live="polite"></div>
+      </section>
       <section id="basemap-section" aria-labelledby="basemap-h" hidden>
         <h2 id="basemap-h">底图</h2>
         <fieldset id="basemap-choices" class="basemaps"><legend class="sr">底图</legend></fieldset>
@@ -136,19 +145,21 @@ enum MapPage {
     <script type="module" src="/static/map.js"></script>
     <script type="module" src="/static/map-analyses.js"></script>
     <script type="module" src="/static/map-tools.js"></script>
+    <script type="module" src="/static/map-3d.js"></script>
     <script type="module" src="/static/basemap.js"></script>
     </body></html>
     """#
 
     /// The page's own static files, its scripts (ES modules: `map.js`, `map-analyses.js`,
-    /// `map-tools.js`, `basemap.js`) and `map.css`: package resources of the Server target
+    /// `map-tools.js`, `map-3d.js`, `basemap.js`) and `map.css`: package resources of the Server target
     /// (Sources/Server/WebMap/), read once from `Bundle.module`, which SwiftPM places beside the
     /// binary (`CityTwin_Server.resources`) and the binary also finds in its build folder when
     /// copied elsewhere. Name → media type and bytes.
     static let files: [String: (mediaType: String, body: [UInt8])] = {
         var files = [String: (mediaType: String, body: [UInt8])]()
         for (name, mediaType) in [("map.js", "text/javascript; charset=utf-8"), ("map-analyses.js", "text/javascript; charset=utf-8"),
-                                  ("map-tools.js", "text/javascript; charset=utf-8"), ("basemap.js", "text/javascript; charset=utf-8"),
+                                  ("map-tools.js", "text/javascript; charset=utf-8"), ("map-3d.js", "text/javascript; charset=utf-8"),
+                                  ("basemap.js", "text/javascript; charset=utf-8"),
                                   ("map.css", "text/css; charset=utf-8")] {
             guard let url = Bundle.module.url(forResource: name, withExtension: nil),
                   let data = FileManager.default.contents(atPath: url.path) else {

@@ -21,7 +21,7 @@ struct WebMapRoutes: OperationCollection {
             },
             APIOperation(
                 id: "getStaticAsset", method: .get, path: "/static/{file}",
-                summary: "A file of the web map: MapLibre GL JS (maplibre-gl.js, maplibre-gl.css) and the map's own scripts and stylesheet (map.js, map-analyses.js, map-tools.js, basemap.js, map.css).",
+                summary: "A file of the web map: MapLibre GL JS (maplibre-gl.js, maplibre-gl.css) and the map's own scripts and stylesheet (map.js, map-analyses.js, map-tools.js, map-3d.js, basemap.js, map.css).",
                 tag: "Capabilities", parameters: [.staticFile],
                 responses: [.ok("The file.", [("text/javascript", "HTML"), ("text/css", "HTML")]),
                             .problem(404, "No such file, or MapLibre GL JS is not installed.")] + common
@@ -96,7 +96,7 @@ struct WebMapRoutes: OperationCollection {
 }
 
 extension APIParameter {
-    static let staticFile = APIParameter("file", in: .path, "A static file name: maplibre-gl.js, maplibre-gl.css, map.js, map-analyses.js, map-tools.js, basemap.js, map.css or citytwin.css.")
+    static let staticFile = APIParameter("file", in: .path, "A static file name: maplibre-gl.js, maplibre-gl.css, map.js, map-analyses.js, map-tools.js, map-3d.js, basemap.js, map.css or citytwin.css.")
     static let fontstack = APIParameter("fontstack", in: .path, "A font stack served for labels: wqy-microhei (WenQuanYi Micro Hei).")
     static let glyphRange = APIParameter("range", in: .path, "A glyph range: <start>-<start+255>.pbf, start a multiple of 256 (0-255.pbf … 65280-65535.pbf).")
 }

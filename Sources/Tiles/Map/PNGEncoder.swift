@@ -18,19 +18,38 @@ public enum PNGEncoder {
     /// - Precondition: `pixels.count == width * height`, every index < `palette.count` ≤ 256.
     public static func indexed(width: Int, height: Int, pixels: [UInt8], palette: [Colour]) throws -> [UInt8] {
         precondition(pixels.count == width * height && !palette.isEmpty && palette.count <= 256)
+        return try image(width: width, height: height, colourType: 3, bytesPerPixel: 1, pixels: pixels) { out in
+            chunk("PLTE", palette.flatMap { [$0.red, $0.green, $0.blue] }, into: &out)
+            chunk("tRNS", palette.map(\.alpha), into: &out)
+        }
+    }
+
+    /// The PNG of a `width` × `height` truecolour image (colour type 2, 8 bits per channel, no
+    /// alpha): `pixels` holds red, green and blue of each pixel, row by row from the top. Lossless,
+    /// as elevation tiles (Terrarium) need.
+    /// - Precondition: `pixels.count == 3 * width * height`.
+    public static func rgb(width: Int, height: Int, pixels: [UInt8]) throws -> [UInt8] {
+        precondition(pixels.count == 3 * width * height)
+        return try image(width: width, height: height, colourType: 2, bytesPerPixel: 3, pixels: pixels) { _ in }
+    }
+
+    /// Signature, IHDR (8 bits per sample, deflate, filter 0, no interlace), the chunks `before`
+    /// writes, the filter-0 scanlines as one zlib IDAT, IEND.
+    private static func image(width: Int, height: Int, colourType: UInt8, bytesPerPixel: Int, pixels: [UInt8],
+                              before: (inout [UInt8]) -> Void) throws -> [UInt8] {
         var out: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
         var header: [UInt8] = []
         header += bigEndian(UInt32(width)) + bigEndian(UInt32(height))
-        header += [8, 3, 0, 0, 0]   // bit depth 8, colour type 3 (indexed), deflate, filter 0, no interlace
+        header += [8, colourType, 0, 0, 0]   // bit depth 8, the colour type, deflate, filter 0, no interlace
         chunk("IHDR", header, into: &out)
-        chunk("PLTE", palette.flatMap { [$0.red, $0.green, $0.blue] }, into: &out)
-        chunk("tRNS", palette.map(\.alpha), into: &out)
+        before(&out)
+        let stride = width * bytesPerPixel
         var raw = ByteBuffer()
-        raw.reserveCapacity(height * (width + 1))
+        raw.reserveCapacity(height * (stride + 1))
         pixels.withUnsafeBufferPointer { p in
             for row in 0..<height {
                 raw.writeInteger(UInt8(0))
-                raw.writeBytes(UnsafeBufferPointer(rebasing: p[(row * width)..<((row + 1) * width)]))
+                raw.writeBytes(UnsafeBufferPointer(rebasing: p[(row * stride)..<((row + 1) * stride)]))
             }
         }
         var compressed = try raw.compress(with: .zlib())
@@ -78,11 +97,29 @@ extension PNGEncoder {
     /// for checking tiles, not a general PNG reader).
     /// - Throws: `TileError` `.malformedTile` naming what is wrong.
     public static func decodeIndexed(_ png: [UInt8]) throws -> IndexedImage {
+        let read = try decode(png, colourType: 3, bytesPerPixel: 1, kind: "8-bit indexed")
+        let (rgb, alpha) = (read.chunks["PLTE"] ?? [], read.chunks["tRNS"] ?? [])
+        let palette = stride(from: 0, to: rgb.count - 2, by: 3).enumerated().map { k, j in
+            Colour(red: rgb[j], green: rgb[j + 1], blue: rgb[j + 2], alpha: k < alpha.count ? alpha[k] : 255)
+        }
+        return IndexedImage(width: read.width, height: read.height, pixels: read.pixels, palette: palette)
+    }
+
+    /// Reads an 8-bit truecolour (RGB), non-interlaced PNG with filter-0 scanlines (what `rgb`
+    /// writes): its size and red, green, blue per pixel, row by row from the top.
+    /// - Throws: `TileError` `.malformedTile` naming what is wrong.
+    public static func decodeRGB(_ png: [UInt8]) throws -> (width: Int, height: Int, pixels: [UInt8]) {
+        let read = try decode(png, colourType: 2, bytesPerPixel: 3, kind: "8-bit RGB")
+        return (read.width, read.height, read.pixels)
+    }
+
+    private static func decode(_ png: [UInt8], colourType: UInt8, bytesPerPixel: Int,
+                               kind: String) throws -> (width: Int, height: Int, pixels: [UInt8], chunks: [String: [UInt8]]) {
         func fail(_ why: String) -> TileError { TileError(.malformedTile, "PNG: \(why)") }
         guard png.count > 8, Array(png[0..<8]) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] else { throw fail("no PNG signature") }
         var i = 8
         var width = 0, height = 0
-        var rgb: [UInt8] = [], alpha: [UInt8] = [], idat: [UInt8] = []
+        var chunks: [String: [UInt8]] = [:], idat: [UInt8] = []
         func u32(_ k: Int) -> Int { Int(png[k]) << 24 | Int(png[k + 1]) << 16 | Int(png[k + 2]) << 8 | Int(png[k + 3]) }
         while i + 8 <= png.count {
             let length = u32(i)
@@ -92,28 +129,24 @@ extension PNGEncoder {
             guard crc32(Array(png[(i + 4)..<(i + 8 + length)])) == UInt32(u32(i + 8 + length)) else { throw fail("chunk \(type) has a bad CRC") }
             switch type {
             case "IHDR":
-                guard data.count == 13, data[8] == 8, data[9] == 3, data[12] == 0 else { throw fail("not an 8-bit indexed, non-interlaced image") }
+                guard data.count == 13, data[8] == 8, data[9] == colourType, data[12] == 0 else { throw fail("not an \(kind), non-interlaced image") }
                 width = Int(data[0]) << 24 | Int(data[1]) << 16 | Int(data[2]) << 8 | Int(data[3])
                 height = Int(data[4]) << 24 | Int(data[5]) << 16 | Int(data[6]) << 8 | Int(data[7])
-            case "PLTE": rgb = data
-            case "tRNS": alpha = data
             case "IDAT": idat += data
-            default: break
+            default: chunks[type] = data
             }
             i += 12 + length
         }
+        let stride = width * bytesPerPixel
         var compressed = ByteBuffer(bytes: idat)
-        var raw = try compressed.decompress(with: .zlib(), maxSize: (width + 1) * height + 1)
-        guard let bytes = raw.readBytes(length: raw.readableBytes), bytes.count == (width + 1) * height else { throw fail("image data of the wrong size") }
+        var raw = try compressed.decompress(with: .zlib(), maxSize: (stride + 1) * height + 1)
+        guard let bytes = raw.readBytes(length: raw.readableBytes), bytes.count == (stride + 1) * height else { throw fail("image data of the wrong size") }
         var pixels: [UInt8] = []
-        pixels.reserveCapacity(width * height)
+        pixels.reserveCapacity(stride * height)
         for row in 0..<height {
-            guard bytes[row * (width + 1)] == 0 else { throw fail("scanline \(row) is not filter type 0") }
-            pixels += bytes[(row * (width + 1) + 1)..<((row + 1) * (width + 1))]
+            guard bytes[row * (stride + 1)] == 0 else { throw fail("scanline \(row) is not filter type 0") }
+            pixels += bytes[(row * (stride + 1) + 1)..<((row + 1) * (stride + 1))]
         }
-        let palette = stride(from: 0, to: rgb.count - 2, by: 3).enumerated().map { k, j in
-            Colour(red: rgb[j], green: rgb[j + 1], blue: rgb[j + 2], alpha: k < alpha.count ? alpha[k] : 255)
-        }
-        return IndexedImage(width: width, height: height, pixels: pixels, palette: palette)
+        return (width, height, pixels, chunks)
     }
 }
