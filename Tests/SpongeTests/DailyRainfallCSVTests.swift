@@ -41,7 +41,7 @@ struct DailyRainfallCSVTests {
             2024-07-01 23:30,0.5
             2024-07-01T16:30:00Z,2.0
             2024-07-02 00:40:00,4
-            """)
+            """, .init(date: "time"))
         // 15:00Z is 23:00 in Shanghai (July 1); 16:30Z is 00:30 on July 2; wall-clock times are the city's.
         #expect(r.days.map(\.date) == ["2024-07-01", "2024-07-02"])
         #expect(r.days.map(\.millimetres) == [2.0, 6.0])
