@@ -14,29 +14,12 @@ struct DailyRainfallSensorThingsTests {
     let shanghai = TimeZone(identifier: "Asia/Shanghai")!
 
     static func gauge(_ store: any SensingStore, unit: String) async throws -> Int64 {
-        let ids = try await store.reserveSensingIDs(4)
-        var c = SensingChange(caller: .admin, auditLayer: SensingAlerts.governingLayer)
-        c.inserts = [
-            SensingEntity(kind: .thing, id: ids[0], body: ["name": "雨量站", "description": "tipping-bucket rain gauge"]),
-            SensingEntity(kind: .sensor, id: ids[1], body: ["name": "tipping bucket", "description": "0.2 mm", "encodingType": "text/html", "metadata": "x"]),
-            SensingEntity(kind: .observedProperty, id: ids[2], body: ["name": "precipitation", "definition": "http://vocabs.lter-europe.net/EnvThes/22130", "description": ""]),
-            SensingEntity(kind: .datastream, id: ids[3], body: ["name": "rainfall", "description": "", "observationType": "OM_Measurement",
-                                                                "unitOfMeasurement": ["name": "rain", "symbol": .string(unit), "definition": "x"]],
-                          links: ["Thing": [ids[0]], "Sensor": [ids[1]], "ObservedProperty": [ids[2]]]),
-        ]
-        _ = try await store.applySensing(c)
-        return ids[3]
+        try await RainGauges.register(store, unit: unit, name: "雨量站")
     }
 
     /// Readings `(hours from day0, hours long or nil, value)`.
     static func observe(_ store: any SensingStore, _ datastream: Int64, _ readings: [(Int64, Int64?, Double)]) async throws {
-        let ids = try await store.reserveSensingIDs(readings.count)
-        var c = SensingChange(caller: .admin, auditLayer: SensingAlerts.governingLayer)
-        c.observations = readings.enumerated().map { i, r in
-            SensingObservation(id: ids[i], datastream: datastream, phenomenonStart: day0 + r.0 * hour,
-                               phenomenonEnd: r.1.map { day0 + (r.0 + $0) * hour }, result: .number(r.2))
-        }
-        _ = try await store.applySensing(c)
+        try await RainGauges.observe(store, datastream, readings.map { r in (day0 + r.0 * hour, r.1.map { day0 + (r.0 + $0) * hour }, r.2) })
     }
 
     @Test("depth and intensity readings summed into the city's days, every day of the window listed")
