@@ -34,6 +34,7 @@ let package = Package(
         .library(name: "Signals", targets: ["Signals"]),
         .library(name: "Sensing", targets: ["Sensing"]),
         .library(name: "Scenarios", targets: ["Scenarios"]),
+        .library(name: "Sponge", targets: ["Sponge"]),
         .library(name: "MQTTBroker", targets: ["MQTTBroker"]),
         .library(name: "Server", targets: ["Server"]),
         .executable(name: "citytwin", targets: ["citytwin"]),
@@ -193,6 +194,14 @@ let package = Package(
                            .product(name: "Subprocess", package: "swift-subprocess")],
             swiftSettings: strict),
 
+        // The sponge city (海绵城市) by GB/T 51345-2018: rainfall records (CSV, SensorThings), the
+        // design rainfall for an annual runoff volume capture rate, and the capture rate of a SWMM
+        // model's subcatchments, drainage zones and whole from a continuous runoff simulation.
+        .target(name: "Sponge", dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "ProcessRuntime"],
+                swiftSettings: strict),
+        .testTarget(name: "SpongeTests", dependencies: ["Sponge", "GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "TestSupport"],
+                    resources: [.copy("Fixtures")], swiftSettings: strict),
+
         // What-if scenarios: the scenario catalog, their runs (flood, signal, parking) and their
         // comparison, and the standard registry of every capability's processes
         // (`ProcessRegistry.standard`). No HTTP: the server, `citytwin worker` and the CLI share it.
@@ -291,6 +300,7 @@ let package = Package(
                 "GeoCore", "DataSources", "TwinStore", "CityModel", "CityBuild", "Server", "CSpatiaLite", "SWMMFormat", "FloodSim", "NetworkAnalysis",
                 "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "Scenarios", "Tiles", "SignalSim", "ParkingSim", "Governance",
                 "CityTiles3D",  // citytwin tiles3d export
+                "Sponge",  // citytwin sponge design-rainfall|evaluate
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "SystemPackage", package: "swift-system"),

@@ -8,7 +8,7 @@ struct CityTwinCommand: AsyncParsableCommand {
         abstract: "CityTwin: the spatial digital twin of a city's one map (一张图).",
         subcommands: [
             ServeCommand.self, DistrictCommand.self, CityCommand.self, ImportCommand.self, LayersCommand.self, RasterCommand.self, FloodRunsCommand.self, TokenCommand.self, WorkerCommand.self, AuditCommand.self,
-            ExportCommand.self, Tiles3DCommand.self, SimulateCommand.self, ScenarioCommand.self, SignalCommand.self, ParkingCommand.self, NetworkCommand.self, FireCommand.self, GeocodeCommand.self, GeoCommand.self, QualityCommand.self, VersionCommand.self,
+            ExportCommand.self, Tiles3DCommand.self, SimulateCommand.self, ScenarioCommand.self, SignalCommand.self, ParkingCommand.self, NetworkCommand.self, FireCommand.self, SpongeCommand.self, GeocodeCommand.self, GeoCommand.self, QualityCommand.self, VersionCommand.self,
         ])
 
     /// ArgumentParser's `main`, with every error a command lets escape worded by the CLI's one

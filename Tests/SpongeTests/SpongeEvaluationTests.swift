@@ -1,0 +1,77 @@
+import Foundation
+import Sponge
+import SWMMFormat
+import Testing
+
+/// The capture rate from continuous runoff simulation against SWMM 5.2.4's own continuous run of the
+/// same model over the same record (Fixtures/sponge-example1.*, by
+/// Scripts/reference/make_sponge_swmm_fixtures.py: EPA's Example1 with evaporation, run-on and two
+/// tagged zones, over NOAA's Seattle record 2012–2015): within 1 percentage point for every
+/// subcatchment, every drainage zone and the whole model.
+@Suite("Sponge evaluate: capture rates within 1 point of SWMM 5.2.4's continuous run")
+struct SpongeEvaluationTests {
+    struct Reference: Decodable {
+        struct Sub: Decodable { var zone: String; var capture_rate: Double; var precip_in: Double; var runon_in: Double }
+        var subcatchments: [String: Sub]
+        var zones: [String: Double]
+        var model: Double
+    }
+
+    static func evaluate(withLID: Bool = false, edit: (inout SWMMModel) -> Void = { _ in }) throws -> SpongeEvaluation {
+        let (record, _) = try DesignRainfallTests.seattle()
+        var model = try SWMMModel(contentsOf: try DesignRainfallTests.fixture("sponge-example1", "inp"))
+        edit(&model)
+        return try SpongeEvaluation(model: model, record: record, withLID: withLID)
+    }
+
+    static func reference() throws -> Reference {
+        try JSONDecoder().decode(Reference.self, from: Data(contentsOf: try DesignRainfallTests.fixture("sponge-example1.reference", "json")))
+    }
+
+    @Test("every subcatchment, zone and the model within 1 percentage point of SWMM")
+    func parity() throws {
+        let answer = try Self.evaluate()
+        let reference = try Self.reference()
+        #expect(answer.subcatchments.count == reference.subcatchments.count)
+        for s in answer.subcatchments {
+            let r = try #require(reference.subcatchments[s.name])
+            #expect(s.zone == r.zone)
+            #expect(abs(s.captureRate - r.capture_rate) <= 0.01, "subcatchment \(s.name): \(s.captureRate), SWMM \(r.capture_rate)")
+            // The same rain fell: the record reached every gage whole (SWMM reports inches to 0.01).
+            #expect(abs(s.rainfallMillimetres / 25.4 - r.precip_in) <= 0.01, "subcatchment \(s.name): \(s.rainfallMillimetres) mm of rain")
+            #expect(abs(s.runonMillimetres / 25.4 - r.runon_in) <= max(0.02 * r.runon_in, 0.01))
+        }
+        #expect(Set(answer.zones.map(\.name)) == Set(reference.zones.keys))
+        for z in answer.zones {
+            let r = try #require(reference.zones[z.name])
+            #expect(abs(z.captureRate - r) <= 0.01, "zone \(z.name): \(z.captureRate), SWMM \(r)")
+        }
+        #expect(answer.zones.first { $0.name == "north" }?.basis == .tag)
+        #expect(answer.zones.first { $0.name == "outfall 18" }?.basis == .outfall)
+        #expect(abs(answer.model.captureRate - reference.model) <= 0.01, "model: \(answer.model.captureRate), SWMM \(reference.model)")
+        #expect(abs(answer.continuity.errorPercent) < 0.5)
+        #expect(answer.lid == "without")
+        #expect(answer.warnings.contains { $0.contains("4.0 years") })
+    }
+
+    @Test("a model with LID usage is evaluated without it, and refused with it naming the item")
+    func lidUsage() throws {
+        let addLID: (inout SWMMModel) -> Void = { m in
+            m.rawSections.append(SWMMRawSection(name: "LID_USAGE", lines: [["5", "GreenRoof", "1", "1000", "0", "0", "0", "0"]]))
+        }
+        let without = try Self.evaluate(edit: addLID)
+        #expect(without.lidLeftOut == ["5"])
+        #expect(without.warnings.contains { $0.contains("LID controls of 1 subcatchments were left out") })
+        let plain = try Self.evaluate()
+        #expect(without.model.captureRate == plain.model.captureRate)
+        let error = #expect(throws: SWMMInputError.self) { try Self.evaluate(withLID: true, edit: addLID) }
+        #expect(error?.section == "LID_USAGE")
+        #expect(error?.reason.contains("subcatchment 5 uses LID control GreenRoof") == true)
+    }
+
+    @Test("a model without subcatchments is refused")
+    func noLand() throws {
+        let error = #expect(throws: SpongeInputError.self) { try Self.evaluate { $0.subcatchments = [] } }
+        #expect(error?.input == "model")
+    }
+}
