@@ -19,9 +19,9 @@ if ((${#models[@]} == 0)); then
 fi
 # Own scratch path (BENCH_SCRATCH) so a release build here does not wait on, or invalidate, the
 # shared debug .build other work uses.
-scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
-bin=$(swift build -c release --product citytwin --scratch-path "$scratch" --show-bin-path)/citytwin
+# BENCH_BIN_DIR: the binary already built there (Benchmarks/bin.sh).
+source Benchmarks/bin.sh
+bin=$(bench_bin citytwin)
 peer=$(.venv/bin/python Benchmarks/flood/drainage_peer.py "$rounds" "${models[@]}")
 echo "load: $(uptime | sed 's/.*load average: //')"
 printf '%-22s %10s %10s %8s\n' model "CityTwin s" "SWMM s" "ratio"

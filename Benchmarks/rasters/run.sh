@@ -15,7 +15,10 @@ PORT="${BENCH_PORT:-16250}"
 CONFIG="${BENCH_CONFIG:-release}"
 mkdir -p "$WORK"
 cd "$ROOT"
-if [ "$CONFIG" = debug ]; then
+source Benchmarks/bin.sh
+if [ -n "${BENCH_BIN_DIR:-}" ]; then
+  BIN=$(bench_bin citytwin)
+elif [ "$CONFIG" = debug ]; then
   swift build --product citytwin 2>&1 | grep -E "error|Compiling|complete" | tail -2
   BIN="$ROOT/.build/debug/citytwin"
 else
