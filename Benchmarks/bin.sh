@@ -5,6 +5,12 @@
 #     otherwise a release build of PRODUCT in the benchmarks' own scratch path (BENCH_SCRATCH,
 #       default .build-bench beside the checkout), so a benchmark never waits on, or invalidates,
 #       the debug .build the tests use.
+#   bench_district BIN STORE   the sample district into the SpatiaLite file STORE: a copy of
+#     BENCH_DISTRICT when set (one built beforehand, as the smoke run does), else `BIN district build`.
+bench_district() {
+  if [[ -n ${BENCH_DISTRICT:-} ]]; then cp "$BENCH_DISTRICT" "$2"; else "$1" district build --store "$2" >/dev/null; fi
+}
+
 bench_bin() {
   local product=$1
   if [[ -n ${BENCH_BIN_DIR:-} ]]; then

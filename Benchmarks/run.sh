@@ -125,7 +125,7 @@ signals)
   # (CityTwin's SUMO export of the counts). Wall time of each whole program, best of 3 (BENCH_ROUNDS).
   work=$(mktemp -d /tmp/citytwin-signal-bench.XXXXXX)
   trap 'rm -rf "$work"' EXIT
-  "$citytwin" district build --store "$work/district.sqlite" >/dev/null
+  bench_district "$citytwin" "$work/district.sqlite"
   PATH=$PWD/.venv/bin:$PATH "$citytwin" signal export-sumo --out "$work/sumo" --period 07:00-08:00 --store "$work/district.sqlite" >/dev/null
   # tlsCycleAdaptation.py reads routed vehicles: duarouter expands the same flows (not timed).
   .venv/bin/duarouter -n "$work/sumo/network.net.xml" -r "$work/sumo/routes.rou.xml" -o "$work/sumo/routed.rou.xml" \
@@ -154,7 +154,7 @@ signals-day)
   citytwin=$(bench_bin citytwin)
   work=$(mktemp -d /tmp/citytwin-signal-day.XXXXXX)
   trap 'rm -rf "$work"' EXIT
-  "$citytwin" district build --store "$work/district.sqlite" >/dev/null
+  bench_district "$citytwin" "$work/district.sqlite"
   PATH=$PWD/.venv/bin:$PATH .venv/bin/python Benchmarks/signals/district_day.py "$citytwin" "$work/district.sqlite" "$work/day" "$@"
   ;;
 sensing)
