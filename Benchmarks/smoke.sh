@@ -53,7 +53,10 @@ suites=(geocore store api flood drainage swmm network citybuild geocode emergenc
         sensing burst parking load rasters scale render)
 (( $# )) && suites=("$@")
 
-# Peers of one suite that are Debian packages: a suite whose package is missing is skipped.
+# Peers of one suite that are Debian packages (Scripts/setup.sh --test installs them): a suite whose
+# package is missing is skipped, naming it.
+declare -A packages=([store]=gdal-bin [api]="wrk nginx-light" [load]=wrk [network]=postgresql-15-pgrouting
+                     [citybuild]="osm2pgrouting osmium-tool postgresql-15-pgrouting" [render]="mapserver-bin python3-mapscript")
 needs() {
   case $1 in
     store) command -v ogr2ogr ;;
@@ -80,7 +83,8 @@ echo "bench smoke: sample district built in $(( SECONDS - t0 )) s ($BENCH_BIN_DI
 failed=(); skipped=(); summary=()
 for s in "${suites[@]}"; do
   if ! needs "$s" >/dev/null 2>&1; then
-    skipped+=("$s"); summary+=("$(printf '%-12s skipped: its peer (a Debian package) is not installed' "$s")"); continue
+    skipped+=("$s"); summary+=("$(printf '%-12s skipped: its peers are not all installed (%s)' "$s" "${packages[$s]}")")
+    echo "${summary[-1]}"; continue
   fi
   t0=$SECONDS
   # timeout runs the suite in a process group of its own and ends that group (its servers too).
