@@ -20,9 +20,13 @@
 #   Benchmarks/run.sh scale       the sample city at 1×, 9×, 100× (district build --scale N): build, tiles, pages, geocoding, routing, RSS on SpatiaLite and PostGIS
 #   Benchmarks/run.sh render      z14 rendered tiles (WMTS PNG, uncached) vs MapServer 8 on the same SpatiaLite data and style
 #   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
+# Binaries: a release build in the benchmarks' scratch path, or with BENCH_BIN_DIR=<dir> the ones
+# already built there (Benchmarks/bin.sh); Benchmarks/smoke.sh runs every suite at its smallest size
+# on the debug build (Scripts/test.sh's benchmark stage).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
+source Benchmarks/bin.sh
 Scripts/setup.sh >/dev/null
 
 # Peers only the benchmarks run (landlab, itzi, pygeoapi), installed once per requirements change.
@@ -36,15 +40,16 @@ suite=${1:-geocore}
 shift || true
 case "$suite" in
 geocore)
-  data=Benchmarks/.data/geocore
+  # GEOCORE_BENCH_POINTS (1000000) and GEOCORE_BENCH_BUFFERS (10000): inputs of another size in their own directory.
+  data=Benchmarks/.data/geocore${GEOCORE_BENCH_POINTS:+-$GEOCORE_BENCH_POINTS}${GEOCORE_BENCH_BUFFERS:+-$GEOCORE_BENCH_BUFFERS}
   [[ -f $data/buffer.wkt ]] || .venv/bin/python Benchmarks/peers/geocore_peers.py make-inputs "$data"
-  swift build -c release --product geocore-bench >/dev/null
+  bin=$(bench_bin geocore-bench)
   # Alternate the two sides over several rounds; each keeps its best time (load spikes on a
   # shared machine then cannot favour either side).
   rounds=${BENCH_ROUNDS:-3}
   ours_all=(); peer_all=()
   for ((r = 0; r < rounds; r++)); do
-    ours_all+=("$(.build/release/geocore-bench "$data")")
+    ours_all+=("$("$bin" "$data")")
     peer_all+=("$(.venv/bin/python Benchmarks/peers/geocore_peers.py run "$data")")
   done
   python3 - "$(printf '%s\n' "${ours_all[@]}")" "$(printf '%s\n' "${peer_all[@]}")" <<'PY'
@@ -81,51 +86,57 @@ store)
   command -v ogr2ogr >/dev/null || { echo "store benchmark needs ogr2ogr (apt-get install gdal-bin)" >&2; exit 2; }
   data=Benchmarks/.data/store
   python3 Benchmarks/store/store_bench.py make-inputs "$data"
-  # Release build in the benchmarks' own scratch path (as the api suite): never waits on .build.
-  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+  bin=$(bench_bin citytwin)
   pg=$(Scripts/postgis.sh start)
   pg=${pg%/*}
-  python3 Benchmarks/store/store_bench.py import "$data" "$scratch/release/citytwin" "$pg"
-  python3 Benchmarks/store/store_bench.py query "$data" "$scratch/release/citytwin" "$pg"
+  python3 Benchmarks/store/store_bench.py import "$data" "$bin" "$pg"
+  python3 Benchmarks/store/store_bench.py query "$data" "$bin" "$pg"
   ;;
 api) exec Benchmarks/api/run.sh "$@" ;;
 flood) exec Benchmarks/flood/run_surface.sh "$@" ;;
 drainage) exec Benchmarks/flood/run_drainage.sh "$@" ;;
-swmm) exec Benchmarks/swmm/run.sh "$@" ;;
+swmm)
+  if [[ -n ${BENCH_BIN_DIR:-} ]]; then
+    # Benchmarks/swmm/run.sh always builds release; with BENCH_BIN_DIR its one step, the inventory,
+    # runs on the binary given (same arguments: [rounds]).
+    bin=$(bench_bin citytwin)
+    exec .venv/bin/python Scripts/reference/swmm_examples_inventory.py "$bin" --rounds "${1:-3}" --models "${SWMM_EXAMPLES:-$(cd .. && pwd)/shared/data/swmm}"
+  fi
+  exec Benchmarks/swmm/run.sh "$@" ;;
 network) exec Benchmarks/network/run.sh "$@" ;;
 citybuild) exec Benchmarks/citybuild/run.sh "$@" ;;
 geocode) exec Benchmarks/geocode/run.sh "$@" ;;
 rasters) exec Benchmarks/rasters/run.sh "$@" ;;
 scale) exec Benchmarks/scale/run.sh "$@" ;;
-render) exec Benchmarks/render/run.sh "$@" ;;
+render)
+  if [[ -n ${BENCH_BIN_DIR:-} && -z ${RENDER_BENCH_BIN:-} ]]; then RENDER_BENCH_BIN=$(bench_bin citytwin); export RENDER_BENCH_BIN; fi
+  exec Benchmarks/render/run.sh "$@" ;;
+# tiles3d (branch terrain3d): its dispatch line goes here, and its smallest run in Benchmarks/smoke.sh.
 emergency)
-  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-  swift build -c release --product emergency-bench --scratch-path "$scratch" >/dev/null
-  "$scratch/release/emergency-bench" "$@"
+  bin=$(bench_bin emergency-bench)
+  "$bin" "$@"
   ;;
 signals)
-  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-  swift build -c release --product signal-bench --scratch-path "$scratch" >/dev/null
-  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
-  "$scratch/release/signal-bench" "$@"
+  bench=$(bench_bin signal-bench)
+  citytwin=$(bench_bin citytwin)
+  "$bench" "$@"
   # The district's 24 signals re-timed for one hour of counts: CityTwin's signal-timing process
   # (reading the store) vs SUMO's own Webster tool on the same signals and the same hour's demand
-  # (CityTwin's SUMO export of the counts). Wall time of each whole program, best of 3.
+  # (CityTwin's SUMO export of the counts). Wall time of each whole program, best of 3 (BENCH_ROUNDS).
   work=$(mktemp -d /tmp/citytwin-signal-bench.XXXXXX)
   trap 'rm -rf "$work"' EXIT
-  "$scratch/release/citytwin" district build --store "$work/district.sqlite" >/dev/null
-  PATH=$PWD/.venv/bin:$PATH "$scratch/release/citytwin" signal export-sumo --out "$work/sumo" --period 07:00-08:00 --store "$work/district.sqlite" >/dev/null
+  bench_district "$citytwin" "$work/district.sqlite"
+  PATH=$PWD/.venv/bin:$PATH "$citytwin" signal export-sumo --out "$work/sumo" --period 07:00-08:00 --store "$work/district.sqlite" >/dev/null
   # tlsCycleAdaptation.py reads routed vehicles: duarouter expands the same flows (not timed).
   .venv/bin/duarouter -n "$work/sumo/network.net.xml" -r "$work/sumo/routes.rou.xml" -o "$work/sumo/routed.rou.xml" \
     --no-step-log true --no-warnings true >/dev/null
   tools=$(.venv/bin/python -c "import importlib.util,os; print(os.path.join(list(importlib.util.find_spec('sumo').submodule_search_locations)[0], 'tools'))")
-  python3 - "$scratch/release/citytwin" "$work" "$tools" "$PWD/.venv/bin/python" <<'PY'
+  python3 - "$citytwin" "$work" "$tools" "$PWD/.venv/bin/python" <<'PY'
 import os, subprocess, sys, time
 citytwin, work, tools, python = sys.argv[1:5]
 def best(cmd, env=None):
     times = []
-    for _ in range(3):
+    for _ in range(int(os.environ.get("BENCH_ROUNDS", "3"))):
         t = time.perf_counter()
         subprocess.run(cmd, check=True, capture_output=True, env=env)
         times.append(time.perf_counter() - t)
@@ -140,32 +151,28 @@ PY
 signals-day)
   # The sample district's weekday in SUMO on its road graph, three ways on the same demand (issue 16):
   # fixed plans, CityTwin's re-timed time-of-day plans, SUMO's actuated control. Optional: PERIOD SEEDS (e.g. 1,2,3) JOBS.
-  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+  citytwin=$(bench_bin citytwin)
   work=$(mktemp -d /tmp/citytwin-signal-day.XXXXXX)
   trap 'rm -rf "$work"' EXIT
-  "$scratch/release/citytwin" district build --store "$work/district.sqlite" >/dev/null
-  PATH=$PWD/.venv/bin:$PATH .venv/bin/python Benchmarks/signals/district_day.py "$scratch/release/citytwin" "$work/district.sqlite" "$work/day" "$@"
+  bench_district "$citytwin" "$work/district.sqlite"
+  PATH=$PWD/.venv/bin:$PATH .venv/bin/python Benchmarks/signals/district_day.py "$citytwin" "$work/district.sqlite" "$work/day" "$@"
   ;;
 sensing)
   # Sizes: STA_BENCH_OBSERVATIONS (1000000), STA_BENCH_DATASTREAMS (100), STA_BENCH_BATCH (10000),
   # STA_BENCH_QUERIES (200); Benchmarks/sensing/sta_bench.py says what is timed.
-  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
+  bin=$(bench_bin citytwin)
   pg=$(Scripts/postgis.sh start)
   pg=${pg%/*}
-  python3 Benchmarks/sensing/sta_bench.py "$scratch/release/citytwin" "$pg" Benchmarks/.data/sensing
+  python3 Benchmarks/sensing/sta_bench.py "$bin" "$pg" Benchmarks/.data/sensing
   ;;
 burst)
   # Sizes: BURST_OBSERVATIONS (1000000), BURST_BATCH (1000), BURST_CLIENTS (32), BURST_QUEUE (8);
   # Benchmarks/sensing/burst.py says what is sent and checked. BENCH_CONFIG=debug: the debug build.
-  if [[ ${BENCH_CONFIG:-release} == debug ]]; then
+  if [[ ${BENCH_CONFIG:-release} == debug && -z ${BENCH_BIN_DIR:-} ]]; then
     swift build --product citytwin >/dev/null
     bin=.build/debug/citytwin
   else
-    scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-    swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
-    bin=$scratch/release/citytwin
+    bin=$(bench_bin citytwin)
   fi
   if [[ ${1:-} == postgis ]]; then
     pg=$(Scripts/postgis.sh start)
@@ -175,16 +182,14 @@ burst)
   fi
   ;;
 parking)
-  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-  swift build -c release --product parking-bench --scratch-path "$scratch" >/dev/null
-  "$scratch/release/parking-bench" "$@"
+  bin=$(bench_bin parking-bench)
+  "$bin" "$@"
   ;;
 load)
   # Benchmarks/load/run.sh [spatialite|postgis|restart|idle|all] [SECONDS] [CONNECTIONS]; CITYTWIN_BIN for a built binary.
   if [[ -z ${CITYTWIN_BIN:-} ]]; then
-    scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-    swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
-    export CITYTWIN_BIN=$scratch/release/citytwin
+    CITYTWIN_BIN=$(bench_bin citytwin)
+    export CITYTWIN_BIN
   fi
   Benchmarks/load/run.sh "$@"
   ;;

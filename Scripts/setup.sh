@@ -23,8 +23,12 @@ runtime_pkgs=(libgeos-dev libproj-dev proj-data libgdal-dev libspatialite-dev li
 # gdb: the backtraces Scripts/stall_backtraces.sh takes of a test run that stopped making progress.
 # mosquitto-clients: mosquitto_pub/mosquitto_sub against serve --mqtt-port (Tests/Clients/test_sensorthings_mqtt.py).
 # poppler-utils: pdftoppm turns a printed map's PDF into PNG for its pixel checks (Tests/ServerTests/MapPrintTests.swift).
+# wrk, postgresql-15-pgrouting, osm2pgrouting, mapserver-bin + python3-mapscript: the peers of the benchmark
+#   suites Scripts/test.sh runs once at their smallest size (Benchmarks/smoke.sh: api and load, network and
+#   citybuild, render); a suite whose package is missing is skipped there, naming it.
 test_pkgs=(postgresql postgresql-15-postgis-3 postgis gdal-bin libclang-rt-14-dev chromium
-           python3-qgis qgis-providers nginx-light gdb mosquitto-clients poppler-utils)
+           python3-qgis qgis-providers nginx-light gdb mosquitto-clients poppler-utils
+           wrk postgresql-15-pgrouting osm2pgrouting mapserver-bin python3-mapscript)
 
 want=("${runtime_pkgs[@]}")
 [[ "${1:-}" == "--test" ]] && want+=("${test_pkgs[@]}")

@@ -57,6 +57,12 @@ fi
 # mapbox-vector-tile, OWSLib, schemathesis (no 5xx).
 stage "client tests" 1200 Scripts/client_tests.sh || { echo "test: client tests failed"; exit 1; }
 
+# Every benchmark suite of Benchmarks/run.sh once at its smallest size on the debug binaries built
+# above (no release build): each still runs to its end with its peers (issue 57). 12 minutes on the
+# shared 2-core machine at load 8-15 (2026-11-27), a few on a quiet one; each suite has its own limit
+# (BENCH_SMOKE_LIMIT), and one that fails or overruns fails the stage.
+BENCH_BIN_DIR=$(swift build --show-bin-path) stage "benchmark smoke" 1200 Benchmarks/smoke.sh || { echo "test: benchmark smoke failed"; exit 1; }
+
 # The web map in headless Chromium: labels, legend, flood depth classes by pixel, sign-in without reload, analyses from clicks (screenshots in artifacts/).
 stage "web map check" 1200 Scripts/webmap_check.sh || { echo "test: web map check failed"; exit 1; }
 

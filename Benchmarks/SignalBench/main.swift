@@ -1,6 +1,6 @@
 // signal-bench: the signal-timing kernels at city scale (Benchmarks/run.sh signals).
 //
-//   signal-bench [ROUNDS=3]
+//   signal-bench [ROUNDS=3] [INTERSECTIONS=1000] [SIGNALS=12]    (smaller sizes: the CI smoke run)
 //
 // 1. 1,000 random intersections (2- and 4-stage, 1–3 lanes per lane group), each a weekday of
 //    96 fifteen-minute counts with AM and PM peaks, segmented into 4 time-of-day periods and timed
@@ -13,6 +13,8 @@ import GeoCore
 import SignalSim
 
 let rounds = CommandLine.arguments.count > 1 ? max(1, Int(CommandLine.arguments[1]) ?? 3) : 3
+let intersections = CommandLine.arguments.count > 2 ? max(1, Int(CommandLine.arguments[2]) ?? 1000) : 1000
+let signals = CommandLine.arguments.count > 3 ? max(2, Int(CommandLine.arguments[3]) ?? 12) : 12
 
 
 func seconds(_ body: () throws -> Void) rethrows -> Double {
@@ -56,7 +58,7 @@ func randomIntersection(_ i: Int, _ rng: inout SplitMix64) -> (IntersectionDeman
 }
 
 var rng = SplitMix64(seed: 16)  // the same random district on every run
-let district = (0..<1000).map { randomIntersection($0, &rng) }
+let district = (0..<intersections).map { randomIntersection($0, &rng) }
 var plans = 0
 var best = Double.infinity
 for _ in 0..<rounds {
@@ -68,10 +70,10 @@ for _ in 0..<rounds {
     })
     plans = made
 }
-print(String(format: "time-of-day plans: 1,000 intersections × 4 periods (%d plans) in %.3f s (target ≤ 1 s)", plans, best))
+print(String(format: "time-of-day plans: %d intersections × 4 periods (%d plans) in %.3f s (target ≤ 1 s for 1,000)", intersections, plans, best))
 
-// A 12-signal arterial, 250–600 m links at 50 km/h, random side-street demand.
-let corridor = (0..<12).map { i -> CorridorIntersection in
+// A 12-signal arterial (SIGNALS), 250–600 m links at 50 km/h, random side-street demand.
+let corridor = (0..<signals).map { i -> CorridorIntersection in
     let (demand, _) = randomIntersection(10_000 + i, &rng)
     let flows = Dictionary(uniqueKeysWithValues: demand.approaches.map { a in
         (a.id, a.id.hasSuffix("L") ? MovementFlows(left: 120) : ["N", "S"].contains(a.id) ? MovementFlows(through: 500 * Double(a.lanes), right: 60)
@@ -79,14 +81,14 @@ let corridor = (0..<12).map { i -> CorridorIntersection in
     })
     return CorridorIntersection(demand: demand.with(flows: flows), outboundApproach: "S", inboundApproach: "N")
 }
-let links = (0..<11).map { _ in CorridorLink(length: Double.random(in: 250...600, using: &rng), outboundSpeed: 13.89) }
+let links = (0..<(signals - 1)).map { _ in CorridorLink(length: Double.random(in: 250...600, using: &rng), outboundSpeed: 13.89) }
 var wave: CorridorPlan?
 var corridorBest = Double.infinity
 for _ in 0..<rounds {
     corridorBest = min(corridorBest, try seconds { wave = try CorridorTiming.plan(id: "BENCH-12", intersections: corridor, links: links) })
 }
-print(String(format: "green wave: exact 12-signal corridor in %.3f s (target ≤ 1 s): cycle %.0f s, bands %.1f / %.1f s",
-             corridorBest, wave?.cycle ?? 0, wave?.wave.outboundBandwidth ?? 0, wave?.wave.inboundBandwidth ?? 0))
+print(String(format: "green wave: exact %d-signal corridor in %.3f s (target ≤ 1 s for 12): cycle %.0f s, bands %.1f / %.1f s",
+             signals, corridorBest, wave?.cycle ?? 0, wave?.wave.outboundBandwidth ?? 0, wave?.wave.inboundBandwidth ?? 0))
 // 3. The same corridor's offsets for its lowest delay (TRANSYT's hill climb over the cyclic flow
 //    profiles, from the band's offsets): no target in the issue; reported beside the band.
 var lowest: CorridorPlan?
@@ -94,8 +96,8 @@ var delayBest = Double.infinity
 for _ in 0..<rounds {
     delayBest = min(delayBest, try seconds { lowest = try CorridorTiming.plan(id: "BENCH-12", intersections: corridor, links: links, offsetObjective: .delay) })
 }
-print(String(format: "offsets for delay: 12-signal corridor in %.3f s: mean control delay %.1f s/veh against %.1f at the band's offsets",
-             delayBest, lowest?.meanControlDelay ?? 0, wave?.meanControlDelay ?? 0))
+print(String(format: "offsets for delay: %d-signal corridor in %.3f s: mean control delay %.1f s/veh against %.1f at the band's offsets",
+             signals, delayBest, lowest?.meanControlDelay ?? 0, wave?.meanControlDelay ?? 0))
 let json: [String: Any] = ["time_of_day_1000x4_seconds": best, "plans": plans, "corridor_12_seconds": corridorBest,
                            "corridor_12_delay_offsets_seconds": delayBest]
 print(String(decoding: try JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]), as: UTF8.self))

@@ -11,7 +11,7 @@ import urllib.parse
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-N_PARCELS = 100_000
+N_PARCELS = int(os.environ.get("API_BENCH_PARCELS", "100000"))
 LAYER = "bench_parcels"
 DB = "citytwin_api"
 ZOOM = 14
@@ -116,7 +116,10 @@ class Server:
         self.token = run([binary, "token", "create", "--role", "admin", "--store", store], env=env).strip()
         # --log-level warning: no per-request log line, as the peers run (nginx access_log off,
         # gunicorn without an access log).
-        self.proc = subprocess.Popen([binary, "serve", "--store", store, "--port", str(self.port), "--log-level", "warning", "--address-rate", "0"], env=env,
+        # No per-caller limits (the peers have none): wrk's 64 connections on one address, and the
+        # tile clients on one token, would otherwise be refused with 429 (issue 57).
+        self.proc = subprocess.Popen([binary, "serve", "--store", store, "--port", str(self.port), "--log-level", "warning",
+                                      "--address-rate", "0", "--token-rate", "0", "--address-concurrency", "0", "--token-concurrency", "0"], env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_until_answering(self.proc, self.port, "/health", "citytwin serve", self.stop)
 

@@ -133,6 +133,13 @@ def decode_counts(tile_bytes):
 def bench_tiles(d: Path, binary: str, base: str):
     layers = tiled_layers(base)
     jobs = tile_jobs(layers)
+    # API_BENCH_TILES (default: every tile): at most that many tiles of the other layers and as many
+    # of the parcels, evenly spread over each list (a smoke run).
+    most = int(os.environ.get("API_BENCH_TILES", "0"))
+    if most > 0:
+        def spread(js):
+            return js[::max(1, len(js) // most)][:most]
+        jobs = spread([j for j in jobs if j[0] != LAYER]) + spread([j for j in jobs if j[0] == LAYER])
     parcels = [j for j in jobs if j[0] == LAYER]
     sets = [("all layers", jobs), (LAYER, parcels)]
     log(f"  {len(jobs)} z{ZOOM} tiles over {len(layers)} layers ({len(parcels)} of them {LAYER})")

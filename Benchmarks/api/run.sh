@@ -8,7 +8,7 @@
 # Benchmarks/.data/api and in the PostgreSQL database citytwin_api. CityTwin is built in release
 # with its own scratch path (BENCH_SCRATCH, default /work/.build-bench or .build-bench beside the
 # repository), so a benchmark never waits on the shared debug .build.
-# Environment: BENCH_SKIP_BUILD=1 (use the binary already in the scratch path), BENCH_ROUNDS (2), API_BENCH_BACKENDS (spatialite,postgis), WRK_SECONDS (15),
+# Environment: BENCH_BIN_DIR (binaries already built, Benchmarks/bin.sh), API_BENCH_PARCELS (100000), BENCH_SKIP_BUILD=1 (use the binary already in the scratch path), BENCH_ROUNDS (2), API_BENCH_BACKENDS (spatialite,postgis), WRK_SECONDS (15),
 # WRK_THREADS (2), WRK_CONNECTIONS (64); see api_bench.py.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,9 +30,12 @@ if [[ $suite == all || $suite == wrk ]]; then
   fi
 fi
 
+source Benchmarks/bin.sh
 scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
 bin=$scratch/release/citytwin
-if [[ ${BENCH_SKIP_BUILD:-0} == 1 && -x $bin ]]; then
+if [[ -n ${BENCH_BIN_DIR:-} ]]; then
+  bin=$(bench_bin citytwin)
+elif [[ ${BENCH_SKIP_BUILD:-0} == 1 && -x $bin ]]; then
   echo "BENCH_SKIP_BUILD=1: using $bin as built at $(date -r "$bin" '+%F %T')" >&2
 elif ! swift build -c release --product citytwin --scratch-path "$scratch" >/tmp/citytwin-api-bench-build.log 2>&1; then
   grep -E "error:" /tmp/citytwin-api-bench-build.log | head -5 >&2

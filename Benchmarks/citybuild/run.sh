@@ -33,11 +33,8 @@ export PGPASSWORD=citytwin
 psql() { /usr/lib/postgresql/15/bin/psql -h 127.0.0.1 -p "$port" -U citytwin -d citytwin -v ON_ERROR_STOP=1 -qAt "$@"; }
 psql -c "CREATE EXTENSION IF NOT EXISTS pgrouting" 2>/dev/null
 
-if [[ -n ${CITYBUILD_BENCH_BIN:-} ]]; then bin=$CITYBUILD_BENCH_BIN; else
-  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
-  bin=$scratch/release/citytwin
-fi
+source Benchmarks/bin.sh
+if [[ -n ${CITYBUILD_BENCH_BIN:-} ]]; then bin=$CITYBUILD_BENCH_BIN; else bin=$(bench_bin citytwin); fi
 layers=$(pwd)/Layers
 now() { date +%s.%N; }
 best_ours=; best_peer=; ours_features=0; peer_features=0

@@ -19,15 +19,17 @@ if ((${#models[@]} == 0)); then
 fi
 # Own scratch path (BENCH_SCRATCH) so a release build here does not wait on, or invalidate, the
 # shared debug .build other work uses.
-scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
-bin=$(swift build -c release --product citytwin --scratch-path "$scratch" --show-bin-path)/citytwin
+# BENCH_BIN_DIR: the binary already built there (Benchmarks/bin.sh).
+source Benchmarks/bin.sh
+bin=$(bench_bin citytwin)
 peer=$(.venv/bin/python Benchmarks/flood/drainage_peer.py "$rounds" "${models[@]}")
 echo "load: $(uptime | sed 's/.*load average: //')"
 printf '%-22s %10s %10s %8s\n' model "CityTwin s" "SWMM s" "ratio"
 for m in "${models[@]}"; do
   name=$(basename "$m" .inp)
-  ours=$("$bin" simulate drainage "$m" --json --repeat "$rounds" 2>&1 >/dev/null | sed -n 's/^best of [0-9]* runs: \([0-9.e+-]*\).*/\1/p')
+  # `--repeat` prints its "best of N runs" line from 2 runs on: at least 2 runs on our side.
+  ours=$("$bin" simulate drainage "$m" --json --repeat "$(( rounds < 2 ? 2 : rounds ))" 2>&1 >/dev/null | sed -n 's/^best of [0-9]* runs: \([0-9.e+-]*\).*/\1/p')
+  [[ -n $ours ]] || { echo "drainage: no timing from citytwin simulate drainage $m" >&2; exit 1; }
   swmm=$(python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$peer" "$name")
   python3 -c "import sys; o, p = float(sys.argv[2]), float(sys.argv[3]); print(f'{sys.argv[1]:22} {o:10.4f} {p:10.4f} {o / p:7.2f}x')" "$name" "$ours" "$swmm"
 done

@@ -13,12 +13,12 @@ size=${1:-1024}; steps=${2:-100}; rounds=${3:-3}
 peer_steps=${PEER_STEPS:-$(( steps / 5 > 0 ? steps / 5 : 1 ))}
 data=Benchmarks/.data/flood
 .venv/bin/python Benchmarks/flood/surface_peers.py make-inputs "$data" "$size"
-# Release build in the benchmarks' own scratch path (as the other suites): never waits on .build.
-scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-swift build -c release --product flood-bench --scratch-path "$scratch" >/dev/null
+# Release build in the benchmarks' own scratch path, or BENCH_BIN_DIR's (Benchmarks/bin.sh).
+source Benchmarks/bin.sh
+bin=$(bench_bin flood-bench)
 ours_all=(); peer_all=(); itzi2_all=()
 for ((r = 0; r < rounds; r++)); do
-  ours_all+=("$("$scratch/release/flood-bench" "$data" "$size" "$steps")")
+  ours_all+=("$("$bin" "$data" "$size" "$steps")")
   peer_all+=("$(OMP_NUM_THREADS=1 .venv/bin/python Benchmarks/flood/surface_peers.py run "$data" "$size" "$peer_steps")")
   itzi2_all+=("$(OMP_NUM_THREADS=2 .venv/bin/python Benchmarks/flood/surface_peers.py run "$data" "$size" "$peer_steps" itzi)")
 done

@@ -16,8 +16,9 @@ ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 WORK="${TMPDIR:-/tmp}/citytwin-geocode-bench"
 mkdir -p "$WORK"
 cd "$ROOT"
-if [ -n "${GEOCODE_BENCH_BIN:-}" ]; then
-  BIN="$GEOCODE_BENCH_BIN"
+source Benchmarks/bin.sh
+if [ -n "${GEOCODE_BENCH_BIN:-}" ] || [ -n "${BENCH_BIN_DIR:-}" ]; then
+  BIN="${GEOCODE_BENCH_BIN:-$(bench_bin citytwin)}"
   echo "binary: $BIN (given; not a fresh release build)"
 else
   # Own scratch path (as the api suite): a release build here never waits on the debug build's lock.

@@ -17,8 +17,9 @@ if ! command -v wrk >/dev/null; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null ||
     { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk >/dev/null; }
 fi
-if [[ -n ${CITYTWIN_BIN:-} ]]; then
-  bin=$CITYTWIN_BIN
+source Benchmarks/bin.sh
+if [[ -n ${CITYTWIN_BIN:-} || -n ${BENCH_BIN_DIR:-} ]]; then
+  bin=${CITYTWIN_BIN:-$(bench_bin citytwin)}
 else
   export PATH=/opt/swift/usr/bin:$PATH
   swift build -c release --product citytwin 2>&1 | grep -E "error|Build complete" || true

@@ -14,12 +14,12 @@ if [[ ! -d /usr/share/postgresql/15/extension ]] || ! ls /usr/share/postgresql/1
   DEBIAN_FRONTEND=noninteractive apt-get install -y -q postgresql-15-pgrouting >/dev/null
 fi
 url=$(Scripts/postgis.sh start)
-# Release build in the benchmarks' own scratch path (as the other suites): never waits on .build.
-scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-swift build -c release --product network-bench --scratch-path "$scratch" >/dev/null
+# Release build in the benchmarks' own scratch path, or BENCH_BIN_DIR's (Benchmarks/bin.sh).
+source Benchmarks/bin.sh
+bin=$(bench_bin network-bench)
 ours_all=(); peer_all=()
 for ((r = 0; r < rounds; r++)); do
-  ours_all+=("$("$scratch/release/network-bench" "$data" "$side")")
+  ours_all+=("$("$bin" "$data" "$side")")
   peer_all+=("$(.venv/bin/python Benchmarks/network/pgrouting_peer.py "$data" "$url")")
 done
 printf 'ours %s\n' "${ours_all[@]}" | cut -c1-400

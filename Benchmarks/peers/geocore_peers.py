@@ -7,6 +7,7 @@ benchmark (Benchmarks/GeoCoreBench) reads, timed the same way (best of N runs, w
 """
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -15,8 +16,8 @@ import numpy as np
 import pyproj
 import shapely
 
-N_POINTS = 1_000_000      # transform and prepared-predicate points
-N_BUFFER = 10_000         # geometries buffered
+N_POINTS = int(os.environ.get("GEOCORE_BENCH_POINTS", 1_000_000))  # transform and prepared-predicate points
+N_BUFFER = int(os.environ.get("GEOCORE_BENCH_BUFFERS", 10_000))    # geometries buffered
 REPEATS = 5
 
 

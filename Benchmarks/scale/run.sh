@@ -10,11 +10,8 @@ cd "$(dirname "$0")/../.."
 export PATH=/opt/swift/usr/bin:$PATH
 sizes=${1:-1,3,10}; backends=${2:-spatialite,postgis}; shift $(( $# > 2 ? 2 : $# )) || true
 [[ -x .venv/bin/python ]] || Scripts/setup.sh --test >/dev/null
-if [[ -n ${SCALE_BENCH_BIN:-} ]]; then bin=$SCALE_BENCH_BIN; else
-  scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
-  swift build -c release --product citytwin --scratch-path "$scratch" >/dev/null
-  bin=$scratch/release/citytwin
-fi
+source Benchmarks/bin.sh
+if [[ -n ${SCALE_BENCH_BIN:-} ]]; then bin=$SCALE_BENCH_BIN; else bin=$(bench_bin citytwin); fi
 pg=
 if [[ $backends == *postgis* ]]; then pg=$(Scripts/postgis.sh start); fi
 echo "$(uptime)  ($(nproc) cores, $(free -g | awk '/Mem:/ {print $2}') GiB)"

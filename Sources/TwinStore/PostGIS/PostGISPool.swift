@@ -19,6 +19,8 @@ struct PostGISPool: Sendable {
     let connectionWait: Duration
     /// The work running on each connection, given up when it closes (`watching`).
     let closes = ConnectionWatch()
+    /// The queries `query` sends while a recording runs (tests' `EXPLAIN` checks).
+    let statements = StatementLog<PostgresQuery>()
 
     init(client: PostgresClient, connectionWait: Duration) {
         self.client = client
@@ -30,6 +32,7 @@ struct PostGISPool: Sendable {
     @discardableResult
     func query(_ query: PostgresQuery, logger: Logger? = nil, file: String = #fileID, line: Int = #line) async throws -> PostgresRowSequence {
         let client = client
+        statements.record(query)
         do {
             return try await withDeadline(connectionWait, expired: { [connectionWait] in Self.noConnection(within: connectionWait) }) {
                 try await client.query(query, logger: logger, file: file, line: line)

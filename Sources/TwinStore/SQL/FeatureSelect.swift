@@ -50,9 +50,27 @@ struct FeatureSelect {
             parts.append(b.dialect.intersectsEnvelope(e, table: table, into: &b))
         }
         let compiler = FilterCompiler(table: table)
-        if let filter = query.filter { parts.append(try compiler.compile(filter, into: &b)) }
+        if let filter = query.filter {
+            parts.append(try compiler.compile(filter, into: &b))
+            // The filter's spatial terms that every match must meet (its top-level AND), once more
+            // as terms of the WHERE the planner can look up in the spatial index: implied by the
+            // filter, so they change no answer.
+            for (predicate, geometry) in Self.requiredSpatialTerms(filter) where predicate != .disjoint && layer.hasGeometry {
+                if let e = geometry.envelope, let term = b.dialect.spatialCandidates(e, table: table, into: &b) { parts.append(term) }
+            }
+        }
         if let dt = query.datetime { parts.append(try compiler.datetime(dt, into: &b)) }
         return parts
+    }
+
+    /// The spatial predicates `filter` requires of every match: itself, or the terms of its AND
+    /// (nested ANDs too); none under OR or NOT.
+    static func requiredSpatialTerms(_ filter: FilterExpression) -> [(SpatialPredicate, Geometry)] {
+        switch filter {
+        case .spatial(let predicate, let geometry): [(predicate, geometry)]
+        case .and(let terms): terms.flatMap(requiredSpatialTerms)
+        default: []
+        }
     }
 
     /// `SELECT count(*)` of the matching features.
@@ -79,9 +97,11 @@ struct FeatureSelect {
         }
         var order = zip(keys, query.sortBy).map { dialect.order($0.0, ascending: $0.1.ascending) }
         order.append("f.fid ASC")
+        // One feature id matches at most one version: no order to keep (SQLite would sort the row
+        // it found by the unique index in a temporary B-tree).
+        let orderBy = featureID == nil ? " ORDER BY " + order.joined(separator: ", ") : ""
         let sql = "SELECT " + columns.joined(separator: ", ") + " FROM \(table.name) AS f WHERE "
-            + w.joined(separator: " AND ") + " ORDER BY " + order.joined(separator: ", ")
-            + " LIMIT \(b.bind(.integer(Int64(limit))))"
+            + w.joined(separator: " AND ") + orderBy + " LIMIT \(b.bind(.integer(Int64(limit))))"
         return (sql, b.bindings)
     }
 

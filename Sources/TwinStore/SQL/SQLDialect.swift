@@ -82,9 +82,16 @@ public protocol SQLDialect: Sendable {
     /// The features of `table` whose geometry intersects `envelope` (EPSG:4490 degrees), using
     /// the spatial index (R*Tree or GiST).
     func intersectsEnvelope(_ envelope: Envelope, table: FeatureTable, into b: inout SQLBuilder) -> String
+    /// A condition every feature meeting a `geometry` with `envelope` satisfies, that the planner
+    /// can look up in the spatial index when the statement's WHERE has it as a term of its own
+    /// (SpatiaLite: the R*Tree's row ids); `nil` where `spatial` already lets the planner use the
+    /// index wherever it stands (PostGIS: `ST_Intersects` brings its own `&&`).
+    func spatialCandidates(_ envelope: Envelope, table: FeatureTable, into b: inout SQLBuilder) -> String?
 }
 
 extension SQLDialect {
+    public func spatialCandidates(_ envelope: Envelope, table: FeatureTable, into b: inout SQLBuilder) -> String? { nil }
+
     /// `expr ASC NULLS FIRST` / `expr DESC NULLS LAST`: NULL is the smallest value in both
     /// backends, which keyset paging relies on.
     public func order(_ expr: String, ascending: Bool) -> String {

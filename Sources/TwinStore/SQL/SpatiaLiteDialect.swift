@@ -85,6 +85,12 @@ public struct SpatiaLiteDialect: SQLDialect {
         return "(\(candidates) AND ST_Intersects(f.geom, \(box)) = 1)"
     }
 
+    /// The R*Tree candidates as a WHERE term of their own: a spatial filter's `CASE` (NULL for a
+    /// feature without geometry) hides them from SQLite's planner, which then walks every current row.
+    public func spatialCandidates(_ envelope: Envelope, table: FeatureTable, into b: inout SQLBuilder) -> String? {
+        rtreeCandidates(envelope, table: table, into: &b)
+    }
+
     /// Versions whose R*Tree box meets `e` (the R*Tree holds every version; validity is
     /// filtered by the caller's other conditions).
     private func rtreeCandidates(_ e: Envelope, table: FeatureTable, into b: inout SQLBuilder) -> String {

@@ -19,13 +19,19 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     let definitions: DefinitionCache
     /// The time the job table reads (`JobClock`).
     public let jobClock = JobClock()
+    /// The statements every connection runs while a recording runs (tests' `EXPLAIN QUERY PLAN` checks).
+    let statements = StatementLog<String>()
 
     /// Opens (or creates) the store at `path`.
     public init(path: String) throws {
         var config = Configuration()
+        let statements = statements
         config.prepareDatabase { db in
             try SpatiaLiteConnection.prepare(db)
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            db.trace(options: .statement) { event in
+                if case .statement(let s) = event { statements.record(s.expandedSQL) }
+            }
         }
         config.busyMode = .timeout(10)
         do {
