@@ -20,6 +20,7 @@
 #   Benchmarks/run.sh scale       the sample city at 1×, 9×, 100× (district build --scale N): build, tiles, pages, geocoding, routing, RSS on SpatiaLite and PostGIS
 #   Benchmarks/run.sh render      z14 rendered tiles (WMTS PNG, uncached) vs MapServer 8 on the same SpatiaLite data and style
 #   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
+#   Benchmarks/run.sh tiles3d     3D Tiles of ~96,000 buildings (district build --scale 7, PostGIS) vs py3dtiles export from the same PostGIS
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
@@ -99,6 +100,7 @@ geocode) exec Benchmarks/geocode/run.sh "$@" ;;
 rasters) exec Benchmarks/rasters/run.sh "$@" ;;
 scale) exec Benchmarks/scale/run.sh "$@" ;;
 render) exec Benchmarks/render/run.sh "$@" ;;
+tiles3d) exec Benchmarks/tiles3d/run.sh "$@" ;;
 emergency)
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}
   swift build -c release --product emergency-bench --scratch-path "$scratch" >/dev/null
