@@ -13,13 +13,6 @@ public struct TerrainMesher: Sendable {
     public let crs: CoordinateReferenceSystem
     public let skirtDepth: Double
 
-    public init(pyramid: TerrainPyramid, frame: LocalFrame, crs: CoordinateReferenceSystem, skirtDepth: Double) {
-        self.pyramid = pyramid
-        self.frame = frame
-        self.crs = crs
-        self.skirtDepth = skirtDepth
-    }
-
     /// The feature ids of the surface and the skirts.
     public static let surface: UInt32 = 0, skirt: UInt32 = 1
 

@@ -69,9 +69,7 @@ struct Tiles3DRoutes: OperationCollection {
             ) { [self] _, context, _ in
                 let id = try pathParameter(context, "collectionId")
                 _ = try await layers.definition(id, for: context.caller)
-                let service = await Tileset3DService.shared(for: store)
-                let bytes = try await Self.mapping { try await service.tileset(layer: id, caller: context.caller, contentPrefix: "3dtiles/") }
-                return Representation(mediaType: Self.tilesetMediaType, body: bytes, headers: Self.headers(context.caller))
+                return try await answer(Self.tilesetMediaType, context.caller) { try await $0.tileset(layer: id, caller: context.caller, contentPrefix: "3dtiles/") }
             },
             APIOperation(
                 id: "getCollection3DTileContent", method: .get, path: "/collections/{collectionId}/3dtiles/content/{tile}",
@@ -82,9 +80,7 @@ struct Tiles3DRoutes: OperationCollection {
                 let id = try pathParameter(context, "collectionId")
                 let name = try pathParameter(context, "tile")
                 _ = try await layers.definition(id, for: context.caller)
-                let service = await Tileset3DService.shared(for: store)
-                let bytes = try await Self.mapping { try await service.content(layer: id, name: name, caller: context.caller) }
-                return Representation(mediaType: Self.glbMediaType, body: bytes, headers: Self.headers(context.caller))
+                return try await answer(Self.glbMediaType, context.caller) { try await $0.content(layer: id, name: name, caller: context.caller) }
             },
             APIOperation(
                 id: "getTerrain3DTileset", method: .get, path: "/rasters/{rasterId}/3dtiles",
@@ -95,9 +91,9 @@ struct Tiles3DRoutes: OperationCollection {
                             .problem(404, "No such raster, or it is not a DEM in the city's metric CRS.")] + common
             ) { [self] _, context, _ in
                 let id = try pathParameter(context, "rasterId")
-                let service = await Tileset3DService.shared(for: store)
-                let bytes = try await Self.mapping { try await service.terrainTileset(raster: id, caller: context.caller).document(contentPrefix: "3dtiles/") }
-                return Representation(mediaType: Self.tilesetMediaType, body: bytes, headers: Self.headers(context.caller))
+                return try await answer(Self.tilesetMediaType, context.caller) {
+                    try await $0.terrainTileset(raster: id, caller: context.caller).document(contentPrefix: "3dtiles/")
+                }
             },
             APIOperation(
                 id: "getTerrain3DTileContent", method: .get, path: "/rasters/{rasterId}/3dtiles/content/{tile}",
@@ -107,9 +103,7 @@ struct Tiles3DRoutes: OperationCollection {
             ) { [self] _, context, _ in
                 let id = try pathParameter(context, "rasterId")
                 let name = try pathParameter(context, "tile")
-                let service = await Tileset3DService.shared(for: store)
-                let bytes = try await Self.mapping { try await service.terrainTileset(raster: id, caller: context.caller).content(name) }
-                return Representation(mediaType: Self.glbMediaType, body: bytes, headers: Self.headers(context.caller))
+                return try await answer(Self.glbMediaType, context.caller) { try await $0.terrainTileset(raster: id, caller: context.caller).content(name) }
             },
         ]
     }
@@ -120,6 +114,15 @@ struct Tiles3DRoutes: OperationCollection {
                              title: "Terrain as 3D Tiles 1.1 (OGC API – 3D GeoVolumes), \(TerrainTileset.cimLevel.rawValue)").objectValue ?? [:]
         link["cim_level"] = .string(TerrainTileset.cimLevel.rawValue)
         return .object(link)
+    }
+
+    /// The bytes `body` reads from the store's tileset service, as `mediaType`, CityTiles3D's
+    /// errors as problems, cached as `caller`'s answers may be.
+    private func answer(_ mediaType: String, _ caller: Caller,
+                        _ body: (Tileset3DService) async throws -> [UInt8]) async throws -> Representation {
+        let service = await Tileset3DService.shared(for: store)
+        let bytes = try await Self.mapping { try await body(service) }
+        return Representation(mediaType: mediaType, body: bytes, headers: Self.headers(caller))
     }
 
     /// A path parameter, percent-decoded.
