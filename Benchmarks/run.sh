@@ -20,6 +20,7 @@
 #   Benchmarks/run.sh scale       the sample city at 1×, 9×, 100× (district build --scale N): build, tiles, pages, geocoding, routing, RSS on SpatiaLite and PostGIS
 #   Benchmarks/run.sh render      z14 rendered tiles (WMTS PNG, uncached) vs MapServer 8 on the same SpatiaLite data and style
 #   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
+#   Benchmarks/run.sh tiles3d     3D Tiles of ~96,000 buildings (district build --scale 7, PostGIS) vs py3dtiles export from the same PostGIS
 # Binaries: a release build in the benchmarks' scratch path, or with BENCH_BIN_DIR=<dir> the ones
 # already built there (Benchmarks/bin.sh); Benchmarks/smoke.sh runs every suite at its smallest size
 # on the debug build (Scripts/test.sh's benchmark stage).
@@ -111,7 +112,9 @@ scale) exec Benchmarks/scale/run.sh "$@" ;;
 render)
   if [[ -n ${BENCH_BIN_DIR:-} && -z ${RENDER_BENCH_BIN:-} ]]; then RENDER_BENCH_BIN=$(bench_bin citytwin); export RENDER_BENCH_BIN; fi
   exec Benchmarks/render/run.sh "$@" ;;
-# tiles3d (branch terrain3d): its dispatch line goes here, and its smallest run in Benchmarks/smoke.sh.
+tiles3d)
+  if [[ -n ${BENCH_BIN_DIR:-} && -z ${TILES3D_BENCH_BIN:-} ]]; then TILES3D_BENCH_BIN=$(bench_bin citytwin); export TILES3D_BENCH_BIN; fi
+  exec Benchmarks/tiles3d/run.sh "$@" ;;
 emergency)
   bin=$(bench_bin emergency-bench)
   "$bin" "$@"

@@ -45,12 +45,12 @@ args[load]="spatialite 4 8"
 args[rasters]="20"; env[rasters]="RASTERS_DURATION_SCALE=0.01"
 args[scale]="1 spatialite,postgis --quick"
 args[render]="1"
+args[tiles3d]="--quick"
 # The suites that build the district into both stores (SpatiaLite and PostGIS) have twice the limit.
 declare -A double=([api]=2 [scale]=2)
-# tiles3d (branch terrain3d): add `args[tiles3d]=…` and its name to the list below.
 # soak is not here: it is Scripts/test.sh's own stage (60 s).
 suites=(geocore store api flood drainage swmm network citybuild geocode emergency signals signals-day
-        sensing burst parking load rasters scale render)
+        sensing burst parking load rasters scale render tiles3d)
 (( $# )) && suites=("$@")
 
 # Peers of one suite that are Debian packages (Scripts/setup.sh --test installs them): a suite whose

@@ -8,6 +8,8 @@ public struct Tiles3DError: Error, Sendable, CustomStringConvertible {
         case unsupportedLayer
         /// No such tile in the tileset.
         case unknownTile
+        /// No such managed raster to mesh as terrain.
+        case unknownRaster
         /// The store has no DEM to stand the solids on, or its DEM is unusable.
         case noTerrain
         /// A feature lacks what its solid needs (a height, an invert elevation).

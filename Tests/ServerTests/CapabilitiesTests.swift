@@ -65,6 +65,9 @@ struct CapabilitiesTests {
                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/oas30",
                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/job-list",
                 "http://www.opengis.net/spec/ogcapi-processes-1/1.0/conf/dismiss",
+                // OGC API – 3D GeoVolumes (draft): collections with 3D Tiles containers
+                "https://www.opengis.net/spec/ogcapi-geovolumes-1/1.0/conf/core",
+                "https://www.opengis.net/spec/ogcapi-geovolumes-1/1.0/conf/3d-tiles",
             ])
         }
     }

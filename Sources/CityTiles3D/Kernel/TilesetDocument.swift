@@ -36,15 +36,16 @@ public struct TileNode: Sendable, Equatable {
 }
 
 /// `tileset.json` (3D Tiles 1.1): the root carries the frame's transform to ECEF; children
-/// add to their parents (`refine: ADD`), since a feature is drawn in its leaf only.
+/// add to their parents (`refine: ADD`) where a feature is drawn in its leaf only, or replace
+/// them (`REPLACE`) where each level draws the whole surface coarser (terrain).
 public enum TilesetDocument {
     /// The document's bytes. `contentPrefix` is put before each content's name (relative URIs
     /// resolve against the tileset's own URL: `3dtiles/` when it is served at `…/3dtiles`).
     public static func encode(root: TileNode, frame: LocalFrame, contentPrefix: String = "",
-                              properties: [String: Any] = [:]) throws -> [UInt8] {
+                              refine: String = "ADD", properties: [String: Any] = [:]) throws -> [UInt8] {
         var rootJSON = root.json(contentPrefix: contentPrefix)
         rootJSON["transform"] = frame.transform
-        rootJSON["refine"] = "ADD"
+        rootJSON["refine"] = refine
         var document: [String: Any] = [
             "asset": ["version": "1.1", "generator": "CityTwin CityTiles3D"],
             "geometricError": root.geometricError * 2,

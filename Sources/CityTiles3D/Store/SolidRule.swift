@@ -1,4 +1,5 @@
 import GeoCore
+import TwinStore
 
 /// How a layer's features become solids, by layer id: the one table of 3D representations.
 /// A layer not in it has no 3D tileset.
@@ -31,12 +32,14 @@ public enum SolidRule: Sendable, Hashable {
     }
 
     /// The CIM level (住房和城乡建设部《城市信息模型（CIM）基础平台技术导则》) the tileset reaches.
-    public var cimLevel: String {
+    /// Buildings are boxes (CIM2: no layer records roof forms, so none reaches CIM3). Pipes and
+    /// wells at their surveyed depths are the underground half of 地上地下一体化 at CIM2 too:
+    /// simple volumes (a tube of the section along the axis between the inverts, a cylinder per
+    /// well) without the fittings, joints, wall thickness or chambers a standard model (CIM3)
+    /// or a component model (CIM6) would draw.
+    public var cimLevel: CIMLevel {
         switch self {
-        case .extrudedFootprints: "CIM2"
-        // Pipes and wells at their surveyed depths: the underground half of 地上地下一体化, at
-        // CIM2's level of detail (their sections, not their fittings).
-        case .pipes, .manholes: "CIM2"
+        case .extrudedFootprints, .pipes, .manholes: .cim2
         }
     }
 

@@ -11,10 +11,14 @@ public struct Terrain: Sendable {
     public let grid: Grid
     /// The grid's CRS (the city's metric zone).
     public let crs: CoordinateReferenceSystem
+    /// The stored grid's SHA-256 (`ManagedRaster.sha256`), when read from a store: what tells a
+    /// replaced DEM from the one a tileset was made on.
+    public var version: String?
 
-    public init(grid: Grid, crs: CoordinateReferenceSystem) {
+    public init(grid: Grid, crs: CoordinateReferenceSystem, version: String? = nil) {
         self.grid = grid
         self.crs = crs
+        self.version = version
     }
 
     /// The DEM `id` of `store`, which must be in the city's metric CRS `crs`.
@@ -32,7 +36,7 @@ public struct Terrain: Sendable {
         guard raster.kind == .dem, raster.epsg == crs.epsgCode else {
             throw Tiles3DError(.noTerrain, "raster '\(id)' is not a DEM in the city's metric CRS \(crs) (it is a \(raster.kind.rawValue) in \(raster.crs))")
         }
-        do { return Terrain(grid: try Grid(esriASCIIData: data), crs: crs) } catch {
+        do { return Terrain(grid: try Grid(esriASCIIData: data), crs: crs, version: raster.sha256) } catch {
             throw Tiles3DError(.noTerrain, "raster '\(id)' in the store is not a readable ESRI ASCII grid")
         }
     }

@@ -22,6 +22,8 @@ public actor Tileset3DService {
         var frame: LocalFrame
         var grid: LeafGrid
         var leaves: [LeafGrid.Key: LeafContent]
+        /// The DEM's SHA-256 the solids were stood on (`nil` for solids at surveyed elevations).
+        var terrainVersion: String?
     }
 
     struct StateKey: Hashable, Sendable {
@@ -35,10 +37,14 @@ public actor Tileset3DService {
     private var dirty: [StateKey: Set<LeafGrid.Key>] = [:]
     private var lastSequence: Int64?
     private var lastFollow = Date.distantPast
+    /// Terrain tilesets by raster id (`terrainTileset(raster:caller:)`).
+    private var terrains: [String: TerrainTileset] = [:]
 
     /// Leaf contents made since the service started (a full build counts every leaf, an edit
     /// the leaves it staled): what a test counts to see an edit rebuild no more than it must.
     public private(set) var leavesBuilt = 0
+    /// Terrain tilesets made since the service started (one per DEM version read).
+    public private(set) var terrainsBuilt = 0
 
     /// The services of every store this process serves, one per store (`shared(for:)`).
     private static let services = ServiceRegistry()
@@ -78,6 +84,17 @@ public actor Tileset3DService {
         try await state(layer: layer, caller: caller).leaves.keys.sorted().map { "\($0).glb" }
     }
 
+    /// The ellipsoidal heights (metres) the layer's solids span as `caller` reads them, `nil` when
+    /// it has none: from the leaves' boxes in the frame, widened at the top by the earth's
+    /// curvature at their farthest corner (a point `d` from the frame's origin lies at most
+    /// `d²/R` below its height in the frame, never above), so the range holds every solid.
+    public func heightRange(layer: String, caller: Caller) async throws -> ClosedRange<Double>? {
+        let boxes = try await state(layer: layer, caller: caller).leaves.values.map(\.box)
+        guard let low = boxes.map(\.min.z).min(), let high = boxes.map(\.max.z).max() else { return nil }
+        let far = boxes.map { max($0.min.x * $0.min.x, $0.max.x * $0.max.x) + max($0.min.y * $0.min.y, $0.max.y * $0.max.y) }.max() ?? 0
+        return low...(high + far / 6_356_752)
+    }
+
     static func document(_ built: Built, contentPrefix: String, leafSize: Double) throws -> [UInt8] {
         var named: [LeafGrid.Key: (content: String, box: (min: SIMD3<Double>, max: SIMD3<Double>))] = [:]
         for (key, leaf) in built.leaves { named[key] = ("content/\(key).glb", leaf.box) }
@@ -85,7 +102,7 @@ public actor Tileset3DService {
         let root = Quadtree.build(leaves: named, leafSize: leafSize) ?? empty
         let rule = SolidRule.rule(for: built.definition.id)
         return try TilesetDocument.encode(root: root, frame: built.frame, contentPrefix: contentPrefix,
-                                          properties: ["layer": built.definition.id, "cimLevel": rule?.cimLevel ?? "",
+                                          properties: ["layer": built.definition.id, "cimLevel": rule?.cimLevel.rawValue ?? "",
                                                        "features": built.leaves.values.reduce(0) { $0 + $1.featureCount }])
     }
 
@@ -95,6 +112,11 @@ public actor Tileset3DService {
         try await follow()
         let key = StateKey(layer: layer, caller: caller.accessClass)
         while let running = pending[key] { _ = try? await running.value }
+        if let built = states[key], built.terrainVersion != nil,
+           try await Self.demVersion(store) != built.terrainVersion {
+            states[key] = nil  // the DEM was replaced: every solid stands anew
+            dirty[key] = nil
+        }
         if let built = states[key], dirty[key, default: []].isEmpty { return built }
         let previous = states[key]
         let stale = dirty.removeValue(forKey: key) ?? []
@@ -146,7 +168,37 @@ public actor Tileset3DService {
         let builder = try await LeafBuilder.make(definition, rule, frame: frame, terrain: terrain, store: store, caller: caller)
         var leaves: [LeafGrid.Key: LeafContent] = [:]
         for (key, features) in groups { leaves[key] = try builder.build(features) }
-        return Built(definition: definition, frame: frame, grid: grid, leaves: leaves)
+        return Built(definition: definition, frame: frame, grid: grid, leaves: leaves,
+                     terrainVersion: rule.needsTerrain ? terrain.version : nil)
+    }
+
+    /// The SHA-256 of the store's DEM as stored now (`nil` when it has none).
+    static func demVersion(_ store: any FeatureStore) async throws -> String? {
+        try await (store as? any ManagedRasters)?.managedRaster(ManagedRaster.defaultDEM)?.sha256
+    }
+
+    // MARK: - Terrain
+
+    /// The terrain tileset of the store's DEM `raster` (CIM1), made again when the DEM is
+    /// replaced (its stored SHA-256 changes). The managed rasters are the city's shared base
+    /// data: departments and the admin read them, the public does not.
+    /// - Throws: `StoreError` `.unauthenticated` for the public; `Tiles3DError` `.noTerrain`.
+    public func terrainTileset(raster: String, caller: Caller) async throws -> TerrainTileset {
+        guard caller != .anonymous else {
+            throw StoreError(.unauthenticated, "the DEM's terrain is shared with departments: send a bearer token", field: "Authorization")
+        }
+        guard ManagedRaster.isValidID(raster), let rasters = store as? any ManagedRasters,
+              let described = try await rasters.managedRaster(raster) else {
+            throw Tiles3DError(.unknownRaster, "the store has no raster '\(raster)' to mesh as terrain (its rasters are listed at /rasters)")
+        }
+        if let known = terrains[raster], known.version == described.sha256 { return known }
+        guard let crs = try await CityRecord.metricCRS(of: store) else {
+            throw Tiles3DError(.noTerrain, "the store holds no city yet, so its terrain has no metric CRS")
+        }
+        let made = try await TerrainTileset.build(raster: raster, store: store, crs: crs)
+        terrains[raster] = made
+        terrainsBuilt += 1
+        return made
     }
 
     /// Makes `stale` leaves again from the store; returns how many were made.

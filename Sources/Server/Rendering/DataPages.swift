@@ -82,6 +82,7 @@ enum DataPages {
             [page.tr("要素数", "Features"), String(info.count)],
         ]
         if let g = d.geometryType { facts.append([page.tr("几何类型", "Geometry"), HTMLPage.escape(g.rawValue)]) }
+        if let level = d.cimLevel { facts.append([page.tr("CIM 等级", "CIM level"), HTMLPage.escape("\(level.rawValue) \(level.name)")]) }
         if let e = info.extent {
             facts.append([page.tr("范围 (CRS84)", "Extent (CRS84)"),
                           HTMLPage.escape([e.minX, e.minY, e.maxX, e.maxY].map { String(format: "%.5f", $0) }.joined(separator: ", "))])

@@ -30,9 +30,13 @@ struct CollectionRoutes: OperationCollection {
                 let visible = all.filter { AccessPolicy.canRead($0.definition, context.caller) }
                 let crs = CRSParameter.advertised(cityMetric: try await cityMetricCRS.metricCRS(of: store, orZoneOf: all.compactMap(\.extent)))
                 let links = site.selfAndAlternate("/collections", query: query, format: format, jsonType: MediaTypeName.json)
+                var documents: [JSONValue] = []
+                for info in visible {
+                    documents.append(await Tiles3DRoutes.geoVolume(collectionDocument(info, crs: crs), store: store, caller: context.caller, site: site))
+                }
                 let doc: JSONValue = [
                     "links": .array(links),
-                    "collections": .array(visible.map { collectionDocument($0, crs: crs) }),
+                    "collections": .array(documents),
                     "crs": .array(crs.map { .string($0.uri) }),
                 ]
                 guard format == .html else { return Representation.json(doc).linking(links) }
@@ -52,6 +56,7 @@ struct CollectionRoutes: OperationCollection {
                 let id = try pathParameter(context, "collectionId")
                 let info = try await layers.layer(id, for: context.caller)
                 var doc = collectionDocument(info, crs: CRSParameter.advertised(cityMetric: try await cityMetricCRS.metricCRS(of: store, orZoneOf: [info.extent].compactMap { $0 })))
+                doc = await Tiles3DRoutes.geoVolume(doc, store: store, caller: context.caller, site: site)
                 let links = site.selfAndAlternate("/collections/\(id)", query: query, format: format, jsonType: MediaTypeName.json)
                     + itemLinks(info.definition) + rasterLinks(id)
                 if var o = doc.objectValue {
@@ -76,6 +81,7 @@ struct CollectionRoutes: OperationCollection {
             links.append(site.link("/collections/\(id)/tiles", rel: "http://www.opengis.net/def/rel/ogc/1.0/tilesets-vector",
                                    type: MediaTypeName.json, title: "Vector tilesets"))
         }
+        if let solids = Tiles3DRoutes.collectionLink(id, site: site) { links.append(solids) }  // OGC API – 3D GeoVolumes
         return links
     }
 
@@ -118,6 +124,7 @@ struct CollectionRoutes: OperationCollection {
         }
         if !extent.isEmpty { o["extent"] = .object(extent) }
         if let g = d.geometryType { o["geometryType"] = .string(g.rawValue) }
+        if let level = d.cimLevel { o["cim_level"] = .string(level.rawValue) }
         o["quality"] = quality.metadata(info, site: site)  // governance: Routes/QualityRoutes.swift
         return .object(o)
     }

@@ -35,7 +35,7 @@ struct LandingRoutes: OperationCollection {
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/update",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/features",
         "http://www.opengis.net/spec/ogcapi-features-4/1.0/conf/optimistic-locking-etags",
-    ] + TileRoutes.tilesConformance + ProcessRoutes.processesConformance
+    ] + TileRoutes.tilesConformance + ProcessRoutes.processesConformance + Tiles3DRoutes.geoVolumesConformance
 
     /// `/`, `/conformance`, `/api`, `/api.html`.
     var operations: [APIOperation] {

@@ -73,8 +73,10 @@ struct ManagedRasterRoutes: OperationCollection {
 
     private func managedRasterDocument(_ raster: ManagedRaster) throws -> JSONValue {
         var doc = try JSONOutput.value(raster).objectValue ?? [:]
-        doc["links"] = [site.link("/rasters/\(raster.id)", rel: "self", type: MediaTypeName.json),
-                        site.link("/rasters/\(raster.id)/data", rel: "enclosure", type: ManagedRaster.esriASCIIMediaType, title: "The grid")]
+        let links = [site.link("/rasters/\(raster.id)", rel: "self", type: MediaTypeName.json),
+                     site.link("/rasters/\(raster.id)/data", rel: "enclosure", type: ManagedRaster.esriASCIIMediaType, title: "The grid")]
+        // A DEM's terrain as 3D Tiles (OGC API – 3D GeoVolumes' relation and type).
+        doc["links"] = .array(links + (raster.kind == .dem ? [Tiles3DRoutes.terrainLink(raster.id, site: site)] : []))
         return .object(doc)
     }
 }

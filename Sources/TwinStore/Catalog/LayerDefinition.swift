@@ -41,6 +41,8 @@ public struct LayerDefinition: Sendable, Hashable {
     public var quality: JSONValue?
     /// Whether several departments build the layer, each writing its own features (`CoBuilding`).
     public var coBuilt: CoBuilding?
+    /// The CIM level the layer's data reaches (optional `"cim_level"`: `"CIM1"` … `"CIM7"`).
+    public var cimLevel: CIMLevel?
 
     /// Whether features have a geometry column.
     public var hasGeometry: Bool { geometryType != nil || acceptsAnyGeometry }
@@ -150,6 +152,15 @@ public struct LayerDefinition: Sendable, Hashable {
         }
         self.style = o["style"]
         self.coBuilt = try CoBuilding.parse(o["coBuilt"]) { fail("coBuilt", $0) }
+        switch o["cim_level"] {
+        case nil, .null?: self.cimLevel = nil
+        case .string(let text)?:
+            guard let level = CIMLevel(rawValue: text) else {
+                throw fail("cim_level", "cim_level \"\(text)\" is not one of \(CIMLevel.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            self.cimLevel = level
+        default: throw fail("cim_level", "\"cim_level\" must be a string (CIM1 … CIM7)")
+        }
         switch o["quality"] {
         case nil, .null?: self.quality = nil
         case .object(let q)?: self.quality = .object(q)
@@ -186,6 +197,7 @@ public struct LayerDefinition: Sendable, Hashable {
         if let style { o["style"] = style }
         if let quality { o["quality"] = quality }
         if let coBuilt { o["coBuilt"] = coBuilt.json }
+        if let cimLevel { o["cim_level"] = .string(cimLevel.rawValue) }
         return .object(o)
     }
 
