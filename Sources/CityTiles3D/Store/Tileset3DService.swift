@@ -85,11 +85,15 @@ public actor Tileset3DService {
     }
 
     /// The ellipsoidal heights (metres) the layer's solids span as `caller` reads them, `nil` when
-    /// it has none: from the leaves' boxes in the frame, widened at the top by the earth's
-    /// curvature at their farthest corner (a point `d` from the frame's origin lies at most
-    /// `d²/R` below its height in the frame, never above), so the range holds every solid.
-    public func heightRange(layer: String, caller: Caller) async throws -> ClosedRange<Double>? {
-        let boxes = try await state(layer: layer, caller: caller).leaves.values.map(\.box)
+    /// it has none or its tileset has not been built yet: a catalogue request never builds a
+    /// tileset (at a city's size that is minutes of work on a request path), it reports the heights
+    /// of the one the first tileset request built. From the leaves' boxes in the frame, widened at
+    /// the top by the earth's curvature at their farthest corner (a point `d` from the frame's
+    /// origin lies at most `d²/R` below its height in the frame, never above), so the range holds
+    /// every solid.
+    public func builtHeightRange(layer: String, caller: Caller) -> ClosedRange<Double>? {
+        guard let built = states[StateKey(layer: layer, caller: caller.accessClass)] else { return nil }
+        let boxes = built.leaves.values.map(\.box)
         guard let low = boxes.map(\.min.z).min(), let high = boxes.map(\.max.z).max() else { return nil }
         let far = boxes.map { max($0.min.x * $0.min.x, $0.max.x * $0.max.x) + max($0.min.y * $0.min.y, $0.max.y * $0.max.y) }.max() ?? 0
         return low...(high + far / 6_356_752)

@@ -39,13 +39,14 @@ struct Tiles3DRoutes: OperationCollection {
 
     /// A collection document with what the GeoVolumes draft adds for a layer with a 3D tileset:
     /// `content` (the tileset's link, as the draft's examples carry it) and the spatial extent as
-    /// a 3D box in CRS84h, its heights the tileset's (ellipsoidal metres). Without a tileset the
-    /// caller may read (no DEM yet, no access) the document stays as it is: 2D, no content.
+    /// a 3D box in CRS84h, its heights the tileset's (ellipsoidal metres) once a tileset request has
+    /// built it. Before that, or without a tileset the caller may read (no DEM yet, no access), the
+    /// extent stays 2D: listing the catalogue never builds a tileset.
     static func geoVolume(_ document: JSONValue, store: any FeatureStore, caller: Caller, site: SiteLinks) async -> JSONValue {
         guard var o = document.objectValue, let layer = o["id"]?.stringValue, let link = collectionLink(layer, site: site) else { return document }
         o["content"] = [link]
         let service = await Tileset3DService.shared(for: store)
-        guard let heights = try? await service.heightRange(layer: layer, caller: caller),
+        guard let heights = await service.builtHeightRange(layer: layer, caller: caller),
               var extent = o["extent"]?.objectValue, var spatial = extent["spatial"]?.objectValue,
               let box = spatial["bbox"]?.arrayValue?.first?.arrayValue, box.count == 4 else { return .object(o) }
         spatial["bbox"] = [[box[0], box[1], .number(heights.lowerBound), box[2], box[3], .number(heights.upperBound)]]
