@@ -89,10 +89,12 @@ public struct HydrantCoverage: Sendable {
 }
 
 extension HydrantCoverage {
-    /// Why a hydrant does not count, or nil when it does: its status is not 完好, or its pressure
-    /// meter's newest reading (not stale) is below 0.10 MPa.
+    /// Why a hydrant does not count, or nil when it does: its status is not 完好 (the pressure
+    /// rule's reason when its meter set it: `HydrantStatus`), or its pressure meter's newest
+    /// reading (not stale) is below 0.10 MPa.
     static func outOfService(_ p: [String: JSONValue]) -> String? {
         let status = p["status"]?.stringValue ?? ""
+        if status != "完好", p["status_source"]?.stringValue == "pressure-rule", let reason = p["status_reason"]?.stringValue { return reason }
         guard status == "完好" else { return "status \(status.isEmpty ? "unknown" : status)" }
         if p["latest_unit"]?.stringValue == "MPa", let value = p["latest_value"]?.doubleValue, value < minimumPressure,
            p["latest_stale"]?.boolValue != true {
@@ -107,7 +109,7 @@ extension HydrantCoverage {
     public static func load(from store: any FeatureStore, by caller: Caller) async throws -> (HydrantCoverage, StoreRoadGraph) {
         let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .walking, by: caller)
         var features: [Feature] = []
-        for try await f in store.stream(layer: "hydrants", FeatureQuery(properties: ["status"], limit: 5000), by: caller) { features.append(f) }
+        for try await f in store.stream(layer: "hydrants", FeatureQuery(properties: ["status", "status_source", "status_reason"], limit: 5000), by: caller) { features.append(f) }
         // The pressure meters' newest readings, joined as the features API shows them (`latest_*`).
         if let sensing = store as? any SensingStore {
             try await SensorFeatureLinks(store: store, sensing: sensing).attachLatest(&features, layer: "hydrants", caller: caller)

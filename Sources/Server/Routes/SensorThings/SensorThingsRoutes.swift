@@ -27,6 +27,8 @@ struct SensorThingsRoutes: OperationCollection {
     let parking: ParkingUpkeep
     /// Readings of a bound Datastream recorded as traffic counts.
     let trafficCounts: TrafficCountRecording
+    /// A hydrant's pressure meter sets its status; a hydrant out of service is an alert.
+    let hydrants: HydrantStatus
 
     /// The catalogue layer whose sharing class and owner govern the SensorThings service.
     static let sensorThingsLayer = SensingAlerts.governingLayer
@@ -167,7 +169,7 @@ struct SensorThingsRoutes: OperationCollection {
                           retryAfter: 1)
         }
         defer { if method != .get { sensingWrites.leave() } }
-        let monitor = AlertMonitor(store: store, sensing: sensing)
+        let monitor = AlertMonitor(store: store, sensing: sensing, hydrants: hydrants)
         let query = try QueryParameters(request.uri.query)
         let reader = STAReader(store: sensing, root: site.url(Self.sensorThingsRoot))
         if path == "CreateObservations" {
@@ -232,7 +234,7 @@ struct SensorThingsRoutes: OperationCollection {
     /// told to MQTT subscribers, its readings' alerts evaluated and the live feeds recorded.
     func createSensingEntity(_ kind: SensingKind, in source: STASource, _ body: JSONValue, reader: STAReader, sensing: any SensingStore,
                              caller: Caller, feedOnly: Bool) async throws -> Int64 {
-        let monitor = AlertMonitor(store: store, sensing: sensing)
+        let monitor = AlertMonitor(store: store, sensing: sensing, hydrants: hydrants)
         let writer = trafficCounts.staWriter(reader, caller: caller, feedOnly: feedOnly)
         var back: (String, Int64)?
         var holds: (SensingKind, Int64, String)?
