@@ -102,6 +102,23 @@ def coverage(base_url, bearer):
     return r.json()
 
 
+def out_of_service(base_url, bearer, hydrant):
+    """The hydrant's hydrant-out-of-service alerts as a gateway reads the alerts collection: (open, ended)."""
+    r = requests.get(f"{base_url}/collections/alerts/items", params={"f": "json", "limit": 1000},
+                     headers={"Authorization": f"Bearer {bearer}"}, timeout=30)
+    assert r.status_code == 200, r.text[:300]
+    mine = [a["properties"] for a in r.json()["features"]
+            if a["properties"].get("level") == "hydrant-out-of-service" and a["properties"].get("resource_id") == hydrant]
+    return [a for a in mine if a.get("cleared_at") is None], [a for a in mine if a.get("cleared_at") is not None]
+
+
+def stored(base_url, bearer, hydrant):
+    r = requests.get(f"{base_url}/collections/hydrants/items/{hydrant}", params={"f": "json"},
+                     headers={"Authorization": f"Bearer {bearer}"}, timeout=30)
+    assert r.status_code == 200, r.text[:300]
+    return r.json()["properties"]
+
+
 @pytest.fixture(scope="module")
 def admin():
     return token()
@@ -171,10 +188,15 @@ def test_a_hydrant_marked_out_of_service_leaves_the_coverage_at_once(base_url, a
         assert after["working_hydrants"] == before["working_hydrants"] - 1
         assert abs((before["covered_metres"] - after["covered_metres"]) - loss(target)) <= 0.2, (before, after)
         assert target["id"] in [h["id"] for h in after["hydrants_not_counted"]]
+        # A person's 待维修 is an open out-of-service alert, saying so (no sensor set it).
+        opened, _ = out_of_service(base_url, admin, target["id"])
+        assert len(opened) == 1 and opened[0]["status"] == "待维修" and opened[0].get("status_source") is None, opened
     finally:
         got = requests.get(url, headers=auth, timeout=30)
         requests.patch(url, json={"properties": {"status": "完好"}},
                        headers={**auth, "Content-Type": "application/merge-patch+json", "If-Match": got.headers["ETag"]}, timeout=30)
+    opened, ended = out_of_service(base_url, admin, target["id"])
+    assert not opened and ended and ended[-1]["cleared_reason"] == "returned-to-service", (opened, ended)
 
 
 def test_a_high_rise_pre_plan_lists_hydrants_by_the_independent_hose_distance(base_url, admin, layers):
@@ -216,8 +238,9 @@ def test_a_high_rise_pre_plan_lists_hydrants_by_the_independent_hose_distance(ba
 @pytest.mark.writes
 def test_a_low_pressure_reading_takes_the_hydrant_out_and_raises_an_alert(base_url, admin):
     """A gateway registers the pressure meter IOT-XH-01 (a Thing naming the device, a Datastream in
-    MPa) and posts 0.05 MPa: the next hydrant-coverage leaves the hydrant out, saying why, and the
-    alerts collection has a low-pressure alert (GB 50974's 0.10 MPa); 0.30 MPa brings it back."""
+    MPa) and posts 0.05 MPa: the next hydrant-coverage leaves the hydrant out, saying why, the alerts
+    collection has a low-pressure alert (GB 50974's 0.10 MPa), the hydrant is stored 待维修 by the
+    pressure rule and has an open hydrant-out-of-service alert; 0.30 MPa brings it back and ends it."""
     import datetime
     auth = {"Authorization": f"Bearer {admin}"}
     device = requests.get(f"{base_url}/collections/iot_devices/items/IOT-XH-01", params={"f": "json"}, headers=auth, timeout=30).json()
@@ -250,9 +273,18 @@ def test_a_low_pressure_reading_takes_the_hydrant_out_and_raises_an_alert(base_u
     alerts = requests.get(f"{base_url}/collections/alerts/items", params={"f": "json", "limit": 1000}, headers=auth, timeout=30).json()["features"]
     assert any(a["properties"].get("datastream_id") == stream and a["properties"].get("level") == "low-pressure"
                and a["properties"].get("cleared_at") is None for a in alerts), [a["properties"] for a in alerts][-3:]
+    # The stored status follows the reading (the map colours hydrants by it), and says why.
+    p = stored(base_url, admin, hydrant)
+    assert p["status"] == "待维修" and p["status_source"] == "pressure-rule" and "0.05 MPa" in p["status_reason"], p
+    opened, _ = out_of_service(base_url, admin, hydrant)
+    assert len(opened) == 1 and opened[0]["status_source"] == "pressure-rule" and "0.05 MPa" in opened[0]["reason"], opened
     read(0.30)
     again = {h["id"] for h in coverage(base_url, admin)["summary"]["hydrants_not_counted"]}
     assert hydrant not in again
+    p = stored(base_url, admin, hydrant)
+    assert p["status"] == "完好" and p.get("status_source") is None, p
+    opened, ended = out_of_service(base_url, admin, hydrant)
+    assert not opened and any(a["cleared_reason"] == "returned-to-service" for a in ended), (opened, ended)
 
 
 def test_station_coverage_agrees_with_the_service_area_process(base_url, admin, layers):
