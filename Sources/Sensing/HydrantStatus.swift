@@ -122,6 +122,8 @@ public actor HydrantStatus {
                     "resource_layer": .string(Self.layer), "resource_id": .string(fid), "name": hydrant.properties["road"] ?? .null,
                     "status": status.map(JSONValue.string) ?? .null, "status_source": hydrant.properties["status_source"] ?? .null,
                     "reason": .string(reason), "phenomenonTime": .null, "value": .null,
+                    // No reading raised it; the members clients index threshold alerts by are there, null.
+                    "datastream_id": .null, "datastream": .null, "thing_id": .null, "thing": .null,
                     "raised_at": now, "cleared_at": .null, "cleared_reason": .null,
                 ])
             }

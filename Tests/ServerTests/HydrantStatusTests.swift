@@ -159,6 +159,7 @@ struct HydrantStatusTests {
             #expect(alerts.count == 1)
             #expect(alerts.first?["cleared_at"] == .null)
             #expect(alerts.first?["source"] == "hydrant-status")
+            #expect(alerts.first?["datastream_id"] == .null && alerts.first?["phenomenonTime"] == .null, "present, null: no reading raised it")
             #expect(alerts.first?["status"] == "待维修" && alerts.first?["status_source"] == "pressure-rule")
             #expect(alerts.first?["reason"]?.stringValue == reason)
             #expect(try await api.outOfService("XH-T2").isEmpty, "the other hydrant is untouched")
