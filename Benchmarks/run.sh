@@ -10,7 +10,7 @@
 #   Benchmarks/run.sh network     nearest-N, one-to-many, isochrones vs pgRouting on a 100,000-edge network
 #   Benchmarks/run.sh citybuild   `city build --osm` (Helsinki) vs ogr2ogr + osm2pgrouting into PostGIS: features/s and whole-build time
 #   Benchmarks/run.sh geocode     batch geocoding throughput (addresses/s); single-address GET /geocode p50 vs http.server + sqlite LIKE
-#   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage processes on the sample district (ms)
+#   Benchmarks/run.sh emergency   nearest, service areas, hazard overlay, coverage, hydrant coverage, station coverage, fire pre-plan on the sample district (ms)
 #   Benchmarks/run.sh signals     1,000 intersections x 4 periods, exact 12-signal green wave; district re-timing vs SUMO tlsCycleAdaptation.py
 #   Benchmarks/run.sh signals-day the district's day in SUMO: fixed plans vs CityTwin's re-timed plans vs SUMO actuated (total delay)
 #   Benchmarks/run.sh sensing     SensorThings CreateObservations ingest (obs/s) and last-day read p50, SpatiaLite and PostGIS

@@ -1,4 +1,4 @@
-// emergency-bench: the emergency analyses on the sample district, timed through the process
+// emergency-bench: the emergency and fire analyses on the sample district, timed through the process
 // registry as the API and the CLI run them (Benchmarks/run.sh emergency). The timings the
 // Emergency* tests used to print live here; tests assert behaviour only.
 //
@@ -43,6 +43,10 @@ let cases: [(String, [String: JSONValue])] = [
     ("service-area", ["origin": incident, "breaks": [2, 5]]),
     ("hazard-overlay", ["area": area, "origin": [114.79, 30.83], "route": ["from": [114.795, 30.838], "to": [114.807, 30.846]]]),
     ("coverage", ["suggestions": 2]),
+    // Issue 54: the fire analyses; fire-pre-plan's "under a second" for a high-rise (BLD-00033, 48 m) is measured here.
+    ("hydrant-coverage", ["maximumListed": 20]),
+    ("fire-station-coverage", ["maximumListed": 20]),
+    ("fire-pre-plan", ["building": "BLD-00033", "hydrants": 3]),
 ]
 var report: [String: JSONValue] = ["rounds": .integer(Int64(rounds))]
 for (id, inputs) in cases {

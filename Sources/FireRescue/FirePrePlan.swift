@@ -45,8 +45,8 @@ public enum FirePrePlan {
         let network = walking.graph.network
         let centreMetric = try walking.metric(centre)
         // A building far from every street has no hose or route distance worth stating: refused, not answered.
-        guard let buildingAt = network.snap(centreMetric), buildingAt.distance <= StoreRoadGraph.defaultMaximumSnapMetres else {
-            throw ProcessInputError("building", "building '\(id)' lies farther than \(Int(StoreRoadGraph.defaultMaximumSnapMetres)) m from every street")
+        guard let buildingAt = network.snap(centreMetric), buildingAt.distance <= HydrantCoverage.maximumBuildingOffset else {
+            throw ProcessInputError("building", "building '\(id)' lies farther than \(Int(HydrantCoverage.maximumBuildingOffset)) m from every street")
         }
         let fromBuilding = network.streetDistances(from: [buildingAt], limit: waterSearchMetres)
 

@@ -25,6 +25,9 @@ public struct HydrantCoverage: Sendable {
     public static let bothSidesWidth = 60.0
     /// A hydrant farther than this from every street cannot be reached by an engine on it (m).
     public static let maximumHydrantOffset = 50.0
+    /// A building farther than this from every street is off the street network (m): the limit
+    /// `fire-pre-plan` refuses such a building by, and the routing processes' default snap limit.
+    public static let maximumBuildingOffset = StoreRoadGraph.defaultMaximumSnapMetres
 
     /// A hydrant as the analysis sees it.
     public struct Hydrant: Sendable {
@@ -41,7 +44,11 @@ public struct HydrantCoverage: Sendable {
     public let offStreet: [String]
     /// Buildings whose street position lies beyond the protection radius: id and street metres.
     public let uncoveredBuildings: [(id: String, metres: Double)]
-    /// Buildings checked.
+    /// Buildings farther than `maximumBuildingOffset` from every street: off the street network,
+    /// counted neither covered nor uncovered (a distant snap point says nothing of their hoses),
+    /// with the straight metres to the nearest street.
+    public let offNetworkBuildings: [(id: String, offset: Double)]
+    /// Buildings checked (covered, uncovered and off the network together).
     public let buildingsChecked: Int
     /// Roads wider than 60 m with working hydrants on at most one side: road id and the side found.
     public let oneSidedWideRoads: [(road: String, side: String)]
@@ -62,9 +69,10 @@ public struct HydrantCoverage: Sendable {
         }
         let protection = network.streetCoverage(from: sources, radius: protectionRadius)
         let spacing = network.streetCoverage(from: sources, radius: maximumSpacing / 2)
-        var uncovered: [(String, Double)] = []
+        var uncovered: [(String, Double)] = [], offNetwork: [(String, Double)] = []
         for b in buildings {
             guard let at = network.snap(b.position) else { continue }
+            guard at.distance <= maximumBuildingOffset else { offNetwork.append((b.id, at.distance)); continue }
             let metres = network.streetDistance(to: at, nodeDistances: protection.nodeDistances, sources: sources)
             // Compared to the millimetre: the stored degrees (1e-9°) carry about 0.1 mm of noise in metres.
             if metres > protectionRadius + 0.001 { uncovered.append((b.id, metres)) }
@@ -76,15 +84,17 @@ public struct HydrantCoverage: Sendable {
             if found.count < 2 { oneSided.append((id, found.first ?? "none")) }
         }
         return HydrantCoverage(protection: protection, spacing: spacing, hydrants: hydrants, offStreet: offStreet,
-                               uncoveredBuildings: uncovered, buildingsChecked: buildings.count, oneSidedWideRoads: oneSided)
+                               uncoveredBuildings: uncovered, offNetworkBuildings: offNetwork, buildingsChecked: buildings.count, oneSidedWideRoads: oneSided)
     }
 }
 
 extension HydrantCoverage {
-    /// Why a hydrant does not count, or nil when it does: its status is not 完好, or its pressure
-    /// meter's newest reading (not stale) is below 0.10 MPa.
+    /// Why a hydrant does not count, or nil when it does: its status is not 完好 (the pressure
+    /// rule's reason when its meter set it: `HydrantStatus`), or its pressure meter's newest
+    /// reading (not stale) is below 0.10 MPa.
     static func outOfService(_ p: [String: JSONValue]) -> String? {
         let status = p["status"]?.stringValue ?? ""
+        if status != "完好", p["status_source"]?.stringValue == "pressure-rule", let reason = p["status_reason"]?.stringValue { return reason }
         guard status == "完好" else { return "status \(status.isEmpty ? "unknown" : status)" }
         if p["latest_unit"]?.stringValue == "MPa", let value = p["latest_value"]?.doubleValue, value < minimumPressure,
            p["latest_stale"]?.boolValue != true {
@@ -99,7 +109,7 @@ extension HydrantCoverage {
     public static func load(from store: any FeatureStore, by caller: Caller) async throws -> (HydrantCoverage, StoreRoadGraph) {
         let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .walking, by: caller)
         var features: [Feature] = []
-        for try await f in store.stream(layer: "hydrants", FeatureQuery(properties: ["status"], limit: 5000), by: caller) { features.append(f) }
+        for try await f in store.stream(layer: "hydrants", FeatureQuery(properties: ["status", "status_source", "status_reason"], limit: 5000), by: caller) { features.append(f) }
         // The pressure meters' newest readings, joined as the features API shows them (`latest_*`).
         if let sensing = store as? any SensingStore {
             try await SensorFeatureLinks(store: store, sensing: sensing).attachLatest(&features, layer: "hydrants", caller: caller)

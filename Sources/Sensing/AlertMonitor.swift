@@ -17,10 +17,13 @@ public struct AlertMonitor: Sendable {
     static let layer = SensingAlerts.layer
     let store: any FeatureStore
     let sensing: any SensingStore
+    /// The hydrants' out-of-service alerts, told when the pressure rule changed a hydrant's status.
+    let hydrants: HydrantStatus?
 
-    public init(store: any FeatureStore, sensing: any SensingStore) {
+    public init(store: any FeatureStore, sensing: any SensingStore, hydrants: HydrantStatus? = nil) {
         self.store = store
         self.sensing = sensing
+        self.hydrants = hydrants
     }
 
     /// Evaluates the readings `change` wrote (stored ids `ids`, in `change.observations` order).
@@ -51,7 +54,20 @@ public struct AlertMonitor: Sendable {
             try await StoreError.retryingChangedVersions {
                 try await raise(thresholds, stream: stream, readings: sorted, by: caller)
             }
+            try await hydrantRule(stream, newest: newest)
         }
+    }
+
+    /// The pressure rule (`HydrantStatus.pressure`) after a pressure meter's alerts changed: the
+    /// hydrant its device monitors is out of service while its newest reading is below 0.10 MPa
+    /// (the status follows the standard's line; the `low-pressure` alert keeps its hysteresis).
+    private func hydrantRule(_ stream: SensingEntity, newest: SensingObservation) async throws {
+        guard let m = try await monitored(stream), m.symbol == "MPa", m.target.layer == HydrantStatus.layer else { return }
+        guard let value = newest.result.doubleValue, value.isFinite else { return }
+        let low = Thresholds.hydrantPressure[0].crossed(by: value)
+        if let hydrants { try await hydrants.prime() }
+        guard try await HydrantStatus.pressure(hydrant: m.target.id, low: low, reading: newest, stream: stream.id, in: store) else { return }
+        try await hydrants?.catchUp()
     }
 
     /// Readings taken back or corrected (`readings`: each one's Datastream and phenomenonTime as it
@@ -89,6 +105,7 @@ public struct AlertMonitor: Sendable {
             try await StoreError.retryingChangedVersions {
                 try await raise(thresholds, stream: stream, readings: [newest], by: caller)
             }
+            try await hydrantRule(stream, newest: newest)
         }
     }
 
@@ -132,11 +149,8 @@ public struct AlertMonitor: Sendable {
     /// of the flood nowcast, 15 cm warning and 30 cm danger. A pressure Datastream (MPa) on a
     /// `hydrants` feature: GB 50974's 0.10 MPa least outlet pressure (`low-pressure`).
     private func gaugeThresholds(_ stream: SensingEntity) async throws -> [Threshold] {
-        let symbol = stream.body["unitOfMeasurement"]?["symbol"]?.stringValue
-        guard symbol == "m" || symbol == "MPa",
-              let thingID = stream.link("Thing"), let thing = try await sensing.sensingEntity(.thing, id: thingID),
-              let device = SensorFeatureLinks.device(of: thing),
-              let target = try await SensorFeatureLinks(store: store, sensing: sensing).target(ofDevice: device) else { return [] }
+        guard let m = try await monitored(stream) else { return [] }
+        let (symbol, target) = (m.symbol, m.target)
         switch (target.layer, symbol) {
         case ("hydrants", "MPa"?):
             return Thresholds.hydrantPressure
@@ -150,6 +164,16 @@ public struct AlertMonitor: Sendable {
         default:
             return []
         }
+    }
+
+    /// The unit (m or MPa) of a Datastream and the feature its Thing's device monitors, if both.
+    private func monitored(_ stream: SensingEntity) async throws -> (symbol: String?, target: (layer: String, id: String))? {
+        let symbol = stream.body["unitOfMeasurement"]?["symbol"]?.stringValue
+        guard symbol == "m" || symbol == "MPa",
+              let thingID = stream.link("Thing"), let thing = try await sensing.sensingEntity(.thing, id: thingID),
+              let device = SensorFeatureLinks.device(of: thing),
+              let target = try await SensorFeatureLinks(store: store, sensing: sensing).target(ofDevice: device) else { return nil }
+        return (symbol, target)
     }
 
     /// The alerts `readings` (after `history`, the stored readings before them, both in

@@ -43,6 +43,8 @@ public final class CityTwinServer: Sendable {
     private let parking: ParkingUpkeep
     /// The printed maps (`/map/print`), also drawn for the CLI (`printedMap`).
     private let mapPrint: MapPrintRoutes
+    /// Hydrants out of service as alerts (issue 54 §3), followed in the background while serving.
+    private let hydrantStatus: HydrantStatus
 
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
@@ -59,6 +61,8 @@ public final class CityTwinServer: Sendable {
         let cityMetricCRS = CityMetricCRSCache()
         parkingLive = ParkingLiveService(store: store)
         parking = ParkingUpkeep(store: store, live: parkingLive, tiles: tiles, logger: logger)
+        let hydrantStatus = HydrantStatus(store: store)
+        self.hydrantStatus = hydrantStatus
         let retiming = SignalRetiming(store: store, method: options.signalRetiming, processes: options.processes, writeLocks: writeLocks,
                                       localWrites: localWrites, logger: logger)
         let trafficCounts = TrafficCountRecording(store: store, writeLocks: writeLocks, localWrites: localWrites, retiming: retiming, logger: logger)
@@ -69,7 +73,7 @@ public final class CityTwinServer: Sendable {
         let api = APIDefinition(baseURL: options.baseURL)
         let sensorThings = SensorThingsRoutes(store: store, site: site, alertFeed: AlertFeed(store: store),
                                               sensingWrites: WriteAdmission(limit: options.limits.sensingWriteQueue), mqtt: SensorThingsMQTT(),
-                                              localWrites: localWrites, parking: parking, trafficCounts: trafficCounts)
+                                              localWrites: localWrites, parking: parking, trafficCounts: trafficCounts, hydrants: hydrantStatus)
         let wms = WMSRoutes(store: store, site: site, layers: layers, tileService: tiles, parking: parking, floodRuns: floodRuns,
                             cityMetricCRS: cityMetricCRS)
         mapPrint = MapPrintRoutes(layers: layers, floodRuns: floodRuns, site: site, wms: wms)
@@ -79,7 +83,8 @@ public final class CityTwinServer: Sendable {
             CollectionRoutes(store: store, site: site, layers: layers, cityMetricCRS: cityMetricCRS, rasters: options.rasters, quality: quality),
             QueryablesRoutes(site: site, layers: layers),
             ItemRoutes(store: store, site: site, layers: layers, exactCountLimit: options.exactCountLimit, parking: parking),
-            ItemWriteRoutes(store: store, site: site, layers: layers, writeLocks: writeLocks, localWrites: localWrites, parking: parking, retiming: retiming),
+            ItemWriteRoutes(store: store, site: site, layers: layers, writeLocks: writeLocks, localWrites: localWrites, parking: parking, retiming: retiming,
+                            hydrants: hydrantStatus),
             RasterRoutes(site: site, layers: layers, rasters: options.rasters),
             ManagedRasterRoutes(store: store, site: site),
             TerrainTileRoutes(store: store, site: site),  // /rasters/{id}/terrain: Terrarium elevation tiles for the 3D map
@@ -170,6 +175,9 @@ public final class CityTwinServer: Sendable {
     public func run(host: String, port: Int, shutdownGrace: Duration = GracefulStop.defaultGrace,
                     onListening: @escaping @Sendable () async -> Void = {}) async throws {
         await parking.catchUp([ParkingLiveView.layer])  // parking: the live view exists before the first request
+        try? await hydrantStatus.prime()  // hydrants changed from now on, by any process, raise or end their alerts
+        let hydrantFollower = Task { [hydrantStatus] in await hydrantStatus.follow() }
+        defer { hydrantFollower.cancel() }
         var services: [any Service] = [makeApplication(address: .hostname(host, port: port), onServerRunning: { _ in await onListening() })]
         if let broker = options.mqtt {  // --mqtt-port
             services.append(SensorThingsMQTTService(delegate: mqtt, limits: options.limits, host: host, options: broker))

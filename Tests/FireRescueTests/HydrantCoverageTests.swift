@@ -33,6 +33,20 @@ struct HydrantCoverageTests {
         #expect(abs(c.uncoveredBuildings[0].metres - 190) < 1e-6)
     }
 
+    @Test("a building farther than 500 m from every street is off the network: listed apart, neither covered nor uncovered")
+    func offTheNetwork() throws {
+        let c = HydrantCoverage.compute(network: try Self.tee(), hydrants: [Self.hydrant("H1", 500, -4)], buildings: [
+            ("yard", Position(x: 0, y: 700)),           // 583 m from "north"'s end, 700 m from main-w: off the network
+            ("edge", Position(x: 0, y: 499)),           // 499 m from main-w's start: on it, 499 + 500 m along it
+            ("near", Position(x: 600, y: 20)),
+        ], roadWidths: [:])
+        #expect(HydrantCoverage.maximumBuildingOffset == 500)
+        #expect(c.offNetworkBuildings.map(\.id) == ["yard"])
+        #expect(abs(c.offNetworkBuildings[0].offset - (500.0 * 500 + 300 * 300).squareRoot()) < 1e-6)
+        #expect(c.uncoveredBuildings.map(\.id) == ["edge"], "\(c.uncoveredBuildings)")
+        #expect(c.buildingsChecked == 3)
+    }
+
     @Test("hydrants 200 m apart leave spacing gaps of 80 m between them; 120 m apart leave none")
     func spacing() throws {
         let street = try RoadNetwork(lines: [RoadLine(id: "s", coordinates: [Position(x: 0, y: 0), Position(x: 600, y: 0)], speedKmh: 30)])

@@ -24,15 +24,19 @@ struct QualityReportTests {
     func seededDefects() async throws {
         let (store, path) = try await GovernanceDistrict.store("quality")
         let inspector = QualityInspector(store: store, findingsCap: 1000)
+        var real = Self.realFindings
+        real["fire_lanes", default: [:]][.rules] = try await Self.substandardLanes(store)
+        #expect(real["fire_lanes"]?[.rules]?.isEmpty == false, "the generator draws lanes 3–6 m wide and 3.6–5 m clear high")
         var clean: [String: QualityReport] = [:]
         for info in try await store.layers(for: .admin) {
             let report = try await inspector.report(layer: info.definition.id, by: .admin)
             clean[report.collection] = report
             for check in report.checks {
-                let expected = Self.realFindings[report.collection]?[check.check] ?? []
-                #expect(check.findings.map(\.id) == expected, "\(report.collection) \(check.check.rawValue): \(check.findings)")
+                let expected = real[report.collection]?[check.check] ?? []
+                #expect(check.findings.map(\.id).sorted() == expected.sorted(), "\(report.collection) \(check.check.rawValue): \(check.findings)")
             }
         }
+        #expect(clean["fire_lanes"]?.checks.map(\.check).contains(.rules) == true)
         #expect(clean["drainage_pipes"]?.checks.map(\.check) == [.geometryValidity, .completeness, .valueRange, .codeList, .schema,
                                                                  .duplicateGeometries, .danglingEnds, .disconnectedParts,
                                                                  .flowAgainstInverts, .freshness, .outsideExtent])
@@ -53,6 +57,18 @@ struct QualityReportTests {
         #expect(covered == Set(QualityCheckKind.allCases), "kinds without a seeded defect: \(Set(QualityCheckKind.allCases).subtracting(covered))")
     }
 
+    /// The fire lanes the generator really draws below GB 50016-2014 §7.1.8's 4.0 m: a lane's id once
+    /// for a width below 4 m and once for a clear height below 4 m (read here from the stored values).
+    static func substandardLanes(_ store: SpatiaLiteStore) async throws -> [String] {
+        var ids: [String] = []
+        for f in try await store.query(layer: "fire_lanes", FeatureQuery(limit: 5000), by: .admin).features {
+            let id = f.id.map { "\($0)" } ?? ""
+            if try #require(f.properties["width_m"]?.doubleValue) < 4 { ids.append(id) }
+            if try #require(f.properties["clear_height_m"]?.doubleValue) < 4 { ids.append(id) }
+        }
+        return ids
+    }
+
     /// Seeds one defect of each kind; returns per layer the kind of each defect and the feature it is in.
     static func seed(_ store: SpatiaLiteStore, path: String) async throws -> [String: [QualityCheckKind: String]] {
         func first(_ layer: String, _ n: Int) async throws -> [Feature] {
@@ -64,7 +80,7 @@ struct QualityReportTests {
         }
         // Hydrants: values changed behind the store's back (outside its schema), a blank road, a
         // twin at the same point, one in Beijing; checked a month on, monthly data is stale.
-        let h = try await first("hydrants", 6)
+        let h = try await first("hydrants", 7)
         try await set("hydrants", id(h[0]), "outlet_mm", "-5")
         try await set("hydrants", id(h[1]), "status", "'损坏'")
         try await set("hydrants", id(h[2]), "outlet_mm", "'DN100'")
@@ -76,6 +92,32 @@ struct QualityReportTests {
         far.id = .string("SEED-HY-BEIJING")
         far.geometry = .point(Point(x: 116.397, y: 39.909))
         try await store.upsert(layer: "hydrants", features: [blank, twin, far], by: .admin, at: nil)
+        // GB 50974 and GB 50016 rules of the fire layers (`quality.rules`), and their tightened ranges
+        // and code lists: a hydrant without its pressure class, a lane of 3.2 m recorded as a fire
+        // lane and one of 45 m, a 48 m high-rise without a fire elevator and one of 300 floors, a
+        // fire water tank without a capacity, a violation 已处理 without its closing time, a 十小场所
+        // of 450 m², a key unit of risk class 四级, an old compound built in 2015.
+        try await GovernanceDistrict.sqlite(path, "UPDATE f_hydrants SET props = json_remove(props, '$.pressure_class') WHERE fid = '\(id(h[6]))' AND valid_to IS NULL")
+        let lanes = try await first("fire_lanes", 100).filter {
+            ($0.properties["width_m"]?.doubleValue ?? 0) >= 4 && ($0.properties["clear_height_m"]?.doubleValue ?? 0) >= 4
+        }
+        try #require(lanes.count >= 2)
+        try await set("fire_lanes", id(lanes[0]), "width_m", "3.2")
+        try await set("fire_lanes", id(lanes[1]), "width_m", "45")
+        let highRises = try await first("high_rise_residences", 100).filter { ($0.properties["height_m"]?.doubleValue ?? 0) > 33 }
+        try #require(highRises.count >= 2)
+        try await set("high_rise_residences", id(highRises[0]), "fire_elevator", "json('false')")
+        try await set("high_rise_residences", id(highRises[1]), "floors", "300")
+        let tank = try #require(try await first("fire_water_sources", 100).first { $0.properties["kind"] == "消防水池" })
+        try await set("fire_water_sources", id(tank), "capacity_m3", "json('null')")
+        let closed = try #require(try await first("fire_lane_violations", 200).first { $0.properties["status"] == "已处理" })
+        try await set("fire_lane_violations", id(closed), "closed_at", "json('null')")
+        let venue = try await first("small_venues", 1)[0]
+        try await set("small_venues", id(venue), "floor_area_m2", "450")
+        let unit = try await first("fire_key_units", 1)[0]
+        try await set("fire_key_units", id(unit), "risk_class", "'四级'")
+        let compound = try await first("old_residential_compounds", 1)[0]
+        try await set("old_residential_compounds", id(compound), "built_year", "2015")
         // A bow-tie building.
         var bowtie = try await first("buildings", 1)[0]
         let c = try #require(bowtie.geometry?.envelope?.center)
@@ -114,7 +156,14 @@ struct QualityReportTests {
         try await store.upsert(layer: "drainage_pipes", features: [dangling, island, flipped], by: .admin, at: nil)
         return [
             "hydrants": [.valueRange: id(h[0]), .codeList: id(h[1]), .schema: id(h[2]), .completeness: id(h[3]),
-                         .duplicateGeometries: "SEED-HY-TWIN", .outsideExtent: "SEED-HY-BEIJING", .freshness: "*"],
+                         .duplicateGeometries: "SEED-HY-TWIN", .outsideExtent: "SEED-HY-BEIJING", .freshness: "*", .rules: id(h[6])],
+            "fire_lanes": [.rules: id(lanes[0]), .valueRange: id(lanes[1])],
+            "high_rise_residences": [.rules: id(highRises[0]), .valueRange: id(highRises[1])],
+            "fire_water_sources": [.rules: id(tank)],
+            "fire_lane_violations": [.rules: id(closed)],
+            "small_venues": [.valueRange: id(venue)],
+            "fire_key_units": [.codeList: id(unit)],
+            "old_residential_compounds": [.valueRange: id(compound)],
             "buildings": [.geometryValidity: "SEED-BLD-BOWTIE"],
             "addresses": [.duplicateKeys: "SEED-ADDR"],
             "drainage_pipes": [.danglingEnds: "SEED-YS-DANGLING", .disconnectedParts: "SEED-YS-ISLAND", .flowAgainstInverts: id(flipped)],

@@ -11,7 +11,10 @@ import TwinStore
 /// Output `summary` (counts, lengths and the share covered), `gaps` (uncovered stretches as
 /// lon/lat LineStrings with `kind` protection or spacing, `length_m` and the `road`), and
 /// `uncovered_buildings` (id and street metres to the nearest working hydrant, nearest first
-/// missing, at most `maximumListed`).
+/// missing, at most `maximumListed`), and `off_network_buildings`: buildings farther than 500 m
+/// from every street (`HydrantCoverage.maximumBuildingOffset`, the limit `fire-pre-plan` refuses
+/// by), listed apart with their straight metres to the nearest street and counted neither covered
+/// nor uncovered.
 public struct HydrantCoverageProcess: TypedProcess {
     public let id = "hydrant-coverage"
     public let version = "1.0.0"
@@ -41,7 +44,10 @@ public struct HydrantCoverageProcess: TypedProcess {
          "gaps": ProcessParameter(title: "Gaps", description: "Uncovered stretches (lon/lat LineStrings) with kind, length_m and road.",
                                   schema: ProcessInputs.featureCollectionSchema),
          "uncovered_buildings": ProcessParameter(title: "Uncovered buildings", description: "Buildings beyond 150 m along the streets: id and street_metres, farthest first.",
-                                                 schema: ["type": "array"])]
+                                                 schema: ["type": "array"]),
+         "off_network_buildings": ProcessParameter(title: "Buildings off the street network",
+                                                   description: "Buildings farther than 500 m from every street, counted neither covered nor uncovered: id and offset_metres to the nearest street, farthest first.",
+                                                   schema: ["type": "array"])]
     }
 
     public func layers(_ inputs: [String: JSONValue]) -> ProcessLayers {
@@ -67,6 +73,8 @@ public struct HydrantCoverageProcess: TypedProcess {
             let notCounted = coverage.hydrants.filter { !$0.working }
             let p = coverage.protection
             let uncovered = coverage.uncoveredBuildings.sorted { ($0.metres, $0.id) > ($1.metres, $1.id) }
+            let offNetwork = coverage.offNetworkBuildings.sorted { ($0.offset, $0.id) > ($1.offset, $1.id) }
+            let limit = Int(HydrantCoverage.maximumBuildingOffset)
             let summary: JSONValue = [
                 "standard": "GB 50974-2014 §7.2.4–7.2.5: protection radius 150 m along the streets, spacing ≤ 120 m, both sides of roads wider than 60 m",
                 "working_hydrants": .integer(Int64(working)),
@@ -80,13 +88,19 @@ public struct HydrantCoverageProcess: TypedProcess {
                 "spacing_gaps": .integer(Int64(coverage.spacing.gaps.count)),
                 "spacing_gap_metres": ProcessInputs.number(coverage.spacing.totalMetres - coverage.spacing.coveredMetres),
                 "buildings_checked": .integer(Int64(coverage.buildingsChecked)),
+                "buildings_covered": .integer(Int64(coverage.buildingsChecked - uncovered.count - offNetwork.count)),
                 "buildings_uncovered": .integer(Int64(uncovered.count)),
+                "buildings_off_network": .integer(Int64(offNetwork.count)),
+                "off_network_rule": .string("a building farther than \(limit) m from every street is off the street network: listed apart, counted neither covered nor uncovered"),
                 "one_sided_wide_roads": .array(coverage.oneSidedWideRoads.map { ["road": .string($0.road), "side": .string($0.side)] }),
                 "gaps_listed": .integer(Int64(gaps.count)),
             ]
             return ["summary": summary, "gaps": ["type": "FeatureCollection", "features": .array(gaps)],
                     "uncovered_buildings": .array(uncovered.prefix(input.maximumListed).map {
                         ["id": .string($0.id), "street_metres": ProcessInputs.number($0.metres)]
+                    }),
+                    "off_network_buildings": .array(offNetwork.prefix(input.maximumListed).map {
+                        ["id": .string($0.id), "offset_metres": ProcessInputs.number($0.offset)]
                     })]
         }
     }

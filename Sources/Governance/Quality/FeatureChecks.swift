@@ -26,13 +26,17 @@ struct FeatureChecks {
         if definition.hasGeometry { k.formUnion([.geometryValidity, .outsideExtent]) }
         if definition.hasGeometry && !rules.sharedPositions { k.insert(.duplicateGeometries) }
         if rules.key != nil { k.insert(.duplicateKeys) }
+        if !rules.attributeRules.isEmpty { k.insert(.rules) }
         return k
     }
 
     mutating func check(_ feature: Feature, into findings: inout QualityFindings) {
         let id = feature.id.map { "\($0)" } ?? "?"
         checkGeometry(feature.geometry, id, &findings)
-        checkValues(feature.properties, id, &findings)
+        let reported = checkValues(feature.properties, id, &findings)
+        for rule in rules.attributeRules {
+            for problem in rule.problems(feature.properties, reported: reported) { findings.add(.rules, id, problem) }
+        }
         if let key = rules.key, let v = feature.properties[key], !v.isNull {
             if let first = keyOwners[v] {
                 findings.add(.duplicateKeys, id, "\(key) \(Self.text(v)) is also the key of \(first)")
@@ -69,7 +73,8 @@ struct FeatureChecks {
         }
     }
 
-    private func checkValues(_ values: [String: JSONValue], _ id: String, _ findings: inout QualityFindings) {
+    /// The schema's checks of the values; returns the properties they found at fault.
+    private func checkValues(_ values: [String: JSONValue], _ id: String, _ findings: inout QualityFindings) -> Set<String> {
         let schema = definition.schema
         var reported = Set<String>()
         for name in schema.required {
@@ -103,16 +108,23 @@ struct FeatureChecks {
         } catch let e as StoreError {
             let property = e.field.map { String($0.prefix { $0 != "." && $0 != "[" }) }
             if property.map({ !reported.contains($0) }) ?? true { findings.add(.schema, id, e.message) }
+            if let property { reported.insert(property) }
         } catch {
             findings.add(.schema, id, "\(error)")
         }
+        return reported
     }
 
     static func rangeProblem(_ x: Double, _ rule: PropertyRule) -> String? {
-        if let m = rule.minimum, x < m { return "is below the minimum \(text(.number(m)))" }
-        if let m = rule.maximum, x > m { return "is above the maximum \(text(.number(m)))" }
-        if let m = rule.exclusiveMinimum, x <= m { return "must exceed \(text(.number(m)))" }
-        if let m = rule.exclusiveMaximum, x >= m { return "must stay below \(text(.number(m)))" }
+        rangeProblem(x, minimum: rule.minimum, maximum: rule.maximum, exclusiveMinimum: rule.exclusiveMinimum, exclusiveMaximum: rule.exclusiveMaximum)
+    }
+
+    /// Why `x` lies outside the bounds given, or nil when it lies within them.
+    static func rangeProblem(_ x: Double, minimum: Double?, maximum: Double?, exclusiveMinimum: Double?, exclusiveMaximum: Double?) -> String? {
+        if let m = minimum, x < m { return "is below the minimum \(text(.number(m)))" }
+        if let m = maximum, x > m { return "is above the maximum \(text(.number(m)))" }
+        if let m = exclusiveMinimum, x <= m { return "must exceed \(text(.number(m)))" }
+        if let m = exclusiveMaximum, x >= m { return "must stay below \(text(.number(m)))" }
         return nil
     }
 

@@ -27,6 +27,9 @@ public enum QualityCheckKind: String, Codable, Sendable, Hashable, CaseIterable 
     case freshness
     /// A position outside the city's extent (its administrative divisions widened by `CityExtent.margin`).
     case outsideExtent = "outside-extent"
+    /// A rule of the layer's own (`quality.rules`) broken: a design standard's requirement (GB 50974,
+    /// GB 50016) or the consistency of its values.
+    case rules
 
     /// What the check looks for, in words.
     public var summary: String {
@@ -43,6 +46,7 @@ public enum QualityCheckKind: String, Codable, Sendable, Hashable, CaseIterable 
         case .flowAgainstInverts: "pipes whose invert rises in their flow direction"
         case .freshness: "the layer last written longer ago than its update frequency"
         case .outsideExtent: "positions outside the city's extent"
+        case .rules: "the layer's own rules broken: design standards (GB 50974, GB 50016) and the consistency of its values"
         }
     }
 }

@@ -27,6 +27,7 @@ public struct QualityRules: Sendable, Hashable {
     public var key: String?
     public var sharedPositions = false
     public var network: NetworkRules?
+    public var attributeRules: [AttributeRule] = []
 
     public struct NetworkRules: Sendable, Hashable {
         public var from: String
@@ -63,6 +64,9 @@ public struct QualityRules: Sendable, Hashable {
         case nil, .null?: sharedPositions = false
         case .bool(let b)?: sharedPositions = b
         default: throw fail("sharedPositions", "must be true or false")
+        }
+        if let r = q["rules"], !r.isNull {
+            attributeRules = try AttributeRule.parse(r, properties: Set(definition.schema.properties.keys)) { fail($0, $1) }
         }
         guard let nv = q["network"], !nv.isNull else { return }
         guard let n = nv.objectValue else { throw fail("network", "\"network\" must be an object") }

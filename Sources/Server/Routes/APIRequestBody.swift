@@ -1,4 +1,5 @@
 import GeoCore
+import Hummingbird
 
 /// A request body as OpenAPI 3.0 declares it: the media types accepted and the schema of each
 /// (a name under `#/components/schemas`).
@@ -15,6 +16,19 @@ struct APIRequestBody: Sendable {
     static let mergePatch = APIRequestBody(
         description: "An RFC 7396 JSON merge patch: members of 'properties' replace (null removes) properties; 'geometry' replaces the geometry (a GeoJSON geometry or null); 'id' may not change.",
         content: [(MediaTypeName.mergePatch, "FeaturePatch")])
+
+    /// The request's JSON body, at most `maximumBytes` long (the server's `--max-body-bytes`),
+    /// sent as application/json, application/geo+json or text/plain: the SensorThings API's
+    /// entities and the sandbox's aggregate queries. A body that is not JSON is a 400 naming `$`.
+    static func json(_ request: Request, maximumBytes: Int) async throws -> JSONValue {
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json, "application/geo+json", "text/plain"],
+                                                maximumBytes: maximumBytes)
+        do {
+            return try bytes.withUnsafeBytes { try JSONValue(json: $0) }
+        } catch {
+            throw Problem(.invalidBody, "$: the body is not JSON (\(error))", position: "$")
+        }
+    }
 }
 
 extension APIParameter {

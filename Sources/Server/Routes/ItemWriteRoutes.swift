@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import Hummingbird
+import Sensing
 import TwinStore
 
 /// Part 4 writes of features: create, replace, update, delete, with strong ETags; each write
@@ -15,6 +16,8 @@ struct ItemWriteRoutes: OperationCollection {
     let localWrites: LocalWrites
     let parking: ParkingUpkeep
     let retiming: SignalRetiming
+    /// A hydrant going out of service or back raises or ends its alert in the request that wrote it.
+    let hydrants: HydrantStatus
     /// OGC API Features Part 4: POST, PUT, PATCH and DELETE of features. Every write goes
     /// through the store (a version row and an audit entry, in one transaction) as the caller
     /// of the bearer token; the store decides who may write (the owner department's editors
@@ -208,8 +211,11 @@ struct ItemWriteRoutes: OperationCollection {
     /// A store write whose validation errors are rendered as body problems with a JSON path.
     private func storeWrite(_ layer: LayerDefinition, _ fid: String, _ write: () async throws -> Void) async throws {
         do {
+            // A failure to follow is the background follower's to make good (CityTwinServer.run), not the write's.
+            if layer.id == HydrantStatus.layer { try? await hydrants.prime() }
             try await write()
             await parking.catchUp([layer.id])  // parking: a new reading reaches the view and the screens in this request
+            if layer.id == HydrantStatus.layer { _ = try? await hydrants.catchUp() }  // the out-of-service alert
         } catch let e as StoreError where e.code == .invalidFeature {
             let path: String
             switch e.field {

@@ -17,7 +17,7 @@ struct QualityRoutes: OperationCollection {
         [
             APIOperation(
                 id: "getCollectionQuality", method: .get, path: "/collections/{collectionId}/quality",
-                summary: "The layer's data-quality report: per check (geometry-validity, completeness, value-range, code-list, schema, duplicate-keys, duplicate-geometries, dangling-ends, disconnected-parts, flow-against-inverts, freshness, outside-extent) the count of offending features and the first of them with the reason. Checked now, on the features the caller may read.",
+                summary: "The layer's data-quality report: per check (geometry-validity, completeness, value-range, code-list, schema, duplicate-keys, duplicate-geometries, dangling-ends, disconnected-parts, flow-against-inverts, freshness, outside-extent, rules) the count of offending features and the first of them with the reason. Checked now, on the features the caller may read.",
                 tag: "Data",
                 parameters: [.collectionID,
                              APIParameter("limit", "Findings listed per check (1…1000, default 100); counts cover them all.",

@@ -361,7 +361,9 @@ struct MapStyle {
         case "rescue_teams": return point(d, color: "#ad4e00", radius: 6, nameZoom: 15)
         case "drainage_pumps": return point(d, color: "#006d75", radius: 6, nameZoom: 15)
         case "river_gauges": return point(d, color: "#0050b3", radius: 5, nameZoom: 15)
-        case "hydrants": return point(d, color: "#f5222d", radius: 3.5, minzoom: 15)
+        case "hydrants":   // working (完好) and out of service apart, by the definition's style colours and labels
+            return point(d, color: Self.fillColor(d.style?["fill"]?.stringValue, d, default: "#8c8c8c", colors: d.style?["colors"]), radius: 3.5,
+                         minzoom: 15, extra: d.style?["labels"].map { ["citytwin:labels": $0] } ?? [:])
         case "drainage_manholes": return point(d, color: Self.match("system", [("YS", "#2e7d32"), ("WS", "#8d5524"), ("HS", "#b8860b")], otherwise: "#8d5524"),
                                                radius: 2.5, minzoom: 16, extra: ["citytwin:labels": ["YS": "雨水", "WS": "污水", "HS": "合流"]])
         case "drainage_outfalls": return point(d, color: "#13a8a8", radius: 4, minzoom: 14)

@@ -4,7 +4,8 @@ import GeoCore
 /// The `alerts` collection: one feature per alert, raised by a SensorThings Datastream crossing
 /// one of its thresholds (`source` "threshold", the server's `AlertMonitor`) or by a flood
 /// nowcast finding a road under more than 15 cm of water or an emergency resource cut off
-/// (`source` "flood-nowcast", `FloodNowcastAlerts`). An open alert has `cleared_at` null.
+/// (`source` "flood-nowcast", `FloodNowcastAlerts`), or by a hydrant going out of service (`source`
+/// "hydrant-status", level hydrant-out-of-service, no reading: `HydrantStatus`). An open alert has `cleared_at` null.
 /// Every writer writes through the store, so the server's `/alerts/events` feed, which follows
 /// the store's change feed, pushes alerts whichever process (server or `citytwin worker`) raised them.
 public enum SensingAlerts {
@@ -29,22 +30,26 @@ public enum SensingAlerts {
             "geometryType": "Point", "storageCRS": "EPSG:4490",
             "schema": ["type": "object", "properties": [
                 "source": ["type": ["string", "null"],
-                           "description": "threshold: a Datastream crossed one of its thresholds; flood-nowcast: a rain-driven flood nowcast"],
+                           "description": "threshold: a Datastream crossed one of its thresholds; flood-nowcast: a rain-driven flood nowcast; hydrant-status: a hydrant out of service (HydrantStatus)"],
                 "datastream_id": ["type": ["integer", "null"], "description": "SensorThings Datastream @iot.id"],
                 "datastream": text, "thing_id": ["type": ["integer", "null"]], "thing": text,
-                "level": ["type": "string", "description": "threshold level (warning, danger), or cut-off for an emergency resource"],
+                "level": ["type": "string", "description": "threshold level (warning, danger, low-pressure), cut-off for an emergency resource, or hydrant-out-of-service"],
                 "direction": ["type": "string", "enum": ["above", "below"]],
                 "threshold": ["type": "number"], "hysteresis": ["type": "number"],
                 "rate": ["type": "boolean", "description": "the threshold is a rate of rise per hour (value, peak: the change per hour)"],
-                "value": ["type": "number", "description": "the reading that raised the alert (the Datastream's unit; m of water on a road)"],
-                "peak": number, "phenomenonTime": ["type": "string", "format": "date-time"],
+                "value": ["type": ["number", "null"], "description": "the reading that raised the alert (the Datastream's unit; m of water on a road; null for a hydrant out of service)"],
+                "peak": number, "phenomenonTime": time,
                 "raised_at": ["type": "string", "format": "date-time"], "cleared_at": time,
                 "cleared_value": number, "cleared_phenomenonTime": time,
                 "cleared_reason": ["type": ["string", "null"],
-                                   "description": "reading-withdrawn: the reading that raised it was deleted or corrected (null: the readings came back past the hysteresis)"],
+                                   "description": "reading-withdrawn: the reading that raised it was deleted or corrected; returned-to-service, hydrant-deleted: a hydrant's alert ended (null: the readings came back past the hysteresis)"],
                 "scenario": ["type": ["string", "null"], "description": "the flood nowcast's scenario id"],
                 "road_id": text, "road": text, "resource_layer": text, "resource_id": text, "name": text,
-            ], "required": ["level", "value", "phenomenonTime", "raised_at"]],
+                "status": ["type": ["string", "null"], "description": "hydrant-out-of-service: the hydrant's status (待维修)"],
+                "status_source": ["type": ["string", "null"],
+                                  "description": "hydrant-out-of-service: pressure-rule when its pressure meter set the status, null when a person did"],
+                "reason": ["type": ["string", "null"], "description": "hydrant-out-of-service: why the hydrant is out of service"],
+            ], "required": ["level", "raised_at"]],
             "temporal": ["start": "raised_at", "end": "cleared_at"],
             "style": ["circle-color": "#e4002b", "circle-radius": 7],
         ])
@@ -57,8 +62,8 @@ public enum SensingAlerts {
         guard let governing = try await store.layerDefinition(governingLayer, for: .admin) else {
             throw StoreError(.layerNotFound, "alerts follow the sharing of layer '\(governingLayer)', which this store lacks")
         }
-        // A definition of this version has the flood nowcast's members and cleared_reason.
-        if let existing = try await store.layerDefinition(layer, for: .admin), existing.json["schema"]?["properties"]?["cleared_reason"] != nil { return }
+        // A definition of this version has the flood nowcast's members, cleared_reason and the hydrants' reason.
+        if let existing = try await store.layerDefinition(layer, for: .admin), existing.json["schema"]?["properties"]?["reason"] != nil { return }
         try await store.createLayer(try definition(like: governing))
     }
 }

@@ -27,6 +27,8 @@ struct SensorThingsRoutes: OperationCollection {
     let parking: ParkingUpkeep
     /// Readings of a bound Datastream recorded as traffic counts.
     let trafficCounts: TrafficCountRecording
+    /// A hydrant's pressure meter sets its status; a hydrant out of service is an alert.
+    let hydrants: HydrantStatus
 
     /// The catalogue layer whose sharing class and owner govern the SensorThings service.
     static let sensorThingsLayer = SensingAlerts.governingLayer
@@ -167,13 +169,13 @@ struct SensorThingsRoutes: OperationCollection {
                           retryAfter: 1)
         }
         defer { if method != .get { sensingWrites.leave() } }
-        let monitor = AlertMonitor(store: store, sensing: sensing)
+        let monitor = AlertMonitor(store: store, sensing: sensing, hydrants: hydrants)
         let query = try QueryParameters(request.uri.query)
         let reader = STAReader(store: sensing, root: site.url(Self.sensorThingsRoot))
         if path == "CreateObservations" {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
             let writer = trafficCounts.staWriter(reader, caller: context.caller, feedOnly: feedOnly)
-            let ids = try await writer.createObservations(try await Self.jsonBody(request, maximumBytes: context.maxUploadSize))
+            let ids = try await writer.createObservations(try await APIRequestBody.json(request, maximumBytes: context.maxUploadSize))
             mqtt.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             localWrites.note()  // tiles showing the readings, change subscribers
@@ -187,7 +189,7 @@ struct SensorThingsRoutes: OperationCollection {
             return try await read(node, ref: ref, reader: reader, query: query, path: String(path))
         case .post:
             guard case .collection(let kind, let source) = node, !ref else { throw Problem(.notFound, "POST creates entities in a collection") }
-            let body = try await Self.jsonBody(request, maximumBytes: context.maxUploadSize)
+            let body = try await APIRequestBody.json(request, maximumBytes: context.maxUploadSize)
             let id = try await createSensingEntity(kind, in: source, body, reader: reader, sensing: sensing, caller: context.caller, feedOnly: feedOnly)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
@@ -195,7 +197,7 @@ struct SensorThingsRoutes: OperationCollection {
             return answer
         case .patch:
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
-            let body = try await Self.jsonBody(request, maximumBytes: context.maxUploadSize)
+            let body = try await APIRequestBody.json(request, maximumBytes: context.maxUploadSize)
             // The patch applies to the entity as stored when it lands: when another writer (another
             // server on the store) changed it after it was read here, it is read and patched again.
             let writer = try await StoreError.retryingChangedVersions {
@@ -232,7 +234,7 @@ struct SensorThingsRoutes: OperationCollection {
     /// told to MQTT subscribers, its readings' alerts evaluated and the live feeds recorded.
     func createSensingEntity(_ kind: SensingKind, in source: STASource, _ body: JSONValue, reader: STAReader, sensing: any SensingStore,
                              caller: Caller, feedOnly: Bool) async throws -> Int64 {
-        let monitor = AlertMonitor(store: store, sensing: sensing)
+        let monitor = AlertMonitor(store: store, sensing: sensing, hydrants: hydrants)
         let writer = trafficCounts.staWriter(reader, caller: caller, feedOnly: feedOnly)
         var back: (String, Int64)?
         var holds: (SensingKind, Int64, String)?
@@ -390,17 +392,6 @@ struct SensorThingsRoutes: OperationCollection {
             ["Datastream@iot.navigationLink": .string(reader.selfLink(.datastream, ds)),
              "components": .array(components.map { .string($0) }),
              "dataArray@iot.count": .integer(Int64(list.count)), "dataArray": .array(list)]
-        }
-    }
-
-    /// The request's JSON body, at most `maximumBytes` long (the server's `--max-body-bytes`).
-    static func jsonBody(_ request: Request, maximumBytes: Int) async throws -> JSONValue {
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json, "application/geo+json", "text/plain"],
-                                                maximumBytes: maximumBytes)
-        do {
-            return try bytes.withUnsafeBytes { try JSONValue(json: $0) }
-        } catch {
-            throw Problem(.invalidBody, "$: the body is not JSON (\(error))", position: "$")
         }
     }
 }
