@@ -7,7 +7,9 @@ has not drawn (uncached) — in chunks of ten that alternate which side goes fir
 shared machine falls on both. CityTwin is timed over HTTP (request to last byte, one connection);
 MapServer in-process through mapscript (mapfile loaded once, Benchmarks/render/mapfile.py
 translating the same MapLibre style to SQL over the same SpatiaLite store), so MapServer pays no
-HTTP. Prints throughput (tiles/s), p50 and p99 per side and the ratio.
+HTTP. Prints throughput (tiles/s), p50 and p99 per side and the ratio, then how far the two draw
+the same: per collection, the share of pixels both leave unpainted or both paint (alpha > 0),
+from the tiles each side wrote (kept in WORK_DIR/tiles, compared after the timing).
 
     python3 render_bench.py BASE_URL STORE.sqlite WORK_DIR [ROUNDS_OF_TEN]
 """
@@ -75,7 +77,11 @@ def main():
     limit = int(sys.argv[4]) * 10 if len(sys.argv) > 4 else len(tiles)
     tiles = tiles[:limit]
 
-    server = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "mapserver_tiles.py"), map_path],
+    tiles_dir = os.path.join(work, "tiles")
+    os.makedirs(tiles_dir, exist_ok=True)
+    for name in os.listdir(tiles_dir):
+        os.remove(os.path.join(tiles_dir, name))
+    server = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "mapserver_tiles.py"), map_path, "--write", tiles_dir],
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
 
     def mapserver(c, z, x, y):
@@ -88,6 +94,8 @@ def main():
         status, kind, png = get(f"/wmts/1.0.0/{c}/default/WebMercatorQuad/{z}/{y}/{x}.png")
         seconds = time.perf_counter() - t0
         assert status == 200 and kind == "image/png", (c, z, x, y, status, png[:200])
+        with open(os.path.join(tiles_dir, f"citytwin-{c}-{z}-{x}-{y}.png"), "wb") as f:
+            f.write(png)
         return {"seconds": seconds, "bytes": len(png)}
 
     # Warm both sides on z13 tiles (not in the list): connections opened, style and mapfile read.
@@ -119,7 +127,21 @@ def main():
     print(f"{'CityTwin WMTS PNG (HTTP, uncached)':34} {o['tiles_per_s']:8.1f} {o['p50_ms']:8.1f} {o['p99_ms']:8.1f} {o['kb']:8.0f}")
     print(f"{'MapServer 8 mapscript (in-process)':34} {p['tiles_per_s']:8.1f} {p['p50_ms']:8.1f} {p['p99_ms']:8.1f} {p['kb']:8.0f}")
     print(f"ratio (CityTwin / MapServer throughput): {o['tiles_per_s'] / p['tiles_per_s']:.2f}x (goal >= 1)")
-    print(json.dumps({"citytwin": o, "mapserver": p}))
+    agreement = painted_agreement(tiles_dir, tiles)
+    print("painted/unpainted pixels agreeing with MapServer's: " + ", ".join(f"{c} {100 * a:.1f} %" for c, a in sorted(agreement.items())))
+    print(json.dumps({"citytwin": o, "mapserver": p, "agreement": agreement}))
+
+
+def painted_agreement(tiles_dir, tiles):
+    """Per collection, the share of pixels that both sides paint or both leave transparent."""
+    from PIL import Image  # Debian python3-pil, beside python3-mapscript
+    same, total = {}, {}
+    for c, x, y in tiles:
+        a = Image.open(os.path.join(tiles_dir, f"citytwin-{c}-{Z}-{x}-{y}.png")).convert("RGBA").getchannel("A").getdata()
+        b = Image.open(os.path.join(tiles_dir, f"mapserver-{c}-{Z}-{x}-{y}.png")).convert("RGBA").getchannel("A").getdata()
+        same[c] = same.get(c, 0) + sum(1 for p, q in zip(a, b) if (p > 0) == (q > 0))
+        total[c] = total.get(c, 0) + len(a)
+    return {c: same[c] / total[c] for c in total}
 
 
 if __name__ == "__main__":

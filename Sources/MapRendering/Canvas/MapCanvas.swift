@@ -129,16 +129,13 @@ public final class MapCanvas {
 
     // MARK: - Output
 
-    /// The canvas as PNG bytes (raster canvases).
-    public func png() throws -> [UInt8] {
+    /// The canvas as PNG bytes (raster canvases), compressed as `encoding` says (the pixels are
+    /// the same whatever it says).
+    public func png(_ encoding: PNGEncoding = .standard) throws -> [UInt8] {
         guard kind == .raster else { throw MapRenderingError(.request, "a PDF canvas has no PNG; draw on a raster canvas") }
         cairo_surface_flush(surface)
-        let sink = ByteSink()
-        let status = cairo_surface_write_to_png_stream(surface, ByteSink.write, Unmanaged.passUnretained(sink).toOpaque())
-        guard status == CAIRO_STATUS_SUCCESS else {
-            throw MapRenderingError(.drawing, "cairo could not write the PNG: \(String(cString: cairo_status_to_string(status)))")
-        }
-        return sink.bytes
+        guard let data = cairo_image_surface_get_data(surface) else { throw MapRenderingError(.drawing, "cairo surface has no pixel data") }
+        return try encoding.encode(argb32: data, width: width, height: height, stride: Int(cairo_image_surface_get_stride(surface)))
     }
 
     /// The finished PDF document (PDF canvases); the canvas takes no more drawing after it.

@@ -2,8 +2,8 @@ import CGDAL
 import DataSources
 import Foundation
 
-/// The image formats a map is written in: PNG and PDF by cairo, JPEG by GDAL's JPEG driver
-/// (Debian's cairo 1.16 writes no JPEG).
+/// The image formats a map is written in: PDF by cairo, PNG by libpng from cairo's raster
+/// (`PNGEncoding`), JPEG by GDAL's JPEG driver (Debian's cairo 1.16 writes no JPEG).
 public enum MapImageFormat: String, CaseIterable, Sendable {
     case png, jpeg, pdf
 

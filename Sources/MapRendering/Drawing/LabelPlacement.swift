@@ -51,6 +51,11 @@ struct LabelPlacement {
         self.height = Double(height)
     }
 
+    /// Whether a box holding (x, y) may lie on the canvas: false when the point is off it.
+    func mayHold(x: Double, y: Double) -> Bool {
+        x >= 0 && y >= 0 && x <= width && y <= height
+    }
+
     /// Whether `box` is free (inside the canvas, clear of placed labels unless `allowOverlap`);
     /// a free box is taken unless `ignorePlacement`.
     mutating func take(_ box: PixelBox, allowOverlap: Bool = false, ignorePlacement: Bool = false) -> Bool {

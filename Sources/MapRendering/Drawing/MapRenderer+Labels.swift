@@ -66,10 +66,14 @@ extension MapRenderer {
         else { anchor = g.lines.compactMap(LineAnchor.midpoint).first.map { ($0.x, $0.y) } }
         guard let anchor else { return nil }
         let style = try TextStyle(layer, c)
-        let maxWidth = try layer.number("text-max-width", c, 10) * style.size
-        let layout = TextLayout(text, size: style.size, maxWidth: maxWidth, on: canvas)
         let offset = try layer.numbers("text-offset", c) ?? [0, 0]
         var x = anchor.x + (offset.first ?? 0) * style.size, y = anchor.y + (offset.count > 1 ? offset[1] : 0) * style.size
+        // Whatever its text-anchor, a label's box holds its anchor, and a box is placed only wholly
+        // on the canvas: a label anchored off the canvas (a feature in the margin read around a
+        // tile) is never placed, so pango does not lay it out.
+        guard placement.mayHold(x: x, y: y) else { return nil }
+        let maxWidth = try layer.number("text-max-width", c, 10) * style.size
+        let layout = TextLayout(text, size: style.size, maxWidth: maxWidth, on: canvas)
         // The text's side at the anchor (MapLibre `text-anchor`); centred by default.
         let side = try layer.string("text-anchor", c) ?? "center"
         if side.contains("top") { y += layout.height / 2 } else if side.contains("bottom") { y -= layout.height / 2 }
