@@ -377,7 +377,7 @@ let package = Package(
                 // The kernels' errors, to check the one mapping reads them (AnalysisFailureMappingTests).
                 "FloodSim", "NetworkAnalysis",
                 // One error of each module through the one mapping (ErrorMappingTests.everyModuleMapped).
-                "DataSources", "CityBuild", "EPANETFormat", "SWMMFormat", "Tiles", "QueryLanguage", "MQTTBroker",
+                "DataSources", "CityBuild", "EPANETFormat", "SWMMFormat", "Tiles", "QueryLanguage", "MQTTBroker", "Sponge",
                 "MapRendering",  // render: rendered tiles read back by pixels (RenderedTileCacheTests)
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),

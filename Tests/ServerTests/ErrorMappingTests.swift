@@ -20,6 +20,7 @@ import Sensing
 import Signals
 @testable import Server
 import SignalSim
+import Sponge
 import SWMMFormat
 import Testing
 import TestSupport
@@ -133,6 +134,7 @@ struct ErrorMappingTests {
             (ThresholdError("$.properties.thresholds[1].direction", "must be above or below"), 400, "invalid-body"),
             (MapRenderingError(.request, "WIDTH is larger than 4096"), 400, "invalid-parameter"),
             (MQTTProtocolError("a CONNECT whose protocol level is 3"), 400, "malformed-request"),
+            (SpongeInputError("daily-rainfall row 12 column precipitation", "is not a number"), 400, "invalid-input"),
         ]
     }
 

@@ -1,5 +1,6 @@
+import FloodSim
 import Foundation
-import Sponge
+@testable import Sponge
 import SWMMFormat
 import Testing
 
@@ -17,11 +18,12 @@ struct SpongeEvaluationTests {
         var model: Double
     }
 
-    static func evaluate(withLID: Bool = false, edit: (inout SWMMModel) -> Void = { _ in }) throws -> SpongeEvaluation {
+    static func evaluate(withLID: Bool = false, output: RunoffSimulation.Output = .totals,
+                         edit: (inout SWMMModel) -> Void = { _ in }) throws -> SpongeEvaluation {
         let (record, _) = try DesignRainfallTests.seattle()
         var model = try SWMMModel(contentsOf: try DesignRainfallTests.fixture("sponge-example1", "inp"))
         edit(&model)
-        return try SpongeEvaluation(model: model, record: record, withLID: withLID)
+        return try SpongeEvaluation(model: model, record: record, withLID: withLID, output: output)
     }
 
     static func reference() throws -> Reference {
@@ -52,6 +54,40 @@ struct SpongeEvaluationTests {
         #expect(abs(answer.continuity.errorPercent) < 0.5)
         #expect(answer.lid == "without")
         #expect(answer.warnings.contains { $0.contains("4.0 years") })
+    }
+
+    @Test("the totals-only run gives the answer of the full-series run to the last digit")
+    func totalsOnly() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let totals = try encoder.encode(try Self.evaluate(output: .totals))
+        let series = try encoder.encode(try Self.evaluate(output: .series))
+        #expect(totals == series, "\(String(decoding: totals, as: UTF8.self))\n\(String(decoding: series, as: UTF8.self))")
+        // The runoff engine's own totals, bit for bit, and no step kept in the totals-only run.
+        let (record, _) = try DesignRainfallTests.seattle()
+        let model = try SWMMModel(contentsOf: try DesignRainfallTests.fixture("sponge-example1", "inp"))
+        let simulation = try model.overRecord(record, withoutLID: true).runoffSimulation()
+        let full = simulation.run(output: .series), kept = simulation.run(output: .totals)
+        #expect(kept.times.isEmpty && kept.outflow.isEmpty)
+        #expect(full.times.count == full.steps + 1 && kept.steps == full.steps && full.steps > 35_000)
+        #expect(kept.rainfallDepth == full.rainfallDepth && kept.runonDepth == full.runonDepth)
+        #expect(kept.evaporationDepth == full.evaporationDepth && kept.infiltrationDepth == full.infiltrationDepth)
+        #expect(kept.runoffDepth == full.runoffDepth && kept.peakRunoff == full.peakRunoff)
+        #expect(kept.continuity.rainfall == full.continuity.rainfall && kept.continuity.evaporation == full.continuity.evaporation)
+        #expect(kept.continuity.infiltration == full.continuity.infiltration && kept.continuity.runoff == full.continuity.runoff)
+        #expect(kept.continuity.finalStorage == full.continuity.finalStorage)
+        // Run-on kept per subcatchment is the runoff of those draining onto it, delivered a step later.
+        let subs = simulation.subcatchments
+        var upstream = [Double](repeating: 0, count: subs.count)
+        for (j, s) in subs.enumerated() {
+            if case .subcatchment(let k) = s.outlet, k != j { upstream[k] += full.runoffDepth[j] * s.area }
+        }
+        #expect(upstream.contains { $0 > 0 })
+        for (k, s) in subs.enumerated() {
+            #expect(abs(full.runonDepth[k] * s.area - upstream[k]) <= 1e-6 * max(upstream[k], 1), "subcatchment \(s.name)")
+            let balance = full.rainfallDepth[k] + full.runonDepth[k] - full.evaporationDepth[k] - full.infiltrationDepth[k] - full.runoffDepth[k]
+            #expect(balance >= -1e-3 * full.rainfallDepth[k], "subcatchment \(s.name): more water left than came")
+        }
     }
 
     @Test("a model with LID usage is evaluated without it, and refused with it naming the item")

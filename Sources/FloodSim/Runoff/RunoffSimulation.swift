@@ -27,17 +27,29 @@ public struct RunoffSimulation: Sendable {
         self.wetStep = wetStep; self.dryStep = dryStep; self.duration = duration
     }
 
+    /// What a run keeps: every step's runoff (`series`, for routing) or only the running totals
+    /// (`totals`: memory independent of the duration, for a record of decades).
+    public enum Output: Sendable {
+        case series, totals
+    }
+
     /// What a runoff run returns.
     public struct Result: Sendable {
-        /// End times of the runoff steps, seconds (with 0 first).
+        /// End times of the runoff steps, seconds (with 0 first); empty for a `.totals` run.
         public var times: [Double]
-        /// Runoff leaving each subcatchment at each time, m³/s (`[subcatchment][time]`).
+        /// Runoff leaving each subcatchment at each time, m³/s (`[subcatchment][time]`); empty for
+        /// a `.totals` run.
         public var outflow: [[Double]]
         public var continuity: RunoffContinuity
-        /// Per subcatchment: total rainfall, infiltration and runoff depths, m.
+        /// Per subcatchment: total rainfall, run-on (from upstream subcatchments), evaporation,
+        /// infiltration and runoff depths, m.
         public var rainfallDepth: [Double]
+        public var runonDepth: [Double]
+        public var evaporationDepth: [Double]
         public var infiltrationDepth: [Double]
         public var runoffDepth: [Double]
+        /// Runoff steps taken.
+        public var steps: Int
         /// Peak runoff per subcatchment, m³/s.
         public var peakRunoff: [Double]
     }
@@ -55,8 +67,12 @@ public struct RunoffSimulation: Sendable {
     }
 
     /// Runs the whole duration.
-    /// - Parameter progress: called after each step with the simulated time (s).
-    public func run(progress: ((Double) -> Void)? = nil) -> Result {
+    /// - Parameters:
+    ///   - output: `.series` keeps every step's runoff; `.totals` keeps only the totals (the same
+    ///     figures, to the last digit).
+    ///   - progress: called after each step with the simulated time (s).
+    public func run(output: Output = .series, progress: ((Double) -> Void)? = nil) -> Result {
+        let series = output == .series
         var states = subcatchments.map { s -> State in
             let fi = s.imperviousFraction
             return State(imperv0: NonlinearReservoir(alpha: s.alpha(pervious: false), depressionStorage: 0, roughness: s.nImpervious),
@@ -65,10 +81,10 @@ public struct RunoffSimulation: Sendable {
                          fArea: (fi * s.zeroStorageFraction, fi * (1 - s.zeroStorageFraction), 1 - fi),
                          infil: InfiltrationState(s.infiltration))
         }
-        var result = Result(times: [0], outflow: Array(repeating: [0], count: subcatchments.count), continuity: RunoffContinuity(),
-                            rainfallDepth: Array(repeating: 0, count: subcatchments.count),
-                            infiltrationDepth: Array(repeating: 0, count: subcatchments.count),
-                            runoffDepth: Array(repeating: 0, count: subcatchments.count), peakRunoff: Array(repeating: 0, count: subcatchments.count))
+        let zeros = [Double](repeating: 0, count: subcatchments.count)
+        var result = Result(times: series ? [0] : [], outflow: series ? Array(repeating: [0], count: subcatchments.count) : [],
+                            continuity: RunoffContinuity(), rainfallDepth: zeros, runonDepth: zeros, evaporationDepth: zeros,
+                            infiltrationDepth: zeros, runoffDepth: zeros, steps: 0, peakRunoff: zeros)
         var t = 0.0
         var hasRunoff = false
         while t < duration - 1e-6 {
@@ -145,13 +161,18 @@ public struct RunoffSimulation: Sendable {
                 result.continuity.infiltration += vInfil
                 if case .node = s.outlet { result.continuity.runoff += vOut }
                 result.rainfallDepth[j] += precip * dt
+                result.runonDepth[j] += st.runon * dt
+                result.evaporationDepth[j] += s.area > 0 ? vEvap / s.area : 0
                 result.infiltrationDepth[j] += s.area > 0 ? vInfil / s.area : 0
                 result.runoffDepth[j] += s.area > 0 ? vOut / s.area : 0
                 result.peakRunoff[j] = max(result.peakRunoff[j], st.newRunoff)
             }
             t += dt
-            result.times.append(t)
-            for j in states.indices { result.outflow[j].append(states[j].newRunoff) }
+            result.steps += 1
+            if series {
+                result.times.append(t)
+                for j in states.indices { result.outflow[j].append(states[j].newRunoff) }
+            }
             progress?(t)
         }
         // subcatch_setOldState shifts new → old at the start of each step; the final storage is
@@ -164,8 +185,9 @@ public struct RunoffSimulation: Sendable {
     }
 
     /// Runoff into each node as a time series of m³/s (linear between runoff steps, as SWMM
-    /// interpolates runoff for routing).
+    /// interpolates runoff for routing), from a `.series` run.
     public static func nodeInflows(_ result: Result, subcatchments: [RunoffSubcatchment]) -> [String: TimeSeries] {
+        precondition(!result.times.isEmpty, "nodeInflows needs a run with output .series: a .totals run keeps no step")
         var sums: [String: [Double]] = [:]
         for (j, s) in subcatchments.enumerated() {
             guard case .node(let name) = s.outlet else { continue }

@@ -68,11 +68,14 @@ public struct SpongeEvaluation: Sendable, Encodable {
     /// - Parameters:
     ///   - withLID: simulate the model's LID controls; until they are simulated this refuses a model
     ///     with `[LID_USAGE]` naming the first item, as a drainage run does.
+    ///   - output: what the runoff run keeps: `.totals` (the default) keeps only running totals,
+    ///     so memory does not grow with the record's length; `.series` keeps every step's runoff
+    ///     and gives the same answer to the last digit (to check the totals).
     ///   - progress: the runoff simulation's progress (simulated seconds).
     /// - Throws: `SWMMInputError` for model data the run cannot use (`SWMMModel.checkSimulated()`:
     ///   the section, the item and why), `SpongeInputError` for a model without subcatchments.
     public init(model: SWMMModel, record: DailyRainfall, withLID: Bool = false, baseDirectory: URL? = nil,
-                progress: ((WorkProgress) -> Void)? = nil) throws {
+                output: RunoffSimulation.Output = .totals, progress: ((WorkProgress) -> Void)? = nil) throws {
         guard !model.subcatchments.isEmpty else { throw SpongeInputError("model", "the model has no subcatchment: there is no land to capture rain") }
         guard let coverage = record.coverage else { throw SpongeInputError("daily-rainfall", "the record holds no day") }
         let lidNames = model.subcatchmentsWithLID
@@ -80,7 +83,7 @@ public struct SpongeEvaluation: Sendable, Encodable {
         try run.checkSimulated()
         let simulation = try run.runoffSimulation(baseDirectory: baseDirectory)
         let duration = simulation.duration
-        let result = simulation.run { t in progress?(WorkProgress(stage: "runoff", completed: t, total: duration, unit: "s")) }
+        let result = simulation.run(output: output) { t in progress?(WorkProgress(stage: "runoff", completed: t, total: duration, unit: "s")) }
         let zones = DrainageZones(model: model)
         let subs = simulation.subcatchments
         // Run-on a subcatchment receives: the runoff of those that drain onto it.
