@@ -184,7 +184,7 @@ struct BaseMapTests {
     func switchScript() async throws {
         try await ServerFixture.withAPI { client in
             let page = try await client.get("/map").text
-            #expect(page.contains("<script type=\"module\" src=\"/static/map-tools.js\"></script>\n<script type=\"module\" src=\"/static/basemap.js\"></script>"))
+            #expect(page.contains("<script type=\"module\" src=\"/static/map-3d.js\"></script>\n<script type=\"module\" src=\"/static/basemap.js\"></script>"))
             #expect(page.contains("id=\"basemap-section\"") && page.contains("id=\"basemap-choices\""))
             let r = try await client.get("/static/basemap.js")
             #expect(r.status == .ok)

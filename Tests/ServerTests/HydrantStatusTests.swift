@@ -145,11 +145,10 @@ struct HydrantStatusTests {
             #expect(try await api.hydrant("XH-T1")["status"] == "完好")
             #expect(try await api.outOfService("XH-T1").isEmpty)
 
-            let start = ContinuousClock.now
+            // The status is stored when the POST is answered (the rule runs in the reading's own
+            // request), so the very next read sees it: no waiting, and no clock in the test.
             let low = try await api.read(ds, 0.05, hour: 1)
             var h = try await api.hydrant("XH-T1")
-            let elapsed = ContinuousClock.now - start
-            #expect(elapsed < .seconds(1), "the status is stored when the POST is answered: \(elapsed)")
             #expect(h["status"] == "待维修")
             #expect(h["status_source"] == "pressure-rule")
             #expect(h["status_observation"]?.integerValue == low)
