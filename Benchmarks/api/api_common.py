@@ -7,6 +7,10 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path as _Path
+
+sys.path.insert(0, str(_Path(__file__).resolve().parent.parent))
+from pg_tools import pg_parts, psql  # noqa: E402,F401  (one psql for the benchmarks; the api modules import it from here)
 import urllib.parse
 from pathlib import Path
 
@@ -33,21 +37,6 @@ def log(*a):
 
 def pg_url(base, db=DB):
     return f"{base.rstrip('/')}/{db}"
-
-
-def pg_parts(base):
-    u = urllib.parse.urlparse(base)
-    return dict(host=u.hostname, port=str(u.port or 5432), user=u.username or "", password=u.password or "")
-
-
-def psql(base, db, sql):
-    p = pg_parts(base)
-    env = dict(os.environ, PGPASSWORD=p["password"], PGOPTIONS="-c client_min_messages=warning")
-    r = subprocess.run(["psql", "-h", p["host"], "-p", p["port"], "-U", p["user"], "-d", db, "-v", "ON_ERROR_STOP=1",
-                        "-qAt", "-c", sql], env=env, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"psql failed on {db}: {sql}\n{r.stderr}")
-    return r.stdout.strip()
 
 
 def pg_connect(base):

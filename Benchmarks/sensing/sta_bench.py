@@ -31,21 +31,14 @@ import time
 import urllib.parse
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from pg_tools import psql  # noqa: E402
+
 N = int(os.environ.get("STA_BENCH_OBSERVATIONS", 1_000_000))
 D = int(os.environ.get("STA_BENCH_DATASTREAMS", 100))
 B = int(os.environ.get("STA_BENCH_BATCH", 10_000))
 Q = int(os.environ.get("STA_BENCH_QUERIES", 200))
 END = dt.datetime(2026, 6, 30, tzinfo=dt.timezone.utc)
-
-
-def psql(base, db, sql):
-    u = urllib.parse.urlparse(base)
-    env = dict(os.environ, PGPASSWORD=u.password or "", PGOPTIONS="-c client_min_messages=warning")
-    r = subprocess.run(["psql", "-h", u.hostname, "-p", str(u.port or 5432), "-U", u.username or "", "-d", db,
-                        "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql], env=env, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"psql failed on {db}: {sql}\n{r.stderr}")
-    return r.stdout.strip()
 
 
 def fresh_pg(base, db="citytwin_sta"):

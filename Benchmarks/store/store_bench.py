@@ -27,6 +27,9 @@ import time
 import urllib.parse
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from pg_tools import pg_parts, psql  # noqa: E402
+
 N_BUILDINGS = int(os.environ.get("STORE_BENCH_BUILDINGS", "200000"))
 N_POINTS = int(os.environ.get("STORE_BENCH_POINTS", "1000000"))
 N_QUERIES = int(os.environ.get("STORE_BENCH_QUERIES", "200"))
@@ -105,21 +108,6 @@ def make_inputs(d: Path):
 # ---------------------------------------------------------------------------------------------
 def pg_url(base, db):
     return f"{base.rstrip('/')}/{db}"
-
-
-def pg_parts(base):
-    u = urllib.parse.urlparse(base)
-    return dict(host=u.hostname, port=str(u.port or 5432), user=u.username or "", password=u.password or "")
-
-
-def psql(base, db, sql, quiet=True):
-    p = pg_parts(base)
-    env = dict(os.environ, PGPASSWORD=p["password"], PGOPTIONS="-c client_min_messages=warning")
-    r = subprocess.run(["psql", "-h", p["host"], "-p", p["port"], "-U", p["user"], "-d", db, "-v", "ON_ERROR_STOP=1",
-                        "-qAt", "-c", sql], env=env, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise SystemExit(f"psql failed on {db}: {sql}\n{r.stderr}")
-    return r.stdout.strip()
 
 
 def ensure_database(base, db):
