@@ -11,7 +11,7 @@ import PostgresNIO
 /// version (`vid` bigserial, `fid` text in code-point order, `props` jsonb, `geom`
 /// geometry(<type>[Z], 4490) with a GiST index, `valid_from`/`valid_to` in microseconds since
 /// 1970 UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current
-/// versions, and the tables `catalog`, `audit_log` (the journal of writes: audit entries and change events,
+/// versions, and the tables `catalog`, `layer_stats` (each layer's count and extent, `LayerStats`), `audit_log` (the journal of writes: audit entries and change events,
 /// `JournalSQL`), `jobs`, `store_meta`, `rasters` (`ManagedRasters`).
 public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     /// The pool, with the wait for a connection bounded (`PostGISPool`).

@@ -8,7 +8,7 @@ import GRDB
 /// Layout: a table `f_<id>` per layer holding every version (`vid` = rowid, `fid`, `props`
 /// JSON, `geom` SRID 4490 with an R*Tree, `valid_from`/`valid_to` in microseconds since 1970
 /// UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current versions,
-/// and the system tables `catalog`, `audit_log` (the journal of writes: audit entries and change events,
+/// and the system tables `catalog`, `layer_stats` (each layer's count and extent, `LayerStats`), `audit_log` (the journal of writes: audit entries and change events,
 /// `JournalSQL`), `jobs`, `store_meta`, `rasters` (`ManagedRasters`).
 public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     let pool: DatabasePool
