@@ -26,7 +26,7 @@ final class LayerDirectory: @unchecked Sendable {
     func layer(_ id: String, for caller: Caller) async throws -> LayerInfo {
         // The store's definition decides (a layer dropped, or its sharing changed, while the server
         // runs: a published or archived flood run); the cheap lookup first, and the catalogue
-        // refresh, which computes every extent and count, only when the cache misses or is stale.
+        // refresh (every layer's stored count and extent) only when the cache misses or is stale.
         guard let current = try await store.layerDefinition(id, for: .admin) else {
             throw Problem(.collectionNotFound, "no collection '\(id)'")
         }

@@ -14,7 +14,9 @@ public protocol FeatureStore: Sendable {
     /// definition replaces the catalogue entry).
     func createLayer(_ definition: LayerDefinition) async throws
 
-    /// The catalogue entries `caller` may see, with computed extent and count.
+    /// The catalogue entries `caller` may see, with the count and extent the catalogue keeps
+    /// (`LayerStats`: no layer is read; after removals at its edge on a layer of more than
+    /// 50,000 features the extent may be larger than the features', never smaller).
     func layers(for caller: Caller) async throws -> [LayerInfo]
 
     /// The definition of one layer if `caller` may read it, else `nil` (a hidden layer is

@@ -133,4 +133,21 @@ struct QueryPlanTests {
         // sort those few rows after a bitmap scan of the key): never the whole journal.
         Self.expectIndexed(plans, "the change check of a cached index", table: "audit_log")
     }
+
+    @Test(arguments: StoreBackend.available)
+    func theLayerListReadsTheCatalogueNotTheLayers(backend: StoreBackend) async throws {
+        // `/collections`, a collection and the tile sets list counts and extents: the catalogue's
+        // numbers (`LayerStats`), not a scan of each layer.
+        let store = try await Self.seeded(backend)
+        var infos: [LayerInfo] = []
+        let layerReads = try await Self.plans(store) { infos = try await store.layers(for: .admin) }
+        #expect(layerReads.isEmpty, "the layer list read the layer: \(layerReads)")
+        let shelters = try #require(infos.first { $0.definition.id == "shelters" })
+        #expect(shelters.count == Self.side * Self.side)
+        #expect(shelters.extent == Envelope(minX: 114.0, minY: 30.0, maxX: 114.0 + Double(Self.side - 1) * 0.01,
+                                            maxY: 30.0 + Double(Self.side - 1) * 0.01))
+        // Each layer's last change: the journal's key, never the whole journal.
+        let journal = try await Self.plans(store, reading: "audit_log") { _ = try await store.layers(for: .admin) }
+        Self.expectIndexed(journal, "the layer list's last changes", table: "audit_log")
+    }
 }

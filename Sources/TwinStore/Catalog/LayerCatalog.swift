@@ -58,7 +58,8 @@ public struct LayerCatalog: Sendable {
 public struct LayerInfo: Sendable, Hashable {
     public var definition: LayerDefinition
     /// Extent of the current features in EPSG:4490 lon/lat degrees (same numbers as CRS84);
-    /// `nil` when the layer has no geometry or no features.
+    /// `nil` when the layer has no geometry or no features. Never smaller than the features'
+    /// (on a large layer, larger after removals at its edge until the store is next opened: `LayerStats`).
     public var extent: Envelope?
     /// Number of current features.
     public var count: Int

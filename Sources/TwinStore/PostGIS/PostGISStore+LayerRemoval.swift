@@ -20,6 +20,7 @@ extension PostGISStore: LayerRemoval {
                 guard exists else { return false }
                 try await db.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(table) CASCADE"), logger: log)
                 try await db.query("DELETE FROM \(unescaped: s).catalog WHERE id = \(id)", logger: log)
+                try await db.query("DELETE FROM \(unescaped: s).layer_stats WHERE layer = \(id)", logger: log)
                 var previous = AuditChain.genesis
                 for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: s).audit_log ORDER BY seq DESC LIMIT 1",
                                                       logger: log).decode(String.self) { previous = h }

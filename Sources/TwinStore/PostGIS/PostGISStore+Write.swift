@@ -94,6 +94,7 @@ extension PostGISStore {
             // every COPY costs the server an idle round trip at each end. A layer with current
             // versions takes one chunk per COPY, its stored versions looked up in between.
             let segment = occupied ? 1 : Self.chunksPerCopy
+            let before = try await self.lastVersion(db, template.layer)
             let versionColumns = BulkCopyRows.versionColumns(template.layer)
             var count = 0
             var next = try await chunks.nextChunk()
@@ -117,6 +118,7 @@ extension PostGISStore {
             }
             try await db.query("SELECT set_config('search_path', \(path), true)", logger: self.logger)
             if let indexes { try await self.resume(indexes, on: db) }
+            try await self.updateStats(db, template.layer, afterBulkAbove: before)
             return count
         }
     }
@@ -180,6 +182,7 @@ extension PostGISStore {
             try await insertAudit(audit[start..<min(start + Self.chunk, audit.count)], batch: batch, on: db)
         }
         if let last = audit.last { previous = last.entryHash }
+        try await updateStats(db, batch.layer, LayerStatsChange(plan))
     }
 
     /// The current versions of the features `ids` names (those that have one), one query per

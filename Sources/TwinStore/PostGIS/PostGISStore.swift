@@ -11,7 +11,7 @@ import PostgresNIO
 /// version (`vid` bigserial, `fid` text in code-point order, `props` jsonb, `geom`
 /// geometry(<type>[Z], 4490) with a GiST index, `valid_from`/`valid_to` in microseconds since
 /// 1970 UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current
-/// versions, and the tables `catalog`, `audit_log` (the journal of writes: audit entries and change events,
+/// versions, and the tables `catalog`, `layer_stats` (each layer's count and extent, `LayerStats`), `audit_log` (the journal of writes: audit entries and change events,
 /// `JournalSQL`), `jobs`, `store_meta`, `rasters` (`ManagedRasters`).
 public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     /// The pool, with the wait for a connection bounded (`PostGISPool`).
@@ -68,6 +68,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
             try await Self.createSystemTables(client, schema: schema, logger: logger)
             maskingKey = try await Self.maskingKey(client, schema: schema)
             definitions = try DefinitionCache(rows: try await Self.catalogueRows(client, schema: schema, logger: logger))
+            try await Self.fillStats(client, schema: schema, definitions: definitions.all, logger: logger)
         } catch let e as StoreError {
             throw e
         } catch {
@@ -147,6 +148,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 "CREATE INDEX IF NOT EXISTS jobs_status ON \(s).jobs (status, created_at)",
                 "CREATE TABLE IF NOT EXISTS \(s).store_meta (key text PRIMARY KEY, value bytea NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS \(s).rasters (id text PRIMARY KEY, description text NOT NULL, data bytea NOT NULL)",
+                LayerStatsSQL.createTable(prefix: s + ".", real: "double precision"),
             ] + SensingSQL.schema(integer: "bigint", key: "\(s).") + ["CREATE SEQUENCE IF NOT EXISTS \(s).sta_ids"] {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
@@ -276,6 +278,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                     INSERT INTO \(unescaped: s).catalog (id, definition, created_at, updated_at)
                     VALUES (\(definition.id), \(json), \(now), \(now))
                     """, logger: logger)
+                try await Self.storeStats(db, schema: s, layer: definition.id, LayerStats(count: 0), logger: logger)
             }
         }
         definitions.set(definition, stamp: now)
@@ -303,36 +306,51 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         return out
     }
 
-    /// Count, extent and last change of every layer `caller` may read, in ONE statement (a branch
-    /// per layer, its last change an index lookup in the audit log): `/collections` costs one
-    /// round trip and one pooled connection, not two per layer, however many layers there are.
+    /// Count, extent and last change of every layer `caller` may read, in ONE statement: the
+    /// catalogue's numbers (`LayerStats`), each layer's last change an index lookup in the audit
+    /// log. No layer is read, and `/collections` costs one round trip and one pooled connection
+    /// however many layers there are and however large.
     public func layers(for caller: Caller) async throws -> [LayerInfo] {
         try await refreshDefinitions()  // layers another process created
         let visible = definitions.all.filter { AccessPolicy.canRead($0, caller) }
         guard !visible.isEmpty else { return [] }
-        var binds = PostgresBindings(capacity: visible.count)
-        var branches = [String]()
-        for (i, def) in visible.enumerated() {
-            binds.append(def.id)
-            let stats = def.hasGeometry
-                ? "count(*), min(ST_XMin(geom)), min(ST_YMin(geom)), max(ST_XMax(geom)), max(ST_YMax(geom))"
-                : "count(*), NULL::float8, NULL::float8, NULL::float8, NULL::float8"
-            branches.append("""
-                SELECT \(i)::int8, \(stats), (SELECT max(seq) FROM \(schema).audit_log WHERE layer = $\(i + 1) AND \(JournalSQL.changedData))
-                FROM \(table(def).name) WHERE valid_to IS NULL
-                """)
-        }
-        let sql = branches.joined(separator: "\nUNION ALL\n")
-        let rows = try await mapErrors(layer: nil) {
-            var rows = [(Int64, Int64, Double?, Double?, Double?, Double?, Int64?)]()
+        var binds = PostgresBindings(capacity: 1)
+        binds.append(visible.map(\.id))
+        let sql = """
+            SELECT s.layer, s.features, s.min_x, s.min_y, s.max_x, s.max_y,
+                   (SELECT max(a.seq) FROM \(schema).audit_log AS a WHERE a.layer = s.layer AND a.\(JournalSQL.changedData))
+            FROM \(schema).layer_stats AS s WHERE s.layer = ANY($1)
+            """
+        var found: [String: (LayerStats, Int64)] = [:]
+        try await mapErrors(layer: nil) {
             for try await r in try await client.query(PostgresQuery(unsafeSQL: sql, binds: binds), logger: logger)
-                .decode((Int64, Int64, Double?, Double?, Double?, Double?, Int64?).self) { rows.append(r) }
-            return rows
+                .decode((String, Int64, Double?, Double?, Double?, Double?, Int64?).self) {
+                found[r.0] = (LayerStatsSQL.stats(count: r.1, r.2, r.3, r.4, r.5), r.6 ?? 0)
+            }
         }
-        return rows.sorted { $0.0 < $1.0 }.map { r in
-            var extent: Envelope?
-            if let a = r.2, let b = r.3, let c = r.4, let d = r.5 { extent = Envelope(minX: a, minY: b, maxX: c, maxY: d) }
-            return LayerInfo(definition: visible[Int(r.0)], extent: extent, count: Int(r.1), lastChange: r.6 ?? 0)
+        var infos: [LayerInfo] = []
+        for def in visible {
+            // A layer without a row was created by a process from before the table since this one
+            // opened the store: counted (and its last change read) as before.
+            let (stats, last) = if let f = found[def.id] { f } else { try await uncatalogued(def) }
+            infos.append(LayerInfo(definition: def, extent: def.hasGeometry ? stats.extent : nil, count: stats.count, lastChange: last))
+        }
+        return infos
+    }
+
+    private func uncatalogued(_ def: LayerDefinition) async throws -> (LayerStats, Int64) {
+        let t = table(def)
+        let s = schema
+        let log = logger
+        return try await mapErrors(layer: def.id) {
+            try await client.withConnection { db in
+                let stats = try await Self.exactStats(db, t, logger: log)
+                var last: Int64 = 0
+                for try await v in try await db.query(PostgresQuery(unsafeSQL: """
+                    SELECT coalesce(max(seq), 0)::int8 FROM \(s).audit_log WHERE layer = $1 AND \(JournalSQL.changedData)
+                    """, binds: { var b = PostgresBindings(capacity: 1); b.append(def.id); return b }()), logger: log).decode(Int64.self) { last = v }
+                return (stats, last)
+            }
         }
     }
 

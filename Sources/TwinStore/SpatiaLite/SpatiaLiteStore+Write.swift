@@ -91,6 +91,7 @@ extension SpatiaLiteStore {
                 try db.execute(sql: "PRAGMA cache_size = \(ascending ? Self.appendCacheSize : Self.bulkCacheSize)")
                 let indexes = ascending ? nil : try DeferredVersionIndexes(db, table: table.name, layer: layer)
                 try indexes?.suspend(db)
+                let before = try Self.lastVersion(db, table)
                 let rows = try BulkRowWriter(db, template: template)
                 defer { rows.finalize() }
                 var count = 0
@@ -106,6 +107,7 @@ extension SpatiaLiteStore {
                 rows.finalize()
                 try indexes?.resume(db)
                 try triggers?.resume(db, boxes: rows.boxes)
+                try Self.updateStats(db, table, afterBulkAbove: before)
                 return count
             }
         }
@@ -173,6 +175,7 @@ extension SpatiaLiteStore {
             try journal.execute(arguments: StatementArguments(values))
             previous = row.entryHash
         }
+        try Self.updateStats(db, table, LayerStatsChange(plan))
     }
 
     /// The plan of `batch` against the current versions it touches, read inside the transaction.

@@ -8,7 +8,7 @@ import GRDB
 /// Layout: a table `f_<id>` per layer holding every version (`vid` = rowid, `fid`, `props`
 /// JSON, `geom` SRID 4490 with an R*Tree, `valid_from`/`valid_to` in microseconds since 1970
 /// UTC, `author`, `department`, `hash`), a unique partial index on `fid` for current versions,
-/// and the system tables `catalog`, `audit_log` (the journal of writes: audit entries and change events,
+/// and the system tables `catalog`, `layer_stats` (each layer's count and extent, `LayerStats`), `audit_log` (the journal of writes: audit entries and change events,
 /// `JournalSQL`), `jobs`, `store_meta`, `rasters` (`ManagedRasters`).
 public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     let pool: DatabasePool
@@ -39,6 +39,8 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             try pool.writeWithoutTransaction { db in try Self.createSystemTables(db) }
             maskingKey = try pool.write { db in try Self.maskingKey(db) }
             definitions = try DefinitionCache(rows: try pool.read { db in try Self.catalogueRows(db) })
+            let all = definitions.all
+            try pool.write { db in try Self.fillStats(db, all) }
         } catch let e as StoreError {
             throw e
         } catch {
@@ -89,6 +91,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             CREATE TABLE IF NOT EXISTS store_meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
             CREATE TABLE IF NOT EXISTS rasters (id TEXT PRIMARY KEY, description TEXT NOT NULL, data BLOB NOT NULL);
             """)
+        try db.execute(sql: LayerStatsSQL.createTable(real: "REAL"))
         try mergeChangeFeed(db)
         try createAuditHead(db)
         try createSensingTables(db)
@@ -183,6 +186,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
                 }
                 try db.execute(sql: "INSERT INTO catalog (id, definition, created_at, updated_at) VALUES (?, ?, ?, ?)",
                                arguments: [definition.id, json, now, now])
+                try Self.storeStats(db, layer: definition.id, LayerStats(count: 0))
             }
         }
         definitions.set(definition, stamp: now)
@@ -204,29 +208,17 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
         try Row.fetchAll(db, sql: "SELECT id, updated_at, definition FROM catalog ORDER BY id").map { (id: $0[0], stamp: $0[1], text: $0[2]) }
     }
 
+    /// Count, extent and last change of every layer `caller` may read: the catalogue's numbers
+    /// (`LayerStats`) and an index lookup in the audit log per layer, no layer read.
     public func layers(for caller: Caller) async throws -> [LayerInfo] {
         try await refreshDefinitions()  // layers another process created
         let visible = definitions.all.filter { AccessPolicy.canRead($0, caller) }
         return try await mapErrors(layer: nil) {
             try await pool.read { db in
-                try visible.map { def in
-                    let table = FeatureTable(layer: def)
-                    var extent: Envelope?
-                    let count: Int
-                    if def.hasGeometry {
-                        let row = try Row.fetchOne(db, sql: """
-                            SELECT count(*), min(MbrMinX(geom)), min(MbrMinY(geom)), max(MbrMaxX(geom)), max(MbrMaxY(geom))
-                            FROM \(table.name) WHERE valid_to IS NULL
-                            """)
-                        count = row?[0] ?? 0
-                        if let row, let a: Double = row[1], let b: Double = row[2], let c: Double = row[3], let d: Double = row[4] {
-                            extent = Envelope(minX: a, minY: b, maxX: c, maxY: d)
-                        }
-                    } else {
-                        count = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table.name) WHERE valid_to IS NULL") ?? 0
-                    }
+                let stats = try Self.stats(db, of: visible)
+                return try zip(visible, stats).map { def, s in
                     let last = try Int64.fetchOne(db, sql: "SELECT max(seq) FROM audit_log WHERE layer = ? AND \(JournalSQL.changedData)", arguments: [def.id]) ?? 0
-                    return LayerInfo(definition: def, extent: extent, count: count, lastChange: last)
+                    return LayerInfo(definition: def, extent: def.hasGeometry ? s.extent : nil, count: s.count, lastChange: last)
                 }
             }
         }
