@@ -25,7 +25,8 @@ from swmm.toolkit import output, shared_enum
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_swmm_fixtures import run_quietly, table  # noqa: E402
+from make_swmm_fixtures import run_quietly  # noqa: E402
+from make_swmm_shape_fixtures import run as steady_run  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm", "transects")
 
@@ -68,8 +69,8 @@ CULVERTS = {
     "CULVERT-14": ("RECT_CLOSED 0.9 1.2 0 0", 14, 5.0),
 }
 
-CHANNEL_MODEL = """[TITLE]
-One {case} conduit at 0.2 % slope carrying {share:.0%} of its full-flow capacity (SWMM 5.2 transect parity).
+MODEL = """[TITLE]
+{title}
 
 [OPTIONS]
 FLOW_UNITS CMS
@@ -79,65 +80,27 @@ START_TIME 00:00:00
 END_DATE 01/01/2020
 END_TIME 03:00:00
 REPORT_STEP 00:05:00
-ROUTING_STEP 5
+ROUTING_STEP {step}
 
 [JUNCTIONS]
-J1 11 10 0
+J1 {junction}
 
 [OUTFALLS]
-O1 10 FREE
+O1 {outfall} FREE
 
 [CONDUITS]
-C1 J1 O1 500 0.015 0 0
+C1 J1 O1 {conduit} 0 0
 
 [XSECTIONS]
 C1 {xsection}
 {sections}
 [INFLOWS]
-J1 FLOW RAMP FLOW 1 1 0
+J1 FLOW INFLOW FLOW 1 1 0
 
 [TIMESERIES]
-RAMP 0 0
-RAMP 0.5 {flow}
-RAMP 3 {flow}
-
-[REPORT]
-NODES ALL
-LINKS ALL
-"""
-
-CULVERT_MODEL = """[TITLE]
-A 30 m culvert (code {code}) at 1 % slope under an inflow rising to {flow} m3/s (SWMM 5.2 culvert parity).
-
-[OPTIONS]
-FLOW_UNITS CMS
-FLOW_ROUTING DYNWAVE
-START_DATE 01/01/2020
-START_TIME 00:00:00
-END_DATE 01/01/2020
-END_TIME 03:00:00
-REPORT_STEP 00:05:00
-ROUTING_STEP 2
-
-[JUNCTIONS]
-J1 10 8 0 0 0
-
-[OUTFALLS]
-O1 9.7 FREE
-
-[CONDUITS]
-C1 J1 O1 30 0.013 0 0
-
-[XSECTIONS]
-C1 {xsection} 1 {code}
-
-[INFLOWS]
-J1 FLOW RISE FLOW 1 1 0
-
-[TIMESERIES]
-RISE 0 0
-RISE 2 {flow}
-RISE 3 {flow}
+INFLOW 0 0
+INFLOW {rise} {flow}
+INFLOW 3 {flow}
 
 [REPORT]
 NODES ALL
@@ -146,29 +109,31 @@ LINKS ALL
 
 
 def run(path):
-    rpt, out, error = run_quietly(path)
+    """SWMM's steady depth and flow at the last step (and its Max/Full Flow), then J1's depth at
+    every reported step from the binary output."""
+    depth, flow, ratio = steady_run(path)
+    _, out, error = run_quietly(path)
     if error:
         raise error
-    lines = open(rpt).read().splitlines()
-    link = next(r for r in table(lines, "Link Flow Summary") if r[0] == "C1")
     h = output.init()
     output.open(h, out)
     count = output.get_times(h, shared_enum.Time.NUM_PERIODS)
     depths = [output.get_node_result(h, i, 0)[shared_enum.NodeAttribute.INVERT_DEPTH.value] for i in range(count)]
-    flow = output.get_link_result(h, count - 1, 0)[shared_enum.LinkAttribute.FLOW_RATE.value]
     output.close(h)
-    row = next(r for r in table(lines, "Node Depth Summary") if r[0] == "J1")
-    return {"depth_m": depths[-1], "flow_m3s": flow, "max_depth_m": max(depths), "depths_m": depths,
-            "report_max_depth_m": float(row[3])}, link
+    return {"depth_m": depth, "flow_m3s": flow, "max_depth_m": max(depths), "depths_m": depths}, ratio
 
 
 def channel_text(case, xsection, transect, share, flow):
-    sections = ""
-    if transect:
-        sections = "\n[TRANSECTS]\n" + TRANSECTS[transect] + "\n"
-    else:
-        sections = "\n[CURVES]\n" + SHAPE_CURVE + "\n"
-    return CHANNEL_MODEL.format(case=case, share=share, xsection=xsection, sections=sections, flow=flow)
+    sections = "\n[TRANSECTS]\n" + TRANSECTS[transect] + "\n" if transect else "\n[CURVES]\n" + SHAPE_CURVE + "\n"
+    title = f"One {case} conduit at 0.2 % slope carrying {share:.0%} of its full-flow capacity (SWMM 5.2 transect parity)."
+    return MODEL.format(title=title, step=5, junction="11 10 0", outfall=10, conduit="500 0.015", xsection=xsection,
+                        sections=sections, rise=0.5, flow=flow)
+
+
+def culvert_text(code, xsection, flow):
+    title = f"A 30 m culvert (code {code}) at 1 % slope under an inflow rising to {flow} m3/s (SWMM 5.2 culvert parity)."
+    return MODEL.format(title=title, step=2, junction="10 8 0 0 0", outfall=9.7, conduit="30 0.013",
+                        xsection=f"{xsection} 1 {code}", sections="", rise=2, flow=flow)
 
 
 if __name__ == "__main__":
@@ -179,18 +144,18 @@ if __name__ == "__main__":
         probe = 0.1
         while True:  # a probe flow large enough for the report's two-decimal Max/Full Flow
             open(path, "w").write(channel_text(case, xsection, transect, share, probe))
-            _, link = run(path)
-            if float(link[6]) >= 0.1:
+            _, ratio = run(path)
+            if ratio >= 0.1:
                 break
             probe *= 10
-        full = probe / float(link[6])
+        full = probe / ratio
         open(path, "w").write(channel_text(case, xsection, transect, share, f"{share * full:.4f}"))
-        r, link = run(path)
+        r, _ = run(path)
         results[case] = r
         print(f"{case:12} full {full:.3f} m3/s, flow {r['flow_m3s']:.4f}, depth {r['depth_m']:.3f} m")
     for case, (xsection, code, flow) in CULVERTS.items():
         path = os.path.join(OUT, case + ".inp")
-        open(path, "w").write(CULVERT_MODEL.format(code=code, flow=flow, xsection=xsection))
+        open(path, "w").write(culvert_text(code, xsection, flow))
         r, _ = run(path)
         results[case] = r
         print(f"{case:12} peak depth {r['max_depth_m']:.3f} m, last flow {r['flow_m3s']:.3f} m3/s")

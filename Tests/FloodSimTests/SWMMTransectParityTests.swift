@@ -19,10 +19,22 @@ struct SWMMTransectParityTests {
         return table
     }()
 
-    static func run(_ name: String) throws -> (DrainageRun.Result, Reference) {
+    /// Runs fixture `name` whole, checks J1's peak depth against SWMM's (within 2 %) and returns J1's
+    /// index and SWMM's reference.
+    static func runCheckingPeak(_ name: String) throws -> (node: Int, reference: Reference) {
         let reference = try #require(references[name], "\(name) has no SWMM reference")
         let url = try #require(Bundle.module.url(forResource: name, withExtension: "inp", subdirectory: "Fixtures/swmm/transects"))
-        return (try DrainageRun.run(try SWMMModel(contentsOf: url)), reference)
+        let result = try DrainageRun.run(try SWMMModel(contentsOf: url))
+        let node = try #require(result.nodeNames.firstIndex(of: "J1"))
+        let peak = result.nodes[node].maxDepth
+        #expect(abs(peak - reference.max_depth_m) <= 0.02 * reference.max_depth_m, "\(name): peak depth \(peak) m, SWMM \(reference.max_depth_m) m")
+        return (node, reference)
+    }
+
+    /// The routing engine of fixture `name`, to step to SWMM's reporting times.
+    static func engine(_ name: String) throws -> DrainageRouting {
+        let url = try #require(Bundle.module.url(forResource: name, withExtension: "inp", subdirectory: "Fixtures/swmm/transects"))
+        return try DrainageRouting(network: try SWMMModel(contentsOf: url).hydraulicNetwork())
     }
 
     @Test("the fixtures cover channels in and over their banks, a custom shape and five culvert codes")
@@ -36,13 +48,9 @@ struct SWMMTransectParityTests {
     @Test("normal depth and flow within 2 % of SWMM",
           arguments: ["SINGLE-30", "SINGLE-80", "OVERBANK-05", "OVERBANK-50", "MODIFIED-05", "MODIFIED-50", "CUSTOM-50", "CUSTOM-90"])
     func normalFlow(_ name: String) throws {
-        let (result, reference) = try Self.run(name)
-        let node = try #require(result.nodeNames.firstIndex(of: "J1"))
-        let peak = result.nodes[node].maxDepth
-        #expect(abs(peak - reference.max_depth_m) <= 0.02 * reference.max_depth_m, "\(name): peak depth \(peak) m, SWMM \(reference.max_depth_m) m")
+        let (node, reference) = try Self.runCheckingPeak(name)
         // The steady state at the end of the run (SWMM's last reported step).
-        let url = try #require(Bundle.module.url(forResource: name, withExtension: "inp", subdirectory: "Fixtures/swmm/transects"))
-        let engine = try DrainageRouting(network: try SWMMModel(contentsOf: url).hydraulicNetwork())
+        let engine = try Self.engine(name)
         engine.advance(to: 3 * 3600)
         let depth = engine.depth(atNode: node), flow = abs(engine.flow(inLink: 0))
         #expect(abs(depth - reference.depth_m) <= 0.02 * reference.depth_m, "\(name): depth \(depth) m, SWMM \(reference.depth_m) m")
@@ -52,13 +60,9 @@ struct SWMMTransectParityTests {
     @Test("a culvert's headwater follows SWMM's under inlet control",
           arguments: ["CULVERT-01", "CULVERT-05", "CULVERT-48", "CULVERT-09", "CULVERT-14"])
     func culvert(_ name: String) throws {
-        let (result, reference) = try Self.run(name)
-        let node = try #require(result.nodeNames.firstIndex(of: "J1"))
-        let peak = result.nodes[node].maxDepth
-        #expect(abs(peak - reference.max_depth_m) <= 0.02 * reference.max_depth_m, "\(name): peak depth \(peak) m, SWMM \(reference.max_depth_m) m")
+        let (node, reference) = try Self.runCheckingPeak(name)
         // The headwater at SWMM's reporting times (every 5 minutes from the first).
-        let url = try #require(Bundle.module.url(forResource: name, withExtension: "inp", subdirectory: "Fixtures/swmm/transects"))
-        let engine = try DrainageRouting(network: try SWMMModel(contentsOf: url).hydraulicNetwork())
+        let engine = try Self.engine(name)
         for (k, swmm) in reference.depths_m.enumerated() {
             engine.advance(to: Double(k + 1) * 300)
             let depth = engine.depth(atNode: node)
