@@ -53,7 +53,14 @@ CHANNELS = {
     "MODIFIED-50": ("IRREGULAR MODIFIED 0 0 0 1", "MODIFIED", 0.5),
     "CUSTOM-50": ("CUSTOM 1.2 POD 0 0 1", None, 0.5),
     "CUSTOM-90": ("CUSTOM 1.2 POD 0 0 1", None, 0.9),
+    "STREET-20": ("STREET ROAD 0 0 0 1", "STREETS", 0.2),
+    "STREET-60": ("STREET ROAD 0 0 0 1", "STREETS", 0.6),
+    "BACKED-20": ("STREET BACKED 0 0 0 1", "STREETS", 0.2),
+    "BACKED-60": ("STREET BACKED 0 0 0 1", "STREETS", 0.6),
 }
+# Streets (metres, %): crown width, curb height, cross slope, road n, gutter depression and width,
+# sides, backing width, slope and n.
+STREETS = "ROAD 6 0.15 2 0.016 0.05 0.6 2\nBACKED 5 0.15 2 0.016 0.05 0.6 1 3 4 0.05"
 SHAPE_CURVE = """POD SHAPE 0.0 0.5
 POD 0.1 0.8
 POD 0.3 1.0
@@ -124,7 +131,10 @@ def run(path):
 
 
 def channel_text(case, xsection, transect, share, flow):
-    sections = "\n[TRANSECTS]\n" + TRANSECTS[transect] + "\n" if transect else "\n[CURVES]\n" + SHAPE_CURVE + "\n"
+    if transect == "STREETS":
+        sections = "\n[STREETS]\n" + STREETS + "\n"
+    else:
+        sections = "\n[TRANSECTS]\n" + TRANSECTS[transect] + "\n" if transect else "\n[CURVES]\n" + SHAPE_CURVE + "\n"
     title = f"One {case} conduit at 0.2 % slope carrying {share:.0%} of its full-flow capacity (SWMM 5.2 transect parity)."
     return MODEL.format(title=title, step=5, junction="11 10 0", outfall=10, conduit="500 0.015", xsection=xsection,
                         sections=sections, rise=0.5, flow=flow)

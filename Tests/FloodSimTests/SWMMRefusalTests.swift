@@ -97,8 +97,10 @@ struct SWMMRefusalTests {
              section: "XSECTIONS", words: ["C2", "culvert code 60"]),
         Case(name: "a road width that is not a number", extra: "[WEIRS]\nW1 J1 O1 ROADWAY 0 1.5 NO 0 0 YES -3 PAVED\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
              section: "WEIRS", words: ["W1", "road width"]),
-        Case(name: "a street cross-section", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 STREET ST1 0 0 0 1", section: "XSECTIONS",
-             words: ["C2", "STREET", "not simulated"]),
+        Case(name: "a street that is not defined", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 STREET ST1 0 0 0 1", section: "XSECTIONS",
+             words: ["C2", "street ST1"]),
+        Case(name: "a street with three sides", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 STREET ST1 0 0 0 1\n"
+             + "[STREETS]\nST1 6 0.15 2 0.016 0 0 3", section: "STREETS", words: ["ST1", "sides 3"]),
         Case(name: "a transect that is not defined", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 IRREGULAR T9 0 0 0 1",
              section: "XSECTIONS", words: ["C2", "transect T9"]),
         Case(name: "a transect with one station", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 IRREGULAR T1 0 0 0 1\n"

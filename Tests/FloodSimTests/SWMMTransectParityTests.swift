@@ -3,7 +3,7 @@ import Foundation
 import SWMMFormat
 import Testing
 
-/// Natural channels (IRREGULAR transects), a CUSTOM shape and culverts under inlet control against
+/// Natural channels (IRREGULAR transects), a CUSTOM shape, STREETs and culverts under inlet control against
 /// SWMM 5.2.4 (Fixtures/swmm/transects, by Scripts/reference/make_swmm_transect_fixtures.py).
 /// Channels: a 500 m conduit at 0.2 % slope settles at the normal depth, which must match SWMM's
 /// within 2 %, as must the flow. Culverts: the headwater node's depth at every reported step within
@@ -37,16 +37,18 @@ struct SWMMTransectParityTests {
         return try DrainageRouting(network: try SWMMModel(contentsOf: url).hydraulicNetwork())
     }
 
-    @Test("the fixtures cover channels in and over their banks, a custom shape and five culvert codes")
+    @Test("the fixtures cover channels in and over their banks, a custom shape, streets and five culvert codes")
     func listed() {
         for name in ["SINGLE-30", "SINGLE-80", "OVERBANK-05", "OVERBANK-50", "MODIFIED-05", "MODIFIED-50", "CUSTOM-50", "CUSTOM-90",
+                     "STREET-20", "STREET-60", "BACKED-20", "BACKED-60",
                      "CULVERT-01", "CULVERT-05", "CULVERT-48", "CULVERT-09", "CULVERT-14"] {
             #expect(Self.references[name] != nil, "\(name) has no SWMM reference")
         }
     }
 
     @Test("normal depth and flow within 2 % of SWMM",
-          arguments: ["SINGLE-30", "SINGLE-80", "OVERBANK-05", "OVERBANK-50", "MODIFIED-05", "MODIFIED-50", "CUSTOM-50", "CUSTOM-90"])
+          arguments: ["SINGLE-30", "SINGLE-80", "OVERBANK-05", "OVERBANK-50", "MODIFIED-05", "MODIFIED-50", "CUSTOM-50", "CUSTOM-90",
+                      "STREET-20", "STREET-60", "BACKED-20", "BACKED-60"])
     func normalFlow(_ name: String) throws {
         let (node, reference) = try Self.runCheckingPeak(name)
         // The steady state at the end of the run (SWMM's last reported step).

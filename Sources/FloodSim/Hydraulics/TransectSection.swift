@@ -18,22 +18,24 @@ public struct SectionProfile: Sendable, Hashable {
     /// A natural channel from its stations and elevations (metres), SWMM's transect processing:
     /// vertical walls raise both ends to the highest point; the hydraulic radius at each depth is
     /// the one that passes the transect's total Manning flow (overbanks at their own n) with the main
-    /// channel's n over the whole area. `channelN` is already the meander-adjusted n.
+    /// channel's n over the whole area. `channelN` is already the meander-adjusted n. A street's
+    /// section (`walled: true`) brings its own end points at full height and its bottom at 0.
     /// - Throws: `HydraulicsError` for fewer than 2 stations, decreasing stations or no depth.
     public static func transect(stations: [Double], elevations: [Double], leftN: Double, rightN: Double, channelN: Double,
-                                leftBank: Double, rightBank: Double) throws -> SectionProfile {
+                                leftBank: Double, rightBank: Double, walled: Bool = false) throws -> SectionProfile {
         guard stations.count >= 2, stations.count == elevations.count, channelN > 0 else {
             throw HydraulicsError(.invalidValue, "a transect needs at least 2 stations and a channel Manning's n > 0")
         }
         guard zip(stations, stations.dropFirst()).allSatisfy({ $0 <= $1 }) else {
             throw HydraulicsError(.invalidValue, "transect stations must not decrease")
         }
-        guard let yMin = elevations.min(), let yMax = elevations.max(), yMin < yMax else {
+        guard var yMin = elevations.min(), let yMax = elevations.max(), yMin < yMax else {
             throw HydraulicsError(.invalidValue, "a transect needs some depth (stations at more than one elevation)")
         }
         // Stations 0…n+1: the user's points between two vertical walls up to the highest point.
-        let x = [stations[0]] + stations + [stations[stations.count - 1]]
-        let z = [yMax] + elevations + [yMax]
+        let x = walled ? stations : [stations[0]] + stations + [stations[stations.count - 1]]
+        let z = walled ? elevations : [yMax] + elevations + [yMax]
+        if walled { yMin = 0 }
         let last = x.count - 1
         // SWMM's Manning constant over the one its hydraulic radius formula uses.
         let phi = 1.486 / 1.49
@@ -42,7 +44,7 @@ public struct SectionProfile: Sendable, Hashable {
             if !due {
                 if k == last - 1 { due = true }
                 else if x[k] == leftBank { due = leftN != channelN && x[k] != x[k - 1] }
-                else if x[k] == rightBank { due = rightN != channelN && x[k] != x[k + 1] }
+                else if x[k] == rightBank { due = rightN != channelN && (k == last || x[k] != x[k + 1]) }
             }
             guard due, p > 0 else { return 0 }
             var n = channelN

@@ -194,13 +194,7 @@ extension SWMMModel {
                                      reason: "storage \(s.name): Green–Ampt seepage (suction and initial deficit) is not simulated; give only Ksat (constant seepage)")
             }
         }
-        for x in crossSections {
-            _ = try culvertCode(x)
-            if x.shape.uppercased() == "STREET" {
-                throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Shape",
-                                     reason: "link \(x.link): STREET cross-sections (street \(x.curve ?? "") of [STREETS]) are not simulated yet")
-            }
-        }
+        for x in crossSections { _ = try culvertCode(x) }
         for w in weirs {
             if w.options.count > 6, !Self.isBlank(w.options[6]) {
                 throw SWMMInputError(line: nil, section: "WEIRS", field: "CoeffCurve",
