@@ -16,13 +16,14 @@ import json
 import os
 import re
 import shutil
+import sys
 import tempfile
 
 from swmm.toolkit import solver
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm")
-MODELS = ["Example1", "Example1-dynwave", "Example2", "extran1", "Example3", "extran10"]
+MODELS = ["Example1", "Example1-dynwave", "Example2", "extran1", "Example3", "extran10", "Example6"]
 
 FT = 0.3048
 FT3 = FT ** 3
@@ -148,5 +149,5 @@ def summarize(rpt):
 
 if __name__ == "__main__":
     make_dynwave_variant()
-    for m in MODELS:
+    for m in sys.argv[1:] or MODELS:  # the models named on the command line, or all
         run(m)

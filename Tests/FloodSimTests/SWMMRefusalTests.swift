@@ -93,10 +93,27 @@ struct SWMMRefusalTests {
              section: "STORAGE", words: ["ST1", "evaporation"]),
         Case(name: "Green–Ampt storage seepage", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1 0.3\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
              section: "STORAGE", words: ["ST1", "Green–Ampt"]),
-        Case(name: "a culvert code", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5 0 0 0 1 5", section: "XSECTIONS",
-             words: ["C2", "culvert"]),
-        Case(name: "a roadway width", extra: "[WEIRS]\nW1 J1 O1 ROADWAY 0 1.5 NO 0 0 YES 10 PAVED\n[XSECTIONS]\nW1 RECT_OPEN 1 5", section: "WEIRS",
-             words: ["W1", "roadway width"]),
+        Case(name: "a culvert code beyond SWMM's 57", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5 0 0 0 1 60",
+             section: "XSECTIONS", words: ["C2", "culvert code 60"]),
+        Case(name: "a road width that is not a number", extra: "[WEIRS]\nW1 J1 O1 ROADWAY 0 1.5 NO 0 0 YES -3 PAVED\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
+             section: "WEIRS", words: ["W1", "road width"]),
+        Case(name: "a street that is not defined", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 STREET ST1 0 0 0 1", section: "XSECTIONS",
+             words: ["C2", "street ST1"]),
+        Case(name: "a street with three sides", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 STREET ST1 0 0 0 1\n"
+             + "[STREETS]\nST1 6 0.15 2 0.016 0 0 3", section: "STREETS", words: ["ST1", "sides 3"]),
+        Case(name: "a transect that is not defined", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 IRREGULAR T9 0 0 0 1",
+             section: "XSECTIONS", words: ["C2", "transect T9"]),
+        Case(name: "a transect with one station", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 IRREGULAR T1 0 0 0 1\n"
+             + "[TRANSECTS]\nNC 0 0 0.03\nX1 T1 1 0 0 0 0 0 0 0\nGR 2 0", section: "TRANSECTS", words: ["T1", "fewer than 2 stations"]),
+        Case(name: "transect stations out of order", extra: "[TRANSECTS]\nNC 0 0 0.03\nX1 T1 3 0 0 0 0 0 0 0\nGR 2 0 0 5 2 4",
+             section: "TRANSECTS", words: ["T1", "must not decrease"]),
+        Case(name: "a transect without a channel n", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 IRREGULAR T1 0 0 0 1\n"
+             + "[TRANSECTS]\nX1 T1 2 0 0 0 0 0 0 0\nGR 2 0 0 5 2 10", section: "TRANSECTS", words: ["T1", "Manning"]),
+        Case(name: "an unknown transect keyword", extra: "[TRANSECTS]\nNC 0 0 0.03\nX2 T1 2 0 0 0 0 0 0 0", section: "TRANSECTS", words: ["X2"]),
+        Case(name: "a custom shape without its curve", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CUSTOM 1 K1 0 0 1",
+             section: "XSECTIONS", words: ["C2", "shape curve K1"]),
+        Case(name: "a custom shape on a storage curve", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CUSTOM 1 K1 0 0 1\n"
+             + "[CURVES]\nK1 STORAGE 0 1\nK1 1 1", section: "XSECTIONS", words: ["C2", "K1", "not a SHAPE curve"]),
         Case(name: "a weir coefficient curve", extra: "[WEIRS]\nW1 J1 O1 TRANSVERSE 0 1.5 NO 0 0 YES 0 * WC1\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
              section: "WEIRS", words: ["W1", "WC1"]),
     ]

@@ -255,7 +255,9 @@ extension HydraulicState {
         var q = (qOld - dq2 + dq3 + dq4) / denom
         dqdh[j] = 1 / denom * gravity * dt * aWtd / len * nb
 
-        if q > 0 && y1 < x.yFull && (flowClass[j] == .subcritical || flowClass[j] == .supercritical) {
+        if q > 0, !isFull, let inlet = culvert[j] {
+            if let c = inlet.control(q0: q, head: h1 - z1, slope: slope[j], section: x) { q = c.flow; dqdh[j] = c.dqdh }
+        } else if q > 0 && y1 < x.yFull && (flowClass[j] == .subcritical || flowClass[j] == .supercritical) {
             q = checkNormalFlow(j, q, y1, y2, area1, r1)
         }
 

@@ -63,9 +63,17 @@ public struct Conduit: Sendable, Hashable {
     public var averageLoss: Double
     /// Seepage loss through the conduit walls, m/s per unit wetted width (0 = none).
     public var seepageRate: Double
+    /// SWMM's culvert code (1–57: the FHWA HDS-5 inlet whose control is checked; 0 = none).
+    public var culvertCode: Int
+    /// A natural channel's meander modifier (main channel over flood-plain length, 1 for other
+    /// conduits): `length` is the main channel's, which the momentum equation uses; the water and
+    /// the slope lie along the flood plain, `length / meander` (SWMM's conduit_getLength).
+    public var meander: Double = 1
 
     public init(length: Double, roughness: Double, crossSection: CrossSection, barrels: Int = 1,
-                entryLoss: Double = 0, exitLoss: Double = 0, averageLoss: Double = 0, seepageRate: Double = 0) {
+                entryLoss: Double = 0, exitLoss: Double = 0, averageLoss: Double = 0, seepageRate: Double = 0,
+                culvertCode: Int = 0) {
+        self.culvertCode = culvertCode
         self.length = length
         self.roughness = roughness
         self.crossSection = crossSection
@@ -121,13 +129,18 @@ public struct CrossSection: Sendable, Hashable {
     public var geometry3: Double
     /// Fourth dimension (e.g. right side slope), per shape.
     public var geometry4: Double
+    /// The geometry tables of an IRREGULAR (transect) or CUSTOM (shape curve) section, whose
+    /// `geometry1` is then the profile's full depth.
+    public var profile: SectionProfile?
 
-    public init(shape: Shape, geometry1: Double, geometry2: Double = 0, geometry3: Double = 0, geometry4: Double = 0) {
+    public init(shape: Shape, geometry1: Double, geometry2: Double = 0, geometry3: Double = 0, geometry4: Double = 0,
+                profile: SectionProfile? = nil) {
         self.shape = shape
         self.geometry1 = geometry1
         self.geometry2 = geometry2
         self.geometry3 = geometry3
         self.geometry4 = geometry4
+        self.profile = profile
     }
 
     /// A circular pipe of `diameter` metres.
@@ -155,6 +168,8 @@ public struct CrossSection: Sendable, Hashable {
         case .dummy, .circular, .filledCircular, .rectangularClosed, .rectangularOpen, .trapezoidal,
              .triangular, .parabolic, .powerFunction, .forceMain:
             return true
+        case .irregular, .custom:
+            return profile != nil
         default:
             return false
         }
@@ -250,6 +265,10 @@ public struct Weir: Sendable, Hashable {
     public var endContractions: Int
     /// Whether the weir behaves as an orifice when submerged above its opening.
     public var canSurcharge: Bool
+    /// A roadway weir's road width (m) and surface: with both, the FHWA HDS-5 coefficient curves
+    /// replace `dischargeCoefficient` (`RoadwayWeir`).
+    public var roadWidth: Double = 0
+    public var roadSurface: RoadwayWeir.Surface?
 
     public init(form: Form, height: Double, length: Double, sideSlope: Double = 0, dischargeCoefficient: Double,
                 endCoefficient: Double = 0, endContractions: Int = 0, canSurcharge: Bool = true) {

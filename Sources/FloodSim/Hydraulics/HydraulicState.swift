@@ -83,6 +83,8 @@ struct HydraulicState {
     var xsect: [SectionGeometry]
     let isDummy: [Bool]
     let isForceMain: [Bool]
+    /// The inlet of each conduit with a culvert code (`CulvertInlet`), nil for the others.
+    let culvert: [CulvertInlet?]
     let barrels: [Double]
     let length: [Double]
     var modLength: [Double]
@@ -256,9 +258,11 @@ struct HydraulicState {
         xsect = sections
         isDummy = dummy
         isForceMain = fm
+        culvert = try links.map { l in if case .conduit(let c) = l.kind { try CulvertInlet(code: c.culvertCode) } else { nil } }
         barrels = nb
-        length = len
         modLength = len
+        // A natural channel's water and slope lie along its flood plain (main channel / meander).
+        length = zip(len, links).map { l, link in if case .conduit(let c) = link.kind, c.meander > 0 { l / c.meander } else { l } }
         forceMainRoughness = fmRough
         pump = pumps; orifice = orifices; weir = weirs; outlet = outlets
         node1 = links.map(\.fromNode); node2 = links.map(\.toNode)

@@ -208,6 +208,7 @@ extension HydraulicState {
         let hcrown = crest + w.height
         let opening = setting[j] * w.height
         let hcrest = setting[j] == 1 ? crest : hcrown - opening
+        if w.form == .roadway { return roadwayInflow(j, w, road: crest, h1: h1, h2: h2, dir: dir) }
         dqdh[j] = 0
         linkNewDepth[j] = 0
         flowClass[j] = .dry

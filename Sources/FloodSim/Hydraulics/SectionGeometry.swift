@@ -149,7 +149,9 @@ struct SectionGeometry: Sendable {
             rFull = aFull / SectionGeometry.parabolaPerimeter(width: g2, depth: g1)
         default:
             let t: (table: any RelativeSection, aFull: Double, rFull: Double, wMax: Double)
-            if let tab = try SectionTable.of(section) { t = (tab.table, tab.aFull, tab.rFull, tab.wMax) } else if let c = try ComposedSection(section) {
+            if let p = section.profile { t = (ProfileSection(p), p.aFull, p.rFull, p.wMax) } else if let tab = try SectionTable.of(section) {
+                t = (tab.table, tab.aFull, tab.rFull, tab.wMax)
+            } else if let c = try ComposedSection(section) {
                 t = (c, c.aFull, c.rFull, c.wMax)
             } else { throw HydraulicsError(.unsupported, "cross-section shape \(section.shape.rawValue) is not routed by this engine") }
             guard g1 > 0, t.wMax > 0 else { throw HydraulicsError(.invalidValue, "\(section.shape.rawValue) section needs height and width > 0") }
@@ -240,7 +242,7 @@ struct SectionGeometry: Sendable {
         case .trapezoidal: return b + (sL + sR) * min(y, yFull)
         case .triangular: return 2 * sL * min(y, yFull)
         case .parabolic: return b * (min(y, yFull) / yFull).squareRoot()
-        case .tabulated: return y >= yFull ? 0 : wMax * (table?.width(y / yFull) ?? 0)
+        case .tabulated: return y >= yFull && !isOpen ? 0 : wMax * (table?.width(min(1, y / yFull)) ?? 0)
         }
     }
 

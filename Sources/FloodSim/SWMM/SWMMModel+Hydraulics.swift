@@ -73,14 +73,17 @@ extension SWMMModel {
         }
 
         var links: [HydraulicLink] = []
+        let transectTable = try Dictionary(transects().map { ($0.name, $0) }, uniquingKeysWith: { a, _ in a })
         for c in conduits {
             let (a, b) = try ends(c.name, c.fromNode, c.toNode, "CONDUITS")
             guard let x = xsect[c.name] else { throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Link", reason: "conduit \(c.name) has no cross section") }
-            let section = try crossSection(x, units: u)
+            let section = try crossSection(x, units: u, transects: transectTable)
             let l = loss[c.name]
-            let conduit = Conduit(length: c.length * L, roughness: c.roughness, crossSection: section, barrels: x.barrels,
+            let channel = channelMeanderAndRoughness(c, x, transects: transectTable)
+            var conduit = Conduit(length: c.length * L, roughness: channel.roughness, crossSection: section, barrels: x.barrels,
                                   entryLoss: l?.inlet ?? 0, exitLoss: l?.outlet ?? 0, averageLoss: l?.average ?? 0,
-                                  seepageRate: (l?.seepage ?? 0) * u.rainRate)
+                                  seepageRate: (l?.seepage ?? 0) * u.rainRate, culvertCode: try culvertCode(x))
+            conduit.meander = channel.meander
             links.append(HydraulicLink(id: c.name, fromNode: a, toNode: b, inletOffset: offset(c.inletOffset, at: c.fromNode),
                                        outletOffset: offset(c.outletOffset, at: c.toNode), initialFlow: c.initialFlow * Q,
                                        maxFlow: c.maxFlow * Q, flapGate: l?.flapGate ?? false, kind: .conduit(conduit)))
@@ -127,9 +130,10 @@ extension SWMMModel {
             let endCoeff = w.options.count > 2 ? Double(w.options[2]) ?? 0 : 0
             let surcharge = w.options.count > 3 ? w.options[3].uppercased() != "NO" : true
             let sideSlope = x.geometry.count > 2 ? x.geometry[2] : 0
-            let weir = Weir(form: form, height: x.depth * L, length: (x.geometry.count > 1 ? x.geometry[1] : 0) * L, sideSlope: sideSlope,
+            var weir = Weir(form: form, height: x.depth * L, length: (x.geometry.count > 1 ? x.geometry[1] : 0) * L, sideSlope: sideSlope,
                             dischargeCoefficient: w.dischargeCoefficient * cScale, endCoefficient: endCoeff * cScale,
                             endContractions: Int(w.endContractions), canSurcharge: surcharge)
+            if form == .roadway { (weir.roadWidth, weir.roadSurface) = try roadway(w, units: u) }
             links.append(HydraulicLink(id: w.name, fromNode: a, toNode: b, inletOffset: offset(w.crestHeight, at: w.fromNode), flapGate: w.gated,
                                        kind: .weir(weir)))
         }
@@ -231,10 +235,11 @@ extension SWMMModel {
     }
 
     /// A cross section in metres for the engine (force-main C factors and side slopes stay as they are).
-    func crossSection(_ x: SWMMCrossSection, units u: SWMMUnits) throws -> CrossSection {
+    func crossSection(_ x: SWMMCrossSection, units u: SWMMUnits, transects: [String: SWMMTransect] = [:]) throws -> CrossSection {
         guard let shape = CrossSection.Shape(rawValue: x.shape) else {
             throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Shape", reason: "link \(x.link): unknown shape \(x.shape)")
         }
+        if let p = try sectionProfile(x, units: u, transects: transects) { return CrossSection(shape: shape, geometry1: p.yFull, profile: p) }
         let g = x.geometry + Array(repeating: 0, count: max(0, 4 - x.geometry.count))
         let L = u.length
         var g2 = g[1] * L, g3 = g[2]

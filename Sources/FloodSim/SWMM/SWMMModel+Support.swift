@@ -194,22 +194,24 @@ extension SWMMModel {
                                      reason: "storage \(s.name): Green–Ampt seepage (suction and initial deficit) is not simulated; give only Ksat (constant seepage)")
             }
         }
-        for x in crossSections {
-            if let code = x.culvertCode, !code.isEmpty, code != "*", Double(code) != 0 {
-                throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Culvert",
-                                     reason: "link \(x.link): culvert inlet control (code \(code)) is not simulated")
-            }
-        }
+        for x in crossSections { _ = try culvertCode(x) }
         for w in weirs {
-            if w.options.count > 4, let width = Double(w.options[4]), width > 0 {
-                throw SWMMInputError(line: nil, section: "WEIRS", field: "RoadWidth",
-                                     reason: "weir \(w.name): a roadway width (FHWA discharge coefficients) is not simulated")
-            }
             if w.options.count > 6, !Self.isBlank(w.options[6]) {
                 throw SWMMInputError(line: nil, section: "WEIRS", field: "CoeffCurve",
                                      reason: "weir \(w.name): a discharge coefficient curve (\(w.options[6])) is not simulated")
             }
         }
+    }
+
+    /// The culvert code of a cross-section (0 for none).
+    /// - Throws: `SWMMInputError` for a code that is not a whole number from 0 to 57.
+    func culvertCode(_ x: SWMMCrossSection) throws -> Int {
+        guard let code = x.culvertCode, !Self.isBlank(code) else { return 0 }
+        guard let n = Int(code), (0...CulvertInlet.parameters.count).contains(n) else {
+            throw SWMMInputError(line: nil, section: "XSECTIONS", field: "Culvert",
+                                 reason: "link \(x.link): culvert code \(code) is not one of the FHWA codes 1–57 (0 for none)")
+        }
+        return n
     }
 
     static func isBlank(_ s: String?) -> Bool {
