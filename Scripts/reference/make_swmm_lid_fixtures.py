@@ -4,25 +4,29 @@ design storm, one event model mixing usages (outflow returned to the pervious ar
 treated, an underdrain to another node and to another subcatchment, a subcatchment wholly LID
 receiving run-on, initial saturation), and a 10-day continuous model (three storms, evaporation,
 dry-weather drawdown, a rain barrel's drain delay). SI units (CMS), so SWMM's LID Performance
-Summary prints millimetres to 2 decimals.
+Summary prints millimetres to 2 decimals. Also EPA's Example4 (US units, six LID controls in eight
+usages, copied from ../shared/data/swmm), whose report prints inches: "mm_per_unit" says which.
 
 Writes Tests/FloodSimTests/Fixtures/swmm/lid/<name>.inp and lid.json:
 {name: {"lid": [{"subcatchment", "control", "inflow_mm", "evaporation_mm", "infiltration_mm",
 "surface_outflow_mm", "drain_outflow_mm", "initial_storage_mm", "final_storage_mm", "error_pct"}],
 "runoff": {"rainfall_mm", "evaporation_mm", "infiltration_mm", "runoff_mm", "drains_mm",
-"final_storage_mm", "error_pct"} (SWMM's Runoff Quantity Continuity, mm over the model's area)}}.
+"final_storage_mm", "error_pct"} (SWMM's Runoff Quantity Continuity, mm over the model's area),
+"mm_per_unit": 1 or 25.4}.
 
 Run: .venv/bin/python Scripts/reference/make_swmm_lid_fixtures.py
 """
 import json
 import os
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from make_swmm_fixtures import run_quietly  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm", "lid")
+EXAMPLE4 = os.path.join(HERE, "..", "..", "..", "shared", "data", "swmm", "Example4.inp")
 
 # A 2-hour storm (mm/h per 5 minutes, 45.6 mm in all) and a 10-day record of three storms.
 STORM = [6, 8, 10, 14, 20, 30, 60, 40, 24, 16, 12, 10, 8, 7, 6, 5, 5, 4, 4, 3, 3, 2, 2, 2]
@@ -178,7 +182,7 @@ S4 RD 1 600 20 30 0 0 * * 15
 """
 
 
-def report(rpt):
+def report(rpt, scale=1.0):
     lines = open(rpt).read().splitlines()
     lids, runoff = [], {}
     for i, l in enumerate(lines):
@@ -190,7 +194,7 @@ def report(rpt):
                 k += 1
             while k < len(lines) and lines[k].strip():
                 t = lines[k].split()
-                v = [float(x) for x in t[2:10]]
+                v = [float(x) * scale for x in t[2:9]] + [float(t[9])]
                 lids.append({"subcatchment": t[0], "control": t[1], "inflow_mm": v[0], "evaporation_mm": v[1],
                              "infiltration_mm": v[2], "surface_outflow_mm": v[3], "drain_outflow_mm": v[4],
                              "initial_storage_mm": v[5], "final_storage_mm": v[6], "error_pct": v[7]})
@@ -203,7 +207,7 @@ def report(rpt):
             for m in lines[i + 1:i + 16]:
                 for label, key in keys.items():
                     if m.strip().startswith(label):
-                        runoff[key] = float(m.split()[-1])
+                        runoff[key] = float(m.split()[-1]) * (1 if key == "error_pct" else scale)
     return lids, runoff
 
 
@@ -212,17 +216,26 @@ def main():
     models = {f"lid-{k.lower()}": single(k) for k in CONTROLS}
     models["lid-mixed-event"] = mixed(False)
     models["lid-mixed-continuous"] = mixed(True)
+    models["Example4"] = open(EXAMPLE4).read()
     results = {}
+    here = os.getcwd()
     for name, text in models.items():
-        inp = os.path.join(OUT, name + ".inp")
+        inp = os.path.abspath(os.path.join(OUT, name + ".inp"))
         open(inp, "w").write(text)
-        rpt, _, err = run_quietly(inp)
+        # Example4 asks for detailed LID report files: SWMM writes them in a scratch directory.
+        scratch = tempfile.mkdtemp()
+        os.chdir(scratch)
+        try:
+            rpt, _, err = run_quietly(inp)
+        finally:
+            os.chdir(here)
         if err:
             sys.exit(f"{name}: SWMM failed: {err}\n" + open(rpt).read()[-2000:])
-        lids, runoff = report(rpt)
+        scale = 25.4 if "FLOW_UNITS           CFS" in text else 1.0
+        lids, runoff = report(rpt, scale)
         if not lids:
             sys.exit(f"{name}: no LID Performance Summary in the report")
-        results[name] = {"lid": lids, "runoff": runoff}
+        results[name] = {"lid": lids, "runoff": runoff, "mm_per_unit": scale}
         print(name, " ".join(f"{r['subcatchment']}/{r['control']} in {r['inflow_mm']} out {r['surface_outflow_mm']}"
                              f" drain {r['drain_outflow_mm']} infil {r['infiltration_mm']}" for r in lids))
     json.dump(results, open(os.path.join(OUT, "lid.json"), "w"), indent=1, sort_keys=True)

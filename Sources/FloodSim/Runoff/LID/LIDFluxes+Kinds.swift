@@ -2,16 +2,23 @@ import Foundation
 
 /// Each LID kind's layer fluxes (see `LIDFluxes`).
 extension LIDFluxes {
+    /// Volumes, evaporation and soil percolation of a surface–soil–storage column (bio-retention,
+    /// rain garden, green roof).
+    private mutating func soilColumn(_ x: LIDLevels) {
+        let soil = c.soil
+        surfaceVolume = x.surface * c.surface.voidFraction
+        soilVolume = x.soil * soil.thickness
+        storageVolume = x.storage * c.storage.voidFraction
+        evaporation(surface: surfaceVolume, pave: 0, soil: soilVolume - soil.wiltingPoint * soil.thickness, storage: storageVolume, pervious: 1)
+        if x.soil >= soil.porosity { storageEvap = 0 }
+        limitedSoilPercolation(x.soil)
+    }
+
     /// Bio-retention cell and rain garden: surface → soil → storage (→ underdrain, native soil).
     mutating func bioCell(_ x: LIDLevels) -> LIDLevels {
         let soil = c.soil, st = c.storage
         let theta = x.soil, depth = x.storage
-        surfaceVolume = x.surface * c.surface.voidFraction
-        soilVolume = theta * soil.thickness
-        storageVolume = depth * st.voidFraction
-        evaporation(surface: surfaceVolume, pave: 0, soil: soilVolume - soil.wiltingPoint * soil.thickness, storage: storageVolume, pervious: 1)
-        if theta >= soil.porosity { storageEvap = 0 }
-        limitedSoilPercolation(theta)
+        soilColumn(x)
         storageExfil = storageExfiltration()
         storageDrain = c.drain.coefficient > 0 ? drainRate(storage: depth, soil: theta, pave: 0, surface: x.surface) : 0
         if st.thickness == 0 {
@@ -44,12 +51,7 @@ extension LIDFluxes {
     mutating func greenRoof(_ x: LIDLevels) -> LIDLevels {
         let soil = c.soil, st = c.storage
         let theta = x.soil, depth = x.storage
-        surfaceVolume = x.surface * c.surface.voidFraction
-        soilVolume = theta * soil.thickness
-        storageVolume = depth * st.voidFraction
-        evaporation(surface: surfaceVolume, pave: 0, soil: soilVolume - soil.wiltingPoint * soil.thickness, storage: storageVolume, pervious: 1)
-        if theta >= soil.porosity { storageEvap = 0 }
-        limitedSoilPercolation(theta)
+        soilColumn(x)
         storageExfil = 0
         let matAlpha = c.drainageMatAlpha
         storageDrain = matAlpha > 0 ? matAlpha * pow(depth, 5.0 / 3.0) * width / area * c.drainageMat.voidFraction : soilPerc
