@@ -131,8 +131,8 @@ struct SpongeEvaluateCommand: AsyncParsableCommand {
             simulated over it with the model's evaporation and infiltration between events; pipes are not routed.
             A drainage zone is a subcatchment's [TAGS] Subcatch tag, else the outfall its runoff reaches.
             A model with [LID_USAGE] is run twice, with and without its LID controls (SWMM 5.2's LID simulation): the main
-            figures are without LID unless --with-lid is given, the other run is "lid_comparison", and each LID's water
-            balance over the record (SWMM's LID Performance Summary, mm) is "lid_performance".
+            figures are without LID unless --with-lid is given, the other run is "lidComparison", and each LID's water
+            balance over the record (SWMM's LID Performance Summary, mm) is "lidPerformance".
             """)
 
     @Option(help: "The SWMM 5 input file (.inp).")
