@@ -16,6 +16,12 @@ sponge-example1.reference.json: each subcatchment's capture 1 - runoff / (precip
 and the model's 1 - (runoff leaving for nodes) / rain, as volumes (depth x area). Zones are found here
 on their own: a tag, else breadth-first along the links from the outlet node to an outfall.
 
+With LID controls: sponge-example1-lid.inp is the same model with a plan of seven LID kinds
+(`LID_PLAN`: bio-retention, permeable pavement, rain barrels, an infiltration trench, a green roof,
+a vegetative swale, rooftop disconnection; US units) and sponge-example1-lid.reference.json the
+same figures from SWMM's run of it (a subcatchment's Total Runoff then counts its LID underdrain
+flow), which `sponge evaluate --with-lid` must match within 1 percentage point.
+
 Run: .venv/bin/python Scripts/reference/make_sponge_swmm_fixtures.py
 """
 import csv
@@ -52,6 +58,45 @@ def write_model():
     path = os.path.join(FIXTURES, "sponge-example1.inp")
     open(path, "w").write(text)
     return text
+
+
+LID_PLAN = """[LID_CONTROLS]
+BioCell BC
+BioCell SURFACE 6 0.1 0.1 1.0 5
+BioCell SOIL 18 0.5 0.2 0.1 0.5 10 3.5
+BioCell STORAGE 12 0.75 0.2 0
+BioCell DRAIN 0.1 0.5 6 6
+Pave PP
+Pave SURFACE 0.2 0 0.02 1.0 5
+Pave PAVEMENT 4 0.15 0 100 0
+Pave STORAGE 12 0.75 0.1 0
+Pave DRAIN 0.5 0.5 2 6
+Barrel RB
+Barrel STORAGE 36 0.75 0 0
+Barrel DRAIN 1 0.5 0 12
+Trench IT
+Trench SURFACE 2 0 0.24 0.4 5
+Trench STORAGE 36 0.4 0.3 0
+Trench DRAIN 0 0.5 0 6
+Roof GR
+Roof SURFACE 1 0 0.1 1.0 5
+Roof SOIL 4 0.5 0.3 0.1 2 10 2
+Roof DRAINMAT 1 0.5 0.1
+Swale VS
+Swale SURFACE 12 0.1 0.24 1.0 5
+Discon RD
+Discon SURFACE 0.1 0 0.015 1.0 0
+Discon DRAIN 1 0 0 0
+
+[LID_USAGE]
+1 BioCell 10 500 10 0 30 0
+2 Pave 1 20000 100 0 20 0
+3 Barrel 50 5 0 0 10 1
+4 Trench 4 400 20 0 25 0
+5 Roof 1 30000 100 0 0 0
+5 Discon 1 20000 80 0 0 0
+6 Swale 1 10000 20 0 30 0
+"""
 
 
 def record():
@@ -136,9 +181,7 @@ def zones(model_text):
     return {s: zone(s) for s in subs}
 
 
-def main():
-    text = write_model()
-    days = record()
+def reference_of(text, days, fixture):
     rows = runoff_summary(run_swmm(text, days))
     areas = {l[0]: float(l[3]) for l in section_lines(text, "SUBCATCHMENTS")}
     outlets = {l[0]: l[2] for l in section_lines(text, "SUBCATCHMENTS")}
@@ -159,10 +202,19 @@ def main():
 
     reference = {"subcatchments": subs, "zones": {z: capture(m) for z, m in groups.items() if z != "model"},
                  "model": capture(groups["model"])}
-    with open(os.path.join(FIXTURES, "sponge-example1.reference.json"), "w") as f:
+    with open(os.path.join(FIXTURES, fixture + ".reference.json"), "w") as f:
         json.dump(reference, f, indent=1, sort_keys=True)
         f.write("\n")
     print(json.dumps(reference, indent=1, sort_keys=True))
+
+
+def main():
+    text = write_model()
+    days = record()
+    reference_of(text, days, "sponge-example1")
+    with_lid = text + "\n" + LID_PLAN
+    open(os.path.join(FIXTURES, "sponge-example1-lid.inp"), "w").write(with_lid)
+    reference_of(with_lid, days, "sponge-example1-lid")
 
 
 if __name__ == "__main__":

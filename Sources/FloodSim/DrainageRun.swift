@@ -24,6 +24,8 @@ public enum DrainageRun {
         public var nonConvergingPercent = 0.0
         /// The control actions the rules took (SWMM's control-action report).
         public var controlActions: [ControlActionRecord] = []
+        /// Each LID usage's water balance (SWMM's LID Performance Summary).
+        public var lidPerformance: [LIDPerformance] = []
     }
 
     /// Runs `model`.
@@ -39,12 +41,14 @@ public enum DrainageRun {
         var network = try model.hydraulicNetwork(baseDirectory: baseDirectory)
         var runoffContinuity = RunoffContinuity()
         var runoffVolume = 0.0
+        var lidPerformance: [LIDPerformance] = []
         if !model.subcatchments.isEmpty {
             let sim = try model.runoffSimulation(baseDirectory: baseDirectory)
             let duration = sim.duration
             let r = sim.run { t in progress?(WorkProgress(stage: "runoff", completed: t, total: duration, unit: "s")) }
             runoffContinuity = r.continuity
-            runoffVolume = r.continuity.runoff
+            runoffVolume = r.continuity.runoff + r.continuity.drains
+            lidPerformance = r.lidPerformance
             for (node, series) in RunoffSimulation.nodeInflows(r, subcatchments: sim.subcatchments) {
                 guard let k = network.nodeIndex(node) else { continue }
                 network.inflows.append(NodeInflow(node: k, series: series, scale: 1))
@@ -56,7 +60,8 @@ public enum DrainageRun {
         return Result(runoff: runoffContinuity, routing: routed.continuity, nodeNames: network.nodes.map(\.id), nodes: routed.nodes,
                       linkNames: network.links.map(\.id), links: routed.links, runoffToNodes: runoffVolume,
                       routingSteps: routed.steps, averageIterations: routed.averageIterations,
-                      nonConvergingPercent: routed.nonConvergingPercent, controlActions: engine.controlActions)
+                      nonConvergingPercent: routed.nonConvergingPercent, controlActions: engine.controlActions,
+                      lidPerformance: lidPerformance)
     }
 }
 
@@ -75,7 +80,8 @@ extension DrainageRun.Result {
             linksJSON[name] = ["max_flow_m3s": abs(links[k].maxFlow), "max_velocity_ms": links[k].maxVelocity]
         }
         var result: [String: Any] = [
-            "runoff_continuity": ["rainfall_m3": runoff.rainfall, "runoff_m3": runoff.runoff, "error_pct": runoff.errorPercent],
+            "runoff_continuity": ["rainfall_m3": runoff.rainfall, "runoff_m3": runoff.runoff, "lid_drainage_m3": runoff.drains,
+                                  "error_pct": runoff.errorPercent],
             "routing_continuity": ["inflow_m3": routing.totalInflow, "flooding_m3": routing.flooding,
                                    "outflow_m3": routing.externalOutflow, "error_pct": routing.errorPercent],
             "nodes": nodesJSON,
@@ -84,6 +90,15 @@ extension DrainageRun.Result {
         // SWMM's control-action report, when the model has control rules that acted.
         if !controlActions.isEmpty {
             result["control_actions"] = controlActions.map { ["time_s": $0.time, "link": $0.link, "setting": $0.setting, "rule": $0.rule] }
+        }
+        // SWMM's LID Performance Summary, when the model has LID usage: depths in mm over each usage's area.
+        if !lidPerformance.isEmpty {
+            result["lid_performance"] = lidPerformance.map { p -> [String: Any] in
+                ["subcatchment": p.subcatchment, "control": p.control, "inflow_mm": p.inflow * 1000, "evaporation_mm": p.evaporation * 1000,
+                 "infiltration_mm": p.infiltration * 1000, "surface_outflow_mm": p.surfaceOutflow * 1000,
+                 "drain_outflow_mm": p.drainOutflow * 1000, "initial_storage_mm": p.initialStorage * 1000,
+                 "final_storage_mm": p.finalStorage * 1000, "continuity_error_pct": p.continuityErrorPercent]
+            }
         }
         return result
     }

@@ -6,7 +6,8 @@ import SWMMFormat
 
 /// `citytwin simulate drainage MODEL.inp [--json]`: runs a SWMM 5 model (runoff and 1D routing) and
 /// prints its continuity, the routing's convergence (average Picard iterations per step, percent
-/// of steps not converging) and node/link summaries in SI units.
+/// of steps not converging), each LID usage's water balance (SWMM's LID Performance Summary) and
+/// node/link summaries in SI units.
 struct SimulateDrainageCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "drainage",
@@ -63,6 +64,11 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
         }
         let r = result.runoff, q = result.routing
         print(String(format: "runoff:  rainfall %.1f m³, runoff %.1f m³, continuity error %.3f %%", r.rainfall, r.runoff, r.errorPercent))
+        for p in result.lidPerformance {
+            print(String(format: "LID %@ in %@: inflow %.2f mm, evaporation %.2f, infiltration %.2f, surface outflow %.2f, drain %.2f mm, continuity error %.2f %%",
+                         p.control, p.subcatchment, p.inflow * 1000, p.evaporation * 1000, p.infiltration * 1000,
+                         p.surfaceOutflow * 1000, p.drainOutflow * 1000, p.continuityErrorPercent))
+        }
         print(String(format: "routing: inflow %.1f m³, flooding %.1f m³, outflow %.1f m³, continuity error %.3f %%",
                      q.totalInflow, q.flooding, q.externalOutflow, q.errorPercent))
         print(String(format: "routing: %d steps, average iterations per step %.2f, %.2f %% of steps not converging",

@@ -130,7 +130,9 @@ struct SpongeEvaluateCommand: AsyncParsableCommand {
             Every rain gage of the model reads the record (a 24 h VOLUME series in the model's units); SWMM's runoff is
             simulated over it with the model's evaporation and infiltration between events; pipes are not routed.
             A drainage zone is a subcatchment's [TAGS] Subcatch tag, else the outfall its runoff reaches.
-            LID controls are not simulated yet: the capture is "without LID", and --with-lid is refused naming the item.
+            A model with [LID_USAGE] is run twice, with and without its LID controls (SWMM 5.2's LID simulation): the main
+            figures are without LID unless --with-lid is given, the other run is "lidComparison", and each LID's water
+            balance over the record (SWMM's LID Performance Summary, mm) is "lidPerformance".
             """)
 
     @Option(help: "The SWMM 5 input file (.inp).")
@@ -138,7 +140,7 @@ struct SpongeEvaluateCommand: AsyncParsableCommand {
 
     @OptionGroup var rainfall: RainfallRecordOptions
 
-    @Flag(name: .customLong("with-lid"), help: "Simulate the model's LID controls (refused until LID controls are simulated).")
+    @Flag(name: .customLong("with-lid"), help: "Make the run with the model's LID controls the main figures (the run without them is the comparison).")
     var withLID = false
 
     @Flag(help: "Print one JSON document.")
@@ -169,6 +171,15 @@ struct SpongeEvaluateCommand: AsyncParsableCommand {
                      answer.model.rainfallCubicMetres, answer.model.runoffCubicMetres, answer.continuity.errorPercent))
         for z in answer.zones { print(String(format: "  zone %@: %.1f %% over %d subcatchments", z.name, z.captureRate * 100, z.subcatchments)) }
         for s in answer.subcatchments { print(String(format: "  %@ (%@): %.1f %%", s.name, s.zone, s.captureRate * 100)) }
+        if let other = answer.lidComparison {
+            print(String(format: "%@ LID: model %.1f %%", other.lid, other.model.captureRate * 100))
+            for z in other.zones { print(String(format: "  zone %@: %.1f %%", z.name, z.captureRate * 100)) }
+        }
+        for p in answer.lidPerformance {
+            print(String(format: "  LID %@ in %@: inflow %.1f mm, evaporation %.1f, infiltration %.1f, surface outflow %.1f, drain %.1f mm",
+                         p.control, p.subcatchment, p.inflowMillimetres, p.evaporationMillimetres, p.infiltrationMillimetres,
+                         p.surfaceOutflowMillimetres, p.drainOutflowMillimetres))
+        }
         for w in answer.warnings { print("note: \(w)") }
     }
 }

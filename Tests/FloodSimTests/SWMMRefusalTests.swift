@@ -63,7 +63,13 @@ struct SWMMRefusalTests {
         Case(name: "a date that is not a date", options: "END_DATE 13/45/2020", section: "OPTIONS", words: ["END_DATE", "13/45/2020"]),
         Case(name: "air temperature", extra: "[TEMPERATURE]\nTIMESERIES T1", section: "TEMPERATURE", words: ["TIMESERIES", "not simulated"]),
         Case(name: "monthly adjustments", extra: "[ADJUSTMENTS]\nRAINFALL 1 1 1 1 1 1 1 1 1 1 1 1.1", section: "ADJUSTMENTS", words: ["RAINFALL", "not simulated"]),
-        Case(name: "LID usage", extra: "[LID_USAGE]\nS1 GreenRoof 1 100 0 0 0 0", section: "LID_USAGE", words: ["S1", "GreenRoof", "not simulated"]),
+        Case(name: "LID usage of an undefined control", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n[LID_USAGE]\nS1 GreenRoof 1 100 0 0 0 0",
+             section: "LID_USAGE", words: ["S1", "GreenRoof", "not defined"]),
+        Case(name: "an LID control without its soil layer", extra: "[LID_CONTROLS]\nGR1 BC", section: "LID_CONTROLS", words: ["GR1", "SOIL", "ERROR 184"]),
+        Case(name: "an LID underdrain flow curve", extra: "[LID_CONTROLS]\nB1 BC\nB1 SOIL 300 0.5 0.2 0.1 10 10 50\nB1 DRAIN 1 0.5 0 0 0 0 DC1",
+             section: "LID_CONTROLS", words: ["B1", "DC1", "not simulated"]),
+        Case(name: "LID units larger than their subcatchment", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[LID_CONTROLS]\nB1 RB\nB1 STORAGE 1000 0.75 0 0\n[LID_USAGE]\nS1 B1 3 5000 0 0 0 0", section: "LID_USAGE", words: ["S1", "ERROR 187"]),
         Case(name: "groundwater", extra: "[GROUNDWATER]\nS1 AQ1 J1 6 0 0 0 0 0 0 0 0", section: "GROUNDWATER", words: ["S1", "AQ1", "IGNORE_GROUNDWATER"]),
         Case(name: "a groundwater flow equation", extra: "[GWF]\nS1 LATERAL 0.001*Hgw", section: "GWF", words: ["S1", "groundwater"]),
         Case(name: "RDII", extra: "[RDII]\nJ1 UH1 10", section: "RDII", words: ["J1", "UH1", "IGNORE_RDII"]),
@@ -135,7 +141,7 @@ struct SWMMRefusalTests {
                       ("IGNORE_GROUNDWATER YES", "[GROUNDWATER]\nS1 AQ1 J1 6 0 0 0 0 0 0 0 0"),
                       ("IGNORE_RDII YES", "[RDII]\nJ1 UH1 10"),
                       ("IGNORE_SNOWMELT YES", "[TEMPERATURE]\nTIMESERIES T1"),
-                      ("COMPATIBILITY 5", "[TAGS]\nNode J1 Inlet\n[MAP]\nDIMENSIONS 0 0 10 10\n[LID_CONTROLS]\nGR1 BC")])
+                      ("COMPATIBILITY 5", "[TAGS]\nNode J1 Inlet\n[MAP]\nDIMENSIONS 0 0 10 10\n[LID_CONTROLS]\nGR1 VS\nGR1 SURFACE 100 0 0.1 1 5")])
     func switchedOff(option: String, extra: String) throws {
         let base = try DrainageRun.run(try SWMMModel(parsing: Self.model(options: "", "[INFLOWS]\nJ1 FLOW \"\" FLOW 1 1 0.05")))
         let text = Self.model(options: option, extra + "\n[INFLOWS]\nJ1 FLOW \"\" FLOW 1 1 0.05")

@@ -90,19 +90,65 @@ struct SpongeEvaluationTests {
         }
     }
 
-    @Test("a model with LID usage is evaluated without it, and refused with it naming the item")
+    static func evaluateWithLIDPlan(withLID: Bool) throws -> SpongeEvaluation {
+        let (record, _) = try DesignRainfallTests.seattle()
+        let model = try SWMMModel(contentsOf: try DesignRainfallTests.fixture("sponge-example1-lid", "inp"))
+        return try SpongeEvaluation(model: model, record: record, withLID: withLID)
+    }
+
+    @Test("with its LID controls, every subcatchment, zone and the model within 1 percentage point of SWMM")
+    func parityWithLID() throws {
+        let answer = try Self.evaluateWithLIDPlan(withLID: true)
+        let reference = try JSONDecoder().decode(Reference.self, from: Data(contentsOf: try DesignRainfallTests.fixture("sponge-example1-lid.reference", "json")))
+        #expect(answer.lid == "with")
+        for s in answer.subcatchments {
+            let r = try #require(reference.subcatchments[s.name])
+            #expect(abs(s.captureRate - r.capture_rate) <= 0.01, "subcatchment \(s.name) with LID: \(s.captureRate), SWMM \(r.capture_rate)")
+        }
+        for z in answer.zones {
+            let r = try #require(reference.zones[z.name])
+            #expect(abs(z.captureRate - r) <= 0.01, "zone \(z.name) with LID: \(z.captureRate), SWMM \(r)")
+        }
+        #expect(abs(answer.model.captureRate - reference.model) <= 0.01, "model with LID: \(answer.model.captureRate), SWMM \(reference.model)")
+        #expect(abs(answer.continuity.errorPercent) < 0.5)
+        // The comparison is the run without LID: the plain model's figures.
+        let plain = try Self.evaluate()
+        let other = try #require(answer.lidComparison)
+        #expect(other.lid == "without")
+        #expect(other.model.captureRate == plain.model.captureRate)
+        #expect(answer.model.captureRate > plain.model.captureRate, "the LID plan captures more")
+        #expect(answer.lidPerformance.count == 7)
+        for p in answer.lidPerformance {
+            #expect(p.inflowMillimetres > 0, "\(p.control) in \(p.subcatchment) took no water")
+            #expect(abs(p.continuityErrorPercent) < 1, "\(p.control) in \(p.subcatchment): continuity error \(p.continuityErrorPercent) %")
+        }
+    }
+
+    @Test("without LID the main figures leave the LID usage out and the comparison has it")
+    func withoutLID() throws {
+        let without = try Self.evaluateWithLIDPlan(withLID: false)
+        #expect(without.lid == "without")
+        #expect(without.lidLeftOut == ["1", "2", "3", "4", "5", "6"])
+        #expect(without.warnings.contains { $0.contains("LID controls of 6 subcatchments were left out") })
+        let plain = try Self.evaluate()
+        #expect(without.model.captureRate == plain.model.captureRate)
+        let with = try Self.evaluateWithLIDPlan(withLID: true)
+        #expect(without.lidComparison?.lid == "with")
+        #expect(without.lidComparison?.model.captureRate == with.model.captureRate)
+        #expect(without.lidPerformance.map(\.control) == with.lidPerformance.map(\.control))
+        #expect(plain.lidComparison == nil && plain.lidPerformance.isEmpty)
+    }
+
+    @Test("a LID usage naming a control the model does not define is refused naming the item")
     func lidUsage() throws {
         let addLID: (inout SWMMModel) -> Void = { m in
             m.rawSections.append(SWMMRawSection(name: "LID_USAGE", lines: [["5", "GreenRoof", "1", "1000", "0", "0", "0", "0"]]))
         }
-        let without = try Self.evaluate(edit: addLID)
-        #expect(without.lidLeftOut == ["5"])
-        #expect(without.warnings.contains { $0.contains("LID controls of 1 subcatchments were left out") })
-        let plain = try Self.evaluate()
-        #expect(without.model.captureRate == plain.model.captureRate)
-        let error = #expect(throws: SWMMInputError.self) { try Self.evaluate(withLID: true, edit: addLID) }
-        #expect(error?.section == "LID_USAGE")
-        #expect(error?.reason.contains("subcatchment 5 uses LID control GreenRoof") == true)
+        for withLID in [false, true] {
+            let error = #expect(throws: SWMMInputError.self) { try Self.evaluate(withLID: withLID, edit: addLID) }
+            #expect(error?.section == "LID_USAGE")
+            #expect(error?.reason.contains("subcatchment 5") == true && error?.reason.contains("GreenRoof") == true, "\(String(describing: error))")
+        }
     }
 
     @Test("a model without subcatchments is refused")

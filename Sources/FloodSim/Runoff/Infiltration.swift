@@ -84,7 +84,7 @@ public struct InfiltrationState: Sendable {
                 // the cumulative volume matches (Newton on F(t) = Fp + fa·dt).
                 fp = fa
                 let target = Fp + fp * dt
-                var t = tp
+                var t = tp + dt / 2
                 for _ in 0..<20 {
                     let ex = exp(-min(60, kd * t))
                     let f = fmin * t + df / kd * (1 - ex) - target
@@ -97,11 +97,10 @@ public struct InfiltrationState: Sendable {
             }
             if fmax > 0 { fe += fp * dt }
         } else if kr > 0 {
-            // Recovery: the decay-curve position relaxes back toward 0.
+            // Recovery: the capacity regenerates, 1 − e^{−k_d t_p} decaying by e^{−k_r dt} (SWMM's
+            // horton_getInfil), so the decay-curve position moves back toward 0.
             let r = exp(-kr * dt)
-            var x = 1 - exp(-kd * tp)
-            x = x * r + 1 - r
-            tp = x >= 1 ? 0 : -log(1 - x) / kd
+            tp = -log(1 - r * (1 - exp(-kd * tp))) / kd
             if fmax > 0 { fe = Self.hortonCumulative(maxRate: f0, minRate: fmin, decay: kd, time: tp) }
         }
         return fp

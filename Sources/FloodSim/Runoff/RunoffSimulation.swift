@@ -2,8 +2,9 @@ import Foundation
 
 /// Rainfall-runoff over a set of subcatchments, SWMM 5.2's runoff half (`runoff.c`, `subcatch.c`):
 /// each subcatchment is three nonlinear reservoirs (impervious without and with depression storage,
-/// pervious) with infiltration on the pervious part. Steps are `wetStep` while it rains or water
-/// is ponded, else `dryStep`, and never cross a change of rainfall.
+/// pervious) with infiltration on the pervious part, and LID units (`RunoffSubcatchment.lids`,
+/// `LIDGroupState`) on an area taken out of the subareas. Steps are `wetStep` while it rains,
+/// water is ponded or a LID unit is wet, else `dryStep`, and never cross a change of rainfall.
 public struct RunoffSimulation: Sendable {
     public var subcatchments: [RunoffSubcatchment]
     /// Rainfall per gauge.
@@ -19,9 +20,13 @@ public struct RunoffSimulation: Sendable {
     public var wetStep: Double
     public var dryStep: Double
     public var duration: Double
+    /// Dry time before the run (SWMM's `DRY_DAYS`), s: how long rain barrels have been draining.
+    public var initialDryTime: Double
 
     public init(subcatchments: [RunoffSubcatchment], gauges: [Hyetograph], evaporation: Double = 0, monthlyEvaporation: [Double] = [],
-                startMonth: Int = 1, evaporateOnlyWhenDry: Bool = false, wetStep: Double = 300, dryStep: Double = 3600, duration: Double) {
+                startMonth: Int = 1, evaporateOnlyWhenDry: Bool = false, wetStep: Double = 300, dryStep: Double = 3600, duration: Double,
+                initialDryTime: Double = 0) {
+        self.initialDryTime = initialDryTime
         self.subcatchments = subcatchments; self.gauges = gauges; self.evaporation = evaporation
         self.monthlyEvaporation = monthlyEvaporation; self.startMonth = startMonth; self.evaporateOnlyWhenDry = evaporateOnlyWhenDry
         self.wetStep = wetStep; self.dryStep = dryStep; self.duration = duration
@@ -42,7 +47,8 @@ public struct RunoffSimulation: Sendable {
         public var outflow: [[Double]]
         public var continuity: RunoffContinuity
         /// Per subcatchment: total rainfall, run-on (from upstream subcatchments), evaporation,
-        /// infiltration and runoff depths, m.
+        /// infiltration and runoff depths, m (runoff with any LID underdrain flow, as SWMM's
+        /// Subcatchment Runoff Summary).
         public var rainfallDepth: [Double]
         public var runonDepth: [Double]
         public var evaporationDepth: [Double]
@@ -52,6 +58,10 @@ public struct RunoffSimulation: Sendable {
         public var steps: Int
         /// Peak runoff per subcatchment, m³/s.
         public var peakRunoff: [Double]
+        /// Each LID usage's water balance (SWMM's LID Performance Summary), subcatchments in order.
+        public var lidPerformance: [LIDPerformance] = []
+        /// LID underdrain flow into each node at each time, m³/s (a `.series` run).
+        public var lidDrains: [String: [Double]] = [:]
     }
 
     struct State {
@@ -64,6 +74,9 @@ public struct RunoffSimulation: Sendable {
         var runon = 0.0
         var inflow = (0.0, 0.0, 0.0)
         var r0 = 0.0, r1 = 0.0, rp = 0.0
+        var lid: LIDGroupState?
+        /// Area outside the LID units, m².
+        var nonLidArea = 0.0
     }
 
     /// Runs the whole duration.
@@ -75,11 +88,13 @@ public struct RunoffSimulation: Sendable {
         let series = output == .series
         var states = subcatchments.map { s -> State in
             let fi = s.imperviousFraction
-            return State(imperv0: NonlinearReservoir(alpha: s.alpha(pervious: false), depressionStorage: 0, roughness: s.nImpervious),
-                         imperv1: NonlinearReservoir(alpha: s.alpha(pervious: false), depressionStorage: s.storageImpervious, roughness: s.nImpervious),
-                         perv: NonlinearReservoir(alpha: s.alpha(pervious: true), depressionStorage: s.storagePervious, roughness: s.nPervious),
+            let lid = s.lids.isEmpty ? nil : LIDGroupState(usages: s.lids, subcatchment: s, initialDryTime: initialDryTime)
+            let la = lid?.lidArea ?? 0
+            return State(imperv0: NonlinearReservoir(alpha: s.alpha(pervious: false, lidArea: la), depressionStorage: 0, roughness: s.nImpervious),
+                         imperv1: NonlinearReservoir(alpha: s.alpha(pervious: false, lidArea: la), depressionStorage: s.storageImpervious, roughness: s.nImpervious),
+                         perv: NonlinearReservoir(alpha: s.alpha(pervious: true, lidArea: la), depressionStorage: s.storagePervious, roughness: s.nPervious),
                          fArea: (fi * s.zeroStorageFraction, fi * (1 - s.zeroStorageFraction), 1 - fi),
-                         infil: InfiltrationState(s.infiltration))
+                         infil: InfiltrationState(s.infiltration), lid: lid, nonLidArea: s.area - la)
         }
         let zeros = [Double](repeating: 0, count: subcatchments.count)
         var result = Result(times: series ? [0] : [], outflow: series ? Array(repeating: [0], count: subcatchments.count) : [],
@@ -87,21 +102,22 @@ public struct RunoffSimulation: Sendable {
                             infiltrationDepth: zeros, runoffDepth: zeros, steps: 0, peakRunoff: zeros)
         var t = 0.0
         var hasRunoff = false
+        var hasWetLids = startLIDs(states, &result)
         while t < duration - 1e-6 {
             let rain = gauges.map { $0.intensity(at: t) / 3600 / 1000 }   // m/s
             let raining = rain.contains { $0 > 0 }
             var maxStep = duration - t
             for g in gauges { let n = g.nextChange(after: t) - t; if n > 0 && n < maxStep { maxStep = n } }
-            let dt = min(raining || hasRunoff ? wetStep : dryStep, maxStep)
+            let dt = min(raining || hasRunoff || hasWetLids ? wetStep : dryStep, maxStep)
             hasRunoff = false
+            hasWetLids = false
             // Run-on from upstream subcatchments and between subareas (previous step's runoff).
-            for j in states.indices { states[j].runon = 0; states[j].inflow = (0, 0, 0) }
+            for j in states.indices { states[j].runon = 0; states[j].inflow = (0, 0, 0); states[j].lid?.shiftDrainFlows() }
             for (j, s) in subcatchments.enumerated() {
                 if case .subcatchment(let k) = s.outlet, k != j, subcatchments[k].area > 0 {
-                    let q = states[j].newRunoff / subcatchments[k].area
-                    states[k].runon += q
-                    states[k].inflow.0 += q; states[k].inflow.1 += q; states[k].inflow.2 += q
+                    Self.addRunon(&states[k], states[j].newRunoff, area: subcatchments[k].area)
                 }
+                addLIDDrainRunon(j, &states)
             }
             for (j, s) in subcatchments.enumerated() {
                 let st = states[j]
@@ -111,6 +127,9 @@ public struct RunoffSimulation: Sendable {
                 }
                 if s.routing == .impervious, s.imperviousFraction > 0, st.fArea.1 > 0 {
                     states[j].inflow.1 += st.rp * s.routedFraction * st.fArea.2 / st.fArea.1
+                }
+                if let g = st.lid, s.imperviousFraction < 1, st.fArea.2 * st.nonLidArea > 0 {
+                    states[j].inflow.2 += g.flowToPervious / (st.fArea.2 * st.nonLidArea)
                 }
             }
             var month = startMonth
@@ -124,8 +143,9 @@ public struct RunoffSimulation: Sendable {
                 var vEvap = 0.0, vInfil = 0.0, vOut = 0.0
                 let routedImperv = s.routing == .pervious ? 1 - s.routedFraction : 1
                 let routedPerv = s.routing == .impervious && s.imperviousFraction > 0 ? 1 - s.routedFraction : 1
+                let nonLid = st.nonLidArea
                 func subarea(_ r: inout NonlinearReservoir, _ inflow: Double, _ frac: Double, pervious: Bool, outletShare: Double) -> Double {
-                    let a = frac * s.area
+                    let a = frac * nonLid
                     guard a > 0 else { return 0 }
                     var moisture = r.depth / dt
                     let surfEvap = min(moisture, evap)
@@ -150,6 +170,15 @@ public struct RunoffSimulation: Sendable {
                 st.r1 = subarea(&r1, st.inflow.1, st.fArea.1, pervious: false, outletShare: routedImperv)
                 st.rp = subarea(&rp, st.inflow.2, st.fArea.2, pervious: true, outletShare: routedPerv)
                 st.imperv0 = r0; st.imperv1 = r1; st.perv = rp
+                var vDrain = 0.0
+                if st.lid != nil {
+                    let lid = runLIDs(j, &st, &infilState, precip: precip, evaporation: evap, nonLIDInfiltration: vInfil, dt: dt, time: t, &result)
+                    vOut += lid.surfaceOut - lid.treated
+                    vEvap += lid.evaporation
+                    vInfil += lid.infiltration
+                    vDrain = lid.drained
+                    if lid.wet { hasWetLids = true }
+                }
                 st.infil = infilState
                 st.oldRunoff = st.newRunoff
                 st.newRunoff = vOut / dt
@@ -164,22 +193,26 @@ public struct RunoffSimulation: Sendable {
                 result.runonDepth[j] += st.runon * dt
                 result.evaporationDepth[j] += s.area > 0 ? vEvap / s.area : 0
                 result.infiltrationDepth[j] += s.area > 0 ? vInfil / s.area : 0
-                result.runoffDepth[j] += s.area > 0 ? vOut / s.area : 0
-                result.peakRunoff[j] = max(result.peakRunoff[j], st.newRunoff)
+                result.runoffDepth[j] += s.area > 0 ? (vOut + vDrain) / s.area : 0
+                result.peakRunoff[j] = max(result.peakRunoff[j], st.newRunoff + vDrain / dt)
             }
             t += dt
             result.steps += 1
             if series {
                 result.times.append(t)
                 for j in states.indices { result.outflow[j].append(states[j].newRunoff) }
+                recordLIDDrains(states, &result)
             }
             progress?(t)
         }
         // subcatch_setOldState shifts new → old at the start of each step; the final storage is
-        // the ponded water left on every subarea.
-        for (j, s) in subcatchments.enumerated() {
-            let st = states[j]
-            result.continuity.finalStorage += (st.imperv0.depth * st.fArea.0 + st.imperv1.depth * st.fArea.1 + st.perv.depth * st.fArea.2) * s.area
+        // the ponded water left on every subarea and in the LID units.
+        for st in states {
+            result.continuity.finalStorage += (st.imperv0.depth * st.fArea.0 + st.imperv1.depth * st.fArea.1 + st.perv.depth * st.fArea.2) * st.nonLidArea
+            if let g = st.lid {
+                result.continuity.finalStorage += g.storedVolume
+                result.lidPerformance += g.units.map(\.balance)
+            }
         }
         return result
     }
@@ -193,6 +226,11 @@ public struct RunoffSimulation: Sendable {
             guard case .node(let name) = s.outlet else { continue }
             var v = sums[name] ?? Array(repeating: 0, count: result.times.count)
             for k in v.indices { v[k] += result.outflow[j][k] }
+            sums[name] = v
+        }
+        for (name, drains) in result.lidDrains {
+            var v = sums[name] ?? Array(repeating: 0, count: result.times.count)
+            for k in v.indices { v[k] += drains[k] }
             sums[name] = v
         }
         return sums.mapValues { TimeSeries(times: result.times, values: $0) }

@@ -35,10 +35,14 @@ public struct RunoffSubcatchment: Sendable, Hashable {
     public var outlet: Outlet
     /// Index of the rain gauge (hyetograph) this subcatchment reads, nil for none.
     public var gauge: Int?
+    /// LID controls placed in it (`[LID_USAGE]`); their area is taken out of the subareas.
+    public var lids: [LIDUsage]
 
     public init(name: String, area: Double, imperviousFraction: Double, width: Double, slope: Double, nImpervious: Double,
                 nPervious: Double, storageImpervious: Double, storagePervious: Double, zeroStorageFraction: Double,
-                routing: InternalRouting = .outlet, routedFraction: Double = 1, infiltration: Infiltration, outlet: Outlet, gauge: Int?) {
+                routing: InternalRouting = .outlet, routedFraction: Double = 1, infiltration: Infiltration, outlet: Outlet, gauge: Int?,
+                lids: [LIDUsage] = []) {
+        self.lids = lids
         self.name = name; self.area = area; self.imperviousFraction = imperviousFraction; self.width = width; self.slope = slope
         self.nImpervious = nImpervious; self.nPervious = nPervious; self.storageImpervious = storageImpervious
         self.storagePervious = storagePervious; self.zeroStorageFraction = zeroStorageFraction; self.routing = routing
@@ -46,9 +50,9 @@ public struct RunoffSubcatchment: Sendable, Hashable {
     }
 
     /// α of a subarea per SWMM: W·√S/(n·A_sub), with A_sub the whole impervious (both impervious
-    /// subareas) or pervious area; 0 when n or the area is 0.
-    func alpha(pervious: Bool) -> Double {
-        let a = (pervious ? 1 - imperviousFraction : imperviousFraction) * area
+    /// subareas) or pervious area of the non-LID part; 0 when n or the area is 0.
+    func alpha(pervious: Bool, lidArea: Double = 0) -> Double {
+        let a = (pervious ? 1 - imperviousFraction : imperviousFraction) * (area - lidArea)
         let n = pervious ? nPervious : nImpervious
         guard a > 0, n > 0 else { return 0 }
         return width / a * slope.squareRoot() / n
@@ -62,6 +66,8 @@ public struct RunoffContinuity: Sendable, Hashable {
     public var infiltration = 0.0
     /// Runoff leaving subcatchments to drainage nodes.
     public var runoff = 0.0
+    /// LID underdrain flow to drainage nodes (SWMM's "LID Drainage").
+    public var drains = 0.0
     public var initialStorage = 0.0
     public var finalStorage = 0.0
 
@@ -71,6 +77,6 @@ public struct RunoffContinuity: Sendable, Hashable {
     public var errorPercent: Double {
         let input = rainfall + initialStorage
         guard input > 0 else { return 0 }
-        return 100 * (input - evaporation - infiltration - runoff - finalStorage) / input
+        return 100 * (input - evaporation - infiltration - runoff - drains - finalStorage) / input
     }
 }

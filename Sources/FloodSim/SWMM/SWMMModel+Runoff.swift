@@ -41,6 +41,7 @@ extension SWMMModel {
         let areas = Dictionary(subareas.map { ($0.subcatchment, $0) }, uniquingKeysWith: { a, _ in a })
         let infil = Dictionary(infiltration.map { ($0.subcatchment, $0) }, uniquingKeysWith: { a, _ in a })
         let nodes = Set(nodeNames)
+        let lids = try lidUsages()
         var list: [RunoffSubcatchment] = []
         for s in subcatchments {
             guard let a = areas[s.name] else {
@@ -67,7 +68,7 @@ extension SWMMModel {
                                            width: s.width * u.length, slope: s.percentSlope / 100, nImpervious: a.nImpervious, nPervious: a.nPervious,
                                            storageImpervious: a.storageImpervious * u.rainDepth, storagePervious: a.storagePervious * u.rainDepth,
                                            zeroStorageFraction: a.percentZero / 100, routing: routing, routedFraction: (a.percentRouted ?? 100) / 100,
-                                           infiltration: model, outlet: outlet, gauge: gageIndex[s.rainGage]))
+                                           infiltration: model, outlet: outlet, gauge: gageIndex[s.rainGage], lids: lids[s.name] ?? []))
         }
         let gauges = try rainGages.map { try hyetograph(gage: $0, baseDirectory: baseDirectory) }
         var evap = 0.0, monthly: [Double] = []
@@ -81,6 +82,7 @@ extension SWMMModel {
         let month = Int(option("START_DATE")?.split(separator: "/").first ?? "1") ?? 1
         return RunoffSimulation(subcatchments: list, gauges: gauges, evaporation: evap, monthlyEvaporation: monthly, startMonth: month,
                                 evaporateOnlyWhenDry: evaporation?.dryOnly ?? false, wetStep: stepSeconds("WET_STEP", default: 300),
-                                dryStep: stepSeconds("DRY_STEP", default: 3600), duration: durationSeconds)
+                                dryStep: stepSeconds("DRY_STEP", default: 3600), duration: durationSeconds,
+                                initialDryTime: (Double(option("DRY_DAYS") ?? "") ?? 0) * 86_400)
     }
 }

@@ -103,8 +103,11 @@ extension SWMMModel {
                 throw refuse("DataSource", "air temperature \(item) (snowfall, snowmelt, temperature-based evaporation) is not simulated; set IGNORE_SNOWMELT YES to treat all precipitation as rain")
             case "ADJUSTMENTS":
                 throw refuse("Parameter", "monthly adjustments (\(item)) are not simulated")
-            case "LID_USAGE":
-                throw refuse("LID", "subcatchment \(item) uses LID control \(first.count > 1 ? first[1] : "?"): LID controls are not simulated yet")
+            case "LID_USAGE", "LID_CONTROLS":
+                // Simulated (`LIDGroupState`); read here so bad or unsupported input is refused
+                // before the run, naming the control or subcatchment.
+                _ = try lidUsages()
+                _ = try lidControls()
             case "GROUNDWATER" where !isSwitchedOff("IGNORE_GROUNDWATER"):
                 throw refuse("Subcatchment", "subcatchment \(item) has groundwater (aquifer \(first.count > 1 ? first[1] : "?")): groundwater is not simulated; set IGNORE_GROUNDWATER YES to route without it")
             case "GWF" where !isSwitchedOff("IGNORE_GROUNDWATER"):

@@ -12,7 +12,10 @@ import SWMMFormat
 /// model's `[EVAPORATION]`), infiltration by the model's method with its recovery in dry weather,
 /// depression storage, overland flow as nonlinear reservoirs and run-on between subcatchments. The
 /// pipes are not routed: the capture rate counts the rain that does not leave the land as runoff,
-/// so routing would not change it. The rate of a piece of land is 1 − runoff / (rain + run-on).
+/// so routing would not change it. The rate of a piece of land is 1 − runoff / (rain + run-on),
+/// runoff counting LID underdrain flow. A model with LID usage is run twice, with and without its
+/// LID controls (SWMM 5.2's LID simulation, `LIDGroupState`): the main figures are the run
+/// `withLID` asks for, `lidComparison` the other, `lidPerformance` each LID's water balance.
 public struct SpongeEvaluation: Sendable, Encodable {
     /// The capture of one subcatchment.
     public struct Subcatchment: Sendable, Encodable {
@@ -49,7 +52,28 @@ public struct SpongeEvaluation: Sendable, Encodable {
         public var errorPercent: Double
     }
 
-    /// `without` (the model's `[LID_USAGE]` left out); `with` is refused until LID controls are simulated.
+    /// Each LID usage's water balance over the record in the run with LID controls, mm over its area
+    /// (SWMM's LID Performance Summary).
+    public struct LIDUnit: Sendable, Encodable {
+        public var subcatchment: String
+        public var control: String
+        public var inflowMillimetres: Double, evaporationMillimetres: Double, infiltrationMillimetres: Double
+        public var surfaceOutflowMillimetres: Double, drainOutflowMillimetres: Double
+        public var initialStorageMillimetres: Double, finalStorageMillimetres: Double
+        public var continuityErrorPercent: Double
+    }
+
+    /// The capture of the run the main figures are not (with LID when they are without, and the
+    /// reverse).
+    public struct Comparison: Sendable, Encodable {
+        public var lid: String
+        public var model: Area
+        public var zones: [Area]
+        public var subcatchments: [Subcatchment]
+        public var continuity: Continuity
+    }
+
+    /// `with` (the model's LID controls simulated) or `without` (its `[LID_USAGE]` left out).
     public var lid: String
     /// Subcatchments whose LID usage was left out of the run.
     public var lidLeftOut: [String]
@@ -62,16 +86,21 @@ public struct SpongeEvaluation: Sendable, Encodable {
     public var zones: [Area]
     public var subcatchments: [Subcatchment]
     public var continuity: Continuity
+    /// The other run when the model has LID usage (nil without).
+    public var lidComparison: Comparison?
+    /// Each LID usage's performance in the run with LID controls (empty without LID usage).
+    public var lidPerformance: [LIDUnit]
     public var warnings: [String]
 
     /// Runs `model` over `record`.
     /// - Parameters:
-    ///   - withLID: simulate the model's LID controls; until they are simulated this refuses a model
-    ///     with `[LID_USAGE]` naming the first item, as a drainage run does.
+    ///   - withLID: whether the main figures are the run with the model's LID controls (the other
+    ///     run, when the model has LID usage, is `lidComparison`).
     ///   - output: what the runoff run keeps: `.totals` (the default) keeps only running totals,
     ///     so memory does not grow with the record's length; `.series` keeps every step's runoff
     ///     and gives the same answer to the last digit (to check the totals).
-    ///   - progress: the runoff simulation's progress (simulated seconds).
+    ///   - progress: the runoff simulations' progress (simulated seconds; stage `runoff`, then
+    ///     `runoff with LID` or `runoff without LID` for the comparison run).
     /// - Throws: `SWMMInputError` for model data the run cannot use (`SWMMModel.checkSimulated()`:
     ///   the section, the item and why), `SpongeInputError` for a model without subcatchments.
     public init(model: SWMMModel, record: DailyRainfall, withLID: Bool = false, baseDirectory: URL? = nil,
@@ -79,44 +108,35 @@ public struct SpongeEvaluation: Sendable, Encodable {
         guard !model.subcatchments.isEmpty else { throw SpongeInputError("model", "the model has no subcatchment: there is no land to capture rain") }
         guard let coverage = record.coverage else { throw SpongeInputError("daily-rainfall", "the record holds no day") }
         let lidNames = model.subcatchmentsWithLID
-        let run = model.overRecord(record, withoutLID: !withLID)
-        try run.checkSimulated()
-        let simulation = try run.runoffSimulation(baseDirectory: baseDirectory)
-        let duration = simulation.duration
-        let result = simulation.run(output: output) { t in progress?(WorkProgress(stage: "runoff", completed: t, total: duration, unit: "s")) }
         let zones = DrainageZones(model: model)
-        let subs = simulation.subcatchments
-        // Run-on a subcatchment receives: the runoff of those that drain onto it.
-        var runon = [Double](repeating: 0, count: subs.count)
-        for (j, s) in subs.enumerated() {
-            if case .subcatchment(let k) = s.outlet, k != j { runon[k] += result.runoffDepth[j] * s.area }
+        let main = try Self.capture(model, record, withLID: withLID, zones: zones, baseDirectory: baseDirectory, output: output) { t, total in
+            progress?(WorkProgress(stage: "runoff", completed: t, total: total, unit: "s"))
         }
-        func rate(runoff: Double, supply: Double) -> Double { supply > 0 ? 1 - runoff / supply : 1 }
-        subcatchments = subs.enumerated().map { j, s in
-            let rain = result.rainfallDepth[j], on = s.area > 0 ? runon[j] / s.area : 0, off = result.runoffDepth[j]
-            return Subcatchment(name: s.name, zone: zones.zoneOfSubcatchment[j], areaHectares: s.area / 10_000, rainfallMillimetres: rain * 1000,
-                                runonMillimetres: on * 1000, runoffMillimetres: off * 1000, captureRate: rate(runoff: off, supply: rain + on))
-        }
-        func area(_ name: String, _ basis: DrainageZones.Basis?, _ members: [Int]) -> Area {
-            var rain = 0.0, off = 0.0, a = 0.0
-            for j in members {
-                rain += result.rainfallDepth[j] * subs[j].area
-                a += subs[j].area
-                if case .node = subs[j].outlet { off += result.runoffDepth[j] * subs[j].area }
+        self.subcatchments = main.subcatchments
+        self.zones = main.zones
+        self.model = main.model
+        continuity = main.continuity
+        var performance = main.performance
+        lidComparison = nil
+        if !lidNames.isEmpty {
+            let stage = withLID ? "runoff without LID" : "runoff with LID"
+            let other = try Self.capture(model, record, withLID: !withLID, zones: zones, baseDirectory: baseDirectory, output: output) { t, total in
+                progress?(WorkProgress(stage: stage, completed: t, total: total, unit: "s"))
             }
-            return Area(name: name, basis: basis, subcatchments: members.count, areaHectares: a / 10_000, rainfallCubicMetres: rain,
-                        runoffCubicMetres: off, captureRate: rate(runoff: off, supply: rain))
+            lidComparison = Comparison(lid: withLID ? "without" : "with", model: other.model, zones: other.zones,
+                                       subcatchments: other.subcatchments, continuity: other.continuity)
+            if !withLID { performance = other.performance }
         }
-        var members: [String: [Int]] = [:]
-        for (j, z) in zones.zoneOfSubcatchment.enumerated() { members[z, default: []].append(j) }
-        self.zones = members.keys.sorted().map { area($0, zones.basis[$0], members[$0]!) }
-        self.model = area("model", nil, Array(subs.indices))
-        let c = result.continuity
-        continuity = Continuity(rainfallCubicMetres: c.rainfall, evaporationCubicMetres: c.evaporation, infiltrationCubicMetres: c.infiltration,
-                                runoffCubicMetres: c.runoff, finalStorageCubicMetres: c.finalStorage, errorPercent: c.errorPercent)
+        lidPerformance = performance.map {
+            LIDUnit(subcatchment: $0.subcatchment, control: $0.control, inflowMillimetres: $0.inflow * 1000,
+                    evaporationMillimetres: $0.evaporation * 1000, infiltrationMillimetres: $0.infiltration * 1000,
+                    surfaceOutflowMillimetres: $0.surfaceOutflow * 1000, drainOutflowMillimetres: $0.drainOutflow * 1000,
+                    initialStorageMillimetres: $0.initialStorage * 1000, finalStorageMillimetres: $0.finalStorage * 1000,
+                    continuityErrorPercent: $0.continuityErrorPercent)
+        }
         lid = withLID ? "with" : "without"
         lidLeftOut = withLID ? [] : lidNames
-        simulated = "SWMM 5.2 runoff over the record (rain, evaporation of ponded water, infiltration with dry-weather recovery, depression storage, nonlinear-reservoir overland flow, run-on); pipes not routed: the capture rate is 1 − runoff / (rain + run-on) of the land"
+        simulated = "SWMM 5.2 runoff over the record (rain, evaporation of ponded water, infiltration with dry-weather recovery, depression storage, nonlinear-reservoir overland flow, run-on, LID controls in the run with LID); pipes not routed: the capture rate is 1 − runoff (with LID underdrain flow) / (rain + run-on) of the land"
         self.record = coverage
         let snow = record.days.filter(\.snow)
         snowDaysLeftOut = snow.count
@@ -129,7 +149,7 @@ public struct SpongeEvaluation: Sendable, Encodable {
             warnings.append("\(coverage.missingDays) days between \(coverage.firstDate) and \(coverage.lastDate) are missing from the record and were run without rain")
         }
         if !lidNames.isEmpty && !withLID {
-            warnings.append("the LID controls of \(lidNames.count) subcatchments were left out: this is the capture without LID (LID controls are not simulated yet)")
+            warnings.append("the LID controls of \(lidNames.count) subcatchments were left out: this is the capture without LID (the capture with them is lidComparison)")
         }
     }
 }
