@@ -54,6 +54,28 @@ static inline int citytwin_png_argb32_opaque(const unsigned char *pixels, int wi
     return 1;
 }
 
+/* Whether every pixel of a cairo ARGB32 raster is fully transparent (all four bytes 0: nothing
+ * drawn on a cleared surface), read a row at a time in 64-bit words. */
+static inline int citytwin_argb32_blank(const unsigned char *pixels, int width, int height, int stride) {
+    const size_t words = (size_t)width / 2;
+    for (int y = 0; y < height; y++) {
+        const unsigned char *row = pixels + (size_t)y * (size_t)stride;
+        uint64_t any = 0;
+        for (size_t i = 0; i < words; i++) {
+            uint64_t word;
+            memcpy(&word, row + 8 * i, 8);
+            any |= word;
+        }
+        if (width % 2) {
+            uint32_t last;
+            memcpy(&last, row + 4 * ((size_t)width - 1), 4);
+            any |= last;
+        }
+        if (any) return 0;
+    }
+    return 1;
+}
+
 /* Writes a cairo ARGB32 raster (premultiplied, native-endian 32-bit pixels, `stride` bytes a row)
  * as PNG through `sink`. `level` is zlib's (-1: its default, 6; 0…9); `adaptive_filters` 0 writes
  * every row unfiltered, 1 lets libpng try all five row filters and keep the smallest (cairo's
@@ -107,6 +129,13 @@ static inline int citytwin_png_write_argb32(const unsigned char *pixels, int wid
                 out += 3;
             } else if (alpha == 0) {
                 out[0] = out[1] = out[2] = out[3] = 0;
+                out += 4;
+            } else if (alpha == 0xff) {
+                /* Opaque: un-premultiplying is the identity ((c·255 + 127) / 255 = c). */
+                out[0] = (unsigned char)red;
+                out[1] = (unsigned char)green;
+                out[2] = (unsigned char)blue;
+                out[3] = 0xff;
                 out += 4;
             } else {
                 /* cairo's unpremultiply_data, to the same rounding. */

@@ -74,8 +74,7 @@ public final class CityTwinServer: Sendable {
         let sensorThings = SensorThingsRoutes(store: store, site: site, alertFeed: AlertFeed(store: store),
                                               sensingWrites: WriteAdmission(limit: options.limits.sensingWriteQueue), mqtt: SensorThingsMQTT(),
                                               localWrites: localWrites, parking: parking, trafficCounts: trafficCounts, hydrants: hydrantStatus)
-        let wms = WMSRoutes(store: store, site: site, layers: layers, tileService: tiles, parking: parking, floodRuns: floodRuns,
-                            cityMetricCRS: cityMetricCRS)
+        let wms = WMSRoutes(store: store, site: site, layers: layers, tileService: tiles, parking: parking, cityMetricCRS: cityMetricCRS)
         mapPrint = MapPrintRoutes(layers: layers, floodRuns: floodRuns, site: site, wms: wms)
         let quality = QualityLedger()  // the newest quality summary per layer, for the collections' metadata
         collections = [

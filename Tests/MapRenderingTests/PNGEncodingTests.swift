@@ -49,6 +49,36 @@ struct PNGEncodingTests {
         #expect(opaque.colour(x: 60, y: 44).hex == "#ffffff" && opaque.colour(x: 60, y: 44).alpha == 1)
     }
 
+    @Test("a blank raster is written once per size and encoding, and reads back wholly transparent")
+    func blankRasters() throws {
+        // An odd width: the blank check reads rows in 8-byte words and the last pixel alone.
+        let first = try MapCanvas(width: 33, height: 7).png()
+        let again = try MapCanvas(width: 33, height: 7).png()
+        #expect(first == again)
+        let image = try PNGImage(first)
+        #expect(image.width == 33 && image.height == 7)
+        #expect(image.pixels.allSatisfy { $0 == 0 })
+        #expect(Self.colourType(first) == 6)
+        // Another size or encoding is its own file.
+        #expect(try MapCanvas(width: 7, height: 33).png() != first)
+        #expect(try PNGImage(try MapCanvas(width: 33, height: 7).png(.adaptive)).pixels == image.pixels)
+    }
+
+    @Test("one drawn pixel, in the last column or row too, keeps a raster from being written as blank")
+    func onePixelIsNotBlank() throws {
+        let blank = try MapCanvas(width: 33, height: 7).png()
+        for (x, y) in [(32, 6), (32, 0), (0, 6), (16, 3)] {
+            let canvas = try MapCanvas(width: 33, height: 7)
+            canvas.rectangle(PixelBox(x: Double(x), y: Double(y), width: 1, height: 1))
+            canvas.fill(MapColour(red: 1, green: 0, blue: 0, alpha: 1))
+            let png = try canvas.png()
+            #expect(png != blank)
+            let image = try PNGImage(png)
+            #expect(image.colour(x: x, y: y).hex == "#ff0000" && image.colour(x: x, y: y).alpha == 1, "pixel (\(x), \(y))")
+            #expect(stride(from: 3, to: image.pixels.count, by: 4).filter { image.pixels[$0] != 0 }.count == 1, "only pixel (\(x), \(y)) is painted")
+        }
+    }
+
     @Test("a compression level outside zlib's is refused, naming the levels")
     func refusesBadLevels() {
         #expect(throws: MapRenderingError.self) { try PNGEncoding(level: 10, filters: .none) }

@@ -1,4 +1,5 @@
 import CCairo
+import Synchronization
 
 /// How a raster map is written as PNG: zlib's compression level and libpng's row filters, through
 /// libpng directly (`citytwin_png_write_argb32` in CCairo's shim). The pixels are those cairo's own PNG writer writes (8-bit RGB when
@@ -10,8 +11,8 @@ import CCairo
 /// every row and keep the smallest (`adaptive`): on the benchmark's z14 tiles that search cost
 /// about 2.5× the unfiltered write for PNGs of about the same size (transparent tiles of flat
 /// colours compress as well unfiltered).
-public struct PNGEncoding: Sendable, Equatable {
-    public enum RowFilters: Sendable { case none, adaptive }
+public struct PNGEncoding: Sendable, Hashable {
+    public enum RowFilters: Sendable, Hashable { case none, adaptive }
 
     /// zlib's level: 0 (stored) … 9 (smallest), -1 its default (6).
     public let level: Int
@@ -36,7 +37,35 @@ public struct PNGEncoding: Sendable, Equatable {
     }
 
     /// The PNG of a cairo ARGB32 raster (premultiplied native-endian pixels, `stride` bytes a row).
+    /// A raster with nothing drawn on it (every byte 0: a tile of no feature, 38 of the render
+    /// benchmark's 90) is the same file each time: it is encoded once per size and encoding and
+    /// kept (zlib spends about as long on 256 KB of zeros as on half a drawn tile).
     func encode(argb32 pixels: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) throws -> [UInt8] {
+        guard citytwin_argb32_blank(pixels, Int32(width), Int32(height), Int32(stride)) != 0 else {
+            return try write(argb32: pixels, width: width, height: height, stride: stride)
+        }
+        let key = BlankKey(width: width, height: height, encoding: self)
+        if let known = Self.blanks.withLock({ $0[key] }) { return known }
+        let bytes = try write(argb32: pixels, width: width, height: height, stride: stride)
+        Self.blanks.withLock { blanks in
+            // A handful of sizes in practice (tiles, legends); a client asking for every GetMap size
+            // does not grow the table without bound.
+            if blanks.count >= 64 { blanks.removeAll() }
+            blanks[key] = bytes
+        }
+        return bytes
+    }
+
+    private struct BlankKey: Hashable {
+        let width: Int
+        let height: Int
+        let encoding: PNGEncoding
+    }
+
+    /// The PNGs of blank rasters, by size and encoding.
+    private static let blanks = Mutex<[BlankKey: [UInt8]]>([:])
+
+    private func write(argb32 pixels: UnsafePointer<UInt8>, width: Int, height: Int, stride: Int) throws -> [UInt8] {
         let sink = ByteSink()
         sink.bytes.reserveCapacity(16_384)
         var message = [CChar](repeating: 0, count: 256)

@@ -1,8 +1,8 @@
-import Flood
 import Foundation
 import GeoCore
 import Hummingbird
 import NIOPosix
+import Synchronization
 import Logging
 import MapRendering
 import TwinStore
@@ -17,9 +17,9 @@ struct WMSRoutes: OperationCollection {
     let tileService: TileService
     /// The live parking view, brought up to date before its layer is drawn.
     let parking: ParkingUpkeep
-    /// The flood runs: the style shows the current one's layers.
-    let floodRuns: FloodRunCatalog
     let cityMetricCRS: CityMetricCRSCache
+    /// The drawing styles already read, by layers and audience (`wmsStyle`).
+    let styles = RenderStyleCache()
 
     /// The most layers one GetMap draws (`LayerLimit`, issue 55 §3).
     static let maximumLayers = 50
@@ -79,7 +79,7 @@ struct WMSRoutes: OperationCollection {
     private func wmsCapabilities(_ caller: Caller) async throws -> Representation {
         let layers = try await tileService.visibleLayers(caller)
         let metric = try await cityMetricCRS.metricCRS(of: store)
-        let style = try await wmsStyle(layers, caller)
+        let style = try wmsStyle(layers, caller)
         var sizes: [String: (width: Int, height: Int)] = [:]
         for info in layers {
             sizes[info.definition.id] = try MapLegend(collection: info.definition.id, title: info.definition.title.zh, style: style).size()
@@ -124,7 +124,7 @@ struct WMSRoutes: OperationCollection {
             throw WMSException(.invalidParameterValue, "BBOX cannot be drawn in \(WMSNames.crs(crs)): \(e.message)", locator: "BBOX")
         }
         // Layers draw in the request's order (the first at the bottom); labels of all above them.
-        let style = try await wmsStyle(layers, caller)
+        let style = try wmsStyle(layers, caller)
         let drawn = layers.flatMap { style.layers(for: $0.definition.id).filter { $0.kind != .symbol } }
         let labels = layers.flatMap { style.layers(for: $0.definition.id).filter { $0.kind == .symbol } }
         return WMSMapRequest(layers: layers, view: view, style: RenderStyle(layers: drawn + labels))
@@ -143,12 +143,15 @@ struct WMSRoutes: OperationCollection {
     }
 
     /// The web map's style (WebMap/MapStyle.swift) of `layers` for the caller, with its text
-    /// layers (the renderer's fonts are pango's, whatever glyphs the web map serves).
-    func wmsStyle(_ layers: [LayerInfo], _ caller: Caller) async throws -> RenderStyle {
-        let current = try await floodRuns.current(by: caller)?.stem
-        let document = MapStyle(layers: layers, audience: MapAudience.of(caller), url: site.url, fontstack: GlyphAssets.fontstack,
-                                currentFloodRun: current).document
-        return try RenderStyle(document: document)
+    /// layers (the renderer's fonts are pango's, whatever glyphs the web map serves). The
+    /// renderer draws every layer it is asked for whatever the web map shows by default
+    /// (`layout.visibility`, where the current flood run matters), so the style is the same
+    /// for the same layers and audience: built and read once, not for every tile.
+    func wmsStyle(_ layers: [LayerInfo], _ caller: Caller) throws -> RenderStyle {
+        let audience = MapAudience.of(caller)
+        return try styles.style(layers, audience) {
+            try RenderStyle(document: MapStyle(layers: layers, audience: audience, url: site.url, fontstack: GlyphAssets.fontstack).document)
+        }
     }
 
     private func wmsMap(_ p: WMSParameters, _ caller: Caller) async throws -> Representation {
@@ -201,12 +204,37 @@ struct WMSRoutes: OperationCollection {
             throw WMSException(.styleNotDefined, "style '\(style)' is not defined: each layer has the style 'default'", locator: "STYLE")
         }
         let format = try p.format(optional: true)
-        let style = try await wmsStyle([info], caller)
+        let style = try wmsStyle([info], caller)
         let legend = MapLegend(collection: id, title: info.definition.title.zh, style: style)
         let bytes = try legend.image(format: format, background: try p.background(format))
         var r = Representation(mediaType: format.mediaType, body: bytes)
         r.headers[.cacheControl] = "public, max-age=300"
         return r
+    }
+}
+
+/// The drawing styles of the layer sets maps and tiles were drawn with, by the layers as the
+/// caller saw them (an edited definition, extent or count is a new entry) and the audience.
+final class RenderStyleCache: Sendable {
+    private struct Key: Hashable {
+        let layers: [LayerInfo]
+        let audience: MapAudience
+    }
+
+    /// Distinct layer sets kept; past it the table starts again (a client naming ever new
+    /// combinations of GetMap layers does not grow it without bound).
+    static let capacity = 256
+    private let styles = Mutex<[Key: RenderStyle]>([:])
+
+    func style(_ layers: [LayerInfo], _ audience: MapAudience, make: () throws -> RenderStyle) throws -> RenderStyle {
+        let key = Key(layers: layers, audience: audience)
+        if let known = styles.withLock({ $0[key] }) { return known }
+        let style = try make()
+        styles.withLock { styles in
+            if styles.count >= Self.capacity { styles.removeAll() }
+            styles[key] = style
+        }
+        return style
     }
 }
 

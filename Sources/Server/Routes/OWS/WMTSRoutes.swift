@@ -166,7 +166,7 @@ struct WMTSRoutes: OperationCollection {
             throw WMTSException(code: "PointIJOutOfRange", message: "I, J (\(p["I"] ?? ""), \(p["J"] ?? "")) is not a pixel of a \(size)-pixel tile", locator: "I")
         }
         let view = try MapView(bbox: try tms.bounds(of: tile), crs: tms.crs, width: size, height: size)
-        return try await wms.featureInfo([info], view: view, style: try await wms.wmsStyle([info], caller), i: i, j: j, count: 10,
+        return try await wms.featureInfo([info], view: view, style: try wms.wmsStyle([info], caller), i: i, j: j, count: 10,
                                      html: format == "text/html", caller)
     }
 
@@ -195,7 +195,7 @@ struct WMTSRoutes: OperationCollection {
         } else {
             let view = try MapView(bbox: try tms.bounds(of: tile), crs: tms.crs, width: TileMatrix.tileSize, height: TileMatrix.tileSize)
             // Features a quarter tile beyond: lines, circles and labels near the edge reach in.
-            let style = try await wms.wmsStyle([info], caller)
+            let style = try wms.wmsStyle([info], caller)
             var features: [String: [Feature]] = [:]
             if style.draws(id, atZoom: view.zoom) {
                 features[id] = try await wms.wmsFeatures(id, in: try tms.lonLatBounds(of: tile).expanded(byFraction: 0.25), caller)
