@@ -10,7 +10,10 @@ cd "$(dirname "$0")/../.."
 export PATH=/opt/swift/usr/bin:$PATH
 scale=7; rounds=${BENCH_ROUNDS:-3}
 if [[ ${1:-} == --quick ]]; then scale=1; rounds=1; shift
-else scale=${1:-7}; rounds=${2:-$rounds}; fi
+else  # SCALE and ROUNDS are taken off the arguments; the rest (e.g. --keep) go to the script
+  if [[ ${1:-} =~ ^[0-9]+$ ]]; then scale=$1; shift; fi
+  if [[ ${1:-} =~ ^[0-9]+$ ]]; then rounds=$1; shift; fi
+fi
 [[ -x .venv/bin/python ]] || Scripts/setup.sh --test >/dev/null
 if [[ -n ${TILES3D_BENCH_BIN:-} ]]; then bin=$TILES3D_BENCH_BIN; else
   scratch=${BENCH_SCRATCH:-$(cd .. && pwd)/.build-bench}

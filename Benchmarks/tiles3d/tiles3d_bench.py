@@ -24,6 +24,7 @@ Both outputs are counted (tiles, bytes) and CityTwin's feature count checked aga
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -53,6 +54,11 @@ def size(directory):
     return len([p for p in files if p.suffix in (".glb", ".b3dm")]), sum(p.stat().st_size for p in files)
 
 
+def child_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def ours(binary, store, out):
     t = time.perf_counter()
     run = subprocess.run([binary, "tiles3d", "export", "--layer", "buildings", "--department", OWNER, "--store", store,
@@ -65,13 +71,23 @@ def ours(binary, store, out):
 
 
 def peer(store, conninfo, out):
+    """The solids' SQL, then py3dtiles; the seconds at which py3dtiles announces each of its phases are
+    printed (its stdout read line by line, unbuffered), so a slow round says where its time went."""
     t = time.perf_counter()
     psql(store, SOLIDS)
-    run = subprocess.run([str(Path(sys.executable).parent / "py3dtiles"), "export", "-D", conninfo, "-t", "public.bench_buildings3d",
-                          "-c", "geom", "-i", "id", "-s", str(out)], capture_output=True, text=True)
-    seconds = time.perf_counter() - t
-    if run.returncode != 0:
-        raise SystemExit(f"py3dtiles export failed: {run.stderr[-1500:]}")
+    phases = [f"solids SQL {time.perf_counter() - t:.1f} s"]
+    with tempfile.TemporaryFile("w+") as errors:
+        run = subprocess.Popen([str(Path(sys.executable).parent / "py3dtiles"), "export", "-D", conninfo, "-t", "public.bench_buildings3d",
+                                "-c", "geom", "-i", "id", "-s", str(out)], stdout=subprocess.PIPE, stderr=errors,
+                               text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        for line in run.stdout:
+            phases.append(f"{line.strip().rstrip('.')} at {time.perf_counter() - t:.1f} s")
+        failed = run.wait() != 0
+        seconds = time.perf_counter() - t
+        errors.seek(0)
+        if failed:
+            raise SystemExit(f"py3dtiles export failed: {errors.read()[-1500:]}")
+    print("  py3dtiles phases: " + "; ".join(phases), flush=True)
     return seconds, int(psql(store, "SELECT count(*) FROM public.bench_buildings3d"))
 
 
@@ -104,20 +120,22 @@ def main():
             for side in ("CityTwin", "py3dtiles") if r % 2 == 0 else ("py3dtiles", "CityTwin"):
                 out = work / f"{side}-{r}"
                 shutil.rmtree(out, ignore_errors=True)
+                cpu = child_cpu()
                 seconds, features = ours(a.binary, store, out) if side == "CityTwin" else peer(store, conninfo, out)
+                cpu = child_cpu() - cpu
                 if features != buildings:
                     raise SystemExit(f"{side} made {features} buildings of {buildings}")
                 tiles, nbytes = size(out)
-                print(f"round {r + 1}: {side:9} {seconds:8.2f} s  {tiles:5} tiles  {nbytes / 1e6:8.1f} MB", flush=True)
+                print(f"round {r + 1}: {side:9} {seconds:8.2f} s  {cpu:8.2f} CPU s  {tiles:5} tiles  {nbytes / 1e6:8.1f} MB", flush=True)
                 if best[side] is None or seconds < best[side][0]:
-                    best[side] = (seconds, tiles, nbytes)
+                    best[side] = (seconds, cpu, tiles, nbytes)
     finally:
         shutil.rmtree(work, ignore_errors=True)
         if not a.keep:
             psql(f"{base}/citytwin", f"DROP DATABASE IF EXISTS {DB} WITH (FORCE)")
-    print(f"\n{'side':10} {'buildings':>9} {'best s':>8} {'buildings/s':>12} {'tiles':>6} {'MB':>8}")
-    for side, (seconds, tiles, nbytes) in best.items():
-        print(f"{side:10} {buildings:>9} {seconds:>8.2f} {buildings / seconds:>12.0f} {tiles:>6} {nbytes / 1e6:>8.1f}")
+    print(f"\n{'side':10} {'buildings':>9} {'best s':>8} {'CPU s':>8} {'buildings/s':>12} {'tiles':>6} {'MB':>8}")
+    for side, (seconds, cpu, tiles, nbytes) in best.items():
+        print(f"{side:10} {buildings:>9} {seconds:>8.2f} {cpu:>8.2f} {buildings / seconds:>12.0f} {tiles:>6} {nbytes / 1e6:>8.1f}")
     print(f"ratio (py3dtiles s / CityTwin s): {best['py3dtiles'][0] / best['CityTwin'][0]:.2f}x")
 
 

@@ -16,7 +16,7 @@
 // (true-depth pipes are the 3D Tiles drainage tileset's, for a 3D Tiles viewer).
 //
 // Hooks for scripted checks: <html data-view3d="on|off" data-terrain="on|off|unavailable"
-// data-highlighted="<buildings highlighted>" data-underground="on|off" data-manholes="<count>">.
+// data-highlighted="<buildings highlighted>" data-highlighted-flooded="<n>" data-highlighted-cutoff="<n>" data-underground="on|off" data-manholes="<count>">.
 import { TEXT, t, $, el, root, api, map, meta, collections, isVisible, auth } from "./map.js";
 
 Object.assign(TEXT.zh, {view3d: "三维视图", to3d: "切换到三维", to2d: "切换到二维", transparent: "透明地表（显示地下排水管网）",
@@ -190,6 +190,7 @@ async function apply() {
     }
     map.setPaintProperty(BUILDINGS, "fill-extrusion-color", extrusionColour(h));
     root.dataset.highlighted = String(new Set([...h.flooded, ...h.cutoff]).size);
+    root.dataset.highlightedFlooded = String(new Set(h.flooded).size); root.dataset.highlightedCutoff = String(new Set(h.cutoff).size);
     flat.forEach((id) => map.setLayoutProperty(id, "visibility", "none"));
   }
   if (state.transparent) await addUnderground(); else removeLayers([PIPES + "-label", PIPES, MANHOLES + "-label", MANHOLES]);
