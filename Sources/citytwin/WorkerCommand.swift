@@ -1,5 +1,6 @@
 import ArgumentParser
 import CityModel
+import Emergency
 import Foundation
 import Logging
 import ProcessRuntime
@@ -37,6 +38,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a store operation waits for a PostgreSQL connection, or for a statement's first answer, before it counts as an outage (the worker then tries again every --idle); raise it for analyses whose queries take longer.")
     var storeTimeout: Double = PostGISStore.defaultConnectionWait.seconds
 
+    @Option(help: "Resource layers (shelters, hydrants, …) nearest-resources keeps read and snapped in memory, per store, travel profile and caller class; the least recently used is dropped beyond it (1…10000; default 32).")
+    var resourceLayerCache: Int = SnappedResources.defaultMaximumLayers
+
     @Option(help: "PostGIS: the most database connections this process holds at once (1…256; default 8). Each serve and worker holds its own pool: keep their sum below PostgreSQL's max_connections.")
     var postgresPoolSize: Int = StoreLocation.defaultPoolSize
 
@@ -52,12 +56,16 @@ struct WorkerCommand: AsyncParsableCommand {
         guard (1...256).contains(postgresPoolSize) else {
             throw ValidationError("--postgres-pool-size must be 1…256 connections, got \(postgresPoolSize)")
         }
+        guard (1...10_000).contains(resourceLayerCache) else {
+            throw ValidationError("--resource-layer-cache must be 1…10000 layers, got \(resourceLayerCache)")
+        }
         guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
             throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
         }
     }
 
     func run() async throws {
+        await EmergencyRoadGraphs.shared.setMaximumResourceLayers(resourceLayerCache)
         let featureStore = try await StoreLocation(store).openExisting(connectionWait: .seconds(storeTimeout), poolSize: postgresPoolSize)
         let workerName = name ?? "worker-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         let location = try StoreLocation(store)

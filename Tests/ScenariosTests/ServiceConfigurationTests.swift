@@ -41,6 +41,8 @@ struct ServiceConfigurationTests {
         #expect(pool.status != 0 && pool.errors.contains("--postgres-pool-size must be 1…256 connections, got 0"), "\(pool.errors)")
         let workerPool = try await Self.run(["worker"] + Self.noStore, ["CITYTWIN_WORKER_POSTGRES_POOL_SIZE": "257"])
         #expect(workerPool.errors.contains("--postgres-pool-size must be 1…256 connections, got 257"), "\(workerPool.errors)")
+        let cache = try await Self.run(["worker"] + Self.noStore, ["CITYTWIN_WORKER_RESOURCE_LAYER_CACHE": "0"])
+        #expect(cache.errors.contains("--resource-layer-cache must be 1…10000 layers, got 0"), "\(cache.errors)")
         let poolOK = try await Self.run(["serve", "--postgres-pool-size", "16"] + Self.noStore)
         #expect(poolOK.status != 0 && !poolOK.errors.contains("--postgres-pool-size") && poolOK.errors.contains("city.sqlite"), "\(poolOK.errors)")
         let worker = try await Self.run(["worker"] + Self.noStore, ["CITYTWIN_WORKER_SHUTDOWN_GRACE": "0"])
