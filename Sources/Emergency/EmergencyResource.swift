@@ -103,6 +103,22 @@ extension EmergencyResource {
     /// ``load(layer:from:filter:by:field:)`` and the resources it left out as ``Invalid``.
     public static func loadChecked(layer: String, from store: any FeatureStore, filter: ResourceFilter = .any,
                                    by caller: Caller, field: String = "layer") async throws -> (resources: [EmergencyResource], invalid: [Invalid]) {
+        let attributes = try await attributes(of: layer, in: store, filter: filter, by: caller, field: field)
+        let (all, invalid) = try await readAll(layer: layer, from: store, attributes: attributes, by: caller)
+        return (all.filter(filter.admits), invalid)
+    }
+
+    /// The attributes a layer's resources are read by: the first capacity and occupancy attributes of its schema.
+    public struct Attributes: Sendable, Hashable {
+        public var capacity: String?
+        public var occupancy: String?
+    }
+
+    /// The capacity and occupancy attributes of `layer` as `caller` sees it.
+    /// - Throws: `ScenarioError(.missingLayer)` naming `field` when the layer is missing or hidden,
+    ///   has no geometry, or `filter` needs an attribute the layer lacks (status, capacity, category).
+    public static func attributes(of layer: String, in store: any FeatureStore, filter: ResourceFilter = .any,
+                                  by caller: Caller, field: String = "layer") async throws -> Attributes {
         guard let definition = try await store.layerDefinition(layer, for: caller) else {
             throw ScenarioError(.missingLayer, "no layer '\(layer)'", field: field)
         }
@@ -122,7 +138,15 @@ extension EmergencyResource {
             throw ScenarioError(.missingLayer, "layer '\(layer)' has no category attribute (\(categoryProperties.joined(separator: ", ")))",
                                          field: "categories")
         }
-        let occupancyName = occupancyProperties.first { schema[$0] != nil }
+        return Attributes(capacity: capacityName, occupancy: occupancyProperties.first { schema[$0] != nil })
+    }
+
+    /// Every resource of `layer` with a position, in the store's order, unfiltered, and those left out
+    /// as ``Invalid`` (a negative capacity or occupancy).
+    /// - Throws: `StoreError` from the store.
+    public static func readAll(layer: String, from store: any FeatureStore, attributes: Attributes,
+                               by caller: Caller) async throws -> (resources: [EmergencyResource], invalid: [Invalid]) {
+        let capacityName = attributes.capacity, occupancyName = attributes.occupancy
         var out: [EmergencyResource] = []
         var invalid: [Invalid] = []
         for try await feature in store.stream(layer: layer, FeatureQuery(limit: 2000), by: caller) {
@@ -138,12 +162,11 @@ extension EmergencyResource {
                 invalid.append(Invalid(layer: layer, id: feature.id?.description ?? "", field: name, value: occupancy))
                 continue
             }
-            let resource = EmergencyResource(
+            out.append(EmergencyResource(
                 layer: layer, id: feature.id?.description ?? "", name: p["name"]?.stringValue,
                 category: categoryProperties.lazy.compactMap { p[$0]?.stringValue }.first,
                 status: p["status"]?.stringValue, capacity: capacity, freeCapacity: capacity.map { max(0, $0 - occupancy) },
-                position: position, properties: p)
-            if filter.admits(resource) { out.append(resource) }
+                position: position, properties: p))
         }
         return (out, invalid)
     }

@@ -38,6 +38,101 @@ public actor EmergencyRoadGraphs {
         graphs[key] = graph
         return graph
     }
+
+    private struct ResourceKey: Hashable {
+        var store: ObjectIdentifier
+        var profile: TravelProfile
+        var caller: Caller
+        var layer: String
+    }
+    private var resources: [ResourceKey: (snapped: SnappedResources, used: UInt64)] = [:]
+    private var uses: UInt64 = 0
+    /// How many resource layers (per store, profile and caller) stay cached; the least recently
+    /// used is dropped beyond it (memory bounded by this count, not by the city).
+    public private(set) var maximumResourceLayers = SnappedResources.defaultMaximumLayers
+
+    /// How many resource layers are cached now.
+    public var cachedResourceLayers: Int { resources.count }
+
+    /// Sets how many resource layers stay cached (≥ 1), dropping the least recently used beyond it.
+    public func setMaximumResourceLayers(_ maximum: Int) {
+        maximumResourceLayers = Swift.max(1, maximum)
+        trimResources()
+    }
+
+    /// The resources of `layer` as `caller` reads them, each with its access to `roads` (the graph
+    /// ``graph(for:profile:layer:by:)`` gave for `profile`): read and snapped once, and again only
+    /// when the change feed shows the layer changed, `roads` was rebuilt or the layer's schema
+    /// names other capacity or occupancy attributes. Stores that are not classes are not cached.
+    /// - Throws: as ``EmergencyResource/readAll(layer:from:attributes:by:)``, `GeometryError` from reprojection.
+    public func resources(of layer: String, attributes: EmergencyResource.Attributes, in store: any FeatureStore,
+                          roads: StoreRoadGraph, profile: TravelProfile, by caller: Caller) async throws -> SnappedResources {
+        guard type(of: store) is AnyClass else {
+            return try await SnappedResources.read(layer: layer, attributes: attributes, from: store, roads: roads, by: caller)
+        }
+        let key = ResourceKey(store: ObjectIdentifier(store as AnyObject), profile: profile, caller: caller.accessClass, layer: layer)
+        var snapped: SnappedResources
+        if let cached = resources[key]?.snapped, cached.attributes == attributes, cached.roadsBuiltAt == roads.builtAt {
+            let (changed, since) = try await store.changes(to: [layer], since: cached.sequence, by: caller)
+            snapped = changed ? try await SnappedResources.read(layer: layer, attributes: attributes, from: store, roads: roads, by: caller)
+                              : cached
+            if !changed { snapped.sequence = since }
+        } else {
+            snapped = try await SnappedResources.read(layer: layer, attributes: attributes, from: store, roads: roads, by: caller)
+        }
+        uses += 1
+        resources[key] = (snapped, uses)
+        trimResources()
+        return snapped
+    }
+
+    private func trimResources() {
+        while resources.count > maximumResourceLayers, let oldest = resources.min(by: { $0.value.used < $1.value.used })?.key {
+            resources[oldest] = nil
+        }
+    }
+}
+
+/// A resource layer read once with each resource's road access (no distance limit, no closures):
+/// what nearest-resources answers from without reading the layer or snapping it again.
+public struct SnappedResources: Sendable {
+    /// Resource layers cached when the configuration does not say: 32.
+    public static let defaultMaximumLayers = 32
+
+    /// Every readable resource of the layer, unfiltered, in the store's order.
+    public var resources: [EmergencyResource]
+    /// The road access of each of `resources` (`nil` when no road is open).
+    public var accesses: [RoadAccess?]
+    /// The stored resources left out for impossible data.
+    public var invalid: [EmergencyResource.Invalid]
+    /// The attributes the resources were read by.
+    public var attributes: EmergencyResource.Attributes
+    /// The change-feed sequence the layer reflects.
+    public var sequence: Int64
+    /// `StoreRoadGraph.builtAt` of the graph the accesses were found on.
+    public var roadsBuiltAt: Int64
+
+    /// Reads and snaps `layer`.
+    static func read(layer: String, attributes: EmergencyResource.Attributes, from store: any FeatureStore,
+                     roads: StoreRoadGraph, by caller: Caller) async throws -> SnappedResources {
+        let sequence = try await store.latestChange()
+        let (all, invalid) = try await EmergencyResource.readAll(layer: layer, from: store, attributes: attributes, by: caller)
+        return SnappedResources(resources: all, accesses: try roads.access(lonLats: all.map(\.position)), invalid: invalid,
+                                attributes: attributes, sequence: sequence, roadsBuiltAt: roads.builtAt)
+    }
+
+    /// The resources `filter` admits, with their accesses, in order.
+    public func filtered(_ filter: ResourceFilter) -> SnappedResources {
+        guard filter != .any else { return self }
+        var copy = self
+        copy.resources = []
+        copy.accesses = []
+        for (r, a) in zip(resources, accesses) where filter.admits(r) {
+            copy.resources.append(r)
+            copy.accesses.append(a)
+        }
+        return copy
+    }
 }
 
 extension StoreRoadGraph {

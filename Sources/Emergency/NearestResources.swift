@@ -56,6 +56,25 @@ public enum NearestResources {
         guard count > 0 else { throw ScenarioError(.invalidArgument, "must be ≥ 1, got \(count)", field: "count") }
         let origin = try roads.access(lonLat: incident, avoiding: closures, field: "incident", maximumMetres: maximumSnapMetres)
         let (accesses, offRoad) = try roads.access(resources: resources, avoiding: closures, maximumMetres: maximumSnapMetres)
+        return try search(from: origin, among: resources, accesses: accesses, offRoad: offRoad, count: count, roads: roads,
+                          avoiding: closures, maximumSnapMetres: maximumSnapMetres)
+    }
+
+    /// As `search(from:among:count:roads:avoiding:maximumSnapMetres:)` with the resources' road
+    /// accesses already known (`snapped`, one per resource, no distance limit, on `roads` with no
+    /// closures): what a cached resource layer answers from.
+    public static func search(from incident: Position, among snapped: SnappedResources, count: Int, roads: StoreRoadGraph,
+                              maximumSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres) throws -> NearestResourcesAnswer {
+        guard count > 0 else { throw ScenarioError(.invalidArgument, "must be ≥ 1, got \(count)", field: "count") }
+        let origin = try roads.access(lonLat: incident, field: "incident", maximumMetres: maximumSnapMetres)
+        let (accesses, offRoad) = StoreRoadGraph.limit(resources: snapped.resources, accesses: snapped.accesses, maximumMetres: maximumSnapMetres)
+        return try search(from: origin, among: snapped.resources, accesses: accesses, offRoad: offRoad, count: count, roads: roads,
+                          avoiding: .none, maximumSnapMetres: maximumSnapMetres)
+    }
+
+    private static func search(from origin: RoadAccess, among resources: [EmergencyResource], accesses: [RoadAccess?],
+                               offRoad: [OffRoadResource], count: Int, roads: StoreRoadGraph, avoiding closures: RoadClosures,
+                               maximumSnapMetres: Double) throws -> NearestResourcesAnswer {
         var targets: [RoadAccess] = []
         var kept: [Int] = []
         for (i, a) in accesses.enumerated() {

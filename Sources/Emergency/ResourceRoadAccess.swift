@@ -26,7 +26,14 @@ extension StoreRoadGraph {
     public func access(resources: [EmergencyResource], avoiding closures: RoadClosures = .none,
                        maximumMetres: Double = defaultMaximumSnapMetres) throws
         -> (accesses: [RoadAccess?], offRoad: [OffRoadResource]) {
-        let all = try access(lonLats: resources.map(\.position), avoiding: closures)
+        try Self.limit(resources: resources, accesses: try access(lonLats: resources.map(\.position), avoiding: closures),
+                       maximumMetres: maximumMetres)
+    }
+
+    /// `accesses` (one per resource, no distance limit, `nil` when no road is open) with those farther
+    /// than `maximumMetres` removed, and the removed ones listed with the reason.
+    static func limit(resources: [EmergencyResource], accesses all: [RoadAccess?], maximumMetres: Double)
+        -> (accesses: [RoadAccess?], offRoad: [OffRoadResource]) {
         var offRoad: [OffRoadResource] = []
         let kept = all.enumerated().map { i, a -> RoadAccess? in
             guard let a else {

@@ -16,6 +16,9 @@ public struct StoreRoadGraph: Sendable {
     public let toStorage: CoordinateTransformer
     /// The last change-feed sequence the graph reflects.
     public let sequence: Int64
+    /// The change-feed sequence its roads and restrictions were last read at: equal for two
+    /// values of one graph, different once it was rebuilt (what road snaps cached with it check).
+    public var builtAt: Int64 = 0
     /// Turn-restriction features that could not be read (bad kind, unknown intersection), with
     /// the reason; restrictions that could not be matched to the roads are in
     /// `graph.unresolvedRestrictions`. `unresolvedRestrictions` lists both.
@@ -55,7 +58,7 @@ public struct StoreRoadGraph: Sendable {
                                                                  intersections: intersectionsLayer, toMetric: toMetric, by: caller)
         return StoreRoadGraph(graph: try RoadGraph(lines: lines, profile: profile, restrictions: restrictions),
                               metricCRS: metricCRS, toMetric: toMetric, toStorage: toMetric.inverse, sequence: sequence,
-                              skippedRestrictions: skipped)
+                              builtAt: sequence, skippedRestrictions: skipped)
     }
 
     /// This graph if the change feed shows no change to `layer`, `restrictionsLayer` or
@@ -67,14 +70,14 @@ public struct StoreRoadGraph: Sendable {
         let (changed, since) = try await store.changes(to: [layer, restrictionsLayer, intersectionsLayer], since: sequence, by: caller)
         guard changed else {
             return since == sequence ? self : StoreRoadGraph(graph: graph, metricCRS: metricCRS, toMetric: toMetric,
-                                                              toStorage: toStorage, sequence: since,
+                                                              toStorage: toStorage, sequence: since, builtAt: builtAt,
                                                               skippedRestrictions: skippedRestrictions)
         }
         let lines = try await Self.roadLines(from: store, layer: layer, toMetric: toMetric, by: caller)
         let (restrictions, skipped) = try await Self.turnRestrictions(from: store, layer: restrictionsLayer,
                                                                       intersections: intersectionsLayer, toMetric: toMetric, by: caller)
         return StoreRoadGraph(graph: try graph.rebuilt(lines: lines, restrictions: restrictions), metricCRS: metricCRS,
-                              toMetric: toMetric, toStorage: toStorage, sequence: since, skippedRestrictions: skipped)
+                              toMetric: toMetric, toStorage: toStorage, sequence: since, builtAt: since, skippedRestrictions: skipped)
     }
 
     /// The turn restrictions of `layer` in force on `date` (`valid_from` not after its day in the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import CityModel
+import Emergency
 import Logging
 import NIOCore
 import ProcessRuntime
@@ -41,6 +42,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds a request waits for a PostgreSQL connection, or for a statement's first answer, before it answers 503 with Retry-After (database down, restarting or saturated).")
     var storeTimeout: Double = PostGISStore.defaultConnectionWait.seconds
+
+    @Option(help: "Resource layers (shelters, hydrants, …) nearest-resources keeps read and snapped in memory, per store, travel profile and caller class; the least recently used is dropped beyond it (1…10000; default 32).")
+    var resourceLayerCache: Int = SnappedResources.defaultMaximumLayers
+
+    @Option(help: "PostGIS: the most database connections this process holds at once (1…256; default 8). Each serve and worker holds its own pool: keep their sum below PostgreSQL's max_connections.")
+    var postgresPoolSize: Int = StoreLocation.defaultPoolSize
 
     @Option(help: "Seconds running requests may take to finish after SIGTERM or SIGINT before they are cancelled and the server exits.")
     var shutdownGrace: Double = GracefulStop.defaultGrace.seconds
@@ -121,6 +128,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard storeTimeout.isFinite, storeTimeout >= 0.1, storeTimeout <= 600 else {
             throw ValidationError("--store-timeout must be 0.1…600 seconds, got \(storeTimeout)")
         }
+        guard (1...256).contains(postgresPoolSize) else {
+            throw ValidationError("--postgres-pool-size must be 1…256 connections, got \(postgresPoolSize)")
+        }
+        guard (1...10_000).contains(resourceLayerCache) else {
+            throw ValidationError("--resource-layer-cache must be 1…10000 layers, got \(resourceLayerCache)")
+        }
         guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
             throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
         }
@@ -128,6 +141,7 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        await EmergencyRoadGraphs.shared.setMaximumResourceLayers(resourceLayerCache)
         let location = try StoreLocation(store)
         let archive = try baseMapArchive()
         let tianditu = try tianditu()
@@ -135,7 +149,7 @@ struct ServeCommand: AsyncParsableCommand {
             print("Base map: \(archive.path), zooms \(archive.header.minZoom)-\(archive.header.maxZoom), layers \(archive.vectorLayers.compactMap { $0["id"]?.stringValue }.joined(separator: ", "))")
         }
         if tianditu != nil { print("Tianditu base layers: on (vector and imagery; the key is not shown)") }
-        let featureStore = try await location.openExisting(connectionWait: .seconds(storeTimeout))
+        let featureStore = try await location.openExisting(connectionWait: .seconds(storeTimeout), poolSize: postgresPoolSize)
         let directory = URL(fileURLWithPath: layers, isDirectory: true)
         if FileManager.default.fileExists(atPath: directory.path) {
             let catalog = try LayerCatalog.load(directory: directory)

@@ -24,14 +24,18 @@ enum StoreLocation {
         return nil
     }
 
+    /// PostGIS connections a process holds when `--postgres-pool-size` is not given: 8.
+    static let defaultPoolSize = 8
+
     /// Opens the store, creating a SpatiaLite file (and its directory) when missing; a
     /// PostgreSQL URL connects to PostGIS (schema `citytwin`).
     /// - Parameter connectionWait: how long a PostGIS operation waits for a connection before it
     ///   fails as `unavailable` (a SpatiaLite file has no connections to wait for).
-    func open(connectionWait: Duration = PostGISStore.defaultConnectionWait) async throws -> any FeatureStore {
+    /// - Parameter poolSize: the most PostGIS connections the store holds.
+    func open(connectionWait: Duration = PostGISStore.defaultConnectionWait, poolSize: Int = defaultPoolSize) async throws -> any FeatureStore {
         switch self {
         case .postgres(let url):
-            return try await PostGISStore.connect(url: url, connectionWait: connectionWait)
+            return try await PostGISStore.connect(url: url, maximumConnections: poolSize, connectionWait: connectionWait)
         case .spatiaLite(let path):
             let dir = URL(fileURLWithPath: path).deletingLastPathComponent()
             do { try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true) } catch {
@@ -44,11 +48,11 @@ enum StoreLocation {
     /// Opens a store that must already exist (for every command but `district build` and
     /// `import`): a missing SpatiaLite file is an error naming how to build one, not a new
     /// empty store (nor a new token secret beside it).
-    func openExisting(connectionWait: Duration = PostGISStore.defaultConnectionWait) async throws -> any FeatureStore {
+    func openExisting(connectionWait: Duration = PostGISStore.defaultConnectionWait, poolSize: Int = defaultPoolSize) async throws -> any FeatureStore {
         if case .spatiaLite(let path) = self, !FileManager.default.fileExists(atPath: path) {
             throw ValidationError("no store at \(path) (build one with `citytwin district build` or give --store)")
         }
-        return try await open(connectionWait: connectionWait)
+        return try await open(connectionWait: connectionWait, poolSize: poolSize)
     }
 
     /// The authority that signs and verifies bearer tokens for this store: its secret comes

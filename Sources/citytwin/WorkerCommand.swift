@@ -1,5 +1,6 @@
 import ArgumentParser
 import CityModel
+import Emergency
 import Foundation
 import Logging
 import ProcessRuntime
@@ -37,6 +38,12 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Seconds a store operation waits for a PostgreSQL connection, or for a statement's first answer, before it counts as an outage (the worker then tries again every --idle); raise it for analyses whose queries take longer.")
     var storeTimeout: Double = PostGISStore.defaultConnectionWait.seconds
 
+    @Option(help: "Resource layers (shelters, hydrants, …) nearest-resources keeps read and snapped in memory, per store, travel profile and caller class; the least recently used is dropped beyond it (1…10000; default 32).")
+    var resourceLayerCache: Int = SnappedResources.defaultMaximumLayers
+
+    @Option(help: "PostGIS: the most database connections this process holds at once (1…256; default 8). Each serve and worker holds its own pool: keep their sum below PostgreSQL's max_connections.")
+    var postgresPoolSize: Int = StoreLocation.defaultPoolSize
+
     @Option(help: "Seconds the running job may take to stop after SIGTERM or SIGINT before the worker exits. A job that stops in time goes back to the queue for the next worker; one that does not (e.g. waiting on a database lock) stays claimed until its lease lapses, then another worker takes it over.")
     var shutdownGrace: Double = GracefulStop.defaultGrace.seconds
 
@@ -46,13 +53,20 @@ struct WorkerCommand: AsyncParsableCommand {
         guard storeTimeout.isFinite, storeTimeout >= 0.1, storeTimeout <= 600 else {
             throw ValidationError("--store-timeout must be 0.1…600 seconds, got \(storeTimeout)")
         }
+        guard (1...256).contains(postgresPoolSize) else {
+            throw ValidationError("--postgres-pool-size must be 1…256 connections, got \(postgresPoolSize)")
+        }
+        guard (1...10_000).contains(resourceLayerCache) else {
+            throw ValidationError("--resource-layer-cache must be 1…10000 layers, got \(resourceLayerCache)")
+        }
         guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
             throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
         }
     }
 
     func run() async throws {
-        let featureStore = try await StoreLocation(store).openExisting(connectionWait: .seconds(storeTimeout))
+        await EmergencyRoadGraphs.shared.setMaximumResourceLayers(resourceLayerCache)
+        let featureStore = try await StoreLocation(store).openExisting(connectionWait: .seconds(storeTimeout), poolSize: postgresPoolSize)
         let workerName = name ?? "worker-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         let location = try StoreLocation(store)
         guard let worker = ProcessWorker(name: workerName, store: featureStore, registry: .forStore(directory: location.directory, rasters: rasterOption.rasters(for: location)),

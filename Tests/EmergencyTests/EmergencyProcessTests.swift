@@ -29,6 +29,12 @@ struct EmergencyProcessTests {
 
     static func makeStore() async throws -> SpatiaLiteStore {
         let store = try TemporaryDirectory.forTestCase("emergency-server").openStore()
+        try await fill(store)
+        return store
+    }
+
+    /// The street grid and the shelters written into `store`.
+    static func fill(_ store: any FeatureStore) async throws {
         let decoder = JSONDecoder()
         try await store.createLayer(try decoder.decode(LayerDefinition.self, from: Data(roadsJSON.utf8)))
         try await store.createLayer(try decoder.decode(LayerDefinition.self, from: Data(sheltersJSON.utf8)))
@@ -50,7 +56,6 @@ struct EmergencyProcessTests {
             Feature(id: .string("SH-\(k + 1)"), geometry: .point(x: x0 + Double(c.0) * step + 0.0001, y: y0 + Double(c.1) * step + 0.0001),
                     properties: ["name": .string("避难场所\(k + 1)"), "class": .string(c.3), "capacity": .integer(Int64(c.2))])
         }, by: .admin, at: nil)
-        return store
     }
 
     static let incident: JSONValue = ["type": "Point", "coordinates": [114.8031, 30.8429]]

@@ -36,6 +36,15 @@ struct ServiceConfigurationTests {
         let five = try Self.file(#"{"serve": {"storeTimeout": 5}}"#)
         let env = try await Self.run(["serve"] + Self.noStore, ["CITYTWIN_CONFIG": five, "CITYTWIN_SERVE_STORE_TIMEOUT": "0"])
         #expect(env.errors.contains("--store-timeout must be 0.1…600 seconds, got 0.0"), "\(env.errors)")
+        // The PostGIS pool size: checked from the file, the environment and the command line alike.
+        let pool = try await Self.run(["serve", "--config", try Self.file(#"{"serve": {"postgresPoolSize": 0}}"#)] + Self.noStore)
+        #expect(pool.status != 0 && pool.errors.contains("--postgres-pool-size must be 1…256 connections, got 0"), "\(pool.errors)")
+        let workerPool = try await Self.run(["worker"] + Self.noStore, ["CITYTWIN_WORKER_POSTGRES_POOL_SIZE": "257"])
+        #expect(workerPool.errors.contains("--postgres-pool-size must be 1…256 connections, got 257"), "\(workerPool.errors)")
+        let cache = try await Self.run(["worker"] + Self.noStore, ["CITYTWIN_WORKER_RESOURCE_LAYER_CACHE": "0"])
+        #expect(cache.errors.contains("--resource-layer-cache must be 1…10000 layers, got 0"), "\(cache.errors)")
+        let poolOK = try await Self.run(["serve", "--postgres-pool-size", "16"] + Self.noStore)
+        #expect(poolOK.status != 0 && !poolOK.errors.contains("--postgres-pool-size") && poolOK.errors.contains("city.sqlite"), "\(poolOK.errors)")
         let worker = try await Self.run(["worker"] + Self.noStore, ["CITYTWIN_WORKER_SHUTDOWN_GRACE": "0"])
         #expect(worker.status != 0 && worker.errors.contains("--shutdown-grace"), "\(worker.errors)")
     }

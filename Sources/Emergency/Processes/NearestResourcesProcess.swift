@@ -96,9 +96,12 @@ public struct NearestResourcesProcess: TypedProcess {
     public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         try await check(r, store: store, caller: caller)
         return try await ProcessInputs.mapped {
-            let (resources, invalid) = try await EmergencyResource.loadChecked(layer: r.layer, from: store, filter: r.filter, by: caller)
+            let attributes = try await EmergencyResource.attributes(of: r.layer, in: store, filter: r.filter, by: caller)
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
-            let answer = try NearestResources.search(from: r.incident, among: resources, count: r.count, roads: roads,
+            let layer = try await EmergencyRoadGraphs.shared.resources(of: r.layer, attributes: attributes, in: store, roads: roads,
+                                                                       profile: r.profile, by: caller)
+            let invalid = layer.invalid
+            let answer = try NearestResources.search(from: r.incident, among: layer.filtered(r.filter), count: r.count, roads: roads,
                                                      maximumSnapMetres: r.maximumSnapMetres)
             var found = answer.reached
             if let m = r.maximumSeconds { found = found.filter { $0.seconds <= m } }
