@@ -19,6 +19,9 @@ public struct RunoffSimulation: Sendable {
     public var wetStep: Double
     public var dryStep: Double
     public var duration: Double
+    /// Groundwater under each subcatchment (by index; nil or missing for none): SWMM's two-zone
+    /// aquifer, fed by the pervious area's infiltration, draining laterally to a node.
+    public var groundwater: [SubcatchmentGroundwater?] = []
 
     public init(subcatchments: [RunoffSubcatchment], gauges: [Hyetograph], evaporation: Double = 0, monthlyEvaporation: [Double] = [],
                 startMonth: Int = 1, evaporateOnlyWhenDry: Bool = false, wetStep: Double = 300, dryStep: Double = 3600, duration: Double) {
@@ -52,6 +55,8 @@ public struct RunoffSimulation: Sendable {
         public var steps: Int
         /// Peak runoff per subcatchment, m³/s.
         public var peakRunoff: [Double]
+        /// What the groundwater did, when any subcatchment has some.
+        public var groundwater: GroundwaterResult? = nil
     }
 
     struct State {
@@ -85,6 +90,8 @@ public struct RunoffSimulation: Sendable {
         var result = Result(times: series ? [0] : [], outflow: series ? Array(repeating: [0], count: subcatchments.count) : [],
                             continuity: RunoffContinuity(), rainfallDepth: zeros, runonDepth: zeros, evaporationDepth: zeros,
                             infiltrationDepth: zeros, runoffDepth: zeros, steps: 0, peakRunoff: zeros)
+        var aquifers = initialGroundwater()
+        result.groundwater = Self.groundwaterResult(aquifers, subcatchments: subcatchments, series: series)
         var t = 0.0
         var hasRunoff = false
         while t < duration - 1e-6 {
@@ -117,19 +124,22 @@ public struct RunoffSimulation: Sendable {
             if !monthlyEvaporation.isEmpty { month = (startMonth - 1 + Int(t / (30.4375 * 86_400))) % 12 + 1 }
             for (j, s) in subcatchments.enumerated() {
                 let precip = s.gauge.map { rain[$0] } ?? 0
-                var evap = monthlyEvaporation.count == 12 ? monthlyEvaporation[month - 1] : evaporation
+                let potentialEvap = monthlyEvaporation.count == 12 ? monthlyEvaporation[month - 1] : evaporation
+                var evap = potentialEvap
                 if evaporateOnlyWhenDry && precip > 0 { evap = 0 }
                 var st = states[j]
                 var infilState = st.infil
                 var vEvap = 0.0, vInfil = 0.0, vOut = 0.0
                 let routedImperv = s.routing == .pervious ? 1 - s.routedFraction : 1
                 let routedPerv = s.routing == .impervious && s.imperviousFraction > 0 ? 1 - s.routedFraction : 1
+                // Infiltration cannot exceed the room left in an aquifer's upper zone.
+                let infilCap = aquifers[j].map { $0.maxInfiltrationVolume / dt } ?? .infinity
                 func subarea(_ r: inout NonlinearReservoir, _ inflow: Double, _ frac: Double, pervious: Bool, outletShare: Double) -> Double {
                     let a = frac * s.area
                     guard a > 0 else { return 0 }
                     var moisture = r.depth / dt
                     let surfEvap = min(moisture, evap)
-                    let infil = pervious ? infilState.rate(step: dt, supply: precip + inflow, depth: r.depth) : 0
+                    let infil = pervious ? min(infilState.rate(step: dt, supply: precip + inflow, depth: r.depth), infilCap) : 0
                     let total = inflow + precip
                     moisture += total
                     vEvap += surfEvap * a * dt
@@ -150,6 +160,11 @@ public struct RunoffSimulation: Sendable {
                 st.r1 = subarea(&r1, st.inflow.1, st.fArea.1, pervious: false, outletShare: routedImperv)
                 st.rp = subarea(&rp, st.inflow.2, st.fArea.2, pervious: true, outletShare: routedPerv)
                 st.imperv0 = r0; st.imperv1 = r1; st.perv = rp
+                if var g = aquifers[j] {
+                    Self.advanceGroundwater(&g, into: &result.groundwater!, subcatchment: j, s, infiltration: vInfil,
+                                            surfaceEvaporation: vEvap, evaporationRate: potentialEvap, dt: dt)
+                    aquifers[j] = g
+                }
                 st.infil = infilState
                 st.oldRunoff = st.newRunoff
                 st.newRunoff = vOut / dt
@@ -172,6 +187,7 @@ public struct RunoffSimulation: Sendable {
             if series {
                 result.times.append(t)
                 for j in states.indices { result.outflow[j].append(states[j].newRunoff) }
+                for (j, g) in aquifers.enumerated() { if let g { result.groundwater!.flow[j].append(g.newFlow * subcatchments[j].area) } }
             }
             progress?(t)
         }
@@ -180,6 +196,9 @@ public struct RunoffSimulation: Sendable {
         for (j, s) in subcatchments.enumerated() {
             let st = states[j]
             result.continuity.finalStorage += (st.imperv0.depth * st.fArea.0 + st.imperv1.depth * st.fArea.1 + st.perv.depth * st.fArea.2) * s.area
+        }
+        if result.groundwater != nil {
+            Self.finishGroundwater(aquifers, into: &result.groundwater!, subcatchments: subcatchments, duration: t)
         }
         return result
     }

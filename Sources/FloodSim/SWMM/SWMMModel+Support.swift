@@ -13,10 +13,12 @@ import SWMMFormat
 extension SWMMModel {
     /// Throws the first input item a drainage run would otherwise skip (see the type's note).
     /// `DrainageRun.run` calls it before anything else.
+    /// - Parameter interfaceFiles: whether the caller may read and write the files `[FILES]`
+    ///   names (the command line only); without, `[FILES]` is refused.
     /// - Throws: `SWMMInputError` with the section, the item's name in `reason`, and why.
-    public func checkSimulated() throws {
+    public func checkSimulated(interfaceFiles: Bool = false) throws {
         try checkOptions()
-        try checkRawSections()
+        try checkRawSections(interfaceFiles: interfaceFiles)
         try checkHydrologyItems()
         try checkHydraulicItems()
     }
@@ -92,7 +94,7 @@ extension SWMMModel {
     }
 
     /// The raw sections' items that would change a run, each refused with the first line's item.
-    func checkRawSections() throws {
+    func checkRawSections(interfaceFiles: Bool) throws {
         for s in rawSections {
             guard let first = s.lines.first, let item = first.first else { continue }
             func refuse(_ field: String, _ why: String) -> SWMMInputError {
@@ -105,10 +107,10 @@ extension SWMMModel {
                 throw refuse("Parameter", "monthly adjustments (\(item)) are not simulated")
             case "LID_USAGE":
                 throw refuse("LID", "subcatchment \(item) uses LID control \(first.count > 1 ? first[1] : "?"): LID controls are not simulated yet")
-            case "GROUNDWATER" where !isSwitchedOff("IGNORE_GROUNDWATER"):
-                throw refuse("Subcatchment", "subcatchment \(item) has groundwater (aquifer \(first.count > 1 ? first[1] : "?")): groundwater is not simulated; set IGNORE_GROUNDWATER YES to route without it")
-            case "GWF" where !isSwitchedOff("IGNORE_GROUNDWATER"):
-                throw refuse("Subcatchment", "subcatchment \(item) has a groundwater flow equation: groundwater is not simulated")
+            case "GROUNDWATER", "GWF":
+                // Simulated (SWMMModel+Groundwater); what SWMM rejects or this engine does not
+                // simulate yet is refused there, naming the item.
+                _ = try groundwaterSetup()
             case "RDII" where !isSwitchedOff("IGNORE_RDII"):
                 throw refuse("Node", "node \(item) receives RDII (unit hydrograph \(first.count > 1 ? first[1] : "?")): RDII is not simulated; set IGNORE_RDII YES to route without it")
             case "INLET_USAGE":
@@ -117,11 +119,12 @@ extension SWMMModel {
                 try checkControls()
             case "POLLUTANTS" where !isSwitchedOff("IGNORE_QUALITY"):
                 throw refuse("Name", "pollutant \(item): water quality is not simulated; set IGNORE_QUALITY YES to route flow only")
+            case "FILES" where interfaceFiles:
+                _ = try hotStartFiles()
             case "FILES":
                 let verb = item.uppercased(), kind = first.count > 1 ? first[1].uppercased() : "?"
-                throw refuse("Action", verb == "SAVE"
-                    ? "SAVE \(kind): interface files are not written by this engine"
-                    : "\(verb) \(kind): interface files (hot start, rainfall, runoff, RDII, inflows) are not read by this engine")
+                throw refuse("Action", "\(verb) \(kind): files a model names are read and written only for a .inp given to "
+                             + "`citytwin simulate drainage`, never for a model that reaches the engine another way (over HTTP, from layers)")
             case "EVENTS":
                 throw refuse("Start", "event period starting \(item): restricting routing to event periods is not simulated")
             default:
