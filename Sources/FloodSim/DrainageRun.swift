@@ -26,22 +26,32 @@ public enum DrainageRun {
         public var controlActions: [ControlActionRecord] = []
         /// Each LID usage's water balance (SWMM's LID Performance Summary).
         public var lidPerformance: [LIDPerformance] = []
+        /// What the aquifers under the subcatchments did (SWMM's groundwater summary and
+        /// continuity), when the model has groundwater.
+        public var groundwater: GroundwaterResult? = nil
+        /// Subcatchment names in the runoff's order (the order of `groundwater.summaries`).
+        public var subcatchmentNames: [String] = []
     }
 
     /// Runs `model`.
     /// - Parameters:
     ///   - baseDirectory: where FILE references of the model are read.
+    ///   - interfaceFiles: leave to read and write the hot-start files `[FILES]` names (only the
+    ///     command line gives it, for a `.inp` its administrator passed); without it a model with
+    ///     `[FILES]` is refused, so no other caller can make the engine touch a file it names.
     ///   - progress: called during both stages, `runoff` then `routing`, each counting simulated
     ///     seconds of its own duration (so the share starts again at the routing).
     /// - Throws: `SWMMInputError` for model data the run cannot use or would not simulate
     ///   (`SWMMModel.checkSimulated()`), `HydraulicsError` from the engine.
-    public static func run(_ model: SWMMModel, baseDirectory: URL? = nil,
+    public static func run(_ model: SWMMModel, baseDirectory: URL? = nil, interfaceFiles: SWMMInterfaceFiles? = nil,
                            progress: ((WorkProgress) -> Void)? = nil) throws -> Result {
-        try model.checkSimulated()
+        try model.checkSimulated(interfaceFiles: interfaceFiles != nil)
+        let hotStart = try interfaceFiles != nil ? model.hotStartFiles() : (use: nil, save: nil)
         var network = try model.hydraulicNetwork(baseDirectory: baseDirectory)
         var runoffContinuity = RunoffContinuity()
         var runoffVolume = 0.0
         var lidPerformance: [LIDPerformance] = []
+        var groundwater: GroundwaterResult?
         if !model.subcatchments.isEmpty {
             let sim = try model.runoffSimulation(baseDirectory: baseDirectory)
             let duration = sim.duration
@@ -53,15 +63,27 @@ public enum DrainageRun {
                 guard let k = network.nodeIndex(node) else { continue }
                 network.inflows.append(NodeInflow(node: k, series: series, scale: 1))
             }
+            for (node, series) in sim.groundwaterInflows(r) {
+                guard let k = network.nodeIndex(node) else { continue }
+                network.inflows.append(NodeInflow(node: k, series: series, scale: 1))
+            }
+            groundwater = r.groundwater
         }
         let engine = try DrainageRouting(network: network)
+        if let files = interfaceFiles, let use = hotStart.use {
+            try engine.applyHotStart(model.readHotStart(use, files: files, network: network))
+        }
         engine.controls = try model.controlRules(network: network, baseDirectory: baseDirectory)
         let routed = engine.run { p in progress?(p) }
+        if let files = interfaceFiles, let save = hotStart.save {
+            try model.saveHotStart(save, engine.hotStartState, files: files, network: network)
+        }
         return Result(runoff: runoffContinuity, routing: routed.continuity, nodeNames: network.nodes.map(\.id), nodes: routed.nodes,
                       linkNames: network.links.map(\.id), links: routed.links, runoffToNodes: runoffVolume,
                       routingSteps: routed.steps, averageIterations: routed.averageIterations,
                       nonConvergingPercent: routed.nonConvergingPercent, controlActions: engine.controlActions,
-                      lidPerformance: lidPerformance)
+                      lidPerformance: lidPerformance,
+                      groundwater: groundwater, subcatchmentNames: model.subcatchments.map(\.name))
     }
 }
 
@@ -100,6 +122,7 @@ extension DrainageRun.Result {
                  "final_storage_mm": p.finalStorage * 1000, "continuity_error_pct": p.continuityErrorPercent]
             }
         }
+        if let groundwater { result["groundwater"] = groundwater.summaryJSON(subcatchments: subcatchmentNames) }
         return result
     }
 }

@@ -28,10 +28,21 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
 
     func run() async throws {
         let url = URL(fileURLWithPath: model)
-        let swmm: SWMMModel
-        do { swmm = try SWMMModel(contentsOf: url) } catch let e as SWMMInputError {
+        let swmm: SWMMModel, lines: SWMMSourceLines
+        do {
+            let data: Data
+            do { data = try Data(contentsOf: url) } catch {
+                throw SWMMInputError(line: nil, section: nil, field: nil, reason: "cannot read \(url.path): \(error.localizedDescription)")
+            }
+            // Read as SWMMModel(contentsOf:) reads, keeping where each object was defined.
+            let text = String(data: data, encoding: .utf8) ?? String(decoding: data, as: UTF8.self)
+            let parsed = try SWMMModel.parsing(text, baseDirectory: url.deletingLastPathComponent())
+            swmm = parsed.model; lines = parsed.lines
+        } catch let e as SWMMInputError {
             throw CommandFailure(presenting: e, in: url.lastPathComponent)
         }
+        // The administrator gave this file: its [FILES] (hot start) are read and written beside it.
+        let files = SWMMInterfaceFiles(directory: url.deletingLastPathComponent(), lines: lines)
         let bar = ProgressBar("simulating \(url.lastPathComponent)")
         var result: DrainageRun.Result
         var runs = 0
@@ -39,7 +50,7 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
             var best = Double.infinity
             repeat {
                 let start = ContinuousClock.now
-                result = try DrainageRun.run(swmm, baseDirectory: url.deletingLastPathComponent()) { bar.update($0) }
+                result = try DrainageRun.run(swmm, baseDirectory: url.deletingLastPathComponent(), interfaceFiles: files) { bar.update($0) }
                 let elapsed = ContinuousClock.now - start
                 best = min(best, Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18)
                 runs += 1

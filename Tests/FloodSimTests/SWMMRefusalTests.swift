@@ -41,6 +41,9 @@ struct SWMMRefusalTests {
         S1 0.01 0.1 0.05 0.05 25 OUTLET
         """
 
+    /// An aquifer SWMM accepts (bottom 0, water table 8 m, below junction J1's invert of 10 m).
+    static let aquifer = "[AQUIFERS]\nAQ1 0.5 0.15 0.3 5 10 15 0.35 1 0.002 0 8 0.3\n"
+
     struct Case: CustomTestStringConvertible, Sendable {
         var name: String
         var options = ""
@@ -70,8 +73,28 @@ struct SWMMRefusalTests {
              section: "LID_CONTROLS", words: ["B1", "DC1", "not simulated"]),
         Case(name: "LID units larger than their subcatchment", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
              + "[LID_CONTROLS]\nB1 RB\nB1 STORAGE 1000 0.75 0 0\n[LID_USAGE]\nS1 B1 3 5000 0 0 0 0", section: "LID_USAGE", words: ["S1", "ERROR 187"]),
-        Case(name: "groundwater", extra: "[GROUNDWATER]\nS1 AQ1 J1 6 0 0 0 0 0 0 0 0", section: "GROUNDWATER", words: ["S1", "AQ1", "IGNORE_GROUNDWATER"]),
-        Case(name: "a groundwater flow equation", extra: "[GWF]\nS1 LATERAL 0.001*Hgw", section: "GWF", words: ["S1", "groundwater"]),
+        Case(name: "groundwater on an aquifer not defined", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[GROUNDWATER]\nS1 AQ1 J1 12 0.01 1 0 0 0 0 *", section: "GROUNDWATER", words: ["S1", "AQ1", "ERROR 209"]),
+        Case(name: "groundwater with a surface-water term", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n" + aquifer
+             + "[GROUNDWATER]\nS1 AQ1 J1 12 0.01 1 0.005 1 0 0 *", section: "GROUNDWATER", words: ["S1", "A2", "not simulated"]),
+        Case(name: "groundwater with the interaction term and the node's level", extra: subcatchment
+             + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n" + aquifer + "[GROUNDWATER]\nS1 AQ1 J1 12 0.01 1 0 0 0.001 0 *",
+             section: "GROUNDWATER", words: ["S1", "A3", "fixed surface-water depth"]),
+        Case(name: "groundwater with too few items", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n" + aquifer
+             + "[GROUNDWATER]\nS1 AQ1 J1 12 0.01 1 0 0 0 0", section: "GROUNDWATER", words: ["S1", "ERROR 203"]),
+        Case(name: "ground below the water table", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n" + aquifer
+             + "[GROUNDWATER]\nS1 AQ1 J1 7 0.01 1 0 0 0 0 *", section: "GROUNDWATER", words: ["S1", "ERROR 110"]),
+        Case(name: "an aquifer SWMM rejects", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[AQUIFERS]\nAQ1 0.3 0.15 0.35 5 10 15 0.35 1 0.002 0 8 0.3\n[GROUNDWATER]\nS1 AQ1 J1 12 0.01 1 0 0 0 0 *",
+             section: "AQUIFERS", words: ["AQ1", "ERROR 109"]),
+        Case(name: "an aquifer with an evaporation pattern", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[AQUIFERS]\nAQ1 0.5 0.15 0.3 5 10 15 0.35 1 0.002 0 8 0.3 UP1\n[GROUNDWATER]\nS1 AQ1 J1 12 0.01 1 0 0 0 0 *",
+             section: "AQUIFERS", words: ["AQ1", "UP1", "not simulated"]),
+        Case(name: "a groundwater flow equation", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[GWF]\nS1 LATERAL 0.001*Hgw", section: "GWF", words: ["S1", "LATERAL", "not simulated"]),
+        Case(name: "LID controls over an aquifer", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n" + aquifer
+             + "[GROUNDWATER]\nS1 AQ1 J1 12 0.01 1 0 0 0 0 *\n[LID_CONTROLS]\nB1 RB\nB1 STORAGE 1000 0.75 0 0\n[LID_USAGE]\nS1 B1 1 50 0 0 0 0",
+             section: "LID_USAGE", words: ["S1", "aquifer", "IGNORE_GROUNDWATER"]),
         Case(name: "RDII", extra: "[RDII]\nJ1 UH1 10", section: "RDII", words: ["J1", "UH1", "IGNORE_RDII"]),
         Case(name: "a street inlet", extra: "[INLET_USAGE]\nC1 IN1 J1", section: "INLET_USAGE", words: ["C1", "inlets"]),
         Case(name: "a control rule SWMM rejects", extra: "[CONTROLS]\nRULE R1\nIF NODE J1 DEPTH > 1\nTHEN CONDUIT C1 STATUS = ON",
@@ -80,8 +103,8 @@ struct SWMMRefusalTests {
              + "[CONTROLS]\nRULE R1\nIF GAGE RG1 6 > 1\nTHEN CONDUIT C1 STATUS = CLOSED",
              section: "CONTROLS", words: ["R1", "past rainfall", "not simulated"]),
         Case(name: "a pollutant", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0 0", section: "POLLUTANTS", words: ["TSS", "IGNORE_QUALITY"]),
-        Case(name: "a hot start file to save", extra: "[FILES]\nSAVE HOTSTART \"x.hsf\"", section: "FILES", words: ["SAVE HOTSTART", "not written"]),
-        Case(name: "a hot start file to use", extra: "[FILES]\nUSE HOTSTART \"x.hsf\"", section: "FILES", words: ["USE HOTSTART", "not read"]),
+        Case(name: "a hot start file to save", extra: "[FILES]\nSAVE HOTSTART \"x.hsf\"", section: "FILES", words: ["SAVE HOTSTART", "only for a .inp given"]),
+        Case(name: "a hot start file to use", extra: "[FILES]\nUSE HOTSTART \"x.hsf\"", section: "FILES", words: ["USE HOTSTART", "never for a model that reaches the engine another way"]),
         Case(name: "event periods", extra: "[EVENTS]\n01/01/2020 00:00 01/01/2020 00:30", section: "EVENTS", words: ["01/01/2020", "event periods"]),
         Case(name: "evaporation from a time series", extra: "[EVAPORATION]\nTIMESERIES E1", section: "EVAPORATION", words: ["TIMESERIES"]),
         Case(name: "an evaporation recovery pattern", extra: "[EVAPORATION]\nCONSTANT 0.1\nRECOVERY P1", section: "EVAPORATION", words: ["P1", "recovery"]),

@@ -46,6 +46,27 @@ public final class DrainageRouting {
         }
     }
 
+    /// Starts from a saved state (SWMM's USE HOTSTART: node depths and lateral inflows, link
+    /// flows, depths and settings) instead of the initial depths and flows; before the first step.
+    /// - Throws: `HydraulicsError` after the first step or when the state does not fit the network.
+    public func applyHotStart(_ h: RoutingHotStart) throws {
+        guard stepCount == 0, time == 0 else { throw HydraulicsError(.invalidValue, "a hot start applies only before the first routing step") }
+        guard h.nodeDepths.count == state.nodeCount, h.lateralInflows.count == state.nodeCount, h.linkFlows.count == state.linkCount,
+              h.linkDepths.count == state.linkCount, h.linkSettings.count == state.linkCount else {
+            throw HydraulicsError(.invalidValue, "a hot start of \(h.nodeDepths.count) nodes and \(h.linkFlows.count) links does not fit a network of \(state.nodeCount) and \(state.linkCount)")
+        }
+        let values = h.nodeDepths + h.lateralInflows + h.linkFlows + h.linkDepths + h.linkSettings
+        guard values.allSatisfy(\.isFinite), h.nodeDepths.allSatisfy({ $0 >= 0 }), h.linkDepths.allSatisfy({ $0 >= 0 }) else {
+            throw HydraulicsError(.invalidValue, "a hot start's depths must be finite and ≥ 0, its flows and settings finite")
+        }
+        state.applyHotStart(h)
+        totals.initialStorage = storedVolume(initial: true)
+        for i in 0..<state.nodeCount {
+            nodeStats[i].maxDepth = state.newDepth[i]
+            nodeStats[i].maxHead = state.newDepth[i] + state.invert[i]
+        }
+    }
+
     /// Control rules to apply from the next step on (nil: none). Setting them restarts their
     /// clocks (rule step, link switch times, PID errors).
     public var controls: ControlRules? {

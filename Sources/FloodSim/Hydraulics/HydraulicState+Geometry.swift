@@ -49,8 +49,15 @@ extension HydraulicState {
                 linkNewDepth[j] = max(0.5 * (y1 + y2), SWMMConstant.fudge)
             }
         }
+        settleInitialState()
+    }
+
+    /// Node volumes, node inflow and outflow, and conduit areas and volumes from the initial
+    /// depths and flows (SWMM's initNodes/initLinks; also after a hot start replaced them).
+    mutating func settleInitialState() {
         for i in 0..<nodeCount {
-            inflow[i] = 0; outflow[i] = 0
+            // A node starts receiving its lateral inflow (none unless a hot start gave one).
+            inflow[i] = newLatFlow[i]; outflow[i] = 0
             if options.allowPonding && pondedArea[i] > 0 && newDepth[i] > fullDepth[i] {
                 newVolume[i] = fullVolume[i] + (newDepth[i] - fullDepth[i]) * pondedArea[i]
             } else {

@@ -22,6 +22,9 @@ public struct RunoffSimulation: Sendable {
     public var duration: Double
     /// Dry time before the run (SWMM's `DRY_DAYS`), s: how long rain barrels have been draining.
     public var initialDryTime: Double
+    /// Groundwater under each subcatchment (by index; nil or missing for none): SWMM's two-zone
+    /// aquifer, fed by the pervious area's infiltration, draining laterally to a node.
+    public var groundwater: [SubcatchmentGroundwater?] = []
 
     public init(subcatchments: [RunoffSubcatchment], gauges: [Hyetograph], evaporation: Double = 0, monthlyEvaporation: [Double] = [],
                 startMonth: Int = 1, evaporateOnlyWhenDry: Bool = false, wetStep: Double = 300, dryStep: Double = 3600, duration: Double,
@@ -62,6 +65,8 @@ public struct RunoffSimulation: Sendable {
         public var lidPerformance: [LIDPerformance] = []
         /// LID underdrain flow into each node at each time, m³/s (a `.series` run).
         public var lidDrains: [String: [Double]] = [:]
+        /// What the groundwater did, when any subcatchment has some.
+        public var groundwater: GroundwaterResult? = nil
     }
 
     struct State {
@@ -100,6 +105,8 @@ public struct RunoffSimulation: Sendable {
         var result = Result(times: series ? [0] : [], outflow: series ? Array(repeating: [0], count: subcatchments.count) : [],
                             continuity: RunoffContinuity(), rainfallDepth: zeros, runonDepth: zeros, evaporationDepth: zeros,
                             infiltrationDepth: zeros, runoffDepth: zeros, steps: 0, peakRunoff: zeros)
+        var aquifers = initialGroundwater()
+        result.groundwater = Self.groundwaterResult(aquifers, subcatchments: subcatchments, series: series)
         var t = 0.0
         var hasRunoff = false
         var hasWetLids = startLIDs(states, &result)
@@ -136,7 +143,8 @@ public struct RunoffSimulation: Sendable {
             if !monthlyEvaporation.isEmpty { month = (startMonth - 1 + Int(t / (30.4375 * 86_400))) % 12 + 1 }
             for (j, s) in subcatchments.enumerated() {
                 let precip = s.gauge.map { rain[$0] } ?? 0
-                var evap = monthlyEvaporation.count == 12 ? monthlyEvaporation[month - 1] : evaporation
+                let potentialEvap = monthlyEvaporation.count == 12 ? monthlyEvaporation[month - 1] : evaporation
+                var evap = potentialEvap
                 if evaporateOnlyWhenDry && precip > 0 { evap = 0 }
                 var st = states[j]
                 var infilState = st.infil
@@ -144,12 +152,14 @@ public struct RunoffSimulation: Sendable {
                 let routedImperv = s.routing == .pervious ? 1 - s.routedFraction : 1
                 let routedPerv = s.routing == .impervious && s.imperviousFraction > 0 ? 1 - s.routedFraction : 1
                 let nonLid = st.nonLidArea
+                // Infiltration cannot exceed the room left in an aquifer's upper zone.
+                let infilCap = aquifers[j].map { $0.maxInfiltrationVolume / dt } ?? .infinity
                 func subarea(_ r: inout NonlinearReservoir, _ inflow: Double, _ frac: Double, pervious: Bool, outletShare: Double) -> Double {
                     let a = frac * nonLid
                     guard a > 0 else { return 0 }
                     var moisture = r.depth / dt
                     let surfEvap = min(moisture, evap)
-                    let infil = pervious ? infilState.rate(step: dt, supply: precip + inflow, depth: r.depth) : 0
+                    let infil = pervious ? min(infilState.rate(step: dt, supply: precip + inflow, depth: r.depth), infilCap) : 0
                     let total = inflow + precip
                     moisture += total
                     vEvap += surfEvap * a * dt
@@ -179,6 +189,11 @@ public struct RunoffSimulation: Sendable {
                     vDrain = lid.drained
                     if lid.wet { hasWetLids = true }
                 }
+                if var g = aquifers[j] {
+                    Self.advanceGroundwater(&g, into: &result.groundwater!, subcatchment: j, s, infiltration: vInfil,
+                                            surfaceEvaporation: vEvap, evaporationRate: potentialEvap, dt: dt)
+                    aquifers[j] = g
+                }
                 st.infil = infilState
                 st.oldRunoff = st.newRunoff
                 st.newRunoff = vOut / dt
@@ -202,6 +217,7 @@ public struct RunoffSimulation: Sendable {
                 result.times.append(t)
                 for j in states.indices { result.outflow[j].append(states[j].newRunoff) }
                 recordLIDDrains(states, &result)
+                for (j, g) in aquifers.enumerated() { if let g { result.groundwater!.flow[j].append(g.newFlow * subcatchments[j].area) } }
             }
             progress?(t)
         }
@@ -213,6 +229,9 @@ public struct RunoffSimulation: Sendable {
                 result.continuity.finalStorage += g.storedVolume
                 result.lidPerformance += g.units.map(\.balance)
             }
+        }
+        if result.groundwater != nil {
+            Self.finishGroundwater(aquifers, into: &result.groundwater!, subcatchments: subcatchments, duration: t)
         }
         return result
     }

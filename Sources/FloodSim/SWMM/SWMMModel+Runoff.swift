@@ -80,9 +80,11 @@ extension SWMMModel {
             }
         }
         let month = Int(option("START_DATE")?.split(separator: "/").first ?? "1") ?? 1
-        return RunoffSimulation(subcatchments: list, gauges: gauges, evaporation: evap, monthlyEvaporation: monthly, startMonth: month,
-                                evaporateOnlyWhenDry: evaporation?.dryOnly ?? false, wetStep: stepSeconds("WET_STEP", default: 300),
-                                dryStep: stepSeconds("DRY_STEP", default: 3600), duration: durationSeconds,
-                                initialDryTime: (Double(option("DRY_DAYS") ?? "") ?? 0) * 86_400)
+        var sim = RunoffSimulation(subcatchments: list, gauges: gauges, evaporation: evap, monthlyEvaporation: monthly, startMonth: month,
+                                   evaporateOnlyWhenDry: evaporation?.dryOnly ?? false, wetStep: stepSeconds("WET_STEP", default: 300),
+                                   dryStep: stepSeconds("DRY_STEP", default: 3600), duration: durationSeconds,
+                                   initialDryTime: (Double(option("DRY_DAYS") ?? "") ?? 0) * 86_400)
+        sim.groundwater = try groundwaterSetup()
+        return sim
     }
 }

@@ -13,10 +13,12 @@ import SWMMFormat
 extension SWMMModel {
     /// Throws the first input item a drainage run would otherwise skip (see the type's note).
     /// `DrainageRun.run` calls it before anything else.
+    /// - Parameter interfaceFiles: whether the caller may read and write the files `[FILES]`
+    ///   names (the command line only); without, `[FILES]` is refused.
     /// - Throws: `SWMMInputError` with the section, the item's name in `reason`, and why.
-    public func checkSimulated() throws {
+    public func checkSimulated(interfaceFiles: Bool = false) throws {
         try checkOptions()
-        try checkRawSections()
+        try checkRawSections(interfaceFiles: interfaceFiles)
         try checkHydrologyItems()
         try checkHydraulicItems()
     }
@@ -92,7 +94,7 @@ extension SWMMModel {
     }
 
     /// The raw sections' items that would change a run, each refused with the first line's item.
-    func checkRawSections() throws {
+    func checkRawSections(interfaceFiles: Bool) throws {
         for s in rawSections {
             guard let first = s.lines.first, let item = first.first else { continue }
             func refuse(_ field: String, _ why: String) -> SWMMInputError {
@@ -108,10 +110,20 @@ extension SWMMModel {
                 // before the run, naming the control or subcatchment.
                 _ = try lidUsages()
                 _ = try lidControls()
-            case "GROUNDWATER" where !isSwitchedOff("IGNORE_GROUNDWATER"):
-                throw refuse("Subcatchment", "subcatchment \(item) has groundwater (aquifer \(first.count > 1 ? first[1] : "?")): groundwater is not simulated; set IGNORE_GROUNDWATER YES to route without it")
-            case "GWF" where !isSwitchedOff("IGNORE_GROUNDWATER"):
-                throw refuse("Subcatchment", "subcatchment \(item) has a groundwater flow equation: groundwater is not simulated")
+                // SWMM passes an LID's infiltration into the aquifer below and limits it by the
+                // aquifer's room; the LID units here infiltrate without that limit, so the two
+                // together are refused rather than answered differently.
+                if s.name == "LID_USAGE", !isSwitchedOff("IGNORE_GROUNDWATER"),
+                   let aquifers = rawSections.first(where: { $0.name == "GROUNDWATER" }) {
+                    let withAquifer = Set(aquifers.lines.compactMap { $0.first })
+                    if let line = s.lines.first(where: { $0.first.map(withAquifer.contains) ?? false }), let sub = line.first {
+                        throw refuse("Subcatchment", "subcatchment \(sub) has LID controls over an aquifer: LID infiltration into groundwater is not simulated yet; set IGNORE_GROUNDWATER YES to run without the aquifer")
+                    }
+                }
+            case "GROUNDWATER", "GWF":
+                // Simulated (SWMMModel+Groundwater); what SWMM rejects or this engine does not
+                // simulate yet is refused there, naming the item.
+                _ = try groundwaterSetup()
             case "RDII" where !isSwitchedOff("IGNORE_RDII"):
                 throw refuse("Node", "node \(item) receives RDII (unit hydrograph \(first.count > 1 ? first[1] : "?")): RDII is not simulated; set IGNORE_RDII YES to route without it")
             case "INLET_USAGE":
@@ -120,11 +132,12 @@ extension SWMMModel {
                 try checkControls()
             case "POLLUTANTS" where !isSwitchedOff("IGNORE_QUALITY"):
                 throw refuse("Name", "pollutant \(item): water quality is not simulated; set IGNORE_QUALITY YES to route flow only")
+            case "FILES" where interfaceFiles:
+                _ = try hotStartFiles()
             case "FILES":
                 let verb = item.uppercased(), kind = first.count > 1 ? first[1].uppercased() : "?"
-                throw refuse("Action", verb == "SAVE"
-                    ? "SAVE \(kind): interface files are not written by this engine"
-                    : "\(verb) \(kind): interface files (hot start, rainfall, runoff, RDII, inflows) are not read by this engine")
+                throw refuse("Action", "\(verb) \(kind): files a model names are read and written only for a .inp given to "
+                             + "`citytwin simulate drainage`, never for a model that reaches the engine another way (over HTTP, from layers)")
             case "EVENTS":
                 throw refuse("Start", "event period starting \(item): restricting routing to event periods is not simulated")
             default:
