@@ -200,7 +200,8 @@ let package = Package(
         .target(name: "Sponge", dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "ProcessRuntime",
                                                "Flood"],  // the district's drainage model as the flood runs build it (DistrictSponge)
                 swiftSettings: strict),
-        .testTarget(name: "SpongeTests", dependencies: ["Sponge", "GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "TestSupport"],
+        .testTarget(name: "SpongeTests", dependencies: ["Sponge", "GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "TestSupport",
+                                                        "CityModel", "Flood", "ProcessRuntime", "Scenarios"],  // the district's processes
                     resources: [.copy("Fixtures")], swiftSettings: strict),
 
         // What-if scenarios: the scenario catalog, their runs (flood, signal, parking) and their
