@@ -41,7 +41,7 @@ public enum RainfallRecordInput: Sendable {
             schema: Self.daysSchema))
         let stream = try r.integer("datastream", title: "Rain gauge Datastream",
                                    description: "A rain gauge's SensorThings Datastream @iot.id (unitOfMeasurement mm or mm/h) whose readings between from and to are summed into the city's days. Give this or dailyRainfall.",
-                                   in: 1...Int.max)
+                                   in: 1...9_007_199_254_740_991)  // ids up to 2⁵³ − 1, exact in JSON
         let from = try r.optionalString("from", title: "From", description: "With datastream: the window's start, RFC 3339 date-time.",
                                         schema: ["type": "string", "format": "date-time"])
         let to = try r.optionalString("to", title: "To", description: "With datastream: the window's end (exclusive), RFC 3339 date-time.",
