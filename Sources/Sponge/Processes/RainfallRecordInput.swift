@@ -38,7 +38,7 @@ public enum RainfallRecordInput: Sendable {
         let inline = r.value("dailyRainfall", ProcessParameter(
             title: "Daily rainfall",
             description: "The record inline: an array of days ({\"date\": \"YYYY-MM-DD\", \"precipitation\": mm, \"snow\": false}) in time order, or CSV text with a header naming date, precipitation and optionally snow (sub-daily readings are summed into the city's days). Give this or datastream.",
-            schema: Self.daysSchema))
+            schema: Self.daysSchema, minOccurs: 0))  // optional: a Datastream may give the record instead
         let stream = try r.integer("datastream", title: "Rain gauge Datastream",
                                    description: "A rain gauge's SensorThings Datastream @iot.id (unitOfMeasurement mm or mm/h) whose readings between from and to are summed into the city's days. Give this or dailyRainfall.",
                                    in: 1...9_007_199_254_740_991)  // ids up to 2⁵³ − 1, exact in JSON
