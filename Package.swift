@@ -197,9 +197,11 @@ let package = Package(
         // The sponge city (海绵城市) by GB/T 51345-2018: rainfall records (CSV, SensorThings), the
         // design rainfall for an annual runoff volume capture rate, and the capture rate of a SWMM
         // model's subcatchments, drainage zones and whole from a continuous runoff simulation.
-        .target(name: "Sponge", dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "ProcessRuntime"],
+        .target(name: "Sponge", dependencies: ["GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "ProcessRuntime",
+                                               "Flood"],  // the district's drainage model as the flood runs build it (DistrictSponge)
                 swiftSettings: strict),
-        .testTarget(name: "SpongeTests", dependencies: ["Sponge", "GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "TestSupport"],
+        .testTarget(name: "SpongeTests", dependencies: ["Sponge", "GeoCore", "TwinStore", "SWMMFormat", "FloodSim", "TestSupport",
+                                                        "CityModel", "Flood", "ProcessRuntime", "Scenarios"],  // the district's processes
                     resources: [.copy("Fixtures")], swiftSettings: strict),
 
         // What-if scenarios: the scenario catalog, their runs (flood, signal, parking) and their
@@ -208,7 +210,8 @@ let package = Package(
         .target(
             name: "Scenarios",
             dependencies: ["GeoCore", "TwinStore", "CityModel", "NetworkAnalysis", "SignalSim", "ParkingSim",
-                           "ProcessRuntime", "Emergency", "FireRescue", "Flood", "Parking", "Utilities", "Geocoding", "Signals"],
+                           "ProcessRuntime", "Emergency", "FireRescue", "Flood", "Parking", "Utilities", "Geocoding", "Signals",
+                           "Sponge"],  // sponge-design-rainfall, sponge-evaluate; compare-scenarios of LID plans
             swiftSettings: strict),
 
         // Data governance: per-layer quality checks (validity, completeness, codes and ranges,

@@ -109,7 +109,7 @@ def swmm_date(iso):
     return f"{m}/{d}/{y}"
 
 
-def run_swmm(model_text, days):
+def run_swmm(model_text, days, units_per_mm=1 / 25.4):
     import datetime
     first = datetime.date.fromisoformat(days[0][0].replace("/", "-"))
     last = datetime.date.fromisoformat(days[-1][0].replace("/", "-"))
@@ -117,7 +117,7 @@ def run_swmm(model_text, days):
     text = model_text
     gages = section_lines(text, "RAINGAGES")
     text = replace_section(text, "RAINGAGES", "\n".join(f"{g[0]} VOLUME 24:00 1.0 TIMESERIES SPONGE_RECORD" for g in gages))
-    series = "\n".join(f"SPONGE_RECORD {swmm_date(d)} 00:00 {mm / 25.4:.10g}" for d, mm in days)  # Example1 is in inches
+    series = "\n".join(f"SPONGE_RECORD {swmm_date(d)} 00:00 {mm * units_per_mm:.10g}" for d, mm in days)  # Example1 is in inches
     text = re.sub(r"^\[TIMESERIES\]\s*\n", "[TIMESERIES]\n" + series + "\n", text, count=1, flags=re.M)
     opts = {"START_DATE": first.strftime("%m/%d/%Y"), "START_TIME": "00:00:00", "END_DATE": end.strftime("%m/%d/%Y"),
             "END_TIME": "00:00:00", "REPORT_START_DATE": first.strftime("%m/%d/%Y"), "REPORT_START_TIME": "00:00:00",
@@ -156,8 +156,9 @@ def zones(model_text):
     tags = {l[1]: l[2] for l in section_lines(model_text, "TAGS") if l[0].lower() == "subcatch"}
     outfalls = {l[0] for l in section_lines(model_text, "OUTFALLS")}
     down = {}
-    for l in section_lines(model_text, "CONDUITS"):
-        down.setdefault(l[1], []).append(l[2])
+    for kind in ("CONDUITS", "PUMPS", "ORIFICES", "WEIRS", "OUTLETS"):
+        for l in section_lines(model_text, kind):
+            down.setdefault(l[1], []).append(l[2])
     subs = {l[0]: l[2] for l in section_lines(model_text, "SUBCATCHMENTS")}
 
     def from_node(n):

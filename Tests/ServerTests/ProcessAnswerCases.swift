@@ -30,6 +30,12 @@ enum ProcessAnswerCases {
                                              [.number(x0), .number(y1)], [.number(x0), .number(y0)]]]]
     }
 
+    /// The first `days` rows of the sponge tests' rainfall record (NOAA's Seattle daily rainfall) as CSV text.
+    static func seattle(days: Int) throws -> String {
+        let text = try String(contentsOf: repository.appendingPathComponent("Tests/SpongeTests/Fixtures/seattle-weather-daily.csv"), encoding: .utf8)
+        return text.split(separator: "\n", omittingEmptySubsequences: true).prefix(days + 1).joined(separator: "\n") + "\n"
+    }
+
     /// The district's centre (README: `network route --from 114.80,30.84`).
     static let centre: JSONValue = [114.80, 30.84]
 
@@ -102,6 +108,11 @@ enum ProcessAnswerCases {
             // SUMO itself (Scripts/setup.sh --test installs it): required, so an answer without it is a 400, never a skip.
             ProcessAnswerCase(process: "signal-evaluate", name: "si-009-sumo-300s-seed-2",
                               inputs: ["intersection": "SI-009", "period": "10:00-11:00", "simulate": "sumo", "sumoSeconds": 300, "seed": 2]),
+            // The sponge city over the first 91 days (2012-01-01 … 2012-03-31) of NOAA's Seattle record, inline CSV.
+            ProcessAnswerCase(process: "sponge-design-rainfall", name: "seattle-91-days-0.75",
+                              inputs: ["dailyRainfall": .string(try seattle(days: 91)), "rate": 0.75]),
+            ProcessAnswerCase(process: "sponge-evaluate", name: "base-seattle-91-days",
+                              inputs: ["dailyRainfall": .string(try seattle(days: 91))]),
             // Asynchronous only: answered by GET /jobs/{id}/results. The README's quick storm (3 % of
             // 180 min on 100 m cells): the shortest that still surcharges the sewers.
             ProcessAnswerCase(process: "flood-scenario", name: "p50-quick",

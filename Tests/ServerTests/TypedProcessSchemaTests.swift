@@ -29,7 +29,11 @@ struct TypedProcessSchemaTests {
         "green-wave": ["corridor": "SC-001"],
         "signal-evaluate": ["intersection": "SI-009"],
         "scenario-run": ["scenario": "a"],
-        "compare-scenarios": ["a": "a", "b": "b"],
+        // LID plans: the kind whose numeric inputs (design storm, Datastream) apply.
+        "compare-scenarios": ["kind": "lid-plans", "a": "base", "b": "plan-a", "datastream": 1,
+                              "from": "2024-07-01T00:00:00+08:00", "to": "2024-08-01T00:00:00+08:00"],
+        "sponge-design-rainfall": ["datastream": 1, "from": "2024-07-01T00:00:00+08:00", "to": "2024-08-01T00:00:00+08:00"],
+        "sponge-evaluate": ["datastream": 1, "from": "2024-07-01T00:00:00+08:00", "to": "2024-08-01T00:00:00+08:00"],
         "hydrant-coverage": [:],
         "fire-pre-plan": ["building": "BLD-00001"],
         "fire-station-coverage": [:],

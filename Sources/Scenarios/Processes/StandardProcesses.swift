@@ -6,6 +6,7 @@ import Geocoding
 import Parking
 import ProcessRuntime
 import Signals
+import Sponge
 import Utilities
 
 extension ProcessRegistry {
@@ -26,6 +27,7 @@ extension ProcessRegistry {
             ParkingGuidanceProcess(), ParkingForecastProcess(), ParkingSimulationProcess(),
             flood, ScenarioRunProcess(flood: flood), CompareScenariosProcess(),
             SignalTimingProcess(), GreenWaveProcess(), SignalEvaluateProcess(),
+            SpongeDesignRainfallProcess(), SpongeEvaluateProcess(),
         ])
     }
 }
