@@ -16,8 +16,8 @@
 # Screenshots are kept in artifacts/ (git-ignored): webmap.png (the flood, signed in),
 # webmap-public.png, webmap-nearest.png, webmap-corridor.png, webmap-time-*.png, webmap-job.png,
 # webmap-swipe.png, webmap-popup.png, webmap-3d-flat.png, webmap-3d.png (the 3D view: terrain, extruded
-# buildings, a heavier run's flood draped and its flooded buildings in orange), webmap-3d-cutoff.png (a
-# cut-off resource's building in red), webmap-3d-underground.png. Exits non-zero on any failure.
+# buildings, the flood draped), webmap-3d-underground.png; the flooded and cut-off buildings' highlights
+# need a run that floods buildings: Scripts/webmap_check_3d.sh. Exits non-zero on any failure.
 #
 #   Scripts/webmap_check.sh            (needs: swift build, chromium, gdal-bin, .venv with maplibre and fonttools)
 set -euo pipefail
