@@ -14,9 +14,8 @@ import TwinStore
 /// The planner's side of the sponge city on the sample district (issue 53 §4): the
 /// `lid_facilities` layer edited by a department, `sponge-evaluate` over the store's drainage
 /// network against SWMM 5.2.4's own continuous run of the same model, and `compare-scenarios` of
-/// LID plans. The tests marked "with LID" need the LID simulation (engineer lid53's branch): until
-/// it is merged a model with LID controls is refused ("LID controls are not simulated yet") and
-/// they fail with that refusal.
+/// LID plans, whose facilities FloodSim's LID engine simulates. Records are a month long: the
+/// district's continuous runs are minutes each in a debug build.
 @Suite("Sponge city on the sample district", .serialized)
 struct DistrictSpongeTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -96,7 +95,7 @@ struct DistrictSpongeTests {
     @Test("sponge-evaluate of the base network: capture per subcatchment, zone and district within 1 point of SWMM 5.2.4's continuous run of the same model")
     func baseAgainstSWMM() async throws {
         let (store, dir) = try await Self.store()
-        let days = 182
+        let days = 31
         let csv = try Self.recordCSV(days: days)
         let answer = try await Self.answer(SpongeEvaluateProcess(), ["dailyRainfall": .string(csv)], store: store)
         let evaluation = try #require(answer["evaluation"])
@@ -151,7 +150,7 @@ struct DistrictSpongeTests {
     func planCapture() async throws {
         let (store, _) = try await Self.store()
         try await Self.writePlan("plan-a", store: store)
-        let csv = try Self.recordCSV(days: 182)
+        let csv = try Self.recordCSV(days: 31)
         let base = try await Self.answer(SpongeEvaluateProcess(), ["dailyRainfall": .string(csv)], store: store)
         let plan = try await Self.answer(SpongeEvaluateProcess(), ["dailyRainfall": .string(csv), "plan": "plan-a"], store: store)
         #expect(plan["evaluation"]?["lid"] == "with")
