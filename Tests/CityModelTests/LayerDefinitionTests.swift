@@ -20,7 +20,7 @@ struct LayerDefinitionTests {
                     || j["owner"]?.stringValue?.hasSuffix("大队") == true, "\(f.id): owner")
             #expect(j["format"]?.stringValue == "vector", "\(f.id): format")
             #expect((j["schema"]?["properties"]?.objectValue?.count ?? 0) > 0, "\(f.id): attributes")
-            #expect(["realtime", "daily", "monthly", "quarterly", "yearly"].contains(j["updateFrequency"]?.stringValue ?? ""), "\(f.id): updateFrequency")
+            #expect(["realtime", "daily", "monthly", "quarterly", "yearly", "as-needed"].contains(j["updateFrequency"]?.stringValue ?? ""), "\(f.id): updateFrequency")
             #expect(["open", "shared", "conditional", "not-shared"].contains(j["sharing"]?["type"]?.stringValue ?? ""), "\(f.id): sharing.type")
             #expect(["api", "download", "sandbox"].contains(j["sharing"]?["method"]?.stringValue ?? ""), "\(f.id): sharing.method")
             #expect(j["sharing"]?["requirements"]?.stringValue?.isEmpty == false, "\(f.id): sharing.requirements")
@@ -58,11 +58,13 @@ struct LayerDefinitionTests {
     func featuresMatchSchemas() throws {
         let district = try generatedDistrict()
         let files = try LayerDefinitionFile.all()
-        #expect(Set(district.layers.keys) == Set(files.map(\.id)), "one generated layer per definition")
+        // A planner's LID plan is the city's to draw: the sample district ships none (its layer is empty).
+        let emptyByDesign: Set<String> = ["lid_facilities"]
+        #expect(Set(district.layers.keys).union(emptyByDesign) == Set(files.map(\.id)), "one generated layer per definition")
         for f in files {
             guard let schema = f.schema else { Issue.record("\(f.id) has no schema"); continue }
             let features = district[layer: f.id]
-            #expect(!features.isEmpty, "\(f.id) is empty")
+            #expect(!features.isEmpty || emptyByDesign.contains(f.id), "\(f.id) is empty")
             var reported = 0
             for feature in features {
                 let problems = schemaViolations(feature.properties, schema: schema)

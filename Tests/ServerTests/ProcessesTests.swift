@@ -82,7 +82,7 @@ struct ProcessesTests {
             #expect(ids == ["features-in-area", "route", "geocoding", "nearest-resources", "service-area", "coverage", "hazard-overlay",
                             "network-trace", "valve-isolation", "parking-guidance", "parking-forecast", "parking-simulation", "flood-scenario",
                             "scenario-run", "compare-scenarios", "signal-timing", "green-wave", "signal-evaluate",
-                            "hydrant-coverage", "fire-pre-plan", "fire-station-coverage"])
+                            "hydrant-coverage", "fire-pre-plan", "fire-station-coverage", "sponge-design-rainfall", "sponge-evaluate"])
             let flood = try #require(list["processes"]?.arrayValue?.first { $0["id"] == "flood-scenario" })
             #expect(Set(flood["jobControlOptions"]?.arrayValue ?? []) == ["async-execute", "dismiss"])
             // A registered analysis validates over HTTP: a bad input is a 400 naming it.

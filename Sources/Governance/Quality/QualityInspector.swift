@@ -56,8 +56,9 @@ public struct QualityInspector: Sendable {
     /// Why a layer last written at `lastWrite` is stale at `now`, or nil when it is fresh.
     static func staleness(_ frequency: String, lastWrite: Date?, now: Date) -> String? {
         guard let allowed = UpdateFrequency.allowedAge(frequency) else {
-            return "the update frequency '\(frequency)' is not one of realtime, hourly, daily, weekly, monthly, quarterly, yearly"
+            return "the update frequency '\(frequency)' is not one of realtime, hourly, daily, weekly, monthly, quarterly, yearly, as-needed"
         }
+        guard allowed.isFinite else { return nil }   // as-needed: never stale, written or not
         guard let lastWrite else { return "never written; \(frequency) data is expected" }
         let age = now.timeIntervalSince(lastWrite)
         guard age > allowed else { return nil }

@@ -98,7 +98,7 @@ public struct QualityRules: Sendable, Hashable {
 public enum UpdateFrequency {
     /// The longest gap (seconds) `frequency` allows, or nil for an unknown word.
     /// realtime: 1 hour; hourly: 2 hours; daily: 1 day; weekly: 7 days; monthly: 31 days;
-    /// quarterly: 92 days; yearly: 366 days.
+    /// quarterly: 92 days; yearly: 366 days; as-needed (不定期: a plan, written when it changes): no limit.
     public static func allowedAge(_ frequency: String) -> TimeInterval? {
         let hour = 3600.0, day = 86_400.0
         switch frequency.lowercased().replacingOccurrences(of: "-", with: "").replacingOccurrences(of: " ", with: "") {
@@ -109,6 +109,7 @@ public enum UpdateFrequency {
         case "monthly": return 31 * day
         case "quarterly": return 92 * day
         case "yearly", "annual", "annually": return 366 * day
+        case "asneeded", "irregular": return .infinity
         default: return nil
         }
     }
