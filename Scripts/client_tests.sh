@@ -59,7 +59,7 @@ echo "client_tests: citytwin serve at $base_url (store $store)"
 set +e
 mkdir -p .build
 CITYTWIN_CLIENT_BASE_URL=$base_url CITYTWIN_CLIENT_BIN=$CITYTWIN_BIN CITYTWIN_CLIENT_STORE=$store \
-  .venv/bin/python -m pytest Tests/Clients -q -p no:cacheprovider "$@" | tee .build/client-tests-output.txt
+  .venv/bin/python -m pytest Tests/Clients -q -p no:cacheprovider --durations=15 "$@" | tee .build/client-tests-output.txt
 status=${PIPESTATUS[0]}
 # pytest's closing counts (e.g. "28 passed in 87.1s"), for Scripts/test.sh's summary line.
 grep -oE '[0-9]+ passed' .build/client-tests-output.txt | tail -1 > .build/client-tests-summary.txt || true
