@@ -18,7 +18,7 @@
 #   Benchmarks/run.sh load        wrk 64 connections x 60 s with writes on SpatiaLite, PostGIS, PostGIS restarted mid-run; /health with 1,000 idle connections
 #   Benchmarks/run.sh rasters     flood depth map tiles (PNG per time step) over HTTP, uncached: p50/p90 ms vs the 20 ms target
 #   Benchmarks/run.sh scale       the sample city at 1×, 9×, 100× (district build --scale N): build, tiles, pages, geocoding, routing, RSS on SpatiaLite and PostGIS
-#   Benchmarks/run.sh render      z14 rendered tiles (WMTS PNG, uncached) vs MapServer 8 on the same SpatiaLite data and style
+#   Benchmarks/run.sh render      z14 and z15 rendered tiles (WMTS PNG, uncached; rounds, median and spread) vs MapServer 8 on the same SpatiaLite data and style
 #   Benchmarks/run.sh parking     parking guidance (p50/p90), forecast and the guided-vs-unguided day on the sample district (ms)
 #   Benchmarks/run.sh tiles3d     3D Tiles of ~96,000 buildings (district build --scale 7, PostGIS) vs py3dtiles export from the same PostGIS
 # Binaries: a release build in the benchmarks' scratch path, or with BENCH_BIN_DIR=<dir> the ones

@@ -15,10 +15,11 @@ cd "$(dirname "$0")/.."
 #   OpenMapTiles profile is in /usr/share/doc/tilemaker/examples); osmium-tool: drops the ways an
 #   extract holds without their nodes first (tilemaker stops on them).
 # libcairo2-dev + libpango1.0-dev: the server-side map renderer (Sources/MapRendering: WMS GetMap, PNG/PDF, Chinese labels).
-# libpng-dev: the renderer's PNG writer (Sources/CCairo/shim.h: zlib level and row filters as MapServer writes them).
+# libpng-dev: the renderer's PNG writer (Sources/CCairo/shim.h: zlib level and row filters as MapServer writes them);
+#   libdeflate-dev: its DEFLATE for unfiltered rows (the tiles' PNGs: the same format, about half zlib's time).
 runtime_pkgs=(libgeos-dev libproj-dev proj-data libgdal-dev libspatialite-dev libsqlite3-mod-spatialite sqlite3 pkg-config
               python3-venv fonts-wqy-microhei librsvg2-bin tilemaker osmium-tool
-              libcairo2-dev libpango1.0-dev libpng-dev)
+              libcairo2-dev libpango1.0-dev libpng-dev libdeflate-dev)
 # python3-qgis + qgis-providers: QGIS as an OAPIF and vector-tile client (Tests/Clients/test_qgis.py), ~190 MB.
 # nginx-light: the load balancer of Scripts/cluster.sh (Tests/ServerTests/ClusterTests.swift).
 # gdb: the backtraces Scripts/stall_backtraces.sh takes of a test run that stopped making progress.

@@ -1,9 +1,10 @@
 """MapServer's side of the render benchmark, in-process through mapscript (Debian python3-mapscript):
-the mapfile is loaded once, then each request line on stdin, `collection z x y`, draws that
-collection's layers on the Web Mercator tile and encodes the PNG; one JSON line per tile answers
-with the seconds it took and the PNG's size. `--write DIR` keeps the tiles for looking at.
+the mapfiles (one per zoom: the style's zoom-dependent values evaluated at that zoom) are loaded
+once, then each request line on stdin, `collection z x y`, draws that collection's layers on the
+Web Mercator tile with zoom z's mapfile and encodes the PNG; one JSON line per tile answers with the
+seconds it took and the PNG's size. `--write DIR` keeps the tiles for looking at.
 
-    /usr/bin/python3 mapserver_tiles.py STYLE.map [--write DIR] < tiles
+    /usr/bin/python3 mapserver_tiles.py Z=STYLE.map [Z=STYLE.map …] [--write DIR] < tiles
 """
 import json
 import math
@@ -21,17 +22,27 @@ def bounds(z, x, y):
 
 
 def main():
-    path = sys.argv[1]
-    write = sys.argv[3] if len(sys.argv) > 3 and sys.argv[2] == "--write" else None
-    m = mapscript.mapObj(path)
-    groups = {}
-    for i in range(m.numlayers):
-        layer = m.getLayer(i)
-        groups.setdefault(layer.group, []).append(layer)
+    args = sys.argv[1:]
+    write = None
+    if "--write" in args:
+        i = args.index("--write")
+        write = args[i + 1]
+        del args[i:i + 2]
+    maps = {}
+    for arg in args:
+        z, _, path = arg.partition("=")
+        m = mapscript.mapObj(path)
+        groups = {}
+        for i in range(m.numlayers):
+            layer = m.getLayer(i)
+            groups.setdefault(layer.group, []).append(layer)
+        maps[int(z)] = (m, groups)
     for line in sys.stdin:
         collection, z, x, y = line.split()
         z, x, y = int(z), int(x), int(y)
         t0 = time.perf_counter()
+        # z13 (the warm-up) draws with the lowest zoom's mapfile.
+        m, groups = maps.get(z) or maps[min(maps)]
         for name, layers in groups.items():
             for layer in layers:
                 layer.status = mapscript.MS_ON if name == collection else mapscript.MS_OFF

@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Rendered z14 tiles against MapServer (issue 55, Done when): builds the CLI (release), the sample
-# district into a SpatiaLite store, serves it, and runs Benchmarks/render/render_bench.py: every z14
+# Rendered tiles against MapServer (issue 55, Done when): builds the CLI (release), the sample
+# district into a SpatiaLite store, and runs Benchmarks/render/render_bench.py: every z14 and z15
 # Web Mercator tile over the district for every public collection the style draws at that scale,
-# CityTwin's WMTS PNG tiles (uncached: each tile drawn once) against MapServer 8 drawing the same
-# layers from the same SpatiaLite file through OGR, with a mapfile the script generates from the same
-# MapLibre style (Benchmarks/render/mapfile.py), in-process through mapscript; alternating chunks,
-# throughput, p50/p99 and the ratio.
-# Usage: Benchmarks/run.sh render [CHUNKS_OF_TEN]   (default: the whole tile list)
+# CityTwin's WMTS PNG tiles (uncached: a fresh server each round, each tile drawn once) against
+# MapServer 8 drawing the same layers from the same SpatiaLite file through OGR, with mapfiles the
+# script generates from the same MapLibre style (Benchmarks/render/mapfile.py), in-process through
+# mapscript; several rounds alternating which side goes first, each round's ratio, the median and
+# the spread, p50/p99, and the pixels' agreement.
+# Usage: Benchmarks/run.sh render [ROUNDS]   (default 7)
 #   RENDER_BENCH_BIN=<citytwin binary> skips the build; BENCH_PORT (default 16260); RENDER_BENCH_SETTLE=0 times
-#   the tiles as soon as the server answers (by default it waits for the server's start-up work to end).
+#   the tiles as soon as the server answers (by default it waits for the server's start-up work to end);
+#   RENDER_BENCH_PERF=<dir> records each round's server with perf (perf-round<N>.data).
 #   Debian packages for this benchmark only: mapserver-bin, python3-mapscript, python3-pil (installed here when missing).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
@@ -27,17 +29,6 @@ BIN="${RENDER_BENCH_BIN:-${BENCH_SCRATCH:-$(dirname "$ROOT")/.build-bench}/relea
 [ -n "${RENDER_BENCH_BIN:-}" ] || swift build -c release --product citytwin --scratch-path "$(dirname "$(dirname "$BIN")")" 2>&1 | grep -E "error|complete" | tail -2
 STORE="$WORK/district.sqlite"
 if [ ! -f "$STORE" ]; then "$BIN" district build --store "$STORE" >/dev/null; fi
-# A fresh server each run: its tile cache is in memory, so every tile below is drawn, not cached.
-"$BIN" serve --store "$STORE" --port "$PORT" --address-rate 0 --token-rate 0 --log-level warning >"$WORK/serve.log" 2>&1 &
-SERVER=$!
-trap 'kill $SERVER 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$PORT/health" >/dev/null && break; sleep 0.2; done
-# The server's start-up work (the road graph's contraction hierarchy, the change feeds' first
-# reads) runs on after /health answers: the tiles are timed once it is idle (under 5 % of a core
-# for a second, at most two minutes' wait), as MapServer's side starts with its mapfile loaded
-# (RENDER_BENCH_SETTLE=0: timed at once, as before 2026-11-27).
-for _ in $(seq 1 $([ "${RENDER_BENCH_SETTLE:-1}" = 0 ] && echo 0 || echo 120)); do
-  before=$(awk '{print $14 + $15}' "/proc/$SERVER/stat"); sleep 1; after=$(awk '{print $14 + $15}' "/proc/$SERVER/stat")
-  (( after - before <= 5 )) && break
-done
-/usr/bin/python3 Benchmarks/render/render_bench.py "http://127.0.0.1:$PORT" "$STORE" "$WORK" "$@"
+# render_bench.py starts a fresh server per round (its tile cache is in memory, so every tile is
+# drawn, not cached) and waits for its start-up work to end before timing.
+exec /usr/bin/python3 Benchmarks/render/render_bench.py "$BIN" "$STORE" "$WORK" "$PORT" "$@"

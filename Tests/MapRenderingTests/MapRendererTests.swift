@@ -187,5 +187,13 @@ struct MapRendererTests {
         #expect(throws: MapRenderingError.self) { try StyleExpression.evaluate(["distance", ["get", "x"]], ctx) }
         #expect(throws: MapRenderingError.self) { try MapColour(parsing: "#12345") }
         #expect(try MapColour(parsing: "rgba(255, 0, 0, 0.5)") == MapColour(red: 1, green: 0, blue: 0, alpha: 0.5))
+        // Hex colours, read from their bytes, as the general path (padded, upper case) reads them.
+        for (text, padded) in [("#3a7", " #33AA77 "), ("#3a7c", "#33AA77CC "), ("#389e0d", " #389E0D"), ("#389e0d80", "#389E0D80 ")] {
+            #expect(try MapColour(parsing: text) == MapColour(parsing: padded), "\(text)")
+        }
+        #expect(try MapColour(parsing: "#389e0d80") == MapColour(red: 0x38 / 255, green: 0x9e / 255, blue: 0x0d / 255, alpha: 0x80 / 255))
+        for bad in ["#", "#12", "#1234567", "#123456789", "#12345g"] {
+            #expect(throws: MapRenderingError.self, "\(bad)") { try MapColour(parsing: bad) }
+        }
     }
 }

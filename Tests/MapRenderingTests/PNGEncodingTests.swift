@@ -2,8 +2,8 @@ import Foundation
 import MapRendering
 import Testing
 
-/// The PNG writer (libpng through CCairo's shim): what cairo's own writer wrote, pixel for pixel, whatever
-/// the compression; RGB for an opaque map, RGBA with cairo's un-premultiplied colours otherwise.
+/// The PNG writers (CCairo's shim: libdeflate for unfiltered rows, libpng for filtered ones): what cairo's own
+/// writer wrote, pixel for pixel, whatever the compression; RGB for an opaque map, RGBA with cairo's un-premultiplied colours otherwise.
 @Suite("PNG encoding of rendered maps")
 struct PNGEncodingTests {
     /// A canvas with opaque, half-transparent and empty parts: a filled square at 40 % opacity
@@ -28,10 +28,16 @@ struct PNGEncodingTests {
             let standard = try canvas.png()
             let adaptive = try canvas.png(.adaptive)
             let smallest = try canvas.png(try PNGEncoding(level: 9, filters: .adaptive))
+            // Unfiltered rows go through libdeflate (standard: level 6), filtered ones through libpng and zlib.
+            let stored = try canvas.png(try PNGEncoding(level: 0, filters: .none))
+            let densest = try canvas.png(try PNGEncoding(level: 9, filters: .none))
             #expect(Array(standard.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
             let a = try PNGImage(standard), b = try PNGImage(adaptive), c = try PNGImage(smallest)
             #expect(a.width == 64 && a.height == 48)
             #expect(a.pixels == b.pixels && a.pixels == c.pixels)
+            #expect(try PNGImage(stored).pixels == a.pixels && PNGImage(densest).pixels == a.pixels)
+            #expect(stored.count > standard.count)
+            #expect(Self.colourType(stored) == Self.colourType(adaptive))
             #expect(Self.colourType(standard) == (background == nil ? 6 : 2))
             #expect(smallest.count <= adaptive.count)
         }

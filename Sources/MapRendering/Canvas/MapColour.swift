@@ -30,6 +30,10 @@ public struct MapColour: Hashable, Sendable, CustomStringConvertible {
     /// Parses a style colour.
     /// - Throws: `MapRenderingError` `.style` naming the text when it is no colour.
     public init(parsing text: String) throws {
+        if let hex = Self.plainHex(text) {
+            self = hex
+            return
+        }
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         if let named = Self.names[t] {
             self = named
@@ -57,6 +61,42 @@ public struct MapColour: Hashable, Sendable, CustomStringConvertible {
             return
         }
         throw MapRenderingError(.style, "'\(text)' is not a colour")
+    }
+
+    /// `#rgb`, `#rgba`, `#rrggbb` or `#rrggbbaa` with nothing around it, read from its bytes: the
+    /// form styles write almost every colour in, parsed for each feature drawn (the general path's
+    /// trimming and lowercasing went through Foundation for each); nil for any other text.
+    private static func plainHex(_ text: String) -> MapColour? {
+        var utf8 = text.utf8.makeIterator()
+        guard utf8.next() == UInt8(ascii: "#") else { return nil }
+        var value: UInt64 = 0, count = 0
+        while let byte = utf8.next() {
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: return nil
+            }
+            count += 1
+            guard count <= 8 else { return nil }
+            value = value << 4 | UInt64(digit)
+        }
+        let bytes: UInt64
+        switch count {
+        case 3, 4:  // each digit doubled: #abc is #aabbcc
+            var doubled: UInt64 = 0
+            for shift in stride(from: (count - 1) * 4, through: 0, by: -4) {
+                let d = (value >> UInt64(shift)) & 0xf
+                doubled = doubled << 8 | d << 4 | d
+            }
+            bytes = count == 4 ? doubled : doubled << 8 | 0xff
+        case 6: bytes = value << 8 | 0xff
+        case 8: bytes = value
+        default: return nil
+        }
+        return MapColour(red: Double((bytes >> 24) & 255) / 255, green: Double((bytes >> 16) & 255) / 255,
+                         blue: Double((bytes >> 8) & 255) / 255, alpha: Double(bytes & 255) / 255)
     }
 
     /// The colour with its alpha multiplied by `opacity` (0…1).

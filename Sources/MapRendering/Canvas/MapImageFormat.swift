@@ -2,7 +2,7 @@ import CGDAL
 import DataSources
 import Foundation
 
-/// The image formats a map is written in: PDF by cairo, PNG by libpng from cairo's raster
+/// The image formats a map is written in: PDF by cairo, PNG from cairo's raster
 /// (`PNGEncoding`), JPEG by GDAL's JPEG driver (Debian's cairo 1.16 writes no JPEG).
 public enum MapImageFormat: String, CaseIterable, Sendable {
     case png, jpeg, pdf
@@ -18,7 +18,9 @@ public enum MapImageFormat: String, CaseIterable, Sendable {
     /// The format of a media type (`image/png`, `image/jpeg`, `application/pdf`; parameters such
     /// as `; mode=8bit` are ignored), nil for another one.
     public init?(mediaType: String) {
-        let base = mediaType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        // Every rendered tile names its format: the plain type needs no trimming or lowercasing.
+        let base = mediaType == "image/png" ? mediaType
+            : mediaType.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
         switch base {
         case "image/png", "png": self = .png
         case "image/jpeg", "image/jpg", "jpeg", "jpg": self = .jpeg

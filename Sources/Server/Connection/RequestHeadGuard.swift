@@ -163,10 +163,11 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
             return
         }
         guard let colon = text.firstIndex(of: UInt8(ascii: ":")) else { return }  // the parser refuses it
-        let name = String(decoding: text[text.startIndex..<colon], as: UTF8.self).lowercased()
-        let value = String(decoding: text[text.index(after: colon)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
-        switch name {
-        case "content-length":
+        // The name is matched on its bytes (every request's Host, Accept… pass here); only a
+        // length's value is read.
+        let name = text[text.startIndex..<colon]
+        if Self.named(name, "content-length") {
+            let value = String(decoding: text[text.index(after: colon)...], as: UTF8.self).trimmingCharacters(in: .whitespaces)
             // A second length, or one that is not a plain number, is the parser's to refuse.
             if contentLength == nil, !value.isEmpty, value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
                let length = Int(value) {
@@ -174,10 +175,19 @@ final class RequestHeadGuard: ChannelInboundHandler, RemovableChannelHandler {
             } else {
                 followsFraming = false
             }
-        case "transfer-encoding", "upgrade":
+        } else if Self.named(name, "transfer-encoding") || Self.named(name, "upgrade") {
             followsFraming = false
-        default:
-            break
+        }
+    }
+
+    /// Whether a header field's name is `lowercase` (ASCII letters compared without case; a name
+    /// of other bytes is never one of those the guard follows).
+    private static func named(_ name: ArraySlice<UInt8>, _ lowercase: StaticString) -> Bool {
+        guard name.count == lowercase.utf8CodeUnitCount else { return false }
+        return lowercase.withUTF8Buffer { wanted in
+            zip(name, wanted).allSatisfy { byte, letter in
+                byte == letter || (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") && byte | 0x20 == letter)
+            }
         }
     }
 
