@@ -5,7 +5,7 @@ Models: EPA's Example1 with its pollutants (TSS buildup SAT, EXP washoff; Lead a
 of TSS), and a generated model MIX (SI units, kinematic wave): three subcatchments on two land
 uses, every buildup function (POW, EXP, SAT, EXT with a time series; AREA and CURB normalisers;
 an initial loading), every washoff function (EXP, RC, EMC) with street sweeping and BMP
-removal, rain and dry-weather concentrations, first-order decay, a co-pollutant, a storage unit,
+removal, rain, dry-weather and initial concentrations, first-order decay, a co-pollutant, a storage unit,
 external CONCEN and MASS inflows and a dry-weather flow with a pollutant pattern; MIX_DW is the
 same model under dynamic wave.
 
@@ -94,7 +94,7 @@ C4  CIRCULAR  0.8  0  0  0  1
 
 [POLLUTANTS]
 ;;Name  Units  Crain  Cgw  Crdii  Kdecay  SnowOnly  CoPollut  CoFrac  Cdwf  Cinit
-TSS   MG/L  2.0  0  0  0.3  NO  *    0.0   40  0
+TSS   MG/L  2.0  0  0  0.3  NO  *    0.0   40  15
 COD   MG/L  0.0  0  0  0.0  NO  *    0.0   0   0
 LEAD  UG/L  0.0  0  0  0.1  NO  TSS  20    0   0
 FC    #/L   0.0  0  0  0.8  NO  *    0.0   0   0

@@ -30,7 +30,11 @@ public final class DrainageRouting {
     /// Pollutants routed along with the flow (SWMM's water quality), or nil; with each node's flow
     /// leaving the system over the step and whether it flooded, for its mass balance.
     public var quality: QualityRouting? {
-        didSet { qualityOutflow = Array(repeating: 0, count: quality == nil ? 0 : state.nodeCount); qualityFlooded = qualityOutflow.map { _ in false } }
+        didSet {
+            qualityOutflow = Array(repeating: 0, count: quality == nil ? 0 : state.nodeCount)
+            qualityFlooded = qualityOutflow.map { _ in false }
+            if stepCount == 0 { quality?.start(state) }   // initial concentrations where the start has water
+        }
     }
     private var qualityOutflow: [Double] = [], qualityFlooded: [Bool] = []
 

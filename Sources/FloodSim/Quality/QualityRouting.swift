@@ -106,7 +106,8 @@ public final class QualityRouting {
         totals = rates
     }
 
-    /// Initial concentrations where there is water (SWMM's qualrout_init) and the initial stored mass.
+    /// Initial concentrations where there is water (SWMM's qualrout_init) and the initial stored mass;
+    /// `DrainageRouting` calls it when the router is set before the first step (else the first step does).
     func start(_ s: HydraulicState) {
         started = true
         for p in pollutants.indices {

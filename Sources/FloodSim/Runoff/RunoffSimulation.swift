@@ -183,16 +183,16 @@ public struct RunoffSimulation: Sendable {
                 }
                 var r0 = st.imperv0, r1 = st.imperv1, rp = st.perv
                 let pondedAtStart = (r0.depth * st.fArea.0 + r1.depth * st.fArea.1 + rp.depth * st.fArea.2) * nonLid
-                let wetArea = (st.fArea.0 > 0 ? st.fArea.0 : 0) + (st.fArea.1 > 0 ? st.fArea.1 : 0) + (st.fArea.2 > 0 ? st.fArea.2 : 0)
                 st.r0 = subarea(&r0, st.inflow.0, st.fArea.0, pervious: false, outletShare: routedImperv)
                 st.r1 = subarea(&r1, st.inflow.1, st.fArea.1, pervious: false, outletShare: routedImperv)
                 st.rp = subarea(&rp, st.inflow.2, st.fArea.2, pervious: true, outletShare: routedPerv)
                 st.imperv0 = r0; st.imperv1 = r1; st.perv = rp
-                let surfaceFlows = SurfaceQualityState.Flows(
+                // What the surface water quality needs of this step (SWMM's Vinflow, Vinfil, Voutflow).
+                let surfaceFlows = surfaceQuality == nil ? nil : SurfaceQualityState.Flows(
                     runoff: s.area > 0 ? (st.r0 * st.fArea.0 + st.r1 * st.fArea.1 + st.rp * st.fArea.2) * nonLid / s.area : 0,
-                    inflow: st.runon * dt * nonLid + pondedAtStart + precip * dt * wetArea * nonLid, infiltration: vInfil, outflow: vOut,
-                    pondedDepth: r0.depth * st.fArea.0 + r1.depth * st.fArea.1 + rp.depth * st.fArea.2, rainfall: precip,
-                    toNode: { if case .node = s.outlet { return true } else { return false } }())
+                    inflow: st.runon * dt * nonLid + pondedAtStart + precip * dt * (max(st.fArea.0, 0) + max(st.fArea.1, 0) + max(st.fArea.2, 0)) * nonLid,
+                    infiltration: vInfil, outflow: vOut, pondedDepth: r0.depth * st.fArea.0 + r1.depth * st.fArea.1 + rp.depth * st.fArea.2,
+                    rainfall: precip, toNode: { if case .node = s.outlet { return true } else { return false } }())
                 var vDrain = 0.0
                 if st.lid != nil {
                     let lid = runLIDs(j, &st, &infilState, precip: precip, evaporation: evap, nonLIDInfiltration: vInfil, dt: dt, time: t, &result)
@@ -212,7 +212,7 @@ public struct RunoffSimulation: Sendable {
                 st.newRunoff = vOut / dt
                 if st.newRunoff > 0 { hasRunoff = true }
                 states[j] = st
-                surfaceQuality?.step(j, s, surfaceFlows, dt: dt, time: t)
+                if let surfaceFlows { surfaceQuality?.step(j, s, surfaceFlows, dt: dt, time: t) }
                 let vRain = precip * dt * s.area
                 result.continuity.rainfall += vRain
                 result.continuity.evaporation += vEvap
