@@ -7,7 +7,8 @@ uses, every buildup function (POW, EXP, SAT, EXT with a time series; AREA and CU
 an initial loading), every washoff function (EXP, RC, EMC) with street sweeping and BMP
 removal, rain, dry-weather and initial concentrations, first-order decay, a co-pollutant, a storage unit,
 external CONCEN and MASS inflows and a dry-weather flow with a pollutant pattern; MIX_DW is the
-same model under dynamic wave.
+same model under dynamic wave; GW is the groundwater parity test's BASE model with pollutants in the
+groundwater and the rain.
 
 Writes Tests/FloodSimTests/Fixtures/swmm/quality/<MODEL>.inp and quality.json ({model:
 {"pollutants": [names], "runoff_continuity": {pollutant: {row: kg}}, "routing_continuity":
@@ -272,8 +273,14 @@ def main():
         f.write(MIX)
     with open(os.path.join(OUT, "MIX_DW.inp"), "w") as f:
         f.write(MIX.replace("KINWAVE", "DYNWAVE").replace("Water quality mix", "Water quality mix, dynamic wave"))
+    # GW: the groundwater parity test's BASE model (an aquifer draining to J1) with pollutants in
+    # the groundwater (Cgw) and the rain (Crain) and no land uses.
+    with open(os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm", "groundwater", "BASE.inp")) as f:
+        base = f.read()
+    with open(os.path.join(OUT, "GW.inp"), "w") as f:
+        f.write(base.replace("[REPORT]", "[POLLUTANTS]\nNO3  MG/L  0.5  8.0  0  0.05\nBAC  #/L  0  200  0  0\n\n[REPORT]"))
     shutil.copy(EXAMPLE1, os.path.join(OUT, "Example1.inp"))
-    table = {name: reference(os.path.join(OUT, name + ".inp")) for name in ("Example1", "MIX", "MIX_DW")}
+    table = {name: reference(os.path.join(OUT, name + ".inp")) for name in ("Example1", "MIX", "MIX_DW", "GW")}
     with open(os.path.join(OUT, "quality.json"), "w") as f:
         json.dump(table, f, indent=1, sort_keys=True)
     for name, r in table.items():

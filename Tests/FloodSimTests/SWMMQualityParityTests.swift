@@ -44,9 +44,10 @@ struct SWMMQualityParityTests {
         #expect(Self.references["Example1"] != nil)
         #expect(Self.references["MIX"] != nil)
         #expect(Self.references["MIX_DW"] != nil)
+        #expect(Self.references["GW"] != nil)
     }
 
-    @Test("washoff, outfall and link loads and continuity within 2 % of SWMM", arguments: ["Example1", "MIX", "MIX_DW"])
+    @Test("washoff, outfall and link loads and continuity within 2 % of SWMM", arguments: ["Example1", "MIX", "MIX_DW", "GW"])
     func parity(_ name: String) throws {
         let reference = try #require(Self.references[name])
         let result = try DrainageRun.run(try Self.model(name))
@@ -79,6 +80,7 @@ struct SWMMQualityParityTests {
             }
             let qc = routing.continuity[p], swmmQC = try #require(reference.routing_continuity[pollutant])
             let mineQC: [String: Double] = ["dry_weather_inflow": qc.dryWeatherInflow, "wet_weather_inflow": qc.wetWeatherInflow,
+                                            "groundwater_inflow": qc.groundwaterInflow,
                                             "external_inflow": qc.externalInflow, "external_outflow": qc.externalOutflow,
                                             "flooding_loss": qc.flooding, "mass_reacted": qc.reacted, "initial_stored": qc.initialStorage]
             for (key, value) in mineQC {
