@@ -5,12 +5,15 @@ public struct QualityRoutingContinuity: Sendable, Hashable {
     public var dryWeatherInflow = 0.0, wetWeatherInflow = 0.0, groundwaterInflow = 0.0, externalInflow = 0.0
     public var flooding = 0.0, externalOutflow = 0.0, seepageLoss = 0.0, reacted = 0.0
     public var initialStorage = 0.0, finalStorage = 0.0
+    /// Below this difference of inflow and outflow the error is 0: SWMM's 0.001 in its own units
+    /// (concentration × ft³: 1 mg/L × ft³ = 28.317 mg), in this table's units.
+    var zeroBand = 0.001
 
     /// SWMM's massbal_getQualError.
     public var errorPercent: Double {
         let inflow = dryWeatherInflow + wetWeatherInflow + groundwaterInflow + externalInflow + initialStorage
         let outflow = flooding + externalOutflow + seepageLoss + reacted + finalStorage
-        if abs(inflow - outflow) < 0.001 { return 0 }
+        if abs(inflow - outflow) < zeroBand { return 0 }
         if inflow > 0 { return 100 * (1 - outflow / inflow) }
         if outflow > 0 { return 100 * (inflow / outflow - 1) }
         return 0
@@ -29,6 +32,7 @@ public struct QualityRoutingContinuity: Sendable, Hashable {
         var c = QualityRoutingContinuity()
         c.add(self, times: f)
         c.initialStorage = initialStorage * f; c.finalStorage = finalStorage * f
+        c.zeroBand = zeroBand * f
         return c
     }
 }
@@ -176,6 +180,7 @@ public final class QualityRouting {
         var c = totals
         for p in c.indices {
             c[p].finalStorage += started ? storedMass(p, s) : 0
+            c[p].zeroBand = 0.001 * 28.317   // the totals here are in mass units (1 mg/L × ft³ = 28.317 mg)
         }
         let kg = pollutants.map(\.kilogramsPerMassUnit)
         return QualityRoutingResult(pollutants: pollutants, continuity: c.enumerated().map { $1.scaled(kg[$0]) },
