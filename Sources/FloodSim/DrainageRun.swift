@@ -31,6 +31,10 @@ public enum DrainageRun {
         public var groundwater: GroundwaterResult? = nil
         /// Subcatchment names in the runoff's order (the order of `groundwater.summaries`).
         public var subcatchmentNames: [String] = []
+        /// What the pollutants did on the surface and in the conveyance system, when the model
+        /// simulates water quality.
+        public var surfaceQuality: SurfaceQualityResult? = nil
+        public var routingQuality: QualityRoutingResult? = nil
     }
 
     /// Runs `model`.
@@ -52,8 +56,12 @@ public enum DrainageRun {
         var runoffVolume = 0.0
         var lidPerformance: [LIDPerformance] = []
         var groundwater: GroundwaterResult?
+        let modelInflows = network.inflows
+        var qualityInflows = try model.qualityInflows(network: network, baseDirectory: baseDirectory)
+        var surfaceQuality: SurfaceQualityResult?
         if !model.subcatchments.isEmpty {
-            let sim = try model.runoffSimulation(baseDirectory: baseDirectory)
+            var sim = try model.runoffSimulation(baseDirectory: baseDirectory)
+            sim.quality = try model.surfaceQualitySetup()
             let duration = sim.duration
             let r = sim.run { t in progress?(WorkProgress(stage: "runoff", completed: t, total: duration, unit: "s")) }
             runoffContinuity = r.continuity
@@ -68,12 +76,18 @@ public enum DrainageRun {
                 network.inflows.append(NodeInflow(node: k, series: series, scale: 1))
             }
             groundwater = r.groundwater
+            surfaceQuality = r.quality
+            qualityInflows += RunoffSimulation.qualityInflows(r, sim, network: network)
         }
         let engine = try DrainageRouting(network: network)
         if let files = interfaceFiles, let use = hotStart.use {
             try engine.applyHotStart(model.readHotStart(use, files: files, network: network))
         }
         engine.controls = try model.controlRules(network: network, baseDirectory: baseDirectory)
+        if model.simulatesQuality {
+            engine.quality = QualityRouting(pollutants: try model.pollutants(), inflows: qualityInflows, flowInflows: modelInflows,
+                                            start: network.options.start, nodeCount: network.nodes.count, linkCount: network.links.count)
+        }
         let routed = engine.run { p in progress?(p) }
         if let files = interfaceFiles, let save = hotStart.save {
             try model.saveHotStart(save, engine.hotStartState, files: files, network: network)
@@ -83,7 +97,8 @@ public enum DrainageRun {
                       routingSteps: routed.steps, averageIterations: routed.averageIterations,
                       nonConvergingPercent: routed.nonConvergingPercent, controlActions: engine.controlActions,
                       lidPerformance: lidPerformance,
-                      groundwater: groundwater, subcatchmentNames: model.subcatchments.map(\.name))
+                      groundwater: groundwater, subcatchmentNames: model.subcatchments.map(\.name),
+                      surfaceQuality: surfaceQuality, routingQuality: engine.qualityResults())
     }
 }
 
@@ -123,6 +138,7 @@ extension DrainageRun.Result {
             }
         }
         if let groundwater { result["groundwater"] = groundwater.summaryJSON(subcatchments: subcatchmentNames) }
+        if let q = qualityJSON() { result["quality"] = q }
         return result
     }
 }

@@ -84,6 +84,20 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
                      q.totalInflow, q.flooding, q.externalOutflow, q.errorPercent))
         print(String(format: "routing: %d steps, average iterations per step %.2f, %.2f %% of steps not converging",
                      result.routingSteps, result.averageIterations, result.nonConvergingPercent))
+        if let rq = result.routingQuality {
+            // SWMM's Runoff Quality and Quality Routing Continuity, one line per pollutant (kg; counts for #/L).
+            for (p, pollutant) in rq.pollutants.enumerated() {
+                let unit = pollutant.units == .countPerLitre ? "" : " kg"
+                let c = rq.continuity[p]
+                if let s = result.surfaceQuality?.continuity[p] {
+                    print(String(format: "quality %@: washoff %.3f%@, remaining buildup %.3f%@, runoff continuity error %.3f %%",
+                                 pollutant.name, s.surfaceRunoff, unit, s.remainingBuildup, unit, s.errorPercent))
+                }
+                print(String(format: "quality %@: inflow %.3f%@, outflow %.3f%@, flooding %.3f%@, reacted %.3f%@, routing continuity error %.3f %%",
+                             pollutant.name, c.dryWeatherInflow + c.wetWeatherInflow + c.groundwaterInflow + c.externalInflow, unit,
+                             c.externalOutflow, unit, c.flooding, unit, c.reacted, unit, c.errorPercent))
+            }
+        }
         let flooded = result.nodeNames.indices.filter { result.nodes[$0].floodVolume > 0 }
             .sorted { result.nodes[$0].floodVolume > result.nodes[$1].floodVolume }
         print("flooded nodes: \(flooded.count)")

@@ -27,6 +27,16 @@ public final class DrainageRouting {
     private var nonConverged = 0
     /// The control rules being applied (SWMM `[CONTROLS]`), with their run-time state.
     private var controller: ControlRuleRunner?
+    /// Pollutants routed along with the flow (SWMM's water quality), or nil; with each node's flow
+    /// leaving the system over the step and whether it flooded, for its mass balance.
+    public var quality: QualityRouting? {
+        didSet {
+            qualityOutflow = Array(repeating: 0, count: quality == nil ? 0 : state.nodeCount)
+            qualityFlooded = qualityOutflow.map { _ in false }
+            if stepCount == 0 { quality?.start(state) }   // initial concentrations where the start has water
+        }
+    }
+    private var qualityOutflow: [Double] = [], qualityFlooded: [Bool] = []
 
     /// Flow rates summed over nodes at the end of a step, m³/s (for trapezoidal mass-balance totals).
     private struct StepRates {
@@ -182,7 +192,9 @@ public final class DrainageRouting {
         time = t0 + dt
         controller?.stepEnded(at: time)
         stepCount += 1
+        quality?.route(state, t0: t0, dt: dt)
         removeOutflows()
+        quality?.finish(state, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt)
         addTotals(dt / 2)
         updateStatistics(dt)
         return dt
@@ -220,6 +232,9 @@ public final class DrainageRouting {
                               averageIterations: stepCount > 0 ? Double(trialCount) / Double(stepCount) : 0,
                               nonConvergingPercent: stepCount > 0 ? 100 * Double(nonConverged) / Double(stepCount) : 0)
     }
+
+    /// What the pollutants did so far (nil without `quality`).
+    public func qualityResults() -> QualityRoutingResult? { quality?.result(state) }
 
     /// Evaluates the control rules when due and notes links switching open or closed.
     private func applyControls(_ dt: Double) {
@@ -273,6 +288,7 @@ public final class DrainageRouting {
                 if state.newVolume[i] <= state.fullVolume[i] { q = state.overflow[i] }
                 flooded = q > 0
             }
+            if !qualityOutflow.isEmpty { qualityOutflow[i] = q; qualityFlooded[i] = flooded }
             if q > 0 {
                 if flooded { rates.flooding += q } else { rates.outflow += q }
             } else {

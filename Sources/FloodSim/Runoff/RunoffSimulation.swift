@@ -25,6 +25,8 @@ public struct RunoffSimulation: Sendable {
     /// Groundwater under each subcatchment (by index; nil or missing for none): SWMM's two-zone
     /// aquifer, fed by the pervious area's infiltration, draining laterally to a node.
     public var groundwater: [SubcatchmentGroundwater?] = []
+    /// Pollutants, land uses and their buildup and washoff (SWMM's water quality), or nil.
+    public var quality: SurfaceQualitySetup? = nil
 
     public init(subcatchments: [RunoffSubcatchment], gauges: [Hyetograph], evaporation: Double = 0, monthlyEvaporation: [Double] = [],
                 startMonth: Int = 1, evaporateOnlyWhenDry: Bool = false, wetStep: Double = 300, dryStep: Double = 3600, duration: Double,
@@ -67,6 +69,8 @@ public struct RunoffSimulation: Sendable {
         public var lidDrains: [String: [Double]] = [:]
         /// What the groundwater did, when any subcatchment has some.
         public var groundwater: GroundwaterResult? = nil
+        /// What the pollutants did on the surface, when the run has water quality.
+        public var quality: SurfaceQualityResult? = nil
     }
 
     struct State {
@@ -110,6 +114,7 @@ public struct RunoffSimulation: Sendable {
         var t = 0.0
         var hasRunoff = false
         var hasWetLids = startLIDs(states, &result)
+        var surfaceQuality = quality.map { SurfaceQualityState(setup: $0, subcatchments: subcatchments, series: series) }
         while t < duration - 1e-6 {
             let rain = gauges.map { $0.intensity(at: t) / 3600 / 1000 }   // m/s
             let raining = rain.contains { $0 > 0 }
@@ -120,6 +125,7 @@ public struct RunoffSimulation: Sendable {
             hasWetLids = false
             // Run-on from upstream subcatchments and between subareas (previous step's runoff).
             for j in states.indices { states[j].runon = 0; states[j].inflow = (0, 0, 0); states[j].lid?.shiftDrainFlows() }
+            surfaceQuality?.beginStep(oldRunoff: states.map(\.newRunoff), subcatchments: subcatchments)
             for (j, s) in subcatchments.enumerated() {
                 if case .subcatchment(let k) = s.outlet, k != j, subcatchments[k].area > 0 {
                     Self.addRunon(&states[k], states[j].newRunoff, area: subcatchments[k].area)
@@ -176,10 +182,17 @@ public struct RunoffSimulation: Sendable {
                     return runoff
                 }
                 var r0 = st.imperv0, r1 = st.imperv1, rp = st.perv
+                let pondedAtStart = (r0.depth * st.fArea.0 + r1.depth * st.fArea.1 + rp.depth * st.fArea.2) * nonLid
                 st.r0 = subarea(&r0, st.inflow.0, st.fArea.0, pervious: false, outletShare: routedImperv)
                 st.r1 = subarea(&r1, st.inflow.1, st.fArea.1, pervious: false, outletShare: routedImperv)
                 st.rp = subarea(&rp, st.inflow.2, st.fArea.2, pervious: true, outletShare: routedPerv)
                 st.imperv0 = r0; st.imperv1 = r1; st.perv = rp
+                // What the surface water quality needs of this step (SWMM's Vinflow, Vinfil, Voutflow).
+                let surfaceFlows = surfaceQuality == nil ? nil : SurfaceQualityState.Flows(
+                    runoff: s.area > 0 ? (st.r0 * st.fArea.0 + st.r1 * st.fArea.1 + st.rp * st.fArea.2) * nonLid / s.area : 0,
+                    inflow: st.runon * dt * nonLid + pondedAtStart + precip * dt * (max(st.fArea.0, 0) + max(st.fArea.1, 0) + max(st.fArea.2, 0)) * nonLid,
+                    infiltration: vInfil, outflow: vOut, pondedDepth: r0.depth * st.fArea.0 + r1.depth * st.fArea.1 + rp.depth * st.fArea.2,
+                    rainfall: precip, toNode: { if case .node = s.outlet { return true } else { return false } }())
                 var vDrain = 0.0
                 if st.lid != nil {
                     let lid = runLIDs(j, &st, &infilState, precip: precip, evaporation: evap, nonLIDInfiltration: vInfil, dt: dt, time: t, &result)
@@ -199,6 +212,7 @@ public struct RunoffSimulation: Sendable {
                 st.newRunoff = vOut / dt
                 if st.newRunoff > 0 { hasRunoff = true }
                 states[j] = st
+                if let surfaceFlows { surfaceQuality?.step(j, s, surfaceFlows, dt: dt, time: t) }
                 let vRain = precip * dt * s.area
                 result.continuity.rainfall += vRain
                 result.continuity.evaporation += vEvap
@@ -217,6 +231,7 @@ public struct RunoffSimulation: Sendable {
                 result.times.append(t)
                 for j in states.indices { result.outflow[j].append(states[j].newRunoff) }
                 recordLIDDrains(states, &result)
+                surfaceQuality?.record(runoff: states.map(\.newRunoff))
                 for (j, g) in aquifers.enumerated() { if let g { result.groundwater!.flow[j].append(g.newFlow * subcatchments[j].area) } }
             }
             progress?(t)
@@ -230,6 +245,7 @@ public struct RunoffSimulation: Sendable {
                 result.lidPerformance += g.units.map(\.balance)
             }
         }
+        result.quality = surfaceQuality?.result()
         if result.groundwater != nil {
             Self.finishGroundwater(aquifers, into: &result.groundwater!, subcatchments: subcatchments, duration: t)
         }

@@ -131,7 +131,9 @@ extension SWMMModel {
             case "CONTROLS":
                 try checkControls()
             case "POLLUTANTS" where !isSwitchedOff("IGNORE_QUALITY"):
-                throw refuse("Name", "pollutant \(item): water quality is not simulated; set IGNORE_QUALITY YES to route flow only")
+                try checkQuality()
+            case "TREATMENT" where !isSwitchedOff("IGNORE_QUALITY"):
+                throw refuse("Node", "node \(item) treats \(first.count > 1 ? first[1] : "?"): treatment expressions are not simulated; set IGNORE_QUALITY YES to route flow only")
             case "FILES" where interfaceFiles:
                 _ = try hotStartFiles()
             case "FILES":
@@ -168,14 +170,14 @@ extension SWMMModel {
             throw SWMMInputError(line: nil, section: "SUBCATCHMENTS", field: "SnowPack",
                                  reason: "subcatchment \(s.name) has snow pack \(s.snowPack ?? ""): snowmelt is not simulated; set IGNORE_SNOWMELT YES to treat it as rain")
         }
-        if !isSwitchedOff("IGNORE_QUALITY") {
+        if !isSwitchedOff("IGNORE_QUALITY"), !simulatesQuality {
             if let i = inflows.first(where: { $0.constituent.uppercased() != "FLOW" }) {
                 throw SWMMInputError(line: nil, section: "INFLOWS", field: "Constituent",
-                                     reason: "node \(i.node) has an inflow of \(i.constituent): water quality is not simulated; set IGNORE_QUALITY YES to route flow only")
+                                     reason: "node \(i.node) has an inflow of \(i.constituent), which is not a pollutant ([POLLUTANTS] is empty; SWMM's ERROR 209)")
             }
             if let d = dryWeatherFlows.first(where: { $0.constituent.uppercased() != "FLOW" }) {
                 throw SWMMInputError(line: nil, section: "DWF", field: "Constituent",
-                                     reason: "node \(d.node) has a dry-weather inflow of \(d.constituent): water quality is not simulated; set IGNORE_QUALITY YES to route flow only")
+                                     reason: "node \(d.node) has a dry-weather inflow of \(d.constituent), which is not a pollutant ([POLLUTANTS] is empty; SWMM's ERROR 209)")
             }
         }
         if let i = inflows.first(where: { $0.constituent.uppercased() == "FLOW" && !Self.isBlank($0.baselinePattern) }) {

@@ -1,0 +1,298 @@
+import Foundation
+
+/// SWMM's Quality Routing Continuity for one pollutant, kg (a count for #/L pollutants).
+public struct QualityRoutingContinuity: Sendable, Hashable {
+    public var dryWeatherInflow = 0.0, wetWeatherInflow = 0.0, groundwaterInflow = 0.0, externalInflow = 0.0
+    public var flooding = 0.0, externalOutflow = 0.0, seepageLoss = 0.0, reacted = 0.0
+    public var initialStorage = 0.0, finalStorage = 0.0
+    /// Below this difference of inflow and outflow the error is 0: SWMM's 0.001 in its own units
+    /// (concentration × ft³: 1 mg/L × ft³ = 28.317 mg), in this table's units.
+    var zeroBand = 0.001
+
+    /// SWMM's massbal_getQualError.
+    public var errorPercent: Double {
+        let inflow = dryWeatherInflow + wetWeatherInflow + groundwaterInflow + externalInflow + initialStorage
+        let outflow = flooding + externalOutflow + seepageLoss + reacted + finalStorage
+        if abs(inflow - outflow) < zeroBand { return 0 }
+        if inflow > 0 { return 100 * (1 - outflow / inflow) }
+        if outflow > 0 { return 100 * (inflow / outflow - 1) }
+        return 0
+    }
+
+    mutating func add(_ r: QualityRoutingContinuity, times f: Double) {
+        dryWeatherInflow += r.dryWeatherInflow * f; wetWeatherInflow += r.wetWeatherInflow * f
+        groundwaterInflow += r.groundwaterInflow * f; externalInflow += r.externalInflow * f
+        flooding += r.flooding * f; externalOutflow += r.externalOutflow * f; seepageLoss += r.seepageLoss * f
+        reacted += r.reacted * f
+        // SWMM adds the mass dropped with a dried-out reactor at both half-step updates.
+        finalStorage += r.finalStorage
+    }
+
+    func scaled(_ f: Double) -> QualityRoutingContinuity {
+        var c = QualityRoutingContinuity()
+        c.add(self, times: f)
+        c.initialStorage = initialStorage * f; c.finalStorage = finalStorage * f
+        c.zeroBand = zeroBand * f
+        return c
+    }
+}
+
+/// A pollutant entering a node from outside the runoff (SWMM `[INFLOWS]` and `[DWF]` lines for
+/// pollutants, groundwater at its concentration): mass per second at time t.
+public struct QualityInflow: Sendable {
+    public enum Kind: Sendable { case external, dryWeather, groundwater, wetWeather }
+    public enum Value: Sendable {
+        /// mass/s = series (mass unit per second).
+        case mass(TimeSeries)
+        /// A concentration (mass unit per litre): baseline + scale·series(t), multiplied by the
+        /// node's external FLOW inflow.
+        case concentration(baseline: Double, scale: Double, series: TimeSeries?)
+        /// A dry-weather concentration (mass unit per litre, `average` and patterns) times the
+        /// node's dry-weather flow.
+        case dryWeather(DryWeatherFlow)
+        /// A fixed concentration (mass unit per litre) times a flow series (m³/s).
+        case flowConcentration(flow: TimeSeries, concentration: Double)
+    }
+    public var node: Int
+    public var pollutant: Int
+    public var kind: Kind
+    public var value: Value
+
+    public init(node: Int, pollutant: Int, kind: Kind, value: Value) {
+        self.node = node; self.pollutant = pollutant; self.kind = kind; self.value = value
+    }
+}
+
+/// What the conveyance system did with the pollutants.
+public struct QualityRoutingResult: Sendable {
+    public var pollutants: [Pollutant]
+    /// Per pollutant, kg (counts for #/L).
+    public var continuity: [QualityRoutingContinuity]
+    /// Per pollutant and node: mass discharged through each outfall, kg (0 for other nodes).
+    public var outfallLoad: [[Double]]
+    /// Which nodes are outfalls.
+    public var isOutfall: [Bool]
+    /// Per pollutant and link: mass carried, kg (SWMM's Link Pollutant Load Summary).
+    public var linkLoad: [[Double]]
+}
+
+/// Routes pollutants through nodes and links as SWMM 5.2's qualrout.c: each link and each node with
+/// volume a completely mixed reactor with first-order decay, other nodes the flow-weighted mix of
+/// what enters them. `DrainageRouting` calls `route` after each step's flow and `finish` after
+/// its outflows are known; the state here is the pollutants' own.
+public final class QualityRouting {
+    public let pollutants: [Pollutant]
+    let inflows: [QualityInflow]
+    /// Node external FLOW inflows (for CONCEN inflows) and dry-weather flows, as the network has them.
+    let flowInflows: [NodeInflow]
+    let start: SimulationClock
+    /// Concentrations per pollutant and node or link, mass unit per m³.
+    var nodeOld: [[Double]], nodeNew: [[Double]], linkOld: [[Double]], linkNew: [[Double]]
+    var qualInflow: [Double]
+    var rates: [QualityRoutingContinuity]
+    var totals: [QualityRoutingContinuity]
+    var outfallLoad: [[Double]], linkLoad: [[Double]]
+    var started = false
+    static let zeroVolume = 0.0353147 * 0.028316846592   // 1 litre, m³
+    static let zeroDepth = 0.003281 * 0.3048
+    static let zero = 1e-10
+
+    public init(pollutants: [Pollutant], inflows: [QualityInflow], flowInflows: [NodeInflow], start: SimulationClock,
+                nodeCount: Int, linkCount: Int) {
+        self.pollutants = pollutants; self.inflows = inflows; self.flowInflows = flowInflows; self.start = start
+        let np = pollutants.count
+        nodeOld = Array(repeating: Array(repeating: 0, count: nodeCount), count: np)
+        nodeNew = nodeOld; outfallLoad = nodeOld
+        linkOld = Array(repeating: Array(repeating: 0, count: linkCount), count: np)
+        linkNew = linkOld; linkLoad = linkOld
+        qualInflow = Array(repeating: 0, count: nodeCount)
+        rates = Array(repeating: QualityRoutingContinuity(), count: np)
+        totals = rates
+    }
+
+    /// Initial concentrations where there is water (SWMM's qualrout_init) and the initial stored mass;
+    /// `DrainageRouting` calls it when the router is set before the first step (else the first step does).
+    func start(_ s: HydraulicState) {
+        started = true
+        for p in pollutants.indices {
+            let c = pollutants[p].initialConcentration * 1000
+            for i in 0..<s.nodeCount { nodeNew[p][i] = s.newDepth[i] > Self.zeroDepth ? c : 0 }
+            for j in 0..<s.linkCount { linkNew[p][j] = s.linkNewDepth[j] > Self.zeroDepth ? c : 0 }
+            nodeOld[p] = nodeNew[p]; linkOld[p] = linkNew[p]
+            totals[p].initialStorage = storedMass(p, s)
+        }
+    }
+
+    func storedMass(_ p: Int, _ s: HydraulicState) -> Double {
+        var m = 0.0
+        for i in 0..<s.nodeCount { m += s.newVolume[i] * nodeNew[p][i] }
+        for j in 0..<s.linkCount { m += s.linkNewVolume[j] * linkNew[p][j] }
+        return m
+    }
+
+    /// The step's water quality, after its flow routing (SWMM: the inflows of routing_execute, then
+    /// qualrout_execute). `t0` is the step's start, `dt` its length.
+    func route(_ s: HydraulicState, t0: Double, dt: Double) {
+        if !started { start(s) }
+        for p in pollutants.indices { totals[p].add(rates[p], times: dt / 2) }
+        rates = Array(repeating: QualityRoutingContinuity(), count: pollutants.count)
+        for p in pollutants.indices {
+            nodeOld[p] = nodeNew[p]; linkOld[p] = linkNew[p]
+            for i in 0..<s.nodeCount { nodeNew[p][i] = 0 }
+            for j in 0..<s.linkCount { linkNew[p][j] = 0 }
+        }
+        addInflows(s, at: t0)
+        for j in 0..<s.linkCount {   // each link's mass flow into its downstream node
+            let q = s.newFlow[j]
+            let down = q < 0 ? s.node1[j] : s.node2[j]
+            for p in pollutants.indices {
+                let w = abs(q) * linkOld[p][j]
+                nodeNew[p][down] += w
+                linkLoad[p][j] += w * dt
+            }
+        }
+        for i in 0..<s.nodeCount {
+            qualInflow[i] = s.inflow[i]
+            if s.nodeKind[i] == .storage || s.oldVolume[i] > Self.zeroVolume { storageQuality(i, s, dt) } else { nodeQuality(i, s) }
+        }
+        for j in 0..<s.linkCount { linkQuality(j, s, dt) }
+    }
+
+    /// After the step's outflows: the mass leaving through outfalls and flooding, outfall loads, and
+    /// the second half of the step's continuity.
+    func finish(_ s: HydraulicState, systemOutflow: [Double], flooded: [Bool], dt: Double) {
+        for i in 0..<s.nodeCount {
+            let q = systemOutflow[i]
+            for p in pollutants.indices {
+                if q > 0 {
+                    let w = q * nodeNew[p][i]
+                    if flooded[i] { rates[p].flooding += w } else { rates[p].externalOutflow += w }
+                }
+                if s.newLatFlow[i] < 0 { rates[p].externalOutflow -= s.newLatFlow[i] * nodeNew[p][i] }
+                if s.nodeKind[i] == .outfall { outfallLoad[p][i] += s.inflow[i] * nodeNew[p][i] * dt }
+            }
+        }
+        for p in pollutants.indices { totals[p].add(rates[p], times: dt / 2) }
+    }
+
+    /// The totals so far in kg (counts for #/L), final storage included.
+    func result(_ s: HydraulicState) -> QualityRoutingResult {
+        var c = totals
+        for p in c.indices {
+            c[p].finalStorage += started ? storedMass(p, s) : 0
+            c[p].zeroBand = 0.001 * 28.317   // the totals here are in mass units (1 mg/L × ft³ = 28.317 mg)
+        }
+        let kg = pollutants.map(\.kilogramsPerMassUnit)
+        return QualityRoutingResult(pollutants: pollutants, continuity: c.enumerated().map { $1.scaled(kg[$0]) },
+                                    outfallLoad: outfallLoad.enumerated().map { p, row in row.map { $0 * kg[p] } },
+                                    isOutfall: (0..<s.nodeCount).map { s.nodeKind[$0] == .outfall },
+                                    linkLoad: linkLoad.enumerated().map { p, row in row.map { $0 * kg[p] } })
+    }
+
+    // MARK: - Inflows
+
+    private func addInflows(_ s: HydraulicState, at t: Double) {
+        var qExt: [Int: Double] = [:], qDwf: [Int: Double] = [:]
+        for f in flowInflows {
+            if f.series != nil || f.baseline != 0 {
+                var q = f.baseline
+                if let series = f.series { q += f.scale * series.value(at: t) }
+                qExt[f.node, default: 0] += q
+            }
+            if let d = f.dryWeather { qDwf[f.node, default: 0] += d.flow(at: t, start: start) }
+        }
+        for (i, q) in qDwf where abs(q) >= SWMMConstant.flowTolerance && q > 0 {
+            for (p, pol) in pollutants.enumerated() where pol.dryWeatherConcentration > 0 {
+                let w = q * pol.dryWeatherConcentration * 1000
+                nodeNew[p][i] += w
+                rates[p].dryWeatherInflow += w
+            }
+        }
+        for inflow in inflows {
+            let p = inflow.pollutant, i = inflow.node
+            var w = 0.0
+            switch inflow.value {
+            case .mass(let series): w = series.value(at: t)
+            case let .concentration(baseline, scale, series):
+                var q = qExt[i] ?? 0
+                if abs(q) < SWMMConstant.flowTolerance { q = 0 }
+                if q < 0 { continue }
+                if s.nodeKind[i] == .outfall && s.oldNetInflow[i] < 0 { q -= s.oldNetInflow[i] }
+                w = (baseline + scale * (series?.value(at: t) ?? 0)) * 1000 * q
+            case .dryWeather(let c):
+                let q = qDwf[i] ?? 0
+                if abs(q) < SWMMConstant.flowTolerance || q <= 0 { continue }
+                w = q * (c.flow(at: t, start: start) - pollutants[p].dryWeatherConcentration) * 1000
+            case let .flowConcentration(flow, c):
+                let q = flow.value(at: t)
+                if abs(q) < SWMMConstant.flowTolerance || q <= 0 { continue }
+                w = q * c * 1000
+            }
+            nodeNew[p][i] += w
+            switch inflow.kind {
+            case .external: rates[p].externalInflow += w
+            case .dryWeather: rates[p].dryWeatherInflow += w
+            case .groundwater: rates[p].groundwaterInflow += w
+            case .wetWeather: rates[p].wetWeatherInflow += w
+            }
+        }
+    }
+
+    // MARK: - Reactors
+
+    private func reacted(_ p: Int, _ c: Double, _ v1: Double, _ dt: Double) -> Double {
+        let k = pollutants[p].decay
+        if k == 0 { return c }
+        let c2 = max(0, c * (1 - k * dt))
+        rates[p].reacted += (c - c2) * v1 / dt
+        return c2
+    }
+
+    private static func mixed(_ c: Double, _ v1: Double, _ wIn: Double, _ qIn: Double, _ dt: Double) -> Double {
+        if qIn <= zero { return c }
+        let vIn = qIn * dt
+        let cIn = wIn * dt / vIn
+        let mix = (c * v1 + wIn * dt) / (v1 + vIn)
+        return max(min(mix, max(c, cIn)), 0)
+    }
+
+    private func nodeQuality(_ i: Int, _ s: HydraulicState) {
+        let q = qualInflow[i]
+        for p in pollutants.indices {
+            if q > Self.zero { nodeNew[p][i] /= q } else { nodeNew[p][i] = s.newDepth[i] > Self.zeroDepth ? nodeOld[p][i] : 0 }
+        }
+    }
+
+    private func storageQuality(_ i: Int, _ s: HydraulicState, _ dt: Double) {
+        let qIn = qualInflow[i], v1 = s.oldVolume[i]
+        for p in pollutants.indices {
+            let c1 = reacted(p, nodeOld[p][i], v1, dt)
+            var c2 = Self.mixed(c1, v1, nodeNew[p][i], qIn, dt)
+            if (s.newVolume[i] <= Self.zeroVolume || s.newDepth[i] <= Self.zeroDepth) && qIn <= Self.zero {
+                rates[p].finalStorage += c2 * s.newVolume[i]
+                c2 = 0
+            }
+            nodeNew[p][i] = c2
+        }
+    }
+
+    private func linkQuality(_ j: Int, _ s: HydraulicState, _ dt: Double) {
+        let up = s.newFlow[j] < 0 ? s.node2[j] : s.node1[j]
+        if s.linkKind[j] != .conduit || s.isDummy[j] {
+            for p in pollutants.indices { linkNew[p][j] = nodeNew[p][up] }
+            return
+        }
+        var qIn = abs(s.q1[j]) * s.barrels[j]
+        let v1 = s.linkOldVolume[j], v2 = s.linkNewVolume[j]
+        if s.method == .dynamicWave { qIn = max(qIn + (v2 - v1) / dt, 0) }
+        for p in pollutants.indices {
+            let c1 = reacted(p, linkOld[p][j], v1, dt)
+            var c2 = Self.mixed(c1, v1, nodeNew[p][up] * qIn, qIn, dt)
+            if v2 < Self.zeroVolume || s.linkNewDepth[j] <= Self.zeroDepth {
+                rates[p].finalStorage += c2 * v2
+                c2 = 0
+            }
+            linkNew[p][j] = c2
+        }
+    }
+}
