@@ -18,8 +18,8 @@ import Glibc
 @Suite("Flood fan-out: a city's flood job as one child job per district on two workers", .serialized,
        .enabled(if: OutageHarness.enabled, "needs PostgreSQL (Scripts/setup.sh --test; CITYTWIN_TEST_POSTGRES_URL)"))
 struct FloodFanOutTests {
-    /// A quick run: 100 m cells, a tenth of the storm.
-    static let inputs: [String: JSONValue] = ["scenario": "p50-waterlogging", "durationScale": 0.1, "demCoarsening": 10]
+    /// A quick run: 100 m cells, 3 % of the storm (as FloodRunLifecycleTests).
+    static let inputs: [String: JSONValue] = ["scenario": "p50-waterlogging", "durationScale": 0.03, "demCoarsening": 10]
     static let districts = ["D000", "D001", "D002", "D003"]
 
     /// A PostgreSQL holding a 2 × 2 city, for `body`.
