@@ -98,11 +98,19 @@ def feature(fid, rnd):
 
 # --- the store and the server ---
 if backend == "cluster":
+    # PostgreSQL first, with durable commits as for postgis (the servers' sessions then start with them);
+    # Scripts/cluster.sh start finds it running in its run directory.
+    os.makedirs(os.path.join(work, "cluster"), exist_ok=True)
+    r = subprocess.run([f"{repo}/Scripts/postgis.sh", "start"], env=dict(pg_env, CITYTWIN_PG_DIR=os.path.join(work, "cluster", "pg")),
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"Scripts/postgis.sh start: {r.stderr}")
+    store = r.stdout.strip().splitlines()[-1]
+    if subprocess.run(["psql", "-X", "-q", "-d", store, "-c", "ALTER DATABASE citytwin SET synchronous_commit = on"]).returncode != 0:
+        fail("psql could not set synchronous_commit on the cluster's database")
     r = subprocess.run([f"{repo}/Scripts/cluster.sh", "start"], env=cluster_env, capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"Scripts/cluster.sh start: {r.stdout} {r.stderr}")
-    store = [line.split("=", 1)[1] for line in open(os.path.join(work, "cluster", "cluster.env")) if line.startswith("CITYTWIN_CLUSTER_STORE=")][0]
-    subprocess.run(["psql", "-X", "-q", "-d", store, "-c", "ALTER DATABASE citytwin SET synchronous_commit = on"], check=True)
 elif backend in ("postgis", "restart"):
     r = subprocess.run([f"{repo}/Scripts/postgis.sh", "start"], env=pg_env, capture_output=True, text=True)
     if r.returncode != 0:
