@@ -17,6 +17,8 @@
 #   CITYTWIN_CLUSTER_GRACE  --shutdown-grace of servers and workers, seconds (default 8)
 #   CITYTWIN_BIN            the citytwin binary (default: `swift build --show-bin-path`/citytwin, built if missing)
 #   CITYTWIN_TOKEN_SECRET   the token secret all instances share (default: one made once, kept in the run directory)
+#   CITYTWIN_CLUSTER_SERVERS  how many `serve` behind nginx, 1 or 2 (default 2; 1 to measure one server behind the same balancer)
+#   CITYTWIN_CLUSTER_SERVE_ARGS  more `serve` options, e.g. "--address-rate 0 --token-rate 0" for a load test
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(pwd)
@@ -26,6 +28,12 @@ pg_port=${CITYTWIN_PG_PORT:-$((port + 3))}
 lease=${CITYTWIN_CLUSTER_LEASE:-30}
 grace=${CITYTWIN_CLUSTER_GRACE:-8}
 servers=(a b)
+case ${CITYTWIN_CLUSTER_SERVERS:-2} in
+1) servers=(a) ;;
+2) ;;
+*) echo "cluster: CITYTWIN_CLUSTER_SERVERS must be 1 or 2, got '${CITYTWIN_CLUSTER_SERVERS}'" >&2; exit 2 ;;
+esac
+read -r -a serve_args <<<"${CITYTWIN_CLUSTER_SERVE_ARGS:-}"
 workers=(1 2)
 
 fail() { echo "cluster: $*" >&2; exit 1; }
@@ -94,7 +102,7 @@ start() {
     p=$((port + n)); n=$((n + 1))
     if ! alive "$run/pids/serve-$s"; then
       nohup "$citytwin" serve --store "$url" --host 127.0.0.1 --port "$p" --layers "$repo/Layers" \
-        --base-url "http://127.0.0.1:$port" --log-level warning --shutdown-grace "$grace" --trust-forwarded-for \
+        --base-url "http://127.0.0.1:$port" --log-level warning --shutdown-grace "$grace" --trust-forwarded-for ${serve_args[@]+"${serve_args[@]}"} \
         >>"$run/logs/serve-$s.log" 2>&1 </dev/null &
       echo $! >"$run/pids/serve-$s"
     fi
@@ -123,8 +131,7 @@ http {
   scgi_temp_path $run/nginx/temp/scgi;
   client_max_body_size 64m;
   upstream citytwin {
-    server 127.0.0.1:$((port + 1)) max_fails=1 fail_timeout=2s;
-    server 127.0.0.1:$((port + 2)) max_fails=1 fail_timeout=2s;
+$(for ((k = 1; k <= ${#servers[@]}; k++)); do echo "    server 127.0.0.1:$((port + k)) max_fails=1 fail_timeout=2s;"; done)
     keepalive 32;
   }
   server {
@@ -166,7 +173,7 @@ stop() {
     for ((i = 0; i < 100; i++)); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   fi
   for w in "${workers[@]}"; do end "$run/pids/worker-$w"; done
-  for s in "${servers[@]}"; do end "$run/pids/serve-$s"; done
+  for s in a b; do end "$run/pids/serve-$s"; done
   [[ -d $run/pg ]] && CITYTWIN_PG_DIR=$run/pg CITYTWIN_PG_PORT=$pg_port Scripts/postgis.sh stop fast
   return 0
 }

@@ -1,6 +1,6 @@
 """Load runs of issue 21's "done when" (Benchmarks/load/run.sh; not CI).
 
-    load.py BIN BACKEND SECONDS CONNECTIONS OUT_DIR      BACKEND: spatialite | postgis | restart | idle
+    load.py BIN BACKEND SECONDS CONNECTIONS OUT_DIR      BACKEND: spatialite | postgis | restart | idle | cluster
 
 spatialite, postgis: `citytwin serve` on a fresh store of 200 shelters under wrk (CONNECTIONS
 connections, 2 threads, mixed.lua: item pages, bbox pages, tiles, single features, one write in
@@ -12,6 +12,9 @@ restart: postgis with PostgreSQL restarted twice mid-run (pg_ctl restart -m fast
 -m immediate at 2/3). Promise: as above, except 503 answers while PostgreSQL is down or starting
 (and the seconds right after), and the prober's first 200 within 5 s of the database accepting
 connections again (`pg_ctl -w` returning).
+cluster (issue 57 §4): postgis, but the deployment of Scripts/cluster.sh (PostGIS, CITYTWIN_CLUSTER_SERVERS
+`serve`s, 1 or 2 (default 2), and its two workers, behind Debian's nginx) under the same load through nginx;
+RSS is the servers' sum. Writes load-cluster-N.json.
 idle: 1,000 idle connections open, then /health 50 times: p50 and max must be < 100 ms.
 
 Writes OUT_DIR/load-BACKEND.json and prints it; exit 1 when a promise broke.
@@ -33,9 +36,16 @@ env = dict(os.environ, CITYTWIN_TOKEN_SECRET="load-bench-secret-0123456789abcdef
 pg_env = dict(env, CITYTWIN_PG_DIR=os.path.join(work, "pg"), CITYTWIN_PG_PORT=str(pg_port))
 server = None
 BASE = 200
+cluster_servers = int(os.environ.get("CITYTWIN_CLUSTER_SERVERS", "2"))
+cluster_env = dict(env, CITYTWIN_BIN=binary, CITYTWIN_CLUSTER_DIR=os.path.join(work, "cluster"), CITYTWIN_CLUSTER_PORT=str(port),
+                   CITYTWIN_PG_PORT=str(pg_port), CITYTWIN_CLUSTER_SERVERS=str(cluster_servers),
+                   CITYTWIN_CLUSTER_SERVE_ARGS="--address-rate 0 --token-rate 0")
+name = f"cluster-{cluster_servers}" if backend == "cluster" else backend
 
 
 def cleanup():
+    if backend == "cluster":
+        subprocess.run([f"{repo}/Scripts/cluster.sh", "stop"], env=cluster_env, capture_output=True)
     if server and server.poll() is None:
         server.terminate()
         try:
@@ -63,6 +73,13 @@ def call(method, path, body=None, headers=None, timeout=30):
         conn.close()
 
 
+def server_pids():
+    """The pids of the servers under load: the one `serve`, or the cluster's."""
+    if backend != "cluster":
+        return [server.pid]
+    return [int(open(os.path.join(work, "cluster", "pids", f"serve-{s}")).read()) for s in "ab"[:cluster_servers]]
+
+
 def rss_kib(pid):
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -80,7 +97,21 @@ def feature(fid, rnd):
 
 
 # --- the store and the server ---
-if backend in ("postgis", "restart"):
+if backend == "cluster":
+    # PostgreSQL first, with durable commits as for postgis (the servers' sessions then start with them);
+    # Scripts/cluster.sh start finds it running in its run directory.
+    os.makedirs(os.path.join(work, "cluster"), exist_ok=True)
+    r = subprocess.run([f"{repo}/Scripts/postgis.sh", "start"], env=dict(pg_env, CITYTWIN_PG_DIR=os.path.join(work, "cluster", "pg")),
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"Scripts/postgis.sh start: {r.stderr}")
+    store = r.stdout.strip().splitlines()[-1]
+    if subprocess.run(["psql", "-X", "-q", "-d", store, "-c", "ALTER DATABASE citytwin SET synchronous_commit = on"]).returncode != 0:
+        fail("psql could not set synchronous_commit on the cluster's database")
+    r = subprocess.run([f"{repo}/Scripts/cluster.sh", "start"], env=cluster_env, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail(f"Scripts/cluster.sh start: {r.stdout} {r.stderr}")
+elif backend in ("postgis", "restart"):
     r = subprocess.run([f"{repo}/Scripts/postgis.sh", "start"], env=pg_env, capture_output=True, text=True)
     if r.returncode != 0:
         fail(f"Scripts/postgis.sh start: {r.stderr}")
@@ -98,7 +129,7 @@ r = subprocess.run([binary, "import", os.path.join(work, "shelters.geojson"), "-
 if r.returncode != 0:
     fail(f"import: {r.stdout} {r.stderr}")
 log = open(os.path.join(work, "server.log"), "w")
-server = subprocess.Popen([binary, "serve", "--store", store, "--layers", f"{repo}/Layers", "--port", str(port),
+server = None if backend == "cluster" else subprocess.Popen([binary, "serve", "--store", store, "--layers", f"{repo}/Layers", "--port", str(port),
                            "--log-level", "warning", "--address-rate", "0", "--token-rate", "0"],
                           env=env, stdout=log, stderr=subprocess.STDOUT)
 for _ in range(300):
@@ -107,7 +138,7 @@ for _ in range(300):
             break
     except OSError:
         pass
-    if server.poll() is not None:
+    if server and server.poll() is not None:
         fail("serve exited: " + open(os.path.join(work, "server.log")).read())
     time.sleep(0.2)
 token = subprocess.run([binary, "token", "create", "--department", "应急管理局", "--role", "editor", "--store", store],
@@ -153,7 +184,7 @@ wrk = ["wrk", f"-t{wrk_threads}", f"-c{connections}", "--timeout", "10s", "-s", 
        f"http://127.0.0.1:{port}", "--", token, str(write_every), os.path.join(work, "paths.txt")]
 # Warm-up (caches, pool, allocator), then the RSS the growth is measured from.
 subprocess.run(wrk[:1] + ["-d5s"] + wrk[1:], capture_output=True, text=True, check=True)
-rss_start = rss_kib(server.pid)
+rss_start = sum(rss_kib(pid) for pid in server_pids())
 
 
 def feature_count():
@@ -225,7 +256,7 @@ for t in helpers:
 run = subprocess.run(wrk[:1] + [f"-d{seconds}s"] + wrk[1:], capture_output=True, text=True)
 for t in helpers:
     t.join()
-rss_end = rss_kib(server.pid)
+rss_end = sum(rss_kib(pid) for pid in server_pids())
 try:
     result = json.loads([line for line in run.stdout.splitlines() if line.startswith("{")][-1])
 except (IndexError, ValueError):
@@ -236,7 +267,7 @@ lost = [fid for fid in acknowledged if call("GET", f"/collections/shelters/items
 matched = feature_count()
 expected = before + result["created"] + len(acknowledged)
 
-summary = {"backend": backend, "seconds": seconds, "connections": connections, "wrk": result,
+summary = {"backend": name, "seconds": seconds, "connections": connections, "wrk": result,
            "writers": {"acknowledged": len(acknowledged), "statuses": writer_statuses, "socket_errors": writer_errors[:10]},
            "features": {"expected_at_least": expected, "found": matched}, "lost_acknowledged_writes": lost[:20],
            "rss_kib": {"start": rss_start, "end": rss_end, "growth_percent": round((rss_end - rss_start) * 100 / rss_start, 1)}}
@@ -285,7 +316,7 @@ else:
         problems.append("a probe got neither 200 nor 503: " + str(sorted({str(p[1]) for p in probes})))
 summary["problems"] = problems
 summary["passed"] = not problems
-json.dump(summary, open(os.path.join(out, f"load-{backend}.json"), "w"), indent=1, ensure_ascii=False)
+json.dump(summary, open(os.path.join(out, f"load-{name}.json"), "w"), indent=1, ensure_ascii=False)
 print(json.dumps(summary, ensure_ascii=False))
 cleanup()
 sys.exit(0 if summary["passed"] else 1)

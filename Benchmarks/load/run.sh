@@ -4,8 +4,9 @@
 # /health with 1,000 idle connections open. Each prints and writes a JSON summary
 # (Benchmarks/.data/load/load-RUN.json) and fails when a promise broke (Benchmarks/load/load.py says which).
 #
-#   Benchmarks/load/run.sh [spatialite|postgis|restart|idle|all] [SECONDS] [CONNECTIONS]
+#   Benchmarks/load/run.sh [spatialite|postgis|restart|idle|cluster|all] [SECONDS] [CONNECTIONS]
 #   CITYTWIN_BIN=.build/debug/citytwin Benchmarks/load/run.sh restart 60 64     (a built binary, no release build)
+#   CITYTWIN_CLUSTER_SERVERS=1|2 Benchmarks/load/run.sh cluster 30 16   (issue 57 §4: Scripts/cluster.sh behind nginx, 1 or 2 servers)
 #   CITYTWIN_LOAD_PORT (8098): the server's port; CITYTWIN_LOAD_PG_PORT (55440): its PostgreSQL's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

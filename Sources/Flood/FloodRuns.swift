@@ -244,12 +244,14 @@ public struct FloodRunCatalog: Sendable {
         case .series(let t, let z)?: stage = ["times_min": .array(t.map(JSONValue.number)), "stage_m": .array(z.map(JSONValue.number))]
         case nil: break
         }
-        return [
+        var inputs: [String: JSONValue] = [
             "scenario": .string(scenario.id), "return_period_a": .number(scenario.returnPeriod), "duration_min": .number(scenario.duration),
             "peak_ratio": .number(scenario.peakRatio), "time_step_min": .number(scenario.timeStep), "storm_formula": .string(scenario.stormFormula),
             "outfall_stage_m": stage, "ground_floor_sill_m": .number(scenario.groundFloorSill), "nowcast": .bool(scenario.rainfall != nil),
             "durationScale": .number(options.durationScale), "demCoarsening": .integer(Int64(options.demCoarsening)), "dem": .string(options.dem),
         ]
+        if let district = options.district { inputs["district"] = .string(district) }
+        return .object(inputs)
     }
 
     /// Records how run `id` ended: its layers and summary, or why it failed.

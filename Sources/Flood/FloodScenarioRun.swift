@@ -41,6 +41,9 @@ public enum FloodScenarioRun {
         public var start: Date = Date(timeIntervalSince1970: 0)
         /// The sharing of the result layers when not their templates' (a draft flood run's: its owner's alone).
         public var resultSharing: SharingPolicy?
+        /// One district of a city (`FloodDistrictPart`: `D000`, `D007`): its drainage network alone on the
+        /// DEM cut to that network's extent; nil runs the whole store as one model.
+        public var district: String?
 
         public init(dem: String = ManagedRaster.defaultDEM, stormCatalog: URL, rasters: ResultRasters? = nil, durationScale: Double = 1, demCoarsening: Int = 1,
                     threads: Int = 2, writeLayers: Bool = true, resultLayers: URL = ProjectFiles.url("Layers/results")) {
@@ -97,14 +100,17 @@ public enum FloodScenarioRun {
         progress?(.stage("reading layers", fraction: 0))
         let (storm, verified, observed) = try await rainfall(scenario, store: store, caller: caller, stormCatalog: options.stormCatalog,
                                                              durationScale: options.durationScale)
-        let layers = try await FloodDistrictLayers.read(from: store, by: caller, asOf: options.asOf, changes: options.changes)
+        var layers = try await FloodDistrictLayers.read(from: store, by: caller, asOf: options.asOf, changes: options.changes)
+        var extent: Envelope?
+        if let district = options.district { (layers, extent) = try FloodDistrictPart.restrict(layers, to: district) }
         try scenario.checkStage(within: FloodScenario.stageRange(outfalls: layers.features["drainage_outfalls"] ?? [],
                                                                  manholes: layers.features["drainage_manholes"] ?? []))
         let model = try DistrictDrainageModel(layers: layers, scenario: scenario, storm: storm)
         var network = try model.swmm.hydraulicNetwork()
         // A city without a drainage model floods on its surface alone: no node, no subcatchment, all rain on the grid.
         let runoff: RunoffSimulation? = model.surfaceOnly ? nil : try model.swmm.runoffSimulation()
-        let dem = try await ManagedDEM.read(options.dem, from: store, crs: layers.metricCRS)
+        var dem = try await ManagedDEM.read(options.dem, from: store, crs: layers.metricCRS)
+        if let extent { dem = try FloodDistrictPart.crop(dem, to: extent) }
         var stage: SurfaceTimeSeries?
         switch scenario.outfallStage {
         case .fixed(let z)?: stage = SurfaceTimeSeries(constant: z)

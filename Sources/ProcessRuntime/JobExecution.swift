@@ -63,8 +63,15 @@ public struct ProcessWorker: Sendable {
         let outcome: JobOutcome
         if registry[job.process] != nil {
             let (jobs, name, id) = (self.jobs, self.name, job.id)
+            var inputs = job.inputs.objectValue ?? [:]
+            // A child of a fanned-out job (`JobFanOut`) stops when its parent has ended without success.
+            let parent = inputs.removeValue(forKey: JobFanOut.parentInput)?.stringValue
             let progress = JobProgress { report in
                 guard try await jobs.reportProgress(jobID: id, worker: name, percent: report.percent) else { throw CancellationError() }
+                if let parent, let status = try await jobs.job(id: parent)?.status, status == .failed || status == .dismissed {
+                    _ = try await jobs.dismissJob(id: id)
+                    throw CancellationError()
+                }
             }
             // Renew the lease while the process runs, so a long step between progress reports
             // does not look like a dead worker.
@@ -77,8 +84,10 @@ public struct ProcessWorker: Sendable {
             }
             defer { renewal.cancel() }
             do {
-                let inputs = job.inputs.objectValue ?? [:]
-                outcome = .successful(try await registry.run(job.process, inputs: inputs, caller: job.caller, store: store, progress: progress))
+                let (registry, store) = (self.registry, self.store)
+                outcome = .successful(try await JobFanOut.$current.withValue(JobFanOut(jobID: id, worker: self)) {
+                    try await registry.run(job.process, inputs: inputs, caller: job.caller, store: store, progress: progress)
+                })
             } catch let error where error is CancellationError || Task.isCancelled {
                 // Dismissed (its progress report said stop), or this worker is stopping (SIGTERM,
                 // SIGINT): a job still running for this worker goes back to the queue for the

@@ -156,4 +156,19 @@ struct JobStoreTests {
         #expect(try await !jobs.returnJob(id: job.id, worker: "worker-b"), "a finished job stays finished")
         #expect(try await jobs.job(id: job.id)?.status == .successful)
     }
+
+    @Test("a job submitted under a given id is added once: submitting that id again answers the job as it is, untouched",
+          arguments: StoreBackend.available)
+    func submitUnderAnID(_ backend: StoreBackend) async throws {
+        let jobs = try await jobStore(backend)
+        let id = "0a1b2c3d-0000-8000-8000-000000000001"
+        let first = try await jobs.submitJob(id: id, process: Self.process, inputs: Self.inputs, caller: Fixtures.emergency)
+        #expect(first.id == id && first.status == .accepted && first.inputs == Self.inputs)
+        let claimed = try #require(try await jobs.claimJob(id: id, worker: "worker-a"))
+        #expect(try await jobs.reportProgress(jobID: id, worker: "worker-a", percent: 30))
+        let again = try await jobs.submitJob(id: id, process: "other-process", inputs: ["other": true], caller: .admin)
+        #expect(again.process == Self.process && again.inputs == Self.inputs && again.caller == Fixtures.emergency)
+        #expect(again.status == .running && again.claimedBy == claimed.claimedBy && again.progress == 30)
+        #expect(try await jobs.jobs(visibleTo: .admin, limit: 10).filter { $0.id == id }.count == 1)
+    }
 }

@@ -63,6 +63,8 @@ public struct FloodScenarioProcess: TypedProcess {
         var durationScale: Double
         var demCoarsening: Int
         var dem: String
+        /// One district of a city alone (`FloodDistrictPart`); a city's flood job runs one child job per district with it.
+        var district: String?
 
         public init(from r: ProcessInputReader) throws {
             scenario = try r.required(
@@ -75,6 +77,19 @@ public struct FloodScenarioProcess: TypedProcess {
                     """,
                 schema: ["oneOf": [["type": "string"], ["type": "object"]]], placeholder: .string("")) { $0 }
             (durationScale, demCoarsening, dem) = try Self.options(r)
+            district = try r.optional(
+                "district", title: "District",
+                description: """
+                    One district of a city built with `citytwin district build --scale N` (D000 the first, D007 the eighth): its \
+                    drainage network alone, on the DEM cut to that network. Absent: the whole city; as a job over a city of several \
+                    districts, one child job per district, joined into one result.
+                    """,
+                schema: ["type": "string", "pattern": "^D[0-9]{3}$"]) { v in
+                guard let key = v.stringValue, FloodDistrictPart.isValidKey(key) else {
+                    throw ProcessInputError("district", "must name a district: D and three digits (D000 the first)")
+                }
+                return key
+            }
             rainfall = r.value(
                 "rainfall", title: "Observed rainfall (nowcast)",
                 description: """
@@ -163,12 +178,19 @@ public struct FloodScenarioProcess: TypedProcess {
     /// The input a `ScenarioError` is about: `dem`, `durationScale`, `rainfall` (when given as an input), else `scenario`.
     func inputError(_ e: ScenarioError, _ inputs: [String: JSONValue]) -> ProcessInputError {
         let field = e.field ?? ""
-        if field == "dem" || field == "durationScale" { return ProcessInputError(field, e.message) }
+        if field == "dem" || field == "durationScale" || field == "district" { return ProcessInputError(field, e.message) }
         if field.hasPrefix("rainfall"), inputs["rainfall"] != nil { return ProcessInputError("rainfall", e.message) }
         return ProcessInputError("scenario", e.message)
     }
 
     public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
+        // A job over a city of several districts: one child job per district's drainage network, joined.
+        if input.district == nil, let fanOut = JobFanOut.current {
+            let districts = try await FloodDistrictPart.keys(in: store, by: caller)
+            if districts.count > 1 {
+                return try await FloodCityJob.run(input, districts: districts, fanOut: fanOut, caller: caller, progress: progress)
+            }
+        }
         let request = try request(input)
         let inputs = input.given
         var runOptions = request.options
@@ -234,9 +256,10 @@ public struct FloodScenarioProcess: TypedProcess {
     }
 
     func request(_ input: Input) throws -> Request {
-        Request(scenario: try scenario(input.given),
-                options: FloodScenarioRun.Options(dem: input.dem, stormCatalog: stormCatalog, rasters: rasters, durationScale: input.durationScale,
-                                                  demCoarsening: input.demCoarsening, resultLayers: resultLayers))
+        var options = FloodScenarioRun.Options(dem: input.dem, stormCatalog: stormCatalog, rasters: rasters, durationScale: input.durationScale,
+                                               demCoarsening: input.demCoarsening, resultLayers: resultLayers)
+        options.district = input.district
+        return Request(scenario: try scenario(input.given), options: options)
     }
 
     /// The run options of `durationScale`, `demCoarsening` and `dem` (the raster id `dem` when absent).

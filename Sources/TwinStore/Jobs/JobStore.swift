@@ -16,6 +16,12 @@ public protocol JobStore: Sendable {
     /// Adds an `accepted` job for `process` acting for `caller`.
     func submitJob(process: String, inputs: JSONValue, caller: Caller) async throws -> JobRecord
 
+    /// Adds an `accepted` job with the given `id` unless a job with that id exists already; the
+    /// job with `id` as it is now (the existing one untouched). A parent job's children
+    /// (`JobFanOut`) have ids derived from the parent's, so a worker that takes the parent over
+    /// finds the children its dead predecessor submitted instead of submitting them twice.
+    func submitJob(id: String, process: String, inputs: JSONValue, caller: Caller) async throws -> JobRecord
+
     /// The job with `id` (any status, dismissed included), or `nil`.
     func job(id: String) async throws -> JobRecord?
 

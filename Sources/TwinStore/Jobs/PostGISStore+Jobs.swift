@@ -23,15 +23,19 @@ extension PostGISStore: JobStore {
     }
 
     public func submitJob(process: String, inputs: JSONValue, caller: Caller) async throws -> JobRecord {
-        let id = UUID().uuidString.lowercased()
+        try await submitJob(id: UUID().uuidString.lowercased(), process: process, inputs: inputs, caller: caller)
+    }
+
+    public func submitJob(id: String, process: String, inputs: JSONValue, caller: Caller) async throws -> JobRecord {
         let now = RFC3339.microseconds(jobClock.now)
         let text = JobRecord.inputsColumn(inputs, caller: caller)
-        let rows = try await records("""
+        _ = try await records("""
             INSERT INTO \(unescaped: schema).jobs (id, process, status, progress, inputs, created_at, updated_at)
             VALUES (\(id), \(process), 'accepted', 0, \(text), \(now), \(now))
+            ON CONFLICT (id) DO NOTHING
             RETURNING \(unescaped: Self.jobColumns)
             """)
-        guard let job = rows.first else { throw StoreError(.backend, "job \(id) vanished after its insert") }
+        guard let job = try await job(id: id) else { throw StoreError(.backend, "job \(id) vanished after its insert") }
         return job
     }
 

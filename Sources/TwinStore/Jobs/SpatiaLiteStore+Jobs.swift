@@ -13,13 +13,16 @@ extension SpatiaLiteStore: JobStore {
     }
 
     public func submitJob(process: String, inputs: JSONValue, caller: Caller) async throws -> JobRecord {
-        let id = UUID().uuidString.lowercased()
+        try await submitJob(id: UUID().uuidString.lowercased(), process: process, inputs: inputs, caller: caller)
+    }
+
+    public func submitJob(id: String, process: String, inputs: JSONValue, caller: Caller) async throws -> JobRecord {
         let now = RFC3339.microseconds(jobClock.now)
         let text = JobRecord.inputsColumn(inputs, caller: caller)
         return try await mapErrors(layer: nil) {
             try await pool.write { db in
                 try db.execute(sql: """
-                    INSERT INTO jobs (id, process, status, progress, inputs, created_at, updated_at)
+                    INSERT OR IGNORE INTO jobs (id, process, status, progress, inputs, created_at, updated_at)
                     VALUES (?, ?, 'accepted', 0, ?, ?, ?)
                     """, arguments: [id, process, text, now, now])
                 guard let job = try Self.fetchJob(db, id) else {

@@ -1,0 +1,171 @@
+import Foundation
+import GeoCore
+import ProcessRuntime
+import Scenarios
+import Testing
+import TestSupport
+import TwinStore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Issue 57 §4: a flood job over a city of 2 × 2 districts (`citytwin district build --scale 2`)
+/// on PostGIS is one parent job with one child job per district's drainage network; two real
+/// `citytwin worker` processes claim the children from the job table (a killed worker's child is
+/// taken over after its lease), the parent's progress counts the children done, and its result
+/// joins theirs: each district's part equals that district run alone. A dismissed child fails
+/// the parent with the child named; dismissing the parent dismisses its children.
+@Suite("Flood fan-out: a city's flood job as one child job per district on two workers", .serialized,
+       .enabled(if: OutageHarness.enabled, "needs PostgreSQL (Scripts/setup.sh --test; CITYTWIN_TEST_POSTGRES_URL)"))
+struct FloodFanOutTests {
+    /// A quick run: 100 m cells, 3 % of the storm (as FloodRunLifecycleTests).
+    static let inputs: [String: JSONValue] = ["scenario": "p50-waterlogging", "durationScale": 0.03, "demCoarsening": 10]
+    static let districts = ["D000", "D001", "D002", "D003"]
+
+    /// A PostgreSQL holding a 2 × 2 city, for `body`.
+    static func withCity<T>(_ body: (PrivatePostgres, PostGISStore) async throws -> T) async throws -> T {
+        try await PrivatePostgres.with { pg in
+            let build = try await CommandProcess.run(try OutageHarness.binary(), ["district", "build", "--scale", "2", "--store", pg.url],
+                                                     directory: OutageHarness.packageRoot.path, within: 1200)
+            guard build.exitStatus == 0 else { throw HarnessFailure("district build --scale 2: \(build.output)") }
+            let store = try await PostGISStore.connect(url: pg.url)
+            do {
+                let value = try await body(pg, store)
+                await store.shutdown()
+                return value
+            } catch {
+                await store.shutdown()
+                throw error
+            }
+        }
+    }
+
+    static func children(of parent: String, in store: PostGISStore) async throws -> [JobRecord] {
+        var out: [JobRecord] = []
+        for k in districts.indices {
+            if let child = try await store.job(id: JobFanOut.childID(parent: parent, index: k)) { out.append(child) }
+        }
+        return out
+    }
+
+    @Test("4 districts fan out over 2 workers, one killed mid-child; the joined result is each district run alone")
+    func fanOutJoinsDistricts() async throws {
+        try await Self.withCity { pg, store in
+            #expect(try await FloodDistrictPartKeys.keys(store) == Self.districts)
+            let workers = [try await OutageHarness.worker(pg), try await OutageHarness.worker(pg)]
+            defer { for w in workers { w.kill() } }
+            let parent = try await store.submitJob(process: "flood-scenario", inputs: .object(Self.inputs), caller: .admin)
+            // Kill the worker of the first child that runs; the other takes it over once the 3 s lease lapses.
+            var victim: JobRecord?
+            try await OutageHarness.eventually("a child job runs", within: 300) {
+                victim = try await Self.children(of: parent.id, in: store).first { $0.status == .running }
+                return victim != nil
+            }
+            let child = try #require(victim), killedName = try #require(child.claimedBy)
+            let names = try await Self.workerNames(workers)
+            let killed = try #require(names.firstIndex(of: killedName).map { workers[$0] }, "\(killedName) among \(names)")
+            killed.kill()
+            var progress: [Double] = []
+            try await OutageHarness.eventually("the parent job ends", within: 900) {
+                let job = try await store.job(id: parent.id)
+                if let p = job?.progress, progress.last != p { progress.append(p) }
+                return job?.status.isFinal == true
+            }
+            let done = try #require(try await store.job(id: parent.id))
+            #expect(done.status == .successful, "\(done.message ?? "") \(done.error.map { "\($0)" } ?? "")")
+            #expect(progress.allSatisfy { [0, 25, 50, 75, 100].contains($0) }, "parent progress \(progress)")
+            let taken = try #require(try await store.job(id: child.id))
+            #expect(taken.status == .successful && taken.claimedBy != killedName, "child \(child.id) after \(killedName) was killed: \(taken)")
+            let children = try await Self.children(of: parent.id, in: store)
+            #expect(children.count == 4 && children.allSatisfy { $0.status == .successful })
+
+            let result = try #require(done.result)
+            let parts = try #require(result["districts"]?.arrayValue)
+            #expect(parts.compactMap { $0["district"]?.stringValue } == Self.districts)
+            // Ids and names distinct: every district its own run and layers.
+            let layers = try #require(result["layers"]?.arrayValue).compactMap(\.stringValue)
+            #expect(Set(layers).count == layers.count && layers.count >= 4 * 4, "\(layers)")
+            #expect(Set(parts.compactMap { $0["run"]?["id"]?.stringValue }).count == 4)
+            // Each district alone, in this process, equals its part of the joined result.
+            let registry = ProcessRegistry.forStore(directory: nil)
+            var floodedBuildings = 0.0
+            for (k, district) in Self.districts.enumerated() {
+                var inputs = Self.inputs
+                inputs["district"] = .string(district)
+                let alone = try await registry.run("flood-scenario", inputs: inputs, caller: .admin, store: store, progress: .ignored)
+                let joined = try #require(parts[k]["summary"]), single = try #require(alone["summary"])
+                for key in ["cells", "nodes", "links", "subcatchments", "linkedManholes", "floodedRoads", "floodedBuildings", "cutOffResources",
+                            "surfaceSteps", "routingSteps"] {
+                    #expect(joined[key] == single[key], "\(district) \(key): joined \(joined[key].map { "\($0)" } ?? "nil"), alone \(single[key].map { "\($0)" } ?? "nil")")
+                }
+                for key in ["peakFloodVolume", "spilledVolume", "outfallVolume", "floodedAreaSquareMetres"] {
+                    let a = try #require(joined[key]?.doubleValue), b = try #require(single[key]?.doubleValue)
+                    #expect(abs(a - b) <= 1e-9 * max(1, abs(b)), "\(district) \(key): joined \(a), alone \(b)")
+                }
+                floodedBuildings += single["floodedBuildings"]?.doubleValue ?? 0
+            }
+            #expect(result["summary"]?["floodedBuildings"]?.doubleValue == floodedBuildings)
+            #expect(result["summary"]?["districts"] == .integer(4))
+        }
+    }
+
+    @Test("a dismissed child fails the parent naming it; dismissing a parent dismisses its children")
+    func cancellation() async throws {
+        try await Self.withCity { pg, store in
+            let workers = [try await OutageHarness.worker(pg), try await OutageHarness.worker(pg)]
+            defer { for w in workers { w.kill() } }
+            // A child dismissed: the parent fails with the child named, the other children are dismissed.
+            let first = try await store.submitJob(process: "flood-scenario", inputs: .object(Self.inputs), caller: .admin)
+            try await OutageHarness.eventually("the children are submitted", within: 300) {
+                try await Self.children(of: first.id, in: store).count == 4
+            }
+            let dismissed = JobFanOut.childID(parent: first.id, index: 3)
+            _ = try await store.dismissJob(id: dismissed)
+            try await OutageHarness.eventually("the parent fails", within: 300) {
+                try await store.job(id: first.id)?.status == .failed
+            }
+            let failed = try #require(try await store.job(id: first.id))
+            #expect(failed.message?.contains("district D003 (child job \(dismissed)) was dismissed") == true, "\(failed.message ?? "")")
+            try await OutageHarness.eventually("no child of the failed parent is left running or waiting", within: 120) {
+                try await Self.children(of: first.id, in: store).allSatisfy(\.status.isFinal)
+            }
+
+            // The parent dismissed: its children are dismissed (those not finished yet).
+            let second = try await store.submitJob(process: "flood-scenario", inputs: .object(Self.inputs), caller: .admin)
+            try await OutageHarness.eventually("the children are submitted", within: 300) {
+                try await Self.children(of: second.id, in: store).count == 4
+            }
+            _ = try await store.dismissJob(id: second.id)
+            try await OutageHarness.eventually("the children end", within: 120) {
+                try await Self.children(of: second.id, in: store).allSatisfy(\.status.isFinal)
+            }
+            let ends = try await Self.children(of: second.id, in: store).map(\.status)
+            #expect(ends.contains(.dismissed) && !ends.contains(.failed), "\(ends)")
+        }
+    }
+
+    /// The names the workers gave themselves (`worker-HOST-PID`), in `workers`' order.
+    static func workerNames(_ workers: [CommandProcess]) async throws -> [String] {
+        var names: [String] = []
+        for w in workers {
+            var name = ""
+            try await OutageHarness.eventually("the worker says its name", within: 60) {
+                name = w.output.split(separator: "\n").first { $0.contains(": running ") }.map { String($0.split(separator: ":")[0]) } ?? ""
+                return !name.isEmpty
+            }
+            names.append(name)
+        }
+        return names
+    }
+}
+
+/// The districts of the store's city as the flood run reads them.
+enum FloodDistrictPartKeys {
+    static func keys(_ store: PostGISStore) async throws -> [String] {
+        var keys = Set<String>()
+        for try await f in store.stream(layer: "drainage_outfalls", FeatureQuery(limit: 2000), by: .admin) {
+            if case .string(let id)? = f.id { keys.insert(id.range(of: "^D[0-9]{3}-", options: .regularExpression).map { String(id[$0].dropLast()) } ?? "D000") }
+        }
+        return keys.sorted()
+    }
+}
