@@ -33,10 +33,14 @@ struct PostGISPool: Sendable {
     func query(_ query: PostgresQuery, logger: Logger? = nil, file: String = #fileID, line: Int = #line) async throws -> PostgresRowSequence {
         let client = client
         statements.record(query)
+        return try await leasing { try await client.query(query, logger: logger, file: file, line: line) }
+    }
+
+    /// Runs `operation` (a statement on a leased connection) with the wait bounded by
+    /// `connectionWait`, errors that mean the database cannot be reached as `StoreError(.unavailable)`.
+    func leasing<T: Sendable>(_ operation: @escaping @Sendable () async throws -> T) async throws -> T {
         do {
-            return try await withDeadline(connectionWait, expired: { [connectionWait] in Self.noConnection(within: connectionWait) }) {
-                try await client.query(query, logger: logger, file: file, line: line)
-            }
+            return try await withDeadline(connectionWait, expired: { [connectionWait] in Self.noConnection(within: connectionWait) }, operation)
         } catch {
             if Task.isCancelled { throw CancellationError() }
             throw Self.unavailable(error) ?? error

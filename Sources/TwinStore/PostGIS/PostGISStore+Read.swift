@@ -2,6 +2,12 @@ import Foundation
 import GeoCore
 import PostgresNIO
 
+extension FeatureSelect {
+    /// Whether the statements of this selection come in few shapes (no CQL2 filter, whose SQL
+    /// follows the expression): those are prepared per connection (`PreparedStatements`).
+    var isFixedShape: Bool { query.filter == nil }
+}
+
 extension PostGISStore {
     public func query(layer: String, _ query: FeatureQuery, by caller: Caller) async throws -> FeaturePage {
         try await selectPage(layer: layer, query, by: caller)
@@ -23,12 +29,15 @@ extension PostGISStore {
         let (sql, bindings) = try select.countStatement(dialect: dialect)
         return try await mapErrors(layer: select.table.layer.id) {
             var n: Int64 = 0
-            for try await c in try await client.query(PostgresQuery(sql, bindings), logger: logger).decode(Int64.self) { n = c }
+            for try await row in try await client.rows(sql, bindings, prepare: select.isFixedShape, logger: logger) {
+                n = try row.decode(Int64.self)
+            }
             return Int(n)
         }
     }
 
-    /// One keyset page: reads `limit + 1` rows to know whether another page follows.
+    /// One keyset page: reads `limit + 1` rows to know whether another page follows. Pages
+    /// without a CQL2 filter (a bbox, a feature, the plain pages) run prepared statements.
     func page(_ select: FeatureSelect, after cursor: PageCursor?, limit: Int) async throws -> FeaturePage {
         let (sql, bindings) = try select.pageStatement(dialect: dialect, limit: limit + 1, after: cursor)
         let def = select.table.layer
@@ -36,7 +45,7 @@ extension PostGISStore {
         let keyOffset = def.hasGeometry ? 3 : 2
         return try await mapErrors(layer: def.id) {
             var assembler = PageAssembler(select, limit: limit)
-            let rows = try await client.query(PostgresQuery(sql, bindings), logger: logger)
+            let rows = try await client.rows(sql, bindings, prepare: select.isFixedShape, logger: logger)
             for try await row in rows {
                 let r = row.makeRandomAccess()
                 let fid = try r[0].decode(String.self)

@@ -104,7 +104,10 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     }
 
     /// Pool settings for `url`: TLS off (loopback or a private network), session time zone UTC
-    /// (so `date` properties compare as UTC midnight, as in SpatiaLite).
+    /// (so `date` properties compare as UTC midnight, as in SpatiaLite), and statements the store
+    /// prepares (`PreparedStatements`) planned for their values on every run as unnamed ones are:
+    /// a generic plan, which PostgreSQL may otherwise adopt after five runs, is made without the
+    /// box or the id and could walk a large layer's whole index where the values' plan does not.
     public static func clientConfiguration(url: String, maximumConnections: Int = 8) throws -> PostgresClient.Configuration {
         guard let c = URLComponents(string: url), c.scheme == "postgresql" || c.scheme == "postgres", let host = c.host else {
             throw StoreError(.backend, "the PostgreSQL URL must look like postgresql://user:password@host:port/database")
@@ -112,7 +115,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         let database = c.path.hasPrefix("/") ? String(c.path.dropFirst()) : c.path
         var config = PostgresClient.Configuration(host: host, port: c.port ?? 5432, username: c.user ?? "postgres",
                                                   password: c.password, database: database.isEmpty ? nil : database, tls: .disable)
-        config.options.additionalStartupParameters = [("TimeZone", "UTC")]
+        config.options.additionalStartupParameters = [("TimeZone", "UTC"), ("plan_cache_mode", "force_custom_plan")]
         config.options.maximumConnections = max(1, maximumConnections)
         config.options.connectionIdleTimeout = .seconds(30)
         return config
