@@ -99,9 +99,9 @@ struct SWMMRefusalTests {
         Case(name: "a street inlet", extra: "[INLET_USAGE]\nC1 IN1 J1", section: "INLET_USAGE", words: ["C1", "inlets"]),
         Case(name: "a control rule SWMM rejects", extra: "[CONTROLS]\nRULE R1\nIF NODE J1 DEPTH > 1\nTHEN CONDUIT C1 STATUS = ON",
              section: "CONTROLS", words: ["R1", "THEN CONDUIT C1 STATUS = ON", "CLOSED or OPEN"]),
-        Case(name: "a control rule on past rainfall", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
-             + "[CONTROLS]\nRULE R1\nIF GAGE RG1 6 > 1\nTHEN CONDUIT C1 STATUS = CLOSED",
-             section: "CONTROLS", words: ["R1", "past rainfall", "not simulated"]),
+        Case(name: "a control rule on more past rainfall than SWMM keeps (48 h)", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[CONTROLS]\nRULE R1\nIF GAGE RG1 49 > 1\nTHEN CONDUIT C1 STATUS = CLOSED",
+             section: "CONTROLS", words: ["R1", "49", "1–48 hours of past rain"]),
         Case(name: "a pollutant", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0 0", section: "POLLUTANTS", words: ["TSS", "IGNORE_QUALITY"]),
         Case(name: "a hot start file to save", extra: "[FILES]\nSAVE HOTSTART \"x.hsf\"", section: "FILES", words: ["SAVE HOTSTART", "only for a .inp given"]),
         Case(name: "a hot start file to use", extra: "[FILES]\nUSE HOTSTART \"x.hsf\"", section: "FILES", words: ["USE HOTSTART", "never for a model that reaches the engine another way"]),
