@@ -10,7 +10,7 @@ shape of `citytwin simulate drainage MODEL.inp --json`:
 Values come from SWMM's .rpt summary tables, except each node's maximum depth: the report prints it
 to 0.01 ft or 0.01 m, which is more than 5 % of a junction a few centimetres deep (Example3's
 KRO1015, 0.0442 ft, is printed 0.04 ft: -10 % before any engine answers), so max_depth_m is SWMM's
-own statistic at full precision (`exact_max_depths`, swmm-toolkit's node_get_stats). Also writes the DYNWAVE variant of Example1
+own maximum at full precision (`exact_max_depths`, the largest depth over its routing steps). Also writes the DYNWAVE variant of Example1
 (Example1-dynwave.inp, shared/reference/flood.md §5.1).
 
 Run: .venv/bin/python Scripts/reference/make_swmm_fixtures.py
@@ -60,9 +60,11 @@ def run_quietly(inp):
 
 
 def exact_max_depths(inp, length):
-    """Each node's maximum depth (m) as SWMM 5.2.4 holds it (its node statistics at the end of a
-    step-by-step run, full precision); `length` converts the model's length unit to metres. The run
-    happens in a scratch directory, progress lines kept off our stdout."""
+    """Each node's maximum depth (m) as SWMM 5.2.4 reaches it, at full precision: the largest
+    depth after any routing step of a step-by-step run (SWMM's node statistics take the same
+    maximum; swmm-toolkit's node_get_stats crashes on some models, Example4's outfall); `length`
+    converts the model's length unit to metres. The run happens in a scratch directory,
+    progress lines kept off our stdout."""
     work = tempfile.mkdtemp()
     saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
@@ -71,11 +73,13 @@ def exact_max_depths(inp, length):
     try:
         solver.swmm_open(os.path.abspath(inp), os.path.join(work, "x.rpt"), os.path.join(work, "x.out"))
         solver.swmm_start(True)
-        while solver.swmm_step() > 0:
-            pass
         kind = shared_enum.ObjectType.NODE
-        depths = {solver.project_get_id(kind, i): solver.node_get_stats(i).maxDepth * length
-                  for i in range(solver.project_get_count(kind))}
+        count = solver.project_get_count(kind)
+        deepest = [0.0] * count
+        while solver.swmm_step() > 0:
+            for i in range(count):
+                deepest[i] = max(deepest[i], solver.node_get_result(i, shared_enum.NodeResult.DEPTH))
+        depths = {solver.project_get_id(kind, i): deepest[i] * length for i in range(count)}
         solver.swmm_end()
         solver.swmm_close()
         return depths
