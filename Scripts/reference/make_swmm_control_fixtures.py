@@ -4,7 +4,7 @@ through SWMM 5.2.4 (swmm-toolkit 0.17.0) for the control-rule parity test (SWMMC
 The network: an inflow (triangular, 0 → 0.25 m³/s over an hour and back, then nothing) enters
 junction J1, flows down conduit C1 into a 50 m² wet well WW (storage, 5 m deep), which pump P1
 (a TYPE4 curve, initially OFF) lifts to outfall O1 and orifice OR1 (open at the start) drains to
-outfall O2. The GAGE case adds a subcatchment on rain gage RG1 draining to J1. Each case adds one
+outfall O2. The GAGE cases add a subcatchment on rain gage RG1 draining to J1. Each case adds one
 [CONTROLS] block exercising one premise or action kind. Fixed 5 s routing steps, reported every
 minute.
 
@@ -77,6 +77,10 @@ CASES = {
     "CONDUIT_STATUS": "RULE R1\nIF SIMULATION TIME > 0.5\nAND SIMULATION TIME < 1.25\nTHEN CONDUIT C1 STATUS = CLOSED\n"
                       "ELSE CONDUIT C1 STATUS = OPEN\n\nRULE R2\nIF NODE WW DEPTH > 1\n" + ON_OFF,
     "GAGE": "RULE R1\nIF GAGE RG1 INTENSITY > 8\n" + ON_OFF,
+    # Past rain: 10.5 mm falls in the first hour, 0.67 mm in the second; the 2-hour total reaches
+    # 11.17 mm once the second hour is complete, the 1-hour total is then below 1 mm.
+    "GAGE_PAST": "RULE R1\nIF GAGE RG1 2 >= 11\nAND GAGE RG1 1 < 1\n" + ON_OFF + "\n\n"
+                 "RULE R2\nIF GAGE RG1 1 > 10\nTHEN ORIFICE OR1 SETTING = 0.5\nELSE ORIFICE OR1 SETTING = 1",
     "RULE_STEP": f"RULE R1\nIF NODE WW DEPTH > 1.5\n{ON_OFF}",
 }
 
@@ -190,7 +194,7 @@ ACTION = re.compile(r"(\d\d/\d\d/\d{4}):?\s+(\d\d):(\d\d):(\d\d):?\s+Link (\S+) 
 
 
 def model_text(case):
-    gage = case == "GAGE"
+    gage = case.startswith("GAGE")
     return MODEL.format(case=case, extra=EXTRA_OPTIONS.get(case, ""), gage=GAGE if gage else "",
                         orifice_time=ORIFICE_TIME.get(case, 0), outlets=OUTLETS.get(case, ""),
                         outfalls="O3 9 FREE\n" if case in OUTLETS else "", xsections=XSECTIONS.get(case, ""),

@@ -6,14 +6,16 @@ outfall O1; its aquifer drains laterally to junction J1, which conduit C1 carrie
 (kinematic wave). The cases vary what the two-zone model does: evaporation from the upper and
 lower zones, a power flow law above a threshold, a fixed surface-water depth with the A3 term,
 an aquifer that fills to the surface (infiltration limited by the upper zone), Green-Ampt
-infiltration, US units with per-subcatchment overrides, and EPA's Example5.
+infiltration, US units with per-subcatchment overrides, LID units over the aquifer (an
+infiltration trench over a nearly full aquifer; a rain garden and rain barrels, of which only
+the garden seeps), and EPA's Example5.
 
 Writes Tests/FloodSimTests/Fixtures/swmm/groundwater/<CASE>.inp and groundwater.json
 ({case: {"continuity_mm": {SWMM's Groundwater Continuity table as depths over the aquifer area,
 mm: initial_storage, infiltration, upper_et, lower_et, deep_percolation, groundwater_flow,
 final_storage}, "final_upper_moisture", "final_water_table_m" (SWMM's binary output at the
 last report time), "groundwater_inflow_m3" (Flow Routing Continuity), "outflow_m3",
-"flooding_m3"}}).
+"flooding_m3", and for the LID cases "lid": SWMM's LID Performance Summary rows, mm}}).
 
 Run: .venv/bin/python Scripts/reference/make_swmm_groundwater_fixtures.py
 """
@@ -27,6 +29,7 @@ from swmm.toolkit import output, shared_enum
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from make_swmm_fixtures import continuity, run_quietly  # noqa: E402
+from make_swmm_lid_fixtures import report as lid_report  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm", "groundwater")
 EXAMPLE5 = os.path.join(HERE, "..", "..", "..", "shared", "data", "swmm", "Example5.inp")
@@ -72,7 +75,7 @@ A1  {aquifer}
 
 [GROUNDWATER]
 S1  A1  J1  {groundwater}
-
+{lids}
 [JUNCTIONS]
 J1  {j1_invert}  2.0  0  0  0
 
@@ -105,7 +108,35 @@ def storm(peak, unit_scale=1.0):
 SI = dict(units="CMS", infil_method="HORTON", end_day=8, evaporation="CONSTANT  3.0", dry_only="NO",
           area=2.0, imperv=0, width=100, dimp=2, dperv=5, infil="60  6  4  7  0",
           aquifer="0.5  0.15  0.30  2.5  12  15  0.35  4.0  0.05  0  3.0  0.35",
-          groundwater="5.0  0.02  1  0  0  0  0  *", j1_invert=2.5, storm=storm(25))
+          groundwater="5.0  0.02  1  0  0  0  0  *", j1_invert=2.5, storm=storm(25), lids="")
+
+# LID units over the aquifer: their seepage into native soil is capped by the upper zone's room
+# and feeds it; evaporation from units that seep counts as surface evaporation; their pervious
+# area counts in the aquifer's pervious share (SWMM's lid.c, subcatch_getFracPerv).
+TRENCH = """
+[LID_CONTROLS]
+IT1  IT
+IT1  SURFACE  20  0  0  0  5
+IT1  STORAGE  900  0.6  200  0
+IT1  DRAIN  5  0.5  600  6
+
+[LID_USAGE]
+S1  IT1  4  100  0  0  60  0
+"""
+GARDEN_BARREL = """
+[LID_CONTROLS]
+RG1  RG
+RG1  SURFACE  200  0.0  0  0  0
+RG1  SOIL  300  0.45  0.2  0.08  20  8  80
+RG1  STORAGE  0  0.75  8  0
+RB1  RB
+RB1  STORAGE  1200  0.75  0  0
+RB1  DRAIN  10  0.5  0  6
+
+[LID_USAGE]
+S1  RG1  3  200  0  0  30  0
+S1  RB1  20  2  0  0  10  0
+"""
 
 CASES = {
     "BASE": {},
@@ -118,6 +149,10 @@ CASES = {
                         groundwater="5.0  0.02  1  0  0  0.0005  0.3  *"),
     "FULL_AQUIFER": dict(storm=storm(60), aquifer="0.4  0.10  0.20  1.0  10  10  0.35  1.0  0.0  0  4.6  0.38",
                          groundwater="5.0  0.005  1.5  0  0  0  0  *"),
+    "LID_TRENCH": dict(imperv=40, storm=storm(60), lids=TRENCH,
+                       aquifer="0.4  0.10  0.20  0.2  10  10  0.35  0.2  0.0  0  4.6  0.395",
+                       groundwater="5.0  0.005  1.5  0  0  0  0  *"),
+    "LID_GARDEN_BARREL": dict(imperv=30, evaporation="CONSTANT  6.0", end_day=10, lids=GARDEN_BARREL),
     "US_OVERRIDES": dict(units="CFS", area=5, width=140, dimp=0.05, dperv=0.1, infil="1.2  0.1  2  7  0",
                          evaporation="MONTHLY  0.1 0.1 0.1 0.1 0.15 0.2 0.2 0.15 0.1 0.1 0.1 0.1",
                          aquifer="0.5  0.15  0.30  0.1  12  15.0  0.35  14.0  0.002  0.0  3.5  0.40",
@@ -143,6 +178,7 @@ def reference(inp):
     keys = {"initial_storage": "Initial Storage", "infiltration": "Infiltration", "upper_et": "Upper Zone ET",
             "lower_et": "Lower Zone ET", "deep_percolation": "Deep Percolation", "groundwater_flow": "Groundwater Flow",
             "final_storage": "Final Storage"}
+    lids = lid_report(rpt, 25.4 if us else 1.0)[0] if "[LID_USAGE]" in open(inp).read() else None
     handle = output.init()
     output.open(handle, out)
     periods = output.get_times(handle, shared_enum.Time.NUM_PERIODS)
@@ -150,7 +186,7 @@ def reference(inp):
     table = output.get_subcatch_series(handle, 0, shared_enum.SubcatchAttribute.GW_TABLE_ELEV, 0, periods - 1)[-1]
     output.close(handle)
     shutil.rmtree(os.path.dirname(rpt), ignore_errors=True)
-    return {
+    result = {
         "continuity_mm": {k: depth_column(gc, v) * to_mm for k, v in keys.items()},
         "final_upper_moisture": float(theta),
         "final_water_table_m": float(table) * (0.3048 if us else 1.0),
@@ -158,6 +194,9 @@ def reference(inp):
         "outflow_m3": fc.get("External Outflow", (0, 0))[0] * vol,
         "flooding_m3": fc.get("Flooding Loss", (0, 0))[0] * vol,
     }
+    if lids is not None:
+        result["lid"] = lids  # SWMM's LID Performance Summary (mm over each usage's area)
+    return result
 
 
 def main():

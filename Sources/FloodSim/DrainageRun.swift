@@ -54,6 +54,7 @@ public enum DrainageRun {
         var network = try model.hydraulicNetwork(baseDirectory: baseDirectory)
         var runoffContinuity = RunoffContinuity()
         var runoffVolume = 0.0
+        var runoffTimes: [Double] = []
         var lidPerformance: [LIDPerformance] = []
         var groundwater: GroundwaterResult?
         let modelInflows = network.inflows
@@ -66,6 +67,7 @@ public enum DrainageRun {
             let r = sim.run { t in progress?(WorkProgress(stage: "runoff", completed: t, total: duration, unit: "s")) }
             runoffContinuity = r.continuity
             runoffVolume = r.continuity.runoff + r.continuity.drains
+            runoffTimes = r.times
             lidPerformance = r.lidPerformance
             for (node, series) in RunoffSimulation.nodeInflows(r, subcatchments: sim.subcatchments) {
                 guard let k = network.nodeIndex(node) else { continue }
@@ -83,7 +85,9 @@ public enum DrainageRun {
         if let files = interfaceFiles, let use = hotStart.use {
             try engine.applyHotStart(model.readHotStart(use, files: files, network: network))
         }
-        engine.controls = try model.controlRules(network: network, baseDirectory: baseDirectory)
+        var controls = try model.controlRules(network: network, baseDirectory: baseDirectory)
+        controls?.runoffTimes = runoffTimes
+        engine.controls = controls
         if model.simulatesQuality {
             engine.quality = QualityRouting(pollutants: try model.pollutants(), inflows: qualityInflows, flowInflows: modelInflows,
                                             start: network.options.start, nodeCount: network.nodes.count, linkCount: network.links.count)

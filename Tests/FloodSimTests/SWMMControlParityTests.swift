@@ -5,7 +5,7 @@ import Testing
 
 /// Control rules against SWMM 5.2.4 (Fixtures/swmm/controls, by
 /// Scripts/reference/make_swmm_control_fixtures.py): one small model per premise and action kind
-/// (node, link, conduit, pump, simulation-time and gage premises, value against value, OR,
+/// (node, link, conduit, pump, simulation-time and gage premises (intensity and past-hours totals), value against value, OR,
 /// priorities, VARIABLE/EXPRESSION, constant, CURVE, TIMESERIES and PID actions, conduit status,
 /// orifice settings (closed/open, partial, by curve, opening over time), outlet and weir settings,
 /// RULE_STEP). The control actions taken (SWMM's control-action report: link, setting, rule,
@@ -44,10 +44,10 @@ struct SWMMControlParityTests {
 
     @Test("every premise and action kind has a SWMM reference")
     func listed() {
-        #expect(Self.references.count >= 31)
+        #expect(Self.references.count >= 32)
         for kind in ["NODE_DEPTH", "VALUE_VS_VALUE", "SIM_CLOCK_EQ", "TIMEOPEN", "PRIORITY", "VARIABLE_EXPRESSION", "CURVE",
                      "TIMESERIES", "PID", "ORIFICE", "ORIFICE_PARTIAL", "ORIFICE_CURVE", "ORIFICE_GRADUAL", "OUTLET", "WEIR",
-                     "CONDUIT_STATUS", "GAGE", "RULE_STEP"] {
+                     "CONDUIT_STATUS", "GAGE", "GAGE_PAST", "RULE_STEP"] {
             #expect(Self.references[kind] != nil, "\(kind) has no SWMM reference")
         }
     }
@@ -75,7 +75,7 @@ struct SWMMControlParityTests {
     /// Pump, orifice, outlet and weir settings at every report time: at least 97 % of them within 0.02 of
     /// SWMM's (a switch one report step apart costs one sample), none further than 0.1 away
     /// outside those samples for the modulated (CURVE, TIMESERIES, PID) cases.
-    @Test("pump, orifice, outlet and weir settings over time match SWMM", arguments: references.keys.sorted().filter { $0 != "GAGE" })
+    @Test("pump, orifice, outlet and weir settings over time match SWMM", arguments: references.keys.sorted().filter { !$0.hasPrefix("GAGE") })
     func settings(_ kind: String) throws {
         let reference = try #require(Self.references[kind])
         let model = try Self.model(kind)
@@ -100,25 +100,28 @@ struct SWMMControlParityTests {
     }
 
     /// EPA's examples with control rules (pump rules on a wet well): total flooding within 2 % of
-    /// SWMM's (both flood nothing: within 1 m³), every node's maximum depth within 5 % (issue 53's
-    /// bound; nodes SWMM fills less than 1 cm are skipped) or within the rounding of SWMM's report,
-    /// which prints depths to 0.01 ft or 0.01 m (Example3's 2 cm deep junctions are read as
-    /// 0.06 ft ± 0.005 ft, 1.5 mm, more than 5 % of them).
+    /// SWMM's (both flood nothing: within 1 m³) and every node's maximum depth within 5 % (issue 53's
+    /// bound; nodes SWMM fills less than 1 cm are skipped), against SWMM's maximum depths at full
+    /// precision (make_swmm_fixtures.py reads them from SWMM's node statistics: the report's 0.01 ft
+    /// put Example3's 1.3-2.7 cm deep junctions up to 10.6 % off with the engine 0.1 % from SWMM).
+    /// Example3's 178 pump switches match SWMM's control report in rule, setting and order.
     @Test("Example3 and extran10 match SWMM's flooding and node depths", arguments: ["Example3", "extran10"])
     func examples(_ name: String) throws {
         let url = try SWMMFixtures.url(name)
         let reference = try JSONDecoder().decode(DrainageParityTests.Reference.self, from: Data(contentsOf: SWMMFixtures.url(name + ".reference", "json")))
         let model = try SWMMModel(contentsOf: url)
         let result = try DrainageRun.run(model, baseDirectory: url.deletingLastPathComponent())
-        let rounding = 0.005 * model.units.length
         #expect(!result.controlActions.isEmpty, "\(name): no control action taken")
         let expected = reference.routing_continuity.flooding_m3
         #expect(abs(result.routing.flooding - expected) <= max(1, 0.02 * expected), "\(name): flooding \(result.routing.flooding) m³, SWMM \(expected) m³")
+        var checked = 0
         for (k, id) in result.nodeNames.enumerated() {
             guard let ref = reference.nodes[id], ref.max_depth_m >= 0.01 else { continue }
             let depth = result.nodes[k].maxDepth
-            #expect(abs(depth - ref.max_depth_m) <= max(0.05 * ref.max_depth_m, rounding), "\(name) node \(id): max depth \(depth) m, SWMM \(ref.max_depth_m) m")
+            checked += 1
+            #expect(abs(depth - ref.max_depth_m) <= 0.05 * ref.max_depth_m, "\(name) node \(id): max depth \(depth) m, SWMM \(ref.max_depth_m) m")
         }
+        #expect(checked >= 3, "\(name): only \(checked) nodes compared")
     }
 
     @Test("clauses SWMM rejects or the engine does not simulate are refused naming the rule and clause")

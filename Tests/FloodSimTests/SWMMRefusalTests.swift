@@ -92,16 +92,13 @@ struct SWMMRefusalTests {
              section: "AQUIFERS", words: ["AQ1", "UP1", "not simulated"]),
         Case(name: "a groundwater flow equation", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
              + "[GWF]\nS1 LATERAL 0.001*Hgw", section: "GWF", words: ["S1", "LATERAL", "not simulated"]),
-        Case(name: "LID controls over an aquifer", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n" + aquifer
-             + "[GROUNDWATER]\nS1 AQ1 J1 12 0.01 1 0 0 0 0 *\n[LID_CONTROLS]\nB1 RB\nB1 STORAGE 1000 0.75 0 0\n[LID_USAGE]\nS1 B1 1 50 0 0 0 0",
-             section: "LID_USAGE", words: ["S1", "aquifer", "IGNORE_GROUNDWATER"]),
         Case(name: "RDII", extra: "[RDII]\nJ1 UH1 10", section: "RDII", words: ["J1", "UH1", "IGNORE_RDII"]),
         Case(name: "a street inlet", extra: "[INLET_USAGE]\nC1 IN1 J1", section: "INLET_USAGE", words: ["C1", "inlets"]),
         Case(name: "a control rule SWMM rejects", extra: "[CONTROLS]\nRULE R1\nIF NODE J1 DEPTH > 1\nTHEN CONDUIT C1 STATUS = ON",
              section: "CONTROLS", words: ["R1", "THEN CONDUIT C1 STATUS = ON", "CLOSED or OPEN"]),
-        Case(name: "a control rule on past rainfall", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
-             + "[CONTROLS]\nRULE R1\nIF GAGE RG1 6 > 1\nTHEN CONDUIT C1 STATUS = CLOSED",
-             section: "CONTROLS", words: ["R1", "past rainfall", "not simulated"]),
+        Case(name: "a control rule on more past rainfall than SWMM keeps (48 h)", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[CONTROLS]\nRULE R1\nIF GAGE RG1 49 > 1\nTHEN CONDUIT C1 STATUS = CLOSED",
+             section: "CONTROLS", words: ["R1", "49", "1–48 hours of past rain"]),
         Case(name: "a snow-only pollutant", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0 YES", section: "POLLUTANTS", words: ["TSS", "snow-only"]),
         Case(name: "a co-pollutant not defined", extra: "[POLLUTANTS]\nPB UG/L 0 0 0 0 NO ZN 0.1", section: "POLLUTANTS", words: ["PB", "ZN", "ERROR 209"]),
         Case(name: "a treatment expression", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0\n[TREATMENT]\nJ1 TSS C = 0.5 * TSS", section: "TREATMENT",

@@ -21,6 +21,9 @@ struct ControlRuleRunner {
     /// Every constant action that changed a link, in order.
     var log: [ControlActionRecord] = []
     private let linkNames: [String]
+    /// The runoff clock (s) while rules are evaluated: the end of the runoff step SWMM has run to
+    /// before the routing step (the first step end at or after the routing step's end).
+    private var runoffClock = 0.0
 
     init(rules: ControlRules, network: HydraulicNetwork) {
         self.rules = rules
@@ -50,8 +53,14 @@ struct ControlRuleRunner {
     /// target settings of the links the fired actions name. Returns the number of changed targets.
     @discardableResult
     mutating func evaluate(_ s: inout HydraulicState, time: Double, dt: Double) -> Int {
-        let now = rules.startDay + time / 86_400
+        // SWMM's getDateTime: the step's start date is one millisecond past the elapsed time, so
+        // "SIMULATION TIME > 0.5" already holds on the step that starts at 0:30:00.
+        let now = rules.startDay + (time + 0.001) / 86_400
         let halfStep = dt / 86_400 / 2
+        let times = rules.runoffTimes
+        var lo = 0, hi = times.count
+        while lo < hi { let mid = (lo + hi) / 2; if times[mid] < time + dt - 1e-6 { lo = mid + 1 } else { hi = mid } }
+        runoffClock = lo < times.count ? times[lo] : (times.last ?? 0)
         var listed: [(link: Int, rule: Int, value: Double, reported: Bool)] = []
         for r in rules.rules.indices {
             let rule = rules.rules[r]
@@ -153,6 +162,7 @@ struct ControlRuleRunner {
         let L = rules.lengthUnit, Q = rules.flowUnit
         switch v {
         case .gageIntensity(let g): return rules.gages[g].intensity(at: time)
+        case .gagePastRain(let g, let hours): return Self.pastRain(rules.gages[g], hours: hours, clock: runoffClock)
         case .simulation(let a):
             let day = now.rounded(.down)
             switch a {
@@ -202,6 +212,18 @@ struct ControlRuleRunner {
     // MARK: Modulated actions
 
     /// SWMM's `table_lookup`: linear between points, the end values held beyond them.
+    /// SWMM's gage_getPastRain: the rain (intensity unit × hours) in the `hours` whole hours
+    /// completed before the runoff clock, hours counted from the simulation start; the hour under
+    /// way is not counted, nor one the clock has only just reached (SWMM moves its hourly totals
+    /// on when a runoff step runs past the hour).
+    static func pastRain(_ gage: Hyetograph, hours: Int, clock: Double) -> Double {
+        guard clock > 0 else { return 0 }
+        let completed = Int((clock / 3600).rounded(.up)) - 1
+        let first = max(0, completed - hours)
+        guard completed > first else { return 0 }
+        return gage.depth(from: Double(first) * 3600, to: Double(completed) * 3600)
+    }
+
     static func tableLookup(_ xs: [Double], _ ys: [Double], _ x: Double) -> Double {
         guard let x0 = xs.first else { return 0 }
         if x <= x0 { return ys[0] }

@@ -14,8 +14,6 @@ extension ControlRules {
         var gages: [String: Int]
         var curves: [String: SWMMCurve]
         var series: (String) throws -> TimeSeries?
-        /// V-notch, trapezoidal and roadway weirs (partly open ones are not simulated yet).
-        var shapedWeirs: Set<String> = []
     }
 
     static let objectWords = ["GAGE", "NODE", "LINK", "CONDUIT", "PUMP", "ORIFICE", "WEIR", "OUTLET", "SIMULATION"]
@@ -149,9 +147,7 @@ private struct ParseContext {
         let attr = tokens[k].uppercased()
         if word == "GAGE" {
             if attr == "INTENSITY" { return .ok(.gageIntensity(index)) }
-            if let h = Int(attr), (1...48).contains(h) {
-                return .failure("rain gage \(tokens[k - 1]) past rainfall (\(h) h total) is not simulated yet")
-            }
+            if let h = Int(attr), (1...48).contains(h) { return .ok(.gagePastRain(index, hours: h)) }
             return .failure("\(tokens[k]) is not a rain gage attribute (INTENSITY or 1–48 hours of past rain)")
         }
         guard let a = R.match(attr, R.attributeWords) else { return .failure("\(tokens[k]) is not an attribute") }
@@ -295,13 +291,6 @@ private struct ParseContext {
                 guard let x = Double(tokens[5]) else { return .failure("\(tokens[5]) is not a number") }
                 if word != "PUMP" && (x < 0 || x > 1) { return .failure("a \(word.lowercased()) setting must lie between 0 and 1, not \(tokens[5])") }
                 source = .constant(x)
-            }
-        }
-        if word == "WEIR" && names.shapedWeirs.contains(tokens[2]) {
-            // A partly open V-notch or trapezoidal weir changes its flow formula and width with
-            // the opening (SWMM's weir_getFlow; a roadway weir ignores it), not modelled yet.
-            guard case .constant(let x) = source, x == 0 || x == 1 else {
-                return .failure("weir \(tokens[2]) is a V-notch, trapezoidal or roadway weir: settings other than 0 (closed) and 1 (open) are not simulated yet")
             }
         }
         if used < tokens.count { return .failure("one clause per line: '\(tokens[used...].joined(separator: " "))' follows the action") }

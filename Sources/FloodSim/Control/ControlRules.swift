@@ -14,13 +14,15 @@ public struct ControlRules: Sendable {
         case link(Int, LinkKindCode, LinkAttribute)
         /// A rain gage's current intensity (model rain-rate units), by gage index in `gages`.
         case gageIntensity(Int)
+        /// A rain gage's rain total over the past `hours` whole hours (model rain-depth units).
+        case gagePastRain(Int, hours: Int)
         case simulation(SimulationAttribute)
 
         var attribute: Attribute {
             switch self {
             case .node(_, let a): return .node(a)
             case .link(_, _, let a): return .link(a)
-            case .gageIntensity: return .other
+            case .gageIntensity, .gagePastRain: return .other
             case .simulation(let a): return .simulation(a)
             }
         }
@@ -79,6 +81,11 @@ public struct ControlRules: Sendable {
     var expressions: [ControlExpression]
     /// Rain gages read by GAGE premises (intensity in model rain-rate units over seconds from the start).
     var gages: [Hyetograph]
+    /// End times of the runoff steps (seconds from the start, `RunoffSimulation.Result.times`):
+    /// SWMM adds each runoff step's rain to the gage's hourly totals as runoff runs ahead of the
+    /// routing, so a past-rain premise reads the totals as of the runoff step the routing step
+    /// ends in. Empty without subcatchments (SWMM keeps no totals then: they read 0).
+    public var runoffTimes: [Double] = []
     /// The model's units: metres per length unit, m³ per volume unit, m³/s per flow unit.
     var lengthUnit: Double, volumeUnit: Double, flowUnit: Double
     /// Days since 1970 of the simulation start (SWMM's DateTime, shifted) and its time of day (days).

@@ -219,6 +219,9 @@ extension HydraulicState {
         // Above the crown a surcharged weir acts as an orifice with a matching coefficient.
         let surcharged = w.canSurcharge && h1 > hcrown
         if surcharged { head = opening }
+        if w.form == .trapezoidal || (w.form == .vNotch && setting[j] < 1) {
+            return shapedWeirInflow(j, w, head: head, surcharged: surcharged, h1: h1, h2: h2, hcrest: hcrest, opening: opening, dir: dir)
+        }
         var q = 0.0, expo = 1.5
         let length = max(0, w.length - 0.1 * Double(w.endContractions) * head)
         switch w.form {
@@ -227,25 +230,59 @@ extension HydraulicState {
         case .sideFlow:
             expo = 5.0 / 3.0
             q = w.dischargeCoefficient * length * pow(head, expo)
-        case .vNotch:
+        case .vNotch, .trapezoidal:
             expo = 2.5
             q = w.dischargeCoefficient * w.sideSlope * pow(head, 2.5)
-        case .trapezoidal:
-            q = w.dischargeCoefficient * length * pow(head, 1.5) + w.endCoefficient * w.sideSlope * pow(head, 2.5)
         }
         if surcharged {
-            // Orifice flow through the full opening: q = cOrif·√(h1 − max(h2, mid-height)).
-            let hmid = hcrest + opening / 2
-            let cOrif = q / (opening / 2).squareRoot()
-            let dh = h1 - max(h2, hmid)
-            q = cOrif * max(dh, 0).squareRoot()
-            dqdh[j] = dh > 0 ? q / (2 * dh) : 0
+            q = surchargedWeirFlow(j, full: q, h1: h1, h2: h2, hcrest: hcrest, opening: opening)
         } else {
             if h2 > hcrest {
                 let ratio = (h2 - hcrest) / head
                 q *= pow(max(0, 1 - pow(ratio, expo)), 0.385)
             }
             dqdh[j] = head > 0 ? expo * q / head : 0
+        }
+        linkNewDepth[j] = min(h1 - hcrest, opening)
+        flowClass[j] = .subcritical
+        return dir * q
+    }
+
+    /// Orifice flow through a surcharged weir's whole opening, q = cOrif·√(h1 − max(h2, mid-height)),
+    /// cOrif matching the weir's flow `full` at a head equal to the opening (SWMM's cSurcharge).
+    private mutating func surchargedWeirFlow(_ j: Int, full: Double, h1: Double, h2: Double, hcrest: Double, opening: Double) -> Double {
+        let hmid = hcrest + opening / 2
+        let cOrif = full / (opening / 2).squareRoot()
+        let dh = h1 - max(h2, hmid)
+        let q = cOrif * max(dh, 0).squareRoot()
+        dqdh[j] = dh > 0 ? q / (2 * dh) : 0
+        return q
+    }
+
+    /// A trapezoidal weir, or a V-notch weir a control setting leaves partly open, as SWMM's
+    /// weir_getFlow: a rectangular part as wide as the section at the raised crest (the notch's
+    /// 2·slope·y, the trapezoid's bottom width plus 2·slope·y) with the weir's coefficient, the
+    /// triangular ends with the end coefficient, no end contractions; Villemonte's correction
+    /// with the weir type's exponent on the rectangular part (2.5 for a V-notch) and 2.5 on the
+    /// ends; dQ/dH from the uncorrected parts (a partly open V-notch without end coefficient
+    /// keeps the notch's 2.5·q/h).
+    private mutating func shapedWeirInflow(_ j: Int, _ w: Weir, head: Double, surcharged: Bool, h1: Double, h2: Double,
+                                           hcrest: Double, opening: Double, dir: Double) -> Double {
+        let raised = (1 - setting[j]) * w.height
+        let width = (w.form == .vNotch ? 0 : w.length) + 2 * w.sideSlope * raised
+        var q1 = w.dischargeCoefficient * width * pow(head, 1.5)
+        var q2 = w.endCoefficient * w.sideSlope * pow(head, 2.5)
+        let q: Double
+        if surcharged {
+            q = surchargedWeirFlow(j, full: q1 + q2, h1: h1, h2: h2, hcrest: hcrest, opening: opening)
+        } else {
+            dqdh[j] = w.form == .vNotch && q2 == 0 ? 2.5 * q1 / head : 1.5 * q1 / head + 2.5 * q2 / head
+            if h2 > hcrest {
+                let ratio = (h2 - hcrest) / head
+                q1 *= pow(max(0, 1 - pow(ratio, w.form == .vNotch ? 2.5 : 1.5)), 0.385)
+                if q2 > 0 { q2 *= pow(max(0, 1 - pow(ratio, 2.5)), 0.385) }
+            }
+            q = q1 + q2
         }
         linkNewDepth[j] = min(h1 - hcrest, opening)
         flowClass[j] = .subcritical

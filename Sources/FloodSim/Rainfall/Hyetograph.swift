@@ -34,6 +34,16 @@ public struct Hyetograph: Sendable, Hashable {
     /// Total depth, mm.
     public var totalDepth: Double { depths.reduce(0, +) }
 
+    /// Rain between two times (seconds), intensity units × hours (mm for mm/h).
+    public func depth(from t0: Double, to t1: Double) -> Double {
+        var total = 0.0
+        for k in starts.indices {
+            let a = max(t0, starts[k]), b = min(t1, end(k))
+            if b > a { total += intensities[k] * (b - a) / 3600 }
+        }
+        return total
+    }
+
     /// Intensity at `time` seconds, mm/h (0 outside the record).
     public func intensity(at time: Double) -> Double {
         guard let first = starts.first, time >= first, let k = index(at: time) else { return 0 }

@@ -7,6 +7,8 @@ extension RunoffSimulation {
     /// What a subcatchment's LID units did over a step, m³.
     struct LIDStep {
         var treated = 0.0, surfaceOut = 0.0, evaporation = 0.0, infiltration = 0.0
+        /// Evaporation from units that let water through their bottom (an aquifer below counts it).
+        var perviousEvaporation = 0.0
         /// Underdrain flow over the step, wherever it goes.
         var drained = 0.0
         var wet = false
@@ -51,9 +53,13 @@ extension RunoffSimulation {
     }
 
     /// The units of subcatchment `j` over one step, after its subareas (SWMM's `lid_getRunoff`).
-    /// - Parameter nonLIDInfiltration: what the non-LID area infiltrated this step, m³.
+    /// - Parameters:
+    ///   - nonLIDInfiltration: what the non-LID area infiltrated this step, m³.
+    ///   - maxNativeInfiltration: the room left in an aquifer's upper zone over the step, m/s
+    ///     (SWMM's MaxNativeInfil, which caps the units' seepage into native soil), else 1e10.
     func runLIDs(_ j: Int, _ st: inout State, _ infil: inout InfiltrationState, precip: Double, evaporation: Double,
-                 nonLIDInfiltration: Double, dt: Double, time: Double, _ result: inout Result) -> LIDStep {
+                 nonLIDInfiltration: Double, maxNativeInfiltration: Double = 1e10, dt: Double, time: Double,
+                 _ result: inout Result) -> LIDStep {
         guard var g = st.lid else { return LIDStep() }
         let s = subcatchments[j]
         let nonLid = st.nonLidArea
@@ -70,8 +76,10 @@ extension RunoffSimulation {
             qPerv = st.rp * st.fArea.2 * perviousOut * nonLid
         }
         let r = g.step(imperviousRunoff: qImperv, perviousRunoff: qPerv, rain: precip, runon: st.runon, evaporation: evaporation,
-                       nativeInfiltration: native, fullCover: nonLid <= 0, dt: dt, day: time / 86_400)
-        var out = LIDStep(treated: r.treated, surfaceOut: r.surfaceOut, evaporation: r.evaporation, infiltration: r.infiltration, wet: r.wet)
+                       nativeInfiltration: native, maxNativeInfiltration: maxNativeInfiltration, fullCover: nonLid <= 0, dt: dt,
+                       day: time / 86_400)
+        var out = LIDStep(treated: r.treated, surfaceOut: r.surfaceOut, evaporation: r.evaporation, infiltration: r.infiltration,
+                          perviousEvaporation: r.perviousEvaporation, wet: r.wet)
         for u in g.units {
             out.drained += u.newDrainFlow * dt
             if case .node = drainTarget(u, of: j) { result.continuity.drains += u.newDrainFlow * dt }

@@ -194,17 +194,25 @@ public struct RunoffSimulation: Sendable {
                     infiltration: vInfil, outflow: vOut, pondedDepth: r0.depth * st.fArea.0 + r1.depth * st.fArea.1 + rp.depth * st.fArea.2,
                     rainfall: precip, toNode: { if case .node = s.outlet { return true } else { return false } }())
                 var vDrain = 0.0
+                // What an aquifer below counts as surface evaporation (SWMM's Vpevap): the non-LID
+                // subareas' and that of LID units whose bottom lets water through.
+                var vPervEvap = vEvap
                 if st.lid != nil {
-                    let lid = runLIDs(j, &st, &infilState, precip: precip, evaporation: evap, nonLIDInfiltration: vInfil, dt: dt, time: t, &result)
+                    // The units' seepage into native soil is capped by the aquifer's room as the
+                    // subareas' infiltration is, and reaches the aquifer with it (SWMM's lid.c).
+                    let lid = runLIDs(j, &st, &infilState, precip: precip, evaporation: evap, nonLIDInfiltration: vInfil,
+                                      maxNativeInfiltration: infilCap.isFinite ? infilCap : 1e10, dt: dt, time: t, &result)
                     vOut += lid.surfaceOut - lid.treated
                     vEvap += lid.evaporation
+                    vPervEvap += lid.perviousEvaporation
                     vInfil += lid.infiltration
                     vDrain = lid.drained
                     if lid.wet { hasWetLids = true }
                 }
                 if var g = aquifers[j] {
                     Self.advanceGroundwater(&g, into: &result.groundwater!, subcatchment: j, s, infiltration: vInfil,
-                                            surfaceEvaporation: vEvap, evaporationRate: potentialEvap, dt: dt)
+                                            surfaceEvaporation: vPervEvap, evaporationRate: potentialEvap,
+                                            perviousFraction: perviousFraction(j), dt: dt)
                     aquifers[j] = g
                 }
                 st.infil = infilState

@@ -60,9 +60,7 @@ extension SWMMModel {
         for (k, g) in rainGages.enumerated() { gageIndex[g.name] = k }
         var curves: [String: SWMMCurve] = [:]
         for c in self.curves where curves[c.name] == nil { curves[c.name] = c }
-        let shaped = weirs.filter { $0.kind != .transverse && $0.kind != .sideflow }.map(\.name)
-        let names = ControlRules.Names(nodes: nodes, links: links, gages: gageIndex, curves: curves, series: series,
-                                       shapedWeirs: Set(shaped))
+        let names = ControlRules.Names(nodes: nodes, links: links, gages: gageIndex, curves: curves, series: series)
         let ruleStep = stepSeconds("RULE_STEP", default: 0)
         return try ControlRules.parse(lines: lines, names: names, ruleStep: ruleStep, units: units,
                                       start: startEpochSeconds ?? 0, gages: gages)

@@ -129,7 +129,10 @@ extension SWMMModel {
             let cScale = Q / pow(L, 2.5)
             let endCoeff = w.options.count > 2 ? Double(w.options[2]) ?? 0 : 0
             let surcharge = w.options.count > 3 ? w.options[3].uppercased() != "NO" : true
-            let sideSlope = x.geometry.count > 2 ? x.geometry[2] : 0
+            // Side slope (run/rise) as SWMM's xsect sBot: a V-notch's TRIANGULAR section gives it by
+            // its top width over twice its height, a TRAPEZOIDAL one as the mean of its two slopes.
+            let g = x.geometry + Array(repeating: 0, count: max(0, 4 - x.geometry.count))
+            let sideSlope = form == .vNotch ? (g[0] > 0 ? g[1] / g[0] / 2 : 0) : (g[2] + g[3]) / 2
             var weir = Weir(form: form, height: x.depth * L, length: (x.geometry.count > 1 ? x.geometry[1] : 0) * L, sideSlope: sideSlope,
                             dischargeCoefficient: w.dischargeCoefficient * cScale, endCoefficient: endCoeff * cScale,
                             endContractions: Int(w.endContractions), canSurcharge: surcharge)

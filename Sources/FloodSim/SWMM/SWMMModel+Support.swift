@@ -110,16 +110,8 @@ extension SWMMModel {
                 // before the run, naming the control or subcatchment.
                 _ = try lidUsages()
                 _ = try lidControls()
-                // SWMM passes an LID's infiltration into the aquifer below and limits it by the
-                // aquifer's room; the LID units here infiltrate without that limit, so the two
-                // together are refused rather than answered differently.
-                if s.name == "LID_USAGE", !isSwitchedOff("IGNORE_GROUNDWATER"),
-                   let aquifers = rawSections.first(where: { $0.name == "GROUNDWATER" }) {
-                    let withAquifer = Set(aquifers.lines.compactMap { $0.first })
-                    if let line = s.lines.first(where: { $0.first.map(withAquifer.contains) ?? false }), let sub = line.first {
-                        throw refuse("Subcatchment", "subcatchment \(sub) has LID controls over an aquifer: LID infiltration into groundwater is not simulated yet; set IGNORE_GROUNDWATER YES to run without the aquifer")
-                    }
-                }
+                // Over an aquifer the units' seepage is capped by its upper zone's room and feeds
+                // it (RunoffSimulation, as SWMM's lid.c).
             case "GROUNDWATER", "GWF":
                 // Simulated (SWMMModel+Groundwater); what SWMM rejects or this engine does not
                 // simulate yet is refused there, naming the item.

@@ -16,8 +16,20 @@ extension RunoffSimulation {
     func initialGroundwater() -> [GroundwaterState?] {
         subcatchments.indices.map { j in
             guard j < groundwater.count, let g = groundwater[j] else { return nil }
-            return GroundwaterState(g, perviousFraction: 1 - subcatchments[j].imperviousFraction)
+            return GroundwaterState(g, perviousFraction: perviousFraction(j))
         }
+    }
+
+    /// The share of subcatchment `j` an aquifer below sees as pervious (SWMM's
+    /// subcatch_getFracPerv): the non-LID pervious area and the LID units that seep into native
+    /// soil (`LIDControl.isPervious`).
+    func perviousFraction(_ j: Int) -> Double {
+        let s = subcatchments[j]
+        let lidArea = s.lids.reduce(0) { $0 + $1.area }
+        guard lidArea > 0, s.area > 0 else { return 1 - s.imperviousFraction }
+        let covered = lidArea > 0.999 * s.area ? s.area : lidArea
+        let pervious = s.lids.filter { $0.control.isPervious }.reduce(0) { $0 + $1.area }
+        return min(((1 - s.imperviousFraction) * (s.area - covered) + pervious) / s.area, 1)
     }
 
     /// An empty result for the states, with the storage they start with.
@@ -34,9 +46,9 @@ extension RunoffSimulation {
     /// (m/s, before any DRY_ONLY rule, as SWMM's groundwater reads it).
     static func advanceGroundwater(_ state: inout GroundwaterState, into result: inout GroundwaterResult, subcatchment j: Int,
                                    _ s: RunoffSubcatchment, infiltration: Double, surfaceEvaporation: Double,
-                                   evaporationRate: Double, dt: Double) {
+                                   evaporationRate: Double, perviousFraction: Double, dt: Double) {
         state.advance(infiltration: infiltration, surfaceEvaporation: surfaceEvaporation, evaporationRate: evaporationRate,
-                      area: s.area, perviousFraction: 1 - s.imperviousFraction, dt: dt)
+                      area: s.area, perviousFraction: perviousFraction, dt: dt)
         let f = state.lastFluxes, a = s.area * dt
         result.continuity.infiltration += infiltration
         result.continuity.upperEvaporation += f.upperEvaporation * a

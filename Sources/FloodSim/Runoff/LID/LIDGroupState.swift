@@ -44,6 +44,9 @@ struct LIDGroupState: Sendable {
         /// Runoff of the non-LID area the units took in; their surface outflow to the outlet.
         var treated = 0.0, surfaceOut = 0.0
         var evaporation = 0.0, infiltration = 0.0
+        /// Evaporation from units whose bottom lets water through (SWMM's isLidPervious: no storage
+        /// layer, or one with a seepage rate), which an aquifer below counts as surface evaporation.
+        var perviousEvaporation = 0.0
         /// Whether any unit is wet (keeps the wet step).
         var wet = false
     }
@@ -55,7 +58,8 @@ struct LIDGroupState: Sendable {
     ///   - fullCover: the units cover the whole subcatchment.
     ///   - sameOutlet: whether a unit's drain goes where the subcatchment drains.
     mutating func step(imperviousRunoff: Double, perviousRunoff: Double, rain: Double, runon: Double, evaporation: Double,
-                       nativeInfiltration: Double, fullCover: Bool, dt: Double, day: Double) -> Step {
+                       nativeInfiltration: Double, maxNativeInfiltration: Double = 1e10, fullCover: Bool, dt: Double,
+                       day: Double) -> Step {
         var out = Step()
         var returned = 0.0
         for k in units.indices {
@@ -66,7 +70,8 @@ struct LIDGroupState: Sendable {
             out.treated += inflow * area * dt
             if !(u.control.kind == .rainBarrel && u.control.storage.covered) { inflow += rain }
             if fullCover { inflow += runon }
-            let r = units[k].step(inflow: inflow, evaporation: evaporation, nativeInfiltration: nativeInfiltration, dt: dt, day: day)
+            let r = units[k].step(inflow: inflow, evaporation: evaporation, nativeInfiltration: nativeInfiltration,
+                                  maxNativeInfiltration: maxNativeInfiltration, dt: dt, day: day)
             var surface = r.surface * area, drain = r.drain * area
             if u.toPervious && hasPerviousArea && !fullCover {
                 returned += surface
@@ -75,6 +80,7 @@ struct LIDGroupState: Sendable {
             }
             units[k].newDrainFlow = drain
             out.evaporation += r.evaporation * dt * area
+            if units[k].control.isPervious { out.perviousEvaporation += r.evaporation * dt * area }
             out.infiltration += r.infiltration * dt * area
             // SWMM's MIN_RUNOFF, 0.001 in/h.
             units[k].dryTime = rain > 2.31e-8 * 0.3048 ? 0 : units[k].dryTime + dt

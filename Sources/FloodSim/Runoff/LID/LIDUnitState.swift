@@ -63,10 +63,13 @@ struct LIDUnitState: Sendable {
     ///   - inflow: runoff treated plus rain (and run-on) onto the unit, m/s.
     ///   - evaporation: potential evaporation, m/s.
     ///   - nativeInfiltration: the subcatchment's infiltration rate into native soil, m/s.
+    ///   - maxNativeInfiltration: the most the native soil takes, m/s (an aquifer's upper-zone room
+    ///     over the step; SWMM's BIG, 1e10, without one).
     ///   - day: days since the start at the step's start (pavement regeneration).
-    mutating func step(inflow: Double, evaporation: Double, nativeInfiltration: Double, dt: Double, day: Double) -> Outflow {
+    mutating func step(inflow: Double, evaporation: Double, nativeInfiltration: Double, maxNativeInfiltration: Double = 1e10,
+                       dt: Double, day: Double) -> Outflow {
         var f = LIDFluxes(control: control, width: usage.width, area: usage.unitArea, dt: dt, evaporation: evaporation,
-                          maxNativeInfiltration: 1e10, dryTime: dryTime, oldDrainFlow: oldDrainFlow, treatedInflow: balance.inflow)
+                          maxNativeInfiltration: maxNativeInfiltration, dryTime: dryTime, oldDrainFlow: oldDrainFlow, treatedInflow: balance.inflow)
         f.surfaceInflow = inflow
         if control.pavement.clogDepth > 0 { f.paveConductivity = pavementConductivity(day: day) }
         if control.kind == .permeablePavement {
