@@ -56,26 +56,13 @@ extension SectionGeometry {
     private func circleCriticalDepth(interval i: Int, target: Double, top: Double) -> Double {
         let at = SectionGeometry.circleArea, wt = SectionGeometry.circleWidth, g = SectionGeometry.circleCriticalFactor
         let a0 = at[i], da = at[i + 1] - at[i], w0 = wt[i], dw = wt[i + 1] - wt[i]
-        var lo = 0.0, hi = min(1, top / yFull * 50 - Double(i))
+        let hi = min(1, top / yFull * 50 - Double(i))
         // Start where A³/W interpolated between the interval's ends reaches the target.
         let span = g[i + 1] - g[i]
-        var f = span.isFinite && span > 0 ? min(hi, max(0, (target - g[i]) / span)) : 0.5 * hi
-        for _ in 0..<60 {
+        let start = span.isFinite && span > 0 ? min(hi, max(0, (target - g[i]) / span)) : 0.5 * hi
+        let f = SectionGeometry.newtonRoot(start, lo: 0, hi: hi, scale: 1) { f in
             let a = a0 + f * da, w = w0 + f * dw
-            let h = a * a * a - target * w
-            if h == 0 { break }
-            if h < 0 { lo = f } else { hi = f }
-            let dh = 3 * a * a * da - target * dw
-            var next = dh > 0 ? f - h / dh : 0.5 * (lo + hi)
-            if !(next > lo && next < hi) {
-                // A step that rounds onto the bracket's end: converged.
-                if dh > 0 && abs(h / dh) <= 1e-14 { break }
-                next = 0.5 * (lo + hi)
-            }
-            // Newton converges quadratically: after a step below 1e-9 the next is at rounding.
-            let done = abs(next - f) <= 1e-9
-            f = next
-            if done || hi - lo <= 1e-16 { break }
+            return (a * a * a - target * w, 3 * a * a * da - target * dw)
         }
         return yFull * (Double(i) + f) / 50
     }
@@ -88,24 +75,10 @@ extension SectionGeometry {
         let m = 0.5 * (sL + sR)
         let fromBottom = b > 0 ? cbrt(c / (b * b)) : Double.infinity
         let fromSides = m > 0 ? pow(2 * c / (m * m), 0.2) : Double.infinity
-        var lo = 0.0, hi = top
-        var y = min(top, fromBottom, fromSides)
-        for _ in 0..<60 {
+        return SectionGeometry.newtonRoot(min(top, fromBottom, fromSides), lo: 0, hi: top, scale: top) { y in
             let a = y * (b + m * y), w = b + 2 * m * y
-            let h = a * a * a - c * w
-            if h == 0 { break }
-            if h < 0 { lo = y } else { hi = y }
-            let dh = 3 * a * a * w - 2 * m * c
-            var next = dh > 0 ? y - h / dh : 0.5 * (lo + hi)
-            if !(next > lo && next < hi) {
-                if dh > 0 && abs(h / dh) <= 1e-14 * top { break }
-                next = 0.5 * (lo + hi)
-            }
-            let done = abs(next - y) <= 1e-9 * y
-            y = next
-            if done || hi - lo <= 1e-15 * top { break }
+            return (a * a * a - c * w, 3 * a * a * w - 2 * m * c)
         }
-        return y
     }
 
     /// A trapezoid's depth whose section factor A·R^(2/3) is `s` (below the full one): the root on
@@ -113,25 +86,38 @@ extension SectionGeometry {
     func trapezoidDepth(ofSectionFactor s: Double, top: Double) -> Double {
         let m = 0.5 * (sL + sR), k = (1 + sL * sL).squareRoot() + (1 + sR * sR).squareRoot()
         let s3 = s * s * s
-        var lo = 0.0, hi = top
-        // Start at the wide channel's depth (R ≈ y): S ≈ b·y^(5/3).
-        var y = b > 0 ? min(top, pow(s / b, 0.6)) : 0.5 * top
-        for _ in 0..<80 {
+        // Start at the depth of the wide channel (R ≈ y, S ≈ b·y^(5/3)) or, without a bed, of the
+        // triangle (S = m^(5/3)·k^(-2/3)·y^(8/3), exact).
+        let start = b > 0 ? pow(s / b, 0.6) : pow(s * pow(k, 2.0 / 3.0) / pow(m, 5.0 / 3.0), 0.375)
+        return SectionGeometry.newtonRoot(min(top, start), lo: 0, hi: top, scale: top) { y in
             let a = y * (b + m * y), w = b + 2 * m * y, p = b + k * y
             let a2 = a * a
-            let f = a2 * a2 * a - s3 * p * p
-            if f == 0 { break }
-            if f < 0 { lo = y } else { hi = y }
-            let df = 5 * a2 * a2 * w - 2 * s3 * p * k
-            var next = df > 0 ? y - f / df : 0.5 * (lo + hi)
+            return (a2 * a2 * a - s3 * p * p, 5 * a2 * a2 * w - 2 * s3 * p * k)
+        }
+    }
+
+    /// The root on [lo, hi] of a function `f` (returning its value and slope) that is negative below
+    /// the root and positive above it: Newton's method from `start`, keeping the bracket and bisecting
+    /// when a step leaves it, to rounding (`scale`: the size of the bracket's values).
+    @inline(__always)
+    static func newtonRoot(_ start: Double, lo lo0: Double, hi hi0: Double, scale: Double,
+                           _ f: (Double) -> (value: Double, slope: Double)) -> Double {
+        var lo = lo0, hi = hi0, x = start
+        for _ in 0..<80 {
+            let (h, dh) = f(x)
+            if h == 0 { break }
+            if h < 0 { lo = x } else { hi = x }
+            var next = dh > 0 ? x - h / dh : 0.5 * (lo + hi)
             if !(next > lo && next < hi) {
-                if df > 0 && abs(f / df) <= 1e-14 * top { break }
+                // A step that rounds onto the bracket's end: converged.
+                if dh > 0 && abs(h / dh) <= 1e-14 * scale { break }
                 next = 0.5 * (lo + hi)
             }
-            let done = abs(next - y) <= 1e-9 * y
-            y = next
-            if done || hi - lo <= 1e-15 * top { break }
+            // Newton converges quadratically: after a step below 1e-9 of the scale the next is at rounding.
+            let done = abs(next - x) <= 1e-9 * max(x, 1e-300 * scale)
+            x = next
+            if done || hi - lo <= 1e-15 * scale { break }
         }
-        return y
+        return x
     }
 }
