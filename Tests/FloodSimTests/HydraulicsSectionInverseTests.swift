@@ -82,4 +82,59 @@ struct HydraulicsSectionInverseTests {
             }
         }
     }
+
+    /// The root of a rising `f` on [lo, hi] by plain bisection: the reference the solvers are held to.
+    static func bisect(_ lo0: Double, _ hi0: Double, _ f: (Double) -> Double) -> Double {
+        var lo = lo0, hi = hi0
+        for _ in 0..<200 where hi - lo > 0 {
+            let mid = 0.5 * (lo + hi)
+            if mid <= lo || mid >= hi { break }
+            if f(mid) < 0 { lo = mid } else { hi = mid }
+        }
+        return 0.5 * (lo + hi)
+    }
+
+    @Test("critical and normal depth agree with bisection over six decades of flow, in every table interval")
+    func againstBisection() throws {
+        let g = SWMMConstant.gravity
+        let shapes: [(String, CrossSection)] = [
+            ("circle 1 m", .circular(diameter: 1)),
+            ("circle 0.3 m", .circular(diameter: 0.3)),
+            ("trapezoid 2 m, 3 m bed, 1:2 and 1:1", .trapezoidal(height: 2, bottomWidth: 3, leftSlope: 2, rightSlope: 1)),
+            ("trapezoid without a bed", .trapezoidal(height: 1.5, bottomWidth: 0, leftSlope: 1.5, rightSlope: 0.5)),
+            ("trapezoid with vertical sides", .trapezoidal(height: 1, bottomWidth: 2, leftSlope: 0, rightSlope: 0)),
+        ]
+        for (name, cs) in shapes {
+            let x = try SectionGeometry(cs)
+            let top = x.isOpen ? x.yFull : 0.999 * x.yFull
+            let aTop = x.area(top), qTop = (aTop * aTop * aTop / x.width(top) * g).squareRoot()
+            for k in 0...240 {
+                let q = qTop * pow(10, -6 + 6.02 * Double(k) / 240)
+                let q2g = q * q / g
+                let y = x.criticalDepth(q, gravity: g)
+                if q >= qTop { #expect(y == x.yFull, "\(name) at Q = \(q)"); continue }
+                let want = Self.bisect(0, top) { y in let a = x.area(y); return a * a * a / max(x.width(y), 1e-12) - q2g }
+                #expect(abs(y - want) <= 1e-11 * x.yFull, "\(name): critical depth at Q = \(q) is \(y), bisection \(want)")
+            }
+            for k in 1...200 {
+                let s = x.sMax * pow(10, -6 + 6 * Double(k) / 201)
+                let y = x.depth(ofSectionFactor: s)
+                let want = Self.bisect(0, x.isOpen ? x.yFull : x.depthOfMaxSectionFactor) { x.sectionFactor($0) - s }
+                #expect(abs(y - want) <= 1e-11 * x.yFull, "\(name): normal depth at S = \(s) is \(y), bisection \(want)")
+            }
+        }
+    }
+
+    @Test("tabulated shapes are registered once and read the same through every section of any size")
+    func registeredShapes() throws {
+        let small = try SectionGeometry(.init(shape: .horseshoe, geometry1: 1))
+        let large = try SectionGeometry(.init(shape: .horseshoe, geometry1: 2.5))
+        #expect(RegisteredShape.of(SectionTable.horseshoe).toOpaque() == RegisteredShape.of(SectionTable.horseshoe).toOpaque())
+        #expect(RegisteredShape.of(SectionTable.horseshoe).toOpaque() != RegisteredShape.of(SectionTable.egg).toOpaque())
+        for f in [0.01, 0.2, 0.5, 0.9] {
+            #expect(abs(small.area(f * small.yFull) / small.aFull - SectionTable.horseshoe.area(f)) <= 1e-15)
+            #expect(abs(large.area(f * large.yFull) / large.aFull - SectionTable.horseshoe.area(f)) <= 1e-15)
+            #expect(abs(large.width(f * large.yFull) / large.wMax - SectionTable.horseshoe.width(f)) <= 1e-15)
+        }
+    }
 }

@@ -103,9 +103,11 @@ struct ControlRuleRunner {
     }
 
     /// Notes links switching between closed and open in this step's setting change (before it is applied).
-    mutating func noteSwitches(_ s: HydraulicState, time: Double) {
+    /// Takes the two arrays rather than the state: passing the routing's whole state copied it
+    /// (a retain and release of each of its arrays) every step.
+    mutating func noteSwitches(setting: [Double], targetSetting: [Double], time: Double) {
         let now = rules.startDay + time / 86_400
-        for j in 0..<s.linkCount where s.targetSetting[j] != s.setting[j] && s.targetSetting[j] * s.setting[j] == 0 {
+        for j in setting.indices where targetSetting[j] != setting[j] && targetSetting[j] * setting[j] == 0 {
             timeLastSet[j] = now
         }
     }

@@ -29,7 +29,7 @@ protocol RelativeSection: Sendable {
 /// - POWER: an open channel whose width grows as depth^(1/exponent) (height, top width, exponent).
 /// Wetted perimeters exclude the crown below the full depth; POWER's is summed over 50 chords of
 /// the bank, as SWMM does.
-struct ComposedSection: RelativeSection {
+struct ComposedSection: RelativeSection, Hashable {
     enum Kind: Sendable { case rectTriangular, rectRound, modifiedBaskethandle, power }
     let kind: Kind
     let yFull: Double, wMax: Double

@@ -240,7 +240,7 @@ public final class DrainageRouting {
     private func applyControls(_ dt: Double) {
         guard controller != nil else { return }
         if controller!.isDue(at: time) { controller!.evaluate(&state, time: time, dt: dt) }
-        controller!.noteSwitches(state, time: time)
+        controller!.noteSwitches(setting: state.setting, targetSetting: state.targetSetting, time: time)
     }
 
     // MARK: - Inflows and mass balance

@@ -27,12 +27,20 @@ struct SectionGeometry: Sendable {
     /// Whether the section is open at the top (no crown).
     let isOpen: Bool
     // Shape parameters.
-    private let b: Double       // bottom width / width / diameter
-    private let sL: Double, sR: Double
+    let b: Double       // bottom width / width / diameter
+    let sL: Double, sR: Double
     private let yBot: Double    // filled depth (filled circular)
     private let aBot: Double, pBot: Double, wBot: Double
-    /// The relative geometry of a tabulated or composite shape (`SectionTable`, `ComposedSection`).
-    private var table: (any RelativeSection)?
+    /// The relative geometry of a tabulated or composite shape (`SectionTable`, `ComposedSection`,
+    /// `ProfileSection`), registered for the process's life: an unretained reference keeps the
+    /// section trivially copyable.
+    private var table: Unmanaged<RegisteredShape>?
+
+    /// `body` applied to the relative shape of a tabulated or composite section (nil for the others).
+    @inline(__always)
+    private func relative<R>(_ body: (any RelativeSection) -> R) -> R? {
+        table?._withUnsafeGuaranteedRef { body($0.shape) }
+    }
 
     static let circleTableSize = 51
     /// A/Afull, R/Rfull, W/Wmax of a circle at y/D = i/50.
@@ -148,7 +156,7 @@ struct SectionGeometry: Sendable {
             isOpen = true
             rFull = aFull / SectionGeometry.parabolaPerimeter(width: g2, depth: g1)
         default:
-            let t: (table: any RelativeSection, aFull: Double, rFull: Double, wMax: Double)
+            let t: (table: any RelativeSection & Hashable, aFull: Double, rFull: Double, wMax: Double)
             if let p = section.profile { t = (ProfileSection(p), p.aFull, p.rFull, p.wMax) } else if let tab = try SectionTable.of(section) {
                 t = (tab.table, tab.aFull, tab.rFull, tab.wMax)
             } else if let c = try ComposedSection(section) {
@@ -156,7 +164,7 @@ struct SectionGeometry: Sendable {
             } else { throw HydraulicsError(.unsupported, "cross-section shape \(section.shape.rawValue) is not routed by this engine") }
             guard g1 > 0, t.wMax > 0 else { throw HydraulicsError(.invalidValue, "\(section.shape.rawValue) section needs height and width > 0") }
             form = .tabulated
-            table = t.table
+            table = RegisteredShape.of(t.table)
             yFull = g1; aFull = t.aFull; rFull = t.rFull; wMax = t.wMax; isOpen = t.table.isOpen
         }
         b = bw; sL = l; sR = r
@@ -167,10 +175,10 @@ struct SectionGeometry: Sendable {
         if form == .circular {
             sMax = 1.08 * sFull
             depthOfMaxSectionFactor = 0.938 * yFull
-        } else if let ratio = table?.sMaxRatio, let t = table, let peak = t.area(ofSectionFactor: ratio) {
+        } else if let ratio = relative({ $0.sMaxRatio }) ?? nil, let peak = relative({ $0.area(ofSectionFactor: ratio) }) ?? nil {
             // SWMM's published peak of the S table, reached at the depth of its area.
             sMax = ratio * sFull
-            depthOfMaxSectionFactor = yFull * t.depth(peak)
+            depthOfMaxSectionFactor = yFull * (relative { $0.depth(peak) } ?? 1)
         } else if form == .tabulated {
             // SWMM caps ellipses and arches at their full section factor (sMax = sFull).
         } else if !isOpen && form != .dummy {
@@ -220,7 +228,7 @@ struct SectionGeometry: Sendable {
         case .trapezoidal: return y * (b + 0.5 * (sL + sR) * y)
         case .triangular: return sL * y * y
         case .parabolic: return 2.0 / 3.0 * width(y) * y
-        case .tabulated: return aFull * (table?.area(y / yFull) ?? 0)
+        case .tabulated: return aFull * (relative { $0.area(y / yFull) } ?? 0)
         }
     }
 
@@ -242,7 +250,7 @@ struct SectionGeometry: Sendable {
         case .trapezoidal: return b + (sL + sR) * min(y, yFull)
         case .triangular: return 2 * sL * min(y, yFull)
         case .parabolic: return b * (min(y, yFull) / yFull).squareRoot()
-        case .tabulated: return y >= yFull && !isOpen ? 0 : wMax * (table?.width(min(1, y / yFull)) ?? 0)
+        case .tabulated: return y >= yFull && !isOpen ? 0 : wMax * (relative { $0.width(min(1, y / yFull)) } ?? 0)
         }
     }
 
@@ -268,7 +276,7 @@ struct SectionGeometry: Sendable {
             let p = SectionGeometry.parabolaPerimeter(width: width(y), depth: y)
             return p > 0 ? area(y) / p : 0
         case .tabulated:
-            return table?.radius(y / yFull, aFull: aFull, rFull: rFull, sFull: aFull * pow(rFull, 2.0 / 3.0)) ?? 0
+            return relative { $0.radius(y / yFull, aFull: aFull, rFull: rFull, sFull: aFull * pow(rFull, 2.0 / 3.0)) } ?? 0
         }
     }
 
@@ -299,7 +307,7 @@ struct SectionGeometry: Sendable {
             // a = (2/3)·b·√(y/yFull)·y
             return min(yFull, pow(1.5 * a * yFull.squareRoot() / b, 2.0 / 3.0))
         case .tabulated:
-            return yFull * (table?.depth(a / aFull) ?? 0)
+            return yFull * (relative { $0.depth(a / aFull) } ?? 0)
         case .dummy, .filledCircular:
             return SectionGeometry.risingRoot(0, yFull, tolerance: 1e-13 * yFull) { self.area($0) - a }
         }
@@ -362,7 +370,7 @@ struct SectionGeometry: Sendable {
             let r = rFull * (1 - sin(theta) / theta)
             return a * pow(r, 2.0 / 3.0)
         }
-        if form == .tabulated, let psi = table?.sectionFactor(min(1, a / aFull)) { return sFull * psi }
+        if form == .tabulated, let psi = relative({ $0.sectionFactor(min(1, a / aFull)) }) ?? nil { return sFull * psi }
         return sectionFactor(depth(ofArea: a))
     }
 
@@ -439,7 +447,7 @@ struct SectionGeometry: Sendable {
             let f = t[i + 1] > t[i] ? (psi - t[i]) / (t[i + 1] - t[i]) : 0
             return aFull * (Double(i) + min(max(f, 0), 1)) / 50
         }
-        if form == .tabulated, let an = table?.area(ofSectionFactor: min(s, sMax) / sFull) { return aFull * an }
+        if form == .tabulated, let an = relative({ $0.area(ofSectionFactor: min(s, sMax) / sFull) }) ?? nil { return aFull * an }
         return area(depth(ofSectionFactor: s))
     }
 
@@ -448,47 +456,7 @@ struct SectionGeometry: Sendable {
         if s <= 0 { return 0 }
         let top = isOpen ? yFull : depthOfMaxSectionFactor
         if s >= sMax { return top }
+        if form == .trapezoidal { return trapezoidDepth(ofSectionFactor: s, top: top) }
         return SectionGeometry.risingRoot(0, top, tolerance: 1e-13 * top) { self.sectionFactor($0) - s }
-    }
-
-    /// Critical depth for flow q (m³/s): A³/W = q²/g.
-    func criticalDepth(_ q: Double, gravity g: Double) -> Double {
-        let q2g = q * q / g
-        if q2g <= 0 || form == .dummy { return 0 }
-        switch form {
-        case .rectOpen, .rectClosed:
-            return min(yFull, pow(q2g / (b * b), 1.0 / 3.0))
-        case .triangular:
-            return min(yFull, pow(2 * q2g / (sL * sL), 1.0 / 5.0))
-        default:
-            let top = isOpen ? yFull : 0.999 * yFull
-            if area(top) * area(top) * area(top) / max(width(top), 1e-12) <= q2g { return yFull }
-            var lo = 0.0, hi = top
-            if form == .circular {
-                // Narrow the bracket to the table interval holding the root: A³/W is monotone and
-                // known at the table's depths, so the solver starts within 1/50 of the diameter.
-                let g = SectionGeometry.circleCriticalFactor
-                let target = q2g * wMax / (aFull * aFull * aFull)
-                if target < g[2] {
-                    hi = min(top, 0.04 * yFull)
-                } else {
-                    var i = 2, k = SectionGeometry.circleTableSize - 2
-                    if target < g[k] {
-                        while k - i > 1 {
-                            let mid = (i + k) / 2
-                            if g[mid] <= target { i = mid } else { k = mid }
-                        }
-                        lo = min(top, yFull * Double(i) / 50)
-                        hi = min(top, yFull * Double(k) / 50)
-                    } else {
-                        lo = min(top, yFull * Double(k) / 50)
-                    }
-                }
-            }
-            return SectionGeometry.risingRoot(lo, hi, tolerance: 1e-13 * top) { y in
-                let a = self.area(y)
-                return a * a * a / max(self.width(y), 1e-12) - q2g
-            }
-        }
     }
 }

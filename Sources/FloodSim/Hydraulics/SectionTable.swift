@@ -8,7 +8,7 @@ import Foundation
 /// The functions follow SWMM's definitions: area from the A table (or the inverse of the Y table),
 /// hydraulic radius from the R table (or from the section factor, R = (S/A)^1.5), width from the W
 /// table; tables interpolate linearly, quadratically over their first two intervals.
-struct SectionTable: RelativeSection {
+struct SectionTable: RelativeSection, Hashable {
     /// A/Afull, R/Rfull, W/Wmax over y/yFull; Y/yFull and S/Sfull over A/Afull (some may be absent).
     let a: [Double]?, r: [Double]?, y: [Double]?, s: [Double]?, w: [Double]
     /// sMax / sFull where the S table gives it (nil: found from the geometry).

@@ -177,7 +177,7 @@ public struct SectionProfile: Sendable, Hashable {
 /// A `SectionProfile` as `SectionGeometry` reads relative shapes: SWMM's table lookups (linear,
 /// quadratic over the first two intervals) and their inverse; the section factor from the area's
 /// depth and its hydraulic radius, as SWMM's xsect_getSofA does for these shapes.
-struct ProfileSection: RelativeSection {
+struct ProfileSection: RelativeSection, Hashable {
     let profile: SectionProfile
     /// S/Sfull at the table's peak, and A/Afull there.
     let peakRatio: Double, peakArea: Double
