@@ -197,6 +197,12 @@ package struct FloodResultLayers {
     /// The layer `<stem>_<suffix>` from its template `flood_scenario_<suffix>.json` in `templates`,
     /// which must be owned by `owner`; titled after this run.
     func definition(suffix: String, from templates: URL) throws -> LayerDefinition {
+        try Self.definition(suffix: suffix, stem: stem, title: title, sharing: sharing, from: templates)
+    }
+
+    /// The layer `<stem>_<suffix>` from its template `flood_scenario_<suffix>.json` in `templates`,
+    /// which must be owned by `owner`, titled after `title`, with `sharing` when given.
+    static func definition(suffix: String, stem: String, title: String, sharing: SharingPolicy?, from templates: URL) throws -> LayerDefinition {
         let name = "flood_scenario_\(suffix).json"
         let url = templates.appendingPathComponent(name)
         var definition: LayerDefinition

@@ -188,7 +188,9 @@ public struct FloodScenarioProcess: TypedProcess {
         if input.district == nil, let fanOut = JobFanOut.current {
             let districts = try await FloodDistrictPart.keys(in: store, by: caller)
             if districts.count > 1 {
-                return try await FloodCityJob.run(input, districts: districts, fanOut: fanOut, caller: caller, progress: progress)
+                let runs = FloodRunCatalog(store: store, templates: resultLayers)
+                return try await FloodCityJob.run(input, scenario: try request(input).scenario, districts: districts, fanOut: fanOut,
+                                                  runs: runs, caller: caller, progress: progress)
             }
         }
         let request = try request(input)
