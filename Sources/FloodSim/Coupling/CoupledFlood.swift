@@ -323,7 +323,7 @@ public final class CoupledFlood {
         let c = routingResults.continuity
         balance.subcatchmentRain = runoffContinuity.rainfall
         balance.gridRain = sb.rain
-        balance.networkInflow = c.externalInflow + c.dryWeatherInflow
+        balance.networkInflow = c.externalInflow + c.dryWeatherInflow + c.rdiiInflow
         balance.surfaceBoundaryInflow = sb.boundaryInflow
         balance.runoffLosses = runoffContinuity.infiltration + runoffContinuity.evaporation
         balance.surfaceLosses = sb.losses

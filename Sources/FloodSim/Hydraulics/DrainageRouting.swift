@@ -40,7 +40,7 @@ public final class DrainageRouting {
 
     /// Flow rates summed over nodes at the end of a step, m³/s (for trapezoidal mass-balance totals).
     private struct StepRates {
-        var dryWeather = 0.0, lateral = 0.0, external = 0.0, flooding = 0.0, outflow = 0.0, withdrawal = 0.0
+        var dryWeather = 0.0, lateral = 0.0, external = 0.0, rdii = 0.0, flooding = 0.0, outflow = 0.0, withdrawal = 0.0
     }
 
     /// Prepares a run; throws `HydraulicsError` naming the node or link when the network is invalid.
@@ -263,6 +263,13 @@ public final class DrainageRouting {
             rates.external += qx
             rates.dryWeather += qd
         }
+        // RDII after the external, dry- and wet-weather inflows, as SWMM's addRdiiInflows.
+        for r in state.rdii {
+            let q = r.flow(at: t)
+            if abs(q) < SWMMConstant.flowTolerance { continue }
+            state.newLatFlow[r.node] += q
+            rates.rdii += q
+        }
         for i in 0..<state.nodeCount {
             let q = state.callerLateral[i]
             if q == 0 { continue }
@@ -301,6 +308,7 @@ public final class DrainageRouting {
         totals.dryWeatherInflow += rates.dryWeather * dt
         totals.lateralInflow += rates.lateral * dt
         totals.externalInflow += rates.external * dt
+        totals.rdiiInflow += rates.rdii * dt
         totals.flooding += rates.flooding * dt
         totals.externalOutflow += rates.outflow * dt
         totals.withdrawal += rates.withdrawal * dt

@@ -15,6 +15,8 @@ public struct HydraulicNetwork: Sendable, Hashable {
     public var links: [HydraulicLink]
     /// External inflows (time series, baseline, dry-weather flow) at nodes.
     public var inflows: [NodeInflow]
+    /// Rainfall-dependent infiltration/inflow at nodes (SWMM's RDII, from `RDIIGeneration`).
+    public var rdii: [RDIIInflow] = []
     /// How and for how long to route.
     public var options: RoutingOptions
 

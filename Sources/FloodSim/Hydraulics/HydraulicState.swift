@@ -121,6 +121,7 @@ struct HydraulicState {
 
     // MARK: Inflows
     let inflows: [NodeInflow]
+    let rdii: [RDIIInflow]
     /// Links sorted from upstream to downstream (kinematic wave).
     var sortedLinks: [Int] = []
     /// Links with an outfall at either end, whose outfall depth follows their flow.
@@ -294,6 +295,10 @@ struct HydraulicState {
             }
         }
         inflows = network.inflows
+        for r in network.rdii where r.node < 0 || r.node >= nodeCount {
+            throw HydraulicsError(.badReference, "RDII inflow: node index \(r.node) is not a node of the network")
+        }
+        rdii = network.rdii
 
         try validate(nodes: nodes, links: links, roughness: rough)
         initialiseState()

@@ -55,6 +55,8 @@ public struct RoutingContinuity: Sendable, Hashable {
     public var lateralInflow: Double = 0
     /// External (time-series and baseline) inflow volume.
     public var externalInflow: Double = 0
+    /// Rainfall-dependent infiltration/inflow volume (SWMM's "RDII Inflow").
+    public var rdiiInflow: Double = 0
     /// Volume lost through flooding at nodes (SWMM's "Flooding Loss").
     public var flooding: Double = 0
     /// Volume leaving through outfalls.
@@ -71,7 +73,7 @@ public struct RoutingContinuity: Sendable, Hashable {
     public init() {}
 
     /// Total inflow volume.
-    public var totalInflow: Double { dryWeatherInflow + lateralInflow + externalInflow }
+    public var totalInflow: Double { dryWeatherInflow + lateralInflow + externalInflow + rdiiInflow }
     /// Total outflow volume (flooding, outfalls, withdrawals, losses).
     public var totalOutflow: Double { flooding + externalOutflow + withdrawal + seepageLoss }
 

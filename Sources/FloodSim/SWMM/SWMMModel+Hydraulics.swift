@@ -4,7 +4,8 @@ import SWMMFormat
 extension SWMMModel {
     /// The model's drainage network in SI units for the hydraulic engine (`HydraulicNetwork`):
     /// nodes, links with cross sections and losses, external and dry-weather inflows, and the
-    /// routing options. Runoff is not included; `DrainageRun` adds it as lateral inflow.
+    /// routing options, and the RDII of `[RDII]` nodes. Runoff is not included; `DrainageRun` adds
+    /// it as lateral inflow.
     /// - Parameter baseDirectory: where FILE time series are read from.
     /// - Throws: `SWMMInputError` for a reference the engine cannot use (a missing curve, an
     ///   unsupported storage shape, an unreadable time-series file).
@@ -195,7 +196,10 @@ extension SWMMModel {
             }
             inflowList.append(NodeInflow(node: k, dryWeather: dwf))
         }
-        return HydraulicNetwork(nodes: nodes, links: links, inflows: inflowList, options: routingOptions())
+        var network = HydraulicNetwork(nodes: nodes, links: links, inflows: inflowList, options: routingOptions())
+        // RDII is computed ahead of routing from the gauges' rain, as SWMM writes its RDII file.
+        network.rdii = try rdii(network: network, baseDirectory: baseDirectory)?.inflows ?? []
+        return network
     }
 
     /// `[OPTIONS]` as the engine's routing options (SI).

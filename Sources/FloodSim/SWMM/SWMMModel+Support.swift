@@ -7,6 +7,8 @@ import SWMMFormat
 /// reason. Display-only sections (TAGS, MAP, SYMBOLS, LABELS, BACKDROP, PROFILES) and `[REPORT]`
 /// change no result and are accepted.
 ///
+/// RDII (`[HYDROGRAPHS]`, `[RDII]`) is simulated as SWMM's rdii.c computes it.
+///
 /// Processes SWMM lets a model switch off (`IGNORE_QUALITY`, `IGNORE_SNOWMELT`,
 /// `IGNORE_GROUNDWATER`, `IGNORE_RDII` set to YES) are accepted with those switches, as in SWMM:
 /// the run then routes flow without them, which is what SWMM computes with the same switches.
@@ -116,8 +118,10 @@ extension SWMMModel {
                 // Simulated (SWMMModel+Groundwater); what SWMM rejects or this engine does not
                 // simulate yet is refused there, naming the item.
                 _ = try groundwaterSetup()
-            case "RDII" where !isSwitchedOff("IGNORE_RDII"):
-                throw refuse("Node", "node \(item) receives RDII (unit hydrograph \(first.count > 1 ? first[1] : "?")): RDII is not simulated; set IGNORE_RDII YES to route without it")
+            case "RDII", "HYDROGRAPHS":
+                // Simulated (RDIIGeneration, SWMM's rdii.c); read and checked as SWMM does, naming
+                // the node or unit hydrograph.
+                try checkRDII()
             case "INLET_USAGE":
                 throw refuse("Conduit", "street \(item) has an inlet: street inlets are not simulated")
             case "CONTROLS":
@@ -125,7 +129,12 @@ extension SWMMModel {
             case "POLLUTANTS" where !isSwitchedOff("IGNORE_QUALITY"):
                 try checkQuality()
             case "TREATMENT" where !isSwitchedOff("IGNORE_QUALITY"):
-                throw refuse("Node", "node \(item) treats \(first.count > 1 ? first[1] : "?"): treatment expressions are not simulated; set IGNORE_QUALITY YES to route flow only")
+                // Simulated (NodeTreatment, SWMM's treatmnt.c); read here so bad input is refused
+                // before the run, naming the node and pollutant.
+                if !simulatesQuality {
+                    throw refuse("Pollutant", "node \(item) treats \(first.count > 1 ? first[1] : "?"), which is not a pollutant ([POLLUTANTS] is empty; SWMM's ERROR 209)")
+                }
+                _ = try treatments(network: HydraulicNetwork(nodes: [], links: []))
             case "FILES" where interfaceFiles:
                 _ = try hotStartFiles()
             case "FILES":
