@@ -64,11 +64,16 @@ public enum RDIIGeneration {
         var states = setup.groups.map { GroupState(group: $0, wetStep: step) }
         var groupArea = [Double](repeating: 0, count: setup.groups.count)
         var used = [Bool](repeating: false, count: setup.groups.count)
+        // Each valid sewershed with the slot of its node in `nodes` (first appearance order).
         var nodes: [Int] = []
+        var slotOfNode: [Int: Int] = [:]
+        var sheds: [(shed: RDIISewershed, slot: Int)] = []
         for s in setup.sewersheds where s.group >= 0 && s.group < setup.groups.count {
             groupArea[s.group] += s.area
             used[s.group] = true
-            if !nodes.contains(s.node) { nodes.append(s.node) }
+            let slot: Int
+            if let k = slotOfNode[s.node] { slot = k } else { slot = nodes.count; slotOfNode[s.node] = slot; nodes.append(s.node) }
+            sheds.append((s, slot))
         }
         let startMonth = RDIICalendar.month(setup.startDate)
         for j in states.indices { states[j].start(date: setup.startDate, month: startMonth) }
@@ -106,8 +111,7 @@ public enum RDIIGeneration {
             // Each node's RDII (SWMM's getNodeRdii).
             var any = false
             var nodeFlow = [Double](repeating: 0, count: nodes.count)
-            for s in setup.sewersheds where s.group >= 0 && s.group < setup.groups.count {
-                guard let n = nodes.firstIndex(of: s.node) else { continue }
+            for (s, n) in sheds {
                 var q = states[s.group].response * s.area / 3_600_000
                 if q < zeroFlow { q = 0 } else { any = true }
                 // SWMM keeps one inflow per node (a later [RDII] line replaces an earlier one).
