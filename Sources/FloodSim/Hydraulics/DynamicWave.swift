@@ -2,7 +2,9 @@ import Foundation
 
 // Dynamic-wave routing (SWMM 5.2 dynwave.c / dwflow.c): Picard iterations with under-relaxation
 // over the explicit momentum equation per conduit and a continuity update per node, EXTRAN
-// surcharge head updates from ΣdQ/dH, and flooding or ponding above the node's maximum depth.
+// surcharge head updates from ΣdQ/dH (or, with SURCHARGE_METHOD SLOT, a Preissmann slot in closed
+// conduits and the plain continuity update at every node), and flooding or ponding above the
+// node's maximum depth.
 
 extension HydraulicState {
     static let omegaDefault = 0.5
@@ -182,18 +184,21 @@ extension HydraulicState {
         var h2 = max(newDepth[n2] + invert[n2], z2)
         var y1 = max(h1 - z1, SWMMConstant.fudge)
         var y2 = max(h2 - z2, SWMMConstant.fudge)
-        y1 = min(y1, x.yFull)
-        y2 = min(y2, x.yFull)
+        // With the slot, depths run above the crown (the slot carries the surcharge head).
+        if !usesSlot {
+            y1 = min(y1, x.yFull)
+            y2 = min(y2, x.yFull)
+        }
         let aOld = max(a2[j], SWMMConstant.fudgeArea)
         let len = modLength[j]
 
         findSurfaceArea(j, qLast, len, &h1, &h2, &y1, &y2)
 
-        let area1 = x.area(y1)
+        let area1 = conduitArea(x, y1)
         let r1 = x.hydraulicRadius(y1)
-        let area2 = x.area(y2)
+        let area2 = conduitArea(x, y2)
         let yMid = 0.5 * (y1 + y2)
-        var aMid = x.area(yMid)
+        var aMid = conduitArea(x, yMid)
         let rMid = x.hydraulicRadius(yMid)
         let isFull = y1 >= x.yFull && y2 >= x.yFull
 
@@ -355,10 +360,23 @@ extension HydraulicState {
         y2 = d2
     }
 
-    /// Top width used for node surface area: closed conduits near full use the crown cutoff.
+    /// Flow area in a conduit: the section's area, plus the slot's above the crown (SLOT).
+    private func conduitArea(_ x: SectionGeometry, _ y: Double) -> Double {
+        guard usesSlot else { return x.area(y) }
+        return x.slotArea(y, slotWidth: x.slotWidth(y, cutoff: crownCutoff))
+    }
+
+    /// Top width used for node surface area (dwflow.c getWidth): with the slot, a closed
+    /// conduit above the cutoff contributes the slot's width; otherwise closed conduits near
+    /// full use the width at the crown cutoff.
     private func topWidth(_ x: SectionGeometry, _ y: Double) -> Double {
         var y = y
-        if !x.isOpen && y / x.yFull >= SWMMConstant.crownCutoff { y = SWMMConstant.crownCutoff * x.yFull }
+        if usesSlot {
+            let w = x.slotWidth(y, cutoff: crownCutoff)
+            if w > 0 { return w }
+            return x.widthAboveFull(y)
+        }
+        if !x.isOpen && y / x.yFull >= crownCutoff { y = crownCutoff * x.yFull }
         return x.width(y)
     }
 
@@ -431,7 +449,10 @@ extension HydraulicState {
         let dV = 0.5 * (oldNetInflow[i] + dQ) * dt
         var yNew: Double
         var isSurcharged = false
-        if isPonded {
+        if usesSlot {
+            // SLOT: no node is surcharged; the slot's small width makes the head rise fast.
+            isSurcharged = false
+        } else if isPonded {
             isSurcharged = false
         } else if nodeKind[i] == .storage {
             isSurcharged = surDepth[i] > 0 && yLast > fullDepth[i]

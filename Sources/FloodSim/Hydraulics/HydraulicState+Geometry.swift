@@ -212,9 +212,11 @@ extension HydraulicState {
         let x = xsect[j]
         if y <= SWMMConstant.fudge { return 0 }
         if !x.isOpen && x.yFull - y <= SWMMConstant.fudge { return 0 }
-        let w = x.width(y)
+        // With the slot an open channel's depth may exceed its full depth; SWMM's width and
+        // area keep growing there for prismatic shapes.
+        let w = usesSlot ? x.widthAboveFull(y) : x.width(y)
         guard w > 0 else { return 0 }
-        let hd = x.area(y) / w
+        let hd = (usesSlot ? x.areaAboveFull(y) : x.area(y)) / w
         return abs(v) / (gravity * hd).squareRoot()
     }
 

@@ -18,6 +18,8 @@ enum SWMMConstant {
     static let minDeltaZ = 0.001 * 0.3048
     /// EXTRAN crown cutoff for top width of closed conduits.
     static let crownCutoff = 0.96
+    /// Crown cutoff with the Preissmann slot (SWMM's SLOT_CROWN_CUTOFF): the slot starts here.
+    static let slotCrownCutoff = 0.985257
     /// Kinematic viscosity of water used for Darcy–Weisbach force mains, m²/s.
     static let viscosity = 1.1e-5 * 0.3048 * 0.3048
 }
@@ -45,6 +47,12 @@ struct HydraulicState {
     let headTolerance: Double
     let inertialDamping: RoutingOptions.InertialDamping
     let normalFlowLimit: RoutingOptions.NormalFlowLimit
+    /// SURCHARGE_METHOD SLOT: closed conduits carry a Preissmann slot, nodes are never
+    /// head-iterated the EXTRAN way.
+    let usesSlot: Bool
+    /// Fraction of full depth above which a closed conduit's top width is cut off (EXTRAN 0.96)
+    /// or replaced by the slot's width (SLOT 0.985257).
+    let crownCutoff: Double
 
     // MARK: Nodes
     let nodeCount: Int
@@ -140,6 +148,8 @@ struct HydraulicState {
         headTolerance = opts.headTolerance
         inertialDamping = opts.inertialDamping
         normalFlowLimit = opts.normalFlowLimit
+        usesSlot = opts.surchargeMethod == .slot
+        crownCutoff = usesSlot ? SWMMConstant.slotCrownCutoff : SWMMConstant.crownCutoff
         guard opts.duration >= 0, opts.duration.isFinite else {
             throw HydraulicsError(.invalidValue, "options.duration must be a finite number of seconds ≥ 0")
         }

@@ -220,6 +220,7 @@ extension SWMMModel {
         if let v = option("INERTIAL_DAMPING").flatMap({ RoutingOptions.InertialDamping(rawValue: $0.uppercased()) }) { o.inertialDamping = v }
         if let v = option("NORMAL_FLOW_LIMITED").flatMap({ RoutingOptions.NormalFlowLimit(rawValue: $0.uppercased()) }) { o.normalFlowLimit = v }
         if let v = option("FORCE_MAIN_EQUATION").flatMap({ RoutingOptions.ForceMainEquation(rawValue: $0.uppercased()) }) { o.forceMainEquation = v }
+        if let v = option("SURCHARGE_METHOD").flatMap({ RoutingOptions.SurchargeMethod(rawValue: $0.uppercased()) }) { o.surchargeMethod = v }
         o.allowPonding = allowPonding
         if let v = option("HEAD_TOLERANCE").flatMap(Double.init), v > 0 { o.headTolerance = v * u.length }
         if let v = option("MAX_TRIALS").flatMap(Int.init), v > 0 { o.maxTrials = v }

@@ -37,7 +37,7 @@ extension SWMMModel {
         r["FORCE_MAIN_EQUATION"] = .keyword(["H-W", "D-W"])
         r["INERTIAL_DAMPING"] = .keyword(["NONE", "PARTIAL", "FULL"])
         r["NORMAL_FLOW_LIMITED"] = .keyword(["SLOPE", "FROUDE", "BOTH"])
-        r["SURCHARGE_METHOD"] = .keyword(["EXTRAN"])
+        r["SURCHARGE_METHOD"] = .keyword(["EXTRAN", "SLOT"])
         // SWMM 5.0 files say which release they were written for; SWMM 5.2 reads them as 5.
         r["COMPATIBILITY"] = .keyword(["5"])
         r["ALLOW_PONDING"] = .keyword(yesNo)
@@ -70,7 +70,6 @@ extension SWMMModel {
             switch rule {
             case .keyword(let allowed) where !allowed.contains(v):
                 let known: [String: String] = [
-                    "SURCHARGE_METHOD": "the SLOT surcharge method is not simulated (only EXTRAN)",
                     "SKIP_STEADY_STATE": "skipping steady-state periods is not simulated",
                     "IGNORE_RAINFALL": "runs without rainfall are not simulated; remove the subcatchments instead",
                     "IGNORE_ROUTING": "runs without flow routing are not simulated",
