@@ -22,8 +22,9 @@ One case is in US units (CFS: feet, in/hr, inches, in/day) so the unit conversio
 Writes Tests/FloodSimTests/Fixtures/swmm/storage/<CASE>.inp and storage.json ({case: {
 "report_step_s", "depth_m": [ST's depth at each report step], "max_depth_m": {node: its maximum
 depth over all routing steps, full precision}, "flooding_m3", "evaporation_m3", "exfiltration_m3",
-"outflow_m3", "inflow_m3", "initial_storage_m3", "final_storage_m3" (SWMM's routing totals, full
-precision, from system_get_routing_totals), "continuity_error_pct" (the report's row),
+"outflow_m3", "inflow_m3" (SWMM's routing totals, full precision, from system_get_routing_totals;
+its "initial_storage_m3" and "final_storage_m3" are kept but do not match the report's stored
+volumes, so tests use "report_rows" for those), "continuity_error_pct" (the report's row),
 "storage": {"max_volume_m3", "avg_volume_m3", "evap_loss_m3", "exfil_loss_m3"} (ST's
 storage_get_stats), "weir_flow_m3s": [W1's flow at each report step] for the weir cases}}).
 

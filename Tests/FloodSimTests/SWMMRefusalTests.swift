@@ -135,9 +135,9 @@ struct SWMMRefusalTests {
              section: "STORAGE", words: ["ST1", "CONICAL W 0.0", "ERROR 211"]),
         Case(name: "a paraboloid storage unit of height 0", extra: "[STORAGE]\nST1 9.5 2 0 PARABOLIC 10 8 0\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
              section: "STORAGE", words: ["ST1", "PARABOLIC Z"]),
-        Case(name: "pollutants in a seeping storage unit", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0 0\n[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 5\n"
+        Case(name: "pollutants in a seeping storage unit", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0 NO\n[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 5\n"
              + "[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5", section: "STORAGE", words: ["ST1", "seeps", "IGNORE_QUALITY"]),
-        Case(name: "pollutants in an evaporating storage unit", extra: "[EVAPORATION]\nCONSTANT 5\n[POLLUTANTS]\nTSS MG/L 0 0 0 0 0\n"
+        Case(name: "pollutants in an evaporating storage unit", extra: "[EVAPORATION]\nCONSTANT 5\n[POLLUTANTS]\nTSS MG/L 0 0 0 0 NO\n"
              + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
              section: "STORAGE", words: ["ST1", "evaporates", "IGNORE_QUALITY"]),
         Case(name: "conduit seepage", extra: "[LOSSES]\nC1 0 0 0 NO 2.5", section: "LOSSES", words: ["C1", "seepage from conduits"]),

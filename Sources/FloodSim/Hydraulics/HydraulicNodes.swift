@@ -106,11 +106,17 @@ public struct StorageSeepage: Sendable, Hashable {
     public var conductivity: Double
     /// Initial (and largest) soil moisture deficit, a fraction 0–1 (0 = constant seepage rate).
     public var initialDeficit: Double
+    /// Factor on a functional or analytical unit's bottom area (1 = as its shape gives it).
+    /// SWMM 5.2.4's exfil_initState takes that area in the model's own units as if they were
+    /// square feet, so a model in metres seeps through a bottom 0.0929 times its area (and banks
+    /// correspondingly larger); the SWMM reader sets that factor to match SWMM's results.
+    public var bottomAreaFactor: Double
 
-    public init(suction: Double, conductivity: Double, initialDeficit: Double) {
+    public init(suction: Double, conductivity: Double, initialDeficit: Double, bottomAreaFactor: Double = 1) {
         self.suction = suction
         self.conductivity = conductivity
         self.initialDeficit = initialDeficit
+        self.bottomAreaFactor = bottomAreaFactor
     }
 }
 

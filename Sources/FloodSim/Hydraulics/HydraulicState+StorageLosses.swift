@@ -45,10 +45,10 @@ struct StorageExfiltration: Sendable, Hashable {
             }
             bankMinDepth = minDepth; bankMaxDepth = maxDepth; bankMaxArea = maxArea
         case .functional(let a, let b, let c):
-            bottomArea = c + (b == 0 ? a : 0)
+            bottomArea = (c + (b == 0 ? a : 0)) * soil.bottomAreaFactor
             bankMinDepth = 0; bankMaxDepth = Self.unbounded; bankMaxArea = Self.unbounded
         case .polynomial(let a0, _, _):
-            bottomArea = a0
+            bottomArea = a0 * soil.bottomAreaFactor
             bankMinDepth = 0; bankMaxDepth = Self.unbounded; bankMaxArea = Self.unbounded
         }
     }

@@ -255,7 +255,12 @@ extension SWMMModel {
         if case .shaped("PARABOLIC", _, _, _) = s.shape {
             throw refuse("Ksat", "seepage from a PARABOLIC unit is not simulated: SWMM 5.2.4 leaves its seepage areas unset (exfil.c), so its result is undefined")
         }
-        return StorageSeepage(suction: suction * u.rainDepth, conductivity: ksat * u.rainRate, initialDeficit: deficit)
+        // SWMM 5.2.4 reads a functional or analytical unit's bottom area in the model's units as
+        // square feet (exfil_initState); a tabular curve's it converts.
+        var bottomFactor = 1.0
+        if !u.flow.isUS, case .tabular = s.shape {} else if !u.flow.isUS { bottomFactor = 0.3048 * 0.3048 }
+        return StorageSeepage(suction: suction * u.rainDepth, conductivity: ksat * u.rainRate, initialDeficit: deficit,
+                              bottomAreaFactor: bottomFactor)
     }
 
     /// `[OPTIONS]` as the engine's routing options (SI).
