@@ -130,7 +130,8 @@ extension DrainageRun.Result {
             "runoff_continuity": ["rainfall_m3": runoff.rainfall, "runoff_m3": runoff.runoff, "lid_drainage_m3": runoff.drains,
                                   "error_pct": runoff.errorPercent],
             "routing_continuity": ["inflow_m3": routing.totalInflow, "rdii_m3": routing.rdiiInflow, "flooding_m3": routing.flooding,
-                                   "outflow_m3": routing.externalOutflow, "error_pct": routing.errorPercent],
+                                   "outflow_m3": routing.externalOutflow, "evaporation_m3": routing.evaporationLoss,
+                                   "exfiltration_m3": routing.seepageLoss, "error_pct": routing.errorPercent],
             "nodes": nodesJSON,
             "links": linksJSON,
         ]

@@ -169,12 +169,22 @@ struct SWMMRefusalTests {
              section: "INFLOWS", words: ["J1", "P1", "baseline time pattern"]),
         Case(name: "outfall runon", extra: "[OUTFALLS]\nO2 8 FREE NO S1\n[CONDUITS]\nC2 J1 O2 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5",
              section: "OUTFALLS", words: ["O2", "S1"]),
-        Case(name: "a storage surcharge depth", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
-             section: "STORAGE", words: ["ST1", "surcharge depth"]),
-        Case(name: "storage evaporation", extra: "[EVAPORATION]\nCONSTANT 5\n[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
-             section: "STORAGE", words: ["ST1", "evaporation"]),
-        Case(name: "Green–Ampt storage seepage", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1 0.3\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
-             section: "STORAGE", words: ["ST1", "Green–Ampt"]),
+        Case(name: "seepage from a paraboloid storage unit", extra: "[STORAGE]\nST1 9.5 2 0 PARABOLIC 10 8 2 0 0 5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "PARABOLIC", "undefined"]),
+        Case(name: "two storage seepage values", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "ERROR 203"]),
+        Case(name: "a storage moisture deficit above 1", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1 1.3\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "initial moisture deficit 1.3"]),
+        Case(name: "a conical storage unit of width 0", extra: "[STORAGE]\nST1 9.5 2 0 CONICAL 10 0 1\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "CONICAL W 0.0", "ERROR 211"]),
+        Case(name: "a paraboloid storage unit of height 0", extra: "[STORAGE]\nST1 9.5 2 0 PARABOLIC 10 8 0\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "PARABOLIC Z"]),
+        Case(name: "pollutants in a seeping storage unit", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0 NO\n[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 5\n"
+             + "[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5", section: "STORAGE", words: ["ST1", "seeps", "IGNORE_QUALITY"]),
+        Case(name: "pollutants in an evaporating storage unit", extra: "[EVAPORATION]\nCONSTANT 5\n[POLLUTANTS]\nTSS MG/L 0 0 0 0 NO\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "evaporates", "IGNORE_QUALITY"]),
+        Case(name: "conduit seepage", extra: "[LOSSES]\nC1 0 0 0 NO 2.5", section: "LOSSES", words: ["C1", "seepage from conduits"]),
         Case(name: "a culvert code beyond SWMM's 57", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5 0 0 0 1 60",
              section: "XSECTIONS", words: ["C2", "culvert code 60"]),
         Case(name: "a road width that is not a number", extra: "[WEIRS]\nW1 J1 O1 ROADWAY 0 1.5 NO 0 0 YES -3 PAVED\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
@@ -196,8 +206,8 @@ struct SWMMRefusalTests {
              section: "XSECTIONS", words: ["C2", "shape curve K1"]),
         Case(name: "a custom shape on a storage curve", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CUSTOM 1 K1 0 0 1\n"
              + "[CURVES]\nK1 STORAGE 0 1\nK1 1 1", section: "XSECTIONS", words: ["C2", "K1", "not a SHAPE curve"]),
-        Case(name: "a weir coefficient curve", extra: "[WEIRS]\nW1 J1 O1 TRANSVERSE 0 1.5 NO 0 0 YES 0 * WC1\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
-             section: "WEIRS", words: ["W1", "WC1"]),
+        Case(name: "a weir coefficient curve that is not defined", extra: "[WEIRS]\nW1 J1 O1 TRANSVERSE 0 1.5 NO 0 0 YES 0 * WC1\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
+             section: "WEIRS", words: ["W1", "WC1", "not defined"]),
     ]
 
     @Test("refused with its section and the item's name", arguments: cases)

@@ -327,7 +327,7 @@ public final class CoupledFlood {
         balance.surfaceBoundaryInflow = sb.boundaryInflow
         balance.runoffLosses = runoffContinuity.infiltration + runoffContinuity.evaporation
         balance.surfaceLosses = sb.losses
-        balance.outfallOutflow = c.externalOutflow + c.seepageLoss
+        balance.outfallOutflow = c.externalOutflow + c.seepageLoss + c.evaporationLoss
         balance.surfaceBoundaryOutflow = sb.boundaryOutflow
         balance.stageInflow = sb.stageInflow
         balance.stageOutflow = sb.stageOutflow

@@ -41,7 +41,10 @@ public final class DrainageRouting {
     /// Flow rates summed over nodes at the end of a step, m³/s (for trapezoidal mass-balance totals).
     private struct StepRates {
         var dryWeather = 0.0, lateral = 0.0, external = 0.0, rdii = 0.0, flooding = 0.0, outflow = 0.0, withdrawal = 0.0
+        var evaporation = 0.0, seepage = 0.0
     }
+    /// Each node's stored volume summed over the steps (for storage units' mean volume).
+    @exclusivity(unchecked) private var volumeSum: [Double]
 
     /// Prepares a run; throws `HydraulicsError` naming the node or link when the network is invalid.
     public init(network: HydraulicNetwork) throws {
@@ -49,6 +52,7 @@ public final class DrainageRouting {
         state = try HydraulicState(network: network)
         nodeStats = Array(repeating: NodeStatistics(), count: network.nodes.count)
         linkStats = Array(repeating: LinkStatistics(), count: network.links.count)
+        volumeSum = Array(repeating: 0, count: network.nodes.count)
         totals.initialStorage = storedVolume(initial: true)
         for i in 0..<state.nodeCount {
             nodeStats[i].maxDepth = state.newDepth[i]
@@ -161,6 +165,9 @@ public final class DrainageRouting {
         if controller != nil { applyControls(dt) }
         state.applyTargetSettings(dt: dt)
         let t0 = time
+        // Storage units' evaporation and seepage over the step, from their state now (SWMM's
+        // node_getLosses before the step's inflows).
+        state.updateStorageLosses(dt: dt, time: t0)
         applyInflows(at: t0)
 
         // Old state ← new state; node flows start from the lateral inflow.
@@ -193,7 +200,7 @@ public final class DrainageRouting {
         controller?.stepEnded(at: time)
         stepCount += 1
         quality?.route(state, t0: t0, dt: dt)
-        removeOutflows()
+        removeOutflows(dt)
         quality?.finish(state, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt)
         addTotals(dt / 2)
         updateStatistics(dt)
@@ -228,7 +235,11 @@ public final class DrainageRouting {
     public func results() -> RoutingResults {
         var c = totals
         c.finalStorage = storedVolume(initial: false)
-        return RoutingResults(nodes: nodeStats, links: linkStats, continuity: c, steps: stepCount,
+        var nodes = nodeStats
+        if stepCount > 0 {
+            for i in 0..<state.nodeCount where state.storage[i] != nil { nodes[i].averageVolume = volumeSum[i] / Double(stepCount) }
+        }
+        return RoutingResults(nodes: nodes, links: linkStats, continuity: c, steps: stepCount,
                               averageIterations: stepCount > 0 ? Double(trialCount) / Double(stepCount) : 0,
                               nonConvergingPercent: stepCount > 0 ? 100 * Double(nonConverged) / Double(stepCount) : 0)
     }
@@ -278,8 +289,16 @@ public final class DrainageRouting {
         }
     }
 
-    private func removeOutflows() {
+    private func removeOutflows(_ dt: Double) {
         let dw = state.method == .dynamicWave
+        if state.hasStorageLosses {
+            for i in 0..<state.nodeCount where state.storage[i] != nil {
+                rates.evaporation += state.evaporationLoss[i] / dt
+                rates.seepage += state.seepageLoss[i] / dt
+                nodeStats[i].evaporationLoss += state.evaporationLoss[i]
+                nodeStats[i].exfiltrationLoss += state.seepageLoss[i]
+            }
+        }
         for i in 0..<state.nodeCount {
             var q = 0.0
             var flooded = false
@@ -312,6 +331,8 @@ public final class DrainageRouting {
         totals.flooding += rates.flooding * dt
         totals.externalOutflow += rates.outflow * dt
         totals.withdrawal += rates.withdrawal * dt
+        totals.evaporationLoss += rates.evaporation * dt
+        totals.seepageLoss += rates.seepage * dt
     }
 
     /// Volume in nodes and links; under dynamic wave non-storage nodes below their crown also hold
@@ -355,7 +376,14 @@ public final class DrainageRouting {
                 }
                 nodeStats[i].maxPondedVolume = max(nodeStats[i].maxPondedVolume, state.newVolume[i] - state.fullVolume[i])
             }
-            if d + state.invert[i] + SWMMConstant.fudge >= state.crownElev[i] { nodeStats[i].hoursSurcharged += hours }
+            if state.storage[i] != nil {
+                volumeSum[i] += state.newVolume[i]
+                nodeStats[i].maxVolume = max(nodeStats[i].maxVolume, state.newVolume[i])
+            }
+            // Under dynamic wave a node surcharges above its highest crown; a storage unit only
+            // when it may (a surcharge depth), as SWMM's stats_updateNodeStats.
+            if state.method == .dynamicWave, state.nodeKind[i] != .storage || state.surDepth[i] > 0,
+               d + state.invert[i] + SWMMConstant.fudge >= state.crownElev[i] { nodeStats[i].hoursSurcharged += hours }
         }
         for j in 0..<state.linkCount {
             let q = state.newFlow[j] * state.direction[j]

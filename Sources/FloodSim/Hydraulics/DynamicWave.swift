@@ -460,7 +460,7 @@ extension HydraulicState {
             isSurcharged = yCrown > 0 && yLast > yCrown
         }
 
-        if !isSurcharged || (nodeKind[i] == .storage && sumdqdh[i] == 0) {
+        if !isSurcharged {
             yNew = yOld + dV / surfArea
             if !isPonded { oldSurfArea[i] = surfArea }
             if steps > 0 { yNew = (1 - omega) * yLast + omega * yNew }

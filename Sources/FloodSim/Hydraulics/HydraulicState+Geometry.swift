@@ -100,6 +100,9 @@ extension HydraulicState {
             return c + a * pow(max(d, 0), b)
         case .tabular(let curve):
             return HydraulicState.lookupExtended(curve, d)
+        case .polynomial(let a0, let a1, let a2):
+            let y = max(d, 0)
+            return a0 + y * (a1 + y * a2)
         }
     }
 
@@ -109,6 +112,8 @@ extension HydraulicState {
         switch s.shape {
         case .functional(let a, let b, let c):
             return c * d + a / (b + 1) * pow(d, b + 1)
+        case .polynomial(let a0, let a1, let a2):
+            return d * (a0 + d * (a1 / 2 + d * a2 / 3))
         case .tabular(let curve):
             // End-area integration of the area curve from depth 0 to d.
             let xs = curve.x, ys = curve.y

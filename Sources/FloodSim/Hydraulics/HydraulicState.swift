@@ -8,6 +8,8 @@ enum SWMMConstant {
     static let fudge = 0.0001 * 0.3048
     /// FUDGE as an area (0.0001 ft²), m².
     static let fudgeArea = 0.0001 * 0.3048 * 0.3048
+    /// FUDGE as a volume (0.0001 ft³), m³.
+    static let fudgeVolume = 0.0001 * 0.028316846592
     /// FUDGE as a flow (0.0001 cfs), m³/s.
     static let fudgeFlow = 0.0001 * 0.028316846592
     /// FLOW_TOL (0.00001 cfs), m³/s.
@@ -66,6 +68,11 @@ struct HydraulicState {
     var fullVolume: [Double]
     let outfall: [OutfallBoundary?]
     let storage: [StorageUnit?]
+    /// Each storage unit's seepage state (nil: no seepage), and whether any unit evaporates or seeps.
+    var exfiltration: [StorageExfiltration?]
+    let hasStorageLosses: Bool
+    /// Each storage unit's evaporation and seepage over the current step, m³.
+    var evaporationLoss: [Double], seepageLoss: [Double]
     let divider: [FlowDivider?]
 
     var oldDepth: [Double], newDepth: [Double]
@@ -185,6 +192,17 @@ struct HydraulicState {
         outfall = nodes.map { if case .outfall(let o) = $0.kind { return o } else { return nil } }
         storage = nodes.map { if case .storage(let s) = $0.kind { return s } else { return nil } }
         divider = nodes.map { if case .divider(let d) = $0.kind { return d } else { return nil } }
+        for (i, unit) in storage.enumerated() {
+            guard let soil = unit?.seepage else { continue }
+            guard soil.suction.isFinite, soil.suction >= 0, soil.conductivity.isFinite, soil.conductivity > 0,
+                  soil.initialDeficit >= 0, soil.initialDeficit <= 1 else {
+                throw HydraulicsError(.invalidValue, "storage node \(i) '\(nodes[i].id)': seepage needs a suction ≥ 0, a conductivity > 0 "
+                                      + "and an initial deficit from 0 to 1 (got \(soil.suction), \(soil.conductivity), \(soil.initialDeficit))")
+            }
+        }
+        exfiltration = storage.map { unit in unit.flatMap { u in u.seepage.map { StorageExfiltration(shape: u.shape, soil: $0) } } }
+        let evaporates = network.options.evaporationRate > 0 || network.options.monthlyEvaporationRates.contains { $0 > 0 }
+        hasStorageLosses = storage.contains { $0?.seepage != nil || (evaporates && ($0?.evaporationFactor ?? 0) > 0) }
         for (i, d) in divider.enumerated() {
             if let d, d.divertedLink < 0 || d.divertedLink >= links.count {
                 throw HydraulicsError(.badReference, "divider node \(i) '\(nodes[i].id)': diverted link \(d.divertedLink) is not a link of the network")
@@ -196,6 +214,7 @@ struct HydraulicState {
         let z = Array(repeating: 0.0, count: nodeCount)
         oldDepth = nodes.map(\.initialDepth); newDepth = oldDepth
         oldVolume = z; newVolume = z; inflow = z; outflow = z; oldNetInflow = z; oldFlowInflow = z
+        evaporationLoss = z; seepageLoss = z
         overflow = z; losses = z; oldLatFlow = z; newLatFlow = z; callerLateral = z
         converged = Array(repeating: false, count: nodeCount)
         newSurfArea = z; oldSurfArea = z; sumdqdh = z; dYdT = z

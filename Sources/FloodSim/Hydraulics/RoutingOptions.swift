@@ -67,6 +67,12 @@ public struct RoutingOptions: Sendable, Hashable {
     public var start: SimulationClock
     /// Time between reported snapshots in results, seconds (0 = no snapshots).
     public var reportStep: Double
+    /// Potential evaporation rate from storage units' water surfaces, m/s (SWMM `[EVAPORATION]
+    /// CONSTANT`; each unit loses its share `StorageUnit.evaporationFactor`).
+    public var evaporationRate: Double = 0
+    /// Potential evaporation rate by calendar month 1…12 of the routing time, m/s (SWMM
+    /// `[EVAPORATION] MONTHLY`); when it holds twelve values it replaces `evaporationRate`.
+    public var monthlyEvaporationRates: [Double] = []
 
     public init(method: Method = .dynamicWave, duration: Double = 3600, routingStep: Double = 20,
                 variableStepFactor: Double = 0, minimumStep: Double = 0.5, lengtheningStep: Double = 0,

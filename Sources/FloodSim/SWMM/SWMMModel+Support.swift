@@ -191,33 +191,35 @@ extension SWMMModel {
             throw SWMMInputError(line: nil, section: "OUTFALLS", field: "RouteTo",
                                  reason: "outfall \(o.name) discharges onto subcatchment \(o.routeTo ?? ""): outfall runon is not simulated")
         }
+        let evaporates: Bool = {
+            switch evaporation?.source {
+            case .constant(let r)?: return r > 0
+            case .monthly(let m)?: return m.contains { $0 > 0 }
+            default: return false
+            }
+        }()
+        // Storage shapes, surcharge, evaporation and seepage are simulated; their values are
+        // checked where the network is built (`analyticalShape`, `storageSeepage`).
         for s in storage {
-            if let sur = s.surchargeDepth, sur > 0 {
+            if let sur = s.surchargeDepth, sur < 0 {
                 throw SWMMInputError(line: nil, section: "STORAGE", field: "SurDepth",
-                                     reason: "storage \(s.name): a surcharge depth (\(sur)) is not simulated")
+                                     reason: "storage \(s.name): surcharge depth \(sur) must be ≥ 0")
             }
-            let evaporates: Bool = {
-                switch evaporation?.source {
-                case .constant(let r)?: return r > 0
-                case .monthly(let m)?: return m.contains { $0 > 0 }
-                default: return false
-                }
-            }()
-            if let f = s.evaporationFactor, f > 0, evaporates {
-                throw SWMMInputError(line: nil, section: "STORAGE", field: "Fevap",
-                                     reason: "storage \(s.name): evaporation from storage units (Fevap \(f)) is not simulated")
-            }
-            if s.seepage.count == 2 || (s.seepage.count >= 3 && (s.seepage[0] != 0 || s.seepage[2] != 0)) {
-                throw SWMMInputError(line: nil, section: "STORAGE", field: "Psi",
-                                     reason: "storage \(s.name): Green–Ampt seepage (suction and initial deficit) is not simulated; give only Ksat (constant seepage)")
+            let seeps = try storageSeepage(s, units: units) != nil
+            if simulatesQuality, seeps || ((s.evaporationFactor ?? 0) > 0 && evaporates) {
+                throw SWMMInputError(line: nil, section: "STORAGE", field: seeps ? "Ksat" : "Fevap",
+                                     reason: "storage \(s.name) \(seeps ? "seeps" : "evaporates"): pollutants in a storage unit that loses water this way "
+                                     + "are not routed (their mass lost or concentrated); set IGNORE_QUALITY YES to route flow only")
             }
         }
+        if let l = losses.first(where: { ($0.seepage ?? 0) > 0 }) {
+            throw SWMMInputError(line: nil, section: "LOSSES", field: "Seepage",
+                                 reason: "conduit \(l.link) seeps \(l.seepage ?? 0): seepage from conduits is not simulated (storage units' is)")
+        }
         for x in crossSections { _ = try culvertCode(x) }
-        for w in weirs {
-            if w.options.count > 6, !Self.isBlank(w.options[6]) {
-                throw SWMMInputError(line: nil, section: "WEIRS", field: "CoeffCurve",
-                                     reason: "weir \(w.name): a discharge coefficient curve (\(w.options[6])) is not simulated")
-            }
+        for w in weirs where w.options.count > 6 && !Self.isBlank(w.options[6]) && curve(named: w.options[6]) == nil {
+            throw SWMMInputError(line: nil, section: "WEIRS", field: "CoeffCurve",
+                                 reason: "weir \(w.name): coefficient curve \(w.options[6]) is not defined (SWMM's ERROR 209)")
         }
     }
 
