@@ -82,6 +82,7 @@ extension HydraulicState {
         }
     }
 
+    @inline(__always)
     private func pondedSurfaceArea(_ i: Int, _ d: Double) -> Double {
         if d <= fullDepth[i] || pondedArea[i] == 0 {
             return nodeKind[i] == .storage ? storageArea(i, d) : 0
@@ -138,6 +139,7 @@ extension HydraulicState {
         newFlow[j] = qNew
     }
 
+    @inline(__always)
     private func modifiedPumpFlow(_ j: Int, _ q: Double, _ dt: Double) -> Double {
         if q == 0 { return q }
         let n = node1[j]
@@ -158,6 +160,7 @@ extension HydraulicState {
         }
     }
 
+    @inline(__always)
     func maxNodeOutflow(_ n: Int, _ q: Double, _ dt: Double) -> Double {
         var q = q
         if fullVolume[n] > 0 {
@@ -362,6 +365,7 @@ extension HydraulicState {
         return x.width(y)
     }
 
+    @inline(__always)
     private func classifyFlow(_ j: Int, _ q: Double, _ h1: Double, _ h2: Double, _ y1: Double, _ y2: Double,
                               _ yC: inout Double, _ yN: inout Double, _ fasnh: inout Double) -> FlowClass {
         let n1 = node1[j], n2 = node2[j]
