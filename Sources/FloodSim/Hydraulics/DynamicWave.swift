@@ -214,7 +214,7 @@ extension HydraulicState {
 
         var v = qLast / aMid
         if abs(v) > SWMMConstant.maxVelocity { v = SWMMConstant.maxVelocity * (qLast >= 0 ? 1 : -1) }
-        froude[j] = froudeNumber(j, v, yMid)
+        froude[j] = HydraulicState.froudeNumber(x, v, yMid, gravity: gravity)
         if flowClass[j] == .subcritical && froude[j] > 1 { flowClass[j] = .supercritical }
 
         var sigma: Double
@@ -359,6 +359,7 @@ extension HydraulicState {
     }
 
     /// Top width used for node surface area: closed conduits near full use the crown cutoff.
+    @inline(__always)
     private func topWidth(_ x: SectionGeometry, _ y: Double) -> Double {
         var y = y
         if !x.isOpen && y / x.yFull >= SWMMConstant.crownCutoff { y = SWMMConstant.crownCutoff * x.yFull }

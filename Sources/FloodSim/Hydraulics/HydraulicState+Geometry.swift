@@ -214,7 +214,12 @@ extension HydraulicState {
     @inline(__always)
     func froudeNumber(_ j: Int, _ v: Double, _ y: Double) -> Double {
         guard linkKind[j] == .conduit else { return 0 }
-        let x = xsect[j]
+        return HydraulicState.froudeNumber(xsect[j], v, y, gravity: gravity)
+    }
+
+    /// Froude number for velocity v at depth y in section x, for the step functions that hold the
+    /// section already (calling the method above from a mutating one copies the whole state).
+    static func froudeNumber(_ x: SectionGeometry, _ v: Double, _ y: Double, gravity: Double) -> Double {
         if y <= SWMMConstant.fudge { return 0 }
         if !x.isOpen && x.yFull - y <= SWMMConstant.fudge { return 0 }
         let w = x.width(y)
