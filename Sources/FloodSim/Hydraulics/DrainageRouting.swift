@@ -199,9 +199,9 @@ public final class DrainageRouting {
         time = t0 + dt
         controller?.stepEnded(at: time)
         stepCount += 1
-        quality?.route(state, t0: t0, dt: dt)
+        if let quality { state.routeQuality(quality, t0: t0, dt: dt) }
         removeOutflows()
-        quality?.finish(state, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt)
+        if let quality { state.finishQuality(quality, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt) }
         addTotals(dt / 2)
         updateStatistics(dt)
         return dt
@@ -379,5 +379,18 @@ public final class DrainageRouting {
             }
             if state.capacityLimited[j] { linkStats[j].hoursCapacityLimited += hours }
         }
+    }
+}
+
+private extension HydraulicState {
+    // The water quality reads the state after each step. Passed from the routing object's property
+    // the state is copied, each of its arrays retained and released, per call; lent from a
+    // mutating method of the state it is not.
+    mutating func routeQuality(_ quality: QualityRouting, t0: Double, dt: Double) {
+        quality.route(self, t0: t0, dt: dt)
+    }
+
+    mutating func finishQuality(_ quality: QualityRouting, systemOutflow: [Double], flooded: [Bool], dt: Double) {
+        quality.finish(self, systemOutflow: systemOutflow, flooded: flooded, dt: dt)
     }
 }
