@@ -16,17 +16,17 @@ public final class DrainageRouting {
     /// The network being routed.
     public let network: HydraulicNetwork
     /// Simulated time reached, seconds from the start.
-    public private(set) var time: Double = 0
+    @exclusivity(unchecked) public private(set) var time: Double = 0
 
     @exclusivity(unchecked) private var nodeStats: [NodeStatistics]
     @exclusivity(unchecked) private var linkStats: [LinkStatistics]
     @exclusivity(unchecked) private var totals = RoutingContinuity()
     @exclusivity(unchecked) private var rates = StepRates()
-    private var stepCount = 0
-    private var trialCount = 0
-    private var nonConverged = 0
+    @exclusivity(unchecked) private var stepCount = 0
+    @exclusivity(unchecked) private var trialCount = 0
+    @exclusivity(unchecked) private var nonConverged = 0
     /// The control rules being applied (SWMM `[CONTROLS]`), with their run-time state.
-    private var controller: ControlRuleRunner?
+    @exclusivity(unchecked) private var controller: ControlRuleRunner?
     /// Pollutants routed along with the flow (SWMM's water quality), or nil; with each node's flow
     /// leaving the system over the step and whether it flooded, for its mass balance.
     public var quality: QualityRouting? {
@@ -36,7 +36,12 @@ public final class DrainageRouting {
             if stepCount == 0 { quality?.start(state) }   // initial concentrations where the start has water
         }
     }
-    private var qualityOutflow: [Double] = [], qualityFlooded: [Bool] = []
+    @exclusivity(unchecked) private var qualityOutflow: [Double] = [], qualityFlooded: [Bool] = []
+    /// Whether any inflow has a dry-weather part (whose patterns need the step's calendar position).
+    private let hasDryWeather: Bool
+    /// Each inflow's series interval at the last step (-1: its times are not strictly increasing,
+    /// so it is searched each step).
+    @exclusivity(unchecked) private var inflowCursor: [Int]
 
     /// Flow rates summed over nodes at the end of a step, m³/s (for trapezoidal mass-balance totals).
     private struct StepRates {
@@ -50,6 +55,8 @@ public final class DrainageRouting {
     public init(network: HydraulicNetwork) throws {
         self.network = network
         state = try HydraulicState(network: network)
+        hasDryWeather = network.inflows.contains { $0.dryWeather != nil }
+        inflowCursor = network.inflows.map { $0.series?.isStrictlyIncreasing == false ? -1 : 0 }
         nodeStats = Array(repeating: NodeStatistics(), count: network.nodes.count)
         linkStats = Array(repeating: LinkStatistics(), count: network.links.count)
         volumeSum = Array(repeating: 0, count: network.nodes.count)
@@ -199,9 +206,9 @@ public final class DrainageRouting {
         time = t0 + dt
         controller?.stepEnded(at: time)
         stepCount += 1
-        quality?.route(state, t0: t0, dt: dt)
+        if let quality { state.routeQuality(quality, t0: t0, dt: dt) }
         removeOutflows(dt)
-        quality?.finish(state, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt)
+        if let quality { state.finishQuality(quality, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt) }
         addTotals(dt / 2)
         updateStatistics(dt)
         return dt
@@ -262,15 +269,16 @@ public final class DrainageRouting {
             state.oldLatFlow[i] = state.newLatFlow[i]
             state.newLatFlow[i] = 0
         }
-        let start = state.options.start
-        for inflow in state.inflows {
-            var qx = inflow.baseline
-            if let s = inflow.series { qx += inflow.scale * s.value(at: t) }
+        // The calendar position of t, found once per step for every dry-weather inflow. The inflows
+        // are read in place: a copy of each (its series and patterns) per step cost more than its flow.
+        let position = hasDryWeather ? state.options.start.advanced(by: t) : state.options.start
+        for k in state.inflows.indices {
+            var qx = state.inflows[k].baseline
+            if let v = state.inflows[k].series?.value(at: t, cursor: &inflowCursor[k]) { qx += state.inflows[k].scale * v }
             if abs(qx) < SWMMConstant.flowTolerance { qx = 0 }
-            var qd = 0.0
-            if let d = inflow.dryWeather { qd = d.flow(at: t, start: start) }
+            var qd = state.inflows[k].dryWeather?.flow(at: position) ?? 0
             if abs(qd) < SWMMConstant.flowTolerance { qd = 0 }
-            state.newLatFlow[inflow.node] += qx + qd
+            state.newLatFlow[state.inflows[k].node] += qx + qd
             rates.external += qx
             rates.dryWeather += qd
         }
@@ -407,5 +415,18 @@ public final class DrainageRouting {
             }
             if state.capacityLimited[j] { linkStats[j].hoursCapacityLimited += hours }
         }
+    }
+}
+
+private extension HydraulicState {
+    // The water quality reads the state after each step. Passed from the routing object's property
+    // the state is copied, each of its arrays retained and released, per call; lent from a
+    // mutating method of the state it is not.
+    mutating func routeQuality(_ quality: QualityRouting, t0: Double, dt: Double) {
+        quality.route(self, t0: t0, dt: dt)
+    }
+
+    mutating func finishQuality(_ quality: QualityRouting, systemOutflow: [Double], flooded: [Bool], dt: Double) {
+        quality.finish(self, systemOutflow: systemOutflow, flooded: flooded, dt: dt)
     }
 }

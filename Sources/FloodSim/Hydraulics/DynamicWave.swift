@@ -84,6 +84,7 @@ extension HydraulicState {
         }
     }
 
+    @inline(__always)
     private func pondedSurfaceArea(_ i: Int, _ d: Double) -> Double {
         if d <= fullDepth[i] || pondedArea[i] == 0 {
             return nodeKind[i] == .storage ? storageArea(i, d) : 0
@@ -140,6 +141,7 @@ extension HydraulicState {
         newFlow[j] = qNew
     }
 
+    @inline(__always)
     private func modifiedPumpFlow(_ j: Int, _ q: Double, _ dt: Double) -> Double {
         if q == 0 { return q }
         let n = node1[j]
@@ -160,6 +162,7 @@ extension HydraulicState {
         }
     }
 
+    @inline(__always)
     func maxNodeOutflow(_ n: Int, _ q: Double, _ dt: Double) -> Double {
         var q = q
         if fullVolume[n] > 0 {
@@ -216,7 +219,7 @@ extension HydraulicState {
 
         var v = qLast / aMid
         if abs(v) > SWMMConstant.maxVelocity { v = SWMMConstant.maxVelocity * (qLast >= 0 ? 1 : -1) }
-        froude[j] = froudeNumber(j, v, yMid)
+        froude[j] = HydraulicState.froudeNumber(x, v, yMid, gravity: gravity, usesSlot: usesSlot)
         if flowClass[j] == .subcritical && froude[j] > 1 { flowClass[j] = .supercritical }
 
         var sigma: Double
@@ -361,6 +364,7 @@ extension HydraulicState {
     }
 
     /// Flow area in a conduit: the section's area, plus the slot's above the crown (SLOT).
+    @inline(__always)
     private func conduitArea(_ x: SectionGeometry, _ y: Double) -> Double {
         guard usesSlot else { return x.area(y) }
         return x.slotArea(y, slotWidth: x.slotWidth(y, cutoff: crownCutoff))
@@ -369,6 +373,7 @@ extension HydraulicState {
     /// Top width used for node surface area (dwflow.c getWidth): with the slot, a closed
     /// conduit above the cutoff contributes the slot's width; otherwise closed conduits near
     /// full use the width at the crown cutoff.
+    @inline(__always)
     private func topWidth(_ x: SectionGeometry, _ y: Double) -> Double {
         var y = y
         if usesSlot {
@@ -380,6 +385,7 @@ extension HydraulicState {
         return x.width(y)
     }
 
+    @inline(__always)
     private func classifyFlow(_ j: Int, _ q: Double, _ h1: Double, _ h2: Double, _ y1: Double, _ y2: Double,
                               _ yC: inout Double, _ yN: inout Double, _ fasnh: inout Double) -> FlowClass {
         let n1 = node1[j], n2 = node2[j]

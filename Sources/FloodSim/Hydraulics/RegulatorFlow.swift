@@ -135,6 +135,7 @@ extension HydraulicState {
 
     /// The heads (m) at the regulator's higher and lower ends and the flow direction (+1 from
     /// node 1 to node 2, −1 back). Outside dynamic wave the downstream head is node 1's invert.
+    @inline(__always)
     private func heads(_ j: Int) -> (upstream: Double, downstream: Double, direction: Double) {
         let n1 = node1[j], n2 = node2[j]
         let h1 = newDepth[n1] + invert[n1]

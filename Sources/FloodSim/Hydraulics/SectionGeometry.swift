@@ -213,6 +213,7 @@ struct SectionGeometry: Sendable {
     }
 
     /// Flow area at depth y (m²).
+    @inline(__always)
     func area(_ y: Double) -> Double {
         if y <= 0 { return 0 }
         if y >= yFull { return aFull }
@@ -233,6 +234,7 @@ struct SectionGeometry: Sendable {
     }
 
     /// Top width at depth y (m).
+    @inline(__always)
     func width(_ y: Double) -> Double {
         if y <= 0 { return 0 }
         switch form {
@@ -255,6 +257,7 @@ struct SectionGeometry: Sendable {
     }
 
     /// Hydraulic radius at depth y (m).
+    @inline(__always)
     func hydraulicRadius(_ y: Double) -> Double {
         if y <= 0 { return 0 }
         if y >= yFull { return rFull }
