@@ -35,6 +35,9 @@ public enum DrainageRun {
         /// simulates water quality.
         public var surfaceQuality: SurfaceQualityResult? = nil
         public var routingQuality: QualityRoutingResult? = nil
+        /// The RDII the `[RDII]` nodes received (SWMM's "Rainfall Dependent I/I" totals), when
+        /// the model has RDII.
+        public var rdii: RDIIResult? = nil
     }
 
     /// Runs `model`.
@@ -52,6 +55,7 @@ public enum DrainageRun {
         try model.checkSimulated(interfaceFiles: interfaceFiles != nil)
         let hotStart = try interfaceFiles != nil ? model.hotStartFiles() : (use: nil, save: nil)
         var network = try model.hydraulicNetwork(baseDirectory: baseDirectory)
+        let rdii = try network.rdii.isEmpty ? nil : model.rdii(network: network, baseDirectory: baseDirectory)
         var runoffContinuity = RunoffContinuity()
         var runoffVolume = 0.0
         var runoffTimes: [Double] = []
@@ -91,6 +95,8 @@ public enum DrainageRun {
         if model.simulatesQuality {
             engine.quality = QualityRouting(pollutants: try model.pollutants(), inflows: qualityInflows, flowInflows: modelInflows,
                                             start: network.options.start, nodeCount: network.nodes.count, linkCount: network.links.count)
+            engine.quality?.treatments = try model.treatments(network: network)
+            engine.quality?.treatmentUnits = (flow: model.units.flowRate, length: model.units.length)
         }
         let routed = engine.run { p in progress?(p) }
         if let files = interfaceFiles, let save = hotStart.save {
@@ -102,7 +108,7 @@ public enum DrainageRun {
                       nonConvergingPercent: routed.nonConvergingPercent, controlActions: engine.controlActions,
                       lidPerformance: lidPerformance,
                       groundwater: groundwater, subcatchmentNames: model.subcatchments.map(\.name),
-                      surfaceQuality: surfaceQuality, routingQuality: engine.qualityResults())
+                      surfaceQuality: surfaceQuality, routingQuality: engine.qualityResults(), rdii: rdii)
     }
 }
 
@@ -123,8 +129,9 @@ extension DrainageRun.Result {
         var result: [String: Any] = [
             "runoff_continuity": ["rainfall_m3": runoff.rainfall, "runoff_m3": runoff.runoff, "lid_drainage_m3": runoff.drains,
                                   "error_pct": runoff.errorPercent],
-            "routing_continuity": ["inflow_m3": routing.totalInflow, "flooding_m3": routing.flooding,
-                                   "outflow_m3": routing.externalOutflow, "error_pct": routing.errorPercent],
+            "routing_continuity": ["inflow_m3": routing.totalInflow, "rdii_m3": routing.rdiiInflow, "flooding_m3": routing.flooding,
+                                   "outflow_m3": routing.externalOutflow, "evaporation_m3": routing.evaporationLoss,
+                                   "exfiltration_m3": routing.seepageLoss, "error_pct": routing.errorPercent],
             "nodes": nodesJSON,
             "links": linksJSON,
         ]
@@ -143,6 +150,16 @@ extension DrainageRun.Result {
         }
         if let groundwater { result["groundwater"] = groundwater.summaryJSON(subcatchments: subcatchmentNames) }
         if let q = qualityJSON() { result["quality"] = q }
+        // SWMM's "Rainfall Dependent I/I" table and each RDII node's inflow (volume and peak).
+        if let rdii {
+            var nodes: [String: Any] = [:]
+            let duration = rdii.duration
+            for r in rdii.inflows where r.node < nodeNames.count {
+                nodes[nodeNames[r.node]] = ["volume_m3": r.volume(until: duration), "peak_m3s": r.peak(until: duration)]
+            }
+            result["rdii"] = ["sewershed_rainfall_m3": rdii.sewershedRainfall, "produced_m3": rdii.produced,
+                              "ratio": rdii.ratio, "nodes": nodes]
+        }
         return result
     }
 }

@@ -82,6 +82,11 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
         }
         print(String(format: "routing: inflow %.1f m³, flooding %.1f m³, outflow %.1f m³, continuity error %.3f %%",
                      q.totalInflow, q.flooding, q.externalOutflow, q.errorPercent))
+        if let d = result.rdii {
+            // SWMM's Rainfall Dependent I/I table.
+            print(String(format: "RDII:    sewershed rainfall %.1f m³, RDII produced %.1f m³ (ratio %.3f), RDII inflow %.1f m³",
+                         d.sewershedRainfall, d.produced, d.ratio, q.rdiiInflow))
+        }
         print(String(format: "routing: %d steps, average iterations per step %.2f, %.2f %% of steps not converging",
                      result.routingSteps, result.averageIterations, result.nonConvergingPercent))
         if let rq = result.routingQuality {
@@ -94,7 +99,7 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
                                  pollutant.name, s.surfaceRunoff, unit, s.remainingBuildup, unit, s.errorPercent))
                 }
                 print(String(format: "quality %@: inflow %.3f%@, outflow %.3f%@, flooding %.3f%@, reacted %.3f%@, routing continuity error %.3f %%",
-                             pollutant.name, c.dryWeatherInflow + c.wetWeatherInflow + c.groundwaterInflow + c.externalInflow, unit,
+                             pollutant.name, c.dryWeatherInflow + c.wetWeatherInflow + c.groundwaterInflow + c.externalInflow + c.rdiiInflow, unit,
                              c.externalOutflow, unit, c.flooding, unit, c.reacted, unit, c.errorPercent))
             }
         }

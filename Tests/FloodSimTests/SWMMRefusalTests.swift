@@ -41,6 +41,19 @@ struct SWMMRefusalTests {
         S1 0.01 0.1 0.05 0.05 25 OUTLET
         """
 
+    /// A rain gage and a unit hydrograph group on it that SWMM accepts (lines of [HYDROGRAPHS] may follow).
+    static let hydrograph = """
+        [RAINGAGES]
+        RG1 INTENSITY 0:05 1 TIMESERIES R1
+        [TIMESERIES]
+        R1 0 10
+        R1 1 0
+        [HYDROGRAPHS]
+        UH1 RG1
+        UH1 ALL SHORT 0.1 0.5 2
+
+        """
+
     /// An aquifer SWMM accepts (bottom 0, water table 8 m, below junction J1's invert of 10 m).
     static let aquifer = "[AQUIFERS]\nAQ1 0.5 0.15 0.3 5 10 15 0.35 1 0.002 0 8 0.3\n"
 
@@ -57,7 +70,9 @@ struct SWMMRefusalTests {
     static let cases: [Case] = [
         Case(name: "an unknown option", options: "FOO_BAR 1", section: "OPTIONS", words: ["FOO_BAR", "not a SWMM 5.2 option"]),
         Case(name: "an unknown flow unit", options: "FLOW_UNITS XYZ", section: "OPTIONS", words: ["FLOW_UNITS", "XYZ", "expected one of"]),
-        Case(name: "SURCHARGE_METHOD SLOT", options: "SURCHARGE_METHOD SLOT", section: "OPTIONS", words: ["SURCHARGE_METHOD", "SLOT"]),
+        // SLOT is simulated (SWMMSlotParityTests); a method SWMM does not know is its ERROR 205.
+        Case(name: "an unknown SURCHARGE_METHOD", options: "SURCHARGE_METHOD PRESSURE", section: "OPTIONS",
+             words: ["SURCHARGE_METHOD", "PRESSURE", "expected one of EXTRAN, SLOT"]),
         Case(name: "SKIP_STEADY_STATE YES", options: "SKIP_STEADY_STATE YES", section: "OPTIONS", words: ["SKIP_STEADY_STATE", "steady-state"]),
         Case(name: "IGNORE_RAINFALL YES", options: "IGNORE_RAINFALL YES", section: "OPTIONS", words: ["IGNORE_RAINFALL", "without rainfall"]),
         Case(name: "IGNORE_ROUTING YES", options: "IGNORE_ROUTING YES", section: "OPTIONS", words: ["IGNORE_ROUTING", "without flow routing"]),
@@ -92,7 +107,25 @@ struct SWMMRefusalTests {
              section: "AQUIFERS", words: ["AQ1", "UP1", "not simulated"]),
         Case(name: "a groundwater flow equation", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
              + "[GWF]\nS1 LATERAL 0.001*Hgw", section: "GWF", words: ["S1", "LATERAL", "not simulated"]),
-        Case(name: "RDII", extra: "[RDII]\nJ1 UH1 10", section: "RDII", words: ["J1", "UH1", "IGNORE_RDII"]),
+        Case(name: "RDII from a unit hydrograph not defined", extra: hydrograph + "[RDII]\nJ1 UH9 10", section: "RDII", words: ["J1", "UH9", "ERROR 209"]),
+        Case(name: "RDII at a node not defined", extra: hydrograph + "[RDII]\nJX UH1 10", section: "RDII", words: ["JX", "ERROR 209"]),
+        Case(name: "RDII over a negative sewershed area", extra: hydrograph + "[RDII]\nJ1 UH1 -5", section: "RDII", words: ["J1", "-5", "ERROR 211"]),
+        Case(name: "RDII without its area", extra: hydrograph + "[RDII]\nJ1 UH1", section: "RDII", words: ["J1", "ERROR 203"]),
+        Case(name: "unit hydrograph response ratios adding up to more than 1",
+             extra: hydrograph + "UH1 JUL MEDIUM 0.6 2 2\nUH1 JUL LONG 0.5 6 2\n[RDII]\nJ1 UH1 10", section: "HYDROGRAPHS",
+             words: ["UH1", "month 7", "ERROR 153"]),
+        Case(name: "a negative unit hydrograph response ratio", extra: hydrograph + "UH1 MAR LONG -0.1 6 2\n[RDII]\nJ1 UH1 10",
+             section: "HYDROGRAPHS", words: ["UH1", "long-term", "ERROR 153"]),
+        Case(name: "a negative unit hydrograph time to peak", extra: hydrograph + "UH1 ALL MEDIUM 0.1 -1 2\n[RDII]\nJ1 UH1 10",
+             section: "HYDROGRAPHS", words: ["UH1", "medium-term", "ERROR 151"]),
+        Case(name: "a unit hydrograph month that is not one", extra: hydrograph + "UH1 XYZ SHORT 0.1 1 2\n[RDII]\nJ1 UH1 10",
+             section: "HYDROGRAPHS", words: ["UH1", "XYZ", "ERROR 205"]),
+        Case(name: "a unit hydrograph parameter that is not a number", extra: hydrograph + "UH1 ALL LONG 0.1 6 x\n[RDII]\nJ1 UH1 10",
+             section: "HYDROGRAPHS", words: ["UH1", "K x", "ERROR 211"]),
+        Case(name: "a unit hydrograph on a rain gage not defined", extra: hydrograph + "UH2 RG9\n[RDII]\nJ1 UH1 10",
+             section: "HYDROGRAPHS", words: ["UH2", "RG9", "ERROR 209"]),
+        Case(name: "a unit hydrograph without a rain gage", extra: hydrograph + "UH2 ALL SHORT 0.1 1 2\n[RDII]\nJ1 UH2 10",
+             section: "HYDROGRAPHS", words: ["UH2", "no rain gage"]),
         Case(name: "a street inlet", extra: "[INLET_USAGE]\nC1 IN1 J1", section: "INLET_USAGE", words: ["C1", "inlets"]),
         Case(name: "a control rule SWMM rejects", extra: "[CONTROLS]\nRULE R1\nIF NODE J1 DEPTH > 1\nTHEN CONDUIT C1 STATUS = ON",
              section: "CONTROLS", words: ["R1", "THEN CONDUIT C1 STATUS = ON", "CLOSED or OPEN"]),
@@ -101,8 +134,19 @@ struct SWMMRefusalTests {
              section: "CONTROLS", words: ["R1", "49", "1–48 hours of past rain"]),
         Case(name: "a snow-only pollutant", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0 YES", section: "POLLUTANTS", words: ["TSS", "snow-only"]),
         Case(name: "a co-pollutant not defined", extra: "[POLLUTANTS]\nPB UG/L 0 0 0 0 NO ZN 0.1", section: "POLLUTANTS", words: ["PB", "ZN", "ERROR 209"]),
-        Case(name: "a treatment expression", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0\n[TREATMENT]\nJ1 TSS C = 0.5 * TSS", section: "TREATMENT",
-             words: ["J1", "TSS", "treatment expressions"]),
+        Case(name: "a treatment of a pollutant not defined", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0\n[TREATMENT]\nJ1 XX R = 0.5", section: "TREATMENT",
+             words: ["J1", "XX", "ERROR 209"]),
+        Case(name: "a treatment without pollutants", extra: "[TREATMENT]\nJ1 TSS R = 0.5", section: "TREATMENT", words: ["J1", "TSS", "ERROR 209"]),
+        Case(name: "a treatment at a node not defined", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0\n[TREATMENT]\nJX TSS R = 0.5", section: "TREATMENT",
+             words: ["JX", "ERROR 209"]),
+        Case(name: "a treatment expression that does not parse", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0\n[TREATMENT]\nJ1 TSS R = 0.5 * (TSS",
+             section: "TREATMENT", words: ["J1", "TSS", "0.5 * (TSS", "ERROR 233"]),
+        Case(name: "a treatment expression with an unknown variable", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0\n[TREATMENT]\nJ1 TSS C = 0.5 * FOO",
+             section: "TREATMENT", words: ["J1", "TSS", "FOO", "ERROR 233"]),
+        Case(name: "a treatment neither removal nor concentration", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0\n[TREATMENT]\nJ1 TSS X = 0.5",
+             section: "TREATMENT", words: ["J1", "TSS", "ERROR 205"]),
+        Case(name: "treatments whose removals read each other", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0\nCOD MG/L 0 0 0 0\n[TREATMENT]\n"
+             + "J1 TSS R = 0.5 * R_COD\nJ1 COD R = R_TSS", section: "TREATMENT", words: ["J1", "TSS", "ERROR 161"]),
         Case(name: "pollutants with LID units", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n[LID_CONTROLS]\nB1 RB\n"
              + "B1 STORAGE 1000 0.75 0 0\n[LID_USAGE]\nS1 B1 1 50 0 0 0 0\n[POLLUTANTS]\nTSS MG/L 0 0 0 0", section: "LID_USAGE",
              words: ["S1", "LID", "IGNORE_QUALITY"]),
@@ -125,12 +169,22 @@ struct SWMMRefusalTests {
              section: "INFLOWS", words: ["J1", "P1", "baseline time pattern"]),
         Case(name: "outfall runon", extra: "[OUTFALLS]\nO2 8 FREE NO S1\n[CONDUITS]\nC2 J1 O2 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5",
              section: "OUTFALLS", words: ["O2", "S1"]),
-        Case(name: "a storage surcharge depth", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
-             section: "STORAGE", words: ["ST1", "surcharge depth"]),
-        Case(name: "storage evaporation", extra: "[EVAPORATION]\nCONSTANT 5\n[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
-             section: "STORAGE", words: ["ST1", "evaporation"]),
-        Case(name: "Green–Ampt storage seepage", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1 0.3\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
-             section: "STORAGE", words: ["ST1", "Green–Ampt"]),
+        Case(name: "seepage from a paraboloid storage unit", extra: "[STORAGE]\nST1 9.5 2 0 PARABOLIC 10 8 2 0 0 5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "PARABOLIC", "undefined"]),
+        Case(name: "two storage seepage values", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "ERROR 203"]),
+        Case(name: "a storage moisture deficit above 1", extra: "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1 1.3\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "initial moisture deficit 1.3"]),
+        Case(name: "a conical storage unit of width 0", extra: "[STORAGE]\nST1 9.5 2 0 CONICAL 10 0 1\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "CONICAL W 0.0", "ERROR 211"]),
+        Case(name: "a paraboloid storage unit of height 0", extra: "[STORAGE]\nST1 9.5 2 0 PARABOLIC 10 8 0\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "PARABOLIC Z"]),
+        Case(name: "pollutants in a seeping storage unit", extra: "[POLLUTANTS]\nTSS MG/L 0 0 0 0 NO\n[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 5\n"
+             + "[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5", section: "STORAGE", words: ["ST1", "seeps", "IGNORE_QUALITY"]),
+        Case(name: "pollutants in an evaporating storage unit", extra: "[EVAPORATION]\nCONSTANT 5\n[POLLUTANTS]\nTSS MG/L 0 0 0 0 NO\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "evaporates", "IGNORE_QUALITY"]),
+        Case(name: "conduit seepage", extra: "[LOSSES]\nC1 0 0 0 NO 2.5", section: "LOSSES", words: ["C1", "seepage from conduits"]),
         Case(name: "a culvert code beyond SWMM's 57", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5 0 0 0 1 60",
              section: "XSECTIONS", words: ["C2", "culvert code 60"]),
         Case(name: "a road width that is not a number", extra: "[WEIRS]\nW1 J1 O1 ROADWAY 0 1.5 NO 0 0 YES -3 PAVED\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
@@ -152,8 +206,8 @@ struct SWMMRefusalTests {
              section: "XSECTIONS", words: ["C2", "shape curve K1"]),
         Case(name: "a custom shape on a storage curve", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CUSTOM 1 K1 0 0 1\n"
              + "[CURVES]\nK1 STORAGE 0 1\nK1 1 1", section: "XSECTIONS", words: ["C2", "K1", "not a SHAPE curve"]),
-        Case(name: "a weir coefficient curve", extra: "[WEIRS]\nW1 J1 O1 TRANSVERSE 0 1.5 NO 0 0 YES 0 * WC1\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
-             section: "WEIRS", words: ["W1", "WC1"]),
+        Case(name: "a weir coefficient curve that is not defined", extra: "[WEIRS]\nW1 J1 O1 TRANSVERSE 0 1.5 NO 0 0 YES 0 * WC1\n[XSECTIONS]\nW1 RECT_OPEN 1 5",
+             section: "WEIRS", words: ["W1", "WC1", "not defined"]),
     ]
 
     @Test("refused with its section and the item's name", arguments: cases)
@@ -171,7 +225,7 @@ struct SWMMRefusalTests {
     @Test("what SWMM lets a model switch off runs with the switch, as SWMM runs it",
           arguments: [("IGNORE_QUALITY YES", "[POLLUTANTS]\nTSS MG/L 0 0 0 0 0\n[INFLOWS]\nJ1 TSS \"\" CONCEN 1 1 5"),
                       ("IGNORE_GROUNDWATER YES", "[GROUNDWATER]\nS1 AQ1 J1 6 0 0 0 0 0 0 0 0"),
-                      ("IGNORE_RDII YES", "[RDII]\nJ1 UH1 10"),
+                      ("IGNORE_RDII YES", hydrograph + "[RDII]\nJ1 UH1 10"),
                       ("IGNORE_SNOWMELT YES", "[TEMPERATURE]\nTIMESERIES T1"),
                       ("COMPATIBILITY 5", "[TAGS]\nNode J1 Inlet\n[MAP]\nDIMENSIONS 0 0 10 10\n[LID_CONTROLS]\nGR1 VS\nGR1 SURFACE 100 0 0.1 1 5")])
     func switchedOff(option: String, extra: String) throws {

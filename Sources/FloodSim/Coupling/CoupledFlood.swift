@@ -323,11 +323,11 @@ public final class CoupledFlood {
         let c = routingResults.continuity
         balance.subcatchmentRain = runoffContinuity.rainfall
         balance.gridRain = sb.rain
-        balance.networkInflow = c.externalInflow + c.dryWeatherInflow
+        balance.networkInflow = c.externalInflow + c.dryWeatherInflow + c.rdiiInflow
         balance.surfaceBoundaryInflow = sb.boundaryInflow
         balance.runoffLosses = runoffContinuity.infiltration + runoffContinuity.evaporation
         balance.surfaceLosses = sb.losses
-        balance.outfallOutflow = c.externalOutflow + c.seepageLoss
+        balance.outfallOutflow = c.externalOutflow + c.seepageLoss + c.evaporationLoss
         balance.surfaceBoundaryOutflow = sb.boundaryOutflow
         balance.stageInflow = sb.stageInflow
         balance.stageOutflow = sb.stageOutflow

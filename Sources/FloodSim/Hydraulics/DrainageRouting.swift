@@ -16,17 +16,17 @@ public final class DrainageRouting {
     /// The network being routed.
     public let network: HydraulicNetwork
     /// Simulated time reached, seconds from the start.
-    public private(set) var time: Double = 0
+    @exclusivity(unchecked) public private(set) var time: Double = 0
 
     @exclusivity(unchecked) private var nodeStats: [NodeStatistics]
     @exclusivity(unchecked) private var linkStats: [LinkStatistics]
     @exclusivity(unchecked) private var totals = RoutingContinuity()
     @exclusivity(unchecked) private var rates = StepRates()
-    private var stepCount = 0
-    private var trialCount = 0
-    private var nonConverged = 0
+    @exclusivity(unchecked) private var stepCount = 0
+    @exclusivity(unchecked) private var trialCount = 0
+    @exclusivity(unchecked) private var nonConverged = 0
     /// The control rules being applied (SWMM `[CONTROLS]`), with their run-time state.
-    private var controller: ControlRuleRunner?
+    @exclusivity(unchecked) private var controller: ControlRuleRunner?
     /// Pollutants routed along with the flow (SWMM's water quality), or nil; with each node's flow
     /// leaving the system over the step and whether it flooded, for its mass balance.
     public var quality: QualityRouting? {
@@ -36,19 +36,30 @@ public final class DrainageRouting {
             if stepCount == 0 { quality?.start(state) }   // initial concentrations where the start has water
         }
     }
-    private var qualityOutflow: [Double] = [], qualityFlooded: [Bool] = []
+    @exclusivity(unchecked) private var qualityOutflow: [Double] = [], qualityFlooded: [Bool] = []
+    /// Whether any inflow has a dry-weather part (whose patterns need the step's calendar position).
+    private let hasDryWeather: Bool
+    /// Each inflow's series interval at the last step (-1: its times are not strictly increasing,
+    /// so it is searched each step).
+    @exclusivity(unchecked) private var inflowCursor: [Int]
 
     /// Flow rates summed over nodes at the end of a step, m³/s (for trapezoidal mass-balance totals).
     private struct StepRates {
-        var dryWeather = 0.0, lateral = 0.0, external = 0.0, flooding = 0.0, outflow = 0.0, withdrawal = 0.0
+        var dryWeather = 0.0, lateral = 0.0, external = 0.0, rdii = 0.0, flooding = 0.0, outflow = 0.0, withdrawal = 0.0
+        var evaporation = 0.0, seepage = 0.0
     }
+    /// Each node's stored volume summed over the steps (for storage units' mean volume).
+    @exclusivity(unchecked) private var volumeSum: [Double]
 
     /// Prepares a run; throws `HydraulicsError` naming the node or link when the network is invalid.
     public init(network: HydraulicNetwork) throws {
         self.network = network
         state = try HydraulicState(network: network)
+        hasDryWeather = network.inflows.contains { $0.dryWeather != nil }
+        inflowCursor = network.inflows.map { $0.series?.isStrictlyIncreasing == false ? -1 : 0 }
         nodeStats = Array(repeating: NodeStatistics(), count: network.nodes.count)
         linkStats = Array(repeating: LinkStatistics(), count: network.links.count)
+        volumeSum = Array(repeating: 0, count: network.nodes.count)
         totals.initialStorage = storedVolume(initial: true)
         for i in 0..<state.nodeCount {
             nodeStats[i].maxDepth = state.newDepth[i]
@@ -161,6 +172,9 @@ public final class DrainageRouting {
         if controller != nil { applyControls(dt) }
         state.applyTargetSettings(dt: dt)
         let t0 = time
+        // Storage units' evaporation and seepage over the step, from their state now (SWMM's
+        // node_getLosses before the step's inflows).
+        state.updateStorageLosses(dt: dt, time: t0)
         applyInflows(at: t0)
 
         // Old state ← new state; node flows start from the lateral inflow.
@@ -192,9 +206,9 @@ public final class DrainageRouting {
         time = t0 + dt
         controller?.stepEnded(at: time)
         stepCount += 1
-        quality?.route(state, t0: t0, dt: dt)
-        removeOutflows()
-        quality?.finish(state, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt)
+        if let quality { state.routeQuality(quality, t0: t0, dt: dt) }
+        removeOutflows(dt)
+        if let quality { state.finishQuality(quality, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt) }
         addTotals(dt / 2)
         updateStatistics(dt)
         return dt
@@ -228,7 +242,11 @@ public final class DrainageRouting {
     public func results() -> RoutingResults {
         var c = totals
         c.finalStorage = storedVolume(initial: false)
-        return RoutingResults(nodes: nodeStats, links: linkStats, continuity: c, steps: stepCount,
+        var nodes = nodeStats
+        if stepCount > 0 {
+            for i in 0..<state.nodeCount where state.storage[i] != nil { nodes[i].averageVolume = volumeSum[i] / Double(stepCount) }
+        }
+        return RoutingResults(nodes: nodes, links: linkStats, continuity: c, steps: stepCount,
                               averageIterations: stepCount > 0 ? Double(trialCount) / Double(stepCount) : 0,
                               nonConvergingPercent: stepCount > 0 ? 100 * Double(nonConverged) / Double(stepCount) : 0)
     }
@@ -251,17 +269,25 @@ public final class DrainageRouting {
             state.oldLatFlow[i] = state.newLatFlow[i]
             state.newLatFlow[i] = 0
         }
-        let start = state.options.start
-        for inflow in state.inflows {
-            var qx = inflow.baseline
-            if let s = inflow.series { qx += inflow.scale * s.value(at: t) }
+        // The calendar position of t, found once per step for every dry-weather inflow. The inflows
+        // are read in place: a copy of each (its series and patterns) per step cost more than its flow.
+        let position = hasDryWeather ? state.options.start.advanced(by: t) : state.options.start
+        for k in state.inflows.indices {
+            var qx = state.inflows[k].baseline
+            if let v = state.inflows[k].series?.value(at: t, cursor: &inflowCursor[k]) { qx += state.inflows[k].scale * v }
             if abs(qx) < SWMMConstant.flowTolerance { qx = 0 }
-            var qd = 0.0
-            if let d = inflow.dryWeather { qd = d.flow(at: t, start: start) }
+            var qd = state.inflows[k].dryWeather?.flow(at: position) ?? 0
             if abs(qd) < SWMMConstant.flowTolerance { qd = 0 }
-            state.newLatFlow[inflow.node] += qx + qd
+            state.newLatFlow[state.inflows[k].node] += qx + qd
             rates.external += qx
             rates.dryWeather += qd
+        }
+        // RDII after the external, dry- and wet-weather inflows, as SWMM's addRdiiInflows.
+        for r in state.rdii {
+            let q = r.flow(at: t)
+            if abs(q) < SWMMConstant.flowTolerance { continue }
+            state.newLatFlow[r.node] += q
+            rates.rdii += q
         }
         for i in 0..<state.nodeCount {
             let q = state.callerLateral[i]
@@ -271,8 +297,16 @@ public final class DrainageRouting {
         }
     }
 
-    private func removeOutflows() {
+    private func removeOutflows(_ dt: Double) {
         let dw = state.method == .dynamicWave
+        if state.hasStorageLosses {
+            for i in 0..<state.nodeCount where state.storage[i] != nil {
+                rates.evaporation += state.evaporationLoss[i] / dt
+                rates.seepage += state.seepageLoss[i] / dt
+                nodeStats[i].evaporationLoss += state.evaporationLoss[i]
+                nodeStats[i].exfiltrationLoss += state.seepageLoss[i]
+            }
+        }
         for i in 0..<state.nodeCount {
             var q = 0.0
             var flooded = false
@@ -301,9 +335,12 @@ public final class DrainageRouting {
         totals.dryWeatherInflow += rates.dryWeather * dt
         totals.lateralInflow += rates.lateral * dt
         totals.externalInflow += rates.external * dt
+        totals.rdiiInflow += rates.rdii * dt
         totals.flooding += rates.flooding * dt
         totals.externalOutflow += rates.outflow * dt
         totals.withdrawal += rates.withdrawal * dt
+        totals.evaporationLoss += rates.evaporation * dt
+        totals.seepageLoss += rates.seepage * dt
     }
 
     /// Volume in nodes and links; under dynamic wave non-storage nodes below their crown also hold
@@ -347,7 +384,14 @@ public final class DrainageRouting {
                 }
                 nodeStats[i].maxPondedVolume = max(nodeStats[i].maxPondedVolume, state.newVolume[i] - state.fullVolume[i])
             }
-            if d + state.invert[i] + SWMMConstant.fudge >= state.crownElev[i] { nodeStats[i].hoursSurcharged += hours }
+            if state.storage[i] != nil {
+                volumeSum[i] += state.newVolume[i]
+                nodeStats[i].maxVolume = max(nodeStats[i].maxVolume, state.newVolume[i])
+            }
+            // Under dynamic wave a node surcharges above its highest crown; a storage unit only
+            // when it may (a surcharge depth), as SWMM's stats_updateNodeStats.
+            if state.method == .dynamicWave, state.nodeKind[i] != .storage || state.surDepth[i] > 0,
+               d + state.invert[i] + SWMMConstant.fudge >= state.crownElev[i] { nodeStats[i].hoursSurcharged += hours }
         }
         for j in 0..<state.linkCount {
             let q = state.newFlow[j] * state.direction[j]
@@ -371,5 +415,18 @@ public final class DrainageRouting {
             }
             if state.capacityLimited[j] { linkStats[j].hoursCapacityLimited += hours }
         }
+    }
+}
+
+private extension HydraulicState {
+    // The water quality reads the state after each step. Passed from the routing object's property
+    // the state is copied, each of its arrays retained and released, per call; lent from a
+    // mutating method of the state it is not.
+    mutating func routeQuality(_ quality: QualityRouting, t0: Double, dt: Double) {
+        quality.route(self, t0: t0, dt: dt)
+    }
+
+    mutating func finishQuality(_ quality: QualityRouting, systemOutflow: [Double], flooded: [Bool], dt: Double) {
+        quality.finish(self, systemOutflow: systemOutflow, flooded: flooded, dt: dt)
     }
 }

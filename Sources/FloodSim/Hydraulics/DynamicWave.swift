@@ -2,7 +2,9 @@ import Foundation
 
 // Dynamic-wave routing (SWMM 5.2 dynwave.c / dwflow.c): Picard iterations with under-relaxation
 // over the explicit momentum equation per conduit and a continuity update per node, EXTRAN
-// surcharge head updates from ΣdQ/dH, and flooding or ponding above the node's maximum depth.
+// surcharge head updates from ΣdQ/dH (or, with SURCHARGE_METHOD SLOT, a Preissmann slot in closed
+// conduits and the plain continuity update at every node), and flooding or ponding above the
+// node's maximum depth.
 
 extension HydraulicState {
     static let omegaDefault = 0.5
@@ -82,6 +84,7 @@ extension HydraulicState {
         }
     }
 
+    @inline(__always)
     private func pondedSurfaceArea(_ i: Int, _ d: Double) -> Double {
         if d <= fullDepth[i] || pondedArea[i] == 0 {
             return nodeKind[i] == .storage ? storageArea(i, d) : 0
@@ -138,6 +141,7 @@ extension HydraulicState {
         newFlow[j] = qNew
     }
 
+    @inline(__always)
     private func modifiedPumpFlow(_ j: Int, _ q: Double, _ dt: Double) -> Double {
         if q == 0 { return q }
         let n = node1[j]
@@ -158,6 +162,7 @@ extension HydraulicState {
         }
     }
 
+    @inline(__always)
     func maxNodeOutflow(_ n: Int, _ q: Double, _ dt: Double) -> Double {
         var q = q
         if fullVolume[n] > 0 {
@@ -182,18 +187,21 @@ extension HydraulicState {
         var h2 = max(newDepth[n2] + invert[n2], z2)
         var y1 = max(h1 - z1, SWMMConstant.fudge)
         var y2 = max(h2 - z2, SWMMConstant.fudge)
-        y1 = min(y1, x.yFull)
-        y2 = min(y2, x.yFull)
+        // With the slot, depths run above the crown (the slot carries the surcharge head).
+        if !usesSlot {
+            y1 = min(y1, x.yFull)
+            y2 = min(y2, x.yFull)
+        }
         let aOld = max(a2[j], SWMMConstant.fudgeArea)
         let len = modLength[j]
 
         findSurfaceArea(j, qLast, len, &h1, &h2, &y1, &y2)
 
-        let area1 = x.area(y1)
+        let area1 = conduitArea(x, y1)
         let r1 = x.hydraulicRadius(y1)
-        let area2 = x.area(y2)
+        let area2 = conduitArea(x, y2)
         let yMid = 0.5 * (y1 + y2)
-        var aMid = x.area(yMid)
+        var aMid = conduitArea(x, yMid)
         let rMid = x.hydraulicRadius(yMid)
         let isFull = y1 >= x.yFull && y2 >= x.yFull
 
@@ -211,7 +219,7 @@ extension HydraulicState {
 
         var v = qLast / aMid
         if abs(v) > SWMMConstant.maxVelocity { v = SWMMConstant.maxVelocity * (qLast >= 0 ? 1 : -1) }
-        froude[j] = froudeNumber(j, v, yMid)
+        froude[j] = HydraulicState.froudeNumber(x, v, yMid, gravity: gravity, usesSlot: usesSlot)
         if flowClass[j] == .subcritical && froude[j] > 1 { flowClass[j] = .supercritical }
 
         var sigma: Double
@@ -355,13 +363,29 @@ extension HydraulicState {
         y2 = d2
     }
 
-    /// Top width used for node surface area: closed conduits near full use the crown cutoff.
+    /// Flow area in a conduit: the section's area, plus the slot's above the crown (SLOT).
+    @inline(__always)
+    private func conduitArea(_ x: SectionGeometry, _ y: Double) -> Double {
+        guard usesSlot else { return x.area(y) }
+        return x.slotArea(y, slotWidth: x.slotWidth(y, cutoff: crownCutoff))
+    }
+
+    /// Top width used for node surface area (dwflow.c getWidth): with the slot, a closed
+    /// conduit above the cutoff contributes the slot's width; otherwise closed conduits near
+    /// full use the width at the crown cutoff.
+    @inline(__always)
     private func topWidth(_ x: SectionGeometry, _ y: Double) -> Double {
         var y = y
-        if !x.isOpen && y / x.yFull >= SWMMConstant.crownCutoff { y = SWMMConstant.crownCutoff * x.yFull }
+        if usesSlot {
+            let w = x.slotWidth(y, cutoff: crownCutoff)
+            if w > 0 { return w }
+            return x.widthAboveFull(y)
+        }
+        if !x.isOpen && y / x.yFull >= crownCutoff { y = crownCutoff * x.yFull }
         return x.width(y)
     }
 
+    @inline(__always)
     private func classifyFlow(_ j: Int, _ q: Double, _ h1: Double, _ h2: Double, _ y1: Double, _ y2: Double,
                               _ yC: inout Double, _ yN: inout Double, _ fasnh: inout Double) -> FlowClass {
         let n1 = node1[j], n2 = node2[j]
@@ -431,7 +455,10 @@ extension HydraulicState {
         let dV = 0.5 * (oldNetInflow[i] + dQ) * dt
         var yNew: Double
         var isSurcharged = false
-        if isPonded {
+        if usesSlot {
+            // SLOT: no node is surcharged; the slot's small width makes the head rise fast.
+            isSurcharged = false
+        } else if isPonded {
             isSurcharged = false
         } else if nodeKind[i] == .storage {
             isSurcharged = surDepth[i] > 0 && yLast > fullDepth[i]
@@ -439,7 +466,7 @@ extension HydraulicState {
             isSurcharged = yCrown > 0 && yLast > yCrown
         }
 
-        if !isSurcharged || (nodeKind[i] == .storage && sumdqdh[i] == 0) {
+        if !isSurcharged {
             yNew = yOld + dV / surfArea
             if !isPonded { oldSurfArea[i] = surfArea }
             if steps > 0 { yNew = (1 - omega) * yLast + omega * yNew }

@@ -57,7 +57,11 @@ public struct DryWeatherFlow: Sendable, Hashable {
 
     /// The dry-weather flow at `time` seconds after `start`, m³/s.
     public func flow(at time: Double, start: SimulationClock) -> Double {
-        let position = start.advanced(by: time)
+        flow(at: start.advanced(by: time))
+    }
+
+    /// The dry-weather flow at calendar position `position`, m³/s.
+    func flow(at position: SimulationClock) -> Double {
         var q = average
         if monthly.count == 12 { q *= monthly[position.month - 1] }
         if daily.count == 7 { q *= daily[position.weekday] }

@@ -269,6 +269,9 @@ public struct Weir: Sendable, Hashable {
     /// replace `dischargeCoefficient` (`RoadwayWeir`).
     public var roadWidth: Double = 0
     public var roadSurface: RoadwayWeir.Surface?
+    /// The discharge coefficient (SI) as a function of the head over the crest (m), replacing
+    /// `dischargeCoefficient` (SWMM 5.2's CoeffCurve; not for roadway weirs).
+    public var coefficientCurve: Curve?
 
     public init(form: Form, height: Double, length: Double, sideSlope: Double = 0, dischargeCoefficient: Double,
                 endCoefficient: Double = 0, endContractions: Int = 0, canSurcharge: Bool = true) {

@@ -15,6 +15,8 @@ public struct HydraulicNetwork: Sendable, Hashable {
     public var links: [HydraulicLink]
     /// External inflows (time series, baseline, dry-weather flow) at nodes.
     public var inflows: [NodeInflow]
+    /// Rainfall-dependent infiltration/inflow at nodes (SWMM's RDII, from `RDIIGeneration`).
+    public var rdii: [RDIIInflow] = []
     /// How and for how long to route.
     public var options: RoutingOptions
 
@@ -64,6 +66,29 @@ public struct TimeSeries: Sendable, Hashable {
             let mid = (lo + hi) / 2
             if times[mid] <= time { lo = mid } else { hi = mid }
         }
+        return interpolated(time, lo, hi)
+    }
+
+    /// `value(at:)` for a time at or after the previous call's: the interval is found by walking
+    /// on from `cursor` (the interval last used, updated) instead of a binary search. For strictly
+    /// increasing times both find the one interval with times[lo] ≤ time < times[lo + 1], so
+    /// the value is the same.
+    func value(at time: Double, cursor: inout Int) -> Double {
+        let n = times.count
+        guard n > 1, time > times[0], time < times[n - 1], cursor >= 0, cursor < n - 1, times[cursor] <= time else {
+            return value(at: time)
+        }
+        var lo = cursor
+        while times[lo + 1] <= time { lo += 1 }
+        cursor = lo
+        return interpolated(time, lo, lo + 1)
+    }
+
+    /// Whether `times` is strictly increasing (what `value(at:cursor:)` needs).
+    var isStrictlyIncreasing: Bool { zip(times, times.dropFirst()).allSatisfy { $0 < $1 } }
+
+    @inline(__always)
+    private func interpolated(_ time: Double, _ lo: Int, _ hi: Int) -> Double {
         let t0 = times[lo], t1 = times[hi]
         let f = t1 > t0 ? (time - t0) / (t1 - t0) : 0
         return values[lo] + f * (values[hi] - values[lo])

@@ -76,18 +76,47 @@ public struct StorageUnit: Sendable, Hashable {
         case functional(coefficient: Double, exponent: Double, constant: Double)
         /// A depth (m) → surface area (m²) table.
         case tabular(Curve)
+        /// area (m²) = constant + linear·depth + quadratic·depth², depth in metres: SWMM 5.2's
+        /// analytical shapes (CYLINDRICAL, CONICAL, PARABOLIC, PYRAMIDAL), whose volume is the
+        /// exact integral constant·d + linear·d²/2 + quadratic·d³/3.
+        case polynomial(constant: Double, linear: Double, quadratic: Double)
     }
 
     public var shape: Shape
-    /// Fraction of potential evaporation realised (not modelled by this engine; kept for fidelity).
+    /// Fraction of the potential evaporation rate (`RoutingOptions.evaporationRate`) lost from the
+    /// unit's water surface (SWMM's Fevap).
     public var evaporationFactor: Double
-    /// Constant seepage rate through the bottom and sides, m/s (0 = none).
-    public var seepageRate: Double
+    /// Seepage into the soil through the unit's bottom and banks (SWMM's exfiltration), or nil.
+    public var seepage: StorageSeepage?
 
-    public init(shape: Shape, evaporationFactor: Double = 0, seepageRate: Double = 0) {
+    public init(shape: Shape, evaporationFactor: Double = 0, seepage: StorageSeepage? = nil) {
         self.shape = shape
         self.evaporationFactor = evaporationFactor
-        self.seepageRate = seepageRate
+        self.seepage = seepage
+    }
+}
+
+/// The soil under a storage unit (SWMM 5.2's exfiltration, `exfil.c`): water seeps through the
+/// bottom and the banks by the modified Green–Ampt method, or at the constant rate `conductivity`
+/// when `initialDeficit` is 0.
+public struct StorageSeepage: Sendable, Hashable {
+    /// Capillary suction head, metres.
+    public var suction: Double
+    /// Saturated hydraulic conductivity, m/s (> 0).
+    public var conductivity: Double
+    /// Initial (and largest) soil moisture deficit, a fraction 0–1 (0 = constant seepage rate).
+    public var initialDeficit: Double
+    /// Factor on a functional or analytical unit's bottom area (1 = as its shape gives it).
+    /// SWMM 5.2.4's exfil_initState takes that area in the model's own units as if they were
+    /// square feet, so a model in metres seeps through a bottom 0.0929 times its area (and banks
+    /// correspondingly larger); the SWMM reader sets that factor to match SWMM's results.
+    public var bottomAreaFactor: Double
+
+    public init(suction: Double, conductivity: Double, initialDeficit: Double, bottomAreaFactor: Double = 1) {
+        self.suction = suction
+        self.conductivity = conductivity
+        self.initialDeficit = initialDeficit
+        self.bottomAreaFactor = bottomAreaFactor
     }
 }
 

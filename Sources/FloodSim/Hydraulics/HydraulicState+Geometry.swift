@@ -87,12 +87,14 @@ extension HydraulicState {
     /// Stored volume at depth d (m³): storage units integrate their area curve; other nodes hold no
     /// volume of their own (SWMM's junction volume is carried by the minimum surface area only in
     /// the mass balance).
+    @inline(__always)
     func nodeVolume(_ i: Int, _ d: Double) -> Double {
         if nodeKind[i] == .storage { return storageVolume(i, d) }
         if fullDepth[i] > 0 { return fullVolume[i] * (d / fullDepth[i]) }
         return 0
     }
 
+    @inline(__always)
     func storageArea(_ i: Int, _ d: Double) -> Double {
         guard let s = storage[i] else { return 0 }
         switch s.shape {
@@ -100,6 +102,9 @@ extension HydraulicState {
             return c + a * pow(max(d, 0), b)
         case .tabular(let curve):
             return HydraulicState.lookupExtended(curve, d)
+        case .polynomial(let a0, let a1, let a2):
+            let y = max(d, 0)
+            return a0 + y * (a1 + y * a2)
         }
     }
 
@@ -109,6 +114,8 @@ extension HydraulicState {
         switch s.shape {
         case .functional(let a, let b, let c):
             return c * d + a / (b + 1) * pow(d, b + 1)
+        case .polynomial(let a0, let a1, let a2):
+            return d * (a0 + d * (a1 / 2 + d * a2 / 3))
         case .tabular(let curve):
             // End-area integration of the area curve from depth 0 to d.
             let xs = curve.x, ys = curve.y
@@ -191,6 +198,7 @@ extension HydraulicState {
     // MARK: - Link geometry helpers
 
     /// Normal depth of flow q (per barrel) in conduit j, metres.
+    @inline(__always)
     func normalDepth(_ j: Int, _ q: Double) -> Double {
         guard linkKind[j] == .conduit, !isDummy[j] else { return 0 }
         var q = abs(q)
@@ -201,24 +209,34 @@ extension HydraulicState {
     }
 
     /// Critical depth of flow q (per barrel) in conduit j, metres.
+    @inline(__always)
     func criticalDepth(_ j: Int, _ q: Double) -> Double {
         guard linkKind[j] == .conduit, !isDummy[j] else { return 0 }
         return xsect[j].criticalDepth(abs(q), gravity: gravity)
     }
 
     /// Froude number for velocity v at depth y in conduit j.
+    @inline(__always)
     func froudeNumber(_ j: Int, _ v: Double, _ y: Double) -> Double {
         guard linkKind[j] == .conduit else { return 0 }
-        let x = xsect[j]
+        return HydraulicState.froudeNumber(xsect[j], v, y, gravity: gravity, usesSlot: usesSlot)
+    }
+
+    /// Froude number for velocity v at depth y in section x, for the step functions that hold the
+    /// section already (calling the method above from a mutating one copies the whole state).
+    static func froudeNumber(_ x: SectionGeometry, _ v: Double, _ y: Double, gravity: Double, usesSlot: Bool) -> Double {
         if y <= SWMMConstant.fudge { return 0 }
         if !x.isOpen && x.yFull - y <= SWMMConstant.fudge { return 0 }
-        let w = x.width(y)
+        // With the slot an open channel's depth may exceed its full depth; SWMM's width and
+        // area keep growing there for prismatic shapes.
+        let w = usesSlot ? x.widthAboveFull(y) : x.width(y)
         guard w > 0 else { return 0 }
-        let hd = x.area(y) / w
+        let hd = (usesSlot ? x.areaAboveFull(y) : x.area(y)) / w
         return abs(v) / (gravity * hd).squareRoot()
     }
 
     /// True if reverse flow (sign of q) is blocked by a flap gate on the link or on an outfall.
+    @inline(__always)
     func flapGateCloses(_ j: Int, _ q: Double) -> Bool {
         if hasFlapGate[j] && q * direction[j] < 0 { return true }
         var n = -1
@@ -259,8 +277,16 @@ extension HydraulicState {
             s.holdsLastValue = true
             stage = s.value(at: time)
         }
-        let yc = min(criticalDepth(j, q), normalDepth(j, q)) + invert[n] + z
-        if yc <= stage { newDepth[n] = stage - invert[n] } else { newDepth[n] = yc - invert[n] }
+        // The outfall stands at the stage unless min(critical, normal depth) + invert + z rises
+        // above it; when the critical depth alone does not, neither does the minimum (rounding is
+        // monotone), and the normal depth (a search on natural channels) is not needed.
+        let yCrit = criticalDepth(j, q)
+        if yCrit + invert[n] + z <= stage {
+            newDepth[n] = stage - invert[n]
+        } else {
+            let yc = min(yCrit, normalDepth(j, q)) + invert[n] + z
+            if yc <= stage { newDepth[n] = stage - invert[n] } else { newDepth[n] = yc - invert[n] }
+        }
         if newDepth[n] < 0 { newDepth[n] = 0 }
     }
 }

@@ -8,6 +8,8 @@ enum SWMMConstant {
     static let fudge = 0.0001 * 0.3048
     /// FUDGE as an area (0.0001 ft²), m².
     static let fudgeArea = 0.0001 * 0.3048 * 0.3048
+    /// FUDGE as a volume (0.0001 ft³), m³.
+    static let fudgeVolume = 0.0001 * 0.028316846592
     /// FUDGE as a flow (0.0001 cfs), m³/s.
     static let fudgeFlow = 0.0001 * 0.028316846592
     /// FLOW_TOL (0.00001 cfs), m³/s.
@@ -18,6 +20,8 @@ enum SWMMConstant {
     static let minDeltaZ = 0.001 * 0.3048
     /// EXTRAN crown cutoff for top width of closed conduits.
     static let crownCutoff = 0.96
+    /// Crown cutoff with the Preissmann slot (SWMM's SLOT_CROWN_CUTOFF): the slot starts here.
+    static let slotCrownCutoff = 0.985257
     /// Kinematic viscosity of water used for Darcy–Weisbach force mains, m²/s.
     static let viscosity = 1.1e-5 * 0.3048 * 0.3048
 }
@@ -32,7 +36,9 @@ enum LinkKindCode: UInt8 { case conduit, pump, orifice, weir, outlet }
 /// The whole mutable state of a routing run as flat arrays indexed by node or link.
 ///
 /// Kept as one struct so the step loops run as `mutating` methods with static exclusivity and no
-/// allocation.
+/// allocation. A non-mutating method called from a mutating one gets a copy of the whole state
+/// (about 900 bytes, and sometimes a retain of every array): the small ones the step loops call
+/// per node or link are therefore `@inline(__always)`.
 struct HydraulicState {
     // MARK: Options
     let method: RoutingOptions.Method
@@ -45,6 +51,12 @@ struct HydraulicState {
     let headTolerance: Double
     let inertialDamping: RoutingOptions.InertialDamping
     let normalFlowLimit: RoutingOptions.NormalFlowLimit
+    /// SURCHARGE_METHOD SLOT: closed conduits carry a Preissmann slot, nodes are never
+    /// head-iterated the EXTRAN way.
+    let usesSlot: Bool
+    /// Fraction of full depth above which a closed conduit's top width is cut off (EXTRAN 0.96)
+    /// or replaced by the slot's width (SLOT 0.985257).
+    let crownCutoff: Double
 
     // MARK: Nodes
     let nodeCount: Int
@@ -58,6 +70,11 @@ struct HydraulicState {
     var fullVolume: [Double]
     let outfall: [OutfallBoundary?]
     let storage: [StorageUnit?]
+    /// Each storage unit's seepage state (nil: no seepage), and whether any unit evaporates or seeps.
+    var exfiltration: [StorageExfiltration?]
+    let hasStorageLosses: Bool
+    /// Each storage unit's evaporation and seepage over the current step, m³.
+    var evaporationLoss: [Double], seepageLoss: [Double]
     let divider: [FlowDivider?]
 
     var oldDepth: [Double], newDepth: [Double]
@@ -121,6 +138,7 @@ struct HydraulicState {
 
     // MARK: Inflows
     let inflows: [NodeInflow]
+    let rdii: [RDIIInflow]
     /// Links sorted from upstream to downstream (kinematic wave).
     var sortedLinks: [Int] = []
     /// Links with an outfall at either end, whose outfall depth follows their flow.
@@ -139,6 +157,8 @@ struct HydraulicState {
         headTolerance = opts.headTolerance
         inertialDamping = opts.inertialDamping
         normalFlowLimit = opts.normalFlowLimit
+        usesSlot = opts.surchargeMethod == .slot
+        crownCutoff = usesSlot ? SWMMConstant.slotCrownCutoff : SWMMConstant.crownCutoff
         guard opts.duration >= 0, opts.duration.isFinite else {
             throw HydraulicsError(.invalidValue, "options.duration must be a finite number of seconds ≥ 0")
         }
@@ -174,6 +194,17 @@ struct HydraulicState {
         outfall = nodes.map { if case .outfall(let o) = $0.kind { return o } else { return nil } }
         storage = nodes.map { if case .storage(let s) = $0.kind { return s } else { return nil } }
         divider = nodes.map { if case .divider(let d) = $0.kind { return d } else { return nil } }
+        for (i, unit) in storage.enumerated() {
+            guard let soil = unit?.seepage else { continue }
+            guard soil.suction.isFinite, soil.suction >= 0, soil.conductivity.isFinite, soil.conductivity > 0,
+                  soil.initialDeficit >= 0, soil.initialDeficit <= 1 else {
+                throw HydraulicsError(.invalidValue, "storage node \(i) '\(nodes[i].id)': seepage needs a suction ≥ 0, a conductivity > 0 "
+                                      + "and an initial deficit from 0 to 1 (got \(soil.suction), \(soil.conductivity), \(soil.initialDeficit))")
+            }
+        }
+        exfiltration = storage.map { unit in unit.flatMap { u in u.seepage.map { StorageExfiltration(shape: u.shape, soil: $0) } } }
+        let evaporates = network.options.evaporationRate > 0 || network.options.monthlyEvaporationRates.contains { $0 > 0 }
+        hasStorageLosses = storage.contains { $0?.seepage != nil || (evaporates && ($0?.evaporationFactor ?? 0) > 0) }
         for (i, d) in divider.enumerated() {
             if let d, d.divertedLink < 0 || d.divertedLink >= links.count {
                 throw HydraulicsError(.badReference, "divider node \(i) '\(nodes[i].id)': diverted link \(d.divertedLink) is not a link of the network")
@@ -185,6 +216,7 @@ struct HydraulicState {
         let z = Array(repeating: 0.0, count: nodeCount)
         oldDepth = nodes.map(\.initialDepth); newDepth = oldDepth
         oldVolume = z; newVolume = z; inflow = z; outflow = z; oldNetInflow = z; oldFlowInflow = z
+        evaporationLoss = z; seepageLoss = z
         overflow = z; losses = z; oldLatFlow = z; newLatFlow = z; callerLateral = z
         converged = Array(repeating: false, count: nodeCount)
         newSurfArea = z; oldSurfArea = z; sumdqdh = z; dYdT = z
@@ -294,6 +326,10 @@ struct HydraulicState {
             }
         }
         inflows = network.inflows
+        for r in network.rdii where r.node < 0 || r.node >= nodeCount {
+            throw HydraulicsError(.badReference, "RDII inflow: node index \(r.node) is not a node of the network")
+        }
+        rdii = network.rdii
 
         try validate(nodes: nodes, links: links, roughness: rough)
         initialiseState()

@@ -159,7 +159,9 @@ extension HydraulicState {
 
     private mutating func setKinematicNodeState(_ i: Int, _ dt: Double) {
         if nodeKind[i] == .outfall { newVolume[i] = 0; newDepth[i] = 0; return }
-        let net = inflow[i] - outflow[i] - losses[i]
+        // A storage unit's evaporation and seepage are already part of its outflow (the step
+        // starts it at `losses`), as in SWMM's updateStorageState.
+        let net = inflow[i] - outflow[i]
         var v = oldVolume[i] + 0.5 * (oldNetInflow[i] + net) * dt
         if v < SWMMConstant.fudge * SWMMConstant.fudgeArea { v = 0 }
         overflow[i] = 0

@@ -135,6 +135,7 @@ extension HydraulicState {
 
     /// The heads (m) at the regulator's higher and lower ends and the flow direction (+1 from
     /// node 1 to node 2, −1 back). Outside dynamic wave the downstream head is node 1's invert.
+    @inline(__always)
     private func heads(_ j: Int) -> (upstream: Double, downstream: Double, direction: Double) {
         let n1 = node1[j], n2 = node2[j]
         let h1 = newDepth[n1] + invert[n1]
@@ -216,29 +217,32 @@ extension HydraulicState {
         if flapGateCloses(j, dir) { return 0 }
         if h1 <= hcrest || opening <= 0 { return 0 }
         var head = h1 - hcrest
-        // Above the crown a surcharged weir acts as an orifice with a matching coefficient.
+        // Above the crown a surcharged weir acts as an orifice with a matching coefficient; one
+        // that may not surcharge sees no more head than its opening (SWMM's weir_getInflow).
         let surcharged = w.canSurcharge && h1 > hcrown
-        if surcharged { head = opening }
+        if h1 >= hcrown { head = opening }
+        // The coefficient, from the weir's curve at this head when it has one (weir_getFlow).
+        let cd = w.coefficientCurve.map { HydraulicState.lookup($0, head) } ?? w.dischargeCoefficient
         if w.form == .trapezoidal || (w.form == .vNotch && setting[j] < 1) {
-            return shapedWeirInflow(j, w, head: head, surcharged: surcharged, h1: h1, h2: h2, hcrest: hcrest, opening: opening, dir: dir)
+            return shapedWeirInflow(j, w, cd: cd, head: head, surcharged: surcharged, h1: h1, h2: h2, hcrest: hcrest, opening: opening, dir: dir)
         }
         var q = 0.0, expo = 1.5
         let length = max(0, w.length - 0.1 * Double(w.endContractions) * head)
         switch w.form {
         case .transverse, .roadway:
-            q = w.dischargeCoefficient * length * pow(head, 1.5)
+            q = cd * length * pow(head, 1.5)
         case .sideFlow:
             expo = 5.0 / 3.0
-            q = w.dischargeCoefficient * length * pow(head, expo)
+            q = cd * length * pow(head, expo)
         case .vNotch, .trapezoidal:
             expo = 2.5
-            q = w.dischargeCoefficient * w.sideSlope * pow(head, 2.5)
+            q = cd * w.sideSlope * pow(head, 2.5)
         }
         if surcharged {
             q = surchargedWeirFlow(j, full: q, h1: h1, h2: h2, hcrest: hcrest, opening: opening)
         } else {
             if h2 > hcrest {
-                let ratio = (h2 - hcrest) / head
+                let ratio = (h2 - hcrest) / (h1 - hcrest)
                 q *= pow(max(0, 1 - pow(ratio, expo)), 0.385)
             }
             dqdh[j] = head > 0 ? expo * q / head : 0
@@ -266,11 +270,11 @@ extension HydraulicState {
     /// with the weir type's exponent on the rectangular part (2.5 for a V-notch) and 2.5 on the
     /// ends; dQ/dH from the uncorrected parts (a partly open V-notch without end coefficient
     /// keeps the notch's 2.5·q/h).
-    private mutating func shapedWeirInflow(_ j: Int, _ w: Weir, head: Double, surcharged: Bool, h1: Double, h2: Double,
+    private mutating func shapedWeirInflow(_ j: Int, _ w: Weir, cd: Double, head: Double, surcharged: Bool, h1: Double, h2: Double,
                                            hcrest: Double, opening: Double, dir: Double) -> Double {
         let raised = (1 - setting[j]) * w.height
         let width = (w.form == .vNotch ? 0 : w.length) + 2 * w.sideSlope * raised
-        var q1 = w.dischargeCoefficient * width * pow(head, 1.5)
+        var q1 = cd * width * pow(head, 1.5)
         var q2 = w.endCoefficient * w.sideSlope * pow(head, 2.5)
         let q: Double
         if surcharged {
@@ -278,7 +282,7 @@ extension HydraulicState {
         } else {
             dqdh[j] = w.form == .vNotch && q2 == 0 ? 2.5 * q1 / head : 1.5 * q1 / head + 2.5 * q2 / head
             if h2 > hcrest {
-                let ratio = (h2 - hcrest) / head
+                let ratio = (h2 - hcrest) / (h1 - hcrest)
                 q1 *= pow(max(0, 1 - pow(ratio, w.form == .vNotch ? 2.5 : 1.5)), 0.385)
                 if q2 > 0 { q2 *= pow(max(0, 1 - pow(ratio, 2.5)), 0.385) }
             }

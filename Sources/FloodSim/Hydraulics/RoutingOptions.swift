@@ -29,6 +29,15 @@ public struct RoutingOptions: Sendable, Hashable {
         case darcyWeisbach = "D-W"
     }
 
+    /// How surcharged closed conduits and their nodes are computed (SWMM `SURCHARGE_METHOD`).
+    public enum SurchargeMethod: String, Sendable, Hashable {
+        /// SWMM's default: a node above its highest crown is head-iterated from ΣdQ/dH.
+        case extran = "EXTRAN"
+        /// Preissmann slot: closed conduits above 98.5257 % of full depth carry a narrow slot
+        /// (Sjöberg's width), so surcharged nodes keep the plain continuity update.
+        case slot = "SLOT"
+    }
+
     public var method: Method
     /// Total simulated duration, seconds.
     public var duration: Double
@@ -45,6 +54,7 @@ public struct RoutingOptions: Sendable, Hashable {
     public var inertialDamping: InertialDamping
     public var normalFlowLimit: NormalFlowLimit
     public var forceMainEquation: ForceMainEquation
+    public var surchargeMethod: SurchargeMethod
     /// Whether water above a node's rim ponds over `pondedArea` and returns (SWMM `ALLOW_PONDING`).
     public var allowPonding: Bool
     /// Convergence tolerance on node heads, metres (SWMM `HEAD_TOLERANCE`, default 0.005 ft).
@@ -57,13 +67,20 @@ public struct RoutingOptions: Sendable, Hashable {
     public var start: SimulationClock
     /// Time between reported snapshots in results, seconds (0 = no snapshots).
     public var reportStep: Double
+    /// Potential evaporation rate from storage units' water surfaces, m/s (SWMM `[EVAPORATION]
+    /// CONSTANT`; each unit loses its share `StorageUnit.evaporationFactor`).
+    public var evaporationRate: Double = 0
+    /// Potential evaporation rate by calendar month 1…12 of the routing time, m/s (SWMM
+    /// `[EVAPORATION] MONTHLY`); when it holds twelve values it replaces `evaporationRate`.
+    public var monthlyEvaporationRates: [Double] = []
 
     public init(method: Method = .dynamicWave, duration: Double = 3600, routingStep: Double = 20,
                 variableStepFactor: Double = 0, minimumStep: Double = 0.5, lengtheningStep: Double = 0,
                 minSurfaceArea: Double = 1.167_415_4, inertialDamping: InertialDamping = .partial,
                 normalFlowLimit: NormalFlowLimit = .both, forceMainEquation: ForceMainEquation = .hazenWilliams,
                 allowPonding: Bool = false, headTolerance: Double = 0.001_524, maxTrials: Int = 8,
-                minSlope: Double = 0, start: SimulationClock = SimulationClock(), reportStep: Double = 0) {
+                minSlope: Double = 0, start: SimulationClock = SimulationClock(), reportStep: Double = 0,
+                surchargeMethod: SurchargeMethod = .extran) {
         self.method = method
         self.duration = duration
         self.routingStep = routingStep
@@ -74,6 +91,7 @@ public struct RoutingOptions: Sendable, Hashable {
         self.inertialDamping = inertialDamping
         self.normalFlowLimit = normalFlowLimit
         self.forceMainEquation = forceMainEquation
+        self.surchargeMethod = surchargeMethod
         self.allowPonding = allowPonding
         self.headTolerance = headTolerance
         self.maxTrials = maxTrials

@@ -25,6 +25,13 @@ public struct NodeStatistics: Sendable, Hashable {
     public var maxPondedVolume: Double = 0
     /// Total volume that left the network through this node if it is an outfall, m³.
     public var outfallVolume: Double = 0
+    /// A storage unit's stored volume: the mean over the routing steps and the largest, m³
+    /// (SWMM's Storage Volume Summary; 0 for other nodes).
+    public var averageVolume: Double = 0
+    public var maxVolume: Double = 0
+    /// A storage unit's evaporation and seepage (exfiltration) losses over the run, m³.
+    public var evaporationLoss: Double = 0
+    public var exfiltrationLoss: Double = 0
 
     public init() {}
 }
@@ -55,14 +62,18 @@ public struct RoutingContinuity: Sendable, Hashable {
     public var lateralInflow: Double = 0
     /// External (time-series and baseline) inflow volume.
     public var externalInflow: Double = 0
+    /// Rainfall-dependent infiltration/inflow volume (SWMM's "RDII Inflow").
+    public var rdiiInflow: Double = 0
     /// Volume lost through flooding at nodes (SWMM's "Flooding Loss").
     public var flooding: Double = 0
     /// Volume leaving through outfalls.
     public var externalOutflow: Double = 0
     /// Volume withdrawn by negative lateral inflow (e.g. water returning to a 2D surface).
     public var withdrawal: Double = 0
-    /// Seepage losses from storage units and conduits.
+    /// Seepage from storage units into the soil (SWMM's "Exfiltration Loss").
     public var seepageLoss: Double = 0
+    /// Evaporation from storage units' water surfaces (SWMM's "Evaporation Loss").
+    public var evaporationLoss: Double = 0
     /// Volume stored in nodes and links at the start.
     public var initialStorage: Double = 0
     /// Volume stored in nodes and links at the end.
@@ -71,9 +82,9 @@ public struct RoutingContinuity: Sendable, Hashable {
     public init() {}
 
     /// Total inflow volume.
-    public var totalInflow: Double { dryWeatherInflow + lateralInflow + externalInflow }
-    /// Total outflow volume (flooding, outfalls, withdrawals, losses).
-    public var totalOutflow: Double { flooding + externalOutflow + withdrawal + seepageLoss }
+    public var totalInflow: Double { dryWeatherInflow + lateralInflow + externalInflow + rdiiInflow }
+    /// Total outflow volume (flooding, outfalls, withdrawals, evaporation and seepage).
+    public var totalOutflow: Double { flooding + externalOutflow + withdrawal + seepageLoss + evaporationLoss }
 
     /// Continuity error in percent: 100·(1 − (out + final storage)/(in + initial storage)).
     public var errorPercent: Double {

@@ -213,6 +213,7 @@ struct SectionGeometry: Sendable {
     }
 
     /// Flow area at depth y (m²).
+    @inline(__always)
     func area(_ y: Double) -> Double {
         if y <= 0 { return 0 }
         if y >= yFull { return aFull }
@@ -233,6 +234,7 @@ struct SectionGeometry: Sendable {
     }
 
     /// Top width at depth y (m).
+    @inline(__always)
     func width(_ y: Double) -> Double {
         if y <= 0 { return 0 }
         switch form {
@@ -255,6 +257,7 @@ struct SectionGeometry: Sendable {
     }
 
     /// Hydraulic radius at depth y (m).
+    @inline(__always)
     func hydraulicRadius(_ y: Double) -> Double {
         if y <= 0 { return 0 }
         if y >= yFull { return rFull }
@@ -458,5 +461,52 @@ struct SectionGeometry: Sendable {
         if s >= sMax { return top }
         if form == .trapezoidal { return trapezoidDepth(ofSectionFactor: s, top: top) }
         return SectionGeometry.risingRoot(0, top, tolerance: 1e-13 * top) { self.sectionFactor($0) - s }
+    }
+}
+
+// MARK: - Preissmann slot (SURCHARGE_METHOD SLOT)
+
+extension SectionGeometry {
+    /// Width of the Preissmann slot at depth y for the given crown cutoff (SWMM 5.2 dwflow.c
+    /// getSlotWidth): 0 for open sections and below the cutoff; Sjöberg's width
+    /// 0.5423·wMax·exp(−(y/yFull)^2.4) up to 1.78 full depths; 1 % of wMax above.
+    func slotWidth(_ y: Double, cutoff: Double) -> Double {
+        if isOpen || yFull <= 0 { return 0 }
+        let yn = y / yFull
+        if yn < cutoff { return 0 }
+        if yn > 1.78 { return 0.01 * wMax }
+        return wMax * 0.5423 * exp(-pow(yn, 2.4))
+    }
+
+    /// Flow area at depth y with the slot: the full area plus the slot's width times the depth
+    /// above the crown (SWMM's getArea); below full depth the section's own area.
+    func slotArea(_ y: Double, slotWidth w: Double) -> Double {
+        y >= yFull ? aFull + (y - yFull) * w : area(y)
+    }
+
+    /// Top width above full depth as SWMM's xsect_getWofY extends it: trapezoidal, triangular
+    /// and parabolic open channels keep widening (only reached with the slot method, where
+    /// depths are no longer capped at full depth).
+    func widthAboveFull(_ y: Double) -> Double {
+        guard isOpen, y > yFull else { return width(y) }
+        switch form {
+        case .trapezoidal: return b + (sL + sR) * y
+        case .triangular: return 2 * sL * y
+        case .parabolic: return b * (y / yFull).squareRoot()
+        default: return width(y)
+        }
+    }
+
+    /// Flow area above full depth as SWMM's xsect_getAofY extends it for prismatic open
+    /// channels (used for the Froude number's hydraulic depth with the slot method).
+    func areaAboveFull(_ y: Double) -> Double {
+        guard isOpen, y > yFull else { return area(y) }
+        switch form {
+        case .rectOpen: return b * y
+        case .trapezoidal: return y * (b + 0.5 * (sL + sR) * y)
+        case .triangular: return sL * y * y
+        case .parabolic: return 2.0 / 3.0 * widthAboveFull(y) * y
+        default: return area(y)
+        }
     }
 }

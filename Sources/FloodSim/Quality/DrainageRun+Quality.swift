@@ -43,7 +43,7 @@ extension DrainageRun.Result {
         var routingJSON: [String: Any] = [:]
         for (p, c) in routing.continuity.enumerated() {
             routingJSON[names[p]] = ["dry_weather_inflow": c.dryWeatherInflow, "wet_weather_inflow": c.wetWeatherInflow,
-                                     "groundwater_inflow": c.groundwaterInflow, "external_inflow": c.externalInflow,
+                                     "groundwater_inflow": c.groundwaterInflow, "external_inflow": c.externalInflow, "rdii_inflow": c.rdiiInflow,
                                      "external_outflow": c.externalOutflow, "flooding_loss": c.flooding, "exfiltration_loss": c.seepageLoss,
                                      "mass_reacted": c.reacted, "initial_stored": c.initialStorage, "final_stored": c.finalStorage,
                                      "error_pct": c.errorPercent]

@@ -2,7 +2,7 @@ import Foundation
 
 /// SWMM's Quality Routing Continuity for one pollutant, kg (a count for #/L pollutants).
 public struct QualityRoutingContinuity: Sendable, Hashable {
-    public var dryWeatherInflow = 0.0, wetWeatherInflow = 0.0, groundwaterInflow = 0.0, externalInflow = 0.0
+    public var dryWeatherInflow = 0.0, wetWeatherInflow = 0.0, groundwaterInflow = 0.0, externalInflow = 0.0, rdiiInflow = 0.0
     public var flooding = 0.0, externalOutflow = 0.0, seepageLoss = 0.0, reacted = 0.0
     public var initialStorage = 0.0, finalStorage = 0.0
     /// Below this difference of inflow and outflow the error is 0: SWMM's 0.001 in its own units
@@ -11,7 +11,7 @@ public struct QualityRoutingContinuity: Sendable, Hashable {
 
     /// SWMM's massbal_getQualError.
     public var errorPercent: Double {
-        let inflow = dryWeatherInflow + wetWeatherInflow + groundwaterInflow + externalInflow + initialStorage
+        let inflow = dryWeatherInflow + wetWeatherInflow + groundwaterInflow + externalInflow + rdiiInflow + initialStorage
         let outflow = flooding + externalOutflow + seepageLoss + reacted + finalStorage
         if abs(inflow - outflow) < zeroBand { return 0 }
         if inflow > 0 { return 100 * (1 - outflow / inflow) }
@@ -22,6 +22,7 @@ public struct QualityRoutingContinuity: Sendable, Hashable {
     mutating func add(_ r: QualityRoutingContinuity, times f: Double) {
         dryWeatherInflow += r.dryWeatherInflow * f; wetWeatherInflow += r.wetWeatherInflow * f
         groundwaterInflow += r.groundwaterInflow * f; externalInflow += r.externalInflow * f
+        rdiiInflow += r.rdiiInflow * f
         flooding += r.flooding * f; externalOutflow += r.externalOutflow * f; seepageLoss += r.seepageLoss * f
         reacted += r.reacted * f
         // SWMM adds the mass dropped with a dried-out reactor at both half-step updates.
@@ -93,6 +94,14 @@ public final class QualityRouting {
     var totals: [QualityRoutingContinuity]
     var outfallLoad: [[Double]], linkLoad: [[Double]]
     var started = false
+    /// Treatment expressions by node index, one entry per pollutant (nil where the pollutant is
+    /// not treated there): SWMM's `[TREATMENT]`.
+    public var treatments: [Int: [NodeTreatment?]] = [:]
+    /// What one model flow unit and one model length are in m³/s and m (the units treatment
+    /// expressions read FLOW, DEPTH and AREA in).
+    public var treatmentUnits = (flow: 1.0, length: 1.0)
+    /// Hydraulic residence time of each storage node's water, seconds (SWMM's updateHRT).
+    var hrt: [Double]
     static let zeroVolume = 0.0353147 * 0.028316846592   // 1 litre, m³
     static let zeroDepth = 0.003281 * 0.3048
     static let zero = 1e-10
@@ -106,6 +115,7 @@ public final class QualityRouting {
         linkOld = Array(repeating: Array(repeating: 0, count: linkCount), count: np)
         linkNew = linkOld; linkLoad = linkOld
         qualInflow = Array(repeating: 0, count: nodeCount)
+        hrt = Array(repeating: 0, count: nodeCount)
         rates = Array(repeating: QualityRoutingContinuity(), count: np)
         totals = rates
     }
@@ -153,7 +163,15 @@ public final class QualityRouting {
         }
         for i in 0..<s.nodeCount {
             qualInflow[i] = s.inflow[i]
+            // Treatment reads the inflow's concentrations before mixing.
+            let treatment = treatments[i]
+            var q = 0.0, cin: [Double] = []
+            if treatment != nil {
+                q = qualInflow[i] < Self.zero ? 0 : qualInflow[i]
+                cin = pollutants.indices.map { q > 0 ? nodeNew[$0][i] / q : 0 }
+            }
             if s.nodeKind[i] == .storage || s.oldVolume[i] > Self.zeroVolume { storageQuality(i, s, dt) } else { nodeQuality(i, s) }
+            if let treatment { treat(i, treatment, cin: cin, q: q, s, dt) }
         }
         for j in 0..<s.linkCount { linkQuality(j, s, dt) }
     }
@@ -236,6 +254,16 @@ public final class QualityRouting {
             case .wetWeather: rates[p].wetWeatherInflow += w
             }
         }
+        // RDII at the pollutants' Crdii (SWMM's addRdiiInflows).
+        for r in s.rdii {
+            let q = r.flow(at: t)
+            if abs(q) < SWMMConstant.flowTolerance || q <= 0 { continue }
+            for (p, pol) in pollutants.enumerated() where pol.rdiiConcentration > 0 {
+                let w = q * pol.rdiiConcentration * 1000
+                nodeNew[p][r.node] += w
+                rates[p].rdiiInflow += w
+            }
+        }
     }
 
     // MARK: - Reactors
@@ -265,8 +293,13 @@ public final class QualityRouting {
 
     private func storageQuality(_ i: Int, _ s: HydraulicState, _ dt: Double) {
         let qIn = qualInflow[i], v1 = s.oldVolume[i]
+        if s.nodeKind[i] == .storage {
+            hrt[i] = v1 < Self.zero ? 0 : max((hrt[i] + dt) * v1 / (v1 + qIn * dt), 0)
+        }
+        let treated = treatments[i]
         for p in pollutants.indices {
-            let c1 = reacted(p, nodeOld[p][i], v1, dt)
+            // A treated pollutant's own expression replaces its decay here.
+            let c1 = (treated?[p] ?? nil) != nil ? nodeOld[p][i] : reacted(p, nodeOld[p][i], v1, dt)
             var c2 = Self.mixed(c1, v1, nodeNew[p][i], qIn, dt)
             if (s.newVolume[i] <= Self.zeroVolume || s.newDepth[i] <= Self.zeroDepth) && qIn <= Self.zero {
                 rates[p].finalStorage += c2 * s.newVolume[i]

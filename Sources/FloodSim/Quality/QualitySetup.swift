@@ -14,6 +14,8 @@ public struct Pollutant: Sendable, Hashable {
     public var groundwaterConcentration: Double
     public var dryWeatherConcentration: Double
     public var initialConcentration: Double
+    /// Concentration (in `units`) in RDII.
+    public var rdiiConcentration: Double = 0
     /// First-order decay coefficient, 1/s (negative for growth).
     public var decay: Double
     /// Index of the co-pollutant whose washoff adds `coFraction` of itself to this one's, or nil.

@@ -4,7 +4,8 @@ import SWMMFormat
 extension SWMMModel {
     /// The model's drainage network in SI units for the hydraulic engine (`HydraulicNetwork`):
     /// nodes, links with cross sections and losses, external and dry-weather inflows, and the
-    /// routing options. Runoff is not included; `DrainageRun` adds it as lateral inflow.
+    /// routing options, and the RDII of `[RDII]` nodes. Runoff is not included; `DrainageRun` adds
+    /// it as lateral inflow.
     /// - Parameter baseDirectory: where FILE time series are read from.
     /// - Throws: `SWMMInputError` for a reference the engine cannot use (a missing curve, an
     ///   unsupported storage shape, an unreadable time-series file).
@@ -43,15 +44,13 @@ extension SWMMModel {
             case .tabular(let name):
                 let curve = try requireCurve(name, section: "STORAGE", field: "Curve")
                 shape = .tabular(Curve(x: curve.points.map { $0.x * L }, y: curve.points.map { $0.y * L * L }))
-            case .shaped(let kind, let a, let b, _) where kind == "CYLINDRICAL":
-                shape = .functional(coefficient: 0, exponent: 0, constant: Double.pi / 4 * a * b * L * L)
-            case .shaped(let kind, _, _, _):
-                throw SWMMInputError(line: nil, section: "STORAGE", field: "Shape", reason: "storage \(s.name): shape \(kind) is not routed yet")
+            case .shaped(let kind, let l, let w, let z):
+                shape = try analyticalShape(kind, length: l, width: w, z: z, storage: s.name, units: u)
             }
-            let seep = s.seepage.count == 1 ? s.seepage[0] * u.rainRate : (s.seepage.count >= 2 ? s.seepage[1] * u.rainRate : 0)
             add(HydraulicNode(id: s.name, invertElevation: s.elevation * L, maxDepth: s.maxDepth * L, initialDepth: s.initialDepth * L,
-                              surchargeDepth: 0, pondedArea: 0,
-                              kind: .storage(StorageUnit(shape: shape, evaporationFactor: s.evaporationFactor ?? 0, seepageRate: seep))))
+                              surchargeDepth: (s.surchargeDepth ?? 0) * L, pondedArea: 0,
+                              kind: .storage(StorageUnit(shape: shape, evaporationFactor: s.evaporationFactor ?? 0,
+                                                         seepage: try storageSeepage(s, units: u)))))
         }
         // Dividers need link indices: add them as placeholders, fix after links exist.
         for d in dividers {
@@ -137,6 +136,12 @@ extension SWMMModel {
                             dischargeCoefficient: w.dischargeCoefficient * cScale, endCoefficient: endCoeff * cScale,
                             endContractions: Int(w.endContractions), canSurcharge: surcharge)
             if form == .roadway { (weir.roadWidth, weir.roadSurface) = try roadway(w, units: u) }
+            // A coefficient curve: head (model length) → coefficient (model units), SWMM's
+            // weir_getFlow; a roadway weir keeps its own coefficients (roadway.c).
+            if form != .roadway, w.options.count > 6, !Self.isBlank(w.options[6]) {
+                let curve = try requireCurve(w.options[6], section: "WEIRS", field: "CoeffCurve")
+                weir.coefficientCurve = Curve(x: curve.points.map { $0.x * L }, y: curve.points.map { $0.y * cScale })
+            }
             links.append(HydraulicLink(id: w.name, fromNode: a, toNode: b, inletOffset: offset(w.crestHeight, at: w.fromNode), flapGate: w.gated,
                                        kind: .weir(weir)))
         }
@@ -195,7 +200,71 @@ extension SWMMModel {
             }
             inflowList.append(NodeInflow(node: k, dryWeather: dwf))
         }
-        return HydraulicNetwork(nodes: nodes, links: links, inflows: inflowList, options: routingOptions())
+        var network = HydraulicNetwork(nodes: nodes, links: links, inflows: inflowList, options: routingOptions())
+        // RDII is computed ahead of routing from the gauges' rain, as SWMM writes its RDII file.
+        network.rdii = try rdii(network: network, baseDirectory: baseDirectory)?.inflows ?? []
+        return network
+    }
+
+    /// A SWMM 5.2 analytical storage shape as the engine's area polynomial a0 + a1·d + a2·d² (SI),
+    /// from its length L, width W and Z in the model's length unit (node.c storage_readParams):
+    /// CYLINDRICAL an elliptical cylinder L × W; CONICAL an elliptical cone frustum on an L × W
+    /// base with side slope Z (run/rise); PARABOLIC a paraboloid L × W across at height Z;
+    /// PYRAMIDAL a rectangular frustum on an L × W base with side slope Z.
+    /// - Throws: `SWMMInputError` for what SWMM refuses (L or W ≤ 0, Z < 0, a paraboloid of height 0).
+    func analyticalShape(_ kind: String, length l: Double, width w: Double, z: Double, storage name: String,
+                         units u: SWMMUnits) throws -> StorageUnit.Shape {
+        func refuse(_ field: String, _ value: Double, _ why: String) -> SWMMInputError {
+            SWMMInputError(line: nil, section: "STORAGE", field: field, reason: "storage \(name): \(kind) \(field) \(value) \(why) (SWMM's ERROR 211)")
+        }
+        guard l > 0 else { throw refuse("L", l, "must be > 0") }
+        guard w > 0 else { throw refuse("W", w, "must be > 0") }
+        guard z >= 0 else { throw refuse("Z", z, "must be ≥ 0") }
+        let L = u.length
+        // Coefficients in model units (area ft² or m² against depth ft or m), then SI:
+        // a0·L², a1·L, a2 unchanged.
+        let a = l / 2, b = w / 2
+        let a0: Double, a1: Double, a2: Double
+        switch kind {
+        case "CYLINDRICAL": (a0, a1, a2) = (Double.pi * a * b, 0, 0)
+        case "CONICAL": (a0, a1, a2) = (Double.pi * a * b, 2 * Double.pi * b * z, Double.pi * b / a * z * z)
+        case "PARABOLIC":
+            guard z > 0 else { throw refuse("Z", z, "(the paraboloid's height) must be > 0") }
+            (a0, a1, a2) = (0, Double.pi * a * b / z, 0)
+        case "PYRAMIDAL": (a0, a1, a2) = (l * w, 2 * (l + w) * z, 4 * z * z)
+        default: throw SWMMInputError(line: nil, section: "STORAGE", field: "Shape", reason: "storage \(name): unknown shape \(kind)")
+        }
+        return .polynomial(constant: a0 * L * L, linear: a1 * L, quadratic: a2)
+    }
+
+    /// A storage unit's seepage (SWMM's exfiltration) in SI, or nil without one: a lone Ksat, or
+    /// suction, Ksat and initial deficit (node.c, exfil.c exfil_readStorageParams); Ksat 0 means
+    /// none.
+    /// - Throws: `SWMMInputError` where SWMM refuses the values (two of the three, a negative
+    ///   suction, a deficit outside 0–1, a negative Ksat), or for a PARABOLIC unit, whose seepage
+    ///   areas SWMM 5.2.4 leaves unset (exfil_initState has no case for it).
+    func storageSeepage(_ s: SWMMStorage, units u: SWMMUnits) throws -> StorageSeepage? {
+        let p = s.seepage
+        guard !p.isEmpty else { return nil }
+        func refuse(_ field: String, _ why: String) -> SWMMInputError {
+            SWMMInputError(line: nil, section: "STORAGE", field: field, reason: "storage \(s.name): \(why)")
+        }
+        if p.count == 2 { throw refuse("Ksat", "seepage needs Ksat alone or suction, Ksat and initial deficit, not two values (SWMM's ERROR 203)") }
+        if p.count > 3 { throw refuse("IMD", "\(p.count) seepage values: only suction, Ksat and initial deficit are read") }
+        let (suction, ksat, deficit) = p.count == 1 ? (0, p[0], 0) : (p[0], p[1], p[2])
+        if ksat == 0 { return nil }
+        if ksat < 0 { throw refuse("Ksat", "seepage conductivity \(ksat) must be ≥ 0 (SWMM's ERROR 211)") }
+        if suction < 0 { throw refuse("Psi", "suction head \(suction) must be ≥ 0 (SWMM's ERROR 211)") }
+        if deficit < 0 || deficit > 1 { throw refuse("IMD", "initial moisture deficit \(deficit) must be from 0 to 1 (SWMM's ERROR 211)") }
+        if case .shaped("PARABOLIC", _, _, _) = s.shape {
+            throw refuse("Ksat", "seepage from a PARABOLIC unit is not simulated: SWMM 5.2.4 leaves its seepage areas unset (exfil.c), so its result is undefined")
+        }
+        // SWMM 5.2.4 reads a functional or analytical unit's bottom area in the model's units as
+        // square feet (exfil_initState); a tabular curve's it converts.
+        var bottomFactor = 1.0
+        if !u.flow.isUS, case .tabular = s.shape {} else if !u.flow.isUS { bottomFactor = 0.3048 * 0.3048 }
+        return StorageSeepage(suction: suction * u.rainDepth, conductivity: ksat * u.rainRate, initialDeficit: deficit,
+                              bottomAreaFactor: bottomFactor)
     }
 
     /// `[OPTIONS]` as the engine's routing options (SI).
@@ -216,6 +285,7 @@ extension SWMMModel {
         if let v = option("INERTIAL_DAMPING").flatMap({ RoutingOptions.InertialDamping(rawValue: $0.uppercased()) }) { o.inertialDamping = v }
         if let v = option("NORMAL_FLOW_LIMITED").flatMap({ RoutingOptions.NormalFlowLimit(rawValue: $0.uppercased()) }) { o.normalFlowLimit = v }
         if let v = option("FORCE_MAIN_EQUATION").flatMap({ RoutingOptions.ForceMainEquation(rawValue: $0.uppercased()) }) { o.forceMainEquation = v }
+        if let v = option("SURCHARGE_METHOD").flatMap({ RoutingOptions.SurchargeMethod(rawValue: $0.uppercased()) }) { o.surchargeMethod = v }
         o.allowPonding = allowPonding
         if let v = option("HEAD_TOLERANCE").flatMap(Double.init), v > 0 { o.headTolerance = v * u.length }
         if let v = option("MAX_TRIALS").flatMap(Int.init), v > 0 { o.maxTrials = v }
@@ -229,6 +299,12 @@ extension SWMMModel {
             o.start = SimulationClock(year: c.year ?? 2000, month: c.month ?? 1, day: c.day ?? 1, secondOfDay: start - days * 86_400)
         }
         o.reportStep = stepSeconds("REPORT_STEP", default: 0)
+        // Storage units evaporate at the model's potential rate (other sources are refused).
+        switch evaporation?.source {
+        case .constant(let r)?: o.evaporationRate = r * u.evaporationRate
+        case .monthly(let m)?: o.monthlyEvaporationRates = (0..<12).map { $0 < m.count ? m[$0] * u.evaporationRate : 0 }
+        default: break
+        }
         return o
     }
 

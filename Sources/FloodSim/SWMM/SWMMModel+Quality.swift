@@ -36,7 +36,7 @@ extension SWMMModel {
             }
             var p = Pollutant(name: name, units: units, rainConcentration: try number(2, "Crain"), groundwaterConcentration: try number(3, "Cgw"),
                               decay: try number(5, "Kdecay", negative: true) / 86_400)
-            _ = try number(4, "Crdii")
+            p.rdiiConcentration = try number(4, "Crdii")
             if l.count >= 7 {
                 switch l[6].uppercased() {
                 case "NO": break

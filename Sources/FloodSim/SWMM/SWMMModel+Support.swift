@@ -7,6 +7,8 @@ import SWMMFormat
 /// reason. Display-only sections (TAGS, MAP, SYMBOLS, LABELS, BACKDROP, PROFILES) and `[REPORT]`
 /// change no result and are accepted.
 ///
+/// RDII (`[HYDROGRAPHS]`, `[RDII]`) is simulated as SWMM's rdii.c computes it.
+///
 /// Processes SWMM lets a model switch off (`IGNORE_QUALITY`, `IGNORE_SNOWMELT`,
 /// `IGNORE_GROUNDWATER`, `IGNORE_RDII` set to YES) are accepted with those switches, as in SWMM:
 /// the run then routes flow without them, which is what SWMM computes with the same switches.
@@ -35,7 +37,7 @@ extension SWMMModel {
         r["FORCE_MAIN_EQUATION"] = .keyword(["H-W", "D-W"])
         r["INERTIAL_DAMPING"] = .keyword(["NONE", "PARTIAL", "FULL"])
         r["NORMAL_FLOW_LIMITED"] = .keyword(["SLOPE", "FROUDE", "BOTH"])
-        r["SURCHARGE_METHOD"] = .keyword(["EXTRAN"])
+        r["SURCHARGE_METHOD"] = .keyword(["EXTRAN", "SLOT"])
         // SWMM 5.0 files say which release they were written for; SWMM 5.2 reads them as 5.
         r["COMPATIBILITY"] = .keyword(["5"])
         r["ALLOW_PONDING"] = .keyword(yesNo)
@@ -68,7 +70,6 @@ extension SWMMModel {
             switch rule {
             case .keyword(let allowed) where !allowed.contains(v):
                 let known: [String: String] = [
-                    "SURCHARGE_METHOD": "the SLOT surcharge method is not simulated (only EXTRAN)",
                     "SKIP_STEADY_STATE": "skipping steady-state periods is not simulated",
                     "IGNORE_RAINFALL": "runs without rainfall are not simulated; remove the subcatchments instead",
                     "IGNORE_ROUTING": "runs without flow routing are not simulated",
@@ -116,8 +117,10 @@ extension SWMMModel {
                 // Simulated (SWMMModel+Groundwater); what SWMM rejects or this engine does not
                 // simulate yet is refused there, naming the item.
                 _ = try groundwaterSetup()
-            case "RDII" where !isSwitchedOff("IGNORE_RDII"):
-                throw refuse("Node", "node \(item) receives RDII (unit hydrograph \(first.count > 1 ? first[1] : "?")): RDII is not simulated; set IGNORE_RDII YES to route without it")
+            case "RDII", "HYDROGRAPHS":
+                // Simulated (RDIIGeneration, SWMM's rdii.c); read and checked as SWMM does, naming
+                // the node or unit hydrograph.
+                try checkRDII()
             case "INLET_USAGE":
                 throw refuse("Conduit", "street \(item) has an inlet: street inlets are not simulated")
             case "CONTROLS":
@@ -125,7 +128,12 @@ extension SWMMModel {
             case "POLLUTANTS" where !isSwitchedOff("IGNORE_QUALITY"):
                 try checkQuality()
             case "TREATMENT" where !isSwitchedOff("IGNORE_QUALITY"):
-                throw refuse("Node", "node \(item) treats \(first.count > 1 ? first[1] : "?"): treatment expressions are not simulated; set IGNORE_QUALITY YES to route flow only")
+                // Simulated (NodeTreatment, SWMM's treatmnt.c); read here so bad input is refused
+                // before the run, naming the node and pollutant.
+                if !simulatesQuality {
+                    throw refuse("Pollutant", "node \(item) treats \(first.count > 1 ? first[1] : "?"), which is not a pollutant ([POLLUTANTS] is empty; SWMM's ERROR 209)")
+                }
+                _ = try treatments(network: HydraulicNetwork(nodes: [], links: []))
             case "FILES" where interfaceFiles:
                 _ = try hotStartFiles()
             case "FILES":
@@ -183,33 +191,35 @@ extension SWMMModel {
             throw SWMMInputError(line: nil, section: "OUTFALLS", field: "RouteTo",
                                  reason: "outfall \(o.name) discharges onto subcatchment \(o.routeTo ?? ""): outfall runon is not simulated")
         }
+        let evaporates: Bool = {
+            switch evaporation?.source {
+            case .constant(let r)?: return r > 0
+            case .monthly(let m)?: return m.contains { $0 > 0 }
+            default: return false
+            }
+        }()
+        // Storage shapes, surcharge, evaporation and seepage are simulated; their values are
+        // checked where the network is built (`analyticalShape`, `storageSeepage`).
         for s in storage {
-            if let sur = s.surchargeDepth, sur > 0 {
+            if let sur = s.surchargeDepth, sur < 0 {
                 throw SWMMInputError(line: nil, section: "STORAGE", field: "SurDepth",
-                                     reason: "storage \(s.name): a surcharge depth (\(sur)) is not simulated")
+                                     reason: "storage \(s.name): surcharge depth \(sur) must be ≥ 0")
             }
-            let evaporates: Bool = {
-                switch evaporation?.source {
-                case .constant(let r)?: return r > 0
-                case .monthly(let m)?: return m.contains { $0 > 0 }
-                default: return false
-                }
-            }()
-            if let f = s.evaporationFactor, f > 0, evaporates {
-                throw SWMMInputError(line: nil, section: "STORAGE", field: "Fevap",
-                                     reason: "storage \(s.name): evaporation from storage units (Fevap \(f)) is not simulated")
-            }
-            if s.seepage.count == 2 || (s.seepage.count >= 3 && (s.seepage[0] != 0 || s.seepage[2] != 0)) {
-                throw SWMMInputError(line: nil, section: "STORAGE", field: "Psi",
-                                     reason: "storage \(s.name): Green–Ampt seepage (suction and initial deficit) is not simulated; give only Ksat (constant seepage)")
+            let seeps = try storageSeepage(s, units: units) != nil
+            if simulatesQuality, seeps || ((s.evaporationFactor ?? 0) > 0 && evaporates) {
+                throw SWMMInputError(line: nil, section: "STORAGE", field: seeps ? "Ksat" : "Fevap",
+                                     reason: "storage \(s.name) \(seeps ? "seeps" : "evaporates"): pollutants in a storage unit that loses water this way "
+                                     + "are not routed (their mass lost or concentrated); set IGNORE_QUALITY YES to route flow only")
             }
         }
+        if let l = losses.first(where: { ($0.seepage ?? 0) > 0 }) {
+            throw SWMMInputError(line: nil, section: "LOSSES", field: "Seepage",
+                                 reason: "conduit \(l.link) seeps \(l.seepage ?? 0): seepage from conduits is not simulated (storage units' is)")
+        }
         for x in crossSections { _ = try culvertCode(x) }
-        for w in weirs {
-            if w.options.count > 6, !Self.isBlank(w.options[6]) {
-                throw SWMMInputError(line: nil, section: "WEIRS", field: "CoeffCurve",
-                                     reason: "weir \(w.name): a discharge coefficient curve (\(w.options[6])) is not simulated")
-            }
+        for w in weirs where w.options.count > 6 && !Self.isBlank(w.options[6]) && curve(named: w.options[6]) == nil {
+            throw SWMMInputError(line: nil, section: "WEIRS", field: "CoeffCurve",
+                                 reason: "weir \(w.name): coefficient curve \(w.options[6]) is not defined (SWMM's ERROR 209)")
         }
     }
 
