@@ -98,7 +98,8 @@ struct FloodFanOutTests {
         #expect(run["status"] == "successful" && run["state"] == "draft", "\(run)")
         #expect(run["inputs"]?["parts"]?.arrayValue?.compactMap(\.stringValue) == partRuns)
         #expect(run["inputs"]?["districts"]?.arrayValue?.compactMap(\.stringValue) == Self.districts)
-        let record = try #require(try await store.feature(layer: "flood_runs", id: try #require(run["id"]?.stringValue), by: .admin))
+        let runID = try #require(run["id"]?.stringValue)
+        let record = try #require(try await store.feature(layer: "flood_runs", id: runID, by: .admin))
         #expect(record.properties["status"] == "successful")
         // One result set: the merged layers hold every district's features, each with its district.
         let layers = try #require(result["layers"]?.arrayValue).compactMap(\.stringValue)
