@@ -33,6 +33,13 @@ extension FeatureBackend {
         return def
     }
 
+    /// `readableLayer`, looking in the catalogue first when this process has not seen `layer`
+    /// (another process — a worker, another server — created it since this one last looked).
+    func currentReadableLayer(_ layer: String, _ caller: Caller) async throws -> LayerDefinition {
+        if definitions[layer] == nil { try await refreshDefinitions() }
+        return try readableLayer(layer, caller)
+    }
+
     func mask(_ def: LayerDefinition, _ caller: Caller) -> AttributeMask {
         AttributeMask(layer: def, caller: caller, key: maskingKey)
     }
@@ -43,7 +50,7 @@ extension FeatureBackend {
     }
 
     func selectPage(layer: String, _ query: FeatureQuery, by caller: Caller) async throws -> FeaturePage {
-        let def = try readableLayer(layer, caller)
+        let def = try await currentReadableLayer(layer, caller)
         guard (1...FeatureQuery.maximumLimit).contains(query.limit) else {
             throw StoreError(.invalidQuery, "limit must be between 1 and \(FeatureQuery.maximumLimit)", layer: layer, field: "limit")
         }
@@ -52,14 +59,14 @@ extension FeatureBackend {
     }
 
     func selectFeature(layer: String, id: String, by caller: Caller) async throws -> Feature? {
-        let def = try readableLayer(layer, caller)
+        let def = try await currentReadableLayer(layer, caller)
         var select = try FeatureSelect(table: table(def), query: FeatureQuery(limit: 1), mask: mask(def, caller))
         select.featureID = id
         return try await page(select, after: nil, limit: 1).features.first
     }
 
     func selectCount(layer: String, _ query: FeatureQuery, by caller: Caller) async throws -> Int {
-        let def = try readableLayer(layer, caller)
+        let def = try await currentReadableLayer(layer, caller)
         var q = query
         q.after = nil
         q.sortBy = []
@@ -70,7 +77,7 @@ extension FeatureBackend {
     /// memory stays bounded however large the layer.
     func streamFeatures(layer: String, _ query: FeatureQuery, by caller: Caller) -> AsyncThrowingStream<Feature, any Error> {
         let reader = ChunkedReader(limit: min(max(query.limit, 1), FeatureQuery.maximumLimit), after: query.after) { cursor, limit in
-            let def = try self.readableLayer(layer, caller)
+            let def = try await self.currentReadableLayer(layer, caller)
             let select = try FeatureSelect(table: self.table(def), query: query, mask: self.mask(def, caller))
             return try await self.page(select, after: cursor, limit: limit)
         }
