@@ -255,6 +255,7 @@ public final class DrainageRouting {
         for inflow in state.inflows {
             var qx = inflow.baseline
             if let s = inflow.series { qx += inflow.scale * s.value(at: t) }
+            if let b = inflow.patternedBaseline { qx += b.flow(at: t, start: start) }
             if abs(qx) < SWMMConstant.flowTolerance { qx = 0 }
             var qd = 0.0
             if let d = inflow.dryWeather { qd = d.flow(at: t, start: start) }
