@@ -126,6 +126,19 @@ struct FloodFanOutTests {
                 }
             }
             if suffix == "buildings" { #expect(result["summary"]?["floodedBuildings"] == .integer(Int64(merged.count))) }
+            if suffix == "roads" {
+                // A seam's flooded road counted and measured once: the city's kilometres are at least
+                // any district's and at most their sum (each district measures in its projected grid).
+                let flooded = merged.filter { $0.properties["flooded"] == .bool(true) }
+                #expect(result["summary"]?["floodedRoads"] == .integer(Int64(flooded.count)))
+                let km = try #require(result["summary"]?["floodedRoadKilometres"]?.doubleValue)
+                let partKm = parts.compactMap { $0["summary"]?["floodedRoadKilometres"]?.doubleValue }
+                #expect(partKm.count == 4)
+                #expect(km >= (partKm.max() ?? 0) * 0.999 && km <= partKm.reduce(0, +) * 1.001, "city \(km) km, districts \(partKm)")
+                let seamRoads = fromParts.count - merged.count
+                let seamFlooded = fromParts.filter { $0.properties["flooded"] == .bool(true) }.count - flooded.count
+                if seamFlooded > 0 { #expect(km < partKm.reduce(0, +), "\(seamFlooded) of \(seamRoads) seam roads flooded, kilometres summed") }
+            }
         }
         #expect(result["summary"]?["districts"] == .integer(4))
         // The district whose worker was killed, run alone in this process, equals its part of the result.
