@@ -103,6 +103,7 @@ PY
 }
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+TIMEFORMAT='%R %U %S'
 failures=0
 n=0
 while IFS= read -r cmd; do
@@ -127,7 +128,13 @@ while IFS= read -r cmd; do
     *)
       [[ $cmd == *'"$CITYTWIN" worker'* && $cmd != *--once* ]] && cmd="$cmd --once"
       echo "readme_check: [$n] $cmd"
-      if bash -c "$cmd" >"$log" 2>&1 </dev/null; then
+      # Each command's wall and CPU seconds (user + system, its children included): the CPU figure
+      # does not depend on what else the machine runs, so it tells which examples make this stage long.
+      status=0
+      { time bash -c "$cmd" >"$log" 2>&1 </dev/null; } 2>"$work/time-$n" || status=$?
+      read -r wall user sys <"$work/time-$n" || true
+      echo "readme_check: [$n] took ${wall:-?} s (CPU $(python3 -c "print(round(${user:-0} + ${sys:-0}, 1))") s)"
+      if ((status == 0)); then
         if [[ $cmd == *'"$CITYTWIN" district build'* ]]; then addresses_from_district || fail "cannot read addresses from the district"; fi
         continue
       fi

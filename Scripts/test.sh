@@ -18,10 +18,15 @@ swift build --build-tests --explicit-target-dependency-import-check error
 # in minutes, naming the stage, instead of running into CI's own limit.
 stage() {
   local name=$1 limit=$2; shift 2
-  local t0=$SECONDS status=0
-  timeout --kill-after=30 "$limit" "$@" || status=$?
+  local t0=$SECONDS status=0 times
+  # CPU seconds (user + system, children included) beside the wall time: the CPU figure does not
+  # depend on what else the machine runs, so it tells which stage makes the run long.
+  times=$(mktemp)
+  TIMEFORMAT='%U %S'
+  { time timeout --kill-after=30 "$limit" "$@" 2>&3 || status=$?; } 3>&2 2>"$times"
   if [[ $status -eq 124 || $status -eq 137 ]]; then echo "test: $name did not finish within $limit s"; fi
-  echo "test: $name took $(( SECONDS - t0 )) s"
+  echo "test: $name took $(( SECONDS - t0 )) s (CPU $(awk 'END {print int($1 + $2)}' "$times") s)"
+  rm -f "$times"
   return "$status"
 }
 
