@@ -27,6 +27,13 @@ public struct InfiltrationState: Sendable {
     var gaF = 0.0, gaFu = 0.0, gaIMD = 0.0, gaSat = false, gaT = 0.0
     // Curve-number state: cumulative precipitation P (m), retention S (m).
     var cnP = 0.0, cnS = 0.0
+    /// Multiplier of the capacity's recovery in dry weather for the current step (SWMM's
+    /// `[EVAPORATION] RECOVERY` monthly pattern, `Evap.recoveryFactor`); 1 without one.
+    public var recoveryFactor = 1.0
+    /// Multiplier of the capacity for the current step (SWMM's `InfilFactor`: `[ADJUSTMENTS]`
+    /// CONDUCTIVITY or the subcatchment's INFIL pattern): Horton's f₀ and f_min, Green-Ampt's
+    /// conductivity (and so its upper-zone depth); 1 without one.
+    public var conductivityFactor = 1.0
 
     public init(_ model: Infiltration) {
         self.model = model
@@ -42,9 +49,11 @@ public struct InfiltrationState: Sendable {
     public mutating func rate(step: Double, supply: Double, depth: Double) -> Double {
         switch model {
         case .none: return 0
-        case let .horton(f0, fmin, kd, kr, fmax): return horton(f0, fmin, kd, kr, fmax, step, supply, depth)
-        case let .modifiedHorton(f0, fmin, kd, kr, fmax): return modifiedHorton(f0, fmin, kd, kr, fmax, step, supply, depth)
-        case let .greenAmpt(s, ks, imd, modified): return greenAmpt(s, ks, imd, modified, step, supply, depth)
+        case let .horton(f0, fmin, kd, kr, fmax):
+            return horton(f0 * conductivityFactor, fmin * conductivityFactor, kd, kr * recoveryFactor, fmax, step, supply, depth)
+        case let .modifiedHorton(f0, fmin, kd, kr, fmax):
+            return modifiedHorton(f0 * conductivityFactor, fmin * conductivityFactor, kd, kr * recoveryFactor, fmax, step, supply, depth)
+        case let .greenAmpt(s, ks, imd, modified): return greenAmpt(s, ks * conductivityFactor, imd, modified, step, supply, depth)
         case let .curveNumber(_, dry): return curveNumber(dry, step, supply, depth)
         }
     }
@@ -131,8 +140,10 @@ public struct InfiltrationState: Sendable {
         let ksInPerHour = ks / 0.0254 * 3600
         let lu = 4 * sqrt(max(ksInPerHour, 0)) * 0.0254           // upper-zone depth, m
         let fuMax = imdMax * lu
-        let kr = sqrt(max(ksInPerHour, 0)) / 75 / 3600            // recovery constant, 1/s
-        let tr = 4.5 / max(sqrt(max(ksInPerHour, 0)), 1e-9) * 3600 // minimum recovery time, s
+        // Recovery constant (1/s) and minimum recovery time (s), both scaled by the recovery
+        // factor as SWMM's grnampt_getInfil.
+        let kr = sqrt(max(ksInPerHour, 0)) / 75 / 3600 * recoveryFactor
+        let tr = 4.5 / max(sqrt(max(ksInPerHour, 0)), 1e-9) * 3600 / max(recoveryFactor, 1e-12)
         let ia = irate + (modified ? 0 : depth / dt)
         if ia <= 1e-12 {
             // Drying: the upper zone drains and the deficit recovers.
@@ -203,7 +214,7 @@ public struct InfiltrationState: Sendable {
         }
         tp += dt
         if dry > 0 {
-            cnS = min(sMax, cnS + sMax * dt / dry)
+            cnS = min(sMax, cnS + sMax * dt / dry * recoveryFactor)
             if tp >= dry { cnP = 0 }
         }
         return min(depth / dt, 0)
