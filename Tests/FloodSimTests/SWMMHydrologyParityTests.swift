@@ -46,10 +46,9 @@ struct SWMMHydrologyParityTests {
 
     /// The model run as `citytwin simulate drainage` runs a .inp: files it names (the RAIN_FILE
     /// cases' rain files) are read beside it.
-    static func drainage(_ name: String, _ edit: (inout SWMMModel) -> Void = { _ in }) throws -> DrainageRun.Result {
+    static func drainage(_ name: String) throws -> DrainageRun.Result {
         let url = try #require(Bundle.module.url(forResource: name, withExtension: "inp", subdirectory: "Fixtures/swmm/hydrology"))
-        var (model, lines) = try SWMMModel.parsing(try String(contentsOf: url, encoding: .utf8))
-        edit(&model)
+        let (model, lines) = try SWMMModel.parsing(try String(contentsOf: url, encoding: .utf8))
         let dir = url.deletingLastPathComponent()
         return try DrainageRun.run(model, baseDirectory: dir, interfaceFiles: SWMMInterfaceFiles(directory: dir, lines: lines))
     }
@@ -129,7 +128,9 @@ struct SWMMHydrologyParityTests {
     func featureMoves(_ name: String) throws {
         let reference = try #require(Self.references[name])
         let without = try #require(reference.without)
-        var (model, dir) = try Self.model(name)
+        let loaded = try Self.model(name)
+        var model = loaded.0
+        let dir = loaded.1
         if var e = model.evaporation {
             if case .timeseries = e.source { e.source = .constant(3.0) }
             e.recoveryPattern = nil

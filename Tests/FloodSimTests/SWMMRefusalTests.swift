@@ -230,7 +230,8 @@ struct SWMMRefusalTests {
           arguments: [("IGNORE_QUALITY YES", "[POLLUTANTS]\nTSS MG/L 0 0 0 0 0\n[INFLOWS]\nJ1 TSS \"\" CONCEN 1 1 5"),
                       ("IGNORE_GROUNDWATER YES", "[GROUNDWATER]\nS1 AQ1 J1 6 0 0 0 0 0 0 0 0"),
                       ("IGNORE_RDII YES", hydrograph + "[RDII]\nJ1 UH1 10"),
-                      ("IGNORE_RAINFALL YES", subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0"),
+                      // SWMM reads no rain file when rainfall is ignored.
+                      ("IGNORE_RAINFALL YES", "[RAINGAGES]\nRG9 INTENSITY 0:15 1 FILE \"absent.dat\" STA01 MM"),
                       ("IGNORE_SNOWMELT YES", "[TEMPERATURE]\nTIMESERIES T1"),
                       ("COMPATIBILITY 5", "[TAGS]\nNode J1 Inlet\n[MAP]\nDIMENSIONS 0 0 10 10\n[LID_CONTROLS]\nGR1 VS\nGR1 SURFACE 100 0 0.1 1 5")])
     func switchedOff(option: String, extra: String) throws {
