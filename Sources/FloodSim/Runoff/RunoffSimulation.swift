@@ -191,7 +191,7 @@ public struct RunoffSimulation: Sendable {
                     guard a > 0 else { return 0 }
                     var moisture = r.depth / dt
                     let surfEvap = min(moisture, evap)
-                    let infil = pervious ? min(infilState.rate(step: dt, supply: precip + inflow, depth: r.depth), infilCap) : 0
+                    let infil = pervious ? min(infilState.rate(step: dt, rainfall: precip, runon: inflow, depth: r.depth), infilCap) : 0
                     let total = inflow + precip
                     moisture += total
                     vEvap += surfEvap * a * dt
