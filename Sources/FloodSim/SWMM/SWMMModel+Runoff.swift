@@ -15,25 +15,53 @@ extension SWMMModel {
         let series = try seriesSeconds(name, baseDirectory: baseDirectory, section: "RAINGAGES")
         let interval = g.intervalHours * 3600
         let toMillimetres = units.rainDepth * 1000
-        var starts: [Double] = [], values: [Double] = []
-        var previousCumulative = 0.0
+        // Intensities in mm/h as gage.c's convertRainfall turns each entry into one (a cumulative
+        // total restarting when it falls), then scaled by `[ADJUSTMENTS] RAINFALL` as SWMM reads them.
+        var converted: [Double] = []
+        var accumulated = 0.0
         for k in series.times.indices {
-            let t = series.times[k]
-            let next = k + 1 < series.times.count ? series.times[k + 1] : t + interval
             var v = series.values[k]
             switch g.format {
             case .intensity: v *= toMillimetres
             case .volume: v = v * toMillimetres / interval * 3600
             case .cumulative:
                 let c = v
-                v = max(0, c - previousCumulative) * toMillimetres / interval * 3600
-                previousCumulative = c
+                v = (c < accumulated ? c : c - accumulated) * toMillimetres / interval * 3600
+                accumulated = c
             }
+            converted.append(v)
+        }
+        let factors = try rainfallReadFactors(times: series.times, values: converted)
+        var starts: [Double] = [], values: [Double] = []
+        for k in series.times.indices {
+            let t = series.times[k]
+            let next = k + 1 < series.times.count ? series.times[k + 1] : t + interval
             if let last = starts.last, t < last { continue }
-            starts.append(t); values.append(v)
+            starts.append(t); values.append(converted[k] * factors[k])
             if next > t + interval + 1e-6 { starts.append(t + interval); values.append(0) }
         }
         return Hyetograph(starts: starts, intensities: values, lastInterval: interval)
+    }
+
+    /// Each rain entry's `[ADJUSTMENTS] RAINFALL` factor as SWMM 5.2.4 applies it: gage.c scales
+    /// a value when it reads it (`convertRainfall`), by the month of the runoff step at which the
+    /// gage reaches the entry before it. The first entry, and the first non-zero one after it when
+    /// the record starts by the simulation start, are read before the first step, at factor 1;
+    /// zeros are skipped. All 1 without the adjustment.
+    /// - Parameters:
+    ///   - times: the entries' times, seconds from the simulation start.
+    ///   - values: the entries' intensities (zeros are never read).
+    func rainfallReadFactors(times: [Double], values: [Double]) throws -> [Double] {
+        var factors = [Double](repeating: 1, count: times.count)
+        guard let rain = try monthlyAdjustments()?.rainfall, rain.contains(where: { $0 != 1 }), !times.isEmpty else { return factors }
+        let start = routingOptions().start
+        // When the next non-zero value is read: nil before the first step.
+        var readAt: Double? = times[0] > 0 ? times[0] : nil
+        for k in times.indices.dropFirst() where values[k] != 0 {
+            if let t = readAt { factors[k] = rain[start.advanced(by: max(0, t)).month - 1] }
+            readAt = max(0, times[k])
+        }
+        return factors
     }
 
     /// Subcatchments, gauges and steps of the model for `RunoffSimulation`, in SI.
@@ -91,6 +119,8 @@ extension SWMMModel {
         sim.groundwater = try groundwaterSetup()
         sim.clock = routingOptions().start
         sim.adjustments = try monthlyAdjustments()
+        // The gauges carry the RAINFALL factors already, as SWMM reads each value (`hyetograph`).
+        sim.adjustments?.rainfall = Array(repeating: 1, count: 12)
         if let e = evaporation {
             if case .timeseries(let name) = e.source {
                 let series = try seriesSeconds(name, baseDirectory: baseDirectory, section: "EVAPORATION")

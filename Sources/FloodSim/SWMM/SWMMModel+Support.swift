@@ -149,6 +149,19 @@ extension SWMMModel {
     }
 
     func checkHydrologyItems(interfaceFiles: Bool = false) throws {
+        let adjustments = try monthlyAdjustments()
+        if let a = adjustments, a.rainfall.contains(where: { $0 != 1 }), !isSwitchedOff("IGNORE_RAINFALL") {
+            // SWMM scales each rain value as it reads it (`rainfallReadFactors`): ported for time
+            // series gages; a rain file's records and RDII's own pass over the rain are not.
+            if let g = rainGages.first(where: { if case .file = $0.source { return true } else { return false } }) {
+                throw SWMMInputError(line: nil, section: "ADJUSTMENTS", field: "RAINFALL",
+                                     reason: "rain gage \(g.name) reads a file: monthly rainfall adjustments of rain files are not simulated (only of TIMESERIES gages)")
+            }
+            if !isSwitchedOff("IGNORE_RDII"), let r = rawSections.first(where: { $0.name == "RDII" })?.lines.first, let node = r.first {
+                throw SWMMInputError(line: nil, section: "ADJUSTMENTS", field: "RAINFALL",
+                                     reason: "node \(node) receives RDII: monthly rainfall adjustments of the rain driving RDII are not simulated; set IGNORE_RDII YES to route without it")
+            }
+        }
         // A FILE gage reads a rain file beside the .inp (SWMMModel.fileHyetograph), only with the
         // command line's leave; SWMM reads no rain file with IGNORE_RAINFALL YES.
         if !interfaceFiles, !isSwitchedOff("IGNORE_RAINFALL"),
@@ -157,6 +170,22 @@ extension SWMMModel {
             throw SWMMInputError(line: nil, section: "RAINGAGES", field: "Source",
                                  reason: "rain gage \(g.name) reads file \(path): files a model names are read only for a .inp given to "
                                  + "`citytwin simulate drainage`, never for a model that reaches the engine another way (over HTTP, from layers)")
+        }
+        // SWMM's Green–Ampt infiltration into a LID unit's soil (units with a soil layer, and
+        // vegetative swales on a Green–Ampt subcatchment) takes the subcatchment's conductivity
+        // factor and the RECOVERY factor (lidproc.c); the units' soil here does not.
+        if rawSections.contains(where: { $0.name == "LID_USAGE" && !$0.lines.isEmpty }) {
+            let recovery = recoveryFactorsAreNotOne
+            let usages = try lidUsages()
+            for (j, sub) in subcatchments.enumerated()
+            where (usages[sub.name] ?? []).contains(where: { $0.control.soil.thickness > 0 || $0.control.kind == .vegetativeSwale }) {
+                let conductivity = adjustments.map { $0.conductivity.contains { $0 != 1 } || ($0.infiltration[j]?.contains { $0 != 1 } ?? false) } ?? false
+                if conductivity || recovery {
+                    throw SWMMInputError(line: nil, section: "LID_USAGE", field: "Subcatchment",
+                                         reason: "subcatchment \(sub.name) has LID units with a soil layer or swales: their Green–Ampt infiltration under "
+                                         + (conductivity ? "[ADJUSTMENTS] CONDUCTIVITY or INFIL" : "an [EVAPORATION] RECOVERY pattern") + " is not simulated")
+                }
+            }
         }
         if let e = evaporation {
             let source: String?
@@ -177,6 +206,13 @@ extension SWMMModel {
             if let p = e.recoveryPattern, !Self.isBlank(p), pattern(named: p) == nil {
                 throw SWMMInputError(line: nil, section: "EVAPORATION", field: "RECOVERY",
                                      reason: "no time pattern \(p) (SWMM's ERROR 209)")
+            }
+            // Under the curve number the pattern acts as SWMM's, but the case's evaporation misses
+            // SWMM's by 2.3 % (SWMMHydrologyParityTests.recoveryUnderCurveNumberRefused): refused.
+            if recoveryFactorsAreNotOne, let i = infiltration.first(where: { if case .curveNumber = $0.parameters { return true } else { return false } }) {
+                throw SWMMInputError(line: nil, section: "EVAPORATION", field: "RECOVERY",
+                                     reason: "subcatchment \(i.subcatchment) infiltrates by CURVE_NUMBER: a RECOVERY pattern under the curve-number method "
+                                     + "is not simulated to SWMM's bounds yet (Horton, modified Horton and Green–Ampt are)")
             }
         }
         if !isSwitchedOff("IGNORE_SNOWMELT"), let s = subcatchments.first(where: { ($0.snowPack ?? "").isEmpty == false }) {
@@ -200,6 +236,13 @@ extension SWMMModel {
             throw SWMMInputError(line: nil, section: "INFLOWS", field: "Pattern",
                                  reason: "node \(i.node): no time pattern \(i.baselinePattern ?? "") (SWMM's ERROR 209)")
         }
+    }
+
+    /// Whether an `[EVAPORATION] RECOVERY` pattern is MONTHLY with a factor other than 1 (SWMM
+    /// ignores other pattern types).
+    var recoveryFactorsAreNotOne: Bool {
+        guard let name = evaporation?.recoveryPattern, let p = pattern(named: name), p.kind.uppercased() == "MONTHLY" else { return false }
+        return p.factors.contains { $0 != 1 }
     }
 
     func checkHydraulicItems() throws {
@@ -226,6 +269,18 @@ extension SWMMModel {
                 throw SWMMInputError(line: nil, section: "STORAGE", field: seeps ? "Ksat" : "Fevap",
                                      reason: "storage \(s.name) \(seeps ? "seeps" : "evaporates"): pollutants in a storage unit that loses water this way "
                                      + "are not routed (their mass lost or concentrated); set IGNORE_QUALITY YES to route flow only")
+            }
+            // SWMM scales storage seepage by [ADJUSTMENTS] CONDUCTIVITY (exfil.c) and Green–Ampt
+            // seepage's recovery by the RECOVERY pattern; the storage losses here do not.
+            if try storageSeepage(s, units: units) != nil {
+                if try monthlyAdjustments()?.conductivity.contains(where: { $0 != 1 }) == true {
+                    throw SWMMInputError(line: nil, section: "STORAGE", field: "Ksat",
+                                         reason: "storage \(s.name) seeps: seepage under monthly [ADJUSTMENTS] CONDUCTIVITY is not simulated")
+                }
+                if s.seepage.count >= 3, recoveryFactorsAreNotOne {
+                    throw SWMMInputError(line: nil, section: "STORAGE", field: "IMD",
+                                         reason: "storage \(s.name) seeps by Green–Ampt: its recovery under an [EVAPORATION] RECOVERY pattern is not simulated")
+                }
             }
             // Storage evaporation runs at the CONSTANT or MONTHLY rate (`hydraulicOptions`); a
             // TIMESERIES rate or monthly evaporation adjustments reach only the subcatchments.
