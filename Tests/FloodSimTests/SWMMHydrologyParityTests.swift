@@ -10,10 +10,12 @@ import Testing
 /// subcatchments' N-PERV, DSTORE and INFIL patterns), `[INFLOWS]` baselines with time patterns
 /// `IGNORE_RAINFALL YES` (every gage dry, external inflows still routed) and FILE rain gages in
 /// SWMM's user-prepared format (intensities in mm/h; a cumulative total in inches, reset once).
-/// Each case: the runoff continuity rows, every subcatchment's runoff depth and peak, the
-/// external inflow and flooding within 2 % of SWMM's, every node's maximum depth within 5 %.
+/// Each case: the runoff continuity rows, every subcatchment's runoff, evaporation, infiltration
+/// and peak, the runoff reaching the nodes, the external inflow, flooding and outflow within 2 %
+/// of SWMM's, every node's maximum depth within 5 %.
 /// The fixture also holds SWMM's answer without each feature, and the engine must move as SWMM
-/// does when the feature is taken out (`featureMoves`).
+/// does when the feature is taken out (`featureMoves`). RECOVERY under the curve number is
+/// refused (`recoveryUnderCurveNumberRefused`).
 @Suite("Hydrology inputs (evaporation series, recovery, adjustments, inflow patterns) match SWMM 5.2.4")
 struct SWMMHydrologyParityTests {
     struct Reference: Decodable {
@@ -31,6 +33,10 @@ struct SWMMHydrologyParityTests {
     static let names = ["EVAP_TIMESERIES", "EVAP_TIMESERIES_DRYONLY", "RECOVERY_HORTON", "RECOVERY_MODHORTON", "RECOVERY_GREENAMPT",
                         "RECOVERY_CN", "ADJUSTMENTS", "ADJUSTMENTS_GREENAMPT", "ADJUST_SUBCATCH", "INFLOW_PATTERN",
                         "IGNORE_RAINFALL", "RAIN_FILE", "RAIN_FILE_CUMULATIVE"]
+
+    /// The cases a run simulates: RECOVERY under the curve number stays refused
+    /// (`recoveryUnderCurveNumberRefused`).
+    static let simulated = names.filter { $0 != "RECOVERY_CN" }
 
     static let references: [String: Reference] = {
         guard let url = Bundle.module.url(forResource: "hydrology", withExtension: "json", subdirectory: "Fixtures/swmm/hydrology"),
@@ -77,7 +83,24 @@ struct SWMMHydrologyParityTests {
         }
     }
 
-    @Test("runoff, inflow, flooding and node depths within SWMM's bounds", arguments: names)
+    /// The curve number's RECOVERY acts as SWMM's (`featureMoves`: infiltration −6.61 mm against
+    /// SWMM's −6.63 mm) and infiltration and runoff are within 0.2 %, but evaporation is 2.3 %
+    /// short of SWMM's (S2's 4.3 %; −2.1 % without the pattern too): after the first storm the
+    /// wet steps end one 300 s step after SWMM's (S3's pervious recession stays 5 µm above its
+    /// depression storage one step longer), which shifts the hourly dry steps, and S2's last
+    /// hour of ponded water infiltrates here where SWMM's evaporates. So a run refuses it.
+    @Test("RECOVERY under the curve number is refused, naming the subcatchment and the method")
+    func recoveryUnderCurveNumberRefused() throws {
+        do {
+            _ = try Self.drainage("RECOVERY_CN")
+            Issue.record("ran RECOVERY under CURVE_NUMBER, expected a refusal")
+        } catch let e as SWMMInputError {
+            #expect(e.section == "EVAPORATION", "\(e)")
+            #expect(e.description.contains("S1") && e.description.contains("CURVE_NUMBER") && e.description.contains("RECOVERY"), "\(e)")
+        }
+    }
+
+    @Test("runoff, inflow, flooding and node depths within SWMM's bounds", arguments: simulated)
     func parity(_ name: String) throws {
         let reference = try #require(Self.references[name])
         let (model, dir) = try Self.model(name)
@@ -93,7 +116,10 @@ struct SWMMHydrologyParityTests {
             #expect(Self.close(value, swmm, floor: 0.01), "\(name): runoff continuity \(key) \(value) mm, SWMM \(swmm) mm")
         }
         for (j, s) in sim.subcatchments.enumerated() {
-            let ref = try #require(reference.subcatchments[s.name])
+            // With IGNORE_RAINFALL YES SWMM prints no Subcatchment Runoff Summary (its continuity
+            // rows are all zero): every subcatchment stays dry.
+            let ref = reference.subcatchments[s.name] ?? Reference.Sub(runoff_mm: 0, peak_m3s: 0, evaporation_mm: 0, infiltration_mm: 0)
+            if reference.subcatchments.isEmpty { #expect(reference.runoff_continuity_mm["rainfall"] == 0, "\(name): SWMM has no rows for \(s.name)") }
             let depth = runoff.runoffDepth[j] * 1000
             #expect(Self.close(depth, ref.runoff_mm, floor: 0.01), "\(name) \(s.name): runoff \(depth) mm, SWMM \(ref.runoff_mm) mm")
             let evap = runoff.evaporationDepth[j] * 1000, infil = runoff.infiltrationDepth[j] * 1000
@@ -105,9 +131,14 @@ struct SWMMHydrologyParityTests {
         }
         let result = try Self.drainage(name)
         let r = reference.routing
-        // The continuity table prints hectare-metres to three decimals: 10 m³.
-        #expect(Self.close(result.routing.externalInflow, r.external_inflow_m3, floor: 5),
-                "\(name): external inflow \(result.routing.externalInflow) m³, SWMM \(r.external_inflow_m3) m³")
+        // The continuity table prints hectare-metres to three decimals: 10 m³. The engine's
+        // external inflow carries the runoff too (DrainageRun adds it as node inflows): SWMM's
+        // external and wet-weather rows together.
+        #expect(Self.close(result.runoffToNodes, r.wet_weather_inflow_m3, floor: 5),
+                "\(name): runoff to nodes \(result.runoffToNodes) m³, SWMM's wet-weather inflow \(r.wet_weather_inflow_m3) m³")
+        let external = r.external_inflow_m3 + r.wet_weather_inflow_m3
+        #expect(Self.close(result.routing.externalInflow, external, floor: 5),
+                "\(name): external + wet-weather inflow \(result.routing.externalInflow) m³, SWMM \(external) m³")
         #expect(Self.close(result.routing.flooding, r.flooding_m3, floor: 5),
                 "\(name): flooding \(result.routing.flooding) m³, SWMM \(r.flooding_m3) m³")
         #expect(Self.close(result.routing.externalOutflow, r.outflow_m3, floor: 5),

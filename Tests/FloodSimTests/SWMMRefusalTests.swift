@@ -188,6 +188,33 @@ struct SWMMRefusalTests {
         Case(name: "pollutants in an evaporating storage unit", extra: "[EVAPORATION]\nCONSTANT 5\n[POLLUTANTS]\nTSS MG/L 0 0 0 0 NO\n"
              + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
              section: "STORAGE", words: ["ST1", "evaporates", "IGNORE_QUALITY"]),
+        // Storage units evaporate at CONSTANT or MONTHLY rates; a series or [ADJUSTMENTS]
+        // EVAPORATION reaches only the subcatchments.
+        Case(name: "a storage unit evaporating at a TIMESERIES rate", extra: "[EVAPORATION]\nTIMESERIES E1\n[TIMESERIES]\nE1 0 5\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "Fevap 0.5", "TIMESERIES", "CONSTANT or MONTHLY"]),
+        Case(name: "a storage unit evaporating with monthly evaporation adjustments", extra: "[EVAPORATION]\nCONSTANT 5\n"
+             + "[ADJUSTMENTS]\nEVAPORATION 1 1 1 1 1 1 1 1 1 1 1 1\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "[ADJUSTMENTS] EVAPORATION", "CONSTANT or MONTHLY"]),
+        // [ADJUSTMENTS] reach what SWMM scales with them and the engine does not.
+        Case(name: "rainfall adjustments of a rain file", extra: "[ADJUSTMENTS]\nRAINFALL 1 1 1 1 1 1 1 1 1 1 1 1.2\n"
+             + "[RAINGAGES]\nRG2 INTENSITY 0:15 1 FILE \"rain.dat\" STA01 MM", section: "ADJUSTMENTS", words: ["RG2", "rain files"]),
+        Case(name: "rainfall adjustments of the rain driving RDII", extra: hydrograph + "[RDII]\nJ1 UH1 10\n[ADJUSTMENTS]\nRAINFALL 0.5 1 1 1 1 1 1 1 1 1 1 1",
+             section: "ADJUSTMENTS", words: ["J1", "RDII", "IGNORE_RDII"]),
+        Case(name: "LID units under conductivity adjustments", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[LID_CONTROLS]\nG1 RG\nG1 SURFACE 200 0.0 0 0 0\nG1 SOIL 300 0.45 0.2 0.08 20 8 80\nG1 STORAGE 0 0.75 8 0\n[LID_USAGE]\nS1 G1 1 10 0 0 0 0\n"
+             + "[ADJUSTMENTS]\nCONDUCTIVITY 2 1 1 1 1 1 1 1 1 1 1 1", section: "LID_USAGE", words: ["S1", "CONDUCTIVITY"]),
+        Case(name: "LID units under a recovery pattern", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[LID_CONTROLS]\nG1 RG\nG1 SURFACE 200 0.0 0 0 0\nG1 SOIL 300 0.45 0.2 0.08 20 8 80\nG1 STORAGE 0 0.75 8 0\n[LID_USAGE]\nS1 G1 1 10 0 0 0 0\n"
+             + "[PATTERNS]\nP1 MONTHLY 2 1 1 1 1 1 1 1 1 1 1 1\n[EVAPORATION]\nCONSTANT 1\nRECOVERY P1", section: "LID_USAGE", words: ["S1", "RECOVERY"]),
+        Case(name: "storage seepage under conductivity adjustments", extra: "[ADJUSTMENTS]\nCONDUCTIVITY 2 1 1 1 1 1 1 1 1 1 1 1\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "CONDUCTIVITY"]),
+        Case(name: "Green–Ampt storage seepage under a recovery pattern", extra: "[PATTERNS]\nP1 MONTHLY 2 1 1 1 1 1 1 1 1 1 1 1\n"
+             + "[EVAPORATION]\nCONSTANT 0\nRECOVERY P1\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1 0.3\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "Green–Ampt", "RECOVERY"]),
         Case(name: "conduit seepage", extra: "[LOSSES]\nC1 0 0 0 NO 2.5", section: "LOSSES", words: ["C1", "seepage from conduits"]),
         Case(name: "a culvert code beyond SWMM's 57", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5 0 0 0 1 60",
              section: "XSECTIONS", words: ["C2", "culvert code 60"]),
