@@ -74,13 +74,16 @@ struct SWMMRefusalTests {
         Case(name: "an unknown SURCHARGE_METHOD", options: "SURCHARGE_METHOD PRESSURE", section: "OPTIONS",
              words: ["SURCHARGE_METHOD", "PRESSURE", "expected one of EXTRAN, SLOT"]),
         Case(name: "SKIP_STEADY_STATE YES", options: "SKIP_STEADY_STATE YES", section: "OPTIONS", words: ["SKIP_STEADY_STATE", "steady-state"]),
-        Case(name: "IGNORE_RAINFALL YES", options: "IGNORE_RAINFALL YES", section: "OPTIONS", words: ["IGNORE_RAINFALL", "without rainfall"]),
         Case(name: "IGNORE_ROUTING YES", options: "IGNORE_ROUTING YES", section: "OPTIONS", words: ["IGNORE_ROUTING", "without flow routing"]),
         Case(name: "a late reporting start", options: "REPORT_START_TIME 00:30:00", section: "OPTIONS", words: ["REPORT_START", "reporting period"]),
         Case(name: "a step that is not a number", options: "VARIABLE_STEP abc", section: "OPTIONS", words: ["VARIABLE_STEP", "abc", "not a number"]),
         Case(name: "a date that is not a date", options: "END_DATE 13/45/2020", section: "OPTIONS", words: ["END_DATE", "13/45/2020"]),
         Case(name: "air temperature", extra: "[TEMPERATURE]\nTIMESERIES T1", section: "TEMPERATURE", words: ["TIMESERIES", "not simulated"]),
-        Case(name: "monthly adjustments", extra: "[ADJUSTMENTS]\nRAINFALL 1 1 1 1 1 1 1 1 1 1 1 1.1", section: "ADJUSTMENTS", words: ["RAINFALL", "not simulated"]),
+        Case(name: "an adjustment SWMM does not read", extra: "[ADJUSTMENTS]\nSNOWFALL 1 1 1 1 1 1 1 1 1 1 1 1.1", section: "ADJUSTMENTS",
+             words: ["SNOWFALL", "ERROR 205"]),
+        Case(name: "monthly adjustments short of 12 values", extra: "[ADJUSTMENTS]\nRAINFALL 1 1 1", section: "ADJUSTMENTS", words: ["RAINFALL", "12 monthly values"]),
+        Case(name: "an adjustment of a subcatchment not defined", extra: "[PATTERNS]\nP1 MONTHLY 1 1 1 1 1 1 1 1 1 1 1 1\n[ADJUSTMENTS]\nN-PERV S9 P1",
+             section: "ADJUSTMENTS", words: ["S9", "ERROR 209"]),
         Case(name: "LID usage of an undefined control", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n[LID_USAGE]\nS1 GreenRoof 1 100 0 0 0 0",
              section: "LID_USAGE", words: ["S1", "GreenRoof", "not defined"]),
         Case(name: "an LID control without its soil layer", extra: "[LID_CONTROLS]\nGR1 BC", section: "LID_CONTROLS", words: ["GR1", "SOIL", "ERROR 184"]),
@@ -159,14 +162,15 @@ struct SWMMRefusalTests {
         Case(name: "a hot start file to save", extra: "[FILES]\nSAVE HOTSTART \"x.hsf\"", section: "FILES", words: ["SAVE HOTSTART", "only for a .inp given"]),
         Case(name: "a hot start file to use", extra: "[FILES]\nUSE HOTSTART \"x.hsf\"", section: "FILES", words: ["USE HOTSTART", "never for a model that reaches the engine another way"]),
         Case(name: "event periods", extra: "[EVENTS]\n01/01/2020 00:00 01/01/2020 00:30", section: "EVENTS", words: ["01/01/2020", "event periods"]),
-        Case(name: "evaporation from a time series", extra: "[EVAPORATION]\nTIMESERIES E1", section: "EVAPORATION", words: ["TIMESERIES"]),
-        Case(name: "an evaporation recovery pattern", extra: "[EVAPORATION]\nCONSTANT 0.1\nRECOVERY P1", section: "EVAPORATION", words: ["P1", "recovery"]),
+        Case(name: "evaporation from a time series not defined", extra: "[EVAPORATION]\nTIMESERIES E1", section: "EVAPORATION", words: ["E1", "ERROR 209"]),
+        Case(name: "a recovery pattern not defined", extra: "[EVAPORATION]\nCONSTANT 0.1\nRECOVERY P1", section: "EVAPORATION", words: ["P1", "ERROR 209"]),
         Case(name: "a snow pack", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0 SP1", section: "SUBCATCHMENTS",
              words: ["S1", "SP1", "IGNORE_SNOWMELT"]),
         Case(name: "a pollutant inflow", extra: "[INFLOWS]\nJ1 TSS \"\" CONCEN 1 1 5", section: "INFLOWS", words: ["J1", "TSS", "not a pollutant"]),
         Case(name: "a pollutant dry-weather inflow", extra: "[DWF]\nJ1 TSS 5", section: "DWF", words: ["J1", "TSS"]),
-        Case(name: "a baseline pattern", extra: "[PATTERNS]\nP1 HOURLY 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n[INFLOWS]\nJ1 FLOW \"\" FLOW 1 1 0.05 P1",
-             section: "INFLOWS", words: ["J1", "P1", "baseline time pattern"]),
+        Case(name: "a rain file named by a model that did not come from the command line", extra: "[RAINGAGES]\nRG2 INTENSITY 0:15 1 FILE \"rain.dat\" STA01 MM",
+             section: "RAINGAGES", words: ["RG2", "rain.dat", "never for a model that reaches the engine another way"]),
+        Case(name: "a baseline pattern not defined", extra: "[INFLOWS]\nJ1 FLOW \"\" FLOW 1 1 0.05 P1", section: "INFLOWS", words: ["J1", "P1", "ERROR 209"]),
         Case(name: "outfall runon", extra: "[OUTFALLS]\nO2 8 FREE NO S1\n[CONDUITS]\nC2 J1 O2 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5",
              section: "OUTFALLS", words: ["O2", "S1"]),
         Case(name: "seepage from a paraboloid storage unit", extra: "[STORAGE]\nST1 9.5 2 0 PARABOLIC 10 8 2 0 0 5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
@@ -184,6 +188,33 @@ struct SWMMRefusalTests {
         Case(name: "pollutants in an evaporating storage unit", extra: "[EVAPORATION]\nCONSTANT 5\n[POLLUTANTS]\nTSS MG/L 0 0 0 0 NO\n"
              + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
              section: "STORAGE", words: ["ST1", "evaporates", "IGNORE_QUALITY"]),
+        // Storage units evaporate at CONSTANT or MONTHLY rates; a series or [ADJUSTMENTS]
+        // EVAPORATION reaches only the subcatchments.
+        Case(name: "a storage unit evaporating at a TIMESERIES rate", extra: "[EVAPORATION]\nTIMESERIES E1\n[TIMESERIES]\nE1 0 5\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "Fevap 0.5", "TIMESERIES", "CONSTANT or MONTHLY"]),
+        Case(name: "a storage unit evaporating with monthly evaporation adjustments", extra: "[EVAPORATION]\nCONSTANT 5\n"
+             + "[ADJUSTMENTS]\nEVAPORATION 1 1 1 1 1 1 1 1 1 1 1 1\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "[ADJUSTMENTS] EVAPORATION", "CONSTANT or MONTHLY"]),
+        // [ADJUSTMENTS] reach what SWMM scales with them and the engine does not.
+        Case(name: "rainfall adjustments of a rain file", extra: "[ADJUSTMENTS]\nRAINFALL 1 1 1 1 1 1 1 1 1 1 1 1.2\n"
+             + "[RAINGAGES]\nRG2 INTENSITY 0:15 1 FILE \"rain.dat\" STA01 MM", section: "ADJUSTMENTS", words: ["RG2", "rain files"]),
+        Case(name: "rainfall adjustments of the rain driving RDII", extra: hydrograph + "[RDII]\nJ1 UH1 10\n[ADJUSTMENTS]\nRAINFALL 0.5 1 1 1 1 1 1 1 1 1 1 1",
+             section: "ADJUSTMENTS", words: ["J1", "RDII", "IGNORE_RDII"]),
+        Case(name: "LID units under conductivity adjustments", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[LID_CONTROLS]\nG1 RG\nG1 SURFACE 200 0.0 0 0 0\nG1 SOIL 300 0.45 0.2 0.08 20 8 80\nG1 STORAGE 0 0.75 8 0\n[LID_USAGE]\nS1 G1 1 10 0 0 0 0\n"
+             + "[ADJUSTMENTS]\nCONDUCTIVITY 2 1 1 1 1 1 1 1 1 1 1 1", section: "LID_USAGE", words: ["S1", "CONDUCTIVITY"]),
+        Case(name: "LID units under a recovery pattern", extra: subcatchment + "\n[SUBCATCHMENTS]\nS1 RG1 J1 1 50 100 1 0\n"
+             + "[LID_CONTROLS]\nG1 RG\nG1 SURFACE 200 0.0 0 0 0\nG1 SOIL 300 0.45 0.2 0.08 20 8 80\nG1 STORAGE 0 0.75 8 0\n[LID_USAGE]\nS1 G1 1 10 0 0 0 0\n"
+             + "[PATTERNS]\nP1 MONTHLY 2 1 1 1 1 1 1 1 1 1 1 1\n[EVAPORATION]\nCONSTANT 1\nRECOVERY P1", section: "LID_USAGE", words: ["S1", "RECOVERY"]),
+        Case(name: "storage seepage under conductivity adjustments", extra: "[ADJUSTMENTS]\nCONDUCTIVITY 2 1 1 1 1 1 1 1 1 1 1 1\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "CONDUCTIVITY"]),
+        Case(name: "Green–Ampt storage seepage under a recovery pattern", extra: "[PATTERNS]\nP1 MONTHLY 2 1 1 1 1 1 1 1 1 1 1 1\n"
+             + "[EVAPORATION]\nCONSTANT 0\nRECOVERY P1\n"
+             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1 0.3\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
+             section: "STORAGE", words: ["ST1", "Green–Ampt", "RECOVERY"]),
         Case(name: "conduit seepage", extra: "[LOSSES]\nC1 0 0 0 NO 2.5", section: "LOSSES", words: ["C1", "seepage from conduits"]),
         Case(name: "a culvert code beyond SWMM's 57", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5 0 0 0 1 60",
              section: "XSECTIONS", words: ["C2", "culvert code 60"]),
@@ -226,6 +257,8 @@ struct SWMMRefusalTests {
           arguments: [("IGNORE_QUALITY YES", "[POLLUTANTS]\nTSS MG/L 0 0 0 0 0\n[INFLOWS]\nJ1 TSS \"\" CONCEN 1 1 5"),
                       ("IGNORE_GROUNDWATER YES", "[GROUNDWATER]\nS1 AQ1 J1 6 0 0 0 0 0 0 0 0"),
                       ("IGNORE_RDII YES", hydrograph + "[RDII]\nJ1 UH1 10"),
+                      // SWMM reads no rain file when rainfall is ignored.
+                      ("IGNORE_RAINFALL YES", "[RAINGAGES]\nRG9 INTENSITY 0:15 1 FILE \"absent.dat\" STA01 MM"),
                       ("IGNORE_SNOWMELT YES", "[TEMPERATURE]\nTIMESERIES T1"),
                       ("COMPATIBILITY 5", "[TAGS]\nNode J1 Inlet\n[MAP]\nDIMENSIONS 0 0 10 10\n[LID_CONTROLS]\nGR1 VS\nGR1 SURFACE 100 0 0.1 1 5")])
     func switchedOff(option: String, extra: String) throws {

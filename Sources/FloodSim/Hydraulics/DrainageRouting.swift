@@ -37,7 +37,8 @@ public final class DrainageRouting {
         }
     }
     @exclusivity(unchecked) private var qualityOutflow: [Double] = [], qualityFlooded: [Bool] = []
-    /// Whether any inflow has a dry-weather part (whose patterns need the step's calendar position).
+    /// Whether any inflow has a dry-weather part or a patterned baseline (whose patterns need the
+    /// step's calendar position).
     private let hasDryWeather: Bool
     /// Each inflow's series interval at the last step (-1: its times are not strictly increasing,
     /// so it is searched each step).
@@ -55,7 +56,7 @@ public final class DrainageRouting {
     public init(network: HydraulicNetwork) throws {
         self.network = network
         state = try HydraulicState(network: network)
-        hasDryWeather = network.inflows.contains { $0.dryWeather != nil }
+        hasDryWeather = network.inflows.contains { $0.dryWeather != nil || $0.patternedBaseline != nil }
         inflowCursor = network.inflows.map { $0.series?.isStrictlyIncreasing == false ? -1 : 0 }
         nodeStats = Array(repeating: NodeStatistics(), count: network.nodes.count)
         linkStats = Array(repeating: LinkStatistics(), count: network.links.count)
@@ -275,6 +276,7 @@ public final class DrainageRouting {
         for k in state.inflows.indices {
             var qx = state.inflows[k].baseline
             if let v = state.inflows[k].series?.value(at: t, cursor: &inflowCursor[k]) { qx += state.inflows[k].scale * v }
+            if let b = state.inflows[k].patternedBaseline { qx += b.flow(at: position) }
             if abs(qx) < SWMMConstant.flowTolerance { qx = 0 }
             var qd = state.inflows[k].dryWeather?.flow(at: position) ?? 0
             if abs(qd) < SWMMConstant.flowTolerance { qd = 0 }

@@ -2,7 +2,9 @@
 
 /// An external inflow at a node (SWMM `[INFLOWS]` FLOW and `[DWF]` FLOW), m³/s.
 ///
-/// Flow at time t = scale·series(t) + baseline·baselinePattern(t) + dryWeather(t).
+/// Flow at time t = scale·series(t) + baseline·baselinePattern(t) + dryWeather(t), where a
+/// patterned baseline (`patternedBaseline`) is the baseline times its time pattern's factor, as
+/// SWMM's `inflow_getExtInflow`.
 public struct NodeInflow: Sendable, Hashable {
     /// Index of the receiving node.
     public var node: Int
@@ -14,14 +16,18 @@ public struct NodeInflow: Sendable, Hashable {
     public var baseline: Double
     /// Dry-weather flow at the node.
     public var dryWeather: DryWeatherFlow?
+    /// A baseline flow scaled by a monthly, daily, hourly or weekend time pattern (SWMM `[INFLOWS]`
+    /// baseline with a pattern): its `average` is the baseline, m³/s, with the one pattern set.
+    public var patternedBaseline: DryWeatherFlow?
 
     public init(node: Int, series: TimeSeries? = nil, scale: Double = 1, baseline: Double = 0,
-                dryWeather: DryWeatherFlow? = nil) {
+                dryWeather: DryWeatherFlow? = nil, patternedBaseline: DryWeatherFlow? = nil) {
         self.node = node
         self.series = series
         self.scale = scale
         self.baseline = baseline
         self.dryWeather = dryWeather
+        self.patternedBaseline = patternedBaseline
     }
 
     /// The inflow at simulation time `time` (seconds) with `start` the calendar position of time 0.
@@ -29,6 +35,7 @@ public struct NodeInflow: Sendable, Hashable {
         var q = baseline
         if let series { q += scale * series.value(at: time) }
         if let dryWeather { q += dryWeather.flow(at: time, start: start) }
+        if let patternedBaseline { q += patternedBaseline.flow(at: time, start: start) }
         return q
     }
 }

@@ -19,19 +19,36 @@ public enum Infiltration: Sendable, Hashable {
 /// The running state of one subcatchment's infiltration.
 public struct InfiltrationState: Sendable {
     public let model: Infiltration
-    /// Horton: equivalent time on the decay curve (s). Curve number: time since rain (s).
+    /// Horton: equivalent time on the decay curve (s).
     var tp = 0.0
     /// Cumulative infiltrated volume counted against a cap or curve, m.
     var fe = 0.0
-    // Green-Ampt state.
-    var gaF = 0.0, gaFu = 0.0, gaIMD = 0.0, gaSat = false, gaT = 0.0
-    // Curve-number state: cumulative precipitation P (m), retention S (m).
-    var cnP = 0.0, cnS = 0.0
+    /// Green-Ampt state (SWMM's grnampt object).
+    var ga: LIDGreenAmpt?
+    /// Curve-number state (SWMM's TCurveNum): retention capacity S (m), the event's cumulative
+    /// rainfall P and infiltration F (m), time since rain T (s), the event's starting retention
+    /// Se (m) and the last step's rate f (m/s).
+    var cnS = 0.0, cnP = 0.0, cnF = 0.0, cnT = 0.0, cnSe = 0.0, cnRate = 0.0
+    /// Multiplier of the capacity's recovery in dry weather for the current step (SWMM's
+    /// `[EVAPORATION] RECOVERY` monthly pattern, `Evap.recoveryFactor`); 1 without one.
+    public var recoveryFactor = 1.0
+    /// Multiplier of the capacity for the current step (SWMM's `InfilFactor`: `[ADJUSTMENTS]`
+    /// CONDUCTIVITY or the subcatchment's INFIL pattern): Horton's f₀ and f_min, Green-Ampt's
+    /// conductivity (and so its upper-zone depth); 1 without one.
+    public var conductivityFactor = 1.0
 
     public init(_ model: Infiltration) {
         self.model = model
-        if case .greenAmpt(_, _, let imd, _) = model { gaIMD = imd }
-        if case .curveNumber(let cn, _) = model { cnS = (1000 / cn - 10) * 0.0254 }
+        if case let .greenAmpt(psi, ks, imd, modified) = model {
+            ga = LIDGreenAmpt(suction: psi, conductivity: ks, maxDeficit: imd, modified: modified)
+        }
+        if case .curveNumber = model { cnS = curveNumberMaxRetention; cnSe = cnS }
+    }
+
+    /// The curve number's largest retention, m (SWMM clamps the number to 10–99).
+    var curveNumberMaxRetention: Double {
+        guard case .curveNumber(let cn, _) = model else { return 0 }
+        return max(0, (1000 / min(99, max(10, cn)) - 10) * 0.0254)
     }
 
     /// Infiltration rate over a step, m/s.
@@ -40,12 +57,28 @@ public struct InfiltrationState: Sendable {
     ///   - supply: rainfall + run-on reaching the surface, m/s.
     ///   - depth: ponded depth at the start of the step, m.
     public mutating func rate(step: Double, supply: Double, depth: Double) -> Double {
+        rate(step: step, rainfall: supply, runon: 0, depth: depth)
+    }
+
+    /// Infiltration rate over a step, m/s, SWMM's `infil_getInfil`: the curve number counts
+    /// run-on as ponded water, not as rain; the other methods take their sum.
+    /// - Parameters:
+    ///   - step: seconds.
+    ///   - rainfall: rainfall reaching the surface, m/s.
+    ///   - runon: inflow from other subareas or subcatchments, m/s.
+    ///   - depth: ponded depth at the start of the step, m.
+    public mutating func rate(step: Double, rainfall: Double, runon: Double, depth: Double) -> Double {
+        let supply = rainfall + runon
         switch model {
         case .none: return 0
-        case let .horton(f0, fmin, kd, kr, fmax): return horton(f0, fmin, kd, kr, fmax, step, supply, depth)
-        case let .modifiedHorton(f0, fmin, kd, kr, fmax): return modifiedHorton(f0, fmin, kd, kr, fmax, step, supply, depth)
-        case let .greenAmpt(s, ks, imd, modified): return greenAmpt(s, ks, imd, modified, step, supply, depth)
-        case let .curveNumber(_, dry): return curveNumber(dry, step, supply, depth)
+        case let .horton(f0, fmin, kd, kr, fmax):
+            return horton(f0 * conductivityFactor, fmin * conductivityFactor, kd, kr * recoveryFactor, fmax, step, supply, depth)
+        case let .modifiedHorton(f0, fmin, kd, kr, fmax):
+            return modifiedHorton(f0 * conductivityFactor, fmin * conductivityFactor, kd, kr * recoveryFactor, fmax, step, supply, depth)
+        case .greenAmpt:
+            return ga?.rate(dt: step, supply: supply, depth: depth, conductivityFactor: conductivityFactor,
+                            recoveryFactor: recoveryFactor) ?? 0
+        case let .curveNumber(_, dry): return curveNumber(dry, step, rainfall, depth + runon * step)
         }
     }
 
@@ -126,86 +159,40 @@ public struct InfiltrationState: Sendable {
         return fp
     }
 
-    mutating func greenAmpt(_ psi: Double, _ ks: Double, _ imdMax: Double, _ modified: Bool,
-                            _ dt: Double, _ irate: Double, _ depth: Double) -> Double {
-        let ksInPerHour = ks / 0.0254 * 3600
-        let lu = 4 * sqrt(max(ksInPerHour, 0)) * 0.0254           // upper-zone depth, m
-        let fuMax = imdMax * lu
-        let kr = sqrt(max(ksInPerHour, 0)) / 75 / 3600            // recovery constant, 1/s
-        let tr = 4.5 / max(sqrt(max(ksInPerHour, 0)), 1e-9) * 3600 // minimum recovery time, s
-        let ia = irate + (modified ? 0 : depth / dt)
-        if ia <= 1e-12 {
-            // Drying: the upper zone drains and the deficit recovers.
-            gaT -= dt
-            gaFu = max(0, gaFu - kr * fuMax * dt)
-            if gaT <= 0 {
-                gaIMD = min(imdMax, gaIMD + kr * imdMax * dt)
-                gaSat = false
-                gaF = 0
-                gaFu = max(0, gaFu)
-            }
-            return 0
-        }
-        gaT = tr
-        let c1 = (psi + depth) * gaIMD
-        func saturated(_ t: Double) -> Double {
-            // F₂ − F₁ − c₁ ln[(F₂ + c₁)/(F₁ + c₁)] = Ks·t, by Newton from F₁ + Ks·t.
-            let f1 = gaF
-            var f2 = f1 + ks * t
-            if c1 <= 0 { return f2 }
-            for _ in 0..<30 {
-                let g = f2 - f1 - c1 * log((f2 + c1) / (f1 + c1)) - ks * t
-                let dg = 1 - c1 / (f2 + c1)
-                let step = g / max(dg, 1e-12)
-                f2 = max(f1, f2 - step)
-                if abs(step) < 1e-12 { break }
-            }
-            return f2
-        }
-        var infiltrated: Double
-        if gaSat {
-            infiltrated = min(saturated(dt) - gaF, ia * dt)
-            if infiltrated >= ia * dt { gaSat = false }
-        } else if ia <= ks {
-            infiltrated = ia * dt
-        } else {
-            let fs = ks * (psi + depth) * gaIMD / (ia - ks)
-            if gaF >= fs {
-                gaSat = true
-                infiltrated = min(saturated(dt) - gaF, ia * dt)
-            } else if gaF + ia * dt < fs {
-                infiltrated = ia * dt
-            } else {
-                let ts = dt - (fs - gaF) / ia
-                let f0 = gaF
-                gaF = fs
-                gaSat = true
-                infiltrated = (fs - f0) + max(0, min(saturated(ts) - fs, ia * ts))
-                gaF = f0
-            }
-        }
-        infiltrated = max(0, infiltrated)
-        gaF += infiltrated
-        gaFu = min(fuMax, gaFu + infiltrated)
-        return infiltrated / dt
-    }
-
+    /// SWMM's `curvenum_getInfil`: `irate` is the rainfall, `depth` the ponded water and the
+    /// step's run-on, m. The retention S falls with what infiltrates and regenerates over the
+    /// drying time (scaled by the RECOVERY factor) while nothing does; an event starts afresh
+    /// (P, F reset, Se = S) after 0.06 of the drying time without rain.
     mutating func curveNumber(_ dry: Double, _ dt: Double, _ irate: Double, _ depth: Double) -> Double {
-        let sMax: Double
-        if case .curveNumber(let cn, _) = model { sMax = (1000 / cn - 10) * 0.0254 } else { return 0 }
-        if irate > 1e-12 {
-            tp = 0
-            let p0 = cnP
+        guard dry > 0 else { return 0 }   // SWMM refuses a drying time ≤ 0
+        let regen = 1 / dry
+        let sMax = curveNumberMaxRetention
+        let fa = irate + depth / dt
+        var f1 = 0.0
+        if irate > 3.048e-11 {
+            if cnT >= 0.06 / regen {
+                cnP = 0; cnF = 0; cnRate = 0; cnSe = cnS
+            }
+            cnT = 0
             cnP += irate * dt
-            let fOld = p0 > 0 ? p0 * cnS / (p0 + cnS) : 0
-            let fNew = cnP * cnS / (cnP + cnS)
-            return max(0, min((fNew - fOld) / dt, irate + depth / dt))
+            let F1 = cnP * (1 - cnP / (cnP + cnSe))
+            f1 = (F1 - cnF) / dt
+            if f1 < 0 || cnS <= 0 { f1 = 0 }
+        } else if depth > 0.004167 * 0.3048, cnS > 0 {
+            // Ponded water without rain keeps infiltrating at the last rate.
+            f1 = cnRate
+            if f1 * dt > cnS { f1 = cnS / dt }
+        } else {
+            cnT += dt
         }
-        tp += dt
-        if dry > 0 {
-            cnS = min(sMax, cnS + sMax * dt / dry)
-            if tp >= dry { cnP = 0 }
+        if f1 > 0 {
+            f1 = max(0, min(f1, fa))
+            cnF += f1 * dt
+            cnS = max(0, cnS - f1 * dt)
+        } else {
+            cnS = min(sMax, cnS + regen * sMax * dt * recoveryFactor)
         }
-        return min(depth / dt, 0)
+        cnRate = f1
+        return f1
     }
 }

@@ -67,7 +67,7 @@ extension RunoffSimulation {
         // own method for the rain and run-on onto the units.
         let native = nonLid > 0 && s.imperviousFraction < 1
             ? nonLIDInfiltration / nonLid / dt
-            : infil.rate(step: dt, supply: precip + st.runon, depth: g.surfaceDepth)
+            : infil.rate(step: dt, rainfall: precip, runon: st.runon, depth: g.surfaceDepth)
         var qImperv = 0.0, qPerv = 0.0
         if nonLid > 0 {
             let imperviousOut = s.routing == .pervious && s.imperviousFraction < 1 ? 1 - s.routedFraction : 1

@@ -27,6 +27,18 @@ public struct RunoffSimulation: Sendable {
     public var groundwater: [SubcatchmentGroundwater?] = []
     /// Pollutants, land uses and their buildup and washoff (SWMM's water quality), or nil.
     public var quality: SurfaceQualitySetup? = nil
+    /// Potential evaporation that changes at given times, m/s (SWMM `[EVAPORATION] TIMESERIES`):
+    /// when set it replaces `evaporation` and `monthlyEvaporation`, and no runoff step crosses
+    /// one of its changes (SWMM's `NextEvapDate`).
+    public var evaporationSchedule: StepSchedule? = nil
+    /// The calendar date and time of time 0, for `recoveryFactors`.
+    public var clock: SimulationClock? = nil
+    /// 12 monthly multipliers of the infiltration capacity's dry-weather recovery (SWMM
+    /// `[EVAPORATION] RECOVERY` pattern), taken at each step's start; empty for none.
+    public var recoveryFactors: [Double] = []
+    /// SWMM 5.2's `[ADJUSTMENTS]` (monthly rainfall, evaporation and conductivity, and the
+    /// subcatchments' N-PERV, DSTORE and INFIL patterns), by the month of each step's start.
+    public var adjustments: MonthlyAdjustments? = nil
 
     public init(subcatchments: [RunoffSubcatchment], gauges: [Hyetograph], evaporation: Double = 0, monthlyEvaporation: [Double] = [],
                 startMonth: Int = 1, evaporateOnlyWhenDry: Bool = false, wetStep: Double = 300, dryStep: Double = 3600, duration: Double,
@@ -115,11 +127,19 @@ public struct RunoffSimulation: Sendable {
         var hasRunoff = false
         var hasWetLids = startLIDs(states, &result)
         var surfaceQuality = quality.map { SurfaceQualityState(setup: $0, subcatchments: subcatchments, series: series) }
+        let calendarMonths = recoveryFactors.count == 12 || adjustments != nil
+            ? (clock ?? SimulationClock()).monthSchedule(duration: duration) : nil
+        // The pervious subareas' own α and depression storage, which N-PERV and DSTORE scale.
+        let pervious = states.map { ($0.perv.alpha, $0.perv.depressionStorage) }
         while t < duration - 1e-6 {
-            let rain = gauges.map { $0.intensity(at: t) / 3600 / 1000 }   // m/s
+            // The calendar month of the step's start (0…11), for recovery and adjustments.
+            let m = calendarMonths.map { Int($0.value(at: t)) - 1 } ?? 0
+            let rainFactor = adjustments?.rainfall[m] ?? 1
+            let rain = gauges.map { $0.intensity(at: t) / 3600 / 1000 * rainFactor }   // m/s
             let raining = rain.contains { $0 > 0 }
             var maxStep = duration - t
             for g in gauges { let n = g.nextChange(after: t) - t; if n > 0 && n < maxStep { maxStep = n } }
+            if let e = evaporationSchedule, let c = e.nextChange(after: t), c - t > 0, c - t < maxStep { maxStep = c - t }
             let dt = min(raining || hasRunoff || hasWetLids ? wetStep : dryStep, maxStep)
             hasRunoff = false
             hasWetLids = false
@@ -147,13 +167,19 @@ public struct RunoffSimulation: Sendable {
             }
             var month = startMonth
             if !monthlyEvaporation.isEmpty { month = (startMonth - 1 + Int(t / (30.4375 * 86_400))) % 12 + 1 }
+            let scheduledEvap = evaporationSchedule?.value(at: t)
+            var recovery = 1.0
+            if recoveryFactors.count == 12 { recovery = recoveryFactors[m] }
             for (j, s) in subcatchments.enumerated() {
                 let precip = s.gauge.map { rain[$0] } ?? 0
-                let potentialEvap = monthlyEvaporation.count == 12 ? monthlyEvaporation[month - 1] : evaporation
+                let potentialEvap = (scheduledEvap ?? (monthlyEvaporation.count == 12 ? monthlyEvaporation[month - 1] : evaporation))
+                    + (adjustments?.evaporation[m] ?? 0)
                 var evap = potentialEvap
                 if evaporateOnlyWhenDry && precip > 0 { evap = 0 }
                 var st = states[j]
                 var infilState = st.infil
+                infilState.recoveryFactor = recovery
+                if let a = adjustments { infilState.conductivityFactor = a.infiltration[j]?[m] ?? a.conductivity[m] }
                 var vEvap = 0.0, vInfil = 0.0, vOut = 0.0
                 let routedImperv = s.routing == .pervious ? 1 - s.routedFraction : 1
                 let routedPerv = s.routing == .impervious && s.imperviousFraction > 0 ? 1 - s.routedFraction : 1
@@ -165,7 +191,7 @@ public struct RunoffSimulation: Sendable {
                     guard a > 0 else { return 0 }
                     var moisture = r.depth / dt
                     let surfEvap = min(moisture, evap)
-                    let infil = pervious ? min(infilState.rate(step: dt, supply: precip + inflow, depth: r.depth), infilCap) : 0
+                    let infil = pervious ? min(infilState.rate(step: dt, rainfall: precip, runon: inflow, depth: r.depth), infilCap) : 0
                     let total = inflow + precip
                     moisture += total
                     vEvap += surfEvap * a * dt
@@ -182,6 +208,12 @@ public struct RunoffSimulation: Sendable {
                     return runoff
                 }
                 var r0 = st.imperv0, r1 = st.imperv1, rp = st.perv
+                if let a = adjustments {
+                    // SWMM's adjustSubareaParams: the month's factors scale the pervious
+                    // subarea's depression storage and divide its α (a factor ≤ 0 stops its runoff).
+                    if let f = a.depressionStorage[j]?[m], f >= 0 { rp.depressionStorage = pervious[j].1 * f }
+                    if let f = a.nPervious[j]?[m] { rp.alpha = f <= 0 ? 0 : pervious[j].0 / f }
+                }
                 let pondedAtStart = (r0.depth * st.fArea.0 + r1.depth * st.fArea.1 + rp.depth * st.fArea.2) * nonLid
                 st.r0 = subarea(&r0, st.inflow.0, st.fArea.0, pervious: false, outletShare: routedImperv)
                 st.r1 = subarea(&r1, st.inflow.1, st.fArea.1, pervious: false, outletShare: routedImperv)
@@ -278,4 +310,68 @@ public struct RunoffSimulation: Sendable {
         }
         return sums.mapValues { TimeSeries(times: result.times, values: $0) }
     }
+}
+
+/// A value that holds from each of its times to the next (the first from time 0), with the time
+/// of each change, e.g. SWMM's evaporation from a time series.
+public struct StepSchedule: Sendable, Hashable {
+    /// Times the value changes, s, ascending; `values[k]` holds from `times[k]` on.
+    public var times: [Double]
+    public var values: [Double]
+
+    /// - Precondition: as many times as values, at least one.
+    public init(times: [Double], values: [Double]) {
+        precondition(times.count == values.count && !values.isEmpty, "a StepSchedule needs one value per time, at least one")
+        self.times = times; self.values = values
+    }
+
+    /// The value at time `t` (the first value before the first time).
+    public func value(at t: Double) -> Double {
+        var lo = 0, hi = times.count
+        while lo < hi { let m = (lo + hi) / 2; if times[m] <= t + 1e-6 { lo = m + 1 } else { hi = m } }
+        return values[max(lo - 1, 0)]
+    }
+
+    /// The first change after time `t`, or nil.
+    public func nextChange(after t: Double) -> Double? {
+        var lo = 0, hi = times.count
+        while lo < hi { let m = (lo + hi) / 2; if times[m] <= t + 1e-6 { lo = m + 1 } else { hi = m } }
+        return lo < times.count ? times[lo] : nil
+    }
+}
+
+extension SimulationClock {
+    /// The month (1…12) from this clock on, changing at each month's start, over `duration` s.
+    public func monthSchedule(duration: Double) -> StepSchedule {
+        var times = [0.0], values = [Double(month)]
+        var y = year, m = month
+        // Seconds from this clock to the start of the next month.
+        var next = Double(SimulationClock.daysIn(month: m, year: y) - day + 1) * 86_400 - secondOfDay
+        while next <= duration {
+            m += 1
+            if m > 12 { m = 1; y += 1 }
+            times.append(next); values.append(Double(m))
+            next += Double(SimulationClock.daysIn(month: m, year: y)) * 86_400
+        }
+        return StepSchedule(times: times, values: values)
+    }
+}
+
+/// SWMM 5.2's `[ADJUSTMENTS]` for a runoff run: 12 monthly values each (January first), and
+/// per-subcatchment monthly patterns by subcatchment index.
+public struct MonthlyAdjustments: Sendable, Hashable {
+    /// Added to the potential evaporation rate, m/s.
+    public var evaporation: [Double] = Array(repeating: 0, count: 12)
+    /// Multipliers of every gage's rainfall.
+    public var rainfall: [Double] = Array(repeating: 1, count: 12)
+    /// Multipliers of the infiltration capacity (`InfiltrationState.conductivityFactor`).
+    public var conductivity: [Double] = Array(repeating: 1, count: 12)
+    /// A subcatchment's own conductivity factors (SWMM's INFIL pattern), replacing `conductivity`.
+    public var infiltration: [Int: [Double]] = [:]
+    /// Factors of a subcatchment's pervious Manning's n (its α is divided by them; N-PERV).
+    public var nPervious: [Int: [Double]] = [:]
+    /// Factors of a subcatchment's pervious depression storage (DSTORE; negative ones are ignored).
+    public var depressionStorage: [Int: [Double]] = [:]
+
+    public init() {}
 }

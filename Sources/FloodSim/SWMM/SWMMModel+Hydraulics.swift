@@ -178,25 +178,31 @@ extension SWMMModel {
         }
 
         var inflowList: [NodeInflow] = []
-        for i in inflows where i.constituent.uppercased() == "FLOW" {
+        for i in effectiveInflows where i.constituent.uppercased() == "FLOW" {
             guard let k = nodeIndex[i.node] else { continue }
             var series: TimeSeries?
             if !i.timeseries.isEmpty { series = try seriesSeconds(i.timeseries, baseDirectory: baseDirectory, section: "INFLOWS") }
-            inflowList.append(NodeInflow(node: k, series: series, scale: i.scaleFactor * Q, baseline: i.baseline * Q))
+            if Self.isBlank(i.baselinePattern) {
+                inflowList.append(NodeInflow(node: k, series: series, scale: i.scaleFactor * Q, baseline: i.baseline * Q))
+            } else {
+                // SWMM's inflow_getExtInflow: the baseline times the pattern's factor at the
+                // current month, weekday or hour (a weekend pattern scales weekends only).
+                let name = i.baselinePattern ?? ""
+                guard let p = pattern(named: name) else {
+                    throw SWMMInputError(line: nil, section: "INFLOWS", field: "Pattern", reason: "node \(i.node): no pattern \(name) (SWMM's ERROR 209)")
+                }
+                inflowList.append(NodeInflow(node: k, series: series, scale: i.scaleFactor * Q,
+                                             patternedBaseline: Self.patterned(i.baseline * Q, by: p)))
+            }
         }
-        for d in dryWeatherFlows where d.constituent.uppercased() == "FLOW" {
+        for d in effectiveDryWeatherFlows where d.constituent.uppercased() == "FLOW" {
             guard let k = nodeIndex[d.node] else { continue }
             var dwf = DryWeatherFlow(average: d.average * Q)
             for name in d.patterns where !name.isEmpty {
                 guard let p = pattern(named: name) else {
                     throw SWMMInputError(line: nil, section: "DWF", field: "Patterns", reason: "node \(d.node): no pattern \(name)")
                 }
-                switch p.kind {
-                case "MONTHLY": dwf.monthly = p.factors
-                case "DAILY": dwf.daily = p.factors
-                case "HOURLY": dwf.hourly = p.factors
-                default: dwf.weekendHourly = p.factors
-                }
+                Self.setPattern(p, on: &dwf)
             }
             inflowList.append(NodeInflow(node: k, dryWeather: dwf))
         }
@@ -265,6 +271,37 @@ extension SWMMModel {
         if !u.flow.isUS, case .tabular = s.shape {} else if !u.flow.isUS { bottomFactor = 0.3048 * 0.3048 }
         return StorageSeepage(suction: suction * u.rainDepth, conductivity: ksat * u.rainRate, initialDeficit: deficit,
                               bottomAreaFactor: bottomFactor)
+    }
+
+    /// The `[INFLOWS]` lines SWMM 5.2.4 keeps: one external inflow per node and constituent, a
+    /// later line replacing an earlier one (`inflow_setExtInflow`); in the order of the lines kept.
+    var effectiveInflows: [SWMMInflow] { Self.lastPerNode(inflows, node: \.node, constituent: \.constituent) }
+
+    /// The `[DWF]` lines SWMM 5.2.4 keeps: a later line for the same node and constituent replaces
+    /// an earlier one (`inflow_readDwfInflow`).
+    var effectiveDryWeatherFlows: [SWMMDryWeatherFlow] { Self.lastPerNode(dryWeatherFlows, node: \.node, constituent: \.constituent) }
+
+    static func lastPerNode<T>(_ lines: [T], node: (T) -> String, constituent: (T) -> String) -> [T] {
+        var last: [String: Int] = [:]
+        for (k, l) in lines.enumerated() { last[node(l) + "\u{0}" + constituent(l).uppercased()] = k }
+        return lines.enumerated().filter { last[node($1) + "\u{0}" + constituent($1).uppercased()] == $0 }.map(\.element)
+    }
+
+    /// A flow scaled by one time pattern (its factors by month, weekday or hour), as a
+    /// `DryWeatherFlow` with that pattern alone.
+    static func patterned(_ flow: Double, by p: SWMMPattern) -> DryWeatherFlow {
+        var f = DryWeatherFlow(average: flow)
+        setPattern(p, on: &f)
+        return f
+    }
+
+    static func setPattern(_ p: SWMMPattern, on f: inout DryWeatherFlow) {
+        switch p.kind {
+        case "MONTHLY": f.monthly = p.factors
+        case "DAILY": f.daily = p.factors
+        case "HOURLY": f.hourly = p.factors
+        default: f.weekendHourly = p.factors
+        }
     }
 
     /// `[OPTIONS]` as the engine's routing options (SI).

@@ -200,7 +200,7 @@ extension SWMMModel {
         let pollutants = try pollutants()
         let pIndex = Dictionary(pollutants.enumerated().map { ($1.name, $0) }, uniquingKeysWith: { a, _ in a })
         var list: [QualityInflow] = []
-        for i in inflows where i.constituent.uppercased() != "FLOW" {
+        for i in effectiveInflows where i.constituent.uppercased() != "FLOW" {
             guard let k = network.nodeIndex(i.node) else { continue }
             guard let p = pIndex[i.constituent] else {
                 throw Self.qualityError("INFLOWS", "Constituent", "node \(i.node): \(i.constituent) is neither FLOW nor a pollutant (SWMM's ERROR 209)")
@@ -225,7 +225,7 @@ extension SWMMModel {
                 throw Self.qualityError("INFLOWS", "Type", "node \(i.node), \(i.constituent): \(i.kind) is not CONCEN or MASS (SWMM's ERROR 205)")
             }
         }
-        for d in dryWeatherFlows where d.constituent.uppercased() != "FLOW" {
+        for d in effectiveDryWeatherFlows where d.constituent.uppercased() != "FLOW" {
             guard let k = network.nodeIndex(d.node) else { continue }
             guard let p = pIndex[d.constituent] else {
                 throw Self.qualityError("DWF", "Constituent", "node \(d.node): \(d.constituent) is neither FLOW nor a pollutant (SWMM's ERROR 209)")

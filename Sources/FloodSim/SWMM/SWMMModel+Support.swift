@@ -21,7 +21,7 @@ extension SWMMModel {
     public func checkSimulated(interfaceFiles: Bool = false) throws {
         try checkOptions()
         try checkRawSections(interfaceFiles: interfaceFiles)
-        try checkHydrologyItems()
+        try checkHydrologyItems(interfaceFiles: interfaceFiles)
         try checkHydraulicItems()
     }
 
@@ -42,9 +42,9 @@ extension SWMMModel {
         r["COMPATIBILITY"] = .keyword(["5"])
         r["ALLOW_PONDING"] = .keyword(yesNo)
         r["SKIP_STEADY_STATE"] = .keyword(["NO"])
-        r["IGNORE_RAINFALL"] = .keyword(["NO"])
         r["IGNORE_ROUTING"] = .keyword(["NO"])
-        for k in ["IGNORE_SNOWMELT", "IGNORE_GROUNDWATER", "IGNORE_RDII", "IGNORE_QUALITY"] { r[k] = .keyword(yesNo) }
+        // IGNORE_RAINFALL YES: every gage dry (SWMMModel.hyetograph), runoff and routing as SWMM's.
+        for k in ["IGNORE_SNOWMELT", "IGNORE_GROUNDWATER", "IGNORE_RDII", "IGNORE_QUALITY", "IGNORE_RAINFALL"] { r[k] = .keyword(yesNo) }
         for k in ["START_DATE", "END_DATE", "REPORT_START_DATE"] { r[k] = .date }
         for k in ["START_TIME", "END_TIME", "REPORT_START_TIME", "REPORT_STEP", "WET_STEP", "DRY_STEP"] { r[k] = .clock }
         r["ROUTING_STEP"] = .clockOrSeconds
@@ -71,7 +71,6 @@ extension SWMMModel {
             case .keyword(let allowed) where !allowed.contains(v):
                 let known: [String: String] = [
                     "SKIP_STEADY_STATE": "skipping steady-state periods is not simulated",
-                    "IGNORE_RAINFALL": "runs without rainfall are not simulated; remove the subcatchments instead",
                     "IGNORE_ROUTING": "runs without flow routing are not simulated",
                 ]
                 throw refuse(known[o.key.uppercased()] ?? "expected one of \(allowed.sorted().joined(separator: ", ")) (SWMM's ERROR 205)")
@@ -105,7 +104,8 @@ extension SWMMModel {
             case "TEMPERATURE" where !isSwitchedOff("IGNORE_SNOWMELT") || evaporation?.source == .temperature:
                 throw refuse("DataSource", "air temperature \(item) (snowfall, snowmelt, temperature-based evaporation) is not simulated; set IGNORE_SNOWMELT YES to treat all precipitation as rain")
             case "ADJUSTMENTS":
-                throw refuse("Parameter", "monthly adjustments (\(item)) are not simulated")
+                // Simulated (RunoffSimulation.adjustments); what SWMM refuses is refused there.
+                _ = try monthlyAdjustments()
             case "LID_USAGE", "LID_CONTROLS":
                 // Simulated (`LIDGroupState`); read here so bad or unsupported input is refused
                 // before the run, naming the control or subcatchment.
@@ -148,22 +148,71 @@ extension SWMMModel {
         }
     }
 
-    func checkHydrologyItems() throws {
+    func checkHydrologyItems(interfaceFiles: Bool = false) throws {
+        let adjustments = try monthlyAdjustments()
+        if let a = adjustments, a.rainfall.contains(where: { $0 != 1 }), !isSwitchedOff("IGNORE_RAINFALL") {
+            // SWMM scales each rain value as it reads it (`rainfallReadFactors`): ported for time
+            // series gages; a rain file's records and RDII's own pass over the rain are not.
+            if let g = rainGages.first(where: { if case .file = $0.source { return true } else { return false } }) {
+                throw SWMMInputError(line: nil, section: "ADJUSTMENTS", field: "RAINFALL",
+                                     reason: "rain gage \(g.name) reads a file: monthly rainfall adjustments of rain files are not simulated (only of TIMESERIES gages)")
+            }
+            if !isSwitchedOff("IGNORE_RDII"), let r = rawSections.first(where: { $0.name == "RDII" })?.lines.first, let node = r.first {
+                throw SWMMInputError(line: nil, section: "ADJUSTMENTS", field: "RAINFALL",
+                                     reason: "node \(node) receives RDII: monthly rainfall adjustments of the rain driving RDII are not simulated; set IGNORE_RDII YES to route without it")
+            }
+        }
+        // A FILE gage reads a rain file beside the .inp (SWMMModel.fileHyetograph), only with the
+        // command line's leave; SWMM reads no rain file with IGNORE_RAINFALL YES.
+        if !interfaceFiles, !isSwitchedOff("IGNORE_RAINFALL"),
+           let g = rainGages.first(where: { if case .file = $0.source { return true } else { return false } }),
+           case let .file(path, _, _) = g.source {
+            throw SWMMInputError(line: nil, section: "RAINGAGES", field: "Source",
+                                 reason: "rain gage \(g.name) reads file \(path): files a model names are read only for a .inp given to "
+                                 + "`citytwin simulate drainage`, never for a model that reaches the engine another way (over HTTP, from layers)")
+        }
+        // SWMM's Green–Ampt infiltration into a LID unit's soil (units with a soil layer, and
+        // vegetative swales on a Green–Ampt subcatchment) takes the subcatchment's conductivity
+        // factor and the RECOVERY factor (lidproc.c); the units' soil here does not.
+        if rawSections.contains(where: { $0.name == "LID_USAGE" && !$0.lines.isEmpty }) {
+            let recovery = recoveryFactorsAreNotOne
+            let usages = try lidUsages()
+            for (j, sub) in subcatchments.enumerated()
+            where (usages[sub.name] ?? []).contains(where: { $0.control.soil.thickness > 0 || $0.control.kind == .vegetativeSwale }) {
+                let conductivity = adjustments.map { $0.conductivity.contains { $0 != 1 } || ($0.infiltration[j]?.contains { $0 != 1 } ?? false) } ?? false
+                if conductivity || recovery {
+                    throw SWMMInputError(line: nil, section: "LID_USAGE", field: "Subcatchment",
+                                         reason: "subcatchment \(sub.name) has LID units with a soil layer or swales: their Green–Ampt infiltration under "
+                                         + (conductivity ? "[ADJUSTMENTS] CONDUCTIVITY or INFIL" : "an [EVAPORATION] RECOVERY pattern") + " is not simulated")
+                }
+            }
+        }
         if let e = evaporation {
             let source: String?
             switch e.source {
-            case .constant, .monthly: source = nil
-            case .timeseries: source = "TIMESERIES"
+            case .constant, .monthly, .timeseries: source = nil
             case .temperature: source = "TEMPERATURE"
             case .file: source = "FILE"
             }
             if let source {
                 throw SWMMInputError(line: nil, section: "EVAPORATION", field: "DataSource",
-                                     reason: "evaporation from \(source) is not simulated (only CONSTANT and MONTHLY)")
+                                     reason: "evaporation from \(source) is not simulated (only CONSTANT, MONTHLY and TIMESERIES)")
             }
-            if let p = e.recoveryPattern, !p.isEmpty {
+            if case .timeseries(let name) = e.source, timeseries(named: name) == nil {
+                throw SWMMInputError(line: nil, section: "EVAPORATION", field: "TIMESERIES",
+                                     reason: "no time series \(name) (SWMM's ERROR 209)")
+            }
+            // A RECOVERY pattern scales infiltration recovery (RunoffSimulation.recoveryFactors).
+            if let p = e.recoveryPattern, !Self.isBlank(p), pattern(named: p) == nil {
                 throw SWMMInputError(line: nil, section: "EVAPORATION", field: "RECOVERY",
-                                     reason: "recovery pattern \(p) (monthly soil recovery factors) is not simulated")
+                                     reason: "no time pattern \(p) (SWMM's ERROR 209)")
+            }
+            // Under the curve number the pattern acts as SWMM's, but the case's evaporation misses
+            // SWMM's by 2.3 % (SWMMHydrologyParityTests.recoveryUnderCurveNumberRefused): refused.
+            if recoveryFactorsAreNotOne, let i = infiltration.first(where: { if case .curveNumber = $0.parameters { return true } else { return false } }) {
+                throw SWMMInputError(line: nil, section: "EVAPORATION", field: "RECOVERY",
+                                     reason: "subcatchment \(i.subcatchment) infiltrates by CURVE_NUMBER: a RECOVERY pattern under the curve-number method "
+                                     + "is not simulated to SWMM's bounds yet (Horton, modified Horton and Green–Ampt are)")
             }
         }
         if !isSwitchedOff("IGNORE_SNOWMELT"), let s = subcatchments.first(where: { ($0.snowPack ?? "").isEmpty == false }) {
@@ -180,10 +229,20 @@ extension SWMMModel {
                                      reason: "node \(d.node) has a dry-weather inflow of \(d.constituent), which is not a pollutant ([POLLUTANTS] is empty; SWMM's ERROR 209)")
             }
         }
-        if let i = inflows.first(where: { $0.constituent.uppercased() == "FLOW" && !Self.isBlank($0.baselinePattern) }) {
+        // A FLOW baseline with a time pattern is simulated (`NodeInflow.patternedBaseline`); a
+        // pattern that does not exist is SWMM's ERROR 209.
+        if let i = inflows.first(where: { $0.constituent.uppercased() == "FLOW" && !Self.isBlank($0.baselinePattern)
+                                          && pattern(named: $0.baselinePattern ?? "") == nil }) {
             throw SWMMInputError(line: nil, section: "INFLOWS", field: "Pattern",
-                                 reason: "node \(i.node): a baseline time pattern (\(i.baselinePattern ?? "")) is not simulated")
+                                 reason: "node \(i.node): no time pattern \(i.baselinePattern ?? "") (SWMM's ERROR 209)")
         }
+    }
+
+    /// Whether an `[EVAPORATION] RECOVERY` pattern is MONTHLY with a factor other than 1 (SWMM
+    /// ignores other pattern types).
+    var recoveryFactorsAreNotOne: Bool {
+        guard let name = evaporation?.recoveryPattern, let p = pattern(named: name), p.kind.uppercased() == "MONTHLY" else { return false }
+        return p.factors.contains { $0 != 1 }
     }
 
     func checkHydraulicItems() throws {
@@ -210,6 +269,29 @@ extension SWMMModel {
                 throw SWMMInputError(line: nil, section: "STORAGE", field: seeps ? "Ksat" : "Fevap",
                                      reason: "storage \(s.name) \(seeps ? "seeps" : "evaporates"): pollutants in a storage unit that loses water this way "
                                      + "are not routed (their mass lost or concentrated); set IGNORE_QUALITY YES to route flow only")
+            }
+            // SWMM scales storage seepage by [ADJUSTMENTS] CONDUCTIVITY (exfil.c) and Green–Ampt
+            // seepage's recovery by the RECOVERY pattern; the storage losses here do not.
+            if try storageSeepage(s, units: units) != nil {
+                if try monthlyAdjustments()?.conductivity.contains(where: { $0 != 1 }) == true {
+                    throw SWMMInputError(line: nil, section: "STORAGE", field: "Ksat",
+                                         reason: "storage \(s.name) seeps: seepage under monthly [ADJUSTMENTS] CONDUCTIVITY is not simulated")
+                }
+                if s.seepage.count >= 3, recoveryFactorsAreNotOne {
+                    throw SWMMInputError(line: nil, section: "STORAGE", field: "IMD",
+                                         reason: "storage \(s.name) seeps by Green–Ampt: its recovery under an [EVAPORATION] RECOVERY pattern is not simulated")
+                }
+            }
+            // Storage evaporation runs at the CONSTANT or MONTHLY rate (`hydraulicOptions`); a
+            // TIMESERIES rate or monthly evaporation adjustments reach only the subcatchments.
+            let evaporatesOtherwise: Bool = {
+                if case .timeseries? = evaporation?.source { return true }
+                return (try? monthlyAdjustments())?.evaporation.contains { $0 != 0 } ?? false
+            }()
+            if let f = s.evaporationFactor, f > 0, evaporatesOtherwise {
+                throw SWMMInputError(line: nil, section: "STORAGE", field: "Fevap",
+                                     reason: "storage \(s.name) evaporates (Fevap \(f)) at a TIMESERIES rate or with [ADJUSTMENTS] EVAPORATION: "
+                                     + "storage evaporation is simulated only at CONSTANT or MONTHLY rates")
             }
         }
         if let l = losses.first(where: { ($0.seepage ?? 0) > 0 }) {
