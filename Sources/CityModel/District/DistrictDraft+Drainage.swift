@@ -28,6 +28,13 @@ enum SewerDesign {
         }
     }
     static let storm = StormIntensityFormula.wuhanManual
+    /// Plan area of a pumping station's wet well (集水池), m², from the inlet manhole's invert to its
+    /// rim. A station draws from a chamber, not from a 1–2 m² manhole shaft: GB 50014-2021 6.3.1 asks
+    /// a rainwater station's wet well to hold at least its largest pump's 30 s output (under 100 m³
+    /// for the district's 2–3 m³/s units, a fraction of a metre over 200 m²). In the drainage model
+    /// the well makes the pump's inlet a storage unit whose level moves slowly instead of a manhole
+    /// whose level the pump's on-off swings by metres a step (issue 53 §3).
+    static let wetWellArea = 200.0
 
     /// Composite runoff coefficient ψ of a surface with impervious fraction `imperviousness`:
     /// 0.90 on roofs and paving, 0.15 on green land.
@@ -170,6 +177,7 @@ extension DistrictDraft {
                 "name": .string(name), "capacity_m3s": .number(cap), "pump_count": .integer(Int64(max(2, Int(cap / 2.5) + 1))),
                 "inlet_node": .string(net.id(inlet)), "outfall": .string(net.id(o.node)),
                 "start_level_m": .number(round2(net.invert[inlet] + 1.2)), "stop_level_m": .number(round2(net.invert[inlet] + 0.4)),
+                "wet_well_area_m2": .number(SewerDesign.wetWellArea),
             ]))
             drainageSensorTargets.append(net.id(inlet))
         }
