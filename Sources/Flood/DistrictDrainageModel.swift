@@ -32,13 +32,12 @@ struct DistrictDrainageModel {
         case slot = "SLOT"
     }
 
-    /// **The switch to flip once the engine simulates the Preissmann slot (branch slot53).** The
-    /// surcharge method of the district's model, written as `SURCHARGE_METHOD` into its options (the
-    /// coupled run and the `.inp` export alike) when it is not EXTRAN. On the exported p50 model with
-    /// the wet wells, SWMM 5.2.4 leaves far fewer routing steps non-converging with SLOT than with
-    /// EXTRAN (Benchmarks/swmm/README.md, issue 53 §3); main's engine refuses `SURCHARGE_METHOD SLOT`
-    /// (`SWMMModel.checkSimulated()`), so it stays EXTRAN, SWMM's default, until the slot is merged.
-    static let districtSurchargeMethod = SurchargeMethod.extran
+    /// The surcharge method of the district's model, written as `SURCHARGE_METHOD` into its options
+    /// (the coupled run and the `.inp` export alike) when it is not EXTRAN: the Preissmann slot. On
+    /// the exported p50 model with the GB 50014 manhole spacing and the wet wells, SWMM 5.2.4 leaves
+    /// 2.76 % of the routing steps non-converging with SLOT against 17.23 % with EXTRAN (issue 53 §3
+    /// asks below 5 %; Benchmarks/swmm/README.md); the engine simulates the slot since branch slot53.
+    static let districtSurchargeMethod = SurchargeMethod.slot
 
     var swmm: SWMMModel
     /// Metric position of every node (junctions, outfalls, storage), by name.
