@@ -33,7 +33,8 @@ builds a district with a flood result, starts the server and Chromium.
 10. The 3D view (Scripts/webmap_check_3d.py) on the quick run: terrain, extruded buildings in lit and
    shaded faces, the flood draped, pipes by depth under a transparent surface (webmap-3d.png,
    webmap-3d-underground.png). The flooded buildings in orange and a cut-off resource's in red need a
-   run that floods buildings (a 100-a 30-min storm on 50 m cells, minutes in a debug build):
+   run that floods buildings (a 100-a 30-min storm with the rivers at 25.0 m on 20 m cells, about a
+   quarter of an hour in a debug build on a loaded machine):
    Scripts/webmap_check_3d.sh runs it and checks them (webmap-3d-cutoff.png).
 11. Throughout: no console error, no exception, no request to anything but the server.
 Exits non-zero with the reason on any failure. `decode_png` is also used by webmap_check.sh.

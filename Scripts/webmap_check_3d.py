@@ -2,8 +2,9 @@
 department after a flood run; Sources/Server/WebMap/map-3d.js is the view):
 
 - a flood that floods buildings: the page's quick runs flood none, so a short heavy design storm
-  (CLOUDBURST: 100 a, 30 min, on 50 m cells) is run through the flood-scenario process; it must
-  flood buildings and cut off emergency resources, and only its layers are switched on;
+  with the rivers high (CLOUDBURST: 100 a, 30 min, the 长江 and 举水 at 25.0 m, on 20 m cells) is run
+  through the flood-scenario process; it must flood buildings and cut off emergency resources, and
+  only its layers are switched on;
 - the camera over its flooded buildings, a 2D screenshot (webmap-3d-flat.png), then the 3D toggle:
   terrain from the managed DEM on, the camera pitched, webmap-3d.png;
 - extruded buildings: hiding the extrusion layer changes a good part of the map, and the changed
@@ -29,14 +30,23 @@ def redraw_idle(js):
     wait_for("document.documentElement.dataset.mapIdle === 'true'", "the 3D map did not finish drawing", 180)
 
 BUILDING, FLOODED, CUTOFF = hex_rgb("#c9c2b8"), hex_rgb("#fa8c16"), hex_rgb("#cf1322")
-# The storm of the 3D check: 100-a, 30 min (Wuhan's formula, as Models/scenarios/p50-waterlogging.json
-# but the return period and duration), on 50 m cells (demCoarsening 5). On the sample district it
-# floods 3 buildings at the ground floor and cuts off 2 emergency resources (a fire station and its
-# rescue team) (about 30 s in a release build, 5-10 min in a debug build on a loaded machine); on 100 m
-# cells, even the 50-a storm for its full 180 min floods none.
-CLOUDBURST = {"id": "p100-cloudburst", "title": "100 年一遇 30 min 短历时暴雨（三维视图检查）", "return_period_a": 100,
+# The flood of the 3D check: a 100-a, 30-min cloudburst (Wuhan's formula, as
+# Models/scenarios/p50-waterlogging.json but the return period and duration) while the 长江 and the
+# 举水 stand at 25.0 m, on 20 m cells (demCoarsening 2). 25.0 m is the 长江邾城站 gauge's warning level
+# and between the 举水邾城站 gauge's warning (23.6 m) and guarantee (25.1 m) levels, below both levees:
+# the rivers as in July 2016, when the 长江 at Hankou rose past its warning level and the 举水 broke
+# its levees while Wuhan's storms of 30 June–6 July fell; the gated outfalls to the 举水 below the stage
+# then stay shut. With the manholes at GB 50014 spacing, the pumping stations' wet wells and the
+# Preissmann slot (branch district53c, debug CLI, 2026-11-28, load 15–19): 4 buildings flooded at the
+# ground floor, 2 emergency resources cut off (邾城消防救援站 and its 特勤班, 邾城大街 0.19 m deep),
+# 25 road segments, in 107 s of CPU (16 min wall at that load; the job's deadline below is 30 min).
+# The same storm on 50 m cells floods 2 buildings and cuts off none, at the 19.5 m stage of the
+# design scenarios as at 25.0 m; on 30 m cells 2 and 0 (Benchmarks/swmm/README.md, issue 53 §3):
+# coarse cells spread a manhole's spill too thin to close a road.
+CLOUDBURST = {"id": "p100-cloudburst", "title": "100 年一遇 30 min 短历时暴雨，长江、举水 25.0 m（三维视图检查）", "return_period_a": 100,
               "duration_min": 30, "peak_ratio": 0.4, "time_step_min": 5, "storm_formula": "wuhan-manual",
-              "outfall_stage_m": 19.5, "stage_receiving_waters": ["长江", "举水"], "ground_floor_sill_m": 0.15}
+              "outfall_stage_m": 25.0, "stage_receiving_waters": ["长江", "举水"], "ground_floor_sill_m": 0.15}
+CLOUDBURST_DEM_COARSENING = 2
 PIPE_DEPTHS = ["#13c2c2", "#1677ff", "#722ed1", "#eb2f96"]
 
 
@@ -78,7 +88,7 @@ def get(server, token, path, body=None, accept="application/geo+json"):
 def run_cloudburst(server, token):
     """Runs CLOUDBURST as a flood-scenario job, waits for it and returns its layers' stem; fails
     unless it floods buildings and cuts off resources (the highlights would have nothing to show)."""
-    job = get(server, token, "/processes/flood-scenario/execution", {"inputs": {"scenario": CLOUDBURST, "demCoarsening": 5}},
+    job = get(server, token, "/processes/flood-scenario/execution", {"inputs": {"scenario": CLOUDBURST, "demCoarsening": CLOUDBURST_DEM_COARSENING}},
               accept="application/json")["jobID"]
     started, deadline = time.time(), time.time() + 1800
     while (status := get(server, token, f"/jobs/{job}", accept="application/json"))["status"] != "successful":

@@ -2,7 +2,8 @@
 # The web map's 3D view alone (Scripts/webmap_check_3d.py; webmap_check.sh runs it after its other
 # checks): builds the sample district into a temporary store, serves it, signs in through the page
 # as an editor of 水务和湖泊局 in headless Chromium, runs the 3D check's flood (a 100-a 30-min storm
-# that floods buildings) and checks terrain, extruded buildings, the draped depth, the flooded
+# with the 长江 and 举水 at 25.0 m, on 20 m cells, that must flood buildings and cut off a resource; see
+# webmap_check_3d.py) and checks terrain, extruded buildings, the draped depth, the flooded
 # (orange) and cut-off (red) buildings and the pipes under a transparent surface by their pixels.
 # Screenshots in artifacts/: webmap-3d-flat.png, webmap-3d.png, webmap-3d-cutoff.png,
 # webmap-3d-underground.png. Exits non-zero on any failure.

@@ -163,13 +163,21 @@ struct DistrictSurface {
         }
     }
 
-    /// The surface cell of each junction: the cell under it, or the nearest open cell within two
-    /// cells when a building covers it; junctions off the grid are left unlinked.
+    /// The surface cell of each manhole: the cell under it, or the nearest open cell within two
+    /// cells when a building covers it; manholes off the grid are left unlinked. The manholes are the
+    /// junctions and the pumping stations' wet wells (storage units that keep their manhole's rim, so
+    /// they spill onto the street as the manhole did); the storage tanks, fed by weirs, are not linked.
     func links(for model: DistrictDrainageModel, network: HydraulicNetwork, coverArea: Double = 0.5) -> [CoupledFlood.Link] {
         var links: [CoupledFlood.Link] = []
         let g = domain.elevation
         for (i, node) in network.nodes.enumerated() {
-            guard case .junction = node.kind, let p = model.nodePositions[node.id], let (c0, r0) = g.cell(containing: p) else { continue }
+            let isManhole: Bool
+            switch node.kind {
+            case .junction: isManhole = true
+            case .storage: isManhole = model.rimElevation[node.id] != nil
+            default: isManhole = false
+            }
+            guard isManhole, let p = model.nodePositions[node.id], let (c0, r0) = g.cell(containing: p) else { continue }
             var best: SurfaceCell?
             search: for radius in 0...2 {
                 for dr in -radius...radius {

@@ -11,9 +11,30 @@ enum SewerDesign {
     static let inletTime = 10.0
     /// Minimum cover over the crown under carriageways, metres (project value).
     static let minimumCover = 0.7
-    /// Manhole spacing along streets, metres.
+    /// Manhole spacing along streets where the layout starts, metres: every lateral and trunk is laid
+    /// with a manhole at most this far apart, then `SewerDraft.mergePassThroughManholes` drops the
+    /// pass-through ones the pipe size does not need (`maximumManholeSpacing`).
     static let manholeSpacing = 40.0
+
+    /// The largest spacing of rainwater-sewer manholes on a straight run, metres, by pipe diameter or
+    /// box clear height (GB 50014-2021 表 5.4.2: 300–600 mm 75 m, 700–1000 mm 100 m, 1100–1500 mm
+    /// 150 m, 1600–2000 mm 200 m; larger sections "may be spaced further", kept at 200 m here).
+    static func maximumManholeSpacing(_ section: SewerSection) -> Double {
+        switch section.height {
+        case ...0.6: 75
+        case ...1.0: 100
+        case ...1.5: 150
+        default: 200
+        }
+    }
     static let storm = StormIntensityFormula.wuhanManual
+    /// Plan area of a pumping station's wet well (集水池), m², from the inlet manhole's invert to its
+    /// rim. A station draws from a chamber, not from a 1–2 m² manhole shaft: GB 50014-2021 6.3.1 asks
+    /// a rainwater station's wet well to hold at least its largest pump's 30 s output (under 100 m³
+    /// for the district's 2–3 m³/s units, a fraction of a metre over 200 m²). In the drainage model
+    /// the well makes the pump's inlet a storage unit whose level moves slowly instead of a manhole
+    /// whose level the pump's on-off swings by metres a step (issue 53 §3).
+    static let wetWellArea = 200.0
 
     /// Composite runoff coefficient ψ of a surface with impervious fraction `imperviousness`:
     /// 0.90 on roofs and paving, 0.15 on green land.
@@ -99,7 +120,13 @@ extension DistrictDraft {
             ]))
         }
         net.size()
-        for i in 0..<net.count {
+        // Manholes that stay whatever the spacing: street crossings, the pumped outfalls' wet wells.
+        var kept = Set(gridNode)
+        for (n, o) in outfalls.enumerated() where o.kind == "yangtze" || (o.kind == "channel" && n <= 1) {
+            if let inflow = net.incomingPipes(of: o.node).first { kept.insert(net.pipeFrom[inflow]) }
+        }
+        net.mergePassThroughManholes(keeping: kept)
+        for i in 0..<net.count where !net.isMerged[i] {
             let g = net.ground[i]
             let p = point(net.x[i], net.y[i])
             if net.isOutfall[i] {
@@ -117,7 +144,7 @@ extension DistrictDraft {
                 ]))
             }
         }
-        for k in 0..<net.pipeFrom.count {
+        for k in 0..<net.pipeFrom.count where !net.isMergedPipe[k] {
             let (a, b) = (net.pipeFrom[k], net.pipeTo[k])
             let s = net.section[k]
             var props: [String: JSONValue] = [
@@ -142,7 +169,7 @@ extension DistrictDraft {
         }
         // Pumping stations at the Yangtze outfall and the southern 东港渠 outfall.
         for (n, o) in outfalls.enumerated() where o.kind == "yangtze" || (o.kind == "channel" && n <= 1) {
-            guard let inflow = net.pipeTo.firstIndex(of: o.node) else { continue }
+            guard let inflow = net.incomingPipes(of: o.node).first else { continue }
             let inlet = net.pipeFrom[inflow]
             let cap = max(1, (net.designFlow[inflow] * 0.8 * 10).rounded() / 10)
             let name = o.kind == "yangtze" ? "邾城泵站" : "东港泵站"
@@ -150,6 +177,7 @@ extension DistrictDraft {
                 "name": .string(name), "capacity_m3s": .number(cap), "pump_count": .integer(Int64(max(2, Int(cap / 2.5) + 1))),
                 "inlet_node": .string(net.id(inlet)), "outfall": .string(net.id(o.node)),
                 "start_level_m": .number(round2(net.invert[inlet] + 1.2)), "stop_level_m": .number(round2(net.invert[inlet] + 0.4)),
+                "wet_well_area_m2": .number(SewerDesign.wetWellArea),
             ]))
             drainageSensorTargets.append(net.id(inlet))
         }
@@ -165,7 +193,7 @@ extension DistrictDraft {
         }
         // Manholes that get level sensors: the deepest trunk manhole of each outfall's network.
         for o in outfalls {
-            if let inflow = net.pipeTo.firstIndex(of: o.node) { drainageSensorTargets.append(net.id(net.pipeFrom[inflow])) }
+            if let inflow = net.incomingPipes(of: o.node).first { drainageSensorTargets.append(net.id(net.pipeFrom[inflow])) }
         }
     }
 }
@@ -180,6 +208,8 @@ struct SewerDraft {
     var invert: [Double] = [], area: [Double] = []
     var section: [SewerSection] = [], slope: [Double] = [], upInvert: [Double] = [], downInvert: [Double] = []
     var designFlow: [Double] = [], capacity: [Double] = []
+    // Results of `mergePassThroughManholes`: manholes and pipes absorbed into a longer pipe.
+    var isMerged: [Bool] = [], isMergedPipe: [Bool] = []
 
     var count: Int { x.count }
     private var manholeNumber: [Int] = []
@@ -196,6 +226,61 @@ struct SewerDraft {
         out[a] = pipeFrom.count
         pipeFrom.append(a)
         pipeTo.append(b)
+    }
+
+    /// The pipes (not merged away) that end at node `i`, in laying order.
+    func incomingPipes(of i: Int) -> [Int] {
+        pipeTo.indices.filter { pipeTo[$0] == i && !(isMergedPipe.indices.contains($0) && isMergedPipe[$0]) }
+    }
+
+    /// Removes the pass-through manholes a straight run does not need, after `size()`: a manhole
+    /// with one pipe in and one out, the same section, no drop, no inflow of its own and not in
+    /// `keeping` goes, its two pipes becoming one, while the joined length stays within
+    /// `SewerDesign.maximumManholeSpacing` of the section. The joined pipe runs from the first pipe's
+    /// upstream invert to the second's downstream invert (its slope, capacity and the larger design
+    /// flow recomputed); every other node and pipe keeps its number, hence its id.
+    ///
+    /// Why: 40 m manholes on trunks of up to 4 m boxes put 1,652 nodes into the model, each a place
+    /// where SWMM's node-head iteration can fail to settle; SWMM 5.2.4 left 52 % of the routing steps
+    /// of the p50 storm non-converging (Benchmarks/swmm/README.md, issue 53 §3).
+    mutating func mergePassThroughManholes(keeping: Set<Int>) {
+        isMerged = [Bool](repeating: false, count: count)
+        isMergedPipe = [Bool](repeating: false, count: pipeFrom.count)
+        var incoming = [[Int]](repeating: [], count: count)
+        for k in pipeTo.indices { incoming[pipeTo[k]].append(k) }
+        // Upstream first, so a run of pass-through manholes folds into its first pipe.
+        for n in topologicalOrder() where !isOutfall[n] && !keeping.contains(n) && localArea[n] == 0 {
+            guard incoming[n].count == 1, let b = out[n] else { continue }
+            let a = incoming[n][0]
+            guard section[a] == section[b], abs(downInvert[a] - invert[n]) < 1e-9,
+                  length(a) + length(b) <= SewerDesign.maximumManholeSpacing(section[a]) + 1e-6 else { continue }
+            let c = pipeTo[b]
+            pipeTo[a] = c
+            downInvert[a] = downInvert[b]
+            slope[a] = (upInvert[a] - downInvert[a]) / length(a)
+            capacity[a] = section[a].fullCapacity(slope: slope[a], manningN: section[a].material.manningN)
+            designFlow[a] = max(designFlow[a], designFlow[b])
+            incoming[c] = incoming[c].map { $0 == b ? a : $0 }
+            isMergedPipe[b] = true
+            isMerged[n] = true
+            out[n] = nil
+        }
+    }
+
+    /// Node indices, every node after the nodes draining into it.
+    private func topologicalOrder() -> [Int] {
+        var indegree = [Int](repeating: 0, count: count)
+        for b in pipeTo { indegree[b] += 1 }
+        var queue = (0..<count).filter { indegree[$0] == 0 }
+        var head = 0
+        while head < queue.count {
+            let u = queue[head]
+            head += 1
+            guard let k = out[u] else { continue }
+            indegree[pipeTo[k]] -= 1
+            if indegree[pipeTo[k]] == 0 { queue.append(pipeTo[k]) }
+        }
+        return queue
     }
 
     func id(_ i: Int) -> String { isOutfall[i] ? "YS-O" + padded(manholeNumber[i], 2) : "YS-J" + padded(manholeNumber[i], 5) }
