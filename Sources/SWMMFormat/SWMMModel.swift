@@ -46,7 +46,16 @@ public struct SWMMModel: Sendable, Equatable {
 
     /// The `[OPTIONS]` value of `key` (case-insensitive), as written.
     public func option(_ key: String) -> String? {
-        options.last { $0.key.uppercased() == key.uppercased() }?.value
+        let key = key.uppercased()
+        return options.last { SWMMModel.uppercases($0.key, to: key) }?.value
+    }
+
+    /// Whether `name.uppercased() == upper`, without building the uppercased string when `name`
+    /// is ASCII (where uppercasing maps a–z to A–Z and nothing else): a run looks options up often.
+    private static func uppercases(_ name: String, to upper: String) -> Bool {
+        guard name.utf8.allSatisfy({ $0 < 0x80 }) else { return name.uppercased() == upper }
+        guard name.utf8.count == upper.utf8.count else { return false }
+        return zip(name.utf8, upper.utf8).allSatisfy { a, b in (a >= 0x61 && a <= 0x7A ? a - 0x20 : a) == b }
     }
 
     /// Flow units (CFS when not given, SWMM's default).

@@ -322,6 +322,10 @@ extension HydraulicState {
             flowClass[j] = classifyFlow(j, q, h1, h2, y1, y2, &yCrit, &yNorm, &fasnh)
         }
         let fudge = SWMMConstant.fudge
+        let usesSlot = usesSlot, crownCutoff = crownCutoff
+        func topWidth(_ x: SectionGeometry, _ y: Double) -> Double {
+            HydraulicState.topWidth(x, y, usesSlot: usesSlot, crownCutoff: crownCutoff)
+        }
         switch flowClass[j] {
         case .subcritical, .supercritical:
             let mid = max(0.5 * (d1 + d2), fudge)
@@ -373,8 +377,10 @@ extension HydraulicState {
     /// Top width used for node surface area (dwflow.c getWidth): with the slot, a closed
     /// conduit above the cutoff contributes the slot's width; otherwise closed conduits near
     /// full use the width at the crown cutoff.
+    /// (Static: a non-mutating method the compiler does not inline gets a copy of the whole
+    /// state per call.)
     @inline(__always)
-    private func topWidth(_ x: SectionGeometry, _ y: Double) -> Double {
+    private static func topWidth(_ x: SectionGeometry, _ y: Double, usesSlot: Bool, crownCutoff: Double) -> Double {
         var y = y
         if usesSlot {
             let w = x.slotWidth(y, cutoff: crownCutoff)

@@ -89,7 +89,11 @@ extension HydraulicState {
     /// the mass balance).
     @inline(__always)
     func nodeVolume(_ i: Int, _ d: Double) -> Double {
-        if nodeKind[i] == .storage { return storageVolume(i, d) }
+        if nodeKind[i] == .storage {
+            // The static form: an instance method called from a mutating one copies the whole state.
+            guard let s = storage[i] else { return 0 }
+            return HydraulicState.storageVolume(s, fullDepth: fullDepth[i], fullVolume: fullVolume[i], d)
+        }
         if fullDepth[i] > 0 { return fullVolume[i] * (d / fullDepth[i]) }
         return 0
     }
@@ -109,8 +113,15 @@ extension HydraulicState {
     }
 
     func storageVolume(_ i: Int, _ d: Double) -> Double {
-        guard let s = storage[i], d > 0 else { return 0 }
-        if d >= fullDepth[i] && fullVolume[i] > 0 { return fullVolume[i] }
+        guard let s = storage[i] else { return 0 }
+        return HydraulicState.storageVolume(s, fullDepth: fullDepth[i], fullVolume: fullVolume[i], d)
+    }
+
+    /// Stored volume of storage unit `s` at depth d (m³), given its full depth and volume (0 while
+    /// the full volume is not yet known).
+    static func storageVolume(_ s: StorageUnit, fullDepth: Double, fullVolume: Double, _ d: Double) -> Double {
+        guard d > 0 else { return 0 }
+        if d >= fullDepth && fullVolume > 0 { return fullVolume }
         switch s.shape {
         case .functional(let a, let b, let c):
             return c * d + a / (b + 1) * pow(d, b + 1)

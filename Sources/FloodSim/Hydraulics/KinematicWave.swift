@@ -127,8 +127,14 @@ extension HydraulicState {
             // section factor's peak, [aMax, 1], then below it, [0, aMax]. With no sign change the
             // exit runs full (at the inlet area when the inflow exceeds full flow) if f stays
             // negative, and empty if f stays positive.
+            // The last section factor evaluated, kept for the exit flow: the root found is most
+            // often the last point Brent's method evaluated (a search with sin, cos and pow per step
+            // on shallow circles).
+            var lastArea = -1.0, lastFactor = 0.0
             func f(_ a: Double) -> Double {
-                beta1 * x.sectionFactor(ofArea: a * aFull) + c1 * a + c2
+                let s = x.sectionFactor(ofArea: a * aFull)
+                lastArea = a; lastFactor = s
+                return beta1 * s + c1 * a + c2
             }
             var aHi = 1.0
             var fHi = 1.0 + c1 + c2
@@ -148,7 +154,7 @@ extension HydraulicState {
                 aout = 0
             }
             aout = max(aout, 0)
-            qout = beta1 * x.sectionFactor(ofArea: aout * aFull)
+            qout = beta1 * (aout == lastArea ? lastFactor : x.sectionFactor(ofArea: aout * aFull))
             if qin > 1 { qin = 1 }
         }
         q1[j] = qin * qf; a1[j] = ain * aFull

@@ -8,8 +8,47 @@ import Foundation
 /// distinct transect, custom curve or composite size).
 final class RegisteredShape: Sendable {
     let shape: any RelativeSection
+    /// The shape itself when it is SWMM's tables of a transect or custom shape (`ProfileSection`)
+    /// or of a tabulated closed shape (`SectionTable`): the lookups of the routing loop call these
+    /// directly rather than through the protocol's witness table and existential box.
+    private let profile: ProfileSection?, table: SectionTable?
 
-    private init(_ shape: any RelativeSection) { self.shape = shape }
+    private init(_ shape: any RelativeSection) {
+        self.shape = shape
+        profile = shape as? ProfileSection
+        table = shape as? SectionTable
+    }
+
+    /// A/Afull at y/yFull.
+    @inline(__always)
+    func area(_ yn: Double) -> Double { table?.area(yn) ?? profile?.area(yn) ?? shape.area(yn) }
+    /// y/yFull at A/Afull.
+    @inline(__always)
+    func depth(_ an: Double) -> Double { table?.depth(an) ?? profile?.depth(an) ?? shape.depth(an) }
+    /// W/Wmax at y/yFull.
+    @inline(__always)
+    func width(_ yn: Double) -> Double { table?.width(yn) ?? profile?.width(yn) ?? shape.width(yn) }
+    /// Hydraulic radius (m) at y/yFull.
+    @inline(__always)
+    func radius(_ yn: Double, aFull: Double, rFull: Double, sFull: Double) -> Double {
+        if let r = table?.radius(yn, aFull: aFull, rFull: rFull, sFull: sFull) { return r }
+        if let r = profile?.radius(yn, aFull: aFull, rFull: rFull, sFull: sFull) { return r }
+        return shape.radius(yn, aFull: aFull, rFull: rFull, sFull: sFull)
+    }
+    /// S/Sfull at A/Afull, where the shape tabulates it.
+    @inline(__always)
+    func sectionFactor(_ an: Double) -> Double? {
+        if let t = table?.sectionFactor(an) { return t }
+        if let p = profile?.sectionFactor(an) { return p }
+        return table == nil && profile == nil ? shape.sectionFactor(an) : nil
+    }
+    /// A/Afull at S/Sfull, where the shape tabulates it.
+    @inline(__always)
+    func area(ofSectionFactor psi: Double) -> Double? {
+        if let t = table?.area(ofSectionFactor: psi) { return t }
+        if let p = profile?.area(ofSectionFactor: psi) { return p }
+        return table == nil && profile == nil ? shape.area(ofSectionFactor: psi) : nil
+    }
 
     /// The registered shape equal to `shape`, registering it on first use.
     static func of(_ shape: some RelativeSection & Hashable) -> Unmanaged<RegisteredShape> {

@@ -42,6 +42,13 @@ struct SectionGeometry: Sendable {
         table?._withUnsafeGuaranteedRef { body($0.shape) }
     }
 
+    /// `body` applied to the registered shape of a tabulated or composite section (nil for the
+    /// others), whose lookups skip the protocol's dynamic dispatch for SWMM's tables.
+    @inline(__always)
+    private func registered<R>(_ body: (RegisteredShape) -> R) -> R? {
+        table?._withUnsafeGuaranteedRef { body($0) }
+    }
+
     static let circleTableSize = 51
     /// A/Afull, R/Rfull, W/Wmax of a circle at y/D = i/50.
     static let circleArea: [Double] = (0..<circleTableSize).map { circleNormArea(Double($0) / 50) }
@@ -229,7 +236,7 @@ struct SectionGeometry: Sendable {
         case .trapezoidal: return y * (b + 0.5 * (sL + sR) * y)
         case .triangular: return sL * y * y
         case .parabolic: return 2.0 / 3.0 * width(y) * y
-        case .tabulated: return aFull * (relative { $0.area(y / yFull) } ?? 0)
+        case .tabulated: return aFull * (registered { $0.area(y / yFull) } ?? 0)
         }
     }
 
@@ -252,7 +259,7 @@ struct SectionGeometry: Sendable {
         case .trapezoidal: return b + (sL + sR) * min(y, yFull)
         case .triangular: return 2 * sL * min(y, yFull)
         case .parabolic: return b * (min(y, yFull) / yFull).squareRoot()
-        case .tabulated: return y >= yFull && !isOpen ? 0 : wMax * (relative { $0.width(min(1, y / yFull)) } ?? 0)
+        case .tabulated: return y >= yFull && !isOpen ? 0 : wMax * (registered { $0.width(min(1, y / yFull)) } ?? 0)
         }
     }
 
@@ -279,7 +286,8 @@ struct SectionGeometry: Sendable {
             let p = SectionGeometry.parabolaPerimeter(width: width(y), depth: y)
             return p > 0 ? area(y) / p : 0
         case .tabulated:
-            return relative { $0.radius(y / yFull, aFull: aFull, rFull: rFull, sFull: aFull * pow(rFull, 2.0 / 3.0)) } ?? 0
+            // sFull is aFull·rFull^(2/3), the value the shape's S table is scaled by.
+            return registered { $0.radius(y / yFull, aFull: aFull, rFull: rFull, sFull: sFull) } ?? 0
         }
     }
 
@@ -310,7 +318,7 @@ struct SectionGeometry: Sendable {
             // a = (2/3)·b·√(y/yFull)·y
             return min(yFull, pow(1.5 * a * yFull.squareRoot() / b, 2.0 / 3.0))
         case .tabulated:
-            return yFull * (relative { $0.depth(a / aFull) } ?? 0)
+            return yFull * (registered { $0.depth(a / aFull) } ?? 0)
         case .dummy, .filledCircular:
             return SectionGeometry.risingRoot(0, yFull, tolerance: 1e-13 * yFull) { self.area($0) - a }
         }
@@ -373,7 +381,7 @@ struct SectionGeometry: Sendable {
             let r = rFull * (1 - sin(theta) / theta)
             return a * pow(r, 2.0 / 3.0)
         }
-        if form == .tabulated, let psi = relative({ $0.sectionFactor(min(1, a / aFull)) }) ?? nil { return sFull * psi }
+        if form == .tabulated, let psi = registered({ $0.sectionFactor(min(1, a / aFull)) }) ?? nil { return sFull * psi }
         return sectionFactor(depth(ofArea: a))
     }
 
@@ -444,13 +452,23 @@ struct SectionGeometry: Sendable {
             let psi = s / sFull
             if psi >= 1 { return aFull }
             let t = SectionGeometry.circleSectionFactor
+            // The first i with t[i + 1] > ψ (at most count − 2). The table rises to its peak and
+            // stays above 1 > ψ after it, so a binary search finds the same i as a walk from 0.
             var i = 0
-            while i < t.count - 2 && t[i + 1] <= psi { i += 1 }
+            if psi.isNaN {
+                while i < t.count - 2 && t[i + 1] <= psi { i += 1 }
+            } else {
+                var hi = t.count - 2
+                while i < hi {
+                    let mid = (i + hi) / 2
+                    if t[mid + 1] > psi { hi = mid } else { i = mid + 1 }
+                }
+            }
             if t[i + 1] < t[i] { return aFull * Double(i) / 50 }
             let f = t[i + 1] > t[i] ? (psi - t[i]) / (t[i + 1] - t[i]) : 0
             return aFull * (Double(i) + min(max(f, 0), 1)) / 50
         }
-        if form == .tabulated, let an = relative({ $0.area(ofSectionFactor: min(s, sMax) / sFull) }) ?? nil { return aFull * an }
+        if form == .tabulated, let an = registered({ $0.area(ofSectionFactor: min(s, sMax) / sFull) }) ?? nil { return aFull * an }
         return area(depth(ofSectionFactor: s))
     }
 

@@ -87,16 +87,26 @@ public final class QualityRouting {
     /// Node external FLOW inflows (for CONCEN inflows) and dry-weather flows, as the network has them.
     let flowInflows: [NodeInflow]
     let start: SimulationClock
+    // The state below is only touched from this object's own methods, one call at a time (the
+    // routing object calls them after each step): the run-time exclusivity checks Swift otherwise
+    // makes on every access to a class property cost more than the step's mixing arithmetic.
     /// Concentrations per pollutant and node or link, mass unit per m³.
-    var nodeOld: [[Double]], nodeNew: [[Double]], linkOld: [[Double]], linkNew: [[Double]]
-    var qualInflow: [Double]
-    var rates: [QualityRoutingContinuity]
-    var totals: [QualityRoutingContinuity]
-    var outfallLoad: [[Double]], linkLoad: [[Double]]
-    var started = false
+    @exclusivity(unchecked) var nodeOld: [[Double]], nodeNew: [[Double]], linkOld: [[Double]], linkNew: [[Double]]
+    @exclusivity(unchecked) var qualInflow: [Double]
+    @exclusivity(unchecked) var rates: [QualityRoutingContinuity]
+    @exclusivity(unchecked) var totals: [QualityRoutingContinuity]
+    @exclusivity(unchecked) var outfallLoad: [[Double]], linkLoad: [[Double]]
+    @exclusivity(unchecked) var started = false
+    /// Each inflow's series interval at the last step (-1: its times are not strictly increasing,
+    /// or it has no series of its own, so it is searched each step).
+    @exclusivity(unchecked) private var inflowCursor: [Int]
     /// Treatment expressions by node index, one entry per pollutant (nil where the pollutant is
     /// not treated there): SWMM's `[TREATMENT]`.
-    public var treatments: [Int: [NodeTreatment?]] = [:]
+    public var treatments: [Int: [NodeTreatment?]] = [:] {
+        didSet { hasTreatments = !treatments.isEmpty }
+    }
+    /// Whether any node treats a pollutant (without, a step looks no node up in `treatments`).
+    private var hasTreatments = false
     /// What one model flow unit and one model length are in m³/s and m (the units treatment
     /// expressions read FLOW, DEPTH and AREA in).
     public var treatmentUnits = (flow: 1.0, length: 1.0)
@@ -118,6 +128,10 @@ public final class QualityRouting {
         hrt = Array(repeating: 0, count: nodeCount)
         rates = Array(repeating: QualityRoutingContinuity(), count: np)
         totals = rates
+        inflowCursor = inflows.map { inflow in
+            if case .mass(let series) = inflow.value, series.isStrictlyIncreasing { return 0 }
+            return -1
+        }
     }
 
     /// Initial concentrations where there is water (SWMM's qualrout_init) and the initial stored mass;
@@ -144,10 +158,14 @@ public final class QualityRouting {
     /// qualrout_execute). `t0` is the step's start, `dt` its length.
     func route(_ s: HydraulicState, t0: Double, dt: Double) {
         if !started { start(s) }
-        for p in pollutants.indices { totals[p].add(rates[p], times: dt / 2) }
-        rates = Array(repeating: QualityRoutingContinuity(), count: pollutants.count)
         for p in pollutants.indices {
-            nodeOld[p] = nodeNew[p]; linkOld[p] = linkNew[p]
+            totals[p].add(rates[p], times: dt / 2)
+            rates[p] = QualityRoutingContinuity()
+        }
+        for p in pollutants.indices {
+            // Old ← new, and new starts from zero, in the same two buffers (an assignment would
+            // share one buffer and copy it at the first write).
+            swap(&nodeOld[p], &nodeNew[p]); swap(&linkOld[p], &linkNew[p])
             for i in 0..<s.nodeCount { nodeNew[p][i] = 0 }
             for j in 0..<s.linkCount { linkNew[p][j] = 0 }
         }
@@ -164,7 +182,7 @@ public final class QualityRouting {
         for i in 0..<s.nodeCount {
             qualInflow[i] = s.inflow[i]
             // Treatment reads the inflow's concentrations before mixing.
-            let treatment = treatments[i]
+            let treatment = hasTreatments ? treatments[i] : nil
             var q = 0.0, cin: [Double] = []
             if treatment != nil {
                 q = qualInflow[i] < Self.zero ? 0 : qualInflow[i]
@@ -226,11 +244,13 @@ public final class QualityRouting {
                 rates[p].dryWeatherInflow += w
             }
         }
-        for inflow in inflows {
-            let p = inflow.pollutant, i = inflow.node
+        // The inflows are read in place (a copy of each, its series included, per step cost more
+        // than its mass), a mass series from the interval the previous step used.
+        for k in inflows.indices {
+            let p = inflows[k].pollutant, i = inflows[k].node
             var w = 0.0
-            switch inflow.value {
-            case .mass(let series): w = series.value(at: t)
+            switch inflows[k].value {
+            case .mass(let series): w = series.value(at: t, cursor: &inflowCursor[k])
             case let .concentration(baseline, scale, series):
                 var q = qExt[i] ?? 0
                 if abs(q) < SWMMConstant.flowTolerance { q = 0 }
@@ -247,7 +267,7 @@ public final class QualityRouting {
                 w = q * c * 1000
             }
             nodeNew[p][i] += w
-            switch inflow.kind {
+            switch inflows[k].kind {
             case .external: rates[p].externalInflow += w
             case .dryWeather: rates[p].dryWeatherInflow += w
             case .groundwater: rates[p].groundwaterInflow += w
@@ -296,7 +316,7 @@ public final class QualityRouting {
         if s.nodeKind[i] == .storage {
             hrt[i] = v1 < Self.zero ? 0 : max((hrt[i] + dt) * v1 / (v1 + qIn * dt), 0)
         }
-        let treated = treatments[i]
+        let treated = hasTreatments ? treatments[i] : nil
         for p in pollutants.indices {
             // A treated pollutant's own expression replaces its decay here.
             let c1 = (treated?[p] ?? nil) != nil ? nodeOld[p][i] : reacted(p, nodeOld[p][i], v1, dt)

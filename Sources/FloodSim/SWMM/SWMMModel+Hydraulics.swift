@@ -62,8 +62,9 @@ extension SWMMModel {
         let xsect = Dictionary(crossSections.map { ($0.link, $0) }, uniquingKeysWith: { a, _ in a })
         let loss = Dictionary(losses.map { ($0.link, $0) }, uniquingKeysWith: { a, _ in a })
         let invert = { (name: String) -> Double in nodes[nodeIndex[name] ?? 0].invertElevation / L }
+        let elevations = offsetsAreElevations   // an option lookup: once, not per link end
         func offset(_ value: Double, at node: String) -> Double {
-            offsetsAreElevations ? max(0, value - invert(node)) * L : value * L
+            elevations ? max(0, value - invert(node)) * L : value * L
         }
         func ends(_ name: String, _ from: String, _ to: String, _ section: String) throws -> (Int, Int) {
             guard let a = nodeIndex[from] else { throw SWMMInputError(line: nil, section: section, field: "FromNode", reason: "link \(name): no node \(from)") }
