@@ -78,7 +78,7 @@ extension PostGISStore {
             BulkCopyRows(features, entryHashes: hashes, of: template)
         }
         defer { chunks.stop() }
-        return try await transaction(layer: layer) { db in
+        return try await transaction(layer: layer, bounded: false) { db in
             // A layer without current versions cannot hold one of the batch: skip the lookups
             // (a repeat inside the batch still fails, on the unique index).
             var occupied = true
@@ -137,14 +137,23 @@ extension PostGISStore {
         _ = try WriteBatch(chunk: chunk.features, of: template).plan(current: found)
     }
 
-    /// Runs `body` in a transaction holding the schema's write lock, mapping errors.
-    private func transaction<T: Sendable>(layer: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+    /// Runs `body` in a transaction holding the schema's write lock, mapping errors. The write
+    /// takes one of the store's `writers` slots before it asks the pool for a connection, so
+    /// that writes waiting their turn hold no connection the reads need. A batch's wait for a
+    /// slot is bounded as the wait for a connection is (`StoreError(.unavailable)` past it); a
+    /// bulk insert (`bounded: false`) waits as long as the writes before it take, as it waited
+    /// for the lock before.
+    private func transaction<T: Sendable>(layer: String, bounded: Bool = true,
+                                          _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let s = schema
         let log = logger
         do {
-            return try await client.withTransaction(logger: log) { db in
-                try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s + ".write")))", logger: log)
-                return try await body(db)
+            let wait = client.connectionWait
+            return try await writers.run(within: bounded ? wait : nil, expired: { PostGISPool.noConnection(within: wait) }) {
+                try await client.withTransaction(logger: log) { db in
+                    try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s + ".write")))", logger: log)
+                    return try await body(db)
+                }
             }
         } catch {
             if Self.sqlState(error) == "23505" {
