@@ -15,6 +15,7 @@ own maximum at full precision (`exact_max_depths`, the largest depth over its ro
 
 Run: .venv/bin/python Scripts/reference/make_swmm_fixtures.py
 """
+import contextlib
 import json
 import os
 import re
@@ -59,20 +60,38 @@ def run_quietly(inp):
         os.close(devnull)
 
 
-def exact_max_depths(inp, length):
-    """Each node's maximum depth (m) as SWMM 5.2.4 reaches it, at full precision: the largest
-    depth after any routing step of a step-by-step run (SWMM's node statistics take the same
-    maximum; swmm-toolkit's node_get_stats crashes on some models, Example4's outfall); `length`
-    converts the model's length unit to metres. The run happens in a scratch directory,
-    progress lines kept off our stdout."""
+@contextlib.contextmanager
+def stepped_run(inp):
+    """SWMM 5.2.4 opened on `inp` and started, for the caller to step (`solver.swmm_step()`) and read
+    results; in a scratch directory, SWMM's progress lines kept off our stdout. Ended and closed when
+    the block ends normally; the directory, stdout and working directory restored in every case."""
+    path = os.path.abspath(inp)
     work = tempfile.mkdtemp()
     saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     here = os.getcwd()
     os.chdir(work)
     try:
-        solver.swmm_open(os.path.abspath(inp), os.path.join(work, "x.rpt"), os.path.join(work, "x.out"))
+        solver.swmm_open(path, os.path.join(work, "x.rpt"), os.path.join(work, "x.out"))
         solver.swmm_start(True)
+        yield
+        solver.swmm_end()
+        solver.swmm_close()
+    finally:
+        os.chdir(here)
+        os.dup2(saved, 1)
+        os.close(saved)
+        os.close(devnull)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def exact_max_depths(inp, length):
+    """Each node's maximum depth (m) as SWMM 5.2.4 reaches it, at full precision: the largest
+    depth after any routing step of a step-by-step run (SWMM's node statistics take the same
+    maximum; swmm-toolkit's node_get_stats crashes on some models, Example4's outfall); `length`
+    converts the model's length unit to metres. The run happens in a scratch directory,
+    progress lines kept off our stdout."""
+    with stepped_run(inp):
         kind = shared_enum.ObjectType.NODE
         count = solver.project_get_count(kind)
         deepest = [0.0] * count
@@ -80,14 +99,7 @@ def exact_max_depths(inp, length):
             for i in range(count):
                 deepest[i] = max(deepest[i], solver.node_get_result(i, shared_enum.NodeResult.DEPTH))
         depths = {solver.project_get_id(kind, i): deepest[i] * length for i in range(count)}
-        solver.swmm_end()
-        solver.swmm_close()
         return depths
-    finally:
-        os.chdir(here)
-        os.dup2(saved, 1)
-        os.close(devnull)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def table(lines, title):

@@ -30,13 +30,12 @@ import json
 import os
 import shutil
 import sys
-import tempfile
 
 from swmm.toolkit import shared_enum, solver
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_swmm_fixtures import continuity, run_quietly, summarize  # noqa: E402
+from make_swmm_fixtures import continuity, run_quietly, stepped_run, summarize  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm", "rdii")
 
@@ -189,14 +188,7 @@ CASES = {"SI": SI, "US": US, "POLLUTED": POLLUTED}
 
 def lateral_inflows(inp, flow):
     """Each RDII node's lateral inflow over SWMM's routing steps: (volume m³, peak m³/s)."""
-    work = tempfile.mkdtemp()
-    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    here = os.getcwd()
-    os.chdir(work)
-    try:
-        solver.swmm_open(os.path.abspath(inp), os.path.join(work, "x.rpt"), os.path.join(work, "x.out"))
-        solver.swmm_start(True)
+    with stepped_run(inp):
         kind = shared_enum.ObjectType.NODE
         index = {solver.project_get_id(kind, i): i for i in range(solver.project_get_count(kind))}
         volume = {n: 0.0 for n in RDII_NODES}
@@ -212,14 +204,7 @@ def lateral_inflows(inp, flow):
                 q = solver.node_get_result(index[n], shared_enum.NodeResult.LATERAL_INFLOW) * flow
                 volume[n] += q * dt
                 peak[n] = max(peak[n], q)
-        solver.swmm_end()
-        solver.swmm_close()
         return {n: {"volume_m3": volume[n], "peak_m3s": peak[n]} for n in RDII_NODES}
-    finally:
-        os.chdir(here)
-        os.dup2(saved, 1)
-        os.close(devnull)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def rdii_table(lines, vol):

@@ -28,15 +28,13 @@ Run: .venv/bin/python Scripts/reference/make_swmm_slot_fixtures.py
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 
 from swmm.toolkit import shared_enum, solver
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_swmm_fixtures import FIXTURES, run_quietly  # noqa: E402
+from make_swmm_fixtures import FIXTURES, run_quietly, stepped_run  # noqa: E402
 
 OUT = os.path.join(FIXTURES, "slot")
 FT = 0.3048
@@ -256,14 +254,7 @@ def stepped(path, length):
     """Steps SWMM through `path` (scratch directory, progress lines off our stdout): each node's
     maximum depth at full precision (m) and the routing totals at the end (volumes in m3; the
     .rpt prints flooding to 0.001 ha-m, 10 m3, too coarse for these networks)."""
-    work = tempfile.mkdtemp()
-    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    here = os.getcwd()
-    os.chdir(work)
-    try:
-        solver.swmm_open(os.path.abspath(path), os.path.join(work, "x.rpt"), os.path.join(work, "x.out"))
-        solver.swmm_start(True)
+    with stepped_run(path):
         kind = shared_enum.ObjectType.NODE
         count = solver.project_get_count(kind)
         deepest = [0.0] * count
@@ -276,14 +267,7 @@ def stepped(path, length):
                   "inflow_m3": (t.dwInflow + t.wwInflow + t.gwInflow + t.iiInflow + t.exInflow) * v,
                   "outflow_m3": t.outflow * v}
         depths = {solver.project_get_id(kind, i): deepest[i] * length for i in range(count)}
-        solver.swmm_end()
-        solver.swmm_close()
         return depths, totals
-    finally:
-        os.chdir(here)
-        os.dup2(saved, 1)
-        os.close(devnull)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def figures(path):

@@ -33,15 +33,13 @@ Run: .venv/bin/python Scripts/reference/make_swmm_storage_fixtures.py
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 
 from swmm.toolkit import shared_enum, solver
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from make_swmm_fixtures import continuity, run_quietly  # noqa: E402
+from make_swmm_fixtures import continuity, run_quietly, stepped_run  # noqa: E402
 
 OUT = os.path.join(HERE, "..", "..", "Tests", "FloodSimTests", "Fixtures", "swmm", "storage")
 FT = 0.3048
@@ -163,14 +161,7 @@ def run(case, path):
     if error:
         raise error
     rows = report_rows(rpt)
-    work = tempfile.mkdtemp()
-    saved, devnull = os.dup(1), os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 1)
-    here = os.getcwd()
-    os.chdir(work)
-    try:
-        solver.swmm_open(os.path.abspath(path), os.path.join(work, "x.rpt"), os.path.join(work, "x.out"))
-        solver.swmm_start(True)
+    with stepped_run(path):
         node, link = shared_enum.ObjectType.NODE, shared_enum.ObjectType.LINK
         count = solver.project_get_count(node)
         names = [solver.project_get_id(node, i) for i in range(count)]
@@ -204,13 +195,6 @@ def run(case, path):
         }
         if w1 is not None:
             result["weir_flow_m3s"] = weir_flows
-        solver.swmm_end()
-        solver.swmm_close()
-    finally:
-        os.chdir(here)
-        os.dup2(saved, 1)
-        os.close(devnull)
-        shutil.rmtree(work, ignore_errors=True)
     result["continuity_error_pct"] = rows.get("Continuity Error (%)", 0.0)
     result["report_rows"] = {k: v for k, v in rows.items() if k in (
         "External Inflow", "External Outflow", "Flooding Loss", "Evaporation Loss", "Exfiltration Loss",
