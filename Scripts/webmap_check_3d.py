@@ -38,7 +38,8 @@ BUILDING, FLOODED, CUTOFF = hex_rgb("#c9c2b8"), hex_rgb("#fa8c16"), hex_rgb("#cf
 # its levees while Wuhan's storms of 30 June–6 July fell; the gated outfalls to the 举水 below the stage
 # then stay shut. With the manholes at GB 50014 spacing, the pumping stations' wet wells and the
 # Preissmann slot (branch district53c, debug CLI, 2026-11-28, load 15–19): 4 buildings flooded at the
-# ground floor, 2 emergency resources cut off (邾城消防救援站 and its 特勤班, 邾城大街 0.19 m deep),
+# ground floor (3 once two manholes were kept so every joined pipe carries its design flow, 02:19 UTC),
+# 2 emergency resources cut off (邾城消防救援站 and its 特勤班, 邾城大街 0.19 m deep),
 # 25 road segments, in 107 s of CPU (16 min wall at that load; the job's deadline below is 30 min).
 # The same storm on 50 m cells floods 2 buildings and cuts off none, at the 19.5 m stage of the
 # design scenarios as at 25.0 m; on 30 m cells 2 and 0 (Benchmarks/swmm/README.md, issue 53 §3):

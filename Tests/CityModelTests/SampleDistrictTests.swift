@@ -21,7 +21,7 @@ struct SampleDistrictTests {
         let d = try generatedDistrict()
         #expect((1800...2200).contains(d[layer: "buildings"].count), "buildings \(d[layer: "buildings"].count)")
         #expect((17_000...23_000).contains(d[layer: "addresses"].count), "addresses \(d[layer: "addresses"].count)")
-        // Manholes at GB 50014-2021 spacing by pipe size (838 for seed 2026; 1,652 when they stood every 40 m).
+        // Manholes at GB 50014-2021 spacing by pipe size (840 for seed 2026; 1,652 when they stood every 40 m).
         #expect((700...1000).contains(d[layer: "drainage_manholes"].count), "manholes \(d[layer: "drainage_manholes"].count)")
         #expect(d[layer: "parking_lots"].count >= 10)
         #expect(d[layer: "signalized_intersections"].count >= 20)

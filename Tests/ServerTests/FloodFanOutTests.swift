@@ -29,7 +29,9 @@ struct FloodFanOutTests {
             let build = try await CommandProcess.run(try OutageHarness.binary(), ["district", "build", "--scale", "2", "--store", pg.url],
                                                      directory: OutageHarness.packageRoot.path, within: 1200)
             guard build.exitStatus == 0 else { throw HarnessFailure("district build --scale 2: \(build.output)") }
-            let store = try await PostGISStore.connect(url: pg.url)
+            // A minute's wait for a connection, not 5 s: two workers' flood runs and the rest of the
+            // suite share this PostgreSQL and two cores (the 5 s wait ran out once in a whole-suite run).
+            let store = try await PostGISStore.connect(url: pg.url, connectionWait: .seconds(60))
             do {
                 let value = try await body(pg, store)
                 await store.shutdown()
