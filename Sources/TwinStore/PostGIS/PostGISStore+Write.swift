@@ -285,7 +285,19 @@ extension PostGISStore {
         }
         b.append(fids); b.append(props); b.append(hashes); b.append(validTo); b.append(geoms)
         // $12-$24: the audit entries (NaN stands for "no envelope").
-        Self.appendAuditColumns(audit[...], to: &b)
+        var afids = [String](), kinds = [String](), before = [String](), after = [String](), entry = [String]()
+        var boxes = [[Double]](repeating: [], count: JournalSQL.boxColumns.count)
+        for r in audit {
+            let c = r.change
+            afids.append(c.featureID)
+            kinds.append(c.kind.rawValue)
+            before.append(c.before?.hash ?? "")
+            after.append(c.after?.hash ?? "")
+            entry.append(r.entryHash)
+            for (i, v) in JournalSQL.boxValues(c).enumerated() { boxes[i].append(v ?? .nan) }
+        }
+        b.append(afids); b.append(kinds); b.append(before); b.append(after); b.append(entry)
+        for column in boxes { b.append(column) }
         // $25-$31: the stats row, when it changes ($25).
         let e = stats?.extent
         b.append(stats != nil); b.append(Int64(stats?.count ?? 0))
@@ -422,8 +434,20 @@ extension PostGISStore {
     }
 
     private func insertAudit(_ rows: ArraySlice<WritePlan.AuditRow>, batch: WriteBatch, on db: PostgresConnection) async throws {
+        var fids = [String](), kinds = [String](), before = [String](), after = [String](), entry = [String]()
+        var boxes = [[Double]](repeating: [], count: JournalSQL.boxColumns.count)
+        for r in rows {
+            let c = r.change
+            fids.append(c.featureID)
+            kinds.append(c.kind.rawValue)
+            before.append(c.before?.hash ?? "")
+            after.append(c.after?.hash ?? "")
+            entry.append(r.entryHash)
+            for (i, v) in JournalSQL.boxValues(c).enumerated() { boxes[i].append(v ?? .nan) }
+        }
         var b = PostgresBindings(capacity: 18)
-        Self.appendAuditColumns(rows, to: &b)
+        b.append(fids); b.append(kinds); b.append(before); b.append(after); b.append(entry)
+        for column in boxes { b.append(column) }
         b.append(batch.time); b.append(batch.actor); b.append(batch.department); b.append(batch.role); b.append(batch.layer.id)
         // NaN stands for "no envelope".
         try await db.query(PostgresQuery(unsafeSQL: """
@@ -436,24 +460,6 @@ extension PostGISStore {
                  WITH ORDINALITY AS u(fid, kind, b, a, e, b1, b2, b3, b4, a1, a2, a3, a4, n)
             ORDER BY u.n
             """, binds: b), logger: logger)
-    }
-
-    /// The audit rows as 13 column arrays for `unnest`: feature id, kind, before and after hash,
-    /// entry hash, then the before and after envelopes' 8 bounds (NaN stands for "no envelope").
-    private static func appendAuditColumns(_ rows: ArraySlice<WritePlan.AuditRow>, to b: inout PostgresBindings) {
-        var fids = [String](), kinds = [String](), before = [String](), after = [String](), entry = [String]()
-        var boxes = [[Double]](repeating: [], count: JournalSQL.boxColumns.count)
-        for r in rows {
-            let c = r.change
-            fids.append(c.featureID)
-            kinds.append(c.kind.rawValue)
-            before.append(c.before?.hash ?? "")
-            after.append(c.after?.hash ?? "")
-            entry.append(r.entryHash)
-            for (i, v) in JournalSQL.boxValues(c).enumerated() { boxes[i].append(v ?? .nan) }
-        }
-        b.append(fids); b.append(kinds); b.append(before); b.append(after); b.append(entry)
-        for column in boxes { b.append(column) }
     }
 
     private static func binds(_ ids: [String]) -> PostgresBindings {
