@@ -34,7 +34,7 @@ struct ResourceCacheTests {
         let store: any FeatureStore
         if backend == "postGIS", let url = Self.postgresURL {
             let schema = "rcache_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-            store = try await PostGISStore.connect(url: url, schema: String(schema), maximumConnections: 4)
+            store = try await PostGISStore.connect(url: url, schema: String(schema), maximumConnections: 4, connectionWait: .seconds(60))
         } else {
             store = try TemporaryDirectory.forTestCase("resource-cache").openStore()
         }

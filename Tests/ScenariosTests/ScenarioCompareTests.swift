@@ -255,7 +255,7 @@ struct ScenarioCompareTests {
         let dir = try await Self.pair.value
         let lite = try Self.store(dir)
         let schema = "scn_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(20)
-        let pg = try await PostGISStore.connect(url: url, schema: String(schema), maximumConnections: 4)
+        let pg = try await PostGISStore.connect(url: url, schema: String(schema), maximumConnections: 4, connectionWait: .seconds(60))
         do {
             // The two finished scenarios and their result layers, copied as they are.
             let layers = ["scenario_p50_base_roads", "scenario_p50_base_buildings", "scenario_p50_base_cutoff",

@@ -23,7 +23,7 @@ struct AuditVerifyCommandTests {
           .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
     func postGIS() async throws {
         try await PrivatePostgres.with { pg in
-            let store = try await PostGISStore.connect(url: pg.url)
+            let store = try await PostGISStore.connect(url: pg.url, connectionWait: .seconds(60))
             try await Self.fill(store)
             await store.shutdown()
             try await Self.expectIntact(pg.url)
@@ -57,7 +57,7 @@ struct AuditVerifyCommandTests {
           .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
     func postGISTruncation() async throws {
         try await PrivatePostgres.with { pg in
-            let store = try await PostGISStore.connect(url: pg.url)
+            let store = try await PostGISStore.connect(url: pg.url, connectionWait: .seconds(60))
             try await Self.fill(store)
             let recorded = try await Self.expectIntact(pg.url)
             _ = try await psqlValue(pg.url, "DELETE FROM citytwin.audit_log WHERE seq > (SELECT max(seq) - 2 FROM citytwin.audit_log)")

@@ -90,7 +90,7 @@ struct HydrantStatusTests {
             let pg: PostGISStore?
             if backend == "postGIS", let url = postgresURL {
                 let schema = "hydrants_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-                pg = try await PostGISStore.connect(url: url, schema: String(schema), maximumConnections: 4)
+                pg = try await PostGISStore.connect(url: url, schema: String(schema), maximumConnections: 4, connectionWait: .seconds(60))
                 store = pg!
             } else {
                 pg = nil

@@ -92,7 +92,7 @@ struct ProcessAnswerRecordings {
         guard !Self.recording else { return }
         let cases = try ProcessAnswerCases.all().filter { $0.process != "flood-scenario" }
         let schema = "answers_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        let store = try await PostGISStore.connect(url: url, schema: String(schema), maximumConnections: 8)
+        let store = try await PostGISStore.connect(url: url, schema: String(schema), maximumConnections: 8, connectionWait: .seconds(60))
         do {
             try await DistrictLoader.build(into: store, layersDirectory: ProcessAnswerCases.repository.appendingPathComponent("Layers"))
             try await withTemporaryDirectory("process-answers-pg") { dir in

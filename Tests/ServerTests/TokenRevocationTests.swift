@@ -52,7 +52,7 @@ struct TokenRevocationTests {
           .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
     func postGISList() async throws {
         try await PrivatePostgres.with { pg in
-            let store = try await PostGISStore.connect(url: pg.url)
+            let store = try await PostGISStore.connect(url: pg.url, connectionWait: .seconds(60))
             try await store.revokeToken(digest: "aa", expiresAt: 2_000)
             try await store.revokeToken(digest: "bb", expiresAt: 1_000)
             #expect(try await store.revokedTokens(now: 1_500) == ["aa"])
