@@ -5,8 +5,15 @@ import ProcessRuntime
 import TwinStore
 
 /// The address geocoders the `geocoding` process and the `/geocode` route answer with, built once
-/// per store and caller from the standard addresses and rebuilt when the change feed shows the
-/// addresses layer changed (a call costs one change-feed query, not a 50,000-record index build).
+/// per store and view of the standard addresses, and rebuilt when the change feed shows the
+/// addresses layer changed (a call costs one change-feed query, not a whole-layer index build).
+///
+/// Callers who see the same addresses share one geocoder: the view is the set of the layer's
+/// sensitive attributes masked for the caller (none for `addresses`: every reader shares one),
+/// so memory is one index per view, not one per department. A build runs at most once at a
+/// time per view; requests arriving meanwhile wait for it, or, when they accept it (`/geocode`),
+/// are answered by the previous index while the new one builds, and are told so. `serve`
+/// builds the index when it starts (`prepare`), so no request pays for the first build.
 public actor AddressGeocoders {
     /// The geocoders shared by every request of this server or worker.
     public static let shared = AddressGeocoders()
@@ -15,30 +22,84 @@ public actor AddressGeocoders {
 
     private struct Key: Hashable {
         var store: ObjectIdentifier
-        var caller: Caller
+        /// The attributes masked for the caller.
+        var masked: [String]
     }
-    private var cache: [Key: (geocoder: AddressGeocoder, sequence: Int64)] = [:]
+    private struct Entry {
+        var built: (geocoder: AddressGeocoder, sequence: Int64)?
+        var building: Task<AddressGeocoder, any Error>?
+    }
+    private var entries: [Key: Entry] = [:]
+
+    /// A geocoder, and whether it is the previous index answering while a newer one builds.
+    public struct Lookup: Sendable {
+        public let geocoder: AddressGeocoder
+        /// The addresses changed since this index was built; the new index is being built.
+        public let rebuilding: Bool
+    }
 
     public init() {}
 
-    /// The geocoder over the addresses `caller` may read (one per access class: users of one
-    /// department and role share it).
+    /// The geocoder over the addresses `caller` may read, as of now (waits for a rebuild when
+    /// the addresses changed).
     /// - Throws: `ScenarioError` `.missingLayer` when the caller reads no standard addresses,
     ///   `.invalidDistrict` when a record breaks the address tree.
     public func geocoder(for store: any FeatureStore, by caller: Caller) async throws -> AddressGeocoder {
-        guard type(of: store) is AnyClass else { return try await Self.build(store, caller) }
-        let key = Key(store: ObjectIdentifier(store as AnyObject), caller: caller.accessClass)
-        if let cached = cache[key] {
-            let (changed, since) = try await store.changes(to: [Self.layer], since: cached.sequence, by: caller)
-            if !changed {
-                cache[key] = (cached.geocoder, since)
-                return cached.geocoder
+        try await lookup(for: store, by: caller, acceptingPrevious: false).geocoder
+    }
+
+    /// The geocoder over the addresses `caller` may read. With `acceptingPrevious`, a change
+    /// since the last build starts a rebuild and the previous index answers meanwhile
+    /// (`rebuilding` says so); without, the call waits for the rebuild.
+    public func lookup(for store: any FeatureStore, by caller: Caller, acceptingPrevious: Bool) async throws -> Lookup {
+        guard type(of: store) is AnyClass else { return Lookup(geocoder: try await Self.build(store, caller), rebuilding: false) }
+        guard let definition = try await store.layerDefinition(Self.layer, for: caller) else {
+            throw ScenarioError(.missingLayer, "no standard addresses (layer \(Self.layer)) the caller may read")
+        }
+        let masked = definition.sensitive.filter { !AccessPolicy.seesClearValue(of: $0, in: definition, caller) }.map(\.attribute).sorted()
+        let key = Key(store: ObjectIdentifier(store as AnyObject), masked: masked)
+        guard let built = entries[key]?.built else {
+            return Lookup(geocoder: try await startBuild(key, store, caller).value, rebuilding: false)
+        }
+        let (changed, since) = try await store.changes(to: [Self.layer], since: built.sequence, by: caller)
+        if !changed {
+            // Later checks read the journal from here on (unless a newer build replaced the entry meanwhile).
+            if entries[key]?.built?.sequence == built.sequence { entries[key]?.built?.sequence = since }
+            return Lookup(geocoder: built.geocoder, rebuilding: false)
+        }
+        let rebuild = startBuild(key, store, caller)
+        if acceptingPrevious { return Lookup(geocoder: built.geocoder, rebuilding: true) }
+        return Lookup(geocoder: try await rebuild.value, rebuilding: false)
+    }
+
+    /// Builds the clear view's geocoder now (the administrator's: unmasked), so the first
+    /// request does not wait for it. Errors (no addresses yet) are returned, not thrown.
+    @discardableResult
+    public func prepare(_ store: any FeatureStore) async -> (any Error)? {
+        do { _ = try await geocoder(for: store, by: .admin); return nil } catch { return error }
+    }
+
+    /// The running build of `key`, or a new one.
+    private func startBuild(_ key: Key, _ store: any FeatureStore, _ caller: Caller) -> Task<AddressGeocoder, any Error> {
+        if let running = entries[key]?.building { return running }
+        let task = Task<AddressGeocoder, any Error> {
+            do {
+                let sequence = try await store.latestChange()  // before the build: a change during it is seen next time
+                let geocoder = try await Self.build(store, caller)
+                self.finished(key, geocoder, sequence)
+                return geocoder
+            } catch {
+                self.finished(key, nil, 0)
+                throw error
             }
         }
-        let sequence = try await store.latestChange()  // before the build: a change during it is seen next time
-        let geocoder = try await Self.build(store, caller)
-        cache[key] = (geocoder, sequence)
-        return geocoder
+        entries[key, default: Entry()].building = task
+        return task
+    }
+
+    private func finished(_ key: Key, _ geocoder: AddressGeocoder?, _ sequence: Int64) {
+        entries[key, default: Entry()].building = nil
+        if let geocoder { entries[key]?.built = (geocoder, sequence) }
     }
 
     static func build(_ store: any FeatureStore, _ caller: Caller) async throws -> AddressGeocoder {

@@ -1,6 +1,7 @@
 import Flood
 import Foundation
 import GeoCore
+import Geocoding
 import Governance
 import Hummingbird
 import HummingbirdCore
@@ -177,6 +178,14 @@ public final class CityTwinServer: Sendable {
         try? await hydrantStatus.prime()  // hydrants changed from now on, by any process, raise or end their alerts
         let hydrantFollower = Task { [hydrantStatus] in await hydrantStatus.follow() }
         defer { hydrantFollower.cancel() }
+        // The address index is built now, beside the first requests, not inside one (4–17 s on a
+        // 9-district city, issue 57); a store without addresses yet builds it on first use.
+        let addressIndex = Task { [store, logger = options.logger] in
+            if let error = await AddressGeocoders.shared.prepare(store) {
+                logger.info("address index not built at start: \(error)")
+            }
+        }
+        defer { addressIndex.cancel() }
         var services: [any Service] = [makeApplication(address: .hostname(host, port: port), onServerRunning: { _ in await onListening() })]
         if let broker = options.mqtt {  // --mqtt-port
             services.append(SensorThingsMQTTService(delegate: mqtt, limits: options.limits, host: host, options: broker))

@@ -9,6 +9,15 @@ import TwinStore
 
 /// `/geocode`: one address (forward or reverse) by GET, a CSV table by POST.
 struct GeocodeRoutes: OperationCollection {
+    /// A single address is answered at once: after the standard addresses changed, by the
+    /// previous index while the new one builds, and the answer says so (`index_rebuilding`).
+    static func answer(_ match: JSONValue, _ index: AddressGeocoders.Lookup) -> JSONValue {
+        guard index.rebuilding, case .object(var o) = match else { return match }
+        o["index_rebuilding"] = true
+        return .object(o)
+    }
+    static let rebuildingNote = " (the address index is being rebuilt after a change to the standard addresses: try again shortly)"
+
     let store: any FeatureStore
     /// The processes: a table is geocoded by the `geocoding` process.
     let processes: ProcessRegistry
@@ -31,20 +40,22 @@ struct GeocodeRoutes: OperationCollection {
                 if let q = query["q"] {
                     guard query["lon"] == nil, query["lat"] == nil else { throw Problem.invalid("q", "give q or lon and lat, not both") }
                     guard !q.trimmingCharacters(in: .whitespaces).isEmpty else { throw Problem.invalid("q", "must be a non-empty address text") }
-                    guard let match = try await AddressGeocoders.shared.geocoder(for: store, by: context.caller).geocode(q) else {
-                        throw Problem(.notFound, "no standard address matches '\(q)'")
+                    let index = try await AddressGeocoders.shared.lookup(for: store, by: context.caller, acceptingPrevious: true)
+                    guard let match = index.geocoder.geocode(q) else {
+                        throw Problem(.notFound, "no standard address matches '\(q)'\(index.rebuilding ? Self.rebuildingNote : "")")
                     }
-                    return .json(match.json(input: .string(q)))
+                    return .json(Self.answer(match.json(input: .string(q)), index))
                 }
                 guard let lonText = query["lon"], let latText = query["lat"] else {
                     throw Problem.invalid("q", "give an address text q, or a point as lon and lat")
                 }
                 guard let lon = Double(lonText), (-180...180).contains(lon) else { throw Problem.invalid("lon", "must be a longitude in degrees") }
                 guard let lat = Double(latText), (-90...90).contains(lat) else { throw Problem.invalid("lat", "must be a latitude in degrees") }
-                guard let match = try await AddressGeocoders.shared.geocoder(for: store, by: context.caller).reverseGeocode(Position(x: lon, y: lat)) else {
-                    throw Problem(.notFound, "no door plate or building within 500 m of (\(lon), \(lat))")
+                let index = try await AddressGeocoders.shared.lookup(for: store, by: context.caller, acceptingPrevious: true)
+                guard let match = index.geocoder.reverseGeocode(Position(x: lon, y: lat)) else {
+                    throw Problem(.notFound, "no door plate or building within 500 m of (\(lon), \(lat))\(index.rebuilding ? Self.rebuildingNote : "")")
                 }
-                return .json(match.json(input: [.number(lon), .number(lat)]))
+                return .json(Self.answer(match.json(input: [.number(lon), .number(lat)]), index))
             },
             APIOperation(
                 id: "geocodeTable", method: .post, path: "/geocode",
