@@ -15,8 +15,8 @@ struct QueryPlanTests {
     /// would say so (PostgreSQL chooses a sequential scan for a few hundred rows).
     static let side = 60
 
-    static func seeded(_ backend: StoreBackend) async throws -> any FeatureStore {
-        let store = try await backend.makeStore(layers: [try Fixtures.shelters])
+    static func seeded(_ backend: StoreBackend, _ layer: LayerDefinition? = nil) async throws -> any FeatureStore {
+        let store = try await backend.makeStore(layers: [try layer ?? Fixtures.shelters])
         var features: [Feature] = []
         for i in 0..<(side * side) {
             let lon = 114.0 + Double(i % side) * 0.01, lat = 30.0 + Double(i / side) * 0.01
@@ -116,6 +116,60 @@ struct QueryPlanTests {
         plans = try await Self.plans(store) { count = try await store.count(layer: "shelters", unindexed, by: .admin) }
         #expect(count == Self.side * Self.side / 3)
         #expect(plans.contains { !Self.wholeTableSteps($0).isEmpty }, "no whole-table read seen in \(plans)")
+    }
+
+    @Test(arguments: StoreBackend.available)
+    func comparisonsAndSortsOnDeclaredAttributesReadTheirIndexes(backend: StoreBackend) async throws {
+        // The layer declares attribute indexes on `capacity` and `kind` (LayerDefinition.indexes).
+        let indexed = try Fixtures.definition(Fixtures.sheltersJSON.replacingOccurrences(
+            of: #""style":"#, with: #""indexes": ["capacity", "kind"], "style":"#))
+        #expect(indexed.indexes == ["capacity", "kind"])
+        let store = try await Self.seeded(backend, indexed)
+        // Three large shelters among 3,600: a selective comparison, as `height_m > 50` is on buildings.
+        try await store.insert(layer: "shelters", features: (0..<3).map {
+            Fixtures.shelter("big\($0)", 114.5, 30.5, name: "大型避难所 \($0)", kind: "中心", capacity: 10_000 + Int64($0))
+        }, by: Fixtures.emergency, at: Fixtures.t0)
+        if let pg = store as? PostGISStore { try await pg.analyze(table: "f_shelters") }
+        let big = FeatureQuery(filter: .comparison(.greater, "capacity", .literal(.integer(5_000))), limit: 100)
+        var ids: [String] = []
+        var count = 0
+        var plans = try await Self.plans(store) {
+            ids = try await store.query(layer: "shelters", big, by: .admin).features.compactMap(\.id?.description)
+            count = try await store.count(layer: "shelters", big, by: .admin)
+        }
+        #expect(ids == ["big0", "big1", "big2"] && count == 3)
+        Self.expectIndexed(plans, "a CQL2 comparison on an indexed property and its count")
+        Self.expectUses(plans, indexOn: "capacity", of: indexed)
+
+        // Equality on an indexed text property, and the three largest shelters by a sort on the index.
+        let centre = FeatureQuery(filter: .and([.comparison(.equal, "kind", .literal(.string("中心"))),
+                                                .comparison(.greaterOrEqual, "capacity", .literal(.integer(600)))]), limit: 1000)
+        plans = try await Self.plans(store) { count = try await store.count(layer: "shelters", centre, by: .admin) }
+        #expect(count == 3 + (0..<(Self.side * Self.side)).filter { $0 % 3 == 2 && $0 % 7 == 6 }.count)
+        Self.expectIndexed(plans, "a count of two indexed comparisons")
+        let largest = FeatureQuery(sortBy: [SortKey("capacity", ascending: false)], limit: 3)
+        plans = try await Self.plans(store) {
+            ids = try await store.query(layer: "shelters", largest, by: .admin).features.compactMap(\.id?.description)
+        }
+        #expect(ids == ["big2", "big1", "big0"])
+        Self.expectIndexed(plans, "the first page sorted by an indexed property", walk: true)
+        Self.expectUses(plans, indexOn: "capacity", of: indexed)
+
+        // Dropping the declaration drops the index: the same comparison walks the layer again.
+        try await store.createLayer(try Fixtures.shelters)
+        plans = try await Self.plans(store) { count = try await store.count(layer: "shelters", big, by: .admin) }
+        #expect(count == 3)
+        #expect(plans.contains { !Self.wholeTableSteps($0).isEmpty }, "no whole-table read seen in \(plans)")
+    }
+
+    /// Some step of `plans` names the attribute index on `property`.
+    static func expectUses(_ plans: [QueryPlan], indexOn property: String, of layer: LayerDefinition,
+                           sourceLocation: SourceLocation = #_sourceLocation) {
+        let name = AttributeIndex.declared(by: layer, dialect: SpatiaLiteDialect(), bare: "f_shelters")
+            .first { $0.property == property }?.name ?? "?"
+        for plan in plans {
+            #expect(plan.steps.contains { $0.contains(name) }, "no step uses \(name):\n\(plan)", sourceLocation: sourceLocation)
+        }
     }
 
     @Test(arguments: StoreBackend.available)

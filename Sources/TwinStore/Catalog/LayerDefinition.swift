@@ -43,6 +43,10 @@ public struct LayerDefinition: Sendable, Hashable {
     public var coBuilt: CoBuilding?
     /// The CIM level the layer's data reaches (optional `"cim_level"`: `"CIM1"` … `"CIM7"`).
     public var cimLevel: CIMLevel?
+    /// The properties the store keeps an attribute index on (optional `"indexes"`, 属性索引): CQL2
+    /// comparisons and `sortby` on them read the index instead of walking the layer. Each names a
+    /// schema property of a scalar type (string, number, integer, boolean, date, date-time).
+    public var indexes: [String] = []
 
     /// Whether features have a geometry column.
     public var hasGeometry: Bool { geometryType != nil || acceptsAnyGeometry }
@@ -166,6 +170,37 @@ public struct LayerDefinition: Sendable, Hashable {
         case .object(let q)?: self.quality = .object(q)
         default: throw fail("quality", "\"quality\" must be an object")
         }
+        self.indexes = try Self.parseIndexes(o["indexes"], schema: schema, fail: fail)
+    }
+
+    /// The most attribute indexes a layer may declare (each costs every write of the layer).
+    public static let maximumIndexes = 16
+
+    private static func parseIndexes(_ value: JSONValue?, schema: PropertySchema,
+                                     fail: (String, String) -> StoreError) throws -> [String] {
+        guard let value, !value.isNull else { return [] }
+        guard let items = value.arrayValue else { throw fail("indexes", "\"indexes\" must be an array of property names") }
+        guard items.count <= maximumIndexes else {
+            throw fail("indexes", "\"indexes\" names \(items.count) properties; at most \(maximumIndexes) are allowed")
+        }
+        var names = [String]()
+        for (i, item) in items.enumerated() {
+            let field = "indexes[\(i)]"
+            guard let name = item.stringValue else { throw fail(field, "an index entry must be a property name (a string)") }
+            guard let rule = schema.properties[name] else {
+                throw fail(field, "\"\(name)\" is not a property of the layer's schema")
+            }
+            guard rule.scalarType != .json else {
+                throw fail(field, "\"\(name)\" is not of one scalar type (string, number, integer, boolean, date, date-time): it cannot be indexed")
+            }
+            // The name is written into the index's expression: quotes and backslashes are refused.
+            guard !name.isEmpty, !name.contains(where: { $0 == "\"" || $0 == "'" || $0 == "\\" }) else {
+                throw fail(field, "property \"\(name)\" holds a quote or backslash and cannot be indexed")
+            }
+            guard !names.contains(name) else { throw fail(field, "\"\(name)\" is named twice") }
+            names.append(name)
+        }
+        return names
     }
 
     /// The definition's JSON object, in the file format.
@@ -198,6 +233,7 @@ public struct LayerDefinition: Sendable, Hashable {
         if let quality { o["quality"] = quality }
         if let coBuilt { o["coBuilt"] = coBuilt.json }
         if let cimLevel { o["cim_level"] = .string(cimLevel.rawValue) }
+        if !indexes.isEmpty { o["indexes"] = .array(indexes.map { .string($0) }) }
         return .object(o)
     }
 

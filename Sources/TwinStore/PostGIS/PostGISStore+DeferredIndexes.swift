@@ -2,7 +2,7 @@ import Foundation
 import PostgresNIO
 
 /// The indexes of an EMPTY layer table (current ids, versions by feature, versions by time,
-/// GiST on the geometry), set aside for one bulk insert and rebuilt once the rows are in, all
+/// GiST on the geometry, the declared attribute indexes), set aside for one bulk insert and rebuilt once the rows are in, all
 /// inside the bulk insert's transaction: PostgreSQL builds a B-tree by sorting the table once
 /// and PostGIS builds the GiST by sorting the boxes, a fraction of keeping four indexes ordered
 /// row by row. Readers of the layer wait for the commit while the indexes are dropped (the
@@ -31,6 +31,10 @@ extension PostGISStore {
             SELECT indexname::text, indexdef FROM pg_indexes WHERE schemaname = \(schema) AND tablename = \(bare)
             """, logger: logger).decode((String, String).self) { found[name] = definition }
         var ordered = [(name: String, definition: String)]()
+        // The layer's attribute indexes (AttributeIndex) go before the unique index too.
+        for (name, d) in found.sorted(by: { $0.key < $1.key }) where name.hasPrefix(bare + AttributeIndex.infix) {
+            ordered.append((name, d))
+        }
         for suffix in ["versions", "time", "geom_gist", "current"] {
             let name = "\(bare)_\(suffix)"
             if let d = found[name] {

@@ -254,6 +254,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 if exists {
                     try await db.query("UPDATE \(unescaped: s).catalog SET definition = \(json), updated_at = \(now) WHERE id = \(definition.id)",
                                        logger: logger)
+                    try await Self.syncAttributeIndexes(db, definition, schema: s, table: table.name, logger: logger)
                     return
                 }
                 var geometryColumn = ""
@@ -277,6 +278,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 for statement in statements {
                     try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
                 }
+                try await Self.syncAttributeIndexes(db, definition, schema: s, table: table.name, logger: logger)
                 try await db.query("""
                     INSERT INTO \(unescaped: s).catalog (id, definition, created_at, updated_at)
                     VALUES (\(definition.id), \(json), \(now), \(now))
@@ -285,6 +287,26 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
             }
         }
         definitions.set(definition, stamp: now)
+    }
+
+    /// Makes the layer table's attribute indexes those `definition` declares: creates the
+    /// missing ones (over the rows already stored), drops those it no longer names.
+    static func syncAttributeIndexes(_ db: PostgresConnection, _ definition: LayerDefinition, schema: String, table: String,
+                                     logger: Logger) async throws {
+        let bare = "f_" + definition.id
+        let wanted = AttributeIndex.declared(by: definition, dialect: PostGISDialect(), bare: bare)
+        let prefix = bare + AttributeIndex.infix
+        var present = [String]()
+        for try await name in try await db.query("""
+            SELECT indexname::text FROM pg_indexes
+            WHERE schemaname = \(schema) AND tablename = \(bare) AND starts_with(indexname::text, \(prefix))
+            """, logger: logger).decode(String.self) { present.append(name) }
+        for name in present where !wanted.contains(where: { $0.name == name }) {
+            try await db.query(PostgresQuery(unsafeSQL: "DROP INDEX \(schema).\(name)"), logger: logger)
+        }
+        for index in wanted {
+            try await db.query(PostgresQuery(unsafeSQL: index.createStatement(table: table, postgres: true)), logger: logger)
+        }
     }
 
     func catalogueStamps() async throws -> [(id: String, stamp: Int64)] {

@@ -10,6 +10,9 @@ struct FeatureSelect {
     let mask: AttributeMask
     /// Restricts the statement to one feature id (the single-feature read).
     var featureID: String?
+    /// SQLite only: the attribute index the page statement reads (`INDEXED BY`), chosen by
+    /// `SpatiaLiteStore.attributeIndexChoice`; `nil` leaves the choice to the planner.
+    var indexedBy: String?
 
     private var layer: LayerDefinition { table.layer }
 
@@ -87,7 +90,7 @@ struct FeatureSelect {
         if layer.hasGeometry { columns.append(dialect.wkb("f.geom")) }
         var keys = [String]()
         for k in query.sortBy {
-            let expr = dialect.property(k.property, type: layer.schema.scalarType(of: k.property), into: &b)
+            let expr = dialect.property(k.property, type: layer.schema.scalarType(of: k.property), of: layer, into: &b)
             keys.append(expr)
         }
         columns += keys
@@ -100,9 +103,39 @@ struct FeatureSelect {
         // One feature id matches at most one version: no order to keep (SQLite would sort the row
         // it found by the unique index in a temporary B-tree).
         let orderBy = featureID == nil ? " ORDER BY " + order.joined(separator: ", ") : ""
-        let sql = "SELECT " + columns.joined(separator: ", ") + " FROM \(table.name) AS f WHERE "
+        let from = " FROM \(table.name) AS f" + (indexedBy.map { " INDEXED BY \($0)" } ?? "")
+        let sql = "SELECT " + columns.joined(separator: ", ") + from + " WHERE "
             + w.joined(separator: " AND ") + orderBy + " LIMIT \(b.bind(.integer(Int64(limit))))"
         return (sql, b.bindings)
+    }
+
+    /// The filter's top-level AND terms that compare a property the layer indexes
+    /// (`LayerDefinition.indexes`) with a literal, each with its index: the candidates an
+    /// index choice weighs for a page of current features in id order.
+    func indexedComparisons(dialect: any SQLDialect) -> [(index: AttributeIndex, term: FilterExpression)] {
+        guard query.asOf == nil, query.sortBy.isEmpty, query.bbox == nil, featureID == nil, let filter = query.filter,
+              !layer.indexes.isEmpty else { return [] }
+        let indexes = AttributeIndex.declared(by: layer, dialect: dialect, bare: "f_" + layer.id)
+        let terms: [FilterExpression] = if case .and(let t) = filter { t } else { [filter] }
+        return terms.compactMap { term in
+            guard case .comparison(let op, let l, let r) = term, op != .notEqual else { return nil }
+            let name: String
+            switch (l, r) {
+            case (.property(let p), .literal(let v)), (.literal(let v), .property(let p)):
+                guard !v.isNull else { return nil }
+                name = p
+            default: return nil
+            }
+            return indexes.first { $0.property == name }.map { ($0, term) }
+        }
+    }
+
+    /// `SELECT count(*)` of at most `bound` current features meeting `term`, read through `index`.
+    func probeStatement(_ term: FilterExpression, index: AttributeIndex, bound: Int, dialect: any SQLDialect) throws -> (String, [SQLValue]) {
+        var b = SQLBuilder(dialect: dialect)
+        let t = try FilterCompiler(table: table).compile(term, into: &b)
+        return ("SELECT count(*) FROM (SELECT 1 FROM \(table.name) AS f INDEXED BY \(index.name) WHERE f.valid_to IS NULL AND \(t) LIMIT \(bound))",
+                b.bindings)
     }
 
     /// Rows strictly after the cursor in the order (NULL smallest): for keys k1…kn and id,

@@ -132,7 +132,7 @@ struct FilterCompiler {
             try Self.requireSafeName(p, layer: layer.id)
             var t = layer.schema.scalarType(of: p)
             if t == .json, let hint { t = hint }
-            return d.property(p, type: t, into: &b)
+            return d.property(p, type: t, of: layer, into: &b)
         case .literal(let v):
             return d.literal(v, type: hint, into: &b)
         case .arithmetic(let op, let l, let r):

@@ -9,12 +9,19 @@ public struct PostGISDialect: SQLDialect {
     public func placeholder(_ index: Int) -> String { "$\(index)" }
 
     public func property(_ name: String, type: PropertyType, into b: inout SQLBuilder) -> String {
-        let key = b.bind(.text(name))
+        Self.read(key: b.bind(.text(name)), type: type, column: "f.props")
+    }
+
+    public func indexedProperty(_ name: String, type: PropertyType, column: String) -> String {
+        Self.read(key: "'\(name)'", type: type, column: column)
+    }
+
+    private static func read(key: String, type: PropertyType, column: String) -> String {
         switch type {
-        case .string, .dateTime, .date: return "((f.props->>\(key)) COLLATE \"C\")"
-        case .number, .integer: return "((f.props->>\(key))::double precision)"
-        case .boolean: return "((f.props->>\(key))::boolean)"
-        case .json: return "(f.props->\(key))"
+        case .string, .dateTime, .date: "((\(column)->>\(key)) COLLATE \"C\")"
+        case .number, .integer: "((\(column)->>\(key))::double precision)"
+        case .boolean: "((\(column)->>\(key))::boolean)"
+        case .json: "(\(column)->\(key))"
         }
     }
 

@@ -56,8 +56,13 @@ public struct FeatureTable: Sendable {
 public protocol SQLDialect: Sendable {
     /// The placeholder of the `index`-th (1-based) parameter.
     func placeholder(_ index: Int) -> String
-    /// A property of `f.props`, read as `type`.
+    /// A property of `f.props`, read as `type`, its name bound as a parameter.
     func property(_ name: String, type: PropertyType, into b: inout SQLBuilder) -> String
+    /// A property of the properties column `column`, read as `type`, with its name written into
+    /// the SQL: the expression an attribute index is built on, and the same text in a query so
+    /// the planner can match the index. Only for a layer definition's own `indexes` (checked
+    /// names without quotes or backslashes), never for a name a request sent.
+    func indexedProperty(_ name: String, type: PropertyType, column: String) -> String
     /// A literal; `type` is the type of the property it is compared with, when known.
     func literal(_ value: JSONValue, type: PropertyType?, into b: inout SQLBuilder) -> String
     /// `lhs op rhs` for arithmetic (`/` is real division, as CQL2 says).
@@ -90,6 +95,15 @@ public protocol SQLDialect: Sendable {
 }
 
 extension SQLDialect {
+    /// A property of `f.props` in `layer`: the attribute index's own expression when the layer
+    /// declares an index on it, a bound name otherwise.
+    public func property(_ name: String, type: PropertyType, of layer: LayerDefinition, into b: inout SQLBuilder) -> String {
+        if layer.indexes.contains(name), type == layer.schema.scalarType(of: name) {
+            return indexedProperty(name, type: type, column: "f.props")
+        }
+        return property(name, type: type, into: &b)
+    }
+
     public func spatialCandidates(_ envelope: Envelope, table: FeatureTable, into b: inout SQLBuilder) -> String? { nil }
 
     /// `expr ASC NULLS FIRST` / `expr DESC NULLS LAST`: NULL is the smallest value in both

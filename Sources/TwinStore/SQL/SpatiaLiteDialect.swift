@@ -12,6 +12,10 @@ public struct SpatiaLiteDialect: SQLDialect {
         "json_extract(f.props, \(b.bind(.text("$.\"" + name + "\""))))"
     }
 
+    public func indexedProperty(_ name: String, type: PropertyType, column: String) -> String {
+        "json_extract(\(column), '$.\"\(name)\"')"
+    }
+
     public func literal(_ value: JSONValue, type: PropertyType?, into b: inout SQLBuilder) -> String {
         b.bind(SQLValue(json: value))
     }

@@ -1,7 +1,7 @@
 import GRDB
 
 /// The B-tree indexes of an EMPTY layer table (current ids, versions by feature, versions by
-/// time), set aside for one bulk insert and rebuilt once the rows are in, all inside the bulk
+/// time, the declared attribute indexes), set aside for one bulk insert and rebuilt once the rows are in, all inside the bulk
 /// insert's transaction: SQLite builds an index over existing rows by sorting them once, which
 /// costs a fraction of keeping three B-trees ordered row by row under random feature ids.
 ///
@@ -20,7 +20,11 @@ struct DeferredVersionIndexes {
     init?(_ db: Database, table: String, layer: String) throws {
         let hasRows = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM \(table))") ?? true
         if hasRows { return nil }
-        var found = [(String, String)]()
+        // The layer's attribute indexes (AttributeIndex) first; the unique index stays last.
+        var found = try Row.fetchAll(db, sql: """
+            SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, ?) = ? ORDER BY name
+            """, arguments: [table, (table + AttributeIndex.infix).utf8.count, table + AttributeIndex.infix])
+            .map { (row: Row) -> (String, String) in (row[0], row[1]) }
         for suffix in ["versions", "time", "current"] {
             let name = "\(table)_\(suffix)"
             guard let sql = try String.fetchOne(db, sql: "SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?",

@@ -165,6 +165,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
                 if exists {
                     try db.execute(sql: "UPDATE catalog SET definition = ?, updated_at = ? WHERE id = ?",
                                    arguments: [json, now, definition.id])
+                    try Self.syncAttributeIndexes(db, definition, table: table.name)
                     return
                 }
                 try db.execute(sql: """
@@ -184,12 +185,27 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
                     let indexed = try Int.fetchOne(db, sql: "SELECT CreateSpatialIndex(?, 'geom')", arguments: [table.name])
                     guard indexed == 1 else { throw StoreError(.backend, "CreateSpatialIndex failed", layer: definition.id) }
                 }
+                try Self.syncAttributeIndexes(db, definition, table: table.name)
                 try db.execute(sql: "INSERT INTO catalog (id, definition, created_at, updated_at) VALUES (?, ?, ?, ?)",
                                arguments: [definition.id, json, now, now])
                 try Self.storeStats(db, layer: definition.id, LayerStats(count: 0))
             }
         }
         definitions.set(definition, stamp: now)
+    }
+
+    /// Makes the layer table's attribute indexes those `definition` declares: creates the
+    /// missing ones (over the rows already stored), drops those it no longer names.
+    static func syncAttributeIndexes(_ db: Database, _ definition: LayerDefinition, table: String) throws {
+        let wanted = AttributeIndex.declared(by: definition, dialect: SpatiaLiteDialect(), bare: table)
+        let prefix = table + AttributeIndex.infix
+        let present = try String.fetchAll(db, sql: """
+            SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND substr(name, 1, ?) = ?
+            """, arguments: [table, prefix.utf8.count, prefix])
+        for name in present where !wanted.contains(where: { $0.name == name }) {
+            try db.execute(sql: "DROP INDEX \"\(name)\"")
+        }
+        for index in wanted { try db.execute(sql: index.createStatement(table: table, postgres: false)) }
     }
 
     func catalogueStamps() async throws -> [(id: String, stamp: Int64)] {
