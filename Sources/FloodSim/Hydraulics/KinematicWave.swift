@@ -10,6 +10,10 @@ import Foundation
 extension HydraulicState {
     private static let wx = 0.6
     private static let wt = 0.6
+    /// kinwave.c's EPSIL: the exit area's Newton search stops at a step below 0.001 of the full area.
+    static let kinematicTolerance = 0.001
+    /// SWMM's TINY: below it (in full flows) neither end of a conduit carries flow.
+    private static let tiny = 1e-6
 
     /// Routes one kinematic-wave step of dt seconds.
     mutating func kinematicWaveStep(dt: Double) {
@@ -113,7 +117,7 @@ extension HydraulicState {
             ain = x.area(ofSectionFactor: qin / beta1) / aFull
         }
         var qout = 0.0, aout = 0.0
-        if qin > 1e-12 || q2n > 1e-12 {
+        if qin > HydraulicState.tiny || q2n > HydraulicState.tiny {
             let dxdt = length[j] / dt * aFull / qf
             let dq = q2n - q1n
             let c1 = dxdt * HydraulicState.wt / HydraulicState.wx
@@ -122,20 +126,12 @@ extension HydraulicState {
             c2 *= dxdt / HydraulicState.wx
             // As in SWMM, the whole inflow (even above full flow) drives the exit area.
             c2 += (1 - HydraulicState.wx) / HydraulicState.wx * dq - qin
-            // Solve beta1·S(a) + c1·a + c2 = 0 for a in [0, 1]. S is not monotone in closed
-            // sections, so like SWMM's solveContinuity look first on the branch above the
-            // section factor's peak, [aMax, 1], then below it, [0, aMax]. With no sign change the
-            // exit runs full (at the inlet area when the inflow exceeds full flow) if f stays
-            // negative, and empty if f stays positive.
-            // The last section factor evaluated, kept for the exit flow: the root found is most
-            // often the last point Brent's method evaluated (a search with sin, cos and pow per step
-            // on shallow circles).
-            var lastArea = -1.0, lastFactor = 0.0
-            func f(_ a: Double) -> Double {
-                let s = x.sectionFactor(ofArea: a * aFull)
-                lastArea = a; lastFactor = s
-                return beta1 * s + c1 * a + c2
-            }
+            // Solve beta1·S(a) + c1·a + c2 = 0 for a in [0, 1] as SWMM's solveContinuity does. S is
+            // not monotone in closed sections, so look first on the branch above the section
+            // factor's peak, [aMax, 1], then below it, [0, aMax]. With no sign change the exit runs
+            // full (at the inlet area when the inflow exceeds full flow) if f stays negative, and
+            // empty if f stays positive. In the bracket: SWMM's safeguarded Newton (findroot_Newton)
+            // from the last step's exit area, to 0.001 of the full area (kinwave.c's EPSIL).
             var aHi = 1.0
             var fHi = 1.0 + c1 + c2
             var aLo = aMax[j] / aFull
@@ -145,16 +141,20 @@ extension HydraulicState {
                 aLo = 0; fLo = c2
             }
             if fHi * fLo <= 0 {
-                // The root in the bracket (Brent's method: a handful of evaluations of f where a
-                // bisection to the same precision needs forty).
-                aout = SectionGeometry.brentRoot(aLo, aHi, fLo, fHi, tolerance: 1e-13, f)
+                var start = a2n
+                if start < aLo || start > aHi { start = 0.5 * (aLo + aHi) }
+                let (aNeg, aPos) = fLo > fHi ? (aHi, aLo) : (aLo, aHi)
+                aout = SectionGeometry.swmmNewton(aNeg, aPos, start: start, tolerance: HydraulicState.kinematicTolerance) { a in
+                    let area = a * aFull
+                    return (beta1 * x.sectionFactor(ofArea: area) + c1 * a + c2,
+                            beta1 * aFull * x.sectionFactorSlope(ofArea: area) + c1)
+                }
             } else if fLo < 0 {
                 aout = qin > 1 ? ain : 1
             } else {
                 aout = 0
             }
-            aout = max(aout, 0)
-            qout = beta1 * (aout == lastArea ? lastFactor : x.sectionFactor(ofArea: aout * aFull))
+            qout = beta1 * x.sectionFactor(ofArea: aout * aFull)
             if qin > 1 { qin = 1 }
         }
         q1[j] = qin * qf; a1[j] = ain * aFull

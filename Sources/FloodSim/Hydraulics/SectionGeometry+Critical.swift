@@ -1,84 +1,92 @@
 import Foundation
 
-/// Critical depth, and the trapezoid's normal depth, by Newton's method on polynomials where the
-/// shape allows it: on a circle's tables A and W are linear in each 1/50 of the diameter, so inside
-/// the interval the table search finds, A³ = (q²/g)·W is a cubic; a trapezoid's A³ − (q²/g)·W and
-/// A⁵ − S³·P² (the section factor's equation without its 2/3 power) are polynomials in depth. Each
-/// is solved to rounding, from a start inside its bracket, with bisection when a Newton step leaves it.
+/// Critical depth as SWMM 5.2.4's xsect_getYcrit finds it, and the trapezoid's normal depth by
+/// Newton's method on a polynomial (A⁵ − S³·P², the section factor's equation without its 2/3 power),
+/// solved to rounding from a start inside its bracket, with bisection when a Newton step leaves it.
 extension SectionGeometry {
-    /// Critical depth for flow q (m³/s): A³/W = q²/g.
+    /// Critical depth for flow q (m³/s), where A·√(g·A/W) = q (SWMM's xsect_getYcrit): closed forms
+    /// for rectangles, triangles and parabolas; otherwise a start from the circle of the same depth,
+    /// 1.01·(q²/(g·yFull))^(1/4) (0.97·yFull if that reaches the crown), refined by SWMM's enumeration
+    /// over 25 equal depth steps with linear interpolation of the critical flow when the section's
+    /// full area is within a factor of 2 of that circle's, by Ridder's method to 0.001 ft otherwise.
+    /// Never above the full depth.
     func criticalDepth(_ q: Double, gravity g: Double) -> Double {
         let q2g = q * q / g
         if q2g <= 0 || form == .dummy { return 0 }
+        var y: Double
         switch form {
         case .rectOpen, .rectClosed:
-            return min(yFull, pow(q2g / (b * b), 1.0 / 3.0))
+            y = pow(q2g / (b * b), 1.0 / 3.0)
         case .triangular:
-            return min(yFull, pow(2 * q2g / (sL * sL), 1.0 / 5.0))
+            y = pow(2 * q2g / (sL * sL), 1.0 / 5.0)
+        case .parabolic:
+            // y = c·x² with 1/√c = wMax/(2·√yFull): A³/W = (32/27)·(1/c)·y⁴.
+            let rBot = wMax / 2 / yFull.squareRoot()
+            y = pow(27.0 / 32.0 * q2g / (rBot * rBot), 1.0 / 4.0)
         default:
-            break
-        }
-        let top = isOpen ? yFull : 0.999 * yFull
-        let aTop = area(top)
-        if aTop * aTop * aTop / max(width(top), 1e-12) <= q2g { return yFull }
-        var hi = top
-        if form == .circular {
-            // A³/W is monotone and known at the table's depths: find the interval holding the root.
-            let g = SectionGeometry.circleCriticalFactor
-            let target = q2g * wMax / (aFull * aFull * aFull)
-            if target < g[2] {
-                // Below y/D = 0.04 the circle is exact (no table): a bracketed root.
-                hi = min(top, 0.04 * yFull)
+            y = 1.01 * pow(q2g / yFull, 1.0 / 4.0)
+            if y >= yFull { y = 0.97 * yFull }
+            let ratio = aFull / (Double.pi / 4 * yFull * yFull)
+            if ratio >= 0.5 && ratio <= 2 {
+                y = criticalDepthByIntervals(q, gravity: g, start: y)
             } else {
-                var i = 2, k = SectionGeometry.circleTableSize - 2
-                if target < g[k] {
-                    while k - i > 1 {
-                        let mid = (i + k) / 2
-                        if g[mid] <= target { i = mid } else { k = mid }
-                    }
-                } else {
-                    i = k
-                }
-                return circleCriticalDepth(interval: i, target: target, top: top)
+                y = criticalDepthByRidder(q, gravity: g, start: y)
             }
-        } else if form == .trapezoidal {
-            return trapezoidCriticalDepth(q2g, top: top)
         }
-        return SectionGeometry.risingRoot(0, hi, tolerance: 1e-13 * top) { y in
-            let a = self.area(y)
-            return a * a * a / max(self.width(y), 1e-12) - q2g
-        }
+        return min(y, yFull)
     }
 
-    /// The critical depth inside table interval `i` (y/D from i/50 to (i+1)/50, cut at `top`) of a
-    /// circle, where (A/Afull)³/(W/Wmax) = `target`: the cubic (a₀ + f·Δa)³ − target·(w₀ + f·Δw) in the
-    /// interval's fraction f, negative at f = 0 and positive at the cut (checked by the caller).
-    private func circleCriticalDepth(interval i: Int, target: Double, top: Double) -> Double {
-        let at = SectionGeometry.circleArea, wt = SectionGeometry.circleWidth, g = SectionGeometry.circleCriticalFactor
-        let a0 = at[i], da = at[i + 1] - at[i], w0 = wt[i], dw = wt[i + 1] - wt[i]
-        let hi = min(1, top / yFull * 50 - Double(i))
-        // Start where A³/W interpolated between the interval's ends reaches the target.
-        let span = g[i + 1] - g[i]
-        let start = span.isFinite && span > 0 ? min(hi, max(0, (target - g[i]) / span)) : 0.5 * hi
-        let f = SectionGeometry.newtonRoot(start, lo: 0, hi: hi, scale: 1) { f in
-            let a = a0 + f * da, w = w0 + f * dw
-            return (a * a * a - target * w, 3 * a * a * da - target * dw)
-        }
-        return yFull * (Double(i) + f) / 50
+    /// The critical flow A·√(g·A/W) at depth y (0 where the width is 0), SWMM's getQcritical.
+    @inline(__always)
+    private func criticalFlow(_ y: Double, gravity g: Double) -> Double {
+        let a = area(y), w = width(y)
+        return w > 0 ? a * (g * a / w).squareRoot() : 0
     }
 
-    /// A trapezoid's critical depth: the root on [0, top] of y³(b + m·y)³ − c·(b + 2m·y), with
-    /// m the mean side slope and c = q²/g. The polynomial is convex for y > 0, and both
-    /// ∛(c/b²) and ⁵√(2c/m²) lie at or above its root (A³/W ≥ b²y³ and ≥ m²y⁵/2), so Newton
-    /// from the smaller of them descends to the root.
-    private func trapezoidCriticalDepth(_ c: Double, top: Double) -> Double {
-        let m = 0.5 * (sL + sR)
-        let fromBottom = b > 0 ? cbrt(c / (b * b)) : Double.infinity
-        let fromSides = m > 0 ? pow(2 * c / (m * m), 0.2) : Double.infinity
-        return SectionGeometry.newtonRoot(min(top, fromBottom, fromSides), lo: 0, hi: top, scale: top) { y in
-            let a = y * (b + m * y), w = b + 2 * m * y
-            return (a * a * a - c * w, 3 * a * a * w - 2 * m * c)
+    /// SWMM's getYcritEnum: from the 1/25 of the full depth holding `start`, walk up (or down) the
+    /// depth steps until the critical flow crosses q, and interpolate linearly in that step; the
+    /// full depth if it never reaches q going up, 0 if it never falls below q going down.
+    private func criticalDepthByIntervals(_ q: Double, gravity g: Double, start: Double) -> Double {
+        let dy = yFull / 25
+        let i1 = Int(start / dy)
+        var q0 = criticalFlow(Double(i1) * dy, gravity: g)
+        if q0 < q {
+            if i1 + 1 <= 25 {
+                for i in (i1 + 1)...25 {
+                    let qc = criticalFlow(Double(i) * dy, gravity: g)
+                    if qc >= q { return ((q - q0) / (qc - q0) + Double(i - 1)) * dy }
+                    q0 = qc
+                }
+            }
+            return yFull
         }
+        var i = i1 - 1
+        while i >= 0 {
+            let qc = criticalFlow(Double(i) * dy, gravity: g)
+            if qc < q { return ((q - qc) / (q0 - qc) + Double(i)) * dy }
+            q0 = qc
+            i -= 1
+        }
+        return 0
+    }
+
+    /// SWMM's getYcritRidder: the full depth if the critical flow at 0.99·yFull is below q; else the
+    /// bracket [0, 0.99·yFull] narrowed by the critical flows at `start` and at half the full depth,
+    /// searched by Ridder's method to 0.001 ft.
+    private func criticalDepthByRidder(_ q: Double, gravity g: Double, start: Double) -> Double {
+        var y1 = 0.0, y2 = 0.99 * yFull
+        if criticalFlow(y2, gravity: g) < q { return yFull }
+        let q0 = criticalFlow(start, gravity: g)
+        let q1 = criticalFlow(0.5 * yFull, gravity: g)
+        if q0 > q {
+            y2 = start
+            if q1 < q { y1 = 0.5 * yFull }
+        } else {
+            y1 = start
+            if q1 > q { y2 = 0.5 * yFull }
+        }
+        let tolerance = 0.001 * 0.3048
+        return SectionGeometry.swmmRidder(y1, y2, tolerance: tolerance) { criticalFlow($0, gravity: g) - q } ?? start
     }
 
     /// A trapezoid's depth whose section factor A·R^(2/3) is `s` (below the full one): the root on

@@ -50,6 +50,10 @@ final class RegisteredShape: Sendable {
         return table == nil && profile == nil ? shape.area(ofSectionFactor: psi) : nil
     }
 
+    /// SWMM's S/Sfull table over A/Afull of a tabulated closed shape (nil: none), whose interval
+    /// slopes are SWMM's dS/dA for the shape.
+    var sectionFactorTable: [Double]? { table?.s }
+
     /// The registered shape equal to `shape`, registering it on first use.
     static func of(_ shape: some RelativeSection & Hashable) -> Unmanaged<RegisteredShape> {
         let key = AnyHashable(shape)

@@ -45,7 +45,7 @@ struct SectionGeometry: Sendable {
     /// `body` applied to the registered shape of a tabulated or composite section (nil for the
     /// others), whose lookups skip the protocol's dynamic dispatch for SWMM's tables.
     @inline(__always)
-    private func registered<R>(_ body: (RegisteredShape) -> R) -> R? {
+    func registered<R>(_ body: (RegisteredShape) -> R) -> R? {
         table?._withUnsafeGuaranteedRef { body($0) }
     }
 
@@ -68,14 +68,18 @@ struct SectionGeometry: Sendable {
         return alpha * pow(circleNormRadius(0.5 * (lo + hi)), 2.0 / 3.0)
     }
 
-    /// (A/Afull)³/(W/Wmax) of a circle at y/D = i/50 from the tables above (0 at i = 0, infinite
-    /// at the crown): brackets the critical depth.
-    static let circleCriticalFactor: [Double] = (0..<circleTableSize).map { i in
-        let w = circleWidth[i]
-        if i == 0 { return 0 }
-        if w <= 0 { return .infinity }
-        let a = circleArea[i]
-        return a * a * a / w
+    /// y/D of a circle at A/Afull = i/50 (SWMM's Y_Circ, here exact like the tables above): depth
+    /// from area by table where SWMM looks it up (A/Afull ≥ 0.04).
+    static let circleDepth: [Double] = (0..<circleTableSize).map { i in
+        let alpha = Double(i) / 50
+        if alpha <= 0 { return 0 }
+        if alpha >= 1 { return 1 }
+        var lo = 0.0, hi = 1.0
+        for _ in 0..<60 {
+            let mid = 0.5 * (lo + hi)
+            if circleNormArea(mid) < alpha { lo = mid } else { hi = mid }
+        }
+        return 0.5 * (lo + hi)
     }
 
     static func circleNormWidth(_ yn: Double) -> Double {
@@ -297,8 +301,9 @@ struct SectionGeometry: Sendable {
         return a <= 0 ? 0 : a * pow(hydraulicRadius(y), 2.0 / 3.0)
     }
 
-    /// The depth whose flow area is `a`: closed form where the area is a polynomial in depth,
-    /// the exact inverse of the interpolated table for circles, a bracketed root otherwise.
+    /// The depth whose flow area is `a`: closed form where the area is a polynomial in depth, SWMM's
+    /// circle functions (xsect.c circ_getYofA: the segment's angle below A/Afull = 0.04, the Y table
+    /// above), a bracketed root otherwise.
     func depth(ofArea a: Double) -> Double {
         if a <= 0 { return 0 }
         if a >= aFull { return yFull }
@@ -306,7 +311,9 @@ struct SectionGeometry: Sendable {
         case .rectClosed, .rectOpen:
             return a / b
         case .circular:
-            return yFull * SectionGeometry.circleNormDepth(ofNormArea: a / aFull)
+            let alpha = a / aFull
+            if alpha < 0.04 { return yFull * SectionGeometry.swmmCircleDepth(ofNormArea: alpha) }
+            return yFull * SectionGeometry.tableLookup(alpha, SectionGeometry.circleDepth)
         case .trapezoidal:
             let m = 0.5 * (sL + sR)
             if m <= 0 { return b > 0 ? a / b : 0 }
@@ -324,62 +331,15 @@ struct SectionGeometry: Sendable {
         }
     }
 
-    /// y/D of a circle whose A/Afull is `an`: below y/D = 0.04 the exact circle (Newton on the
-    /// central angle), above it the inverse of the 51-entry table `area(_:)` interpolates.
-    static func circleNormDepth(ofNormArea an: Double) -> Double {
-        let t = circleArea
-        if an >= 1 { return 1 }
-        if an <= 0 { return 0 }
-        if an >= t[2] {
-            var lo = 2, hi = circleTableSize - 1
-            while hi - lo > 1 {
-                let mid = (lo + hi) / 2
-                if t[mid] <= an { lo = mid } else { hi = mid }
-            }
-            let f = t[hi] > t[lo] ? (an - t[lo]) / (t[hi] - t[lo]) : 0
-            return (Double(lo) + f) / 50
-        }
-        let s = sin(circleTheta(ofNormArea: an) / 4)
-        return s * s
-    }
-
-    /// The central angle θ (radians) of a circle segment whose A/Afull = (θ − sin θ)/2π is `an`,
-    /// for segments below y/D = 0.04: Newton from the series inversion θ ≈ u + u³/60, u = ∛(12π·an),
-    /// kept inside the bracket [0, θ(0.04)].
-    static func circleTheta(ofNormArea an: Double) -> Double {
-        let target = 2 * Double.pi * an
-        var lo = 0.0, hi = smallCircleTheta
-        let u = cbrt(6 * target)
-        var theta = min(u + u * u * u / 60, hi)
-        if !(theta > 0) { return 0 }
-        for _ in 0..<12 {
-            let g = theta - sin(theta) - target
-            // θ − sin θ carries a rounding error of about ulp(θ): below it there is nothing to gain.
-            if abs(g) <= 1e-15 * theta { break }
-            if g < 0 { lo = theta } else { hi = theta }
-            let dg = 1 - cos(theta)
-            var next = dg > 0 ? theta - g / dg : 0.5 * (lo + hi)
-            if !(next > lo && next < hi) { next = 0.5 * (lo + hi) }
-            let done = abs(next - theta) <= 1e-9 * theta
-            theta = next
-            // Newton converges quadratically: once a step is below 1e-9·θ the next is below 1e-18.
-            if done { break }
-        }
-        return theta
-    }
-
-    /// θ at y/D = 0.04, where `area(_:)` switches from the exact circle to its table.
-    static let smallCircleTheta = circleTheta(0.04)
-
-    /// Section factor A·R^(2/3) of flow area `a` (m²), the same as `sectionFactor(depth(ofArea: a))`
-    /// but without the round trip through depth for shallow flow in circles.
+    /// Section factor A·R^(2/3) of flow area `a` (m²): for circles SWMM's circ_getSofA (the segment's
+    /// angle below A/Afull = 0.04, the S table above), for tabulated shapes their S table, otherwise
+    /// `sectionFactor(depth(ofArea: a))`.
     func sectionFactor(ofArea a: Double) -> Double {
         if a <= 0 { return 0 }
-        if form == .circular, a < aFull * SectionGeometry.circleArea[2] {
-            let theta = SectionGeometry.circleTheta(ofNormArea: a / aFull)
-            guard theta > 0 else { return 0 }
-            let r = rFull * (1 - sin(theta) / theta)
-            return a * pow(r, 2.0 / 3.0)
+        if form == .circular {
+            let alpha = a / aFull
+            if alpha < 0.04 { return sFull * SectionGeometry.swmmCircleSectionFactor(ofNormArea: alpha) }
+            return sFull * SectionGeometry.tableLookup(alpha, SectionGeometry.circleSectionFactor)
         }
         if form == .tabulated, let psi = registered({ $0.sectionFactor(min(1, a / aFull)) }) ?? nil { return sFull * psi }
         return sectionFactor(depth(ofArea: a))
@@ -444,13 +404,15 @@ struct SectionGeometry: Sendable {
         return b
     }
 
-    /// The flow area whose section factor is `s` (SWMM xsect_getAofS): circles invert the S table
-    /// linearly, as SWMM does; other shapes solve for depth.
+    /// The flow area whose section factor is `s` (SWMM xsect_getAofS): circles as SWMM's circ_getAofS
+    /// (the segment's angle up to S/Sfull = 0.015, the S table inverted linearly above); other
+    /// shapes solve for depth.
     func area(ofSectionFactor s: Double) -> Double {
         if s <= 0 { return 0 }
         if form == .circular {
-            let psi = s / sFull
+            let psi = min(s, sMax) / sFull
             if psi >= 1 { return aFull }
+            if psi <= 0.015 { return aFull * SectionGeometry.swmmCircleArea(ofNormSectionFactor: psi) }
             let t = SectionGeometry.circleSectionFactor
             // The first i with t[i + 1] > ψ (at most count − 2). The table rises to its peak and
             // stays above 1 > ψ after it, so a binary search finds the same i as a walk from 0.

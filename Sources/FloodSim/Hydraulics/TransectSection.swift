@@ -201,16 +201,19 @@ struct ProfileSection: RelativeSection, Hashable {
         guard an > 0 else { return 0 }
         return an * pow(SectionTable.lookup(depth(an), profile.radius), 2.0 / 3.0)
     }
-    /// The area on the rising branch (up to the table's peak) whose S/Sfull is `psi`, by bisection.
+    /// The area whose S/Sfull is `psi` as SWMM's generic_getAofS finds it for transects and shape
+    /// curves: ψ capped at the table's peak; between 1 and the peak (when the peak is above the full
+    /// section factor) on the falling branch [peak area, 1], otherwise on [0, peak area]; by SWMM's
+    /// safeguarded Newton (findroot_Newton) from the bracket's middle to 1e-4 of the full area, with
+    /// dS/dA as SWMM's central difference over ±0.001 of the full area.
     func area(ofSectionFactor psi: Double) -> Double? {
         guard psi > 0 else { return 0 }
-        var lo = 0.0, hi = peakArea
-        if (sectionFactor(hi) ?? 0) <= psi { return hi }
-        for _ in 0..<60 {
-            let mid = 0.5 * (lo + hi)
-            if (sectionFactor(mid) ?? 0) < psi { lo = mid } else { hi = mid }
-            if hi - lo < 1e-14 { break }
+        if psi >= peakRatio { return peakArea }
+        let aNeg = psi >= 1 && peakRatio > 1 ? 1.0 : 0.0
+        return SectionGeometry.swmmNewton(aNeg, peakArea, start: 0.5 * (aNeg + peakArea), tolerance: 1e-4) { a in
+            let lo = max(0, a - 0.001), hi = a + 0.001
+            let slope = ((sectionFactor(hi) ?? 0) - (sectionFactor(lo) ?? 0)) / (hi - lo)
+            return ((sectionFactor(a) ?? 0) - psi, slope)
         }
-        return 0.5 * (lo + hi)
     }
 }
