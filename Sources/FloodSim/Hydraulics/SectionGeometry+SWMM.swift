@@ -38,9 +38,16 @@ extension SectionGeometry {
             let theta = cbrt(37.6911 * alpha)
             return pow(theta, 13.0 / 3.0) / 124.4797
         }
-        let theta = swmmCircleTheta(ofNormArea: alpha)
+        return circleSectionFactor(theta: swmmCircleTheta(ofNormArea: alpha))
+    }
+
+    /// S/Sfull of a circle segment of central angle θ: (θ − sin θ)^(5/3) / (2π·θ^(2/3)), written
+    /// with one cube root, (θ − sin θ)·∛((θ − sin θ)/θ)² / 2π.
+    @inline(__always)
+    static func circleSectionFactor(theta: Double) -> Double {
         let segment = theta - sin(theta)
-        return pow(segment, 5.0 / 3.0) / (2 * Double.pi) / pow(theta, 2.0 / 3.0)
+        let c = cbrt(segment / theta)
+        return segment * c * c / (2 * Double.pi)
     }
 
     /// y/D of a circle at A/Afull = `alpha` from the segment's angle (SWMM's getYcircular):
@@ -76,7 +83,7 @@ extension SectionGeometry {
         for _ in 0..<40 {
             theta = abs(theta)
             let segment = theta - sin(theta)
-            let segment23 = pow(segment, 2.0 / 3.0)
+            let segment23 = cbrt(segment * segment)
             let theta13 = cbrt(theta)
             let value = target * theta / theta13 - segment * segment23
             let slope = target * (2.0 / 3.0) / theta13 - 5.0 / 3.0 * segment23 * (1 - cos(theta))
@@ -94,13 +101,28 @@ extension SectionGeometry {
     func circleSectionFactorSlope(ofArea a: Double) -> Double {
         let alpha = a / aFull
         if alpha <= 1e-30 { return 1e-30 }
-        if alpha < 0.04 {
-            let theta = SectionGeometry.swmmCircleTheta(ofNormArea: alpha)
-            let r = a / (theta * yFull / 2)
-            let dPdA = 4 / yFull / (1 - cos(theta))
-            return (5.0 / 3.0 - 2.0 / 3.0 * dPdA * r) * pow(r, 2.0 / 3.0)
-        }
+        if alpha < 0.04 { return circleSectionFactorSlope(ofArea: a, theta: SectionGeometry.swmmCircleTheta(ofNormArea: alpha)) }
         return SectionGeometry.tableSlope(alpha, SectionGeometry.circleSectionFactor) * sFull / aFull
+    }
+
+    /// A circle's dS/dA at flow area `a` whose segment's central angle is θ.
+    @inline(__always)
+    private func circleSectionFactorSlope(ofArea a: Double, theta: Double) -> Double {
+        let r = a / (theta * yFull / 2)
+        let dPdA = 4 / yFull / (1 - cos(theta))
+        return (5.0 / 3.0 - 2.0 / 3.0 * dPdA * r) * cbrt(r * r)
+    }
+
+    /// The section factor and dS/dA at flow area `a` (what SWMM's kinematic-wave Newton evaluates
+    /// at each step), equal to `sectionFactor(ofArea:)` and `sectionFactorSlope(ofArea:)`: a shallow
+    /// circle's segment angle is found once for both.
+    @inline(__always)
+    func sectionFactorAndSlope(ofArea a: Double) -> (value: Double, slope: Double) {
+        guard form == .circular else { return (sectionFactor(ofArea: a), sectionFactorSlope(ofArea: a)) }
+        let alpha = a / aFull
+        guard alpha > 1e-5 && alpha < 0.04 else { return (sectionFactor(ofArea: a), circleSectionFactorSlope(ofArea: a)) }
+        let theta = SectionGeometry.swmmCircleTheta(ofNormArea: alpha)
+        return (sFull * SectionGeometry.circleSectionFactor(theta: theta), circleSectionFactorSlope(ofArea: a, theta: theta))
     }
 
     /// The slope of a table over equal intervals of [0, 1] in the interval holding `x` (the last
@@ -138,7 +160,7 @@ extension SectionGeometry {
                 default:
                     dPdA = 2 / b
                 }
-                return (5.0 / 3.0 - 2.0 / 3.0 * dPdA * r) * pow(r, 2.0 / 3.0)
+                return (5.0 / 3.0 - 2.0 / 3.0 * dPdA * r) * cbrt(r * r)
             }
         case .tabulated:
             if let s = registered({ $0.sectionFactorTable }) ?? nil {
