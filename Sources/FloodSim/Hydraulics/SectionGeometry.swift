@@ -60,12 +60,7 @@ struct SectionGeometry: Sendable {
         let alpha = Double(i) / 50
         if alpha <= 0 { return 0 }
         if alpha >= 1 { return 1 }
-        var lo = 0.0, hi = 1.0
-        for _ in 0..<60 {
-            let mid = 0.5 * (lo + hi)
-            if circleNormArea(mid) < alpha { lo = mid } else { hi = mid }
-        }
-        return alpha * pow(circleNormRadius(0.5 * (lo + hi)), 2.0 / 3.0)
+        return alpha * pow(circleNormRadius(circleDepth[i]), 2.0 / 3.0)
     }
 
     /// y/D of a circle at A/Afull = i/50 (SWMM's Y_Circ, here exact like the tables above): depth
