@@ -13,6 +13,8 @@ started, ended = {}, set()
 with open(sys.argv[1], encoding="utf-8", errors="replace") as transcript:
     for line in transcript:
         # Test cases of a parameterised test have no end line of their own; its test has one.
+        # Two threads' lines can be glued into one ("◇ Test a(◇ Test b started."): the last start counts.
+        line = line[line.rfind("◇ "):] if "◇ " in line else line
         m = re.match(r"◇ (Test|Suite) (?!case passing )(.*) started\.$", line.rstrip("\n"))
         if m:
             started.setdefault(m.group(2), m.group(1))

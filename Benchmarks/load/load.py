@@ -4,8 +4,10 @@
 
 spatialite, postgis: `citytwin serve` on a fresh store of 200 shelters under wrk (CONNECTIONS
 connections, 2 threads, mixed.lua: item pages, bbox pages, tiles, single features, one write in
-WRITE_EVERY requests) plus 2 writers here that keep every id the server acknowledged (201) and a
-prober reading a page every 50 ms. Promise: no 5xx, no socket error, every acknowledged write
+WRITE_EVERY requests) plus 2 writers here that keep every id the server acknowledged (201), a
+prober reading a page every 50 ms and a sampler reading wrk's URLs back to back on one more
+connection. wrk's latency mixes reads and writes: the summary's read_latency_ms (the sampler's)
+and write_latency_ms (the writers') hold them apart. Promise: no 5xx, no socket error, every acknowledged write
 present afterwards (each writer's id read back; the layer holds exactly the base plus every 201),
 RSS growth < 20 % (from the end of a warm-up to the end of the run).
 restart: postgis with PostgreSQL restarted twice mid-run (pg_ctl restart -m fast at 1/3 of the run,
@@ -198,6 +200,7 @@ before = feature_count()
 lock = threading.Lock()
 acknowledged, writer_statuses, writer_errors = [], {}, []
 probes = []   # (monotonic, status or None, ms)
+write_ms, read_ms = [], []   # the writers' POSTs, the sampler's GETs (wrk's latency mixes reads and writes)
 stop = time.monotonic() + seconds
 
 
@@ -209,11 +212,14 @@ def writer(n):
         k += 1
         fid = f"writer-{n}-{k}"
         try:
+            t0 = time.monotonic()
             conn.request("POST", "/collections/shelters/items", feature(fid, wr).encode(),
                          {"Content-Type": "application/json", "Authorization": f"Bearer {token}"})
             r = conn.getresponse()
             r.read()
+            ms = (time.monotonic() - t0) * 1000
             with lock:
+                write_ms.append(ms)
                 writer_statuses[r.status] = writer_statuses.get(r.status, 0) + 1
                 if r.status == 201:
                     acknowledged.append(fid)
@@ -237,6 +243,35 @@ def prober():
         time.sleep(0.05)
 
 
+def sampler():
+    """Reads alone, timed: wrk's URL list in wrk's order on one keep-alive connection, back to back
+    (one more connection beside wrk's), so that reads' latency is known apart from the writes'."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    n = 0
+    while time.monotonic() < stop:
+        n += 1
+        path = paths[(n * 7919) % len(paths)]
+        t0 = time.monotonic()
+        try:
+            conn.request("GET", path)
+            r = conn.getresponse()
+            r.read()
+            if r.status == 200:
+                with lock:
+                    read_ms.append((time.monotonic() - t0) * 1000)
+        except (OSError, http.client.HTTPException):
+            conn.close()
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+
+
+def percentiles(values):
+    v = sorted(values)
+    if not v:
+        return None
+    at = lambda q: round(v[min(len(v) - 1, int(q * len(v)))], 1)
+    return {"n": len(v), "p50": at(0.5), "p99": at(0.99), "max": round(v[-1], 1)}
+
+
 restarts = []   # (mode, wall-clock start, monotonic start, monotonic accepting)
 
 
@@ -248,7 +283,7 @@ def restarter():
         restarts.append((mode, wall, t0, time.monotonic()))
 
 
-helpers = [threading.Thread(target=writer, args=(i,)) for i in range(2)] + [threading.Thread(target=prober)]
+helpers = [threading.Thread(target=writer, args=(i,)) for i in range(2)] + [threading.Thread(target=prober), threading.Thread(target=sampler)]
 if backend == "restart":
     helpers.append(threading.Thread(target=restarter))
 for t in helpers:
@@ -269,6 +304,7 @@ expected = before + result["created"] + len(acknowledged)
 
 summary = {"backend": name, "seconds": seconds, "connections": connections, "wrk": result,
            "writers": {"acknowledged": len(acknowledged), "statuses": writer_statuses, "socket_errors": writer_errors[:10]},
+           "read_latency_ms": percentiles(read_ms), "write_latency_ms": percentiles(write_ms),
            "features": {"expected_at_least": expected, "found": matched}, "lost_acknowledged_writes": lost[:20],
            "rss_kib": {"start": rss_start, "end": rss_end, "growth_percent": round((rss_end - rss_start) * 100 / rss_start, 1)}}
 problems = []

@@ -204,4 +204,28 @@ struct QueryPlanTests {
         let journal = try await Self.plans(store, reading: "audit_log") { _ = try await store.layers(for: .admin) }
         Self.expectIndexed(journal, "the layer list's last changes", table: "audit_log")
     }
+
+    @Test
+    func aWriteOnPostGISReadsAndWritesThroughTheIndexes() async throws {
+        // A write on PostGIS is one read of the state it is planned against and one write of its
+        // rows (issue 57 §4): the current version it replaces found by an index on the feature id, the version it closes by its row id, never the layer's whole table.
+        guard StoreBackend.available.contains(.postGIS) else { return }
+        let store = try await Self.seeded(.postGIS)
+        let moved = Fixtures.shelter("s01234", 114.5, 30.5, name: "避难所 1234 (moved)")
+        let plans = try await Self.plans(store) {
+            try await store.upsert(layer: "shelters", features: [moved], by: Fixtures.emergency, at: Fixtures.t0.addingTimeInterval(60))
+        }
+        #expect(plans.count == 2, "the write sent \(plans.count) statements naming the layer: \(plans)")
+        // By feature id: the index of current versions or that of versions (fid, valid_from), as the planner likes.
+        #expect(plans.contains { $0.sql.hasPrefix("SELECT") && $0.steps.contains { $0.contains("using f_shelters_current") || $0.contains("using f_shelters_versions") } },
+                "the state read does not find the current version by its id: \(plans)")
+        #expect(plans.contains { $0.sql.hasPrefix("WITH") && $0.steps.contains { $0.contains("using f_shelters_pkey") } },
+                "the write does not close the version by its row id: \(plans)")
+        Self.expectIndexed(plans, "a write's state read and its rows")
+        let stored = try await store.feature(layer: "shelters", id: "s01234", by: .admin)
+        #expect(stored?.geometry == moved.geometry)
+        let history = try await store.history(layer: "shelters", featureID: "s01234", by: .admin)
+        #expect(history.count == 2)
+        #expect(try await (store as? PostGISStore)?.verifyAuditChain(by: .admin) == true)
+    }
 }

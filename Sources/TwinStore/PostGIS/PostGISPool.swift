@@ -62,7 +62,7 @@ struct PostGISPool: Sendable {
     func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws -> T {
         let handoff = ConnectionHandoff()
         let (client, wait) = (client, connectionWait)
-        // The lease is held by a task of its own until `release`; a timer ends the wait.
+        // The lease is held by a task of its own until `release`; the shared clock ends the wait.
         let holder = Task {
             do {
                 try await client.withConnection { await handoff.hold($0) }
@@ -70,9 +70,9 @@ struct PostGISPool: Sendable {
                 handoff.fail(Task.isCancelled ? CancellationError() : Self.unavailable(error) ?? error)
             }
         }
-        let timer = Task {
-            guard (try? await Task.sleep(for: wait)) != nil else { return }
+        let timer = DeadlineClock.shared.schedule(after: wait) { _ in
             handoff.fail(Self.noConnection(within: wait))  // no effect once the connection was handed over
+            return nil
         }
         let connection: PostgresConnection
         do {
@@ -81,9 +81,9 @@ struct PostGISPool: Sendable {
             } onCancel: {
                 handoff.fail(CancellationError())
             }
-            timer.cancel()
+            DeadlineClock.shared.cancel(timer)
         } catch {
-            timer.cancel()
+            DeadlineClock.shared.cancel(timer)
             holder.cancel()  // withdraws the lease request (a connection that comes anyway goes straight back)
             handoff.release()
             throw error

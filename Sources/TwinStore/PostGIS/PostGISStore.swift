@@ -24,6 +24,9 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     /// The time the job table reads (`JobClock`).
     public let jobClock = JobClock()
     let logger = Logger(label: "citytwin.postgis")
+    /// The writes of this store that may hold a pooled connection at once (`WriterSlots`): one
+    /// under the write lock, one waiting for it.
+    let writers = WriterSlots(limit: 2)
     /// The task running the pool when the store owns its client; `nil` for a shared client.
     private let runner: Task<Void, Never>?
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Runs `operation` for at most `limit`: when it has not returned by then it is cancelled and
 /// `expired()` is thrown in place of whatever the cancelled operation throws. An operation that
@@ -24,13 +25,17 @@ public func withDeadline<T: Sendable>(_ limit: Duration, abandonAfter: Duration 
     let work = Task {
         do { outcome.settle(.success(try await operation())) } catch { outcome.settle(.failure(error)) }
     }
-    let timer = Task {
-        guard (try? await Task.sleep(for: limit)) != nil else { return }
-        work.cancel()
-        guard (try? await Task.sleep(for: abandonAfter)) != nil else { return }
+    // The time limit is an entry on the shared clock, not a sleeping task of its own (issue 57:
+    // one timer task a store query, through dispatch's timer thread, cost about 6 % of `serve`'s CPU).
+    let timer = DeadlineClock.shared.schedule(after: limit) { fired in
+        if fired == 0 {
+            work.cancel()
+            return abandonAfter
+        }
         outcome.settle(.failure(expired()), byOperation: false)
+        return nil
     }
-    defer { timer.cancel() }
+    defer { DeadlineClock.shared.cancel(timer) }
     do {
         return try await withTaskCancellationHandler {
             try await outcome.value()
@@ -42,6 +47,78 @@ public func withDeadline<T: Sendable>(_ limit: Duration, abandonAfter: Duration 
         // The operation's own error after the time was up (its cancellation) reads as the deadline's.
         if !Task.isCancelled, work.isCancelled, outcome.isSettledByOperation { throw expired() }
         throw error
+    }
+}
+
+/// One clock for every deadline of the process: entries due at an instant, checked by one task
+/// that wakes every `tick` while there are entries (and ends when there are none), so that
+/// arming and disarming a deadline is a dictionary update under a lock. A deadline fires up to
+/// one tick late.
+final class DeadlineClock: Sendable {
+    /// The process's clock (10 ms ticks).
+    static let shared = DeadlineClock(tick: .milliseconds(10))
+
+    /// What an entry does when due, told how many times it was due before: `nil` when done, or
+    /// a duration after which it is due again.
+    typealias Action = @Sendable (Int) -> Duration?
+
+    private struct Entry {
+        var due: ContinuousClock.Instant
+        var action: Action
+        var fired = 0
+    }
+
+    private struct State {
+        var entries: [UInt64: Entry] = [:]
+        var issued: UInt64 = 0
+        var ticking = false
+    }
+
+    private let tick: Duration
+    private let state = Mutex(State())
+
+    init(tick: Duration) {
+        self.tick = tick
+    }
+
+    /// Calls `action` (on the clock's task) once `delay` has passed, unless `cancel` came first.
+    func schedule(after delay: Duration, _ action: @escaping Action) -> UInt64 {
+        let entry = Entry(due: ContinuousClock.now + delay, action: action)
+        let (id, start) = state.withLock { (s: inout State) -> (UInt64, Bool) in
+            s.issued += 1
+            s.entries[s.issued] = entry
+            defer { s.ticking = true }
+            return (s.issued, !s.ticking)
+        }
+        if start { Task.detached { await self.run() } }
+        return id
+    }
+
+    /// Disarms the entry `id` (nothing when it has fired and is done).
+    func cancel(_ id: UInt64) {
+        _ = state.withLock { $0.entries.removeValue(forKey: id) }
+    }
+
+    private func run() async {
+        while true {
+            try? await Task.sleep(for: tick)
+            let now = ContinuousClock.now
+            let due = state.withLock { (s: inout State) -> [(UInt64, Entry)] in
+                let due = s.entries.filter { $0.value.due <= now }.map { ($0.key, $0.value) }
+                for (id, _) in due { s.entries[id] = nil }
+                return due
+            }
+            for (id, entry) in due {
+                if let again = entry.action(entry.fired) {
+                    state.withLock { $0.entries[id] = Entry(due: now + again, action: entry.action, fired: entry.fired + 1) }
+                }
+            }
+            let stop = state.withLock { (s: inout State) -> Bool in
+                if s.entries.isEmpty { s.ticking = false }
+                return !s.ticking
+            }
+            if stop { return }
+        }
     }
 }
 

@@ -34,12 +34,16 @@ extension SpatiaLiteStore {
 }
 
 extension PostGISStore {
-    /// The SELECTs on `table` (in this store's schema) that `body` made, each with its plan. The
-    /// pool may be shared with stores in other schemas: only this store's table counts.
+    /// The SELECTs on `table` (in this store's schema) that `body` made, each with its plan, and
+    /// the statements of a write naming it (`WITH`, data-modifying: `EXPLAIN` plans them without
+    /// running them). The pool may be shared with stores in other schemas: only this store's table counts.
     func plans(reading table: String, during body: () async throws -> Void) async throws -> [QueryPlan] {
         client.statements.start()
         do { try await body() } catch { _ = client.statements.stop(); throw error }
-        let sent = client.statements.stop().filter { SpatiaLiteStore.reads($0.sql, table: "\(schema).\(table)") }
+        let qualified = "\(schema).\(table)"
+        let sent = client.statements.stop().filter {
+            SpatiaLiteStore.reads($0.sql, table: qualified) || ($0.sql.hasPrefix("WITH") && $0.sql.contains(" \(qualified) "))
+        }
         var plans: [QueryPlan] = []
         for q in sent {
             var text = ""
