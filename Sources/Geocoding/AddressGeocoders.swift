@@ -4,32 +4,22 @@ import GeoCore
 import ProcessRuntime
 import TwinStore
 
-/// The address geocoders the `geocoding` process and the `/geocode` route answer with, built once
-/// per store and view of the standard addresses, and rebuilt when the change feed shows the
-/// addresses layer changed (a call costs one change-feed query, not a whole-layer index build).
+/// The address geocoders the `geocoding` process and the `/geocode` route answer with: one index
+/// per store and view of the standard addresses (`LayerDerivedCache`), built again when the change
+/// feed shows the addresses layer changed (a call costs one change-feed query, not an index build).
 ///
 /// Callers who see the same addresses share one geocoder: the view is the set of the layer's
-/// sensitive attributes masked for the caller (none for `addresses`: every reader shares one),
-/// so memory is one index per view, not one per department. A build runs at most once at a
-/// time per view; requests arriving meanwhile wait for it, or, when they accept it (`/geocode`),
-/// are answered by the previous index while the new one builds, and are told so. `serve`
-/// builds the index when it starts (`prepare`), so no request pays for the first build.
-public actor AddressGeocoders {
+/// sensitive attributes masked for the caller (none for `addresses`: every reader shares one).
+/// Requests arriving during a build wait for it, or, when they accept it (`/geocode`), are answered
+/// by the previous index while the new one builds, and are told so. `serve` builds the index when
+/// it starts (`prepare`), so no request pays for the first build.
+public struct AddressGeocoders: Sendable {
     /// The geocoders shared by every request of this server or worker.
     public static let shared = AddressGeocoders()
     /// The standard address layer.
     public static let layer = "addresses"
 
-    private struct Key: Hashable {
-        var store: ObjectIdentifier
-        /// The attributes masked for the caller.
-        var masked: [String]
-    }
-    private struct Entry {
-        var built: (geocoder: AddressGeocoder, sequence: Int64)?
-        var building: Task<AddressGeocoder, any Error>?
-    }
-    private var entries: [Key: Entry] = [:]
+    private let cache = LayerDerivedCache<AddressGeocoder>(layers: [layer]) { store, caller in try await build(store, caller) }
 
     /// A geocoder, and whether it is the previous index answering while a newer one builds.
     public struct Lookup: Sendable {
@@ -52,54 +42,18 @@ public actor AddressGeocoders {
     /// since the last build starts a rebuild and the previous index answers meanwhile
     /// (`rebuilding` says so); without, the call waits for the rebuild.
     public func lookup(for store: any FeatureStore, by caller: Caller, acceptingPrevious: Bool) async throws -> Lookup {
-        guard type(of: store) is AnyClass else { return Lookup(geocoder: try await Self.build(store, caller), rebuilding: false) }
-        guard let definition = try await store.layerDefinition(Self.layer, for: caller) else {
+        guard try await store.layerDefinition(Self.layer, for: caller) != nil else {
             throw ScenarioError(.missingLayer, "no standard addresses (layer \(Self.layer)) the caller may read")
         }
-        let masked = definition.sensitive.filter { !AccessPolicy.seesClearValue(of: $0, in: definition, caller) }.map(\.attribute).sorted()
-        let key = Key(store: ObjectIdentifier(store as AnyObject), masked: masked)
-        guard let built = entries[key]?.built else {
-            return Lookup(geocoder: try await startBuild(key, store, caller).value, rebuilding: false)
-        }
-        let (changed, since) = try await store.changes(to: [Self.layer], since: built.sequence, by: caller)
-        if !changed {
-            // Later checks read the journal from here on (unless a newer build replaced the entry meanwhile).
-            if entries[key]?.built?.sequence == built.sequence { entries[key]?.built?.sequence = since }
-            return Lookup(geocoder: built.geocoder, rebuilding: false)
-        }
-        let rebuild = startBuild(key, store, caller)
-        if acceptingPrevious { return Lookup(geocoder: built.geocoder, rebuilding: true) }
-        return Lookup(geocoder: try await rebuild.value, rebuilding: false)
+        let found = try await cache.lookup(for: store, by: caller, acceptingPrevious: acceptingPrevious)
+        return Lookup(geocoder: found.value, rebuilding: found.rebuilding)
     }
 
     /// Builds the clear view's geocoder now (the administrator's: unmasked), so the first
     /// request does not wait for it. Errors (no addresses yet) are returned, not thrown.
     @discardableResult
     public func prepare(_ store: any FeatureStore) async -> (any Error)? {
-        do { _ = try await geocoder(for: store, by: .admin); return nil } catch { return error }
-    }
-
-    /// The running build of `key`, or a new one.
-    private func startBuild(_ key: Key, _ store: any FeatureStore, _ caller: Caller) -> Task<AddressGeocoder, any Error> {
-        if let running = entries[key]?.building { return running }
-        let task = Task<AddressGeocoder, any Error> {
-            do {
-                let sequence = try await store.latestChange()  // before the build: a change during it is seen next time
-                let geocoder = try await Self.build(store, caller)
-                self.finished(key, geocoder, sequence)
-                return geocoder
-            } catch {
-                self.finished(key, nil, 0)
-                throw error
-            }
-        }
-        entries[key, default: Entry()].building = task
-        return task
-    }
-
-    private func finished(_ key: Key, _ geocoder: AddressGeocoder?, _ sequence: Int64) {
-        entries[key, default: Entry()].building = nil
-        if let geocoder { entries[key]?.built = (geocoder, sequence) }
+        await cache.prepare(store)
     }
 
     static func build(_ store: any FeatureStore, _ caller: Caller) async throws -> AddressGeocoder {

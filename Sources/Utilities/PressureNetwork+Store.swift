@@ -33,6 +33,32 @@ public struct PressureNetworkLayers: Sendable, Hashable {
     public var ids: [String] { [nodes, mains, valves, customers] }
 }
 
+/// The water and gas networks the utility processes answer from: read once per store and view
+/// (`LayerDerivedCache`: which layers the caller reads, which attributes are masked for it) and
+/// read again when the change feed shows one of the network's layers, or one the critical customers
+/// are found from (hospitals, shelters, buildings, addresses), changed. An emergency team isolating
+/// main after main waits for the isolation, not for the network's layers to be read each time.
+public struct StorePressureNetworks: Sendable {
+    /// The networks shared by every process of this server or worker.
+    public static let shared = StorePressureNetworks()
+
+    private let caches: [PressureNetworkLayers: LayerDerivedCache<StorePressureNetwork>]
+
+    public init(criticalRule: UtilityNetworkCriticalCustomers = .init()) {
+        caches = Dictionary(uniqueKeysWithValues: PressureNetworkLayers.all.map { layers in
+            (layers, LayerDerivedCache(layers: Set(layers.ids + criticalRule.facilityLayers + ["buildings", "addresses"])) { store, caller in
+                try await StorePressureNetwork.load(layers, from: store, by: caller, criticalRule: criticalRule)
+            })
+        })
+    }
+
+    /// `layers`' network as `caller` reads it now; as `StorePressureNetwork.load`.
+    public func network(_ layers: PressureNetworkLayers, in store: any FeatureStore, by caller: Caller) async throws -> StorePressureNetwork {
+        guard let cache = caches[layers] else { return try await StorePressureNetwork.load(layers, from: store, by: caller) }
+        return try await cache.value(for: store, by: caller)
+    }
+}
+
 /// A pressurised network of the one map (water supply or gas, `PressureNetworkLayers`) as a
 /// `WaterNetwork`, with the features behind every id and the critical customers derived from
 /// hospitals and shelters.

@@ -302,6 +302,41 @@ struct UtilityNetworkStoreTests {
         #expect(burst.isolation.connectionsCutOff == ["C1", "C2"])
     }
 
+    @Test("the shared networks are read once and again when a layer changes: opening a normally closed valve changes the next isolation")
+    func cachedNetworkFollowsEdits() async throws {
+        let district = try UtilityDistrict.district.get()
+        func like(_ layer: String, _ id: String, _ changes: [String: JSONValue]) throws -> Feature {
+            var f = try #require(district[layer: layer].first)
+            f.id = .string(id)
+            f.properties.merge(changes) { $1 }
+            return f
+        }
+        let store = try await UtilityDistrict.emptyStore(["water_nodes", "water_mains", "water_valves", "water_connections"])
+        try await store.insert(layer: "water_nodes", features: [
+            try like("water_nodes", "S", ["node_type": "水源"]), try like("water_nodes", "A", ["node_type": "节点"]),
+            try like("water_nodes", "B", ["node_type": "节点"]),
+        ], by: .admin, at: nil)
+        try await store.insert(layer: "water_mains", features: [
+            try like("water_mains", "M1", ["from_node": "S", "to_node": "A"]), try like("water_mains", "M2", ["from_node": "A", "to_node": "B"]),
+        ], by: .admin, at: nil)
+        try await store.insert(layer: "water_valves", features: [
+            try like("water_valves", "V1", ["main": "M1", "near_node": "S", "status": "常开"]),
+            try like("water_valves", "V2", ["main": "M2", "near_node": "A", "status": "常闭"]),
+        ], by: .admin, at: nil)
+        try await store.insert(layer: "water_connections", features: [
+            try like("water_connections", "C2", ["main": "M2", "address_code": "X2"]),
+        ], by: .admin, at: nil)
+        let networks = StorePressureNetworks()
+        // V2 is normally closed: M2 hangs dry off A, nothing to close for a burst on it.
+        #expect(try await networks.network(.water, in: store, by: .admin).isolate(main: "M2").isolation.valvesToClose.isEmpty)
+        #expect(try await networks.network(.water, in: store, by: .admin).isolate(main: "M2").isolation.valvesToClose.isEmpty)
+        try await store.upsert(layer: "water_valves", features: [try like("water_valves", "V2", ["main": "M2", "near_node": "A", "status": "常开"])],
+                               by: .admin, at: nil)
+        // Opened, it is the valve to close.
+        let burst = try await networks.network(.water, in: store, by: .admin).isolate(main: "M2")
+        #expect(burst.isolation.valvesToClose == ["V2"] && burst.isolation.connectionsCutOff == ["C2"])
+    }
+
     @Test("connections supplying hospitals and shelters are critical, and a burst on their main names them")
     func criticalCustomers() async throws {
         let (store, district) = try await UtilityDistrict.store()

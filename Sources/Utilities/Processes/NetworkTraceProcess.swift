@@ -77,7 +77,7 @@ public struct NetworkTraceProcess: TypedProcess {
         let trace: NetworkTrace, collection: FeatureCollection
         do {
             if let layers = r.pressure {
-                let network = try await StorePressureNetwork.load(layers, from: store, by: caller)
+                let network = try await StorePressureNetworks.shared.network(layers, in: store, by: caller)
                 try await progress.report(50)
                 trace = try network.trace(from: r.from, closedValves: r.closedValves)
                 collection = network.features(of: trace)

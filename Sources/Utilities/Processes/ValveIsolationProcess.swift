@@ -76,7 +76,7 @@ public struct ValveIsolationProcess: TypedProcess {
 
     public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         try await progress.report(0)
-        let network = try await StorePressureNetwork.load(r.network, from: store, by: caller)
+        let network = try await StorePressureNetworks.shared.network(r.network, in: store, by: caller)
         try await progress.report(50)
         do {
             return try network.isolate(main: r.main, failedValves: r.failed).json()
