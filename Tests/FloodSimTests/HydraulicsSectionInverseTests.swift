@@ -79,9 +79,10 @@ struct HydraulicsSectionInverseTests {
     func sectionFactorOfArea() throws {
         for (name, cs) in Self.sections {
             let x = try SectionGeometry(cs)
-            // A circle's S is SWMM's S table over A/Afull (linear between exact entries), the route
-            // through depth interpolates A, R over y/D: they differ by up to 0.5 % of sFull.
-            let tolerance = cs.shape == .circular ? 5e-3 : 1e-9
+            // A circle's S is SWMM's S table over A/Afull, the route through depth SWMM's Y, A and R
+            // tables (each rounded to 4–5 digits, as published): they differ by up to 0.53 % of sFull
+            // (tables of the exact curve differed by up to 0.5 %).
+            let tolerance = cs.shape == .circular ? 6e-3 : 1e-9
             for f in [1e-4, 0.01, 0.03, 0.2, 0.6, 0.95] {
                 let a = f * x.aFull
                 let direct = x.sectionFactor(ofArea: a)

@@ -50,32 +50,50 @@ struct SectionGeometry: Sendable {
     }
 
     static let circleTableSize = 51
-    /// A/Afull, R/Rfull, W/Wmax of a circle at y/D = i/50.
-    static let circleArea: [Double] = (0..<circleTableSize).map { circleNormArea(Double($0) / 50) }
-    static let circleRadius: [Double] = (0..<circleTableSize).map { circleNormRadius(Double($0) / 50) }
-    static let circleWidth: [Double] = (0..<circleTableSize).map { circleNormWidth(Double($0) / 50) }
-
-    /// S/Sfull of a circle at A/Afull = i/50 (SWMM's S_Circ): used to invert Q → A by table.
-    static let circleSectionFactor: [Double] = (0..<circleTableSize).map { i in
-        let alpha = Double(i) / 50
-        if alpha <= 0 { return 0 }
-        if alpha >= 1 { return 1 }
-        return alpha * pow(circleNormRadius(circleDepth[i]), 2.0 / 3.0)
-    }
-
-    /// y/D of a circle at A/Afull = i/50 (SWMM's Y_Circ, here exact like the tables above): depth
-    /// from area by table where SWMM looks it up (A/Afull ≥ 0.04).
-    static let circleDepth: [Double] = (0..<circleTableSize).map { i in
-        let alpha = Double(i) / 50
-        if alpha <= 0 { return 0 }
-        if alpha >= 1 { return 1 }
-        var lo = 0.0, hi = 1.0
-        for _ in 0..<60 {
-            let mid = 0.5 * (lo + hi)
-            if circleNormArea(mid) < alpha { lo = mid } else { hi = mid }
-        }
-        return 0.5 * (lo + hi)
-    }
+    // SWMM 5.2's circle tables as published (xsect.dat: A_Circ, R_Circ, W_Circ over y/D = i/50;
+    // Y_Circ, S_Circ over A/Afull = i/50), read as SWMM reads them (`SectionTable.lookup`): a circle's
+    // area, width and radius are SWMM's at every depth, shallow ones included (the segment's
+    // exact acos and sin there cost 7 % of extran6's instructions and differed from SWMM's table
+    // by up to 1.2 % at y/D = 0.02).
+    /// A/Afull of a circle at y/D = i/50.
+    static let circleArea: [Double] = [
+        0.0, 0.00471, 0.0134, 0.024446, 0.0374, 0.05208, 0.068, 0.08505, 0.1033, 0.12236, 0.1423, 0.1631, 0.1845,
+        0.20665, 0.2292, 0.25236, 0.2759, 0.29985, 0.3242, 0.34874, 0.3736, 0.39878, 0.4237, 0.44907, 0.4745, 0.5,
+        0.5255, 0.55093, 0.5763, 0.60135, 0.6264, 0.65126, 0.6758, 0.70015, 0.7241, 0.74764, 0.7708, 0.79335, 0.8154,
+        0.8369, 0.8576, 0.87764, 0.8967, 0.91495, 0.932, 0.94792, 0.9626, 0.97555, 0.9866, 0.99516, 1.0
+    ]
+    /// R/Rfull of a circle at y/D = i/50 (SWMM's first entry is 0.01, not 0).
+    static let circleRadius: [Double] = [
+        0.01, 0.0528, 0.1048, 0.1556, 0.2052, 0.254, 0.3016, 0.3484, 0.3944, 0.4388, 0.4824, 0.5248, 0.5664, 0.6064,
+        0.6456, 0.6836, 0.7204, 0.7564, 0.7912, 0.8244, 0.8568, 0.888, 0.9176, 0.9464, 0.9736, 1.0, 1.024, 1.048,
+        1.07, 1.0912, 1.11, 1.1272, 1.144, 1.1596, 1.174, 1.1848, 1.194, 1.2024, 1.21, 1.2148, 1.217, 1.2172, 1.215,
+        1.2104, 1.203, 1.192, 1.178, 1.1584, 1.132, 1.094, 1.0
+    ]
+    /// W/Wmax of a circle at y/D = i/50.
+    static let circleWidth: [Double] = [
+        0.0, 0.28, 0.3919, 0.475, 0.5426, 0.6, 0.6499, 0.694, 0.7332, 0.7684, 0.8, 0.8285, 0.8542, 0.8773, 0.898,
+        0.9165, 0.933, 0.9474, 0.96, 0.9708, 0.9798, 0.9871, 0.9928, 0.9968, 0.9992, 1.0, 0.9992, 0.9968, 0.9928,
+        0.9871, 0.9798, 0.9708, 0.96, 0.9474, 0.933, 0.9165, 0.898, 0.8773, 0.8542, 0.8285, 0.8, 0.7684, 0.7332,
+        0.694, 0.6499, 0.6, 0.5426, 0.475, 0.3919, 0.28, 0.0
+    ]
+    /// S/Sfull of a circle at A/Afull = i/50: used to invert Q → A by table. It peaks above 1
+    /// (1.08208 at 0.96) and ends at 1.
+    static let circleSectionFactor: [Double] = [
+        0.0, 0.00529, 0.01432, 0.02559, 0.03859, 0.05304, 0.06877, 0.08551, 0.10326, 0.12195, 0.14144, 0.16162,
+        0.18251, 0.2041, 0.22636, 0.24918, 0.27246, 0.29614, 0.32027, 0.34485, 0.36989, 0.39531, 0.42105, 0.44704,
+        0.47329, 0.4998, 0.52658, 0.55354, 0.58064, 0.60777, 0.63499, 0.66232, 0.68995, 0.7177, 0.74538, 0.77275,
+        0.79979, 0.82658, 0.8532, 0.87954, 0.90546, 0.93095, 0.95577, 0.97976, 1.00291, 1.02443, 1.04465, 1.06135,
+        1.08208, 1.07662, 1.0
+    ]
+    /// y/D of a circle at A/Afull = i/50: depth from area by table where SWMM looks it up
+    /// (A/Afull ≥ 0.04; below, `swmmCircleDepth(ofNormArea:)`).
+    static let circleDepth: [Double] = [
+        0.0, 0.05236, 0.08369, 0.11025, 0.13423, 0.15643, 0.17755, 0.19772, 0.21704, 0.23581, 0.25412, 0.27194,
+        0.28948, 0.30653, 0.32349, 0.34017, 0.35666, 0.37298, 0.38915, 0.40521, 0.42117, 0.43704, 0.45284, 0.46858,
+        0.4843, 0.5, 0.51572, 0.53146, 0.54723, 0.56305, 0.57892, 0.59487, 0.61093, 0.6271, 0.64342, 0.65991,
+        0.67659, 0.6935, 0.71068, 0.72816, 0.74602, 0.76424, 0.78297, 0.80235, 0.8224, 0.84353, 0.86563, 0.8897,
+        0.91444, 0.94749, 1.0
+    ]
 
     static func circleNormWidth(_ yn: Double) -> Double {
         let p: Double = yn * (1 - yn)
@@ -207,17 +225,6 @@ struct SectionGeometry: Sendable {
         return w / 2 * (s + log(x + s) / x)
     }
 
-    @inline(__always)
-    private static func tableLookup(_ yn: Double, _ table: [Double]) -> Double {
-        if yn <= 0 { return table[0] }
-        let n = table.count
-        let pos = yn * Double(n - 1)
-        let i = Int(pos)
-        if i >= n - 1 { return table[n - 1] }
-        let f = pos - Double(i)
-        return table[i] + f * (table[i + 1] - table[i])
-    }
-
     /// Flow area at depth y (m²).
     @inline(__always)
     func area(_ y: Double) -> Double {
@@ -226,9 +233,7 @@ struct SectionGeometry: Sendable {
         switch form {
         case .dummy: return 0
         case .circular:
-            let yn = y / yFull
-            if yn < 0.04 { return aFull * SectionGeometry.circleNormArea(yn) }
-            return aFull * SectionGeometry.tableLookup(yn, SectionGeometry.circleArea)
+            return aFull * SectionTable.lookup(y / yFull, SectionGeometry.circleArea)
         case .filledCircular:
             return Double.pi * b * b / 4 * SectionGeometry.circleNormArea((y + yBot) / b) - aBot
         case .rectClosed, .rectOpen: return b * y
@@ -247,9 +252,7 @@ struct SectionGeometry: Sendable {
         case .dummy: return 0
         case .circular:
             if y >= yFull { return 0 }
-            let yn = y / yFull
-            if yn < 0.04 { return wMax * 2 * (yn * (1 - yn)).squareRoot() }
-            return wMax * SectionGeometry.tableLookup(yn, SectionGeometry.circleWidth)
+            return wMax * SectionTable.lookup(y / yFull, SectionGeometry.circleWidth)
         case .filledCircular:
             if y >= yFull { return 0 }
             let yy = y + yBot
@@ -270,9 +273,7 @@ struct SectionGeometry: Sendable {
         switch form {
         case .dummy: return 0
         case .circular:
-            let yn = y / yFull
-            if yn < 0.04 { return rFull * SectionGeometry.circleNormRadius(yn) }
-            return rFull * SectionGeometry.tableLookup(yn, SectionGeometry.circleRadius)
+            return rFull * SectionTable.lookup(y / yFull, SectionGeometry.circleRadius)
         case .filledCircular:
             let yy = y + yBot
             let p = b / 2 * SectionGeometry.circleTheta(yy / b) - pBot + wBot
@@ -308,7 +309,7 @@ struct SectionGeometry: Sendable {
         case .circular:
             let alpha = a / aFull
             if alpha < 0.04 { return yFull * SectionGeometry.swmmCircleDepth(ofNormArea: alpha) }
-            return yFull * SectionGeometry.tableLookup(alpha, SectionGeometry.circleDepth)
+            return yFull * SectionTable.lookup(alpha, SectionGeometry.circleDepth)
         case .trapezoidal:
             let m = 0.5 * (sL + sR)
             if m <= 0 { return b > 0 ? a / b : 0 }
@@ -334,7 +335,7 @@ struct SectionGeometry: Sendable {
         if form == .circular {
             let alpha = a / aFull
             if alpha < 0.04 { return sFull * SectionGeometry.swmmCircleSectionFactor(ofNormArea: alpha) }
-            return sFull * SectionGeometry.tableLookup(alpha, SectionGeometry.circleSectionFactor)
+            return sFull * SectionTable.lookup(alpha, SectionGeometry.circleSectionFactor)
         }
         if form == .tabulated, let psi = registered({ $0.sectionFactor(min(1, a / aFull)) }) ?? nil { return sFull * psi }
         return sectionFactor(depth(ofArea: a))
