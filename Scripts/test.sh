@@ -88,7 +88,7 @@ lane_a() {
   # mapbox-vector-tile, OWSLib, QGIS, FROST's client, schemathesis (no 5xx).
   CITYTWIN_BIN=$bin_dir/citytwin stage "client tests" 2700 Scripts/client_tests.sh || { echo "test: client tests failed"; return 1; }
   # The web map in headless Chromium: labels, legend, flood depth classes by pixel, sign-in without reload, analyses from clicks (screenshots in artifacts/).
-  stage "web map check" 1500 Scripts/webmap_check.sh || { echo "test: web map check failed"; return 1; }
+  CITYTWIN_BIN=$bin_dir/citytwin stage "web map check" 1500 Scripts/webmap_check.sh || { echo "test: web map check failed"; return 1; }
   # Helsinki built from its OSM extract with its tilemaker base map, served and drawn in headless Chromium (artifacts/basemap*.png).
   CITYTWIN_BIN=$bin_dir/citytwin stage "base map check" 600 Scripts/basemap_check.sh || { echo "test: base map check failed"; return 1; }
   # The 60-second soak (Benchmarks/soak/run.sh runs an hour): no 5xx, no socket error, no lost write.
