@@ -17,6 +17,35 @@ enum UtilityDistrict {
     static let layersDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         .appendingPathComponent("../../Layers", isDirectory: true).standardizedFileURL
 
+    /// A feature of the sample district's `layer` made over as `id` with `changes`: the parts of the
+    /// small networks a test draws by hand.
+    static func like(_ layer: String, _ id: String, _ changes: [String: JSONValue]) throws -> Feature {
+        var f = try #require(try district.get()[layer: layer].first)
+        f.id = .string(id)
+        f.properties.merge(changes) { $1 }
+        return f
+    }
+
+    /// S —M1— A —M2— B with source S; valve V1 on M1 next to S (open), V2 on M2 next to A (normally
+    /// closed); connections C1 on M1 (address X1) and C2 on M2 (X2).
+    static func insertSmallWaterNetwork(into store: SpatiaLiteStore) async throws {
+        try await store.insert(layer: "water_nodes", features: [
+            try like("water_nodes", "S", ["node_type": "水源"]), try like("water_nodes", "A", ["node_type": "节点"]),
+            try like("water_nodes", "B", ["node_type": "节点"]),
+        ], by: .admin, at: nil)
+        try await store.insert(layer: "water_mains", features: [
+            try like("water_mains", "M1", ["from_node": "S", "to_node": "A"]), try like("water_mains", "M2", ["from_node": "A", "to_node": "B"]),
+        ], by: .admin, at: nil)
+        try await store.insert(layer: "water_valves", features: [
+            try like("water_valves", "V1", ["main": "M1", "near_node": "S", "status": "常开"]),
+            try like("water_valves", "V2", ["main": "M2", "near_node": "A", "status": "常闭"]),
+        ], by: .admin, at: nil)
+        try await store.insert(layer: "water_connections", features: [
+            try like("water_connections", "C1", ["main": "M1", "address_code": "X1"]),
+            try like("water_connections", "C2", ["main": "M2", "address_code": "X2"]),
+        ], by: .admin, at: nil)
+    }
+
     /// A store with the `ids` layers created, removed when the test case ends (or, `shared`, when the test process exits).
     static func emptyStore(_ ids: [String], shared: Bool = false) async throws -> SpatiaLiteStore {
         let store = try (shared ? TemporaryDirectory.forProcess("utility") : TemporaryDirectory.forTestCase("utility")).openStore()
@@ -275,21 +304,7 @@ struct UtilityNetworkStoreTests {
         #expect(try drainage.trace(from: "J1", direction: .downstream) == NetworkTrace(nodes: ["J1", "J2", "O1"], links: ["P1", "P2"]))
         #expect(try drainage.trace(from: "O1", direction: .downstream) == NetworkTrace(nodes: ["O1"], links: []))
 
-        try await store.insert(layer: "water_nodes", features: [
-            try like("water_nodes", "S", ["node_type": "水源"]), try like("water_nodes", "A", ["node_type": "节点"]),
-            try like("water_nodes", "B", ["node_type": "节点"]),
-        ], by: .admin, at: nil)
-        try await store.insert(layer: "water_mains", features: [
-            try like("water_mains", "M1", ["from_node": "S", "to_node": "A"]), try like("water_mains", "M2", ["from_node": "A", "to_node": "B"]),
-        ], by: .admin, at: nil)
-        try await store.insert(layer: "water_valves", features: [
-            try like("water_valves", "V1", ["main": "M1", "near_node": "S", "status": "常开"]),
-            try like("water_valves", "V2", ["main": "M2", "near_node": "A", "status": "常闭"]),
-        ], by: .admin, at: nil)
-        try await store.insert(layer: "water_connections", features: [
-            try like("water_connections", "C1", ["main": "M1", "address_code": "X1"]),
-            try like("water_connections", "C2", ["main": "M2", "address_code": "X2"]),
-        ], by: .admin, at: nil)
+        try await UtilityDistrict.insertSmallWaterNetwork(into: store)
         let water = try await StorePressureNetwork.load(.water, from: store)
         #expect(try water.trace(from: "S") == NetworkTrace(nodes: ["A", "S"], links: ["M1"]))
         let dry = try water.isolate(main: "M2")
@@ -304,33 +319,13 @@ struct UtilityNetworkStoreTests {
 
     @Test("the shared networks are read once and again when a layer changes: opening a normally closed valve changes the next isolation")
     func cachedNetworkFollowsEdits() async throws {
-        let district = try UtilityDistrict.district.get()
-        func like(_ layer: String, _ id: String, _ changes: [String: JSONValue]) throws -> Feature {
-            var f = try #require(district[layer: layer].first)
-            f.id = .string(id)
-            f.properties.merge(changes) { $1 }
-            return f
-        }
         let store = try await UtilityDistrict.emptyStore(["water_nodes", "water_mains", "water_valves", "water_connections"])
-        try await store.insert(layer: "water_nodes", features: [
-            try like("water_nodes", "S", ["node_type": "水源"]), try like("water_nodes", "A", ["node_type": "节点"]),
-            try like("water_nodes", "B", ["node_type": "节点"]),
-        ], by: .admin, at: nil)
-        try await store.insert(layer: "water_mains", features: [
-            try like("water_mains", "M1", ["from_node": "S", "to_node": "A"]), try like("water_mains", "M2", ["from_node": "A", "to_node": "B"]),
-        ], by: .admin, at: nil)
-        try await store.insert(layer: "water_valves", features: [
-            try like("water_valves", "V1", ["main": "M1", "near_node": "S", "status": "常开"]),
-            try like("water_valves", "V2", ["main": "M2", "near_node": "A", "status": "常闭"]),
-        ], by: .admin, at: nil)
-        try await store.insert(layer: "water_connections", features: [
-            try like("water_connections", "C2", ["main": "M2", "address_code": "X2"]),
-        ], by: .admin, at: nil)
+        try await UtilityDistrict.insertSmallWaterNetwork(into: store)
         let networks = StorePressureNetworks()
         // V2 is normally closed: M2 hangs dry off A, nothing to close for a burst on it.
         #expect(try await networks.network(.water, in: store, by: .admin).isolate(main: "M2").isolation.valvesToClose.isEmpty)
         #expect(try await networks.network(.water, in: store, by: .admin).isolate(main: "M2").isolation.valvesToClose.isEmpty)
-        try await store.upsert(layer: "water_valves", features: [try like("water_valves", "V2", ["main": "M2", "near_node": "A", "status": "常开"])],
+        try await store.upsert(layer: "water_valves", features: [try UtilityDistrict.like("water_valves", "V2", ["main": "M2", "near_node": "A", "status": "常开"])],
                                by: .admin, at: nil)
         // Opened, it is the valve to close.
         let burst = try await networks.network(.water, in: store, by: .admin).isolate(main: "M2")

@@ -284,20 +284,8 @@ extension PostGISStore {
             if def.hasGeometry { geoms.append(ByteBuffer(bytes: v.feature.wkb ?? [])) }
         }
         b.append(fids); b.append(props); b.append(hashes); b.append(validTo); b.append(geoms)
-        // $12-$24: the audit entries (NaN stands for "no envelope").
-        var afids = [String](), kinds = [String](), before = [String](), after = [String](), entry = [String]()
-        var boxes = [[Double]](repeating: [], count: JournalSQL.boxColumns.count)
-        for r in audit {
-            let c = r.change
-            afids.append(c.featureID)
-            kinds.append(c.kind.rawValue)
-            before.append(c.before?.hash ?? "")
-            after.append(c.after?.hash ?? "")
-            entry.append(r.entryHash)
-            for (i, v) in JournalSQL.boxValues(c).enumerated() { boxes[i].append(v ?? .nan) }
-        }
-        b.append(afids); b.append(kinds); b.append(before); b.append(after); b.append(entry)
-        for column in boxes { b.append(column) }
+        // $12-$24: the audit entries.
+        Self.appendAuditColumns(audit, to: &b)
         // $25-$31: the stats row, when it changes ($25).
         let e = stats?.extent
         b.append(stats != nil); b.append(Int64(stats?.count ?? 0))
@@ -434,20 +422,8 @@ extension PostGISStore {
     }
 
     private func insertAudit(_ rows: ArraySlice<WritePlan.AuditRow>, batch: WriteBatch, on db: PostgresConnection) async throws {
-        var fids = [String](), kinds = [String](), before = [String](), after = [String](), entry = [String]()
-        var boxes = [[Double]](repeating: [], count: JournalSQL.boxColumns.count)
-        for r in rows {
-            let c = r.change
-            fids.append(c.featureID)
-            kinds.append(c.kind.rawValue)
-            before.append(c.before?.hash ?? "")
-            after.append(c.after?.hash ?? "")
-            entry.append(r.entryHash)
-            for (i, v) in JournalSQL.boxValues(c).enumerated() { boxes[i].append(v ?? .nan) }
-        }
         var b = PostgresBindings(capacity: 18)
-        b.append(fids); b.append(kinds); b.append(before); b.append(after); b.append(entry)
-        for column in boxes { b.append(column) }
+        Self.appendAuditColumns(rows, to: &b)
         b.append(batch.time); b.append(batch.actor); b.append(batch.department); b.append(batch.role); b.append(batch.layer.id)
         // NaN stands for "no envelope".
         try await db.query(PostgresQuery(unsafeSQL: """
@@ -460,6 +436,25 @@ extension PostGISStore {
                  WITH ORDINALITY AS u(fid, kind, b, a, e, b1, b2, b3, b4, a1, a2, a3, a4, n)
             ORDER BY u.n
             """, binds: b), logger: logger)
+    }
+
+    /// Audit entries as the 13 array columns both writes unnest, in chain order: feature ids, kinds,
+    /// before and after hashes ("" for none), entry hashes, then the before and after envelopes'
+    /// corners (NaN for no envelope).
+    private static func appendAuditColumns(_ rows: some Collection<WritePlan.AuditRow>, to b: inout PostgresBindings) {
+        var fids = [String](), kinds = [String](), before = [String](), after = [String](), entry = [String]()
+        var boxes = [[Double]](repeating: [], count: JournalSQL.boxColumns.count)
+        for r in rows {
+            let c = r.change
+            fids.append(c.featureID)
+            kinds.append(c.kind.rawValue)
+            before.append(c.before?.hash ?? "")
+            after.append(c.after?.hash ?? "")
+            entry.append(r.entryHash)
+            for (i, v) in JournalSQL.boxValues(c).enumerated() { boxes[i].append(v ?? .nan) }
+        }
+        b.append(fids); b.append(kinds); b.append(before); b.append(after); b.append(entry)
+        for column in boxes { b.append(column) }
     }
 
     private static func binds(_ ids: [String]) -> PostgresBindings {
