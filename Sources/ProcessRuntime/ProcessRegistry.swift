@@ -28,18 +28,8 @@ public struct ProcessRegistry: Sendable {
     /// - Throws: `UnknownProcessError` when the registry has no process `id`; `ProcessInputError`
     ///   naming a bad input (also for inputs that read layers when no store is given); the
     ///   refusals and errors of `validate` and `execute`.
-    ///
-    /// The run prefers `ComputeExecutor.shared`: its computing holds one of those threads, never
-    /// one of the cooperative threads requests are answered on.
     public func run(_ id: String, inputs: [String: JSONValue], caller: Caller, store: (any FeatureStore)?,
                     progress: JobProgress = .ignored) async throws -> JSONValue {
-        try await withTaskExecutorPreference(ComputeExecutor.shared) {
-            try await runHere(id, inputs: inputs, caller: caller, store: store, progress: progress)
-        }
-    }
-
-    private func runHere(_ id: String, inputs: [String: JSONValue], caller: Caller, store: (any FeatureStore)?,
-                         progress: JobProgress) async throws -> JSONValue {
         guard let process = self[id] else { throw UnknownProcessError(id: id, known: ids) }
         guard let store else {
             let layers = process.layers(inputs)

@@ -15,29 +15,34 @@ struct WorkerStopTests {
     final class Runs: @unchecked Sendable {
         private let lock = NSLock()
         private var started = 0, finished = 0
-        func start() { lock.withLock { started += 1 } }
+        /// Counts a start; how many runs had started, this one included.
+        @discardableResult
+        func start() -> Int { lock.withLock { started += 1; return started } }
         func finish() { lock.withLock { finished += 1 } }
         /// [started, finished]
         var counts: [Int] { lock.withLock { [started, finished] } }
     }
 
-    /// A long job: 20 steps of 50 ms, reporting progress after each (as a simulation does).
+    /// A long job: steps of 50 ms, reporting progress after each (as a simulation does). The first
+    /// run has 2,000 steps (100 s: it is cancelled long before its end, however slowly the test's
+    /// own polling runs beside it: a process runs on the compute threads, at full speed while the
+    /// suite holds the cooperative ones), every later run 20 (1 s).
     struct SlowProcess: OGCProcess {
         let runs: Runs
         let id = "slow-count"
         let version = "1.0.0"
         let title = "Slow count"
-        let description = "Counts to 20, one step each 50 ms."
+        let description = "Counts to 2,000 on its first run and to 20 after, one step each 50 ms."
         let inputs: [String: ProcessParameter] = [:]
         let outputs: [String: ProcessParameter] = [:]
         let jobControlOptions: [JobControlOption] = [.asyncExecute]
         func layers(_ inputs: [String: JSONValue]) -> ProcessLayers { ProcessLayers() }
         func validate(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller) async throws {}
         func execute(_ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
-            runs.start()
-            for step in 1...20 {
+            let steps = runs.start() == 1 ? 2_000 : 20
+            for step in 1...steps {
                 try await Task.sleep(for: .milliseconds(50))
-                try await progress.report(Double(step * 5))
+                try await progress.report(Double(step * 100 / steps))
             }
             runs.finish()
             return ["count": 20]
@@ -58,7 +63,7 @@ struct WorkerStopTests {
             // Mid-run: claimed by worker-1, with progress reported.
             let end = ContinuousClock.now + .seconds(30)
             while ContinuousClock.now < end {
-                if let j = try await store.job(id: job.id), j.claimedBy == "worker-1", j.progress >= 10 { break }
+                if let j = try await store.job(id: job.id), j.claimedBy == "worker-1", j.progress >= 1 { break }
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(try await store.job(id: job.id)?.status == .running)

@@ -95,19 +95,11 @@ struct SectionGeometry: Sendable {
         0.91444, 0.94749, 1.0
     ]
 
-    static func circleNormWidth(_ yn: Double) -> Double {
-        let p: Double = yn * (1 - yn)
-        return 2 * p.squareRoot()
-    }
-
+    /// A circle's segment at y/D: its central angle and A/Afull (a filled circle's bottom and flow).
     static func circleTheta(_ yn: Double) -> Double { 2 * acos(max(-1, min(1, 1 - 2 * yn))) }
     static func circleNormArea(_ yn: Double) -> Double {
         let t = circleTheta(yn)
         return (t - sin(t)) / (2 * Double.pi)
-    }
-    static func circleNormRadius(_ yn: Double) -> Double {
-        let t = circleTheta(yn)
-        return t <= 0 ? 0 : 1 - sin(t) / t
     }
 
     init(_ section: CrossSection) throws {
