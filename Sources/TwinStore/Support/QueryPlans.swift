@@ -17,9 +17,9 @@ struct QueryPlan: Sendable, CustomStringConvertible {
 extension SpatiaLiteStore {
     /// The SELECTs on `table` (a layer's `f_<id>`, or a system table) that `body` made, each with its plan.
     func plans(reading table: String, during body: () async throws -> Void) async throws -> [QueryPlan] {
-        statements.start()
-        do { try await body() } catch { _ = statements.stop(); throw error }
-        let sent = statements.stop().filter { Self.reads($0, table: table) }
+        let recording = statements.start()
+        do { try await body() } catch { _ = statements.stop(recording); throw error }
+        let sent = statements.stop(recording).filter { Self.reads($0, table: table) }
         return try await pool.read { db in
             try sent.map { sql in
                 QueryPlan(sql: sql, steps: try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql).map { $0["detail"] as String })
@@ -38,10 +38,10 @@ extension PostGISStore {
     /// the statements of a write naming it (`WITH`, data-modifying: `EXPLAIN` plans them without
     /// running them). The pool may be shared with stores in other schemas: only this store's table counts.
     func plans(reading table: String, during body: () async throws -> Void) async throws -> [QueryPlan] {
-        client.statements.start()
-        do { try await body() } catch { _ = client.statements.stop(); throw error }
+        let recording = client.statements.start()
+        do { try await body() } catch { _ = client.statements.stop(recording); throw error }
         let qualified = "\(schema).\(table)"
-        let sent = client.statements.stop().filter {
+        let sent = client.statements.stop(recording).filter {
             SpatiaLiteStore.reads($0.sql, table: qualified) || ($0.sql.hasPrefix("WITH") && $0.sql.contains(" \(qualified) "))
         }
         var plans: [QueryPlan] = []
