@@ -22,7 +22,7 @@ struct SWMMControlParityTests {
     /// One field of an action row: [seconds, link, setting, rule].
     enum Action: Decodable {
         case number(Double), text(String)
-        init(from decoder: Decoder) throws {
+        init(from decoder: any Decoder) throws {
             let c = try decoder.singleValueContainer()
             if let x = try? c.decode(Double.self) { self = .number(x) } else { self = .text(try c.decode(String.self)) }
         }
