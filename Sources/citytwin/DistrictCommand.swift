@@ -56,9 +56,11 @@ struct DistrictBuildCommand: AsyncParsableCommand {
             do {
                 let building = try await StoreLocation(partial).open()
                 let summary = try await build(into: building)
+                // Closed, its log checkpointed into the file and emptied: the file alone holds the district.
                 try (building as? SpatiaLiteStore)?.close()
                 try StoreLocation.remove(spatiaLiteAt: path)
                 try FileManager.default.moveItem(atPath: partial, toPath: path)
+                try StoreLocation.remove(spatiaLiteAt: partial)  // the emptied log and shared-memory files
                 report(summary)
             } catch {
                 try? StoreLocation.remove(spatiaLiteAt: partial)

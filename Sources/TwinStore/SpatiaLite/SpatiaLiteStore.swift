@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import GRDB
+import Synchronization
 
 /// The embedded `FeatureStore`: one SQLite file in WAL mode with SpatiaLite on every
 /// connection (GRDB `DatabasePool`: one writer, concurrent readers).
@@ -48,16 +49,28 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
         }
     }
 
-    /// Closes every connection of the store (later calls fail), so its file can be removed or
-    /// moved; a store not closed closes when released. Fails, leaving the store open, while a
-    /// statement is still running.
+    /// Closes every connection of the store (later calls fail; closing again does nothing), so its
+    /// file can be removed or moved; a store not closed closes when released. Fails, leaving the
+    /// store open, while a statement is still running.
+    ///
+    /// The write-ahead log is checkpointed into the file and emptied first: GRDB closes the writer
+    /// before the read-only readers, and SQLite checkpoints and deletes the log only when the last
+    /// connection to close can write. Without it a closed store's `-wal` could still hold its last
+    /// commits, which a file moved or copied on its own would lose (`district build` moves its
+    /// finished store into place).
     public func close() throws {
-        do {
-            try pool.close()
-        } catch {
-            throw StoreError(.backend, "cannot close the store: \(error)")
+        try closed.withLock { closed in
+            guard !closed else { return }  // GRDB would hand the checkpoint a closed connection
+            do {
+                try pool.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+                try pool.close()
+            } catch {
+                throw StoreError(.backend, "cannot close the store: \(error)")
+            }
+            closed = true
         }
     }
+    private let closed = Mutex(false)
 
     /// The SpatiaLite version a reader connection reports (proves every connection is initialised).
     public func spatialiteVersion() async throws -> String {
