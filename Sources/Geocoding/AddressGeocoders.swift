@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import CityModel
 import GeoCore
 import ProcessRuntime
@@ -19,7 +20,17 @@ public struct AddressGeocoders: Sendable {
     /// The standard address layer.
     public static let layer = "addresses"
 
-    private let cache = LayerDerivedCache<AddressGeocoder>(layers: [layer]) { store, caller in try await build(store, caller) }
+    /// The default bound on one address index's memory: 1 GiB (a city of 2.25 M standard
+    /// addresses takes about 200 MB).
+    public static let defaultMemoryLimit = 1 << 30
+
+    private let limit = MemoryLimit()
+    private let cache: LayerDerivedCache<AddressGeocoder>
+
+    /// The configured bound, shared by the cache's build closure.
+    private final class MemoryLimit: Sendable {
+        let bytes = Mutex(AddressGeocoders.defaultMemoryLimit)
+    }
 
     /// A geocoder, and whether it is the previous index answering while a newer one builds.
     public struct Lookup: Sendable {
@@ -28,7 +39,18 @@ public struct AddressGeocoders: Sendable {
         public let rebuilding: Bool
     }
 
-    public init() {}
+    public init() {
+        let limit = limit
+        cache = LayerDerivedCache<AddressGeocoder>(layers: [Self.layer]) { store, caller in
+            try await Self.build(store, caller, memoryLimit: limit.bytes.withLock { $0 })
+        }
+    }
+
+    /// Bounds the memory one address index may take (`serve`/`worker --address-index-memory`): a
+    /// build that would need more stops and geocoding answers why, naming the option.
+    public func setMemoryLimit(_ bytes: Int) {
+        limit.bytes.withLock { $0 = bytes }
+    }
 
     /// The geocoder over the addresses `caller` may read, as of now (waits for a rebuild when
     /// the addresses changed).
@@ -56,16 +78,31 @@ public struct AddressGeocoders: Sendable {
         await cache.prepare(store)
     }
 
-    static func build(_ store: any FeatureStore, _ caller: Caller) async throws -> AddressGeocoder {
+    /// Reads the layer a feature at a time into the geocoder's columns: neither the features nor
+    /// their records are ever held together, so the build's memory is the index's own.
+    static func build(_ store: any FeatureStore, _ caller: Caller, memoryLimit: Int = defaultMemoryLimit) async throws -> AddressGeocoder {
         guard try await store.layerDefinition(layer, for: caller) != nil else {
             throw ScenarioError(.missingLayer, "no standard addresses (layer \(layer)) the caller may read")
         }
-        var features: [Feature] = []
-        for try await f in store.stream(layer: layer, FeatureQuery(limit: FeatureQuery.maximumLimit), by: caller) { features.append(f) }
-        guard !features.isEmpty else { throw ScenarioError(.missingLayer, "the \(layer) layer holds no standard addresses") }
-        do { return try AddressGeocoder(features: features) } catch let e as AddressDataError {
+        var builder = AddressGeocoder.Builder()
+        do {
+            for try await f in store.stream(layer: layer, FeatureQuery(limit: FeatureQuery.maximumLimit), by: caller) {
+                try builder.append(feature: f)
+                // The columns are about a third of the finished index (its name and tree indexes).
+                if builder.count % 4096 == 0, 3 * builder.memoryBytes > memoryLimit { throw tooLarge(builder, memoryLimit) }
+            }
+            guard builder.count > 0 else { throw ScenarioError(.missingLayer, "the \(layer) layer holds no standard addresses") }
+            let geocoder = try builder.build()
+            guard geocoder.memoryBytes <= memoryLimit else { throw tooLarge(builder, memoryLimit) }
+            return geocoder
+        } catch let e as AddressDataError {
             throw ScenarioError(.invalidDistrict, "the \(layer) layer cannot be geocoded against: \(e)")
         }
+    }
+
+    private static func tooLarge(_ builder: AddressGeocoder.Builder, _ limit: Int) -> ScenarioError {
+        ScenarioError(.invalidDistrict, "the \(layer) layer's index needs more than \(limit >> 20) MiB (\(builder.count) records read), "
+                      + "the memory one address index may take: raise serve's or worker's --address-index-memory to geocode it")
     }
 }
 

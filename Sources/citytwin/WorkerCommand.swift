@@ -2,6 +2,7 @@ import ArgumentParser
 import CityModel
 import Emergency
 import Foundation
+import Geocoding
 import Logging
 import ProcessRuntime
 import Scenarios
@@ -41,6 +42,9 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Resource layers (shelters, hydrants, …) nearest-resources keeps read and snapped in memory, per store, travel profile and caller class; the least recently used is dropped beyond it (1…10000; default 32).")
     var resourceLayerCache: Int = SnappedResources.defaultMaximumLayers
 
+    @Option(help: "MiB one standard address index (the geocoder's, built from the addresses layer) may take; a larger one is not built and geocoding answers why (16…1048576; default 1024: a city of 2.25 M addresses takes about 200).")
+    var addressIndexMemory: Int = AddressGeocoders.defaultMemoryLimit >> 20
+
     @Option(help: "PostGIS: the most database connections this process holds at once (1…256; default 8). Each serve and worker holds its own pool: keep their sum below PostgreSQL's max_connections.")
     var postgresPoolSize: Int = StoreLocation.defaultPoolSize
 
@@ -59,6 +63,9 @@ struct WorkerCommand: AsyncParsableCommand {
         guard (1...10_000).contains(resourceLayerCache) else {
             throw ValidationError("--resource-layer-cache must be 1…10000 layers, got \(resourceLayerCache)")
         }
+        guard (16...1_048_576).contains(addressIndexMemory) else {
+            throw ValidationError("--address-index-memory must be 16…1048576 MiB, got \(addressIndexMemory)")
+        }
         guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
             throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
         }
@@ -66,6 +73,7 @@ struct WorkerCommand: AsyncParsableCommand {
 
     func run() async throws {
         await EmergencyRoadGraphs.shared.setMaximumResourceLayers(resourceLayerCache)
+        AddressGeocoders.shared.setMemoryLimit(addressIndexMemory << 20)
         let featureStore = try await StoreLocation(store).openExisting(connectionWait: .seconds(storeTimeout), poolSize: postgresPoolSize)
         let workerName = name ?? "worker-\(ProcessInfo.processInfo.hostName)-\(ProcessInfo.processInfo.processIdentifier)"
         let location = try StoreLocation(store)

@@ -107,8 +107,8 @@ extension AddressGeocoder {
         quality -= 0.12 * Double(fuzzy)
         quality -= 0.4 * Double(skipped) / Double(textLength)
         quality -= 0.03 * Double(implicit)
-        if !records[Int(node)].inUse { quality -= 0.1 }
-        let record = records[Int(node)]
+        if !table.inUse(node) { quality -= 0.1 }
+        let record = self.record(node)
         let level = record.level.matchLevel
         let asked = requestedLevel(query, spans)
         var fallback: AddressFallback?
@@ -274,9 +274,9 @@ extension AddressGeocoder {
                 return (c, implicit, false)
             }
             // No floor given: the room number is unique within the unit (or building).
-            let units = level(node) == .unit ? [node] : children[Int(node)].filter { level($0) == .unit }
+            let units = level(node) == .unit ? [node] : children(node).filter { level($0) == .unit }
             var found: [Int32] = []
-            for u in units { for f in children[Int(u)] { if let c = child(f, named: name) { found.append(c) } } }
+            for u in units { for f in children(u) { if let c = child(f, named: name) { found.append(c) } } }
             guard found.count == 1 else { return (node, implicit, true) }
             return (found[0], implicit + 1, false)
         }

@@ -16,13 +16,13 @@ extension AddressGeocoder {
         guard position.isFinite else { return nil }
         let x = position.x * cosLatitude, y = position.y
         let hit = reverseIndex.nearest(to: Position(x: x, y: y), k: 1) { i in
-            let p = records[Int(i)].position
+            let p = table.position(i)
             return hypot(p.x * cosLatitude - x, p.y - y)
         }
         guard let best = hit.first else { return nil }
         let metres = best.distance * Self.metresPerDegree
         guard metres <= maximumDistance else { return nil }
-        let record = records[Int(best.element)]
+        let record = self.record(best.element)
         // Closer than a few metres is as good as standing at the entrance.
         let confidence = max(0.05, min(1, 1 - metres / max(1, maximumDistance)))
         return AddressMatch(record: record, level: record.level.matchLevel, confidence: (confidence * 1000).rounded() / 1000,

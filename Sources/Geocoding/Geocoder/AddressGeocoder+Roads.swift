@@ -9,7 +9,7 @@ extension AddressGeocoder {
     /// sections in several communities): the road answers for its sections.
     func wholeRoad(among nodes: [Int32]) -> Int32? {
         guard nodes.count > 1, nodes.allSatisfy({ level($0) == .street }) else { return nil }
-        let names = Set(nodes.map { AddressText.normalized(records[Int($0)].name) })
+        let names = Set(nodes.map { AddressText.normalized(table.name($0)) })
         guard names.count == 1, let name = names.first, let road = wholeRoads[name], nodes.contains(road) else { return nil }
         return road
     }
@@ -27,7 +27,7 @@ extension AddressGeocoder {
 
     /// The fallback of a match at `node` for a text asking for `asked`.
     func fallback(_ node: Int32, asked: AddressMatchLevel, missingDoor: DoorKey?, ambiguous: Bool) -> AddressFallback {
-        let r = records[Int(node)]
+        let r = record(node)
         let found = "\(r.level.matchLevel.rawValue) \(r.name)"
         if let door = missingDoor, level(node) == .street, AddressText.normalized(r.name) == door.road
             || r.formerNames.contains(where: { AddressText.normalized($0) == door.road }) {
@@ -48,7 +48,7 @@ extension AddressGeocoder {
     private func platePoints(_ road: String) -> [(number: Int, x: Double, y: Double)] {
         let metres = 6_371_008.8 * .pi / 180
         return (platesByRoad[road] ?? []).map { p in
-            let at = records[Int(p.record)].position
+            let at = table.position(p.record)
             return (p.number, at.x * cosLatitude * metres, at.y * metres)
         }
     }

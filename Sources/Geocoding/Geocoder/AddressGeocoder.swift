@@ -11,11 +11,6 @@ import GeoCore
 /// under the door plate — and stops at the deepest level it can decide without guessing: an
 /// ambiguous or contradictory string gives a coarser match or none, never a wrong record.
 public struct AddressGeocoder: Sendable {
-    struct ChildKey: Hashable, Sendable {
-        var parent: Int32
-        var name: String
-    }
-
     struct DoorKey: Hashable, Sendable {
         var road: String
         var number: Int
@@ -26,11 +21,13 @@ public struct AddressGeocoder: Sendable {
         var record: Int32
     }
 
-    /// The records the geocoder was built from, in input order.
-    public let records: [AddressRecord]
-    let parents: [Int32]
-    let children: [[Int32]]
-    let childByName: [ChildKey: Int32]
+    /// The records, in columns (`AddressTable`: about 60 bytes a record).
+    let table: AddressTable
+    /// Each record's children: `childList[childStart[i]..<childStart[i + 1]]`, ordered by the hash
+    /// of their normalised name (`nameHashes`), so a child is found by name with a binary search.
+    let childStart: [Int32]
+    let childList: [Int32]
+    let nameHashes: [UInt32]
     /// 区县, 街道, 社区/村, 街路巷, 院落 and named 楼栋 names (and aliases, former names) → records;
     /// `-1` for words that carry no constraint (湖北省, 武汉市).
     let places: NameLexicon<Int32>
@@ -49,28 +46,91 @@ public struct AddressGeocoder: Sendable {
     let reverseIndex: STRtree<Int32>
     let cosLatitude: Double
 
+    /// The records the geocoder was built from, in input order (each read from the columns when asked for).
+    public var records: Records { Records(table: table) }
+
+    /// The number of standard address records.
+    public var count: Int { table.count }
+
+    /// Bytes the index holds in memory (its arrays' capacity, the name dictionaries estimated), for
+    /// the memory bound (`AddressGeocoders.memoryLimit`) and the server's metrics.
+    public var memoryBytes: Int {
+        table.memoryBytes + 4 * (childStart.capacity + childList.capacity + nameHashes.capacity)
+            + places.memoryBytes + roads.memoryBytes + 64 * (doors.count + streetsByRoad.count + wholeRoads.count + platesByRoad.count)
+            + 48 * reverseIndex.count
+    }
+
+    /// The standard address records of a geocoder, read from its columns.
+    public struct Records: RandomAccessCollection, Sendable {
+        let table: AddressTable
+        public var startIndex: Int { 0 }
+        public var endIndex: Int { table.count }
+        public subscript(i: Int) -> AddressRecord { table.record(Int32(i)) }
+    }
+
+    /// Builds a geocoder from records streamed into it (a layer read a page at a time), holding
+    /// only the compact columns: never the features nor an array of `AddressRecord`.
+    public struct Builder: Sendable {
+        var table = AddressTable()
+        /// Records whose parent came after them, with the parent's code.
+        var unlinked: [(record: Int32, parentCode: String)] = []
+
+        public init() {}
+
+        /// The records appended so far.
+        public var count: Int { table.count }
+
+        /// Bytes the columns hold so far.
+        public var memoryBytes: Int { table.memoryBytes }
+
+        /// Appends a standard address record.
+        /// - Throws: `AddressDataError` on a duplicate code.
+        public mutating func append(_ record: AddressRecord) throws {
+            let i = table.count
+            if let parent = try table.append(record, record: "record \(i)") { unlinked.append((Int32(i), parent)) }
+        }
+
+        /// Appends a feature of the `addresses` layer.
+        /// - Throws: `AddressDataError` naming the feature and the missing or malformed field, or a
+        ///   duplicate code; `GeometryError` when the feature has no point.
+        public mutating func append(feature: Feature) throws {
+            try append(AddressRecord(feature: feature))
+        }
+
+        /// The geocoder over the records appended.
+        /// - Throws: `AddressDataError` on a parent code that names no record.
+        public func build() throws -> AddressGeocoder {
+            var table = table
+            for (i, parentCode) in unlinked where !table.link(i, parentCode: parentCode) {
+                throw AddressDataError(record: "record \(i)", field: "parent_code",
+                                       "address \(table.code(i)) names parent \(parentCode), which does not exist")
+            }
+            table.shrink()
+            return AddressGeocoder(table: table)
+        }
+    }
+
     /// Builds the geocoder from the features of the `addresses` layer.
     /// - Throws: `GeometryError` `.invalidArgument` naming a feature with a missing field, an
     ///   unknown level, a duplicate code or a parent that does not exist.
     public init(features: [Feature]) throws {
-        try self.init(records: features.map(AddressRecord.init(feature:)))
+        var builder = Builder()
+        for f in features { try builder.append(feature: f) }
+        self = try builder.build()
     }
 
     /// Builds the geocoder from standard address records.
     /// - Throws: `AddressDataError` on a duplicate code or a dangling parent code.
     public init(records: [AddressRecord]) throws {
-        self.records = records
-        var indexOf: [String: Int32] = [:]
-        indexOf.reserveCapacity(records.count)
-        for (i, r) in records.enumerated() {
-            if indexOf[r.code] != nil {
-                throw AddressDataError(record: "record \(i)", field: "address_code", "duplicate address code \(r.code)")
-            }
-            indexOf[r.code] = Int32(i)
-        }
-        var parents = [Int32](repeating: -1, count: records.count)
-        var children = [[Int32]](repeating: [], count: records.count)
-        var childByName: [ChildKey: Int32] = [:]
+        var builder = Builder()
+        for r in records { try builder.append(r) }
+        self = try builder.build()
+    }
+
+    /// Indexes the records' names, door plates and points.
+    init(table: AddressTable) {
+        self.table = table
+        let n = table.count
         var places = NameLexicon<Int32>()
         var roads = NameLexicon<String>()
         var doors: [DoorKey: [Int32]] = [:]
@@ -79,70 +139,87 @@ public struct AddressGeocoder: Sendable {
         var platesByRoad: [String: [Plate]] = [:]
         var aliases: [String: Set<Int32>] = [:]
         var reverseItems: [(Envelope, Int32)] = []
-        let latitudes = records.lazy.map(\.position.y).filter(\.isFinite)
-        let meanLatitude = latitudes.isEmpty ? 0 : latitudes.reduce(0, +) / Double(latitudes.count)
-        let cosLatitude = cos(meanLatitude * .pi / 180)
+        var nameHashes = [UInt32](repeating: 0, count: n)
+        var latitudeSum = 0.0, latitudes = 0
+        for i in 0..<Int32(n) where table.position(i).y.isFinite {
+            latitudeSum += table.position(i).y
+            latitudes += 1
+        }
+        let cosLatitude = cos((latitudes == 0 ? 0 : latitudeSum / Double(latitudes)) * .pi / 180)
 
-        for (i, r) in records.enumerated() {
-            let index = Int32(i)
-            if let p = r.parentCode {
-                guard let parent = indexOf[p] else {
-                    throw AddressDataError(record: "record \(i)", field: "parent_code", "address \(r.code) names parent \(p), which does not exist")
-                }
-                parents[i] = parent
-                children[Int(parent)].append(index)
-                let key = ChildKey(parent: parent, name: AddressText.normalized(r.name))
-                // Keep the record in use when a retired sibling had the same name.
-                if let other = childByName[key], records[Int(other)].inUse || !r.inUse { } else { childByName[key] = index }
-            }
-            let name = AddressText.normalizedScalars(r.name)
-            switch r.level {
+        for index in 0..<Int32(n) {
+            let level = table.level(index), inUse = table.inUse(index), position = table.position(index)
+            let rawName = table.name(index)
+            let name = AddressText.normalizedScalars(rawName)
+            nameHashes[Int(index)] = Self.nameHash(NameLexicon<Int32>.string(name[...]))
+            switch level {
             case .county, .subdistrict, .community, .yard:
                 places.add(name, index)
-                for former in r.formerNames { places.add(AddressText.normalizedScalars(former), index) }
-                if let alias = Self.alias(of: name, level: r.level) { aliases[NameLexicon<Int32>.string(alias[...]), default: []].insert(index) }
+                for former in table.formerNames(index) { places.add(AddressText.normalizedScalars(former), index) }
+                if let alias = Self.alias(of: name, level: level) { aliases[NameLexicon<Int32>.string(alias[...]), default: []].insert(index) }
             case .street:
                 let road = NameLexicon<Int32>.string(name[...])
                 places.add(name, index)
                 roads.add(name, road)
                 streetsByRoad[road, default: []].append(index)
-                if let p = r.parentCode, let parent = indexOf[p], records[Int(parent)].level.depth < AddressLevel.community.depth,
-                   r.inUse || wholeRoads[road] == nil {
+                let parent = table.parent(index)
+                if parent >= 0, table.level(parent).depth < AddressLevel.community.depth, inUse || wholeRoads[road] == nil {
                     wholeRoads[road] = index
                 }
-                for former in r.formerNames {
+                for former in table.formerNames(index) {
                     places.add(AddressText.normalizedScalars(former), index)
                     roads.add(AddressText.normalizedScalars(former), road)
                 }
             case .doorPlate:
                 if let (road, number) = Self.doorParts(name) {
-                    let key = NameLexicon<Int32>.string(road[...])
+                    // One string per road, shared by its plates' keys.
+                    let text = NameLexicon<Int32>.string(road[...])
+                    let key = roads.values(text).first { $0 == text } ?? text
                     roads.add(road, key)
                     doors[DoorKey(road: key, number: number), default: []].append(index)
-                    if r.inUse && r.position.isFinite { platesByRoad[key, default: []].append(Plate(number: number, record: index)) }
+                    if inUse && position.isFinite { platesByRoad[key, default: []].append(Plate(number: number, record: index)) }
                 }
             case .building:
                 if !Self.isNumbered(name, word: "栋") { places.add(name, index) }
             default:
                 break
             }
-            if r.inUse && (r.level == .doorPlate || r.level == .building) && r.position.isFinite {
-                let x = r.position.x * cosLatitude, y = r.position.y
+            if inUse && (level == .doorPlate || level == .building) && position.isFinite {
+                let x = position.x * cosLatitude, y = position.y
                 reverseItems.append((Envelope(minX: x, minY: y, maxX: x, maxY: y), index))
             }
         }
         // Aliases (新洲, 邾城, 问津) only when they name one level and no full name.
         for (alias, targets) in aliases where places.values(alias).isEmpty {
-            let levels = Set(targets.map { records[Int($0)].level })
+            let levels = Set(targets.map { table.level($0) })
             guard levels.count == 1 else { continue }
             for t in targets { places.add(Array(alias.unicodeScalars), t) }
         }
         for word in ["湖北省", "湖北", "武汉市", "武汉", "中国"] where places.values(word).isEmpty {
             places.add(Array(word.unicodeScalars), -1)
         }
-        self.parents = parents
-        self.children = children
-        self.childByName = childByName
+
+        // Children in one array, each record's run ordered by (name hash, record number).
+        var childStart = [Int32](repeating: 0, count: n + 1)
+        for i in 0..<n where table.parents[i] >= 0 { childStart[Int(table.parents[i]) + 1] += 1 }
+        for i in 0..<n { childStart[i + 1] += childStart[i] }
+        var childList = [Int32](repeating: 0, count: Int(childStart[n]))
+        var fill = childStart
+        for i in 0..<n where table.parents[i] >= 0 {
+            let p = Int(table.parents[i])
+            childList[Int(fill[p])] = Int32(i)
+            fill[p] += 1
+        }
+        childList.withUnsafeMutableBufferPointer { list in
+            for p in 0..<n where childStart[p + 1] - childStart[p] > 1 {
+                var run = UnsafeMutableBufferPointer(rebasing: list[Int(childStart[p])..<Int(childStart[p + 1])])
+                run.sort { (nameHashes[Int($0)], $0) < (nameHashes[Int($1)], $1) }
+            }
+        }
+
+        self.childStart = childStart
+        self.childList = childList
+        self.nameHashes = nameHashes
         self.places = places
         self.roads = roads
         self.doors = doors
@@ -153,8 +230,10 @@ public struct AddressGeocoder: Sendable {
         self.cosLatitude = cosLatitude
     }
 
-    /// The record with `code`, if any (linear in the number of records; for tests and tools).
-    public func record(code: String) -> AddressRecord? { records.first { $0.code == code } }
+    static func nameHash(_ normalized: String) -> UInt32 { UInt32(truncatingIfNeeded: normalized.hashValue) }
+
+    /// The record with `code`, if any (a hash lookup).
+    public func record(code: String) -> AddressRecord? { table.index(code: code).map(table.record) }
 
     // MARK: name rules
 
@@ -198,7 +277,13 @@ public struct AddressGeocoder: Sendable {
 
     // MARK: tree helpers
 
-    func level(_ i: Int32) -> AddressLevel { records[Int(i)].level }
+    func level(_ i: Int32) -> AddressLevel { table.level(i) }
+
+    /// The record numbered `i`, as answered.
+    func record(_ i: Int32) -> AddressRecord { table.record(i) }
+
+    /// The children of `parent`.
+    func children(_ parent: Int32) -> ArraySlice<Int32> { childList[Int(childStart[Int(parent)])..<Int(childStart[Int(parent) + 1])] }
 
     /// Whether `ancestor` is `node` or one of its ancestors.
     func isAncestor(_ ancestor: Int32, of node: Int32) -> Bool {
@@ -207,7 +292,7 @@ public struct AddressGeocoder: Sendable {
         while n >= 0 {
             if n == ancestor { return true }
             if level(n).depth <= depth { return false }
-            n = parents[Int(n)]
+            n = table.parent(n)
         }
         return false
     }
@@ -216,18 +301,37 @@ public struct AddressGeocoder: Sendable {
     func commonAncestor(_ nodes: [Int32]) -> Int32? {
         guard var a = nodes.first else { return nil }
         for b in nodes.dropFirst() {
-            while a >= 0 && !isAncestor(a, of: b) { a = parents[Int(a)] }
+            while a >= 0 && !isAncestor(a, of: b) { a = table.parent(a) }
             if a < 0 { return nil }
         }
         return a
     }
 
-    func child(_ parent: Int32, named name: String) -> Int32? { childByName[ChildKey(parent: parent, name: name)] }
+    /// The child of `parent` whose normalised name is `name` (the one in use when a retired sibling
+    /// has the same name; else the first).
+    func child(_ parent: Int32, named name: String) -> Int32? {
+        let run = children(parent)
+        let hash = Self.nameHash(name)
+        var lo = run.startIndex, hi = run.endIndex
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if nameHashes[Int(run[mid])] < hash { lo = mid + 1 } else { hi = mid }
+        }
+        var first: Int32?
+        while lo < run.endIndex, nameHashes[Int(run[lo])] == hash {
+            let c = run[lo]
+            lo += 1
+            guard AddressText.normalized(table.name(c)) == name else { continue }
+            if table.inUse(c) { return c }
+            if first == nil { first = c }
+        }
+        return first
+    }
 
     /// The only child of `parent` at `level`, if exactly one exists.
     func onlyChild(_ parent: Int32, level: AddressLevel) -> Int32? {
         var found: Int32?
-        for c in children[Int(parent)] where self.level(c) == level {
+        for c in children(parent) where self.level(c) == level {
             if found != nil { return nil }
             found = c
         }
@@ -239,20 +343,20 @@ public struct AddressGeocoder: Sendable {
         var c = AddressComponents()
         var n = node
         while n >= 0 {
-            let r = records[Int(n)]
-            switch r.level {
-            case .county: c.county = r.name
-            case .subdistrict: c.subdistrict = r.name
-            case .community: c.community = r.name
-            case .street: c.street = r.name
-            case .yard: c.yard = r.name
-            case .doorPlate: c.doorPlate = r.name
-            case .building: c.building = r.name
-            case .unit: c.unit = r.name
-            case .floor: c.floor = r.name
-            case .room: c.room = r.name
+            let name = table.name(n)
+            switch table.level(n) {
+            case .county: c.county = name
+            case .subdistrict: c.subdistrict = name
+            case .community: c.community = name
+            case .street: c.street = name
+            case .yard: c.yard = name
+            case .doorPlate: c.doorPlate = name
+            case .building: c.building = name
+            case .unit: c.unit = name
+            case .floor: c.floor = name
+            case .room: c.room = name
             }
-            n = parents[Int(n)]
+            n = table.parent(n)
         }
         return c
     }
