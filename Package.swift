@@ -368,7 +368,7 @@ let package = Package(
                                                          "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ParkingTests", dependencies: ["Parking", "ParkingSim", "Scenarios", "ProcessRuntime", "CityModel", "TwinStore", "GeoCore",
-                                                         "TestSupport"],
+                                                         "Emergency", "TestSupport"],
                     swiftSettings: strict),
         .testTarget(name: "ScenariosTests", dependencies: ["Scenarios", "ProcessRuntime", "Emergency", "Flood", "Parking", "Utilities", "Geocoding", "Signals", "CityModel", "TwinStore", "SWMMFormat", "FloodSim", "NetworkAnalysis", "ParkingSim",
                                                            "TestSupport"],

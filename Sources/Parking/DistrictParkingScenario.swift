@@ -15,6 +15,8 @@ public struct DistrictParking: Sendable {
     /// Each lot's entrance on the roads (nil when it lies beyond the maximum snap distance).
     let access: [RoadAccess?]
     let metricEntrances: [Position]
+    /// The graph's highest speed (m/s): no drive covers a straight line faster.
+    let fastest: Double
     /// Walking detour over the straight line (street grids: ≈ 1.3).
     public static let walkDetour = 1.3
 
@@ -23,6 +25,7 @@ public struct DistrictParking: Sendable {
         self.roads = roads
         access = try roads.access(lonLats: lots.map(\.entrance)).map { a in a.flatMap { $0.distance <= maximumSnapMetres ? $0 : nil } }
         metricEntrances = try lots.map { try roads.metric($0.entrance) }
+        fastest = (roads.graph.network.lines.map(\.speedKmh).max() ?? 0) / 3.6
     }
 
     /// Lots and the driving graph as `caller` reads them.
@@ -42,7 +45,7 @@ public struct DistrictParking: Sendable {
     /// reached only round a block. The drive goes on to the road piece's end ahead and from there
     /// over the graph; a lot on the same piece ahead is reached straight along it. Without a usable
     /// direction (the road runs across the heading, or is one-way against it): `legs(from: start)`.
-    func legs(from start: RoadAccess, heading: Double) -> [ParkingLeg?] {
+    func legs(from start: RoadAccess, heading: Double, only: Set<Int>? = nil) -> [ParkingLeg?] {
         let network = roads.graph.network
         let (hx, hy) = (sin(heading * .pi / 180), cos(heading * .pi / 180))
         func alignment(_ p: EdgePosition) -> Double {
@@ -52,16 +55,16 @@ public struct DistrictParking: Sendable {
             return length > 0 ? (dx * hx + dy * hy) / length : 0
         }
         guard let p = start.positions.max(by: { abs(alignment($0)) < abs(alignment($1)) }), abs(alignment(p)) >= 0.5 else {
-            return legs(from: start)
+            return legs(from: start, only: only)
         }
         let piece = network.pieces[p.piece], line = network.lines[Int(piece.line)]
         let forward = alignment(p) > 0
-        if line.oneway && !forward { return legs(from: start) }
+        if line.oneway && !forward { return legs(from: start, only: only) }
         let speed = line.speedKmh / 3.6
         let ahead = forward ? piece.length - p.offset : p.offset
         let end = EdgePosition(piece: p.piece, offset: forward ? piece.length : 0, point: forward ? piece.coordinates[piece.coordinates.count - 1] : piece.coordinates[0])
-        var out = legs(from: RoadAccess(end)).map { $0.map { ParkingLeg(seconds: $0.seconds + ahead / speed, metres: $0.metres + ahead) } }
-        for (i, a) in access.enumerated() {
+        var out = legs(from: RoadAccess(end), only: only).map { $0.map { ParkingLeg(seconds: $0.seconds + ahead / speed, metres: $0.metres + ahead) } }
+        for (i, a) in access.enumerated() where only?.contains(i) ?? true {
             guard let a else { continue }
             for q in a.positions where q.piece == p.piece && (forward ? q.offset >= p.offset : q.offset <= p.offset) {
                 let metres = abs(q.offset - p.offset)
@@ -71,9 +74,10 @@ public struct DistrictParking: Sendable {
         return out
     }
 
-    /// Drives (s, m) from one road access to every lot; nil for lots off the network or unreachable.
-    func legs(from origin: RoadAccess) -> [ParkingLeg?] {
-        let targets = access.enumerated().compactMap { i, a in a.map { (i, $0) } }
+    /// Drives (s, m) from one road access to every lot (or the lots numbered `only`); nil for lots
+    /// off the network, unreachable or not asked for.
+    func legs(from origin: RoadAccess, only: Set<Int>? = nil) -> [ParkingLeg?] {
+        let targets = access.enumerated().compactMap { i, a in (only?.contains(i) ?? true) ? a.map { (i, $0) } : nil }
         let reached = roads.graph.nearest(from: origin, targets: targets.map(\.1), count: targets.count, withRoutes: true)
         var out = [ParkingLeg?](repeating: nil, count: lots.count)
         for r in reached {
@@ -89,22 +93,63 @@ public struct DistrictParking: Sendable {
     ///   - heading: the driver's direction of travel at `origin` (degrees clockwise from north; a
     ///     screen's `heading_deg`): the drive starts along the road that way. nil: either way.
     ///   - drivers: drivers guided at once (capacity feedback).
+    ///   - keeping: only these lots' places in the ranking are wanted (a sign's lots): the drives
+    ///     routed are theirs and those of the lots that may compete with them; every other lot is
+    ///     ranked with a lower bound of its drive (the straight line at the graph's highest speed),
+    ///     which puts it at least `negligibleCostGap` behind the best lot, so it moves no kept lot's
+    ///     place or share. Their own entries are then bounds, not answers. The routing then depends
+    ///     on the lots near the trip, not on the city's size.
     /// - Throws: `ScenarioError` naming `from` or `to` when a point is off the network.
     public func guide(from origin: Position, heading: Double? = nil, to destination: Position, drivers: Int = 1,
                       maximumSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres,
-                      settings: GuidanceSettings = GuidanceSettings(),
+                      settings: GuidanceSettings = GuidanceSettings(), keeping: Set<String>? = nil,
                       occupancy: (StoreParkingLot, Double) -> Double?) throws -> ParkingGuidanceAnswer {
         let start = try roads.access(lonLat: origin, field: "from", maximumMetres: maximumSnapMetres)
         _ = try roads.access(lonLat: destination, field: "to", maximumMetres: maximumSnapMetres)
         let dest = try roads.metric(destination)
-        let drives = heading.map { legs(from: start, heading: $0) } ?? legs(from: start)
+        func route(_ only: Set<Int>?) -> [ParkingLeg?] { heading.map { legs(from: start, heading: $0, only: only) } ?? legs(from: start, only: only) }
+        func option(_ i: Int, _ leg: ParkingLeg) -> LotOption {
+            LotOption(lot: lots[i].id, capacity: lots[i].capacity, driveSeconds: leg.seconds, driveMetres: leg.metres,
+                      walkMetres: walkMetres(from: i, to: dest), predictedOccupied: occupancy(lots[i], leg.seconds),
+                      pricePerHour: lots[i].pricePerHour)
+        }
+        var drives: [ParkingLeg?]
+        if let keeping, settings.logitTheta > 0, fastest > 0 {
+            // Lower bounds of every lot's drive: the straight line between the two points met on the roads.
+            let from = try roads.metric(origin)
+            let bound: [ParkingLeg?] = lots.indices.map { i in
+                guard let a = access[i] else { return nil }
+                let e = metricEntrances[i]
+                let metres = max(0, ((e.x - from.x) * (e.x - from.x) + (e.y - from.y) * (e.y - from.y)).squareRoot() - start.distance - a.distance)
+                return ParkingLeg(seconds: metres / fastest, metres: metres)
+            }
+            let lowest = lots.indices.compactMap { i in bound[i].map { (i, settings.costBeforeSearch(option(i, $0))) } }
+            // The kept lots and the eight cheapest by bound are routed; the cheapest of them, even with
+            // every driver sent there, bounds the best lot's cost; then every lot whose bound comes within
+            // the negligible gap of that is routed too.
+            var routed = Set(lots.indices.filter { keeping.contains(lots[$0].id) })
+            routed.formUnion(lowest.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(8).map(\.0))
+            drives = route(routed)
+            let best = routed.compactMap { i in drives[i].map { settings.costWithEveryDriver(option(i, $0), drivers: drivers) } }.min()
+            if let best {
+                let rivals = Set(lowest.filter { $0.1 <= best + settings.negligibleCostGap }.map(\.0)).subtracting(routed)
+                if !rivals.isEmpty {
+                    let more = route(rivals)
+                    for i in rivals { drives[i] = more[i] }
+                    routed.formUnion(rivals)
+                }
+                for i in lots.indices where !routed.contains(i) { drives[i] = bound[i] }
+            } else {
+                drives = route(nil)
+            }
+        } else {
+            drives = route(nil)
+        }
         var options: [LotOption] = []
         var unreachable: [String] = []
         for (i, lot) in lots.enumerated() {
             guard let leg = drives[i] else { unreachable.append(lot.id); continue }
-            options.append(LotOption(lot: lot.id, capacity: lot.capacity, driveSeconds: leg.seconds, driveMetres: leg.metres,
-                                     walkMetres: walkMetres(from: i, to: dest), predictedOccupied: occupancy(lot, leg.seconds),
-                                     pricePerHour: lot.pricePerHour))
+            options.append(option(i, leg))
         }
         let ranked: [RankedLot]
         do { ranked = try ParkingGuidance.rank(options, drivers: drivers, settings: settings) } catch let e as ParkingError {

@@ -177,7 +177,7 @@ public enum ParkingLiveView {
         let listed = sign.properties["lots"]?.arrayValue?.compactMap(\.stringValue) ?? []
         guard let parking, let q = signGuidanceInputs(sign, lots: parking.lots) else { return listed }
         let index = Dictionary(uniqueKeysWithValues: availability.lots.enumerated().map { ($1.id, $0) })
-        guard let answer = try? parking.guide(from: q.from, heading: q.heading, to: q.to, drivers: q.drivers, occupancy: { lot, eta in
+        guard let answer = try? parking.guide(from: q.from, heading: q.heading, to: q.to, drivers: q.drivers, keeping: Set(listed), occupancy: { lot, eta in
             index[lot.id].flatMap { availability.predictedOccupied(lot: $0, after: eta) }
         }) else { return listed }
         let wanted = Set(listed)

@@ -64,6 +64,26 @@ public struct GuidanceSettings: Sendable, Hashable, Codable {
         self.logitTheta = logitTheta
     }
 
+    /// A lot's fee for the stay, in seconds of driving.
+    public func priceSeconds(_ pricePerHour: Double) -> Double { pricePerHour * stayHours / valueOfTime * 3600 }
+
+    /// A lot's cost but its search time: the drive, the weighted walk and the fee (s). Search time is
+    /// never negative, so this bounds the lot's cost from below in any ranking.
+    public func costBeforeSearch(_ o: LotOption) -> Double {
+        o.driveSeconds + walkWeight * (o.walkMetres / walkingSpeed) + priceSeconds(o.pricePerHour)
+    }
+
+    /// The most a lot can cost in a ranking of `drivers` drivers: its cost with every other driver sent there.
+    public func costWithEveryDriver(_ o: LotOption, drivers: Int) -> Double {
+        let base = o.predictedOccupied ?? unknownOccupancy * Double(o.capacity)
+        let occupied = min(max(base, 0), Double(o.capacity)) + Double(max(drivers - 1, 0))
+        return costBeforeSearch(o) + searchWeight * expectedSearch(occupied: occupied, capacity: o.capacity)
+    }
+
+    /// How much more than the best lot's cost a lot must cost (s) for its logit share to vanish
+    /// against it (below e⁻⁴⁰, under a double's precision): such a lot changes no ranking.
+    public var negligibleCostGap: Double { 40 / logitTheta }
+
     /// Expected search/queue time (s) entering a lot holding `occupied` of `capacity` vehicles: a full
     /// lot (no free space predicted) costs the whole `maximumSearch` plus the drive on to another.
     public func expectedSearch(occupied: Double, capacity: Int) -> Double {
@@ -129,8 +149,9 @@ public enum ParkingGuidance {
                 let occupied = min(max(base, 0), Double(o.capacity)) + extraPerShare * shares[i]
                 let search = settings.expectedSearch(occupied: occupied, capacity: o.capacity)
                 let walk = o.walkMetres / settings.walkingSpeed
-                let price = o.pricePerHour * settings.stayHours / settings.valueOfTime * 3600
+                let price = settings.priceSeconds(o.pricePerHour)
                 let free = Double(o.capacity) - occupied
+                // The terms of `costBeforeSearch` with the search between them, in this order (the answers' last digits).
                 return RankedLot(lot: o.lot, cost: o.driveSeconds + settings.walkWeight * walk + settings.searchWeight * search + price,
                                  driveSeconds: o.driveSeconds, walkSeconds: walk, searchSeconds: search, priceSeconds: price,
                                  predictedFree: o.predictedOccupied == nil ? nil : free, share: shares[i],
