@@ -117,7 +117,9 @@ let package = Package(
 
         // Urban flood kernels: design rainfall, runoff, SWMM-compatible 1D hydraulics, the 2D
         // local-inertial surface and 1D-2D coupling. Pure: plain inputs in, plain results out.
-        .target(name: "FloodSim", dependencies: ["GeoCore", "SWMMFormat"], swiftSettings: strict),
+        .target(name: "FloodSim", dependencies: ["GeoCore", "SWMMFormat", "CLibm"], swiftSettings: strict),
+        // glibc's sincos, which Swift's Glibc module does not declare (FloodSim's circle geometry).
+        .systemLibrary(name: "CLibm", path: "Sources/CLibm"),
 
         // Traffic-signal timing kernels: Webster/HCM plans, time-of-day periods, the corridor green
         // wave (exact two-way bandwidth), adaptive re-timing, time–space diagrams. Pure.
