@@ -185,7 +185,12 @@ public final class CityTwinServer: Sendable {
         // The address index is built now, beside the first requests, not inside one (4–17 s on a
         // 9-district city, issue 57); a store without addresses yet builds it on first use.
         let addressIndex = Task { [store, logger = options.logger] in
-            if let error = await AddressGeocoders.shared.prepare(store) {
+            let started = ContinuousClock.now
+            do {
+                let index = try await AddressGeocoders.shared.geocoder(for: store, by: .admin)
+                let seconds = (ContinuousClock.now - started) / .seconds(1)
+                logger.info("address index built: \(index.count) addresses, \(index.memoryBytes >> 20) MiB, in \(String(format: "%.1f", seconds)) s")
+            } catch {
                 logger.info("address index not built at start: \(error)")
             }
         }
