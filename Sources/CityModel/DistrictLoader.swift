@@ -99,6 +99,8 @@ public enum DistrictLoader {
             try await rasters.putRaster(described, data: data, replace: true, by: .admin)
             raster = described
         }
+        // The planner's statistics of what was just loaded (PostGIS: ANALYZE), before anyone queries it.
+        try await store.refreshStatistics()
         return Summary(counts: counts, dem: raster)
     }
 

@@ -85,6 +85,13 @@ public protocol FeatureStore: Sendable {
     /// where a subscriber that starts with nothing cached begins following the feed. Reveals
     /// no layer, feature or time, so it needs no caller.
     func latestChange() async throws -> Int64
+
+    /// Brings the database's planner statistics up to date after a bulk load (PostgreSQL's
+    /// `ANALYZE` of every table of the store), so the queries right after it are planned on the
+    /// tables' real sizes. Without it, PostgreSQL plans on no statistics until autovacuum gets
+    /// there: on a city of 6 M features the layer list took 15 s a call for the first minutes, and
+    /// requests waiting for a connection answered 503. Does nothing where the store keeps none.
+    func refreshStatistics() async throws
 }
 
 /// What a conditional write (`FeatureStore.write(layer:upserting:deleting:expecting:by:at:)`)
@@ -110,6 +117,9 @@ public struct FeatureChanges: Sendable {
 }
 
 extension FeatureStore {
+    /// SQLite's planner here reads no statistics the store would have to keep (its index choice is the store's own).
+    public func refreshStatistics() async throws {}
+
     /// A read-modify-write of features `ids` of `layer` that no other writer of the store can
     /// interleave with, in this process or another: reads their current versions, then lets
     /// `change` read whatever it needs and compute the write, and writes it expecting those

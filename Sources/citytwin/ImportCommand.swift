@@ -166,6 +166,8 @@ struct ImportCommand: AsyncParsableCommand {
                 let total = try await featureStore.count(layer: summary.layer, FeatureQuery(), by: .admin)
                 print("\(verb) \(summary.count) features into \(summary.layer) (from \(summary.sourceCRS)); it now holds \(total)")
             }
+            // The planner's statistics of what was just loaded (PostGIS: ANALYZE), before serve queries it.
+            try await featureStore.refreshStatistics()
             // The first data of a city places it: its metric CRS is the zone of where the data lies, kept from now on.
             if let city = try await CityRecord.recordIfAbsent(in: featureStore, name: nil, by: .admin) {
                 print("Recorded the city's metric CRS: \(city.metricCRS) (the zone of where its data lies; lengths, areas, routing and flood grids use it)")

@@ -92,6 +92,23 @@ struct LayerStatsTests {
 
     /// A store written before the catalogue kept the numbers (no rows, or a loose extent) gets
     /// them when it is opened.
+    @Test("after a bulk load the planner's statistics are refreshed: every table of the store analysed (PostGIS), nothing to do on SpatiaLite",
+          arguments: StoreBackend.available)
+    func statisticsAfterABulkLoad(backend: StoreBackend) async throws {
+        let store = try await backend.makeStore()
+        try await store.insert(layer: "shelters", features: BulkInsertTests.shelters(0..<300), by: Fixtures.emergency, at: Fixtures.t0)
+        try await store.refreshStatistics()
+        guard let s = store as? PostGISStore else { return }
+        var unanalysed: [String] = []
+        for try await t in try await s.client.query("SELECT relname FROM pg_stat_user_tables WHERE schemaname = \(s.schema) AND last_analyze IS NULL")
+            .decode(String.self) { unanalysed.append(t) }
+        #expect(unanalysed.isEmpty, "tables never analysed: \(unanalysed)")
+        var audited = 0.0
+        for try await n in try await s.client.query("SELECT reltuples::float8 FROM pg_class WHERE oid = to_regclass(\(s.schema + ".audit_log"))")
+            .decode(Double.self) { audited = n }
+        #expect(audited >= 300, "the audit log's planner estimate is \(audited) rows")
+    }
+
     @Test(arguments: StoreBackend.available)
     func aStoreFromBeforeGetsItsNumbersAtOpen(backend: StoreBackend) async throws {
         let store = try await backend.makeStore()

@@ -112,6 +112,18 @@ extension PostGISStore {
         }
     }
 
+    public func refreshStatistics() async throws {
+        try await mapErrors(layer: nil) {
+            var tables: [String] = []
+            for try await t in try await client.query("SELECT tablename FROM pg_tables WHERE schemaname = \(schema) ORDER BY tablename",
+                                                      logger: logger).decode(String.self) { tables.append(t) }
+            for t in tables {
+                let name = "\"" + t.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+                _ = try await client.query(PostgresQuery(unsafeSQL: "ANALYZE \(schema).\(name)"), logger: logger).collect()
+            }
+        }
+    }
+
     public func changes(since sequence: Int64, limit: Int, by caller: Caller) async throws -> [ChangeEvent] {
         let events = try await mapErrors(layer: nil) {
             var out = [ChangeEvent]()
