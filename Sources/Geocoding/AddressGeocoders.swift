@@ -21,7 +21,7 @@ public struct AddressGeocoders: Sendable {
     public static let layer = "addresses"
 
     /// The default bound on one address index's memory: 1 GiB (a city of 2.25 M standard
-    /// addresses takes about 200 MB).
+    /// addresses takes about 340 MB).
     public static let defaultMemoryLimit = 1 << 30
 
     private let limit = MemoryLimit()

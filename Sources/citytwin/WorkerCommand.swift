@@ -42,7 +42,7 @@ struct WorkerCommand: AsyncParsableCommand {
     @Option(help: "Resource layers (shelters, hydrants, …) nearest-resources keeps read and snapped in memory, per store, travel profile and caller class; the least recently used is dropped beyond it (1…10000; default 32).")
     var resourceLayerCache: Int = SnappedResources.defaultMaximumLayers
 
-    @Option(help: "MiB one standard address index (the geocoder's, built from the addresses layer) may take; a larger one is not built and geocoding answers why (16…1048576; default 1024: a city of 2.25 M addresses takes about 200).")
+    @Option(help: "MiB one standard address index (the geocoder's, built from the addresses layer) may take; a larger one is not built and geocoding answers why (16…1048576; default 1024: a city of 2.25 M addresses takes about 340).")
     var addressIndexMemory: Int = AddressGeocoders.defaultMemoryLimit >> 20
 
     @Option(help: "PostGIS: the most database connections this process holds at once (1…256; default 8). Each serve and worker holds its own pool: keep their sum below PostgreSQL's max_connections.")

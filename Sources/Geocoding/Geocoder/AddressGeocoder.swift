@@ -21,7 +21,7 @@ public struct AddressGeocoder: Sendable {
         var record: Int32
     }
 
-    /// The records, in columns (`AddressTable`: about 60 bytes a record).
+    /// The records, in columns (`AddressTable`).
     let table: AddressTable
     /// Each record's children: `childList[childStart[i]..<childStart[i + 1]]`, ordered by the hash
     /// of their normalised name (`nameHashes`), so a child is found by name with a binary search.
