@@ -51,4 +51,8 @@ for name, v, mine in (("itzi 1 thread", i1, o1), ("itzi 2 threads", i2, o2)):
 err = [r["itzi"]["error"] for r in peers if "error" in r.get("itzi", {})]
 if err: print(f"  itzi could not run: {err[0]}")
 print(f"  continuity error (ours, 2 threads): {ours[-1]['two_threads']['continuity_error_pct']:.2e} %")
+bw = best(ours, "memory", "copy_bytes_per_s"); per = ours[0].get("memory", {}).get("bytes_per_cell_step")
+if bw and per:
+    print(f"  memory: one-thread copy {bw/1e9:.1f} GB/s; the kernel at {per:.0f} B a cell-step reaches {o1*per/bw:.0%} of it on 1 thread "
+          f"(goal on the 100x grid: 100 M cell-steps/s a thread, {100e6*per/bw:.0%} of this machine's copy rate)")
 PY
