@@ -91,8 +91,11 @@ struct AddressTable: Sendable {
 
     /// Appends a record. Its parent is linked now when already appended, else by `link`.
     /// - Returns: the parent code still to link, if any.
-    /// - Throws: `AddressDataError` when the code is already taken.
+    /// - Throws: `AddressDataError` when the code is already taken, or the texts reach 4 GB (the offsets are 32-bit).
     mutating func append(_ r: AddressRecord, record label: @autoclosure () -> String) throws -> String? {
+        guard count < Int(Int32.max) - 1 else {
+            throw AddressDataError(record: label(), "the address index holds \(count) records: more than one index can number")
+        }
         let number = Int32(count)
         if index(code: r.code) != nil {
             throw AddressDataError(record: label(), field: "address_code", "duplicate address code \(r.code)")
@@ -104,7 +107,9 @@ struct AddressTable: Sendable {
         // A record whose parent comes later keeps its full address: the parent's is not known yet.
         if r.fullAddress != derived || (r.parentCode != nil && parent < 0) { f |= Self.fullAddressFlag }
         if !r.formerNames.isEmpty { f |= Self.formerNamesFlag }
-        precondition(bytes.count < Int(UInt32.max) - 4096, "the address table holds more than 4 GB of text")
+        guard bytes.count < Int(UInt32.max) - (1 << 20) else {
+            throw AddressDataError(record: label(), "the address index's texts reach 4 GB (\(count) records): more than one index can hold")
+        }
         offsets.append(UInt32(bytes.count))
         put(r.code)
         put(r.name)
