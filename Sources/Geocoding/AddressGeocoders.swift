@@ -13,7 +13,7 @@ import TwinStore
 /// sensitive attributes masked for the caller (none for `addresses`: every reader shares one).
 /// Requests arriving during a build wait for it, or, when they accept it (`/geocode`), are answered
 /// by the previous index while the new one builds, and are told so. `serve` builds the index when
-/// it starts (`prepare`), so no request pays for the first build.
+/// it starts (the administrator's view: `geocoder(for:by:)` with `.admin`), so no request pays for the first build.
 public struct AddressGeocoders: Sendable {
     /// The geocoders shared by every request of this server or worker.
     public static let shared = AddressGeocoders()
@@ -69,13 +69,6 @@ public struct AddressGeocoders: Sendable {
         }
         let found = try await cache.lookup(for: store, by: caller, acceptingPrevious: acceptingPrevious)
         return Lookup(geocoder: found.value, rebuilding: found.rebuilding)
-    }
-
-    /// Builds the clear view's geocoder now (the administrator's: unmasked), so the first
-    /// request does not wait for it. Errors (no addresses yet) are returned, not thrown.
-    @discardableResult
-    public func prepare(_ store: any FeatureStore) async -> (any Error)? {
-        await cache.prepare(store)
     }
 
     /// Reads the layer a feature at a time into the geocoder's columns: neither the features nor

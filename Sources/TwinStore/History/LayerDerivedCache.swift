@@ -81,13 +81,6 @@ public actor LayerDerivedCache<Value: Sendable> {
         return Lookup(value: try await rebuild.value, rebuilding: false)
     }
 
-    /// Builds `caller`'s view now (the administrator's by default), so the first request does not
-    /// wait for it. Errors (a layer missing yet) are returned, not thrown.
-    @discardableResult
-    public func prepare(_ store: any FeatureStore, by caller: Caller = .admin) async -> (any Error)? {
-        do { _ = try await value(for: store, by: caller); return nil } catch { return error }
-    }
-
     /// How many views are cached now.
     public var cachedViews: Int { entries.count }
 
