@@ -81,8 +81,8 @@ public struct AddressGeocoders: Sendable {
         do {
             for try await f in store.stream(layer: layer, FeatureQuery(limit: FeatureQuery.maximumLimit), by: caller) {
                 try builder.append(feature: f)
-                // The columns are about a third of the finished index (its name and tree indexes).
-                if builder.count % 4096 == 0, 3 * builder.memoryBytes > memoryLimit { throw tooLarge(builder, memoryLimit) }
+                // The columns alone past the bound: the finished index (columns and name indexes) cannot fit.
+                if builder.count % 4096 == 0, builder.memoryBytes > memoryLimit { throw tooLarge(builder, memoryLimit) }
             }
             guard builder.count > 0 else { throw ScenarioError(.missingLayer, "the \(layer) layer holds no standard addresses") }
             let geocoder = try builder.build()
