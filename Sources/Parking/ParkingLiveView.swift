@@ -80,7 +80,7 @@ public enum ParkingLiveView {
             "id": .string(layer), "title": ["zh": "停车场实时空位", "en": "Parking availability (live)"], "category": "公共专题",
             "owner": .string(lots.owner), "format": "vector", "updateFrequency": "realtime",
             "sharing": .object(sharing), "negativeList": .bool(lots.negativeList),
-            "geometryType": "Polygon", "storageCRS": "EPSG:4490",
+            "geometryType": "Polygon", "storageCRS": "EPSG:4490", "tiles": ["minzoom": 13],
             "schema": ["type": "object", "properties": [
                 "lot": ["type": "string", "description": "parking_lots id"], "name": ["type": ["string", "null"]],
                 "kind": ["type": ["string", "null"]], "capacity": ["type": "integer"],

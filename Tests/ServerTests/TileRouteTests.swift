@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import GeoCore
 import HummingbirdTesting
 @testable import Server
@@ -118,6 +119,61 @@ struct TileRouteTests {
             let style = try await client.get("/tiles/WebMercatorQuad/style.json").json
             #expect(style["version"]?.integerValue == 8)
             #expect(style["layers"]?.arrayValue?.contains { $0["source-layer"]?.stringValue == "shelters" && $0["type"]?.stringValue == "circle" } == true)
+        }
+    }
+
+    @Test("a layer's zoom range (its definition's tiles): whole-map tiles, TileJSON, tileset metadata and the style carry it only there; its own tiles have every zoom")
+    func layerZoomRanges() async throws {
+        var logger = Logger(label: "citytwin.server.test")
+        logger.logLevel = .warning
+        try await ServerFixture.withStore { store in
+            var json = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(ServerFixture.sheltersJSON.utf8)).objectValue)
+            json["id"] = "door_plates"
+            json["sensitive"] = []
+            json["tiles"] = ["minzoom": 16, "maxzoom": 20]
+            try await store.createLayer(try LayerDefinition(json: .object(json)))
+            let plate = Position(x: 114.3105, y: 30.6005)
+            try await store.insert(layer: "door_plates", features: [
+                Feature(id: .string("p1"), geometry: .point(x: plate.x, y: plate.y), properties: ["name": "解放大道 1 号"]),
+            ], by: ServerFixture.owner, at: nil)
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger))
+            try await server.makeApplication().test(.router) { client in
+                func layers(_ path: String) async throws -> [String] {
+                    let r = try await client.get(path)
+                    #expect(r.status == .ok || r.status == .noContent, "\(path)")
+                    return try VectorTile.decode(Array(buffer: r.body)).map(\.name).sorted()
+                }
+                for (zoom, expected) in [(15, ["shelters"]), (16, ["door_plates", "shelters"]), (20, ["door_plates"]), (21, [])] {
+                    let id = try TileMatrixSet.webMercatorQuad.tile(containing: plate, level: zoom)
+                    #expect(try await layers("/tiles/WebMercatorQuad/\(zoom)/\(id.row)/\(id.col)") == expected, "z\(zoom)")
+                    // The collection's own tiles are cut at every zoom: the caller asked for that layer.
+                    #expect(try await layers("/collections/door_plates/tiles/WebMercatorQuad/\(zoom)/\(id.row)/\(id.col)") == ["door_plates"], "z\(zoom)")
+                }
+                // Selecting the layer does not take it below its range.
+                let z15 = try TileMatrixSet.webMercatorQuad.tile(containing: plate, level: 15)
+                #expect(try await client.get("/tiles/WebMercatorQuad/15/\(z15.row)/\(z15.col)?collections=door_plates").status == .noContent)
+                // Tianditu level 17 is Web Mercator zoom 16 (`TileMatrixSet.zoom(of:)`).
+                let c17 = try TileMatrixSet.cgcs2000Quad.tile(containing: plate, level: 17)
+                #expect(try await layers("/tiles/CGCS2000Quad/17/\(c17.row)/\(c17.col)") == ["door_plates", "shelters"])
+
+                let tj = try await client.get("/tiles/WebMercatorQuad/tilejson.json").json
+                let entry = tj["vector_layers"]?.arrayValue?.first { $0["id"] == "door_plates" }
+                #expect(entry?["minzoom"] == 16 && entry?["maxzoom"] == 20)
+                #expect(tj["vector_layers"]?.arrayValue?.first { $0["id"] == "shelters" }?["minzoom"] == 0)
+                let own = try await client.get("/collections/door_plates/tiles/WebMercatorQuad/tilejson.json").json
+                #expect(own["vector_layers"]?.arrayValue?.first?["minzoom"] == 0)
+
+                for (tms, low, high) in [("WebMercatorQuad", "16", "20"), ("CGCS2000Quad", "17", "18")] {
+                    let doc = try await client.get("/tiles/\(tms)").json
+                    let layer = doc["layers"]?.arrayValue?.first { $0["id"] == "door_plates" }
+                    #expect(layer?["minTileMatrix"]?.stringValue == low && layer?["maxTileMatrix"]?.stringValue == high, "\(tms)")
+                }
+
+                let style = try await client.get("/tiles/WebMercatorQuad/style.json").json
+                let drawn = style["layers"]?.arrayValue?.filter { $0["source-layer"] == "door_plates" } ?? []
+                #expect(!drawn.isEmpty)
+                #expect(drawn.allSatisfy { ($0["minzoom"]?.doubleValue ?? 0) >= 16 && $0["maxzoom"]?.doubleValue == 21 })
+            }
         }
     }
 }

@@ -145,6 +145,28 @@ struct TileArchiveTests {
         #expect(!decoded[0].features.contains { $0.properties["owner_phone"] == .string("13812345678") })
     }
 
+    @Test("an export cuts a layer only at the zooms of its definition's tiles range, and its vector_layers entry says so")
+    func exportHonoursLayerZoomRanges() async throws {
+        let store = try await TileCacheTests.makeStore()
+        var layers = try await store.layers(for: .anonymous)
+        let index = try #require(layers.firstIndex { $0.definition.id == "buildings" })
+        layers[index].definition.tileZooms = 14...24
+        let export = try TileArchiveExport(source: TileSource(store: store), layers: [layers[index]], zooms: 12...15)
+        #expect(export.layerNames(atZoom: 13).isEmpty && export.layerNames(atZoom: 14) == ["buildings"])
+        let path = try Self.temporaryPath("from14.pmtiles")
+        let summary = try await export.write(to: try TileArchiveFormat.pmtiles.writer(path: path), name: "city")
+        let pm = try PMTilesFile(path: path)
+        for point in [TileCacheTests.a, TileCacheTests.b] {
+            for z in 12...15 {
+                let t = try TileMatrixSet.webMercatorQuad.tile(containing: point, level: z)
+                #expect((try pm.tile(z, t.col, t.row) != nil) == (z >= 14), "z\(z)")
+            }
+        }
+        #expect(summary.written >= 4)
+        let meta = try JSONDecoder().decode(JSONValue.self, from: Data(TileCompression.gunzip(Array(pm.bytes[pm.metadata.offset..<pm.metadata.offset + pm.metadata.length]))))
+        #expect(meta["vector_layers"]?.arrayValue?.first?["minzoom"] == 14 && meta["vector_layers"]?.arrayValue?.first?["maxzoom"] == 15)
+    }
+
     @Test("many tiles go to leaf directories; the root stays within the first 16 KiB; duplicates are stored once")
     func leafDirectories() throws {
         let path = try Self.temporaryPath("many.pmtiles")

@@ -71,6 +71,36 @@ struct LayerDefinitionTests {
         #expect(error?.field == "storageCRS")
     }
 
+    @Test("a zoom range for whole-map tiles: read, written back, every zoom without it; a bad one names tiles.minzoom or tiles.maxzoom")
+    func tileZoomRanges() throws {
+        var json = try #require(try JSONDecoder().decode(JSONValue.self, from: Data(Fixtures.sheltersJSON.utf8)).objectValue)
+        #expect(try LayerDefinition(json: .object(json)).tileZooms == nil)
+        #expect(try LayerDefinition(json: .object(json)).isTiled(atZoom: 0))
+        json["tiles"] = ["minzoom": 16]
+        let from16 = try LayerDefinition(json: .object(json))
+        #expect(from16.tileZooms == 16...24)
+        #expect(!from16.isTiled(atZoom: 15) && from16.isTiled(atZoom: 16) && from16.isTiled(atZoom: 24))
+        #expect(from16.json["tiles"] == ["minzoom": 16])
+        json["tiles"] = ["minzoom": 10, "maxzoom": 16]
+        let bounded = try LayerDefinition(json: .object(json))
+        #expect(bounded.tileZooms == 10...16)
+        #expect(try JSONDecoder().decode(LayerDefinition.self, from: JSONEncoder().encode(bounded)) == bounded)
+        let bad: [(JSONValue, String)] = [
+            (["minzoom": 25], "tiles.minzoom"), (["minzoom": -1], "tiles.minzoom"), (["minzoom": 14.5], "tiles.minzoom"),
+            (["minzoom": "14"], "tiles.minzoom"), (["minzoom": 16, "maxzoom": 12], "tiles.maxzoom"), (["maxzoom": 30], "tiles.maxzoom"),
+            (["min_zoom": 14], "tiles.min_zoom"), ([14, 16], "tiles"),
+        ]
+        for (value, field) in bad {
+            json["tiles"] = value
+            let error = #expect(throws: StoreError.self) { try LayerDefinition(json: .object(json)) }
+            #expect(error?.field == field, "\(value)")
+        }
+        json["tiles"] = ["minzoom": 14]
+        json["geometryType"] = .null
+        let error = #expect(throws: StoreError.self) { try LayerDefinition(json: .object(json)) }
+        #expect(error?.field == "tiles")
+    }
+
     @Test func theCatalogueLoadsADirectoryAndNamesTheBadFile() throws {
         try withTemporaryDirectory("layers") { dir in
             try Fixtures.sheltersJSON.write(to: dir.appending("shelters.json"), atomically: true, encoding: .utf8)

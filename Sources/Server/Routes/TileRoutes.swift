@@ -252,7 +252,7 @@ struct TileRoutes: OperationCollection {
                 let format = try OutputFormat.negotiate(query, request)
                 let tms = try tileMatrixSet(context)
                 let layers = try await tileService.visibleLayers(context.caller)
-                let doc = tilesetDocument("/tiles", tms, title: "CityTwin 一张图", layers: layers, query: query, format: format)
+                let doc = tilesetDocument("/tiles", tms, title: "CityTwin 一张图", layers: layers, zoomRanges: true, query: query, format: format)
                 return render(doc, title: "Map tiles \(tms.id)", format: format)
             },
             APIOperation(
@@ -261,7 +261,7 @@ struct TileRoutes: OperationCollection {
                 parameters: tileParameters + [Self.collectionsSelection], responses: tileResponses
             ) { [self] request, context, query in
                 let layers = try Self.selected(query["collections"], from: try await tileService.visibleLayers(context.caller))
-                return try await tileRepresentation(request, context, layers: layers.map(\.definition))
+                return try await tileRepresentation(request, context, layers: layers.map(\.definition), zoomRanges: true)
             },
             APIOperation(
                 id: "getCollectionTileJSON", method: .get, path: "/collections/{collectionId}/tiles/{tileMatrixSetId}/tilejson.json",
@@ -279,7 +279,7 @@ struct TileRoutes: OperationCollection {
                 responses: [.ok("TileJSON.", [(MediaTypeName.json, Self.tileSchema("TileJSON"))]), .problem(404, "Not WebMercatorQuad.")] + common
             ) { [self] _, context, _ in
                 try requireWebMercator(context)
-                return .json(tileJSON("/tiles", name: "CityTwin 一张图", layers: try await tileService.visibleLayers(context.caller)))
+                return .json(tileJSON("/tiles", name: "CityTwin 一张图", layers: try await tileService.visibleLayers(context.caller), zoomRanges: true))
             },
             APIOperation(
                 id: "getDatasetStyle", method: .get, path: "/tiles/{tileMatrixSetId}/style.json",
@@ -348,11 +348,15 @@ struct TileRoutes: OperationCollection {
 
     // MARK: - Tiles
 
-    private func tileRepresentation(_ request: Request, _ context: CityTwinRequestContext, layers definitions: [LayerDefinition]) async throws -> Representation {
+    /// One tile of `layers`. With `zoomRanges` (whole-map tiles) a layer is cut only
+    /// at the zooms of its definition's `tiles` range; a collection's own tiles have every zoom.
+    private func tileRepresentation(_ request: Request, _ context: CityTwinRequestContext, layers: [LayerDefinition],
+                                    zoomRanges: Bool = false) async throws -> Representation {
         let tms = try tileMatrixSet(context)
         let tile = TileID(matrix: try integerPath(context, "tileMatrix"), row: try integerPath(context, "tileRow"),
                           col: try integerPath(context, "tileCol"))
         do { try tms.validate(tile) } catch let e as TileError { throw Problem.tile(e) }
+        let definitions = zoomRanges ? layers.filter { $0.isTiled(atZoom: tms.zoom(of: tile.matrix)) } : layers
         await parking.catchUp(definitions.map(\.id))  // parking: the live view as of now
         try await tileService.followChanges()
         let version = tileService.dataVersion(definitions)
@@ -399,7 +403,10 @@ struct TileRoutes: OperationCollection {
         return .object(o)
     }
 
-    private func tilesetDocument(_ base: String, _ tms: TileMatrixSet, title: String, layers: [LayerInfo],
+    /// A tileset's metadata. With `zoomRanges` (the whole map) each layer names the levels that
+    /// carry it (`minTileMatrix`, `maxTileMatrix`; its definition's `tiles` range), and a layer
+    /// no level of `tms` carries is left out.
+    private func tilesetDocument(_ base: String, _ tms: TileMatrixSet, title: String, layers: [LayerInfo], zoomRanges: Bool = false,
                                  query: QueryParameters, format: OutputFormat) -> JSONValue {
         var links = site.selfAndAlternate("\(base)/\(tms.id)", query: query, format: format, jsonType: MediaTypeName.json)
         links.append(site.link("/tileMatrixSets/\(tms.id)", rel: Self.tilingSchemeRel, type: MediaTypeName.json, title: "Tile matrix set definition"))
@@ -413,8 +420,15 @@ struct TileRoutes: OperationCollection {
         }
         var o: [String: JSONValue] = [
             "title": .string(title), "dataType": "vector", "crs": .string(tms.crsURI), "links": .array(links),
-            "layers": .array(layers.map { info in
+            "layers": .array(layers.compactMap { info -> JSONValue? in
                 var l: [String: JSONValue] = ["id": .string(info.definition.id), "title": .string(info.definition.title.zh), "dataType": "vector"]
+                if zoomRanges, let zooms = info.definition.tileZooms {
+                    let levels = tms.minLevel...tms.maxLevel
+                    let low = zooms.lowerBound + tms.minLevel, high = zooms.upperBound + tms.minLevel
+                    guard low <= levels.upperBound, high >= levels.lowerBound else { return nil }
+                    l["minTileMatrix"] = .string(String(max(low, levels.lowerBound)))
+                    l["maxTileMatrix"] = .string(String(min(high, levels.upperBound)))
+                }
                 if let g = info.definition.geometryType { l["geometryDimension"] = .integer(Self.dimension(g)) }
                 l["propertiesSchema"] = ["type": "object", "properties": .object(VectorLayers.fieldTypes(info.definition).mapValues { ["type": .string($0.lowercased())] })]
                 return .object(l)
@@ -438,13 +452,19 @@ struct TileRoutes: OperationCollection {
         }
     }
 
-    private func tileJSON(_ base: String, name: String, layers: [LayerInfo]) -> JSONValue {
+    /// TileJSON of a tileset; with `zoomRanges` (the whole map) each of `vector_layers` has its
+    /// definition's `tiles` range, and a layer outside 0–22 is left out.
+    private func tileJSON(_ base: String, name: String, layers: [LayerInfo], zoomRanges: Bool = false) -> JSONValue {
         var bounds: Envelope?
         for info in layers { if let e = info.extent { bounds == nil ? (bounds = e) : bounds!.expand(toInclude: e) } }
         var o: [String: JSONValue] = [
             "tilejson": "3.0.0", "name": .string(name), "scheme": "xyz", "minzoom": 0, "maxzoom": 22,
             "tiles": [.string(site.url("\(base)/WebMercatorQuad/{z}/{y}/{x}"))],
-            "vector_layers": .array(layers.map { VectorLayers.entry($0.definition, minZoom: 0, maxZoom: 22) }),
+            "vector_layers": .array(layers.compactMap { info -> JSONValue? in
+                let zooms = zoomRanges ? (info.definition.tileZooms ?? 0...22) : 0...22
+                guard zooms.lowerBound <= 22 else { return nil }
+                return VectorLayers.entry(info.definition, minZoom: zooms.lowerBound, maxZoom: min(zooms.upperBound, 22))
+            }),
             "attribution": "CityTwin 城市数字孪生",
         ]
         if let b = bounds {

@@ -195,7 +195,12 @@ struct MapStyle {
             "paint": .object(paint), "layout": .object(l), "metadata": meta(d, legend: legend, extra: extra),
         ]
         if let filter { o["filter"] = filter }
-        if let minzoom { o["minzoom"] = .number(minzoom) }
+        // Never below the zooms whose tiles carry the layer (its definition's `tiles` range).
+        let from = max(minzoom ?? 0, Double(d.tileZooms?.lowerBound ?? 0))
+        if from > 0 { o["minzoom"] = .number(from) }
+        if let zooms = d.tileZooms, zooms.upperBound < LayerDefinition.tileZoomLimits.upperBound {
+            o["maxzoom"] = .number(Double(zooms.upperBound + 1))  // MapLibre's maxzoom is exclusive
+        }
         return .object(o)
     }
 
@@ -326,21 +331,21 @@ struct MapStyle {
                     // tile, and its name would repeat in each.
                     [text(d, "label", field: "name", size: 13, color: "#54278f", minzoom: 12, filter: ["==", ["get", "level"], "社区/村"])])
         case "buildings":
-            return ([layer(d, "fill", "fill", paint: ["fill-color": "#dcd4ca", "fill-outline-color": "#a99d8f"], minzoom: 14)],
+            return ([layer(d, "fill", "fill", paint: ["fill-color": "#dcd4ca", "fill-outline-color": "#a99d8f"])],
                     [text(d, "label", field: "name", size: 11, color: "#5c5146", minzoom: 17)])
         case "parking_lots":
-            return ([layer(d, "fill", "fill", paint: ["fill-color": "#c9d8ff", "fill-outline-color": "#2f54eb"], minzoom: 14)],
+            return ([layer(d, "fill", "fill", paint: ["fill-color": "#c9d8ff", "fill-outline-color": "#2f54eb"])],
                     [text(d, "label", field: "name", size: 11, color: "#1d39c4", minzoom: 16)])
         case "water_mains":
             return ([layer(d, "line", "line", paint: [
                 "line-color": "#0091d5",
                 "line-width": ["interpolate", ["linear"], ["coalesce", ["get", "diameter_mm"], 100], 100, 1, 300, 2, 600, 3.5, 1200, 5],
-            ], minzoom: 13, extra: ["citytwin:legendTitle": "给水管道（线宽示管径）"])], [])
+            ], extra: ["citytwin:legendTitle": "给水管道（线宽示管径）"])], [])
         case "drainage_pipes":
             return ([layer(d, "line", "line", paint: [
                 "line-color": Self.match("system", [("YS", "#2e7d32"), ("WS", "#8d5524"), ("HS", "#b8860b")], otherwise: "#8d5524"),
                 "line-width": ["interpolate", ["linear"], ["coalesce", ["get", "diameter_mm"], 300], 300, 1, 800, 2.5, 2000, 5],
-            ], minzoom: 13, extra: ["citytwin:labels": ["YS": "雨水", "WS": "污水", "HS": "合流"]])], [])
+            ], extra: ["citytwin:labels": ["YS": "雨水", "WS": "污水", "HS": "合流"]])], [])
         case "roads":
             var drawn: [JSONValue] = [], fills: [JSONValue] = []
             for c in Self.roadClasses {
@@ -363,28 +368,28 @@ struct MapStyle {
         case "river_gauges": return point(d, color: "#0050b3", radius: 5, nameZoom: 15)
         case "hydrants":   // working (完好) and out of service apart, by the definition's style colours and labels
             return point(d, color: Self.fillColor(d.style?["fill"]?.stringValue, d, default: "#8c8c8c", colors: d.style?["colors"]), radius: 3.5,
-                         minzoom: 15, extra: d.style?["labels"].map { ["citytwin:labels": $0] } ?? [:])
+                         extra: d.style?["labels"].map { ["citytwin:labels": $0] } ?? [:])
         case "drainage_manholes": return point(d, color: Self.match("system", [("YS", "#2e7d32"), ("WS", "#8d5524"), ("HS", "#b8860b")], otherwise: "#8d5524"),
                                                radius: 2.5, minzoom: 16, extra: ["citytwin:labels": ["YS": "雨水", "WS": "污水", "HS": "合流"]])
-        case "drainage_outfalls": return point(d, color: "#13a8a8", radius: 4, minzoom: 14)
-        case "water_nodes", "water_valves": return point(d, color: id == "water_valves" ? "#531dab" : "#0091d5", radius: 2.5, minzoom: 16)
-        case "water_connections": return point(d, color: "#69c0ff", radius: 1.5, minzoom: 17)
-        case "addresses": return point(d, color: "#8c8c8c", radius: 2, minzoom: 17)
-        case "intersections": return point(d, color: "#8c8c8c", radius: 2.5, minzoom: 16)
-        case "turn_restrictions": return point(d, color: "#f5222d", radius: 3, minzoom: 16)
-        case "iot_devices": return point(d, color: Self.match("status", [("在线", "#722ed1"), ("离线", "#8c8c8c")], otherwise: "#722ed1"), radius: 3.5, minzoom: 15)
+        case "drainage_outfalls": return point(d, color: "#13a8a8", radius: 4)
+        case "water_nodes", "water_valves": return point(d, color: id == "water_valves" ? "#531dab" : "#0091d5", radius: 2.5)
+        case "water_connections": return point(d, color: "#69c0ff", radius: 1.5)
+        case "addresses": return point(d, color: "#8c8c8c", radius: 2)
+        case "intersections": return point(d, color: "#8c8c8c", radius: 2.5)
+        case "turn_restrictions": return point(d, color: "#f5222d", radius: 3)
+        case "iot_devices": return point(d, color: Self.match("status", [("在线", "#722ed1"), ("离线", "#8c8c8c")], otherwise: "#722ed1"), radius: 3.5)
         case "signal_plans":
             let colors = d.style?["colors"]?.objectValue?.sorted { $0.key < $1.key }.compactMap { k, v in v.stringValue.map { (k, $0) } }
             let (drawn, _) = point(d, color: Self.match("los", colors ?? Self.los, otherwise: "#8c8c8c"), radius: 7, stroke: "#262626",
                                    extra: ["citytwin:legendTitle": "服务水平（LOS）", "citytwin:labels": Self.losLabels(colors ?? Self.los)])
             // The grade's letter in the circle (glyphs from /fonts/).
             return (drawn, [text(d, "label", field: "los", size: 11, color: "#1f1f1f", minzoom: 14)])
-        case "signalized_intersections": return point(d, color: "#faad14", radius: 5, minzoom: 13, stroke: "#614700")
+        case "signalized_intersections": return point(d, color: "#faad14", radius: 5, stroke: "#614700")
         case "parking_berths":
             // Availability from the berth detectors: free, occupied, or unknown (no reading).
-            return point(d, color: ["match", ["to-string", ["get", "occupied"]], "false", "#389e0d", "true", "#cf1322", "#8c8c8c"], radius: 3, minzoom: 16,
+            return point(d, color: ["match", ["to-string", ["get", "occupied"]], "false", "#389e0d", "true", "#cf1322", "#8c8c8c"], radius: 3,
                          extra: ["citytwin:labels": ["false": "空闲", "true": "占用"], "citytwin:otherwise": "未知"])
-        case "parking_guidance_signs": return point(d, color: "#fa8c16", radius: 4, minzoom: 15)
+        case "parking_guidance_signs": return point(d, color: "#fa8c16", radius: 4)
         case "parking_availability":
             // Lots by live availability (the view's own classes and colours); a stale or missing
             // reading is unknown, drawn grey, never as free. The free spaces as the label.
@@ -392,7 +397,7 @@ struct MapStyle {
             let titles: [String: JSONValue] = ["available": "有空位", "few": "车位紧张", "full": "已满", "unknown": "未知"]
             return ([layer(d, "fill", "fill", paint: ["fill-color": Self.match("availability", colors, otherwise: "#8c8c8c"),
                                                       "fill-opacity": 0.8, "fill-outline-color": "#262626"],
-                           minzoom: 13, extra: ["citytwin:legendTitle": "停车场实时空位", "citytwin:labels": .object(titles)])],
+                           extra: ["citytwin:legendTitle": "停车场实时空位", "citytwin:labels": .object(titles)])],
                     [text(d, "label", field: "free", size: 11, color: "#1f1f1f", minzoom: 16)])
         default:
             return generic(d)

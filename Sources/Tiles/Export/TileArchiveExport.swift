@@ -60,7 +60,13 @@ public struct TileArchiveExport: Sendable {
         TileArchiveMetadata(name: name, description: "CityTwin layers: " + layers.map(\.definition.id).joined(separator: ", "),
                             minZoom: zooms.lowerBound, maxZoom: zooms.upperBound,
                             bounds: bounds ?? Envelope(minX: -180, minY: -85, maxX: 180, maxY: 85),
-                            vectorLayers: layers.map { VectorLayers.entry($0.definition, minZoom: zooms.lowerBound, maxZoom: zooms.upperBound) })
+                            vectorLayers: layers.compactMap { info in
+                                // A layer's own zoom range (its definition's `tiles`) within the export's.
+                                let own = info.definition.tileZooms ?? zooms
+                                guard own.overlaps(zooms) else { return nil }
+                                let range = own.clamped(to: zooms)
+                                return VectorLayers.entry(info.definition, minZoom: range.lowerBound, maxZoom: range.upperBound)
+                            })
     }
 
     /// Cuts and writes every tile, then finishes the archive.
@@ -70,35 +76,42 @@ public struct TileArchiveExport: Sendable {
         let total = try tileCount()
         var summary = Summary()
         guard let bounds else { throw TileError(.invalidArgument, "the layers have no features, so there is nothing to export") }
-        let names = layers.map(\.definition.id)
         var pending: [TileID] = []
         for zoom in zooms {
             guard let range = try TileMatrixSet.webMercatorQuad.tiles(covering: bounds, level: zoom) else { continue }
             for tile in range {
                 pending.append(tile)
                 if pending.count == 256 {
-                    try await cut(pending, names, writer, &summary)
+                    try await cut(pending, writer, &summary)
                     pending.removeAll(keepingCapacity: true)
                     progress(WorkProgress(stage: "cutting", completed: Double(summary.visited), total: Double(total), unit: "tiles"))
                 }
             }
         }
-        try await cut(pending, names, writer, &summary)
+        try await cut(pending, writer, &summary)
         progress(WorkProgress(stage: "cutting", completed: Double(summary.visited), total: Double(total), unit: "tiles"))
         try writer.finish(metadata(name: name))
         return summary
     }
 
+    /// The layers a tile of `zoom` carries: those whose definition's `tiles` range holds it.
+    func layerNames(atZoom zoom: Int) -> [String] {
+        layers.filter { $0.definition.isTiled(atZoom: zoom) }.map(\.definition.id)
+    }
+
     /// Cuts a batch of tiles `concurrency` at a time and appends the non-empty ones.
-    private func cut(_ batch: [TileID], _ names: [String], _ writer: any TileArchiveWriter, _ summary: inout Summary) async throws {
+    private func cut(_ batch: [TileID], _ writer: any TileArchiveWriter, _ summary: inout Summary) async throws {
         let source = source, caller = caller, width = concurrency
+        var names: [Int: [String]] = [:]
+        for zoom in Set(batch.map(\.matrix)) { names[zoom] = layerNames(atZoom: zoom) }
         try await withThrowingTaskGroup(of: (TileID, [UInt8]?).self) { group in
             var next = 0
             func submit() {
-                let tile = batch[next]
+                let tile = batch[next], layers = names[tile.matrix] ?? []
                 next += 1
                 group.addTask {
-                    let bytes = try await source.tile(layers: names, tileMatrixSet: .webMercatorQuad, tile: tile, caller: caller)
+                    guard !layers.isEmpty else { return (tile, nil) }
+                    let bytes = try await source.tile(layers: layers, tileMatrixSet: .webMercatorQuad, tile: tile, caller: caller)
                     return (tile, try bytes.map(TileCompression.gzip))
                 }
             }

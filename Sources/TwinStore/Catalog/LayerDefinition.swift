@@ -47,6 +47,18 @@ public struct LayerDefinition: Sendable, Hashable {
     /// comparisons and `sortby` on them read the index instead of walking the layer. Each names a
     /// schema property of a scalar type (string, number, integer, boolean, date, date-time).
     public var indexes: [String] = []
+    /// The Web Mercator zooms whose whole-map tiles carry the layer (optional `"tiles"`:
+    /// `{"minzoom": 14}`, `{"minzoom": 10, "maxzoom": 16}`), as tippecanoe's and TileJSON's
+    /// `vector_layers` ranges and GeoServer's scale rules: a city's two million door plates are
+    /// not cut into a tile of the whole city. `nil`: every zoom. A collection's own tiles are cut
+    /// at every zoom; other tile matrix sets map a level to its zoom (`TileMatrixSet.zoom(of:)`).
+    public var tileZooms: ClosedRange<Int>?
+
+    /// The zooms a `"tiles"` range may name (OGC WebMercatorQuad's levels).
+    public static let tileZoomLimits = 0...24
+
+    /// Whether whole-map tiles at Web Mercator zoom `zoom` carry the layer.
+    public func isTiled(atZoom zoom: Int) -> Bool { tileZooms?.contains(zoom) ?? true }
 
     /// Whether features have a geometry column.
     public var hasGeometry: Bool { geometryType != nil || acceptsAnyGeometry }
@@ -171,6 +183,26 @@ public struct LayerDefinition: Sendable, Hashable {
         default: throw fail("quality", "\"quality\" must be an object")
         }
         self.indexes = try Self.parseIndexes(o["indexes"], schema: schema, fail: fail)
+        self.tileZooms = try Self.parseTileZooms(o["tiles"], fail: fail)
+        if tileZooms != nil, !hasGeometry { throw fail("tiles", "the layer has no geometry, so it has no tiles and no zoom range") }
+    }
+
+    private static func parseTileZooms(_ value: JSONValue?, fail: (String, String) -> StoreError) throws -> ClosedRange<Int>? {
+        guard let value, !value.isNull else { return nil }
+        guard let o = value.objectValue else { throw fail("tiles", "\"tiles\" must be an object with minzoom and/or maxzoom") }
+        if let other = o.keys.sorted().first(where: { $0 != "minzoom" && $0 != "maxzoom" }) {
+            throw fail("tiles.\(other)", "\"tiles\" takes minzoom and maxzoom only, not \"\(other)\"")
+        }
+        func zoom(_ key: String, _ otherwise: Int) throws -> Int {
+            guard let v = o[key], !v.isNull else { return otherwise }
+            guard let d = v.doubleValue, d == d.rounded(), tileZoomLimits.contains(Int(exactly: d) ?? -1) else {
+                throw fail("tiles.\(key)", "\"\(key)\" must be an integer zoom from \(tileZoomLimits.lowerBound) to \(tileZoomLimits.upperBound)")
+            }
+            return Int(d)
+        }
+        let low = try zoom("minzoom", tileZoomLimits.lowerBound), high = try zoom("maxzoom", tileZoomLimits.upperBound)
+        guard low <= high else { throw fail("tiles.maxzoom", "maxzoom \(high) is below minzoom \(low)") }
+        return low...high
     }
 
     /// The most attribute indexes a layer may declare (each costs every write of the layer).
@@ -234,6 +266,11 @@ public struct LayerDefinition: Sendable, Hashable {
         if let coBuilt { o["coBuilt"] = coBuilt.json }
         if let cimLevel { o["cim_level"] = .string(cimLevel.rawValue) }
         if !indexes.isEmpty { o["indexes"] = .array(indexes.map { .string($0) }) }
+        if let tileZooms {
+            var t: [String: JSONValue] = ["minzoom": .integer(Int64(tileZooms.lowerBound))]
+            if tileZooms.upperBound != Self.tileZoomLimits.upperBound { t["maxzoom"] = .integer(Int64(tileZooms.upperBound)) }
+            o["tiles"] = .object(t)
+        }
         return .object(o)
     }
 
