@@ -73,6 +73,12 @@ public enum DistrictLoader {
                 if !features.isEmpty {
                     if replace {
                         try await store.upsert(layer: definition.id, features: features, by: .admin, at: nil)
+                    } else if let bulk = store as? any BulkFeatureLoading {
+                        // The bulk path (`citytwin import`'s): the same versions, audit entries and
+                        // change events as one insert, with statements prepared once and the
+                        // spatial index written set-wise.
+                        let chunks = ChunkQueue(features, size: bulkChunk)
+                        _ = try await bulk.insert(layer: definition.id, chunks: { chunks.next() }, by: .admin, at: nil)
                     } else {
                         try await store.insert(layer: definition.id, features: features, by: .admin, at: nil)
                     }
@@ -102,6 +108,31 @@ public enum DistrictLoader {
         // The planner's statistics of what was just loaded (PostGIS: ANALYZE), before anyone queries it.
         try await store.refreshStatistics()
         return Summary(counts: counts, dem: raster)
+    }
+
+    /// Features a bulk insert's chunk holds.
+    static let bulkChunk = 5_000
+
+    /// Hands out an array's features `size` at a time to a bulk insert's reading thread.
+    final class ChunkQueue: @unchecked Sendable {
+        private let features: [Feature]
+        private let size: Int
+        private var offset = 0
+        private let lock = NSLock()
+
+        init(_ features: [Feature], size: Int) {
+            self.features = features
+            self.size = size
+        }
+
+        func next() -> [Feature]? {
+            lock.withLock {
+                guard offset < features.count else { return nil }
+                let end = min(offset + size, features.count)
+                defer { offset = end }
+                return Array(features[offset..<end])
+            }
+        }
     }
 
     /// The city's DEM with one district's grid placed at its tile (the district's own grid for the

@@ -107,6 +107,19 @@ struct SampleCityTests {
         #expect(dem[column: 999, row: 0] == city[3].elevation[column: 499, row: 0])
     }
 
+    @Test("a tile's names replace 新洲区 and 邾城 as Foundation's replacingOccurrences does, and leave other text as it is")
+    func renamingMatchesFoundation() {
+        let tile = DistrictTile(column: 2, row: 1, count: 3)
+        let texts = ["", "邾城", "新洲区邾城街道", "邾城邾城", "武汉市新洲区邾城街道问津大道 12 号", "邾", "城邾城区", "新洲区",
+                     "Zhucheng 邾城 road", "新洲新洲区区", "a邾城b新洲区c邾城", "🙂邾城🙂", "e\u{301}邾城"]
+        for text in texts {
+            let expected = text.replacingOccurrences(of: "新洲区", with: tile.districtName).replacingOccurrences(of: "邾城", with: tile.townName)
+            #expect(tile.rename(text) == expected, "\(text)")
+        }
+        #expect(DistrictTile.replacing("ab", with: "x", in: "aababb") == "axxb")
+        #expect(DistrictTile.single.rename("邾城") == "邾城")
+    }
+
     @Test("a scale outside 1…32 is refused naming it")
     func scaleRange() async throws {
         let store = try await ImportFixtures.store([])

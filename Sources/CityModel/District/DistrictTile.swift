@@ -48,7 +48,36 @@ public struct DistrictTile: Sendable, Hashable, CustomStringConvertible {
     var townName: String { index == 0 ? "邾城" : "邾\(Self.numeral(index))城" }
     /// A name of the sample district as the tile's own: its district and town names in place of 新洲区 and 邾城.
     func rename(_ text: String) -> String {
-        index == 0 ? text : text.replacingOccurrences(of: "新洲区", with: districtName).replacingOccurrences(of: "邾城", with: townName)
+        index == 0 ? text : Self.replacing("邾城", with: townName, in: Self.replacing("新洲区", with: districtName, in: text))
+    }
+
+    /// `text` with every occurrence of `pattern` replaced, matched as UTF-8 bytes (a whole
+    /// character sequence matches only at character boundaries: UTF-8 is self-synchronising);
+    /// `text` itself when there is none. Every string of every feature of a 100-district city
+    /// passes here, so no bridging to NSString (Foundation's `replacingOccurrences` had been a
+    /// seventh of a 9-district build).
+    static func replacing(_ pattern: String, with replacement: String, in text: String) -> String {
+        var text = text
+        let p = Array(pattern.utf8)
+        guard let first = p.first else { return text }
+        let replaced: [UInt8]? = text.withUTF8 { bytes in
+            var out: [UInt8]?
+            var copied = 0, i = 0
+            while i + p.count <= bytes.count {
+                if bytes[i] == first, bytes[i..<(i + p.count)].elementsEqual(p) {
+                    if out == nil { out = []; out!.reserveCapacity(bytes.count + 16) }
+                    out!.append(contentsOf: bytes[copied..<i])
+                    out!.append(contentsOf: replacement.utf8)
+                    i += p.count
+                    copied = i
+                } else {
+                    i += 1
+                }
+            }
+            out?.append(contentsOf: bytes[copied...])
+            return out
+        }
+        return replaced.map { String(decoding: $0, as: UTF8.self) } ?? text
     }
     /// Prefix of every id of the tile that is not an admin code ("" for tile 0).
     var idPrefix: String { index == 0 ? "" : "D" + padded(index, 3) + "-" }
