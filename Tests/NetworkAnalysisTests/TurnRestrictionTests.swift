@@ -264,6 +264,49 @@ struct TurnRestrictionReferenceTests {
         }
     }
 
+    @Test("nearest sweeps the hierarchy only above its targets (RPHAST) and ranks, times and routes them as a plain Dijkstra does, turn restrictions included")
+    func nearestWithSweepSelectionEqualsDijkstra() throws {
+        var rng = SplitMix64(seed: 11)
+        var lines: [RoadLine] = []
+        for i in 0..<12 {
+            let ys = (0..<12).map { Position(x: Double(i) * 80, y: Double($0) * 80) }
+            let xs = (0..<12).map { Position(x: Double($0) * 80, y: Double(i) * 80) }
+            lines.append(RoadLine(id: "V\(i)", coordinates: ys, speedKmh: Double(20 + 10 * rng.integer(0...3)), oneway: i % 4 == 1))
+            lines.append(RoadLine(id: "H\(i)", coordinates: xs, speedKmh: Double(20 + 10 * rng.integer(0...3)), oneway: i % 4 == 3))
+        }
+        var restrictions: [TurnRestriction] = []
+        for _ in 0..<80 {
+            let i = rng.integer(0...11), j = rng.integer(0...11)
+            let from = rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)", to = rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)"
+            restrictions.append(TurnRestriction(fromRoad: from, toRoad: to, via: Position(x: Double(i) * 80, y: Double(j) * 80),
+                                                kind: rng.pick(TurnRestriction.Kind.allCases)))
+        }
+        let graph = try RoadGraph(lines: lines, profile: .driving, restrictions: restrictions)
+        func snap() throws -> EdgePosition {
+            try #require(graph.snap(Position(x: Double(rng.integer(0...879)), y: Double(rng.integer(0...879)))))
+        }
+        for _ in 0..<30 {
+            let targets = try (0..<rng.integer(1...12)).map { _ in RoadAccess(try snap()) }
+            let selection = graph.sweepSelection(reaching: targets)
+            #expect(selection.count < graph.graphNodeCount || targets.count > 6)
+            #expect(zip(selection, selection.dropFirst()).allSatisfy { $0 > $1 })
+            for _ in 0..<4 {
+                let o = RoadAccess(try snap())
+                let plain = graph.tree(from: o.positions, closures: .none, plain: true)
+                let expected = targets.enumerated().compactMap { i, t in
+                    graph.arrival(at: t.positions, from: o.positions, tree: plain, closures: .none).map { (i, $0.seconds) }
+                }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
+                let found = graph.nearest(from: o, targets: targets, count: targets.count)
+                #expect(found.count == expected.count)
+                for (f, e) in zip(found, expected) {
+                    #expect(abs(f.seconds - e.1) < 1e-9)
+                    let route = try #require(f.route)
+                    #expect(abs(route.seconds - f.seconds) < 1e-9)
+                }
+            }
+        }
+    }
+
     @Test("the hierarchy equals a plain Dijkstra on the split graph for random restrictions")
     func hierarchyEqualsDijkstra() throws {
         var rng = SplitMix64(seed: 7)

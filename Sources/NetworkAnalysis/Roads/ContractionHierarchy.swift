@@ -200,7 +200,10 @@ public struct ContractionHierarchy: Sendable {
     ///   - sources: `(original node, initial cost)` pairs; a node's cost is the minimum over them.
     ///   - tree: reused storage; on return `tree.cost[rank]` and `tree.parent[rank]` (the
     ///     hierarchy arc that reached it, -1 at sources and unreached nodes) are filled, by rank.
-    func oneToAll(from sources: [(node: Int32, cost: Double)], into tree: inout HierarchyTree) {
+    ///   - selection: when given (`sweepSelection(reaching:)`), the downward sweep visits only these
+    ///     ranks (RPHAST): costs are exact at the targets it was selected for and every node above
+    ///     them on a downward path, and not to be read elsewhere.
+    func oneToAll(from sources: [(node: Int32, cost: Double)], into tree: inout HierarchyTree, sweeping selection: [Int32]? = nil) {
         let n = nodeCount
         if tree.cost.count != n {
             tree.cost = [Double](repeating: .infinity, count: n)
@@ -230,21 +233,47 @@ public struct ContractionHierarchy: Sendable {
                 downOffsets.withUnsafeBufferPointer { offsets in
                     downTails.withUnsafeBufferPointer { tails in
                         downCosts.withUnsafeBufferPointer { costs in
-                            var v = n - 1
-                            while v >= 0 {
+                            func settle(_ v: Int) {
                                 var best = cost[v], via: Int32 = -1
                                 for s in Int(offsets[v])..<Int(offsets[v + 1]) {
                                     let c = cost[Int(tails[s])] + costs[s]
                                     if c < best { best = c; via = Int32(s) }
                                 }
                                 if via >= 0 { cost[v] = best; parent[v] = downArcs[Int(via)] }
-                                v -= 1
+                            }
+                            if let selection {
+                                for v in selection { settle(Int(v)) }
+                            } else {
+                                var v = n - 1
+                                while v >= 0 { settle(v); v -= 1 }
                             }
                         }
                     }
                 }
             }
         }
+    }
+
+    /// The ranks a one-to-many search must sweep downward to know its costs at `targets` (search
+    /// nodes), highest first: the targets and every node above them on a downward path, RPHAST's
+    /// target selection (Delling, Goldberg, Nowatzyk, Werneck 2011). A search sweeping only these
+    /// costs what the targets' part of the hierarchy holds, not the whole city's.
+    public func sweepSelection(reaching targets: [Int32]) -> [Int32] {
+        var marked = [Bool](repeating: false, count: nodeCount)
+        var stack: [Int32] = [], selection: [Int32] = []
+        for t in targets where t >= 0 && Int(t) < nodeCount {
+            let r = rank[Int(t)]
+            if !marked[Int(r)] { marked[Int(r)] = true; stack.append(r) }
+        }
+        while let r = stack.popLast() {
+            selection.append(r)
+            for s in Int(downOffsets[Int(r)])..<Int(downOffsets[Int(r) + 1]) {
+                let u = downTails[s]
+                if !marked[Int(u)] { marked[Int(u)] = true; stack.append(u) }
+            }
+        }
+        selection.sort(by: >)
+        return selection
     }
 
     /// The original arcs of hierarchy arc `arc`, in travel order, appended to `out`.

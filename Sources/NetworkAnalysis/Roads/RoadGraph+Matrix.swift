@@ -52,7 +52,9 @@ extension RoadGraph {
     public func nearest(from origin: RoadAccess, targets: [RoadAccess], count: Int,
                         avoiding closures: RoadClosures = .none, withRoutes: Bool = true) -> [ReachedTarget] {
         guard count > 0, !targets.isEmpty else { return [] }
-        let tree = tree(from: origin.positions, closures: closures)
+        // Without closures, the hierarchy is swept only above the targets (RPHAST).
+        let selection = closures.isEmpty ? sweepSelection(reaching: targets) : nil
+        let tree = tree(from: origin.positions, closures: closures, sweeping: selection)
         var reached: [ReachedTarget] = []
         for (i, t) in targets.enumerated() {
             if let a = arrival(at: t.positions, from: origin.positions, tree: tree, closures: closures) {

@@ -24,8 +24,14 @@ extension RoadGraph {
     /// The fastest route from any of `origin`'s tied road positions to any of `target`'s (the
     /// best arrival wins, see `RoadAccess`), or `nil` when `target` cannot be reached.
     public func route(from origin: RoadAccess, to target: RoadAccess, avoiding closures: RoadClosures = .none) -> Route? {
-        let tree = tree(from: origin.positions, closures: closures)
+        let tree = tree(from: origin.positions, closures: closures, sweeping: selection(reaching: target, closures: closures))
         return route(to: target.positions, tree: tree, closures: closures)
+    }
+
+    /// The sweep selection of one target (RPHAST; not kept: a route's target is its own), nil
+    /// with closures (the plain search has no sweep).
+    func selection(reaching target: RoadAccess, closures: RoadClosures) -> [Int32]? {
+        closures.isEmpty ? hierarchy.sweepSelection(reaching: target.positions.flatMap(arrivalNodes(at:))) : nil
     }
 
     /// The fastest route between two points, each met at its nearest open road positions (ties
@@ -47,7 +53,7 @@ extension RoadGraph {
 
     /// Travel time only (seconds) between the best of the tied positions, or `nil` when unreachable.
     public func travelTime(from origin: RoadAccess, to target: RoadAccess, avoiding closures: RoadClosures = .none) -> Double? {
-        let tree = tree(from: origin.positions, closures: closures)
+        let tree = tree(from: origin.positions, closures: closures, sweeping: selection(reaching: target, closures: closures))
         return arrival(at: target.positions, from: origin.positions, tree: tree, closures: closures)?.seconds
     }
 

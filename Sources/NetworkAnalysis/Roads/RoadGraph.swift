@@ -1,3 +1,4 @@
+import Foundation
 import GeoCore
 
 /// The directed road graph of one `RoadNetwork` for one `TravelProfile`, with its contraction
@@ -39,6 +40,8 @@ public struct RoadGraph: Sendable {
     let arcVariants: [Int32: [Int32]]
     /// The search nodes copying each restricted junction (only junctions that have any).
     let nodeCopies: [Int32: [Int32]]
+    /// Sweep selections by set of target nodes (`sweepSelection(reaching:)`).
+    let sweeps = SweepSelections()
     /// The turn restrictions the graph was built with (kept for rebuilds).
     public let restrictions: [TurnRestriction]
     /// Restrictions that could not be matched to the roads, with the reason.
@@ -220,6 +223,30 @@ public struct RoadGraph: Sendable {
         arrival(at: target, from: [origin], tree: tree, closures: closures)
     }
 
+    /// The search nodes whose travel times `arrival(at:…)` reads for `target`: the node it stands
+    /// on and that node's copies, and the tails of the arcs (and their copies) entering its piece.
+    /// Keep in step with `arrival(at:from:tree:closures:)`.
+    func arrivalNodes(at target: EdgePosition) -> [Int32] {
+        var nodes: [Int32] = []
+        let q = target.piece
+        if let v = node(at: target) {
+            nodes.append(v)
+            nodes += nodeCopies[v] ?? []
+        }
+        for base in [forwardArc[q], backwardArc[q]] where base >= 0 {
+            nodes.append(arcTail[Int(base)])
+            for a in arcVariants[base] ?? [] { nodes.append(arcTail[Int(a)]) }
+        }
+        return nodes
+    }
+
+    /// The ranks a search must sweep to reach `targets` (`ContractionHierarchy.sweepSelection`),
+    /// kept per set of targets (a resource layer's, say) while the graph lives.
+    func sweepSelection(reaching targets: [RoadAccess]) -> [Int32] {
+        let nodes = Array(Set(targets.flatMap { $0.positions.flatMap(arrivalNodes(at:)) })).sorted()
+        return sweeps.selection(for: nodes) { hierarchy.sweepSelection(reaching: nodes) }
+    }
+
     /// How a search reaches `target`: the best of entering its piece from either end, standing
     /// on a reached node, or travelling directly along an origin's piece.
     func arrival(at target: EdgePosition, from origins: [EdgePosition], tree: TravelTree,
@@ -265,11 +292,13 @@ public struct RoadGraph: Sendable {
     }
 
     /// The same from alternative starts (see `RoadAccess`): each node gets the best over them.
-    func tree(from origins: [EdgePosition], closures: RoadClosures, plain: Bool = false) -> TravelTree {
+    /// With `selection` (`sweepSelection(reaching:)`) only the costs of arrivals at the targets it
+    /// was made for, and of their routes, are computed (RPHAST); read no other.
+    func tree(from origins: [EdgePosition], closures: RoadClosures, plain: Bool = false, sweeping selection: [Int32]? = nil) -> TravelTree {
         let seeds = seeds(from: origins, closures: closures)
         if closures.isEmpty && !plain {
             var t = HierarchyTree()
-            hierarchy.oneToAll(from: seeds.map { ($0.node, $0.cost) }, into: &t)
+            hierarchy.oneToAll(from: seeds.map { ($0.node, $0.cost) }, into: &t, sweeping: selection)
             return TravelTree(seeds: seeds, origins: origins, hierarchy: t, plainCost: [], plainParent: [])
         }
         let n = graphNodeCount
@@ -333,5 +362,27 @@ struct TravelTree {
             v = graph.arcTail[Int(a)]
         }
         return (out.reversed(), v)
+    }
+}
+
+/// A road graph's RPHAST sweep selections by their sets of target nodes: a few resource layers'
+/// (hospitals, shelters, …) in steady use, so a small bound; past it the oldest goes.
+final class SweepSelections: @unchecked Sendable {
+    private let lock = NSLock()
+    private var byTargets: [[Int32]: [Int32]] = [:]
+    private var order: [[Int32]] = []
+    static let capacity = 32
+
+    func selection(for targets: [Int32], make: () -> [Int32]) -> [Int32] {
+        if let known = lock.withLock({ byTargets[targets] }) { return known }
+        let made = make()
+        lock.withLock {
+            if byTargets[targets] == nil {
+                byTargets[targets] = made
+                order.append(targets)
+                if order.count > Self.capacity { byTargets[order.removeFirst()] = nil }
+            }
+        }
+        return made
     }
 }
