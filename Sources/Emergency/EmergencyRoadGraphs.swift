@@ -111,14 +111,18 @@ public struct SnappedResources: Sendable {
     public var sequence: Int64
     /// `StoreRoadGraph.builtAt` of the graph the accesses were found on.
     public var roadsBuiltAt: Int64
+    /// The graph's sweep selection of every resource's access (`RoadGraph.sweepSelection`): made
+    /// once with the layer, it serves every search among the layer or a filtered part of it.
+    public var sweep: [Int32]
 
     /// Reads and snaps `layer`.
     static func read(layer: String, attributes: EmergencyResource.Attributes, from store: any FeatureStore,
                      roads: StoreRoadGraph, by caller: Caller) async throws -> SnappedResources {
         let sequence = try await store.latestChange()
         let (all, invalid) = try await EmergencyResource.readAll(layer: layer, from: store, attributes: attributes, by: caller)
-        return SnappedResources(resources: all, accesses: try roads.access(lonLats: all.map(\.position)), invalid: invalid,
-                                attributes: attributes, sequence: sequence, roadsBuiltAt: roads.builtAt)
+        let accesses = try roads.access(lonLats: all.map(\.position))
+        return SnappedResources(resources: all, accesses: accesses, invalid: invalid, attributes: attributes, sequence: sequence,
+                                roadsBuiltAt: roads.builtAt, sweep: roads.graph.sweepSelection(reaching: accesses.compactMap { $0 }))
     }
 
     /// The resources `filter` admits, with their accesses, in order.

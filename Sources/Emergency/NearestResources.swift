@@ -69,18 +69,19 @@ public enum NearestResources {
         let origin = try roads.access(lonLat: incident, field: "incident", maximumMetres: maximumSnapMetres)
         let (accesses, offRoad) = StoreRoadGraph.limit(resources: snapped.resources, accesses: snapped.accesses, maximumMetres: maximumSnapMetres)
         return try search(from: origin, among: snapped.resources, accesses: accesses, offRoad: offRoad, count: count, roads: roads,
-                          avoiding: .none, maximumSnapMetres: maximumSnapMetres)
+                          avoiding: .none, maximumSnapMetres: maximumSnapMetres, sweeping: snapped.sweep)
     }
 
     private static func search(from origin: RoadAccess, among resources: [EmergencyResource], accesses: [RoadAccess?],
                                offRoad: [OffRoadResource], count: Int, roads: StoreRoadGraph, avoiding closures: RoadClosures,
-                               maximumSnapMetres: Double) throws -> NearestResourcesAnswer {
+                               maximumSnapMetres: Double, sweeping selection: [Int32]? = nil) throws -> NearestResourcesAnswer {
         var targets: [RoadAccess] = []
         var kept: [Int] = []
         for (i, a) in accesses.enumerated() {
             if let a { targets.append(a); kept.append(i) }
         }
-        let reached = roads.graph.nearest(from: origin, targets: targets, count: count, avoiding: closures, withRoutes: true)
+        let reached = roads.graph.nearest(from: origin, targets: targets, count: count, avoiding: closures, withRoutes: true,
+                                          sweeping: selection)
         let found = try reached.compactMap { r -> ResourceReach? in
             guard let route = r.route else { return nil }
             return ResourceReach(resource: resources[kept[r.index]], seconds: r.seconds, metres: route.metres,

@@ -17,6 +17,8 @@ public struct DistrictParking: Sendable {
     let metricEntrances: [Position]
     /// The graph's highest speed (m/s): no drive covers a straight line faster.
     let fastest: Double
+    /// The graph's sweep selection of every lot's access (`RoadGraph.sweepSelection`), for drives to them.
+    let sweep: [Int32]
     /// Walking detour over the straight line (street grids: ≈ 1.3).
     public static let walkDetour = 1.3
 
@@ -26,6 +28,7 @@ public struct DistrictParking: Sendable {
         access = try roads.access(lonLats: lots.map(\.entrance)).map { a in a.flatMap { $0.distance <= maximumSnapMetres ? $0 : nil } }
         metricEntrances = try lots.map { try roads.metric($0.entrance) }
         fastest = (roads.graph.network.lines.map(\.speedKmh).max() ?? 0) / 3.6
+        sweep = roads.graph.sweepSelection(reaching: access.compactMap { $0 })
     }
 
     /// Lots and the driving graph as `caller` reads them.
@@ -78,7 +81,7 @@ public struct DistrictParking: Sendable {
     /// off the network, unreachable or not asked for.
     func legs(from origin: RoadAccess, only: Set<Int>? = nil) -> [ParkingLeg?] {
         let targets = access.enumerated().compactMap { i, a in (only?.contains(i) ?? true) ? a.map { (i, $0) } : nil }
-        let reached = roads.graph.nearest(from: origin, targets: targets.map(\.1), count: targets.count, withRoutes: true)
+        let reached = roads.graph.nearest(from: origin, targets: targets.map(\.1), count: targets.count, withRoutes: true, sweeping: sweep)
         var out = [ParkingLeg?](repeating: nil, count: lots.count)
         for r in reached {
             out[targets[r.index].0] = ParkingLeg(seconds: r.seconds, metres: r.route?.metres ?? r.seconds * 8)

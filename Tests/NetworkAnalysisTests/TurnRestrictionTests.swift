@@ -296,12 +296,16 @@ struct TurnRestrictionReferenceTests {
                 let expected = targets.enumerated().compactMap { i, t in
                     graph.arrival(at: t.positions, from: o.positions, tree: plain, closures: .none).map { (i, $0.seconds) }
                 }.sorted { ($0.1, $0.0) < ($1.1, $1.0) }
-                let found = graph.nearest(from: o, targets: targets, count: targets.count)
-                #expect(found.count == expected.count)
-                for (f, e) in zip(found, expected) {
-                    #expect(abs(f.seconds - e.1) < 1e-9)
-                    let route = try #require(f.route)
-                    #expect(abs(route.seconds - f.seconds) < 1e-9)
+                // Its own selection (made in the call) and one made for more targets: the same answer.
+                let more = graph.sweepSelection(reaching: targets + (try (0..<5).map { _ in RoadAccess(try snap()) }))
+                for found in [graph.nearest(from: o, targets: targets, count: targets.count),
+                              graph.nearest(from: o, targets: targets, count: targets.count, sweeping: more)] {
+                    #expect(found.count == expected.count)
+                    for (f, e) in zip(found, expected) {
+                        #expect(abs(f.seconds - e.1) < 1e-9)
+                        let route = try #require(f.route)
+                        #expect(abs(route.seconds - f.seconds) < 1e-9)
+                    }
                 }
             }
         }

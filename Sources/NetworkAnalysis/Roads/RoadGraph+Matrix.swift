@@ -49,11 +49,13 @@ extension RoadGraph {
 
     /// The same between points met at their tied road positions (see `RoadAccess`): a target is
     /// reached through the best of its positions.
+    /// `selection`: `sweepSelection(reaching:)` of these targets or of a set holding them, made once
+    /// by a caller that searches them again (made here when nil).
     public func nearest(from origin: RoadAccess, targets: [RoadAccess], count: Int,
-                        avoiding closures: RoadClosures = .none, withRoutes: Bool = true) -> [ReachedTarget] {
+                        avoiding closures: RoadClosures = .none, withRoutes: Bool = true, sweeping selection: [Int32]? = nil) -> [ReachedTarget] {
         guard count > 0, !targets.isEmpty else { return [] }
         // Without closures, the hierarchy is swept only above the targets (RPHAST).
-        let selection = closures.isEmpty ? sweepSelection(reaching: targets) : nil
+        let selection = closures.isEmpty ? (selection ?? sweepSelection(reaching: targets)) : nil
         let tree = tree(from: origin.positions, closures: closures, sweeping: selection)
         var reached: [ReachedTarget] = []
         for (i, t) in targets.enumerated() {

@@ -1,4 +1,3 @@
-import Foundation
 import GeoCore
 
 /// The directed road graph of one `RoadNetwork` for one `TravelProfile`, with its contraction
@@ -40,8 +39,6 @@ public struct RoadGraph: Sendable {
     let arcVariants: [Int32: [Int32]]
     /// The search nodes copying each restricted junction (only junctions that have any).
     let nodeCopies: [Int32: [Int32]]
-    /// Sweep selections by set of target nodes (`sweepSelection(reaching:)`).
-    let sweeps = SweepSelections()
     /// The turn restrictions the graph was built with (kept for rebuilds).
     public let restrictions: [TurnRestriction]
     /// Restrictions that could not be matched to the roads, with the reason.
@@ -240,11 +237,12 @@ public struct RoadGraph: Sendable {
         return nodes
     }
 
-    /// The ranks a search must sweep to reach `targets` (`ContractionHierarchy.sweepSelection`),
-    /// kept per set of targets (a resource layer's, say) while the graph lives.
-    func sweepSelection(reaching targets: [RoadAccess]) -> [Int32] {
-        let nodes = Array(Set(targets.flatMap { $0.positions.flatMap(arrivalNodes(at:)) })).sorted()
-        return sweeps.selection(for: nodes) { hierarchy.sweepSelection(reaching: nodes) }
+    /// The ranks a search must sweep to reach `targets` (`ContractionHierarchy.sweepSelection`).
+    /// A selection made for a set of targets serves any subset of them: callers that search the
+    /// same targets again (a resource layer, the lots of a district) make it once and pass it to
+    /// `nearest(from:targets:count:avoiding:withRoutes:sweeping:)`.
+    public func sweepSelection(reaching targets: [RoadAccess]) -> [Int32] {
+        hierarchy.sweepSelection(reaching: targets.flatMap { $0.positions.flatMap(arrivalNodes(at:)) })
     }
 
     /// How a search reaches `target`: the best of entering its piece from either end, standing
@@ -362,27 +360,5 @@ struct TravelTree {
             v = graph.arcTail[Int(a)]
         }
         return (out.reversed(), v)
-    }
-}
-
-/// A road graph's RPHAST sweep selections by their sets of target nodes: a few resource layers'
-/// (hospitals, shelters, …) in steady use, so a small bound; past it the oldest goes.
-final class SweepSelections: @unchecked Sendable {
-    private let lock = NSLock()
-    private var byTargets: [[Int32]: [Int32]] = [:]
-    private var order: [[Int32]] = []
-    static let capacity = 32
-
-    func selection(for targets: [Int32], make: () -> [Int32]) -> [Int32] {
-        if let known = lock.withLock({ byTargets[targets] }) { return known }
-        let made = make()
-        lock.withLock {
-            if byTargets[targets] == nil {
-                byTargets[targets] = made
-                order.append(targets)
-                if order.count > Self.capacity { byTargets[order.removeFirst()] = nil }
-            }
-        }
-        return made
     }
 }
