@@ -89,7 +89,7 @@ public enum DistrictLoader {
                 progress?(WorkProgress(stage: scale == 1 ? definition.id : "district \(t + 1)/\(tiles.count) \(definition.id)",
                                        completed: Double(t * layers + i + 1), total: Double(tiles.count * layers), unit: "layers"))
             }
-            if dem { mosaic = try place(district.elevation, of: tile, in: mosaic) }
+            if dem { try place(district.elevation, of: tile, in: &mosaic) }
         }
         // The sample district lies in Gauss–Krüger zone 38 (CM 114°E): its metric CRS, EPSG:4547
         // (a city of 32 × 32 districts reaches 114.78 + 1.7°E, inside the zone's 112.5–115.5°E).
@@ -135,14 +135,16 @@ public enum DistrictLoader {
         }
     }
 
-    /// The city's DEM with one district's grid placed at its tile (the district's own grid for the
-    /// sample district); the districts' grids have the same cells, so placing is copying rows.
-    static func place(_ grid: Grid, of tile: DistrictTile, in mosaic: Grid?) throws -> Grid {
-        guard tile.count > 1 else { return grid }
+    /// Places one district's grid at its tile of the city's DEM (the district's own grid for the
+    /// sample district); the districts' grids have the same cells, so placing is copying rows. The
+    /// mosaic is written in place: a copy of the city's grid per district (100 MB at 100×) had made
+    /// the build grow with the square of the districts.
+    static func place(_ grid: Grid, of tile: DistrictTile, in mosaic: inout Grid?) throws {
+        guard tile.count > 1 else { mosaic = grid; return }
         let n = tile.count, cell = grid.geoTransform.pixelWidth
         // The mosaic's north-west corner: this district's, moved west by the districts to its left
         // and north by those above it.
-        var city = try mosaic ?? Grid(width: grid.width * n, height: grid.height * n, geoTransform: .northUp(
+        var city = try mosaic.take() ?? Grid(width: grid.width * n, height: grid.height * n, geoTransform: .northUp(
             west: grid.geoTransform.originX - Double(tile.column * grid.width) * cell,
             north: grid.geoTransform.originY + Double((n - 1 - tile.row) * grid.height) * cell,
             cellWidth: cell, cellHeight: cell), repeating: 0)
@@ -153,6 +155,6 @@ public enum DistrictLoader {
                 for c in 0..<grid.width { values[(top + r) * width + left + c] = source[r * grid.width + c] }
             }
         }
-        return city
+        mosaic = city
     }
 }

@@ -96,7 +96,7 @@ struct SampleCityTests {
     func mosaic() throws {
         let city = try Self.city.get()
         var grid: Grid?
-        for (k, tile) in DistrictTile.tiling(2).enumerated() { grid = try DistrictLoader.place(city[k].elevation, of: tile, in: grid) }
+        for (k, tile) in DistrictTile.tiling(2).enumerated() { try DistrictLoader.place(city[k].elevation, of: tile, in: &grid) }
         let dem = try #require(grid)
         #expect(dem.width == 1000 && dem.height == 1000)
         #expect(dem.geoTransform.originX == city[0].elevation.geoTransform.originX)
