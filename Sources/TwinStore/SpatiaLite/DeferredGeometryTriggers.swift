@@ -21,8 +21,13 @@ struct DeferredGeometryTriggers {
     private let triggers: [(String, String)]
     /// The largest `vid` before the bulk insert: newer rows are the bulk insert's.
     private let lastVid: Int64
-    /// Entries the R*Tree held before the bulk insert.
-    private let rtreeEntries: Int
+    /// Whether the R*Tree held no entry before the bulk insert.
+    private let rtreeWasEmpty: Bool
+    /// At least the entries the R*Tree held before the bulk insert: one per version with a
+    /// geometry, and versions are numbered from 1, so `lastVid`. Counting the entries instead
+    /// walked the whole tree on every bulk insert, which made loading a city district by
+    /// district grow with the square of the districts.
+    private var rtreeEntriesBound: Int { Int(lastVid) }
 
     /// `nil` when the table lacks any of the three triggers (then they simply run per row).
     init?(_ db: Database, table: String, layer: String) throws {
@@ -37,7 +42,7 @@ struct DeferredGeometryTriggers {
         self.layer = layer
         self.triggers = found
         self.lastVid = try Int64.fetchOne(db, sql: "SELECT max(vid) FROM \(table)") ?? 0
-        self.rtreeEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM \"idx_\(table)_geom_rowid\"") ?? 0
+        self.rtreeWasEmpty = try Int.fetchOne(db, sql: "SELECT 1 FROM \"idx_\(table)_geom_rowid\" LIMIT 1") == nil
     }
 
     /// Drops the triggers (inside the current transaction).
@@ -62,13 +67,13 @@ struct DeferredGeometryTriggers {
             throw StoreError(.invalidFeature, "the geometry violates the layer's geometry type or SRID (EPSG:4490)",
                              layer: layer, feature: fid, field: "geometry")
         }
-        if let written, rtreeEntries == 0 || written.count >= rtreeEntries / Self.repackFraction {
+        if let written, rtreeWasEmpty || written.count >= rtreeEntriesBound / Self.repackFraction {
             // Into an empty tree, or a batch large against the tree: every entry packed anew
             // (the tree's own entries are already its 32-bit boxes), instead of one R*Tree
             // insert per new row.
-            let boxes = rtreeEntries == 0 ? written : try existingBoxes(db) + written
+            let boxes = rtreeWasEmpty ? written : try existingBoxes(db) + written
             try PackedRTree.write(db, index: "idx_\(table)_geom", boxes: boxes)
-        } else if rtreeEntries == 0 {
+        } else if rtreeWasEmpty {
             // The new rows' boxes as the trigger would read them, packed into the empty tree.
             var boxes = [PackedRTree.Box]()
             let rows = try Row.fetchCursor(db, sql: """
@@ -97,7 +102,6 @@ struct DeferredGeometryTriggers {
     /// The entries the R*Tree holds, as stored (32-bit boxes).
     private func existingBoxes(_ db: Database) throws -> [PackedRTree.Box] {
         var boxes = [PackedRTree.Box]()
-        boxes.reserveCapacity(rtreeEntries)
         let rows = try Row.fetchCursor(db, sql: "SELECT pkid, xmin, xmax, ymin, ymax FROM \"idx_\(table)_geom\"")
         while let r = try rows.next() {
             boxes.append(PackedRTree.Box(id: r[0], minX: r[1], maxX: r[2], minY: r[3], maxY: r[4]))
