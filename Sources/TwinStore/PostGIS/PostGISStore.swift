@@ -146,6 +146,11 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                     entry_hash text NOT NULL, \(JournalSQL.boxColumns.map { "\($0) double precision" }.joined(separator: ", ")))
                 """,
                 "CREATE INDEX IF NOT EXISTS audit_log_layer ON \(s).audit_log (layer, seq)",
+                // A layer's last change (the layer list, `lastChange`): one index entry, never a
+                // walk back through the log from its end. Without it PostgreSQL read the log backwards
+                // until the layer's newest change: a whole-log scan for a layer changed long ago or
+                // never (lid_facilities at 100×: 6 M rows, 1.5 s cold, 30 s of 503s at start-up).
+                "CREATE INDEX IF NOT EXISTS audit_log_layer_changes ON \(s).audit_log (layer, seq) WHERE \(JournalSQL.changedData)",
                 """
                 CREATE TABLE IF NOT EXISTS \(s).jobs (
                     id text PRIMARY KEY, process text NOT NULL, status text NOT NULL, progress double precision NOT NULL DEFAULT 0,
