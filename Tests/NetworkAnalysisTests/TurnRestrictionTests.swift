@@ -264,24 +264,33 @@ struct TurnRestrictionReferenceTests {
         }
     }
 
-    @Test("nearest sweeps the hierarchy only above its targets (RPHAST) and ranks, times and routes them as a plain Dijkstra does, turn restrictions included")
-    func nearestWithSweepSelectionEqualsDijkstra() throws {
-        var rng = SplitMix64(seed: 11)
+    /// A `side` × `side` street grid `spacing` m apart, one road per street (so roads run through
+    /// junctions), random speeds and one-way streets, and `count` random turn restrictions.
+    static func restrictedGrid(side: Int, spacing: Double, restrictions count: Int, rng: inout SplitMix64) throws -> RoadGraph {
         var lines: [RoadLine] = []
-        for i in 0..<12 {
-            let ys = (0..<12).map { Position(x: Double(i) * 80, y: Double($0) * 80) }
-            let xs = (0..<12).map { Position(x: Double($0) * 80, y: Double(i) * 80) }
+        for i in 0..<side {
+            let ys = (0..<side).map { Position(x: Double(i) * spacing, y: Double($0) * spacing) }
+            let xs = (0..<side).map { Position(x: Double($0) * spacing, y: Double(i) * spacing) }
             lines.append(RoadLine(id: "V\(i)", coordinates: ys, speedKmh: Double(20 + 10 * rng.integer(0...3)), oneway: i % 4 == 1))
             lines.append(RoadLine(id: "H\(i)", coordinates: xs, speedKmh: Double(20 + 10 * rng.integer(0...3)), oneway: i % 4 == 3))
         }
+        let kinds = TurnRestriction.Kind.allCases
         var restrictions: [TurnRestriction] = []
-        for _ in 0..<80 {
-            let i = rng.integer(0...11), j = rng.integer(0...11)
-            let from = rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)", to = rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)"
-            restrictions.append(TurnRestriction(fromRoad: from, toRoad: to, via: Position(x: Double(i) * 80, y: Double(j) * 80),
-                                                kind: rng.pick(TurnRestriction.Kind.allCases)))
+        for _ in 0..<count {
+            let i = rng.integer(0...(side - 1)), j = rng.integer(0...(side - 1))
+            let via = Position(x: Double(i) * spacing, y: Double(j) * spacing)
+            let from = rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)"
+            let kind = rng.pick(kinds)
+            let to = kind == .noUTurn ? from : (rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)")
+            restrictions.append(TurnRestriction(fromRoad: from, toRoad: to, via: via, kind: kind))
         }
-        let graph = try RoadGraph(lines: lines, profile: .driving, restrictions: restrictions)
+        return try RoadGraph(lines: lines, profile: .driving, restrictions: restrictions)
+    }
+
+    @Test("nearest sweeps the hierarchy only above its targets (RPHAST) and ranks, times and routes them as a plain Dijkstra does, turn restrictions included")
+    func nearestWithSweepSelectionEqualsDijkstra() throws {
+        var rng = SplitMix64(seed: 11)
+        let graph = try Self.restrictedGrid(side: 12, spacing: 80, restrictions: 80, rng: &rng)
         func snap() throws -> EdgePosition {
             try #require(graph.snap(Position(x: Double(rng.integer(0...879)), y: Double(rng.integer(0...879)))))
         }
@@ -314,25 +323,7 @@ struct TurnRestrictionReferenceTests {
     @Test("the hierarchy equals a plain Dijkstra on the split graph for random restrictions")
     func hierarchyEqualsDijkstra() throws {
         var rng = SplitMix64(seed: 7)
-        // A 10 × 10 grid, one road per street, so roads run through junctions.
-        var lines: [RoadLine] = []
-        for i in 0..<10 {
-            let ys = (0..<10).map { Position(x: Double(i) * 90, y: Double($0) * 90) }
-            let xs = (0..<10).map { Position(x: Double($0) * 90, y: Double(i) * 90) }
-            lines.append(RoadLine(id: "V\(i)", coordinates: ys, speedKmh: Double(20 + 10 * rng.integer(0...3)), oneway: i % 4 == 1))
-            lines.append(RoadLine(id: "H\(i)", coordinates: xs, speedKmh: Double(20 + 10 * rng.integer(0...3)), oneway: i % 4 == 3))
-        }
-        let kinds = TurnRestriction.Kind.allCases
-        var restrictions: [TurnRestriction] = []
-        for _ in 0..<120 {
-            let i = rng.integer(0...9), j = rng.integer(0...9)
-            let via = Position(x: Double(i) * 90, y: Double(j) * 90)
-            let from = rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)"
-            let kind = rng.pick(kinds)
-            let to = kind == .noUTurn ? from : (rng.integer(0...1) == 0 ? "V\(i)" : "H\(j)")
-            restrictions.append(TurnRestriction(fromRoad: from, toRoad: to, via: via, kind: kind))
-        }
-        let graph = try RoadGraph(lines: lines, profile: .driving, restrictions: restrictions)
+        let graph = try Self.restrictedGrid(side: 10, spacing: 90, restrictions: 120, rng: &rng)
         #expect(graph.graphNodeCount > graph.network.nodes.count)
         for _ in 0..<40 {
             let o = try #require(graph.snap(Position(x: Double(rng.integer(0...809)), y: Double(rng.integer(0...809)))))
