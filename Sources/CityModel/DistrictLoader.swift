@@ -77,8 +77,7 @@ public enum DistrictLoader {
                         // The bulk path (`citytwin import`'s): the same versions, audit entries and
                         // change events as one insert, with statements prepared once and the
                         // spatial index written set-wise.
-                        let chunks = ChunkQueue(features, size: bulkChunk)
-                        _ = try await bulk.insert(layer: definition.id, chunks: { chunks.next() }, by: .admin, at: nil)
+                        _ = try await bulk.insert(layer: definition.id, features: features, chunkSize: bulkChunk, by: .admin, at: nil)
                     } else {
                         try await store.insert(layer: definition.id, features: features, by: .admin, at: nil)
                     }
@@ -112,28 +111,6 @@ public enum DistrictLoader {
 
     /// Features a bulk insert's chunk holds.
     static let bulkChunk = 5_000
-
-    /// Hands out an array's features `size` at a time to a bulk insert's reading thread.
-    final class ChunkQueue: @unchecked Sendable {
-        private let features: [Feature]
-        private let size: Int
-        private var offset = 0
-        private let lock = NSLock()
-
-        init(_ features: [Feature], size: Int) {
-            self.features = features
-            self.size = size
-        }
-
-        func next() -> [Feature]? {
-            lock.withLock {
-                guard offset < features.count else { return nil }
-                let end = min(offset + size, features.count)
-                defer { offset = end }
-                return Array(features[offset..<end])
-            }
-        }
-    }
 
     /// Places one district's grid at its tile of the city's DEM (the district's own grid for the
     /// sample district); the districts' grids have the same cells, so placing is copying rows. The

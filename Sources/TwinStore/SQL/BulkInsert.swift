@@ -19,6 +19,39 @@ public protocol BulkFeatureLoading: FeatureStore {
     func insert(layer: String, chunks next: @escaping FeatureChunkReader, by caller: Caller, at: Date?) async throws -> Int
 }
 
+extension BulkFeatureLoading {
+    /// Inserts `features`, held in memory, through the bulk path `chunkSize` at a time: the same
+    /// result as `insert(layer:features:by:at:)`, with the bulk path's prepared statements and
+    /// set-wise spatial index (a generated district's layers, say).
+    /// - Returns: the number of features inserted.
+    public func insert(layer: String, features: [Feature], chunkSize: Int, by caller: Caller, at: Date?) async throws -> Int {
+        let chunks = ArrayChunks(features, size: max(1, chunkSize))
+        return try await insert(layer: layer, chunks: { chunks.next() }, by: caller, at: at)
+    }
+}
+
+/// An array's features handed out `size` at a time to a bulk insert's reading thread.
+private final class ArrayChunks: @unchecked Sendable {
+    private let features: [Feature]
+    private let size: Int
+    private var offset = 0
+    private let lock = NSLock()
+
+    init(_ features: [Feature], size: Int) {
+        self.features = features
+        self.size = size
+    }
+
+    func next() -> [Feature]? {
+        lock.withLock {
+            guard offset < features.count else { return nil }
+            let end = min(offset + size, features.count)
+            defer { offset = end }
+            return Array(features[offset..<end])
+        }
+    }
+}
+
 extension WriteBatch {
     /// The insert batch of one chunk, at the instant and by the author of `template` (the
     /// checked, empty batch of the whole bulk insert).
