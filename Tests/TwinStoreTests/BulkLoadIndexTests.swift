@@ -114,15 +114,24 @@ struct BulkLoadIndexTests {
             features.append(Feature(id: .string("d\(i)"), geometry: .polygon(p), properties: ["name": .string("区\(i)")]))
         }
         // Into the empty tree (packed), then 300 more (large against the tree: repacked
-        // whole), then 20 (small: inserted one by one).
+        // whole), then 20 (small, north of the tree: grafted), then 5 over ground the tree covers
+        // (inserted one by one).
+        for i in 0..<5 {
+            let x = 114.301 + Double(i) * 0.004
+            features.append(Feature(id: .string("o\(i)"), geometry: Fixtures.square(x, 30.511, x + 0.0017, x < 114.31 ? 30.5122 : 30.5131),
+                                    properties: ["name": .string("叠\(i)")]))
+        }
         let bulk = try BulkInsertTests.bulk(store)
         #expect(try await bulk.insert(layer: "districts", chunks: BulkInsertTests.reader(Array(features[..<80]), size: 150),
                                       by: Fixtures.emergency, at: Fixtures.t0) == 80)
         #expect(try await bulk.insert(layer: "districts", chunks: BulkInsertTests.reader(Array(features[80..<380]), size: 150),
                                       by: Fixtures.emergency, at: Fixtures.t1) == 300)
         #expect(try await store.spatialIndexCheck(layer: "districts") == "ok")
-        #expect(try await bulk.insert(layer: "districts", chunks: BulkInsertTests.reader(Array(features[380...]), size: 150),
+        #expect(try await bulk.insert(layer: "districts", chunks: BulkInsertTests.reader(Array(features[380..<400]), size: 150),
                                       by: Fixtures.emergency, at: Fixtures.t2) == 20)
+        #expect(try await store.spatialIndexCheck(layer: "districts") == "ok")
+        #expect(try await bulk.insert(layer: "districts", chunks: BulkInsertTests.reader(Array(features[400...]), size: 150),
+                                      by: Fixtures.emergency, at: Fixtures.t3) == 5)
         #expect(try await store.spatialIndexCheck(layer: "districts") == "ok")
         let (rows, unfit) = try await store.pool.read { db in
             let rows = try Row.fetchAll(db, sql: """
@@ -135,12 +144,71 @@ struct BulkLoadIndexTests {
                 """)
             return (rows, unfit)
         }
-        #expect(rows.count == 400)
+        #expect(rows.count == 405)
         #expect(unfit == 0)
         for r in rows {
             let trigger = PackedRTree.Box(id: 0, minX: r[0], maxX: r[1], minY: r[2], maxY: r[3])
             let stored: [Double?] = [r[4], r[5], r[6], r[7]]
             #expect(stored == [Double(trigger.minX), Double(trigger.maxX), Double(trigger.minY), Double(trigger.maxY)])
+        }
+    }
+
+    /// A city loaded district by district: each batch beside the tree is packed on its own and hung
+    /// from the root (`PackedRTree.graft`), the root growing a level when it overflows; the
+    /// result is a tree SQLite's `rtree` module checks, answers and edits as its own, and a batch
+    /// over ground the tree covers is left to row-by-row inserts (nothing written).
+    @Test
+    func graftedSubtreesMakeOneTreeThatAnswersAndTakesEdits() throws {
+        let db = try DatabaseQueue()
+        try db.write { db in
+            try db.execute(sql: "CREATE VIRTUAL TABLE idx_t_geom USING rtree(pkid, xmin, xmax, ymin, ymax)")
+            // A district's points: `n` × `n` 0.001° apart, its south-west corner `k` × 0.05° east.
+            var next: Int64 = 1
+            func district(_ k: Int, _ n: Int) -> [PackedRTree.Box] {
+                (0..<(n * n)).map { i in
+                    let x = 114.0 + Double(k) * 0.05 + Double(i % n) * 0.001, y = 30.0 + Double(i / n) * 0.001
+                    defer { next += 1 }
+                    return PackedRTree.Box(id: next, minX: x, maxX: x + 0.0004, minY: y, maxY: y + 0.0004)
+                }
+            }
+            var all = district(0, 15)
+            try PackedRTree.write(db, index: "idx_t_geom", boxes: all)
+            func rootDepth() throws -> Int {
+                let root = try #require(try Data.fetchOne(db, sql: "SELECT data FROM idx_t_geom_node WHERE nodeno = 1"))
+                return Int(root[0]) << 8 | Int(root[1])
+            }
+            #expect(try rootDepth() == 1)  // 225 boxes: 5 leaves under the root
+            for k in 1...60 {
+                let batch = district(k, 6)
+                #expect(try PackedRTree.graft(db, index: "idx_t_geom", boxes: batch), "district \(k)")
+                all += batch
+            }
+            // 5 + 60 children overflowed the root's 51: one more level.
+            #expect(try rootDepth() == 2)
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_t_geom')") == "ok")
+            func found(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) throws -> Set<Int64> {
+                Set(try Int64.fetchAll(db, sql: "SELECT pkid FROM idx_t_geom WHERE xmax >= ? AND xmin <= ? AND ymax >= ? AND ymin <= ?",
+                                       arguments: [x0, x1, y0, y1]))
+            }
+            func expected(_ x0: Double, _ y0: Double, _ x1: Double, _ y1: Double) -> Set<Int64> {
+                Set(all.filter { Double($0.maxX) >= x0 && Double($0.minX) <= x1 && Double($0.maxY) >= y0 && Double($0.minY) <= y1 }.map(\.id))
+            }
+            for w in [(114.0, 30.0, 114.0125, 30.0085), (114.047, 30.001, 114.104, 30.004), (113.0, 29.0, 117.0, 31.0),
+                      (114.5, 30.002, 114.5021, 30.0031), (114.0, 30.1, 114.2, 30.2)] {
+                #expect(try found(w.0, w.1, w.2, w.3) == expected(w.0, w.1, w.2, w.3))
+            }
+            // Over the first district: not grafted, nothing written.
+            let nodes = try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_t_geom_node")
+            #expect(try !PackedRTree.graft(db, index: "idx_t_geom", boxes: district(0, 4)))
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM idx_t_geom_node") == nodes)
+            // The module's own inserts and deletes on the grafted tree.
+            try db.execute(sql: "INSERT INTO idx_t_geom VALUES (100000, 114.3001, 114.3002, 30.0021, 30.0022)")
+            try db.execute(sql: "DELETE FROM idx_t_geom WHERE pkid IN (1, 300, 2000)")
+            #expect(try String.fetchOne(db, sql: "SELECT rtreecheck('idx_t_geom')") == "ok")
+            var window = expected(114.25, 30.0, 114.35, 30.01)
+            window.insert(100000)
+            window.subtract([1, 300, 2000])
+            #expect(try found(114.25, 30.0, 114.35, 30.01) == window)
         }
     }
 

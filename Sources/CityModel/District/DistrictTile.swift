@@ -149,22 +149,35 @@ extension DistrictDraft {
     /// tile's own: admin codes (ids and values beginning 420117, also after an id's `XX-` prefix)
     /// get the tile's county code, other ids its prefix, and names its district and town names.
     private func retag(_ tile: DistrictTile) {
-        let county = tile.countyCode, prefix = tile.idPrefix
-        func code(_ s: String) -> String? {
-            if s.hasPrefix("420117") { return county + s.dropFirst(6) }
-            if let dash = s.firstIndex(of: "-"), s[s.index(after: dash)...].hasPrefix("420117") {
-                return String(s[...dash]) + county + s[s.index(dash, offsetBy: 7)...]
+        let county = Array(tile.countyCode.utf8), prefix = tile.idPrefix
+        let sample = Array("420117".utf8), dash = UInt8(ascii: "-")
+        // The tile's form of an admin code (or an id whose part after its first dash is one).
+        func code(_ text: String) -> String? {
+            var text = text
+            return text.withUTF8 { s -> String? in
+                let renamed: [UInt8]
+                if s.starts(with: sample) {
+                    renamed = county + s[sample.count...]
+                } else if let d = s.firstIndex(of: dash), s[(d + 1)...].starts(with: sample) {
+                    renamed = s[...d] + county + s[(d + 1 + sample.count)...]
+                } else {
+                    return nil
+                }
+                return String(decoding: renamed, as: UTF8.self)
             }
-            return nil
         }
-        var ids: [String: String] = [:]
+        var ids: [UTF8Key: String] = [:]
         for features in layers.values {
-            for f in features { if case .string(let id)? = f.id { ids[id] = code(id) ?? prefix + id } }
+            for f in features {
+                guard case .string(let id)? = f.id else { continue }
+                ids[UTF8Key(id)] = code(id) ?? prefix + id
+            }
         }
         func value(_ v: JSONValue) -> JSONValue {
             switch v {
             case .string(let s):
-                if let renamed = ids[s] ?? code(s) { return .string(renamed) }
+                if let renamed = ids[UTF8Key(s)] { return .string(renamed) }
+                if let renamed = code(s) { return .string(renamed) }
                 return .string(tile.rename(s))
             case .array(let items): return .array(items.map(value))
             case .object(let members): return .object(members.mapValues(value))
@@ -174,10 +187,24 @@ extension DistrictDraft {
         for (layer, features) in layers {
             layers[layer] = features.map { f in
                 var f = f
-                if case .string(let id)? = f.id { f.id = .string(ids[id] ?? id) }
+                if case .string(let id)? = f.id { f.id = .string(ids[UTF8Key(id)] ?? id) }
                 f.properties = f.properties.mapValues(value)
                 return f
             }
         }
+    }
+}
+
+/// A string hashed and compared as its UTF-8 bytes. Retagging looks up every string value of every
+/// feature (most of them Chinese names) among the district's ids; `String`'s own hashing and
+/// equality normalise non-ASCII text first, which had made the lookups most of the retagging's time.
+/// The generator writes ids and references the same way, so bytes are what must match.
+struct UTF8Key: Hashable {
+    let text: String
+    init(_ text: String) { self.text = text }
+    static func == (a: UTF8Key, b: UTF8Key) -> Bool { a.text.utf8.elementsEqual(b.text.utf8) }
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 }

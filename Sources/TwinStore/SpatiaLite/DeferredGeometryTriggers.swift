@@ -9,7 +9,8 @@ import GRDB
 /// - `gii_<table>_geom` (R*Tree entry): the new rows' boxes in one `INSERT … SELECT`, instead
 ///   of a trigger program (and an `RTreeAlign` statement) per row; into an empty R*Tree, or
 ///   when the batch is large against the tree, all boxes are packed into nodes and written at
-///   once (`PackedRTree`);
+///   once (`PackedRTree`); a smaller batch over ground the tree does not cover yet is packed
+///   into a subtree of its own hung from the root (`PackedRTree.graft`);
 /// - `tmi_<table>_geom` (last-insert time of `geometry_columns_time`): set once.
 ///
 /// Reads see no difference: other connections only ever see the committed state, in which the
@@ -73,6 +74,9 @@ struct DeferredGeometryTriggers {
             // insert per new row.
             let boxes = rtreeWasEmpty ? written : try existingBoxes(db) + written
             try PackedRTree.write(db, index: "idx_\(table)_geom", boxes: boxes)
+        } else if let written, try PackedRTree.graft(db, index: "idx_\(table)_geom", boxes: written) {
+            // A batch beside what the tree holds (a city's next district): packed on its own
+            // and hung from the root.
         } else if rtreeWasEmpty {
             // The new rows' boxes as the trigger would read them, packed into the empty tree.
             var boxes = [PackedRTree.Box]()

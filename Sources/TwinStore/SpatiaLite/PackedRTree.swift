@@ -1,3 +1,4 @@
+import Foundation
 import CSpatiaLite
 import GRDB
 
@@ -110,6 +111,101 @@ struct PackedRTree {
         try writer.leaves(leafOf)
     }
 
+    /// Adds `boxes` (new rows) to a tree that already holds entries by packing them into a subtree
+    /// of their own and hanging it from the root, instead of one R*Tree insert per row (each a
+    /// descent of the whole tree, with splits and forced reinserts: in a tree of millions of entries
+    /// the bulk of a district's load). When the root then holds more than a node's cells, they are
+    /// packed into a new level (the tree grows at the top, every leaf stays at the same depth).
+    ///
+    /// Only where the subtree adds little overlap: the batch's box may cover at most
+    /// `graftOverlap` of its area with the root's children (a district beside the districts
+    /// already loaded, a new area of a city). A batch over ground the tree already covers goes
+    /// in row by row, so repeated loads over one area never stack subtrees that every query
+    /// there would descend. Returns whether it grafted; `false` changes nothing.
+    static func graft(_ db: Database, index: String, boxes: [Box]) throws -> Bool {
+        guard !boxes.isEmpty, let root = try Data.fetchOne(db, sql: "SELECT data FROM \"\(index)_node\" WHERE nodeno = 1"),
+              root.count >= 4 + 2 * 24 else { return false }
+        let bytes = [UInt8](root)
+        let height = Int(bytes[0]) << 8 | Int(bytes[1])
+        let count = Int(bytes[2]) << 8 | Int(bytes[3])
+        let capacity = min((bytes.count - 4) / 24, 51)
+        // A root that is a leaf holds the rows themselves: a batch against so small a tree is
+        // repacked with it or inserted row by row.
+        guard height >= 1, count <= capacity else { return false }
+        var cells = (0..<count).map { i in Self.cell(bytes, at: 4 + 24 * i) }
+        let batch = Box(id: 0, covering: boxes[...])
+        let area = Double(batch.maxX - batch.minX) * Double(batch.maxY - batch.minY)
+        guard area > 0 else { return false }
+        let covered = cells.reduce(0.0) { sum, c in
+            let w = Double(Swift.min(c.maxX, batch.maxX) - Swift.max(c.minX, batch.minX))
+            let h = Double(Swift.min(c.maxY, batch.maxY) - Swift.max(c.minY, batch.minY))
+            return sum + (w > 0 && h > 0 ? w * h : 0)
+        }
+        guard covered <= graftOverlap * area else { return false }
+
+        guard let connection = db.sqliteConnection else { throw StoreError(.backend, "SQLite connection is closed") }
+        let writer = try ShadowWriter(connection, index: index)
+        defer { writer.finalize() }
+        var blob = [UInt8](repeating: 0, count: bytes.count)
+        var nextNode = (try Int64.fetchOne(db, sql: "SELECT max(nodeno) FROM \"\(index)_node\"") ?? 1) + 1
+        var leafOf = [(row: Int64, node: Int64)]()
+        leafOf.reserveCapacity(boxes.count)
+        // The batch packed level by level up to the root's children (depth `height` - 1).
+        var level = boxes
+        for depth in 0..<height {
+            var up = [Box]()
+            up.reserveCapacity(level.count / capacity + 1)
+            for group in tiles(&level, capacity: capacity) {
+                let node = nextNode
+                nextNode += 1
+                let members = level[group]
+                try writer.node(node, depth: 0, cells: members, blob: &blob)
+                if depth == 0 {
+                    for c in members { leafOf.append((c.id, node)) }
+                } else {
+                    try writer.link(members, to: node)
+                }
+                up.append(Box(id: node, covering: members))
+            }
+            level = up
+        }
+        cells += level
+        // The root's children, old and new; while they overflow a node, one more level.
+        var rootHeight = height
+        while cells.count > capacity {
+            var up = [Box]()
+            for group in tiles(&cells, capacity: capacity) {
+                let node = nextNode
+                nextNode += 1
+                try writer.node(node, depth: 0, cells: cells[group], blob: &blob)
+                try writer.link(cells[group], to: node)
+                up.append(Box(id: node, covering: cells[group]))
+            }
+            cells = up
+            rootHeight += 1
+        }
+        try writer.node(1, depth: rootHeight, cells: cells[...], blob: &blob)
+        try writer.link(cells[...], to: 1)
+        leafOf.sort { $0.row < $1.row }
+        try writer.leaves(leafOf)
+        return true
+    }
+
+    /// The share of a grafted batch's box that the root's children may already cover.
+    static let graftOverlap = 0.25
+
+    /// The cell at byte `o` of a node blob.
+    private static func cell(_ b: [UInt8], at o: Int) -> Box {
+        var id: UInt64 = 0
+        for k in 0..<8 { id = id << 8 | UInt64(b[o + k]) }
+        func float(_ at: Int) -> Float {
+            Float(bitPattern: UInt32(b[at]) << 24 | UInt32(b[at + 1]) << 16 | UInt32(b[at + 2]) << 8 | UInt32(b[at + 3]))
+        }
+        var box = Box(id: Int64(bitPattern: id), minX: 0, maxX: 0, minY: 0, maxY: 0)
+        box.minX = float(o + 8); box.maxX = float(o + 12); box.minY = float(o + 16); box.maxY = float(o + 20)
+        return box
+    }
+
     /// Sort-Tile-Recursive: orders `boxes` into vertical slices by centre x, each slice by
     /// centre y, and returns the ranges of consecutive groups of `capacity` (the nodes).
     static func tiles(_ boxes: inout [Box], capacity: Int) -> [Range<Int>] {
@@ -144,9 +240,9 @@ struct PackedRTree {
         init(_ connection: OpaquePointer, index: String) throws {
             self.connection = connection
             do {
-                node = try prepare("INSERT INTO \"\(index)_node\" (nodeno, data) VALUES (?1, ?2)")
+                node = try prepare("INSERT OR REPLACE INTO \"\(index)_node\" (nodeno, data) VALUES (?1, ?2)")
                 rowid = try prepare("INSERT INTO \"\(index)_rowid\" (rowid, nodeno) VALUES (?1, ?2)")
-                parent = try prepare("INSERT INTO \"\(index)_parent\" (nodeno, parentnode) VALUES (?1, ?2)")
+                parent = try prepare("INSERT OR REPLACE INTO \"\(index)_parent\" (nodeno, parentnode) VALUES (?1, ?2)")
             } catch {
                 finalize()
                 throw error
