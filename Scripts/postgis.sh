@@ -23,7 +23,7 @@ start)
   fi
   if ! as_pg "$bin/pg_ctl" -D "$dir" status >/dev/null 2>&1; then
     as_pg "$bin/pg_ctl" -D "$dir" -l "$dir/server.log" -w \
-      -o "-p $port -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300" \
+      -o "-p $port -k /tmp -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300 ${CITYTWIN_PG_OPTIONS:-}" \
       start >/dev/null
   fi
   psql() { PGOPTIONS="-c client_min_messages=warning" "$bin/psql" -h 127.0.0.1 -p "$port" -U postgres -v ON_ERROR_STOP=1 -qAt "$@"; }

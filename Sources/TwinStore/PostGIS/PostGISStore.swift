@@ -351,7 +351,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         binds.append(visible.map(\.id))
         let sql = """
             SELECT s.layer, s.features, s.min_x, s.min_y, s.max_x, s.max_y,
-                   (SELECT max(a.seq) FROM \(schema).audit_log AS a WHERE a.layer = s.layer AND a.\(JournalSQL.changedData))
+                   (\(JournalSQL.lastChangeOfLayer(schema: schema, layer: "s.layer")))
             FROM \(schema).layer_stats AS s WHERE s.layer = ANY($1)
             """
         var found: [String: (LayerStats, Int64)] = [:]
@@ -380,7 +380,7 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 let stats = try await Self.exactStats(db, t, logger: log)
                 var last: Int64 = 0
                 for try await v in try await db.query(PostgresQuery(unsafeSQL: """
-                    SELECT coalesce(max(seq), 0)::int8 FROM \(s).audit_log WHERE layer = $1 AND \(JournalSQL.changedData)
+                    SELECT coalesce((\(JournalSQL.lastChangeOfLayer(schema: s, layer: "$1::text"))), 0)::int8
                     """, binds: { var b = PostgresBindings(capacity: 1); b.append(def.id); return b }()), logger: log).decode(Int64.self) { last = v }
                 return (stats, last)
             }
