@@ -102,6 +102,14 @@ struct ControlRuleRunner {
         return changed
     }
 
+    /// Evaluates the rules when due at the step starting at `time` and notes the links switching
+    /// between closed and open: the routing object's one in-place call per step (reading the runner
+    /// out of its optional property copied it, a retain and release of each of its arrays).
+    mutating func apply(to s: inout HydraulicState, time: Double, dt: Double) {
+        if isDue(at: time) { evaluate(&s, time: time, dt: dt) }
+        noteSwitches(setting: s.setting, targetSetting: s.targetSetting, time: time)
+    }
+
     /// Notes links switching between closed and open in this step's setting change (before it is applied).
     /// Takes the two arrays rather than the state: passing the routing's whole state copied it
     /// (a retain and release of each of its arrays) every step.

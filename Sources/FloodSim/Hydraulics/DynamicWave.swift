@@ -219,7 +219,7 @@ extension HydraulicState {
 
         var v = qLast / aMid
         if abs(v) > SWMMConstant.maxVelocity { v = SWMMConstant.maxVelocity * (qLast >= 0 ? 1 : -1) }
-        froude[j] = HydraulicState.froudeNumber(x, v, yMid, gravity: gravity, usesSlot: usesSlot)
+        froude[j] = HydraulicState.froudeNumber(x, v, yMid, area: aMid, gravity: gravity, usesSlot: usesSlot)
         if flowClass[j] == .subcritical && froude[j] > 1 { flowClass[j] = .supercritical }
 
         var sigma: Double
@@ -295,7 +295,8 @@ extension HydraulicState {
         }
         if !check && (limit == .froude || limit == .both) && !hasOutfall {
             if y1 > SWMMConstant.fudge && y2 > SWMMConstant.fudge {
-                if froudeNumber(j, q / area1, y1) >= 1 { check = true }
+                let v = q / area1
+                if HydraulicState.froudeNumber(xsect[j], v, y1, area: area1, gravity: gravity, usesSlot: usesSlot) >= 1 { check = true }
             }
         }
         if check {
