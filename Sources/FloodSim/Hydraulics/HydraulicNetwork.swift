@@ -72,9 +72,7 @@ public struct TimeSeries: Sendable, Hashable {
     /// `value(at:)` for a time at or after the previous call's: the interval is found by walking
     /// on from `cursor` (the interval last used, updated) instead of a binary search. For strictly
     /// increasing times both find the one interval with times[lo] ≤ time < times[lo + 1], so
-    /// the value is the same. Inlined: called on a series held in an array (each inflow's, every
-    /// step), the series was copied for the call, its two arrays retained and released.
-    @inline(__always)
+    /// the value is the same.
     func value(at time: Double, cursor: inout Int) -> Double {
         let n = times.count
         guard n > 1, time > times[0], time < times[n - 1], cursor >= 0, cursor < n - 1, times[cursor] <= time else {

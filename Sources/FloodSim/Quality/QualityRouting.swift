@@ -175,9 +175,15 @@ public final class QualityRouting {
         swap(&nodeOld, &nodeNew); swap(&linkOld, &linkNew)
         nodeNew.setZero(); linkNew.setZero()
         addInflows(s, at: t0)
-        // The loops over links work on the tables lent inout to static functions (through the
-        // object's properties every element write checked its array's uniqueness).
-        Self.carryLinkLoads(s, dt: dt, linkOld: linkOld, nodeNew: &nodeNew, linkLoad: &linkLoad)
+        for j in 0..<s.linkCount {   // each link's mass flow into its downstream node
+            let q = s.newFlow[j]
+            let down = q < 0 ? s.node1[j] : s.node2[j]
+            for p in pollutants.indices {
+                let w = abs(q) * linkOld[p, j]
+                nodeNew[p, down] += w
+                linkLoad[p, j] += w * dt
+            }
+        }
         for i in 0..<s.nodeCount {
             qualInflow[i] = s.inflow[i]
             // Treatment reads the inflow's concentrations before mixing.
@@ -190,21 +196,7 @@ public final class QualityRouting {
             if s.nodeKind[i] == .storage || s.oldVolume[i] > Self.zeroVolume { storageQuality(i, s, dt) } else { nodeQuality(i, s) }
             if let treatment { treat(i, treatment, cin: cin, q: q, s, dt) }
         }
-        Self.mixLinks(s, dt: dt, pollutants: pollutants, linkOld: linkOld, nodeNew: nodeNew, linkNew: &linkNew, rates: &rates)
-    }
-
-    /// Each link's mass flow over the step into its downstream node, and into the link's load.
-    private static func carryLinkLoads(_ s: HydraulicState, dt: Double, linkOld: PollutantValues,
-                                       nodeNew: inout PollutantValues, linkLoad: inout PollutantValues) {
-        for j in 0..<s.linkCount {
-            let q = s.newFlow[j]
-            let down = q < 0 ? s.node1[j] : s.node2[j]
-            for p in 0..<nodeNew.pollutantCount {
-                let w = abs(q) * linkOld[p, j]
-                nodeNew[p, down] += w
-                linkLoad[p, j] += w * dt
-            }
-        }
+        for j in 0..<s.linkCount { linkQuality(j, s, dt) }
     }
 
     /// After the step's outflows: the mass leaving through outfalls and flooding, outfall loads, and
@@ -309,12 +301,11 @@ public final class QualityRouting {
 
     // MARK: - Reactors
 
-    /// Concentration c after first-order decay at rate k over dt in a volume v1, the mass lost added
-    /// to `rates`.
-    private static func reacted(_ c: Double, decay k: Double, _ v1: Double, _ dt: Double, _ rates: inout QualityRoutingContinuity) -> Double {
+    private func reacted(_ p: Int, _ c: Double, _ v1: Double, _ dt: Double) -> Double {
+        let k = pollutants[p].decay
         if k == 0 { return c }
         let c2 = max(0, c * (1 - k * dt))
-        rates.reacted += (c - c2) * v1 / dt
+        rates[p].reacted += (c - c2) * v1 / dt
         return c2
     }
 
@@ -341,7 +332,7 @@ public final class QualityRouting {
         let treated = hasTreatments ? treatments[i] : nil
         for p in pollutants.indices {
             // A treated pollutant's own expression replaces its decay here.
-            let c1 = (treated?[p] ?? nil) != nil ? nodeOld[p, i] : Self.reacted(nodeOld[p, i], decay: pollutants[p].decay, v1, dt, &rates[p])
+            let c1 = (treated?[p] ?? nil) != nil ? nodeOld[p, i] : reacted(p, nodeOld[p, i], v1, dt)
             var c2 = Self.mixed(c1, v1, nodeNew[p, i], qIn, dt)
             if (s.newVolume[i] <= Self.zeroVolume || s.newDepth[i] <= Self.zeroDepth) && qIn <= Self.zero {
                 rates[p].finalStorage += c2 * s.newVolume[i]
@@ -351,27 +342,23 @@ public final class QualityRouting {
         }
     }
 
-    /// Each link a completely mixed reactor (a conduit) or its upstream node's water (the others).
-    private static func mixLinks(_ s: HydraulicState, dt: Double, pollutants: [Pollutant], linkOld: PollutantValues,
-                                 nodeNew: PollutantValues, linkNew: inout PollutantValues, rates: inout [QualityRoutingContinuity]) {
-        for j in 0..<s.linkCount {
-            let up = s.newFlow[j] < 0 ? s.node2[j] : s.node1[j]
-            if s.linkKind[j] != .conduit || s.isDummy[j] {
-                for p in pollutants.indices { linkNew[p, j] = nodeNew[p, up] }
-                continue
+    private func linkQuality(_ j: Int, _ s: HydraulicState, _ dt: Double) {
+        let up = s.newFlow[j] < 0 ? s.node2[j] : s.node1[j]
+        if s.linkKind[j] != .conduit || s.isDummy[j] {
+            for p in pollutants.indices { linkNew[p, j] = nodeNew[p, up] }
+            return
+        }
+        var qIn = abs(s.q1[j]) * s.barrels[j]
+        let v1 = s.linkOldVolume[j], v2 = s.linkNewVolume[j]
+        if s.method == .dynamicWave { qIn = max(qIn + (v2 - v1) / dt, 0) }
+        for p in pollutants.indices {
+            let c1 = reacted(p, linkOld[p, j], v1, dt)
+            var c2 = Self.mixed(c1, v1, nodeNew[p, up] * qIn, qIn, dt)
+            if v2 < Self.zeroVolume || s.linkNewDepth[j] <= Self.zeroDepth {
+                rates[p].finalStorage += c2 * v2
+                c2 = 0
             }
-            var qIn = abs(s.q1[j]) * s.barrels[j]
-            let v1 = s.linkOldVolume[j], v2 = s.linkNewVolume[j]
-            if s.method == .dynamicWave { qIn = max(qIn + (v2 - v1) / dt, 0) }
-            for p in pollutants.indices {
-                let c1 = reacted(linkOld[p, j], decay: pollutants[p].decay, v1, dt, &rates[p])
-                var c2 = mixed(c1, v1, nodeNew[p, up] * qIn, qIn, dt)
-                if v2 < zeroVolume || s.linkNewDepth[j] <= zeroDepth {
-                    rates[p].finalStorage += c2 * v2
-                    c2 = 0
-                }
-                linkNew[p, j] = c2
-            }
+            linkNew[p, j] = c2
         }
     }
 }
@@ -383,12 +370,10 @@ struct PollutantValues {
     private var values: [Double]
     /// Nodes (or links) per pollutant.
     let count: Int
-    let pollutantCount: Int
 
     init(pollutants: Int, count: Int) {
         values = Array(repeating: 0, count: pollutants * count)
         self.count = count
-        pollutantCount = pollutants
     }
 
     /// Pollutant p's value at node (or link) i.
