@@ -101,8 +101,8 @@ extension HydraulicState {
     /// Surface area of node i at depth d (m²): a storage unit's area curve, 0 for other nodes.
     @inline(__always)
     func storageArea(_ i: Int, _ d: Double) -> Double {
-        // The static form, as `nodeVolume`: with the switch inlined here, every step's node loop
-        // copied the whole state.
+        // The static form, as `nodeVolume`: with the switch here, inlined into a mutating method's
+        // node loop, each call copied the whole state.
         guard let s = storage[i] else { return 0 }
         return HydraulicState.storageArea(s, d)
     }
