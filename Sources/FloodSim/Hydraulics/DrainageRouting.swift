@@ -18,8 +18,7 @@ public final class DrainageRouting {
     /// Simulated time reached, seconds from the start.
     @exclusivity(unchecked) public private(set) var time: Double = 0
 
-    @exclusivity(unchecked) private var nodeStats: [NodeStatistics]
-    @exclusivity(unchecked) private var linkStats: [LinkStatistics]
+    @exclusivity(unchecked) private var statistics: RoutingStatistics
     @exclusivity(unchecked) private var totals = RoutingContinuity()
     @exclusivity(unchecked) private var rates = StepRates()
     @exclusivity(unchecked) private var stepCount = 0
@@ -45,12 +44,10 @@ public final class DrainageRouting {
     @exclusivity(unchecked) private var inflowCursor: [Int]
 
     /// Flow rates summed over nodes at the end of a step, m³/s (for trapezoidal mass-balance totals).
-    private struct StepRates {
+    fileprivate struct StepRates {
         var dryWeather = 0.0, lateral = 0.0, external = 0.0, rdii = 0.0, flooding = 0.0, outflow = 0.0, withdrawal = 0.0
         var evaporation = 0.0, seepage = 0.0
     }
-    /// Each node's stored volume summed over the steps (for storage units' mean volume).
-    @exclusivity(unchecked) private var volumeSum: [Double]
 
     /// Prepares a run; throws `HydraulicsError` naming the node or link when the network is invalid.
     public init(network: HydraulicNetwork) throws {
@@ -58,13 +55,13 @@ public final class DrainageRouting {
         state = try HydraulicState(network: network)
         hasDryWeather = network.inflows.contains { $0.dryWeather != nil || $0.patternedBaseline != nil }
         inflowCursor = network.inflows.map { $0.series?.isStrictlyIncreasing == false ? -1 : 0 }
-        nodeStats = Array(repeating: NodeStatistics(), count: network.nodes.count)
-        linkStats = Array(repeating: LinkStatistics(), count: network.links.count)
-        volumeSum = Array(repeating: 0, count: network.nodes.count)
+        statistics = RoutingStatistics(nodes: Array(repeating: NodeStatistics(), count: network.nodes.count),
+                                       links: Array(repeating: LinkStatistics(), count: network.links.count),
+                                       volumeSum: Array(repeating: 0, count: network.nodes.count))
         totals.initialStorage = storedVolume(initial: true)
         for i in 0..<state.nodeCount {
-            nodeStats[i].maxDepth = state.newDepth[i]
-            nodeStats[i].maxHead = state.newDepth[i] + state.invert[i]
+            statistics.nodes[i].maxDepth = state.newDepth[i]
+            statistics.nodes[i].maxHead = state.newDepth[i] + state.invert[i]
         }
     }
 
@@ -84,8 +81,8 @@ public final class DrainageRouting {
         state.applyHotStart(h)
         totals.initialStorage = storedVolume(initial: true)
         for i in 0..<state.nodeCount {
-            nodeStats[i].maxDepth = state.newDepth[i]
-            nodeStats[i].maxHead = state.newDepth[i] + state.invert[i]
+            statistics.nodes[i].maxDepth = state.newDepth[i]
+            statistics.nodes[i].maxHead = state.newDepth[i] + state.invert[i]
         }
     }
 
@@ -164,13 +161,13 @@ public final class DrainageRouting {
         let options = state.options
         var dt = options.routingStep
         if state.method == .dynamicWave { dt = state.dynamicRoutingStep(fixedStep: options.routingStep) }
-        if let c = controller { dt = c.limitStep(dt, at: time) }
+        if controller != nil { dt = controller!.limitStep(dt, at: time) }
         let remaining = limit - time
         if remaining <= 1e-9 { return 0 }
         if dt > remaining { dt = remaining }
         addTotals(dt / 2)
         state.updatePumpTargets()
-        if controller != nil { applyControls(dt) }
+        controller?.apply(to: &state, time: time, dt: dt)
         state.applyTargetSettings(dt: dt)
         let t0 = time
         // Storage units' evaporation and seepage over the step, from their state now (SWMM's
@@ -178,24 +175,7 @@ public final class DrainageRouting {
         state.updateStorageLosses(dt: dt, time: t0)
         applyInflows(at: t0)
 
-        // Old state ← new state; node flows start from the lateral inflow.
-        for j in 0..<state.linkCount {
-            state.oldFlow[j] = state.newFlow[j]
-            state.linkOldDepth[j] = state.linkNewDepth[j]
-            state.linkOldVolume[j] = state.linkNewVolume[j]
-        }
-        for i in 0..<state.nodeCount {
-            state.oldDepth[i] = state.newDepth[i]
-            state.oldVolume[i] = state.newVolume[i]
-            state.oldFlowInflow[i] = state.inflow[i]
-            state.oldNetInflow[i] = state.inflow[i] - state.outflow[i]
-            state.inflow[i] = state.newLatFlow[i]
-            state.outflow[i] = state.losses[i]
-            state.overflow[i] = 0
-            if state.nodeKind[i] != .storage && state.newVolume[i] > state.fullVolume[i] {
-                state.overflow[i] = (state.newVolume[i] - state.fullVolume[i]) / dt
-            }
-        }
+        state.beginStep(dt: dt)
         if state.method == .dynamicWave {
             let r = state.dynamicWaveStep(dt: dt, time: t0)
             trialCount += r.trials
@@ -211,7 +191,7 @@ public final class DrainageRouting {
         removeOutflows(dt)
         if let quality { state.finishQuality(quality, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt) }
         addTotals(dt / 2)
-        updateStatistics(dt)
+        state.updateStatistics(&statistics, dt: dt, time: time)
         return dt
     }
 
@@ -243,11 +223,13 @@ public final class DrainageRouting {
     public func results() -> RoutingResults {
         var c = totals
         c.finalStorage = storedVolume(initial: false)
-        var nodes = nodeStats
+        var nodes = statistics.nodes
         if stepCount > 0 {
-            for i in 0..<state.nodeCount where state.storage[i] != nil { nodes[i].averageVolume = volumeSum[i] / Double(stepCount) }
+            for i in 0..<state.nodeCount where state.nodeKind[i] == .storage {
+                nodes[i].averageVolume = statistics.volumeSum[i] / Double(stepCount)
+            }
         }
-        return RoutingResults(nodes: nodes, links: linkStats, continuity: c, steps: stepCount,
+        return RoutingResults(nodes: nodes, links: statistics.links, continuity: c, steps: stepCount,
                               averageIterations: stepCount > 0 ? Double(trialCount) / Double(stepCount) : 0,
                               nonConvergingPercent: stepCount > 0 ? 100 * Double(nonConverged) / Double(stepCount) : 0)
     }
@@ -255,58 +237,23 @@ public final class DrainageRouting {
     /// What the pollutants did so far (nil without `quality`).
     public func qualityResults() -> QualityRoutingResult? { quality?.result(state) }
 
-    /// Evaluates the control rules when due and notes links switching open or closed.
-    private func applyControls(_ dt: Double) {
-        guard controller != nil else { return }
-        if controller!.isDue(at: time) { controller!.evaluate(&state, time: time, dt: dt) }
-        controller!.noteSwitches(setting: state.setting, targetSetting: state.targetSetting, time: time)
-    }
-
     // MARK: - Inflows and mass balance
 
     private func applyInflows(at t: Double) {
         rates = StepRates()
-        for i in 0..<state.nodeCount {
-            state.oldLatFlow[i] = state.newLatFlow[i]
-            state.newLatFlow[i] = 0
-        }
-        // The calendar position of t, found once per step for every dry-weather inflow. The inflows
-        // are read in place: a copy of each (its series and patterns) per step cost more than its flow.
+        // The calendar position of t, found once per step for every dry-weather inflow.
         let position = hasDryWeather ? state.options.start.advanced(by: t) : state.options.start
-        for k in state.inflows.indices {
-            var qx = state.inflows[k].baseline
-            if let v = state.inflows[k].series?.value(at: t, cursor: &inflowCursor[k]) { qx += state.inflows[k].scale * v }
-            if let b = state.inflows[k].patternedBaseline { qx += b.flow(at: position) }
-            if abs(qx) < SWMMConstant.flowTolerance { qx = 0 }
-            var qd = state.inflows[k].dryWeather?.flow(at: position) ?? 0
-            if abs(qd) < SWMMConstant.flowTolerance { qd = 0 }
-            state.newLatFlow[state.inflows[k].node] += qx + qd
-            rates.external += qx
-            rates.dryWeather += qd
-        }
-        // RDII after the external, dry- and wet-weather inflows, as SWMM's addRdiiInflows.
-        for r in state.rdii {
-            let q = r.flow(at: t)
-            if abs(q) < SWMMConstant.flowTolerance { continue }
-            state.newLatFlow[r.node] += q
-            rates.rdii += q
-        }
-        for i in 0..<state.nodeCount {
-            let q = state.callerLateral[i]
-            if q == 0 { continue }
-            state.newLatFlow[i] += q
-            if q > 0 { rates.lateral += q } else { rates.withdrawal -= q }
-        }
+        state.applyInflows(at: t, position: position, cursors: &inflowCursor, rates: &rates)
     }
 
     private func removeOutflows(_ dt: Double) {
         let dw = state.method == .dynamicWave
         if state.hasStorageLosses {
-            for i in 0..<state.nodeCount where state.storage[i] != nil {
+            for i in 0..<state.nodeCount where state.nodeKind[i] == .storage {
                 rates.evaporation += state.evaporationLoss[i] / dt
                 rates.seepage += state.seepageLoss[i] / dt
-                nodeStats[i].evaporationLoss += state.evaporationLoss[i]
-                nodeStats[i].exfiltrationLoss += state.seepageLoss[i]
+                statistics.nodes[i].evaporationLoss += state.evaporationLoss[i]
+                statistics.nodes[i].exfiltrationLoss += state.seepageLoss[i]
             }
         }
         for i in 0..<state.nodeCount {
@@ -359,68 +306,135 @@ public final class DrainageRouting {
         for j in 0..<state.linkCount { v += state.linkNewVolume[j] }
         return v
     }
+}
 
-    // MARK: - Statistics
-
-    private func updateStatistics(_ dt: Double) {
-        let hours = dt / 3600
-        for i in 0..<state.nodeCount {
-            let d = state.newDepth[i]
-            if d > nodeStats[i].maxDepth {
-                nodeStats[i].maxDepth = d
-                nodeStats[i].timeOfMaxDepth = time
-            }
-            nodeStats[i].maxHead = max(nodeStats[i].maxHead, d + state.invert[i])
-            nodeStats[i].maxTotalInflow = max(nodeStats[i].maxTotalInflow, state.inflow[i])
-            if state.nodeKind[i] == .outfall {
-                if state.inflow[i] > 0 { nodeStats[i].outfallVolume += state.inflow[i] * dt }
-                continue
-            }
-            let ov = state.overflow[i]
-            if state.newVolume[i] > state.fullVolume[i] || ov > 0 {
-                nodeStats[i].hoursFlooded += hours
-                nodeStats[i].floodVolume += ov * dt
-                if ov > nodeStats[i].maxFloodRate {
-                    nodeStats[i].maxFloodRate = ov
-                    nodeStats[i].timeOfMaxFlooding = time
-                }
-                nodeStats[i].maxPondedVolume = max(nodeStats[i].maxPondedVolume, state.newVolume[i] - state.fullVolume[i])
-            }
-            if state.storage[i] != nil {
-                volumeSum[i] += state.newVolume[i]
-                nodeStats[i].maxVolume = max(nodeStats[i].maxVolume, state.newVolume[i])
-            }
-            // Under dynamic wave a node surcharges above its highest crown; a storage unit only
-            // when it may (a surcharge depth), as SWMM's stats_updateNodeStats.
-            if state.method == .dynamicWave, state.nodeKind[i] != .storage || state.surDepth[i] > 0,
-               d + state.invert[i] + SWMMConstant.fudge >= state.crownElev[i] { nodeStats[i].hoursSurcharged += hours }
-        }
-        for j in 0..<state.linkCount {
-            let q = state.newFlow[j] * state.direction[j]
-            if abs(q) > abs(linkStats[j].maxFlow) {
-                linkStats[j].maxFlow = q
-                linkStats[j].timeOfMaxFlow = time
-            }
-            guard state.linkKind[j] == .conduit, !state.isDummy[j] else { continue }
-            let x = state.xsect[j]
-            let y = state.linkNewDepth[j]
-            if y > 0.01 * 0.3048 {
-                let a = x.area(y)
-                if a > SWMMConstant.fudgeArea {
-                    let v = abs(state.newFlow[j]) / state.barrels[j] / a
-                    linkStats[j].maxVelocity = max(linkStats[j].maxVelocity, v)
-                }
-            }
-            if x.yFull > 0 {
-                linkStats[j].maxFilling = max(linkStats[j].maxFilling, min(1, y / x.yFull))
-                if y >= x.yFull { linkStats[j].hoursFull += hours }
-            }
-            if state.capacityLimited[j] { linkStats[j].hoursCapacityLimited += hours }
-        }
-    }
+/// The statistics a run gathers step by step (SWMM's stats.c), held in one value that the routing
+/// object lends to the state's `updateStatistics`.
+struct RoutingStatistics {
+    var nodes: [NodeStatistics]
+    var links: [LinkStatistics]
+    /// Each node's stored volume summed over the steps (for storage units' mean volume).
+    var volumeSum: [Double]
 }
 
 private extension HydraulicState {
+    /// Old state ← new state at the start of a step of dt seconds; node flows start from the
+    /// lateral inflow. (The step's bookkeeping loops are methods of the state lent inout: written
+    /// through the routing object's property, every element write checked its array's uniqueness.)
+    mutating func beginStep(dt: Double) {
+        for j in 0..<linkCount {
+            oldFlow[j] = newFlow[j]
+            linkOldDepth[j] = linkNewDepth[j]
+            linkOldVolume[j] = linkNewVolume[j]
+        }
+        for i in 0..<nodeCount {
+            oldDepth[i] = newDepth[i]
+            oldVolume[i] = newVolume[i]
+            oldFlowInflow[i] = inflow[i]
+            oldNetInflow[i] = inflow[i] - outflow[i]
+            inflow[i] = newLatFlow[i]
+            outflow[i] = losses[i]
+            overflow[i] = 0
+            if nodeKind[i] != .storage && newVolume[i] > fullVolume[i] {
+                overflow[i] = (newVolume[i] - fullVolume[i]) / dt
+            }
+        }
+    }
+
+    /// This step's lateral inflows at time t (calendar `position`): external, dry-weather, RDII and
+    /// the caller's, added to `rates`; `cursors` are the inflows' series intervals at the last step.
+    mutating func applyInflows(at t: Double, position: SimulationClock, cursors: inout [Int], rates: inout DrainageRouting.StepRates) {
+        for i in 0..<nodeCount {
+            oldLatFlow[i] = newLatFlow[i]
+            newLatFlow[i] = 0
+        }
+        // The inflows are read in place: a copy of each (its series and patterns) per step cost
+        // more than its flow.
+        for k in inflows.indices {
+            var qx = inflows[k].baseline
+            if let v = inflows[k].series?.value(at: t, cursor: &cursors[k]) { qx += inflows[k].scale * v }
+            if let b = inflows[k].patternedBaseline { qx += b.flow(at: position) }
+            if abs(qx) < SWMMConstant.flowTolerance { qx = 0 }
+            var qd = inflows[k].dryWeather?.flow(at: position) ?? 0
+            if abs(qd) < SWMMConstant.flowTolerance { qd = 0 }
+            newLatFlow[inflows[k].node] += qx + qd
+            rates.external += qx
+            rates.dryWeather += qd
+        }
+        // RDII after the external, dry- and wet-weather inflows, as SWMM's addRdiiInflows.
+        for r in rdii {
+            let q = r.flow(at: t)
+            if abs(q) < SWMMConstant.flowTolerance { continue }
+            newLatFlow[r.node] += q
+            rates.rdii += q
+        }
+        for i in 0..<nodeCount {
+            let q = callerLateral[i]
+            if q == 0 { continue }
+            newLatFlow[i] += q
+            if q > 0 { rates.lateral += q } else { rates.withdrawal -= q }
+        }
+    }
+
+    /// Adds the step of dt seconds that ended at `time` to the statistics (SWMM's stats_updateNodeStats
+    /// and stats_updateLinkStats). Mutating only to be lent the state rather than handed a copy of it.
+    mutating func updateStatistics(_ stats: inout RoutingStatistics, dt: Double, time: Double) {
+        let hours = dt / 3600
+        for i in 0..<nodeCount {
+            let d = newDepth[i]
+            if d > stats.nodes[i].maxDepth {
+                stats.nodes[i].maxDepth = d
+                stats.nodes[i].timeOfMaxDepth = time
+            }
+            stats.nodes[i].maxHead = max(stats.nodes[i].maxHead, d + invert[i])
+            stats.nodes[i].maxTotalInflow = max(stats.nodes[i].maxTotalInflow, inflow[i])
+            if nodeKind[i] == .outfall {
+                if inflow[i] > 0 { stats.nodes[i].outfallVolume += inflow[i] * dt }
+                continue
+            }
+            let ov = overflow[i]
+            if newVolume[i] > fullVolume[i] || ov > 0 {
+                stats.nodes[i].hoursFlooded += hours
+                stats.nodes[i].floodVolume += ov * dt
+                if ov > stats.nodes[i].maxFloodRate {
+                    stats.nodes[i].maxFloodRate = ov
+                    stats.nodes[i].timeOfMaxFlooding = time
+                }
+                stats.nodes[i].maxPondedVolume = max(stats.nodes[i].maxPondedVolume, newVolume[i] - fullVolume[i])
+            }
+            if nodeKind[i] == .storage {
+                stats.volumeSum[i] += newVolume[i]
+                stats.nodes[i].maxVolume = max(stats.nodes[i].maxVolume, newVolume[i])
+            }
+            // Under dynamic wave a node surcharges above its highest crown; a storage unit only
+            // when it may (a surcharge depth), as SWMM's stats_updateNodeStats.
+            if method == .dynamicWave, nodeKind[i] != .storage || surDepth[i] > 0,
+               d + invert[i] + SWMMConstant.fudge >= crownElev[i] { stats.nodes[i].hoursSurcharged += hours }
+        }
+        for j in 0..<linkCount {
+            let q = newFlow[j] * direction[j]
+            if abs(q) > abs(stats.links[j].maxFlow) {
+                stats.links[j].maxFlow = q
+                stats.links[j].timeOfMaxFlow = time
+            }
+            guard linkKind[j] == .conduit, !isDummy[j] else { continue }
+            let y = linkNewDepth[j]
+            if y > 0.01 * 0.3048 {
+                let a = xsect[j].area(y)
+                if a > SWMMConstant.fudgeArea {
+                    let v = abs(newFlow[j]) / barrels[j] / a
+                    stats.links[j].maxVelocity = max(stats.links[j].maxVelocity, v)
+                }
+            }
+            let yFull = xsect[j].yFull
+            if yFull > 0 {
+                stats.links[j].maxFilling = max(stats.links[j].maxFilling, min(1, y / yFull))
+                if y >= yFull { stats.links[j].hoursFull += hours }
+            }
+            if capacityLimited[j] { stats.links[j].hoursCapacityLimited += hours }
+        }
+    }
+
     // The water quality reads the state after each step. Passed from the routing object's property
     // the state is copied, each of its arrays retained and released, per call; lent from a
     // mutating method of the state it is not.

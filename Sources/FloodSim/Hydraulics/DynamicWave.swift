@@ -72,24 +72,21 @@ extension HydraulicState {
     private mutating func initNodeStates() {
         let ponding = allowPonding
         for i in 0..<nodeCount {
-            if ponding {
-                newSurfArea[i] = pondedSurfaceArea(i, newDepth[i])
+            // A ponded node's area above its full depth, else a storage unit's area curve. (The
+            // storage unit's static form: an instance method here copied the whole state per trial.)
+            let d = newDepth[i]
+            if ponding && d > fullDepth[i] && pondedArea[i] != 0 {
+                newSurfArea[i] = pondedArea[i]
+            } else if nodeKind[i] == .storage, let unit = storage[i] {
+                newSurfArea[i] = HydraulicState.storageArea(unit, d)
             } else {
-                newSurfArea[i] = nodeKind[i] == .storage ? storageArea(i, newDepth[i]) : 0
+                newSurfArea[i] = 0
             }
             inflow[i] = 0
             outflow[i] = losses[i]
             if newLatFlow[i] >= 0 { inflow[i] += newLatFlow[i] } else { outflow[i] -= newLatFlow[i] }
             sumdqdh[i] = 0
         }
-    }
-
-    @inline(__always)
-    private func pondedSurfaceArea(_ i: Int, _ d: Double) -> Double {
-        if d <= fullDepth[i] || pondedArea[i] == 0 {
-            return nodeKind[i] == .storage ? storageArea(i, d) : 0
-        }
-        return pondedArea[i]
     }
 
     private mutating func findLinkFlows(_ dt: Double) {
@@ -195,7 +192,7 @@ extension HydraulicState {
         let aOld = max(a2[j], SWMMConstant.fudgeArea)
         let len = modLength[j]
 
-        findSurfaceArea(j, qLast, len, &h1, &h2, &y1, &y2)
+        findSurfaceArea(j, x, qLast, len, &h1, &h2, &y1, &y2)
 
         let area1 = Self.conduitArea(x, y1, usesSlot: usesSlot, crownCutoff: crownCutoff)
         let r1 = x.hydraulicRadius(y1)
@@ -219,7 +216,7 @@ extension HydraulicState {
 
         var v = qLast / aMid
         if abs(v) > SWMMConstant.maxVelocity { v = SWMMConstant.maxVelocity * (qLast >= 0 ? 1 : -1) }
-        froude[j] = HydraulicState.froudeNumber(x, v, yMid, gravity: gravity, usesSlot: usesSlot)
+        froude[j] = HydraulicState.froudeNumber(x, v, yMid, area: aMid, gravity: gravity, usesSlot: usesSlot)
         if flowClass[j] == .subcritical && froude[j] > 1 { flowClass[j] = .supercritical }
 
         var sigma: Double
@@ -295,7 +292,8 @@ extension HydraulicState {
         }
         if !check && (limit == .froude || limit == .both) && !hasOutfall {
             if y1 > SWMMConstant.fudge && y2 > SWMMConstant.fudge {
-                if froudeNumber(j, q / area1, y1) >= 1 { check = true }
+                let v = q / area1
+                if HydraulicState.froudeNumber(xsect[j], v, y1, area: area1, gravity: gravity, usesSlot: usesSlot) >= 1 { check = true }
             }
         }
         if check {
@@ -305,10 +303,11 @@ extension HydraulicState {
         return q
     }
 
-    private mutating func findSurfaceArea(_ j: Int, _ q: Double, _ len: Double,
+    /// Conduit j's flow class and the surface area it gives its end nodes (dwflow.c findSurfaceArea);
+    /// `x` is its section, which the caller has read (not copied out of `xsect` again here).
+    private mutating func findSurfaceArea(_ j: Int, _ x: SectionGeometry, _ q: Double, _ len: Double,
                                           _ h1: inout Double, _ h2: inout Double,
                                           _ y1: inout Double, _ y2: inout Double) {
-        let x = xsect[j]
         let n1 = node1[j], n2 = node2[j]
         var d1 = y1, d2 = y2
         var yNorm = 0.5 * (d1 + d2)

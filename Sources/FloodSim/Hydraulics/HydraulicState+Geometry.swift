@@ -98,9 +98,17 @@ extension HydraulicState {
         return 0
     }
 
+    /// Surface area of node i at depth d (m²): a storage unit's area curve, 0 for other nodes.
     @inline(__always)
     func storageArea(_ i: Int, _ d: Double) -> Double {
+        // The static form, as `nodeVolume`: with the switch here, inlined into a mutating method's
+        // node loop, each call copied the whole state.
         guard let s = storage[i] else { return 0 }
+        return HydraulicState.storageArea(s, d)
+    }
+
+    /// Surface area of storage unit `s` at depth d (m²).
+    static func storageArea(_ s: StorageUnit, _ d: Double) -> Double {
         switch s.shape {
         case .functional(let a, let b, let c):
             return c + a * pow(max(d, 0), b)
@@ -226,23 +234,17 @@ extension HydraulicState {
         return xsect[j].criticalDepth(abs(q), gravity: gravity)
     }
 
-    /// Froude number for velocity v at depth y in conduit j.
-    @inline(__always)
-    func froudeNumber(_ j: Int, _ v: Double, _ y: Double) -> Double {
-        guard linkKind[j] == .conduit else { return 0 }
-        return HydraulicState.froudeNumber(xsect[j], v, y, gravity: gravity, usesSlot: usesSlot)
-    }
-
-    /// Froude number for velocity v at depth y in section x, for the step functions that hold the
-    /// section already (calling the method above from a mutating one copies the whole state).
-    static func froudeNumber(_ x: SectionGeometry, _ v: Double, _ y: Double, gravity: Double, usesSlot: Bool) -> Double {
+    /// Froude number for velocity v at depth y in section x, whose flow area at y, `area`, the
+    /// momentum step has at hand (SWMM's getFroude looks it up again). Static: a method called
+    /// from a mutating one copies the whole state.
+    static func froudeNumber(_ x: SectionGeometry, _ v: Double, _ y: Double, area: Double, gravity: Double, usesSlot: Bool) -> Double {
         if y <= SWMMConstant.fudge { return 0 }
         if !x.isOpen && x.yFull - y <= SWMMConstant.fudge { return 0 }
         // With the slot an open channel's depth may exceed its full depth; SWMM's width and
-        // area keep growing there for prismatic shapes.
+        // area keep growing there for prismatic shapes (where the slot's area does not).
         let w = usesSlot ? x.widthAboveFull(y) : x.width(y)
         guard w > 0 else { return 0 }
-        let hd = (usesSlot ? x.areaAboveFull(y) : x.area(y)) / w
+        let hd = (usesSlot ? x.areaAboveFull(y) : area) / w
         return abs(v) / (gravity * hd).squareRoot()
     }
 

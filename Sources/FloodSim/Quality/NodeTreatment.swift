@@ -77,7 +77,7 @@ extension QualityRouting {
                 let p = k - pv
                 // A pollutant without a removal-type line of its own reads its inflow too (SWMM's default type).
                 let inflowSide = list[p].map { $0.kind == .removal } ?? true
-                return (inflowSide ? cin[p] : nodeNew[p][i]) / 1000
+                return (inflowSide ? cin[p] : nodeNew[p, i]) / 1000
             default:
                 let p = k - pv - np
                 return p < np ? removalOf(p) : 0
@@ -87,7 +87,7 @@ extension QualityRouting {
             if removal[p] > 1 { return 0 }   // a cycle; refused when the model is read
             if removal[p] >= 0 { return removal[p] }
             removal[p] = 10
-            let c0 = nodeNew[p][i] / 1000
+            let c0 = nodeNew[p, i] / 1000
             guard c0 != 0, let t = list[p] else { removal[p] = 0; return 0 }
             var r = max(0, t.expression.evaluate { value($0) } ?? 0)
             if t.kind == .removal {
@@ -107,14 +107,14 @@ extension QualityRouting {
             guard let t = list[p] else { continue }
             var out: Double
             if t.kind == .removal {
-                out = cin[p] == 0 ? nodeNew[p][i] : (1 - removal[p]) * cin[p]
-                out = min(out, nodeNew[p][i])
+                out = cin[p] == 0 ? nodeNew[p, i] : (1 - removal[p]) * cin[p]
+                out = min(out, nodeNew[p, i])
             } else {
-                out = (1 - removal[p]) * nodeNew[p][i]
+                out = (1 - removal[p]) * nodeNew[p, i]
             }
-            let lost = (cin[p] * q * dt + nodeOld[p][i] * s.oldVolume[i] - out * (q * dt + s.oldVolume[i])) / dt
+            let lost = (cin[p] * q * dt + nodeOld[p, i] * s.oldVolume[i] - out * (q * dt + s.oldVolume[i])) / dt
             rates[p].reacted += max(0, lost)
-            nodeNew[p][i] = out
+            nodeNew[p, i] = out
         }
     }
 }

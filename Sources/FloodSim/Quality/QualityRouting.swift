@@ -91,15 +91,23 @@ public final class QualityRouting {
     // routing object calls them after each step): the run-time exclusivity checks Swift otherwise
     // makes on every access to a class property cost more than the step's mixing arithmetic.
     /// Concentrations per pollutant and node or link, mass unit per m³.
-    @exclusivity(unchecked) var nodeOld: [[Double]], nodeNew: [[Double]], linkOld: [[Double]], linkNew: [[Double]]
+    @exclusivity(unchecked) var nodeOld: PollutantValues, nodeNew: PollutantValues, linkOld: PollutantValues, linkNew: PollutantValues
     @exclusivity(unchecked) var qualInflow: [Double]
     @exclusivity(unchecked) var rates: [QualityRoutingContinuity]
     @exclusivity(unchecked) var totals: [QualityRoutingContinuity]
-    @exclusivity(unchecked) var outfallLoad: [[Double]], linkLoad: [[Double]]
+    @exclusivity(unchecked) var outfallLoad: PollutantValues, linkLoad: PollutantValues
+    /// Each node's external FLOW inflow and dry-weather flow at the step, m³/s (what CONCEN and
+    /// dry-weather pollutant inflows multiply), set each step at `flowInflowNodes`.
+    @exclusivity(unchecked) private var externalFlow: [Double], dryWeatherFlow: [Double]
+    /// The nodes that `flowInflows` name, ascending, each once.
+    private let flowInflowNodes: [Int]
     @exclusivity(unchecked) var started = false
     /// Each inflow's series interval at the last step (-1: its times are not strictly increasing,
     /// or it has no series of its own, so it is searched each step).
     @exclusivity(unchecked) private var inflowCursor: [Int]
+    /// Each inflow's mass series (nil for the other kinds), read in place: a switch over the inflow
+    /// copied it, its series' arrays retained and released (1 % of Example1's time).
+    private let massSeries: [TimeSeries?]
     /// Treatment expressions by node index, one entry per pollutant (nil where the pollutant is
     /// not treated there): SWMM's `[TREATMENT]`.
     public var treatments: [Int: [NodeTreatment?]] = [:] {
@@ -120,18 +128,18 @@ public final class QualityRouting {
                 nodeCount: Int, linkCount: Int) {
         self.pollutants = pollutants; self.inflows = inflows; self.flowInflows = flowInflows; self.start = start
         let np = pollutants.count
-        nodeOld = Array(repeating: Array(repeating: 0, count: nodeCount), count: np)
+        nodeOld = PollutantValues(pollutants: np, count: nodeCount)
         nodeNew = nodeOld; outfallLoad = nodeOld
-        linkOld = Array(repeating: Array(repeating: 0, count: linkCount), count: np)
+        linkOld = PollutantValues(pollutants: np, count: linkCount)
         linkNew = linkOld; linkLoad = linkOld
         qualInflow = Array(repeating: 0, count: nodeCount)
+        externalFlow = qualInflow; dryWeatherFlow = qualInflow
+        flowInflowNodes = Set(flowInflows.map(\.node)).sorted()
         hrt = Array(repeating: 0, count: nodeCount)
         rates = Array(repeating: QualityRoutingContinuity(), count: np)
         totals = rates
-        inflowCursor = inflows.map { inflow in
-            if case .mass(let series) = inflow.value, series.isStrictlyIncreasing { return 0 }
-            return -1
-        }
+        massSeries = inflows.map { if case .mass(let series) = $0.value { series } else { nil } }
+        inflowCursor = massSeries.map { $0?.isStrictlyIncreasing == true ? 0 : -1 }
     }
 
     /// Initial concentrations where there is water (SWMM's qualrout_init) and the initial stored mass;
@@ -140,17 +148,17 @@ public final class QualityRouting {
         started = true
         for p in pollutants.indices {
             let c = pollutants[p].initialConcentration * 1000
-            for i in 0..<s.nodeCount { nodeNew[p][i] = s.newDepth[i] > Self.zeroDepth ? c : 0 }
-            for j in 0..<s.linkCount { linkNew[p][j] = s.linkNewDepth[j] > Self.zeroDepth ? c : 0 }
-            nodeOld[p] = nodeNew[p]; linkOld[p] = linkNew[p]
+            for i in 0..<s.nodeCount { nodeNew[p, i] = s.newDepth[i] > Self.zeroDepth ? c : 0 }
+            for j in 0..<s.linkCount { linkNew[p, j] = s.linkNewDepth[j] > Self.zeroDepth ? c : 0 }
             totals[p].initialStorage = storedMass(p, s)
         }
+        nodeOld = nodeNew; linkOld = linkNew
     }
 
     func storedMass(_ p: Int, _ s: HydraulicState) -> Double {
         var m = 0.0
-        for i in 0..<s.nodeCount { m += s.newVolume[i] * nodeNew[p][i] }
-        for j in 0..<s.linkCount { m += s.linkNewVolume[j] * linkNew[p][j] }
+        for i in 0..<s.nodeCount { m += s.newVolume[i] * nodeNew[p, i] }
+        for j in 0..<s.linkCount { m += s.linkNewVolume[j] * linkNew[p, j] }
         return m
     }
 
@@ -162,21 +170,18 @@ public final class QualityRouting {
             totals[p].add(rates[p], times: dt / 2)
             rates[p] = QualityRoutingContinuity()
         }
-        for p in pollutants.indices {
-            // Old ← new, and new starts from zero, in the same two buffers (an assignment would
-            // share one buffer and copy it at the first write).
-            swap(&nodeOld[p], &nodeNew[p]); swap(&linkOld[p], &linkNew[p])
-            for i in 0..<s.nodeCount { nodeNew[p][i] = 0 }
-            for j in 0..<s.linkCount { linkNew[p][j] = 0 }
-        }
+        // Old ← new, and new starts from zero, in the same two buffers (an assignment would
+        // share one buffer and copy it at the first write).
+        swap(&nodeOld, &nodeNew); swap(&linkOld, &linkNew)
+        nodeNew.setZero(); linkNew.setZero()
         addInflows(s, at: t0)
         for j in 0..<s.linkCount {   // each link's mass flow into its downstream node
             let q = s.newFlow[j]
             let down = q < 0 ? s.node1[j] : s.node2[j]
             for p in pollutants.indices {
-                let w = abs(q) * linkOld[p][j]
-                nodeNew[p][down] += w
-                linkLoad[p][j] += w * dt
+                let w = abs(q) * linkOld[p, j]
+                nodeNew[p, down] += w
+                linkLoad[p, j] += w * dt
             }
         }
         for i in 0..<s.nodeCount {
@@ -186,7 +191,7 @@ public final class QualityRouting {
             var q = 0.0, cin: [Double] = []
             if treatment != nil {
                 q = qualInflow[i] < Self.zero ? 0 : qualInflow[i]
-                cin = pollutants.indices.map { q > 0 ? nodeNew[$0][i] / q : 0 }
+                cin = pollutants.indices.map { q > 0 ? nodeNew[$0, i] / q : 0 }
             }
             if s.nodeKind[i] == .storage || s.oldVolume[i] > Self.zeroVolume { storageQuality(i, s, dt) } else { nodeQuality(i, s) }
             if let treatment { treat(i, treatment, cin: cin, q: q, s, dt) }
@@ -201,11 +206,11 @@ public final class QualityRouting {
             let q = systemOutflow[i]
             for p in pollutants.indices {
                 if q > 0 {
-                    let w = q * nodeNew[p][i]
+                    let w = q * nodeNew[p, i]
                     if flooded[i] { rates[p].flooding += w } else { rates[p].externalOutflow += w }
                 }
-                if s.newLatFlow[i] < 0 { rates[p].externalOutflow -= s.newLatFlow[i] * nodeNew[p][i] }
-                if s.nodeKind[i] == .outfall { outfallLoad[p][i] += s.inflow[i] * nodeNew[p][i] * dt }
+                if s.newLatFlow[i] < 0 { rates[p].externalOutflow -= s.newLatFlow[i] * nodeNew[p, i] }
+                if s.nodeKind[i] == .outfall { outfallLoad[p, i] += s.inflow[i] * nodeNew[p, i] * dt }
             }
         }
         for p in pollutants.indices { totals[p].add(rates[p], times: dt / 2) }
@@ -220,53 +225,61 @@ public final class QualityRouting {
         }
         let kg = pollutants.map(\.kilogramsPerMassUnit)
         return QualityRoutingResult(pollutants: pollutants, continuity: c.enumerated().map { $1.scaled(kg[$0]) },
-                                    outfallLoad: outfallLoad.enumerated().map { p, row in row.map { $0 * kg[p] } },
+                                    outfallLoad: kg.indices.map { p in outfallLoad.row(p).map { $0 * kg[p] } },
                                     isOutfall: (0..<s.nodeCount).map { s.nodeKind[$0] == .outfall },
-                                    linkLoad: linkLoad.enumerated().map { p, row in row.map { $0 * kg[p] } })
+                                    linkLoad: kg.indices.map { p in linkLoad.row(p).map { $0 * kg[p] } })
     }
 
     // MARK: - Inflows
 
     private func addInflows(_ s: HydraulicState, at t: Double) {
-        var qExt: [Int: Double] = [:], qDwf: [Int: Double] = [:]
+        // Each node's flows in arrays kept for the run (dictionaries built per step cost more than
+        // the mixing), the dry-weather loads in ascending node order.
+        for i in flowInflowNodes { externalFlow[i] = 0; dryWeatherFlow[i] = 0 }
         for f in flowInflows {
             if f.series != nil || f.baseline != 0 {
                 var q = f.baseline
                 if let series = f.series { q += f.scale * series.value(at: t) }
-                qExt[f.node, default: 0] += q
+                externalFlow[f.node] += q
             }
-            if let d = f.dryWeather { qDwf[f.node, default: 0] += d.flow(at: t, start: start) }
+            if let d = f.dryWeather { dryWeatherFlow[f.node] += d.flow(at: t, start: start) }
         }
-        for (i, q) in qDwf where abs(q) >= SWMMConstant.flowTolerance && q > 0 {
+        for i in flowInflowNodes {
+            let q = dryWeatherFlow[i]
+            guard abs(q) >= SWMMConstant.flowTolerance && q > 0 else { continue }
             for (p, pol) in pollutants.enumerated() where pol.dryWeatherConcentration > 0 {
                 let w = q * pol.dryWeatherConcentration * 1000
-                nodeNew[p][i] += w
+                nodeNew[p, i] += w
                 rates[p].dryWeatherInflow += w
             }
         }
         // The inflows are read in place (a copy of each, its series included, per step cost more
-        // than its mass), a mass series from the interval the previous step used.
+        // than its mass), a mass series (`massSeries`) from the interval the previous step used.
         for k in inflows.indices {
             let p = inflows[k].pollutant, i = inflows[k].node
             var w = 0.0
-            switch inflows[k].value {
-            case .mass(let series): w = series.value(at: t, cursor: &inflowCursor[k])
-            case let .concentration(baseline, scale, series):
-                var q = qExt[i] ?? 0
-                if abs(q) < SWMMConstant.flowTolerance { q = 0 }
-                if q < 0 { continue }
-                if s.nodeKind[i] == .outfall && s.oldNetInflow[i] < 0 { q -= s.oldNetInflow[i] }
-                w = (baseline + scale * (series?.value(at: t) ?? 0)) * 1000 * q
-            case .dryWeather(let c):
-                let q = qDwf[i] ?? 0
-                if abs(q) < SWMMConstant.flowTolerance || q <= 0 { continue }
-                w = q * (c.flow(at: t, start: start) - pollutants[p].dryWeatherConcentration) * 1000
-            case let .flowConcentration(flow, c):
-                let q = flow.value(at: t)
-                if abs(q) < SWMMConstant.flowTolerance || q <= 0 { continue }
-                w = q * c * 1000
+            if let mass = massSeries[k]?.value(at: t, cursor: &inflowCursor[k]) {
+                w = mass
+            } else {
+                switch inflows[k].value {
+                case .mass: break
+                case let .concentration(baseline, scale, series):
+                    var q = externalFlow[i]
+                    if abs(q) < SWMMConstant.flowTolerance { q = 0 }
+                    if q < 0 { continue }
+                    if s.nodeKind[i] == .outfall && s.oldNetInflow[i] < 0 { q -= s.oldNetInflow[i] }
+                    w = (baseline + scale * (series?.value(at: t) ?? 0)) * 1000 * q
+                case .dryWeather(let c):
+                    let q = dryWeatherFlow[i]
+                    if abs(q) < SWMMConstant.flowTolerance || q <= 0 { continue }
+                    w = q * (c.flow(at: t, start: start) - pollutants[p].dryWeatherConcentration) * 1000
+                case let .flowConcentration(flow, c):
+                    let q = flow.value(at: t)
+                    if abs(q) < SWMMConstant.flowTolerance || q <= 0 { continue }
+                    w = q * c * 1000
+                }
             }
-            nodeNew[p][i] += w
+            nodeNew[p, i] += w
             switch inflows[k].kind {
             case .external: rates[p].externalInflow += w
             case .dryWeather: rates[p].dryWeatherInflow += w
@@ -280,7 +293,7 @@ public final class QualityRouting {
             if abs(q) < SWMMConstant.flowTolerance || q <= 0 { continue }
             for (p, pol) in pollutants.enumerated() where pol.rdiiConcentration > 0 {
                 let w = q * pol.rdiiConcentration * 1000
-                nodeNew[p][r.node] += w
+                nodeNew[p, r.node] += w
                 rates[p].rdiiInflow += w
             }
         }
@@ -307,7 +320,7 @@ public final class QualityRouting {
     private func nodeQuality(_ i: Int, _ s: HydraulicState) {
         let q = qualInflow[i]
         for p in pollutants.indices {
-            if q > Self.zero { nodeNew[p][i] /= q } else { nodeNew[p][i] = s.newDepth[i] > Self.zeroDepth ? nodeOld[p][i] : 0 }
+            if q > Self.zero { nodeNew[p, i] /= q } else { nodeNew[p, i] = s.newDepth[i] > Self.zeroDepth ? nodeOld[p, i] : 0 }
         }
     }
 
@@ -319,33 +332,62 @@ public final class QualityRouting {
         let treated = hasTreatments ? treatments[i] : nil
         for p in pollutants.indices {
             // A treated pollutant's own expression replaces its decay here.
-            let c1 = (treated?[p] ?? nil) != nil ? nodeOld[p][i] : reacted(p, nodeOld[p][i], v1, dt)
-            var c2 = Self.mixed(c1, v1, nodeNew[p][i], qIn, dt)
+            let c1 = (treated?[p] ?? nil) != nil ? nodeOld[p, i] : reacted(p, nodeOld[p, i], v1, dt)
+            var c2 = Self.mixed(c1, v1, nodeNew[p, i], qIn, dt)
             if (s.newVolume[i] <= Self.zeroVolume || s.newDepth[i] <= Self.zeroDepth) && qIn <= Self.zero {
                 rates[p].finalStorage += c2 * s.newVolume[i]
                 c2 = 0
             }
-            nodeNew[p][i] = c2
+            nodeNew[p, i] = c2
         }
     }
 
     private func linkQuality(_ j: Int, _ s: HydraulicState, _ dt: Double) {
         let up = s.newFlow[j] < 0 ? s.node2[j] : s.node1[j]
         if s.linkKind[j] != .conduit || s.isDummy[j] {
-            for p in pollutants.indices { linkNew[p][j] = nodeNew[p][up] }
+            for p in pollutants.indices { linkNew[p, j] = nodeNew[p, up] }
             return
         }
         var qIn = abs(s.q1[j]) * s.barrels[j]
         let v1 = s.linkOldVolume[j], v2 = s.linkNewVolume[j]
         if s.method == .dynamicWave { qIn = max(qIn + (v2 - v1) / dt, 0) }
         for p in pollutants.indices {
-            let c1 = reacted(p, linkOld[p][j], v1, dt)
-            var c2 = Self.mixed(c1, v1, nodeNew[p][up] * qIn, qIn, dt)
+            let c1 = reacted(p, linkOld[p, j], v1, dt)
+            var c2 = Self.mixed(c1, v1, nodeNew[p, up] * qIn, qIn, dt)
             if v2 < Self.zeroVolume || s.linkNewDepth[j] <= Self.zeroDepth {
                 rates[p].finalStorage += c2 * v2
                 c2 = 0
             }
-            linkNew[p][j] = c2
+            linkNew[p, j] = c2
         }
+    }
+}
+
+/// A value per pollutant and node (or link) in one buffer, pollutant by pollutant: writing an element
+/// checks one array's uniqueness where an array of arrays checks two (the mixing's element writes
+/// were 4 % of Example1's time).
+struct PollutantValues {
+    private var values: [Double]
+    /// Nodes (or links) per pollutant.
+    let count: Int
+
+    init(pollutants: Int, count: Int) {
+        values = Array(repeating: 0, count: pollutants * count)
+        self.count = count
+    }
+
+    /// Pollutant p's value at node (or link) i.
+    @inline(__always)
+    subscript(p: Int, i: Int) -> Double {
+        get { values[p * count + i] }
+        set { values[p * count + i] = newValue }
+    }
+
+    /// Pollutant p's values by node (or link).
+    func row(_ p: Int) -> [Double] { Array(values[p * count..<(p + 1) * count]) }
+
+    /// Every value back to 0.
+    mutating func setZero() {
+        for k in values.indices { values[k] = 0 }
     }
 }
