@@ -61,9 +61,11 @@ public actor EmergencyRoadGraphs {
     }
 
     /// The resources of `layer` as `caller` reads them, each with its access to `roads` (the graph
-    /// ``graph(for:profile:layer:by:)`` gave for `profile`): read and snapped once, and again only
-    /// when the change feed shows the layer changed, `roads` was rebuilt or the layer's schema
-    /// names other capacity or occupancy attributes. Stores that are not classes are not cached.
+    /// ``graph(for:profile:layer:by:)`` gave for `profile`, just now: its `sequence` is the change
+    /// the request answers as of): read and snapped once, and again only when the change feed shows
+    /// the layer changed, `roads` was rebuilt or the layer's schema names other capacity or
+    /// occupancy attributes. Resources already known unchanged up to `roads.sequence` are not
+    /// checked again (on PostGIS each check is a round trip). Stores that are not classes are not cached.
     /// - Throws: as ``EmergencyResource/readAll(layer:from:attributes:by:)``, `GeometryError` from reprojection.
     public func resources(of layer: String, attributes: EmergencyResource.Attributes, in store: any FeatureStore,
                           roads: StoreRoadGraph, profile: TravelProfile, by caller: Caller) async throws -> SnappedResources {
@@ -72,7 +74,12 @@ public actor EmergencyRoadGraphs {
         }
         let key = ResourceKey(store: ObjectIdentifier(store as AnyObject), profile: profile, caller: caller.accessClass, layer: layer)
         var snapped: SnappedResources
-        if let cached = resources[key]?.snapped, cached.attributes == attributes, cached.roadsBuiltAt == roads.builtAt {
+        if let cached = resources[key]?.snapped, cached.attributes == attributes, cached.roadsBuiltAt == roads.builtAt,
+           cached.sequence >= roads.sequence {
+            // Known unchanged up to the change the graph was just checked against: the request
+            // answers as of that change, graph and resources alike, with one look at the feed.
+            snapped = cached
+        } else if let cached = resources[key]?.snapped, cached.attributes == attributes, cached.roadsBuiltAt == roads.builtAt {
             let (changed, since) = try await store.changes(to: [layer], since: cached.sequence, by: caller)
             snapped = changed ? try await SnappedResources.read(layer: layer, attributes: attributes, from: store, roads: roads, by: caller)
                               : cached

@@ -105,9 +105,11 @@ extension PostGISStore {
 
     public func latestChange() async throws -> Int64 {
         try await mapErrors(layer: nil) {
+            // Prepared: every cached graph, resource layer and address index asks it per request.
             var latest: Int64 = 0
-            for try await s in try await client.query("SELECT max(seq) FROM \(unescaped: schema).audit_log",
-                                                      logger: logger).decode(Int64?.self) { latest = s ?? 0 }
+            for try await row in try await client.rows("SELECT max(seq) FROM \(schema).audit_log", [], prepare: true, logger: logger) {
+                latest = try row.decode(Int64?.self) ?? 0
+            }
             return latest
         }
     }
