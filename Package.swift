@@ -117,9 +117,12 @@ let package = Package(
 
         // Urban flood kernels: design rainfall, runoff, SWMM-compatible 1D hydraulics, the 2D
         // local-inertial surface and 1D-2D coupling. Pure: plain inputs in, plain results out.
-        .target(name: "FloodSim", dependencies: ["GeoCore", "SWMMFormat", "CLibm"], swiftSettings: strict),
+        .target(name: "FloodSim", dependencies: ["GeoCore", "SWMMFormat", "CLibm", "CSurfaceSweeps"], swiftSettings: strict),
         // glibc's sincos, which Swift's Glibc module does not declare (FloodSim's circle geometry).
         .systemLibrary(name: "CLibm", path: "Sources/CLibm"),
+        // The 2D surface kernel's row sweeps (SurfaceKernel), compiled for the baseline and for AVX2
+        // and chosen at run time: C, because Swift compiles a function for one instruction set only.
+        .target(name: "CSurfaceSweeps"),
 
         // Traffic-signal timing kernels: Webster/HCM plans, time-of-day periods, the corridor green
         // wave (exact two-way bandwidth), adaptive re-timing, time–space diagrams. Pure.
@@ -342,7 +345,7 @@ let package = Package(
                     swiftSettings: strict),
         .testTarget(name: "TilesTests", dependencies: ["Tiles", "TestSupport"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
-        .testTarget(name: "FloodSimTests", dependencies: ["FloodSim", "SWMMFormat"], resources: [.copy("Fixtures")],
+        .testTarget(name: "FloodSimTests", dependencies: ["FloodSim", "SWMMFormat", "CSurfaceSweeps"], resources: [.copy("Fixtures")],
                     swiftSettings: strict),
         .testTarget(name: "SignalSimTests", dependencies: ["SignalSim", "GeoCore"], swiftSettings: strict),
         .testTarget(name: "ParkingSimTests", dependencies: ["ParkingSim", "GeoCore"],

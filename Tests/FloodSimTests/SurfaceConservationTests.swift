@@ -1,3 +1,4 @@
+import CSurfaceSweeps
 import Foundation
 import GeoCore
 import Testing
@@ -97,8 +98,9 @@ struct SurfaceConservationTests {
 
     /// A scenario with everything switched on: rain with a per-cell pattern, losses, buildings,
     /// an open edge, an inflow hydrograph, a fixed river stage, and point sources and sinks
-    /// (one sink far larger than the water it finds).
-    static func busyScenario(threads: Int) throws -> (SurfaceFlow, SurfaceFlowResult) {
+    /// (one sink far larger than the water it finds). `isa` is the compilation of the row sweeps
+    /// (SurfaceSweepTests), by default the one a run picks.
+    static func busyScenario(threads: Int, isa: CTSurfaceISA = ct_surface_best_isa()) throws -> (SurfaceFlow, SurfaceFlowResult) {
         let ground = try undulatingGround()
         let t = ground.geoTransform
         let weights = try Grid(width: 60, height: 50, geoTransform: t) { c, _ in Float(0.5 + Double(c) / 60) }
@@ -118,6 +120,7 @@ struct SurfaceConservationTests {
                                        roughness: .landUse(landUse, LandUseRoughness(manningN: [1: 0.015, 2: 0.05])),
                                        buildings: buildings, lossRate: loss, boundary: boundary)
         let flow = try SurfaceFlow(domain: domain, rainfall: rain, settings: SurfaceFlowSettings(threads: threads))
+        flow.kernel.isa = isa
         try flow.setSource(0.05, at: SurfaceCell(column: 30, row: 10))
         try flow.setSource(-5, at: SurfaceCell(column: 31, row: 30))
         let result = flow.run(until: 1800)

@@ -1,3 +1,4 @@
+import CSurfaceSweeps
 import Foundation
 import GeoCore
 
@@ -13,7 +14,7 @@ import GeoCore
 ///   edge), q positive southward (towards higher rows).
 ///
 /// Precision: depth `h` is Double, so the continuity account stays exact to rounding; every
-/// other array is Float, which halves memory traffic and lets one SSE register hold four faces.
+/// other array is Float, which halves memory traffic and lets one AVX register hold eight faces.
 /// Bed elevations come from a Float grid, so storing them as Float loses nothing. Water levels
 /// z + h and their differences are formed in Double (a Float level 30 m up has 2 µm steps,
 /// enough to stir a lake at rest); the face depth and slope are then rounded to Float for the
@@ -25,10 +26,14 @@ import GeoCore
 /// continuity (new depths, with each face's flow scaled by its donor cell's limiter so no cell
 /// goes below zero). Every cell's arithmetic is the same whatever the banding, so results do
 /// not depend on the thread count. All buffers are allocated once; a step allocates nothing.
+///
+/// The row loops themselves are C (CSurfaceSweeps), eight faces or cells at a time: the package
+/// is built for baseline x86-64, where a four-lane Double select costs several SSE2
+/// instructions, and Swift cannot compile one routine for two instruction sets. The C target
+/// compiles each loop for the baseline and for AVX2, and `isa` picks the best the CPU has once.
+/// All variants and their scalar twin do the same IEEE operations in the same order without
+/// FMA, so a run gives the same bits on any x86-64, with or without AVX2 (SurfaceSweepTests).
 final class SurfaceKernel: @unchecked Sendable {
-    typealias F4 = SIMD4<Float>
-    typealias D4 = SIMD4<Double>
-
     let width: Int
     let height: Int
     let dx: Double
@@ -68,6 +73,9 @@ final class SurfaceKernel: @unchecked Sendable {
     let bandMaxSpeed: UnsafeMutablePointer<Double>
 
     let westOpen: Bool, eastOpen: Bool, northOpen: Bool, southOpen: Bool
+    /// Which compilation of the row sweeps runs: AVX2 where the CPU has it. The tests set the
+    /// others to check that every variant gives the same bits.
+    var isa = ct_surface_best_isa()
 
     // Parameters of the current step, set before the sweeps.
     var dt = 0.0
@@ -167,38 +175,6 @@ final class SurfaceKernel: @unchecked Sendable {
         forEachBand { _, rows in self.limiter(rows: rows) }
         forEachBand { b, rows in self.continuity(band: b, rows: rows) }
     }
-
-    /// Whether the sweeps run four faces or cells at a time. Debug builds go one at a time: the
-    /// results are the same bits, and unspecialised SIMD code there is many times slower.
-    #if DEBUG
-    static let vectorised = false
-    #else
-    static let vectorised = true
-    #endif
-
-    // The sweeps index with wrapping arithmetic (`&+`, `&-`): indices stay within the padded
-    // buffers by construction, and an overflow trap inside a loop stops LLVM vectorising it.
-    // Every SIMD routine has a scalar twin doing the same IEEE operations in the same order, for
-    // the last cells of a row and for debug builds; `max(x, 0)` is written (x + |x|)·½, which is
-    // exact, because a Double SIMD select costs seven SSE2 instructions and `andpd` one.
-
-    @inline(__always) static func load(_ p: UnsafeMutablePointer<Float>, _ i: Int) -> F4 {
-        UnsafeRawPointer(p + i).loadUnaligned(as: F4.self)
-    }
-    @inline(__always) static func load(_ p: UnsafeMutablePointer<Double>, _ i: Int) -> D4 {
-        UnsafeRawPointer(p + i).loadUnaligned(as: D4.self)
-    }
-    @inline(__always) static func store(_ v: F4, _ p: UnsafeMutablePointer<Float>, _ i: Int) {
-        UnsafeMutableRawPointer(p + i).storeBytes(of: v, as: F4.self)
-    }
-    @inline(__always) static func store(_ v: D4, _ p: UnsafeMutablePointer<Double>, _ i: Int) {
-        UnsafeMutableRawPointer(p + i).storeBytes(of: v, as: D4.self)
-    }
-    @inline(__always) static func magnitude(_ x: D4) -> D4 {
-        unsafeBitCast(unsafeBitCast(x, to: SIMD4<UInt64>.self) & 0x7FFF_FFFF_FFFF_FFFF, to: D4.self)
-    }
-    @inline(__always) static func positivePart(_ x: D4) -> D4 { (x + magnitude(x)) * 0.5 }
-    @inline(__always) static func positivePart(_ x: Double) -> Double { (x + x.magnitude) * 0.5 }
 }
 
 /// Carries a non-escaping sweep into `concurrentPerform`'s `@Sendable` closure; each band
