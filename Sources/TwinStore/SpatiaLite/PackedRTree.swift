@@ -90,21 +90,7 @@ struct PackedRTree {
                 }
                 break
             }
-            var up = [Box]()
-            up.reserveCapacity(level.count / capacity + 1)
-            for group in tiles(&level, capacity: capacity) {
-                let node = nextNode
-                nextNode += 1
-                let cells = level[group]
-                try writer.node(node, depth: 0, cells: cells, blob: &blob)
-                if height == 0 {
-                    for c in cells { leafOf.append((c.id, node)) }
-                } else {
-                    try writer.link(cells, to: node)
-                }
-                up.append(Box(id: node, covering: cells))
-            }
-            level = up
+            level = try writer.level(&level, leaves: height == 0, capacity: capacity, next: &nextNode, leafOf: &leafOf, blob: &blob)
             height += 1
         }
         leafOf.sort { $0.row < $1.row }
@@ -153,35 +139,13 @@ struct PackedRTree {
         // The batch packed level by level up to the root's children (depth `height` - 1).
         var level = boxes
         for depth in 0..<height {
-            var up = [Box]()
-            up.reserveCapacity(level.count / capacity + 1)
-            for group in tiles(&level, capacity: capacity) {
-                let node = nextNode
-                nextNode += 1
-                let members = level[group]
-                try writer.node(node, depth: 0, cells: members, blob: &blob)
-                if depth == 0 {
-                    for c in members { leafOf.append((c.id, node)) }
-                } else {
-                    try writer.link(members, to: node)
-                }
-                up.append(Box(id: node, covering: members))
-            }
-            level = up
+            level = try writer.level(&level, leaves: depth == 0, capacity: capacity, next: &nextNode, leafOf: &leafOf, blob: &blob)
         }
         cells += level
         // The root's children, old and new; while they overflow a node, one more level.
         var rootHeight = height
         while cells.count > capacity {
-            var up = [Box]()
-            for group in tiles(&cells, capacity: capacity) {
-                let node = nextNode
-                nextNode += 1
-                try writer.node(node, depth: 0, cells: cells[group], blob: &blob)
-                try writer.link(cells[group], to: node)
-                up.append(Box(id: node, covering: cells[group]))
-            }
-            cells = up
+            cells = try writer.level(&cells, leaves: false, capacity: capacity, next: &nextNode, leafOf: &leafOf, blob: &blob)
             rootHeight += 1
         }
         try writer.node(1, depth: rootHeight, cells: cells[...], blob: &blob)
@@ -293,6 +257,28 @@ struct PackedRTree {
                 sqlite3_bind_blob(node, 2, b.baseAddress, Int32(b.count), nil)
                 try step(node)
             }
+        }
+
+        /// Packs `entries` (rows when `leaves`, else child nodes) into new non-root nodes numbered
+        /// from `next`, and returns the nodes' own entries for the level above. Leaves' rows go to
+        /// `leafOf`, written to `_rowid` at the end; child nodes are linked to their parents now.
+        func level(_ entries: inout [Box], leaves: Bool, capacity: Int, next: inout Int64,
+                   leafOf: inout [(row: Int64, node: Int64)], blob: inout [UInt8]) throws -> [Box] {
+            var up = [Box]()
+            up.reserveCapacity(entries.count / capacity + 1)
+            for group in PackedRTree.tiles(&entries, capacity: capacity) {
+                let node = next
+                next += 1
+                let cells = entries[group]
+                try self.node(node, depth: 0, cells: cells, blob: &blob)
+                if leaves {
+                    for c in cells { leafOf.append((c.id, node)) }
+                } else {
+                    try link(cells, to: node)
+                }
+                up.append(Box(id: node, covering: cells))
+            }
+            return up
         }
 
         /// Records that the child nodes `cells` live in node `number`.
