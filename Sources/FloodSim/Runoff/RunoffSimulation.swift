@@ -185,7 +185,7 @@ public struct RunoffSimulation: Sendable {
                 let routedPerv = s.routing == .impervious && s.imperviousFraction > 0 ? 1 - s.routedFraction : 1
                 let nonLid = st.nonLidArea
                 // Infiltration cannot exceed the room left in an aquifer's upper zone.
-                let infilCap = aquifers[j].map { $0.maxInfiltrationVolume / dt } ?? .infinity
+                let infilCap = (aquifers[j]?.maxInfiltrationVolume).map { $0 / dt } ?? .infinity
                 func subarea(_ r: inout NonlinearReservoir, _ inflow: Double, _ frac: Double, pervious: Bool, outletShare: Double) -> Double {
                     let a = frac * nonLid
                     guard a > 0 else { return 0 }
@@ -241,11 +241,12 @@ public struct RunoffSimulation: Sendable {
                     vDrain = lid.drained
                     if lid.wet { hasWetLids = true }
                 }
-                if var g = aquifers[j] {
-                    Self.advanceGroundwater(&g, into: &result.groundwater!, subcatchment: j, s, infiltration: vInfil,
+                // The aquifer is advanced in place: `if var g = aquifers[j]` … `aquifers[j] = g`
+                // copied its 400 bytes out and back (six copies in the compiled loop) every step.
+                if aquifers[j] != nil {
+                    Self.advanceGroundwater(&aquifers[j]!, into: &result.groundwater!, subcatchment: j, s, infiltration: vInfil,
                                             surfaceEvaporation: vPervEvap, evaporationRate: potentialEvap,
                                             perviousFraction: perviousFraction(j), dt: dt)
-                    aquifers[j] = g
                 }
                 st.infil = infilState
                 st.oldRunoff = st.newRunoff

@@ -19,8 +19,15 @@ extension SWMMModel {
     ///   names (the command line only); without, `[FILES]` is refused.
     /// - Throws: `SWMMInputError` with the section, the item's name in `reason`, and why.
     public func checkSimulated(interfaceFiles: Bool = false) throws {
+        try checkSimulated(interfaceFiles: interfaceFiles, controls: true)
+    }
+
+    /// The same check; with `controls` false `[CONTROLS]` is left to `controlRules(network:)`,
+    /// which reads and refuses the rules as this check does: `DrainageRun.run` builds them once,
+    /// before the run, instead of reading them here and again there.
+    func checkSimulated(interfaceFiles: Bool, controls: Bool) throws {
         try checkOptions()
-        try checkRawSections(interfaceFiles: interfaceFiles)
+        try checkRawSections(interfaceFiles: interfaceFiles, controls: controls)
         try checkHydrologyItems(interfaceFiles: interfaceFiles)
         try checkHydraulicItems()
     }
@@ -93,8 +100,9 @@ extension SWMMModel {
         }
     }
 
-    /// The raw sections' items that would change a run, each refused with the first line's item.
-    func checkRawSections(interfaceFiles: Bool) throws {
+    /// The raw sections' items that would change a run, each refused with the first line's item
+    /// (`[CONTROLS]` only when `controls`).
+    func checkRawSections(interfaceFiles: Bool, controls: Bool) throws {
         for s in rawSections {
             guard let first = s.lines.first, let item = first.first else { continue }
             func refuse(_ field: String, _ why: String) -> SWMMInputError {
@@ -124,7 +132,7 @@ extension SWMMModel {
             case "INLET_USAGE":
                 throw refuse("Conduit", "street \(item) has an inlet: street inlets are not simulated")
             case "CONTROLS":
-                try checkControls()
+                if controls { try checkControls() }
             case "POLLUTANTS" where !isSwitchedOff("IGNORE_QUALITY"):
                 try checkQuality()
             case "TREATMENT" where !isSwitchedOff("IGNORE_QUALITY"):
