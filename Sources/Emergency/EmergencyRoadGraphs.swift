@@ -74,16 +74,17 @@ public actor EmergencyRoadGraphs {
         }
         let key = ResourceKey(store: ObjectIdentifier(store as AnyObject), profile: profile, caller: caller.accessClass, layer: layer)
         var snapped: SnappedResources
-        if let cached = resources[key]?.snapped, cached.attributes == attributes, cached.roadsBuiltAt == roads.builtAt,
-           cached.sequence >= roads.sequence {
-            // Known unchanged up to the change the graph was just checked against: the request
-            // answers as of that change, graph and resources alike, with one look at the feed.
-            snapped = cached
-        } else if let cached = resources[key]?.snapped, cached.attributes == attributes, cached.roadsBuiltAt == roads.builtAt {
-            let (changed, since) = try await store.changes(to: [layer], since: cached.sequence, by: caller)
-            snapped = changed ? try await SnappedResources.read(layer: layer, attributes: attributes, from: store, roads: roads, by: caller)
-                              : cached
-            if !changed { snapped.sequence = since }
+        if let cached = resources[key]?.snapped, cached.attributes == attributes, cached.roadsBuiltAt == roads.builtAt {
+            if cached.sequence >= roads.sequence {
+                // Known unchanged up to the change the graph was just checked against: the request
+                // answers as of that change, graph and resources alike, with one look at the feed.
+                snapped = cached
+            } else {
+                let (changed, since) = try await store.changes(to: [layer], since: cached.sequence, by: caller)
+                snapped = changed ? try await SnappedResources.read(layer: layer, attributes: attributes, from: store, roads: roads, by: caller)
+                                  : cached
+                if !changed { snapped.sequence = since }
+            }
         } else {
             snapped = try await SnappedResources.read(layer: layer, attributes: attributes, from: store, roads: roads, by: caller)
         }
