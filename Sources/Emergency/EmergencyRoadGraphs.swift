@@ -18,6 +18,8 @@ public actor EmergencyRoadGraphs {
         var layer: String
     }
     private var graphs: [Key: StoreRoadGraph] = [:]
+    /// First builds under way, one per key: every caller that comes meanwhile waits for the same one.
+    private var loading: [Key: Task<StoreRoadGraph, any Error>] = [:]
 
     public init() {}
 
@@ -29,14 +31,56 @@ public actor EmergencyRoadGraphs {
             return try await StoreRoadGraph.load(from: store, profile: profile, layer: layer, by: caller)
         }
         let key = Key(store: ObjectIdentifier(store as AnyObject), profile: profile, caller: caller.accessClass, layer: layer)
-        let graph: StoreRoadGraph
-        if let cached = graphs[key] {
-            graph = try await cached.refreshed(from: store, layer: layer, by: caller)
-        } else {
-            graph = try await StoreRoadGraph.load(from: store, profile: profile, layer: layer, by: caller)
+        guard let cached = graphs[key] else {
+            return try await firstLoad(key, store: store, profile: profile, layer: layer, caller: caller).value
         }
+        let graph = try await cached.refreshed(from: store, layer: layer, by: caller)
         graphs[key] = graph
         return graph
+    }
+
+    /// The graph as ``graph(for:profile:layer:by:)`` gives it when one is built; while the first build
+    /// runs (started now if none is) it waits at most `patience`, then answers nil and lets the build
+    /// go on. For work that has an answer without the roads and must not wait for a city's hierarchy
+    /// (the parking signs at start-up keep their listed order meanwhile); a small city's graph is
+    /// built within the wait.
+    public func graphIfBuilt(for store: any FeatureStore, profile: TravelProfile, layer: String = "roads",
+                             by caller: Caller, patience: Duration = .seconds(1)) async throws -> StoreRoadGraph? {
+        guard type(of: store) is AnyClass else { return try await graph(for: store, profile: profile, layer: layer, by: caller) }
+        let key = Key(store: ObjectIdentifier(store as AnyObject), profile: profile, caller: caller.accessClass, layer: layer)
+        if graphs[key] == nil {
+            let load = firstLoad(key, store: store, profile: profile, layer: layer, caller: caller)
+            let deadline = ContinuousClock.now + patience
+            while loading[key] != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            guard graphs[key] != nil else {
+                if loading[key] == nil { _ = try await load.value }  // the build failed: its error
+                return nil
+            }
+        }
+        return try await graph(for: store, profile: profile, layer: layer, by: caller)
+    }
+
+    /// The first build of `key`'s graph, shared: it runs on even if the caller that started it stops waiting.
+    private func firstLoad(_ key: Key, store: any FeatureStore, profile: TravelProfile, layer: String,
+                           caller: Caller) -> Task<StoreRoadGraph, any Error> {
+        if let running = loading[key] { return running }
+        let load = Task { () async throws -> StoreRoadGraph in
+            do {
+                let graph = try await StoreRoadGraph.load(from: store, profile: profile, layer: layer, by: caller)
+                self.loaded(key, graph)
+                return graph
+            } catch {
+                self.loaded(key, nil)
+                throw error
+            }
+        }
+        loading[key] = load
+        return load
+    }
+
+    private func loaded(_ key: Key, _ graph: StoreRoadGraph?) {
+        loading[key] = nil
+        if let graph, graphs[key] == nil { graphs[key] = graph }
     }
 
     private struct ResourceKey: Hashable {

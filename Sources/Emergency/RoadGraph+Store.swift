@@ -58,7 +58,9 @@ public struct StoreRoadGraph: Sendable {
         let lines = try await roadLines(from: store, layer: layer, toMetric: toMetric, by: caller)
         let (restrictions, skipped) = try await turnRestrictions(from: store, layer: restrictionsLayer,
                                                                  intersections: intersectionsLayer, toMetric: toMetric, by: caller)
-        return StoreRoadGraph(graph: try RoadGraph(lines: lines, profile: profile, restrictions: restrictions),
+        // The contraction hierarchy: seconds at a city's size, off the cooperative threads.
+        let graph = try await BlockingWork.run { try RoadGraph(lines: lines, profile: profile, restrictions: restrictions) }
+        return StoreRoadGraph(graph: graph,
                               metricCRS: metricCRS, toMetric: toMetric, toStorage: toMetric.inverse, sequence: sequence,
                               builtAt: sequence, skippedRestrictions: skipped)
     }
@@ -78,7 +80,9 @@ public struct StoreRoadGraph: Sendable {
         let lines = try await Self.roadLines(from: store, layer: layer, toMetric: toMetric, by: caller)
         let (restrictions, skipped) = try await Self.turnRestrictions(from: store, layer: restrictionsLayer,
                                                                       intersections: intersectionsLayer, toMetric: toMetric, by: caller)
-        return StoreRoadGraph(graph: try graph.rebuilt(lines: lines, restrictions: restrictions), metricCRS: metricCRS,
+        let graph = self.graph
+        let rebuilt = try await BlockingWork.run { try graph.rebuilt(lines: lines, restrictions: restrictions) }
+        return StoreRoadGraph(graph: rebuilt, metricCRS: metricCRS,
                               toMetric: toMetric, toStorage: toStorage, sequence: since, builtAt: since, skippedRestrictions: skipped)
     }
 

@@ -85,7 +85,8 @@ public struct AddressGeocoders: Sendable {
                 if builder.count % 4096 == 0, builder.memoryBytes > memoryLimit { throw tooLarge(builder, memoryLimit) }
             }
             guard builder.count > 0 else { throw ScenarioError(.missingLayer, "the \(layer) layer holds no standard addresses") }
-            let geocoder = try builder.build()
+            let finished = builder
+            let geocoder = try await BlockingWork.run { try finished.build() }
             guard geocoder.memoryBytes <= memoryLimit else { throw tooLarge(builder, memoryLimit) }
             return geocoder
         } catch let e as AddressDataError {

@@ -1,3 +1,4 @@
+import Emergency
 import Foundation
 import GeoCore
 import Sensing
@@ -23,6 +24,12 @@ public actor ParkingLiveService {
     private var due: Double?
     private var follower: Task<Void, Never>?
     private var lastFailure: String?
+    /// The signs kept their listed order at the last refresh because the road graph was being
+    /// built: the next catch-up after it is built ranks them.
+    private var signsAwaitRoads = false
+    /// How long a refresh waits for a road graph being built before the signs keep their listed order
+    /// (a read of the view waits for its refresh: at 100× the sample the hierarchy takes 40 s).
+    static let roadsPatience: Duration = .seconds(1)
 
     public init(store: any FeatureStore, clock: @escaping @Sendable () -> Double = { ParkingLiveView.localTime() }) {
         self.store = store
@@ -40,6 +47,9 @@ public actor ParkingLiveService {
     public func catchUp() async throws -> Bool {
         let now = clock()
         var needed = seen == nil || (due.map { now > $0 } ?? false)
+        if !needed, signsAwaitRoads {
+            needed = try await EmergencyRoadGraphs.shared.graphIfBuilt(for: store, profile: .driving, by: .admin, patience: .zero) != nil
+        }
         if !needed, let s = seen {
             let (touched, latest) = try await store.changes(to: ParkingLiveView.sources, since: s, by: .admin)
             if touched { needed = true } else { seen = latest }
@@ -47,8 +57,11 @@ public actor ParkingLiveService {
         guard needed else { return false }
         let before = try await store.latestChange()
         let feed = feed
-        let update = try await ParkingLiveView.refresh(store, now: now) { signs in for f in signs { feed.publish(f) } }
+        let update = try await ParkingLiveView.refresh(store, now: now, roadsPatience: Self.roadsPatience) { signs in
+            for f in signs { feed.publish(f) }
+        }
         due = update.nextTransition.map { $0 + 1 }
+        signsAwaitRoads = update.signsAwaitRoads
         // The view's own sign writes are not changes to follow: skip past them unless someone else wrote too.
         let (touched, latest) = try await ownWrites(since: before, signs: Set(update.signs.compactMap { $0.id?.description }))
         seen = touched ? before : latest

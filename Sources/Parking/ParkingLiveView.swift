@@ -56,6 +56,9 @@ public enum ParkingLiveView {
         public var nextTransition: Double?
         /// True when the store has no `parking_lots` layer (nothing to keep).
         public var noLots = false
+        /// True when the signs kept their listed order because the road graph was still being built
+        /// (`roadsPatience` ran out): refresh again once it is.
+        public var signsAwaitRoads = false
 
         public init() {}
     }
@@ -191,7 +194,11 @@ public enum ParkingLiveView {
     /// the guidance ranking for the traffic approaching it (``signOrder(_:parking:availability:)``;
     /// their changes go to `signsChanged` as soon as they are written); then the availability replaces
     /// `parking_availability` (unchanged features write nothing; the layer is created on first use).
+    /// With `roadsPatience`, the signs wait at most that long for a road graph still being built (a
+    /// city's takes tens of seconds) and keep their listed order meanwhile (`Update.signsAwaitRoads`);
+    /// without, they wait for it.
     public static func refresh(_ store: any FeatureStore, now: Double, freshness: Double = ParkingAvailability.defaultFreshness,
+                               roadsPatience: Duration? = nil,
                                signsChanged: (@Sendable ([Feature]) async -> Void)? = nil) async throws -> Update {
         var update = Update()
         guard let lotsLayer = try await store.layerDefinition(StoreParkingLot.layer, for: .admin) else {
@@ -209,13 +216,27 @@ public enum ParkingLiveView {
             var parking: DistrictParking?
             if try await store.layerDefinition("roads", for: .admin) != nil {
                 do {
-                    parking = try DistrictParking(lots: lots, roads: try await EmergencyRoadGraphs.shared.graph(for: store, profile: .driving, by: .admin))
+                    let graphs = EmergencyRoadGraphs.shared
+                    let roads = if let roadsPatience {
+                        try await graphs.graphIfBuilt(for: store, profile: .driving, by: .admin, patience: roadsPatience)
+                    } else {
+                        try await graphs.graph(for: store, profile: .driving, by: .admin)
+                    }
+                    if let roads {
+                        parking = try await BlockingWork.run { try DistrictParking(lots: lots, roads: roads) }
+                    } else {
+                        update.signsAwaitRoads = true
+                    }
                 } catch is CancellationError { throw CancellationError() } catch {}
             }
+            var signs: [Feature] = []
+            for try await sign in store.stream(layer: signsLayer.id, FeatureQuery(limit: 2000), by: .admin) { signs.append(sign) }
+            // A guidance search per sign: a city's signs rank off the cooperative threads.
+            let (ranked, guide) = (signs, parking)
+            let orders = try await BlockingWork.run { ranked.map { signOrder($0, parking: guide, availability: availability) } }
             var changed: [Feature] = []
-            for try await stored in store.stream(layer: signsLayer.id, FeatureQuery(limit: 2000), by: .admin) {
+            for (stored, order) in zip(signs, orders) {
                 var sign = stored
-                let order = signOrder(sign, parking: parking, availability: availability)
                 let content = signContent(order, availability)
                 let ranking = JSONValue.array(order.map(JSONValue.string))
                 guard sign.properties["content"]?.stringValue != content || sign.properties["ranking"] != ranking else { continue }

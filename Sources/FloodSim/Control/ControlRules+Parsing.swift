@@ -47,7 +47,7 @@ extension ControlRules {
                 return SWMMInputError(line: nil, section: "CONTROLS", field: field, reason: "\(subject): \(why)")
             }
             guard let keyword = match(tokens[0], keywords) else { throw fail("\(tokens[0]) is not a rule keyword (RULE, IF, AND, OR, THEN, ELSE, PRIORITY, VARIABLE, EXPRESSION)") }
-            var context = ParseContext(tokens: tokens, names: names, variableNames: variableNames, variables: variables,
+            let context = ParseContext(tokens: tokens, names: names, variableNames: variableNames, variables: variables,
                                        expressionNames: expressionNames, units: units, start: start)
             switch keywords[keyword] {
             case "RULE":
@@ -66,8 +66,7 @@ extension ControlRules {
                     let e = try ControlExpression.parse(tokens[3...].joined(separator: " ")) { n in variableNames.firstIndex(of: n) }
                     expressions.append(e); expressionNames.append(tokens[1].uppercased())
                 } catch let e as ControlExpression.ExpressionError { throw fail("the expression does not read: \(e.reason)") }
-            case "IF", "AND" where state == .premise, "OR":
-                let k = keywords[keyword]
+            case let k where k == "IF" || k == "OR" || (k == "AND" && state == .premise):  // an AND after premises is one more premise
                 if k == "IF" && state != .rule { throw fail("IF must follow a RULE line") }
                 if k == "OR" && state != .premise { throw fail("OR must follow an IF or AND premise") }
                 let p = try context.premise(isOr: k == "OR").mapError(fail)

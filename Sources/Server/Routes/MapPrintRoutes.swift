@@ -103,7 +103,7 @@ struct MapPrintRoutes: OperationCollection {
         let (format, dpi, features) = (request.format, Double(request.dpi), drawn)
         let bytes: [UInt8]
         do {
-            bytes = try await WMSRoutes.drawing { try page.render(features, format: format, dpi: dpi) }
+            bytes = try await BlockingWork.run { try page.render(features, format: format, dpi: dpi) }
         } catch let e as MapRenderingError where e.code == .request {
             throw Problem.invalid("bbox", e.message)
         }

@@ -1,7 +1,6 @@
 import Foundation
 import GeoCore
 import Hummingbird
-import NIOPosix
 import Synchronization
 import Logging
 import MapRendering
@@ -166,16 +165,11 @@ struct WMSRoutes: OperationCollection {
             features[info.definition.id] = try await wmsFeatures(info.definition.id, in: grown, caller)
         }
         let (style, view, drawn) = (request.style, request.view, features)
-        let bytes = try await Self.drawing { try MapRenderer(style: style).image(drawn, view: view, format: format, background: background) }
+        // cairo and pango: seconds of CPU for a large map, off the cooperative threads.
+        let bytes = try await BlockingWork.run { try MapRenderer(style: style).image(drawn, view: view, format: format, background: background) }
         var r = Representation(mediaType: format.mediaType, body: bytes)
         r.headers[.cacheControl] = "public, max-age=60"
         return r
-    }
-
-    /// Runs a drawing (cairo and pango: seconds of CPU for a large map) on NIO's blocking thread pool,
-    /// never on the cooperative threads every other request and task shares.
-    static func drawing(_ draw: @escaping @Sendable () throws -> [UInt8]) async throws -> [UInt8] {
-        try await NIOThreadPool.singleton.runIfActive(draw)
     }
 
     /// The features of a layer whose box meets `box` (EPSG:4490), as the caller may see them.

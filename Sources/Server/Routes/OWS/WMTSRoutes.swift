@@ -201,7 +201,7 @@ struct WMTSRoutes: OperationCollection {
                 features[id] = try await wms.wmsFeatures(id, in: try tms.lonLatBounds(of: tile).expanded(byFraction: 0.25), caller)
             }
             let drawn = features
-            let bytes = try await WMSRoutes.drawing { try MapRenderer(style: style).image(drawn, view: view, format: .png, background: nil) }
+            let bytes = try await BlockingWork.run { try MapRenderer(style: style).image(drawn, view: view, format: .png, background: nil) }
             cached = tileService.cache.store(key, bytes: bytes)
         }
         var headers = HTTPFields()
