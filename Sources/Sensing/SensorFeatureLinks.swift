@@ -25,6 +25,8 @@ public struct SensorFeatureLinks: Sendable {
     /// A reading older than this (seconds) is stale, unless the Datastream says otherwise.
     static let defaultStaleAfter: Double = 3600
     static let deviceProperty = "iot_device"
+    /// Feature ids a device query names at once (the statement's parameters stay few).
+    static let targetsPerQuery = 500
 
     /// The device register entry of a Thing, if it names one.
     public static func device(of thing: SensingEntity) -> String? {
@@ -55,12 +57,18 @@ public struct SensorFeatureLinks: Sendable {
                 }
             }
         } else {
-            let wanted = Set(features.compactMap { $0.id?.description })
-            let filter = try CQL2.parseText("target_layer = '\(layer.replacingOccurrences(of: "'", with: "''"))'", queryables: nil)
-            for try await d in store.stream(layer: SensingAlerts.governingLayer, FeatureQuery(filter: filter, limit: 1000), by: .admin) {
-                if let target = d.properties["target"]?.stringValue, wanted.contains(target), let id = d.id?.description {
-                    devices[target, default: []].append(id)
-                    unitOf[id] = d.properties["unit"]?.stringValue
+            // The devices of these features only (a tile's, a page's), never every device of the
+            // layer: at 100× the sample a z14 tile read 2,100 device records to use none.
+            let wanted = Array(Set(features.compactMap { $0.id?.description })).sorted()
+            for start in stride(from: 0, to: wanted.count, by: Self.targetsPerQuery) {
+                let targets = wanted[start..<min(wanted.count, start + Self.targetsPerQuery)]
+                let filter = FilterExpression.and([.comparison(.equal, .property("target_layer"), .literal(.string(layer))),
+                                                   .in(.property("target"), targets.map { .literal(.string($0)) })])
+                for try await d in store.stream(layer: SensingAlerts.governingLayer, FeatureQuery(filter: filter, limit: 1000), by: .admin) {
+                    if let target = d.properties["target"]?.stringValue, let id = d.id?.description {
+                        devices[target, default: []].append(id)
+                        unitOf[id] = d.properties["unit"]?.stringValue
+                    }
                 }
             }
         }
