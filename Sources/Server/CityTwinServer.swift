@@ -55,7 +55,7 @@ public final class CityTwinServer: Sendable {
         let layers = LayerDirectory(store: store)
         let revocations = (store as? any TokenRevocations).map(RevocationList.init)
         callers = CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations, departments: DepartmentDirectory(store: store))
-        let tiles = TileService(store: store)
+        let tiles = TileService(store: store, cacheBytes: options.tileCacheMiB << 20)
         let changeWatch = ChangeFeedWatch(store: store)
         let localWrites = LocalWrites(tiles: tiles, changes: changeWatch)
         let writeLocks = FeatureWriteLocks()

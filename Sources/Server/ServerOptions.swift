@@ -40,14 +40,18 @@ public struct ServerOptions: Sendable {
     public var tianditu: TiandituKey?
     /// The sandbox's k: aggregate groups with fewer features are suppressed (`citytwin serve --sandbox-k`).
     public var sandboxK: Int
+    /// MiB of vector tiles kept in memory (`citytwin serve --tile-cache`).
+    public var tileCacheMiB: Int
 
     public init(baseURL: String = "http://127.0.0.1:8080", logger: Logger = Logger(label: "citytwin.server"),
                 tokenVerifier: (any BearerTokenVerifier)? = nil, compressionThreshold: Int = 1024,
                 exactCountLimit: Int = 50_000, processes: ProcessRegistry = .standard, rasters: ResultRasters? = nil,
                 limits: RequestLimits = RequestLimits(), crossOrigin: CrossOriginPolicy = CrossOriginPolicy(),
                 signalRetiming: SignalPlanning.Retiming? = nil, mqtt: SensorThingsMQTTOptions? = nil,
-                basemap: PMTilesReader? = nil, tianditu: TiandituKey? = nil, sandboxK: Int = Sandbox.defaultK) {
+                basemap: PMTilesReader? = nil, tianditu: TiandituKey? = nil, sandboxK: Int = Sandbox.defaultK,
+                tileCacheMiB: Int = TileCache.defaultMaximumMiB) {
         self.sandboxK = sandboxK
+        self.tileCacheMiB = tileCacheMiB
         self.signalRetiming = signalRetiming
         self.mqtt = mqtt
         self.basemap = basemap

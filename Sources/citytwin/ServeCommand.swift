@@ -50,6 +50,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "MiB one standard address index (the geocoder's, built from the addresses layer) may take; a larger one is not built and geocoding answers why (16…1048576; default 1024: a city of 2.25 M addresses takes about 340).")
     var addressIndexMemory: Int = AddressGeocoders.defaultMemoryLimit >> 20
 
+    @Option(help: "MiB of vector tiles kept in memory, the least recently used dropped beyond it (1…65536; default 256). Their gzip forms, made for the clients that ask, come on top (about a third more).")
+    var tileCache: Int = TileCache.defaultMaximumMiB
+
     @Option(help: "PostGIS: the most database connections this process holds at once (1…256; default 8). Each serve and worker holds its own pool: keep their sum below PostgreSQL's max_connections.")
     var postgresPoolSize: Int = StoreLocation.defaultPoolSize
 
@@ -141,6 +144,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (16...1_048_576).contains(addressIndexMemory) else {
             throw ValidationError("--address-index-memory must be 16…1048576 MiB, got \(addressIndexMemory)")
         }
+        guard (1...65_536).contains(tileCache) else {
+            throw ValidationError("--tile-cache must be 1…65536 MiB, got \(tileCache)")
+        }
         guard shutdownGrace.isFinite, shutdownGrace >= 0.1, shutdownGrace <= 600 else {
             throw ValidationError("--shutdown-grace must be 0.1…600 seconds, got \(shutdownGrace)")
         }
@@ -178,7 +184,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                           signalRetiming: retiming,
                                                           mqtt: mqttPort.map { SensorThingsMQTTOptions(port: $0, maxConnections: mqttMaxConnections,
                                                                                                        maxSubscriptions: mqttMaxSubscriptions) },
-                                                          basemap: archive, tianditu: tianditu, sandboxK: sandboxK))
+                                                          basemap: archive, tianditu: tianditu, sandboxK: sandboxK, tileCacheMiB: tileCache))
         do {
             try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace)) { [host, port] in
                 FileHandle.standardOutput.write(Data("CityTwin serving on http://\(host):\(port) (Ctrl-C to stop)\n".utf8))

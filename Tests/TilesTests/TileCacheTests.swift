@@ -57,6 +57,27 @@ struct TileCacheTests {
         #expect(admin?.properties["owner_phone"] == .string("13812345678"))
     }
 
+    @Test("memory holds at most maximumBytes of tiles, the least recently used dropped first; invalidation gives bytes back")
+    func byteBound() throws {
+        let cache = TileCache(capacity: 10_000, maximumBytes: 1_000_000)
+        func key(_ col: Int) -> TileCacheKey {
+            TileCacheKey(layers: ["buildings"], dataVersion: "v1", audience: "public", tileMatrixSet: "WebMercatorQuad",
+                         tile: TileID(matrix: 14, row: 6715, col: col))
+        }
+        let tile = [UInt8](repeating: 7, count: 100_000)
+        for col in 0..<9 { cache.store(key(col), bytes: tile) }
+        #expect(cache.count == 9 && cache.byteCount == 9 * (100_000 + 128))
+        _ = cache.tile(key(0))  // used again: the most recent now
+        cache.store(key(9), bytes: tile)  // 10 tiles pass the bound: down to nine tenths of it
+        #expect(cache.byteCount <= 900_000 && cache.count == 8)
+        #expect(cache.tile(key(0)) != nil && cache.tile(key(9)) != nil)
+        #expect(cache.tile(key(1)) == nil && cache.tile(key(2)) == nil)
+        cache.store(key(9), bytes: [UInt8](repeating: 1, count: 10))  // a tile cut again replaces its bytes
+        #expect(cache.byteCount == 7 * (100_000 + 128) + 10 + 128)
+        #expect(cache.invalidate(layer: "buildings", envelopes: [Envelope(minX: -180, minY: -85, maxX: 180, maxY: 85)]) == 8)
+        #expect(cache.count == 0 && cache.byteCount == 0)
+    }
+
     @Test("editing one feature drops exactly the tiles covering it, at every zoom, in memory and on disk")
     func invalidation() async throws {
         let store = try await Self.makeStore()

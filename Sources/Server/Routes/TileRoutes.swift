@@ -21,11 +21,11 @@ final class TileService: @unchecked Sendable {
     /// the change feed shows an edit of the device register.
     private var readingLayerSet: Set<String>?
 
-    init(store: any FeatureStore, cacheCapacity: Int = 10_000, cacheDirectory: URL? = nil) {
+    init(store: any FeatureStore, cacheCapacity: Int = 10_000, cacheBytes: Int = TileCache.defaultMaximumMiB << 20, cacheDirectory: URL? = nil) {
         let readings = (store as? any SensingStore).map { SensorFeatureLinks(store: store, sensing: $0) }
         self.readings = readings
         var source = TileSource(store: store)
-        self.cache = TileCache(capacity: cacheCapacity, directory: cacheDirectory, extent: source.extent, buffer: source.buffer)
+        self.cache = TileCache(capacity: cacheCapacity, maximumBytes: cacheBytes, directory: cacheDirectory, extent: source.extent, buffer: source.buffer)
         self.source = source
         if readings != nil {
             // sensorthings: tiles carry the latest reading as the features API does (same join),

@@ -13,6 +13,12 @@ import TwinStore
 public final class TileCache: @unchecked Sendable {
     /// Tiles kept in memory.
     public let capacity: Int
+    /// Bytes of tiles kept in memory (their MVT bytes; the gzip form a client asks for comes on
+    /// top, about a third of it): a city's z14 tiles are 100–250 KB, so 10,000 of them would be
+    /// gigabytes. The least recently used go first beyond either bound.
+    public let maximumBytes: Int
+    /// MiB of tiles `serve` keeps in memory by default.
+    public static let defaultMaximumMiB = 256
     /// Where tiles are also written (`nil`: memory only).
     public let directory: URL?
     /// Tile units across a tile and beyond its edges, as the tiles were cut (for the
@@ -21,11 +27,14 @@ public final class TileCache: @unchecked Sendable {
 
     private let lock = NSLock()
     private var entries: [TileCacheKey: (tile: CachedTile, lastUse: UInt64)] = [:]
+    private var bytes = 0
     private var clock: UInt64 = 0
     private var lastSequence: Int64 = 0
 
-    public init(capacity: Int = 10_000, directory: URL? = nil, extent: Int = 4096, buffer: Int = 64) {
+    public init(capacity: Int = 10_000, maximumBytes: Int = TileCache.defaultMaximumMiB << 20, directory: URL? = nil,
+                extent: Int = 4096, buffer: Int = 64) {
         self.capacity = max(capacity, 1)
+        self.maximumBytes = max(maximumBytes, 1)
         self.directory = directory
         self.extent = extent
         self.buffer = buffer
@@ -33,6 +42,12 @@ public final class TileCache: @unchecked Sendable {
 
     /// Number of tiles in memory.
     public var count: Int { lock.withLock { entries.count } }
+
+    /// Bytes of the tiles in memory (as `maximumBytes` counts them).
+    public var byteCount: Int { lock.withLock { bytes } }
+
+    /// What a tile counts against `maximumBytes`: its bytes and its entry.
+    private static func size(_ tile: CachedTile) -> Int { (tile.buffer?.readableBytes ?? 0) + 128 }
 
     /// The cached tile, from memory or disk.
     public func tile(_ key: TileCacheKey) -> CachedTile? {
@@ -66,12 +81,17 @@ public final class TileCache: @unchecked Sendable {
     private func remember(_ key: TileCacheKey, _ tile: CachedTile) {
         lock.withLock {
             clock += 1
-            entries[key] = (tile, clock)
-            if entries.count > capacity {
-                // Evict the least recently used tenth in one pass (amortised O(1) per insert).
-                let drop = max(entries.count - capacity, capacity / 10)
-                let oldest = entries.sorted { $0.value.lastUse < $1.value.lastUse }.prefix(drop)
-                for (k, _) in oldest { entries[k] = nil }
+            if let old = entries.updateValue((tile, clock), forKey: key) { bytes -= Self.size(old.tile) }
+            bytes += Self.size(tile)
+            if entries.count > capacity || bytes > maximumBytes {
+                // Evict the least recently used down to nine tenths of both bounds in one pass
+                // (amortised O(1) per insert).
+                let (count, byteBound) = (capacity - capacity / 10, maximumBytes - maximumBytes / 10)
+                for (k, e) in entries.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+                    guard entries.count > count || bytes > byteBound else { break }
+                    entries[k] = nil
+                    bytes -= Self.size(e.tile)
+                }
             }
         }
     }
@@ -89,7 +109,7 @@ public final class TileCache: @unchecked Sendable {
                 guard key.layers.contains(layer), let tms = try? TileMatrixSet.named(key.tileMatrixSet) else { return false }
                 return envelopes.contains { (try? touches(tms, key.tile, $0)) == true }
             }
-            for k in doomed { entries[k] = nil }
+            for k in doomed { if let e = entries.removeValue(forKey: k) { bytes -= Self.size(e.tile) } }
             return doomed.count
         }
         if let directory { invalidateOnDisk(directory, layer: layer, envelopes: envelopes) }
