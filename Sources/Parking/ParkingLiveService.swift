@@ -48,7 +48,12 @@ public actor ParkingLiveService {
         let now = clock()
         var needed = seen == nil || (due.map { now > $0 } ?? false)
         if !needed, signsAwaitRoads {
-            needed = try await EmergencyRoadGraphs.shared.graphIfBuilt(for: store, profile: .driving, by: .admin, patience: .zero) != nil
+            do {
+                needed = try await EmergencyRoadGraphs.shared.graphIfBuilt(for: store, profile: .driving, by: .admin, patience: .zero) != nil
+            } catch {
+                // The build failed: the signs keep their listed order until the view's next refresh tries again.
+                signsAwaitRoads = false
+            }
         }
         if !needed, let s = seen {
             let (touched, latest) = try await store.changes(to: ParkingLiveView.sources, since: s, by: .admin)
