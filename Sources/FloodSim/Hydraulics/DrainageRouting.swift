@@ -39,9 +39,6 @@ public final class DrainageRouting {
     /// Whether any inflow has a dry-weather part or a patterned baseline (whose patterns need the
     /// step's calendar position).
     private let hasDryWeather: Bool
-    /// Each inflow's series interval at the last step (-1: its times are not strictly increasing,
-    /// so it is searched each step).
-    @exclusivity(unchecked) private var inflowCursor: [Int]
 
     /// Flow rates summed over nodes at the end of a step, m³/s (for trapezoidal mass-balance totals).
     fileprivate struct StepRates {
@@ -54,7 +51,6 @@ public final class DrainageRouting {
         self.network = network
         state = try HydraulicState(network: network)
         hasDryWeather = network.inflows.contains { $0.dryWeather != nil || $0.patternedBaseline != nil }
-        inflowCursor = network.inflows.map { $0.series?.isStrictlyIncreasing == false ? -1 : 0 }
         statistics = RoutingStatistics(nodes: Array(repeating: NodeStatistics(), count: network.nodes.count),
                                        links: Array(repeating: LinkStatistics(), count: network.links.count),
                                        volumeSum: Array(repeating: 0, count: network.nodes.count))
@@ -187,9 +183,11 @@ public final class DrainageRouting {
         time = t0 + dt
         controller?.stepEnded(at: time)
         stepCount += 1
-        if let quality { state.routeQuality(quality, t0: t0, dt: dt) }
+        // The quality is lent the state (`inout`, not changed): handed it as a value, the whole
+        // state was copied at each call.
+        if let quality { quality.route(&state, t0: t0, dt: dt) }
         removeOutflows(dt)
-        if let quality { state.finishQuality(quality, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt) }
+        if let quality { quality.finish(&state, systemOutflow: qualityOutflow, flooded: qualityFlooded, dt: dt) }
         addTotals(dt / 2)
         state.updateStatistics(&statistics, dt: dt, time: time)
         return dt
@@ -243,7 +241,7 @@ public final class DrainageRouting {
         rates = StepRates()
         // The calendar position of t, found once per step for every dry-weather inflow.
         let position = hasDryWeather ? state.options.start.advanced(by: t) : state.options.start
-        state.applyInflows(at: t, position: position, cursors: &inflowCursor, rates: &rates)
+        state.applyInflows(at: t, position: position, rates: &rates)
     }
 
     private func removeOutflows(_ dt: Double) {
@@ -342,8 +340,8 @@ private extension HydraulicState {
     }
 
     /// This step's lateral inflows at time t (calendar `position`): external, dry-weather, RDII and
-    /// the caller's, added to `rates`; `cursors` are the inflows' series intervals at the last step.
-    mutating func applyInflows(at t: Double, position: SimulationClock, cursors: inout [Int], rates: inout DrainageRouting.StepRates) {
+    /// the caller's, added to `rates`.
+    mutating func applyInflows(at t: Double, position: SimulationClock, rates: inout DrainageRouting.StepRates) {
         for i in 0..<nodeCount {
             oldLatFlow[i] = newLatFlow[i]
             newLatFlow[i] = 0
@@ -352,7 +350,7 @@ private extension HydraulicState {
         // more than its flow.
         for k in inflows.indices {
             var qx = inflows[k].baseline
-            if let v = inflows[k].series?.value(at: t, cursor: &cursors[k]) { qx += inflows[k].scale * v }
+            if let v = inflowSeries.value(k, at: t) { qx += inflows[k].scale * v }
             if let b = inflows[k].patternedBaseline { qx += b.flow(at: position) }
             if abs(qx) < SWMMConstant.flowTolerance { qx = 0 }
             var qd = inflows[k].dryWeather?.flow(at: position) ?? 0
@@ -433,16 +431,5 @@ private extension HydraulicState {
             }
             if capacityLimited[j] { stats.links[j].hoursCapacityLimited += hours }
         }
-    }
-
-    // The water quality reads the state after each step. Passed from the routing object's property
-    // the state is copied, each of its arrays retained and released, per call; lent from a
-    // mutating method of the state it is not.
-    mutating func routeQuality(_ quality: QualityRouting, t0: Double, dt: Double) {
-        quality.route(self, t0: t0, dt: dt)
-    }
-
-    mutating func finishQuality(_ quality: QualityRouting, systemOutflow: [Double], flooded: [Bool], dt: Double) {
-        quality.finish(self, systemOutflow: systemOutflow, flooded: flooded, dt: dt)
     }
 }

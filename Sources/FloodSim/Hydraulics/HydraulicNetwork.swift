@@ -69,22 +69,7 @@ public struct TimeSeries: Sendable, Hashable {
         return interpolated(time, lo, hi)
     }
 
-    /// `value(at:)` for a time at or after the previous call's: the interval is found by walking
-    /// on from `cursor` (the interval last used, updated) instead of a binary search. For strictly
-    /// increasing times both find the one interval with times[lo] ≤ time < times[lo + 1], so
-    /// the value is the same.
-    func value(at time: Double, cursor: inout Int) -> Double {
-        let n = times.count
-        guard n > 1, time > times[0], time < times[n - 1], cursor >= 0, cursor < n - 1, times[cursor] <= time else {
-            return value(at: time)
-        }
-        var lo = cursor
-        while times[lo + 1] <= time { lo += 1 }
-        cursor = lo
-        return interpolated(time, lo, lo + 1)
-    }
-
-    /// Whether `times` is strictly increasing (what `value(at:cursor:)` needs).
+    /// Whether `times` is strictly increasing (what `SeriesTable`'s walk from the last interval needs).
     var isStrictlyIncreasing: Bool { zip(times, times.dropFirst()).allSatisfy { $0 < $1 } }
 
     @inline(__always)

@@ -138,6 +138,8 @@ struct HydraulicState {
 
     // MARK: Inflows
     let inflows: [NodeInflow]
+    /// The inflows' series (`inflows[k].series` at entry k), each read from where its last step's lookup was.
+    var inflowSeries: SeriesTable
     let rdii: [RDIIInflow]
     /// Links sorted from upstream to downstream (kinematic wave).
     var sortedLinks: [Int] = []
@@ -326,6 +328,7 @@ struct HydraulicState {
             }
         }
         inflows = network.inflows
+        inflowSeries = SeriesTable(network.inflows.map(\.series))
         for r in network.rdii where r.node < 0 || r.node >= nodeCount {
             throw HydraulicsError(.badReference, "RDII inflow: node index \(r.node) is not a node of the network")
         }

@@ -57,10 +57,10 @@ public struct NodeTreatment: Sendable {
     }
 }
 
-extension QualityRouting {
+extension QualityState {
     /// Applies node `i`'s treatments after its mixing (SWMM's treatmnt_treat): `cin` are the inflow
     /// concentrations (mass unit per m³), `q` the inflow (m³/s, ≥ 0), `dt` the step (s).
-    func treat(_ i: Int, _ list: [NodeTreatment?], cin: [Double], q: Double, _ s: HydraulicState, _ dt: Double) {
+    mutating func treat(_ i: Int, _ list: [NodeTreatment?], cin: [Double], q: Double, _ s: HydraulicState, _ dt: Double) {
         let np = pollutants.count
         var removal = [Double](repeating: -1, count: np)
         let pv = NodeTreatment.processVariables.count

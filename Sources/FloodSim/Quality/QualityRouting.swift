@@ -82,50 +82,93 @@ public struct QualityRoutingResult: Sendable {
 /// what enters them. `DrainageRouting` calls `route` after each step's flow and `finish` after
 /// its outflows are known; the state here is the pollutants' own.
 public final class QualityRouting {
-    public let pollutants: [Pollutant]
+    /// The pollutants' concentrations, loads and mass balance, and the step's work on them, lent
+    /// to its mutating methods. (As this object's own properties, every element write of the
+    /// mixing checked its array's uniqueness and stored its buffer back: quality was 9 % of
+    /// Example1's run against SWMM's qualrout 2.8 %.) Only touched from this object's methods, one
+    /// call at a time, so without run-time exclusivity checks.
+    @exclusivity(unchecked) var state: QualityState
+
+    public var pollutants: [Pollutant] { state.pollutants }
+    /// Treatment expressions by node index, one entry per pollutant (nil where the pollutant is
+    /// not treated there): SWMM's `[TREATMENT]`.
+    public var treatments: [Int: [NodeTreatment?]] {
+        get { state.treatments }
+        set { state.treatments = newValue }
+    }
+    /// What one model flow unit and one model length are in m³/s and m (the units treatment
+    /// expressions read FLOW, DEPTH and AREA in).
+    public var treatmentUnits: (flow: Double, length: Double) {
+        get { state.treatmentUnits }
+        set { state.treatmentUnits = newValue }
+    }
+
+    public init(pollutants: [Pollutant], inflows: [QualityInflow], flowInflows: [NodeInflow], start: SimulationClock,
+                nodeCount: Int, linkCount: Int) {
+        state = QualityState(pollutants: pollutants, inflows: inflows, flowInflows: flowInflows, start: start,
+                             nodeCount: nodeCount, linkCount: linkCount)
+    }
+
+    /// Initial concentrations where there is water (SWMM's qualrout_init) and the initial stored mass;
+    /// `DrainageRouting` calls it when the router is set before the first step (else the first step does).
+    func start(_ s: HydraulicState) { state.start(s) }
+
+    /// The step's water quality, after its flow routing (SWMM: the inflows of routing_execute, then
+    /// qualrout_execute). `t0` is the step's start, `dt` its length. The hydraulic state is lent,
+    /// not changed (see `QualityState`).
+    func route(_ s: inout HydraulicState, t0: Double, dt: Double) { state.route(&s, t0: t0, dt: dt) }
+
+    /// After the step's outflows: the mass leaving through outfalls and flooding, outfall loads, and
+    /// the second half of the step's continuity. The hydraulic state is lent, not changed.
+    func finish(_ s: inout HydraulicState, systemOutflow: [Double], flooded: [Bool], dt: Double) {
+        state.finish(&s, systemOutflow: systemOutflow, flooded: flooded, dt: dt)
+    }
+
+    /// The totals so far in kg (counts for #/L), final storage included.
+    func result(_ s: HydraulicState) -> QualityRoutingResult { state.result(s) }
+}
+
+/// What `QualityRouting` routes with: the pollutants, their inflows, and their state in nodes and
+/// links. The step's methods read the hydraulic state lent `inout` and never change it: handed
+/// as a value from the routing object's property (or from a method lent it) the whole state,
+/// about 1 kB, was copied at each call.
+struct QualityState {
+    let pollutants: [Pollutant]
     let inflows: [QualityInflow]
     /// Node external FLOW inflows (for CONCEN inflows) and dry-weather flows, as the network has them.
     let flowInflows: [NodeInflow]
     let start: SimulationClock
-    // The state below is only touched from this object's own methods, one call at a time (the
-    // routing object calls them after each step): the run-time exclusivity checks Swift otherwise
-    // makes on every access to a class property cost more than the step's mixing arithmetic.
     /// Concentrations per pollutant and node or link, mass unit per m³.
-    @exclusivity(unchecked) var nodeOld: PollutantValues, nodeNew: PollutantValues, linkOld: PollutantValues, linkNew: PollutantValues
-    @exclusivity(unchecked) var qualInflow: [Double]
-    @exclusivity(unchecked) var rates: [QualityRoutingContinuity]
-    @exclusivity(unchecked) var totals: [QualityRoutingContinuity]
-    @exclusivity(unchecked) var outfallLoad: PollutantValues, linkLoad: PollutantValues
+    var nodeOld: PollutantValues, nodeNew: PollutantValues, linkOld: PollutantValues, linkNew: PollutantValues
+    var qualInflow: [Double]
+    var rates: [QualityRoutingContinuity]
+    var totals: [QualityRoutingContinuity]
+    var outfallLoad: PollutantValues, linkLoad: PollutantValues
     /// Each node's external FLOW inflow and dry-weather flow at the step, m³/s (what CONCEN and
     /// dry-weather pollutant inflows multiply), set each step at `flowInflowNodes`.
-    @exclusivity(unchecked) private var externalFlow: [Double], dryWeatherFlow: [Double]
+    private var externalFlow: [Double], dryWeatherFlow: [Double]
     /// The nodes that `flowInflows` name, ascending, each once.
     private let flowInflowNodes: [Int]
-    @exclusivity(unchecked) var started = false
-    /// Each inflow's series interval at the last step (-1: its times are not strictly increasing,
-    /// or it has no series of its own, so it is searched each step).
-    @exclusivity(unchecked) private var inflowCursor: [Int]
-    /// Each inflow's mass series (nil for the other kinds), read in place: a switch over the inflow
-    /// copied it, its series' arrays retained and released (1 % of Example1's time).
-    private let massSeries: [TimeSeries?]
-    /// Treatment expressions by node index, one entry per pollutant (nil where the pollutant is
-    /// not treated there): SWMM's `[TREATMENT]`.
-    public var treatments: [Int: [NodeTreatment?]] = [:] {
+    var started = false
+    /// Each inflow's mass series (none for the other kinds), read from the interval the previous
+    /// step used: the switch over the inflow copied a series, retaining and releasing its arrays.
+    private var massSeries: SeriesTable
+    /// Treatment expressions by node index, one entry per pollutant (`QualityRouting.treatments`).
+    var treatments: [Int: [NodeTreatment?]] = [:] {
         didSet { hasTreatments = !treatments.isEmpty }
     }
     /// Whether any node treats a pollutant (without, a step looks no node up in `treatments`).
     private var hasTreatments = false
-    /// What one model flow unit and one model length are in m³/s and m (the units treatment
-    /// expressions read FLOW, DEPTH and AREA in).
-    public var treatmentUnits = (flow: 1.0, length: 1.0)
+    /// What one model flow unit and one model length are in m³/s and m (`QualityRouting.treatmentUnits`).
+    var treatmentUnits = (flow: 1.0, length: 1.0)
     /// Hydraulic residence time of each storage node's water, seconds (SWMM's updateHRT).
     var hrt: [Double]
     static let zeroVolume = 0.0353147 * 0.028316846592   // 1 litre, m³
     static let zeroDepth = 0.003281 * 0.3048
     static let zero = 1e-10
 
-    public init(pollutants: [Pollutant], inflows: [QualityInflow], flowInflows: [NodeInflow], start: SimulationClock,
-                nodeCount: Int, linkCount: Int) {
+    init(pollutants: [Pollutant], inflows: [QualityInflow], flowInflows: [NodeInflow], start: SimulationClock,
+         nodeCount: Int, linkCount: Int) {
         self.pollutants = pollutants; self.inflows = inflows; self.flowInflows = flowInflows; self.start = start
         let np = pollutants.count
         nodeOld = PollutantValues(pollutants: np, count: nodeCount)
@@ -138,13 +181,10 @@ public final class QualityRouting {
         hrt = Array(repeating: 0, count: nodeCount)
         rates = Array(repeating: QualityRoutingContinuity(), count: np)
         totals = rates
-        massSeries = inflows.map { if case .mass(let series) = $0.value { series } else { nil } }
-        inflowCursor = massSeries.map { $0?.isStrictlyIncreasing == true ? 0 : -1 }
+        massSeries = SeriesTable(inflows.map { if case .mass(let series) = $0.value { series } else { nil } })
     }
 
-    /// Initial concentrations where there is water (SWMM's qualrout_init) and the initial stored mass;
-    /// `DrainageRouting` calls it when the router is set before the first step (else the first step does).
-    func start(_ s: HydraulicState) {
+    mutating func start(_ s: HydraulicState) {
         started = true
         for p in pollutants.indices {
             let c = pollutants[p].initialConcentration * 1000
@@ -162,9 +202,7 @@ public final class QualityRouting {
         return m
     }
 
-    /// The step's water quality, after its flow routing (SWMM: the inflows of routing_execute, then
-    /// qualrout_execute). `t0` is the step's start, `dt` its length.
-    func route(_ s: HydraulicState, t0: Double, dt: Double) {
+    mutating func route(_ s: inout HydraulicState, t0: Double, dt: Double) {
         if !started { start(s) }
         for p in pollutants.indices {
             totals[p].add(rates[p], times: dt / 2)
@@ -174,7 +212,7 @@ public final class QualityRouting {
         // share one buffer and copy it at the first write).
         swap(&nodeOld, &nodeNew); swap(&linkOld, &linkNew)
         nodeNew.setZero(); linkNew.setZero()
-        addInflows(s, at: t0)
+        addInflows(&s, at: t0)
         for j in 0..<s.linkCount {   // each link's mass flow into its downstream node
             let q = s.newFlow[j]
             let down = q < 0 ? s.node1[j] : s.node2[j]
@@ -193,15 +231,13 @@ public final class QualityRouting {
                 q = qualInflow[i] < Self.zero ? 0 : qualInflow[i]
                 cin = pollutants.indices.map { q > 0 ? nodeNew[$0, i] / q : 0 }
             }
-            if s.nodeKind[i] == .storage || s.oldVolume[i] > Self.zeroVolume { storageQuality(i, s, dt) } else { nodeQuality(i, s) }
+            if s.nodeKind[i] == .storage || s.oldVolume[i] > Self.zeroVolume { storageQuality(i, &s, dt) } else { nodeQuality(i, &s) }
             if let treatment { treat(i, treatment, cin: cin, q: q, s, dt) }
         }
-        for j in 0..<s.linkCount { linkQuality(j, s, dt) }
+        for j in 0..<s.linkCount { linkQuality(j, &s, dt) }
     }
 
-    /// After the step's outflows: the mass leaving through outfalls and flooding, outfall loads, and
-    /// the second half of the step's continuity.
-    func finish(_ s: HydraulicState, systemOutflow: [Double], flooded: [Bool], dt: Double) {
+    mutating func finish(_ s: inout HydraulicState, systemOutflow: [Double], flooded: [Bool], dt: Double) {
         for i in 0..<s.nodeCount {
             let q = systemOutflow[i]
             for p in pollutants.indices {
@@ -216,7 +252,6 @@ public final class QualityRouting {
         for p in pollutants.indices { totals[p].add(rates[p], times: dt / 2) }
     }
 
-    /// The totals so far in kg (counts for #/L), final storage included.
     func result(_ s: HydraulicState) -> QualityRoutingResult {
         var c = totals
         for p in c.indices {
@@ -232,7 +267,7 @@ public final class QualityRouting {
 
     // MARK: - Inflows
 
-    private func addInflows(_ s: HydraulicState, at t: Double) {
+    private mutating func addInflows(_ s: inout HydraulicState, at t: Double) {
         // Each node's flows in arrays kept for the run (dictionaries built per step cost more than
         // the mixing), the dry-weather loads in ascending node order.
         for i in flowInflowNodes { externalFlow[i] = 0; dryWeatherFlow[i] = 0 }
@@ -254,11 +289,11 @@ public final class QualityRouting {
             }
         }
         // The inflows are read in place (a copy of each, its series included, per step cost more
-        // than its mass), a mass series (`massSeries`) from the interval the previous step used.
+        // than its mass).
         for k in inflows.indices {
             let p = inflows[k].pollutant, i = inflows[k].node
             var w = 0.0
-            if let mass = massSeries[k]?.value(at: t, cursor: &inflowCursor[k]) {
+            if let mass = massSeries.value(k, at: t) {
                 w = mass
             } else {
                 switch inflows[k].value {
@@ -301,7 +336,7 @@ public final class QualityRouting {
 
     // MARK: - Reactors
 
-    private func reacted(_ p: Int, _ c: Double, _ v1: Double, _ dt: Double) -> Double {
+    private mutating func reacted(_ p: Int, _ c: Double, _ v1: Double, _ dt: Double) -> Double {
         let k = pollutants[p].decay
         if k == 0 { return c }
         let c2 = max(0, c * (1 - k * dt))
@@ -317,14 +352,14 @@ public final class QualityRouting {
         return max(min(mix, max(c, cIn)), 0)
     }
 
-    private func nodeQuality(_ i: Int, _ s: HydraulicState) {
+    private mutating func nodeQuality(_ i: Int, _ s: inout HydraulicState) {
         let q = qualInflow[i]
         for p in pollutants.indices {
             if q > Self.zero { nodeNew[p, i] /= q } else { nodeNew[p, i] = s.newDepth[i] > Self.zeroDepth ? nodeOld[p, i] : 0 }
         }
     }
 
-    private func storageQuality(_ i: Int, _ s: HydraulicState, _ dt: Double) {
+    private mutating func storageQuality(_ i: Int, _ s: inout HydraulicState, _ dt: Double) {
         let qIn = qualInflow[i], v1 = s.oldVolume[i]
         if s.nodeKind[i] == .storage {
             hrt[i] = v1 < Self.zero ? 0 : max((hrt[i] + dt) * v1 / (v1 + qIn * dt), 0)
@@ -342,7 +377,7 @@ public final class QualityRouting {
         }
     }
 
-    private func linkQuality(_ j: Int, _ s: HydraulicState, _ dt: Double) {
+    private mutating func linkQuality(_ j: Int, _ s: inout HydraulicState, _ dt: Double) {
         let up = s.newFlow[j] < 0 ? s.node2[j] : s.node1[j]
         if s.linkKind[j] != .conduit || s.isDummy[j] {
             for p in pollutants.indices { linkNew[p, j] = nodeNew[p, up] }
