@@ -85,9 +85,19 @@ public struct ParkingAvailability: Sendable {
 
     /// Every lot's availability and forecasts at local time `now` (``instant(_:clock:history:)``) from a history read from the store.
     static func compute(lots: [StoreParkingLot], history: StoreParkingOccupancy.History, at now: Double, freshness: Double) -> ParkingAvailability {
+        compute(lots: lots, history: history, at: now, freshness: freshness, training: training(history, at: now))
+    }
+
+    /// What the days before `now`'s taught the forecast (``OccupancyForecaster/Training``).
+    static func training(_ history: StoreParkingOccupancy.History, at now: Double) -> OccupancyForecaster.Training {
+        OccupancyForecaster.train(history.series, before: LocalClock.dayIndex(now), model: OccupancyForecastModel(horizons: horizons))
+    }
+
+    /// The same with a training of `now`'s day for this history's lots (the live view keeps one a day).
+    static func compute(lots: [StoreParkingLot], history: StoreParkingOccupancy.History, at now: Double, freshness: Double,
+                        training: OccupancyForecaster.Training) -> ParkingAvailability {
         let series = history.series
-        let model = OccupancyForecastModel(horizons: horizons)
-        let forecasts = OccupancyForecaster.live(series, at: now, horizons: horizons, freshness: freshness, model: model)
+        let forecasts = OccupancyForecaster.live(series, at: now, horizons: horizons, freshness: freshness, training: training)
         return ParkingAvailability(at: now, lots: lots, forecasts: forecasts, freshness: freshness, cleaning: history.cleaning,
                                    aboveCapacity: history.latestAboveCapacity(at: now))
     }

@@ -11,7 +11,8 @@ import TwinStore
 /// a live lot's latest reading passes its freshness limit. It is asked for in the request that wrote
 /// an observation (after its commit, so a screen hears within that request), before every read of
 /// the view's layers (items, tiles), and every second while anyone listens to the push feed (edits
-/// made by other processes, readings going stale). Refreshes run one at a time.
+/// made by other processes, readings going stale). Refreshes run one at a time; each reads and
+/// computes again only what changed since the last (``ParkingLiveView/Memory``).
 public actor ParkingLiveService {
     public let store: any FeatureStore
     /// Sign and availability changes for `/parking/events` (the alert feed's machinery).
@@ -42,9 +43,25 @@ public actor ParkingLiveService {
     }
 
     /// Refreshes the view if it is behind the store or the clock; publishes what changed. True when
-    /// something was written.
+    /// something was written. A call while a refresh is under way waits for it, then looks again.
     @discardableResult
     public func catchUp() async throws -> Bool {
+        while let other = running {
+            _ = try? await other.value
+            if running == other { running = nil }
+        }
+        let task = Task { try await self.refreshIfBehind() }
+        running = task
+        defer { if running == task { running = nil } }
+        return try await task.value
+    }
+
+    /// The refresh under way.
+    private var running: Task<Bool, any Error>?
+    /// What the view read and computed at the last refresh, and the features changed since.
+    private var memory = ParkingLiveView.Memory()
+
+    private func refreshIfBehind() async throws -> Bool {
         let now = clock()
         var needed = seen == nil || (due.map { now > $0 } ?? false)
         if !needed, signsAwaitRoads {
@@ -55,38 +72,53 @@ public actor ParkingLiveService {
                 signsAwaitRoads = false
             }
         }
-        if !needed, let s = seen {
-            let (touched, latest) = try await store.changes(to: ParkingLiveView.sources, since: s, by: .admin)
-            if touched { needed = true } else { seen = latest }
+        // The change feed up to its end: the features it names on the view's layers are read again.
+        let end: Int64
+        if let s = seen {
+            end = try await note(since: s, ignoring: [:])
+            if memory.isBehind { needed = true } else { seen = end }
+        } else {
+            end = try await store.latestChange()
+            memory = ParkingLiveView.Memory()
         }
         guard needed else { return false }
-        let before = try await store.latestChange()
         let feed = feed
-        let update = try await ParkingLiveView.refresh(store, now: now, roadsPatience: Self.roadsPatience) { signs in
-            for f in signs { feed.publish(f) }
+        var memory = memory
+        self.memory = ParkingLiveView.Memory()
+        let update: ParkingLiveView.Update
+        do {
+            update = try await ParkingLiveView.refresh(store, memory: &memory, now: now, roadsPatience: Self.roadsPatience) { signs in
+                for f in signs { feed.publish(f) }
+            }
+        } catch {
+            seen = nil  // the next refresh reads everything again
+            throw error
         }
         due = update.nextTransition.map { $0 + 1 }
         signsAwaitRoads = update.signsAwaitRoads
-        // The view's own sign writes are not changes to follow: skip past them unless someone else wrote too.
-        let (touched, latest) = try await ownWrites(since: before, signs: Set(update.signs.compactMap { $0.id?.description }))
-        seen = touched ? before : latest
+        self.memory = memory
+        // The view's own writes are not changes to follow; anyone else's after `end` are read at the next refresh.
+        var own: [String: Set<String>] = [:]
+        own[ParkingLiveView.signsLayer] = Set(update.signs.compactMap { $0.id?.description })
+        own[ParkingLiveView.layer] = Set(update.availability.compactMap { $0.id?.description })
+        seen = try await note(since: end, ignoring: own)
         for f in update.availability { feed.publish(f) }
         return !update.signs.isEmpty || !update.availability.isEmpty
     }
 
-    /// Walks the change feed after `sequence`: whether a source layer changed other than by the
-    /// refresh's own writes to `signs`, and the last sequence.
-    private func ownWrites(since sequence: Int64, signs: Set<String>) async throws -> (touched: Bool, latest: Int64) {
-        var since = sequence, touched = false
+    /// Walks the change feed after `sequence` to its end, noting in the memory the events on the view's
+    /// layers other than `ignoring` (the refresh's own writes, by layer); the last sequence.
+    private func note(since sequence: Int64, ignoring own: [String: Set<String>]) async throws -> Int64 {
+        let end = try await store.latestChange()
+        guard end > sequence else { return sequence }
+        var since = sequence
         while true {
             let events = try await store.changes(since: since, limit: 10_000, by: .admin)
             guard let last = events.last else { break }
-            if events.contains(where: { ParkingLiveView.sources.contains($0.layer) && !($0.layer == ParkingLiveView.signsLayer && signs.contains($0.featureID)) }) {
-                touched = true
-            }
+            memory.note(events.lazy.filter { own[$0.layer]?.contains($0.featureID) != true })
             since = last.sequence
         }
-        return (touched, since)
+        return max(since, end)
     }
 
     /// Follows the store every `period` while the push feed has subscribers.

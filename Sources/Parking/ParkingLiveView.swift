@@ -3,6 +3,7 @@ import Foundation
 import GeoCore
 import ParkingSim
 import ProcessRuntime
+import Synchronization
 import TwinStore
 
 /// The live parking view: `parking_availability` (one feature per lot, at the lot's polygon: free
@@ -189,31 +190,161 @@ public enum ParkingLiveView {
         return ranked + listed.filter { !shown.contains($0) }
     }
 
-    /// Brings the view and the signs up to date at local time `now`: every lot's availability and
-    /// forecasts from the history up to `now`; then the signs, each showing its lots' free spaces in
-    /// the guidance ranking for the traffic approaching it (``signOrder(_:parking:availability:)``;
-    /// their changes go to `signsChanged` as soon as they are written); then the availability replaces
-    /// `parking_availability` (unchanged features write nothing; the layer is created on first use).
-    /// With `roadsPatience`, the signs wait at most that long for a road graph still being built (a
-    /// city's takes tens of seconds) and keep their listed order meanwhile (`Update.signsAwaitRoads`);
-    /// without, they wait for it.
+    /// What the view keeps between two refreshes, so that a refresh after a few readings reads and
+    /// computes only what they touched: the lots, the occupancy history (``LiveOccupancyHistory``),
+    /// the forecast's training of the day, the view and the signs as stored, and what each sign's
+    /// order was computed from. A refresh that fails leaves it empty (the next one reads everything).
+    public struct Memory: Sendable {
+        /// Features of more than this many a layer changed since the last refresh: the layer is read again whole.
+        static let rereadLimit = 2_000
+
+        var lots: [StoreParkingLot]?
+        var lotGeometries: [String: Geometry] = [:]
+        var history: LiveOccupancyHistory?
+        var training: OccupancyForecaster.Training?
+        /// `parking_availability` as stored, by lot.
+        var shown: [String: [String: JSONValue]]?
+        /// The signs as stored.
+        var signs: [String: Feature]?
+        /// What each sign's order and text were last computed from.
+        var signBasis: [String: SignBasis] = [:]
+        /// The guidance on the road graph built at `builtAt`, for `lots`.
+        var parking: (builtAt: Int64, lots: [StoreParkingLot], value: DistrictParking)?
+        /// Features of the view's layers changed in the store since the last refresh, by layer.
+        var touched: [String: Set<String>] = [:]
+        /// Layers to read again whole.
+        var reread: Set<String> = []
+
+        public init() {}
+
+        /// The layers the memory holds: the sources and the view.
+        static let layers = sources.union([layer])
+
+        /// Notes change-feed events: the features they name on the view's layers are read again at the next refresh.
+        /// - Returns: whether one of them is on a view's layer.
+        @discardableResult
+        mutating func note(_ events: some Sequence<ChangeEvent>) -> Bool {
+            var noted = false
+            for e in events where Self.layers.contains(e.layer) {
+                noted = true
+                guard !reread.contains(e.layer) else { continue }
+                touched[e.layer, default: []].insert(e.featureID)
+                if touched[e.layer]!.count > Self.rereadLimit {
+                    touched[e.layer] = nil
+                    reread.insert(e.layer)
+                }
+            }
+            return noted
+        }
+
+        /// Whether the store changed since the last refresh.
+        var isBehind: Bool { !touched.isEmpty || !reread.isEmpty }
+
+        /// Takes what changed in `layer`: nil when it is to be read whole, else the ids of its changed features.
+        mutating func take(_ layer: String) -> Set<String>? {
+            defer { touched[layer] = nil; reread.remove(layer) }
+            return reread.contains(layer) ? nil : touched[layer] ?? []
+        }
+    }
+
+    /// What a sign's order and text follow from: the sign (without what the view writes into it), the
+    /// road graph, and its lots' availability. A sign whose basis did not change is not ranked again.
+    struct SignBasis: Sendable, Equatable {
+        var properties: [String: JSONValue]
+        var geometry: Geometry?
+        var roads: Int64?
+        var lots: [[String: JSONValue]?]
+
+        init(_ sign: Feature, roads: Int64?, shown: [String: [String: JSONValue]]) {
+            var p = sign.properties
+            for key in ["content", "ranking", "updated_at"] { p[key] = nil }
+            properties = p
+            geometry = sign.geometry
+            self.roads = roads
+            lots = (sign.properties["lots"]?.arrayValue?.compactMap(\.stringValue) ?? []).map { shown[$0] }
+        }
+    }
+
+    /// Brings the view and the signs up to date at local time `now`, reading everything (``refresh(_:memory:now:freshness:roadsPatience:signsChanged:)``
+    /// with an empty memory).
     public static func refresh(_ store: any FeatureStore, now: Double, freshness: Double = ParkingAvailability.defaultFreshness,
                                roadsPatience: Duration? = nil,
                                signsChanged: (@Sendable ([Feature]) async -> Void)? = nil) async throws -> Update {
+        var memory = Memory()
+        return try await refresh(store, memory: &memory, now: now, freshness: freshness, roadsPatience: roadsPatience, signsChanged: signsChanged)
+    }
+
+    /// Brings the view and the signs up to date at local time `now`: every lot's availability and
+    /// forecasts from the history up to `now`; then the signs, each showing its lots' free spaces in
+    /// the guidance ranking for the traffic approaching it (``signOrder(_:parking:availability:)``;
+    /// their changes go to `signsChanged` as soon as they are written); then `parking_availability`
+    /// (changed lots written; the layer is created on first use).
+    ///
+    /// `memory` holds what the last refresh read and computed, and the features changed since
+    /// (``Memory/note(_:)``): only those are read again. A sign is ranked again when what it follows
+    /// from changed (``SignBasis``: the sign, the roads, its lots' availability); between, its order
+    /// stands. With `roadsPatience`, the signs wait at most that long for a road graph still being
+    /// built (a city's takes tens of seconds) and keep their listed order meanwhile
+    /// (`Update.signsAwaitRoads`); without, they wait for it.
+    public static func refresh(_ store: any FeatureStore, memory: inout Memory, now: Double,
+                               freshness: Double = ParkingAvailability.defaultFreshness, roadsPatience: Duration? = nil,
+                               signsChanged: (@Sendable ([Feature]) async -> Void)? = nil) async throws -> Update {
         var update = Update()
         guard let lotsLayer = try await store.layerDefinition(StoreParkingLot.layer, for: .admin) else {
+            memory = Memory()
             update.noLots = true
             return update
         }
-        let lots = try await StoreParkingLot.load(from: store, by: .admin)
-        let history = try await StoreParkingOccupancy.read(lots: lots, from: store, by: .admin)
+        // The lots: read again whole when one changed (a city's are a few thousand).
+        var rewrite = Set<String>()
+        let lotsChanged = memory.take(StoreParkingLot.layer) != []
+        if memory.lots == nil || lotsChanged {
+            let lots = try await StoreParkingLot.load(from: store, by: .admin)
+            var geometries: [String: Geometry] = [:]
+            for try await f in store.stream(layer: StoreParkingLot.layer, FeatureQuery(properties: [], limit: 2000), by: .admin) {
+                if let id = f.id?.description { geometries[id] = f.geometry }
+            }
+            rewrite = Set(lots.map(\.id).filter { memory.lotGeometries[$0] != geometries[$0] })
+            if memory.lots != lots { memory.signBasis = [:] }
+            memory.lots = lots
+            memory.lotGeometries = geometries
+        }
+        let lots = memory.lots ?? []
+        // The history: read whole once, then the readings changed since.
+        if memory.history == nil || memory.reread.contains(StoreParkingOccupancy.layer) {
+            _ = memory.take(StoreParkingOccupancy.layer)
+            memory.history = try await LiveOccupancyHistory.load(from: store, lots: lots, by: .admin)
+            memory.training = nil
+        } else if let ids = memory.take(StoreParkingOccupancy.layer), !ids.isEmpty {
+            try await memory.history!.reread(ids, from: store, by: .admin)
+        }
+        let history = memory.history!.history(lots: lots)
         // The one rule of freshness the processes judge by too: now by the clock, a detector a little ahead of it not hidden.
         let now = ParkingAvailability.instant(nil, clock: now, history: history)
-        let availability = ParkingAvailability.compute(lots: lots, history: history, at: now, freshness: freshness)
+        let today = LocalClock.dayIndex(now)
+        if let changed = memory.history!.takeEarliestChange(), changed < Double(today) * LocalClock.day { memory.training = nil }
+        if memory.training?.fits(history.series, day: today) != true {
+            memory.training = try await BlockingWork.run { ParkingAvailability.training(history, at: now) }
+        }
+        let training = memory.training!
+        let availability = ParkingAvailability.compute(lots: lots, history: history, at: now, freshness: freshness, training: training)
+        var shown: [String: [String: JSONValue]] = [:]
+        for i in lots.indices { shown[lots[i].id] = properties(availability, lot: i) }
+
         if let signsLayer = try await store.layerDefinition(signsLayer, for: .admin) {
+            if memory.signs == nil || memory.reread.contains(signsLayer.id) {
+                _ = memory.take(signsLayer.id)
+                var signs: [String: Feature] = [:]
+                for try await sign in store.stream(layer: signsLayer.id, FeatureQuery(limit: 2000), by: .admin) {
+                    if let id = sign.id?.description { signs[id] = sign }
+                }
+                memory.signs = signs
+            } else if let ids = memory.take(signsLayer.id) {
+                for id in ids.sorted() { memory.signs![id] = try await store.feature(layer: signsLayer.id, id: id, by: .admin) }
+            }
             // The signs rank their lots as guidance does; without a usable road graph (no roads layer, or
             // one that cannot be routed on) they keep their listed order.
-            var parking: DistrictParking?
+            var parking: (builtAt: Int64, value: DistrictParking)?
             if try await store.layerDefinition("roads", for: .admin) != nil {
                 do {
                     let graphs = EmergencyRoadGraphs.shared
@@ -223,20 +354,41 @@ public enum ParkingLiveView {
                         try await graphs.graph(for: store, profile: .driving, by: .admin)
                     }
                     if let roads {
-                        parking = try await BlockingWork.run { try DistrictParking(lots: lots, roads: roads) }
+                        if let kept = memory.parking, kept.builtAt == roads.builtAt, kept.lots == lots {
+                            parking = (kept.builtAt, kept.value)
+                        } else {
+                            let value = try await BlockingWork.run { try DistrictParking(lots: lots, roads: roads) }
+                            memory.parking = (roads.builtAt, lots, value)
+                            parking = (roads.builtAt, value)
+                        }
                     } else {
                         update.signsAwaitRoads = true
                     }
                 } catch is CancellationError { throw CancellationError() } catch {}
             }
-            var signs: [Feature] = []
-            for try await sign in store.stream(layer: signsLayer.id, FeatureQuery(limit: 2000), by: .admin) { signs.append(sign) }
-            // A guidance search per sign: a city's signs rank off the cooperative threads.
-            let (ranked, guide) = (signs, parking)
-            let orders = try await BlockingWork.run { ranked.map { signOrder($0, parking: guide, availability: availability) } }
+            if parking == nil { memory.parking = nil }
+            // Only the signs whose basis changed are ranked again: a reading re-ranks the signs that list its lot.
+            var due: [(sign: Feature, basis: SignBasis)] = []
+            for (id, sign) in memory.signs! {
+                let basis = SignBasis(sign, roads: parking?.builtAt, shown: shown)
+                if memory.signBasis[id] != basis { due.append((sign, basis)) }
+            }
+            memory.signBasis = memory.signBasis.filter { memory.signs![$0.key] != nil }
+            due.sort { ($0.sign.id?.description ?? "") < ($1.sign.id?.description ?? "") }
+            // A guidance search per sign: a city's signs rank off the cooperative threads, on every core.
+            let (ranked, guide) = (due.map(\.sign), parking?.value)
+            let orders = try await BlockingWork.run { () -> [[String]] in
+                let results = Mutex([[String]](repeating: [], count: ranked.count))
+                DispatchQueue.concurrentPerform(iterations: ranked.count) { k in
+                    let order = signOrder(ranked[k], parking: guide, availability: availability)
+                    results.withLock { $0[k] = order }
+                }
+                return results.withLock { $0 }
+            }
             var changed: [Feature] = []
-            for (stored, order) in zip(signs, orders) {
+            for ((stored, basis), order) in zip(due, orders) {
                 var sign = stored
+                memory.signBasis[stored.id!.description] = basis
                 let content = signContent(order, availability)
                 let ranking = JSONValue.array(order.map(JSONValue.string))
                 guard sign.properties["content"]?.stringValue != content || sign.properties["ranking"] != ranking else { continue }
@@ -247,26 +399,40 @@ public enum ParkingLiveView {
             }
             if !changed.isEmpty {
                 try await store.upsert(layer: signsLayer.id, features: changed, by: .department(name: signsLayer.owner, role: .editor, user: author), at: nil)
+                for sign in changed { memory.signs![sign.id!.description] = sign }
                 await signsChanged?(changed)
             }
             update.signs = changed
+        } else {
+            memory.signs = nil
+            memory.signBasis = [:]
+            _ = memory.take(signsLayer)
         }
-        var geometries: [String: Geometry] = [:]
-        for try await f in store.stream(layer: StoreParkingLot.layer, FeatureQuery(properties: [], limit: 2000), by: .admin) {
-            if let id = f.id?.description { geometries[id] = f.geometry }
+
+        // The view: the lots whose availability changed (all of them the first time, or when another writer touched it).
+        if try await store.layerDefinition(layer, for: .admin) == nil {
+            try await store.createLayer(try definition(like: lotsLayer))
+            memory.shown = [:]
+            _ = memory.take(layer)
+        } else if memory.take(layer) != [] || memory.shown == nil {
+            var current: [String: [String: JSONValue]] = [:]
+            for try await f in store.stream(layer: layer, FeatureQuery(limit: 2000), by: .admin) {
+                if let id = f.id?.description { current[id] = f.properties }
+            }
+            memory.shown = current
+            rewrite = Set(lots.map(\.id))
         }
-        if try await store.layerDefinition(layer, for: .admin) == nil { try await store.createLayer(try definition(like: lotsLayer)) }
-        var current: [String: [String: JSONValue]] = [:]
-        for try await f in store.stream(layer: layer, FeatureQuery(limit: 2000), by: .admin) {
-            if let id = f.id?.description { current[id] = f.properties }
+        let features = lots.map { Feature(id: .string($0.id), geometry: memory.lotGeometries[$0.id], properties: shown[$0.id]!) }
+        update.availability = features.filter { memory.shown![$0.id!.description] != $0.properties }
+        let ended = Set(memory.shown!.keys).subtracting(lots.map(\.id))
+        let writer = Caller.department(name: lotsLayer.owner, role: .editor, user: author)
+        if !ended.isEmpty {
+            try await store.replace(layer: layer, with: features, by: writer, at: nil)
+        } else {
+            let written = features.filter { rewrite.contains($0.id!.description) || memory.shown![$0.id!.description] != $0.properties }
+            if !written.isEmpty { try await store.upsert(layer: layer, features: written, by: writer, at: nil) }
         }
-        let features = lots.indices.map { i in
-            Feature(id: .string(lots[i].id), geometry: geometries[lots[i].id], properties: properties(availability, lot: i))
-        }
-        update.availability = features.filter { current[$0.id!.description] != $0.properties }
-        if !update.availability.isEmpty || current.count != features.count {
-            try await store.replace(layer: layer, with: features, by: .department(name: lotsLayer.owner, role: .editor, user: author), at: nil)
-        }
+        memory.shown = shown
         update.nextTransition = availability.forecasts.compactMap { f in f.stale ? nil : f.observedAt.map { $0 + freshness } }.min()
         return update
     }
