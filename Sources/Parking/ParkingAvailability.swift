@@ -44,36 +44,87 @@ public struct ParkingAvailability: Sendable {
     ///   live view judges it.
     public static func load(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double = defaultFreshness,
                             by caller: Caller) async throws -> ParkingAvailability {
-        // The walk through the history is the cost of a query: reuse it while the store has not changed.
+        // The history and the training of the day are the cost of a query: kept per store and brought up to date.
         guard type(of: store) is AnyClass else { return try await compute(lots: lots, from: store, at: at, freshness: freshness, by: caller) }
-        // Now, when not given, is taken once: the cache key and the computation judge the same instant.
-        let clock = ParkingLiveView.localTime()
-        let key = Cache.Key(store: ObjectIdentifier(store as AnyObject), caller: caller, change: try await store.latestChange(),
-                            lots: lots, at: at ?? clock, freshness: freshness)
-        if let hit = await Cache.shared.value(key) { return hit }
-        let value = try await compute(lots: lots, from: store, at: at, clock: clock, freshness: freshness, by: caller)
-        await Cache.shared.store(value, for: key)
-        return value
+        return try await Histories.shared.availability(lots: lots, in: store, at: at, clock: ParkingLiveView.localTime(),
+                                                       freshness: freshness, by: caller)
     }
 
-    /// The latest availabilities computed, keyed by store, caller, the store's latest change and the query.
-    actor Cache {
-        static let shared = Cache()
+    /// The occupancy history the processes read, kept in memory per store and access class
+    /// (``LiveOccupancyHistory``) with the forecast's training of the last day asked, and brought up to
+    /// date from the change feed at each query: a query after a few new readings reads those, not the
+    /// half million a city holds. Queries of one store and class take turns.
+    actor Histories {
+        static let shared = Histories()
         struct Key: Hashable {
             var store: ObjectIdentifier
             var caller: Caller
-            var change: Int64
-            var lots: [StoreParkingLot]
-            var at: Double?
-            var freshness: Double
         }
-        private var entries: [Key: ParkingAvailability] = [:]
+        struct Entry: Sendable {
+            var history: LiveOccupancyHistory
+            /// The last change-feed sequence the history reflects.
+            var seen: Int64
+            var training: OccupancyForecaster.Training?
+        }
+        private var entries: [Key: Entry] = [:]
+        private var running: [Key: Task<ParkingAvailability, any Error>] = [:]
 
-        func value(_ key: Key) -> ParkingAvailability? { entries[key] }
+        func availability(lots: [StoreParkingLot], in store: any FeatureStore, at: Double?, clock: Double, freshness: Double,
+                          by caller: Caller) async throws -> ParkingAvailability {
+            let key = Key(store: ObjectIdentifier(store as AnyObject), caller: caller.accessClass)
+            while let other = running[key] {
+                _ = try? await other.value
+                if running[key] == other { running[key] = nil }
+            }
+            // Taken out while it is brought up to date, so its half million readings are not copied.
+            let kept = entries.removeValue(forKey: key)
+            let task = Task { () throws -> ParkingAvailability in
+                let (fetched, history) = try await Self.bringUpToDate(kept, lots: lots, in: store, by: caller)
+                var entry = fetched
+                let now = instant(at, clock: clock, history: history)
+                let day = LocalClock.dayIndex(now)
+                if let changed = entry.history.takeEarliestChange(), changed < Double(day) * LocalClock.day { entry.training = nil }
+                if entry.training?.fits(history.series, day: day) != true {
+                    entry.training = try await BlockingWork.run { ParkingAvailability.training(history, at: now) }
+                }
+                self.keep(entry, for: key)
+                return ParkingAvailability.compute(lots: lots, history: history, at: now, freshness: freshness, training: entry.training!)
+            }
+            running[key] = task
+            defer { if running[key] == task { running[key] = nil } }
+            return try await task.value
+        }
 
-        func store(_ value: ParkingAvailability, for key: Key) {
-            if entries.count >= 32 { entries.removeAll() }
-            entries[key] = value
+        private func keep(_ entry: Entry, for key: Key) { entries[key] = entry }
+
+        private static func bringUpToDate(_ kept: Entry?, lots: [StoreParkingLot], in store: any FeatureStore,
+                                          by caller: Caller) async throws -> (Entry, StoreParkingOccupancy.History) {
+            let end = try await store.latestChange()
+            var entry: Entry
+            if var kept, end > kept.seen {
+                // The readings the feed names since; more than the live view reads one by one: the layer again whole.
+                var ids = Set<String>(), whole = false, since = kept.seen
+                while !whole {
+                    let events = try await store.changes(since: since, limit: 10_000, by: caller)
+                    guard let last = events.last else { break }
+                    for e in events where e.layer == StoreParkingOccupancy.layer { ids.insert(e.featureID) }
+                    whole = ids.count > ParkingLiveView.Memory.rereadLimit
+                    since = last.sequence
+                }
+                if whole {
+                    entry = Entry(history: try await LiveOccupancyHistory.load(from: store, lots: lots, by: caller), seen: end)
+                } else {
+                    try await kept.history.reread(ids, from: store, by: caller)
+                    kept.seen = max(since, end)
+                    entry = kept
+                }
+            } else if let kept {
+                entry = kept
+            } else {
+                entry = Entry(history: try await LiveOccupancyHistory.load(from: store, lots: lots, by: caller), seen: end)
+            }
+            let history = entry.history.history(lots: lots)
+            return (entry, history)
         }
     }
 

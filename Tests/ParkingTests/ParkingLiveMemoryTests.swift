@@ -88,4 +88,41 @@ struct ParkingLiveMemoryTests {
         try await insert(bulk)
         try await check("a bulk import")
     }
+
+    @Test("the processes' availability, from the history kept per store and brought up to date from the change feed, equals one from a whole read after readings added, replaced at one instant, withdrawn, of a past day and in bulk, and after a lot's capacity changed")
+    func processesHistoryEqualsWholeRead() async throws {
+        let (store, _, _) = try await EmergencyDistrict.makeStore(["parking_lots", "parking_occupancy"], in: .forTestCase("parking"))
+        let morning = try #require(LocalClock.parse("2026-06-17 09:35:00"))
+        func check(_ what: String) async throws {
+            let lots = try await StoreParkingLot.load(from: store, by: .admin)
+            for at in [morning, morning - 86_400] {
+                let kept = try await ParkingAvailability.load(lots: lots, from: store, at: at, by: .admin)
+                let whole = try await ParkingAvailability.compute(lots: lots, from: store, at: at, freshness: ParkingAvailability.defaultFreshness, by: .admin)
+                #expect(kept.forecasts == whole.forecasts && kept.cleaning == whole.cleaning && kept.aboveCapacity == whole.aboveCapacity,
+                        "\(what) at \(ParkingLiveView.iso(at))")
+            }
+        }
+        try await check("first")
+        let lots = try await StoreParkingLot.load(from: store, by: .admin)
+        let lot = try #require(lots.first { $0.smart })
+        try await store.insert(layer: StoreParkingOccupancy.layer, features: [ParkingLiveViewTests.reading("PO-T-1", lot, lot.capacity + 2, at: morning - 60)],
+                               by: .admin, at: nil)
+        try await check("a reading above capacity")
+        try await store.insert(layer: StoreParkingOccupancy.layer, features: [ParkingLiveViewTests.reading("PO-A", lot, 0, at: morning - 60)], by: .admin, at: nil)
+        try await check("a second reading at its instant")
+        try await store.delete(layer: StoreParkingOccupancy.layer, ids: ["PO-A"], by: .admin, at: nil)
+        try await check("withdrawn")
+        try await store.insert(layer: StoreParkingOccupancy.layer, features: [ParkingLiveViewTests.reading("PO-PAST", lot, 3, at: morning - 2 * 86_400)],
+                               by: .admin, at: nil)
+        try await check("a reading of a past day")
+        var edited = try #require(try await store.feature(layer: StoreParkingLot.layer, id: lot.id, by: .admin))
+        edited.properties["capacity"] = .integer(Int64(lot.capacity + 40))
+        try await store.upsert(layer: StoreParkingLot.layer, features: [edited], by: .admin, at: nil)
+        try await check("a lot's capacity")
+        let bulk = (0..<(ParkingLiveView.Memory.rereadLimit + 10)).map { k in
+            ParkingLiveViewTests.reading("PO-BULK-\(k)", lots[k % lots.count], k % 5, at: morning - 4 * 86_400 + Double(k) * 60)
+        }
+        try await store.insert(layer: StoreParkingOccupancy.layer, features: bulk, by: .admin, at: nil)
+        try await check("a bulk import")
+    }
 }
