@@ -9,7 +9,9 @@ over the city (p50, p99, mean bytes) and z14 alone; the same tiles again (cached
 of addresses followed by their next links (keyset) to a depth of 1,000,000 items or the layer's end
 (first page and the deepest pages); a CQL2 filter and small bboxes; single-address geocoding;
 nearest-3 hospitals, 5/10-minute service areas and routes between random points of the whole road
-graph (the first call, which builds the graph, reported apart); peak RSS of `serve` (VmHWM); when
+graph (the first call, which builds the graph, reported apart); a parking detector's reading
+written (the request returns once the live view and the signs show it: checked) and parking-guidance
+to that lot right after it; peak RSS of `serve` (VmHWM); when
 a read first answers after start and when the start-up's work beside the first requests is done
 (`settled`: measuring starts then, so requests do not compete with it for the 2 cores).
 Every request is the same for every size (same seeds), so the rows compare. Prints a table and
@@ -287,6 +289,34 @@ def bench_network(served, city, count):
             timed(served, routes, "routes across the city")]
 
 
+def bench_parking(served, city, count):
+    """A detector's reading written through the features API (the request returns after the live view
+    and the signs are brought up to date), and parking-guidance to that lot right after it."""
+    body, _ = served.ok("GET", "/collections/parking_lots/items?limit=10000&properties=capacity&f=json")
+    lots = json.loads(body)["features"]
+    rng = random.Random(61)
+    writes, guides = [], []
+    for k in range(count):
+        lot = rng.choice(lots)
+        g = lot["geometry"]
+        ring = (g["coordinates"][0][0] if g["type"] == "MultiPolygon" else g["coordinates"][0])[:-1]
+        to = [round(sum(p[0] for p in ring) / len(ring), 7), round(sum(p[1] for p in ring) / len(ring), 7)]
+        now = time.strftime("%Y-%m-%dT%H:%M:%S+08:00", time.gmtime(time.time() + 8 * 3600))
+        capacity = lot["properties"]["capacity"]
+        reading = {"type": "Feature", "geometry": None, "properties": {
+            "lot": lot["id"], "observed_at": now, "occupied": rng.randrange(capacity + 1), "capacity": capacity, "source": "检测器"}}
+        status, payload, t = served.request("POST", "/collections/parking_occupancy/items", reading)
+        if status != 201:
+            raise SystemExit(f"POST a parking reading: HTTP {status} {payload[:300]!r}")
+        writes.append(t)
+        seen, _ = served.ok("GET", f"/collections/parking_availability/items/{lot['id']}?f=json")
+        if json.loads(seen)["properties"].get("observed_at") != now:
+            raise SystemExit(f"the live view did not show the reading of {lot['id']} written at {now} when the write returned")
+        _, t = served.ok("POST", "/processes/parking-guidance/execution", {"inputs": {"from": city.place(rng), "to": to}})
+        guides.append(t)
+    return [summary(writes, 0, "parking reading written (+ view)"), summary(guides, 0, "parking-guidance after a reading")]
+
+
 def build(binary, backend, n, data, postgres):
     if backend == "spatialite":
         store = str(data / f"city-{n}.sqlite")
@@ -360,7 +390,8 @@ def main():
                 log(f"scale: {backend} {n} x {n}: start-up work done {row['settled_s']:.1f} s after start; measuring")
                 tiles, served = bench_tiles(served, city, count, restart)
                 row["measures"] = (tiles + bench_queries(served, city, count // 4)
-                                   + bench_geocode(served, count // 4) + bench_network(served, city, count // 4))
+                                   + bench_geocode(served, count // 4) + bench_network(served, city, count // 4)
+                                   + bench_parking(served, city, count // 8))
                 row["pages"] = bench_pages(served, depth)
                 row["serve_peak_rss_mib"] = max(peaks + [served.peak_rss_mib()])
             finally:

@@ -68,10 +68,18 @@ public struct ParkingAvailability: Sendable {
         }
         private var entries: [Key: Entry] = [:]
         private var running: [Key: Task<ParkingAvailability, any Error>] = [:]
+        /// The store each identifier was last seen for: a store freed and another made at its address
+        /// starts afresh.
+        private var owners: [ObjectIdentifier: Owner] = [:]
+        private struct Owner { weak var store: AnyObject? }
 
         func availability(lots: [StoreParkingLot], in store: any FeatureStore, at: Double?, clock: Double, freshness: Double,
                           by caller: Caller) async throws -> ParkingAvailability {
             let key = Key(store: ObjectIdentifier(store as AnyObject), caller: caller.accessClass)
+            if owners[key.store]?.store !== (store as AnyObject) {
+                entries = entries.filter { $0.key.store != key.store }
+                owners[key.store] = Owner(store: store as AnyObject)
+            }
             while let other = running[key] {
                 _ = try? await other.value
                 if running[key] == other { running[key] = nil }

@@ -74,10 +74,8 @@ public struct SensorFeatureLinks: Sendable {
         }
         guard !devices.isEmpty else { return }
         let wantedDevices = Set(devices.values.joined())
-        var thingsByDevice = [String: [SensingEntity]]()
-        for t in try await sensing.sensingEntities(.thing, linkedBy: nil) {
-            if let d = Self.device(of: t), wantedDevices.contains(d) { thingsByDevice[d, default: []].append(t) }
-        }
+        // The Things of these devices from the register kept in memory (listing every Thing grew with the city).
+        let thingsByDevice = try await DeviceThings.shared.things(of: wantedDevices, store: store, sensing: sensing)
         guard !thingsByDevice.isEmpty else { return }
         let now = SensingTime.now
         for k in features.indices {

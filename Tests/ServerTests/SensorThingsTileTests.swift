@@ -108,6 +108,28 @@ struct SensorThingsTileTests {
         }
     }
 
+    @Test("the Things a feature's reading comes from follow the change feed: one registered after the first join gives its reading; edited to name no device it gives none; named again it does; deleted it gives none")
+    func thingsFollowTheFeed() async throws {
+        try await Self.run { api, _ in
+            func latest() async throws -> JSONValue? {
+                try await api.get("/collections/river_gauges/items/GA-02").json["properties"]?["latest_value"]
+            }
+            #expect(try await latest() == nil)
+            let ds = try await Self.postThing(api)
+            #expect(try await api.postLevels(ds, [23.0, 23.8]).status == .created)
+            #expect(try await latest() == 23.8)
+            let thing = try #require(try await api.get("/sta/v1.1/Datastreams(\(ds))/Thing").json["@iot.id"]?.integerValue)
+            let edited = try await api.send(.patch, "/sta/v1.1/Things(\(thing))", token: api.token(), body: #"{"properties": {"station": "JS-01"}}"#)
+            #expect(edited.status == .ok, "\(edited.text)")
+            #expect(try await latest() == nil)
+            #expect(try await api.send(.patch, "/sta/v1.1/Things(\(thing))", token: api.token(),
+                                       body: #"{"properties": {"station": "JS-01", "iot_device": "IOT-SW-02"}}"#).status == .ok)
+            #expect(try await latest() == 23.8)
+            #expect(try await api.send(.delete, "/sta/v1.1/Things(\(thing))", token: api.token()).status == .ok)
+            #expect(try await latest() == nil)
+        }
+    }
+
     @Test("an observation written by another process on the same store invalidates this server's cached tile (change feed, no timer)")
     func otherProcessObservation() async throws {
         try await Self.run { api, path in
