@@ -45,40 +45,48 @@ public struct ParkingAvailability: Sendable {
     public static func load(lots: [StoreParkingLot], from store: any FeatureStore, at: Double?, freshness: Double = defaultFreshness,
                             by caller: Caller) async throws -> ParkingAvailability {
         // The history and the training of the day are the cost of a query: kept per store and brought up to date.
-        guard type(of: store) is AnyClass else { return try await compute(lots: lots, from: store, at: at, freshness: freshness, by: caller) }
-        return try await Histories.shared.availability(lots: lots, in: store, at: at, clock: ParkingLiveView.localTime(),
-                                                       freshness: freshness, by: caller)
+        guard type(of: store) is AnyClass, try await Histories.readsWhole(store, caller) else {
+            return try await compute(lots: lots, from: store, at: at, freshness: freshness, by: caller)
+        }
+        return try await Histories.shared.availability(lots: lots, in: store, at: at, clock: ParkingLiveView.localTime(), freshness: freshness)
     }
 
-    /// The occupancy history the processes read, kept in memory per store and access class
-    /// (``LiveOccupancyHistory``) with the forecast's training of the last day asked, and brought up to
-    /// date from the change feed at each query: a query after a few new readings reads those, not the
-    /// half million a city holds. Queries of one store and class take turns.
+    /// The occupancy history kept in memory once per store (``LiveOccupancyHistory``, read as the
+    /// administrator) with the forecast's training of the last day asked, and brought up to date from
+    /// the change feed at each query: a query after a few new readings reads those, not the half
+    /// million a city holds. The live view and the processes share it; a caller who may not read the
+    /// layer, or sees one of its readings' properties masked, reads the store instead. Queries of one
+    /// store take turns.
     actor Histories {
         static let shared = Histories()
-        struct Key: Hashable {
-            var store: ObjectIdentifier
-            var caller: Caller
-        }
         struct Entry: Sendable {
             var history: LiveOccupancyHistory
             /// The last change-feed sequence the history reflects.
             var seen: Int64
             var training: OccupancyForecaster.Training?
         }
-        private var entries: [Key: Entry] = [:]
-        private var running: [Key: Task<ParkingAvailability, any Error>] = [:]
+        private var entries: [ObjectIdentifier: Entry] = [:]
+        private var running: [ObjectIdentifier: Task<ParkingAvailability, any Error>] = [:]
         /// The store each identifier was last seen for: a store freed and another made at its address
         /// starts afresh.
         private var owners: [ObjectIdentifier: Owner] = [:]
         private struct Owner { weak var store: AnyObject? }
 
-        func availability(lots: [StoreParkingLot], in store: any FeatureStore, at: Double?, clock: Double, freshness: Double,
-                          by caller: Caller) async throws -> ParkingAvailability {
-            let key = Key(store: ObjectIdentifier(store as AnyObject), caller: caller.accessClass)
-            if owners[key.store]?.store !== (store as AnyObject) {
-                entries = entries.filter { $0.key.store != key.store }
-                owners[key.store] = Owner(store: store as AnyObject)
+        /// Whether `caller` reads the readings as the kept history holds them: the layer readable, and
+        /// none of a reading's properties (lot, time, count) masked for it.
+        static func readsWhole(_ store: any FeatureStore, _ caller: Caller) async throws -> Bool {
+            guard let layer = try await store.layerDefinition(StoreParkingOccupancy.layer, for: caller) else { return false }
+            let read: Set<String> = ["lot", "observed_at", "occupied"]
+            return layer.sensitive.allSatisfy { !read.contains($0.attribute) || AccessPolicy.seesClearValue(of: $0, in: layer, caller) }
+        }
+
+        /// Availability of `lots` at `at` (nil: now by `clock`, ``instant(_:clock:history:)``) from the kept history.
+        func availability(lots: [StoreParkingLot], in store: any FeatureStore, at: Double?, clock: Double,
+                          freshness: Double) async throws -> ParkingAvailability {
+            let key = ObjectIdentifier(store as AnyObject)
+            if owners[key]?.store !== (store as AnyObject) {
+                entries[key] = nil
+                owners[key] = Owner(store: store as AnyObject)
             }
             while let other = running[key] {
                 _ = try? await other.value
@@ -87,7 +95,7 @@ public struct ParkingAvailability: Sendable {
             // Taken out while it is brought up to date, so its half million readings are not copied.
             let kept = entries.removeValue(forKey: key)
             let task = Task { () throws -> ParkingAvailability in
-                let (fetched, history) = try await Self.bringUpToDate(kept, lots: lots, in: store, by: caller)
+                let (fetched, history) = try await Self.bringUpToDate(kept, lots: lots, in: store)
                 var entry = fetched
                 let now = instant(at, clock: clock, history: history)
                 let day = LocalClock.dayIndex(now)
@@ -103,33 +111,33 @@ public struct ParkingAvailability: Sendable {
             return try await task.value
         }
 
-        private func keep(_ entry: Entry, for key: Key) { entries[key] = entry }
+        private func keep(_ entry: Entry, for key: ObjectIdentifier) { entries[key] = entry }
 
-        private static func bringUpToDate(_ kept: Entry?, lots: [StoreParkingLot], in store: any FeatureStore,
-                                          by caller: Caller) async throws -> (Entry, StoreParkingOccupancy.History) {
+        private static func bringUpToDate(_ kept: Entry?, lots: [StoreParkingLot],
+                                          in store: any FeatureStore) async throws -> (Entry, StoreParkingOccupancy.History) {
             let end = try await store.latestChange()
             var entry: Entry
             if var kept, end > kept.seen {
                 // The readings the feed names since; more than the live view reads one by one: the layer again whole.
                 var ids = Set<String>(), whole = false, since = kept.seen
                 while !whole {
-                    let events = try await store.changes(since: since, limit: 10_000, by: caller)
+                    let events = try await store.changes(since: since, limit: 10_000, by: .admin)
                     guard let last = events.last else { break }
                     for e in events where e.layer == StoreParkingOccupancy.layer { ids.insert(e.featureID) }
                     whole = ids.count > ParkingLiveView.Memory.rereadLimit
                     since = last.sequence
                 }
                 if whole {
-                    entry = Entry(history: try await LiveOccupancyHistory.load(from: store, lots: lots, by: caller), seen: end)
+                    entry = Entry(history: try await LiveOccupancyHistory.load(from: store, lots: lots, by: .admin), seen: end)
                 } else {
-                    try await kept.history.reread(ids, from: store, by: caller)
+                    try await kept.history.reread(ids, from: store, by: .admin)
                     kept.seen = max(since, end)
                     entry = kept
                 }
             } else if let kept {
                 entry = kept
             } else {
-                entry = Entry(history: try await LiveOccupancyHistory.load(from: store, lots: lots, by: caller), seen: end)
+                entry = Entry(history: try await LiveOccupancyHistory.load(from: store, lots: lots, by: .admin), seen: end)
             }
             let history = entry.history.history(lots: lots)
             return (entry, history)

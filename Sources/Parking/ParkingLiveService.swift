@@ -59,7 +59,7 @@ public actor ParkingLiveService {
     /// The refresh under way.
     private var running: Task<Bool, any Error>?
     /// What the view read and computed at the last refresh, and the features changed since.
-    private var memory = ParkingLiveView.Memory()
+    private var memory = ParkingLiveView.Memory.sharingHistory()
 
     private func refreshIfBehind() async throws -> Bool {
         let now = clock()
@@ -79,12 +79,12 @@ public actor ParkingLiveService {
             if memory.isBehind { needed = true } else { seen = end }
         } else {
             end = try await store.latestChange()
-            memory = ParkingLiveView.Memory()
+            memory = ParkingLiveView.Memory.sharingHistory()
         }
         guard needed else { return false }
         let feed = feed
         var memory = memory
-        self.memory = ParkingLiveView.Memory()
+        self.memory = ParkingLiveView.Memory.sharingHistory()
         let update: ParkingLiveView.Update
         do {
             update = try await ParkingLiveView.refresh(store, memory: &memory, now: now, roadsPatience: Self.roadsPatience) { signs in

@@ -215,7 +215,18 @@ public enum ParkingLiveView {
         /// Layers to read again whole.
         var reread: Set<String> = []
 
+        /// The occupancy history is the one kept per store for the processes too (``ParkingAvailability/Histories``),
+        /// not the memory's own.
+        var sharesHistory = false
+
         public init() {}
+
+        /// A memory whose occupancy history is the one the processes read (a server's live view).
+        static func sharingHistory() -> Memory {
+            var m = Memory()
+            m.sharesHistory = true
+            return m
+        }
 
         /// The layers the memory holds: the sources and the view.
         static let layers = sources.union([layer])
@@ -310,24 +321,31 @@ public enum ParkingLiveView {
             memory.lotGeometries = geometries
         }
         let lots = memory.lots ?? []
-        // The history: read whole once, then the readings changed since.
-        if memory.history == nil || memory.reread.contains(StoreParkingOccupancy.layer) {
+        let availability: ParkingAvailability
+        if memory.sharesHistory, type(of: store) is AnyClass {
+            // The history kept per store follows the change feed itself.
             _ = memory.take(StoreParkingOccupancy.layer)
-            memory.history = try await LiveOccupancyHistory.load(from: store, lots: lots, by: .admin)
-            memory.training = nil
-        } else if let ids = memory.take(StoreParkingOccupancy.layer), !ids.isEmpty {
-            try await memory.history!.reread(ids, from: store, by: .admin)
+            availability = try await ParkingAvailability.Histories.shared.availability(lots: lots, in: store, at: nil, clock: now, freshness: freshness)
+        } else {
+            // The history: read whole once, then the readings changed since.
+            if memory.history == nil || memory.reread.contains(StoreParkingOccupancy.layer) {
+                _ = memory.take(StoreParkingOccupancy.layer)
+                memory.history = try await LiveOccupancyHistory.load(from: store, lots: lots, by: .admin)
+                memory.training = nil
+            } else if let ids = memory.take(StoreParkingOccupancy.layer), !ids.isEmpty {
+                try await memory.history!.reread(ids, from: store, by: .admin)
+            }
+            let history = memory.history!.history(lots: lots)
+            // The one rule of freshness the processes judge by too: now by the clock, a detector a little ahead of it not hidden.
+            let at = ParkingAvailability.instant(nil, clock: now, history: history)
+            let today = LocalClock.dayIndex(at)
+            if let changed = memory.history!.takeEarliestChange(), changed < Double(today) * LocalClock.day { memory.training = nil }
+            if memory.training?.fits(history.series, day: today) != true {
+                memory.training = try await BlockingWork.run { ParkingAvailability.training(history, at: at) }
+            }
+            availability = ParkingAvailability.compute(lots: lots, history: history, at: at, freshness: freshness, training: memory.training!)
         }
-        let history = memory.history!.history(lots: lots)
-        // The one rule of freshness the processes judge by too: now by the clock, a detector a little ahead of it not hidden.
-        let now = ParkingAvailability.instant(nil, clock: now, history: history)
-        let today = LocalClock.dayIndex(now)
-        if let changed = memory.history!.takeEarliestChange(), changed < Double(today) * LocalClock.day { memory.training = nil }
-        if memory.training?.fits(history.series, day: today) != true {
-            memory.training = try await BlockingWork.run { ParkingAvailability.training(history, at: now) }
-        }
-        let training = memory.training!
-        let availability = ParkingAvailability.compute(lots: lots, history: history, at: now, freshness: freshness, training: training)
+        let now = availability.at
         var shown: [String: [String: JSONValue]] = [:]
         for i in lots.indices { shown[lots[i].id] = properties(availability, lot: i) }
 

@@ -51,8 +51,7 @@ struct FloodScenarioRangeTests {
         // Through the process: refused in validation (no job), naming the field and the range.
         // The run's DEM, a raster the store manages (this check does not use its cells).
         let data = Data("ncols 1\nnrows 1\nxllcorner 0\nyllcorner 0\ncellsize 10\n20\n".utf8)
-        let rasters = try #require(store as? any ManagedRasters)
-        try await rasters.putRaster(try ManagedRaster.describe(try Grid(esriASCIIData: data), data: data, id: ManagedRaster.defaultDEM, title: nil,
+        try await store.putRaster(try ManagedRaster.describe(try Grid(esriASCIIData: data), data: data, id: ManagedRaster.defaultDEM, title: nil,
                                                                kind: .dem, crs: 4547, by: .admin), data: data, replace: true, by: .admin)
         let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../..").standardizedFileURL
         let flood = FloodScenarioProcess(scenariosDirectory: repository.appendingPathComponent("Models/scenarios"),

@@ -21,7 +21,7 @@ extension HydraulicState {
             // Links: Courant condition.
             for j in 0..<linkCount where linkKind[j] == .conduit {
                 let q = abs(newFlow[j]) / barrels[j]
-                if q <= SWMMConstant.fudgeFlow || a1[j] <= SWMMConstant.fudgeArea || froude[j] <= 0.01 { continue }
+                if q <= SWMMConstant.fudgeFlow || ends[j].a1 <= SWMMConstant.fudgeArea || froude[j] <= 0.01 { continue }
                 var t = linkNewVolume[j] / barrels[j] / q
                 t *= modLength[j] / length[j]
                 t *= froude[j] / (1 + froude[j]) * factor
@@ -50,7 +50,7 @@ extension HydraulicState {
         var isConverged = false
         for i in 0..<nodeCount { converged[i] = false; dYdT[i] = 0 }
         for j in 0..<linkCount { bypassed[j] = false; surfArea1[j] = 0; surfArea2[j] = 0 }
-        for j in 0..<linkCount where linkKind[j] == .conduit { a2[j] = a1[j] }
+        for j in 0..<linkCount where linkKind[j] == .conduit { ends[j].a2 = ends[j].a1 }
 
         let maxTrials = max(1, options.maxTrials)
         while steps < maxTrials {
@@ -176,7 +176,7 @@ extension HydraulicState {
         let nb = barrels[j]
         let isClosed = setting[j] == 0
         let qOld = oldFlow[j] / nb
-        let qLast = q1[j]
+        let qLast = ends[j].q1
         let n1 = node1[j], n2 = node2[j]
         let z1 = invert[n1] + offset1[j]
         let z2 = invert[n2] + offset2[j]
@@ -189,7 +189,7 @@ extension HydraulicState {
             y1 = min(y1, x.yFull)
             y2 = min(y2, x.yFull)
         }
-        let aOld = max(a2[j], SWMMConstant.fudgeArea)
+        let aOld = max(ends[j].a2, SWMMConstant.fudgeArea)
         let len = modLength[j]
 
         findSurfaceArea(j, x, qLast, len, &h1, &h2, &y1, &y2)
@@ -204,12 +204,12 @@ extension HydraulicState {
 
         let fc = flowClass[j]
         if fc == .dry || fc == .upDry || fc == .dnDry || isClosed || aMid <= SWMMConstant.fudgeArea {
-            a1[j] = 0.5 * (area1 + area2)
-            q1[j] = 0; q2[j] = 0
+            ends[j].a1 = 0.5 * (area1 + area2)
+            ends[j].q1 = 0; ends[j].q2 = 0
             dqdh[j] = gravity * dt * aMid / len * nb
             froude[j] = 0
             linkNewDepth[j] = min(yMid, x.yFull)
-            linkNewVolume[j] = a1[j] * length[j] * nb
+            linkNewVolume[j] = ends[j].a1 * length[j] * nb
             newFlow[j] = 0
             return
         }
@@ -275,8 +275,8 @@ extension HydraulicState {
         if q > SWMMConstant.fudgeFlow && newDepth[n1] <= SWMMConstant.fudge { q = SWMMConstant.fudgeFlow }
         if q < -SWMMConstant.fudgeFlow && newDepth[n2] <= SWMMConstant.fudge { q = -SWMMConstant.fudgeFlow }
 
-        a1[j] = aMid
-        q1[j] = q; q2[j] = q
+        ends[j].a1 = aMid
+        ends[j].q1 = q; ends[j].q2 = q
         linkNewDepth[j] = min(yMid, x.yFull)
         aMid = 0.5 * (area1 + area2)
         linkNewVolume[j] = aMid * length[j] * nb
@@ -513,7 +513,7 @@ extension HydraulicState {
     private mutating func findLimitedLinks() {
         for j in 0..<linkCount where linkKind[j] == .conduit && !isDummy[j] {
             capacityLimited[j] = false
-            if a1[j] >= xsect[j].aFull {
+            if ends[j].a1 >= xsect[j].aFull {
                 let h1 = newDepth[node1[j]] + invert[node1[j]]
                 let h2 = newDepth[node2[j]] + invert[node2[j]]
                 if h1 - h2 > abs(slope[j]) * length[j] { capacityLimited[j] = true }

@@ -73,9 +73,9 @@ extension HydraulicState {
                 inflow[node1[j]] -= newFlow[j]; outflow[node2[j]] -= newFlow[j]
             }
             if linkKind[j] == .conduit {
-                q1[j] = newFlow[j] / barrels[j]; q2[j] = q1[j]
-                a1[j] = xsect[j].area(linkNewDepth[j]); a2[j] = a1[j]
-                linkNewVolume[j] = a1[j] * length[j] * barrels[j]
+                ends[j].q1 = newFlow[j] / barrels[j]; ends[j].q2 = ends[j].q1
+                ends[j].a1 = xsect[j].area(linkNewDepth[j]); ends[j].a2 = ends[j].a1
+                linkNewVolume[j] = ends[j].a1 * length[j] * barrels[j]
                 linkOldVolume[j] = linkNewVolume[j]
                 linkOldDepth[j] = linkNewDepth[j]
             }

@@ -126,7 +126,9 @@ struct HydraulicState {
     var q0: [Double]
     var linkOldDepth: [Double], linkNewDepth: [Double]
     var linkOldVolume: [Double], linkNewVolume: [Double]
-    var q1: [Double], q2: [Double], a1: [Double], a2: [Double]
+    /// Each conduit's entry and exit flow and area (per barrel), one record a link: the kinematic wave
+    /// writes all four at once (one uniqueness check, not four).
+    var ends: [ConduitEnds]
     var froude: [Double]
     var flowClass: [FlowClass]
     var dqdh: [Double]
@@ -314,7 +316,7 @@ struct HydraulicState {
         slope = zl; roughFactor = zl; beta = zl; qFull = zl; qMax = zl; aMax = zl
         orificeLength = zl; orificeSurfArea = zl; orificeHCrit = zl; orificeCOrif = zl; orificeCWeir = zl
         oldFlow = zl; newFlow = zl; linkOldDepth = zl; linkNewDepth = zl; linkOldVolume = zl; linkNewVolume = zl
-        q1 = zl; q2 = zl; a1 = zl; a2 = zl; froude = zl; dqdh = zl; surfArea1 = zl; surfArea2 = zl
+        ends = Array(repeating: ConduitEnds(), count: linkCount); froude = zl; dqdh = zl; surfArea1 = zl; surfArea2 = zl
         flowClass = Array(repeating: .dry, count: linkCount)
         bypassed = Array(repeating: false, count: linkCount)
         setting = Array(repeating: 1, count: linkCount)
@@ -338,4 +340,9 @@ struct HydraulicState {
         initialiseState()
         outfallLinks = (0..<linkCount).filter { nodeKind[node1[$0]] == .outfall || nodeKind[node2[$0]] == .outfall }
     }
+}
+
+/// A conduit's flow and area at its entry (1) and exit (2), per barrel: SWMM's q1, a1, q2, a2.
+struct ConduitEnds: Sendable, Equatable {
+    var q1 = 0.0, a1 = 0.0, q2 = 0.0, a2 = 0.0
 }

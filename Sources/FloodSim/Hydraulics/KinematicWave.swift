@@ -47,14 +47,14 @@ extension HydraulicState {
         let x = xsect[j]
         var y1 = 0.0, y2 = 0.0
         if !isDummy[j] {
-            linkNewVolume[j] = 0.5 * (a1[j] + a2[j]) * length[j] * barrels[j]
-            y1 = x.depth(ofArea: a1[j])
-            y2 = x.depth(ofArea: a2[j])
+            linkNewVolume[j] = 0.5 * (ends[j].a1 + ends[j].a2) * length[j] * barrels[j]
+            y1 = x.depth(ofArea: ends[j].a1)
+            y2 = x.depth(ofArea: ends[j].a2)
         }
         linkNewDepth[j] = 0.5 * (y1 + y2)
         raiseNodeDepth(node1[j], to: y1 + offset1[j])
         raiseNodeDepth(node2[j], to: y2 + offset2[j])
-        capacityLimited[j] = !isDummy[j] && x.aFull > 0 && a1[j] >= x.aFull
+        capacityLimited[j] = !isDummy[j] && x.aFull > 0 && ends[j].a1 >= x.aFull
     }
 
     /// SWMM's updateNodeDepth: a flooded non-outfall node with an outflow link stands at its full
@@ -107,8 +107,8 @@ extension HydraulicState {
         let qf = qFull[j]
         guard qf > 0, aFull > 0 else { qoutflow = qinflow; return }
         let beta1 = beta[j] / qf
-        let q1n = q1[j] / qf, q2n = q2[j] / qf
-        let a1n = a1[j] / aFull, a2n = a2[j] / aFull
+        let q1n = ends[j].q1 / qf, q2n = ends[j].q2 / qf
+        let a1n = ends[j].a1 / aFull, a2n = ends[j].a2 / aFull
         var qin = qinflow / nb / qf
         let ain: Double
         if qin >= 1 {
@@ -156,10 +156,10 @@ extension HydraulicState {
             qout = beta1 * x.sectionFactor(ofArea: aout * aFull)
             if qin > 1 { qin = 1 }
         }
-        q1[j] = qin * qf; a1[j] = ain * aFull
-        q2[j] = qout * qf; a2[j] = aout * aFull
-        qinflow = q1[j] * nb
-        qoutflow = q2[j] * nb
+        let e = ConduitEnds(q1: qin * qf, a1: ain * aFull, q2: qout * qf, a2: aout * aFull)
+        ends[j] = e
+        qinflow = e.q1 * nb
+        qoutflow = e.q2 * nb
     }
 
     private mutating func setKinematicNodeState(_ i: Int, _ dt: Double) {

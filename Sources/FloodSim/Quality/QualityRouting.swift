@@ -383,7 +383,7 @@ struct QualityState {
             for p in pollutants.indices { linkNew[p, j] = nodeNew[p, up] }
             return
         }
-        var qIn = abs(s.q1[j]) * s.barrels[j]
+        var qIn = abs(s.ends[j].q1) * s.barrels[j]
         let v1 = s.linkOldVolume[j], v2 = s.linkNewVolume[j]
         if s.method == .dynamicWave { qIn = max(qIn + (v2 - v1) / dt, 0) }
         for p in pollutants.indices {
