@@ -59,11 +59,18 @@ public struct ParkingAvailability: Sendable {
     /// store take turns.
     actor Histories {
         static let shared = Histories()
-        struct Entry: Sendable {
+        /// A store's kept history. A class, so bringing it up to date changes it in place (a copy of half a
+        /// million readings costs 30 ms); only the query holding the store's turn (`running`) touches it.
+        final class Entry: @unchecked Sendable {
             var history: LiveOccupancyHistory
             /// The last change-feed sequence the history reflects.
             var seen: Int64
             var training: OccupancyForecaster.Training?
+
+            init(history: LiveOccupancyHistory, seen: Int64) {
+                self.history = history
+                self.seen = seen
+            }
         }
         private var entries: [ObjectIdentifier: Entry] = [:]
         private var running: [ObjectIdentifier: Task<ParkingAvailability, any Error>] = [:]
@@ -92,11 +99,9 @@ public struct ParkingAvailability: Sendable {
                 _ = try? await other.value
                 if running[key] == other { running[key] = nil }
             }
-            // Taken out while it is brought up to date, so its half million readings are not copied.
-            let kept = entries.removeValue(forKey: key)
+            let kept = entries[key]
             let task = Task { () throws -> ParkingAvailability in
-                let (fetched, history) = try await Self.bringUpToDate(kept, lots: lots, in: store)
-                var entry = fetched
+                let (entry, history) = try await Self.bringUpToDate(kept, lots: lots, in: store)
                 let now = instant(at, clock: clock, history: history)
                 let day = LocalClock.dayIndex(now)
                 if let changed = entry.history.takeEarliestChange(), changed < Double(day) * LocalClock.day { entry.training = nil }
@@ -108,7 +113,10 @@ public struct ParkingAvailability: Sendable {
             }
             running[key] = task
             defer { if running[key] == task { running[key] = nil } }
-            return try await task.value
+            do { return try await task.value } catch {
+                entries[key] = nil  // read whole at the next query
+                throw error
+            }
         }
 
         private func keep(_ entry: Entry, for key: ObjectIdentifier) { entries[key] = entry }
@@ -116,8 +124,8 @@ public struct ParkingAvailability: Sendable {
         private static func bringUpToDate(_ kept: Entry?, lots: [StoreParkingLot],
                                           in store: any FeatureStore) async throws -> (Entry, StoreParkingOccupancy.History) {
             let end = try await store.latestChange()
-            var entry: Entry
-            if var kept, end > kept.seen {
+            let entry: Entry
+            if let kept, end > kept.seen {
                 // The readings the feed names since; more than the live view reads one by one: the layer again whole.
                 var ids = Set<String>(), whole = false, since = kept.seen
                 while !whole {

@@ -241,7 +241,14 @@ public struct AlertMonitor: Sendable {
         let readByID = Dictionary(read.values.compactMap { f in f.id.map { ($0.description, f) } }, uniquingKeysWith: { a, _ in a })
         var basis = [String: Feature?]()
         for id in changed.keys {
-            basis[id] = if let f = readByID[id] { f } else { try await store.feature(layer: Self.layer, id: id, by: .admin) }
+            if let f = readByID[id] { basis[id] = f; continue }
+            let stored = try await store.feature(layer: Self.layer, id: id, by: .admin)
+            // Open now but not among the open alerts read: another server raised it meanwhile (its peak
+            // may be past this one's). Compute again from it rather than write over it.
+            if let stored, stored.properties["cleared_at"] ?? .null == .null {
+                throw StoreError(.versionChanged, "alert \"\(id)\" was raised by another writer after the open alerts were read", layer: Self.layer, feature: id)
+            }
+            basis[id] = stored
         }
         return (changed.keys.sorted().map { changed[$0]! }, basis)
     }
