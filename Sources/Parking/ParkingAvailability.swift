@@ -127,13 +127,11 @@ public struct ParkingAvailability: Sendable {
             let entry: Entry
             if let kept, end > kept.seen {
                 // The readings the feed names since; more than the live view reads one by one: the layer again whole.
-                var ids = Set<String>(), whole = false, since = kept.seen
-                while !whole {
-                    let events = try await store.changes(since: since, limit: 10_000, by: .admin)
-                    guard let last = events.last else { break }
+                var ids = Set<String>(), whole = false
+                let since = try await store.follow(since: kept.seen, by: .admin) { events in
                     for e in events where e.layer == StoreParkingOccupancy.layer { ids.insert(e.featureID) }
                     whole = ids.count > ParkingLiveView.Memory.rereadLimit
-                    since = last.sequence
+                    return !whole
                 }
                 if whole {
                     entry = Entry(history: try await LiveOccupancyHistory.load(from: store, lots: lots, by: .admin), seen: end)

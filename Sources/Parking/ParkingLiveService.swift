@@ -109,16 +109,13 @@ public actor ParkingLiveService {
     /// Walks the change feed after `sequence` to its end, noting in the memory the events on the view's
     /// layers other than `ignoring` (the refresh's own writes, by layer); the last sequence.
     private func note(since sequence: Int64, ignoring own: [String: Set<String>]) async throws -> Int64 {
-        let end = try await store.latestChange()
-        guard end > sequence else { return sequence }
-        var since = sequence
-        while true {
-            let events = try await store.changes(since: since, limit: 10_000, by: .admin)
-            guard let last = events.last else { break }
-            memory.note(events.lazy.filter { own[$0.layer]?.contains($0.featureID) != true })
-            since = last.sequence
+        var relevant: [ChangeEvent] = []
+        let latest = try await store.follow(since: sequence, by: .admin) { events in
+            relevant += events.filter { ParkingLiveView.Memory.layers.contains($0.layer) && own[$0.layer]?.contains($0.featureID) != true }
+            return true
         }
-        return max(since, end)
+        memory.note(relevant)
+        return latest
     }
 
     /// Follows the store every `period` while the push feed has subscribers.

@@ -191,8 +191,8 @@ public enum ParkingLiveView {
     }
 
     /// What the view keeps between two refreshes, so that a refresh after a few readings reads and
-    /// computes only what they touched: the lots, the occupancy history (``LiveOccupancyHistory``),
-    /// the forecast's training of the day, the view and the signs as stored, and what each sign's
+    /// computes only what they touched: the lots, the occupancy history and the forecast's training of
+    /// the day (``ParkingAvailability/Histories``), the view and the signs as stored, and what each sign's
     /// order was computed from. A refresh that fails leaves it empty (the next one reads everything).
     public struct Memory: Sendable {
         /// Features of more than this many a layer changed since the last refresh: the layer is read again whole.
@@ -200,8 +200,9 @@ public enum ParkingLiveView {
 
         var lots: [StoreParkingLot]?
         var lotGeometries: [String: Geometry] = [:]
-        var history: LiveOccupancyHistory?
-        var training: OccupancyForecaster.Training?
+        /// The occupancy history and the day's training: the one kept per store for the processes too
+        /// (a server's live view, ``sharingHistory()``), or the memory's own.
+        var histories = ParkingAvailability.Histories()
         /// `parking_availability` as stored, by lot.
         var shown: [String: [String: JSONValue]]?
         /// The signs as stored.
@@ -215,16 +216,12 @@ public enum ParkingLiveView {
         /// Layers to read again whole.
         var reread: Set<String> = []
 
-        /// The occupancy history is the one kept per store for the processes too (``ParkingAvailability/Histories``),
-        /// not the memory's own.
-        var sharesHistory = false
-
         public init() {}
 
         /// A memory whose occupancy history is the one the processes read (a server's live view).
         static func sharingHistory() -> Memory {
             var m = Memory()
-            m.sharesHistory = true
+            m.histories = .shared
             return m
         }
 
@@ -321,29 +318,12 @@ public enum ParkingLiveView {
             memory.lotGeometries = geometries
         }
         let lots = memory.lots ?? []
-        let availability: ParkingAvailability
-        if memory.sharesHistory, type(of: store) is AnyClass {
-            // The history kept per store follows the change feed itself.
-            _ = memory.take(StoreParkingOccupancy.layer)
-            availability = try await ParkingAvailability.Histories.shared.availability(lots: lots, in: store, at: nil, clock: now, freshness: freshness)
+        // The history follows the change feed itself (its kept copy reads only the readings the feed names).
+        _ = memory.take(StoreParkingOccupancy.layer)
+        let availability = if type(of: store) is AnyClass {
+            try await memory.histories.availability(lots: lots, in: store, at: nil, clock: now, freshness: freshness)
         } else {
-            // The history: read whole once, then the readings changed since.
-            if memory.history == nil || memory.reread.contains(StoreParkingOccupancy.layer) {
-                _ = memory.take(StoreParkingOccupancy.layer)
-                memory.history = try await LiveOccupancyHistory.load(from: store, lots: lots, by: .admin)
-                memory.training = nil
-            } else if let ids = memory.take(StoreParkingOccupancy.layer), !ids.isEmpty {
-                try await memory.history!.reread(ids, from: store, by: .admin)
-            }
-            let history = memory.history!.history(lots: lots)
-            // The one rule of freshness the processes judge by too: now by the clock, a detector a little ahead of it not hidden.
-            let at = ParkingAvailability.instant(nil, clock: now, history: history)
-            let today = LocalClock.dayIndex(at)
-            if let changed = memory.history!.takeEarliestChange(), changed < Double(today) * LocalClock.day { memory.training = nil }
-            if memory.training?.fits(history.series, day: today) != true {
-                memory.training = try await BlockingWork.run { ParkingAvailability.training(history, at: at) }
-            }
-            availability = ParkingAvailability.compute(lots: lots, history: history, at: at, freshness: freshness, training: memory.training!)
+            try await ParkingAvailability.compute(lots: lots, from: store, at: nil, clock: now, freshness: freshness, by: .admin)
         }
         let now = availability.at
         var shown: [String: [String: JSONValue]] = [:]

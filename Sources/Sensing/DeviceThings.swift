@@ -44,22 +44,17 @@ actor DeviceThings {
         var entry: Entry
         if let kept = entries.removeValue(forKey: key) {
             entry = kept
-            let end = try await store.latestChange()
-            if end > entry.seen {
-                var changed = Set<Int64>(), since = entry.seen
-                while true {
-                    let events = try await store.changes(since: since, limit: 10_000, by: .admin)
-                    guard let last = events.last else { break }
-                    for e in events where e.layer == SensingAlerts.governingLayer {
-                        if let id = SensorFeatureLinks.entityID(e.featureID, "sta:Things(") { changed.insert(id) }
-                    }
-                    since = last.sequence
+            var changed = Set<Int64>()
+            let latest = try await store.follow(since: entry.seen, by: .admin) { events in
+                for e in events where e.layer == SensingAlerts.governingLayer {
+                    if let id = SensorFeatureLinks.entityID(e.featureID, "sta:Things(") { changed.insert(id) }
                 }
-                let ids = changed.sorted()
-                let read = Dictionary(try await sensing.sensingEntities(.thing, ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-                for id in ids { entry.set(id, read[id]) }
-                entry.seen = max(since, end)
+                return true
             }
+            let ids = changed.sorted()
+            let read = ids.isEmpty ? [:] : Dictionary(try await sensing.sensingEntities(.thing, ids: ids).map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
+            for id in ids { entry.set(id, read[id]) }
+            entry.seen = latest
         } else {
             entry = Entry(seen: try await store.latestChange())
             for t in try await sensing.sensingEntities(.thing, linkedBy: nil) { entry.set(t.id, t) }
