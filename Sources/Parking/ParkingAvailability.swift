@@ -175,12 +175,6 @@ public struct ParkingAvailability: Sendable {
                                    aboveCapacity: history.latestAboveCapacity(at: now))
     }
 
-    /// Every lot's availability at `now` without forecasts: what a sign shows, at no model cost.
-    static func current(lots: [StoreParkingLot], history: StoreParkingOccupancy.History, at now: Double, freshness: Double) -> ParkingAvailability {
-        ParkingAvailability(at: now, lots: lots, forecasts: history.series.map { OccupancyForecaster.current($0, at: now, freshness: freshness) },
-                            freshness: freshness, cleaning: history.cleaning, aboveCapacity: history.latestAboveCapacity(at: now))
-    }
-
     /// Predicted vehicles in lot `i` after `seconds`: linear between now and the forecast horizons;
     /// nil when the lot's availability is unknown (no detection, or a stale feed). A lot full now
     /// stays full for arrivals before the first horizon (the spaces that free up by then go to the

@@ -42,7 +42,9 @@ actor DeviceThings {
             owners[key] = Owner(store: store as AnyObject)
         }
         var entry: Entry
-        if let kept = entries.removeValue(forKey: key) {
+        // Left in place while it is brought up to date: a tile read meanwhile answers from it instead of
+        // listing every Thing (a register rarely changes, so the copy below is rarely made).
+        if let kept = entries[key] {
             entry = kept
             var changed = Set<Int64>()
             let latest = try await store.follow(since: entry.seen, by: .admin) { events in
