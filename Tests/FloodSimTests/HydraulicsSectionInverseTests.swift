@@ -36,8 +36,9 @@ struct HydraulicsSectionInverseTests {
         for (name, cs) in Self.sections {
             let x = try SectionGeometry(cs)
             // A circle's depth is SWMM's: its Y table over A/Afull interpolated (0.0015·D from the
-            // exact depth at most, near the crown), the segment's angle below A/Afull = 0.04.
-            let tolerance = cs.shape == .circular ? 1.5e-3 : 1e-9
+            // exact depth at most, near the crown), the segment's angle below A/Afull = 0.04. A filled
+            // circle reads the same tables over the whole circle (its yFull is 5/6 of D here: 0.002·D).
+            let tolerance = cs.shape == .circular ? 1.5e-3 : cs.shape == .filledCircular ? 2.5e-3 : 1e-9
             for f in fractions {
                 let y = f * x.yFull
                 let back = x.depth(ofArea: x.area(y))
@@ -82,7 +83,7 @@ struct HydraulicsSectionInverseTests {
             // A circle's S is SWMM's S table over A/Afull, the route through depth SWMM's Y, A and R
             // tables (each rounded to 4–5 digits, as published): they differ by up to 0.53 % of sFull
             // (tables of the exact curve differed by up to 0.5 %).
-            let tolerance = cs.shape == .circular ? 6e-3 : 1e-9
+            let tolerance = cs.shape == .circular || cs.shape == .filledCircular ? 6e-3 : 1e-9
             for f in [1e-4, 0.01, 0.03, 0.2, 0.6, 0.95] {
                 let a = f * x.aFull
                 let direct = x.sectionFactor(ofArea: a)
@@ -108,7 +109,8 @@ struct HydraulicsSectionInverseTests {
 
     @Test("normal depth carries the section factor it was asked for")
     func normalDepth() throws {
-        for (name, cs) in Self.sections {
+        // A filled circle's normal depth is SWMM's generic_getAofS (checked below), not a depth search.
+        for (name, cs) in Self.sections where cs.shape != .filledCircular {
             let x = try SectionGeometry(cs)
             for f in [0.001, 0.05, 0.3, 0.7, 0.99] {
                 let s = f * x.sMax
@@ -116,6 +118,20 @@ struct HydraulicsSectionInverseTests {
                 #expect(y > 0 && y <= x.yFull, "\(name)")
                 #expect(abs(x.sectionFactor(y) - s) <= 1e-9 * x.sMax, "\(name) at S/Smax = \(f)")
             }
+        }
+    }
+
+    @Test("a filled circle's area from section factor is SWMM's Newton, to 1e-4 of the full area")
+    func filledCircleAreaOfSectionFactor() throws {
+        let x = try SectionGeometry(.init(shape: .filledCircular, geometry1: 1.2, geometry2: 0.2))
+        for f in [0.001, 0.05, 0.3, 0.7, 0.99, 1.03] {
+            let s = f * x.sFull
+            let a = x.area(ofSectionFactor: s)
+            // Below Sfull on the rising branch up to the peak's area; above it between the peak's and the full area.
+            #expect(f < 1 ? a > 0 && a <= 0.9756 * x.aFull : a >= 0.9756 * x.aFull && a <= x.aFull, "S/Sfull = \(f)")
+            // Within the search's tolerance in area: |S(a) − s| at most dS/dA · 1e-4·Afull (twice, for the last step).
+            #expect(abs(x.sectionFactor(ofArea: a) - s) <= 2e-4 * x.aFull * abs(x.sectionFactorSlope(ofArea: a)) + 1e-12,
+                    "S/Sfull = \(f): S(a) = \(x.sectionFactor(ofArea: a)), want \(s)")
         }
     }
 

@@ -44,8 +44,9 @@ struct SWMMShapeParityTests {
 
     /// Shapes routed before this suite whose normal depth still differs from SWMM's (open work).
     static let knownGaps = [
-        "FILLED_CIRCULAR": "normal depth 0.598 m against SWMM's 0.625 m (−4.4 %): the filled bottom's geometry differs from SWMM's",
         // SWMM's own run is suspect: it passes 0.002 m³/s of a steady 0.167 m³/s inflow and fills the node.
+        // SWMM 5.2.4's rect_round_getRofY gives the bottom arc's radius as r/2·(1 − sin θ)/θ where a
+        // segment's is r/2·(θ − sin θ)/θ (xsect.c), the likely cause; CityTwin keeps the segment's.
         "RECT_ROUND": "SWMM 5.2.4 conveys 0.002 m³/s of the 0.167 m³/s inflow (node 0.558 m deep); CityTwin conveys it at 0.250 m",
     ]
 }

@@ -51,7 +51,7 @@ extension HydraulicState {
                 qFull[j] = xsect[j].sFull * beta[j]
                 qMax[j] = xsect[j].sMax * beta[j]
                 let x = xsect[j]
-                if x.form == .circular {
+                if x.form == .circular || x.form == .filledCircular {
                     aMax[j] = 0.9756 * x.aFull
                 } else {
                     aMax[j] = x.isOpen || isDummy[j] ? x.aFull : x.area(x.depthOfMaxSectionFactor)

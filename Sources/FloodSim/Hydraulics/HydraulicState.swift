@@ -342,7 +342,13 @@ struct HydraulicState {
     }
 }
 
-/// A conduit's flow and area at its entry (1) and exit (2), per barrel: SWMM's q1, a1, q2, a2.
-struct ConduitEnds: Sendable, Equatable {
+/// A conduit's flow and area at its entry (1) and exit (2), per barrel: SWMM's q1, a1, q2, a2; and the
+/// segment angle of the last shallow-circle area the kinematic wave solved at its exit.
+struct ConduitEnds: Sendable {
     var q1 = 0.0, a1 = 0.0, q2 = 0.0, a2 = 0.0
+    var exitAngle = CircleAngleMemo()
+
+    init(q1: Double = 0, a1: Double = 0, q2: Double = 0, a2: Double = 0, exitAngle: CircleAngleMemo = CircleAngleMemo()) {
+        self.q1 = q1; self.a1 = a1; self.q2 = q2; self.a2 = a2; self.exitAngle = exitAngle
+    }
 }

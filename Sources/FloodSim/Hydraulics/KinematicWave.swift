@@ -49,7 +49,7 @@ extension HydraulicState {
         if !isDummy[j] {
             linkNewVolume[j] = 0.5 * (ends[j].a1 + ends[j].a2) * length[j] * barrels[j]
             y1 = x.depth(ofArea: ends[j].a1)
-            y2 = x.depth(ofArea: ends[j].a2)
+            y2 = x.depth(ofArea: ends[j].a2, angle: &ends[j].exitAngle)
         }
         linkNewDepth[j] = 0.5 * (y1 + y2)
         raiseNodeDepth(node1[j], to: y1 + offset1[j])
@@ -117,6 +117,7 @@ extension HydraulicState {
             ain = x.area(ofSectionFactor: qin / beta1) / aFull
         }
         var qout = 0.0, aout = 0.0
+        var angle = ends[j].exitAngle
         if qin > HydraulicState.tiny || q2n > HydraulicState.tiny {
             let dxdt = length[j] / dt * aFull / qf
             let dq = q2n - q1n
@@ -145,7 +146,7 @@ extension HydraulicState {
                 if start < aLo || start > aHi { start = 0.5 * (aLo + aHi) }
                 let (aNeg, aPos) = fLo > fHi ? (aHi, aLo) : (aLo, aHi)
                 aout = SectionGeometry.swmmNewton(aNeg, aPos, start: start, tolerance: HydraulicState.kinematicTolerance) { a in
-                    let (s, ds) = x.sectionFactorAndSlope(ofArea: a * aFull)
+                    let (s, ds) = x.sectionFactorAndSlope(ofArea: a * aFull, angle: &angle)
                     return (beta1 * s + c1 * a + c2, beta1 * aFull * ds + c1)
                 }
             } else if fLo < 0 {
@@ -153,10 +154,10 @@ extension HydraulicState {
             } else {
                 aout = 0
             }
-            qout = beta1 * x.sectionFactor(ofArea: aout * aFull)
+            qout = beta1 * x.sectionFactor(ofArea: aout * aFull, angle: &angle)
             if qin > 1 { qin = 1 }
         }
-        let e = ConduitEnds(q1: qin * qf, a1: ain * aFull, q2: qout * qf, a2: aout * aFull)
+        let e = ConduitEnds(q1: qin * qf, a1: ain * aFull, q2: qout * qf, a2: aout * aFull, exitAngle: angle)
         ends[j] = e
         qinflow = e.q1 * nb
         qoutflow = e.q2 * nb

@@ -6,6 +6,26 @@ import Foundation
 /// start, stopped once a step is at most 1e-4 rad (with SWMM's power-law closed forms for the
 /// tiniest areas), and the safeguarded Newton and Ridder searches SWMM stops at its tolerances.
 /// Matching SWMM's stopping points keeps CityTwin's answers next to SWMM's, not only near the exact root.
+/// The segment angle a shallow circle's last area was solved for (SWMM's getThetaOfAlpha, a pure function of
+/// A/Afull), kept by a conduit so the same area's depth and section factor do not solve it again (the
+/// kinematic wave's exit area: its flow, then its depth, then the next step's first Newton trial). Keyed by
+/// the exact A/Afull, so an answer read from it is the one solving gives, bit for bit.
+struct CircleAngleMemo: Sendable {
+    private var alpha = Double.nan
+    private var theta = 0.0
+
+    init() {}
+
+    /// θ for A/Afull = `alpha`: the kept one when `alpha` is the kept area's, else solved and kept.
+    @inline(__always)
+    mutating func theta(ofNormArea alpha: Double) -> Double {
+        if alpha == self.alpha { return theta }
+        theta = SectionGeometry.swmmCircleTheta(ofNormArea: alpha)
+        self.alpha = alpha
+        return theta
+    }
+}
+
 extension SectionGeometry {
     /// The largest |step| (radians) at which SWMM's Newton iterations for a circle's central angle stop.
     static let circleAngleStep = 1e-4
@@ -34,14 +54,14 @@ extension SectionGeometry {
     /// S/Sfull of a circle at A/Afull = `alpha` from the segment's angle (SWMM's getScircular):
     /// (θ − sin θ)^(5/3) / (2π·θ^(2/3)); below A/Afull = 1e-5 the small-angle power law
     /// θ = (37.6911·α)^(1/3), S/Sfull = θ^(13/3) / 124.4797.
-    static func swmmCircleSectionFactor(ofNormArea alpha: Double) -> Double {
+    static func swmmCircleSectionFactor(ofNormArea alpha: Double, angle: inout CircleAngleMemo) -> Double {
         if alpha >= 1 { return 1 }
         if alpha <= 0 { return 0 }
         if alpha <= 1e-5 {
             let theta = pow(37.6911 * alpha, 1.0 / 3.0)
             return pow(theta, 13.0 / 3.0) / 124.4797
         }
-        return circleSectionFactor(theta: swmmCircleTheta(ofNormArea: alpha))
+        return circleSectionFactor(theta: angle.theta(ofNormArea: alpha))
     }
 
     /// S/Sfull of a circle segment of central angle θ: (θ − sin θ)^(5/3) / (2π·θ^(2/3)), written
@@ -55,14 +75,14 @@ extension SectionGeometry {
 
     /// y/D of a circle at A/Afull = `alpha` from the segment's angle (SWMM's getYcircular):
     /// (1 − cos(θ/2))/2; below A/Afull = 1e-5 the small-angle form θ²/16.
-    static func swmmCircleDepth(ofNormArea alpha: Double) -> Double {
+    static func swmmCircleDepth(ofNormArea alpha: Double, angle: inout CircleAngleMemo) -> Double {
         if alpha >= 1 { return 1 }
         if alpha <= 0 { return 0 }
         if alpha <= 1e-5 {
             let theta = pow(37.6911 * alpha, 1.0 / 3.0)
             return theta * theta / 16
         }
-        let theta = swmmCircleTheta(ofNormArea: alpha)
+        let theta = angle.theta(ofNormArea: alpha)
         return (1 - cos(theta / 2)) / 2
     }
 
@@ -120,13 +140,13 @@ extension SectionGeometry {
 
     /// The section factor and dS/dA at flow area `a` (what SWMM's kinematic-wave Newton evaluates
     /// at each step), equal to `sectionFactor(ofArea:)` and `sectionFactorSlope(ofArea:)`: a shallow
-    /// circle's segment angle is found once for both.
+    /// circle's segment angle is found once for both, and taken from `angle` when it holds this area's.
     @inline(__always)
-    func sectionFactorAndSlope(ofArea a: Double) -> (value: Double, slope: Double) {
+    func sectionFactorAndSlope(ofArea a: Double, angle: inout CircleAngleMemo) -> (value: Double, slope: Double) {
         guard form == .circular else { return (sectionFactor(ofArea: a), sectionFactorSlope(ofArea: a)) }
         let alpha = a / aFull
         guard alpha > 1e-5 && alpha < 0.04 else { return (sectionFactor(ofArea: a), circleSectionFactorSlope(ofArea: a)) }
-        let theta = SectionGeometry.swmmCircleTheta(ofNormArea: alpha)
+        let theta = angle.theta(ofNormArea: alpha)
         return (sFull * SectionGeometry.circleSectionFactor(theta: theta), circleSectionFactorSlope(ofArea: a, theta: theta))
     }
 

@@ -86,7 +86,7 @@ struct SectionGeometry: Sendable {
         1.08208, 1.07662, 1.0
     ]
     /// y/D of a circle at A/Afull = i/50: depth from area by table where SWMM looks it up
-    /// (A/Afull ≥ 0.04; below, `swmmCircleDepth(ofNormArea:)`).
+    /// (A/Afull ≥ 0.04; below, `swmmCircleDepth(ofNormArea:angle:)`).
     static let circleDepth: [Double] = [
         0.0, 0.05236, 0.08369, 0.11025, 0.13423, 0.15643, 0.17755, 0.19772, 0.21704, 0.23581, 0.25412, 0.27194,
         0.28948, 0.30653, 0.32349, 0.34017, 0.35666, 0.37298, 0.38915, 0.40521, 0.42117, 0.43704, 0.45284, 0.46858,
@@ -94,13 +94,6 @@ struct SectionGeometry: Sendable {
         0.67659, 0.6935, 0.71068, 0.72816, 0.74602, 0.76424, 0.78297, 0.80235, 0.8224, 0.84353, 0.86563, 0.8897,
         0.91444, 0.94749, 1.0
     ]
-
-    /// A circle's segment at y/D: its central angle and A/Afull (a filled circle's bottom and flow).
-    static func circleTheta(_ yn: Double) -> Double { 2 * acos(max(-1, min(1, 1 - 2 * yn))) }
-    static func circleNormArea(_ yn: Double) -> Double {
-        let t = circleTheta(yn)
-        return (t - sin(t)) / (2 * Double.pi)
-    }
 
     init(_ section: CrossSection) throws {
         let g1 = section.geometry1, g2 = section.geometry2, g3 = section.geometry3, g4 = section.geometry4
@@ -119,18 +112,21 @@ struct SectionGeometry: Sendable {
             guard g1 > 0, g2 >= 0, g2 < g1 else {
                 throw HydraulicsError(.invalidValue, "filled circular section needs 0 ≤ filled depth < diameter")
             }
+            // As SWMM 5.2.4's xsect_setParams: the bottom's area, wetted perimeter (from the circle's
+            // R table) and width read SWMM's circle tables. SWMM takes the width of the fill's top
+            // after yBot is set, so its xsect_getWofY reads the circle at 2·yBot/(D + yBot), not at
+            // yBot/D; that width, wetted by every flow above the fill, is SWMM's and is kept here.
             form = .filledCircular
             bw = g1
             yBot = g2
             let full = Double.pi * g1 * g1 / 4
-            aBot = full * SectionGeometry.circleNormArea(g2 / g1)
-            let thetaBot = SectionGeometry.circleTheta(g2 / g1)
-            pBot = g1 / 2 * thetaBot
-            wBot = 2 * (g2 * (g1 - g2)).squareRoot()
+            aBot = full * SectionTable.lookup(g2 / g1, SectionGeometry.circleArea)
+            wBot = g1 * SectionTable.lookup(2 * g2 / (g1 + g2), SectionGeometry.circleWidth)
+            pBot = aBot / (g1 / 4 * SectionTable.lookup(g2 / g1, SectionGeometry.circleRadius))
             yFull = g1 - g2
             aFull = full - aBot
             rFull = aFull / (Double.pi * g1 - pBot + wBot)
-            wMax = g2 < g1 / 2 ? g1 : wBot
+            wMax = g1
             isOpen = false
         case .rectangularClosed:
             guard g1 > 0, g2 > 0 else { throw HydraulicsError(.invalidValue, "closed rectangle needs height and width > 0") }
@@ -191,6 +187,10 @@ struct SectionGeometry: Sendable {
         if form == .circular {
             sMax = 1.08 * sFull
             depthOfMaxSectionFactor = 0.938 * yFull
+        } else if form == .filledCircular {
+            // SWMM's sMax and Amax for a filled circle.
+            sMax = 1.08 * sFull
+            depthOfMaxSectionFactor = depth(ofArea: SectionGeometry.filledCirclePeakArea * aFull)
         } else if let ratio = relative({ $0.sMaxRatio }) ?? nil, let peak = relative({ $0.area(ofSectionFactor: ratio) }) ?? nil {
             // SWMM's published peak of the S table, reached at the depth of its area.
             sMax = ratio * sFull
@@ -210,6 +210,9 @@ struct SectionGeometry: Sendable {
         }
     }
 
+    /// A/Afull where SWMM takes a filled circle's section factor to peak (xsect.c's Amax).
+    static let filledCirclePeakArea = 0.9756
+
     static func parabolaPerimeter(width w: Double, depth y: Double) -> Double {
         guard w > 0, y > 0 else { return 0 }
         let x = 4 * y / w
@@ -227,7 +230,7 @@ struct SectionGeometry: Sendable {
         case .circular:
             return aFull * SectionTable.lookup(y / yFull, SectionGeometry.circleArea)
         case .filledCircular:
-            return Double.pi * b * b / 4 * SectionGeometry.circleNormArea((y + yBot) / b) - aBot
+            return Double.pi * b * b / 4 * SectionTable.lookup((y + yBot) / b, SectionGeometry.circleArea) - aBot
         case .rectClosed, .rectOpen: return b * y
         case .trapezoidal: return y * (b + 0.5 * (sL + sR) * y)
         case .triangular: return sL * y * y
@@ -247,8 +250,7 @@ struct SectionGeometry: Sendable {
             return wMax * SectionTable.lookup(y / yFull, SectionGeometry.circleWidth)
         case .filledCircular:
             if y >= yFull { return 0 }
-            let yy = y + yBot
-            return 2 * (yy * (b - yy)).squareRoot()
+            return wMax * SectionTable.lookup((y + yBot) / b, SectionGeometry.circleWidth)
         case .rectClosed, .rectOpen: return b
         case .trapezoidal: return b + (sL + sR) * min(y, yFull)
         case .triangular: return 2 * sL * min(y, yFull)
@@ -267,9 +269,12 @@ struct SectionGeometry: Sendable {
         case .circular:
             return rFull * SectionTable.lookup(y / yFull, SectionGeometry.circleRadius)
         case .filledCircular:
-            let yy = y + yBot
-            let p = b / 2 * SectionGeometry.circleTheta(yy / b) - pBot + wBot
-            return p > 0 ? area(y) / p : 0
+            // SWMM's filled_circ_getRofY: the whole circle's area and R from its tables, then the
+            // fill's area and wetted perimeter taken out and the fill's top added.
+            let yn = (y + yBot) / b
+            let a = Double.pi * b * b / 4 * SectionTable.lookup(yn, SectionGeometry.circleArea)
+            let p = a / (b / 4 * SectionTable.lookup(yn, SectionGeometry.circleRadius)) - pBot + wBot
+            return p > 0 ? (a - aBot) / p : 0
         case .rectClosed, .rectOpen: return b * y / (b + 2 * y)
         case .trapezoidal:
             return area(y) / (b + y * ((1 + sL * sL).squareRoot() + (1 + sR * sR).squareRoot()))
@@ -293,6 +298,12 @@ struct SectionGeometry: Sendable {
     /// circle functions (xsect.c circ_getYofA: the segment's angle below A/Afull = 0.04, the Y table
     /// above), a bracketed root otherwise.
     func depth(ofArea a: Double) -> Double {
+        var angle = CircleAngleMemo()
+        return depth(ofArea: a, angle: &angle)
+    }
+
+    /// `depth(ofArea:)`, a shallow circle's segment angle taken from (and kept in) `angle`.
+    func depth(ofArea a: Double, angle: inout CircleAngleMemo) -> Double {
         if a <= 0 { return 0 }
         if a >= aFull { return yFull }
         switch form {
@@ -300,7 +311,7 @@ struct SectionGeometry: Sendable {
             return a / b
         case .circular:
             let alpha = a / aFull
-            if alpha < 0.04 { return yFull * SectionGeometry.swmmCircleDepth(ofNormArea: alpha) }
+            if alpha < 0.04 { return yFull * SectionGeometry.swmmCircleDepth(ofNormArea: alpha, angle: &angle) }
             return yFull * SectionTable.lookup(alpha, SectionGeometry.circleDepth)
         case .trapezoidal:
             let m = 0.5 * (sL + sR)
@@ -314,7 +325,14 @@ struct SectionGeometry: Sendable {
             return min(yFull, pow(1.5 * a * yFull.squareRoot() / b, 2.0 / 3.0))
         case .tabulated:
             return yFull * (registered { $0.depth(a / aFull) } ?? 0)
-        case .dummy, .filledCircular:
+        case .filledCircular:
+            // SWMM's filled_circ_getYofA: the whole circle's depth at the area plus the fill's.
+            let full = Double.pi * b * b / 4
+            let alpha = (a + aBot) / full
+            let yn = alpha < 0.04 ? SectionGeometry.swmmCircleDepth(ofNormArea: alpha, angle: &angle)
+                                  : SectionTable.lookup(alpha, SectionGeometry.circleDepth)
+            return b * yn - yBot
+        case .dummy:
             return SectionGeometry.risingRoot(0, yFull, tolerance: 1e-13 * yFull) { self.area($0) - a }
         }
     }
@@ -323,13 +341,24 @@ struct SectionGeometry: Sendable {
     /// angle below A/Afull = 0.04, the S table above), for tabulated shapes their S table, otherwise
     /// `sectionFactor(depth(ofArea: a))`.
     func sectionFactor(ofArea a: Double) -> Double {
+        var angle = CircleAngleMemo()
+        return sectionFactor(ofArea: a, angle: &angle)
+    }
+
+    /// `sectionFactor(ofArea:)`, a shallow circle's segment angle taken from (and kept in) `angle`.
+    func sectionFactor(ofArea a: Double, angle: inout CircleAngleMemo) -> Double {
         if a <= 0 { return 0 }
         if form == .circular {
             let alpha = a / aFull
-            if alpha < 0.04 { return sFull * SectionGeometry.swmmCircleSectionFactor(ofNormArea: alpha) }
+            if alpha < 0.04 { return sFull * SectionGeometry.swmmCircleSectionFactor(ofNormArea: alpha, angle: &angle) }
             return sFull * SectionTable.lookup(alpha, SectionGeometry.circleSectionFactor)
         }
         if form == .tabulated, let psi = registered({ $0.sectionFactor(min(1, a / aFull)) }) ?? nil { return sFull * psi }
+        if form == .filledCircular {
+            // SWMM's xsect_getSofA for shapes without a table: A·R^(2/3) with R at the area's depth.
+            let r = hydraulicRadius(depth(ofArea: a, angle: &angle))
+            return r < 1e-6 * 0.3048 ? 0 : a * pow(r, 2.0 / 3.0)  // SWMM's TINY (ft)
+        }
         return sectionFactor(depth(ofArea: a))
     }
 
@@ -419,6 +448,17 @@ struct SectionGeometry: Sendable {
             return aFull * (Double(i) + min(max(f, 0), 1)) / 50
         }
         if form == .tabulated, let an = registered({ $0.area(ofSectionFactor: min(s, sMax) / sFull) }) ?? nil { return aFull * an }
+        if form == .filledCircular {
+            // SWMM's generic_getAofS: between the full area and the peak's (0.9756·Afull) when S lies
+            // between Sfull and Smax, else between 0 and the peak's; safeguarded Newton from the middle
+            // to 1e-4 of the full area, dS/dA by the central difference.
+            let target = min(s, sMax)
+            let aPeak = SectionGeometry.filledCirclePeakArea * aFull
+            let aLo = target >= sFull ? aFull : 0
+            return SectionGeometry.swmmNewton(aLo, aPeak, start: 0.5 * (aLo + aPeak), tolerance: 1e-4 * aFull) { a in
+                (sectionFactor(ofArea: a) - target, sectionFactorSlope(ofArea: a))
+            }
+        }
         return area(depth(ofSectionFactor: s))
     }
 
