@@ -188,15 +188,11 @@ struct SWMMRefusalTests {
         Case(name: "pollutants in an evaporating storage unit", extra: "[EVAPORATION]\nCONSTANT 5\n[POLLUTANTS]\nTSS MG/L 0 0 0 0 NO\n"
              + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
              section: "STORAGE", words: ["ST1", "evaporates", "IGNORE_QUALITY"]),
-        // Storage units evaporate at CONSTANT or MONTHLY rates; a series or [ADJUSTMENTS]
-        // EVAPORATION reaches only the subcatchments.
-        Case(name: "a storage unit evaporating at a TIMESERIES rate", extra: "[EVAPORATION]\nTIMESERIES E1\n[TIMESERIES]\nE1 0 5\n"
-             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
-             section: "STORAGE", words: ["ST1", "Fevap 0.5", "TIMESERIES", "CONSTANT or MONTHLY"]),
-        Case(name: "a storage unit evaporating with monthly evaporation adjustments", extra: "[EVAPORATION]\nCONSTANT 5\n"
-             + "[ADJUSTMENTS]\nEVAPORATION 1 1 1 1 1 1 1 1 1 1 1 1\n"
-             + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0.5\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
-             section: "STORAGE", words: ["ST1", "[ADJUSTMENTS] EVAPORATION", "CONSTANT or MONTHLY"]),
+        // SWMM 5.2.4 adds a month's evaporation adjustment again at each climate update while a
+        // TIMESERIES rate waits for its next entry (climate.c setEvap).
+        Case(name: "evaporation adjustments over a TIMESERIES rate", extra: "[EVAPORATION]\nTIMESERIES E1\n[TIMESERIES]\nE1 0 5\n"
+             + "[ADJUSTMENTS]\nEVAPORATION 1 1 1 1 1 1 1 1 1 1 1 1",
+             section: "ADJUSTMENTS", words: ["TIMESERIES", "setEvap"]),
         // [ADJUSTMENTS] reach what SWMM scales with them and the engine does not.
         Case(name: "rainfall adjustments of a rain file", extra: "[ADJUSTMENTS]\nRAINFALL 1 1 1 1 1 1 1 1 1 1 1 1.2\n"
              + "[RAINGAGES]\nRG2 INTENSITY 0:15 1 FILE \"rain.dat\" STA01 MM", section: "ADJUSTMENTS", words: ["RG2", "rain files"]),
@@ -215,7 +211,9 @@ struct SWMMRefusalTests {
              + "[EVAPORATION]\nCONSTANT 0\nRECOVERY P1\n"
              + "[STORAGE]\nST1 9.5 2 0 FUNCTIONAL 10 0 100 0 0 50 1 0.3\n[CONDUITS]\nC3 ST1 O1 50 0.013\n[XSECTIONS]\nC3 CIRCULAR 0.5",
              section: "STORAGE", words: ["ST1", "Green–Ampt", "RECOVERY"]),
-        Case(name: "conduit seepage", extra: "[LOSSES]\nC1 0 0 0 NO 2.5", section: "LOSSES", words: ["C1", "seepage from conduits"]),
+        Case(name: "a negative conduit seepage rate", extra: "[LOSSES]\nC1 0 0 0 NO -2.5", section: "LOSSES", words: ["C1", "≥ 0"]),
+        Case(name: "conduit seepage under conductivity adjustments", extra: "[LOSSES]\nC1 0 0 0 NO 2.5\n[ADJUSTMENTS]\nCONDUCTIVITY 1 1 1 1 1 1 1 1 1 1 1 0.5",
+             section: "LOSSES", words: ["C1", "CONDUCTIVITY"]),
         Case(name: "a culvert code beyond SWMM's 57", extra: "[CONDUITS]\nC2 J1 O1 100 0.013\n[XSECTIONS]\nC2 CIRCULAR 0.5 0 0 0 1 60",
              section: "XSECTIONS", words: ["C2", "culvert code 60"]),
         Case(name: "a road width that is not a number", extra: "[WEIRS]\nW1 J1 O1 ROADWAY 0 1.5 NO 0 0 YES -3 PAVED\n[XSECTIONS]\nW1 RECT_OPEN 1 5",

@@ -169,6 +169,7 @@ public final class DrainageRouting {
         // Storage units' evaporation and seepage over the step, from their state now (SWMM's
         // node_getLosses before the step's inflows).
         state.updateStorageLosses(dt: dt, time: t0)
+        if state.hasConduitLosses { state.evaporationNow = state.evaporationRate(at: t0) }
         applyInflows(at: t0)
 
         state.beginStep(dt: dt)
@@ -253,6 +254,11 @@ public final class DrainageRouting {
                 statistics.nodes[i].evaporationLoss += state.evaporationLoss[i]
                 statistics.nodes[i].exfiltrationLoss += state.seepageLoss[i]
             }
+        }
+        if state.hasConduitLosses {
+            let conduits = state.conduitLossTotals()
+            rates.evaporation += conduits.evaporation
+            rates.seepage += conduits.seepage
         }
         for i in 0..<state.nodeCount {
             var q = 0.0

@@ -111,6 +111,16 @@ extension HydraulicState {
             inflow[n1] -= q; outflow[n2] -= q
         }
         let nb = linkKind[j] == .conduit ? barrels[j] : 1
+        // A conduit's evaporation and seepage leave through its end nodes, shared when neither is an outfall.
+        if hasConduitLosses && linkKind[j] == .conduit {
+            var loss = (conduitEvapLoss[j] + conduitSeepLoss[j]) * nb
+            if loss > 0 {
+                let out1 = nodeKind[n1] == .outfall, out2 = nodeKind[n2] == .outfall
+                if !out1 && !out2 { loss /= 2 }
+                if !out1 { outflow[n1] += loss }
+                if !out2 { outflow[n2] += loss }
+            }
+        }
         newSurfArea[n1] += surfArea1[j] * nb
         newSurfArea[n2] += surfArea2[j] * nb
         sumdqdh[n1] += dqdh[j]
@@ -177,6 +187,7 @@ extension HydraulicState {
         let isClosed = setting[j] == 0
         let qOld = oldFlow[j] / nb
         let qLast = ends[j].q1
+        if hasConduitLosses { conduitEvapLoss[j] = 0; conduitSeepLoss[j] = 0 }
         let n1 = node1[j], n2 = node2[j]
         let z1 = invert[n1] + offset1[j]
         let z2 = invert[n2] + offset2[j]
@@ -256,8 +267,10 @@ extension HydraulicState {
             if aMid > SWMMConstant.fudgeArea { lossTerm += cLossAvg[j] * aq / aMid }
             dq5 = lossTerm / 2 / len * dt
         }
+        // Evaporation and seepage per unit length (dwflow.c's dq6), limited to the link's volume over the step.
+        let dq6 = hasConduitLosses ? conduitLossRate(j, limit: linkNewVolume[j] / dt) * 2.5 * dt * v / length[j] : 0
         let denom = 1 + dq1 + dq5
-        var q = (qOld - dq2 + dq3 + dq4) / denom
+        var q = (qOld - dq2 + dq3 + dq4 + dq6) / denom
         dqdh[j] = 1 / denom * gravity * dt * aWtd / len * nb
 
         if q > 0, !isFull, let inlet = culvert[j] {

@@ -79,6 +79,9 @@ extension HydraulicState {
                 linkOldVolume[j] = linkNewVolume[j]
                 linkOldDepth[j] = linkNewDepth[j]
             }
+            // Steady flow starts every link dry of flow (its nodes keep the initial flows' balance),
+            // as SWMM's initLinks.
+            if method == .steady { newFlow[j] = 0 }
         }
     }
 

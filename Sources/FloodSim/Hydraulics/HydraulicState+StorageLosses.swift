@@ -69,12 +69,18 @@ struct StorageExfiltration: Sendable, Hashable {
 }
 
 extension HydraulicState {
-    /// The potential evaporation rate (m/s) at `time` seconds from the start: the month's rate
-    /// when twelve are given, else the constant one (SWMM's climate_setState for routing).
+    /// The potential evaporation rate (m/s) at `time` seconds from the start, as SWMM's setEvap: the
+    /// time series' step, else the month's rate when twelve are given, else the constant one; plus
+    /// the month's adjustment; never below 0 (SWMM's storage and conduits evaporate only above 0).
     func evaporationRate(at time: Double) -> Double {
-        let monthly = options.monthlyEvaporationRates
-        if monthly.count == 12 { return monthly[options.start.advanced(by: time).month - 1] }
-        return options.evaporationRate
+        let monthly = options.monthlyEvaporationRates, adjustments = options.evaporationAdjustments
+        let month = monthly.count == 12 || adjustments.count == 12 ? options.start.advanced(by: time).month : 1
+        var rate: Double
+        if let schedule = options.evaporationSchedule { rate = schedule.value(at: time) }
+        else if monthly.count == 12 { rate = monthly[month - 1] }
+        else { rate = options.evaporationRate }
+        if adjustments.count == 12 { rate += adjustments[month - 1] }
+        return max(0, rate)
     }
 
     /// Each storage unit's evaporation and seepage over the coming step of `dt` seconds from its

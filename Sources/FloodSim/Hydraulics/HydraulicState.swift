@@ -113,6 +113,15 @@ struct HydraulicState {
     var aMax: [Double]
     var cLossInlet: [Double], cLossOutlet: [Double], cLossAvg: [Double]
     let hasLosses: [Bool]
+    /// Each conduit's seepage rate through its wetted width ([LOSSES] Seepage), m/s; 0 for other links.
+    let seepRate: [Double]
+    /// Whether any conduit loses water: seepage, or evaporation from an open conduit's surface while
+    /// the model evaporates (SWMM's conduit_getLossRate).
+    let hasConduitLosses: Bool
+    /// The potential evaporation rate over the current step, m/s (SWMM's Evap.rate), set when conduits lose water.
+    var evaporationNow = 0.0
+    /// Each conduit's evaporation and seepage over the current step, m³/s per barrel (SWMM's evapLossRate, seepLossRate).
+    var conduitEvapLoss: [Double], conduitSeepLoss: [Double]
     let forceMainRoughness: [Double]
     let pump: [Pump?]
     let orifice: [Orifice?]
@@ -207,7 +216,7 @@ struct HydraulicState {
             }
         }
         exfiltration = storage.map { unit in unit.flatMap { u in u.seepage.map { StorageExfiltration(shape: u.shape, soil: $0) } } }
-        let evaporates = network.options.evaporationRate > 0 || network.options.monthlyEvaporationRates.contains { $0 > 0 }
+        let evaporates = network.options.evaporates
         hasStorageLosses = storage.contains { $0?.seepage != nil || (evaporates && ($0?.evaporationFactor ?? 0) > 0) }
         for (i, d) in divider.enumerated() {
             if let d, d.divertedLink < 0 || d.divertedLink >= links.count {
@@ -312,7 +321,16 @@ struct HydraulicState {
         q0 = links.map(\.initialFlow)
         cLossInlet = lossIn; cLossOutlet = lossOut; cLossAvg = lossAvg
         hasLosses = (0..<linkCount).map { lossIn[$0] != 0 || lossOut[$0] != 0 || lossAvg[$0] != 0 }
+        seepRate = try links.enumerated().map { j, l in
+            guard case .conduit(let c) = l.kind else { return 0 }
+            guard c.seepageRate.isFinite, c.seepageRate >= 0 else {
+                throw HydraulicsError(.invalidValue, "conduit \(j) '\(l.id)': seepage rate must be finite and ≥ 0 (got \(c.seepageRate))")
+            }
+            return c.seepageRate
+        }
+        hasConduitLosses = seepRate.contains { $0 > 0 } || (evaporates && (0..<linkCount).contains { kinds[$0] == .conduit && sections[$0].isOpen })
         let zl = Array(repeating: 0.0, count: linkCount)
+        conduitEvapLoss = zl; conduitSeepLoss = zl
         slope = zl; roughFactor = zl; beta = zl; qFull = zl; qMax = zl; aMax = zl
         orificeLength = zl; orificeSurfArea = zl; orificeHCrit = zl; orificeCOrif = zl; orificeCWeir = zl
         oldFlow = zl; newFlow = zl; linkOldDepth = zl; linkNewDepth = zl; linkOldVolume = zl; linkNewVolume = zl

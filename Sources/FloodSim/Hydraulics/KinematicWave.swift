@@ -1,6 +1,6 @@
 import Foundation
 
-// Kinematic-wave routing (SWMM 5.2 kinwave.c, flowrout.c): links are visited from upstream to
+// Kinematic-wave and steady-flow routing (SWMM 5.2 kinwave.c, flowrout.c): links are visited from upstream to
 // downstream; each conduit solves the finite-difference continuity equation for its outflow area
 // with weights WX = WT = 0.6, normalised by full area and full flow; inflow above full flow is not
 // taken and floods the upstream node. Node depths then follow SWMM's non-dynamic-wave reporting:
@@ -15,7 +15,7 @@ extension HydraulicState {
     /// SWMM's TINY: below it (in full flows) neither end of a conduit carries flow.
     private static let tiny = 1e-6
 
-    /// Routes one kinematic-wave step of dt seconds.
+    /// Routes one kinematic-wave (or steady-flow) step of dt seconds.
     mutating func kinematicWaveStep(dt: Double) {
         for i in 0..<nodeCount {
             overflow[i] = 0
@@ -28,7 +28,9 @@ extension HydraulicState {
             if nodeKind[n1] == .storage { updateStorageOutflows(n1, dt) }
             var qin = kinematicLinkInflow(j, dt)
             var qout = qin
-            if linkKind[j] == .conduit && !isDummy[j] { routeConduit(j, &qin, &qout, dt) }
+            if linkKind[j] == .conduit {
+                if method == .steady { routeSteady(j, &qin, &qout, dt) } else if !isDummy[j] { routeConduit(j, &qin, &qout, dt) }
+            }
             newFlow[j] = qout
             outflow[n1] += qin
             inflow[node2[j]] += qout
@@ -110,6 +112,8 @@ extension HydraulicState {
         let q1n = ends[j].q1 / qf, q2n = ends[j].q2 / qf
         let a1n = ends[j].a1 / aFull, a2n = ends[j].a2 / aFull
         var qin = qinflow / nb / qf
+        // Evaporation and seepage along the conduit, in full flows (kinwave.c's q3).
+        let q3 = hasConduitLosses ? conduitLossRate(j, limit: abs(qin * qf)) / qf : 0
         let ain: Double
         if qin >= 1 {
             ain = 1
@@ -127,6 +131,7 @@ extension HydraulicState {
             c2 *= dxdt / HydraulicState.wx
             // As in SWMM, the whole inflow (even above full flow) drives the exit area.
             c2 += (1 - HydraulicState.wx) / HydraulicState.wx * dq - qin
+            c2 += q3 / HydraulicState.wx
             // Solve beta1·S(a) + c1·a + c2 = 0 for a in [0, 1] as SWMM's solveContinuity does. S is
             // not monotone in closed sections, so look first on the branch above the section
             // factor's peak, [aMax, 1], then below it, [0, aMax]. With no sign change the exit runs
@@ -161,6 +166,29 @@ extension HydraulicState {
         ends[j] = e
         qinflow = e.q1 * nb
         qoutflow = e.q2 * nb
+    }
+
+    /// SWMM's steady-flow routing (flowrout.c steadyflow_execute): a conduit passes its inflow, less
+    /// its evaporation and seepage, at once; above full flow it passes full flow and the rest stays
+    /// at (floods) its upstream node. Entry and exit take the area of that flow's normal depth.
+    private mutating func routeSteady(_ j: Int, _ qinflow: inout Double, _ qoutflow: inout Double, _ dt: Double) {
+        let nb = barrels[j]
+        var q = qinflow / nb
+        var a = 0.0
+        if !isDummy[j] {
+            if hasConduitLosses { q -= conduitLossRate(j, limit: abs(q)) }
+            if q > qFull[j] {
+                q = qFull[j]
+                a = xsect[j].aFull
+                qinflow = q * nb
+            } else {
+                a = xsect[j].area(ofSectionFactor: q / beta[j])
+            }
+        }
+        var e = ends[j]
+        e.q1 = q; e.q2 = q; e.a1 = a; e.a2 = a
+        ends[j] = e
+        qoutflow = q * nb
     }
 
     private mutating func setKinematicNodeState(_ i: Int, _ dt: Double) {

@@ -73,6 +73,18 @@ public struct RoutingOptions: Sendable, Hashable {
     /// Potential evaporation rate by calendar month 1…12 of the routing time, m/s (SWMM
     /// `[EVAPORATION] MONTHLY`); when it holds twelve values it replaces `evaporationRate`.
     public var monthlyEvaporationRates: [Double] = []
+    /// Potential evaporation rate from a time series, m/s (SWMM `[EVAPORATION] TIMESERIES`, stepped as
+    /// SWMM's climate.c steps it); when set it replaces the two above.
+    public var evaporationSchedule: StepSchedule?
+    /// Added to the potential evaporation rate by calendar month 1…12, m/s (SWMM `[ADJUSTMENTS]
+    /// EVAPORATION`); twelve values or none.
+    public var evaporationAdjustments: [Double] = []
+
+    /// Whether the potential evaporation rate can be above 0 at some time.
+    public var evaporates: Bool {
+        evaporationRate > 0 || monthlyEvaporationRates.contains { $0 > 0 } || (evaporationSchedule?.values.contains { $0 > 0 } ?? false)
+            || evaporationAdjustments.contains { $0 > 0 }
+    }
 
     public init(method: Method = .dynamicWave, duration: Double = 3600, routingStep: Double = 20,
                 variableStepFactor: Double = 0, minimumStep: Double = 0.5, lengtheningStep: Double = 0,

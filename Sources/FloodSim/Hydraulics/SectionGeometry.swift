@@ -24,6 +24,8 @@ struct SectionGeometry: Sendable {
     /// Depth at which the section factor peaks (m): 0.938·D for circles, found once on a 200-step
     /// grid for other closed shapes, the full depth for open ones.
     private(set) var depthOfMaxSectionFactor: Double
+    /// Depth of the widest top width (SWMM's ywMax), m: where a conduit's seepage width stops growing.
+    private(set) var depthOfMaxWidth: Double
     /// Whether the section is open at the top (no crown).
     let isOpen: Bool
     // Shape parameters.
@@ -184,6 +186,7 @@ struct SectionGeometry: Sendable {
         sFull = aFull * pow(rFull, 2.0 / 3.0)
         sMax = sFull
         depthOfMaxSectionFactor = yFull
+        depthOfMaxWidth = yFull
         if form == .circular {
             sMax = 1.08 * sFull
             depthOfMaxSectionFactor = 0.938 * yFull
@@ -208,6 +211,24 @@ struct SectionGeometry: Sendable {
             depthOfMaxSectionFactor = bestY
             sMax = best
         }
+        // SWMM's ywMax: half the full depth for circles (a filled circle's reduced one too), the
+        // first of the width table's 51 depths at its widest for tabulated closed shapes, the full
+        // depth otherwise (open channels, boxes, transects).
+        if form == .circular || form == .filledCircular {
+            depthOfMaxWidth = 0.5 * yFull
+        } else if form == .tabulated && !isOpen {
+            var best = -1.0
+            for i in 0...50 {
+                let w = width(yFull * Double(i) / 50)
+                if w > best { best = w; depthOfMaxWidth = yFull * Double(i) / 50 }
+            }
+        }
+    }
+
+    /// The width a conduit seeps through at depth y (SWMM's conduit_getLossRate): a closed
+    /// rectangle's full width, otherwise the top width at y, y capped at the widest depth.
+    func seepageWidth(_ y: Double) -> Double {
+        form == .rectClosed ? wMax : width(min(y, depthOfMaxWidth))
     }
 
     /// A/Afull where SWMM takes a filled circle's section factor to peak (xsect.c's Amax).

@@ -383,15 +383,42 @@ struct QualityState {
             for p in pollutants.indices { linkNew[p, j] = nodeNew[p, up] }
             return
         }
-        var qIn = abs(s.ends[j].q1) * s.barrels[j]
+        let nb = s.barrels[j]
+        var qIn = abs(s.ends[j].q1) * nb
         let v1 = s.linkOldVolume[j], v2 = s.linkNewVolume[j]
-        if s.method == .dynamicWave { qIn = max(qIn + (v2 - v1) / dt, 0) }
+        // Seepage takes its water's mass out; evaporation leaves it behind, concentrating the rest.
+        let qSeep = s.conduitSeepLoss[j] * nb, vEvap = s.conduitEvapLoss[j] * nb * dt
+        let fEvap = vEvap > 0 && v1 > Self.zeroVolume ? 1 + vEvap / v1 : 1
+        if s.method == .steady {
+            steadyLinkQuality(j, s, qSeep: qSeep, fEvap: fEvap, dt)
+            return
+        }
+        if s.method == .dynamicWave { qIn = max(qIn + (v2 + qSeep * dt + vEvap - v1) / dt, 0) }
         for p in pollutants.indices {
-            let c1 = reacted(p, linkOld[p, j], v1, dt)
+            rates[p].seepageLoss += qSeep * linkOld[p, j]
+            let c1 = reacted(p, linkOld[p, j] * fEvap, v1, dt)
             var c2 = Self.mixed(c1, v1, nodeNew[p, up] * qIn, qIn, dt)
             if v2 < Self.zeroVolume || s.linkNewDepth[j] <= Self.zeroDepth {
                 rates[p].finalStorage += c2 * v2
                 c2 = 0
+            }
+            linkNew[p, j] = c2
+        }
+    }
+
+    /// A conduit's quality under steady flow (SWMM's findSFLinkQual): its upstream node's, less what
+    /// seeps, concentrated by evaporation, decayed over the step.
+    private mutating func steadyLinkQuality(_ j: Int, _ s: HydraulicState, qSeep: Double, fEvap: Double, _ dt: Double) {
+        let up = s.node1[j]
+        for p in pollutants.indices {
+            var c1 = nodeNew[p, up]
+            rates[p].seepageLoss += qSeep * c1
+            c1 *= fEvap
+            var c2 = c1
+            let k = pollutants[p].decay
+            if k > 0 {
+                c2 = max(0, c1 * exp(-k * dt))
+                rates[p].reacted += (c1 - c2) * s.newFlow[j]
             }
             linkNew[p, j] = c2
         }

@@ -207,7 +207,15 @@ extension SWMMModel {
             }
             inflowList.append(NodeInflow(node: k, dryWeather: dwf))
         }
-        var network = HydraulicNetwork(nodes: nodes, links: links, inflows: inflowList, options: routingOptions())
+        var options = routingOptions()
+        // Storage units and open conduits evaporate at the subcatchments' potential rate: a time
+        // series' as the runoff steps it, and the months' adjustments.
+        if let e = evaporation, case .timeseries(let name) = e.source {
+            let series = try seriesSeconds(name, baseDirectory: baseDirectory, section: "EVAPORATION")
+            options.evaporationSchedule = Self.evaporationSchedule(series, toMetresPerSecond: units.evaporationRate, duration: durationSeconds)
+        }
+        if let a = try monthlyAdjustments(), a.evaporation.contains(where: { $0 != 0 }) { options.evaporationAdjustments = a.evaporation }
+        var network = HydraulicNetwork(nodes: nodes, links: links, inflows: inflowList, options: options)
         // RDII is computed ahead of routing from the gauges' rain, as SWMM writes its RDII file.
         network.rdii = try rdii(network: network, baseDirectory: baseDirectory)?.inflows ?? []
         return network
@@ -337,7 +345,8 @@ extension SWMMModel {
             o.start = SimulationClock(year: c.year ?? 2000, month: c.month ?? 1, day: c.day ?? 1, secondOfDay: start - days * 86_400)
         }
         o.reportStep = stepSeconds("REPORT_STEP", default: 0)
-        // Storage units evaporate at the model's potential rate (other sources are refused).
+        // Storage units and open conduits evaporate at the model's potential rate (a time series and
+        // the months' adjustments are added in `hydraulicNetwork`).
         switch evaporation?.source {
         case .constant(let r)?: o.evaporationRate = r * u.evaporationRate
         case .monthly(let m)?: o.monthlyEvaporationRates = (0..<12).map { $0 < m.count ? m[$0] * u.evaporationRate : 0 }

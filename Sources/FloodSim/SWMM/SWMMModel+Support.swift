@@ -210,6 +210,14 @@ extension SWMMModel {
                 throw SWMMInputError(line: nil, section: "EVAPORATION", field: "TIMESERIES",
                                      reason: "no time series \(name) (SWMM's ERROR 209)")
             }
+            // SWMM 5.2.4's setEvap sets a TIMESERIES rate only when the series reaches its next entry
+            // but adds the month's adjustment at every climate update, so the adjustment piles up with
+            // the number of runoff (or routing) steps between entries: an answer not reproduced here.
+            if case .timeseries = e.source, try monthlyAdjustments()?.evaporation.contains(where: { $0 != 0 }) == true {
+                throw SWMMInputError(line: nil, section: "ADJUSTMENTS", field: "EVAPORATION",
+                                     reason: "monthly evaporation adjustments with TIMESERIES evaporation are not simulated: SWMM 5.2.4 adds the "
+                                     + "month's adjustment again at every climate update until the series' next entry (climate.c setEvap)")
+            }
             // A RECOVERY pattern scales infiltration recovery (RunoffSimulation.recoveryFactors).
             if let p = e.recoveryPattern, !Self.isBlank(p), pattern(named: p) == nil {
                 throw SWMMInputError(line: nil, section: "EVAPORATION", field: "RECOVERY",
@@ -260,10 +268,12 @@ extension SWMMModel {
         }
         let evaporates: Bool = {
             switch evaporation?.source {
-            case .constant(let r)?: return r > 0
-            case .monthly(let m)?: return m.contains { $0 > 0 }
-            default: return false
+            case .constant(let r)?: if r > 0 { return true }
+            case .monthly(let m)?: if m.contains(where: { $0 > 0 }) { return true }
+            case .timeseries?: return true
+            default: break
             }
+            return (try? monthlyAdjustments())?.evaporation.contains { $0 > 0 } ?? false
         }()
         // Storage shapes, surcharge, evaporation and seepage are simulated; their values are
         // checked where the network is built (`analyticalShape`, `storageSeepage`).
@@ -290,21 +300,17 @@ extension SWMMModel {
                                          reason: "storage \(s.name) seeps by Green–Ampt: its recovery under an [EVAPORATION] RECOVERY pattern is not simulated")
                 }
             }
-            // Storage evaporation runs at the CONSTANT or MONTHLY rate (`hydraulicOptions`); a
-            // TIMESERIES rate or monthly evaporation adjustments reach only the subcatchments.
-            let evaporatesOtherwise: Bool = {
-                if case .timeseries? = evaporation?.source { return true }
-                return (try? monthlyAdjustments())?.evaporation.contains { $0 != 0 } ?? false
-            }()
-            if let f = s.evaporationFactor, f > 0, evaporatesOtherwise {
-                throw SWMMInputError(line: nil, section: "STORAGE", field: "Fevap",
-                                     reason: "storage \(s.name) evaporates (Fevap \(f)) at a TIMESERIES rate or with [ADJUSTMENTS] EVAPORATION: "
-                                     + "storage evaporation is simulated only at CONSTANT or MONTHLY rates")
-            }
         }
-        if let l = losses.first(where: { ($0.seepage ?? 0) > 0 }) {
+        // Conduits seep through their wetted width at the [LOSSES] rate (SWMM's conduit_getLossRate);
+        // SWMM scales that rate by the month's [ADJUSTMENTS] CONDUCTIVITY, which is not simulated here.
+        if let l = losses.first(where: { ($0.seepage ?? 0) < 0 || !($0.seepage ?? 0).isFinite }) {
             throw SWMMInputError(line: nil, section: "LOSSES", field: "Seepage",
-                                 reason: "conduit \(l.link) seeps \(l.seepage ?? 0): seepage from conduits is not simulated (storage units' is)")
+                                 reason: "conduit \(l.link): seepage rate \(l.seepage ?? 0) must be a number ≥ 0")
+        }
+        if let l = losses.first(where: { ($0.seepage ?? 0) > 0 }),
+           try monthlyAdjustments()?.conductivity.contains(where: { $0 != 1 }) == true {
+            throw SWMMInputError(line: nil, section: "LOSSES", field: "Seepage",
+                                 reason: "conduit \(l.link) seeps: conduit seepage under monthly [ADJUSTMENTS] CONDUCTIVITY is not simulated")
         }
         for x in crossSections { _ = try culvertCode(x) }
         for w in weirs where w.options.count > 6 && !Self.isBlank(w.options[6]) && curve(named: w.options[6]) == nil {
