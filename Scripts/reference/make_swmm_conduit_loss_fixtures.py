@@ -14,8 +14,8 @@ the case's routing method and cross-section. The water a conduit loses:
 both scaled down together to what the conduit carries, and counted as the routing continuity's
 Evaporation Loss and Exfiltration Loss. Under dynamic wave the loss enters the momentum equation
 (dwflow.c's dq6) and is drawn from the end nodes; under kinematic wave it enters the continuity
-equation (kinwave.c's q3); under steady flow (STEADY) it is taken off the outflow. Two cases carry
-a pollutant with first-order decay (kinematic wave and steady flow: seepage takes mass, evaporation
+equation (kinwave.c's q3); under steady flow (STEADY) it is taken off the outflow. Three cases carry
+a pollutant with first-order decay (one per routing method: seepage takes mass, evaporation
 concentrates it); one is in US units.
 
 Writes Tests/FloodSimTests/Fixtures/swmm/conduit_losses/<CASE>.inp and conduit_losses.json ({case: {
@@ -56,6 +56,8 @@ CASES = {
     "SF_TRAPEZOID_EVAP_SEEP": dict(routing="STEADY", xsect=TRAPEZOID, peak=1.5, evap="CONSTANT 60", seep=(20, 12), hours=24),
     "SF_OVER_CAPACITY": dict(routing="STEADY", xsect="CIRCULAR 0.6 0 0 0 1", peak=1.2, evap=None, seep=None, hours=8),
     "KW_QUALITY_EVAP_SEEP": dict(routing="KINWAVE", xsect=TRAPEZOID, peak=1.5, evap="CONSTANT 60", seep=(20, 12), hours=24,
+                                 pollutant=True),
+    "DW_QUALITY_EVAP_SEEP": dict(routing="DYNWAVE", xsect=TRAPEZOID, peak=1.5, evap="CONSTANT 60", seep=(20, 12), hours=24,
                                  pollutant=True),
     "SF_QUALITY_EVAP_SEEP": dict(routing="STEADY", xsect=TRAPEZOID, peak=1.5, evap="CONSTANT 60", seep=(20, 12), hours=24,
                                  pollutant=True),

@@ -7,8 +7,8 @@ import Testing
 /// Fixtures/swmm/conduit_losses, by Scripts/reference/make_swmm_conduit_loss_fixtures.py): a
 /// hydrograph through two channels (trapezoidal, open rectangular or circular) under kinematic wave,
 /// dynamic wave or steady flow, losing water to evaporation from open sections (constant with monthly
-/// adjustments, monthly, or a time series) and to `[LOSSES]` seepage; two cases with a decaying
-/// pollutant, one in US units. SWMM's flooding, evaporation, seepage and outflow within 2 %, each
+/// adjustments, monthly, or a time series) and to `[LOSSES]` seepage; three cases with a decaying
+/// pollutant (one per method), one in US units. SWMM's flooding, evaporation, seepage and outflow within 2 %, each
 /// node's maximum depth within 5 %, each link's largest flow within 2 %, the continuity error within
 /// 0.2 points, and the pollutant's seepage loss and outflow within 2 %.
 @Suite("Conduit evaporation, seepage and steady flow match SWMM 5.2.4")
@@ -44,7 +44,7 @@ struct SWMMConduitLossParityTests {
     func listed() {
         for name in ["KW_TRAPEZOID_EVAP_SEEP", "KW_TRAPEZOID_SEEP_HIGH", "DW_RECT_OPEN_EVAP_MONTHLY_SEEP", "DW_TRAPEZOID_EVAP_SEEP",
                      "DW_CIRCULAR_SEEP", "DW_TIMESERIES_EVAP", "DW_CONSTANT_EVAP_ADJUSTED", "SF_TRAPEZOID_EVAP_SEEP", "SF_OVER_CAPACITY",
-                     "KW_QUALITY_EVAP_SEEP", "SF_QUALITY_EVAP_SEEP", "US_DW_TRAPEZOID_EVAP_SEEP"] {
+                     "KW_QUALITY_EVAP_SEEP", "DW_QUALITY_EVAP_SEEP", "SF_QUALITY_EVAP_SEEP", "US_DW_TRAPEZOID_EVAP_SEEP"] {
             #expect(Self.references[name] != nil, "\(name) has no SWMM reference")
         }
     }
