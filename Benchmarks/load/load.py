@@ -9,7 +9,9 @@ prober reading a page every 50 ms and a sampler reading wrk's URLs back to back 
 connection. wrk's latency mixes reads and writes: the summary's read_latency_ms (the sampler's)
 and write_latency_ms (the writers') hold them apart. Promise: no 5xx, no socket error, every acknowledged write
 present afterwards (each writer's id read back; the layer holds exactly the base plus every 201),
-RSS growth < 20 % (from the end of a warm-up to the end of the run).
+RSS growth < 20 % (from the end of a warm-up to the end of the run). The growth over the run's
+second half is reported beside it (rss_kib.second_half_growth_percent): memory that fills up to a
+bound shows early and then stays, a leak keeps growing in the second half too.
 restart: postgis with PostgreSQL restarted twice mid-run (pg_ctl restart -m fast at 1/3 of the run,
 -m immediate at 2/3). Promise: as above, except 503 answers while PostgreSQL is down or starting
 (and the seconds right after), and the prober's first 200 within 5 s of the database accepting
@@ -283,7 +285,16 @@ def restarter():
         restarts.append((mode, wall, t0, time.monotonic()))
 
 
-helpers = [threading.Thread(target=writer, args=(i,)) for i in range(2)] + [threading.Thread(target=prober), threading.Thread(target=sampler)]
+rss_middle = []
+
+
+def rss_at_middle():
+    time.sleep(max(0, stop - seconds / 2 - time.monotonic()))
+    rss_middle.append(sum(rss_kib(pid) for pid in server_pids()))
+
+
+helpers = [threading.Thread(target=writer, args=(i,)) for i in range(2)] + [threading.Thread(target=prober), threading.Thread(target=sampler),
+                                                                            threading.Thread(target=rss_at_middle)]
 if backend == "restart":
     helpers.append(threading.Thread(target=restarter))
 for t in helpers:
@@ -306,7 +317,9 @@ summary = {"backend": name, "seconds": seconds, "connections": connections, "wrk
            "writers": {"acknowledged": len(acknowledged), "statuses": writer_statuses, "socket_errors": writer_errors[:10]},
            "read_latency_ms": percentiles(read_ms), "write_latency_ms": percentiles(write_ms),
            "features": {"expected_at_least": expected, "found": matched}, "lost_acknowledged_writes": lost[:20],
-           "rss_kib": {"start": rss_start, "end": rss_end, "growth_percent": round((rss_end - rss_start) * 100 / rss_start, 1)}}
+           "rss_kib": {"start": rss_start, "middle": rss_middle[0], "end": rss_end,
+                       "growth_percent": round((rss_end - rss_start) * 100 / rss_start, 1),
+                       "second_half_growth_percent": round((rss_end - rss_middle[0]) * 100 / rss_middle[0], 1)}}
 problems = []
 socket_errors = sum(result["socket_errors"].values()) + len(writer_errors)
 if result["client_errors"]:

@@ -106,11 +106,28 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         }) { await runner.value }
     }
 
+    /// How long a pooled connection may stay unused before it is closed: also the longest a
+    /// cancelled idle timer of the pool keeps its memory (`clientConfiguration`).
+    public static let idleConnectionTimeout: Duration = .seconds(5)
+
     /// Pool settings for `url`: TLS off (loopback or a private network), session time zone UTC
     /// (so `date` properties compare as UTC midnight, as in SpatiaLite), and statements the store
     /// prepares (`PreparedStatements`) planned for their values on every run as unnamed ones are:
     /// a generic plan, which PostgreSQL may otherwise adopt after five runs, is made without the
     /// box or the id and could walk a large layer's whole index where the values' plan does not.
+    ///
+    /// A connection left idle for `idleConnectionTimeout` is closed, and none is kept alive by
+    /// queries (issue 57): postgres-nio arms a timer for each (30 s keep-alive, the idle timeout)
+    /// every time a connection comes back idle, and cancels them when it is leased again, but a
+    /// cancelled `Task.sleep` keeps its task and dispatch timer allocated until it would have been
+    /// due (swiftlang/swift#60441). Under the mixed load benchmark (about 1.5 timers a request)
+    /// the two 30-second timers held 30 s of requests' timers, 40–55 MiB of `serve`'s heap on
+    /// PostGIS, in proportion to the request rate; now at most `idleConnectionTimeout` of them, of
+    /// one kind. A keep-alive could not run anyway: a connection idle that long is closed first. A
+    /// connection PostgreSQL closes (a restart, a terminated session) is still noticed and
+    /// replaced. Not `minimumConnections` (which would need no idle timer): with it postgres-nio
+    /// 1.33 crashed on a precondition (`createNewDemandConnectionIfPossible`) when PostgreSQL
+    /// restarted under load.
     public static func clientConfiguration(url: String, maximumConnections: Int = 8) throws -> PostgresClient.Configuration {
         guard let c = URLComponents(string: url), c.scheme == "postgresql" || c.scheme == "postgres", let host = c.host else {
             throw StoreError(.backend, "the PostgreSQL URL must look like postgresql://user:password@host:port/database")
@@ -120,7 +137,8 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                                                   password: c.password, database: database.isEmpty ? nil : database, tls: .disable)
         config.options.additionalStartupParameters = [("TimeZone", "UTC"), ("plan_cache_mode", "force_custom_plan")]
         config.options.maximumConnections = max(1, maximumConnections)
-        config.options.connectionIdleTimeout = .seconds(30)
+        config.options.connectionIdleTimeout = idleConnectionTimeout
+        config.options.keepAliveBehavior = nil
         return config
     }
 
