@@ -36,7 +36,7 @@ DEFAULT_MODELS = os.path.normpath(os.path.join(HERE, "..", "..", "..", "shared",
 # Repeats per model: enough that process start-up is a few percent of the time measured.
 REPEATS = {"Example1": 300, "Example2": 200, "Example3": 6, "Example4": 500, "Example5": 1000, "Example6": 100,
            "extran1": 200, "extran2": 150, "extran3": 150, "extran4": 150, "extran5": 150, "extran6": 150,
-           "extran7": 150, "extran8a": 300, "extran8b": 300, "extran9": 1000, "extran10": 1000}
+           "extran7": 150, "extran8a": 1000, "extran8b": 1000, "extran9": 1000, "extran10": 1000}
 
 SWMM_CHILD = """
 import os, sys

@@ -169,7 +169,6 @@ public final class DrainageRouting {
         // Storage units' evaporation and seepage over the step, from their state now (SWMM's
         // node_getLosses before the step's inflows).
         state.updateStorageLosses(dt: dt, time: t0)
-        if state.hasConduitLosses { state.evaporationNow = state.evaporationRate(at: t0) }
         applyInflows(at: t0)
 
         state.beginStep(dt: dt)
@@ -255,11 +254,7 @@ public final class DrainageRouting {
                 statistics.nodes[i].exfiltrationLoss += state.seepageLoss[i]
             }
         }
-        if state.hasConduitLosses {
-            let conduits = state.conduitLossTotals()
-            rates.evaporation += conduits.evaporation
-            rates.seepage += conduits.seepage
-        }
+        if state.hasConduitLosses { state.addConduitLosses(to: &rates) }
         for i in 0..<state.nodeCount {
             var q = 0.0
             var flooded = false
@@ -342,6 +337,16 @@ private extension HydraulicState {
             if nodeKind[i] != .storage && newVolume[i] > fullVolume[i] {
                 overflow[i] = (newVolume[i] - fullVolume[i]) / dt
             }
+        }
+    }
+
+    /// Adds every conduit's evaporation and seepage over the step just routed (m³/s, all barrels)
+    /// to the step's rates. Mutating only to be lent the state: a non-mutating method called through
+    /// the routing object's property gets a copy of the whole state.
+    mutating func addConduitLosses(to rates: inout DrainageRouting.StepRates) {
+        for j in 0..<linkCount where linkKind[j] == .conduit {
+            rates.evaporation += conduitEvapLoss[j] * barrels[j]
+            rates.seepage += conduitSeepLoss[j] * barrels[j]
         }
     }
 

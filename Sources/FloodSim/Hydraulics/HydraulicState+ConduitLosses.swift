@@ -31,14 +31,4 @@ extension HydraulicState {
         conduitSeepLoss[j] = seep
         return evap + seep
     }
-
-    /// Every conduit's evaporation and seepage over the step just routed (m³/s, all barrels).
-    func conduitLossTotals() -> (evaporation: Double, seepage: Double) {
-        var evap = 0.0, seep = 0.0
-        for j in 0..<linkCount where linkKind[j] == .conduit {
-            evap += conduitEvapLoss[j] * barrels[j]
-            seep += conduitSeepLoss[j] * barrels[j]
-        }
-        return (evap, seep)
-    }
 }

@@ -72,7 +72,8 @@ extension HydraulicState {
     /// The potential evaporation rate (m/s) at `time` seconds from the start, as SWMM's setEvap: the
     /// time series' step, else the month's rate when twelve are given, else the constant one; plus
     /// the month's adjustment; never below 0 (SWMM's storage and conduits evaporate only above 0).
-    func evaporationRate(at time: Double) -> Double {
+    /// (Static: as a method its callers, mutating ones included, handed it a copy of the whole state.)
+    static func evaporationRate(_ options: RoutingOptions, at time: Double) -> Double {
         let monthly = options.monthlyEvaporationRates, adjustments = options.evaporationAdjustments
         let month = monthly.count == 12 || adjustments.count == 12 ? options.start.advanced(by: time).month : 1
         var rate: Double
@@ -89,8 +90,11 @@ extension HydraulicState {
     /// scaled down together to what the unit holds. Sets `losses` (m³/s, taken out of the node
     /// as outflow) and `evaporationLoss`/`seepageLoss` (m³ over the step).
     mutating func updateStorageLosses(dt: Double, time: Double) {
+        // The conduits' evaporation over the step reads the same rate (set here, in place: read
+        // through the routing object's property, the state was copied whole to call a method).
+        if hasConduitLosses { evaporationNow = Self.evaporationRate(options, at: time) }
         guard hasStorageLosses else { return }
-        let potential = evaporationRate(at: time)
+        let potential = Self.evaporationRate(options, at: time)
         for i in 0..<nodeCount {
             guard let unit = storage[i] else { continue }
             var evap = potential * unit.evaporationFactor

@@ -60,7 +60,7 @@ public struct NodeTreatment: Sendable {
 extension QualityState {
     /// Applies node `i`'s treatments after its mixing (SWMM's treatmnt_treat): `cin` are the inflow
     /// concentrations (mass unit per m³), `q` the inflow (m³/s, ≥ 0), `dt` the step (s).
-    mutating func treat(_ i: Int, _ list: [NodeTreatment?], cin: [Double], q: Double, _ s: HydraulicState, _ dt: Double) {
+    mutating func treat(_ i: Int, _ list: [NodeTreatment?], cin: [Double], q: Double, _ s: inout HydraulicState, _ dt: Double) {
         let np = pollutants.count
         var removal = [Double](repeating: -1, count: np)
         let pv = NodeTreatment.processVariables.count

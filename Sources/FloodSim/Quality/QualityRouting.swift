@@ -232,7 +232,7 @@ struct QualityState {
                 cin = pollutants.indices.map { q > 0 ? nodeNew[$0, i] / q : 0 }
             }
             if s.nodeKind[i] == .storage || s.oldVolume[i] > Self.zeroVolume { storageQuality(i, &s, dt) } else { nodeQuality(i, &s) }
-            if let treatment { treat(i, treatment, cin: cin, q: q, s, dt) }
+            if let treatment { treat(i, treatment, cin: cin, q: q, &s, dt) }  // lent, not copied (1 kB a node and step)
         }
         for j in 0..<s.linkCount { linkQuality(j, &s, dt) }
     }
@@ -390,7 +390,7 @@ struct QualityState {
         let qSeep = s.conduitSeepLoss[j] * nb, vEvap = s.conduitEvapLoss[j] * nb * dt
         let fEvap = vEvap > 0 && v1 > Self.zeroVolume ? 1 + vEvap / v1 : 1
         if s.method == .steady {
-            steadyLinkQuality(j, s, qSeep: qSeep, fEvap: fEvap, dt)
+            steadyLinkQuality(j, &s, qSeep: qSeep, fEvap: fEvap, dt)
             return
         }
         if s.method == .dynamicWave { qIn = max(qIn + (v2 + qSeep * dt + vEvap - v1) / dt, 0) }
@@ -408,7 +408,7 @@ struct QualityState {
 
     /// A conduit's quality under steady flow (SWMM's findSFLinkQual): its upstream node's, less what
     /// seeps, concentrated by evaporation, decayed over the step.
-    private mutating func steadyLinkQuality(_ j: Int, _ s: HydraulicState, qSeep: Double, fEvap: Double, _ dt: Double) {
+    private mutating func steadyLinkQuality(_ j: Int, _ s: inout HydraulicState, qSeep: Double, fEvap: Double, _ dt: Double) {
         let up = s.node1[j]
         for p in pollutants.indices {
             var c1 = nodeNew[p, up]
