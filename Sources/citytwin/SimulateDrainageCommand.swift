@@ -82,6 +82,10 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
         }
         print(String(format: "routing: inflow %.1f m³, flooding %.1f m³, outflow %.1f m³, continuity error %.3f %%",
                      q.totalInflow, q.flooding, q.externalOutflow, q.errorPercent))
+        if q.evaporationLoss > 0 || q.seepageLoss > 0 {
+            // Storage units' and conduits' losses (SWMM's Evaporation Loss and Exfiltration Loss rows).
+            print(String(format: "routing: evaporation %.1f m³, seepage %.1f m³", q.evaporationLoss, q.seepageLoss))
+        }
         if let d = result.rdii {
             // SWMM's Rainfall Dependent I/I table.
             print(String(format: "RDII:    sewershed rainfall %.1f m³, RDII produced %.1f m³ (ratio %.3f), RDII inflow %.1f m³",
@@ -98,9 +102,9 @@ struct SimulateDrainageCommand: AsyncParsableCommand {
                     print(String(format: "quality %@: washoff %.3f%@, remaining buildup %.3f%@, runoff continuity error %.3f %%",
                                  pollutant.name, s.surfaceRunoff, unit, s.remainingBuildup, unit, s.errorPercent))
                 }
-                print(String(format: "quality %@: inflow %.3f%@, outflow %.3f%@, flooding %.3f%@, reacted %.3f%@, routing continuity error %.3f %%",
+                print(String(format: "quality %@: inflow %.3f%@, outflow %.3f%@, flooding %.3f%@, seepage %.3f%@, reacted %.3f%@, routing continuity error %.3f %%",
                              pollutant.name, c.dryWeatherInflow + c.wetWeatherInflow + c.groundwaterInflow + c.externalInflow + c.rdiiInflow, unit,
-                             c.externalOutflow, unit, c.flooding, unit, c.reacted, unit, c.errorPercent))
+                             c.externalOutflow, unit, c.flooding, unit, c.seepageLoss, unit, c.reacted, unit, c.errorPercent))
             }
         }
         let flooded = result.nodeNames.indices.filter { result.nodes[$0].floodVolume > 0 }
