@@ -52,7 +52,7 @@ extension HydraulicState {
                 qMax[j] = xsect[j].sMax * beta[j]
                 let x = xsect[j]
                 if x.form == .circular || x.form == .filledCircular {
-                    aMax[j] = 0.9756 * x.aFull
+                    aMax[j] = SectionGeometry.circlePeakArea * x.aFull
                 } else {
                     aMax[j] = x.isOpen || isDummy[j] ? x.aFull : x.area(x.depthOfMaxSectionFactor)
                 }

@@ -67,8 +67,8 @@ public struct RoutingOptions: Sendable, Hashable {
     public var start: SimulationClock
     /// Time between reported snapshots in results, seconds (0 = no snapshots).
     public var reportStep: Double
-    /// Potential evaporation rate from storage units' water surfaces, m/s (SWMM `[EVAPORATION]
-    /// CONSTANT`; each unit loses its share `StorageUnit.evaporationFactor`).
+    /// Potential evaporation rate from storage units' and open conduits' water surfaces, m/s (SWMM
+    /// `[EVAPORATION] CONSTANT`; each unit loses its share `StorageUnit.evaporationFactor`, a conduit all of it).
     public var evaporationRate: Double = 0
     /// Potential evaporation rate by calendar month 1…12 of the routing time, m/s (SWMM
     /// `[EVAPORATION] MONTHLY`); when it holds twelve values it replaces `evaporationRate`.

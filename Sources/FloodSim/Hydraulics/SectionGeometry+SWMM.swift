@@ -1,11 +1,6 @@
 import CLibm
 import Foundation
 
-/// SWMM 5.2.4's own approximations where they are cheaper than solving to rounding (xsect.c,
-/// findroot.c), ported as methods: the shallow circle's central angle by Newton from SWMM's fitted
-/// start, stopped once a step is at most 1e-4 rad (with SWMM's power-law closed forms for the
-/// tiniest areas), and the safeguarded Newton and Ridder searches SWMM stops at its tolerances.
-/// Matching SWMM's stopping points keeps CityTwin's answers next to SWMM's, not only near the exact root.
 /// The segment angle a shallow circle's last area was solved for (SWMM's getThetaOfAlpha, a pure function of
 /// A/Afull), kept by a conduit so the same area's depth and section factor do not solve it again (the
 /// kinematic wave's exit area: its flow, then its depth, then the next step's first Newton trial). Keyed by
@@ -26,6 +21,11 @@ struct CircleAngleMemo: Sendable {
     }
 }
 
+/// SWMM 5.2.4's own approximations where they are cheaper than solving to rounding (xsect.c,
+/// findroot.c), ported as methods: the shallow circle's central angle by Newton from SWMM's fitted
+/// start, stopped once a step is at most 1e-4 rad (with SWMM's power-law closed forms for the
+/// tiniest areas), and the safeguarded Newton and Ridder searches SWMM stops at its tolerances.
+/// Matching SWMM's stopping points keeps CityTwin's answers next to SWMM's, not only near the exact root.
 extension SectionGeometry {
     /// The largest |step| (radians) at which SWMM's Newton iterations for a circle's central angle stop.
     static let circleAngleStep = 1e-4

@@ -193,7 +193,7 @@ struct SectionGeometry: Sendable {
         } else if form == .filledCircular {
             // SWMM's sMax and Amax for a filled circle.
             sMax = 1.08 * sFull
-            depthOfMaxSectionFactor = depth(ofArea: SectionGeometry.filledCirclePeakArea * aFull)
+            depthOfMaxSectionFactor = depth(ofArea: SectionGeometry.circlePeakArea * aFull)
         } else if let ratio = relative({ $0.sMaxRatio }) ?? nil, let peak = relative({ $0.area(ofSectionFactor: ratio) }) ?? nil {
             // SWMM's published peak of the S table, reached at the depth of its area.
             sMax = ratio * sFull
@@ -231,8 +231,8 @@ struct SectionGeometry: Sendable {
         form == .rectClosed ? wMax : width(min(y, depthOfMaxWidth))
     }
 
-    /// A/Afull where SWMM takes a filled circle's section factor to peak (xsect.c's Amax).
-    static let filledCirclePeakArea = 0.9756
+    /// A/Afull where SWMM takes a circle's or a filled circle's section factor to peak (xsect.c's Amax).
+    static let circlePeakArea = 0.9756
 
     static func parabolaPerimeter(width w: Double, depth y: Double) -> Double {
         guard w > 0, y > 0 else { return 0 }
@@ -474,7 +474,7 @@ struct SectionGeometry: Sendable {
             // between Sfull and Smax, else between 0 and the peak's; safeguarded Newton from the middle
             // to 1e-4 of the full area, dS/dA by the central difference.
             let target = min(s, sMax)
-            let aPeak = SectionGeometry.filledCirclePeakArea * aFull
+            let aPeak = SectionGeometry.circlePeakArea * aFull
             let aLo = target >= sFull ? aFull : 0
             return SectionGeometry.swmmNewton(aLo, aPeak, start: 0.5 * (aLo + aPeak), tolerance: 1e-4 * aFull) { a in
                 (sectionFactor(ofArea: a) - target, sectionFactorSlope(ofArea: a))
