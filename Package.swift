@@ -156,7 +156,7 @@ let package = Package(
 
         // The fire-rescue one map (消防救援一张图): hydrant coverage by GB 50974 along the streets;
         // the hydrant-coverage process.
-        .target(name: "FireRescue", dependencies: ["GeoCore", "TwinStore", "QueryLanguage", "NetworkAnalysis", "Emergency", "Sensing", "ProcessRuntime"],
+        .target(name: "FireRescue", dependencies: ["GeoCore", "TwinStore", "QueryLanguage", "NetworkAnalysis", "Emergency", "Sensing", "ProcessRuntime", "Governance"],
                 swiftSettings: strict),
 
         // Urban flood runs over the district: the drainage model and the surface read from the

@@ -1,6 +1,7 @@
 import Emergency
 import Foundation
 import GeoCore
+import Governance
 import NetworkAnalysis
 import ProcessRuntime
 import QueryLanguage
@@ -173,16 +174,48 @@ public enum FirePrePlan {
     /// Households and people registered at the building's addresses (实有人口), when the caller may read them.
     static func occupants(of building: Feature, store: any FeatureStore, caller: Caller) async throws -> JSONValue {
         guard let code = building.properties["address_code"]?.stringValue, !code.isEmpty else { return .null }
-        guard try await store.layerDefinition("population_by_address", for: caller) != nil else { return withheld("population_by_address") }
-        var households = 0, residents = 0, elderly = 0, children = 0
-        let q = FeatureQuery(filter: .like(.property("address_code"), pattern: code + "%", caseInsensitive: false), limit: 5000)
-        for try await f in store.stream(layer: "population_by_address", q, by: caller) {
-            households += 1
+        let households = FilterExpression.like(.property("address_code"), pattern: code + "%", caseInsensitive: false)
+        guard try await store.layerDefinition(populationLayer, for: caller) != nil else {
+            return try await occupantAggregates(code: code, building: building.id.map { "\($0)" } ?? code, households, store: store, caller: caller)
+        }
+        var count = 0, residents = 0, elderly = 0, children = 0
+        for try await f in store.stream(layer: populationLayer, FeatureQuery(filter: households, limit: 5000), by: caller) {
+            count += 1
             residents += Int(f.properties["residents"]?.doubleValue ?? 0)
             elderly += Int(f.properties["elderly"]?.doubleValue ?? 0)
             children += Int(f.properties["children"]?.doubleValue ?? 0)
         }
-        return ["address_code": .string(code), "households": .integer(Int64(households)), "residents": .integer(Int64(residents)),
+        return ["address_code": .string(code), "households": .integer(Int64(count)), "residents": .integer(Int64(residents)),
                 "elderly": .integer(Int64(elderly)), "children": .integer(Int64(children))]
+    }
+
+    /// The layer of residents by address (实有人口, the police's, on the negative list).
+    static let populationLayer = "population_by_address"
+
+    /// Who lives in the building, for a caller who may not read the population rows: the
+    /// sandbox's k-anonymous aggregates, when the layer's owner granted them to the caller's
+    /// department for this process in the catalogue (`sharing.aggregates`); withheld otherwise.
+    static func occupantAggregates(code: String, building: String, _ households: FilterExpression, store: any FeatureStore,
+                                   caller: Caller) async throws -> JSONValue {
+        let measures: [AggregateRequest.Measure] = [.init(.count), .init(.sum, "residents"), .init(.sum, "elderly"), .init(.sum, "children")]
+        let sandbox = Sandbox(store: store)
+        guard let group = try await sandbox.aggregate(layer: populationLayer, measures, selection: households,
+                                                      subject: "the households of building \(building) (address \(code)…)",
+                                                      process: "fire-pre-plan", by: caller) else {
+            return withheld(populationLayer)
+        }
+        var out: [String: JSONValue] = ["address_code": .string(code), "aggregated": true,
+                                        "method": "the sandbox's aggregates under the owner's grant: fewer than k households suppressed"]
+        if let definition = try await store.layerDefinition(populationLayer, for: .admin) { out["k"] = .integer(Int64(sandbox.effectiveK(definition))) }
+        guard !group.suppressed, let count = group.count else {
+            out["suppressed"] = true
+            out["reason"] = group.suppressedBecause.map(JSONValue.string) ?? .null
+            return .object(out)
+        }
+        out["households"] = .integer(Int64(count))
+        for (name, measure) in [("residents", "sum(residents)"), ("elderly", "sum(elderly)"), ("children", "sum(children)")] {
+            out[name] = group.values[measure].flatMap { $0 }.map { .integer(Int64($0.rounded())) } ?? .null
+        }
+        return .object(out)
     }
 }

@@ -110,14 +110,4 @@ public struct AggregateRequest: Sendable, Hashable {
         if let filter { s += " where " + filter }
         return s
     }
-
-    /// What the answer's groups are, apart from the filter: requests that differ only by filter
-    /// are compared by the differencing guard.
-    var shape: String {
-        switch grouping {
-        case .none: "none"
-        case .adminDivision(let level): "admin:" + (level ?? "")
-        case .grid(let size): "grid:\(size)"
-        }
-    }
 }

@@ -13,8 +13,11 @@ public struct SandboxGroup: Sendable, Hashable {
     public var count: Int?
     /// Measure name (`sum(residents)`) → value; nil values when suppressed or without numbers.
     public var values: [String: Double?]
-    /// Whether the group held fewer than k features, so nothing of it is given.
+    /// Whether nothing of the group is given (fewer than k features, or the disclosure control's
+    /// further rules: `suppressedBecause`).
     public var suppressed: Bool
+    /// Why the group is suppressed, in words; nil when it is not.
+    public var suppressedBecause: String?
 }
 
 /// What the sandbox answers: aggregates only, never a row.

@@ -17,7 +17,7 @@ struct SandboxRoutes: OperationCollection {
         [
             APIOperation(
                 id: "aggregateCollection", method: .post, path: "/collections/{collectionId}/aggregate",
-                summary: "The sandbox: aggregates (count, sum, mean, min, max of numeric attributes) of a layer offered through the sandbox (sharing method sandbox) or readable by the caller, as a whole, by administrative division or by a grid of cellSize metres, optionally filtered (CQL2 text). Groups with fewer than k features (the server's --sandbox-k, default 5) are suppressed; a query that would isolate rows (a filter on the id, the layer's key or a masked attribute, a selection of 1…k−1 features, a count differing by 1…k−1 from an earlier answer to the same department) is refused (403). Departments and the admin only; every query is audited in the layer's log.",
+                summary: "The sandbox: aggregates (count, sum, mean, min, max of numeric attributes) of a layer offered through the sandbox (sharing method sandbox) or readable by the caller, as a whole, by administrative division or by a grid of cellSize metres, optionally filtered (CQL2 text). Groups with fewer than k features (the layer's sharing.k, at least the server's --sandbox-k, default 5) are suppressed, and further groups with them so that no suppressed group is the difference of released figures (suppressedBecause says why); a query that would isolate rows (a filter on the id, the layer's key or a masked attribute, a selection of 1…k−1 features, a selection differing by 1…k−1 records from one released to the same department within a year, in any grouping or filter, or from the layer's whole) is refused (403). Departments and the admin only; every query is audited in the layer's log.",
                 tag: "Data", parameters: [.collectionID],
                 responses: [.ok("A FeatureCollection of groups (geometry: the division or cell; properties: key, name, count, the aggregates, suppressed) with the whole selection in total.",
                                 [(MediaTypeName.geoJSON, "SandboxAnswer")]),
@@ -41,6 +41,7 @@ struct SandboxRoutes: OperationCollection {
             var p: [String: JSONValue] = ["key": .string(g.key), "count": g.count.map { .integer(Int64($0)) } ?? .null,
                                           "suppressed": .bool(g.suppressed)]
             if let name = g.name { p["name"] = .string(name) }
+            if let why = g.suppressedBecause { p["suppressedBecause"] = .string(why) }
             for (k, v) in g.values { p[k] = v.map(JSONValue.number) ?? .null }
             return .object(p)
         }

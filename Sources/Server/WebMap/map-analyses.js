@@ -236,7 +236,8 @@ async function firePrePlan(lngLat, origin) {
     .concat([{label: t("fireHydrant"), color: "#f5222d", shape: "point"}]));
   listItem({title: t("fireBuilding") + " · " + (b.name || id), meta: [b.use, b.height_m != null ? b.height_m + " m" : "", b.floors != null ? b.floors + " " + t("fireFloors") : ""].filter(Boolean).join(" · ")});
   const occ = plan.occupants;
-  if (occ) listItem({title: t("fireOccupants"), meta: occ.withheld ? t("fireWithheld") : occ.households + " / " + occ.residents + " · " + t("fireElderly") + " " + occ.elderly});
+  if (occ) listItem({title: t("fireOccupants"), meta: occ.withheld ? t("fireWithheld") : occ.suppressed ? t("fireSuppressed").replace("{k}", occ.k)
+    : occ.households + " / " + occ.residents + " · " + t("fireElderly") + " " + occ.elderly + (occ.aggregated ? " · " + t("fireAggregated") : "")});
   stations.forEach((f, i) => listItem({rank: i + 1, color: RANK[i % RANK.length], title: f.properties.name,
     meta: t("fireArrive") + " " + (f.properties.arrival_seconds / 60).toFixed(1) + " " + t("minutes") + (f.properties.within_5_minutes ? "" : " · " + t("fireLate"))}, () => fitFeature(f)));
   for (const h of plan.hydrants || []) listItem({title: t("fireHydrant") + " " + h.id, meta: t("fireHose") + " " + Math.round(h.hose_metres) + " m"});

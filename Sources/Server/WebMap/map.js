@@ -17,7 +17,7 @@ const TOKEN_KEY = "citytwin.token", LANG_KEY = "citytwin.lang";
 const CATEGORIES = ["时空基础", "资源调查", "规划管控", "工程建设项目", "公共专题", "物联感知"];
 const CATEGORY_EN = {"时空基础": "Spatio-temporal base", "资源调查": "Resource survey", "规划管控": "Planning control", "工程建设项目": "Construction projects", "公共专题": "Public themes", "物联感知": "IoT sensing"};
 const TEXT = {
-  zh: {fire: "消防预案", fireNoBuilding: "点击处没有建筑", fireBuilding: "建筑", fireFloors: "层", fireOccupants: "户数 / 人数", fireWithheld: "无权查看（实有人口）",
+  zh: {fire: "消防预案", fireNoBuilding: "点击处没有建筑", fireBuilding: "建筑", fireFloors: "层", fireOccupants: "户数 / 人数", fireWithheld: "无权查看（实有人口）", fireSuppressed: "不足 {k} 户，不予提供（数据沙箱）", fireAggregated: "沙箱聚合",
        fireElderly: "老人", fireArrive: "到场", fireLate: "超过 5 分钟", fireHydrant: "消火栓", fireHose: "水带", fireLadderOk: "临街道路可供登高作业",
        fireLadderNo: "无可供登高作业的临街道路", firePass: "消防车可通行", fireBlocked: "受阻",
        skip: "跳到地图", title: "一张图", account: "身份", tokenLabel: "部门令牌", tokenPlaceholder: "部门令牌 JWT", signIn: "登录", signOut: "退出登录",
@@ -38,7 +38,7 @@ const TEXT = {
        throughDelay: {outbound: "上行直行车辆全程信号延误", inbound: "下行直行车辆全程信号延误"}, randomArrivals: "随机到达时", perVeh: "s/辆", stops: "次停车/辆",
        offsetsFor: "相位差依据", offsetsBand: "最宽绿波带", offsetsDelay: "干线延误最小", meanDelay: "干线平均控制延误", atBand: "最宽绿波带相位差时",
        oneWay: {"outbound-only": "单向绿波（仅上行）", "inbound-only": "单向绿波（仅下行）", "none": "无绿波带"}},
-  en: {fire: "Fire pre-plan", fireNoBuilding: "No building there", fireBuilding: "Building", fireFloors: "floors", fireOccupants: "Households / people", fireWithheld: "withheld (population register)",
+  en: {fire: "Fire pre-plan", fireNoBuilding: "No building there", fireBuilding: "Building", fireFloors: "floors", fireOccupants: "Households / people", fireWithheld: "withheld (population register)", fireSuppressed: "fewer than {k} households: not given (sandbox)", fireAggregated: "sandbox aggregate",
        fireElderly: "elderly", fireArrive: "arrives in", fireLate: "over 5 minutes", fireHydrant: "Hydrant", fireHose: "hose", fireLadderOk: "A street an aerial ladder can work from",
        fireLadderNo: "No street an aerial ladder can work from", firePass: "engines can pass", fireBlocked: "blocked",
        skip: "Skip to map", title: "City map", account: "Identity", tokenLabel: "Department token", tokenPlaceholder: "department token (JWT)", signIn: "Sign in", signOut: "Sign out",

@@ -58,11 +58,38 @@ public struct SharingPolicy: Codable, Hashable, Sendable {
     public var method: String
     /// 使用要求: conditions of use, in the catalogue's words.
     public var requirements: String
+    /// The departments the owner lets read the layer's k-anonymous aggregates inside a process's
+    /// answer (optional `"aggregates"`), under the sandbox's disclosure control.
+    public var aggregateGrants: [AggregateGrant]
+    /// The owner's k for the layer's aggregates (optional `"k"`): groups of fewer records are
+    /// suppressed. A server's `--sandbox-k` can only raise it.
+    public var k: Int?
 
-    public init(type: SharingType, method: String, requirements: String) {
+    /// The values `"k"` may take.
+    public static let kRange = 2...1_000
+
+    public init(type: SharingType, method: String, requirements: String, aggregateGrants: [AggregateGrant] = [], k: Int? = nil) {
         self.type = type
         self.method = method
         self.requirements = requirements
+        self.aggregateGrants = aggregateGrants
+        self.k = k
+    }
+}
+
+/// An owner's rule in the catalogue (`sharing.aggregates`): `departments` may read the layer's
+/// aggregates, as the sandbox releases them (groups under k suppressed, every release in the
+/// department's ledger and the layer's audit log), inside the answers of process `process`, for
+/// `purpose` (e.g. 消防救援大队, `fire-pre-plan`: households and residents per building).
+public struct AggregateGrant: Codable, Hashable, Sendable {
+    public var process: String
+    public var departments: [String]
+    public var purpose: String
+
+    public init(process: String, departments: [String], purpose: String) {
+        self.process = process
+        self.departments = departments
+        self.purpose = purpose
     }
 }
 

@@ -108,8 +108,31 @@ public struct LayerDefinition: Sendable, Hashable {
         guard let sharingType = SharingType(rawValue: typeText) else {
             throw fail("sharing.type", "sharing type \"\(typeText)\" is not one of open, shared, conditional, not-shared")
         }
+        var grants: [AggregateGrant] = []
+        switch so["aggregates"] {
+        case nil, .null?: break
+        case .array(let list)?:
+            for (i, item) in list.enumerated() {
+                let at = "sharing.aggregates[\(i)]"
+                guard let g = item.objectValue else { throw fail(at, "must be an object with process, departments and purpose") }
+                guard let names = g["departments"]?.arrayValue?.compactMap(\.stringValue), !names.isEmpty,
+                      names.count == g["departments"]?.arrayValue?.count else {
+                    throw fail(at + ".departments", "must list the departments (at least one name) the owner grants the aggregates to")
+                }
+                grants.append(AggregateGrant(process: try text(g["process"], at + ".process"), departments: names,
+                                             purpose: try text(g["purpose"], at + ".purpose")))
+            }
+        default: throw fail("sharing.aggregates", "must be an array of {process, departments, purpose}")
+        }
+        var k: Int?
+        if let kValue = so["k"], kValue != .null {
+            guard let n = kValue.doubleValue, n == n.rounded(), SharingPolicy.kRange.contains(Int(exactly: n) ?? 0) else {
+                throw fail("sharing.k", "must be a whole number of records, \(SharingPolicy.kRange.lowerBound)…\(SharingPolicy.kRange.upperBound)")
+            }
+            k = Int(n)
+        }
         self.sharing = SharingPolicy(type: sharingType, method: try text(so["method"], "sharing.method"),
-                                     requirements: try text(so["requirements"], "sharing.requirements"))
+                                     requirements: try text(so["requirements"], "sharing.requirements"), aggregateGrants: grants, k: k)
         switch o["negativeList"] {
         case nil, .null?: self.negativeList = false
         case .bool(let b)?: self.negativeList = b
@@ -237,6 +260,14 @@ public struct LayerDefinition: Sendable, Hashable {
 
     /// The definition's JSON object, in the file format.
     public var json: JSONValue {
+        var sharingJSON: [String: JSONValue] = ["type": .string(sharing.type.rawValue), "method": .string(sharing.method),
+                                                "requirements": .string(sharing.requirements)]
+        if let k = sharing.k { sharingJSON["k"] = .integer(Int64(k)) }
+        if !sharing.aggregateGrants.isEmpty {
+            sharingJSON["aggregates"] = .array(sharing.aggregateGrants.map {
+                ["process": .string($0.process), "departments": .array($0.departments.map(JSONValue.string)), "purpose": .string($0.purpose)]
+            })
+        }
         var o: [String: JSONValue] = [
             "id": .string(id),
             "title": ["zh": .string(title.zh), "en": .string(title.en)],
@@ -244,8 +275,7 @@ public struct LayerDefinition: Sendable, Hashable {
             "owner": .string(owner),
             "format": .string(format),
             "updateFrequency": .string(updateFrequency),
-            "sharing": ["type": .string(sharing.type.rawValue), "method": .string(sharing.method),
-                        "requirements": .string(sharing.requirements)],
+            "sharing": .object(sharingJSON),
             "negativeList": .bool(negativeList),
             "geometryType": acceptsAnyGeometry ? "Geometry" : geometryType.map { .string($0.rawValue) } ?? .null,
             "storageCRS": .string(storageCRS),

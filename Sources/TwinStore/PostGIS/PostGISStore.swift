@@ -178,7 +178,8 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
                 "CREATE TABLE IF NOT EXISTS \(s).store_meta (key text PRIMARY KEY, value bytea NOT NULL)",
                 "CREATE TABLE IF NOT EXISTS \(s).rasters (id text PRIMARY KEY, description text NOT NULL, data bytea NOT NULL)",
                 LayerStatsSQL.createTable(prefix: s + ".", real: "double precision"),
-            ] + SensingSQL.schema(integer: "bigint", key: "\(s).") + ["CREATE SEQUENCE IF NOT EXISTS \(s).sta_ids"] {
+            ] + SensingSQL.schema(integer: "bigint", key: "\(s).") + ["CREATE SEQUENCE IF NOT EXISTS \(s).sta_ids"]
+                + DisclosureLedgerSQL.schema(prefix: "\(s).", integer: "bigint", blob: "bytea") {
                 try await db.query(PostgresQuery(unsafeSQL: statement), logger: logger)
             }
             try await mergeChangeFeed(db, schema: s, logger: logger)

@@ -108,6 +108,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
         try mergeChangeFeed(db)
         try createAuditHead(db)
         try createSensingTables(db)
+        for statement in DisclosureLedgerSQL.schema(prefix: "", integer: "INTEGER", blob: "BLOB") { try db.execute(sql: statement) }
     }
 
     /// The audit chain's head (`AuditHead`): one row the database keeps by itself, a trigger
