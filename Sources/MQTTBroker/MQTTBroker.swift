@@ -368,7 +368,8 @@ public final class MQTTBroker<Delegate: MQTTBrokerDelegate>: Sendable {
 }
 
 /// Cuts the byte stream into packets, refusing one longer than `maxPacketBytes` as soon as its
-/// fixed header says so.
+/// fixed header says so: a client's reader (the tests' raw client). The broker reads its clients
+/// with `MQTTFrameHandler`, whose limits change with the connection's stage.
 struct MQTTFrameDecoder: ByteToMessageDecoder {
     typealias InboundOut = MQTTPacket
     let maxPacketBytes: Int
