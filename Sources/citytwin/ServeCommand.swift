@@ -75,11 +75,43 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Serve SensorThings over MQTT 3.1.1 on this TCP port of --host (FROST-Server's topics: subscribe to v1.1/Datastreams(2)/Observations, publish an Observation to create it; the password is a department token). Default: off.")
     var mqttPort: Int?
 
-    @Option(help: "MQTT connections open at once (with --mqtt-port); one more is answered CONNACK 3 (server unavailable).")
+    @Option(help: "MQTT clients connected at once (with --mqtt-port); one more is answered CONNACK 3 (server unavailable).")
     var mqttMaxConnections: Int = 1000
+
+    @Option(help: "Anonymous MQTT clients connected at once, of --mqtt-max-connections (0…--mqtt-max-connections − 1; default half of it): the other slots are kept for clients with a token. One more anonymous client is answered CONNACK 3.")
+    var mqttMaxAnonymous: Int?
+
+    @Option(help: "Anonymous MQTT clients connected at once from one IP address; one more is answered CONNACK 3.")
+    var mqttMaxAnonymousPerAddress: Int = 32
+
+    @Option(help: "MQTT connections from one IP address that have not sent their CONNECT yet; a new one beyond closes the oldest of them, so a client that sends its CONNECT at once always gets in.")
+    var mqttMaxPendingPerAddress: Int = 16
+
+    @Option(help: "Bytes of an MQTT CONNECT (client id, user name, token, will), checked from its fixed header before its body is read (256…65536).")
+    var mqttMaxConnectBytes: Int = 8 * 1024
+
+    @Option(help: "Seconds from accepting an MQTT connection to an accepted CONNECT; the connection is closed after (1…600).")
+    var mqttConnectTimeout: Double = 10
+
+    @Option(help: "Bytes of an anonymous MQTT client's packet (at least 256; --max-body-bytes when that is smaller); a client with a token may send packets of --max-body-bytes.")
+    var mqttMaxAnonymousPacketBytes: Int = 32 * 1024
+
+    @Option(help: "The longest MQTT keep-alive a client may ask, in seconds (1…65535); a CONNECT asking more, or 0 (off), is refused with CONNACK 2, as mosquitto's max_keepalive refuses MQTT 3.1.1 clients.")
+    var mqttMaxKeepalive: Int = 1200
 
     @Option(help: "Topics one MQTT connection may subscribe to (with --mqtt-port); one more is refused in its SUBACK.")
     var mqttMaxSubscriptions: Int = 100
+
+    /// The broker's options (`--mqtt-port` and the `--mqtt-…` limits); `nil` without `--mqtt-port`.
+    var mqttOptions: SensorThingsMQTTOptions? {
+        mqttPort.map {
+            SensorThingsMQTTOptions(port: $0, maxConnections: mqttMaxConnections, maxAnonymous: mqttMaxAnonymous,
+                                    maxAnonymousPerAddress: mqttMaxAnonymousPerAddress, maxPendingPerAddress: mqttMaxPendingPerAddress,
+                                    maxConnectBytes: mqttMaxConnectBytes, connectTimeout: mqttConnectTimeout,
+                                    maxAnonymousPacketBytes: mqttMaxAnonymousPacketBytes, maxKeepAlive: mqttMaxKeepalive,
+                                    maxSubscriptions: mqttMaxSubscriptions)
+        }
+    }
 
     @Option(help: "The city's base map: a PMTiles archive `citytwin city basemap` wrote, served at /basemap/ and drawn under the city's layers in the web map.")
     var basemap: String?
@@ -131,7 +163,25 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         guard mqttMaxConnections >= 1 else { throw ValidationError("--mqtt-max-connections must be at least 1, got \(mqttMaxConnections)") }
-        guard mqttMaxSubscriptions >= 1 else { throw ValidationError("--mqtt-max-subscriptions must be at least 1, got \(mqttMaxSubscriptions)") }
+        if let mqttMaxAnonymous, !(0..<mqttMaxConnections).contains(mqttMaxAnonymous) {
+            throw ValidationError("--mqtt-max-anonymous must be 0…\(mqttMaxConnections - 1) (below --mqtt-max-connections, so clients with a token keep slots), got \(mqttMaxAnonymous)")
+        }
+        for (name, value) in [("--mqtt-max-anonymous-per-address", mqttMaxAnonymousPerAddress), ("--mqtt-max-pending-per-address", mqttMaxPendingPerAddress),
+                              ("--mqtt-max-subscriptions", mqttMaxSubscriptions)] where value < 1 {
+            throw ValidationError("\(name) must be at least 1, got \(value)")
+        }
+        guard (256...65_536).contains(mqttMaxConnectBytes) else {
+            throw ValidationError("--mqtt-max-connect-bytes must be 256…65536, got \(mqttMaxConnectBytes)")
+        }
+        guard mqttConnectTimeout.isFinite, (1...600).contains(mqttConnectTimeout) else {
+            throw ValidationError("--mqtt-connect-timeout must be 1…600 seconds, got \(mqttConnectTimeout)")
+        }
+        guard mqttMaxAnonymousPacketBytes >= 256 else {
+            throw ValidationError("--mqtt-max-anonymous-packet-bytes must be at least 256, got \(mqttMaxAnonymousPacketBytes)")
+        }
+        guard (1...65_535).contains(mqttMaxKeepalive) else {
+            throw ValidationError("--mqtt-max-keepalive must be 1…65535 seconds, got \(mqttMaxKeepalive)")
+        }
         guard storeTimeout.isFinite, storeTimeout >= 0.1, storeTimeout <= 600 else {
             throw ValidationError("--store-timeout must be 0.1…600 seconds, got \(storeTimeout)")
         }
@@ -182,8 +232,7 @@ struct ServeCommand: AsyncParsableCommand {
                                                           processes: .forStore(directory: location.directory, rasters: rasters),
                                                           rasters: rasters, limits: limits, crossOrigin: crossOrigin,
                                                           signalRetiming: retiming,
-                                                          mqtt: mqttPort.map { SensorThingsMQTTOptions(port: $0, maxConnections: mqttMaxConnections,
-                                                                                                       maxSubscriptions: mqttMaxSubscriptions) },
+                                                          mqtt: mqttOptions,
                                                           basemap: archive, tianditu: tianditu, sandboxK: sandboxK, tileCacheMiB: tileCache))
         do {
             try await server.run(host: host, port: port, shutdownGrace: .seconds(shutdownGrace)) { [host, port] in

@@ -3,11 +3,14 @@
 an HTTP POST's reading as the JSON a GET of it answers; a reading published over MQTT is created
 (HTTP GET shows it) and raises the same threshold alert as one posted over HTTP; entity and property
 topics follow a PATCH; mosquitto's command-line clients do the same (the docs' examples); a publish by a caller who may not write is refused (connection closed, no
-PUBACK, nothing stored); an anonymous subscriber is refused in its SUBACK and receives nothing."""
+PUBACK, nothing stored); an anonymous subscriber is refused in its SUBACK and receives nothing. Issue 78:
+half-sent CONNECTs hold no memory, an anonymous flood leaves a gateway its slot, keep-alive is capped, a
+client id is taken over only by its own identity."""
 
 import json
 import os
 import queue
+import resource
 import socket
 import subprocess
 import threading
@@ -61,7 +64,7 @@ def server(tmp_path_factory):
             time.sleep(0.5)
         else:
             pytest.fail("the MQTT server never answered:\n" + log_path.read_text()[-3000:])
-        yield {"base": base, "sta": f"{base}/sta/v1.1", "mqtt": mqtt_port, "log": log_path}
+        yield {"base": base, "sta": f"{base}/sta/v1.1", "mqtt": mqtt_port, "log": log_path, "pid": process.pid}
     finally:
         process.terminate()
         process.wait(timeout=60)
@@ -350,3 +353,158 @@ def test_mosquitto_clients_as_the_docs_show(server, editor):
     refused = subprocess.run(["mosquitto_pub", *common[:4], "-V", "mqttv311", "-q", "1", "-t", topic, "-m", "{}"],
                              capture_output=True, text=True, timeout=30)
     assert refused.returncode != 0                                    # anonymous: closed, never acknowledged
+
+
+# Issue 78 §3–§5: the broker against floods, with raw sockets as an attacker sends them.
+
+def connect_packet(client_id: str, keepalive: int, password: str | None = None) -> bytes:
+    """An MQTT 3.1.1 CONNECT (clean session), anonymous without `password`."""
+    def string(text: str) -> bytes:
+        data = text.encode()
+        return len(data).to_bytes(2, "big") + data
+    flags = 0x02 | (0xC0 if password is not None else 0)
+    body = string("MQTT") + bytes([4, flags]) + keepalive.to_bytes(2, "big") + string(client_id)
+    if password is not None:
+        body += string("gateway") + string(password)
+    return bytes([0x10]) + remaining_length(len(body)) + body
+
+
+def remaining_length(n: int) -> bytes:
+    out = bytearray()
+    while True:
+        n, digit = divmod(n, 128)
+        out.append(digit | (0x80 if n else 0))
+        if not n:
+            return bytes(out)
+
+
+def raw_connect(server, client_id: str, keepalive: int) -> tuple[socket.socket, int | None]:
+    """An anonymous raw-socket CONNECT: the socket and the CONNACK's return code (None: closed without one)."""
+    s = socket.create_connection(("127.0.0.1", server["mqtt"]), timeout=10)
+    s.sendall(connect_packet(client_id, keepalive))
+    ack = b""
+    while len(ack) < 4:
+        chunk = s.recv(4 - len(ack))
+        if not chunk:
+            return s, None
+        ack += chunk
+    assert ack[:2] == b"\x20\x02"
+    return s, ack[3]
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError("no VmRSS")
+
+
+def more_files(n: int):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < n:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(n, hard), hard))
+
+
+def half_sent_connects(server, count: int, announced: int, sent: int) -> list[socket.socket]:
+    """`count` connections, each sending a CONNECT's fixed header announcing `announced` bytes and
+    `sent` bytes of its body, held open."""
+    held = []
+    body = b"\x00\x04MQTT\x04\x02\x00\x3c" + b"A" * max(0, sent - 10)
+    for _ in range(count):
+        s = socket.create_connection(("127.0.0.1", server["mqtt"]), timeout=10)
+        held.append(s)
+        try:
+            s.sendall(bytes([0x10]) + remaining_length(announced) + body)
+        except OSError:
+            pass                                                    # closed by the server at the header: fine
+    return held
+
+
+def test_half_sent_connects_hold_no_memory(server):
+    """1,000 anonymous connections each sending part of a CONNECT: the server's RSS stays within
+    50 MiB of idle (it grew about 15 MiB per connection before: the decoder buffered up to the
+    16 MiB packet limit before anything was authenticated)."""
+    more_files(4096)
+    idle = rss_mib(server["pid"])
+    grown = {}
+    # The issue's attack (a CONNECT of just under --max-body-bytes, 16 MiB, 96 KiB of it sent), then one
+    # under the CONNECT limit (4 KiB of 8 KiB).
+    for name, announced, sent in (("16 MiB announced", (16 << 20) - 16, 96 << 10), ("8 KiB announced", 8000, 4000)):
+        held = half_sent_connects(server, 1000, announced, sent)
+        try:
+            time.sleep(1.0)
+            grown[name] = rss_mib(server["pid"]) - idle
+        finally:
+            for s in held:
+                s.close()
+    print(f"RSS idle {idle:.1f} MiB; grown by", {k: f"{v:.1f} MiB" for k, v in grown.items()})
+    assert all(g < 50 for g in grown.values()), grown
+
+
+def test_a_gateway_connects_while_an_anonymous_flood_holds_the_address(server, editor):
+    """1,000 anonymous CONNECTs with the longest keep-alive allowed and 1,000 silent connections from
+    one address: the anonymous ones past the address's quota are refused, the silent ones make way,
+    and a gateway with its token (paho's defaults) gets in. Before: every slot was taken, CONNACK 3."""
+    more_files(4096)
+    # paho waits on its socket with select(), which takes no descriptor above 1023: keep a few low
+    # ones free for it while the flood holds a thousand.
+    low = [socket.socket() for _ in range(8)]
+    flood, silent = [], []
+    try:
+        codes = []
+        for i in range(1000):
+            s, code = raw_connect(server, f"flood-{i}", 1200)
+            flood.append(s)
+            codes.append(code)
+        assert codes.count(0) == 32 and codes.count(3) == 968     # --mqtt-max-anonymous-per-address 32
+        too_long = raw_connect(server, "flood-long", 65535)         # over --mqtt-max-keepalive
+        flood.append(too_long[0])
+        assert too_long[1] == 2                                     # identifier rejected
+        for _ in range(1000):
+            silent.append(socket.create_connection(("127.0.0.1", server["mqtt"]), timeout=10))
+        for s in low:
+            s.close()
+        gateway = Client(server, editor, "flood-gateway")
+        try:
+            assert gateway.connack == 0
+            anonymous = Client(server, None, "flood-anonymous")
+            try:
+                assert anonymous.connack.getName() == "Server unavailable"   # the address's anonymous quota is full
+            finally:
+                anonymous.close()
+        finally:
+            gateway.close()
+    finally:
+        for s in flood + silent:
+            s.close()
+    time.sleep(0.5)                                                 # the server sees the flood's sockets closed
+
+
+@pytest.mark.writes
+def test_a_client_id_is_taken_over_only_by_its_identity(server, editor, viewer):
+    """An anonymous CONNECT, or another department's, with a gateway's client id is refused
+    (CONNACK 2) and the gateway stays connected; the gateway's own reconnection takes it over."""
+    _, ds = gauge(server, editor, "MQTT 接管站")
+    topic = f"v1.1/Datastreams({ds})/Observations"
+    gateway = Client(server, editor, "qx-gateway")
+    try:
+        assert gateway.connack == 0
+        for password in (None, viewer):
+            intruder = Client(server, password, "qx-gateway")
+            try:
+                assert intruder.connack.getName() == "Client identifier not valid"   # CONNACK 2
+            finally:
+                intruder.close()
+        assert not gateway.disconnected.is_set()
+        assert gateway.subscribe(topic).value == 1
+        assert post_reading(server, editor, ds, 40, 18.0).status_code == 201
+        assert gateway.next()[1]["result"] == 18.0                  # still connected, still served
+        again = Client(server, editor, "qx-gateway")                  # the same identity: takes it over
+        try:
+            assert again.connack == 0
+            assert gateway.disconnected.wait(10)
+        finally:
+            again.close()
+    finally:
+        gateway.close()
+    assert "client id is in use by another identity" in server["log"].read_text()

@@ -6,19 +6,53 @@ import ServiceLifecycle
 import Synchronization
 import TwinStore
 
-/// SensorThings over MQTT (`citytwin serve --mqtt-port N`; docs/sensorthings.md, "MQTT").
+/// SensorThings over MQTT (`citytwin serve --mqtt-port N`; docs/capabilities/sensing.md, "MQTT";
+/// the limits in docs/operations.md). Each limit is `MQTTBrokerLimits`'s, named as `serve`'s option.
 public struct SensorThingsMQTTOptions: Sendable {
     /// The TCP port of the broker (the HTTP server's host).
     public var port: Int
-    /// Connections open at once.
+    /// Clients connected at once (`--mqtt-max-connections`).
     public var maxConnections: Int
-    /// Topics one connection may subscribe to.
+    /// Anonymous clients connected at once, of `maxConnections` (`--mqtt-max-anonymous`; default half).
+    public var maxAnonymous: Int
+    /// Anonymous clients connected at once from one address (`--mqtt-max-anonymous-per-address`).
+    public var maxAnonymousPerAddress: Int
+    /// Connections from one address that have not sent their CONNECT yet (`--mqtt-max-pending-per-address`).
+    public var maxPendingPerAddress: Int
+    /// Bytes of a CONNECT (`--mqtt-max-connect-bytes`).
+    public var maxConnectBytes: Int
+    /// Seconds from accept to an accepted CONNECT (`--mqtt-connect-timeout`).
+    public var connectTimeout: Double
+    /// Bytes of an anonymous client's packet (`--mqtt-max-anonymous-packet-bytes`); a client with a
+    /// token may send packets of `--max-body-bytes`.
+    public var maxAnonymousPacketBytes: Int
+    /// The longest keep-alive a client may ask, in seconds (`--mqtt-max-keepalive`).
+    public var maxKeepAlive: Int
+    /// Topics one connection may subscribe to (`--mqtt-max-subscriptions`).
     public var maxSubscriptions: Int
 
-    public init(port: Int, maxConnections: Int = 1000, maxSubscriptions: Int = 100) {
+    public init(port: Int, maxConnections: Int = 1000, maxAnonymous: Int? = nil, maxAnonymousPerAddress: Int = 32,
+                maxPendingPerAddress: Int = 16, maxConnectBytes: Int = 8 * 1024, connectTimeout: Double = 10,
+                maxAnonymousPacketBytes: Int = 32 * 1024, maxKeepAlive: Int = 1200, maxSubscriptions: Int = 100) {
         self.port = port
         self.maxConnections = maxConnections
+        self.maxAnonymous = maxAnonymous ?? maxConnections / 2
+        self.maxAnonymousPerAddress = maxAnonymousPerAddress
+        self.maxPendingPerAddress = maxPendingPerAddress
+        self.maxConnectBytes = maxConnectBytes
+        self.connectTimeout = connectTimeout
+        self.maxAnonymousPacketBytes = maxAnonymousPacketBytes
+        self.maxKeepAlive = maxKeepAlive
         self.maxSubscriptions = maxSubscriptions
+    }
+
+    /// The broker's limits: these, and packets of clients with a token bounded as HTTP bodies are.
+    func brokerLimits(maxPacketBytes: Int) -> MQTTBrokerLimits {
+        MQTTBrokerLimits(maxConnections: maxConnections, maxAnonymousConnections: maxAnonymous,
+                         maxAnonymousConnectionsPerAddress: maxAnonymousPerAddress, maxPendingPerAddress: maxPendingPerAddress,
+                         maxPendingConnections: maxConnections, maxConnectBytes: maxConnectBytes, connectTimeout: connectTimeout,
+                         maxPacketBytes: maxPacketBytes, maxAnonymousPacketBytes: maxAnonymousPacketBytes, maxKeepAlive: maxKeepAlive,
+                         maxSubscriptionsPerClient: maxSubscriptions, maxQueuedMessages: 1000)
     }
 }
 
@@ -44,11 +78,12 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
     let logger: Logger
 
     func connect(_ request: MQTTConnect, address: String) async -> MQTTConnectDecision<STAMQTTIdentity> {
-        guard let password = request.password, !password.isEmpty else { return .accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil)) }
+        let anonymous = MQTTConnectDecision.accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil), as: .anonymous)
+        guard let password = request.password, !password.isEmpty else { return anonymous }
         let token = String(decoding: password, as: UTF8.self)
         do {
-            guard let verified = try await callers.verified(token) else { return .accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil)) }
-            return .accept(STAMQTTIdentity(caller: verified.caller, revocationKey: verified.revocationKey))
+            guard let verified = try await callers.verified(token) else { return anonymous }
+            return .accept(STAMQTTIdentity(caller: verified.caller, revocationKey: verified.revocationKey), as: Self.principal(verified.caller))
         } catch {
             return .refuse(.badUsernameOrPassword, reason: "the password is not a valid token: \(Self.reason(error))")
         }
@@ -109,6 +144,18 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
         }
     }
 
+    /// Who a caller is for the broker's client-id rule and quotas: a department and the token's
+    /// subject (its role when the token names none), or the administrator. Two tokens of one
+    /// subject are one identity: a gateway given a new token takes over its own client id.
+    static func principal(_ caller: Caller) -> MQTTPrincipal {
+        switch caller {
+        case .anonymous: .anonymous
+        case .admin: .identified("admin")
+        case .department(let name, let role, let user):
+            .identified(user.map { "department \(name), subject \($0)" } ?? "department \(name), role \(role.rawValue)")
+        }
+    }
+
     static func reason(_ error: any Error) -> String {
         if let p = error as? Problem { return "\(p.kind.status.code) \(p.detail)" }
         return "\(error)"
@@ -148,12 +195,10 @@ final class SensorThingsMQTT: Sendable {
     static let backlog = 10_000
     private var logger: Logger? { state.withLock { $0.logger } }
 
-    /// Serves `options` with `delegate`'s rules until cancelled (a graceful stop); packets and
-    /// idle connections bounded as the HTTP server's `limits` bound requests.
+    /// Serves `options` with `delegate`'s rules until cancelled (a graceful stop); the packets of
+    /// clients with a token bounded as the HTTP server's `limits` bound request bodies.
     func run(_ delegate: STAMQTTDelegate, limits requestLimits: RequestLimits, host: String, options: SensorThingsMQTTOptions) async throws {
-        let limits = MQTTBrokerLimits(maxConnections: options.maxConnections, maxPacketBytes: requestLimits.maxBodyBytes,
-                                      maxSubscriptionsPerClient: options.maxSubscriptions, maxQueuedMessages: 1000,
-                                      idleTimeout: requestLimits.idleTimeout)
+        let limits = options.brokerLimits(maxPacketBytes: requestLimits.maxBodyBytes)
         let broker = MQTTBroker(delegate: delegate, limits: limits, logger: delegate.logger)
         let (events, continuation) = AsyncStream<STAChangeEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.backlog))
         let delivering = Task { for await event in events { await self.deliver(event, broker: broker, delegate: delegate) } }
@@ -239,7 +284,7 @@ final class SensorThingsMQTT: Sendable {
 /// The broker as a service of `citytwin serve`, stopped with the HTTP server.
 struct SensorThingsMQTTService: Service {
     let delegate: STAMQTTDelegate
-    /// The HTTP server's request limits, which bound MQTT packets and idle connections alike.
+    /// The HTTP server's request limits, which bound the packets of MQTT clients with a token.
     let limits: RequestLimits
     let host: String
     let options: SensorThingsMQTTOptions
