@@ -202,7 +202,8 @@ def test_a_hydrant_marked_out_of_service_leaves_the_coverage_at_once(base_url, a
 def test_a_high_rise_pre_plan_lists_hydrants_by_the_independent_hose_distance(base_url, admin, layers):
     """fire-pre-plan for a high-rise: its nearest working hydrants by street metres from the
     building's street position are networkx's, arrival is the 60 s turn-out plus the drive, and the
-    fire brigade, which may not read 实有人口, gets the occupants marked withheld (not zero)."""
+    fire brigade, which may not read 实有人口's rows, gets its owner's k-anonymous aggregates, and a
+    department without that grant gets the occupants marked withheld (not zero)."""
     high_rise = every_feature(base_url, admin, "high_rise_residences")
     assert high_rise, "the sample district has high-rise residences"
     building = next(b for b in layers["buildings"] if b["id"] == high_rise[0]["properties"]["building"])
@@ -229,7 +230,22 @@ def test_a_high_rise_pre_plan_lists_hydrants_by_the_independent_hose_distance(ba
     brigade = requests.post(f"{base_url}/processes/fire-pre-plan/execution", json={"inputs": {"building": building["id"]}},
                             headers={"Authorization": f"Bearer {token(FIRE)}"}, timeout=120)
     assert brigade.status_code == 200, brigade.text[:300]
-    assert brigade.json()["occupants"]["withheld"] is True
+    # The brigade may not read 实有人口's rows; its owner grants the brigade the sandbox's aggregates
+    # inside this process (sharing.aggregates, k 5): the same counts as the owner's when the building
+    # has k households or more, suppressed (never a small count) when it has fewer.
+    occupants, owners = brigade.json()["occupants"], plan["occupants"]
+    assert occupants["aggregated"] is True and occupants["k"] == 5, occupants
+    if owners["households"] >= 5:
+        assert not occupants.get("suppressed"), occupants
+        assert [occupants[n] for n in ("households", "residents", "elderly", "children")] == \
+            [owners[n] for n in ("households", "residents", "elderly", "children")], (occupants, owners)
+    else:
+        assert occupants.get("suppressed") is True and "households" not in occupants, occupants
+    # A department without the owner's grant gets the occupants withheld, not zero.
+    traffic = requests.post(f"{base_url}/processes/fire-pre-plan/execution", json={"inputs": {"building": building["id"]}},
+                            headers={"Authorization": f"Bearer {token('交通运输局')}"}, timeout=120)
+    assert traffic.status_code == 200, traffic.text[:300]
+    assert traffic.json()["occupants"]["withheld"] is True, traffic.json()["occupants"]
     missing = requests.post(f"{base_url}/processes/fire-pre-plan/execution", json={"inputs": {"building": "BLD-NONE"}},
                             headers={"Authorization": f"Bearer {admin}"}, timeout=60)
     assert missing.status_code == 400 and "building" in missing.text, missing.text[:300]
