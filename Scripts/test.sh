@@ -6,16 +6,21 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH=/opt/swift/usr/bin:$PATH
 
-Scripts/setup.sh --test
-
-CITYTWIN_TEST_POSTGRES_URL=$(Scripts/postgis.sh start)
-export CITYTWIN_TEST_POSTGRES_URL
-echo "test: PostGIS at $CITYTWIN_TEST_POSTGRES_URL"
-
-# Every target imports only what Package.swift declares for it (issue 15): SwiftPM checks it.
-swift build --build-tests --explicit-target-dependency-import-check error
 # Every stage has a time limit (timeout signals the stage's whole process group): a hang fails CI
 # in minutes, naming the stage, instead of running into CI's own limit.
+# Every stage's time, collected in one file and shown again at the end (CI shows a run's last
+# lines: the stage times printed as they happen are long scrolled away by then).
+stages=.build/test-stages.txt
+summary() {
+  echo "test: stage times"
+  sed 's/^/  /' "$stages"
+  # The slowest Swift suites and tests (Swift Testing's "passed after N seconds" lines).
+  local kind
+  for kind in Suite Test; do
+    grep -oE "$kind .* (passed|failed) after [0-9.]+ seconds" .build/test-output.txt 2>/dev/null |
+      awk '{print $(NF-1) " s  " $0}' | sort -rn | head -10 | cut -c1-160 | sed "s/^/  slowest swift $kind: /" || true
+  done
+}
 stage() {
   local name=$1 limit=$2; shift 2
   local t0=$SECONDS status=0 times
@@ -25,10 +30,21 @@ stage() {
   TIMEFORMAT='%U %S'
   { time timeout --kill-after=30 "$limit" "$@" 2>&3 || status=$?; } 3>&2 2>"$times"
   if [[ $status -eq 124 || $status -eq 137 ]]; then echo "test: $name did not finish within $limit s"; fi
-  echo "test: $name took $(( SECONDS - t0 )) s (CPU $(awk 'END {print int($1 + $2)}' "$times") s)"
+  echo "test: $name took $(( SECONDS - t0 )) s (CPU $(awk 'END {print int($1 + $2)}' "$times") s)" | tee -a "$stages"
   rm -f "$times"
   return "$status"
 }
+
+mkdir -p .build
+: > "$stages"
+stage "setup" 3600 Scripts/setup.sh --test
+
+CITYTWIN_TEST_POSTGRES_URL=$(Scripts/postgis.sh start)
+export CITYTWIN_TEST_POSTGRES_URL
+echo "test: PostGIS at $CITYTWIN_TEST_POSTGRES_URL"
+
+# Every target imports only what Package.swift declares for it (issue 15): SwiftPM checks it.
+stage "build" 3600 swift build --build-tests --explicit-target-dependency-import-check error
 
 # Foundation's Process.run() on Linux (Swift 6.3.1) reads 256 bytes past a /proc/self/fd directory
 # entry and crashes now and then when glibc's readdir buffer ends a mapping (swift-corelibs-foundation
@@ -63,6 +79,7 @@ if [[ $status -ne 0 ]]; then
   # The tests that started and never ended (a hang, or the process died under them).
   Scripts/unfinished_tests.py "$out" | tail -20
   echo "test: swift test failed ($status); transcript in $out"
+  summary
   exit "$status"
 fi
 
@@ -107,6 +124,7 @@ lane_a_status=0; lane_a || lane_a_status=$?
 lane_b_status=0; wait "$lane_b_pid" || lane_b_status=$?
 echo "test: lane B's transcript:"
 cat "$lane_b_log"
+summary
 if [[ $lane_a_status -ne 0 || $lane_b_status -ne 0 ]]; then
   echo "test: failed (lane A $lane_a_status, lane B $lane_b_status)"
   exit 1

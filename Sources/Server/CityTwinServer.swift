@@ -76,7 +76,7 @@ public final class CityTwinServer: Sendable {
                                               sensingWrites: WriteAdmission(limit: options.limits.sensingWriteQueue), mqtt: SensorThingsMQTT(),
                                               localWrites: localWrites, parking: parking, trafficCounts: trafficCounts, hydrants: hydrantStatus)
         let wms = WMSRoutes(store: store, site: site, layers: layers, tileService: tiles, parking: parking, cityMetricCRS: cityMetricCRS)
-        mapPrint = MapPrintRoutes(layers: layers, floodRuns: floodRuns, site: site, wms: wms)
+        mapPrint = MapPrintRoutes(layers: layers, floodRuns: floodRuns, site: site, wms: wms, store: store)
         let quality = QualityLedger()  // the newest quality summary per layer, for the collections' metadata
         collections = [
             LandingRoutes(site: site, api: api),

@@ -115,6 +115,11 @@ struct EmergencyProcessTests {
         await Self.expectInvalid("run") { try await h.validate(["run": "p50-waterlogging-9"], store: store, caller: .anonymous) }
         await Self.expectInvalid("run") { try await h.validate(["run": "p50-waterlogging-9", "hazardLayer": "roads"], store: store, caller: .anonymous) }
         await Self.expectInvalid("hazardLayer") { try await h.validate(["hazardLayer": "flood_x_depth"], store: store, caller: .anonymous) }
+        // A polygon in Beijing: the city's data says nothing there, so no answer of zeros (issue 77 §7).
+        await Self.expectInvalid("area") {
+            try await h.validate(["area": ["type": "Polygon", "coordinates": [[[116.30, 39.85], [116.45, 39.85], [116.45, 39.95], [116.30, 39.85]]]]],
+                                 store: store, caller: .anonymous)
+        }
         await Self.expectInvalid("fireMinutes") { try await CoverageProcess().validate(["fireMinutes": "five"], store: store, caller: .anonymous) }
     }
 

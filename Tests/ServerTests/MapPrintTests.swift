@@ -148,6 +148,9 @@ struct MapPrintTests {
             try expectProblem(try await api.client.get(base + "&crs=EPSG:999999"), status: 400, type: "invalid-crs", naming: "crs")
             try expectProblem(try await api.client.get("/map/print?bbox=114.3,30.6,114.3,30.7&layers=lakes"), status: 400, type: "invalid-parameter",
                               naming: "bbox")
+            // A box in Beijing: nothing of the city's data there, so no empty page under its legend (issue 77 §7).
+            try expectProblem(try await api.client.get("/map/print?bbox=116.30,39.85,116.45,39.95&layers=lakes"), status: 400,
+                              type: "invalid-parameter", naming: "outside the city's extent")
             let missing = try await api.client.get(base + ",nowhere")
             #expect(missing.status == .notFound)
         }

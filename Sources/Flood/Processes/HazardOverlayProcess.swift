@@ -115,6 +115,10 @@ public struct HazardOverlayProcess: TypedProcess {
     /// depth layer, or the layer named, which must exist (with the filter's property).
     func request(_ input: Input, store: any FeatureStore, caller: Caller) async throws -> Request {
         let hasArea = input.area != nil
+        // An area in another city would answer zeros that read as "nothing affected": refused.
+        if let box = input.area?.envelope, let city = try await CityExtent.of(store), !city.meets(box) {
+            throw ProcessInputError("area", city.areaRefusal(box))
+        }
         var layer = input.hazardLayer
         // A flood run: the one named, or the current published one; its depth layer is the area.
         let runs = FloodRunCatalog(store: store)

@@ -14,6 +14,8 @@ import TwinStore
 struct MapPrintRoutes: OperationCollection {
     /// The layers and who may read them.
     let layers: LayerDirectory
+    /// Where the city's data lies (`CityExtent`): a box wholly outside it is refused.
+    let cityExtent: @Sendable () async throws -> CityExtent?
     /// The flood runs a caller may see (`run`).
     let floodRuns: FloodRunCatalog
     /// The web map's style of some layers for a caller, the given flood run's layers shown.
@@ -61,6 +63,10 @@ struct MapPrintRoutes: OperationCollection {
     /// The page asked for by `query`, as `caller` may see it.
     func page(_ query: QueryParameters, _ caller: Caller) async throws -> Representation {
         let request = try MapPrintRequest(query)
+        // A box in another place would print an empty map under a legend that reads as this city's.
+        if let city = try await cityExtent(), !city.meets(request.storageBox) {
+            throw Problem.invalid("bbox", city.areaRefusal(request.storageBox))
+        }
         var infos: [LayerInfo] = []
         for id in request.layers {
             let info = try await layers.layer(id, for: caller)
@@ -117,9 +123,9 @@ struct MapPrintRoutes: OperationCollection {
 
 extension MapPrintRoutes {
     /// The print route over the WMS collection's drawing: the same style, features and limits.
-    init(layers: LayerDirectory, floodRuns: FloodRunCatalog, site: SiteLinks, wms: WMSRoutes) {
+    init(layers: LayerDirectory, floodRuns: FloodRunCatalog, site: SiteLinks, wms: WMSRoutes, store: any FeatureStore) {
         self.init(
-            layers: layers, floodRuns: floodRuns,
+            layers: layers, cityExtent: { try await CityExtent.of(store) }, floodRuns: floodRuns,
             style: { infos, caller, stem in
                 // The run asked for is shown; else, as on the web map, the current one.
                 var shown = stem

@@ -44,6 +44,19 @@ public struct CityExtent: Sendable, Hashable {
         return found
     }
 
+    /// Whether the box `box` (degrees) meets ``allowed``: an analysis or a print of a box that does not
+    /// lies wholly in another place, where the city's data says nothing (an empty answer there would
+    /// read as "nothing affected").
+    public func meets(_ box: Envelope) -> Bool { allowed.intersects(box) }
+
+    /// Why an area or box wholly outside ``allowed`` is refused, with the range allowed.
+    public func areaRefusal(_ box: Envelope) -> String {
+        let f = { (v: Double) in String(format: "%.4f", v) }
+        return "[\(f(box.minX)), \(f(box.minY)), \(f(box.maxX)), \(f(box.maxY))] lies wholly outside the city's extent: longitude "
+            + "\(f(allowed.minX))…\(f(allowed.maxX)), latitude \(f(allowed.minY))…\(f(allowed.maxY)) (the catalogue's extent widened by "
+            + "\(Int(Self.margin / 1000)) km, EPSG:4490/CRS84 lon, lat): the city's data says nothing there"
+    }
+
     /// Why `position` is refused and the range allowed, e.g. for a problem's detail or an import error.
     public func refusal(_ position: Position, override: String) -> String {
         let f = { (v: Double) in String(format: "%.4f", v) }
