@@ -330,6 +330,10 @@ def main():
         fail(f"the time slider did not step by keyboard ({steps} steps, value {first_value}, {first_text!r} vs {last_text!r})")
     if moved < 50:
         fail(f"the depth at the first and last time steps look the same ({moved} pixels differ)")
+    # A design storm reads on its own clock (T+ minutes, 设计暴雨，非实况), never as a date on the
+    # city's clock that would pass for a forecast (issue 77 §6).
+    if not (first_text.startswith("T+0 ") and "设计暴雨，非实况" in first_text and "设计暴雨，非实况" in last_text):
+        fail(f"the design storm's time does not read T+ on the storm's clock, marked 设计暴雨，非实况: {first_text!r}, {last_text!r}")
     if evaluate("document.getElementById('time-slider').getAttribute('aria-valuetext')") != first_text:
         fail("the slider's aria-valuetext does not say the time shown")
     if not any("/map/tiles/WebMercatorQuad/" in u and "datetime=" in u for u in requests):

@@ -171,7 +171,9 @@ public enum FloodScenarioRun {
         }
         var timeSteps: FloodTimeSteps?
         if let rasters = options.rasters, !result.snapshots.isEmpty {
-            let steps = try FloodTimeSteps.write(result.snapshots, stem: scenario.layerStem, start: options.start, rasters: rasters,
+            // Observed rain (a nowcast) runs on the wall clock; a design storm on its own T+.
+            let steps = try FloodTimeSteps.write(result.snapshots, stem: scenario.layerStem, start: options.start,
+                                                 clock: scenario.rainfall == nil ? .storm : .wall, rasters: rasters,
                                                  network: network, roads: results.roadLines, permanentWater: surface.permanentWater)
             timeSteps = steps
             if options.writeLayers {

@@ -25,10 +25,22 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
         public var raster: String
     }
 
+    /// What the steps' times are (issue 77 §6): a design storm's times count from its T+0, which
+    /// is no moment of the real city; an observed (nowcast) run's are wall-clock times.
+    public enum Clock: String, Sendable, Codable, Equatable {
+        /// A design storm: read as T+minutes from the storm's start (设计暴雨，非实况).
+        case storm
+        /// Observed rain (a nowcast): the steps are real times.
+        case wall
+    }
+
     /// The depth layer the grids belong to.
     public var layer: String
-    /// The storm's start (RFC 3339).
+    /// The storm's start (RFC 3339): for a design storm only the origin of T+ (when it was run).
     public var start: String
+    /// What the times are; nil in an index written before it was kept, read as `storm` (a time
+    /// never passes for a real one unless the run says so).
+    public var clock: Clock?
     public var steps: [Step]
     /// API paths of the series files by name (`nodeDepthsCSV`, `nodeDepthsJSON`, `roadDepthsCSV`, `roadDepthsJSON`).
     public var series: [String: String]
@@ -60,7 +72,7 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
     }
 
     /// Writes the grids, series and index of `snapshots` beside `<stem>_depth`.
-    static func write(_ snapshots: [FloodSnapshot], stem: String, start: Date, rasters: ResultRasters,
+    static func write(_ snapshots: [FloodSnapshot], stem: String, start: Date, clock: Clock, rasters: ResultRasters,
                       network: HydraulicNetwork, roads: [(id: String, geometry: Geometry, name: String)],
                       permanentWater: Grid? = nil) throws -> FloodTimeSteps {
         let layer = stem + "_depth"
@@ -137,7 +149,8 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
             waterName = "\(layer)_permanent_water.asc"
             try rasters.write(permanentWater, layer: layer, name: waterName!, precision: 0)
         }
-        let index = FloodTimeSteps(layer: layer, start: ScenarioInstant.text(start), steps: steps, series: series, permanentWater: waterName)
+        let index = FloodTimeSteps(layer: layer, start: ScenarioInstant.text(start), clock: clock, steps: steps, series: series,
+                                   permanentWater: waterName)
         try rasters.write(encoder.encode(index), layer: layer, name: indexName)
         return index
     }

@@ -100,6 +100,8 @@ struct FloodNowcastTests {
         #expect(summary["scenario"] == "nowcast-p50-waterlogging")
         #expect(abs((summary["rainfallMillimetres"]?.doubleValue ?? 0) - 150) < 1e-6, "the rain the gauge observed")
         #expect(summary["observedRainfall"]?["gauges"]?.arrayValue?.first?["observations"] == 3)
+        // Observed rain: its time steps are real times, on the wall clock (a design storm's are T+, issue 77 §6).
+        #expect(summary["timeSteps"]?["clock"] == "wall")
         // The nowcast is a flood run of its own (a draft of the water authority's), its layers under the run's stem.
         let run = try #require(result["run"]?["id"]?.stringValue)
         #expect(run.hasPrefix("nowcast-p50-waterlogging-") && result["run"]?["state"] == "draft")

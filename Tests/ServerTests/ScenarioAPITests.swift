@@ -194,6 +194,8 @@ struct ScenarioAPITests {
             let timesteps = try await client.get("/collections/\(layer)/timesteps", headers: Self.bearer(token)).json
             #expect(timesteps["steps"]?.arrayValue?.count == steps.count)
             #expect(timesteps["legend"]?.arrayValue?.count == 5)
+            // A design storm's steps are T+ from its start, not real times (issue 77 §6).
+            #expect(timesteps["clock"] == "storm" && timesteps["clock_note"]?.stringValue?.contains("设计暴雨，非实况") == true)
             let csv = try await client.get(relative(try #require(timesteps["series"]?["roadDepthsCSV"]?.stringValue)), headers: Self.bearer(token))
             #expect(csv.status == .ok && csv.text.hasPrefix("road_id,datetime,seconds,max_depth_m\n"))
         }

@@ -167,6 +167,9 @@ struct DepthMapLinks: Sendable {
         }
         return [
             "layer": .string(steps.layer), "start": .string(steps.start), "end": .string(steps.interval?.end ?? steps.start),
+            // A design storm's times are T+ from its start, not the city's clock (issue 77 §6).
+            "clock": .string((steps.clock ?? .storm).rawValue),
+            "clock_note": .string(steps.clock == .wall ? "observed rain: the steps are real times" : "设计暴雨，非实况: a design storm; read the steps as T+ minutes from its start"),
             "steps": .array(steps.steps.map { s in
                 ["datetime": .string(s.datetime), "seconds": .number(s.seconds),
                  "grid": .string(site.url(ResultRasters.path(layer: steps.layer, name: s.raster))),

@@ -140,7 +140,9 @@ struct ScenarioRoutes: OperationCollection {
                          "properties": ["scenarios": ["type": "array", "items": ["$ref": "#/components/schemas/Scenario"]], "links": ["type": "array"]]],
         "TimeSteps": ["type": "object", "required": ["steps"],
                       "properties": ["layer": ["type": "string"], "start": ["type": "string"], "end": ["type": "string"],
-                                     "steps": ["type": "array"], "legend": ["type": "array"], "links": ["type": "array"]]],
+                                     "clock": ["type": "string", "enum": ["storm", "wall"],
+                                               "description": "storm: a design storm, its steps read as T+ from its start (not real times); wall: observed rain, real times"],
+                                     "clock_note": ["type": "string"], "steps": ["type": "array"], "legend": ["type": "array"], "links": ["type": "array"]]],
         "PNG": ["type": "string", "format": "binary"],
     ]
 }

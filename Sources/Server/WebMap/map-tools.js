@@ -47,11 +47,15 @@ let mapB = null, syncing = false;
 const timeShown = () => timeline.on || timeline.swipe;
 const tileURL = (id, datetime) => location.origin + "/collections/" + encodeURIComponent(id)
   + "/map/tiles/WebMercatorQuad/{z}/{y}/{x}?datetime=" + encodeURIComponent(datetime);
+// A design storm's steps are T+ minutes from its start, never a date on the city's clock (they
+// would read as a forecast); an observed (nowcast) run's steps are real times (issue 77 §6).
 function stepText(run, i) {
   const step = run.steps[Math.min(i, run.steps.length - 1)];
+  const minutes = Math.round(step.seconds / 60);
+  if (run.clock !== "wall") return "T+" + minutes + " " + t("minutesIn") + " · " + t("designStorm");
   const when = new Date(step.datetime).toLocaleString(lang === "en" ? "en-GB" : "zh-CN",
     {timeZone: "Asia/Shanghai", month: "2-digit", day: "2-digit", hour: "2-digit", minute: "2-digit"});
-  return when + " (+" + Math.round(step.seconds / 60) + " " + t("minutesIn") + ")";
+  return when + " (+" + minutes + " " + t("minutesIn") + " · " + t("observedRain") + ")";
 }
 
 async function loadTimeline() {
@@ -126,7 +130,7 @@ function drawTime() {
     const stepB = other ? (other.steps.filter((s) => s.seconds <= seconds + 1e-6).pop() || other.steps[0]) : null;
     setRaster(mapB, other ? timeline.right : "", stepB);
     $("side-a").textContent = t("left") + " · " + titleOf(timeline.layer);
-    $("side-b").textContent = t("right") + " · " + titleOf(timeline.right) + (stepB ? " · +" + Math.round(stepB.seconds / 60) + " " + t("minutesIn") : "");
+    $("side-b").textContent = t("right") + " · " + titleOf(timeline.right) + (stepB ? " · T+" + Math.round(stepB.seconds / 60) + " " + t("minutesIn") : "");
     $("divider").setAttribute("aria-valuetext", $("side-a").textContent + " | " + $("side-b").textContent);
   }
   buildLegend();
