@@ -140,11 +140,16 @@ import TwinStore
         // Default layers by role: the public sees no pipes or results by default, a duty officer
         // sees fire stations and the flood, a planner the water mains.
         func visible(_ id: String, _ s: [JSONValue]) -> Bool { layer(id, in: s)?["layout"]?["visibility"] == "visible" }
-        let emergency = style(.emergency), planner = style(.planner)
+        let emergency = style(.emergency), planner = style(.planner), fire = style(.fire), traffic = style(.traffic), water = style(.water)
         let shown: [(String, [JSONValue], Bool)] = [
             ("roads-line-主干路", publicStyle, true), ("water_mains-line", publicStyle, false), ("fire_stations-circle", publicStyle, false),
             ("fire_stations-circle", emergency, true), ("flood_p50_waterlogging_depth-fill", emergency, true), ("water_mains-line", emergency, false),
             ("water_mains-line", planner, true), ("fire_stations-circle", planner, false),
+            // A preset per role (issue 77 §8): the brigade's fire layers, the traffic police's signals, the water authority's pipes.
+            ("fire_stations-circle", fire, true), ("hydrants-circle", fire, true), ("flood_p50_waterlogging_depth-fill", fire, true),
+            ("signal_plans-circle", fire, false), ("signal_plans-circle", traffic, true), ("flood_p50_waterlogging_depth-fill", traffic, true),
+            ("hydrants-circle", traffic, false), ("drainage_pipes-line", water, true), ("fire_stations-circle", water, false),
+            ("roads-line-主干路", fire, true), ("roads-line-主干路", traffic, true),
         ]
         for (id, s, expected) in shown {
             #expect(visible(id, s) == expected, "\(id)")
@@ -170,6 +175,11 @@ import TwinStore
             #expect(officer["department"] == "应急管理局")
             #expect(officer["role"] == "viewer")
             #expect(officer["mapRole"] == "emergency")
+            // Each department its role's preset (issue 77 §8).
+            for (department, role) in [("消防救援大队", "fire"), ("公安局", "traffic"), ("水务和湖泊局", "water"), ("自然资源和规划局", "planner")] {
+                let who = try await api.client.get("/whoami", headers: WritableAPI.bearer(api.token(department, .viewer))).json
+                #expect(who["mapRole"] == .string(role), "\(department)")
+            }
             #expect(signed.headers[.cacheControl]?.contains("private") == true)
             let style = try await api.client.get("/tiles/WebMercatorQuad/style.json", headers: WritableAPI.bearer(api.token("应急管理局", .viewer))).json
             #expect(style["metadata"]?["citytwin:audience"] == "emergency")

@@ -209,7 +209,7 @@ final class APIDefinition: @unchecked Sendable {
             "WhoAmI": ["type": "object", "required": ["caller", "mapRole"],
                        "properties": ["caller": ["type": "string", "enum": ["anonymous", "department", "admin"]], "department": ["type": "string"],
                                       "role": ["type": "string"], "user": ["type": "string"],
-                                      "mapRole": ["type": "string", "enum": ["public", "emergency", "planner"]], "mapRoleTitle": ["type": "string"]]],
+                                      "mapRole": ["type": "string", "enum": ["public", "emergency", "fire", "traffic", "water", "planner"]], "mapRoleTitle": ["type": "string"]]],
             "GlyphRange": ["type": "string", "format": "binary"],
             "PrometheusText": ["type": "string"],
         ]

@@ -2,21 +2,30 @@ import Foundation
 import GeoCore
 import TwinStore
 
-/// Who the web map is drawn for: the default set of layers shown differs for the public, an
-/// emergency duty officer and a planner. Departments map to a role by what they do.
+/// Who the web map is drawn for (issue 77 §8): the layers shown by default follow what the
+/// caller's department does — the public; an emergency duty officer (应急值守); a fire-rescue
+/// officer (消防救援: stations, hydrants, water sources, key units, fire lanes); traffic
+/// management (交通管理: signals, parking); the water authority (水务: pipes, pumps, gauges); a
+/// planner. Every role that works an incident sees the published flood run. The rest of the
+/// catalogue the caller may read is in the layer tree, off.
 enum MapAudience: String, Sendable, CaseIterable {
-    case `public`, emergency, planner
+    case `public`, emergency, fire, traffic, water, planner
 
-    /// Departments whose staff work incidents and floods (duty officers).
-    static let emergencyDepartments: Set<String> = ["应急管理局", "消防救援大队", "公安局", "卫生健康局", "水务和湖泊局", "城市管理执法委员会", "民政局"]
+    /// The role of each department whose work has one (others, and the administrator, plan).
+    static let departments: [String: MapAudience] = [
+        "应急管理局": .emergency, "卫生健康局": .emergency, "民政局": .emergency, "城市管理执法委员会": .emergency,
+        "消防救援大队": .fire,
+        "公安局": .traffic, "交通运输局": .traffic,
+        "水务和湖泊局": .water,
+    ]
 
-    /// The anonymous caller is the public; the administrator and departments that plan
-    /// (自然资源和规划局, 住房和城市更新局, 发展和改革局, 交通运输局, …) are planners.
+    /// The anonymous caller is the public; a department its role; the administrator and
+    /// departments that plan (自然资源和规划局, 住房和城市更新局, 发展和改革局, …) are planners.
     static func of(_ caller: Caller) -> MapAudience {
         switch caller {
         case .anonymous: .public
         case .admin: .planner
-        case .department(let name, _, _): emergencyDepartments.contains(name) ? .emergency : .planner
+        case .department(let name, _, _): departments[name] ?? .planner
         }
     }
 
@@ -24,9 +33,15 @@ enum MapAudience: String, Sendable, CaseIterable {
         switch self {
         case .public: "公众"
         case .emergency: "应急值守"
+        case .fire: "消防救援"
+        case .traffic: "交通管理"
+        case .water: "水务"
         case .planner: "规划"
         }
     }
+
+    /// Every role that works an incident (all but the public).
+    static let staff: [MapAudience] = [.emergency, .fire, .traffic, .water, .planner]
 }
 
 /// The web map's MapLibre style (v8): a designed cartography per layer, following Chinese
@@ -148,15 +163,32 @@ struct MapStyle {
 
     /// Roles that show a collection by default.
     static func roles(_ id: String) -> [MapAudience] {
-        if isFloodResult(id) { return [.emergency, .planner] }
+        if isFloodResult(id) { return MapAudience.staff }
         switch id {
-        case "land_use", "lakes", "reservoirs", "rivers", "admin_divisions", "roads", "buildings", "hospitals", "shelters", "parking_lots",
-             "parking_availability":
-            return [.public, .emergency, .planner]
-        case "fire_stations", "rescue_teams", "warehouses", "hydrants", "drainage_pumps", "river_gauges", "drainage_storage":
+        case "land_use", "lakes", "reservoirs", "rivers", "admin_divisions", "roads", "buildings":
+            return MapAudience.allCases
+        case "hospitals", "shelters":
+            return [.public, .emergency, .fire, .planner]
+        case "parking_lots", "parking_availability":
+            return [.public, .traffic, .planner]
+        case "fire_stations":
+            return [.emergency, .fire]
+        case "rescue_teams", "warehouses":
             return [.emergency]
-        case "drainage_pipes", "water_mains", "signal_corridors", "signal_plans", "subcatchments":
-            return [.planner]
+        case "hydrants":
+            return [.emergency, .fire]
+        case "fire_water_sources", "fire_key_units", "fire_lanes", "high_rise_residences":
+            return [.fire]
+        case "drainage_pumps", "river_gauges", "drainage_storage":
+            return [.emergency, .water]
+        case "drainage_pipes", "subcatchments", "water_mains":
+            return [.water, .planner]
+        case "drainage_outfalls":
+            return [.water]
+        case "signal_corridors", "signal_plans":
+            return [.traffic, .planner]
+        case "signalized_intersections":
+            return [.traffic]
         default:
             return []
         }

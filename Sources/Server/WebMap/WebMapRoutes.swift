@@ -69,7 +69,7 @@ struct WebMapRoutes: OperationCollection {
             },
             APIOperation(
                 id: "getWhoAmI", method: .get, path: "/whoami",
-                summary: "Who the request's bearer token speaks for: anonymous, a department (name, role, user) or the administrator; the web map's layer preset (public, emergency, planner) it shows by default; whether it may run a flood scenario (mayRunFlood).",
+                summary: "Who the request's bearer token speaks for: anonymous, a department (name, role, user) or the administrator; the web map's layer preset (public, emergency, fire, traffic, water, planner) it shows by default; whether it may run a flood scenario (mayRunFlood).",
                 tag: "Service", parameters: [],
                 responses: [.ok("The caller.", [(MediaTypeName.json, "WhoAmI")])] + common
             ) { _, context, _ in
