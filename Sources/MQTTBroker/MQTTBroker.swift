@@ -47,6 +47,20 @@ public final class MQTTBroker<Delegate: MQTTBrokerDelegate>: Sendable {
         return sent
     }
 
+    /// Every connected client (after its CONNECT was accepted), with or without subscriptions.
+    public func clients() -> [MQTTClient<Identity>] {
+        sessions.withLock { $0.values.map(\.client) }
+    }
+
+    /// Closes connection `connection` (its token is no longer valid, say): `false` when it is gone
+    /// already. MQTT 3.1.1 has no DISCONNECT from the server: the client sees the connection closed.
+    @discardableResult
+    public func disconnect(_ connection: UInt64) -> Bool {
+        guard let session = sessions.withLock({ $0[connection]?.session }) else { return false }
+        session.close()
+        return true
+    }
+
     /// Closes every connection that holds a subscription (the application could not deliver
     /// everything it owed them); how many.
     @discardableResult
