@@ -28,6 +28,12 @@ public final class SumoRunQueue: Sendable {
         /// Seconds after which a place may be free (`Retry-After`).
         public let retryAfter: Int
 
+        public init(runs: Int, waiting: Int, retryAfter: Int) {
+            self.runs = runs
+            self.waiting = waiting
+            self.retryAfter = retryAfter
+        }
+
         public var description: String {
             "\(runs) SUMO \(runs == 1 ? "replay runs" : "replays run") and \(waiting) wait already, the most this server takes at once "
                 + "(serve --sumo-runs, --sumo-queue); try again later, or use simulate=none for the analytic evaluation alone"
@@ -45,6 +51,9 @@ public final class SumoRunQueue: Sendable {
         var waiting: Int
         var running = 0
         var queue: [Waiter] = []
+        /// Admitted to wait but not yet in `queue` (between the admission and the continuation):
+        /// counted against `waiting`, and each looks at `running` again as it joins the queue.
+        var joining = 0
         var nextID: UInt64 = 0
     }
 
@@ -64,7 +73,7 @@ public final class SumoRunQueue: Sendable {
 
     /// The bounds and how many replay and wait now.
     public var status: (runs: Int, waiting: Int, running: Int, queued: Int) {
-        state.withLock { ($0.runs, $0.waiting, $0.running, $0.queue.count) }
+        state.withLock { ($0.runs, $0.waiting, $0.running, $0.queue.count + $0.joining) }
     }
 
     /// Runs `body` once a place is free: at once, or after the runs before it in the queue.
@@ -83,10 +92,11 @@ public final class SumoRunQueue: Sendable {
                 s.running += 1
                 return .now
             }
-            guard s.queue.count < s.waiting else {
+            guard s.queue.count + s.joining < s.waiting else {
                 // About one replay's time per run ahead of a newcomer: a minute at the least.
-                return .full(Full(runs: s.runs, waiting: s.queue.count, retryAfter: 60))
+                return .full(Full(runs: s.runs, waiting: s.queue.count + s.joining, retryAfter: 60))
             }
+            s.joining += 1
             s.nextID += 1
             return .wait(s.nextID)
         }
@@ -98,12 +108,24 @@ public final class SumoRunQueue: Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let cancelled = state.withLock { s -> Bool in
-                    if Task.isCancelled { return true }
+                enum Joined { case queued, cancelled, free }
+                let joined = state.withLock { s -> Joined in
+                    s.joining -= 1
+                    if Task.isCancelled { return .cancelled }
+                    // A run may have ended since the admission, with nobody in the queue to hand
+                    // its place to: take it now rather than wait for a run that may never end.
+                    if s.running < s.runs {
+                        s.running += 1
+                        return .free
+                    }
                     s.queue.append(Waiter(id: id, continuation: continuation))
-                    return false
+                    return .queued
                 }
-                if cancelled { continuation.resume(throwing: CancellationError()) }
+                switch joined {
+                case .queued: break
+                case .cancelled: continuation.resume(throwing: CancellationError())
+                case .free: continuation.resume()
+                }
             }
         } onCancel: {
             let waiter = state.withLock { s -> Waiter? in
