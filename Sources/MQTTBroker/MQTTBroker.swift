@@ -66,6 +66,11 @@ public final class MQTTBroker<Delegate: MQTTBrokerDelegate>: Sendable {
         return sent
     }
 
+    /// Every connected client (after its CONNECT was accepted), with or without subscriptions.
+    public func clients() -> [MQTTClient<Identity>] {
+        registry.withLock { $0.sessions.values.map(\.client) }
+    }
+
     /// Closes the connected client `connection` (`MQTTClient.connection`), logging `reason` with its
     /// client id (e.g. the application found its token revoked): from now on it is sent nothing and
     /// no longer among `subscribers()`. `false` when it is gone already.

@@ -31,7 +31,7 @@ import TwinStore
 public final class CityTwinServer: Sendable {
     public let store: any FeatureStore
     public let options: ServerOptions
-    let metrics = ServerMetrics()
+    let metrics: ServerMetrics
     /// Who a token stands for, checked alike for HTTP and MQTT (signature, revocation, department).
     let callers: CallerMiddleware
     /// The live parking view and its push feed (`/parking/events`, Routes/ParkingRoutes.swift).
@@ -50,13 +50,17 @@ public final class CityTwinServer: Sendable {
     public init(store: any FeatureStore, options: ServerOptions = ServerOptions()) {
         self.store = store
         self.options = options
+        let metrics = ServerMetrics()
+        self.metrics = metrics
         let logger = options.logger
         let site = SiteLinks(baseURL: options.baseURL)
         let layers = LayerDirectory(store: store)
         let revocations = (store as? any TokenRevocations).map(RevocationList.init)
         callers = CallerMiddleware(verifier: options.tokenVerifier, revocations: revocations, departments: DepartmentDirectory(store: store))
+        // Every event stream, counted per caller, its token checked as long as it lasts (the MQTT sessions' too: `mqtt`).
+        let streams = LiveStreams(limits: options.limits, tokenLife: TokenLife(callers: callers), metrics: metrics, logger: logger)
         let tiles = TileService(store: store, cacheBytes: options.tileCacheMiB << 20)
-        let changeWatch = ChangeFeedWatch(store: store)
+        let changeWatch = ChangeFeedWatch(store: store, metrics: metrics, logger: logger)
         let localWrites = LocalWrites(tiles: tiles, changes: changeWatch)
         let writeLocks = FeatureWriteLocks()
         let cityMetricCRS = CityMetricCRSCache()
@@ -74,7 +78,8 @@ public final class CityTwinServer: Sendable {
         let api = APIDefinition(baseURL: options.baseURL)
         let sensorThings = SensorThingsRoutes(store: store, site: site, alertFeed: AlertFeed(store: store),
                                               sensingWrites: WriteAdmission(limit: options.limits.sensingWriteQueue), mqtt: SensorThingsMQTT(),
-                                              localWrites: localWrites, parking: parking, trafficCounts: trafficCounts, hydrants: hydrantStatus)
+                                              localWrites: localWrites, parking: parking, trafficCounts: trafficCounts, hydrants: hydrantStatus,
+                                              streams: streams)
         let wms = WMSRoutes(store: store, site: site, layers: layers, tileService: tiles, parking: parking, cityMetricCRS: cityMetricCRS)
         mapPrint = MapPrintRoutes(layers: layers, floodRuns: floodRuns, site: site, wms: wms, store: store)
         let quality = QualityLedger()  // the newest quality summary per layer, for the collections' metadata
@@ -91,7 +96,7 @@ public final class CityTwinServer: Sendable {
             ServiceRoutes(store: store, metrics: metrics, logger: logger),
             GeocodeRoutes(store: store, processes: options.processes),
             HistoryRoutes(store: store, site: site, layers: layers),
-            ChangeRoutes(store: store, layers: layers, changeWatch: changeWatch),  // Server-Sent Events of the change feed
+            ChangeRoutes(store: store, layers: layers, changeWatch: changeWatch, streams: streams, metrics: metrics),  // Server-Sent Events of the change feed
             TileRoutes(site: site, layers: layers, tileService: tiles, parking: parking, floodRuns: floodRuns, baseMap: baseMap),  // OGC API Tiles
             ProcessRoutes(store: store, site: site, processes: options.processes, jobs: jobs),  // OGC API Processes (Processes/)
             JobRoutes(site: site, jobs: jobs),
@@ -100,7 +105,7 @@ public final class CityTwinServer: Sendable {
             DepthMapRoutes(store: store, layers: layers, rasters: options.rasters, depthGrids: DepthGridCache(), cityMetricCRS: cityMetricCRS, depthLinks: depthLinks),
             WebMapRoutes(),  // /map and /static (WebMap/)
             BaseMapRoutes(site: site, baseMap: baseMap, logger: logger),  // the city's vector base map
-            ParkingRoutes(store: store, layers: layers, parking: parking),  // /parking/coverage and /parking/events
+            ParkingRoutes(store: store, layers: layers, parking: parking, streams: streams),  // /parking/coverage and /parking/events
             sensorThings,  // /sta/v1.1 and /alerts/events (Routes/SensorThings/)
             wms,  // WMS 1.3.0 at /wms (Routes/OWS/)
             WMTSRoutes(site: site, tileService: tiles, parking: parking, wms: wms),  // WMTS 1.0.0 at /wmts
@@ -112,7 +117,7 @@ public final class CityTwinServer: Sendable {
             SandboxRoutes(sandbox: Sandbox(store: store, k: options.sandboxK)),  // governance: the sandbox's aggregate queries
             Tiles3DRoutes(store: store, layers: layers),  // 3D Tiles: /collections/{id}/3dtiles
         ]
-        mqtt = STAMQTTDelegate(sensorThings: sensorThings, callers: callers, revocations: revocations, logger: logger)
+        mqtt = STAMQTTDelegate(sensorThings: sensorThings, callers: callers, revocations: revocations, tokenLife: TokenLife(callers: callers), logger: logger)
         api.describe(operations)
     }
 
@@ -139,8 +144,10 @@ public final class CityTwinServer: Sendable {
         router.add(middleware: CrossOriginMiddleware(policy: options.crossOrigin))
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ProblemMiddleware(compressionThreshold: options.compressionThreshold))
-        router.add(middleware: RequestLimitMiddleware(limits: options.limits))
+        // The token first, so the limits count a request by the identity it verified as (a refused
+        // token is thrown by the limits, after the request has been counted against its address).
         router.add(middleware: callers)
+        router.add(middleware: RequestLimitMiddleware(limits: options.limits))
         let threshold = options.compressionThreshold
         let baseURL = options.baseURL
         for op in operations {

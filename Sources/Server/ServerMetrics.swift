@@ -41,6 +41,29 @@ final class ServerMetrics: @unchecked Sendable {
         timer.recordNanoseconds(Int64(clamping: nanoseconds))
     }
 
+    private var named: [String: Metrics.Counter] = [:]
+    private var gauges: [String: Metrics.Gauge] = [:]
+
+    /// Adds `n` to the counter `label` with `dimensions` (`citytwin_change_feed_reads_total{reader="shared"}`).
+    func count(_ label: String, _ dimensions: [(String, String)] = [], by n: Int = 1) {
+        guard n > 0 else { return }
+        let key = label + dimensions.map { "\u{0}\($0.0)=\($0.1)" }.joined()
+        lock.lock()
+        let counter = named[key] ?? Metrics.Counter(label: label, dimensions: dimensions, factory: factory)
+        named[key] = counter
+        lock.unlock()
+        counter.increment(by: n)
+    }
+
+    /// Sets the gauge `label` (`citytwin_event_streams`).
+    func set(_ label: String, _ value: Int) {
+        lock.lock()
+        let gauge = gauges[label] ?? Metrics.Gauge(label: label, factory: factory)
+        gauges[label] = gauge
+        lock.unlock()
+        gauge.record(value)
+    }
+
     /// The Prometheus text exposition.
     func exposition() -> [UInt8] { registry.emitToBuffer() }
 }

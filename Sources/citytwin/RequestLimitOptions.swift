@@ -43,11 +43,31 @@ struct RequestLimitOptions: ParsableArguments {
     @Option(help: "SensorThings writes in progress or waiting at once; one more answers 503 with Retry-After; 0: no bound.")
     var sensingWriteQueue: Int = RequestLimits().sensingWriteQueue
 
+    @Option(help: "Bytes of request bodies one client address may have in memory at once (all its requests; at least one body of --max-body-bytes); one more body answers 429 with Retry-After; 0: no bound.")
+    var addressBodyBudget: Int = RequestLimits().addressBodyBudget
+
+    @Option(help: "Bytes of request bodies one client address may have in memory at once in requests without a token; one more answers 429 with Retry-After; 0: no bound.")
+    var anonymousBodyBudget: Int = RequestLimits().anonymousBodyBudget
+
+    @Option(help: "Bytes of request bodies the whole server may have in memory at once; one more answers 503 with Retry-After; 0: no bound.")
+    var bodyBudget: Int = RequestLimits().bodyBudget
+
+    @Option(help: "Event streams (/changes, /alerts/events, /parking/events) one token may have open at once; one more answers 429 with Retry-After; 0: no limit.")
+    var tokenStreams: Int = RequestLimits().tokenStreams
+
+    @Option(help: "Event streams one client address may have open at once without a token; one more answers 429 with Retry-After; 0: no limit.")
+    var addressStreams: Int = RequestLimits().addressStreams
+
+    @Option(help: "Event streams the server keeps open at once; one more answers 503 with Retry-After; 0: no limit.")
+    var maxStreams: Int = RequestLimits().maxStreams
+
     /// The limits these options give.
     var limits: RequestLimits {
         RequestLimits(idleTimeout: idleTimeout, maxHeaderBytes: maxHeaderBytes, maxQueryBytes: maxQueryBytes, maxFilterBytes: maxFilterBytes,
                       maxBodyBytes: maxBodyBytes, tokenConcurrency: tokenConcurrency, addressConcurrency: addressConcurrency, tokenRate: tokenRate, tokenBurst: tokenBurst, addressRate: addressRate,
-                      addressBurst: addressBurst, trustForwardedFor: trustForwardedFor, sensingWriteQueue: sensingWriteQueue)
+                      addressBurst: addressBurst, trustForwardedFor: trustForwardedFor, sensingWriteQueue: sensingWriteQueue,
+                      addressBodyBudget: addressBodyBudget, anonymousBodyBudget: anonymousBodyBudget, bodyBudget: bodyBudget,
+                      tokenStreams: tokenStreams, addressStreams: addressStreams, maxStreams: maxStreams)
     }
 
     func validate() throws {
@@ -60,6 +80,13 @@ struct RequestLimitOptions: ParsableArguments {
         }
         for (name, value) in [("--token-concurrency", tokenConcurrency), ("--address-concurrency", addressConcurrency)] where value < 0 {
             throw ValidationError("\(name) must be 0 (no limit) or more requests in progress, got \(value)")
+        }
+        for (name, value) in [("--token-streams", tokenStreams), ("--address-streams", addressStreams), ("--max-streams", maxStreams)] where value < 0 {
+            throw ValidationError("\(name) must be 0 (no limit) or more event streams, got \(value)")
+        }
+        for (name, value) in [("--address-body-budget", addressBodyBudget), ("--anonymous-body-budget", anonymousBodyBudget), ("--body-budget", bodyBudget)]
+        where value < 0 {
+            throw ValidationError("\(name) must be 0 (no bound) or more bytes, got \(value)")
         }
         for (name, value) in [("--token-rate", tokenRate), ("--address-rate", addressRate)] where !(value.isFinite && value >= 0) {
             throw ValidationError("\(name) must be 0 (no limit) or more requests per second, got \(value)")

@@ -119,6 +119,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "A Tianditu key (天地图): its vector and imagery WMTS layers become selectable base layers of the web map (the browser fetches them with this key). Prefer the environment variable CITYTWIN_TIANDITU_KEY, which keeps it out of the process list.")
     var tiandituKey: String?
 
+    @Option(help: "signal-evaluate's replays in SUMO (simulate=sumo or auto) running at once; the next wait their turn (default: half the cores, at least 1).")
+    var sumoRuns: Int = SumoRunQueue.defaultRuns
+
+    @Option(help: "signal-evaluate's replays in SUMO waiting for their turn; one more answers 503 with Retry-After (0: none wait).")
+    var sumoQueue: Int = SumoRunQueue.defaultWaiting
+
     @Option(help: "The sandbox's k (POST /collections/{id}/aggregate): aggregate groups of fewer features are suppressed, and a selection of 1…k−1 features is refused (2 or more).")
     var sandboxK = 5
 
@@ -162,6 +168,8 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ValidationError("--mqtt-port must be 1…65535 and not --port, got \(mqttPort)")
             }
         }
+        guard (1...256).contains(sumoRuns) else { throw ValidationError("--sumo-runs must be 1…256 replays at once, got \(sumoRuns)") }
+        guard (0...10_000).contains(sumoQueue) else { throw ValidationError("--sumo-queue must be 0…10000 waiting replays, got \(sumoQueue)") }
         guard mqttMaxConnections >= 1 else { throw ValidationError("--mqtt-max-connections must be at least 1, got \(mqttMaxConnections)") }
         if let mqttMaxAnonymous, !(0..<mqttMaxConnections).contains(mqttMaxAnonymous) {
             throw ValidationError("--mqtt-max-anonymous must be 0…\(mqttMaxConnections - 1) (below --mqtt-max-connections, so clients with a token keep slots), got \(mqttMaxAnonymous)")
@@ -206,6 +214,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         await EmergencyRoadGraphs.shared.setMaximumResourceLayers(resourceLayerCache)
         AddressGeocoders.shared.setMemoryLimit(addressIndexMemory << 20)
+        SumoRunQueue.shared.configure(runs: sumoRuns, waiting: sumoQueue)
         let location = try StoreLocation(store)
         let archive = try baseMapArchive()
         let tianditu = try tianditu()

@@ -195,14 +195,21 @@ def test_replications_are_the_mean_of_their_seeds(base_url: str, auth: dict[str,
 REFERENCE_CROSSROADS = json.loads((Path(__file__).resolve().parents[2] / "Models" / "signals" / "reference-crossroads.json").read_text())
 
 
-def test_an_intersection_given_inline_is_timed_and_replayed_without_a_token(base_url: str) -> None:
-    """The JSON `signal plan --input` reads, posted as the intersection by a caller without a token (it reads
-    no layer): its own Webster plan is evaluated at its own flows and replayed in SUMO. On the reference's
-    crossroads SUMO's delays are the reference's measured ones for its Webster plan (N–S 9.9, E–W 14.4 s/veh,
-    C = 36 s; this plan runs 34 s), and the plan's delay is within the issue's tolerance of them."""
+def test_an_intersection_given_inline_is_timed_and_replayed(base_url: str, auth: dict[str, str]) -> None:
+    """The JSON `signal plan --input` reads, posted as the intersection (it reads no layer): its own Webster
+    plan is evaluated at its own flows and replayed in SUMO. On the reference's crossroads SUMO's delays are
+    the reference's measured ones for its Webster plan (N–S 9.9, E–W 14.4 s/veh, C = 36 s; this plan runs
+    34 s), and the plan's delay is within the issue's tolerance of them. The replay needs a department token
+    (issue 78 §14: minutes of a core per request); without one the analytic part is answered alone."""
     inputs = {"intersection": REFERENCE_CROSSROADS, "simulate": "sumo", "sumoSeconds": 3600, "seed": 1, "replications": 3}
+    anonymous = requests.post(f"{base_url}/processes/signal-evaluate/execution", json={"inputs": inputs},
+                              headers={"Accept": "application/json"}, timeout=60)
+    assert anonymous.status_code == 401, anonymous.text
+    analytic = requests.post(f"{base_url}/processes/signal-evaluate/execution", json={"inputs": {**inputs, "simulate": "auto"}},
+                             headers={"Accept": "application/json"}, timeout=60)
+    assert analytic.status_code == 200 and analytic.json()["sumo"]["status"] == "needs a token", analytic.text
     response = requests.post(f"{base_url}/processes/signal-evaluate/execution", json={"inputs": inputs},
-                             headers={"Accept": "application/json"}, timeout=120)
+                             headers=auth, timeout=120)
     assert response.status_code == 200, response.text
     result = response.json()
     assert result["counts"] == "input" and result["plan_id"] == ""
@@ -234,7 +241,7 @@ def test_an_intersection_given_inline_is_timed_and_replayed_without_a_token(base
     assert refused.status_code == 400 and "approaches[0].arm" in refused.json()["detail"], refused.text
 
 
-def test_a_free_right_turn_yields_in_sumo_instead_of_waiting_for_green(base_url: str) -> None:
+def test_a_free_right_turn_yields_in_sumo_instead_of_waiting_for_green(base_url: str, auth: dict[str, str]) -> None:
     """A lane group of right turns alone in no stage (渠化右转, 右转不受控) turns without a signal: the plan
     gives it the whole cycle's green, and SUMO drives it on a permanent yielding green ('g'), so it loses a
     second or two merging where the signalled groups wait for their green."""
@@ -249,7 +256,7 @@ def test_a_free_right_turn_yields_in_sumo_instead_of_waiting_for_green(base_url:
     }
     inputs = {"intersection": intersection, "simulate": "sumo", "sumoSeconds": 1800, "seed": 1}
     response = requests.post(f"{base_url}/processes/signal-evaluate/execution", json={"inputs": inputs},
-                             headers={"Accept": "application/json"}, timeout=120)
+                             headers=auth, timeout=120)
     assert response.status_code == 200, response.text
     result = response.json()
     planned = result["evaluation"]["approaches"]

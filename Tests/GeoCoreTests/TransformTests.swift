@@ -251,3 +251,43 @@ struct SplitMix {
     init(seed: UInt64) { generator = SplitMix64(seed: seed) }
     mutating func next() -> Double { generator.unit() }
 }
+
+/// The PROJ caches keyed by what requests name (issue 78 §10): each new CRS built a transformation
+/// on each thread that used it, kept for ever (about 75 KiB each: 3,000 EPSG codes in `crs=` took
+/// 200 MiB). A thread keeps at most `PROJContext.maximumOperations`, the least recently used
+/// destroyed; the process-wide catalogues at most `PROJCatalog.capacity` values each.
+@Suite("PROJ caches bounded")
+struct PROJCacheBoundTests {
+    /// EPSG:4491…4554 (CGCS2000 Gauss-Krüger zones) and WGS 84 / UTM north 32601…32660: 124 projected CRSs.
+    static let codes = Array(4491...4554) + Array(32601...32660)
+
+    @Test("a thread holds at most maximumOperations transformations however many CRSs it meets, and one dropped is rebuilt when used again, giving the same positions")
+    func perThreadCacheBounded() throws {
+        let hankou = Position(x: 114.3055, y: 30.5928)
+        let first = try CoordinateTransformer.shared(from: .cgcs2000, to: CoordinateReferenceSystem(epsg: Self.codes[0])).transform(hankou)
+        for code in Self.codes {
+            _ = try CoordinateTransformer.shared(from: .cgcs2000, to: CoordinateReferenceSystem(epsg: code)).transform(hankou)
+            #expect(PROJContext.current.cachedOperations <= PROJContext.maximumOperations)
+        }
+        // The first was dropped long ago: used again, it is built again and answers the same.
+        let again = try CoordinateTransformer.shared(from: .cgcs2000, to: CoordinateReferenceSystem(epsg: Self.codes[0])).transform(hankou)
+        #expect(again == first)
+        #expect(PROJCatalog.shared.counts.metadata <= PROJCatalog.capacity && PROJCatalog.shared.counts.transformers <= PROJCatalog.capacity)
+    }
+
+    @Test("a thread's context is replaced after recycleAfter transformations built, and transformations keep answering across the change")
+    func contextRecycled() throws {
+        let hankou = Position(x: 114.3055, y: 30.5928)
+        let expected = try CoordinateTransformer.shared(from: .cgcs2000, to: .districtMetric).transform(hankou)
+        // More builds than recycleAfter on one thread (each code twice over, evicted in between).
+        for round in 0..<3 {
+            for code in Self.codes {
+                _ = try CoordinateTransformer.shared(from: .cgcs2000, to: CoordinateReferenceSystem(epsg: code)).transform(hankou)
+            }
+            let metric = try CoordinateTransformer.shared(from: .cgcs2000, to: .districtMetric)
+            #expect(try metric.transform(hankou) == expected, "round \(round)")
+            #expect(try metric.transform(Envelope(minX: 114.30, minY: 30.59, maxX: 114.31, maxY: 30.60)).minX.isFinite)
+        }
+        #expect(PROJContext.current.cachedOperations <= PROJContext.maximumOperations)
+    }
+}

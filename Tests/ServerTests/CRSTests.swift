@@ -1,6 +1,8 @@
+import Foundation
 import GeoCore
 import HummingbirdTesting
 import Server
+import TestSupport
 import Testing
 import Logging
 import TwinStore
@@ -94,5 +96,66 @@ struct CRSTests {
                 #expect(r.status == .ok && r.headers[.init("Content-Crs")!] == "<\(uri(32635))>")
             }
         }
+    }
+}
+
+/// The memory a server's PROJ caches take under requests naming ever new CRSs (issue 78 §10):
+/// each EPSG code in `crs=` built a transformation of about 75 KiB on each thread that served it,
+/// never freed (3,000 anonymous requests: about 200 MiB). Measured on a `citytwin serve` of its
+/// own (its VmRSS), so nothing else of the test process counts.
+@Suite("CRS caches bounded under thousands of crs= codes", .serialized, .temporaryDirectories)
+struct CRSCacheMemoryTests {
+    /// `count` EPSG projected CRSs from PROJ's own database, skipping the first `skip`.
+    static func projectedCodes(skip: Int, count: Int) async throws -> [Int] {
+        let candidates = ["/usr/share/proj/proj.db", "/usr/local/share/proj/proj.db"]
+        let database = try #require(candidates.first { FileManager.default.fileExists(atPath: $0) }, "PROJ's proj.db")
+        let text = try await SQLiteShell.run(database, "SELECT code FROM projected_crs WHERE auth_name = 'EPSG' AND deprecated = 0 "
+                                             + "ORDER BY CAST(code AS INTEGER) LIMIT \(count) OFFSET \(skip)", readOnly: true)
+        return text.split(separator: "\n").compactMap { Int($0) }
+    }
+
+    /// `GET /collections/shelters/items?limit=1&crs=EPSG:<code>` for every code, sequentially on one
+    /// connection (one curl), as a client paging through CRSs would.
+    static func request(_ codes: [Int], on base: String) async throws {
+        let config = FileManager.default.temporaryDirectory.appendingPathComponent("crs-\(UUID().uuidString).curl")
+        defer { try? FileManager.default.removeItem(at: config) }
+        try codes.map { "url = \"\(base)/collections/shelters/items?limit=1&crs=EPSG:\($0)\"\noutput = \"/dev/null\"\n" }.joined()
+            .write(to: config, atomically: true, encoding: .utf8)
+        let curl = try await CommandProcess.run("/usr/bin/curl", ["-s", "--noproxy", "*", "-K", config.path], within: 900)
+        #expect(curl.exitStatus == 0, "\(curl.output.suffix(500))")
+    }
+
+    /// The resident set of process `pid`, in KiB (`VmRSS` of /proc/pid/status).
+    static func residentKiB(_ pid: pid_t) throws -> Int {
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") })
+        return try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+    }
+
+    @Test("1,000 more distinct EPSG codes in crs= leave a server's memory within 40 MiB of where 300 left it (each used to keep 75 KiB per thread)")
+    func thousandsOfCodesBounded() async throws {
+        let directory = try TemporaryDirectory.forTestCase("citytwin-crs-memory")
+        let path = directory.appending("city.sqlite").path
+        let store = try await ServerFixture.makeStore(in: directory)
+        try store.close()
+        let empty = directory.appending("layers")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        let port = try OutageHarness.freePort()
+        let base = "http://127.0.0.1:\(port)"
+        let server = try await CommandProcess.start(try OutageHarness.binary(), [
+            "serve", "--store", path, "--host", "127.0.0.1", "--port", String(port), "--layers", empty.path, "--log-level", "warning",
+        ], baseURL: base)
+        defer { server.kill() }
+        try await OutageHarness.eventually("citytwin serve answers /health", within: 180) {
+            guard server.isRunning else { throw HarnessFailure("citytwin serve exited: \(server.output)") }
+            return (try? await server.http("/health", within: 3))??.status == 200
+        }
+        // Warm: the first codes fill every thread's cache to its bound (and PROJ's database caches).
+        try await Self.request(try await Self.projectedCodes(skip: 0, count: 300), on: base)
+        let warm = try Self.residentKiB(server.processIdentifier)
+        try await Self.request(try await Self.projectedCodes(skip: 300, count: 1000), on: base)
+        let after = try Self.residentKiB(server.processIdentifier)
+        #expect(after - warm < 40 << 10, "VmRSS grew by \((after - warm) >> 10) MiB over 1,000 more codes (from \(warm >> 10) MiB)")
+        #expect(try await server.http("/collections/shelters/items/hankou?crs=EPSG:4547").status == 200)
     }
 }

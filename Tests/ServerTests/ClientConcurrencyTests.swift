@@ -6,6 +6,7 @@ import Logging
 @testable import Server
 import Testing
 import TestSupport
+import TwinStore
 
 /// The default limits against standard clients and floods (issue 58 §12): a client reading a
 /// layer page after page, however fast, is never refused; a caller with more requests in
@@ -80,10 +81,19 @@ struct ClientConcurrencyTests {
         }
     }
 
-    /// The limit middleware in front of a route that waits at `gate` (`/slow`) and one that does not (`/fast`).
+    /// The tokens' authority of `application`.
+    static let authority = try! TokenAuthority(secret: Array("client-concurrency-test-secret-0123456789".utf8))
+
+    /// A token of `authority` (each call a new one, with its own `jti`).
+    static func token(_ subject: String) -> HTTPFields {
+        [.authorization: "Bearer " + authority.issue(TokenClaims(department: "应急管理局", role: .viewer, subject: subject, lifetime: 3600))]
+    }
+
+    /// The caller and limit middleware in front of a route that waits at `gate` (`/slow`) and one that does not (`/fast`).
     static func application(_ limits: RequestLimits, gate: Gate) -> some ApplicationProtocol {
         let router = Router(context: CityTwinRequestContext.self)
         router.add(middleware: ProblemMiddleware(compressionThreshold: 1 << 20))
+        router.add(middleware: CallerMiddleware(verifier: authority))
         router.add(middleware: RequestLimitMiddleware(limits: limits))
         router.get("/slow") { _, _ in
             await gate.pass()
@@ -112,7 +122,7 @@ struct ClientConcurrencyTests {
     func tokenConcurrency() async throws {
         let gate = Gate()
         try await Self.application(RequestLimits(tokenConcurrency: 4), gate: gate).test(.router) { client in
-            let flood: HTTPFields = [.authorization: "Bearer flood"]
+            let flood = Self.token("flood")
             try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<4 { group.addTask { try await client.get("/slow", headers: flood).status } }
                 try await Self.waitUntil(gate, holds: 4)
@@ -120,7 +130,7 @@ struct ClientConcurrencyTests {
                 try expectProblem(refused, status: 429, type: "rate-limited")
                 #expect(refused.headers[.retryAfter] == "1")
                 #expect(try refused.json["detail"]?.stringValue?.contains("4 requests in progress") == true)
-                #expect(try await client.get("/fast", headers: [.authorization: "Bearer other"]).status == .ok)
+                #expect(try await client.get("/fast", headers: Self.token("other")).status == .ok)
                 await gate.release()
                 for try await status in group { #expect(status == .ok) }
             }

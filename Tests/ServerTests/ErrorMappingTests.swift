@@ -135,6 +135,7 @@ struct ErrorMappingTests {
             (MapRenderingError(.request, "WIDTH is larger than 4096"), 400, "invalid-parameter"),
             (MQTTProtocolError("a CONNECT whose protocol level is 3"), 400, "malformed-request"),
             (SpongeInputError("daily-rainfall row 12 column precipitation", "is not a number"), 400, "invalid-input"),
+            (SumoRunQueue.Full(runs: 1, waiting: 8, retryAfter: 60), 503, "server-busy"),
         ]
     }
 

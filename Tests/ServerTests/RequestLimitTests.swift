@@ -7,6 +7,7 @@ import NIOCore
 import Server
 import Testing
 import TestSupport
+import TwinStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -16,12 +17,21 @@ import Glibc
 /// sockets, curl), request limits through the router.
 @Suite("Request limits: idle and trickling connections, header, query, filter and body sizes, rates")
 struct RequestLimitTests {
+    /// The tokens' authority of `withAPI`'s server.
+    static let authority = try! TokenAuthority(secret: Array("request-limit-test-secret-0123456789abcdef".utf8))
+
+    /// A new token of `authority` (its own `jti`).
+    static func token(_ subject: String = "王工") -> String {
+        authority.issue(TokenClaims(department: "应急管理局", role: .viewer, subject: subject, lifetime: 3600))
+    }
+
     static func withAPI(_ limits: RequestLimits, _ mode: TestingSetup = .router,
                         _ body: @Sendable (any TestClientProtocol) async throws -> Void) async throws {
         var logger = Logger(label: "citytwin.server.test")
         logger.logLevel = .critical
         try await ServerFixture.withStore { store in
-            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, limits: limits))
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority,
+                                                                             limits: limits))
             try await server.makeApplication(address: .hostname("127.0.0.1", port: 0)).test(mode) { client in try await body(client) }
         }
     }
@@ -135,12 +145,92 @@ struct RequestLimitTests {
     @Test("a token over its rate gets 429 with Retry-After; another token is not held back")
     func tokenRate() async throws {
         try await Self.withAPI(RequestLimits(tokenRate: 0.01, tokenBurst: 3)) { client in
-            let first: HTTPFields = [.authorization: "Bearer token-one"]
+            let first: HTTPFields = [.authorization: "Bearer \(Self.token("一"))"]
             for _ in 0..<3 { #expect(try await client.get("/collections", headers: first).status == .ok) }
             let limited = try await client.get("/collections", headers: first)
             try expectProblem(limited, status: 429, type: "rate-limited")
             #expect(limited.headers[.retryAfter].flatMap(Int.init).map { $0 >= 1 } == true, "\(limited.headers)")
-            #expect(try await client.get("/collections", headers: [.authorization: "Bearer token-two"]).status == .ok)
+            #expect(try await client.get("/collections", headers: [.authorization: "Bearer \(Self.token("二"))"]).status == .ok)
+        }
+    }
+
+    @Test("the per-token limits count the verified token, not its header's text: one token sent as HTTP Basic with a new user name each time is held to its rate (it got 40 of 40 answered at --token-rate 5)")
+    func tokenRateCountsTheIdentity() async throws {
+        try await Self.withAPI(RequestLimits(tokenRate: 0.01, tokenBurst: 5)) { client in
+            let token = Self.token()
+            var answered = 0, refused = 0
+            for i in 0..<40 {
+                let basic = "Basic " + Data("user\(i):\(token)".utf8).base64EncodedString()
+                let r = try await client.get("/collections", headers: [.authorization: basic])
+                if r.status == .ok { answered += 1 } else if r.status == .tooManyRequests { refused += 1 }
+            }
+            #expect(answered == 5 && refused == 35, "\(answered) of 40 answered, \(refused) refused")
+            // As a bearer token it is the same caller, already over its quota; another token is not.
+            try expectProblem(try await client.get("/collections", headers: [.authorization: "Bearer \(token)"]), status: 429, type: "rate-limited")
+            #expect(try await client.get("/collections", headers: [.authorization: "Bearer \(Self.token("另一位"))"]).status == .ok)
+        }
+    }
+
+    @Test("a flood of bad tokens is counted against its address, and still answered 401 within its bound")
+    func badTokensCountedByAddress() async throws {
+        try await Self.withAPI(RequestLimits(addressRate: 0.01, addressBurst: 3), .live) { client in
+            for i in 0..<3 {
+                let r = try await client.get("/collections", headers: [.authorization: "Bearer forged-\(i)"])
+                try expectProblem(r, status: 401, type: "invalid-token")
+            }
+            try expectProblem(try await client.get("/collections", headers: [.authorization: "Bearer forged-9"]), status: 429, type: "rate-limited")
+        }
+    }
+
+    @Test("request bodies in memory are bounded per address: with two 15 MiB uploads without a token in flight, a third is refused 429 naming the budget before its body is read; a token's goes on; once they end, the next is taken")
+    func bodyBudget() async throws {
+        // The default budgets (32 MiB of bodies per address without a token, 64 MiB with); the held uploads'
+        // silence is not under test.
+        let limits = RequestLimits(idleTimeout: 600)
+        try await Self.withAPI(limits, .live) { client in
+            let port = try #require(client.port)
+            let size = 15 << 20
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("body-budget-\(UUID().uuidString).json")
+            try Data(repeating: UInt8(ascii: " "), count: size).write(to: file)
+            defer { try? FileManager.default.removeItem(at: file) }
+            func upload(_ headers: [String] = []) async throws -> (status: Int, text: String) {
+                var arguments = ["-s", "--noproxy", "*", "-m", "120", "-o", "-", "-w", "\n%{http_code}", "-X", "POST",
+                                 "-H", "Content-Type: application/json", "-H", "Expect:", "--data-binary", "@" + file.path]
+                for h in headers { arguments += ["-H", h] }
+                arguments.append("http://127.0.0.1:\(port)/processes/features-in-area/execution")
+                let curl = try await CommandProcess.run("/usr/bin/curl", arguments, within: 180)
+                let lines = curl.output.split(separator: "\n", omittingEmptySubsequences: false)
+                return (Int(lines.last ?? "") ?? 0, lines.dropLast().joined(separator: "\n"))
+            }
+            // Two uploads whose heads are sent and whose bodies trickle: each holds its declared 15 MiB.
+            let held = try await RawConnection.onOwnThread {
+                try (0..<2).map { _ -> RawConnection in
+                    let c = try RawConnection(port: port)
+                    c.send("POST /processes/features-in-area/execution HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                           + "Content-Length: \(size)\r\n\r\n" + String(repeating: " ", count: 1 << 20))
+                    return c
+                }
+            }
+            // A third: refused as soon as its head is read, its body never asked for.
+            var third = ""
+            try await OutageHarness.eventually("a third upload of the address is refused", within: 60) {
+                third = try await RawConnection.onOwnThread {
+                    let c = try RawConnection(port: port)
+                    defer { c.close() }
+                    c.send("POST /processes/features-in-area/execution HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                           + "Content-Length: \(size)\r\n\r\n")
+                    return c.readResponse(within: 20)
+                }
+                return third.hasPrefix("HTTP/1.1 429")
+            }
+            #expect(third.contains("application/problem+json") && third.lowercased().contains("retry-after: 1"), "\(third)")
+            #expect(third.contains("body-budget") && third.contains("--anonymous-body-budget") && third.contains("\(32 << 20)"), "\(third)")
+            // With a token, the address's own budget (64 MiB) still has room for it.
+            #expect(try await upload(["Authorization: Bearer \(Self.token())"]).status != 429)
+            held.forEach { $0.close() }
+            try await OutageHarness.eventually("the address's budget is free again once the uploads end", within: 60) {
+                try await upload().status != 429
+            }
         }
     }
 
@@ -226,6 +316,22 @@ final class RawConnection: @unchecked Sendable {
             if n < 0 { return errno == ECONNRESET }
         }
         return false
+    }
+
+    /// What arrives until the server closes the connection or stops sending for a second (once it
+    /// has sent something), within `limit` seconds: an answer's head and body, as text.
+    func readResponse(within limit: Double) -> String {
+        let end = Date().addingTimeInterval(limit)
+        var received = [UInt8](), buffer = [UInt8](repeating: 0, count: 4096)
+        while Date() < end {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let wait = received.isEmpty ? Int32(max(1, end.timeIntervalSinceNow * 1000)) : 1000
+            guard poll(&descriptor, 1, wait) > 0 else { if received.isEmpty { continue } else { break } }
+            let n = recv(fd, &buffer, buffer.count, 0)
+            if n <= 0 { break }
+            received += buffer[0..<n]
+        }
+        return String(decoding: received, as: UTF8.self)
     }
 
     func close() { Glibc.close(fd) }

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -95,6 +96,43 @@ struct TokenRevocationTests {
             let new = try ReloadingTokenAuthority(storePath: path).current()
                 .issue(TokenClaims(department: "应急管理局", role: .editor, subject: "王工", lifetime: 3600))
             #expect(try await client.get(items, headers: [.authorization: "Bearer \(new)"]).status == .ok)
+        }
+    }
+
+    @Test("a revoked ct1 token stays revoked in every spelling: with its last character changed (the same bytes in base64url) it is refused, for reads and writes")
+    func legacyTokenHasOneSpelling() async throws {
+        let directory = try TemporaryDirectory.forTestCase("citytwin-revoke-ct1")
+        let path = directory.appending("city.sqlite").path
+        let store = try directory.openStore()
+        try await AuditVerifyCommandTests.fill(store)
+        let authority = try TokenAuthority(secret: Array(Self.secret.utf8))
+        let now = Int64(Date().timeIntervalSince1970)
+        let claims = #"{"dept":"应急管理局","exp":\#(now + 3600),"iat":\#(now),"role":"editor","sub":"王工"}"#
+        let signedText = "ct1." + TestOpenIDProvider.base64URL(Data(claims.utf8))
+        let mac = HMAC<SHA256>.authenticationCode(for: Data(signedText.utf8), using: SymmetricKey(data: Array(Self.secret.utf8)))
+        let legacy = signedText + "." + TestOpenIDProvider.base64URL(Data(mac))
+        // The signature's 32 bytes take 43 characters; the last one carries 4 bits of them and 2 bits
+        // a decoder ignores: flipping the lowest gives another text of the same bytes.
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+        let last = try #require(legacy.last.flatMap { alphabet.firstIndex(of: $0) })
+        let respelt = String(legacy.dropLast()) + String(alphabet[last ^ 1])
+        #expect(Data(base64Encoded: TokenTests.padded(String(respelt.split(separator: ".")[2]))) == Data(mac), "the same signature bytes")
+        var logger = Logger(label: "citytwin.server.test")
+        logger.logLevel = .critical
+        let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority))
+        try await server.makeApplication().test(.router) { client in
+            let items = "/collections/shelters/items?limit=1"
+            #expect(try await client.get(items, headers: [.authorization: "Bearer \(legacy)"]).status == .ok)
+            let revoked = try await Self.revoke(legacy, store: path)
+            #expect(revoked.exitStatus == 0, "\(revoked.output)")
+            try await OutageHarness.eventually("the revoked ct1 token is refused", within: 10) {
+                try await client.get(items, headers: [.authorization: "Bearer \(legacy)"]).status == .unauthorized
+            }
+            try expectProblem(try await client.get(items, headers: [.authorization: "Bearer \(respelt)"]), status: 401, type: "invalid-token")
+            let write = try await client.execute(uri: "/collections/shelters/items", method: .post,
+                                                 headers: [.authorization: "Bearer \(respelt)", .contentType: "application/geo+json"],
+                                                 body: ByteBuffer(string: #"{"type": "Feature", "geometry": {"type": "Point", "coordinates": [114.31, 30.6]}, "properties": {"name": "冒名"}}"#))
+            try expectProblem(write, status: 401, type: "invalid-token")
         }
     }
 

@@ -26,15 +26,15 @@ extension CoordinateReferenceSystem {
     static let wgs84EquivalentFrames: Set<CoordinateReferenceSystem> = [.crs84, .wgs84, .cgcs2000]
 }
 
-/// How a transformer actually runs one step: a PROJ pair (by interned id and direction), a
+/// How a transformer actually runs one step: a PROJ pair (in canonical order) and direction, a
 /// display offset, or nothing.
 enum TransformStep: Hashable, Sendable {
-    case proj(pairID: Int, inverse: Bool)
+    case proj(pair: PROJPair, inverse: Bool)
     case offset(ChinaDisplayOffset.Conversion)
 
     var inverse: TransformStep {
         switch self {
-        case .proj(let id, let inverse): .proj(pairID: id, inverse: !inverse)
+        case .proj(let pair, let inverse): .proj(pair: pair, inverse: !inverse)
         case .offset(let c): .offset(c.inverse)
         }
     }
@@ -43,8 +43,8 @@ enum TransformStep: Hashable, Sendable {
 extension CoordinateTransformer {
     /// Plans the steps from `source` to `target`. Display frames are reached through WGS 84
     /// (EPSG:4326, longitude first); frames in `wgs84EquivalentFrames` meet without a PROJ call;
-    /// anything else is one PROJ transformation. Each PROJ pair is interned once in canonical
-    /// order, so A→B and B→A share one `PJ` per thread (B→A runs it inverse).
+    /// anything else is one PROJ transformation. Each PROJ pair is named in canonical order, so
+    /// A→B and B→A share one `PJ` per thread (B→A runs it inverse).
     static func plan(from source: CoordinateReferenceSystem, to target: CoordinateReferenceSystem)
         -> (steps: [TransformStep], operations: [CoordinateOperation])
     {
@@ -76,7 +76,7 @@ extension CoordinateTransformer {
             } else {
                 let forward = (from.authority, from.code) < (to.authority, to.code)
                 let pair = forward ? PROJPair(source: from, target: to) : PROJPair(source: to, target: from)
-                steps.append(.proj(pairID: PROJCatalog.shared.pairID(pair), inverse: !forward))
+                steps.append(.proj(pair: pair, inverse: !forward))
                 operations.append(.proj(source: from, target: to))
             }
         }

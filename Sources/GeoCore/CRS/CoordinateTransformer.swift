@@ -10,8 +10,9 @@ import Foundation
 ///
 /// A transformer is a small value: get it with `shared(from:to:)` and keep it. The PROJ objects
 /// behind it live in per-thread caches (one `PJ` per pair and thread, one `PJ_CONTEXT` per
-/// thread), so a transformer can be used from any thread or task and never builds a PROJ
-/// transformation per call. Batches (`transform(_:)` on arrays, `transform(xs:ys:)`) make one
+/// thread, both bounded: `PROJContext`), so a transformer can be used from any thread or task and
+/// does not build a PROJ transformation per call (only again after its thread dropped it to make
+/// room for others). Batches (`transform(_:)` on arrays, `transform(xs:ys:)`) make one
 /// PROJ call per 512 positions, in place, with no copy of the data.
 ///
 /// ```swift
@@ -198,7 +199,7 @@ public struct CoordinateTransformer: Hashable, Sendable {
     /// slice per core; each worker uses its own thread's PROJ context and cached operation (the
     /// per-thread cache is what makes this safe), so no PROJ object is shared between threads.
     /// On failure the lowest failing index is reported, as in the serial path.
-    private func runPROJInParallel(id: Int, inverse: Bool,
+    private func runPROJInParallel(id: PROJPair, inverse: Bool,
                                    xs: UnsafeMutableBufferPointer<Double>, ys: UnsafeMutableBufferPointer<Double>) throws {
         let count = xs.count
         let workers = count >= Self.parallelThreshold ? max(1, ProcessInfo.processInfo.activeProcessorCount) : 1
@@ -237,7 +238,7 @@ public struct CoordinateTransformer: Hashable, Sendable {
     }
 
     /// One thread's share: `proj_trans_generic` per 512 points with this thread's PROJ objects.
-    private func runPROJSerial(id: Int, inverse: Bool, xs xb: UnsafeMutableBufferPointer<Double>,
+    private func runPROJSerial(id: PROJPair, inverse: Bool, xs xb: UnsafeMutableBufferPointer<Double>,
                                ys yb: UnsafeMutableBufferPointer<Double>, firstIndex: Int) throws {
         let ctx = PROJContext.current
         let pj = try ctx.operation(id)

@@ -10,30 +10,57 @@ import Darwin
 /// PROJ objects (`PJ`) and contexts must not be shared between threads, and
 /// `proj_create_crs_to_crs` searches the database, so it is far too slow to call per feature.
 /// `PROJContext.current` hands each thread its own context (created on first use, destroyed
-/// with the thread), holding one normalised `PJ` per (source, target) pair, built once on first
-/// use from that thread. PROJ's log messages are captured here (never printed to stderr) so a
+/// with the thread), holding one normalised `PJ` per (source, target) pair, built on first use
+/// from that thread. PROJ's log messages are captured here (never printed to stderr) so a
 /// failed call can be reported with PROJ's own words: the one place PROJ errors become
 /// `GeometryError`s.
+///
+/// The cache is bounded (issue 78 §10: every EPSG code a request names in `crs=` built one more
+/// transformation of about 75 KiB on each thread that served it, never freed): at most
+/// `maximumOperations` transformations per thread, the least recently used destroyed to make
+/// room, and the whole context (PROJ's own caches of the CRSs and operations it looked up in its
+/// database with it) replaced by a fresh one after every `recycleAfter` transformations built.
+/// A `PJ` is only ever used by the thread that owns it, from the moment `operation(_:)` answers
+/// it until the synchronous PROJ call it was fetched for returns (no caller keeps one across a
+/// suspension point, or across another `operation(_:)` call): so none is destroyed while in use.
 final class PROJContext {
-    let handle: OpaquePointer
+    /// Transformations one thread keeps (a server uses a handful: storage, CRS84, Web Mercator, the
+    /// city's metric zone; clients asking for other codes take their turn).
+    static let maximumOperations = 32
+    /// Transformations one context builds before it is replaced by a fresh one, which empties
+    /// PROJ's own per-context caches too.
+    static let recycleAfter = 256
+
+    private(set) var handle: OpaquePointer
     /// The last error message PROJ logged on this context.
     fileprivate var lastLog: String?
-    /// One normalised transformation per interned pair (`PROJCatalog.pairID`), built lazily.
-    private var operations: [OpaquePointer?] = []
+    /// The thread's transformations by pair, each with when it was last used.
+    private var operations: [PROJPair: (pj: OpaquePointer, used: UInt64)] = [:]
+    private var clock: UInt64 = 0
+    /// Transformations built by the current context.
+    private var built = 0
 
     private init() {
+        handle = Self.makeContext()
+        installLog()
+    }
+
+    private static func makeContext() -> OpaquePointer {
         guard let h = proj_context_create() else { fatalError("proj_context_create returned NULL: out of memory") }
-        handle = h
-        proj_log_func(h, Unmanaged.passUnretained(self).toOpaque()) { userdata, _, message in
+        proj_log_level(h, PJ_LOG_ERROR)
+        return h
+    }
+
+    private func installLog() {
+        proj_log_func(handle, Unmanaged.passUnretained(self).toOpaque()) { userdata, _, message in
             guard let userdata else { return }
             let ctx = Unmanaged<PROJContext>.fromOpaque(userdata).takeUnretainedValue()
             ctx.lastLog = message.map { String(cString: $0) }
         }
-        proj_log_level(h, PJ_LOG_ERROR)
     }
 
     deinit {
-        for op in operations { if let op { proj_destroy(op) } }
+        for entry in operations.values { proj_destroy(entry.pj) }
         proj_context_destroy(handle)
     }
 
@@ -42,17 +69,25 @@ final class PROJContext {
 
     private static let perThread = ThreadLocal { PROJContext() }
 
-    /// This thread's normalised transformation for an interned pair, built on first use:
+    /// Transformations this thread holds now (for tests and measurements).
+    var cachedOperations: Int { operations.count }
+
+    /// This thread's normalised transformation for `pair`, built on first use:
     /// `proj_create_crs_to_crs` followed by `proj_normalize_for_visualization`, so both ends take
-    /// and give CityTwin's internal order (longitude/latitude, easting/northing).
+    /// and give CityTwin's internal order (longitude/latitude, easting/northing). Use it for the
+    /// synchronous PROJ call at hand only: a later call may destroy it to make room.
     @inline(__always)
-    func operation(_ pairID: Int) throws -> OpaquePointer {
-        if pairID < operations.count, let op = operations[pairID] { return op }
-        return try buildOperation(pairID)
+    func operation(_ pair: PROJPair) throws -> OpaquePointer {
+        clock &+= 1
+        if let index = operations.index(forKey: pair) {
+            operations.values[index].used = clock
+            return operations.values[index].pj
+        }
+        return try buildOperation(pair)
     }
 
-    private func buildOperation(_ pairID: Int) throws -> OpaquePointer {
-        let pair = PROJCatalog.shared.pair(pairID)
+    private func buildOperation(_ pair: PROJPair) throws -> OpaquePointer {
+        if built >= Self.recycleAfter { recycle() }
         lastLog = nil
         guard let raw = proj_create_crs_to_crs(handle, pair.source.description, pair.target.description, nil) else {
             throw GeometryError(.crs, "cannot build a transformation from \(pair.source) to \(pair.target): \(failureReason(nil))")
@@ -61,9 +96,24 @@ final class PROJContext {
         guard let normalized = proj_normalize_for_visualization(handle, raw) else {
             throw GeometryError(.crs, "cannot normalise the axis order of the transformation from \(pair.source) to \(pair.target): \(failureReason(nil))")
         }
-        if operations.count <= pairID { operations.append(contentsOf: repeatElement(nil, count: pairID + 1 - operations.count)) }
-        operations[pairID] = normalized
+        built += 1
+        if operations.count >= Self.maximumOperations, let oldest = operations.min(by: { $0.value.used < $1.value.used }) {
+            proj_destroy(oldest.value.pj)
+            operations.removeValue(forKey: oldest.key)
+        }
+        operations[pair] = (normalized, clock)
         return normalized
+    }
+
+    /// Destroys every transformation of this thread and the context with PROJ's caches, and starts
+    /// a fresh context: called between two PROJ calls of this thread, when none is in use.
+    private func recycle() {
+        for entry in operations.values { proj_destroy(entry.pj) }
+        operations = [:]
+        proj_context_destroy(handle)
+        handle = Self.makeContext()
+        installLog()
+        built = 0
     }
 
     /// PROJ's explanation of the last failure: the error number of `pj` (or the context) as
@@ -79,23 +129,26 @@ final class PROJContext {
     }
 }
 
-/// Source and target of a PROJ transformation, as interned in `PROJCatalog`.
+/// Source and target of a PROJ transformation, in the canonical order `CoordinateTransformer.plan` picks.
 struct PROJPair: Hashable, Sendable {
     var source: CoordinateReferenceSystem
     var target: CoordinateReferenceSystem
 }
 
-/// Process-wide, lock-protected registry: interned PROJ pairs (their index addresses each
-/// thread's `PJ` cache in O(1)), CRS metadata and planned transformers. Values only; no PROJ
-/// object lives here, since those belong to one thread each.
+/// Process-wide, lock-protected caches of values (no PROJ object lives here, since those belong
+/// to one thread each): CRS metadata and planned transformers, each keyed by what requests name
+/// (`crs=`, `bbox-crs`, `Content-Crs`) and so bounded: at most `capacity` entries each, the least
+/// recently used dropped (and looked up again when asked for).
 final class PROJCatalog: @unchecked Sendable {
     static let shared = PROJCatalog()
 
+    /// Entries of each cache (a few hundred bytes each).
+    static let capacity = 1024
+
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var pairs: [PROJPair] = []
-    private var pairIDs: [PROJPair: Int] = [:]
-    private var metadata: [CoordinateReferenceSystem: CoordinateReferenceSystem.Metadata] = [:]
-    private var transformers: [PROJPair: CoordinateTransformer] = [:]
+    private var metadata: [CoordinateReferenceSystem: (value: CoordinateReferenceSystem.Metadata, used: UInt64)] = [:]
+    private var transformers: [PROJPair: (value: CoordinateTransformer, used: UInt64)] = [:]
+    private var clock: UInt64 = 0
 
     private init() {
         mutex = .allocate(capacity: 1)
@@ -108,28 +161,46 @@ final class PROJCatalog: @unchecked Sendable {
         return try body()
     }
 
-    func pairID(_ pair: PROJPair) -> Int {
+    func metadata(_ crs: CoordinateReferenceSystem) -> CoordinateReferenceSystem.Metadata? {
         locked {
-            if let id = pairIDs[pair] { return id }
-            pairs.append(pair)
-            pairIDs[pair] = pairs.count - 1
-            return pairs.count - 1
+            clock &+= 1
+            guard let index = metadata.index(forKey: crs) else { return nil }
+            metadata.values[index].used = clock
+            return metadata.values[index].value
         }
     }
 
-    func pair(_ id: Int) -> PROJPair { locked { pairs[id] } }
-
-    func metadata(_ crs: CoordinateReferenceSystem) -> CoordinateReferenceSystem.Metadata? {
-        locked { metadata[crs] }
-    }
-
     func remember(_ m: CoordinateReferenceSystem.Metadata, for crs: CoordinateReferenceSystem) {
-        locked { metadata[crs] = m }
+        locked {
+            clock &+= 1
+            if metadata[crs] == nil, metadata.count >= Self.capacity, let oldest = metadata.min(by: { $0.value.used < $1.value.used }) {
+                metadata.removeValue(forKey: oldest.key)
+            }
+            metadata[crs] = (m, clock)
+        }
     }
 
-    func transformer(_ pair: PROJPair) -> CoordinateTransformer? { locked { transformers[pair] } }
+    func transformer(_ pair: PROJPair) -> CoordinateTransformer? {
+        locked {
+            clock &+= 1
+            guard let index = transformers.index(forKey: pair) else { return nil }
+            transformers.values[index].used = clock
+            return transformers.values[index].value
+        }
+    }
 
     func remember(_ t: CoordinateTransformer) {
-        locked { transformers[PROJPair(source: t.source, target: t.target)] = t }
+        let pair = PROJPair(source: t.source, target: t.target)
+        locked {
+            clock &+= 1
+            if transformers[pair] == nil, transformers.count >= Self.capacity,
+               let oldest = transformers.min(by: { $0.value.used < $1.value.used }) {
+                transformers.removeValue(forKey: oldest.key)
+            }
+            transformers[pair] = (t, clock)
+        }
     }
+
+    /// Entries held now: metadata, transformers (for tests and measurements).
+    var counts: (metadata: Int, transformers: Int) { locked { (metadata.count, transformers.count) } }
 }

@@ -12,6 +12,15 @@ public protocol BearerTokenVerifier: Sendable {
     /// - Throws: a `Problem` of kind `.invalidToken` (malformed, expired or badly signed token),
     ///   answered as 401 with `WWW-Authenticate: Bearer error="invalid_token"`.
     func verifiedToken(_ token: String) async throws -> VerifiedToken
+
+    /// A number that changes when the keys tokens are checked with change (`citytwin token
+    /// rotate-secret` replaced the secret): a stream holding a token verifies it again then
+    /// (`TokenLife`). Verifiers whose keys never invalidate a token they accepted answer 0.
+    var keyEpoch: Int { get }
+}
+
+extension BearerTokenVerifier {
+    public var keyEpoch: Int { 0 }
 }
 
 /// A token whose signature and times were checked.
@@ -23,12 +32,22 @@ public struct VerifiedToken: Sendable, Hashable {
     /// Whether another system (an OpenID provider) named the department: the server then checks
     /// that the store knows it (`KnownDepartments`), as `citytwin token create` does for its own.
     public var departmentNeedsCheck: Bool
+    /// From when (seconds since 1970) the token is refused as expired, the clock skew allowed
+    /// included; `nil` when it does not expire. A stream holding the token ends then (`TokenLife`).
+    public var refusedFrom: Double?
 
-    public init(caller: Caller, revocationKey: String, departmentNeedsCheck: Bool = false) {
+    public init(caller: Caller, revocationKey: String, departmentNeedsCheck: Bool = false, refusedFrom: Double? = nil) {
         self.caller = caller
         self.revocationKey = revocationKey
         self.departmentNeedsCheck = departmentNeedsCheck
+        self.refusedFrom = refusedFrom
     }
+
+    /// The name the limits count the caller by (`RequestLimitMiddleware`, `LiveStreams`): the
+    /// verified identity, the same as its name on the revocation list (a JWT's issuer and `jti`,
+    /// or issuer, `sub` and `iat`; a `ct1.` token's canonical text), never the header's text, which
+    /// one token can be spelt many ways in (HTTP Basic with any user name).
+    public var identity: String { revocationKey }
 }
 
 extension BearerTokenVerifier {
@@ -42,7 +61,7 @@ extension TokenAuthority: BearerTokenVerifier {
     public func verifiedToken(_ token: String) async throws -> VerifiedToken {
         do {
             let claims = try await verify(token)
-            return VerifiedToken(caller: claims.caller, revocationKey: claims.revocationKey(token: token))
+            return VerifiedToken(caller: claims.caller, revocationKey: claims.revocationKey(token: token), refusedFrom: Double(claims.expiresAt))
         } catch let e as StoreError {
             throw Problem(.invalidToken, e.message)
         }
@@ -59,6 +78,9 @@ extension ReloadingTokenAuthority: BearerTokenVerifier {
         }
         return try await authority.verifiedToken(token)
     }
+
+    /// How many times the secret file has been read again since the server started.
+    public var keyEpoch: Int { (try? currentWithEpoch().epoch) ?? -1 }
 }
 
 /// CityTwin's own tokens and an OpenID Connect provider's, side by side: a token whose (not yet
@@ -84,4 +106,8 @@ public struct IdentityVerifiers: BearerTokenVerifier {
         }
         return try await own.verifiedToken(token)
     }
+
+    /// The provider's keys never invalidate a token they verified (a key it stops publishing
+    /// only refuses new requests); the own secret's rotation does.
+    public var keyEpoch: Int { own.keyEpoch }
 }

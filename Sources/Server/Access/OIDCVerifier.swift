@@ -87,7 +87,9 @@ public actor OIDCVerifier: BearerTokenVerifier {
             throw reject("the token's signature does not match the provider's key '\(kid)'")
         }
         try checkStandardClaims(claims, reject: reject)
-        return try identity(claims, reject: reject)
+        var verified = try identity(claims, reject: reject)
+        verified.refusedFrom = claims["exp"]?.doubleValue.map { $0 + configuration.clockSkew }
+        return verified
     }
 
     /// `iss`, `aud`, `exp`, `nbf`, `iat`.

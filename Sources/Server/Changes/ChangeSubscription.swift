@@ -3,9 +3,18 @@ import GeoCore
 import TwinStore
 
 /// One subscriber's walk along the store's change feed: pages of change events after a cursor,
-/// each with the feature as the caller may read it now. The store filters the feed by the
-/// caller's access (no event of a layer the caller may not read leaves it), and features are read
-/// through the store's masked read path, so a masked attribute never leaves either.
+/// each with the feature as the caller may read it now. No event of a layer the caller may not
+/// read leaves it (`AccessPolicy.canRead`, the rule the store's `changes(since:limit:by:)` filters
+/// by), and features are read through the store's masked read path, so a masked attribute never
+/// leaves either.
+///
+/// The feed is read as the admin and sorted here, once for every subscriber of one access class
+/// (`ChangeFeedWatch` reads each change once for all of them, `read(_:for:…)`): so that the stream
+/// also knows which of the changes it does not carry it may speak of. A `position` (the stream has
+/// passed every change up to it) only ever names a change of a layer the caller may know exists
+/// (one it may read, or one whose existence is public); a change of a layer secret to the caller
+/// (not shared, or on the negative list, `AccessPolicy.isSecret`) moves no position and sends no
+/// event, so neither when nor how often such a layer is written shows in the stream (issue 78 §16).
 ///
 /// An insert or update event carries the feature as it is when the event is read, not as it was
 /// at the change: a follower applying the events in order may skip intermediate states, but holds
@@ -27,36 +36,83 @@ struct ChangeSubscription: Sendable {
         let feature: Feature?
     }
 
-    /// One page: the messages after `cursor` and where the next page starts. `more` says the
-    /// page was full (read again at once).
-    func page(after cursor: Int64) async throws -> (messages: [Message], cursor: Int64, more: Bool) {
+    /// One page: the messages after a cursor, where the next page starts (`cursor`: past every row
+    /// read, whatever its layer), the newest change of the page the caller may know of (`position`,
+    /// `nil` when there is none), and whether the page was full (`more`: read again at once).
+    struct Page: Sendable {
+        let messages: [Message]
+        let cursor: Int64
+        let position: Int64?
+        let more: Bool
+    }
+
+    /// The page after `cursor`.
+    func page(after cursor: Int64) async throws -> Page {
         // Read before the feed: every row up to `latest` is committed (sequences follow commit
         // order), so when the page comes back empty the cursor may move over the rows it skipped.
         let latest = try await store.latestChange()
-        let events = try await store.changes(since: cursor, limit: pageSize, by: caller)
-        guard let last = events.last else {
-            // The first `pageSize` rows after the cursor hold no event the caller may read, so
-            // neither do the rows up to cursor + pageSize (sequences are distinct integers).
+        let rows = try await store.changes(since: cursor, limit: pageSize, by: .admin)
+        guard let last = rows.last else {
+            // The first `pageSize` rows after the cursor hold no change of data (sandbox queries),
+            // so neither do the rows up to cursor + pageSize (sequences are distinct integers).
             let next = max(cursor, min(cursor + Int64(pageSize), latest))
-            return ([], next, next < latest)
+            return Page(messages: [], cursor: next, position: nil, more: next < latest)
         }
-        let followed = layers.map { wanted in events.filter { wanted.contains($0.layer) } } ?? events
-        var current = [String: [String: Feature?]]()
-        for e in followed where e.kind != .delete && current[e.layer]?[e.featureID] == nil {
-            current[e.layer, default: [:]][e.featureID] = .some(try await feature(layer: e.layer, id: e.featureID))
-        }
-        let messages = followed.map { e in
-            Message(event: e, feature: e.kind == .delete ? nil : current[e.layer]?[e.featureID] ?? nil)
-        }
-        return (messages, last.sequence, events.count == pageSize)
+        let read = try await Self.read(rows, for: caller, definitions: try await Self.definitions(of: rows, in: store), store: store)
+        let messages = read.messages.filter { layers?.contains($0.event.layer) ?? true }
+        return Page(messages: messages, cursor: last.sequence, position: read.position, more: rows.count == pageSize)
     }
 
-    private func feature(layer: String, id: String) async throws -> Feature? {
+    /// The definitions (read as the admin) of the layers `rows` name; a layer dropped since has none.
+    static func definitions(of rows: [ChangeEvent], in store: any FeatureStore) async throws -> [String: LayerDefinition] {
+        var out = [String: LayerDefinition]()
+        for layer in Set(rows.map(\.layer)) {
+            if let definition = try await store.layerDefinition(layer, for: .admin) { out[layer] = definition }
+        }
+        return out
+    }
+
+    /// What `caller` gets of `rows` (read as the admin): the events of layers it may read, each with
+    /// the feature as it may read it now, and the newest row of a layer it may know exists (readable,
+    /// or not secret: `AccessPolicy.isSecret`). A row of a layer dropped since counts as secret.
+    static func read(_ rows: [ChangeEvent], for caller: Caller, definitions: [String: LayerDefinition],
+                     store: any FeatureStore) async throws -> (messages: [Message], position: Int64?) {
+        var readable = [ChangeEvent]()
+        var position: Int64?
+        for row in rows {
+            guard let definition = definitions[row.layer] else { continue }
+            let may = AccessPolicy.canRead(definition, caller)
+            if may { readable.append(row) }
+            if may || !AccessPolicy.isSecret(definition) { position = row.sequence }
+        }
+        var current = [String: [String: Feature?]]()
+        for e in readable where e.kind != .delete && current[e.layer]?[e.featureID] == nil {
+            current[e.layer, default: [:]][e.featureID] = .some(try await feature(layer: e.layer, id: e.featureID, caller: caller, store: store))
+        }
+        let messages = readable.map { e in
+            Message(event: e, feature: e.kind == .delete ? nil : current[e.layer]?[e.featureID] ?? nil)
+        }
+        return (messages, position)
+    }
+
+    private static func feature(layer: String, id: String, caller: Caller, store: any FeatureStore) async throws -> Feature? {
         do {
             return try await store.feature(layer: layer, id: id, by: caller)
         } catch let error as StoreError where error.code == .layerNotFound {
             return nil  // the layer was dropped or hidden since the event
         }
+    }
+
+    /// The newest change `caller` may know of: the last change of each layer it may read or whose
+    /// existence is public (`LayerInfo.lastChange`, the catalogue's index lookups), where a stream
+    /// without `since` or `Last-Event-ID` starts. Not the feed's newest sequence, which a write to
+    /// a layer secret to the caller moves too. Never later than the feed's end, so a follower that
+    /// starts here and loads the items misses nothing (it may be sent again changes its items
+    /// already hold, which leave them as they are).
+    static func newestKnown(to caller: Caller, in store: any FeatureStore) async throws -> Int64 {
+        try await store.layers(for: .admin)
+            .filter { AccessPolicy.canRead($0.definition, caller) || !AccessPolicy.isSecret($0.definition) }
+            .map(\.lastChange).max() ?? 0
     }
 
     /// The Server-Sent Events message of one change: `id` the sequence (what a client resumes

@@ -23,7 +23,7 @@ extension Problem {
     /// kernels' errors (ScenarioError, UtilityNetworkError, RoadNetworkError, HydraulicsError,
     /// SWMMInputError, EPANETInputError, FloodInputError, ImportError, ParkingError,
     /// SignalTimingError, SensingFilterError, ThresholdError, AddressDataError, ManifestError,
-    /// MapRenderingError, SumoTools.Failure), the readers' (DataSourceError, CSVSyntaxError,
+    /// MapRenderingError, SumoTools.Failure, SumoRunQueue.Full), the readers' (DataSourceError, CSVSyntaxError,
     /// XMLElements.Malformed, GeoPackageGeometry.Failure, MQTTProtocolError), Hummingbird's HTTP
     /// errors and `Problem` itself (ErrorMappingTests lists them, one of each). Anything else is an
     /// internal error whose text stays in the log (it may hold SQL or paths); bad input never
@@ -93,6 +93,9 @@ extension Problem {
         case let e as MapRenderingError:
             // The server's own style or the drawing libraries at fault, not the request.
             self = Problem(.internalError, "the map could not be drawn (\(e.code.rawValue))")
+        case let e as SumoRunQueue.Full:
+            // The server's SUMO queue is full: nothing was run; the caller comes back later.
+            self = Problem(.serverBusy, e.description, parameter: "simulate", retryAfter: e.retryAfter)
         case let e as SumoTools.Failure:
             // SUMO (netconvert, duarouter, sumo) or osmium refused the model the analysis wrote.
             self = Problem(.analysisFailed, e.description)

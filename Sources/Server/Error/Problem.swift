@@ -56,6 +56,17 @@ public struct Problem: Error, Sendable, Hashable, CustomStringConvertible {
         public static let malformedRequest = Kind(slug: "malformed-request", title: "Malformed request", status: .badRequest)
         /// The caller sent more requests than its rate allows (`RequestLimits`); `Retry-After` says when to try again.
         public static let rateLimited = Kind(slug: "rate-limited", title: "Too many requests", status: .tooManyRequests)
+        /// The caller's request bodies in memory at once would pass its address's budget (`BodyBudget`):
+        /// `Retry-After` says when to send it again.
+        public static let bodyBudget = Kind(slug: "body-budget", title: "Too many request bodies at once", status: .tooManyRequests)
+        /// The caller has as many event streams open as it may (`LiveStreams`): `Retry-After` says when to try again.
+        public static let tooManyStreams = Kind(slug: "too-many-streams", title: "Too many event streams", status: .tooManyRequests)
+        /// The server is at one of its overall bounds (event streams, request bodies in memory, SUMO runs
+        /// waiting): nothing was done, `Retry-After` says when to try again.
+        public static let serverBusy = Kind(slug: "server-busy", title: "Server busy", status: .serviceUnavailable)
+        /// A token that opened an event stream is no longer valid (revoked, expired, its secret rotated):
+        /// the stream's last event before it ends (`LiveStreams`).
+        public static let tokenNoLongerValid = Kind(slug: "token-no-longer-valid", title: "Token no longer valid", status: .unauthorized)
         /// `If-Match` does not match the current entity tag, or names a resource that does not exist.
         public static let preconditionFailed = Kind(slug: "precondition-failed", title: "Precondition failed",
                                                     status: .preconditionFailed)

@@ -7,6 +7,11 @@ import TwinStore
 /// token answers 401 through the problem mapping, and so does a token on the store's
 /// revocation list. A department an OpenID provider names must be one of the store's
 /// (`DepartmentDirectory`), else 403: such a token could read and write nothing.
+///
+/// Runs before `RequestLimitMiddleware`, which counts a request by the verified identity
+/// (`context.token`) and one whose token was refused by its address: the refusal is kept in
+/// `context.tokenRefusal` and thrown there, after the request has been counted, so a flood of bad
+/// tokens is bounded like any other.
 struct CallerMiddleware: RouterMiddleware {
     let verifier: (any BearerTokenVerifier)?
     var revocations: RevocationList? = nil
@@ -16,10 +21,25 @@ struct CallerMiddleware: RouterMiddleware {
                 next: (Request, CityTwinRequestContext) async throws -> Response) async throws -> Response {
         var context = context
         context.caller = .anonymous
-        if let header = request.headers[.authorization], let verified = try await verified(Self.token(header)) {
-            context.caller = verified.caller
+        context.token = nil
+        if let header = request.headers[.authorization] {
+            do {
+                if let held = try await held(Self.token(header)) {
+                    context.caller = held.verified.caller
+                    context.token = held
+                }
+            } catch {
+                context.tokenRefusal = error
+            }
         }
         return try await next(request, context)
+    }
+
+    /// The token verified (`verified`) and kept for a stream to check again (`TokenLife`).
+    func held(_ token: String) async throws -> HeldToken? {
+        let epoch = verifier?.keyEpoch
+        guard let verified = try await verified(token) else { return nil }
+        return HeldToken(text: token, verified: verified, epoch: epoch)
     }
 
     /// The token checked as every protocol checks it (HTTP here, MQTT's CONNECT and each delivery):

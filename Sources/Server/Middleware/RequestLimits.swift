@@ -10,6 +10,12 @@
 /// refused (issue 58 §12: GDAL went over 50 pages a second and got 429). The per-second token
 /// buckets (`tokenRate`, `addressRate`) remain for a deployment that wants a quota, and are off
 /// by default: any rate a sequential client cannot reach would be above what the server serves.
+/// A caller with a token is counted by the identity it verified as, never by the header's text.
+///
+/// What a request holds after its answer has begun, or while its body is read, is bounded apart:
+/// event streams open at once per token, per address and in all (`tokenStreams`, `addressStreams`,
+/// `maxStreams`), and bytes of request bodies in memory per address, per address without a token
+/// and in all (`addressBodyBudget`, `anonymousBodyBudget`, `bodyBudget`).
 public struct RequestLimits: Sendable, Hashable {
     /// Seconds a connection may stay silent before it is closed: between requests, and while a
     /// request head or body trickles in (the head counts as read only once complete, so a client
@@ -47,12 +53,37 @@ public struct RequestLimits: Sendable, Hashable {
     /// once; one more is refused with 503 and `Retry-After` before anything is read or written,
     /// so a burst of gateways is told to come back instead of queueing without bound (0: no bound).
     public var sensingWriteQueue: Int
+    /// Bytes of request bodies one client address may have in memory at once, all its callers
+    /// together (`BodyBudget`): 429 with `Retry-After` beyond (0: no bound). Four bodies of the
+    /// largest size by default.
+    public var addressBodyBudget: Int
+    /// Bytes of request bodies one client address may have in memory at once in requests without
+    /// a token: 429 with `Retry-After` beyond (0: no bound). Two bodies of the largest size.
+    public var anonymousBodyBudget: Int
+    /// Bytes of request bodies the whole server may have in memory at once: 503 with
+    /// `Retry-After` beyond (0: no bound).
+    public var bodyBudget: Int
+    /// Event streams (Server-Sent Events: `/changes`, `/alerts/events`, `/parking/events`) one
+    /// verified token may have open at once: 429 with `Retry-After` beyond (0: no bound).
+    public var tokenStreams: Int
+    /// Event streams one client address may have open at once without a token (0: no bound).
+    public var addressStreams: Int
+    /// Event streams the whole server keeps open at once: 503 with `Retry-After` beyond (0: no bound).
+    public var maxStreams: Int
 
     public init(idleTimeout: Double = 60, maxHeaderBytes: Int = 16 * 1024, maxQueryBytes: Int = 16 * 1024,
                 maxFilterBytes: Int = 8 * 1024, maxBodyBytes: Int = 16 << 20,
                 tokenConcurrency: Int = 64, addressConcurrency: Int = 32,
                 tokenRate: Double = 0, tokenBurst: Double = 500, addressRate: Double = 0, addressBurst: Double = 200,
-                trustForwardedFor: Bool = false, sensingWriteQueue: Int = 64) {
+                trustForwardedFor: Bool = false, sensingWriteQueue: Int = 64,
+                addressBodyBudget: Int = 64 << 20, anonymousBodyBudget: Int = 32 << 20, bodyBudget: Int = 512 << 20,
+                tokenStreams: Int = 32, addressStreams: Int = 16, maxStreams: Int = 4096) {
+        self.addressBodyBudget = addressBodyBudget
+        self.anonymousBodyBudget = anonymousBodyBudget
+        self.bodyBudget = bodyBudget
+        self.tokenStreams = tokenStreams
+        self.addressStreams = addressStreams
+        self.maxStreams = maxStreams
         self.idleTimeout = idleTimeout
         self.maxHeaderBytes = maxHeaderBytes
         self.maxQueryBytes = maxQueryBytes
@@ -74,5 +105,7 @@ public struct RequestLimits: Sendable, Hashable {
 
     /// No limit on what one caller sends or has in progress (in-process test suites that send
     /// many requests at once from one address or token).
-    public static let unthrottled = RequestLimits(tokenConcurrency: 0, addressConcurrency: 0, tokenRate: 0, addressRate: 0)
+    public static let unthrottled = RequestLimits(tokenConcurrency: 0, addressConcurrency: 0, tokenRate: 0, addressRate: 0,
+                                                  addressBodyBudget: 0, anonymousBodyBudget: 0, bodyBudget: 0,
+                                                  tokenStreams: 0, addressStreams: 0, maxStreams: 0)
 }

@@ -95,7 +95,7 @@ struct ProcessRoutes: OperationCollection {
 
     private func execute(_ request: Request, _ context: CityTwinRequestContext) async throws -> Representation {
         let process = try requestedProcess(context)
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json], maximumBytes: context.maxUploadSize)
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json], context: context)
         let body: JSONValue
         do {
             body = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))

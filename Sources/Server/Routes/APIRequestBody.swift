@@ -17,12 +17,13 @@ struct APIRequestBody: Sendable {
         description: "An RFC 7396 JSON merge patch: members of 'properties' replace (null removes) properties; 'geometry' replaces the geometry (a GeoJSON geometry or null); 'id' may not change.",
         content: [(MediaTypeName.mergePatch, "FeaturePatch")])
 
-    /// The request's JSON body, at most `maximumBytes` long (the server's `--max-body-bytes`),
-    /// sent as application/json, application/geo+json or text/plain: the SensorThings API's
-    /// entities and the sandbox's aggregate queries. A body that is not JSON is a 400 naming `$`.
-    static func json(_ request: Request, maximumBytes: Int) async throws -> JSONValue {
+    /// The request's JSON body within the request's limits (`FeatureBody.bytes`: the server's
+    /// `--max-body-bytes` and the address's budget of bodies in memory), sent as application/json,
+    /// application/geo+json or text/plain: the SensorThings API's entities and the sandbox's
+    /// aggregate queries. A body that is not JSON is a 400 naming `$`.
+    static func json(_ request: Request, context: CityTwinRequestContext) async throws -> JSONValue {
         let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json, "application/geo+json", "text/plain"],
-                                                maximumBytes: maximumBytes)
+                                                context: context)
         do {
             return try bytes.withUnsafeBytes { try JSONValue(json: $0) }
         } catch {

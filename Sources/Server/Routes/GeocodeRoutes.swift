@@ -73,7 +73,7 @@ struct GeocodeRoutes: OperationCollection {
                                             content: [("text/csv", "CSVText")])
             ) { [self] request, context, query in
                 let encoding = try Self.csvEncoding(request.headers[.contentType])
-                let bytes = try await FeatureBody.bytes(request, accepted: ["text/csv"], maximumBytes: context.maxUploadSize)
+                let bytes = try await FeatureBody.bytes(request, accepted: ["text/csv"], context: context)
                 guard let text = encoding.decode(bytes) else {
                     let hint = encoding == .utf8 ? "; a GBK table (Excel's CSV on a Chinese Windows) says so: Content-Type: text/csv; charset=gbk" : ""
                     throw Problem(.invalidBody, "the CSV body is not valid \(encoding.rawValue) text\(hint)", position: "$")

@@ -105,7 +105,7 @@ struct ItemWriteRoutes: OperationCollection {
     private func create(_ request: Request, _ context: CityTwinRequestContext, _ query: QueryParameters) async throws -> Representation {
         let layer = try await writableLayer(context)
         let source = try FeatureBody.Source(header: request.headers[.contentCRS])
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json], maximumBytes: context.maxUploadSize)
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json], context: context)
         var feature = try FeatureBody.feature(bytes, source: source)
         if feature.id == nil { feature.id = .string(FeatureIDGenerator.next()) }
         let fid = feature.id?.description ?? ""
@@ -127,7 +127,7 @@ struct ItemWriteRoutes: OperationCollection {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
         let source = try FeatureBody.Source(header: request.headers[.contentCRS])
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json], maximumBytes: context.maxUploadSize)
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.geoJSON, MediaTypeName.json], context: context)
         var feature = try FeatureBody.feature(bytes, source: source)
         if let id = feature.id, id.description != fid {
             throw Problem(.invalidBody, "$.id: '\(id)' differs from the feature id '\(fid)' in the path", position: "$.id")
@@ -154,7 +154,7 @@ struct ItemWriteRoutes: OperationCollection {
         let layer = try await writableLayer(context)
         let fid = try pathParameter(context, "featureId")
         let source = try FeatureBody.Source(header: request.headers[.contentCRS])
-        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.mergePatch, MediaTypeName.json], maximumBytes: context.maxUploadSize)
+        let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.mergePatch, MediaTypeName.json], context: context)
         let (answer, after) = try await writeLocks.withLock("\(layer.id)/\(fid)") { [self] in
             var after: Feature?
             try await storeWrite(layer, fid) {

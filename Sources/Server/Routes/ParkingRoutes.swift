@@ -12,6 +12,8 @@ struct ParkingRoutes: OperationCollection {
     let layers: LayerDirectory
     /// The live view and its push feed.
     let parking: ParkingUpkeep
+    /// The open event streams (`/parking/events` among them), counted per caller, tokens checked.
+    let streams: LiveStreams
 
     var operations: [APIOperation] {
         [
@@ -33,9 +35,10 @@ struct ParkingRoutes: OperationCollection {
                 id: "getParkingEvents", method: .get, path: "/parking/events",
                 summary: "Parking guidance as Server-Sent Events for guidance screens and apps: the current signs and lots first, then every change.",
                 tag: "Data", parameters: [],
-                responses: [.ok("Server-Sent Events until the client disconnects: `sign` (a parking_guidance_signs feature with its new content) and `availability` (a parking_availability feature), a comment as heartbeat every 15 s.",
+                responses: [.ok("Server-Sent Events until the client disconnects: `sign` (a parking_guidance_signs feature with its new content) and `availability` (a parking_availability feature), a comment as heartbeat every 15 s; a last `error` event (a problem document) when the token that opened the stream is revoked, expires or no longer matches the secret.",
                                 [("text/event-stream", "ParkingEvents")]),
-                            .problem(404, "Neither parking_guidance_signs nor parking_availability is a collection the caller may read.")]
+                            .problem(404, "Neither parking_guidance_signs nor parking_availability is a collection the caller may read."),
+                            .problem(429, "The caller has as many event streams open as it may (--token-streams, --address-streams).")]
                     + APIResponse.standardProblems
             ) { [self] _, context, _ in
                 await parking.catchUp([ParkingLiveView.layer])
@@ -44,7 +47,8 @@ struct ParkingRoutes: OperationCollection {
                 guard signs || lots else {
                     throw Problem(.collectionNotFound, "no collection '\(ParkingLiveView.signsLayer)' or '\(ParkingLiveView.layer)' this caller may read")
                 }
-                return try await parkingEvents(caller: context.caller, signs: signs, lots: lots)
+                let ticket = StreamTicket(try streams.open(context, kind: "parking"), in: streams)
+                return try await parkingEvents(caller: context.caller, ticket: ticket, signs: signs, lots: lots)
             },
         ]
     }
@@ -52,7 +56,7 @@ struct ParkingRoutes: OperationCollection {
     /// `event: sign` (a `parking_guidance_signs` feature with its new `content`) and `event: availability`
     /// (a `parking_availability` feature) for every change from the moment of subscription, after the
     /// current state of each; a comment line as heartbeat every 15 s.
-    private func parkingEvents(caller: Caller, signs: Bool, lots: Bool) async throws -> Representation {
+    private func parkingEvents(caller: Caller, ticket: StreamTicket, signs: Bool, lots: Bool) async throws -> Representation {
         let stream = parking.live.feed.subscribe()
         let onWrite: @Sendable () -> Void = { [tiles = parking.tiles] in tiles.noteLocalWrite() }
         await parking.live.follow(onWrite: onWrite)
@@ -61,7 +65,7 @@ struct ParkingRoutes: OperationCollection {
             current += try await store.query(layer: layer, FeatureQuery(limit: 2000), by: caller).features
         }
         let snapshot = current
-        return Representation.featureEventStream(stream, banner: "CityTwin parking guidance", initial: snapshot) { feature in
+        return Representation.featureEventStream(stream, ticket: ticket, banner: "CityTwin parking guidance", initial: snapshot) { feature in
             let sign = feature.properties["content"] != nil
             guard sign ? signs : lots else { return nil }
             return sign ? "sign" : "availability"

@@ -28,7 +28,7 @@ struct SandboxRoutes: OperationCollection {
                     content: [(MediaTypeName.json, "SandboxQuery")])
             ) { [sandbox] request, context, _ in
                 let id = context.parameters.get("collectionId") ?? ""
-                let body = try await APIRequestBody.json(request, maximumBytes: context.maxUploadSize)
+                let body = try await APIRequestBody.json(request, context: context)
                 let answer = try await sandbox.aggregate(layer: id, try AggregateRequest(json: body), by: context.caller)
                 return .json(Self.document(answer), mediaType: MediaTypeName.geoJSON)
             },

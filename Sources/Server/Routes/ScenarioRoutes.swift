@@ -51,7 +51,7 @@ struct ScenarioRoutes: OperationCollection {
                             .problem(409, "A scenario with this id exists.")] + refused + common,
                 requestBody: APIRequestBody(description: "The scenario document.", content: [(MediaTypeName.json, "Scenario")])
             ) { [self] request, context, _ in
-                let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json], maximumBytes: context.maxUploadSize)
+                let bytes = try await FeatureBody.bytes(request, accepted: [MediaTypeName.json], context: context)
                 guard let body = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)) else {
                     throw Problem(.invalidBody, "the body is not JSON", position: "$")
                 }

@@ -55,26 +55,49 @@ struct FeatureBody {
         }
     }
 
-    /// The whole body, after checking its media type against `accepted`.
-    /// - Parameter maximumBytes: the largest body accepted (`context.maxUploadSize`, the server's `RequestLimits`).
-    static func bytes(_ request: Request, accepted: [String], maximumBytes: Int = maximumBytes) async throws -> [UInt8] {
+    /// The whole body, after checking its media type against `accepted`, within the request's
+    /// limits: `context.maxUploadSize` (`--max-body-bytes`) and its share of the bodies its
+    /// address may hold in memory at once (`context.bodyAllowance`, `BodyBudget`).
+    static func bytes(_ request: Request, accepted: [String], context: CityTwinRequestContext) async throws -> [UInt8] {
+        try await bytes(request, accepted: accepted, maximumBytes: context.maxUploadSize, allowance: context.bodyAllowance)
+    }
+
+    /// The whole body, after checking its media type against `accepted`: read into one buffer of
+    /// the declared length (no second copy), each chunk taken from `allowance` before it is kept.
+    /// - Parameter maximumBytes: the largest body accepted (the server's `RequestLimits.maxBodyBytes`).
+    /// - Throws: `Problem` 415 (media type), 413 (over `maximumBytes`, or cut short), 400 (empty),
+    ///   and the budget's 429 or 503.
+    static func bytes(_ request: Request, accepted: [String], maximumBytes: Int = maximumBytes,
+                      allowance: BodyBudget.Allowance? = nil) async throws -> [UInt8] {
         if let type = request.headers[.contentType] {
             let essence = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
             guard accepted.contains(essence) else {
                 throw Problem(.unsupportedMediaType, "the body is \(essence); this operation accepts \(accepted.joined(separator: ", "))")
             }
         }
-        if let length = request.headers[.contentLength].flatMap(Int.init), length > maximumBytes {
-            throw Problem(.bodyTooLarge, "the body has \(length) bytes; at most \(maximumBytes) are accepted")
+        let length = request.headers[.contentLength].flatMap(Int.init)
+        if let length, length > maximumBytes {
+            throw Problem(.bodyTooLarge, "the body has \(length) bytes; at most \(maximumBytes) (--max-body-bytes) are accepted")
         }
-        let buffer: ByteBuffer
+        if let length, length > 0 { try allowance?.reserve(length) }
+        var bytes = [UInt8]()
+        if let length, length > 0 { bytes.reserveCapacity(length) }
         do {
-            buffer = try await request.body.collect(upTo: maximumBytes)
+            for try await chunk in request.body {
+                let total = bytes.count + chunk.readableBytes
+                guard total <= maximumBytes else {
+                    throw Problem(.bodyTooLarge, "the body is larger than \(maximumBytes) bytes (--max-body-bytes)")
+                }
+                try allowance?.reserve(total)
+                bytes.append(contentsOf: chunk.readableBytesView)
+            }
+        } catch let problem as Problem {
+            throw problem
         } catch {
-            throw Problem(.bodyTooLarge, "the body is larger than \(maximumBytes) bytes or was cut short")
+            throw Problem(.bodyTooLarge, "the body was cut short before its end")
         }
-        guard buffer.readableBytes > 0 else { throw Problem(.invalidBody, "the body is empty", position: "$") }
-        return Array(buffer.readableBytesView)
+        guard !bytes.isEmpty else { throw Problem(.invalidBody, "the body is empty", position: "$") }
+        return bytes
     }
 
     /// A GeoJSON Feature body, geometry in storage coordinates.

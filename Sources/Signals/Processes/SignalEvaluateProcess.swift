@@ -30,10 +30,16 @@ public struct SignalEvaluateProcess: LayerFreeTypedProcess {
 
     /// Where SUMO is found (`SumoTools.installed`: PATH, `$SUMO_HOME/bin`, `.venv/bin`).
     let sumoTools: @Sendable () -> (sumo: URL, netconvert: URL)?
+    /// The replays in SUMO of this process at once, and those waiting their turn.
+    let queue: SumoRunQueue
 
-    /// - Parameter sumoTools: where SUMO is found; a test gives a machine without it.
-    public init(sumoTools: @escaping @Sendable () -> (sumo: URL, netconvert: URL)? = { SumoTools.installed() }) {
+    /// - Parameters:
+    ///   - sumoTools: where SUMO is found; a test gives a machine without it.
+    ///   - queue: the SUMO queue replays take their turn in (the process's, `SumoRunQueue.shared`).
+    public init(sumoTools: @escaping @Sendable () -> (sumo: URL, netconvert: URL)? = { SumoTools.installed() },
+                queue: SumoRunQueue = .shared) {
         self.sumoTools = sumoTools
+        self.queue = queue
     }
 
     public var outputs: [String: ProcessParameter] {
@@ -71,7 +77,7 @@ public struct SignalEvaluateProcess: LayerFreeTypedProcess {
             let given = r.value("intersection", Self.intersectionParameter)
             plan = try r.optionalString("plan", title: "Plan", description: "Id of a signal_plans feature of the intersection (default: the stored plan whose period holds the period's start, else its all-day plan).")
             period = try SignalProcessInputs.period(r)
-            simulate = Simulate(rawValue: try r.choice("simulate", title: "Check in SUMO", description: "auto (default): also replay the plan in SUMO where sumo and netconvert are installed (on PATH, in $SUMO_HOME/bin or .venv/bin), else answer sumo.status = 'not installed'; sumo: SUMO is required (refused where it is not installed); none: the analytic evaluation only.",
+            simulate = Simulate(rawValue: try r.choice("simulate", title: "Check in SUMO", description: "auto (default): also replay the plan in SUMO where sumo and netconvert are installed (on PATH, in $SUMO_HOME/bin or .venv/bin), else answer sumo.status = 'not installed'; sumo: SUMO is required (refused where it is not installed); none: the analytic evaluation only. A replay needs a department token (sumo without one: 401; auto without one: sumo.status = 'needs a token') and takes its turn in the server's SUMO queue (serve --sumo-runs, --sumo-queue; 503 with Retry-After when it is full).",
                                                        among: Simulate.allCases.map(\.rawValue), default: Simulate.auto.rawValue) {
                 "must be auto, sumo or none (got '\($0)')"
             }) ?? .auto
@@ -177,6 +183,7 @@ public struct SignalEvaluateProcess: LayerFreeTypedProcess {
         if r.simulate == .sumo, sumoTools() == nil {
             throw ProcessInputError("simulate", "is 'sumo' but SUMO is not installed here: \(Self.notInstalled) (or use simulate=auto or none)")
         }
+        if r.simulate == .sumo, caller == .anonymous { throw Self.needsToken }
         if let inline = r.inline {
             _ = try SignalProcessInputs.blaming("intersection") { try SumoExport.inlinePlan(inline, settings: r.settings) }
             return
@@ -221,6 +228,14 @@ public struct SignalEvaluateProcess: LayerFreeTypedProcess {
             return (result, (intersection, (feature, stored.plan), period))
         }
         guard r.simulate != .none else { return analytic }
+        // A replay in SUMO takes a core for minutes: a department's token starts one, never an
+        // anonymous request (whose `auto` answers the analytic evaluation and says why no replay).
+        if caller == .anonymous {
+            if r.simulate == .sumo { throw Self.needsToken }
+            var out = analytic.objectValue ?? [:]
+            out["sumo"] = ["status": "needs a token", "simulate": .string(r.simulate.rawValue), "message": .string(Self.needsToken.message)]
+            return .object(out)
+        }
         guard let tools = sumoTools() else {
             if r.simulate == .sumo { throw ProcessInputError("simulate", "is 'sumo' but SUMO is not installed here: \(Self.notInstalled)") }
             var out = analytic.objectValue ?? [:]
@@ -236,6 +251,11 @@ public struct SignalEvaluateProcess: LayerFreeTypedProcess {
         out["sumo"] = sumo
         return .object(out)
     }
+
+    /// The refusal of an anonymous request for a replay in SUMO (401: send a token).
+    static let needsToken = StoreError(.unauthenticated, "a replay in SUMO (simulate=sumo) takes a core for minutes and needs a department token (any role; send it as a bearer token); "
+                                       + "simulate=none evaluates without it, and auto answers the analytic evaluation alone to a request without one",
+                                       field: "simulate")
 
     static let notInstalled = "sumo and netconvert were not found on PATH, in $SUMO_HOME/bin or in .venv/bin (install SUMO, e.g. pip install eclipse-sumo==1.28.0)"
 
@@ -263,12 +283,17 @@ public struct SignalEvaluateProcess: LayerFreeTypedProcess {
                                        counts: [IntervalCount(start: start, volumes: volumes)], intervalMinutes: minutes)
         let export = try SumoExport(signals: [signal], period: (start, start + minutes))
         let from = Double((start + warm) * 60)
-        var runs: [SumoEvaluation] = []
+        let runs: [SumoEvaluation]
         do {
-            for (i, seed) in r.seeds.enumerated() {
-                let share = Double(i) / Double(r.replications)...Double(i + 1) / Double(r.replications)
-                runs.append(try await SumoEvaluation.run(export, tools: tools, seed: UInt64(seed), window: from..<(from + Double(measured * 60)),
-                                                         cycle: plan.plan.cycle) { try await progress($0.within(share)) })
+            // One place of the process's SUMO queue for the whole evaluation (its replications one after another).
+            runs = try await queue.run {
+                var replays: [SumoEvaluation] = []
+                for (i, seed) in r.seeds.enumerated() {
+                    let share = Double(i) / Double(r.replications)...Double(i + 1) / Double(r.replications)
+                    replays.append(try await SumoEvaluation.run(export, tools: tools, seed: UInt64(seed), window: from..<(from + Double(measured * 60)),
+                                                                cycle: plan.plan.cycle) { try await progress($0.within(share)) })
+                }
+                return replays
             }
         } catch let e as SumoTools.Failure {
             throw JobFailure(.failed, "SUMO could not replay plan \(plan.feature.id?.description ?? "") of \(intersection.id): \(e)")

@@ -98,12 +98,16 @@ public struct UnverifiedJWT: Sendable {
     public let header: [String: JSONValue]
     public let claims: [String: JSONValue]
 
-    /// - Throws: `StoreError` `.invalidToken` unless `token` is three base64url parts whose first
-    ///   two are JSON objects.
+    /// - Throws: `StoreError` `.invalidToken` unless `token` is three parts in canonical base64url
+    ///   (`Base64URL.decode`: one spelling per token, whatever jwt-kit's decoder would accept)
+    ///   whose first two are JSON objects.
     public init(_ token: String) throws {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
             throw TokenAuthority.reject("the token is not a JWT (<header>.<claims>.<signature>, base64url)")
+        }
+        guard parts[2].isEmpty || Base64URL.isCanonical(parts[2]) else {
+            throw TokenAuthority.reject("the token's signature is not canonical base64url")
         }
         func object(_ part: Substring, _ what: String) throws -> [String: JSONValue] {
             guard let data = Base64URL.decode(part), let value = try? JSONDecoder().decode(JSONValue.self, from: data),

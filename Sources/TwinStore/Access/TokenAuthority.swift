@@ -140,6 +140,8 @@ public final class ReloadingTokenAuthority: Sendable {
         var authority: TokenAuthority
         var stamp: [Int64]?
         var checked: ContinuousClock.Instant
+        /// How many times the file was read again.
+        var epoch = 0
     }
     private let state: Mutex<State>
 
@@ -153,15 +155,22 @@ public final class ReloadingTokenAuthority: Sendable {
     /// The authority as of now: the file's secret, re-read when the file changed.
     /// - Throws: `StoreError` `.invalidToken` when the replaced file cannot be read (every token is refused then).
     public func current() throws -> TokenAuthority {
+        try currentWithEpoch().authority
+    }
+
+    /// The authority as of now and how many times the file has been read again: a token a
+    /// stream holds is verified again when the number changed (the secret was rotated).
+    public func currentWithEpoch() throws -> (authority: TokenAuthority, epoch: Int) {
         try state.withLock { state in
             let now = ContinuousClock.now
-            guard now - state.checked >= Self.recheckInterval else { return state.authority }
+            guard now - state.checked >= Self.recheckInterval else { return (state.authority, state.epoch) }
             state.checked = now
             let stamp = file.stamp()
-            guard stamp != state.stamp else { return state.authority }
+            guard stamp != state.stamp else { return (state.authority, state.epoch) }
             state.authority = try TokenAuthority(secret: try file.readOrCreate())
             state.stamp = stamp
-            return state.authority
+            state.epoch += 1
+            return (state.authority, state.epoch)
         }
     }
 }
@@ -264,15 +273,23 @@ enum Base64URL {
         return s
     }
 
-    /// `nil` unless `text` is unpadded base64url.
+    /// `nil` unless `text` is unpadded base64url in its one canonical form: the bits a last
+    /// character carries beyond the data must be zero (RFC 4648 §3.5). Base64 decoders ignore
+    /// them, so without this check one token had several texts (its last character changed,
+    /// the same bytes): a `ct1.` token named on the revocation list by its text came back in
+    /// another spelling (issue 78 §7). Every encoding of one token is now the same token.
     static func decode(_ text: some StringProtocol) -> Data? {
         guard !text.contains("="), !text.contains("+"), !text.contains("/") else { return nil }
         var s = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         let rem = s.utf8.count % 4
         if rem == 1 { return nil }
         if rem > 0 { s += String(repeating: "=", count: 4 - rem) }
-        return Data(base64Encoded: s)
+        guard let data = Data(base64Encoded: s), encode(data) == text else { return nil }
+        return data
     }
+
+    /// Whether `text` is unpadded base64url in its canonical form (`decode` answers it).
+    static func isCanonical(_ text: some StringProtocol) -> Bool { decode(text) != nil }
 }
 
 /// The token secret kept beside a SpatiaLite store: 64 hex digits, owner read/write only.

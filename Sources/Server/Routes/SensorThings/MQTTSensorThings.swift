@@ -59,9 +59,10 @@ public struct SensorThingsMQTTOptions: Sendable {
 /// Who is connected: the caller its token stands for, as `CallerMiddleware` makes of a Bearer token.
 struct STAMQTTIdentity: Sendable {
     var caller: Caller
-    /// The CONNECT password's name on the revocation list (`VerifiedToken.revocationKey`), checked
-    /// again at each publish and delivery.
-    var revocationKey: String?
+    /// The CONNECT password as verified, checked again for as long as the session lasts
+    /// (`TokenLife`): at each publish and delivery, and every second by the broker's sweep, which
+    /// closes a session whose token was revoked, has expired or no longer matches the secret.
+    var token: HeldToken?
 }
 
 /// The broker's SensorThings behaviour. CONNECT: the password is a department token (the user name
@@ -75,15 +76,17 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
     let callers: CallerMiddleware
     /// The store's token revocation list (`nil`: a store without one).
     let revocations: RevocationList?
+    /// The check a session's token passes for as long as the session lasts.
+    let tokenLife: TokenLife
     let logger: Logger
 
     func connect(_ request: MQTTConnect, address: String) async -> MQTTConnectDecision<STAMQTTIdentity> {
-        let anonymous = MQTTConnectDecision.accept(STAMQTTIdentity(caller: .anonymous, revocationKey: nil), as: .anonymous)
+        let anonymous = MQTTConnectDecision.accept(STAMQTTIdentity(caller: .anonymous, token: nil), as: .anonymous)
         guard let password = request.password, !password.isEmpty else { return anonymous }
         let token = String(decoding: password, as: UTF8.self)
         do {
-            guard let verified = try await callers.verified(token) else { return anonymous }
-            return .accept(STAMQTTIdentity(caller: verified.caller, revocationKey: verified.revocationKey), as: Self.principal(verified.caller))
+            guard let held = try await callers.held(token) else { return anonymous }
+            return .accept(STAMQTTIdentity(caller: held.verified.caller, token: held), as: Self.principal(held.verified.caller))
         } catch {
             return .refuse(.badUsernameOrPassword, reason: "the password is not a valid token: \(Self.reason(error))")
         }
@@ -116,9 +119,7 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
     func publish(_ message: MQTTPublish, client: MQTTClient<STAMQTTIdentity>) async -> MQTTDecision {
         let caller = client.identity.caller
         do {
-            if let key = client.identity.revocationKey, let revocations, try await revocations.isRevoked(key: key) {
-                return .refuse("the token was revoked")
-            }
+            if let reason = await stillValid(client) { return .refuse(reason) }
             let topic = try STATopic(message.topic, optionsAllowed: false)
             let (sensing, _, feedOnly) = try await sensorThings.sensorThingsAccess(caller, write: true)
             let reader = STAReader(store: sensing, root: sensorThings.site.url(SensorThingsRoutes.sensorThingsRoot))
@@ -154,6 +155,13 @@ struct STAMQTTDelegate: MQTTBrokerDelegate {
         case .department(let name, let role, let user):
             .identified(user.map { "department \(name), subject \($0)" } ?? "department \(name), role \(role.rawValue)")
         }
+    }
+
+    /// Why `client`'s token may no longer be used (`TokenLife`); `nil` while it is good or the
+    /// client is anonymous.
+    func stillValid(_ client: MQTTClient<STAMQTTIdentity>) async -> String? {
+        guard let token = client.identity.token else { return nil }
+        return await tokenLife.reasonToEnd(token)
     }
 
     static func reason(_ error: any Error) -> String {
@@ -202,16 +210,35 @@ final class SensorThingsMQTT: Sendable {
         let broker = MQTTBroker(delegate: delegate, limits: limits, logger: delegate.logger)
         let (events, continuation) = AsyncStream<STAChangeEvent>.makeStream(bufferingPolicy: .bufferingNewest(Self.backlog))
         let delivering = Task { for await event in events { await self.deliver(event, broker: broker, delegate: delegate) } }
+        let sweeping = Task { await Self.sweep(broker, delegate: delegate) }
         state.withLock { $0 = State(broker: broker, delivering: delivering, events: continuation, logger: delegate.logger) }
         defer {
             continuation.finish()
             delivering.cancel()
+            sweeping.cancel()
             state.withLock { $0 = State() }
         }
         let logger = delegate.logger
         try await cancelWhenGracefulShutdown {
             try await broker.run(host: host, port: options.port) { port in
                 logger.notice("SensorThings MQTT broker on \(host):\(port) (topics v1.1/…)")
+            }
+        }
+    }
+
+    /// Every `TokenLife.checkInterval`, every session that connected with a token has it checked
+    /// (each token once); a session whose token was revoked, has expired or no longer matches the
+    /// rotated secret is closed. MQTT 3.1.1 has no DISCONNECT from the server, so the reason goes to
+    /// the log (naming the client id, never the token), and the client sees its connection closed.
+    static func sweep(_ broker: MQTTBroker<STAMQTTDelegate>, delegate: STAMQTTDelegate) async {
+        while !Task.isCancelled {
+            try? await Task.sleep(for: TokenLife.checkInterval)
+            var verdicts = [String: String?]()
+            for client in broker.clients() {
+                guard let token = client.identity.token else { continue }
+                if verdicts[token.text] == nil { verdicts[token.text] = .some(await delegate.tokenLife.reasonToEnd(token)) }
+                guard let reason = verdicts[token.text] ?? nil else { continue }
+                broker.close(client.connection, reason: "\(LiveStreams.describe(client.identity.caller)): \(reason)")
             }
         }
     }
@@ -228,7 +255,8 @@ final class SensorThingsMQTT: Sendable {
                 mayRead[identity.caller] = (try? await sensorThings.sensorThingsAccess(identity.caller, write: false)) != nil
             }
             guard mayRead[identity.caller] == true else { continue }
-            if let key = identity.revocationKey, let revocations = delegate.revocations, (try? await revocations.isRevoked(key: key)) != false { continue }
+            // A token no longer valid receives nothing more (the sweep closes its session within a second).
+            if await delegate.stillValid(client) != nil { continue }
             for (filter, qos) in subscriptions.sorted(by: { $0.key < $1.key }) {
                 guard let topic = try? STATopic(filter, optionsAllowed: true) else { continue }
                 do {

@@ -29,6 +29,8 @@ struct SensorThingsRoutes: OperationCollection {
     let trafficCounts: TrafficCountRecording
     /// A hydrant's pressure meter sets its status; a hydrant out of service is an alert.
     let hydrants: HydrantStatus
+    /// The open event streams (`/alerts/events` among them), counted per caller, tokens checked.
+    let streams: LiveStreams
 
     /// The catalogue layer whose sharing class and owner govern the SensorThings service.
     static let sensorThingsLayer = SensingAlerts.governingLayer
@@ -122,13 +124,15 @@ struct SensorThingsRoutes: OperationCollection {
                 id: "getAlertEvents", method: .get, path: "/alerts/events",
                 summary: "Alerts as Server-Sent Events: each alert raised, updated or cleared (by a threshold or a flood nowcast) from the moment of subscription.",
                 tag: "Data", parameters: [],
-                responses: [.ok("Server-Sent Events until the client disconnects: `alert` (a GeoJSON feature of alerts), a comment as heartbeat every 15 s.",
+                responses: [.ok("Server-Sent Events until the client disconnects: `alert` (a GeoJSON feature of alerts), a comment as heartbeat every 15 s; a last `error` event (a problem document) when the token that opened the stream is revoked, expires or no longer matches the secret.",
                                 [("text/event-stream", "AlertEvents")]),
-                            .problem(401, "The SensorThings service is not open and the request has no token.")]
+                            .problem(401, "The SensorThings service is not open and the request has no token."),
+                            .problem(429, "The caller has as many event streams open as it may (--token-streams, --address-streams).")]
                     + APIResponse.standardProblems
             ) { [self] _, context, _ in
                 _ = try await sensorThingsAccess(context.caller, write: false)
-                return Representation.featureEventStream(try await alertFeed.subscribe(), banner: "CityTwin alerts") { _ in "alert" }
+                let ticket = StreamTicket(try streams.open(context, kind: "alerts"), in: streams)
+                return Representation.featureEventStream(try await alertFeed.subscribe(), ticket: ticket, banner: "CityTwin alerts") { _ in "alert" }
             },
         ]
     }
@@ -175,7 +179,7 @@ struct SensorThingsRoutes: OperationCollection {
         if path == "CreateObservations" {
             guard method == .post else { throw Problem(.notFound, "CreateObservations takes POST") }
             let writer = trafficCounts.staWriter(reader, caller: context.caller, feedOnly: feedOnly)
-            let ids = try await writer.createObservations(try await APIRequestBody.json(request, maximumBytes: context.maxUploadSize))
+            let ids = try await writer.createObservations(try await APIRequestBody.json(request, context: context))
             mqtt.changed(writer.change, observationIDs: ids)  // MQTT subscribers (MQTTSensorThings.swift)
             try await monitor.evaluate(writer.change, ids: ids, by: context.caller)
             localWrites.note()  // tiles showing the readings, change subscribers
@@ -189,7 +193,7 @@ struct SensorThingsRoutes: OperationCollection {
             return try await read(node, ref: ref, reader: reader, query: query, path: String(path))
         case .post:
             guard case .collection(let kind, let source) = node, !ref else { throw Problem(.notFound, "POST creates entities in a collection") }
-            let body = try await APIRequestBody.json(request, maximumBytes: context.maxUploadSize)
+            let body = try await APIRequestBody.json(request, context: context)
             let id = try await createSensingEntity(kind, in: source, body, reader: reader, sensing: sensing, caller: context.caller, feedOnly: feedOnly)
             guard let row = try await reader.row(kind, id) else { throw Problem(.internalError, "the new \(kind.rawValue) vanished") }
             var answer = Representation.json(.object(try await reader.render(row, STAQueryOptions())), status: .created)
@@ -197,7 +201,7 @@ struct SensorThingsRoutes: OperationCollection {
             return answer
         case .patch:
             guard case .entity(let kind, let id) = node, !ref else { throw Problem(.notFound, "PATCH changes one entity") }
-            let body = try await APIRequestBody.json(request, maximumBytes: context.maxUploadSize)
+            let body = try await APIRequestBody.json(request, context: context)
             // The patch applies to the entity as stored when it lands: when another writer (another
             // server on the store) changed it after it was read here, it is read and patched again.
             let writer = try await StoreError.retryingChangedVersions {
