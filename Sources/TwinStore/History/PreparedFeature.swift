@@ -55,8 +55,14 @@ struct PreparedFeature: Sendable {
         }
         var canonical = CanonicalJSON.Writer()
         canonical.writeObject(feature.properties)
-        if canonical.containsNUL, let bad = Self.firstNUL(in: feature.properties) {
-            throw StoreError(.invalidFeature, "text contains the NUL character (U+0000), which the store cannot hold",
+        if canonical.containsControl, let (bad, scalar) = Self.firstControl(in: feature.properties) {
+            if scalar.value == 0 {
+                throw StoreError(.invalidFeature, "text contains the NUL character (U+0000), which the store cannot hold",
+                                 layer: layer.id, feature: id, field: bad)
+            }
+            throw StoreError(.invalidFeature,
+                             "property \"\(bad)\" contains the control character \(MarkupEscaping.codePoint(scalar)), which XML (WFS GML, WMS GetFeatureInfo) cannot carry; "
+                                + "of the C0 controls only tab, LF and CR are accepted",
                              layer: layer.id, feature: id, field: bad)
         }
         self.propertiesText = canonical.text
@@ -67,22 +73,33 @@ struct PreparedFeature: Sendable {
         self.hash = SHA256.hexString(h.finalize())
     }
 
-    /// The property (top-level name) whose key or text contains U+0000, if any: PostgreSQL's
-    /// jsonb refuses it, so both backends reject it alike. The first in name order, so the
-    /// error is the same whatever the dictionary's order.
-    static func firstNUL(in properties: [String: JSONValue]) -> String? {
-        func has(_ v: JSONValue) -> Bool {
+    /// The property (top-level name) whose key or text holds a refused control character
+    /// (`MarkupEscaping.firstRefusedControl`: U+0000 included, which PostgreSQL's jsonb refuses too), and the first
+    /// such character in it. The first property in name order, so the error is the same whatever
+    /// the dictionary's order.
+    static func firstControl(in properties: [String: JSONValue]) -> (String, Unicode.Scalar)? {
+        func first(_ s: String) -> Unicode.Scalar? { MarkupEscaping.firstRefusedControl(in: s) }
+        func first(_ v: JSONValue) -> Unicode.Scalar? {
             switch v {
-            case .string(let s): s.utf8.contains(0)
-            case .array(let a): a.contains(where: has)
-            case .object(let o): o.contains { $0.key.utf8.contains(0) || has($0.value) }
-            default: false
+            case .string(let s): return first(s)
+            case .array(let a):
+                for x in a { if let c = first(x) { return c } }
+                return nil
+            case .object(let o):
+                for (k, x) in o.sorted(by: { $0.key < $1.key }) {
+                    if let c = first(k) ?? first(x) { return c }
+                }
+                return nil
+            default: return nil
             }
         }
-        func bad(_ key: String, _ value: JSONValue) -> Bool { key.utf8.contains(0) || has(value) }
+        func bad(_ key: String, _ value: JSONValue) -> Unicode.Scalar? { first(key) ?? first(value) }
         // Almost every feature has none: sort the names only when one does.
-        guard properties.contains(where: { bad($0.key, $0.value) }) else { return nil }
-        return properties.keys.sorted().first { bad($0, properties[$0] ?? .null) }
+        guard properties.contains(where: { bad($0.key, $0.value) != nil }) else { return nil }
+        for key in properties.keys.sorted() {
+            if let c = bad(key, properties[key] ?? .null) { return (key, c) }
+        }
+        return nil
     }
 
     /// The byte between the properties and the WKB in the content hash.
