@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import GRDB
+import Logging
 import Synchronization
 
 /// The embedded `FeatureStore`: one SQLite file in WAL mode with SpatiaLite on every
@@ -271,8 +272,25 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             throw StoreError(.unavailable, "the store's disk is full (SQLite could not write: \(e.message ?? "\(e.resultCode)")); nothing was written",
                              layer: layer)
         } catch let e as DatabaseError {
-            throw StoreError(.backend, e.description, layer: layer)
+            throw StoreError(.backend, Self.failure(e), layer: layer)
         }
+    }
+
+    static let logger = Logger(label: "citytwin.spatialite")
+
+    /// What a failed statement's error says, without the statement: SQLite's code and message and
+    /// the statement's shape as a hash (the first 12 hex digits of its SHA-256), never its text, so
+    /// that no log line at error level carries the SQL (GRDB's description ends in the whole
+    /// statement). The statement is logged at debug with the same hash, the failure at warning.
+    static func failure(_ e: DatabaseError) -> String {
+        var text = "SQLite error \(e.resultCode.rawValue): \(e.message ?? "\(e.resultCode)")"
+        if let sql = e.sql {
+            let shape = String(SHA256.hex(Array(sql.utf8)).prefix(12))
+            text += " (statement \(shape))"
+            logger.debug("failed statement", metadata: ["statement": .string(shape), "sql": .string(sql)])
+        }
+        logger.warning("statement failed", metadata: ["error": .string(text)])
+        return text
     }
 }
 
