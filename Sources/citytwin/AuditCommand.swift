@@ -104,11 +104,15 @@ struct AuditCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try await StoreLocation(storeOption.path).openExisting()
-            let keyed: (sequence: Int64, hash: String, keyID: String)
+            let keyed: AuditKeying
             switch store {
             case let s as SpatiaLiteStore: keyed = try await s.keyAuditChain(by: .admin)
             case let s as PostGISStore: keyed = try await s.keyAuditChain(by: .admin)
             default: throw CommandFailure("this store keeps no audit log")
+            }
+            guard keyed.isNew else {
+                print("The audit chain is already keyed with key \(keyed.keyID), from entry \(keyed.sequence + 1); nothing to do.")
+                return
             }
             print("audit chain keyed with key \(keyed.keyID) from entry \(keyed.sequence + 1): the \(keyed.sequence) entries before it stay plain SHA-256, the last ending in \(keyed.hash)")
         }

@@ -67,6 +67,34 @@ public struct AuditKey: Sendable {
     }
 }
 
+/// Where a store's audit chain is keyed from (`keyAuditChain`, `citytwin audit key`).
+public struct AuditKeying: Sendable, Hashable {
+    /// The last entry before the keyed ones (0: the chain is keyed from its first entry).
+    public var sequence: Int64
+    /// That entry's hash (the genesis hash for 0).
+    public var hash: String
+    /// The key's id (`AuditKey.id`).
+    public var keyID: String
+    /// Whether this call keyed the chain (else it already was).
+    public var isNew: Bool
+
+    public init(sequence: Int64, hash: String, keyID: String, isNew: Bool) {
+        self.sequence = sequence
+        self.hash = hash
+        self.keyID = keyID
+        self.isNew = isNew
+    }
+
+    /// A chain already keyed by `record`, asked to be keyed with `key`.
+    /// - Throws: `StoreError` `.backend` when `record` names another key.
+    init(already record: AuditKeyRecord, key: AuditKey) throws {
+        guard record.keyID == key.id else {
+            throw StoreError(.backend, "the audit chain is already keyed with key \(record.keyID), not with this process's key \(key.id)")
+        }
+        self.init(sequence: record.seq, hash: record.hash, keyID: record.keyID, isNew: false)
+    }
+}
+
 /// Which key a store's process signs new audit entries with, decided when the store opens.
 public enum AuditKeySource: Sendable {
     /// `CITYTWIN_AUDIT_KEY`, else a SpatiaLite store's key file (`AuditKey.forStore`); a new

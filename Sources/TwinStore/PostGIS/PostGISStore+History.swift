@@ -133,9 +133,9 @@ extension PostGISStore {
     /// Keys the audit chain from its current head (admin only; `citytwin audit key`), under the
     /// write lock: the entries written so far stay plain SHA-256, every later one is an HMAC under
     /// this process's audit key (`CITYTWIN_AUDIT_KEY`, which every process on the store then needs).
-    /// - Returns: the record (its entry and hash, and the key's id).
-    /// - Throws: `StoreError` `.layerExists` when the chain is already keyed, `.backend` without a key.
-    public func keyAuditChain(by caller: Caller) async throws -> (sequence: Int64, hash: String, keyID: String) {
+    /// - Returns: where the chain is keyed from (nothing new when it already was, with this key).
+    /// - Throws: `StoreError` `.backend` without a key, or when the chain is keyed with another one.
+    public func keyAuditChain(by caller: Caller) async throws -> AuditKeying {
         guard caller == .admin else { throw StoreError(.forbidden, "keying the audit chain needs an admin") }
         guard let key = auditKey else {
             throw StoreError(.backend, "no audit key: a PostGIS store's key is \(AuditKey.variable), which every process on the store needs")
@@ -144,9 +144,7 @@ extension PostGISStore {
         return try await mapErrors(layer: nil) {
             try await client.withTransaction(logger: logger) { db in
                 try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s + ".write")))", logger: logger)
-                if let r = try await Self.auditKeyRecord(db, schema: s, logger: logger) {
-                    throw StoreError(.layerExists, "the audit chain is already keyed (key \(r.keyID), from entry \(r.seq + 1))")
-                }
+                if let r = try await Self.auditKeyRecord(db, schema: s, logger: logger) { return try AuditKeying(already: r, key: key) }
                 var seq: Int64 = 0, hash = AuditChain.genesis
                 for try await r in try await db.query("SELECT seq, entry_hash FROM \(unescaped: s).audit_log ORDER BY seq DESC LIMIT 1",
                                                       logger: logger).decode((Int64, String).self) { (seq, hash) = r }
@@ -155,7 +153,7 @@ extension PostGISStore {
                     INSERT INTO \(unescaped: s).audit_key (id, key_id, from_seq, from_hash, seal)
                     VALUES (1, \(record.keyID), \(record.seq), \(record.hash), \(record.seal))
                     """, logger: logger)
-                return (record.seq, record.hash, record.keyID)
+                return AuditKeying(sequence: record.seq, hash: record.hash, keyID: record.keyID, isNew: true)
             }
         }
     }

@@ -116,23 +116,29 @@ extension SpatiaLiteStore {
     /// written so far stay plain SHA-256, every later one is an HMAC under this process's audit
     /// key, made beside the store (`<store>.audit-key`) when there is none. The record of where
     /// the chain became keyed is sealed with the key.
-    /// - Returns: the record (its entry and hash, and the key's id).
-    /// - Throws: `StoreError` `.layerExists` when the chain is already keyed.
-    public func keyAuditChain(by caller: Caller) async throws -> (sequence: Int64, hash: String, keyID: String) {
+    /// - Returns: where the chain is keyed from (nothing new when it already was, with this key).
+    /// - Throws: `StoreError` `.backend` when it is keyed with another key.
+    public func keyAuditChain(by caller: Caller) async throws -> AuditKeying {
         guard caller == .admin else { throw StoreError(.forbidden, "keying the audit chain needs an admin") }
-        guard let key = try (auditKeys.current() ?? AuditKey.forStore(path: path, create: true)) else {
-            throw StoreError(.backend, "no audit key: set \(AuditKey.variable)")
+        let key: AuditKey
+        if let held = try auditKeys.current() {
+            key = held
+        } else {
+            // A key file is made only for a chain not keyed yet: a keyed store without its key stays so.
+            if let r = try await mapErrors(layer: nil, { try await pool.read { db in try Self.auditKeyRecord(db) } }) {
+                throw StoreError(.backend, "the audit chain is keyed (key \(r.keyID)) and this process has no audit key: set \(AuditKey.variable), or keep the store's \(AuditKey.fileSuffix) file beside it")
+            }
+            guard let made = try AuditKey.forStore(path: path, create: true) else { throw StoreError(.backend, "no audit key: set \(AuditKey.variable)") }
+            key = made
         }
         return try await mapErrors(layer: nil) {
             try await pool.write { db in
-                if let r = try Self.auditKeyRecord(db) {
-                    throw StoreError(.layerExists, "the audit chain is already keyed (key \(r.keyID), from entry \(r.seq + 1))")
-                }
+                if let r = try Self.auditKeyRecord(db) { return try AuditKeying(already: r, key: key) }
                 let row = try Row.fetchOne(db, sql: "SELECT seq, entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1")
                 let record = AuditKeyRecord(key: key, seq: row?[0] ?? 0, hash: row?[1] ?? AuditChain.genesis)
                 try db.execute(sql: "INSERT INTO audit_key (id, key_id, from_seq, from_hash, seal) VALUES (1, ?, ?, ?, ?)",
                                arguments: [record.keyID, record.seq, record.hash, record.seal])
-                return (record.seq, record.hash, record.keyID)
+                return AuditKeying(sequence: record.seq, hash: record.hash, keyID: record.keyID, isNew: true)
             }
         }
     }
