@@ -69,7 +69,7 @@ struct AuditDataCheckTests {
 
         let check = try await Self.check(store)
         #expect(check.isIntact, "\(check)")
-        #expect(check.keying == .keyed(fromSequence: 0) || backend == .postGIS, "a new SpatiaLite store's chain is keyed from its first entry: \(check.keying)")
+        #expect(check.keying == .keyed(fromSequence: 0), "a new store's chain is keyed from its first entry: \(check.keying)")
         let versions = try #require(check.data)
         #expect(versions.findingCount == 0, "\(versions.findings)")
         // shelters: s0…s4, s1 twice, s5 twice, s6, s3 again, s7 (the replacement ends the others without a version); districts 20; shelters_tmp 1.

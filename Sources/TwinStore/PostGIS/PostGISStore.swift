@@ -100,9 +100,10 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         }
     }
 
-    /// A store in another schema on the same connection pool (the pool stays owned by this store).
-    public func store(inSchema other: String) async throws -> PostGISStore {
-        try await PostGISStore(client: client, schema: other, runner: nil, auditKey: auditKey)
+    /// A store in another schema on the same connection pool (the pool stays owned by this store);
+    /// its audit key this store's unless given.
+    public func store(inSchema other: String, auditKey source: AuditKeySource? = nil) async throws -> PostGISStore {
+        try await PostGISStore(client: client, schema: other, runner: nil, auditKey: try source.map(Self.resolve) ?? auditKey)
     }
 
     /// Drops the store's schema with every table in it (tests use a fresh schema each).
