@@ -102,6 +102,12 @@ struct OutputHygieneTests {
                                                    within: 120)
             #expect(run.exitStatus != 0, "\(run.output)")
             #expect(run.output.contains("U+0001") && run.output.contains("name"), "\(run.output)")
+            // A feature id is text too (a gml:id, a CSV cell).
+            try Data(#"{"type": "FeatureCollection", "features": [{"type": "Feature", "id": "b\u0002", "geometry": {"type": "Point", "coordinates": [114.31, 30.6]}, "properties": {"name": "好"}}]}"#.utf8)
+                .write(to: file)
+            let id = try await CommandProcess.run(try OutageHarness.binary(), ["import", file.path, "--layer", "shelters", "--store", dir.appending("city.sqlite").path],
+                                                  within: 120)
+            #expect(id.exitStatus != 0 && id.output.contains("U+0002") && id.output.contains("id"), "\(id.output)")
         }
     }
 

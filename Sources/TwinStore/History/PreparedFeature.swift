@@ -25,6 +25,10 @@ struct PreparedFeature: Sendable {
         case .integer(let i)?: id = String(i)
         case nil: id = newID()
         }
+        if let c = MarkupEscaping.firstRefusedControl(in: id) {
+            throw StoreError(.invalidFeature, "feature \(index)'s id contains the control character \(MarkupEscaping.codePoint(c)); of the C0 controls only tab, LF and CR are accepted",
+                             layer: layer.id, field: "id")
+        }
         self.id = id
         try layer.schema.validate(feature.properties, layer: layer.id, feature: id)
         func fail(_ why: String) -> StoreError {
