@@ -137,20 +137,20 @@ struct AuditDataChecker {
         return result
     }
 
-    /// Whether the version's content hashes to `expected`: the stored bytes first, then (or only,
-    /// with `canonical`) the canonical text of the stored properties and the geometry's ISO WKB,
-    /// as `PreparedFeature` hashed them at write.
+    /// Whether the version's content hashes to `expected`, as `PreparedFeature` hashed it at write:
+    /// the stored bytes (not with `canonical`: PostgreSQL's jsonb keeps neither key order nor
+    /// spacing), then the canonical text of the stored properties with the stored WKB (both
+    /// backends read the geometry back as ISO WKB, little-endian, as it was written), then with the
+    /// geometry read and written again as ISO WKB. A version matches only if its content, read
+    /// back, is what was hashed: its text, its values and its coordinates.
     static func matches(_ v: Version, _ expected: String, canonical: Bool) -> Bool {
         if !canonical, hash(Array(v.propertiesText.utf8), v.wkb) == expected { return true }
         guard let properties = try? CanonicalJSON.parseObject(v.propertiesText, layer: "", feature: "") else { return false }
         var writer = CanonicalJSON.Writer()
         writer.writeObject(properties)
-        var wkb: [UInt8]?
-        if let stored = v.wkb {
-            guard let g = try? Geometry(wkb: stored) else { return false }
-            wkb = g.wkb()
-        }
-        return hash(writer.bytes, wkb) == expected
+        if hash(writer.bytes, v.wkb) == expected { return true }
+        guard let stored = v.wkb, let g = try? Geometry(wkb: stored) else { return false }
+        return hash(writer.bytes, g.wkb()) == expected
     }
 
     /// The content hash of `PreparedFeature`: SHA-256 of the properties' text, a zero byte, the WKB.

@@ -110,7 +110,8 @@ extension PostGISStore {
             rows.append((id: r.0, stamp: r.1, text: r.2))
         }
         for definition in try DefinitionCache(rows: rows).all {
-            let geometry = definition.hasGeometry ? "ST_AsEWKB(geom)" : "NULL::bytea"
+            // ISO WKB, little-endian, as written: hashed as it is read (`AuditDataChecker.matches`).
+            let geometry = definition.hasGeometry ? "ST_AsBinary(geom, 'NDR')" : "NULL::bytea"
             checker.begin(layer: definition.id)
             var feature: String?
             var versions: [AuditDataChecker.Version] = []
