@@ -179,7 +179,7 @@ struct AuditDataVerifyTests {
         END $$
         """
 
-    @Test("PostGIS: a version edited with psql is named; a log rewritten with recomputed SHA-256 passes unkeyed, fails keyed",
+    @Test("PostGIS: a version edited with psql (a current value, the geometry, a historic version, a removal) is named; a log rewritten with recomputed SHA-256 passes unkeyed, fails keyed",
           .enabled(if: OutageHarness.enabled, "needs PostgreSQL (CITYTWIN_TEST_POSTGRES_URL, as Scripts/test.sh sets)"))
     func postGIS() async throws {
         let key = try AuditKey(text: Self.postgresKey)
@@ -206,6 +206,15 @@ struct AuditDataVerifyTests {
             try await Audit.expectDataTampered(pg.url, features: ["s00"], recorded, environment: environment)
             _ = try await psqlValue(pg.url, "UPDATE citytwin.f_shelters SET props = jsonb_set(props, '{capacity}', '100') WHERE fid = 's00' AND valid_to IS NULL")
             try await Audit.expectIntact(pg.url, environment: environment)
+            // The geometry moved (read back as ISO WKB, as it was hashed at write), then put back as it was: intact again.
+            _ = try await psqlValue(pg.url, "CREATE TABLE citytwin.kept AS SELECT geom FROM citytwin.f_shelters WHERE fid = 's04' AND valid_to IS NULL")
+            _ = try await psqlValue(pg.url, "UPDATE citytwin.f_shelters SET geom = ST_SetSRID(ST_MakePoint(114.5, 30.7), 4490) WHERE fid = 's04' AND valid_to IS NULL")
+            try await Audit.expectDataTampered(pg.url, features: ["s04"], environment: environment)
+            _ = try await psqlValue(pg.url, "UPDATE citytwin.f_shelters SET geom = (SELECT geom FROM citytwin.kept) WHERE fid = 's04' AND valid_to IS NULL")
+            try await Audit.expectIntact(pg.url, environment: environment)
+            // A historic version: s01 before its rename.
+            _ = try await psqlValue(pg.url, "UPDATE citytwin.f_shelters SET props = jsonb_set(props, '{name}', '\"避难所 987654\"') WHERE fid = 's01' AND valid_to IS NOT NULL")
+            try await Audit.expectDataTampered(pg.url, features: ["s01"], environment: environment)
             _ = try await psqlValue(pg.url, "DELETE FROM citytwin.f_shelters WHERE fid = 's02'")
             try await Audit.expectDataTampered(pg.url, features: ["s02"], environment: environment)
         }
