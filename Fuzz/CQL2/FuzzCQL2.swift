@@ -11,8 +11,8 @@ let queryables = Queryables(properties: [
 
 /// Parses the input as cql2-text and as cql2-json, with and without queryables. A thrown
 /// `CQLError` is a fine outcome; anything else (a trap, another error type, a filter that the
-/// queryables accept but that reads differently without them) is a bug and crashes on purpose
-/// so libFuzzer records the input.
+/// queryables accept but that reads differently without them, a filter deeper than the depth
+/// limit the store's SQL is sized for) is a bug and crashes on purpose so libFuzzer records the input.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Data(bytes: data, count: size)
@@ -26,6 +26,9 @@ func check(_ encoding: String, _ parse: (Queryables?) throws -> FilterExpression
     let open: FilterExpression?
     do {
         open = try parse(nil)
+        if let f = open, f.depth > FilterExpression.maximumDepth || f.arithmeticDepth > FilterExpression.maximumArithmeticDepth {
+            fatalError("cql2-\(encoding) accepted a filter \(f.depth) deep (arithmetic \(f.arithmeticDepth)), past the limits")
+        }
     } catch is CQLError {
         open = nil
     } catch {

@@ -11,14 +11,15 @@ let entity: [String: JSONValue] = [
 ]
 
 /// Parses the input as a `$filter` and evaluates what parses. A thrown `SensingFilterError`
-/// is a fine outcome (its offset must lie within the text); any other error or a trap is a bug
-/// and crashes on purpose so libFuzzer records the input.
+/// is a fine outcome (its offset must lie within the text); any other error, a trap, or a filter
+/// accepted deeper than the depth limit is a bug and crashes on purpose so libFuzzer records the input.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: Data(bytes: data, count: size), as: UTF8.self)
     let filter: SensingFilter
     do {
         filter = try SensingFilter.parse(text)
+        guard filter.depth <= FilterExpression.maximumDepth else { fatalError("accepted a filter \(filter.depth) deep, past the limit") }
     } catch let e as SensingFilterError {
         guard e.offset >= 0, e.offset <= text.count else { fatalError("offset \(e.offset) outside a filter of \(text.count) characters") }
         return 0

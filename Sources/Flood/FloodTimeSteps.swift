@@ -155,7 +155,6 @@ public struct FloodTimeSteps: Sendable, Codable, Equatable {
         return index
     }
 
-    private static func csvField(_ s: String) -> String {
-        s.contains(",") || s.contains("\"") || s.contains("\n") ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
-    }
+    /// A node's or road's id as a CSV field (`CSVField`: ids are text, read from the store's layers).
+    private static func csvField(_ s: String) -> String { CSVField.text(s) }
 }

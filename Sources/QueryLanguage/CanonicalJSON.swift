@@ -20,10 +20,13 @@ package enum CanonicalJSON {
     }
 
     /// The canonical UTF-8 bytes, written into one buffer (one allocation per text instead of
-    /// a `String` append per piece); `containsNUL` tells whether a key or text held U+0000.
+    /// a `String` append per piece); `containsNUL` tells whether a key or text held U+0000, and
+    /// `containsControl` whether one held any C0 control character other than tab, LF and CR
+    /// (U+0000 included: what XML 1.0 cannot carry, `PreparedFeature` refuses).
     package struct Writer {
         package private(set) var bytes: [UInt8] = []
         package private(set) var containsNUL = false
+        package private(set) var containsControl = false
 
         package init(capacity: Int = 256) {
             bytes.reserveCapacity(capacity)
@@ -88,6 +91,7 @@ package enum CanonicalJSON {
                     case 0x09: append("\\t")
                     case 0..<0x20:
                         if b == 0 { containsNUL = true }
+                        containsControl = true
                         append("\\u00")
                         bytes.append(Self.hexDigits[Int(b >> 4)])
                         bytes.append(Self.hexDigits[Int(b & 0x0F)])

@@ -60,6 +60,10 @@ struct DistrictBuildCommand: AsyncParsableCommand {
                 try (building as? SpatiaLiteStore)?.close()
                 try StoreLocation.remove(spatiaLiteAt: path)
                 try FileManager.default.moveItem(atPath: partial, toPath: path)
+                // The new store's audit key goes with it (its chain is keyed from the first entry).
+                if FileManager.default.fileExists(atPath: partial + AuditKey.fileSuffix) {
+                    try FileManager.default.moveItem(atPath: partial + AuditKey.fileSuffix, toPath: path + AuditKey.fileSuffix)
+                }
                 try StoreLocation.remove(spatiaLiteAt: partial)  // the emptied log and shared-memory files
                 report(summary)
             } catch {

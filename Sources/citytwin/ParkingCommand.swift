@@ -92,7 +92,9 @@ struct ParkingBacktestCommand: AsyncParsableCommand {
         if let path = predictions {
             var out = "lot,issued_at,target_at,rate\n"
             for p in report.predictions {
-                out += "\(p.lot),\(LocalClock.format(p.issuedAt)),\(LocalClock.format(p.targetAt)),\(String(format: "%.4f", p.rate))\n"
+                // The lot id comes from the CSV read: a text field (`CSVField`), the rate a number.
+                out += CSVField.record([p.lot, LocalClock.format(p.issuedAt), LocalClock.format(p.targetAt), String(format: "%.4f", p.rate)],
+                                       kinds: [.text, .text, .text, .number]) + "\n"
             }
             try writeOutputFile(out, to: path)
         }

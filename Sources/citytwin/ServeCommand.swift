@@ -223,6 +223,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if tianditu != nil { print("Tianditu base layers: on (vector and imagery; the key is not shown)") }
         let featureStore = try await location.openExisting(connectionWait: .seconds(storeTimeout), poolSize: postgresPoolSize)
+        if case .postgres = location, (ProcessInfo.processInfo.environment[AuditKey.variable] ?? "").isEmpty {
+            print("Warning: \(AuditKey.variable) is not set: the audit chain of a PostGIS store is keyed only with it (docs/operations.md, \"The audit log\")")
+        }
         let directory = URL(fileURLWithPath: layers, isDirectory: true)
         if FileManager.default.fileExists(atPath: directory.path) {
             let catalog = try LayerCatalog.load(directory: directory)

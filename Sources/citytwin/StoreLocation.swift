@@ -63,9 +63,10 @@ enum StoreLocation {
         return try TokenAuthority.forStore(path: path)
     }
 
-    /// Deletes a SpatiaLite file and its WAL/SHM companions (for `--force`).
+    /// Deletes a SpatiaLite file, its WAL/SHM companions and its audit key (for `--force`: the key
+    /// of a chain that is gone).
     static func remove(spatiaLiteAt path: String) throws {
-        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: path + suffix) {
+        for suffix in ["", "-wal", "-shm", AuditKey.fileSuffix] where FileManager.default.fileExists(atPath: path + suffix) {
             try FileManager.default.removeItem(atPath: path + suffix)
         }
     }

@@ -2,6 +2,7 @@ import GeoCore
 import Testing
 @testable import CityModel
 import TestSupport
+import TwinStore
 
 @Suite("Layer definitions")
 struct LayerDefinitionTests {
@@ -32,7 +33,7 @@ struct LayerDefinitionTests {
             for case .string(let r) in j["schema"]?["required"]?.arrayValue ?? [] { #expect(declared[r] != nil, "\(f.id): required \(r) undeclared") }
             for s in j["sensitive"]?.arrayValue ?? [] {
                 #expect(declared[s["attribute"]?.stringValue ?? ""] != nil, "\(f.id): sensitive attribute undeclared")
-                #expect(["redact", "partial", "hash"].contains(s["mask"]?.stringValue ?? ""))
+                #expect(MaskRule(rawValue: s["mask"]?.stringValue ?? "") != nil, "\(f.id): unknown mask")
             }
         }
     }
@@ -45,13 +46,16 @@ struct LayerDefinitionTests {
         #expect(negative.first?.json["sharing"]?["type"]?.stringValue == "not-shared")
     }
 
-    @Test("shelter phones and water-account holders are masked")
+    @Test("shelter phones, water-account holders and plates are masked, each by its kind's rule (issue 78 §18)")
     func sensitiveAttributes() throws {
         let files = Dictionary(uniqueKeysWithValues: try LayerDefinitionFile.all().map { ($0.id, $0.json) })
         let shelter = files["shelters"]?["sensitive"]?.arrayValue ?? []
-        #expect(shelter.contains { $0["attribute"] == "contact_phone" && $0["mask"] == "partial" })
+        #expect(shelter.contains { $0["attribute"] == "contact_phone" && $0["mask"] == "phone" })
         let water = (files["water_connections"]?["sensitive"]?.arrayValue ?? []).compactMap { $0["attribute"]?.stringValue }
         #expect(Set(water) == ["account_holder", "phone"])
+        let masks = files.values.flatMap { $0["sensitive"]?.arrayValue ?? [] }.map { ($0["attribute"]?.stringValue ?? "", $0["mask"]?.stringValue ?? "") }
+        #expect(masks.allSatisfy { $0.1 != "partial" }, "a sample attribute still masked by the generic rule: \(masks)")
+        #expect(masks.contains { $0 == ("plate", "plate") } && masks.contains { $0 == ("account_holder", "name") })
     }
 
     @Test("every generated feature satisfies its layer's schema and geometry type")

@@ -49,8 +49,10 @@ struct AuditVerifyCommandTests {
             UPDATE audit_head SET entries = (SELECT count(*) FROM audit_log), last_seq = (SELECT max(seq) FROM audit_log),
                 last_hash = (SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1)
             """)
-        try await Self.expectIntact(path)
+        try await Self.expectIntact(path, ["--log-only"])
         try await Self.expectTruncated(path, expecting: recorded)
+        // The stored versions still tell: the versions the cut entries wrote are in no entry now.
+        try await Self.expectDataTampered(path, features: ["s01", "s02"])
     }
 
     @Test("PostGIS: entries deleted from the end of the log are found by the store's head, and by a head recorded outside the store",
@@ -70,8 +72,9 @@ struct AuditVerifyCommandTests {
                     last_seq = (SELECT max(seq) FROM citytwin.audit_log),
                     last_hash = (SELECT entry_hash FROM citytwin.audit_log ORDER BY seq DESC LIMIT 1)
                 """)
-            try await Self.expectIntact(pg.url)
+            try await Self.expectIntact(pg.url, ["--log-only"])
             try await Self.expectTruncated(pg.url, expecting: recorded)
+            try await Self.expectDataTampered(pg.url, features: ["s01", "s02"])
         }
     }
 
@@ -93,21 +96,42 @@ struct AuditVerifyCommandTests {
 
     /// Expects an intact log; the head it printed, as arguments for a later verify.
     @discardableResult
-    static func expectIntact(_ store: String) async throws -> [String] {
-        let run = try await verify(store)
-        #expect(run.exitStatus == 0, "\(run.output)")
-        #expect(run.output.contains("audit log intact"), "\(run.output)")
-        let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("head: ") })
+    static func expectIntact(_ store: String, _ arguments: [String] = [], environment: [String: String?] = [:],
+                             sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String] {
+        let run = try await verify(store, arguments, environment: environment)
+        #expect(run.exitStatus == 0, "\(run.output)", sourceLocation: sourceLocation)
+        #expect(run.output.contains("audit log intact"), "\(run.output)", sourceLocation: sourceLocation)
+        if !arguments.contains("--log-only") {
+            #expect(run.output.contains("stored data intact"), "\(run.output)", sourceLocation: sourceLocation)
+        }
+        let line = try #require(run.output.split(separator: "\n").first { $0.hasPrefix("head: ") }, sourceLocation: sourceLocation)
         return line.dropFirst("head: ".count).split(separator: " ").map(String.init)
     }
 
-    static func expectBroken(_ store: String, at seq: Int) async throws {
-        let run = try await verify(store)
-        #expect(run.exitStatus == 1, "a tampered audit log passed: \(run.output)")
-        #expect(run.output.contains("entry \(seq) does not follow"), "\(run.output)")
+    /// Expects `audit verify` to name each of `features` of `layer` as not what the log records, without a
+    /// trace of the stored data.
+    static func expectDataTampered(_ store: String, layer: String = "shelters", features: [String], _ arguments: [String] = [],
+                                   environment: [String: String?] = [:], sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let run = try await verify(store, arguments, environment: environment)
+        #expect(run.exitStatus == 1, "tampered versions passed: \(run.output)", sourceLocation: sourceLocation)
+        #expect(run.output.contains("stored data tampered"), "\(run.output)", sourceLocation: sourceLocation)
+        for feature in features {
+            #expect(run.output.contains("layer \(layer), feature \(feature):"), "\(feature) not named: \(run.output)", sourceLocation: sourceLocation)
+        }
+        for data in ["987654", "避难所", "13812345678", "张三", "冒名"] {
+            #expect(!run.output.contains(data), "the verify printed stored data '\(data)': \(run.output)", sourceLocation: sourceLocation)
+        }
     }
 
-    static func verify(_ store: String, _ arguments: [String] = []) async throws -> CommandProcess {
-        try await CommandProcess.run(try OutageHarness.binary(), ["audit", "verify", "--store", store] + arguments, within: 60)
+    static func expectBroken(_ store: String, at seq: Int, environment: [String: String?] = [:],
+                             sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let run = try await verify(store, environment: environment)
+        #expect(run.exitStatus == 1, "a tampered audit log passed: \(run.output)", sourceLocation: sourceLocation)
+        #expect(run.output.contains("entry \(seq) does not follow"), "\(run.output)", sourceLocation: sourceLocation)
+    }
+
+    static func verify(_ store: String, _ arguments: [String] = [], environment: [String: String?] = [:]) async throws -> CommandProcess {
+        try await CommandProcess.run(try OutageHarness.binary(), ["audit", "verify", "--store", store] + arguments,
+                                     environment: environment, within: 120)
     }
 }

@@ -17,10 +17,14 @@ struct DistrictBuildCommandTests {
         #expect(build.exitStatus == 0, "\(build.output)")
         #expect(build.output.contains("DEM: raster 'dem' in the store"), "\(build.output)")
         #expect(!FileManager.default.fileExists(atPath: directory.appending("dem.asc").path), "no DEM file beside the store")
-        // The finished store is one file: the partial store's log was checkpointed into it and removed
-        // (it was left behind, 25 MB, and a file moved without its log could lose the log's last commits).
+        // The finished store is one file and its audit key: the partial store's log was checkpointed into
+        // it and removed (it was left behind, 25 MB, and a file moved without its log could lose the log's
+        // last commits); the key of its chain moved with it.
         let beside = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).filter { $0.hasPrefix("city.sqlite") }
-        #expect(beside == ["city.sqlite"], "a finished build left \(beside.sorted())")
+        #expect(beside.sorted() == ["city.sqlite", "city.sqlite" + AuditKey.fileSuffix], "a finished build left \(beside.sorted())")
+        let verify = try await CommandProcess.run(try OutageHarness.binary(), ["audit", "verify", "--store", store],
+                                                  directory: directory.url.path, within: 120)
+        #expect(verify.exitStatus == 0 && verify.output.contains("keyed,"), "\(verify.output)")
         let copy = try TemporaryDirectory.forTestCase("district-copy").appending("copied.sqlite").path
         try FileManager.default.copyItem(atPath: store, toPath: copy)
         let list = try await CommandProcess.run(try OutageHarness.binary(), ["raster", "list", "--store", copy],

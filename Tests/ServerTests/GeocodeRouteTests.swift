@@ -87,4 +87,22 @@ struct GeocodeRouteTests {
             #expect(String(buffer: mislabelled.body).contains("charset=gbk"))
         }
     }
+    @Test("POST /geocode: a table cell a spreadsheet would take for a formula comes back as text behind a single quote; the appended numbers stay numbers")
+    func formulaCells() async throws {
+        try await Self.withAPI { client, endpoint, token in
+            _ = try await endpoint.http("/geocode?q=%E9%82%BE%E5%9F%8E%E4%B8%83%E8%B7%AF26%E5%8F%B7",
+                                        headers: ["Authorization: Bearer \(token)"], within: 240)
+            let table = "name,address,note\n=HYPERLINK(\"http://evil.example\"),邾城七路26号,@cmd\n"
+            let r = try await client.execute(uri: "/geocode", method: .post,
+                                             headers: [.authorization: "Bearer \(token)", .contentType: "text/csv"], body: ByteBuffer(string: table))
+            #expect(r.status == .ok)
+            let lines = String(buffer: r.body).split(separator: "\n").map(String.init)
+            #expect(lines.count == 2, "\(lines)")
+            let row = try #require(lines.last)
+            #expect(row.hasPrefix(#""'=HYPERLINK(""http://evil.example"")",邾城七路26号,"'@cmd","#), "\(row)")
+            // address_code, match_level, confidence 1.0, matched_address, lon, lat: numbers as numbers.
+            let fields = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            #expect(fields.count == 10 && fields[5] == "1.0" && Double(fields[7]) != nil && Double(fields[8]) != nil, "\(fields)")
+        }
+    }
 }

@@ -3,7 +3,7 @@ import GeoCore
 import Hummingbird
 import HummingbirdTesting
 import Logging
-import Server
+@testable import Server
 import Testing
 import TestSupport
 import TwinStore
@@ -170,6 +170,108 @@ struct MaskingLeakTests {
             let log = capture.text
             #expect(log.contains("/collections/shelters/items"))
             Self.expectClean("server log", Array(log.utf8), names: false)
+        }
+    }
+
+    /// A layer with one attribute of each personal kind (issue 78 §18), open to everyone.
+    static let residentsJSON = """
+        {"id": "residents_q8", "title": {"zh": "住户登记", "en": "Registered residents"}, "category": "公共专题",
+         "owner": "公安局", "format": "vector", "updateFrequency": "monthly",
+         "sharing": {"type": "open", "method": "api", "requirements": "脱敏"},
+         "geometryType": "Point", "storageCRS": "EPSG:4490",
+         "schema": {"type": "object", "properties": {"holder": {"type": "string"}, "id_number": {"type": "string"},
+                    "mobile": {"type": "string"}, "legacy": {"type": "string"}}},
+         "sensitive": [{"attribute": "holder", "mask": "name"}, {"attribute": "id_number", "mask": "id-number"},
+                       {"attribute": "mobile", "mask": "phone"}, {"attribute": "legacy", "mask": "partial"}]}
+        """
+
+    /// What a fire-lane violation needs besides its plate.
+    static func violation(_ id: String, plate: String, x: Double) -> Feature {
+        Feature(id: .string(id), geometry: .point(x: x, y: 30.6015), properties: [
+            "lane": "FL-1", "kind": "占用", "observed_at": "2026-05-01T08:00:00Z", "status": "待处理", "handled_by": .null,
+            "reported_by": "巡查", "plate": .string(plate), "closed_at": .null])
+    }
+
+    /// Pieces of the clear values that no masked output may hold: of each plate the runs the mask
+    /// hides (the old partial mask showed "鄂A9****5AC1", all seven characters)…
+    static let hiddenPlates = ["A95", "95A", "5AC", "AD1", "D12", "2345"]
+    /// …of the ID number its birth date, of the mobile its middle, of the name the given name.
+    static let hiddenResidents = ["19900101", "0101", "2345", "阳", "娜", "A95"]
+
+    @Test("masks by kind (plate, phone, ID number, name) hold in items (JSON, HTML, CSV, GeoPackage), a feature, WFS, WMS GetFeatureInfo, tiles and the change stream; a plate shows its province and at most two characters")
+    func kindMasks() async throws {
+        try await withTemporaryDirectory("citytwin-masks") { dir in
+            let store = try dir.openStore()
+            let layers = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+                .appendingPathComponent("Layers")
+            let violations = try JSONDecoder().decode(LayerDefinition.self, from: Data(contentsOf: layers.appendingPathComponent("fire_lane_violations.json")))
+            #expect(violations.sensitive.first?.mask == .plate, "the sample layer's plate is masked as a plate")
+            try await store.createLayer(violations)
+            try await store.createLayer(try JSONDecoder().decode(LayerDefinition.self, from: Data(Self.residentsJSON.utf8)))
+            let start = try await store.latestChange()
+            try await store.insert(layer: "fire_lane_violations", features: [
+                Self.violation("v1", plate: "鄂A95AC1", x: 114.3125), Self.violation("v2", plate: "鄂AD12345", x: 114.3135),
+            ], by: .department(name: "消防救援大队", role: .editor, user: "测试"), at: nil)
+            try await store.insert(layer: "residents_q8", features: [
+                Feature(id: .string("r1"), geometry: .point(x: 114.3125, y: 30.6015),
+                        properties: ["holder": "欧阳娜娜", "id_number": "420704199001011234", "mobile": "13812345678", "legacy": "鄂A95AC1"]),
+            ], by: .department(name: "公安局", role: .editor, user: "测试"), at: nil)
+            let authority = try TokenAuthority(secret: (0..<32).map { _ in UInt8.random(in: 0...255) })
+            @Sendable func bearer(_ department: String) -> HTTPFields {
+                [.authorization: "Bearer " + authority.issue(TokenClaims(department: department, role: .viewer, subject: "看", lifetime: 3600))]
+            }
+            var logger = Logger(label: "citytwin.server.masks")
+            logger.logLevel = .critical
+            let server = CityTwinServer(store: store, options: ServerOptions(baseURL: "http://test.local", logger: logger, tokenVerifier: authority))
+            let (z, row, col) = Self.tile(Position(x: 114.3125, y: 30.6015), z: 15)
+            @Sendable func clean(_ what: String, _ bytes: [UInt8], holding shown: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) {
+                let text = String(decoding: bytes, as: UTF8.self)
+                for piece in what.contains("residents") ? Self.hiddenResidents : Self.hiddenPlates {
+                    #expect(!text.contains(piece), "\(what) shows '\(piece)'", sourceLocation: sourceLocation)
+                }
+                if let shown { #expect(text.contains(shown), "\(what) lacks '\(shown)'", sourceLocation: sourceLocation) }
+            }
+            try await server.makeApplication().test(.router) { client in
+                for department in ["应急管理局", "城市管理执法委员会"] {
+                    let headers = bearer(department)
+                    for (path, shown) in [
+                        ("/collections/fire_lane_violations/items", "鄂*****C1"), ("/collections/fire_lane_violations/items?f=html", "鄂*****C1"),
+                        ("/collections/fire_lane_violations/items?f=csv", "鄂*****45"), ("/collections/fire_lane_violations/items?f=gpkg", "鄂*****C1"),
+                        ("/collections/fire_lane_violations/items/v2", "鄂*****45"),
+                        ("/wfs?SERVICE=WFS&VERSION=2.0.0&REQUEST=GetFeature&TYPENAMES=citytwin:fire_lane_violations", "鄂*****C1"),
+                        ("/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetFeatureInfo&LAYERS=fire_lane_violations&QUERY_LAYERS=fire_lane_violations&STYLES="
+                            + "&CRS=EPSG:4326&BBOX=30.601,114.312,30.602,114.313&WIDTH=101&HEIGHT=101&I=50&J=50&INFO_FORMAT=application/json", "鄂*****C1"),
+                        ("/wms?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetFeatureInfo&LAYERS=fire_lane_violations&QUERY_LAYERS=fire_lane_violations&STYLES="
+                            + "&CRS=EPSG:4326&BBOX=30.601,114.312,30.602,114.313&WIDTH=101&HEIGHT=101&I=50&J=50&INFO_FORMAT=text/html", "鄂*****C1"),
+                        ("/collections/fire_lane_violations/tiles/WebMercatorQuad/\(z)/\(row)/\(col)", "鄂*****C1"),
+                        ("/collections/residents_q8/items", "420704********1234"), ("/collections/residents_q8/items?f=csv", "欧**"),
+                        ("/collections/residents_q8/items/r1?f=html", "138****5678"),
+                    ] {
+                        let r = try await client.get(path, headers: headers)
+                        #expect(r.status == .ok, "\(department) \(path): \(r.status) \(r.text.prefix(200))")
+                        clean("\(department) \(path)", Array(r.body.readableBytesView), holding: shown)
+                    }
+                }
+                // The department the plate is shared with sees it (the checks above are not of an empty layer).
+                let police = try await client.get("/collections/fire_lane_violations/items", headers: bearer("公安局"))
+                #expect(police.text.contains("鄂A95AC1") && police.text.contains("鄂AD12345"), "\(police.text.prefix(300))")
+                let anonymous = try await client.get("/collections/residents_q8/items")
+                clean("anonymous residents", Array(anonymous.body.readableBytesView), holding: "欧**")
+                #expect(anonymous.text.contains("鄂******"), "the old partial rule still loads, and no longer shows a 7-character value whole: \(anonymous.text)")
+            }
+            // The change stream (SSE) as those departments see it.
+            for department in ["应急管理局", "城市管理执法委员会"] {
+                let subscription = ChangeSubscription(store: store, caller: .department(name: department, role: .viewer, user: nil),
+                                                      layers: ["fire_lane_violations", "residents_q8"])
+                let page = try await subscription.page(after: start)
+                #expect(page.messages.count == 3)
+                let text = page.messages.map(ChangeSubscription.eventText).joined()
+                let plates = page.messages.filter { $0.event.layer == "fire_lane_violations" }.map(ChangeSubscription.eventText).joined()
+                clean("\(department) change stream", Array(plates.utf8), holding: "鄂*****C1")
+                let residents = page.messages.filter { $0.event.layer == "residents_q8" }.map(ChangeSubscription.eventText).joined()
+                clean("\(department) change stream of residents", Array(residents.utf8), holding: "420704********1234")
+                _ = text
+            }
         }
     }
 

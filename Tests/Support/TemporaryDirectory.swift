@@ -40,9 +40,10 @@ public final class TemporaryDirectory: @unchecked Sendable {
         lock.withLock { closers.append(close) }
     }
 
-    /// A SpatiaLite store in the file `name` of the directory, closed before the directory is removed.
-    public func openStore(_ name: String = "city.sqlite") throws -> SpatiaLiteStore {
-        let store = try SpatiaLiteStore(path: appending(name).path)
+    /// A SpatiaLite store in the file `name` of the directory, closed before the directory is removed;
+    /// its audit key as `SpatiaLiteStore` finds it, unless given.
+    public func openStore(_ name: String = "city.sqlite", auditKey: AuditKeySource = .automatic) throws -> SpatiaLiteStore {
+        let store = try SpatiaLiteStore(path: appending(name).path, auditKey: auditKey)
         closeBeforeRemoval { try? store.close() }
         return store
     }

@@ -21,7 +21,7 @@ struct CatalogueFollowTests {
         case .postGIS:
             let serving = try await backend.makeStore()
             let pg = try #require(serving as? PostGISStore)
-            return (serving, try await TestDatabase.shared.pool().store(inSchema: pg.schema))
+            return (serving, try await TestDatabase.shared.pool().store(inSchema: pg.schema, auditKey: .key(StoreBackend.auditKey)))
         }
     }
 

@@ -59,8 +59,8 @@ struct JournalMigrationTests {
             let path = sqlite.pool.path
             // Two processes (here: two pools) opening the older store at once: one merges, the
             // other waits and finds nothing left to merge.
-            async let first = Task.detached { try SpatiaLiteStore(path: path) }.value
-            async let second = Task.detached { try SpatiaLiteStore(path: path) }.value
+            async let first = Task.detached { try SpatiaLiteStore(path: path, auditKey: .key(StoreBackend.auditKey)) }.value
+            async let second = Task.detached { try SpatiaLiteStore(path: path, auditKey: .key(StoreBackend.auditKey)) }.value
             reopened = try await first
             _ = try await second
             let tables = try await (reopened as! SpatiaLiteStore).pool.read { db in try db.tableExists("change_feed") }

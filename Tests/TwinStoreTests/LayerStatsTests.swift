@@ -122,7 +122,7 @@ struct LayerStatsTests {
                 try db.execute(sql: "UPDATE layer_stats SET features = 99, min_x = 0, loose = 1")
             }
             try s.close()
-            reopened = try SpatiaLiteStore(path: path)
+            reopened = try SpatiaLiteStore(path: path, auditKey: .key(StoreBackend.auditKey))
         case let s as PostGISStore:
             _ = try await s.client.query(PostgresQuery(unsafeSQL: "DELETE FROM \(s.schema).layer_stats WHERE layer = 'shelters'"))
             _ = try await s.client.query(PostgresQuery(unsafeSQL: "UPDATE \(s.schema).layer_stats SET features = 99, min_x = 0, loose = 1"))

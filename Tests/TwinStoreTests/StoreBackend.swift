@@ -23,17 +23,23 @@ enum StoreBackend: String, CaseIterable, CustomStringConvertible, Sendable {
         postgresURL != nil || ProcessInfo.processInfo.environment["CI"] != nil ? allCases : [.spatiaLite]
     }
 
+    /// The audit key of every store the suite makes, on both backends: their chains are keyed, and
+    /// two stores given the same writes hold the same audit entries (hashes included).
+    static let auditKey: AuditKey = {
+        do { return try AuditKey(text: "the TwinStore suite's audit key, not a secret") } catch { fatalError("\(error)") }
+    }()
+
     /// A new, empty store with the fixture layers created, removed when the test case ends
-    /// (`.dropsTestSchemas`).
+    /// (`.dropsTestSchemas`); its audit chain keyed with `auditKey`.
     func makeStore(layers: [LayerDefinition] = Fixtures.allLayers) async throws -> any FeatureStore {
         let store: any FeatureStore
         switch self {
         case .spatiaLite:
-            store = try TemporaryDirectory.forTestCase("twinstore").openStore()
+            store = try TemporaryDirectory.forTestCase("twinstore").openStore(auditKey: .key(Self.auditKey))
         case .postGIS:
             // A fresh schema per store on one shared pool.
             let schema = "twin_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(24)
-            let pg = try await TestDatabase.shared.pool().store(inSchema: String(schema))
+            let pg = try await TestDatabase.shared.pool().store(inSchema: String(schema), auditKey: .key(Self.auditKey))
             await CreatedSchemas.current?.add(pg)
             store = pg
         }

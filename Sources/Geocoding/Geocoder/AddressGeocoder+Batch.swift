@@ -54,6 +54,7 @@ extension AddressGeocoder {
         var matched = 0
         let geocoder = self
         let reverse = reverseColumns, addressIndex = addressColumn, width = header.count
+        let kinds = Self.outputKinds(width: width, numeric: Set(reverse.map { [$0.0, $0.1] } ?? []), reverse: reverse != nil)
         let names = (lon: reverse.map { header[$0.0] } ?? "", lat: reverse.map { header[$0.1] } ?? "")
         let emptyMatch = Array(repeating: "", count: Self.batchColumns.count - 1)
         // Rows are matched on all cores, a wave at a time, so progress is reported between waves
@@ -98,7 +99,7 @@ extension AddressGeocoder {
                     fields += emptyMatch + ["line \(record.line): " + reason]
                     if reverse != nil { fields.append("") }
                 }
-                return (Self.csvLine(fields), match != nil)
+                return (Self.csvLine(fields, kinds: kinds), match != nil)
             }
             for (line, isMatch) in lines {
                 out += line
@@ -135,10 +136,18 @@ extension AddressGeocoder {
         }
     }
 
-    static func csvLine(_ fields: [String]) -> String {
-        fields.map { f in
-            f.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" })
-                ? "\"" + f.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : f
-        }.joined(separator: ",") + "\n"
+    /// One output line through `CSVField`: the table's own columns are text (a cell a spreadsheet
+    /// would take for a formula gets its single quote), except a reverse batch's lon/lat columns,
+    /// and the appended `confidence`, `lon`, `lat` and `distance_m`, which hold numbers.
+    static func csvLine(_ fields: [String], kinds: [CSVField.Kind] = []) -> String {
+        CSVField.record(fields, kinds: kinds) + "\n"
+    }
+
+    /// The kind of each output column: `width` columns of the table (those in `numeric` hold
+    /// numbers), then `batchColumns` (and `distance_m`).
+    static func outputKinds(width: Int, numeric: Set<Int>, reverse: Bool) -> [CSVField.Kind] {
+        (0..<width).map { numeric.contains($0) ? .number : .text }
+            + batchColumns.map { ["confidence", "lon", "lat"].contains($0) ? .number : .text }
+            + (reverse ? [.number] : [])
     }
 }

@@ -28,7 +28,7 @@ public enum CQL2 {
                                  filterCRS: CoordinateReferenceSystem? = nil) throws -> FilterExpression {
         var parser = CQL2TextParser(text)
         let node = try parser.parse()
-        return try CQL2Compiler(queryables: queryables, filterCRS: filterCRS ?? .crs84).predicate(node)
+        return try CQL2Compiler(queryables: queryables, filterCRS: filterCRS ?? .crs84).filter(node)
     }
 
     /// Parses a cql2-json filter (UTF-8 JSON).
@@ -38,6 +38,6 @@ public enum CQL2 {
     public static func parseJSON(_ data: Data, queryables: Queryables?,
                                  filterCRS: CoordinateReferenceSystem? = nil) throws -> FilterExpression {
         let node = try CQL2JSONParser.parse(data)
-        return try CQL2Compiler(queryables: queryables, filterCRS: filterCRS ?? .crs84).predicate(node)
+        return try CQL2Compiler(queryables: queryables, filterCRS: filterCRS ?? .crs84).filter(node)
     }
 }

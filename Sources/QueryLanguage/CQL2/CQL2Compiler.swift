@@ -22,6 +22,15 @@ struct CQL2Compiler {
 
     // MARK: - Predicates
 
+    /// The whole filter `n`: its predicate, unless that nests deeper than
+    /// `FilterExpression.maximumDepth`, or its arithmetic deeper than
+    /// `FilterExpression.maximumArithmeticDepth` (the error names the limit and the depth found).
+    func filter(_ n: CQL2Node) throws -> FilterExpression {
+        let e = try predicate(n)
+        try FilterExpression.requireDepth(e, position: n.position)
+        return e
+    }
+
     func predicate(_ n: CQL2Node) throws -> FilterExpression {
         switch n.kind {
         case .boolean(let v):

@@ -61,7 +61,7 @@ public enum FES2 {
             throw FESError(.malformed, "fes:Filter holds \(root.children.count) operators: combine them with fes:And or fes:Or")
         }
         let node = try translator.predicate(root.children[0], path: "fes:Filter")
-        return Selection(expression: try CQL2Compiler(queryables: queryables, filterCRS: .crs84).predicate(node), resourceIds: nil)
+        return Selection(expression: try CQL2Compiler(queryables: queryables, filterCRS: .crs84).filter(node), resourceIds: nil)
     }
 
     /// FES elements into CQL2 nodes (positions are element paths, for messages).

@@ -29,6 +29,23 @@ public indirect enum SensingFilter: Sendable, Hashable {
         }
     }
 
+    /// How deeply the filter nests, as `FilterExpression.depth` counts: a comparison or a function
+    /// is one level more than its operands (a literal or path is 0), `not` and unary minus one more
+    /// than theirs, and a chain of one `and` or `or` operator one level; parentheses none.
+    public var depth: Int { depth(within: nil) }
+
+    private func depth(within chain: String?) -> Int {
+        switch self {
+        case .literal, .path: 0
+        case .unary(_, let e): 1 + e.depth
+        case .binary(let op, let l, let r) where op == "and" || op == "or":
+            // The operands of the same operator are the same level.
+            (op == chain ? 0 : 1) + max(l.depth(within: op), r.depth(within: op))
+        case .binary(_, let l, let r): 1 + max(l.depth, r.depth)
+        case .call(_, let args): 1 + (args.lazy.map(\.depth).max() ?? 0)
+        }
+    }
+
     /// The conjuncts of a top-level `and` chain.
     public var conjuncts: [SensingFilter] {
         if case .binary("and", let l, let r) = self { return l.conjuncts + r.conjuncts }
@@ -87,9 +104,12 @@ struct SensingFilterParser {
     var pos = 0
     var token: Token = .end
     var tokenStart = 0
-    /// Nesting depth guard: a filter of thousands of parentheses is refused, not a stack overflow.
+    /// Nesting guard of the parser: a filter of thousands of parentheses is refused, not a stack
+    /// overflow (parentheses, `not` and unary minus each nest a level; CQL2's guard). The filter's
+    /// own depth is then held to the one limit of every filter parser, `FilterExpression.maximumDepth`
+    /// (`SensingFilter.depth`).
     var depth = 0
-    static let maximumDepth = 64
+    static var maximumNesting: Int { CQL2Syntax.maximumNesting }
     /// Binary operators form left-deep chains that evaluation walks recursively: a bound keeps
     /// that recursion shallow too.
     var operators = 0
@@ -102,6 +122,11 @@ struct SensingFilterParser {
         if token == .end { throw SensingFilterError("the filter is empty", at: 0) }
         let e = try parseOr()
         guard token == .end else { throw SensingFilterError("unexpected \(describe(token))", at: tokenStart) }
+        let depth = e.depth
+        guard depth <= FilterExpression.maximumDepth else {
+            throw SensingFilterError("the filter nests \(depth) levels deep (not, and, or, comparisons, arithmetic, functions); at most \(FilterExpression.maximumDepth) are allowed",
+                                     at: 0)
+        }
         return e
     }
 
@@ -224,7 +249,7 @@ struct SensingFilterParser {
     mutating func nested<T>(_ body: (inout SensingFilterParser) throws -> T) throws -> T {
         depth += 1
         defer { depth -= 1 }
-        guard depth <= Self.maximumDepth else { throw SensingFilterError("the filter nests deeper than \(Self.maximumDepth) levels", at: tokenStart) }
+        guard depth <= Self.maximumNesting else { throw SensingFilterError("the filter nests deeper than \(Self.maximumNesting) levels", at: tokenStart) }
         return try body(&self)
     }
 

@@ -1,14 +1,21 @@
 import GeoCore
+import TwinStore
 
 /// Features as CSV (RFC 4180): UTF-8 with a byte-order mark, so that Excel (zh-CN Windows
-/// defaults to GBK otherwise) opens Chinese text correctly; CRLF line ends; every field that
-/// holds a comma, a quote, CR or LF is quoted, quotes doubled.
+/// defaults to GBK otherwise) opens Chinese text correctly; CRLF line ends; every field written
+/// by `CSVField`: quoted when it holds a comma, a quote, CR or LF (quotes doubled), and a text
+/// field that a spreadsheet would take for a formula (`=`, `+`, `-`, `@`, tab, CR first) written
+/// after a single quote. A number of a numeric column (schema type `integer` or `number`, or a
+/// number in a column the schema does not type) is written as it is: `-3.5` stays a number.
 ///
 /// The header is `id`, the property columns, then `geometry` as WKT in the output CRS (and its
 /// axis order). Objects and arrays are written as compact JSON text; null and missing as empty.
 struct CSVWriter {
     /// The property columns, in order.
     let columns: [String]
+    /// Whether each column holds numbers (the schema's `integer` or `number`; `nil`: untyped, a
+    /// number value is written as a number).
+    let numeric: [Bool?]
     /// Decimals of the WKT coordinates (7 for degrees, 3 for metres).
     let precision: Int
     /// Whether the layer has a geometry column (a table layer has no `geometry` column).
@@ -19,20 +26,35 @@ struct CSVWriter {
     static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
 
     /// Starts the document: BOM and header row.
-    init(columns: [String], precision: Int, hasGeometry: Bool) {
+    /// - Parameter schema: the layer's schema, whose types say which columns hold numbers.
+    init(columns: [String], schema: PropertySchema? = nil, precision: Int, hasGeometry: Bool) {
         self.columns = columns
+        numeric = columns.map { c -> Bool? in
+            switch schema?.scalarType(of: c) ?? .json {
+            case .integer, .number: true
+            case .json: nil
+            default: false
+            }
+        }
         self.precision = precision
         self.hasGeometry = hasGeometry
         bytes = Self.byteOrderMark
-        row(["id"] + columns + (hasGeometry ? ["geometry"] : []))
+        row((["id"] + columns + (hasGeometry ? ["geometry"] : [])).map { ($0, .text) })
     }
 
     /// Appends one feature (already in the output CRS).
     mutating func append(_ feature: Feature) {
-        var fields = [feature.id?.description ?? ""]
+        var fields = [(feature.id?.description ?? "", CSVField.Kind.text)]
         fields.reserveCapacity(columns.count + 2)
-        for c in columns { fields.append(Self.text(feature.properties[c])) }
-        if hasGeometry { fields.append(feature.geometry?.wkt(precision: precision) ?? "") }
+        for (c, numeric) in zip(columns, numeric) {
+            let v = feature.properties[c]
+            let isNumber: Bool = switch v {
+            case .integer?, .number?: numeric != false
+            default: false
+            }
+            fields.append((Self.text(v), isNumber ? .number : .text))
+        }
+        if hasGeometry { fields.append((feature.geometry?.wkt(precision: precision) ?? "", .text)) }
         row(fields)
     }
 
@@ -42,27 +64,13 @@ struct CSVWriter {
         return bytes
     }
 
-    private mutating func row(_ fields: [String]) {
-        for (i, f) in fields.enumerated() {
+    private mutating func row(_ fields: [(String, CSVField.Kind)]) {
+        for (i, (f, kind)) in fields.enumerated() {
             if i > 0 { bytes.append(UInt8(ascii: ",")) }
-            Self.appendField(f, to: &bytes)
+            CSVField.append(f, as: kind, to: &bytes)
         }
         bytes.append(0x0D)
         bytes.append(0x0A)
-    }
-
-    static func appendField(_ s: String, to out: inout [UInt8]) {
-        let needsQuotes = s.utf8.contains { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0D || $0 == 0x0A }
-        guard needsQuotes else {
-            out += s.utf8
-            return
-        }
-        out.append(UInt8(ascii: "\""))
-        for b in s.utf8 {
-            if b == UInt8(ascii: "\"") { out.append(b) }
-            out.append(b)
-        }
-        out.append(UInt8(ascii: "\""))
     }
 
     /// A property value as cell text.

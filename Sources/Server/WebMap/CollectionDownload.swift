@@ -87,7 +87,7 @@ extension ItemRoutes {
             columns = Set(all.flatMap(\.properties.keys)).sorted()
             chunk = all
         }
-        var writer = CSVWriter(columns: columns, precision: projection.precision, hasGeometry: layer.hasGeometry)
+        var writer = CSVWriter(columns: columns, schema: layer.schema, precision: projection.precision, hasGeometry: layer.hasGeometry)
         func flush() throws {
             for f in try projectForDownload(chunk, projection) { writer.append(f) }
             chunk.removeAll(keepingCapacity: true)

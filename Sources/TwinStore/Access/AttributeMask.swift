@@ -30,8 +30,8 @@ public struct AttributeMask: Sendable {
             guard let v = out[name] else { continue }
             switch rule {
             case .redact: out[name] = nil
-            case .partial: out[name] = Self.partial(v)
             case .hash: out[name] = .string(hash(v))
+            case .partial, .plate, .phone, .idNumber, .name: out[name] = Self.masked(v, rule)
             }
         }
         return out
@@ -46,8 +46,13 @@ public struct AttributeMask: Sendable {
         }
     }
 
-    /// `13812345678` → `138****5678`; `张三` → `张*`; `欧阳娜娜` → `欧***`.
-    static func partial(_ v: JSONValue) -> JSONValue {
+    /// The `partial` rule's display of `v`.
+    static func partial(_ v: JSONValue) -> JSONValue { masked(v, .partial) }
+
+    /// A value shown by a rule that keeps some characters (`MaskRule`): the value as text, then
+    /// the rule's characters kept and the rest starred. Only the ends are ever kept, and never
+    /// so many that the value could be recovered: the table of rules is in docs/security.md.
+    static func masked(_ v: JSONValue, _ rule: MaskRule) -> JSONValue {
         let s: String
         switch v {
         case .null: return .null
@@ -57,11 +62,33 @@ public struct AttributeMask: Sendable {
         case .bool, .array, .object: return .string("***")
         }
         let chars = Array(s)
-        if chars.count >= 7 {
-            return .string(String(chars.prefix(3)) + "****" + String(chars.suffix(4)))
-        }
         guard let first = chars.first else { return .string("") }
-        return .string(String(first) + String(repeating: "*", count: max(1, chars.count - 1)))
+        let n = chars.count
+        func keep(_ head: Int, _ stars: Int, _ tail: Int) -> JSONValue {
+            .string(String(chars.prefix(head)) + String(repeating: "*", count: stars) + String(chars.suffix(tail)))
+        }
+        switch rule {
+        case .plate:
+            // 鄂A95AC1 → 鄂*****C1: the province and at most the last two; five stars whatever the length.
+            return n >= 5 ? keep(1, 5, 2) : keep(1, 5, 0)
+        case .phone:
+            // 13812345678 → 138****5678; shorter numbers their last four at most, four or more hidden.
+            if n >= 11 { return keep(3, 4, 4) }
+            return keep(0, 4, min(4, max(0, n - 4)))
+        case .idNumber:
+            // 420704199001011234 → 420704********1234: at most six and four kept, eight or more hidden.
+            let kept = max(0, n - 8)
+            let head = min(6, kept), tail = min(4, kept - head)
+            return keep(head, n - head - tail, tail)
+        case .name:
+            // 张三 → 张**: the surname's first character, two stars whatever the length.
+            return .string(String(first) + "**")
+        default:
+            // partial: 13812345678 → 138****5678 (11 or more: seven kept, four or more hidden);
+            // 张三 → 张*, 鄂A95AC1 → 鄂****** (shorter: only the first kept).
+            if n >= 11 { return keep(3, 4, 4) }
+            return keep(1, max(1, n - 1), 0)
+        }
     }
 
     /// A stable 16-hex-digit HMAC-SHA256 prefix of the value's canonical text, keyed with the

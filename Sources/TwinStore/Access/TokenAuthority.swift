@@ -292,9 +292,20 @@ enum Base64URL {
     static func isCanonical(_ text: some StringProtocol) -> Bool { decode(text) != nil }
 }
 
-/// The token secret kept beside a SpatiaLite store: 64 hex digits, owner read/write only.
+/// A secret kept beside a SpatiaLite store (the token secret, the audit key): 64 hex digits,
+/// owner read/write only.
 struct SecretFile {
     let path: String
+    /// What the secret is, for messages: "token secret", "audit key".
+    var what = "token secret"
+
+    init(path: String, what: String = "token secret") {
+        self.path = path
+        self.what = what
+    }
+
+    /// The secret, `nil` when the file does not exist.
+    func readIfPresent() throws -> [UInt8]? { try read() }
 
     func readOrCreate() throws -> [UInt8] {
         if let existing = try read() { return existing }
@@ -344,7 +355,7 @@ struct SecretFile {
     }
 
     private func failure(_ what: String, _ file: String) -> StoreError {
-        StoreError(.invalidToken, "\(what) the token secret file \(file): \(String(cString: strerror(errno)))", field: "secret")
+        StoreError(.invalidToken, "\(what) the \(self.what) file \(file): \(String(cString: strerror(errno)))", field: "secret")
     }
 
     /// The secret, `nil` when the file does not exist.
@@ -352,15 +363,15 @@ struct SecretFile {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
         guard info.st_mode & 0o077 == 0 else {
-            throw StoreError(.invalidToken, "the token secret file \(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it",
+            throw StoreError(.invalidToken, "the \(what) file \(path) is readable by other users (mode \(String(info.st_mode & 0o777, radix: 8))); run chmod 600 on it",
                              field: "secret")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw StoreError(.invalidToken, "cannot read the token secret file \(path)", field: "secret")
+            throw StoreError(.invalidToken, "cannot read the \(what) file \(path)", field: "secret")
         }
         let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard text.utf8.count >= TokenAuthority.minimumSecretLength else {
-            throw StoreError(.invalidToken, "the token secret file \(path) holds fewer than \(TokenAuthority.minimumSecretLength) bytes",
+            throw StoreError(.invalidToken, "the \(what) file \(path) holds fewer than \(TokenAuthority.minimumSecretLength) bytes",
                              field: "secret")
         }
         return Array(text.utf8)

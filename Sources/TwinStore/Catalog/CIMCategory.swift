@@ -26,14 +26,30 @@ public enum SharingType: String, Codable, Sendable, CaseIterable {
     case notShared = "not-shared"
 }
 
-/// How a sensitive attribute is shown to callers who may not see it (脱敏).
+/// How a sensitive attribute is shown to callers who may not see it (脱敏). The kinds of
+/// personal identifier each have their display rule (`AttributeMask`; the table is in
+/// docs/security.md, "Masking rules"), so that what is shown never lets the value be recovered.
 public enum MaskRule: String, Codable, Sendable, CaseIterable {
     /// The attribute is removed from the feature entirely.
     case redact
-    /// Keep the ends, star the middle: `13812345678` → `138****5678`, `张三` → `张*`.
+    /// Any text: the first three and last four characters of 11 or more (`13812345678` →
+    /// `138****5678`), else the first character and a star for each other (`张三` → `张*`): at
+    /// least four characters, or all but the first, hidden. Prefer the rule of the value's kind.
     case partial
     /// A stable, keyed SHA-256 prefix: equal values stay equal (joins work), values stay hidden.
     case hash
+    /// A vehicle plate (号牌): the province character and the last two (`鄂A95AC1` → `鄂*****C1`,
+    /// an 8-character new-energy plate alike): five stars whatever the length.
+    case plate
+    /// A phone number: an 11-digit mobile its first three and last four digits (`138****1234`),
+    /// any number its last four at most, with at least four digits hidden.
+    case phone
+    /// An identity card number (居民身份证): the first six (the region) and the last four at most
+    /// (`420704********1234`), with at least eight characters hidden.
+    case idNumber = "id-number"
+    /// A person's name: the first character (the surname) and two stars (`张三` → `张**`,
+    /// `欧阳娜娜` → `欧**`), whatever the length.
+    case name
 }
 
 /// A sensitive attribute and who may see it unmasked (besides the owner and admins).

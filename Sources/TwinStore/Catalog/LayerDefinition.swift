@@ -168,7 +168,7 @@ public struct LayerDefinition: Sendable, Hashable {
                 let attr = try text(io["attribute"], f + ".attribute")
                 let maskText = try text(io["mask"], f + ".mask")
                 guard let mask = MaskRule(rawValue: maskText) else {
-                    throw fail(f + ".mask", "mask \"\(maskText)\" is not one of redact, partial, hash")
+                    throw fail(f + ".mask", "mask \"\(maskText)\" is not one of \(MaskRule.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 var visible = [String]()
                 if let v = io["visibleTo"] {

@@ -15,8 +15,8 @@ enum LayerRemovalSQL {
     /// The audit entry's feature id for a whole layer.
     static let featureID = "*"
 
-    static func auditHash(previous: String, at time: Int64, caller: Caller, layer: String) -> String {
+    static func auditHash(previous: String, at time: Int64, caller: Caller, layer: String, key: AuditKey?) -> String {
         AuditChain.entryHash(previous: previous, at: time, actor: caller.author, department: caller.departmentName, role: caller.auditRole,
-                             layer: layer, featureID: featureID, kind: .delete, before: nil, after: nil)
+                             layer: layer, featureID: featureID, kind: .delete, before: nil, after: nil, key: key)
     }
 }

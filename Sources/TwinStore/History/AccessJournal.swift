@@ -44,7 +44,7 @@ extension SpatiaLiteStore: AccessJournal {
         let time = RFC3339.microseconds(TwinClock.current.now)
         try await mapErrors(layer: layer) {
             try await pool.write { db in
-                try Self.appendAudit(db, caller: caller, layer: layer, featureID: AccessJournalEntry.featureID(subject), kind: kind,
+                try self.appendAudit(db, caller: caller, layer: layer, featureID: AccessJournalEntry.featureID(subject), kind: kind,
                                      after: AccessJournalEntry.detailHash(detail), time: time)
             }
         }

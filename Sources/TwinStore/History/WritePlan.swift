@@ -148,13 +148,14 @@ struct WriteBatch: Sendable {
         return plan
     }
 
-    /// The audit rows of `plan`, chained from `previous` (the newest entry hash, or the genesis hash).
-    func auditRows(_ plan: WritePlan, previous: String) -> [WritePlan.AuditRow] {
+    /// The audit rows of `plan`, chained from `previous` (the newest entry hash, or the genesis
+    /// hash), signed with `key` (`nil`: an unkeyed chain).
+    func auditRows(_ plan: WritePlan, previous: String, key: AuditKey?) -> [WritePlan.AuditRow] {
         var chain = previous
         return plan.changes.map { c in
             chain = AuditChain.entryHash(previous: chain, at: time, actor: actor, department: department, role: role,
                                          layer: layer.id, featureID: c.featureID, kind: c.kind,
-                                         before: c.before?.hash, after: c.after?.hash)
+                                         before: c.before?.hash, after: c.after?.hash, key: key)
             return WritePlan.AuditRow(change: c, entryHash: chain)
         }
     }

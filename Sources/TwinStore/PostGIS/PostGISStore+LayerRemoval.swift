@@ -21,10 +21,8 @@ extension PostGISStore: LayerRemoval {
                 try await db.query(PostgresQuery(unsafeSQL: "DROP TABLE IF EXISTS \(table) CASCADE"), logger: log)
                 try await db.query("DELETE FROM \(unescaped: s).catalog WHERE id = \(id)", logger: log)
                 try await db.query("DELETE FROM \(unescaped: s).layer_stats WHERE layer = \(id)", logger: log)
-                var previous = AuditChain.genesis
-                for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: s).audit_log ORDER BY seq DESC LIMIT 1",
-                                                      logger: log).decode(String.self) { previous = h }
-                let entry = LayerRemovalSQL.auditHash(previous: previous, at: time, caller: caller, layer: id)
+                let (previous, key) = try await self.chainHead(db)
+                let entry = LayerRemovalSQL.auditHash(previous: previous, at: time, caller: caller, layer: id, key: key)
                 try await db.query("""
                     INSERT INTO \(unescaped: s).audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
                     VALUES (\(time), \(caller.author), \(caller.departmentName), \(caller.auditRole), \(id), \(LayerRemovalSQL.featureID),

@@ -70,11 +70,10 @@ extension PostGISStore: ManagedRasters {
             return try await client.withTransaction(logger: log) { db in
                 try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s + ".write")))", logger: log)
                 guard let (kind, after) = try await body(db, s, log) else { return false }
-                var previous = AuditChain.genesis
-                for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: s).audit_log ORDER BY seq DESC LIMIT 1",
-                                                      logger: log).decode(String.self) { previous = h }
+                let (previous, key) = try await self.chainHead(db)
                 let entry = AuditChain.entryHash(previous: previous, at: time, actor: caller.author, department: caller.departmentName,
-                                                 role: caller.auditRole, layer: layer, featureID: featureID, kind: kind, before: nil, after: after)
+                                                 role: caller.auditRole, layer: layer, featureID: featureID, kind: kind, before: nil, after: after,
+                                                 key: key)
                 try await db.query("""
                     INSERT INTO \(unescaped: s).audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
                     VALUES (\(time), \(caller.author), \(caller.departmentName), \(caller.auditRole), \(layer),

@@ -84,7 +84,8 @@ extension PostGISStore {
             var occupied = true
             for try await e in try await db.query(PostgresQuery(unsafeSQL: "SELECT EXISTS (SELECT 1 FROM \(t) WHERE valid_to IS NULL)"),
                                                    logger: self.logger).decode(Bool.self) { occupied = e }
-            chunks.start(chain: try await self.lastAuditHash(db))
+            let head = try await self.chainHead(db)
+            chunks.start(chain: head.previous, key: head.key)
             let bare = "f_" + template.layer.id
             let indexes = try await self.deferredIndexes(table: t, layer: layer, bare: bare, on: db)
             if let indexes { try await self.suspend(indexes, on: db) }
@@ -168,13 +169,6 @@ extension PostGISStore {
         }
     }
 
-    private func lastAuditHash(_ db: PostgresConnection) async throws -> String {
-        var previous = AuditChain.genesis
-        for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: schema).audit_log ORDER BY seq DESC LIMIT 1",
-                                              logger: logger).decode(String.self) { previous = h }
-        return previous
-    }
-
     /// Writes one batch inside the current transaction (holding the write lock), planned against
     /// the state `writeState` reads: one statement for the whole write (`writeRows`) when the
     /// batch fits one chunk and its stats row follows from the stored one, else multi-row
@@ -187,7 +181,7 @@ extension PostGISStore {
             state.current.merge(try await currentVersions(Array(ids.dropFirst(Self.chunk)), of: batch.layer, on: db)) { a, _ in a }
         }
         let plan = try batch.plan(current: state.current)
-        let audit = batch.auditRows(plan, previous: state.lastHash)
+        let audit = batch.auditRows(plan, previous: state.lastHash, key: try AuditSigning.key(recorded: state.keyID, held: auditKey))
         let change = LayerStatsChange(plan)
         let statsChange = state.stats == nil || !change.isEmpty
         let next = statsChange ? LayerStatsSQL.next(stored: state.stats, change: change) : nil
@@ -214,6 +208,8 @@ extension PostGISStore {
     struct WriteState {
         /// The newest audit entry's hash (the genesis hash for an empty log).
         var lastHash = AuditChain.genesis
+        /// The key id of the store's audit key record (`nil`: the chain is unkeyed).
+        var keyID: String?
         /// The layer's stats row (nil: none).
         var stats: LayerStats?
         var current: [String: CurrentVersion] = [:]
@@ -230,8 +226,9 @@ extension PostGISStore {
         let owner = layer.coBuilt != nil ? "v.props->>'\(CoBuilding.property)'" : "NULL::text"
         let sql = """
             SELECT h.entry_hash, st.features, st.min_x, st.min_y, st.max_x, st.max_y, st.loose,
-                   v.vid, v.fid, v.hash, v.valid_from, \(envelope), \(owner)
-            FROM (SELECT (SELECT entry_hash FROM \(s).audit_log ORDER BY seq DESC LIMIT 1) AS entry_hash) AS h
+                   v.vid, v.fid, v.hash, v.valid_from, \(envelope), \(owner), h.key_id
+            FROM (SELECT (SELECT entry_hash FROM \(s).audit_log ORDER BY seq DESC LIMIT 1) AS entry_hash,
+                         (SELECT key_id FROM \(s).audit_key WHERE id = 1) AS key_id) AS h
             LEFT JOIN \(s).layer_stats AS st ON st.layer = $2::text
             LEFT JOIN \(table(layer).name) AS v ON v.fid = ANY($1::text[]) AND v.valid_to IS NULL
             """
@@ -245,6 +242,7 @@ extension PostGISStore {
             if first {
                 first = false
                 if let h = try r[0].decode(String?.self) { state.lastHash = h }
+                state.keyID = try r[16].decode(String?.self)
                 if let count = try r[1].decode(Int64?.self) {
                     state.stats = LayerStatsSQL.stats(count: count, try r[2].decode(Double?.self), try r[3].decode(Double?.self),
                                                       try r[4].decode(Double?.self), try r[5].decode(Double?.self),

@@ -20,6 +20,8 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     let dialect = PostGISDialect()
     var sqlDialect: any SQLDialect { dialect }
     let maskingKey: [UInt8]
+    /// The audit key this process signs the chain with (`AuditKey`): `CITYTWIN_AUDIT_KEY`, or the one given.
+    let auditKey: AuditKey?
     let definitions: DefinitionCache
     /// The time the job table reads (`JobClock`).
     public let jobClock = JobClock()
@@ -41,12 +43,17 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     ///   - schema: `[a-z][a-z0-9_]*`; tests use a fresh schema each.
     ///   - connectionWait: how long any operation waits for a connection before it throws
     ///     `StoreError(.unavailable)` (PostgreSQL down, unreachable or every connection busy).
+    ///   - auditKey: the audit chain's key (`AuditKey`): by default `CITYTWIN_AUDIT_KEY`; without
+    ///     one an unkeyed chain stays unkeyed and a keyed one cannot be written.
     public static func connect(url: String, schema: String = "citytwin", maximumConnections: Int = 8,
-                               connectionWait: Duration = defaultConnectionWait) async throws -> PostGISStore {
+                               connectionWait: Duration = defaultConnectionWait,
+                               auditKey: AuditKeySource = .automatic) async throws -> PostGISStore {
+        let key = try Self.resolve(auditKey)
         let client = PostgresClient(configuration: try clientConfiguration(url: url, maximumConnections: maximumConnections))
         let runner = Task { await client.run() }
         do {
-            return try await PostGISStore(client: PostGISPool(client: client, connectionWait: connectionWait), schema: schema, runner: runner)
+            return try await PostGISStore(client: PostGISPool(client: client, connectionWait: connectionWait), schema: schema, runner: runner,
+                                          auditKey: key)
         } catch {
             runner.cancel()
             throw error
@@ -56,19 +63,32 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
     /// A store on a client the caller runs (`client.run()` in a task) and shares, e.g. one
     /// pool for several schemas. The client's connections must use the time zone UTC, as
     /// `clientConfiguration(url:)` sets.
-    public convenience init(client: PostgresClient, schema: String, connectionWait: Duration = defaultConnectionWait) async throws {
-        try await self.init(client: PostGISPool(client: client, connectionWait: connectionWait), schema: schema, runner: nil)
+    public convenience init(client: PostgresClient, schema: String, connectionWait: Duration = defaultConnectionWait,
+                            auditKey: AuditKeySource = .automatic) async throws {
+        try await self.init(client: PostGISPool(client: client, connectionWait: connectionWait), schema: schema, runner: nil,
+                            auditKey: try Self.resolve(auditKey))
     }
 
-    private init(client: PostGISPool, schema: String, runner: Task<Void, Never>?) async throws {
+    /// The key of `source` for a PostGIS store: only the environment gives one by default.
+    private static func resolve(_ source: AuditKeySource) throws -> AuditKey? {
+        switch source {
+        case .automatic: try AuditKey.forStore(path: nil)
+        case .key(let k): k
+        case .none: nil
+        }
+    }
+
+    private init(client: PostGISPool, schema: String, runner: Task<Void, Never>?, auditKey: AuditKey?) async throws {
         guard LayerDefinition.isSafeIdentifier(schema) else {
             throw StoreError(.backend, "schema name \"\(schema)\" must match [a-z][a-z0-9_]{0,47}")
         }
         self.client = client
         self.schema = schema
         self.runner = runner
+        self.auditKey = auditKey
         do {
             try await Self.createSystemTables(client, schema: schema, logger: logger)
+            try await Self.keyNewChain(client, schema: schema, key: auditKey, logger: logger)
             maskingKey = try await Self.maskingKey(client, schema: schema)
             definitions = try DefinitionCache(rows: try await Self.catalogueRows(client, schema: schema, logger: logger))
             try await Self.fillStats(client, schema: schema, definitions: definitions.all, logger: logger)
@@ -80,9 +100,10 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
         }
     }
 
-    /// A store in another schema on the same connection pool (the pool stays owned by this store).
-    public func store(inSchema other: String) async throws -> PostGISStore {
-        try await PostGISStore(client: client, schema: other, runner: nil)
+    /// A store in another schema on the same connection pool (the pool stays owned by this store);
+    /// its audit key this store's unless given.
+    public func store(inSchema other: String, auditKey source: AuditKeySource? = nil) async throws -> PostGISStore {
+        try await PostGISStore(client: client, schema: other, runner: nil, auditKey: try source.map(Self.resolve) ?? auditKey)
     }
 
     /// Drops the store's schema with every table in it (tests use a fresh schema each).
@@ -222,7 +243,57 @@ public final class PostGISStore: FeatureBackend, BulkFeatureLoading {
             CREATE OR REPLACE TRIGGER audit_head_follows AFTER INSERT ON \(s).audit_log
             REFERENCING NEW TABLE AS added_rows FOR EACH STATEMENT EXECUTE FUNCTION \(s).audit_head_follows()
             """,
+            AuditKeyRecord.createTable(prefix: s + ".", integer: "bigint"),
         ]
+    }
+
+    /// For a new store (no entry, no key record) and a process with a key: the record of a chain
+    /// keyed from its first entry, under the write lock. A store with entries and no record stays
+    /// unkeyed until `citytwin audit key` (a warning says so).
+    private static func keyNewChain(_ client: PostGISPool, schema s: String, key: AuditKey?, logger: Logger) async throws {
+        guard let key else { return }
+        try await client.withTransaction(logger: logger) { db in
+            try await db.query("SELECT pg_advisory_xact_lock(hashtext(\(s + ".write")))", logger: logger)
+            var recorded = false, empty = true
+            for try await (r, e) in try await db.query("""
+                SELECT EXISTS (SELECT 1 FROM \(unescaped: s).audit_key), NOT EXISTS (SELECT 1 FROM \(unescaped: s).audit_log)
+                """, logger: logger).decode((Bool, Bool).self) { (recorded, empty) = (r, e) }
+            guard !recorded else { return }
+            guard empty else {
+                logger.warning("the store's audit chain is not keyed: run `citytwin audit key` to key it from its current head (docs/operations.md)")
+                return
+            }
+            let r = AuditKeyRecord(key: key, seq: 0, hash: AuditChain.genesis)
+            try await db.query("""
+                INSERT INTO \(unescaped: s).audit_key (id, key_id, from_seq, from_hash, seal)
+                VALUES (1, \(r.keyID), \(r.seq), \(r.hash), \(r.seal)) ON CONFLICT (id) DO NOTHING
+                """, logger: logger)
+        }
+    }
+
+    /// The store's key record (`AuditKeyRecord`), if the chain is keyed.
+    static func auditKeyRecord(_ db: PostgresConnection, schema s: String, logger: Logger) async throws -> AuditKeyRecord? {
+        var record: AuditKeyRecord?
+        for try await r in try await db.query("SELECT key_id, from_seq, from_hash, seal FROM \(unescaped: s).audit_key WHERE id = 1",
+                                              logger: logger).decode((String, Int64, String, String).self) {
+            record = AuditKeyRecord(keyID: r.0, seq: r.1, hash: r.2, seal: r.3)
+        }
+        return record
+    }
+
+    /// The newest audit entry's hash (the genesis hash for an empty log) and the key the next
+    /// entries are signed with (`AuditSigning`), read in the write's transaction under the write lock.
+    func chainHead(_ db: PostgresConnection) async throws -> (previous: String, key: AuditKey?) {
+        var previous = AuditChain.genesis
+        var recorded: String?
+        for try await (h, k) in try await db.query("""
+            SELECT (SELECT entry_hash FROM \(unescaped: schema).audit_log ORDER BY seq DESC LIMIT 1),
+                   (SELECT key_id FROM \(unescaped: schema).audit_key WHERE id = 1)
+            """, logger: logger).decode((String?, String?).self) {
+            if let h { previous = h }
+            recorded = k
+        }
+        return (previous, try AuditSigning.key(recorded: recorded, held: auditKey))
     }
 
     /// Stores written before the audit log carried the change boxes kept them in a separate

@@ -96,7 +96,7 @@ struct PreparedChunk<Encoded: Sendable>: Sendable {
 /// sends rows as bytes (PostGIS's COPY text) has them encoded there too (`encode`), so its
 /// writer only streams them and the server never waits for the encoding. The audit chain
 /// starts at the newest entry inside the writer's transaction, so the writer hands it over
-/// with `start(chain:)`; the thread reads and validates the first chunk meanwhile. The writer
+/// with `start(chain:key:)`; the thread reads and validates the first chunk meanwhile. The writer
 /// calls `next()` until `nil` and `stop()` when it leaves (also on error), which ends the thread.
 ///
 /// A bulk insert only inserts: its plan is one new version and one insert change per feature
@@ -110,6 +110,8 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
     private var finished = false
     private var stopped = false
     private var chainStart: String?
+    /// The key the entries are signed with (`nil`: an unkeyed chain), handed over with `chainStart`.
+    private var chainKey: AuditKey?
     private var failure: (any Error)?
     private let depth: Int
     /// Chunks read and not yet taken for preparation (at most one), and how reading ended:
@@ -189,6 +191,7 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
         let layer = template.layer
         var offset = 0
         var chain: String?
+        var key: AuditKey?
         let ids = FeatureIDGenerator()
         do {
             while true {
@@ -208,6 +211,7 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
                     condition.lock()
                     while chainStart == nil && !stopped { condition.wait() }
                     chain = chainStart
+                    key = chainKey
                     condition.unlock()
                 }
                 guard var previous = chain else { break }
@@ -216,7 +220,7 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
                 for f in prepared {
                     previous = AuditChain.entryHash(previous: previous, at: template.time, actor: template.actor,
                                                     department: template.department, role: template.role, layer: layer.id,
-                                                    featureID: f.id, kind: .insert, before: nil, after: f.hash)
+                                                    featureID: f.id, kind: .insert, before: nil, after: f.hash, key: key)
                     hashes.append(previous)
                 }
                 chain = previous
@@ -252,9 +256,10 @@ final class PreparedChunks<Encoded: Sendable>: @unchecked Sendable {
 
     /// Hands over the newest audit entry hash (read inside the writer's transaction, or the
     /// genesis hash): the first chunk's entries chain from it.
-    func start(chain previous: String) {
+    func start(chain previous: String, key: AuditKey?) {
         condition.lock()
         chainStart = previous
+        chainKey = key
         condition.broadcast()
         condition.unlock()
     }

@@ -9,19 +9,58 @@ struct FilterCompiler {
 
     private var layer: LayerDefinition { table.layer }
 
+    /// The boolean SQL of `e`. So that the SQL of any filter the parsers accept (at most
+    /// `FilterExpression.maximumDepth` deep) stays within SQLite's parser stack (about 100
+    /// pending symbols: 43 nested `(NOT …)` overflowed it), the SQL does not nest as the filter
+    /// does: `NOT` is pushed down to the predicates (De Morgan's laws and `NOT NOT x = x` hold in
+    /// SQL's three-valued logic, so the rows are the same), and the deepest operand of `AND`, `OR`,
+    /// `+` and `*` comes first, so that the parser reduces it before it reads the others (one
+    /// pending symbol per level instead of three).
+    /// - Throws: `StoreError` `.invalidQuery` for a filter deeper than the limits (built by code:
+    ///   the parsers refuse one first).
     func compile(_ e: FilterExpression, into b: inout SQLBuilder) throws -> String {
+        do {
+            try FilterExpression.requireDepth(e)
+        } catch let error as CQLError {
+            throw StoreError(.invalidQuery, error.message, layer: layer.id, field: "filter")
+        }
+        return try compile(e, negated: false, into: &b)
+    }
+
+    /// `e`, or `NOT e` when `negated`, with the negation pushed down to the predicates.
+    private func compile(_ e: FilterExpression, negated: Bool, into b: inout SQLBuilder) throws -> String {
         let d = b.dialect
         switch e {
         case .and(let xs):
-            guard !xs.isEmpty else { return d.boolean(true) }
-            return "(" + (try xs.map { try compile($0, into: &b) }).joined(separator: " AND ") + ")"
+            return try junction(xs, or: negated, negated: negated, into: &b)
         case .or(let xs):
-            guard !xs.isEmpty else { return d.boolean(false) }
-            return "(" + (try xs.map { try compile($0, into: &b) }).joined(separator: " OR ") + ")"
+            return try junction(xs, or: !negated, negated: negated, into: &b)
         case .not(let x):
-            return "(NOT " + (try compile(x, into: &b)) + ")"
+            return try compile(x, negated: !negated, into: &b)
         case .constant(let v):
-            return d.boolean(v)
+            return d.boolean(negated ? !v : v)
+        default:
+            let predicate = try compile(predicate: e, into: &b)
+            return negated ? "(NOT " + predicate + ")" : predicate
+        }
+    }
+
+    /// `xs` joined by OR (`or`) or AND, each negated when `negated`, the deepest first. No
+    /// operand: TRUE for AND, FALSE for OR.
+    private func junction(_ xs: [FilterExpression], or: Bool, negated: Bool, into b: inout SQLBuilder) throws -> String {
+        guard !xs.isEmpty else { return b.dialect.boolean(!or) }
+        let depths = xs.map(\.depth)
+        let order = xs.indices.sorted { depths[$0] != depths[$1] ? depths[$0] > depths[$1] : $0 < $1 }
+        let parts = try order.map { try compile(xs[$0], negated: negated, into: &b) }
+        return "(" + parts.joined(separator: or ? " OR " : " AND ") + ")"
+    }
+
+    /// A predicate (no `AND`, `OR`, `NOT` or constant at its top).
+    private func compile(predicate e: FilterExpression, into b: inout SQLBuilder) throws -> String {
+        let d = b.dialect
+        switch e {
+        case .and, .or, .not, .constant:
+            return try compile(e, negated: false, into: &b)
         case .comparison(let op, let l, let r):
             let hint = typeHint(l) ?? typeHint(r)
             let ls = try scalar(l, hint: hint, into: &b)
@@ -136,6 +175,14 @@ struct FilterCompiler {
         case .literal(let v):
             return d.literal(v, type: hint, into: &b)
         case .arithmetic(let op, let l, let r):
+            // The deeper operand first (see `compile`): `+` and `*` swap their operands, and
+            // `l - r` is written `r * -1 + l` (the same value: IEEE 754 subtracts by adding the
+            // negation). `/` keeps its order; its depth is bounded apart (`maximumArithmeticDepth`).
+            if r.depth > l.depth, op != .divide {
+                let rs = try scalar(r, hint: .number, into: &b)
+                let ls = try scalar(l, hint: .number, into: &b)
+                return op == .subtract ? "(\(rs) * -1 + \(ls))" : d.arithmetic(op, rs, ls)
+            }
             let ls = try scalar(l, hint: .number, into: &b)
             let rs = try scalar(r, hint: .number, into: &b)
             return d.arithmetic(op, ls, rs)

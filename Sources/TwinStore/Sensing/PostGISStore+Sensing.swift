@@ -147,10 +147,8 @@ extension PostGISStore: SensingStore {
             guard rows.count == 1 else { throw SensingSQL.notFound(.observation, id) }
         }
 
-        var previous = AuditChain.genesis
-        for try await h in try await db.query("SELECT entry_hash FROM \(unescaped: s).audit_log ORDER BY seq DESC LIMIT 1",
-                                              logger: logger).decode(String.self) { previous = h }
-        let rows = change.auditRows(previous: previous, time: time)
+        let (previous, key) = try await chainHead(db)
+        let rows = change.auditRows(previous: previous, time: time, key: key)
         if !rows.isEmpty {
             let c = change.caller
             try await db.query("""

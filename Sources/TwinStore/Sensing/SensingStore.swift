@@ -191,13 +191,14 @@ public struct SensingChange: Sendable {
         }
     }
 
-    /// The audit rows of this change, chained from `previous`, at `time`.
-    func auditRows(previous: String, time: Int64) -> [(fid: String, kind: ChangeKind, before: String?, after: String?, entry: String)] {
+    /// The audit rows of this change, chained from `previous`, at `time`, signed with `key` (`nil`: unkeyed).
+    func auditRows(previous: String, time: Int64, key: AuditKey?) -> [(fid: String, kind: ChangeKind, before: String?, after: String?, entry: String)] {
         var out = [(fid: String, kind: ChangeKind, before: String?, after: String?, entry: String)]()
         var chain = previous
         func add(_ fid: String, _ kind: ChangeKind, _ after: String?) {
             chain = AuditChain.entryHash(previous: chain, at: time, actor: caller.author, department: caller.departmentName,
-                                         role: caller.auditRole, layer: auditLayer, featureID: fid, kind: kind, before: nil, after: after)
+                                         role: caller.auditRole, layer: auditLayer, featureID: fid, kind: kind, before: nil, after: after,
+                                         key: key)
             out.append((fid, kind, nil, after, chain))
         }
         for e in inserts { add("sta:\(e.kind.entitySet)(\(e.id))", .insert, Self.hash(e)) }

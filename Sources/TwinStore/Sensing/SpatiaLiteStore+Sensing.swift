@@ -27,7 +27,7 @@ extension SpatiaLiteStore: SensingStore {
         return try await mapErrors(layer: nil) {
             try await pool.write { db in
                 do {
-                    return try Self.apply(change, db, time: time)
+                    return try Self.apply(change, db, time: time, keys: auditKeys)
                 } catch let e as DatabaseError where e.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE || e.extendedResultCode == .SQLITE_CONSTRAINT_PRIMARYKEY {
                     throw StoreError(.invalidFeature, "an entity or observation of the request exists already (\(e.message ?? "unique"))", field: "@iot.id")
                 }
@@ -49,7 +49,7 @@ extension SpatiaLiteStore: SensingStore {
         }
     }
 
-    private static func apply(_ change: SensingChange, _ db: Database, time: Int64) throws -> [Int64] {
+    private static func apply(_ change: SensingChange, _ db: Database, time: Int64, keys: HeldAuditKey) throws -> [Int64] {
         for (id, expected) in change.basis.sorted(by: { $0.key < $1.key }) {
             try change.checkBasis(id, stored: try entities(db, "SELECT id, kind, body FROM sta_entities WHERE kind = ? AND id = ?",
                                                            [expected.kind.rawValue, id]).first)
@@ -119,13 +119,13 @@ extension SpatiaLiteStore: SensingStore {
             try db.execute(sql: "DELETE FROM sta_observations WHERE id = ?", arguments: [id])
             guard db.changesCount == 1 else { throw SensingSQL.notFound(.observation, id) }
         }
-        let previous = try String.fetchOne(db, sql: "SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1") ?? AuditChain.genesis
+        let (previous, key) = try chainHead(db, keys: keys)
         let journal = try db.cachedStatement(sql: """
             INSERT INTO audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
         let c = change.caller
-        for r in change.auditRows(previous: previous, time: time) {
+        for r in change.auditRows(previous: previous, time: time, key: key) {
             try journal.execute(arguments: [time, c.author, c.departmentName, c.auditRole, change.auditLayer, r.fid, r.kind.rawValue,
                                             r.before, r.after, r.entry])
         }

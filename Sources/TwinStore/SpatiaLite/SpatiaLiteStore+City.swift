@@ -19,7 +19,7 @@ extension SpatiaLiteStore: CityRecords {
             try await pool.write { db in
                 let exists = try Bool.fetchOne(db, sql: "SELECT count(*) > 0 FROM store_meta WHERE key = ?", arguments: [CitySQL.key]) ?? false
                 try db.execute(sql: "INSERT OR REPLACE INTO store_meta (key, value) VALUES (?, ?)", arguments: [CitySQL.key, data])
-                try Self.appendAudit(db, caller: caller, layer: CitySQL.auditLayer, featureID: CitySQL.featureID,
+                try self.appendAudit(db, caller: caller, layer: CitySQL.auditLayer, featureID: CitySQL.featureID,
                                      kind: exists ? .update : .insert, after: CitySQL.contentHash(data), time: time)
             }
         }

@@ -63,16 +63,82 @@ extension SpatiaLiteStore {
     }
 
     /// Recomputes the audit hash chain from the first entry (admin only): the first entry that
-    /// breaks it, and whether it ends where the store's head (and `expected`, a head recorded
-    /// outside the store) says.
-    public func checkAuditChain(by caller: Caller, expected: AuditHead? = nil) async throws -> AuditChainCheck {
+    /// breaks it, whether it is keyed as its record says (under this process's audit key), and
+    /// whether it ends where the store's head (and `expected`, a head recorded outside the
+    /// store) says; with `data`, also every stored feature version, current and historic,
+    /// against the entries that describe it (`AuditDataCheck`). One snapshot of the store.
+    public func checkAuditChain(by caller: Caller, expected: AuditHead? = nil, data: Bool = false) async throws -> AuditChainCheck {
         guard caller == .admin else { throw StoreError(.forbidden, "verifying the audit chain needs an admin") }
+        let key = try auditKeys.current()
         return try await mapErrors(layer: nil) {
             try await pool.read { db in
                 let head = try Row.fetchOne(db, sql: "SELECT entries, last_hash FROM audit_head WHERE id = 1")
                     .map { AuditHead(entries: $0[0], lastHash: $0[1]) }
-                let rows = try Row.fetchAll(db, sql: "SELECT \(JournalSQL.auditColumns) FROM audit_log ORDER BY seq")
-                return AuditChain.check(rows.lazy.map(Self.auditEntry), head: head, expected: expected)
+                let record = try Self.auditKeyRecord(db)
+                let entries = try Row.fetchAll(db, sql: "SELECT \(JournalSQL.auditColumns) FROM audit_log ORDER BY seq").map(Self.auditEntry)
+                var check = AuditChain.check(entries, head: head, expected: expected, record: record, key: key)
+                if data, check.firstBreak == nil, check.keying.isSound {
+                    check.data = try Self.checkVersions(db, entries: entries)
+                }
+                return check
+            }
+        }
+    }
+
+    /// Every stored version of every layer in the catalogue against `entries` (`AuditDataChecker`).
+    private static func checkVersions(_ db: Database, entries: [AuditEntry]) throws -> AuditDataCheck {
+        var checker = AuditDataChecker(entries: entries)
+        for definition in try DefinitionCache(rows: try Self.catalogueRows(db)).all {
+            let table = FeatureTable(layer: definition)
+            let geometry = definition.hasGeometry ? "ST_AsBinary(geom)" : "NULL"
+            checker.begin(layer: definition.id)
+            let rows = try Row.fetchCursor(db, sql: """
+                SELECT fid, valid_from, valid_to, props, \(geometry) FROM \(table.name) ORDER BY fid, valid_from, vid
+                """)
+            var feature: String?
+            var versions: [AuditDataChecker.Version] = []
+            while let row = try rows.next() {
+                let fid: String = row[0]
+                if fid != feature {
+                    if let feature { checker.check(layer: definition.id, feature: feature, versions: versions, canonical: false) }
+                    feature = fid
+                    versions.removeAll(keepingCapacity: true)
+                }
+                versions.append(AuditDataChecker.Version(validFrom: row[1], validTo: row[2], propertiesText: row[3],
+                                                         wkb: (row[4] as Data?).map { [UInt8]($0) }))
+            }
+            if let feature { checker.check(layer: definition.id, feature: feature, versions: versions, canonical: false) }
+        }
+        return checker.finish()
+    }
+
+    /// Keys the audit chain from its current head (admin only; `citytwin audit key`): the entries
+    /// written so far stay plain SHA-256, every later one is an HMAC under this process's audit
+    /// key, made beside the store (`<store>.audit-key`) when there is none. The record of where
+    /// the chain became keyed is sealed with the key.
+    /// - Returns: where the chain is keyed from (nothing new when it already was, with this key).
+    /// - Throws: `StoreError` `.backend` when it is keyed with another key.
+    public func keyAuditChain(by caller: Caller) async throws -> AuditKeying {
+        guard caller == .admin else { throw StoreError(.forbidden, "keying the audit chain needs an admin") }
+        let key: AuditKey
+        if let held = try auditKeys.current() {
+            key = held
+        } else {
+            // A key file is made only for a chain not keyed yet: a keyed store without its key stays so.
+            if let r = try await mapErrors(layer: nil, { try await pool.read { db in try Self.auditKeyRecord(db) } }) {
+                throw StoreError(.backend, "the audit chain is keyed (key \(r.keyID)) and this process has no audit key: set \(AuditKey.variable), or keep the store's \(AuditKey.fileSuffix) file beside it")
+            }
+            guard let made = try AuditKey.forStore(path: path, create: true) else { throw StoreError(.backend, "no audit key: set \(AuditKey.variable)") }
+            key = made
+        }
+        return try await mapErrors(layer: nil) {
+            try await pool.write { db in
+                if let r = try Self.auditKeyRecord(db) { return try AuditKeying(already: r, key: key) }
+                let row = try Row.fetchOne(db, sql: "SELECT seq, entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1")
+                let record = AuditKeyRecord(key: key, seq: row?[0] ?? 0, hash: row?[1] ?? AuditChain.genesis)
+                try db.execute(sql: "INSERT INTO audit_key (id, key_id, from_seq, from_hash, seal) VALUES (1, ?, ?, ?, ?)",
+                               arguments: [record.keyID, record.seq, record.hash, record.seal])
+                return AuditKeying(sequence: record.seq, hash: record.hash, keyID: record.keyID, isNew: true)
             }
         }
     }

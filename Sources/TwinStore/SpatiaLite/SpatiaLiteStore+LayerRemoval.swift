@@ -20,12 +20,12 @@ extension SpatiaLiteStore: LayerRemoval {
                 try db.execute(sql: "DROP TABLE IF EXISTS \"\(table)\"")
                 try db.execute(sql: "DELETE FROM catalog WHERE id = ?", arguments: [id])
                 try db.execute(sql: LayerStatsSQL.delete(SpatiaLiteDialect()), arguments: [id])
-                let previous = try String.fetchOne(db, sql: "SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1") ?? AuditChain.genesis
+                let (previous, key) = try Self.chainHead(db, keys: auditKeys)
                 try db.execute(sql: """
                     INSERT INTO audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
                     VALUES (?, ?, ?, ?, ?, ?, ?, NULL, NULL, ?)
                     """, arguments: [time, caller.author, caller.departmentName, caller.auditRole, id, LayerRemovalSQL.featureID,
-                                     ChangeKind.delete.rawValue, LayerRemovalSQL.auditHash(previous: previous, at: time, caller: caller, layer: id)])
+                                     ChangeKind.delete.rawValue, LayerRemovalSQL.auditHash(previous: previous, at: time, caller: caller, layer: id, key: key)])
                 return true
             }
         }

@@ -13,7 +13,7 @@ extension SpatiaLiteStore: ManagedRasters {
                 if exists, !replace { throw RasterSQL.duplicate(raster.id) }
                 try db.execute(sql: "INSERT OR REPLACE INTO rasters (id, description, data) VALUES (?, ?, ?)",
                                arguments: [raster.id, description, data])
-                try Self.appendAudit(db, caller: caller, layer: RasterSQL.auditLayer, featureID: RasterSQL.featureID(raster.id),
+                try self.appendAudit(db, caller: caller, layer: RasterSQL.auditLayer, featureID: RasterSQL.featureID(raster.id),
                                      kind: exists ? .update : .insert, after: raster.sha256, time: time)
             }
         }
@@ -48,7 +48,7 @@ extension SpatiaLiteStore: ManagedRasters {
             try await pool.write { db in
                 try db.execute(sql: "DELETE FROM rasters WHERE id = ?", arguments: [id])
                 guard db.changesCount == 1 else { return false }
-                try Self.appendAudit(db, caller: caller, layer: RasterSQL.auditLayer, featureID: RasterSQL.featureID(id), kind: .delete, after: nil, time: time)
+                try self.appendAudit(db, caller: caller, layer: RasterSQL.auditLayer, featureID: RasterSQL.featureID(id), kind: .delete, after: nil, time: time)
                 return true
             }
         }
@@ -56,11 +56,12 @@ extension SpatiaLiteStore: ManagedRasters {
 
     /// Appends the audit entry of an administrative write that is no feature's (a managed raster,
     /// the city's record) to the chain, inside the write's transaction.
-    static func appendAudit(_ db: Database, caller: Caller, layer: String, featureID: String, kind: ChangeKind, after: String?,
-                            time: Int64) throws {
-        let previous = try String.fetchOne(db, sql: "SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1") ?? AuditChain.genesis
+    func appendAudit(_ db: Database, caller: Caller, layer: String, featureID: String, kind: ChangeKind, after: String?,
+                     time: Int64) throws {
+        let (previous, key) = try Self.chainHead(db, keys: auditKeys)
         let entry = AuditChain.entryHash(previous: previous, at: time, actor: caller.author, department: caller.departmentName,
-                                         role: caller.auditRole, layer: layer, featureID: featureID, kind: kind, before: nil, after: after)
+                                         role: caller.auditRole, layer: layer, featureID: featureID, kind: kind, before: nil, after: after,
+                                         key: key)
         try db.execute(sql: """
             INSERT INTO audit_log (at, actor, department, role, layer, fid, action, before_hash, after_hash, entry_hash)
             VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?)

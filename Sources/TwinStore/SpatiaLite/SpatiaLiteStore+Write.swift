@@ -46,8 +46,9 @@ extension SpatiaLiteStore {
         do {
             try await mapErrors(layer: batch.layer.id) {
                 try await pool.write { db in
-                    var previous = try Self.lastAuditHash(db)
-                    try apply(batch, db, previous: &previous)
+                    let head = try Self.chainHead(db, keys: auditKeys)
+                    var previous = head.previous
+                    try apply(batch, db, previous: &previous, key: head.key)
                 }
             }
         } catch let e as StoreError where WriteBatch.isForgedOwnership(e) {
@@ -78,7 +79,8 @@ extension SpatiaLiteStore {
             try await pool.write { db in
                 let cacheSize = try Int.fetchOne(db, sql: "PRAGMA cache_size") ?? -2000
                 defer { try? db.execute(sql: "PRAGMA cache_size = \(cacheSize)") }
-                chunks.start(chain: try Self.lastAuditHash(db))
+                let head = try Self.chainHead(db, keys: auditKeys)
+                chunks.start(chain: head.previous, key: head.key)
                 let triggers = template.layer.hasGeometry
                     ? try DeferredGeometryTriggers(db, table: table.name, layer: layer) : nil
                 try triggers?.suspend(db)
@@ -128,13 +130,10 @@ extension SpatiaLiteStore {
     /// writer's idle time, instead of all at the commit.
     static let appendCacheSize = -16_384
 
-    private static func lastAuditHash(_ db: Database) throws -> String {
-        try String.fetchOne(db, sql: "SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1") ?? AuditChain.genesis
-    }
-
     /// Writes one batch inside the current transaction, planned against the current versions
-    /// it touches; `previous` is the newest audit entry hash, updated to this batch's last.
-    private func apply(_ batch: WriteBatch, _ db: Database, previous: inout String) throws {
+    /// it touches; `previous` is the newest audit entry hash, updated to this batch's last; the
+    /// entries are signed with `key` (`nil`: an unkeyed chain).
+    private func apply(_ batch: WriteBatch, _ db: Database, previous: inout String, key: AuditKey?) throws {
         let def = batch.layer
         let layer = def.id
         let table = FeatureTable(layer: def)
@@ -167,7 +166,7 @@ extension SpatiaLiteStore {
         let journal = try db.cachedStatement(sql: """
             INSERT INTO audit_log (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))
             """)
-        for row in batch.auditRows(plan, previous: previous) {
+        for row in batch.auditRows(plan, previous: previous, key: key) {
             let c = row.change
             var values: [(any DatabaseValueConvertible)?] = [time, batch.actor, batch.department, batch.role, layer, c.featureID,
                                                              c.kind.rawValue, c.before?.hash, c.after?.hash, row.entryHash]

@@ -1,6 +1,7 @@
 import Foundation
 import GeoCore
 import GRDB
+import Logging
 import Synchronization
 
 /// The embedded `FeatureStore`: one SQLite file in WAL mode with SpatiaLite on every
@@ -23,8 +24,16 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
     /// The statements every connection runs while a recording runs (tests' `EXPLAIN QUERY PLAN` checks).
     let statements = StatementLog<String>()
 
+    /// The audit key this process holds (`AuditKey`, `HeldAuditKey`).
+    let auditKeys: HeldAuditKey
+    /// The store's file.
+    public let path: String
+
     /// Opens (or creates) the store at `path`.
-    public init(path: String) throws {
+    /// - Parameter auditKey: the key of the audit chain: by default `CITYTWIN_AUDIT_KEY`, else the
+    ///   file `<path>.audit-key` beside the store, made (with a keyed chain) for a new store.
+    public init(path: String, auditKey: AuditKeySource = .automatic) throws {
+        self.path = path
         var config = Configuration()
         let statements = statements
         config.prepareDatabase { db in
@@ -39,6 +48,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             pool = try DatabasePool(path: path, configuration: config)
             try pool.writeWithoutTransaction { db in try Self.createSystemTables(db) }
             maskingKey = try pool.write { db in try Self.maskingKey(db) }
+            auditKeys = try pool.write { db in try Self.keyNewChain(db, source: auditKey, path: path) }
             definitions = try DefinitionCache(rows: try pool.read { db in try Self.catalogueRows(db) })
             let all = definitions.all
             try pool.write { db in try Self.fillStats(db, all) }
@@ -127,6 +137,46 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
                 WHERE id = 1 AND NEW.seq > last_seq;
             END;
             """)
+        try db.execute(sql: AuditKeyRecord.createTable(integer: "INTEGER"))
+    }
+
+    /// The key this process signs with, and for a new store (no entry, no key record) with a key,
+    /// the record of a chain keyed from its first entry. `.automatic` makes a new store's key file.
+    private static func keyNewChain(_ db: Database, source: AuditKeySource, path: String) throws -> HeldAuditKey {
+        let record = try auditKeyRecord(db)
+        let isNew = try record == nil && !(Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM audit_log)") ?? false)
+        let key: AuditKey?
+        switch source {
+        case .automatic: key = try AuditKey.forStore(path: path, create: isNew)
+        case .key(let k): key = k
+        case .none: key = nil
+        }
+        if isNew, let key {
+            let r = AuditKeyRecord(key: key, seq: 0, hash: AuditChain.genesis)
+            try db.execute(sql: "INSERT INTO audit_key (id, key_id, from_seq, from_hash, seal) VALUES (1, ?, ?, ?, ?)",
+                           arguments: [r.keyID, r.seq, r.hash, r.seal])
+        } else if record == nil, !isNew, key != nil {
+            logger.warning("the store's audit chain is not keyed: run `citytwin audit key` to key it from its current head (docs/operations.md)")
+        }
+        if case .automatic = source { return HeldAuditKey(key, rereading: key == nil ? path : nil) }
+        return HeldAuditKey(key, rereading: nil)
+    }
+
+    /// The store's key record (`AuditKeyRecord`), if the chain is keyed.
+    static func auditKeyRecord(_ db: Database) throws -> AuditKeyRecord? {
+        try Row.fetchOne(db, sql: "SELECT key_id, from_seq, from_hash, seal FROM audit_key WHERE id = 1")
+            .map { AuditKeyRecord(keyID: $0[0], seq: $0[1], hash: $0[2], seal: $0[3]) }
+    }
+
+    /// The newest audit entry's hash (the genesis hash for an empty log) and the key the next
+    /// entries are signed with (`AuditSigning`), read in the write's transaction.
+    static func chainHead(_ db: Database, keys: HeldAuditKey) throws -> (previous: String, key: AuditKey?) {
+        let row = try Row.fetchOne(db, sql: """
+            SELECT (SELECT entry_hash FROM audit_log ORDER BY seq DESC LIMIT 1), (SELECT key_id FROM audit_key WHERE id = 1)
+            """)
+        let previous: String = row?[0] ?? AuditChain.genesis
+        let recorded: String? = row?[1]
+        return (previous, try AuditSigning.key(recorded: recorded, held: recorded == nil ? nil : try keys.current()))
     }
 
     /// Stores written before the audit log carried the change boxes kept them in a separate
@@ -234,7 +284,7 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
         try await mapErrors(layer: nil) { try await pool.read { db in try Self.catalogueRows(db) } }
     }
 
-    private static func catalogueRows(_ db: Database) throws -> [(id: String, stamp: Int64, text: String)] {
+    static func catalogueRows(_ db: Database) throws -> [(id: String, stamp: Int64, text: String)] {
         try Row.fetchAll(db, sql: "SELECT id, updated_at, definition FROM catalog ORDER BY id").map { (id: $0[0], stamp: $0[1], text: $0[2]) }
     }
 
@@ -272,8 +322,25 @@ public final class SpatiaLiteStore: FeatureBackend, BulkFeatureLoading {
             throw StoreError(.unavailable, "the store's disk is full (SQLite could not write: \(e.message ?? "\(e.resultCode)")); nothing was written",
                              layer: layer)
         } catch let e as DatabaseError {
-            throw StoreError(.backend, e.description, layer: layer)
+            throw StoreError(.backend, Self.failure(e), layer: layer)
         }
+    }
+
+    static let logger = Logger(label: "citytwin.spatialite")
+
+    /// What a failed statement's error says, without the statement: SQLite's code and message and
+    /// the statement's shape as a hash (the first 12 hex digits of its SHA-256), never its text, so
+    /// that no log line at error level carries the SQL (GRDB's description ends in the whole
+    /// statement). The statement is logged at debug with the same hash, the failure at warning.
+    static func failure(_ e: DatabaseError) -> String {
+        var text = "SQLite error \(e.resultCode.rawValue): \(e.message ?? "\(e.resultCode)")"
+        if let sql = e.sql {
+            let shape = String(SHA256.hex(Array(sql.utf8)).prefix(12))
+            text += " (statement \(shape))"
+            logger.debug("failed statement", metadata: ["statement": .string(shape), "sql": .string(sql)])
+        }
+        logger.warning("statement failed", metadata: ["error": .string(text)])
+        return text
     }
 }
 

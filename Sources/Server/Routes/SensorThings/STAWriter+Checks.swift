@@ -11,6 +11,7 @@ import TwinStore
 extension STAWriter {
     /// Checks the type of a property value (times, GeoJSON, objects); returns it as stored.
     static func checkProperty(_ kind: SensingKind, _ key: String, _ value: JSONValue, path: String) throws -> JSONValue {
+        try checkText(value, path: path)
         switch key {
         case "name", "description", "encodingType", "observationType", "definition":
             guard value.stringValue != nil else { throw invalid(path, "must be a string") }
@@ -33,6 +34,29 @@ extension STAWriter {
         default: break
         }
         return value
+    }
+
+    /// Text without a C0 control character other than tab, LF and CR, in the value and every
+    /// string and key inside it: what a feature property may not hold either (`PreparedFeature`),
+    /// so that no XML output of the data is ill-formed. The error names the member and the
+    /// character's code point, never the text.
+    static func checkText(_ value: JSONValue, path: @autoclosure () -> String) throws {
+        switch value {
+        case .string(let s):
+            if let c = MarkupEscaping.firstRefusedControl(in: s) { throw control(c, path()) }
+        case .array(let a):
+            for (i, x) in a.enumerated() { try checkText(x, path: "\(path())[\(i)]") }
+        case .object(let o):
+            for (k, x) in o.sorted(by: { $0.key < $1.key }) {
+                if let c = MarkupEscaping.firstRefusedControl(in: k) { throw control(c, "\(path()).\(k)") }
+                try checkText(x, path: "\(path()).\(k)")
+            }
+        default: break
+        }
+    }
+
+    private static func control(_ c: Unicode.Scalar, _ path: String) -> Problem {
+        invalid(path, "contains the control character \(MarkupEscaping.codePoint(c)); of the C0 controls only tab, LF and CR are accepted")
     }
 
     /// Every position of a Location's or FeatureOfInterest's GeoJSON within CRS84's ranges: longitude

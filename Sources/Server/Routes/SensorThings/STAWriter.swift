@@ -251,6 +251,9 @@ final class STAWriter: @unchecked Sendable {
         }
         if let p = fields["parameters"], !p.isNull, p.objectValue == nil { throw Self.invalid("\(path()).parameters", "must be a JSON object") }
         guard let result = fields["result"] else { throw Self.invalid("\(path()).result", "required for a new Observation") }
+        for name in ["result", "parameters", "resultQuality"] {
+            if let v = fields[name] { try Self.checkText(v, path: "\(path()).\(name)") }
+        }
         if datastream > 0 { _ = try await existing(.datastream, datastream, "\(path()).Datastream") }
         if let type = entity(datastream)?.body["observationType"]?.stringValue {
             try Self.checkResult(result, type: type, path: "\(path()).result")

@@ -323,20 +323,19 @@ struct SensorThingsRoutes: OperationCollection {
     /// `pandas.read_csv(url)`; the next page, if any, is the `Link` header's `rel="next"`.
     static func csv(_ rows: [STARow], _ options: STAQueryOptions, next: String?) -> Representation {
         let columns = options.select ?? ["id", "phenomenonTime", "resultTime", "result", "Datastream/id", "FeatureOfInterest/id"]
+        // Every field through `CSVField`: a number result is written as the number it is, text (a
+        // category result, a parameter) that a spreadsheet would take for a formula gets its quote.
         func cell(_ v: JSONValue?) -> String {
-            let text: String
             switch v {
             case nil, .null?: return ""
-            case .string(let s)?: text = s
-            case .integer(let i)?: return String(i)
-            case .number(let d)?: return d.isFinite ? "\(d)" : ""
+            case .string(let s)?: return CSVField.text(s)
+            case .integer(let i)?: return CSVField.text(String(i), as: .number)
+            case .number(let d)?: return d.isFinite ? CSVField.text("\(d)", as: .number) : ""
             case .bool(let b)?: return b ? "true" : "false"
-            case let other?: text = String(decoding: JSONText.bytes(other), as: UTF8.self)
+            case let other?: return CSVField.text(String(decoding: JSONText.bytes(other), as: UTF8.self))
             }
-            guard text.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return text }
-            return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         }
-        var out = columns.joined(separator: ",") + "\r\n"
+        var out = CSVField.record(columns) + "\r\n"
         for r in rows {
             out += columns.map { c -> String in
                 switch c {
