@@ -8,7 +8,9 @@ builds a district with a flood result, starts the server and Chromium.
 1. Anonymous: the map loads and becomes idle; no flood result layer is in the style (they are
    shared with departments only); screenshot webmap-public.png.
 2. Sign in through the page's form (no reload: a marker on `window` survives): the caller's
-   department is shown, the flood depth layer appears in the layer tree and is drawn.
+   department is shown, the flood depth layer appears in the layer tree and is drawn. A
+   scenario's depth (the owner's draft what-if) is marked 情景（非实况） in the tree and off by
+   default: the check ticks it on.
 3. View of the flood: at least four depth classes are drawn, each found by its legend colour in
    the map's pixels (not the legend's); the legend shows them; labels are drawn (pixels change
    when the label layers are hidden); screenshot webmap.png.
@@ -91,6 +93,17 @@ def main():
     if not depth:
         fail("after signing in, no flood depth layer is in the layer tree")
     print(f"webmap_check: signed in without reload as {who!r}; {depth} appears")
+    # A scenario's results are a what-if (issue 77): in the owner's tree marked 情景（非实况）, set
+    # apart, and off by default; the check ticks it on as a person would.
+    if depth.startswith("scenario_"):
+        label = evaluate(f"(() => {{ const b = document.querySelector('#tree input[data-collection=\"{depth}\"]');"
+                         " return {text: b.parentElement.textContent, whatIf: b.parentElement.classList.contains('what-if'), checked: b.checked}; })()")
+        if "情景（非实况）" not in label["text"] or not label["whatIf"]:
+            fail(f"the what-if layer {depth} is not marked in the layer tree: {label}")
+        if label["checked"] or evaluate(f"window.citytwin.map.getLayoutProperty('{depth}-fill', 'visibility')") != "none":
+            fail(f"the what-if layer {depth} is on by default: {label}")
+        redraw_idle(f"document.querySelector('#tree input[data-collection=\"{depth}\"]').click()")
+        print(f"webmap_check: {depth} is marked 情景（非实况） and off by default in the tree; ticked on")
 
     # 3. The flood in view: depth classes by legend colour, legend, labels.
     bbox = json.load(urllib.request.urlopen(urllib.request.Request(f"{server}/collections/{depth}", headers={

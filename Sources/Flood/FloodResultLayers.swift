@@ -34,6 +34,9 @@ package struct FloodResultLayers {
     /// The sharing the layers are written with, when not the templates' (a draft flood run's
     /// layers are its owner's alone until it is published: `FloodRunCatalog`).
     var sharing: SharingPolicy?
+    /// What the layers describe when not the city as it stands (a scenario's what-if): their
+    /// definitions carry it and their titles the marking (`LayerConditions.marked`).
+    var conditions: LayerConditions?
     var depth: [Feature] = []
     var roads: [Feature] = []
     var buildings: [Feature] = []
@@ -197,12 +200,14 @@ package struct FloodResultLayers {
     /// The layer `<stem>_<suffix>` from its template `flood_scenario_<suffix>.json` in `templates`,
     /// which must be owned by `owner`; titled after this run.
     func definition(suffix: String, from templates: URL) throws -> LayerDefinition {
-        try Self.definition(suffix: suffix, stem: stem, title: title, sharing: sharing, from: templates)
+        try Self.definition(suffix: suffix, stem: stem, title: title, sharing: sharing, conditions: conditions, from: templates)
     }
 
     /// The layer `<stem>_<suffix>` from its template `flood_scenario_<suffix>.json` in `templates`,
-    /// which must be owned by `owner`, titled after `title`, with `sharing` when given.
-    static func definition(suffix: String, stem: String, title: String, sharing: SharingPolicy?, from templates: URL) throws -> LayerDefinition {
+    /// which must be owned by `owner`, titled after `title`, with `sharing` when given; with
+    /// `conditions` (a what-if) marked as such in its definition and title.
+    static func definition(suffix: String, stem: String, title: String, sharing: SharingPolicy?, conditions: LayerConditions? = nil,
+                           from templates: URL) throws -> LayerDefinition {
         let name = "flood_scenario_\(suffix).json"
         let url = templates.appendingPathComponent(name)
         var definition: LayerDefinition
@@ -217,6 +222,10 @@ package struct FloodResultLayers {
         definition.id = "\(stem)_\(suffix)"
         definition.title = LayerTitle(zh: "\(title)：\(definition.title.zh)", en: "\(stem): \(definition.title.en)")
         if let sharing { definition.sharing = sharing }
+        if let conditions {
+            definition.conditions = conditions
+            definition.title = conditions.marked(definition.title)
+        }
         return definition
     }
 

@@ -14,11 +14,12 @@ import TwinStore
 /// - **archived**: kept for the record, its layers the owner's alone again.
 ///
 /// Deleting a run drops its layers and rasters and its record. Every change is a write of the
-/// record (a feature of `flood_runs`, versioned and audited like any feature).
+/// record (a feature of `flood_runs`, versioned and audited like any feature). The states and
+/// who sees and changes them are `ResultLifecycle`'s, which scenarios share (a published
+/// scenario is shared as a what-if, never current).
 public struct FloodRun: Sendable, Equatable, Codable {
-    public enum State: String, Sendable, Codable, CaseIterable {
-        case draft, published, archived
-    }
+    /// The lifecycle's state (`ResultLifecycle`, shared with scenarios).
+    public typealias State = ResultState
 
     public enum Status: String, Sendable, Codable {
         case running, successful, failed
@@ -155,7 +156,7 @@ public struct FloodRunCatalog: Sendable {
         var runs: [FloodRun] = []
         for try await f in store.stream(layer: Self.layerID, FeatureQuery(limit: 10_000), by: caller) {
             let run = try FloodRun(feature: f)
-            if run.state != .draft || AccessPolicy.canWrite(owner: Self.owner, caller) { runs.append(run) }
+            if ResultLifecycle.sees(run.state, owner: Self.owner, caller) { runs.append(run) }
         }
         return runs.sorted { ($0.startedAt, $0.id) > ($1.startedAt, $1.id) }
     }
@@ -168,7 +169,7 @@ public struct FloodRunCatalog: Sendable {
             throw ScenarioError(.noSuchScenario, "no flood run '\(id)' (the runs are listed at /flood-runs)", field: field)
         }
         let run = try FloodRun(feature: f)
-        guard run.state != .draft || AccessPolicy.canWrite(owner: Self.owner, caller) else {
+        guard ResultLifecycle.sees(run.state, owner: Self.owner, caller) else {
             throw ScenarioError(.noSuchScenario, "no flood run '\(id)' (the runs are listed at /flood-runs)", field: field)
         }
         return run
@@ -325,14 +326,10 @@ public struct FloodRunCatalog: Sendable {
     }
 
     private func setSharing(of run: FloodRun, public isPublic: Bool, by caller: Caller) async throws {
-        guard AccessPolicy.canWrite(owner: Self.owner, caller) else {
-            throw StoreError(.forbidden, "publishing or archiving a flood run needs an editor of \(Self.owner) or an admin", layer: Self.layerID)
-        }
-        for layer in run.layers {
-            guard var definition = try await store.layerDefinition(layer, for: caller) else { continue }
-            let suffix = String(layer.dropFirst(run.stem.count + 1))
-            definition.sharing = isPublic ? try Self.templateSharing(suffix: suffix, templates: templates) : Self.privateSharing
-            try await store.createLayer(definition)
+        try ResultLifecycle.requireChange(owner: Self.owner, caller, layer: Self.layerID, "publishing or archiving a flood run")
+        try await ResultLifecycle.share(run.layers, store: store, by: caller) { definition in
+            let suffix = String(definition.id.dropFirst(run.stem.count + 1))
+            return isPublic ? try Self.templateSharing(suffix: suffix, templates: templates) : Self.privateSharing
         }
     }
 

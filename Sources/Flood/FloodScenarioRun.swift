@@ -41,6 +41,10 @@ public enum FloodScenarioRun {
         public var start: Date = Date(timeIntervalSince1970: 0)
         /// The sharing of the result layers when not their templates' (a draft flood run's: its owner's alone).
         public var resultSharing: SharingPolicy?
+        /// What the result layers describe when not the city as it stands (a scenario's run: a
+        /// what-if, `LayerConditions`): their definitions carry it and their titles the marking,
+        /// and a what-if raises no alert.
+        public var resultConditions: LayerConditions?
         /// One district of a city (`FloodDistrictPart`: `D000`, `D007`): its drainage network alone on the
         /// DEM cut to that network's extent; nil runs the whole store as one model.
         public var district: String?
@@ -151,6 +155,7 @@ public enum FloodScenarioRun {
         var results = try FloodResultLayers(scenario: scenario, result: result, layers: layers, surface: surface.domain,
                                             permanentWater: surface.permanentWater)
         results.sharing = options.resultSharing
+        results.conditions = options.resultConditions
         // A road the scenario's sandbox removes is a closed road: the cut-off analysis routes around it.
         let closedRoads = Set(options.changes.filter { $0.layer == "roads" && $0.operation == .delete }.map(\.featureID))
         try await results.markCutOff(store: store, by: caller, closedRoads: closedRoads)
@@ -158,8 +163,9 @@ public enum FloodScenarioRun {
         var alerts: FloodNowcastAlerts.Count?
         if options.writeLayers {
             written = try await results.write(to: store, by: caller, templates: options.resultLayers)
-            // A nowcast is a forecast of a real event: its flooded roads and cut-off resources are alerts.
-            if let rain = scenario.rainfall {
+            // A nowcast is a forecast of a real event: its flooded roads and cut-off resources are
+            // alerts. A what-if's never are.
+            if let rain = scenario.rainfall, options.resultConditions?.isWhatIf != true {
                 alerts = try await FloodNowcastAlerts(scenario: scenario, results: results, phenomenonTime: rain.to)
                     .write(to: store, by: caller)
             }

@@ -59,4 +59,16 @@ public struct ProcessLayers: Sendable, Hashable {
         }
         return omitted.sorted()
     }
+
+    /// The layers read (required and optional) that `caller` may read and that hold a what-if's
+    /// results (`LayerDefinition.conditions`, a scenario's): an answer computed from them is a
+    /// what-if too (`ProcessRegistry.whatIfMember`).
+    public func whatIf(store: any FeatureStore, caller: Caller) async throws -> [LayerDefinition] {
+        var found: [LayerDefinition] = []
+        for layer in Set(reads + optionalReads).sorted() {
+            guard let definition = try await store.layerDefinition(layer, for: caller), definition.isWhatIf else { continue }
+            found.append(definition)
+        }
+        return found
+    }
 }

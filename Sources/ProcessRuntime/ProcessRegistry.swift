@@ -70,22 +70,39 @@ public struct ProcessRegistry: Sendable {
 
     /// Runs `process` for `caller` to its end (`run`, after `validate`). Checks the caller's rights again (a job
     /// may run long after it was accepted) and marks an answer computed without layers the
-    /// caller may not read: its `partial` member names them (`partialMember`).
+    /// caller may not read: its `partial` member names them (`partialMember`); and an answer
+    /// computed from a what-if's results (a scenario's layers): `whatIf: true` and the layers
+    /// and scenarios in `whatIfSources` (`whatIfMember`).
     /// - Parameter progress: see `OGCProcess.execute`.
     private func execute(_ process: any OGCProcess, _ inputs: [String: JSONValue], store: any FeatureStore, caller: Caller,
                         progress: JobProgress = .ignored) async throws -> JSONValue {
-        let omitted = try await process.layers(inputs).check(process: process.id, store: store, caller: caller)
+        let layers = process.layers(inputs)
+        let omitted = try await layers.check(process: process.id, store: store, caller: caller)
         let result = try await process.execute(inputs, store: store, caller: caller, progress: progress)
-        guard !omitted.isEmpty, var members = result.objectValue else { return result }
-        members[Self.partialMember] = [
-            "omittedLayers": .array(omitted.map(JSONValue.string)),
-            "reason": .string("the caller may not read these layers, so what they hold is not counted: the answer covers only the layers the caller may read"),
-        ]
+        let whatIf = try await layers.whatIf(store: store, caller: caller)
+        guard !omitted.isEmpty || !whatIf.isEmpty, var members = result.objectValue else { return result }
+        if !omitted.isEmpty {
+            members[Self.partialMember] = [
+                "omittedLayers": .array(omitted.map(JSONValue.string)),
+                "reason": .string("the caller may not read these layers, so what they hold is not counted: the answer covers only the layers the caller may read"),
+            ]
+        }
+        if !whatIf.isEmpty {
+            members[Self.whatIfMember] = true
+            members[Self.whatIfMember + "Sources"] = [
+                "label": .string(LayerConditions.whatIfLabel.zh), "labelEn": .string(LayerConditions.whatIfLabel.en),
+                "layers": .array(whatIf.map { .string($0.id) }),
+                "scenarios": .array(Array(Set(whatIf.flatMap { $0.conditions?.scenarios ?? [] })).sorted().map(JSONValue.string)),
+            ]
+        }
         return .object(members)
     }
 
     /// The result member marking a partial answer: `{"omittedLayers": [ids], "reason": …}`.
     public static let partialMember = "partial"
+    /// The result member marking an answer computed from a what-if's results: `true`, with
+    /// `whatIfSources` `{"label": "情景（非实况）", "layers": [ids], "scenarios": [ids]}`.
+    public static let whatIfMember = "whatIf"
 }
 
 /// A process id the registry does not know.

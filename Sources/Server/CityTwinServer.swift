@@ -187,6 +187,14 @@ public final class CityTwinServer: Sendable {
         let parkingView = Task { [parking] in await parking.catchUp([ParkingLiveView.layer]) }
         defer { parkingView.cancel() }
         try? await hydrantStatus.prime()  // hydrants changed from now on, by any process, raise or end their alerts
+        // Scenarios run before their results had a lifecycle (issue 77): drafts of their owner from
+        // now on, their layers hidden from other departments and marked what-if, before the socket opens.
+        do {
+            let settled = try await ScenarioCatalog(store: store).settle()
+            if !settled.isEmpty { options.logger.notice("scenarios made drafts of their owner (results hidden until published): \(settled.joined(separator: ", "))") }
+        } catch {
+            options.logger.warning("scenarios not brought to their lifecycle: \(error)")
+        }
         let hydrantFollower = Task { [hydrantStatus] in await hydrantStatus.follow() }
         defer { hydrantFollower.cancel() }
         // The address index is built now, beside the first requests, not inside one (4–17 s on a

@@ -13,7 +13,7 @@ struct ScenarioCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "scenario",
         abstract: "Scenarios: a base map instant, sandbox changes and model parameters; run them and compare two.",
-        subcommands: [Create.self, List.self, Show.self, Run.self, Compare.self])
+        subcommands: [Create.self, List.self, Show.self, Run.self, Publish.self, Archive.self, Compare.self])
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -73,7 +73,7 @@ struct ScenarioCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Lists the scenarios: id, status, district, base, result layers.")
+        static let configuration = CommandConfiguration(abstract: "Lists the scenarios: id, status, state (draft, published, archived), district, base, result layers.")
         @OptionGroup var storeOption: StoreOption
 
         func run() async throws {
@@ -82,7 +82,7 @@ struct ScenarioCommand: AsyncParsableCommand {
             if list.isEmpty { print("no scenarios (create one with `citytwin scenario create`)") }
             for s in list {
                 let layers = s.result?.objectValue?["layers"]?.arrayValue?.compactMap(\.stringValue) ?? []
-                print("\(s.id)\t\(s.status.rawValue)\t\(s.kind)\tdistrict \(s.district)\tbase \(Scenario.instantText(s.base))\t\(s.changes.count) changes"
+                print("\(s.id)\t\(s.status.rawValue)\t\(s.state.rawValue)\t\(s.kind)\tdistrict \(s.district)\tbase \(Scenario.instantText(s.base))\t\(s.changes.count) changes"
                       + (layers.isEmpty ? "" : "\t" + layers.joined(separator: ",")))
             }
         }
@@ -118,6 +118,34 @@ struct ScenarioCommand: AsyncParsableCommand {
             if let steps = summary?["timeSteps"]?["steps"]?.arrayValue {
                 print("  time steps: \(steps.count), depth tiles at /collections/scenario_\(id.replacingOccurrences(of: "-", with: "_"))_depth/map/tiles/WebMercatorQuad/{z}/{y}/{x}?datetime=…")
             }
+        }
+    }
+
+    struct Publish: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Publishes a finished scenario's results (POST /scenarios/{id}/publish): shared with every department, marked 情景（非实况）, never on by default on the web map.")
+        @Argument(help: "Scenario id.")
+        var id: String
+        @OptionGroup var storeOption: StoreOption
+
+        func run() async throws {
+            let store = try await StoreLocation(storeOption.path).openExisting()
+            let scenario = try await ScenarioCatalog(store: store).publish(id, by: .admin)
+            print("published \(scenario.id) as a what-if (情景（非实况）): layers \(scenario.resultLayers.joined(separator: ", "))")
+        }
+    }
+
+    struct Archive: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Archives a scenario (POST /scenarios/{id}/archive): the record stays, its result layers are the owner's alone again.")
+        @Argument(help: "Scenario id.")
+        var id: String
+        @OptionGroup var storeOption: StoreOption
+
+        func run() async throws {
+            let store = try await StoreLocation(storeOption.path).openExisting()
+            let scenario = try await ScenarioCatalog(store: store).archive(id, by: .admin)
+            print("archived \(scenario.id): layers \(scenario.resultLayers.joined(separator: ", ")) are \(ScenarioCatalog.owner)'s alone")
         }
     }
 

@@ -188,9 +188,9 @@ struct ScenarioAPITests {
             let notInstant = try await client.get("/collections/\(layer)/map/tiles/WebMercatorQuad/\(tile.matrix)/\(tile.row)/\(tile.col)?datetime=yesterday",
                                                   headers: Self.bearer(token))
             try expectProblem(notInstant, status: 400, type: "invalid-parameter", naming: "datetime")
-            // The depth is the water authority's result, shared with departments: the public may not read it.
+            // The depth is the water authority's draft what-if (issue 77 §2): to the public it does not exist.
             let publicTile = try await client.get("/collections/\(layer)/map/tiles/WebMercatorQuad/\(tile.matrix)/\(tile.row)/\(tile.col)")
-            #expect(publicTile.status == .unauthorized)
+            #expect(publicTile.status == .notFound)
             let timesteps = try await client.get("/collections/\(layer)/timesteps", headers: Self.bearer(token)).json
             #expect(timesteps["steps"]?.arrayValue?.count == steps.count)
             #expect(timesteps["legend"]?.arrayValue?.count == 5)

@@ -1,3 +1,4 @@
+import Flood
 import Foundation
 import GeoCore
 import ProcessRuntime
@@ -15,6 +16,13 @@ import TwinStore
 ///   `outputIntervalMinutes`; `start`, the storm's start as an RFC 3339 instant, default `base`;
 ///   `dem`, the id of a raster the store manages, default `dem`);
 /// - **results**: the result layers `scenario_<id>_…`, the run summary and the time steps.
+///
+/// Its results are a **what-if**, never the city as it stands, and have the flood runs' lifecycle
+/// (`ResultLifecycle`, `state`): a run leaves them a **draft** of the owner department (the
+/// layers `not-shared`, the record listed to the owner alone); **published**, every department
+/// sees them, marked 情景（非实况） (`LayerConditions`: the layers' titles, legend, popups, print
+/// and API), never shown by default on the web map and never the current state; **archived**,
+/// the layers are the owner's again. A new run makes the scenario a draft again.
 ///
 /// A scenario is stored as one feature (no geometry) of the store's `scenarios` layer
 /// (`ScenarioCatalog`), so every write is versioned and audited like any feature and its history
@@ -58,6 +66,11 @@ public struct Scenario: Sendable, Equatable {
     public var result: JSONValue?
     /// Why the last run failed.
     public var error: String?
+    /// Who sees the results (`ResultLifecycle`): a draft until its owner publishes it.
+    public var state: ResultState = .draft
+    /// Who published the results last (`Caller.author`), and when (RFC 3339).
+    public var publishedBy: String?
+    public var publishedAt: String?
 
     public init(id: String, title: String? = nil, kind: String = "flood", district: String, base: Date,
                 parameters: [String: JSONValue] = [:], changes: [ScenarioChange] = []) {
@@ -89,6 +102,14 @@ public struct Scenario: Sendable, Equatable {
     /// Whether a run is under way (submitted or running).
     public var isRunning: Bool { status == .accepted || status == .running }
 
+    /// What the scenario's result layers describe: its what-if (`LayerConditions`).
+    public var conditions: LayerConditions { LayerConditions(kind: .scenario, scenarios: [id]) }
+
+    /// The result layers of the last successful run (`result.layers`).
+    public var resultLayers: [String] {
+        result?.objectValue?["layers"]?.arrayValue?.compactMap(\.stringValue) ?? []
+    }
+
     // MARK: Feature form
 
     /// The scenario as a feature of the `scenarios` layer.
@@ -98,6 +119,8 @@ public struct Scenario: Sendable, Equatable {
             "base": .string(Scenario.instantText(base)), "parameters": .object(parameters),
             "changes": .array(changes.map(\.json)), "status": .string(status.rawValue),
             "job": job.map(JSONValue.string) ?? .null, "result": result ?? .null, "error": error.map(JSONValue.string) ?? .null,
+            "state": .string(state.rawValue), "published_by": publishedBy.map(JSONValue.string) ?? .null,
+            "published_at": publishedAt.map(JSONValue.string) ?? .null,
         ])
     }
 
@@ -119,6 +142,10 @@ public struct Scenario: Sendable, Equatable {
         job = f.properties["job"]?.stringValue
         result = f.properties["result"].flatMap { $0.isNull ? nil : $0 }
         error = f.properties["error"]?.stringValue
+        // A record from before scenarios had a lifecycle is a draft (`ScenarioCatalog.settle` hides its layers).
+        state = f.properties["state"]?.stringValue.flatMap(ResultState.init(rawValue:)) ?? .draft
+        publishedBy = f.properties["published_by"]?.stringValue
+        publishedAt = f.properties["published_at"]?.stringValue
     }
 
     /// The scenario as the API and the CLI show it (`/scenarios/{id}`).
@@ -126,7 +153,10 @@ public struct Scenario: Sendable, Equatable {
         var o = feature.properties
         o["id"] = .string(id)
         o["start"] = .string(Scenario.text(start))
-        o["resultLayers"] = result?.objectValue?["layers"] ?? .array([])
+        o["resultLayers"] = .array(resultLayers.map(JSONValue.string))
+        // A scenario is a what-if, whoever reads it and whatever its state.
+        o["whatIf"] = true
+        o["conditions"] = conditions.document
         return .object(o)
     }
 

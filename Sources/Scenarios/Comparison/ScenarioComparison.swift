@@ -273,13 +273,18 @@ public struct ScenarioComparison: Sendable {
         return .object(o)
     }
 
-    /// The diff layer's definition.
-    public func definition(id: String) throws -> LayerDefinition {
-        try LayerDefinition(json: [
-            "id": .string(id), "title": ["zh": .string("情景对比：\(b.title) 相对 \(a.title)" + (conditionDifferences.isEmpty ? "" : "（运行条件不同，非方案效果）")),
-                                         "en": .string("Scenario comparison: \(b.id) against \(a.id)" + (conditionDifferences.isEmpty ? "" : " (runs under different conditions: not the plan's effect)"))],
+    /// The diff layer's definition: a what-if of both scenarios (`LayerConditions`, the title
+    /// marked), with `sharing` (`ScenarioCatalog.sharing(from:)`: shared only while both are published).
+    public func definition(id: String, sharing: SharingPolicy = ScenarioCatalog.draftSharing) throws -> LayerDefinition {
+        let conditions = LayerConditions(kind: .scenario, scenarios: [a.id, b.id])
+        let title = conditions.marked(LayerTitle(
+            zh: "情景对比：\(b.title) 相对 \(a.title)" + (conditionDifferences.isEmpty ? "" : "（运行条件不同，非方案效果）"),
+            en: "Scenario comparison: \(b.id) against \(a.id)" + (conditionDifferences.isEmpty ? "" : " (runs under different conditions: not the plan's effect)")))
+        return try LayerDefinition(json: [
+            "id": .string(id), "title": ["zh": .string(title.zh), "en": .string(title.en)],
             "category": "公共专题", "owner": .string(ScenarioCatalog.owner), "format": "vector", "updateFrequency": "per comparison",
-            "sharing": ["type": "shared", "method": "api", "requirements": "无条件共享：情景对比结果。"],
+            "sharing": ["type": .string(sharing.type.rawValue), "method": .string(sharing.method), "requirements": .string(sharing.requirements)],
+            "conditions": conditions.json,
             "negativeList": false, "geometryType": "Geometry", "storageCRS": "EPSG:4490",
             "schema": [
                 "$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object",
@@ -297,7 +302,7 @@ public struct ScenarioComparison: Sendable {
     /// Writes the diff layer (`layerID(a:b:)`) in one transaction and returns its id.
     public func write(to store: any FeatureStore, by caller: Caller) async throws -> String {
         let id = Self.layerID(a: a, b: b)
-        try await store.createLayer(try definition(id: id))
+        try await store.createLayer(try definition(id: id, sharing: try await ScenarioCatalog(store: store).sharing(from: [a.id, b.id])))
         try await store.replace(layer: id, with: features, by: caller, at: nil)
         return id
     }

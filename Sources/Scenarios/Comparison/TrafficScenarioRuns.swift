@@ -73,16 +73,20 @@ enum TrafficScenarioRun {
         return ScenarioChange.apply(scenario.changes.filter { $0.layer == layer }, to: list)
     }
 
-    /// Writes `features` as the result layer `id` in one transaction.
-    static func write(_ features: [Feature], layer id: String, title: (zh: String, en: String),
+    /// Writes `features` as the result layer `id` of `scenario` in one transaction: a what-if
+    /// (`Scenario.conditions`, the title marked), a draft of the owner (`ScenarioCatalog.draftSharing`).
+    static func write(_ features: [Feature], layer id: String, of scenario: Scenario, title: (zh: String, en: String),
                       properties: [String: JSONValue], store: any FeatureStore, by caller: Caller) async throws {
+        let conditions = scenario.conditions
+        let marked = conditions.marked(LayerTitle(zh: title.zh, en: title.en))
+        let draft = ScenarioCatalog.draftSharing
         let definition = try LayerDefinition(json: [
-            "id": .string(id), "title": ["zh": .string(title.zh), "en": .string(title.en)],
+            "id": .string(id), "title": ["zh": .string(marked.zh), "en": .string(marked.en)],
             "category": "公共专题", "owner": .string(ScenarioCatalog.owner), "format": "vector", "updateFrequency": "per scenario run",
-            "sharing": ["type": "shared", "method": "api", "requirements": "无条件共享：规划情景的运行结果。"],
+            "sharing": ["type": .string(draft.type.rawValue), "method": .string(draft.method), "requirements": .string(draft.requirements)],
             "negativeList": false, "geometryType": "Point", "storageCRS": "EPSG:4490",
             "schema": ["$schema": "https://json-schema.org/draft/2020-12/schema", "type": "object", "properties": .object(properties)],
-            "sensitive": [],
+            "sensitive": [], "conditions": conditions.json,
         ])
         try await store.createLayer(definition)
         try await store.replace(layer: id, with: features, by: caller, at: nil)
@@ -167,7 +171,7 @@ extension TrafficScenarioRun {
             }
             let layer = scenario.layerStem + "_intersections"
             let number: JSONValue = ["type": ["number", "null"]]
-            try await write(out, layer: layer, title: (zh: "情景路口延误：\(scenario.title)", en: "Scenario \(scenario.id): delay per intersection"),
+            try await write(out, layer: layer, of: scenario, title: (zh: "情景路口延误：\(scenario.title)", en: "Scenario \(scenario.id): delay per intersection"),
                             properties: ["name": ["type": ["string", "null"], "title": "名称"], "plan_id": ["type": "string", "title": "配时方案"],
                                          "cycle_s": number, "flow_veh_h": number, "delay_s": ["type": ["number", "null"], "title": "控制延误(s/veh, HCM 2000)"],
                                          "webster_delay_s": ["type": ["number", "null"], "title": "Webster 延误(s/veh)"], "max_degree_of_saturation": number,
@@ -239,7 +243,7 @@ extension TrafficScenarioRun {
             }
             let layer = scenario.layerStem + "_parking"
             let number: JSONValue = ["type": ["number", "null"]]
-            try await write(features, layer: layer, title: (zh: "情景停车寻位：\(scenario.title)", en: "Scenario \(scenario.id): parking search time per lot"),
+            try await write(features, layer: layer, of: scenario, title: (zh: "情景停车寻位：\(scenario.title)", en: "Scenario \(scenario.id): parking search time per lot"),
                             properties: ["name": ["type": ["string", "null"], "title": "名称"], "capacity": ["type": "integer", "title": "泊位"],
                                          "price_per_hour": number, "parked": ["type": "integer", "title": "停放车次"],
                                          "mean_search_s": ["type": ["number", "null"], "title": "平均寻位时间(s)"]],

@@ -34,6 +34,8 @@ struct ChangeSubscription: Sendable {
         /// The feature (CRS84, GeoJSON) for insert and update; `nil` for delete and for a
         /// feature deleted since.
         let feature: Feature?
+        /// The layer's conditions when it holds a what-if's results (a scenario's): the event says so.
+        var conditions: LayerConditions? = nil
     }
 
     /// One page: the messages after a cursor, where the next page starts (`cursor`: past every row
@@ -90,7 +92,8 @@ struct ChangeSubscription: Sendable {
             current[e.layer, default: [:]][e.featureID] = .some(try await feature(layer: e.layer, id: e.featureID, caller: caller, store: store))
         }
         let messages = readable.map { e in
-            Message(event: e, feature: e.kind == .delete ? nil : current[e.layer]?[e.featureID] ?? nil)
+            Message(event: e, feature: e.kind == .delete ? nil : current[e.layer]?[e.featureID] ?? nil,
+                    conditions: definitions[e.layer]?.conditions)
         }
         return (messages, position)
     }
@@ -119,10 +122,14 @@ struct ChangeSubscription: Sendable {
     /// after with `Last-Event-ID`), `event` the kind, `data` one line of JSON.
     static func eventText(_ m: Message) -> String {
         let e = m.event
-        let fields: [String: JSONValue] = [
+        var fields: [String: JSONValue] = [
             "sequence": .integer(e.sequence), "collection": .string(e.layer), "id": .string(e.featureID),
             "kind": .string(e.kind.rawValue), "at": .string(e.at.formatted(HistoryRoutes.instantFormat)),
         ]
+        if let conditions = m.conditions {  // a what-if's results: never a change to the city as it stands
+            fields["whatIf"] = .bool(conditions.isWhatIf)
+            fields["conditions"] = conditions.document
+        }
         // The feature written as the collection's items are in CRS84 (7 decimals), so a
         // follower's copy compares equal to what /items answers.
         let feature = m.feature.map { GeoJSON.encodeBytes(.feature($0), options: GeoJSONWriteOptions(precision: 7, rightHandRule: true)) } ?? Array("null".utf8)

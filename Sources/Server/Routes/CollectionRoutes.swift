@@ -125,6 +125,12 @@ struct CollectionRoutes: OperationCollection {
         if !extent.isEmpty { o["extent"] = .object(extent) }
         if let g = d.geometryType { o["geometryType"] = .string(g.rawValue) }
         if let level = d.cimLevel { o["cim_level"] = .string(level.rawValue) }
+        // A what-if's results (a scenario's) say so to every client (the title carries the marking too).
+        if let conditions = d.conditions {
+            o["whatIf"] = .bool(conditions.isWhatIf)
+            o["conditions"] = conditions.document
+            if conditions.isWhatIf { o["keywords"] = .array((o["keywords"]?.arrayValue ?? []) + [.string(LayerConditions.whatIfLabel.zh)]) }
+        }
         o["quality"] = quality.metadata(info, site: site)  // governance: Routes/QualityRoutes.swift
         return .object(o)
     }

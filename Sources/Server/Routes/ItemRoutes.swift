@@ -97,6 +97,7 @@ struct ItemRoutes: OperationCollection {
                 "links": .array(links), "numberReturned": .integer(Int64(features.count)), "timeStamp": .string(timeStamp),
             ]
             if let numberMatched { members["numberMatched"] = .integer(Int64(numberMatched)) }
+            Self.markConditions(&members, info.definition)
             var body = GeoJSON.encodeBytes(.featureCollection(FeatureCollection(features)), options: items.projection.writeOptions)
             body.removeLast()  // the collection's closing brace
             body.append(UInt8(ascii: ","))
@@ -143,7 +144,9 @@ struct ItemRoutes: OperationCollection {
             var body = GeoJSON.encodeBytes(.feature(feature), options: projection.writeOptions)
             body.removeLast()
             body.append(UInt8(ascii: ","))
-            body += JSONText.members(["links": .array(links)])
+            var members: [String: JSONValue] = ["links": .array(links)]
+            Self.markConditions(&members, layer)
+            body += JSONText.members(members)
             body.append(UInt8(ascii: "}"))
             return Representation(mediaType: MediaTypeName.geoJSON, body: body, headers: headers).linking(links)
         case .html:
@@ -152,6 +155,14 @@ struct ItemRoutes: OperationCollection {
             representation.headers = headers
             return representation.linking(links)
         }
+    }
+
+    /// A what-if layer's answer says so (`whatIf`, `conditions`), beside the features: a client
+    /// that shows them never takes them for the city as it stands.
+    static func markConditions(_ members: inout [String: JSONValue], _ definition: LayerDefinition) {
+        guard let conditions = definition.conditions else { return }
+        members["whatIf"] = .bool(conditions.isWhatIf)
+        members["conditions"] = conditions.document
     }
 
     /// The page in the response CRS; a position the CRS cannot represent is the `crs` parameter's fault.

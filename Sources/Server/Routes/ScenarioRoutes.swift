@@ -23,22 +23,34 @@ struct ScenarioRoutes: OperationCollection {
     /// token of a department that may write the scenarios and their results (the water authority
     /// for flood scenarios); every write is a versioned, audited feature of layer `scenarios`.
     /// Compare two scenarios with process `compare-scenarios`.
+    ///
+    /// A scenario's results are a what-if with the flood runs' lifecycle (`ResultLifecycle`): a
+    /// run leaves them a draft, seen by the owner department alone (the scenario is not listed to
+    /// others, its layers are `not-shared`); `POST /scenarios/{id}/publish` shares them with every
+    /// department, marked 情景（非实况） (`whatIf: true`, `conditions`), `POST /scenarios/{id}/archive`
+    /// takes them back. Only the owner's editors (or the admin) change the state: 401 for the
+    /// public, 403 for another department.
     var operations: [APIOperation] {
         let common = APIResponse.standardProblems
         let refused: [APIResponse] = [
             .problem(401, "Creating or running a scenario needs a bearer token."),
             .problem(403, "The caller's department may not write the scenarios or their results."),
         ]
-        let noScenario = APIResponse.problem(404, "No such scenario.")
+        let noScenario = APIResponse.problem(404, "No such scenario (a draft is its owner's alone).")
+        let lifecycleRefused: [APIResponse] = [
+            .problem(401, "Publishing or archiving a scenario needs a bearer token."),
+            .problem(403, "Only the owner's editors (or the admin) publish or archive a scenario."),
+        ]
         return [
             APIOperation(
-                id: "getScenarios", method: .get, path: "/scenarios", summary: "The scenarios: base map instant, sandbox changes, model parameters, status and results of each.",
+                id: "getScenarios", method: .get, path: "/scenarios",
+                summary: "The scenarios the caller may see (every one for the owner, the published and archived ones for other departments): base map instant, sandbox changes, model parameters, status, state and results of each, each a what-if.",
                 tag: "Scenarios", parameters: [],
                 responses: [.ok("The scenario list.", [(MediaTypeName.json, "ScenarioList")])] + common
             ) { [self] _, context, _ in
                 let list = try await scenarioCatalog.list(by: context.caller)
                 return .json([
-                    "scenarios": .array(list.map(scenarioDocument)),
+                    "scenarios": .array(list.map { scenarioDocument($0, for: context.caller) }),
                     "links": [site.link("/scenarios", rel: "self", type: MediaTypeName.json),
                               site.link("/processes/compare-scenarios", rel: "related", type: MediaTypeName.json, title: "Compare two scenarios")],
                 ])
@@ -56,7 +68,7 @@ struct ScenarioRoutes: OperationCollection {
                     throw Problem(.invalidBody, "the body is not JSON", position: "$")
                 }
                 let scenario = try await scenarioCatalog.create(body, by: context.caller, flood: processes.floodScenario)
-                var representation = Representation.json(scenarioDocument(scenario), status: .created)
+                var representation = Representation.json(scenarioDocument(scenario, for: context.caller), status: .created)
                 representation.headers[.location] = site.url("/scenarios/\(scenario.id)")
                 return representation
             },
@@ -67,7 +79,7 @@ struct ScenarioRoutes: OperationCollection {
                 responses: [.ok("The scenario.", [(MediaTypeName.json, "Scenario")]), noScenario] + common
             ) { [self] _, context, _ in
                 let id = try pathParameter(context, "scenarioId")
-                return .json(scenarioDocument(try await scenarioCatalog.scenario(id, by: context.caller, field: "scenarioId")))
+                return .json(scenarioDocument(try await scenarioCatalog.scenario(id, by: context.caller, field: "scenarioId"), for: context.caller))
             },
             APIOperation(
                 id: "runScenario", method: .post, path: "/scenarios/{scenarioId}/run",
@@ -100,23 +112,55 @@ struct ScenarioRoutes: OperationCollection {
                 representation.headers[.location] = site.url("/jobs/\(job.id)")
                 return representation
             },
+            APIOperation(
+                id: "publishScenario", method: .post, path: "/scenarios/{scenarioId}/publish",
+                summary: "Publishes a finished scenario's results: its result layers are shared with every department, marked 情景（非实况） (what-if), never on by default in the web map and never the current state.",
+                tag: "Scenarios", parameters: [.scenarioID],
+                responses: [.ok("The scenario as published.", [(MediaTypeName.json, "Scenario")]), noScenario,
+                            .problem(409, "The scenario's last run has not finished successfully.")] + lifecycleRefused + common
+            ) { [self] _, context, _ in
+                let id = try pathParameter(context, "scenarioId")
+                return .json(scenarioDocument(try await scenarioCatalog.publish(id, by: context.caller), for: context.caller))
+            },
+            APIOperation(
+                id: "archiveScenario", method: .post, path: "/scenarios/{scenarioId}/archive",
+                summary: "Archives a scenario: its record stays (listed as archived), its result layers are the owner's alone again.",
+                tag: "Scenarios", parameters: [.scenarioID],
+                responses: [.ok("The scenario as archived.", [(MediaTypeName.json, "Scenario")]), noScenario] + lifecycleRefused + common
+            ) { [self] _, context, _ in
+                let id = try pathParameter(context, "scenarioId")
+                return .json(scenarioDocument(try await scenarioCatalog.archive(id, by: context.caller), for: context.caller))
+            },
         ]
     }
 
     private var scenarioCatalog: ScenarioCatalog { ScenarioCatalog(store: store) }
 
-    /// A scenario as `/scenarios/{id}` shows it, with links.
-    func scenarioDocument(_ scenario: Scenario) -> JSONValue {
+    /// A scenario as `/scenarios/{id}` shows it to `caller`, with links: its results' layers
+    /// while the caller may read them (the owner always, others while it is published); the run,
+    /// lifecycle and history links for the owner's editors.
+    func scenarioDocument(_ scenario: Scenario, for caller: Caller) -> JSONValue {
         var doc = scenario.document.objectValue ?? [:]
-        var links: [JSONValue] = [
-            site.link("/scenarios/\(scenario.id)", rel: "self", type: MediaTypeName.json),
-            site.link("/scenarios/\(scenario.id)/run", rel: "http://www.opengis.net/def/rel/ogc/1.0/execute", type: MediaTypeName.json, title: "Run the scenario (POST)"),
-            site.link("/collections/\(ScenarioCatalog.layerID)/items/\(scenario.id)/history", rel: "version-history", type: MediaTypeName.json,
-                      title: "Versions of the scenario"),
-        ]
-        if let job = scenario.job { links.append(site.link("/jobs/\(job)", rel: "monitor", type: MediaTypeName.json, title: "The last run's job")) }
-        for layer in scenario.result?.objectValue?["layers"]?.arrayValue?.compactMap(\.stringValue) ?? [] {
-            links.append(site.link("/collections/\(layer)", rel: "related", type: MediaTypeName.json, title: "Result layer \(layer)"))
+        let owner = ResultLifecycle.mayChange(owner: ScenarioCatalog.owner, caller)
+        let seesResults = scenario.state == .published || ResultLifecycle.sees(.draft, owner: ScenarioCatalog.owner, caller)
+        var links: [JSONValue] = [site.link("/scenarios/\(scenario.id)", rel: "self", type: MediaTypeName.json)]
+        if owner {
+            links += [
+                site.link("/scenarios/\(scenario.id)/run", rel: "http://www.opengis.net/def/rel/ogc/1.0/execute", type: MediaTypeName.json, title: "Run the scenario (POST)"),
+                site.link("/scenarios/\(scenario.id)/publish", rel: "related", type: MediaTypeName.json, title: "Publish the results as a what-if (POST)"),
+                site.link("/scenarios/\(scenario.id)/archive", rel: "related", type: MediaTypeName.json, title: "Archive the results (POST)"),
+                site.link("/collections/\(ScenarioCatalog.layerID)/items/\(scenario.id)/history", rel: "version-history", type: MediaTypeName.json,
+                          title: "Versions of the scenario"),
+            ]
+        }
+        if owner, let job = scenario.job { links.append(site.link("/jobs/\(job)", rel: "monitor", type: MediaTypeName.json, title: "The last run's job")) }
+        guard seesResults else {
+            doc["links"] = .array(links)
+            return .object(doc)
+        }
+        for layer in scenario.resultLayers {
+            links.append(site.link("/collections/\(layer)", rel: "related", type: MediaTypeName.json,
+                                   title: "Result layer \(layer) (\(LayerConditions.whatIfLabel.en))"))
         }
         if scenario.status == .successful, let rasters = rasters, let steps = FloodTimeSteps.read(layer: scenario.depthLayer, rasters: rasters) {
             doc["timeSteps"] = depthLinks.timeSteps(steps)
@@ -134,7 +178,16 @@ struct ScenarioRoutes: OperationCollection {
                            "base": ["type": "string", "format": "date-time"], "parameters": ["type": "object"],
                            "changes": ["type": "array", "items": ["type": "object"]], "status": ["type": "string"],
                            "job": ["type": "string", "nullable": true], "result": ["type": "object", "nullable": true],
+                           "state": ["type": "string", "enum": ["draft", "published", "archived"]],
+                           "published_by": ["type": "string", "nullable": true], "published_at": ["type": "string", "nullable": true],
+                           "whatIf": ["type": "boolean", "enum": [true]], "conditions": ["$ref": "#/components/schemas/Conditions"],
                            "links": ["type": "array"]],
+        ],
+        "Conditions": [
+            "type": "object", "required": ["kind", "scenarios", "whatIf"],
+            "description": "What a layer (or a scenario's results) describes when not the city as it stands: kind scenario is a what-if, marked 情景（非实况）.",
+            "properties": ["kind": ["type": "string", "enum": ["scenario"]], "scenarios": ["type": "array", "items": ["type": "string"]],
+                           "whatIf": ["type": "boolean"], "label": ["type": "string"], "labelEn": ["type": "string"]],
         ],
         "ScenarioList": ["type": "object", "required": ["scenarios"],
                          "properties": ["scenarios": ["type": "array", "items": ["$ref": "#/components/schemas/Scenario"]], "links": ["type": "array"]]],

@@ -194,18 +194,29 @@ struct MapStyle {
         }
     }
 
+    /// Roles that show layer `d` by default: none for a what-if (a scenario's results, shared
+    /// or not, are in the layer tree, off, marked 情景（非实况）), else `roles(_:)` of its id.
+    static func roles(_ d: LayerDefinition) -> [MapAudience] {
+        d.isWhatIf ? [] : roles(d.id)
+    }
+
     private func meta(_ d: LayerDefinition, legend: Bool = true, extra: [String: JSONValue] = [:]) -> JSONValue {
         var m: [String: JSONValue] = [
             "citytwin:collection": .string(d.id), "citytwin:title": .string(d.title.zh), "citytwin:titleEn": .string(d.title.en),
             "citytwin:category": .string(d.category.rawValue),
-            "citytwin:roles": .array(Self.roles(d.id).map { .string($0.rawValue) }), "citytwin:legend": .bool(legend),
+            "citytwin:roles": .array(Self.roles(d).map { .string($0.rawValue) }), "citytwin:legend": .bool(legend),
         ]
+        // The what-if marking (the title carries it too): the tree, legend and popups show it.
+        if d.isWhatIf {
+            m["citytwin:whatIf"] = true
+            m["citytwin:whatIfLabel"] = .string(LayerConditions.whatIfLabel.zh)
+        }
         for (k, v) in extra { m[k] = v }
         return .object(m)
     }
 
     private func visibility(_ d: LayerDefinition) -> JSONValue {
-        guard Self.roles(d.id).contains(audience) else { return "none" }
+        guard Self.roles(d).contains(audience) else { return "none" }
         if let stem = Self.floodRunStem(d.id), stem != currentFloodRun { return "none" }
         return "visible"
     }

@@ -31,7 +31,7 @@ const TEXT = {
        jobAccepted: "已提交", jobRunning: "运行中", jobSuccessful: "完成", jobFailed: "失败", show: "显示结果图层", layerTreeFailed: "图层目录加载失败：",
        analysisFailed: "分析失败：", areas: "服务区", yes: "是", no: "否", zoomFrom: "级起", snap: "距道路", treeTitle: "图层",
        floodModel: "情景", timeTitle: "积水过程与情景对比", timeRun: "模拟结果", timeShow: "按时刻显示水深", play: "播放", pause: "暂停", timeSlider: "时刻",
-       swipe: "卷帘对比（左右两个情景）", swipeRight: "右侧情景", swipeHint: "拖动分隔线，或聚焦后用方向键移动。", timeLegend: "积水深度（当前时刻）",
+       swipe: "卷帘对比（左右两个情景）", swipeRight: "右侧情景", swipeHint: "拖动分隔线，或聚焦后用方向键移动。", timeLegend: "积水深度（当前时刻）", whatIfNote: "情景（非实况）：规划情景的模拟结果，不是实况。",
        permanentWater: "河湖常水面（非积水）", divider: "卷帘分隔线", left: "左", right: "右", minutesIn: "分钟", designStorm: "设计暴雨，非实况", observedRain: "实测降雨",
        greenWave: "绿波协调与时空图", corridor: "干线绿波", cycle: "周期", bandOut: "上行绿波带宽", bandIn: "下行绿波带宽", offset: "相位差",
        delay: "延误", los: "服务水平", diagramAlt: "时空图：", openDiagram: "在新窗口打开时空图",
@@ -52,7 +52,7 @@ const TEXT = {
        jobAccepted: "accepted", jobRunning: "running", jobSuccessful: "successful", jobFailed: "failed", show: "Show result layers", layerTreeFailed: "Layer list failed: ",
        analysisFailed: "Analysis failed: ", areas: "Service areas", yes: "yes", no: "no", zoomFrom: "from zoom", snap: "to road", treeTitle: "Layers",
        floodModel: "Scenario", timeTitle: "Flood over time and comparison", timeRun: "Result", timeShow: "Show the depth at a time", play: "Play", pause: "Pause", timeSlider: "Time",
-       swipe: "Swipe: compare two results", swipeRight: "Right-hand result", swipeHint: "Drag the divider, or focus it and use the arrow keys.", timeLegend: "Water depth (at this time)",
+       swipe: "Swipe: compare two results", swipeRight: "Right-hand result", swipeHint: "Drag the divider, or focus it and use the arrow keys.", timeLegend: "Water depth (at this time)", whatIfNote: "What-if: a planning scenario's simulated result, not the city as it stands.",
        permanentWater: "Permanent water (not flood)", divider: "Swipe divider", left: "left", right: "right", minutesIn: "min", designStorm: "design storm, not observed", observedRain: "observed rain",
        greenWave: "Green wave and time–space diagram", corridor: "Corridor green wave", cycle: "cycle", bandOut: "outbound band", bandIn: "inbound band", offset: "offset",
        delay: "delay", los: "LOS", diagramAlt: "Time–space diagram: ", openDiagram: "Open the diagram in a new window",
@@ -170,6 +170,8 @@ function buildTree() {
         buildLegend(); late.fillExport();
       });
       label.appendChild(box); label.appendChild(document.createTextNode(layerTitle(c.meta)));
+      // A what-if's results (a scenario's): marked in the title and set apart, never on by default.
+      if (c.meta["citytwin:whatIf"]) label.classList.add("what-if");
       if (c.minzoom > 0) label.appendChild(el("span", c.minzoom + " " + t("zoomFrom"), "zoom"));
       details.appendChild(label);
     }
@@ -221,7 +223,7 @@ function buildLegend() {
     const entries = legendEntries(l);
     if (!entries.length) continue;
     const m = meta(l), key = m["citytwin:collection"];
-    if (!groups.has(key)) groups.set(key, {title: layerTitle(m), entries: []});
+    if (!groups.has(key)) groups.set(key, {title: layerTitle(m), whatIf: !!m["citytwin:whatIf"], entries: []});
     groups.get(key).entries.push(...entries);
   }
   // The depth at the slider's time (the PNG tiles' classes, from the run's timesteps legend).
@@ -230,13 +232,16 @@ function buildLegend() {
   if (run && late.timeShown()) {
     const entries = (run.legend || []).slice(1).map((e) => ({label: e.label, color: e.colour, shape: "fill"}));
     entries.push({label: t("permanentWater"), color: late.WATER, shape: "fill"});
-    groups.set("_time", {title: t("timeLegend") + " · " + late.stepText(run, timeline.index), entries});
+    // A what-if's depth (a scenario's) says so here too: its title carries the marking.
+    const shown = collections().find((c) => c.id === timeline.layer), whatIf = !!(shown && shown.meta["citytwin:whatIf"]);
+    const prefix = whatIf ? "【" + (lang === "en" ? "What-if" : shown.meta["citytwin:whatIfLabel"]) + "】" : "";
+    groups.set("_time", {title: prefix + t("timeLegend") + " · " + late.stepText(run, timeline.index), whatIf, entries});
   }
   // Results of the analyses drawn on the map.
   const results = late.results;
   if (results.legend.length) groups.set("_results", {title: lang === "en" ? "Analysis results" : "分析结果", entries: results.legend});
   for (const g of groups.values()) {
-    legend.appendChild(el("h3", g.title));
+    legend.appendChild(el("h3", g.title, g.whatIf ? "what-if" : undefined));
     const seen = new Set();
     for (const e of g.entries) {
       if (seen.has(e.label + e.color)) continue; seen.add(e.label + e.color);
@@ -294,6 +299,7 @@ async function identify(e) {
   const titles = await fieldTitles(id);
   const box = el("div", null, "popup"), table = el("table");
   box.appendChild(el("h3", layerTitle(m)));
+  if (m["citytwin:whatIf"]) { box.classList.add("what-if"); box.appendChild(el("p", t("whatIfNote"), "what-if-note")); }
   for (const [k, v] of Object.entries(f.properties)) {
     const tr = el("tr"), q = titles[k] || {};
     tr.appendChild(el("th", (lang === "en" ? (q.description || k) : (q.title || k))));

@@ -53,6 +53,12 @@ public struct LayerDefinition: Sendable, Hashable {
     /// not cut into a tile of the whole city. `nil`: every zoom. A collection's own tiles are cut
     /// at every zoom; other tile matrix sets map a level to its zoom (`TileMatrixSet.zoom(of:)`).
     public var tileZooms: ClosedRange<Int>?
+    /// What the features describe when not the city as it stands (optional `"conditions"`): the
+    /// results of what-if scenarios, marked as such wherever the layer is shown (`LayerConditions`).
+    public var conditions: LayerConditions?
+
+    /// Whether the layer holds what-if results (`conditions`), never the city as it stands.
+    public var isWhatIf: Bool { conditions?.isWhatIf ?? false }
 
     /// The zooms a `"tiles"` range may name (OGC WebMercatorQuad's levels).
     public static let tileZoomLimits = 0...24
@@ -208,6 +214,7 @@ public struct LayerDefinition: Sendable, Hashable {
         self.indexes = try Self.parseIndexes(o["indexes"], schema: schema, fail: fail)
         self.tileZooms = try Self.parseTileZooms(o["tiles"], fail: fail)
         if tileZooms != nil, !hasGeometry { throw fail("tiles", "the layer has no geometry, so it has no tiles and no zoom range") }
+        self.conditions = try LayerConditions.parse(o["conditions"], fail: fail)
     }
 
     private static func parseTileZooms(_ value: JSONValue?, fail: (String, String) -> StoreError) throws -> ClosedRange<Int>? {
@@ -301,6 +308,7 @@ public struct LayerDefinition: Sendable, Hashable {
             if tileZooms.upperBound != Self.tileZoomLimits.upperBound { t["maxzoom"] = .integer(Int64(tileZooms.upperBound)) }
             o["tiles"] = .object(t)
         }
+        if let conditions { o["conditions"] = conditions.json }
         return .object(o)
     }
 

@@ -11,7 +11,8 @@ import TwinStore
 /// the depth per output step and the series over time (`FloodTimeSteps`); a signal scenario
 /// `scenario_<id>_intersections` (delay per intersection), a parking scenario
 /// `scenario_<id>_parking` (search time per lot) (`TrafficScenarioRun`). The run records status
-/// and results in the scenario (a new version of its record).
+/// and results in the scenario (a new version of its record). The results are a what-if and a
+/// draft of the owner (`ScenarioCatalog`): no other department sees them until it publishes them.
 public struct ScenarioRunProcess: TypedProcess {
     public let id = "scenario-run"
     public let version = "1.0.0"
@@ -81,6 +82,9 @@ public struct ScenarioRunProcess: TypedProcess {
         options.changes = scenario.changes
         options.outputInterval = model.outputInterval
         options.start = scenario.start
+        // A what-if: its layers say so, and are the owner's until it publishes them (`ScenarioCatalog.publish`).
+        options.resultSharing = ScenarioCatalog.draftSharing
+        options.resultConditions = scenario.conditions
         return (model.flood, options)
     }
 
@@ -92,10 +96,14 @@ public struct ScenarioRunProcess: TypedProcess {
         if flood == nil { try TrafficScenarioRun.validate(read) }
         // Each status change is made to the record as stored when it lands (the server adds the job
         // id to it at about the same time): nothing another writer put there is lost.
+        // A new run is a draft: the record says so first, then the last run's layers (and the
+        // comparisons made of them) are hidden until the owner publishes the new results.
         let scenario = try await catalog.update(id, by: caller) {
             $0.status = .running
             $0.error = nil
+            $0.state = .draft
         }
+        try await catalog.shareResults(of: scenario)
         var layers: [String] = []
         let summaryJSON: JSONValue
         do {

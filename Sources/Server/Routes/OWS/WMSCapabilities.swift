@@ -108,6 +108,10 @@ struct WMSCapabilities {
                 <Abstract>\(e(d.title.en))</Abstract>
 
         """
+        // A what-if's results (a scenario's): the title says 情景（非实况）, the keywords too.
+        if d.isWhatIf {
+            out += "        <KeywordList><Keyword>\(e(LayerConditions.whatIfLabel.zh))</Keyword><Keyword>what-if</Keyword></KeywordList>\n"
+        }
         if let extent = info.extent { out += boxes(extent, indent: "        ") }
         let legendSize = legendSizes[d.id] ?? (1, 1)
         let legend = "\(serviceURL)?SERVICE=WMS&VERSION=1.3.0&REQUEST=GetLegendGraphic&FORMAT=image/png&LAYER=\(QueryParameters.escape(d.id))"
