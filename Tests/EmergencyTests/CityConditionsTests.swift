@@ -115,10 +115,10 @@ struct CityConditionsTests {
         #expect(open["conditions"]?["closures"]?.arrayValue?.isEmpty == true)
 
         let closure = Feature(id: .string("RC-1"), geometry: nil, properties: [
-            "road_id": "h3-2", "reason": "塌陷", "note": .null, "valid_from": "2026-01-01T00:00:00Z", "valid_to": .null,
+            "road_id": "h3-2", "reason": "塌陷", "note": .null, "valid_from": "2020-01-01T00:00:00Z", "valid_to": .null,
         ])
         let lifted = Feature(id: .string("RC-0"), geometry: nil, properties: [
-            "road_id": "h3-1", "reason": "施工", "note": .null, "valid_from": "2025-01-01T00:00:00Z", "valid_to": "2025-02-01T00:00:00Z",
+            "road_id": "h3-1", "reason": "施工", "note": .null, "valid_from": "2019-01-01T00:00:00Z", "valid_to": "2019-02-01T00:00:00Z",
         ])
         try await store.insert(layer: CityConditions.closuresLayer, features: [closure, lifted], by: Self.duty, at: nil)
         let closed = try await route.execute(trip, store: store, caller: Self.fire, progress: .ignored)
@@ -126,7 +126,7 @@ struct CityConditionsTests {
         #expect(closed["conditions"]?["closures"]?.arrayValue?.map { $0["id"] } == ["RC-1"])
         #expect(closed["conditions"]?["roads_closed"]?.arrayValue?.first?["closure"] == "RC-1")
         // Before the closure took effect, and in the dry city, the straight route again.
-        let before = try await route.execute(trip.merging(["at": "2025-12-31T00:00:00Z"]) { _, b in b }, store: store, caller: Self.fire,
+        let before = try await route.execute(trip.merging(["at": "2019-12-31T00:00:00Z"]) { _, b in b }, store: store, caller: Self.fire,
                                              progress: .ignored)
         #expect(before["route"]?["properties"]?["metres"]?.doubleValue == openMetres)
         let none = try await route.execute(trip.merging(["conditions": "none"]) { _, b in b }, store: store, caller: Self.fire, progress: .ignored)
@@ -136,8 +136,8 @@ struct CityConditionsTests {
         let dryArea = try await area.execute(["origin": [114.806, 30.846], "breaks": [1], "conditions": "none"], store: store, caller: Self.fire,
                                              progress: .ignored)
         let wetArea = try await area.execute(["origin": [114.806, 30.846], "breaks": [1]], store: store, caller: Self.fire, progress: .ignored)
-        let dryMetres = try #require(dryArea["areas"]?["features"]?[0]?["properties"]?["reached_metres"]?.doubleValue)
-        let wetMetres = try #require(wetArea["areas"]?["features"]?[0]?["properties"]?["reached_metres"]?.doubleValue)
+        let dryMetres = try #require(dryArea["areas"]?["features"]?.arrayValue?.first?["properties"]?["reached_metres"]?.doubleValue)
+        let wetMetres = try #require(wetArea["areas"]?["features"]?.arrayValue?.first?["properties"]?["reached_metres"]?.doubleValue)
         #expect(wetMetres < dryMetres)
         #expect(wetArea["conditions"]?["closures"]?.arrayValue?.count == 1)
     }
