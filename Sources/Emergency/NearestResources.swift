@@ -25,6 +25,17 @@ public struct NearestResourcesAnswer: Sendable, Hashable {
     public var maximumSnapMetres: Double
     /// Candidates left out because the roads do not reach them, with the reason.
     public var offRoad: [OffRoadResource]
+    /// Candidates the city's conditions cut off (never ranked), nearest in the dry city first.
+    public var cutOff: [CutOffResource] = []
+}
+
+/// A resource the city's conditions cut off from an incident.
+public struct CutOffResource: Sendable, Hashable {
+    public var resource: EmergencyResource
+    /// Why, naming the road, the depth or the closure (`CityConditions.ClosedRoad.why`).
+    public var reason: String
+    /// Seconds from the incident in the dry city (`nil`: unreachable even then).
+    public var drySeconds: Double?
 }
 
 /// "Which three shelters can take 800 people fastest from here?": the N resources with the
@@ -70,6 +81,44 @@ public enum NearestResources {
         let (accesses, offRoad) = StoreRoadGraph.limit(resources: snapped.resources, accesses: snapped.accesses, maximumMetres: maximumSnapMetres)
         return try search(from: origin, among: snapped.resources, accesses: accesses, offRoad: offRoad, count: count, roads: roads,
                           avoiding: .none, maximumSnapMetres: maximumSnapMetres, sweeping: snapped.sweep)
+    }
+
+    /// As `search(from:among:count:roads:maximumSnapMetres:)` under the city's conditions
+    /// (`CityConditions.roads(on:vehicle:)`): the incident meets the nearest road open to the
+    /// vehicle; each resource keeps its own road access (its door), and one the conditions cut
+    /// off (its every access road closed or flooded beyond the vehicle's wading depth, or no open
+    /// way from the incident) is never ranked but listed in `cutOff` with why and its dry time.
+    public static func search(from incident: Position, among snapped: SnappedResources, count: Int, roads: StoreRoadGraph,
+                              under state: CityConditions.Roads,
+                              maximumSnapMetres: Double = StoreRoadGraph.defaultMaximumSnapMetres) throws -> NearestResourcesAnswer {
+        guard !state.closures.isEmpty else {
+            return try search(from: incident, among: snapped, count: count, roads: roads, maximumSnapMetres: maximumSnapMetres)
+        }
+        guard count > 0 else { throw ScenarioError(.invalidArgument, "must be ≥ 1, got \(count)", field: "count") }
+        let closures = state.closures
+        let origin = try roads.access(lonLat: incident, avoiding: closures, field: "incident", maximumMetres: maximumSnapMetres)
+        let (accesses, offRoad) = StoreRoadGraph.limit(resources: snapped.resources, accesses: snapped.accesses, maximumMetres: maximumSnapMetres)
+        var answer = try search(from: origin, among: snapped.resources, accesses: accesses, offRoad: offRoad, count: count, roads: roads,
+                                avoiding: closures, maximumSnapMetres: maximumSnapMetres)
+        var targets: [RoadAccess] = [], kept: [Int] = []
+        for (i, a) in accesses.enumerated() {
+            if let a { targets.append(a); kept.append(i) }
+        }
+        let wet = roads.graph.travelTimes(from: origin, to: targets, avoiding: closures)
+        let dry = roads.graph.travelTimes(from: origin, to: targets)
+        for k in targets.indices where wet[k] == nil {
+            let resource = snapped.resources[kept[k]]
+            let why: String
+            if targets[k].positions.allSatisfy({ closures.contains($0.piece) }),
+               let road = state.closedRoad(piece: targets[k].positions[0].piece) {
+                why = "its access road: " + road.why(state.vehicle)
+            } else {
+                why = "isolated: every way from the incident crosses a closed or flooded road"
+            }
+            answer.cutOff.append(CutOffResource(resource: resource, reason: why, drySeconds: dry[k]))
+        }
+        answer.cutOff.sort { ($0.drySeconds ?? .infinity, $0.resource.id) < ($1.drySeconds ?? .infinity, $1.resource.id) }
+        return answer
     }
 
     private static func search(from origin: RoadAccess, among resources: [EmergencyResource], accesses: [RoadAccess?],

@@ -36,7 +36,8 @@ public enum FirePrePlan {
     /// Where a point meets the streets, and the straight metres between.
     struct StreetPoint { var id: String; var name: String?; var at: EdgePosition; var properties: [String: JSONValue] }
 
-    public static func plan(building id: String, store: any FeatureStore, caller: Caller, hydrantCount: Int) async throws -> JSONValue {
+    public static func plan(building id: String, store: any FeatureStore, caller: Caller, hydrantCount: Int,
+                            conditions: CityConditions = .none(), vehicle: VehicleClass = .fireEngine) async throws -> JSONValue {
         guard let building = try await store.feature(layer: "buildings", id: id, by: caller), let footprint = building.geometry,
               let centre = footprint.envelope?.center else {
             throw ProcessInputError("building", "no building '\(id)' the caller may read")
@@ -77,7 +78,8 @@ public enum FirePrePlan {
                                                reach: hoseSearchMetres, offset: HydrantCoverage.maximumHydrantOffset)
         let sources = try await nearestByHose("fire_water_sources", keep: { $0["status"]?.stringValue == "可用" }, count: 3,
                                               reach: waterSearchMetres, offset: waterAccessMetres)
-        let stations = try await stationRoutes(to: centre, roads: driving, store: store, caller: caller)
+        let state = conditions.roads(on: driving, vehicle: vehicle)
+        let (stations, cutOff) = try await stationRoutes(to: centre, roads: driving, under: state, store: store, caller: caller)
         let access = try await ladderAccess(footprint: footprint, store: store, caller: caller, roads: walking)
         let occupants = try await Self.occupants(of: building, store: store, caller: caller)
         var facts = building.properties
@@ -85,7 +87,8 @@ public enum FirePrePlan {
         facts["high_rise"] = try await related("high_rise_residences", building: id, store: store, caller: caller)
         facts["key_unit"] = try await related("fire_key_units", building: id, store: store, caller: caller)
         return ["building": .object(facts), "occupants": occupants, "hydrants": hydrants, "water_sources": sources,
-                "stations": stations, "aerial_ladder_access": access,
+                "stations": stations, "stations_cut_off": cutOff, "aerial_ladder_access": access,
+                "conditions": conditions.json(state),
                 "rules": ["turn_out_seconds": .number(turnOutSeconds),
                           "hose": "metres along the streets from the building's street position, plus the straight metres from each end to its street",
                           "lanes": "GB 50016-2014 §7.1.8: fire lanes at least 4 m wide and 4 m clear high; a lane with a violation not yet 已处理 is blocked",
@@ -104,15 +107,31 @@ public enum FirePrePlan {
         return page.features.first.map { .object($0.properties.merging(["id": .string($0.id?.description ?? "")]) { a, _ in a }) } ?? .null
     }
 
-    /// Every station's fastest driving route to the building, arrival = turn-out + travel.
-    static func stationRoutes(to centre: Position, roads: StoreRoadGraph, store: any FeatureStore, caller: Caller) async throws -> JSONValue {
-        guard try await store.layerDefinition("fire_stations", for: caller) != nil else { return withheld("fire_stations") }
-        let target = try roads.access(lonLat: centre, field: "building", maximumMetres: StoreRoadGraph.defaultMaximumSnapMetres)
+    /// Every station's fastest driving route to the building under the city's conditions,
+    /// arrival = turn-out + travel; a station the conditions cut off (its access road closed or
+    /// flooded beyond the vehicle's wading depth, or no open way) is listed apart with why.
+    static func stationRoutes(to centre: Position, roads: StoreRoadGraph, under state: CityConditions.Roads,
+                              store: any FeatureStore, caller: Caller) async throws -> (JSONValue, JSONValue) {
+        guard try await store.layerDefinition("fire_stations", for: caller) != nil else { return (withheld("fire_stations"), .array([])) }
+        let closures = state.closures
+        let target = try roads.access(lonLat: centre, avoiding: closures, field: "building", maximumMetres: StoreRoadGraph.defaultMaximumSnapMetres)
         var out: [(Double, JSONValue)] = []
+        var cutOff: [JSONValue] = []
         for try await f in store.stream(layer: "fire_stations", FeatureQuery(limit: 1000), by: caller) {
             guard case .point(let point)? = f.geometry, let p = point.position,
-                  let origin = try? roads.access(lonLat: p, field: "station", maximumMetres: StoreRoadGraph.defaultMaximumSnapMetres),
-                  let route = roads.graph.route(from: origin, to: target) else { continue }
+                  let origin = try? roads.access(lonLat: p, field: "station", maximumMetres: StoreRoadGraph.defaultMaximumSnapMetres) else { continue }
+            guard let route = roads.graph.route(from: origin, to: target, avoiding: closures) else {
+                guard let dry = roads.graph.route(from: origin, to: target) else { continue }
+                let why: String
+                if origin.positions.allSatisfy({ closures.contains($0.piece) }), let road = state.closedRoad(piece: origin.positions[0].piece) {
+                    why = "its access road: " + road.why(state.vehicle)
+                } else {
+                    why = "isolated: every way to the building crosses a closed or flooded road"
+                }
+                cutOff.append(["id": .string(f.id?.description ?? ""), "name": f.properties["name"] ?? .null, "reason": .string(why),
+                               "dry_seconds": ProcessInputs.number(dry.seconds), "position": ProcessInputs.json(p)])
+                continue
+            }
             let arrival = turnOutSeconds + route.seconds
             out.append((arrival, ["type": "Feature", "id": .string(f.id?.description ?? ""),
                                   "geometry": try ProcessInputs.json(.lineString(try roads.lonLatLine(route))),
@@ -121,7 +140,7 @@ public enum FirePrePlan {
                                                  "arrival_seconds": ProcessInputs.number(arrival),
                                                  "within_5_minutes": .bool(arrival <= 300)]]))
         }
-        return ["type": "FeatureCollection", "features": .array(out.sorted { $0.0 < $1.0 }.map(\.1))]
+        return (["type": "FeatureCollection", "features": .array(out.sorted { $0.0 < $1.0 }.map(\.1))], .array(cutOff))
     }
 
     /// The street an aerial ladder could work from, and the fire lanes near the building with their state.

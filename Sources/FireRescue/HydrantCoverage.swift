@@ -106,7 +106,10 @@ extension HydrantCoverage {
 
     /// The analysis on the store's roads, hydrants and buildings as `caller` may read them, with
     /// the road graph it ran on (for the gaps' coordinates).
-    public static func load(from store: any FeatureStore, by caller: Caller) async throws -> (HydrantCoverage, StoreRoadGraph) {
+    /// Under `conditions`, a hydrant whose street the flood run measured deeper than a fire
+    /// engine's wading depth (0.50 m, `VehicleClass.fireEngine`) is under water: not counted, with why.
+    public static func load(from store: any FeatureStore, by caller: Caller,
+                            conditions: CityConditions = .none()) async throws -> (HydrantCoverage, StoreRoadGraph) {
         let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: .walking, by: caller)
         var features: [Feature] = []
         for try await f in store.stream(layer: "hydrants", FeatureQuery(properties: ["status", "status_source", "status_reason"], limit: 5000), by: caller) { features.append(f) }
@@ -117,8 +120,15 @@ extension HydrantCoverage {
         var hydrants: [Hydrant] = []
         for f in features {
             guard case .point(let point)? = f.geometry, let p = point.position else { continue }
-            let reason = outOfService(f.properties)
-            hydrants.append(Hydrant(id: f.id?.description ?? "", position: try roads.metric(p), working: reason == nil, reason: reason))
+            let at = try roads.metric(p)
+            var reason = outOfService(f.properties)
+            if reason == nil, let flood = conditions.flood, let snapped = roads.graph.network.snap(at),
+               snapped.distance <= maximumHydrantOffset, let road = roads.graph.network.lines[Int(roads.graph.network.pieces[snapped.piece].line)].id,
+               let depth = flood.roadDepth[road], depth > VehicleClass.fireEngine.wadingDepthMetres {
+                reason = "under water: \(flood.roadNames[road] ?? road) (\(road)) \(String(format: "%.2f", depth)) m deep in flood run \(flood.id), "
+                    + "deeper than a fire engine's \(String(format: "%.2f", VehicleClass.fireEngine.wadingDepthMetres)) m"
+            }
+            hydrants.append(Hydrant(id: f.id?.description ?? "", position: at, working: reason == nil, reason: reason))
         }
         var buildings: [(String, Position)] = []
         if try await store.layerDefinition("buildings", for: caller) != nil {

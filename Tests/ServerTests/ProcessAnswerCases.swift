@@ -146,6 +146,10 @@ enum ProcessAnswerCases {
                        ScrubbedField("flood-scenario", "\(prefix).timeSteps.steps.*.datetime", storm)]
         }
         fields += [ScrubbedField("flood-scenario", "run.started_at", clock), ScrubbedField("flood-scenario", "run.finished_at", clock)]
+        // The city's conditions hold at the request's time unless `at` is given (issue 77).
+        for process in ["nearest-resources", "route", "service-area", "fire-pre-plan", "fire-station-coverage", "hydrant-coverage"] {
+            fields.append(ScrubbedField(process, "conditions.at", "the request's time: the instant the city's conditions are read at"))
+        }
         fields += [ScrubbedField("scenario-run", "scenario.base", base),
                    ScrubbedField("scenario-run", "scenario.start", base + " (a traffic scenario's start is its base)")]
         return fields

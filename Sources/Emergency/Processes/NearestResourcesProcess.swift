@@ -36,6 +36,12 @@ public struct NearestResourcesProcess: TypedProcess {
                                      schema: ["type": "object"]),
             "off_road": ProcessParameter(title: "Resources off the network", description: "Candidates farther than the maximum snap distance from every road (not ranked), with access_metres and the reason.",
                                          schema: ["type": "array"]),
+            "cut_off": ProcessParameter(title: "Resources cut off", description: "Candidates the city's conditions cut off from the incident (never ranked): layer, id, name, reason (the road, its depth or the closure), dry_seconds (their time in the dry city).",
+                                        schema: ["type": "array"]),
+            "out_of_service": ProcessParameter(title: "Resources out of service", description: "Candidates whose status puts them out of service (e.g. 待维修), never ranked: layer, id, name, reason.",
+                                               schema: ["type": "array"]),
+            "conditions": ProcessParameter(title: "Conditions", description: "The state of the city the answer was computed against: the flood run and its time step, the closures in force, the vehicle class and its rules, the roads closed and slowed (CityConditions).",
+                                           schema: ["type": "object"]),
             "invalid": ProcessParameter(title: "Resources with impossible data", description: "Stored resources left out (never ranked) because their capacity or occupancy is negative: layer, resource_id, field, value, reason.",
                                         schema: ["type": "array"]),
         ]
@@ -49,6 +55,8 @@ public struct NearestResourcesProcess: TypedProcess {
         var filter: ResourceFilter
         var maximumSeconds: Double?
         var maximumSnapMetres: Double
+        var conditions: ConditionsInput
+        var vehicle: VehicleClass
 
         public init(from r: ProcessInputReader) throws {
             incident = try r.point("incident", title: "Incident",
@@ -69,6 +77,8 @@ public struct NearestResourcesProcess: TypedProcess {
             maximumSeconds = try r.number("maximumMinutes", title: "Maximum travel time",
                                           description: "Leave out resources farther than this many minutes.", in: 1e-6...1440).map { $0 * 60 }
             maximumSnapMetres = try r.maximumSnapMetres()
+            conditions = try r.conditions(vehicleDefault: "fire_engine for fire_stations, car for other layers driving, walking on foot")
+            vehicle = try conditions.vehicle(for: profile, default: layer == "fire_stations" ? .fireEngine : .car)
         }
     }
 
@@ -101,7 +111,27 @@ public struct NearestResourcesProcess: TypedProcess {
             let layer = try await EmergencyRoadGraphs.shared.resources(of: r.layer, attributes: attributes, in: store, roads: roads,
                                                                        profile: r.profile, by: caller)
             let invalid = layer.invalid
-            let answer = try NearestResources.search(from: r.incident, among: layer.filtered(r.filter), count: r.count, roads: roads,
+            // The city's state: closed and flooded roads for the vehicle, resources out of service.
+            let conditions = try await r.conditions.load(store: store, by: caller)
+            let state = conditions.roads(on: roads, vehicle: r.vehicle)
+            var candidates = layer.filtered(r.filter)
+            var outOfService: [JSONValue] = []
+            if conditions.selection != .none {
+                var kept = candidates
+                kept.resources = []
+                kept.accesses = []
+                for (resource, access) in zip(candidates.resources, candidates.accesses) {
+                    if let why = conditions.outOfService(resource) {
+                        outOfService.append(["layer": .string(resource.layer), "id": .string(resource.id),
+                                             "name": resource.name.map(JSONValue.string) ?? .null, "reason": .string(why)])
+                    } else {
+                        kept.resources.append(resource)
+                        kept.accesses.append(access)
+                    }
+                }
+                candidates = kept
+            }
+            let answer = try NearestResources.search(from: r.incident, among: candidates, count: r.count, roads: roads, under: state,
                                                      maximumSnapMetres: r.maximumSnapMetres)
             var found = answer.reached
             if let m = r.maximumSeconds { found = found.filter { $0.seconds <= m } }
@@ -126,7 +156,14 @@ public struct NearestResourcesProcess: TypedProcess {
                     "snap": ["incident_metres": ProcessInputs.number(answer.incidentSnapMetres),
                              "maximum_metres": .number(r.maximumSnapMetres)],
                     "off_road": .array(answer.offRoad.map { ProcessInputs.json($0) }),
-                    "invalid": .array(invalid.map(\.json))]
+                    "invalid": .array(invalid.map(\.json)),
+                    "cut_off": .array(answer.cutOff.map { c in
+                        ["layer": .string(c.resource.layer), "id": .string(c.resource.id), "name": c.resource.name.map(JSONValue.string) ?? .null,
+                         "reason": .string(c.reason), "dry_seconds": c.drySeconds.map { ProcessInputs.number($0) } ?? .null,
+                         "position": ProcessInputs.json(c.resource.position)]
+                    }),
+                    "out_of_service": .array(outOfService),
+                    "conditions": conditions.json(state)]
         }
     }
 }

@@ -28,6 +28,8 @@ public struct RouteProcess: TypedProcess {
                                       schema: ["type": ["object", "null"]]),
             "unavailable": ProcessParameter(title: "Why no route", description: "Set when route is null.", schema: ["type": ["string", "null"]]),
             "closed_metres": ProcessParameter(title: "Closed road length", description: "Metres of road the closed area closes (0 without one).", schema: ["type": "number"]),
+            "conditions": ProcessParameter(title: "Conditions", description: "The state of the city the route was found in: the flood run, the closures in force, the vehicle class, the roads closed and slowed (CityConditions).",
+                                           schema: ["type": "object"]),
         ]
     }
 
@@ -41,6 +43,8 @@ public struct RouteProcess: TypedProcess {
         var profile: TravelProfile
         var avoid: Geometry?
         var maximumSnapMetres: Double
+        var conditions: ConditionsInput
+        var vehicle: VehicleClass
 
         public init(from r: ProcessInputReader) throws {
             avoid = try r.optional("avoidArea", title: "Closed area",
@@ -54,21 +58,28 @@ public struct RouteProcess: TypedProcess {
             to = try r.point("to", title: "To", description: "Destination: a GeoJSON Point or [longitude, latitude] in CRS84 degrees.")
             profile = try r.profile(description: "driving (road speeds, one-way rules) or walking (5 km/h).")
             maximumSnapMetres = try r.maximumSnapMetres()
+            conditions = try r.conditions(vehicleDefault: "car driving, walking on foot")
+            vehicle = try conditions.vehicle(for: profile)
         }
     }
 
     public func run(_ r: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         return try await ProcessInputs.mapped {
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: r.profile, by: caller)
-            let closures = try r.avoid.map { try RoadClosures(network: roads.graph.network, intersecting: try roads.toMetric.transform($0)) } ?? .none
-            let closedMetres = closures.pieces.reduce(0) { $0 + roads.graph.network.pieces[$1].length }
+            let conditions = try await r.conditions.load(store: store, by: caller)
+            let state = conditions.roads(on: roads, vehicle: r.vehicle)
+            let avoided = try r.avoid.map { try RoadClosures(network: roads.graph.network, intersecting: try roads.toMetric.transform($0)) } ?? .none
+            let closures = avoided.union(state.closures)
+            let closedMetres = avoided.pieces.reduce(0) { $0 + roads.graph.network.pieces[$1].length }
             let a = try roads.access(lonLat: r.from, field: "from", maximumMetres: r.maximumSnapMetres)
             let b = try roads.access(lonLat: r.to, field: "to", maximumMetres: r.maximumSnapMetres)
             guard let route = roads.graph.route(from: a, to: b, avoiding: closures) else {
                 let why = RouteUnavailable.reason(from: a, to: b, closures: closures,
                                                   connectedWhenOpen: !closures.isEmpty && roads.graph.route(from: a, to: b) != nil,
-                                                  profile: r.profile, area: "avoidArea", around: "avoidArea")
-                return ["route": .null, "unavailable": .string(why), "closed_metres": ProcessInputs.number(closedMetres, decimals: 10)]
+                                                  profile: r.profile, area: avoided.isEmpty ? "the closed or flooded roads" : "avoidArea",
+                                                  around: avoided.isEmpty ? "the closed or flooded roads" : "avoidArea and the closed or flooded roads")
+                return ["route": .null, "unavailable": .string(why), "closed_metres": ProcessInputs.number(closedMetres, decimals: 10),
+                        "conditions": conditions.json(state)]
             }
             let properties: [String: JSONValue] = [
                 "seconds": ProcessInputs.number(route.seconds, decimals: 10), "minutes": ProcessInputs.number(route.minutes, decimals: 100),
@@ -77,7 +88,8 @@ public struct RouteProcess: TypedProcess {
             ]
             return ["route": ["type": "Feature", "geometry": try ProcessInputs.json(.lineString(try roads.lonLatLine(route))),
                               "properties": .object(properties)],
-                    "unavailable": .null, "closed_metres": ProcessInputs.number(closedMetres, decimals: 10)]
+                    "unavailable": .null, "closed_metres": ProcessInputs.number(closedMetres, decimals: 10),
+                    "conditions": conditions.json(state)]
         }
     }
 }

@@ -25,6 +25,8 @@ public struct ServiceAreaProcess: TypedProcess {
     public var outputs: [String: ProcessParameter] {
         ["areas": ProcessParameter(title: "Service areas", description: "Polygon features in lon/lat, smallest break first, with minutes, reached_metres and reached_nodes.",
                                    schema: ProcessInputs.featureCollectionSchema),
+         "conditions": ProcessParameter(title: "Conditions", description: "The state of the city the areas were computed in: the flood run, the closures in force, the vehicle class, the roads closed and slowed (CityConditions).",
+                                        schema: ["type": "object"]),
          "snap": ProcessParameter(title: "Snap distance", description: "origin_metres: straight metres from the origin to its road position; maximum_metres: the limit applied.",
                                   schema: ["type": "object"])]
     }
@@ -35,6 +37,8 @@ public struct ServiceAreaProcess: TypedProcess {
         var bufferMetres: Double
         var profile: TravelProfile
         var maximumSnapMetres: Double
+        var conditions: ConditionsInput
+        var vehicle: VehicleClass
 
         public init(from r: ProcessInputReader) throws {
             origin = try r.point("origin", title: "Origin", description: "A GeoJSON Point or [longitude, latitude] in CRS84 degrees.")
@@ -45,6 +49,8 @@ public struct ServiceAreaProcess: TypedProcess {
                                         in: 1...200, default: 25)
             profile = try r.profile(description: "driving or walking.")
             maximumSnapMetres = try r.maximumSnapMetres()
+            conditions = try r.conditions(vehicleDefault: "car driving, walking on foot")
+            vehicle = try conditions.vehicle(for: profile)
         }
 
         /// 1 to 10 travel times in minutes, each in (0, 240].
@@ -69,8 +75,10 @@ public struct ServiceAreaProcess: TypedProcess {
         let (origin, breaks, profile, buffer, maximumSnap) = (input.origin, input.breaks, input.profile, input.bufferMetres, input.maximumSnapMetres)
         return try await ProcessInputs.mapped {
             let roads = try await EmergencyRoadGraphs.shared.graph(for: store, profile: profile, by: caller)
-            let areas = try ServiceAreaIsochrones.compute(from: origin, minutes: breaks, roads: roads, bufferMetres: buffer,
-                                                      maximumSnapMetres: maximumSnap)
+            let conditions = try await input.conditions.load(store: store, by: caller)
+            let state = conditions.roads(on: roads, vehicle: input.vehicle)
+            let areas = try ServiceAreaIsochrones.compute(from: origin, minutes: breaks, roads: roads, avoiding: state.closures,
+                                                      bufferMetres: buffer, maximumSnapMetres: maximumSnap)
             let features: [JSONValue] = try areas.map { a in
                 [
                     "type": "Feature", "geometry": try ProcessInputs.json(a.area),
@@ -82,7 +90,8 @@ public struct ServiceAreaProcess: TypedProcess {
             }
             return ["areas": ["type": "FeatureCollection", "features": .array(features)],
                     "snap": ["origin_metres": ProcessInputs.number(areas.first?.snapMetres),
-                             "maximum_metres": .number(maximumSnap)]]
+                             "maximum_metres": .number(maximumSnap)],
+                    "conditions": conditions.json(state)]
         }
     }
 }

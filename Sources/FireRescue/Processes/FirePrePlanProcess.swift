@@ -1,3 +1,4 @@
+import Emergency
 import Foundation
 import GeoCore
 import ProcessRuntime
@@ -20,11 +21,15 @@ public struct FirePrePlanProcess: TypedProcess {
     public struct Input: ProcessInput {
         var building: String
         var hydrants: Int
+        var conditions: ConditionsInput
+        var vehicle: VehicleClass
 
         public init(from r: ProcessInputReader) throws {
             building = try r.string("building", title: "Building", description: "The buildings id, e.g. BLD-00059.")
             hydrants = try r.integer("hydrants", title: "Hydrants", description: "How many of the nearest working hydrants to list (1…20).",
                                      in: 1...20, default: 5)
+            conditions = try r.conditions(vehicleDefault: "fire_engine")
+            vehicle = try conditions.vehicle(for: .driving, default: .fireEngine)
         }
     }
 
@@ -35,6 +40,10 @@ public struct FirePrePlanProcess: TypedProcess {
          "water_sources": ProcessParameter(title: "Water sources", description: "Nearest usable fire water sources by hose distance.", schema: ["type": "array"]),
          "stations": ProcessParameter(title: "Stations", description: "Each fire station's route (lon/lat LineString) with drive_seconds, arrival_seconds and within_5_minutes, soonest first.",
                                       schema: ProcessInputs.featureCollectionSchema),
+         "stations_cut_off": ProcessParameter(title: "Stations cut off", description: "Stations the city's conditions cut off from the building: id, name, reason (the road, its depth or the closure), dry_seconds.",
+                                              schema: ["type": "array"]),
+         "conditions": ProcessParameter(title: "Conditions", description: "The state of the city the routes were found in (CityConditions): the flood run, the closures in force, the vehicle class, the roads closed and slowed.",
+                                        schema: ["type": "object"]),
          "aerial_ladder_access": ProcessParameter(title: "Aerial ladder access", description: "ladder_street, the streets near the building and the fire lanes with their open violations.",
                                                   schema: ["type": "object"]),
          "rules": ProcessParameter(title: "Rules", description: "The turn-out time and the rules applied.", schema: ["type": "object"])]
@@ -46,7 +55,9 @@ public struct FirePrePlanProcess: TypedProcess {
 
     public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         try await ProcessInputs.mapped {
-            try await FirePrePlan.plan(building: input.building, store: store, caller: caller, hydrantCount: input.hydrants)
+            let conditions = try await input.conditions.load(store: store, by: caller)
+            return try await FirePrePlan.plan(building: input.building, store: store, caller: caller, hydrantCount: input.hydrants,
+                                              conditions: conditions, vehicle: input.vehicle)
         }
     }
 }

@@ -27,6 +27,7 @@ public struct HydrantCoverageProcess: TypedProcess {
     public struct Input: ProcessInput {
         var spacingGaps: Bool
         var maximumListed: Int
+        var conditions: ConditionsInput
 
         public init(from r: ProcessInputReader) throws {
             spacingGaps = try r.bool("spacingGaps", title: "Spacing gaps",
@@ -35,12 +36,15 @@ public struct HydrantCoverageProcess: TypedProcess {
             maximumListed = try r.integer("maximumListed", title: "Most listed",
                                           description: "Most gaps and uncovered buildings listed (1…10000); the summary counts them all.",
                                           in: 1...10_000, default: 1_000)
+            conditions = try r.conditions(vehicleDefault: "fire_engine (its 0.50 m decides a hydrant under water)")
         }
     }
 
     public var outputs: [String: ProcessParameter] {
         ["summary": ProcessParameter(title: "Summary", description: "Hydrants counted and not, street metres covered, gaps, buildings uncovered, one-sided wide roads, the standard.",
                                      schema: ["type": "object"]),
+         "conditions": ProcessParameter(title: "Conditions", description: "The state of the city (CityConditions): under the published flood run a hydrant whose street is deeper than a fire engine's 0.50 m is under water, not counted (hydrants_not_counted says so).",
+                                        schema: ["type": "object"]),
          "gaps": ProcessParameter(title: "Gaps", description: "Uncovered stretches (lon/lat LineStrings) with kind, length_m and road.",
                                   schema: ProcessInputs.featureCollectionSchema),
          "uncovered_buildings": ProcessParameter(title: "Uncovered buildings", description: "Buildings beyond 150 m along the streets: id and street_metres, farthest first.",
@@ -56,7 +60,8 @@ public struct HydrantCoverageProcess: TypedProcess {
 
     public func run(_ input: Input, store: any FeatureStore, caller: Caller, progress: JobProgress) async throws -> JSONValue {
         try await ProcessInputs.mapped {
-            let (coverage, roads) = try await HydrantCoverage.load(from: store, by: caller)
+            let conditions = try await input.conditions.load(store: store, by: caller)
+            let (coverage, roads) = try await HydrantCoverage.load(from: store, by: caller, conditions: conditions)
             let network = roads.graph.network
             var gaps: [JSONValue] = []
             func add(_ gap: StreetCoverage.Gap, kind: String) throws {
@@ -95,7 +100,7 @@ public struct HydrantCoverageProcess: TypedProcess {
                 "one_sided_wide_roads": .array(coverage.oneSidedWideRoads.map { ["road": .string($0.road), "side": .string($0.side)] }),
                 "gaps_listed": .integer(Int64(gaps.count)),
             ]
-            return ["summary": summary, "gaps": ["type": "FeatureCollection", "features": .array(gaps)],
+            return ["summary": summary, "conditions": conditions.json(), "gaps": ["type": "FeatureCollection", "features": .array(gaps)],
                     "uncovered_buildings": .array(uncovered.prefix(input.maximumListed).map {
                         ["id": .string($0.id), "street_metres": ProcessInputs.number($0.metres)]
                     }),

@@ -157,7 +157,8 @@ extension RoadGraph {
                                 let p = Int(piece[a])
                                 if !noClosures && closures.contains(p) { continue }
                                 let len = pieceLength[p].length
-                                let reach = cost[a] > 0 ? min(1, (limit - t) / cost[a]) * len : len
+                                let c = noClosures ? cost[a] : cost[a] * closures.factor(p)
+                                let reach = c > 0 ? min(1, (limit - t) / c) * len : len
                                 // A piece direction has several arcs when junction copies duplicate it.
                                 if forward[a] { scratch.forward[p] = max(scratch.forward[p], reach) }
                                 else { scratch.backward[p] = max(scratch.backward[p], reach) }
@@ -173,7 +174,8 @@ extension RoadGraph {
         for s in tree.seeds where !s.atNode {
             let origin = tree.origins[s.origin], op = origin.piece, opLen = network.pieces[op].length
             let a = Int(s.forward ? forwardArc[op] : backwardArc[op])
-            let reach = arcCost[a] > 0 ? min(1, limit / arcCost[a]) * opLen : opLen
+            let c = arcCost[a] * closures.factor(op)
+            let reach = c > 0 ? min(1, limit / c) * opLen : opLen
             originIntervals[op, default: []].append(s.forward ? (origin.offset, min(opLen, origin.offset + reach))
                                                               : (max(0, origin.offset - reach), origin.offset))
         }

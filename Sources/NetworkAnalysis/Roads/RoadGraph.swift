@@ -8,9 +8,10 @@ import GeoCore
 /// Queries start and end at `EdgePosition`s, paying the partial cost of the first and last piece.
 /// Turn restrictions split the junctions they apply at (see `init(network:profile:restrictions:)`).
 ///
-/// **Closures** (flooded or blocked roads) are a query-time argument, not a rebuild: with no
-/// closures a query uses the hierarchy (PHAST); with closures it falls back to a plain Dijkstra
-/// on the original arcs that skips closed pieces. A hierarchy cannot drop arcs without
+/// **Closures** (flooded or blocked roads, and roads slowed by shallower water) are a query-time
+/// argument, not a rebuild: with no closures a query uses the hierarchy (PHAST); with closures it
+/// falls back to a plain Dijkstra on the original arcs that skips closed pieces and multiplies a
+/// slowed piece's cost by its factor (partial first and last pieces alike). A hierarchy cannot drop arcs without
 /// re-contraction, and a flood changes by the minute, so the exact fallback (a few ms on a
 /// district) beats rebuilding. **Road edits** rebuild the graph (`rebuilt(lines:)`), which the
 /// store adapter calls when the change feed shows the roads layer changed.
@@ -180,12 +181,13 @@ public struct RoadGraph: Sendable {
             let p = origin.piece, piece = network.pieces[p]
             guard !closures.contains(p) else { continue }
             if let v = node(at: origin) { seeds.append(Seed(node: v, cost: 0, forward: true, origin: i, atNode: true)) }
+            let slow = closures.factor(p)
             if forwardArc[p] >= 0 {
-                seeds.append(Seed(node: arcHead[Int(forwardArc[p])], cost: arcCost[Int(forwardArc[p])] * fraction(p, origin.offset, piece.length),
+                seeds.append(Seed(node: arcHead[Int(forwardArc[p])], cost: arcCost[Int(forwardArc[p])] * slow * fraction(p, origin.offset, piece.length),
                                   forward: true, origin: i, atNode: false))
             }
             if backwardArc[p] >= 0 {
-                seeds.append(Seed(node: arcHead[Int(backwardArc[p])], cost: arcCost[Int(backwardArc[p])] * fraction(p, 0, origin.offset),
+                seeds.append(Seed(node: arcHead[Int(backwardArc[p])], cost: arcCost[Int(backwardArc[p])] * slow * fraction(p, 0, origin.offset),
                                   forward: false, origin: i, atNode: false))
             }
         }
@@ -255,12 +257,13 @@ public struct RoadGraph: Sendable {
         func consider(_ s: Double, _ how: Arrival) {
             if s.isFinite, best == nil || s < best!.0 { best = (s, how) }
         }
+        let slow = closures.factor(q)
         for (i, origin) in origins.enumerated() where origin.piece == q && !closures.contains(q) {
             if forwardArc[q] >= 0, target.offset >= origin.offset {
-                consider(arcCost[Int(forwardArc[q])] * fraction(q, origin.offset, target.offset), .direct(origin: i, forward: true))
+                consider(arcCost[Int(forwardArc[q])] * slow * fraction(q, origin.offset, target.offset), .direct(origin: i, forward: true))
             }
             if backwardArc[q] >= 0, target.offset <= origin.offset {
-                consider(arcCost[Int(backwardArc[q])] * fraction(q, target.offset, origin.offset), .direct(origin: i, forward: false))
+                consider(arcCost[Int(backwardArc[q])] * slow * fraction(q, target.offset, origin.offset), .direct(origin: i, forward: false))
             }
         }
         if let v = node(at: target) {
@@ -273,9 +276,9 @@ public struct RoadGraph: Sendable {
             guard !arcVariants.isEmpty, let copies = arcVariants[base] else { return }
             for a in copies { consider(tree.seconds(to: arcTail[Int(a)], in: self) + partial, .via(arc: a)) }
         }
-        if forwardArc[q] >= 0 { enter(forwardArc[q], partial: arcCost[Int(forwardArc[q])] * fraction(q, 0, target.offset)) }
+        if forwardArc[q] >= 0 { enter(forwardArc[q], partial: arcCost[Int(forwardArc[q])] * slow * fraction(q, 0, target.offset)) }
         if backwardArc[q] >= 0 {
-            enter(backwardArc[q], partial: arcCost[Int(backwardArc[q])] * fraction(q, target.offset, piece.length))
+            enter(backwardArc[q], partial: arcCost[Int(backwardArc[q])] * slow * fraction(q, target.offset, piece.length))
         }
         return best.map { (seconds: $0.0, how: $0.1) }
     }
@@ -283,7 +286,7 @@ public struct RoadGraph: Sendable {
     // MARK: One-to-all searches
 
     /// Travel times from `origin` to every search node: PHAST on the hierarchy without closures, a plain
-    /// Dijkstra skipping closed pieces otherwise.
+    /// Dijkstra skipping closed pieces (and paying slowed ones' factors) otherwise.
     /// `plain` forces the Dijkstra (tests compare both).
     func tree(from origin: EdgePosition, closures: RoadClosures, plain: Bool = false) -> TravelTree {
         tree(from: [origin], closures: closures, plain: plain)
@@ -307,6 +310,7 @@ public struct RoadGraph: Sendable {
             cost[Int(s.node)] = s.cost
             heap.push(s.cost, s.node)
         }
+        let slowed = !closures.slowed.isEmpty
         while let (d, x) = heap.pop() {
             let v = Int(x)
             if d > cost[v] { continue }
@@ -314,7 +318,7 @@ public struct RoadGraph: Sendable {
                 let a = Int(outgoing.arcIDs[slot])
                 if closures.contains(Int(arcPiece[a])) { continue }
                 let w = Int(outgoing.heads[slot])
-                let nd = d + arcCost[a]
+                let nd = d + (slowed ? arcCost[a] * closures.factor(Int(arcPiece[a])) : arcCost[a])
                 if nd < cost[w] { cost[w] = nd; parent[w] = Int32(a); heap.push(nd, Int32(w)) }
             }
         }
