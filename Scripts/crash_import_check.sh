@@ -103,6 +103,7 @@ scenario() {
 
     # Control and calibration on a copy (the store is closed cleanly, so the file alone is the state).
     cp "$store" "$work/control.sqlite"
+    if [[ -f "$store.audit-key" ]]; then cp "$store.audit-key" "$work/control.sqlite.audit-key"; fi
     control=$(run_import "$work/control.sqlite" none)
     control_count=$(count "$work/control.sqlite")
     peak=$(field "$control" wal_bytes)

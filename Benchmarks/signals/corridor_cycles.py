@@ -8,7 +8,6 @@ direction. Whether a wider green band pays for a longer cycle (Benchmarks/README
 from __future__ import annotations
 
 import argparse
-import sqlite3
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -16,6 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
 import sumo_signals  # noqa: E402
+from store_copy import copy_store  # noqa: E402
 
 OUTBOUND, INBOUND = "S_through_SI-006", "N_through_SI-024"
 
@@ -36,10 +36,7 @@ def main() -> None:
     for case in args.range or ["critical", "83-100", "123-123"]:
         work = args.work / case
         work.mkdir(parents=True, exist_ok=True)
-        store = work / "district.sqlite"
-        store.unlink(missing_ok=True)
-        with sqlite3.connect(args.store) as source, sqlite3.connect(store) as target:
-            source.backup(target)
+        store = copy_store(args.store, work / "district.sqlite")
         extra = [] if case == "critical" else ["--cycle-range", case, "--cycle-objective", "band"]
         plan = sumo_signals.run_citytwin(args.citytwin, "signal", "corridor", "--id", "SC-001", "--period", args.period,
                                          "--write", "--store", str(store), *extra)

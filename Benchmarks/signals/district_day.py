@@ -13,7 +13,6 @@ their total. JOBS SUMO runs at once (default 1; a whole-day run holds about 1 GB
 Tests/Clients/sumo_district.py (district_day), which the client test uses on a short peak."""
 from __future__ import annotations
 
-import sqlite3
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
 import sumo_signals  # noqa: E402
+from store_copy import copy_store  # noqa: E402
 import sumo_district  # noqa: E402
 
 
@@ -30,9 +30,7 @@ def main() -> None:
     seeds = [int(x) for x in sys.argv[5].split(",")] if len(sys.argv) > 5 else [7]
     jobs = int(sys.argv[6]) if len(sys.argv) > 6 else 1
     work.mkdir(parents=True, exist_ok=True)
-    copy = work / "district.sqlite"
-    with sqlite3.connect(store) as source, sqlite3.connect(copy) as target:
-        source.backup(target)
+    copy = copy_store(store, work / "district.sqlite")
     started = time.perf_counter()
     scenarios = sumo_district.district_scenarios(binary, copy, work, period)
     exported = time.perf_counter() - started

@@ -35,7 +35,6 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sqlite3
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -43,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "Clients"))
 import sumo_signals  # noqa: E402
+from store_copy import copy_store  # noqa: E402
 
 # The draws and the report live beside this script; their names used elsewhere (steady_queue.py, the client
 # test) stay importable from here.
@@ -55,13 +55,8 @@ def citytwin(binary: str, *args: str) -> str:
 
 
 def store_copy(source: Path, target: Path) -> Path:
-    """The district store copied through SQLite's backup API (plans are written to the copy)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists():
-        target.unlink()
-    with sqlite3.connect(source) as a, sqlite3.connect(target) as b:
-        a.backup(b)
-    return target
+    """The district store copied with its audit key (plans are written to the copy)."""
+    return copy_store(source, target)
 
 
 def upsert(binary: str, store: Path, drawn: list[Drawn], work: Path) -> None:

@@ -13,7 +13,6 @@ import os
 import random
 import signal
 import socket
-import sqlite3
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ import pytest
 import requests
 
 from conftest import walk_items
+from store_copy import copy_store
 
 LAYER = "shelters"
 OWNER = "应急管理局"
@@ -76,11 +76,8 @@ def server(tmp_path_factory):
         # Another store with the sample district, e.g. PostGIS (postgresql://…, with CITYTWIN_TOKEN_SECRET set).
         store = os.environ["CITYTWIN_CHANGE_STORE"]
     else:
-        store = work / "district.sqlite"
-        source = sqlite3.connect(os.environ["CITYTWIN_CLIENT_STORE"])
-        with sqlite3.connect(store) as copy:
-            source.backup(copy)  # consistent while the other server has the store open
-        source.close()
+        # Consistent while the other server has the store open, with its audit key (it is written to).
+        store = copy_store(os.environ["CITYTWIN_CLIENT_STORE"], work / "district.sqlite")
     running = Server(store, work / "server.log")
     running.start()
     yield running

@@ -36,7 +36,14 @@ WATER, DUTY, FIRE = "水务和湖泊局", "应急管理局", "消防救援大队
 WADING = {"fire_engine": 0.50, "car": 0.30}
 INCIDENTS = int(os.environ.get("CITYTWIN_CONDITIONS_INCIDENTS", "12"))
 
-pytestmark = pytest.mark.writes
+pytestmark = [
+    pytest.mark.writes,
+    # Not yet a check: on the dry city (conditions none) this model already disagrees with CityTwin's
+    # nearest shelters (SH-013 at 6.8 s against the model's 30.8 s, SH-015 44.8 s against 65.2 s, session
+    # 20), so its flooded comparison proves nothing either way. The model's snapping and piece rules must
+    # first reproduce the dry answers (as test_hydrant_coverage's does for street metres); issue 77.
+    pytest.mark.skip(reason="the independent model does not yet reproduce CityTwin's dry-city times (issue 77)"),
+]
 
 
 def token(department, role="editor"):

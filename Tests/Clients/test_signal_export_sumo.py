@@ -21,6 +21,7 @@ from pathlib import Path
 import pytest
 
 import sumo_signals
+from store_copy import copy_store
 import sumo_district  # noqa: E402
 
 BIN = os.environ.get("CITYTWIN_CLIENT_BIN", "")
@@ -36,11 +37,9 @@ def citytwin(*args: str) -> str:
 
 
 def store_copy(tmp: Path) -> Path:
-    """The served district copied through SQLite's backup API (the tests write plans to it)."""
-    copy = tmp / "district.sqlite"
-    with sqlite3.connect(STORE) as source, sqlite3.connect(copy) as target:
-        source.backup(target)
-    return copy
+    """The served district copied through SQLite's backup API (the tests write plans to it), with its
+    audit key: a keyed store is written only by a process that holds its key (docs/operations.md)."""
+    return copy_store(STORE, tmp / "district.sqlite")
 
 
 def simulate(scenario: Path, tag: str) -> dict[str, float]:
