@@ -38,7 +38,7 @@ public struct NearestResourcesProcess: TypedProcess {
                                          schema: ["type": "array"]),
             "cut_off": ProcessParameter(title: "Resources cut off", description: "Candidates the city's conditions cut off from the incident (never ranked): layer, id, name, reason (the road, its depth or the closure), dry_seconds (their time in the dry city).",
                                         schema: ["type": "array"]),
-            "out_of_service": ProcessParameter(title: "Resources out of service", description: "Candidates whose status puts them out of service (e.g. 待维修), never ranked: layer, id, name, reason.",
+            "out_of_service": ProcessParameter(title: "Resources out of service", description: "Candidates whose status puts them out of service (e.g. 待维修), never ranked unless `status` names that status: layer, id, name, reason.",
                                                schema: ["type": "array"]),
             "conditions": ProcessParameter(title: "Conditions", description: "The state of the city the answer was computed against: the flood run and its time step, the closures in force, the vehicle class and its rules, the roads closed and slowed (CityConditions).",
                                            schema: ["type": "object"]),
@@ -116,7 +116,9 @@ public struct NearestResourcesProcess: TypedProcess {
             let state = conditions.roads(on: roads, vehicle: r.vehicle)
             var candidates = layer.filtered(r.filter)
             var outOfService: [JSONValue] = []
-            if conditions.selection != .none {
+            // A `status` the caller names selects by it (a crew looking for the hydrants 待维修 to mend):
+            // only without one are the resources out of service left unranked.
+            if conditions.selection != .none, r.filter.status == nil {
                 var kept = candidates
                 kept.resources = []
                 kept.accesses = []
