@@ -8,7 +8,13 @@
 #   bench_district BIN STORE   the sample district into the SpatiaLite file STORE: a copy of
 #     BENCH_DISTRICT when set (one built beforehand, as the smoke run does), else `BIN district build`.
 bench_district() {
-  if [[ -n ${BENCH_DISTRICT:-} ]]; then cp "$BENCH_DISTRICT" "$2"; else "$1" district build --store "$2" >/dev/null; fi
+  # A copy takes its audit key along: a keyed store is written only by a process that holds its key.
+  if [[ -n ${BENCH_DISTRICT:-} ]]; then
+    cp "$BENCH_DISTRICT" "$2"
+    if [[ -f "$BENCH_DISTRICT.audit-key" ]]; then cp "$BENCH_DISTRICT.audit-key" "$2.audit-key"; fi
+  else
+    "$1" district build --store "$2" >/dev/null
+  fi
 }
 
 bench_bin() {
