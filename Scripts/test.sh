@@ -14,10 +14,11 @@ stages=.build/test-stages.txt
 summary() {
   echo "test: stage times"
   sed 's/^/  /' "$stages"
-  # The slowest Swift suites and tests (Swift Testing's "passed after N seconds" lines).
+  # The slowest Swift suites and tests (Swift Testing's "passed after N seconds" lines: from a test's
+  # start to its end, time queued for a thread among 8 at once included).
   local kind
   for kind in Suite Test; do
-    grep -oE "$kind .* (passed|failed) after [0-9.]+ seconds" .build/test-output.txt 2>/dev/null |
+    grep -oE "$kind .* (passed|failed) after [0-9.]+ seconds" .build/test-output.txt 2>/dev/null | grep -v '^Test run with' |
       awk '{print $(NF-1) " s  " $0}' | sort -rn | head -10 | cut -c1-160 | sed "s/^/  slowest swift $kind: /" || true
   done
 }
