@@ -7,11 +7,16 @@
 #       the debug .build the tests use.
 #   bench_district BIN STORE   the sample district into the SpatiaLite file STORE: a copy of
 #     BENCH_DISTRICT when set (one built beforehand, as the smoke run does), else `BIN district build`.
+#   bench_copy_store FROM TO   a closed SpatiaLite store copied with its audit key (a keyed store is
+#     written only by a process that holds its key).
+bench_copy_store() {
+  cp "$1" "$2"
+  if [[ -f "$1.audit-key" ]]; then cp "$1.audit-key" "$2.audit-key"; fi
+}
+
 bench_district() {
-  # A copy takes its audit key along: a keyed store is written only by a process that holds its key.
   if [[ -n ${BENCH_DISTRICT:-} ]]; then
-    cp "$BENCH_DISTRICT" "$2"
-    if [[ -f "$BENCH_DISTRICT.audit-key" ]]; then cp "$BENCH_DISTRICT.audit-key" "$2.audit-key"; fi
+    bench_copy_store "$BENCH_DISTRICT" "$2"
   else
     "$1" district build --store "$2" >/dev/null
   fi

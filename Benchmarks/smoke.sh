@@ -77,10 +77,9 @@ t0=$SECONDS
 if ! "$BENCH_BIN_DIR/citytwin" district build --store "$out/tmp/district.sqlite" >"$out/district.log" 2>&1; then
   tail -20 "$out/district.log"; echo "bench smoke: the sample district did not build"; exit 1
 fi
-# Each copy with its audit key: a keyed store is written only by a process that holds its key.
+source Benchmarks/bin.sh
 for s in geocode rasters render; do
-  mkdir -p "$out/tmp/citytwin-$s-bench" && cp "$out/tmp/district.sqlite" "$out/tmp/citytwin-$s-bench/"
-  if [[ -f "$out/tmp/district.sqlite.audit-key" ]]; then cp "$out/tmp/district.sqlite.audit-key" "$out/tmp/citytwin-$s-bench/"; fi
+  mkdir -p "$out/tmp/citytwin-$s-bench" && bench_copy_store "$out/tmp/district.sqlite" "$out/tmp/citytwin-$s-bench/district.sqlite"
 done
 echo "bench smoke: sample district built in $(( SECONDS - t0 )) s ($BENCH_BIN_DIR)"
 
